@@ -1,0 +1,85 @@
+import type { Family } from './families.js';
+import { generatedHeader } from './header.js';
+import { checkedTable, literal, lowerFirst } from './tables.js';
+
+interface ErrorRow {
+  name: string;
+  category: 'jsonrpc' | 'a2a' | 'hub';
+  code: number;
+  reason: string;
+  httpStatus: number;
+  grpcStatus: string;
+  message: string;
+  appliesWhen: string;
+  specSection?: string;
+  legacy?: { version: string; httpStatus: number; grpcStatus: string };
+}
+
+export interface ErrorsTable {
+  domain: string;
+  errors: ErrorRow[];
+}
+
+export function loadErrors(specDir: string, family: Family): ErrorsTable {
+  const table = checkedTable<ErrorsTable>(specDir, family, 'errors.json');
+  const seen = new Map<number, string>();
+  for (const row of table.errors) {
+    if (row.category === 'hub') continue;
+    const other = seen.get(row.code);
+    if (other !== undefined) throw new Error(`${table.file.displayPath}: ${row.name} and ${other} share code ${row.code}`);
+    seen.set(row.code, row.name);
+  }
+  return table;
+}
+
+/** `errors.ts`: the error registry and one constructor per error. */
+export function emitErrors(family: Family, table: ErrorsTable): string {
+  const entries = table.errors.map((row) => {
+    const definition = {
+      name: row.name,
+      category: row.category,
+      code: row.code,
+      reason: row.reason,
+      domain: table.domain,
+      httpStatus: row.httpStatus,
+      grpcStatus: row.grpcStatus,
+      message: row.message,
+      ...(row.legacy ? { legacy: row.legacy } : {}),
+    };
+    return `  ${row.name}: ${literal(definition).replaceAll('\n', '\n  ')},`;
+  });
+  const constructors = table.errors.map((row) =>
+    [
+      `/** ${row.message}${row.category === 'hub' ? ' (a2a-hub transport error)' : ''}. ${row.appliesWhen.replaceAll('*/', '* /')} */`,
+      `export function ${lowerFirst(row.name)}(message?: string, options?: A2AErrorOptions): A2AError {`,
+      `  return new A2AError(ERRORS.${row.name}, message, options);`,
+      '}',
+    ].join('\n'),
+  );
+  const specCodes = table.errors.filter((row) => row.category !== 'hub').map((row) => `  [${row.code}, '${row.name}'],`);
+  return [
+    generatedHeader(`spec/${family.id}/errors.json`),
+    "import { A2AError, type A2AErrorOptions, type ErrorDefinition } from '../../../src/protocol/a2a-error.js';",
+    '',
+    `export const ERROR_DOMAIN = ${literal(table.domain)};`,
+    '',
+    '/** Every error a2a-hub sends or recognises, with its code per binding (spec §5.4, §9.5). */',
+    'export const ERRORS = {',
+    ...entries,
+    '} as const satisfies Record<string, ErrorDefinition>;',
+    '',
+    'export type ErrorName = keyof typeof ERRORS;',
+    '',
+    '/** JSON-RPC code to error, for the spec\'s own errors (their codes are unique; hub errors reuse codes). */',
+    'export const SPEC_ERROR_BY_CODE: ReadonlyMap<number, ErrorName> = new Map<number, ErrorName>([',
+    ...specCodes,
+    ']);',
+    '',
+    '/** ErrorInfo reason to error. */',
+    'export const ERROR_BY_REASON: ReadonlyMap<string, ErrorName> = new Map(',
+    '  Object.values(ERRORS).map((error): [string, ErrorName] => [error.reason, error.name]),',
+    ');',
+    '',
+    ...constructors.flatMap((text) => [text, '']),
+  ].join('\n');
+}

@@ -1,0 +1,125 @@
+import type { Family } from './families.js';
+import { generatedHeader } from './header.js';
+import { validatorName } from './emit-validators.js';
+import type { ErrorsTable } from './emit-errors.js';
+import { checkedTable, literal, requireKnown } from './tables.js';
+
+interface HttpRoute {
+  verb: string;
+  path: string;
+  body?: string;
+}
+
+interface MethodRow {
+  name: string;
+  description: string;
+  specSection: string;
+  params: string;
+  paramsOptional: boolean;
+  result: string;
+  streaming: boolean;
+  capability: string | null;
+  errors: string[];
+  http: HttpRoute[];
+  httpAlternates?: HttpRoute[];
+  note?: string;
+}
+
+interface MethodsTable {
+  protocolVersion: string;
+  methods: MethodRow[];
+}
+
+/** `methods.ts`: the method registry, typed per method, with its params and result validators. */
+export function emitMethods(specDir: string, family: Family, errors: ErrorsTable): string {
+  const table = checkedTable<MethodsTable>(specDir, family, 'methods.json');
+  const where = table.file.displayPath;
+  const defs = new Set(family.defNames);
+  requireKnown('type', table.methods.flatMap((method) => [method.params, method.result]), defs, where);
+  requireKnown('error', table.methods.flatMap((method) => method.errors), new Set(errors.errors.map((row) => row.name)), where);
+
+  const types = table.methods.map(
+    (method) => `  ${method.name}: { params: T.${method.params}; result: T.${method.result} };`,
+  );
+  const entries = table.methods.map((method) => {
+    const data = {
+      name: method.name,
+      description: method.description,
+      specSection: method.specSection,
+      paramsType: method.params,
+      resultType: method.result,
+      paramsOptional: method.paramsOptional,
+      streaming: method.streaming,
+      capability: method.capability,
+      errors: method.errors,
+      http: method.http,
+      httpAlternates: method.httpAlternates ?? [],
+    };
+    const json = literal(data).replace(/\n}$/, ',');
+    return [
+      `  ${method.name}: ${json.replaceAll("\n", "\n  ")}`,
+      `    validateParams: input.${validatorName(method.params)},`,
+      `    validateResult: exact.${validatorName(method.result)},`,
+      '  },',
+    ].join('\n');
+  });
+  return [
+    generatedHeader(`spec/${family.id}/methods.json`),
+    "import type * as T from './types.js';",
+    "import type { ErrorName } from './errors.js';",
+    "import type { Validator } from './validators.js';",
+    "import * as exact from './validators.js';",
+    "import * as input from './input-validators.js';",
+    '',
+    `export const PROTOCOL_VERSION = ${literal(table.protocolVersion)};`,
+    '',
+    '/** Params and result type of each method (for streaming methods, the type of each stream item). */',
+    'export interface MethodTypes {',
+    ...types,
+    '}',
+    '',
+    'export type MethodName = keyof MethodTypes;',
+    "export type Capability = 'streaming' | 'pushNotifications' | 'extendedAgentCard';",
+    '',
+    'export interface HttpRoute {',
+    "  readonly verb: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';",
+    '  readonly path: string;',
+    "  readonly body?: '*';",
+    '}',
+    '',
+    'export interface MethodDefinition<N extends MethodName = MethodName> {',
+    '  readonly name: N;',
+    '  readonly description: string;',
+    '  readonly specSection: string;',
+    '  readonly paramsType: string;',
+    '  readonly resultType: string;',
+    '  /** True when the request message has no REQUIRED field, so JSON-RPC `params` may be omitted. */',
+    '  readonly paramsOptional: boolean;',
+    '  readonly streaming: boolean;',
+    '  /** The AgentCapabilities flag that must be true for the method to be served. */',
+    '  readonly capability: Capability | null;',
+    '  /** A2A errors the method may return, besides those every method may return. */',
+    '  readonly errors: readonly ErrorName[];',
+    '  /** HTTP+JSON routes from the proto annotations, tenant-prefixed variants included. */',
+    '  readonly http: readonly HttpRoute[];',
+    '  /** Routes served as well because the spec prose and the proto disagree (docs/spec-policy.md). */',
+    '  readonly httpAlternates: readonly HttpRoute[];',
+    '  /** Tolerant validator for params (unknown members ignored). */',
+    "  readonly validateParams: Validator<MethodTypes[N]['params']>;",
+    '  /** Exact validator for the result. */',
+    "  readonly validateResult: Validator<MethodTypes[N]['result']>;",
+    '}',
+    '',
+    '/** The A2A methods (spec §3, §9), one entry per JSON-RPC method. */',
+    'export const METHODS: { readonly [N in MethodName]: MethodDefinition<N> } = {',
+    ...entries,
+    '};',
+    '',
+    'export const METHOD_NAMES = Object.keys(METHODS) as readonly MethodName[];',
+    '',
+    'export function isMethodName(name: string): name is MethodName {',
+    '  return Object.hasOwn(METHODS, name);',
+    '}',
+    '',
+  ].join('\n');
+}

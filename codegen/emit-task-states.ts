@@ -1,0 +1,72 @@
+import type { Family } from './families.js';
+import { generatedHeader } from './header.js';
+import { checkedTable, enumValues, literal, requireKnown } from './tables.js';
+
+interface StateRow {
+  name: string;
+  class: 'active' | 'interrupted' | 'terminal';
+  initial: boolean;
+  description: string;
+  transitions: string[];
+}
+
+interface TaskStatesTable {
+  states: StateRow[];
+}
+
+/** `task-states.ts`: the task state machine, checked against the TaskState enum of the schemas. */
+export function emitTaskStates(specDir: string, family: Family): string {
+  const table = checkedTable<TaskStatesTable>(specDir, family, 'task-states.json');
+  const where = table.file.displayPath;
+  const enumStates = enumValues(family, 'TaskState');
+  const tableStates = table.states.map((state) => state.name);
+  requireKnown('state', tableStates, new Set(enumStates), where);
+  requireKnown('state (in TaskState but not in the table)', enumStates, new Set(tableStates), where);
+  requireKnown('transition target', table.states.flatMap((state) => state.transitions), new Set(enumStates), where);
+  for (const state of table.states) {
+    if (state.class === 'terminal' && state.transitions.length > 0) {
+      throw new Error(`${where}: terminal state ${state.name} cannot have transitions`);
+    }
+  }
+  const entries = table.states.map((state) => `  ${state.name}: ${literal(state).replaceAll('\n', '\n  ')},`);
+  const ofClass = (cls: StateRow['class']) => literal(table.states.filter((s) => s.class === cls).map((s) => s.name));
+  return [
+    generatedHeader(`spec/${family.id}/task-states.json`),
+    "import type { TaskState } from './types.js';",
+    '',
+    "export type TaskStateClass = 'active' | 'interrupted' | 'terminal';",
+    '',
+    'export interface TaskStateDefinition {',
+    '  readonly name: TaskState;',
+    '  readonly class: TaskStateClass;',
+    '  /** Whether a new task may be created in this state. */',
+    '  readonly initial: boolean;',
+    '  readonly description: string;',
+    '  /** States this state may change to. */',
+    '  readonly transitions: readonly TaskState[];',
+    '}',
+    '',
+    'export const TASK_STATES: { readonly [S in TaskState]: TaskStateDefinition } = {',
+    ...entries,
+    '};',
+    '',
+    `export const ACTIVE_STATES: ReadonlySet<TaskState> = new Set<TaskState>(${ofClass('active')});`,
+    `export const INTERRUPTED_STATES: ReadonlySet<TaskState> = new Set<TaskState>(${ofClass('interrupted')});`,
+    `export const TERMINAL_STATES: ReadonlySet<TaskState> = new Set<TaskState>(${ofClass('terminal')});`,
+    '',
+    '/** Completed, failed, canceled or rejected: the task never changes again. */',
+    'export function isTerminalState(state: TaskState): boolean {',
+    '  return TERMINAL_STATES.has(state);',
+    '}',
+    '',
+    '/** Input-required or auth-required: the task waits for the client. */',
+    'export function isInterruptedState(state: TaskState): boolean {',
+    '  return INTERRUPTED_STATES.has(state);',
+    '}',
+    '',
+    'export function canTransition(from: TaskState, to: TaskState): boolean {',
+    '  return TASK_STATES[from].transitions.includes(to);',
+    '}',
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,80 @@
+import type { BadRequest, ErrorInfo, FieldViolation, JSONRPCError, RestErrorResponse } from '../../generated/a2a/1.0/types.js';
+
+/** One row of the generated error registry (spec/a2a/1.0/errors.json). */
+export interface ErrorDefinition {
+  readonly name: string;
+  readonly category: 'jsonrpc' | 'a2a' | 'hub';
+  readonly code: number;
+  readonly reason: string;
+  readonly domain: string;
+  readonly httpStatus: number;
+  readonly grpcStatus: string;
+  readonly message: string;
+  /** Where A2A 1.0.0 mapped the error differently (superseded by 1.0.1; conformance reports it as legacy). */
+  readonly legacy?: { readonly version: string; readonly httpStatus: number; readonly grpcStatus: string };
+}
+
+export interface A2AErrorOptions {
+  /** ErrorInfo metadata, e.g. `{ taskId }`. Values must never hold secrets: they go on the wire. */
+  readonly metadata?: Readonly<Record<string, string>>;
+  /** Field violations, sent as a google.rpc.BadRequest detail. */
+  readonly violations?: readonly FieldViolation[];
+  readonly cause?: unknown;
+}
+
+const ERROR_INFO_TYPE = 'type.googleapis.com/google.rpc.ErrorInfo';
+const BAD_REQUEST_TYPE = 'type.googleapis.com/google.rpc.BadRequest';
+
+/**
+ * An error that belongs on the wire: it knows its code in every binding and renders itself
+ * as a JSON-RPC error object or an HTTP+JSON error body. Anything else thrown by a handler is
+ * a local error and must be reported as InternalError without its details.
+ */
+export class A2AError extends Error {
+  readonly definition: ErrorDefinition;
+  readonly metadata: Readonly<Record<string, string>>;
+  readonly violations: readonly FieldViolation[];
+
+  constructor(definition: ErrorDefinition, message?: string, options: A2AErrorOptions = {}) {
+    super(message ?? definition.message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = definition.name;
+    this.definition = definition;
+    this.metadata = options.metadata ?? {};
+    this.violations = options.violations ?? [];
+  }
+
+  get code(): number {
+    return this.definition.code;
+  }
+
+  get reason(): string {
+    return this.definition.reason;
+  }
+
+  /** The `data` array both bindings carry: an ErrorInfo, then a BadRequest when there are violations. */
+  details(): (ErrorInfo | BadRequest)[] {
+    const info: ErrorInfo = { '@type': ERROR_INFO_TYPE, reason: this.definition.reason, domain: this.definition.domain };
+    if (Object.keys(this.metadata).length > 0) info.metadata = { ...this.metadata };
+    if (this.violations.length === 0) return [info];
+    return [info, { '@type': BAD_REQUEST_TYPE, fieldViolations: this.violations.map((violation) => ({ ...violation })) }];
+  }
+
+  toJsonRpcError(): JSONRPCError {
+    return { code: this.definition.code, message: this.message, data: this.details() };
+  }
+
+  toRestErrorResponse(): RestErrorResponse {
+    return {
+      error: {
+        code: this.definition.httpStatus,
+        status: this.definition.grpcStatus as RestErrorResponse['error']['status'],
+        message: this.message,
+        details: this.details(),
+      },
+    };
+  }
+}
+
+export function isA2AError(value: unknown): value is A2AError {
+  return value instanceof A2AError;
+}

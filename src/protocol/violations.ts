@@ -1,0 +1,171 @@
+import type { ErrorObject } from 'ajv';
+import type { FieldViolation } from '../../generated/a2a/1.0/types.js';
+import { oneofMembers, properties, resolveRef, schemaAt, schemaList, splitPointer, valueAt, type JsonSchema, type SchemaDocument } from './json-schema.js';
+
+export interface ViolationContext {
+  /** The generated schema document the validator was compiled from. */
+  readonly document: SchemaDocument;
+  /** The def the value was validated against. */
+  readonly def: string;
+  /** The value that failed validation. */
+  readonly data: unknown;
+  /** Prepended to every field path, e.g. `params` for a JSON-RPC request's params. */
+  readonly fieldPrefix?: string;
+}
+
+/** Members and values that A2A 0.3 peers send and 1.0 does not have (digest §14.1). */
+const LEGACY_MEMBERS: Readonly<Record<string, string>> = {
+  kind: '`kind` is an A2A 0.3 discriminator; 1.0 tells variants apart by their member name',
+  final: '`final` is from A2A 0.3; in 1.0 the end of the stream marks completion',
+  mimeType: '`mimeType` is from A2A 0.3; 1.0 uses `mediaType`',
+  file: '`file` parts are from A2A 0.3; 1.0 uses `raw` or `url` on the part itself',
+};
+
+/**
+ * Turns ajv's errors into a short list of google.rpc.BadRequest field violations: one per
+ * problem, with a path a person can read (`params.message.parts[0]`) and a description that
+ * says what was expected. A proto oneof that has no member set, or several, gives one
+ * violation naming the members instead of one error per branch.
+ */
+export function toFieldViolations(errors: readonly ErrorObject[], context: ViolationContext): FieldViolation[] {
+  const oneofPaths = new Set(errors.filter((error) => error.keyword === 'oneOf').map((error) => error.instancePath));
+  const unionPaths = new Set(errors.filter((error) => error.keyword === 'anyOf').map((error) => error.instancePath));
+  const violations: FieldViolation[] = [];
+  const seen = new Set<string>();
+  for (const error of errors) {
+    const oneofBranch = /oneOf\/\d+\/required$/.test(error.schemaPath) && oneofPaths.has(error.instancePath);
+    const underUnion = error.keyword !== 'anyOf' && [...unionPaths].some((path) => error.instancePath === path || error.instancePath.startsWith(`${path}/`));
+    if (oneofBranch || underUnion) continue;
+    const violation = describe(error, context);
+    const key = `${violation.field}\u0000${violation.description}`;
+    if (!seen.has(key)) {
+      seen.add(key);
+      violations.push(violation);
+    }
+  }
+  return violations;
+}
+
+function describe(error: ErrorObject, context: ViolationContext): FieldViolation {
+  const at = (pointer: string, description: string, reason: string): FieldViolation => ({
+    field: fieldPath(pointer, context.fieldPrefix),
+    description,
+    reason,
+  });
+  const params = error.params as Record<string, unknown>;
+  const schema = () => schemaAt(context.document, context.def, error.instancePath, context.data);
+  switch (error.keyword) {
+    case 'required': {
+      const missing = String(params['missingProperty']);
+      return at(`${error.instancePath}/${escape(missing)}`, 'is required', 'REQUIRED');
+    }
+    case 'additionalProperties': {
+      const extra = String(params['additionalProperty']);
+      const hint = LEGACY_MEMBERS[extra];
+      const known = Object.keys(properties(schema() ?? {}));
+      const expected = known.length > 0 ? `; known members: ${known.join(', ')}` : '';
+      return at(`${error.instancePath}/${escape(extra)}`, `is not a member of this object${hint ? ` (${hint})` : expected}`, 'UNKNOWN_MEMBER');
+    }
+    case 'oneOf':
+      return describeOneof(error, context, schema());
+    case 'anyOf':
+      return at(error.instancePath, `must be ${describeUnion(context.document, schema())}`, 'INVALID_VALUE');
+    case 'discriminator':
+      return describeDiscriminator(error, context, schema());
+    case 'enum': {
+      const allowed = (params['allowedValues'] as unknown[]).map((value) => JSON.stringify(value));
+      const got = valueAt(context.data, error.instancePath);
+      const legacy = typeof got === 'string' && /^[a-z]+(-[a-z]+)*$/.test(got) ? ' (a lowercase value is A2A 0.3 style)' : '';
+      return at(error.instancePath, `must be one of ${allowed.join(', ')}, got ${JSON.stringify(got)}${legacy}`, 'INVALID_ENUM');
+    }
+    case 'type':
+      return at(error.instancePath, `must be ${article(String(params['type']))}, got ${typeName(valueAt(context.data, error.instancePath))}`, 'INVALID_TYPE');
+    case 'const':
+      return at(error.instancePath, `must be ${JSON.stringify(params['allowedValue'])}`, 'INVALID_VALUE');
+    case 'pattern':
+    case 'format':
+      return at(error.instancePath, describeFormat(schema(), error), 'INVALID_FORMAT');
+    case 'minItems':
+      return at(error.instancePath, `must have at least ${String(params['limit'])} element${params['limit'] === 1 ? '' : 's'}`, 'TOO_FEW_ITEMS');
+    case 'minLength':
+      return at(error.instancePath, params['limit'] === 1 ? 'must not be empty' : `must be at least ${String(params['limit'])} characters`, 'TOO_SHORT');
+    case 'minimum':
+    case 'maximum':
+    case 'exclusiveMinimum':
+    case 'exclusiveMaximum':
+      return at(error.instancePath, `must be ${String(params['comparison'])} ${String(params['limit'])}`, 'OUT_OF_RANGE');
+    default:
+      return at(error.instancePath, error.message ?? `fails ${error.keyword}`, 'INVALID_VALUE');
+  }
+}
+
+function describeOneof(error: ErrorObject, context: ViolationContext, schema: JsonSchema | undefined): FieldViolation {
+  const field = fieldPath(error.instancePath, context.fieldPrefix);
+  const members = schema === undefined ? [] : oneofMembers(schema);
+  if (members.length === 0) {
+    return { field, description: `must match exactly one of ${describeUnion(context.document, schema)}`, reason: 'INVALID_VALUE' };
+  }
+  const value = valueAt(context.data, error.instancePath);
+  const present = members.filter((member) => typeof value === 'object' && value !== null && member in value);
+  const list = members.join(', ');
+  const found = present.length === 0 ? 'none is set' : `${present.join(' and ')} are set`;
+  return { field, description: `must set exactly one of ${list} (${found})`, reason: 'ONEOF_VIOLATION' };
+}
+
+function describeDiscriminator(error: ErrorObject, context: ViolationContext, schema: JsonSchema | undefined): FieldViolation {
+  const params = error.params as { tag?: string; tagValue?: unknown };
+  const tag = params.tag ?? 'type';
+  const values = schemaList(schema ?? {}, 'oneOf').flatMap((branch) => {
+    const constant = properties(resolveRef(context.document, branch))[tag]?.['const'];
+    return constant === undefined ? [] : [JSON.stringify(constant)];
+  });
+  const field = fieldPath(`${error.instancePath}/${escape(tag)}`, context.fieldPrefix);
+  const got = params.tagValue === undefined ? 'it is missing' : `got ${JSON.stringify(params.tagValue)}`;
+  return { field, description: `must be one of ${values.join(', ')}, ${got}`, reason: 'INVALID_ENUM' };
+}
+
+function describeUnion(document: SchemaDocument, schema: JsonSchema | undefined): string {
+  const branches = [...schemaList(schema ?? {}, 'anyOf'), ...schemaList(schema ?? {}, 'oneOf')];
+  const names = branches.map((branch) => {
+    const target = resolveRef(document, branch);
+    return typeof target['title'] === 'string' ? target['title'] : article(String(target['type'] ?? 'value'));
+  });
+  return names.length > 0 ? names.join(' or ') : 'a valid value';
+}
+
+function describeFormat(schema: JsonSchema | undefined, error: ErrorObject): string {
+  switch (schema?.['title']) {
+    case 'Timestamp':
+      return 'must be an RFC 3339 timestamp in UTC ending in Z, e.g. 2025-10-28T10:30:00.000Z';
+    case 'Bytes':
+      return 'must be base64';
+    default:
+      if (error.keyword === 'format') return `must be a valid ${String((error.params as { format: string }).format)}`;
+      return `must match ${String((error.params as { pattern: string }).pattern)}`;
+  }
+}
+
+/** `/message/parts/0/text` → `message.parts[0].text`, the form google.rpc.BadRequest uses. */
+export function fieldPath(pointer: string, prefix?: string): string {
+  let path = prefix ?? '';
+  for (const segment of splitPointer(pointer)) {
+    if (/^\d+$/.test(segment)) path += `[${segment}]`;
+    else if (/^[A-Za-z_@$][\w@$-]*$/.test(segment)) path += path === '' ? segment : `.${segment}`;
+    else path += `[${JSON.stringify(segment)}]`;
+  }
+  return path;
+}
+
+function escape(segment: string): string {
+  return segment.replaceAll('~', '~0').replaceAll('/', '~1');
+}
+
+function typeName(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return article(typeof value);
+}
+
+function article(type: string): string {
+  return /^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`;
+}
