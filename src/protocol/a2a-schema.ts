@@ -1,12 +1,12 @@
 import document from '../../generated/a2a/1.0/schema.json' with { type: 'json' };
 import type * as A2A from '../../generated/a2a/1.0/types.js';
-import { validators as exact } from '../../generated/a2a/1.0/validators.js';
+import { validators as exact, type Validator } from '../../generated/a2a/1.0/validators.js';
 import { validators as input } from '../../generated/a2a/1.0/input-validators.js';
 import type { SchemaDocument } from './json-schema.js';
 import type { SchemaFamily } from './validation.js';
 
 /** The names of the A2A 1.0 defs and their types. */
-export type A2ADefs = { [K in keyof typeof exact]: typeof exact[K] extends import('../../generated/a2a/1.0/validators.js').Validator<infer T> ? T : never };
+export type A2ADefs = { [K in keyof typeof exact]: (typeof exact)[K] extends Validator<infer T> ? T : never };
 
 /** A2A 1.0.1 as compiled from spec/a2a/1.0. */
 export const A2A_1_0: SchemaFamily<A2ADefs> = {

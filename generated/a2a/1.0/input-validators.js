@@ -6,7 +6,7 @@ import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 export const validateAgentCard = validate21;
 const schema32 = {"title":"AgentCard","description":"The self-describing manifest of an agent: identity, interfaces, capabilities, skills and security. Served at /.well-known/agent-card.json and returned by GetExtendedAgentCard; REQUIRED repeated fields need at least one element.","type":"object","properties":{"name":{"description":"Human-readable name of the agent, e.g. \"Recipe Agent\". REQUIRED and non-empty.","type":"string","minLength":1},"description":{"description":"Human-readable description of what the agent does. REQUIRED.","type":"string"},"supportedInterfaces":{"description":"Interfaces (URL, binding, protocol version) the agent is reachable at, in order of preference; the first is preferred. REQUIRED repeated: at least one element.","type":"array","items":{"$ref":"#/$defs/AgentInterface"},"minItems":1},"provider":{"$ref":"#/$defs/AgentProvider","description":"The organization providing the agent."},"version":{"description":"Version of the agent itself, e.g. \"1.0.0\". REQUIRED.","type":"string"},"documentationUrl":{"description":"Absolute URL of additional documentation about the agent.","type":"string","format":"uri","x-presence":"explicit"},"capabilities":{"$ref":"#/$defs/AgentCapabilities","description":"Optional A2A features the agent supports. REQUIRED."},"securitySchemes":{"description":"Security schemes the agent accepts, keyed by scheme name.","type":"object","additionalProperties":{"$ref":"#/$defs/SecurityScheme"}},"securityRequirements":{"description":"Security requirements for contacting the agent (replaces 0.3's `security`).","type":"array","items":{"$ref":"#/$defs/SecurityRequirement"}},"defaultInputModes":{"description":"Media types the agent accepts as input across all skills, unless a skill overrides them. REQUIRED repeated: at least one element.","type":"array","items":{"type":"string"},"minItems":1},"defaultOutputModes":{"description":"Media types the agent produces as output across all skills, unless a skill overrides them. REQUIRED repeated: at least one element.","type":"array","items":{"type":"string"},"minItems":1},"skills":{"description":"The focused abilities the agent offers. REQUIRED repeated: at least one element.","type":"array","items":{"$ref":"#/$defs/AgentSkill"},"minItems":1},"signatures":{"description":"JSON Web Signatures computed over this card.","type":"array","items":{"$ref":"#/$defs/AgentCardSignature"}},"iconUrl":{"description":"Absolute URL of an icon for the agent.","type":"string","format":"uri","x-presence":"explicit"}},"required":["name","description","supportedInterfaces","version","capabilities","defaultInputModes","defaultOutputModes","skills"]};
-const schema33 = {"title":"AgentInterface","description":"One way to reach the agent: a URL combined with a protocol binding and an A2A protocol version. When tenant is set, clients MUST send it as `tenant` in every request to this interface.","type":"object","properties":{"url":{"description":"Absolute URL where this interface is served (HTTPS in production). REQUIRED.","type":"string","format":"uri"},"protocolBinding":{"description":"Protocol binding at this URL, an open string; the core values are \"JSONRPC\", \"GRPC\" and \"HTTP+JSON\". REQUIRED.","type":"string"},"tenant":{"description":"Opaque routing identifier clients must echo in the `tenant` field of every request to this interface.","type":"string"},"protocolVersion":{"description":"A2A protocol version exposed here as Major.Minor, e.g. \"1.0\" or \"0.3\". REQUIRED.","type":"string"}},"required":["url","protocolBinding","protocolVersion"]};
+const schema33 = {"title":"AgentInterface","description":"One way to reach the agent: a URL combined with a protocol binding and an A2A protocol version. When tenant is set, clients MUST send it as `tenant` in every request to this interface.","type":"object","properties":{"url":{"description":"Where this interface is served: an absolute URL (HTTPS in production) for JSONRPC and HTTP+JSON, host:port for GRPC. Not checked as a URI here because of the gRPC form; the conformance suite checks it per binding. REQUIRED.","type":"string","minLength":1},"protocolBinding":{"description":"Protocol binding at this URL, an open string; the core values are \"JSONRPC\", \"GRPC\" and \"HTTP+JSON\". REQUIRED.","type":"string"},"tenant":{"description":"Opaque routing identifier clients must echo in the `tenant` field of every request to this interface.","type":"string"},"protocolVersion":{"description":"A2A protocol version exposed here as Major.Minor, e.g. \"1.0\" or \"0.3\". REQUIRED.","type":"string"}},"required":["url","protocolBinding","protocolVersion"]};
 const schema34 = {"title":"AgentProvider","description":"The organization that provides the agent.","type":"object","properties":{"url":{"description":"Absolute URL of the provider's website or documentation. REQUIRED.","type":"string","format":"uri"},"organization":{"description":"Name of the provider's organization. REQUIRED.","type":"string"}},"required":["url","organization"]};
 const func1 = require("ajv/dist/runtime/ucs2length").default;
 const formats0 = require("ajv-formats/dist/formats").fullFormats.uri;
@@ -2047,8 +2047,8 @@ errors++;
 if(data3.url !== undefined){
 let data4 = data3.url;
 if(typeof data4 === "string"){
-if(!(formats0(data4))){
-const err15 = {instancePath:instancePath+"/supportedInterfaces/" + i0+"/url",schemaPath:"#/$defs/AgentInterface/properties/url/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
+if(func1(data4) < 1){
+const err15 = {instancePath:instancePath+"/supportedInterfaces/" + i0+"/url",schemaPath:"#/$defs/AgentInterface/properties/url/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -2504,8 +2504,8 @@ errors++;
 if(data.url !== undefined){
 let data0 = data.url;
 if(typeof data0 === "string"){
-if(!(formats0(data0))){
-const err3 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
+if(func1(data0) < 1){
+const err3 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -3405,7 +3405,7 @@ validate50.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 export const validateTimestamp = validate51;
 const schema68 = {"title":"Timestamp","description":"google.protobuf.Timestamp: an RFC 3339 date-time in UTC with the `Z` suffix and up to 9 fractional digits; a2a-hub emits milliseconds (spec §5.6.1: no other offset).","type":"string","format":"date-time","pattern":"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"};
-const formats40 = require("ajv-formats/dist/formats").fullFormats["date-time"];
+const formats36 = require("ajv-formats/dist/formats").fullFormats["date-time"];
 const pattern5 = new RegExp("^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$", "u");
 
 function validate51(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -3429,7 +3429,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(!(formats40.validate(data))){
+if(!(formats36.validate(data))){
 const err1 = {instancePath,schemaPath:"#/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err1];
@@ -4068,7 +4068,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(!(formats40.validate(data2))){
+if(!(formats36.validate(data2))){
 const err4 = {instancePath:instancePath+"/timestamp",schemaPath:"#/$defs/Timestamp/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err4];
@@ -8469,7 +8469,7 @@ vErrors.push(err11);
 }
 errors++;
 }
-if(!(formats40.validate(data6))){
+if(!(formats36.validate(data6))){
 const err12 = {instancePath:instancePath+"/statusTimestampAfter",schemaPath:"#/$defs/Timestamp/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err12];
@@ -11634,7 +11634,7 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(!(formats40.validate(data2))){
+if(!(formats36.validate(data2))){
 const err4 = {instancePath:instancePath+"/timestamp",schemaPath:"#/$defs/Timestamp/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err4];

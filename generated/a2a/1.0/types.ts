@@ -307,7 +307,7 @@ export interface AgentCard {
  */
 export interface AgentInterface {
   /**
-   * Absolute URL where this interface is served (HTTPS in production). REQUIRED.
+   * Where this interface is served: an absolute URL (HTTPS in production) for JSONRPC and HTTP+JSON, host:port for GRPC. Not checked as a URI here because of the gRPC form; the conformance suite checks it per binding. REQUIRED.
    */
   url: string;
   /**

@@ -1,0 +1,18 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { REPO_ROOT } from '../../codegen/paths.js';
+
+export { REPO_ROOT };
+
+/** `../shared` beside the repository: reference material CI has, a fresh clone elsewhere may not. */
+export const SHARED_DIR = join(REPO_ROOT, '..', 'shared');
+export const PROTO_1_0 = join(SHARED_DIR, 'reference', 'a2a-1.0', 'a2a.proto');
+export const SEED_001 = join(SHARED_DIR, 'seeds', '001_960fe3608a32b124.txt');
+export const SEED_004 = join(SHARED_DIR, 'seeds', '004_f9614e4e86e06f07.txt');
+
+/** True when the file exists; otherwise says plainly which tests are skipped and why. */
+export function sharedFileAvailable(path: string, what: string): boolean {
+  if (existsSync(path)) return true;
+  console.warn(`skipped: ${what} (${path} is absent; ../shared is not beside this checkout)`);
+  return false;
+}

@@ -1,0 +1,35 @@
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { REPO_ROOT } from '../../codegen/paths.js';
+
+export interface RunResult {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** tsx's loader by absolute URL, so a child started in another directory still finds it. */
+const TSX_LOADER = pathToFileURL(join(REPO_ROOT, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
+
+/** Runs a TypeScript entry point of this repository in a child process, as a user would. */
+export function runTs(entry: string, args: string[], options: { cwd?: string } = {}): RunResult {
+  const result = spawnSync(process.execPath, ['--import', TSX_LOADER, join(REPO_ROOT, entry), ...args], {
+    cwd: options.cwd ?? REPO_ROOT,
+    encoding: 'utf8',
+    env: { ...process.env, NO_COLOR: '1' },
+    timeout: 120_000,
+  });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+/** Runs the `a2a-hub` executable (src/cli/bin.js) with Node, as `npx a2a-hub` would. */
+export function runCli(args: string[], options: { cwd?: string } = {}): RunResult {
+  const result = spawnSync(process.execPath, [join(REPO_ROOT, 'src', 'cli', 'bin.js'), ...args], {
+    cwd: options.cwd ?? REPO_ROOT,
+    encoding: 'utf8',
+    env: { ...process.env, NO_COLOR: '1' },
+    timeout: 120_000,
+  });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}

@@ -1,0 +1,184 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import protobuf from 'protobufjs';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { loadFamily, type Family } from '../../codegen/families.js';
+import { DEFAULT_SPEC_DIR } from '../../codegen/paths.js';
+import { isJsonObject, type JsonObject, type JsonValue } from '../../codegen/json.js';
+import { PROTO_1_0, sharedFileAvailable } from '../helpers/paths.js';
+
+const WELL_KNOWN: Record<string, string> = {
+  'google.protobuf.Timestamp': 'ref:Timestamp',
+  'google.protobuf.Struct': 'ref:Struct',
+  'google.protobuf.Value': 'ref:Value',
+  'google.protobuf.Empty': 'ref:Empty',
+};
+const SCALARS: Record<string, string> = { string: 'string', bool: 'boolean', int32: 'int32', bytes: 'ref:Bytes' };
+
+/** proto3 JSON name: `reference_task_ids` → `referenceTaskIds`. */
+function jsonName(protoName: string): string {
+  return protoName.replace(/_([a-z0-9])/g, (_, letter: string) => letter.toUpperCase());
+}
+
+function protoType(type: string): string {
+  return SCALARS[type] ?? WELL_KNOWN[type] ?? `ref:${type}`;
+}
+
+function protoFieldType(field: protobuf.Field): string {
+  if (field instanceof protobuf.MapField) return `map<${protoType(field.type)}>`;
+  return field.repeated ? `array<${protoType(field.type)}>` : protoType(field.type);
+}
+
+/** The same vocabulary read off a schema: what kind of JSON value the property holds. */
+function schemaType(schema: JsonValue | undefined): string {
+  if (!isJsonObject(schema)) return 'missing';
+  const ref = schema['$ref'];
+  if (typeof ref === 'string') {
+    const name = ref.replace('#/$defs/', '');
+    return name === 'Int32' ? 'int32' : `ref:${name}`;
+  }
+  const allOf = schema['allOf'];
+  if (Array.isArray(allOf) && allOf.length === 1) return schemaType(allOf[0]);
+  if (schema['type'] === 'array') return `array<${schemaType(schema['items'])}>`;
+  if (schema['type'] === 'object' && isJsonObject(schema['additionalProperties'])) {
+    return `map<${schemaType(schema['additionalProperties'])}>`;
+  }
+  if (schema['type'] === 'integer') return 'int32';
+  return typeof schema['type'] === 'string' ? schema['type'] : 'unknown';
+}
+
+function required(def: JsonObject): string[] {
+  const value = def['required'];
+  return Array.isArray(value) ? value.map(String).sort() : [];
+}
+
+function mismatchesOf(family: Family, namespace: protobuf.Namespace): string[] {
+  const defs = family.document['$defs'] as JsonObject;
+  const problems: string[] = [];
+  for (const nested of namespace.nestedArray) {
+    if (nested instanceof protobuf.Enum) {
+      const def = defs[nested.name];
+      if (!isJsonObject(def)) {
+        problems.push(`enum ${nested.name}: no schema`);
+        continue;
+      }
+      const expected = Object.keys(nested.values);
+      const inSchema = [...(Array.isArray(def['enum']) ? def['enum'].map(String) : []), String(def['x-proto-unspecified'])];
+      if (JSON.stringify([...inSchema].sort()) !== JSON.stringify([...expected].sort())) {
+        problems.push(`enum ${nested.name}: values ${inSchema.join(',')} ≠ proto ${expected.join(',')}`);
+      }
+      if (def['x-proto-unspecified'] !== expected.find((value) => nested.values[value] === 0)) {
+        problems.push(`enum ${nested.name}: x-proto-unspecified must name the zero value`);
+      }
+    } else if (nested instanceof protobuf.Type) {
+      const def = defs[nested.name];
+      if (!isJsonObject(def)) {
+        problems.push(`message ${nested.name}: no schema`);
+        continue;
+      }
+      const properties = isJsonObject(def['properties']) ? def['properties'] : {};
+      const expectedNames = nested.fieldsArray.map((field) => jsonName(field.name));
+      for (const name of Object.keys(properties)) {
+        if (!expectedNames.includes(name)) problems.push(`message ${nested.name}: member ${name} is not a proto field`);
+      }
+      const expectedRequired: string[] = [];
+      for (const field of nested.fieldsArray) {
+        const name = jsonName(field.name);
+        const property = properties[name];
+        if (property === undefined) {
+          problems.push(`message ${nested.name}: field ${field.name} has no member ${name}`);
+          continue;
+        }
+        const options = field.options ?? {};
+        const isRequired = options['(google.api.field_behavior)'] === 'REQUIRED';
+        if (isRequired) expectedRequired.push(name);
+        const expectedType = protoFieldType(field);
+        if (schemaType(property) !== expectedType) {
+          problems.push(`message ${nested.name}: ${name} is ${schemaType(property)}, proto says ${expectedType}`);
+        }
+        const explicit = isJsonObject(property) && property['x-presence'] === 'explicit';
+        if (explicit !== (options['proto3_optional'] === true)) {
+          problems.push(`message ${nested.name}: ${name} x-presence ${explicit ? 'set' : 'missing'}, proto ${options['proto3_optional'] ? 'optional' : 'implicit'}`);
+        }
+        const deprecated = isJsonObject(property) && property['deprecated'] === true;
+        if (deprecated !== (options['deprecated'] === true)) problems.push(`message ${nested.name}: ${name} deprecated flag differs`);
+        const minItems = isJsonObject(property) ? property['minItems'] : undefined;
+        const emptyPageAllowed = nested.name === 'ListTasksResponse' && name === 'tasks';
+        if (isRequired && field.repeated && !emptyPageAllowed && minItems !== 1) {
+          problems.push(`message ${nested.name}: REQUIRED repeated ${name} needs minItems 1`);
+        }
+      }
+      if (JSON.stringify(required(def)) !== JSON.stringify(expectedRequired.sort())) {
+        problems.push(`message ${nested.name}: required [${required(def).join(',')}] ≠ proto [${expectedRequired.join(',')}]`);
+      }
+      for (const oneof of nested.oneofsArray.filter((group) => !group.name.startsWith('_'))) {
+        const branches = Array.isArray(def['oneOf']) ? def['oneOf'] : [];
+        const members = branches.map((branch) => (isJsonObject(branch) && Array.isArray(branch['required']) ? String(branch['required'][0]) : '?'));
+        const expected = oneof.oneof.map(jsonName);
+        if (def['x-oneof'] !== oneof.name || JSON.stringify(members) !== JSON.stringify(expected)) {
+          problems.push(`message ${nested.name}: oneof ${oneof.name} is [${members.join(',')}] (x-oneof ${String(def['x-oneof'])}), proto [${expected.join(',')}]`);
+        }
+      }
+    }
+  }
+  return problems;
+}
+
+const available = sharedFileAvailable(PROTO_1_0, 'parity of spec/a2a/1.0 with the normative proto');
+
+describe.skipIf(!available)('spec/a2a/1.0 is faithful to a2a.proto v1.0.1', () => {
+  let family: Family;
+  let namespace: protobuf.Namespace;
+
+  beforeAll(async () => {
+    family = await loadFamily(DEFAULT_SPEC_DIR, join(DEFAULT_SPEC_DIR, 'a2a', '1.0'));
+    const parsed = protobuf.parse(readFileSync(PROTO_1_0, 'utf8'), { keepCase: true });
+    namespace = parsed.root.lookup('lf.a2a.v1') as protobuf.Namespace;
+  });
+
+  it('has every message and enum with the same fields, JSON names, types, REQUIRED set, presence, oneofs and enum values', () => {
+    const counted = namespace.nestedArray.filter((n) => n instanceof protobuf.Type || n instanceof protobuf.Enum);
+    expect(counted.length).toBeGreaterThan(40);
+    expect(mismatchesOf(family, namespace)).toEqual([]);
+  });
+
+  it('has a title equal to the proto name and a description on every def', () => {
+    const defs = family.document['$defs'] as JsonObject;
+    const problems = Object.entries(defs).flatMap(([name, def]) =>
+      isJsonObject(def) && def['title'] === name && typeof def['description'] === 'string' ? [] : [name],
+    );
+    expect(problems).toEqual([]);
+  });
+
+  it('lists the 11 service methods with the proto request, response, streaming flag and HTTP routes', async () => {
+    const methods = JSON.parse(readFileSync(join(DEFAULT_SPEC_DIR, 'a2a', '1.0', 'methods.json'), 'utf8')) as {
+      methods: { name: string; params: string; result: string; streaming: boolean; http: { verb: string; path: string; body?: string }[] }[];
+    };
+    const service = namespace.lookupService('A2AService');
+    const fromProto = service.methodsArray.map((method) => {
+      const http = (method.parsedOptions ?? []).find((option: Record<string, unknown>) => '(google.api.http)' in option) as
+        | { '(google.api.http)': Record<string, unknown> }
+        | undefined;
+      const routes: { verb: string; path: string; body?: string }[] = [];
+      const collect = (rule: Record<string, unknown>) => {
+        for (const verb of ['get', 'post', 'put', 'patch', 'delete']) {
+          const path = rule[verb];
+          if (typeof path === 'string') routes.push({ verb: verb.toUpperCase(), path, ...(typeof rule['body'] === 'string' ? { body: rule['body'] } : {}) });
+        }
+        const more = rule['additional_bindings'];
+        for (const extra of Array.isArray(more) ? more : more === undefined ? [] : [more]) collect(extra as Record<string, unknown>);
+      };
+      if (http) collect(http['(google.api.http)']);
+      return {
+        name: method.name,
+        params: method.requestType.replace('google.protobuf.', ''),
+        result: method.responseType.replace('google.protobuf.', ''),
+        streaming: method.responseStream === true,
+        http: routes,
+      };
+    });
+    const fromSpec = methods.methods.map(({ name, params, result, streaming, http }) => ({ name, params, result, streaming, http }));
+    await Promise.resolve();
+    expect(fromSpec).toEqual(fromProto);
+  });
+});
