@@ -90,7 +90,7 @@ function checkRequiredDeclared(required: JsonValue | undefined, declared: string
   if (!Array.isArray(required)) return at(`${pointer}/required`, 'must be an array');
   for (const name of required) {
     if (typeof name !== 'string' || !declared.includes(name)) {
-      at(`${pointer}/required`, `"${String(name)}" is not a declared property`);
+      at(`${pointer}/required`, `${JSON.stringify(name)} is not a declared property`);
     }
   }
 }

@@ -7,6 +7,7 @@ interface ErrorRow {
   category: 'jsonrpc' | 'a2a' | 'hub';
   code: number;
   reason: string;
+  domain?: string;
   httpStatus: number;
   grpcStatus: string;
   message: string;
@@ -40,7 +41,7 @@ export function emitErrors(family: Family, table: ErrorsTable): string {
       category: row.category,
       code: row.code,
       reason: row.reason,
-      domain: table.domain,
+      domain: row.domain ?? table.domain,
       httpStatus: row.httpStatus,
       grpcStatus: row.grpcStatus,
       message: row.message,

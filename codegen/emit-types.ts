@@ -13,10 +13,10 @@ const ROOT_NAME = 'GeneratedRoot';
  * dropped because the library would otherwise emit a duplicate type for each of them.
  */
 export async function emitTypes(family: Family): Promise<string> {
-  const defs = deepClone(family.document['$defs'] as JsonObject);
+  const defs = deepClone(isJsonObject(family.document['$defs']) ? family.document['$defs'] : {});
   for (const def of Object.values(defs)) if (isJsonObject(def)) toTypeScriptView(def);
   const root: JsonObject = { title: ROOT_NAME, type: 'object', additionalProperties: false, $defs: defs };
-  const emitted = await compile(root as never, ROOT_NAME, {
+  const emitted = await compile(root, ROOT_NAME, {
     bannerComment: '',
     unreachableDefinitions: true,
     additionalProperties: false,

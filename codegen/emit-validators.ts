@@ -26,10 +26,10 @@ export function validatorName(def: string): string {
  * `additionalProperties: false` removed, so unknown members pass without being stripped.
  */
 export function emitValidators(family: Family, flavour: ValidatorFlavour): { js: string; dts: string } {
-  const document = flavour === 'exact' ? family.document : tolerant(family.document);
+  const schemaId = flavour === 'exact' ? family.schemaId : family.schemaId.replace(/schema\.json$/, 'input-schema.json');
+  const document = flavour === 'exact' ? family.document : tolerant(family.document, schemaId);
   const ajv = createAjv({ code: { source: true, esm: true, lines: true } });
   ajv.addSchema(document);
-  const schemaId = String(document['$id']);
   const exports: Record<string, string> = {};
   for (const def of family.defNames) exports[validatorName(def)] = `${schemaId}#/$defs/${def}`;
   const code = standaloneModule.default(ajv, exports);
@@ -72,9 +72,9 @@ export function emitValidators(family: Family, flavour: ValidatorFlavour): { js:
   return { js: js.endsWith('\n') ? js : `${js}\n`, dts };
 }
 
-function tolerant(document: JsonObject): JsonObject {
+function tolerant(document: JsonObject, schemaId: string): JsonObject {
   const copy = deepClone(document);
-  copy['$id'] = String(document['$id']).replace(/schema\.json$/, 'input-schema.json');
+  copy['$id'] = schemaId;
   walkObjects(copy, (node) => {
     if (node['additionalProperties'] === false) delete node['additionalProperties'];
   });

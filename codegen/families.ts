@@ -53,7 +53,7 @@ export function readSpecFile(specDir: string, path: string): SpecFile {
   try {
     json = JSON.parse(text);
   } catch (error) {
-    throw new Error(`${displayPathOf(specDir, path)}: not valid JSON: ${(error as Error).message}`);
+    throw new Error(`${displayPathOf(specDir, path)}: not valid JSON: ${(error as Error).message}`, { cause: error });
   }
   if (!isJsonObject(json)) throw new Error(`${displayPathOf(specDir, path)}: the top level must be an object`);
   return { name: basename(path), displayPath: displayPathOf(specDir, path), json };

@@ -6,6 +6,7 @@ import {
   requiredNames,
   resolveRef,
   schemaList,
+  titleOf,
   type JsonSchema,
   type SchemaDocument,
 } from '../../src/protocol/json-schema.js';
@@ -45,7 +46,7 @@ export function arbitraryForSchema(document: SchemaDocument, root: JsonSchema, o
     const target = resolveRef(document, schema);
     const cached = cache.get(target);
     if (cached !== undefined) return cached;
-    if (building.has(target)) throw new Error(`arbitraryFor: ${String(target['title'] ?? 'a schema')} is recursive`);
+    if (building.has(target)) throw new Error(`arbitraryFor: ${titleOf(target)} is recursive`);
     building.add(target);
     const built = forSchema(target, build, settings);
     building.delete(target);
@@ -83,7 +84,7 @@ function forSchema(schema: JsonSchema, build: Build, settings: Required<Arbitrar
     case undefined:
       return fc.jsonValue({ maxDepth: settings.maxJsonDepth });
     default:
-      throw new Error(`arbitraryFor: unsupported type ${JSON.stringify(schema['type'])} in ${String(schema['title'] ?? 'a schema')}`);
+      throw new Error(`arbitraryFor: unsupported type ${JSON.stringify(schema['type'])} in ${titleOf(schema)}`);
   }
 }
 

@@ -2,7 +2,6 @@ import document from '../../generated/a2a/1.0/schema.json' with { type: 'json' }
 import type * as A2A from '../../generated/a2a/1.0/types.js';
 import { validators as exact, type Validator } from '../../generated/a2a/1.0/validators.js';
 import { validators as input } from '../../generated/a2a/1.0/input-validators.js';
-import type { SchemaDocument } from './json-schema.js';
 import type { SchemaFamily } from './validation.js';
 
 /** The names of the A2A 1.0 defs and their types. */
@@ -10,7 +9,7 @@ export type A2ADefs = { [K in keyof typeof exact]: (typeof exact)[K] extends Val
 
 /** A2A 1.0.1 as compiled from spec/a2a/1.0. */
 export const A2A_1_0: SchemaFamily<A2ADefs> = {
-  document: document as unknown as SchemaDocument,
+  document,
   exact,
   input,
 };

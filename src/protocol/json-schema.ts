@@ -11,6 +11,11 @@ export interface SchemaDocument {
   readonly $defs: { readonly [name: string]: JsonSchema };
 }
 
+/** A schema's title for messages, or a neutral word when it has none. */
+export function titleOf(schema: JsonSchema, fallback = 'a schema'): string {
+  return typeof schema['title'] === 'string' ? schema['title'] : fallback;
+}
+
 export function isSchema(value: unknown): value is JsonSchema {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

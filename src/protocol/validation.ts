@@ -1,10 +1,11 @@
+import type { ErrorObject } from 'ajv';
 import type { FieldViolation } from '../../generated/a2a/1.0/types.js';
 import type { JsonSchema, SchemaDocument } from './json-schema.js';
 import { toFieldViolations } from './violations.js';
 
 interface ErrorCarrying {
   (data: unknown): boolean;
-  errors?: readonly import('ajv').ErrorObject[] | null;
+  errors?: readonly ErrorObject[] | null;
 }
 
 /** A generated family as the runtime sees it: its schema document and both validator sets. */

@@ -128,7 +128,7 @@ function describeUnion(document: SchemaDocument, schema: JsonSchema | undefined)
   const branches = [...schemaList(schema ?? {}, 'anyOf'), ...schemaList(schema ?? {}, 'oneOf')];
   const names = branches.map((branch) => {
     const target = resolveRef(document, branch);
-    return typeof target['title'] === 'string' ? target['title'] : article(String(target['type'] ?? 'value'));
+    return typeof target['title'] === 'string' ? target['title'] : article(typeof target['type'] === 'string' ? target['type'] : 'value');
   });
   return names.length > 0 ? names.join(' or ') : 'a valid value';
 }

@@ -63,7 +63,7 @@ function mismatchesOf(family: Family, namespace: protobuf.Namespace): string[] {
         continue;
       }
       const expected = Object.keys(nested.values);
-      const inSchema = [...(Array.isArray(def['enum']) ? def['enum'].map(String) : []), String(def['x-proto-unspecified'])];
+      const inSchema = [...(Array.isArray(def['enum']) ? def['enum'].map(String) : []), JSON.stringify(def['x-proto-unspecified'] ?? null).replaceAll('"', '')];
       if (JSON.stringify([...inSchema].sort()) !== JSON.stringify([...expected].sort())) {
         problems.push(`enum ${nested.name}: values ${inSchema.join(',')} ≠ proto ${expected.join(',')}`);
       }
@@ -113,10 +113,10 @@ function mismatchesOf(family: Family, namespace: protobuf.Namespace): string[] {
       }
       for (const oneof of nested.oneofsArray.filter((group) => !group.name.startsWith('_'))) {
         const branches = Array.isArray(def['oneOf']) ? def['oneOf'] : [];
-        const members = branches.map((branch) => (isJsonObject(branch) && Array.isArray(branch['required']) ? String(branch['required'][0]) : '?'));
+        const members = branches.map((branch) => (isJsonObject(branch) && Array.isArray(branch['required']) ? JSON.stringify(branch['required'][0] ?? null).replaceAll('"', '') : '?'));
         const expected = oneof.oneof.map(jsonName);
         if (def['x-oneof'] !== oneof.name || JSON.stringify(members) !== JSON.stringify(expected)) {
-          problems.push(`message ${nested.name}: oneof ${oneof.name} is [${members.join(',')}] (x-oneof ${String(def['x-oneof'])}), proto [${expected.join(',')}]`);
+          problems.push(`message ${nested.name}: oneof ${oneof.name} is [${members.join(',')}] (x-oneof ${JSON.stringify(def['x-oneof'] ?? null)}), proto [${expected.join(',')}]`);
         }
       }
     }

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { A2A_1_0 } from '../../src/protocol/a2a-schema.js';
 import { CONTROL } from '../../src/protocol/control-schema.js';
-import { checkValue } from '../../src/protocol/validation.js';
+import { checkValue, type Checked } from '../../src/protocol/validation.js';
 import { jsonBlocks } from '../helpers/json-blocks.js';
 import { SEED_001, SEED_004, sharedFileAvailable } from '../helpers/paths.js';
 
@@ -16,7 +16,7 @@ function blocksOf(path: string) {
   return jsonBlocks(readFileSync(path, 'utf8'), { '<id>': 'reports-1a2b3c4d' }).map((block) => block.value as Record<string, unknown>);
 }
 
-function violationsOf(result: ReturnType<typeof checkValue>) {
+function violationsOf(result: Checked<unknown>) {
   return result.ok ? [] : result.violations.map(({ field, reason }) => ({ field, reason }));
 }
 

@@ -182,7 +182,7 @@ export const ERRORS = {
     "category": "hub",
     "code": -32000,
     "reason": "UNAUTHENTICATED",
-    "domain": "a2a-protocol.org",
+    "domain": "a2a-hub.dev",
     "httpStatus": 401,
     "grpcStatus": "UNAUTHENTICATED",
     "message": "Authentication required"
@@ -192,7 +192,7 @@ export const ERRORS = {
     "category": "hub",
     "code": -32000,
     "reason": "RATE_LIMITED",
-    "domain": "a2a-protocol.org",
+    "domain": "a2a-hub.dev",
     "httpStatus": 429,
     "grpcStatus": "RESOURCE_EXHAUSTED",
     "message": "Too many requests"
@@ -202,7 +202,7 @@ export const ERRORS = {
     "category": "hub",
     "code": -32600,
     "reason": "PAYLOAD_TOO_LARGE",
-    "domain": "a2a-protocol.org",
+    "domain": "a2a-hub.dev",
     "httpStatus": 413,
     "grpcStatus": "INVALID_ARGUMENT",
     "message": "Payload too large"
@@ -212,7 +212,7 @@ export const ERRORS = {
     "category": "hub",
     "code": -32600,
     "reason": "UNSUPPORTED_MEDIA_TYPE",
-    "domain": "a2a-protocol.org",
+    "domain": "a2a-hub.dev",
     "httpStatus": 415,
     "grpcStatus": "INVALID_ARGUMENT",
     "message": "Unsupported media type"
@@ -222,7 +222,7 @@ export const ERRORS = {
     "category": "hub",
     "code": -32600,
     "reason": "NOT_FOUND",
-    "domain": "a2a-protocol.org",
+    "domain": "a2a-hub.dev",
     "httpStatus": 404,
     "grpcStatus": "NOT_FOUND",
     "message": "Not found"

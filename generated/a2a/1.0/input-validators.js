@@ -6,7 +6,7 @@ import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 export const validateAgentCard = validate21;
 const schema32 = {"title":"AgentCard","description":"The self-describing manifest of an agent: identity, interfaces, capabilities, skills and security. Served at /.well-known/agent-card.json and returned by GetExtendedAgentCard; REQUIRED repeated fields need at least one element.","type":"object","properties":{"name":{"description":"Human-readable name of the agent, e.g. \"Recipe Agent\". REQUIRED and non-empty.","type":"string","minLength":1},"description":{"description":"Human-readable description of what the agent does. REQUIRED.","type":"string"},"supportedInterfaces":{"description":"Interfaces (URL, binding, protocol version) the agent is reachable at, in order of preference; the first is preferred. REQUIRED repeated: at least one element.","type":"array","items":{"$ref":"#/$defs/AgentInterface"},"minItems":1},"provider":{"$ref":"#/$defs/AgentProvider","description":"The organization providing the agent."},"version":{"description":"Version of the agent itself, e.g. \"1.0.0\". REQUIRED.","type":"string"},"documentationUrl":{"description":"Absolute URL of additional documentation about the agent.","type":"string","format":"uri","x-presence":"explicit"},"capabilities":{"$ref":"#/$defs/AgentCapabilities","description":"Optional A2A features the agent supports. REQUIRED."},"securitySchemes":{"description":"Security schemes the agent accepts, keyed by scheme name.","type":"object","additionalProperties":{"$ref":"#/$defs/SecurityScheme"}},"securityRequirements":{"description":"Security requirements for contacting the agent (replaces 0.3's `security`).","type":"array","items":{"$ref":"#/$defs/SecurityRequirement"}},"defaultInputModes":{"description":"Media types the agent accepts as input across all skills, unless a skill overrides them. REQUIRED repeated: at least one element.","type":"array","items":{"type":"string"},"minItems":1},"defaultOutputModes":{"description":"Media types the agent produces as output across all skills, unless a skill overrides them. REQUIRED repeated: at least one element.","type":"array","items":{"type":"string"},"minItems":1},"skills":{"description":"The focused abilities the agent offers. REQUIRED repeated: at least one element.","type":"array","items":{"$ref":"#/$defs/AgentSkill"},"minItems":1},"signatures":{"description":"JSON Web Signatures computed over this card.","type":"array","items":{"$ref":"#/$defs/AgentCardSignature"}},"iconUrl":{"description":"Absolute URL of an icon for the agent.","type":"string","format":"uri","x-presence":"explicit"}},"required":["name","description","supportedInterfaces","version","capabilities","defaultInputModes","defaultOutputModes","skills"]};
-const schema33 = {"title":"AgentInterface","description":"One way to reach the agent: a URL combined with a protocol binding and an A2A protocol version. When tenant is set, clients MUST send it as `tenant` in every request to this interface.","type":"object","properties":{"url":{"description":"Where this interface is served: an absolute URL (HTTPS in production) for JSONRPC and HTTP+JSON, host:port for GRPC. Not checked as a URI here because of the gRPC form; the conformance suite checks it per binding. REQUIRED.","type":"string","minLength":1},"protocolBinding":{"description":"Protocol binding at this URL, an open string; the core values are \"JSONRPC\", \"GRPC\" and \"HTTP+JSON\". REQUIRED.","type":"string"},"tenant":{"description":"Opaque routing identifier clients must echo in the `tenant` field of every request to this interface.","type":"string"},"protocolVersion":{"description":"A2A protocol version exposed here as Major.Minor, e.g. \"1.0\" or \"0.3\". REQUIRED.","type":"string"}},"required":["url","protocolBinding","protocolVersion"]};
+const schema33 = {"title":"AgentInterface","description":"One way to reach the agent: a URL combined with a protocol binding and an A2A protocol version. When tenant is set, clients MUST send it as `tenant` in every request to this interface.","type":"object","properties":{"url":{"description":"Where this interface is served: an absolute URL (HTTPS in production) for JSONRPC and HTTP+JSON, host:port for GRPC. Not checked as a URI here because of the gRPC form; the conformance suite checks it per binding. REQUIRED.","type":"string","minLength":1},"protocolBinding":{"description":"Protocol binding at this URL, an open string; the core values are \"JSONRPC\", \"GRPC\" and \"HTTP+JSON\". REQUIRED.","type":"string","minLength":1},"tenant":{"description":"Opaque routing identifier clients must echo in the `tenant` field of every request to this interface.","type":"string"},"protocolVersion":{"description":"A2A protocol version exposed here as Major.Minor, e.g. \"1.0\" or \"0.3\". REQUIRED.","type":"string","minLength":1}},"required":["url","protocolBinding","protocolVersion"]};
 const schema34 = {"title":"AgentProvider","description":"The organization that provides the agent.","type":"object","properties":{"url":{"description":"Absolute URL of the provider's website or documentation. REQUIRED.","type":"string","format":"uri"},"organization":{"description":"Name of the provider's organization. REQUIRED.","type":"string"}},"required":["url","organization"]};
 const func1 = require("ajv/dist/runtime/ucs2length").default;
 const formats0 = require("ajv-formats/dist/formats").fullFormats.uri;
@@ -1531,7 +1531,7 @@ return errors === 0;
 }
 validate32.evaluated = {"props":{"schemes":true},"dynamicProps":false,"dynamicItems":false};
 
-const schema52 = {"title":"AgentSkill","description":"A focused ability of the agent, with its own optional input/output media types and security requirements that override the card's defaults.","type":"object","properties":{"id":{"description":"Unique identifier of the skill. REQUIRED.","type":"string"},"name":{"description":"Human-readable name of the skill. REQUIRED.","type":"string"},"description":{"description":"Detailed description of the skill. REQUIRED.","type":"string"},"tags":{"description":"Keywords describing the skill. REQUIRED repeated: at least one element.","type":"array","items":{"type":"string"},"minItems":1},"examples":{"description":"Example prompts or scenarios the skill handles.","type":"array","items":{"type":"string"}},"inputModes":{"description":"Input media types of this skill, overriding the card's defaultInputModes.","type":"array","items":{"type":"string"}},"outputModes":{"description":"Output media types of this skill, overriding the card's defaultOutputModes.","type":"array","items":{"type":"string"}},"securityRequirements":{"description":"Security requirements specific to this skill.","type":"array","items":{"$ref":"#/$defs/SecurityRequirement"}}},"required":["id","name","description","tags"]};
+const schema52 = {"title":"AgentSkill","description":"A focused ability of the agent, with its own optional input/output media types and security requirements that override the card's defaults.","type":"object","properties":{"id":{"description":"Unique identifier of the skill. REQUIRED.","type":"string","minLength":1},"name":{"description":"Human-readable name of the skill. REQUIRED.","type":"string"},"description":{"description":"Detailed description of the skill. REQUIRED.","type":"string"},"tags":{"description":"Keywords describing the skill. REQUIRED repeated: at least one element.","type":"array","items":{"type":"string"},"minItems":1},"examples":{"description":"Example prompts or scenarios the skill handles.","type":"array","items":{"type":"string"}},"inputModes":{"description":"Input media types of this skill, overriding the card's defaultInputModes.","type":"array","items":{"type":"string"}},"outputModes":{"description":"Output media types of this skill, overriding the card's defaultOutputModes.","type":"array","items":{"type":"string"}},"securityRequirements":{"description":"Security requirements specific to this skill.","type":"array","items":{"$ref":"#/$defs/SecurityRequirement"}}},"required":["id","name","description","tags"]};
 
 function validate34(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -1585,8 +1585,10 @@ vErrors.push(err3);
 errors++;
 }
 if(data.id !== undefined){
-if(typeof data.id !== "string"){
-const err4 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+let data0 = data.id;
+if(typeof data0 === "string"){
+if(func1(data0) < 1){
+const err4 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -1596,9 +1598,8 @@ vErrors.push(err4);
 errors++;
 }
 }
-if(data.name !== undefined){
-if(typeof data.name !== "string"){
-const err5 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err5 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -1608,9 +1609,9 @@ vErrors.push(err5);
 errors++;
 }
 }
-if(data.description !== undefined){
-if(typeof data.description !== "string"){
-const err6 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.name !== undefined){
+if(typeof data.name !== "string"){
+const err6 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -1620,11 +1621,9 @@ vErrors.push(err6);
 errors++;
 }
 }
-if(data.tags !== undefined){
-let data3 = data.tags;
-if(Array.isArray(data3)){
-if(data3.length < 1){
-const err7 = {instancePath:instancePath+"/tags",schemaPath:"#/properties/tags/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(data.description !== undefined){
+if(typeof data.description !== "string"){
+const err7 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -1633,10 +1632,12 @@ vErrors.push(err7);
 }
 errors++;
 }
-const len0 = data3.length;
-for(let i0=0; i0<len0; i0++){
-if(typeof data3[i0] !== "string"){
-const err8 = {instancePath:instancePath+"/tags/" + i0,schemaPath:"#/properties/tags/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+if(data.tags !== undefined){
+let data3 = data.tags;
+if(Array.isArray(data3)){
+if(data3.length < 1){
+const err8 = {instancePath:instancePath+"/tags",schemaPath:"#/properties/tags/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -1645,15 +1646,27 @@ vErrors.push(err8);
 }
 errors++;
 }
-}
-}
-else {
-const err9 = {instancePath:instancePath+"/tags",schemaPath:"#/properties/tags/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const len0 = data3.length;
+for(let i0=0; i0<len0; i0++){
+if(typeof data3[i0] !== "string"){
+const err9 = {instancePath:instancePath+"/tags/" + i0,schemaPath:"#/properties/tags/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err9];
 }
 else {
 vErrors.push(err9);
+}
+errors++;
+}
+}
+}
+else {
+const err10 = {instancePath:instancePath+"/tags",schemaPath:"#/properties/tags/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
 }
 errors++;
 }
@@ -1664,24 +1677,24 @@ if(Array.isArray(data5)){
 const len1 = data5.length;
 for(let i1=0; i1<len1; i1++){
 if(typeof data5[i1] !== "string"){
-const err10 = {instancePath:instancePath+"/examples/" + i1,schemaPath:"#/properties/examples/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err11 = {instancePath:instancePath+"/examples/" + i1,schemaPath:"#/properties/examples/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err10];
+vErrors = [err11];
 }
 else {
-vErrors.push(err10);
+vErrors.push(err11);
 }
 errors++;
 }
 }
 }
 else {
-const err11 = {instancePath:instancePath+"/examples",schemaPath:"#/properties/examples/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err12 = {instancePath:instancePath+"/examples",schemaPath:"#/properties/examples/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
-vErrors = [err11];
+vErrors = [err12];
 }
 else {
-vErrors.push(err11);
+vErrors.push(err12);
 }
 errors++;
 }
@@ -1692,24 +1705,24 @@ if(Array.isArray(data7)){
 const len2 = data7.length;
 for(let i2=0; i2<len2; i2++){
 if(typeof data7[i2] !== "string"){
-const err12 = {instancePath:instancePath+"/inputModes/" + i2,schemaPath:"#/properties/inputModes/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err13 = {instancePath:instancePath+"/inputModes/" + i2,schemaPath:"#/properties/inputModes/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err12];
+vErrors = [err13];
 }
 else {
-vErrors.push(err12);
+vErrors.push(err13);
 }
 errors++;
 }
 }
 }
 else {
-const err13 = {instancePath:instancePath+"/inputModes",schemaPath:"#/properties/inputModes/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err14 = {instancePath:instancePath+"/inputModes",schemaPath:"#/properties/inputModes/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
-vErrors = [err13];
+vErrors = [err14];
 }
 else {
-vErrors.push(err13);
+vErrors.push(err14);
 }
 errors++;
 }
@@ -1720,24 +1733,24 @@ if(Array.isArray(data9)){
 const len3 = data9.length;
 for(let i3=0; i3<len3; i3++){
 if(typeof data9[i3] !== "string"){
-const err14 = {instancePath:instancePath+"/outputModes/" + i3,schemaPath:"#/properties/outputModes/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err15 = {instancePath:instancePath+"/outputModes/" + i3,schemaPath:"#/properties/outputModes/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err14];
+vErrors = [err15];
 }
 else {
-vErrors.push(err14);
+vErrors.push(err15);
 }
 errors++;
 }
 }
 }
 else {
-const err15 = {instancePath:instancePath+"/outputModes",schemaPath:"#/properties/outputModes/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err16 = {instancePath:instancePath+"/outputModes",schemaPath:"#/properties/outputModes/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
-vErrors = [err15];
+vErrors = [err16];
 }
 else {
-vErrors.push(err15);
+vErrors.push(err16);
 }
 errors++;
 }
@@ -1754,24 +1767,24 @@ errors = vErrors.length;
 }
 }
 else {
-const err16 = {instancePath:instancePath+"/securityRequirements",schemaPath:"#/properties/securityRequirements/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err17 = {instancePath:instancePath+"/securityRequirements",schemaPath:"#/properties/securityRequirements/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
-vErrors = [err16];
+vErrors = [err17];
 }
 else {
-vErrors.push(err16);
+vErrors.push(err17);
 }
 errors++;
 }
 }
 }
 else {
-const err17 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err18 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err17];
+vErrors = [err18];
 }
 else {
-vErrors.push(err17);
+vErrors.push(err18);
 }
 errors++;
 }
@@ -2070,8 +2083,10 @@ errors++;
 }
 }
 if(data3.protocolBinding !== undefined){
-if(typeof data3.protocolBinding !== "string"){
-const err17 = {instancePath:instancePath+"/supportedInterfaces/" + i0+"/protocolBinding",schemaPath:"#/$defs/AgentInterface/properties/protocolBinding/type",keyword:"type",params:{type: "string"},message:"must be string"};
+let data5 = data3.protocolBinding;
+if(typeof data5 === "string"){
+if(func1(data5) < 1){
+const err17 = {instancePath:instancePath+"/supportedInterfaces/" + i0+"/protocolBinding",schemaPath:"#/$defs/AgentInterface/properties/protocolBinding/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -2081,9 +2096,8 @@ vErrors.push(err17);
 errors++;
 }
 }
-if(data3.tenant !== undefined){
-if(typeof data3.tenant !== "string"){
-const err18 = {instancePath:instancePath+"/supportedInterfaces/" + i0+"/tenant",schemaPath:"#/$defs/AgentInterface/properties/tenant/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err18 = {instancePath:instancePath+"/supportedInterfaces/" + i0+"/protocolBinding",schemaPath:"#/$defs/AgentInterface/properties/protocolBinding/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -2093,9 +2107,9 @@ vErrors.push(err18);
 errors++;
 }
 }
-if(data3.protocolVersion !== undefined){
-if(typeof data3.protocolVersion !== "string"){
-const err19 = {instancePath:instancePath+"/supportedInterfaces/" + i0+"/protocolVersion",schemaPath:"#/$defs/AgentInterface/properties/protocolVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data3.tenant !== undefined){
+if(typeof data3.tenant !== "string"){
+const err19 = {instancePath:instancePath+"/supportedInterfaces/" + i0+"/tenant",schemaPath:"#/$defs/AgentInterface/properties/tenant/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -2105,9 +2119,11 @@ vErrors.push(err19);
 errors++;
 }
 }
-}
-else {
-const err20 = {instancePath:instancePath+"/supportedInterfaces/" + i0,schemaPath:"#/$defs/AgentInterface/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data3.protocolVersion !== undefined){
+let data7 = data3.protocolVersion;
+if(typeof data7 === "string"){
+if(func1(data7) < 1){
+const err20 = {instancePath:instancePath+"/supportedInterfaces/" + i0+"/protocolVersion",schemaPath:"#/$defs/AgentInterface/properties/protocolVersion/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -2117,9 +2133,8 @@ vErrors.push(err20);
 errors++;
 }
 }
-}
 else {
-const err21 = {instancePath:instancePath+"/supportedInterfaces",schemaPath:"#/properties/supportedInterfaces/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err21 = {instancePath:instancePath+"/supportedInterfaces/" + i0+"/protocolVersion",schemaPath:"#/$defs/AgentInterface/properties/protocolVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -2129,11 +2144,9 @@ vErrors.push(err21);
 errors++;
 }
 }
-if(data.provider !== undefined){
-let data8 = data.provider;
-if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
-if(data8.url === undefined){
-const err22 = {instancePath:instancePath+"/provider",schemaPath:"#/$defs/AgentProvider/required",keyword:"required",params:{missingProperty: "url"},message:"must have required property '"+"url"+"'"};
+}
+else {
+const err22 = {instancePath:instancePath+"/supportedInterfaces/" + i0,schemaPath:"#/$defs/AgentInterface/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -2142,8 +2155,10 @@ vErrors.push(err22);
 }
 errors++;
 }
-if(data8.organization === undefined){
-const err23 = {instancePath:instancePath+"/provider",schemaPath:"#/$defs/AgentProvider/required",keyword:"required",params:{missingProperty: "organization"},message:"must have required property '"+"organization"+"'"};
+}
+}
+else {
+const err23 = {instancePath:instancePath+"/supportedInterfaces",schemaPath:"#/properties/supportedInterfaces/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -2152,11 +2167,12 @@ vErrors.push(err23);
 }
 errors++;
 }
-if(data8.url !== undefined){
-let data9 = data8.url;
-if(typeof data9 === "string"){
-if(!(formats0(data9))){
-const err24 = {instancePath:instancePath+"/provider/url",schemaPath:"#/$defs/AgentProvider/properties/url/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
+}
+if(data.provider !== undefined){
+let data8 = data.provider;
+if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
+if(data8.url === undefined){
+const err24 = {instancePath:instancePath+"/provider",schemaPath:"#/$defs/AgentProvider/required",keyword:"required",params:{missingProperty: "url"},message:"must have required property '"+"url"+"'"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -2165,9 +2181,8 @@ vErrors.push(err24);
 }
 errors++;
 }
-}
-else {
-const err25 = {instancePath:instancePath+"/provider/url",schemaPath:"#/$defs/AgentProvider/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data8.organization === undefined){
+const err25 = {instancePath:instancePath+"/provider",schemaPath:"#/$defs/AgentProvider/required",keyword:"required",params:{missingProperty: "organization"},message:"must have required property '"+"organization"+"'"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -2176,10 +2191,11 @@ vErrors.push(err25);
 }
 errors++;
 }
-}
-if(data8.organization !== undefined){
-if(typeof data8.organization !== "string"){
-const err26 = {instancePath:instancePath+"/provider/organization",schemaPath:"#/$defs/AgentProvider/properties/organization/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data8.url !== undefined){
+let data9 = data8.url;
+if(typeof data9 === "string"){
+if(!(formats0(data9))){
+const err26 = {instancePath:instancePath+"/provider/url",schemaPath:"#/$defs/AgentProvider/properties/url/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -2189,9 +2205,8 @@ vErrors.push(err26);
 errors++;
 }
 }
-}
 else {
-const err27 = {instancePath:instancePath+"/provider",schemaPath:"#/$defs/AgentProvider/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err27 = {instancePath:instancePath+"/provider/url",schemaPath:"#/$defs/AgentProvider/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -2201,9 +2216,9 @@ vErrors.push(err27);
 errors++;
 }
 }
-if(data.version !== undefined){
-if(typeof data.version !== "string"){
-const err28 = {instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data8.organization !== undefined){
+if(typeof data8.organization !== "string"){
+const err28 = {instancePath:instancePath+"/provider/organization",schemaPath:"#/$defs/AgentProvider/properties/organization/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -2213,11 +2228,9 @@ vErrors.push(err28);
 errors++;
 }
 }
-if(data.documentationUrl !== undefined){
-let data12 = data.documentationUrl;
-if(typeof data12 === "string"){
-if(!(formats0(data12))){
-const err29 = {instancePath:instancePath+"/documentationUrl",schemaPath:"#/properties/documentationUrl/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
+}
+else {
+const err29 = {instancePath:instancePath+"/provider",schemaPath:"#/$defs/AgentProvider/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -2227,13 +2240,39 @@ vErrors.push(err29);
 errors++;
 }
 }
-else {
-const err30 = {instancePath:instancePath+"/documentationUrl",schemaPath:"#/properties/documentationUrl/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.version !== undefined){
+if(typeof data.version !== "string"){
+const err30 = {instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err30];
 }
 else {
 vErrors.push(err30);
+}
+errors++;
+}
+}
+if(data.documentationUrl !== undefined){
+let data12 = data.documentationUrl;
+if(typeof data12 === "string"){
+if(!(formats0(data12))){
+const err31 = {instancePath:instancePath+"/documentationUrl",schemaPath:"#/properties/documentationUrl/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+}
+else {
+const err32 = {instancePath:instancePath+"/documentationUrl",schemaPath:"#/properties/documentationUrl/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
 }
 errors++;
 }
@@ -2255,12 +2294,12 @@ errors = vErrors.length;
 }
 }
 else {
-const err31 = {instancePath:instancePath+"/securitySchemes",schemaPath:"#/properties/securitySchemes/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err33 = {instancePath:instancePath+"/securitySchemes",schemaPath:"#/properties/securitySchemes/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err31];
+vErrors = [err33];
 }
 else {
-vErrors.push(err31);
+vErrors.push(err33);
 }
 errors++;
 }
@@ -2277,33 +2316,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err32 = {instancePath:instancePath+"/securityRequirements",schemaPath:"#/properties/securityRequirements/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err32];
-}
-else {
-vErrors.push(err32);
-}
-errors++;
-}
-}
-if(data.defaultInputModes !== undefined){
-let data18 = data.defaultInputModes;
-if(Array.isArray(data18)){
-if(data18.length < 1){
-const err33 = {instancePath:instancePath+"/defaultInputModes",schemaPath:"#/properties/defaultInputModes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
-if(vErrors === null){
-vErrors = [err33];
-}
-else {
-vErrors.push(err33);
-}
-errors++;
-}
-const len2 = data18.length;
-for(let i2=0; i2<len2; i2++){
-if(typeof data18[i2] !== "string"){
-const err34 = {instancePath:instancePath+"/defaultInputModes/" + i2,schemaPath:"#/properties/defaultInputModes/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err34 = {instancePath:instancePath+"/securityRequirements",schemaPath:"#/properties/securityRequirements/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -2313,9 +2326,11 @@ vErrors.push(err34);
 errors++;
 }
 }
-}
-else {
-const err35 = {instancePath:instancePath+"/defaultInputModes",schemaPath:"#/properties/defaultInputModes/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data.defaultInputModes !== undefined){
+let data18 = data.defaultInputModes;
+if(Array.isArray(data18)){
+if(data18.length < 1){
+const err35 = {instancePath:instancePath+"/defaultInputModes",schemaPath:"#/properties/defaultInputModes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -2324,12 +2339,10 @@ vErrors.push(err35);
 }
 errors++;
 }
-}
-if(data.defaultOutputModes !== undefined){
-let data20 = data.defaultOutputModes;
-if(Array.isArray(data20)){
-if(data20.length < 1){
-const err36 = {instancePath:instancePath+"/defaultOutputModes",schemaPath:"#/properties/defaultOutputModes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+const len2 = data18.length;
+for(let i2=0; i2<len2; i2++){
+if(typeof data18[i2] !== "string"){
+const err36 = {instancePath:instancePath+"/defaultInputModes/" + i2,schemaPath:"#/properties/defaultInputModes/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -2338,10 +2351,10 @@ vErrors.push(err36);
 }
 errors++;
 }
-const len3 = data20.length;
-for(let i3=0; i3<len3; i3++){
-if(typeof data20[i3] !== "string"){
-const err37 = {instancePath:instancePath+"/defaultOutputModes/" + i3,schemaPath:"#/properties/defaultOutputModes/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+}
+else {
+const err37 = {instancePath:instancePath+"/defaultInputModes",schemaPath:"#/properties/defaultInputModes/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -2351,9 +2364,11 @@ vErrors.push(err37);
 errors++;
 }
 }
-}
-else {
-const err38 = {instancePath:instancePath+"/defaultOutputModes",schemaPath:"#/properties/defaultOutputModes/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data.defaultOutputModes !== undefined){
+let data20 = data.defaultOutputModes;
+if(Array.isArray(data20)){
+if(data20.length < 1){
+const err38 = {instancePath:instancePath+"/defaultOutputModes",schemaPath:"#/properties/defaultOutputModes/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -2362,17 +2377,41 @@ vErrors.push(err38);
 }
 errors++;
 }
-}
-if(data.skills !== undefined){
-let data22 = data.skills;
-if(Array.isArray(data22)){
-if(data22.length < 1){
-const err39 = {instancePath:instancePath+"/skills",schemaPath:"#/properties/skills/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+const len3 = data20.length;
+for(let i3=0; i3<len3; i3++){
+if(typeof data20[i3] !== "string"){
+const err39 = {instancePath:instancePath+"/defaultOutputModes/" + i3,schemaPath:"#/properties/defaultOutputModes/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err39];
 }
 else {
 vErrors.push(err39);
+}
+errors++;
+}
+}
+}
+else {
+const err40 = {instancePath:instancePath+"/defaultOutputModes",schemaPath:"#/properties/defaultOutputModes/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err40];
+}
+else {
+vErrors.push(err40);
+}
+errors++;
+}
+}
+if(data.skills !== undefined){
+let data22 = data.skills;
+if(Array.isArray(data22)){
+if(data22.length < 1){
+const err41 = {instancePath:instancePath+"/skills",schemaPath:"#/properties/skills/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(vErrors === null){
+vErrors = [err41];
+}
+else {
+vErrors.push(err41);
 }
 errors++;
 }
@@ -2385,12 +2424,12 @@ errors = vErrors.length;
 }
 }
 else {
-const err40 = {instancePath:instancePath+"/skills",schemaPath:"#/properties/skills/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err42 = {instancePath:instancePath+"/skills",schemaPath:"#/properties/skills/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
-vErrors = [err40];
+vErrors = [err42];
 }
 else {
-vErrors.push(err40);
+vErrors.push(err42);
 }
 errors++;
 }
@@ -2407,32 +2446,7 @@ errors = vErrors.length;
 }
 }
 else {
-const err41 = {instancePath:instancePath+"/signatures",schemaPath:"#/properties/signatures/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err41];
-}
-else {
-vErrors.push(err41);
-}
-errors++;
-}
-}
-if(data.iconUrl !== undefined){
-let data26 = data.iconUrl;
-if(typeof data26 === "string"){
-if(!(formats0(data26))){
-const err42 = {instancePath:instancePath+"/iconUrl",schemaPath:"#/properties/iconUrl/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
-if(vErrors === null){
-vErrors = [err42];
-}
-else {
-vErrors.push(err42);
-}
-errors++;
-}
-}
-else {
-const err43 = {instancePath:instancePath+"/iconUrl",schemaPath:"#/properties/iconUrl/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err43 = {instancePath:instancePath+"/signatures",schemaPath:"#/properties/signatures/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -2442,14 +2456,39 @@ vErrors.push(err43);
 errors++;
 }
 }
-}
-else {
-const err44 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.iconUrl !== undefined){
+let data26 = data.iconUrl;
+if(typeof data26 === "string"){
+if(!(formats0(data26))){
+const err44 = {instancePath:instancePath+"/iconUrl",schemaPath:"#/properties/iconUrl/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
 if(vErrors === null){
 vErrors = [err44];
 }
 else {
 vErrors.push(err44);
+}
+errors++;
+}
+}
+else {
+const err45 = {instancePath:instancePath+"/iconUrl",schemaPath:"#/properties/iconUrl/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err45];
+}
+else {
+vErrors.push(err45);
+}
+errors++;
+}
+}
+}
+else {
+const err46 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err46];
+}
+else {
+vErrors.push(err46);
 }
 errors++;
 }
@@ -2527,8 +2566,10 @@ errors++;
 }
 }
 if(data.protocolBinding !== undefined){
-if(typeof data.protocolBinding !== "string"){
-const err5 = {instancePath:instancePath+"/protocolBinding",schemaPath:"#/properties/protocolBinding/type",keyword:"type",params:{type: "string"},message:"must be string"};
+let data1 = data.protocolBinding;
+if(typeof data1 === "string"){
+if(func1(data1) < 1){
+const err5 = {instancePath:instancePath+"/protocolBinding",schemaPath:"#/properties/protocolBinding/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -2538,9 +2579,8 @@ vErrors.push(err5);
 errors++;
 }
 }
-if(data.tenant !== undefined){
-if(typeof data.tenant !== "string"){
-const err6 = {instancePath:instancePath+"/tenant",schemaPath:"#/properties/tenant/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err6 = {instancePath:instancePath+"/protocolBinding",schemaPath:"#/properties/protocolBinding/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -2550,9 +2590,9 @@ vErrors.push(err6);
 errors++;
 }
 }
-if(data.protocolVersion !== undefined){
-if(typeof data.protocolVersion !== "string"){
-const err7 = {instancePath:instancePath+"/protocolVersion",schemaPath:"#/properties/protocolVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.tenant !== undefined){
+if(typeof data.tenant !== "string"){
+const err7 = {instancePath:instancePath+"/tenant",schemaPath:"#/properties/tenant/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -2562,14 +2602,39 @@ vErrors.push(err7);
 errors++;
 }
 }
-}
-else {
-const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.protocolVersion !== undefined){
+let data3 = data.protocolVersion;
+if(typeof data3 === "string"){
+if(func1(data3) < 1){
+const err8 = {instancePath:instancePath+"/protocolVersion",schemaPath:"#/properties/protocolVersion/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err8];
 }
 else {
 vErrors.push(err8);
+}
+errors++;
+}
+}
+else {
+const err9 = {instancePath:instancePath+"/protocolVersion",schemaPath:"#/properties/protocolVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+}
+else {
+const err10 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
 }
 errors++;
 }
@@ -2885,8 +2950,10 @@ vErrors.push(err3);
 errors++;
 }
 if(data.id !== undefined){
-if(typeof data.id !== "string"){
-const err4 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+let data0 = data.id;
+if(typeof data0 === "string"){
+if(func1(data0) < 1){
+const err4 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -2896,9 +2963,8 @@ vErrors.push(err4);
 errors++;
 }
 }
-if(data.name !== undefined){
-if(typeof data.name !== "string"){
-const err5 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err5 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -2908,9 +2974,9 @@ vErrors.push(err5);
 errors++;
 }
 }
-if(data.description !== undefined){
-if(typeof data.description !== "string"){
-const err6 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.name !== undefined){
+if(typeof data.name !== "string"){
+const err6 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -2920,11 +2986,9 @@ vErrors.push(err6);
 errors++;
 }
 }
-if(data.tags !== undefined){
-let data3 = data.tags;
-if(Array.isArray(data3)){
-if(data3.length < 1){
-const err7 = {instancePath:instancePath+"/tags",schemaPath:"#/properties/tags/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(data.description !== undefined){
+if(typeof data.description !== "string"){
+const err7 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -2933,10 +2997,12 @@ vErrors.push(err7);
 }
 errors++;
 }
-const len0 = data3.length;
-for(let i0=0; i0<len0; i0++){
-if(typeof data3[i0] !== "string"){
-const err8 = {instancePath:instancePath+"/tags/" + i0,schemaPath:"#/properties/tags/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+if(data.tags !== undefined){
+let data3 = data.tags;
+if(Array.isArray(data3)){
+if(data3.length < 1){
+const err8 = {instancePath:instancePath+"/tags",schemaPath:"#/properties/tags/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -2945,15 +3011,27 @@ vErrors.push(err8);
 }
 errors++;
 }
-}
-}
-else {
-const err9 = {instancePath:instancePath+"/tags",schemaPath:"#/properties/tags/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const len0 = data3.length;
+for(let i0=0; i0<len0; i0++){
+if(typeof data3[i0] !== "string"){
+const err9 = {instancePath:instancePath+"/tags/" + i0,schemaPath:"#/properties/tags/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err9];
 }
 else {
 vErrors.push(err9);
+}
+errors++;
+}
+}
+}
+else {
+const err10 = {instancePath:instancePath+"/tags",schemaPath:"#/properties/tags/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
 }
 errors++;
 }
@@ -2964,24 +3042,24 @@ if(Array.isArray(data5)){
 const len1 = data5.length;
 for(let i1=0; i1<len1; i1++){
 if(typeof data5[i1] !== "string"){
-const err10 = {instancePath:instancePath+"/examples/" + i1,schemaPath:"#/properties/examples/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err11 = {instancePath:instancePath+"/examples/" + i1,schemaPath:"#/properties/examples/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err10];
+vErrors = [err11];
 }
 else {
-vErrors.push(err10);
+vErrors.push(err11);
 }
 errors++;
 }
 }
 }
 else {
-const err11 = {instancePath:instancePath+"/examples",schemaPath:"#/properties/examples/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err12 = {instancePath:instancePath+"/examples",schemaPath:"#/properties/examples/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
-vErrors = [err11];
+vErrors = [err12];
 }
 else {
-vErrors.push(err11);
+vErrors.push(err12);
 }
 errors++;
 }
@@ -2992,24 +3070,24 @@ if(Array.isArray(data7)){
 const len2 = data7.length;
 for(let i2=0; i2<len2; i2++){
 if(typeof data7[i2] !== "string"){
-const err12 = {instancePath:instancePath+"/inputModes/" + i2,schemaPath:"#/properties/inputModes/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err13 = {instancePath:instancePath+"/inputModes/" + i2,schemaPath:"#/properties/inputModes/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err12];
+vErrors = [err13];
 }
 else {
-vErrors.push(err12);
+vErrors.push(err13);
 }
 errors++;
 }
 }
 }
 else {
-const err13 = {instancePath:instancePath+"/inputModes",schemaPath:"#/properties/inputModes/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err14 = {instancePath:instancePath+"/inputModes",schemaPath:"#/properties/inputModes/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
-vErrors = [err13];
+vErrors = [err14];
 }
 else {
-vErrors.push(err13);
+vErrors.push(err14);
 }
 errors++;
 }
@@ -3020,24 +3098,24 @@ if(Array.isArray(data9)){
 const len3 = data9.length;
 for(let i3=0; i3<len3; i3++){
 if(typeof data9[i3] !== "string"){
-const err14 = {instancePath:instancePath+"/outputModes/" + i3,schemaPath:"#/properties/outputModes/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err15 = {instancePath:instancePath+"/outputModes/" + i3,schemaPath:"#/properties/outputModes/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
-vErrors = [err14];
+vErrors = [err15];
 }
 else {
-vErrors.push(err14);
+vErrors.push(err15);
 }
 errors++;
 }
 }
 }
 else {
-const err15 = {instancePath:instancePath+"/outputModes",schemaPath:"#/properties/outputModes/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err16 = {instancePath:instancePath+"/outputModes",schemaPath:"#/properties/outputModes/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
-vErrors = [err15];
+vErrors = [err16];
 }
 else {
-vErrors.push(err15);
+vErrors.push(err16);
 }
 errors++;
 }
@@ -3054,24 +3132,24 @@ errors = vErrors.length;
 }
 }
 else {
-const err16 = {instancePath:instancePath+"/securityRequirements",schemaPath:"#/properties/securityRequirements/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err17 = {instancePath:instancePath+"/securityRequirements",schemaPath:"#/properties/securityRequirements/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
-vErrors = [err16];
+vErrors = [err17];
 }
 else {
-vErrors.push(err16);
+vErrors.push(err17);
 }
 errors++;
 }
 }
 }
 else {
-const err17 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err18 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err17];
+vErrors = [err18];
 }
 else {
-vErrors.push(err17);
+vErrors.push(err18);
 }
 errors++;
 }
@@ -7787,7 +7865,7 @@ validate104.evaluated = {"props":{"messageId":true,"contextId":true,"taskId":tru
 
 export const validateTaskPushNotificationConfig = validate106;
 const schema127 = {"title":"TaskPushNotificationConfig","description":"A webhook registration for a task's updates; it is both the request and the result of CreateTaskPushNotificationConfig. 1.0 has no separate PushNotificationConfig type; inside SendMessageConfiguration the taskId is left empty.","type":"object","properties":{"tenant":{"description":"Opaque routing identifier; must match the selected AgentInterface's tenant when that is set.","type":"string"},"id":{"description":"Identifier (e.g. a UUID) of this configuration; the server assigns one on create when it is absent.","type":"string"},"taskId":{"description":"Id of the task this configuration belongs to; empty when sent inside SendMessageConfiguration.","type":"string"},"url":{"description":"Absolute URL the notifications are POSTed to. REQUIRED.","type":"string","format":"uri"},"token":{"description":"Opaque token unique to this task or session, for the receiver to validate notifications.","type":"string"},"authentication":{"$ref":"#/$defs/AuthenticationInfo","description":"Credentials the agent presents when calling the webhook."}},"required":["url"]};
-const schema128 = {"title":"AuthenticationInfo","description":"How the agent authenticates to a push notification webhook: sent as `Authorization: <scheme> <credentials>`.","type":"object","properties":{"scheme":{"description":"HTTP authentication scheme from the IANA registry (e.g. Bearer, Basic, Digest), case-insensitive. REQUIRED.","type":"string"},"credentials":{"description":"The credentials for the scheme, e.g. the token for Bearer.","type":"string"}},"required":["scheme"]};
+const schema128 = {"title":"AuthenticationInfo","description":"How the agent authenticates to a push notification webhook: sent as `Authorization: <scheme> <credentials>`.","type":"object","properties":{"scheme":{"description":"HTTP authentication scheme from the IANA registry (e.g. Bearer, Basic, Digest), case-insensitive. REQUIRED.","type":"string","minLength":1},"credentials":{"description":"The credentials for the scheme, e.g. the token for Bearer.","type":"string"}},"required":["scheme"]};
 
 function validate106(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -7897,8 +7975,10 @@ vErrors.push(err7);
 errors++;
 }
 if(data5.scheme !== undefined){
-if(typeof data5.scheme !== "string"){
-const err8 = {instancePath:instancePath+"/authentication/scheme",schemaPath:"#/$defs/AuthenticationInfo/properties/scheme/type",keyword:"type",params:{type: "string"},message:"must be string"};
+let data6 = data5.scheme;
+if(typeof data6 === "string"){
+if(func1(data6) < 1){
+const err8 = {instancePath:instancePath+"/authentication/scheme",schemaPath:"#/$defs/AuthenticationInfo/properties/scheme/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -7908,9 +7988,8 @@ vErrors.push(err8);
 errors++;
 }
 }
-if(data5.credentials !== undefined){
-if(typeof data5.credentials !== "string"){
-const err9 = {instancePath:instancePath+"/authentication/credentials",schemaPath:"#/$defs/AuthenticationInfo/properties/credentials/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err9 = {instancePath:instancePath+"/authentication/scheme",schemaPath:"#/$defs/AuthenticationInfo/properties/scheme/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -7920,9 +7999,9 @@ vErrors.push(err9);
 errors++;
 }
 }
-}
-else {
-const err10 = {instancePath:instancePath+"/authentication",schemaPath:"#/$defs/AuthenticationInfo/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data5.credentials !== undefined){
+if(typeof data5.credentials !== "string"){
+const err10 = {instancePath:instancePath+"/authentication/credentials",schemaPath:"#/$defs/AuthenticationInfo/properties/credentials/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -7934,12 +8013,24 @@ errors++;
 }
 }
 else {
-const err11 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err11 = {instancePath:instancePath+"/authentication",schemaPath:"#/$defs/AuthenticationInfo/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err11];
 }
 else {
 vErrors.push(err11);
+}
+errors++;
+}
+}
+}
+else {
+const err12 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
 }
 errors++;
 }
@@ -7972,8 +8063,10 @@ vErrors.push(err0);
 errors++;
 }
 if(data.scheme !== undefined){
-if(typeof data.scheme !== "string"){
-const err1 = {instancePath:instancePath+"/scheme",schemaPath:"#/properties/scheme/type",keyword:"type",params:{type: "string"},message:"must be string"};
+let data0 = data.scheme;
+if(typeof data0 === "string"){
+if(func1(data0) < 1){
+const err1 = {instancePath:instancePath+"/scheme",schemaPath:"#/properties/scheme/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -7983,9 +8076,8 @@ vErrors.push(err1);
 errors++;
 }
 }
-if(data.credentials !== undefined){
-if(typeof data.credentials !== "string"){
-const err2 = {instancePath:instancePath+"/credentials",schemaPath:"#/properties/credentials/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err2 = {instancePath:instancePath+"/scheme",schemaPath:"#/properties/scheme/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -7995,14 +8087,26 @@ vErrors.push(err2);
 errors++;
 }
 }
-}
-else {
-const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.credentials !== undefined){
+if(typeof data.credentials !== "string"){
+const err3 = {instancePath:instancePath+"/credentials",schemaPath:"#/properties/credentials/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err3];
 }
 else {
 vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+else {
+const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
 }
 errors++;
 }

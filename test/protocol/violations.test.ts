@@ -1,0 +1,80 @@
+import { describe, expect, it } from 'vitest';
+import { A2A_1_0 } from '../../src/protocol/a2a-schema.js';
+import { CONTROL } from '../../src/protocol/control-schema.js';
+import { checkValue, type Checked } from '../../src/protocol/validation.js';
+import { fieldPath } from '../../src/protocol/violations.js';
+
+const message = (parts: unknown[]) => ({ message: { messageId: 'm-1', role: 'ROLE_USER', parts } });
+
+function violations(result: Checked<unknown>) {
+  return result.ok ? [] : result.violations;
+}
+
+describe('field violations from validator errors', () => {
+  it('a part with no content member gives one violation naming the four members', () => {
+    const result = checkValue(A2A_1_0, 'SendMessageRequest', message([{ mediaType: 'text/plain' }]), { fieldPrefix: 'params' });
+    expect(violations(result)).toEqual([
+      { field: 'params.message.parts[0]', description: 'must set exactly one of text, raw, url, data (none is set)', reason: 'ONEOF_VIOLATION' },
+    ]);
+  });
+
+  it('a part with two content members says which two', () => {
+    const result = checkValue(A2A_1_0, 'SendMessageRequest', message([{ text: 'a' }, { text: 'b', url: 'https://x.test/a' }]));
+    expect(violations(result)).toEqual([
+      { field: 'message.parts[1]', description: 'must set exactly one of text, raw, url, data (text and url are set)', reason: 'ONEOF_VIOLATION' },
+    ]);
+  });
+
+  it('a wrongly typed member inside a valid part is reported at that member only', () => {
+    expect(violations(checkValue(A2A_1_0, 'Message', { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 7 }] }))).toEqual([
+      { field: 'parts[0].text', description: 'must be a string, got a number', reason: 'INVALID_TYPE' },
+    ]);
+  });
+
+  it('empty parts, a bad role and a timestamp with an offset each get their own precise violation', () => {
+    expect(violations(checkValue(A2A_1_0, 'Message', { messageId: 'm', role: 'agent', parts: [] })).map((v) => [v.field, v.reason])).toEqual([
+      ['role', 'INVALID_ENUM'],
+      ['parts', 'TOO_FEW_ITEMS'],
+    ]);
+    const status = checkValue(A2A_1_0, 'TaskStatus', { state: 'TASK_STATE_WORKING', timestamp: '2025-10-28T10:30:00+02:00' });
+    expect(violations(status)).toEqual([
+      { field: 'timestamp', description: 'must be an RFC 3339 timestamp in UTC ending in Z, e.g. 2025-10-28T10:30:00.000Z', reason: 'INVALID_FORMAT' },
+    ]);
+  });
+
+  it('pageSize and historyLength out of range', () => {
+    const result = checkValue(A2A_1_0, 'ListTasksRequest', { pageSize: 150, historyLength: -1 }, { fieldPrefix: 'params' });
+    expect(violations(result)).toEqual([
+      { field: 'params.pageSize', description: 'must be <= 100', reason: 'OUT_OF_RANGE' },
+      { field: 'params.historyLength', description: 'must be >= 0', reason: 'OUT_OF_RANGE' },
+    ]);
+  });
+
+  it('a JSON-RPC id of the wrong type collapses the union into one violation', () => {
+    const result = checkValue(A2A_1_0, 'JSONRPCRequest', { jsonrpc: '2.0', id: true, method: 'GetTask' });
+    expect(violations(result)).toEqual([{ field: 'id', description: 'must be a string or an integer', reason: 'INVALID_VALUE' }]);
+  });
+
+  it('an unknown control action names every known action', () => {
+    const result = checkValue(CONTROL, 'ControlAction', { action: 'inbound.explode', id: 'x' }, { flavour: 'exact' });
+    const [only, ...rest] = violations(result);
+    expect(rest).toEqual([]);
+    expect(only?.field).toBe('action');
+    expect(only?.description).toMatch(/^must be one of "inbound\.create", .*"session\.close", got "inbound\.explode"$/);
+  });
+
+  it('a control action with a member it does not take lists the members it does', () => {
+    const result = checkValue(CONTROL, 'ControlAction', { action: 'inbound.enable', id: 'x', name: 'y' }, { flavour: 'exact' });
+    expect(violations(result)).toEqual([
+      { field: 'name', description: 'is not a member of this object; known members: action, id', reason: 'UNKNOWN_MEMBER' },
+    ]);
+  });
+});
+
+describe('fieldPath', () => {
+  it('writes JSON pointers the way google.rpc.BadRequest field paths read', () => {
+    expect(fieldPath('/message/parts/0/text', 'params')).toBe('params.message.parts[0].text');
+    expect(fieldPath('/metadata/a~1b', '')).toBe('metadata["a/b"]');
+    expect(fieldPath('', 'params')).toBe('params');
+  });
+});
