@@ -41,7 +41,7 @@ export function enumValues(family: Family, def: string): string[] {
   return values.map(String);
 }
 
-/** `TaskNotFoundError` → `taskNotFoundError`. */
+/** `TaskNotFoundError` → `taskNotFoundError`, `JSONParseError` → `jsonParseError`. */
 export function lowerFirst(name: string): string {
-  return name.charAt(0).toLowerCase() + name.slice(1);
+  return name.replace(/^[A-Z]+(?=[A-Z][a-z])|^[A-Z]+$|^[A-Z]/, (head) => head.toLowerCase());
 }

@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { runGenerate } from '../../codegen/main.js';
+import { ConfigError } from '../config.js';
+import { addServeCommand } from './serve.js';
 
 function packageVersion(): string {
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -30,6 +32,7 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
       setExitCode(await runGenerate(args));
     });
 
+  addServeCommand(program, setExitCode);
   return program;
 }
 
@@ -44,6 +47,10 @@ export async function main(argv: string[]): Promise<number> {
     return exitCode;
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode;
+    if (error instanceof ConfigError) {
+      console.error(error.message);
+      return 2;
+    }
     console.error(error instanceof Error ? error.message : String(error));
     return 2;
   }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import * as registry from '../../generated/a2a/1.0/errors.js';
 import { ERRORS, SPEC_ERROR_BY_CODE, ERROR_BY_REASON, type ErrorName } from '../../generated/a2a/1.0/errors.js';
+import { lowerFirst } from '../../codegen/tables.js';
 import { A2AError } from '../../src/protocol/a2a-error.js';
 import { A2A_1_0 } from '../../src/protocol/a2a-schema.js';
 import { checkValue } from '../../src/protocol/validation.js';
@@ -24,7 +25,7 @@ const SPEC_1_0_1: [ErrorName, number, string, number, string][] = [
 ];
 
 function constructorOf(name: string): (message?: string, options?: ConstructorParameters<typeof A2AError>[2]) => A2AError {
-  const key = name.charAt(0).toLowerCase() + name.slice(1);
+  const key = lowerFirst(name);
   const candidate = (registry as unknown as Record<string, unknown>)[key];
   if (typeof candidate !== 'function') throw new Error(`no constructor ${key}`);
   return candidate as (message?: string) => A2AError;

@@ -227,6 +227,16 @@ export const ERRORS = {
     "grpcStatus": "NOT_FOUND",
     "message": "Not found"
   },
+  MethodNotAllowedError: {
+    "name": "MethodNotAllowedError",
+    "category": "hub",
+    "code": -32600,
+    "reason": "METHOD_NOT_ALLOWED",
+    "domain": "a2a-hub.dev",
+    "httpStatus": 405,
+    "grpcStatus": "UNIMPLEMENTED",
+    "message": "Method not allowed"
+  },
 } as const satisfies Record<string, ErrorDefinition>;
 
 export type ErrorName = keyof typeof ERRORS;
@@ -255,7 +265,7 @@ export const ERROR_BY_REASON: ReadonlyMap<string, ErrorName> = new Map(
 );
 
 /** Parse error. The request body is not well-formed JSON. The JSON-RPC response carries id null because no id could be read. */
-export function jSONParseError(message?: string, options?: A2AErrorOptions): A2AError {
+export function jsonParseError(message?: string, options?: A2AErrorOptions): A2AError {
   return new A2AError(ERRORS.JSONParseError, message, options);
 }
 
@@ -347,4 +357,9 @@ export function unsupportedMediaTypeError(message?: string, options?: A2AErrorOp
 /** Not found (a2a-hub transport error). a2a-hub's own error: the HTTP path and verb match no route of the HTTP+JSON binding (unknown routes MUST give 404). */
 export function notFoundError(message?: string, options?: A2AErrorOptions): A2AError {
   return new A2AError(ERRORS.NotFoundError, message, options);
+}
+
+/** Method not allowed (a2a-hub transport error). a2a-hub's own: an HTTP method the path does not serve (e.g. GET on a JSON-RPC endpoint). The response carries an Allow header. */
+export function methodNotAllowedError(message?: string, options?: A2AErrorOptions): A2AError {
+  return new A2AError(ERRORS.MethodNotAllowedError, message, options);
 }

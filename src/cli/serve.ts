@@ -1,0 +1,75 @@
+import type { Command } from 'commander';
+import { resolveConfig } from '../config.js';
+import { startHub, type Hub } from '../hub.js';
+
+interface ServeFlags {
+  host?: string;
+  port?: string;
+  dataDir?: string;
+  config?: string;
+}
+
+/** `a2a-hub serve`: starts the hub and prints where everything is, like seed 002 §1.4. */
+export function addServeCommand(program: Command, setExitCode: (code: number) => void): void {
+  program
+    .command('serve')
+    .description('start the hub (SQLite under the data dir, a default echo agent on first start)')
+    .option('--host <address>', 'address to listen on [env A2A_HUB_HOST] (default 127.0.0.1)')
+    .option('--port <port>', 'port; 0 picks a free one [env A2A_HUB_PORT] (default 3080)')
+    .option('--data-dir <dir>', 'folder for the database [env A2A_HUB_DATA_DIR] (default .a2a-hub)')
+    .option('--config <file>', 'JSON config file, see docs/configuration.md [env A2A_HUB_CONFIG]')
+    .action(async (flags: ServeFlags) => {
+      const file = flags.config ?? process.env['A2A_HUB_CONFIG'];
+      const config = resolveConfig({
+        ...(file ? { file } : {}),
+        env: process.env,
+        flags: {
+          ...(flags.host ? { host: flags.host } : {}),
+          ...(flags.port ? { port: Number(flags.port) } : {}),
+          ...(flags.dataDir ? { dataDir: flags.dataDir } : {}),
+        },
+      });
+      const hub = await startHub(config);
+      printBanner(hub);
+      await untilSignal(hub);
+      setExitCode(0);
+    });
+}
+
+function printBanner(hub: Hub): void {
+  const agent = hub.inbounds.defaultAgent();
+  const lines = [
+    `a2a-hub (A2A ${'1.0'}) listening`,
+    `Server URL:   ${hub.url}`,
+    `AgentCard:    ${hub.url}/.well-known/agent-card.json`,
+    ...hub.inbounds
+      .list()
+      .filter((inbound) => inbound.enabled)
+      .flatMap((inbound) => [`JSON-RPC:     ${hub.url}${inbound.endpointPath}   (${inbound.id}, preset ${inbound.preset})`, `  its card:   ${hub.url}${inbound.endpointPath}/agent-card.json`]),
+    `Data:         ${hub.config.store === 'sqlite' ? hub.config.dataDir : 'in memory (lost on exit)'}`,
+    ...(agent === undefined ? ['No enabled inbound agent: create one through the control API.'] : []),
+    'Stop with Ctrl-C (running tasks get a grace period).',
+  ];
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+/** Resolves after SIGINT or SIGTERM has shut the hub down; a second signal exits at once. */
+function untilSignal(hub: Hub): Promise<void> {
+  return new Promise((resolve) => {
+    let stopping = false;
+    const stop = (signal: NodeJS.Signals): void => {
+      if (stopping) {
+        process.stderr.write(`${signal} again: exiting without waiting\n`);
+        process.exit(1);
+      }
+      stopping = true;
+      process.stdout.write(`${signal}: shutting down (grace ${hub.config.shutdownGraceMs} ms)\n`);
+      hub.close().then(resolve, (error: unknown) => {
+        process.stderr.write(`shutdown failed: ${String(error)}\n`);
+        resolve();
+      });
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+}

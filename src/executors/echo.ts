@@ -1,0 +1,67 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Part } from '../../generated/a2a/1.0/types.js';
+import type { AgentExecutor, ExecutionEvents, ExecutionRequest } from './executor.js';
+import { parseTestDirective } from './test-directives.js';
+
+/**
+ * The `echo` preset: answers every message with `echo: <text>`, streamed as artifact chunks,
+ * and obeys the test directives (test-directives.ts) so every lifecycle can be reached.
+ */
+export const echoExecutor: AgentExecutor = {
+  async execute(request: ExecutionRequest, events: ExecutionEvents, signal: AbortSignal): Promise<void> {
+    const directive = parseTestDirective(request.message, request.text);
+    if (directive.outcome === 'message' && !request.resumed) {
+      events.reply(`echo: ${describe(request.message.parts)}`);
+      return;
+    }
+    events.working();
+    for (let step = 1; step <= directive.steps; step += 1) {
+      await sleep(directive.stepMs, undefined, { signal }).catch(() => undefined);
+      if (signal.aborted) return;
+      events.working(`step ${step} of ${directive.steps}`);
+    }
+    switch (directive.outcome) {
+      case 'input-required':
+        return events.inputRequired('echo needs more input: send another message with this taskId');
+      case 'auth-required':
+        return events.authRequired('echo needs authentication: send another message with this taskId once authorised');
+      case 'failed':
+        return events.fail('echo failed as the test directive asked');
+      case 'rejected':
+        return events.reject('echo rejected the task as the test directive asked');
+      default:
+        break;
+    }
+    const reply = `echo: ${describe(request.message.parts)}`;
+    const chunks = split(reply, directive.chunks);
+    let artifactId: string | undefined;
+    chunks.forEach((chunk, index) => {
+      artifactId = events.artifact({
+        ...(artifactId === undefined ? { name: 'echo' } : { artifactId }),
+        parts: chunk,
+        append: index > 0,
+        lastChunk: index === chunks.length - 1,
+      });
+    });
+    events.complete();
+  },
+};
+
+/** What the message said, with non-text parts named rather than dumped. */
+function describe(parts: readonly Part[]): string {
+  return parts
+    .map((part) => {
+      if (typeof part.text === 'string') return part.text.replace(/^::.*$/gm, '').trim();
+      const kind = part.raw !== undefined ? 'file' : part.url !== undefined ? `link ${part.url}` : 'data';
+      return `[${kind}${part.filename ? ` ${part.filename}` : ''}${part.mediaType ? ` ${part.mediaType}` : ''}]`;
+    })
+    .filter((text) => text !== '')
+    .join('\n');
+}
+
+function split(text: string, count: number): string[] {
+  const size = Math.max(1, Math.ceil(text.length / count));
+  const chunks: string[] = [];
+  for (let start = 0; start < text.length; start += size) chunks.push(text.slice(start, start + size));
+  return chunks.length > 0 ? chunks : [''];
+}

@@ -1,0 +1,91 @@
+import type { Artifact, Message, Part, Task } from '../../generated/a2a/1.0/types.js';
+
+/**
+ * What an agent implements to be hosted by a2a-hub. The hub owns the protocol: it creates
+ * and stores the task, streams frames, enforces the state machine and handles cancel.
+ * The executor only decides what to say:
+ *
+ * ```ts
+ * const shout: AgentExecutor = {
+ *   async execute(request, events) {
+ *     events.complete(request.text.toUpperCase());
+ *   },
+ * };
+ * ```
+ *
+ * Returning without a final status completes the task; throwing fails it (the error
+ * message becomes the status message, the stack never leaves the hub). When the caller
+ * cancels, `signal` aborts and every later event is ignored.
+ */
+export interface AgentExecutor {
+  execute(request: ExecutionRequest, events: ExecutionEvents, signal: AbortSignal): Promise<void>;
+}
+
+export interface ExecutionRequest {
+  readonly instanceId: string;
+  readonly taskId: string;
+  readonly contextId: string;
+  /** The skill the message asked for (`metadata.skill`), already checked against the card. */
+  readonly skill: string;
+  /** The message that started or resumed the task. */
+  readonly message: Message;
+  /** The text of the message's text parts, joined with newlines. */
+  readonly text: string;
+  /** The task as stored before this execution (whole history, all artifacts). */
+  readonly task: Task;
+  /** Whether this message resumes a task that was waiting for input or authentication. */
+  readonly resumed: boolean;
+  /** Media types the client accepts for output; empty when it did not say. */
+  readonly acceptedOutputModes: readonly string[];
+  /** State kept for the conversation (instance, contextId) across messages and tasks. */
+  readonly session: SessionState;
+}
+
+export interface SessionState {
+  readonly contextId: string;
+  /** Scratch space the executor may use for the conversation; lives as long as the session. */
+  readonly values: Map<string, unknown>;
+}
+
+/** Text, a single part, or parts: whatever is easiest for the executor to hand over. */
+export type Content = string | Part | readonly Part[];
+
+export interface ArtifactChunk {
+  /** Defaults to a fresh id for a new artifact; repeat it to add to an artifact. */
+  readonly artifactId?: string;
+  readonly name?: string;
+  readonly description?: string;
+  readonly parts: Content;
+  /** Add these parts to the artifact already sent with this artifactId. */
+  readonly append?: boolean;
+  /** This is the final chunk of the artifact. */
+  readonly lastChunk?: boolean;
+  readonly metadata?: Artifact['metadata'];
+}
+
+export interface ExecutionEvents {
+  /** WORKING, optionally with a progress message. */
+  working(message?: Content): void;
+  /** Emits an artifact or a chunk of one; returns its artifactId. */
+  artifact(chunk: ArtifactChunk): string;
+  complete(message?: Content): void;
+  fail(message: Content): void;
+  reject(message: Content): void;
+  inputRequired(message: Content): void;
+  authRequired(message: Content): void;
+  /**
+   * Answers with a direct Message instead of a task. Only as the first and only event of a
+   * new request; the hub then stores no task.
+   */
+  reply(message: Content): void;
+}
+
+export function toParts(content: Content): Part[] {
+  if (typeof content === 'string') return [{ text: content }];
+  if (Array.isArray(content)) return [...(content as readonly Part[])];
+  return [content as Part];
+}
+
+export function textOf(message: Pick<Message, 'parts'>): string {
+  return message.parts.flatMap((part) => (typeof part.text === 'string' ? [part.text] : [])).join('\n');
+}

@@ -1,0 +1,58 @@
+import type { AgentSkill } from '../../generated/a2a/1.0/types.js';
+import { echoExecutor } from './echo.js';
+import type { AgentExecutor } from './executor.js';
+import { TEST_DIRECTIVES_EXTENSION } from './test-directives.js';
+
+/** A kind of agent an inbound instance can run: its executor and what its card says about it. */
+export interface Preset {
+  readonly id: string;
+  readonly name: string;
+  readonly description: string;
+  readonly executor: AgentExecutor;
+  /** Skills advertised when the instance configures none. */
+  readonly skills: readonly AgentSkill[];
+  readonly inputModes: readonly string[];
+  readonly outputModes: readonly string[];
+  /** Extension URIs the preset implements (declared on the card, never required). */
+  readonly extensions: readonly string[];
+}
+
+export const DEFAULT_PRESET = 'echo';
+
+const BUILT_IN: readonly Preset[] = [
+  {
+    id: 'echo',
+    name: 'Echo',
+    description: 'Replies with the text it receives, streamed in chunks; obeys the a2a-hub test directives.',
+    executor: echoExecutor,
+    skills: [
+      {
+        id: 'chat',
+        name: 'chat',
+        description: 'Echoes the message back as an artifact.',
+        tags: ['echo', 'test'],
+        examples: ['hello', '::input-required', '::slow 5'],
+      },
+    ],
+    inputModes: ['text/plain', 'application/json'],
+    outputModes: ['text/plain'],
+    extensions: [TEST_DIRECTIVES_EXTENSION],
+  },
+];
+
+/** The presets an instance can be created with; custom executors register here too. */
+export class PresetRegistry {
+  readonly #presets = new Map<string, Preset>(BUILT_IN.map((preset) => [preset.id, preset]));
+
+  register(preset: Preset): void {
+    this.#presets.set(preset.id, preset);
+  }
+
+  get(id: string): Preset | undefined {
+    return this.#presets.get(id);
+  }
+
+  list(): Preset[] {
+    return [...this.#presets.values()];
+  }
+}

@@ -1,0 +1,70 @@
+import Router from '@koa/router';
+import Koa from 'koa';
+import { internalError } from '../../generated/a2a/1.0/errors.js';
+import type { AgentDirectory } from '../inbound/inbound-agent.js';
+import { serveCard } from './card-endpoint.js';
+import { respondMethodNotAllowed, respondNotFound, respondWithError } from './http-errors.js';
+import { serveJsonRpc, type JsonRpcEndpointOptions } from './jsonrpc-endpoint.js';
+
+export interface HttpAppOptions extends JsonRpcEndpointOptions {
+  readonly directory: AgentDirectory;
+  readonly cardMaxAgeSeconds: number;
+  /** Extra routes (the control API) mounted before the agent endpoints. */
+  readonly routers?: readonly Router[];
+}
+
+const CARD_SUFFIX = '/agent-card.json';
+
+/**
+ * The hub's HTTP surface. Inbound agents are resolved per request from the directory, so
+ * creating, moving, disabling or removing an instance takes effect on the next request
+ * without re-registering routes. Anything unmatched is a JSON 404; nothing renders HTML and
+ * no stack trace leaves the process.
+ */
+export function createHttpApp(options: HttpAppOptions): Koa {
+  const app = new Koa();
+  app.proxy = options.trustProxy;
+  app.silent = true;
+  app.on('error', (error: Error & { code?: string; expose?: boolean }) => {
+    // A client that disconnects mid-stream is routine, and exposed 4xx errors were answered.
+    if (error.code === 'ERR_STREAM_PREMATURE_CLOSE' || error.code === 'ECONNRESET' || error.expose) return;
+    options.log('error', 'unhandled HTTP error', { error: error.stack ?? String(error) });
+  });
+
+  app.use(async (ctx, next) => {
+    try {
+      await next();
+    } catch (error) {
+      options.log('error', 'request failed', { path: ctx.path, error: error instanceof Error ? error.stack : String(error) });
+      if (!ctx.headerSent) respondWithError(ctx, internalError('the server failed to handle the request; it has been logged'));
+    }
+  });
+
+  const wellKnown = new Router();
+  wellKnown.get('/.well-known/agent-card.json', (ctx) => {
+    const agent = options.directory.defaultAgent();
+    if (agent === undefined) return respondNotFound(ctx);
+    serveCard(ctx, agent, { ...options, maxAgeSeconds: options.cardMaxAgeSeconds });
+  });
+  for (const router of [wellKnown, ...(options.routers ?? [])]) app.use(router.routes()).use(router.allowedMethods());
+
+  app.use(async (ctx, next) => {
+    const path = ctx.path.length > 1 ? ctx.path.replace(/\/+$/, '') : ctx.path;
+    if (path.endsWith(CARD_SUFFIX)) {
+      const agent = options.directory.byEndpointPath(path.slice(0, -CARD_SUFFIX.length));
+      if (agent !== undefined) {
+        if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return respondMethodNotAllowed(ctx, ['GET']);
+        return serveCard(ctx, agent, { ...options, maxAgeSeconds: options.cardMaxAgeSeconds });
+      }
+    }
+    const agent = options.directory.byEndpointPath(path);
+    if (agent !== undefined) {
+      if (ctx.method !== 'POST') return respondMethodNotAllowed(ctx, ['POST']);
+      return serveJsonRpc(ctx, agent, options);
+    }
+    await next();
+  });
+
+  app.use((ctx) => respondNotFound(ctx));
+  return app;
+}

@@ -1,0 +1,31 @@
+import getRawBody from 'raw-body';
+import type { Context } from 'koa';
+import { jsonParseError, payloadTooLargeError, unsupportedMediaTypeError } from '../../generated/a2a/1.0/errors.js';
+
+const JSON_TYPES = new Set(['application/json', 'application/a2a+json']);
+
+/**
+ * Reads and parses a JSON request body under a size cap. Oversized bodies are refused from
+ * Content-Length before reading, or as soon as the stream passes the cap.
+ */
+export async function readJsonBody(ctx: Context, limitBytes: number): Promise<unknown> {
+  const type = (ctx.get('content-type').split(';')[0] ?? '').trim().toLowerCase();
+  if (!JSON_TYPES.has(type)) {
+    throw unsupportedMediaTypeError(`Content-Type must be application/json or application/a2a+json, got ${type === '' ? 'none' : JSON.stringify(type)}`);
+  }
+  let text: string;
+  try {
+    text = await getRawBody(ctx.req, { limit: limitBytes, length: ctx.get('content-length') || undefined, encoding: 'utf8' });
+  } catch (error) {
+    const failure = error as { type?: string };
+    if (failure.type === 'entity.too.large') {
+      throw payloadTooLargeError(`the request body exceeds the limit of ${limitBytes} bytes`, { metadata: { limitBytes: String(limitBytes) } });
+    }
+    throw jsonParseError('the request body could not be read', { cause: error });
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    throw jsonParseError(`the body is not valid JSON: ${(error as Error).message}`);
+  }
+}

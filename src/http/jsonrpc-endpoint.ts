@@ -1,0 +1,108 @@
+import type { Context } from 'koa';
+import { internalError, rateLimitedError, unauthenticatedError } from '../../generated/a2a/1.0/errors.js';
+import { METHODS } from '../../generated/a2a/1.0/methods.js';
+import type { StreamResponse } from '../../generated/a2a/1.0/types.js';
+import { validateStreamResponse, type Validator } from '../../generated/a2a/1.0/validators.js';
+import type { InboundAgent } from '../inbound/inbound-agent.js';
+import { isA2AError, type A2AError } from '../protocol/a2a-error.js';
+import type { A2AHandler } from '../protocol/a2a-handler.js';
+import { errorResponse, parseCall, successResponse, type JsonRpcId } from '../protocol/jsonrpc.js';
+import { negotiateVersion, SERVED_VERSION, type VersionPolicy } from '../protocol/versions.js';
+import { baseUrlOf, type BaseUrlOptions } from './base-url.js';
+import { bearerMatches } from './bearer.js';
+import { readJsonBody } from './body.js';
+import type { RateLimiter } from './rate-limit.js';
+import { openSse } from './sse.js';
+import { pipeFramesToSse } from './sse-frames.js';
+
+export interface JsonRpcEndpointOptions extends BaseUrlOptions {
+  readonly handler: A2AHandler;
+  readonly bodyLimitBytes: number;
+  readonly version: VersionPolicy;
+  readonly rateLimiter?: RateLimiter;
+  /** Validate every result and frame before it is sent, and log what does not conform. */
+  readonly selfCheck: boolean;
+  readonly log: (level: 'warn' | 'error', message: string, details?: Record<string, unknown>) => void;
+}
+
+/**
+ * The JSON-RPC binding of one inbound agent: transport checks in a fixed order (rate limit,
+ * authentication, content type, size, JSON, envelope, version, method, params), then the
+ * transport-neutral handler, then a JSON body or an SSE stream. Every failure is a JSON-RPC
+ * error object with an ErrorInfo; HTTP status is 200 except for the transport failures that
+ * have their own (401, 413, 415, 429).
+ */
+export async function serveJsonRpc(ctx: Context, agent: InboundAgent, options: JsonRpcEndpointOptions): Promise<void> {
+  ctx.set('A2A-Version', SERVED_VERSION);
+  let id: JsonRpcId = null;
+  try {
+    const wait = options.rateLimiter?.take(ctx.socket.remoteAddress ?? 'unknown') ?? 0;
+    if (wait > 0) {
+      ctx.set('Retry-After', String(wait));
+      throw rateLimitedError(`too many requests from this address; retry in ${wait} s`);
+    }
+    if (agent.tokenDigest !== undefined && !bearerMatches(ctx.get('authorization') || undefined, agent.tokenDigest)) {
+      ctx.set('WWW-Authenticate', `Bearer realm="${agent.id}"`);
+      throw unauthenticatedError(ctx.get('authorization') ? 'the bearer token is not valid for this agent' : 'this agent requires Authorization: Bearer <token>');
+    }
+    const parsed = parseCall(await readJsonBody(ctx, options.bodyLimitBytes));
+    id = parsed.ok ? (parsed.call.id ?? null) : parsed.id;
+    if (!parsed.ok) throw parsed.error;
+    const version = negotiateVersion(ctx.get('a2a-version') || queryVersion(ctx), options.version);
+    if (!version.ok) throw version.error;
+    const { call } = parsed;
+    const lastEventId = Number.parseInt(ctx.get('last-event-id'), 10);
+    const result = await options.handler.call(call.method, call.params as never, {
+      agent,
+      baseUrl: baseUrlOf(ctx, options),
+      ...(Number.isSafeInteger(lastEventId) && lastEventId >= 0 ? { lastEventId } : {}),
+    });
+    if (call.notification) {
+      if (result.kind === 'stream') result.frames.end();
+      ctx.status = 204;
+      return;
+    }
+    if (result.kind === 'result') {
+      if (options.selfCheck) selfCheck(METHODS[call.method].validateResult, result.result, call.method, options);
+      respond(ctx, 200, successResponse(id, result.result));
+      return;
+    }
+    const requestId = id;
+    const sse = openSse(ctx, { 'A2A-Version': SERVED_VERSION });
+    pipeFramesToSse(result.frames, sse, (frame: StreamResponse) => {
+      if (options.selfCheck) selfCheck(validateStreamResponse, frame, call.method, options);
+      return JSON.stringify(successResponse(requestId, frame));
+    });
+  } catch (error) {
+    const wireError = toWireError(error, options);
+    const status = wireError.definition.category === 'hub' ? wireError.definition.httpStatus : 200;
+    respond(ctx, status, errorResponse(id, wireError));
+  }
+}
+
+/** A2A-Version may also come as a query parameter (spec §3.6.1). */
+function queryVersion(ctx: Context): string | undefined {
+  const value = ctx.query['A2A-Version'] ?? ctx.query['a2a-version'];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function respond(ctx: Context, status: number, body: unknown): void {
+  ctx.status = status;
+  ctx.type = 'application/json';
+  ctx.body = JSON.stringify(body);
+}
+
+/** A2A errors go out as they are; anything else is ours, logged, and reported without details. */
+function toWireError(error: unknown, options: JsonRpcEndpointOptions): A2AError {
+  if (isA2AError(error)) return error;
+  options.log('error', 'unexpected error while handling a JSON-RPC request', { error: error instanceof Error ? error.stack : String(error) });
+  return internalError('the server failed to handle the request; it has been logged');
+}
+
+/** Our own output must validate; a failure is a bug in the hub, logged with what was wrong. */
+function selfCheck(validate: Validator<unknown>, value: unknown, method: string, options: JsonRpcEndpointOptions): void {
+  if (validate(value)) return;
+  const problems = (validate.errors ?? []).slice(0, 5).map((error) => `${error.instancePath} ${error.message ?? ''}`);
+  options.log('error', 'a response did not validate against the generated schema', { method, problems });
+}
+

@@ -1,0 +1,79 @@
+import { PassThrough } from 'node:stream';
+import type { Context } from 'koa';
+
+export interface SseStream {
+  /** Writes one event; resolves when the client has taken it (backpressure) or is gone. */
+  send(data: string, id?: number): Promise<void>;
+  end(): void;
+  readonly closed: boolean;
+  /** Called once when the stream ends for any reason: finished, client gone or server shutdown. */
+  onClose(listener: () => void): void;
+}
+
+const HEARTBEAT_MS = 15_000;
+
+/**
+ * Turns a Koa response into a Server-Sent Events stream. Headers go out at once, heartbeats
+ * keep proxies from timing out, writes wait for `drain` so a slow reader does not buffer the
+ * whole stream in memory, and a client disconnect is reported without cancelling anything.
+ */
+export function openSse(ctx: Context, headers: Record<string, string> = {}): SseStream {
+  const body = new PassThrough();
+  const listeners: (() => void)[] = [];
+  let closed = false;
+  ctx.status = 200;
+  ctx.set({
+    'Content-Type': 'text/event-stream; charset=utf-8',
+    'Cache-Control': 'no-cache, no-transform',
+    Connection: 'keep-alive',
+    'X-Accel-Buffering': 'no',
+    ...headers,
+  });
+  ctx.body = body;
+  ctx.req.socket.setTimeout(0);
+  ctx.req.socket.setNoDelay(true);
+  ctx.req.socket.setKeepAlive(true);
+  ctx.flushHeaders();
+  const heartbeat = setInterval(() => {
+    if (!closed) body.write(': keep-alive\n\n');
+  }, HEARTBEAT_MS);
+  heartbeat.unref();
+  const close = (): void => {
+    if (closed) return;
+    closed = true;
+    clearInterval(heartbeat);
+    for (const listener of listeners.splice(0)) listener();
+  };
+  // The response closing before it finished writing means the client went away.
+  ctx.res.once('close', close);
+  body.once('close', close);
+  return {
+    get closed() {
+      return closed;
+    },
+    async send(data: string, id?: number): Promise<void> {
+      if (closed) return;
+      const lines = data.split('\n').map((line) => `data: ${line}`).join('\n');
+      const ok = body.write(`${id === undefined ? '' : `id: ${id}\n`}${lines}\n\n`);
+      if (ok) return;
+      await new Promise<void>((resolve) => {
+        const done = (): void => {
+          body.off('drain', done);
+          listeners.splice(listeners.indexOf(done) >>> 0, 1);
+          resolve();
+        };
+        body.once('drain', done);
+        listeners.push(done);
+      });
+    },
+    end(): void {
+      if (closed) return;
+      body.end();
+      close();
+    },
+    onClose(listener: () => void): void {
+      if (closed) listener();
+      else listeners.push(listener);
+    },
+  };
+}

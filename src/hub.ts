@@ -1,0 +1,126 @@
+import { mkdirSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import type Router from '@koa/router';
+import type { Logger } from 'pino';
+import { DEFAULTS, type ResolvedHubConfig } from './config.js';
+import { PresetRegistry } from './executors/presets.js';
+import { createHttpApp } from './http/app.js';
+import { RateLimiter } from './http/rate-limit.js';
+import { InboundRegistry } from './inbound/inbound-registry.js';
+import { createLogger, logFunction, type LogFunction } from './logging.js';
+import { A2AHandler } from './protocol/a2a-handler.js';
+import { MemoryTaskStore } from './store/memory-store.js';
+import { SqliteTaskStore } from './store/sqlite-store.js';
+import type { TaskStore } from './store/task-store.js';
+import { monotonicClock } from './tasks/frames.js';
+import { SessionRegistry } from './tasks/sessions.js';
+import { TaskChannels } from './tasks/task-channels.js';
+import { TaskRuntime } from './tasks/task-runtime.js';
+
+export interface HubOptions extends Partial<ResolvedHubConfig> {
+  /** Use this store instead of opening one from `store`/`dataDir`. */
+  readonly taskStore?: TaskStore;
+  readonly presets?: PresetRegistry;
+  readonly logger?: Logger;
+  /** Environment for `authTokenEnv` lookups (default: process.env). */
+  readonly env?: NodeJS.ProcessEnv;
+  /** Extra routers (the control API) to mount. */
+  readonly routers?: (hub: HubParts) => readonly Router[];
+}
+
+/** The pieces a running hub is made of, for the control API and for tests. */
+export interface HubParts {
+  readonly config: ResolvedHubConfig;
+  readonly store: TaskStore;
+  readonly runtime: TaskRuntime;
+  readonly channels: TaskChannels;
+  readonly sessions: SessionRegistry;
+  readonly inbounds: InboundRegistry;
+  readonly presets: PresetRegistry;
+  readonly rateLimiter: RateLimiter | undefined;
+  readonly log: LogFunction;
+}
+
+export interface Hub extends HubParts {
+  readonly server: Server;
+  /** e.g. http://127.0.0.1:3080 */
+  readonly url: string;
+  /** Stops accepting, lets running tasks finish within the grace period, closes the store. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts a hub: opens the store, settles tasks a crash left unfinished, creates the default
+ * instance on first start, and listens. Resolves once the port is bound.
+ */
+export async function startHub(options: HubOptions = {}): Promise<Hub> {
+  const config: ResolvedHubConfig = { ...DEFAULTS, ...options };
+  const logger = options.logger ?? createLogger(config.logLevel);
+  const log = logFunction(logger);
+  const now = monotonicClock();
+  const store = options.taskStore ?? openStore(config);
+  const channels = new TaskChannels();
+  const sessions = new SessionRegistry(config.sessionIdleMs, now);
+  const runtime = new TaskRuntime({ store, channels, sessions, now, log });
+  const presets = options.presets ?? new PresetRegistry();
+  const recovered = runtime.recover();
+  if (recovered.length > 0) log('warn', 'settled tasks left running by an earlier process as FAILED', { count: recovered.length });
+  const inbounds = new InboundRegistry({ store, presets, now, log, ...(options.env ? { env: options.env } : {}), ...(config.provider ? { provider: config.provider } : {}) });
+  inbounds.ensureDefault();
+  const rateLimiter = config.rateLimit === false ? undefined : new RateLimiter(config.rateLimit);
+  const parts: HubParts = { config, store, runtime, channels, sessions, inbounds, presets, rateLimiter, log };
+
+  const app = createHttpApp({
+    directory: inbounds,
+    handler: new A2AHandler(runtime, channels, store),
+    bodyLimitBytes: config.bodyLimitBytes,
+    version: { strict: config.strictVersion },
+    ...(rateLimiter ? { rateLimiter } : {}),
+    selfCheck: config.selfCheck,
+    trustProxy: config.trustProxy,
+    ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}),
+    cardMaxAgeSeconds: config.cardMaxAgeSeconds,
+    routers: options.routers?.(parts) ?? [],
+    log,
+  });
+  const handle = app.callback();
+  const server = createServer((request, response) => void handle(request, response));
+  server.keepAliveTimeout = 5000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  let closing: Promise<void> | undefined;
+  return {
+    ...parts,
+    server,
+    url: `http://${host}:${address.port}`,
+    close() {
+      closing ??= (async () => {
+        const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+        server.closeIdleConnections();
+        await runtime.shutdown(config.shutdownGraceMs);
+        // Streams of finished tasks have ended; what is left are idle keep-alives and
+        // streams whose client never reads. Neither may hold the process open.
+        server.closeAllConnections();
+        await stopped;
+        sessions.close();
+        store.close();
+      })();
+      return closing;
+    },
+  };
+}
+
+function openStore(config: ResolvedHubConfig): TaskStore {
+  if (config.store === 'memory') return new MemoryTaskStore();
+  mkdirSync(config.dataDir, { recursive: true });
+  return SqliteTaskStore.open(join(config.dataDir, 'a2a-hub.sqlite'));
+}

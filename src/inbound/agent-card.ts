@@ -1,0 +1,46 @@
+import type { AgentCard, AgentProvider, AgentSkill } from '../../generated/a2a/1.0/types.js';
+import type { Preset } from '../executors/presets.js';
+import { SERVED_VERSION } from '../protocol/versions.js';
+
+export interface CardSource {
+  readonly name: string;
+  readonly description: string;
+  readonly version: string;
+  readonly endpointPath: string;
+  readonly skills: readonly AgentSkill[];
+  readonly preset: Preset;
+  readonly requiresToken: boolean;
+  readonly provider?: AgentProvider;
+}
+
+export const CAPABILITIES = { streaming: true, pushNotifications: false, extendedAgentCard: true } as const;
+
+/**
+ * The AgentCard of an inbound instance in A2A 1.0.1 ProtoJSON form. With a token the card
+ * names a bearer scheme and requires it, but never carries the token itself.
+ */
+export function buildAgentCard(source: CardSource, baseUrl: string): AgentCard {
+  const auth = source.requiresToken
+    ? {
+        securitySchemes: { bearer: { httpAuthSecurityScheme: { scheme: 'Bearer', description: 'Send Authorization: Bearer <token>.' } } },
+        securityRequirements: [{ schemes: { bearer: {} } }],
+      }
+    : {};
+  return {
+    name: source.name,
+    description: source.description,
+    supportedInterfaces: [{ url: `${baseUrl}${source.endpointPath}`, protocolBinding: 'JSONRPC', protocolVersion: SERVED_VERSION }],
+    ...(source.provider === undefined ? {} : { provider: source.provider }),
+    version: source.version,
+    capabilities: {
+      ...CAPABILITIES,
+      ...(source.preset.extensions.length === 0
+        ? {}
+        : { extensions: source.preset.extensions.map((uri) => ({ uri, description: `Implemented by the ${source.preset.id} preset.` })) }),
+    },
+    ...auth,
+    defaultInputModes: [...source.preset.inputModes],
+    defaultOutputModes: [...source.preset.outputModes],
+    skills: source.skills.map((skill) => ({ ...skill })),
+  };
+}

@@ -1,0 +1,238 @@
+import { randomBytes } from 'node:crypto';
+import type { AgentProvider, AgentSkill } from '../../generated/a2a/1.0/types.js';
+import { validateEndpointPath } from '../../generated/control/validators.js';
+import { DEFAULT_PRESET, type PresetRegistry } from '../executors/presets.js';
+import { tokenDigest } from '../http/bearer.js';
+import type { TaskStore } from '../store/task-store.js';
+import { buildAgentCard, CAPABILITIES } from './agent-card.js';
+import type { AgentDirectory, InboundAgent } from './inbound-agent.js';
+import { OperationError } from './operation-error.js';
+
+/** An inbound instance's configuration as persisted. It holds a token's digest, never the token. */
+export interface InboundConfig {
+  readonly id: string;
+  readonly name: string;
+  readonly description: string;
+  readonly version: string;
+  readonly endpointPath: string;
+  readonly preset: string;
+  readonly enabled: boolean;
+  /** Name of the environment variable holding the bearer token. */
+  readonly authTokenEnv?: string;
+  /** SHA-256 of a token set at run time; takes precedence over authTokenEnv. */
+  readonly tokenDigest?: string;
+  /** Skills to advertise instead of the preset's. */
+  readonly skills?: readonly AgentSkill[];
+  readonly createdAt: string;
+  readonly updatedAt: string;
+}
+
+export interface InboundInput {
+  readonly id?: string;
+  readonly name: string;
+  readonly description: string;
+  readonly version: string;
+  readonly endpointPath?: string;
+  readonly preset?: string;
+  readonly authTokenEnv?: string;
+  readonly enabled?: boolean;
+  readonly skills?: readonly AgentSkill[];
+}
+
+export type InboundPatch = Partial<Pick<InboundConfig, 'name' | 'description' | 'version' | 'endpointPath' | 'preset' | 'authTokenEnv' | 'skills'>>;
+
+export interface InboundRegistryOptions {
+  readonly store: TaskStore;
+  readonly presets: PresetRegistry;
+  readonly now: () => string;
+  readonly env?: NodeJS.ProcessEnv;
+  readonly provider?: AgentProvider;
+  readonly log?: (level: 'warn' | 'error', message: string, details?: Record<string, unknown>) => void;
+}
+
+/** Paths the hub itself serves; no instance may take them. */
+const RESERVED_PATHS = [/^\/\.well-known(\/|$)/, /^\/a2a\/api(\/|$)/, /^\/a2a\/panel(\/|$)/];
+const FIRST_START_KEY = 'inbound.defaultCreated';
+
+/**
+ * The inbound instances: their persisted configuration, and the live routing table built
+ * from it. Every change is written to the store first and then swapped into the table, so
+ * the next request sees it and a restart finds it.
+ */
+export class InboundRegistry implements AgentDirectory {
+  readonly #options: InboundRegistryOptions;
+  readonly #configs = new Map<string, InboundConfig>();
+  #byPath = new Map<string, InboundAgent>();
+
+  constructor(options: InboundRegistryOptions) {
+    this.#options = options;
+    for (const stored of options.store.loadInstances()) this.#configs.set(stored.id, stored.config as unknown as InboundConfig);
+    this.#rebuild();
+  }
+
+  /** On the very first start of a data dir, creates the `default` instance on the echo preset. */
+  ensureDefault(): void {
+    const { store } = this.#options;
+    if (store.getMeta(FIRST_START_KEY) !== undefined) return;
+    if (!this.#configs.has('default')) {
+      this.create({ id: 'default', name: 'a2a-hub echo', description: 'The default a2a-hub agent: echoes what it is sent, and follows the a2a-hub test directives.', version: '1.0.0', preset: DEFAULT_PRESET });
+    }
+    store.setMeta(FIRST_START_KEY, this.#options.now());
+  }
+
+  list(): InboundConfig[] {
+    return [...this.#configs.values()];
+  }
+
+  get(id: string): InboundConfig | undefined {
+    return this.#configs.get(id);
+  }
+
+  /** The live agent for an id, also when disabled (the control API reads its card). */
+  agent(id: string): InboundAgent | undefined {
+    const config = this.#configs.get(id);
+    return config === undefined ? undefined : this.#agentOf(config);
+  }
+
+  create(input: InboundInput): InboundConfig {
+    const id = input.id ?? `${slug(input.name)}-${randomBytes(4).toString('hex')}`;
+    if (this.#configs.has(id)) throw new OperationError(`an inbound instance with id "${id}" already exists`);
+    const now = this.#options.now();
+    const config: InboundConfig = {
+      id,
+      name: input.name,
+      description: input.description,
+      version: input.version,
+      endpointPath: input.endpointPath ?? `/a2a/${id}`,
+      preset: input.preset ?? DEFAULT_PRESET,
+      enabled: input.enabled ?? true,
+      ...(input.authTokenEnv === undefined ? {} : { authTokenEnv: input.authTokenEnv }),
+      ...(input.skills === undefined ? {} : { skills: input.skills }),
+      createdAt: now,
+      updatedAt: now,
+    };
+    return this.#save(config);
+  }
+
+  update(id: string, patch: InboundPatch): InboundConfig {
+    const current = this.#require(id);
+    const defined = Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined));
+    return this.#save({ ...current, ...defined, updatedAt: this.#options.now() });
+  }
+
+  setEnabled(id: string, enabled: boolean): InboundConfig {
+    return this.#save({ ...this.#require(id), enabled, updatedAt: this.#options.now() });
+  }
+
+  /** Sets a bearer token, or with an empty or absent token clears every form of auth. */
+  setAuth(id: string, token: string | undefined): InboundConfig {
+    const { tokenDigest: _digest, authTokenEnv: _env, ...rest } = this.#require(id);
+    void _digest;
+    void _env;
+    const auth = token === undefined || token === '' ? {} : { tokenDigest: tokenDigest(token) };
+    return this.#save({ ...rest, ...auth, updatedAt: this.#options.now() });
+  }
+
+  remove(id: string): void {
+    this.#require(id);
+    this.#options.store.deleteInstance(id);
+    this.#configs.delete(id);
+    this.#rebuild();
+  }
+
+  byEndpointPath(path: string): InboundAgent | undefined {
+    return this.#byPath.get(path);
+  }
+
+  defaultAgent(): InboundAgent | undefined {
+    return this.#byPath.get(this.#configs.get('default')?.endpointPath ?? '') ?? this.#byPath.values().next().value;
+  }
+
+  /** Whether the instance requires a token, and where it comes from; never the token. */
+  authOf(id: string): { enabled: boolean; authTokenEnv?: string } {
+    const config = this.#require(id);
+    return { enabled: this.#digestOf(config) !== undefined, ...(config.authTokenEnv === undefined ? {} : { authTokenEnv: config.authTokenEnv }) };
+  }
+
+  #require(id: string): InboundConfig {
+    const config = this.#configs.get(id);
+    if (config === undefined) throw new OperationError(`no inbound instance has id "${id}"`);
+    return config;
+  }
+
+  #save(config: InboundConfig): InboundConfig {
+    this.#check(config);
+    this.#options.store.saveInstance({ id: config.id, config: config as unknown as Record<string, unknown> });
+    this.#configs.set(config.id, config);
+    this.#rebuild();
+    return config;
+  }
+
+  #check(config: InboundConfig): void {
+    if (!validateEndpointPath(config.endpointPath) || RESERVED_PATHS.some((reserved) => reserved.test(config.endpointPath))) {
+      throw new OperationError(`endpointPath "${config.endpointPath}" is not usable: give an absolute path like /a2a/reports outside /a2a/api, /a2a/panel and /.well-known`);
+    }
+    if (this.#options.presets.get(config.preset) === undefined) {
+      const known = this.#options.presets.list().map((preset) => preset.id);
+      throw new OperationError(`unknown preset "${config.preset}"; available: ${known.join(', ')}`);
+    }
+    for (const other of this.#configs.values()) {
+      if (other.id !== config.id && other.endpointPath === config.endpointPath) {
+        throw new OperationError(`endpointPath ${config.endpointPath} is already used by instance "${other.id}"`);
+      }
+    }
+  }
+
+  #rebuild(): void {
+    const table = new Map<string, InboundAgent>();
+    for (const config of this.#configs.values()) if (config.enabled) table.set(config.endpointPath, this.#agentOf(config));
+    this.#byPath = table;
+  }
+
+  #digestOf(config: InboundConfig): string | undefined {
+    if (config.tokenDigest !== undefined) return config.tokenDigest;
+    if (config.authTokenEnv === undefined) return undefined;
+    const token = (this.#options.env ?? process.env)[config.authTokenEnv];
+    if (token === undefined || token === '') {
+      this.#options.log?.('warn', 'the token variable of an inbound instance is empty: every request will be refused', { instance: config.id, authTokenEnv: config.authTokenEnv });
+      // Fail closed: a digest no token can match.
+      return '0'.repeat(64);
+    }
+    return tokenDigest(token);
+  }
+
+  #agentOf(config: InboundConfig): InboundAgent {
+    const preset = this.#options.presets.get(config.preset);
+    if (preset === undefined) throw new OperationError(`unknown preset "${config.preset}"`);
+    const skills = config.skills ?? preset.skills;
+    const digest = this.#digestOf(config);
+    const skillIds = skills.map((skill) => skill.id);
+    const source = {
+      name: config.name,
+      description: config.description,
+      version: config.version,
+      endpointPath: config.endpointPath,
+      skills,
+      preset,
+      requiresToken: digest !== undefined,
+      ...(this.#options.provider === undefined ? {} : { provider: this.#options.provider }),
+    };
+    return {
+      id: config.id,
+      name: config.name,
+      endpointPath: config.endpointPath,
+      executor: preset.executor,
+      skills: skillIds,
+      defaultSkill: skillIds.includes('chat') ? 'chat' : (skillIds[0] ?? 'chat'),
+      capabilities: CAPABILITIES,
+      card: (baseUrl) => buildAgentCard(source, baseUrl),
+      ...(digest === undefined ? {} : { tokenDigest: digest }),
+    };
+  }
+}
+
+/** `Reports Agent!` → `reports-agent`: the readable half of a generated instance id. */
+function slug(name: string): string {
+  const text = name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 40);
+  return text === '' ? 'agent' : text;
+}

@@ -1,0 +1,19 @@
+import { pino, type Logger } from 'pino';
+
+export type LogFunction = (level: 'warn' | 'error' | 'info', message: string, details?: Record<string, unknown>) => void;
+
+/**
+ * The hub's logger. Request headers are never logged, and the redaction below is a second
+ * line of defence for anything that looks like a credential.
+ */
+export function createLogger(level: string): Logger {
+  return pino({
+    level,
+    base: { name: 'a2a-hub' },
+    redact: { paths: ['token', '*.token', 'authorization', '*.authorization', 'headers.authorization'], censor: '[redacted]' },
+  });
+}
+
+export function logFunction(logger: Logger): LogFunction {
+  return (level, message, details) => logger[level](details ?? {}, message);
+}

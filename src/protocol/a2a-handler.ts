@@ -1,0 +1,193 @@
+import {
+  contentTypeNotSupportedError,
+  invalidParamsError,
+  pushNotificationNotSupportedError,
+  unsupportedOperationError,
+} from '../../generated/a2a/1.0/errors.js';
+import { METHODS, type Capability, type MethodName, type MethodTypes } from '../../generated/a2a/1.0/methods.js';
+import { isInterruptedState, isTerminalState } from '../../generated/a2a/1.0/task-states.js';
+import type { AgentCard, ListTasksResponse, SendMessageRequest, SendMessageResponse, Task } from '../../generated/a2a/1.0/types.js';
+import { InvalidCursorError, type TaskStore } from '../store/task-store.js';
+import type { TaskChannels } from '../tasks/task-channels.js';
+import type { RuntimeInstance, TaskRuntime } from '../tasks/task-runtime.js';
+import { FrameQueue } from './frame-queue.js';
+
+/** An inbound agent as the protocol layer sees it. */
+export interface HostedAgent extends RuntimeInstance {
+  /** The agent card as served to a caller who reached the hub at `baseUrl`. */
+  card(baseUrl: string): AgentCard;
+  readonly capabilities: Readonly<Record<Capability, boolean>>;
+}
+
+/** What the transport knows about the call, beyond the params. */
+export interface CallContext {
+  readonly agent: HostedAgent;
+  /** Scheme, host and port the client used, for absolute URLs in cards. */
+  readonly baseUrl: string;
+  /** Last-Event-ID of a reconnecting stream client. */
+  readonly lastEventId?: number;
+  readonly signal?: AbortSignal;
+}
+
+export type CallResult = { readonly kind: 'result'; readonly result: unknown } | { readonly kind: 'stream'; readonly frames: FrameQueue };
+
+const DEFAULT_PAGE_SIZE = 50;
+
+/**
+ * The 11 A2A methods over already-validated params, with no knowledge of JSON-RPC, HTTP or
+ * SSE: results are values, streams are FrameQueues, failures are thrown A2AErrors. A second
+ * binding (HTTP+JSON) reuses it unchanged.
+ */
+export class A2AHandler {
+  constructor(
+    private readonly runtime: TaskRuntime,
+    private readonly channels: TaskChannels,
+    private readonly store: TaskStore,
+  ) {}
+
+  async call<M extends MethodName>(method: M, params: MethodTypes[M]['params'], context: CallContext): Promise<CallResult> {
+    this.#requireCapability(method, context.agent);
+    switch (method) {
+      case 'SendMessage':
+        return { kind: 'result', result: await this.#sendMessage(params as SendMessageRequest, context) };
+      case 'SendStreamingMessage':
+        return { kind: 'stream', frames: await this.#sendStreamingMessage(params as SendMessageRequest, context) };
+      case 'GetTask': {
+        const { id, historyLength } = params as MethodTypes['GetTask']['params'];
+        return { kind: 'result', result: this.runtime.getTask(context.agent.id, id, historyView(historyLength)) };
+      }
+      case 'ListTasks':
+        return { kind: 'result', result: this.#listTasks(params, context) };
+      case 'CancelTask': {
+        const { id } = params as MethodTypes['CancelTask']['params'];
+        return { kind: 'result', result: this.runtime.cancel(context.agent.id, id) };
+      }
+      case 'SubscribeToTask': {
+        const { id } = params as MethodTypes['SubscribeToTask']['params'];
+        return { kind: 'stream', frames: this.#subscribe(id, context) };
+      }
+      case 'GetExtendedAgentCard':
+        return { kind: 'result', result: context.agent.card(context.baseUrl) };
+      default:
+        // The push-config methods: the capability check above has answered unless push is on,
+        // and a2a-hub does not implement delivery yet.
+        throw pushNotificationNotSupportedError('push notifications are not supported by this agent');
+    }
+  }
+
+  #requireCapability(method: MethodName, agent: HostedAgent): void {
+    const capability = METHODS[method].capability;
+    if (capability === null || agent.capabilities[capability]) return;
+    if (capability === 'pushNotifications') {
+      throw pushNotificationNotSupportedError('push notifications are not supported: the agent card declares capabilities.pushNotifications false');
+    }
+    throw unsupportedOperationError(`${method} needs capabilities.${capability}, which this agent does not declare`);
+  }
+
+  /** Checks shared by both send methods, before any task is created. */
+  #checkSend(params: SendMessageRequest, agent: HostedAgent): void {
+    const configuration = params.configuration;
+    if (configuration?.taskPushNotificationConfig !== undefined && !agent.capabilities.pushNotifications) {
+      throw pushNotificationNotSupportedError('configuration.taskPushNotificationConfig was given, but this agent does not support push notifications');
+    }
+    const accepted = configuration?.acceptedOutputModes ?? [];
+    if (accepted.length > 0 && !accepted.some(isTextMode)) {
+      throw contentTypeNotSupportedError(`this agent replies with text only; acceptedOutputModes ${accepted.join(', ')} excludes every text mode`, {
+        metadata: { acceptedOutputModes: accepted.join(',') },
+      });
+    }
+  }
+
+  async #sendMessage(params: SendMessageRequest, context: CallContext): Promise<SendMessageResponse> {
+    this.#checkSend(params, context.agent);
+    const outcome = await this.runtime.send(context.agent, params, { acceptedOutputModes: params.configuration?.acceptedOutputModes ?? [] });
+    if (outcome.kind === 'message') return { message: outcome.message };
+    if (params.configuration?.returnImmediately !== true) await this.runtime.settled(outcome.taskId);
+    return { task: this.runtime.getTask(context.agent.id, outcome.taskId, historyView(params.configuration?.historyLength)) };
+  }
+
+  async #sendStreamingMessage(params: SendMessageRequest, context: CallContext): Promise<FrameQueue> {
+    this.#checkSend(params, context.agent);
+    const frames = new FrameQueue();
+    const outcome = await this.runtime.send(context.agent, params, {
+      acceptedOutputModes: params.configuration?.acceptedOutputModes ?? [],
+      onTask: (taskId) => this.#follow(taskId, context, frames, historyView(params.configuration?.historyLength)),
+    });
+    if (outcome.kind === 'message') {
+      frames.push({ message: outcome.message }, 0);
+      frames.end();
+    }
+    return frames;
+  }
+
+  #subscribe(taskId: string, context: CallContext): FrameQueue {
+    const task = this.runtime.getTask(context.agent.id, taskId, { historyLength: 0 });
+    if (isTerminalState(task.status.state)) {
+      throw unsupportedOperationError(`task ${taskId} is already ${task.status.state}; SubscribeToTask serves tasks that are not terminal (use GetTask)`, {
+        metadata: { taskId, state: task.status.state },
+      });
+    }
+    const frames = new FrameQueue();
+    this.#follow(taskId, context, frames, {}, context.lastEventId);
+    return frames;
+  }
+
+  /**
+   * Snapshot, optional replay, then live frames, in one synchronous step so that nothing is
+   * published in between. A reconnecting client (Last-Event-ID) gets the current Task and
+   * the status frames it missed; artifact chunks are not replayed because the snapshot
+   * already holds the assembled artifacts.
+   */
+  #follow(taskId: string, context: CallContext, frames: FrameQueue, view: { historyLength?: number }, lastEventId?: number): void {
+    const snapshot: Task = this.runtime.getTask(context.agent.id, taskId, view);
+    const seq = this.store.lastEventSeq(taskId);
+    frames.push({ task: snapshot }, seq);
+    if (lastEventId !== undefined) {
+      for (const event of this.store.eventsAfter(taskId, lastEventId)) {
+        if (event.seq <= seq && event.frame.statusUpdate !== undefined) frames.push(event.frame, event.seq);
+      }
+    }
+    const state = snapshot.status.state;
+    if ((isTerminalState(state) || isInterruptedState(state)) && !this.runtime.isRunning(taskId)) {
+      frames.end();
+      return;
+    }
+    const unsubscribe = this.channels.subscribe(taskId, (frame) => {
+      if (frame.seq <= seq) return;
+      frames.push(frame.frame, frame.seq);
+      if (frame.final) frames.end();
+    });
+    frames.onDetach(unsubscribe);
+  }
+
+  #listTasks(params: MethodTypes['ListTasks']['params'], context: CallContext): ListTasksResponse {
+    const pageSize = params.pageSize ?? DEFAULT_PAGE_SIZE;
+    try {
+      const page = this.store.listTasks(context.agent.id, {
+        pageSize,
+        ...(params.contextId ? { contextId: params.contextId } : {}),
+        ...(params.status === undefined ? {} : { state: params.status }),
+        ...(params.statusTimestampAfter === undefined ? {} : { statusTimestampAfter: params.statusTimestampAfter }),
+        ...(params.pageToken ? { cursor: params.pageToken } : {}),
+        ...historyView(params.historyLength),
+        includeArtifacts: params.includeArtifacts === true,
+      });
+      return { tasks: page.tasks, nextPageToken: page.nextCursor, pageSize, totalSize: page.totalSize };
+    } catch (error) {
+      if (!(error instanceof InvalidCursorError)) throw error;
+      throw invalidParamsError(error.message, {
+        violations: [{ field: 'params.pageToken', description: 'is not a page token from this server for this query; start again without it' }],
+      });
+    }
+  }
+}
+
+function historyView(historyLength: number | undefined): { historyLength?: number } {
+  return historyLength === undefined ? {} : { historyLength };
+}
+
+/** text/plain, text/*, * / * and their parameterised forms all admit a text reply. */
+function isTextMode(mode: string): boolean {
+  const type = mode.split(';')[0]?.trim().toLowerCase() ?? '';
+  return type === '*/*' || type === 'text/*' || type.startsWith('text/');
+}

@@ -1,0 +1,272 @@
+import { ACTIVE_STATES } from '../../generated/a2a/1.0/task-states.js';
+import type { Artifact, Message, Part, StreamResponse, Task, TaskState, TaskStatus } from '../../generated/a2a/1.0/types.js';
+import { changesHeader, headerOf, mergeHeader, withParts, type ArtifactHeader } from './artifact-chunks.js';
+import type { ListPosition } from './cursor.js';
+import { cloneJson } from './json.js';
+import { compareIds, compareListOrder, listTasks, matchesFilter, type ListFilter, type ListRequest } from './listing.js';
+import {
+  DuplicateKeyError,
+  EVENT_LOG_LIMIT,
+  UnknownTaskError,
+  type ContextBinding,
+  type IdempotentResult,
+  type LoggedEvent,
+  type NewTask,
+  type StoredInstance,
+  type TaskInfo,
+  type TaskPage,
+  type TaskQuery,
+  type TaskStore,
+  type TaskView,
+} from './task-store.js';
+import { toWireTask } from './task-view.js';
+import { millisToTimestamp, statusMillis, timestampMillis } from './timestamps.js';
+
+/** One entry of a task's status history: enough to see the task as of a watermark. */
+interface StatusEntry {
+  /** The store's change watermark when this status was recorded. */
+  readonly version: number;
+  readonly state: TaskState;
+  readonly ts: number;
+}
+
+interface StoredTask {
+  readonly id: string;
+  readonly instanceId: string;
+  readonly contextId: string;
+  readonly skill: string;
+  readonly createdAt: string;
+  readonly metadata: Record<string, unknown> | undefined;
+  status: TaskStatus;
+  /** Oldest first; the last entry is the current status. Never empty. */
+  readonly statuses: StatusEntry[];
+  readonly history: Message[];
+  /** A Map keeps first-insertion order, even when an entry is replaced. */
+  readonly artifacts: Map<string, { header: ArtifactHeader; parts: Part[] }>;
+  events: LoggedEvent[];
+  lastSeq: number;
+}
+
+/** Everything the store holds, in one value so that a transaction can snapshot it. */
+interface State {
+  version: number;
+  readonly tasks: Map<string, StoredTask>;
+  readonly idempotency: Map<string, IdempotentResult>;
+  readonly contexts: Map<string, ContextBinding>;
+  readonly instances: Map<string, StoredInstance>;
+  readonly meta: Map<string, string>;
+}
+
+function emptyState(): State {
+  return { version: 0, tasks: new Map(), idempotency: new Map(), contexts: new Map(), instances: new Map(), meta: new Map() };
+}
+
+/** Maps keyed by two strings; JSON keeps ("a:b", "c") and ("a", "b:c") apart. */
+function pairKey(first: string, second: string): string {
+  return JSON.stringify([first, second]);
+}
+
+/**
+ * The TaskStore in memory, for tests. Values go in and out as JSON copies, so it hands back
+ * exactly what the SQLite store would. A transaction snapshots the whole state and puts it
+ * back if `work` throws: O(size), fine for the test-sized data it is meant for. Every other
+ * method validates before it mutates, so it never needs a rollback of its own.
+ */
+export class MemoryTaskStore implements TaskStore {
+  private state: State = emptyState();
+
+  transaction<T>(work: () => T): T {
+    const snapshot = structuredClone(this.state);
+    try {
+      const result = work();
+      if (result instanceof Promise) throw new TypeError('transaction work must be synchronous');
+      return result;
+    } catch (error) {
+      this.state = snapshot;
+      throw error;
+    }
+  }
+
+  createTask(task: NewTask): void {
+    if (this.state.tasks.has(task.id)) throw new DuplicateKeyError(`task ${task.id} already exists`);
+    const ts = statusMillis(task.status, timestampMillis(task.createdAt));
+    const version = ++this.state.version;
+    this.state.tasks.set(task.id, {
+      id: task.id,
+      instanceId: task.instanceId,
+      contextId: task.contextId,
+      skill: task.skill,
+      createdAt: task.createdAt,
+      metadata: task.metadata === undefined ? undefined : cloneJson(task.metadata),
+      status: cloneJson(task.status),
+      statuses: [{ version, state: task.status.state, ts }],
+      history: [cloneJson(task.message)],
+      artifacts: new Map(),
+      events: [],
+      lastSeq: 0,
+    });
+  }
+
+  getTask(instanceId: string, taskId: string, view: TaskView = {}): Task | undefined {
+    const task = this.state.tasks.get(taskId);
+    if (task === undefined || task.instanceId !== instanceId) return undefined;
+    const artifacts = [...task.artifacts.values()].map(({ header, parts }) => withParts(header, parts));
+    return cloneJson(toWireTask({ ...task, artifacts }, view));
+  }
+
+  getTaskInfo(taskId: string): TaskInfo | undefined {
+    const task = this.state.tasks.get(taskId);
+    return task === undefined ? undefined : infoOf(task);
+  }
+
+  setStatus(taskId: string, status: TaskStatus): void {
+    const task = this.require(taskId);
+    const ts = statusMillis(status, current(task).ts);
+    task.statuses.push({ version: ++this.state.version, state: status.state, ts });
+    task.status = cloneJson(status);
+  }
+
+  appendMessage(taskId: string, message: Message): void {
+    this.require(taskId).history.push(cloneJson(message));
+  }
+
+  putArtifact(taskId: string, artifact: Artifact, append: boolean): void {
+    const task = this.require(taskId);
+    const stored = task.artifacts.get(artifact.artifactId);
+    const chunk = cloneJson(artifact);
+    if (append && stored !== undefined) {
+      if (changesHeader(chunk)) stored.header = mergeHeader(stored.header, chunk);
+      stored.parts.push(...chunk.parts);
+    } else {
+      task.artifacts.set(chunk.artifactId, { header: headerOf(chunk), parts: chunk.parts });
+    }
+  }
+
+  listTasks(instanceId: string, query: TaskQuery): TaskPage {
+    return listTasks(instanceId, query, {
+      watermark: () => this.state.version,
+      count: (filter) => this.tasksOf(filter).filter((task) => matches(filter, task, current(task))).length,
+      positions: (request, asOf) => this.positions(request, asOf),
+      load: (taskId) => this.getTask(instanceId, taskId, query),
+    });
+  }
+
+  appendEvent(taskId: string, frame: StreamResponse): number {
+    const task = this.require(taskId);
+    const seq = ++task.lastSeq;
+    task.events.push({ seq, frame: cloneJson(frame) });
+    if (task.events.length > EVENT_LOG_LIMIT) task.events = task.events.slice(-EVENT_LOG_LIMIT);
+    return seq;
+  }
+
+  eventsAfter(taskId: string, afterSeq: number): LoggedEvent[] {
+    const events = this.state.tasks.get(taskId)?.events ?? [];
+    return cloneJson(events.filter((event) => event.seq > afterSeq));
+  }
+
+  lastEventSeq(taskId: string): number {
+    return this.state.tasks.get(taskId)?.lastSeq ?? 0;
+  }
+
+  findIdempotent(instanceId: string, messageId: string): IdempotentResult | undefined {
+    const result = this.state.idempotency.get(pairKey(instanceId, messageId));
+    return result === undefined ? undefined : cloneJson(result);
+  }
+
+  recordIdempotent(instanceId: string, messageId: string, result: IdempotentResult): void {
+    const key = pairKey(instanceId, messageId);
+    if (this.state.idempotency.has(key)) throw new DuplicateKeyError(`message ${messageId} of instance ${instanceId} is already recorded`);
+    this.state.idempotency.set(key, cloneJson(result));
+  }
+
+  touchContext(instanceId: string, contextId: string, at: string): void {
+    const key = pairKey(instanceId, contextId);
+    const createdAt = this.state.contexts.get(key)?.createdAt ?? at;
+    this.state.contexts.set(key, { instanceId, contextId, createdAt, lastActiveAt: at });
+  }
+
+  getContext(instanceId: string, contextId: string): ContextBinding | undefined {
+    const binding = this.state.contexts.get(pairKey(instanceId, contextId));
+    return binding === undefined ? undefined : { ...binding };
+  }
+
+  settleUnfinished(status: (task: TaskInfo) => TaskStatus): string[] {
+    return this.transaction(() => {
+      const unfinished = [...this.state.tasks.values()].filter((task) => ACTIVE_STATES.has(task.status.state));
+      for (const task of unfinished) this.setStatus(task.id, status(infoOf(task)));
+      return unfinished.map((task) => task.id);
+    });
+  }
+
+  loadInstances(): StoredInstance[] {
+    return [...this.state.instances.values()].sort((a, b) => compareIds(a.id, b.id)).map((instance) => cloneJson(instance));
+  }
+
+  saveInstance(instance: StoredInstance): void {
+    this.state.instances.set(instance.id, cloneJson({ id: instance.id, config: instance.config }));
+  }
+
+  deleteInstance(id: string): void {
+    this.state.instances.delete(id);
+  }
+
+  getMeta(key: string): string | undefined {
+    return this.state.meta.get(key);
+  }
+
+  setMeta(key: string, value: string): void {
+    this.state.meta.set(key, value);
+  }
+
+  close(): void {
+    this.state = emptyState();
+  }
+
+  private require(taskId: string): StoredTask {
+    const task = this.state.tasks.get(taskId);
+    if (task === undefined) throw new UnknownTaskError(taskId);
+    return task;
+  }
+
+  private tasksOf(filter: ListFilter): StoredTask[] {
+    return [...this.state.tasks.values()].filter((task) => task.instanceId === filter.instanceId);
+  }
+
+  private positions(request: ListRequest, asOf: number): ListPosition[] {
+    const positions: ListPosition[] = [];
+    for (const task of this.tasksOf(request.filter)) {
+      const then = statusAsOf(task, asOf);
+      if (then === undefined || !matches(request.filter, task, then)) continue;
+      const position = { ts: then.ts, id: task.id };
+      if (request.resume === undefined || compareListOrder(position, request.resume.after) > 0) positions.push(position);
+    }
+    return positions.sort(compareListOrder).slice(0, request.fetch);
+  }
+}
+
+function current(task: StoredTask): StatusEntry {
+  const entry = task.statuses.at(-1);
+  if (entry === undefined) throw new Error(`task ${task.id} has no status`);
+  return entry;
+}
+
+/** The status the task had at the watermark; undefined when it did not exist yet. */
+function statusAsOf(task: StoredTask, asOf: number): StatusEntry | undefined {
+  return task.statuses.findLast((entry) => entry.version <= asOf);
+}
+
+function matches(filter: ListFilter, task: StoredTask, status: StatusEntry): boolean {
+  return matchesFilter(filter, task.contextId, status.state, status.ts);
+}
+
+function infoOf(task: StoredTask): TaskInfo {
+  return {
+    id: task.id,
+    instanceId: task.instanceId,
+    contextId: task.contextId,
+    skill: task.skill,
+    state: task.status.state,
+    createdAt: task.createdAt,
+    updatedAt: millisToTimestamp(current(task).ts),
+  };
+}

@@ -1,0 +1,73 @@
+import type { ListFilter, ListRequest } from './listing.js';
+
+/** One ListTasks statement: its text depends only on which filters are set, so it caches well. */
+export interface SqlQuery {
+  readonly sql: string;
+  readonly params: Readonly<Record<string, string | number>>;
+}
+
+type Params = Record<string, string | number>;
+
+/** The filter's conditions on the columns that hold the state and status timestamp to judge by. */
+function filterTerms(filter: ListFilter, state: string, ts: string, params: Params): string[] {
+  params['instance'] = filter.instanceId;
+  const terms = ['t.instance_id = @instance'];
+  if (filter.contextId !== undefined) {
+    params['context'] = filter.contextId;
+    terms.push('t.context_id = @context');
+  }
+  if (filter.state !== undefined) {
+    params['state'] = filter.state;
+    terms.push(`${state} = @state`);
+  }
+  if (filter.since !== undefined) {
+    params['since'] = filter.since;
+    terms.push(`${ts} >= @since`);
+  }
+  return terms;
+}
+
+/** How many tasks match now. Only a first page counts, and then "now" is its watermark. */
+export function countQuery(filter: ListFilter): SqlQuery {
+  const params: Params = {};
+  const terms = filterTerms(filter, 't.state', 't.status_ts', params);
+  return { sql: `SELECT count(*) AS n FROM tasks t WHERE ${terms.join(' AND ')}`, params };
+}
+
+/**
+ * The positions of one page as of the watermark `asOf`, in list order. Two arms:
+ *
+ * - tasks whose current status is no newer than the watermark (nearly all of them), judged
+ *   by their current columns and read straight off the filter's index in list order, so a
+ *   page costs the same at any depth. The `+` keeps the planner off tasks_by_version for
+ *   that term: that index would mean visiting and sorting every task of the instance.
+ * - tasks whose status changed after the watermark (few), each judged by its newest status
+ *   at or before it. Tasks created after the watermark have none and drop out of the join.
+ */
+export function pageQuery(request: ListRequest, asOf: number): SqlQuery {
+  const params: Params = { asOf, fetch: request.fetch };
+  const unchanged = filterTerms(request.filter, 't.state', 't.status_ts', params);
+  const changed = filterTerms(request.filter, 's.state', 's.ts', params);
+  if (request.resume !== undefined) {
+    params['afterTs'] = request.resume.after.ts;
+    params['afterId'] = request.resume.after.id;
+    unchanged.push('(t.status_ts, t.id) < (@afterTs, @afterId)');
+    changed.push('(s.ts, t.id) < (@afterTs, @afterId)');
+  }
+  const sql = `
+    SELECT id, ts FROM (
+      SELECT t.id AS id, t.status_ts AS ts FROM tasks t
+      WHERE ${unchanged.join(' AND ')} AND +t.status_version <= @asOf
+      ORDER BY t.status_ts DESC, t.id DESC LIMIT @fetch
+    )
+    UNION ALL
+    SELECT id, ts FROM (
+      SELECT t.id AS id, s.ts AS ts FROM tasks t
+      JOIN task_status s ON s.version = (
+        SELECT max(version) FROM task_status WHERE task_id = t.id AND version <= @asOf
+      )
+      WHERE ${changed.join(' AND ')} AND t.status_version > @asOf
+    )
+    ORDER BY ts DESC, id DESC LIMIT @fetch`;
+  return { sql, params };
+}

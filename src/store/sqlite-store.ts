@@ -1,0 +1,399 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import { ACTIVE_STATES } from '../../generated/a2a/1.0/task-states.js';
+import type { Artifact, Message, Part, StreamResponse, Task, TaskState, TaskStatus } from '../../generated/a2a/1.0/types.js';
+import { changesHeader, headerOf, mergeHeader, withParts, type ArtifactHeader } from './artifact-chunks.js';
+import type { ListPosition } from './cursor.js';
+import { fromJson, toJson } from './json.js';
+import { listTasks } from './listing.js';
+import { migrate } from './sqlite-schema.js';
+import { countQuery, pageQuery, type SqlQuery } from './sqlite-listing.js';
+import {
+  DuplicateKeyError,
+  EVENT_LOG_LIMIT,
+  UnknownTaskError,
+  type ContextBinding,
+  type IdempotentResult,
+  type LoggedEvent,
+  type NewTask,
+  type StoredInstance,
+  type TaskInfo,
+  type TaskPage,
+  type TaskQuery,
+  type TaskStore,
+  type TaskView,
+} from './task-store.js';
+import { historyLimit, toWireTask, wantsArtifacts } from './task-view.js';
+import { millisToTimestamp, statusMillis, timestampMillis } from './timestamps.js';
+
+interface TaskRow {
+  readonly id: string;
+  readonly instance_id: string;
+  readonly context_id: string;
+  readonly skill: string;
+  readonly created_at: string;
+  readonly metadata_json: string | null;
+  readonly state: TaskState;
+  readonly status_json: string;
+  readonly status_ts: number;
+  readonly status_version: number;
+}
+
+interface ArtifactRow {
+  readonly artifact_id: string;
+  readonly meta_json: string;
+  /** Null for an artifact stored without parts. */
+  readonly part_json: string | null;
+}
+
+type Bindings = Readonly<Record<string, string | number>>;
+
+/** Every fixed statement, prepared once when the store opens. */
+function prepareStatements(db: Database.Database) {
+  return {
+    task: db.prepare<[string], TaskRow>('SELECT * FROM tasks WHERE id = ?'),
+    insertTask: db.prepare<[TaskRow]>(
+      `INSERT INTO tasks (id, instance_id, context_id, skill, created_at, metadata_json, state, status_json, status_ts, status_version)
+       VALUES (@id, @instance_id, @context_id, @skill, @created_at, @metadata_json, @state, @status_json, @status_ts, @status_version)`,
+    ),
+    watermark: db.prepare<[], number>('SELECT coalesce(max(version), 0) FROM task_status').pluck(),
+    insertStatus: db.prepare<[number, string, TaskState, string, number]>(
+      'INSERT INTO task_status (version, task_id, state, status_json, ts) VALUES (?, ?, ?, ?, ?)',
+    ),
+    updateStatus: db.prepare<[TaskState, string, number, number, string]>(
+      'UPDATE tasks SET state = ?, status_json = ?, status_ts = ?, status_version = ? WHERE id = ?',
+    ),
+    unfinished: db.prepare<TaskState[], TaskRow>(
+      `SELECT * FROM tasks WHERE state IN (${[...ACTIVE_STATES].map(() => '?').join(', ')}) ORDER BY rowid`,
+    ),
+
+    insertMessage: db.prepare<[{ task: string; json: string }]>(
+      `INSERT INTO task_messages (task_id, seq, message_json)
+       SELECT @task, coalesce(max(seq), 0) + 1, @json FROM task_messages WHERE task_id = @task`,
+    ),
+    messages: db.prepare<[string], string>('SELECT message_json FROM task_messages WHERE task_id = ? ORDER BY seq').pluck(),
+    lastMessages: db
+      .prepare<[string, number], string>(
+        `SELECT message_json FROM (
+           SELECT seq, message_json FROM task_messages WHERE task_id = ? ORDER BY seq DESC LIMIT ?
+         ) ORDER BY seq`,
+      )
+      .pluck(),
+
+    artifactHeader: db.prepare<[string, string], string>('SELECT meta_json FROM task_artifacts WHERE task_id = ? AND artifact_id = ?').pluck(),
+    insertArtifact: db.prepare<[{ task: string; artifact: string; meta: string }]>(
+      `INSERT INTO task_artifacts (task_id, artifact_id, ord, meta_json)
+       SELECT @task, @artifact, coalesce(max(ord), 0) + 1, @meta FROM task_artifacts WHERE task_id = @task`,
+    ),
+    updateArtifactHeader: db.prepare<[string, string, string]>('UPDATE task_artifacts SET meta_json = ? WHERE task_id = ? AND artifact_id = ?'),
+    lastPartSeq: db.prepare<[string, string], number>('SELECT coalesce(max(seq), 0) FROM artifact_parts WHERE task_id = ? AND artifact_id = ?').pluck(),
+    deleteParts: db.prepare<[string, string]>('DELETE FROM artifact_parts WHERE task_id = ? AND artifact_id = ?'),
+    insertPart: db.prepare<[string, string, number, string]>('INSERT INTO artifact_parts (task_id, artifact_id, seq, part_json) VALUES (?, ?, ?, ?)'),
+    artifacts: db.prepare<[string], ArtifactRow>(
+      `SELECT a.artifact_id, a.meta_json, p.part_json FROM task_artifacts a
+       LEFT JOIN artifact_parts p ON p.task_id = a.task_id AND p.artifact_id = a.artifact_id
+       WHERE a.task_id = ? ORDER BY a.ord, p.seq`,
+    ),
+
+    insertEvent: db
+      .prepare<[{ task: string; frame: string }], number>(
+        `INSERT INTO task_events (task_id, seq, frame_json)
+         SELECT @task, coalesce(max(seq), 0) + 1, @frame FROM task_events WHERE task_id = @task
+         RETURNING seq`,
+      )
+      .pluck(),
+    pruneEvents: db.prepare<[string, number]>('DELETE FROM task_events WHERE task_id = ? AND seq <= ?'),
+    eventsAfter: db.prepare<[string, number], { seq: number; frame_json: string }>(
+      'SELECT seq, frame_json FROM task_events WHERE task_id = ? AND seq > ? ORDER BY seq',
+    ),
+    lastEventSeq: db.prepare<[string], number>('SELECT coalesce(max(seq), 0) FROM task_events WHERE task_id = ?').pluck(),
+
+    idempotent: db.prepare<[string, string], { task_id: string | null; message_json: string | null }>(
+      'SELECT task_id, message_json FROM idempotency WHERE instance_id = ? AND message_id = ?',
+    ),
+    insertIdempotent: db.prepare<[string, string, string | null, string | null]>(
+      'INSERT INTO idempotency (instance_id, message_id, task_id, message_json) VALUES (?, ?, ?, ?)',
+    ),
+
+    touchContext: db.prepare<[{ instance: string; context: string; at: string }]>(
+      `INSERT INTO contexts (instance_id, context_id, created_at, last_active_at) VALUES (@instance, @context, @at, @at)
+       ON CONFLICT (instance_id, context_id) DO UPDATE SET last_active_at = excluded.last_active_at`,
+    ),
+    context: db.prepare<[string, string], ContextBinding>(
+      `SELECT instance_id AS instanceId, context_id AS contextId, created_at AS createdAt, last_active_at AS lastActiveAt
+       FROM contexts WHERE instance_id = ? AND context_id = ?`,
+    ),
+
+    instances: db.prepare<[], { id: string; config_json: string }>('SELECT id, config_json FROM instances ORDER BY id'),
+    saveInstance: db.prepare<[string, string]>(
+      'INSERT INTO instances (id, config_json) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET config_json = excluded.config_json',
+    ),
+    deleteInstance: db.prepare<[string]>('DELETE FROM instances WHERE id = ?'),
+    getMeta: db.prepare<[string], string>('SELECT value FROM meta WHERE key = ?').pluck(),
+    setMeta: db.prepare<[string, string]>('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value'),
+  };
+}
+
+/**
+ * The TaskStore on SQLite (better-sqlite3). Every write touches only the rows it concerns: a
+ * status is one history row plus the task's current-status columns, a message or a part is
+ * one row, an event is one row (plus pruning), so cost does not grow with the task.
+ */
+export class SqliteTaskStore implements TaskStore {
+  private readonly sql: ReturnType<typeof prepareStatements>;
+  /** ListTasks statements, one per combination of filters, prepared on first use. */
+  private readonly listing = new Map<string, Database.Statement<[Bindings], unknown>>();
+
+  private constructor(private readonly db: Database.Database) {
+    this.sql = prepareStatements(db);
+  }
+
+  /** Opens (creating it and its directory if needed) and migrates the database; ':memory:' works too. */
+  static open(path: string): SqliteTaskStore {
+    if (path !== ':memory:' && path !== '') mkdirSync(dirname(path), { recursive: true });
+    const db = new Database(path);
+    try {
+      db.pragma('journal_mode = WAL');
+      // With WAL, NORMAL loses at most the last commits on power loss, never consistency.
+      db.pragma('synchronous = NORMAL');
+      db.pragma('foreign_keys = ON');
+      db.pragma('busy_timeout = 5000');
+      migrate(db);
+      return new SqliteTaskStore(db);
+    } catch (error) {
+      db.close();
+      throw error;
+    }
+  }
+
+  transaction<T>(work: () => T): T {
+    // better-sqlite3 turns a transaction started inside another into a savepoint.
+    return this.db.transaction(work)();
+  }
+
+  createTask(task: NewTask): void {
+    this.transaction(() => {
+      if (this.sql.task.get(task.id) !== undefined) throw new DuplicateKeyError(`task ${task.id} already exists`);
+      const status = toJson(task.status);
+      const row: TaskRow = {
+        id: task.id,
+        instance_id: task.instanceId,
+        context_id: task.contextId,
+        skill: task.skill,
+        created_at: task.createdAt,
+        metadata_json: task.metadata === undefined ? null : toJson(task.metadata),
+        state: task.status.state,
+        status_json: status,
+        status_ts: statusMillis(task.status, timestampMillis(task.createdAt)),
+        status_version: this.nextVersion(),
+      };
+      this.sql.insertTask.run(row);
+      this.sql.insertStatus.run(row.status_version, row.id, row.state, status, row.status_ts);
+      this.sql.insertMessage.run({ task: task.id, json: toJson(task.message) });
+    });
+  }
+
+  getTask(instanceId: string, taskId: string, view: TaskView = {}): Task | undefined {
+    const row = this.sql.task.get(taskId);
+    if (row === undefined || row.instance_id !== instanceId) return undefined;
+    const limit = historyLimit(view);
+    const history = limit === undefined ? this.sql.messages.all(taskId) : limit === 0 ? [] : this.sql.lastMessages.all(taskId, limit);
+    return toWireTask(
+      {
+        id: row.id,
+        contextId: row.context_id,
+        status: fromJson<TaskStatus>(row.status_json),
+        metadata: row.metadata_json === null ? undefined : fromJson<Record<string, unknown>>(row.metadata_json),
+        history: history.map((json) => fromJson<Message>(json)),
+        artifacts: wantsArtifacts(view) ? this.artifacts(taskId) : [],
+      },
+      view,
+    );
+  }
+
+  getTaskInfo(taskId: string): TaskInfo | undefined {
+    const row = this.sql.task.get(taskId);
+    return row === undefined ? undefined : infoOf(row);
+  }
+
+  setStatus(taskId: string, status: TaskStatus): void {
+    this.transaction(() => this.record(this.require(taskId), status));
+  }
+
+  appendMessage(taskId: string, message: Message): void {
+    this.require(taskId);
+    this.sql.insertMessage.run({ task: taskId, json: toJson(message) });
+  }
+
+  putArtifact(taskId: string, artifact: Artifact, append: boolean): void {
+    this.transaction(() => {
+      this.require(taskId);
+      const { artifactId } = artifact;
+      const stored = this.sql.artifactHeader.get(taskId, artifactId);
+      let nextSeq = 1;
+      if (stored === undefined) {
+        this.sql.insertArtifact.run({ task: taskId, artifact: artifactId, meta: toJson(headerOf(artifact)) });
+      } else if (append) {
+        if (changesHeader(artifact)) {
+          this.sql.updateArtifactHeader.run(toJson(mergeHeader(fromJson<ArtifactHeader>(stored), artifact)), taskId, artifactId);
+        }
+        nextSeq = (this.sql.lastPartSeq.get(taskId, artifactId) ?? 0) + 1;
+      } else {
+        this.sql.updateArtifactHeader.run(toJson(headerOf(artifact)), taskId, artifactId);
+        this.sql.deleteParts.run(taskId, artifactId);
+      }
+      for (const part of artifact.parts) this.sql.insertPart.run(taskId, artifactId, nextSeq++, toJson(part));
+    });
+  }
+
+  listTasks(instanceId: string, query: TaskQuery): TaskPage {
+    return listTasks(instanceId, query, {
+      watermark: () => this.watermark(),
+      count: (filter) => {
+        const count = countQuery(filter);
+        return this.listingStatement<{ n: number }>(count).get(count.params)?.n ?? 0;
+      },
+      positions: (request, asOf) => {
+        const page = pageQuery(request, asOf);
+        return this.listingStatement<ListPosition>(page).all(page.params);
+      },
+      load: (taskId) => this.getTask(instanceId, taskId, query),
+    });
+  }
+
+  appendEvent(taskId: string, frame: StreamResponse): number {
+    return this.transaction(() => {
+      this.require(taskId);
+      const seq = this.sql.insertEvent.get({ task: taskId, frame: toJson(frame) });
+      if (seq === undefined) throw new Error('INSERT … RETURNING returned no row');
+      if (seq > EVENT_LOG_LIMIT) this.sql.pruneEvents.run(taskId, seq - EVENT_LOG_LIMIT);
+      return seq;
+    });
+  }
+
+  eventsAfter(taskId: string, afterSeq: number): LoggedEvent[] {
+    return this.sql.eventsAfter.all(taskId, afterSeq).map((row) => ({ seq: row.seq, frame: fromJson<StreamResponse>(row.frame_json) }));
+  }
+
+  lastEventSeq(taskId: string): number {
+    return this.sql.lastEventSeq.get(taskId) ?? 0;
+  }
+
+  findIdempotent(instanceId: string, messageId: string): IdempotentResult | undefined {
+    const row = this.sql.idempotent.get(instanceId, messageId);
+    if (row === undefined) return undefined;
+    if (row.task_id !== null) return { kind: 'task', taskId: row.task_id };
+    if (row.message_json !== null) return { kind: 'message', message: fromJson<Message>(row.message_json) };
+    throw new Error(`idempotency record ${messageId} of instance ${instanceId} holds neither a task nor a message`);
+  }
+
+  recordIdempotent(instanceId: string, messageId: string, result: IdempotentResult): void {
+    // Checked rather than left to the primary key, so both stores throw the same error.
+    if (this.sql.idempotent.get(instanceId, messageId) !== undefined) {
+      throw new DuplicateKeyError(`message ${messageId} of instance ${instanceId} is already recorded`);
+    }
+    const taskId = result.kind === 'task' ? result.taskId : null;
+    const message = result.kind === 'message' ? toJson(result.message) : null;
+    this.sql.insertIdempotent.run(instanceId, messageId, taskId, message);
+  }
+
+  touchContext(instanceId: string, contextId: string, at: string): void {
+    this.sql.touchContext.run({ instance: instanceId, context: contextId, at });
+  }
+
+  getContext(instanceId: string, contextId: string): ContextBinding | undefined {
+    return this.sql.context.get(instanceId, contextId);
+  }
+
+  settleUnfinished(status: (task: TaskInfo) => TaskStatus): string[] {
+    return this.transaction(() => {
+      const unfinished = this.sql.unfinished.all(...ACTIVE_STATES);
+      for (const row of unfinished) this.record(row, status(infoOf(row)));
+      return unfinished.map((row) => row.id);
+    });
+  }
+
+  loadInstances(): StoredInstance[] {
+    return this.sql.instances.all().map((row) => ({ id: row.id, config: fromJson<Record<string, unknown>>(row.config_json) }));
+  }
+
+  saveInstance(instance: StoredInstance): void {
+    this.sql.saveInstance.run(instance.id, toJson(instance.config));
+  }
+
+  deleteInstance(id: string): void {
+    this.sql.deleteInstance.run(id);
+  }
+
+  getMeta(key: string): string | undefined {
+    return this.sql.getMeta.get(key);
+  }
+
+  setMeta(key: string, value: string): void {
+    this.sql.setMeta.run(key, value);
+  }
+
+  close(): void {
+    this.db.close();
+  }
+
+  private require(taskId: string): TaskRow {
+    const row = this.sql.task.get(taskId);
+    if (row === undefined) throw new UnknownTaskError(taskId);
+    return row;
+  }
+
+  /** The newest status version. Versions only grow: status rows are never deleted. */
+  private watermark(): number {
+    return this.sql.watermark.get() ?? 0;
+  }
+
+  private nextVersion(): number {
+    return this.watermark() + 1;
+  }
+
+  /** The one path by which a status is recorded: setStatus and settleUnfinished both take it. */
+  private record(row: TaskRow, status: TaskStatus): void {
+    const json = toJson(status);
+    const ts = statusMillis(status, row.status_ts);
+    const version = this.nextVersion();
+    this.sql.insertStatus.run(version, row.id, status.state, json, ts);
+    this.sql.updateStatus.run(status.state, json, ts, version, row.id);
+  }
+
+  private artifacts(taskId: string): Artifact[] {
+    // Rows come in artifact order, then part order; a Map keeps that first order.
+    const byId = new Map<string, { header: ArtifactHeader; parts: Part[] }>();
+    for (const row of this.sql.artifacts.all(taskId)) {
+      let artifact = byId.get(row.artifact_id);
+      if (artifact === undefined) {
+        artifact = { header: fromJson<ArtifactHeader>(row.meta_json), parts: [] };
+        byId.set(row.artifact_id, artifact);
+      }
+      if (row.part_json !== null) artifact.parts.push(fromJson<Part>(row.part_json));
+    }
+    return [...byId.values()].map(({ header, parts }) => withParts(header, parts));
+  }
+
+  private listingStatement<R>(query: SqlQuery): Database.Statement<[Bindings], R> {
+    let statement = this.listing.get(query.sql);
+    if (statement === undefined) {
+      statement = this.db.prepare<[Bindings]>(query.sql);
+      this.listing.set(query.sql, statement);
+    }
+    return statement as Database.Statement<[Bindings], R>;
+  }
+}
+
+function infoOf(row: TaskRow): TaskInfo {
+  return {
+    id: row.id,
+    instanceId: row.instance_id,
+    contextId: row.context_id,
+    skill: row.skill,
+    state: row.state,
+    createdAt: row.created_at,
+    updatedAt: millisToTimestamp(row.status_ts),
+  };
+}

@@ -1,0 +1,197 @@
+import type { Artifact, Message, StreamResponse, Task, TaskState, TaskStatus } from '../../generated/a2a/1.0/types.js';
+
+/**
+ * Durable state of the hub: tasks with their status history, messages and artifacts, the
+ * per-task event log that SSE replay reads, context bindings, the messageId idempotency
+ * index and the inbound instances. Two implementations share one contract test:
+ * SQLite (default, `sqlite-store.ts`) and memory (`memory-store.ts`, for tests).
+ *
+ * The API is synchronous on purpose: better-sqlite3 is synchronous, and a sequence of calls
+ * made without an `await` in between is atomic in Node, which is what makes the idempotency
+ * check-and-insert safe under concurrent identical requests.
+ *
+ * Everything stored as JSON comes back deep-equal to what was given (members set to
+ * `undefined` are dropped, as JSON drops them), and every object returned is a copy.
+ * Writes that name a task the store does not hold throw UnknownTaskError; reads return
+ * undefined, `[]` or 0 instead.
+ */
+export interface TaskStore {
+  /**
+   * Runs `work` in one transaction, all or nothing. A nested call joins the outer transaction
+   * as a savepoint: its writes commit with the outer ones, and when it throws only its own
+   * writes are undone. `work` must be synchronous (a returned promise is a TypeError).
+   */
+  transaction<T>(work: () => T): T;
+
+  /**
+   * Creates a task with its first status and its first history message. Throws
+   * DuplicateKeyError for an id already stored; `createdAt` must be an RFC 3339 timestamp.
+   */
+  createTask(task: NewTask): void;
+  /** The task as it is on the wire, or undefined when this instance has no such task. */
+  getTask(instanceId: string, taskId: string, view?: TaskView): Task | undefined;
+  /** Bookkeeping the protocol does not show: owner, skill, timestamps. */
+  getTaskInfo(taskId: string): TaskInfo | undefined;
+  /**
+   * Records a new status (with its message, if any, inside it) in the task's status history
+   * and makes it the current one. History is not touched: append a message for that. The
+   * status timestamp (RFC 3339) places the task in ListTasks; a status without one keeps the
+   * task where it was.
+   */
+  setStatus(taskId: string, status: TaskStatus): void;
+  /** Adds a message to the task's history. */
+  appendMessage(taskId: string, message: Message): void;
+  /**
+   * Stores an artifact chunk: with `append`, its parts are added after the parts already
+   * stored for the same artifactId (name, description, metadata and extensions are updated
+   * when given); without, the artifact is replaced. Never rewrites the whole task.
+   */
+  putArtifact(taskId: string, artifact: Artifact, append: boolean): void;
+  /**
+   * A page of the instance's tasks, newest status timestamp first, ties by task id descending.
+   * A walk through the pages is a snapshot taken at its first page: it returns every task
+   * that matched then exactly once, ordered and filtered by the status each task had then,
+   * even if tasks are created or change status in between; `totalSize` is the same on every
+   * page. The tasks themselves carry their current data. Throws InvalidCursorError for a
+   * cursor this store did not issue or one issued for other filters (or another instance).
+   */
+  listTasks(instanceId: string, query: TaskQuery): TaskPage;
+
+  /**
+   * Appends a stream frame to the task's event log and returns its sequence number
+   * (1, 2, 3… per task). The log keeps the newest `EVENT_LOG_LIMIT` frames.
+   */
+  appendEvent(taskId: string, frame: StreamResponse): number;
+  /** Frames with a sequence number greater than `afterSeq`, oldest first. */
+  eventsAfter(taskId: string, afterSeq: number): LoggedEvent[];
+  /** The sequence number of the newest frame, 0 when there is none. */
+  lastEventSeq(taskId: string): number;
+
+  /** The task an earlier message with this id produced, or the direct reply it got. */
+  findIdempotent(instanceId: string, messageId: string): IdempotentResult | undefined;
+  /** Throws DuplicateKeyError when the key is already recorded: the first result stands. */
+  recordIdempotent(instanceId: string, messageId: string, result: IdempotentResult): void;
+
+  /** Marks the context as used by the instance at `at` (creating the binding when new). */
+  touchContext(instanceId: string, contextId: string, at: string): void;
+  getContext(instanceId: string, contextId: string): ContextBinding | undefined;
+
+  /**
+   * Settles every task left SUBMITTED or WORKING by a crash: each gets the status `status`
+   * returns for it (FAILED with an explanatory message), recorded like setStatus, all in one
+   * transaction. Returns the ids it settled, oldest task first.
+   */
+  settleUnfinished(status: (task: TaskInfo) => TaskStatus): string[];
+
+  /** Every saved instance, by id. */
+  loadInstances(): StoredInstance[];
+  /** Inserts or replaces the instance with this id. */
+  saveInstance(instance: StoredInstance): void;
+  /** Forgets the instance's configuration; its tasks, contexts and idempotency keys stay. */
+  deleteInstance(id: string): void;
+  /** A small key/value area for the hub's own flags (e.g. that first-start setup ran). */
+  getMeta(key: string): string | undefined;
+  setMeta(key: string, value: string): void;
+
+  close(): void;
+}
+
+export const EVENT_LOG_LIMIT = 200;
+
+export interface NewTask {
+  readonly id: string;
+  readonly instanceId: string;
+  readonly contextId: string;
+  readonly skill: string;
+  readonly status: TaskStatus;
+  readonly message: Message;
+  readonly metadata?: Record<string, unknown>;
+  readonly createdAt: string;
+}
+
+export interface TaskInfo {
+  readonly id: string;
+  readonly instanceId: string;
+  readonly contextId: string;
+  readonly skill: string;
+  readonly state: TaskState;
+  readonly createdAt: string;
+  /**
+   * The current status timestamp, normalised to a millisecond UTC ISO string (the
+   * creation time while no status carried a timestamp).
+   */
+  readonly updatedAt: string;
+}
+
+export interface TaskView {
+  /** Unset: the whole history; 0: none (the member is omitted); N: the N most recent. */
+  readonly historyLength?: number;
+  /** Defaults to true; false omits the `artifacts` member entirely. */
+  readonly includeArtifacts?: boolean;
+}
+
+export interface TaskQuery extends TaskView {
+  readonly contextId?: string;
+  readonly state?: TaskState;
+  /**
+   * Only tasks whose status timestamp is at or after this instant (RFC 3339). Timestamps
+   * compare at millisecond precision; a finer instant rounds up, so no earlier task matches.
+   */
+  readonly statusTimestampAfter?: string;
+  /** 1 to 100, validated by the caller. May differ from page to page of one walk. */
+  readonly pageSize: number;
+  /** Opaque cursor from a previous page's `nextCursor`; unset or '' for the first page. */
+  readonly cursor?: string;
+}
+
+export interface TaskPage {
+  readonly tasks: Task[];
+  /** Matching tasks before paging, as of the walk's first page. */
+  readonly totalSize: number;
+  /** Cursor for the next page; '' on the last page. */
+  readonly nextCursor: string;
+}
+
+export interface LoggedEvent {
+  readonly seq: number;
+  readonly frame: StreamResponse;
+}
+
+export type IdempotentResult = { readonly kind: 'task'; readonly taskId: string } | { readonly kind: 'message'; readonly message: Message };
+
+export interface ContextBinding {
+  readonly instanceId: string;
+  readonly contextId: string;
+  readonly createdAt: string;
+  readonly lastActiveAt: string;
+}
+
+/** An inbound instance as persisted: its configuration, opaque to the store. */
+export interface StoredInstance {
+  readonly id: string;
+  readonly config: Record<string, unknown>;
+}
+
+/** Thrown when a cursor was not made by this store or is malformed. */
+export class InvalidCursorError extends Error {
+  constructor(message = 'pageToken is not a token this server issued') {
+    super(message);
+    this.name = 'InvalidCursorError';
+  }
+}
+
+/** Thrown by a write that names a task the store does not hold. */
+export class UnknownTaskError extends Error {
+  constructor(readonly taskId: string) {
+    super(`no task ${taskId} is stored`);
+    this.name = 'UnknownTaskError';
+  }
+}
+
+/** Thrown when a write would overwrite a record that must be written once (task id, idempotency key). */
+export class DuplicateKeyError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'DuplicateKeyError';
+  }
+}

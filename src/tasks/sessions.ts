@@ -1,0 +1,88 @@
+import type { SessionState } from '../executors/executor.js';
+
+/** A live conversation: one per (instance, contextId), reused across its messages and tasks. */
+export interface Session extends SessionState {
+  readonly instanceId: string;
+  readonly createdAt: string;
+  lastActiveAt: string;
+  /** Tasks of this context whose executor is running now. */
+  readonly activeTasks: Set<string>;
+}
+
+export interface SessionSummary {
+  readonly instanceId: string;
+  readonly contextId: string;
+  readonly createdAt: string;
+  readonly lastActiveAt: string;
+  readonly activeTasks: number;
+}
+
+/**
+ * Live sessions, released after `idleMs` without activity (never while a task runs) or on
+ * request. Releasing a session only drops its in-memory state; tasks and the context binding
+ * stay in the store.
+ */
+export class SessionRegistry {
+  readonly #sessions = new Map<string, Session>();
+  readonly #timer: NodeJS.Timeout;
+
+  constructor(
+    private readonly idleMs: number,
+    private readonly now: () => string,
+  ) {
+    this.#timer = setInterval(() => this.releaseIdle(), Math.max(1000, Math.min(idleMs, 60_000)));
+    this.#timer.unref();
+  }
+
+  acquire(instanceId: string, contextId: string): Session {
+    const key = sessionKey(instanceId, contextId);
+    let session = this.#sessions.get(key);
+    const at = this.now();
+    if (session === undefined) {
+      session = { instanceId, contextId, createdAt: at, lastActiveAt: at, values: new Map(), activeTasks: new Set() };
+      this.#sessions.set(key, session);
+    }
+    session.lastActiveAt = at;
+    return session;
+  }
+
+  get(instanceId: string, contextId: string): Session | undefined {
+    return this.#sessions.get(sessionKey(instanceId, contextId));
+  }
+
+  release(instanceId: string, contextId: string): boolean {
+    return this.#sessions.delete(sessionKey(instanceId, contextId));
+  }
+
+  /** Releases sessions idle for longer than idleMs; returns how many. */
+  releaseIdle(): number {
+    const cutoff = Date.parse(this.now()) - this.idleMs;
+    let released = 0;
+    for (const [key, session] of this.#sessions) {
+      if (session.activeTasks.size === 0 && Date.parse(session.lastActiveAt) < cutoff) {
+        this.#sessions.delete(key);
+        released += 1;
+      }
+    }
+    return released;
+  }
+
+  list(): SessionSummary[] {
+    return [...this.#sessions.values()].map(({ instanceId, contextId, createdAt, lastActiveAt, activeTasks }) => ({
+      instanceId,
+      contextId,
+      createdAt,
+      lastActiveAt,
+      activeTasks: activeTasks.size,
+    }));
+  }
+
+  close(): void {
+    clearInterval(this.#timer);
+    this.#sessions.clear();
+  }
+}
+
+function sessionKey(instanceId: string, contextId: string): string {
+  return `${instanceId}\u0000${contextId}`;
+}

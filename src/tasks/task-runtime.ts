@@ -1,0 +1,418 @@
+import { randomUUID } from 'node:crypto';
+import {
+  invalidParamsError,
+  taskNotCancelableError,
+  taskNotFoundError,
+  unsupportedOperationError,
+} from '../../generated/a2a/1.0/errors.js';
+import { canTransition, isInterruptedState, isTerminalState } from '../../generated/a2a/1.0/task-states.js';
+import type { Message, SendMessageRequest, Task, TaskState, TaskStatus } from '../../generated/a2a/1.0/types.js';
+import { textOf, type AgentExecutor, type ArtifactChunk, type Content, type ExecutionEvents, type ExecutionRequest } from '../executors/executor.js';
+import type { TaskInfo, TaskStore, TaskView } from '../store/task-store.js';
+import { agentMessage, artifactFrame, artifactOf, status, statusFrame } from './frames.js';
+import type { SessionRegistry } from './sessions.js';
+import type { TaskChannels, TaskFrame } from './task-channels.js';
+
+/** What the runtime needs to know about the instance a message was sent to. */
+export interface RuntimeInstance {
+  readonly id: string;
+  readonly executor: AgentExecutor;
+  /** Ids of the skills the card advertises. */
+  readonly skills: readonly string[];
+  readonly defaultSkill: string;
+}
+
+export type SendOutcome = { readonly kind: 'message'; readonly message: Message } | { readonly kind: 'task'; readonly taskId: string };
+
+export interface SendHooks {
+  /**
+   * Called synchronously as soon as the task exists and before any of its frames is
+   * published, so a stream can take its snapshot and subscribe without missing a frame.
+   */
+  readonly onTask?: (taskId: string) => void;
+  readonly acceptedOutputModes?: readonly string[];
+}
+
+export interface RuntimeDeps {
+  readonly store: TaskStore;
+  readonly channels: TaskChannels;
+  readonly sessions: SessionRegistry;
+  readonly now: () => string;
+  readonly log?: (level: 'warn' | 'error', message: string, details?: Record<string, unknown>) => void;
+}
+
+/** One run of an executor on one task (a new task, or an interrupted one resumed). */
+interface Execution {
+  readonly instanceId: string;
+  readonly taskId: string;
+  readonly contextId: string;
+  readonly controller: AbortController;
+  state: TaskState;
+  /** The task is not stored yet: the executor may still answer with a direct Message. */
+  pending: boolean;
+  /** Terminal or interrupted: later events are ignored. */
+  settled: boolean;
+  readonly done: Promise<void>;
+}
+
+const RUNNING: ReadonlySet<TaskState> = new Set<TaskState>(['TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING']);
+
+/**
+ * The task lifecycle, independent of any transport: starts executors, turns their events
+ * into stored status, artifacts and log frames, enforces the state machine, and implements
+ * the protocol rules of SendMessage (idempotency by messageId, continuation by taskId, skill
+ * selection) and CancelTask.
+ */
+export class TaskRuntime {
+  readonly #deps: RuntimeDeps;
+  readonly #active = new Map<string, Execution>();
+  /** Sends whose executor has not said yet whether it makes a task, by (instance, messageId). */
+  readonly #pending = new Map<string, Promise<SendOutcome>>();
+
+  constructor(deps: RuntimeDeps) {
+    this.#deps = deps;
+  }
+
+  get activeCount(): number {
+    return this.#active.size;
+  }
+
+  /** Whether an executor is working on the task and has not yet settled it. */
+  isRunning(taskId: string): boolean {
+    return this.#active.get(taskId)?.settled === false;
+  }
+
+  async send(instance: RuntimeInstance, request: SendMessageRequest, hooks: SendHooks = {}): Promise<SendOutcome> {
+    const { store } = this.#deps;
+    const message = request.message;
+    const key = `${instance.id}\u0000${message.messageId}`;
+    const earlier = store.findIdempotent(instance.id, message.messageId);
+    if (earlier !== undefined) {
+      if (earlier.kind === 'message') return earlier;
+      hooks.onTask?.(earlier.taskId);
+      return earlier;
+    }
+    const pending = this.#pending.get(key);
+    if (pending !== undefined) {
+      const outcome = await pending;
+      if (outcome.kind === 'task') hooks.onTask?.(outcome.taskId);
+      return outcome;
+    }
+    if (message.taskId !== undefined && message.taskId !== '') return this.#resume(instance, request, hooks);
+    const started = this.#start(instance, request, hooks);
+    this.#pending.set(key, started);
+    try {
+      return await started;
+    } finally {
+      this.#pending.delete(key);
+    }
+  }
+
+  /** Resolves once the task is terminal or interrupted (at once if it already is). */
+  async settled(taskId: string): Promise<void> {
+    const execution = this.#active.get(taskId);
+    if (execution === undefined || execution.settled) return;
+    await this.#deps.channels.nextFinal(taskId);
+  }
+
+  getTask(instanceId: string, taskId: string, view?: TaskView): Task {
+    const task = this.#deps.store.getTask(instanceId, taskId, view);
+    if (task === undefined) throw taskNotFoundError(`task ${taskId} was not found`, { metadata: { taskId } });
+    return task;
+  }
+
+  cancel(instanceId: string, taskId: string, reason = 'canceled by the client'): Task {
+    const info = this.#infoOf(instanceId, taskId);
+    if (isTerminalState(info.state)) {
+      throw taskNotCancelableError(`task ${taskId} is already ${stateWord(info.state)} and cannot be canceled`, { metadata: { taskId, state: info.state } });
+    }
+    const execution = this.#active.get(taskId);
+    if (execution !== undefined && !execution.settled) {
+      this.#apply(execution, 'TASK_STATE_CANCELED', reason);
+      execution.controller.abort(new Error(reason));
+    } else {
+      const contextId = info.contextId;
+      this.#record(taskId, contextId, status('TASK_STATE_CANCELED', this.#deps.now(), agentMessage(reason, taskId, contextId)), true);
+    }
+    return this.getTask(instanceId, taskId);
+  }
+
+  /**
+   * Settles the tasks a crash left SUBMITTED or WORKING as FAILED, with a frame in their
+   * event log so a replaying client sees it. Call once at start-up, before serving.
+   */
+  recover(): string[] {
+    const { store, now } = this.#deps;
+    const settled = store.settleUnfinished((task) =>
+      status('TASK_STATE_FAILED', now(), agentMessage('the hub restarted while this task was running; send the message again to retry', task.id, task.contextId)),
+    );
+    for (const taskId of settled) {
+      const task = store.getTask(store.getTaskInfo(taskId)?.instanceId ?? '', taskId, { historyLength: 0, includeArtifacts: false });
+      if (task !== undefined) store.appendEvent(taskId, statusFrame(taskId, task.contextId ?? '', task.status));
+    }
+    return settled;
+  }
+
+  /** Waits up to graceMs for running tasks, then fails the rest so none is left WORKING. */
+  async shutdown(graceMs: number): Promise<void> {
+    const running = [...this.#active.values()].map((execution) => execution.done);
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([Promise.allSettled(running), new Promise((resolve) => (timer = setTimeout(resolve, graceMs)))]);
+    clearTimeout(timer);
+    for (const execution of [...this.#active.values()]) {
+      if (!execution.pending) this.#apply(execution, 'TASK_STATE_FAILED', 'the hub shut down before the task finished; send the message again to retry');
+      execution.controller.abort(new Error('shutdown'));
+    }
+  }
+
+  #infoOf(instanceId: string, taskId: string): TaskInfo {
+    const info = this.#deps.store.getTaskInfo(taskId);
+    if (info === undefined || info.instanceId !== instanceId) {
+      throw taskNotFoundError(`task ${taskId} was not found`, { metadata: { taskId } });
+    }
+    return info;
+  }
+
+  #start(instance: RuntimeInstance, request: SendMessageRequest, hooks: SendHooks): Promise<SendOutcome> {
+    const { store, now } = this.#deps;
+    const taskId = randomUUID();
+    const contextId = request.message.contextId || randomUUID();
+    const message: Message = { ...request.message, contextId, taskId };
+    const skill = requestedSkill(request) ?? instance.defaultSkill;
+    const createdAt = now();
+    const materialize = (): void => {
+      store.transaction(() => {
+        store.createTask({
+          id: taskId,
+          instanceId: instance.id,
+          contextId,
+          skill,
+          status: status('TASK_STATE_SUBMITTED', createdAt),
+          message,
+          ...(request.metadata === undefined ? {} : { metadata: request.metadata }),
+          createdAt,
+        });
+        store.recordIdempotent(instance.id, message.messageId, { kind: 'task', taskId });
+        store.touchContext(instance.id, contextId, createdAt);
+      });
+      hooks.onTask?.(taskId);
+    };
+
+    if (!instance.skills.includes(skill)) {
+      materialize();
+      this.#record(
+        taskId,
+        contextId,
+        status('TASK_STATE_REJECTED', now(), agentMessage(`unknown skill "${skill}"; this agent advertises: ${instance.skills.join(', ')}`, taskId, contextId)),
+        true,
+      );
+      return Promise.resolve({ kind: 'task', taskId });
+    }
+
+    return new Promise<SendOutcome>((resolve) => {
+      const task: Task = { id: taskId, contextId, status: status('TASK_STATE_SUBMITTED', createdAt), history: [message] };
+      this.#launch(instance, {
+        taskId,
+        contextId,
+        skill,
+        message,
+        task,
+        resumed: false,
+        acceptedOutputModes: hooks.acceptedOutputModes ?? [],
+        onMaterialize: () => {
+          materialize();
+          resolve({ kind: 'task', taskId });
+        },
+        onReply: (reply) => {
+          store.recordIdempotent(instance.id, message.messageId, { kind: 'message', message: reply });
+          store.touchContext(instance.id, contextId, now());
+          resolve({ kind: 'message', message: reply });
+        },
+      });
+    });
+  }
+
+  #resume(instance: RuntimeInstance, request: SendMessageRequest, hooks: SendHooks): Promise<SendOutcome> {
+    const { store, now } = this.#deps;
+    const taskId = request.message.taskId ?? '';
+    const info = this.#infoOf(instance.id, taskId);
+    if (request.message.contextId && request.message.contextId !== info.contextId) {
+      throw invalidParamsError(`message.contextId does not match the context of task ${taskId}`, {
+        violations: [{ field: 'params.message.contextId', description: `must be ${info.contextId}, the context of task ${taskId}, or be left out` }],
+      });
+    }
+    if (isTerminalState(info.state)) {
+      throw unsupportedOperationError(`task ${taskId} is ${stateWord(info.state)}; a terminal task accepts no more messages (start a new task in the same context)`, {
+        metadata: { taskId, state: info.state },
+      });
+    }
+    if (RUNNING.has(info.state) || this.isRunning(taskId)) {
+      throw unsupportedOperationError(`task ${taskId} is still running; wait until it asks for input before sending another message`, {
+        metadata: { taskId, state: info.state },
+      });
+    }
+    const message: Message = { ...request.message, contextId: info.contextId, taskId };
+    const skill = requestedSkill(request) ?? info.skill;
+    store.transaction(() => {
+      store.appendMessage(taskId, message);
+      store.recordIdempotent(instance.id, message.messageId, { kind: 'task', taskId });
+      store.touchContext(instance.id, info.contextId, now());
+    });
+    hooks.onTask?.(taskId);
+    this.#launch(
+      instance,
+      {
+        taskId,
+        contextId: info.contextId,
+        skill,
+        message,
+        task: this.getTask(instance.id, taskId),
+        resumed: true,
+        acceptedOutputModes: hooks.acceptedOutputModes ?? [],
+      },
+      info.state,
+    );
+    return Promise.resolve({ kind: 'task', taskId });
+  }
+
+  #launch(
+    instance: RuntimeInstance,
+    run: Omit<ExecutionRequest, 'instanceId' | 'text' | 'session'> & { onMaterialize?: () => void; onReply?: (message: Message) => void },
+    state: TaskState = 'TASK_STATE_SUBMITTED',
+  ): void {
+    const session = this.#deps.sessions.acquire(instance.id, run.contextId);
+    let finish: () => void = () => undefined;
+    const execution: Execution = {
+      instanceId: instance.id,
+      taskId: run.taskId,
+      contextId: run.contextId,
+      controller: new AbortController(),
+      state,
+      pending: run.onMaterialize !== undefined,
+      settled: false,
+      done: new Promise<void>((resolve) => (finish = resolve)),
+    };
+    this.#active.set(run.taskId, execution);
+    session.activeTasks.add(run.taskId);
+    const ensureTask = (): void => {
+      if (!execution.pending) return;
+      execution.pending = false;
+      run.onMaterialize?.();
+    };
+    const events = this.#events(execution, ensureTask, run.onReply);
+    const request: ExecutionRequest = { ...run, instanceId: instance.id, text: textOf(run.message), session };
+    Promise.resolve()
+      .then(() => instance.executor.execute(request, events, execution.controller.signal))
+      .then(
+        () => {
+          if (execution.settled) return;
+          ensureTask();
+          this.#apply(execution, 'TASK_STATE_COMPLETED');
+        },
+        (error: unknown) => {
+          if (execution.settled) return;
+          ensureTask();
+          this.#deps.log?.('warn', 'executor failed', { taskId: run.taskId, error: error instanceof Error ? error.message : String(error) });
+          this.#apply(execution, 'TASK_STATE_FAILED', `the agent failed: ${describeError(error)}`);
+        },
+      )
+      .catch((error: unknown) => this.#deps.log?.('error', 'could not settle a task', { taskId: run.taskId, error: String(error) }))
+      .finally(() => {
+        if (this.#active.get(run.taskId) === execution) this.#active.delete(run.taskId);
+        session.activeTasks.delete(run.taskId);
+        session.lastActiveAt = this.#deps.now();
+        finish();
+      });
+  }
+
+  #events(execution: Execution, ensureTask: () => void, onReply?: (message: Message) => void): ExecutionEvents {
+    const apply = (state: TaskState, content?: Content) => {
+      if (execution.settled) return;
+      ensureTask();
+      this.#apply(execution, state, content);
+    };
+    return {
+      working: (content) => apply('TASK_STATE_WORKING', content),
+      complete: (content) => apply('TASK_STATE_COMPLETED', content),
+      fail: (content) => apply('TASK_STATE_FAILED', content),
+      reject: (content) => apply('TASK_STATE_REJECTED', content),
+      inputRequired: (content) => apply('TASK_STATE_INPUT_REQUIRED', content),
+      authRequired: (content) => apply('TASK_STATE_AUTH_REQUIRED', content),
+      artifact: (chunk) => this.#artifact(execution, chunk, ensureTask),
+      reply: (content) => {
+        if (execution.settled) return;
+        if (execution.pending && onReply !== undefined) {
+          execution.settled = true;
+          execution.pending = false;
+          onReply(agentMessage(content, undefined, execution.contextId));
+          return;
+        }
+        // A task already exists, so a direct reply can only end it.
+        apply('TASK_STATE_COMPLETED', content);
+      },
+    };
+  }
+
+  #artifact(execution: Execution, chunk: ArtifactChunk, ensureTask: () => void): string {
+    const artifactId = chunk.artifactId ?? randomUUID();
+    if (execution.settled) return artifactId;
+    ensureTask();
+    if (execution.state === 'TASK_STATE_SUBMITTED') this.#apply(execution, 'TASK_STATE_WORKING');
+    const artifact = artifactOf(chunk, artifactId);
+    const append = chunk.append === true;
+    const frame = artifactFrame(execution.taskId, execution.contextId, artifact, append, chunk.lastChunk === true);
+    const { store, channels } = this.#deps;
+    const seq = store.transaction(() => {
+      store.putArtifact(execution.taskId, artifact, append);
+      return store.appendEvent(execution.taskId, frame);
+    });
+    channels.publish(execution.taskId, { seq, frame, final: false });
+    return artifactId;
+  }
+
+  /** Moves a running task to `state`, if the state machine allows it. */
+  #apply(execution: Execution, state: TaskState, content?: Content): void {
+    if (execution.settled) return;
+    if (!canTransition(execution.state, state)) {
+      this.#deps.log?.('warn', 'ignored a status the state machine does not allow', { taskId: execution.taskId, from: execution.state, to: state });
+      return;
+    }
+    const message = content === undefined ? undefined : agentMessage(content, execution.taskId, execution.contextId);
+    execution.state = state;
+    const final = isTerminalState(state) || isInterruptedState(state);
+    if (final) execution.settled = true;
+    this.#record(execution.taskId, execution.contextId, status(state, this.#deps.now(), message), final);
+  }
+
+  /** Stores a status and its log frame in one transaction, then publishes the frame. */
+  #record(taskId: string, contextId: string, taskStatus: TaskStatus, final: boolean): void {
+    const { store, channels } = this.#deps;
+    const frame = statusFrame(taskId, contextId, taskStatus);
+    const seq = store.transaction(() => {
+      store.setStatus(taskId, taskStatus);
+      // Interrupted and terminal status messages are turns of the conversation.
+      if (final && taskStatus.message !== undefined) store.appendMessage(taskId, taskStatus.message);
+      return store.appendEvent(taskId, frame);
+    });
+    const published: TaskFrame = { seq, frame, final };
+    channels.publish(taskId, published);
+  }
+}
+
+/** `metadata.skill` of the message, or else of the request. */
+function requestedSkill(request: SendMessageRequest): string | undefined {
+  for (const metadata of [request.message.metadata, request.metadata]) {
+    const skill = metadata?.['skill'];
+    if (typeof skill === 'string' && skill !== '') return skill;
+  }
+  return undefined;
+}
+
+function stateWord(state: TaskState): string {
+  return state.replace('TASK_STATE_', '').toLowerCase().replace('_', '-');
+}
+
+function describeError(error: unknown): string {
+  const text = error instanceof Error ? error.message : typeof error === 'string' ? error : 'unknown error';
+  return text.length > 500 ? `${text.slice(0, 500)}…` : text;
+}

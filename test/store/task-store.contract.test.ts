@@ -1,0 +1,821 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import fc from 'fast-check';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Artifact, Message, StreamResponse, TaskState, TaskStatus } from '../../generated/a2a/1.0/types.js';
+import { readQuery } from '../../src/store/listing.js';
+import { MemoryTaskStore } from '../../src/store/memory-store.js';
+import { countQuery, pageQuery, type SqlQuery } from '../../src/store/sqlite-listing.js';
+import { SqliteTaskStore } from '../../src/store/sqlite-store.js';
+import {
+  DuplicateKeyError,
+  EVENT_LOG_LIMIT,
+  InvalidCursorError,
+  UnknownTaskError,
+  type NewTask,
+  type TaskPage,
+  type TaskQuery,
+  type TaskStore,
+} from '../../src/store/task-store.js';
+
+const scratch = mkdtempSync(join(tmpdir(), 'a2a-hub-store-'));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+let databases = 0;
+function databasePath(): string {
+  return join(scratch, `store-${++databases}.db`);
+}
+
+const IMPLEMENTATIONS = [
+  { name: 'MemoryTaskStore', open: (): TaskStore => new MemoryTaskStore() },
+  { name: 'SqliteTaskStore', open: (): TaskStore => SqliteTaskStore.open(databasePath()) },
+];
+
+const INSTANCE = 'instance-a';
+const OTHER_INSTANCE = 'instance-b';
+const EPOCH = Date.parse('2025-01-01T00:00:00.000Z');
+
+/** The instant `seconds` after a fixed epoch, as the RFC 3339 string the hub would write. */
+function at(seconds: number): string {
+  return new Date(EPOCH + seconds * 1000).toISOString();
+}
+
+function message(id: string, role: Message['role'] = 'ROLE_USER'): Message {
+  return { messageId: id, role, parts: [{ text: `text of ${id}` }] };
+}
+
+function status(state: TaskState, seconds: number): TaskStatus {
+  return { state, timestamp: at(seconds) };
+}
+
+function newTask(id: string, overrides: Partial<NewTask> = {}): NewTask {
+  return {
+    id,
+    instanceId: INSTANCE,
+    contextId: 'context-1',
+    skill: 'echo',
+    status: status('TASK_STATE_SUBMITTED', 0),
+    message: message(`${id}-m1`),
+    createdAt: at(0),
+    ...overrides,
+  };
+}
+
+function artifact(id: string, texts: string[], header: Partial<Artifact> = {}): Artifact {
+  return { artifactId: id, ...header, parts: texts.map((text) => ({ text })) };
+}
+
+function frame(n: number): StreamResponse {
+  return { statusUpdate: { taskId: 'task-1', contextId: 'context-1', status: { state: 'TASK_STATE_WORKING', message: message(`frame-${n}`, 'ROLE_AGENT') } } };
+}
+
+function ids(page: TaskPage): string[] {
+  return page.tasks.map((task) => task.id);
+}
+
+/** Every page of a walk, following nextCursor to the end. */
+function walk(store: TaskStore, query: TaskQuery): TaskPage[] {
+  const pages = [store.listTasks(INSTANCE, query)];
+  for (let last = pages[0]; last !== undefined && last.nextCursor !== ''; last = pages.at(-1)) {
+    pages.push(store.listTasks(INSTANCE, { ...query, cursor: last.nextCursor }));
+  }
+  return pages;
+}
+
+describe.each(IMPLEMENTATIONS)('$name', ({ open }) => {
+  let store: TaskStore;
+  beforeEach(() => {
+    store = open();
+  });
+  afterEach(() => {
+    store.close();
+  });
+
+  describe('tasks', () => {
+    it('returns a created task as the wire shows it', () => {
+      store.createTask(newTask('task-1', { metadata: { origin: 'test', nested: { n: 1 } } }));
+      const task = store.getTask(INSTANCE, 'task-1');
+      expect(task).toStrictEqual({
+        id: 'task-1',
+        contextId: 'context-1',
+        status: status('TASK_STATE_SUBMITTED', 0),
+        history: [message('task-1-m1')],
+        metadata: { origin: 'test', nested: { n: 1 } },
+      });
+    });
+
+    it('hides a task from other instances and answers undefined for unknown ids', () => {
+      store.createTask(newTask('task-1'));
+      expect(store.getTask(OTHER_INSTANCE, 'task-1')).toBeUndefined();
+      expect(store.getTask(INSTANCE, 'no-such-task')).toBeUndefined();
+      expect(store.getTaskInfo('no-such-task')).toBeUndefined();
+    });
+
+    it('never emits empty metadata', () => {
+      store.createTask(newTask('task-1', { metadata: {} }));
+      store.createTask(newTask('task-2'));
+      expect(store.getTask(INSTANCE, 'task-1')).not.toHaveProperty('metadata');
+      expect(store.getTask(INSTANCE, 'task-2')).not.toHaveProperty('metadata');
+    });
+
+    it('refuses a second task with the same id', () => {
+      store.createTask(newTask('task-1'));
+      expect(() => store.createTask(newTask('task-1', { contextId: 'other' }))).toThrow(DuplicateKeyError);
+      expect(store.getTask(INSTANCE, 'task-1')?.contextId).toBe('context-1');
+    });
+
+    it('keeps the bookkeeping in TaskInfo, with the status timestamp normalised', () => {
+      store.createTask(newTask('task-1', { status: { state: 'TASK_STATE_SUBMITTED', timestamp: '2025-01-01T02:00:00+02:00' } }));
+      expect(store.getTaskInfo('task-1')).toStrictEqual({
+        id: 'task-1',
+        instanceId: INSTANCE,
+        contextId: 'context-1',
+        skill: 'echo',
+        state: 'TASK_STATE_SUBMITTED',
+        createdAt: at(0),
+        updatedAt: '2025-01-01T00:00:00.000Z',
+      });
+      store.setStatus('task-1', status('TASK_STATE_WORKING', 5));
+      expect(store.getTaskInfo('task-1')).toMatchObject({ state: 'TASK_STATE_WORKING', updatedAt: at(5) });
+    });
+
+    it('makes a new status current without touching the history', () => {
+      store.createTask(newTask('task-1'));
+      const done: TaskStatus = { state: 'TASK_STATE_COMPLETED', timestamp: at(9), message: message('done', 'ROLE_AGENT') };
+      store.setStatus('task-1', status('TASK_STATE_WORKING', 3));
+      store.setStatus('task-1', done);
+      const task = store.getTask(INSTANCE, 'task-1');
+      expect(task?.status).toStrictEqual(done);
+      expect(task?.history).toStrictEqual([message('task-1-m1')]);
+    });
+
+    it('keeps the place of a task whose new status has no timestamp', () => {
+      store.createTask(newTask('task-1', { status: status('TASK_STATE_SUBMITTED', 4), createdAt: at(1) }));
+      store.setStatus('task-1', { state: 'TASK_STATE_WORKING' });
+      expect(store.getTaskInfo('task-1')).toMatchObject({ state: 'TASK_STATE_WORKING', updatedAt: at(4) });
+      store.createTask(newTask('task-2', { status: { state: 'TASK_STATE_SUBMITTED' }, createdAt: at(2) }));
+      expect(store.getTaskInfo('task-2')?.updatedAt).toBe(at(2));
+    });
+
+    it('refuses timestamps that are not RFC 3339, changing nothing', () => {
+      store.createTask(newTask('task-1'));
+      expect(() => store.createTask(newTask('task-2', { createdAt: 'yesterday' }))).toThrow(RangeError);
+      expect(() => store.setStatus('task-1', { state: 'TASK_STATE_WORKING', timestamp: '2025-02-30T00:00:00Z' })).toThrow(RangeError);
+      expect(() => store.setStatus('task-1', { state: 'TASK_STATE_WORKING', timestamp: '2025-01-01T00:00:00' })).toThrow(RangeError);
+      expect(() => store.setStatus('task-1', { state: 'TASK_STATE_WORKING', timestamp: '2025-01-01T24:00:00Z' })).toThrow(RangeError);
+      expect(() => store.setStatus('task-1', { state: 'TASK_STATE_WORKING', timestamp: '2025-01-01T00:00:00+24:00' })).toThrow(RangeError);
+      expect(store.getTaskInfo('task-2')).toBeUndefined();
+      expect(store.getTaskInfo('task-1')?.state).toBe('TASK_STATE_SUBMITTED');
+    });
+
+    it('throws UnknownTaskError for writes to a task it does not hold, and reads return nothing', () => {
+      expect(() => store.setStatus('ghost', status('TASK_STATE_WORKING', 1))).toThrow(UnknownTaskError);
+      expect(() => store.appendMessage('ghost', message('m'))).toThrow(UnknownTaskError);
+      expect(() => store.putArtifact('ghost', artifact('a', ['x']), false)).toThrow(UnknownTaskError);
+      expect(() => store.appendEvent('ghost', frame(1))).toThrow(UnknownTaskError);
+      expect(store.eventsAfter('ghost', 0)).toEqual([]);
+      expect(store.lastEventSeq('ghost')).toBe(0);
+    });
+
+    it('round-trips every JSON value exactly', () => {
+      const rich: Message = {
+        messageId: 'rich',
+        role: 'ROLE_USER',
+        contextId: 'context-1',
+        parts: [
+          { data: { list: [1, 2.5, -0.125, null, true, 'ü ✓ 😀'], empty: {}, deep: { a: [{ b: [] }] } }, mediaType: 'application/json' },
+          { raw: 'AAEC/w==', filename: 'bytes.bin', metadata: { k: 'v' } },
+          { url: 'https://example.com/x?y=1', mediaType: 'text/plain' },
+        ],
+        metadata: { 'key with space': [null], unicode: '\u0000\u2028' },
+        extensions: ['https://example.com/ext'],
+        referenceTaskIds: ['task-0'],
+      };
+      const richStatus: TaskStatus = { state: 'TASK_STATE_INPUT_REQUIRED', timestamp: '2025-01-01T00:00:00.123456Z', message: rich };
+      const richArtifact = artifact('art', ['a'], { name: 'n', description: 'd', metadata: { x: { y: [1] } }, extensions: ['e'] });
+      store.createTask(newTask('task-1', { message: rich, status: richStatus, metadata: { deep: { list: [{}] } } }));
+      store.putArtifact('task-1', richArtifact, false);
+      store.appendEvent('task-1', { task: { id: 'task-1', status: richStatus, history: [rich] } });
+      expect(store.getTask(INSTANCE, 'task-1')).toStrictEqual({
+        id: 'task-1',
+        contextId: 'context-1',
+        status: richStatus,
+        artifacts: [richArtifact],
+        history: [rich],
+        metadata: { deep: { list: [{}] } },
+      });
+      expect(store.eventsAfter('task-1', 0)).toStrictEqual([{ seq: 1, frame: { task: { id: 'task-1', status: richStatus, history: [rich] } } }]);
+    });
+
+    it('hands out copies: changing what went in or came out changes nothing stored', () => {
+      const first = message('task-1-m1');
+      store.createTask(newTask('task-1', { message: first }));
+      first.parts.push({ text: 'added by the caller later' });
+      const task = store.getTask(INSTANCE, 'task-1');
+      task?.history?.[0]?.parts.push({ text: 'added to the copy' });
+      expect(store.getTask(INSTANCE, 'task-1')?.history).toStrictEqual([message('task-1-m1')]);
+    });
+  });
+
+  describe('history and views', () => {
+    beforeEach(() => {
+      store.createTask(newTask('task-1'));
+      for (const n of [2, 3, 4]) store.appendMessage('task-1', message(`task-1-m${n}`, n % 2 === 0 ? 'ROLE_AGENT' : 'ROLE_USER'));
+    });
+
+    const history = (length?: number): string[] | undefined =>
+      store.getTask(INSTANCE, 'task-1', length === undefined ? {} : { historyLength: length })?.history?.map((m) => m.messageId);
+
+    it('keeps messages in the order they were added and returns them all by default', () => {
+      expect(history()).toEqual(['task-1-m1', 'task-1-m2', 'task-1-m3', 'task-1-m4']);
+    });
+
+    it('returns the N most recent messages for historyLength N', () => {
+      expect(history(2)).toEqual(['task-1-m3', 'task-1-m4']);
+      expect(history(1)).toEqual(['task-1-m4']);
+      expect(history(10)).toEqual(['task-1-m1', 'task-1-m2', 'task-1-m3', 'task-1-m4']);
+    });
+
+    it('omits the history member for historyLength 0', () => {
+      expect(store.getTask(INSTANCE, 'task-1', { historyLength: 0 })).not.toHaveProperty('history');
+    });
+
+    it('omits artifacts when excluded or when there are none', () => {
+      expect(store.getTask(INSTANCE, 'task-1')).not.toHaveProperty('artifacts');
+      store.putArtifact('task-1', artifact('a', ['x']), false);
+      expect(store.getTask(INSTANCE, 'task-1')?.artifacts).toHaveLength(1);
+      expect(store.getTask(INSTANCE, 'task-1', { includeArtifacts: true })?.artifacts).toHaveLength(1);
+      expect(store.getTask(INSTANCE, 'task-1', { includeArtifacts: false })).not.toHaveProperty('artifacts');
+    });
+  });
+
+  describe('artifacts', () => {
+    beforeEach(() => {
+      store.createTask(newTask('task-1'));
+    });
+    const artifacts = (): Artifact[] | undefined => store.getTask(INSTANCE, 'task-1')?.artifacts;
+
+    it('appends parts after those stored and updates only the header members a chunk gives', () => {
+      store.putArtifact('task-1', artifact('a', ['1', '2'], { name: 'first', description: 'kept', metadata: { v: 1 } }), false);
+      store.putArtifact('task-1', artifact('a', ['3']), true);
+      store.putArtifact('task-1', artifact('a', ['4', '5'], { name: 'renamed', metadata: { v: 2 }, extensions: ['x'] }), true);
+      expect(artifacts()).toStrictEqual([
+        artifact('a', ['1', '2', '3', '4', '5'], { name: 'renamed', description: 'kept', metadata: { v: 2 }, extensions: ['x'] }),
+      ]);
+    });
+
+    it('replaces an artifact stored without append, keeping its place', () => {
+      store.putArtifact('task-1', artifact('a', ['1', '2'], { name: 'old', description: 'old' }), false);
+      store.putArtifact('task-1', artifact('b', ['b1']), false);
+      store.putArtifact('task-1', artifact('a', ['new'], { name: 'new' }), false);
+      expect(artifacts()).toStrictEqual([artifact('a', ['new'], { name: 'new' }), artifact('b', ['b1'])]);
+    });
+
+    it('keeps artifacts in the order they were first created', () => {
+      for (const id of ['c', 'a', 'b']) store.putArtifact('task-1', artifact(id, [id]), false);
+      store.putArtifact('task-1', artifact('a', ['a2']), true);
+      expect(artifacts()?.map((a) => a.artifactId)).toEqual(['c', 'a', 'b']);
+    });
+
+    it('takes an append to an artifact it does not hold as the first chunk', () => {
+      store.putArtifact('task-1', artifact('a', ['1'], { name: 'n' }), true);
+      expect(artifacts()).toStrictEqual([artifact('a', ['1'], { name: 'n' })]);
+    });
+
+    it('stores chunks alike whatever lastChunk said: the store sees only append', () => {
+      const events = [
+        { append: false, lastChunk: false, parts: ['1'] },
+        { append: true, lastChunk: true, parts: ['2'] },
+        { append: true, lastChunk: false, parts: ['3'] },
+        { append: true, lastChunk: true, parts: ['4'] },
+      ];
+      for (const event of events) store.putArtifact('task-1', artifact('a', event.parts), event.append);
+      expect(artifacts()).toStrictEqual([artifact('a', ['1', '2', '3', '4'])]);
+    });
+  });
+
+  describe('event log', () => {
+    beforeEach(() => {
+      store.createTask(newTask('task-1'));
+      store.createTask(newTask('task-2'));
+    });
+
+    it('numbers frames 1, 2, 3… per task and replays those after a sequence number', () => {
+      expect(store.lastEventSeq('task-1')).toBe(0);
+      expect([1, 2, 3].map((n) => store.appendEvent('task-1', frame(n)))).toEqual([1, 2, 3]);
+      expect(store.appendEvent('task-2', frame(9))).toBe(1);
+      expect(store.lastEventSeq('task-1')).toBe(3);
+      expect(store.eventsAfter('task-1', 1)).toStrictEqual([
+        { seq: 2, frame: frame(2) },
+        { seq: 3, frame: frame(3) },
+      ]);
+      expect(store.eventsAfter('task-1', 3)).toEqual([]);
+    });
+
+    it(`keeps the newest ${EVENT_LOG_LIMIT} frames and keeps counting past the pruned ones`, () => {
+      for (let n = 1; n <= 250; n++) expect(store.appendEvent('task-1', frame(n))).toBe(n);
+      const kept = store.eventsAfter('task-1', 0);
+      expect(kept).toHaveLength(EVENT_LOG_LIMIT);
+      expect(kept[0]).toStrictEqual({ seq: 51, frame: frame(51) });
+      expect(kept.at(-1)?.seq).toBe(250);
+      expect(store.eventsAfter('task-1', 240).map((event) => event.seq)).toEqual([241, 242, 243, 244, 245, 246, 247, 248, 249, 250]);
+      expect(store.lastEventSeq('task-1')).toBe(250);
+      expect(store.appendEvent('task-1', frame(251))).toBe(251);
+      expect(store.eventsAfter('task-1', 0)[0]?.seq).toBe(52);
+      expect(store.lastEventSeq('task-2')).toBe(0);
+    });
+  });
+
+  describe('idempotency', () => {
+    it('records the task or the direct reply a message got, per instance', () => {
+      expect(store.findIdempotent(INSTANCE, 'm1')).toBeUndefined();
+      store.recordIdempotent(INSTANCE, 'm1', { kind: 'task', taskId: 'task-1' });
+      store.recordIdempotent(INSTANCE, 'm2', { kind: 'message', message: message('reply', 'ROLE_AGENT') });
+      expect(store.findIdempotent(INSTANCE, 'm1')).toStrictEqual({ kind: 'task', taskId: 'task-1' });
+      expect(store.findIdempotent(INSTANCE, 'm2')).toStrictEqual({ kind: 'message', message: message('reply', 'ROLE_AGENT') });
+      expect(store.findIdempotent(OTHER_INSTANCE, 'm1')).toBeUndefined();
+    });
+
+    it('refuses to record a key twice, keeping the first result', () => {
+      store.recordIdempotent(INSTANCE, 'm1', { kind: 'task', taskId: 'task-1' });
+      expect(() => store.recordIdempotent(INSTANCE, 'm1', { kind: 'task', taskId: 'task-2' })).toThrow(DuplicateKeyError);
+      expect(store.findIdempotent(INSTANCE, 'm1')).toStrictEqual({ kind: 'task', taskId: 'task-1' });
+      store.recordIdempotent(OTHER_INSTANCE, 'm1', { kind: 'task', taskId: 'task-9' });
+      expect(store.findIdempotent(OTHER_INSTANCE, 'm1')).toStrictEqual({ kind: 'task', taskId: 'task-9' });
+    });
+  });
+
+  describe('contexts', () => {
+    it('creates a binding on first use and moves only lastActiveAt afterwards', () => {
+      expect(store.getContext(INSTANCE, 'context-1')).toBeUndefined();
+      store.touchContext(INSTANCE, 'context-1', at(1));
+      expect(store.getContext(INSTANCE, 'context-1')).toStrictEqual({ instanceId: INSTANCE, contextId: 'context-1', createdAt: at(1), lastActiveAt: at(1) });
+      store.touchContext(INSTANCE, 'context-1', at(7));
+      expect(store.getContext(INSTANCE, 'context-1')).toStrictEqual({ instanceId: INSTANCE, contextId: 'context-1', createdAt: at(1), lastActiveAt: at(7) });
+      expect(store.getContext(OTHER_INSTANCE, 'context-1')).toBeUndefined();
+    });
+  });
+
+  describe('instances and meta', () => {
+    it('saves instances by id, replacing on save and forgetting on delete', () => {
+      expect(store.loadInstances()).toEqual([]);
+      store.saveInstance({ id: 'b', config: { skills: ['echo'], nested: { n: 1 } } });
+      store.saveInstance({ id: 'a', config: {} });
+      store.saveInstance({ id: 'b', config: { skills: [] } });
+      expect(store.loadInstances()).toStrictEqual([
+        { id: 'a', config: {} },
+        { id: 'b', config: { skills: [] } },
+      ]);
+      store.deleteInstance('a');
+      store.deleteInstance('never-saved');
+      expect(store.loadInstances()).toStrictEqual([{ id: 'b', config: { skills: [] } }]);
+    });
+
+    it('keeps a small key/value area', () => {
+      expect(store.getMeta('setup')).toBeUndefined();
+      store.setMeta('setup', 'done');
+      store.setMeta('setup', 'again');
+      expect(store.getMeta('setup')).toBe('again');
+    });
+  });
+
+  describe('settleUnfinished', () => {
+    it('gives every SUBMITTED or WORKING task the status the callback returns, and nothing else', () => {
+      const states: TaskState[] = ['TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING', 'TASK_STATE_INPUT_REQUIRED', 'TASK_STATE_COMPLETED'];
+      states.forEach((state, n) => store.createTask(newTask(`task-${n}`, { status: status(state, n) })));
+      const seen: string[] = [];
+      const settled = store.settleUnfinished((info) => {
+        seen.push(`${info.id}:${info.state}`);
+        return { state: 'TASK_STATE_FAILED', timestamp: at(100), message: message(`restart-${info.id}`, 'ROLE_AGENT') };
+      });
+      expect(settled).toEqual(['task-0', 'task-1']);
+      expect(seen).toEqual(['task-0:TASK_STATE_SUBMITTED', 'task-1:TASK_STATE_WORKING']);
+      expect(store.getTask(INSTANCE, 'task-1')?.status).toStrictEqual({ state: 'TASK_STATE_FAILED', timestamp: at(100), message: message('restart-task-1', 'ROLE_AGENT') });
+      expect(states.map((_, n) => store.getTaskInfo(`task-${n}`)?.state)).toEqual([
+        'TASK_STATE_FAILED',
+        'TASK_STATE_FAILED',
+        'TASK_STATE_INPUT_REQUIRED',
+        'TASK_STATE_COMPLETED',
+      ]);
+      expect(store.settleUnfinished(() => status('TASK_STATE_FAILED', 200))).toEqual([]);
+    });
+
+    it('records the settled status in the status history, like setStatus', () => {
+      store.createTask(newTask('task-1', { status: status('TASK_STATE_WORKING', 2) }));
+      store.createTask(newTask('task-2', { status: status('TASK_STATE_WORKING', 1) }));
+      const first = store.listTasks(INSTANCE, { state: 'TASK_STATE_WORKING', pageSize: 1 });
+      store.settleUnfinished(() => status('TASK_STATE_FAILED', 50));
+      // A walk begun before the restart still sees task-2 as WORKING: the history kept both statuses.
+      const second = store.listTasks(INSTANCE, { state: 'TASK_STATE_WORKING', pageSize: 1, cursor: first.nextCursor });
+      expect([...ids(first), ...ids(second)]).toEqual(['task-1', 'task-2']);
+      expect(second.tasks[0]?.status.state).toBe('TASK_STATE_FAILED');
+    });
+  });
+
+  describe('transactions', () => {
+    it('returns what the work returns and keeps its writes', () => {
+      const result = store.transaction(() => {
+        store.createTask(newTask('task-1'));
+        store.setMeta('k', 'v');
+        return 42;
+      });
+      expect(result).toBe(42);
+      expect(store.getTaskInfo('task-1')).toBeDefined();
+      expect(store.getMeta('k')).toBe('v');
+    });
+
+    it('undoes every write of work that throws, and rethrows', () => {
+      store.setMeta('k', 'before');
+      store.createTask(newTask('task-0'));
+      const failure = new Error('boom');
+      expect(() =>
+        store.transaction(() => {
+          store.createTask(newTask('task-1'));
+          store.setStatus('task-0', status('TASK_STATE_WORKING', 5));
+          store.appendEvent('task-0', frame(1));
+          store.putArtifact('task-0', artifact('a', ['x']), false);
+          store.recordIdempotent(INSTANCE, 'm1', { kind: 'task', taskId: 'task-1' });
+          store.touchContext(INSTANCE, 'context-1', at(1));
+          store.saveInstance({ id: 'i', config: {} });
+          store.setMeta('k', 'after');
+          throw failure;
+        }),
+      ).toThrow(failure);
+      expect(store.getTaskInfo('task-1')).toBeUndefined();
+      expect(store.getTask(INSTANCE, 'task-0')).toStrictEqual(store.getTask(INSTANCE, 'task-0', { includeArtifacts: true }));
+      expect(store.getTask(INSTANCE, 'task-0')).not.toHaveProperty('artifacts');
+      expect(store.getTaskInfo('task-0')?.state).toBe('TASK_STATE_SUBMITTED');
+      expect(store.lastEventSeq('task-0')).toBe(0);
+      expect(store.findIdempotent(INSTANCE, 'm1')).toBeUndefined();
+      expect(store.getContext(INSTANCE, 'context-1')).toBeUndefined();
+      expect(store.loadInstances()).toEqual([]);
+      expect(store.getMeta('k')).toBe('before');
+      expect(store.listTasks(INSTANCE, { pageSize: 10 }).totalSize).toBe(1);
+    });
+
+    it('joins a nested transaction to the outer one, undoing only the inner writes when it throws', () => {
+      store.transaction(() => {
+        store.setMeta('outer', '1');
+        expect(() =>
+          store.transaction(() => {
+            store.setMeta('inner', '1');
+            throw new Error('inner fails');
+          }),
+        ).toThrow('inner fails');
+        store.transaction(() => store.setMeta('inner-ok', '1'));
+      });
+      expect([store.getMeta('outer'), store.getMeta('inner'), store.getMeta('inner-ok')]).toEqual(['1', undefined, '1']);
+
+      expect(() =>
+        store.transaction(() => {
+          store.transaction(() => store.setMeta('committed-inner', '1'));
+          throw new Error('outer fails');
+        }),
+      ).toThrow('outer fails');
+      expect(store.getMeta('committed-inner')).toBeUndefined();
+    });
+
+    it('refuses asynchronous work and keeps none of its writes', () => {
+      expect(() =>
+        store.transaction(() => {
+          store.setMeta('k', 'v');
+          return Promise.resolve();
+        }),
+      ).toThrow(TypeError);
+      expect(store.getMeta('k')).toBeUndefined();
+    });
+  });
+
+  describe('listTasks', () => {
+    /** Creates tasks whose status timestamps are the given seconds, ids task-00, task-01… */
+    function seed(seconds: number[], overrides: (n: number) => Partial<NewTask> = () => ({})): void {
+      seconds.forEach((second, n) => {
+        const id = `task-${String(n).padStart(2, '0')}`;
+        store.createTask(newTask(id, { status: status('TASK_STATE_SUBMITTED', second), ...overrides(n) }));
+      });
+    }
+
+    it('lists only the tasks of the instance asked about', () => {
+      seed([1, 2, 3], (n) => (n === 1 ? { instanceId: OTHER_INSTANCE } : {}));
+      const page = store.listTasks(INSTANCE, { pageSize: 10 });
+      expect(ids(page)).toEqual(['task-02', 'task-00']);
+      expect(page.totalSize).toBe(2);
+      expect(ids(store.listTasks(OTHER_INSTANCE, { pageSize: 10 }))).toEqual(['task-01']);
+      expect(store.listTasks('nobody', { pageSize: 10 })).toStrictEqual({ tasks: [], totalSize: 0, nextCursor: '' });
+    });
+
+    it('orders by status timestamp, newest first, ties by task id descending', () => {
+      seed([5, 9, 5, 1, 9]);
+      expect(ids(store.listTasks(INSTANCE, { pageSize: 10 }))).toEqual(['task-04', 'task-01', 'task-02', 'task-00', 'task-03']);
+    });
+
+    it('orders by the current status: a status change moves the task', () => {
+      seed([5, 6, 7]);
+      store.setStatus('task-00', status('TASK_STATE_WORKING', 8));
+      expect(ids(store.listTasks(INSTANCE, { pageSize: 10 }))).toEqual(['task-00', 'task-02', 'task-01']);
+    });
+
+    it('filters by contextId, state and status timestamp, and counts the matches in totalSize', () => {
+      const states: TaskState[] = ['TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING', 'TASK_STATE_COMPLETED'];
+      seed([0, 1, 2, 3, 4, 5], (n) => ({ contextId: `context-${n % 2}`, status: status(states[n % 3] ?? 'TASK_STATE_SUBMITTED', n) }));
+      const list = (query: Omit<TaskQuery, 'pageSize'>): [string[], number] => {
+        const page = store.listTasks(INSTANCE, { ...query, pageSize: 10 });
+        return [ids(page), page.totalSize];
+      };
+      expect(list({ contextId: 'context-1' })).toEqual([['task-05', 'task-03', 'task-01'], 3]);
+      expect(list({ state: 'TASK_STATE_WORKING' })).toEqual([['task-04', 'task-01'], 2]);
+      expect(list({ statusTimestampAfter: at(3) })).toEqual([['task-05', 'task-04', 'task-03'], 3]);
+      expect(list({ contextId: 'context-0', state: 'TASK_STATE_COMPLETED' })).toEqual([['task-02'], 1]);
+      expect(list({ contextId: 'context-0', state: 'TASK_STATE_COMPLETED', statusTimestampAfter: at(3) })).toEqual([[], 0]);
+      expect(list({ contextId: 'no-such-context' })).toEqual([[], 0]);
+    });
+
+    it('compares statusTimestampAfter as an instant: offsets count, and finer than a millisecond rounds up', () => {
+      seed([10, 11]);
+      expect(ids(store.listTasks(INSTANCE, { statusTimestampAfter: '2025-01-01T02:00:11+02:00', pageSize: 10 }))).toEqual(['task-01']);
+      expect(ids(store.listTasks(INSTANCE, { statusTimestampAfter: '2025-01-01T00:00:10.000Z', pageSize: 10 }))).toEqual(['task-01', 'task-00']);
+      expect(ids(store.listTasks(INSTANCE, { statusTimestampAfter: '2025-01-01T00:00:10.0000001Z', pageSize: 10 }))).toEqual(['task-01']);
+      expect(ids(store.listTasks(INSTANCE, { statusTimestampAfter: '2025-01-01T00:00:10.000000Z', pageSize: 10 }))).toEqual(['task-01', 'task-00']);
+      expect(() => store.listTasks(INSTANCE, { statusTimestampAfter: 'not a time', pageSize: 10 })).toThrow(RangeError);
+    });
+
+    it('pages by pageSize and ends with an empty nextCursor', () => {
+      seed([1, 2, 3, 4, 5]);
+      const pages = walk(store, { pageSize: 2 });
+      expect(pages.map(ids)).toEqual([['task-04', 'task-03'], ['task-02', 'task-01'], ['task-00']]);
+      expect(pages.map((page) => page.totalSize)).toEqual([5, 5, 5]);
+      expect(pages.map((page) => page.nextCursor === '')).toEqual([false, false, true]);
+    });
+
+    it('ends on an exactly full page when nothing follows, and takes a changed pageSize mid-walk', () => {
+      seed([1, 2, 3, 4]);
+      const pages = walk(store, { pageSize: 2 });
+      expect(pages.map(ids)).toEqual([['task-03', 'task-02'], ['task-01', 'task-00']]);
+      expect(pages[1]?.nextCursor).toBe('');
+      const first = store.listTasks(INSTANCE, { pageSize: 1 });
+      expect(ids(store.listTasks(INSTANCE, { pageSize: 3, cursor: first.nextCursor }))).toEqual(['task-02', 'task-01', 'task-00']);
+      expect(store.listTasks(INSTANCE, { pageSize: 4, cursor: '' }).nextCursor).toBe('');
+    });
+
+    it('applies the view to every task of the page', () => {
+      seed([1, 2]);
+      store.appendMessage('task-00', message('second'));
+      store.putArtifact('task-00', artifact('a', ['x']), false);
+      const [withAll, latest] = store.listTasks(INSTANCE, { pageSize: 10 }).tasks.reverse();
+      expect(withAll?.history?.map((m) => m.messageId)).toEqual(['task-00-m1', 'second']);
+      expect(withAll?.artifacts).toHaveLength(1);
+      expect(latest).not.toHaveProperty('artifacts');
+      const trimmed = store.listTasks(INSTANCE, { pageSize: 10, historyLength: 1, includeArtifacts: false }).tasks;
+      expect(trimmed.map((task) => task.history?.map((m) => m.messageId))).toEqual([['task-01-m1'], ['second']]);
+      expect(trimmed.some((task) => 'artifacts' in task)).toBe(false);
+      expect(store.listTasks(INSTANCE, { pageSize: 10, historyLength: 0 }).tasks.some((task) => 'history' in task)).toBe(false);
+    });
+
+    it('walks the tasks as they were at its first page, returning their current data', () => {
+      seed([10, 20, 30, 40]);
+      const first = store.listTasks(INSTANCE, { pageSize: 2, state: 'TASK_STATE_SUBMITTED' });
+      expect(ids(first)).toEqual(['task-03', 'task-02']);
+      // task-00 jumps ahead of the cursor and leaves the filter; task-01 falls behind… and new tasks arrive.
+      store.setStatus('task-00', status('TASK_STATE_WORKING', 99));
+      store.setStatus('task-03', status('TASK_STATE_COMPLETED', 5));
+      store.createTask(newTask('task-new', { status: status('TASK_STATE_SUBMITTED', 15) }));
+      const second = store.listTasks(INSTANCE, { pageSize: 2, state: 'TASK_STATE_SUBMITTED', cursor: first.nextCursor });
+      expect(ids(second)).toEqual(['task-01', 'task-00']);
+      expect(second.totalSize).toBe(4);
+      expect(second.nextCursor).toBe('');
+      expect(second.tasks[1]?.status).toStrictEqual(status('TASK_STATE_WORKING', 99));
+      // A new walk sees the present.
+      expect(ids(store.listTasks(INSTANCE, { pageSize: 10, state: 'TASK_STATE_SUBMITTED' }))).toEqual(['task-02', 'task-01', 'task-new']);
+    });
+
+    it('refuses cursors it did not issue, or issued for other filters or another instance', () => {
+      seed([1, 2, 3]);
+      const { nextCursor } = store.listTasks(INSTANCE, { pageSize: 1, contextId: 'context-1' });
+      expect(ids(store.listTasks(INSTANCE, { pageSize: 1, contextId: 'context-1', cursor: nextCursor }))).toEqual(['task-01']);
+      const forged = Buffer.from(JSON.stringify({ v: 2, asOf: 1, ts: 0, id: 'x', total: 1, f: 'x' })).toString('base64url');
+      const refused: [string, Omit<TaskQuery, 'pageSize' | 'cursor'>][] = [
+        ['not a cursor!', { contextId: 'context-1' }],
+        [Buffer.from('{"truncated').toString('base64url'), { contextId: 'context-1' }],
+        [Buffer.from('[1,2]').toString('base64url'), { contextId: 'context-1' }],
+        [forged, { contextId: 'context-1' }],
+        [nextCursor, {}],
+        [nextCursor, { contextId: 'context-2' }],
+        [nextCursor, { contextId: 'context-1', state: 'TASK_STATE_WORKING' }],
+        [nextCursor, { contextId: 'context-1', statusTimestampAfter: at(0) }],
+      ];
+      for (const [cursor, filters] of refused) {
+        expect(() => store.listTasks(INSTANCE, { ...filters, pageSize: 1, cursor }), cursor).toThrow(InvalidCursorError);
+      }
+      expect(() => store.listTasks(OTHER_INSTANCE, { pageSize: 1, contextId: 'context-1', cursor: nextCursor })).toThrow(InvalidCursorError);
+    });
+
+    it('visits every task that matched at the first page exactly once, whatever happens between pages', () => {
+      const STATES: TaskState[] = ['TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING', 'TASK_STATE_COMPLETED'];
+      // Few distinct seconds and contexts, so that ties and filter churn are common.
+      const spec = fc.record({ context: fc.constantFrom('c0', 'c1'), state: fc.constantFrom(...STATES), second: fc.integer({ min: 0, max: 6 }) });
+      const operation = fc.oneof(
+        fc.record({ kind: fc.constant('create' as const), task: spec }),
+        fc.record({ kind: fc.constant('change' as const), pick: fc.nat(), state: fc.constantFrom(...STATES), second: fc.integer({ min: 0, max: 6 }) }),
+        fc.record({ kind: fc.constant('page' as const) }),
+      );
+      const filters = fc.record(
+        { contextId: fc.constantFrom('c0', 'c1'), state: fc.constantFrom(...STATES), statusTimestampAfter: fc.integer({ min: 0, max: 6 }).map(at) },
+        { requiredKeys: [] },
+      );
+      type Spec = { context: string; state: TaskState; second: number };
+
+      fc.assert(
+        fc.property(fc.array(spec, { maxLength: 14 }), filters, fc.integer({ min: 1, max: 4 }), fc.array(operation, { maxLength: 30 }), (initial, filter, pageSize, operations) => {
+          const walker = open();
+          try {
+            const model = new Map<string, Spec>();
+            const create = (task: Spec): void => {
+              const id = `t${model.size}`;
+              walker.createTask(newTask(id, { contextId: task.context, status: status(task.state, task.second) }));
+              model.set(id, task);
+            };
+            initial.forEach(create);
+            const then = new Map(model);
+            const matching = [...then]
+              .filter(([, task]) => (filter.contextId ?? task.context) === task.context && (filter.state ?? task.state) === task.state)
+              .filter(([, task]) => filter.statusTimestampAfter === undefined || at(task.second) >= filter.statusTimestampAfter)
+              .map(([id]) => id);
+
+            const seen: string[] = [];
+            let page = walker.listTasks(INSTANCE, { ...filter, pageSize });
+            const total = page.totalSize;
+            const take = (taken: TaskPage): void => {
+              expect(taken.totalSize).toBe(total);
+              expect(taken.tasks.length).toBeLessThanOrEqual(pageSize);
+              for (const task of taken.tasks) {
+                const now = model.get(task.id);
+                expect(task.status).toStrictEqual(now && status(now.state, now.second));
+                seen.push(task.id);
+              }
+            };
+            const next = (): void => {
+              page = walker.listTasks(INSTANCE, { ...filter, pageSize, cursor: page.nextCursor });
+              take(page);
+            };
+            take(page);
+            for (const op of operations) {
+              if (op.kind === 'create') create(op.task);
+              if (op.kind === 'change' && model.size > 0) {
+                const id = `t${op.pick % model.size}`;
+                const before = model.get(id);
+                walker.setStatus(id, status(op.state, op.second));
+                if (before !== undefined) model.set(id, { ...before, state: op.state, second: op.second });
+              }
+              if (op.kind === 'page' && page.nextCursor !== '') next();
+            }
+            while (page.nextCursor !== '') next();
+
+            expect(new Set(seen).size).toBe(seen.length);
+            expect([...seen].sort()).toEqual([...matching].sort());
+            expect(total).toBe(matching.length);
+            // In list order as of the first page: timestamps descending, ties by id descending.
+            const order = seen.map((id) => `${at(then.get(id)?.second ?? -1)} ${id}`);
+            expect(order).toEqual([...order].sort().reverse());
+          } finally {
+            walker.close();
+          }
+        }),
+        { numRuns: 150 },
+      );
+    });
+  });
+});
+
+describe('SqliteTaskStore on disk', () => {
+  it('creates missing directories and keeps everything across close and reopen', () => {
+    const path = join(scratch, 'nested', 'deeper', 'hub.db');
+    const first = SqliteTaskStore.open(path);
+    first.createTask(newTask('task-1', { metadata: { m: [1] } }));
+    first.createTask(newTask('task-2', { status: status('TASK_STATE_WORKING', 3) }));
+    first.setStatus('task-1', status('TASK_STATE_INPUT_REQUIRED', 4));
+    first.appendMessage('task-1', message('second'));
+    first.putArtifact('task-1', artifact('a', ['1'], { name: 'n' }), false);
+    first.putArtifact('task-1', artifact('a', ['2']), true);
+    for (let n = 1; n <= 3; n++) first.appendEvent('task-1', frame(n));
+    first.recordIdempotent(INSTANCE, 'm1', { kind: 'task', taskId: 'task-1' });
+    first.recordIdempotent(INSTANCE, 'm2', { kind: 'message', message: message('reply', 'ROLE_AGENT') });
+    first.touchContext(INSTANCE, 'context-1', at(2));
+    first.saveInstance({ id: INSTANCE, config: { skills: ['echo'] } });
+    first.setMeta('setup', 'done');
+    const snapshot = (store: TaskStore) => ({
+      task: store.getTask(INSTANCE, 'task-1'),
+      info: store.getTaskInfo('task-2'),
+      list: store.listTasks(INSTANCE, { pageSize: 10 }),
+      events: store.eventsAfter('task-1', 0),
+      idempotent: [store.findIdempotent(INSTANCE, 'm1'), store.findIdempotent(INSTANCE, 'm2')],
+      context: store.getContext(INSTANCE, 'context-1'),
+      instances: store.loadInstances(),
+      meta: store.getMeta('setup'),
+    });
+    const before = snapshot(first);
+    first.close();
+
+    const reopened = SqliteTaskStore.open(path);
+    try {
+      expect(snapshot(reopened)).toStrictEqual(before);
+      expect(reopened.appendEvent('task-1', frame(4))).toBe(4);
+      expect(reopened.settleUnfinished(() => status('TASK_STATE_FAILED', 9))).toEqual(['task-2']);
+    } finally {
+      reopened.close();
+    }
+  });
+
+  it('sets up WAL, foreign keys and schema version 1, and refuses a newer schema', () => {
+    const path = databasePath();
+    SqliteTaskStore.open(path).close();
+    const raw = new Database(path);
+    try {
+      expect(raw.pragma('journal_mode', { simple: true })).toBe('wal');
+      expect(raw.pragma('user_version', { simple: true })).toBe(1);
+      raw.pragma('user_version = 99');
+    } finally {
+      raw.close();
+    }
+    expect(() => SqliteTaskStore.open(path)).toThrow(/schema version 99/);
+  });
+
+  it('works in memory too', () => {
+    const store = SqliteTaskStore.open(':memory:');
+    store.createTask(newTask('task-1'));
+    expect(store.getTaskInfo('task-1')?.state).toBe('TASK_STATE_SUBMITTED');
+    store.close();
+  });
+
+  it('writes incrementally: a status is one history row, a chunk adds only its parts', () => {
+    const path = databasePath();
+    const store = SqliteTaskStore.open(path);
+    const raw = new Database(path, { readonly: true });
+    const count = (sql: string): unknown => raw.prepare(sql).pluck().get();
+    try {
+      store.createTask(newTask('task-1'));
+      store.setStatus('task-1', status('TASK_STATE_WORKING', 1));
+      store.setStatus('task-1', status('TASK_STATE_COMPLETED', 2));
+      expect(count('SELECT count(*) FROM task_status')).toBe(3);
+      store.putArtifact('task-1', artifact('a', ['1', '2']), false);
+      const firstParts = raw.prepare('SELECT rowid, part_json FROM artifact_parts ORDER BY seq').all();
+      store.putArtifact('task-1', artifact('a', ['3']), true);
+      expect(raw.prepare('SELECT rowid, part_json FROM artifact_parts ORDER BY seq LIMIT 2').all()).toEqual(firstParts);
+      expect(count('SELECT count(*) FROM artifact_parts')).toBe(3);
+      store.putArtifact('task-1', artifact('a', ['only']), false);
+      expect(count('SELECT count(*) FROM artifact_parts')).toBe(1);
+    } finally {
+      raw.close();
+      store.close();
+    }
+  });
+
+  it('pages through 20,000 tasks with index searches only', () => {
+    const path = databasePath();
+    const store = SqliteTaskStore.open(path);
+    const states: TaskState[] = ['TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING', 'TASK_STATE_COMPLETED'];
+    store.transaction(() => {
+      for (let n = 0; n < 20_000; n++) {
+        const task = newTask(`task-${n}`, { contextId: `context-${n % 20}`, status: status(states[n % 3] ?? 'TASK_STATE_SUBMITTED', n % 500) });
+        store.createTask(task);
+      }
+    });
+    const raw = new Database(path, { readonly: true });
+    try {
+      const pages = walk(store, { pageSize: 100, historyLength: 0 });
+      expect(pages).toHaveLength(200);
+      expect(pages.at(-1)?.nextCursor).toBe('');
+      expect(new Set(pages.flatMap(ids)).size).toBe(20_000);
+
+      const plan = (query: SqlQuery): string[] =>
+        raw
+          .prepare<[SqlQuery['params']], { detail: string }>(`EXPLAIN QUERY PLAN ${query.sql}`)
+          .all(query.params)
+          .map((row) => row.detail);
+      const variants: [Omit<TaskQuery, 'pageSize'>, string][] = [
+        [{}, 'tasks_by_time'],
+        [{ contextId: 'context-3' }, 'tasks_by_context'],
+        [{ state: 'TASK_STATE_WORKING' }, 'tasks_by_state'],
+      ];
+      for (const [filters, index] of variants) {
+        const first = readQuery(INSTANCE, { ...filters, pageSize: 100 });
+        const { nextCursor } = store.listTasks(INSTANCE, { ...filters, pageSize: 100 });
+        const later = readQuery(INSTANCE, { ...filters, pageSize: 100, cursor: nextCursor });
+        // A page walks the filter's index in list order from the cursor; the count may use any index of the instance.
+        const pages = [pageQuery(first, 20_000), pageQuery(later, later.resume?.asOf ?? 0)].map(plan);
+        for (const details of pages) {
+          expect(details, details.join('\n')).toContainEqual(expect.stringMatching(new RegExp(`^SEARCH t USING INDEX ${index} \\(instance_id=\\?`)));
+        }
+        const count = plan(countQuery(first.filter));
+        expect(count, count.join('\n')).toContainEqual(expect.stringMatching(/^SEARCH t USING (COVERING )?INDEX tasks_by_\w+ \(instance_id=\?/));
+        for (const details of [...pages, count]) {
+          expect(details.filter((detail) => /^SCAN (t|s|tasks|task_status)\b/.test(detail)), details.join('\n')).toEqual([]);
+        }
+      }
+    } finally {
+      raw.close();
+      store.close();
+    }
+  });
+});
