@@ -8,6 +8,7 @@ import { DEFAULTS, type ResolvedHubConfig } from './config.js';
 import { PresetRegistry } from './executors/presets.js';
 import { createHttpApp } from './http/app.js';
 import { RateLimiter } from './http/rate-limit.js';
+import { StreamTracker } from './http/stream-tracker.js';
 import { InboundRegistry } from './inbound/inbound-registry.js';
 import { createLogger, logFunction, type LogFunction } from './logging.js';
 import { A2AHandler } from './protocol/a2a-handler.js';
@@ -40,6 +41,7 @@ export interface HubParts {
   readonly inbounds: InboundRegistry;
   readonly presets: PresetRegistry;
   readonly rateLimiter: RateLimiter | undefined;
+  readonly streams: StreamTracker;
   readonly log: LogFunction;
 }
 
@@ -70,7 +72,8 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
   const inbounds = new InboundRegistry({ store, presets, now, log, ...(options.env ? { env: options.env } : {}), ...(config.provider ? { provider: config.provider } : {}) });
   inbounds.ensureDefault();
   const rateLimiter = config.rateLimit === false ? undefined : new RateLimiter(config.rateLimit);
-  const parts: HubParts = { config, store, runtime, channels, sessions, inbounds, presets, rateLimiter, log };
+  const streams = new StreamTracker();
+  const parts: HubParts = { config, store, runtime, channels, sessions, inbounds, presets, rateLimiter, streams, log };
 
   const app = createHttpApp({
     directory: inbounds,
@@ -79,6 +82,7 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
     version: { strict: config.strictVersion },
     ...(rateLimiter ? { rateLimiter } : {}),
     selfCheck: config.selfCheck,
+    streams,
     trustProxy: config.trustProxy,
     ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}),
     cardMaxAgeSeconds: config.cardMaxAgeSeconds,
@@ -107,6 +111,8 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
         const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
         await runtime.shutdown(config.shutdownGraceMs);
+        // Every task is settled now, so every stream has its last frame queued: let it go out.
+        await streams.drain(1000);
         // Streams of finished tasks have ended; what is left are idle keep-alives and
         // streams whose client never reads. Neither may hold the process open.
         server.closeAllConnections();

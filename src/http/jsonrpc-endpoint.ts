@@ -14,12 +14,14 @@ import { readJsonBody } from './body.js';
 import type { RateLimiter } from './rate-limit.js';
 import { openSse } from './sse.js';
 import { pipeFramesToSse } from './sse-frames.js';
+import type { StreamTracker } from './stream-tracker.js';
 
 export interface JsonRpcEndpointOptions extends BaseUrlOptions {
   readonly handler: A2AHandler;
   readonly bodyLimitBytes: number;
   readonly version: VersionPolicy;
   readonly rateLimiter?: RateLimiter;
+  readonly streams: StreamTracker;
   /** Validate every result and frame before it is sent, and log what does not conform. */
   readonly selfCheck: boolean;
   readonly log: (level: 'warn' | 'error', message: string, details?: Record<string, unknown>) => void;
@@ -69,6 +71,8 @@ export async function serveJsonRpc(ctx: Context, agent: InboundAgent, options: J
     }
     const requestId = id;
     const sse = openSse(ctx, { 'A2A-Version': SERVED_VERSION });
+    // Tracked until the response has really gone out, not merely been ended by us.
+    options.streams.track(new Promise<void>((resolve) => ctx.res.once('close', () => resolve())));
     pipeFramesToSse(result.frames, sse, (frame: StreamResponse) => {
       if (options.selfCheck) selfCheck(validateStreamResponse, frame, call.method, options);
       return JSON.stringify(successResponse(requestId, frame));

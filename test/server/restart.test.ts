@@ -1,0 +1,128 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { call, rpc, stream, userMessage } from '../helpers/a2a-client.js';
+import { spawnHub } from '../helpers/child-hub.js';
+import { startTestHub } from '../helpers/hub.js';
+
+const dirs: string[] = [];
+function freshDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'a2a-hub-restart-'));
+  dirs.push(dir);
+  return dir;
+}
+afterAll(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('a restart keeps what the hub promised', () => {
+  it('tasks, context bindings, idempotency, instances and the event log survive', async () => {
+    const dataDir = freshDir();
+    const first = await startTestHub({ dataDir });
+    const contextId = 'ctx-restart';
+    const completedMessage = userMessage('before restart', { contextId });
+    const completed = await call(first.endpoint, 'SendMessage', { message: completedMessage });
+    const waiting = await call(first.endpoint, 'SendMessage', { message: userMessage('::input-required', { contextId }) });
+    const reports = first.inbounds.create({ name: 'Reports', description: 'reporting agent', version: '0.1.0' });
+    await first.close();
+
+    const second = await startTestHub({ dataDir });
+    try {
+      const again = await call(second.endpoint, 'GetTask', { id: completed.task?.id ?? '' });
+      expect(again).toEqual(completed.task);
+      const resent = await call(second.endpoint, 'SendMessage', { message: completedMessage });
+      expect(resent.task?.id).toBe(completed.task?.id);
+      expect(resent.task?.history?.filter((message) => message.role === 'ROLE_USER')).toHaveLength(1);
+      const listed = await call(second.endpoint, 'ListTasks', { contextId });
+      expect(listed.totalSize).toBe(2);
+      const replay = await stream(second.endpoint, 'SubscribeToTask', { id: waiting.task?.id ?? '' }, { headers: { 'last-event-id': '0' } });
+      expect(replay.events[0]?.frame.task?.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+      expect(replay.events.slice(1).map((event) => event.frame.statusUpdate?.status.state)).toEqual(['TASK_STATE_WORKING', 'TASK_STATE_INPUT_REQUIRED']);
+      const resumed = await call(second.endpoint, 'SendMessage', { message: userMessage('here is more', { taskId: waiting.task?.id ?? '' }) });
+      expect(resumed.task?.status.state).toBe('TASK_STATE_COMPLETED');
+      expect(resumed.task?.contextId).toBe(contextId);
+      const card = await fetch(`${second.url}/a2a/${reports.id}/agent-card.json`);
+      expect(card.status).toBe(200);
+      expect(((await card.json()) as { name: string }).name).toBe('Reports');
+    } finally {
+      await second.close();
+    }
+  });
+
+  it('does not recreate the default agent after it was removed', async () => {
+    const dataDir = freshDir();
+    const first = await startTestHub({ dataDir });
+    first.inbounds.remove('default');
+    await first.close();
+    const second = await startTestHub({ dataDir });
+    try {
+      expect(second.inbounds.get('default')).toBeUndefined();
+      expect((await fetch(`${second.url}/.well-known/agent-card.json`)).status).toBe(404);
+    } finally {
+      await second.close();
+    }
+  });
+});
+
+describe('crash and shutdown, with the real a2a-hub process', () => {
+  it('after kill -9 mid-task, settled tasks are intact and the interrupted one is FAILED', async () => {
+    const dataDir = freshDir();
+    const hub = await spawnHub(dataDir);
+    const endpoint = `${hub.url}/a2a/default`;
+    const done = await call(endpoint, 'SendMessage', { message: userMessage('safe and sound') });
+    const running = await call(endpoint, 'SendMessage', {
+      message: userMessage('never finishes', { metadata: { 'a2a-hub/test': { steps: 200, stepMs: 50 } } }),
+      configuration: { returnImmediately: true },
+    });
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    hub.process.kill('SIGKILL');
+    expect(await hub.exited).toBe('SIGKILL');
+
+    const restarted = await spawnHub(dataDir);
+    try {
+      const url = `${restarted.url}/a2a/default`;
+      expect(await call(url, 'GetTask', { id: done.task?.id ?? '' })).toEqual(done.task);
+      const failed = await call(url, 'GetTask', { id: running.task?.id ?? '' });
+      expect(failed.status.state).toBe('TASK_STATE_FAILED');
+      expect(failed.status.message?.parts[0]?.text).toMatch(/restarted while this task was running/);
+      const again = await rpc(url, 'SendMessage', { message: userMessage('x', { taskId: running.task?.id ?? '' }) });
+      expect(again.body.error?.code).toBe(-32004);
+    } finally {
+      restarted.process.kill('SIGTERM');
+      await restarted.exited;
+    }
+  });
+
+  it('SIGTERM lets a short task finish, fails one that outlives the grace period, and ends its stream', async () => {
+    const dataDir = freshDir();
+    const config = join(dataDir, 'hub.json');
+    writeFileSync(config, JSON.stringify({ shutdownGraceMs: 600 }));
+    const hub = await spawnHub(dataDir, ['--config', config]);
+    const endpoint = `${hub.url}/a2a/default`;
+    const short = await call(endpoint, 'SendMessage', {
+      message: userMessage('short', { metadata: { 'a2a-hub/test': { steps: 3, stepMs: 50 } } }),
+      configuration: { returnImmediately: true },
+    });
+    const long = userMessage('long', { metadata: { 'a2a-hub/test': { steps: 500, stepMs: 50 } } });
+    const watching = stream(endpoint, 'SendStreamingMessage', { message: long });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    hub.process.kill('SIGTERM');
+    const streamed = await watching;
+    expect(streamed.events.at(-1)?.frame.statusUpdate?.status.state).toBe('TASK_STATE_FAILED');
+    expect(await hub.exited).toBe(0);
+    expect(hub.output()).toMatch(/SIGTERM: shutting down/);
+
+    const restarted = await spawnHub(dataDir);
+    try {
+      const url = `${restarted.url}/a2a/default`;
+      expect((await call(url, 'GetTask', { id: short.task?.id ?? '' })).status.state).toBe('TASK_STATE_COMPLETED');
+      const longTask = await call(url, 'GetTask', { id: streamed.events[0]?.frame.task?.id ?? '' });
+      expect(longTask.status.state).toBe('TASK_STATE_FAILED');
+      expect(longTask.status.message?.parts[0]?.text).toMatch(/shut down/);
+    } finally {
+      restarted.process.kill('SIGTERM');
+      await restarted.exited;
+    }
+  });
+});

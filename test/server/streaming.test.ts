@@ -1,0 +1,153 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { StreamResponse } from '../../generated/a2a/1.0/types.js';
+import { call, rpc, stream, userMessage, type SseEvent } from '../helpers/a2a-client.js';
+import { startTestHub, type TestHub } from '../helpers/hub.js';
+
+let hub: TestHub;
+beforeAll(async () => {
+  hub = await startTestHub();
+});
+afterAll(() => hub.dispose());
+
+const slow = (steps: number, stepMs = 40) => ({ 'a2a-hub/test': { steps, stepMs } });
+
+function states(events: SseEvent[]): string[] {
+  return events.flatMap((event) => (event.frame.statusUpdate ? [event.frame.statusUpdate.status.state] : event.frame.task ? [`task:${event.frame.task.status.state}`] : []));
+}
+
+function assembled(frames: StreamResponse[]): string {
+  return frames.flatMap((frame) => frame.artifactUpdate?.artifact.parts.map((part) => part.text ?? '') ?? []).join('');
+}
+
+async function until<T>(probe: () => Promise<T | undefined>, what: string): Promise<T> {
+  for (let attempt = 0; attempt < 200; attempt += 1) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+describe('SendStreamingMessage', () => {
+  it('streams the Task first, then status and artifact frames in order, each with an SSE id, and closes at the terminal state', async () => {
+    const result = await stream(hub.endpoint, 'SendStreamingMessage', { message: userMessage('hello stream\n::chunks 4') });
+    expect(result.status).toBe(200);
+    expect(result.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    expect(result.headers.get('a2a-version')).toBe('1.0');
+    const [first, ...rest] = result.events;
+    expect(first?.frame.task?.status.state).toBe('TASK_STATE_SUBMITTED');
+    const taskId = first?.frame.task?.id;
+    expect(states(result.events)).toEqual(['task:TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING', 'TASK_STATE_COMPLETED']);
+    const chunks = rest.filter((event) => event.frame.artifactUpdate);
+    expect(chunks).toHaveLength(4);
+    expect(chunks.map((event) => [event.frame.artifactUpdate?.append ?? false, event.frame.artifactUpdate?.lastChunk ?? false])).toEqual([
+      [false, false],
+      [true, false],
+      [true, false],
+      [true, true],
+    ]);
+    expect(new Set(chunks.map((event) => event.frame.artifactUpdate?.artifact.artifactId)).size).toBe(1);
+    expect(assembled(rest.map((event) => event.frame))).toBe('echo: hello stream');
+    for (const event of rest) {
+      const update = event.frame.statusUpdate ?? event.frame.artifactUpdate;
+      expect(update?.taskId).toBe(taskId);
+      expect(update?.contextId).toBe(first?.frame.task?.contextId);
+    }
+    const ids = result.events.map((event) => Number(event.id));
+    expect(ids.every((id) => Number.isInteger(id))).toBe(true);
+    expect([...ids].sort((a, b) => a - b)).toEqual(ids);
+    expect(new Set(ids.slice(1)).size).toBe(ids.length - 1);
+    expect(result.events.at(-1)?.frame.statusUpdate?.status.state).toBe('TASK_STATE_COMPLETED');
+  });
+
+  it('closes the stream at an interrupted state', async () => {
+    const result = await stream(hub.endpoint, 'SendStreamingMessage', { message: userMessage('::input-required') });
+    expect(states(result.events).at(-1)).toBe('TASK_STATE_INPUT_REQUIRED');
+    expect(result.events.at(-1)?.frame.statusUpdate?.status.message?.role).toBe('ROLE_AGENT');
+  });
+
+  it('sends exactly one message frame for a direct reply, then closes', async () => {
+    const result = await stream(hub.endpoint, 'SendStreamingMessage', { message: userMessage('::message\nhi') });
+    expect(result.events).toHaveLength(1);
+    expect(result.events[0]?.frame.message?.role).toBe('ROLE_AGENT');
+    expect(result.events[0]?.frame.message?.parts[0]?.text).toBe('echo: hi');
+  });
+
+  it('reports errors found before the stream starts as a plain JSON-RPC error', async () => {
+    const response = await rpc(hub.endpoint, 'SendStreamingMessage', { message: userMessage('x', { taskId: 'no-such-task' }) }, { headers: { accept: 'text/event-stream' } });
+    expect(response.body.error?.code).toBe(-32001);
+  });
+
+  it('keeps the task running when the client disconnects', async () => {
+    const message = userMessage('still here', { metadata: slow(4) });
+    const cut = await stream(hub.endpoint, 'SendStreamingMessage', { message }, { until: (event) => event.frame.statusUpdate?.status.state === 'TASK_STATE_WORKING' });
+    const taskId = cut.events[0]?.frame.task?.id ?? '';
+    const task = await until(async () => {
+      const current = await call(hub.endpoint, 'GetTask', { id: taskId });
+      return current.status.state === 'TASK_STATE_COMPLETED' ? current : undefined;
+    }, 'the task to complete');
+    expect(task.artifacts?.[0]?.parts.map((part) => part.text).join('')).toBe('echo: still here');
+  });
+});
+
+describe('SubscribeToTask', () => {
+  async function slowTask(steps: number, stepMs = 40): Promise<string> {
+    const result = await call(hub.endpoint, 'SendMessage', { message: userMessage('slow', { metadata: slow(steps, stepMs) }), configuration: { returnImmediately: true } });
+    return result.task?.id ?? '';
+  }
+
+  it('starts with the Task snapshot and gives concurrent subscribers the same frames in the same order', async () => {
+    const taskId = await slowTask(6);
+    const [one, two] = await Promise.all([stream(hub.endpoint, 'SubscribeToTask', { id: taskId }), stream(hub.endpoint, 'SubscribeToTask', { id: taskId })]);
+    for (const result of [one, two]) {
+      expect(result.events[0]?.frame.task?.id).toBe(taskId);
+      expect(result.events.at(-1)?.frame.statusUpdate?.status.state).toBe('TASK_STATE_COMPLETED');
+    }
+    const after = Math.max(Number(one.events[0]?.id), Number(two.events[0]?.id));
+    const live = (events: SseEvent[]) => events.slice(1).filter((event) => Number(event.id) > after).map((event) => JSON.stringify([event.id, event.frame]));
+    expect(live(one.events)).toEqual(live(two.events));
+    expect(live(one.events).length).toBeGreaterThan(3);
+  });
+
+  it('one subscriber leaving does not disturb another', async () => {
+    const taskId = await slowTask(5);
+    const [leaver, stayer] = await Promise.all([
+      stream(hub.endpoint, 'SubscribeToTask', { id: taskId }, { until: (event) => event.frame.statusUpdate !== undefined }),
+      stream(hub.endpoint, 'SubscribeToTask', { id: taskId }),
+    ]);
+    expect(leaver.events.length).toBeLessThan(stayer.events.length);
+    expect(stayer.events.at(-1)?.frame.statusUpdate?.status.state).toBe('TASK_STATE_COMPLETED');
+  });
+
+  it('with Last-Event-ID sends the snapshot and replays only the status frames after that id', async () => {
+    const taskId = await slowTask(8, 30);
+    const first = await stream(hub.endpoint, 'SubscribeToTask', { id: taskId }, { until: (event) => Number(event.id) >= 3 && event.frame.statusUpdate !== undefined });
+    const lastSeen = Number(first.events.at(-1)?.id);
+    await new Promise((resolve) => setTimeout(resolve, 120));
+    const resumed = await stream(hub.endpoint, 'SubscribeToTask', { id: taskId }, { headers: { 'last-event-id': String(lastSeen) } });
+    const [snapshot, ...frames] = resumed.events;
+    expect(snapshot?.frame.task?.id).toBe(taskId);
+    const snapshotId = Number(snapshot?.id);
+    const replayed = frames.filter((event) => Number(event.id) <= snapshotId);
+    expect(replayed.length).toBeGreaterThan(0);
+    expect(replayed.every((event) => event.frame.statusUpdate !== undefined && Number(event.id) > lastSeen)).toBe(true);
+    const ids = frames.map((event) => Number(event.id));
+    expect([...ids].sort((a, b) => a - b)).toEqual(ids);
+    expect(resumed.events.at(-1)?.frame.statusUpdate?.status.state).toBe('TASK_STATE_COMPLETED');
+  });
+
+  it('answers a terminal task with UnsupportedOperation and an unknown one with TaskNotFound', async () => {
+    const done = await call(hub.endpoint, 'SendMessage', { message: userMessage('done') });
+    const terminal = await rpc(hub.endpoint, 'SubscribeToTask', { id: done.task?.id ?? '' }, { headers: { accept: 'text/event-stream' } });
+    expect(terminal.body.error).toMatchObject({ code: -32004, data: [{ reason: 'UNSUPPORTED_OPERATION' }] });
+    const unknown = await rpc(hub.endpoint, 'SubscribeToTask', { id: 'nope' }, { headers: { accept: 'text/event-stream' } });
+    expect(unknown.body.error).toMatchObject({ code: -32001, data: [{ reason: 'TASK_NOT_FOUND' }] });
+  });
+
+  it('a task waiting for input gets its snapshot and the stream closes', async () => {
+    const waiting = await call(hub.endpoint, 'SendMessage', { message: userMessage('::input-required') });
+    const result = await stream(hub.endpoint, 'SubscribeToTask', { id: waiting.task?.id ?? '' });
+    expect(result.events).toHaveLength(1);
+    expect(result.events[0]?.frame.task?.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+  });
+});
