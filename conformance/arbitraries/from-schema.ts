@@ -73,10 +73,14 @@ function forSchema(schema: JsonSchema, build: Build, settings: Required<Arbitrar
       return arrayArbitrary(schema, build, settings);
     case 'string':
       return stringArbitrary(schema, settings);
-    case 'integer':
-      return fc.integer({ min: numberBound(schema['minimum'], -1e6), max: numberBound(schema['maximum'], 1e6) });
-    case 'number':
-      return fc.double({ noNaN: true, noDefaultInfinity: true, min: numberBound(schema['minimum'], -1e6), max: numberBound(schema['maximum'], 1e6) });
+    case 'integer': {
+      const { min, max } = bounds(schema);
+      return fc.integer({ min: Number.isInteger(min) && schema['exclusiveMinimum'] === min ? min + 1 : Math.ceil(min), max: Number.isInteger(max) && schema['exclusiveMaximum'] === max ? max - 1 : Math.floor(max) });
+    }
+    case 'number': {
+      const { min, max } = bounds(schema);
+      return fc.double({ noNaN: true, noDefaultInfinity: true, min, max, minExcluded: schema['exclusiveMinimum'] === min, maxExcluded: schema['exclusiveMaximum'] === max });
+    }
     case 'boolean':
       return fc.boolean();
     case 'null':
@@ -86,6 +90,13 @@ function forSchema(schema: JsonSchema, build: Build, settings: Required<Arbitrar
     default:
       throw new Error(`arbitraryFor: unsupported type ${JSON.stringify(schema['type'])} in ${titleOf(schema)}`);
   }
+}
+
+/** Inclusive or exclusive bounds as one pair; the caller checks which one applied. */
+function bounds(schema: JsonSchema): { min: number; max: number } {
+  const min = typeof schema['exclusiveMinimum'] === 'number' ? schema['exclusiveMinimum'] : numberBound(schema['minimum'], -1e6);
+  const max = typeof schema['exclusiveMaximum'] === 'number' ? schema['exclusiveMaximum'] : numberBound(schema['maximum'], 1e6);
+  return { min, max };
 }
 
 function numberBound(value: unknown, fallback: number): number {

@@ -17,7 +17,7 @@ export function addServeCommand(program: Command, setExitCode: (code: number) =>
     .option('--host <address>', 'address to listen on [env A2A_HUB_HOST] (default 127.0.0.1)')
     .option('--port <port>', 'port; 0 picks a free one [env A2A_HUB_PORT] (default 3080)')
     .option('--data-dir <dir>', 'folder for the database [env A2A_HUB_DATA_DIR] (default .a2a-hub)')
-    .option('--config <file>', 'JSON config file, see docs/configuration.md [env A2A_HUB_CONFIG]')
+    .option('--config <file>', 'JSON config file, see docs/server.md [env A2A_HUB_CONFIG]')
     .action(async (flags: ServeFlags) => {
       const file = flags.config ?? process.env['A2A_HUB_CONFIG'];
       const config = resolveConfig({

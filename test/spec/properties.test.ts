@@ -4,6 +4,9 @@ import { arbitraryFor } from '../../conformance/arbitraries/from-schema.js';
 import { mutatedArbitrary } from '../../conformance/arbitraries/mutations.js';
 import { A2A_1_0 } from '../../src/protocol/a2a-schema.js';
 import { CONTROL } from '../../src/protocol/control-schema.js';
+import hubDocument from '../../generated/hub/schema.json' with { type: 'json' };
+import { validators as hubExact } from '../../generated/hub/validators.js';
+import { validators as hubInput } from '../../generated/hub/input-validators.js';
 import { checkValue, type SchemaFamily } from '../../src/protocol/validation.js';
 import { fieldPath } from '../../src/protocol/violations.js';
 
@@ -15,6 +18,7 @@ const params = { numRuns: RUNS, ...(SEED === undefined ? {} : { seed: SEED }) };
 const FAMILIES: [string, SchemaFamily<Record<string, unknown>>][] = [
   ['a2a/1.0', A2A_1_0],
   ['control', CONTROL],
+  ['hub', { document: hubDocument, exact: hubExact, input: hubInput }],
 ];
 
 describe.each(FAMILIES)('schema family %s', (_name, family) => {

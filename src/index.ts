@@ -1,0 +1,11 @@
+// The public API of a2a-hub as a library: start a hub, plug in agents, use the protocol core.
+export { startHub, type Hub, type HubOptions, type HubParts } from './hub.js';
+export { resolveConfig, DEFAULTS as CONFIG_DEFAULTS, type ResolvedHubConfig } from './config.js';
+export { PresetRegistry, type Preset } from './executors/presets.js';
+export type { AgentExecutor, ArtifactChunk, Content, ExecutionEvents, ExecutionRequest, SessionState } from './executors/executor.js';
+export { TEST_DIRECTIVES_EXTENSION, TEST_DIRECTIVE_METADATA_KEY, parseTestDirective } from './executors/test-directives.js';
+export { A2AError, type ErrorDefinition } from './protocol/a2a-error.js';
+export { checkValue, type Checked } from './protocol/validation.js';
+export { A2A_1_0 } from './protocol/a2a-schema.js';
+export { OperationError } from './inbound/operation-error.js';
+export type * as A2A from '../generated/a2a/1.0/types.js';
