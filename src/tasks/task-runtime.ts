@@ -258,7 +258,6 @@ export class TaskRuntime {
       store.recordIdempotent(instance.id, message.messageId, { kind: 'task', taskId });
       store.touchContext(instance.id, info.contextId, now());
     });
-    hooks.onTask?.(taskId);
     this.#launch(
       instance,
       {
@@ -272,6 +271,9 @@ export class TaskRuntime {
       },
       info.state,
     );
+    // After launch, so a stream following the task sees it running and stays open; the
+    // executor starts on a later tick, so no frame can have been published yet.
+    hooks.onTask?.(taskId);
     return Promise.resolve({ kind: 'task', taskId });
   }
 

@@ -5,9 +5,10 @@ import { startTestHub, type TestHub } from '../helpers/hub.js';
 
 // The README's "plug in your own agent" example, run for real.
 const shout: AgentExecutor = {
-  async execute(request, events) {
+  execute(request, events) {
     events.artifact({ name: 'shout', parts: request.text.toUpperCase() });
     events.complete();
+    return Promise.resolve();
   },
 };
 

@@ -66,6 +66,15 @@ describe('SendStreamingMessage', () => {
     expect(result.events.at(-1)?.frame.statusUpdate?.status.message?.role).toBe('ROLE_AGENT');
   });
 
+  it('streams a follow-up to an interrupted task from its snapshot to the end of the resumed run', async () => {
+    const waiting = await call(hub.endpoint, 'SendMessage', { message: userMessage('::input-required') });
+    const taskId = waiting.task?.id ?? '';
+    const result = await stream(hub.endpoint, 'SendStreamingMessage', { message: userMessage('more input', { taskId }) });
+    expect(result.events[0]?.frame.task?.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+    expect(states(result.events)).toEqual(['task:TASK_STATE_INPUT_REQUIRED', 'TASK_STATE_WORKING', 'TASK_STATE_COMPLETED']);
+    expect(assembled(result.events.map((event) => event.frame))).toBe('echo: more input');
+  });
+
   it('sends exactly one message frame for a direct reply, then closes', async () => {
     const result = await stream(hub.endpoint, 'SendStreamingMessage', { message: userMessage('::message\nhi') });
     expect(result.events).toHaveLength(1);
