@@ -5,6 +5,7 @@ import type { AgentDirectory } from '../inbound/inbound-agent.js';
 import { serveCard } from './card-endpoint.js';
 import { respondMethodNotAllowed, respondNotFound, respondWithError } from './http-errors.js';
 import { serveJsonRpc, type JsonRpcEndpointOptions } from './jsonrpc-endpoint.js';
+import { SERVED_VERSION } from '../protocol/versions.js';
 
 export interface HttpAppOptions extends JsonRpcEndpointOptions {
   readonly directory: AgentDirectory;
@@ -41,12 +42,15 @@ export function createHttpApp(options: HttpAppOptions): Koa {
   });
 
   const wellKnown = new Router();
-  wellKnown.get('/.well-known/agent-card.json', (ctx) => {
+  wellKnown.all('/.well-known/agent-card.json', (ctx) => {
+    if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return respondMethodNotAllowed(ctx, ['GET']);
     const agent = options.directory.defaultAgent();
     if (agent === undefined) return respondNotFound(ctx);
     serveCard(ctx, agent, { ...options, maxAgeSeconds: options.cardMaxAgeSeconds });
   });
-  for (const router of [wellKnown, ...(options.routers ?? [])]) app.use(router.routes()).use(router.allowedMethods());
+  // Routers answer their own 405s with JSON bodies; koa-router's allowedMethods() would
+  // rewrite the status after our JSON 404 body was written.
+  for (const router of [wellKnown, ...(options.routers ?? [])]) app.use(router.routes());
 
   app.use(async (ctx, next) => {
     const path = ctx.path.length > 1 ? ctx.path.replace(/\/+$/, '') : ctx.path;
@@ -59,6 +63,7 @@ export function createHttpApp(options: HttpAppOptions): Koa {
     }
     const agent = options.directory.byEndpointPath(path);
     if (agent !== undefined) {
+      ctx.set('A2A-Version', SERVED_VERSION);
       if (ctx.method !== 'POST') return respondMethodNotAllowed(ctx, ['POST']);
       return serveJsonRpc(ctx, agent, options);
     }

@@ -10,8 +10,9 @@ const JSON_TYPES = new Set(['application/json', 'application/a2a+json']);
  */
 export async function readJsonBody(ctx: Context, limitBytes: number): Promise<unknown> {
   const type = (ctx.get('content-type').split(';')[0] ?? '').trim().toLowerCase();
-  if (!JSON_TYPES.has(type)) {
-    throw unsupportedMediaTypeError(`Content-Type must be application/json or application/a2a+json, got ${type === '' ? 'none' : JSON.stringify(type)}`);
+  // A missing Content-Type is read as JSON (curl without -H sends form encoding, which is refused).
+  if (type !== '' && !JSON_TYPES.has(type)) {
+    throw unsupportedMediaTypeError(`Content-Type must be application/json or application/a2a+json, got ${JSON.stringify(type)}`);
   }
   let text: string;
   try {

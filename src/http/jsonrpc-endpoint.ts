@@ -6,7 +6,7 @@ import { validateStreamResponse, type Validator } from '../../generated/a2a/1.0/
 import type { InboundAgent } from '../inbound/inbound-agent.js';
 import { isA2AError, type A2AError } from '../protocol/a2a-error.js';
 import type { A2AHandler } from '../protocol/a2a-handler.js';
-import { errorResponse, parseCall, successResponse, type JsonRpcId } from '../protocol/jsonrpc.js';
+import { errorResponse, parseEnvelope, resolveCall, successResponse, type JsonRpcId } from '../protocol/jsonrpc.js';
 import { negotiateVersion, SERVED_VERSION, type VersionPolicy } from '../protocol/versions.js';
 import { baseUrlOf, type BaseUrlOptions } from './base-url.js';
 import { bearerMatches } from './bearer.js';
@@ -28,8 +28,9 @@ export interface JsonRpcEndpointOptions extends BaseUrlOptions {
 }
 
 /**
- * The JSON-RPC binding of one inbound agent: transport checks in a fixed order (rate limit,
- * authentication, content type, size, JSON, envelope, version, method, params), then the
+ * The JSON-RPC binding of one inbound agent: checks in a fixed order (rate limit, so token
+ * guessing is throttled too; authentication; content type; size; JSON; envelope; version;
+ * method; params), then the
  * transport-neutral handler, then a JSON body or an SSE stream. Every failure is a JSON-RPC
  * error object with an ErrorInfo; HTTP status is 200 except for the transport failures that
  * have their own (401, 413, 415, 429).
@@ -37,6 +38,7 @@ export interface JsonRpcEndpointOptions extends BaseUrlOptions {
 export async function serveJsonRpc(ctx: Context, agent: InboundAgent, options: JsonRpcEndpointOptions): Promise<void> {
   ctx.set('A2A-Version', SERVED_VERSION);
   let id: JsonRpcId = null;
+  let notification = false;
   try {
     const wait = options.rateLimiter?.take(ctx.socket.remoteAddress ?? 'unknown') ?? 0;
     if (wait > 0) {
@@ -47,12 +49,15 @@ export async function serveJsonRpc(ctx: Context, agent: InboundAgent, options: J
       ctx.set('WWW-Authenticate', `Bearer realm="${agent.id}"`);
       throw unauthenticatedError(ctx.get('authorization') ? 'the bearer token is not valid for this agent' : 'this agent requires Authorization: Bearer <token>');
     }
-    const parsed = parseCall(await readJsonBody(ctx, options.bodyLimitBytes));
-    id = parsed.ok ? (parsed.call.id ?? null) : parsed.id;
-    if (!parsed.ok) throw parsed.error;
+    const envelope = parseEnvelope(await readJsonBody(ctx, options.bodyLimitBytes));
+    id = envelope.id;
+    if (!envelope.ok) throw envelope.error;
+    notification = envelope.value.notification;
     const version = negotiateVersion(ctx.get('a2a-version') || queryVersion(ctx), options.version);
     if (!version.ok) throw version.error;
-    const { call } = parsed;
+    const resolved = resolveCall(envelope.value);
+    if (!resolved.ok) throw resolved.error;
+    const call = resolved.value;
     const lastEventId = Number.parseInt(ctx.get('last-event-id'), 10);
     const result = await options.handler.call(call.method, call.params as never, {
       agent,
@@ -80,6 +85,12 @@ export async function serveJsonRpc(ctx: Context, agent: InboundAgent, options: J
   } catch (error) {
     const wireError = toWireError(error, options);
     const status = wireError.definition.category === 'hub' ? wireError.definition.httpStatus : 200;
+    // JSON-RPC never answers a notification, not even with an error; transport failures
+    // (401, 413, 415, 429) are HTTP's business and still get their status.
+    if (notification && status === 200) {
+      ctx.status = 204;
+      return;
+    }
     respond(ctx, status, errorResponse(id, wireError));
   }
 }

@@ -3,6 +3,7 @@ import { isMethodName, METHODS, type MethodName } from '../../generated/a2a/1.0/
 import type { JSONRPCErrorResponse, JSONRPCSuccessResponse } from '../../generated/a2a/1.0/types.js';
 import type { A2AError } from './a2a-error.js';
 import { A2A_1_0 } from './a2a-schema.js';
+import { projectToSchema } from './project.js';
 import { checkValue } from './validation.js';
 
 export type JsonRpcId = string | number | null;
@@ -16,7 +17,15 @@ export interface JsonRpcCall {
   readonly notification: boolean;
 }
 
-export type ParsedCall = { readonly ok: true; readonly call: JsonRpcCall } | { readonly ok: false; readonly id: JsonRpcId; readonly error: A2AError };
+/** A JSON-RPC 2.0 request object whose envelope is valid; method and params not yet checked. */
+export interface Envelope {
+  readonly id: JsonRpcId;
+  readonly notification: boolean;
+  readonly method: string;
+  readonly params: unknown;
+}
+
+export type Parsed<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: A2AError };
 
 /** JSON-RPC methods of A2A 0.3, answered with -32601 and a pointer to their 1.0 names. */
 const LEGACY_METHODS: Readonly<Record<string, MethodName>> = {
@@ -33,17 +42,15 @@ const LEGACY_METHODS: Readonly<Record<string, MethodName>> = {
 };
 
 /**
- * Checks a parsed JSON body as a JSON-RPC 2.0 request for A2A 1.0: the envelope (-32600),
- * the method (-32601) and the params against the method's request message (-32602, with
- * field violations). Batches are not supported and are answered as invalid requests.
+ * Checks a parsed JSON body as one JSON-RPC 2.0 request object (-32600 otherwise; batches
+ * are not supported). Params that are not an object are -32602: A2A takes named params.
  */
-export function parseCall(body: unknown): ParsedCall {
+export function parseEnvelope(body: unknown): Parsed<Envelope> & { readonly id: JsonRpcId } {
   if (Array.isArray(body)) {
     return { ok: false, id: null, error: invalidRequestError('batch requests are not supported: send one JSON-RPC request object per HTTP request') };
   }
-  const idOf = (value: unknown): JsonRpcId => (typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value)) ? value : null);
   const rawId = typeof body === 'object' && body !== null ? (body as Record<string, unknown>)['id'] : undefined;
-  const id = idOf(rawId);
+  const id: JsonRpcId = typeof rawId === 'string' || (typeof rawId === 'number' && Number.isInteger(rawId)) ? rawId : null;
   const envelope = checkValue(A2A_1_0, 'JSONRPCRequest', body);
   if (!envelope.ok) {
     const paramsOnly = envelope.violations.every((violation) => violation.field === 'params');
@@ -53,19 +60,26 @@ export function parseCall(body: unknown): ParsedCall {
     return { ok: false, id: envelope.violations.some((violation) => violation.field === 'id') ? null : id, error };
   }
   const request = envelope.value;
-  const notification = !('id' in request);
-  if (!isMethodName(request.method)) {
-    const modern = LEGACY_METHODS[request.method];
-    const hint = modern === undefined ? '' : ` (${request.method} is the A2A 0.3 name; A2A 1.0 calls it ${modern})`;
-    return { ok: false, id, error: methodNotFoundError(`method ${JSON.stringify(request.method)} does not exist${hint}`, { metadata: { method: request.method } }) };
+  return { ok: true, id, value: { id, notification: !('id' in request), method: request.method, params: request.params } };
+}
+
+/** Resolves the method (-32601, with the 1.0 name of a 0.3 method) and checks its params (-32602). */
+export function resolveCall(envelope: Envelope): Parsed<JsonRpcCall> {
+  const { method } = envelope;
+  if (!isMethodName(method)) {
+    const modern = LEGACY_METHODS[method];
+    const hint = modern === undefined ? '' : ` (${method} is the A2A 0.3 name; A2A 1.0 calls it ${modern})`;
+    return { ok: false, error: methodNotFoundError(`method ${JSON.stringify(method)} does not exist${hint}`, { metadata: { method } }) };
   }
-  const definition = METHODS[request.method];
-  if (request.params === undefined && !definition.paramsOptional) {
-    return { ok: false, id, error: invalidParamsError(`${request.method} needs params (a ${definition.paramsType})`, { violations: [{ field: 'params', description: 'is required' }] }) };
+  const definition = METHODS[method];
+  if (envelope.params === undefined && !definition.paramsOptional) {
+    return { ok: false, error: invalidParamsError(`${method} needs params (a ${definition.paramsType})`, { violations: [{ field: 'params', description: 'is required' }] }) };
   }
-  const params = checkValue(A2A_1_0, definition.paramsType as 'SendMessageRequest', request.params ?? {}, { fieldPrefix: 'params' });
-  if (!params.ok) return { ok: false, id, error: invalidParamsError(`invalid params: ${summary(params.violations)}`, { violations: params.violations }) };
-  return { ok: true, call: { method: request.method, params: params.value, ...(notification ? {} : { id: request.id }), notification } };
+  const params = checkValue(A2A_1_0, definition.paramsType as 'SendMessageRequest', envelope.params ?? {}, { fieldPrefix: 'params' });
+  if (!params.ok) return { ok: false, error: invalidParamsError(`invalid params: ${summary(params.violations)}`, { violations: params.violations }) };
+  const known = projectToSchema(A2A_1_0.document, definition.paramsType, params.value);
+  const id = envelope.id ?? undefined;
+  return { ok: true, value: { method, params: known, ...(envelope.notification || id === undefined ? {} : { id }), notification: envelope.notification } };
 }
 
 export function successResponse(id: string | number | null, result: unknown): JSONRPCSuccessResponse {

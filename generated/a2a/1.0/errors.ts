@@ -269,7 +269,7 @@ export function jsonParseError(message?: string, options?: A2AErrorOptions): A2A
   return new A2AError(ERRORS.JSONParseError, message, options);
 }
 
-/** Invalid Request. The body is valid JSON but not a valid JSON-RPC 2.0 request object: jsonrpc is not "2.0", method is missing or not a string, id has a forbidden type, params is not an object, and the like. */
+/** Invalid Request. The body is valid JSON but not a valid JSON-RPC 2.0 request object: jsonrpc is not "2.0", method is missing or not a string, id has a forbidden type, a batch (array) body, and the like. Params that are not an object are InvalidParams. */
 export function invalidRequestError(message?: string, options?: A2AErrorOptions): A2AError {
   return new A2AError(ERRORS.InvalidRequestError, message, options);
 }

@@ -1,0 +1,115 @@
+import { request as httpRequest } from 'node:http';
+import { expect } from 'vitest';
+import type { BadRequest, ErrorInfo, JSONRPCErrorResponse, RestErrorResponse } from '../../generated/a2a/1.0/types.js';
+import { A2A_1_0 } from '../../src/protocol/a2a-schema.js';
+import { checkValue } from '../../src/protocol/validation.js';
+
+/**
+ * Raw HTTP for the requests the strict client in a2a-client.ts cannot make: malformed bodies,
+ * odd verbs and routes, missing or hand-cased headers, a chosen Host. Every response is
+ * checked for what must never leave the hub: an HTML page or a stack trace.
+ */
+export interface RawResponse {
+  readonly status: number;
+  readonly headers: Headers;
+  readonly text: string;
+}
+
+export type RawInit = RequestInit & { duplex?: 'half' };
+
+/** fetch, read the whole body, and check that the response is neither HTML nor a stack trace. */
+export async function send(url: string, init: RawInit = {}): Promise<RawResponse> {
+  const response = await fetch(url, init);
+  const result = { status: response.status, headers: response.headers, text: await response.text() };
+  expectClean(result);
+  return result;
+}
+
+/** POSTs a body as given, with only the headers given (no A2A-Version unless you pass one). */
+export function post(url: string, body: string, headers: Record<string, string> = { 'content-type': 'application/json' }): Promise<RawResponse> {
+  return send(url, { method: 'POST', headers, body });
+}
+
+/**
+ * A request through node:http, which sends header names with the case given and lets the
+ * caller set Host. Without a content-length header a body is sent chunked.
+ */
+export function nodeRequest(url: string, options: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(url, { method: options.method ?? 'GET', headers: options.headers ?? {} }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('error', reject);
+      response.on('end', () => {
+        const headers = new Headers();
+        for (const [name, value] of Object.entries(response.headers)) {
+          if (value === undefined) continue;
+          for (const item of Array.isArray(value) ? value : [value]) headers.append(name, item);
+        }
+        const result = { status: response.statusCode ?? 0, headers, text: Buffer.concat(chunks).toString('utf8') };
+        try {
+          expectClean(result);
+          resolve(result);
+        } catch (error) {
+          reject(error instanceof Error ? error : new Error(String(error)));
+        }
+      });
+    });
+    request.on('error', reject);
+    request.end(options.body);
+  });
+}
+
+/** No response of the hub is an HTML page or carries a stack trace. */
+export function expectClean(response: RawResponse): void {
+  expect(response.headers.get('content-type') ?? '').not.toMatch(/html/i);
+  expect(response.text).not.toContain('    at ');
+}
+
+export interface ExpectedRpcError {
+  readonly httpStatus?: number;
+  readonly code: number;
+  readonly reason: string;
+  readonly domain?: string;
+  readonly id?: string | number | null;
+}
+
+/** Parses a JSON-RPC error response, validates it (exact flavour) and checks code, reason, domain, id and HTTP status. */
+export function expectJsonRpcError(response: RawResponse, expected: ExpectedRpcError): JSONRPCErrorResponse {
+  expect(response.status).toBe(expected.httpStatus ?? 200);
+  expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+  const body = JSON.parse(response.text) as JSONRPCErrorResponse;
+  const verdict = checkValue(A2A_1_0, 'JSONRPCErrorResponse', body, { flavour: 'exact' });
+  expect(verdict.ok ? [] : verdict.violations, 'JSONRPCErrorResponse').toEqual([]);
+  expect(body.id).toBe(expected.id === undefined ? null : expected.id);
+  expect(body.error.code).toBe(expected.code);
+  expect(errorInfoOf(body.error.data)).toMatchObject({ reason: expected.reason, domain: expected.domain ?? 'a2a-protocol.org' });
+  return body;
+}
+
+/** Parses an HTTP-level error body (google.rpc.Status), validates it and checks it. */
+export function expectRestError(response: RawResponse, expected: { httpStatus: number; status: string; reason: string; domain?: string }): RestErrorResponse {
+  expect(response.status).toBe(expected.httpStatus);
+  expect(response.headers.get('content-type')).toMatch(/^application\/(a2a\+)?json/);
+  const body = JSON.parse(response.text) as RestErrorResponse;
+  const verdict = checkValue(A2A_1_0, 'RestErrorResponse', body, { flavour: 'exact' });
+  expect(verdict.ok ? [] : verdict.violations, 'RestErrorResponse').toEqual([]);
+  expect(body.error.code).toBe(expected.httpStatus);
+  expect(body.error.status).toBe(expected.status);
+  expect(errorInfoOf(body.error.details)).toMatchObject({ reason: expected.reason, domain: expected.domain ?? 'a2a-hub.dev' });
+  return body;
+}
+
+/** The ErrorInfo that must come first in `data` / `details`. */
+export function errorInfoOf(details: readonly unknown[] | undefined): ErrorInfo {
+  const first = details?.[0] as ErrorInfo | undefined;
+  expect(first?.['@type']).toBe('type.googleapis.com/google.rpc.ErrorInfo');
+  return first as ErrorInfo;
+}
+
+/** The BadRequest detail of an error, failing when there is none. */
+export function badRequestOf(details: readonly unknown[] | undefined): BadRequest {
+  const found = (details ?? []).find((detail) => (detail as { '@type'?: string })['@type'] === 'type.googleapis.com/google.rpc.BadRequest') as BadRequest | undefined;
+  expect(found, 'a google.rpc.BadRequest detail').toBeDefined();
+  return found as BadRequest;
+}

@@ -1,0 +1,427 @@
+import { createHash } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AgentCard } from '../../generated/a2a/1.0/types.js';
+import { bearerMatches, tokenDigest } from '../../src/http/bearer.js';
+import { RateLimiter } from '../../src/http/rate-limit.js';
+import { A2A_1_0 } from '../../src/protocol/a2a-schema.js';
+import { checkValue } from '../../src/protocol/validation.js';
+import { call, rpc, stream, userMessage } from '../helpers/a2a-client.js';
+import { startTestHub, type TestHub } from '../helpers/hub.js';
+import { expectJsonRpcError, expectRestError, nodeRequest, post, send, type RawResponse } from '../helpers/raw-http.js';
+
+/**
+ * Agent cards (URLs, caching, Host and proxy handling), bearer authentication, rate limiting
+ * and disabled instances, over real HTTP (docs/spec-policy.md 4.6, 4.7, 5.13, 5.17, 8.4, 8.5).
+ */
+
+const LIST_TASKS = '{"jsonrpc":"2.0","id":"q","method":"ListTasks"}';
+const JSON_HEADERS = { 'content-type': 'application/json', 'a2a-version': '1.0' };
+
+/** Parses and validates a card response (exact flavour). */
+function cardOf(response: RawResponse): AgentCard {
+  expect(response.status).toBe(200);
+  expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+  const card = JSON.parse(response.text) as AgentCard;
+  const verdict = checkValue(A2A_1_0, 'AgentCard', card, { flavour: 'exact' });
+  expect(verdict.ok ? [] : verdict.violations, 'AgentCard').toEqual([]);
+  return card;
+}
+
+function interfaceUrl(response: RawResponse): string | undefined {
+  return cardOf(response).supportedInterfaces[0]?.url;
+}
+
+describe('agent cards', () => {
+  let hub: TestHub;
+  let proxied: TestHub;
+  let published: TestHub;
+
+  beforeAll(async () => {
+    [hub, proxied, published] = await Promise.all([
+      startTestHub(),
+      startTestHub({ trustProxy: true }),
+      startTestHub({ publicUrl: 'https://public.example.test/' }),
+    ]);
+  });
+
+  afterAll(async () => {
+    await Promise.all([hub?.dispose(), proxied?.dispose(), published?.dispose()]);
+  });
+
+  it.each(['/.well-known/agent-card.json', '/a2a/default/agent-card.json'])('GET %s is a valid 1.0 AgentCard for the default instance', async (path) => {
+    const response = await send(`${hub.url}${path}`);
+    const card = cardOf(response);
+    expect(card.supportedInterfaces).toEqual([{ url: `${hub.url}/a2a/default`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }]);
+    expect(card.capabilities).toMatchObject({ streaming: true, pushNotifications: false, extendedAgentCard: true });
+    expect(card.securitySchemes).toBeUndefined();
+    expect(card.securityRequirements).toBeUndefined();
+    expect(response.headers.get('etag')).toMatch(/^"[^"]+"$/);
+    expect(response.headers.get('cache-control')).toBe('public, max-age=300');
+  });
+
+  it('both card URLs serve the same bytes and the same ETag', async () => {
+    const [wellKnown, instance] = await Promise.all([send(`${hub.url}/.well-known/agent-card.json`), send(`${hub.endpoint}/agent-card.json`)]);
+    expect(wellKnown.text).toBe(instance.text);
+    expect(wellKnown.headers.get('etag')).toBe(instance.headers.get('etag'));
+  });
+
+  it('GetExtendedAgentCard returns the same card', async () => {
+    const card = await call(hub.endpoint, 'GetExtendedAgentCard', {});
+    expect(card).toEqual(cardOf(await send(`${hub.endpoint}/agent-card.json`)));
+  });
+
+  it('If-None-Match with the ETag → 304 with no body; another tag → 200', async () => {
+    const url = `${hub.endpoint}/agent-card.json`;
+    const etag = (await send(url)).headers.get('etag') ?? '';
+    const notModified = await send(url, { headers: { 'if-none-match': etag } });
+    expect(notModified.status).toBe(304);
+    expect(notModified.text).toBe('');
+    expect(notModified.headers.get('etag')).toBe(etag);
+    expect((await send(url, { headers: { 'if-none-match': `W/"other", ${etag}` } })).status).toBe(304);
+    const changed = await send(url, { headers: { 'if-none-match': '"not-the-etag"' } });
+    expect(changed.status).toBe(200);
+    cardOf(changed);
+  });
+
+  it('the interface URL follows the Host header and ignores X-Forwarded-* by default', async () => {
+    const plain = await nodeRequest(`${hub.url}/a2a/default/agent-card.json`, { headers: { Host: 'agents.example.test:8443' } });
+    expect(interfaceUrl(plain)).toBe('http://agents.example.test:8443/a2a/default');
+    const forwarded = await nodeRequest(`${hub.url}/.well-known/agent-card.json`, {
+      headers: { Host: 'agents.example.test:8443', 'X-Forwarded-Proto': 'https', 'X-Forwarded-Host': 'proxy.example.test' },
+    });
+    expect(interfaceUrl(forwarded)).toBe('http://agents.example.test:8443/a2a/default');
+    // The ETag is of the bytes served, so it differs per host.
+    expect(plain.headers.get('etag')).not.toBe((await send(`${hub.url}/a2a/default/agent-card.json`)).headers.get('etag'));
+  });
+
+  it('GetExtendedAgentCard follows the Host header too', async () => {
+    const response = await nodeRequest(hub.endpoint, {
+      method: 'POST',
+      headers: { Host: 'agents.example.test:8443', 'Content-Type': 'application/json', 'A2A-Version': '1.0' },
+      body: '{"jsonrpc":"2.0","id":1,"method":"GetExtendedAgentCard"}',
+    });
+    const body = JSON.parse(response.text) as { result: AgentCard };
+    expect(body.result.supportedInterfaces[0]?.url).toBe('http://agents.example.test:8443/a2a/default');
+  });
+
+  it('with trustProxy, X-Forwarded-Proto and X-Forwarded-Host decide the URL', async () => {
+    const response = await nodeRequest(`${proxied.url}/a2a/default/agent-card.json`, {
+      headers: { Host: 'agents.example.test:8443', 'X-Forwarded-Proto': 'https', 'X-Forwarded-Host': 'proxy.example.test' },
+    });
+    expect(interfaceUrl(response)).toBe('https://proxy.example.test/a2a/default');
+    const direct = await nodeRequest(`${proxied.url}/a2a/default/agent-card.json`, { headers: { Host: 'agents.example.test:8443' } });
+    expect(interfaceUrl(direct)).toBe('http://agents.example.test:8443/a2a/default');
+  });
+
+  it('publicUrl overrides Host and X-Forwarded-*', async () => {
+    for (const path of ['/.well-known/agent-card.json', '/a2a/default/agent-card.json']) {
+      const response = await nodeRequest(`${published.url}${path}`, {
+        headers: { Host: 'agents.example.test:8443', 'X-Forwarded-Proto': 'http', 'X-Forwarded-Host': 'proxy.example.test' },
+      });
+      expect(interfaceUrl(response)).toBe('https://public.example.test/a2a/default');
+    }
+  });
+});
+
+describe('bearer authentication', () => {
+  const TOKEN = 's3cr3t-token';
+  let hub: TestHub;
+
+  beforeAll(async () => {
+    hub = await startTestHub();
+    hub.inbounds.setAuth('default', TOKEN);
+  });
+
+  afterAll(async () => {
+    await hub?.dispose();
+  });
+
+  function expectUnauthenticated(response: RawResponse): void {
+    expectJsonRpcError(response, { httpStatus: 401, code: -32000, reason: 'UNAUTHENTICATED', domain: 'a2a-hub.dev', id: null });
+    expect(response.headers.get('www-authenticate')).toMatch(/^Bearer/);
+    expect(response.headers.get('a2a-version')).toBe('1.0');
+    expect(response.text).not.toContain(TOKEN);
+  }
+
+  it('a request without Authorization → 401 with WWW-Authenticate: Bearer and a JSON-RPC error body', async () => {
+    expectUnauthenticated(await post(hub.endpoint, LIST_TASKS, JSON_HEADERS));
+  });
+
+  it.each([
+    ['a wrong token', 'Bearer wrong-token'],
+    ['a prefix of the token', 'Bearer s3cr3t'],
+    ['the token with a suffix', `Bearer ${TOKEN}x`],
+    ['another scheme', `Basic ${Buffer.from(`user:${TOKEN}`).toString('base64')}`],
+    ['the bare token', TOKEN],
+    ['an empty bearer', 'Bearer '],
+  ])('%s → 401', async (_name, authorization) => {
+    expectUnauthenticated(await post(hub.endpoint, LIST_TASKS, { ...JSON_HEADERS, authorization }));
+  });
+
+  it('Authorization: Bearer <token> → 200', async () => {
+    const response = await rpc(hub.endpoint, 'ListTasks', {}, { headers: { authorization: `Bearer ${TOKEN}` } });
+    expect(response.status).toBe(200);
+    expect(response.body.error).toBeUndefined();
+  });
+
+  it('authentication comes before the body is looked at: a malformed body without a token is 401, not -32700', async () => {
+    expectUnauthenticated(await post(hub.endpoint, '{not json', JSON_HEADERS));
+  });
+
+  it('SendStreamingMessage without a token → 401 as application/json, decided before any SSE header', async () => {
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 's', method: 'SendStreamingMessage', params: { message: userMessage('no token') } });
+    const response = await post(hub.endpoint, body, { ...JSON_HEADERS, accept: 'text/event-stream' });
+    expect(response.headers.get('content-type')).not.toMatch(/event-stream/);
+    expectUnauthenticated(response);
+  });
+
+  it('SendStreamingMessage with the token streams', async () => {
+    const result = await stream(hub.endpoint, 'SendStreamingMessage', { message: userMessage('with token') }, { headers: { authorization: `Bearer ${TOKEN}` } });
+    expect(result.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    expect(result.events.length).toBeGreaterThan(0);
+  });
+
+  it('the card stays public and declares the bearer scheme, without the token', async () => {
+    for (const path of ['/.well-known/agent-card.json', '/a2a/default/agent-card.json']) {
+      const response = await send(`${hub.url}${path}`);
+      const card = cardOf(response);
+      expect(card.securitySchemes?.['bearer']?.httpAuthSecurityScheme?.scheme).toBe('Bearer');
+      expect(card.securityRequirements?.some((requirement) => requirement.schemes?.['bearer'] !== undefined)).toBe(true);
+      expect(response.text).not.toContain(TOKEN);
+      expect(response.text).not.toContain(tokenDigest(TOKEN));
+    }
+    const extended = await rpc(hub.endpoint, 'GetExtendedAgentCard', undefined, { headers: { authorization: `Bearer ${TOKEN}` } });
+    expect(JSON.stringify(extended.body)).not.toContain(TOKEN);
+    expect(extended.body.result?.securitySchemes?.['bearer']?.httpAuthSecurityScheme?.scheme).toBe('Bearer');
+  });
+
+  it('GetExtendedAgentCard needs the token like every other method', async () => {
+    expectUnauthenticated(await post(hub.endpoint, '{"jsonrpc":"2.0","id":1,"method":"GetExtendedAgentCard"}', JSON_HEADERS));
+  });
+
+  it('no error body carries the token, even when the request did', async () => {
+    const responses = await Promise.all([
+      post(hub.endpoint, '{', { ...JSON_HEADERS, authorization: `Bearer ${TOKEN}` }),
+      post(hub.endpoint, LIST_TASKS, { 'content-type': 'text/plain', authorization: `Bearer ${TOKEN}` }),
+      post(hub.endpoint, `{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"${TOKEN}x"}}`, { ...JSON_HEADERS, authorization: `Bearer ${TOKEN}x` }),
+      post(hub.endpoint, LIST_TASKS, { ...JSON_HEADERS, authorization: `Bearer ${TOKEN}-wrong` }),
+    ]);
+    expect(responses.map((response) => response.status)).toEqual([200, 415, 401, 401]);
+    for (const response of responses) {
+      expect((JSON.parse(response.text) as { error?: unknown }).error).toBeDefined();
+      expect(response.text).not.toContain(TOKEN);
+    }
+  });
+
+  it('clearing the token reopens the endpoint and removes the scheme from the card', async () => {
+    try {
+      hub.inbounds.setAuth('default', undefined);
+      const response = await post(hub.endpoint, LIST_TASKS, JSON_HEADERS);
+      expect(response.status).toBe(200);
+      expect((JSON.parse(response.text) as { error?: unknown }).error).toBeUndefined();
+      const card = cardOf(await send(`${hub.endpoint}/agent-card.json`));
+      expect(card.securitySchemes).toBeUndefined();
+      expect(card.securityRequirements).toBeUndefined();
+    } finally {
+      hub.inbounds.setAuth('default', TOKEN);
+    }
+    expectUnauthenticated(await post(hub.endpoint, LIST_TASKS, JSON_HEADERS));
+  });
+});
+
+describe('bearer tokens from the environment (authTokenEnv)', () => {
+  let hub: TestHub;
+
+  beforeAll(async () => {
+    hub = await startTestHub({ env: { MY_TOKEN: 'from-env', EMPTY_TOKEN: '' } });
+  });
+
+  afterAll(async () => {
+    await hub?.dispose();
+  });
+
+  it('the token in the named variable is required and accepted', async () => {
+    hub.inbounds.update('default', { authTokenEnv: 'MY_TOKEN' });
+    const refused = await post(hub.endpoint, LIST_TASKS, JSON_HEADERS);
+    expectJsonRpcError(refused, { httpStatus: 401, code: -32000, reason: 'UNAUTHENTICATED', domain: 'a2a-hub.dev', id: null });
+    expect(refused.headers.get('www-authenticate')).toMatch(/^Bearer/);
+    expectJsonRpcError(await post(hub.endpoint, LIST_TASKS, { ...JSON_HEADERS, authorization: 'Bearer MY_TOKEN' }), {
+      httpStatus: 401,
+      code: -32000,
+      reason: 'UNAUTHENTICATED',
+      domain: 'a2a-hub.dev',
+      id: null,
+    });
+    const accepted = await rpc(hub.endpoint, 'ListTasks', {}, { headers: { authorization: 'Bearer from-env' } });
+    expect(accepted.status).toBe(200);
+    expect(accepted.body.error).toBeUndefined();
+    const card = await send(`${hub.endpoint}/agent-card.json`);
+    expect(cardOf(card).securitySchemes?.['bearer']?.httpAuthSecurityScheme?.scheme).toBe('Bearer');
+    expect(card.text).not.toContain('from-env');
+  });
+
+  it.each(['UNSET_TOKEN_VARIABLE', 'EMPTY_TOKEN'])('a variable that is %s fails closed: every request is 401', async (variable) => {
+    hub.inbounds.update('default', { authTokenEnv: variable });
+    for (const authorization of [undefined, 'Bearer from-env', 'Bearer ', 'Bearer undefined', `Bearer ${'0'.repeat(64)}`]) {
+      const response = await post(hub.endpoint, LIST_TASKS, { ...JSON_HEADERS, ...(authorization === undefined ? {} : { authorization }) });
+      expectJsonRpcError(response, { httpStatus: 401, code: -32000, reason: 'UNAUTHENTICATED', domain: 'a2a-hub.dev', id: null });
+    }
+    // The card still tells clients a token is required.
+    expect(cardOf(await send(`${hub.endpoint}/agent-card.json`)).securityRequirements?.length).toBeGreaterThan(0);
+  });
+});
+
+describe('bearerMatches and tokenDigest', () => {
+  const TOKEN = 's3cr3t-token';
+  const digest = tokenDigest(TOKEN);
+
+  it('tokenDigest is the hex SHA-256 of the token, and never contains it', () => {
+    expect(digest).toBe(createHash('sha256').update(TOKEN, 'utf8').digest('hex'));
+    expect(digest).toMatch(/^[0-9a-f]{64}$/);
+    expect(digest).not.toContain(TOKEN);
+    expect(tokenDigest(TOKEN)).toBe(digest);
+    expect(tokenDigest('other')).not.toBe(digest);
+    expect(tokenDigest('')).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it.each<[string, string | undefined, boolean]>([
+    ['the right token', `Bearer ${TOKEN}`, true],
+    ['a lowercase scheme', `bearer ${TOKEN}`, true],
+    ['an uppercase scheme', `BEARER ${TOKEN}`, true],
+    ['several spaces after the scheme', `Bearer   ${TOKEN}`, true],
+    ['trailing spaces', `Bearer ${TOKEN}  `, true],
+    ['a wrong token of the same length', `Bearer ${'x'.repeat(TOKEN.length)}`, false],
+    ['a shorter token (a prefix)', 'Bearer s3cr3t', false],
+    ['a longer token (with a suffix)', `Bearer ${TOKEN}-and-more`, false],
+    ['a very long token', `Bearer ${'a'.repeat(10_000)}`, false],
+    ['a missing header', undefined, false],
+    ['an empty header', '', false],
+    ['the scheme alone', 'Bearer', false],
+    ['the scheme and a space', 'Bearer ', false],
+    ['the bare token', TOKEN, false],
+    ['no space after the scheme', `Bearer${TOKEN}`, false],
+    ['another scheme', `Basic ${TOKEN}`, false],
+    ['two tokens', `Bearer ${TOKEN} ${TOKEN}`, false],
+    ['the digest instead of the token', `Bearer ${digest}`, false],
+  ])('%s → %s', (_name, authorization, expected) => {
+    expect(bearerMatches(authorization, digest)).toBe(expected);
+  });
+
+  it('a malformed expected digest matches nothing and does not throw', () => {
+    expect(bearerMatches(`Bearer ${TOKEN}`, 'not-hex')).toBe(false);
+    expect(bearerMatches(`Bearer ${TOKEN}`, '')).toBe(false);
+    expect(bearerMatches('Bearer x', '0'.repeat(64))).toBe(false);
+  });
+});
+
+describe('rate limiting', () => {
+  let hub: TestHub;
+
+  beforeAll(async () => {
+    hub = await startTestHub({ rateLimit: { perSecond: 1, burst: 3 } });
+  });
+
+  afterAll(async () => {
+    await hub?.dispose();
+  });
+
+  it('the 4th quick request → 429 with Retry-After and RATE_LIMITED', async () => {
+    for (let index = 0; index < 3; index += 1) {
+      const response = await post(hub.endpoint, LIST_TASKS, JSON_HEADERS);
+      expect(response.status, `request ${index + 1}`).toBe(200);
+    }
+    const limited = await post(hub.endpoint, LIST_TASKS, JSON_HEADERS);
+    expectJsonRpcError(limited, { httpStatus: 429, code: -32000, reason: 'RATE_LIMITED', domain: 'a2a-hub.dev', id: null });
+    const retryAfter = limited.headers.get('retry-after') ?? '';
+    expect(retryAfter).toMatch(/^\d+$/);
+    expect(Number(retryAfter)).toBeGreaterThanOrEqual(1);
+    expect(limited.headers.get('a2a-version')).toBe('1.0');
+    expect(hub.rateLimiter?.rejections).toBeGreaterThanOrEqual(1);
+  });
+
+  it('the card is not rate limited', async () => {
+    cardOf(await send(`${hub.endpoint}/agent-card.json`));
+  });
+});
+
+describe('RateLimiter', () => {
+  function limiter(options: { perSecond: number; burst: number }): { limiter: RateLimiter; advance: (ms: number) => void } {
+    let now = 1_000_000;
+    return { limiter: new RateLimiter(options, () => now), advance: (ms) => (now += ms) };
+  }
+
+  it('allows a burst, then asks to wait; refills with time', () => {
+    const { limiter: rate, advance } = limiter({ perSecond: 1, burst: 3 });
+    expect([rate.take('a'), rate.take('a'), rate.take('a')]).toEqual([0, 0, 0]);
+    expect(rate.take('a')).toBe(1);
+    expect(rate.rejections).toBe(1);
+    advance(500);
+    expect(rate.take('a')).toBe(1);
+    advance(500);
+    expect(rate.take('a')).toBe(0);
+    expect(rate.take('a')).toBe(1);
+    expect(rate.rejections).toBe(3);
+  });
+
+  it('Retry-After follows the sustained rate', () => {
+    const { limiter: slow } = limiter({ perSecond: 0.25, burst: 1 });
+    expect(slow.take('a')).toBe(0);
+    expect(slow.take('a')).toBe(4);
+    const { limiter: fast } = limiter({ perSecond: 10, burst: 2 });
+    expect([fast.take('a'), fast.take('a')]).toEqual([0, 0]);
+    expect(fast.take('a')).toBe(1);
+  });
+
+  it('refills no further than the burst', () => {
+    const { limiter: rate, advance } = limiter({ perSecond: 1, burst: 3 });
+    rate.take('a');
+    advance(3_600_000);
+    expect([rate.take('a'), rate.take('a'), rate.take('a')]).toEqual([0, 0, 0]);
+    expect(rate.take('a')).toBeGreaterThan(0);
+  });
+
+  it('keeps one bucket per source', () => {
+    const { limiter: rate } = limiter({ perSecond: 1, burst: 1 });
+    expect(rate.take('10.0.0.1')).toBe(0);
+    expect(rate.take('10.0.0.1')).toBe(1);
+    expect(rate.take('10.0.0.2')).toBe(0);
+  });
+
+  it('rejected requests do not use up tokens', () => {
+    const { limiter: rate, advance } = limiter({ perSecond: 1, burst: 1 });
+    rate.take('a');
+    for (let index = 0; index < 5; index += 1) expect(rate.take('a')).toBe(1);
+    advance(1000);
+    expect(rate.take('a')).toBe(0);
+  });
+});
+
+describe('disabled instances', () => {
+  let hub: TestHub;
+
+  beforeAll(async () => {
+    hub = await startTestHub();
+  });
+
+  afterAll(async () => {
+    await hub?.dispose();
+  });
+
+  it('a disabled instance answers 404 on its card and endpoint; re-enabled it serves again', async () => {
+    hub.inbounds.setEnabled('default', false);
+    try {
+      for (const path of ['/a2a/default/agent-card.json', '/.well-known/agent-card.json']) {
+        expectRestError(await send(`${hub.url}${path}`), { httpStatus: 404, status: 'NOT_FOUND', reason: 'NOT_FOUND' });
+      }
+      expectRestError(await post(hub.endpoint, LIST_TASKS, JSON_HEADERS), { httpStatus: 404, status: 'NOT_FOUND', reason: 'NOT_FOUND' });
+      expectRestError(await send(hub.endpoint), { httpStatus: 404, status: 'NOT_FOUND', reason: 'NOT_FOUND' });
+    } finally {
+      hub.inbounds.setEnabled('default', true);
+    }
+    cardOf(await send(`${hub.url}/a2a/default/agent-card.json`));
+    cardOf(await send(`${hub.url}/.well-known/agent-card.json`));
+    const response = await rpc(hub.endpoint, 'ListTasks', {});
+    expect(response.status).toBe(200);
+    expect(response.body.error).toBeUndefined();
+  });
+});

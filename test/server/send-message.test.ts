@@ -1,0 +1,402 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { MethodName, MethodTypes } from '../../generated/a2a/1.0/methods.js';
+import type { JSONRPCError, Message, Task, TaskState } from '../../generated/a2a/1.0/types.js';
+import { call, rpc, userMessage } from '../helpers/a2a-client.js';
+import { startTestHub, type TestHub } from '../helpers/hub.js';
+
+/**
+ * SendMessage over real HTTP against the default echo agent: blocking and returnImmediately,
+ * historyLength, messageId idempotency, continuation of interrupted tasks, routing errors,
+ * contextId handling, skills, output modes, direct messages, failure outcomes, push config
+ * refusal and non-text parts. Every response is checked by the strict client helpers.
+ */
+
+let hub: TestHub;
+
+beforeAll(async () => {
+  hub = await startTestHub();
+});
+
+afterAll(async () => {
+  await hub?.dispose();
+});
+
+type SendParams = MethodTypes['SendMessage']['params'];
+
+const TERMINAL: readonly TaskState[] = ['TASK_STATE_COMPLETED', 'TASK_STATE_FAILED', 'TASK_STATE_CANCELED', 'TASK_STATE_REJECTED'];
+
+/** Echo test directives given as message metadata. */
+function directive(values: { outcome?: string; steps?: number; stepMs?: number; chunks?: number }): Record<string, unknown> {
+  return { 'a2a-hub/test': values };
+}
+
+async function send(params: SendParams): Promise<MethodTypes['SendMessage']['result']> {
+  return call(hub.endpoint, 'SendMessage', params);
+}
+
+/** Sends and returns the task, failing when the agent answered with a Message. */
+async function sendTask(params: SendParams): Promise<Task> {
+  const result = await send(params);
+  expect(result.message, 'expected a task, got a direct message').toBeUndefined();
+  expect(result.task).toBeDefined();
+  return result.task as Task;
+}
+
+async function getTask(id: string, historyLength?: number): Promise<Task> {
+  return call(hub.endpoint, 'GetTask', { id, ...(historyLength === undefined ? {} : { historyLength }) });
+}
+
+/** Polls GetTask until `done` holds, for at most `timeoutMs`. */
+async function pollTask(id: string, done: (task: Task) => boolean, timeoutMs = 10_000): Promise<Task> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const task = await getTask(id);
+    if (done(task)) return task;
+    if (Date.now() > deadline) throw new Error(`task ${id} is still ${task.status.state} after ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** The text of all parts of all artifacts, chunks joined in order. */
+function artifactText(task: Task): string {
+  return (task.artifacts ?? []).flatMap((artifact) => artifact.parts.map((part) => part.text ?? '')).join('');
+}
+
+function messageText(message: Message | undefined): string {
+  return (message?.parts ?? []).map((part) => part.text ?? '').join('');
+}
+
+/** Calls a method expecting a JSON-RPC error with this code and ErrorInfo reason; returns the error. */
+async function expectError<M extends MethodName>(
+  method: M,
+  params: MethodTypes[M]['params'] | Record<string, unknown>,
+  code: number,
+  reason: string,
+  url = hub.endpoint,
+): Promise<JSONRPCError> {
+  const response = await rpc(url, method, params);
+  expect(response.status).toBe(200);
+  expect(response.body.result).toBeUndefined();
+  const error = response.body.error as JSONRPCError;
+  expect(error, `${method} should fail with ${code}`).toBeDefined();
+  expect({ code: error.code, reason: (error.data?.[0] as { reason?: string } | undefined)?.reason }).toEqual({ code, reason });
+  return error;
+}
+
+function violationFields(error: JSONRPCError): string[] {
+  const badRequest = error.data?.find((detail) => detail['@type'] === 'type.googleapis.com/google.rpc.BadRequest') as { fieldViolations?: { field: string }[] } | undefined;
+  return (badRequest?.fieldViolations ?? []).map((violation) => violation.field);
+}
+
+/** Puts a task into INPUT_REQUIRED and returns it. */
+async function inputRequiredTask(extra: Record<string, unknown> = {}): Promise<Task> {
+  const task = await sendTask({ message: userMessage('hello\n::input-required', extra) });
+  expect(task.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+  return task;
+}
+
+describe('SendMessage blocking behaviour', () => {
+  it('blocks by default and returns the completed task with the echo artifact and the user message', async () => {
+    const message = userMessage('hello');
+    const task = await sendTask({ message });
+    expect(task.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(task.id).not.toBe('');
+    expect(task.contextId).toBeTruthy();
+    expect(artifactText(task)).toBe('echo: hello');
+    expect(task.artifacts).toHaveLength(1);
+    expect(task.history).toBeDefined();
+    const sent = task.history?.find((entry) => entry.messageId === message.messageId);
+    expect(sent).toMatchObject({ role: 'ROLE_USER', parts: [{ text: 'hello' }], contextId: task.contextId, taskId: task.id });
+  });
+
+  it('a slow task (::slow 3) returns only once COMPLETED', async () => {
+    const task = await sendTask({ message: userMessage('hello\n::slow 3', { metadata: directive({ stepMs: 30 }) }) });
+    expect(task.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(artifactText(task)).toBe('echo: hello');
+  });
+
+  it('returnImmediately: true returns at once in SUBMITTED or WORKING, and the task completes later', async () => {
+    const started = Date.now();
+    const task = await sendTask({
+      message: userMessage('hello\n::slow 5', { metadata: directive({ stepMs: 100 }) }),
+      configuration: { returnImmediately: true },
+    });
+    expect(Date.now() - started).toBeLessThan(500);
+    expect(['TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING']).toContain(task.status.state);
+    const settled = await pollTask(task.id, (current) => TERMINAL.includes(current.status.state));
+    expect(settled.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(artifactText(settled)).toBe('echo: hello');
+  });
+
+  it('returnImmediately: false blocks like the default', async () => {
+    const task = await sendTask({ message: userMessage('hello\n::slow 2', { metadata: directive({ stepMs: 20 }) }), configuration: { returnImmediately: false } });
+    expect(task.status.state).toBe('TASK_STATE_COMPLETED');
+  });
+});
+
+describe('SendMessage historyLength', () => {
+  it('unset returns the whole history, 0 omits the member, 1 returns only the most recent message', async () => {
+    const first = await inputRequiredTask();
+    const second = userMessage('more', { taskId: first.id });
+    const resumed = await sendTask({ message: second, configuration: { historyLength: 1 } });
+    expect(resumed.id).toBe(first.id);
+    expect(resumed.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(resumed.history).toHaveLength(1);
+    expect(resumed.history?.[0]?.messageId).toBe(second.messageId);
+
+    // The full history: user, agent (the input request), user.
+    const full = await getTask(first.id);
+    expect(full.history?.map((entry) => entry.role)).toEqual(['ROLE_USER', 'ROLE_AGENT', 'ROLE_USER']);
+    expect(full.history?.at(-1)?.messageId).toBe(second.messageId);
+
+    const unset = await sendTask({ message: userMessage('hello') });
+    expect(unset.history).toHaveLength(1);
+
+    const none = await sendTask({ message: userMessage('hello'), configuration: { historyLength: 0 } });
+    expect(none.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(none).not.toHaveProperty('history');
+
+    const one = await sendTask({ message: userMessage('hello\n::input-required'), configuration: { historyLength: 1 } });
+    expect(one.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+    expect(one.history).toHaveLength(1);
+    expect(one.history?.[0]?.role).toBe('ROLE_AGENT');
+  });
+
+  it('a negative historyLength is invalid params', async () => {
+    const error = await expectError('SendMessage', { message: userMessage('hello'), configuration: { historyLength: -1 } }, -32602, 'INVALID_PARAMS');
+    expect(violationFields(error)).toEqual(['params.configuration.historyLength']);
+  });
+});
+
+describe('SendMessage messageId idempotency', () => {
+  it('resending the same message returns the same task without running it again', async () => {
+    const message = userMessage('hello');
+    const first = await sendTask({ message });
+    const again = await sendTask({ message });
+    expect(again.id).toBe(first.id);
+    expect(again.contextId).toBe(first.contextId);
+    expect(again.status.state).toBe('TASK_STATE_COMPLETED');
+    const stored = await getTask(first.id);
+    expect(stored.history?.filter((entry) => entry.messageId === message.messageId)).toHaveLength(1);
+    expect(stored.history).toHaveLength(1);
+    expect(stored.artifacts).toHaveLength(1);
+    expect(artifactText(stored)).toBe('echo: hello');
+  });
+
+  it('20 identical concurrent requests make one task', async () => {
+    const contextId = `ctx-concurrent-${randomUUID()}`;
+    const message = userMessage('hello\n::slow 2', { contextId, metadata: directive({ stepMs: 20 }) });
+    const results = await Promise.all(Array.from({ length: 20 }, () => sendTask({ message })));
+    const ids = new Set(results.map((task) => task.id));
+    expect(ids.size).toBe(1);
+    for (const task of results) expect(task.status.state).toBe('TASK_STATE_COMPLETED');
+    const list = await call(hub.endpoint, 'ListTasks', { contextId });
+    expect(list.totalSize).toBe(1);
+    expect(list.tasks.map((task) => task.id)).toEqual([...ids]);
+    const stored = await getTask([...ids][0] as string);
+    expect(stored.history?.filter((entry) => entry.messageId === message.messageId)).toHaveLength(1);
+    expect(stored.artifacts).toHaveLength(1);
+  });
+});
+
+describe('SendMessage continuation of interrupted tasks', () => {
+  it('::input-required, then a message with only the taskId continues the task', async () => {
+    const first = await inputRequiredTask();
+    expect(first.status.message).toMatchObject({ role: 'ROLE_AGENT', contextId: first.contextId, taskId: first.id });
+    expect(messageText(first.status.message)).not.toBe('');
+
+    const resumed = await sendTask({ message: userMessage('more', { taskId: first.id }) });
+    expect(resumed.id).toBe(first.id);
+    expect(resumed.contextId).toBe(first.contextId);
+    expect(resumed.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(artifactText(resumed)).toBe('echo: more');
+    const last = resumed.history?.at(-1);
+    expect(last).toMatchObject({ role: 'ROLE_USER', taskId: first.id, contextId: first.contextId });
+  });
+
+  it('continues with the matching contextId too', async () => {
+    const first = await inputRequiredTask();
+    const resumed = await sendTask({ message: userMessage('more', { taskId: first.id, contextId: first.contextId }) });
+    expect(resumed.id).toBe(first.id);
+    expect(resumed.contextId).toBe(first.contextId);
+    expect(resumed.status.state).toBe('TASK_STATE_COMPLETED');
+  });
+
+  it('::auth-required, then a message with the taskId continues the task', async () => {
+    const first = await sendTask({ message: userMessage('hello\n::auth-required') });
+    expect(first.status.state).toBe('TASK_STATE_AUTH_REQUIRED');
+    expect(first.status.message).toMatchObject({ role: 'ROLE_AGENT', contextId: first.contextId, taskId: first.id });
+    const resumed = await sendTask({ message: userMessage('authorised', { taskId: first.id }) });
+    expect(resumed.id).toBe(first.id);
+    expect(resumed.contextId).toBe(first.contextId);
+    expect(resumed.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(artifactText(resumed)).toBe('echo: authorised');
+  });
+});
+
+describe('SendMessage routing errors', () => {
+  it('a message to a terminal task is UNSUPPORTED_OPERATION', async () => {
+    const done = await sendTask({ message: userMessage('hello') });
+    expect(done.status.state).toBe('TASK_STATE_COMPLETED');
+    await expectError('SendMessage', { message: userMessage('again', { taskId: done.id }) }, -32004, 'UNSUPPORTED_OPERATION');
+    const after = await getTask(done.id);
+    expect(after.history).toHaveLength(1);
+  });
+
+  it('a message to a task that is still running is UNSUPPORTED_OPERATION', async () => {
+    const running = await sendTask({
+      message: userMessage('hello\n::slow 20', { metadata: directive({ stepMs: 100 }) }),
+      configuration: { returnImmediately: true },
+    });
+    expect(['TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING']).toContain(running.status.state);
+    await expectError('SendMessage', { message: userMessage('interrupting', { taskId: running.id }) }, -32004, 'UNSUPPORTED_OPERATION');
+    const canceled = await call(hub.endpoint, 'CancelTask', { id: running.id });
+    expect(canceled.status.state).toBe('TASK_STATE_CANCELED');
+  });
+
+  it('an unknown taskId is TASK_NOT_FOUND', async () => {
+    await expectError('SendMessage', { message: userMessage('hello', { taskId: `no-such-task-${randomUUID()}` }) }, -32001, 'TASK_NOT_FOUND');
+  });
+
+  it('a contextId that contradicts the task is INVALID_PARAMS on params.message.contextId', async () => {
+    const first = await inputRequiredTask();
+    const error = await expectError('SendMessage', { message: userMessage('more', { taskId: first.id, contextId: `other-${randomUUID()}` }) }, -32602, 'INVALID_PARAMS');
+    expect(violationFields(error)).toContain('params.message.contextId');
+    // The task was not touched and can still be continued.
+    const still = await getTask(first.id);
+    expect(still.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+    expect(still.history).toHaveLength(2);
+  });
+});
+
+describe('SendMessage contextId', () => {
+  it('is generated when absent, and set on the task and on every history message', async () => {
+    const message = userMessage('hello');
+    expect(message.contextId).toBeUndefined();
+    const task = await sendTask({ message });
+    expect(typeof task.contextId).toBe('string');
+    expect(task.contextId).not.toBe('');
+    expect(task.history?.length).toBeGreaterThan(0);
+    for (const entry of task.history ?? []) expect(entry.contextId).toBe(task.contextId);
+  });
+
+  it('is reused when given', async () => {
+    const contextId = `ctx-given-${randomUUID()}`;
+    const task = await sendTask({ message: userMessage('hello', { contextId }) });
+    expect(task.contextId).toBe(contextId);
+    expect(task.history?.[0]?.contextId).toBe(contextId);
+  });
+
+  it('two messages with the same contextId land in the same context', async () => {
+    const contextId = `ctx-shared-${randomUUID()}`;
+    const a = await sendTask({ message: userMessage('one', { contextId }) });
+    const b = await sendTask({ message: userMessage('two', { contextId }) });
+    expect(a.id).not.toBe(b.id);
+    expect(a.contextId).toBe(contextId);
+    expect(b.contextId).toBe(contextId);
+    const list = await call(hub.endpoint, 'ListTasks', { contextId });
+    expect(list.totalSize).toBe(2);
+    expect(new Set(list.tasks.map((task) => task.id))).toEqual(new Set([a.id, b.id]));
+  });
+});
+
+describe('SendMessage skills', () => {
+  it('metadata.skill chat runs the chat skill', async () => {
+    const task = await sendTask({ message: userMessage('hello', { metadata: { skill: 'chat' } }) });
+    expect(task.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(artifactText(task)).toBe('echo: hello');
+  });
+
+  it('an unknown skill gives a REJECTED task whose status message names the advertised skill', async () => {
+    const task = await sendTask({ message: userMessage('hello', { metadata: { skill: 'no-such-skill' } }) });
+    expect(task.status.state).toBe('TASK_STATE_REJECTED');
+    expect(task.status.message).toMatchObject({ role: 'ROLE_AGENT', taskId: task.id, contextId: task.contextId });
+    expect(messageText(task.status.message)).toContain('chat');
+    expect(task).not.toHaveProperty('artifacts');
+  });
+});
+
+describe('SendMessage acceptedOutputModes', () => {
+  it('only image/png is CONTENT_TYPE_NOT_SUPPORTED', async () => {
+    await expectError('SendMessage', { message: userMessage('hello'), configuration: { acceptedOutputModes: ['image/png'] } }, -32005, 'CONTENT_TYPE_NOT_SUPPORTED');
+  });
+
+  it.each([[['text/plain']], [['text/*']], [['*/*']]])('%j is accepted', async (modes: string[]) => {
+    const task = await sendTask({ message: userMessage('hello'), configuration: { acceptedOutputModes: modes } });
+    expect(task.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(artifactText(task)).toBe('echo: hello');
+  });
+});
+
+describe('SendMessage direct messages and failure outcomes', () => {
+  it('::message answers with a Message, and resending returns the same Message', async () => {
+    const message = userMessage('hi\n::message');
+    const result = await send({ message });
+    expect(result.task).toBeUndefined();
+    expect(result.message).toBeDefined();
+    const reply = result.message as Message;
+    expect(reply.role).toBe('ROLE_AGENT');
+    expect(typeof reply.contextId).toBe('string');
+    expect(reply.contextId).not.toBe('');
+    expect(reply.taskId).toBeUndefined();
+    expect(messageText(reply)).toBe('echo: hi');
+
+    const again = await send({ message });
+    expect(again.task).toBeUndefined();
+    expect(again.message).toEqual(reply);
+  });
+
+  it('::fail gives FAILED with a status message', async () => {
+    const task = await sendTask({ message: userMessage('hello\n::fail') });
+    expect(task.status.state).toBe('TASK_STATE_FAILED');
+    expect(task.status.message).toMatchObject({ role: 'ROLE_AGENT', taskId: task.id, contextId: task.contextId });
+    expect(messageText(task.status.message)).not.toBe('');
+  });
+
+  it('::reject gives REJECTED', async () => {
+    const task = await sendTask({ message: userMessage('hello\n::reject') });
+    expect(task.status.state).toBe('TASK_STATE_REJECTED');
+  });
+});
+
+describe('SendMessage push notification config', () => {
+  it('configuration.taskPushNotificationConfig is PUSH_NOTIFICATION_NOT_SUPPORTED', async () => {
+    const contextId = `ctx-push-${randomUUID()}`;
+    await expectError(
+      'SendMessage',
+      { message: userMessage('hello', { contextId }), configuration: { taskPushNotificationConfig: { url: 'https://example.com/webhook' } } },
+      -32003,
+      'PUSH_NOTIFICATION_NOT_SUPPORTED',
+    );
+    // Refused before any task was created.
+    const list = await call(hub.endpoint, 'ListTasks', { contextId });
+    expect(list.totalSize).toBe(0);
+  });
+});
+
+describe('SendMessage unknown members', () => {
+  it('ignores unknown members of the request and never echoes them (docs/spec-policy.md 2.1, 2.14)', async () => {
+    // A 0.3-style text part (`kind`) and a stray member on the message pass the input
+    // validators; the stored and returned message must hold the known members only, or the
+    // strict client's exact validation of the response fails.
+    const message = { ...userMessage('hello'), extra: 1, parts: [{ kind: 'text', text: 'hello' }] };
+    const task = await sendTask({ message });
+    expect(task.status.state).toBe('TASK_STATE_COMPLETED');
+    const sent = task.history?.find((entry) => entry.messageId === message.messageId);
+    expect(sent).toEqual({ messageId: message.messageId, role: 'ROLE_USER', parts: [{ text: 'hello' }], contextId: task.contextId, taskId: task.id });
+  });
+});
+
+describe('SendMessage non-text parts', () => {
+  it('accepts a raw part and a data part, and the reply names them', async () => {
+    const message = userMessage('look', {
+      parts: [{ text: 'look' }, { raw: 'aGVsbG8gd29ybGQ=', filename: 'hello.txt', mediaType: 'text/plain' }, { data: { answer: 42, list: [1, 'two'] } }],
+    });
+    const task = await sendTask({ message });
+    expect(task.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(artifactText(task)).toBe('echo: look\n[file hello.txt text/plain]\n[data]');
+    const sent = task.history?.find((entry) => entry.messageId === message.messageId);
+    expect(sent?.parts).toEqual([{ text: 'look' }, { raw: 'aGVsbG8gd29ybGQ=', filename: 'hello.txt', mediaType: 'text/plain' }, { data: { answer: 42, list: [1, 'two'] } }]);
+  });
+});
