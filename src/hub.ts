@@ -83,6 +83,7 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
     ...(rateLimiter ? { rateLimiter } : {}),
     selfCheck: config.selfCheck,
     streams,
+    sseHeartbeatMs: config.sseHeartbeatMs,
     trustProxy: config.trustProxy,
     ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}),
     cardMaxAgeSeconds: config.cardMaxAgeSeconds,

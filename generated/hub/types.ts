@@ -53,6 +53,10 @@ export interface HubConfig {
    */
   sessionIdleMs?: number;
   /**
+   * Interval of the SSE keep-alive comments on open streams. Default 15000.
+   */
+  sseHeartbeatMs?: number;
+  /**
    * Validate every response against the generated schemas before sending and log any that fails. Default true.
    */
   selfCheck?: boolean;

@@ -22,6 +22,7 @@ export interface JsonRpcEndpointOptions extends BaseUrlOptions {
   readonly version: VersionPolicy;
   readonly rateLimiter?: RateLimiter;
   readonly streams: StreamTracker;
+  readonly sseHeartbeatMs: number;
   /** Validate every result and frame before it is sent, and log what does not conform. */
   readonly selfCheck: boolean;
   readonly log: (level: 'warn' | 'error', message: string, details?: Record<string, unknown>) => void;
@@ -75,7 +76,7 @@ export async function serveJsonRpc(ctx: Context, agent: InboundAgent, options: J
       return;
     }
     const requestId = id;
-    const sse = openSse(ctx, { 'A2A-Version': SERVED_VERSION });
+    const sse = openSse(ctx, options.sseHeartbeatMs, { 'A2A-Version': SERVED_VERSION });
     // Tracked until the response has really gone out, not merely been ended by us.
     options.streams.track(new Promise<void>((resolve) => ctx.res.once('close', () => resolve())));
     pipeFramesToSse(result.frames, sse, (frame: StreamResponse) => {

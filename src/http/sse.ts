@@ -10,14 +10,12 @@ export interface SseStream {
   onClose(listener: () => void): void;
 }
 
-const HEARTBEAT_MS = 15_000;
-
 /**
  * Turns a Koa response into a Server-Sent Events stream. Headers go out at once, heartbeats
  * keep proxies from timing out, writes wait for `drain` so a slow reader does not buffer the
  * whole stream in memory, and a client disconnect is reported without cancelling anything.
  */
-export function openSse(ctx: Context, headers: Record<string, string> = {}): SseStream {
+export function openSse(ctx: Context, heartbeatMs: number, headers: Record<string, string> = {}): SseStream {
   const body = new PassThrough();
   const listeners: (() => void)[] = [];
   let closed = false;
@@ -36,7 +34,7 @@ export function openSse(ctx: Context, headers: Record<string, string> = {}): Sse
   ctx.flushHeaders();
   const heartbeat = setInterval(() => {
     if (!closed) body.write(': keep-alive\n\n');
-  }, HEARTBEAT_MS);
+  }, heartbeatMs);
   heartbeat.unref();
   const close = (): void => {
     if (closed) return;
