@@ -4,6 +4,7 @@ import { checkConventions } from './conventions.js';
 import { emitControlApi } from './emit-control-api.js';
 import { emitErrors, loadErrors } from './emit-errors.js';
 import { emitMethods } from './emit-methods.js';
+import { emitRequirements } from './emit-requirements.js';
 import { emitTaskStates } from './emit-task-states.js';
 import { emitTypes } from './emit-types.js';
 import { emitValidators, VALIDATOR_MODULES } from './emit-validators.js';
@@ -50,7 +51,7 @@ async function emitFamily(specDir: string, family: Family): Promise<Map<string, 
     files.set(`${VALIDATOR_MODULES[flavour]}.d.ts`, dts);
   }
   const barrel = ["export type * from './types.js';", "export * from './validators.js';", "export * as inputValidators from './input-validators.js';"];
-  const known = new Set(['errors.json', 'methods.json', 'task-states.json', 'api.json']);
+  const known = new Set(['errors.json', 'methods.json', 'task-states.json', 'api.json', 'requirements.json']);
   for (const name of family.tables.keys()) {
     if (!known.has(name)) throw new Error(`spec/${family.id}/${name}: no generator knows this table`);
   }
@@ -68,6 +69,10 @@ async function emitFamily(specDir: string, family: Family): Promise<Map<string, 
   if (family.tables.has('task-states.json')) {
     files.set('task-states.ts', emitTaskStates(specDir, family));
     barrel.push("export * from './task-states.js';");
+  }
+  if (family.tables.has('requirements.json')) {
+    files.set('requirements.ts', emitRequirements(specDir, family));
+    barrel.push("export * from './requirements.js';");
   }
   if (family.tables.has('api.json')) {
     files.set('api.ts', emitControlApi(specDir, family));

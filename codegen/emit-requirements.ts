@@ -1,0 +1,55 @@
+import type { Family } from './families.js';
+import { generatedHeader } from './header.js';
+import { checkedTable, literal } from './tables.js';
+
+interface RequirementRow {
+  id: string;
+  section: string;
+  level: 'MUST' | 'SHOULD' | 'MAY';
+  text: string;
+  bindings: string[];
+  capability: string | null;
+  mode: string;
+  source: string;
+  digest?: number;
+}
+
+interface RequirementsTable {
+  specVersion: string;
+  requirements: RequirementRow[];
+}
+
+/** `requirements.ts`: the conformance catalog as typed constants, ids checked unique. */
+export function emitRequirements(specDir: string, family: Family): string {
+  const table = checkedTable<RequirementsTable>(specDir, family, 'requirements.json');
+  const seen = new Set<string>();
+  for (const row of table.requirements) {
+    if (seen.has(row.id)) throw new Error(`${table.file.displayPath}: requirement id ${row.id} appears twice`);
+    seen.add(row.id);
+  }
+  return [
+    generatedHeader(`spec/${family.id}/requirements.json`),
+    "export type RequirementLevel = 'MUST' | 'SHOULD' | 'MAY';",
+    "export type RequirementMode = 'black-box' | 'cooperative' | 'unreachable';",
+    '',
+    'export interface Requirement {',
+    '  readonly id: string;',
+    '  readonly section: string;',
+    '  readonly level: RequirementLevel;',
+    '  readonly text: string;',
+    '  readonly bindings: readonly string[];',
+    "  readonly capability: 'streaming' | 'pushNotifications' | 'extendedAgentCard' | null;",
+    '  readonly mode: RequirementMode;',
+    '  readonly source: string;',
+    '  readonly digest?: number;',
+    '}',
+    '',
+    `export const REQUIREMENTS_SPEC_VERSION = ${literal(table.specVersion)};`,
+    '',
+    '/** The catalog, in report order. */',
+    `export const REQUIREMENTS: readonly Requirement[] = ${literal(table.requirements)};`,
+    '',
+    'export const REQUIREMENT_BY_ID: ReadonlyMap<string, Requirement> = new Map(REQUIREMENTS.map((requirement) => [requirement.id, requirement]));',
+    '',
+  ].join('\n');
+}

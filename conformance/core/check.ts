@@ -1,0 +1,63 @@
+import type { Message } from '../../generated/a2a/1.0/types.js';
+import type { A2ADefs } from '../../src/protocol/a2a-schema.js';
+import type { Exchange, } from './exchange.js';
+import type { Target } from './target.js';
+import type { RpcExchange, Transport } from './transport.js';
+
+/** What a check reports about one requirement, beyond the verdict. */
+export interface FindingInput {
+  readonly message: string;
+  readonly expected?: string;
+  readonly observed?: string;
+  /** JSON path of the offending value. */
+  readonly path?: string;
+  /** The request that shows it; becomes the finding's curl command. */
+  readonly exchange?: Pick<Exchange, 'request'>;
+  readonly counterexample?: unknown;
+  readonly seed?: number;
+}
+
+export interface CheckContext {
+  readonly transport: Transport;
+  readonly target: Target;
+  /** The agent follows the test directives (docs/test-directives.md). */
+  readonly cooperative: boolean;
+  /** fast-check runs per property, and the seed of this run. */
+  readonly runs: number;
+  readonly seed: number;
+  readonly timeoutMs: number;
+
+  pass(requirement: string, message?: string): void;
+  fail(requirement: string, finding: FindingInput): void;
+  warn(requirement: string, finding: FindingInput): void;
+  skip(requirement: string, reason: string): void;
+
+  /**
+   * Validates a value the agent sent against an A2A 1.0 def (exact ProtoJSON). A violation is
+   * a FAIL of `requirement` and of WIRE-001, with the JSON path; returns whether it was valid.
+   */
+  checkShape(requirement: string, def: keyof A2ADefs & string, value: unknown, where: { exchange?: Pick<Exchange, 'request'>; path?: string }): boolean;
+  /**
+   * Records PASS when the call failed with exactly `code` (and ErrorInfo `reason`, when given),
+   * FAIL otherwise with what came back. Returns whether it matched.
+   */
+  expectError(requirement: string, exchange: RpcExchange, expected: { code: number; reason?: string }): boolean;
+  /** A user message with a fresh messageId. */
+  message(text: string, extra?: Partial<Message>): Message;
+}
+
+/**
+ * One check: it exercises the agent and records verdicts on the requirements it names.
+ * Checks never throw for an agent's misbehaviour (that is a FAIL); a throw means the suite
+ * broke and becomes ERROR.
+ */
+export interface Check {
+  readonly id: string;
+  readonly title: string;
+  readonly requirements: readonly string[];
+  /** Run only when the card declares this capability (the check may test its absence itself otherwise). */
+  readonly capability?: 'streaming' | 'pushNotifications' | 'extendedAgentCard';
+  /** Run only in cooperative mode. */
+  readonly cooperative?: boolean;
+  run(context: CheckContext): Promise<void>;
+}

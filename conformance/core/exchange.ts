@@ -1,0 +1,42 @@
+/** One HTTP request the suite sent and what came back: the evidence behind a finding. */
+export interface Exchange {
+  readonly request: {
+    readonly method: string;
+    readonly url: string;
+    readonly headers: Readonly<Record<string, string>>;
+    readonly body?: string;
+  };
+  /** 0 when no response arrived (connection refused, reset or timed out). */
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly bodyText: string;
+  /** The body parsed as JSON, when it was JSON. */
+  readonly json?: unknown;
+  /** Why no response arrived, when none did. */
+  readonly transportError?: string;
+  readonly durationMs: number;
+}
+
+/** A copy-pasteable curl command that sends the same request. */
+export function curlOf(exchange: Pick<Exchange, 'request'>): string {
+  const { method, url, headers, body } = exchange.request;
+  const parts = ['curl', '-sS', '-N'];
+  if (method !== 'GET') parts.push('-X', method);
+  parts.push(shellQuote(url));
+  for (const [name, value] of Object.entries(headers)) {
+    const shown = /^authorization$/i.test(name) ? value.replace(/^(\S+\s+).+$/, '$1<token>') : value;
+    parts.push('-H', shellQuote(`${name}: ${shown}`));
+  }
+  if (body !== undefined) parts.push('--data-raw', shellQuote(body));
+  return parts.join(' ');
+}
+
+function shellQuote(text: string): string {
+  return `'${text.replaceAll("'", `'\\''`)}'`;
+}
+
+export function headersOf(headers: Headers): Record<string, string> {
+  const record: Record<string, string> = {};
+  headers.forEach((value, name) => (record[name.toLowerCase()] = value));
+  return record;
+}

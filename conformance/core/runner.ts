@@ -1,0 +1,218 @@
+import { randomUUID } from 'node:crypto';
+import { REQUIREMENTS, type Requirement } from '../../generated/conformance/requirements.js';
+import type { ConformanceReport, Finding, RequirementResult, Verdict } from '../../generated/conformance/types.js';
+import type { Message } from '../../generated/a2a/1.0/types.js';
+import { A2A_1_0 } from '../../src/protocol/a2a-schema.js';
+import { checkValue } from '../../src/protocol/validation.js';
+import type { Check, CheckContext, FindingInput } from './check.js';
+import { curlOf } from './exchange.js';
+import type { Target } from './target.js';
+import type { Transport } from './transport.js';
+
+export type Level = 'must' | 'should' | 'may';
+
+export interface RunOptions {
+  readonly level: Level;
+  readonly runs: number;
+  readonly seed: number;
+  readonly timeoutMs: number;
+  readonly cooperative: boolean;
+  readonly only?: readonly string[];
+  readonly skip?: readonly string[];
+  /** Expected failures: requirement id → reason. */
+  readonly baseline?: ReadonlyMap<string, string>;
+  /** Longest a single check may run before it is an ERROR. */
+  readonly checkTimeoutMs?: number;
+  readonly onProgress?: (event: { check: Check; index: number; total: number }) => void;
+  readonly toolVersion: string;
+}
+
+const LEVEL_RANK: Record<Requirement['level'], number> = { MUST: 0, SHOULD: 1, MAY: 2 };
+const CUTOFF: Record<Level, number> = { must: 0, should: 1, may: 2 };
+const SEVERITY: Record<Verdict, number> = { FAIL: 4, ERROR: 3, WARN: 2, PASS: 1, SKIP: 0 };
+
+/** Runs checks against a target and turns their findings into a report with a verdict on every requirement. */
+export async function runSuite(target: Target, transport: Transport, checks: readonly Check[], options: RunOptions): Promise<ConformanceReport> {
+  const started = Date.now();
+  const findings = new Map<string, Finding[]>();
+  const selected = (id: string): boolean => {
+    const requirement = REQUIREMENTS.find((entry) => entry.id === id);
+    if (requirement === undefined) return false;
+    if (options.only && options.only.length > 0 && !options.only.includes(id)) return false;
+    if (options.skip?.includes(id)) return false;
+    return LEVEL_RANK[requirement.level] <= CUTOFF[options.level];
+  };
+  const record = (requirement: string, finding: Finding): void => {
+    if (!selected(requirement)) return;
+    const list = findings.get(requirement) ?? [];
+    list.push(finding);
+    findings.set(requirement, list);
+  };
+  const capabilities = target.card.capabilities as Record<string, boolean | undefined>;
+  const runnable = checks.filter((check) => check.requirements.some(selected));
+
+  for (const [index, check] of runnable.entries()) {
+    options.onProgress?.({ check, index, total: runnable.length });
+    if (check.capability !== undefined && capabilities[check.capability] !== true) {
+      for (const requirement of check.requirements) record(requirement, { verdict: 'SKIP', check: check.id, message: `the card does not declare capabilities.${check.capability}` });
+      continue;
+    }
+    if (check.cooperative && !options.cooperative) continue;
+    const context = createContext(check, target, transport, options, record);
+    try {
+      await withTimeout(check.run(context), options.checkTimeoutMs ?? 60_000, check.id);
+    } catch (error) {
+      for (const requirement of check.requirements) {
+        if (!(findings.get(requirement) ?? []).some((finding) => finding.check === check.id)) {
+          record(requirement, { verdict: 'ERROR', check: check.id, message: `the check itself failed: ${error instanceof Error ? error.message : String(error)}` });
+        }
+      }
+    }
+  }
+
+  const results = REQUIREMENTS.map((requirement) => resultOf(requirement, findings.get(requirement.id), selected(requirement.id), options));
+  const summary = summarise(results, transport, options);
+  const warnings: string[] = [];
+  if (transport.stats.requests > 10 && transport.stats.denied / transport.stats.requests > 0.5) {
+    warnings.push(`${transport.stats.denied} of ${transport.stats.requests} requests were answered 401 or 404: this run proves little (wrong URL or missing --token?)`);
+  }
+  if (target.assumedCard) warnings.push('no agent card was found: a minimal card without capabilities was assumed, so capability-dependent checks were skipped');
+  return {
+    formatVersion: '1',
+    tool: { name: 'a2a-hub', version: options.toolVersion },
+    specVersion: '1.0',
+    startedAt: new Date(started).toISOString(),
+    durationMs: Date.now() - started,
+    target: {
+      url: target.url,
+      ...(target.cardUrl ? { cardUrl: target.cardUrl } : {}),
+      endpoint: target.endpoint,
+      binding: transport.binding,
+      agentName: target.card.name,
+      assumedCard: target.assumedCard,
+      mode: options.cooperative ? 'cooperative' : 'black-box',
+    },
+    options: {
+      level: options.level,
+      runs: options.runs,
+      seed: options.seed,
+      timeoutMs: options.timeoutMs,
+      ...(options.only?.length ? { only: [...options.only] } : {}),
+      ...(options.skip?.length ? { skip: [...options.skip] } : {}),
+    },
+    summary,
+    warnings,
+    results,
+  };
+}
+
+function resultOf(requirement: Requirement, found: Finding[] | undefined, selected: boolean, options: RunOptions): RequirementResult {
+  const base = { id: requirement.id, section: requirement.section, level: requirement.level, text: requirement.text };
+  const list = found ?? [];
+  if (!selected) return { ...base, verdict: 'SKIP', findings: [{ verdict: 'SKIP', check: 'runner', message: 'not selected (--level, --only or --skip)' }] };
+  if (list.length === 0) {
+    const reason =
+      requirement.mode === 'unreachable'
+        ? 'not observable from outside the agent'
+        : requirement.mode === 'cooperative' && !options.cooperative
+          ? 'needs an agent that follows the test directives (--cooperative)'
+          : 'no check reached this requirement';
+    return { ...base, verdict: 'SKIP', findings: [{ verdict: 'SKIP', check: 'runner', message: reason }] };
+  }
+  const verdict = list.reduce<Verdict>((worst, finding) => (SEVERITY[finding.verdict] > SEVERITY[worst] ? finding.verdict : worst), 'SKIP');
+  const baselined = verdict === 'FAIL' ? options.baseline?.get(requirement.id) : undefined;
+  return { ...base, verdict, ...(baselined === undefined ? {} : { baselined }), findings: list };
+}
+
+function summarise(results: RequirementResult[], transport: Transport, options: RunOptions): ConformanceReport['summary'] {
+  const count = (verdict: Verdict) => results.filter((result) => result.verdict === verdict).length;
+  const stale = [...(options.baseline?.keys() ?? [])].filter((id) => results.find((result) => result.id === id)?.verdict !== 'FAIL');
+  return {
+    PASS: count('PASS'),
+    FAIL: count('FAIL'),
+    WARN: count('WARN'),
+    SKIP: count('SKIP'),
+    ERROR: count('ERROR'),
+    mustFailures: results.filter((result) => result.verdict === 'FAIL' && result.level === 'MUST' && result.baselined === undefined).length,
+    requests: transport.stats.requests,
+    deniedRequests: transport.stats.denied,
+    baselineStale: stale,
+  };
+}
+
+/** 0: no MUST failed (and the baseline, if any, matches exactly); 1 otherwise. */
+export function exitCodeOf(report: ConformanceReport, usedBaseline: boolean): number {
+  if (usedBaseline) {
+    const unlisted = report.results.some((result) => result.verdict === 'FAIL' && result.baselined === undefined);
+    return unlisted || report.summary.baselineStale.length > 0 ? 1 : 0;
+  }
+  return report.summary.mustFailures > 0 ? 1 : 0;
+}
+
+function createContext(check: Check, target: Target, transport: Transport, options: RunOptions, record: (requirement: string, finding: Finding) => void): CheckContext {
+  const finding = (verdict: Verdict, input: FindingInput): Finding => ({
+    verdict,
+    check: check.id,
+    message: input.message,
+    ...(input.expected === undefined ? {} : { expected: input.expected }),
+    ...(input.observed === undefined ? {} : { observed: input.observed }),
+    ...(input.path === undefined ? {} : { path: input.path }),
+    ...(input.counterexample === undefined ? {} : { counterexample: input.counterexample }),
+    ...(input.seed === undefined ? {} : { seed: input.seed }),
+    ...(input.exchange === undefined ? {} : { curl: curlOf(input.exchange) }),
+  });
+  const context: CheckContext = {
+    transport,
+    target,
+    cooperative: options.cooperative,
+    runs: options.runs,
+    seed: options.seed,
+    timeoutMs: options.timeoutMs,
+    pass: (requirement, message) => record(requirement, { verdict: 'PASS', check: check.id, message: message ?? 'as required' }),
+    fail: (requirement, input) => record(requirement, finding('FAIL', input)),
+    warn: (requirement, input) => record(requirement, finding('WARN', input)),
+    skip: (requirement, reason) => record(requirement, { verdict: 'SKIP', check: check.id, message: reason }),
+    checkShape(requirement, def, value, where) {
+      const verdict = checkValue(A2A_1_0, def, value, { flavour: 'exact' });
+      if (verdict.ok) return true;
+      for (const violation of verdict.violations.slice(0, 5)) {
+        const input: FindingInput = {
+          message: `${def} is not valid A2A 1.0 ProtoJSON`,
+          expected: `a valid ${def}`,
+          observed: `${violation.field || '(the value)'} ${violation.description}`,
+          path: [where.path, violation.field].filter((part) => part !== undefined && part !== '').join('.'),
+          ...(where.exchange ? { exchange: where.exchange } : {}),
+        };
+        record(requirement, finding('FAIL', input));
+        if (requirement !== 'WIRE-001') record('WIRE-001', finding('FAIL', input));
+      }
+      return false;
+    },
+    expectError(requirement, exchange, expected) {
+      const error = exchange.error;
+      const info = Array.isArray(error?.data) ? (error.data as { reason?: unknown }[]).find((detail) => typeof detail?.reason === 'string') : undefined;
+      const codeOk = error?.code === expected.code;
+      const reasonOk = expected.reason === undefined || info === undefined || info.reason === expected.reason;
+      if (codeOk && reasonOk) {
+        context.pass(requirement, `answered ${expected.code}${expected.reason ? ` ${expected.reason}` : ''}`);
+        return true;
+      }
+      const observed = exchange.status === 0 ? `no response (${exchange.transportError ?? 'connection failed'})` : error ? `error ${error.code}${info ? ` reason ${String(info.reason)}` : ''}: ${error.message}` : `HTTP ${exchange.status}: ${exchange.bodyText.slice(0, 300)}`;
+      context.fail(requirement, { message: `expected error ${expected.code}`, expected: `error ${expected.code}${expected.reason ? ` with ErrorInfo reason ${expected.reason}` : ''}`, observed, exchange });
+      return false;
+    },
+    message(text, extra = {}): Message {
+      return { messageId: `conform-${randomUUID()}`, role: 'ROLE_USER', parts: [{ text }], ...extra };
+    },
+  };
+  return context;
+}
+
+async function withTimeout<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([work, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what} did not finish within ${ms} ms`)), ms)))]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
