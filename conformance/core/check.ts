@@ -1,6 +1,6 @@
 import type { Message } from '../../generated/a2a/1.0/types.js';
 import type { A2ADefs } from '../../src/protocol/a2a-schema.js';
-import type { Exchange, } from './exchange.js';
+import type { Exchange } from './exchange.js';
 import type { Target } from './target.js';
 import type { RpcExchange, Transport } from './transport.js';
 
@@ -36,7 +36,7 @@ export interface CheckContext {
    * Validates a value the agent sent against an A2A 1.0 def (exact ProtoJSON). A violation is
    * a FAIL of `requirement` and of WIRE-001, with the JSON path; returns whether it was valid.
    */
-  checkShape(requirement: string, def: keyof A2ADefs & string, value: unknown, where: { exchange?: Pick<Exchange, 'request'>; path?: string }): boolean;
+  checkShape(requirement: string, def: keyof A2ADefs, value: unknown, where: { exchange?: Pick<Exchange, 'request'>; path?: string }): boolean;
   /**
    * Records PASS when the call failed with exactly `code` (and ErrorInfo `reason`, when given),
    * FAIL otherwise with what came back. Returns whether it matched.
