@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { runGenerate } from '../../codegen/main.js';
 import { ConfigError } from '../config.js';
+import { addConformCommand } from './conform.js';
 import { addServeCommand } from './serve.js';
 
 function packageVersion(): string {
@@ -33,6 +34,7 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     });
 
   addServeCommand(program, setExitCode);
+  addConformCommand(program, setExitCode);
   return program;
 }
 

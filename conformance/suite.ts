@@ -1,0 +1,48 @@
+import { readFileSync } from 'node:fs';
+import type { ConformanceReport } from '../generated/conformance/types.js';
+import { TEST_DIRECTIVES_EXTENSION } from '../src/executors/test-directives.js';
+import { envelopeChecks } from './checks/envelope.js';
+import type { Check } from './core/check.js';
+import { JsonRpcTransport } from './core/jsonrpc-transport.js';
+import { exitCodeOf, runSuite, type Level, type RunOptions } from './core/runner.js';
+import { resolveTarget } from './core/target.js';
+
+/** Every check of the suite, in report order. */
+export const ALL_CHECKS: readonly Check[] = [...envelopeChecks];
+
+export interface ConformOptions {
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly level?: Level;
+  readonly runs?: number;
+  readonly seed?: number;
+  readonly timeoutMs?: number;
+  /** Force cooperative (true) or black-box (false); by default cooperative when the card advertises the test directives. */
+  readonly cooperative?: boolean;
+  readonly only?: readonly string[];
+  readonly skip?: readonly string[];
+  readonly baseline?: ReadonlyMap<string, string>;
+  readonly checks?: readonly Check[];
+  readonly onProgress?: RunOptions['onProgress'];
+}
+
+/** Resolves the target, runs the suite and computes the exit code (0: no MUST failed, 1: one did). */
+export async function runConformance(url: string, options: ConformOptions = {}): Promise<{ report: ConformanceReport; exitCode: number }> {
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  const headers = options.headers ?? {};
+  const target = await resolveTarget(url, { headers, timeoutMs });
+  const advertises = (target.card.capabilities.extensions ?? []).some((extension) => extension.uri === TEST_DIRECTIVES_EXTENSION);
+  const transport = new JsonRpcTransport({ endpoint: target.endpoint, headers, timeoutMs });
+  const report = await runSuite(target, transport, options.checks ?? ALL_CHECKS, {
+    level: options.level ?? 'may',
+    runs: options.runs ?? 50,
+    seed: options.seed ?? Math.floor(Math.random() * 2 ** 31),
+    timeoutMs,
+    cooperative: options.cooperative ?? advertises,
+    ...(options.only ? { only: options.only } : {}),
+    ...(options.skip ? { skip: options.skip } : {}),
+    ...(options.baseline ? { baseline: options.baseline } : {}),
+    ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+    toolVersion: (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version,
+  });
+  return { report, exitCode: exitCodeOf(report, options.baseline !== undefined) };
+}

@@ -1,0 +1,112 @@
+import { writeFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import { runConformance, type ConformOptions } from '../../conformance/suite.js';
+import { TargetError } from '../../conformance/core/target.js';
+import { loadBaseline } from '../../conformance/report/baseline.js';
+import { renderConsole } from '../../conformance/report/console.js';
+import { renderHtml } from '../../conformance/report/html.js';
+import { renderJson } from '../../conformance/report/json.js';
+import { renderJUnit } from '../../conformance/report/junit.js';
+
+interface ConformFlags {
+  token?: string;
+  header?: string[];
+  binding: string;
+  level: string;
+  runs: string;
+  seed?: string;
+  only?: string;
+  skip?: string;
+  baseline?: string;
+  json?: string;
+  junit?: string;
+  html?: string;
+  timeout: string;
+  cooperative?: boolean;
+  blackBox?: boolean;
+  verbose?: boolean;
+}
+
+/** `a2a-hub conform <url>`: exit 0 when no MUST failed, 1 when one did, 2 when the suite could not run. */
+export function addConformCommand(program: Command, setExitCode: (code: number) => void): void {
+  program
+    .command('conform')
+    .description('test any A2A 1.0 endpoint (card URL, base URL or JSON-RPC URL) against the spec')
+    .argument('<url>', 'agent card URL, base URL (card at /.well-known/agent-card.json) or JSON-RPC endpoint')
+    .option('--token <token>', 'send Authorization: Bearer <token> with every request')
+    .option('--header <header...>', "extra request header, 'Name: value' (repeatable)")
+    .option('--binding <binding>', 'protocol binding to test (jsonrpc)', 'jsonrpc')
+    .option('--level <level>', 'lowest requirement level to test: must, should or may', 'may')
+    .option('--runs <n>', 'fast-check runs per property', '50')
+    .option('--seed <n>', 'fast-check seed (printed in every report; reuse it to replay)')
+    .option('--only <ids>', 'comma-separated requirement ids to test')
+    .option('--skip <ids>', 'comma-separated requirement ids to leave out')
+    .option('--baseline <file>', 'expected failures; an unlisted failure or a listed one that now passes fails the run')
+    .option('--json <file>', 'write the JSON report (schema: spec/conformance/report.schema.json)')
+    .option('--junit <file>', 'write a JUnit XML report')
+    .option('--html <file>', 'write a self-contained HTML report')
+    .option('--timeout <ms>', 'per-request timeout', '10000')
+    .option('--cooperative', 'the agent follows the test directives (docs/test-directives.md): run the lifecycle checks too')
+    .option('--black-box', 'only behaviour-agnostic checks, even if the card advertises the test directives')
+    .option('--verbose', 'list every requirement in the console report, passed ones included')
+    .action(async (url: string, flags: ConformFlags) => {
+      setExitCode(await conform(url, flags));
+    });
+}
+
+async function conform(url: string, flags: ConformFlags): Promise<number> {
+  const usage = (message: string): number => {
+    process.stderr.write(`a2a-hub conform: ${message}\n`);
+    return 2;
+  };
+  if (flags.binding.toLowerCase() !== 'jsonrpc') return usage(`binding ${flags.binding} is not supported yet; use --binding jsonrpc`);
+  if (!['must', 'should', 'may'].includes(flags.level)) return usage('--level must be must, should or may');
+  const runs = Number(flags.runs);
+  const timeoutMs = Number(flags.timeout);
+  const seed = flags.seed === undefined ? Math.floor(Math.random() * 2 ** 31) : Number(flags.seed);
+  if (!Number.isInteger(runs) || runs < 1 || !Number.isInteger(timeoutMs) || timeoutMs < 1 || !Number.isInteger(seed)) {
+    return usage('--runs, --timeout and --seed take whole numbers');
+  }
+  const headers: Record<string, string> = {};
+  if (flags.token) headers['authorization'] = `Bearer ${flags.token}`;
+  for (const header of flags.header ?? []) {
+    const match = /^([^:\s]+):\s*(.*)$/.exec(header);
+    if (!match?.[1]) return usage(`--header takes 'Name: value', got ${JSON.stringify(header)}`);
+    headers[match[1].toLowerCase()] = match[2] ?? '';
+  }
+  let baseline: Map<string, string> | undefined;
+  try {
+    baseline = flags.baseline === undefined ? undefined : loadBaseline(flags.baseline);
+  } catch (error) {
+    return usage((error as Error).message);
+  }
+  const tty = process.stdout.isTTY === true;
+  const options: ConformOptions = {
+    headers,
+    level: flags.level as ConformOptions['level'],
+    runs,
+    seed,
+    timeoutMs,
+    ...(flags.cooperative ? { cooperative: true } : flags.blackBox ? { cooperative: false } : {}),
+    ...(flags.only ? { only: flags.only.split(',').map((id) => id.trim()) } : {}),
+    ...(flags.skip ? { skip: flags.skip.split(',').map((id) => id.trim()) } : {}),
+    ...(baseline ? { baseline } : {}),
+    onProgress: ({ check, index, total }) => {
+      const line = `[${index + 1}/${total}] ${check.id}: ${check.title}`;
+      if (tty) process.stdout.write(`\r\x1b[2K${line.slice(0, (process.stdout.columns || 80) - 1)}`);
+      else process.stdout.write(`${line}\n`);
+    },
+  };
+  try {
+    const { report, exitCode } = await runConformance(url, options);
+    if (tty) process.stdout.write('\r\x1b[2K');
+    process.stdout.write(renderConsole(report, { color: tty && !process.env['NO_COLOR'], verbose: flags.verbose === true }));
+    if (flags.json) writeFileSync(flags.json, renderJson(report));
+    if (flags.junit) writeFileSync(flags.junit, renderJUnit(report));
+    if (flags.html) writeFileSync(flags.html, renderHtml(report));
+    return exitCode;
+  } catch (error) {
+    if (error instanceof TargetError) return usage(error.message);
+    throw error;
+  }
+}
