@@ -1,14 +1,36 @@
 import { readFileSync } from 'node:fs';
 import type { ConformanceReport } from '../generated/conformance/types.js';
 import { TEST_DIRECTIVES_EXTENSION } from '../src/executors/test-directives.js';
+import { discoveryChecks } from './checks/discovery.js';
 import { envelopeChecks } from './checks/envelope.js';
+import { hubBehaviourChecks } from './checks/hub-behaviour.js';
+import { propertyChecks } from './checks/properties.js';
+import { securityChecks } from './checks/security.js';
+import { sendMessageChecks } from './checks/send-message.js';
+import { statefulChecks } from './checks/stateful.js';
+import { streamingChecks } from './checks/streaming.js';
+import { taskChecks } from './checks/tasks.js';
+import { versioningChecks } from './checks/versioning.js';
+import { wireChecks } from './checks/wire.js';
 import type { Check } from './core/check.js';
 import { JsonRpcTransport } from './core/jsonrpc-transport.js';
 import { exitCodeOf, runSuite, type Level, type RunOptions } from './core/runner.js';
 import { resolveTarget } from './core/target.js';
 
 /** Every check of the suite, in report order. */
-export const ALL_CHECKS: readonly Check[] = [...envelopeChecks];
+export const ALL_CHECKS: readonly Check[] = [
+  ...discoveryChecks,
+  ...securityChecks,
+  ...versioningChecks,
+  ...envelopeChecks,
+  ...sendMessageChecks,
+  ...taskChecks,
+  ...streamingChecks,
+  ...hubBehaviourChecks,
+  ...wireChecks,
+  ...propertyChecks,
+  ...statefulChecks,
+];
 
 export interface ConformOptions {
   readonly headers?: Readonly<Record<string, string>>;

@@ -45,7 +45,9 @@ export async function runSuite(target: Target, transport: Transport, checks: rea
   const record = (requirement: string, finding: Finding): void => {
     if (!selected(requirement)) return;
     const list = findings.get(requirement) ?? [];
-    list.push(finding);
+    // A MAY is optional: an agent that does not offer it deviates from nothing, so it warns.
+    const optional = REQUIREMENTS.find((entry) => entry.id === requirement)?.level === 'MAY' && finding.verdict === 'FAIL';
+    list.push(optional ? { ...finding, verdict: 'WARN', message: `optional behaviour not offered: ${finding.message}` } : finding);
     findings.set(requirement, list);
   };
   const capabilities = target.card.capabilities as Record<string, boolean | undefined>;
@@ -120,13 +122,14 @@ function resultOf(requirement: Requirement, found: Finding[] | undefined, select
     return { ...base, verdict: 'SKIP', findings: [{ verdict: 'SKIP', check: 'runner', message: reason }] };
   }
   const verdict = list.reduce<Verdict>((worst, finding) => (SEVERITY[finding.verdict] > SEVERITY[worst] ? finding.verdict : worst), 'SKIP');
-  const baselined = verdict === 'FAIL' ? options.baseline?.get(requirement.id) : undefined;
+  // A baseline may also accept a WARN, so a documented policy need not be a standing warning.
+  const baselined = verdict === 'FAIL' || verdict === 'WARN' ? options.baseline?.get(requirement.id) : undefined;
   return { ...base, verdict, ...(baselined === undefined ? {} : { baselined }), findings: list };
 }
 
 function summarise(results: RequirementResult[], transport: Transport, options: RunOptions): ConformanceReport['summary'] {
   const count = (verdict: Verdict) => results.filter((result) => result.verdict === verdict).length;
-  const stale = [...(options.baseline?.keys() ?? [])].filter((id) => results.find((result) => result.id === id)?.verdict !== 'FAIL');
+  const stale = [...(options.baseline?.keys() ?? [])].filter((id) => !['FAIL', 'WARN'].includes(results.find((result) => result.id === id)?.verdict ?? 'SKIP'));
   return {
     PASS: count('PASS'),
     FAIL: count('FAIL'),

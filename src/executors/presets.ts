@@ -34,7 +34,8 @@ const BUILT_IN: readonly Preset[] = [
         examples: ['hello', '::input-required', '::slow 5'],
       },
     ],
-    inputModes: ['text/plain', 'application/json'],
+    // Echo takes anything: it names parts it cannot read rather than refusing them.
+    inputModes: ['text/plain', 'application/json', '*/*'],
     outputModes: ['text/plain'],
     extensions: [TEST_DIRECTIVES_EXTENSION],
   },

@@ -56,6 +56,9 @@ export async function serveJsonRpc(ctx: Context, agent: InboundAgent, options: J
     notification = envelope.value.notification;
     const version = negotiateVersion(ctx.get('a2a-version') || queryVersion(ctx), options.version);
     if (!version.ok) throw version.error;
+    const activated = activatedExtensions(ctx.get('a2a-extensions'), agent.extensions);
+    // Spec topics/extensions: the response names the extensions that were activated.
+    if (activated.length > 0) ctx.set('A2A-Extensions', activated.join(', '));
     const resolved = resolveCall(envelope.value);
     if (!resolved.ok) throw resolved.error;
     const call = resolved.value;
@@ -94,6 +97,12 @@ export async function serveJsonRpc(ctx: Context, agent: InboundAgent, options: J
     }
     respond(ctx, status, errorResponse(id, wireError));
   }
+}
+
+/** The requested extension URIs (comma-separated, §3.2.6) that the agent implements; unknown ones are ignored. */
+function activatedExtensions(header: string, supported: readonly string[]): string[] {
+  const requested = header.split(',').map((uri) => uri.trim()).filter((uri) => uri !== '');
+  return [...new Set(requested.filter((uri) => supported.includes(uri)))];
 }
 
 /** A2A-Version may also come as a query parameter (spec §3.6.1). */

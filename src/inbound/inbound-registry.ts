@@ -225,6 +225,8 @@ export class InboundRegistry implements AgentDirectory {
       skills: skillIds,
       defaultSkill: skillIds.includes('chat') ? 'chat' : (skillIds[0] ?? 'chat'),
       capabilities: CAPABILITIES,
+      extensions: preset.extensions,
+      inputModes: preset.inputModes,
       card: (baseUrl) => buildAgentCard(source, baseUrl),
       ...(digest === undefined ? {} : { tokenDigest: digest }),
     };

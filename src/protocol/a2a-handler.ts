@@ -6,7 +6,7 @@ import {
 } from '../../generated/a2a/1.0/errors.js';
 import { METHODS, type Capability, type MethodName, type MethodTypes } from '../../generated/a2a/1.0/methods.js';
 import { isInterruptedState, isTerminalState } from '../../generated/a2a/1.0/task-states.js';
-import type { AgentCard, ListTasksResponse, SendMessageRequest, SendMessageResponse, Task } from '../../generated/a2a/1.0/types.js';
+import type { AgentCard, ListTasksResponse, Part, SendMessageRequest, SendMessageResponse, Task } from '../../generated/a2a/1.0/types.js';
 import { InvalidCursorError, type TaskStore } from '../store/task-store.js';
 import type { TaskChannels } from '../tasks/task-channels.js';
 import type { RuntimeInstance, TaskRuntime } from '../tasks/task-runtime.js';
@@ -17,6 +17,10 @@ export interface HostedAgent extends RuntimeInstance {
   /** The agent card as served to a caller who reached the hub at `baseUrl`. */
   card(baseUrl: string): AgentCard;
   readonly capabilities: Readonly<Record<Capability, boolean>>;
+  /** URIs of the extensions the agent implements (its card's capabilities.extensions). */
+  readonly extensions: readonly string[];
+  /** Media types (or ranges such as image/*) the agent accepts in message parts: its defaultInputModes. */
+  readonly inputModes: readonly string[];
 }
 
 /** What the transport knows about the call, beyond the params. */
@@ -89,6 +93,12 @@ export class A2AHandler {
     const configuration = params.configuration;
     if (configuration?.taskPushNotificationConfig !== undefined && !agent.capabilities.pushNotifications) {
       throw pushNotificationNotSupportedError('configuration.taskPushNotificationConfig was given, but this agent does not support push notifications');
+    }
+    const refused = params.message.parts.map(mediaTypeOf).find((type) => !agent.inputModes.some((mode) => mediaMatches(mode, type)));
+    if (refused !== undefined) {
+      throw contentTypeNotSupportedError(`this agent does not accept ${refused} parts; it accepts ${agent.inputModes.join(', ')}`, {
+        metadata: { mediaType: refused, inputModes: agent.inputModes.join(',') },
+      });
     }
     const accepted = configuration?.acceptedOutputModes ?? [];
     if (accepted.length > 0 && !accepted.some(isTextMode)) {
@@ -184,6 +194,21 @@ export class A2AHandler {
 
 function historyView(historyLength: number | undefined): { historyLength?: number } {
   return historyLength === undefined ? {} : { historyLength };
+}
+
+/** A part's media type: its mediaType, else what its content implies. */
+function mediaTypeOf(part: Part): string {
+  if (part.mediaType) return (part.mediaType.split(';')[0] ?? '').trim().toLowerCase();
+  if (part.text !== undefined) return 'text/plain';
+  if (part.data !== undefined) return 'application/json';
+  return 'application/octet-stream';
+}
+
+/** Whether a media range (text/plain, image/*, * / *) covers a media type. */
+function mediaMatches(range: string, type: string): boolean {
+  const [rangeType, rangeSub] = (range.split(';')[0] ?? '').trim().toLowerCase().split('/');
+  const [typeType, typeSub] = type.split('/');
+  return (rangeType === '*' || rangeType === typeType) && (rangeSub === '*' || rangeSub === typeSub);
 }
 
 /** text/plain, text/*, * / * and their parameterised forms all admit a text reply. */

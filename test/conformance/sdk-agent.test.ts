@@ -1,0 +1,71 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ConformanceReport } from '../../generated/conformance/types.js';
+import { renderConsole } from '../../conformance/report/console.js';
+import { renderJson } from '../../conformance/report/json.js';
+import { runConformance } from '../../conformance/suite.js';
+import { TEST_DIRECTIVES_EXTENSION } from '../../src/executors/test-directives.js';
+import { SDK_AGENT_JSONRPC_PATH, TEST_DIRECTIVES_URI, startSdkAgent, type SdkAgent } from '../interop/sdk-agent.js';
+
+/**
+ * The conformance suite against a third-party implementation: sdk-echo, an agent built only
+ * with the official @a2a-js/sdk server (test/interop/sdk-agent.ts). Its FAILs and WARNs are the
+ * SDK's deviations (or the suite's mistakes) and are not asserted on, since both sides move; an
+ * ERROR is the suite breaking on an implementation it did not grow up with, and is. Set
+ * CONFORM_PRINT=1 to see the whole console report.
+ */
+
+let agent: SdkAgent;
+beforeAll(async () => {
+  agent = await startSdkAgent();
+});
+afterAll(() => agent?.close());
+
+describe('sdk-echo, an @a2a-js/sdk agent', () => {
+  it('answers a plain SendMessage with a task or a message', async () => {
+    const response = await fetch(agent.endpoint, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'SendMessage',
+        params: { message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ text: 'hello sdk' }] } },
+      }),
+    });
+    const text = await response.text();
+    expect(response.status, text).toBe(200);
+    const body = JSON.parse(text) as { id?: unknown; result?: { task?: { id?: unknown; status?: { state?: unknown }; artifacts?: { parts?: { text?: unknown }[] }[] }; message?: unknown } };
+    expect(body.id, text).toBe(1);
+    expect(body.result?.task ?? body.result?.message, text).toBeDefined();
+    const task = body.result?.task;
+    if (task !== undefined) {
+      expect(task.status?.state, text).toBe('TASK_STATE_COMPLETED');
+      const echoed = (task.artifacts ?? []).flatMap((artifact) => artifact.parts ?? []).map((part) => part.text).join('');
+      expect(echoed, text).toBe('echo: hello sdk');
+    }
+  });
+
+  it('advertises the test directives and its real JSON-RPC endpoint', async () => {
+    expect(TEST_DIRECTIVES_URI).toBe(TEST_DIRECTIVES_EXTENSION);
+    const card = (await (await fetch(`${agent.url}/.well-known/agent-card.json`)).json()) as { supportedInterfaces?: unknown; capabilities?: { extensions?: { uri?: unknown }[] } };
+    expect(card.supportedInterfaces).toEqual([expect.objectContaining({ url: `${agent.url}${SDK_AGENT_JSONRPC_PATH}`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' })]);
+    expect(card.capabilities?.extensions?.map((extension) => extension.uri)).toContain(TEST_DIRECTIVES_EXTENSION);
+  });
+
+  it('runs the whole suite without an ERROR, and the report is valid', async () => {
+    const { report } = await runConformance(agent.url, { runs: 10, seed: 7, timeoutMs: 5000 });
+    if (process.env['CONFORM_PRINT']) console.log(renderConsole(report, { color: false }));
+
+    expect(report.target.endpoint).toBe(agent.endpoint);
+    expect(report.target.mode).toBe('cooperative');
+    expect(errorsOf(report), `requirements with verdict ERROR:\n${errorsOf(report).join('\n')}`).toEqual([]);
+    expect(() => renderJson(report)).not.toThrow();
+  }, 300_000);
+});
+
+/** `ID: message; message` for every requirement the suite could not judge. */
+function errorsOf(report: ConformanceReport): string[] {
+  return report.results
+    .filter((result) => result.verdict === 'ERROR')
+    .map((result) => `${result.id}: ${result.findings.filter((finding) => finding.verdict === 'ERROR').map((finding) => finding.message).join('; ')}`);
+}

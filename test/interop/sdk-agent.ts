@@ -1,0 +1,292 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Role, TaskState, type AgentCard, type Artifact, type Message, type Part, type Task } from '@a2a-js/sdk';
+import { AgentEvent, DefaultRequestHandler, InMemoryTaskStore, type AgentExecutor, type ExecutionEventBus, type RequestContext } from '@a2a-js/sdk/server';
+import { UserBuilder, agentCardHandler, jsonRpcHandler } from '@a2a-js/sdk/server/express';
+import express from 'express';
+
+/**
+ * A third-party A2A 1.0 agent, built only with the official @a2a-js/sdk (1.3.0) server side
+ * the way its README and samples build one: an AgentExecutor publishing events on an
+ * ExecutionEventBus, a DefaultRequestHandler over an InMemoryTaskStore, and the SDK's Express
+ * middlewares for the agent card and the JSON-RPC binding. a2a-hub's conformance suite runs
+ * against it (test/conformance/sdk-agent.test.ts) to tell the suite's opinions from the spec's.
+ *
+ * "sdk-echo" answers `echo: <text>` as an artifact streamed in two chunks, and follows a2a-hub's
+ * test-directive convention (docs/test-directives.md), implemented here from that document
+ * alone, so that the suite's cooperative checks can reach every lifecycle.
+ */
+
+export interface SdkAgent {
+  /** The agent's base URL (its card is at /.well-known/agent-card.json). */
+  readonly url: string;
+  /** The JSON-RPC endpoint its card declares. */
+  readonly endpoint: string;
+  readonly card: AgentCard;
+  close(): Promise<void>;
+}
+
+/** Where the SDK's JSON-RPC middleware is mounted. */
+export const SDK_AGENT_JSONRPC_PATH = '/a2a/jsonrpc';
+export const TEST_DIRECTIVES_URI = 'https://a2a-hub.dev/extensions/test-directives/v1';
+const DIRECTIVE_KEY = 'a2a-hub/test';
+
+/** Starts sdk-echo on 127.0.0.1, on a port of the system's choosing. */
+export async function startSdkAgent(): Promise<SdkAgent> {
+  const app = express();
+  const server = createServer(app);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  const url = `http://127.0.0.1:${port}`;
+  const endpoint = `${url}${SDK_AGENT_JSONRPC_PATH}`;
+
+  // The card must name the real endpoint, known only once the port is: routes are mounted now,
+  // before the URL is handed to anyone, so no request can arrive first.
+  const card = sdkEchoCard(endpoint);
+  // validateInputModes (off by default) makes the SDK refuse parts whose mediaType the card's
+  // defaultInputModes leave out with ContentTypeNotSupportedError, as §3.1.1 asks.
+  const requestHandler = new DefaultRequestHandler(card, new InMemoryTaskStore(), new EchoExecutor(), undefined, undefined, undefined, undefined, undefined, { validateInputModes: true });
+  app.use('/.well-known/agent-card.json', agentCardHandler({ agentCardProvider: requestHandler }));
+  app.use(SDK_AGENT_JSONRPC_PATH, jsonRpcHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication }));
+
+  return {
+    url,
+    endpoint,
+    card,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((error) => (error ? reject(error) : resolve()));
+        // Streams the SDK keeps open (e.g. after AUTH_REQUIRED) would hold close() forever.
+        server.closeAllConnections();
+      }),
+  };
+}
+
+function sdkEchoCard(endpoint: string): AgentCard {
+  return {
+    name: 'sdk-echo',
+    description: 'Echoes every message back as an artifact; an @a2a-js/sdk agent that follows the a2a-hub test directives.',
+    supportedInterfaces: [{ url: endpoint, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '1.0' }],
+    provider: undefined,
+    version: '1.0.0',
+    capabilities: {
+      streaming: true,
+      // The SDK supports push only when a PushNotificationStore and sender are wired into the
+      // DefaultRequestHandler; this agent wires none, which is the SDK's default.
+      pushNotifications: false,
+      extendedAgentCard: false,
+      extensions: [{ uri: TEST_DIRECTIVES_URI, description: 'Follows the a2a-hub test directives (docs/test-directives.md).', required: false, params: undefined }],
+    },
+    securitySchemes: {},
+    securityRequirements: [],
+    defaultInputModes: ['text/plain', 'application/json'],
+    defaultOutputModes: ['text/plain'],
+    skills: [
+      {
+        id: 'chat',
+        name: 'Chat',
+        description: 'Replies `echo: <your text>`; directives such as ::input-required or ::slow 5 pick the lifecycle.',
+        tags: ['chat', 'echo', 'test'],
+        examples: ['hello', '::input-required', '::slow 5'],
+        inputModes: ['text/plain', 'application/json'],
+        outputModes: ['text/plain'],
+        securityRequirements: [],
+      },
+    ],
+    signatures: [],
+  };
+}
+
+// --- The test directives (docs/test-directives.md) ---
+
+type Outcome = 'completed' | 'input-required' | 'auth-required' | 'failed' | 'rejected' | 'message';
+
+interface Directive {
+  outcome: Outcome;
+  steps: number;
+  stepMs: number;
+  chunks: number;
+}
+
+const OUTCOMES: readonly Outcome[] = ['completed', 'input-required', 'auth-required', 'failed', 'rejected', 'message'];
+const TEXT_OUTCOMES: Readonly<Record<string, Outcome>> = {
+  complete: 'completed',
+  'input-required': 'input-required',
+  'auth-required': 'auth-required',
+  fail: 'failed',
+  reject: 'rejected',
+  message: 'message',
+};
+
+function parseDirective(message: Message): Directive {
+  // Two chunks unless asked otherwise (the convention's own default, 3, is the echo preset's).
+  const directive: Directive = { outcome: 'completed', steps: 0, stepMs: 100, chunks: 2 };
+  for (const line of textOf(message.parts).split('\n')) {
+    const match = /^::([a-z-]+)(?:\s+(\d+))?\s*$/.exec(line.trim());
+    if (!match?.[1]) continue;
+    const outcome = TEXT_OUTCOMES[match[1]];
+    if (outcome !== undefined) directive.outcome = outcome;
+    else if (match[1] === 'slow') directive.steps = bounded(Number(match[2] ?? 10), 0, 1000);
+    else if (match[1] === 'chunks') directive.chunks = bounded(Number(match[2] ?? 3), 1, 100);
+  }
+  const meta: unknown = message.metadata?.[DIRECTIVE_KEY];
+  if (typeof meta === 'object' && meta !== null) {
+    const { outcome, steps, stepMs, chunks } = meta as Record<string, unknown>;
+    if (typeof outcome === 'string' && (OUTCOMES as readonly string[]).includes(outcome)) directive.outcome = outcome as Outcome;
+    if (typeof steps === 'number') directive.steps = bounded(steps, 0, 1000);
+    if (typeof stepMs === 'number') directive.stepMs = bounded(stepMs, 0, 10_000);
+    if (typeof chunks === 'number') directive.chunks = bounded(chunks, 1, 100);
+  }
+  return directive;
+}
+
+function bounded(value: number, min: number, max: number): number {
+  return Number.isFinite(value) ? Math.min(Math.max(min, Math.floor(value)), max) : min;
+}
+
+function textOf(parts: readonly Part[]): string {
+  return parts.map((part) => (part.content?.$case === 'text' ? part.content.value : '')).join('\n');
+}
+
+/** What the message said, directive lines removed and non-text parts named. */
+function echoOf(parts: readonly Part[]): string {
+  return parts
+    .map((part) => {
+      const content = part.content;
+      if (content?.$case === 'text') return content.value.replace(/^\s*::.*$/gm, '').trim();
+      const kind = content?.$case === 'raw' ? 'file' : content?.$case === 'url' ? `link ${content.value}` : 'data';
+      return `[${kind}${part.filename ? ` ${part.filename}` : ''}${part.mediaType ? ` ${part.mediaType}` : ''}]`;
+    })
+    .filter((text) => text !== '')
+    .join('\n');
+}
+
+function split(text: string, count: number): string[] {
+  const size = Math.max(1, Math.ceil(text.length / count));
+  const chunks: string[] = [];
+  for (let start = 0; start < text.length; start += size) chunks.push(text.slice(start, start + size));
+  return chunks.length > 0 ? chunks : [''];
+}
+
+// --- The executor ---
+
+function textPart(text: string): Part {
+  return { content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: 'text/plain' };
+}
+
+function agentMessage(text: string, contextId: string, taskId = ''): Message {
+  return { messageId: crypto.randomUUID(), contextId, taskId, role: Role.ROLE_AGENT, parts: [textPart(text)], metadata: undefined, extensions: [], referenceTaskIds: [] };
+}
+
+const TERMINAL = new Set([TaskState.TASK_STATE_COMPLETED, TaskState.TASK_STATE_FAILED, TaskState.TASK_STATE_CANCELED, TaskState.TASK_STATE_REJECTED]);
+
+class EchoExecutor implements AgentExecutor {
+  /** Executions in progress, aborted by cancelTask. */
+  private readonly running = new Map<string, AbortController>();
+  /** contextId of every task not yet in a terminal state, so that cancelTask can publish for it. */
+  private readonly open = new Map<string, string>();
+
+  execute = async (requestContext: RequestContext, eventBus: ExecutionEventBus): Promise<void> => {
+    const { taskId, contextId, userMessage } = requestContext;
+    const existing = requestContext.task;
+    const directive = parseDirective(userMessage);
+    // The SDK's way to use an extension: the executor activates it, and the transport then lists
+    // it in the A2A-Extensions response header (of a blocking call).
+    if (requestContext.context.requestedExtensions?.includes(TEST_DIRECTIVES_URI)) requestContext.context.addActivatedExtension(TEST_DIRECTIVES_URI);
+
+    if (directive.outcome === 'message' && existing === undefined) {
+      eventBus.publish(AgentEvent.message(agentMessage(`echo: ${echoOf(userMessage.parts)}`, contextId)));
+      return;
+    }
+
+    const controller = new AbortController();
+    this.running.set(taskId, controller);
+    this.open.set(taskId, contextId);
+    const status = (state: TaskState, text?: string): void => {
+      if (controller.signal.aborted) return;
+      if (TERMINAL.has(state)) this.open.delete(taskId);
+      eventBus.publish(
+        AgentEvent.statusUpdate({
+          taskId,
+          contextId,
+          status: { state, message: text === undefined ? undefined : agentMessage(text, contextId, taskId), timestamp: new Date().toISOString() },
+          metadata: undefined,
+        }),
+      );
+    };
+
+    try {
+      // Every execution opens with a Task event, follow-up turns included (the SDK enforces it).
+      const task: Task = existing ?? {
+        id: taskId,
+        contextId,
+        status: { state: TaskState.TASK_STATE_SUBMITTED, message: undefined, timestamp: new Date().toISOString() },
+        artifacts: [],
+        history: [userMessage],
+        metadata: undefined,
+      };
+      eventBus.publish(AgentEvent.task(task));
+      status(TaskState.TASK_STATE_WORKING);
+
+      for (let step = 1; step <= directive.steps; step += 1) {
+        await sleep(directive.stepMs, undefined, { signal: controller.signal }).catch(() => undefined);
+        if (controller.signal.aborted) return;
+        status(TaskState.TASK_STATE_WORKING, `step ${step} of ${directive.steps}`);
+      }
+
+      // A resumed task completes unless the follow-up carries a directive of its own.
+      switch (directive.outcome) {
+        case 'input-required':
+          return status(TaskState.TASK_STATE_INPUT_REQUIRED, 'sdk-echo needs more input: send another message with this taskId');
+        case 'auth-required':
+          return status(TaskState.TASK_STATE_AUTH_REQUIRED, 'sdk-echo needs authentication: send another message with this taskId once authorised');
+        case 'failed':
+          return status(TaskState.TASK_STATE_FAILED, 'sdk-echo failed as the test directive asked');
+        case 'rejected':
+          return status(TaskState.TASK_STATE_REJECTED, 'sdk-echo rejected the task as the test directive asked');
+        default:
+          break;
+      }
+
+      const chunks = split(`echo: ${echoOf(userMessage.parts)}`, directive.chunks);
+      const artifactId = crypto.randomUUID();
+      chunks.forEach((chunk, index) => {
+        if (controller.signal.aborted) return;
+        const artifact: Artifact = { artifactId, name: 'echo', description: '', parts: [textPart(chunk)], metadata: undefined, extensions: [] };
+        eventBus.publish(AgentEvent.artifactUpdate({ taskId, contextId, artifact, append: index > 0, lastChunk: index === chunks.length - 1, metadata: undefined }));
+      });
+      status(TaskState.TASK_STATE_COMPLETED);
+    } finally {
+      if (this.running.get(taskId) === controller) this.running.delete(taskId);
+    }
+  };
+
+  /**
+   * DefaultRequestHandler.cancelTask waits on the task's bus for a terminal event, so one is
+   * published here: for a running execution (which stops at once) and for a task parked in an
+   * interrupted state alike.
+   */
+  cancelTask = (taskId: string, eventBus: ExecutionEventBus): Promise<void> => {
+    this.running.get(taskId)?.abort();
+    const contextId = this.open.get(taskId);
+    if (contextId !== undefined) {
+      this.open.delete(taskId);
+      eventBus.publish(
+        AgentEvent.statusUpdate({
+          taskId,
+          contextId,
+          status: { state: TaskState.TASK_STATE_CANCELED, message: agentMessage('sdk-echo canceled the task', contextId, taskId), timestamp: new Date().toISOString() },
+          metadata: undefined,
+        }),
+      );
+    }
+    return Promise.resolve();
+  };
+}
