@@ -30,8 +30,8 @@ const FREE_FORM = new Set(['metadata', 'data']);
 const CONTENT = new Set(['text', 'raw', 'url']);
 /** REQUIRED members that are emitted even when empty (spec policy 5.8, 2.10). */
 const REQUIRED_EVEN_EMPTY = new Set(['nextPageToken', 'tasks']);
-/** Members that carry client-chosen text or ids; a date-like value there is not a timestamp. */
-const NOT_TIMESTAMPS = new Set(['text', 'raw', 'url', 'name', 'description', 'filename', 'mediaType', 'messageId', 'id', 'taskId', 'contextId', 'artifactId']);
+/** Members that carry text or ids of someone's choosing: a date-like or enum-like value there is content. */
+const CLIENT_TEXT = new Set(['text', 'raw', 'url', 'name', 'description', 'filename', 'mediaType', 'messageId', 'id', 'taskId', 'contextId', 'artifactId']);
 const DATE_LIKE = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}/;
 const RFC3339_UTC = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[0-5]\d:([0-5]\d|60)(?:\.(?<fraction>\d{1,9}))?Z$/;
 
@@ -54,12 +54,6 @@ function walk(value: unknown, path: string, out: WireFinding[]): void {
     value.forEach((item, index) => walk(item, `${path}[${index}]`, out));
     return;
   }
-  if (typeof value === 'string') {
-    if (/^[A-Z][A-Z0-9]*(_[A-Z0-9]+)*_UNSPECIFIED$/.test(value)) {
-      out.push({ requirement: 'WIRE-003', severity: 'fail', path, message: 'a *_UNSPECIFIED enum value was emitted', expected: 'a set enum value, or the member left out', observed: JSON.stringify(value) });
-    }
-    return;
-  }
   if (typeof value !== 'object' || value === null) return;
   for (const [key, member] of Object.entries(value)) {
     const at = path === '' ? key : `${path}.${key}`;
@@ -80,6 +74,9 @@ function inspectMember(key: string, value: unknown, path: string, out: WireFindi
   if (key === 'role' && typeof value === 'string' && !ROLES.has(value) && !value.endsWith('_UNSPECIFIED')) {
     push('WIRE-003', 'fail', 'a role is not a full Role name', 'ROLE_USER or ROLE_AGENT');
   }
+  if (typeof value === 'string' && !CLIENT_TEXT.has(key) && /^[A-Z][A-Z0-9]*(_[A-Z0-9]+)*_UNSPECIFIED$/.test(value)) {
+    push('WIRE-003', 'fail', 'a *_UNSPECIFIED enum value was emitted', 'a set enum value, or the member left out');
+  }
   if ((key === 'append' || key === 'lastChunk') && value === false) {
     push('WIRE-004', 'warn', `\`${key}: false\` is an implicit-presence default that should be left out`, `no ${key} member unless it is true`);
   }
@@ -97,7 +94,7 @@ function inspectMember(key: string, value: unknown, path: string, out: WireFindi
 
 function isTimestampMember(key: string, value: string): boolean {
   if (key === 'timestamp' || /[a-z](Timestamp|Time|At)$/.test(key)) return true;
-  return !NOT_TIMESTAMPS.has(key) && DATE_LIKE.test(value);
+  return !CLIENT_TEXT.has(key) && DATE_LIKE.test(value);
 }
 
 function timestamp(value: string, push: (requirement: WireRequirement, severity: WireFinding['severity'], message: string, expected: string) => void): void {

@@ -47,6 +47,8 @@ export async function runSuite(target: Target, transport: Transport, checks: rea
     const list = findings.get(requirement) ?? [];
     // A MAY is optional: an agent that does not offer it deviates from nothing, so it warns.
     const optional = REQUIREMENTS.find((entry) => entry.id === requirement)?.level === 'MAY' && finding.verdict === 'FAIL';
+    // One PASS per check and message is evidence enough; repeats would only bloat the report.
+    if (finding.verdict === 'PASS' && list.some((seen) => seen.verdict === 'PASS' && seen.check === finding.check && seen.message === finding.message)) return;
     list.push(optional ? { ...finding, verdict: 'WARN', message: `optional behaviour not offered: ${finding.message}` } : finding);
     findings.set(requirement, list);
   };
@@ -72,7 +74,7 @@ export async function runSuite(target: Target, transport: Transport, checks: rea
     }
   }
 
-  const results = REQUIREMENTS.map((requirement) => resultOf(requirement, findings.get(requirement.id), selected(requirement.id), options));
+  const results = REQUIREMENTS.map((requirement) => resultOf(requirement, findings.get(requirement.id), selected(requirement.id), options, target, transport));
   const summary = summarise(results, transport, options);
   const warnings: string[] = [];
   if (transport.stats.requests > 10 && transport.stats.denied / transport.stats.requests > 0.5) {
@@ -108,17 +110,21 @@ export async function runSuite(target: Target, transport: Transport, checks: rea
   };
 }
 
-function resultOf(requirement: Requirement, found: Finding[] | undefined, selected: boolean, options: RunOptions): RequirementResult {
+function resultOf(requirement: Requirement, found: Finding[] | undefined, selected: boolean, options: RunOptions, target: Target, transport: Transport): RequirementResult {
   const base = { id: requirement.id, section: requirement.section, level: requirement.level, text: requirement.text };
   const list = found ?? [];
   if (!selected) return { ...base, verdict: 'SKIP', findings: [{ verdict: 'SKIP', check: 'runner', message: 'not selected (--level, --only or --skip)' }] };
   if (list.length === 0) {
-    const reason =
-      requirement.mode === 'unreachable'
-        ? 'not observable from outside the agent'
-        : requirement.mode === 'cooperative' && !options.cooperative
-          ? 'needs an agent that follows the test directives (--cooperative)'
-          : 'no check reached this requirement';
+    const declared = (target.card.capabilities as Record<string, boolean | undefined>)[requirement.capability ?? ''] === true;
+    const reason = !requirement.bindings.includes(transport.binding)
+      ? `applies to the ${requirement.bindings.join('/')} binding, not to ${transport.binding} (the one tested)`
+      : requirement.capability !== null && !declared
+        ? `the card does not declare capabilities.${requirement.capability}`
+        : requirement.mode === 'unreachable'
+          ? 'not observable from outside the agent'
+          : requirement.mode === 'cooperative' && !options.cooperative
+            ? 'needs an agent that follows the test directives (--cooperative)'
+            : 'no check reached this requirement';
     return { ...base, verdict: 'SKIP', findings: [{ verdict: 'SKIP', check: 'runner', message: reason }] };
   }
   const verdict = list.reduce<Verdict>((worst, finding) => (SEVERITY[finding.verdict] > SEVERITY[worst] ? finding.verdict : worst), 'SKIP');
@@ -177,7 +183,10 @@ function createContext(check: Check, target: Target, transport: Transport, optio
     skip: (requirement, reason) => record(requirement, { verdict: 'SKIP', check: check.id, message: reason }),
     checkShape(requirement, def, value, where) {
       const verdict = checkValue(A2A_1_0, def, value, { flavour: 'exact' });
-      if (verdict.ok) return true;
+      if (verdict.ok) {
+        record('WIRE-001', { verdict: 'PASS', check: check.id, message: `every ${def} this check received is valid A2A 1.0 ProtoJSON` });
+        return true;
+      }
       for (const violation of verdict.violations.slice(0, 5)) {
         const input: FindingInput = {
           message: `${def} is not valid A2A 1.0 ProtoJSON`,

@@ -90,12 +90,12 @@ describe('scanWire', () => {
     expect(scanWire({ tasks: [], nextPageToken: '', pageSize: 50, totalSize: 0 })).toEqual([]);
   });
 
-  it('does not look inside free-form metadata and data', () => {
+  it('does not look inside free-form metadata and data, nor at text content', () => {
     const task = {
       id: 't',
       status: { state: 'TASK_STATE_COMPLETED', timestamp: '2026-05-28T10:30:00.000Z' },
       metadata: { kind: 'mine', state: 'done', at: '2026-05-28T10:30:00+02:00' },
-      history: [{ messageId: 'm', role: 'ROLE_USER', parts: [{ data: { kind: 'x', role: 'user', append: false } }] }],
+      history: [{ messageId: 'm', role: 'ROLE_USER', parts: [{ data: { kind: 'x', role: 'user', append: false } }, { text: 'ROLE_UNSPECIFIED' }, { text: '2026-05-28T10:30:00+02:00' }] }],
     };
     expect(scanWire(task)).toEqual([]);
   });
