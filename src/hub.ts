@@ -9,6 +9,10 @@ import { PresetRegistry } from './executors/presets.js';
 import { createHttpApp } from './http/app.js';
 import { RateLimiter } from './http/rate-limit.js';
 import { StreamTracker } from './http/stream-tracker.js';
+import type { EndpointObserver } from './http/endpoint-observer.js';
+import { createControlRouter } from './control/control-router.js';
+import { HubMetrics } from './control/metrics.js';
+import { PeerTracker } from './control/peers.js';
 import { InboundRegistry } from './inbound/inbound-registry.js';
 import { createLogger, logFunction, type LogFunction } from './logging.js';
 import { A2AHandler } from './protocol/a2a-handler.js';
@@ -74,6 +78,20 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
   const rateLimiter = config.rateLimit === false ? undefined : new RateLimiter(config.rateLimit);
   const streams = new StreamTracker();
   const parts: HubParts = { config, store, runtime, channels, sessions, inbounds, presets, rateLimiter, streams, log };
+  const peers = new PeerTracker(now);
+  const metrics = new HubMetrics({
+    tasksByState: () => store.countByState(),
+    openStreams: () => streams.count,
+    sessions: () => sessions.list().length,
+    rateLimitRejections: () => rateLimiter?.rejections ?? 0,
+  });
+  const control = createControlRouter({
+    deps: { ...parts, peers },
+    metrics,
+    bodyLimitBytes: Math.min(config.bodyLimitBytes, 1024 * 1024),
+    trustProxy: config.trustProxy,
+    ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}),
+  });
 
   const app = createHttpApp({
     directory: inbounds,
@@ -87,7 +105,8 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
     trustProxy: config.trustProxy,
     ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}),
     cardMaxAgeSeconds: config.cardMaxAgeSeconds,
-    routers: options.routers?.(parts) ?? [],
+    routers: [control, ...(options.routers?.(parts) ?? [])],
+    observer: endpointObserver(peers, metrics),
     log,
   });
   const handle = app.callback();
@@ -122,6 +141,25 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
         store.close();
       })();
       return closing;
+    },
+  };
+}
+
+/** Feeds each A2A endpoint request into the peer list and the metrics. */
+function endpointObserver(peers: PeerTracker, metrics: HubMetrics): EndpointObserver {
+  return {
+    request(socket, agentId) {
+      const peer = peers.seen(socket, agentId);
+      const started = process.hrtime.bigint();
+      return {
+        done: (method, outcome) => metrics.record(method, outcome, Number(process.hrtime.bigint() - started) / 1e9),
+        streamOpened: () => {
+          peer.openStreams += 1;
+          return () => {
+            peer.openStreams -= 1;
+          };
+        },
+      };
     },
   };
 }

@@ -14,6 +14,7 @@ import { readJsonBody } from './body.js';
 import type { RateLimiter } from './rate-limit.js';
 import { openSse } from './sse.js';
 import { pipeFramesToSse } from './sse-frames.js';
+import type { EndpointObserver } from './endpoint-observer.js';
 import type { StreamTracker } from './stream-tracker.js';
 
 export interface JsonRpcEndpointOptions extends BaseUrlOptions {
@@ -23,6 +24,7 @@ export interface JsonRpcEndpointOptions extends BaseUrlOptions {
   readonly rateLimiter?: RateLimiter;
   readonly streams: StreamTracker;
   readonly sseHeartbeatMs: number;
+  readonly observer?: EndpointObserver;
   /** Validate every result and frame before it is sent, and log what does not conform. */
   readonly selfCheck: boolean;
   readonly log: (level: 'warn' | 'error', message: string, details?: Record<string, unknown>) => void;
@@ -40,6 +42,8 @@ export async function serveJsonRpc(ctx: Context, agent: InboundAgent, options: J
   ctx.set('A2A-Version', SERVED_VERSION);
   let id: JsonRpcId = null;
   let notification = false;
+  let method = '-';
+  const observation = options.observer?.request(ctx.socket, agent.id);
   try {
     const wait = options.rateLimiter?.take(ctx.socket.remoteAddress ?? 'unknown') ?? 0;
     if (wait > 0) {
@@ -62,6 +66,7 @@ export async function serveJsonRpc(ctx: Context, agent: InboundAgent, options: J
     const resolved = resolveCall(envelope.value);
     if (!resolved.ok) throw resolved.error;
     const call = resolved.value;
+    method = call.method;
     const lastEventId = Number.parseInt(ctx.get('last-event-id'), 10);
     const result = await options.handler.call(call.method, call.params as never, {
       agent,
@@ -71,17 +76,22 @@ export async function serveJsonRpc(ctx: Context, agent: InboundAgent, options: J
     if (call.notification) {
       if (result.kind === 'stream') result.frames.end();
       ctx.status = 204;
+      observation?.done(method, 'notification');
       return;
     }
     if (result.kind === 'result') {
       if (options.selfCheck) selfCheck(METHODS[call.method].validateResult, result.result, call.method, options);
       respond(ctx, 200, successResponse(id, result.result));
+      observation?.done(method, 'ok');
       return;
     }
     const requestId = id;
     const sse = openSse(ctx, options.sseHeartbeatMs, { 'A2A-Version': SERVED_VERSION });
     // Tracked until the response has really gone out, not merely been ended by us.
     options.streams.track(new Promise<void>((resolve) => ctx.res.once('close', () => resolve())));
+    const streamEnded = observation?.streamOpened();
+    if (streamEnded) sse.onClose(streamEnded);
+    observation?.done(method, 'ok');
     pipeFramesToSse(result.frames, sse, (frame: StreamResponse) => {
       if (options.selfCheck) selfCheck(validateStreamResponse, frame, call.method, options);
       return JSON.stringify(successResponse(requestId, frame));
@@ -91,6 +101,7 @@ export async function serveJsonRpc(ctx: Context, agent: InboundAgent, options: J
     const status = wireError.definition.category === 'hub' ? wireError.definition.httpStatus : 200;
     // JSON-RPC never answers a notification, not even with an error; transport failures
     // (401, 413, 415, 429) are HTTP's business and still get their status.
+    observation?.done(method, status === 200 ? String(wireError.code) : `http-${status}`);
     if (notification && status === 200) {
       ctx.status = 204;
       return;

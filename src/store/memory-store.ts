@@ -13,6 +13,7 @@ import {
   type LoggedEvent,
   type NewTask,
   type StoredInstance,
+  type TaskBrowseQuery,
   type TaskInfo,
   type TaskPage,
   type TaskQuery,
@@ -112,6 +113,19 @@ export class MemoryTaskStore implements TaskStore {
     if (task === undefined || task.instanceId !== instanceId) return undefined;
     const artifacts = [...task.artifacts.values()].map(({ header, parts }) => withParts(header, parts));
     return cloneJson(toWireTask({ ...task, artifacts }, view));
+  }
+
+  browseTasks(query: TaskBrowseQuery): { rows: TaskInfo[]; total: number } {
+    const matching = [...this.state.tasks.values()]
+      .filter((task) => (query.instanceId === undefined || task.instanceId === query.instanceId) && (query.contextId === undefined || task.contextId === query.contextId) && (query.state === undefined || task.status.state === query.state))
+      .sort((a, b) => current(b).ts - current(a).ts || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
+    return { rows: matching.slice(query.offset, query.offset + query.limit).map(infoOf), total: matching.length };
+  }
+
+  countByState(): Partial<Record<TaskState, number>> {
+    const counts: Partial<Record<TaskState, number>> = {};
+    for (const task of this.state.tasks.values()) counts[task.status.state] = (counts[task.status.state] ?? 0) + 1;
+    return counts;
   }
 
   getTaskInfo(taskId: string): TaskInfo | undefined {

@@ -18,6 +18,7 @@ import {
   type LoggedEvent,
   type NewTask,
   type StoredInstance,
+  type TaskBrowseQuery,
   type TaskInfo,
   type TaskPage,
   type TaskQuery,
@@ -210,6 +211,27 @@ export class SqliteTaskStore implements TaskStore {
       },
       view,
     );
+  }
+
+  browseTasks(query: TaskBrowseQuery): { rows: TaskInfo[]; total: number } {
+    const filters: string[] = [];
+    const bindings: (string | number)[] = [];
+    for (const [column, value] of [['instance_id', query.instanceId], ['context_id', query.contextId], ['state', query.state]] as const) {
+      if (value === undefined) continue;
+      filters.push(`${column} = ?`);
+      bindings.push(value);
+    }
+    const where = filters.length === 0 ? '' : `WHERE ${filters.join(' AND ')}`;
+    const total = this.db.prepare<(string | number)[], number>(`SELECT count(*) FROM tasks ${where}`).pluck().get(...bindings) ?? 0;
+    const rows = this.db
+      .prepare<(string | number)[], TaskRow>(`SELECT * FROM tasks ${where} ORDER BY status_ts DESC, id DESC LIMIT ? OFFSET ?`)
+      .all(...bindings, query.limit, query.offset);
+    return { rows: rows.map(infoOf), total };
+  }
+
+  countByState(): Partial<Record<TaskState, number>> {
+    const counts = this.db.prepare<[], { state: TaskState; n: number }>('SELECT state, count(*) AS n FROM tasks GROUP BY state').all();
+    return Object.fromEntries(counts.map(({ state, n }) => [state, n]));
   }
 
   getTaskInfo(taskId: string): TaskInfo | undefined {

@@ -56,6 +56,13 @@ export interface TaskStore {
    * cursor this store did not issue or one issued for other filters (or another instance).
    */
   listTasks(instanceId: string, query: TaskQuery): TaskPage;
+  /**
+   * Tasks across instances for the control API's task table: offset-paged (the panel jumps to
+   * pages), newest status first. Not the protocol's ListTasks, whose cursor is stable.
+   */
+  browseTasks(query: TaskBrowseQuery): { rows: TaskInfo[]; total: number };
+  /** How many stored tasks are in each state (states without tasks are left out). */
+  countByState(): Partial<Record<TaskState, number>>;
 
   /**
    * Appends a stream frame to the task's event log and returns its sequence number
@@ -142,6 +149,14 @@ export interface TaskQuery extends TaskView {
   readonly pageSize: number;
   /** Opaque cursor from a previous page's `nextCursor`; unset or '' for the first page. */
   readonly cursor?: string;
+}
+
+export interface TaskBrowseQuery {
+  readonly limit: number;
+  readonly offset: number;
+  readonly instanceId?: string;
+  readonly contextId?: string;
+  readonly state?: TaskState;
 }
 
 export interface TaskPage {

@@ -1,0 +1,144 @@
+import { randomUUID } from 'node:crypto';
+import { isTerminalState } from '../../generated/a2a/1.0/task-states.js';
+import type { ActionSuccess } from '../../generated/control/types.js';
+import type { ControlActionName, ControlActionTypes } from '../../generated/control/api.js';
+import type { HubParts } from '../hub.js';
+import { OperationError } from '../inbound/operation-error.js';
+import { isA2AError } from '../protocol/a2a-error.js';
+import type { PeerTracker } from './peers.js';
+
+export interface ControlDeps extends HubParts {
+  readonly peers: PeerTracker;
+}
+
+type Handler<A extends ControlActionName> = (action: ControlActionTypes[A], deps: ControlDeps) => Promise<ActionSuccess> | ActionSuccess;
+
+const done = (message: string, extra: Omit<ActionSuccess, 'ok' | 'message'> = {}): ActionSuccess => ({ ok: true, message, ...extra });
+
+const notYet = (): never => {
+  throw new OperationError('outbound connections are not available in this version of a2a-hub yet; this action is reserved for them');
+};
+
+/**
+ * One handler per control action. Each either succeeds with a message a person can read, or
+ * throws an OperationError whose message says what went wrong and what to do; the router
+ * turns that into 409. The outbound actions slot in here when outbound connections land.
+ */
+export const ACTION_HANDLERS: { readonly [A in ControlActionName]: Handler<A> } = {
+  'inbound.create': (action, { inbounds }) => {
+    const created = inbounds.create({
+      name: action.name,
+      description: action.description,
+      version: action.version,
+      ...(action.endpointPath === undefined ? {} : { endpointPath: action.endpointPath }),
+      ...(action.preset === undefined ? {} : { preset: action.preset }),
+      ...(action.authTokenEnv === undefined ? {} : { authTokenEnv: action.authTokenEnv }),
+      ...(action.enabled === undefined ? {} : { enabled: action.enabled }),
+    });
+    return done(`inbound server "${created.name}" created`, { id: created.id });
+  },
+  'inbound.update': (action, { inbounds }) => {
+    const { action: _action, id, ...patch } = action;
+    void _action;
+    const updated = inbounds.update(id, patch);
+    return done(`inbound server "${updated.name}" updated`, { id });
+  },
+  'inbound.remove': (action, { inbounds }) => {
+    const name = inbounds.get(action.id)?.name ?? action.id;
+    inbounds.remove(action.id);
+    return done(`inbound server "${name}" removed`, { id: action.id });
+  },
+  'inbound.enable': (action, { inbounds }) => done(`inbound server "${inbounds.setEnabled(action.id, true).name}" enabled`, { id: action.id }),
+  'inbound.disable': (action, { inbounds }) => done(`inbound server "${inbounds.setEnabled(action.id, false).name}" disabled`, { id: action.id }),
+  'inbound.setAuth': (action, { inbounds }) => {
+    const updated = inbounds.setAuth(action.id, action.token);
+    const on = action.token !== undefined && action.token !== '';
+    return done(`bearer auth ${on ? 'enabled' : 'cleared'} for inbound server "${updated.name}"`, { id: action.id });
+  },
+  'inbound.sendTest': async (action, { inbounds, runtime }) => {
+    const agent = inbounds.agent(action.id);
+    if (agent === undefined) throw new OperationError(`no inbound instance has id "${action.id}"`);
+    try {
+      const outcome = await runtime.send(agent, {
+        message: {
+          messageId: `control-test-${randomUUID()}`,
+          role: 'ROLE_USER',
+          parts: [{ text: action.text }],
+          ...(action.contextId === undefined ? {} : { contextId: action.contextId }),
+          ...(action.skill === undefined ? {} : { metadata: { skill: action.skill } }),
+        },
+      });
+      if (outcome.kind === 'message') {
+        return done(`"${agent.name}" answered with a message: ${textOf(outcome.message.parts)}`, { ...(outcome.message.contextId ? { contextId: outcome.message.contextId } : {}) });
+      }
+      await runtime.settled(outcome.taskId);
+      const task = runtime.getTask(agent.id, outcome.taskId, { historyLength: 0 });
+      return done(`test message to "${agent.name}" ended ${task.status.state}`, { id: task.id, taskId: task.id, state: task.status.state, ...(task.contextId ? { contextId: task.contextId } : {}) });
+    } catch (error) {
+      if (isA2AError(error)) throw new OperationError(`the test message was refused: ${error.message}`);
+      throw error;
+    }
+  },
+  'inbound.close': (action, { peers }) => {
+    if (!peers.close(action.id)) throw new OperationError(`no connected peer has id "${action.id}"; GET /a2a/api lists the peers`);
+    return done(`peer ${action.id} disconnected`, { id: action.id });
+  },
+  'outbound.create': notYet,
+  'outbound.update': notYet,
+  'outbound.remove': notYet,
+  'outbound.enable': notYet,
+  'outbound.disable': notYet,
+  'outbound.refresh': notYet,
+  'outbound.setAuth': notYet,
+  'outbound.discover': notYet,
+  'task.cancel': (action, { store, runtime }) => {
+    const info = store.getTaskInfo(action.id);
+    if (info === undefined) throw new OperationError(`no task has id "${action.id}"`);
+    try {
+      const task = runtime.cancel(info.instanceId, info.id, 'canceled from the control API');
+      return done(`task ${action.id} canceled`, { id: action.id, taskId: action.id, state: task.status.state });
+    } catch (error) {
+      if (isA2AError(error)) throw new OperationError(error.message);
+      throw error;
+    }
+  },
+  'session.cancel': (action, deps) => {
+    const canceled = cancelContext(deps, action.id, action.serverId);
+    return done(`canceled ${canceled} active task${canceled === 1 ? '' : 's'} of context ${action.id}`, { contextId: action.id });
+  },
+  'session.close': (action, deps) => {
+    const canceled = cancelContext(deps, action.id, action.serverId);
+    const released = instancesOf(deps, action.serverId).filter((instanceId) => deps.sessions.release(instanceId, action.id)).length;
+    return done(`canceled ${canceled} active task${canceled === 1 ? '' : 's'} and released ${released} live session${released === 1 ? '' : 's'} of context ${action.id}`, {
+      contextId: action.id,
+    });
+  },
+};
+
+/** Cancels every task of the context that is not terminal; fails when the context is unknown. */
+function cancelContext(deps: ControlDeps, contextId: string, serverId: string | undefined): number {
+  const instances = instancesOf(deps, serverId);
+  const known = instances.some((instanceId) => deps.store.getContext(instanceId, contextId) !== undefined || deps.sessions.get(instanceId, contextId) !== undefined);
+  if (!known) throw new OperationError(`no session has context id "${contextId}"${serverId ? ` on instance "${serverId}"` : ''}`);
+  let canceled = 0;
+  for (const instanceId of instances) {
+    const { rows } = deps.store.browseTasks({ instanceId, contextId, limit: 10_000, offset: 0 });
+    for (const row of rows.filter((task) => !isTerminalState(task.state))) {
+      deps.runtime.cancel(instanceId, row.id, 'the session was canceled from the control API');
+      canceled += 1;
+    }
+  }
+  return canceled;
+}
+
+function instancesOf(deps: ControlDeps, serverId: string | undefined): string[] {
+  if (serverId !== undefined) {
+    if (deps.inbounds.get(serverId) === undefined) throw new OperationError(`no inbound instance has id "${serverId}"`);
+    return [serverId];
+  }
+  return deps.inbounds.list().map((inbound) => inbound.id);
+}
+
+function textOf(parts: readonly { text?: string }[]): string {
+  return parts.map((part) => part.text ?? '').join(' ').slice(0, 200);
+}

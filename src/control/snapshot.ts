@@ -1,0 +1,72 @@
+import type { TaskState } from '../../generated/a2a/1.0/types.js';
+import type { InboundRow, SessionRow, Snapshot, TaskRow } from '../../generated/control/types.js';
+import type { TaskInfo } from '../store/task-store.js';
+import type { ControlDeps } from './actions.js';
+
+export interface TaskPageQuery {
+  readonly taskLimit: number;
+  readonly taskOffset: number;
+  readonly taskState?: TaskState;
+  readonly taskContextId?: string;
+  readonly taskServerId?: string;
+}
+
+/** The whole picture the panel shows: instances, connections, a page of tasks, peers and sessions. Never a token. */
+export function buildSnapshot(deps: ControlDeps, query: TaskPageQuery, baseUrl: string): Snapshot {
+  const page = deps.store.browseTasks({
+    limit: query.taskLimit,
+    offset: query.taskOffset,
+    ...(query.taskState === undefined ? {} : { state: query.taskState }),
+    ...(query.taskContextId === undefined ? {} : { contextId: query.taskContextId }),
+    ...(query.taskServerId === undefined ? {} : { instanceId: query.taskServerId }),
+  });
+  return {
+    inbounds: deps.inbounds.list().map((inbound) => inboundRow(deps, inbound.id, baseUrl)).filter((row): row is InboundRow => row !== undefined),
+    outbounds: [],
+    tasks: page.rows.map(taskRow),
+    peers: deps.peers.list(),
+    sessions: deps.sessions.list().map((session): SessionRow => ({
+      contextId: session.contextId,
+      serverId: session.instanceId,
+      activeTasks: session.activeTasks,
+      taskCount: deps.store.browseTasks({ instanceId: session.instanceId, contextId: session.contextId, limit: 1, offset: 0 }).total,
+      createdAt: session.createdAt,
+      lastActiveAt: session.lastActiveAt,
+    })),
+    taskPage: { limit: query.taskLimit, offset: query.taskOffset, total: page.total },
+  };
+}
+
+export function inboundRow(deps: ControlDeps, id: string, baseUrl: string): InboundRow | undefined {
+  const config = deps.inbounds.get(id);
+  const agent = deps.inbounds.agent(id);
+  if (config === undefined || agent === undefined) return undefined;
+  const auth = deps.inbounds.authOf(id);
+  const skills = agent.card(baseUrl).skills;
+  return {
+    id: config.id,
+    name: config.name,
+    description: config.description,
+    version: config.version,
+    endpointPath: config.endpointPath,
+    preset: config.preset,
+    cardPath: `${config.endpointPath}/agent-card.json`,
+    cardUrl: `${baseUrl}${config.endpointPath}`,
+    enabled: config.enabled,
+    authEnabled: auth.enabled,
+    ...(auth.authTokenEnv === undefined ? {} : { authTokenEnv: auth.authTokenEnv }),
+    skills: skills.map((skill) => ({ id: skill.id, name: skill.name, description: skill.description, tags: [...skill.tags] })),
+  };
+}
+
+export function taskRow(info: TaskInfo): TaskRow {
+  return {
+    id: info.id,
+    contextId: info.contextId,
+    serverId: info.instanceId,
+    state: info.state,
+    createdAt: info.createdAt,
+    updatedAt: info.updatedAt,
+    ...(info.skill ? { skill: info.skill } : {}),
+  };
+}
