@@ -57,7 +57,7 @@ export function createControlRouter(options: ControlRouterOptions): Router {
     const action = checked.value as { action: string };
     if (!isControlActionName(action.action)) return reply(ctx, 400, { ok: false, message: `unknown action ${JSON.stringify(action.action)}` });
     try {
-      const handler = ACTION_HANDLERS[action.action as ControlActionName] as (action: unknown, deps: ControlDeps) => unknown;
+      const handler = ACTION_HANDLERS[action.action] as (action: unknown, deps: ControlDeps) => unknown;
       reply(ctx, 200, await handler(action, deps));
     } catch (error) {
       if (error instanceof OperationError) return reply(ctx, 409, { ok: false, message: error.message });

@@ -18,7 +18,7 @@ type QueryParam = {
  */
 export function parseQuery(path: string, query: Readonly<Record<string, string | string[] | undefined>>): { ok: true; values: Record<string, unknown> } | { ok: false; violations: FieldViolation[] } {
   const endpoint = CONTROL_API.endpoints.find((entry) => entry.method === 'GET' && entry.path === path);
-  const params: readonly QueryParam[] = endpoint && 'query' in endpoint ? (endpoint.query as readonly QueryParam[]) : [];
+  const params: readonly QueryParam[] = endpoint && 'query' in endpoint ? (endpoint.query) : [];
   const values: Record<string, unknown> = {};
   const violations: FieldViolation[] = [];
   for (const param of params) {
