@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import type { Context, Next } from 'koa';
 import getRawBody from 'raw-body';
-import { isControlActionName, type ControlActionName } from '../../generated/control/api.js';
+import { isControlActionName } from '../../generated/control/api.js';
 import type { TaskState } from '../../generated/a2a/1.0/types.js';
 import { baseUrlOf, type BaseUrlOptions } from '../http/base-url.js';
 import { OperationError } from '../inbound/operation-error.js';
