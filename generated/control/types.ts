@@ -552,6 +552,12 @@ export interface ReadError {
    * Human-readable reason.
    */
   message: string;
+  /**
+   * For a bad query: every parameter that is wrong and why.
+   *
+   * @minItems 1
+   */
+  violations?: Violation[];
 }
 /**
  * GET /a2a/api/card?id=: the A2A 1.0 AgentCard the inbound instance publishes (AgentCard in spec/a2a/1.0); left open here so that this family stands alone.

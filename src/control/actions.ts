@@ -43,10 +43,11 @@ export const ACTION_HANDLERS: { readonly [A in ControlActionName]: Handler<A> } 
     const updated = inbounds.update(id, patch);
     return done(`inbound server "${updated.name}" updated`, { id });
   },
-  'inbound.remove': (action, { inbounds }) => {
+  'inbound.remove': (action, { inbounds, peers }) => {
     const name = inbounds.get(action.id)?.name ?? action.id;
     inbounds.remove(action.id);
-    return done(`inbound server "${name}" removed`, { id: action.id });
+    const closed = peers.closeInstance(action.id);
+    return done(`inbound server "${name}" removed${closed > 0 ? `; ${closed} connected peer${closed === 1 ? '' : 's'} disconnected` : ''}`, { id: action.id });
   },
   'inbound.enable': (action, { inbounds }) => done(`inbound server "${inbounds.setEnabled(action.id, true).name}" enabled`, { id: action.id }),
   'inbound.disable': (action, { inbounds }) => done(`inbound server "${inbounds.setEnabled(action.id, false).name}" disabled`, { id: action.id }),
@@ -58,6 +59,9 @@ export const ACTION_HANDLERS: { readonly [A in ControlActionName]: Handler<A> } 
   'inbound.sendTest': async (action, { inbounds, runtime }) => {
     const agent = inbounds.agent(action.id);
     if (agent === undefined) throw new OperationError(`no inbound instance has id "${action.id}"`);
+    if (action.skill !== undefined && !agent.skills.includes(action.skill)) {
+      throw new OperationError(`instance "${action.id}" does not advertise skill "${action.skill}"; its skills: ${agent.skills.join(', ')}`);
+    }
     try {
       const outcome = await runtime.send(agent, {
         message: {

@@ -134,6 +134,12 @@ export function createControlRouter(options: ControlRouterOptions): Router {
   return router;
 }
 
+/** " (at character N)" from a JSON.parse error, without any of the text it quotes. */
+export function positionOf(error: unknown): string {
+  const match = /position (\d+)/.exec(error instanceof Error ? error.message : '');
+  return match?.[1] === undefined ? '' : ` (at character ${match[1]})`;
+}
+
 function reply(ctx: Context, status: number, body: unknown): void {
   ctx.status = status;
   ctx.type = 'application/json';
@@ -159,7 +165,8 @@ async function readBody(ctx: Context, limit: number): Promise<unknown> {
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {
-    reply(ctx, 400, { ok: false, message: `the body is not valid JSON: ${(error as Error).message}` });
+    // Never echo the parser's message: it quotes the body, and the body may hold a token.
+    reply(ctx, 400, { ok: false, message: `the body is not valid JSON${positionOf(error)}` });
     return undefined;
   }
 }

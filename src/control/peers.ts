@@ -37,6 +37,13 @@ export class PeerTracker {
     return [...this.#bySocket.values()].map(({ id, address, serverId, openStreams, since }) => ({ id, address, serverId, openStreams, since }));
   }
 
+  /** Ends the connections of every peer last seen on an instance; returns how many. */
+  closeInstance(serverId: string): number {
+    const peers = [...this.#bySocket.values()].filter((peer) => peer.serverId === serverId);
+    for (const peer of peers) this.close(peer.id);
+    return peers.length;
+  }
+
   /** Ends a peer's connection (and so its streams); false when no such peer is connected. */
   close(id: string): boolean {
     const peer = [...this.#bySocket.values()].find((candidate) => candidate.id === id);

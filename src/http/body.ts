@@ -27,6 +27,8 @@ export async function readJsonBody(ctx: Context, limitBytes: number): Promise<un
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {
-    throw jsonParseError(`the body is not valid JSON: ${(error as Error).message}`);
+    // The parser's message quotes the body; give only the position.
+    const position = /position (\d+)/.exec((error as Error).message)?.[1];
+    throw jsonParseError(`the body is not valid JSON${position === undefined ? '' : ` (at character ${position})`}`);
   }
 }

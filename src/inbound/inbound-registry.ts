@@ -115,9 +115,13 @@ export class InboundRegistry implements AgentDirectory {
   }
 
   update(id: string, patch: InboundPatch): InboundConfig {
-    const current = this.#require(id);
+    const { authTokenEnv: _env, ...current } = this.#require(id);
     const defined = Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined));
-    return this.#save({ ...current, ...defined, updatedAt: this.#options.now() });
+    // An empty authTokenEnv means "stop reading the token from the environment".
+    const env = patch.authTokenEnv === undefined ? _env : patch.authTokenEnv === '' ? undefined : patch.authTokenEnv;
+    const { authTokenEnv: _ignored, ...rest } = defined;
+    void _ignored;
+    return this.#save({ ...current, ...rest, ...(env === undefined ? {} : { authTokenEnv: env }), updatedAt: this.#options.now() });
   }
 
   setEnabled(id: string, enabled: boolean): InboundConfig {

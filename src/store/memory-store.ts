@@ -76,15 +76,22 @@ function pairKey(first: string, second: string): string {
 export class MemoryTaskStore implements TaskStore {
   private state: State = emptyState();
 
+  #depth = 0;
+
   transaction<T>(work: () => T): T {
-    const snapshot = structuredClone(this.state);
+    // Nested calls join the outer transaction, as in the SQLite store: only the outermost
+    // one snapshots, and a failure anywhere inside restores that snapshot.
+    const snapshot = this.#depth === 0 ? structuredClone(this.state) : undefined;
+    this.#depth += 1;
     try {
       const result = work();
       if (result instanceof Promise) throw new TypeError('transaction work must be synchronous');
       return result;
     } catch (error) {
-      this.state = snapshot;
+      if (snapshot !== undefined) this.state = snapshot;
       throw error;
+    } finally {
+      this.#depth -= 1;
     }
   }
 

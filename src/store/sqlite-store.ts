@@ -158,6 +158,11 @@ export class SqliteTaskStore implements TaskStore {
       db.pragma('journal_mode = WAL');
       // With WAL, NORMAL loses at most the last commits on power loss, never consistency.
       db.pragma('synchronous = NORMAL');
+      // NORMAL syncs only at checkpoints, and a sync is what a commit costs here (measured:
+      // createTask 430 µs with the default 1000-page checkpoints, 230 µs with rarer ones).
+      // Checkpointing every ~32 MiB of WAL makes syncs rare; the size limit trims the file after.
+      db.pragma('wal_autocheckpoint = 8000');
+      db.pragma(`journal_size_limit = ${64 * 1024 * 1024}`);
       db.pragma('foreign_keys = ON');
       db.pragma('busy_timeout = 5000');
       migrate(db);
@@ -168,10 +173,26 @@ export class SqliteTaskStore implements TaskStore {
     }
   }
 
+  #run: ((work: () => unknown) => unknown) | undefined;
+
   transaction<T>(work: () => T): T {
-    // better-sqlite3 turns a transaction started inside another into a savepoint.
-    return this.db.transaction(work)();
+    // Nested calls join the outer transaction (the interface's contract). Not creating a
+    // savepoint and a fresh better-sqlite3 wrapper per store call matters: it was a tenth
+    // of the time of a task.
+    if (this.db.inTransaction) {
+      const result = work();
+      if (result instanceof Promise) throw new TypeError('transaction work must be synchronous');
+      return result;
+    }
+    this.#run ??= this.db.transaction((outer: () => unknown) => {
+      const result = outer();
+      if (result instanceof Promise) throw new TypeError('transaction work must be synchronous');
+      return result;
+    });
+    return this.#run(work) as T;
   }
+
+
 
   createTask(task: NewTask): void {
     this.transaction(() => {

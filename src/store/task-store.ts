@@ -18,8 +18,9 @@ import type { Artifact, Message, StreamResponse, Task, TaskState, TaskStatus } f
 export interface TaskStore {
   /**
    * Runs `work` in one transaction, all or nothing. A nested call joins the outer transaction
-   * as a savepoint: its writes commit with the outer ones, and when it throws only its own
-   * writes are undone. `work` must be synchronous (a returned promise is a TypeError).
+   * (no savepoint): its writes commit with the outer ones, and a throw anywhere inside that
+   * escapes the outer work undoes all of it. `work` must be synchronous (a returned promise
+   * is a TypeError).
    */
   transaction<T>(work: () => T): T;
 

@@ -11,7 +11,8 @@ import { textOf, type AgentExecutor, type ArtifactChunk, type Content, type Exec
 import type { TaskInfo, TaskStore, TaskView } from '../store/task-store.js';
 import { agentMessage, artifactFrame, artifactOf, status, statusFrame } from './frames.js';
 import type { SessionRegistry } from './sessions.js';
-import type { TaskChannels, TaskFrame } from './task-channels.js';
+import type { TaskChannels } from './task-channels.js';
+import { WriteQueue } from './write-queue.js';
 
 /** What the runtime needs to know about the instance a message was sent to. */
 export interface RuntimeInstance {
@@ -65,12 +66,14 @@ const RUNNING: ReadonlySet<TaskState> = new Set<TaskState>(['TASK_STATE_SUBMITTE
  */
 export class TaskRuntime {
   readonly #deps: RuntimeDeps;
+  readonly #writes: WriteQueue;
   readonly #active = new Map<string, Execution>();
   /** Sends whose executor has not said yet whether it makes a task, by (instance, messageId). */
   readonly #pending = new Map<string, Promise<SendOutcome>>();
 
   constructor(deps: RuntimeDeps) {
     this.#deps = deps;
+    this.#writes = new WriteQueue(deps.store, deps.channels, deps.log);
   }
 
   get activeCount(): number {
@@ -84,6 +87,7 @@ export class TaskRuntime {
 
   async send(instance: RuntimeInstance, request: SendMessageRequest, hooks: SendHooks = {}): Promise<SendOutcome> {
     const { store } = this.#deps;
+    this.#writes.flush();
     const message = request.message;
     const key = `${instance.id}\u0000${message.messageId}`;
     const earlier = store.findIdempotent(instance.id, message.messageId);
@@ -116,12 +120,14 @@ export class TaskRuntime {
   }
 
   getTask(instanceId: string, taskId: string, view?: TaskView): Task {
+    this.#writes.flush();
     const task = this.#deps.store.getTask(instanceId, taskId, view);
     if (task === undefined) throw taskNotFoundError(`task ${taskId} was not found`, { metadata: { taskId } });
     return task;
   }
 
   cancel(instanceId: string, taskId: string, reason = 'canceled by the client'): Task {
+    this.#writes.flush();
     const info = this.#infoOf(instanceId, taskId);
     if (isTerminalState(info.state)) {
       throw taskNotCancelableError(`task ${taskId} is already ${stateWord(info.state)} and cannot be canceled`, { metadata: { taskId, state: info.state } });
@@ -181,8 +187,11 @@ export class TaskRuntime {
     const skill = requestedSkill(request) ?? instance.defaultSkill;
     const createdAt = now();
     const materialize = (): void => {
-      store.transaction(() => {
-        store.createTask({
+      this.#writes.enqueue({
+        taskId,
+        final: false,
+        work: () => {
+          store.createTask({
           id: taskId,
           instanceId: instance.id,
           contextId,
@@ -191,11 +200,17 @@ export class TaskRuntime {
           message,
           ...(request.metadata === undefined ? {} : { metadata: request.metadata }),
           createdAt,
-        });
-        store.recordIdempotent(instance.id, message.messageId, { kind: 'task', taskId });
-        store.touchContext(instance.id, contextId, createdAt);
+          });
+          store.recordIdempotent(instance.id, message.messageId, { kind: 'task', taskId });
+          store.touchContext(instance.id, contextId, createdAt);
+          return undefined;
+        },
       });
-      hooks.onTask?.(taskId);
+      if (hooks.onTask !== undefined) {
+        // A stream's snapshot must see the task: commit now rather than at the end of the tick.
+        this.#writes.flush();
+        hooks.onTask(taskId);
+      }
     };
 
     if (!instance.skills.includes(skill)) {
@@ -224,8 +239,10 @@ export class TaskRuntime {
           resolve({ kind: 'task', taskId });
         },
         onReply: (reply) => {
-          store.recordIdempotent(instance.id, message.messageId, { kind: 'message', message: reply });
-          store.touchContext(instance.id, contextId, now());
+          store.transaction(() => {
+            store.recordIdempotent(instance.id, message.messageId, { kind: 'message', message: reply });
+            store.touchContext(instance.id, contextId, now());
+          });
           resolve({ kind: 'message', message: reply });
         },
       });
@@ -253,11 +270,17 @@ export class TaskRuntime {
     }
     const message: Message = { ...request.message, contextId: info.contextId, taskId };
     const skill = requestedSkill(request) ?? info.skill;
-    store.transaction(() => {
-      store.appendMessage(taskId, message);
-      store.recordIdempotent(instance.id, message.messageId, { kind: 'task', taskId });
-      store.touchContext(instance.id, info.contextId, now());
+    this.#writes.enqueue({
+      taskId,
+      final: false,
+      work: () => {
+        store.appendMessage(taskId, message);
+        store.recordIdempotent(instance.id, message.messageId, { kind: 'task', taskId });
+        store.touchContext(instance.id, info.contextId, now());
+        return undefined;
+      },
     });
+    this.#writes.flush();
     this.#launch(
       instance,
       {
@@ -363,12 +386,16 @@ export class TaskRuntime {
     const artifact = artifactOf(chunk, artifactId);
     const append = chunk.append === true;
     const frame = artifactFrame(execution.taskId, execution.contextId, artifact, append, chunk.lastChunk === true);
-    const { store, channels } = this.#deps;
-    const seq = store.transaction(() => {
-      store.putArtifact(execution.taskId, artifact, append);
-      return store.appendEvent(execution.taskId, frame);
+    const { store } = this.#deps;
+    this.#writes.enqueue({
+      taskId: execution.taskId,
+      frame,
+      final: false,
+      work: () => {
+        store.putArtifact(execution.taskId, artifact, append);
+        return store.appendEvent(execution.taskId, frame);
+      },
     });
-    channels.publish(execution.taskId, { seq, frame, final: false });
     return artifactId;
   }
 
@@ -386,18 +413,21 @@ export class TaskRuntime {
     this.#record(execution.taskId, execution.contextId, status(state, this.#deps.now(), message), final);
   }
 
-  /** Stores a status and its log frame in one transaction, then publishes the frame. */
+  /** Queues a status and its log frame; the frame is published once they are committed. */
   #record(taskId: string, contextId: string, taskStatus: TaskStatus, final: boolean): void {
-    const { store, channels } = this.#deps;
+    const { store } = this.#deps;
     const frame = statusFrame(taskId, contextId, taskStatus);
-    const seq = store.transaction(() => {
-      store.setStatus(taskId, taskStatus);
-      // Interrupted and terminal status messages are turns of the conversation.
-      if (final && taskStatus.message !== undefined) store.appendMessage(taskId, taskStatus.message);
-      return store.appendEvent(taskId, frame);
+    this.#writes.enqueue({
+      taskId,
+      frame,
+      final,
+      work: () => {
+        store.setStatus(taskId, taskStatus);
+        // Interrupted and terminal status messages are turns of the conversation.
+        if (final && taskStatus.message !== undefined) store.appendMessage(taskId, taskStatus.message);
+        return store.appendEvent(taskId, frame);
+      },
     });
-    const published: TaskFrame = { seq, frame, final };
-    channels.publish(taskId, published);
   }
 }
 

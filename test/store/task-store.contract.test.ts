@@ -455,26 +455,24 @@ describe.each(IMPLEMENTATIONS)('$name', ({ open }) => {
       expect(store.listTasks(INSTANCE, { pageSize: 10 }).totalSize).toBe(1);
     });
 
-    it('joins a nested transaction to the outer one, undoing only the inner writes when it throws', () => {
-      store.transaction(() => {
-        store.setMeta('outer', '1');
-        expect(() =>
+    it('joins a nested transaction to the outer one: a failure anywhere inside undoes all of it', () => {
+      expect(() =>
+        store.transaction(() => {
+          store.setMeta('outer', '1');
+          store.transaction(() => store.setMeta('committed-inner', '1'));
           store.transaction(() => {
             store.setMeta('inner', '1');
             throw new Error('inner fails');
-          }),
-        ).toThrow('inner fails');
-        store.transaction(() => store.setMeta('inner-ok', '1'));
-      });
-      expect([store.getMeta('outer'), store.getMeta('inner'), store.getMeta('inner-ok')]).toEqual(['1', undefined, '1']);
-
-      expect(() =>
-        store.transaction(() => {
-          store.transaction(() => store.setMeta('committed-inner', '1'));
-          throw new Error('outer fails');
+          });
         }),
-      ).toThrow('outer fails');
-      expect(store.getMeta('committed-inner')).toBeUndefined();
+      ).toThrow('inner fails');
+      expect([store.getMeta('outer'), store.getMeta('committed-inner'), store.getMeta('inner')]).toEqual([undefined, undefined, undefined]);
+
+      store.transaction(() => {
+        store.setMeta('a', '1');
+        store.transaction(() => store.setMeta('b', '1'));
+      });
+      expect([store.getMeta('a'), store.getMeta('b')]).toEqual(['1', '1']);
     });
 
     it('refuses asynchronous work and keeps none of its writes', () => {

@@ -1,0 +1,172 @@
+import { IncomingMessage, ServerResponse } from 'node:http';
+import { Socket } from 'node:net';
+import type Router from '@koa/router';
+import Koa from 'koa';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createControlRouter } from '../../src/control/control-router.js';
+import { isLoopbackAddress } from '../../src/control/loopback.js';
+import { HubMetrics } from '../../src/control/metrics.js';
+import { PeerTracker } from '../../src/control/peers.js';
+import { CONTROL } from '../../src/protocol/control-schema.js';
+import { checkValue } from '../../src/protocol/validation.js';
+import { startTestHub, type TestHub } from '../helpers/hub.js';
+
+describe('isLoopbackAddress', () => {
+  it.each([
+    ['127.0.0.1', true],
+    ['127.1.2.3', true],
+    ['127.255.255.254', true],
+    ['10.0.0.1', false],
+    ['192.168.1.1', false],
+    ['0.0.0.0', false],
+    ['128.0.0.1', false],
+    ['1.127.0.0', false],
+  ])('IPv4 %s → %s', (address, expected) => {
+    expect(isLoopbackAddress(address)).toBe(expected);
+  });
+
+  it.each([
+    ['::1', true],
+    ['0:0:0:0:0:0:0:1', true],
+    ['::1%lo', true],
+    ['fe80::1', false],
+    ['fe80::1%eth0', false],
+    ['2001:db8::1', false],
+    ['::', false],
+    ['::2', false],
+  ])('IPv6 %s → %s', (address, expected) => {
+    expect(isLoopbackAddress(address)).toBe(expected);
+  });
+
+  it.each([
+    ['::ffff:127.0.0.1', true],
+    ['::FFFF:127.0.0.1', true],
+    ['::ffff:127.9.8.7', true],
+    ['0:0:0:0:0:ffff:127.0.0.1', true],
+    ['::ffff:10.0.0.1', false],
+    ['::ffff:192.168.0.9', false],
+    ['::127.0.0.1', false],
+  ])('IPv4-mapped %s → %s', (address, expected) => {
+    expect(isLoopbackAddress(address)).toBe(expected);
+  });
+
+  it.each([[undefined], [''], ['localhost'], ['127.0.0.1.evil'], ['127.0.0'], ['127.0.0.1:8080'], ['not an address'], ['[::1]'], [' 127.0.0.1']])('garbage %s → false', (address) => {
+    expect(isLoopbackAddress(address)).toBe(false);
+  });
+});
+
+/**
+ * The router judged by the socket alone: requests built in-process over a `net.Socket` whose
+ * remoteAddress is stubbed, so a non-loopback peer can be simulated without sending traffic
+ * to any interface. Forwarding headers claim loopback and must not help.
+ */
+describe('the control router decides by the socket address, never by headers', () => {
+  let hub: TestHub;
+  const routers = new Map<boolean, Router>();
+
+  beforeAll(async () => {
+    hub = await startTestHub();
+    for (const trustProxy of [false, true]) {
+      routers.set(
+        trustProxy,
+        createControlRouter({
+          deps: { ...hub, peers: new PeerTracker(() => new Date().toISOString()) },
+          metrics: new HubMetrics({ tasksByState: () => ({}), openStreams: () => 0, sessions: () => 0, rateLimitRejections: () => 0 }),
+          bodyLimitBytes: 4096,
+          trustProxy,
+        }),
+      );
+    }
+  });
+  afterAll(() => hub.dispose());
+
+  const CLAIMS: Record<string, string> = {
+    'x-forwarded-for': '127.0.0.1',
+    'x-real-ip': '127.0.0.1',
+    forwarded: 'for=127.0.0.1',
+    'x-forwarded-host': 'localhost',
+    'true-client-ip': '127.0.0.1',
+  };
+
+  interface FakeAnswer {
+    readonly status: number;
+    readonly body: unknown;
+  }
+
+  /** Runs one request through the router as if it came from `remoteAddress`. */
+  async function ask(remoteAddress: string, options: { method?: string; path?: string; headers?: Record<string, string>; body?: string; trustProxy?: boolean } = {}): Promise<FakeAnswer> {
+    const trustProxy = options.trustProxy ?? false;
+    const app = new Koa();
+    app.proxy = trustProxy;
+    const socket = new Socket();
+    Object.defineProperty(socket, 'remoteAddress', { get: () => remoteAddress, configurable: true });
+    try {
+      const request = new IncomingMessage(socket);
+      request.method = options.method ?? 'GET';
+      request.url = options.path ?? '/a2a/api';
+      request.headers = { host: 'hub.test', ...options.headers };
+      if (options.body !== undefined) {
+        request.headers['content-type'] = 'application/json';
+        request.headers['content-length'] = String(Buffer.byteLength(options.body));
+        request.push(options.body);
+      }
+      request.push(null);
+      const response = new ServerResponse(request);
+      const ctx = app.createContext(request, response);
+      expect(ctx.socket.remoteAddress).toBe(remoteAddress);
+      const middleware = routers.get(trustProxy)?.routes();
+      if (middleware === undefined) throw new Error('no router');
+      await middleware(ctx as Parameters<typeof middleware>[0], () => Promise.resolve());
+      return { status: ctx.status, body: typeof ctx.body === 'string' ? (JSON.parse(ctx.body) as unknown) : ctx.body };
+    } finally {
+      socket.destroy();
+    }
+  }
+
+  function expectForbidden(answer: FakeAnswer, def: 'ReadError' | 'ActionFailure' = 'ReadError'): void {
+    expect(answer.status).toBe(403);
+    const verdict = checkValue(CONTROL, def, answer.body, { flavour: 'exact' });
+    expect(verdict.ok ? [] : verdict.violations).toEqual([]);
+    expect(answer.body).toEqual({ ok: false, message: 'the control API answers loopback peers only' });
+  }
+
+  for (const address of ['10.1.2.3', '2001:db8::5', '::ffff:192.168.0.9']) {
+    for (const trustProxy of [false, true]) {
+      it(`${address} gets 403 on every path, with forwarding headers claiming 127.0.0.1 (trustProxy ${String(trustProxy)})`, async () => {
+        for (const path of ['/a2a/api', '/a2a/api/presets', '/a2a/api/card?id=default', '/a2a/api/metrics', '/a2a/api/nothing-here', '/a2a/panel']) {
+          expectForbidden(await ask(address, { path, trustProxy }));
+          expectForbidden(await ask(address, { path, headers: CLAIMS, trustProxy }));
+        }
+        // 405 and 404 are not reachable either: the loopback check runs first.
+        expectForbidden(await ask(address, { method: 'PUT', headers: CLAIMS, trustProxy }));
+      });
+    }
+
+    it(`${address} cannot run an action, even with X-Forwarded-For: 127.0.0.1`, async () => {
+      const before = hub.inbounds.list().length;
+      const body = JSON.stringify({ action: 'inbound.create', name: 'intruder', description: 'd', version: '1' });
+      expectForbidden(await ask(address, { method: 'POST', headers: CLAIMS, body }), 'ActionFailure');
+      expectForbidden(await ask(address, { method: 'POST', headers: CLAIMS, body, trustProxy: true }), 'ActionFailure');
+      expect(hub.inbounds.list()).toHaveLength(before);
+      expect(hub.inbounds.list().some((inbound) => inbound.name === 'intruder')).toBe(false);
+    });
+  }
+
+  for (const address of ['127.0.0.1', '::1', '::ffff:127.0.0.1']) {
+    it(`${address} is served (200), with or without such headers`, async () => {
+      for (const headers of [{}, CLAIMS, { 'x-forwarded-for': '203.0.113.7' }]) {
+        const answer = await ask(address, { headers });
+        expect(answer.status).toBe(200);
+        const verdict = checkValue(CONTROL, 'Snapshot', answer.body, { flavour: 'exact' });
+        expect(verdict.ok ? [] : verdict.violations).toEqual([]);
+      }
+      expect((await ask(address, { path: '/a2a/api/presets' })).status).toBe(200);
+    });
+  }
+
+  it('127.0.0.1 can run an action through the same path', async () => {
+    const answer = await ask('127.0.0.1', { method: 'POST', body: JSON.stringify({ action: 'inbound.disable', id: 'no-such-instance' }) });
+    expect(answer.status).toBe(409);
+    expect(answer.body).toEqual({ ok: false, message: 'no inbound instance has id "no-such-instance"' });
+  });
+});

@@ -1,0 +1,144 @@
+import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ActionFailure, Snapshot } from '../../generated/control/types.js';
+import { startTestHub, type TestHub } from '../helpers/hub.js';
+import { REPO_ROOT } from '../helpers/paths.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const SCREENSHOT = join(REPO_ROOT, 'test-results', 'panel.png');
+const TOKEN = 'panel-secret-3f9c2e71';
+
+const available = existsSync(CHROMIUM);
+if (!available) console.warn(`skipped: the panel browser test needs Chromium at ${CHROMIUM} (apt-get install -y --no-install-recommends chromium)`);
+
+describe.skipIf(!available)('the control panel in a browser', () => {
+  let hub: TestHub;
+  let browser: Browser;
+  let page: Page;
+  const pageErrors: string[] = [];
+  let inboundId = '';
+  let cardPath = '';
+
+  const snapshot = async (): Promise<Snapshot> => (await (await fetch(`${hub.url}/a2a/api`)).json()) as Snapshot;
+  const message = () => page.getByTestId('action-message');
+  const row = () => page.getByTestId(`inbound-row-${inboundId}`);
+
+  beforeAll(async () => {
+    hub = await startTestHub();
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS });
+    page = await browser.newPage({ viewport: { width: 1366, height: 900 } });
+    page.setDefaultTimeout(8000);
+    page.on('pageerror', (error) => pageErrors.push(`pageerror: ${error.message}`));
+    page.on('console', (entry) => {
+      // The browser logs every non-2xx fetch ("Failed to load resource"); the refused action and the favicon are expected ones.
+      if (entry.type() === 'error' && !entry.text().startsWith('Failed to load resource')) pageErrors.push(`console: ${entry.text()}`);
+    });
+    const response = await page.goto(`${hub.url}/a2a/panel`);
+    expect(response?.status()).toBe(200);
+    await page.getByTestId('live-status').and(page.locator('[data-state="live"]')).waitFor();
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await hub?.dispose();
+  });
+
+  it('loads the snapshot and the preset roster, with no outbound connections', async () => {
+    await page.getByTestId('inbound-row-default').waitFor();
+    expect(await page.getByTestId('outbounds-empty').textContent()).toBe('no outbound connections');
+    expect(await page.getByLabel('Preset', { exact: true }).inputValue()).toBe('echo');
+    expect(await page.getByTestId('metric-requests').textContent()).toMatch(/^\d+$/);
+  });
+
+  it('shows the API message and its violations when an action is refused', async () => {
+    await page.getByLabel('Name', { exact: true }).fill('refused');
+    await page.getByLabel('Description', { exact: true }).fill('bad path');
+    await page.getByLabel('Endpoint path (optional)').fill('no-leading-slash');
+    await page.getByTestId('create-submit').click();
+    await message().and(page.locator('[data-status="error"]')).waitFor();
+    expect(await page.getByTestId('action-violations').textContent()).toContain('endpointPath');
+    expect((await snapshot()).inbounds.map((inbound) => inbound.name)).not.toContain('refused');
+  });
+
+  it('creates an inbound through the form and lists it, rendering its data as text', async () => {
+    await page.getByLabel('Name', { exact: true }).fill('panel-test');
+    await page.getByLabel('Description', { exact: true }).fill('<b>made</b> by the browser test');
+    await page.getByLabel('Endpoint path (optional)').fill('');
+    await page.getByTestId('create-submit').click();
+    await message().and(page.locator('[data-status="success"]')).waitFor();
+    expect(await message().textContent()).toContain('inbound server "panel-test" created');
+
+    const created = (await snapshot()).inbounds.find((inbound) => inbound.name === 'panel-test');
+    expect(created).toBeDefined();
+    inboundId = created?.id ?? '';
+    cardPath = created?.cardPath ?? '';
+    await row().waitFor();
+    expect(await row().getByTestId('inbound-status').textContent()).toBe('enabled');
+    expect(await row().getByTestId('inbound-auth').textContent()).toBe('off');
+    expect(await row().getByTestId('inbound-card-link').getAttribute('href')).toBe(cardPath);
+    expect(await row().getByTestId('inbound-endpoint').textContent()).toBe(`${hub.url}/a2a/${inboundId}`);
+    expect(await row().getByTestId('inbound-description').textContent()).toContain('<b>made</b> by the browser test');
+    expect(await row().locator('b').count()).toBe(0);
+  });
+
+  it('sends a test message and shows the task reaching TASK_STATE_COMPLETED', async () => {
+    expect(await page.getByLabel('Send to').inputValue()).toBe(inboundId);
+    await page.getByLabel('Message text').fill('hello from the panel');
+    await page.getByTestId('send-test-submit').click();
+    await message().and(page.locator('[data-status="success"]')).waitFor();
+    expect(await message().textContent()).toContain(`test message to "panel-test" ended TASK_STATE_COMPLETED`);
+
+    const taskId = await page.getByTestId('test-result').getAttribute('data-task-id');
+    expect(taskId).toMatch(/\S/);
+    expect(await page.getByTestId('test-result').getAttribute('data-state')).toBe('TASK_STATE_COMPLETED');
+    const taskRow = page.getByTestId(`task-row-${taskId}`);
+    await taskRow.locator('[data-state="TASK_STATE_COMPLETED"]').waitFor();
+    expect(await taskRow.getByTestId('task-link').getAttribute('href')).toBe(`/a2a/api/task?id=${encodeURIComponent(taskId ?? '')}`);
+    const task = (await (await fetch(`${hub.url}/a2a/api/task?id=${encodeURIComponent(taskId ?? '')}`)).json()) as { serverId: string; status: { state: string } };
+    expect(task).toMatchObject({ serverId: inboundId, status: { state: 'TASK_STATE_COMPLETED' } });
+  });
+
+  it('sets a bearer token without ever showing it back', async () => {
+    await page.getByLabel('Server', { exact: true }).selectOption(inboundId);
+    await page.getByLabel('Bearer token', { exact: true }).fill(TOKEN);
+    await page.getByTestId('token-set').click();
+    await message().filter({ hasText: 'bearer auth enabled' }).waitFor();
+    await row().getByTestId('inbound-auth').filter({ hasText: 'on' }).waitFor();
+    expect(await page.getByLabel('Bearer token', { exact: true }).inputValue()).toBe('');
+    expect(await page.content()).not.toContain(TOKEN);
+  });
+
+  it('disables the inbound: shown disabled, and its card URL answers 404', async () => {
+    expect((await fetch(`${hub.url}${cardPath}`)).status).toBe(200);
+    await row().getByTestId('inbound-disable').click();
+    await message().filter({ hasText: `inbound server "panel-test" disabled` }).waitFor();
+    await row().getByTestId('inbound-status').filter({ hasText: 'disabled' }).waitFor();
+    await row().getByTestId('inbound-enable').waitFor();
+    expect((await fetch(`${hub.url}${cardPath}`)).status).toBe(404);
+  });
+
+  it('saves a screenshot of the page as a test artifact', async () => {
+    mkdirSync(join(REPO_ROOT, 'test-results'), { recursive: true });
+    await page.evaluate('window.scrollTo(0, 0)');
+    await page.screenshot({ path: SCREENSHOT, fullPage: true });
+    expect(existsSync(SCREENSHOT)).toBe(true);
+    expect(statSync(SCREENSHOT).size).toBeGreaterThan(0);
+  });
+
+  it('removes the inbound after the confirmation dialog', async () => {
+    page.once('dialog', (dialog) => void dialog.accept());
+    await row().getByTestId('inbound-remove').click();
+    await message().filter({ hasText: `inbound server "panel-test" removed` }).waitFor();
+    await row().waitFor({ state: 'detached' });
+    expect((await snapshot()).inbounds.map((inbound) => inbound.id)).not.toContain(inboundId);
+    const failure = (await (await fetch(`${hub.url}/a2a/api/card?id=${inboundId}`)).json()) as ActionFailure;
+    expect(failure.ok).toBe(false);
+  });
+
+  it('raised no script errors and no CSP violations', () => {
+    expect(pageErrors).toEqual([]);
+  });
+});
