@@ -1,0 +1,108 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { pino } from 'pino';
+import type { SendMessageRequest, TaskState } from '../../generated/a2a/1.0/types.js';
+import { startHub } from '../../src/hub.js';
+import { cpuNow, memoryNow, serveIpc, type FillReport, type HubOps, type StoreCounts } from './ipc.js';
+
+/**
+ * The hub under test, in its own process: production defaults (SQLite in WAL mode with
+ * synchronous=NORMAL, selfCheck on, body limit, SSE heartbeats…) except that rate limiting is
+ * off and the logger is silent. argv: <dataDir> [selfCheck: on|off]. The parent owns the
+ * data dir and deletes it.
+ */
+const [dataDir, selfCheckArg] = process.argv.slice(2);
+if (dataDir === undefined) throw new Error('usage: hub-process.ts <dataDir> [on|off]');
+
+const hub = await startHub({
+  host: '127.0.0.1',
+  port: 0,
+  dataDir,
+  rateLimit: false,
+  logger: pino({ level: 'silent' }),
+  ...(selfCheckArg === 'off' ? { selfCheck: false } : {}),
+});
+const agent = required(hub.inbounds.defaultAgent(), 'the hub has no default agent');
+
+function required<T>(value: T | undefined, problem: string): T {
+  if (value === undefined) throw new Error(problem);
+  return value;
+}
+
+/** HTTP requests the hub has started and not finished answering. */
+let inFlight = 0;
+hub.server.on('request', (_request: IncomingMessage, response: ServerResponse) => {
+  inFlight += 1;
+  response.once('close', () => (inFlight -= 1));
+});
+
+function count(state?: TaskState): number {
+  return hub.store.listTasks(agent.id, { pageSize: 1, historyLength: 0, includeArtifacts: false, ...(state === undefined ? {} : { state }) }).totalSize;
+}
+
+function counts(): StoreCounts {
+  return { tasks: count(), completed: count('TASK_STATE_COMPLETED'), active: hub.runtime.activeCount, requests: inFlight, sessions: hub.sessions.list().length };
+}
+
+async function fill(total: number, concurrency: number, timeoutMs: number): Promise<FillReport> {
+  const started = performance.now();
+  const deadline = started + timeoutMs;
+  const prefix = `fill-${randomUUID()}-`;
+  let next = 0;
+  let inserted = 0;
+  const worker = async (): Promise<void> => {
+    while (next < total && performance.now() < deadline) {
+      const n = next++;
+      const request: SendMessageRequest = { message: { messageId: `${prefix}${n}`, role: 'ROLE_USER', parts: [{ text: 'hello' }] } };
+      const outcome = await hub.runtime.send(agent, request);
+      if (outcome.kind !== 'task') throw new Error(`fill: the echo agent answered with a message instead of a task (${n})`);
+      await hub.runtime.settled(outcome.taskId);
+      inserted += 1;
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, concurrency) }, worker));
+  return { inserted, seconds: (performance.now() - started) / 1000, timedOut: inserted < total };
+}
+
+const QUIET_MS = 300;
+
+let closing: Promise<void> | undefined;
+function close(): Promise<void> {
+  closing ??= hub.close();
+  return closing;
+}
+
+serveIpc<HubOps>(
+  hub.url,
+  {
+    cpu: () => cpuNow(),
+    counts: () => counts(),
+    async settle({ timeoutMs }) {
+      // Quiet means: no executor running, no request being answered, and the task count
+      // unchanged for QUIET_MS. Requests of a load run that ended can still be waiting in
+      // the accept queue (a saturated loop accepts about one connection per turn); once the
+      // loop is idle they are accepted within milliseconds, so a quiet window catches them.
+      const deadline = performance.now() + timeoutMs;
+      let last = counts();
+      let quietSince = performance.now();
+      while (performance.now() < deadline) {
+        await sleep(25);
+        const now = counts();
+        if (now.active > 0 || now.requests > 0 || now.tasks !== last.tasks) quietSince = performance.now();
+        last = now;
+        if (performance.now() - quietSince >= QUIET_MS) return { ...now, settled: true };
+      }
+      return { ...last, settled: false };
+    },
+    fill: ({ count: total, concurrency, timeoutMs }) => fill(total, concurrency, timeoutMs),
+    memory: () => memoryNow(),
+    async close() {
+      await close();
+      // Exit once the reply is on its way; exiting also writes a --cpu-prof profile.
+      setTimeout(() => process.exit(0), 50);
+      return null;
+    },
+  },
+  () => void close().finally(() => process.exit(0)),
+);

@@ -1,0 +1,396 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ChildServer, type BareOps, type HubOps, type MemoryReport, type StoreCounts } from './ipc.js';
+import { runLoad, type LoadResult, type LoadSpec } from './load.js';
+import { fixed, median, mib, table } from './report.js';
+import { COMPLETED_MARKER, RPC_HEADERS, sampleBare, sampleHub, sendBody, SSE_HEADERS, walkListTasks, type Samples } from './samples.js';
+
+/**
+ * `npm run bench`: autocannon against the hub and, in the same run and with the same
+ * settings, against a bare node:http JSON-RPC responder; prints req/s and p50/p99 per
+ * scenario with the ratio to the bare responder, then the RSS of a hub holding 20k tasks
+ * and ListTasks page latencies over them. Speed is measured and printed, never asserted:
+ * the exit code is 1 only when the measurement itself is invalid (errors, wrong answers,
+ * tasks that were not stored). All traffic goes to 127.0.0.1; every loop is bounded in
+ * count and time, and a watchdog ends the run if anything hangs.
+ *
+ * Environment: BENCH_DURATION (s per measured run, default 5), BENCH_CONNECTIONS (50),
+ * BENCH_WARMUP (s, 1), BENCH_TASKS (20000), BENCH_SELF_CHECK (on|off, default on as in
+ * production), BENCH_CPU_PROF (a directory: profile the load-test hub with --cpu-prof).
+ */
+
+interface Settings {
+  readonly durationSeconds: number;
+  readonly connections: number;
+  readonly warmupSeconds: number;
+  readonly tasks: number;
+  readonly selfCheck: boolean;
+  readonly cpuProfDir: string | undefined;
+}
+
+function envInt(name: string, fallback: number, min: number, max: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) throw new Error(`${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(raw)}`);
+  return value;
+}
+
+function readSettings(): Settings {
+  const selfCheck = process.env['BENCH_SELF_CHECK'] ?? 'on';
+  if (!['on', 'off'].includes(selfCheck)) throw new Error(`BENCH_SELF_CHECK must be on or off, got ${JSON.stringify(selfCheck)}`);
+  return {
+    durationSeconds: envInt('BENCH_DURATION', 5, 1, 120),
+    connections: envInt('BENCH_CONNECTIONS', 50, 1, 1000),
+    warmupSeconds: envInt('BENCH_WARMUP', 1, 0, 30),
+    tasks: envInt('BENCH_TASKS', 20_000, 100, 200_000),
+    selfCheck: selfCheck === 'on',
+    cpuProfDir: process.env['BENCH_CPU_PROF'] || undefined,
+  };
+}
+
+type ScenarioName = 'card' | 'send' | 'stream';
+
+interface Scenario {
+  readonly name: ScenarioName;
+  readonly title: string;
+  /** Builds the autocannon spec against `url`; `tag` makes every messageId of the run unique. */
+  readonly spec: (url: string, tag: string) => LoadSpec;
+  /** Whether each request must leave a COMPLETED task in the store. */
+  readonly createsTasks: boolean;
+}
+
+interface SideResult {
+  readonly load: LoadResult;
+  /** Server process CPU (user + system) during the measured run, µs. */
+  readonly serverCpuMicros: number;
+  /** Load generator (this process) CPU during the measured run, µs. */
+  readonly loadgenCpuMicros: number;
+  /** CPU used on the machine by everything else during the measured run, µs (other tests, the OS). */
+  readonly otherCpuMicros: number;
+  readonly before?: StoreCounts;
+  readonly after?: StoreCounts & { settled: boolean };
+}
+
+const FILL_CONCURRENCY = 100;
+const FILL_TIMEOUT_MS = 180_000;
+const LIST_WALKS = 3;
+const START_TIMEOUT_MS = 30_000;
+
+function scenarios(settings: Settings): Scenario[] {
+  const common = { connections: settings.connections, durationSeconds: settings.durationSeconds };
+  return [
+    {
+      name: 'card',
+      title: 'agent card (GET)',
+      createsTasks: false,
+      spec: (url) => ({ ...common, url: `${url}/.well-known/agent-card.json`, method: 'GET', verify: (body) => body.startsWith('{"') && body.includes('"skills"') }),
+    },
+    {
+      name: 'send',
+      title: 'SendMessage (blocking, echo)',
+      createsTasks: true,
+      spec: (url, tag) => ({ ...common, url: `${url}/a2a/default`, method: 'POST', headers: RPC_HEADERS, body: sendBody('SendMessage', tag), verify: (body) => body.includes(COMPLETED_MARKER) }),
+    },
+    {
+      name: 'stream',
+      title: 'SendStreamingMessage (echo)',
+      createsTasks: true,
+      spec: (url, tag) => ({
+        ...common,
+        url: `${url}/a2a/default`,
+        method: 'POST',
+        headers: SSE_HEADERS,
+        body: sendBody('SendStreamingMessage', tag),
+        verify: (body) => body.includes(COMPLETED_MARKER) && body.endsWith('\n\n'),
+      }),
+    },
+  ];
+}
+
+/** Busy CPU time of the whole machine so far, µs (all CPUs, from os.cpus()). */
+function machineBusyMicros(): number {
+  return cpus().reduce((sum, cpu) => sum + (cpu.times.user + cpu.times.nice + cpu.times.sys + cpu.times.irq) * 1000, 0);
+}
+
+function cpuOfThisProcess(): number {
+  const usage = process.cpuUsage();
+  return usage.user + usage.system;
+}
+
+/** A server under test: its URL, its CPU counter, and for the hub its store. */
+interface Target {
+  readonly url: string;
+  readonly cpuMicros: () => Promise<number>;
+  readonly hub?: ChildServer<HubOps>;
+}
+
+function hubTarget(hub: ChildServer<HubOps>): Target {
+  return { url: hub.url, cpuMicros: async () => (await hub.call('cpu', undefined)).cpuMicros, hub };
+}
+
+function bareTarget(bare: ChildServer<BareOps>): Target {
+  return { url: bare.url, cpuMicros: async () => (await bare.call('cpu', undefined)).cpuMicros };
+}
+
+async function measure(target: Target, scenario: Scenario, settings: Settings, tag: string): Promise<SideResult> {
+  const { hub } = target;
+  if (settings.warmupSeconds > 0) {
+    await runLoad({ ...scenario.spec(target.url, `${tag}-warmup`), durationSeconds: settings.warmupSeconds });
+  }
+  const before = hub ? await hub.call('settle', { timeoutMs: 10_000 }) : undefined;
+  const serverCpu0 = await target.cpuMicros();
+  const machine0 = machineBusyMicros();
+  const loadgenCpu0 = cpuOfThisProcess();
+  const load = await runLoad(scenario.spec(target.url, tag));
+  const loadgenCpuMicros = cpuOfThisProcess() - loadgenCpu0;
+  const machineMicros = machineBusyMicros() - machine0;
+  const serverCpuMicros = (await target.cpuMicros()) - serverCpu0;
+  const otherCpuMicros = Math.max(0, machineMicros - loadgenCpuMicros - serverCpuMicros);
+  const after = hub ? await hub.call('settle', { timeoutMs: 10_000 }) : undefined;
+  return { load, serverCpuMicros, loadgenCpuMicros, otherCpuMicros, ...(before ? { before } : {}), ...(after ? { after } : {}) };
+}
+
+/** Everything that makes a load run invalid as a measurement. */
+function problemsOf(scenario: Scenario, side: string, result: SideResult): string[] {
+  const { load } = result;
+  const problems: string[] = [];
+  const where = `${scenario.title} / ${side}`;
+  if (load.completed === 0) problems.push(`${where}: no request completed`);
+  if (load.non2xx > 0) problems.push(`${where}: ${load.non2xx} non-2xx responses`);
+  if (load.errors > 0 || load.timeouts > 0) problems.push(`${where}: ${load.errors} errors, ${load.timeouts} timeouts`);
+  if (load.mismatches > 0) problems.push(`${where}: ${load.mismatches} response bodies were not the expected answer`);
+  if (result.before && result.after) {
+    const created = result.after.tasks - result.before.tasks;
+    const completed = result.after.completed - result.before.completed;
+    if (!result.after.settled) problems.push(`${where}: the hub was not quiet 10 s after the run (${result.after.active} executors, ${result.after.requests} requests)`);
+    if (scenario.createsTasks) {
+      // Requests in flight when autocannon stops may or may not have reached the hub.
+      if (created < load.ok2xx || created > load.sent) problems.push(`${where}: ${created} tasks stored for ${load.ok2xx} answered and ${load.sent} sent requests`);
+      if (completed !== created) problems.push(`${where}: only ${completed} of ${created} stored tasks are COMPLETED`);
+    } else if (created !== 0) {
+      problems.push(`${where}: ${created} tasks appeared during a run that creates none`);
+    }
+  }
+  return problems;
+}
+
+async function main(): Promise<number> {
+  const settings = readSettings();
+  const base = mkdtempSync(join(tmpdir(), 'a2a-hub-bench-'));
+  const children: (ChildServer<HubOps> | ChildServer<BareOps>)[] = [];
+  const plan = scenarios(settings);
+  const budgetMs = plan.length * 2 * (settings.warmupSeconds + settings.durationSeconds + 25) * 1000 + FILL_TIMEOUT_MS + 180_000;
+  const abort = (why: string, code: number): void => {
+    console.error(`\nbench: ${why}; stopping`);
+    for (const child of children) child.kill();
+    rmSync(base, { recursive: true, force: true });
+    process.exit(code);
+  };
+  const watchdog = setTimeout(() => abort(`the run exceeded its ${Math.round(budgetMs / 1000)} s budget`, 2), budgetMs);
+  watchdog.unref();
+  const onSignal = (signal: NodeJS.Signals): void => abort(`received ${signal}`, 130);
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+
+  const problems: string[] = [];
+  try {
+    const load0 = loadavg();
+    console.log('a2a-hub benchmark');
+    console.log(`  machine: ${availableParallelism()} CPUs (${cpus()[0]?.model.trim() ?? 'unknown'}), node ${process.version}, load average ${load0.map((v) => v.toFixed(2)).join(' ')}`);
+    console.log(`  autocannon: ${settings.connections} connections, ${settings.durationSeconds} s measured after ${settings.warmupSeconds} s warm-up, per scenario and side; target 127.0.0.1`);
+    console.log(`  hub: production defaults (SQLite WAL, synchronous=NORMAL, selfCheck ${settings.selfCheck ? 'on' : 'off'}), rate limit off, silent logger; own process`);
+    console.log('  bare: node:http, reads and JSON.parses the body, answers the bytes the hub gave to a sample request; own process');
+    console.log('  server and load generator share the same CPUs.\n');
+
+    const hub = await ChildServer.start<HubOps>('hub', {
+      module: './hub-process.ts',
+      args: [join(base, 'load'), settings.selfCheck ? 'on' : 'off'],
+      startTimeoutMs: START_TIMEOUT_MS,
+      ...(settings.cpuProfDir ? { nodeFlags: ['--cpu-prof', `--cpu-prof-dir=${settings.cpuProfDir}`] } : {}),
+    });
+    children.push(hub);
+    const bare = await ChildServer.start<BareOps>('bare', { module: './bare-process.ts', startTimeoutMs: START_TIMEOUT_MS });
+    children.push(bare);
+
+    const runTag = `bench-${Date.now().toString(36)}-${process.pid}`;
+    const samples: Samples = await sampleHub(hub.url, runTag);
+    await bare.call('configure', { card: samples.card, rpc: samples.rpc, sse: samples.sse });
+    await sampleBare(bare.url, samples);
+    console.log(`checked samples: card ${samples.card.length} B; SendMessage → COMPLETED task, ${samples.rpc.length} B; SendStreamingMessage → ${samples.sseFrames} SSE frames, ${samples.sse.length} B\n`);
+
+    const results = new Map<ScenarioName, { hub: SideResult; bare: SideResult }>();
+    for (const scenario of plan) {
+      process.stdout.write(`running ${scenario.title}: bare… `);
+      const bareResult = await measure(bareTarget(bare), scenario, settings, `${runTag}-${scenario.name}-bare`);
+      process.stdout.write('hub… ');
+      const hubResult = await measure(hubTarget(hub), scenario, settings, `${runTag}-${scenario.name}-hub`);
+      console.log('done');
+      problems.push(...problemsOf(scenario, 'bare', bareResult), ...problemsOf(scenario, 'hub', hubResult));
+      results.set(scenario.name, { hub: hubResult, bare: bareResult });
+    }
+    const loadHubMemory = await hub.call('memory', undefined);
+    const loadHubCounts = await hub.call('counts', undefined);
+    const bareMemory = await bare.call('memory', undefined);
+    await hub.stop();
+    await bare.stop();
+
+    // Memory and listing: a fresh hub, filled through hub.runtime.send (the echo executor and
+    // the SQLite store, as over HTTP, minus HTTP and JSON-RPC), FILL_CONCURRENCY at a time.
+    const fillHub = await ChildServer.start<HubOps>('fill hub', { module: './hub-process.ts', args: [join(base, 'fill'), settings.selfCheck ? 'on' : 'off'], startTimeoutMs: START_TIMEOUT_MS });
+    children.push(fillHub);
+    const emptyMemory = await fillHub.call('memory', undefined);
+    process.stdout.write(`\nstoring ${settings.tasks} tasks through hub.runtime.send (${FILL_CONCURRENCY} at a time)… `);
+    const fill = await fillHub.call('fill', { count: settings.tasks, concurrency: FILL_CONCURRENCY, timeoutMs: FILL_TIMEOUT_MS }, FILL_TIMEOUT_MS + 30_000);
+    const fillCounts = await fillHub.call('settle', { timeoutMs: 10_000 });
+    console.log(`${fill.inserted} in ${fixed(fill.seconds, 1)} s`);
+    if (fill.timedOut) problems.push(`fill: only ${fill.inserted} of ${settings.tasks} tasks within ${FILL_TIMEOUT_MS / 1000} s`);
+    if (fillCounts.tasks !== fill.inserted || fillCounts.completed !== fill.inserted) problems.push(`fill: ${fillCounts.tasks} stored, ${fillCounts.completed} COMPLETED, for ${fill.inserted} sent`);
+    const fullMemory = await fillHub.call('memory', undefined);
+    const maxPages = Math.ceil(fill.inserted / 100) + 2;
+    const walks: number[][] = [];
+    for (let walk = 0; walk < LIST_WALKS; walk += 1) {
+      const result = await walkListTasks(fillHub.url, maxPages);
+      if (result.tasks !== fill.inserted || result.totalSize !== fill.inserted) problems.push(`ListTasks walk ${walk + 1}: ${result.tasks} tasks over the pages, totalSize ${result.totalSize}, expected ${fill.inserted}`);
+      walks.push(result.pageMs);
+    }
+    const afterWalkMemory = await fillHub.call('memory', undefined);
+    await fillHub.stop();
+
+    printResults(plan, results, settings);
+    printDurability(plan, results);
+    printMemory({ bareMemory, loadHubMemory, loadHubCounts, fillCounts, emptyMemory, fullMemory, afterWalkMemory, fill, walks });
+    const load1 = loadavg();
+    console.log(`\nload average at the end: ${load1.map((v) => v.toFixed(2)).join(' ')} (${availableParallelism()} CPUs)`);
+  } finally {
+    clearTimeout(watchdog);
+    for (const child of children) await child.stop().catch(() => child.kill());
+    rmSync(base, { recursive: true, force: true });
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+
+  if (problems.length > 0) {
+    console.log('\nINVALID MEASUREMENT:');
+    for (const problem of problems) console.log(`  - ${problem}`);
+    return 1;
+  }
+  console.log('\nall responses checked, every SendMessage/SendStreamingMessage left a COMPLETED task in SQLite.');
+  return 0;
+}
+
+function printResults(plan: readonly Scenario[], results: ReadonlyMap<ScenarioName, { hub: SideResult; bare: SideResult }>, settings: Settings): void {
+  console.log(`\nthroughput and latency (${settings.connections} connections, ${settings.durationSeconds} s each; latency = request written until the response has fully arrived, for SSE until the stream ended)\n`);
+  const rows: string[][] = [];
+  const details: string[][] = [];
+  for (const scenario of plan) {
+    const result = results.get(scenario.name);
+    if (result === undefined) continue;
+    const { hub, bare } = result;
+    rows.push([
+      scenario.title,
+      fixed(hub.load.reqPerSec, 0),
+      fixed(hub.load.p50, 2),
+      fixed(hub.load.p99, 2),
+      fixed(bare.load.reqPerSec, 0),
+      fixed(bare.load.p50, 2),
+      fixed(bare.load.p99, 2),
+      fixed(hub.load.reqPerSec / bare.load.reqPerSec, 2),
+      fixed(cpuPerRequest(bare) / cpuPerRequest(hub), 3),
+    ]);
+    for (const [side, sideResult] of [['hub', hub], ['bare', bare]] as const) {
+      const seconds = sideResult.load.durationSeconds;
+      details.push([
+        `${scenario.title} / ${side}`,
+        String(sideResult.load.completed),
+        fixed(sideResult.load.p99Steady, 2),
+        fixed(cpuPerRequest(sideResult), 0),
+        `${fixed((sideResult.serverCpuMicros / 1e6 / seconds) * 100, 0)}%`,
+        `${fixed((sideResult.loadgenCpuMicros / 1e6 / seconds) * 100, 0)}%`,
+        `${fixed((sideResult.otherCpuMicros / 1e6 / seconds) * 100, 0)}%`,
+      ]);
+    }
+  }
+  console.log(table(['scenario', 'req/s', 'p50 ms', 'p99 ms', 'bare req/s', 'bare p50', 'bare p99', 'ratio', 'CPU ratio'], rows));
+  console.log('(ratio = hub req/s ÷ bare req/s; CPU ratio = bare server CPU per request ÷ hub server CPU per request, the ratio with equal CPU for both, which varies less when other processes compete for the CPUs)');
+  const send = results.get('send');
+  if (send) {
+    const ratio = send.hub.load.reqPerSec / send.bare.load.reqPerSec;
+    const cpuRatio = cpuPerRequest(send.bare) / cpuPerRequest(send.hub);
+    console.log(
+      `\ntarget: blocking SendMessage at least 0.25 of the bare responder: ${ratio >= 0.25 ? 'met' : 'MISSED'} (measured ${fixed(ratio, 2)}, CPU ratio ${fixed(cpuRatio, 3)}; informational, not asserted)`,
+    );
+  }
+  console.log('\nwhere the CPU went (user + system CPU during the measured run; 100% = one core)\n');
+  console.log(table(['run', 'responses', 'p99 ms w/o 1st per conn.', 'server CPU µs/req', 'server CPU', 'load generator CPU', 'other processes CPU'], details));
+  console.log(`(${availableParallelism()} CPUs = ${availableParallelism() * 100}%; "other processes" above ~20% means the machine was busy and the req/s columns are low, by ±30% or more)`);
+}
+
+function cpuPerRequest(side: SideResult): number {
+  return side.serverCpuMicros / Math.max(1, side.load.completed);
+}
+
+function printDurability(plan: readonly Scenario[], results: ReadonlyMap<ScenarioName, { hub: SideResult; bare: SideResult }>): void {
+  console.log('\ndurability (tasks counted in SQLite with hub.store.listTasks(...).totalSize, after the executors settled)\n');
+  const rows: string[][] = [];
+  for (const scenario of plan) {
+    const hub = results.get(scenario.name)?.hub;
+    if (!hub?.before || !hub.after) continue;
+    rows.push([
+      scenario.title,
+      String(hub.load.ok2xx),
+      String(hub.load.sent),
+      String(hub.after.tasks - hub.before.tasks),
+      String(hub.after.completed - hub.before.completed),
+      String(hub.after.tasks),
+    ]);
+  }
+  console.log(table(['run', '2xx answers', 'requests sent', 'tasks stored', 'of them COMPLETED', 'store total'], rows));
+}
+
+function printMemory(report: {
+  bareMemory: MemoryReport;
+  loadHubMemory: MemoryReport;
+  loadHubCounts: StoreCounts;
+  fillCounts: StoreCounts;
+  emptyMemory: MemoryReport;
+  fullMemory: MemoryReport;
+  afterWalkMemory: MemoryReport;
+  fill: { inserted: number; seconds: number };
+  walks: readonly (readonly number[])[];
+}): void {
+  const { emptyMemory, fullMemory, afterWalkMemory, loadHubMemory, fill, walks } = report;
+  const gc = fullMemory.gcForced ? 'after global.gc()' : 'WITHOUT gc (run node with --expose-gc)';
+  console.log(`\nmemory (${gc})\n`);
+  const row = (label: string, memory: MemoryReport): string[] => [label, mib(memory.rssBytes), mib(memory.heapUsedBytes), mib(memory.externalBytes), mib(memory.maxRssBytes)];
+  console.log(
+    table(
+      ['process', 'RSS', 'heap used', 'external', 'peak RSS'],
+      [
+        row('fresh hub, empty store', emptyMemory),
+        row(`same hub, ${fill.inserted} tasks stored (${report.fillCounts.sessions} live sessions)`, fullMemory),
+        row(`same hub, after ${walks.length} ListTasks walks`, afterWalkMemory),
+        row(`load-test hub after its runs (${report.loadHubCounts.tasks} tasks, ${report.loadHubCounts.sessions} sessions)`, loadHubMemory),
+        row('bare reference after its runs (node + tsx floor)', report.bareMemory),
+      ],
+      (column) => column > 0,
+    ),
+  );
+  console.log(`\nfill rate through hub.runtime.send (no HTTP, no load generator): ${fixed(fill.inserted / fill.seconds, 0)} tasks/s`);
+  const first = walks.map((walk) => walk[0] ?? Number.NaN);
+  const last = walks.map((walk) => walk.at(-1) ?? Number.NaN);
+  const all = walks.flat();
+  const pages = walks[0]?.length ?? 0;
+  console.log(
+    `ListTasks over JSON-RPC, pageSize 100, ${pages} pages per walk, ${walks.length} walks (median): first page ${fixed(median(first), 2)} ms, last page ${fixed(median(last), 2)} ms, any page ${fixed(median(all), 2)} ms (max ${fixed(Math.max(...all), 2)} ms)`,
+  );
+}
+
+const code = await main().catch((error: unknown) => {
+  console.error(`\nbench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  return 1;
+});
+process.exitCode = code;
+// Nothing should hold the loop open now; if something does, do not hang.
+setTimeout(() => process.exit(code), 10_000).unref();

@@ -1,0 +1,110 @@
+import type { StreamResponse, Task } from '../../generated/a2a/1.0/types.js';
+
+/**
+ * The requests the benchmark sends, and one checked sample of each against the hub before
+ * any load: the load run itself only checks a cheap marker in every body, so the sample is
+ * where we make sure the marker means what we think (a COMPLETED task with the echo artifact).
+ */
+
+export const RPC_HEADERS = { 'content-type': 'application/json', 'a2a-version': '1.0' } as const;
+export const SSE_HEADERS = { ...RPC_HEADERS, accept: 'text/event-stream' } as const;
+export const COMPLETED_MARKER = '"TASK_STATE_COMPLETED"';
+export const MESSAGE_TEXT = 'hello';
+const EXPECTED_REPLY = `echo: ${MESSAGE_TEXT}`;
+
+/**
+ * A JSON-RPC send with a messageId unique to this run and request: the hub dedupes by
+ * messageId, so a repeated id would be answered from the store without running anything.
+ */
+export function sendBody(method: 'SendMessage' | 'SendStreamingMessage', runTag: string): (n: number) => string {
+  const head = `{"jsonrpc":"2.0","id":1,"method":"${method}","params":{"message":{"messageId":"${runTag}-`;
+  const tail = `","role":"ROLE_USER","parts":[{"text":"${MESSAGE_TEXT}"}]}}}`;
+  return (n) => `${head}${n}${tail}`;
+}
+
+const FETCH_TIMEOUT_MS = 10_000;
+
+export interface Samples {
+  readonly card: string;
+  readonly rpc: string;
+  readonly sse: string;
+  readonly sseFrames: number;
+}
+
+/** Fetches one card, one blocking SendMessage and one SendStreamingMessage from the hub and checks each. */
+export async function sampleHub(hubUrl: string, runTag: string): Promise<Samples> {
+  const cardResponse = await fetch(`${hubUrl}/.well-known/agent-card.json`, { signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) });
+  const card = await cardResponse.text();
+  const parsedCard = JSON.parse(card) as { name?: unknown };
+  if (cardResponse.status !== 200 || typeof parsedCard.name !== 'string') throw new Error(`sample card: unexpected ${cardResponse.status} ${card.slice(0, 200)}`);
+
+  const rpcResponse = await fetch(`${hubUrl}/a2a/default`, {
+    method: 'POST',
+    headers: RPC_HEADERS,
+    body: sendBody('SendMessage', `${runTag}-sample`)(0),
+    signal: AbortSignal.timeout(FETCH_TIMEOUT_MS),
+  });
+  const rpc = await rpcResponse.text();
+  const task = (JSON.parse(rpc) as { result?: { task?: Task } }).result?.task;
+  const reply = task?.artifacts?.flatMap((artifact) => artifact.parts.map((part) => part.text ?? '')).join('');
+  if (rpcResponse.status !== 200 || task?.status.state !== 'TASK_STATE_COMPLETED' || reply !== EXPECTED_REPLY || !rpc.includes(COMPLETED_MARKER)) {
+    throw new Error(`sample SendMessage: expected a COMPLETED task replying "${EXPECTED_REPLY}", got ${rpcResponse.status} ${rpc.slice(0, 300)}`);
+  }
+
+  const sseResponse = await fetch(`${hubUrl}/a2a/default`, {
+    method: 'POST',
+    headers: SSE_HEADERS,
+    body: sendBody('SendStreamingMessage', `${runTag}-sample-stream`)(0),
+    signal: AbortSignal.timeout(FETCH_TIMEOUT_MS),
+  });
+  const sse = await sseResponse.text();
+  const frames = sseFrames(sse);
+  const last = frames.at(-1);
+  if (
+    sseResponse.status !== 200 ||
+    !sseResponse.headers.get('content-type')?.startsWith('text/event-stream') ||
+    frames[0]?.task === undefined ||
+    last?.statusUpdate?.status.state !== 'TASK_STATE_COMPLETED'
+  ) {
+    throw new Error(`sample SendStreamingMessage: expected Task … COMPLETED frames, got ${sseResponse.status} ${sse.slice(0, 300)}`);
+  }
+  return { card, rpc, sse, sseFrames: frames.length };
+}
+
+/** The StreamResponse of each `data:` event (the hub writes one data line per event). */
+export function sseFrames(text: string): StreamResponse[] {
+  return text
+    .split('\n\n')
+    .map((event) => event.split('\n').find((line) => line.startsWith('data: ')))
+    .filter((line): line is string => line !== undefined)
+    .map((line) => (JSON.parse(line.slice('data: '.length)) as { result: StreamResponse }).result);
+}
+
+/** Same checks against the bare reference, so both sides are known to answer the same bytes. */
+export async function sampleBare(bareUrl: string, samples: Samples): Promise<void> {
+  const card = await (await fetch(`${bareUrl}/.well-known/agent-card.json`, { signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) })).text();
+  const rpc = await (await fetch(`${bareUrl}/a2a/default`, { method: 'POST', headers: RPC_HEADERS, body: sendBody('SendMessage', 'bare')(0), signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) })).text();
+  const sse = await (await fetch(`${bareUrl}/a2a/default`, { method: 'POST', headers: SSE_HEADERS, body: sendBody('SendStreamingMessage', 'bare')(0), signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) })).text();
+  if (card !== samples.card || rpc !== samples.rpc || sse !== samples.sse) throw new Error('the bare reference does not answer the configured bodies');
+}
+
+/** Walks every ListTasks page (pageSize 100) over JSON-RPC and times each request. */
+export async function walkListTasks(hubUrl: string, maxPages: number): Promise<{ pageMs: number[]; tasks: number; totalSize: number }> {
+  const pageMs: number[] = [];
+  let tasks = 0;
+  let totalSize = 0;
+  let pageToken = '';
+  for (let page = 0; page < maxPages; page += 1) {
+    const body = JSON.stringify({ jsonrpc: '2.0', id: page, method: 'ListTasks', params: { pageSize: 100, ...(pageToken ? { pageToken } : {}) } });
+    const started = performance.now();
+    const response = await fetch(`${hubUrl}/a2a/default`, { method: 'POST', headers: RPC_HEADERS, body, signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) });
+    const parsed = (await response.json()) as { result?: { tasks: unknown[]; nextPageToken: string; totalSize: number }; error?: unknown };
+    pageMs.push(performance.now() - started);
+    if (parsed.result === undefined) throw new Error(`ListTasks failed: ${JSON.stringify(parsed.error)}`);
+    tasks += parsed.result.tasks.length;
+    totalSize = parsed.result.totalSize;
+    pageToken = parsed.result.nextPageToken;
+    if (pageToken === '') break;
+  }
+  return { pageMs, tasks, totalSize };
+}
