@@ -7,7 +7,7 @@ const ERROR_INFO = 'type.googleapis.com/google.rpc.ErrorInfo';
 /** Every JSON-RPC answer: content type, envelope, id echo (JSONRPC-ENV-001, -002). */
 function checkEnvelope(context: CheckContext, exchange: RpcExchange, sentId: string | number | null | undefined): void {
   const type = exchange.headers['content-type'] ?? '';
-  if (/^application\/json\b/i.test(type)) context.pass('JSONRPC-ENV-001');
+  if (/^application\/json\s*(;|$)/i.test(type)) context.pass('JSONRPC-ENV-001');
   else context.fail('JSONRPC-ENV-001', { message: 'a JSON-RPC response is not application/json', expected: 'Content-Type: application/json', observed: type || '(none)', exchange });
   const body = exchange.json as Record<string, unknown> | undefined;
   const problems: string[] = [];
@@ -15,6 +15,10 @@ function checkEnvelope(context: CheckContext, exchange: RpcExchange, sentId: str
   else {
     if (body['jsonrpc'] !== '2.0') problems.push(`jsonrpc is ${JSON.stringify(body['jsonrpc'])}`);
     if (('result' in body) === ('error' in body)) problems.push('it must carry exactly one of result and error');
+    const error = body['error'] as Record<string, unknown> | undefined;
+    if (error !== undefined && (typeof error !== 'object' || error === null || !Number.isInteger(error['code']) || typeof error['message'] !== 'string')) {
+      problems.push('error must be an object with an integer code and a string message');
+    }
     if (body['id'] !== sentId && !(sentId !== null && 'error' in body && body['id'] === null && isEnvelopeError(body))) {
       problems.push(`id is ${JSON.stringify(body['id'])}, the request's was ${JSON.stringify(sentId)}`);
     }

@@ -120,9 +120,12 @@ export function brokenAnswer(exchange: Exchange): boolean {
 const EXTRA_MEDIA_TYPES = ['text/plain', 'application/json', 'text/csv', 'image/png', 'application/pdf', 'application/octet-stream'];
 const EXTRA_OUTPUT_MODES = ['text/plain', 'application/json', 'image/png', 'text/*', '*/*'];
 
+/** The card's modes; tolerant of a malformed card, which other checks already report. */
 function modesOf(card: AgentCard, which: 'input' | 'output'): string[] {
-  const defaults = which === 'input' ? card.defaultInputModes : card.defaultOutputModes;
-  const skills = card.skills.flatMap((skill) => (which === 'input' ? skill.inputModes : skill.outputModes) ?? []);
+  const listed = which === 'input' ? (card.defaultInputModes as unknown) : (card.defaultOutputModes as unknown);
+  const defaults = Array.isArray(listed) ? listed.filter((mode): mode is string => typeof mode === 'string') : [];
+  const skillList: unknown = card.skills;
+  const skills = (Array.isArray(skillList) ? (skillList as AgentCard['skills']) : []).flatMap((skill) => (which === 'input' ? skill.inputModes : skill.outputModes) ?? []);
   return [...new Set([...defaults, ...skills])];
 }
 

@@ -129,7 +129,7 @@ function examine(context: CheckContext, opened: Opened, options: { sse002?: bool
   const type = exchange.headers['content-type'] ?? '';
   const isStream = exchange.ending !== 'not-a-stream' && exchange.status !== 0;
   if (options.sse002) {
-    if (isStream && exchange.status === 200 && /^text\/event-stream\b/i.test(type)) context.pass('SSE-002', 'HTTP 200 with Content-Type text/event-stream');
+    if (isStream && exchange.status === 200 && /^text\/event-stream\s*(;|$)/i.test(type)) context.pass('SSE-002', 'HTTP 200 with Content-Type text/event-stream');
     else {
       context.fail('SSE-002', {
         message: 'a valid SendStreamingMessage was not answered with an SSE stream',
@@ -601,6 +601,26 @@ export const streamingChecks: readonly Check[] = [
       if (texts.every((text) => text === '')) {
         context.fail('SSE-012', { message: 'the assembled artifact text is empty', expected: 'the chunks assemble into the reply text', observed: `${chunks} chunks with no text`, exchange: opened.exchange });
         return;
+      }
+      // The chunks must assemble into exactly the artifact the task holds: a duplicated or lost
+      // chunk is only visible against the stored result.
+      const taskId = member(opened.exchange.events[0]?.frame, 'task')?.['id'];
+      if (typeof taskId === 'string') {
+        const stored = await context.transport.call('GetTask', { id: taskId });
+        const result = stored.result as { artifacts?: { artifactId: string; parts: { text?: string }[] }[] } | undefined;
+        for (const [artifactId, entry] of artifacts) {
+          const final = result?.artifacts?.find((artifact) => artifact.artifactId === artifactId);
+          const finalText = final?.parts.map((part) => part.text ?? '').join('') ?? '';
+          if (final !== undefined && finalText !== entry.text) {
+            context.fail('SSE-012', {
+              message: `the chunks of artifact ${artifactId} do not assemble into the artifact the task holds`,
+              expected: JSON.stringify(finalText.slice(0, 200)),
+              observed: JSON.stringify(entry.text.slice(0, 200)),
+              exchange: opened.exchange,
+            });
+            return;
+          }
+        }
       }
       context.pass('SSE-012', `${chunks} chunks over ${artifacts.size} artifact(s), assembled: ${JSON.stringify(texts.join(' | ').slice(0, 120))}`);
     },

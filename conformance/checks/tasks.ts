@@ -152,12 +152,16 @@ export const taskChecks: readonly Check[] = [
       // cooperative agent gives a longer history: the INPUT_REQUIRED status message joins the request.
       const asked = context.cooperative ? await send(context, { message: context.message('ask me for more', { metadata: directive('input-required') }) }) : undefined;
       const subject = asked?.kind === 'task' ? asked.task.id : created.id;
-      const full = (subject === created.id ? got.task : (await getTask(context, { id: subject })).task)?.history?.length ?? 0;
+      const fullHistory = (subject === created.id ? got.task : (await getTask(context, { id: subject })).task)?.history ?? [];
+      const full = fullHistory.length;
       const limit = full >= 2 ? full - 1 : 1;
       const capped = await getTask(context, { id: subject, historyLength: limit });
       if (subject !== created.id) await context.transport.call('CancelTask', { id: subject });
       if (capped.task === undefined) context.fail('GET-003', { message: `GetTask with historyLength ${limit} failed`, expected: 'the Task', observed: observedOf(capped.exchange), exchange: capped.exchange });
-      else if ((capped.task.history?.length ?? 0) <= limit) context.pass('GET-003', `historyLength ${limit} gave ${capped.task.history?.length ?? 0} of ${full} messages`);
+      else if ((capped.task.history?.length ?? 0) > limit) context.fail('GET-003', { message: `historyLength ${limit} returned more history`, expected: `at most ${limit} messages`, observed: `${capped.task.history?.length ?? 0} messages`, path: 'result.history', exchange: capped.exchange });
+      else if (!isTail(capped.task.history ?? [], fullHistory)) {
+        context.fail('GET-003', { message: `historyLength ${limit} did not return the most recent messages`, expected: `the last messages of the history: ${fullHistory.slice(-(capped.task.history?.length ?? 0)).map((m) => m.messageId).join(', ')}`, observed: (capped.task.history ?? []).map((m) => m.messageId).join(', '), path: 'result.history', exchange: capped.exchange });
+      } else if ((capped.task.history?.length ?? 0) <= limit) context.pass('GET-003', `historyLength ${limit} gave the ${capped.task.history?.length ?? 0} most recent of ${full} messages`);
       else context.fail('GET-003', { message: `historyLength ${limit} returned more history`, expected: `at most ${limit} messages`, observed: `${capped.task.history?.length ?? 0} messages`, path: 'result.history', exchange: capped.exchange });
 
       const none = await getTask(context, { id: created.id, historyLength: 0 });
@@ -443,4 +447,10 @@ function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
   if (isObject(value)) return `{${Object.keys(value).sort().map((key) => `${JSON.stringify(key)}:${canonical(value[key])}`).join(',')}}`;
   return JSON.stringify(value) ?? 'undefined';
+}
+
+/** Whether `part` is the end of `whole`, message by message (historyLength keeps the most recent). */
+function isTail(part: readonly { messageId: string }[], whole: readonly { messageId: string }[]): boolean {
+  const tail = whole.slice(whole.length - part.length);
+  return part.length <= whole.length && part.every((message, index) => message.messageId === tail[index]?.messageId);
 }

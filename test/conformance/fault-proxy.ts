@@ -1094,6 +1094,50 @@ export const FAULTS: readonly Fault[] = [
         ? { status: 403, body: { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'forbidden' } } }
         : undefined,
   },
+  {
+    id: 'error-without-message',
+    description: 'JSON-RPC error objects lack the message member (JSON-RPC 2.0 §5.1 requires a string)',
+    expect: ['JSONRPC-ENV-002'],
+    onJson: (body) => {
+      const error = rpcError(body);
+      if (error !== undefined) delete error['message'];
+      return body;
+    },
+  },
+  {
+    id: 'envelope-content-type-json-seq',
+    description: 'JSON-RPC responses are labelled application/json-seq',
+    expect: ['JSONRPC-ENV-001'],
+    onHeaders: (response, ctx) => {
+      if (ctx.httpMethod === 'POST' && /^application\/json/i.test(response.headers['content-type'] ?? '')) response.headers['content-type'] = 'application/json-seq';
+    },
+  },
+  {
+    id: 'history-oldest-messages',
+    description: 'GetTask historyLength N returns the OLDEST N messages instead of the most recent N',
+    expect: ['GET-003'],
+    onRequest: (request, ctx) => {
+      if (ctx.method === 'GetTask') rewriteParams(request, (params) => delete params['historyLength']);
+      return undefined;
+    },
+    onJson: onResult('GetTask', (result, ctx, body) => {
+      const limit = ctx.params?.['historyLength'];
+      if (typeof limit !== 'number' || !Array.isArray(result['history'])) return body;
+      if (limit === 0) delete result['history'];
+      else result['history'] = result['history'].slice(0, limit);
+      return body;
+    }),
+  },
+  {
+    id: 'sse-artifact-chunk-duplicated',
+    description: 'every middle artifact chunk (append: true, not lastChunk) is delivered twice, corrupting the assembled artifact',
+    expect: ['SSE-012'],
+    onSse: (events) =>
+      events.flatMap((event) => {
+        const update = frameOf(event)?.['artifactUpdate'];
+        return isObject(update) && update['append'] === true && update['lastChunk'] !== true ? [event, { ...event, json: structuredClone(event.json) }] : [event];
+      }),
+  },
 ];
 
 /** Faults that break a SHOULD the suite reports as a warning, by design, not as a FAIL. */
@@ -1117,50 +1161,6 @@ export const WARNED_FAULTS: readonly Fault[] = [
  * requirement is not FAIL); once the suite catches one, move it to FAULTS.
  */
 export const GAPS: readonly Fault[] = [
-  {
-    id: 'error-without-message',
-    description: 'JSON-RPC error objects lack the message member (JSON-RPC 2.0 §5.1 requires a string); no check looks at error.message',
-    expect: ['JSONRPC-ENV-002'],
-    onJson: (body) => {
-      const error = rpcError(body);
-      if (error !== undefined) delete error['message'];
-      return body;
-    },
-  },
-  {
-    id: 'envelope-content-type-json-seq',
-    description: 'JSON-RPC responses are labelled application/json-seq; the check’s /^application\\/json\\b/ accepts it',
-    expect: ['JSONRPC-ENV-001'],
-    onHeaders: (response, ctx) => {
-      if (ctx.httpMethod === 'POST' && /^application\/json/i.test(response.headers['content-type'] ?? '')) response.headers['content-type'] = 'application/json-seq';
-    },
-  },
-  {
-    id: 'history-oldest-messages',
-    description: 'GetTask historyLength N returns the OLDEST N messages instead of the most recent N; GET-003 only counts them',
-    expect: ['GET-003'],
-    onRequest: (request, ctx) => {
-      if (ctx.method === 'GetTask') rewriteParams(request, (params) => delete params['historyLength']);
-      return undefined;
-    },
-    onJson: onResult('GetTask', (result, ctx, body) => {
-      const limit = ctx.params?.['historyLength'];
-      if (typeof limit !== 'number' || !Array.isArray(result['history'])) return body;
-      if (limit === 0) delete result['history'];
-      else result['history'] = result['history'].slice(0, limit);
-      return body;
-    }),
-  },
-  {
-    id: 'sse-artifact-chunk-duplicated',
-    description: 'every middle artifact chunk (append: true, not lastChunk) is delivered twice, corrupting the assembled artifact; SSE-012 never compares the assembly with the task’s artifact',
-    expect: ['SSE-012'],
-    onSse: (events) =>
-      events.flatMap((event) => {
-        const update = frameOf(event)?.['artifactUpdate'];
-        return isObject(update) && update['append'] === true && update['lastChunk'] !== true ? [event, { ...event, json: structuredClone(event.json) }] : [event];
-      }),
-  },
   {
     id: 'sse-terminal-frame-dropped',
     description: 'the terminal statusUpdate of SendStreamingMessage streams is dropped, so the stream ends at WORKING; SSE-008 only warns',
