@@ -1,0 +1,86 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spawn } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { validateConformanceReport } from '../../generated/conformance/validators.js';
+import { REPO_ROOT } from '../../codegen/paths.js';
+import { startTestHub, type TestHub } from '../helpers/hub.js';
+
+/** Runs `a2a-hub conform` in a child process without blocking the event loop (the agent under test lives in this process). */
+function conform(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [join(REPO_ROOT, 'src', 'cli', 'bin.js'), 'conform', ...args], { env: { ...process.env, NO_COLOR: '1' } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('close', (status) => resolve({ status, stdout, stderr }));
+  });
+}
+
+const scratch = mkdtempSync(join(tmpdir(), 'a2a-hub-conform-cli-'));
+let hub: TestHub;
+let broken: Server;
+let brokenUrl = '';
+
+beforeAll(async () => {
+  hub = await startTestHub();
+  // An "agent" that answers malformed JSON with -32600 instead of -32700.
+  broken = createServer((request, response) => {
+    let body = '';
+    request.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    request.on('end', () => {
+      let parsed: { id?: unknown } | undefined;
+      try {
+        parsed = JSON.parse(body) as { id?: unknown };
+      } catch {
+        parsed = undefined;
+      }
+      response.setHeader('content-type', 'application/json');
+      response.end(JSON.stringify({ jsonrpc: '2.0', id: parsed?.id ?? null, error: { code: parsed ? -32001 : -32600, message: 'nope' } }));
+    });
+  });
+  await new Promise<void>((resolve) => broken.listen(0, '127.0.0.1', resolve));
+  brokenUrl = `http://127.0.0.1:${(broken.address() as AddressInfo).port}/rpc`;
+});
+afterAll(async () => {
+  await hub.dispose();
+  await new Promise((resolve) => broken.close(resolve));
+  rmSync(scratch, { recursive: true, force: true });
+});
+
+describe('a2a-hub conform', () => {
+  it('exits 0 against a conforming agent and writes JSON, JUnit and HTML reports', async () => {
+    const json = join(scratch, 'report.json');
+    const junit = join(scratch, 'report.xml');
+    const html = join(scratch, 'report.html');
+    const result = await conform([hub.url, '--only', 'JSONRPC-ENV-003,JSONRPC-ENV-005,CARD-002', '--seed', '5', '--json', json, '--junit', junit, '--html', html]);
+    expect(result.stderr).toBe('');
+    expect(result.status).toBe(0);
+    expect(result.stdout).toMatch(/MUST failures: 0 · 3 PASS, 0 FAIL/);
+    const report = JSON.parse(readFileSync(json, 'utf8')) as unknown;
+    expect(validateConformanceReport(report)).toBe(true);
+    expect(readFileSync(junit, 'utf8')).toMatch(/^<\?xml/);
+    expect(readFileSync(html, 'utf8')).toContain('JSONRPC-ENV-003');
+  });
+
+  it('exits 1 when a MUST requirement fails, and prints the curl that reproduces it', async () => {
+    const result = await conform([brokenUrl, '--only', 'JSONRPC-ENV-003', '--seed', '5']);
+    expect(result.status).toBe(1);
+    expect(result.stdout).toContain('FAIL   JSONRPC-ENV-003');
+    expect(result.stdout).toMatch(/curl -sS -N -X POST '.*\/rpc'/);
+    expect(result.stdout).toContain('no agent card was found');
+  });
+
+  it('exits 2 when the target cannot be reached, and on bad options', async () => {
+    const unreachable = await conform(['http://127.0.0.1:9/', '--timeout', '2000']);
+    expect(unreachable.status).toBe(2);
+    expect(unreachable.stderr).toMatch(/not reachable|serves no agent card/);
+    const badLevel = await conform([hub.url, '--level', 'sometimes']);
+    expect(badLevel.status).toBe(2);
+    expect(badLevel.stderr).toContain('--level must be must, should or may');
+  });
+});
