@@ -129,3 +129,26 @@ export function userMessage(text: string, extra: Record<string, unknown> = {}): 
   messageCounter += 1;
   return { messageId: `m-${Date.now()}-${messageCounter}-${Math.random().toString(36).slice(2)}`, role: 'ROLE_USER', parts: [{ text }], ...extra };
 }
+
+/** Calls a method expecting a JSON-RPC error with this code and ErrorInfo reason; returns the error. */
+export async function expectRpcError<M extends MethodName>(
+  url: string,
+  method: M,
+  params: MethodTypes[M]['params'] | Record<string, unknown> | undefined,
+  code: number,
+  reason: string,
+): Promise<JSONRPCError> {
+  const response = await rpc(url, method, params);
+  expect(response.status).toBe(200);
+  expect(response.body.result).toBeUndefined();
+  const error = response.body.error as JSONRPCError;
+  expect(error, `${method} should fail with ${code}`).toBeDefined();
+  expect({ code: error.code, reason: (error.data?.[0] as { reason?: string } | undefined)?.reason }).toEqual({ code, reason });
+  return error;
+}
+
+/** The fields named by the google.rpc.BadRequest detail of an error. */
+export function violationFields(error: JSONRPCError): string[] {
+  const badRequest = error.data?.find((detail) => detail['@type'] === 'type.googleapis.com/google.rpc.BadRequest') as { fieldViolations?: { field: string }[] } | undefined;
+  return (badRequest?.fieldViolations ?? []).map((violation) => violation.field);
+}

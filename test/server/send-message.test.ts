@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MethodName, MethodTypes } from '../../generated/a2a/1.0/methods.js';
 import type { JSONRPCError, Message, Task, TaskState } from '../../generated/a2a/1.0/types.js';
-import { call, rpc, userMessage } from '../helpers/a2a-client.js';
+import { call, expectRpcError, userMessage, violationFields } from '../helpers/a2a-client.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
 
 /**
@@ -67,26 +67,15 @@ function messageText(message: Message | undefined): string {
   return (message?.parts ?? []).map((part) => part.text ?? '').join('');
 }
 
-/** Calls a method expecting a JSON-RPC error with this code and ErrorInfo reason; returns the error. */
-async function expectError<M extends MethodName>(
+/** Calls a method on the default agent (or `url`) expecting a JSON-RPC error with this code and reason. */
+function expectError<M extends MethodName>(
   method: M,
-  params: MethodTypes[M]['params'] | Record<string, unknown>,
+  params: MethodTypes[M]['params'] | Record<string, unknown> | undefined,
   code: number,
   reason: string,
   url = hub.endpoint,
 ): Promise<JSONRPCError> {
-  const response = await rpc(url, method, params);
-  expect(response.status).toBe(200);
-  expect(response.body.result).toBeUndefined();
-  const error = response.body.error as JSONRPCError;
-  expect(error, `${method} should fail with ${code}`).toBeDefined();
-  expect({ code: error.code, reason: (error.data?.[0] as { reason?: string } | undefined)?.reason }).toEqual({ code, reason });
-  return error;
-}
-
-function violationFields(error: JSONRPCError): string[] {
-  const badRequest = error.data?.find((detail) => detail['@type'] === 'type.googleapis.com/google.rpc.BadRequest') as { fieldViolations?: { field: string }[] } | undefined;
-  return (badRequest?.fieldViolations ?? []).map((violation) => violation.field);
+  return expectRpcError(url, method, params, code, reason);
 }
 
 /** Puts a task into INPUT_REQUIRED and returns it. */

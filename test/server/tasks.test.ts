@@ -4,7 +4,7 @@ import type { MethodName, MethodTypes } from '../../generated/a2a/1.0/methods.js
 import type { AgentCard, JSONRPCError, ListTasksResponse, Task } from '../../generated/a2a/1.0/types.js';
 import { A2A_1_0 } from '../../src/protocol/a2a-schema.js';
 import { checkValue } from '../../src/protocol/validation.js';
-import { call, rpc, userMessage } from '../helpers/a2a-client.js';
+import { call, rpc, userMessage, expectRpcError, violationFields } from '../helpers/a2a-client.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
 
 /**
@@ -65,25 +65,15 @@ async function listTasks(params: MethodTypes['ListTasks']['params'], url = hub.e
   return call(url, 'ListTasks', params);
 }
 
-async function expectError<M extends MethodName>(
+/** Calls a method on the default agent (or `url`) expecting a JSON-RPC error with this code and reason. */
+function expectError<M extends MethodName>(
   method: M,
   params: MethodTypes[M]['params'] | Record<string, unknown> | undefined,
   code: number,
   reason: string,
   url = hub.endpoint,
 ): Promise<JSONRPCError> {
-  const response = await rpc(url, method, params);
-  expect(response.status).toBe(200);
-  expect(response.body.result).toBeUndefined();
-  const error = response.body.error as JSONRPCError;
-  expect(error, `${method} should fail with ${code}`).toBeDefined();
-  expect({ code: error.code, reason: (error.data?.[0] as { reason?: string } | undefined)?.reason }).toEqual({ code, reason });
-  return error;
-}
-
-function violationFields(error: JSONRPCError): string[] {
-  const badRequest = error.data?.find((detail) => detail['@type'] === 'type.googleapis.com/google.rpc.BadRequest') as { fieldViolations?: { field: string }[] } | undefined;
-  return (badRequest?.fieldViolations ?? []).map((violation) => violation.field);
+  return expectRpcError(url, method, params, code, reason);
 }
 
 /** Waits (bounded) until the wall clock is past the given timestamp, so later statuses are strictly newer. */
