@@ -138,6 +138,7 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
         server.closeAllConnections();
         await stopped;
         sessions.close();
+        runtime.close();
         store.close();
       })();
       return closing;

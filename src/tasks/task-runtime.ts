@@ -159,6 +159,11 @@ export class TaskRuntime {
     return settled;
   }
 
+  /** Commits every queued write and accepts no more; the store may close after this. */
+  close(): void {
+    this.#writes.close();
+  }
+
   /** Waits up to graceMs for running tasks, then fails the rest so none is left WORKING. */
   async shutdown(graceMs: number): Promise<void> {
     const running = [...this.#active.values()].map((execution) => execution.done);

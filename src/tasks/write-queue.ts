@@ -12,14 +12,16 @@ interface QueuedWrite {
 
 /**
  * Group commit for task writes. An executor usually emits several events in one burst
- * (working, artifact chunks, completed); writing each in its own transaction made commits
- * the cost of a task. Writes queued in the same tick are committed together at the end of
- * the tick, and only then are their frames published, so nothing is visible before it is
- * durable. Readers that need to see queued writes at once call `flush()` first.
+ * (working, artifact chunks, completed), and under load many tasks do so in the same turn of
+ * the event loop; writing each event in its own transaction made commits the cost of a task.
+ * Writes queued in one turn are committed together, and only then are their frames
+ * published, so nothing is visible before it is durable. Readers that need to see queued
+ * writes at once call `flush()` first.
  */
 export class WriteQueue {
   #queue: QueuedWrite[] = [];
   #scheduled = false;
+  #closed = false;
 
   constructor(
     private readonly store: TaskStore,
@@ -28,15 +30,18 @@ export class WriteQueue {
   ) {}
 
   enqueue(write: QueuedWrite): void {
+    if (this.#closed) throw new Error('the task store is closed');
     this.#queue.push(write);
     if (this.#scheduled) return;
     this.#scheduled = true;
-    queueMicrotask(() => this.flush());
+    // Flushing on the next turn of the event loop, not the next microtask, lets the writes of
+    // every request handled in this turn share one commit.
+    setImmediate(() => this.flush());
   }
 
   flush(): void {
     this.#scheduled = false;
-    if (this.#queue.length === 0) return;
+    if (this.#queue.length === 0 || this.#closed) return;
     const writes = this.#queue;
     this.#queue = [];
     let seqs: (number | undefined)[];
@@ -50,5 +55,11 @@ export class WriteQueue {
       const seq = seqs[index];
       if (write.frame !== undefined && seq !== undefined) this.channels.publish(write.taskId, { seq, frame: write.frame, final: write.final });
     });
+  }
+
+  /** Commits what is queued and refuses further writes: call before the store closes. */
+  close(): void {
+    this.flush();
+    this.#closed = true;
   }
 }
