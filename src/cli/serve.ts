@@ -46,6 +46,8 @@ function printBanner(hub: Hub): void {
       .list()
       .filter((inbound) => inbound.enabled)
       .flatMap((inbound) => [`JSON-RPC:     ${hub.url}${inbound.endpointPath}   (${inbound.id}, preset ${inbound.preset})`, `  its card:   ${hub.url}${inbound.endpointPath}/agent-card.json`]),
+    `Control API:  ${hub.url}/a2a/api   (loopback peers only)`,
+    `Panel:        ${hub.url}/a2a/panel`,
     `Data:         ${hub.config.store === 'sqlite' ? hub.config.dataDir : 'in memory (lost on exit)'}`,
     ...(agent === undefined ? ['No enabled inbound agent: create one through the control API.'] : []),
     'Stop with Ctrl-C (running tasks get a grace period).',
