@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { runGenerate } from '../../codegen/main.js';
 import { ConfigError } from '../config.js';
+import { addClientCommands } from './client-commands.js';
 import { addConformCommand } from './conform.js';
 import { addServeCommand } from './serve.js';
 
@@ -35,6 +36,7 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
 
   addServeCommand(program, setExitCode);
   addConformCommand(program, setExitCode);
+  addClientCommands(program, setExitCode);
   return program;
 }
 

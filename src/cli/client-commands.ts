@@ -1,0 +1,154 @@
+import { randomUUID } from 'node:crypto';
+import type { Command } from 'commander';
+import type { Message, SendMessageRequest, Task, TaskState } from '../../generated/a2a/1.0/types.js';
+import { A2AClient, A2ATransportError, fetchAgentCard, textOf } from '../client/a2a-client.js';
+import { A2AError } from '../protocol/a2a-error.js';
+import { A2A_1_0 } from '../protocol/a2a-schema.js';
+import { checkValue } from '../protocol/validation.js';
+
+interface CardFlags {
+  token?: string;
+}
+
+interface SendFlags {
+  token?: string;
+  stream?: boolean;
+  contextId?: string;
+  taskId?: string;
+}
+
+const FAILING_STATES: ReadonlySet<TaskState> = new Set(['TASK_STATE_FAILED', 'TASK_STATE_REJECTED', 'TASK_STATE_CANCELED']);
+
+/** `a2a-hub card <url>` and `a2a-hub send <url> <text>`: 0 ok, 1 invalid card / failed task / A2A error, 2 unreachable. */
+export function addClientCommands(program: Command, setExitCode: (code: number) => void): void {
+  program
+    .command('card')
+    .description("fetch an agent's card, check it against A2A 1.0 and print it")
+    .argument('<url>', 'agent card URL or base URL (card at /.well-known/agent-card.json)')
+    .option('--token <token>', 'send Authorization: Bearer <token>')
+    .action(async (url: string, flags: CardFlags) => {
+      setExitCode(await card(url, flags));
+    });
+
+  program
+    .command('send')
+    .description('send a text message to an A2A 1.0 agent and print the outcome')
+    .argument('<url>', 'agent card URL or base URL')
+    .argument('<text>', 'the message text')
+    .option('--stream', 'use SendStreamingMessage and print updates as they arrive')
+    .option('--context-id <id>', 'continue this context')
+    .option('--task-id <id>', 'continue this task (e.g. one waiting for input)')
+    .option('--token <token>', 'send Authorization: Bearer <token>')
+    .action(async (url: string, text: string, flags: SendFlags) => {
+      setExitCode(await send(url, text, flags));
+    });
+}
+
+async function card(url: string, flags: CardFlags): Promise<number> {
+  try {
+    const fetched = await fetchAgentCard(url, flags.token === undefined ? {} : { token: flags.token });
+    const verdict = checkValue(A2A_1_0, 'AgentCard', fetched.card, { flavour: 'exact', fieldPrefix: 'card' });
+    process.stdout.write(`${JSON.stringify(fetched.card, null, 2)}\n`);
+    if (!verdict.ok) {
+      process.stderr.write(`the card at ${fetched.cardUrl} does not conform to A2A 1.0:\n`);
+      for (const violation of verdict.violations) process.stderr.write(`  ${violation.field}: ${violation.description}\n`);
+      return 1;
+    }
+    return 0;
+  } catch (error) {
+    return failure('card', error);
+  }
+}
+
+async function send(url: string, text: string, flags: SendFlags): Promise<number> {
+  try {
+    const client = await A2AClient.connect(url, flags.token === undefined ? {} : { token: flags.token });
+    const message: Message = {
+      messageId: randomUUID(),
+      role: 'ROLE_USER',
+      parts: [{ text }],
+      ...(flags.contextId === undefined ? {} : { contextId: flags.contextId }),
+      ...(flags.taskId === undefined ? {} : { taskId: flags.taskId }),
+    };
+    const params: SendMessageRequest = { message };
+    if (flags.stream) return await sendStreaming(client, params);
+    const response = await client.sendMessage(params);
+    if (response.message !== undefined) return printMessage(response.message);
+    return printTask(response.task);
+  } catch (error) {
+    return failure('send', error);
+  }
+}
+
+async function sendStreaming(client: A2AClient, params: SendMessageRequest): Promise<number> {
+  let openLine = false;
+  let lastState: TaskState | undefined;
+  let ids: { taskId: string; contextId?: string } | undefined;
+  const endLine = (): void => {
+    if (openLine) process.stdout.write('\n');
+    openLine = false;
+  };
+  for await (const frame of client.sendStreamingMessage(params)) {
+    if (frame.message !== undefined) {
+      endLine();
+      return printMessage(frame.message);
+    }
+    const status = frame.task?.status ?? frame.statusUpdate?.status;
+    if (frame.task !== undefined) ids = { taskId: frame.task.id, ...(frame.task.contextId === undefined ? {} : { contextId: frame.task.contextId }) };
+    if (frame.statusUpdate !== undefined) ids = { taskId: frame.statusUpdate.taskId, contextId: frame.statusUpdate.contextId };
+    if (status !== undefined && status.state !== lastState) {
+      endLine();
+      lastState = status.state;
+      const note = textOf(status.message);
+      process.stdout.write(`status: ${shortState(status.state)}${note ? ` (${note})` : ''}\n`);
+    }
+    if (frame.artifactUpdate !== undefined) {
+      const chunk = textOf(frame.artifactUpdate.artifact);
+      if (frame.artifactUpdate.append !== true) endLine();
+      process.stdout.write(chunk);
+      openLine = true;
+      if (frame.artifactUpdate.lastChunk === true) endLine();
+    }
+  }
+  endLine();
+  if (lastState === undefined) {
+    process.stderr.write('a2a-hub send: the stream ended without a task state\n');
+    return 1;
+  }
+  process.stdout.write(`final state: ${shortState(lastState)}\n`);
+  if (ids !== undefined) process.stdout.write(`task: ${ids.taskId}\ncontext: ${ids.contextId ?? '(none)'}\n`);
+  return FAILING_STATES.has(lastState) ? 1 : 0;
+}
+
+function printMessage(message: Message): number {
+  process.stdout.write(`${textOf(message)}\n`);
+  if (message.contextId !== undefined) process.stdout.write(`context: ${message.contextId}\n`);
+  return 0;
+}
+
+function printTask(task: Task | undefined): number {
+  if (task === undefined) return 1;
+  const state = task.status.state;
+  process.stdout.write(`state: ${shortState(state)}\n`);
+  const note = textOf(task.status.message);
+  if (note) process.stdout.write(`status message: ${note}\n`);
+  for (const artifact of task.artifacts ?? []) process.stdout.write(`${textOf(artifact)}\n`);
+  process.stdout.write(`task: ${task.id}\ncontext: ${task.contextId ?? '(none)'}\n`);
+  return FAILING_STATES.has(state) ? 1 : 0;
+}
+
+function shortState(state: TaskState): string {
+  return state.replace(/^TASK_STATE_/, '');
+}
+
+function failure(command: string, error: unknown): number {
+  if (error instanceof A2ATransportError) {
+    process.stderr.write(`a2a-hub ${command}: ${error.message}\n`);
+    return 2;
+  }
+  if (error instanceof A2AError) {
+    process.stderr.write(`a2a-hub ${command}: ${error.name} (${error.code}): ${error.message}\n`);
+    return 1;
+  }
+  throw error;
+}
