@@ -1,0 +1,67 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { envelopeChecks } from '../../conformance/checks/envelope.js';
+import { runConformance } from '../../conformance/suite.js';
+import { startTestHub, type TestHub } from '../helpers/hub.js';
+
+let hub: TestHub;
+let broken: Server;
+let brokenUrl = '';
+
+beforeAll(async () => {
+  hub = await startTestHub();
+  // Answers malformed JSON with -32600 instead of -32700: JSONRPC-ENV-003 fails, the rest of the envelope holds.
+  broken = createServer((request, response) => {
+    let body = '';
+    request.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    request.on('end', () => {
+      let parsed: { id?: unknown; method?: unknown } | undefined;
+      try {
+        parsed = JSON.parse(body) as { id?: unknown; method?: unknown };
+      } catch {
+        parsed = undefined;
+      }
+      response.setHeader('content-type', 'application/json');
+      response.end(JSON.stringify({ jsonrpc: '2.0', id: parsed?.id ?? null, error: { code: parsed ? -32601 : -32600, message: 'nope' } }));
+    });
+  });
+  await new Promise<void>((resolve) => broken.listen(0, '127.0.0.1', resolve));
+  brokenUrl = `http://127.0.0.1:${(broken.address() as AddressInfo).port}/rpc`;
+});
+afterAll(async () => {
+  await hub.dispose();
+  await new Promise((resolve) => broken.close(resolve));
+});
+
+const only = ['JSONRPC-ENV-003'];
+
+describe('the runner', () => {
+  it('exits 1 on an unlisted MUST failure and 0 when the baseline lists it, marking it baselined', async () => {
+    const plain = await runConformance(brokenUrl, { checks: envelopeChecks, only, seed: 1 });
+    expect(plain.report.results.find((result) => result.id === 'JSONRPC-ENV-003')?.verdict).toBe('FAIL');
+    expect(plain.exitCode).toBe(1);
+    const listed = await runConformance(brokenUrl, { checks: envelopeChecks, only, seed: 1, baseline: new Map([['JSONRPC-ENV-003', 'known']]) });
+    expect(listed.report.results.find((result) => result.id === 'JSONRPC-ENV-003')?.baselined).toBe('known');
+    expect(listed.exitCode).toBe(0);
+  });
+
+  it('fails the run when a baselined requirement now passes (stale baseline)', async () => {
+    const { report, exitCode } = await runConformance(hub.url, { checks: envelopeChecks, only, seed: 1, baseline: new Map([['JSONRPC-ENV-003', 'was broken once']]) });
+    expect(report.summary.baselineStale).toEqual(['JSONRPC-ENV-003']);
+    expect(exitCode).toBe(1);
+  });
+
+  it('warns that a run proves little when most requests end in 401 or 404', async () => {
+    hub.inbounds.setAuth('default', 'runner-test-token');
+    try {
+      const { report } = await runConformance(hub.url, { checks: envelopeChecks, seed: 1 });
+      expect(report.summary.deniedRequests).toBeGreaterThan(report.summary.requests / 2);
+      expect(report.warnings.join('\n')).toMatch(/answered 401 or 404: this run proves little/);
+      const authorised = await runConformance(hub.url, { checks: envelopeChecks, seed: 1, headers: { authorization: 'Bearer runner-test-token' } });
+      expect(authorised.report.warnings.join('\n')).not.toMatch(/proves little/);
+    } finally {
+      hub.inbounds.setAuth('default', undefined);
+    }
+  });
+});
