@@ -5,8 +5,8 @@ import { validateHubConfig } from '../generated/hub/validators.js';
 import { toFieldViolations } from './protocol/violations.js';
 import document from '../generated/hub/schema.json' with { type: 'json' };
 
-/** The configuration with every default filled in. */
-export type ResolvedHubConfig = Required<Omit<HubConfig, 'publicUrl' | 'provider'>> & Pick<HubConfig, 'publicUrl' | 'provider'>;
+/** The configuration with every default filled in; `outbound` fills its own defaults (src/outbound/outbound-registry.ts). */
+export type ResolvedHubConfig = Required<Omit<HubConfig, 'publicUrl' | 'provider' | 'outbound'>> & Pick<HubConfig, 'publicUrl' | 'provider' | 'outbound'>;
 
 export const DEFAULTS: ResolvedHubConfig = {
   host: '127.0.0.1',

@@ -6,6 +6,7 @@ import type Router from '@koa/router';
 import type { Logger } from 'pino';
 import { DEFAULTS, type ResolvedHubConfig } from './config.js';
 import { PresetRegistry } from './executors/presets.js';
+import { RELAY_PRESET, relayPreset } from './executors/relay-preset.js';
 import { createHttpApp } from './http/app.js';
 import { RateLimiter } from './http/rate-limit.js';
 import { StreamTracker } from './http/stream-tracker.js';
@@ -15,6 +16,8 @@ import { HubMetrics } from './control/metrics.js';
 import { PeerTracker } from './control/peers.js';
 import { InboundRegistry } from './inbound/inbound-registry.js';
 import { createLogger, logFunction, type LogFunction } from './logging.js';
+import { OutboundRegistry } from './outbound/outbound-registry.js';
+import { ToolRegistry } from './outbound/tool-registry.js';
 import { A2AHandler } from './protocol/a2a-handler.js';
 import { MemoryTaskStore } from './store/memory-store.js';
 import { SqliteTaskStore } from './store/sqlite-store.js';
@@ -29,7 +32,7 @@ export interface HubOptions extends Partial<ResolvedHubConfig> {
   readonly taskStore?: TaskStore;
   readonly presets?: PresetRegistry;
   readonly logger?: Logger;
-  /** Environment for `authTokenEnv` lookups (default: process.env). */
+  /** Environment for `authTokenEnv` and `bearerTokenEnv` lookups (default: process.env). */
   readonly env?: NodeJS.ProcessEnv;
   /** Extra routers (the control API) to mount. */
   readonly routers?: (hub: HubParts) => readonly Router[];
@@ -43,6 +46,10 @@ export interface HubParts {
   readonly channels: TaskChannels;
   readonly sessions: SessionRegistry;
   readonly inbounds: InboundRegistry;
+  /** Connections to remote agents (docs/outbound.md). */
+  readonly outbounds: OutboundRegistry;
+  /** The remote skills of the connected outbounds as model tools: `hub.tools.call(name, { prompt })`. */
+  readonly tools: ToolRegistry;
   readonly presets: PresetRegistry;
   readonly rateLimiter: RateLimiter | undefined;
   readonly streams: StreamTracker;
@@ -69,15 +76,31 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
   const store = options.taskStore ?? openStore(config);
   const channels = new TaskChannels();
   const sessions = new SessionRegistry(config.sessionIdleMs, now);
-  const runtime = new TaskRuntime({ store, channels, sessions, now, log });
   const presets = options.presets ?? new PresetRegistry();
-  const recovered = runtime.recover();
+  const recovered = TaskRuntime.recover(store, now);
+  const runtime = new TaskRuntime({ store, channels, sessions, now, log });
   if (recovered.length > 0) log('warn', 'settled tasks left running by an earlier process as FAILED', { count: recovered.length });
-  const inbounds = new InboundRegistry({ store, presets, now, log, ...(options.env ? { env: options.env } : {}), ...(config.provider ? { provider: config.provider } : {}) });
+  const outbounds = new OutboundRegistry({ store, now, log, ...(options.env ? { env: options.env } : {}), ...(config.outbound ? { settings: config.outbound } : {}) });
+  // The relay preset reads an instance's relayTo when a message arrives; the registry that
+  // holds it is created next, because it checks instances against the presets.
+  const relayTargets: { of: (instanceId: string) => string | undefined } = { of: () => undefined };
+  if (presets.get(RELAY_PRESET) === undefined) presets.register(relayPreset({ outbounds, meta: store, relayToOf: (id) => relayTargets.of(id) }));
+  const inbounds = new InboundRegistry({
+    store,
+    presets,
+    now,
+    log,
+    // A relay instance's card follows its remote's, so the table is rebuilt when connections change.
+    revision: () => outbounds.version,
+    ...(options.env ? { env: options.env } : {}),
+    ...(config.provider ? { provider: config.provider } : {}),
+  });
+  relayTargets.of = (id) => inbounds.get(id)?.relayTo;
   inbounds.ensureDefault();
+  const tools = new ToolRegistry(outbounds);
   const rateLimiter = config.rateLimit === false ? undefined : new RateLimiter(config.rateLimit);
   const streams = new StreamTracker();
-  const parts: HubParts = { config, store, runtime, channels, sessions, inbounds, presets, rateLimiter, streams, log };
+  const parts: HubParts = { config, store, runtime, channels, sessions, inbounds, outbounds, tools, presets, rateLimiter, streams, log };
   const peers = new PeerTracker(now);
   const metrics = new HubMetrics({
     tasksByState: () => store.countByState(),
@@ -121,6 +144,8 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
   });
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  // Only now: a connection may point at one of this hub's own instances.
+  outbounds.start();
   let closing: Promise<void> | undefined;
   return {
     ...parts,
@@ -131,6 +156,8 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
         const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
         await runtime.shutdown(config.shutdownGraceMs);
+        // Tasks had their grace period; tool calls still running now are aborted, and reconnects stop.
+        outbounds.close();
         // Every task is settled now, so every stream has its last frame queued: let it go out.
         await streams.drain(1000);
         // Streams of finished tasks have ended; what is left are idle keep-alives and
@@ -168,5 +195,9 @@ function endpointObserver(peers: PeerTracker, metrics: HubMetrics): EndpointObse
 function openStore(config: ResolvedHubConfig): TaskStore {
   if (config.store === 'memory') return new MemoryTaskStore();
   mkdirSync(config.dataDir, { recursive: true });
-  return SqliteTaskStore.open(join(config.dataDir, 'a2a-hub.sqlite'));
+  return SqliteTaskStore.open(databasePath(config));
+}
+
+function databasePath(config: ResolvedHubConfig): string {
+  return join(config.dataDir, 'a2a-hub.sqlite');
 }

@@ -167,6 +167,31 @@ export const CONTROL_API = {
     },
     {
       "method": "GET",
+      "path": "/a2a/api/tools",
+      "description": "The model tools: one per enabled skill of each connected outbound connection, named a2a__<connection-name>__<skill-id>, with the JSON Schema of their arguments, in a2a-hub's own shape or in the shape an OpenAI-style or Anthropic function-calling API takes.",
+      "query": [
+        {
+          "name": "format",
+          "type": "enum",
+          "description": "hub answers ToolDefinitionJson entries; openai answers {type: function, function: {name, description, parameters}}; anthropic answers {name, description, input_schema}.",
+          "default": "hub",
+          "values": [
+            "hub",
+            "openai",
+            "anthropic"
+          ]
+        }
+      ],
+      "response": "ToolList",
+      "failure": "ReadError",
+      "statuses": [
+        200,
+        400,
+        403
+      ]
+    },
+    {
+      "method": "GET",
       "path": "/a2a/api/metrics",
       "description": "Process-local counters and gauges: the Metrics JSON object, or the same values in the Prometheus text exposition format.",
       "query": [
@@ -325,14 +350,14 @@ export const CONTROL_ACTIONS: { readonly [A in ControlActionName]: ControlAction
   'outbound.create': {
     action: 'outbound.create',
     schema: "OutboundCreateAction",
-    effect: "Creates a connection and, unless enabled is false, fetches the remote card and registers one tool per enabled skill. Fails, creating nothing, when the card cannot be fetched or is not a valid AgentCard.",
-    returns: "id of the new connection, e.g. out-2c6d9dbd-cf6",
+    effect: "Creates a connection and, unless enabled is false, connects: fetches and checks the remote card, makes one authenticated call to the endpoint it names to check that it answers (HTTP 401 or 403 there is a failed connect), and registers one tool per enabled skill. Fails, creating nothing, when that connect fails; create with enabled false to keep a connection anyway.",
+    returns: "id of the new connection, out-<8 hex>-<3 hex>, e.g. out-2c6d9dbd-cf6",
     validate: exact.validateOutboundCreateAction,
   },
   'outbound.update': {
     action: 'outbound.update',
     schema: "OutboundUpdateAction",
-    effect: "Changes the given members and rebuilds the connection's tools. Fails on an unknown id.",
+    effect: "Changes the given members and rebuilds the connection's tools from the card it holds; a new timeoutMs reconnects an enabled connection and the message says how that went. Fails on an unknown id.",
     returns: "nothing else",
     validate: exact.validateOutboundUpdateAction,
   },
@@ -346,28 +371,28 @@ export const CONTROL_ACTIONS: { readonly [A in ControlActionName]: ControlAction
   'outbound.enable': {
     action: 'outbound.enable',
     schema: "OutboundEnableAction",
-    effect: "Enables the connection and connects. Fails on an unknown id or a failed connect; after a failed connect the connection stays enabled in state error.",
+    effect: "Enables the connection and connects. Fails on an unknown id or a failed connect; after a failed connect the connection stays enabled in state error and is retried in the background.",
     returns: "nothing else",
     validate: exact.validateOutboundEnableAction,
   },
   'outbound.disable': {
     action: 'outbound.disable',
     schema: "OutboundDisableAction",
-    effect: "Unregisters the connection's tools; state becomes disabled. Fails on an unknown id.",
+    effect: "Unregisters the connection's tools, stops its reconnects and aborts its running tool calls; state becomes disabled. Fails on an unknown id.",
     returns: "nothing else",
     validate: exact.validateOutboundDisableAction,
   },
   'outbound.refresh': {
     action: 'outbound.refresh',
     schema: "OutboundRefreshAction",
-    effect: "Re-fetches the remote card and rebuilds the tools. Fails on an unknown id, a disabled connection or a failed fetch; after a failed fetch the state is error.",
+    effect: "Re-fetches the remote card and rebuilds the tools. Fails on an unknown id, a disabled connection or a failed connect; after a failed connect the state is error and the connection is retried in the background.",
     returns: "nothing else",
     validate: exact.validateOutboundRefreshAction,
   },
   'outbound.setAuth': {
     action: 'outbound.setAuth',
     schema: "OutboundSetAuthAction",
-    effect: "Sets the bearer token sent to the remote, or clears it when token is omitted or empty. Fails on an unknown id.",
+    effect: "Sets the bearer token sent to the remote (stored in the data dir, since it must be sent), or clears it, and bearerTokenEnv with it, when token is omitted or empty; an enabled connection reconnects and the message says how that went. Fails on an unknown id.",
     returns: "nothing else",
     validate: exact.validateOutboundSetAuthAction,
   },

@@ -21,7 +21,7 @@ const schema54 = {"title":"OutboundDiscoverAction","description":"outbound.disco
 const schema55 = {"title":"TaskCancelAction","description":"task.cancel: aborts a task and marks it TASK_STATE_CANCELED.","type":"object","properties":{"action":{"description":"The action tag.","const":"task.cancel"},"id":{"description":"Task id.","type":"string","minLength":1}},"required":["action","id"]};
 const schema56 = {"title":"SessionCancelAction","description":"session.cancel: cancels the active tasks of a context; the session stays open.","type":"object","properties":{"action":{"description":"The action tag.","const":"session.cancel"},"id":{"description":"Context id.","type":"string","minLength":1},"serverId":{"description":"Inbound instance id scoping the cancel; omitted means every instance the context is bound to.","type":"string"}},"required":["action","id"]};
 const schema57 = {"title":"SessionCloseAction","description":"session.close: cancels the context's active tasks and releases its live session handle. A later message with the same contextId starts a new live session.","type":"object","properties":{"action":{"description":"The action tag.","const":"session.close"},"id":{"description":"Context id.","type":"string","minLength":1},"serverId":{"description":"Inbound instance id scoping the close; omitted means every instance the context is bound to.","type":"string"}},"required":["action","id"]};
-const schema33 = {"title":"InboundCreateAction","description":"inbound.create: creates an inbound A2A server instance and, unless `enabled` is false, registers its routes. Success carries the new id, <slug-of-name>-<8 hex>.","type":"object","properties":{"action":{"description":"The action tag.","const":"inbound.create"},"name":{"description":"Agent name, published in the AgentCard.","type":"string","minLength":1},"description":{"description":"Agent description, published in the AgentCard.","type":"string","minLength":1},"version":{"description":"Agent version, published in the AgentCard.","type":"string","minLength":1},"endpointPath":{"$ref":"#/$defs/EndpointPath","description":"Endpoint path; default /a2a/<id>."},"preset":{"description":"Agent preset id (GET /a2a/api/presets); default: the preset marked isDefault.","type":"string"},"authTokenEnv":{"description":"Name of an environment variable holding the bearer token the endpoint requires. The token itself is never stored in or shown by the control API.","type":"string"},"enabled":{"description":"Whether the instance starts serving at once.","type":"boolean","default":true}},"required":["action","name","description","version"]};
+const schema33 = {"title":"InboundCreateAction","description":"inbound.create: creates an inbound A2A server instance and, unless `enabled` is false, registers its routes. Success carries the new id, <slug-of-name>-<8 hex>.","type":"object","properties":{"action":{"description":"The action tag.","const":"inbound.create"},"name":{"description":"Agent name, published in the AgentCard.","type":"string","minLength":1},"description":{"description":"Agent description, published in the AgentCard.","type":"string","minLength":1},"version":{"description":"Agent version, published in the AgentCard.","type":"string","minLength":1},"endpointPath":{"$ref":"#/$defs/EndpointPath","description":"Endpoint path; default /a2a/<id>."},"preset":{"description":"Agent preset id (GET /a2a/api/presets); default: the preset marked isDefault.","type":"string"},"authTokenEnv":{"description":"Name of an environment variable holding the bearer token the endpoint requires. The token itself is never stored in or shown by the control API.","type":"string"},"relayTo":{"description":"Id of the outbound connection the relay preset forwards every message to; required with preset relay.","type":"string"},"enabled":{"description":"Whether the instance starts serving at once.","type":"boolean","default":true}},"required":["action","name","description","version"]};
 const schema34 = {"title":"EndpointPath","description":"Absolute URL path at which an inbound instance serves its JSON-RPC endpoint (its card is at <endpointPath>/agent-card.json). One or more non-empty segments of unreserved characters, no trailing slash, no `.` or `..` segment, and never /a2a/api or below it (the control API). Uniqueness among instances is checked at run time (409).","type":"string","minLength":2,"pattern":"^(?!/a2a/api(?:/|$))(?!.*/\\.\\.?(?:/|$))/(?:[A-Za-z0-9._~-]+/)*[A-Za-z0-9._~-]+$"};
 const func1 = require("ajv/dist/runtime/ucs2length").default;
 const pattern4 = new RegExp("^(?!/a2a/api(?:/|$))(?!.*/\\.\\.?(?:/|$))/(?:[A-Za-z0-9._~-]+/)*[A-Za-z0-9._~-]+$", "u");
@@ -223,9 +223,9 @@ vErrors.push(err15);
 errors++;
 }
 }
-if(data.enabled !== undefined){
-if(typeof data.enabled !== "boolean"){
-const err16 = {instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data.relayTo !== undefined){
+if(typeof data.relayTo !== "string"){
+const err16 = {instancePath:instancePath+"/relayTo",schemaPath:"#/properties/relayTo/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -235,9 +235,9 @@ vErrors.push(err16);
 errors++;
 }
 }
-}
-else {
-const err17 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.enabled !== undefined){
+if(typeof data.enabled !== "boolean"){
+const err17 = {instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -246,12 +246,24 @@ vErrors.push(err17);
 }
 errors++;
 }
+}
+}
+else {
+const err18 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
 validate22.errors = vErrors;
 return errors === 0;
 }
-validate22.evaluated = {"props":{"action":true,"name":true,"description":true,"version":true,"endpointPath":true,"preset":true,"authTokenEnv":true,"enabled":true},"dynamicProps":false,"dynamicItems":false};
+validate22.evaluated = {"props":{"action":true,"name":true,"description":true,"version":true,"endpointPath":true,"preset":true,"authTokenEnv":true,"relayTo":true,"enabled":true},"dynamicProps":false,"dynamicItems":false};
 
-const schema35 = {"title":"InboundUpdateAction","description":"inbound.update: changes the given members of an inbound instance; absent members are kept. A changed endpointPath re-registers the routes.","type":"object","properties":{"action":{"description":"The action tag.","const":"inbound.update"},"id":{"description":"Inbound instance id.","type":"string","minLength":1},"name":{"description":"New agent name.","type":"string","minLength":1},"description":{"description":"New agent description.","type":"string","minLength":1},"version":{"description":"New agent version.","type":"string","minLength":1},"endpointPath":{"$ref":"#/$defs/EndpointPath","description":"New endpoint path."},"preset":{"description":"New agent preset id.","type":"string"},"authTokenEnv":{"description":"New name of the environment variable holding the bearer token; the empty string stops reading the token from the environment.","type":"string"}},"required":["action","id"]};
+const schema35 = {"title":"InboundUpdateAction","description":"inbound.update: changes the given members of an inbound instance; absent members are kept. A changed endpointPath re-registers the routes.","type":"object","properties":{"action":{"description":"The action tag.","const":"inbound.update"},"id":{"description":"Inbound instance id.","type":"string","minLength":1},"name":{"description":"New agent name.","type":"string","minLength":1},"description":{"description":"New agent description.","type":"string","minLength":1},"version":{"description":"New agent version.","type":"string","minLength":1},"endpointPath":{"$ref":"#/$defs/EndpointPath","description":"New endpoint path."},"preset":{"description":"New agent preset id.","type":"string"},"authTokenEnv":{"description":"New name of the environment variable holding the bearer token; the empty string stops reading the token from the environment.","type":"string"},"relayTo":{"description":"New outbound connection id for the relay preset; the empty string clears it.","type":"string"}},"required":["action","id"]};
 
 function validate23(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -455,9 +467,9 @@ vErrors.push(err15);
 errors++;
 }
 }
-}
-else {
-const err16 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.relayTo !== undefined){
+if(typeof data.relayTo !== "string"){
+const err16 = {instancePath:instancePath+"/relayTo",schemaPath:"#/properties/relayTo/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -466,10 +478,22 @@ vErrors.push(err16);
 }
 errors++;
 }
+}
+}
+else {
+const err17 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
 validate23.errors = vErrors;
 return errors === 0;
 }
-validate23.evaluated = {"props":{"action":true,"id":true,"name":true,"description":true,"version":true,"endpointPath":true,"preset":true,"authTokenEnv":true},"dynamicProps":false,"dynamicItems":false};
+validate23.evaluated = {"props":{"action":true,"id":true,"name":true,"description":true,"version":true,"endpointPath":true,"preset":true,"authTokenEnv":true,"relayTo":true},"dynamicProps":false,"dynamicItems":false};
 
 const schema37 = {"title":"OutboundCreateAction","description":"outbound.create: creates a connection to a remote A2A agent and, unless `enabled` is false, fetches its card and exposes its skills as tools. Success carries the new id.","type":"object","properties":{"action":{"description":"The action tag.","const":"outbound.create"},"name":{"description":"Connection name, used in tool names a2a__<name>__<skill>.","type":"string","minLength":1},"agentCardUrl":{"description":"URL of the remote AgentCard.","type":"string","minLength":1,"format":"uri"},"bearerTokenEnv":{"description":"Name of an environment variable holding the bearer token sent to the remote.","type":"string"},"preset":{"description":"Agent preset id recorded for a future local hand-off session.","type":"string"},"enabled":{"description":"Whether to connect at once.","type":"boolean","default":true},"timeoutMs":{"$ref":"#/$defs/TimeoutMs","description":"Per-call timeout; default 60000."},"disabledSkills":{"description":"Remote skill ids not exposed as tools.","type":"array","items":{"type":"string"},"uniqueItems":true},"skillOverrides":{"$ref":"#/$defs/SkillOverrides","description":"Per-skill overrides of the exposed tools."}},"required":["action","name","agentCardUrl"]};
 const schema38 = {"title":"TimeoutMs","description":"Per-call timeout of an outbound connection in milliseconds, from 100 ms to 10 minutes.","type":"integer","minimum":100,"maximum":600000};
@@ -1065,6 +1089,7 @@ props0.version = true;
 props0.endpointPath = true;
 props0.preset = true;
 props0.authTokenEnv = true;
+props0.relayTo = true;
 props0.enabled = true;
 }
 else if(tag0 === "inbound.update"){
@@ -1082,6 +1107,7 @@ props0.version = true;
 props0.endpointPath = true;
 props0.preset = true;
 props0.authTokenEnv = true;
+props0.relayTo = true;
 }
 }
 else if(tag0 === "inbound.remove"){
@@ -2847,9 +2873,9 @@ vErrors.push(err15);
 errors++;
 }
 }
-if(data.enabled !== undefined){
-if(typeof data.enabled !== "boolean"){
-const err16 = {instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data.relayTo !== undefined){
+if(typeof data.relayTo !== "string"){
+const err16 = {instancePath:instancePath+"/relayTo",schemaPath:"#/properties/relayTo/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -2859,9 +2885,9 @@ vErrors.push(err16);
 errors++;
 }
 }
-}
-else {
-const err17 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.enabled !== undefined){
+if(typeof data.enabled !== "boolean"){
+const err17 = {instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -2870,10 +2896,22 @@ vErrors.push(err17);
 }
 errors++;
 }
+}
+}
+else {
+const err18 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
 validate37.errors = vErrors;
 return errors === 0;
 }
-validate37.evaluated = {"props":{"action":true,"name":true,"description":true,"version":true,"endpointPath":true,"preset":true,"authTokenEnv":true,"enabled":true},"dynamicProps":false,"dynamicItems":false};
+validate37.evaluated = {"props":{"action":true,"name":true,"description":true,"version":true,"endpointPath":true,"preset":true,"authTokenEnv":true,"relayTo":true,"enabled":true},"dynamicProps":false,"dynamicItems":false};
 
 export const validateInboundUpdateAction = validate38;
 
@@ -3079,9 +3117,9 @@ vErrors.push(err15);
 errors++;
 }
 }
-}
-else {
-const err16 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.relayTo !== undefined){
+if(typeof data.relayTo !== "string"){
+const err16 = {instancePath:instancePath+"/relayTo",schemaPath:"#/properties/relayTo/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -3090,10 +3128,22 @@ vErrors.push(err16);
 }
 errors++;
 }
+}
+}
+else {
+const err17 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
 validate38.errors = vErrors;
 return errors === 0;
 }
-validate38.evaluated = {"props":{"action":true,"id":true,"name":true,"description":true,"version":true,"endpointPath":true,"preset":true,"authTokenEnv":true},"dynamicProps":false,"dynamicItems":false};
+validate38.evaluated = {"props":{"action":true,"id":true,"name":true,"description":true,"version":true,"endpointPath":true,"preset":true,"authTokenEnv":true,"relayTo":true},"dynamicProps":false,"dynamicItems":false};
 
 export const validateInboundRemoveAction = validate39;
 
@@ -6142,8 +6192,9 @@ return errors === 0;
 }
 validate64.evaluated = {"props":{"name":true,"version":true,"description":true,"endpoint":true,"protocolVersion":true,"skills":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateAgentCardJson = validate65;
-const schema97 = {"title":"AgentCardJson","description":"GET /a2a/api/card?id=: the A2A 1.0 AgentCard the inbound instance publishes (AgentCard in spec/a2a/1.0); left open here so that this family stands alone.","type":"object","additionalProperties":true};
+export const validateToolName = validate65;
+const schema97 = {"title":"ToolName","description":"Name of a model tool: a2a__<connection-name>__<skill-id> with every character outside [A-Za-z0-9_-] replaced by _, at most 64 characters, with a short stable hash appended when two tools would otherwise share a name.","type":"string","pattern":"^[A-Za-z0-9_-]{1,64}$"};
+const pattern9 = new RegExp("^[A-Za-z0-9_-]{1,64}$", "u");
 
 function validate65(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -6155,10 +6206,9 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(data && typeof data == "object" && !Array.isArray(data)){
-}
-else {
-const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(typeof data === "string"){
+if(!pattern9.test(data)){
+const err0 = {instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]{1,64}$"},message:"must match pattern \""+"^[A-Za-z0-9_-]{1,64}$"+"\""};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -6167,13 +6217,24 @@ vErrors.push(err0);
 }
 errors++;
 }
+}
+else {
+const err1 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
 validate65.errors = vErrors;
 return errors === 0;
 }
-validate65.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate65.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-export const validateTaskJson = validate66;
-const schema98 = {"title":"TaskJson","description":"GET /a2a/api/task?id=: the full A2A 1.0 Task (Task in spec/a2a/1.0); left open here so that this family stands alone.","type":"object","additionalProperties":true};
+export const validateToolInputSchema = validate66;
+const schema98 = {"title":"ToolInputSchema","description":"The JSON Schema of a tool's arguments, in the subset function-calling LLM APIs accept: an object with a required string `prompt` and an optional string `taskId` (continues a remote task that asked for input or authentication), and nothing else.","type":"object","additionalProperties":true};
 
 function validate66(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -6202,13 +6263,774 @@ return errors === 0;
 }
 validate66.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateSessionView = validate67;
-const schema99 = {"title":"SessionView","description":"GET /a2a/api/session?contextId=&serverId=: the detail of one live session. Its shape is not fixed yet; it is expected to carry at least the SessionRow members.","type":"object","additionalProperties":true};
+export const validateToolDefinitionJson = validate67;
+const schema99 = {"title":"ToolDefinitionJson","description":"One model tool as a2a-hub describes it (GET /a2a/api/tools in the default format hub): one enabled skill of a connected outbound connection.","type":"object","properties":{"name":{"$ref":"#/$defs/ToolName","description":"The tool name."},"description":{"description":"The remote skill's description, or the description its skillOverrides entry gives.","type":"string"},"inputSchema":{"$ref":"#/$defs/ToolInputSchema","description":"JSON Schema of the arguments."},"connectionId":{"description":"Id of the outbound connection the tool calls.","type":"string","minLength":1},"connectionName":{"description":"Name of that connection.","type":"string"},"skillId":{"description":"Id of the remote skill, sent as message metadata.skill.","type":"string","minLength":1}},"required":["name","description","inputSchema","connectionId","connectionName","skillId"]};
 
 function validate67(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate67.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.name === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.description === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "description"},message:"must have required property '"+"description"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.inputSchema === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "inputSchema"},message:"must have required property '"+"inputSchema"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.connectionId === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "connectionId"},message:"must have required property '"+"connectionId"+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(data.connectionName === undefined){
+const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "connectionName"},message:"must have required property '"+"connectionName"+"'"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(data.skillId === undefined){
+const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "skillId"},message:"must have required property '"+"skillId"+"'"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(data.name !== undefined){
+let data0 = data.name;
+if(typeof data0 === "string"){
+if(!pattern9.test(data0)){
+const err6 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/ToolName/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]{1,64}$"},message:"must match pattern \""+"^[A-Za-z0-9_-]{1,64}$"+"\""};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+else {
+const err7 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/ToolName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data.description !== undefined){
+if(typeof data.description !== "string"){
+const err8 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+if(data.inputSchema !== undefined){
+let data2 = data.inputSchema;
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+}
+else {
+const err9 = {instancePath:instancePath+"/inputSchema",schemaPath:"#/$defs/ToolInputSchema/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data.connectionId !== undefined){
+let data3 = data.connectionId;
+if(typeof data3 === "string"){
+if(func1(data3) < 1){
+const err10 = {instancePath:instancePath+"/connectionId",schemaPath:"#/properties/connectionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+else {
+const err11 = {instancePath:instancePath+"/connectionId",schemaPath:"#/properties/connectionId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+if(data.connectionName !== undefined){
+if(typeof data.connectionName !== "string"){
+const err12 = {instancePath:instancePath+"/connectionName",schemaPath:"#/properties/connectionName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data.skillId !== undefined){
+let data5 = data.skillId;
+if(typeof data5 === "string"){
+if(func1(data5) < 1){
+const err13 = {instancePath:instancePath+"/skillId",schemaPath:"#/properties/skillId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+else {
+const err14 = {instancePath:instancePath+"/skillId",schemaPath:"#/properties/skillId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+}
+else {
+const err15 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+validate67.errors = vErrors;
+return errors === 0;
+}
+validate67.evaluated = {"props":{"name":true,"description":true,"inputSchema":true,"connectionId":true,"connectionName":true,"skillId":true},"dynamicProps":false,"dynamicItems":false};
+
+export const validateHubToolList = validate68;
+const schema102 = {"title":"HubToolList","description":"GET /a2a/api/tools (format hub, the default): every tool with its connection and skill.","type":"object","properties":{"tools":{"description":"The tools, ordered by name.","type":"array","items":{"$ref":"#/$defs/ToolDefinitionJson"}}},"required":["tools"]};
+
+function validate68(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate68.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.tools === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "tools"},message:"must have required property '"+"tools"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.tools !== undefined){
+let data0 = data.tools;
+if(Array.isArray(data0)){
+const len0 = data0.length;
+for(let i0=0; i0<len0; i0++){
+if(!(validate67(data0[i0], {instancePath:instancePath+"/tools/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate67.errors : vErrors.concat(validate67.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err1 = {instancePath:instancePath+"/tools",schemaPath:"#/properties/tools/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+}
+else {
+const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+validate68.errors = vErrors;
+return errors === 0;
+}
+validate68.evaluated = {"props":{"tools":true},"dynamicProps":false,"dynamicItems":false};
+
+export const validateOpenAiFunction = validate70;
+const schema103 = {"title":"OpenAiFunction","description":"The `function` member of an OpenAI-style tool (Chat Completions `tools[].function`).","type":"object","properties":{"name":{"$ref":"#/$defs/ToolName","description":"The tool name."},"description":{"description":"What the tool does.","type":"string"},"parameters":{"$ref":"#/$defs/ToolInputSchema","description":"JSON Schema of the arguments."}},"required":["name","description","parameters"]};
+
+function validate70(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate70.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.name === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.description === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "description"},message:"must have required property '"+"description"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.parameters === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "parameters"},message:"must have required property '"+"parameters"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.name !== undefined){
+let data0 = data.name;
+if(typeof data0 === "string"){
+if(!pattern9.test(data0)){
+const err3 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/ToolName/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]{1,64}$"},message:"must match pattern \""+"^[A-Za-z0-9_-]{1,64}$"+"\""};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+else {
+const err4 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/ToolName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.description !== undefined){
+if(typeof data.description !== "string"){
+const err5 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data.parameters !== undefined){
+let data2 = data.parameters;
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+}
+else {
+const err6 = {instancePath:instancePath+"/parameters",schemaPath:"#/$defs/ToolInputSchema/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+}
+else {
+const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+validate70.errors = vErrors;
+return errors === 0;
+}
+validate70.evaluated = {"props":{"name":true,"description":true,"parameters":true},"dynamicProps":false,"dynamicItems":false};
+
+export const validateOpenAiTool = validate71;
+const schema106 = {"title":"OpenAiTool","description":"A tool in the shape of an entry of the OpenAI Chat Completions `tools` array.","type":"object","properties":{"type":{"description":"Always function.","const":"function"},"function":{"$ref":"#/$defs/OpenAiFunction","description":"The function."}},"required":["type","function"]};
+
+function validate71(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate71.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.type === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.function === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "function"},message:"must have required property '"+"function"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.type !== undefined){
+if("function" !== data.type){
+const err2 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "function"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.function !== undefined){
+if(!(validate70(data.function, {instancePath:instancePath+"/function",parentData:data,parentDataProperty:"function",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate70.errors : vErrors.concat(validate70.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+validate71.errors = vErrors;
+return errors === 0;
+}
+validate71.evaluated = {"props":{"type":true,"function":true},"dynamicProps":false,"dynamicItems":false};
+
+export const validateOpenAiToolList = validate73;
+const schema107 = {"title":"OpenAiToolList","description":"GET /a2a/api/tools?format=openai: `tools` can be passed as it is as the `tools` parameter of an OpenAI-style chat completion.","type":"object","properties":{"tools":{"description":"The tools, ordered by name.","type":"array","items":{"$ref":"#/$defs/OpenAiTool"}}},"required":["tools"]};
+
+function validate73(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate73.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.tools === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "tools"},message:"must have required property '"+"tools"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.tools !== undefined){
+let data0 = data.tools;
+if(Array.isArray(data0)){
+const len0 = data0.length;
+for(let i0=0; i0<len0; i0++){
+if(!(validate71(data0[i0], {instancePath:instancePath+"/tools/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate71.errors : vErrors.concat(validate71.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err1 = {instancePath:instancePath+"/tools",schemaPath:"#/properties/tools/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+}
+else {
+const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+validate73.errors = vErrors;
+return errors === 0;
+}
+validate73.evaluated = {"props":{"tools":true},"dynamicProps":false,"dynamicItems":false};
+
+export const validateAnthropicTool = validate75;
+const schema108 = {"title":"AnthropicTool","description":"A tool in the shape of an entry of the Anthropic Messages API `tools` array.","type":"object","properties":{"name":{"$ref":"#/$defs/ToolName","description":"The tool name."},"description":{"description":"What the tool does.","type":"string"},"input_schema":{"$ref":"#/$defs/ToolInputSchema","description":"JSON Schema of the arguments."}},"required":["name","description","input_schema"]};
+
+function validate75(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate75.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.name === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.description === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "description"},message:"must have required property '"+"description"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.input_schema === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "input_schema"},message:"must have required property '"+"input_schema"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.name !== undefined){
+let data0 = data.name;
+if(typeof data0 === "string"){
+if(!pattern9.test(data0)){
+const err3 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/ToolName/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]{1,64}$"},message:"must match pattern \""+"^[A-Za-z0-9_-]{1,64}$"+"\""};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+else {
+const err4 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/ToolName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.description !== undefined){
+if(typeof data.description !== "string"){
+const err5 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data.input_schema !== undefined){
+let data2 = data.input_schema;
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+}
+else {
+const err6 = {instancePath:instancePath+"/input_schema",schemaPath:"#/$defs/ToolInputSchema/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+}
+else {
+const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+validate75.errors = vErrors;
+return errors === 0;
+}
+validate75.evaluated = {"props":{"name":true,"description":true,"input_schema":true},"dynamicProps":false,"dynamicItems":false};
+
+export const validateAnthropicToolList = validate76;
+const schema111 = {"title":"AnthropicToolList","description":"GET /a2a/api/tools?format=anthropic: `tools` can be passed as it is as the `tools` parameter of an Anthropic Messages request.","type":"object","properties":{"tools":{"description":"The tools, ordered by name.","type":"array","items":{"$ref":"#/$defs/AnthropicTool"}}},"required":["tools"]};
+
+function validate76(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate76.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.tools === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "tools"},message:"must have required property '"+"tools"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.tools !== undefined){
+let data0 = data.tools;
+if(Array.isArray(data0)){
+const len0 = data0.length;
+for(let i0=0; i0<len0; i0++){
+if(!(validate75(data0[i0], {instancePath:instancePath+"/tools/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate75.errors : vErrors.concat(validate75.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err1 = {instancePath:instancePath+"/tools",schemaPath:"#/properties/tools/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+}
+else {
+const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+validate76.errors = vErrors;
+return errors === 0;
+}
+validate76.evaluated = {"props":{"tools":true},"dynamicProps":false,"dynamicItems":false};
+
+export const validateToolList = validate78;
+const schema112 = {"title":"ToolList","description":"GET /a2a/api/tools: the model tools of the connected outbound connections, in the format the `format` query parameter names. Every format answers {tools: [...]}.","anyOf":[{"$ref":"#/$defs/HubToolList"},{"$ref":"#/$defs/OpenAiToolList"},{"$ref":"#/$defs/AnthropicToolList"}]};
+
+function validate78(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate78.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+let valid0 = false;
+const _errs1 = errors;
+if(!(validate68(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate68.errors : vErrors.concat(validate68.errors);
+errors = vErrors.length;
+}
+var _valid0 = _errs1 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+var props0 = {};
+props0.tools = true;
+}
+const _errs2 = errors;
+if(!(validate73(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate73.errors : vErrors.concat(validate73.errors);
+errors = vErrors.length;
+}
+var _valid0 = _errs2 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.tools = true;
+}
+}
+const _errs3 = errors;
+if(!(validate76(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate76.errors : vErrors.concat(validate76.errors);
+errors = vErrors.length;
+}
+var _valid0 = _errs3 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = props0 || {};
+props0.tools = true;
+}
+}
+if(!valid0){
+const err0 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+else {
+errors = _errs0;
+if(vErrors !== null){
+if(_errs0){
+vErrors.length = _errs0;
+}
+else {
+vErrors = null;
+}
+}
+}
+validate78.errors = vErrors;
+evaluated0.props = props0;
+return errors === 0;
+}
+validate78.evaluated = {"dynamicProps":true,"dynamicItems":false};
+
+export const validateAgentCardJson = validate82;
+const schema113 = {"title":"AgentCardJson","description":"GET /a2a/api/card?id=: the A2A 1.0 AgentCard the inbound instance publishes (AgentCard in spec/a2a/1.0); left open here so that this family stands alone.","type":"object","additionalProperties":true};
+
+function validate82(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate82.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6227,21 +7049,81 @@ vErrors.push(err0);
 }
 errors++;
 }
-validate67.errors = vErrors;
+validate82.errors = vErrors;
 return errors === 0;
 }
-validate67.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate82.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateSnapshot = validate68;
-const schema100 = {"title":"Snapshot","description":"The whole hub state as the panel shows it. `tasks` is one page selected by the task* query parameters of GET /a2a/api; `taskPage` describes that page.","type":"object","properties":{"inbounds":{"description":"Every inbound instance, enabled or not.","type":"array","items":{"$ref":"#/$defs/InboundRow"}},"outbounds":{"description":"Every outbound connection.","type":"array","items":{"$ref":"#/$defs/OutboundRow"}},"tasks":{"description":"One page of tasks, most recently updated first.","type":"array","items":{"$ref":"#/$defs/TaskRow"}},"peers":{"description":"Clients currently connected to an inbound endpoint.","type":"array","items":{"$ref":"#/$defs/PeerRow"}},"sessions":{"description":"Live sessions, one per (contextId, serverId).","type":"array","items":{"$ref":"#/$defs/SessionRow"}},"taskPage":{"$ref":"#/$defs/TaskPage","description":"The limit, offset and filtered total of the task page."}},"required":["inbounds","outbounds","tasks","peers","sessions","taskPage"]};
-const schema115 = {"title":"TaskPage","description":"The page of tasks a snapshot carries: the effective taskLimit and taskOffset, and how many tasks match the filters in all.","type":"object","properties":{"limit":{"description":"Page size used (taskLimit).","type":"integer","minimum":1,"maximum":500},"offset":{"description":"Number of matching tasks skipped (taskOffset).","type":"integer","minimum":0},"total":{"description":"Number of tasks matching taskState, taskContextId and taskServerId.","type":"integer","minimum":0}},"required":["limit","offset","total"]};
-const schema101 = {"title":"InboundRow","description":"One inbound A2A server instance. The bearer token is never shown: `authEnabled` says whether one is set and `authTokenEnv` names its environment variable when it comes from one.","type":"object","properties":{"id":{"description":"Instance id, <slug-of-name>-<8 hex>.","type":"string","minLength":1},"name":{"description":"Agent name (AgentCard.name).","type":"string"},"description":{"description":"Agent description (AgentCard.description).","type":"string"},"version":{"description":"Agent version (AgentCard.version).","type":"string"},"endpointPath":{"$ref":"#/$defs/EndpointPath","description":"Path of the JSON-RPC endpoint; default /a2a/<id>."},"preset":{"description":"Agent preset id.","type":"string"},"cardPath":{"description":"Path of the AgentCard: <endpointPath>/agent-card.json.","type":"string","pattern":"^/(?:[A-Za-z0-9._~-]+/)+agent-card\\.json$"},"cardUrl":{"description":"Absolute URL of the instance as its AgentCard advertises it (supportedInterfaces[].url, the seed example shows the endpoint URL, without /agent-card.json).","type":"string","format":"uri"},"enabled":{"description":"Whether the routes are registered.","type":"boolean"},"authEnabled":{"description":"Whether the endpoint requires a bearer token.","type":"boolean"},"authTokenEnv":{"description":"Name of the environment variable the token is read from; absent when the token was set with inbound.setAuth or there is none.","type":"string"},"skills":{"description":"Skills the AgentCard advertises.","type":"array","items":{"$ref":"#/$defs/SkillSummary"}}},"required":["id","name","description","version","endpointPath","preset","cardPath","cardUrl","enabled","authEnabled","skills"]};
-const pattern10 = new RegExp("^/(?:[A-Za-z0-9._~-]+/)+agent-card\\.json$", "u");
+export const validateTaskJson = validate83;
+const schema114 = {"title":"TaskJson","description":"GET /a2a/api/task?id=: the full A2A 1.0 Task (Task in spec/a2a/1.0); left open here so that this family stands alone.","type":"object","additionalProperties":true};
 
-function validate69(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate83(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate69.evaluated;
+const evaluated0 = validate83.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+}
+else {
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+validate83.errors = vErrors;
+return errors === 0;
+}
+validate83.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateSessionView = validate84;
+const schema115 = {"title":"SessionView","description":"GET /a2a/api/session?contextId=&serverId=: the detail of one live session. Its shape is not fixed yet; it is expected to carry at least the SessionRow members.","type":"object","additionalProperties":true};
+
+function validate84(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate84.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+}
+else {
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+validate84.errors = vErrors;
+return errors === 0;
+}
+validate84.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateSnapshot = validate85;
+const schema116 = {"title":"Snapshot","description":"The whole hub state as the panel shows it. `tasks` is one page selected by the task* query parameters of GET /a2a/api; `taskPage` describes that page.","type":"object","properties":{"inbounds":{"description":"Every inbound instance, enabled or not.","type":"array","items":{"$ref":"#/$defs/InboundRow"}},"outbounds":{"description":"Every outbound connection.","type":"array","items":{"$ref":"#/$defs/OutboundRow"}},"tasks":{"description":"One page of tasks, most recently updated first.","type":"array","items":{"$ref":"#/$defs/TaskRow"}},"peers":{"description":"Clients currently connected to an inbound endpoint.","type":"array","items":{"$ref":"#/$defs/PeerRow"}},"sessions":{"description":"Live sessions, one per (contextId, serverId).","type":"array","items":{"$ref":"#/$defs/SessionRow"}},"taskPage":{"$ref":"#/$defs/TaskPage","description":"The limit, offset and filtered total of the task page."}},"required":["inbounds","outbounds","tasks","peers","sessions","taskPage"]};
+const schema131 = {"title":"TaskPage","description":"The page of tasks a snapshot carries: the effective taskLimit and taskOffset, and how many tasks match the filters in all.","type":"object","properties":{"limit":{"description":"Page size used (taskLimit).","type":"integer","minimum":1,"maximum":500},"offset":{"description":"Number of matching tasks skipped (taskOffset).","type":"integer","minimum":0},"total":{"description":"Number of tasks matching taskState, taskContextId and taskServerId.","type":"integer","minimum":0}},"required":["limit","offset","total"]};
+const schema117 = {"title":"InboundRow","description":"One inbound A2A server instance. The bearer token is never shown: `authEnabled` says whether one is set and `authTokenEnv` names its environment variable when it comes from one.","type":"object","properties":{"id":{"description":"Instance id, <slug-of-name>-<8 hex>.","type":"string","minLength":1},"name":{"description":"Agent name (AgentCard.name).","type":"string"},"description":{"description":"Agent description (AgentCard.description).","type":"string"},"version":{"description":"Agent version (AgentCard.version).","type":"string"},"endpointPath":{"$ref":"#/$defs/EndpointPath","description":"Path of the JSON-RPC endpoint; default /a2a/<id>."},"preset":{"description":"Agent preset id.","type":"string"},"cardPath":{"description":"Path of the AgentCard: <endpointPath>/agent-card.json.","type":"string","pattern":"^/(?:[A-Za-z0-9._~-]+/)+agent-card\\.json$"},"cardUrl":{"description":"Absolute URL of the instance as its AgentCard advertises it (supportedInterfaces[].url, the seed example shows the endpoint URL, without /agent-card.json).","type":"string","format":"uri"},"enabled":{"description":"Whether the routes are registered.","type":"boolean"},"authEnabled":{"description":"Whether the endpoint requires a bearer token.","type":"boolean"},"authTokenEnv":{"description":"Name of the environment variable the token is read from; absent when the token was set with inbound.setAuth or there is none.","type":"string"},"relayTo":{"description":"Id of the outbound connection a relay instance forwards to.","type":"string"},"skills":{"description":"Skills the AgentCard advertises.","type":"array","items":{"$ref":"#/$defs/SkillSummary"}}},"required":["id","name","description","version","endpointPath","preset","cardPath","cardUrl","enabled","authEnabled","skills"]};
+const pattern14 = new RegExp("^/(?:[A-Za-z0-9._~-]+/)+agent-card\\.json$", "u");
+
+function validate86(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate86.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6470,7 +7352,7 @@ errors++;
 if(data.cardPath !== undefined){
 let data6 = data.cardPath;
 if(typeof data6 === "string"){
-if(!pattern10.test(data6)){
+if(!pattern14.test(data6)){
 const err20 = {instancePath:instancePath+"/cardPath",schemaPath:"#/properties/cardPath/pattern",keyword:"pattern",params:{pattern: "^/(?:[A-Za-z0-9._~-]+/)+agent-card\\.json$"},message:"must match pattern \""+"^/(?:[A-Za-z0-9._~-]+/)+agent-card\\.json$"+"\""};
 if(vErrors === null){
 vErrors = [err20];
@@ -6553,15 +7435,9 @@ vErrors.push(err26);
 errors++;
 }
 }
-if(data.skills !== undefined){
-let data11 = data.skills;
-if(Array.isArray(data11)){
-const len0 = data11.length;
-for(let i0=0; i0<len0; i0++){
-let data12 = data11[i0];
-if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
-if(data12.id === undefined){
-const err27 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
+if(data.relayTo !== undefined){
+if(typeof data.relayTo !== "string"){
+const err27 = {instancePath:instancePath+"/relayTo",schemaPath:"#/properties/relayTo/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -6570,8 +7446,16 @@ vErrors.push(err27);
 }
 errors++;
 }
-if(data12.name === undefined){
-const err28 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+}
+if(data.skills !== undefined){
+let data12 = data.skills;
+if(Array.isArray(data12)){
+const len0 = data12.length;
+for(let i0=0; i0<len0; i0++){
+let data13 = data12[i0];
+if(data13 && typeof data13 == "object" && !Array.isArray(data13)){
+if(data13.id === undefined){
+const err28 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -6580,8 +7464,8 @@ vErrors.push(err28);
 }
 errors++;
 }
-if(data12.description === undefined){
-const err29 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/required",keyword:"required",params:{missingProperty: "description"},message:"must have required property '"+"description"+"'"};
+if(data13.name === undefined){
+const err29 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -6590,11 +7474,8 @@ vErrors.push(err29);
 }
 errors++;
 }
-if(data12.id !== undefined){
-let data13 = data12.id;
-if(typeof data13 === "string"){
-if(func1(data13) < 1){
-const err30 = {instancePath:instancePath+"/skills/" + i0+"/id",schemaPath:"#/$defs/SkillSummary/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data13.description === undefined){
+const err30 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/required",keyword:"required",params:{missingProperty: "description"},message:"must have required property '"+"description"+"'"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -6603,9 +7484,11 @@ vErrors.push(err30);
 }
 errors++;
 }
-}
-else {
-const err31 = {instancePath:instancePath+"/skills/" + i0+"/id",schemaPath:"#/$defs/SkillSummary/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data13.id !== undefined){
+let data14 = data13.id;
+if(typeof data14 === "string"){
+if(func1(data14) < 1){
+const err31 = {instancePath:instancePath+"/skills/" + i0+"/id",schemaPath:"#/$defs/SkillSummary/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -6615,9 +7498,8 @@ vErrors.push(err31);
 errors++;
 }
 }
-if(data12.name !== undefined){
-if(typeof data12.name !== "string"){
-const err32 = {instancePath:instancePath+"/skills/" + i0+"/name",schemaPath:"#/$defs/SkillSummary/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err32 = {instancePath:instancePath+"/skills/" + i0+"/id",schemaPath:"#/$defs/SkillSummary/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -6627,9 +7509,9 @@ vErrors.push(err32);
 errors++;
 }
 }
-if(data12.description !== undefined){
-if(typeof data12.description !== "string"){
-const err33 = {instancePath:instancePath+"/skills/" + i0+"/description",schemaPath:"#/$defs/SkillSummary/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data13.name !== undefined){
+if(typeof data13.name !== "string"){
+const err33 = {instancePath:instancePath+"/skills/" + i0+"/name",schemaPath:"#/$defs/SkillSummary/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -6639,13 +7521,9 @@ vErrors.push(err33);
 errors++;
 }
 }
-if(data12.tags !== undefined){
-let data16 = data12.tags;
-if(Array.isArray(data16)){
-const len1 = data16.length;
-for(let i1=0; i1<len1; i1++){
-if(typeof data16[i1] !== "string"){
-const err34 = {instancePath:instancePath+"/skills/" + i0+"/tags/" + i1,schemaPath:"#/$defs/SkillSummary/properties/tags/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data13.description !== undefined){
+if(typeof data13.description !== "string"){
+const err34 = {instancePath:instancePath+"/skills/" + i0+"/description",schemaPath:"#/$defs/SkillSummary/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -6655,9 +7533,13 @@ vErrors.push(err34);
 errors++;
 }
 }
-}
-else {
-const err35 = {instancePath:instancePath+"/skills/" + i0+"/tags",schemaPath:"#/$defs/SkillSummary/properties/tags/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data13.tags !== undefined){
+let data17 = data13.tags;
+if(Array.isArray(data17)){
+const len1 = data17.length;
+for(let i1=0; i1<len1; i1++){
+if(typeof data17[i1] !== "string"){
+const err35 = {instancePath:instancePath+"/skills/" + i0+"/tags/" + i1,schemaPath:"#/$defs/SkillSummary/properties/tags/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -6669,7 +7551,7 @@ errors++;
 }
 }
 else {
-const err36 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err36 = {instancePath:instancePath+"/skills/" + i0+"/tags",schemaPath:"#/$defs/SkillSummary/properties/tags/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -6681,7 +7563,7 @@ errors++;
 }
 }
 else {
-const err37 = {instancePath:instancePath+"/skills",schemaPath:"#/properties/skills/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err37 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -6693,7 +7575,7 @@ errors++;
 }
 }
 else {
-const err38 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err38 = {instancePath:instancePath+"/skills",schemaPath:"#/properties/skills/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -6702,17 +7584,29 @@ vErrors.push(err38);
 }
 errors++;
 }
-validate69.errors = vErrors;
+}
+}
+else {
+const err39 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err39];
+}
+else {
+vErrors.push(err39);
+}
+errors++;
+}
+validate86.errors = vErrors;
 return errors === 0;
 }
-validate69.evaluated = {"props":{"id":true,"name":true,"description":true,"version":true,"endpointPath":true,"preset":true,"cardPath":true,"cardUrl":true,"enabled":true,"authEnabled":true,"authTokenEnv":true,"skills":true},"dynamicProps":false,"dynamicItems":false};
+validate86.evaluated = {"props":{"id":true,"name":true,"description":true,"version":true,"endpointPath":true,"preset":true,"cardPath":true,"cardUrl":true,"enabled":true,"authEnabled":true,"authTokenEnv":true,"relayTo":true,"skills":true},"dynamicProps":false,"dynamicItems":false};
 
-const schema104 = {"title":"OutboundRow","description":"One outbound connection to a remote A2A agent. `error` is present exactly when `state` is error.","type":"object","properties":{"id":{"description":"Connection id (e.g. out-2c6d9dbd-cf6).","type":"string","minLength":1},"name":{"description":"Connection name, used in tool names a2a__<name>__<skill>.","type":"string"},"agentCardUrl":{"description":"URL of the remote AgentCard.","type":"string","format":"uri"},"enabled":{"description":"Whether the connection is enabled.","type":"boolean"},"timeoutMs":{"$ref":"#/$defs/TimeoutMs","description":"Per-call timeout."},"state":{"description":"connecting: fetching the card; connected: tools registered; error: the last connect or refresh failed (see `error`); disabled: not enabled.","type":"string","enum":["connecting","connected","error","disabled"]},"error":{"description":"Why the last connect or refresh failed.","type":"string"},"skillCount":{"description":"Number of skills the remote card advertises.","type":"integer","minimum":0},"toolCount":{"description":"Number of model tools registered (skills minus disabled ones).","type":"integer","minimum":0},"preset":{"description":"Agent preset id recorded for a future local hand-off session.","type":"string"},"bearerTokenEnv":{"description":"Name of the environment variable the bearer token is read from, when one is used.","type":"string"},"authEnabled":{"description":"Whether a bearer token is sent to the remote.","type":"boolean"},"disabledSkills":{"description":"Remote skill ids not exposed as tools.","type":"array","items":{"type":"string"}},"skillOverrides":{"$ref":"#/$defs/SkillOverrides","description":"Per-skill overrides of the exposed tools."}},"required":["id","name","agentCardUrl","enabled","timeoutMs","state","skillCount","toolCount","authEnabled"],"if":{"properties":{"state":{"const":"error"}},"required":["state"]},"then":{"required":["error"]},"else":{"not":{"required":["error"]}}};
+const schema120 = {"title":"OutboundRow","description":"One outbound connection to a remote A2A agent. `error` is present exactly when `state` is error.","type":"object","properties":{"id":{"description":"Connection id (e.g. out-2c6d9dbd-cf6).","type":"string","minLength":1},"name":{"description":"Connection name, used in tool names a2a__<name>__<skill>.","type":"string"},"agentCardUrl":{"description":"URL of the remote AgentCard.","type":"string","format":"uri"},"enabled":{"description":"Whether the connection is enabled.","type":"boolean"},"timeoutMs":{"$ref":"#/$defs/TimeoutMs","description":"Per-call timeout."},"state":{"description":"connecting: fetching the card; connected: tools registered; error: the last connect or refresh failed (see `error`); disabled: not enabled.","type":"string","enum":["connecting","connected","error","disabled"]},"error":{"description":"Why the last connect or refresh failed.","type":"string"},"skillCount":{"description":"Number of skills the remote card advertises.","type":"integer","minimum":0},"toolCount":{"description":"Number of model tools registered (skills minus disabled ones).","type":"integer","minimum":0},"preset":{"description":"Agent preset id recorded for a future local hand-off session.","type":"string"},"bearerTokenEnv":{"description":"Name of the environment variable the bearer token is read from, when one is used.","type":"string"},"authEnabled":{"description":"Whether a bearer token is sent to the remote.","type":"boolean"},"disabledSkills":{"description":"Remote skill ids not exposed as tools.","type":"array","items":{"type":"string"}},"skillOverrides":{"$ref":"#/$defs/SkillOverrides","description":"Per-skill overrides of the exposed tools."}},"required":["id","name","agentCardUrl","enabled","timeoutMs","state","skillCount","toolCount","authEnabled"],"if":{"properties":{"state":{"const":"error"}},"required":["state"]},"then":{"required":["error"]},"else":{"not":{"required":["error"]}}};
 
-function validate71(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate88(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate71.evaluated;
+const evaluated0 = validate88.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7044,7 +7938,7 @@ vErrors.push(err24);
 errors++;
 }
 if(!((((data6 === "connecting") || (data6 === "connected")) || (data6 === "error")) || (data6 === "disabled"))){
-const err25 = {instancePath:instancePath+"/state",schemaPath:"#/properties/state/enum",keyword:"enum",params:{allowedValues: schema104.properties.state.enum},message:"must be equal to one of the allowed values"};
+const err25 = {instancePath:instancePath+"/state",schemaPath:"#/properties/state/enum",keyword:"enum",params:{allowedValues: schema120.properties.state.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -7197,20 +8091,20 @@ vErrors.push(err36);
 }
 errors++;
 }
-validate71.errors = vErrors;
+validate88.errors = vErrors;
 return errors === 0;
 }
-validate71.evaluated = {"props":{"id":true,"name":true,"agentCardUrl":true,"enabled":true,"timeoutMs":true,"state":true,"error":true,"skillCount":true,"toolCount":true,"preset":true,"bearerTokenEnv":true,"authEnabled":true,"disabledSkills":true,"skillOverrides":true},"dynamicProps":false,"dynamicItems":false};
+validate88.evaluated = {"props":{"id":true,"name":true,"agentCardUrl":true,"enabled":true,"timeoutMs":true,"state":true,"error":true,"skillCount":true,"toolCount":true,"preset":true,"bearerTokenEnv":true,"authEnabled":true,"disabledSkills":true,"skillOverrides":true},"dynamicProps":false,"dynamicItems":false};
 
-const schema106 = {"title":"TaskRow","description":"One task as the panel lists it; GET /a2a/api/task?id= returns the full A2A Task.","type":"object","properties":{"id":{"description":"Task id.","type":"string","minLength":1},"contextId":{"description":"Context (conversation) id.","type":"string","minLength":1},"serverId":{"description":"Id of the inbound instance that owns the task.","type":"string","minLength":1},"state":{"$ref":"#/$defs/TaskState","description":"Current task state."},"createdAt":{"$ref":"#/$defs/DateTime","description":"When the task was created."},"updatedAt":{"$ref":"#/$defs/DateTime","description":"When the task status last changed."},"skill":{"description":"Skill id the task runs.","type":"string"},"summary":{"description":"Short text describing the task (e.g. the start of its input).","type":"string"}},"required":["id","contextId","serverId","state","createdAt","updatedAt"]};
-const schema108 = {"title":"DateTime","description":"An RFC 3339 date-time in UTC with the `Z` suffix; the hub writes milliseconds.","type":"string","format":"date-time","pattern":"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"};
+const schema122 = {"title":"TaskRow","description":"One task as the panel lists it; GET /a2a/api/task?id= returns the full A2A Task.","type":"object","properties":{"id":{"description":"Task id.","type":"string","minLength":1},"contextId":{"description":"Context (conversation) id.","type":"string","minLength":1},"serverId":{"description":"Id of the inbound instance that owns the task.","type":"string","minLength":1},"state":{"$ref":"#/$defs/TaskState","description":"Current task state."},"createdAt":{"$ref":"#/$defs/DateTime","description":"When the task was created."},"updatedAt":{"$ref":"#/$defs/DateTime","description":"When the task status last changed."},"skill":{"description":"Skill id the task runs.","type":"string"},"summary":{"description":"Short text describing the task (e.g. the start of its input).","type":"string"}},"required":["id","contextId","serverId","state","createdAt","updatedAt"]};
+const schema124 = {"title":"DateTime","description":"An RFC 3339 date-time in UTC with the `Z` suffix; the hub writes milliseconds.","type":"string","format":"date-time","pattern":"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"};
 const formats16 = require("ajv-formats/dist/formats").fullFormats["date-time"];
-const pattern11 = new RegExp("^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$", "u");
+const pattern15 = new RegExp("^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$", "u");
 
-function validate74(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate91(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate74.evaluated;
+const evaluated0 = validate91.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7379,7 +8273,7 @@ errors++;
 if(data.createdAt !== undefined){
 let data4 = data.createdAt;
 if(typeof data4 === "string"){
-if(!pattern11.test(data4)){
+if(!pattern15.test(data4)){
 const err14 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err14];
@@ -7414,7 +8308,7 @@ errors++;
 if(data.updatedAt !== undefined){
 let data5 = data.updatedAt;
 if(typeof data5 === "string"){
-if(!pattern11.test(data5)){
+if(!pattern15.test(data5)){
 const err17 = {instancePath:instancePath+"/updatedAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err17];
@@ -7481,17 +8375,17 @@ vErrors.push(err22);
 }
 errors++;
 }
-validate74.errors = vErrors;
+validate91.errors = vErrors;
 return errors === 0;
 }
-validate74.evaluated = {"props":{"id":true,"contextId":true,"serverId":true,"state":true,"createdAt":true,"updatedAt":true,"skill":true,"summary":true},"dynamicProps":false,"dynamicItems":false};
+validate91.evaluated = {"props":{"id":true,"contextId":true,"serverId":true,"state":true,"createdAt":true,"updatedAt":true,"skill":true,"summary":true},"dynamicProps":false,"dynamicItems":false};
 
-const schema110 = {"title":"PeerRow","description":"A client connected to an inbound endpoint; inbound.close closes it.","type":"object","properties":{"id":{"description":"Peer id.","type":"string","minLength":1},"address":{"description":"Remote address of the peer (IP, optionally with port).","type":"string"},"serverId":{"description":"Id of the inbound instance it is connected to.","type":"string","minLength":1},"openStreams":{"description":"Number of SSE streams it has open.","type":"integer","minimum":0},"since":{"$ref":"#/$defs/DateTime","description":"When the peer connected."}},"required":["id","address","serverId","openStreams","since"]};
+const schema126 = {"title":"PeerRow","description":"A client connected to an inbound endpoint; inbound.close closes it.","type":"object","properties":{"id":{"description":"Peer id.","type":"string","minLength":1},"address":{"description":"Remote address of the peer (IP, optionally with port).","type":"string"},"serverId":{"description":"Id of the inbound instance it is connected to.","type":"string","minLength":1},"openStreams":{"description":"Number of SSE streams it has open.","type":"integer","minimum":0},"since":{"$ref":"#/$defs/DateTime","description":"When the peer connected."}},"required":["id","address","serverId","openStreams","since"]};
 
-function validate76(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate93(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate76.evaluated;
+const evaluated0 = validate93.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7639,7 +8533,7 @@ errors++;
 if(data.since !== undefined){
 let data4 = data.since;
 if(typeof data4 === "string"){
-if(!pattern11.test(data4)){
+if(!pattern15.test(data4)){
 const err12 = {instancePath:instancePath+"/since",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err12];
@@ -7682,17 +8576,17 @@ vErrors.push(err15);
 }
 errors++;
 }
-validate76.errors = vErrors;
+validate93.errors = vErrors;
 return errors === 0;
 }
-validate76.evaluated = {"props":{"id":true,"address":true,"serverId":true,"openStreams":true,"since":true},"dynamicProps":false,"dynamicItems":false};
+validate93.evaluated = {"props":{"id":true,"address":true,"serverId":true,"openStreams":true,"since":true},"dynamicProps":false,"dynamicItems":false};
 
-const schema112 = {"title":"SessionRow","description":"A live session: the executor state bound to one context on one inbound instance.","type":"object","properties":{"contextId":{"description":"Context id.","type":"string","minLength":1},"serverId":{"description":"Id of the inbound instance.","type":"string","minLength":1},"activeTasks":{"description":"Number of non-terminal tasks in the session.","type":"integer","minimum":0},"taskCount":{"description":"Number of tasks the session has run.","type":"integer","minimum":0},"createdAt":{"$ref":"#/$defs/DateTime","description":"When the session started."},"lastActiveAt":{"$ref":"#/$defs/DateTime","description":"When the session last received a message or task update."}},"required":["contextId","serverId","activeTasks","taskCount","createdAt","lastActiveAt"]};
+const schema128 = {"title":"SessionRow","description":"A live session: the executor state bound to one context on one inbound instance.","type":"object","properties":{"contextId":{"description":"Context id.","type":"string","minLength":1},"serverId":{"description":"Id of the inbound instance.","type":"string","minLength":1},"activeTasks":{"description":"Number of non-terminal tasks in the session.","type":"integer","minimum":0},"taskCount":{"description":"Number of tasks the session has run.","type":"integer","minimum":0},"createdAt":{"$ref":"#/$defs/DateTime","description":"When the session started."},"lastActiveAt":{"$ref":"#/$defs/DateTime","description":"When the session last received a message or task update."}},"required":["contextId","serverId","activeTasks","taskCount","createdAt","lastActiveAt"]};
 
-function validate78(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate95(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate78.evaluated;
+const evaluated0 = validate95.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7863,7 +8757,7 @@ errors++;
 if(data.createdAt !== undefined){
 let data4 = data.createdAt;
 if(typeof data4 === "string"){
-if(!pattern11.test(data4)){
+if(!pattern15.test(data4)){
 const err14 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err14];
@@ -7898,7 +8792,7 @@ errors++;
 if(data.lastActiveAt !== undefined){
 let data5 = data.lastActiveAt;
 if(typeof data5 === "string"){
-if(!pattern11.test(data5)){
+if(!pattern15.test(data5)){
 const err17 = {instancePath:instancePath+"/lastActiveAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err17];
@@ -7941,16 +8835,16 @@ vErrors.push(err20);
 }
 errors++;
 }
-validate78.errors = vErrors;
+validate95.errors = vErrors;
 return errors === 0;
 }
-validate78.evaluated = {"props":{"contextId":true,"serverId":true,"activeTasks":true,"taskCount":true,"createdAt":true,"lastActiveAt":true},"dynamicProps":false,"dynamicItems":false};
+validate95.evaluated = {"props":{"contextId":true,"serverId":true,"activeTasks":true,"taskCount":true,"createdAt":true,"lastActiveAt":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate68(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate85(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate68.evaluated;
+const evaluated0 = validate85.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8023,8 +8917,8 @@ let data0 = data.inbounds;
 if(Array.isArray(data0)){
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate69(data0[i0], {instancePath:instancePath+"/inbounds/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate69.errors : vErrors.concat(validate69.errors);
+if(!(validate86(data0[i0], {instancePath:instancePath+"/inbounds/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate86.errors : vErrors.concat(validate86.errors);
 errors = vErrors.length;
 }
 }
@@ -8045,8 +8939,8 @@ let data2 = data.outbounds;
 if(Array.isArray(data2)){
 const len1 = data2.length;
 for(let i1=0; i1<len1; i1++){
-if(!(validate71(data2[i1], {instancePath:instancePath+"/outbounds/" + i1,parentData:data2,parentDataProperty:i1,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate71.errors : vErrors.concat(validate71.errors);
+if(!(validate88(data2[i1], {instancePath:instancePath+"/outbounds/" + i1,parentData:data2,parentDataProperty:i1,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate88.errors : vErrors.concat(validate88.errors);
 errors = vErrors.length;
 }
 }
@@ -8067,8 +8961,8 @@ let data4 = data.tasks;
 if(Array.isArray(data4)){
 const len2 = data4.length;
 for(let i2=0; i2<len2; i2++){
-if(!(validate74(data4[i2], {instancePath:instancePath+"/tasks/" + i2,parentData:data4,parentDataProperty:i2,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate74.errors : vErrors.concat(validate74.errors);
+if(!(validate91(data4[i2], {instancePath:instancePath+"/tasks/" + i2,parentData:data4,parentDataProperty:i2,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate91.errors : vErrors.concat(validate91.errors);
 errors = vErrors.length;
 }
 }
@@ -8089,8 +8983,8 @@ let data6 = data.peers;
 if(Array.isArray(data6)){
 const len3 = data6.length;
 for(let i3=0; i3<len3; i3++){
-if(!(validate76(data6[i3], {instancePath:instancePath+"/peers/" + i3,parentData:data6,parentDataProperty:i3,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate76.errors : vErrors.concat(validate76.errors);
+if(!(validate93(data6[i3], {instancePath:instancePath+"/peers/" + i3,parentData:data6,parentDataProperty:i3,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate93.errors : vErrors.concat(validate93.errors);
 errors = vErrors.length;
 }
 }
@@ -8111,8 +9005,8 @@ let data8 = data.sessions;
 if(Array.isArray(data8)){
 const len4 = data8.length;
 for(let i4=0; i4<len4; i4++){
-if(!(validate78(data8[i4], {instancePath:instancePath+"/sessions/" + i4,parentData:data8,parentDataProperty:i4,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate78.errors : vErrors.concat(validate78.errors);
+if(!(validate95(data8[i4], {instancePath:instancePath+"/sessions/" + i4,parentData:data8,parentDataProperty:i4,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate95.errors : vErrors.concat(validate95.errors);
 errors = vErrors.length;
 }
 }
@@ -8269,17 +9163,17 @@ vErrors.push(err22);
 }
 errors++;
 }
-validate68.errors = vErrors;
+validate85.errors = vErrors;
 return errors === 0;
 }
-validate68.evaluated = {"props":{"inbounds":true,"outbounds":true,"tasks":true,"peers":true,"sessions":true,"taskPage":true},"dynamicProps":false,"dynamicItems":false};
+validate85.evaluated = {"props":{"inbounds":true,"outbounds":true,"tasks":true,"peers":true,"sessions":true,"taskPage":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateTaskState = validate80;
+export const validateTaskState = validate97;
 
-function validate80(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate97(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate80.evaluated;
+const evaluated0 = validate97.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8306,17 +9200,17 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate80.errors = vErrors;
+validate97.errors = vErrors;
 return errors === 0;
 }
-validate80.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate97.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-export const validateDateTime = validate81;
+export const validateDateTime = validate98;
 
-function validate81(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate98(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate81.evaluated;
+const evaluated0 = validate98.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8324,7 +9218,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data === "string"){
-if(!pattern11.test(data)){
+if(!pattern15.test(data)){
 const err0 = {instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err0];
@@ -8355,17 +9249,17 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate81.errors = vErrors;
+validate98.errors = vErrors;
 return errors === 0;
 }
-validate81.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate98.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-export const validateSkillSummary = validate82;
+export const validateSkillSummary = validate99;
 
-function validate82(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate99(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate82.evaluated;
+const evaluated0 = validate99.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8491,17 +9385,17 @@ vErrors.push(err9);
 }
 errors++;
 }
-validate82.errors = vErrors;
+validate99.errors = vErrors;
 return errors === 0;
 }
-validate82.evaluated = {"props":{"id":true,"name":true,"description":true,"tags":true},"dynamicProps":false,"dynamicItems":false};
+validate99.evaluated = {"props":{"id":true,"name":true,"description":true,"tags":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateInboundRow = validate83;
+export const validateInboundRow = validate100;
 
-function validate83(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate100(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate83.evaluated;
+const evaluated0 = validate100.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8730,7 +9624,7 @@ errors++;
 if(data.cardPath !== undefined){
 let data6 = data.cardPath;
 if(typeof data6 === "string"){
-if(!pattern10.test(data6)){
+if(!pattern14.test(data6)){
 const err20 = {instancePath:instancePath+"/cardPath",schemaPath:"#/properties/cardPath/pattern",keyword:"pattern",params:{pattern: "^/(?:[A-Za-z0-9._~-]+/)+agent-card\\.json$"},message:"must match pattern \""+"^/(?:[A-Za-z0-9._~-]+/)+agent-card\\.json$"+"\""};
 if(vErrors === null){
 vErrors = [err20];
@@ -8813,15 +9707,9 @@ vErrors.push(err26);
 errors++;
 }
 }
-if(data.skills !== undefined){
-let data11 = data.skills;
-if(Array.isArray(data11)){
-const len0 = data11.length;
-for(let i0=0; i0<len0; i0++){
-let data12 = data11[i0];
-if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
-if(data12.id === undefined){
-const err27 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
+if(data.relayTo !== undefined){
+if(typeof data.relayTo !== "string"){
+const err27 = {instancePath:instancePath+"/relayTo",schemaPath:"#/properties/relayTo/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -8830,8 +9718,16 @@ vErrors.push(err27);
 }
 errors++;
 }
-if(data12.name === undefined){
-const err28 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+}
+if(data.skills !== undefined){
+let data12 = data.skills;
+if(Array.isArray(data12)){
+const len0 = data12.length;
+for(let i0=0; i0<len0; i0++){
+let data13 = data12[i0];
+if(data13 && typeof data13 == "object" && !Array.isArray(data13)){
+if(data13.id === undefined){
+const err28 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -8840,8 +9736,8 @@ vErrors.push(err28);
 }
 errors++;
 }
-if(data12.description === undefined){
-const err29 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/required",keyword:"required",params:{missingProperty: "description"},message:"must have required property '"+"description"+"'"};
+if(data13.name === undefined){
+const err29 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -8850,11 +9746,8 @@ vErrors.push(err29);
 }
 errors++;
 }
-if(data12.id !== undefined){
-let data13 = data12.id;
-if(typeof data13 === "string"){
-if(func1(data13) < 1){
-const err30 = {instancePath:instancePath+"/skills/" + i0+"/id",schemaPath:"#/$defs/SkillSummary/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data13.description === undefined){
+const err30 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/required",keyword:"required",params:{missingProperty: "description"},message:"must have required property '"+"description"+"'"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -8863,9 +9756,11 @@ vErrors.push(err30);
 }
 errors++;
 }
-}
-else {
-const err31 = {instancePath:instancePath+"/skills/" + i0+"/id",schemaPath:"#/$defs/SkillSummary/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data13.id !== undefined){
+let data14 = data13.id;
+if(typeof data14 === "string"){
+if(func1(data14) < 1){
+const err31 = {instancePath:instancePath+"/skills/" + i0+"/id",schemaPath:"#/$defs/SkillSummary/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -8875,9 +9770,8 @@ vErrors.push(err31);
 errors++;
 }
 }
-if(data12.name !== undefined){
-if(typeof data12.name !== "string"){
-const err32 = {instancePath:instancePath+"/skills/" + i0+"/name",schemaPath:"#/$defs/SkillSummary/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err32 = {instancePath:instancePath+"/skills/" + i0+"/id",schemaPath:"#/$defs/SkillSummary/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -8887,9 +9781,9 @@ vErrors.push(err32);
 errors++;
 }
 }
-if(data12.description !== undefined){
-if(typeof data12.description !== "string"){
-const err33 = {instancePath:instancePath+"/skills/" + i0+"/description",schemaPath:"#/$defs/SkillSummary/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data13.name !== undefined){
+if(typeof data13.name !== "string"){
+const err33 = {instancePath:instancePath+"/skills/" + i0+"/name",schemaPath:"#/$defs/SkillSummary/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -8899,13 +9793,9 @@ vErrors.push(err33);
 errors++;
 }
 }
-if(data12.tags !== undefined){
-let data16 = data12.tags;
-if(Array.isArray(data16)){
-const len1 = data16.length;
-for(let i1=0; i1<len1; i1++){
-if(typeof data16[i1] !== "string"){
-const err34 = {instancePath:instancePath+"/skills/" + i0+"/tags/" + i1,schemaPath:"#/$defs/SkillSummary/properties/tags/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data13.description !== undefined){
+if(typeof data13.description !== "string"){
+const err34 = {instancePath:instancePath+"/skills/" + i0+"/description",schemaPath:"#/$defs/SkillSummary/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -8915,9 +9805,13 @@ vErrors.push(err34);
 errors++;
 }
 }
-}
-else {
-const err35 = {instancePath:instancePath+"/skills/" + i0+"/tags",schemaPath:"#/$defs/SkillSummary/properties/tags/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data13.tags !== undefined){
+let data17 = data13.tags;
+if(Array.isArray(data17)){
+const len1 = data17.length;
+for(let i1=0; i1<len1; i1++){
+if(typeof data17[i1] !== "string"){
+const err35 = {instancePath:instancePath+"/skills/" + i0+"/tags/" + i1,schemaPath:"#/$defs/SkillSummary/properties/tags/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -8929,7 +9823,7 @@ errors++;
 }
 }
 else {
-const err36 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err36 = {instancePath:instancePath+"/skills/" + i0+"/tags",schemaPath:"#/$defs/SkillSummary/properties/tags/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -8941,7 +9835,7 @@ errors++;
 }
 }
 else {
-const err37 = {instancePath:instancePath+"/skills",schemaPath:"#/properties/skills/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err37 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -8953,7 +9847,7 @@ errors++;
 }
 }
 else {
-const err38 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err38 = {instancePath:instancePath+"/skills",schemaPath:"#/properties/skills/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -8962,17 +9856,29 @@ vErrors.push(err38);
 }
 errors++;
 }
-validate83.errors = vErrors;
+}
+}
+else {
+const err39 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err39];
+}
+else {
+vErrors.push(err39);
+}
+errors++;
+}
+validate100.errors = vErrors;
 return errors === 0;
 }
-validate83.evaluated = {"props":{"id":true,"name":true,"description":true,"version":true,"endpointPath":true,"preset":true,"cardPath":true,"cardUrl":true,"enabled":true,"authEnabled":true,"authTokenEnv":true,"skills":true},"dynamicProps":false,"dynamicItems":false};
+validate100.evaluated = {"props":{"id":true,"name":true,"description":true,"version":true,"endpointPath":true,"preset":true,"cardPath":true,"cardUrl":true,"enabled":true,"authEnabled":true,"authTokenEnv":true,"relayTo":true,"skills":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateOutboundRow = validate84;
+export const validateOutboundRow = validate101;
 
-function validate84(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate101(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate84.evaluated;
+const evaluated0 = validate101.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9304,7 +10210,7 @@ vErrors.push(err24);
 errors++;
 }
 if(!((((data6 === "connecting") || (data6 === "connected")) || (data6 === "error")) || (data6 === "disabled"))){
-const err25 = {instancePath:instancePath+"/state",schemaPath:"#/properties/state/enum",keyword:"enum",params:{allowedValues: schema104.properties.state.enum},message:"must be equal to one of the allowed values"};
+const err25 = {instancePath:instancePath+"/state",schemaPath:"#/properties/state/enum",keyword:"enum",params:{allowedValues: schema120.properties.state.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -9457,17 +10363,17 @@ vErrors.push(err36);
 }
 errors++;
 }
-validate84.errors = vErrors;
+validate101.errors = vErrors;
 return errors === 0;
 }
-validate84.evaluated = {"props":{"id":true,"name":true,"agentCardUrl":true,"enabled":true,"timeoutMs":true,"state":true,"error":true,"skillCount":true,"toolCount":true,"preset":true,"bearerTokenEnv":true,"authEnabled":true,"disabledSkills":true,"skillOverrides":true},"dynamicProps":false,"dynamicItems":false};
+validate101.evaluated = {"props":{"id":true,"name":true,"agentCardUrl":true,"enabled":true,"timeoutMs":true,"state":true,"error":true,"skillCount":true,"toolCount":true,"preset":true,"bearerTokenEnv":true,"authEnabled":true,"disabledSkills":true,"skillOverrides":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateTaskRow = validate86;
+export const validateTaskRow = validate103;
 
-function validate86(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate103(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate86.evaluated;
+const evaluated0 = validate103.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9636,7 +10542,7 @@ errors++;
 if(data.createdAt !== undefined){
 let data4 = data.createdAt;
 if(typeof data4 === "string"){
-if(!pattern11.test(data4)){
+if(!pattern15.test(data4)){
 const err14 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err14];
@@ -9671,7 +10577,7 @@ errors++;
 if(data.updatedAt !== undefined){
 let data5 = data.updatedAt;
 if(typeof data5 === "string"){
-if(!pattern11.test(data5)){
+if(!pattern15.test(data5)){
 const err17 = {instancePath:instancePath+"/updatedAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err17];
@@ -9738,17 +10644,17 @@ vErrors.push(err22);
 }
 errors++;
 }
-validate86.errors = vErrors;
+validate103.errors = vErrors;
 return errors === 0;
 }
-validate86.evaluated = {"props":{"id":true,"contextId":true,"serverId":true,"state":true,"createdAt":true,"updatedAt":true,"skill":true,"summary":true},"dynamicProps":false,"dynamicItems":false};
+validate103.evaluated = {"props":{"id":true,"contextId":true,"serverId":true,"state":true,"createdAt":true,"updatedAt":true,"skill":true,"summary":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateTaskPage = validate87;
+export const validateTaskPage = validate104;
 
-function validate87(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate104(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate87.evaluated;
+const evaluated0 = validate104.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9882,17 +10788,17 @@ vErrors.push(err10);
 }
 errors++;
 }
-validate87.errors = vErrors;
+validate104.errors = vErrors;
 return errors === 0;
 }
-validate87.evaluated = {"props":{"limit":true,"offset":true,"total":true},"dynamicProps":false,"dynamicItems":false};
+validate104.evaluated = {"props":{"limit":true,"offset":true,"total":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validatePeerRow = validate88;
+export const validatePeerRow = validate105;
 
-function validate88(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate105(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate88.evaluated;
+const evaluated0 = validate105.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10040,7 +10946,7 @@ errors++;
 if(data.since !== undefined){
 let data4 = data.since;
 if(typeof data4 === "string"){
-if(!pattern11.test(data4)){
+if(!pattern15.test(data4)){
 const err12 = {instancePath:instancePath+"/since",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err12];
@@ -10083,17 +10989,17 @@ vErrors.push(err15);
 }
 errors++;
 }
-validate88.errors = vErrors;
+validate105.errors = vErrors;
 return errors === 0;
 }
-validate88.evaluated = {"props":{"id":true,"address":true,"serverId":true,"openStreams":true,"since":true},"dynamicProps":false,"dynamicItems":false};
+validate105.evaluated = {"props":{"id":true,"address":true,"serverId":true,"openStreams":true,"since":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateSessionRow = validate89;
+export const validateSessionRow = validate106;
 
-function validate89(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate106(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate89.evaluated;
+const evaluated0 = validate106.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10264,7 +11170,7 @@ errors++;
 if(data.createdAt !== undefined){
 let data4 = data.createdAt;
 if(typeof data4 === "string"){
-if(!pattern11.test(data4)){
+if(!pattern15.test(data4)){
 const err14 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err14];
@@ -10299,7 +11205,7 @@ errors++;
 if(data.lastActiveAt !== undefined){
 let data5 = data.lastActiveAt;
 if(typeof data5 === "string"){
-if(!pattern11.test(data5)){
+if(!pattern15.test(data5)){
 const err17 = {instancePath:instancePath+"/lastActiveAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err17];
@@ -10342,18 +11248,18 @@ vErrors.push(err20);
 }
 errors++;
 }
-validate89.errors = vErrors;
+validate106.errors = vErrors;
 return errors === 0;
 }
-validate89.evaluated = {"props":{"contextId":true,"serverId":true,"activeTasks":true,"taskCount":true,"createdAt":true,"lastActiveAt":true},"dynamicProps":false,"dynamicItems":false};
+validate106.evaluated = {"props":{"contextId":true,"serverId":true,"activeTasks":true,"taskCount":true,"createdAt":true,"lastActiveAt":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validatePreset = validate90;
-const schema134 = {"title":"Preset","description":"An agent preset an inbound instance or outbound connection can name.","type":"object","properties":{"id":{"description":"Preset id.","type":"string","minLength":1},"name":{"description":"Display name.","type":"string"},"description":{"description":"What the preset configures.","type":"string"},"isDefault":{"description":"True for the preset used when an action names none; at most one preset has it.","type":"boolean"}},"required":["id"]};
+export const validatePreset = validate107;
+const schema150 = {"title":"Preset","description":"An agent preset an inbound instance or outbound connection can name.","type":"object","properties":{"id":{"description":"Preset id.","type":"string","minLength":1},"name":{"description":"Display name.","type":"string"},"description":{"description":"What the preset configures.","type":"string"},"isDefault":{"description":"True for the preset used when an action names none; at most one preset has it.","type":"boolean"}},"required":["id"]};
 
-function validate90(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate107(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate90.evaluated;
+const evaluated0 = validate107.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10443,18 +11349,18 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate90.errors = vErrors;
+validate107.errors = vErrors;
 return errors === 0;
 }
-validate90.evaluated = {"props":{"id":true,"name":true,"description":true,"isDefault":true},"dynamicProps":false,"dynamicItems":false};
+validate107.evaluated = {"props":{"id":true,"name":true,"description":true,"isDefault":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validatePresetList = validate91;
-const schema135 = {"title":"PresetList","description":"The agent-preset roster of GET /a2a/api/presets.","type":"array","items":{"$ref":"#/$defs/Preset"}};
+export const validatePresetList = validate108;
+const schema151 = {"title":"PresetList","description":"The agent-preset roster of GET /a2a/api/presets.","type":"array","items":{"$ref":"#/$defs/Preset"}};
 
-function validate91(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate108(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate91.evaluated;
+const evaluated0 = validate108.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10560,18 +11466,18 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate91.errors = vErrors;
+validate108.errors = vErrors;
 return errors === 0;
 }
-validate91.evaluated = {"items":true,"dynamicProps":false,"dynamicItems":false};
+validate108.evaluated = {"items":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateMetrics = validate92;
-const schema137 = {"title":"Metrics","description":"GET /a2a/api/metrics?format=json: process-local counters and gauges since start. Open-ended: the members below are always present, and more may be added.","type":"object","properties":{"requests":{"description":"A2A requests counted by JSON-RPC method name, then by outcome (e.g. ok, or an error name).","type":"object","additionalProperties":{"type":"object","additionalProperties":{"type":"integer","minimum":0}}},"tasksByState":{"description":"Number of stored tasks in each state; absent states count 0.","type":"object","propertyNames":{"$ref":"#/$defs/TaskState"},"additionalProperties":{"type":"integer","minimum":0}},"openStreams":{"description":"SSE streams currently open.","type":"integer","minimum":0},"sessions":{"description":"Live sessions.","type":"integer","minimum":0},"rateLimitRejections":{"description":"Requests rejected by the rate limiter.","type":"integer","minimum":0}},"required":["requests","tasksByState","openStreams","sessions","rateLimitRejections"],"additionalProperties":true};
+export const validateMetrics = validate109;
+const schema153 = {"title":"Metrics","description":"GET /a2a/api/metrics?format=json: process-local counters and gauges since start. Open-ended: the members below are always present, and more may be added.","type":"object","properties":{"requests":{"description":"A2A requests counted by JSON-RPC method name, then by outcome (e.g. ok, or an error name).","type":"object","additionalProperties":{"type":"object","additionalProperties":{"type":"integer","minimum":0}}},"tasksByState":{"description":"Number of stored tasks in each state; absent states count 0.","type":"object","propertyNames":{"$ref":"#/$defs/TaskState"},"additionalProperties":{"type":"integer","minimum":0}},"openStreams":{"description":"SSE streams currently open.","type":"integer","minimum":0},"sessions":{"description":"Live sessions.","type":"integer","minimum":0},"rateLimitRejections":{"description":"Requests rejected by the rate limiter.","type":"integer","minimum":0}},"required":["requests","tasksByState","openStreams","sessions","rateLimitRejections"],"additionalProperties":true};
 
-function validate92(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate109(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate92.evaluated;
+const evaluated0 = validate109.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10844,10 +11750,10 @@ vErrors.push(err21);
 }
 errors++;
 }
-validate92.errors = vErrors;
+validate109.errors = vErrors;
 return errors === 0;
 }
-validate92.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate109.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
 /** Every validator by the name of its def. */
@@ -10881,6 +11787,16 @@ export const validators = {
   Violation: validateViolation,
   ReadError: validateReadError,
   DiscoverPreview: validateDiscoverPreview,
+  ToolName: validateToolName,
+  ToolInputSchema: validateToolInputSchema,
+  ToolDefinitionJson: validateToolDefinitionJson,
+  HubToolList: validateHubToolList,
+  OpenAiFunction: validateOpenAiFunction,
+  OpenAiTool: validateOpenAiTool,
+  OpenAiToolList: validateOpenAiToolList,
+  AnthropicTool: validateAnthropicTool,
+  AnthropicToolList: validateAnthropicToolList,
+  ToolList: validateToolList,
   AgentCardJson: validateAgentCardJson,
   TaskJson: validateTaskJson,
   SessionView: validateSessionView,

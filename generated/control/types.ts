@@ -45,6 +45,14 @@ export type TaskState =
   | "TASK_STATE_REJECTED"
   | "TASK_STATE_AUTH_REQUIRED";
 /**
+ * Name of a model tool: a2a__<connection-name>__<skill-id> with every character outside [A-Za-z0-9_-] replaced by _, at most 64 characters, with a short stable hash appended when two tools would otherwise share a name.
+ */
+export type ToolName = string;
+/**
+ * GET /a2a/api/tools: the model tools of the connected outbound connections, in the format the `format` query parameter names. Every format answers {tools: [...]}.
+ */
+export type ToolList = HubToolList | OpenAiToolList | AnthropicToolList;
+/**
  * An RFC 3339 date-time in UTC with the `Z` suffix; the hub writes milliseconds.
  */
 export type DateTime = string;
@@ -83,6 +91,10 @@ export interface InboundCreateAction {
    */
   authTokenEnv?: string;
   /**
+   * Id of the outbound connection the relay preset forwards every message to; required with preset relay.
+   */
+  relayTo?: string;
+  /**
    * Whether the instance starts serving at once.
    */
   enabled?: boolean;
@@ -120,6 +132,10 @@ export interface InboundUpdateAction {
    * New name of the environment variable holding the bearer token; the empty string stops reading the token from the environment.
    */
   authTokenEnv?: string;
+  /**
+   * New outbound connection id for the relay preset; the empty string clears it.
+   */
+  relayTo?: string;
 }
 /**
  * inbound.remove: unregisters and deletes an inbound instance.
@@ -560,6 +576,94 @@ export interface ReadError {
   violations?: Violation[];
 }
 /**
+ * The JSON Schema of a tool's arguments, in the subset function-calling LLM APIs accept: an object with a required string `prompt` and an optional string `taskId` (continues a remote task that asked for input or authentication), and nothing else.
+ */
+export interface ToolInputSchema {
+  [k: string]: unknown | undefined;
+}
+/**
+ * One model tool as a2a-hub describes it (GET /a2a/api/tools in the default format hub): one enabled skill of a connected outbound connection.
+ */
+export interface ToolDefinitionJson {
+  name: ToolName;
+  /**
+   * The remote skill's description, or the description its skillOverrides entry gives.
+   */
+  description: string;
+  inputSchema: ToolInputSchema;
+  /**
+   * Id of the outbound connection the tool calls.
+   */
+  connectionId: string;
+  /**
+   * Name of that connection.
+   */
+  connectionName: string;
+  /**
+   * Id of the remote skill, sent as message metadata.skill.
+   */
+  skillId: string;
+}
+/**
+ * GET /a2a/api/tools (format hub, the default): every tool with its connection and skill.
+ */
+export interface HubToolList {
+  /**
+   * The tools, ordered by name.
+   */
+  tools: ToolDefinitionJson[];
+}
+/**
+ * The `function` member of an OpenAI-style tool (Chat Completions `tools[].function`).
+ */
+export interface OpenAiFunction {
+  name: ToolName;
+  /**
+   * What the tool does.
+   */
+  description: string;
+  parameters: ToolInputSchema;
+}
+/**
+ * A tool in the shape of an entry of the OpenAI Chat Completions `tools` array.
+ */
+export interface OpenAiTool {
+  /**
+   * Always function.
+   */
+  type: "function";
+  function: OpenAiFunction;
+}
+/**
+ * GET /a2a/api/tools?format=openai: `tools` can be passed as it is as the `tools` parameter of an OpenAI-style chat completion.
+ */
+export interface OpenAiToolList {
+  /**
+   * The tools, ordered by name.
+   */
+  tools: OpenAiTool[];
+}
+/**
+ * A tool in the shape of an entry of the Anthropic Messages API `tools` array.
+ */
+export interface AnthropicTool {
+  name: ToolName;
+  /**
+   * What the tool does.
+   */
+  description: string;
+  input_schema: ToolInputSchema;
+}
+/**
+ * GET /a2a/api/tools?format=anthropic: `tools` can be passed as it is as the `tools` parameter of an Anthropic Messages request.
+ */
+export interface AnthropicToolList {
+  /**
+   * The tools, ordered by name.
+   */
+  tools: AnthropicTool[];
+}
+/**
  * GET /a2a/api/card?id=: the A2A 1.0 AgentCard the inbound instance publishes (AgentCard in spec/a2a/1.0); left open here so that this family stands alone.
  */
 export interface AgentCardJson {
@@ -648,6 +752,10 @@ export interface InboundRow {
    * Name of the environment variable the token is read from; absent when the token was set with inbound.setAuth or there is none.
    */
   authTokenEnv?: string;
+  /**
+   * Id of the outbound connection a relay instance forwards to.
+   */
+  relayTo?: string;
   /**
    * Skills the AgentCard advertises.
    */

@@ -21,9 +21,10 @@ const schema54 = {"title":"OutboundDiscoverAction","description":"outbound.disco
 const schema55 = {"title":"TaskCancelAction","description":"task.cancel: aborts a task and marks it TASK_STATE_CANCELED.","type":"object","properties":{"action":{"description":"The action tag.","const":"task.cancel"},"id":{"description":"Task id.","type":"string","minLength":1}},"required":["action","id"],"additionalProperties":false};
 const schema56 = {"title":"SessionCancelAction","description":"session.cancel: cancels the active tasks of a context; the session stays open.","type":"object","properties":{"action":{"description":"The action tag.","const":"session.cancel"},"id":{"description":"Context id.","type":"string","minLength":1},"serverId":{"description":"Inbound instance id scoping the cancel; omitted means every instance the context is bound to.","type":"string"}},"required":["action","id"],"additionalProperties":false};
 const schema57 = {"title":"SessionCloseAction","description":"session.close: cancels the context's active tasks and releases its live session handle. A later message with the same contextId starts a new live session.","type":"object","properties":{"action":{"description":"The action tag.","const":"session.close"},"id":{"description":"Context id.","type":"string","minLength":1},"serverId":{"description":"Inbound instance id scoping the close; omitted means every instance the context is bound to.","type":"string"}},"required":["action","id"],"additionalProperties":false};
-const schema33 = {"title":"InboundCreateAction","description":"inbound.create: creates an inbound A2A server instance and, unless `enabled` is false, registers its routes. Success carries the new id, <slug-of-name>-<8 hex>.","type":"object","properties":{"action":{"description":"The action tag.","const":"inbound.create"},"name":{"description":"Agent name, published in the AgentCard.","type":"string","minLength":1},"description":{"description":"Agent description, published in the AgentCard.","type":"string","minLength":1},"version":{"description":"Agent version, published in the AgentCard.","type":"string","minLength":1},"endpointPath":{"$ref":"#/$defs/EndpointPath","description":"Endpoint path; default /a2a/<id>."},"preset":{"description":"Agent preset id (GET /a2a/api/presets); default: the preset marked isDefault.","type":"string"},"authTokenEnv":{"description":"Name of an environment variable holding the bearer token the endpoint requires. The token itself is never stored in or shown by the control API.","type":"string"},"enabled":{"description":"Whether the instance starts serving at once.","type":"boolean","default":true}},"required":["action","name","description","version"],"additionalProperties":false};
+const schema33 = {"title":"InboundCreateAction","description":"inbound.create: creates an inbound A2A server instance and, unless `enabled` is false, registers its routes. Success carries the new id, <slug-of-name>-<8 hex>.","type":"object","properties":{"action":{"description":"The action tag.","const":"inbound.create"},"name":{"description":"Agent name, published in the AgentCard.","type":"string","minLength":1},"description":{"description":"Agent description, published in the AgentCard.","type":"string","minLength":1},"version":{"description":"Agent version, published in the AgentCard.","type":"string","minLength":1},"endpointPath":{"$ref":"#/$defs/EndpointPath","description":"Endpoint path; default /a2a/<id>."},"preset":{"description":"Agent preset id (GET /a2a/api/presets); default: the preset marked isDefault.","type":"string"},"authTokenEnv":{"description":"Name of an environment variable holding the bearer token the endpoint requires. The token itself is never stored in or shown by the control API.","type":"string"},"relayTo":{"description":"Id of the outbound connection the relay preset forwards every message to; required with preset relay.","type":"string"},"enabled":{"description":"Whether the instance starts serving at once.","type":"boolean","default":true}},"required":["action","name","description","version"],"additionalProperties":false};
 const schema34 = {"title":"EndpointPath","description":"Absolute URL path at which an inbound instance serves its JSON-RPC endpoint (its card is at <endpointPath>/agent-card.json). One or more non-empty segments of unreserved characters, no trailing slash, no `.` or `..` segment, and never /a2a/api or below it (the control API). Uniqueness among instances is checked at run time (409).","type":"string","minLength":2,"pattern":"^(?!/a2a/api(?:/|$))(?!.*/\\.\\.?(?:/|$))/(?:[A-Za-z0-9._~-]+/)*[A-Za-z0-9._~-]+$"};
-const func1 = require("ajv/dist/runtime/ucs2length").default;
+const func1 = Object.prototype.hasOwnProperty;
+const func2 = require("ajv/dist/runtime/ucs2length").default;
 const pattern4 = new RegExp("^(?!/a2a/api(?:/|$))(?!.*/\\.\\.?(?:/|$))/(?:[A-Za-z0-9._~-]+/)*[A-Za-z0-9._~-]+$", "u");
 
 function validate22(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -78,7 +79,7 @@ vErrors.push(err3);
 errors++;
 }
 for(const key0 in data){
-if(!((((((((key0 === "action") || (key0 === "name")) || (key0 === "description")) || (key0 === "version")) || (key0 === "endpointPath")) || (key0 === "preset")) || (key0 === "authTokenEnv")) || (key0 === "enabled"))){
+if(!(func1.call(schema33.properties, key0))){
 const err4 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err4];
@@ -104,7 +105,7 @@ errors++;
 if(data.name !== undefined){
 let data1 = data.name;
 if(typeof data1 === "string"){
-if(func1(data1) < 1){
+if(func2(data1) < 1){
 const err6 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err6];
@@ -129,7 +130,7 @@ errors++;
 if(data.description !== undefined){
 let data2 = data.description;
 if(typeof data2 === "string"){
-if(func1(data2) < 1){
+if(func2(data2) < 1){
 const err8 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err8];
@@ -154,7 +155,7 @@ errors++;
 if(data.version !== undefined){
 let data3 = data.version;
 if(typeof data3 === "string"){
-if(func1(data3) < 1){
+if(func2(data3) < 1){
 const err10 = {instancePath:instancePath+"/version",schemaPath:"#/properties/version/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err10];
@@ -179,7 +180,7 @@ errors++;
 if(data.endpointPath !== undefined){
 let data4 = data.endpointPath;
 if(typeof data4 === "string"){
-if(func1(data4) < 2){
+if(func2(data4) < 2){
 const err12 = {instancePath:instancePath+"/endpointPath",schemaPath:"#/$defs/EndpointPath/minLength",keyword:"minLength",params:{limit: 2},message:"must NOT have fewer than 2 characters"};
 if(vErrors === null){
 vErrors = [err12];
@@ -235,9 +236,9 @@ vErrors.push(err16);
 errors++;
 }
 }
-if(data.enabled !== undefined){
-if(typeof data.enabled !== "boolean"){
-const err17 = {instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data.relayTo !== undefined){
+if(typeof data.relayTo !== "string"){
+const err17 = {instancePath:instancePath+"/relayTo",schemaPath:"#/properties/relayTo/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -247,9 +248,9 @@ vErrors.push(err17);
 errors++;
 }
 }
-}
-else {
-const err18 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.enabled !== undefined){
+if(typeof data.enabled !== "boolean"){
+const err18 = {instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -258,12 +259,24 @@ vErrors.push(err18);
 }
 errors++;
 }
+}
+}
+else {
+const err19 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
 validate22.errors = vErrors;
 return errors === 0;
 }
 validate22.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema35 = {"title":"InboundUpdateAction","description":"inbound.update: changes the given members of an inbound instance; absent members are kept. A changed endpointPath re-registers the routes.","type":"object","properties":{"action":{"description":"The action tag.","const":"inbound.update"},"id":{"description":"Inbound instance id.","type":"string","minLength":1},"name":{"description":"New agent name.","type":"string","minLength":1},"description":{"description":"New agent description.","type":"string","minLength":1},"version":{"description":"New agent version.","type":"string","minLength":1},"endpointPath":{"$ref":"#/$defs/EndpointPath","description":"New endpoint path."},"preset":{"description":"New agent preset id.","type":"string"},"authTokenEnv":{"description":"New name of the environment variable holding the bearer token; the empty string stops reading the token from the environment.","type":"string"}},"required":["action","id"],"additionalProperties":false};
+const schema35 = {"title":"InboundUpdateAction","description":"inbound.update: changes the given members of an inbound instance; absent members are kept. A changed endpointPath re-registers the routes.","type":"object","properties":{"action":{"description":"The action tag.","const":"inbound.update"},"id":{"description":"Inbound instance id.","type":"string","minLength":1},"name":{"description":"New agent name.","type":"string","minLength":1},"description":{"description":"New agent description.","type":"string","minLength":1},"version":{"description":"New agent version.","type":"string","minLength":1},"endpointPath":{"$ref":"#/$defs/EndpointPath","description":"New endpoint path."},"preset":{"description":"New agent preset id.","type":"string"},"authTokenEnv":{"description":"New name of the environment variable holding the bearer token; the empty string stops reading the token from the environment.","type":"string"},"relayTo":{"description":"New outbound connection id for the relay preset; the empty string clears it.","type":"string"}},"required":["action","id"],"additionalProperties":false};
 
 function validate23(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -297,7 +310,7 @@ vErrors.push(err1);
 errors++;
 }
 for(const key0 in data){
-if(!((((((((key0 === "action") || (key0 === "id")) || (key0 === "name")) || (key0 === "description")) || (key0 === "version")) || (key0 === "endpointPath")) || (key0 === "preset")) || (key0 === "authTokenEnv"))){
+if(!(func1.call(schema35.properties, key0))){
 const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err2];
@@ -323,7 +336,7 @@ errors++;
 if(data.id !== undefined){
 let data1 = data.id;
 if(typeof data1 === "string"){
-if(func1(data1) < 1){
+if(func2(data1) < 1){
 const err4 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err4];
@@ -348,7 +361,7 @@ errors++;
 if(data.name !== undefined){
 let data2 = data.name;
 if(typeof data2 === "string"){
-if(func1(data2) < 1){
+if(func2(data2) < 1){
 const err6 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err6];
@@ -373,7 +386,7 @@ errors++;
 if(data.description !== undefined){
 let data3 = data.description;
 if(typeof data3 === "string"){
-if(func1(data3) < 1){
+if(func2(data3) < 1){
 const err8 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err8];
@@ -398,7 +411,7 @@ errors++;
 if(data.version !== undefined){
 let data4 = data.version;
 if(typeof data4 === "string"){
-if(func1(data4) < 1){
+if(func2(data4) < 1){
 const err10 = {instancePath:instancePath+"/version",schemaPath:"#/properties/version/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err10];
@@ -423,7 +436,7 @@ errors++;
 if(data.endpointPath !== undefined){
 let data5 = data.endpointPath;
 if(typeof data5 === "string"){
-if(func1(data5) < 2){
+if(func2(data5) < 2){
 const err12 = {instancePath:instancePath+"/endpointPath",schemaPath:"#/$defs/EndpointPath/minLength",keyword:"minLength",params:{limit: 2},message:"must NOT have fewer than 2 characters"};
 if(vErrors === null){
 vErrors = [err12];
@@ -479,14 +492,26 @@ vErrors.push(err16);
 errors++;
 }
 }
-}
-else {
-const err17 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.relayTo !== undefined){
+if(typeof data.relayTo !== "string"){
+const err17 = {instancePath:instancePath+"/relayTo",schemaPath:"#/properties/relayTo/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err17];
 }
 else {
 vErrors.push(err17);
+}
+errors++;
+}
+}
+}
+else {
+const err18 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
 }
 errors++;
 }
@@ -497,7 +522,6 @@ validate23.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 const schema37 = {"title":"OutboundCreateAction","description":"outbound.create: creates a connection to a remote A2A agent and, unless `enabled` is false, fetches its card and exposes its skills as tools. Success carries the new id.","type":"object","properties":{"action":{"description":"The action tag.","const":"outbound.create"},"name":{"description":"Connection name, used in tool names a2a__<name>__<skill>.","type":"string","minLength":1},"agentCardUrl":{"description":"URL of the remote AgentCard.","type":"string","minLength":1,"format":"uri"},"bearerTokenEnv":{"description":"Name of an environment variable holding the bearer token sent to the remote.","type":"string"},"preset":{"description":"Agent preset id recorded for a future local hand-off session.","type":"string"},"enabled":{"description":"Whether to connect at once.","type":"boolean","default":true},"timeoutMs":{"$ref":"#/$defs/TimeoutMs","description":"Per-call timeout; default 60000."},"disabledSkills":{"description":"Remote skill ids not exposed as tools.","type":"array","items":{"type":"string"},"uniqueItems":true},"skillOverrides":{"$ref":"#/$defs/SkillOverrides","description":"Per-skill overrides of the exposed tools."}},"required":["action","name","agentCardUrl"],"additionalProperties":false};
 const schema38 = {"title":"TimeoutMs","description":"Per-call timeout of an outbound connection in milliseconds, from 100 ms to 10 minutes.","type":"integer","minimum":100,"maximum":600000};
-const func10 = Object.prototype.hasOwnProperty;
 const formats0 = require("ajv-formats/dist/formats").fullFormats.uri;
 const schema39 = {"title":"SkillOverrides","description":"Map from a remote skill id to its local override.","type":"object","additionalProperties":{"$ref":"#/$defs/SkillOverride"}};
 const schema40 = {"title":"SkillOverride","description":"Local override of one remote skill as it is exposed as a model tool.","type":"object","properties":{"description":{"description":"Replaces the remote skill's description in the tool definition.","type":"string"}},"required":["description"],"additionalProperties":false};
@@ -621,7 +645,7 @@ vErrors.push(err2);
 errors++;
 }
 for(const key0 in data){
-if(!(func10.call(schema37.properties, key0))){
+if(!(func1.call(schema37.properties, key0))){
 const err3 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err3];
@@ -647,7 +671,7 @@ errors++;
 if(data.name !== undefined){
 let data1 = data.name;
 if(typeof data1 === "string"){
-if(func1(data1) < 1){
+if(func2(data1) < 1){
 const err5 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err5];
@@ -672,7 +696,7 @@ errors++;
 if(data.agentCardUrl !== undefined){
 let data2 = data.agentCardUrl;
 if(typeof data2 === "string"){
-if(func1(data2) < 1){
+if(func2(data2) < 1){
 const err7 = {instancePath:instancePath+"/agentCardUrl",schemaPath:"#/properties/agentCardUrl/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err7];
@@ -909,7 +933,7 @@ errors++;
 if(data.id !== undefined){
 let data1 = data.id;
 if(typeof data1 === "string"){
-if(func1(data1) < 1){
+if(func2(data1) < 1){
 const err4 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err4];
@@ -934,7 +958,7 @@ errors++;
 if(data.name !== undefined){
 let data2 = data.name;
 if(typeof data2 === "string"){
-if(func1(data2) < 1){
+if(func2(data2) < 1){
 const err6 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err6];
@@ -1178,7 +1202,7 @@ errors++;
 if(data.id !== undefined){
 let data2 = data.id;
 if(typeof data2 === "string"){
-if(func1(data2) < 1){
+if(func2(data2) < 1){
 const err6 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/InboundRemoveAction/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err6];
@@ -1264,7 +1288,7 @@ errors++;
 if(data.id !== undefined){
 let data4 = data.id;
 if(typeof data4 === "string"){
-if(func1(data4) < 1){
+if(func2(data4) < 1){
 const err13 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/InboundEnableAction/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err13];
@@ -1350,7 +1374,7 @@ errors++;
 if(data.id !== undefined){
 let data6 = data.id;
 if(typeof data6 === "string"){
-if(func1(data6) < 1){
+if(func2(data6) < 1){
 const err20 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/InboundDisableAction/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err20];
@@ -1436,7 +1460,7 @@ errors++;
 if(data.id !== undefined){
 let data8 = data.id;
 if(typeof data8 === "string"){
-if(func1(data8) < 1){
+if(func2(data8) < 1){
 const err27 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/InboundSetAuthAction/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err27];
@@ -1544,7 +1568,7 @@ errors++;
 if(data.id !== undefined){
 let data11 = data.id;
 if(typeof data11 === "string"){
-if(func1(data11) < 1){
+if(func2(data11) < 1){
 const err36 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/InboundSendTestAction/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err36];
@@ -1569,7 +1593,7 @@ errors++;
 if(data.text !== undefined){
 let data12 = data.text;
 if(typeof data12 === "string"){
-if(func1(data12) < 1){
+if(func2(data12) < 1){
 const err38 = {instancePath:instancePath+"/text",schemaPath:"#/$defs/InboundSendTestAction/properties/text/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err38];
@@ -1679,7 +1703,7 @@ errors++;
 if(data.id !== undefined){
 let data16 = data.id;
 if(typeof data16 === "string"){
-if(func1(data16) < 1){
+if(func2(data16) < 1){
 const err47 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/InboundCloseAction/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err47];
@@ -1783,7 +1807,7 @@ errors++;
 if(data.id !== undefined){
 let data18 = data.id;
 if(typeof data18 === "string"){
-if(func1(data18) < 1){
+if(func2(data18) < 1){
 const err54 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/OutboundRemoveAction/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err54];
@@ -1869,7 +1893,7 @@ errors++;
 if(data.id !== undefined){
 let data20 = data.id;
 if(typeof data20 === "string"){
-if(func1(data20) < 1){
+if(func2(data20) < 1){
 const err61 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/OutboundEnableAction/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err61];
@@ -1955,7 +1979,7 @@ errors++;
 if(data.id !== undefined){
 let data22 = data.id;
 if(typeof data22 === "string"){
-if(func1(data22) < 1){
+if(func2(data22) < 1){
 const err68 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/OutboundDisableAction/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err68];
@@ -2041,7 +2065,7 @@ errors++;
 if(data.id !== undefined){
 let data24 = data.id;
 if(typeof data24 === "string"){
-if(func1(data24) < 1){
+if(func2(data24) < 1){
 const err75 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/OutboundRefreshAction/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err75];
@@ -2127,7 +2151,7 @@ errors++;
 if(data.id !== undefined){
 let data26 = data.id;
 if(typeof data26 === "string"){
-if(func1(data26) < 1){
+if(func2(data26) < 1){
 const err82 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/OutboundSetAuthAction/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err82];
@@ -2225,7 +2249,7 @@ errors++;
 if(data.agentCardUrl !== undefined){
 let data29 = data.agentCardUrl;
 if(typeof data29 === "string"){
-if(func1(data29) < 1){
+if(func2(data29) < 1){
 const err90 = {instancePath:instancePath+"/agentCardUrl",schemaPath:"#/$defs/OutboundDiscoverAction/properties/agentCardUrl/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err90];
@@ -2333,7 +2357,7 @@ errors++;
 if(data.id !== undefined){
 let data32 = data.id;
 if(typeof data32 === "string"){
-if(func1(data32) < 1){
+if(func2(data32) < 1){
 const err99 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/TaskCancelAction/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err99];
@@ -2419,7 +2443,7 @@ errors++;
 if(data.id !== undefined){
 let data34 = data.id;
 if(typeof data34 === "string"){
-if(func1(data34) < 1){
+if(func2(data34) < 1){
 const err106 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/SessionCancelAction/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err106];
@@ -2517,7 +2541,7 @@ errors++;
 if(data.id !== undefined){
 let data37 = data.id;
 if(typeof data37 === "string"){
-if(func1(data37) < 1){
+if(func2(data37) < 1){
 const err114 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/SessionCloseAction/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err114];
@@ -2617,7 +2641,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data === "string"){
-if(func1(data) < 2){
+if(func2(data) < 2){
 const err0 = {instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 2},message:"must NOT have fewer than 2 characters"};
 if(vErrors === null){
 vErrors = [err0];
@@ -2897,7 +2921,7 @@ vErrors.push(err3);
 errors++;
 }
 for(const key0 in data){
-if(!((((((((key0 === "action") || (key0 === "name")) || (key0 === "description")) || (key0 === "version")) || (key0 === "endpointPath")) || (key0 === "preset")) || (key0 === "authTokenEnv")) || (key0 === "enabled"))){
+if(!(func1.call(schema33.properties, key0))){
 const err4 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err4];
@@ -2923,7 +2947,7 @@ errors++;
 if(data.name !== undefined){
 let data1 = data.name;
 if(typeof data1 === "string"){
-if(func1(data1) < 1){
+if(func2(data1) < 1){
 const err6 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err6];
@@ -2948,7 +2972,7 @@ errors++;
 if(data.description !== undefined){
 let data2 = data.description;
 if(typeof data2 === "string"){
-if(func1(data2) < 1){
+if(func2(data2) < 1){
 const err8 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err8];
@@ -2973,7 +2997,7 @@ errors++;
 if(data.version !== undefined){
 let data3 = data.version;
 if(typeof data3 === "string"){
-if(func1(data3) < 1){
+if(func2(data3) < 1){
 const err10 = {instancePath:instancePath+"/version",schemaPath:"#/properties/version/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err10];
@@ -2998,7 +3022,7 @@ errors++;
 if(data.endpointPath !== undefined){
 let data4 = data.endpointPath;
 if(typeof data4 === "string"){
-if(func1(data4) < 2){
+if(func2(data4) < 2){
 const err12 = {instancePath:instancePath+"/endpointPath",schemaPath:"#/$defs/EndpointPath/minLength",keyword:"minLength",params:{limit: 2},message:"must NOT have fewer than 2 characters"};
 if(vErrors === null){
 vErrors = [err12];
@@ -3054,9 +3078,9 @@ vErrors.push(err16);
 errors++;
 }
 }
-if(data.enabled !== undefined){
-if(typeof data.enabled !== "boolean"){
-const err17 = {instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data.relayTo !== undefined){
+if(typeof data.relayTo !== "string"){
+const err17 = {instancePath:instancePath+"/relayTo",schemaPath:"#/properties/relayTo/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -3066,14 +3090,26 @@ vErrors.push(err17);
 errors++;
 }
 }
-}
-else {
-const err18 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.enabled !== undefined){
+if(typeof data.enabled !== "boolean"){
+const err18 = {instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err18];
 }
 else {
 vErrors.push(err18);
+}
+errors++;
+}
+}
+}
+else {
+const err19 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
 }
 errors++;
 }
@@ -3116,7 +3152,7 @@ vErrors.push(err1);
 errors++;
 }
 for(const key0 in data){
-if(!((((((((key0 === "action") || (key0 === "id")) || (key0 === "name")) || (key0 === "description")) || (key0 === "version")) || (key0 === "endpointPath")) || (key0 === "preset")) || (key0 === "authTokenEnv"))){
+if(!(func1.call(schema35.properties, key0))){
 const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err2];
@@ -3142,7 +3178,7 @@ errors++;
 if(data.id !== undefined){
 let data1 = data.id;
 if(typeof data1 === "string"){
-if(func1(data1) < 1){
+if(func2(data1) < 1){
 const err4 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err4];
@@ -3167,7 +3203,7 @@ errors++;
 if(data.name !== undefined){
 let data2 = data.name;
 if(typeof data2 === "string"){
-if(func1(data2) < 1){
+if(func2(data2) < 1){
 const err6 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err6];
@@ -3192,7 +3228,7 @@ errors++;
 if(data.description !== undefined){
 let data3 = data.description;
 if(typeof data3 === "string"){
-if(func1(data3) < 1){
+if(func2(data3) < 1){
 const err8 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err8];
@@ -3217,7 +3253,7 @@ errors++;
 if(data.version !== undefined){
 let data4 = data.version;
 if(typeof data4 === "string"){
-if(func1(data4) < 1){
+if(func2(data4) < 1){
 const err10 = {instancePath:instancePath+"/version",schemaPath:"#/properties/version/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err10];
@@ -3242,7 +3278,7 @@ errors++;
 if(data.endpointPath !== undefined){
 let data5 = data.endpointPath;
 if(typeof data5 === "string"){
-if(func1(data5) < 2){
+if(func2(data5) < 2){
 const err12 = {instancePath:instancePath+"/endpointPath",schemaPath:"#/$defs/EndpointPath/minLength",keyword:"minLength",params:{limit: 2},message:"must NOT have fewer than 2 characters"};
 if(vErrors === null){
 vErrors = [err12];
@@ -3298,14 +3334,26 @@ vErrors.push(err16);
 errors++;
 }
 }
-}
-else {
-const err17 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.relayTo !== undefined){
+if(typeof data.relayTo !== "string"){
+const err17 = {instancePath:instancePath+"/relayTo",schemaPath:"#/properties/relayTo/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err17];
 }
 else {
 vErrors.push(err17);
+}
+errors++;
+}
+}
+}
+else {
+const err18 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
 }
 errors++;
 }
@@ -3374,7 +3422,7 @@ errors++;
 if(data.id !== undefined){
 let data1 = data.id;
 if(typeof data1 === "string"){
-if(func1(data1) < 1){
+if(func2(data1) < 1){
 const err4 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err4];
@@ -3472,7 +3520,7 @@ errors++;
 if(data.id !== undefined){
 let data1 = data.id;
 if(typeof data1 === "string"){
-if(func1(data1) < 1){
+if(func2(data1) < 1){
 const err4 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err4];
@@ -3570,7 +3618,7 @@ errors++;
 if(data.id !== undefined){
 let data1 = data.id;
 if(typeof data1 === "string"){
-if(func1(data1) < 1){
+if(func2(data1) < 1){
 const err4 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err4];
@@ -3668,7 +3716,7 @@ errors++;
 if(data.id !== undefined){
 let data1 = data.id;
 if(typeof data1 === "string"){
-if(func1(data1) < 1){
+if(func2(data1) < 1){
 const err4 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err4];
@@ -3788,7 +3836,7 @@ errors++;
 if(data.id !== undefined){
 let data1 = data.id;
 if(typeof data1 === "string"){
-if(func1(data1) < 1){
+if(func2(data1) < 1){
 const err5 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err5];
@@ -3813,7 +3861,7 @@ errors++;
 if(data.text !== undefined){
 let data2 = data.text;
 if(typeof data2 === "string"){
-if(func1(data2) < 1){
+if(func2(data2) < 1){
 const err7 = {instancePath:instancePath+"/text",schemaPath:"#/properties/text/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err7];
@@ -3935,7 +3983,7 @@ errors++;
 if(data.id !== undefined){
 let data1 = data.id;
 if(typeof data1 === "string"){
-if(func1(data1) < 1){
+if(func2(data1) < 1){
 const err4 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err4];
@@ -4017,7 +4065,7 @@ vErrors.push(err2);
 errors++;
 }
 for(const key0 in data){
-if(!(func10.call(schema37.properties, key0))){
+if(!(func1.call(schema37.properties, key0))){
 const err3 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err3];
@@ -4043,7 +4091,7 @@ errors++;
 if(data.name !== undefined){
 let data1 = data.name;
 if(typeof data1 === "string"){
-if(func1(data1) < 1){
+if(func2(data1) < 1){
 const err5 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err5];
@@ -4068,7 +4116,7 @@ errors++;
 if(data.agentCardUrl !== undefined){
 let data2 = data.agentCardUrl;
 if(typeof data2 === "string"){
-if(func1(data2) < 1){
+if(func2(data2) < 1){
 const err7 = {instancePath:instancePath+"/agentCardUrl",schemaPath:"#/properties/agentCardUrl/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err7];
@@ -4305,7 +4353,7 @@ errors++;
 if(data.id !== undefined){
 let data1 = data.id;
 if(typeof data1 === "string"){
-if(func1(data1) < 1){
+if(func2(data1) < 1){
 const err4 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err4];
@@ -4330,7 +4378,7 @@ errors++;
 if(data.name !== undefined){
 let data2 = data.name;
 if(typeof data2 === "string"){
-if(func1(data2) < 1){
+if(func2(data2) < 1){
 const err6 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err6];
@@ -4533,7 +4581,7 @@ errors++;
 if(data.id !== undefined){
 let data1 = data.id;
 if(typeof data1 === "string"){
-if(func1(data1) < 1){
+if(func2(data1) < 1){
 const err4 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err4];
@@ -4631,7 +4679,7 @@ errors++;
 if(data.id !== undefined){
 let data1 = data.id;
 if(typeof data1 === "string"){
-if(func1(data1) < 1){
+if(func2(data1) < 1){
 const err4 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err4];
@@ -4729,7 +4777,7 @@ errors++;
 if(data.id !== undefined){
 let data1 = data.id;
 if(typeof data1 === "string"){
-if(func1(data1) < 1){
+if(func2(data1) < 1){
 const err4 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err4];
@@ -4827,7 +4875,7 @@ errors++;
 if(data.id !== undefined){
 let data1 = data.id;
 if(typeof data1 === "string"){
-if(func1(data1) < 1){
+if(func2(data1) < 1){
 const err4 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err4];
@@ -4925,7 +4973,7 @@ errors++;
 if(data.id !== undefined){
 let data1 = data.id;
 if(typeof data1 === "string"){
-if(func1(data1) < 1){
+if(func2(data1) < 1){
 const err4 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err4];
@@ -5035,7 +5083,7 @@ errors++;
 if(data.agentCardUrl !== undefined){
 let data1 = data.agentCardUrl;
 if(typeof data1 === "string"){
-if(func1(data1) < 1){
+if(func2(data1) < 1){
 const err4 = {instancePath:instancePath+"/agentCardUrl",schemaPath:"#/properties/agentCardUrl/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err4];
@@ -5155,7 +5203,7 @@ errors++;
 if(data.id !== undefined){
 let data1 = data.id;
 if(typeof data1 === "string"){
-if(func1(data1) < 1){
+if(func2(data1) < 1){
 const err4 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err4];
@@ -5253,7 +5301,7 @@ errors++;
 if(data.id !== undefined){
 let data1 = data.id;
 if(typeof data1 === "string"){
-if(func1(data1) < 1){
+if(func2(data1) < 1){
 const err4 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err4];
@@ -5363,7 +5411,7 @@ errors++;
 if(data.id !== undefined){
 let data1 = data.id;
 if(typeof data1 === "string"){
-if(func1(data1) < 1){
+if(func2(data1) < 1){
 const err4 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err4];
@@ -5617,7 +5665,7 @@ errors++;
 if(data6.id !== undefined){
 let data7 = data6.id;
 if(typeof data7 === "string"){
-if(func1(data7) < 1){
+if(func2(data7) < 1){
 const err16 = {instancePath:instancePath+"/skills/" + i0+"/id",schemaPath:"#/$defs/SkillSummary/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err16];
@@ -5802,7 +5850,7 @@ errors++;
 if(data.id !== undefined){
 let data2 = data.id;
 if(typeof data2 === "string"){
-if(func1(data2) < 1){
+if(func2(data2) < 1){
 const err5 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err5];
@@ -5833,7 +5881,7 @@ errors = vErrors.length;
 if(data.taskId !== undefined){
 let data4 = data.taskId;
 if(typeof data4 === "string"){
-if(func1(data4) < 1){
+if(func2(data4) < 1){
 const err7 = {instancePath:instancePath+"/taskId",schemaPath:"#/properties/taskId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err7];
@@ -5881,7 +5929,7 @@ errors++;
 if(data.contextId !== undefined){
 let data6 = data.contextId;
 if(typeof data6 === "string"){
-if(func1(data6) < 1){
+if(func2(data6) < 1){
 const err11 = {instancePath:instancePath+"/contextId",schemaPath:"#/properties/contextId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err11];
@@ -6571,7 +6619,7 @@ errors++;
 if(data6.id !== undefined){
 let data7 = data6.id;
 if(typeof data7 === "string"){
-if(func1(data7) < 1){
+if(func2(data7) < 1){
 const err16 = {instancePath:instancePath+"/skills/" + i0+"/id",schemaPath:"#/$defs/SkillSummary/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err16];
@@ -6685,8 +6733,9 @@ return errors === 0;
 }
 validate64.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateAgentCardJson = validate65;
-const schema97 = {"title":"AgentCardJson","description":"GET /a2a/api/card?id=: the A2A 1.0 AgentCard the inbound instance publishes (AgentCard in spec/a2a/1.0); left open here so that this family stands alone.","type":"object","additionalProperties":true};
+export const validateToolName = validate65;
+const schema97 = {"title":"ToolName","description":"Name of a model tool: a2a__<connection-name>__<skill-id> with every character outside [A-Za-z0-9_-] replaced by _, at most 64 characters, with a short stable hash appended when two tools would otherwise share a name.","type":"string","pattern":"^[A-Za-z0-9_-]{1,64}$"};
+const pattern9 = new RegExp("^[A-Za-z0-9_-]{1,64}$", "u");
 
 function validate65(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -6698,10 +6747,9 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
-if(data && typeof data == "object" && !Array.isArray(data)){
-}
-else {
-const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(typeof data === "string"){
+if(!pattern9.test(data)){
+const err0 = {instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]{1,64}$"},message:"must match pattern \""+"^[A-Za-z0-9_-]{1,64}$"+"\""};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -6710,13 +6758,24 @@ vErrors.push(err0);
 }
 errors++;
 }
+}
+else {
+const err1 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
 validate65.errors = vErrors;
 return errors === 0;
 }
-validate65.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate65.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-export const validateTaskJson = validate66;
-const schema98 = {"title":"TaskJson","description":"GET /a2a/api/task?id=: the full A2A 1.0 Task (Task in spec/a2a/1.0); left open here so that this family stands alone.","type":"object","additionalProperties":true};
+export const validateToolInputSchema = validate66;
+const schema98 = {"title":"ToolInputSchema","description":"The JSON Schema of a tool's arguments, in the subset function-calling LLM APIs accept: an object with a required string `prompt` and an optional string `taskId` (continues a remote task that asked for input or authentication), and nothing else.","type":"object","additionalProperties":true};
 
 function validate66(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -6745,13 +6804,855 @@ return errors === 0;
 }
 validate66.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateSessionView = validate67;
-const schema99 = {"title":"SessionView","description":"GET /a2a/api/session?contextId=&serverId=: the detail of one live session. Its shape is not fixed yet; it is expected to carry at least the SessionRow members.","type":"object","additionalProperties":true};
+export const validateToolDefinitionJson = validate67;
+const schema99 = {"title":"ToolDefinitionJson","description":"One model tool as a2a-hub describes it (GET /a2a/api/tools in the default format hub): one enabled skill of a connected outbound connection.","type":"object","properties":{"name":{"$ref":"#/$defs/ToolName","description":"The tool name."},"description":{"description":"The remote skill's description, or the description its skillOverrides entry gives.","type":"string"},"inputSchema":{"$ref":"#/$defs/ToolInputSchema","description":"JSON Schema of the arguments."},"connectionId":{"description":"Id of the outbound connection the tool calls.","type":"string","minLength":1},"connectionName":{"description":"Name of that connection.","type":"string"},"skillId":{"description":"Id of the remote skill, sent as message metadata.skill.","type":"string","minLength":1}},"required":["name","description","inputSchema","connectionId","connectionName","skillId"],"additionalProperties":false};
 
 function validate67(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate67.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.name === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.description === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "description"},message:"must have required property '"+"description"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.inputSchema === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "inputSchema"},message:"must have required property '"+"inputSchema"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.connectionId === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "connectionId"},message:"must have required property '"+"connectionId"+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(data.connectionName === undefined){
+const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "connectionName"},message:"must have required property '"+"connectionName"+"'"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(data.skillId === undefined){
+const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "skillId"},message:"must have required property '"+"skillId"+"'"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+for(const key0 in data){
+if(!((((((key0 === "name") || (key0 === "description")) || (key0 === "inputSchema")) || (key0 === "connectionId")) || (key0 === "connectionName")) || (key0 === "skillId"))){
+const err6 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.name !== undefined){
+let data0 = data.name;
+if(typeof data0 === "string"){
+if(!pattern9.test(data0)){
+const err7 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/ToolName/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]{1,64}$"},message:"must match pattern \""+"^[A-Za-z0-9_-]{1,64}$"+"\""};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+else {
+const err8 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/ToolName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+if(data.description !== undefined){
+if(typeof data.description !== "string"){
+const err9 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data.inputSchema !== undefined){
+let data2 = data.inputSchema;
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+}
+else {
+const err10 = {instancePath:instancePath+"/inputSchema",schemaPath:"#/$defs/ToolInputSchema/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data.connectionId !== undefined){
+let data3 = data.connectionId;
+if(typeof data3 === "string"){
+if(func2(data3) < 1){
+const err11 = {instancePath:instancePath+"/connectionId",schemaPath:"#/properties/connectionId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+else {
+const err12 = {instancePath:instancePath+"/connectionId",schemaPath:"#/properties/connectionId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data.connectionName !== undefined){
+if(typeof data.connectionName !== "string"){
+const err13 = {instancePath:instancePath+"/connectionName",schemaPath:"#/properties/connectionName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+if(data.skillId !== undefined){
+let data5 = data.skillId;
+if(typeof data5 === "string"){
+if(func2(data5) < 1){
+const err14 = {instancePath:instancePath+"/skillId",schemaPath:"#/properties/skillId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+else {
+const err15 = {instancePath:instancePath+"/skillId",schemaPath:"#/properties/skillId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+}
+else {
+const err16 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+validate67.errors = vErrors;
+return errors === 0;
+}
+validate67.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateHubToolList = validate68;
+const schema102 = {"title":"HubToolList","description":"GET /a2a/api/tools (format hub, the default): every tool with its connection and skill.","type":"object","properties":{"tools":{"description":"The tools, ordered by name.","type":"array","items":{"$ref":"#/$defs/ToolDefinitionJson"}}},"required":["tools"],"additionalProperties":false};
+
+function validate68(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate68.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.tools === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "tools"},message:"must have required property '"+"tools"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(key0 === "tools")){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.tools !== undefined){
+let data0 = data.tools;
+if(Array.isArray(data0)){
+const len0 = data0.length;
+for(let i0=0; i0<len0; i0++){
+if(!(validate67(data0[i0], {instancePath:instancePath+"/tools/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate67.errors : vErrors.concat(validate67.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err2 = {instancePath:instancePath+"/tools",schemaPath:"#/properties/tools/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+}
+else {
+const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+validate68.errors = vErrors;
+return errors === 0;
+}
+validate68.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateOpenAiFunction = validate70;
+const schema103 = {"title":"OpenAiFunction","description":"The `function` member of an OpenAI-style tool (Chat Completions `tools[].function`).","type":"object","properties":{"name":{"$ref":"#/$defs/ToolName","description":"The tool name."},"description":{"description":"What the tool does.","type":"string"},"parameters":{"$ref":"#/$defs/ToolInputSchema","description":"JSON Schema of the arguments."}},"required":["name","description","parameters"],"additionalProperties":false};
+
+function validate70(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate70.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.name === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.description === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "description"},message:"must have required property '"+"description"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.parameters === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "parameters"},message:"must have required property '"+"parameters"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(((key0 === "name") || (key0 === "description")) || (key0 === "parameters"))){
+const err3 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.name !== undefined){
+let data0 = data.name;
+if(typeof data0 === "string"){
+if(!pattern9.test(data0)){
+const err4 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/ToolName/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]{1,64}$"},message:"must match pattern \""+"^[A-Za-z0-9_-]{1,64}$"+"\""};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+else {
+const err5 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/ToolName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data.description !== undefined){
+if(typeof data.description !== "string"){
+const err6 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.parameters !== undefined){
+let data2 = data.parameters;
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+}
+else {
+const err7 = {instancePath:instancePath+"/parameters",schemaPath:"#/$defs/ToolInputSchema/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+}
+else {
+const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+validate70.errors = vErrors;
+return errors === 0;
+}
+validate70.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateOpenAiTool = validate71;
+const schema106 = {"title":"OpenAiTool","description":"A tool in the shape of an entry of the OpenAI Chat Completions `tools` array.","type":"object","properties":{"type":{"description":"Always function.","const":"function"},"function":{"$ref":"#/$defs/OpenAiFunction","description":"The function."}},"required":["type","function"],"additionalProperties":false};
+
+function validate71(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate71.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.type === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "type"},message:"must have required property '"+"type"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.function === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "function"},message:"must have required property '"+"function"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+for(const key0 in data){
+if(!((key0 === "type") || (key0 === "function"))){
+const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.type !== undefined){
+if("function" !== data.type){
+const err3 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/const",keyword:"const",params:{allowedValue: "function"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.function !== undefined){
+if(!(validate70(data.function, {instancePath:instancePath+"/function",parentData:data,parentDataProperty:"function",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate70.errors : vErrors.concat(validate70.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+validate71.errors = vErrors;
+return errors === 0;
+}
+validate71.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateOpenAiToolList = validate73;
+const schema107 = {"title":"OpenAiToolList","description":"GET /a2a/api/tools?format=openai: `tools` can be passed as it is as the `tools` parameter of an OpenAI-style chat completion.","type":"object","properties":{"tools":{"description":"The tools, ordered by name.","type":"array","items":{"$ref":"#/$defs/OpenAiTool"}}},"required":["tools"],"additionalProperties":false};
+
+function validate73(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate73.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.tools === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "tools"},message:"must have required property '"+"tools"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(key0 === "tools")){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.tools !== undefined){
+let data0 = data.tools;
+if(Array.isArray(data0)){
+const len0 = data0.length;
+for(let i0=0; i0<len0; i0++){
+if(!(validate71(data0[i0], {instancePath:instancePath+"/tools/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate71.errors : vErrors.concat(validate71.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err2 = {instancePath:instancePath+"/tools",schemaPath:"#/properties/tools/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+}
+else {
+const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+validate73.errors = vErrors;
+return errors === 0;
+}
+validate73.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateAnthropicTool = validate75;
+const schema108 = {"title":"AnthropicTool","description":"A tool in the shape of an entry of the Anthropic Messages API `tools` array.","type":"object","properties":{"name":{"$ref":"#/$defs/ToolName","description":"The tool name."},"description":{"description":"What the tool does.","type":"string"},"input_schema":{"$ref":"#/$defs/ToolInputSchema","description":"JSON Schema of the arguments."}},"required":["name","description","input_schema"],"additionalProperties":false};
+
+function validate75(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate75.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.name === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.description === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "description"},message:"must have required property '"+"description"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.input_schema === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "input_schema"},message:"must have required property '"+"input_schema"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(((key0 === "name") || (key0 === "description")) || (key0 === "input_schema"))){
+const err3 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.name !== undefined){
+let data0 = data.name;
+if(typeof data0 === "string"){
+if(!pattern9.test(data0)){
+const err4 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/ToolName/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]{1,64}$"},message:"must match pattern \""+"^[A-Za-z0-9_-]{1,64}$"+"\""};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+else {
+const err5 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/ToolName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data.description !== undefined){
+if(typeof data.description !== "string"){
+const err6 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.input_schema !== undefined){
+let data2 = data.input_schema;
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+}
+else {
+const err7 = {instancePath:instancePath+"/input_schema",schemaPath:"#/$defs/ToolInputSchema/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+}
+else {
+const err8 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+validate75.errors = vErrors;
+return errors === 0;
+}
+validate75.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateAnthropicToolList = validate76;
+const schema111 = {"title":"AnthropicToolList","description":"GET /a2a/api/tools?format=anthropic: `tools` can be passed as it is as the `tools` parameter of an Anthropic Messages request.","type":"object","properties":{"tools":{"description":"The tools, ordered by name.","type":"array","items":{"$ref":"#/$defs/AnthropicTool"}}},"required":["tools"],"additionalProperties":false};
+
+function validate76(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate76.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.tools === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "tools"},message:"must have required property '"+"tools"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(key0 === "tools")){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.tools !== undefined){
+let data0 = data.tools;
+if(Array.isArray(data0)){
+const len0 = data0.length;
+for(let i0=0; i0<len0; i0++){
+if(!(validate75(data0[i0], {instancePath:instancePath+"/tools/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate75.errors : vErrors.concat(validate75.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err2 = {instancePath:instancePath+"/tools",schemaPath:"#/properties/tools/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+}
+else {
+const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+validate76.errors = vErrors;
+return errors === 0;
+}
+validate76.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateToolList = validate78;
+const schema112 = {"title":"ToolList","description":"GET /a2a/api/tools: the model tools of the connected outbound connections, in the format the `format` query parameter names. Every format answers {tools: [...]}.","anyOf":[{"$ref":"#/$defs/HubToolList"},{"$ref":"#/$defs/OpenAiToolList"},{"$ref":"#/$defs/AnthropicToolList"}]};
+
+function validate78(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate78.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+const _errs0 = errors;
+let valid0 = false;
+const _errs1 = errors;
+if(!(validate68(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate68.errors : vErrors.concat(validate68.errors);
+errors = vErrors.length;
+}
+var _valid0 = _errs1 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+var props0 = true;
+}
+const _errs2 = errors;
+if(!(validate73(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate73.errors : vErrors.concat(validate73.errors);
+errors = vErrors.length;
+}
+var _valid0 = _errs2 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = true;
+}
+}
+const _errs3 = errors;
+if(!(validate76(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate76.errors : vErrors.concat(validate76.errors);
+errors = vErrors.length;
+}
+var _valid0 = _errs3 === errors;
+valid0 = valid0 || _valid0;
+if(_valid0){
+if(props0 !== true){
+props0 = true;
+}
+}
+if(!valid0){
+const err0 = {instancePath,schemaPath:"#/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+else {
+errors = _errs0;
+if(vErrors !== null){
+if(_errs0){
+vErrors.length = _errs0;
+}
+else {
+vErrors = null;
+}
+}
+}
+validate78.errors = vErrors;
+evaluated0.props = props0;
+return errors === 0;
+}
+validate78.evaluated = {"dynamicProps":true,"dynamicItems":false};
+
+export const validateAgentCardJson = validate82;
+const schema113 = {"title":"AgentCardJson","description":"GET /a2a/api/card?id=: the A2A 1.0 AgentCard the inbound instance publishes (AgentCard in spec/a2a/1.0); left open here so that this family stands alone.","type":"object","additionalProperties":true};
+
+function validate82(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate82.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6770,21 +7671,81 @@ vErrors.push(err0);
 }
 errors++;
 }
-validate67.errors = vErrors;
+validate82.errors = vErrors;
 return errors === 0;
 }
-validate67.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate82.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateSnapshot = validate68;
-const schema100 = {"title":"Snapshot","description":"The whole hub state as the panel shows it. `tasks` is one page selected by the task* query parameters of GET /a2a/api; `taskPage` describes that page.","type":"object","properties":{"inbounds":{"description":"Every inbound instance, enabled or not.","type":"array","items":{"$ref":"#/$defs/InboundRow"}},"outbounds":{"description":"Every outbound connection.","type":"array","items":{"$ref":"#/$defs/OutboundRow"}},"tasks":{"description":"One page of tasks, most recently updated first.","type":"array","items":{"$ref":"#/$defs/TaskRow"}},"peers":{"description":"Clients currently connected to an inbound endpoint.","type":"array","items":{"$ref":"#/$defs/PeerRow"}},"sessions":{"description":"Live sessions, one per (contextId, serverId).","type":"array","items":{"$ref":"#/$defs/SessionRow"}},"taskPage":{"$ref":"#/$defs/TaskPage","description":"The limit, offset and filtered total of the task page."}},"required":["inbounds","outbounds","tasks","peers","sessions","taskPage"],"additionalProperties":false};
-const schema115 = {"title":"TaskPage","description":"The page of tasks a snapshot carries: the effective taskLimit and taskOffset, and how many tasks match the filters in all.","type":"object","properties":{"limit":{"description":"Page size used (taskLimit).","type":"integer","minimum":1,"maximum":500},"offset":{"description":"Number of matching tasks skipped (taskOffset).","type":"integer","minimum":0},"total":{"description":"Number of tasks matching taskState, taskContextId and taskServerId.","type":"integer","minimum":0}},"required":["limit","offset","total"],"additionalProperties":false};
-const schema101 = {"title":"InboundRow","description":"One inbound A2A server instance. The bearer token is never shown: `authEnabled` says whether one is set and `authTokenEnv` names its environment variable when it comes from one.","type":"object","properties":{"id":{"description":"Instance id, <slug-of-name>-<8 hex>.","type":"string","minLength":1},"name":{"description":"Agent name (AgentCard.name).","type":"string"},"description":{"description":"Agent description (AgentCard.description).","type":"string"},"version":{"description":"Agent version (AgentCard.version).","type":"string"},"endpointPath":{"$ref":"#/$defs/EndpointPath","description":"Path of the JSON-RPC endpoint; default /a2a/<id>."},"preset":{"description":"Agent preset id.","type":"string"},"cardPath":{"description":"Path of the AgentCard: <endpointPath>/agent-card.json.","type":"string","pattern":"^/(?:[A-Za-z0-9._~-]+/)+agent-card\\.json$"},"cardUrl":{"description":"Absolute URL of the instance as its AgentCard advertises it (supportedInterfaces[].url, the seed example shows the endpoint URL, without /agent-card.json).","type":"string","format":"uri"},"enabled":{"description":"Whether the routes are registered.","type":"boolean"},"authEnabled":{"description":"Whether the endpoint requires a bearer token.","type":"boolean"},"authTokenEnv":{"description":"Name of the environment variable the token is read from; absent when the token was set with inbound.setAuth or there is none.","type":"string"},"skills":{"description":"Skills the AgentCard advertises.","type":"array","items":{"$ref":"#/$defs/SkillSummary"}}},"required":["id","name","description","version","endpointPath","preset","cardPath","cardUrl","enabled","authEnabled","skills"],"additionalProperties":false};
-const pattern10 = new RegExp("^/(?:[A-Za-z0-9._~-]+/)+agent-card\\.json$", "u");
+export const validateTaskJson = validate83;
+const schema114 = {"title":"TaskJson","description":"GET /a2a/api/task?id=: the full A2A 1.0 Task (Task in spec/a2a/1.0); left open here so that this family stands alone.","type":"object","additionalProperties":true};
 
-function validate69(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate83(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate69.evaluated;
+const evaluated0 = validate83.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+}
+else {
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+validate83.errors = vErrors;
+return errors === 0;
+}
+validate83.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateSessionView = validate84;
+const schema115 = {"title":"SessionView","description":"GET /a2a/api/session?contextId=&serverId=: the detail of one live session. Its shape is not fixed yet; it is expected to carry at least the SessionRow members.","type":"object","additionalProperties":true};
+
+function validate84(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate84.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+}
+else {
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+validate84.errors = vErrors;
+return errors === 0;
+}
+validate84.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateSnapshot = validate85;
+const schema116 = {"title":"Snapshot","description":"The whole hub state as the panel shows it. `tasks` is one page selected by the task* query parameters of GET /a2a/api; `taskPage` describes that page.","type":"object","properties":{"inbounds":{"description":"Every inbound instance, enabled or not.","type":"array","items":{"$ref":"#/$defs/InboundRow"}},"outbounds":{"description":"Every outbound connection.","type":"array","items":{"$ref":"#/$defs/OutboundRow"}},"tasks":{"description":"One page of tasks, most recently updated first.","type":"array","items":{"$ref":"#/$defs/TaskRow"}},"peers":{"description":"Clients currently connected to an inbound endpoint.","type":"array","items":{"$ref":"#/$defs/PeerRow"}},"sessions":{"description":"Live sessions, one per (contextId, serverId).","type":"array","items":{"$ref":"#/$defs/SessionRow"}},"taskPage":{"$ref":"#/$defs/TaskPage","description":"The limit, offset and filtered total of the task page."}},"required":["inbounds","outbounds","tasks","peers","sessions","taskPage"],"additionalProperties":false};
+const schema131 = {"title":"TaskPage","description":"The page of tasks a snapshot carries: the effective taskLimit and taskOffset, and how many tasks match the filters in all.","type":"object","properties":{"limit":{"description":"Page size used (taskLimit).","type":"integer","minimum":1,"maximum":500},"offset":{"description":"Number of matching tasks skipped (taskOffset).","type":"integer","minimum":0},"total":{"description":"Number of tasks matching taskState, taskContextId and taskServerId.","type":"integer","minimum":0}},"required":["limit","offset","total"],"additionalProperties":false};
+const schema117 = {"title":"InboundRow","description":"One inbound A2A server instance. The bearer token is never shown: `authEnabled` says whether one is set and `authTokenEnv` names its environment variable when it comes from one.","type":"object","properties":{"id":{"description":"Instance id, <slug-of-name>-<8 hex>.","type":"string","minLength":1},"name":{"description":"Agent name (AgentCard.name).","type":"string"},"description":{"description":"Agent description (AgentCard.description).","type":"string"},"version":{"description":"Agent version (AgentCard.version).","type":"string"},"endpointPath":{"$ref":"#/$defs/EndpointPath","description":"Path of the JSON-RPC endpoint; default /a2a/<id>."},"preset":{"description":"Agent preset id.","type":"string"},"cardPath":{"description":"Path of the AgentCard: <endpointPath>/agent-card.json.","type":"string","pattern":"^/(?:[A-Za-z0-9._~-]+/)+agent-card\\.json$"},"cardUrl":{"description":"Absolute URL of the instance as its AgentCard advertises it (supportedInterfaces[].url, the seed example shows the endpoint URL, without /agent-card.json).","type":"string","format":"uri"},"enabled":{"description":"Whether the routes are registered.","type":"boolean"},"authEnabled":{"description":"Whether the endpoint requires a bearer token.","type":"boolean"},"authTokenEnv":{"description":"Name of the environment variable the token is read from; absent when the token was set with inbound.setAuth or there is none.","type":"string"},"relayTo":{"description":"Id of the outbound connection a relay instance forwards to.","type":"string"},"skills":{"description":"Skills the AgentCard advertises.","type":"array","items":{"$ref":"#/$defs/SkillSummary"}}},"required":["id","name","description","version","endpointPath","preset","cardPath","cardUrl","enabled","authEnabled","skills"],"additionalProperties":false};
+const pattern14 = new RegExp("^/(?:[A-Za-z0-9._~-]+/)+agent-card\\.json$", "u");
+
+function validate86(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate86.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6903,7 +7864,7 @@ vErrors.push(err10);
 errors++;
 }
 for(const key0 in data){
-if(!(func10.call(schema101.properties, key0))){
+if(!(func1.call(schema117.properties, key0))){
 const err11 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err11];
@@ -6917,7 +7878,7 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(func1(data0) < 1){
+if(func2(data0) < 1){
 const err12 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err12];
@@ -6978,7 +7939,7 @@ errors++;
 if(data.endpointPath !== undefined){
 let data4 = data.endpointPath;
 if(typeof data4 === "string"){
-if(func1(data4) < 2){
+if(func2(data4) < 2){
 const err17 = {instancePath:instancePath+"/endpointPath",schemaPath:"#/$defs/EndpointPath/minLength",keyword:"minLength",params:{limit: 2},message:"must NOT have fewer than 2 characters"};
 if(vErrors === null){
 vErrors = [err17];
@@ -7025,7 +7986,7 @@ errors++;
 if(data.cardPath !== undefined){
 let data6 = data.cardPath;
 if(typeof data6 === "string"){
-if(!pattern10.test(data6)){
+if(!pattern14.test(data6)){
 const err21 = {instancePath:instancePath+"/cardPath",schemaPath:"#/properties/cardPath/pattern",keyword:"pattern",params:{pattern: "^/(?:[A-Za-z0-9._~-]+/)+agent-card\\.json$"},message:"must match pattern \""+"^/(?:[A-Za-z0-9._~-]+/)+agent-card\\.json$"+"\""};
 if(vErrors === null){
 vErrors = [err21];
@@ -7108,15 +8069,9 @@ vErrors.push(err27);
 errors++;
 }
 }
-if(data.skills !== undefined){
-let data11 = data.skills;
-if(Array.isArray(data11)){
-const len0 = data11.length;
-for(let i0=0; i0<len0; i0++){
-let data12 = data11[i0];
-if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
-if(data12.id === undefined){
-const err28 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
+if(data.relayTo !== undefined){
+if(typeof data.relayTo !== "string"){
+const err28 = {instancePath:instancePath+"/relayTo",schemaPath:"#/properties/relayTo/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -7125,8 +8080,16 @@ vErrors.push(err28);
 }
 errors++;
 }
-if(data12.name === undefined){
-const err29 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+}
+if(data.skills !== undefined){
+let data12 = data.skills;
+if(Array.isArray(data12)){
+const len0 = data12.length;
+for(let i0=0; i0<len0; i0++){
+let data13 = data12[i0];
+if(data13 && typeof data13 == "object" && !Array.isArray(data13)){
+if(data13.id === undefined){
+const err29 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -7135,8 +8098,8 @@ vErrors.push(err29);
 }
 errors++;
 }
-if(data12.description === undefined){
-const err30 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/required",keyword:"required",params:{missingProperty: "description"},message:"must have required property '"+"description"+"'"};
+if(data13.name === undefined){
+const err30 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -7145,9 +8108,8 @@ vErrors.push(err30);
 }
 errors++;
 }
-for(const key1 in data12){
-if(!((((key1 === "id") || (key1 === "name")) || (key1 === "description")) || (key1 === "tags"))){
-const err31 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+if(data13.description === undefined){
+const err31 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/required",keyword:"required",params:{missingProperty: "description"},message:"must have required property '"+"description"+"'"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -7156,12 +8118,9 @@ vErrors.push(err31);
 }
 errors++;
 }
-}
-if(data12.id !== undefined){
-let data13 = data12.id;
-if(typeof data13 === "string"){
-if(func1(data13) < 1){
-const err32 = {instancePath:instancePath+"/skills/" + i0+"/id",schemaPath:"#/$defs/SkillSummary/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+for(const key1 in data13){
+if(!((((key1 === "id") || (key1 === "name")) || (key1 === "description")) || (key1 === "tags"))){
+const err32 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -7171,8 +8130,11 @@ vErrors.push(err32);
 errors++;
 }
 }
-else {
-const err33 = {instancePath:instancePath+"/skills/" + i0+"/id",schemaPath:"#/$defs/SkillSummary/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data13.id !== undefined){
+let data14 = data13.id;
+if(typeof data14 === "string"){
+if(func2(data14) < 1){
+const err33 = {instancePath:instancePath+"/skills/" + i0+"/id",schemaPath:"#/$defs/SkillSummary/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -7182,9 +8144,8 @@ vErrors.push(err33);
 errors++;
 }
 }
-if(data12.name !== undefined){
-if(typeof data12.name !== "string"){
-const err34 = {instancePath:instancePath+"/skills/" + i0+"/name",schemaPath:"#/$defs/SkillSummary/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err34 = {instancePath:instancePath+"/skills/" + i0+"/id",schemaPath:"#/$defs/SkillSummary/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -7194,9 +8155,9 @@ vErrors.push(err34);
 errors++;
 }
 }
-if(data12.description !== undefined){
-if(typeof data12.description !== "string"){
-const err35 = {instancePath:instancePath+"/skills/" + i0+"/description",schemaPath:"#/$defs/SkillSummary/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data13.name !== undefined){
+if(typeof data13.name !== "string"){
+const err35 = {instancePath:instancePath+"/skills/" + i0+"/name",schemaPath:"#/$defs/SkillSummary/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -7206,13 +8167,9 @@ vErrors.push(err35);
 errors++;
 }
 }
-if(data12.tags !== undefined){
-let data16 = data12.tags;
-if(Array.isArray(data16)){
-const len1 = data16.length;
-for(let i1=0; i1<len1; i1++){
-if(typeof data16[i1] !== "string"){
-const err36 = {instancePath:instancePath+"/skills/" + i0+"/tags/" + i1,schemaPath:"#/$defs/SkillSummary/properties/tags/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data13.description !== undefined){
+if(typeof data13.description !== "string"){
+const err36 = {instancePath:instancePath+"/skills/" + i0+"/description",schemaPath:"#/$defs/SkillSummary/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -7222,9 +8179,13 @@ vErrors.push(err36);
 errors++;
 }
 }
-}
-else {
-const err37 = {instancePath:instancePath+"/skills/" + i0+"/tags",schemaPath:"#/$defs/SkillSummary/properties/tags/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data13.tags !== undefined){
+let data17 = data13.tags;
+if(Array.isArray(data17)){
+const len1 = data17.length;
+for(let i1=0; i1<len1; i1++){
+if(typeof data17[i1] !== "string"){
+const err37 = {instancePath:instancePath+"/skills/" + i0+"/tags/" + i1,schemaPath:"#/$defs/SkillSummary/properties/tags/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -7236,7 +8197,7 @@ errors++;
 }
 }
 else {
-const err38 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err38 = {instancePath:instancePath+"/skills/" + i0+"/tags",schemaPath:"#/$defs/SkillSummary/properties/tags/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -7248,7 +8209,7 @@ errors++;
 }
 }
 else {
-const err39 = {instancePath:instancePath+"/skills",schemaPath:"#/properties/skills/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err39 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -7260,7 +8221,7 @@ errors++;
 }
 }
 else {
-const err40 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err40 = {instancePath:instancePath+"/skills",schemaPath:"#/properties/skills/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -7269,17 +8230,29 @@ vErrors.push(err40);
 }
 errors++;
 }
-validate69.errors = vErrors;
+}
+}
+else {
+const err41 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err41];
+}
+else {
+vErrors.push(err41);
+}
+errors++;
+}
+validate86.errors = vErrors;
 return errors === 0;
 }
-validate69.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate86.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema104 = {"title":"OutboundRow","description":"One outbound connection to a remote A2A agent. `error` is present exactly when `state` is error.","type":"object","properties":{"id":{"description":"Connection id (e.g. out-2c6d9dbd-cf6).","type":"string","minLength":1},"name":{"description":"Connection name, used in tool names a2a__<name>__<skill>.","type":"string"},"agentCardUrl":{"description":"URL of the remote AgentCard.","type":"string","format":"uri"},"enabled":{"description":"Whether the connection is enabled.","type":"boolean"},"timeoutMs":{"$ref":"#/$defs/TimeoutMs","description":"Per-call timeout."},"state":{"description":"connecting: fetching the card; connected: tools registered; error: the last connect or refresh failed (see `error`); disabled: not enabled.","type":"string","enum":["connecting","connected","error","disabled"]},"error":{"description":"Why the last connect or refresh failed.","type":"string"},"skillCount":{"description":"Number of skills the remote card advertises.","type":"integer","minimum":0},"toolCount":{"description":"Number of model tools registered (skills minus disabled ones).","type":"integer","minimum":0},"preset":{"description":"Agent preset id recorded for a future local hand-off session.","type":"string"},"bearerTokenEnv":{"description":"Name of the environment variable the bearer token is read from, when one is used.","type":"string"},"authEnabled":{"description":"Whether a bearer token is sent to the remote.","type":"boolean"},"disabledSkills":{"description":"Remote skill ids not exposed as tools.","type":"array","items":{"type":"string"}},"skillOverrides":{"$ref":"#/$defs/SkillOverrides","description":"Per-skill overrides of the exposed tools."}},"required":["id","name","agentCardUrl","enabled","timeoutMs","state","skillCount","toolCount","authEnabled"],"if":{"properties":{"state":{"const":"error"}},"required":["state"]},"then":{"required":["error"]},"else":{"not":{"required":["error"]}},"additionalProperties":false};
+const schema120 = {"title":"OutboundRow","description":"One outbound connection to a remote A2A agent. `error` is present exactly when `state` is error.","type":"object","properties":{"id":{"description":"Connection id (e.g. out-2c6d9dbd-cf6).","type":"string","minLength":1},"name":{"description":"Connection name, used in tool names a2a__<name>__<skill>.","type":"string"},"agentCardUrl":{"description":"URL of the remote AgentCard.","type":"string","format":"uri"},"enabled":{"description":"Whether the connection is enabled.","type":"boolean"},"timeoutMs":{"$ref":"#/$defs/TimeoutMs","description":"Per-call timeout."},"state":{"description":"connecting: fetching the card; connected: tools registered; error: the last connect or refresh failed (see `error`); disabled: not enabled.","type":"string","enum":["connecting","connected","error","disabled"]},"error":{"description":"Why the last connect or refresh failed.","type":"string"},"skillCount":{"description":"Number of skills the remote card advertises.","type":"integer","minimum":0},"toolCount":{"description":"Number of model tools registered (skills minus disabled ones).","type":"integer","minimum":0},"preset":{"description":"Agent preset id recorded for a future local hand-off session.","type":"string"},"bearerTokenEnv":{"description":"Name of the environment variable the bearer token is read from, when one is used.","type":"string"},"authEnabled":{"description":"Whether a bearer token is sent to the remote.","type":"boolean"},"disabledSkills":{"description":"Remote skill ids not exposed as tools.","type":"array","items":{"type":"string"}},"skillOverrides":{"$ref":"#/$defs/SkillOverrides","description":"Per-skill overrides of the exposed tools."}},"required":["id","name","agentCardUrl","enabled","timeoutMs","state","skillCount","toolCount","authEnabled"],"if":{"properties":{"state":{"const":"error"}},"required":["state"]},"then":{"required":["error"]},"else":{"not":{"required":["error"]}},"additionalProperties":false};
 
-function validate71(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate88(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate71.evaluated;
+const evaluated0 = validate88.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7490,7 +8463,7 @@ vErrors.push(err14);
 errors++;
 }
 for(const key0 in data){
-if(!(func10.call(schema104.properties, key0))){
+if(!(func1.call(schema120.properties, key0))){
 const err15 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err15];
@@ -7504,7 +8477,7 @@ errors++;
 if(data.id !== undefined){
 let data1 = data.id;
 if(typeof data1 === "string"){
-if(func1(data1) < 1){
+if(func2(data1) < 1){
 const err16 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err16];
@@ -7623,7 +8596,7 @@ vErrors.push(err25);
 errors++;
 }
 if(!((((data6 === "connecting") || (data6 === "connected")) || (data6 === "error")) || (data6 === "disabled"))){
-const err26 = {instancePath:instancePath+"/state",schemaPath:"#/properties/state/enum",keyword:"enum",params:{allowedValues: schema104.properties.state.enum},message:"must be equal to one of the allowed values"};
+const err26 = {instancePath:instancePath+"/state",schemaPath:"#/properties/state/enum",keyword:"enum",params:{allowedValues: schema120.properties.state.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -7776,20 +8749,20 @@ vErrors.push(err37);
 }
 errors++;
 }
-validate71.errors = vErrors;
+validate88.errors = vErrors;
 return errors === 0;
 }
-validate71.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate88.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema106 = {"title":"TaskRow","description":"One task as the panel lists it; GET /a2a/api/task?id= returns the full A2A Task.","type":"object","properties":{"id":{"description":"Task id.","type":"string","minLength":1},"contextId":{"description":"Context (conversation) id.","type":"string","minLength":1},"serverId":{"description":"Id of the inbound instance that owns the task.","type":"string","minLength":1},"state":{"$ref":"#/$defs/TaskState","description":"Current task state."},"createdAt":{"$ref":"#/$defs/DateTime","description":"When the task was created."},"updatedAt":{"$ref":"#/$defs/DateTime","description":"When the task status last changed."},"skill":{"description":"Skill id the task runs.","type":"string"},"summary":{"description":"Short text describing the task (e.g. the start of its input).","type":"string"}},"required":["id","contextId","serverId","state","createdAt","updatedAt"],"additionalProperties":false};
-const schema108 = {"title":"DateTime","description":"An RFC 3339 date-time in UTC with the `Z` suffix; the hub writes milliseconds.","type":"string","format":"date-time","pattern":"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"};
+const schema122 = {"title":"TaskRow","description":"One task as the panel lists it; GET /a2a/api/task?id= returns the full A2A Task.","type":"object","properties":{"id":{"description":"Task id.","type":"string","minLength":1},"contextId":{"description":"Context (conversation) id.","type":"string","minLength":1},"serverId":{"description":"Id of the inbound instance that owns the task.","type":"string","minLength":1},"state":{"$ref":"#/$defs/TaskState","description":"Current task state."},"createdAt":{"$ref":"#/$defs/DateTime","description":"When the task was created."},"updatedAt":{"$ref":"#/$defs/DateTime","description":"When the task status last changed."},"skill":{"description":"Skill id the task runs.","type":"string"},"summary":{"description":"Short text describing the task (e.g. the start of its input).","type":"string"}},"required":["id","contextId","serverId","state","createdAt","updatedAt"],"additionalProperties":false};
+const schema124 = {"title":"DateTime","description":"An RFC 3339 date-time in UTC with the `Z` suffix; the hub writes milliseconds.","type":"string","format":"date-time","pattern":"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"};
 const formats16 = require("ajv-formats/dist/formats").fullFormats["date-time"];
-const pattern11 = new RegExp("^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$", "u");
+const pattern15 = new RegExp("^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$", "u");
 
-function validate74(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate91(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate74.evaluated;
+const evaluated0 = validate91.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7872,7 +8845,7 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(func1(data0) < 1){
+if(func2(data0) < 1){
 const err7 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err7];
@@ -7897,7 +8870,7 @@ errors++;
 if(data.contextId !== undefined){
 let data1 = data.contextId;
 if(typeof data1 === "string"){
-if(func1(data1) < 1){
+if(func2(data1) < 1){
 const err9 = {instancePath:instancePath+"/contextId",schemaPath:"#/properties/contextId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err9];
@@ -7922,7 +8895,7 @@ errors++;
 if(data.serverId !== undefined){
 let data2 = data.serverId;
 if(typeof data2 === "string"){
-if(func1(data2) < 1){
+if(func2(data2) < 1){
 const err11 = {instancePath:instancePath+"/serverId",schemaPath:"#/properties/serverId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err11];
@@ -7970,7 +8943,7 @@ errors++;
 if(data.createdAt !== undefined){
 let data4 = data.createdAt;
 if(typeof data4 === "string"){
-if(!pattern11.test(data4)){
+if(!pattern15.test(data4)){
 const err15 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err15];
@@ -8005,7 +8978,7 @@ errors++;
 if(data.updatedAt !== undefined){
 let data5 = data.updatedAt;
 if(typeof data5 === "string"){
-if(!pattern11.test(data5)){
+if(!pattern15.test(data5)){
 const err18 = {instancePath:instancePath+"/updatedAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err18];
@@ -8072,17 +9045,17 @@ vErrors.push(err23);
 }
 errors++;
 }
-validate74.errors = vErrors;
+validate91.errors = vErrors;
 return errors === 0;
 }
-validate74.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate91.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema110 = {"title":"PeerRow","description":"A client connected to an inbound endpoint; inbound.close closes it.","type":"object","properties":{"id":{"description":"Peer id.","type":"string","minLength":1},"address":{"description":"Remote address of the peer (IP, optionally with port).","type":"string"},"serverId":{"description":"Id of the inbound instance it is connected to.","type":"string","minLength":1},"openStreams":{"description":"Number of SSE streams it has open.","type":"integer","minimum":0},"since":{"$ref":"#/$defs/DateTime","description":"When the peer connected."}},"required":["id","address","serverId","openStreams","since"],"additionalProperties":false};
+const schema126 = {"title":"PeerRow","description":"A client connected to an inbound endpoint; inbound.close closes it.","type":"object","properties":{"id":{"description":"Peer id.","type":"string","minLength":1},"address":{"description":"Remote address of the peer (IP, optionally with port).","type":"string"},"serverId":{"description":"Id of the inbound instance it is connected to.","type":"string","minLength":1},"openStreams":{"description":"Number of SSE streams it has open.","type":"integer","minimum":0},"since":{"$ref":"#/$defs/DateTime","description":"When the peer connected."}},"required":["id","address","serverId","openStreams","since"],"additionalProperties":false};
 
-function validate76(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate93(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate76.evaluated;
+const evaluated0 = validate93.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8155,7 +9128,7 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(func1(data0) < 1){
+if(func2(data0) < 1){
 const err6 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err6];
@@ -8192,7 +9165,7 @@ errors++;
 if(data.serverId !== undefined){
 let data2 = data.serverId;
 if(typeof data2 === "string"){
-if(func1(data2) < 1){
+if(func2(data2) < 1){
 const err9 = {instancePath:instancePath+"/serverId",schemaPath:"#/properties/serverId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err9];
@@ -8242,7 +9215,7 @@ errors++;
 if(data.since !== undefined){
 let data4 = data.since;
 if(typeof data4 === "string"){
-if(!pattern11.test(data4)){
+if(!pattern15.test(data4)){
 const err13 = {instancePath:instancePath+"/since",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err13];
@@ -8285,17 +9258,17 @@ vErrors.push(err16);
 }
 errors++;
 }
-validate76.errors = vErrors;
+validate93.errors = vErrors;
 return errors === 0;
 }
-validate76.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate93.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema112 = {"title":"SessionRow","description":"A live session: the executor state bound to one context on one inbound instance.","type":"object","properties":{"contextId":{"description":"Context id.","type":"string","minLength":1},"serverId":{"description":"Id of the inbound instance.","type":"string","minLength":1},"activeTasks":{"description":"Number of non-terminal tasks in the session.","type":"integer","minimum":0},"taskCount":{"description":"Number of tasks the session has run.","type":"integer","minimum":0},"createdAt":{"$ref":"#/$defs/DateTime","description":"When the session started."},"lastActiveAt":{"$ref":"#/$defs/DateTime","description":"When the session last received a message or task update."}},"required":["contextId","serverId","activeTasks","taskCount","createdAt","lastActiveAt"],"additionalProperties":false};
+const schema128 = {"title":"SessionRow","description":"A live session: the executor state bound to one context on one inbound instance.","type":"object","properties":{"contextId":{"description":"Context id.","type":"string","minLength":1},"serverId":{"description":"Id of the inbound instance.","type":"string","minLength":1},"activeTasks":{"description":"Number of non-terminal tasks in the session.","type":"integer","minimum":0},"taskCount":{"description":"Number of tasks the session has run.","type":"integer","minimum":0},"createdAt":{"$ref":"#/$defs/DateTime","description":"When the session started."},"lastActiveAt":{"$ref":"#/$defs/DateTime","description":"When the session last received a message or task update."}},"required":["contextId","serverId","activeTasks","taskCount","createdAt","lastActiveAt"],"additionalProperties":false};
 
-function validate78(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate95(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate78.evaluated;
+const evaluated0 = validate95.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8378,7 +9351,7 @@ errors++;
 if(data.contextId !== undefined){
 let data0 = data.contextId;
 if(typeof data0 === "string"){
-if(func1(data0) < 1){
+if(func2(data0) < 1){
 const err7 = {instancePath:instancePath+"/contextId",schemaPath:"#/properties/contextId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err7];
@@ -8403,7 +9376,7 @@ errors++;
 if(data.serverId !== undefined){
 let data1 = data.serverId;
 if(typeof data1 === "string"){
-if(func1(data1) < 1){
+if(func2(data1) < 1){
 const err9 = {instancePath:instancePath+"/serverId",schemaPath:"#/properties/serverId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err9];
@@ -8478,7 +9451,7 @@ errors++;
 if(data.createdAt !== undefined){
 let data4 = data.createdAt;
 if(typeof data4 === "string"){
-if(!pattern11.test(data4)){
+if(!pattern15.test(data4)){
 const err15 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err15];
@@ -8513,7 +9486,7 @@ errors++;
 if(data.lastActiveAt !== undefined){
 let data5 = data.lastActiveAt;
 if(typeof data5 === "string"){
-if(!pattern11.test(data5)){
+if(!pattern15.test(data5)){
 const err18 = {instancePath:instancePath+"/lastActiveAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err18];
@@ -8556,16 +9529,16 @@ vErrors.push(err21);
 }
 errors++;
 }
-validate78.errors = vErrors;
+validate95.errors = vErrors;
 return errors === 0;
 }
-validate78.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate95.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate68(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate85(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate68.evaluated;
+const evaluated0 = validate85.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8650,8 +9623,8 @@ let data0 = data.inbounds;
 if(Array.isArray(data0)){
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate69(data0[i0], {instancePath:instancePath+"/inbounds/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate69.errors : vErrors.concat(validate69.errors);
+if(!(validate86(data0[i0], {instancePath:instancePath+"/inbounds/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate86.errors : vErrors.concat(validate86.errors);
 errors = vErrors.length;
 }
 }
@@ -8672,8 +9645,8 @@ let data2 = data.outbounds;
 if(Array.isArray(data2)){
 const len1 = data2.length;
 for(let i1=0; i1<len1; i1++){
-if(!(validate71(data2[i1], {instancePath:instancePath+"/outbounds/" + i1,parentData:data2,parentDataProperty:i1,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate71.errors : vErrors.concat(validate71.errors);
+if(!(validate88(data2[i1], {instancePath:instancePath+"/outbounds/" + i1,parentData:data2,parentDataProperty:i1,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate88.errors : vErrors.concat(validate88.errors);
 errors = vErrors.length;
 }
 }
@@ -8694,8 +9667,8 @@ let data4 = data.tasks;
 if(Array.isArray(data4)){
 const len2 = data4.length;
 for(let i2=0; i2<len2; i2++){
-if(!(validate74(data4[i2], {instancePath:instancePath+"/tasks/" + i2,parentData:data4,parentDataProperty:i2,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate74.errors : vErrors.concat(validate74.errors);
+if(!(validate91(data4[i2], {instancePath:instancePath+"/tasks/" + i2,parentData:data4,parentDataProperty:i2,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate91.errors : vErrors.concat(validate91.errors);
 errors = vErrors.length;
 }
 }
@@ -8716,8 +9689,8 @@ let data6 = data.peers;
 if(Array.isArray(data6)){
 const len3 = data6.length;
 for(let i3=0; i3<len3; i3++){
-if(!(validate76(data6[i3], {instancePath:instancePath+"/peers/" + i3,parentData:data6,parentDataProperty:i3,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate76.errors : vErrors.concat(validate76.errors);
+if(!(validate93(data6[i3], {instancePath:instancePath+"/peers/" + i3,parentData:data6,parentDataProperty:i3,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate93.errors : vErrors.concat(validate93.errors);
 errors = vErrors.length;
 }
 }
@@ -8738,8 +9711,8 @@ let data8 = data.sessions;
 if(Array.isArray(data8)){
 const len4 = data8.length;
 for(let i4=0; i4<len4; i4++){
-if(!(validate78(data8[i4], {instancePath:instancePath+"/sessions/" + i4,parentData:data8,parentDataProperty:i4,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate78.errors : vErrors.concat(validate78.errors);
+if(!(validate95(data8[i4], {instancePath:instancePath+"/sessions/" + i4,parentData:data8,parentDataProperty:i4,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate95.errors : vErrors.concat(validate95.errors);
 errors = vErrors.length;
 }
 }
@@ -8908,17 +9881,17 @@ vErrors.push(err24);
 }
 errors++;
 }
-validate68.errors = vErrors;
+validate85.errors = vErrors;
 return errors === 0;
 }
-validate68.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate85.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateTaskState = validate80;
+export const validateTaskState = validate97;
 
-function validate80(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate97(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate80.evaluated;
+const evaluated0 = validate97.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8945,17 +9918,17 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate80.errors = vErrors;
+validate97.errors = vErrors;
 return errors === 0;
 }
-validate80.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate97.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-export const validateDateTime = validate81;
+export const validateDateTime = validate98;
 
-function validate81(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate98(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate81.evaluated;
+const evaluated0 = validate98.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8963,7 +9936,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data === "string"){
-if(!pattern11.test(data)){
+if(!pattern15.test(data)){
 const err0 = {instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err0];
@@ -8994,17 +9967,17 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate81.errors = vErrors;
+validate98.errors = vErrors;
 return errors === 0;
 }
-validate81.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate98.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-export const validateSkillSummary = validate82;
+export const validateSkillSummary = validate99;
 
-function validate82(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate99(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate82.evaluated;
+const evaluated0 = validate99.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9057,7 +10030,7 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(func1(data0) < 1){
+if(func2(data0) < 1){
 const err4 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err4];
@@ -9142,17 +10115,17 @@ vErrors.push(err10);
 }
 errors++;
 }
-validate82.errors = vErrors;
+validate99.errors = vErrors;
 return errors === 0;
 }
-validate82.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate99.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateInboundRow = validate83;
+export const validateInboundRow = validate100;
 
-function validate83(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate100(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate83.evaluated;
+const evaluated0 = validate100.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9271,7 +10244,7 @@ vErrors.push(err10);
 errors++;
 }
 for(const key0 in data){
-if(!(func10.call(schema101.properties, key0))){
+if(!(func1.call(schema117.properties, key0))){
 const err11 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err11];
@@ -9285,7 +10258,7 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(func1(data0) < 1){
+if(func2(data0) < 1){
 const err12 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err12];
@@ -9346,7 +10319,7 @@ errors++;
 if(data.endpointPath !== undefined){
 let data4 = data.endpointPath;
 if(typeof data4 === "string"){
-if(func1(data4) < 2){
+if(func2(data4) < 2){
 const err17 = {instancePath:instancePath+"/endpointPath",schemaPath:"#/$defs/EndpointPath/minLength",keyword:"minLength",params:{limit: 2},message:"must NOT have fewer than 2 characters"};
 if(vErrors === null){
 vErrors = [err17];
@@ -9393,7 +10366,7 @@ errors++;
 if(data.cardPath !== undefined){
 let data6 = data.cardPath;
 if(typeof data6 === "string"){
-if(!pattern10.test(data6)){
+if(!pattern14.test(data6)){
 const err21 = {instancePath:instancePath+"/cardPath",schemaPath:"#/properties/cardPath/pattern",keyword:"pattern",params:{pattern: "^/(?:[A-Za-z0-9._~-]+/)+agent-card\\.json$"},message:"must match pattern \""+"^/(?:[A-Za-z0-9._~-]+/)+agent-card\\.json$"+"\""};
 if(vErrors === null){
 vErrors = [err21];
@@ -9476,15 +10449,9 @@ vErrors.push(err27);
 errors++;
 }
 }
-if(data.skills !== undefined){
-let data11 = data.skills;
-if(Array.isArray(data11)){
-const len0 = data11.length;
-for(let i0=0; i0<len0; i0++){
-let data12 = data11[i0];
-if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
-if(data12.id === undefined){
-const err28 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
+if(data.relayTo !== undefined){
+if(typeof data.relayTo !== "string"){
+const err28 = {instancePath:instancePath+"/relayTo",schemaPath:"#/properties/relayTo/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -9493,8 +10460,16 @@ vErrors.push(err28);
 }
 errors++;
 }
-if(data12.name === undefined){
-const err29 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+}
+if(data.skills !== undefined){
+let data12 = data.skills;
+if(Array.isArray(data12)){
+const len0 = data12.length;
+for(let i0=0; i0<len0; i0++){
+let data13 = data12[i0];
+if(data13 && typeof data13 == "object" && !Array.isArray(data13)){
+if(data13.id === undefined){
+const err29 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -9503,8 +10478,8 @@ vErrors.push(err29);
 }
 errors++;
 }
-if(data12.description === undefined){
-const err30 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/required",keyword:"required",params:{missingProperty: "description"},message:"must have required property '"+"description"+"'"};
+if(data13.name === undefined){
+const err30 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -9513,9 +10488,8 @@ vErrors.push(err30);
 }
 errors++;
 }
-for(const key1 in data12){
-if(!((((key1 === "id") || (key1 === "name")) || (key1 === "description")) || (key1 === "tags"))){
-const err31 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+if(data13.description === undefined){
+const err31 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/required",keyword:"required",params:{missingProperty: "description"},message:"must have required property '"+"description"+"'"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -9524,12 +10498,9 @@ vErrors.push(err31);
 }
 errors++;
 }
-}
-if(data12.id !== undefined){
-let data13 = data12.id;
-if(typeof data13 === "string"){
-if(func1(data13) < 1){
-const err32 = {instancePath:instancePath+"/skills/" + i0+"/id",schemaPath:"#/$defs/SkillSummary/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+for(const key1 in data13){
+if(!((((key1 === "id") || (key1 === "name")) || (key1 === "description")) || (key1 === "tags"))){
+const err32 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -9539,8 +10510,11 @@ vErrors.push(err32);
 errors++;
 }
 }
-else {
-const err33 = {instancePath:instancePath+"/skills/" + i0+"/id",schemaPath:"#/$defs/SkillSummary/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data13.id !== undefined){
+let data14 = data13.id;
+if(typeof data14 === "string"){
+if(func2(data14) < 1){
+const err33 = {instancePath:instancePath+"/skills/" + i0+"/id",schemaPath:"#/$defs/SkillSummary/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -9550,9 +10524,8 @@ vErrors.push(err33);
 errors++;
 }
 }
-if(data12.name !== undefined){
-if(typeof data12.name !== "string"){
-const err34 = {instancePath:instancePath+"/skills/" + i0+"/name",schemaPath:"#/$defs/SkillSummary/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err34 = {instancePath:instancePath+"/skills/" + i0+"/id",schemaPath:"#/$defs/SkillSummary/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -9562,9 +10535,9 @@ vErrors.push(err34);
 errors++;
 }
 }
-if(data12.description !== undefined){
-if(typeof data12.description !== "string"){
-const err35 = {instancePath:instancePath+"/skills/" + i0+"/description",schemaPath:"#/$defs/SkillSummary/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data13.name !== undefined){
+if(typeof data13.name !== "string"){
+const err35 = {instancePath:instancePath+"/skills/" + i0+"/name",schemaPath:"#/$defs/SkillSummary/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -9574,13 +10547,9 @@ vErrors.push(err35);
 errors++;
 }
 }
-if(data12.tags !== undefined){
-let data16 = data12.tags;
-if(Array.isArray(data16)){
-const len1 = data16.length;
-for(let i1=0; i1<len1; i1++){
-if(typeof data16[i1] !== "string"){
-const err36 = {instancePath:instancePath+"/skills/" + i0+"/tags/" + i1,schemaPath:"#/$defs/SkillSummary/properties/tags/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data13.description !== undefined){
+if(typeof data13.description !== "string"){
+const err36 = {instancePath:instancePath+"/skills/" + i0+"/description",schemaPath:"#/$defs/SkillSummary/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -9590,9 +10559,13 @@ vErrors.push(err36);
 errors++;
 }
 }
-}
-else {
-const err37 = {instancePath:instancePath+"/skills/" + i0+"/tags",schemaPath:"#/$defs/SkillSummary/properties/tags/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data13.tags !== undefined){
+let data17 = data13.tags;
+if(Array.isArray(data17)){
+const len1 = data17.length;
+for(let i1=0; i1<len1; i1++){
+if(typeof data17[i1] !== "string"){
+const err37 = {instancePath:instancePath+"/skills/" + i0+"/tags/" + i1,schemaPath:"#/$defs/SkillSummary/properties/tags/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -9604,7 +10577,7 @@ errors++;
 }
 }
 else {
-const err38 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err38 = {instancePath:instancePath+"/skills/" + i0+"/tags",schemaPath:"#/$defs/SkillSummary/properties/tags/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -9616,7 +10589,7 @@ errors++;
 }
 }
 else {
-const err39 = {instancePath:instancePath+"/skills",schemaPath:"#/properties/skills/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err39 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -9628,7 +10601,7 @@ errors++;
 }
 }
 else {
-const err40 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err40 = {instancePath:instancePath+"/skills",schemaPath:"#/properties/skills/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -9637,17 +10610,29 @@ vErrors.push(err40);
 }
 errors++;
 }
-validate83.errors = vErrors;
+}
+}
+else {
+const err41 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err41];
+}
+else {
+vErrors.push(err41);
+}
+errors++;
+}
+validate100.errors = vErrors;
 return errors === 0;
 }
-validate83.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate100.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateOutboundRow = validate84;
+export const validateOutboundRow = validate101;
 
-function validate84(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate101(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate84.evaluated;
+const evaluated0 = validate101.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9858,7 +10843,7 @@ vErrors.push(err14);
 errors++;
 }
 for(const key0 in data){
-if(!(func10.call(schema104.properties, key0))){
+if(!(func1.call(schema120.properties, key0))){
 const err15 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err15];
@@ -9872,7 +10857,7 @@ errors++;
 if(data.id !== undefined){
 let data1 = data.id;
 if(typeof data1 === "string"){
-if(func1(data1) < 1){
+if(func2(data1) < 1){
 const err16 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err16];
@@ -9991,7 +10976,7 @@ vErrors.push(err25);
 errors++;
 }
 if(!((((data6 === "connecting") || (data6 === "connected")) || (data6 === "error")) || (data6 === "disabled"))){
-const err26 = {instancePath:instancePath+"/state",schemaPath:"#/properties/state/enum",keyword:"enum",params:{allowedValues: schema104.properties.state.enum},message:"must be equal to one of the allowed values"};
+const err26 = {instancePath:instancePath+"/state",schemaPath:"#/properties/state/enum",keyword:"enum",params:{allowedValues: schema120.properties.state.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -10144,17 +11129,17 @@ vErrors.push(err37);
 }
 errors++;
 }
-validate84.errors = vErrors;
+validate101.errors = vErrors;
 return errors === 0;
 }
-validate84.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate101.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateTaskRow = validate86;
+export const validateTaskRow = validate103;
 
-function validate86(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate103(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate86.evaluated;
+const evaluated0 = validate103.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10237,7 +11222,7 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(func1(data0) < 1){
+if(func2(data0) < 1){
 const err7 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err7];
@@ -10262,7 +11247,7 @@ errors++;
 if(data.contextId !== undefined){
 let data1 = data.contextId;
 if(typeof data1 === "string"){
-if(func1(data1) < 1){
+if(func2(data1) < 1){
 const err9 = {instancePath:instancePath+"/contextId",schemaPath:"#/properties/contextId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err9];
@@ -10287,7 +11272,7 @@ errors++;
 if(data.serverId !== undefined){
 let data2 = data.serverId;
 if(typeof data2 === "string"){
-if(func1(data2) < 1){
+if(func2(data2) < 1){
 const err11 = {instancePath:instancePath+"/serverId",schemaPath:"#/properties/serverId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err11];
@@ -10335,7 +11320,7 @@ errors++;
 if(data.createdAt !== undefined){
 let data4 = data.createdAt;
 if(typeof data4 === "string"){
-if(!pattern11.test(data4)){
+if(!pattern15.test(data4)){
 const err15 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err15];
@@ -10370,7 +11355,7 @@ errors++;
 if(data.updatedAt !== undefined){
 let data5 = data.updatedAt;
 if(typeof data5 === "string"){
-if(!pattern11.test(data5)){
+if(!pattern15.test(data5)){
 const err18 = {instancePath:instancePath+"/updatedAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err18];
@@ -10437,17 +11422,17 @@ vErrors.push(err23);
 }
 errors++;
 }
-validate86.errors = vErrors;
+validate103.errors = vErrors;
 return errors === 0;
 }
-validate86.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate103.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateTaskPage = validate87;
+export const validateTaskPage = validate104;
 
-function validate87(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate104(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate87.evaluated;
+const evaluated0 = validate104.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10593,17 +11578,17 @@ vErrors.push(err11);
 }
 errors++;
 }
-validate87.errors = vErrors;
+validate104.errors = vErrors;
 return errors === 0;
 }
-validate87.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate104.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validatePeerRow = validate88;
+export const validatePeerRow = validate105;
 
-function validate88(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate105(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate88.evaluated;
+const evaluated0 = validate105.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10676,7 +11661,7 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(func1(data0) < 1){
+if(func2(data0) < 1){
 const err6 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err6];
@@ -10713,7 +11698,7 @@ errors++;
 if(data.serverId !== undefined){
 let data2 = data.serverId;
 if(typeof data2 === "string"){
-if(func1(data2) < 1){
+if(func2(data2) < 1){
 const err9 = {instancePath:instancePath+"/serverId",schemaPath:"#/properties/serverId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err9];
@@ -10763,7 +11748,7 @@ errors++;
 if(data.since !== undefined){
 let data4 = data.since;
 if(typeof data4 === "string"){
-if(!pattern11.test(data4)){
+if(!pattern15.test(data4)){
 const err13 = {instancePath:instancePath+"/since",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err13];
@@ -10806,17 +11791,17 @@ vErrors.push(err16);
 }
 errors++;
 }
-validate88.errors = vErrors;
+validate105.errors = vErrors;
 return errors === 0;
 }
-validate88.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate105.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateSessionRow = validate89;
+export const validateSessionRow = validate106;
 
-function validate89(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate106(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate89.evaluated;
+const evaluated0 = validate106.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10899,7 +11884,7 @@ errors++;
 if(data.contextId !== undefined){
 let data0 = data.contextId;
 if(typeof data0 === "string"){
-if(func1(data0) < 1){
+if(func2(data0) < 1){
 const err7 = {instancePath:instancePath+"/contextId",schemaPath:"#/properties/contextId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err7];
@@ -10924,7 +11909,7 @@ errors++;
 if(data.serverId !== undefined){
 let data1 = data.serverId;
 if(typeof data1 === "string"){
-if(func1(data1) < 1){
+if(func2(data1) < 1){
 const err9 = {instancePath:instancePath+"/serverId",schemaPath:"#/properties/serverId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err9];
@@ -10999,7 +11984,7 @@ errors++;
 if(data.createdAt !== undefined){
 let data4 = data.createdAt;
 if(typeof data4 === "string"){
-if(!pattern11.test(data4)){
+if(!pattern15.test(data4)){
 const err15 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err15];
@@ -11034,7 +12019,7 @@ errors++;
 if(data.lastActiveAt !== undefined){
 let data5 = data.lastActiveAt;
 if(typeof data5 === "string"){
-if(!pattern11.test(data5)){
+if(!pattern15.test(data5)){
 const err18 = {instancePath:instancePath+"/lastActiveAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err18];
@@ -11077,18 +12062,18 @@ vErrors.push(err21);
 }
 errors++;
 }
-validate89.errors = vErrors;
+validate106.errors = vErrors;
 return errors === 0;
 }
-validate89.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate106.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validatePreset = validate90;
-const schema134 = {"title":"Preset","description":"An agent preset an inbound instance or outbound connection can name.","type":"object","properties":{"id":{"description":"Preset id.","type":"string","minLength":1},"name":{"description":"Display name.","type":"string"},"description":{"description":"What the preset configures.","type":"string"},"isDefault":{"description":"True for the preset used when an action names none; at most one preset has it.","type":"boolean"}},"required":["id"],"additionalProperties":false};
+export const validatePreset = validate107;
+const schema150 = {"title":"Preset","description":"An agent preset an inbound instance or outbound connection can name.","type":"object","properties":{"id":{"description":"Preset id.","type":"string","minLength":1},"name":{"description":"Display name.","type":"string"},"description":{"description":"What the preset configures.","type":"string"},"isDefault":{"description":"True for the preset used when an action names none; at most one preset has it.","type":"boolean"}},"required":["id"],"additionalProperties":false};
 
-function validate90(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate107(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate90.evaluated;
+const evaluated0 = validate107.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11121,7 +12106,7 @@ errors++;
 if(data.id !== undefined){
 let data0 = data.id;
 if(typeof data0 === "string"){
-if(func1(data0) < 1){
+if(func2(data0) < 1){
 const err2 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err2];
@@ -11190,18 +12175,18 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate90.errors = vErrors;
+validate107.errors = vErrors;
 return errors === 0;
 }
-validate90.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate107.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validatePresetList = validate91;
-const schema135 = {"title":"PresetList","description":"The agent-preset roster of GET /a2a/api/presets.","type":"array","items":{"$ref":"#/$defs/Preset"}};
+export const validatePresetList = validate108;
+const schema151 = {"title":"PresetList","description":"The agent-preset roster of GET /a2a/api/presets.","type":"array","items":{"$ref":"#/$defs/Preset"}};
 
-function validate91(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate108(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate91.evaluated;
+const evaluated0 = validate108.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11238,7 +12223,7 @@ errors++;
 if(data0.id !== undefined){
 let data1 = data0.id;
 if(typeof data1 === "string"){
-if(func1(data1) < 1){
+if(func2(data1) < 1){
 const err2 = {instancePath:instancePath+"/" + i0+"/id",schemaPath:"#/$defs/Preset/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err2];
@@ -11319,18 +12304,18 @@ vErrors.push(err8);
 }
 errors++;
 }
-validate91.errors = vErrors;
+validate108.errors = vErrors;
 return errors === 0;
 }
-validate91.evaluated = {"items":true,"dynamicProps":false,"dynamicItems":false};
+validate108.evaluated = {"items":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateMetrics = validate92;
-const schema137 = {"title":"Metrics","description":"GET /a2a/api/metrics?format=json: process-local counters and gauges since start. Open-ended: the members below are always present, and more may be added.","type":"object","properties":{"requests":{"description":"A2A requests counted by JSON-RPC method name, then by outcome (e.g. ok, or an error name).","type":"object","additionalProperties":{"type":"object","additionalProperties":{"type":"integer","minimum":0}}},"tasksByState":{"description":"Number of stored tasks in each state; absent states count 0.","type":"object","propertyNames":{"$ref":"#/$defs/TaskState"},"additionalProperties":{"type":"integer","minimum":0}},"openStreams":{"description":"SSE streams currently open.","type":"integer","minimum":0},"sessions":{"description":"Live sessions.","type":"integer","minimum":0},"rateLimitRejections":{"description":"Requests rejected by the rate limiter.","type":"integer","minimum":0}},"required":["requests","tasksByState","openStreams","sessions","rateLimitRejections"],"additionalProperties":true};
+export const validateMetrics = validate109;
+const schema153 = {"title":"Metrics","description":"GET /a2a/api/metrics?format=json: process-local counters and gauges since start. Open-ended: the members below are always present, and more may be added.","type":"object","properties":{"requests":{"description":"A2A requests counted by JSON-RPC method name, then by outcome (e.g. ok, or an error name).","type":"object","additionalProperties":{"type":"object","additionalProperties":{"type":"integer","minimum":0}}},"tasksByState":{"description":"Number of stored tasks in each state; absent states count 0.","type":"object","propertyNames":{"$ref":"#/$defs/TaskState"},"additionalProperties":{"type":"integer","minimum":0}},"openStreams":{"description":"SSE streams currently open.","type":"integer","minimum":0},"sessions":{"description":"Live sessions.","type":"integer","minimum":0},"rateLimitRejections":{"description":"Requests rejected by the rate limiter.","type":"integer","minimum":0}},"required":["requests","tasksByState","openStreams","sessions","rateLimitRejections"],"additionalProperties":true};
 
-function validate92(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate109(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate92.evaluated;
+const evaluated0 = validate109.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11603,10 +12588,10 @@ vErrors.push(err21);
 }
 errors++;
 }
-validate92.errors = vErrors;
+validate109.errors = vErrors;
 return errors === 0;
 }
-validate92.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate109.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
 /** Every validator by the name of its def. */
@@ -11640,6 +12625,16 @@ export const validators = {
   Violation: validateViolation,
   ReadError: validateReadError,
   DiscoverPreview: validateDiscoverPreview,
+  ToolName: validateToolName,
+  ToolInputSchema: validateToolInputSchema,
+  ToolDefinitionJson: validateToolDefinitionJson,
+  HubToolList: validateHubToolList,
+  OpenAiFunction: validateOpenAiFunction,
+  OpenAiTool: validateOpenAiTool,
+  OpenAiToolList: validateOpenAiToolList,
+  AnthropicTool: validateAnthropicTool,
+  AnthropicToolList: validateAnthropicToolList,
+  ToolList: validateToolList,
   AgentCardJson: validateAgentCardJson,
   TaskJson: validateTaskJson,
   SessionView: validateSessionView,

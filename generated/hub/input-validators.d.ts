@@ -12,11 +12,15 @@ export interface Validator<V> {
 
 export declare const validateHubConfig: Validator<T.HubConfig>;
 export declare const validateRateLimitConfig: Validator<T.RateLimitConfig>;
+export declare const validateOutboundSettings: Validator<T.OutboundSettings>;
+export declare const validateUrlPolicySettings: Validator<T.UrlPolicySettings>;
 export declare const validateProviderConfig: Validator<T.ProviderConfig>;
 
 /** Every validator by the name of its def. */
 export declare const validators: {
   readonly HubConfig: Validator<T.HubConfig>;
   readonly RateLimitConfig: Validator<T.RateLimitConfig>;
+  readonly OutboundSettings: Validator<T.OutboundSettings>;
+  readonly UrlPolicySettings: Validator<T.UrlPolicySettings>;
   readonly ProviderConfig: Validator<T.ProviderConfig>;
 };

@@ -65,6 +65,7 @@ export interface HubConfig {
    */
   logLevel?: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
   provider?: ProviderConfig;
+  outbound?: OutboundSettings;
 }
 /**
  * A token bucket per source address.
@@ -91,4 +92,43 @@ export interface ProviderConfig {
    * Its website.
    */
   url: string;
+}
+/**
+ * Settings of the outbound connections (docs/outbound.md).
+ */
+export interface OutboundSettings {
+  urlPolicy?: UrlPolicySettings;
+  /**
+   * First delay before a connection in state error is retried; each failed retry doubles it. Default 1000.
+   */
+  reconnectMinMs?: number;
+  /**
+   * Longest delay between retries. Default 60000.
+   */
+  reconnectMaxMs?: number;
+}
+/**
+ * The URL policy of the A2A client (src/client/url-policy.ts): members given replace the defaults, members left out keep them.
+ */
+export interface UrlPolicySettings {
+  /**
+   * URL schemes that may be used. Default ["http", "https"].
+   */
+  allowedSchemes?: string[];
+  /**
+   * When set, the only hosts that may be contacted: exact names or IP addresses, and *.example.com wildcards (subdomains only). Default: any host.
+   */
+  allowedHosts?: string[];
+  /**
+   * Whether private and reserved addresses (10/8, 172.16/12, 192.168/16, 100.64/10, fc00::/7, …) may be contacted. Default false.
+   */
+  allowPrivate?: boolean;
+  /**
+   * Whether link-local addresses (169.254/16, where cloud metadata services live, and fe80::/10) may be contacted. Default false.
+   */
+  allowLinkLocal?: boolean;
+  /**
+   * Whether loopback addresses (127/8, ::1, localhost) may be contacted. Default true, so agents on this machine work.
+   */
+  allowLoopback?: boolean;
 }

@@ -5,12 +5,297 @@
 import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 export const validateHubConfig = validate21;
-const schema32 = {"title":"HubConfig","description":"Settings of one a2a-hub process. Every member is optional; the defaults are documented on each.","type":"object","properties":{"host":{"description":"Address to listen on. Default 127.0.0.1.","type":"string","minLength":1},"port":{"description":"TCP port; 0 picks a free one. Default 3080.","type":"integer","minimum":0,"maximum":65535},"dataDir":{"description":"Folder for the SQLite database (created when missing). Default .a2a-hub.","type":"string","minLength":1},"store":{"description":"Where tasks live: sqlite (durable, default) or memory (lost on exit; for tests).","type":"string","enum":["sqlite","memory"]},"publicUrl":{"description":"Base URL to put in agent cards instead of the one each request used, e.g. https://agents.example.com.","type":"string","format":"uri"},"trustProxy":{"description":"Derive card URLs from X-Forwarded-Proto and X-Forwarded-Host. Only behind a proxy you control. Default false.","type":"boolean"},"strictVersion":{"description":"Reject requests without an A2A-Version header with VersionNotSupported (-32009), as spec §3.6.2 reads. Default false: serve them as 1.0.","type":"boolean"},"bodyLimitBytes":{"description":"Largest request body accepted; raw file parts are base64, so allow for that. Default 10485760 (10 MiB).","type":"integer","minimum":1024},"rateLimit":{"description":"Per-source-address rate limit of the A2A endpoints, or false to turn it off. Default 200 per second with bursts of 400.","anyOf":[{"$ref":"#/$defs/RateLimitConfig"},{"const":false}]},"cardMaxAgeSeconds":{"description":"Cache-Control max-age of agent cards. Default 300.","type":"integer","minimum":0},"shutdownGraceMs":{"description":"How long running tasks may finish after SIGINT/SIGTERM before they are failed. Default 10000.","type":"integer","minimum":0},"sessionIdleMs":{"description":"A conversation's live session is released after this long without activity. Default 1800000 (30 min).","type":"integer","minimum":1000},"sseHeartbeatMs":{"description":"Interval of the SSE keep-alive comments on open streams. Default 15000.","type":"integer","minimum":10},"selfCheck":{"description":"Validate every response against the generated schemas before sending and log any that fails. Default true.","type":"boolean"},"logLevel":{"description":"pino log level. Default info.","type":"string","enum":["fatal","error","warn","info","debug","trace","silent"]},"provider":{"description":"The AgentProvider put on every card.","$ref":"#/$defs/ProviderConfig"}},"additionalProperties":false};
+const schema32 = {"title":"HubConfig","description":"Settings of one a2a-hub process. Every member is optional; the defaults are documented on each.","type":"object","properties":{"host":{"description":"Address to listen on. Default 127.0.0.1.","type":"string","minLength":1},"port":{"description":"TCP port; 0 picks a free one. Default 3080.","type":"integer","minimum":0,"maximum":65535},"dataDir":{"description":"Folder for the SQLite database (created when missing). Default .a2a-hub.","type":"string","minLength":1},"store":{"description":"Where tasks live: sqlite (durable, default) or memory (lost on exit; for tests).","type":"string","enum":["sqlite","memory"]},"publicUrl":{"description":"Base URL to put in agent cards instead of the one each request used, e.g. https://agents.example.com.","type":"string","format":"uri"},"trustProxy":{"description":"Derive card URLs from X-Forwarded-Proto and X-Forwarded-Host. Only behind a proxy you control. Default false.","type":"boolean"},"strictVersion":{"description":"Reject requests without an A2A-Version header with VersionNotSupported (-32009), as spec §3.6.2 reads. Default false: serve them as 1.0.","type":"boolean"},"bodyLimitBytes":{"description":"Largest request body accepted; raw file parts are base64, so allow for that. Default 10485760 (10 MiB).","type":"integer","minimum":1024},"rateLimit":{"description":"Per-source-address rate limit of the A2A endpoints, or false to turn it off. Default 200 per second with bursts of 400.","anyOf":[{"$ref":"#/$defs/RateLimitConfig"},{"const":false}]},"cardMaxAgeSeconds":{"description":"Cache-Control max-age of agent cards. Default 300.","type":"integer","minimum":0},"shutdownGraceMs":{"description":"How long running tasks may finish after SIGINT/SIGTERM before they are failed. Default 10000.","type":"integer","minimum":0},"sessionIdleMs":{"description":"A conversation's live session is released after this long without activity. Default 1800000 (30 min).","type":"integer","minimum":1000},"sseHeartbeatMs":{"description":"Interval of the SSE keep-alive comments on open streams. Default 15000.","type":"integer","minimum":10},"selfCheck":{"description":"Validate every response against the generated schemas before sending and log any that fails. Default true.","type":"boolean"},"logLevel":{"description":"pino log level. Default info.","type":"string","enum":["fatal","error","warn","info","debug","trace","silent"]},"provider":{"description":"The AgentProvider put on every card.","$ref":"#/$defs/ProviderConfig"},"outbound":{"description":"How the hub reaches remote agents through outbound connections. Default: the client's URL policy and reconnects after 1 s, doubling up to 60 s.","$ref":"#/$defs/OutboundSettings"}},"additionalProperties":false};
 const schema33 = {"title":"RateLimitConfig","description":"A token bucket per source address.","type":"object","properties":{"perSecond":{"description":"Sustained requests per second.","type":"number","exclusiveMinimum":0},"burst":{"description":"Requests allowed at once above the sustained rate.","type":"integer","minimum":1}},"required":["perSecond","burst"],"additionalProperties":false};
 const schema34 = {"title":"ProviderConfig","description":"The organization that runs the hub, as AgentProvider.","type":"object","properties":{"organization":{"description":"Organization name.","type":"string","minLength":1},"url":{"description":"Its website.","type":"string","format":"uri"}},"required":["organization","url"],"additionalProperties":false};
 const func1 = Object.prototype.hasOwnProperty;
 const func2 = require("ajv/dist/runtime/ucs2length").default;
 const formats0 = require("ajv-formats/dist/formats").fullFormats.uri;
+const schema35 = {"title":"OutboundSettings","description":"Settings of the outbound connections (docs/outbound.md).","type":"object","properties":{"urlPolicy":{"description":"Which URLs the hub may fetch cards from and call; applies to every client the hub creates (outbound.create, outbound.discover, reconnects, tool calls).","$ref":"#/$defs/UrlPolicySettings"},"reconnectMinMs":{"description":"First delay before a connection in state error is retried; each failed retry doubles it. Default 1000.","type":"integer","minimum":10},"reconnectMaxMs":{"description":"Longest delay between retries. Default 60000.","type":"integer","minimum":10}},"additionalProperties":false};
+const schema36 = {"title":"UrlPolicySettings","description":"The URL policy of the A2A client (src/client/url-policy.ts): members given replace the defaults, members left out keep them.","type":"object","properties":{"allowedSchemes":{"description":"URL schemes that may be used. Default [\"http\", \"https\"].","type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"allowedHosts":{"description":"When set, the only hosts that may be contacted: exact names or IP addresses, and *.example.com wildcards (subdomains only). Default: any host.","type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"allowPrivate":{"description":"Whether private and reserved addresses (10/8, 172.16/12, 192.168/16, 100.64/10, fc00::/7, …) may be contacted. Default false.","type":"boolean"},"allowLinkLocal":{"description":"Whether link-local addresses (169.254/16, where cloud metadata services live, and fe80::/10) may be contacted. Default false.","type":"boolean"},"allowLoopback":{"description":"Whether loopback addresses (127/8, ::1, localhost) may be contacted. Default true, so agents on this machine work.","type":"boolean"}},"additionalProperties":false};
+
+function validate22(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate22.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+for(const key0 in data){
+if(!(((key0 === "urlPolicy") || (key0 === "reconnectMinMs")) || (key0 === "reconnectMaxMs"))){
+const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(data.urlPolicy !== undefined){
+let data0 = data.urlPolicy;
+if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
+for(const key1 in data0){
+if(!(((((key1 === "allowedSchemes") || (key1 === "allowedHosts")) || (key1 === "allowPrivate")) || (key1 === "allowLinkLocal")) || (key1 === "allowLoopback"))){
+const err1 = {instancePath:instancePath+"/urlPolicy",schemaPath:"#/$defs/UrlPolicySettings/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data0.allowedSchemes !== undefined){
+let data1 = data0.allowedSchemes;
+if(Array.isArray(data1)){
+const len0 = data1.length;
+for(let i0=0; i0<len0; i0++){
+let data2 = data1[i0];
+if(typeof data2 === "string"){
+if(func2(data2) < 1){
+const err2 = {instancePath:instancePath+"/urlPolicy/allowedSchemes/" + i0,schemaPath:"#/$defs/UrlPolicySettings/properties/allowedSchemes/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+else {
+const err3 = {instancePath:instancePath+"/urlPolicy/allowedSchemes/" + i0,schemaPath:"#/$defs/UrlPolicySettings/properties/allowedSchemes/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+let i1 = data1.length;
+let j0;
+if(i1 > 1){
+const indices0 = {};
+for(;i1--;){
+let item0 = data1[i1];
+if(typeof item0 !== "string"){
+continue;
+}
+if(typeof indices0[item0] == "number"){
+j0 = indices0[item0];
+const err4 = {instancePath:instancePath+"/urlPolicy/allowedSchemes",schemaPath:"#/$defs/UrlPolicySettings/properties/allowedSchemes/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+break;
+}
+indices0[item0] = i1;
+}
+}
+}
+else {
+const err5 = {instancePath:instancePath+"/urlPolicy/allowedSchemes",schemaPath:"#/$defs/UrlPolicySettings/properties/allowedSchemes/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data0.allowedHosts !== undefined){
+let data3 = data0.allowedHosts;
+if(Array.isArray(data3)){
+const len1 = data3.length;
+for(let i2=0; i2<len1; i2++){
+let data4 = data3[i2];
+if(typeof data4 === "string"){
+if(func2(data4) < 1){
+const err6 = {instancePath:instancePath+"/urlPolicy/allowedHosts/" + i2,schemaPath:"#/$defs/UrlPolicySettings/properties/allowedHosts/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+else {
+const err7 = {instancePath:instancePath+"/urlPolicy/allowedHosts/" + i2,schemaPath:"#/$defs/UrlPolicySettings/properties/allowedHosts/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+let i3 = data3.length;
+let j1;
+if(i3 > 1){
+const indices1 = {};
+for(;i3--;){
+let item1 = data3[i3];
+if(typeof item1 !== "string"){
+continue;
+}
+if(typeof indices1[item1] == "number"){
+j1 = indices1[item1];
+const err8 = {instancePath:instancePath+"/urlPolicy/allowedHosts",schemaPath:"#/$defs/UrlPolicySettings/properties/allowedHosts/uniqueItems",keyword:"uniqueItems",params:{i: i3, j: j1},message:"must NOT have duplicate items (items ## "+j1+" and "+i3+" are identical)"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+break;
+}
+indices1[item1] = i3;
+}
+}
+}
+else {
+const err9 = {instancePath:instancePath+"/urlPolicy/allowedHosts",schemaPath:"#/$defs/UrlPolicySettings/properties/allowedHosts/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data0.allowPrivate !== undefined){
+if(typeof data0.allowPrivate !== "boolean"){
+const err10 = {instancePath:instancePath+"/urlPolicy/allowPrivate",schemaPath:"#/$defs/UrlPolicySettings/properties/allowPrivate/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data0.allowLinkLocal !== undefined){
+if(typeof data0.allowLinkLocal !== "boolean"){
+const err11 = {instancePath:instancePath+"/urlPolicy/allowLinkLocal",schemaPath:"#/$defs/UrlPolicySettings/properties/allowLinkLocal/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+if(data0.allowLoopback !== undefined){
+if(typeof data0.allowLoopback !== "boolean"){
+const err12 = {instancePath:instancePath+"/urlPolicy/allowLoopback",schemaPath:"#/$defs/UrlPolicySettings/properties/allowLoopback/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+}
+else {
+const err13 = {instancePath:instancePath+"/urlPolicy",schemaPath:"#/$defs/UrlPolicySettings/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+if(data.reconnectMinMs !== undefined){
+let data8 = data.reconnectMinMs;
+if(!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))){
+const err14 = {instancePath:instancePath+"/reconnectMinMs",schemaPath:"#/properties/reconnectMinMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+if((typeof data8 == "number") && (isFinite(data8))){
+if(data8 < 10 || isNaN(data8)){
+const err15 = {instancePath:instancePath+"/reconnectMinMs",schemaPath:"#/properties/reconnectMinMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 10},message:"must be >= 10"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+}
+if(data.reconnectMaxMs !== undefined){
+let data9 = data.reconnectMaxMs;
+if(!(((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9))) && (isFinite(data9)))){
+const err16 = {instancePath:instancePath+"/reconnectMaxMs",schemaPath:"#/properties/reconnectMaxMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+if((typeof data9 == "number") && (isFinite(data9))){
+if(data9 < 10 || isNaN(data9)){
+const err17 = {instancePath:instancePath+"/reconnectMaxMs",schemaPath:"#/properties/reconnectMaxMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 10},message:"must be >= 10"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err18 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+validate22.errors = vErrors;
+return errors === 0;
+}
+validate22.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
 
 function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -585,6 +870,12 @@ vErrors.push(err44);
 errors++;
 }
 }
+if(data.outbound !== undefined){
+if(!(validate22(data.outbound, {instancePath:instancePath+"/outbound",parentData:data,parentDataProperty:"outbound",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate22.errors : vErrors.concat(validate22.errors);
+errors = vErrors.length;
+}
+}
 }
 else {
 const err45 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
@@ -601,12 +892,12 @@ return errors === 0;
 }
 validate21.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateRateLimitConfig = validate22;
+export const validateRateLimitConfig = validate24;
 
-function validate22(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate22.evaluated;
+const evaluated0 = validate24.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -707,17 +998,508 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate22.errors = vErrors;
+validate24.errors = vErrors;
 return errors === 0;
 }
-validate22.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate24.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateProviderConfig = validate23;
+export const validateOutboundSettings = validate25;
 
-function validate23(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate23.evaluated;
+const evaluated0 = validate25.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+for(const key0 in data){
+if(!(((key0 === "urlPolicy") || (key0 === "reconnectMinMs")) || (key0 === "reconnectMaxMs"))){
+const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(data.urlPolicy !== undefined){
+let data0 = data.urlPolicy;
+if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
+for(const key1 in data0){
+if(!(((((key1 === "allowedSchemes") || (key1 === "allowedHosts")) || (key1 === "allowPrivate")) || (key1 === "allowLinkLocal")) || (key1 === "allowLoopback"))){
+const err1 = {instancePath:instancePath+"/urlPolicy",schemaPath:"#/$defs/UrlPolicySettings/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data0.allowedSchemes !== undefined){
+let data1 = data0.allowedSchemes;
+if(Array.isArray(data1)){
+const len0 = data1.length;
+for(let i0=0; i0<len0; i0++){
+let data2 = data1[i0];
+if(typeof data2 === "string"){
+if(func2(data2) < 1){
+const err2 = {instancePath:instancePath+"/urlPolicy/allowedSchemes/" + i0,schemaPath:"#/$defs/UrlPolicySettings/properties/allowedSchemes/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+else {
+const err3 = {instancePath:instancePath+"/urlPolicy/allowedSchemes/" + i0,schemaPath:"#/$defs/UrlPolicySettings/properties/allowedSchemes/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+let i1 = data1.length;
+let j0;
+if(i1 > 1){
+const indices0 = {};
+for(;i1--;){
+let item0 = data1[i1];
+if(typeof item0 !== "string"){
+continue;
+}
+if(typeof indices0[item0] == "number"){
+j0 = indices0[item0];
+const err4 = {instancePath:instancePath+"/urlPolicy/allowedSchemes",schemaPath:"#/$defs/UrlPolicySettings/properties/allowedSchemes/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+break;
+}
+indices0[item0] = i1;
+}
+}
+}
+else {
+const err5 = {instancePath:instancePath+"/urlPolicy/allowedSchemes",schemaPath:"#/$defs/UrlPolicySettings/properties/allowedSchemes/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data0.allowedHosts !== undefined){
+let data3 = data0.allowedHosts;
+if(Array.isArray(data3)){
+const len1 = data3.length;
+for(let i2=0; i2<len1; i2++){
+let data4 = data3[i2];
+if(typeof data4 === "string"){
+if(func2(data4) < 1){
+const err6 = {instancePath:instancePath+"/urlPolicy/allowedHosts/" + i2,schemaPath:"#/$defs/UrlPolicySettings/properties/allowedHosts/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+else {
+const err7 = {instancePath:instancePath+"/urlPolicy/allowedHosts/" + i2,schemaPath:"#/$defs/UrlPolicySettings/properties/allowedHosts/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+let i3 = data3.length;
+let j1;
+if(i3 > 1){
+const indices1 = {};
+for(;i3--;){
+let item1 = data3[i3];
+if(typeof item1 !== "string"){
+continue;
+}
+if(typeof indices1[item1] == "number"){
+j1 = indices1[item1];
+const err8 = {instancePath:instancePath+"/urlPolicy/allowedHosts",schemaPath:"#/$defs/UrlPolicySettings/properties/allowedHosts/uniqueItems",keyword:"uniqueItems",params:{i: i3, j: j1},message:"must NOT have duplicate items (items ## "+j1+" and "+i3+" are identical)"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+break;
+}
+indices1[item1] = i3;
+}
+}
+}
+else {
+const err9 = {instancePath:instancePath+"/urlPolicy/allowedHosts",schemaPath:"#/$defs/UrlPolicySettings/properties/allowedHosts/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data0.allowPrivate !== undefined){
+if(typeof data0.allowPrivate !== "boolean"){
+const err10 = {instancePath:instancePath+"/urlPolicy/allowPrivate",schemaPath:"#/$defs/UrlPolicySettings/properties/allowPrivate/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data0.allowLinkLocal !== undefined){
+if(typeof data0.allowLinkLocal !== "boolean"){
+const err11 = {instancePath:instancePath+"/urlPolicy/allowLinkLocal",schemaPath:"#/$defs/UrlPolicySettings/properties/allowLinkLocal/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+if(data0.allowLoopback !== undefined){
+if(typeof data0.allowLoopback !== "boolean"){
+const err12 = {instancePath:instancePath+"/urlPolicy/allowLoopback",schemaPath:"#/$defs/UrlPolicySettings/properties/allowLoopback/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+}
+else {
+const err13 = {instancePath:instancePath+"/urlPolicy",schemaPath:"#/$defs/UrlPolicySettings/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+if(data.reconnectMinMs !== undefined){
+let data8 = data.reconnectMinMs;
+if(!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))){
+const err14 = {instancePath:instancePath+"/reconnectMinMs",schemaPath:"#/properties/reconnectMinMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+if((typeof data8 == "number") && (isFinite(data8))){
+if(data8 < 10 || isNaN(data8)){
+const err15 = {instancePath:instancePath+"/reconnectMinMs",schemaPath:"#/properties/reconnectMinMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 10},message:"must be >= 10"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+}
+if(data.reconnectMaxMs !== undefined){
+let data9 = data.reconnectMaxMs;
+if(!(((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9))) && (isFinite(data9)))){
+const err16 = {instancePath:instancePath+"/reconnectMaxMs",schemaPath:"#/properties/reconnectMaxMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+if((typeof data9 == "number") && (isFinite(data9))){
+if(data9 < 10 || isNaN(data9)){
+const err17 = {instancePath:instancePath+"/reconnectMaxMs",schemaPath:"#/properties/reconnectMaxMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 10},message:"must be >= 10"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err18 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+validate25.errors = vErrors;
+return errors === 0;
+}
+validate25.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateUrlPolicySettings = validate26;
+
+function validate26(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate26.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+for(const key0 in data){
+if(!(((((key0 === "allowedSchemes") || (key0 === "allowedHosts")) || (key0 === "allowPrivate")) || (key0 === "allowLinkLocal")) || (key0 === "allowLoopback"))){
+const err0 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+if(data.allowedSchemes !== undefined){
+let data0 = data.allowedSchemes;
+if(Array.isArray(data0)){
+const len0 = data0.length;
+for(let i0=0; i0<len0; i0++){
+let data1 = data0[i0];
+if(typeof data1 === "string"){
+if(func2(data1) < 1){
+const err1 = {instancePath:instancePath+"/allowedSchemes/" + i0,schemaPath:"#/properties/allowedSchemes/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+else {
+const err2 = {instancePath:instancePath+"/allowedSchemes/" + i0,schemaPath:"#/properties/allowedSchemes/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+let i1 = data0.length;
+let j0;
+if(i1 > 1){
+const indices0 = {};
+for(;i1--;){
+let item0 = data0[i1];
+if(typeof item0 !== "string"){
+continue;
+}
+if(typeof indices0[item0] == "number"){
+j0 = indices0[item0];
+const err3 = {instancePath:instancePath+"/allowedSchemes",schemaPath:"#/properties/allowedSchemes/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+break;
+}
+indices0[item0] = i1;
+}
+}
+}
+else {
+const err4 = {instancePath:instancePath+"/allowedSchemes",schemaPath:"#/properties/allowedSchemes/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.allowedHosts !== undefined){
+let data2 = data.allowedHosts;
+if(Array.isArray(data2)){
+const len1 = data2.length;
+for(let i2=0; i2<len1; i2++){
+let data3 = data2[i2];
+if(typeof data3 === "string"){
+if(func2(data3) < 1){
+const err5 = {instancePath:instancePath+"/allowedHosts/" + i2,schemaPath:"#/properties/allowedHosts/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+else {
+const err6 = {instancePath:instancePath+"/allowedHosts/" + i2,schemaPath:"#/properties/allowedHosts/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+let i3 = data2.length;
+let j1;
+if(i3 > 1){
+const indices1 = {};
+for(;i3--;){
+let item1 = data2[i3];
+if(typeof item1 !== "string"){
+continue;
+}
+if(typeof indices1[item1] == "number"){
+j1 = indices1[item1];
+const err7 = {instancePath:instancePath+"/allowedHosts",schemaPath:"#/properties/allowedHosts/uniqueItems",keyword:"uniqueItems",params:{i: i3, j: j1},message:"must NOT have duplicate items (items ## "+j1+" and "+i3+" are identical)"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+break;
+}
+indices1[item1] = i3;
+}
+}
+}
+else {
+const err8 = {instancePath:instancePath+"/allowedHosts",schemaPath:"#/properties/allowedHosts/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+if(data.allowPrivate !== undefined){
+if(typeof data.allowPrivate !== "boolean"){
+const err9 = {instancePath:instancePath+"/allowPrivate",schemaPath:"#/properties/allowPrivate/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data.allowLinkLocal !== undefined){
+if(typeof data.allowLinkLocal !== "boolean"){
+const err10 = {instancePath:instancePath+"/allowLinkLocal",schemaPath:"#/properties/allowLinkLocal/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data.allowLoopback !== undefined){
+if(typeof data.allowLoopback !== "boolean"){
+const err11 = {instancePath:instancePath+"/allowLoopback",schemaPath:"#/properties/allowLoopback/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+}
+else {
+const err12 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+validate26.errors = vErrors;
+return errors === 0;
+}
+validate26.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateProviderConfig = validate27;
+
+function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate27.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -818,15 +1600,17 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate23.errors = vErrors;
+validate27.errors = vErrors;
 return errors === 0;
 }
-validate23.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate27.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
 /** Every validator by the name of its def. */
 export const validators = {
   HubConfig: validateHubConfig,
   RateLimitConfig: validateRateLimitConfig,
+  OutboundSettings: validateOutboundSettings,
+  UrlPolicySettings: validateUrlPolicySettings,
   ProviderConfig: validateProviderConfig,
 };

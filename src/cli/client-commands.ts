@@ -1,31 +1,39 @@
 import { randomUUID } from 'node:crypto';
 import type { Command } from 'commander';
 import type { Message, SendMessageRequest, Task, TaskState } from '../../generated/a2a/1.0/types.js';
-import { A2AClient, A2ATransportError, fetchAgentCard, textOf } from '../client/a2a-client.js';
+import { A2AClient, A2ATransportError, fetchAgentCard, textOf, type ConnectOptions } from '../client/a2a-client.js';
+import { isFinalState } from '../client/task-stream.js';
+import { UrlPolicyError } from '../client/url-policy.js';
 import { A2AError } from '../protocol/a2a-error.js';
 import { A2A_1_0 } from '../protocol/a2a-schema.js';
 import { checkValue } from '../protocol/validation.js';
 
 interface CardFlags {
   token?: string;
+  allowPrivate?: boolean;
+  allowLinkLocal?: boolean;
 }
 
-interface SendFlags {
-  token?: string;
+interface SendFlags extends CardFlags {
   stream?: boolean;
   contextId?: string;
   taskId?: string;
 }
 
+/** The exit code of a command ended by Ctrl-C, as shells report it (128 + SIGINT). */
+const INTERRUPTED = 130;
+
 const FAILING_STATES: ReadonlySet<TaskState> = new Set(['TASK_STATE_FAILED', 'TASK_STATE_REJECTED', 'TASK_STATE_CANCELED']);
 
-/** `a2a-hub card <url>` and `a2a-hub send <url> <text>`: 0 ok, 1 invalid card / failed task / A2A error, 2 unreachable. */
+/** `a2a-hub card <url>` and `a2a-hub send <url> <text>`: 0 ok, 1 invalid card / failed task / A2A error, 2 unreachable or refused by the URL policy, 130 interrupted. */
 export function addClientCommands(program: Command, setExitCode: (code: number) => void): void {
   program
     .command('card')
     .description("fetch an agent's card, check it against A2A 1.0 and print it")
     .argument('<url>', 'agent card URL or base URL (card at /.well-known/agent-card.json)')
     .option('--token <token>', 'send Authorization: Bearer <token>')
+    .option('--allow-private', 'allow private network targets (10/8, 172.16/12, 192.168/16, fc00::/7, …)')
+    .option('--allow-link-local', 'allow link-local targets (169.254/16, fe80::/10)')
     .action(async (url: string, flags: CardFlags) => {
       setExitCode(await card(url, flags));
     });
@@ -39,6 +47,8 @@ export function addClientCommands(program: Command, setExitCode: (code: number) 
     .option('--context-id <id>', 'continue this context')
     .option('--task-id <id>', 'continue this task (e.g. one waiting for input)')
     .option('--token <token>', 'send Authorization: Bearer <token>')
+    .option('--allow-private', 'allow private network targets (10/8, 172.16/12, 192.168/16, fc00::/7, …)')
+    .option('--allow-link-local', 'allow link-local targets (169.254/16, fe80::/10)')
     .action(async (url: string, text: string, flags: SendFlags) => {
       setExitCode(await send(url, text, flags));
     });
@@ -46,7 +56,7 @@ export function addClientCommands(program: Command, setExitCode: (code: number) 
 
 async function card(url: string, flags: CardFlags): Promise<number> {
   try {
-    const fetched = await fetchAgentCard(url, flags.token === undefined ? {} : { token: flags.token });
+    const fetched = await fetchAgentCard(url, connectOptions(flags));
     const verdict = checkValue(A2A_1_0, 'AgentCard', fetched.card, { flavour: 'exact', fieldPrefix: 'card' });
     process.stdout.write(`${JSON.stringify(fetched.card, null, 2)}\n`);
     if (!verdict.ok) {
@@ -62,7 +72,11 @@ async function card(url: string, flags: CardFlags): Promise<number> {
 
 async function send(url: string, text: string, flags: SendFlags): Promise<number> {
   try {
-    const client = await A2AClient.connect(url, flags.token === undefined ? {} : { token: flags.token });
+    const cancelProblems: string[] = [];
+    const client = await A2AClient.connect(url, {
+      ...connectOptions(flags),
+      onCancelError: (error, taskId) => cancelProblems.push(`could not cancel task ${taskId}: ${error instanceof Error ? error.message : String(error)}`),
+    });
     const message: Message = {
       messageId: randomUUID(),
       role: 'ROLE_USER',
@@ -71,7 +85,7 @@ async function send(url: string, text: string, flags: SendFlags): Promise<number
       ...(flags.taskId === undefined ? {} : { taskId: flags.taskId }),
     };
     const params: SendMessageRequest = { message };
-    if (flags.stream) return await sendStreaming(client, params);
+    if (flags.stream) return await sendStreaming(client, params, cancelProblems);
     const response = await client.sendMessage(params);
     if (response.message !== undefined) return printMessage(response.message);
     return printTask(response.task);
@@ -80,7 +94,20 @@ async function send(url: string, text: string, flags: SendFlags): Promise<number
   }
 }
 
-async function sendStreaming(client: A2AClient, params: SendMessageRequest): Promise<number> {
+/** Loopback stays allowed (the default): the flags only widen the policy. */
+function connectOptions(flags: CardFlags): ConnectOptions {
+  return {
+    ...(flags.token === undefined ? {} : { token: flags.token }),
+    urlPolicy: { allowPrivate: flags.allowPrivate === true, allowLinkLocal: flags.allowLinkLocal === true },
+  };
+}
+
+/** Ctrl-C aborts the stream; the client then cancels the remote task before the abort surfaces here. */
+async function sendStreaming(client: A2AClient, params: SendMessageRequest, cancelProblems: readonly string[]): Promise<number> {
+  const interrupt = new AbortController();
+  const onSigint = (): void => interrupt.abort(new Error('interrupted'));
+  // once: a second Ctrl-C falls back to Node's default and ends the process at once.
+  process.once('SIGINT', onSigint);
   let openLine = false;
   let lastState: TaskState | undefined;
   let ids: { taskId: string; contextId?: string } | undefined;
@@ -88,27 +115,38 @@ async function sendStreaming(client: A2AClient, params: SendMessageRequest): Pro
     if (openLine) process.stdout.write('\n');
     openLine = false;
   };
-  for await (const frame of client.sendStreamingMessage(params)) {
-    if (frame.message !== undefined) {
-      endLine();
-      return printMessage(frame.message);
+  try {
+    for await (const frame of client.sendStreamingMessage(params, { signal: interrupt.signal })) {
+      if (frame.message !== undefined) {
+        endLine();
+        return printMessage(frame.message);
+      }
+      const status = frame.task?.status ?? frame.statusUpdate?.status;
+      if (frame.task !== undefined) ids = { taskId: frame.task.id, ...(frame.task.contextId === undefined ? {} : { contextId: frame.task.contextId }) };
+      if (frame.statusUpdate !== undefined) ids = { taskId: frame.statusUpdate.taskId, contextId: frame.statusUpdate.contextId };
+      if (status !== undefined && status.state !== lastState) {
+        endLine();
+        lastState = status.state;
+        const note = textOf(status.message);
+        process.stdout.write(`status: ${shortState(status.state)}${note ? ` (${note})` : ''}\n`);
+      }
+      if (frame.artifactUpdate !== undefined) {
+        const chunk = textOf(frame.artifactUpdate.artifact);
+        if (frame.artifactUpdate.append !== true) endLine();
+        process.stdout.write(chunk);
+        openLine = true;
+        if (frame.artifactUpdate.lastChunk === true) endLine();
+      }
     }
-    const status = frame.task?.status ?? frame.statusUpdate?.status;
-    if (frame.task !== undefined) ids = { taskId: frame.task.id, ...(frame.task.contextId === undefined ? {} : { contextId: frame.task.contextId }) };
-    if (frame.statusUpdate !== undefined) ids = { taskId: frame.statusUpdate.taskId, contextId: frame.statusUpdate.contextId };
-    if (status !== undefined && status.state !== lastState) {
-      endLine();
-      lastState = status.state;
-      const note = textOf(status.message);
-      process.stdout.write(`status: ${shortState(status.state)}${note ? ` (${note})` : ''}\n`);
-    }
-    if (frame.artifactUpdate !== undefined) {
-      const chunk = textOf(frame.artifactUpdate.artifact);
-      if (frame.artifactUpdate.append !== true) endLine();
-      process.stdout.write(chunk);
-      openLine = true;
-      if (frame.artifactUpdate.lastChunk === true) endLine();
-    }
+  } catch (error) {
+    if (!interrupt.signal.aborted) throw error;
+    endLine();
+    for (const problem of cancelProblems) process.stderr.write(`a2a-hub send: ${problem}\n`);
+    const canceled = ids !== undefined && (lastState === undefined || !isFinalState(lastState)) && cancelProblems.length === 0;
+    process.stderr.write(`a2a-hub send: interrupted${canceled ? `; task ${ids?.taskId ?? ''} canceled` : ''}\n`);
+    return INTERRUPTED;
+  } finally {
+    process.off('SIGINT', onSigint);
   }
   endLine();
   if (lastState === undefined) {
@@ -141,7 +179,16 @@ function shortState(state: TaskState): string {
   return state.replace(/^TASK_STATE_/, '');
 }
 
+const FLAG_BY_RULE: Partial<Record<UrlPolicyError['rule'], string>> = { allowPrivate: '--allow-private', allowLinkLocal: '--allow-link-local' };
+
 function failure(command: string, error: unknown): number {
+  if (error instanceof UrlPolicyError) {
+    const flag = FLAG_BY_RULE[error.rule];
+    // On the command line the way to allow it is a flag, not a library option.
+    const message = flag === undefined ? error.message : error.message.replace(/set urlPolicy\.\w+: true to allow it$/, `pass ${flag} to allow it`);
+    process.stderr.write(`a2a-hub ${command}: ${message}\n`);
+    return 2;
+  }
   if (error instanceof A2ATransportError) {
     process.stderr.write(`a2a-hub ${command}: ${error.message}\n`);
     return 2;

@@ -18,16 +18,25 @@ import type {
 } from '../../generated/a2a/1.0/types.js';
 import { A2AError } from '../protocol/a2a-error.js';
 import { A2A_1_0, type A2ADefs } from '../protocol/a2a-schema.js';
+import { projectToSchema } from '../protocol/project.js';
 import { checkValue } from '../protocol/validation.js';
+import { backoff } from './backoff.js';
+import { HttpTransport, type TransportOptions } from './http-transport.js';
+import { followTaskStream, type StreamEvent, type TaskStreamOptions } from './task-stream.js';
+import { A2ATransportError, abortError, describe } from './transport-error.js';
+import { UrlPolicyError, findUrlPolicyError } from './url-policy.js';
+
+export { A2ATransportError } from './transport-error.js';
+export { DEFAULT_URL_POLICY, UrlPolicyError, type UrlPolicy } from './url-policy.js';
+export type { FetchLike } from './http-transport.js';
+export type { StreamEvent } from './task-stream.js';
 
 /**
  * A2A 1.0 JSON-RPC client. Every result and every stream frame is checked against the exact
  * generated validators; an answer that does not conform throws InvalidAgentResponse.
  */
 
-export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
-
-export interface ConnectOptions {
+export interface ConnectOptions extends TransportOptions {
   /** Sent as `Authorization: Bearer <token>` on every request (card fetch included). */
   readonly token?: string;
   /** Extra headers sent on every request. */
@@ -38,39 +47,38 @@ export interface ConnectOptions {
   readonly retries?: number;
   /** Base of the jittered exponential backoff in ms. Default 250. */
   readonly retryBaseMs?: number;
-  readonly fetch?: FetchLike;
+  /** Re-subscribe (SubscribeToTask + Last-Event-ID) when a stream drops before a final state. Default `{ attempts: 3 }`. */
+  readonly resume?: ResumeOption;
+  /** Timeout of the CancelTask sent after a local abort. Default 5000. */
+  readonly cancelTimeoutMs?: number;
+  /** Told when the CancelTask sent after a local abort failed (the abort itself is still rethrown). */
+  readonly onCancelError?: (error: unknown, taskId: string) => void;
 }
+
+export type ResumeOption = boolean | { readonly attempts: number };
 
 export interface CallOptions {
   readonly signal?: AbortSignal;
 }
 
-export interface SubscribeOptions extends CallOptions {
+export interface StreamOptions extends CallOptions {
+  /** Overrides the client's `resume` for this stream. */
+  readonly resume?: ResumeOption;
+  /** Send CancelTask when `signal` aborts the stream after the task id is known. Default true. */
+  readonly cancelOnAbort?: boolean;
+}
+
+export interface SubscribeOptions extends StreamOptions {
   /** Resume after this SSE event id (sent as Last-Event-ID). */
   readonly lastEventId?: string;
-}
-
-export interface StreamEvent {
-  /** The SSE event id, when the server sent one. */
-  readonly id?: string;
-  readonly frame: StreamResponse;
-}
-
-/** The peer could not be reached, or answered HTTP without a JSON-RPC body. */
-export class A2ATransportError extends Error {
-  /** HTTP status, when the peer answered at all. */
-  readonly status: number | undefined;
-
-  constructor(message: string, options: { status?: number; cause?: unknown } = {}) {
-    super(message, options.cause === undefined ? undefined : { cause: options.cause });
-    this.name = 'A2ATransportError';
-    this.status = options.status;
-  }
 }
 
 const WELL_KNOWN = '/.well-known/agent-card.json';
 const DEFAULT_TIMEOUT_MS = 30_000;
 const DEFAULT_RETRIES = 2;
+const DEFAULT_RETRY_BASE_MS = 250;
+const DEFAULT_RESUME_ATTEMPTS = 3;
+const DEFAULT_CANCEL_TIMEOUT_MS = 5000;
 
 /** A card as read from the wire, before validation. */
 export interface FetchedCard {
@@ -84,6 +92,10 @@ export interface FetchedCard {
  * when no card can be read.
  */
 export async function fetchAgentCard(url: string, options: ConnectOptions = {}): Promise<FetchedCard> {
+  return readCard(url, options, new HttpTransport(options));
+}
+
+async function readCard(url: string, options: ConnectOptions, transport: HttpTransport): Promise<FetchedCard> {
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -92,18 +104,19 @@ export async function fetchAgentCard(url: string, options: ConnectOptions = {}):
   }
   const wellKnown = new URL(WELL_KNOWN, parsed).href;
   const candidates = parsed.pathname === '/' || parsed.pathname === '' ? [wellKnown] : [url, wellKnown];
-  const doFetch = options.fetch ?? fetch;
   let lastProblem = '';
-  for (const cardUrl of candidates) {
-    let response: Response;
+  for (const candidate of candidates) {
+    let answer: { url: string; response: Response };
     try {
-      response = await doFetch(cardUrl, {
+      answer = await transport.get(candidate, {
         headers: { accept: 'application/json', 'a2a-version': '1.0', ...baseHeaders(options) },
         signal: AbortSignal.timeout(options.timeoutMs ?? DEFAULT_TIMEOUT_MS),
       });
     } catch (error) {
-      throw new A2ATransportError(`${cardUrl} is not reachable: ${describe(error)}`, { cause: error });
+      if (error instanceof UrlPolicyError || error instanceof A2ATransportError) throw error;
+      throw new A2ATransportError(`${candidate} is not reachable: ${describe(error)}`, { cause: error });
     }
+    const { url: cardUrl, response } = answer;
     const text = await response.text().catch(() => '');
     if (!response.ok) {
       lastProblem = `${cardUrl} answered HTTP ${response.status}`;
@@ -131,27 +144,35 @@ export class A2AClient {
   /** The JSON-RPC endpoint taken from the card. */
   readonly endpoint: string;
   private readonly options: ConnectOptions;
-  private readonly doFetch: FetchLike;
+  private readonly transport: HttpTransport;
   private nextId = 1;
 
-  private constructor(card: AgentCard, cardUrl: string, endpoint: string, options: ConnectOptions) {
+  private constructor(card: AgentCard, cardUrl: string, endpoint: string, options: ConnectOptions, transport: HttpTransport) {
     this.card = card;
     this.cardUrl = cardUrl;
     this.endpoint = endpoint;
     this.options = options;
-    this.doFetch = options.fetch ?? fetch;
+    this.transport = transport;
   }
 
-  /** Resolves the card behind `url` (card URL or base URL), validates it and picks its JSONRPC 1.x interface. */
+  /**
+   * Resolves the card behind `url` (card URL or base URL), validates it and picks its JSONRPC
+   * 1.x interface. The card URL, every redirect hop and the interface URL must pass `urlPolicy`.
+   */
   static async connect(url: string, options: ConnectOptions = {}): Promise<A2AClient> {
-    const { cardUrl, card } = await fetchAgentCard(url, options);
-    const verdict = checkValue(A2A_1_0, 'AgentCard', card, { flavour: 'exact', fieldPrefix: 'card' });
+    const transport = new HttpTransport(options);
+    const { cardUrl, card } = await readCard(url, options, transport);
+    const verdict = checkValue(A2A_1_0, 'AgentCard', card, { flavour: 'input', fieldPrefix: 'card' });
     if (!verdict.ok) throw nonConforming(`the agent card at ${cardUrl}`, verdict.violations);
-    const jsonrpc = pickJsonRpcInterface(verdict.value);
+    // Members 1.0 removed (stateTransitionHistory) or a vendor added are ignored, then dropped.
+    const known = projectToSchema(A2A_1_0.document, 'AgentCard', verdict.value);
+    const jsonrpc = pickJsonRpcInterface(known);
     if (jsonrpc === undefined) {
       throw invalidAgentResponseError(`the agent card at ${cardUrl} declares no JSONRPC interface for protocol version 1.x`);
     }
-    return new A2AClient(verdict.value, cardUrl, jsonrpc.url, options);
+    // A card from anywhere must not aim the client at the metadata service or the local network.
+    transport.check(jsonrpc.url);
+    return new A2AClient(known, cardUrl, jsonrpc.url, options, transport);
   }
 
   sendMessage(params: SendMessageRequest, options: CallOptions = {}): Promise<SendMessageResponse> {
@@ -170,13 +191,34 @@ export class A2AClient {
     return this.call('CancelTask', params, options);
   }
 
-  async *sendStreamingMessage(params: SendMessageRequest, options: CallOptions = {}): AsyncGenerator<StreamResponse, void, undefined> {
-    for await (const event of this.stream('SendStreamingMessage', params, options)) yield event.frame;
+  /**
+   * Streams the answer. A dropped stream is resumed with SubscribeToTask (see `resume`), and an
+   * abort through `signal` sends CancelTask for the task before the abort is rethrown.
+   */
+  async *sendStreamingMessage(params: SendMessageRequest, options: StreamOptions = {}): AsyncGenerator<StreamResponse, void, undefined> {
+    const continuation = params.message.taskId !== undefined;
+    const events = this.followTask(() => this.stream('SendStreamingMessage', params, options), params.tenant, options, { continuation });
+    for await (const event of events) yield event.frame;
   }
 
+  /** Like sendStreamingMessage, for an existing task; events carry their SSE id for a later `lastEventId`. */
   subscribeToTask(params: SubscribeToTaskRequest, options: SubscribeOptions = {}): AsyncGenerator<StreamEvent, void, undefined> {
-    const extra: Record<string, string> = options.lastEventId === undefined ? {} : { 'last-event-id': options.lastEventId };
-    return this.stream('SubscribeToTask', params, options, extra);
+    const lastEventId = options.lastEventId === undefined ? {} : { lastEventId: options.lastEventId };
+    return this.followTask(() => this.subscription(params, options.lastEventId, options), params.tenant, options, lastEventId);
+  }
+
+  /**
+   * CancelTask on its own short timeout (`cancelTimeoutMs`), for cleaning up after an abort:
+   * never throws; a failure goes to `onCancelError` and resolves to undefined.
+   */
+  async cancelQuietly(taskId: string, tenant?: string): Promise<Task | undefined> {
+    try {
+      const signal = AbortSignal.timeout(this.options.cancelTimeoutMs ?? DEFAULT_CANCEL_TIMEOUT_MS);
+      return await this.cancelTask({ id: taskId, ...(tenant === undefined ? {} : { tenant }) }, { signal });
+    } catch (error) {
+      this.options.onCancelError?.(error, taskId);
+      return undefined;
+    }
   }
 
   /** Calls a unary method and returns its validated result. */
@@ -188,6 +230,34 @@ export class A2AClient {
     const { response, text } = await this.post(method, body, { accept: 'application/json' }, signal, true);
     const envelope = parseEnvelope(method, text ?? '', response.status);
     return validateResult(method, envelope.result);
+  }
+
+  private followTask(
+    open: () => AsyncIterable<StreamEvent>,
+    tenant: string | undefined,
+    options: StreamOptions,
+    start: Pick<TaskStreamOptions, 'lastEventId' | 'continuation'>,
+  ): AsyncGenerator<StreamEvent, void, undefined> {
+    const scope = tenant === undefined ? {} : { tenant };
+    return followTaskStream(
+      {
+        open,
+        resubscribe: (taskId, lastSeen) => this.subscription({ id: taskId, ...scope }, lastSeen, options),
+        getTask: (taskId) => this.getTask({ id: taskId, ...scope }, options),
+        cancel: (taskId) => this.cancelQuietly(taskId, tenant),
+      },
+      {
+        resumeAttempts: resumeAttempts(options.resume ?? this.options.resume),
+        retryBaseMs: this.options.retryBaseMs ?? DEFAULT_RETRY_BASE_MS,
+        cancelOnAbort: options.cancelOnAbort ?? true,
+        ...(options.signal === undefined ? {} : { signal: options.signal }),
+        ...start,
+      },
+    );
+  }
+
+  private subscription(params: SubscribeToTaskRequest, lastEventId: string | undefined, options: CallOptions): AsyncGenerator<StreamEvent, void, undefined> {
+    return this.stream('SubscribeToTask', params, options, lastEventId === undefined ? {} : { 'last-event-id': lastEventId });
   }
 
   private async *stream<M extends 'SendStreamingMessage' | 'SubscribeToTask'>(
@@ -225,7 +295,8 @@ export class A2AClient {
 
   /**
    * POSTs with retries on transport errors and HTTP 5xx without a JSON-RPC body. `readBody`
-   * false leaves a successful event-stream body unread (`text` undefined).
+   * false leaves a successful event-stream body unread (`text` undefined). URL policy
+   * refusals and redirects are final: a JSON-RPC endpoint is the URL in the card.
    */
   private async post(
     method: string,
@@ -235,11 +306,11 @@ export class A2AClient {
     readBody: boolean,
   ): Promise<{ response: Response; text: string | undefined }> {
     const retries = Math.max(0, this.options.retries ?? DEFAULT_RETRIES);
-    const base = this.options.retryBaseMs ?? 250;
+    const base = this.options.retryBaseMs ?? DEFAULT_RETRY_BASE_MS;
     for (let attempt = 0; ; attempt++) {
       let response: Response;
       try {
-        response = await this.doFetch(this.endpoint, {
+        response = await this.transport.send(this.endpoint, {
           method: 'POST',
           headers: { 'content-type': 'application/json', 'a2a-version': '1.0', ...baseHeaders(this.options), ...headers },
           body,
@@ -247,11 +318,20 @@ export class A2AClient {
         });
       } catch (error) {
         if (signal.aborted) throw abortError(method, signal, error);
+        const refused = findUrlPolicyError(error);
+        if (refused !== undefined) throw refused;
         if (attempt < retries) {
           await backoff(base, attempt, signal);
           continue;
         }
         throw new A2ATransportError(`${method}: ${this.endpoint} is not reachable: ${describe(error)}`, { cause: error });
+      }
+      if (response.status >= 300 && response.status < 400) {
+        await response.body?.cancel().catch(() => undefined);
+        const location = response.headers.get('location') ?? '(no location)';
+        throw new A2ATransportError(`${method}: ${this.endpoint} answered HTTP ${response.status} to ${location}; JSON-RPC calls do not follow redirects`, {
+          status: response.status,
+        });
       }
       const streaming = !readBody && response.ok && (response.headers.get('content-type') ?? '').startsWith('text/event-stream');
       if (streaming) return { response, text: undefined };
@@ -273,6 +353,12 @@ export class A2AClient {
       return { response, text };
     }
   }
+}
+
+function resumeAttempts(option: ResumeOption | undefined): number {
+  if (option === undefined || option === true) return DEFAULT_RESUME_ATTEMPTS;
+  if (option === false) return 0;
+  return Math.max(0, Math.floor(option.attempts));
 }
 
 /** Applies a stream's artifact frames (and task snapshots) in order and returns the resulting artifacts. */
@@ -397,11 +483,18 @@ function remoteError(method: string, error: unknown): A2AError {
   return new A2AError(ERRORS[name], message, options);
 }
 
+/**
+ * Checks an answer tolerantly (spec §5.7: unknown members are ignored) and drops the members it
+ * ignored, so callers only ever hold exact 1.0 shapes; anything else that does not conform,
+ * 0.3 shapes included, is InvalidAgentResponse.
+ */
 function validateResult<M extends MethodName>(method: M, result: unknown): MethodTypes[M]['result'] {
   const definition = METHODS[method];
   if (definition.validateResult(result)) return result;
-  const verdict = checkValue(A2A_1_0, definition.resultType as keyof A2ADefs, result, { flavour: 'exact', fieldPrefix: 'result' });
-  throw nonConforming(`the ${method} answer`, verdict.ok ? [{ field: 'result', description: 'does not match the schema' }] : verdict.violations);
+  const resultType = definition.resultType as keyof A2ADefs;
+  const verdict = checkValue(A2A_1_0, resultType, result, { flavour: 'input', fieldPrefix: 'result' });
+  if (verdict.ok) return projectToSchema(A2A_1_0.document, resultType, verdict.value) as MethodTypes[M]['result'];
+  throw nonConforming(`the ${method} answer`, verdict.violations);
 }
 
 function nonConforming(what: string, violations: readonly FieldViolation[]): A2AError {
@@ -420,37 +513,6 @@ function isJsonRpcError(text: string): boolean {
 
 function baseHeaders(options: ConnectOptions): Record<string, string> {
   return { ...options.headers, ...(options.token === undefined ? {} : { authorization: `Bearer ${options.token}` }) };
-}
-
-async function backoff(baseMs: number, attempt: number, signal: AbortSignal): Promise<void> {
-  const delay = baseMs * 2 ** attempt * (0.5 + Math.random());
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, delay);
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(abortError('request', signal, signal.reason));
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-}
-
-function abortError(method: string, signal: AbortSignal, error: unknown): Error {
-  const reason: unknown = signal.reason;
-  if (reason instanceof DOMException && reason.name === 'TimeoutError') {
-    return new A2ATransportError(`${method}: timed out`, { cause: error });
-  }
-  return reason instanceof Error ? reason : new A2ATransportError(`${method}: aborted`, { cause: error });
-}
-
-function describe(error: unknown): string {
-  if (error instanceof Error) {
-    const cause = error.cause instanceof Error ? ` (${error.cause.message})` : '';
-    return `${error.message}${cause}`;
-  }
-  return String(error);
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

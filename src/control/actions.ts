@@ -4,6 +4,7 @@ import type { ActionSuccess } from '../../generated/control/types.js';
 import type { ControlActionName, ControlActionTypes } from '../../generated/control/api.js';
 import type { HubParts } from '../hub.js';
 import { OperationError } from '../inbound/operation-error.js';
+import type { ConnectOutcome, OutboundRegistry } from '../outbound/outbound-registry.js';
 import { isA2AError } from '../protocol/a2a-error.js';
 import type { PeerTracker } from './peers.js';
 
@@ -15,14 +16,10 @@ type Handler<A extends ControlActionName> = (action: ControlActionTypes[A], deps
 
 const done = (message: string, extra: Omit<ActionSuccess, 'ok' | 'message'> = {}): ActionSuccess => ({ ok: true, message, ...extra });
 
-const notYet = (): never => {
-  throw new OperationError('outbound connections are not available in this version of a2a-hub yet; this action is reserved for them');
-};
-
 /**
  * One handler per control action. Each either succeeds with a message a person can read, or
  * throws an OperationError whose message says what went wrong and what to do; the router
- * turns that into 409. The outbound actions slot in here when outbound connections land.
+ * turns that into 409.
  */
 export const ACTION_HANDLERS: { readonly [A in ControlActionName]: Handler<A> } = {
   'inbound.create': (action, { inbounds }) => {
@@ -34,6 +31,7 @@ export const ACTION_HANDLERS: { readonly [A in ControlActionName]: Handler<A> } 
       ...(action.preset === undefined ? {} : { preset: action.preset }),
       ...(action.authTokenEnv === undefined ? {} : { authTokenEnv: action.authTokenEnv }),
       ...(action.enabled === undefined ? {} : { enabled: action.enabled }),
+      ...(action.relayTo === undefined ? {} : { relayTo: action.relayTo }),
     });
     return done(`inbound server "${created.name}" created`, { id: created.id });
   },
@@ -87,14 +85,41 @@ export const ACTION_HANDLERS: { readonly [A in ControlActionName]: Handler<A> } 
     if (!peers.close(action.id)) throw new OperationError(`no connected peer has id "${action.id}"; GET /a2a/api lists the peers`);
     return done(`peer ${action.id} disconnected`, { id: action.id });
   },
-  'outbound.create': notYet,
-  'outbound.update': notYet,
-  'outbound.remove': notYet,
-  'outbound.enable': notYet,
-  'outbound.disable': notYet,
-  'outbound.refresh': notYet,
-  'outbound.setAuth': notYet,
-  'outbound.discover': notYet,
+  'outbound.create': async (action, { outbounds }) => {
+    const { action: _action, ...input } = action;
+    void _action;
+    const created = await outbounds.create(input);
+    const state = created.enabled ? `and connected: ${counts(outbounds, created.id)}` : 'disabled; outbound.enable connects it';
+    return done(`outbound connection "${created.name}" created ${state}`, { id: created.id });
+  },
+  'outbound.update': async (action, { outbounds }) => {
+    const { action: _action, id, ...patch } = action;
+    void _action;
+    const { config, outcome } = await outbounds.update(id, patch);
+    return done(`outbound connection "${config.name}" updated${outcomeText(outbounds, id, outcome)}`, { id });
+  },
+  'outbound.remove': (action, { outbounds }) => done(`outbound connection "${outbounds.remove(action.id).name}" removed with its tools`, { id: action.id }),
+  'outbound.enable': async (action, { outbounds }) => {
+    const config = await outbounds.setEnabled(action.id, true);
+    return done(`outbound connection "${config.name}" enabled and connected: ${counts(outbounds, action.id)}`, { id: action.id });
+  },
+  'outbound.disable': async (action, { outbounds }) => {
+    const config = await outbounds.setEnabled(action.id, false);
+    return done(`outbound connection "${config.name}" disabled; its tools are gone until outbound.enable`, { id: action.id });
+  },
+  'outbound.refresh': async (action, { outbounds }) => {
+    const config = await outbounds.refresh(action.id);
+    return done(`outbound connection "${config.name}" refreshed: ${counts(outbounds, action.id)}`, { id: action.id });
+  },
+  'outbound.setAuth': async (action, { outbounds }) => {
+    const { config, outcome } = await outbounds.setAuth(action.id, action.token);
+    const on = action.token !== undefined && action.token !== '';
+    return done(`bearer token ${on ? 'set' : 'cleared'} for outbound connection "${config.name}"${outcomeText(outbounds, action.id, outcome)}`, { id: action.id });
+  },
+  'outbound.discover': async (action, { outbounds }) => {
+    const preview = await outbounds.discover(action.agentCardUrl, action.token);
+    return done(`read the agent card of "${preview.name}" ${preview.version}: ${plural(preview.skills.length, 'skill')}; nothing was created`, { preview });
+  },
   'task.cancel': (action, { store, runtime }) => {
     const info = store.getTaskInfo(action.id);
     if (info === undefined) throw new OperationError(`no task has id "${action.id}"`);
@@ -141,6 +166,23 @@ function instancesOf(deps: ControlDeps, serverId: string | undefined): string[] 
     return [serverId];
   }
   return deps.inbounds.list().map((inbound) => inbound.id);
+}
+
+/** "3 skills, 2 tools" of a connection as it is now. */
+function counts(outbounds: OutboundRegistry, id: string): string {
+  const view = outbounds.view(id);
+  return `${plural(view?.skills.length ?? 0, 'skill')}, ${plural(view?.toolSkills.length ?? 0, 'tool')}`;
+}
+
+/** What a reconnect that came with a change did, for the end of its message. */
+function outcomeText(outbounds: OutboundRegistry, id: string, outcome: ConnectOutcome | undefined): string {
+  if (outcome === undefined) return '';
+  if (outcome.ok) return `; reconnected: ${counts(outbounds, id)}`;
+  return `; reconnecting failed: ${outcome.reason}. The connection is in state error and is retried in the background`;
+}
+
+function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? '' : 's'}`;
 }
 
 function textOf(parts: readonly { text?: string }[]): string {

@@ -4,8 +4,10 @@ import getRawBody from 'raw-body';
 import { isControlActionName } from '../../generated/control/api.js';
 import type { TaskState } from '../../generated/a2a/1.0/types.js';
 import { baseUrlOf, type BaseUrlOptions } from '../http/base-url.js';
+import { DEFAULT_PRESET } from '../executors/presets.js';
 import { OperationError } from '../inbound/operation-error.js';
 import { CONTROL } from '../protocol/control-schema.js';
+import { formatTools, type ToolFormat } from '../outbound/tool-formats.js';
 import { checkValue } from '../protocol/validation.js';
 import { ACTION_HANDLERS, type ControlDeps } from './actions.js';
 import { isLoopbackAddress } from './loopback.js';
@@ -66,7 +68,7 @@ export function createControlRouter(options: ControlRouterOptions): Router {
   });
 
   router.get(`${CONTROL_BASE}/presets`, (ctx) => {
-    reply(ctx, 200, deps.presets.list().map((preset) => ({ id: preset.id, name: preset.name, description: preset.description, isDefault: preset.id === 'echo' })));
+    reply(ctx, 200, deps.presets.list().map((preset) => ({ id: preset.id, name: preset.name, description: preset.description, isDefault: preset.id === DEFAULT_PRESET })));
   });
 
   router.get(`${CONTROL_BASE}/card`, (ctx) => {
@@ -107,6 +109,12 @@ export function createControlRouter(options: ControlRouterOptions): Router {
     });
   });
 
+  router.get(`${CONTROL_BASE}/tools`, (ctx) => {
+    const query = readQuery(ctx, `${CONTROL_BASE}/tools`);
+    if (query === undefined) return;
+    reply(ctx, 200, formatTools(deps.tools.list(), query['format'] as ToolFormat));
+  });
+
   router.get(`${CONTROL_BASE}/metrics`, (ctx) => {
     const query = readQuery(ctx, `${CONTROL_BASE}/metrics`);
     if (query === undefined) return;
@@ -122,7 +130,7 @@ export function createControlRouter(options: ControlRouterOptions): Router {
 
   // Known paths with a method they do not serve get 405 and Allow; anything else under the base, 404.
   router.all([CONTROL_BASE, `${CONTROL_BASE}/*rest`], (ctx) => {
-    const allowed = ctx.path === CONTROL_BASE ? ['GET', 'POST'] : ['/presets', '/card', '/task', '/session', '/metrics'].includes(ctx.path.slice(CONTROL_BASE.length)) ? ['GET'] : undefined;
+    const allowed = ctx.path === CONTROL_BASE ? ['GET', 'POST'] : ['/presets', '/card', '/task', '/session', '/tools', '/metrics'].includes(ctx.path.slice(CONTROL_BASE.length)) ? ['GET'] : undefined;
     if (allowed === undefined) return reply(ctx, 404, { ok: false, message: `nothing is served at ${ctx.path}` });
     ctx.set('Allow', allowed.join(', '));
     reply(ctx, 405, { ok: false, message: `${ctx.method} is not allowed on ${ctx.path}; use ${allowed.join(' or ')}` });

@@ -1,5 +1,5 @@
 import type { TaskState } from '../../generated/a2a/1.0/types.js';
-import type { InboundRow, SessionRow, Snapshot, TaskRow } from '../../generated/control/types.js';
+import type { InboundRow, OutboundRow, SessionRow, Snapshot, TaskRow } from '../../generated/control/types.js';
 import type { TaskInfo } from '../store/task-store.js';
 import type { ControlDeps } from './actions.js';
 
@@ -22,7 +22,7 @@ export function buildSnapshot(deps: ControlDeps, query: TaskPageQuery, baseUrl: 
   });
   return {
     inbounds: deps.inbounds.list().map((inbound) => inboundRow(deps, inbound.id, baseUrl)).filter((row): row is InboundRow => row !== undefined),
-    outbounds: [],
+    outbounds: deps.outbounds.list().map((outbound) => outboundRow(deps, outbound.id)).filter((row): row is OutboundRow => row !== undefined),
     tasks: page.rows.map(taskRow),
     peers: deps.peers.list(),
     sessions: deps.sessions.list().map((session): SessionRow => ({
@@ -55,7 +55,32 @@ export function inboundRow(deps: ControlDeps, id: string, baseUrl: string): Inbo
     enabled: config.enabled,
     authEnabled: auth.enabled,
     ...(auth.authTokenEnv === undefined ? {} : { authTokenEnv: auth.authTokenEnv }),
+    ...(config.relayTo === undefined ? {} : { relayTo: config.relayTo }),
     skills: skills.map((skill) => ({ id: skill.id, name: skill.name, description: skill.description, tags: [...skill.tags] })),
+  };
+}
+
+/** One connection: its state and counts, and whether a token is sent; never the token. */
+export function outboundRow(deps: ControlDeps, id: string): OutboundRow | undefined {
+  const view = deps.outbounds.view(id);
+  if (view === undefined) return undefined;
+  const { config } = view;
+  const auth = deps.outbounds.authOf(id);
+  return {
+    id: config.id,
+    name: config.name,
+    agentCardUrl: config.agentCardUrl,
+    enabled: config.enabled,
+    timeoutMs: config.timeoutMs,
+    state: view.state,
+    ...(view.error === undefined ? {} : { error: view.error }),
+    skillCount: view.skills.length,
+    toolCount: view.toolSkills.length,
+    ...(config.preset === undefined ? {} : { preset: config.preset }),
+    ...(auth.bearerTokenEnv === undefined ? {} : { bearerTokenEnv: auth.bearerTokenEnv }),
+    authEnabled: auth.enabled,
+    disabledSkills: [...config.disabledSkills],
+    skillOverrides: structuredClone(config.skillOverrides),
   };
 }
 

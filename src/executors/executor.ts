@@ -74,6 +74,11 @@ export interface ExecutionEvents {
   inputRequired(message: Content): void;
   authRequired(message: Content): void;
   /**
+   * Ends the task CANCELED on the agent's own account (a relay mirroring a remote that was
+   * canceled). A client's CancelTask needs nothing from the executor: it sees `signal` abort.
+   */
+  cancel(message?: Content): void;
+  /**
    * Answers with a direct Message instead of a task. Only as the first and only event of a
    * new request; the hub then stores no task.
    */

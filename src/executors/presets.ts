@@ -15,6 +15,27 @@ export interface Preset {
   readonly outputModes: readonly string[];
   /** Extension URIs the preset implements (declared on the card, never required). */
   readonly extensions: readonly string[];
+  /** Why this instance's configuration cannot run on the preset, if it cannot. */
+  readonly validate?: (instance: PresetInstance) => string | undefined;
+  /**
+   * What the card says when it follows something outside the hub (a relay follows its remote);
+   * undefined members fall back to the fields above. Read whenever the instance table is rebuilt.
+   */
+  readonly profile?: (instance: PresetInstance) => PresetProfile | undefined;
+}
+
+/** The part of an inbound instance's configuration a preset may look at. */
+export interface PresetInstance {
+  readonly id: string;
+  /** The outbound connection a relay instance forwards to. */
+  readonly relayTo?: string;
+}
+
+export interface PresetProfile {
+  readonly skills?: readonly AgentSkill[];
+  readonly inputModes?: readonly string[];
+  readonly outputModes?: readonly string[];
+  readonly extensions?: readonly string[];
 }
 
 export const DEFAULT_PRESET = 'echo';

@@ -1,5 +1,4 @@
 import type { AgentCard, AgentProvider, AgentSkill } from '../../generated/a2a/1.0/types.js';
-import type { Preset } from '../executors/presets.js';
 import { SERVED_VERSION } from '../protocol/versions.js';
 
 export interface CardSource {
@@ -8,7 +7,10 @@ export interface CardSource {
   readonly version: string;
   readonly endpointPath: string;
   readonly skills: readonly AgentSkill[];
-  readonly preset: Preset;
+  readonly presetId: string;
+  readonly inputModes: readonly string[];
+  readonly outputModes: readonly string[];
+  readonly extensions: readonly string[];
   readonly requiresToken: boolean;
   readonly provider?: AgentProvider;
 }
@@ -34,13 +36,13 @@ export function buildAgentCard(source: CardSource, baseUrl: string): AgentCard {
     version: source.version,
     capabilities: {
       ...CAPABILITIES,
-      ...(source.preset.extensions.length === 0
+      ...(source.extensions.length === 0
         ? {}
-        : { extensions: source.preset.extensions.map((uri) => ({ uri, description: `Implemented by the ${source.preset.id} preset.` })) }),
+        : { extensions: source.extensions.map((uri) => ({ uri, description: `Implemented by the ${source.presetId} preset.` })) }),
     },
     ...auth,
-    defaultInputModes: [...source.preset.inputModes],
-    defaultOutputModes: [...source.preset.outputModes],
+    defaultInputModes: [...source.inputModes],
+    defaultOutputModes: [...source.outputModes],
     skills: source.skills.map((skill) => ({ ...skill })),
   };
 }

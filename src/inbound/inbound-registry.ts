@@ -23,6 +23,8 @@ export interface InboundConfig {
   readonly tokenDigest?: string;
   /** Skills to advertise instead of the preset's. */
   readonly skills?: readonly AgentSkill[];
+  /** The outbound connection id the `relay` preset forwards to. */
+  readonly relayTo?: string;
   readonly createdAt: string;
   readonly updatedAt: string;
 }
@@ -37,9 +39,10 @@ export interface InboundInput {
   readonly authTokenEnv?: string;
   readonly enabled?: boolean;
   readonly skills?: readonly AgentSkill[];
+  readonly relayTo?: string;
 }
 
-export type InboundPatch = Partial<Pick<InboundConfig, 'name' | 'description' | 'version' | 'endpointPath' | 'preset' | 'authTokenEnv' | 'skills'>>;
+export type InboundPatch = Partial<Pick<InboundConfig, 'name' | 'description' | 'version' | 'endpointPath' | 'preset' | 'authTokenEnv' | 'skills' | 'relayTo'>>;
 
 export interface InboundRegistryOptions {
   readonly store: TaskStore;
@@ -48,6 +51,11 @@ export interface InboundRegistryOptions {
   readonly env?: NodeJS.ProcessEnv;
   readonly provider?: AgentProvider;
   readonly log?: (level: 'warn' | 'error', message: string, details?: Record<string, unknown>) => void;
+  /**
+   * Changes whenever something a preset's profile reads changes (outbound connections): the
+   * routing table is rebuilt on the next lookup, so cards follow their remotes.
+   */
+  readonly revision?: () => number;
 }
 
 /** Paths the hub itself serves; no instance may take them. */
@@ -63,6 +71,7 @@ export class InboundRegistry implements AgentDirectory {
   readonly #options: InboundRegistryOptions;
   readonly #configs = new Map<string, InboundConfig>();
   #byPath = new Map<string, InboundAgent>();
+  #builtAt: number | undefined;
 
   constructor(options: InboundRegistryOptions) {
     this.#options = options;
@@ -94,6 +103,12 @@ export class InboundRegistry implements AgentDirectory {
     return config === undefined ? undefined : this.#agentOf(config);
   }
 
+  /** The routing table, rebuilt first if a profile's source changed since it was built. */
+  #table(): Map<string, InboundAgent> {
+    if (this.#options.revision !== undefined && this.#options.revision() !== this.#builtAt) this.#rebuild();
+    return this.#byPath;
+  }
+
   create(input: InboundInput): InboundConfig {
     const id = input.id ?? `${slug(input.name)}-${randomBytes(4).toString('hex')}`;
     if (this.#configs.has(id)) throw new OperationError(`an inbound instance with id "${id}" already exists`);
@@ -108,6 +123,7 @@ export class InboundRegistry implements AgentDirectory {
       enabled: input.enabled ?? true,
       ...(input.authTokenEnv === undefined ? {} : { authTokenEnv: input.authTokenEnv }),
       ...(input.skills === undefined ? {} : { skills: input.skills }),
+      ...(input.relayTo === undefined || input.relayTo === '' ? {} : { relayTo: input.relayTo }),
       createdAt: now,
       updatedAt: now,
     };
@@ -119,9 +135,13 @@ export class InboundRegistry implements AgentDirectory {
     const defined = Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined));
     // An empty authTokenEnv means "stop reading the token from the environment".
     const env = patch.authTokenEnv === undefined ? _env : patch.authTokenEnv === '' ? undefined : patch.authTokenEnv;
-    const { authTokenEnv: _ignored, ...rest } = defined;
+    const { authTokenEnv: _ignored, relayTo: _relayTo, ...rest } = defined;
     void _ignored;
-    return this.#save({ ...current, ...rest, ...(env === undefined ? {} : { authTokenEnv: env }), updatedAt: this.#options.now() });
+    void _relayTo;
+    // An empty relayTo, like an empty authTokenEnv, clears it.
+    const { relayTo: currentRelay, ...others } = current;
+    const relayTo = patch.relayTo === undefined ? currentRelay : patch.relayTo === '' ? undefined : patch.relayTo;
+    return this.#save({ ...others, ...rest, ...(env === undefined ? {} : { authTokenEnv: env }), ...(relayTo === undefined ? {} : { relayTo }), updatedAt: this.#options.now() });
   }
 
   setEnabled(id: string, enabled: boolean): InboundConfig {
@@ -145,11 +165,12 @@ export class InboundRegistry implements AgentDirectory {
   }
 
   byEndpointPath(path: string): InboundAgent | undefined {
-    return this.#byPath.get(path);
+    return this.#table().get(path);
   }
 
   defaultAgent(): InboundAgent | undefined {
-    return this.#byPath.get(this.#configs.get('default')?.endpointPath ?? '') ?? this.#byPath.values().next().value;
+    const table = this.#table();
+    return table.get(this.#configs.get('default')?.endpointPath ?? '') ?? table.values().next().value;
   }
 
   /** Whether the instance requires a token, and where it comes from; never the token. */
@@ -176,10 +197,13 @@ export class InboundRegistry implements AgentDirectory {
     if (!validateEndpointPath(config.endpointPath) || RESERVED_PATHS.some((reserved) => reserved.test(config.endpointPath))) {
       throw new OperationError(`endpointPath "${config.endpointPath}" is not usable: give an absolute path like /a2a/reports outside /a2a/api, /a2a/panel and /.well-known`);
     }
-    if (this.#options.presets.get(config.preset) === undefined) {
-      const known = this.#options.presets.list().map((preset) => preset.id);
+    const preset = this.#options.presets.get(config.preset);
+    if (preset === undefined) {
+      const known = this.#options.presets.list().map((entry) => entry.id);
       throw new OperationError(`unknown preset "${config.preset}"; available: ${known.join(', ')}`);
     }
+    const problem = preset.validate?.(config);
+    if (problem !== undefined) throw new OperationError(problem);
     for (const other of this.#configs.values()) {
       if (other.id !== config.id && other.endpointPath === config.endpointPath) {
         throw new OperationError(`endpointPath ${config.endpointPath} is already used by instance "${other.id}"`);
@@ -188,6 +212,7 @@ export class InboundRegistry implements AgentDirectory {
   }
 
   #rebuild(): void {
+    this.#builtAt = this.#options.revision?.();
     const table = new Map<string, InboundAgent>();
     for (const config of this.#configs.values()) if (config.enabled) table.set(config.endpointPath, this.#agentOf(config));
     this.#byPath = table;
@@ -208,7 +233,13 @@ export class InboundRegistry implements AgentDirectory {
   #agentOf(config: InboundConfig): InboundAgent {
     const preset = this.#options.presets.get(config.preset);
     if (preset === undefined) throw new OperationError(`unknown preset "${config.preset}"`);
-    const skills = config.skills ?? preset.skills;
+    const profile = preset.profile?.(config);
+    const skills = config.skills ?? profile?.skills ?? preset.skills;
+    const media = {
+      inputModes: profile?.inputModes ?? preset.inputModes,
+      outputModes: profile?.outputModes ?? preset.outputModes,
+      extensions: profile?.extensions ?? preset.extensions,
+    };
     const digest = this.#digestOf(config);
     const skillIds = skills.map((skill) => skill.id);
     const source = {
@@ -217,7 +248,8 @@ export class InboundRegistry implements AgentDirectory {
       version: config.version,
       endpointPath: config.endpointPath,
       skills,
-      preset,
+      presetId: preset.id,
+      ...media,
       requiresToken: digest !== undefined,
       ...(this.#options.provider === undefined ? {} : { provider: this.#options.provider }),
     };
@@ -229,8 +261,8 @@ export class InboundRegistry implements AgentDirectory {
       skills: skillIds,
       defaultSkill: skillIds.includes('chat') ? 'chat' : (skillIds[0] ?? 'chat'),
       capabilities: CAPABILITIES,
-      extensions: preset.extensions,
-      inputModes: preset.inputModes,
+      extensions: media.extensions,
+      inputModes: media.inputModes,
       card: (baseUrl) => buildAgentCard(source, baseUrl),
       ...(digest === undefined ? {} : { tokenDigest: digest }),
     };

@@ -13,6 +13,7 @@ import {
   type LoggedEvent,
   type NewTask,
   type StoredInstance,
+  type StoredOutbound,
   type TaskBrowseQuery,
   type TaskInfo,
   type TaskPage,
@@ -55,11 +56,12 @@ interface State {
   readonly idempotency: Map<string, IdempotentResult>;
   readonly contexts: Map<string, ContextBinding>;
   readonly instances: Map<string, StoredInstance>;
+  readonly outbounds: Map<string, StoredOutbound>;
   readonly meta: Map<string, string>;
 }
 
 function emptyState(): State {
-  return { version: 0, tasks: new Map(), idempotency: new Map(), contexts: new Map(), instances: new Map(), meta: new Map() };
+  return { version: 0, tasks: new Map(), idempotency: new Map(), contexts: new Map(), instances: new Map(), outbounds: new Map(), meta: new Map() };
 }
 
 /** Maps keyed by two strings; JSON keeps ("a:b", "c") and ("a", "b:c") apart. */
@@ -229,6 +231,18 @@ export class MemoryTaskStore implements TaskStore {
 
   deleteInstance(id: string): void {
     this.state.instances.delete(id);
+  }
+
+  loadOutbounds(): StoredOutbound[] {
+    return [...this.state.outbounds.values()].sort((a, b) => compareIds(a.id, b.id)).map((outbound) => cloneJson(outbound));
+  }
+
+  saveOutbound(outbound: StoredOutbound): void {
+    this.state.outbounds.set(outbound.id, cloneJson({ id: outbound.id, config: outbound.config }));
+  }
+
+  deleteOutbound(id: string): void {
+    this.state.outbounds.delete(id);
   }
 
   getMeta(key: string): string | undefined {

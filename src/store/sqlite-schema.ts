@@ -94,6 +94,13 @@ export const MIGRATIONS: readonly string[] = [
     value TEXT NOT NULL
   );
   `,
+  `
+  -- Outbound connections to remote agents. config_json may hold a bearer token in clear.
+  CREATE TABLE outbounds (
+    id          TEXT PRIMARY KEY,
+    config_json TEXT NOT NULL
+  );
+  `,
 ];
 
 /** The schema version this code writes. */

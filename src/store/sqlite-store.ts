@@ -18,6 +18,7 @@ import {
   type LoggedEvent,
   type NewTask,
   type StoredInstance,
+  type StoredOutbound,
   type TaskBrowseQuery,
   type TaskInfo,
   type TaskPage,
@@ -62,6 +63,7 @@ function prepareStatements(db: Database.Database) {
     insertStatus: db.prepare<[number, string, TaskState, string, number]>(
       'INSERT INTO task_status (version, task_id, state, status_json, ts) VALUES (?, ?, ?, ?, ?)',
     ),
+    statusTs: db.prepare<[string], number>('SELECT status_ts FROM tasks WHERE id = ?').pluck(),
     updateStatus: db.prepare<[TaskState, string, number, number, string]>(
       'UPDATE tasks SET state = ?, status_json = ?, status_ts = ?, status_version = ? WHERE id = ?',
     ),
@@ -88,9 +90,12 @@ function prepareStatements(db: Database.Database) {
        SELECT @task, @artifact, coalesce(max(ord), 0) + 1, @meta FROM task_artifacts WHERE task_id = @task`,
     ),
     updateArtifactHeader: db.prepare<[string, string, string]>('UPDATE task_artifacts SET meta_json = ? WHERE task_id = ? AND artifact_id = ?'),
-    lastPartSeq: db.prepare<[string, string], number>('SELECT coalesce(max(seq), 0) FROM artifact_parts WHERE task_id = ? AND artifact_id = ?').pluck(),
     deleteParts: db.prepare<[string, string]>('DELETE FROM artifact_parts WHERE task_id = ? AND artifact_id = ?'),
     insertPart: db.prepare<[string, string, number, string]>('INSERT INTO artifact_parts (task_id, artifact_id, seq, part_json) VALUES (?, ?, ?, ?)'),
+    appendPart: db.prepare<[{ task: string; artifact: string; json: string }]>(
+      `INSERT INTO artifact_parts (task_id, artifact_id, seq, part_json)
+       SELECT @task, @artifact, coalesce(max(seq), 0) + 1, @json FROM artifact_parts WHERE task_id = @task AND artifact_id = @artifact`,
+    ),
     artifacts: db.prepare<[string], ArtifactRow>(
       `SELECT a.artifact_id, a.meta_json, p.part_json FROM task_artifacts a
        LEFT JOIN artifact_parts p ON p.task_id = a.task_id AND p.artifact_id = a.artifact_id
@@ -131,6 +136,11 @@ function prepareStatements(db: Database.Database) {
       'INSERT INTO instances (id, config_json) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET config_json = excluded.config_json',
     ),
     deleteInstance: db.prepare<[string]>('DELETE FROM instances WHERE id = ?'),
+    outbounds: db.prepare<[], { id: string; config_json: string }>('SELECT id, config_json FROM outbounds ORDER BY id'),
+    saveOutbound: db.prepare<[string, string]>(
+      'INSERT INTO outbounds (id, config_json) VALUES (?, ?) ON CONFLICT (id) DO UPDATE SET config_json = excluded.config_json',
+    ),
+    deleteOutbound: db.prepare<[string]>('DELETE FROM outbounds WHERE id = ?'),
     getMeta: db.prepare<[string], string>('SELECT value FROM meta WHERE key = ?').pluck(),
     setMeta: db.prepare<[string, string]>('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value'),
   };
@@ -163,6 +173,9 @@ export class SqliteTaskStore implements TaskStore {
       // Checkpointing every ~32 MiB of WAL makes syncs rare; the size limit trims the file after.
       db.pragma('wal_autocheckpoint = 8000');
       db.pragma(`journal_size_limit = ${64 * 1024 * 1024}`);
+      // The default 2 MiB page cache holds only the newest tasks' pages; beyond it every
+      // B-tree step of an insert is a read from the OS. 64 MiB is a cap, not an allocation.
+      db.pragma(`cache_size = ${-64 * 1024}`);
       db.pragma('foreign_keys = ON');
       db.pragma('busy_timeout = 5000');
       migrate(db);
@@ -185,19 +198,45 @@ export class SqliteTaskStore implements TaskStore {
       return result;
     }
     this.#run ??= this.db.transaction((outer: () => unknown) => {
-      const result = outer();
-      if (result instanceof Promise) throw new TypeError('transaction work must be synchronous');
-      return result;
+      try {
+        const result = outer();
+        if (result instanceof Promise) throw new TypeError('transaction work must be synchronous');
+        this.#writeDeferredStatuses();
+        return result;
+      } finally {
+        this.#deferredStatuses.clear();
+        this.#createdInTransaction.clear();
+        this.#lastVersion = undefined;
+      }
     });
     return this.#run(work) as T;
+  }
+
+  /**
+   * Statuses set inside a transaction, by task, written when it ends. No reader can see a
+   * status that a later one in the same transaction replaced, so only the last is stored:
+   * a task that goes SUBMITTED → WORKING → COMPLETED in one group commit updates its row
+   * and its four indexes once instead of twice.
+   */
+  readonly #deferredStatuses = new Map<string, TaskStatus>();
+  readonly #createdInTransaction = new Set<string>();
+
+  /** A read inside the transaction that deferred statuses must see them. */
+  #readYourWrites(): void {
+    if (this.#deferredStatuses.size > 0) this.#writeDeferredStatuses();
+  }
+
+  #writeDeferredStatuses(): void {
+    for (const [taskId, status] of this.#deferredStatuses) this.record(taskId, status);
+    this.#deferredStatuses.clear();
   }
 
 
 
   createTask(task: NewTask): void {
     this.transaction(() => {
-      if (this.sql.task.get(task.id) !== undefined) throw new DuplicateKeyError(`task ${task.id} already exists`);
       const status = toJson(task.status);
+      const ts = statusMillis(task.status, timestampMillis(task.createdAt));
       const row: TaskRow = {
         id: task.id,
         instance_id: task.instanceId,
@@ -207,16 +246,18 @@ export class SqliteTaskStore implements TaskStore {
         metadata_json: task.metadata === undefined ? null : toJson(task.metadata),
         state: task.status.state,
         status_json: status,
-        status_ts: statusMillis(task.status, timestampMillis(task.createdAt)),
+        status_ts: ts,
         status_version: this.nextVersion(),
       };
-      this.sql.insertTask.run(row);
-      this.sql.insertStatus.run(row.status_version, row.id, row.state, status, row.status_ts);
+      mapConstraintErrors(() => this.sql.insertTask.run(row), { primaryKey: () => new DuplicateKeyError(`task ${task.id} already exists`) });
+      this.sql.insertStatus.run(row.status_version, row.id, row.state, status, ts);
+      this.#createdInTransaction.add(task.id);
       this.sql.insertMessage.run({ task: task.id, json: toJson(task.message) });
     });
   }
 
   getTask(instanceId: string, taskId: string, view: TaskView = {}): Task | undefined {
+    this.#readYourWrites();
     const row = this.sql.task.get(taskId);
     if (row === undefined || row.instance_id !== instanceId) return undefined;
     const limit = historyLimit(view);
@@ -256,41 +297,55 @@ export class SqliteTaskStore implements TaskStore {
   }
 
   getTaskInfo(taskId: string): TaskInfo | undefined {
+    this.#readYourWrites();
     const row = this.sql.task.get(taskId);
     return row === undefined ? undefined : infoOf(row);
   }
 
   setStatus(taskId: string, status: TaskStatus): void {
-    this.transaction(() => this.record(this.require(taskId), status));
+    if (this.db.inTransaction) {
+      // Reads inside the transaction must still see it (getTask flushes), and an unknown
+      // task must fail here, at its call, not at the end of someone else's batch.
+      if (!this.#deferredStatuses.has(taskId) && !this.#createdInTransaction.has(taskId) && this.sql.statusTs.get(taskId) === undefined) {
+        throw new UnknownTaskError(taskId);
+      }
+      this.#deferredStatuses.set(taskId, status);
+      return;
+    }
+    this.transaction(() => this.record(taskId, status));
   }
 
   appendMessage(taskId: string, message: Message): void {
-    this.require(taskId);
-    this.sql.insertMessage.run({ task: taskId, json: toJson(message) });
+    // The foreign key finds an unknown task without a SELECT of our own.
+    mapConstraintErrors(() => this.sql.insertMessage.run({ task: taskId, json: toJson(message) }), { foreignKey: () => new UnknownTaskError(taskId) });
   }
 
   putArtifact(taskId: string, artifact: Artifact, append: boolean): void {
     this.transaction(() => {
-      this.require(taskId);
       const { artifactId } = artifact;
       const stored = this.sql.artifactHeader.get(taskId, artifactId);
-      let nextSeq = 1;
       if (stored === undefined) {
-        this.sql.insertArtifact.run({ task: taskId, artifact: artifactId, meta: toJson(headerOf(artifact)) });
-      } else if (append) {
+        mapConstraintErrors(() => this.sql.insertArtifact.run({ task: taskId, artifact: artifactId, meta: toJson(headerOf(artifact)) }), {
+          foreignKey: () => new UnknownTaskError(taskId),
+        });
+        artifact.parts.forEach((part, index) => this.sql.insertPart.run(taskId, artifactId, index + 1, toJson(part)));
+        return;
+      }
+      if (append) {
         if (changesHeader(artifact)) {
           this.sql.updateArtifactHeader.run(toJson(mergeHeader(fromJson<ArtifactHeader>(stored), artifact)), taskId, artifactId);
         }
-        nextSeq = (this.sql.lastPartSeq.get(taskId, artifactId) ?? 0) + 1;
-      } else {
-        this.sql.updateArtifactHeader.run(toJson(headerOf(artifact)), taskId, artifactId);
-        this.sql.deleteParts.run(taskId, artifactId);
+        for (const part of artifact.parts) this.sql.appendPart.run({ task: taskId, artifact: artifactId, json: toJson(part) });
+        return;
       }
-      for (const part of artifact.parts) this.sql.insertPart.run(taskId, artifactId, nextSeq++, toJson(part));
+      this.sql.updateArtifactHeader.run(toJson(headerOf(artifact)), taskId, artifactId);
+      this.sql.deleteParts.run(taskId, artifactId);
+      artifact.parts.forEach((part, index) => this.sql.insertPart.run(taskId, artifactId, index + 1, toJson(part)));
     });
   }
 
   listTasks(instanceId: string, query: TaskQuery): TaskPage {
+    this.#readYourWrites();
     return listTasks(instanceId, query, {
       watermark: () => this.watermark(),
       count: (filter) => {
@@ -307,8 +362,7 @@ export class SqliteTaskStore implements TaskStore {
 
   appendEvent(taskId: string, frame: StreamResponse): number {
     return this.transaction(() => {
-      this.require(taskId);
-      const seq = this.sql.insertEvent.get({ task: taskId, frame: toJson(frame) });
+      const seq = mapConstraintErrors(() => this.sql.insertEvent.get({ task: taskId, frame: toJson(frame) }), { foreignKey: () => new UnknownTaskError(taskId) });
       if (seq === undefined) throw new Error('INSERT … RETURNING returned no row');
       if (seq > EVENT_LOG_LIMIT) this.sql.pruneEvents.run(taskId, seq - EVENT_LOG_LIMIT);
       return seq;
@@ -332,13 +386,11 @@ export class SqliteTaskStore implements TaskStore {
   }
 
   recordIdempotent(instanceId: string, messageId: string, result: IdempotentResult): void {
-    // Checked rather than left to the primary key, so both stores throw the same error.
-    if (this.sql.idempotent.get(instanceId, messageId) !== undefined) {
-      throw new DuplicateKeyError(`message ${messageId} of instance ${instanceId} is already recorded`);
-    }
     const taskId = result.kind === 'task' ? result.taskId : null;
     const message = result.kind === 'message' ? toJson(result.message) : null;
-    this.sql.insertIdempotent.run(instanceId, messageId, taskId, message);
+    mapConstraintErrors(() => this.sql.insertIdempotent.run(instanceId, messageId, taskId, message), {
+      primaryKey: () => new DuplicateKeyError(`message ${messageId} of instance ${instanceId} is already recorded`),
+    });
   }
 
   touchContext(instanceId: string, contextId: string, at: string): void {
@@ -352,7 +404,7 @@ export class SqliteTaskStore implements TaskStore {
   settleUnfinished(status: (task: TaskInfo) => TaskStatus): string[] {
     return this.transaction(() => {
       const unfinished = this.sql.unfinished.all(...ACTIVE_STATES);
-      for (const row of unfinished) this.record(row, status(infoOf(row)));
+      for (const row of unfinished) this.record(row.id, status(infoOf(row)));
       return unfinished.map((row) => row.id);
     });
   }
@@ -369,6 +421,18 @@ export class SqliteTaskStore implements TaskStore {
     this.sql.deleteInstance.run(id);
   }
 
+  loadOutbounds(): StoredOutbound[] {
+    return this.sql.outbounds.all().map((row) => ({ id: row.id, config: fromJson<Record<string, unknown>>(row.config_json) }));
+  }
+
+  saveOutbound(outbound: StoredOutbound): void {
+    this.sql.saveOutbound.run(outbound.id, toJson(outbound.config));
+  }
+
+  deleteOutbound(id: string): void {
+    this.sql.deleteOutbound.run(id);
+  }
+
   getMeta(key: string): string | undefined {
     return this.sql.getMeta.get(key);
   }
@@ -381,28 +445,32 @@ export class SqliteTaskStore implements TaskStore {
     this.db.close();
   }
 
-  private require(taskId: string): TaskRow {
-    const row = this.sql.task.get(taskId);
-    if (row === undefined) throw new UnknownTaskError(taskId);
-    return row;
-  }
-
   /** The newest status version. Versions only grow: status rows are never deleted. */
   private watermark(): number {
     return this.sql.watermark.get() ?? 0;
   }
 
+  /**
+   * The newest status version, read once per transaction and then counted up: a query per
+   * status was a measurable share of a task. Only valid inside a transaction.
+   */
+  #lastVersion: number | undefined;
+
   private nextVersion(): number {
-    return this.watermark() + 1;
+    this.#lastVersion ??= this.watermark();
+    this.#lastVersion += 1;
+    return this.#lastVersion;
   }
 
   /** The one path by which a status is recorded: setStatus and settleUnfinished both take it. */
-  private record(row: TaskRow, status: TaskStatus): void {
+  private record(taskId: string, status: TaskStatus): void {
+    const previous = status.timestamp === undefined ? this.sql.statusTs.get(taskId) : 0;
+    if (previous === undefined) throw new UnknownTaskError(taskId);
     const json = toJson(status);
-    const ts = statusMillis(status, row.status_ts);
+    const ts = statusMillis(status, previous);
     const version = this.nextVersion();
-    this.sql.insertStatus.run(version, row.id, status.state, json, ts);
-    this.sql.updateStatus.run(status.state, json, ts, version, row.id);
+    mapConstraintErrors(() => this.sql.insertStatus.run(version, taskId, status.state, json, ts), { foreignKey: () => new UnknownTaskError(taskId) });
+    this.sql.updateStatus.run(status.state, json, ts, version, taskId);
   }
 
   private artifacts(taskId: string): Artifact[] {
@@ -426,6 +494,20 @@ export class SqliteTaskStore implements TaskStore {
       this.listing.set(query.sql, statement);
     }
     return statement as Database.Statement<[Bindings], R>;
+  }
+}
+
+/**
+ * Runs a write and turns the constraint failures the schema is relied on to detect into the
+ * store's own errors, so callers see the same errors from every TaskStore.
+ */
+function mapConstraintErrors<T>(write: () => T, errors: { primaryKey?: () => Error; foreignKey?: () => Error }): T {
+  try {
+    return write();
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    const mapped = code === 'SQLITE_CONSTRAINT_PRIMARYKEY' ? errors.primaryKey?.() : code === 'SQLITE_CONSTRAINT_FOREIGNKEY' ? errors.foreignKey?.() : undefined;
+    throw mapped ?? error;
   }
 }
 

@@ -97,6 +97,13 @@ export interface TaskStore {
   saveInstance(instance: StoredInstance): void;
   /** Forgets the instance's configuration; its tasks, contexts and idempotency keys stay. */
   deleteInstance(id: string): void;
+
+  /** Every saved outbound connection, by id. */
+  loadOutbounds(): StoredOutbound[];
+  /** Inserts or replaces the outbound connection with this id. */
+  saveOutbound(outbound: StoredOutbound): void;
+  /** Forgets the outbound connection's configuration. */
+  deleteOutbound(id: string): void;
   /** A small key/value area for the hub's own flags (e.g. that first-start setup ran). */
   getMeta(key: string): string | undefined;
   setMeta(key: string, value: string): void;
@@ -184,6 +191,15 @@ export interface ContextBinding {
 
 /** An inbound instance as persisted: its configuration, opaque to the store. */
 export interface StoredInstance {
+  readonly id: string;
+  readonly config: Record<string, unknown>;
+}
+
+/**
+ * An outbound connection as persisted: its configuration, opaque to the store. It may hold a
+ * bearer token in clear (one set with outbound.setAuth must be sent, so it cannot be hashed).
+ */
+export interface StoredOutbound {
   readonly id: string;
   readonly config: Record<string, unknown>;
 }

@@ -87,9 +87,10 @@ export class TaskRuntime {
 
   async send(instance: RuntimeInstance, request: SendMessageRequest, hooks: SendHooks = {}): Promise<SendOutcome> {
     const { store } = this.#deps;
-    this.#writes.flush();
     const message = request.message;
     const key = `${instance.id}\u0000${message.messageId}`;
+    // No flush here: a send stays in #pending until its idempotency record is committed, so a
+    // resend finds it in one place or the other, and sends keep sharing commits.
     const earlier = store.findIdempotent(instance.id, message.messageId);
     if (earlier !== undefined) {
       if (earlier.kind === 'message') return earlier;
@@ -108,26 +109,31 @@ export class TaskRuntime {
     try {
       return await started;
     } finally {
-      this.#pending.delete(key);
+      void this.#writes.committed().then(() => this.#pending.delete(key));
     }
   }
 
   /** Resolves once the task is terminal or interrupted (at once if it already is). */
   async settled(taskId: string): Promise<void> {
     const execution = this.#active.get(taskId);
-    if (execution === undefined || execution.settled) return;
+    if (execution === undefined || execution.settled) {
+      // Its final status may be applied but not yet committed: wait for the shared commit
+      // rather than force one for this task alone (getTask would).
+      if (this.#writes.isQueued(taskId)) await this.#writes.committed();
+      return;
+    }
     await this.#deps.channels.nextFinal(taskId);
   }
 
   getTask(instanceId: string, taskId: string, view?: TaskView): Task {
-    this.#writes.flush();
+    this.#writes.flushFor(taskId);
     const task = this.#deps.store.getTask(instanceId, taskId, view);
     if (task === undefined) throw taskNotFoundError(`task ${taskId} was not found`, { metadata: { taskId } });
     return task;
   }
 
   cancel(instanceId: string, taskId: string, reason = 'canceled by the client'): Task {
-    this.#writes.flush();
+    this.#writes.flushFor(taskId);
     const info = this.#infoOf(instanceId, taskId);
     if (isTerminalState(info.state)) {
       throw taskNotCancelableError(`task ${taskId} is already ${stateWord(info.state)} and cannot be canceled`, { metadata: { taskId, state: info.state } });
@@ -147,8 +153,7 @@ export class TaskRuntime {
    * Settles the tasks a crash left SUBMITTED or WORKING as FAILED, with a frame in their
    * event log so a replaying client sees it. Call once at start-up, before serving.
    */
-  recover(): string[] {
-    const { store, now } = this.#deps;
+  static recover(store: TaskStore, now: () => string): string[] {
     const settled = store.settleUnfinished((task) =>
       status('TASK_STATE_FAILED', now(), agentMessage('the hub restarted while this task was running; send the message again to retry', task.id, task.contextId)),
     );
@@ -185,7 +190,7 @@ export class TaskRuntime {
   }
 
   #start(instance: RuntimeInstance, request: SendMessageRequest, hooks: SendHooks): Promise<SendOutcome> {
-    const { store, now } = this.#deps;
+    const { now } = this.#deps;
     const taskId = randomUUID();
     const contextId = request.message.contextId || randomUUID();
     const message: Message = { ...request.message, contextId, taskId };
@@ -195,21 +200,23 @@ export class TaskRuntime {
       this.#writes.enqueue({
         taskId,
         final: false,
-        work: () => {
-          store.createTask({
-          id: taskId,
-          instanceId: instance.id,
-          contextId,
-          skill,
-          status: status('TASK_STATE_SUBMITTED', createdAt),
-          message,
-          ...(request.metadata === undefined ? {} : { metadata: request.metadata }),
-          createdAt,
-          });
-          store.recordIdempotent(instance.id, message.messageId, { kind: 'task', taskId });
-          store.touchContext(instance.id, contextId, createdAt);
-          return undefined;
-        },
+        ops: [
+          {
+            op: 'createTask',
+            task: {
+              id: taskId,
+              instanceId: instance.id,
+              contextId,
+              skill,
+              status: status('TASK_STATE_SUBMITTED', createdAt),
+              message,
+              ...(request.metadata === undefined ? {} : { metadata: request.metadata }),
+              createdAt,
+            },
+          },
+          { op: 'recordIdempotent', instanceId: instance.id, messageId: message.messageId, result: { kind: 'task', taskId } },
+          { op: 'touchContext', instanceId: instance.id, contextId, at: createdAt },
+        ],
       });
       if (hooks.onTask !== undefined) {
         // A stream's snapshot must see the task: commit now rather than at the end of the tick.
@@ -244,9 +251,14 @@ export class TaskRuntime {
           resolve({ kind: 'task', taskId });
         },
         onReply: (reply) => {
-          store.transaction(() => {
-            store.recordIdempotent(instance.id, message.messageId, { kind: 'message', message: reply });
-            store.touchContext(instance.id, contextId, now());
+          // Keyed by the message, as no task exists; #pending answers resends until it is committed.
+          this.#writes.enqueue({
+            taskId: `reply:${message.messageId}`,
+            final: false,
+            ops: [
+              { op: 'recordIdempotent', instanceId: instance.id, messageId: message.messageId, result: { kind: 'message', message: reply } },
+              { op: 'touchContext', instanceId: instance.id, contextId, at: now() },
+            ],
           });
           resolve({ kind: 'message', message: reply });
         },
@@ -255,7 +267,7 @@ export class TaskRuntime {
   }
 
   #resume(instance: RuntimeInstance, request: SendMessageRequest, hooks: SendHooks): Promise<SendOutcome> {
-    const { store, now } = this.#deps;
+    const { now } = this.#deps;
     const taskId = request.message.taskId ?? '';
     const info = this.#infoOf(instance.id, taskId);
     if (request.message.contextId && request.message.contextId !== info.contextId) {
@@ -278,14 +290,12 @@ export class TaskRuntime {
     this.#writes.enqueue({
       taskId,
       final: false,
-      work: () => {
-        store.appendMessage(taskId, message);
-        store.recordIdempotent(instance.id, message.messageId, { kind: 'task', taskId });
-        store.touchContext(instance.id, info.contextId, now());
-        return undefined;
-      },
+      ops: [
+        { op: 'appendMessage', taskId, message },
+        { op: 'recordIdempotent', instanceId: instance.id, messageId: message.messageId, result: { kind: 'task', taskId } },
+        { op: 'touchContext', instanceId: instance.id, contextId: info.contextId, at: now() },
+      ],
     });
-    this.#writes.flush();
     this.#launch(
       instance,
       {
@@ -368,6 +378,7 @@ export class TaskRuntime {
       reject: (content) => apply('TASK_STATE_REJECTED', content),
       inputRequired: (content) => apply('TASK_STATE_INPUT_REQUIRED', content),
       authRequired: (content) => apply('TASK_STATE_AUTH_REQUIRED', content),
+      cancel: (content) => apply('TASK_STATE_CANCELED', content),
       artifact: (chunk) => this.#artifact(execution, chunk, ensureTask),
       reply: (content) => {
         if (execution.settled) return;
@@ -391,15 +402,14 @@ export class TaskRuntime {
     const artifact = artifactOf(chunk, artifactId);
     const append = chunk.append === true;
     const frame = artifactFrame(execution.taskId, execution.contextId, artifact, append, chunk.lastChunk === true);
-    const { store } = this.#deps;
     this.#writes.enqueue({
       taskId: execution.taskId,
       frame,
       final: false,
-      work: () => {
-        store.putArtifact(execution.taskId, artifact, append);
-        return store.appendEvent(execution.taskId, frame);
-      },
+      ops: [
+        { op: 'putArtifact', taskId: execution.taskId, artifact, append },
+        { op: 'appendEvent', taskId: execution.taskId, frame },
+      ],
     });
     return artifactId;
   }
@@ -420,18 +430,17 @@ export class TaskRuntime {
 
   /** Queues a status and its log frame; the frame is published once they are committed. */
   #record(taskId: string, contextId: string, taskStatus: TaskStatus, final: boolean): void {
-    const { store } = this.#deps;
     const frame = statusFrame(taskId, contextId, taskStatus);
     this.#writes.enqueue({
       taskId,
       frame,
       final,
-      work: () => {
-        store.setStatus(taskId, taskStatus);
+      ops: [
+        { op: 'setStatus', taskId, status: taskStatus },
         // Interrupted and terminal status messages are turns of the conversation.
-        if (final && taskStatus.message !== undefined) store.appendMessage(taskId, taskStatus.message);
-        return store.appendEvent(taskId, frame);
-      },
+        ...(final && taskStatus.message !== undefined ? [{ op: 'appendMessage' as const, taskId, message: taskStatus.message }] : []),
+        { op: 'appendEvent', taskId, frame },
+      ],
     });
   }
 }

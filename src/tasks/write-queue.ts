@@ -1,11 +1,13 @@
 import type { StreamResponse } from '../../generated/a2a/1.0/types.js';
+import { applyBatch, type StoreOp } from '../store/store-ops.js';
 import type { TaskStore } from '../store/task-store.js';
 import type { TaskChannels } from './task-channels.js';
 
-interface QueuedWrite {
+export interface QueuedWrite {
   readonly taskId: string;
-  /** Writes to the store; returns the event-log sequence number of the frame it logged, if any. */
-  readonly work: () => number | undefined;
+  /** Applied in order, in one transaction with the rest of the batch. */
+  readonly ops: readonly StoreOp[];
+  /** Published once the batch is committed, with the sequence number of the write's appendEvent. */
   readonly frame?: StreamResponse;
   readonly final: boolean;
 }
@@ -15,11 +17,15 @@ interface QueuedWrite {
  * (working, artifact chunks, completed), and under load many tasks do so in the same turn of
  * the event loop; writing each event in its own transaction made commits the cost of a task.
  * Writes queued in one turn are committed together, and only then are their frames
- * published, so nothing is visible before it is durable. Readers that need to see queued
- * writes at once call `flush()` first.
+ * published, so nothing is visible before it is durable. A reader that must see a task's
+ * writes at once calls `flushFor(taskId)`; one that can wait awaits `committed()`, which
+ * keeps the batch whole.
  */
 export class WriteQueue {
   #queue: QueuedWrite[] = [];
+  /** Tasks with writes in the queue, so that a reader of one task need not commit everyone's. */
+  #queuedTasks = new Set<string>();
+  #afterCommit: (() => void)[] = [];
   #scheduled = false;
   #closed = false;
 
@@ -32,6 +38,7 @@ export class WriteQueue {
   enqueue(write: QueuedWrite): void {
     if (this.#closed) throw new Error('the task store is closed');
     this.#queue.push(write);
+    this.#queuedTasks.add(write.taskId);
     if (this.#scheduled) return;
     this.#scheduled = true;
     // Flushing on the next turn of the event loop, not the next microtask, lets the writes of
@@ -39,22 +46,44 @@ export class WriteQueue {
     setImmediate(() => this.flush());
   }
 
+  /** Commits the queue now if it holds a write of this task. */
+  flushFor(taskId: string): void {
+    if (this.#queuedTasks.has(taskId)) this.flush();
+  }
+
+  /** Whether a write of this task waits for the next commit. */
+  isQueued(taskId: string): boolean {
+    return this.#queuedTasks.has(taskId);
+  }
+
+  /** Resolves once everything queued so far is committed (at once if nothing is queued). */
+  committed(): Promise<void> {
+    if (this.#queue.length === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#afterCommit.push(resolve));
+  }
+
   flush(): void {
     this.#scheduled = false;
     if (this.#queue.length === 0 || this.#closed) return;
     const writes = this.#queue;
+    const callbacks = this.#afterCommit;
     this.#queue = [];
-    let seqs: (number | undefined)[];
-    try {
-      seqs = this.store.transaction(() => writes.map((write) => write.work()));
-    } catch (error) {
-      this.log?.('error', 'could not store task updates', { tasks: [...new Set(writes.map((write) => write.taskId))], error: String(error) });
-      throw error;
-    }
+    this.#queuedTasks = new Set();
+    this.#afterCommit = [];
+    // One bad write must not take the others with it: applyBatch retries each on its own.
+    const outcomes = applyBatch(
+      this.store,
+      writes.map((write) => write.ops),
+    );
     writes.forEach((write, index) => {
-      const seq = seqs[index];
-      if (write.frame !== undefined && seq !== undefined) this.channels.publish(write.taskId, { seq, frame: write.frame, final: write.final });
+      const outcome = outcomes[index];
+      if (outcome === undefined || !outcome.ok) {
+        this.log?.('error', 'could not store a task update', { taskId: write.taskId, error: outcome?.ok === false ? outcome.error : 'no outcome' });
+        return;
+      }
+      if (write.frame !== undefined && outcome.seq !== undefined) this.channels.publish(write.taskId, { seq: outcome.seq, frame: write.frame, final: write.final });
     });
+    for (const callback of callbacks) callback();
   }
 
   /** Commits what is queued and refuses further writes: call before the store closes. */

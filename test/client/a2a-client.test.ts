@@ -103,7 +103,9 @@ async function fakeAgent(handlers: Handler[]): Promise<Fake> {
         defaultOutputModes: ['text/plain'],
         skills: [{ id: 's', name: 's', description: 's', tags: ['s'] }],
       };
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(card));
+      // A member 1.0 removed, as seed 003's card still carries it, and one a vendor added.
+      const sent = { ...card, capabilities: { stateTransitionHistory: false }, 'x-vendor': { tier: 'gold' } };
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(sent));
       return;
     }
     let body = '';
@@ -147,6 +149,19 @@ describe('A2AClient against fake agents', () => {
       expect((error as A2AError).message).toMatch(/result/);
       expect((error as A2AError).violations.length).toBeGreaterThan(0);
       expect((error as A2AError).violations[0]?.field).toMatch(/^result/);
+    } finally {
+      await fake.close();
+    }
+  });
+
+  it('ignores members it does not know in cards and answers (spec §5.7) and drops them', async () => {
+    const fake = await fakeAgent([answer({ task: { ...validTask, 'x-vendor': 1, status: { ...validTask.status, progress: 0.5 } } })]);
+    try {
+      const client = await A2AClient.connect(fake.url, { retries: 0 });
+      expect(client.card.capabilities).toEqual({});
+      expect(client.card).not.toHaveProperty('x-vendor');
+      const response = await client.sendMessage({ message: userMessage('hi') });
+      expect(response.task).toEqual(validTask);
     } finally {
       await fake.close();
     }

@@ -330,7 +330,10 @@ describe('GET /a2a/api: the snapshot', () => {
 describe('GET /a2a/api/presets', () => {
   it('lists the roster with the default marked', async () => {
     const presets = await read(base, '/a2a/api/presets', 'PresetList');
-    expect(presets).toEqual([{ id: 'echo', name: 'Echo', description: expect.any(String) as string, isDefault: true }]);
+    expect(presets).toEqual([
+      { id: 'echo', name: 'Echo', description: expect.any(String) as string, isDefault: true },
+      { id: 'relay', name: 'Relay', description: expect.any(String) as string, isDefault: false },
+    ]);
   });
 });
 
@@ -795,19 +798,21 @@ describe('inbound.close', () => {
 });
 
 describe('outbound actions', () => {
+  // Their behaviour is covered in test/outbound/; here: unknown ids and unreachable remotes are 409s that leak no token.
+  const unreachable = 'http://127.0.0.1:1/a2a/x/agent-card.json';
   const bodies: Record<string, unknown>[] = [
-    { action: 'outbound.create', name: 'remote', agentCardUrl: 'https://remote.example/a2a/x/agent-card.json', timeoutMs: 60000 },
+    { action: 'outbound.create', name: 'remote', agentCardUrl: unreachable, timeoutMs: 60000 },
     { action: 'outbound.update', id: 'out-1', name: 'renamed' },
     { action: 'outbound.remove', id: 'out-1' },
     { action: 'outbound.enable', id: 'out-1' },
     { action: 'outbound.disable', id: 'out-1' },
     { action: 'outbound.refresh', id: 'out-1' },
     { action: 'outbound.setAuth', id: 'out-1', token: SECRET },
-    { action: 'outbound.discover', agentCardUrl: 'https://remote.example/a2a/x/agent-card.json', token: SECRET },
+    { action: 'outbound.discover', agentCardUrl: unreachable, token: SECRET },
   ];
-  it.each(bodies.map((body) => [body['action'], body] as const))('%s answers 409: not available yet', async (_name, body) => {
+  it.each(bodies.map((body) => [body['action'], body] as const))('%s answers 409 with what went wrong', async (_name, body) => {
     const failure = await fails(base, body);
-    expect(failure.message).toMatch(/outbound connections are not available in this version of a2a-hub yet/);
+    expect(failure.message).toMatch(/^no outbound connection has id "out-1"|^could not connect to http:\/\/127\.0\.0\.1:1\/|^could not read an agent card from http:\/\/127\.0\.0\.1:1\//);
     expect(failure.text).not.toContain(SECRET);
   });
 

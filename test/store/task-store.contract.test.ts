@@ -9,6 +9,7 @@ import { readQuery } from '../../src/store/listing.js';
 import { MemoryTaskStore } from '../../src/store/memory-store.js';
 import { countQuery, pageQuery, type SqlQuery } from '../../src/store/sqlite-listing.js';
 import { SqliteTaskStore } from '../../src/store/sqlite-store.js';
+import { SCHEMA_VERSION } from '../../src/store/sqlite-schema.js';
 import {
   DuplicateKeyError,
   EVENT_LOG_LIMIT,
@@ -725,13 +726,13 @@ describe('SqliteTaskStore on disk', () => {
     }
   });
 
-  it('sets up WAL, foreign keys and schema version 1, and refuses a newer schema', () => {
+  it('sets up WAL, foreign keys and the current schema version, and refuses a newer schema', () => {
     const path = databasePath();
     SqliteTaskStore.open(path).close();
     const raw = new Database(path);
     try {
       expect(raw.pragma('journal_mode', { simple: true })).toBe('wal');
-      expect(raw.pragma('user_version', { simple: true })).toBe(1);
+      expect(raw.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
       raw.pragma('user_version = 99');
     } finally {
       raw.close();
@@ -763,6 +764,43 @@ describe('SqliteTaskStore on disk', () => {
       expect(count('SELECT count(*) FROM artifact_parts')).toBe(3);
       store.putArtifact('task-1', artifact('a', ['only']), false);
       expect(count('SELECT count(*) FROM artifact_parts')).toBe(1);
+    } finally {
+      raw.close();
+      store.close();
+    }
+  });
+
+  it('stores only the last of several statuses set in one transaction, and reads inside it see that one', () => {
+    const path = databasePath();
+    const store = SqliteTaskStore.open(path);
+    const raw = new Database(path, { readonly: true });
+    const count = (sql: string): unknown => raw.prepare(sql).pluck().get();
+    try {
+      store.transaction(() => {
+        store.createTask(newTask('task-1'));
+        store.setStatus('task-1', status('TASK_STATE_WORKING', 1));
+        expect(store.getTaskInfo('task-1')?.state).toBe('TASK_STATE_WORKING');
+        store.setStatus('task-1', status('TASK_STATE_INPUT_REQUIRED', 2));
+        store.setStatus('task-1', status('TASK_STATE_COMPLETED', 3));
+        expect(() => store.setStatus('ghost', status('TASK_STATE_WORKING', 3))).toThrow(UnknownTaskError);
+      });
+      // SUBMITTED, WORKING (written because a read needed it), COMPLETED; INPUT_REQUIRED was never visible.
+      expect(raw.prepare('SELECT state FROM task_status ORDER BY version').pluck().all()).toEqual([
+        'TASK_STATE_SUBMITTED',
+        'TASK_STATE_WORKING',
+        'TASK_STATE_COMPLETED',
+      ]);
+      expect(count("SELECT status_version = (SELECT max(version) FROM task_status) FROM tasks WHERE id = 'task-1'")).toBe(1);
+      expect(store.getTask(INSTANCE, 'task-1')?.status.state).toBe('TASK_STATE_COMPLETED');
+      // A failed transaction leaves no deferred status behind for the next one.
+      expect(() =>
+        store.transaction(() => {
+          store.setStatus('task-1', status('TASK_STATE_FAILED', 4));
+          throw new Error('abandoned');
+        }),
+      ).toThrow('abandoned');
+      store.transaction(() => store.appendMessage('task-1', message('after')));
+      expect(store.getTaskInfo('task-1')?.state).toBe('TASK_STATE_COMPLETED');
     } finally {
       raw.close();
       store.close();

@@ -1,0 +1,167 @@
+import { lookup as dnsLookup } from 'node:dns';
+import type { LookupAddress } from 'node:dns';
+import type { LookupFunction } from 'node:net';
+import { classifyAddress, type AddressClass } from './ip-ranges.js';
+
+/**
+ * Where the client may send requests. A card fetched from the internet chooses the URLs the
+ * client calls next, so without this a remote agent could point us at the cloud metadata
+ * service or at hosts on our private network (SSRF).
+ */
+export interface UrlPolicy {
+  /** URL schemes the client may use. Default `['http', 'https']`. */
+  readonly allowedSchemes?: readonly string[];
+  /** When set, the only hosts the client may contact: exact names (`agent.example.com`, `10.0.0.5`) and `*.example.com` wildcards (subdomains only). */
+  readonly allowedHosts?: readonly string[];
+  /** Private and reserved targets: 10/8, 172.16/12, 192.168/16, 100.64/10, 0/8, fc00::/7, ::, multicast, documentation and benchmarking ranges. Default false. */
+  readonly allowPrivate?: boolean;
+  /** Link-local targets: 169.254/16 (cloud metadata) and fe80::/10. Default false. */
+  readonly allowLinkLocal?: boolean;
+  /** Loopback targets: 127/8 and ::1. Default true, so agents on this machine work during development. */
+  readonly allowLoopback?: boolean;
+}
+
+export interface ResolvedUrlPolicy {
+  readonly allowedSchemes: readonly string[];
+  readonly allowedHosts: readonly string[] | undefined;
+  readonly allowPrivate: boolean;
+  readonly allowLinkLocal: boolean;
+  readonly allowLoopback: boolean;
+}
+
+export const DEFAULT_URL_POLICY: ResolvedUrlPolicy = Object.freeze({
+  allowedSchemes: Object.freeze(['http', 'https']),
+  allowedHosts: undefined,
+  allowPrivate: false,
+  allowLinkLocal: false,
+  allowLoopback: true,
+});
+
+/** The policy member that would have allowed what was refused. */
+export type UrlPolicyRule = 'allowedSchemes' | 'allowedHosts' | 'allowPrivate' | 'allowLinkLocal' | 'allowLoopback';
+
+/** A request refused by the URL policy, before any connection was made to the refused target. */
+export class UrlPolicyError extends Error {
+  /** Lets the error pass through net/undici lookup callbacks as a Node system-style error. */
+  readonly code = 'ERR_URL_POLICY';
+  /** The URL or hostname that was refused. */
+  readonly target: string;
+  /** The refused IP address, when an address (literal or resolved) was the problem. */
+  readonly address: string | undefined;
+  readonly rule: UrlPolicyRule;
+
+  constructor(message: string, details: { target: string; rule: UrlPolicyRule; address?: string }) {
+    super(message);
+    this.name = 'UrlPolicyError';
+    this.target = details.target;
+    this.rule = details.rule;
+    this.address = details.address;
+  }
+}
+
+export function resolveUrlPolicy(policy: UrlPolicy = {}): ResolvedUrlPolicy {
+  return {
+    allowedSchemes: (policy.allowedSchemes ?? DEFAULT_URL_POLICY.allowedSchemes).map((scheme) => scheme.toLowerCase().replace(/:$/, '')),
+    allowedHosts: policy.allowedHosts?.map(normaliseHost),
+    allowPrivate: policy.allowPrivate ?? DEFAULT_URL_POLICY.allowPrivate,
+    allowLinkLocal: policy.allowLinkLocal ?? DEFAULT_URL_POLICY.allowLinkLocal,
+    allowLoopback: policy.allowLoopback ?? DEFAULT_URL_POLICY.allowLoopback,
+  };
+}
+
+/**
+ * Checks what the URL itself says: scheme, host allowlist and IP-literal hosts (after the
+ * WHATWG parser has normalised forms such as `0x7f.1` or `[::ffff:a00:1]`). Hostnames are
+ * checked again at connect time, address by address, by `guardLookup`.
+ */
+export function checkUrl(url: string | URL, policy: UrlPolicy = DEFAULT_URL_POLICY): URL {
+  const effective = resolveUrlPolicy(policy);
+  let parsed: URL;
+  try {
+    parsed = typeof url === 'string' ? new URL(url) : url;
+  } catch {
+    throw new UrlPolicyError(`URL policy: ${String(url)} is not a URL`, { target: String(url), rule: 'allowedSchemes' });
+  }
+  const href = parsed.href;
+  const scheme = parsed.protocol.replace(/:$/, '').toLowerCase();
+  if (!effective.allowedSchemes.includes(scheme)) {
+    throw new UrlPolicyError(
+      `URL policy: ${href} is refused: scheme "${scheme}" is not in urlPolicy.allowedSchemes (${effective.allowedSchemes.join(', ')})`,
+      { target: href, rule: 'allowedSchemes' },
+    );
+  }
+  const host = normaliseHost(parsed.hostname);
+  if (effective.allowedHosts !== undefined && !effective.allowedHosts.some((pattern) => hostMatches(pattern, host))) {
+    throw new UrlPolicyError(`URL policy: ${href} is refused: host ${host} is not in urlPolicy.allowedHosts`, { target: href, rule: 'allowedHosts' });
+  }
+  if (host === 'localhost' || host.endsWith('.localhost')) {
+    // RFC 6761: these names are loopback whatever DNS says, and an injected fetch skips our lookup.
+    if (!effective.allowLoopback) throw refusal(href, host, { kind: 'loopback', range: 'localhost' }, 'allowLoopback');
+    return parsed;
+  }
+  checkAddress(host, href, effective);
+  return parsed;
+}
+
+/** Throws when `address` is an IP address the policy refuses; hostnames pass (they are checked after resolution). */
+export function checkAddress(address: string, target: string, policy: UrlPolicy = DEFAULT_URL_POLICY): void {
+  const effective = resolveUrlPolicy(policy);
+  const verdict = classifyAddress(address);
+  if (verdict === undefined || verdict.kind === 'public') return;
+  const rule = RULE_BY_KIND[verdict.kind];
+  if (!effective[rule]) throw refusal(target, address, verdict, rule);
+}
+
+const RULE_BY_KIND = { loopback: 'allowLoopback', linkLocal: 'allowLinkLocal', private: 'allowPrivate' } as const;
+
+function refusal(target: string, address: string, verdict: AddressClass, rule: UrlPolicyRule): UrlPolicyError {
+  const what = target === address ? address : `${target} (${address})`;
+  return new UrlPolicyError(`URL policy: ${what} is refused: ${verdict.range ?? verdict.kind}; set urlPolicy.${rule}: true to allow it`, {
+    target,
+    rule,
+    address,
+  });
+}
+
+/**
+ * Wraps a resolver so that a hostname resolving to any refused address fails the connection
+ * before it is made. Running inside the connector means every connection is checked with the
+ * addresses it will really use: DNS rebinding between check and connect is not possible.
+ */
+export function guardLookup(policy: UrlPolicy = DEFAULT_URL_POLICY, lookup: LookupFunction = dnsLookup): LookupFunction {
+  const effective = resolveUrlPolicy(policy);
+  return (hostname, options, callback) => {
+    lookup(hostname, options, (error, address, family) => {
+      if (error) {
+        callback(error, address, family);
+        return;
+      }
+      const addresses = typeof address === 'string' ? [address] : address.map((entry: LookupAddress) => entry.address);
+      try {
+        for (const candidate of addresses) checkAddress(candidate, hostname, effective);
+      } catch (refused) {
+        callback(refused as UrlPolicyError, typeof address === 'string' ? '' : [], family);
+        return;
+      }
+      callback(null, address, family);
+    });
+  };
+}
+
+/** The UrlPolicyError behind an error, looking through `cause` chains (fetch wraps connector errors). */
+export function findUrlPolicyError(error: unknown): UrlPolicyError | undefined {
+  for (let current: unknown = error, depth = 0; current instanceof Error && depth < 8; current = current.cause, depth++) {
+    if (current instanceof UrlPolicyError) return current;
+  }
+  return undefined;
+}
+
+function hostMatches(pattern: string, host: string): boolean {
+  if (pattern.startsWith('*.')) return host.endsWith(pattern.slice(1)) && host.length > pattern.length - 1;
+  return pattern === host;
+}
+
+/** Lower case, no IPv6 brackets, no trailing dot: the form patterns and hosts are compared in. */
+function normaliseHost(host: string): string {
+  return host.toLowerCase().replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '');
+}

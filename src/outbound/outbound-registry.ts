@@ -1,0 +1,447 @@
+import type { AgentCard, AgentSkill } from '../../generated/a2a/1.0/types.js';
+import type { DiscoverPreview } from '../../generated/control/types.js';
+import type { OutboundSettings } from '../../generated/hub/types.js';
+import type { A2AClient } from '../client/a2a-client.js';
+import type { UrlPolicy } from '../client/url-policy.js';
+import { OperationError } from '../inbound/operation-error.js';
+import type { LogFunction } from '../logging.js';
+import type { TaskStore } from '../store/task-store.js';
+import { DEFAULT_OUTBOUND_TIMEOUT_MS, newOutboundConfig, outboundFromStored, type OutboundConfig, type OutboundInput, type OutboundPatch } from './outbound-config.js';
+import { ConnectError, connectRemote, describe, discoverRemote, type RemoteSettings } from './remote-connect.js';
+
+export type OutboundState = 'connecting' | 'connected' | 'error' | 'disabled';
+
+export type ConnectOutcome = { readonly ok: true } | { readonly ok: false; readonly reason: string };
+
+/** What a caller of the remote needs: the connected client and when to stop. */
+export interface OutboundConnection {
+  readonly config: OutboundConfig;
+  readonly client: A2AClient;
+  readonly card: AgentCard;
+  /** Aborts when the connection is disabled or removed, or the hub closes. */
+  readonly signal: AbortSignal;
+  /** Replaces the connection's token in text from the remote, which may quote what it was sent. */
+  readonly redact: (text: string) => string;
+}
+
+/** A connection as the snapshot shows it. */
+export interface OutboundView {
+  readonly config: OutboundConfig;
+  readonly state: OutboundState;
+  /** Set exactly when state is error. */
+  readonly error?: string;
+  /** Skills of the last card read (kept while in error, so the row still says what was there). */
+  readonly skills: readonly AgentSkill[];
+  /** Skills exposed as tools: none unless connected. */
+  readonly toolSkills: readonly AgentSkill[];
+}
+
+export interface OutboundRegistryOptions {
+  readonly store: TaskStore;
+  readonly now: () => string;
+  /** Environment for `bearerTokenEnv` lookups (default: process.env). */
+  readonly env?: NodeJS.ProcessEnv;
+  readonly settings?: OutboundSettings;
+  readonly log?: LogFunction;
+}
+
+const DEFAULT_RECONNECT_MIN_MS = 1000;
+const DEFAULT_RECONNECT_MAX_MS = 60_000;
+
+/** The run-time half of a connection; the persisted half is its OutboundConfig. */
+interface Live {
+  state: OutboundState;
+  reason: string | undefined;
+  client: A2AClient | undefined;
+  card: AgentCard | undefined;
+  /** Increases with every attempt and every stop: an attempt that is no longer the latest is ignored. */
+  attempt: number;
+  pending: { readonly attempt: number; readonly outcome: Promise<ConnectOutcome> } | undefined;
+  attemptController: AbortController | undefined;
+  retryTimer: NodeJS.Timeout | undefined;
+  retryDelayMs: number;
+  /** Handed to tool calls; replaced after each stop. */
+  scope: AbortController;
+}
+
+/**
+ * The outbound connections: their persisted configuration and, per connection, the state
+ * machine connecting → connected | error(reason), or disabled. A connection in error is retried
+ * in the background with a delay that doubles up to a cap. Every configuration change is
+ * written to the store first, so a restart finds it; start() then reconnects without making
+ * the hub wait for remotes.
+ */
+export class OutboundRegistry {
+  readonly #options: OutboundRegistryOptions;
+  readonly #configs = new Map<string, OutboundConfig>();
+  readonly #live = new Map<string, Live>();
+  readonly #urlPolicy: UrlPolicy | undefined;
+  readonly #reconnectMinMs: number;
+  readonly #reconnectMaxMs: number;
+  #version = 0;
+  #closed = false;
+
+  constructor(options: OutboundRegistryOptions) {
+    this.#options = options;
+    this.#urlPolicy = options.settings?.urlPolicy;
+    this.#reconnectMinMs = options.settings?.reconnectMinMs ?? DEFAULT_RECONNECT_MIN_MS;
+    this.#reconnectMaxMs = Math.max(this.#reconnectMinMs, options.settings?.reconnectMaxMs ?? DEFAULT_RECONNECT_MAX_MS);
+    for (const stored of options.store.loadOutbounds()) {
+      const config = outboundFromStored(stored.config);
+      this.#configs.set(config.id, config);
+      this.#live.set(config.id, this.#newLive(config.enabled ? 'connecting' : 'disabled'));
+    }
+  }
+
+  /** Connects every enabled connection in the background; call once the hub listens (a remote may be the hub itself). */
+  start(): void {
+    for (const config of this.#configs.values()) if (config.enabled) void this.#connect(config.id, true);
+  }
+
+  /** Increases with every change of a configuration or a state, so that derived tables know when to rebuild. */
+  get version(): number {
+    return this.#version;
+  }
+
+  list(): OutboundConfig[] {
+    return [...this.#configs.values()];
+  }
+
+  get(id: string): OutboundConfig | undefined {
+    return this.#configs.get(id);
+  }
+
+  view(id: string): OutboundView | undefined {
+    const config = this.#configs.get(id);
+    const live = this.#live.get(id);
+    if (config === undefined || live === undefined) return undefined;
+    const skills = uniqueSkills(live.card?.skills ?? []);
+    const disabled = new Set(config.disabledSkills);
+    return {
+      config,
+      state: live.state,
+      ...(live.state === 'error' ? { error: live.reason ?? 'unknown error' } : {}),
+      skills,
+      toolSkills: live.state === 'connected' ? skills.filter((skill) => !disabled.has(skill.id)) : [],
+    };
+  }
+
+  /** The connected client of a connection, for callers of the remote (tools, relay executors). */
+  client(id: string): OutboundConnection | undefined {
+    const config = this.#configs.get(id);
+    const live = this.#live.get(id);
+    if (config === undefined || live?.state !== 'connected' || live.client === undefined || live.card === undefined) return undefined;
+    return { config, client: live.client, card: live.card, signal: live.scope.signal, redact: (text) => this.#scrub(text, config) };
+  }
+
+  /** Whether a token is sent, and where it comes from; never the token. */
+  authOf(id: string): { enabled: boolean; bearerTokenEnv?: string } {
+    const config = this.#require(id);
+    return { enabled: config.token !== undefined || config.bearerTokenEnv !== undefined, ...(config.bearerTokenEnv === undefined ? {} : { bearerTokenEnv: config.bearerTokenEnv }) };
+  }
+
+  /**
+   * Creates a connection. An enabled one is connected first and stored only when that works,
+   * so a mistyped URL leaves nothing behind; a disabled one is stored as given.
+   */
+  async create(input: OutboundInput): Promise<OutboundConfig> {
+    this.#requireOpen();
+    if (!URL.canParse(input.agentCardUrl)) throw new OperationError(`agentCardUrl ${JSON.stringify(input.agentCardUrl)} is not a URL; give the agent card's URL or the agent's base URL`);
+    const config = newOutboundConfig(input, this.#options.now());
+    if (!config.enabled) {
+      this.#save(config);
+      this.#live.set(config.id, this.#newLive('disabled'));
+      this.#changed();
+      return config;
+    }
+    let client: A2AClient;
+    try {
+      client = await connectRemote(config.agentCardUrl, this.#settingsOf(config));
+    } catch (error) {
+      throw new OperationError(
+        `could not connect to ${config.agentCardUrl}: ${this.#scrub(describe(error), config)}; nothing was created. Check the URL with outbound.discover, or create the connection with "enabled": false and connect it later with outbound.enable`,
+      );
+    }
+    this.#requireOpen();
+    this.#save(config);
+    const live = this.#newLive('connected');
+    live.client = client;
+    live.card = client.card;
+    this.#live.set(config.id, live);
+    this.#log('info', 'outbound connection created and connected', config);
+    this.#changed();
+    return config;
+  }
+
+  /** Changes the given members; a new timeoutMs reconnects an enabled connection, whose outcome is returned. */
+  async update(id: string, patch: OutboundPatch): Promise<{ config: OutboundConfig; outcome?: ConnectOutcome }> {
+    const current = this.#require(id);
+    const defined = Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined)) as OutboundPatch;
+    const config: OutboundConfig = { ...current, ...defined, updatedAt: this.#options.now() };
+    this.#save(config);
+    // The client's per-request timeout is fixed when it connects.
+    if (config.enabled && config.timeoutMs !== current.timeoutMs) return { config, outcome: await this.#connect(id, true) };
+    this.#changed();
+    return { config };
+  }
+
+  remove(id: string): OutboundConfig {
+    const config = this.#require(id);
+    this.#options.store.deleteOutbound(id);
+    const live = this.#live.get(id);
+    if (live !== undefined) this.#stop(live, `outbound connection "${config.name}" was removed`);
+    this.#configs.delete(id);
+    this.#live.delete(id);
+    this.#log('info', 'outbound connection removed', config);
+    this.#changed();
+    return config;
+  }
+
+  /** Enabling connects, and throws when that fails: the connection then stays enabled in error and is retried. */
+  async setEnabled(id: string, enabled: boolean): Promise<OutboundConfig> {
+    const current = this.#require(id);
+    const config: OutboundConfig = { ...current, enabled, updatedAt: this.#options.now() };
+    this.#save(config);
+    if (!enabled) {
+      const live = this.#requireLive(id);
+      this.#stop(live, `outbound connection "${config.name}" was disabled`);
+      live.state = 'disabled';
+      live.reason = undefined;
+      this.#changed();
+      return config;
+    }
+    const outcome = await this.#connect(id, true);
+    if (!outcome.ok) {
+      throw new OperationError(
+        `outbound connection "${config.name}" is enabled but could not connect: ${outcome.reason}. It stays in state error and is retried in the background; outbound.refresh retries now`,
+      );
+    }
+    return config;
+  }
+
+  /** Re-reads the card and rebuilds the tools; throws when that fails (the state is then error). */
+  async refresh(id: string): Promise<OutboundConfig> {
+    const config = this.#require(id);
+    if (!config.enabled) throw new OperationError(`outbound connection "${config.name}" is disabled; outbound.enable enables and connects it`);
+    const outcome = await this.#connect(id, true);
+    if (!outcome.ok) {
+      throw new OperationError(`refreshing outbound connection "${config.name}" failed: ${outcome.reason}. It is in state error and is retried in the background`);
+    }
+    return config;
+  }
+
+  /**
+   * Sets the token sent to the remote, or with an empty or absent token clears every form of
+   * auth (bearerTokenEnv too). An enabled connection reconnects with it; the outcome is returned.
+   */
+  async setAuth(id: string, token: string | undefined): Promise<{ config: OutboundConfig; outcome?: ConnectOutcome }> {
+    const { token: _token, bearerTokenEnv: _env, ...rest } = this.#require(id);
+    void _token;
+    void _env;
+    const config: OutboundConfig = { ...rest, ...(token === undefined || token === '' ? {} : { token }), updatedAt: this.#options.now() };
+    this.#save(config);
+    if (!config.enabled) {
+      this.#changed();
+      return { config };
+    }
+    return { config, outcome: await this.#connect(id, true) };
+  }
+
+  /** Reads and checks a card, sending `token` when given; stores nothing. */
+  async discover(agentCardUrl: string, token: string | undefined): Promise<DiscoverPreview> {
+    this.#requireOpen();
+    const settings: RemoteSettings = {
+      timeoutMs: DEFAULT_OUTBOUND_TIMEOUT_MS,
+      ...(token === undefined || token === '' ? {} : { token }),
+      ...(this.#urlPolicy === undefined ? {} : { urlPolicy: this.#urlPolicy }),
+    };
+    try {
+      return await discoverRemote(agentCardUrl, settings);
+    } catch (error) {
+      throw new OperationError(`could not read an agent card from ${agentCardUrl}: ${scrub(describe(error), token)}`);
+    }
+  }
+
+  /** Stops every attempt, retry timer and tool call. The registry answers nothing useful afterwards. */
+  close(): void {
+    this.#closed = true;
+    for (const live of this.#live.values()) this.#stop(live, 'the hub is shutting down');
+  }
+
+  /**
+   * One connect attempt. A newer attempt (or a stop) supersedes this one: its result is then
+   * dropped, and a caller still waiting gets the newer attempt's outcome instead.
+   */
+  #connect(id: string, fresh: boolean): Promise<ConnectOutcome> {
+    const live = this.#requireLive(id);
+    clearTimeout(live.retryTimer);
+    live.retryTimer = undefined;
+    live.attemptController?.abort();
+    if (fresh) live.retryDelayMs = this.#reconnectMinMs;
+    const attempt = ++live.attempt;
+    const controller = new AbortController();
+    live.attemptController = controller;
+    if (live.state !== 'connected') {
+      // A connected connection keeps serving its tools with the old client until the new one is there.
+      live.state = 'connecting';
+      live.reason = undefined;
+      this.#changed();
+    }
+    const outcome = this.#attempt(id, live, attempt, controller);
+    live.pending = { attempt, outcome };
+    return outcome;
+  }
+
+  async #attempt(id: string, live: Live, attempt: number, controller: AbortController): Promise<ConnectOutcome> {
+    const config = this.#require(id);
+    let client: A2AClient | undefined;
+    let failure: string | undefined;
+    try {
+      client = await connectRemote(config.agentCardUrl, this.#settingsOf(config, controller.signal));
+    } catch (error) {
+      failure = this.#scrub(describe(error), config);
+    }
+    if (live.attemptController === controller) live.attemptController = undefined;
+    if (attempt !== live.attempt || this.#closed) {
+      const newer = live.pending;
+      if (newer !== undefined && newer.attempt > attempt) return newer.outcome;
+      return { ok: false, reason: this.#closed ? 'the hub is shutting down' : `outbound connection "${config.name}" was disabled or removed meanwhile` };
+    }
+    live.pending = undefined;
+    const previous = { state: live.state, reason: live.reason };
+    if (client !== undefined) {
+      live.state = 'connected';
+      live.reason = undefined;
+      live.client = client;
+      live.card = client.card;
+      live.retryDelayMs = this.#reconnectMinMs;
+      if (previous.state !== 'connected') this.#log('info', 'outbound connection connected', config);
+      this.#changed();
+      return { ok: true };
+    }
+    const reason = failure ?? 'unknown error';
+    live.state = 'error';
+    live.reason = reason;
+    live.client = undefined;
+    if (previous.state !== 'error' || previous.reason !== reason) this.#log('warn', 'outbound connection failed to connect; retrying in the background', config, { reason });
+    this.#scheduleRetry(id, live);
+    this.#changed();
+    return { ok: false, reason };
+  }
+
+  #scheduleRetry(id: string, live: Live): void {
+    if (this.#closed || this.#configs.get(id)?.enabled !== true) return;
+    const delay = live.retryDelayMs;
+    live.retryDelayMs = Math.min(delay * 2, this.#reconnectMaxMs);
+    live.retryTimer = setTimeout(() => {
+      live.retryTimer = undefined;
+      if (this.#live.get(id) === live) void this.#connect(id, false);
+    }, delay);
+    // A pending retry must not keep a process alive that has nothing else to do.
+    live.retryTimer.unref();
+  }
+
+  /** Ends everything in flight for a connection: its attempt, its retry and the tool calls using it. */
+  #stop(live: Live, why: string): void {
+    live.attempt += 1;
+    live.pending = undefined;
+    clearTimeout(live.retryTimer);
+    live.retryTimer = undefined;
+    live.attemptController?.abort();
+    live.attemptController = undefined;
+    live.scope.abort(new Error(why));
+    live.scope = new AbortController();
+    live.client = undefined;
+  }
+
+  /** Throws ConnectError for a token variable that is not set: connecting without it would only earn a 401. */
+  #settingsOf(config: OutboundConfig, signal?: AbortSignal): RemoteSettings {
+    const token = this.#tokenOf(config);
+    return {
+      timeoutMs: config.timeoutMs,
+      ...(token === undefined ? {} : { token }),
+      ...(this.#urlPolicy === undefined ? {} : { urlPolicy: this.#urlPolicy }),
+      ...(signal === undefined ? {} : { signal }),
+    };
+  }
+
+  #tokenOf(config: OutboundConfig): string | undefined {
+    if (config.token !== undefined) return config.token;
+    if (config.bearerTokenEnv === undefined) return undefined;
+    const token = (this.#options.env ?? process.env)[config.bearerTokenEnv];
+    if (token === undefined || token === '') {
+      throw new ConnectError(`bearerTokenEnv names ${config.bearerTokenEnv}, which is not set in the hub's environment; set it and run outbound.refresh, or set a token with outbound.setAuth`);
+    }
+    return token;
+  }
+
+  /** A remote may quote what it was sent; a token must not reach a row, a message or a log that way. */
+  #scrub(text: string, config: OutboundConfig): string {
+    let token: string | undefined;
+    try {
+      token = this.#tokenOf(config);
+    } catch {
+      token = undefined;
+    }
+    return scrub(text, token);
+  }
+
+  #save(config: OutboundConfig): void {
+    this.#options.store.saveOutbound({ id: config.id, config: config as unknown as Record<string, unknown> });
+    this.#configs.set(config.id, config);
+  }
+
+  #require(id: string): OutboundConfig {
+    const config = this.#configs.get(id);
+    if (config === undefined) throw new OperationError(`no outbound connection has id "${id}"; GET /a2a/api lists them under outbounds`);
+    return config;
+  }
+
+  #requireLive(id: string): Live {
+    this.#require(id);
+    let live = this.#live.get(id);
+    if (live === undefined) {
+      live = this.#newLive('disabled');
+      this.#live.set(id, live);
+    }
+    return live;
+  }
+
+  #requireOpen(): void {
+    if (this.#closed) throw new OperationError('the hub is shutting down');
+  }
+
+  #newLive(state: OutboundState): Live {
+    return {
+      state,
+      reason: undefined,
+      client: undefined,
+      card: undefined,
+      attempt: 0,
+      pending: undefined,
+      attemptController: undefined,
+      retryTimer: undefined,
+      retryDelayMs: this.#reconnectMinMs,
+      scope: new AbortController(),
+    };
+  }
+
+  #changed(): void {
+    this.#version += 1;
+  }
+
+  #log(level: 'info' | 'warn', message: string, config: OutboundConfig, details: Record<string, unknown> = {}): void {
+    this.#options.log?.(level, message, { outbound: config.id, name: config.name, agentCardUrl: config.agentCardUrl, ...details });
+  }
+}
+
+/** A card may list a skill id twice; one tool per id, the first entry wins. */
+function uniqueSkills(skills: readonly AgentSkill[]): AgentSkill[] {
+  const byId = new Map<string, AgentSkill>();
+  for (const skill of skills) if (!byId.has(skill.id)) byId.set(skill.id, skill);
+  return [...byId.values()];
+}
+
+function scrub(text: string, token: string | undefined): string {
+  return token === undefined || token === '' ? text : text.split(token).join('[redacted]');
+}

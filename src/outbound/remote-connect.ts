@@ -1,0 +1,139 @@
+import { randomUUID } from 'node:crypto';
+import type { AgentCard } from '../../generated/a2a/1.0/types.js';
+import type { DiscoverPreview } from '../../generated/control/types.js';
+import { A2AClient, pickJsonRpcInterface, type ConnectOptions } from '../client/a2a-client.js';
+import { HttpTransport } from '../client/http-transport.js';
+import type { UrlPolicy } from '../client/url-policy.js';
+
+const WELL_KNOWN_CARD_PATH = '/.well-known/agent-card.json';
+
+export interface RemoteSettings {
+  /** Sent as a bearer token; never part of a message this module produces. */
+  readonly token?: string;
+  readonly timeoutMs: number;
+  readonly urlPolicy?: UrlPolicy;
+  /** Aborts the endpoint check (the card fetch is bounded by timeoutMs alone). */
+  readonly signal?: AbortSignal;
+}
+
+/** Why a connect failed, in words a person can act on. */
+export class ConnectError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'ConnectError';
+  }
+}
+
+/** Client options for a connection: the policy travels with every request the client makes. */
+export function clientOptions(settings: RemoteSettings): ConnectOptions {
+  return {
+    timeoutMs: settings.timeoutMs,
+    ...(settings.token === undefined ? {} : { token: settings.token }),
+    ...(settings.urlPolicy === undefined ? {} : { urlPolicy: settings.urlPolicy }),
+  };
+}
+
+/**
+ * Reads and checks the card, then asks the endpoint the card names for a task that cannot
+ * exist. The card is public on most agents, so only that second request shows whether the
+ * endpoint answers at all and whether it takes our token; any JSON-RPC answer means it does.
+ */
+export async function connectRemote(agentCardUrl: string, settings: RemoteSettings): Promise<A2AClient> {
+  const client = await readRemoteCard(agentCardUrl, settings);
+  await checkEndpoint(client.endpoint, settings);
+  return client;
+}
+
+/** Reads and checks a card without keeping anything: what outbound.discover shows. */
+export async function discoverRemote(agentCardUrl: string, settings: RemoteSettings): Promise<DiscoverPreview> {
+  const client = await readRemoteCard(agentCardUrl, settings);
+  return previewOf(client.card, client.endpoint);
+}
+
+/**
+ * A2AClient.connect falls back to the origin's well-known card when the URL given has none.
+ * For a connection that would quietly bind to another agent of the same host (a hub's default
+ * instance, say), so here that fallback is a failure that names the URL that did answer.
+ */
+async function readRemoteCard(agentCardUrl: string, settings: RemoteSettings): Promise<A2AClient> {
+  let client: A2AClient;
+  try {
+    client = await A2AClient.connect(agentCardUrl, clientOptions(settings));
+  } catch (error) {
+    throw new ConnectError(describe(error), { cause: error });
+  }
+  const asked = new URL(agentCardUrl);
+  const wellKnown = new URL(WELL_KNOWN_CARD_PATH, asked).href;
+  if (asked.pathname !== '/' && asked.href !== wellKnown && client.cardUrl === wellKnown) {
+    throw new ConnectError(`no agent card at ${agentCardUrl}; ${wellKnown} has one, so use that URL if you mean the agent it describes`);
+  }
+  return client;
+}
+
+export function previewOf(card: AgentCard, endpoint: string): DiscoverPreview {
+  const protocolVersion = pickJsonRpcInterface(card)?.protocolVersion;
+  return {
+    name: card.name,
+    version: card.version,
+    description: card.description,
+    endpoint,
+    ...(protocolVersion === undefined ? {} : { protocolVersion }),
+    skills: card.skills.map((skill) => ({ id: skill.id, name: skill.name, description: skill.description, tags: [...skill.tags] })),
+  };
+}
+
+async function checkEndpoint(endpoint: string, settings: RemoteSettings): Promise<void> {
+  const timeout = AbortSignal.timeout(settings.timeoutMs);
+  const signal = settings.signal === undefined ? timeout : AbortSignal.any([timeout, settings.signal]);
+  const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: `a2a-hub-connect-check-${randomUUID()}` } });
+  let response: Response;
+  let text: string;
+  try {
+    response = await new HttpTransport(settings.urlPolicy === undefined ? {} : { urlPolicy: settings.urlPolicy }).send(endpoint, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json',
+        'a2a-version': '1.0',
+        ...(settings.token === undefined ? {} : { authorization: `Bearer ${settings.token}` }),
+      },
+      body,
+      signal,
+    });
+    text = await response.text();
+  } catch (error) {
+    if (timeout.aborted) throw new ConnectError(`the endpoint ${endpoint} did not answer within ${settings.timeoutMs} ms`);
+    throw new ConnectError(`the endpoint ${endpoint} is not reachable: ${describe(error)}`, { cause: error });
+  }
+  if (response.status === 401 || response.status === 403) {
+    const remote = jsonRpcErrorMessage(text);
+    const what = settings.token === undefined ? 'no bearer token is set' : 'the bearer token was refused';
+    throw new ConnectError(`the endpoint ${endpoint} answered HTTP ${response.status}${remote === undefined ? '' : ` (${remote})`}: ${what}; set one with outbound.setAuth`);
+  }
+  if (!isJsonRpcAnswer(text)) throw new ConnectError(`the endpoint ${endpoint} answered HTTP ${response.status} without a JSON-RPC answer`);
+}
+
+function isJsonRpcAnswer(text: string): boolean {
+  try {
+    const json = JSON.parse(text) as unknown;
+    return typeof json === 'object' && json !== null && (json as Record<string, unknown>)['jsonrpc'] === '2.0';
+  } catch {
+    return false;
+  }
+}
+
+function jsonRpcErrorMessage(text: string): string | undefined {
+  try {
+    const json = JSON.parse(text) as { error?: { message?: unknown } };
+    return typeof json.error?.message === 'string' ? json.error.message : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** An error's message with its cause's, the way a person reads a failed connect. */
+export function describe(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const cause = error.cause instanceof Error && !error.message.includes(error.cause.message) ? ` (${error.cause.message})` : '';
+  return `${error.message}${cause}`;
+}

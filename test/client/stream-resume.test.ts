@@ -1,0 +1,375 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, connect, type Server, type Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { StreamResponse } from '../../generated/a2a/1.0/types.js';
+import { A2AClient, A2ATransportError, assembleArtifacts, textOf, type StreamEvent } from '../../src/client/a2a-client.js';
+import { A2AError } from '../../src/protocol/a2a-error.js';
+import { startTestHub, type TestHub } from '../helpers/hub.js';
+import {
+  TASK_ID,
+  chunkFrame,
+  dropLater,
+  fakeAgent,
+  openSse,
+  reply,
+  replyError,
+  statusFrame,
+  taskFrame,
+  type FakeAgent,
+} from './fake-agent.js';
+
+const message = { messageId: 'm-1', role: 'ROLE_USER' as const, parts: [{ text: 'hi' }] };
+
+async function collect(frames: AsyncIterable<StreamResponse>): Promise<StreamResponse[]> {
+  const out: StreamResponse[] = [];
+  for await (const frame of frames) out.push(frame);
+  return out;
+}
+
+function chunkTexts(frames: readonly StreamResponse[]): string[] {
+  return frames.filter((frame) => frame.artifactUpdate !== undefined).map((frame) => textOf(frame.artifactUpdate?.artifact));
+}
+
+async function withFake(handler: Parameters<typeof fakeAgent>[0], body: (fake: FakeAgent) => Promise<void>): Promise<void> {
+  const fake = await fakeAgent(handler);
+  try {
+    await body(fake);
+  } finally {
+    await fake.close();
+  }
+}
+
+describe('resuming a dropped stream (scripted agent)', () => {
+  it('re-subscribes with Last-Event-ID after a broken connection and yields every chunk exactly once', async () => {
+    await withFake(
+      (call, res) => {
+        if (call.method === 'SendStreamingMessage') {
+          openSse(res, call, [
+            { id: '1', result: taskFrame('TASK_STATE_SUBMITTED') },
+            { id: '2', result: statusFrame('TASK_STATE_WORKING') },
+            { id: '3', result: chunkFrame('one ', false) },
+          ]);
+          dropLater(res);
+          return;
+        }
+        // What a server may legitimately do: a fresh snapshot, then replay from the id (the
+        // chunk with id 3 again), then the rest.
+        openSse(res, call, [
+          { id: '3', result: taskFrame('TASK_STATE_WORKING', 'one ') },
+          { id: '3', result: chunkFrame('one ', false) },
+          { id: '4', result: chunkFrame('two ', true) },
+          { id: '5', result: chunkFrame('three', true, true) },
+          { id: '6', result: statusFrame('TASK_STATE_COMPLETED') },
+        ]);
+        res.end();
+      },
+      async (fake) => {
+        const client = await A2AClient.connect(fake.url, { retryBaseMs: 5 });
+        const frames = await collect(client.sendStreamingMessage({ message }));
+        expect(fake.methods()).toEqual(['SendStreamingMessage', 'SubscribeToTask']);
+        expect(fake.calls[1]?.params).toEqual({ id: TASK_ID });
+        expect(fake.calls[1]?.headers['last-event-id']).toBe('3');
+        expect(chunkTexts(frames)).toEqual(['one ', 'two ', 'three']);
+        expect(frames.filter((frame) => frame.task !== undefined).map((frame) => frame.task?.status.state)).toEqual(['TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING']);
+        expect(textOf(assembleArtifacts(frames)[0])).toBe('one two three');
+        expect(frames.at(-1)?.statusUpdate?.status.state).toBe('TASK_STATE_COMPLETED');
+        expect(frames).toHaveLength(7);
+      },
+    );
+  });
+
+  it('re-subscribes when the stream ends cleanly before a final state', async () => {
+    await withFake(
+      (call, res) => {
+        if (call.method === 'SendStreamingMessage') {
+          openSse(res, call, [
+            { id: '1', result: taskFrame('TASK_STATE_SUBMITTED') },
+            { id: '2', result: statusFrame('TASK_STATE_WORKING') },
+          ]);
+          res.end();
+          return;
+        }
+        openSse(res, call, [
+          { id: '2', result: taskFrame('TASK_STATE_WORKING') },
+          { id: '3', result: statusFrame('TASK_STATE_INPUT_REQUIRED') },
+        ]);
+        res.end();
+      },
+      async (fake) => {
+        const client = await A2AClient.connect(fake.url, { retryBaseMs: 5 });
+        const frames = await collect(client.sendStreamingMessage({ message }));
+        expect(fake.methods()).toEqual(['SendStreamingMessage', 'SubscribeToTask']);
+        expect(fake.calls[1]?.headers['last-event-id']).toBe('2');
+        expect(frames.map((frame) => frame.task?.status.state ?? frame.statusUpdate?.status.state)).toEqual([
+          'TASK_STATE_SUBMITTED',
+          'TASK_STATE_WORKING',
+          'TASK_STATE_WORKING',
+          'TASK_STATE_INPUT_REQUIRED',
+        ]);
+      },
+    );
+  });
+
+  it('falls back to GetTask when the task became terminal while the stream was down', async () => {
+    await withFake(
+      (call, res) => {
+        if (call.method === 'SendStreamingMessage') {
+          openSse(res, call, [{ id: '1', result: taskFrame('TASK_STATE_WORKING') }]);
+          dropLater(res);
+        } else if (call.method === 'SubscribeToTask') {
+          replyError(res, call, -32004, 'task t1 is already TASK_STATE_COMPLETED');
+        } else {
+          reply(res, call, taskFrame('TASK_STATE_COMPLETED', 'all of it').task);
+        }
+      },
+      async (fake) => {
+        const client = await A2AClient.connect(fake.url, { retryBaseMs: 5 });
+        const frames = await collect(client.sendStreamingMessage({ message }));
+        expect(fake.methods()).toEqual(['SendStreamingMessage', 'SubscribeToTask', 'GetTask']);
+        expect(fake.calls[2]?.params).toEqual({ id: TASK_ID });
+        expect(frames).toHaveLength(2);
+        expect(frames[1]?.task?.status.state).toBe('TASK_STATE_COMPLETED');
+        expect(textOf(assembleArtifacts(frames)[0])).toBe('all of it');
+      },
+    );
+  });
+
+  it('does not resume when resume is off', async () => {
+    await withFake(
+      (call, res) => {
+        openSse(res, call, [{ id: '1', result: taskFrame('TASK_STATE_WORKING') }]);
+        dropLater(res);
+      },
+      async (fake) => {
+        const client = await A2AClient.connect(fake.url, { resume: false });
+        const error = await collect(client.sendStreamingMessage({ message })).catch((caught: unknown) => caught);
+        expect(error).toBeInstanceOf(A2ATransportError);
+        expect((error as Error).message).toMatch(/SendStreamingMessage: the stream broke/);
+        expect(fake.methods()).toEqual(['SendStreamingMessage']);
+      },
+    );
+  });
+
+  it('gives up after the configured attempts bring nothing new', async () => {
+    await withFake(
+      (call, res) => {
+        if (call.method === 'SendStreamingMessage') {
+          openSse(res, call, [{ id: '1', result: taskFrame('TASK_STATE_WORKING') }]);
+          dropLater(res);
+          return;
+        }
+        res.writeHead(503, { 'content-type': 'text/plain' }).end('busy');
+      },
+      async (fake) => {
+        const client = await A2AClient.connect(fake.url, { retries: 0, retryBaseMs: 5, resume: { attempts: 2 } });
+        const frames: StreamResponse[] = [];
+        const error = await (async () => {
+          for await (const frame of client.sendStreamingMessage({ message })) frames.push(frame);
+        })().catch((caught: unknown) => caught);
+        expect(error).toBeInstanceOf(A2ATransportError);
+        expect((error as Error).message).toBe('the stream of task t1 ended before a final state and 2 attempts to resume it brought nothing new');
+        expect(fake.methods()).toEqual(['SendStreamingMessage', 'SubscribeToTask', 'SubscribeToTask']);
+        expect(frames).toHaveLength(1);
+      },
+    );
+  });
+
+  it('does not resume after an answer that says no (TaskNotFound) or a non-conforming frame', async () => {
+    await withFake(
+      (call, res) => {
+        if (call.method === 'SendStreamingMessage') {
+          openSse(res, call, [{ id: '1', result: taskFrame('TASK_STATE_WORKING') }]);
+          dropLater(res);
+          return;
+        }
+        replyError(res, call, -32001, 'task t1 is gone');
+      },
+      async (fake) => {
+        const client = await A2AClient.connect(fake.url, { retryBaseMs: 5 });
+        const error = await collect(client.sendStreamingMessage({ message })).catch((caught: unknown) => caught);
+        expect((error as A2AError).name).toBe('TaskNotFoundError');
+        expect(fake.methods()).toEqual(['SendStreamingMessage', 'SubscribeToTask']);
+      },
+    );
+    await withFake(
+      (call, res) => {
+        openSse(res, call, [
+          { id: '1', result: taskFrame('TASK_STATE_WORKING') },
+          { id: '2', result: { statusUpdate: { taskId: TASK_ID, contextId: 'c1', status: { state: 'working' } } } },
+        ]);
+        res.end();
+      },
+      async (fake) => {
+        const client = await A2AClient.connect(fake.url, { retryBaseMs: 5 });
+        const error = await collect(client.sendStreamingMessage({ message })).catch((caught: unknown) => caught);
+        expect(error).toBeInstanceOf(A2AError);
+        expect((error as A2AError).name).toBe('InvalidAgentResponseError');
+        expect((error as A2AError).violations[0]?.field).toMatch(/^result\.statusUpdate\.status\.state/);
+        expect(fake.methods()).toEqual(['SendStreamingMessage']);
+      },
+    );
+  });
+
+  it('retries a 503 when opening a stream, and only that', async () => {
+    await withFake(
+      (call, res, index) => {
+        if (index === 0) {
+          res.writeHead(503).end();
+          return;
+        }
+        openSse(res, call, [
+          { id: '1', result: taskFrame('TASK_STATE_WORKING') },
+          { id: '2', result: statusFrame('TASK_STATE_COMPLETED') },
+        ]);
+        res.end();
+      },
+      async (fake) => {
+        const client = await A2AClient.connect(fake.url, { retries: 1, retryBaseMs: 5 });
+        const frames = await collect(client.sendStreamingMessage({ message }));
+        expect(fake.methods()).toEqual(['SendStreamingMessage', 'SendStreamingMessage']);
+        expect(frames.at(-1)?.statusUpdate?.status.state).toBe('TASK_STATE_COMPLETED');
+      },
+    );
+  });
+
+  it('continuing an interrupted task, a stale INPUT_REQUIRED snapshot does not end the stream', async () => {
+    await withFake(
+      (call, res) => {
+        if (call.method === 'SendStreamingMessage') {
+          // The snapshot still shows the state from before the message, then the line drops.
+          openSse(res, call, [{ id: '4', result: taskFrame('TASK_STATE_INPUT_REQUIRED') }]);
+          dropLater(res);
+          return;
+        }
+        openSse(res, call, [
+          { id: '5', result: taskFrame('TASK_STATE_WORKING') },
+          { id: '6', result: statusFrame('TASK_STATE_COMPLETED') },
+        ]);
+        res.end();
+      },
+      async (fake) => {
+        const client = await A2AClient.connect(fake.url, { retryBaseMs: 5 });
+        const frames = await collect(client.sendStreamingMessage({ message: { ...message, taskId: TASK_ID } }));
+        expect(fake.methods()).toEqual(['SendStreamingMessage', 'SubscribeToTask']);
+        expect(frames.map((frame) => frame.task?.status.state ?? frame.statusUpdate?.status.state)).toEqual([
+          'TASK_STATE_INPUT_REQUIRED',
+          'TASK_STATE_WORKING',
+          'TASK_STATE_COMPLETED',
+        ]);
+      },
+    );
+  });
+
+  it('subscribeToTask resumes too, starting from the caller\'s lastEventId', async () => {
+    await withFake(
+      (call, res, index) => {
+        if (index === 0) {
+          openSse(res, call, [
+            { id: '7', result: taskFrame('TASK_STATE_WORKING') },
+            { id: '8', result: chunkFrame('a', false) },
+          ]);
+          dropLater(res);
+          return;
+        }
+        openSse(res, call, [
+          { id: '8', result: taskFrame('TASK_STATE_WORKING', 'a') },
+          { id: '9', result: chunkFrame('b', true, true) },
+          { id: '10', result: statusFrame('TASK_STATE_COMPLETED') },
+        ]);
+        res.end();
+      },
+      async (fake) => {
+        const client = await A2AClient.connect(fake.url, { retryBaseMs: 5 });
+        const events: StreamEvent[] = [];
+        for await (const event of client.subscribeToTask({ id: TASK_ID }, { lastEventId: '6' })) events.push(event);
+        expect(fake.calls.map((call) => call.headers['last-event-id'])).toEqual(['6', '8']);
+        expect(events.map((event) => event.id)).toEqual(['7', '8', '8', '9', '10']);
+        expect(textOf(assembleArtifacts(events)[0])).toBe('ab');
+      },
+    );
+  });
+});
+
+/**
+ * A TCP proxy to the hub that cuts the first SendStreamingMessage response once `marker` has
+ * gone through, the way a flaky network or a restarting load balancer would.
+ */
+async function cuttingProxy(targetPort: number, marker: string): Promise<{ url: string; cuts: () => number; requests: string[]; close(): Promise<void> }> {
+  let cuts = 0;
+  const requests: string[] = [];
+  const sockets = new Set<Socket>();
+  const server: Server = createServer((client) => {
+    const upstream = connect(targetPort, '127.0.0.1');
+    sockets.add(client).add(upstream);
+    let armed = false;
+    let seen = '';
+    let cutting = false;
+    client.on('data', (data: Buffer) => {
+      const text = data.toString();
+      requests.push(text);
+      if (cuts === 0 && text.includes('"SendStreamingMessage"')) armed = true;
+      upstream.write(data);
+    });
+    upstream.on('data', (data: Buffer) => {
+      if (cutting) return;
+      if (armed) seen += data.toString();
+      if (armed && cuts === 0 && seen.includes(marker)) {
+        cuts += 1;
+        cutting = true;
+        client.write(data, () => {
+          client.destroy();
+          upstream.destroy();
+        });
+        return;
+      }
+      client.write(data);
+    });
+    const close = (): void => {
+      client.destroy();
+      upstream.destroy();
+    };
+    client.on('close', close).on('error', close);
+    upstream.on('close', close).on('error', close);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    cuts: () => cuts,
+    requests,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+describe('resuming against the hub', () => {
+  let hub: TestHub;
+  beforeAll(async () => {
+    hub = await startTestHub();
+  });
+  afterAll(async () => {
+    await hub.dispose();
+  });
+
+  it('a stream cut mid-task resumes: every status once, the artifact whole', async () => {
+    const proxy = await cuttingProxy(Number(new URL(hub.url).port), 'step 1 of 4');
+    try {
+      const client = await A2AClient.connect(proxy.url, { retryBaseMs: 10 });
+      const frames = await collect(
+        client.sendStreamingMessage({ message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text: 'resume me\n::slow 4\n::chunks 3' }] } }),
+      );
+      expect(proxy.cuts()).toBe(1);
+      expect(proxy.requests.some((request) => request.includes('"SubscribeToTask"') && /last-event-id: \d+/i.test(request))).toBe(true);
+      const steps = frames.map((frame) => textOf(frame.statusUpdate?.status.message)).filter((text) => text.startsWith('step'));
+      expect(steps).toEqual(['step 1 of 4', 'step 2 of 4', 'step 3 of 4', 'step 4 of 4']);
+      expect(chunkTexts(frames).join('')).toBe('echo: resume me');
+      expect(textOf(assembleArtifacts(frames)[0])).toBe('echo: resume me');
+      expect(frames.at(-1)?.statusUpdate?.status.state).toBe('TASK_STATE_COMPLETED');
+    } finally {
+      await proxy.close();
+    }
+  });
+});
