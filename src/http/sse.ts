@@ -45,12 +45,24 @@ export function openSse(ctx: Context, heartbeatMs: number, headers: Record<strin
   // The response closing before it finished writing means the client went away.
   ctx.res.once('close', close);
   body.once('close', close);
+  const socket = ctx.req.socket;
+  let corked = false;
   return {
     get closed() {
       return closed;
     },
     async send(data: string, id?: number): Promise<void> {
       if (closed) return;
+      // The frames of one commit arrive together (a whole echo reply, say): hold them until the
+      // turn ends so they leave in one write, not one packet each (Nagle is off for SSE).
+      if (!corked) {
+        corked = true;
+        socket.cork();
+        setImmediate(() => {
+          corked = false;
+          socket.uncork();
+        });
+      }
       const lines = data.split('\n').map((line) => `data: ${line}`).join('\n');
       const ok = body.write(`${id === undefined ? '' : `id: ${id}\n`}${lines}\n\n`);
       if (ok) return;

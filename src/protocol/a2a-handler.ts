@@ -8,6 +8,7 @@ import { METHODS, type Capability, type MethodName, type MethodTypes } from '../
 import { isInterruptedState, isTerminalState } from '../../generated/a2a/1.0/task-states.js';
 import type { AgentCard, ListTasksResponse, Part, SendMessageRequest, SendMessageResponse, Task } from '../../generated/a2a/1.0/types.js';
 import { InvalidCursorError, type TaskStore } from '../store/task-store.js';
+import { toWireTask, type TaskContent } from '../store/task-view.js';
 import type { TaskChannels } from '../tasks/task-channels.js';
 import type { RuntimeInstance, TaskRuntime } from '../tasks/task-runtime.js';
 import { FrameQueue } from './frame-queue.js';
@@ -121,7 +122,7 @@ export class A2AHandler {
     const frames = new FrameQueue();
     const outcome = await this.runtime.send(context.agent, params, {
       acceptedOutputModes: params.configuration?.acceptedOutputModes ?? [],
-      onTask: (taskId) => this.#follow(taskId, context, frames, historyView(params.configuration?.historyLength)),
+      onTask: (taskId, created) => this.#follow(taskId, context, frames, historyView(params.configuration?.historyLength), undefined, created),
     });
     if (outcome.kind === 'message') {
       frames.push({ message: outcome.message }, 0);
@@ -148,9 +149,10 @@ export class A2AHandler {
    * the status frames it missed; artifact chunks are not replayed because the snapshot
    * already holds the assembled artifacts.
    */
-  #follow(taskId: string, context: CallContext, frames: FrameQueue, view: { historyLength?: number }, lastEventId?: number): void {
-    const snapshot: Task = this.runtime.getTask(context.agent.id, taskId, view);
-    const seq = this.store.lastEventSeq(taskId);
+  #follow(taskId: string, context: CallContext, frames: FrameQueue, view: { historyLength?: number }, lastEventId?: number, created?: TaskContent): void {
+    // A task created by this very request has logged no frame yet, and is what `created` says.
+    const snapshot: Task = created === undefined ? this.runtime.getTask(context.agent.id, taskId, view) : toWireTask(created, view);
+    const seq = created === undefined ? this.store.lastEventSeq(taskId) : 0;
     frames.push({ task: snapshot }, seq);
     if (lastEventId !== undefined) {
       for (const event of this.store.eventsAfter(taskId, lastEventId)) {

@@ -9,6 +9,7 @@ import { canTransition, isInterruptedState, isTerminalState } from '../../genera
 import type { Message, SendMessageRequest, Task, TaskState, TaskStatus } from '../../generated/a2a/1.0/types.js';
 import { textOf, type AgentExecutor, type ArtifactChunk, type Content, type ExecutionEvents, type ExecutionRequest } from '../executors/executor.js';
 import type { TaskInfo, TaskStore, TaskView } from '../store/task-store.js';
+import type { TaskContent } from '../store/task-view.js';
 import { agentMessage, artifactFrame, artifactOf, status, statusFrame } from './frames.js';
 import type { SessionRegistry } from './sessions.js';
 import type { TaskChannels } from './task-channels.js';
@@ -29,8 +30,10 @@ export interface SendHooks {
   /**
    * Called synchronously as soon as the task exists and before any of its frames is
    * published, so a stream can take its snapshot and subscribe without missing a frame.
+   * For a task this send created, `created` is that task as it is being stored (no frame
+   * logged yet): the snapshot needs no read, so the creation keeps its place in the shared commit.
    */
-  readonly onTask?: (taskId: string) => void;
+  readonly onTask?: (taskId: string, created?: TaskContent) => void;
   readonly acceptedOutputModes?: readonly string[];
 }
 
@@ -196,6 +199,7 @@ export class TaskRuntime {
     const message: Message = { ...request.message, contextId, taskId };
     const skill = requestedSkill(request) ?? instance.defaultSkill;
     const createdAt = now();
+    const metadata = request.metadata;
     const materialize = (): void => {
       this.#writes.enqueue({
         taskId,
@@ -210,7 +214,7 @@ export class TaskRuntime {
               skill,
               status: status('TASK_STATE_SUBMITTED', createdAt),
               message,
-              ...(request.metadata === undefined ? {} : { metadata: request.metadata }),
+              ...(metadata === undefined ? {} : { metadata }),
               createdAt,
             },
           },
@@ -218,11 +222,7 @@ export class TaskRuntime {
           { op: 'touchContext', instanceId: instance.id, contextId, at: createdAt },
         ],
       });
-      if (hooks.onTask !== undefined) {
-        // A stream's snapshot must see the task: commit now rather than at the end of the tick.
-        this.#writes.flush();
-        hooks.onTask(taskId);
-      }
+      hooks.onTask?.(taskId, { id: taskId, contextId, status: status('TASK_STATE_SUBMITTED', createdAt), metadata, history: [message], artifacts: [] });
     };
 
     if (!instance.skills.includes(skill)) {
