@@ -95,7 +95,10 @@ async function pollTurn(client: A2AClient, request: SendMessageRequest, options:
     return { message: response.message, artifacts: [] };
   }
   options.onFrame?.({ task: response.task });
-  return followByPolling(client, response.task, request, options);
+  // Continuing an interrupted task, the answer can still show the state before our message
+  // (returnImmediately answers before the agent has looked at it): that is not the end.
+  const stale = request.message.taskId !== undefined && isInterruptedState(response.task.status.state) ? response.task.status : undefined;
+  return followByPolling(client, response.task, request, options, undefined, stale);
 }
 
 async function followByPolling(
@@ -104,6 +107,7 @@ async function followByPolling(
   request: SendMessageRequest,
   options: RemoteTurnOptions,
   streamed?: { readonly refresh: boolean; readonly artifacts: Artifact[] },
+  stale?: TaskStatus,
 ): Promise<RemoteTurnResult> {
   const bounds = options.pollMs ?? DEFAULT_POLL;
   const historyLength = request.configuration?.historyLength;
@@ -113,8 +117,10 @@ async function followByPolling(
   let interval = bounds.min;
   // After a stream the last state seen may be stale, so look at least once.
   let refresh = streamed?.refresh === true;
+  const staleStatus = stale === undefined ? undefined : JSON.stringify(stale);
+  const isStale = (current: Task): boolean => staleStatus !== undefined && JSON.stringify(current.status) === staleStatus;
   try {
-    while (refresh || !isFinalState(task.status.state)) {
+    while (refresh || !isFinalState(task.status.state) || isStale(task)) {
       refresh = false;
       await sleep(interval, options.signal);
       task = await client.getTask(query, options.signal === undefined ? {} : { signal: options.signal });

@@ -151,6 +151,26 @@ describe('runRemoteTurn against scripted remotes', () => {
     }
   });
 
+  it('poll mode: a continuation whose first answer still shows the old INPUT_REQUIRED keeps polling', async () => {
+    const stale = taskFrame('TASK_STATE_INPUT_REQUIRED', 'what next?').task;
+    const fake = await fakeAgent((call, res, index) => {
+      if (call.method === 'SendMessage') {
+        reply(res, call, { task: stale });
+        return;
+      }
+      // GetTask: the old state twice more, then the agent has read the message.
+      reply(res, call, index >= 3 ? taskFrame('TASK_STATE_COMPLETED', 'done').task : stale);
+    });
+    try {
+      const remote = await A2AClient.connect(fake.url);
+      const result = await runRemoteTurn(remote, { message: userMessage('the answer', { taskId: TASK_ID }) }, { stream: false, pollMs: { min: 5, max: 10 } });
+      expect(result.task?.status.state).toBe('TASK_STATE_COMPLETED');
+      expect(fake.methods().filter((method) => method === 'GetTask')).toHaveLength(3);
+    } finally {
+      await fake.close();
+    }
+  });
+
   it('poll mode: the interval grows while nothing changes and stays within pollMs', async () => {
     const polls: number[] = [];
     const fake = await fakeAgent((call, res, index) => {

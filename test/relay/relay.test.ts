@@ -1,4 +1,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -165,6 +167,41 @@ describe('the relay preset', () => {
     expect(problems).toEqual([]);
     expect(report.target.mode).toBe('cooperative');
     expect(report.summary.PASS).toBeGreaterThan(50);
+  });
+});
+
+describe('the relay preset in front of a remote that does not stream', () => {
+  let cardServer: Server;
+  let endpoint: string;
+  beforeAll(async () => {
+    // The remote hub's card with streaming turned off: the relay must send and poll.
+    const card = (await (await fetch(`${remote.url}/a2a/default/agent-card.json`)).json()) as AgentCard;
+    const polled: AgentCard = { ...card, capabilities: { ...card.capabilities, streaming: false } };
+    cardServer = createServer((_request, response) => response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(polled)));
+    await new Promise<void>((resolve) => cardServer.listen(0, '127.0.0.1', resolve));
+    const { port } = cardServer.address() as AddressInfo;
+    const created = await ok(gateway.url, { action: 'outbound.create', name: 'polled-echo', agentCardUrl: `http://127.0.0.1:${port}/card.json` });
+    endpoint = await createRelay(gateway, 'Polling gateway', created.id ?? '');
+  });
+  afterAll(() => new Promise<void>((resolve) => cardServer.close(() => resolve())));
+
+  it('mirrors the task from polled snapshots: working steps, the artifact once, then COMPLETED', async () => {
+    const { events } = await stream(endpoint, 'SendStreamingMessage', { message: userMessage('::slow 3\npolled text') });
+    const frames = events.map((event) => event.frame);
+    expect(frames.at(-1)?.statusUpdate?.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(frames.some((frame) => frame.statusUpdate?.status.state === 'TASK_STATE_WORKING')).toBe(true);
+    const text = frames.flatMap((frame) => frame.artifactUpdate?.artifact.parts.map((part) => part.text) ?? []).join('');
+    expect(text).toBe('echo: polled text');
+    const task = await call(endpoint, 'GetTask', { id: frames[0]?.task?.id ?? '' });
+    expect(artifactText(task)).toBe('echo: polled text');
+  });
+
+  it('continues a task waiting for input', async () => {
+    const first = await call(endpoint, 'SendMessage', { message: userMessage('::input-required') });
+    expect(first.task?.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+    const second = await call(endpoint, 'SendMessage', { message: userMessage('::slow 2\nlater', { taskId: first.task?.id }) });
+    expect(second.task?.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(artifactText(second.task as Task)).toBe('echo: later');
   });
 });
 
