@@ -4,7 +4,7 @@ import type { Message, StreamResponse } from '../../generated/a2a/1.0/types.js';
 import { A2AClient, type StreamEvent } from '../../src/client/a2a-client.js';
 import type { A2AError } from '../../src/protocol/a2a-error.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
-import { TASK_ID, fakeAgent, openSse, reply, replyError, statusFrame, taskFrame, type FakeAgent } from './fake-agent.js';
+import { TASK_ID, openSse, reply, replyError, statusFrame, taskFrame, withFake } from './fake-agent.js';
 
 function userMessage(text: string): Message {
   return { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text }] };
@@ -84,15 +84,6 @@ describe('a local abort cancels the remote task (hub)', () => {
 
 function textOf(frame: StreamResponse): string {
   return (frame.statusUpdate?.status.message?.parts ?? []).map((part) => part.text ?? '').join('');
-}
-
-async function withFake(handler: Parameters<typeof fakeAgent>[0], body: (fake: FakeAgent) => Promise<void>): Promise<void> {
-  const fake = await fakeAgent(handler);
-  try {
-    await body(fake);
-  } finally {
-    await fake.close();
-  }
 }
 
 describe('abort → CancelTask edge cases (scripted agent)', () => {

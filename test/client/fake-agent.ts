@@ -106,3 +106,13 @@ export function statusFrame(state: TaskState): StreamResponse {
 export function chunkFrame(text: string, append: boolean, lastChunk = false): StreamResponse {
   return { artifactUpdate: { taskId: TASK_ID, contextId: CONTEXT_ID, artifact: { artifactId: 'a1', parts: [{ text }] }, append, lastChunk } };
 }
+
+/** Runs `body` against a fake agent and closes it afterwards, whatever happens. */
+export async function withFake(handler: RpcHandler, body: (fake: FakeAgent) => Promise<void>): Promise<void> {
+  const fake = await fakeAgent(handler);
+  try {
+    await body(fake);
+  } finally {
+    await fake.close();
+  }
+}

@@ -10,13 +10,12 @@ import {
   TASK_ID,
   chunkFrame,
   dropLater,
-  fakeAgent,
   openSse,
   reply,
   replyError,
   statusFrame,
   taskFrame,
-  type FakeAgent,
+  withFake,
 } from './fake-agent.js';
 
 const message = { messageId: 'm-1', role: 'ROLE_USER' as const, parts: [{ text: 'hi' }] };
@@ -29,15 +28,6 @@ async function collect(frames: AsyncIterable<StreamResponse>): Promise<StreamRes
 
 function chunkTexts(frames: readonly StreamResponse[]): string[] {
   return frames.filter((frame) => frame.artifactUpdate !== undefined).map((frame) => textOf(frame.artifactUpdate?.artifact));
-}
-
-async function withFake(handler: Parameters<typeof fakeAgent>[0], body: (fake: FakeAgent) => Promise<void>): Promise<void> {
-  const fake = await fakeAgent(handler);
-  try {
-    await body(fake);
-  } finally {
-    await fake.close();
-  }
 }
 
 describe('resuming a dropped stream (scripted agent)', () => {
