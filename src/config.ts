@@ -20,6 +20,7 @@ export const DEFAULTS: ResolvedHubConfig = {
   cardMaxAgeSeconds: 300,
   shutdownGraceMs: 10_000,
   sessionIdleMs: 30 * 60 * 1000,
+  maxSessions: 10_000,
   sseHeartbeatMs: 15_000,
   selfCheck: true,
   logLevel: 'info',

@@ -53,6 +53,10 @@ export interface HubConfig {
    */
   sessionIdleMs?: number;
   /**
+   * Most live sessions kept at once; past it, the least recently active idle session is released first (its tasks and context stay stored). Default 10000.
+   */
+  maxSessions?: number;
+  /**
    * Interval of the SSE keep-alive comments on open streams. Default 15000.
    */
   sseHeartbeatMs?: number;

@@ -5,7 +5,7 @@
 import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 export const validateHubConfig = validate21;
-const schema32 = {"title":"HubConfig","description":"Settings of one a2a-hub process. Every member is optional; the defaults are documented on each.","type":"object","properties":{"host":{"description":"Address to listen on. Default 127.0.0.1.","type":"string","minLength":1},"port":{"description":"TCP port; 0 picks a free one. Default 3080.","type":"integer","minimum":0,"maximum":65535},"dataDir":{"description":"Folder for the SQLite database (created when missing). Default .a2a-hub.","type":"string","minLength":1},"store":{"description":"Where tasks live: sqlite (durable, default) or memory (lost on exit; for tests).","type":"string","enum":["sqlite","memory"]},"publicUrl":{"description":"Base URL to put in agent cards instead of the one each request used, e.g. https://agents.example.com.","type":"string","format":"uri"},"trustProxy":{"description":"Derive card URLs from X-Forwarded-Proto and X-Forwarded-Host. Only behind a proxy you control. Default false.","type":"boolean"},"strictVersion":{"description":"Reject requests without an A2A-Version header with VersionNotSupported (-32009), as spec §3.6.2 reads. Default false: serve them as 1.0.","type":"boolean"},"bodyLimitBytes":{"description":"Largest request body accepted; raw file parts are base64, so allow for that. Default 10485760 (10 MiB).","type":"integer","minimum":1024},"rateLimit":{"description":"Per-source-address rate limit of the A2A endpoints, or false to turn it off. Default 200 per second with bursts of 400.","anyOf":[{"$ref":"#/$defs/RateLimitConfig"},{"const":false}]},"cardMaxAgeSeconds":{"description":"Cache-Control max-age of agent cards. Default 300.","type":"integer","minimum":0},"shutdownGraceMs":{"description":"How long running tasks may finish after SIGINT/SIGTERM before they are failed. Default 10000.","type":"integer","minimum":0},"sessionIdleMs":{"description":"A conversation's live session is released after this long without activity. Default 1800000 (30 min).","type":"integer","minimum":1000},"sseHeartbeatMs":{"description":"Interval of the SSE keep-alive comments on open streams. Default 15000.","type":"integer","minimum":10},"selfCheck":{"description":"Validate every response against the generated schemas before sending and log any that fails. Default true.","type":"boolean"},"logLevel":{"description":"pino log level. Default info.","type":"string","enum":["fatal","error","warn","info","debug","trace","silent"]},"provider":{"description":"The AgentProvider put on every card.","$ref":"#/$defs/ProviderConfig"},"outbound":{"description":"How the hub reaches remote agents through outbound connections. Default: the client's URL policy and reconnects after 1 s, doubling up to 60 s.","$ref":"#/$defs/OutboundSettings"}},"additionalProperties":false};
+const schema32 = {"title":"HubConfig","description":"Settings of one a2a-hub process. Every member is optional; the defaults are documented on each.","type":"object","properties":{"host":{"description":"Address to listen on. Default 127.0.0.1.","type":"string","minLength":1},"port":{"description":"TCP port; 0 picks a free one. Default 3080.","type":"integer","minimum":0,"maximum":65535},"dataDir":{"description":"Folder for the SQLite database (created when missing). Default .a2a-hub.","type":"string","minLength":1},"store":{"description":"Where tasks live: sqlite (durable, default) or memory (lost on exit; for tests).","type":"string","enum":["sqlite","memory"]},"publicUrl":{"description":"Base URL to put in agent cards instead of the one each request used, e.g. https://agents.example.com.","type":"string","format":"uri"},"trustProxy":{"description":"Derive card URLs from X-Forwarded-Proto and X-Forwarded-Host. Only behind a proxy you control. Default false.","type":"boolean"},"strictVersion":{"description":"Reject requests without an A2A-Version header with VersionNotSupported (-32009), as spec §3.6.2 reads. Default false: serve them as 1.0.","type":"boolean"},"bodyLimitBytes":{"description":"Largest request body accepted; raw file parts are base64, so allow for that. Default 10485760 (10 MiB).","type":"integer","minimum":1024},"rateLimit":{"description":"Per-source-address rate limit of the A2A endpoints, or false to turn it off. Default 200 per second with bursts of 400.","anyOf":[{"$ref":"#/$defs/RateLimitConfig"},{"const":false}]},"cardMaxAgeSeconds":{"description":"Cache-Control max-age of agent cards. Default 300.","type":"integer","minimum":0},"shutdownGraceMs":{"description":"How long running tasks may finish after SIGINT/SIGTERM before they are failed. Default 10000.","type":"integer","minimum":0},"sessionIdleMs":{"description":"A conversation's live session is released after this long without activity. Default 1800000 (30 min).","type":"integer","minimum":1000},"maxSessions":{"description":"Most live sessions kept at once; past it, the least recently active idle session is released first (its tasks and context stay stored). Default 10000.","type":"integer","minimum":1},"sseHeartbeatMs":{"description":"Interval of the SSE keep-alive comments on open streams. Default 15000.","type":"integer","minimum":10},"selfCheck":{"description":"Validate every response against the generated schemas before sending and log any that fails. Default true.","type":"boolean"},"logLevel":{"description":"pino log level. Default info.","type":"string","enum":["fatal","error","warn","info","debug","trace","silent"]},"provider":{"description":"The AgentProvider put on every card.","$ref":"#/$defs/ProviderConfig"},"outbound":{"description":"How the hub reaches remote agents through outbound connections. Default: the client's URL policy and reconnects after 1 s, doubling up to 60 s.","$ref":"#/$defs/OutboundSettings"}},"additionalProperties":false};
 const schema33 = {"title":"RateLimitConfig","description":"A token bucket per source address.","type":"object","properties":{"perSecond":{"description":"Sustained requests per second.","type":"number","exclusiveMinimum":0},"burst":{"description":"Requests allowed at once above the sustained rate.","type":"integer","minimum":1}},"required":["perSecond","burst"],"additionalProperties":false};
 const schema34 = {"title":"ProviderConfig","description":"The organization that runs the hub, as AgentProvider.","type":"object","properties":{"organization":{"description":"Organization name.","type":"string","minLength":1},"url":{"description":"Its website.","type":"string","format":"uri"}},"required":["organization","url"],"additionalProperties":false};
 const func1 = Object.prototype.hasOwnProperty;
@@ -713,10 +713,10 @@ errors++;
 }
 }
 }
-if(data.sseHeartbeatMs !== undefined){
-let data14 = data.sseHeartbeatMs;
+if(data.maxSessions !== undefined){
+let data14 = data.maxSessions;
 if(!(((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14))) && (isFinite(data14)))){
-const err32 = {instancePath:instancePath+"/sseHeartbeatMs",schemaPath:"#/properties/sseHeartbeatMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err32 = {instancePath:instancePath+"/maxSessions",schemaPath:"#/properties/maxSessions/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -726,8 +726,8 @@ vErrors.push(err32);
 errors++;
 }
 if((typeof data14 == "number") && (isFinite(data14))){
-if(data14 < 10 || isNaN(data14)){
-const err33 = {instancePath:instancePath+"/sseHeartbeatMs",schemaPath:"#/properties/sseHeartbeatMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 10},message:"must be >= 10"};
+if(data14 < 1 || isNaN(data14)){
+const err33 = {instancePath:instancePath+"/maxSessions",schemaPath:"#/properties/maxSessions/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -738,9 +738,10 @@ errors++;
 }
 }
 }
-if(data.selfCheck !== undefined){
-if(typeof data.selfCheck !== "boolean"){
-const err34 = {instancePath:instancePath+"/selfCheck",schemaPath:"#/properties/selfCheck/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data.sseHeartbeatMs !== undefined){
+let data15 = data.sseHeartbeatMs;
+if(!(((typeof data15 == "number") && (!(data15 % 1) && !isNaN(data15))) && (isFinite(data15)))){
+const err34 = {instancePath:instancePath+"/sseHeartbeatMs",schemaPath:"#/properties/sseHeartbeatMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -749,11 +750,9 @@ vErrors.push(err34);
 }
 errors++;
 }
-}
-if(data.logLevel !== undefined){
-let data16 = data.logLevel;
-if(typeof data16 !== "string"){
-const err35 = {instancePath:instancePath+"/logLevel",schemaPath:"#/properties/logLevel/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if((typeof data15 == "number") && (isFinite(data15))){
+if(data15 < 10 || isNaN(data15)){
+const err35 = {instancePath:instancePath+"/sseHeartbeatMs",schemaPath:"#/properties/sseHeartbeatMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 10},message:"must be >= 10"};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -762,8 +761,11 @@ vErrors.push(err35);
 }
 errors++;
 }
-if(!(((((((data16 === "fatal") || (data16 === "error")) || (data16 === "warn")) || (data16 === "info")) || (data16 === "debug")) || (data16 === "trace")) || (data16 === "silent"))){
-const err36 = {instancePath:instancePath+"/logLevel",schemaPath:"#/properties/logLevel/enum",keyword:"enum",params:{allowedValues: schema32.properties.logLevel.enum},message:"must be equal to one of the allowed values"};
+}
+}
+if(data.selfCheck !== undefined){
+if(typeof data.selfCheck !== "boolean"){
+const err36 = {instancePath:instancePath+"/selfCheck",schemaPath:"#/properties/selfCheck/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -773,11 +775,10 @@ vErrors.push(err36);
 errors++;
 }
 }
-if(data.provider !== undefined){
-let data17 = data.provider;
-if(data17 && typeof data17 == "object" && !Array.isArray(data17)){
-if(data17.organization === undefined){
-const err37 = {instancePath:instancePath+"/provider",schemaPath:"#/$defs/ProviderConfig/required",keyword:"required",params:{missingProperty: "organization"},message:"must have required property '"+"organization"+"'"};
+if(data.logLevel !== undefined){
+let data17 = data.logLevel;
+if(typeof data17 !== "string"){
+const err37 = {instancePath:instancePath+"/logLevel",schemaPath:"#/properties/logLevel/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -786,8 +787,8 @@ vErrors.push(err37);
 }
 errors++;
 }
-if(data17.url === undefined){
-const err38 = {instancePath:instancePath+"/provider",schemaPath:"#/$defs/ProviderConfig/required",keyword:"required",params:{missingProperty: "url"},message:"must have required property '"+"url"+"'"};
+if(!(((((((data17 === "fatal") || (data17 === "error")) || (data17 === "warn")) || (data17 === "info")) || (data17 === "debug")) || (data17 === "trace")) || (data17 === "silent"))){
+const err38 = {instancePath:instancePath+"/logLevel",schemaPath:"#/properties/logLevel/enum",keyword:"enum",params:{allowedValues: schema32.properties.logLevel.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -796,9 +797,12 @@ vErrors.push(err38);
 }
 errors++;
 }
-for(const key2 in data17){
-if(!((key2 === "organization") || (key2 === "url"))){
-const err39 = {instancePath:instancePath+"/provider",schemaPath:"#/$defs/ProviderConfig/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
+}
+if(data.provider !== undefined){
+let data18 = data.provider;
+if(data18 && typeof data18 == "object" && !Array.isArray(data18)){
+if(data18.organization === undefined){
+const err39 = {instancePath:instancePath+"/provider",schemaPath:"#/$defs/ProviderConfig/required",keyword:"required",params:{missingProperty: "organization"},message:"must have required property '"+"organization"+"'"};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -807,12 +811,8 @@ vErrors.push(err39);
 }
 errors++;
 }
-}
-if(data17.organization !== undefined){
-let data18 = data17.organization;
-if(typeof data18 === "string"){
-if(func2(data18) < 1){
-const err40 = {instancePath:instancePath+"/provider/organization",schemaPath:"#/$defs/ProviderConfig/properties/organization/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data18.url === undefined){
+const err40 = {instancePath:instancePath+"/provider",schemaPath:"#/$defs/ProviderConfig/required",keyword:"required",params:{missingProperty: "url"},message:"must have required property '"+"url"+"'"};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -821,9 +821,9 @@ vErrors.push(err40);
 }
 errors++;
 }
-}
-else {
-const err41 = {instancePath:instancePath+"/provider/organization",schemaPath:"#/$defs/ProviderConfig/properties/organization/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key2 in data18){
+if(!((key2 === "organization") || (key2 === "url"))){
+const err41 = {instancePath:instancePath+"/provider",schemaPath:"#/$defs/ProviderConfig/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -833,11 +833,11 @@ vErrors.push(err41);
 errors++;
 }
 }
-if(data17.url !== undefined){
-let data19 = data17.url;
+if(data18.organization !== undefined){
+let data19 = data18.organization;
 if(typeof data19 === "string"){
-if(!(formats0(data19))){
-const err42 = {instancePath:instancePath+"/provider/url",schemaPath:"#/$defs/ProviderConfig/properties/url/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
+if(func2(data19) < 1){
+const err42 = {instancePath:instancePath+"/provider/organization",schemaPath:"#/$defs/ProviderConfig/properties/organization/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -848,7 +848,7 @@ errors++;
 }
 }
 else {
-const err43 = {instancePath:instancePath+"/provider/url",schemaPath:"#/$defs/ProviderConfig/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err43 = {instancePath:instancePath+"/provider/organization",schemaPath:"#/$defs/ProviderConfig/properties/organization/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -858,14 +858,39 @@ vErrors.push(err43);
 errors++;
 }
 }
-}
-else {
-const err44 = {instancePath:instancePath+"/provider",schemaPath:"#/$defs/ProviderConfig/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data18.url !== undefined){
+let data20 = data18.url;
+if(typeof data20 === "string"){
+if(!(formats0(data20))){
+const err44 = {instancePath:instancePath+"/provider/url",schemaPath:"#/$defs/ProviderConfig/properties/url/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
 if(vErrors === null){
 vErrors = [err44];
 }
 else {
 vErrors.push(err44);
+}
+errors++;
+}
+}
+else {
+const err45 = {instancePath:instancePath+"/provider/url",schemaPath:"#/$defs/ProviderConfig/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err45];
+}
+else {
+vErrors.push(err45);
+}
+errors++;
+}
+}
+}
+else {
+const err46 = {instancePath:instancePath+"/provider",schemaPath:"#/$defs/ProviderConfig/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err46];
+}
+else {
+vErrors.push(err46);
 }
 errors++;
 }
@@ -878,12 +903,12 @@ errors = vErrors.length;
 }
 }
 else {
-const err45 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err47 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err45];
+vErrors = [err47];
 }
 else {
-vErrors.push(err45);
+vErrors.push(err47);
 }
 errors++;
 }

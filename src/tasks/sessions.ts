@@ -20,15 +20,19 @@ export interface SessionSummary {
 /**
  * Live sessions, released after `idleMs` without activity (never while a task runs) or on
  * request. Releasing a session only drops its in-memory state; tasks and the context binding
- * stay in the store.
+ * stay in the store. At most `maxSessions` are kept: a flood of new contexts evicts the least
+ * recently active idle ones first, so memory stays bounded whatever the idle timeout.
  */
 export class SessionRegistry {
+  /** In order of last activity, oldest first: acquire moves a session to the end. */
   readonly #sessions = new Map<string, Session>();
   readonly #timer: NodeJS.Timeout;
+  #evicted = 0;
 
   constructor(
     private readonly idleMs: number,
     private readonly now: () => string,
+    private readonly maxSessions = Number.POSITIVE_INFINITY,
   ) {
     this.#timer = setInterval(() => this.releaseIdle(), Math.max(1000, Math.min(idleMs, 60_000)));
     this.#timer.unref();
@@ -39,11 +43,30 @@ export class SessionRegistry {
     let session = this.#sessions.get(key);
     const at = this.now();
     if (session === undefined) {
+      this.#makeRoom();
       session = { instanceId, contextId, createdAt: at, lastActiveAt: at, values: new Map(), activeTasks: new Set() };
-      this.#sessions.set(key, session);
+    } else {
+      this.#sessions.delete(key);
     }
+    this.#sessions.set(key, session);
     session.lastActiveAt = at;
     return session;
+  }
+
+  /** Sessions dropped because the cap was reached, since start. */
+  get evicted(): number {
+    return this.#evicted;
+  }
+
+  /** Evicts the least recently active idle session while the cap is reached; running ones stay. */
+  #makeRoom(): void {
+    if (this.#sessions.size < this.maxSessions) return;
+    for (const [key, session] of this.#sessions) {
+      if (this.#sessions.size < this.maxSessions) return;
+      if (session.activeTasks.size > 0) continue;
+      this.#sessions.delete(key);
+      this.#evicted += 1;
+    }
   }
 
   get(instanceId: string, contextId: string): Session | undefined {

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { SessionRegistry } from '../../src/tasks/sessions.js';
-import { stream, userMessage } from '../helpers/a2a-client.js';
+import { call, stream, userMessage } from '../helpers/a2a-client.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
 
 describe('sessions', () => {
@@ -22,6 +22,43 @@ describe('sessions', () => {
       expect(sessions.release('default', 'ctx-2')).toBe(true);
     } finally {
       sessions.close();
+    }
+  });
+});
+
+describe('the session cap', () => {
+  it('evicts the least recently active idle session when full, never a running one', () => {
+    const sessions = new SessionRegistry(60_000, () => '2026-01-01T00:00:00.000Z', 3);
+    try {
+      const oldest = sessions.acquire('default', 'c1');
+      oldest.activeTasks.add('running');
+      sessions.acquire('default', 'c2');
+      sessions.acquire('default', 'c3');
+      // c2 becomes the most recently used, so c3 is now the least recently active idle one.
+      sessions.acquire('default', 'c2');
+      sessions.acquire('default', 'c4');
+      expect(sessions.list().map((session) => session.contextId)).toEqual(['c1', 'c2', 'c4']);
+      expect(sessions.evicted).toBe(1);
+      // Only running sessions left to evict: the cap yields rather than drop one.
+      for (const contextId of ['c2', 'c4']) sessions.get('default', contextId)?.activeTasks.add('t');
+      sessions.acquire('default', 'c5');
+      expect(sessions.list()).toHaveLength(4);
+      expect(sessions.get('default', 'c1')).toBe(oldest);
+    } finally {
+      sessions.close();
+    }
+  });
+
+  it('holds a hub to maxSessions under a stream of new contexts', async () => {
+    const hub = await startTestHub({ maxSessions: 5 });
+    try {
+      for (let n = 0; n < 12; n += 1) await call(hub.endpoint, 'SendMessage', { message: userMessage(`new context ${n}`) });
+      expect(hub.sessions.list()).toHaveLength(5);
+      expect(hub.sessions.evicted).toBe(7);
+      // The evicted contexts' tasks are still there.
+      expect((await call(hub.endpoint, 'ListTasks', {})).totalSize).toBe(12);
+    } finally {
+      await hub.dispose();
     }
   });
 });
