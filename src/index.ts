@@ -1,4 +1,5 @@
-// The public API of a2a-hub as a library: start a hub, plug in agents, use the protocol core.
+// The public API of a2a-hub as a library: start a hub, plug in agents, use the protocol core,
+// call remote agents (client, remote turns, tools).
 export { startHub, type Hub, type HubOptions, type HubParts } from './hub.js';
 export { resolveConfig, DEFAULTS as CONFIG_DEFAULTS, type ResolvedHubConfig } from './config.js';
 export { PresetRegistry, type Preset } from './executors/presets.js';
@@ -9,3 +10,9 @@ export { checkValue, type Checked } from './protocol/validation.js';
 export { A2A_1_0 } from './protocol/a2a-schema.js';
 export { OperationError } from './inbound/operation-error.js';
 export type * as A2A from '../generated/a2a/1.0/types.js';
+export { A2AClient, A2ATransportError, assembleArtifacts, textOf, fetchAgentCard, type ConnectOptions, type StreamEvent } from './client/a2a-client.js';
+export { DEFAULT_URL_POLICY, UrlPolicyError, type UrlPolicy } from './client/url-policy.js';
+export { runRemoteTurn, type RemoteTurnOptions, type RemoteTurnResult } from './client/remote-run.js';
+export { ToolRegistry, ToolError, type ToolDefinition, type ToolResult } from './outbound/tool-registry.js';
+export { OutboundRegistry, type OutboundConnection } from './outbound/outbound-registry.js';
+export { RELAY_PRESET } from './executors/relay-preset.js';
