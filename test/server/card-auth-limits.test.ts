@@ -83,6 +83,23 @@ describe('agent cards', () => {
     cardOf(changed);
   });
 
+  it('a changed instance gets a new card and a new ETag at once (the rendered card is cached per agent)', async () => {
+    const created = hub.inbounds.create({ name: 'Before', description: 'renamed next', version: '1.0.0' });
+    try {
+      const url = `${hub.url}${created.endpointPath}/agent-card.json`;
+      const before = await send(url);
+      expect(cardOf(before).name).toBe('Before');
+      expect((await send(url)).headers.get('etag')).toBe(before.headers.get('etag'));
+      hub.inbounds.update(created.id, { name: 'After' });
+      const after = await send(url, { headers: { 'if-none-match': before.headers.get('etag') ?? '' } });
+      expect(after.status).toBe(200);
+      expect(cardOf(after).name).toBe('After');
+      expect(after.headers.get('etag')).not.toBe(before.headers.get('etag'));
+    } finally {
+      hub.inbounds.remove(created.id);
+    }
+  });
+
   it('the interface URL follows the Host header and ignores X-Forwarded-* by default', async () => {
     const plain = await nodeRequest(`${hub.url}/a2a/default/agent-card.json`, { headers: { Host: 'agents.example.test:8443' } });
     expect(interfaceUrl(plain)).toBe('http://agents.example.test:8443/a2a/default');
