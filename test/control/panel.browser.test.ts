@@ -21,6 +21,7 @@ describe.skipIf(!available)('the control panel in a browser', () => {
   const pageErrors: string[] = [];
   let inboundId = '';
   let cardPath = '';
+  let outboundId = '';
 
   const snapshot = async (): Promise<Snapshot> => (await (await fetch(`${hub.url}/a2a/api`)).json()) as Snapshot;
   const message = () => page.getByTestId('action-message');
@@ -118,6 +119,44 @@ describe.skipIf(!available)('the control panel in a browser', () => {
     await row().getByTestId('inbound-status').filter({ hasText: 'disabled' }).waitFor();
     await row().getByTestId('inbound-enable').waitFor();
     expect((await fetch(`${hub.url}${cardPath}`)).status).toBe(404);
+  });
+
+  it('previews a remote card and connects to it; the row shows it connected with its tools', async () => {
+    const cardUrl = `${hub.url}/a2a/default/agent-card.json`;
+    await page.getByLabel('Agent card URL').fill(cardUrl);
+    await page.getByTestId('connect-preview').click();
+    await page.getByTestId('connect-preview-skills').filter({ hasText: 'chat' }).waitFor();
+    expect((await snapshot()).outbounds).toEqual([]);
+    await page.getByLabel('Connection name').fill('self-echo');
+    await page.getByTestId('connect-submit').click();
+    await message().filter({ hasText: 'outbound connection "self-echo" created' }).waitFor();
+    const created = (await snapshot()).outbounds.find((outbound) => outbound.name === 'self-echo');
+    expect(created?.state).toBe('connected');
+    outboundId = created?.id ?? '';
+    await page.getByTestId(`outbound-row-${outboundId}`).getByTestId('outbound-state').filter({ hasText: 'connected' }).waitFor();
+  });
+
+  it('creates a relay instance in front of that connection', async () => {
+    expect(await page.getByTestId('create-relay').isVisible()).toBe(false);
+    await page.getByLabel('Preset', { exact: true }).selectOption('relay');
+    expect(await page.getByTestId('create-relay').isVisible()).toBe(true);
+    await page.getByTestId('create-relay').selectOption(outboundId);
+    await page.getByLabel('Name', { exact: true }).fill('panel-relay');
+    await page.getByLabel('Description', { exact: true }).fill('relays to self-echo');
+    await page.getByTestId('create-submit').click();
+    await message().filter({ hasText: 'inbound server "panel-relay" created' }).waitFor();
+    const relay = (await snapshot()).inbounds.find((inbound) => inbound.name === 'panel-relay');
+    expect(relay).toMatchObject({ preset: 'relay', relayTo: outboundId });
+    await page.getByLabel('Preset', { exact: true }).selectOption('echo');
+    expect(await page.getByTestId('create-relay').isVisible()).toBe(false);
+  });
+
+  it('disables the connection from its row', async () => {
+    const outboundRow = page.getByTestId(`outbound-row-${outboundId}`);
+    await outboundRow.getByTestId('outbound-disable').click();
+    await message().filter({ hasText: 'disabled' }).waitFor();
+    await outboundRow.getByTestId('outbound-state').filter({ hasText: 'disabled' }).waitFor();
+    expect((await snapshot()).outbounds[0]?.state).toBe('disabled');
   });
 
   it('saves a screenshot of the page as a test artifact', async () => {
