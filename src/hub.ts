@@ -78,9 +78,10 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
   const sessions = new SessionRegistry(config.sessionIdleMs, now, config.maxSessions);
   const presets = options.presets ?? new PresetRegistry();
   const recovered = TaskRuntime.recover(store, now);
-  const runtime = new TaskRuntime({ store, channels, sessions, now, log });
   if (recovered.length > 0) log('warn', 'settled tasks left running by an earlier process as FAILED', { count: recovered.length });
   const outbounds = new OutboundRegistry({ store, now, log, ...(options.env ? { env: options.env } : {}), ...(config.outbound ? { settings: config.outbound } : {}) });
+  const tools = new ToolRegistry(outbounds);
+  const runtime = new TaskRuntime({ store, channels, sessions, now, log, tools });
   // The relay preset reads an instance's relayTo when a message arrives; the registry that
   // holds it is created next, because it checks instances against the presets.
   const relayTargets: { of: (instanceId: string) => string | undefined } = { of: () => undefined };
@@ -97,7 +98,6 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
   });
   relayTargets.of = (id) => inbounds.get(id)?.relayTo;
   inbounds.ensureDefault();
-  const tools = new ToolRegistry(outbounds);
   const rateLimiter = config.rateLimit === false ? undefined : new RateLimiter(config.rateLimit);
   const streams = new StreamTracker();
   const parts: HubParts = { config, store, runtime, channels, sessions, inbounds, outbounds, tools, presets, rateLimiter, streams, log };

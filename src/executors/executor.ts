@@ -39,6 +39,18 @@ export interface ExecutionRequest {
   readonly acceptedOutputModes: readonly string[];
   /** State kept for the conversation (instance, contextId) across messages and tasks. */
   readonly session: SessionState;
+  /**
+   * The tools made of the connected remote agents' skills (docs/outbound.md). Calls are made on
+   * behalf of this conversation, so the remote sees one conversation per local one, and abort
+   * with the task.
+   */
+  readonly tools: ExecutorTools;
+}
+
+/** What an executor sees of the tool registry. */
+export interface ExecutorTools {
+  list(): readonly { readonly name: string; readonly description: string; readonly inputSchema: object }[];
+  call(name: string, args: { readonly prompt: string; readonly taskId?: string }): Promise<{ readonly text: string; readonly state: string; readonly taskId?: string }>;
 }
 
 export interface SessionState {

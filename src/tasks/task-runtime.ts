@@ -7,7 +7,8 @@ import {
 } from '../../generated/a2a/1.0/errors.js';
 import { canTransition, isInterruptedState, isTerminalState } from '../../generated/a2a/1.0/task-states.js';
 import type { Message, SendMessageRequest, Task, TaskState, TaskStatus } from '../../generated/a2a/1.0/types.js';
-import { textOf, type AgentExecutor, type ArtifactChunk, type Content, type ExecutionEvents, type ExecutionRequest } from '../executors/executor.js';
+import { textOf, type AgentExecutor, type ArtifactChunk, type Content, type ExecutionEvents, type ExecutionRequest, type ExecutorTools } from '../executors/executor.js';
+import type { ToolRegistry } from '../outbound/tool-registry.js';
 import type { TaskInfo, TaskStore, TaskView } from '../store/task-store.js';
 import type { TaskContent } from '../store/task-view.js';
 import { agentMessage, artifactFrame, artifactOf, status, statusFrame } from './frames.js';
@@ -43,6 +44,8 @@ export interface RuntimeDeps {
   readonly sessions: SessionRegistry;
   readonly now: () => string;
   readonly log?: (level: 'warn' | 'error', message: string, details?: Record<string, unknown>) => void;
+  /** The tools executors may call; none without it. */
+  readonly tools?: Pick<ToolRegistry, 'list' | 'call'>;
 }
 
 /** One run of an executor on one task (a new task, or an interrupted one resumed). */
@@ -317,7 +320,7 @@ export class TaskRuntime {
 
   #launch(
     instance: RuntimeInstance,
-    run: Omit<ExecutionRequest, 'instanceId' | 'text' | 'session'> & { onMaterialize?: () => void; onReply?: (message: Message) => void },
+    run: Omit<ExecutionRequest, 'instanceId' | 'text' | 'session' | 'tools'> & { onMaterialize?: () => void; onReply?: (message: Message) => void },
     state: TaskState = 'TASK_STATE_SUBMITTED',
   ): void {
     const session = this.#deps.sessions.acquire(instance.id, run.contextId);
@@ -340,7 +343,13 @@ export class TaskRuntime {
       run.onMaterialize?.();
     };
     const events = this.#events(execution, ensureTask, run.onReply);
-    const request: ExecutionRequest = { ...run, instanceId: instance.id, text: textOf(run.message), session };
+    const request: ExecutionRequest = {
+      ...run,
+      instanceId: instance.id,
+      text: textOf(run.message),
+      session,
+      tools: this.#toolsFor(`${instance.id}/${run.contextId}`, execution.controller.signal),
+    };
     Promise.resolve()
       .then(() => instance.executor.execute(request, events, execution.controller.signal))
       .then(
@@ -412,6 +421,17 @@ export class TaskRuntime {
       ],
     });
     return artifactId;
+  }
+
+  #toolsFor(callerId: string, signal: AbortSignal): ExecutorTools {
+    const tools = this.#deps.tools;
+    return {
+      list: () => tools?.list() ?? [],
+      call: (name, args) => {
+        if (tools === undefined) return Promise.reject(new Error(`no tool is named ${name}: this hub has no tool registry`));
+        return tools.call(name, args, { callerId, signal });
+      },
+    };
   }
 
   /** Moves a running task to `state`, if the state machine allows it. */
