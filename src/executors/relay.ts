@@ -1,3 +1,4 @@
+import { isInterruptedState } from '../../generated/a2a/1.0/task-states.js';
 import type { Message, SendMessageRequest } from '../../generated/a2a/1.0/types.js';
 import { runRemoteTurn } from '../client/remote-run.js';
 import type { OutboundConnection } from '../outbound/outbound-registry.js';
@@ -11,6 +12,7 @@ export interface RelayDeps {
   /** Durable key/value storage (the store's meta table). */
   readonly get: (key: string) => string | undefined;
   readonly set: (key: string, value: string) => void;
+  readonly delete: (key: string) => void;
 }
 
 interface RemoteIds {
@@ -23,8 +25,8 @@ interface RemoteIds {
  * of one outbound connection, and the local task mirrors the remote one (states, status
  * messages, artifacts, streamed through as they come). The local side keeps what the hub adds:
  * its auth, rate limit, durable tasks and replay. A local cancel aborts the turn, which cancels
- * the remote task. The remote task and context ids are stored, so that a task waiting for input
- * can be continued after a restart.
+ * the remote task. The remote context of each local context, and the remote ids of a task
+ * waiting for input, are stored, so that both survive a restart.
  */
 export function relayExecutor(deps: RelayDeps): AgentExecutor {
   return {
@@ -43,10 +45,8 @@ export function relayExecutor(deps: RelayDeps): AgentExecutor {
       }
       const remoteContextId = earlier?.contextId ?? deps.get(contextKey);
       const mirror = new RemoteTaskMirror(events, target.redact, request.task.artifacts ?? []);
-      let remember = (ids: RemoteIds): void => {
-        deps.set(taskKey, JSON.stringify(ids));
-        if (ids.contextId !== '') deps.set(contextKey, ids.contextId);
-        remember = () => undefined;
+      const rememberContext = (contextId: string | undefined): void => {
+        if (contextId !== undefined && contextId !== '' && contextId !== remoteContextId) deps.set(contextKey, contextId);
       };
       const outgoing: SendMessageRequest = {
         message: remoteMessage(request.message, earlier?.taskId, remoteContextId),
@@ -57,18 +57,18 @@ export function relayExecutor(deps: RelayDeps): AgentExecutor {
         const outcome = await runRemoteTurn(target.client, outgoing, {
           signal: scope,
           stream: target.card.capabilities.streaming === true,
-          onFrame: (frame) => {
-            const task = frame.task ?? frame.statusUpdate ?? frame.artifactUpdate;
-            if (task !== undefined) remember(idsOf(task));
-            mirror.frame(frame);
-          },
+          onFrame: (frame) => mirror.frame(frame),
         });
         if (signal.aborted) return;
         if (outcome.task !== undefined) {
-          remember(idsOf(outcome.task));
+          rememberContext(outcome.task.contextId);
+          // Only a task waiting for input or authentication can be continued: keep its remote
+          // ids until then, and no longer.
+          if (isInterruptedState(outcome.task.status.state)) deps.set(taskKey, JSON.stringify({ taskId: outcome.task.id, contextId: outcome.task.contextId }));
+          else if (earlier !== undefined) deps.delete(taskKey);
           mirror.settle(outcome.task);
         } else if (outcome.message !== undefined) {
-          if (outcome.message.contextId !== undefined && outcome.message.contextId !== '') deps.set(contextKey, outcome.message.contextId);
+          rememberContext(outcome.message.contextId);
           // Before any task event this answers the client with a Message too; after, it completes the task.
           events.reply(outcome.message.parts);
         }
@@ -91,10 +91,6 @@ function remoteMessage(local: Message, remoteTaskId: string | undefined, remoteC
     ...(remoteTaskId === undefined ? {} : { taskId: remoteTaskId }),
     ...(remoteContextId === undefined ? {} : { contextId: remoteContextId }),
   };
-}
-
-function idsOf(task: { readonly id?: string; readonly taskId?: string; readonly contextId?: string }): RemoteIds {
-  return { taskId: task.id ?? task.taskId ?? '', contextId: task.contextId ?? '' };
 }
 
 function parseIds(stored: string | undefined): RemoteIds | undefined {

@@ -253,6 +253,10 @@ export class MemoryTaskStore implements TaskStore {
     this.state.meta.set(key, value);
   }
 
+  deleteMeta(key: string): void {
+    this.state.meta.delete(key);
+  }
+
   close(): void {
     this.state = emptyState();
   }

@@ -143,6 +143,7 @@ function prepareStatements(db: Database.Database) {
     deleteOutbound: db.prepare<[string]>('DELETE FROM outbounds WHERE id = ?'),
     getMeta: db.prepare<[string], string>('SELECT value FROM meta WHERE key = ?').pluck(),
     setMeta: db.prepare<[string, string]>('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value'),
+    deleteMeta: db.prepare<[string]>('DELETE FROM meta WHERE key = ?'),
   };
 }
 
@@ -439,6 +440,10 @@ export class SqliteTaskStore implements TaskStore {
 
   setMeta(key: string, value: string): void {
     this.sql.setMeta.run(key, value);
+  }
+
+  deleteMeta(key: string): void {
+    this.sql.deleteMeta.run(key);
   }
 
   close(): void {

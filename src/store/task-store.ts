@@ -107,6 +107,7 @@ export interface TaskStore {
   /** A small key/value area for the hub's own flags (e.g. that first-start setup ran). */
   getMeta(key: string): string | undefined;
   setMeta(key: string, value: string): void;
+  deleteMeta(key: string): void;
 
   close(): void;
 }

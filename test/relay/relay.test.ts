@@ -96,11 +96,16 @@ describe('the relay preset', () => {
     const first = await call(relayEndpoint, 'SendMessage', { message: userMessage('::input-required\nfirst') });
     const local = first.task as Task;
     expect(local.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+    const relayInstance = new URL(relayEndpoint).pathname.split('/').at(-1) ?? '';
+    expect(JSON.parse(gateway.store.getMeta(`relay.task.${relayInstance}.${local.id}`) ?? '{}')).toMatchObject({ taskId: expect.any(String) as string });
     expect(local.status.message?.parts[0]?.text).toMatch(/needs more input/);
     const second = await call(relayEndpoint, 'SendMessage', { message: userMessage('the answer', { taskId: local.id, contextId: local.contextId }) });
     expect(second.task?.id).toBe(local.id);
     expect(second.task?.status.state).toBe('TASK_STATE_COMPLETED');
     expect(artifactText(second.task as Task)).toContain('echo: the answer');
+    // The remote ids were kept while the task waited, and are gone now that it has ended.
+    const relayId = new URL(relayEndpoint).pathname.split('/').at(-1) ?? '';
+    expect(gateway.store.getMeta(`relay.task.${relayId}.${local.id}`)).toBeUndefined();
     // One remote task served both turns.
     const remoteTask = (await call(`${remote.url}/a2a/default`, 'ListTasks', { pageSize: 1 })).tasks[0];
     expect(remoteTask?.status.state).toBe('TASK_STATE_COMPLETED');

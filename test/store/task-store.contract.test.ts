@@ -374,11 +374,14 @@ describe.each(IMPLEMENTATIONS)('$name', ({ open }) => {
       expect(store.loadInstances()).toStrictEqual([{ id: 'b', config: { skills: [] } }]);
     });
 
-    it('keeps a small key/value area', () => {
+    it('keeps a small key/value area, whose keys can be deleted', () => {
       expect(store.getMeta('setup')).toBeUndefined();
       store.setMeta('setup', 'done');
       store.setMeta('setup', 'again');
       expect(store.getMeta('setup')).toBe('again');
+      store.deleteMeta('setup');
+      store.deleteMeta('never-set');
+      expect(store.getMeta('setup')).toBeUndefined();
     });
   });
 
