@@ -64,7 +64,7 @@ export function pageQuery(request: ListRequest, asOf: number): SqlQuery {
     SELECT id, ts FROM (
       SELECT t.id AS id, s.ts AS ts FROM tasks t
       JOIN task_status s ON s.version = (
-        SELECT max(version) FROM task_status WHERE task_id = t.id AND version <= @asOf
+        SELECT max(version) FROM task_status WHERE task_key = t.key AND version <= @asOf
       )
       WHERE ${changed.join(' AND ')} AND t.status_version > @asOf
     )

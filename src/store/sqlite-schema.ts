@@ -101,6 +101,92 @@ export const MIGRATIONS: readonly string[] = [
     config_json TEXT NOT NULL
   );
   `,
+  `
+  -- Task rows get an integer key, and every table that belongs to a task is keyed by it
+  -- instead of the task's UUID: a new task's rows then go at the end of each B-tree instead
+  -- of anywhere in it, which made an insert touch (and, once the file outgrew the page
+  -- cache, read) a page of its own. The UUID stays the task's identity, in a unique index.
+  PRAGMA defer_foreign_keys = ON;
+
+  CREATE TABLE tasks_v3 (
+    key            INTEGER PRIMARY KEY,
+    id             TEXT NOT NULL UNIQUE,
+    instance_id    TEXT NOT NULL,
+    context_id     TEXT NOT NULL,
+    skill          TEXT NOT NULL,
+    created_at     TEXT NOT NULL,
+    metadata_json  TEXT,
+    state          TEXT NOT NULL,
+    status_json    TEXT NOT NULL,
+    status_ts      INTEGER NOT NULL,
+    status_version INTEGER NOT NULL
+  );
+  INSERT INTO tasks_v3 (id, instance_id, context_id, skill, created_at, metadata_json, state, status_json, status_ts, status_version)
+    SELECT id, instance_id, context_id, skill, created_at, metadata_json, state, status_json, status_ts, status_version FROM tasks ORDER BY rowid;
+
+  CREATE TABLE task_status_v3 (
+    version     INTEGER PRIMARY KEY,
+    task_key    INTEGER NOT NULL REFERENCES tasks_v3 (key),
+    state       TEXT NOT NULL,
+    status_json TEXT NOT NULL,
+    ts          INTEGER NOT NULL
+  );
+  INSERT INTO task_status_v3 SELECT s.version, t.key, s.state, s.status_json, s.ts FROM task_status s JOIN tasks_v3 t ON t.id = s.task_id;
+
+  CREATE TABLE task_messages_v3 (
+    task_key     INTEGER NOT NULL REFERENCES tasks_v3 (key),
+    seq          INTEGER NOT NULL,
+    message_json TEXT NOT NULL,
+    PRIMARY KEY (task_key, seq)
+  );
+  INSERT INTO task_messages_v3 SELECT t.key, m.seq, m.message_json FROM task_messages m JOIN tasks_v3 t ON t.id = m.task_id;
+
+  CREATE TABLE task_artifacts_v3 (
+    task_key    INTEGER NOT NULL REFERENCES tasks_v3 (key),
+    artifact_id TEXT NOT NULL,
+    ord         INTEGER NOT NULL,
+    meta_json   TEXT NOT NULL,
+    PRIMARY KEY (task_key, artifact_id)
+  );
+  INSERT INTO task_artifacts_v3 SELECT t.key, a.artifact_id, a.ord, a.meta_json FROM task_artifacts a JOIN tasks_v3 t ON t.id = a.task_id;
+
+  CREATE TABLE artifact_parts_v3 (
+    task_key    INTEGER NOT NULL,
+    artifact_id TEXT NOT NULL,
+    seq         INTEGER NOT NULL,
+    part_json   TEXT NOT NULL,
+    PRIMARY KEY (task_key, artifact_id, seq),
+    FOREIGN KEY (task_key, artifact_id) REFERENCES task_artifacts_v3 (task_key, artifact_id)
+  );
+  INSERT INTO artifact_parts_v3 SELECT t.key, p.artifact_id, p.seq, p.part_json FROM artifact_parts p JOIN tasks_v3 t ON t.id = p.task_id;
+
+  CREATE TABLE task_events_v3 (
+    task_key   INTEGER NOT NULL REFERENCES tasks_v3 (key),
+    seq        INTEGER NOT NULL,
+    frame_json TEXT NOT NULL,
+    PRIMARY KEY (task_key, seq)
+  );
+  INSERT INTO task_events_v3 SELECT t.key, e.seq, e.frame_json FROM task_events e JOIN tasks_v3 t ON t.id = e.task_id;
+
+  DROP TABLE artifact_parts;
+  DROP TABLE task_artifacts;
+  DROP TABLE task_events;
+  DROP TABLE task_messages;
+  DROP TABLE task_status;
+  DROP TABLE tasks;
+  ALTER TABLE tasks_v3 RENAME TO tasks;
+  ALTER TABLE task_status_v3 RENAME TO task_status;
+  ALTER TABLE task_messages_v3 RENAME TO task_messages;
+  ALTER TABLE task_artifacts_v3 RENAME TO task_artifacts;
+  ALTER TABLE artifact_parts_v3 RENAME TO artifact_parts;
+  ALTER TABLE task_events_v3 RENAME TO task_events;
+
+  CREATE INDEX tasks_by_time ON tasks (instance_id, status_ts DESC, id DESC);
+  CREATE INDEX tasks_by_context ON tasks (instance_id, context_id, status_ts DESC, id DESC);
+  CREATE INDEX tasks_by_state ON tasks (instance_id, state, status_ts DESC, id DESC);
+  CREATE INDEX tasks_by_version ON tasks (instance_id, status_version);
+  CREATE INDEX task_status_by_task ON task_status (task_key, version);
+  `,
 ];
 
 /** The schema version this code writes. */

@@ -30,6 +30,8 @@ import { historyLimit, toWireTask, wantsArtifacts } from './task-view.js';
 import { millisToTimestamp, statusMillis, timestampMillis } from './timestamps.js';
 
 interface TaskRow {
+  /** Integer key the task's other rows are filed under (schema 3). */
+  readonly key: number;
   readonly id: string;
   readonly instance_id: string;
   readonly context_id: string;
@@ -55,65 +57,66 @@ type Bindings = Readonly<Record<string, string | number>>;
 function prepareStatements(db: Database.Database) {
   return {
     task: db.prepare<[string], TaskRow>('SELECT * FROM tasks WHERE id = ?'),
-    insertTask: db.prepare<[TaskRow]>(
+    insertTask: db.prepare<[Omit<TaskRow, 'key'>]>(
       `INSERT INTO tasks (id, instance_id, context_id, skill, created_at, metadata_json, state, status_json, status_ts, status_version)
        VALUES (@id, @instance_id, @context_id, @skill, @created_at, @metadata_json, @state, @status_json, @status_ts, @status_version)`,
     ),
     watermark: db.prepare<[], number>('SELECT coalesce(max(version), 0) FROM task_status').pluck(),
-    insertStatus: db.prepare<[number, string, TaskState, string, number]>(
-      'INSERT INTO task_status (version, task_id, state, status_json, ts) VALUES (?, ?, ?, ?, ?)',
+    insertStatus: db.prepare<[number, number, TaskState, string, number]>(
+      'INSERT INTO task_status (version, task_key, state, status_json, ts) VALUES (?, ?, ?, ?, ?)',
     ),
-    statusTs: db.prepare<[string], number>('SELECT status_ts FROM tasks WHERE id = ?').pluck(),
-    updateStatus: db.prepare<[TaskState, string, number, number, string]>(
-      'UPDATE tasks SET state = ?, status_json = ?, status_ts = ?, status_version = ? WHERE id = ?',
+    keyOf: db.prepare<[string], number>('SELECT key FROM tasks WHERE id = ?').pluck(),
+    statusTs: db.prepare<[number], number>('SELECT status_ts FROM tasks WHERE key = ?').pluck(),
+    updateStatus: db.prepare<[TaskState, string, number, number, number]>(
+      'UPDATE tasks SET state = ?, status_json = ?, status_ts = ?, status_version = ? WHERE key = ?',
     ),
     unfinished: db.prepare<TaskState[], TaskRow>(
       `SELECT * FROM tasks WHERE state IN (${[...ACTIVE_STATES].map(() => '?').join(', ')}) ORDER BY rowid`,
     ),
 
-    insertMessage: db.prepare<[{ task: string; json: string }]>(
-      `INSERT INTO task_messages (task_id, seq, message_json)
-       SELECT @task, coalesce(max(seq), 0) + 1, @json FROM task_messages WHERE task_id = @task`,
+    insertMessage: db.prepare<[{ task: number; json: string }]>(
+      `INSERT INTO task_messages (task_key, seq, message_json)
+       SELECT @task, coalesce(max(seq), 0) + 1, @json FROM task_messages WHERE task_key = @task`,
     ),
-    messages: db.prepare<[string], string>('SELECT message_json FROM task_messages WHERE task_id = ? ORDER BY seq').pluck(),
+    messages: db.prepare<[number], string>('SELECT message_json FROM task_messages WHERE task_key = ? ORDER BY seq').pluck(),
     lastMessages: db
-      .prepare<[string, number], string>(
+      .prepare<[number, number], string>(
         `SELECT message_json FROM (
-           SELECT seq, message_json FROM task_messages WHERE task_id = ? ORDER BY seq DESC LIMIT ?
+           SELECT seq, message_json FROM task_messages WHERE task_key = ? ORDER BY seq DESC LIMIT ?
          ) ORDER BY seq`,
       )
       .pluck(),
 
-    artifactHeader: db.prepare<[string, string], string>('SELECT meta_json FROM task_artifacts WHERE task_id = ? AND artifact_id = ?').pluck(),
-    insertArtifact: db.prepare<[{ task: string; artifact: string; meta: string }]>(
-      `INSERT INTO task_artifacts (task_id, artifact_id, ord, meta_json)
-       SELECT @task, @artifact, coalesce(max(ord), 0) + 1, @meta FROM task_artifacts WHERE task_id = @task`,
+    artifactHeader: db.prepare<[number, string], string>('SELECT meta_json FROM task_artifacts WHERE task_key = ? AND artifact_id = ?').pluck(),
+    insertArtifact: db.prepare<[{ task: number; artifact: string; meta: string }]>(
+      `INSERT INTO task_artifacts (task_key, artifact_id, ord, meta_json)
+       SELECT @task, @artifact, coalesce(max(ord), 0) + 1, @meta FROM task_artifacts WHERE task_key = @task`,
     ),
-    updateArtifactHeader: db.prepare<[string, string, string]>('UPDATE task_artifacts SET meta_json = ? WHERE task_id = ? AND artifact_id = ?'),
-    deleteParts: db.prepare<[string, string]>('DELETE FROM artifact_parts WHERE task_id = ? AND artifact_id = ?'),
-    insertPart: db.prepare<[string, string, number, string]>('INSERT INTO artifact_parts (task_id, artifact_id, seq, part_json) VALUES (?, ?, ?, ?)'),
-    appendPart: db.prepare<[{ task: string; artifact: string; json: string }]>(
-      `INSERT INTO artifact_parts (task_id, artifact_id, seq, part_json)
-       SELECT @task, @artifact, coalesce(max(seq), 0) + 1, @json FROM artifact_parts WHERE task_id = @task AND artifact_id = @artifact`,
+    updateArtifactHeader: db.prepare<[string, number, string]>('UPDATE task_artifacts SET meta_json = ? WHERE task_key = ? AND artifact_id = ?'),
+    deleteParts: db.prepare<[number, string]>('DELETE FROM artifact_parts WHERE task_key = ? AND artifact_id = ?'),
+    insertPart: db.prepare<[number, string, number, string]>('INSERT INTO artifact_parts (task_key, artifact_id, seq, part_json) VALUES (?, ?, ?, ?)'),
+    appendPart: db.prepare<[{ task: number; artifact: string; json: string }]>(
+      `INSERT INTO artifact_parts (task_key, artifact_id, seq, part_json)
+       SELECT @task, @artifact, coalesce(max(seq), 0) + 1, @json FROM artifact_parts WHERE task_key = @task AND artifact_id = @artifact`,
     ),
-    artifacts: db.prepare<[string], ArtifactRow>(
+    artifacts: db.prepare<[number], ArtifactRow>(
       `SELECT a.artifact_id, a.meta_json, p.part_json FROM task_artifacts a
-       LEFT JOIN artifact_parts p ON p.task_id = a.task_id AND p.artifact_id = a.artifact_id
-       WHERE a.task_id = ? ORDER BY a.ord, p.seq`,
+       LEFT JOIN artifact_parts p ON p.task_key = a.task_key AND p.artifact_id = a.artifact_id
+       WHERE a.task_key = ? ORDER BY a.ord, p.seq`,
     ),
 
     insertEvent: db
-      .prepare<[{ task: string; frame: string }], number>(
-        `INSERT INTO task_events (task_id, seq, frame_json)
-         SELECT @task, coalesce(max(seq), 0) + 1, @frame FROM task_events WHERE task_id = @task
+      .prepare<[{ task: number; frame: string }], number>(
+        `INSERT INTO task_events (task_key, seq, frame_json)
+         SELECT @task, coalesce(max(seq), 0) + 1, @frame FROM task_events WHERE task_key = @task
          RETURNING seq`,
       )
       .pluck(),
-    pruneEvents: db.prepare<[string, number]>('DELETE FROM task_events WHERE task_id = ? AND seq <= ?'),
-    eventsAfter: db.prepare<[string, number], { seq: number; frame_json: string }>(
-      'SELECT seq, frame_json FROM task_events WHERE task_id = ? AND seq > ? ORDER BY seq',
+    pruneEvents: db.prepare<[number, number]>('DELETE FROM task_events WHERE task_key = ? AND seq <= ?'),
+    eventsAfter: db.prepare<[number, number], { seq: number; frame_json: string }>(
+      'SELECT seq, frame_json FROM task_events WHERE task_key = ? AND seq > ? ORDER BY seq',
     ),
-    lastEventSeq: db.prepare<[string], number>('SELECT coalesce(max(seq), 0) FROM task_events WHERE task_id = ?').pluck(),
+    lastEventSeq: db.prepare<[number], number>('SELECT coalesce(max(seq), 0) FROM task_events WHERE task_key = ?').pluck(),
 
     idempotent: db.prepare<[string, string], { task_id: string | null; message_json: string | null }>(
       'SELECT task_id, message_json FROM idempotency WHERE instance_id = ? AND message_id = ?',
@@ -204,6 +207,10 @@ export class SqliteTaskStore implements TaskStore {
         if (result instanceof Promise) throw new TypeError('transaction work must be synchronous');
         this.#writeDeferredStatuses();
         return result;
+      } catch (error) {
+        // Rolled back: the keys of tasks it created are free again, and SQLite hands them out anew.
+        for (const taskId of this.#createdInTransaction) this.#keys.delete(taskId);
+        throw error;
       } finally {
         this.#deferredStatuses.clear();
         this.#createdInTransaction.clear();
@@ -238,7 +245,7 @@ export class SqliteTaskStore implements TaskStore {
     this.transaction(() => {
       const status = toJson(task.status);
       const ts = statusMillis(task.status, timestampMillis(task.createdAt));
-      const row: TaskRow = {
+      const row: Omit<TaskRow, 'key'> = {
         id: task.id,
         instance_id: task.instanceId,
         context_id: task.contextId,
@@ -250,10 +257,12 @@ export class SqliteTaskStore implements TaskStore {
         status_ts: ts,
         status_version: this.nextVersion(),
       };
-      mapConstraintErrors(() => this.sql.insertTask.run(row), { primaryKey: () => new DuplicateKeyError(`task ${task.id} already exists`) });
-      this.sql.insertStatus.run(row.status_version, row.id, row.state, status, ts);
+      const { lastInsertRowid } = mapConstraintErrors(() => this.sql.insertTask.run(row), { unique: () => new DuplicateKeyError(`task ${task.id} already exists`) });
+      const key = Number(lastInsertRowid);
+      this.#rememberKey(task.id, key);
+      this.sql.insertStatus.run(row.status_version, key, row.state, status, ts);
       this.#createdInTransaction.add(task.id);
-      this.sql.insertMessage.run({ task: task.id, json: toJson(task.message) });
+      this.sql.insertMessage.run({ task: key, json: toJson(task.message) });
     });
   }
 
@@ -262,7 +271,7 @@ export class SqliteTaskStore implements TaskStore {
     const row = this.sql.task.get(taskId);
     if (row === undefined || row.instance_id !== instanceId) return undefined;
     const limit = historyLimit(view);
-    const history = limit === undefined ? this.sql.messages.all(taskId) : limit === 0 ? [] : this.sql.lastMessages.all(taskId, limit);
+    const history = limit === undefined ? this.sql.messages.all(row.key) : limit === 0 ? [] : this.sql.lastMessages.all(row.key, limit);
     return toWireTask(
       {
         id: row.id,
@@ -270,7 +279,7 @@ export class SqliteTaskStore implements TaskStore {
         status: fromJson<TaskStatus>(row.status_json),
         metadata: row.metadata_json === null ? undefined : fromJson<Record<string, unknown>>(row.metadata_json),
         history: history.map((json) => fromJson<Message>(json)),
-        artifacts: wantsArtifacts(view) ? this.artifacts(taskId) : [],
+        artifacts: wantsArtifacts(view) ? this.artifacts(row.key) : [],
       },
       view,
     );
@@ -307,9 +316,7 @@ export class SqliteTaskStore implements TaskStore {
     if (this.db.inTransaction) {
       // Reads inside the transaction must still see it (getTask flushes), and an unknown
       // task must fail here, at its call, not at the end of someone else's batch.
-      if (!this.#deferredStatuses.has(taskId) && !this.#createdInTransaction.has(taskId) && this.sql.statusTs.get(taskId) === undefined) {
-        throw new UnknownTaskError(taskId);
-      }
+      if (!this.#deferredStatuses.has(taskId) && !this.#createdInTransaction.has(taskId)) this.#keyOf(taskId);
       this.#deferredStatuses.set(taskId, status);
       return;
     }
@@ -317,31 +324,29 @@ export class SqliteTaskStore implements TaskStore {
   }
 
   appendMessage(taskId: string, message: Message): void {
-    // The foreign key finds an unknown task without a SELECT of our own.
-    mapConstraintErrors(() => this.sql.insertMessage.run({ task: taskId, json: toJson(message) }), { foreignKey: () => new UnknownTaskError(taskId) });
+    this.sql.insertMessage.run({ task: this.#keyOf(taskId), json: toJson(message) });
   }
 
   putArtifact(taskId: string, artifact: Artifact, append: boolean): void {
     this.transaction(() => {
+      const key = this.#keyOf(taskId);
       const { artifactId } = artifact;
-      const stored = this.sql.artifactHeader.get(taskId, artifactId);
+      const stored = this.sql.artifactHeader.get(key, artifactId);
       if (stored === undefined) {
-        mapConstraintErrors(() => this.sql.insertArtifact.run({ task: taskId, artifact: artifactId, meta: toJson(headerOf(artifact)) }), {
-          foreignKey: () => new UnknownTaskError(taskId),
-        });
-        artifact.parts.forEach((part, index) => this.sql.insertPart.run(taskId, artifactId, index + 1, toJson(part)));
+        this.sql.insertArtifact.run({ task: key, artifact: artifactId, meta: toJson(headerOf(artifact)) });
+        artifact.parts.forEach((part, index) => this.sql.insertPart.run(key, artifactId, index + 1, toJson(part)));
         return;
       }
       if (append) {
         if (changesHeader(artifact)) {
-          this.sql.updateArtifactHeader.run(toJson(mergeHeader(fromJson<ArtifactHeader>(stored), artifact)), taskId, artifactId);
+          this.sql.updateArtifactHeader.run(toJson(mergeHeader(fromJson<ArtifactHeader>(stored), artifact)), key, artifactId);
         }
-        for (const part of artifact.parts) this.sql.appendPart.run({ task: taskId, artifact: artifactId, json: toJson(part) });
+        for (const part of artifact.parts) this.sql.appendPart.run({ task: key, artifact: artifactId, json: toJson(part) });
         return;
       }
-      this.sql.updateArtifactHeader.run(toJson(headerOf(artifact)), taskId, artifactId);
-      this.sql.deleteParts.run(taskId, artifactId);
-      artifact.parts.forEach((part, index) => this.sql.insertPart.run(taskId, artifactId, index + 1, toJson(part)));
+      this.sql.updateArtifactHeader.run(toJson(headerOf(artifact)), key, artifactId);
+      this.sql.deleteParts.run(key, artifactId);
+      artifact.parts.forEach((part, index) => this.sql.insertPart.run(key, artifactId, index + 1, toJson(part)));
     });
   }
 
@@ -363,19 +368,23 @@ export class SqliteTaskStore implements TaskStore {
 
   appendEvent(taskId: string, frame: StreamResponse): number {
     return this.transaction(() => {
-      const seq = mapConstraintErrors(() => this.sql.insertEvent.get({ task: taskId, frame: toJson(frame) }), { foreignKey: () => new UnknownTaskError(taskId) });
+      const key = this.#keyOf(taskId);
+      const seq = this.sql.insertEvent.get({ task: key, frame: toJson(frame) });
       if (seq === undefined) throw new Error('INSERT … RETURNING returned no row');
-      if (seq > EVENT_LOG_LIMIT) this.sql.pruneEvents.run(taskId, seq - EVENT_LOG_LIMIT);
+      if (seq > EVENT_LOG_LIMIT) this.sql.pruneEvents.run(key, seq - EVENT_LOG_LIMIT);
       return seq;
     });
   }
 
   eventsAfter(taskId: string, afterSeq: number): LoggedEvent[] {
-    return this.sql.eventsAfter.all(taskId, afterSeq).map((row) => ({ seq: row.seq, frame: fromJson<StreamResponse>(row.frame_json) }));
+    const key = this.#findKey(taskId);
+    if (key === undefined) return [];
+    return this.sql.eventsAfter.all(key, afterSeq).map((row) => ({ seq: row.seq, frame: fromJson<StreamResponse>(row.frame_json) }));
   }
 
   lastEventSeq(taskId: string): number {
-    return this.sql.lastEventSeq.get(taskId) ?? 0;
+    const key = this.#findKey(taskId);
+    return key === undefined ? 0 : (this.sql.lastEventSeq.get(key) ?? 0);
   }
 
   findIdempotent(instanceId: string, messageId: string): IdempotentResult | undefined {
@@ -405,7 +414,7 @@ export class SqliteTaskStore implements TaskStore {
   settleUnfinished(status: (task: TaskInfo) => TaskStatus): string[] {
     return this.transaction(() => {
       const unfinished = this.sql.unfinished.all(...ACTIVE_STATES);
-      for (const row of unfinished) this.record(row.id, status(infoOf(row)));
+      for (const row of unfinished) this.record(row.id, status(infoOf(row)), row.key);
       return unfinished.map((row) => row.id);
     });
   }
@@ -468,20 +477,46 @@ export class SqliteTaskStore implements TaskStore {
   }
 
   /** The one path by which a status is recorded: setStatus and settleUnfinished both take it. */
-  private record(taskId: string, status: TaskStatus): void {
-    const previous = status.timestamp === undefined ? this.sql.statusTs.get(taskId) : 0;
-    if (previous === undefined) throw new UnknownTaskError(taskId);
+  private record(taskId: string, status: TaskStatus, knownKey?: number): void {
+    const key = knownKey ?? this.#keyOf(taskId);
+    const previous = status.timestamp === undefined ? (this.sql.statusTs.get(key) ?? 0) : 0;
     const json = toJson(status);
     const ts = statusMillis(status, previous);
     const version = this.nextVersion();
-    mapConstraintErrors(() => this.sql.insertStatus.run(version, taskId, status.state, json, ts), { foreignKey: () => new UnknownTaskError(taskId) });
-    this.sql.updateStatus.run(status.state, json, ts, version, taskId);
+    this.sql.insertStatus.run(version, key, status.state, json, ts);
+    this.sql.updateStatus.run(status.state, json, ts, version, key);
   }
 
-  private artifacts(taskId: string): Artifact[] {
+  /**
+   * Task keys by id. Tasks are never deleted, so an entry never goes stale; the map is only
+   * bounded, oldest first, because a busy hub creates tasks without end.
+   */
+  readonly #keys = new Map<string, number>();
+
+  #rememberKey(taskId: string, key: number): void {
+    this.#keys.set(taskId, key);
+    if (this.#keys.size > KEY_CACHE_SIZE) this.#keys.delete(this.#keys.keys().next().value as string);
+  }
+
+  #findKey(taskId: string): number | undefined {
+    const cached = this.#keys.get(taskId);
+    if (cached !== undefined) return cached;
+    const key = this.sql.keyOf.get(taskId);
+    if (key !== undefined) this.#rememberKey(taskId, key);
+    return key;
+  }
+
+  /** The key of a task that must exist: writes to an unknown task throw UnknownTaskError. */
+  #keyOf(taskId: string): number {
+    const key = this.#findKey(taskId);
+    if (key === undefined) throw new UnknownTaskError(taskId);
+    return key;
+  }
+
+  private artifacts(key: number): Artifact[] {
     // Rows come in artifact order, then part order; a Map keeps that first order.
     const byId = new Map<string, { header: ArtifactHeader; parts: Part[] }>();
-    for (const row of this.sql.artifacts.all(taskId)) {
+    for (const row of this.sql.artifacts.all(key)) {
       let artifact = byId.get(row.artifact_id);
       if (artifact === undefined) {
         artifact = { header: fromJson<ArtifactHeader>(row.meta_json), parts: [] };
@@ -506,15 +541,18 @@ export class SqliteTaskStore implements TaskStore {
  * Runs a write and turns the constraint failures the schema is relied on to detect into the
  * store's own errors, so callers see the same errors from every TaskStore.
  */
-function mapConstraintErrors<T>(write: () => T, errors: { primaryKey?: () => Error; foreignKey?: () => Error }): T {
+function mapConstraintErrors<T>(write: () => T, errors: { primaryKey?: () => Error; unique?: () => Error }): T {
   try {
     return write();
   } catch (error) {
     const code = (error as { code?: unknown }).code;
-    const mapped = code === 'SQLITE_CONSTRAINT_PRIMARYKEY' ? errors.primaryKey?.() : code === 'SQLITE_CONSTRAINT_FOREIGNKEY' ? errors.foreignKey?.() : undefined;
+    const mapped = code === 'SQLITE_CONSTRAINT_PRIMARYKEY' ? errors.primaryKey?.() : code === 'SQLITE_CONSTRAINT_UNIQUE' ? errors.unique?.() : undefined;
     throw mapped ?? error;
   }
 }
+
+/** Task keys kept in memory: a few MiB, and every task a running executor writes to. */
+const KEY_CACHE_SIZE = 50_000;
 
 function infoOf(row: TaskRow): TaskInfo {
   return {
