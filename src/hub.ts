@@ -82,10 +82,9 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
   const outbounds = new OutboundRegistry({ store, now, log, ...(options.env ? { env: options.env } : {}), ...(config.outbound ? { settings: config.outbound } : {}) });
   const tools = new ToolRegistry(outbounds);
   const runtime = new TaskRuntime({ store, channels, sessions, now, log, tools });
-  // The relay preset reads an instance's relayTo when a message arrives; the registry that
-  // holds it is created next, because it checks instances against the presets.
-  const relayTargets: { of: (instanceId: string) => string | undefined } = { of: () => undefined };
-  if (presets.get(RELAY_PRESET) === undefined) presets.register(relayPreset({ outbounds, meta: store, relayToOf: (id) => relayTargets.of(id) }));
+  // The relay preset reads an instance's relayTo when a message arrives, from the registry
+  // created next: that one needs the presets first, to check instances against them.
+  if (presets.get(RELAY_PRESET) === undefined) presets.register(relayPreset({ outbounds, meta: store, relayToOf: (id) => inbounds.get(id)?.relayTo }));
   const inbounds = new InboundRegistry({
     store,
     presets,
@@ -96,7 +95,6 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
     ...(options.env ? { env: options.env } : {}),
     ...(config.provider ? { provider: config.provider } : {}),
   });
-  relayTargets.of = (id) => inbounds.get(id)?.relayTo;
   inbounds.ensureDefault();
   const rateLimiter = config.rateLimit === false ? undefined : new RateLimiter(config.rateLimit);
   const streams = new StreamTracker();
@@ -195,9 +193,5 @@ function endpointObserver(peers: PeerTracker, metrics: HubMetrics): EndpointObse
 function openStore(config: ResolvedHubConfig): TaskStore {
   if (config.store === 'memory') return new MemoryTaskStore();
   mkdirSync(config.dataDir, { recursive: true });
-  return SqliteTaskStore.open(databasePath(config));
-}
-
-function databasePath(config: ResolvedHubConfig): string {
-  return join(config.dataDir, 'a2a-hub.sqlite');
+  return SqliteTaskStore.open(join(config.dataDir, 'a2a-hub.sqlite'));
 }
