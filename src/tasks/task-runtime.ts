@@ -299,6 +299,11 @@ export class TaskRuntime {
         { op: 'touchContext', instanceId: instance.id, contextId: info.contextId, at: now() },
       ],
     });
+    const task = this.getTask(instance.id, taskId);
+    // The question is answered: the task works again from here. Left in INPUT_REQUIRED until
+    // the executor's first event, a stream's first frame would repeat the question, and a
+    // client may close a stream at an interrupted state (spec §11.7) before it has begun.
+    this.#record(taskId, info.contextId, status('TASK_STATE_WORKING', now()), false);
     this.#launch(
       instance,
       {
@@ -306,11 +311,11 @@ export class TaskRuntime {
         contextId: info.contextId,
         skill,
         message,
-        task: this.getTask(instance.id, taskId),
+        task,
         resumed: true,
         acceptedOutputModes: hooks.acceptedOutputModes ?? [],
       },
-      info.state,
+      'TASK_STATE_WORKING',
     );
     // After launch, so a stream following the task sees it running and stays open; the
     // executor starts on a later tick, so no frame can have been published yet.
@@ -437,6 +442,8 @@ export class TaskRuntime {
   /** Moves a running task to `state`, if the state machine allows it. */
   #apply(execution: Execution, state: TaskState, content?: Content): void {
     if (execution.settled) return;
+    // "Working" when the task already works says nothing new (a resumed task starts WORKING).
+    if (state === 'TASK_STATE_WORKING' && execution.state === 'TASK_STATE_WORKING' && content === undefined) return;
     if (!canTransition(execution.state, state)) {
       this.#deps.log?.('warn', 'ignored a status the state machine does not allow', { taskId: execution.taskId, from: execution.state, to: state });
       return;

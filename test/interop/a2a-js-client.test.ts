@@ -339,8 +339,8 @@ describe('@a2a-js/sdk client against the hub (JSON-RPC, A2A 1.0)', () => {
   });
 
   // Spec §3.1.2: a task-lifecycle stream starts with the Task and closes when the task is
-  // terminal. Known to fail against the hub as of this writing: the stream closes right after an
-  // INPUT_REQUIRED snapshot, before the resumed run starts (the task does complete server-side).
+  // terminal. The hub's first frame shows the task WORKING on the follow-up, so a client that
+  // stops at an interrupted state (allowed by §11.7) does not stop before the run begins.
   it('multi-turn (streaming): a follow-up on an INPUT_REQUIRED task streams the resumed run to COMPLETED', async () => {
     const first = asTask(await client.sendMessage(sendRequest('::input-required\nfirst turn')));
     expect(stateName(first.status?.state)).toBe('TASK_STATE_INPUT_REQUIRED');
