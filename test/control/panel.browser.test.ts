@@ -147,6 +147,7 @@ describe.skipIf(!available)('the control panel in a browser', () => {
     await message().filter({ hasText: 'inbound server "panel-relay" created' }).waitFor();
     const relay = (await snapshot()).inbounds.find((inbound) => inbound.name === 'panel-relay');
     expect(relay).toMatchObject({ preset: 'relay', relayTo: outboundId });
+    expect(await page.getByTestId(`inbound-row-${relay?.id ?? ''}`).getByTestId('inbound-relay-to').textContent()).toBe(`→ ${outboundId}`);
     await page.getByLabel('Preset', { exact: true }).selectOption('echo');
     expect(await page.getByTestId('create-relay').isVisible()).toBe(false);
   });
