@@ -177,8 +177,9 @@ export class MemoryTaskStore implements TaskStore {
   appendEvent(taskId: string, frame: StreamResponse): number {
     const task = this.require(taskId);
     const seq = ++task.lastSeq;
+    if (frame.artifactUpdate !== undefined) return seq;
     task.events.push({ seq, frame: cloneJson(frame) });
-    if (task.events.length > EVENT_LOG_LIMIT) task.events = task.events.slice(-EVENT_LOG_LIMIT);
+    if (task.events[0] !== undefined && task.events[0].seq <= seq - EVENT_LOG_LIMIT) task.events = task.events.filter((event) => event.seq > seq - EVENT_LOG_LIMIT);
     return seq;
   }
 

@@ -187,6 +187,12 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX tasks_by_version ON tasks (instance_id, status_version);
   CREATE INDEX task_status_by_task ON task_status (task_key, version);
   `,
+  `
+  -- The task's last event sequence number lives on its row: artifact frames take a number
+  -- but are not logged (a replay sends the assembled artifacts in its snapshot).
+  ALTER TABLE tasks ADD COLUMN last_event_seq INTEGER NOT NULL DEFAULT 0;
+  UPDATE tasks SET last_event_seq = coalesce((SELECT max(seq) FROM task_events e WHERE e.task_key = tasks.key), 0);
+  `,
 ];
 
 /** The schema version this code writes. */

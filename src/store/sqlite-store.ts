@@ -42,6 +42,7 @@ interface TaskRow {
   readonly status_json: string;
   readonly status_ts: number;
   readonly status_version: number;
+  readonly last_event_seq: number;
 }
 
 interface ArtifactRow {
@@ -57,7 +58,7 @@ type Bindings = Readonly<Record<string, string | number>>;
 function prepareStatements(db: Database.Database) {
   return {
     task: db.prepare<[string], TaskRow>('SELECT * FROM tasks WHERE id = ?'),
-    insertTask: db.prepare<[Omit<TaskRow, 'key'>]>(
+    insertTask: db.prepare<[Omit<TaskRow, 'key' | 'last_event_seq'>]>(
       `INSERT INTO tasks (id, instance_id, context_id, skill, created_at, metadata_json, state, status_json, status_ts, status_version)
        VALUES (@id, @instance_id, @context_id, @skill, @created_at, @metadata_json, @state, @status_json, @status_ts, @status_version)`,
     ),
@@ -105,18 +106,13 @@ function prepareStatements(db: Database.Database) {
        WHERE a.task_key = ? ORDER BY a.ord, p.seq`,
     ),
 
-    insertEvent: db
-      .prepare<[{ task: number; frame: string }], number>(
-        `INSERT INTO task_events (task_key, seq, frame_json)
-         SELECT @task, coalesce(max(seq), 0) + 1, @frame FROM task_events WHERE task_key = @task
-         RETURNING seq`,
-      )
-      .pluck(),
+    insertEvent: db.prepare<[number, number, string]>('INSERT INTO task_events (task_key, seq, frame_json) VALUES (?, ?, ?)'),
+    lastEventSeq: db.prepare<[number], number>('SELECT last_event_seq FROM tasks WHERE key = ?').pluck(),
+    setLastEventSeq: db.prepare<[number, number]>('UPDATE tasks SET last_event_seq = ? WHERE key = ?'),
     pruneEvents: db.prepare<[number, number]>('DELETE FROM task_events WHERE task_key = ? AND seq <= ?'),
     eventsAfter: db.prepare<[number, number], { seq: number; frame_json: string }>(
       'SELECT seq, frame_json FROM task_events WHERE task_key = ? AND seq > ? ORDER BY seq',
     ),
-    lastEventSeq: db.prepare<[number], number>('SELECT coalesce(max(seq), 0) FROM task_events WHERE task_key = ?').pluck(),
 
     idempotent: db.prepare<[string, string], { task_id: string | null; message_json: string | null }>(
       'SELECT task_id, message_json FROM idempotency WHERE instance_id = ? AND message_id = ?',
@@ -206,6 +202,7 @@ export class SqliteTaskStore implements TaskStore {
         const result = outer();
         if (result instanceof Promise) throw new TypeError('transaction work must be synchronous');
         this.#writeDeferredStatuses();
+        for (const [key, seq] of this.#eventSeqs) this.sql.setLastEventSeq.run(seq, key);
         return result;
       } catch (error) {
         // Rolled back: the keys of tasks it created are free again, and SQLite hands them out anew.
@@ -213,6 +210,7 @@ export class SqliteTaskStore implements TaskStore {
         throw error;
       } finally {
         this.#deferredStatuses.clear();
+        this.#eventSeqs.clear();
         this.#createdInTransaction.clear();
         this.#lastVersion = undefined;
       }
@@ -228,6 +226,8 @@ export class SqliteTaskStore implements TaskStore {
    */
   readonly #deferredStatuses = new Map<string, TaskStatus>();
   readonly #createdInTransaction = new Set<string>();
+  /** Each task's last event sequence number within the transaction, by key; stored at its end. */
+  readonly #eventSeqs = new Map<number, number>();
 
   /** A read inside the transaction that deferred statuses must see them. */
   #readYourWrites(): void {
@@ -245,7 +245,7 @@ export class SqliteTaskStore implements TaskStore {
     this.transaction(() => {
       const status = toJson(task.status);
       const ts = statusMillis(task.status, timestampMillis(task.createdAt));
-      const row: Omit<TaskRow, 'key'> = {
+      const row: Omit<TaskRow, 'key' | 'last_event_seq'> = {
         id: task.id,
         instance_id: task.instanceId,
         context_id: task.contextId,
@@ -369,8 +369,11 @@ export class SqliteTaskStore implements TaskStore {
   appendEvent(taskId: string, frame: StreamResponse): number {
     return this.transaction(() => {
       const key = this.#keyOf(taskId);
-      const seq = this.sql.insertEvent.get({ task: key, frame: toJson(frame) });
-      if (seq === undefined) throw new Error('INSERT … RETURNING returned no row');
+      const seq = (this.#eventSeqs.get(key) ?? this.sql.lastEventSeq.get(key) ?? 0) + 1;
+      this.#eventSeqs.set(key, seq);
+      // A replay never sends chunks (the snapshot holds the assembled artifacts): number them only.
+      if (frame.artifactUpdate !== undefined) return seq;
+      this.sql.insertEvent.run(key, seq, toJson(frame));
       if (seq > EVENT_LOG_LIMIT) this.sql.pruneEvents.run(key, seq - EVENT_LOG_LIMIT);
       return seq;
     });
@@ -384,7 +387,8 @@ export class SqliteTaskStore implements TaskStore {
 
   lastEventSeq(taskId: string): number {
     const key = this.#findKey(taskId);
-    return key === undefined ? 0 : (this.sql.lastEventSeq.get(key) ?? 0);
+    if (key === undefined) return 0;
+    return this.#eventSeqs.get(key) ?? this.sql.lastEventSeq.get(key) ?? 0;
   }
 
   findIdempotent(instanceId: string, messageId: string): IdempotentResult | undefined {

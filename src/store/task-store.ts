@@ -66,8 +66,10 @@ export interface TaskStore {
   countByState(): Partial<Record<TaskState, number>>;
 
   /**
-   * Appends a stream frame to the task's event log and returns its sequence number
-   * (1, 2, 3… per task). The log keeps the newest `EVENT_LOG_LIMIT` frames.
+   * Gives a stream frame the task's next sequence number (1, 2, 3… per task) and returns it.
+   * Artifact frames only take their number: a replay sends the assembled artifacts in its
+   * snapshot, never the chunks, so they are not kept. Every other frame is logged, and the
+   * log keeps those among the newest `EVENT_LOG_LIMIT` sequence numbers.
    */
   appendEvent(taskId: string, frame: StreamResponse): number;
   /** Frames with a sequence number greater than `afterSeq`, oldest first. */

@@ -327,6 +327,17 @@ describe.each(IMPLEMENTATIONS)('$name', ({ open }) => {
       expect(store.eventsAfter('task-1', 0)[0]?.seq).toBe(52);
       expect(store.lastEventSeq('task-2')).toBe(0);
     });
+
+    it('numbers artifact frames without logging them: a replay sends artifacts in its snapshot', () => {
+      const chunk = (text: string): StreamResponse => ({ artifactUpdate: { taskId: 'task-1', contextId: 'context-1', artifact: artifact('a', [text]), append: true } });
+      expect(store.appendEvent('task-1', frame(1))).toBe(1);
+      expect(store.transaction(() => [store.appendEvent('task-1', chunk('x')), store.appendEvent('task-1', chunk('y')), store.lastEventSeq('task-1')])).toEqual([2, 3, 3]);
+      expect(store.appendEvent('task-1', frame(4))).toBe(4);
+      expect(store.lastEventSeq('task-1')).toBe(4);
+      expect(store.eventsAfter('task-1', 0).map((event) => event.seq)).toEqual([1, 4]);
+      expect(store.appendEvent('task-1', chunk('z'))).toBe(5);
+      expect(store.lastEventSeq('task-1')).toBe(5);
+    });
   });
 
   describe('idempotency', () => {
