@@ -113,8 +113,12 @@ export class A2AHandler {
     this.#checkSend(params, context.agent);
     const outcome = await this.runtime.send(context.agent, params, { acceptedOutputModes: params.configuration?.acceptedOutputModes ?? [] });
     if (outcome.kind === 'message') return { message: outcome.message };
-    if (params.configuration?.returnImmediately !== true) await this.runtime.settled(outcome.taskId);
-    return { task: this.runtime.getTask(context.agent.id, outcome.taskId, historyView(params.configuration?.historyLength)) };
+    const view = historyView(params.configuration?.historyLength);
+    if (params.configuration?.returnImmediately !== true) {
+      const settled = await this.runtime.settled(outcome.taskId);
+      if (settled !== undefined) return { task: toWireTask(settled, view) };
+    }
+    return { task: this.runtime.getTask(context.agent.id, outcome.taskId, view) };
   }
 
   async #sendStreamingMessage(params: SendMessageRequest, context: CallContext): Promise<FrameQueue> {

@@ -30,3 +30,23 @@ export function mergeHeader(stored: ArtifactHeader, chunk: Artifact): ArtifactHe
 export function withParts(header: ArtifactHeader, parts: readonly Part[]): Artifact {
   return { ...header, parts: [...parts] };
 }
+
+/** An artifact as its chunks so far make it. */
+export interface AssembledArtifact {
+  header: ArtifactHeader;
+  readonly parts: Part[];
+}
+
+/**
+ * Applies a chunk the way every store does: an append to a known artifact adds its parts (and
+ * any header members it gives); anything else sets the artifact anew. Keeps the parts array.
+ */
+export function applyChunk(artifacts: Map<string, AssembledArtifact>, chunk: Artifact, append: boolean): void {
+  const stored = artifacts.get(chunk.artifactId);
+  if (append && stored !== undefined) {
+    if (changesHeader(chunk)) stored.header = mergeHeader(stored.header, chunk);
+    stored.parts.push(...chunk.parts);
+  } else {
+    artifacts.set(chunk.artifactId, { header: headerOf(chunk), parts: [...chunk.parts] });
+  }
+}

@@ -1,6 +1,6 @@
 import { ACTIVE_STATES } from '../../generated/a2a/1.0/task-states.js';
-import type { Artifact, Message, Part, StreamResponse, Task, TaskState, TaskStatus } from '../../generated/a2a/1.0/types.js';
-import { changesHeader, headerOf, mergeHeader, withParts, type ArtifactHeader } from './artifact-chunks.js';
+import type { Artifact, Message, StreamResponse, Task, TaskState, TaskStatus } from '../../generated/a2a/1.0/types.js';
+import { applyChunk, withParts, type AssembledArtifact } from './artifact-chunks.js';
 import type { ListPosition } from './cursor.js';
 import { cloneJson } from './json.js';
 import { compareIds, compareListOrder, listTasks, matchesFilter, type ListFilter, type ListRequest } from './listing.js';
@@ -44,7 +44,7 @@ interface StoredTask {
   readonly statuses: StatusEntry[];
   readonly history: Message[];
   /** A Map keeps first-insertion order, even when an entry is replaced. */
-  readonly artifacts: Map<string, { header: ArtifactHeader; parts: Part[] }>;
+  readonly artifacts: Map<string, AssembledArtifact>;
   events: LoggedEvent[];
   lastSeq: number;
 }
@@ -154,15 +154,7 @@ export class MemoryTaskStore implements TaskStore {
   }
 
   putArtifact(taskId: string, artifact: Artifact, append: boolean): void {
-    const task = this.require(taskId);
-    const stored = task.artifacts.get(artifact.artifactId);
-    const chunk = cloneJson(artifact);
-    if (append && stored !== undefined) {
-      if (changesHeader(chunk)) stored.header = mergeHeader(stored.header, chunk);
-      stored.parts.push(...chunk.parts);
-    } else {
-      task.artifacts.set(chunk.artifactId, { header: headerOf(chunk), parts: chunk.parts });
-    }
+    applyChunk(this.require(taskId).artifacts, cloneJson(artifact), append);
   }
 
   listTasks(instanceId: string, query: TaskQuery): TaskPage {

@@ -193,6 +193,61 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE tasks ADD COLUMN last_event_seq INTEGER NOT NULL DEFAULT 0;
   UPDATE tasks SET last_event_seq = coalesce((SELECT max(seq) FROM task_events e WHERE e.task_key = tasks.key), 0);
   `,
+  `
+  -- Fewer B-trees per task. Idempotency keys and context bindings are found by random ids: as
+  -- WITHOUT ROWID tables each is one B-tree, not a table plus its primary-key index. An
+  -- artifact's row holds the parts written with it, and each later append is one row holding
+  -- that append's parts (a JSON array), instead of one row per part.
+  PRAGMA defer_foreign_keys = ON;
+
+  CREATE TABLE idempotency_v5 (
+    instance_id  TEXT NOT NULL,
+    message_id   TEXT NOT NULL,
+    task_id      TEXT,
+    message_json TEXT,
+    PRIMARY KEY (instance_id, message_id)
+  ) WITHOUT ROWID;
+  INSERT INTO idempotency_v5 SELECT instance_id, message_id, task_id, message_json FROM idempotency;
+  DROP TABLE idempotency;
+  ALTER TABLE idempotency_v5 RENAME TO idempotency;
+
+  CREATE TABLE contexts_v5 (
+    instance_id    TEXT NOT NULL,
+    context_id     TEXT NOT NULL,
+    created_at     TEXT NOT NULL,
+    last_active_at TEXT NOT NULL,
+    PRIMARY KEY (instance_id, context_id)
+  ) WITHOUT ROWID;
+  INSERT INTO contexts_v5 SELECT instance_id, context_id, created_at, last_active_at FROM contexts;
+  DROP TABLE contexts;
+  ALTER TABLE contexts_v5 RENAME TO contexts;
+
+  CREATE TABLE task_artifacts_v5 (
+    task_key    INTEGER NOT NULL REFERENCES tasks (key),
+    artifact_id TEXT NOT NULL,
+    ord         INTEGER NOT NULL,
+    meta_json   TEXT NOT NULL,
+    parts_json  TEXT NOT NULL,  -- JSON array: the parts written with the artifact
+    PRIMARY KEY (task_key, artifact_id)
+  ) WITHOUT ROWID;
+  INSERT INTO task_artifacts_v5
+    SELECT a.task_key, a.artifact_id, a.ord, a.meta_json,
+           '[' || coalesce((SELECT group_concat(p.part_json, ',' ORDER BY p.seq) FROM artifact_parts p
+                            WHERE p.task_key = a.task_key AND p.artifact_id = a.artifact_id), '') || ']'
+    FROM task_artifacts a;
+  DROP TABLE artifact_parts;
+  DROP TABLE task_artifacts;
+  ALTER TABLE task_artifacts_v5 RENAME TO task_artifacts;
+
+  CREATE TABLE artifact_chunks (
+    task_key    INTEGER NOT NULL,
+    artifact_id TEXT NOT NULL,
+    seq         INTEGER NOT NULL,
+    parts_json  TEXT NOT NULL,  -- JSON array: the parts of one append
+    PRIMARY KEY (task_key, artifact_id, seq),
+    FOREIGN KEY (task_key, artifact_id) REFERENCES task_artifacts (task_key, artifact_id)
+  ) WITHOUT ROWID;
+  `,
 ];
 
 /** The schema version this code writes. */

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { ACTIVE_STATES } from '../../generated/a2a/1.0/task-states.js';
+import { ACTIVE_STATES, isTerminalState } from '../../generated/a2a/1.0/task-states.js';
 import type { Artifact, Message, Part, StreamResponse, Task, TaskState, TaskStatus } from '../../generated/a2a/1.0/types.js';
 import { changesHeader, headerOf, mergeHeader, withParts, type ArtifactHeader } from './artifact-chunks.js';
 import type { ListPosition } from './cursor.js';
@@ -48,8 +48,38 @@ interface TaskRow {
 interface ArtifactRow {
   readonly artifact_id: string;
   readonly meta_json: string;
-  /** Null for an artifact stored without parts. */
-  readonly part_json: string | null;
+  /** The parts written with the artifact, a JSON array. */
+  readonly parts_json: string;
+  /** One later append's parts (a JSON array), or null when the artifact has none. */
+  readonly chunk_json: string | null;
+}
+
+/** A task created in the open transaction: its row is written once, when the transaction ends. */
+interface PendingTask {
+  readonly key: number;
+  readonly row: Omit<TaskRow, 'key' | 'last_event_seq' | 'status_version'>;
+  readonly messages: string[];
+}
+
+/**
+ * An artifact written in the open transaction: what it will be once the transaction ends, so
+ * that the chunks of one burst become one row.
+ */
+interface PendingArtifact {
+  readonly key: number;
+  readonly artifactId: string;
+  /** new: no row yet; append: parts go to a chunk row; replace: the row is rewritten. */
+  mode: 'new' | 'append' | 'replace';
+  header: ArtifactHeader;
+  headerChanged: boolean;
+  readonly parts: Part[];
+}
+
+interface PendingFrame {
+  readonly taskId: string;
+  readonly key: number;
+  readonly seq: number;
+  readonly frame: StreamResponse;
 }
 
 type Bindings = Readonly<Record<string, string | number>>;
@@ -58,10 +88,11 @@ type Bindings = Readonly<Record<string, string | number>>;
 function prepareStatements(db: Database.Database) {
   return {
     task: db.prepare<[string], TaskRow>('SELECT * FROM tasks WHERE id = ?'),
-    insertTask: db.prepare<[Omit<TaskRow, 'key' | 'last_event_seq'>]>(
-      `INSERT INTO tasks (id, instance_id, context_id, skill, created_at, metadata_json, state, status_json, status_ts, status_version)
-       VALUES (@id, @instance_id, @context_id, @skill, @created_at, @metadata_json, @state, @status_json, @status_ts, @status_version)`,
+    insertTask: db.prepare<[TaskRow]>(
+      `INSERT INTO tasks (key, id, instance_id, context_id, skill, created_at, metadata_json, state, status_json, status_ts, status_version, last_event_seq)
+       VALUES (@key, @id, @instance_id, @context_id, @skill, @created_at, @metadata_json, @state, @status_json, @status_ts, @status_version, @last_event_seq)`,
     ),
+    maxKey: db.prepare<[], number>('SELECT coalesce(max(key), 0) FROM tasks').pluck(),
     watermark: db.prepare<[], number>('SELECT coalesce(max(version), 0) FROM task_status').pluck(),
     insertStatus: db.prepare<[number, number, TaskState, string, number]>(
       'INSERT INTO task_status (version, task_key, state, status_json, ts) VALUES (?, ?, ?, ?, ?)',
@@ -75,6 +106,7 @@ function prepareStatements(db: Database.Database) {
       `SELECT * FROM tasks WHERE state IN (${[...ACTIVE_STATES].map(() => '?').join(', ')}) ORDER BY rowid`,
     ),
 
+    insertMessageAt: db.prepare<[number, number, string]>('INSERT INTO task_messages (task_key, seq, message_json) VALUES (?, ?, ?)'),
     insertMessage: db.prepare<[{ task: number; json: string }]>(
       `INSERT INTO task_messages (task_key, seq, message_json)
        SELECT @task, coalesce(max(seq), 0) + 1, @json FROM task_messages WHERE task_key = @task`,
@@ -89,21 +121,21 @@ function prepareStatements(db: Database.Database) {
       .pluck(),
 
     artifactHeader: db.prepare<[number, string], string>('SELECT meta_json FROM task_artifacts WHERE task_key = ? AND artifact_id = ?').pluck(),
-    insertArtifact: db.prepare<[{ task: number; artifact: string; meta: string }]>(
-      `INSERT INTO task_artifacts (task_key, artifact_id, ord, meta_json)
-       SELECT @task, @artifact, coalesce(max(ord), 0) + 1, @meta FROM task_artifacts WHERE task_key = @task`,
+    insertArtifact: db.prepare<[{ task: number; artifact: string; meta: string; parts: string }]>(
+      `INSERT INTO task_artifacts (task_key, artifact_id, ord, meta_json, parts_json)
+       SELECT @task, @artifact, coalesce(max(ord), 0) + 1, @meta, @parts FROM task_artifacts WHERE task_key = @task`,
     ),
     updateArtifactHeader: db.prepare<[string, number, string]>('UPDATE task_artifacts SET meta_json = ? WHERE task_key = ? AND artifact_id = ?'),
-    deleteParts: db.prepare<[number, string]>('DELETE FROM artifact_parts WHERE task_key = ? AND artifact_id = ?'),
-    insertPart: db.prepare<[number, string, number, string]>('INSERT INTO artifact_parts (task_key, artifact_id, seq, part_json) VALUES (?, ?, ?, ?)'),
-    appendPart: db.prepare<[{ task: number; artifact: string; json: string }]>(
-      `INSERT INTO artifact_parts (task_key, artifact_id, seq, part_json)
-       SELECT @task, @artifact, coalesce(max(seq), 0) + 1, @json FROM artifact_parts WHERE task_key = @task AND artifact_id = @artifact`,
+    replaceArtifact: db.prepare<[string, string, number, string]>('UPDATE task_artifacts SET meta_json = ?, parts_json = ? WHERE task_key = ? AND artifact_id = ?'),
+    deleteChunks: db.prepare<[number, string]>('DELETE FROM artifact_chunks WHERE task_key = ? AND artifact_id = ?'),
+    appendChunk: db.prepare<[{ task: number; artifact: string; json: string }]>(
+      `INSERT INTO artifact_chunks (task_key, artifact_id, seq, parts_json)
+       SELECT @task, @artifact, coalesce(max(seq), 0) + 1, @json FROM artifact_chunks WHERE task_key = @task AND artifact_id = @artifact`,
     ),
     artifacts: db.prepare<[number], ArtifactRow>(
-      `SELECT a.artifact_id, a.meta_json, p.part_json FROM task_artifacts a
-       LEFT JOIN artifact_parts p ON p.task_key = a.task_key AND p.artifact_id = a.artifact_id
-       WHERE a.task_key = ? ORDER BY a.ord, p.seq`,
+      `SELECT a.artifact_id, a.meta_json, a.parts_json, c.parts_json AS chunk_json FROM task_artifacts a
+       LEFT JOIN artifact_chunks c ON c.task_key = a.task_key AND c.artifact_id = a.artifact_id
+       WHERE a.task_key = ? ORDER BY a.ord, c.seq`,
     ),
 
     insertEvent: db.prepare<[number, number, string]>('INSERT INTO task_events (task_key, seq, frame_json) VALUES (?, ?, ?)'),
@@ -201,68 +233,127 @@ export class SqliteTaskStore implements TaskStore {
       try {
         const result = outer();
         if (result instanceof Promise) throw new TypeError('transaction work must be synchronous');
-        this.#writeDeferredStatuses();
-        for (const [key, seq] of this.#eventSeqs) this.sql.setLastEventSeq.run(seq, key);
+        this.#writePending();
         return result;
       } catch (error) {
         // Rolled back: the keys of tasks it created are free again, and SQLite hands them out anew.
         for (const taskId of this.#createdInTransaction) this.#keys.delete(taskId);
         throw error;
       } finally {
-        this.#deferredStatuses.clear();
-        this.#eventSeqs.clear();
+        this.#clearPending();
         this.#createdInTransaction.clear();
         this.#lastVersion = undefined;
+        this.#lastKey = undefined;
       }
     });
     return this.#run(work) as T;
   }
 
-  /**
-   * Statuses set inside a transaction, by task, written when it ends. No reader can see a
-   * status that a later one in the same transaction replaced, so only the last is stored:
-   * a task that goes SUBMITTED → WORKING → COMPLETED in one group commit updates its row
-   * and its four indexes once instead of twice.
+  /*
+   * Writes inside a transaction are held in memory and written when it ends: no reader can
+   * see what a later write of the same transaction replaced. A task created and finished in
+   * one group commit is then one row with its final status, one status row, its messages and
+   * one row per artifact; and the frames of a task that ends in the transaction are not
+   * logged at all, since no replay serves a terminal task.
    */
+  readonly #pendingTasks = new Map<string, PendingTask>();
+  /** The last status set per task in the transaction. */
   readonly #deferredStatuses = new Map<string, TaskStatus>();
+  readonly #pendingArtifacts = new Map<string, PendingArtifact>();
+  #pendingFrames: PendingFrame[] = [];
   readonly #createdInTransaction = new Set<string>();
-  /** Each task's last event sequence number within the transaction, by key; stored at its end. */
+  /** Each task's last event sequence number within the transaction, by key. */
   readonly #eventSeqs = new Map<number, number>();
 
-  /** A read inside the transaction that deferred statuses must see them. */
+  /** A read inside the transaction must see its writes. */
   #readYourWrites(): void {
-    if (this.#deferredStatuses.size > 0) this.#writeDeferredStatuses();
+    if (this.#pendingTasks.size > 0 || this.#deferredStatuses.size > 0 || this.#pendingArtifacts.size > 0 || this.#pendingFrames.length > 0 || this.#eventSeqs.size > 0) {
+      this.#writePending();
+      this.#clearPending();
+    }
   }
 
-  #writeDeferredStatuses(): void {
-    for (const [taskId, status] of this.#deferredStatuses) this.record(taskId, status);
+  #clearPending(): void {
+    this.#pendingTasks.clear();
     this.#deferredStatuses.clear();
+    this.#pendingArtifacts.clear();
+    this.#pendingFrames = [];
+    this.#eventSeqs.clear();
   }
 
+  /** Writes what the transaction holds, parents before children. */
+  #writePending(): void {
+    const endedNow = new Set<string>();
+    for (const [taskId, status] of this.#deferredStatuses) if (isTerminalState(status.state)) endedNow.add(taskId);
+    for (const [taskId, pending] of this.#pendingTasks) {
+      this.#insertTask(pending, this.#deferredStatuses.get(taskId));
+      this.#deferredStatuses.delete(taskId);
+    }
+    for (const [taskId, status] of this.#deferredStatuses) this.record(taskId, status);
+    for (const artifact of this.#pendingArtifacts.values()) this.#writeArtifact(artifact);
+    for (const { taskId, key, seq, frame } of this.#pendingFrames) {
+      if (endedNow.has(taskId)) continue;
+      this.sql.insertEvent.run(key, seq, toJson(frame));
+      if (seq > EVENT_LOG_LIMIT) this.sql.pruneEvents.run(key, seq - EVENT_LOG_LIMIT);
+    }
+    for (const [key, seq] of this.#eventSeqs) this.sql.setLastEventSeq.run(seq, key);
+  }
 
+  /** Inserts a task created in this transaction, with the last status it was given, and its messages. */
+  #insertTask(pending: PendingTask, status: TaskStatus | undefined): void {
+    const { key, row } = pending;
+    const current =
+      status === undefined
+        ? { state: row.state, status_json: row.status_json, status_ts: row.status_ts }
+        : { state: status.state, status_json: toJson(status), status_ts: statusMillis(status, row.status_ts) };
+    const version = this.nextVersion();
+    const lastEventSeq = this.#eventSeqs.get(key) ?? 0;
+    this.#eventSeqs.delete(key);
+    mapConstraintErrors(() => this.sql.insertTask.run({ ...row, ...current, key, status_version: version, last_event_seq: lastEventSeq }), {
+      unique: () => new DuplicateKeyError(`task ${row.id} already exists`),
+    });
+    this.sql.insertStatus.run(version, key, current.state, current.status_json, current.status_ts);
+    pending.messages.forEach((json, index) => this.sql.insertMessageAt.run(key, index + 1, json));
+  }
+
+  #writeArtifact(artifact: PendingArtifact): void {
+    const { key, artifactId } = artifact;
+    switch (artifact.mode) {
+      case 'new':
+        this.sql.insertArtifact.run({ task: key, artifact: artifactId, meta: toJson(artifact.header), parts: toJson(artifact.parts) });
+        return;
+      case 'replace':
+        this.sql.replaceArtifact.run(toJson(artifact.header), toJson(artifact.parts), key, artifactId);
+        this.sql.deleteChunks.run(key, artifactId);
+        return;
+      case 'append':
+        if (artifact.headerChanged) this.sql.updateArtifactHeader.run(toJson(artifact.header), key, artifactId);
+        if (artifact.parts.length > 0) this.sql.appendChunk.run({ task: key, artifact: artifactId, json: toJson(artifact.parts) });
+        return;
+    }
+  }
 
   createTask(task: NewTask): void {
     this.transaction(() => {
-      const status = toJson(task.status);
-      const ts = statusMillis(task.status, timestampMillis(task.createdAt));
-      const row: Omit<TaskRow, 'key' | 'last_event_seq'> = {
-        id: task.id,
-        instance_id: task.instanceId,
-        context_id: task.contextId,
-        skill: task.skill,
-        created_at: task.createdAt,
-        metadata_json: task.metadata === undefined ? null : toJson(task.metadata),
-        state: task.status.state,
-        status_json: status,
-        status_ts: ts,
-        status_version: this.nextVersion(),
-      };
-      const { lastInsertRowid } = mapConstraintErrors(() => this.sql.insertTask.run(row), { unique: () => new DuplicateKeyError(`task ${task.id} already exists`) });
-      const key = Number(lastInsertRowid);
+      if (this.#pendingTasks.has(task.id) || this.#findKey(task.id) !== undefined) throw new DuplicateKeyError(`task ${task.id} already exists`);
+      const key = this.#nextKey();
+      this.#pendingTasks.set(task.id, {
+        key,
+        row: {
+          id: task.id,
+          instance_id: task.instanceId,
+          context_id: task.contextId,
+          skill: task.skill,
+          created_at: task.createdAt,
+          metadata_json: task.metadata === undefined ? null : toJson(task.metadata),
+          state: task.status.state,
+          status_json: toJson(task.status),
+          status_ts: statusMillis(task.status, timestampMillis(task.createdAt)),
+        },
+        messages: [toJson(task.message)],
+      });
       this.#rememberKey(task.id, key);
-      this.sql.insertStatus.run(row.status_version, key, row.state, status, ts);
       this.#createdInTransaction.add(task.id);
-      this.sql.insertMessage.run({ task: key, json: toJson(task.message) });
     });
   }
 
@@ -314,9 +405,8 @@ export class SqliteTaskStore implements TaskStore {
 
   setStatus(taskId: string, status: TaskStatus): void {
     if (this.db.inTransaction) {
-      // Reads inside the transaction must still see it (getTask flushes), and an unknown
-      // task must fail here, at its call, not at the end of someone else's batch.
-      if (!this.#deferredStatuses.has(taskId) && !this.#createdInTransaction.has(taskId)) this.#keyOf(taskId);
+      // An unknown task must fail here, at its call, not at the end of someone else's batch.
+      if (!this.#deferredStatuses.has(taskId) && !this.#pendingTasks.has(taskId)) this.#keyOf(taskId);
       this.#deferredStatuses.set(taskId, status);
       return;
     }
@@ -324,6 +414,11 @@ export class SqliteTaskStore implements TaskStore {
   }
 
   appendMessage(taskId: string, message: Message): void {
+    const pending = this.#pendingTasks.get(taskId);
+    if (pending !== undefined) {
+      pending.messages.push(toJson(message));
+      return;
+    }
     this.sql.insertMessage.run({ task: this.#keyOf(taskId), json: toJson(message) });
   }
 
@@ -331,22 +426,34 @@ export class SqliteTaskStore implements TaskStore {
     this.transaction(() => {
       const key = this.#keyOf(taskId);
       const { artifactId } = artifact;
-      const stored = this.sql.artifactHeader.get(key, artifactId);
-      if (stored === undefined) {
-        this.sql.insertArtifact.run({ task: key, artifact: artifactId, meta: toJson(headerOf(artifact)) });
-        artifact.parts.forEach((part, index) => this.sql.insertPart.run(key, artifactId, index + 1, toJson(part)));
-        return;
-      }
-      if (append) {
-        if (changesHeader(artifact)) {
-          this.sql.updateArtifactHeader.run(toJson(mergeHeader(fromJson<ArtifactHeader>(stored), artifact)), key, artifactId);
+      const slot = `${key}\u0000${artifactId}`;
+      const pending = this.#pendingArtifacts.get(slot);
+      if (pending !== undefined) {
+        if (append) {
+          if (changesHeader(artifact)) {
+            pending.header = mergeHeader(pending.header, artifact);
+            pending.headerChanged = true;
+          }
+          pending.parts.push(...artifact.parts);
+        } else {
+          pending.header = headerOf(artifact);
+          pending.parts.splice(0, pending.parts.length, ...artifact.parts);
+          if (pending.mode === 'append') pending.mode = 'replace';
         }
-        for (const part of artifact.parts) this.sql.appendPart.run({ task: key, artifact: artifactId, json: toJson(part) });
         return;
       }
-      this.sql.updateArtifactHeader.run(toJson(headerOf(artifact)), key, artifactId);
-      this.sql.deleteParts.run(key, artifactId);
-      artifact.parts.forEach((part, index) => this.sql.insertPart.run(key, artifactId, index + 1, toJson(part)));
+      // A task created in this transaction has no stored artifacts to look up.
+      const stored = this.#pendingTasks.has(taskId) ? undefined : this.sql.artifactHeader.get(key, artifactId);
+      const parts = [...artifact.parts];
+      if (stored === undefined) {
+        this.#pendingArtifacts.set(slot, { key, artifactId, mode: 'new', header: headerOf(artifact), headerChanged: false, parts });
+      } else if (append) {
+        const changed = changesHeader(artifact);
+        const header = changed ? mergeHeader(fromJson<ArtifactHeader>(stored), artifact) : fromJson<ArtifactHeader>(stored);
+        this.#pendingArtifacts.set(slot, { key, artifactId, mode: 'append', header, headerChanged: changed, parts });
+      } else {
+        this.#pendingArtifacts.set(slot, { key, artifactId, mode: 'replace', header: headerOf(artifact), headerChanged: true, parts });
+      }
     });
   }
 
@@ -369,17 +476,16 @@ export class SqliteTaskStore implements TaskStore {
   appendEvent(taskId: string, frame: StreamResponse): number {
     return this.transaction(() => {
       const key = this.#keyOf(taskId);
-      const seq = (this.#eventSeqs.get(key) ?? this.sql.lastEventSeq.get(key) ?? 0) + 1;
+      const seq = (this.#eventSeqs.get(key) ?? (this.#pendingTasks.has(taskId) ? 0 : (this.sql.lastEventSeq.get(key) ?? 0))) + 1;
       this.#eventSeqs.set(key, seq);
       // A replay never sends chunks (the snapshot holds the assembled artifacts): number them only.
-      if (frame.artifactUpdate !== undefined) return seq;
-      this.sql.insertEvent.run(key, seq, toJson(frame));
-      if (seq > EVENT_LOG_LIMIT) this.sql.pruneEvents.run(key, seq - EVENT_LOG_LIMIT);
+      if (frame.artifactUpdate === undefined) this.#pendingFrames.push({ taskId, key, seq, frame });
       return seq;
     });
   }
 
   eventsAfter(taskId: string, afterSeq: number): LoggedEvent[] {
+    this.#readYourWrites();
     const key = this.#findKey(taskId);
     if (key === undefined) return [];
     return this.sql.eventsAfter.all(key, afterSeq).map((row) => ({ seq: row.seq, frame: fromJson<StreamResponse>(row.frame_json) }));
@@ -388,7 +494,7 @@ export class SqliteTaskStore implements TaskStore {
   lastEventSeq(taskId: string): number {
     const key = this.#findKey(taskId);
     if (key === undefined) return 0;
-    return this.#eventSeqs.get(key) ?? this.sql.lastEventSeq.get(key) ?? 0;
+    return this.#eventSeqs.get(key) ?? (this.#pendingTasks.has(taskId) ? 0 : (this.sql.lastEventSeq.get(key) ?? 0));
   }
 
   findIdempotent(instanceId: string, messageId: string): IdempotentResult | undefined {
@@ -480,6 +586,15 @@ export class SqliteTaskStore implements TaskStore {
     return this.#lastVersion;
   }
 
+  /** The key a task created in this transaction gets: counted up like versions. */
+  #lastKey: number | undefined;
+
+  #nextKey(): number {
+    this.#lastKey ??= this.sql.maxKey.get() ?? 0;
+    this.#lastKey += 1;
+    return this.#lastKey;
+  }
+
   /** The one path by which a status is recorded: setStatus and settleUnfinished both take it. */
   private record(taskId: string, status: TaskStatus, knownKey?: number): void {
     const key = knownKey ?? this.#keyOf(taskId);
@@ -518,15 +633,15 @@ export class SqliteTaskStore implements TaskStore {
   }
 
   private artifacts(key: number): Artifact[] {
-    // Rows come in artifact order, then part order; a Map keeps that first order.
+    // Rows come in artifact order, then chunk order; a Map keeps that first order.
     const byId = new Map<string, { header: ArtifactHeader; parts: Part[] }>();
     for (const row of this.sql.artifacts.all(key)) {
       let artifact = byId.get(row.artifact_id);
       if (artifact === undefined) {
-        artifact = { header: fromJson<ArtifactHeader>(row.meta_json), parts: [] };
+        artifact = { header: fromJson<ArtifactHeader>(row.meta_json), parts: fromJson<Part[]>(row.parts_json) };
         byId.set(row.artifact_id, artifact);
       }
-      if (row.part_json !== null) artifact.parts.push(fromJson<Part>(row.part_json));
+      if (row.chunk_json !== null) artifact.parts.push(...fromJson<Part[]>(row.chunk_json));
     }
     return [...byId.values()].map(({ header, parts }) => withParts(header, parts));
   }

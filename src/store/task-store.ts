@@ -69,7 +69,9 @@ export interface TaskStore {
    * Gives a stream frame the task's next sequence number (1, 2, 3… per task) and returns it.
    * Artifact frames only take their number: a replay sends the assembled artifacts in its
    * snapshot, never the chunks, so they are not kept. Every other frame is logged, and the
-   * log keeps those among the newest `EVENT_LOG_LIMIT` sequence numbers.
+   * log keeps those among the newest `EVENT_LOG_LIMIT` sequence numbers. A store may also
+   * leave out the frames logged in the transaction that made their task terminal: no replay
+   * serves a terminal task (SubscribeToTask refuses it), so they would never be read.
    */
   appendEvent(taskId: string, frame: StreamResponse): number;
   /** Frames with a sequence number greater than `afterSeq`, oldest first. */

@@ -14,6 +14,7 @@ import type { TaskContent } from '../store/task-view.js';
 import { agentMessage, artifactFrame, artifactOf, status, statusFrame } from './frames.js';
 import type { SessionRegistry } from './sessions.js';
 import type { TaskChannels } from './task-channels.js';
+import { LiveTask } from './live-task.js';
 import { WriteQueue } from './write-queue.js';
 
 /** What the runtime needs to know about the instance a message was sent to. */
@@ -54,12 +55,22 @@ interface Execution {
   readonly taskId: string;
   readonly contextId: string;
   readonly controller: AbortController;
+  /** The task as it is being stored, for a task this run created (a resumed one is not held). */
+  readonly live: LiveTask | undefined;
   state: TaskState;
   /** The task is not stored yet: the executor may still answer with a direct Message. */
   pending: boolean;
   /** Terminal or interrupted: later events are ignored. */
   settled: boolean;
   readonly done: Promise<void>;
+}
+
+/** A run that may make a new task: it exists once the executor does more than reply. */
+interface NewTaskRun {
+  readonly live: LiveTask;
+  /** The executor's first event other than a direct reply: store the task now. */
+  readonly onMaterialize: () => void;
+  readonly onReply: (message: Message) => void;
 }
 
 const RUNNING: ReadonlySet<TaskState> = new Set<TaskState>(['TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING']);
@@ -119,16 +130,22 @@ export class TaskRuntime {
     }
   }
 
-  /** Resolves once the task is terminal or interrupted (at once if it already is). */
-  async settled(taskId: string): Promise<void> {
+  /**
+   * Resolves once the task is terminal or interrupted (at once if it already is) and that is
+   * committed; with the task as stored when this runtime created it and still holds it, so
+   * that the answer needs no read (undefined otherwise: read it with getTask).
+   */
+  async settled(taskId: string): Promise<TaskContent | undefined> {
     const execution = this.#active.get(taskId);
-    if (execution === undefined || execution.settled) {
+    if (execution !== undefined && !execution.settled) {
+      // The final frame is published only once its batch is committed.
+      await this.#deps.channels.nextFinal(taskId);
+    } else if (this.#writes.isQueued(taskId)) {
       // Its final status may be applied but not yet committed: wait for the shared commit
       // rather than force one for this task alone (getTask would).
-      if (this.#writes.isQueued(taskId)) await this.#writes.committed();
-      return;
+      await this.#writes.committed();
     }
-    await this.#deps.channels.nextFinal(taskId);
+    return execution?.settled === true ? execution.live?.content() : undefined;
   }
 
   getTask(instanceId: string, taskId: string, view?: TaskView): Task {
@@ -241,14 +258,9 @@ export class TaskRuntime {
 
     return new Promise<SendOutcome>((resolve) => {
       const task: Task = { id: taskId, contextId, status: status('TASK_STATE_SUBMITTED', createdAt), history: [message] };
-      this.#launch(instance, {
-        taskId,
-        contextId,
-        skill,
-        message,
-        task,
-        resumed: false,
-        acceptedOutputModes: hooks.acceptedOutputModes ?? [],
+      const run = { taskId, contextId, skill, message, task, resumed: false, acceptedOutputModes: hooks.acceptedOutputModes ?? [] };
+      this.#launch(instance, run, 'TASK_STATE_SUBMITTED', {
+        live: new LiveTask(taskId, contextId, task.status, message, metadata),
         onMaterialize: () => {
           materialize();
           resolve({ kind: 'task', taskId });
@@ -325,8 +337,9 @@ export class TaskRuntime {
 
   #launch(
     instance: RuntimeInstance,
-    run: Omit<ExecutionRequest, 'instanceId' | 'text' | 'session' | 'tools'> & { onMaterialize?: () => void; onReply?: (message: Message) => void },
-    state: TaskState = 'TASK_STATE_SUBMITTED',
+    run: Omit<ExecutionRequest, 'instanceId' | 'text' | 'session' | 'tools'>,
+    state: TaskState,
+    fresh?: NewTaskRun,
   ): void {
     const session = this.#deps.sessions.acquire(instance.id, run.contextId);
     let finish: () => void = () => undefined;
@@ -335,8 +348,9 @@ export class TaskRuntime {
       taskId: run.taskId,
       contextId: run.contextId,
       controller: new AbortController(),
+      live: fresh?.live,
       state,
-      pending: run.onMaterialize !== undefined,
+      pending: fresh !== undefined,
       settled: false,
       done: new Promise<void>((resolve) => (finish = resolve)),
     };
@@ -345,9 +359,9 @@ export class TaskRuntime {
     const ensureTask = (): void => {
       if (!execution.pending) return;
       execution.pending = false;
-      run.onMaterialize?.();
+      fresh?.onMaterialize();
     };
-    const events = this.#events(execution, ensureTask, run.onReply);
+    const events = this.#events(execution, ensureTask, fresh?.onReply);
     const request: ExecutionRequest = {
       ...run,
       instanceId: instance.id,
@@ -415,6 +429,7 @@ export class TaskRuntime {
     if (execution.state === 'TASK_STATE_SUBMITTED') this.#apply(execution, 'TASK_STATE_WORKING');
     const artifact = artifactOf(chunk, artifactId);
     const append = chunk.append === true;
+    execution.live?.putArtifact(artifact, append);
     const frame = artifactFrame(execution.taskId, execution.contextId, artifact, append, chunk.lastChunk === true);
     this.#writes.enqueue({
       taskId: execution.taskId,
@@ -452,7 +467,9 @@ export class TaskRuntime {
     execution.state = state;
     const final = isTerminalState(state) || isInterruptedState(state);
     if (final) execution.settled = true;
-    this.#record(execution.taskId, execution.contextId, status(state, this.#deps.now(), message), final);
+    const taskStatus = status(state, this.#deps.now(), message);
+    execution.live?.setStatus(taskStatus, final);
+    this.#record(execution.taskId, execution.contextId, taskStatus, final);
   }
 
   /** Queues a status and its log frame; the frame is published once they are committed. */

@@ -17,7 +17,8 @@ import { COMPLETED_MARKER, RPC_HEADERS, sampleBare, sampleHub, sendBody, SSE_HEA
  *
  * Environment: BENCH_DURATION (s per measured run, default 5), BENCH_CONNECTIONS (50),
  * BENCH_WARMUP (s, 1), BENCH_TASKS (20000), BENCH_SELF_CHECK (on|off, default on as in
- * production), BENCH_CPU_PROF (a directory: profile the load-test hub with --cpu-prof).
+ * production), BENCH_CPU_PROF (a directory: profile the load-test hub with --cpu-prof),
+ * BENCH_SCENARIOS (comma list of card, send, stream, memory; default all).
  */
 
 interface Settings {
@@ -27,6 +28,19 @@ interface Settings {
   readonly tasks: number;
   readonly selfCheck: boolean;
   readonly cpuProfDir: string | undefined;
+  /** Scenarios to run, in the order of `scenarios()`; `memory` is the 20k-task fill and ListTasks walk. */
+  readonly only: ReadonlySet<ScenarioName | 'memory'>;
+}
+
+const ALL_PARTS = ['card', 'send', 'stream', 'memory'] as const;
+
+function readParts(): ReadonlySet<ScenarioName | 'memory'> {
+  const raw = process.env['BENCH_SCENARIOS'];
+  if (raw === undefined || raw.trim() === '') return new Set(ALL_PARTS);
+  const parts = raw.split(',').map((part) => part.trim());
+  const unknown = parts.filter((part) => !(ALL_PARTS as readonly string[]).includes(part));
+  if (unknown.length > 0 || parts.length === 0) throw new Error(`BENCH_SCENARIOS is a comma list of ${ALL_PARTS.join(', ')}; got ${JSON.stringify(raw)}`);
+  return new Set(parts as (ScenarioName | 'memory')[]);
 }
 
 function envInt(name: string, fallback: number, min: number, max: number): number {
@@ -47,6 +61,7 @@ function readSettings(): Settings {
     tasks: envInt('BENCH_TASKS', 20_000, 100, 200_000),
     selfCheck: selfCheck === 'on',
     cpuProfDir: process.env['BENCH_CPU_PROF'] || undefined,
+    only: readParts(),
   };
 }
 
@@ -80,7 +95,7 @@ const START_TIMEOUT_MS = 30_000;
 
 function scenarios(settings: Settings): Scenario[] {
   const common = { connections: settings.connections, durationSeconds: settings.durationSeconds };
-  return [
+  const all: Scenario[] = [
     {
       name: 'card',
       title: 'agent card (GET)',
@@ -107,6 +122,7 @@ function scenarios(settings: Settings): Scenario[] {
       }),
     },
   ];
+  return all.filter((scenario) => settings.only.has(scenario.name));
 }
 
 /** Busy CPU time of the whole machine so far, µs (all CPUs, from os.cpus()). */
@@ -236,31 +252,35 @@ async function main(): Promise<number> {
     await hub.stop();
     await bare.stop();
 
-    // Memory and listing: a fresh hub, filled through hub.runtime.send (the echo executor and
-    // the SQLite store, as over HTTP, minus HTTP and JSON-RPC), FILL_CONCURRENCY at a time.
-    const fillHub = await ChildServer.start<HubOps>('fill hub', { module: './hub-process.ts', args: [join(base, 'fill'), settings.selfCheck ? 'on' : 'off'], startTimeoutMs: START_TIMEOUT_MS });
-    children.push(fillHub);
-    const emptyMemory = await fillHub.call('memory', undefined);
-    process.stdout.write(`\nstoring ${settings.tasks} tasks through hub.runtime.send (${FILL_CONCURRENCY} at a time)… `);
-    const fill = await fillHub.call('fill', { count: settings.tasks, concurrency: FILL_CONCURRENCY, timeoutMs: FILL_TIMEOUT_MS }, FILL_TIMEOUT_MS + 30_000);
-    const fillCounts = await fillHub.call('settle', { timeoutMs: 10_000 });
-    console.log(`${fill.inserted} in ${fixed(fill.seconds, 1)} s`);
-    if (fill.timedOut) problems.push(`fill: only ${fill.inserted} of ${settings.tasks} tasks within ${FILL_TIMEOUT_MS / 1000} s`);
-    if (fillCounts.tasks !== fill.inserted || fillCounts.completed !== fill.inserted) problems.push(`fill: ${fillCounts.tasks} stored, ${fillCounts.completed} COMPLETED, for ${fill.inserted} sent`);
-    const fullMemory = await fillHub.call('memory', undefined);
-    const maxPages = Math.ceil(fill.inserted / 100) + 2;
-    const walks: number[][] = [];
-    for (let walk = 0; walk < LIST_WALKS; walk += 1) {
-      const result = await walkListTasks(fillHub.url, maxPages);
-      if (result.tasks !== fill.inserted || result.totalSize !== fill.inserted) problems.push(`ListTasks walk ${walk + 1}: ${result.tasks} tasks over the pages, totalSize ${result.totalSize}, expected ${fill.inserted}`);
-      walks.push(result.pageMs);
+    let memoryReport: Parameters<typeof printMemory>[0] | undefined;
+    if (settings.only.has('memory')) {
+      // Memory and listing: a fresh hub, filled through hub.runtime.send (the echo executor and
+      // the SQLite store, as over HTTP, minus HTTP and JSON-RPC), FILL_CONCURRENCY at a time.
+      const fillHub = await ChildServer.start<HubOps>('fill hub', { module: './hub-process.ts', args: [join(base, 'fill'), settings.selfCheck ? 'on' : 'off'], startTimeoutMs: START_TIMEOUT_MS });
+      children.push(fillHub);
+      const emptyMemory = await fillHub.call('memory', undefined);
+      process.stdout.write(`\nstoring ${settings.tasks} tasks through hub.runtime.send (${FILL_CONCURRENCY} at a time)… `);
+      const fill = await fillHub.call('fill', { count: settings.tasks, concurrency: FILL_CONCURRENCY, timeoutMs: FILL_TIMEOUT_MS }, FILL_TIMEOUT_MS + 30_000);
+      const fillCounts = await fillHub.call('settle', { timeoutMs: 10_000 });
+      console.log(`${fill.inserted} in ${fixed(fill.seconds, 1)} s`);
+      if (fill.timedOut) problems.push(`fill: only ${fill.inserted} of ${settings.tasks} tasks within ${FILL_TIMEOUT_MS / 1000} s`);
+      if (fillCounts.tasks !== fill.inserted || fillCounts.completed !== fill.inserted) problems.push(`fill: ${fillCounts.tasks} stored, ${fillCounts.completed} COMPLETED, for ${fill.inserted} sent`);
+      const fullMemory = await fillHub.call('memory', undefined);
+      const maxPages = Math.ceil(fill.inserted / 100) + 2;
+      const walks: number[][] = [];
+      for (let walk = 0; walk < LIST_WALKS; walk += 1) {
+        const result = await walkListTasks(fillHub.url, maxPages);
+        if (result.tasks !== fill.inserted || result.totalSize !== fill.inserted) problems.push(`ListTasks walk ${walk + 1}: ${result.tasks} tasks over the pages, totalSize ${result.totalSize}, expected ${fill.inserted}`);
+        walks.push(result.pageMs);
+      }
+      const afterWalkMemory = await fillHub.call('memory', undefined);
+      await fillHub.stop();
+      memoryReport = { bareMemory, loadHubMemory, loadHubCounts, fillCounts, emptyMemory, fullMemory, afterWalkMemory, fill, walks };
     }
-    const afterWalkMemory = await fillHub.call('memory', undefined);
-    await fillHub.stop();
 
     printResults(plan, results, settings);
     printDurability(plan, results);
-    printMemory({ bareMemory, loadHubMemory, loadHubCounts, fillCounts, emptyMemory, fullMemory, afterWalkMemory, fill, walks });
+    if (memoryReport) printMemory(memoryReport);
     const load1 = loadavg();
     console.log(`\nload average at the end: ${load1.map((v) => v.toFixed(2)).join(' ')} (${availableParallelism()} CPUs)`);
   } finally {

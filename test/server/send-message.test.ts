@@ -124,6 +124,33 @@ describe('SendMessage blocking behaviour', () => {
   });
 });
 
+describe('SendMessage answer', () => {
+  // The blocking answer is built from what the runtime stored, not read back: it must be
+  // exactly what the store holds, for every outcome, chunking, metadata and history view.
+  const cases: { name: string; text: string; metadata?: Record<string, unknown>; chunks?: number; historyLength?: number }[] = [
+    { name: 'completed, 5 chunks, request metadata', text: 'five chunks please', chunks: 5, metadata: { origin: 'test', nested: { n: 1 } } },
+    { name: 'completed, 1 chunk, historyLength 1', text: 'one', chunks: 1, historyLength: 1 },
+    { name: 'failed with a status message', text: '::fail' },
+    { name: 'rejected', text: '::reject' },
+    { name: 'input-required', text: '::input-required' },
+    { name: 'unknown skill', text: 'hello', metadata: { skill: 'no-such-skill' } },
+    { name: 'historyLength 0', text: 'none', historyLength: 0 },
+  ];
+  for (const { name, text, metadata, chunks, historyLength } of cases) {
+    it(`equals the task GetTask reads back: ${name}`, async () => {
+      const message = userMessage(text, chunks === undefined ? {} : { metadata: directive({ chunks }) });
+      const answer = await sendTask({
+        message,
+        ...(metadata === undefined ? {} : { metadata }),
+        ...(historyLength === undefined ? {} : { configuration: { historyLength } }),
+      });
+      const stored = await call(hub.endpoint, 'GetTask', { id: answer.id, ...(historyLength === undefined ? {} : { historyLength }) });
+      expect(answer).toStrictEqual(stored);
+      if (chunks !== undefined) expect(answer.artifacts?.[0]?.parts.map((part) => part.text).join('')).toBe(`echo: ${text}`);
+    });
+  }
+});
+
 describe('SendMessage historyLength', () => {
   it('unset returns the whole history, 0 omits the member, 1 returns only the most recent message', async () => {
     const first = await inputRequiredTask();

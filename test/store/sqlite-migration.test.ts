@@ -30,6 +30,7 @@ function schemaTwoDatabase(path: string): void {
     INSERT INTO artifact_parts VALUES ('t-done', 'a1', 2, '{"text":"hi"}');
     INSERT INTO task_events VALUES ('t-done', 1, '{"statusUpdate":{"taskId":"t-done","contextId":"c-1","status":{"state":"TASK_STATE_COMPLETED"}}}');
     INSERT INTO idempotency VALUES ('default', 'm1', 't-done', NULL);
+    INSERT INTO contexts VALUES ('default', 'c-1', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:03.000Z');
   `);
   db.close();
 }
@@ -51,6 +52,10 @@ describe('SQLite schema 3: integer task keys', () => {
       });
       expect(store.eventsAfter('t-done', 0).map((event) => event.seq)).toEqual([1]);
       expect(store.findIdempotent('default', 'm1')).toEqual({ kind: 'task', taskId: 't-done' });
+      expect(store.getContext('default', 'c-1')).toEqual({ instanceId: 'default', contextId: 'c-1', createdAt: '2026-01-01T00:00:00.000Z', lastActiveAt: '2026-01-01T00:00:03.000Z' });
+      // Schema 5: a migrated artifact takes appends as chunk rows.
+      store.putArtifact('t-done', { artifactId: 'a1', parts: [{ text: '!' }] }, true);
+      expect(store.getTask('default', 't-done')?.artifacts?.[0]?.parts).toEqual([{ text: 'echo: ' }, { text: 'hi' }, { text: '!' }]);
       const page = store.listTasks('default', { pageSize: 10 });
       expect(page.tasks.map((task) => task.id)).toEqual(['t-done', 't-old']);
       expect(store.listTasks('default', { pageSize: 10, state: 'TASK_STATE_INPUT_REQUIRED' }).tasks.map((task) => task.id)).toEqual(['t-old']);
@@ -65,7 +70,9 @@ describe('SQLite schema 3: integer task keys', () => {
     try {
       expect(raw.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
       expect(raw.pragma('foreign_key_check')).toEqual([]);
-      expect(raw.prepare("SELECT count(*) FROM sqlite_master WHERE name LIKE '%_v3'").pluck().get()).toBe(0);
+      expect(raw.prepare("SELECT count(*) FROM sqlite_master WHERE name LIKE '%_v3' OR name LIKE '%_v5'").pluck().get()).toBe(0);
+      expect(raw.prepare('SELECT parts_json FROM task_artifacts').pluck().all()).toEqual(['[{"text":"echo: "},{"text":"hi"}]']);
+      expect(raw.prepare('SELECT parts_json FROM artifact_chunks').pluck().all()).toEqual(['[{"text":"!"}]']);
       expect(raw.prepare('SELECT task_key FROM task_events ORDER BY task_key').pluck().all()).toEqual([1, 2]);
     } finally {
       raw.close();

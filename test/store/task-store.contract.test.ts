@@ -772,12 +772,55 @@ describe('SqliteTaskStore on disk', () => {
       store.setStatus('task-1', status('TASK_STATE_COMPLETED', 2));
       expect(count('SELECT count(*) FROM task_status')).toBe(3);
       store.putArtifact('task-1', artifact('a', ['1', '2']), false);
-      const firstParts = raw.prepare('SELECT rowid, part_json FROM artifact_parts ORDER BY seq').all();
+      const created = raw.prepare('SELECT meta_json, parts_json FROM task_artifacts').all();
+      expect(created).toHaveLength(1);
       store.putArtifact('task-1', artifact('a', ['3']), true);
-      expect(raw.prepare('SELECT rowid, part_json FROM artifact_parts ORDER BY seq LIMIT 2').all()).toEqual(firstParts);
-      expect(count('SELECT count(*) FROM artifact_parts')).toBe(3);
+      store.putArtifact('task-1', artifact('a', ['4']), true);
+      // Each append is one row of its own; the artifact's row is not rewritten.
+      expect(raw.prepare('SELECT meta_json, parts_json FROM task_artifacts').all()).toEqual(created);
+      expect(raw.prepare('SELECT parts_json FROM artifact_chunks ORDER BY seq').pluck().all()).toHaveLength(2);
+      expect(store.getTask(INSTANCE, 'task-1')?.artifacts?.[0]?.parts.map((part) => part.text)).toEqual(['1', '2', '3', '4']);
+      // Chunks appended in one transaction share one row.
+      store.transaction(() => {
+        store.putArtifact('task-1', artifact('a', ['5']), true);
+        store.putArtifact('task-1', artifact('a', ['6']), true);
+      });
+      expect(count('SELECT count(*) FROM artifact_chunks')).toBe(3);
+      expect(store.getTask(INSTANCE, 'task-1')?.artifacts?.[0]?.parts.map((part) => part.text)).toEqual(['1', '2', '3', '4', '5', '6']);
       store.putArtifact('task-1', artifact('a', ['only']), false);
-      expect(count('SELECT count(*) FROM artifact_parts')).toBe(1);
+      expect(count('SELECT count(*) FROM artifact_chunks')).toBe(0);
+      expect(store.getTask(INSTANCE, 'task-1')?.artifacts?.[0]?.parts.map((part) => part.text)).toEqual(['only']);
+    } finally {
+      raw.close();
+      store.close();
+    }
+  });
+
+  it('does not log the frames of a task that ends in the transaction that logged them, but numbers them', () => {
+    const path = databasePath();
+    const store = SqliteTaskStore.open(path);
+    const raw = new Database(path, { readonly: true });
+    const statusFrame = (state: TaskState): StreamResponse => ({ statusUpdate: { taskId: 'task-1', contextId: 'context-1', status: { state } } });
+    try {
+      store.transaction(() => {
+        store.createTask(newTask('task-1'));
+        store.setStatus('task-1', status('TASK_STATE_INPUT_REQUIRED', 1));
+        store.appendEvent('task-1', statusFrame('TASK_STATE_INPUT_REQUIRED'));
+      });
+      // Interrupted: a client may still subscribe and replay.
+      expect(store.eventsAfter('task-1', 0).map((event) => event.seq)).toEqual([1]);
+      store.transaction(() => {
+        store.setStatus('task-1', status('TASK_STATE_WORKING', 2));
+        store.appendEvent('task-1', statusFrame('TASK_STATE_WORKING'));
+        store.setStatus('task-1', status('TASK_STATE_COMPLETED', 3));
+        store.appendEvent('task-1', statusFrame('TASK_STATE_COMPLETED'));
+      });
+      expect(store.eventsAfter('task-1', 0).map((event) => event.seq)).toEqual([1]);
+      expect(store.lastEventSeq('task-1')).toBe(3);
+      expect(raw.prepare('SELECT count(*) FROM task_events').pluck().get()).toBe(1);
+      // Outside such a transaction a frame is logged as usual.
+      store.appendEvent('task-1', statusFrame('TASK_STATE_COMPLETED'));
+      expect(store.eventsAfter('task-1', 0).map((event) => event.seq)).toEqual([1, 4]);
     } finally {
       raw.close();
       store.close();
@@ -798,9 +841,9 @@ describe('SqliteTaskStore on disk', () => {
         store.setStatus('task-1', status('TASK_STATE_COMPLETED', 3));
         expect(() => store.setStatus('ghost', status('TASK_STATE_WORKING', 3))).toThrow(UnknownTaskError);
       });
-      // SUBMITTED, WORKING (written because a read needed it), COMPLETED; INPUT_REQUIRED was never visible.
+      // WORKING (written because a read needed it) and COMPLETED. SUBMITTED and INPUT_REQUIRED
+      // were never visible: each was replaced within the transaction that set it.
       expect(raw.prepare('SELECT state FROM task_status ORDER BY version').pluck().all()).toEqual([
-        'TASK_STATE_SUBMITTED',
         'TASK_STATE_WORKING',
         'TASK_STATE_COMPLETED',
       ]);
