@@ -193,5 +193,6 @@ function endpointObserver(peers: PeerTracker, metrics: HubMetrics): EndpointObse
 function openStore(config: ResolvedHubConfig): TaskStore {
   if (config.store === 'memory') return new MemoryTaskStore();
   mkdirSync(config.dataDir, { recursive: true });
-  return SqliteTaskStore.open(join(config.dataDir, 'a2a-hub.sqlite'));
+  // The hub owns its data dir: exclusive locking is faster, and stops a second hub sharing it.
+  return SqliteTaskStore.open(join(config.dataDir, 'a2a-hub.sqlite'), { exclusive: true });
 }

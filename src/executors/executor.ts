@@ -104,5 +104,9 @@ export function toParts(content: Content): Part[] {
 }
 
 export function textOf(message: Pick<Message, 'parts'>): string {
-  return message.parts.flatMap((part) => (typeof part.text === 'string' ? [part.text] : [])).join('\n');
+  let text: string | undefined;
+  for (const part of message.parts) {
+    if (typeof part.text === 'string') text = text === undefined ? part.text : `${text}\n${part.text}`;
+  }
+  return text ?? '';
 }

@@ -8,14 +8,17 @@ export type ArtifactHeader = Omit<Artifact, 'parts'>;
 
 export function headerOf(artifact: Artifact): ArtifactHeader {
   // A copy minus `parts` that keeps members the type does not name, so they round-trip too.
-  const header: Record<string, unknown> = { ...artifact };
-  delete header['parts'];
+  const header: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(artifact)) if (key !== 'parts') header[key] = value;
   return header as ArtifactHeader;
 }
 
 /** Whether an appended chunk changes the header: any member besides the id and parts. */
 export function changesHeader(chunk: Artifact): boolean {
-  return Object.entries(headerOf(chunk)).some(([key, value]) => key !== 'artifactId' && value !== undefined);
+  for (const [key, value] of Object.entries(chunk)) {
+    if (key !== 'artifactId' && key !== 'parts' && value !== undefined) return true;
+  }
+  return false;
 }
 
 /** The header after an appended chunk: members the chunk gives replace the stored ones. */

@@ -14,6 +14,7 @@ import type { TaskContent } from '../store/task-view.js';
 import { agentMessage, artifactFrame, artifactOf, status, statusFrame } from './frames.js';
 import type { SessionRegistry } from './sessions.js';
 import type { TaskChannels } from './task-channels.js';
+import { timeOrderedId } from './ids.js';
 import { LiveTask } from './live-task.js';
 import { WriteQueue } from './write-queue.js';
 
@@ -214,8 +215,8 @@ export class TaskRuntime {
 
   #start(instance: RuntimeInstance, request: SendMessageRequest, hooks: SendHooks): Promise<SendOutcome> {
     const { now } = this.#deps;
-    const taskId = randomUUID();
-    const contextId = request.message.contextId || randomUUID();
+    const taskId = timeOrderedId();
+    const contextId = request.message.contextId || timeOrderedId();
     const message: Message = { ...request.message, contextId, taskId };
     const skill = requestedSkill(request) ?? instance.defaultSkill;
     const createdAt = now();

@@ -796,6 +796,21 @@ describe('SqliteTaskStore on disk', () => {
     }
   });
 
+  it('exclusive: holds the database until it closes, and a second opener fails with a clear error', () => {
+    const path = databasePath();
+    const first = SqliteTaskStore.open(path, { exclusive: true });
+    try {
+      first.createTask(newTask('task-1'));
+      expect(() => SqliteTaskStore.open(path, { exclusive: true })).toThrow(/in use by another process/);
+      expect(first.getTaskInfo('task-1')?.state).toBe('TASK_STATE_SUBMITTED');
+    } finally {
+      first.close();
+    }
+    const second = SqliteTaskStore.open(path, { exclusive: true });
+    expect(second.getTaskInfo('task-1')?.state).toBe('TASK_STATE_SUBMITTED');
+    second.close();
+  });
+
   it('does not log the frames of a task that ends in the transaction that logged them, but numbers them', () => {
     const path = databasePath();
     const store = SqliteTaskStore.open(path);
