@@ -210,7 +210,7 @@ export class SqliteTaskStore implements TaskStore {
           db.exec('BEGIN EXCLUSIVE; COMMIT');
         } catch (error) {
           if ((error as { code?: unknown }).code !== 'SQLITE_BUSY') throw error;
-          throw new Error(`the database ${path} is in use by another process (another a2a-hub on the same data dir?)`);
+          throw new Error(`the database ${path} is in use by another process (another a2a-hub on the same data dir?)`, { cause: error });
         }
       }
       db.pragma('journal_mode = WAL');
