@@ -10,7 +10,19 @@ import { randomUUID } from 'node:crypto';
 export function timeOrderedId(now: number = Date.now()): string {
   // randomUUID is buffered and cheap; its version-4 random bits past the version nibble, with
   // the variant bits already set, are exactly what version 7 wants there.
-  const random = randomUUID();
-  const time = Math.max(0, Math.floor(now)).toString(16).padStart(12, '0').slice(-12);
-  return `${time.slice(0, 8)}-${time.slice(8, 12)}-7${random.slice(15)}`;
+  return `${timePrefix(now)}${randomUUID().slice(15)}`;
+}
+
+/** `tttttttt-tttt-7` for a millisecond, remembered for the last one: ids come in bursts. */
+let lastMillis = -1;
+let lastPrefix = '';
+
+function timePrefix(now: number): string {
+  const millis = Math.max(0, Math.floor(now));
+  if (millis !== lastMillis) {
+    const time = millis.toString(16).padStart(12, '0').slice(-12);
+    lastMillis = millis;
+    lastPrefix = `${time.slice(0, 8)}-${time.slice(8, 12)}-7`;
+  }
+  return lastPrefix;
 }
