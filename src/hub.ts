@@ -10,10 +10,10 @@ import { RELAY_PRESET, relayPreset } from './executors/relay-preset.js';
 import { createHttpApp } from './http/app.js';
 import { RateLimiter } from './http/rate-limit.js';
 import { StreamTracker } from './http/stream-tracker.js';
-import type { EndpointObserver } from './http/endpoint-observer.js';
+import type { EndpointObserver, RequestObservation } from './http/endpoint-observer.js';
 import { createControlRouter } from './control/control-router.js';
 import { HubMetrics } from './control/metrics.js';
-import { PeerTracker } from './control/peers.js';
+import { PeerTracker, type Peer } from './control/peers.js';
 import { InboundRegistry } from './inbound/inbound-registry.js';
 import { createLogger, logFunction, type LogFunction } from './logging.js';
 import { OutboundRegistry } from './outbound/outbound-registry.js';
@@ -173,21 +173,29 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
 
 /** Feeds each A2A endpoint request into the peer list and the metrics. */
 function endpointObserver(peers: PeerTracker, metrics: HubMetrics): EndpointObserver {
-  return {
-    request(socket, agentId) {
-      const peer = peers.seen(socket, agentId);
-      const started = process.hrtime.bigint();
-      return {
-        done: (method, outcome) => metrics.record(method, outcome, Number(process.hrtime.bigint() - started) / 1e9),
-        streamOpened: () => {
-          peer.openStreams += 1;
-          return () => {
-            peer.openStreams -= 1;
-          };
-        },
-      };
-    },
-  };
+  return { request: (socket, agentId) => new EndpointRequest(peers.seen(socket, agentId), metrics) };
+}
+
+/** One request's observation; a class, not closures, since every request makes one. */
+class EndpointRequest implements RequestObservation {
+  readonly #started = process.hrtime.bigint();
+
+  constructor(
+    private readonly peer: Peer,
+    private readonly metrics: HubMetrics,
+  ) {}
+
+  done(method: string, outcome: string): void {
+    this.metrics.record(method, outcome, Number(process.hrtime.bigint() - this.#started) / 1e9);
+  }
+
+  streamOpened(): () => void {
+    const { peer } = this;
+    peer.openStreams += 1;
+    return () => {
+      peer.openStreams -= 1;
+    };
+  }
 }
 
 function openStore(config: ResolvedHubConfig): TaskStore {

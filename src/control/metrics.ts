@@ -29,9 +29,9 @@ export class HubMetrics {
     outcomes.set(outcome, (outcomes.get(outcome) ?? 0) + 1);
     this.#requests.set(method, outcomes);
     const histogram = this.#latency.get(method) ?? { counts: BUCKETS.map(() => 0), sum: 0, count: 0 };
-    BUCKETS.forEach((bound, index) => {
-      if (seconds <= bound) histogram.counts[index] = (histogram.counts[index] ?? 0) + 1;
-    });
+    for (let index = 0; index < BUCKETS.length; index += 1) {
+      if (seconds <= (BUCKETS[index] ?? 0)) histogram.counts[index] = (histogram.counts[index] ?? 0) + 1;
+    }
     histogram.sum += seconds;
     histogram.count += 1;
     this.#latency.set(method, histogram);

@@ -1,7 +1,7 @@
 import type { Socket } from 'node:net';
 import type { PeerRow } from '../../generated/control/types.js';
 
-interface Peer {
+export interface Peer {
   readonly id: string;
   readonly socket: Socket;
   readonly address: string;

@@ -34,29 +34,29 @@ export const echoExecutor: AgentExecutor = {
     }
     const reply = `echo: ${describe(request.message.parts)}`;
     const chunks = split(reply, directive.chunks);
-    let artifactId: string | undefined;
-    chunks.forEach((chunk, index) => {
-      artifactId = events.artifact({
-        ...(artifactId === undefined ? { name: 'echo' } : { artifactId }),
-        parts: chunk,
-        append: index > 0,
-        lastChunk: index === chunks.length - 1,
-      });
-    });
+    const last = chunks.length - 1;
+    const artifactId = events.artifact({ name: 'echo', parts: chunks[0] ?? '', append: false, lastChunk: last === 0 });
+    for (let index = 1; index <= last; index += 1) {
+      events.artifact({ artifactId, parts: chunks[index] ?? '', append: true, lastChunk: index === last });
+    }
     events.complete();
   },
 };
 
 /** What the message said, with non-text parts named rather than dumped. */
 function describe(parts: readonly Part[]): string {
-  return parts
-    .map((part) => {
-      if (typeof part.text === 'string') return part.text.replace(/^::.*$/gm, '').trim();
-      const kind = part.raw !== undefined ? 'file' : part.url !== undefined ? `link ${part.url}` : 'data';
-      return `[${kind}${part.filename ? ` ${part.filename}` : ''}${part.mediaType ? ` ${part.mediaType}` : ''}]`;
-    })
-    .filter((text) => text !== '')
-    .join('\n');
+  let described = '';
+  for (const part of parts) {
+    const text = describePart(part);
+    if (text !== '') described = described === '' ? text : `${described}\n${text}`;
+  }
+  return described;
+}
+
+function describePart(part: Part): string {
+  if (typeof part.text === 'string') return (part.text.includes('::') ? part.text.replace(/^::.*$/gm, '') : part.text).trim();
+  const kind = part.raw !== undefined ? 'file' : part.url !== undefined ? `link ${part.url}` : 'data';
+  return `[${kind}${part.filename ? ` ${part.filename}` : ''}${part.mediaType ? ` ${part.mediaType}` : ''}]`;
 }
 
 function split(text: string, count: number): string[] {

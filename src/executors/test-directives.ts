@@ -38,7 +38,8 @@ const LIMITS = { steps: 1000, stepMs: 10_000, chunks: 100 };
 
 export function parseTestDirective(message: Message, text: string): TestDirective {
   const directive: { outcome: TestOutcome; steps: number; stepMs: number; chunks: number } = { outcome: 'completed', steps: 0, stepMs: 100, chunks: 3 };
-  for (const line of text.split('\n')) {
+  // Most messages hold no directive line: skip splitting them.
+  for (const line of text.includes('::') ? text.split('\n') : []) {
     const match = /^::([a-z-]+)(?:\s+(\d+))?\s*$/.exec(line.trim());
     if (!match?.[1]) continue;
     const [, word, count] = match;

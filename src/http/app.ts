@@ -41,17 +41,7 @@ export function createHttpApp(options: HttpAppOptions): Koa {
     }
   });
 
-  const wellKnown = new Router();
-  wellKnown.all('/.well-known/agent-card.json', (ctx) => {
-    if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return respondMethodNotAllowed(ctx, ['GET']);
-    const agent = options.directory.defaultAgent();
-    if (agent === undefined) return respondNotFound(ctx);
-    serveCard(ctx, agent, { ...options, maxAgeSeconds: options.cardMaxAgeSeconds });
-  });
-  // Routers answer their own 405s with JSON bodies; koa-router's allowedMethods() would
-  // rewrite the status after our JSON 404 body was written.
-  for (const router of [wellKnown, ...(options.routers ?? [])]) app.use(router.routes());
-
+  // Agent endpoints are resolved by path from the directory.
   app.use(async (ctx, next) => {
     const path = ctx.path.length > 1 ? ctx.path.replace(/\/+$/, '') : ctx.path;
     if (path.endsWith(CARD_SUFFIX)) {
@@ -69,6 +59,18 @@ export function createHttpApp(options: HttpAppOptions): Koa {
     }
     await next();
   });
+
+  const wellKnown = new Router();
+  wellKnown.all('/.well-known/agent-card.json', (ctx) => {
+    if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return respondMethodNotAllowed(ctx, ['GET']);
+    const agent = options.directory.defaultAgent();
+    if (agent === undefined) return respondNotFound(ctx);
+    serveCard(ctx, agent, { ...options, maxAgeSeconds: options.cardMaxAgeSeconds });
+  });
+  // After the agent endpoints, whose paths never overlap the routers' (those are reserved),
+  // so that A2A requests skip matching every route. Routers answer their own 405s with JSON
+  // bodies; koa-router's allowedMethods() would rewrite the status after our JSON 404 body.
+  for (const router of [wellKnown, ...(options.routers ?? [])]) app.use(router.routes());
 
   app.use((ctx) => respondNotFound(ctx));
   return app;

@@ -16,7 +16,8 @@ export async function readJsonBody(ctx: Context, limitBytes: number): Promise<un
   }
   let text: string;
   try {
-    text = await getRawBody(ctx.req, { limit: limitBytes, length: ctx.get('content-length') || undefined, encoding: 'utf8' });
+    // As bytes, decoded here: raw-body's own decoding goes through iconv-lite, for UTF-8 too.
+    text = (await getRawBody(ctx.req, { limit: limitBytes, length: ctx.get('content-length') || undefined })).toString('utf8');
   } catch (error) {
     const failure = error as { type?: string };
     if (failure.type === 'entity.too.large') {
@@ -24,6 +25,8 @@ export async function readJsonBody(ctx: Context, limitBytes: number): Promise<un
     }
     throw jsonParseError('the request body could not be read', { cause: error });
   }
+  // A byte order mark is tolerated, as RFC 8259 §8.1 allows.
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {

@@ -70,7 +70,10 @@ export async function serveJsonRpc(ctx: Context, agent: InboundAgent, options: J
     const lastEventId = Number.parseInt(ctx.get('last-event-id'), 10);
     const result = await options.handler.call(call.method, call.params as never, {
       agent,
-      baseUrl: baseUrlOf(ctx, options),
+      // Only GetExtendedAgentCard needs it.
+      get baseUrl() {
+        return baseUrlOf(ctx, options);
+      },
       ...(Number.isSafeInteger(lastEventId) && lastEventId >= 0 ? { lastEventId } : {}),
     });
     if (call.notification) {
@@ -112,6 +115,7 @@ export async function serveJsonRpc(ctx: Context, agent: InboundAgent, options: J
 
 /** The requested extension URIs (comma-separated, §3.2.6) that the agent implements; unknown ones are ignored. */
 function activatedExtensions(header: string, supported: readonly string[]): string[] {
+  if (header === '' || supported.length === 0) return [];
   const requested = header.split(',').map((uri) => uri.trim()).filter((uri) => uri !== '');
   return [...new Set(requested.filter((uri) => supported.includes(uri)))];
 }

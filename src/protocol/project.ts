@@ -9,39 +9,74 @@ import { isSchema, properties, resolveRef, schemaList, type JsonSchema, type Sch
  */
 export function projectToSchema<T>(document: SchemaDocument, def: string, value: T): T {
   const schema = document.$defs[def];
-  return schema === undefined ? value : (project(document, schema, value) as T);
+  return schema === undefined ? value : (projectorOf(document, schema)(value) as T);
 }
 
-function project(document: SchemaDocument, raw: JsonSchema, value: unknown): unknown {
-  const schema = narrow(document, resolveRef(document, raw), value);
-  if (Array.isArray(value)) {
+type Projector = (value: unknown) => unknown;
+
+/*
+ * Every request's params are projected, so each schema is turned into a function once, on
+ * first use, instead of being interpreted per value. Schemas are recursive (Struct, Value),
+ * hence the indirection through a slot filled after the function is registered.
+ */
+const projectors = new WeakMap<JsonSchema, Projector>();
+const shapes = new WeakMap<JsonSchema, Projector>();
+
+function cached(cache: WeakMap<JsonSchema, Projector>, schema: JsonSchema, compile: () => Projector): Projector {
+  const known = cache.get(schema);
+  if (known !== undefined) return known;
+  let compiled: Projector | undefined;
+  cache.set(schema, (value) => (compiled ??= compile())(value));
+  compiled = compile();
+  cache.set(schema, compiled);
+  return compiled;
+}
+
+/** Projects a value of `raw`: picks the union branch the value is an instance of, then its shape. */
+function projectorOf(document: SchemaDocument, raw: JsonSchema): Projector {
+  return cached(projectors, raw, () => {
+    const schema = resolveRef(document, raw);
+    const allOf = schemaList(schema, 'allOf');
+    if (allOf.length === 1 && allOf[0] !== undefined) return shapeOf(document, resolveRef(document, allOf[0]));
+    const branches = [...schemaList(schema, 'anyOf'), ...(schema['x-oneof'] === undefined ? schemaList(schema, 'oneOf') : [])];
+    const own = shapeOf(document, schema);
+    if (branches.length === 0) return own;
+    // A branch is told apart by its const members (e.g. a `kind`); one without any matches every object.
+    const tests = branches.map((branch) => {
+      const resolved = resolveRef(document, branch);
+      const consts = Object.entries(properties(resolved)).flatMap(([name, member]) => ('const' in member ? [[name, member['const']] as const] : []));
+      return { consts, shape: shapeOf(document, resolved) };
+    });
+    return (value) => {
+      if (typeof value !== 'object' || value === null) return own(value);
+      const record = value as Record<string, unknown>;
+      const match = tests.find((test) => test.consts.every(([name, constant]) => record[name] === constant));
+      return (match?.shape ?? own)(value);
+    };
+  });
+}
+
+/** Projects a value of one concrete schema: its declared members, items or map values. */
+function shapeOf(document: SchemaDocument, schema: JsonSchema): Projector {
+  return cached(shapes, schema, () => {
     const items = schema['items'];
-    return isSchema(items) ? value.map((item) => project(document, items, item)) : value;
-  }
-  if (typeof value !== 'object' || value === null) return value;
-  const declared = properties(schema);
-  const additional = schema['additionalProperties'];
-  if (Object.keys(declared).length === 0) {
-    if (!isSchema(additional)) return value;
-    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, project(document, additional, item)]));
-  }
-  const copy: Record<string, unknown> = {};
-  for (const [key, item] of Object.entries(value)) {
-    const member = declared[key];
-    if (member !== undefined) copy[key] = project(document, member, item);
-  }
-  return copy;
-}
-
-/** The branch of a union the value is an instance of (by const members), else the schema itself. */
-function narrow(document: SchemaDocument, schema: JsonSchema, value: unknown): JsonSchema {
-  const allOf = schemaList(schema, 'allOf');
-  if (allOf.length === 1 && allOf[0] !== undefined) return resolveRef(document, allOf[0]);
-  const branches = [...schemaList(schema, 'anyOf'), ...(schema['x-oneof'] === undefined ? schemaList(schema, 'oneOf') : [])];
-  if (branches.length === 0 || typeof value !== 'object' || value === null) return schema;
-  const record = value as Record<string, unknown>;
-  const match = branches
-    .map((branch) => resolveRef(document, branch))
-    .find((branch) => Object.entries(properties(branch)).every(([name, member]) => !('const' in member) || record[name] === member['const']));
-  return match ?? schema;
+    const item = isSchema(items) ? projectorOf(document, items) : undefined;
+    const members = new Map(Object.entries(properties(schema)).map(([name, member]) => [name, projectorOf(document, member)] as const));
+    const additional = schema['additionalProperties'];
+    const mapValue = members.size === 0 && isSchema(additional) ? projectorOf(document, additional) : undefined;
+    return (value) => {
+      if (Array.isArray(value)) {
+        const list: readonly unknown[] = value;
+        return item === undefined ? list : list.map((entry) => item(entry));
+      }
+      if (typeof value !== 'object' || value === null) return value;
+      if (members.size === 0 && mapValue === undefined) return value;
+      const copy: Record<string, unknown> = {};
+      for (const key of Object.keys(value)) {
+        const project = mapValue ?? members.get(key);
+        if (project !== undefined) copy[key] = project((value as Record<string, unknown>)[key]);
+      }
+      return copy;
+    };
+  });
 }

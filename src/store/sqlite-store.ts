@@ -57,8 +57,14 @@ interface ArtifactRow {
 /** A task created in the open transaction: its row is written once, when the transaction ends. */
 interface PendingTask {
   readonly key: number;
-  readonly row: Omit<TaskRow, 'key' | 'last_event_seq' | 'status_version'>;
+  /** The row but its status, which is written as the last one set in the transaction. */
+  readonly row: Omit<TaskRow, 'key' | 'last_event_seq' | 'status_version' | 'state' | 'status_json' | 'status_ts'>;
+  readonly status: TaskStatus;
+  /** Where that status places the task (checked when the task was created). */
+  readonly statusTs: number;
   readonly messages: string[];
+  /** Artifacts given to it so far, so that the next one's position needs no query. */
+  artifacts: number;
 }
 
 /**
@@ -70,6 +76,8 @@ interface PendingArtifact {
   readonly artifactId: string;
   /** new: no row yet; append: parts go to a chunk row; replace: the row is rewritten. */
   mode: 'new' | 'append' | 'replace';
+  /** The position of a new artifact of a task created in this transaction (else counted by SQL). */
+  readonly ord?: number;
   header: ArtifactHeader;
   headerChanged: boolean;
   readonly parts: Part[];
@@ -88,9 +96,9 @@ type Bindings = Readonly<Record<string, string | number>>;
 function prepareStatements(db: Database.Database) {
   return {
     task: db.prepare<[string], TaskRow>('SELECT * FROM tasks WHERE id = ?'),
-    insertTask: db.prepare<[TaskRow]>(
+    insertTask: db.prepare<[number, string, string, string, string, string, string | null, TaskState, string, number, number, number]>(
       `INSERT INTO tasks (key, id, instance_id, context_id, skill, created_at, metadata_json, state, status_json, status_ts, status_version, last_event_seq)
-       VALUES (@key, @id, @instance_id, @context_id, @skill, @created_at, @metadata_json, @state, @status_json, @status_ts, @status_version, @last_event_seq)`,
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
     maxKey: db.prepare<[], number>('SELECT coalesce(max(key), 0) FROM tasks').pluck(),
     watermark: db.prepare<[], number>('SELECT coalesce(max(version), 0) FROM task_status').pluck(),
@@ -121,6 +129,9 @@ function prepareStatements(db: Database.Database) {
       .pluck(),
 
     artifactHeader: db.prepare<[number, string], string>('SELECT meta_json FROM task_artifacts WHERE task_key = ? AND artifact_id = ?').pluck(),
+    insertArtifactAt: db.prepare<[number, string, number, string, string]>(
+      'INSERT INTO task_artifacts (task_key, artifact_id, ord, meta_json, parts_json) VALUES (?, ?, ?, ?, ?)',
+    ),
     insertArtifact: db.prepare<[{ task: number; artifact: string; meta: string; parts: string }]>(
       `INSERT INTO task_artifacts (task_key, artifact_id, ord, meta_json, parts_json)
        SELECT @task, @artifact, coalesce(max(ord), 0) + 1, @meta, @parts FROM task_artifacts WHERE task_key = @task`,
@@ -235,17 +246,20 @@ export class SqliteTaskStore implements TaskStore {
   }
 
   #run: ((work: () => unknown) => unknown) | undefined;
+  /** Inside #run: kept here because asking the connection is a native call per store call. */
+  #inTransaction = false;
 
   transaction<T>(work: () => T): T {
     // Nested calls join the outer transaction (the interface's contract). Not creating a
     // savepoint and a fresh better-sqlite3 wrapper per store call matters: it was a tenth
     // of the time of a task.
-    if (this.db.inTransaction) {
+    if (this.#inTransaction) {
       const result = work();
       if (result instanceof Promise) throw new TypeError('transaction work must be synchronous');
       return result;
     }
     this.#run ??= this.db.transaction((outer: () => unknown) => {
+      this.#inTransaction = true;
       try {
         const result = outer();
         if (result instanceof Promise) throw new TypeError('transaction work must be synchronous');
@@ -256,6 +270,7 @@ export class SqliteTaskStore implements TaskStore {
         for (const taskId of this.#createdInTransaction) this.#keys.delete(taskId);
         throw error;
       } finally {
+        this.#inTransaction = false;
         this.#clearPending();
         this.#createdInTransaction.clear();
         this.#lastVersion = undefined;
@@ -318,25 +333,28 @@ export class SqliteTaskStore implements TaskStore {
   /** Inserts a task created in this transaction, with the last status it was given, and its messages. */
   #insertTask(pending: PendingTask, status: TaskStatus | undefined): void {
     const { key, row } = pending;
-    const current =
-      status === undefined
-        ? { state: row.state, status_json: row.status_json, status_ts: row.status_ts }
-        : { state: status.state, status_json: toJson(status), status_ts: statusMillis(status, row.status_ts) };
+    const current = status ?? pending.status;
+    const { state } = current;
+    const statusJson = toJson(current);
+    const statusTs = status === undefined ? pending.statusTs : statusMillis(status, pending.statusTs);
     const version = this.nextVersion();
     const lastEventSeq = this.#eventSeqs.get(key) ?? 0;
     this.#eventSeqs.delete(key);
-    mapConstraintErrors(() => this.sql.insertTask.run({ ...row, ...current, key, status_version: version, last_event_seq: lastEventSeq }), {
-      unique: () => new DuplicateKeyError(`task ${row.id} already exists`),
-    });
-    this.sql.insertStatus.run(version, key, current.state, current.status_json, current.status_ts);
-    pending.messages.forEach((json, index) => this.sql.insertMessageAt.run(key, index + 1, json));
+    try {
+      this.sql.insertTask.run(key, row.id, row.instance_id, row.context_id, row.skill, row.created_at, row.metadata_json, state, statusJson, statusTs, version, lastEventSeq);
+    } catch (error) {
+      throw isConstraintError(error, 'SQLITE_CONSTRAINT_UNIQUE') ? new DuplicateKeyError(`task ${row.id} already exists`) : error;
+    }
+    this.sql.insertStatus.run(version, key, state, statusJson, statusTs);
+    for (let index = 0; index < pending.messages.length; index += 1) this.sql.insertMessageAt.run(key, index + 1, pending.messages[index] ?? '');
   }
 
   #writeArtifact(artifact: PendingArtifact): void {
     const { key, artifactId } = artifact;
     switch (artifact.mode) {
       case 'new':
-        this.sql.insertArtifact.run({ task: key, artifact: artifactId, meta: toJson(artifact.header), parts: toJson(artifact.parts) });
+        if (artifact.ord === undefined) this.sql.insertArtifact.run({ task: key, artifact: artifactId, meta: toJson(artifact.header), parts: toJson(artifact.parts) });
+        else this.sql.insertArtifactAt.run(key, artifactId, artifact.ord, toJson(artifact.header), toJson(artifact.parts));
         return;
       case 'replace':
         this.sql.replaceArtifact.run(toJson(artifact.header), toJson(artifact.parts), key, artifactId);
@@ -351,7 +369,8 @@ export class SqliteTaskStore implements TaskStore {
 
   createTask(task: NewTask): void {
     this.transaction(() => {
-      if (this.#pendingTasks.has(task.id) || this.#findKey(task.id) !== undefined) throw new DuplicateKeyError(`task ${task.id} already exists`);
+      // A stored task with this id is caught by the unique index when the row is written.
+      if (this.#pendingTasks.has(task.id)) throw new DuplicateKeyError(`task ${task.id} already exists`);
       const key = this.#nextKey();
       this.#pendingTasks.set(task.id, {
         key,
@@ -362,11 +381,11 @@ export class SqliteTaskStore implements TaskStore {
           skill: task.skill,
           created_at: task.createdAt,
           metadata_json: task.metadata === undefined ? null : toJson(task.metadata),
-          state: task.status.state,
-          status_json: toJson(task.status),
-          status_ts: statusMillis(task.status, timestampMillis(task.createdAt)),
         },
+        status: task.status,
+        statusTs: statusMillis(task.status, timestampMillis(task.createdAt)),
         messages: [toJson(task.message)],
+        artifacts: 0,
       });
       this.#rememberKey(task.id, key);
       this.#createdInTransaction.add(task.id);
@@ -420,7 +439,7 @@ export class SqliteTaskStore implements TaskStore {
   }
 
   setStatus(taskId: string, status: TaskStatus): void {
-    if (this.db.inTransaction) {
+    if (this.#inTransaction) {
       // An unknown task must fail here, at its call, not at the end of someone else's batch.
       if (!this.#deferredStatuses.has(taskId) && !this.#pendingTasks.has(taskId)) this.#keyOf(taskId);
       this.#deferredStatuses.set(taskId, status);
@@ -459,10 +478,12 @@ export class SqliteTaskStore implements TaskStore {
         return;
       }
       // A task created in this transaction has no stored artifacts to look up.
-      const stored = this.#pendingTasks.has(taskId) ? undefined : this.sql.artifactHeader.get(key, artifactId);
+      const pendingTask = this.#pendingTasks.get(taskId);
+      const stored = pendingTask === undefined ? this.sql.artifactHeader.get(key, artifactId) : undefined;
       const parts = [...artifact.parts];
       if (stored === undefined) {
-        this.#pendingArtifacts.set(slot, { key, artifactId, mode: 'new', header: headerOf(artifact), headerChanged: false, parts });
+        const ord = pendingTask === undefined ? undefined : (pendingTask.artifacts += 1);
+        this.#pendingArtifacts.set(slot, { key, artifactId, mode: 'new', ...(ord === undefined ? {} : { ord }), header: headerOf(artifact), headerChanged: false, parts });
       } else if (append) {
         const changed = changesHeader(artifact);
         const header = changed ? mergeHeader(fromJson<ArtifactHeader>(stored), artifact) : fromJson<ArtifactHeader>(stored);
@@ -524,9 +545,11 @@ export class SqliteTaskStore implements TaskStore {
   recordIdempotent(instanceId: string, messageId: string, result: IdempotentResult): void {
     const taskId = result.kind === 'task' ? result.taskId : null;
     const message = result.kind === 'message' ? toJson(result.message) : null;
-    mapConstraintErrors(() => this.sql.insertIdempotent.run(instanceId, messageId, taskId, message), {
-      primaryKey: () => new DuplicateKeyError(`message ${messageId} of instance ${instanceId} is already recorded`),
-    });
+    try {
+      this.sql.insertIdempotent.run(instanceId, messageId, taskId, message);
+    } catch (error) {
+      throw isConstraintError(error, 'SQLITE_CONSTRAINT_PRIMARYKEY') ? new DuplicateKeyError(`message ${messageId} of instance ${instanceId} is already recorded`) : error;
+    }
   }
 
   touchContext(instanceId: string, contextId: string, at: string): void {
@@ -672,18 +695,9 @@ export class SqliteTaskStore implements TaskStore {
   }
 }
 
-/**
- * Runs a write and turns the constraint failures the schema is relied on to detect into the
- * store's own errors, so callers see the same errors from every TaskStore.
- */
-function mapConstraintErrors<T>(write: () => T, errors: { primaryKey?: () => Error; unique?: () => Error }): T {
-  try {
-    return write();
-  } catch (error) {
-    const code = (error as { code?: unknown }).code;
-    const mapped = code === 'SQLITE_CONSTRAINT_PRIMARYKEY' ? errors.primaryKey?.() : code === 'SQLITE_CONSTRAINT_UNIQUE' ? errors.unique?.() : undefined;
-    throw mapped ?? error;
-  }
+/** Whether SQLite refused a write for this constraint, which the schema is relied on to detect. */
+function isConstraintError(error: unknown, code: 'SQLITE_CONSTRAINT_PRIMARYKEY' | 'SQLITE_CONSTRAINT_UNIQUE'): boolean {
+  return (error as { code?: unknown }).code === code;
 }
 
 /** Task keys kept in memory: a few MiB, and every task a running executor writes to. */

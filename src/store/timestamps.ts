@@ -13,11 +13,18 @@ interface Instant {
   readonly truncated: boolean;
 }
 
+/** The last canonical timestamp parsed: a busy hub stamps many statuses in the same millisecond. */
+let lastCanonical: { readonly text: string; readonly instant: Instant } | undefined;
+
 function parse(timestamp: string): Instant {
+  if (lastCanonical?.text === timestamp) return lastCanonical.instant;
   // The form the hub writes itself (toISOString): one Date.parse, checked by the round trip.
   if (timestamp.length === 24 && timestamp.charCodeAt(23) === 90 /* Z */) {
     const millis = Date.parse(timestamp);
-    if (!Number.isNaN(millis) && new Date(millis).toISOString() === timestamp) return { millis, truncated: false };
+    if (!Number.isNaN(millis) && new Date(millis).toISOString() === timestamp) {
+      lastCanonical = { text: timestamp, instant: { millis, truncated: false } };
+      return lastCanonical.instant;
+    }
   }
   const match = RFC_3339.exec(timestamp);
   if (match === null) throw new RangeError(`not an RFC 3339 timestamp: ${timestamp}`);

@@ -1,18 +1,18 @@
-import { randomUUID } from 'node:crypto';
 import {
   invalidParamsError,
   taskNotCancelableError,
   taskNotFoundError,
   unsupportedOperationError,
 } from '../../generated/a2a/1.0/errors.js';
-import { canTransition, isInterruptedState, isTerminalState } from '../../generated/a2a/1.0/task-states.js';
-import type { Message, SendMessageRequest, Task, TaskState, TaskStatus } from '../../generated/a2a/1.0/types.js';
-import { textOf, type AgentExecutor, type ArtifactChunk, type Content, type ExecutionEvents, type ExecutionRequest, type ExecutorTools } from '../executors/executor.js';
+import { isTerminalState } from '../../generated/a2a/1.0/task-states.js';
+import type { Message, SendMessageRequest, Task, TaskState } from '../../generated/a2a/1.0/types.js';
+import { textOf, type AgentExecutor, type ExecutionRequest } from '../executors/executor.js';
 import type { ToolRegistry } from '../outbound/tool-registry.js';
 import type { TaskInfo, TaskStore, TaskView } from '../store/task-store.js';
 import type { TaskContent } from '../store/task-view.js';
-import { agentMessage, artifactFrame, artifactOf, status, statusFrame } from './frames.js';
-import type { SessionRegistry } from './sessions.js';
+import { createTaskWrite, Execution, RunEvents, RunTools, statusWrite, type ExecutionHost, type NewTaskStart, type SendOutcome } from './execution.js';
+import { agentMessage, status, statusFrame } from './frames.js';
+import type { Session, SessionRegistry } from './sessions.js';
 import type { TaskChannels } from './task-channels.js';
 import { timeOrderedId } from './ids.js';
 import { LiveTask } from './live-task.js';
@@ -27,7 +27,7 @@ export interface RuntimeInstance {
   readonly defaultSkill: string;
 }
 
-export type SendOutcome = { readonly kind: 'message'; readonly message: Message } | { readonly kind: 'task'; readonly taskId: string };
+export type { SendOutcome } from './execution.js';
 
 export interface SendHooks {
   /**
@@ -50,30 +50,6 @@ export interface RuntimeDeps {
   readonly tools?: Pick<ToolRegistry, 'list' | 'call'>;
 }
 
-/** One run of an executor on one task (a new task, or an interrupted one resumed). */
-interface Execution {
-  readonly instanceId: string;
-  readonly taskId: string;
-  readonly contextId: string;
-  readonly controller: AbortController;
-  /** The task as it is being stored, for a task this run created (a resumed one is not held). */
-  readonly live: LiveTask | undefined;
-  state: TaskState;
-  /** The task is not stored yet: the executor may still answer with a direct Message. */
-  pending: boolean;
-  /** Terminal or interrupted: later events are ignored. */
-  settled: boolean;
-  readonly done: Promise<void>;
-}
-
-/** A run that may make a new task: it exists once the executor does more than reply. */
-interface NewTaskRun {
-  readonly live: LiveTask;
-  /** The executor's first event other than a direct reply: store the task now. */
-  readonly onMaterialize: () => void;
-  readonly onReply: (message: Message) => void;
-}
-
 const RUNNING: ReadonlySet<TaskState> = new Set<TaskState>(['TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING']);
 
 /**
@@ -85,6 +61,7 @@ const RUNNING: ReadonlySet<TaskState> = new Set<TaskState>(['TASK_STATE_SUBMITTE
 export class TaskRuntime {
   readonly #deps: RuntimeDeps;
   readonly #writes: WriteQueue;
+  readonly #host: ExecutionHost;
   readonly #active = new Map<string, Execution>();
   /** Sends whose executor has not said yet whether it makes a task, by (instance, messageId). */
   readonly #pending = new Map<string, Promise<SendOutcome>>();
@@ -92,6 +69,7 @@ export class TaskRuntime {
   constructor(deps: RuntimeDeps) {
     this.#deps = deps;
     this.#writes = new WriteQueue(deps.store, deps.channels, deps.log);
+    this.#host = { writes: this.#writes, now: deps.now, ...(deps.log ? { log: deps.log } : {}) };
   }
 
   get activeCount(): number {
@@ -164,11 +142,11 @@ export class TaskRuntime {
     }
     const execution = this.#active.get(taskId);
     if (execution !== undefined && !execution.settled) {
-      this.#apply(execution, 'TASK_STATE_CANCELED', reason);
+      execution.apply('TASK_STATE_CANCELED', reason);
       execution.controller.abort(new Error(reason));
     } else {
       const contextId = info.contextId;
-      this.#record(taskId, contextId, status('TASK_STATE_CANCELED', this.#deps.now(), agentMessage(reason, taskId, contextId)), true);
+      this.#writes.enqueue(statusWrite(taskId, contextId, status('TASK_STATE_CANCELED', this.#deps.now(), agentMessage(reason, taskId, contextId)), true));
     }
     return this.getTask(instanceId, taskId);
   }
@@ -200,7 +178,7 @@ export class TaskRuntime {
     await Promise.race([Promise.allSettled(running), new Promise((resolve) => (timer = setTimeout(resolve, graceMs)))]);
     clearTimeout(timer);
     for (const execution of [...this.#active.values()]) {
-      if (!execution.pending) this.#apply(execution, 'TASK_STATE_FAILED', 'the hub shut down before the task finished; send the message again to retry');
+      if (!execution.unstored) execution.apply('TASK_STATE_FAILED', 'the hub shut down before the task finished; send the message again to retry');
       execution.controller.abort(new Error('shutdown'));
     }
   }
@@ -221,64 +199,28 @@ export class TaskRuntime {
     const skill = requestedSkill(request) ?? instance.defaultSkill;
     const createdAt = now();
     const metadata = request.metadata;
-    const materialize = (): void => {
-      this.#writes.enqueue({
-        taskId,
-        final: false,
-        ops: [
-          {
-            op: 'createTask',
-            task: {
-              id: taskId,
-              instanceId: instance.id,
-              contextId,
-              skill,
-              status: status('TASK_STATE_SUBMITTED', createdAt),
-              message,
-              ...(metadata === undefined ? {} : { metadata }),
-              createdAt,
-            },
-          },
-          { op: 'recordIdempotent', instanceId: instance.id, messageId: message.messageId, result: { kind: 'task', taskId } },
-          { op: 'touchContext', instanceId: instance.id, contextId, at: createdAt },
-        ],
-      });
-      hooks.onTask?.(taskId, { id: taskId, contextId, status: status('TASK_STATE_SUBMITTED', createdAt), metadata, history: [message], artifacts: [] });
-    };
+    const submitted = status('TASK_STATE_SUBMITTED', createdAt);
+    const task = { id: taskId, instanceId: instance.id, contextId, skill, status: submitted, message, ...(metadata === undefined ? {} : { metadata }), createdAt };
 
     if (!instance.skills.includes(skill)) {
-      materialize();
-      this.#record(
-        taskId,
-        contextId,
-        status('TASK_STATE_REJECTED', now(), agentMessage(`unknown skill "${skill}"; this agent advertises: ${instance.skills.join(', ')}`, taskId, contextId)),
-        true,
+      this.#writes.enqueue(createTaskWrite(task));
+      hooks.onTask?.(taskId, { id: taskId, contextId, status: submitted, metadata, history: [message], artifacts: [] });
+      this.#writes.enqueue(
+        statusWrite(
+          taskId,
+          contextId,
+          status('TASK_STATE_REJECTED', now(), agentMessage(`unknown skill "${skill}"; this agent advertises: ${instance.skills.join(', ')}`, taskId, contextId)),
+          true,
+        ),
       );
       return Promise.resolve({ kind: 'task', taskId });
     }
 
-    return new Promise<SendOutcome>((resolve) => {
-      const task: Task = { id: taskId, contextId, status: status('TASK_STATE_SUBMITTED', createdAt), history: [message] };
-      const run = { taskId, contextId, skill, message, task, resumed: false, acceptedOutputModes: hooks.acceptedOutputModes ?? [] };
-      this.#launch(instance, run, 'TASK_STATE_SUBMITTED', {
-        live: new LiveTask(taskId, contextId, task.status, message, metadata),
-        onMaterialize: () => {
-          materialize();
-          resolve({ kind: 'task', taskId });
-        },
-        onReply: (reply) => {
-          // Keyed by the message, as no task exists; #pending answers resends until it is committed.
-          this.#writes.enqueue({
-            taskId: `reply:${message.messageId}`,
-            final: false,
-            ops: [
-              { op: 'recordIdempotent', instanceId: instance.id, messageId: message.messageId, result: { kind: 'message', message: reply } },
-              { op: 'touchContext', instanceId: instance.id, contextId, at: now() },
-            ],
-          });
-          resolve({ kind: 'message', message: reply });
-        },
-      });
+    return new Promise<SendOutcome>((answer) => {
+      const start: NewTaskStart = { task, live: new LiveTask(taskId, contextId, submitted, message, metadata), onTask: hooks.onTask, answer };
+      const execution = new Execution(this.#host, instance.id, taskId, contextId, 'TASK_STATE_SUBMITTED', start);
+      const wire: Task = { id: taskId, contextId, status: submitted, history: [message] };
+      this.#launch(instance, { taskId, contextId, skill, message, task: wire, resumed: false, acceptedOutputModes: hooks.acceptedOutputModes ?? [] }, execution);
     });
   }
 
@@ -316,7 +258,7 @@ export class TaskRuntime {
     // The question is answered: the task works again from here. Left in INPUT_REQUIRED until
     // the executor's first event, a stream's first frame would repeat the question, and a
     // client may close a stream at an interrupted state (spec §11.7) before it has begun.
-    this.#record(taskId, info.contextId, status('TASK_STATE_WORKING', now()), false);
+    this.#writes.enqueue(statusWrite(taskId, info.contextId, status('TASK_STATE_WORKING', now()), false));
     this.#launch(
       instance,
       {
@@ -328,7 +270,7 @@ export class TaskRuntime {
         resumed: true,
         acceptedOutputModes: hooks.acceptedOutputModes ?? [],
       },
-      'TASK_STATE_WORKING',
+      new Execution(this.#host, instance.id, taskId, info.contextId, 'TASK_STATE_WORKING'),
     );
     // After launch, so a stream following the task sees it running and stays open; the
     // executor starts on a later tick, so no frame can have been published yet.
@@ -336,157 +278,46 @@ export class TaskRuntime {
     return Promise.resolve({ kind: 'task', taskId });
   }
 
-  #launch(
-    instance: RuntimeInstance,
-    run: Omit<ExecutionRequest, 'instanceId' | 'text' | 'session' | 'tools'>,
-    state: TaskState,
-    fresh?: NewTaskRun,
-  ): void {
+  #launch(instance: RuntimeInstance, run: Omit<ExecutionRequest, 'instanceId' | 'text' | 'session' | 'tools'>, execution: Execution): void {
     const session = this.#deps.sessions.acquire(instance.id, run.contextId);
-    let finish: () => void = () => undefined;
-    const execution: Execution = {
-      instanceId: instance.id,
-      taskId: run.taskId,
-      contextId: run.contextId,
-      controller: new AbortController(),
-      live: fresh?.live,
-      state,
-      pending: fresh !== undefined,
-      settled: false,
-      done: new Promise<void>((resolve) => (finish = resolve)),
-    };
     this.#active.set(run.taskId, execution);
     session.activeTasks.add(run.taskId);
-    const ensureTask = (): void => {
-      if (!execution.pending) return;
-      execution.pending = false;
-      fresh?.onMaterialize();
-    };
-    const events = this.#events(execution, ensureTask, fresh?.onReply);
     const request: ExecutionRequest = {
       ...run,
       instanceId: instance.id,
       text: textOf(run.message),
       session,
-      tools: this.#toolsFor(`${instance.id}/${run.contextId}`, execution.controller.signal),
+      tools: new RunTools(this.#deps.tools, `${instance.id}/${run.contextId}`, execution.controller.signal),
     };
-    Promise.resolve()
-      .then(() => instance.executor.execute(request, events, execution.controller.signal))
-      .then(
-        () => {
-          if (execution.settled) return;
-          ensureTask();
-          this.#apply(execution, 'TASK_STATE_COMPLETED');
-        },
-        (error: unknown) => {
-          if (execution.settled) return;
-          ensureTask();
-          this.#deps.log?.('warn', 'executor failed', { taskId: run.taskId, error: error instanceof Error ? error.message : String(error) });
-          this.#apply(execution, 'TASK_STATE_FAILED', `the agent failed: ${describeError(error)}`);
-        },
-      )
-      .catch((error: unknown) => this.#deps.log?.('error', 'could not settle a task', { taskId: run.taskId, error: String(error) }))
-      .finally(() => {
-        if (this.#active.get(run.taskId) === execution) this.#active.delete(run.taskId);
-        session.activeTasks.delete(run.taskId);
-        session.lastActiveAt = this.#deps.now();
-        finish();
-      });
+    execution.done = this.#run(instance.executor, request, execution, session);
   }
 
-  #events(execution: Execution, ensureTask: () => void, onReply?: (message: Message) => void): ExecutionEvents {
-    const apply = (state: TaskState, content?: Content) => {
+  /** Runs the executor on a later microtask, after the send's hooks, and settles what it leaves open. */
+  async #run(executor: AgentExecutor, request: ExecutionRequest, execution: Execution, session: Session): Promise<void> {
+    await Promise.resolve();
+    try {
+      let failure: { error: unknown } | undefined;
+      try {
+        await executor.execute(request, new RunEvents(execution), execution.controller.signal);
+      } catch (error) {
+        failure = { error };
+      }
       if (execution.settled) return;
-      ensureTask();
-      this.#apply(execution, state, content);
-    };
-    return {
-      working: (content) => apply('TASK_STATE_WORKING', content),
-      complete: (content) => apply('TASK_STATE_COMPLETED', content),
-      fail: (content) => apply('TASK_STATE_FAILED', content),
-      reject: (content) => apply('TASK_STATE_REJECTED', content),
-      inputRequired: (content) => apply('TASK_STATE_INPUT_REQUIRED', content),
-      authRequired: (content) => apply('TASK_STATE_AUTH_REQUIRED', content),
-      cancel: (content) => apply('TASK_STATE_CANCELED', content),
-      artifact: (chunk) => this.#artifact(execution, chunk, ensureTask),
-      reply: (content) => {
-        if (execution.settled) return;
-        if (execution.pending && onReply !== undefined) {
-          execution.settled = true;
-          execution.pending = false;
-          onReply(agentMessage(content, undefined, execution.contextId));
-          return;
-        }
-        // A task already exists, so a direct reply can only end it.
-        apply('TASK_STATE_COMPLETED', content);
-      },
-    };
-  }
-
-  #artifact(execution: Execution, chunk: ArtifactChunk, ensureTask: () => void): string {
-    const artifactId = chunk.artifactId ?? randomUUID();
-    if (execution.settled) return artifactId;
-    ensureTask();
-    if (execution.state === 'TASK_STATE_SUBMITTED') this.#apply(execution, 'TASK_STATE_WORKING');
-    const artifact = artifactOf(chunk, artifactId);
-    const append = chunk.append === true;
-    execution.live?.putArtifact(artifact, append);
-    const frame = artifactFrame(execution.taskId, execution.contextId, artifact, append, chunk.lastChunk === true);
-    this.#writes.enqueue({
-      taskId: execution.taskId,
-      frame,
-      final: false,
-      ops: [
-        { op: 'putArtifact', taskId: execution.taskId, artifact, append },
-        { op: 'appendEvent', taskId: execution.taskId, frame },
-      ],
-    });
-    return artifactId;
-  }
-
-  #toolsFor(callerId: string, signal: AbortSignal): ExecutorTools {
-    const tools = this.#deps.tools;
-    return {
-      list: () => tools?.list() ?? [],
-      call: (name, args) => {
-        if (tools === undefined) return Promise.reject(new Error(`no tool is named ${name}: this hub has no tool registry`));
-        return tools.call(name, args, { callerId, signal });
-      },
-    };
-  }
-
-  /** Moves a running task to `state`, if the state machine allows it. */
-  #apply(execution: Execution, state: TaskState, content?: Content): void {
-    if (execution.settled) return;
-    // "Working" when the task already works says nothing new (a resumed task starts WORKING).
-    if (state === 'TASK_STATE_WORKING' && execution.state === 'TASK_STATE_WORKING' && content === undefined) return;
-    if (!canTransition(execution.state, state)) {
-      this.#deps.log?.('warn', 'ignored a status the state machine does not allow', { taskId: execution.taskId, from: execution.state, to: state });
-      return;
+      if (failure === undefined) {
+        execution.apply('TASK_STATE_COMPLETED');
+      } else {
+        this.#deps.log?.('warn', 'executor failed', { taskId: request.taskId, error: failure.error instanceof Error ? failure.error.message : String(failure.error) });
+        execution.apply('TASK_STATE_FAILED', `the agent failed: ${describeError(failure.error)}`);
+      }
+    } catch (error) {
+      this.#deps.log?.('error', 'could not settle a task', { taskId: request.taskId, error: String(error) });
+    } finally {
+      session.activeTasks.delete(request.taskId);
+      session.lastActiveAt = this.#deps.now();
+      // Held until its last writes are committed, so that settled() answers from memory.
+      if (this.#writes.isQueued(request.taskId)) await this.#writes.committed();
+      if (this.#active.get(request.taskId) === execution) this.#active.delete(request.taskId);
     }
-    const message = content === undefined ? undefined : agentMessage(content, execution.taskId, execution.contextId);
-    execution.state = state;
-    const final = isTerminalState(state) || isInterruptedState(state);
-    if (final) execution.settled = true;
-    const taskStatus = status(state, this.#deps.now(), message);
-    execution.live?.setStatus(taskStatus, final);
-    this.#record(execution.taskId, execution.contextId, taskStatus, final);
-  }
-
-  /** Queues a status and its log frame; the frame is published once they are committed. */
-  #record(taskId: string, contextId: string, taskStatus: TaskStatus, final: boolean): void {
-    const frame = statusFrame(taskId, contextId, taskStatus);
-    this.#writes.enqueue({
-      taskId,
-      frame,
-      final,
-      ops: [
-        { op: 'setStatus', taskId, status: taskStatus },
-        // Interrupted and terminal status messages are turns of the conversation.
-        ...(final && taskStatus.message !== undefined ? [{ op: 'appendMessage' as const, taskId, message: taskStatus.message }] : []),
-        { op: 'appendEvent', taskId, frame },
-      ],
-    });
   }
 }
 

@@ -262,6 +262,19 @@ describe('Content-Type', () => {
     expect(response.status).toBe(200);
     expect(body.id).toBe('no-ct');
   });
+
+  it('a UTF-8 body is decoded whole, multi-byte characters and a leading byte order mark included', async () => {
+    const text = 'héllo → 世界 🎉';
+    const response = await send(endpoint, {
+      method: 'POST',
+      headers: JSON_HEADERS,
+      body: new TextEncoder().encode(`\uFEFF{"jsonrpc":"2.0","id":"utf8","method":"SendMessage","params":{"message":{"messageId":"utf8-${Date.now()}","role":"ROLE_USER","parts":[{"text":"${text}"}]}}}`),
+    });
+    const body = JSON.parse(response.text) as { id: unknown; result?: { task?: { history?: { parts: { text?: string }[] }[] } }; error?: unknown };
+    expect(body.error).toBeUndefined();
+    expect(body.id).toBe('utf8');
+    expect(body.result?.task?.history?.[0]?.parts[0]?.text).toBe(text);
+  });
 });
 
 describe('body size limit', () => {

@@ -1,0 +1,237 @@
+import { randomUUID } from 'node:crypto';
+import { canTransition, isInterruptedState, isTerminalState } from '../../generated/a2a/1.0/task-states.js';
+import type { Message, TaskState, TaskStatus } from '../../generated/a2a/1.0/types.js';
+import type { ArtifactChunk, Content, ExecutionEvents, ExecutorTools } from '../executors/executor.js';
+import type { ToolRegistry } from '../outbound/tool-registry.js';
+import type { NewTask } from '../store/task-store.js';
+import type { TaskContent } from '../store/task-view.js';
+import { agentMessage, artifactFrame, artifactOf, status, statusFrame } from './frames.js';
+import type { LiveTask } from './live-task.js';
+import type { QueuedWrite, WriteQueue } from './write-queue.js';
+
+export type SendOutcome = { readonly kind: 'message'; readonly message: Message } | { readonly kind: 'task'; readonly taskId: string };
+
+export interface ExecutionHost {
+  readonly writes: WriteQueue;
+  readonly now: () => string;
+  readonly log?: (level: 'warn' | 'error', message: string, details?: Record<string, unknown>) => void;
+}
+
+/**
+ * A run that may make a new task. The task exists once the executor does more than reply:
+ * only then is it stored and the send answered with it.
+ */
+export interface NewTaskStart {
+  readonly task: NewTask;
+  readonly live: LiveTask;
+  /** The send's hook: the task exists, before any of its frames is published. */
+  readonly onTask: ((taskId: string, created?: TaskContent) => void) | undefined;
+  /** Answers the send: with the task once it is stored, or with the executor's direct reply. */
+  readonly answer: (outcome: SendOutcome) => void;
+}
+
+/**
+ * One run of an executor on one task (a new task, or an interrupted one resumed): turns its
+ * events into stored statuses, artifacts and log frames, and enforces the state machine.
+ * A class rather than closures per run, since a busy hub starts thousands of runs a second.
+ */
+export class Execution {
+  readonly controller = new AbortController();
+  /** Terminal or interrupted: later events are ignored. */
+  settled = false;
+  done!: Promise<void>;
+  /** The task as stored, for a task this run created (a resumed one is not held). */
+  readonly live: LiveTask | undefined;
+  /** A new task not stored yet: the executor may still answer with a direct Message. */
+  #start: NewTaskStart | undefined;
+
+  constructor(
+    private readonly host: ExecutionHost,
+    readonly instanceId: string,
+    readonly taskId: string,
+    readonly contextId: string,
+    public state: TaskState,
+    start?: NewTaskStart,
+  ) {
+    this.#start = start;
+    this.live = start?.live;
+  }
+
+  /** Stores the new task on the executor's first event other than a direct reply. */
+  ensureStored(): void {
+    const start = this.#start;
+    if (start === undefined) return;
+    this.#start = undefined;
+    this.host.writes.enqueue(createTaskWrite(start.task));
+    start.onTask?.(this.taskId, start.live.content());
+    start.answer({ kind: 'task', taskId: this.taskId });
+  }
+
+  /** Whether the task is not stored yet (nothing the executor did has needed it). */
+  get unstored(): boolean {
+    return this.#start !== undefined;
+  }
+
+  /** Moves the task to `state`, if the state machine allows it. */
+  apply(state: TaskState, content?: Content): void {
+    if (this.settled) return;
+    this.ensureStored();
+    // "Working" when the task already works says nothing new (a resumed task starts WORKING).
+    if (state === 'TASK_STATE_WORKING' && this.state === 'TASK_STATE_WORKING' && content === undefined) return;
+    if (!canTransition(this.state, state)) {
+      this.host.log?.('warn', 'ignored a status the state machine does not allow', { taskId: this.taskId, from: this.state, to: state });
+      return;
+    }
+    const message = content === undefined ? undefined : agentMessage(content, this.taskId, this.contextId);
+    this.state = state;
+    const final = isTerminalState(state) || isInterruptedState(state);
+    if (final) this.settled = true;
+    const taskStatus = status(state, this.host.now(), message);
+    this.live?.setStatus(taskStatus, final);
+    this.host.writes.enqueue(statusWrite(this.taskId, this.contextId, taskStatus, final));
+  }
+
+  artifact(chunk: ArtifactChunk): string {
+    const artifactId = chunk.artifactId ?? randomUUID();
+    if (this.settled) return artifactId;
+    this.ensureStored();
+    if (this.state === 'TASK_STATE_SUBMITTED') this.apply('TASK_STATE_WORKING');
+    const artifact = artifactOf(chunk, artifactId);
+    const append = chunk.append === true;
+    this.live?.putArtifact(artifact, append);
+    const frame = artifactFrame(this.taskId, this.contextId, artifact, append, chunk.lastChunk === true);
+    this.host.writes.enqueue({
+      taskId: this.taskId,
+      frame,
+      final: false,
+      ops: [
+        { op: 'putArtifact', taskId: this.taskId, artifact, append },
+        { op: 'appendEvent', taskId: this.taskId, frame },
+      ],
+    });
+    return artifactId;
+  }
+
+  reply(content: Content): void {
+    if (this.settled) return;
+    const start = this.#start;
+    if (start === undefined) {
+      // A task already exists, so a direct reply can only end it.
+      this.apply('TASK_STATE_COMPLETED', content);
+      return;
+    }
+    this.#start = undefined;
+    this.settled = true;
+    const reply = agentMessage(content, undefined, this.contextId);
+    const { instanceId, message } = start.task;
+    // Keyed by the message, as no task exists; the runtime answers resends until it is committed.
+    this.host.writes.enqueue({
+      taskId: `reply:${message.messageId}`,
+      final: false,
+      ops: [
+        { op: 'recordIdempotent', instanceId, messageId: message.messageId, result: { kind: 'message', message: reply } },
+        { op: 'touchContext', instanceId, contextId: this.contextId, at: this.host.now() },
+      ],
+    });
+    start.answer({ kind: 'message', message: reply });
+  }
+}
+
+/** What an executor holds of its run: the events, and nothing of the run's internals. */
+export class RunEvents implements ExecutionEvents {
+  readonly #run: Execution;
+
+  constructor(run: Execution) {
+    this.#run = run;
+  }
+
+  working(message?: Content): void {
+    this.#run.apply('TASK_STATE_WORKING', message);
+  }
+
+  artifact(chunk: ArtifactChunk): string {
+    return this.#run.artifact(chunk);
+  }
+
+  complete(message?: Content): void {
+    this.#run.apply('TASK_STATE_COMPLETED', message);
+  }
+
+  fail(message: Content): void {
+    this.#run.apply('TASK_STATE_FAILED', message);
+  }
+
+  reject(message: Content): void {
+    this.#run.apply('TASK_STATE_REJECTED', message);
+  }
+
+  inputRequired(message: Content): void {
+    this.#run.apply('TASK_STATE_INPUT_REQUIRED', message);
+  }
+
+  authRequired(message: Content): void {
+    this.#run.apply('TASK_STATE_AUTH_REQUIRED', message);
+  }
+
+  cancel(message?: Content): void {
+    this.#run.apply('TASK_STATE_CANCELED', message);
+  }
+
+  reply(message: Content): void {
+    this.#run.reply(message);
+  }
+}
+
+/** The tool registry as one run sees it: calls on behalf of its conversation, aborted with it. */
+export class RunTools implements ExecutorTools {
+  constructor(
+    private readonly tools: Pick<ToolRegistry, 'list' | 'call'> | undefined,
+    private readonly callerId: string,
+    private readonly signal: AbortSignal,
+  ) {}
+
+  list(): ReturnType<ExecutorTools['list']> {
+    return this.tools?.list() ?? [];
+  }
+
+  call(name: string, args: Parameters<ExecutorTools['call']>[1]): ReturnType<ExecutorTools['call']> {
+    if (this.tools === undefined) return Promise.reject(new Error(`no tool is named ${name}: this hub has no tool registry`));
+    return this.tools.call(name, args, { callerId: this.callerId, signal: this.signal });
+  }
+}
+
+/** The writes that store a new task: the task, its idempotency record and its context. */
+export function createTaskWrite(task: NewTask): QueuedWrite {
+  const { id, instanceId, contextId, message, createdAt } = task;
+  return {
+    taskId: id,
+    final: false,
+    ops: [
+      { op: 'createTask', task },
+      { op: 'recordIdempotent', instanceId, messageId: message.messageId, result: { kind: 'task', taskId: id } },
+      { op: 'touchContext', instanceId, contextId, at: createdAt },
+    ],
+  };
+}
+
+/** A status and its log frame; the frame is published once they are committed. */
+export function statusWrite(taskId: string, contextId: string, taskStatus: TaskStatus, final: boolean): QueuedWrite {
+  const frame = statusFrame(taskId, contextId, taskStatus);
+  return {
+    taskId,
+    frame,
+    final,
+    ops:
+      // Interrupted and terminal status messages are turns of the conversation.
+      final && taskStatus.message !== undefined
+        ? [
+            { op: 'setStatus', taskId, status: taskStatus },
+            { op: 'appendMessage', taskId, message: taskStatus.message },
+            { op: 'appendEvent', taskId, frame },
+          ]
+        : [
+            { op: 'setStatus', taskId, status: taskStatus },
+            { op: 'appendEvent', taskId, frame },
+          ],
+  };
+}

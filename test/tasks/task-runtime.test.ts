@@ -1,0 +1,108 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { AgentExecutor } from '../../src/executors/executor.js';
+import { echoExecutor } from '../../src/executors/echo.js';
+import { MemoryTaskStore } from '../../src/store/memory-store.js';
+import { SqliteTaskStore } from '../../src/store/sqlite-store.js';
+import type { TaskStore } from '../../src/store/task-store.js';
+import { toWireTask } from '../../src/store/task-view.js';
+import { monotonicClock } from '../../src/tasks/frames.js';
+import { SessionRegistry } from '../../src/tasks/sessions.js';
+import { TaskChannels } from '../../src/tasks/task-channels.js';
+import { TaskRuntime, type RuntimeInstance } from '../../src/tasks/task-runtime.js';
+
+const stores: { name: string; open: () => TaskStore }[] = [
+  { name: 'MemoryTaskStore', open: () => new MemoryTaskStore() },
+  { name: 'SqliteTaskStore', open: () => SqliteTaskStore.open(':memory:') },
+];
+
+const cleanups: (() => void)[] = [];
+afterEach(() => {
+  for (const cleanup of cleanups.splice(0)) cleanup();
+});
+
+function setUp(open: () => TaskStore, executor: AgentExecutor) {
+  const store = open();
+  const sessions = new SessionRegistry(60_000, monotonicClock());
+  const runtime = new TaskRuntime({ store, channels: new TaskChannels(), sessions, now: monotonicClock() });
+  cleanups.push(() => {
+    sessions.close();
+    runtime.close();
+    store.close();
+  });
+  const instance: RuntimeInstance = { id: 'agent', executor, skills: ['chat'], defaultSkill: 'chat' };
+  let n = 0;
+  const send = (text: string, messageId = `m-${(n += 1)}`) => runtime.send(instance, { message: { messageId, role: 'ROLE_USER', parts: [{ text }] } });
+  return { store, runtime, send };
+}
+
+describe.each(stores)('TaskRuntime on $name', ({ open }) => {
+  it('answers settled() from the task it stored, equal to reading it back, once the executor has returned', async () => {
+    const { runtime, send } = setUp(open, echoExecutor);
+    const outcome = await send('hello');
+    if (outcome.kind !== 'task') throw new Error('echo answered with a message');
+    // By now the executor has returned; the answer must still come from memory.
+    await Promise.resolve();
+    const settled = await runtime.settled(outcome.taskId);
+    expect(settled).toBeDefined();
+    const stored = runtime.getTask('agent', outcome.taskId);
+    expect(stored.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(toWireTask(settled!)).toStrictEqual(stored);
+    expect(runtime.activeCount).toBe(0);
+  });
+
+  it('fails a task whose executor throws, with the error as the status message, and ignores events after the end', async () => {
+    const late: string[] = [];
+    const { runtime, send } = setUp(open, {
+      async execute(_request, events) {
+        events.working('on it');
+        await Promise.resolve();
+        setImmediate(() => {
+          events.complete('too late');
+          late.push(events.artifact({ parts: 'too late' }));
+        });
+        throw new Error('boom');
+      },
+    });
+    const outcome = await send('hello');
+    if (outcome.kind !== 'task') throw new Error('expected a task');
+    await runtime.settled(outcome.taskId);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    const task = runtime.getTask('agent', outcome.taskId);
+    expect(task.status.state).toBe('TASK_STATE_FAILED');
+    expect(task.status.message?.parts).toEqual([{ text: 'the agent failed: boom' }]);
+    expect(task.artifacts).toBeUndefined();
+    expect(late).toHaveLength(1);
+  });
+
+  it('stores no task for a direct reply, and answers a resend with the same message without running again', async () => {
+    let runs = 0;
+    const { store, send } = setUp(open, {
+      execute(_request, events) {
+        runs += 1;
+        events.reply('just a message');
+        events.complete('ignored');
+        return Promise.resolve();
+      },
+    });
+    const first = await send('hi', 'once');
+    const again = await send('hi', 'once');
+    expect(first.kind).toBe('message');
+    expect(again).toStrictEqual(first);
+    expect(runs).toBe(1);
+    expect(store.listTasks('agent', { pageSize: 10 }).totalSize).toBe(0);
+  });
+});
+
+describe('monotonicClock', () => {
+  it('formats each millisecond once and never goes backwards', () => {
+    let wall = Date.parse('2026-01-01T00:00:00.005Z');
+    const now = monotonicClock(() => wall);
+    const first = now();
+    expect(first).toBe('2026-01-01T00:00:00.005Z');
+    expect(now()).toBe(first);
+    wall -= 3;
+    expect(now()).toBe(first);
+    wall += 10;
+    expect(now()).toBe('2026-01-01T00:00:00.012Z');
+  });
+});
