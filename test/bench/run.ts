@@ -18,7 +18,9 @@ import { COMPLETED_MARKER, RPC_HEADERS, sampleBare, sampleHub, sendBody, SSE_HEA
  * Environment: BENCH_DURATION (s per measured run, default 5), BENCH_CONNECTIONS (50),
  * BENCH_WARMUP (s, 1), BENCH_TASKS (20000), BENCH_SELF_CHECK (on|off, default on as in
  * production), BENCH_CPU_PROF (a directory: profile the load-test hub with --cpu-prof),
- * BENCH_SCENARIOS (comma list of card, send, stream, memory; default all).
+ * BENCH_SCENARIOS (comma list of card, send, stream, memory; default all), BENCH_ROUNDS (3):
+ * each scenario runs this many rounds of one bare and one hub run back to back, in
+ * alternating order, and the ratio is the median of the rounds' ratios.
  */
 
 interface Settings {
@@ -28,6 +30,8 @@ interface Settings {
   readonly tasks: number;
   readonly selfCheck: boolean;
   readonly cpuProfDir: string | undefined;
+  /** Rounds per scenario, each a bare and a hub run side by side (alternating which goes first). */
+  readonly rounds: number;
   /** Scenarios to run, in the order of `scenarios()`; `memory` is the 20k-task fill and ListTasks walk. */
   readonly only: ReadonlySet<ScenarioName | 'memory'>;
 }
@@ -61,6 +65,7 @@ function readSettings(): Settings {
     tasks: envInt('BENCH_TASKS', 20_000, 100, 200_000),
     selfCheck: selfCheck === 'on',
     cpuProfDir: process.env['BENCH_CPU_PROF'] || undefined,
+    rounds: envInt('BENCH_ROUNDS', 3, 1, 20),
     only: readParts(),
   };
 }
@@ -168,6 +173,51 @@ async function measure(target: Target, scenario: Scenario, settings: Settings, t
   return { load, serverCpuMicros, loadgenCpuMicros, otherCpuMicros, ...(before ? { before } : {}), ...(after ? { after } : {}) };
 }
 
+interface Round {
+  readonly hub: SideResult;
+  readonly bare: SideResult;
+}
+
+interface ScenarioResult {
+  readonly rounds: readonly Round[];
+  /** All rounds of each side taken together. */
+  readonly hub: SideResult;
+  readonly bare: SideResult;
+}
+
+/** The rounds of one side as one run: counts and CPU summed, req/s over the total time, p50 the median, p99 the worst. */
+function combine(sides: readonly SideResult[]): SideResult {
+  const sum = (pick: (side: SideResult) => number): number => sides.reduce((total, side) => total + pick(side), 0);
+  const loads = sides.map((side) => side.load);
+  const load: LoadResult = {
+    reqPerSec: sum((side) => side.load.completed) / Math.max(1e-9, sum((side) => side.load.durationSeconds)),
+    p50: median(loads.map((one) => one.p50)),
+    p99: Math.max(...loads.map((one) => one.p99)),
+    p99Steady: Math.max(...loads.map((one) => one.p99Steady)),
+    completed: sum((side) => side.load.completed),
+    sent: sum((side) => side.load.sent),
+    ok2xx: sum((side) => side.load.ok2xx),
+    non2xx: sum((side) => side.load.non2xx),
+    errors: sum((side) => side.load.errors),
+    timeouts: sum((side) => side.load.timeouts),
+    mismatches: sum((side) => side.load.mismatches),
+    durationSeconds: sum((side) => side.load.durationSeconds),
+  };
+  return {
+    load,
+    serverCpuMicros: sum((side) => side.serverCpuMicros),
+    loadgenCpuMicros: sum((side) => side.loadgenCpuMicros),
+    otherCpuMicros: sum((side) => side.otherCpuMicros),
+  };
+}
+
+/** The median of the rounds' ratios: each round compares two runs seconds apart. */
+function roundRatios(result: ScenarioResult): { ratio: number; cpuRatio: number; each: number[] } {
+  const each = result.rounds.map((round) => round.hub.load.reqPerSec / round.bare.load.reqPerSec);
+  const cpu = result.rounds.map((round) => cpuPerRequest(round.bare) / cpuPerRequest(round.hub));
+  return { ratio: median(each), cpuRatio: median(cpu), each };
+}
+
 /** Everything that makes a load run invalid as a measurement. */
 function problemsOf(scenario: Scenario, side: string, result: SideResult): string[] {
   const { load } = result;
@@ -197,7 +247,7 @@ async function main(): Promise<number> {
   const base = mkdtempSync(join(tmpdir(), 'a2a-hub-bench-'));
   const children: (ChildServer<HubOps> | ChildServer<BareOps>)[] = [];
   const plan = scenarios(settings);
-  const budgetMs = plan.length * 2 * (settings.warmupSeconds + settings.durationSeconds + 25) * 1000 + FILL_TIMEOUT_MS + 180_000;
+  const budgetMs = plan.length * settings.rounds * 2 * (settings.warmupSeconds + settings.durationSeconds + 25) * 1000 + FILL_TIMEOUT_MS + 180_000;
   const abort = (why: string, code: number): void => {
     console.error(`\nbench: ${why}; stopping`);
     for (const child of children) child.kill();
@@ -236,15 +286,26 @@ async function main(): Promise<number> {
     await sampleBare(bare.url, samples);
     console.log(`checked samples: card ${samples.card.length} B; SendMessage → COMPLETED task, ${samples.rpc.length} B; SendStreamingMessage → ${samples.sseFrames} SSE frames, ${samples.sse.length} B\n`);
 
-    const results = new Map<ScenarioName, { hub: SideResult; bare: SideResult }>();
+    const results = new Map<ScenarioName, ScenarioResult>();
     for (const scenario of plan) {
-      process.stdout.write(`running ${scenario.title}: bare… `);
-      const bareResult = await measure(bareTarget(bare), scenario, settings, `${runTag}-${scenario.name}-bare`);
-      process.stdout.write('hub… ');
-      const hubResult = await measure(hubTarget(hub), scenario, settings, `${runTag}-${scenario.name}-hub`);
-      console.log('done');
-      problems.push(...problemsOf(scenario, 'bare', bareResult), ...problemsOf(scenario, 'hub', hubResult));
-      results.set(scenario.name, { hub: hubResult, bare: bareResult });
+      process.stdout.write(`running ${scenario.title}:`);
+      const rounds: Round[] = [];
+      for (let round = 1; round <= settings.rounds; round += 1) {
+        // The machine's speed drifts over seconds, so the two sides of a round run back to back
+        // and take turns going first.
+        const sides = round % 2 === 1 ? (['bare', 'hub'] as const) : (['hub', 'bare'] as const);
+        const measured: Partial<Record<'hub' | 'bare', SideResult>> = {};
+        for (const side of sides) {
+          process.stdout.write(` ${side}…`);
+          const target = side === 'hub' ? hubTarget(hub) : bareTarget(bare);
+          const result = await measure(target, scenario, settings, `${runTag}-${scenario.name}-${side}-${round}`);
+          problems.push(...problemsOf(scenario, `${side}, round ${round}`, result));
+          measured[side] = result;
+        }
+        if (measured.hub && measured.bare) rounds.push({ hub: measured.hub, bare: measured.bare });
+      }
+      console.log(' done');
+      results.set(scenario.name, { rounds, hub: combine(rounds.map((round) => round.hub)), bare: combine(rounds.map((round) => round.bare)) });
     }
     const loadHubMemory = await hub.call('memory', undefined);
     const loadHubCounts = await hub.call('counts', undefined);
@@ -300,8 +361,10 @@ async function main(): Promise<number> {
   return 0;
 }
 
-function printResults(plan: readonly Scenario[], results: ReadonlyMap<ScenarioName, { hub: SideResult; bare: SideResult }>, settings: Settings): void {
-  console.log(`\nthroughput and latency (${settings.connections} connections, ${settings.durationSeconds} s each; latency = request written until the response has fully arrived, for SSE until the stream ended)\n`);
+function printResults(plan: readonly Scenario[], results: ReadonlyMap<ScenarioName, ScenarioResult>, settings: Settings): void {
+  console.log(
+    `\nthroughput and latency (${settings.connections} connections; ${settings.rounds} rounds of ${settings.durationSeconds} s per side, bare and hub back to back in alternating order; latency = request written until the response has fully arrived, for SSE until the stream ended)\n`,
+  );
   const rows: string[][] = [];
   const details: string[][] = [];
   for (const scenario of plan) {
@@ -316,8 +379,9 @@ function printResults(plan: readonly Scenario[], results: ReadonlyMap<ScenarioNa
       fixed(bare.load.reqPerSec, 0),
       fixed(bare.load.p50, 2),
       fixed(bare.load.p99, 2),
-      fixed(hub.load.reqPerSec / bare.load.reqPerSec, 2),
-      fixed(cpuPerRequest(bare) / cpuPerRequest(hub), 3),
+      fixed(roundRatios(result).ratio, 2),
+      fixed(roundRatios(result).cpuRatio, 3),
+      roundRatios(result).each.map((ratio) => fixed(ratio, 2)).join(' '),
     ]);
     for (const [side, sideResult] of [['hub', hub], ['bare', bare]] as const) {
       const seconds = sideResult.load.durationSeconds;
@@ -332,12 +396,13 @@ function printResults(plan: readonly Scenario[], results: ReadonlyMap<ScenarioNa
       ]);
     }
   }
-  console.log(table(['scenario', 'req/s', 'p50 ms', 'p99 ms', 'bare req/s', 'bare p50', 'bare p99', 'ratio', 'CPU ratio'], rows));
-  console.log('(ratio = hub req/s ÷ bare req/s; CPU ratio = bare server CPU per request ÷ hub server CPU per request, the ratio with equal CPU for both, which varies less when other processes compete for the CPUs)');
+  console.log(table(['scenario', 'req/s', 'p50 ms', 'p99 ms', 'bare req/s', 'bare p50', 'bare p99', 'ratio', 'CPU ratio', 'ratio per round'], rows));
+  console.log(
+    '(req/s and latencies over all rounds; ratio = hub req/s ÷ bare req/s of the same round, median over rounds; CPU ratio = bare server CPU per request ÷ hub server CPU per request, the ratio with equal CPU for both, median over rounds)',
+  );
   const send = results.get('send');
   if (send) {
-    const ratio = send.hub.load.reqPerSec / send.bare.load.reqPerSec;
-    const cpuRatio = cpuPerRequest(send.bare) / cpuPerRequest(send.hub);
+    const { ratio, cpuRatio } = roundRatios(send);
     console.log(
       `\ntarget: blocking SendMessage at least 0.25 of the bare responder: ${ratio >= 0.25 ? 'met' : 'MISSED'} (measured ${fixed(ratio, 2)}, CPU ratio ${fixed(cpuRatio, 3)}; informational, not asserted)`,
     );
@@ -351,20 +416,22 @@ function cpuPerRequest(side: SideResult): number {
   return side.serverCpuMicros / Math.max(1, side.load.completed);
 }
 
-function printDurability(plan: readonly Scenario[], results: ReadonlyMap<ScenarioName, { hub: SideResult; bare: SideResult }>): void {
-  console.log('\ndurability (tasks counted in SQLite with hub.store.listTasks(...).totalSize, after the executors settled)\n');
+function printDurability(plan: readonly Scenario[], results: ReadonlyMap<ScenarioName, ScenarioResult>): void {
+  console.log('\ndurability (tasks counted in SQLite with hub.store.listTasks(...).totalSize around each measured run, after the executors settled; all rounds)\n');
   const rows: string[][] = [];
   for (const scenario of plan) {
-    const hub = results.get(scenario.name)?.hub;
-    if (!hub?.before || !hub.after) continue;
-    rows.push([
-      scenario.title,
-      String(hub.load.ok2xx),
-      String(hub.load.sent),
-      String(hub.after.tasks - hub.before.tasks),
-      String(hub.after.completed - hub.before.completed),
-      String(hub.after.tasks),
-    ]);
+    const result = results.get(scenario.name);
+    if (result === undefined) continue;
+    let stored = 0;
+    let completed = 0;
+    let total = 0;
+    for (const { hub } of result.rounds) {
+      if (!hub.before || !hub.after) continue;
+      stored += hub.after.tasks - hub.before.tasks;
+      completed += hub.after.completed - hub.before.completed;
+      total = hub.after.tasks;
+    }
+    rows.push([scenario.title, String(result.hub.load.ok2xx), String(result.hub.load.sent), String(stored), String(completed), String(total)]);
   }
   console.log(table(['run', '2xx answers', 'requests sent', 'tasks stored', 'of them COMPLETED', 'store total'], rows));
 }
