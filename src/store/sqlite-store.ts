@@ -319,6 +319,8 @@ export class SqliteTaskStore implements TaskStore {
     for (const [taskId, pending] of this.#pendingTasks) {
       this.#insertTask(pending, this.#deferredStatuses.get(taskId));
       this.#deferredStatuses.delete(taskId);
+      // A task that ended here will hardly be written again: its key is not worth a cache slot.
+      if (!endedNow.has(taskId)) this.#rememberKey(taskId, pending.key);
     }
     for (const [taskId, status] of this.#deferredStatuses) this.record(taskId, status);
     for (const artifact of this.#pendingArtifacts.values()) this.#writeArtifact(artifact);
@@ -387,7 +389,6 @@ export class SqliteTaskStore implements TaskStore {
         messages: [toJson(task.message)],
         artifacts: 0,
       });
-      this.#rememberKey(task.id, key);
       this.#createdInTransaction.add(task.id);
     });
   }
@@ -657,6 +658,8 @@ export class SqliteTaskStore implements TaskStore {
   }
 
   #findKey(taskId: string): number | undefined {
+    const pending = this.#pendingTasks.get(taskId);
+    if (pending !== undefined) return pending.key;
     const cached = this.#keys.get(taskId);
     if (cached !== undefined) return cached;
     const key = this.sql.keyOf.get(taskId);

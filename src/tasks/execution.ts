@@ -186,8 +186,9 @@ export class RunEvents implements ExecutionEvents {
 export class RunTools implements ExecutorTools {
   constructor(
     private readonly tools: Pick<ToolRegistry, 'list' | 'call'> | undefined,
-    private readonly callerId: string,
-    private readonly signal: AbortSignal,
+    private readonly instanceId: string,
+    private readonly contextId: string,
+    private readonly controller: AbortController,
   ) {}
 
   list(): ReturnType<ExecutorTools['list']> {
@@ -196,7 +197,7 @@ export class RunTools implements ExecutorTools {
 
   call(name: string, args: Parameters<ExecutorTools['call']>[1]): ReturnType<ExecutorTools['call']> {
     if (this.tools === undefined) return Promise.reject(new Error(`no tool is named ${name}: this hub has no tool registry`));
-    return this.tools.call(name, args, { callerId: this.callerId, signal: this.signal });
+    return this.tools.call(name, args, { callerId: `${this.instanceId}/${this.contextId}`, signal: this.controller.signal });
   }
 }
 

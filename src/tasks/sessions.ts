@@ -1,12 +1,22 @@
 import type { SessionState } from '../executors/executor.js';
 
 /** A live conversation: one per (instance, contextId), reused across its messages and tasks. */
-export interface Session extends SessionState {
-  readonly instanceId: string;
-  readonly createdAt: string;
-  lastActiveAt: string;
+export class Session implements SessionState {
   /** Tasks of this context whose executor is running now. */
-  readonly activeTasks: Set<string>;
+  readonly activeTasks = new Set<string>();
+  #values: Map<string, unknown> | undefined;
+
+  constructor(
+    readonly instanceId: string,
+    readonly contextId: string,
+    readonly createdAt: string,
+    public lastActiveAt: string,
+  ) {}
+
+  /** Made on first use: most conversations never store anything, and a busy hub holds thousands. */
+  get values(): Map<string, unknown> {
+    return (this.#values ??= new Map());
+  }
 }
 
 export interface SessionSummary {
@@ -44,7 +54,7 @@ export class SessionRegistry {
     const at = this.now();
     if (session === undefined) {
       this.#makeRoom();
-      session = { instanceId, contextId, createdAt: at, lastActiveAt: at, values: new Map(), activeTasks: new Set() };
+      session = new Session(instanceId, contextId, at, at);
     } else {
       this.#sessions.delete(key);
     }

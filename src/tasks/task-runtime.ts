@@ -50,6 +50,8 @@ export interface RuntimeDeps {
   readonly tools?: Pick<ToolRegistry, 'list' | 'call'>;
 }
 
+const NO_MODES: readonly string[] = [];
+
 const RUNNING: ReadonlySet<TaskState> = new Set<TaskState>(['TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING']);
 
 /**
@@ -105,7 +107,7 @@ export class TaskRuntime {
     try {
       return await started;
     } finally {
-      void this.#writes.committed().then(() => this.#pending.delete(key));
+      this.#writes.afterCommit(() => this.#pending.delete(key));
     }
   }
 
@@ -220,7 +222,7 @@ export class TaskRuntime {
       const start: NewTaskStart = { task, live: new LiveTask(taskId, contextId, submitted, message, metadata), onTask: hooks.onTask, answer };
       const execution = new Execution(this.#host, instance.id, taskId, contextId, 'TASK_STATE_SUBMITTED', start);
       const wire: Task = { id: taskId, contextId, status: submitted, history: [message] };
-      this.#launch(instance, { taskId, contextId, skill, message, task: wire, resumed: false, acceptedOutputModes: hooks.acceptedOutputModes ?? [] }, execution);
+      this.#launch(instance, execution, { skill, message, task: wire, resumed: false, acceptedOutputModes: hooks.acceptedOutputModes ?? NO_MODES });
     });
   }
 
@@ -259,35 +261,36 @@ export class TaskRuntime {
     // the executor's first event, a stream's first frame would repeat the question, and a
     // client may close a stream at an interrupted state (spec §11.7) before it has begun.
     this.#writes.enqueue(statusWrite(taskId, info.contextId, status('TASK_STATE_WORKING', now()), false));
-    this.#launch(
-      instance,
-      {
-        taskId,
-        contextId: info.contextId,
-        skill,
-        message,
-        task,
-        resumed: true,
-        acceptedOutputModes: hooks.acceptedOutputModes ?? [],
-      },
-      new Execution(this.#host, instance.id, taskId, info.contextId, 'TASK_STATE_WORKING'),
-    );
+    this.#launch(instance, new Execution(this.#host, instance.id, taskId, info.contextId, 'TASK_STATE_WORKING'), {
+      skill,
+      message,
+      task,
+      resumed: true,
+      acceptedOutputModes: hooks.acceptedOutputModes ?? NO_MODES,
+    });
     // After launch, so a stream following the task sees it running and stays open; the
     // executor starts on a later tick, so no frame can have been published yet.
     hooks.onTask?.(taskId);
     return Promise.resolve({ kind: 'task', taskId });
   }
 
-  #launch(instance: RuntimeInstance, run: Omit<ExecutionRequest, 'instanceId' | 'text' | 'session' | 'tools'>, execution: Execution): void {
-    const session = this.#deps.sessions.acquire(instance.id, run.contextId);
-    this.#active.set(run.taskId, execution);
-    session.activeTasks.add(run.taskId);
+  #launch(instance: RuntimeInstance, execution: Execution, run: Pick<ExecutionRequest, 'skill' | 'message' | 'task' | 'resumed' | 'acceptedOutputModes'>): void {
+    const { taskId, contextId } = execution;
+    const session = this.#deps.sessions.acquire(instance.id, contextId);
+    this.#active.set(taskId, execution);
+    session.activeTasks.add(taskId);
     const request: ExecutionRequest = {
-      ...run,
       instanceId: instance.id,
+      taskId,
+      contextId,
+      skill: run.skill,
+      message: run.message,
       text: textOf(run.message),
+      task: run.task,
+      resumed: run.resumed,
+      acceptedOutputModes: run.acceptedOutputModes,
       session,
-      tools: new RunTools(this.#deps.tools, `${instance.id}/${run.contextId}`, execution.controller.signal),
+      tools: new RunTools(this.#deps.tools, instance.id, contextId, execution.controller),
     };
     execution.done = this.#run(instance.executor, request, execution, session);
   }

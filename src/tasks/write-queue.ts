@@ -62,6 +62,12 @@ export class WriteQueue {
     return new Promise((resolve) => this.#afterCommit.push(resolve));
   }
 
+  /** Calls back once everything queued so far is committed (at once if nothing is queued). */
+  afterCommit(callback: () => void): void {
+    if (this.#queue.length === 0) callback();
+    else this.#afterCommit.push(callback);
+  }
+
   flush(): void {
     this.#scheduled = false;
     if (this.#queue.length === 0 || this.#closed) return;

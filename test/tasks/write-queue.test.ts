@@ -73,6 +73,19 @@ describe('WriteQueue', () => {
     store.close();
   });
 
+  it('afterCommit calls back once the queued writes are committed, or at once when nothing is queued', async () => {
+    const { store, queue, create } = setUp();
+    const calls: string[] = [];
+    queue.afterCommit(() => calls.push('idle'));
+    expect(calls).toEqual(['idle']);
+    create('a');
+    queue.afterCommit(() => calls.push(`after a: ${store.getTaskInfo('a')?.state ?? 'missing'}`));
+    expect(calls).toEqual(['idle']);
+    await queue.committed();
+    expect(calls).toEqual(['idle', 'after a: TASK_STATE_SUBMITTED']);
+    store.close();
+  });
+
   it('keeps the rest of a batch when one write fails, and logs the one that failed', async () => {
     const { store, channels, queue, logged, create, complete } = setUp();
     const finals: string[] = [];
