@@ -53,8 +53,10 @@ export function createHttpApp(options: HttpAppOptions): Koa {
     }
     const agent = options.directory.byEndpointPath(path);
     if (agent !== undefined) {
-      ctx.set('A2A-Version', SERVED_VERSION);
-      if (ctx.method !== 'POST') return respondMethodNotAllowed(ctx, ['POST']);
+      if (ctx.method !== 'POST') {
+        ctx.set('A2A-Version', SERVED_VERSION);
+        return respondMethodNotAllowed(ctx, ['POST']);
+      }
       return serveJsonRpc(ctx, agent, options);
     }
     await next();

@@ -212,6 +212,7 @@ function mediaTypeOf(part: Part): string {
 
 /** Whether a media range (text/plain, image/*, * / *) covers a media type. */
 function mediaMatches(range: string, type: string): boolean {
+  if (range === type) return true;
   const [rangeType, rangeSub] = (range.split(';')[0] ?? '').trim().toLowerCase().split('/');
   const [typeType, typeSub] = type.split('/');
   return (rangeType === '*' || rangeType === typeType) && (rangeSub === '*' || rangeSub === typeSub);

@@ -6,17 +6,24 @@ import type { Artifact, Part } from '../../generated/a2a/1.0/types.js';
  */
 export type ArtifactHeader = Omit<Artifact, 'parts'>;
 
+/*
+ * Artifacts are plain JSON objects (no inherited members), walked with Object.keys: these run
+ * for every chunk, and Object.entries allocates a pair per member.
+ */
+
 export function headerOf(artifact: Artifact): ArtifactHeader {
   // A copy minus `parts` that keeps members the type does not name, so they round-trip too.
+  const source = artifact as unknown as Record<string, unknown>;
   const header: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(artifact)) if (key !== 'parts') header[key] = value;
+  for (const key of Object.keys(source)) if (key !== 'parts') header[key] = source[key];
   return header as ArtifactHeader;
 }
 
 /** Whether an appended chunk changes the header: any member besides the id and parts. */
 export function changesHeader(chunk: Artifact): boolean {
-  for (const [key, value] of Object.entries(chunk)) {
-    if (key !== 'artifactId' && key !== 'parts' && value !== undefined) return true;
+  const source = chunk as unknown as Record<string, unknown>;
+  for (const key of Object.keys(source)) {
+    if (key !== 'artifactId' && key !== 'parts' && source[key] !== undefined) return true;
   }
   return false;
 }
@@ -24,8 +31,9 @@ export function changesHeader(chunk: Artifact): boolean {
 /** The header after an appended chunk: members the chunk gives replace the stored ones. */
 export function mergeHeader(stored: ArtifactHeader, chunk: Artifact): ArtifactHeader {
   const merged: Record<string, unknown> = { ...stored };
-  for (const [key, value] of Object.entries(headerOf(chunk))) {
-    if (value !== undefined) merged[key] = value;
+  const source = chunk as unknown as Record<string, unknown>;
+  for (const key of Object.keys(source)) {
+    if (key !== 'parts' && source[key] !== undefined) merged[key] = source[key];
   }
   return merged as ArtifactHeader;
 }

@@ -54,11 +54,11 @@ export type WriteOutcome = { readonly ok: true; readonly seq?: number } | { read
  */
 export function applyBatch(store: TaskStore, batch: readonly (readonly StoreOp[])[]): WriteOutcome[] {
   try {
-    return store.transaction(() => batch.map((ops): WriteOutcome => ({ ok: true, ...seqOf(applyOps(store, ops)) })));
+    return store.transaction(() => batch.map((ops) => succeeded(applyOps(store, ops))));
   } catch {
     return batch.map((ops): WriteOutcome => {
       try {
-        return { ok: true, ...seqOf(store.transaction(() => applyOps(store, ops))) };
+        return succeeded(store.transaction(() => applyOps(store, ops)));
       } catch (error) {
         return { ok: false, error: String(error) };
       }
@@ -66,6 +66,9 @@ export function applyBatch(store: TaskStore, batch: readonly (readonly StoreOp[]
   }
 }
 
-function seqOf(seq: number | undefined): { seq?: number } {
-  return seq === undefined ? {} : { seq };
+/** Shared by the writes that log no frame, which are most of them. */
+const SUCCEEDED: WriteOutcome = Object.freeze({ ok: true });
+
+function succeeded(seq: number | undefined): WriteOutcome {
+  return seq === undefined ? SUCCEEDED : { ok: true, seq };
 }

@@ -33,7 +33,10 @@ export class TaskChannels {
   }
 
   publish(taskId: string, frame: TaskFrame): void {
-    for (const listener of [...(this.#listeners.get(taskId) ?? [])]) listener(frame);
+    const listeners = this.#listeners.get(taskId);
+    if (listeners === undefined) return;
+    // A copy: a listener may unsubscribe, or subscribe another, while it runs.
+    for (const listener of [...listeners]) listener(frame);
   }
 
   /** Resolves with the first final frame published for the task after this call. */
