@@ -370,27 +370,26 @@ export class SqliteTaskStore implements TaskStore {
   }
 
   createTask(task: NewTask): void {
-    this.transaction(() => {
-      // A stored task with this id is caught by the unique index when the row is written.
-      if (this.#pendingTasks.has(task.id)) throw new DuplicateKeyError(`task ${task.id} already exists`);
-      const key = this.#nextKey();
-      this.#pendingTasks.set(task.id, {
-        key,
-        row: {
-          id: task.id,
-          instance_id: task.instanceId,
-          context_id: task.contextId,
-          skill: task.skill,
-          created_at: task.createdAt,
-          metadata_json: task.metadata === undefined ? null : toJson(task.metadata),
-        },
-        status: task.status,
-        statusTs: statusMillis(task.status, timestampMillis(task.createdAt)),
-        messages: [toJson(task.message)],
-        artifacts: 0,
-      });
-      this.#createdInTransaction.add(task.id);
+    if (!this.#inTransaction) return this.transaction(() => this.createTask(task));
+    // A stored task with this id is caught by the unique index when the row is written.
+    if (this.#pendingTasks.has(task.id)) throw new DuplicateKeyError(`task ${task.id} already exists`);
+    const key = this.#nextKey();
+    this.#pendingTasks.set(task.id, {
+      key,
+      row: {
+        id: task.id,
+        instance_id: task.instanceId,
+        context_id: task.contextId,
+        skill: task.skill,
+        created_at: task.createdAt,
+        metadata_json: task.metadata === undefined ? null : toJson(task.metadata),
+      },
+      status: task.status,
+      statusTs: statusMillis(task.status, timestampMillis(task.createdAt)),
+      messages: [toJson(task.message)],
+      artifacts: 0,
     });
+    this.#createdInTransaction.add(task.id);
   }
 
   getTask(instanceId: string, taskId: string, view: TaskView = {}): Task | undefined {
@@ -459,40 +458,39 @@ export class SqliteTaskStore implements TaskStore {
   }
 
   putArtifact(taskId: string, artifact: Artifact, append: boolean): void {
-    this.transaction(() => {
-      const key = this.#keyOf(taskId);
-      const { artifactId } = artifact;
-      const slot = `${key}\u0000${artifactId}`;
-      const pending = this.#pendingArtifacts.get(slot);
-      if (pending !== undefined) {
-        if (append) {
-          if (changesHeader(artifact)) {
-            pending.header = mergeHeader(pending.header, artifact);
-            pending.headerChanged = true;
-          }
-          pending.parts.push(...artifact.parts);
-        } else {
-          pending.header = headerOf(artifact);
-          pending.parts.splice(0, pending.parts.length, ...artifact.parts);
-          if (pending.mode === 'append') pending.mode = 'replace';
+    if (!this.#inTransaction) return this.transaction(() => this.putArtifact(taskId, artifact, append));
+    const key = this.#keyOf(taskId);
+    const { artifactId } = artifact;
+    const slot = `${key}\u0000${artifactId}`;
+    const pending = this.#pendingArtifacts.get(slot);
+    if (pending !== undefined) {
+      if (append) {
+        if (changesHeader(artifact)) {
+          pending.header = mergeHeader(pending.header, artifact);
+          pending.headerChanged = true;
         }
-        return;
-      }
-      // A task created in this transaction has no stored artifacts to look up.
-      const pendingTask = this.#pendingTasks.get(taskId);
-      const stored = pendingTask === undefined ? this.sql.artifactHeader.get(key, artifactId) : undefined;
-      const parts = [...artifact.parts];
-      if (stored === undefined) {
-        const ord = pendingTask === undefined ? undefined : (pendingTask.artifacts += 1);
-        this.#pendingArtifacts.set(slot, { key, artifactId, mode: 'new', ...(ord === undefined ? {} : { ord }), header: headerOf(artifact), headerChanged: false, parts });
-      } else if (append) {
-        const changed = changesHeader(artifact);
-        const header = changed ? mergeHeader(fromJson<ArtifactHeader>(stored), artifact) : fromJson<ArtifactHeader>(stored);
-        this.#pendingArtifacts.set(slot, { key, artifactId, mode: 'append', header, headerChanged: changed, parts });
+        pending.parts.push(...artifact.parts);
       } else {
-        this.#pendingArtifacts.set(slot, { key, artifactId, mode: 'replace', header: headerOf(artifact), headerChanged: true, parts });
+        pending.header = headerOf(artifact);
+        pending.parts.splice(0, pending.parts.length, ...artifact.parts);
+        if (pending.mode === 'append') pending.mode = 'replace';
       }
-    });
+      return;
+    }
+    // A task created in this transaction has no stored artifacts to look up.
+    const pendingTask = this.#pendingTasks.get(taskId);
+    const stored = pendingTask === undefined ? this.sql.artifactHeader.get(key, artifactId) : undefined;
+    const parts = [...artifact.parts];
+    if (stored === undefined) {
+      const ord = pendingTask === undefined ? undefined : (pendingTask.artifacts += 1);
+      this.#pendingArtifacts.set(slot, { key, artifactId, mode: 'new', ...(ord === undefined ? {} : { ord }), header: headerOf(artifact), headerChanged: false, parts });
+    } else if (append) {
+      const changed = changesHeader(artifact);
+      const header = changed ? mergeHeader(fromJson<ArtifactHeader>(stored), artifact) : fromJson<ArtifactHeader>(stored);
+      this.#pendingArtifacts.set(slot, { key, artifactId, mode: 'append', header, headerChanged: changed, parts });
+    } else {
+      this.#pendingArtifacts.set(slot, { key, artifactId, mode: 'replace', header: headerOf(artifact), headerChanged: true, parts });
+    }
   }
 
   listTasks(instanceId: string, query: TaskQuery): TaskPage {
@@ -512,14 +510,13 @@ export class SqliteTaskStore implements TaskStore {
   }
 
   appendEvent(taskId: string, frame: StreamResponse): number {
-    return this.transaction(() => {
-      const key = this.#keyOf(taskId);
-      const seq = (this.#eventSeqs.get(key) ?? (this.#pendingTasks.has(taskId) ? 0 : (this.sql.lastEventSeq.get(key) ?? 0))) + 1;
-      this.#eventSeqs.set(key, seq);
-      // A replay never sends chunks (the snapshot holds the assembled artifacts): number them only.
-      if (frame.artifactUpdate === undefined) this.#pendingFrames.push({ taskId, key, seq, frame });
-      return seq;
-    });
+    if (!this.#inTransaction) return this.transaction(() => this.appendEvent(taskId, frame));
+    const key = this.#keyOf(taskId);
+    const seq = (this.#eventSeqs.get(key) ?? (this.#pendingTasks.has(taskId) ? 0 : (this.sql.lastEventSeq.get(key) ?? 0))) + 1;
+    this.#eventSeqs.set(key, seq);
+    // A replay never sends chunks (the snapshot holds the assembled artifacts): number them only.
+    if (frame.artifactUpdate === undefined) this.#pendingFrames.push({ taskId, key, seq, frame });
+    return seq;
   }
 
   eventsAfter(taskId: string, afterSeq: number): LoggedEvent[] {
