@@ -6,6 +6,7 @@ import type { Artifact, Message, Part, StreamResponse, Task, TaskState, TaskStat
 import { changesHeader, headerOf, mergeHeader, withParts, type ArtifactHeader } from './artifact-chunks.js';
 import type { ListPosition } from './cursor.js';
 import { fromJson, toJson } from './json.js';
+import { KeyFilter } from './key-filter.js';
 import { listTasks } from './listing.js';
 import { migrate } from './sqlite-schema.js';
 import { countQuery, pageQuery, type SqlQuery } from './sqlite-listing.js';
@@ -160,6 +161,8 @@ function prepareStatements(db: Database.Database) {
     idempotent: db.prepare<[string, string], { task_id: string | null; message_json: string | null }>(
       'SELECT task_id, message_json FROM idempotency WHERE instance_id = ? AND message_id = ?',
     ),
+    idempotentCount: db.prepare<[], number>('SELECT count(*) FROM idempotency').pluck(),
+    idempotentKeys: db.prepare<[], { instance_id: string; message_id: string }>('SELECT instance_id, message_id FROM idempotency'),
     insertIdempotent: db.prepare<[string, string, string | null, string | null]>(
       'INSERT INTO idempotency (instance_id, message_id, task_id, message_json) VALUES (?, ?, ?, ?)',
     ),
@@ -199,8 +202,26 @@ export class SqliteTaskStore implements TaskStore {
   /** ListTasks statements, one per combination of filters, prepared on first use. */
   private readonly listing = new Map<string, Database.Statement<[Bindings], unknown>>();
 
-  private constructor(private readonly db: Database.Database) {
+  /**
+   * The idempotency keys stored, as a Bloom filter: a new messageId then costs no B-tree
+   * search. Only with exclusive locking, where no other connection can add keys unseen.
+   */
+  #messageKeys: KeyFilter | undefined;
+
+  private constructor(
+    private readonly db: Database.Database,
+    exclusive: boolean,
+  ) {
     this.sql = prepareStatements(db);
+    if (exclusive) this.#messageKeys = this.#loadMessageKeys(0);
+  }
+
+  /** A filter of every stored idempotency key, with room for at least `atLeast` of them. */
+  #loadMessageKeys(atLeast: number): KeyFilter {
+    const stored = this.sql.idempotentCount.get() ?? 0;
+    const filter = new KeyFilter(Math.max(MESSAGE_KEYS_CAPACITY, 2 * stored, atLeast));
+    for (const row of this.sql.idempotentKeys.iterate()) filter.add(idempotencyKey(row.instance_id, row.message_id));
+    return filter;
   }
 
   /**
@@ -238,7 +259,7 @@ export class SqliteTaskStore implements TaskStore {
       db.pragma('foreign_keys = ON');
       db.pragma('busy_timeout = 5000');
       migrate(db);
-      return new SqliteTaskStore(db);
+      return new SqliteTaskStore(db, options.exclusive === true);
     } catch (error) {
       db.close();
       throw error;
@@ -533,6 +554,7 @@ export class SqliteTaskStore implements TaskStore {
   }
 
   findIdempotent(instanceId: string, messageId: string): IdempotentResult | undefined {
+    if (this.#messageKeys?.mightContain(idempotencyKey(instanceId, messageId)) === false) return undefined;
     const row = this.sql.idempotent.get(instanceId, messageId);
     if (row === undefined) return undefined;
     if (row.task_id !== null) return { kind: 'task', taskId: row.task_id };
@@ -548,6 +570,12 @@ export class SqliteTaskStore implements TaskStore {
     } catch (error) {
       throw isConstraintError(error, 'SQLITE_CONSTRAINT_PRIMARYKEY') ? new DuplicateKeyError(`message ${messageId} of instance ${instanceId} is already recorded`) : error;
     }
+    const filter = this.#messageKeys;
+    if (filter === undefined) return;
+    // A key of a transaction that rolls back stays in the filter: a false positive, harmless.
+    filter.add(idempotencyKey(instanceId, messageId));
+    // Past its capacity the filter errs more often: rebuilt twice as large (this key included).
+    if (filter.size > filter.capacity) this.#messageKeys = this.#loadMessageKeys(2 * filter.capacity);
   }
 
   touchContext(instanceId: string, contextId: string, at: string): void {
@@ -698,6 +726,13 @@ export class SqliteTaskStore implements TaskStore {
 /** Whether SQLite refused a write for this constraint, which the schema is relied on to detect. */
 function isConstraintError(error: unknown, code: 'SQLITE_CONSTRAINT_PRIMARYKEY' | 'SQLITE_CONSTRAINT_UNIQUE'): boolean {
   return (error as { code?: unknown }).code === code;
+}
+
+/** The smallest idempotency filter: room for 200,000 keys in 256 KiB. */
+const MESSAGE_KEYS_CAPACITY = 200_000;
+
+function idempotencyKey(instanceId: string, messageId: string): string {
+  return `${instanceId}\u0000${messageId}`;
 }
 
 /** Task keys kept in memory: a few MiB, and every task a running executor writes to. */

@@ -32,6 +32,8 @@ function databasePath(): string {
 const IMPLEMENTATIONS = [
   { name: 'MemoryTaskStore', open: (): TaskStore => new MemoryTaskStore() },
   { name: 'SqliteTaskStore', open: (): TaskStore => SqliteTaskStore.open(databasePath()) },
+  // As the hub opens it: exclusive locking, and idempotency lookups behind a key filter.
+  { name: 'SqliteTaskStore (exclusive)', open: (): TaskStore => SqliteTaskStore.open(databasePath(), { exclusive: true }) },
 ];
 
 const INSTANCE = 'instance-a';
@@ -737,6 +739,28 @@ describe('SqliteTaskStore on disk', () => {
       expect(reopened.settleUnfinished(() => status('TASK_STATE_FAILED', 9))).toEqual(['task-2']);
     } finally {
       reopened.close();
+    }
+  });
+
+  it('exclusive: finds idempotency keys stored before it opened, and after its key filter outgrew its first size', () => {
+    const path = databasePath();
+    const first = SqliteTaskStore.open(path, { exclusive: true });
+    first.recordIdempotent(INSTANCE, 'before', { kind: 'task', taskId: 'task-before' });
+    first.close();
+    const store = SqliteTaskStore.open(path, { exclusive: true });
+    try {
+      expect(store.findIdempotent(INSTANCE, 'before')).toEqual({ kind: 'task', taskId: 'task-before' });
+      expect(store.findIdempotent(OTHER_INSTANCE, 'before')).toBeUndefined();
+      // Past the filter's first capacity (200,000 keys) it is rebuilt larger from the table.
+      const total = 200_050;
+      store.transaction(() => {
+        for (let n = 0; n < total; n += 1) store.recordIdempotent(INSTANCE, `bulk-${n}`, { kind: 'task', taskId: `task-${n}` });
+      });
+      for (const n of [0, 1, 99_999, 199_999, 200_000, total - 1]) expect(store.findIdempotent(INSTANCE, `bulk-${n}`)).toEqual({ kind: 'task', taskId: `task-${n}` });
+      expect(store.findIdempotent(INSTANCE, 'before')).toEqual({ kind: 'task', taskId: 'task-before' });
+      expect(store.findIdempotent(INSTANCE, `bulk-${total}`)).toBeUndefined();
+    } finally {
+      store.close();
     }
   });
 
