@@ -101,7 +101,7 @@ export function createControlRouter(options: ControlRouterOptions): Router {
       contextId,
       serverId,
       live: live !== undefined,
-      activeTasks: live?.activeTasks.size ?? 0,
+      activeTasks: live?.activeTasks ?? 0,
       taskCount: tasks.total,
       createdAt: binding?.createdAt ?? live?.createdAt,
       lastActiveAt: live?.lastActiveAt ?? binding?.lastActiveAt,

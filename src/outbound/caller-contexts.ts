@@ -1,10 +1,12 @@
+import { RecencyMap } from '../support/recency-map.js';
+
 /**
  * The remote contextId each caller uses with each connection, so that one caller's calls form
  * one conversation on the remote and another caller's do not join it. In memory only: after a
  * restart a caller starts a new conversation. The oldest entries go first past `limit`.
  */
 export class CallerContexts {
-  readonly #contexts = new Map<string, { readonly connectionId: string; readonly contextId: string }>();
+  readonly #contexts = new RecencyMap<string, { readonly connectionId: string; readonly contextId: string }>();
   readonly #limit: number;
 
   constructor(limit = 10_000) {
@@ -16,19 +18,13 @@ export class CallerContexts {
   }
 
   remember(callerId: string, connectionId: string, contextId: string): void {
-    const entry = key(callerId, connectionId);
-    // Re-inserting moves the entry to the end: the map's order is the eviction order.
-    this.#contexts.delete(entry);
-    this.#contexts.set(entry, { connectionId, contextId });
-    for (const oldest of this.#contexts.keys()) {
-      if (this.#contexts.size <= this.#limit) break;
-      this.#contexts.delete(oldest);
-    }
+    this.#contexts.set(key(callerId, connectionId), { connectionId, contextId });
+    this.#contexts.trimTo(this.#limit);
   }
 
   /** Forgets every context of connections not in `keep`. */
   retain(keep: ReadonlySet<string>): void {
-    for (const [entry, { connectionId }] of this.#contexts) if (!keep.has(connectionId)) this.#contexts.delete(entry);
+    for (const [entry, { connectionId }] of this.#contexts.oldestFirst()) if (!keep.has(connectionId)) this.#contexts.delete(entry);
   }
 }
 

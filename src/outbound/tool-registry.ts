@@ -1,3 +1,4 @@
+import { RecencyMap } from '../support/recency-map.js';
 import type { OutboundRegistry } from './outbound-registry.js';
 import { CallerContexts } from './caller-contexts.js';
 import { parseToolArguments, TOOL_INPUT_SCHEMA } from './tool-arguments.js';
@@ -36,8 +37,8 @@ const INTERRUPTED_LIMIT = 1000;
 export class ToolRegistry {
   readonly #outbounds: OutboundRegistry;
   readonly #contexts = new CallerContexts();
-  /** taskId → key of the interrupted status a caller was shown; oldest first. */
-  readonly #interrupted = new Map<string, string>();
+  /** taskId → key of the interrupted status a caller was shown. */
+  readonly #interrupted = new RecencyMap<string, string>();
   #table: { readonly version: number; readonly tools: readonly ToolDefinition[]; readonly byName: ReadonlyMap<string, ToolDefinition> } | undefined;
 
   constructor(outbounds: OutboundRegistry) {
@@ -90,13 +91,12 @@ export class ToolRegistry {
   }
 
   #rememberInterrupted(taskId: string, status: string | undefined): void {
-    this.#interrupted.delete(taskId);
-    if (status === undefined) return;
-    this.#interrupted.set(taskId, status);
-    for (const oldest of this.#interrupted.keys()) {
-      if (this.#interrupted.size <= INTERRUPTED_LIMIT) break;
-      this.#interrupted.delete(oldest);
+    if (status === undefined) {
+      this.#interrupted.delete(taskId);
+      return;
     }
+    this.#interrupted.set(taskId, status);
+    this.#interrupted.trimTo(INTERRUPTED_LIMIT);
   }
 
   #current(): { tools: readonly ToolDefinition[]; byName: ReadonlyMap<string, ToolDefinition> } {

@@ -1,9 +1,10 @@
 import type { SessionState } from '../executors/executor.js';
+import { RecencyMap } from '../support/recency-map.js';
 
 /** A live conversation: one per (instance, contextId), reused across its messages and tasks. */
 export class Session implements SessionState {
-  /** Tasks of this context whose executor is running now. */
-  readonly activeTasks = new Set<string>();
+  /** How many tasks of this context have their executor running now. */
+  activeTasks = 0;
   #values: Map<string, unknown> | undefined;
 
   constructor(
@@ -34,8 +35,8 @@ export interface SessionSummary {
  * recently active idle ones first, so memory stays bounded whatever the idle timeout.
  */
 export class SessionRegistry {
-  /** In order of last activity, oldest first: acquire moves a session to the end. */
-  readonly #sessions = new Map<string, Session>();
+  /** In order of last activity: acquire makes a session the most recent. */
+  readonly #sessions = new RecencyMap<string, Session>();
   readonly #timer: NodeJS.Timeout;
   #evicted = 0;
 
@@ -55,11 +56,11 @@ export class SessionRegistry {
     if (session === undefined) {
       this.#makeRoom();
       session = new Session(instanceId, contextId, at, at);
+      this.#sessions.set(key, session);
     } else {
-      this.#sessions.delete(key);
+      this.#sessions.touch(key);
+      session.lastActiveAt = at;
     }
-    this.#sessions.set(key, session);
-    session.lastActiveAt = at;
     return session;
   }
 
@@ -71,9 +72,9 @@ export class SessionRegistry {
   /** Evicts the least recently active idle session while the cap is reached; running ones stay. */
   #makeRoom(): void {
     if (this.#sessions.size < this.maxSessions) return;
-    for (const [key, session] of this.#sessions) {
+    for (const [key, session] of this.#sessions.oldestFirst()) {
       if (this.#sessions.size < this.maxSessions) return;
-      if (session.activeTasks.size > 0) continue;
+      if (session.activeTasks > 0) continue;
       this.#sessions.delete(key);
       this.#evicted += 1;
     }
@@ -91,8 +92,8 @@ export class SessionRegistry {
   releaseIdle(): number {
     const cutoff = Date.parse(this.now()) - this.idleMs;
     let released = 0;
-    for (const [key, session] of this.#sessions) {
-      if (session.activeTasks.size === 0 && Date.parse(session.lastActiveAt) < cutoff) {
+    for (const [key, session] of this.#sessions.oldestFirst()) {
+      if (session.activeTasks === 0 && Date.parse(session.lastActiveAt) < cutoff) {
         this.#sessions.delete(key);
         released += 1;
       }
@@ -101,12 +102,12 @@ export class SessionRegistry {
   }
 
   list(): SessionSummary[] {
-    return [...this.#sessions.values()].map(({ instanceId, contextId, createdAt, lastActiveAt, activeTasks }) => ({
+    return Array.from(this.#sessions.oldestFirst(), ([, { instanceId, contextId, createdAt, lastActiveAt, activeTasks }]) => ({
       instanceId,
       contextId,
       createdAt,
       lastActiveAt,
-      activeTasks: activeTasks.size,
+      activeTasks,
     }));
   }
 

@@ -278,7 +278,7 @@ export class TaskRuntime {
     const { taskId, contextId } = execution;
     const session = this.#deps.sessions.acquire(instance.id, contextId);
     this.#active.set(taskId, execution);
-    session.activeTasks.add(taskId);
+    session.activeTasks += 1;
     const request: ExecutionRequest = {
       instanceId: instance.id,
       taskId,
@@ -315,7 +315,7 @@ export class TaskRuntime {
     } catch (error) {
       this.#deps.log?.('error', 'could not settle a task', { taskId: request.taskId, error: String(error) });
     } finally {
-      session.activeTasks.delete(request.taskId);
+      session.activeTasks -= 1;
       session.lastActiveAt = this.#deps.now();
       // Held until its last writes are committed, so that settled() answers from memory.
       if (this.#writes.isQueued(request.taskId)) await this.#writes.committed();

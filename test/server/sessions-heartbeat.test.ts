@@ -13,7 +13,7 @@ describe('sessions', () => {
       expect(sessions.acquire('default', 'ctx-1')).toBe(first);
       expect(sessions.acquire('other', 'ctx-1')).not.toBe(first);
       const busy = sessions.acquire('default', 'ctx-2');
-      busy.activeTasks.add('task-1');
+      busy.activeTasks += 1;
       now += 61_000;
       expect(sessions.releaseIdle()).toBe(2);
       expect(sessions.get('default', 'ctx-1')).toBeUndefined();
@@ -31,7 +31,7 @@ describe('the session cap', () => {
     const sessions = new SessionRegistry(60_000, () => '2026-01-01T00:00:00.000Z', 3);
     try {
       const oldest = sessions.acquire('default', 'c1');
-      oldest.activeTasks.add('running');
+      oldest.activeTasks += 1;
       sessions.acquire('default', 'c2');
       sessions.acquire('default', 'c3');
       // c2 becomes the most recently used, so c3 is now the least recently active idle one.
@@ -40,7 +40,10 @@ describe('the session cap', () => {
       expect(sessions.list().map((session) => session.contextId)).toEqual(['c1', 'c2', 'c4']);
       expect(sessions.evicted).toBe(1);
       // Only running sessions left to evict: the cap yields rather than drop one.
-      for (const contextId of ['c2', 'c4']) sessions.get('default', contextId)?.activeTasks.add('t');
+      for (const contextId of ['c2', 'c4']) {
+        const session = sessions.get('default', contextId);
+        if (session !== undefined) session.activeTasks += 1;
+      }
       sessions.acquire('default', 'c5');
       expect(sessions.list()).toHaveLength(4);
       expect(sessions.get('default', 'c1')).toBe(oldest);
