@@ -39,10 +39,10 @@ export function countQuery(filter: ListFilter): SqlQuery {
  *
  * - tasks whose current status is no newer than the watermark (nearly all of them), judged
  *   by their current columns and read straight off the filter's index in list order, so a
- *   page costs the same at any depth. The `+` keeps the planner off tasks_by_version for
- *   that term: that index would mean visiting and sorting every task of the instance.
- * - tasks whose status changed after the watermark (few), each judged by its newest status
- *   at or before it. Tasks created after the watermark have none and drop out of the join.
+ *   page costs the same at any depth.
+ * - tasks whose status changed after the watermark (few), each judged by the status it had
+ *   then: the history row replaced after the watermark but set at or before it. Those rows
+ *   are a range of the history's key; tasks created after the watermark have none.
  */
 export function pageQuery(request: ListRequest, asOf: number): SqlQuery {
   const params: Params = { asOf, fetch: request.fetch };
@@ -57,16 +57,14 @@ export function pageQuery(request: ListRequest, asOf: number): SqlQuery {
   const sql = `
     SELECT id, ts FROM (
       SELECT t.id AS id, t.status_ts AS ts FROM tasks t
-      WHERE ${unchanged.join(' AND ')} AND +t.status_version <= @asOf
+      WHERE ${unchanged.join(' AND ')} AND t.status_version <= @asOf
       ORDER BY t.status_ts DESC, t.id DESC LIMIT @fetch
     )
     UNION ALL
     SELECT id, ts FROM (
-      SELECT t.id AS id, s.ts AS ts FROM tasks t
-      JOIN task_status s ON s.version = (
-        SELECT max(version) FROM task_status WHERE task_key = t.key AND version <= @asOf
-      )
-      WHERE ${changed.join(' AND ')} AND t.status_version > @asOf
+      SELECT t.id AS id, s.ts AS ts FROM task_status s
+      JOIN tasks t ON t.key = s.task_key
+      WHERE ${changed.join(' AND ')} AND s.superseded_by > @asOf AND s.version <= @asOf
     )
     ORDER BY ts DESC, id DESC LIMIT @fetch`;
   return { sql, params };

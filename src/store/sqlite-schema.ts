@@ -248,6 +248,39 @@ export const MIGRATIONS: readonly string[] = [
     FOREIGN KEY (task_key, artifact_id) REFERENCES task_artifacts (task_key, artifact_id)
   ) WITHOUT ROWID;
   `,
+  `
+  -- The status history keeps only statuses that were replaced, each filed under the version
+  -- that replaced it: a task's current status lives on its row alone, so a task created and
+  -- finished in one commit writes no history row, and the few tasks changed since a listing's
+  -- watermark are a range of this table's key (tasks_by_version is gone). The newest version
+  -- handed out is kept in status_clock, since no index finds it any more.
+  PRAGMA defer_foreign_keys = ON;
+
+  CREATE TABLE task_status_v6 (
+    superseded_by INTEGER PRIMARY KEY,  -- the version of the status that replaced this one
+    task_key      INTEGER NOT NULL REFERENCES tasks (key),
+    version       INTEGER NOT NULL,
+    state         TEXT NOT NULL,
+    status_json   TEXT NOT NULL,
+    ts            INTEGER NOT NULL
+  );
+  INSERT INTO task_status_v6 (superseded_by, task_key, version, state, status_json, ts)
+    SELECT next, task_key, version, state, status_json, ts FROM (
+      SELECT lead(version) OVER (PARTITION BY task_key ORDER BY version) AS next, task_key, version, state, status_json, ts
+      FROM task_status
+    ) WHERE next IS NOT NULL;
+
+  CREATE TABLE status_clock (
+    id      INTEGER PRIMARY KEY CHECK (id = 1),
+    version INTEGER NOT NULL
+  );
+  INSERT INTO status_clock (id, version)
+    SELECT 1, max(coalesce((SELECT max(version) FROM task_status), 0), coalesce((SELECT max(status_version) FROM tasks), 0));
+
+  DROP TABLE task_status;
+  ALTER TABLE task_status_v6 RENAME TO task_status;
+  DROP INDEX tasks_by_version;
+  `,
 ];
 
 /** The schema version this code writes. */

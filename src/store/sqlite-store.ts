@@ -102,9 +102,12 @@ function prepareStatements(db: Database.Database) {
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
     maxKey: db.prepare<[], number>('SELECT coalesce(max(key), 0) FROM tasks').pluck(),
-    watermark: db.prepare<[], number>('SELECT coalesce(max(version), 0) FROM task_status').pluck(),
-    insertStatus: db.prepare<[number, number, TaskState, string, number]>(
-      'INSERT INTO task_status (version, task_key, state, status_json, ts) VALUES (?, ?, ?, ?, ?)',
+    clock: db.prepare<[], number>('SELECT version FROM status_clock WHERE id = 1').pluck(),
+    setClock: db.prepare<[number]>('UPDATE status_clock SET version = ? WHERE id = 1'),
+    // The current status goes to the history when a newer one replaces it, filed under the newer one's version.
+    supersede: db.prepare<[number, number]>(
+      `INSERT INTO task_status (superseded_by, task_key, version, state, status_json, ts)
+       SELECT ?, key, status_version, state, status_json, status_ts FROM tasks WHERE key = ?`,
     ),
     keyOf: db.prepare<[string], number>('SELECT key FROM tasks WHERE id = ?').pluck(),
     statusTs: db.prepare<[number], number>('SELECT status_ts FROM tasks WHERE key = ?').pluck(),
@@ -194,8 +197,9 @@ function prepareStatements(db: Database.Database) {
 
 /**
  * The TaskStore on SQLite (better-sqlite3). Every write touches only the rows it concerns: a
- * status is one history row plus the task's current-status columns, a message or a part is
- * one row, an event is one row (plus pruning), so cost does not grow with the task.
+ * status is the task's current-status columns plus one history row for the status it
+ * replaces, a message or a part is one row, an event is one row (plus pruning), so cost does
+ * not grow with the task.
  */
 export class SqliteTaskStore implements TaskStore {
   private readonly sql: ReturnType<typeof prepareStatements>;
@@ -285,6 +289,7 @@ export class SqliteTaskStore implements TaskStore {
         const result = outer();
         if (result instanceof Promise) throw new TypeError('transaction work must be synchronous');
         this.#writePending();
+        if (this.#lastVersion !== undefined) this.sql.setClock.run(this.#lastVersion);
         return result;
       } catch (error) {
         // Rolled back: the keys of tasks it created are free again, and SQLite hands them out anew.
@@ -304,7 +309,7 @@ export class SqliteTaskStore implements TaskStore {
   /*
    * Writes inside a transaction are held in memory and written when it ends: no reader can
    * see what a later write of the same transaction replaced. A task created and finished in
-   * one group commit is then one row with its final status, one status row, its messages and
+   * one group commit is then one row with its final status, its messages and
    * one row per artifact; and the frames of a task that ends in the transaction are not
    * logged at all, since no replay serves a terminal task.
    */
@@ -368,7 +373,6 @@ export class SqliteTaskStore implements TaskStore {
     } catch (error) {
       throw isConstraintError(error, 'SQLITE_CONSTRAINT_UNIQUE') ? new DuplicateKeyError(`task ${row.id} already exists`) : error;
     }
-    this.sql.insertStatus.run(version, key, state, statusJson, statusTs);
     for (let index = 0; index < pending.messages.length; index += 1) this.sql.insertMessageAt.run(key, index + 1, pending.messages[index] ?? '');
   }
 
@@ -634,14 +638,14 @@ export class SqliteTaskStore implements TaskStore {
     this.db.close();
   }
 
-  /** The newest status version. Versions only grow: status rows are never deleted. */
+  /** The newest status version handed out (status_clock, or the open transaction's count). */
   private watermark(): number {
-    return this.sql.watermark.get() ?? 0;
+    return this.#lastVersion ?? this.sql.clock.get() ?? 0;
   }
 
   /**
-   * The newest status version, read once per transaction and then counted up: a query per
-   * status was a measurable share of a task. Only valid inside a transaction.
+   * The newest status version, read once per transaction, counted up in memory, and written
+   * back to status_clock when the transaction ends. Only valid inside a transaction.
    */
   #lastVersion: number | undefined;
 
@@ -667,7 +671,7 @@ export class SqliteTaskStore implements TaskStore {
     const json = toJson(status);
     const ts = statusMillis(status, previous);
     const version = this.nextVersion();
-    this.sql.insertStatus.run(version, key, status.state, json, ts);
+    this.sql.supersede.run(version, key);
     this.sql.updateStatus.run(status.state, json, ts, version, key);
   }
 

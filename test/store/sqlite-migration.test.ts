@@ -70,10 +70,18 @@ describe('SQLite schema 3: integer task keys', () => {
     try {
       expect(raw.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
       expect(raw.pragma('foreign_key_check')).toEqual([]);
-      expect(raw.prepare("SELECT count(*) FROM sqlite_master WHERE name LIKE '%_v3' OR name LIKE '%_v5'").pluck().get()).toBe(0);
+      expect(raw.prepare("SELECT count(*) FROM sqlite_master WHERE name LIKE '%_v3' OR name LIKE '%_v5' OR name LIKE '%_v6' OR name = 'tasks_by_version'").pluck().get()).toBe(0);
       expect(raw.prepare('SELECT parts_json FROM task_artifacts').pluck().all()).toEqual(['[{"text":"echo: "},{"text":"hi"}]']);
       expect(raw.prepare('SELECT parts_json FROM artifact_chunks').pluck().all()).toEqual(['[{"text":"!"}]']);
       expect(raw.prepare('SELECT task_key FROM task_events ORDER BY task_key').pluck().all()).toEqual([1, 2]);
+      // Schema 6: the history holds replaced statuses only, each under the version that
+      // replaced it (5 is t-old's WORKING, set above); the clock holds the newest version.
+      expect(raw.prepare('SELECT superseded_by, version, state FROM task_status ORDER BY superseded_by').all()).toEqual([
+        { superseded_by: 2, version: 1, state: 'TASK_STATE_SUBMITTED' },
+        { superseded_by: 4, version: 3, state: 'TASK_STATE_SUBMITTED' },
+        { superseded_by: 5, version: 2, state: 'TASK_STATE_INPUT_REQUIRED' },
+      ]);
+      expect(raw.prepare('SELECT version FROM status_clock').pluck().get()).toBe(5);
     } finally {
       raw.close();
     }

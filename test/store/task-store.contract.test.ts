@@ -785,7 +785,7 @@ describe('SqliteTaskStore on disk', () => {
     store.close();
   });
 
-  it('writes incrementally: a status is one history row, a chunk adds only its parts', () => {
+  it('writes incrementally: a status files the one it replaces as one history row, a chunk adds only its parts', () => {
     const path = databasePath();
     const store = SqliteTaskStore.open(path);
     const raw = new Database(path, { readonly: true });
@@ -794,7 +794,11 @@ describe('SqliteTaskStore on disk', () => {
       store.createTask(newTask('task-1'));
       store.setStatus('task-1', status('TASK_STATE_WORKING', 1));
       store.setStatus('task-1', status('TASK_STATE_COMPLETED', 2));
-      expect(count('SELECT count(*) FROM task_status')).toBe(3);
+      // The current status lives on the task's row; the history holds the two it replaced.
+      expect(raw.prepare('SELECT state FROM task_status ORDER BY superseded_by').pluck().all()).toEqual(['TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING']);
+      expect(count("SELECT state FROM tasks WHERE id = 'task-1'")).toBe('TASK_STATE_COMPLETED');
+      expect(count("SELECT status_version = (SELECT max(superseded_by) FROM task_status) FROM tasks WHERE id = 'task-1'")).toBe(1);
+      expect(count('SELECT version FROM status_clock')).toBe(count("SELECT status_version FROM tasks WHERE id = 'task-1'"));
       store.putArtifact('task-1', artifact('a', ['1', '2']), false);
       const created = raw.prepare('SELECT meta_json, parts_json FROM task_artifacts').all();
       expect(created).toHaveLength(1);
@@ -880,13 +884,11 @@ describe('SqliteTaskStore on disk', () => {
         store.setStatus('task-1', status('TASK_STATE_COMPLETED', 3));
         expect(() => store.setStatus('ghost', status('TASK_STATE_WORKING', 3))).toThrow(UnknownTaskError);
       });
-      // WORKING (written because a read needed it) and COMPLETED. SUBMITTED and INPUT_REQUIRED
-      // were never visible: each was replaced within the transaction that set it.
-      expect(raw.prepare('SELECT state FROM task_status ORDER BY version').pluck().all()).toEqual([
-        'TASK_STATE_WORKING',
-        'TASK_STATE_COMPLETED',
-      ]);
-      expect(count("SELECT status_version = (SELECT max(version) FROM task_status) FROM tasks WHERE id = 'task-1'")).toBe(1);
+      // WORKING (written because a read needed it) was replaced by COMPLETED, the current
+      // status. SUBMITTED and INPUT_REQUIRED were never visible: each was replaced within the
+      // transaction that set it.
+      expect(raw.prepare('SELECT state FROM task_status ORDER BY superseded_by').pluck().all()).toEqual(['TASK_STATE_WORKING']);
+      expect(count("SELECT status_version = (SELECT superseded_by FROM task_status) FROM tasks WHERE id = 'task-1'")).toBe(1);
       expect(store.getTask(INSTANCE, 'task-1')?.status.state).toBe('TASK_STATE_COMPLETED');
       // A failed transaction leaves no deferred status behind for the next one.
       expect(() =>
