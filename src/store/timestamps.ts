@@ -18,10 +18,10 @@ let lastCanonical: { readonly text: string; readonly instant: Instant } | undefi
 
 function parse(timestamp: string): Instant {
   if (lastCanonical?.text === timestamp) return lastCanonical.instant;
-  // The form the hub writes itself (toISOString): one Date.parse, checked by the round trip.
-  if (timestamp.length === 24 && timestamp.charCodeAt(23) === 90 /* Z */) {
+  // The form the hub writes itself (toISOString): one Date.parse and two field checks.
+  if (isIsoShaped(timestamp)) {
     const millis = Date.parse(timestamp);
-    if (!Number.isNaN(millis) && new Date(millis).toISOString() === timestamp) {
+    if (!Number.isNaN(millis) && !rolledOver(timestamp, millis)) {
       lastCanonical = { text: timestamp, instant: { millis, truncated: false } };
       return lastCanonical.instant;
     }
@@ -39,6 +39,34 @@ function parse(timestamp: string): Instant {
   }
   const offset = sign === undefined ? 0 : (sign === '-' ? -1 : 1) * (Number(offsetHours) * 60 + Number(offsetMinutes)) * 60_000;
   return { millis: millis + (leap ? 1000 : 0) - offset, truncated: /[1-9]/.test(fraction.slice(3)) };
+}
+
+/** `YYYY-MM-DDTHH:mm:ss.sssZ` by shape: digits and separators where toISOString puts them. */
+function isIsoShaped(text: string): boolean {
+  if (text.length !== 24) return false;
+  for (let index = 0; index < 24; index += 1) {
+    const code = text.charCodeAt(index);
+    const expected = ISO_SEPARATORS[index];
+    if (expected === undefined ? code < 48 || code > 57 : code !== expected) return false;
+  }
+  return true;
+}
+
+/** `-`, `-`, `T`, `:`, `:`, `.` and `Z` by position; digits everywhere else. */
+const ISO_SEPARATORS: readonly (number | undefined)[] = Array.from('0000-00-00T00:00:00.000Z', (char) => (char === '0' ? undefined : char.charCodeAt(0)));
+
+/**
+ * Date.parse reads an ISO date-time strictly except that it rolls a day past the month's end
+ * (02-30) and hour 24 over into the next day; both show as a different day or hour.
+ * Comparing two fields is much cheaper than formatting the instant back to text.
+ */
+function rolledOver(text: string, millis: number): boolean {
+  const date = new Date(millis);
+  return date.getUTCDate() !== twoDigits(text, 8) || date.getUTCHours() !== twoDigits(text, 11);
+}
+
+function twoDigits(text: string, at: number): number {
+  return (text.charCodeAt(at) - 48) * 10 + text.charCodeAt(at + 1) - 48;
 }
 
 /** The instant at millisecond precision, rounded down: how stored timestamps are ordered. */
