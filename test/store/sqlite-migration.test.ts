@@ -82,6 +82,8 @@ describe('SQLite schema 3: integer task keys', () => {
         { superseded_by: 5, version: 2, state: 'TASK_STATE_INPUT_REQUIRED' },
       ]);
       expect(raw.prepare('SELECT version FROM status_clock').pluck().get()).toBe(5);
+      // Schema 7: the list indexes are ascending.
+      expect(raw.prepare("SELECT sql FROM sqlite_master WHERE type = 'index' AND name LIKE 'tasks_by_%' AND sql LIKE '%DESC%'").all()).toEqual([]);
     } finally {
       raw.close();
     }

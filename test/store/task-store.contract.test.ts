@@ -946,6 +946,14 @@ describe('SqliteTaskStore on disk', () => {
         for (const details of [...pages, count]) {
           expect(details.filter((detail) => /^SCAN (t|s|tasks|task_status)\b/.test(detail)), details.join('\n')).toEqual([]);
         }
+        // The first arm reads its index in list order (backwards), so it stops after a page
+        // instead of sorting every matching task; only the two arms' few rows are sorted.
+        const steps = raw
+          .prepare<[SqlQuery['params']], { id: number; parent: number; detail: string }>(`EXPLAIN QUERY PLAN ${pageQuery(first, 20_000).sql}`)
+          .all(pageQuery(first, 20_000).params);
+        const firstArm = steps.find((step) => step.detail.startsWith('CO-ROUTINE'));
+        expect(firstArm, steps.map((step) => step.detail).join('\n')).toBeDefined();
+        expect(steps.filter((step) => step.parent === firstArm?.id).map((step) => step.detail)).toEqual([expect.stringMatching(new RegExp(`^SEARCH t USING INDEX ${index} `))]);
       }
     } finally {
       raw.close();
