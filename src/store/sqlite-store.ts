@@ -6,6 +6,7 @@ import type { Artifact, Message, Part, StreamResponse, Task, TaskState, TaskStat
 import { changesHeader, headerOf, mergeHeader, withParts, type ArtifactHeader } from './artifact-chunks.js';
 import type { ListPosition } from './cursor.js';
 import { fromJson, toJson } from './json.js';
+import { RecencyMap } from '../support/recency-map.js';
 import { KeyFilter } from './key-filter.js';
 import { listTasks } from './listing.js';
 import { migrate } from './sqlite-schema.js';
@@ -677,13 +678,13 @@ export class SqliteTaskStore implements TaskStore {
 
   /**
    * Task keys by id. Tasks are never deleted, so an entry never goes stale; the map is only
-   * bounded, oldest first, because a busy hub creates tasks without end.
+   * bounded, least recently remembered first, because a busy hub creates tasks without end.
    */
-  readonly #keys = new Map<string, number>();
+  readonly #keys = new RecencyMap<string, number>();
 
   #rememberKey(taskId: string, key: number): void {
     this.#keys.set(taskId, key);
-    if (this.#keys.size > KEY_CACHE_SIZE) this.#keys.delete(this.#keys.keys().next().value as string);
+    this.#keys.trimTo(KEY_CACHE_SIZE);
   }
 
   #findKey(taskId: string): number | undefined {
