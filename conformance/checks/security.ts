@@ -1,6 +1,7 @@
 import { constants, createPublicKey, verify, type JsonWebKey, type KeyObject } from 'node:crypto';
 import { A2A_1_0 } from '../../src/protocol/a2a-schema.js';
 import { isSchema, properties, requiredNames, resolveRef, type JsonSchema } from '../../src/protocol/json-schema.js';
+import { setOwn } from '../../src/support/own-property.js';
 import type { Check, CheckContext } from '../core/check.js';
 import { headersOf, type Exchange } from '../core/exchange.js';
 import { cardEvidence, classifyUrl, interfacesOf, isRecord, observedOf, unknownTaskId, withTenant } from './discovery.js';
@@ -58,12 +59,12 @@ export function omitDefaults(value: unknown, schema: JsonSchema): unknown {
     for (const [key, member] of Object.entries(value)) {
       const memberSchema = members[key];
       if (memberSchema === undefined) {
-        out[key] = member;
+        setOwn(out, key, member);
         continue;
       }
       const pruned = omitDefaults(member, memberSchema);
       const keep = required.includes(key) || memberSchema['x-presence'] === 'explicit' || !isDefaultValue(pruned, resolveRef(A2A_1_0.document, memberSchema));
-      if (keep) out[key] = pruned;
+      if (keep) setOwn(out, key, pruned);
     }
     return out;
   }

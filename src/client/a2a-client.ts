@@ -20,6 +20,7 @@ import { A2AError } from '../protocol/a2a-error.js';
 import { A2A_1_0, type A2ADefs } from '../protocol/a2a-schema.js';
 import { projectToSchema } from '../protocol/project.js';
 import { checkValue } from '../protocol/validation.js';
+import { setOwn } from '../support/own-property.js';
 import { backoff } from './backoff.js';
 import { HttpTransport, type TransportOptions } from './http-transport.js';
 import { followTaskStream, type StreamEvent, type TaskStreamOptions } from './task-stream.js';
@@ -466,7 +467,7 @@ function remoteError(method: string, error: unknown): A2AError {
     for (const detail of data as unknown[]) {
       if (!isObject(detail)) continue;
       const info = detail['metadata'];
-      if (isObject(info)) for (const [key, value] of Object.entries(info)) if (typeof value === 'string') metadata[key] = value;
+      if (isObject(info)) for (const [key, value] of Object.entries(info)) if (typeof value === 'string') setOwn(metadata, key, value);
       const fieldViolations = detail['fieldViolations'];
       if (Array.isArray(fieldViolations)) {
         for (const entry of fieldViolations as unknown[]) {

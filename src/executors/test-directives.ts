@@ -24,16 +24,16 @@ export interface TestDirective {
 }
 
 const OUTCOMES: readonly TestOutcome[] = ['completed', 'input-required', 'auth-required', 'failed', 'rejected', 'message'];
-const TEXT_ALIASES: Record<string, TestOutcome> = {
-  'input-required': 'input-required',
-  'auth-required': 'auth-required',
-  fail: 'failed',
-  failed: 'failed',
-  reject: 'rejected',
-  rejected: 'rejected',
-  message: 'message',
-  complete: 'completed',
-};
+const TEXT_ALIASES: ReadonlyMap<string, TestOutcome> = new Map([
+  ['input-required', 'input-required'],
+  ['auth-required', 'auth-required'],
+  ['fail', 'failed'],
+  ['failed', 'failed'],
+  ['reject', 'rejected'],
+  ['rejected', 'rejected'],
+  ['message', 'message'],
+  ['complete', 'completed'],
+]);
 const LIMITS = { steps: 1000, stepMs: 10_000, chunks: 100 };
 
 export function parseTestDirective(message: Message, text: string): TestDirective {
@@ -43,7 +43,7 @@ export function parseTestDirective(message: Message, text: string): TestDirectiv
     const match = /^::([a-z-]+)(?:\s+(\d+))?\s*$/.exec(line.trim());
     if (!match?.[1]) continue;
     const [, word, count] = match;
-    const outcome = TEXT_ALIASES[word];
+    const outcome = TEXT_ALIASES.get(word);
     if (outcome) directive.outcome = outcome;
     else if (word === 'slow') directive.steps = clamp(Number(count ?? 10), LIMITS.steps);
     else if (word === 'chunks') directive.chunks = Math.max(1, clamp(Number(count ?? 3), LIMITS.chunks));

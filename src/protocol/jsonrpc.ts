@@ -28,18 +28,18 @@ export interface Envelope {
 export type Parsed<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: A2AError };
 
 /** JSON-RPC methods of A2A 0.3, answered with -32601 and a pointer to their 1.0 names. */
-const LEGACY_METHODS: Readonly<Record<string, MethodName>> = {
-  'message/send': 'SendMessage',
-  'message/stream': 'SendStreamingMessage',
-  'tasks/get': 'GetTask',
-  'tasks/cancel': 'CancelTask',
-  'tasks/resubscribe': 'SubscribeToTask',
-  'tasks/pushNotificationConfig/set': 'CreateTaskPushNotificationConfig',
-  'tasks/pushNotificationConfig/get': 'GetTaskPushNotificationConfig',
-  'tasks/pushNotificationConfig/list': 'ListTaskPushNotificationConfigs',
-  'tasks/pushNotificationConfig/delete': 'DeleteTaskPushNotificationConfig',
-  'agent/getAuthenticatedExtendedCard': 'GetExtendedAgentCard',
-};
+const LEGACY_METHODS: ReadonlyMap<string, MethodName> = new Map([
+  ['message/send', 'SendMessage'],
+  ['message/stream', 'SendStreamingMessage'],
+  ['tasks/get', 'GetTask'],
+  ['tasks/cancel', 'CancelTask'],
+  ['tasks/resubscribe', 'SubscribeToTask'],
+  ['tasks/pushNotificationConfig/set', 'CreateTaskPushNotificationConfig'],
+  ['tasks/pushNotificationConfig/get', 'GetTaskPushNotificationConfig'],
+  ['tasks/pushNotificationConfig/list', 'ListTaskPushNotificationConfigs'],
+  ['tasks/pushNotificationConfig/delete', 'DeleteTaskPushNotificationConfig'],
+  ['agent/getAuthenticatedExtendedCard', 'GetExtendedAgentCard'],
+]);
 
 /**
  * Checks a parsed JSON body as one JSON-RPC 2.0 request object (-32600 otherwise; batches
@@ -67,7 +67,7 @@ export function parseEnvelope(body: unknown): Parsed<Envelope> & { readonly id: 
 export function resolveCall(envelope: Envelope): Parsed<JsonRpcCall> {
   const { method } = envelope;
   if (!isMethodName(method)) {
-    const modern = LEGACY_METHODS[method];
+    const modern = LEGACY_METHODS.get(method);
     const hint = modern === undefined ? '' : ` (${method} is the A2A 0.3 name; A2A 1.0 calls it ${modern})`;
     return { ok: false, error: methodNotFoundError(`method ${JSON.stringify(method)} does not exist${hint}`, { metadata: { method } }) };
   }

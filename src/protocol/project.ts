@@ -1,3 +1,4 @@
+import { setOwn } from '../support/own-property.js';
 import { isSchema, properties, resolveRef, schemaList, type JsonSchema, type SchemaDocument } from './json-schema.js';
 
 /**
@@ -74,7 +75,7 @@ function shapeOf(document: SchemaDocument, schema: JsonSchema): Projector {
       const copy: Record<string, unknown> = {};
       for (const key of Object.keys(value)) {
         const project = mapValue ?? members.get(key);
-        if (project !== undefined) copy[key] = project((value as Record<string, unknown>)[key]);
+        if (project !== undefined) setOwn(copy, key, project((value as Record<string, unknown>)[key]));
       }
       return copy;
     };

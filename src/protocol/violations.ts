@@ -14,12 +14,12 @@ export interface ViolationContext {
 }
 
 /** Members and values that A2A 0.3 peers send and 1.0 does not have (digest §14.1). */
-const LEGACY_MEMBERS: Readonly<Record<string, string>> = {
-  kind: '`kind` is an A2A 0.3 discriminator; 1.0 tells variants apart by their member name',
-  final: '`final` is from A2A 0.3; in 1.0 the end of the stream marks completion',
-  mimeType: '`mimeType` is from A2A 0.3; 1.0 uses `mediaType`',
-  file: '`file` parts are from A2A 0.3; 1.0 uses `raw` or `url` on the part itself',
-};
+const LEGACY_MEMBERS: ReadonlyMap<string, string> = new Map([
+  ['kind', '`kind` is an A2A 0.3 discriminator; 1.0 tells variants apart by their member name'],
+  ['final', '`final` is from A2A 0.3; in 1.0 the end of the stream marks completion'],
+  ['mimeType', '`mimeType` is from A2A 0.3; 1.0 uses `mediaType`'],
+  ['file', '`file` parts are from A2A 0.3; 1.0 uses `raw` or `url` on the part itself'],
+]);
 
 /**
  * Turns ajv's errors into a short list of google.rpc.BadRequest field violations: one per
@@ -61,7 +61,7 @@ function describe(error: ErrorObject, context: ViolationContext): FieldViolation
     }
     case 'additionalProperties': {
       const extra = String(params['additionalProperty']);
-      const hint = LEGACY_MEMBERS[extra];
+      const hint = LEGACY_MEMBERS.get(extra);
       const known = Object.keys(properties(schema() ?? {}));
       const expected = known.length > 0 ? `; known members: ${known.join(', ')}` : '';
       return at(`${error.instancePath}/${escape(extra)}`, `is not a member of this object${hint ? ` (${hint})` : expected}`, 'UNKNOWN_MEMBER');

@@ -1,4 +1,5 @@
 import type { Artifact, Part } from '../../generated/a2a/1.0/types.js';
+import { setOwn } from '../support/own-property.js';
 
 /**
  * An artifact without its parts. The stores keep parts apart from the rest so that an
@@ -15,7 +16,7 @@ export function headerOf(artifact: Artifact): ArtifactHeader {
   // A copy minus `parts` that keeps members the type does not name, so they round-trip too.
   const source = artifact as unknown as Record<string, unknown>;
   const header: Record<string, unknown> = {};
-  for (const key of Object.keys(source)) if (key !== 'parts') header[key] = source[key];
+  for (const key of Object.keys(source)) if (key !== 'parts') setOwn(header, key, source[key]);
   return header as ArtifactHeader;
 }
 
@@ -33,7 +34,7 @@ export function mergeHeader(stored: ArtifactHeader, chunk: Artifact): ArtifactHe
   const merged: Record<string, unknown> = { ...stored };
   const source = chunk as unknown as Record<string, unknown>;
   for (const key of Object.keys(source)) {
-    if (key !== 'parts' && source[key] !== undefined) merged[key] = source[key];
+    if (key !== 'parts' && source[key] !== undefined) setOwn(merged, key, source[key]);
   }
   return merged as ArtifactHeader;
 }

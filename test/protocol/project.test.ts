@@ -29,4 +29,18 @@ describe('projecting tolerant input onto the exact shape', () => {
       message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'x' }], metadata: { kind: 'kept', nested: { any: [1] } } },
     });
   });
+
+  it('keeps a map entry keyed "__proto__" as an entry, not as the copy\'s prototype', () => {
+    // JSON.parse makes "__proto__" an own member like any other key; a map copies every key.
+    const card = JSON.parse(`{
+      "name": "n", "description": "d", "version": "1",
+      "supportedInterfaces": [{ "url": "http://127.0.0.1/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "1.0" }],
+      "capabilities": {}, "defaultInputModes": ["text/plain"], "defaultOutputModes": ["text/plain"], "skills": [],
+      "securitySchemes": { "__proto__": { "openIdConnectSecurityScheme": { "openIdConnectUrl": "http://a.example" } } }
+    }`) as Record<string, unknown>;
+    const projected = projectToSchema(A2A_1_0.document, 'AgentCard', card) as { securitySchemes: object };
+    expect(Object.getPrototypeOf(projected.securitySchemes)).toBe(Object.prototype);
+    expect(Object.keys(projected.securitySchemes)).toEqual(['__proto__']);
+    expect(JSON.stringify(projected)).toBe(JSON.stringify(card));
+  });
 });

@@ -69,6 +69,13 @@ describe('field violations from validator errors', () => {
       { field: 'name', description: 'is not a member of this object; known members: action, id', reason: 'UNKNOWN_MEMBER' },
     ]);
   });
+
+  it('an unknown member named like an Object.prototype member gets the known members, not a 0.3 hint', () => {
+    const result = checkValue(CONTROL, 'ControlAction', { action: 'inbound.enable', id: 'x', constructor: 1 }, { flavour: 'exact' });
+    expect(violations(result)).toEqual([
+      { field: 'constructor', description: 'is not a member of this object; known members: action, id', reason: 'UNKNOWN_MEMBER' },
+    ]);
+  });
 });
 
 describe('fieldPath', () => {

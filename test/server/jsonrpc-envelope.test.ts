@@ -126,6 +126,13 @@ describe('unknown methods (-32601)', () => {
     const response = await rpc(endpoint, method as 'SendMessage', { message: userMessage('hi') }, { id: 99 });
     expectRpcError(response, { code: -32601, reason: 'METHOD_NOT_FOUND', id: 99 });
   });
+
+  // Method names come off the wire: one that Object.prototype has must not be looked up there.
+  it.each(['toString', 'constructor', '__proto__', 'hasOwnProperty'])('%s → -32601 that names no 1.0 method', async (method) => {
+    const response = await rpc(endpoint, method as 'SendMessage', {}, { id: 7 });
+    const error = expectRpcError(response, { code: -32601, reason: 'METHOD_NOT_FOUND', id: 7 });
+    expect(error.message).toBe(`method ${JSON.stringify(method)} does not exist`);
+  });
 });
 
 describe('notifications (no id)', () => {
