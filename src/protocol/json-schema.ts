@@ -58,7 +58,8 @@ export function valueAt(data: unknown, pointer: string): unknown {
   let current = data;
   for (const segment of splitPointer(pointer)) {
     if (typeof current !== 'object' || current === null) return undefined;
-    current = (current as Record<string, unknown>)[segment];
+    // Own members only: a segment such as "__proto__" or "constructor" must not reach Object.prototype.
+    current = Object.hasOwn(current, segment) ? (current as Record<string, unknown>)[segment] : undefined;
   }
   return current;
 }
@@ -84,7 +85,8 @@ export function schemaAt(document: SchemaDocument, def: string, pointer: string,
   let path = '';
   for (const segment of splitPointer(pointer)) {
     current = narrowUnion(document, current, data === undefined ? undefined : valueAt(data, path));
-    const next = properties(current)[segment] ?? arrayItems(current, segment) ?? mapValues(current);
+    const members = properties(current);
+    const next = (Object.hasOwn(members, segment) ? members[segment] : undefined) ?? arrayItems(current, segment) ?? mapValues(current);
     if (next === undefined) return undefined;
     current = resolveRef(document, next);
     path += `/${segment.replaceAll('~', '~0').replaceAll('/', '~1')}`;
