@@ -122,6 +122,8 @@ function activatedExtensions(header: string, supported: readonly string[]): stri
 
 /** A2A-Version may also come as a query parameter (spec §3.6.1). */
 function queryVersion(ctx: Context): string | undefined {
+  // Almost no request has a query string; parsing an empty one still costs an object or two.
+  if (ctx.querystring === '') return undefined;
   const value = ctx.query['A2A-Version'] ?? ctx.query['a2a-version'];
   return Array.isArray(value) ? value[0] : value;
 }
