@@ -28,6 +28,12 @@ describe('echo test directives', () => {
     expect(parse(`hello\n${line}`)).toEqual(parse('hello'));
   });
 
+  it('an unknown outcome in metadata is ignored', () => {
+    for (const outcome of ['toString', 'constructor', 'done', 42]) {
+      expect(parse('hello', { [TEST_DIRECTIVE_METADATA_KEY]: { outcome } })).toEqual(parse('hello'));
+    }
+  });
+
   it('steps and chunks are clamped, metadata overrides text', () => {
     expect(parse('::slow 5000\n::chunks 0')).toMatchObject({ steps: 1000, chunks: 1 });
     expect(parse('::fail', { [TEST_DIRECTIVE_METADATA_KEY]: { outcome: 'rejected', stepMs: 99_999 } })).toMatchObject({ outcome: 'rejected', stepMs: 10_000 });
