@@ -57,7 +57,8 @@ export function omitDefaults(value: unknown, schema: JsonSchema): unknown {
     const required = requiredNames(resolved);
     const out: Record<string, unknown> = {};
     for (const [key, member] of Object.entries(value)) {
-      const memberSchema = members[key];
+      // Own members only: an unknown member named `constructor` is still unknown, and kept.
+      const memberSchema = Object.hasOwn(members, key) ? members[key] : undefined;
       if (memberSchema === undefined) {
         setOwn(out, key, member);
         continue;

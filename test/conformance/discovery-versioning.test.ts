@@ -191,6 +191,13 @@ describe('card signatures', () => {
     expect(JSON.parse(cardSigningPayload(card))).toEqual({ ...baseCard('https://a.example'), documentationUrl: '', capabilities: { streaming: false } });
   });
 
+  it('keeps unknown members whole, even ones named like Object.prototype members', () => {
+    // A signer canonicalizes what it sends, unknown members included.
+    const card = JSON.parse(`{"constructor":"","__proto__":{"x":0},"toString":[]}`) as Record<string, unknown>;
+    Object.assign(card, baseCard('https://a.example'));
+    expect(cardSigningPayload(card)).toBe(canonicalJson(card));
+  });
+
   let fake: FakeAgent;
   beforeAll(async () => {
     fake = await startFakeAgent(baseCard);
