@@ -1,6 +1,6 @@
 import type { Family } from './families.js';
 import { generatedHeader } from './header.js';
-import { checkedTable, literal, lowerFirst } from './tables.js';
+import { checkedTable, literal } from './tables.js';
 
 interface ErrorRow {
   name: string;
@@ -33,7 +33,10 @@ export function loadErrors(specDir: string, family: Family): ErrorsTable {
   return table;
 }
 
-/** `errors.ts`: the error registry and one constructor per error. */
+/**
+ * `errors.ts`: the error registry as data. It imports nothing hand-written: the runtime class
+ * that renders an error on each binding (src/protocol/a2a-error.ts) looks rows up by name.
+ */
 export function emitErrors(family: Family, table: ErrorsTable): string {
   const entries = table.errors.map((row) => {
     const definition = {
@@ -47,22 +50,32 @@ export function emitErrors(family: Family, table: ErrorsTable): string {
       message: row.message,
       ...(row.legacy ? { legacy: row.legacy } : {}),
     };
-    return `  ${row.name}: ${literal(definition).replaceAll('\n', '\n  ')},`;
+    const doc = `  /** ${row.message}${row.category === 'hub' ? ' (a2a-hub transport error)' : ''}. ${row.appliesWhen.replaceAll('*/', '* /')} */`;
+    return `${doc}\n  ${row.name}: ${literal(definition).replaceAll('\n', '\n  ')},`;
   });
-  const constructors = table.errors.map((row) =>
-    [
-      `/** ${row.message}${row.category === 'hub' ? ' (a2a-hub transport error)' : ''}. ${row.appliesWhen.replaceAll('*/', '* /')} */`,
-      `export function ${lowerFirst(row.name)}(message?: string, options?: A2AErrorOptions): A2AError {`,
-      `  return new A2AError(ERRORS.${row.name}, message, options);`,
-      '}',
-    ].join('\n'),
-  );
   const specCodes = table.errors.filter((row) => row.category !== 'hub').map((row) => `  [${row.code}, '${row.name}'],`);
   return [
     generatedHeader(`spec/${family.id}/errors.json`),
-    "import { A2AError, type A2AErrorOptions, type ErrorDefinition } from '../../../src/protocol/a2a-error.js';",
-    '',
     `export const ERROR_DOMAIN = ${literal(table.domain)};`,
+    '',
+    '/** One row of the error registry: an error and its representation on every binding. */',
+    'export interface ErrorDefinition {',
+    '  readonly name: string;',
+    "  readonly category: 'jsonrpc' | 'a2a' | 'hub';",
+    '  /** The JSON-RPC error code. */',
+    '  readonly code: number;',
+    '  /** The google.rpc.ErrorInfo reason. */',
+    '  readonly reason: string;',
+    '  readonly domain: string;',
+    '  /** The HTTP status on the HTTP+JSON binding. */',
+    '  readonly httpStatus: number;',
+    '  /** The google.rpc.Code name on gRPC and in the HTTP+JSON error body. */',
+    '  readonly grpcStatus: string;',
+    '  /** The default human-readable message. */',
+    '  readonly message: string;',
+    '  /** Where an earlier version mapped the error differently (conformance reports it as legacy). */',
+    '  readonly legacy?: { readonly version: string; readonly httpStatus: number; readonly grpcStatus: string };',
+    '}',
     '',
     '/** Every error a2a-hub sends or recognises, with its code per binding (spec §5.4, §9.5). */',
     'export const ERRORS = {',
@@ -70,6 +83,12 @@ export function emitErrors(family: Family, table: ErrorsTable): string {
     '} as const satisfies Record<string, ErrorDefinition>;',
     '',
     'export type ErrorName = keyof typeof ERRORS;',
+    '',
+    'export const ERROR_NAMES = Object.keys(ERRORS) as readonly ErrorName[];',
+    '',
+    'export function isErrorName(name: string): name is ErrorName {',
+    '  return Object.hasOwn(ERRORS, name);',
+    '}',
     '',
     '/** JSON-RPC code to error, for the spec\'s own errors (their codes are unique; hub errors reuse codes). */',
     'export const SPEC_ERROR_BY_CODE: ReadonlyMap<number, ErrorName> = new Map<number, ErrorName>([',
@@ -81,6 +100,5 @@ export function emitErrors(family: Family, table: ErrorsTable): string {
     '  Object.values(ERRORS).map((error): [string, ErrorName] => [error.reason, error.name]),',
     ');',
     '',
-    ...constructors.flatMap((text) => [text, '']),
   ].join('\n');
 }

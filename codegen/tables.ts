@@ -40,8 +40,3 @@ export function enumValues(family: Family, def: string): string[] {
   if (!Array.isArray(values)) throw new Error(`spec/${family.id}: ${def} is not an enum`);
   return values.map(String);
 }
-
-/** `TaskNotFoundError` → `taskNotFoundError`, `JSONParseError` → `jsonParseError`. */
-export function lowerFirst(name: string): string {
-  return name.replace(/^[A-Z]+(?=[A-Z][a-z])|^[A-Z]+$|^[A-Z]/, (head) => head.toLowerCase());
-}

@@ -1,5 +1,5 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import { ERRORS, SPEC_ERROR_BY_CODE, internalError, invalidAgentResponseError } from '../../generated/a2a/1.0/errors.js';
+import { SPEC_ERROR_BY_CODE } from '../../generated/a2a/1.0/errors.js';
 import { METHODS, type MethodName, type MethodTypes } from '../../generated/a2a/1.0/methods.js';
 import type {
   AgentCard,
@@ -16,7 +16,7 @@ import type {
   SubscribeToTaskRequest,
   Task,
 } from '../../generated/a2a/1.0/types.js';
-import { A2AError } from '../protocol/a2a-error.js';
+import { a2aError, type A2AError } from '../protocol/a2a-error.js';
 import { A2A_1_0, type A2ADefs } from '../protocol/a2a-schema.js';
 import { projectToSchema } from '../protocol/project.js';
 import { checkValue } from '../protocol/validation.js';
@@ -169,7 +169,7 @@ export class A2AClient {
     const known = projectToSchema(A2A_1_0.document, 'AgentCard', verdict.value);
     const jsonrpc = pickJsonRpcInterface(known);
     if (jsonrpc === undefined) {
-      throw invalidAgentResponseError(`the agent card at ${cardUrl} declares no JSONRPC interface for protocol version 1.x`);
+      throw a2aError('InvalidAgentResponseError', `the agent card at ${cardUrl} declares no JSONRPC interface for protocol version 1.x`);
     }
     // A card from anywhere must not aim the client at the metadata service or the local network.
     transport.check(jsonrpc.url);
@@ -442,21 +442,21 @@ function parseEnvelope(method: string, text: string, status: number): SuccessEnv
     json = JSON.parse(text);
   } catch {
     if (status < 200 || status >= 300) throw new A2ATransportError(`${method}: HTTP ${status} without a JSON-RPC answer`, { status });
-    throw invalidAgentResponseError(`${method}: the answer is not JSON`);
+    throw a2aError('InvalidAgentResponseError', `${method}: the answer is not JSON`);
   }
   if (!isObject(json) || json['jsonrpc'] !== '2.0') {
     if (status < 200 || status >= 300) throw new A2ATransportError(`${method}: HTTP ${status} without a JSON-RPC answer`, { status });
-    throw invalidAgentResponseError(`${method}: the answer is not a JSON-RPC 2.0 response`);
+    throw a2aError('InvalidAgentResponseError', `${method}: the answer is not a JSON-RPC 2.0 response`);
   }
   const error = json['error'];
   if (error !== undefined) throw remoteError(method, error);
-  if (!('result' in json)) throw invalidAgentResponseError(`${method}: the JSON-RPC response has neither result nor error`);
+  if (!('result' in json)) throw a2aError('InvalidAgentResponseError', `${method}: the JSON-RPC response has neither result nor error`);
   return { result: json['result'] };
 }
 
 function remoteError(method: string, error: unknown): A2AError {
   if (!isObject(error) || typeof error['code'] !== 'number' || typeof error['message'] !== 'string') {
-    return invalidAgentResponseError(`${method}: malformed JSON-RPC error object`);
+    return a2aError('InvalidAgentResponseError', `${method}: malformed JSON-RPC error object`);
   }
   const code = error['code'];
   const message = error['message'];
@@ -480,8 +480,8 @@ function remoteError(method: string, error: unknown): A2AError {
   }
   const name = SPEC_ERROR_BY_CODE.get(code);
   const options = { metadata, violations };
-  if (name === undefined) return internalError(`${message} (remote code ${code})`, options);
-  return new A2AError(ERRORS[name], message, options);
+  if (name === undefined) return a2aError('InternalError', `${message} (remote code ${code})`, options);
+  return a2aError(name, message, options);
 }
 
 /**
@@ -500,7 +500,7 @@ function validateResult<M extends MethodName>(method: M, result: unknown): Metho
 
 function nonConforming(what: string, violations: readonly FieldViolation[]): A2AError {
   const summary = violations.map((violation) => `${violation.field}: ${violation.description}`).join('; ');
-  return invalidAgentResponseError(`${what} does not conform to A2A 1.0: ${summary}`, { violations });
+  return a2aError('InvalidAgentResponseError', `${what} does not conform to A2A 1.0: ${summary}`, { violations });
 }
 
 function isJsonRpcError(text: string): boolean {

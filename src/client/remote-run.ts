@@ -1,9 +1,9 @@
-import { invalidAgentResponseError } from '../../generated/a2a/1.0/errors.js';
 import type { Artifact, Message, SendMessageRequest, StreamResponse, Task, TaskStatus } from '../../generated/a2a/1.0/types.js';
 import { assembleArtifacts, type A2AClient } from './a2a-client.js';
 import { sleep } from './backoff.js';
 import { isInterruptedState } from '../../generated/a2a/1.0/task-states.js';
 import { isFinalState } from './task-stream.js';
+import { a2aError } from '../protocol/a2a-error.js';
 
 /**
  * One turn with a remote agent: send, then follow the task until it is terminal or waiting
@@ -75,7 +75,7 @@ async function streamTurn(client: A2AClient, request: SendMessageRequest, option
   }
   if (snapshot === undefined || status === undefined) {
     if (message !== undefined) return { message, artifacts: [] };
-    throw invalidAgentResponseError('SendStreamingMessage: the stream ended without a task or a message');
+    throw a2aError('InvalidAgentResponseError', 'SendStreamingMessage: the stream ended without a task or a message');
   }
   const artifacts = assembleArtifacts(frames);
   const task: Task = { ...snapshot, status, artifacts };
@@ -90,7 +90,7 @@ async function pollTurn(client: A2AClient, request: SendMessageRequest, options:
   // ignores it simply answers when the task is done.
   const response = await client.sendMessage({ ...request, configuration: { ...request.configuration, returnImmediately: true } }, signal);
   if (response.task === undefined) {
-    if (response.message === undefined) throw invalidAgentResponseError('SendMessage: the answer holds neither a task nor a message');
+    if (response.message === undefined) throw a2aError('InvalidAgentResponseError', 'SendMessage: the answer holds neither a task nor a message');
     options.onFrame?.({ message: response.message });
     return { message: response.message, artifacts: [] };
   }

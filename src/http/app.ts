@@ -1,11 +1,11 @@
 import Router from '@koa/router';
 import Koa from 'koa';
-import { internalError } from '../../generated/a2a/1.0/errors.js';
 import type { AgentDirectory } from '../inbound/inbound-agent.js';
 import { serveCard } from './card-endpoint.js';
 import { respondMethodNotAllowed, respondNotFound, respondWithError } from './http-errors.js';
 import { serveJsonRpc, type JsonRpcEndpointOptions } from './jsonrpc-endpoint.js';
 import { SERVED_VERSION } from '../protocol/versions.js';
+import { a2aError } from '../protocol/a2a-error.js';
 
 export interface HttpAppOptions extends JsonRpcEndpointOptions {
   readonly directory: AgentDirectory;
@@ -37,7 +37,7 @@ export function createHttpApp(options: HttpAppOptions): Koa {
       await next();
     } catch (error) {
       options.log('error', 'request failed', { path: ctx.path, error: error instanceof Error ? error.stack : String(error) });
-      if (!ctx.headerSent) respondWithError(ctx, internalError('the server failed to handle the request; it has been logged'));
+      if (!ctx.headerSent) respondWithError(ctx, a2aError('InternalError', 'the server failed to handle the request; it has been logged'));
     }
   });
 

@@ -1,6 +1,6 @@
 import getRawBody from 'raw-body';
 import type { Context } from 'koa';
-import { jsonParseError, payloadTooLargeError, unsupportedMediaTypeError } from '../../generated/a2a/1.0/errors.js';
+import { a2aError } from '../protocol/a2a-error.js';
 
 const JSON_TYPES = new Set(['application/json', 'application/a2a+json']);
 
@@ -12,7 +12,7 @@ export async function readJsonBody(ctx: Context, limitBytes: number): Promise<un
   const type = (ctx.get('content-type').split(';')[0] ?? '').trim().toLowerCase();
   // A missing Content-Type is read as JSON (curl without -H sends form encoding, which is refused).
   if (type !== '' && !JSON_TYPES.has(type)) {
-    throw unsupportedMediaTypeError(`Content-Type must be application/json or application/a2a+json, got ${JSON.stringify(type)}`);
+    throw a2aError('UnsupportedMediaTypeError', `Content-Type must be application/json or application/a2a+json, got ${JSON.stringify(type)}`);
   }
   let text: string;
   try {
@@ -21,9 +21,9 @@ export async function readJsonBody(ctx: Context, limitBytes: number): Promise<un
   } catch (error) {
     const failure = error as { type?: string };
     if (failure.type === 'entity.too.large') {
-      throw payloadTooLargeError(`the request body exceeds the limit of ${limitBytes} bytes`, { metadata: { limitBytes: String(limitBytes) } });
+      throw a2aError('PayloadTooLargeError', `the request body exceeds the limit of ${limitBytes} bytes`, { metadata: { limitBytes: String(limitBytes) } });
     }
-    throw jsonParseError('the request body could not be read', { cause: error });
+    throw a2aError('JSONParseError', 'the request body could not be read', { cause: error });
   }
   // A byte order mark is tolerated, as RFC 8259 §8.1 allows.
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
@@ -32,6 +32,6 @@ export async function readJsonBody(ctx: Context, limitBytes: number): Promise<un
   } catch (error) {
     // The parser's message quotes the body; give only the position.
     const position = /position (\d+)/.exec((error as Error).message)?.[1];
-    throw jsonParseError(`the body is not valid JSON${position === undefined ? '' : ` (at character ${position})`}`);
+    throw a2aError('JSONParseError', `the body is not valid JSON${position === undefined ? '' : ` (at character ${position})`}`);
   }
 }

@@ -1,10 +1,9 @@
 import type { Context } from 'koa';
-import { internalError, rateLimitedError, unauthenticatedError } from '../../generated/a2a/1.0/errors.js';
 import { METHODS } from '../../generated/a2a/1.0/methods.js';
 import type { StreamResponse } from '../../generated/a2a/1.0/types.js';
 import { validateStreamResponse, type Validator } from '../../generated/a2a/1.0/validators.js';
 import type { InboundAgent } from '../inbound/inbound-agent.js';
-import { isA2AError, type A2AError } from '../protocol/a2a-error.js';
+import { a2aError, isA2AError, type A2AError } from '../protocol/a2a-error.js';
 import type { A2AHandler } from '../protocol/a2a-handler.js';
 import { errorResponse, parseEnvelope, resolveCall, successResponse, type JsonRpcId } from '../protocol/jsonrpc.js';
 import { negotiateVersion, SERVED_VERSION, type VersionPolicy } from '../protocol/versions.js';
@@ -48,11 +47,11 @@ export async function serveJsonRpc(ctx: Context, agent: InboundAgent, options: J
     const wait = options.rateLimiter?.take(ctx.socket.remoteAddress ?? 'unknown') ?? 0;
     if (wait > 0) {
       ctx.set('Retry-After', String(wait));
-      throw rateLimitedError(`too many requests from this address; retry in ${wait} s`);
+      throw a2aError('RateLimitedError', `too many requests from this address; retry in ${wait} s`);
     }
     if (agent.tokenDigest !== undefined && !bearerMatches(ctx.get('authorization') || undefined, agent.tokenDigest)) {
       ctx.set('WWW-Authenticate', `Bearer realm="${agent.id}"`);
-      throw unauthenticatedError(ctx.get('authorization') ? 'the bearer token is not valid for this agent' : 'this agent requires Authorization: Bearer <token>');
+      throw a2aError('UnauthenticatedError', ctx.get('authorization') ? 'the bearer token is not valid for this agent' : 'this agent requires Authorization: Bearer <token>');
     }
     const envelope = parseEnvelope(await readJsonBody(ctx, options.bodyLimitBytes));
     id = envelope.id;
@@ -138,7 +137,7 @@ function respond(ctx: Context, status: number, body: unknown): void {
 function toWireError(error: unknown, options: JsonRpcEndpointOptions): A2AError {
   if (isA2AError(error)) return error;
   options.log('error', 'unexpected error while handling a JSON-RPC request', { error: error instanceof Error ? error.stack : String(error) });
-  return internalError('the server failed to handle the request; it has been logged');
+  return a2aError('InternalError', 'the server failed to handle the request; it has been logged');
 }
 
 /** Our own output must validate; a failure is a bug in the hub, logged with what was wrong. */

@@ -1,18 +1,7 @@
+import { ERRORS, type ErrorDefinition, type ErrorName } from '../../generated/a2a/1.0/errors.js';
 import type { BadRequest, ErrorInfo, FieldViolation, JSONRPCError, RestErrorResponse } from '../../generated/a2a/1.0/types.js';
 
-/** One row of the generated error registry (spec/a2a/1.0/errors.json). */
-export interface ErrorDefinition {
-  readonly name: string;
-  readonly category: 'jsonrpc' | 'a2a' | 'hub';
-  readonly code: number;
-  readonly reason: string;
-  readonly domain: string;
-  readonly httpStatus: number;
-  readonly grpcStatus: string;
-  readonly message: string;
-  /** Where A2A 1.0.0 mapped the error differently (superseded by 1.0.1; conformance reports it as legacy). */
-  readonly legacy?: { readonly version: string; readonly httpStatus: number; readonly grpcStatus: string };
-}
+export type { ErrorDefinition, ErrorName };
 
 export interface A2AErrorOptions {
   /** ErrorInfo metadata, e.g. `{ taskId }`. Values must never hold secrets: they go on the wire. */
@@ -77,4 +66,13 @@ export class A2AError extends Error {
 
 export function isA2AError(value: unknown): value is A2AError {
   return value instanceof A2AError;
+}
+
+/**
+ * The error registered as `name` in spec/a2a/1.0/errors.json, with a message for this
+ * occurrence (the registry's default when none is given). Callers name errors, never codes:
+ * the code, reason and statuses of each binding come from the registry.
+ */
+export function a2aError(name: ErrorName, message?: string, options?: A2AErrorOptions): A2AError {
+  return new A2AError(ERRORS[name], message, options);
 }

@@ -1,9 +1,3 @@
-import {
-  contentTypeNotSupportedError,
-  invalidParamsError,
-  pushNotificationNotSupportedError,
-  unsupportedOperationError,
-} from '../../generated/a2a/1.0/errors.js';
 import { METHODS, type Capability, type MethodName, type MethodTypes } from '../../generated/a2a/1.0/methods.js';
 import { isInterruptedState, isTerminalState } from '../../generated/a2a/1.0/task-states.js';
 import type { AgentCard, ListTasksResponse, Part, SendMessageRequest, SendMessageResponse, Task } from '../../generated/a2a/1.0/types.js';
@@ -12,6 +6,7 @@ import { toWireTask, type TaskContent } from '../store/task-view.js';
 import type { TaskChannels } from '../tasks/task-channels.js';
 import type { RuntimeInstance, TaskRuntime } from '../tasks/task-runtime.js';
 import { FrameQueue } from './frame-queue.js';
+import { a2aError } from './a2a-error.js';
 
 /** An inbound agent as the protocol layer sees it. */
 export interface HostedAgent extends RuntimeInstance {
@@ -76,7 +71,7 @@ export class A2AHandler {
       default:
         // The push-config methods: the capability check above has answered unless push is on,
         // and a2a-hub does not implement delivery yet.
-        throw pushNotificationNotSupportedError('push notifications are not supported by this agent');
+        throw a2aError('PushNotificationNotSupportedError', 'push notifications are not supported by this agent');
     }
   }
 
@@ -84,26 +79,26 @@ export class A2AHandler {
     const capability = METHODS[method].capability;
     if (capability === null || agent.capabilities[capability]) return;
     if (capability === 'pushNotifications') {
-      throw pushNotificationNotSupportedError('push notifications are not supported: the agent card declares capabilities.pushNotifications false');
+      throw a2aError('PushNotificationNotSupportedError', 'push notifications are not supported: the agent card declares capabilities.pushNotifications false');
     }
-    throw unsupportedOperationError(`${method} needs capabilities.${capability}, which this agent does not declare`);
+    throw a2aError('UnsupportedOperationError', `${method} needs capabilities.${capability}, which this agent does not declare`);
   }
 
   /** Checks shared by both send methods, before any task is created. */
   #checkSend(params: SendMessageRequest, agent: HostedAgent): void {
     const configuration = params.configuration;
     if (configuration?.taskPushNotificationConfig !== undefined && !agent.capabilities.pushNotifications) {
-      throw pushNotificationNotSupportedError('configuration.taskPushNotificationConfig was given, but this agent does not support push notifications');
+      throw a2aError('PushNotificationNotSupportedError', 'configuration.taskPushNotificationConfig was given, but this agent does not support push notifications');
     }
     const refused = params.message.parts.map(mediaTypeOf).find((type) => !agent.inputModes.some((mode) => mediaMatches(mode, type)));
     if (refused !== undefined) {
-      throw contentTypeNotSupportedError(`this agent does not accept ${refused} parts; it accepts ${agent.inputModes.join(', ')}`, {
+      throw a2aError('ContentTypeNotSupportedError', `this agent does not accept ${refused} parts; it accepts ${agent.inputModes.join(', ')}`, {
         metadata: { mediaType: refused, inputModes: agent.inputModes.join(',') },
       });
     }
     const accepted = configuration?.acceptedOutputModes ?? [];
     if (accepted.length > 0 && !accepted.some(isTextMode)) {
-      throw contentTypeNotSupportedError(`this agent replies with text only; acceptedOutputModes ${accepted.join(', ')} excludes every text mode`, {
+      throw a2aError('ContentTypeNotSupportedError', `this agent replies with text only; acceptedOutputModes ${accepted.join(', ')} excludes every text mode`, {
         metadata: { acceptedOutputModes: accepted.join(',') },
       });
     }
@@ -138,7 +133,7 @@ export class A2AHandler {
   #subscribe(taskId: string, context: CallContext): FrameQueue {
     const task = this.runtime.getTask(context.agent.id, taskId, { historyLength: 0 });
     if (isTerminalState(task.status.state)) {
-      throw unsupportedOperationError(`task ${taskId} is already ${task.status.state}; SubscribeToTask serves tasks that are not terminal (use GetTask)`, {
+      throw a2aError('UnsupportedOperationError', `task ${taskId} is already ${task.status.state}; SubscribeToTask serves tasks that are not terminal (use GetTask)`, {
         metadata: { taskId, state: task.status.state },
       });
     }
@@ -191,7 +186,7 @@ export class A2AHandler {
       return { tasks: page.tasks, nextPageToken: page.nextCursor, pageSize, totalSize: page.totalSize };
     } catch (error) {
       if (!(error instanceof InvalidCursorError)) throw error;
-      throw invalidParamsError(error.message, {
+      throw a2aError('InvalidParamsError', error.message, {
         violations: [{ field: 'params.pageToken', description: 'is not a page token from this server for this query; start again without it' }],
       });
     }

@@ -1,7 +1,6 @@
-import { invalidParamsError, invalidRequestError, methodNotFoundError } from '../../generated/a2a/1.0/errors.js';
 import { isMethodName, METHODS, type MethodName } from '../../generated/a2a/1.0/methods.js';
 import type { JSONRPCErrorResponse, JSONRPCSuccessResponse } from '../../generated/a2a/1.0/types.js';
-import type { A2AError } from './a2a-error.js';
+import { a2aError, type A2AError } from './a2a-error.js';
 import { A2A_1_0 } from './a2a-schema.js';
 import { projectToSchema } from './project.js';
 import { checkValue } from './validation.js';
@@ -47,7 +46,7 @@ const LEGACY_METHODS: ReadonlyMap<string, MethodName> = new Map([
  */
 export function parseEnvelope(body: unknown): Parsed<Envelope> & { readonly id: JsonRpcId } {
   if (Array.isArray(body)) {
-    return { ok: false, id: null, error: invalidRequestError('batch requests are not supported: send one JSON-RPC request object per HTTP request') };
+    return { ok: false, id: null, error: a2aError('InvalidRequestError', 'batch requests are not supported: send one JSON-RPC request object per HTTP request') };
   }
   const rawId = typeof body === 'object' && body !== null ? (body as Record<string, unknown>)['id'] : undefined;
   const id: JsonRpcId = typeof rawId === 'string' || (typeof rawId === 'number' && Number.isInteger(rawId)) ? rawId : null;
@@ -55,8 +54,8 @@ export function parseEnvelope(body: unknown): Parsed<Envelope> & { readonly id: 
   if (!envelope.ok) {
     const paramsOnly = envelope.violations.every((violation) => violation.field === 'params');
     const error = paramsOnly
-      ? invalidParamsError('params must be an object (A2A takes named params)', { violations: envelope.violations })
-      : invalidRequestError(`not a valid JSON-RPC 2.0 request: ${summary(envelope.violations)}`, { violations: envelope.violations });
+      ? a2aError('InvalidParamsError', 'params must be an object (A2A takes named params)', { violations: envelope.violations })
+      : a2aError('InvalidRequestError', `not a valid JSON-RPC 2.0 request: ${summary(envelope.violations)}`, { violations: envelope.violations });
     return { ok: false, id: envelope.violations.some((violation) => violation.field === 'id') ? null : id, error };
   }
   const request = envelope.value;
@@ -69,14 +68,14 @@ export function resolveCall(envelope: Envelope): Parsed<JsonRpcCall> {
   if (!isMethodName(method)) {
     const modern = LEGACY_METHODS.get(method);
     const hint = modern === undefined ? '' : ` (${method} is the A2A 0.3 name; A2A 1.0 calls it ${modern})`;
-    return { ok: false, error: methodNotFoundError(`method ${JSON.stringify(method)} does not exist${hint}`, { metadata: { method } }) };
+    return { ok: false, error: a2aError('MethodNotFoundError', `method ${JSON.stringify(method)} does not exist${hint}`, { metadata: { method } }) };
   }
   const definition = METHODS[method];
   if (envelope.params === undefined && !definition.paramsOptional) {
-    return { ok: false, error: invalidParamsError(`${method} needs params (a ${definition.paramsType})`, { violations: [{ field: 'params', description: 'is required' }] }) };
+    return { ok: false, error: a2aError('InvalidParamsError', `${method} needs params (a ${definition.paramsType})`, { violations: [{ field: 'params', description: 'is required' }] }) };
   }
   const params = checkValue(A2A_1_0, definition.paramsType as 'SendMessageRequest', envelope.params ?? {}, { fieldPrefix: 'params' });
-  if (!params.ok) return { ok: false, error: invalidParamsError(`invalid params: ${summary(params.violations)}`, { violations: params.violations }) };
+  if (!params.ok) return { ok: false, error: a2aError('InvalidParamsError', `invalid params: ${summary(params.violations)}`, { violations: params.violations }) };
   const known = projectToSchema(A2A_1_0.document, definition.paramsType, params.value);
   const id = envelope.id ?? undefined;
   return { ok: true, value: { method, params: known, ...(envelope.notification || id === undefined ? {} : { id }), notification: envelope.notification } };

@@ -1,5 +1,4 @@
-import { versionNotSupportedError } from '../../generated/a2a/1.0/errors.js';
-import type { A2AError } from './a2a-error.js';
+import { a2aError, type A2AError } from './a2a-error.js';
 
 export const SERVED_VERSION = '1.0';
 
@@ -23,5 +22,5 @@ export function negotiateVersion(requested: string | undefined, policy: VersionP
 }
 
 function refuse(message: string, requested: string): { ok: false; error: A2AError } {
-  return { ok: false, error: versionNotSupportedError(message, { metadata: { requested, supported: SERVED_VERSION } }) };
+  return { ok: false, error: a2aError('VersionNotSupportedError', message, { metadata: { requested, supported: SERVED_VERSION } }) };
 }

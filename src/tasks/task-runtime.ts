@@ -1,9 +1,3 @@
-import {
-  invalidParamsError,
-  taskNotCancelableError,
-  taskNotFoundError,
-  unsupportedOperationError,
-} from '../../generated/a2a/1.0/errors.js';
 import { isTerminalState } from '../../generated/a2a/1.0/task-states.js';
 import type { Message, SendMessageRequest, Task, TaskState } from '../../generated/a2a/1.0/types.js';
 import { textOf, type AgentExecutor, type ExecutionRequest } from '../executors/executor.js';
@@ -17,6 +11,7 @@ import type { TaskChannels } from './task-channels.js';
 import { timeOrderedId } from './ids.js';
 import { LiveTask } from './live-task.js';
 import { WriteQueue } from './write-queue.js';
+import { a2aError } from '../protocol/a2a-error.js';
 
 /** What the runtime needs to know about the instance a message was sent to. */
 export interface RuntimeInstance {
@@ -132,7 +127,7 @@ export class TaskRuntime {
   getTask(instanceId: string, taskId: string, view?: TaskView): Task {
     this.#writes.flushFor(taskId);
     const task = this.#deps.store.getTask(instanceId, taskId, view);
-    if (task === undefined) throw taskNotFoundError(`task ${taskId} was not found`, { metadata: { taskId } });
+    if (task === undefined) throw a2aError('TaskNotFoundError', `task ${taskId} was not found`, { metadata: { taskId } });
     return task;
   }
 
@@ -140,7 +135,7 @@ export class TaskRuntime {
     this.#writes.flushFor(taskId);
     const info = this.#infoOf(instanceId, taskId);
     if (isTerminalState(info.state)) {
-      throw taskNotCancelableError(`task ${taskId} is already ${stateWord(info.state)} and cannot be canceled`, { metadata: { taskId, state: info.state } });
+      throw a2aError('TaskNotCancelableError', `task ${taskId} is already ${stateWord(info.state)} and cannot be canceled`, { metadata: { taskId, state: info.state } });
     }
     const execution = this.#active.get(taskId);
     if (execution !== undefined && !execution.settled) {
@@ -188,7 +183,7 @@ export class TaskRuntime {
   #infoOf(instanceId: string, taskId: string): TaskInfo {
     const info = this.#deps.store.getTaskInfo(taskId);
     if (info === undefined || info.instanceId !== instanceId) {
-      throw taskNotFoundError(`task ${taskId} was not found`, { metadata: { taskId } });
+      throw a2aError('TaskNotFoundError', `task ${taskId} was not found`, { metadata: { taskId } });
     }
     return info;
   }
@@ -231,17 +226,17 @@ export class TaskRuntime {
     const taskId = request.message.taskId ?? '';
     const info = this.#infoOf(instance.id, taskId);
     if (request.message.contextId && request.message.contextId !== info.contextId) {
-      throw invalidParamsError(`message.contextId does not match the context of task ${taskId}`, {
+      throw a2aError('InvalidParamsError', `message.contextId does not match the context of task ${taskId}`, {
         violations: [{ field: 'params.message.contextId', description: `must be ${info.contextId}, the context of task ${taskId}, or be left out` }],
       });
     }
     if (isTerminalState(info.state)) {
-      throw unsupportedOperationError(`task ${taskId} is ${stateWord(info.state)}; a terminal task accepts no more messages (start a new task in the same context)`, {
+      throw a2aError('UnsupportedOperationError', `task ${taskId} is ${stateWord(info.state)}; a terminal task accepts no more messages (start a new task in the same context)`, {
         metadata: { taskId, state: info.state },
       });
     }
     if (RUNNING.has(info.state) || this.isRunning(taskId)) {
-      throw unsupportedOperationError(`task ${taskId} is still running; wait until it asks for input before sending another message`, {
+      throw a2aError('UnsupportedOperationError', `task ${taskId} is still running; wait until it asks for input before sending another message`, {
         metadata: { taskId, state: info.state },
       });
     }

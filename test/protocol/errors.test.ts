@@ -1,8 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import * as registry from '../../generated/a2a/1.0/errors.js';
 import { ERRORS, SPEC_ERROR_BY_CODE, ERROR_BY_REASON, type ErrorName } from '../../generated/a2a/1.0/errors.js';
-import { lowerFirst } from '../../codegen/tables.js';
-import { A2AError } from '../../src/protocol/a2a-error.js';
+import { a2aError, A2AError } from '../../src/protocol/a2a-error.js';
 import { A2A_1_0 } from '../../src/protocol/a2a-schema.js';
 import { checkValue } from '../../src/protocol/validation.js';
 
@@ -24,13 +22,6 @@ const SPEC_1_0_1: [ErrorName, number, string, number, string][] = [
   ['InternalError', -32603, 'INTERNAL', 500, 'INTERNAL'],
 ];
 
-function constructorOf(name: string): (message?: string, options?: ConstructorParameters<typeof A2AError>[2]) => A2AError {
-  const key = lowerFirst(name);
-  const candidate = (registry as unknown as Record<string, unknown>)[key];
-  if (typeof candidate !== 'function') throw new Error(`no constructor ${key}`);
-  return candidate as (message?: string) => A2AError;
-}
-
 describe('the generated error registry', () => {
   it.each(SPEC_1_0_1)('%s has code %i, reason %s, HTTP %i and gRPC %s', (name, code, reason, http, grpc) => {
     expect(ERRORS[name]).toMatchObject({ code, reason, httpStatus: http, grpcStatus: grpc, domain: 'a2a-protocol.org' });
@@ -48,8 +39,8 @@ describe('the generated error registry', () => {
     expect(ERRORS.RateLimitedError.httpStatus).toBe(429);
   });
 
-  it.each(Object.keys(ERRORS))('%s: its constructor renders a JSON-RPC error and an HTTP+JSON error body that validate', (name) => {
-    const error = constructorOf(name)(undefined, { metadata: { taskId: 't-1' } });
+  it.each(Object.keys(ERRORS))('%s: a2aError renders a JSON-RPC error and an HTTP+JSON error body that validate', (name) => {
+    const error = a2aError(name as ErrorName, undefined, { metadata: { taskId: 't-1' } });
     const definition = ERRORS[name as ErrorName];
     expect(error).toBeInstanceOf(A2AError);
     expect(error.message).toBe(definition.message);
@@ -66,7 +57,7 @@ describe('the generated error registry', () => {
   });
 
   it('adds a BadRequest detail carrying the field violations', () => {
-    const error = registry.invalidParamsError('params.message.messageId is required', {
+    const error = a2aError('InvalidParamsError', 'params.message.messageId is required', {
       violations: [{ field: 'params.message.messageId', description: 'is required' }],
     });
     const wire = error.toJsonRpcError();
