@@ -12,6 +12,7 @@ interface HttpRoute {
 
 interface MethodRow {
   name: string;
+  legacyName?: string;
   description: string;
   specSection: string;
   params: string;
@@ -26,7 +27,6 @@ interface MethodRow {
 }
 
 interface MethodsTable {
-  protocolVersion: string;
   methods: MethodRow[];
 }
 
@@ -44,6 +44,7 @@ export function emitMethods(specDir: string, family: Family, errors: ErrorsTable
   const entries = table.methods.map((method) => {
     const data = {
       name: method.name,
+      legacyName: method.legacyName ?? null,
       description: method.description,
       specSection: method.specSection,
       paramsType: method.params,
@@ -71,8 +72,6 @@ export function emitMethods(specDir: string, family: Family, errors: ErrorsTable
     "import * as exact from './validators.js';",
     "import * as input from './input-validators.js';",
     '',
-    `export const PROTOCOL_VERSION = ${literal(table.protocolVersion)};`,
-    '',
     '/** Params and result type of each method (for streaming methods, the type of each stream item). */',
     'export interface MethodTypes {',
     ...types,
@@ -89,6 +88,8 @@ export function emitMethods(specDir: string, family: Family, errors: ErrorsTable
     '',
     'export interface MethodDefinition<N extends MethodName = MethodName> {',
     '  readonly name: N;',
+    '  /** The JSON-RPC name of the same operation in A2A 0.3, if it had one. */',
+    '  readonly legacyName: string | null;',
     '  readonly description: string;',
     '  readonly specSection: string;',
     '  readonly paramsType: string;',
@@ -120,6 +121,14 @@ export function emitMethods(specDir: string, family: Family, errors: ErrorsTable
     'export function isMethodName(name: string): name is MethodName {',
     '  return Object.hasOwn(METHODS, name);',
     '}',
+    '',
+    '/** A2A 0.3 method names (message/send, ...) to the 1.0 method of the same operation. */',
+    'export const METHOD_BY_LEGACY_NAME: ReadonlyMap<string, MethodName> = new Map(',
+    '  METHOD_NAMES.flatMap((name): [string, MethodName][] => {',
+    '    const legacy = METHODS[name].legacyName;',
+    '    return legacy === null ? [] : [[legacy, name]];',
+    '  }),',
+    ');',
     '',
   ].join('\n');
 }

@@ -4,6 +4,7 @@ import { checkConventions } from './conventions.js';
 import { emitControlApi } from './emit-control-api.js';
 import { emitErrors, loadErrors } from './emit-errors.js';
 import { emitMethods } from './emit-methods.js';
+import { emitProtocol } from './emit-protocol.js';
 import { emitRequirements } from './emit-requirements.js';
 import { emitTaskStates } from './emit-task-states.js';
 import { emitTypes } from './emit-types.js';
@@ -51,9 +52,13 @@ async function emitFamily(specDir: string, family: Family): Promise<Map<string, 
     files.set(`${VALIDATOR_MODULES[flavour]}.d.ts`, dts);
   }
   const barrel = ["export type * from './types.js';", "export * from './validators.js';", "export * as inputValidators from './input-validators.js';"];
-  const known = new Set(['errors.json', 'methods.json', 'task-states.json', 'api.json', 'requirements.json']);
+  const known = new Set(['protocol.json', 'errors.json', 'methods.json', 'task-states.json', 'api.json', 'requirements.json']);
   for (const name of family.tables.keys()) {
     if (!known.has(name)) throw new Error(`spec/${family.id}/${name}: no generator knows this table`);
+  }
+  if (family.tables.has('protocol.json')) {
+    files.set('protocol.ts', emitProtocol(specDir, family));
+    barrel.push("export * from './protocol.js';");
   }
   if (family.tables.has('errors.json')) {
     const errors = loadErrors(specDir, family);

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { PROTOCOL_VERSION, WELL_KNOWN_AGENT_CARD_PATH } from '../../generated/a2a/1.0/protocol.js';
 import { resolveConfig } from '../config.js';
 import { startHub, type Hub } from '../hub.js';
 
@@ -39,9 +40,9 @@ export function addServeCommand(program: Command, setExitCode: (code: number) =>
 function printBanner(hub: Hub): void {
   const agent = hub.inbounds.defaultAgent();
   const lines = [
-    `a2a-hub (A2A ${'1.0'}) listening`,
+    `a2a-hub (A2A ${PROTOCOL_VERSION}) listening`,
     `Server URL:   ${hub.url}`,
-    `AgentCard:    ${hub.url}/.well-known/agent-card.json`,
+    `AgentCard:    ${hub.url}${WELL_KNOWN_AGENT_CARD_PATH}`,
     ...hub.inbounds
       .list()
       .filter((inbound) => inbound.enabled)

@@ -1,6 +1,7 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { SPEC_ERROR_BY_CODE } from '../../generated/a2a/1.0/errors.js';
 import { METHODS, type MethodName, type MethodTypes } from '../../generated/a2a/1.0/methods.js';
+import { HEADERS, MEDIA_TYPES, PROTOCOL_VERSION, WELL_KNOWN_AGENT_CARD_PATH } from '../../generated/a2a/1.0/protocol.js';
 import type {
   AgentCard,
   AgentInterface,
@@ -74,7 +75,6 @@ export interface SubscribeOptions extends StreamOptions {
   readonly lastEventId?: string;
 }
 
-const WELL_KNOWN = '/.well-known/agent-card.json';
 const DEFAULT_TIMEOUT_MS = 30_000;
 const DEFAULT_RETRIES = 2;
 const DEFAULT_RETRY_BASE_MS = 250;
@@ -103,14 +103,14 @@ async function readCard(url: string, options: ConnectOptions, transport: HttpTra
   } catch {
     throw new A2ATransportError(`not a URL: ${url}`);
   }
-  const wellKnown = new URL(WELL_KNOWN, parsed).href;
+  const wellKnown = new URL(WELL_KNOWN_AGENT_CARD_PATH, parsed).href;
   const candidates = parsed.pathname === '/' || parsed.pathname === '' ? [wellKnown] : [url, wellKnown];
   let lastProblem = '';
   for (const candidate of candidates) {
     let answer: { url: string; response: Response };
     try {
       answer = await transport.get(candidate, {
-        headers: { accept: 'application/json', 'a2a-version': '1.0', ...baseHeaders(options) },
+        headers: { accept: MEDIA_TYPES.json, [HEADERS.version]: PROTOCOL_VERSION, ...baseHeaders(options) },
         signal: AbortSignal.timeout(options.timeoutMs ?? DEFAULT_TIMEOUT_MS),
       });
     } catch (error) {
@@ -134,9 +134,11 @@ async function readCard(url: string, options: ConnectOptions, transport: HttpTra
   throw new A2ATransportError(`no agent card found: ${lastProblem}`);
 }
 
-/** The JSONRPC interface of a card for protocol version 1.x, if any. */
+const PROTOCOL_MAJOR = PROTOCOL_VERSION.split('.')[0] ?? '';
+
+/** The JSONRPC interface of a card for a Major.Minor version of our major (1.x: minor versions stay compatible), if any. */
 export function pickJsonRpcInterface(card: AgentCard): AgentInterface | undefined {
-  return card.supportedInterfaces.find((entry) => entry.protocolBinding === 'JSONRPC' && /^1\.\d+$/.test(entry.protocolVersion));
+  return card.supportedInterfaces.find((entry) => entry.protocolBinding === 'JSONRPC' && /^\d+\.\d+$/.test(entry.protocolVersion) && entry.protocolVersion.split('.')[0] === PROTOCOL_MAJOR);
 }
 
 export class A2AClient {
@@ -313,7 +315,7 @@ export class A2AClient {
       try {
         response = await this.transport.send(this.endpoint, {
           method: 'POST',
-          headers: { 'content-type': 'application/json', 'a2a-version': '1.0', ...baseHeaders(this.options), ...headers },
+          headers: { 'content-type': MEDIA_TYPES.json, [HEADERS.version]: PROTOCOL_VERSION, ...baseHeaders(this.options), ...headers },
           body,
           signal,
         });

@@ -4,7 +4,7 @@ import type { AgentDirectory } from '../inbound/inbound-agent.js';
 import { serveCard } from './card-endpoint.js';
 import { respondMethodNotAllowed, respondNotFound, respondWithError } from './http-errors.js';
 import { serveJsonRpc, type JsonRpcEndpointOptions } from './jsonrpc-endpoint.js';
-import { SERVED_VERSION } from '../protocol/versions.js';
+import { HEADERS, PROTOCOL_VERSION, WELL_KNOWN_AGENT_CARD_PATH } from '../../generated/a2a/1.0/protocol.js';
 import { a2aError } from '../protocol/a2a-error.js';
 
 export interface HttpAppOptions extends JsonRpcEndpointOptions {
@@ -54,7 +54,7 @@ export function createHttpApp(options: HttpAppOptions): Koa {
     const agent = options.directory.byEndpointPath(path);
     if (agent !== undefined) {
       if (ctx.method !== 'POST') {
-        ctx.set('A2A-Version', SERVED_VERSION);
+        ctx.set(HEADERS.version, PROTOCOL_VERSION);
         return respondMethodNotAllowed(ctx, ['POST']);
       }
       return serveJsonRpc(ctx, agent, options);
@@ -63,7 +63,7 @@ export function createHttpApp(options: HttpAppOptions): Koa {
   });
 
   const wellKnown = new Router();
-  wellKnown.all('/.well-known/agent-card.json', (ctx) => {
+  wellKnown.all(WELL_KNOWN_AGENT_CARD_PATH, (ctx) => {
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return respondMethodNotAllowed(ctx, ['GET']);
     const agent = options.directory.defaultAgent();
     if (agent === undefined) return respondNotFound(ctx);

@@ -1,8 +1,9 @@
 import getRawBody from 'raw-body';
 import type { Context } from 'koa';
+import { MEDIA_TYPES } from '../../generated/a2a/1.0/protocol.js';
 import { a2aError } from '../protocol/a2a-error.js';
 
-const JSON_TYPES = new Set(['application/json', 'application/a2a+json']);
+const JSON_TYPES: ReadonlySet<string> = new Set([MEDIA_TYPES.json, MEDIA_TYPES.a2aJson]);
 
 /**
  * Reads and parses a JSON request body under a size cap. Oversized bodies are refused from
@@ -12,7 +13,7 @@ export async function readJsonBody(ctx: Context, limitBytes: number): Promise<un
   const type = (ctx.get('content-type').split(';')[0] ?? '').trim().toLowerCase();
   // A missing Content-Type is read as JSON (curl without -H sends form encoding, which is refused).
   if (type !== '' && !JSON_TYPES.has(type)) {
-    throw a2aError('UnsupportedMediaTypeError', `Content-Type must be application/json or application/a2a+json, got ${JSON.stringify(type)}`);
+    throw a2aError('UnsupportedMediaTypeError', `Content-Type must be ${MEDIA_TYPES.json} or ${MEDIA_TYPES.a2aJson}, got ${JSON.stringify(type)}`);
   }
   let text: string;
   try {

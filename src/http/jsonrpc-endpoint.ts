@@ -1,12 +1,13 @@
 import type { Context } from 'koa';
 import { METHODS } from '../../generated/a2a/1.0/methods.js';
+import { HEADERS, PROTOCOL_VERSION, VERSION_QUERY_PARAMETER } from '../../generated/a2a/1.0/protocol.js';
 import type { StreamResponse } from '../../generated/a2a/1.0/types.js';
 import { validateStreamResponse, type Validator } from '../../generated/a2a/1.0/validators.js';
 import type { InboundAgent } from '../inbound/inbound-agent.js';
 import { a2aError, isA2AError, type A2AError } from '../protocol/a2a-error.js';
 import type { A2AHandler } from '../protocol/a2a-handler.js';
 import { errorResponse, parseEnvelope, resolveCall, successResponse, type JsonRpcId } from '../protocol/jsonrpc.js';
-import { negotiateVersion, SERVED_VERSION, type VersionPolicy } from '../protocol/versions.js';
+import { negotiateVersion, type VersionPolicy } from '../protocol/versions.js';
 import { baseUrlOf, type BaseUrlOptions } from './base-url.js';
 import { bearerMatches } from './bearer.js';
 import { readJsonBody } from './body.js';
@@ -38,7 +39,7 @@ export interface JsonRpcEndpointOptions extends BaseUrlOptions {
  * have their own (401, 413, 415, 429).
  */
 export async function serveJsonRpc(ctx: Context, agent: InboundAgent, options: JsonRpcEndpointOptions): Promise<void> {
-  ctx.set('A2A-Version', SERVED_VERSION);
+  ctx.set(HEADERS.version, PROTOCOL_VERSION);
   let id: JsonRpcId = null;
   let notification = false;
   let method = '-';
@@ -57,11 +58,11 @@ export async function serveJsonRpc(ctx: Context, agent: InboundAgent, options: J
     id = envelope.id;
     if (!envelope.ok) throw envelope.error;
     notification = envelope.value.notification;
-    const version = negotiateVersion(ctx.get('a2a-version') || queryVersion(ctx), options.version);
+    const version = negotiateVersion(ctx.get(HEADERS.version) || queryVersion(ctx), options.version);
     if (!version.ok) throw version.error;
-    const activated = activatedExtensions(ctx.get('a2a-extensions'), agent.extensions);
+    const activated = activatedExtensions(ctx.get(HEADERS.extensions), agent.extensions);
     // Spec topics/extensions: the response names the extensions that were activated.
-    if (activated.length > 0) ctx.set('A2A-Extensions', activated.join(', '));
+    if (activated.length > 0) ctx.set(HEADERS.extensions, activated.join(', '));
     const resolved = resolveCall(envelope.value);
     if (!resolved.ok) throw resolved.error;
     const call = resolved.value;
@@ -88,7 +89,7 @@ export async function serveJsonRpc(ctx: Context, agent: InboundAgent, options: J
       return;
     }
     const requestId = id;
-    const sse = openSse(ctx, options.sseHeartbeatMs, { 'A2A-Version': SERVED_VERSION });
+    const sse = openSse(ctx, options.sseHeartbeatMs, { [HEADERS.version]: PROTOCOL_VERSION });
     // Tracked until the response has really gone out, not merely been ended by us.
     options.streams.track(new Promise<void>((resolve) => ctx.res.once('close', () => resolve())));
     const streamEnded = observation?.streamOpened();
@@ -123,7 +124,7 @@ function activatedExtensions(header: string, supported: readonly string[]): stri
 function queryVersion(ctx: Context): string | undefined {
   // Almost no request has a query string; parsing an empty one still costs an object or two.
   if (ctx.querystring === '') return undefined;
-  const value = ctx.query['A2A-Version'] ?? ctx.query['a2a-version'];
+  const value = ctx.query[VERSION_QUERY_PARAMETER] ?? ctx.query[VERSION_QUERY_PARAMETER.toLowerCase()];
   return Array.isArray(value) ? value[0] : value;
 }
 

@@ -1,5 +1,5 @@
 import type { AgentCard, AgentProvider, AgentSkill } from '../../generated/a2a/1.0/types.js';
-import { SERVED_VERSION } from '../protocol/versions.js';
+import { PROTOCOL_VERSION } from '../../generated/a2a/1.0/protocol.js';
 
 export interface CardSource {
   readonly name: string;
@@ -31,7 +31,7 @@ export function buildAgentCard(source: CardSource, baseUrl: string): AgentCard {
   return {
     name: source.name,
     description: source.description,
-    supportedInterfaces: [{ url: `${baseUrl}${source.endpointPath}`, protocolBinding: 'JSONRPC', protocolVersion: SERVED_VERSION }],
+    supportedInterfaces: [{ url: `${baseUrl}${source.endpointPath}`, protocolBinding: 'JSONRPC', protocolVersion: PROTOCOL_VERSION }],
     ...(source.provider === undefined ? {} : { provider: source.provider }),
     version: source.version,
     capabilities: {

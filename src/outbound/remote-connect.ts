@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
+import { HEADERS, PROTOCOL_VERSION, WELL_KNOWN_AGENT_CARD_PATH } from '../../generated/a2a/1.0/protocol.js';
 import type { AgentCard } from '../../generated/a2a/1.0/types.js';
 import type { DiscoverPreview } from '../../generated/control/types.js';
 import { A2AClient, pickJsonRpcInterface, type ConnectOptions } from '../client/a2a-client.js';
 import { HttpTransport } from '../client/http-transport.js';
 import type { UrlPolicy } from '../client/url-policy.js';
 
-const WELL_KNOWN_CARD_PATH = '/.well-known/agent-card.json';
 
 export interface RemoteSettings {
   /** Sent as a bearer token; never part of a message this module produces. */
@@ -63,7 +63,7 @@ async function readRemoteCard(agentCardUrl: string, settings: RemoteSettings): P
     throw new ConnectError(describe(error), { cause: error });
   }
   const asked = new URL(agentCardUrl);
-  const wellKnown = new URL(WELL_KNOWN_CARD_PATH, asked).href;
+  const wellKnown = new URL(WELL_KNOWN_AGENT_CARD_PATH, asked).href;
   if (asked.pathname !== '/' && asked.href !== wellKnown && client.cardUrl === wellKnown) {
     throw new ConnectError(`no agent card at ${agentCardUrl}; ${wellKnown} has one, so use that URL if you mean the agent it describes`);
   }
@@ -94,7 +94,7 @@ async function checkEndpoint(endpoint: string, settings: RemoteSettings): Promis
       headers: {
         'content-type': 'application/json',
         accept: 'application/json',
-        'a2a-version': '1.0',
+        [HEADERS.version]: PROTOCOL_VERSION,
         ...(settings.token === undefined ? {} : { authorization: `Bearer ${settings.token}` }),
       },
       body,

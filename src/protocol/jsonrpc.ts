@@ -1,4 +1,4 @@
-import { isMethodName, METHODS, type MethodName } from '../../generated/a2a/1.0/methods.js';
+import { isMethodName, METHOD_BY_LEGACY_NAME, METHODS, type MethodName } from '../../generated/a2a/1.0/methods.js';
 import type { JSONRPCErrorResponse, JSONRPCSuccessResponse } from '../../generated/a2a/1.0/types.js';
 import { a2aError, type A2AError } from './a2a-error.js';
 import { A2A_1_0 } from './a2a-schema.js';
@@ -26,20 +26,6 @@ export interface Envelope {
 
 export type Parsed<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: A2AError };
 
-/** JSON-RPC methods of A2A 0.3, answered with -32601 and a pointer to their 1.0 names. */
-const LEGACY_METHODS: ReadonlyMap<string, MethodName> = new Map([
-  ['message/send', 'SendMessage'],
-  ['message/stream', 'SendStreamingMessage'],
-  ['tasks/get', 'GetTask'],
-  ['tasks/cancel', 'CancelTask'],
-  ['tasks/resubscribe', 'SubscribeToTask'],
-  ['tasks/pushNotificationConfig/set', 'CreateTaskPushNotificationConfig'],
-  ['tasks/pushNotificationConfig/get', 'GetTaskPushNotificationConfig'],
-  ['tasks/pushNotificationConfig/list', 'ListTaskPushNotificationConfigs'],
-  ['tasks/pushNotificationConfig/delete', 'DeleteTaskPushNotificationConfig'],
-  ['agent/getAuthenticatedExtendedCard', 'GetExtendedAgentCard'],
-]);
-
 /**
  * Checks a parsed JSON body as one JSON-RPC 2.0 request object (-32600 otherwise; batches
  * are not supported). Params that are not an object are -32602: A2A takes named params.
@@ -66,7 +52,7 @@ export function parseEnvelope(body: unknown): Parsed<Envelope> & { readonly id: 
 export function resolveCall(envelope: Envelope): Parsed<JsonRpcCall> {
   const { method } = envelope;
   if (!isMethodName(method)) {
-    const modern = LEGACY_METHODS.get(method);
+    const modern = METHOD_BY_LEGACY_NAME.get(method);
     const hint = modern === undefined ? '' : ` (${method} is the A2A 0.3 name; A2A 1.0 calls it ${modern})`;
     return { ok: false, error: a2aError('MethodNotFoundError', `method ${JSON.stringify(method)} does not exist${hint}`, { metadata: { method } }) };
   }

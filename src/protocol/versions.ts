@@ -1,6 +1,5 @@
+import { isThisProtocolVersion, PROTOCOL_VERSION } from '../../generated/a2a/1.0/protocol.js';
 import { a2aError, type A2AError } from './a2a-error.js';
-
-export const SERVED_VERSION = '1.0';
 
 export interface VersionPolicy {
   /**
@@ -14,13 +13,13 @@ export interface VersionPolicy {
 export function negotiateVersion(requested: string | undefined, policy: VersionPolicy): { ok: true; version: string } | { ok: false; error: A2AError } {
   const value = requested?.trim() ?? '';
   if (value === '') {
-    if (!policy.strict) return { ok: true, version: SERVED_VERSION };
-    return refuse('no A2A-Version was sent, which means 0.3 (spec §3.6.2); this endpoint serves 1.0: send A2A-Version: 1.0', '');
+    if (!policy.strict) return { ok: true, version: PROTOCOL_VERSION };
+    return refuse(`no A2A-Version was sent, which means 0.3 (spec §3.6.2); this endpoint serves ${PROTOCOL_VERSION}: send A2A-Version: ${PROTOCOL_VERSION}`, '');
   }
-  if (/^1\.0(\.\d+)?$/.test(value)) return { ok: true, version: SERVED_VERSION };
-  return refuse(`A2A-Version ${value} is not supported; this endpoint serves ${SERVED_VERSION}`, value);
+  if (isThisProtocolVersion(value)) return { ok: true, version: PROTOCOL_VERSION };
+  return refuse(`A2A-Version ${value} is not supported; this endpoint serves ${PROTOCOL_VERSION}`, value);
 }
 
 function refuse(message: string, requested: string): { ok: false; error: A2AError } {
-  return { ok: false, error: a2aError('VersionNotSupportedError', message, { metadata: { requested, supported: SERVED_VERSION } }) };
+  return { ok: false, error: a2aError('VersionNotSupportedError', message, { metadata: { requested, supported: PROTOCOL_VERSION } }) };
 }

@@ -7,8 +7,6 @@ import type { Validator } from './validators.js';
 import * as exact from './validators.js';
 import * as input from './input-validators.js';
 
-export const PROTOCOL_VERSION = "1.0";
-
 /** Params and result type of each method (for streaming methods, the type of each stream item). */
 export interface MethodTypes {
   SendMessage: { params: T.SendMessageRequest; result: T.SendMessageResponse };
@@ -35,6 +33,8 @@ export interface HttpRoute {
 
 export interface MethodDefinition<N extends MethodName = MethodName> {
   readonly name: N;
+  /** The JSON-RPC name of the same operation in A2A 0.3, if it had one. */
+  readonly legacyName: string | null;
   readonly description: string;
   readonly specSection: string;
   readonly paramsType: string;
@@ -60,6 +60,7 @@ export interface MethodDefinition<N extends MethodName = MethodName> {
 export const METHODS: { readonly [N in MethodName]: MethodDefinition<N> } = {
   SendMessage: {
     "name": "SendMessage",
+    "legacyName": "message/send",
     "description": "Sends one message to the agent. The agent answers either with a Task that tracks the work or with a direct Message. Unless configuration.returnImmediately is true, the call waits until the task is terminal or interrupted.",
     "specSection": "3.1.1",
     "paramsType": "SendMessageRequest",
@@ -92,6 +93,7 @@ export const METHODS: { readonly [N in MethodName]: MethodDefinition<N> } = {
   },
   SendStreamingMessage: {
     "name": "SendStreamingMessage",
+    "legacyName": "message/stream",
     "description": "Sends one message and streams the outcome: either exactly one Message, or a Task snapshot followed by status and artifact updates until the task ends. The streaming counterpart of SendMessage.",
     "specSection": "3.1.2",
     "paramsType": "SendMessageRequest",
@@ -124,6 +126,7 @@ export const METHODS: { readonly [N in MethodName]: MethodDefinition<N> } = {
   },
   GetTask: {
     "name": "GetTask",
+    "legacyName": "tasks/get",
     "description": "Returns the current state of one task: its status, its artifacts and, subject to historyLength, its message history.",
     "specSection": "3.1.3",
     "paramsType": "GetTaskRequest",
@@ -150,6 +153,7 @@ export const METHODS: { readonly [N in MethodName]: MethodDefinition<N> } = {
   },
   ListTasks: {
     "name": "ListTasks",
+    "legacyName": null,
     "description": "Returns one page of the tasks the caller may see, newest status first, optionally filtered by context, state and status time. Every request field is optional.",
     "specSection": "3.1.4",
     "paramsType": "ListTasksRequest",
@@ -174,6 +178,7 @@ export const METHODS: { readonly [N in MethodName]: MethodDefinition<N> } = {
   },
   CancelTask: {
     "name": "CancelTask",
+    "legacyName": "tasks/cancel",
     "description": "Asks the agent to cancel a task that is still in progress and returns the task as it stands afterwards. Cancellation is best effort.",
     "specSection": "3.1.5",
     "paramsType": "CancelTaskRequest",
@@ -203,6 +208,7 @@ export const METHODS: { readonly [N in MethodName]: MethodDefinition<N> } = {
   },
   SubscribeToTask: {
     "name": "SubscribeToTask",
+    "legacyName": "tasks/resubscribe",
     "description": "Opens a stream on an existing, non-terminal task: first a Task snapshot of its current state, then its status and artifact updates until it reaches a terminal state.",
     "specSection": "3.1.6",
     "paramsType": "SubscribeToTaskRequest",
@@ -239,6 +245,7 @@ export const METHODS: { readonly [N in MethodName]: MethodDefinition<N> } = {
   },
   CreateTaskPushNotificationConfig: {
     "name": "CreateTaskPushNotificationConfig",
+    "legacyName": "tasks/pushNotificationConfig/set",
     "description": "Registers a webhook for a task's updates. The request is the TaskPushNotificationConfig itself; the server assigns an id when none is given and returns the stored config.",
     "specSection": "3.1.7",
     "paramsType": "TaskPushNotificationConfig",
@@ -268,6 +275,7 @@ export const METHODS: { readonly [N in MethodName]: MethodDefinition<N> } = {
   },
   GetTaskPushNotificationConfig: {
     "name": "GetTaskPushNotificationConfig",
+    "legacyName": "tasks/pushNotificationConfig/get",
     "description": "Returns one push notification config of a task, identified by task id and config id.",
     "specSection": "3.1.8",
     "paramsType": "GetTaskPushNotificationConfigRequest",
@@ -295,6 +303,7 @@ export const METHODS: { readonly [N in MethodName]: MethodDefinition<N> } = {
   },
   ListTaskPushNotificationConfigs: {
     "name": "ListTaskPushNotificationConfigs",
+    "legacyName": "tasks/pushNotificationConfig/list",
     "description": "Returns the active push notification configs of a task, optionally one page at a time.",
     "specSection": "3.1.9",
     "paramsType": "ListTaskPushNotificationConfigsRequest",
@@ -322,6 +331,7 @@ export const METHODS: { readonly [N in MethodName]: MethodDefinition<N> } = {
   },
   GetExtendedAgentCard: {
     "name": "GetExtendedAgentCard",
+    "legacyName": "agent/getAuthenticatedExtendedCard",
     "description": "Returns the agent card for an authenticated caller, which may reveal more than the public card. Available only when the public card declares capabilities.extendedAgentCard.",
     "specSection": "3.1.11",
     "paramsType": "GetExtendedAgentCardRequest",
@@ -349,6 +359,7 @@ export const METHODS: { readonly [N in MethodName]: MethodDefinition<N> } = {
   },
   DeleteTaskPushNotificationConfig: {
     "name": "DeleteTaskPushNotificationConfig",
+    "legacyName": "tasks/pushNotificationConfig/delete",
     "description": "Permanently removes one push notification config of a task; no further notifications go to its webhook. Deleting the same config again has the same effect.",
     "specSection": "3.1.10",
     "paramsType": "DeleteTaskPushNotificationConfigRequest",
@@ -381,3 +392,11 @@ export const METHOD_NAMES = Object.keys(METHODS) as readonly MethodName[];
 export function isMethodName(name: string): name is MethodName {
   return Object.hasOwn(METHODS, name);
 }
+
+/** A2A 0.3 method names (message/send, ...) to the 1.0 method of the same operation. */
+export const METHOD_BY_LEGACY_NAME: ReadonlyMap<string, MethodName> = new Map(
+  METHOD_NAMES.flatMap((name): [string, MethodName][] => {
+    const legacy = METHODS[name].legacyName;
+    return legacy === null ? [] : [[legacy, name]];
+  }),
+);
