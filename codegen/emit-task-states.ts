@@ -6,6 +6,7 @@ interface StateRow {
   name: string;
   class: 'active' | 'interrupted' | 'terminal';
   initial: boolean;
+  outcome: 'success' | 'failure' | null;
   description: string;
   transitions: string[];
 }
@@ -30,17 +31,21 @@ export function emitTaskStates(specDir: string, family: Family): string {
   }
   const entries = table.states.map((state) => `  ${state.name}: ${literal(state).replaceAll('\n', '\n  ')},`);
   const ofClass = (cls: StateRow['class']) => literal(table.states.filter((s) => s.class === cls).map((s) => s.name));
+  const ofOutcome = (outcome: StateRow['outcome']) => literal(table.states.filter((s) => s.outcome === outcome).map((s) => s.name));
   return [
     generatedHeader(`spec/${family.id}/task-states.json`),
     "import type { TaskState } from './types.js';",
     '',
     "export type TaskStateClass = 'active' | 'interrupted' | 'terminal';",
+    "export type TaskOutcome = 'success' | 'failure';",
     '',
     'export interface TaskStateDefinition {',
     '  readonly name: TaskState;',
     '  readonly class: TaskStateClass;',
     '  /** Whether a new task may be created in this state. */',
     '  readonly initial: boolean;',
+    '  /** For a terminal state, whether the work succeeded; null otherwise. */',
+    '  readonly outcome: TaskOutcome | null;',
     '  readonly description: string;',
     '  /** States this state may change to. */',
     '  readonly transitions: readonly TaskState[];',
@@ -53,6 +58,13 @@ export function emitTaskStates(specDir: string, family: Family): string {
     `export const ACTIVE_STATES: ReadonlySet<TaskState> = new Set<TaskState>(${ofClass('active')});`,
     `export const INTERRUPTED_STATES: ReadonlySet<TaskState> = new Set<TaskState>(${ofClass('interrupted')});`,
     `export const TERMINAL_STATES: ReadonlySet<TaskState> = new Set<TaskState>(${ofClass('terminal')});`,
+    '/** Terminal states that end the work without its result: failed, canceled, rejected. */',
+    `export const FAILURE_STATES: ReadonlySet<TaskState> = new Set<TaskState>(${ofOutcome('failure')});`,
+    '',
+    '/** Submitted or working: the agent is on it. */',
+    'export function isActiveState(state: TaskState): boolean {',
+    '  return ACTIVE_STATES.has(state);',
+    '}',
     '',
     '/** Completed, failed, canceled or rejected: the task never changes again. */',
     'export function isTerminalState(state: TaskState): boolean {',
@@ -62,6 +74,11 @@ export function emitTaskStates(specDir: string, family: Family): string {
     '/** Input-required or auth-required: the task waits for the client. */',
     'export function isInterruptedState(state: TaskState): boolean {',
     '  return INTERRUPTED_STATES.has(state);',
+    '}',
+    '',
+    '/** A terminal state whose work did not succeed: failed, canceled or rejected. */',
+    'export function isFailureState(state: TaskState): boolean {',
+    '  return FAILURE_STATES.has(state);',
     '}',
     '',
     'export function canTransition(from: TaskState, to: TaskState): boolean {',

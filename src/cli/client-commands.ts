@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Command } from 'commander';
+import { isFailureState } from '../../generated/a2a/1.0/task-states.js';
 import type { Message, SendMessageRequest, Task, TaskState } from '../../generated/a2a/1.0/types.js';
 import { A2AClient, A2ATransportError, fetchAgentCard, textOf, type ConnectOptions } from '../client/a2a-client.js';
 import { isFinalState } from '../client/task-stream.js';
@@ -23,7 +24,6 @@ interface SendFlags extends CardFlags {
 /** The exit code of a command ended by Ctrl-C, as shells report it (128 + SIGINT). */
 const INTERRUPTED = 130;
 
-const FAILING_STATES: ReadonlySet<TaskState> = new Set(['TASK_STATE_FAILED', 'TASK_STATE_REJECTED', 'TASK_STATE_CANCELED']);
 
 /** `a2a-hub card <url>` and `a2a-hub send <url> <text>`: 0 ok, 1 invalid card / failed task / A2A error, 2 unreachable or refused by the URL policy, 130 interrupted. */
 export function addClientCommands(program: Command, setExitCode: (code: number) => void): void {
@@ -155,7 +155,7 @@ async function sendStreaming(client: A2AClient, params: SendMessageRequest, canc
   }
   process.stdout.write(`final state: ${shortState(lastState)}\n`);
   if (ids !== undefined) process.stdout.write(`task: ${ids.taskId}\ncontext: ${ids.contextId ?? '(none)'}\n`);
-  return FAILING_STATES.has(lastState) ? 1 : 0;
+  return isFailureState(lastState) ? 1 : 0;
 }
 
 function printMessage(message: Message): number {
@@ -172,7 +172,7 @@ function printTask(task: Task | undefined): number {
   if (note) process.stdout.write(`status message: ${note}\n`);
   for (const artifact of task.artifacts ?? []) process.stdout.write(`${textOf(artifact)}\n`);
   process.stdout.write(`task: ${task.id}\ncontext: ${task.contextId ?? '(none)'}\n`);
-  return FAILING_STATES.has(state) ? 1 : 0;
+  return isFailureState(state) ? 1 : 0;
 }
 
 function shortState(state: TaskState): string {

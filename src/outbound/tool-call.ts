@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { isInterruptedState } from '../../generated/a2a/1.0/task-states.js';
+import { isFailureState, isInterruptedState } from '../../generated/a2a/1.0/task-states.js';
 import type { Artifact, Message, SendMessageRequest, Task, TaskState } from '../../generated/a2a/1.0/types.js';
 import { textOf } from '../client/a2a-client.js';
 import { runRemoteTurn } from '../client/remote-run.js';
@@ -34,8 +34,6 @@ export interface RemoteSkillOutcome {
   /** When the task is interrupted: the key of its status, which a continuation answers. */
   readonly interruptedStatus?: string;
 }
-
-const FAILED_STATES: ReadonlySet<TaskState> = new Set(['TASK_STATE_FAILED', 'TASK_STATE_REJECTED', 'TASK_STATE_CANCELED']);
 
 /**
  * Sends the prompt to the remote skill as one A2A message and waits for the turn to end:
@@ -81,11 +79,11 @@ function resultOfTask(tool: string, task: Task, artifacts: readonly Artifact[], 
   const state = task.status.state;
   const statusText = redact(textOf(task.status.message).trim());
   const ids = { taskId: task.id, ...(task.contextId === '' ? {} : { contextId: task.contextId }) };
-  if (FAILED_STATES.has(state)) {
+  if (isFailureState(state)) {
     const said = statusText === '' ? 'without saying why' : `saying: ${statusText}`;
     throw new ToolError('task-ended', `the remote task ${task.id} ended ${state} ${said}`, { tool, state, ...ids, ...(statusText === '' ? {} : { remoteMessage: statusText }) });
   }
-  if (state === 'TASK_STATE_INPUT_REQUIRED' || state === 'TASK_STATE_AUTH_REQUIRED') {
+  if (isInterruptedState(state)) {
     const needs = state === 'TASK_STATE_INPUT_REQUIRED' ? 'needs more input' : 'needs authentication';
     const question = statusText === '' ? '' : ` It says: "${statusText}".`;
     return {

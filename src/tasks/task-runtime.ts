@@ -1,4 +1,4 @@
-import { isTerminalState } from '../../generated/a2a/1.0/task-states.js';
+import { isActiveState, isTerminalState } from '../../generated/a2a/1.0/task-states.js';
 import type { Message, SendMessageRequest, Task, TaskState } from '../../generated/a2a/1.0/types.js';
 import { textOf, type AgentExecutor, type ExecutionRequest } from '../executors/executor.js';
 import type { ToolRegistry } from '../outbound/tool-registry.js';
@@ -46,8 +46,6 @@ export interface RuntimeDeps {
 }
 
 const NO_MODES: readonly string[] = [];
-
-const RUNNING: ReadonlySet<TaskState> = new Set<TaskState>(['TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING']);
 
 /**
  * The task lifecycle, independent of any transport: starts executors, turns their events
@@ -235,7 +233,7 @@ export class TaskRuntime {
         metadata: { taskId, state: info.state },
       });
     }
-    if (RUNNING.has(info.state) || this.isRunning(taskId)) {
+    if (isActiveState(info.state) || this.isRunning(taskId)) {
       throw a2aError('UnsupportedOperationError', `task ${taskId} is still running; wait until it asks for input before sending another message`, {
         metadata: { taskId, state: info.state },
       });

@@ -4,12 +4,15 @@
 import type { TaskState } from './types.js';
 
 export type TaskStateClass = 'active' | 'interrupted' | 'terminal';
+export type TaskOutcome = 'success' | 'failure';
 
 export interface TaskStateDefinition {
   readonly name: TaskState;
   readonly class: TaskStateClass;
   /** Whether a new task may be created in this state. */
   readonly initial: boolean;
+  /** For a terminal state, whether the work succeeded; null otherwise. */
+  readonly outcome: TaskOutcome | null;
   readonly description: string;
   /** States this state may change to. */
   readonly transitions: readonly TaskState[];
@@ -20,6 +23,7 @@ export const TASK_STATES: { readonly [S in TaskState]: TaskStateDefinition } = {
     "name": "TASK_STATE_SUBMITTED",
     "class": "active",
     "initial": true,
+    "outcome": null,
     "description": "The agent has accepted and acknowledged the task but has not started on it. The usual first state, and the one a2a-hub always records first. From here a task may move to any other state: straight to REJECTED or COMPLETED, to an interruption, or to WORKING.",
     "transitions": [
       "TASK_STATE_WORKING",
@@ -35,6 +39,7 @@ export const TASK_STATES: { readonly [S in TaskState]: TaskStateDefinition } = {
     "name": "TASK_STATE_WORKING",
     "class": "active",
     "initial": true,
+    "outcome": null,
     "description": "The agent is processing the task. Initial because an agent that starts work at once may create the task directly in this state without recording SUBMITTED. WORKING to WORKING is a progress update carrying a new status message; WORKING never returns to SUBMITTED.",
     "transitions": [
       "TASK_STATE_WORKING",
@@ -50,6 +55,7 @@ export const TASK_STATES: { readonly [S in TaskState]: TaskStateDefinition } = {
     "name": "TASK_STATE_COMPLETED",
     "class": "terminal",
     "initial": false,
+    "outcome": "success",
     "description": "The task finished successfully; its results are in its artifacts. Terminal: the task is immutable and cannot restart. Not initial: a task reaches it through SUBMITTED or WORKING, and an agent that answers at once without tracking returns a Message rather than a task.",
     "transitions": []
   },
@@ -57,6 +63,7 @@ export const TASK_STATES: { readonly [S in TaskState]: TaskStateDefinition } = {
     "name": "TASK_STATE_FAILED",
     "class": "terminal",
     "initial": false,
+    "outcome": "failure",
     "description": "The task ended with an error. Terminal. Not initial: a failure presupposes an accepted task; a task refused at creation is REJECTED.",
     "transitions": []
   },
@@ -64,6 +71,7 @@ export const TASK_STATES: { readonly [S in TaskState]: TaskStateDefinition } = {
     "name": "TASK_STATE_CANCELED",
     "class": "terminal",
     "initial": false,
+    "outcome": "failure",
     "description": "The task was canceled before it completed, normally through CancelTask. Terminal. Not initial: only an existing task can be canceled.",
     "transitions": []
   },
@@ -71,6 +79,7 @@ export const TASK_STATES: { readonly [S in TaskState]: TaskStateDefinition } = {
     "name": "TASK_STATE_INPUT_REQUIRED",
     "class": "interrupted",
     "initial": false,
+    "outcome": null,
     "description": "The agent needs more input from the client to go on; the status message says what. Interrupted: the client resumes the task by sending a message with the same taskId, and a cancel or failure can still end it. Not initial: the task first records SUBMITTED (or WORKING) and then moves here.",
     "transitions": [
       "TASK_STATE_WORKING",
@@ -86,6 +95,7 @@ export const TASK_STATES: { readonly [S in TaskState]: TaskStateDefinition } = {
     "name": "TASK_STATE_REJECTED",
     "class": "terminal",
     "initial": true,
+    "outcome": "failure",
     "description": "The agent decided not to perform the task. Terminal. Initial because the proto allows rejection during task creation as well as later.",
     "transitions": []
   },
@@ -93,6 +103,7 @@ export const TASK_STATES: { readonly [S in TaskState]: TaskStateDefinition } = {
     "name": "TASK_STATE_AUTH_REQUIRED",
     "class": "interrupted",
     "initial": false,
+    "outcome": null,
     "description": "The agent needs the client to supply authentication or authorization before it can go on; the status message says what is needed. Interrupted: credentials may arrive out of band or with a follow-up message on the same taskId, and a cancel or failure can still end it. Not initial: the spec has the agent move an existing task into this state.",
     "transitions": [
       "TASK_STATE_WORKING",
@@ -120,6 +131,17 @@ export const TERMINAL_STATES: ReadonlySet<TaskState> = new Set<TaskState>([
   "TASK_STATE_CANCELED",
   "TASK_STATE_REJECTED"
 ]);
+/** Terminal states that end the work without its result: failed, canceled, rejected. */
+export const FAILURE_STATES: ReadonlySet<TaskState> = new Set<TaskState>([
+  "TASK_STATE_FAILED",
+  "TASK_STATE_CANCELED",
+  "TASK_STATE_REJECTED"
+]);
+
+/** Submitted or working: the agent is on it. */
+export function isActiveState(state: TaskState): boolean {
+  return ACTIVE_STATES.has(state);
+}
 
 /** Completed, failed, canceled or rejected: the task never changes again. */
 export function isTerminalState(state: TaskState): boolean {
@@ -129,6 +151,11 @@ export function isTerminalState(state: TaskState): boolean {
 /** Input-required or auth-required: the task waits for the client. */
 export function isInterruptedState(state: TaskState): boolean {
   return INTERRUPTED_STATES.has(state);
+}
+
+/** A terminal state whose work did not succeed: failed, canceled or rejected. */
+export function isFailureState(state: TaskState): boolean {
+  return FAILURE_STATES.has(state);
 }
 
 export function canTransition(from: TaskState, to: TaskState): boolean {
