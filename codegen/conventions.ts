@@ -72,8 +72,8 @@ function checkSchema(
 ): void {
   if (!isDef && 'title' in schema) at(pointer, 'only defs carry a title (named types live in $defs)');
   if ('$ref' in schema) {
-    const extra = Object.keys(schema).filter((key) => key !== '$ref' && key !== 'description');
-    if (extra.length > 0) at(pointer, `a $ref may only have a sibling description, found ${extra.join(', ')}`);
+    const extra = Object.keys(schema).filter((key) => key !== '$ref' && key !== 'description' && key !== 'default');
+    if (extra.length > 0) at(pointer, `a $ref may only have a sibling description and default, found ${extra.join(', ')}`);
   }
   const own = isJsonObject(schema['properties']) ? Object.keys(schema['properties']) : [];
   const declared = [...inherited, ...own];

@@ -29,11 +29,14 @@ export function emitRequirements(specDir: string, family: Family): string {
   }
   return [
     generatedHeader(`spec/${family.id}/requirements.json`),
+    '/** Every requirement id of the catalog: a check naming any other id does not compile. */',
+    `export type RequirementId =\n${table.requirements.map((row) => `  | ${literal(row.id)}`).join('\n')};`,
+    '',
     "export type RequirementLevel = 'MUST' | 'SHOULD' | 'MAY';",
     "export type RequirementMode = 'black-box' | 'cooperative' | 'unreachable';",
     '',
     'export interface Requirement {',
-    '  readonly id: string;',
+    '  readonly id: RequirementId;',
     '  readonly section: string;',
     '  readonly level: RequirementLevel;',
     '  readonly text: string;',
@@ -50,6 +53,10 @@ export function emitRequirements(specDir: string, family: Family): string {
     `export const REQUIREMENTS: readonly Requirement[] = ${literal(table.requirements)};`,
     '',
     'export const REQUIREMENT_BY_ID: ReadonlyMap<string, Requirement> = new Map(REQUIREMENTS.map((requirement) => [requirement.id, requirement]));',
+    '',
+    'export function isRequirementId(id: string): id is RequirementId {',
+    '  return REQUIREMENT_BY_ID.has(id);',
+    '}',
     '',
   ].join('\n');
 }

@@ -2,11 +2,14 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, wri
 import { dirname, join, relative } from 'node:path';
 import { checkConventions } from './conventions.js';
 import { emitControlApi } from './emit-control-api.js';
+import { emitDefaults } from './emit-defaults.js';
+import { emitFieldViolations } from './emit-field-violations.js';
 import { emitErrors, loadErrors } from './emit-errors.js';
 import { emitMethods } from './emit-methods.js';
 import { emitProtocol } from './emit-protocol.js';
 import { emitRequirements } from './emit-requirements.js';
 import { emitTaskStates } from './emit-task-states.js';
+import { emitTestDirectives } from './emit-test-directives.js';
 import { emitTypes } from './emit-types.js';
 import { emitValidators, VALIDATOR_MODULES } from './emit-validators.js';
 import { discoverFamilies, loadFamily, type Family } from './families.js';
@@ -52,7 +55,12 @@ async function emitFamily(specDir: string, family: Family): Promise<Map<string, 
     files.set(`${VALIDATOR_MODULES[flavour]}.d.ts`, dts);
   }
   const barrel = ["export type * from './types.js';", "export * from './validators.js';", "export * as inputValidators from './input-validators.js';"];
-  const known = new Set(['protocol.json', 'errors.json', 'methods.json', 'task-states.json', 'api.json', 'requirements.json']);
+  const defaults = emitDefaults(family);
+  if (defaults !== undefined) {
+    files.set('defaults.ts', defaults);
+    barrel.push("export * from './defaults.js';");
+  }
+  const known = new Set(['protocol.json', 'errors.json', 'methods.json', 'task-states.json', 'api.json', 'requirements.json', 'test-directives.json', 'field-violations.json']);
   for (const name of family.tables.keys()) {
     if (!known.has(name)) throw new Error(`spec/${family.id}/${name}: no generator knows this table`);
   }
@@ -78,6 +86,14 @@ async function emitFamily(specDir: string, family: Family): Promise<Map<string, 
   if (family.tables.has('requirements.json')) {
     files.set('requirements.ts', emitRequirements(specDir, family));
     barrel.push("export * from './requirements.js';");
+  }
+  if (family.tables.has('test-directives.json')) {
+    files.set('test-directives.ts', emitTestDirectives(specDir, family));
+    barrel.push("export * from './test-directives.js';");
+  }
+  if (family.tables.has('field-violations.json')) {
+    files.set('field-violations.ts', emitFieldViolations(specDir, family));
+    barrel.push("export * from './field-violations.js';");
   }
   if (family.tables.has('api.json')) {
     files.set('api.ts', emitControlApi(specDir, family));

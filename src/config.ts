@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { DEFAULTS as SCHEMA_DEFAULTS } from '../generated/hub/defaults.js';
 import type { HubConfig } from '../generated/hub/types.js';
 import { validateHubConfig } from '../generated/hub/validators.js';
 import { toFieldViolations } from './protocol/violations.js';
@@ -8,23 +9,8 @@ import document from '../generated/hub/schema.json' with { type: 'json' };
 /** The configuration with every default filled in; `outbound` fills its own defaults (src/outbound/outbound-registry.ts). */
 export type ResolvedHubConfig = Required<Omit<HubConfig, 'publicUrl' | 'provider' | 'outbound'>> & Pick<HubConfig, 'publicUrl' | 'provider' | 'outbound'>;
 
-export const DEFAULTS: ResolvedHubConfig = {
-  host: '127.0.0.1',
-  port: 3080,
-  dataDir: '.a2a-hub',
-  store: 'sqlite',
-  trustProxy: false,
-  strictVersion: false,
-  bodyLimitBytes: 10 * 1024 * 1024,
-  rateLimit: { perSecond: 200, burst: 400 },
-  cardMaxAgeSeconds: 300,
-  shutdownGraceMs: 10_000,
-  sessionIdleMs: 30 * 60 * 1000,
-  maxSessions: 10_000,
-  sseHeartbeatMs: 15_000,
-  selfCheck: true,
-  logLevel: 'info',
-};
+/** Every default of spec/hub/config.schema.json, the one place they are written. */
+export const DEFAULTS: ResolvedHubConfig = { ...SCHEMA_DEFAULTS.HubConfig };
 
 /** Environment variables and the member each sets; values are parsed as the member's type. */
 const ENV: Record<string, keyof HubConfig> = {

@@ -3,4 +3,5 @@
 export type * from './types.js';
 export * from './validators.js';
 export * as inputValidators from './input-validators.js';
+export * from './defaults.js';
 export * from './api.js';

@@ -3,3 +3,6 @@
 export type * from './types.js';
 export * from './validators.js';
 export * as inputValidators from './input-validators.js';
+export * from './defaults.js';
+export * from './test-directives.js';
+export * from './field-violations.js';

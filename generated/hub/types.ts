@@ -5,19 +5,19 @@
  */
 export interface HubConfig {
   /**
-   * Address to listen on. Default 127.0.0.1.
+   * Address to listen on.
    */
   host?: string;
   /**
-   * TCP port; 0 picks a free one. Default 3080.
+   * TCP port; 0 picks a free one.
    */
   port?: number;
   /**
-   * Folder for the SQLite database (created when missing). Default .a2a-hub.
+   * Folder for the SQLite database (created when missing).
    */
   dataDir?: string;
   /**
-   * Where tasks live: sqlite (durable, default) or memory (lost on exit; for tests).
+   * Where tasks live: sqlite (durable) or memory (lost on exit; for tests).
    */
   store?: "sqlite" | "memory";
   /**
@@ -25,47 +25,47 @@ export interface HubConfig {
    */
   publicUrl?: string;
   /**
-   * Derive card URLs from X-Forwarded-Proto and X-Forwarded-Host. Only behind a proxy you control. Default false.
+   * Derive card URLs from X-Forwarded-Proto and X-Forwarded-Host. Only behind a proxy you control.
    */
   trustProxy?: boolean;
   /**
-   * Reject requests without an A2A-Version header with VersionNotSupported (-32009), as spec §3.6.2 reads. Default false: serve them as 1.0.
+   * Reject requests without an A2A-Version header with VersionNotSupported (-32009), as spec §3.6.2 reads. False serves them as 1.0.
    */
   strictVersion?: boolean;
   /**
-   * Largest request body accepted; raw file parts are base64, so allow for that. Default 10485760 (10 MiB).
+   * Largest request body accepted; raw file parts are base64, so allow for that.
    */
   bodyLimitBytes?: number;
   /**
-   * Per-source-address rate limit of the A2A endpoints, or false to turn it off. Default 200 per second with bursts of 400.
+   * Per-source-address rate limit of the A2A endpoints, or false to turn it off.
    */
   rateLimit?: RateLimitConfig | false;
   /**
-   * Cache-Control max-age of agent cards. Default 300.
+   * Cache-Control max-age of agent cards.
    */
   cardMaxAgeSeconds?: number;
   /**
-   * How long running tasks may finish after SIGINT/SIGTERM before they are failed. Default 10000.
+   * How long running tasks may finish after SIGINT/SIGTERM before they are failed.
    */
   shutdownGraceMs?: number;
   /**
-   * A conversation's live session is released after this long without activity. Default 1800000 (30 min).
+   * A conversation's live session is released after this long without activity.
    */
   sessionIdleMs?: number;
   /**
-   * Most live sessions kept at once; past it, the least recently active idle session is released first (its tasks and context stay stored). Default 10000.
+   * Most live sessions kept at once; past it, the least recently active idle session is released first (its tasks and context stay stored).
    */
   maxSessions?: number;
   /**
-   * Interval of the SSE keep-alive comments on open streams. Default 15000.
+   * Interval of the SSE keep-alive comments on open streams.
    */
   sseHeartbeatMs?: number;
   /**
-   * Validate every response against the generated schemas before sending and log any that fails. Default true.
+   * Validate every response against the generated schemas before sending and log any that fails.
    */
   selfCheck?: boolean;
   /**
-   * pino log level. Default info.
+   * pino log level.
    */
   logLevel?: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
   provider?: ProviderConfig;
@@ -103,11 +103,11 @@ export interface ProviderConfig {
 export interface OutboundSettings {
   urlPolicy?: UrlPolicySettings;
   /**
-   * First delay before a connection in state error is retried; each failed retry doubles it. Default 1000.
+   * First delay before a connection in state error is retried; each failed retry doubles it.
    */
   reconnectMinMs?: number;
   /**
-   * Longest delay between retries. Default 60000.
+   * Longest delay between retries.
    */
   reconnectMaxMs?: number;
 }
@@ -116,23 +116,23 @@ export interface OutboundSettings {
  */
 export interface UrlPolicySettings {
   /**
-   * URL schemes that may be used. Default ["http", "https"].
+   * URL schemes that may be used.
    */
   allowedSchemes?: string[];
   /**
-   * When set, the only hosts that may be contacted: exact names or IP addresses, and *.example.com wildcards (subdomains only). Default: any host.
+   * When set, the only hosts that may be contacted: exact names or IP addresses, and *.example.com wildcards (subdomains only). Unset: any host.
    */
   allowedHosts?: string[];
   /**
-   * Whether private and reserved addresses (10/8, 172.16/12, 192.168/16, 100.64/10, fc00::/7, …) may be contacted. Default false.
+   * Whether private and reserved addresses (10/8, 172.16/12, 192.168/16, 100.64/10, fc00::/7, …) may be contacted.
    */
   allowPrivate?: boolean;
   /**
-   * Whether link-local addresses (169.254/16, where cloud metadata services live, and fe80::/10) may be contacted. Default false.
+   * Whether link-local addresses (169.254/16, where cloud metadata services live, and fe80::/10) may be contacted.
    */
   allowLinkLocal?: boolean;
   /**
-   * Whether loopback addresses (127/8, ::1, localhost) may be contacted. Default true, so agents on this machine work.
+   * Whether loopback addresses (127/8, ::1, localhost) may be contacted.
    */
   allowLoopback?: boolean;
 }

@@ -1,6 +1,7 @@
 import { lookup as dnsLookup } from 'node:dns';
 import type { LookupAddress } from 'node:dns';
 import type { LookupFunction } from 'node:net';
+import { DEFAULTS } from '../../generated/hub/defaults.js';
 import { classifyAddress, type AddressClass } from './ip-ranges.js';
 
 /**
@@ -29,12 +30,13 @@ export interface ResolvedUrlPolicy {
   readonly allowLoopback: boolean;
 }
 
+const URL_POLICY_DEFAULTS = DEFAULTS.UrlPolicySettings;
+
+/** The defaults of spec/hub/config.schema.json's UrlPolicySettings: any host, no private or link-local address. */
 export const DEFAULT_URL_POLICY: ResolvedUrlPolicy = Object.freeze({
-  allowedSchemes: Object.freeze(['http', 'https']),
+  ...URL_POLICY_DEFAULTS,
+  allowedSchemes: Object.freeze([...URL_POLICY_DEFAULTS.allowedSchemes]),
   allowedHosts: undefined,
-  allowPrivate: false,
-  allowLinkLocal: false,
-  allowLoopback: true,
 });
 
 /** The policy member that would have allowed what was refused. */

@@ -1,64 +1,62 @@
+import {
+  DEFAULT_TEST_OUTCOME,
+  isTestOutcome,
+  TEST_DIRECTIVE_METADATA_KEY,
+  TEST_DIRECTIVE_PARAMETERS,
+  TEST_DIRECTIVE_TEXT_PREFIX,
+  TEST_OUTCOMES,
+  type TestDirective,
+  type TestDirectiveParameter,
+  type TestDirectiveParameterDefinition,
+  type TestOutcome,
+} from '../../generated/hub/test-directives.js';
 import type { Message } from '../../generated/a2a/1.0/types.js';
 
 /**
- * The test-directive convention: how a client asks an agent for a given lifecycle so that a
- * conformance suite can reach every state deterministically. The `echo` preset implements it
- * and advertises it on its card as the extension below; docs/test-directives.md publishes it
- * for any agent to implement.
+ * The test-directive convention (spec/hub/test-directives.json, docs/test-directives.md): how a
+ * client asks an agent for a given lifecycle so that a conformance suite can reach every state
+ * deterministically. The `echo` preset implements it and advertises it on its card.
  *
  * A directive is given either in message metadata, `{"a2a-hub/test": {"outcome": "input-required", "steps": 5, "stepMs": 50}}`,
  * or as a line of the message text, `::input-required`, `::slow 5`, `::chunks 4`.
  */
-export const TEST_DIRECTIVES_EXTENSION = 'https://a2a-hub.dev/extensions/test-directives/v1';
-export const TEST_DIRECTIVE_METADATA_KEY = 'a2a-hub/test';
+export { TEST_DIRECTIVES_EXTENSION, TEST_DIRECTIVE_METADATA_KEY, type TestDirective, type TestOutcome } from '../../generated/hub/test-directives.js';
 
-export type TestOutcome = 'completed' | 'input-required' | 'auth-required' | 'failed' | 'rejected' | 'message';
-
-export interface TestDirective {
-  readonly outcome: TestOutcome;
-  /** Work in this many cancellable steps, each reported as a WORKING status update. */
-  readonly steps: number;
-  readonly stepMs: number;
-  /** Split the reply artifact into this many chunks. */
-  readonly chunks: number;
-}
-
-const OUTCOMES: readonly TestOutcome[] = ['completed', 'input-required', 'auth-required', 'failed', 'rejected', 'message'];
-const TEXT_ALIASES: ReadonlyMap<string, TestOutcome> = new Map([
-  ['input-required', 'input-required'],
-  ['auth-required', 'auth-required'],
-  ['fail', 'failed'],
-  ['failed', 'failed'],
-  ['reject', 'rejected'],
-  ['rejected', 'rejected'],
-  ['message', 'message'],
-  ['complete', 'completed'],
-]);
-const LIMITS = { steps: 1000, stepMs: 10_000, chunks: 100 };
+const OUTCOME_BY_WORD: ReadonlyMap<string, TestOutcome> = new Map(TEST_OUTCOMES.flatMap((outcome) => outcome.textWords.map((word): [string, TestOutcome] => [word, outcome.name])));
+const PARAMETERS = Object.entries(TEST_DIRECTIVE_PARAMETERS) as [TestDirectiveParameter, TestDirectiveParameterDefinition][];
+const PARAMETER_BY_WORD: ReadonlyMap<string, [TestDirectiveParameter, TestDirectiveParameterDefinition]> = new Map(
+  PARAMETERS.flatMap((entry) => (entry[1].textWord === undefined ? [] : [[entry[1].textWord, entry] as const])),
+);
+const LINE = new RegExp(`^${TEST_DIRECTIVE_TEXT_PREFIX.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}([a-z-]+)(?:\\s+(\\d+))?\\s*$`);
 
 export function parseTestDirective(message: Message, text: string): TestDirective {
-  const directive: { outcome: TestOutcome; steps: number; stepMs: number; chunks: number } = { outcome: 'completed', steps: 0, stepMs: 100, chunks: 3 };
+  const directive: { -readonly [K in keyof TestDirective]: TestDirective[K] } = {
+    outcome: DEFAULT_TEST_OUTCOME,
+    ...(Object.fromEntries(PARAMETERS.map(([name, parameter]) => [name, parameter.default])) as Record<TestDirectiveParameter, number>),
+  };
   // Most messages hold no directive line: skip splitting them.
-  for (const line of text.includes('::') ? text.split('\n') : []) {
-    const match = /^::([a-z-]+)(?:\s+(\d+))?\s*$/.exec(line.trim());
+  for (const line of text.includes(TEST_DIRECTIVE_TEXT_PREFIX) ? text.split('\n') : []) {
+    const match = LINE.exec(line.trim());
     if (!match?.[1]) continue;
     const [, word, count] = match;
-    const outcome = TEXT_ALIASES.get(word);
-    if (outcome) directive.outcome = outcome;
-    else if (word === 'slow') directive.steps = clamp(Number(count ?? 10), LIMITS.steps);
-    else if (word === 'chunks') directive.chunks = Math.max(1, clamp(Number(count ?? 3), LIMITS.chunks));
+    const outcome = OUTCOME_BY_WORD.get(word);
+    const parameter = PARAMETER_BY_WORD.get(word);
+    if (outcome !== undefined) directive.outcome = outcome;
+    else if (parameter !== undefined) directive[parameter[0]] = clamp(Number(count ?? parameter[1].textDefault), parameter[1]);
   }
   const meta = message.metadata?.[TEST_DIRECTIVE_METADATA_KEY];
   if (typeof meta === 'object' && meta !== null) {
-    const { outcome, steps, stepMs, chunks } = meta as Record<string, unknown>;
-    if (typeof outcome === 'string' && (OUTCOMES as readonly string[]).includes(outcome)) directive.outcome = outcome as TestOutcome;
-    if (typeof steps === 'number') directive.steps = clamp(steps, LIMITS.steps);
-    if (typeof stepMs === 'number') directive.stepMs = clamp(stepMs, LIMITS.stepMs);
-    if (typeof chunks === 'number') directive.chunks = Math.max(1, clamp(chunks, LIMITS.chunks));
+    const given = meta as Record<string, unknown>;
+    if (isTestOutcome(given['outcome'])) directive.outcome = given['outcome'];
+    for (const [name, parameter] of PARAMETERS) {
+      const value = given[name];
+      if (typeof value === 'number') directive[name] = clamp(value, parameter);
+    }
   }
   return directive;
 }
 
-function clamp(value: number, max: number): number {
-  return Number.isFinite(value) ? Math.min(Math.max(0, Math.floor(value)), max) : 0;
+/** A whole number within the parameter's range; anything not finite is its minimum. */
+function clamp(value: number, range: { readonly minimum: number; readonly maximum: number }): number {
+  return Number.isFinite(value) ? Math.min(Math.max(range.minimum, Math.floor(value)), range.maximum) : range.minimum;
 }

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { AgentProvider, AgentSkill } from '../../generated/a2a/1.0/types.js';
+import { DEFAULTS } from '../../generated/control/defaults.js';
 import { validateEndpointPath } from '../../generated/control/validators.js';
 import { DEFAULT_PRESET, type PresetRegistry } from '../executors/presets.js';
 import { tokenDigest } from '../http/bearer.js';
@@ -120,7 +121,7 @@ export class InboundRegistry implements AgentDirectory {
       version: input.version,
       endpointPath: input.endpointPath ?? `/a2a/${id}`,
       preset: input.preset ?? DEFAULT_PRESET,
-      enabled: input.enabled ?? true,
+      enabled: input.enabled ?? DEFAULTS.InboundCreateAction.enabled,
       ...(input.authTokenEnv === undefined ? {} : { authTokenEnv: input.authTokenEnv }),
       ...(input.skills === undefined ? {} : { skills: input.skills }),
       ...(input.relayTo === undefined || input.relayTo === '' ? {} : { relayTo: input.relayTo }),

@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
+import { DEFAULTS } from '../../generated/control/defaults.js';
 import type { SkillOverrides } from '../../generated/control/types.js';
 
-/** Per-call timeout of a connection that names none: long, because remote agents may think for a while. */
-export const DEFAULT_OUTBOUND_TIMEOUT_MS = 60_000;
+/** Per-call timeout of a connection that names none (spec/control): long, because remote agents may think for a while. */
+export const DEFAULT_OUTBOUND_TIMEOUT_MS = DEFAULTS.OutboundCreateAction.timeoutMs;
 
 /**
  * An outbound connection's configuration as persisted. A token set with outbound.setAuth has
@@ -54,7 +55,7 @@ export function newOutboundConfig(input: OutboundInput, now: string): OutboundCo
     // An empty variable name would make every connect fail for no visible reason: treat it as none.
     ...(input.bearerTokenEnv === undefined || input.bearerTokenEnv === '' ? {} : { bearerTokenEnv: input.bearerTokenEnv }),
     ...(input.preset === undefined ? {} : { preset: input.preset }),
-    enabled: input.enabled ?? true,
+    enabled: input.enabled ?? DEFAULTS.OutboundCreateAction.enabled,
     timeoutMs: input.timeoutMs ?? DEFAULT_OUTBOUND_TIMEOUT_MS,
     disabledSkills: [...(input.disabledSkills ?? [])],
     skillOverrides: { ...input.skillOverrides },

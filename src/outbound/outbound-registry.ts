@@ -1,5 +1,6 @@
 import type { AgentCard, AgentSkill } from '../../generated/a2a/1.0/types.js';
 import type { DiscoverPreview } from '../../generated/control/types.js';
+import { DEFAULTS } from '../../generated/hub/defaults.js';
 import type { OutboundSettings } from '../../generated/hub/types.js';
 import type { A2AClient } from '../client/a2a-client.js';
 import type { UrlPolicy } from '../client/url-policy.js';
@@ -45,9 +46,6 @@ export interface OutboundRegistryOptions {
   readonly log?: LogFunction;
 }
 
-const DEFAULT_RECONNECT_MIN_MS = 1000;
-const DEFAULT_RECONNECT_MAX_MS = 60_000;
-
 /** The run-time half of a connection; the persisted half is its OutboundConfig. */
 interface Live {
   state: OutboundState;
@@ -84,8 +82,8 @@ export class OutboundRegistry {
   constructor(options: OutboundRegistryOptions) {
     this.#options = options;
     this.#urlPolicy = options.settings?.urlPolicy;
-    this.#reconnectMinMs = options.settings?.reconnectMinMs ?? DEFAULT_RECONNECT_MIN_MS;
-    this.#reconnectMaxMs = Math.max(this.#reconnectMinMs, options.settings?.reconnectMaxMs ?? DEFAULT_RECONNECT_MAX_MS);
+    this.#reconnectMinMs = options.settings?.reconnectMinMs ?? DEFAULTS.OutboundSettings.reconnectMinMs;
+    this.#reconnectMaxMs = Math.max(this.#reconnectMinMs, options.settings?.reconnectMaxMs ?? DEFAULTS.OutboundSettings.reconnectMaxMs);
     for (const stored of options.store.loadOutbounds()) {
       const config = outboundFromStored(stored.config);
       this.#configs.set(config.id, config);

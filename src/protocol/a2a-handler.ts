@@ -1,3 +1,4 @@
+import { DEFAULTS } from '../../generated/a2a/1.0/defaults.js';
 import { METHODS, type Capability, type MethodName, type MethodTypes } from '../../generated/a2a/1.0/methods.js';
 import { isInterruptedState, isTerminalState } from '../../generated/a2a/1.0/task-states.js';
 import type { AgentCard, ListTasksResponse, Part, SendMessageRequest, SendMessageResponse, Task } from '../../generated/a2a/1.0/types.js';
@@ -30,8 +31,6 @@ export interface CallContext {
 }
 
 export type CallResult = { readonly kind: 'result'; readonly result: unknown } | { readonly kind: 'stream'; readonly frames: FrameQueue };
-
-const DEFAULT_PAGE_SIZE = 50;
 
 /**
  * The 11 A2A methods over already-validated params, with no knowledge of JSON-RPC, HTTP or
@@ -172,7 +171,7 @@ export class A2AHandler {
   }
 
   #listTasks(params: MethodTypes['ListTasks']['params'], context: CallContext): ListTasksResponse {
-    const pageSize = params.pageSize ?? DEFAULT_PAGE_SIZE;
+    const pageSize = params.pageSize ?? DEFAULTS.ListTasksRequest.pageSize;
     try {
       const page = this.store.listTasks(context.agent.id, {
         pageSize,

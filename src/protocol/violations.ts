@@ -1,5 +1,6 @@
 import type { ErrorObject } from 'ajv';
 import type { FieldViolation } from '../../generated/a2a/1.0/types.js';
+import { REASON_BY_KEYWORD, type FieldViolationReason } from '../../generated/hub/field-violations.js';
 import { oneofMembers, properties, resolveRef, schemaAt, schemaList, splitPointer, valueAt, type JsonSchema, type SchemaDocument } from './json-schema.js';
 
 export interface ViolationContext {
@@ -46,8 +47,14 @@ export function toFieldViolations(errors: readonly ErrorObject[], context: Viola
   return violations;
 }
 
+/** The reason spec/hub/field-violations.json gives a failed keyword. */
+function reasonOf(keyword: string): FieldViolationReason {
+  return REASON_BY_KEYWORD.get(keyword) ?? 'INVALID_VALUE';
+}
+
 function describe(error: ErrorObject, context: ViolationContext): FieldViolation {
-  const at = (pointer: string, description: string, reason: string): FieldViolation => ({
+  const reason = reasonOf(error.keyword);
+  const at = (pointer: string, description: string): FieldViolation => ({
     field: fieldPath(pointer, context.fieldPrefix),
     description,
     reason,
@@ -57,45 +64,45 @@ function describe(error: ErrorObject, context: ViolationContext): FieldViolation
   switch (error.keyword) {
     case 'required': {
       const missing = String(params['missingProperty']);
-      return at(`${error.instancePath}/${escape(missing)}`, 'is required', 'REQUIRED');
+      return at(`${error.instancePath}/${escape(missing)}`, 'is required');
     }
     case 'additionalProperties': {
       const extra = String(params['additionalProperty']);
       const hint = LEGACY_MEMBERS.get(extra);
       const known = Object.keys(properties(schema() ?? {}));
       const expected = known.length > 0 ? `; known members: ${known.join(', ')}` : '';
-      return at(`${error.instancePath}/${escape(extra)}`, `is not a member of this object${hint ? ` (${hint})` : expected}`, 'UNKNOWN_MEMBER');
+      return at(`${error.instancePath}/${escape(extra)}`, `is not a member of this object${hint ? ` (${hint})` : expected}`);
     }
     case 'oneOf':
       return describeOneof(error, context, schema());
     case 'anyOf':
-      return at(error.instancePath, `must be ${describeUnion(context.document, schema())}`, 'INVALID_VALUE');
+      return at(error.instancePath, `must be ${describeUnion(context.document, schema())}`);
     case 'discriminator':
       return describeDiscriminator(error, context, schema());
     case 'enum': {
       const allowed = (params['allowedValues'] as unknown[]).map((value) => JSON.stringify(value));
       const got = valueAt(context.data, error.instancePath);
       const legacy = typeof got === 'string' && /^[a-z]+(-[a-z]+)*$/.test(got) ? ' (a lowercase value is A2A 0.3 style)' : '';
-      return at(error.instancePath, `must be one of ${allowed.join(', ')}, got ${JSON.stringify(got)}${legacy}`, 'INVALID_ENUM');
+      return at(error.instancePath, `must be one of ${allowed.join(', ')}, got ${JSON.stringify(got)}${legacy}`);
     }
     case 'type':
-      return at(error.instancePath, `must be ${article(String(params['type']))}, got ${typeName(valueAt(context.data, error.instancePath))}`, 'INVALID_TYPE');
+      return at(error.instancePath, `must be ${article(String(params['type']))}, got ${typeName(valueAt(context.data, error.instancePath))}`);
     case 'const':
-      return at(error.instancePath, `must be ${JSON.stringify(params['allowedValue'])}`, 'INVALID_VALUE');
+      return at(error.instancePath, `must be ${JSON.stringify(params['allowedValue'])}`);
     case 'pattern':
     case 'format':
-      return at(error.instancePath, describeFormat(schema(), error), 'INVALID_FORMAT');
+      return at(error.instancePath, describeFormat(schema(), error));
     case 'minItems':
-      return at(error.instancePath, `must have at least ${String(params['limit'])} element${params['limit'] === 1 ? '' : 's'}`, 'TOO_FEW_ITEMS');
+      return at(error.instancePath, `must have at least ${String(params['limit'])} element${params['limit'] === 1 ? '' : 's'}`);
     case 'minLength':
-      return at(error.instancePath, params['limit'] === 1 ? 'must not be empty' : `must be at least ${String(params['limit'])} characters`, 'TOO_SHORT');
+      return at(error.instancePath, params['limit'] === 1 ? 'must not be empty' : `must be at least ${String(params['limit'])} characters`);
     case 'minimum':
     case 'maximum':
     case 'exclusiveMinimum':
     case 'exclusiveMaximum':
-      return at(error.instancePath, `must be ${String(params['comparison'])} ${String(params['limit'])}`, 'OUT_OF_RANGE');
+      return at(error.instancePath, `must be ${String(params['comparison'])} ${String(params['limit'])}`);
     default:
-      return at(error.instancePath, error.message ?? `fails ${error.keyword}`, 'INVALID_VALUE');
+      return at(error.instancePath, error.message ?? `fails ${error.keyword}`);
   }
 }
 
@@ -103,13 +110,13 @@ function describeOneof(error: ErrorObject, context: ViolationContext, schema: Js
   const field = fieldPath(error.instancePath, context.fieldPrefix);
   const members = schema === undefined ? [] : oneofMembers(schema);
   if (members.length === 0) {
-    return { field, description: `must match exactly one of ${describeUnion(context.document, schema)}`, reason: 'INVALID_VALUE' };
+    return { field, description: `must match exactly one of ${describeUnion(context.document, schema)}`, reason: reasonOf('oneOf') };
   }
   const value = valueAt(context.data, error.instancePath);
   const present = members.filter((member) => typeof value === 'object' && value !== null && member in value);
   const list = members.join(', ');
   const found = present.length === 0 ? 'none is set' : `${present.join(' and ')} are set`;
-  return { field, description: `must set exactly one of ${list} (${found})`, reason: 'ONEOF_VIOLATION' };
+  return { field, description: `must set exactly one of ${list} (${found})`, reason: 'ONEOF_VIOLATION' satisfies FieldViolationReason };
 }
 
 function describeDiscriminator(error: ErrorObject, context: ViolationContext, schema: JsonSchema | undefined): FieldViolation {
@@ -121,7 +128,7 @@ function describeDiscriminator(error: ErrorObject, context: ViolationContext, sc
   });
   const field = fieldPath(`${error.instancePath}/${escape(tag)}`, context.fieldPrefix);
   const got = params.tagValue === undefined ? 'it is missing' : `got ${JSON.stringify(params.tagValue)}`;
-  return { field, description: `must be one of ${values.join(', ')}, ${got}`, reason: 'INVALID_ENUM' };
+  return { field, description: `must be one of ${values.join(', ')}, ${got}`, reason: reasonOf('discriminator') };
 }
 
 function describeUnion(document: SchemaDocument, schema: JsonSchema | undefined): string {

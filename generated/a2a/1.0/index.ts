@@ -3,6 +3,7 @@
 export type * from './types.js';
 export * from './validators.js';
 export * as inputValidators from './input-validators.js';
+export * from './defaults.js';
 export * from './protocol.js';
 export * from './errors.js';
 export * from './methods.js';

@@ -1033,7 +1033,7 @@ export interface ListTasksRequest {
   contextId?: string;
   status?: TaskState;
   /**
-   * Maximum number of tasks per page, from 1 to 100; 50 when unset. The server may return fewer.
+   * Maximum number of tasks per page, from 1 to 100. The server may return fewer.
    */
   pageSize?: number;
   /**

@@ -1,0 +1,48 @@
+import { createAjv } from './ajv.js';
+import type { Family } from './families.js';
+import { generatedHeader } from './header.js';
+import { isJsonObject, type JsonValue } from './json.js';
+import { literal } from './tables.js';
+
+/**
+ * `defaults.ts`: the `default` keyword of every member that has one, per def, so that code
+ * filling in a default reads the schema's value instead of restating it. Each default is
+ * checked against its member's own schema. Returns undefined when the family has none.
+ */
+export function emitDefaults(family: Family): string | undefined {
+  const defs = isJsonObject(family.document['$defs']) ? family.document['$defs'] : {};
+  const ajv = createAjv();
+  ajv.addSchema(family.document);
+  const found: [string, [string, JsonValue][]][] = [];
+  for (const def of family.defNames) {
+    const schema = defs[def];
+    const members = isJsonObject(schema) && isJsonObject(schema['properties']) ? schema['properties'] : {};
+    const withDefault: [string, JsonValue][] = [];
+    for (const [name, member] of Object.entries(members)) {
+      if (!isJsonObject(member) || !('default' in member)) continue;
+      const value = member['default'] as JsonValue;
+      if (!ajv.validate({ $ref: `${family.schemaId}#/$defs/${def}/properties/${name}` }, value)) {
+        throw new Error(`spec/${family.id}: the default of ${def}.${name} does not match its schema: ${ajv.errorsText()}`);
+      }
+      withDefault.push([name, value]);
+    }
+    if (withDefault.length > 0) found.push([def, withDefault]);
+  }
+  if (found.length === 0) return undefined;
+  const entries = found.map(([def, members]) => `  ${def}: ${literal(Object.fromEntries(members)).replaceAll('\n', '\n  ')},`);
+  const shape = found.map(([def, members]) => `  readonly ${def}: Required<Pick<T.${def}, ${members.map(([name]) => literal(name)).join(' | ')}>>;`);
+  return [
+    generatedHeader(`spec/${family.id}/*.schema.json (their default keywords)`),
+    "import type * as T from './types.js';",
+    '',
+    '/** Per def, the value of each member that has a `default` in the schema. */',
+    'export interface Defaults {',
+    ...shape,
+    '}',
+    '',
+    'export const DEFAULTS: Defaults = {',
+    ...entries,
+    '};',
+    '',
+  ].join('\n');
+}
