@@ -20,7 +20,7 @@ export function emitDefaults(family: Family): string | undefined {
     const withDefault: [string, JsonValue][] = [];
     for (const [name, member] of Object.entries(members)) {
       if (!isJsonObject(member) || !('default' in member)) continue;
-      const value = member['default'] as JsonValue;
+      const value = member['default'];
       if (!ajv.validate({ $ref: `${family.schemaId}#/$defs/${def}/properties/${name}` }, value)) {
         throw new Error(`spec/${family.id}: the default of ${def}.${name} does not match its schema: ${ajv.errorsText()}`);
       }
