@@ -21,11 +21,13 @@ import { a2aError, type A2AError } from '../protocol/a2a-error.js';
 import { A2A_1_0, type A2ADefs } from '../protocol/a2a-schema.js';
 import { projectToSchema } from '../protocol/project.js';
 import { checkValue } from '../protocol/validation.js';
+import { describeError } from '../support/describe-error.js';
 import { setOwn } from '../support/own-property.js';
+import { isRecord } from '../support/records.js';
 import { backoff } from './backoff.js';
 import { HttpTransport, type TransportOptions } from './http-transport.js';
 import { followTaskStream, type StreamEvent, type TaskStreamOptions } from './task-stream.js';
-import { A2ATransportError, abortError, describe } from './transport-error.js';
+import { A2ATransportError, abortError } from './transport-error.js';
 import { UrlPolicyError, findUrlPolicyError } from './url-policy.js';
 
 export { A2ATransportError } from './transport-error.js';
@@ -115,7 +117,7 @@ async function readCard(url: string, options: ConnectOptions, transport: HttpTra
       });
     } catch (error) {
       if (error instanceof UrlPolicyError || error instanceof A2ATransportError) throw error;
-      throw new A2ATransportError(`${candidate} is not reachable: ${describe(error)}`, { cause: error });
+      throw new A2ATransportError(`${candidate} is not reachable: ${describeError(error)}`, { cause: error });
     }
     const { url: cardUrl, response } = answer;
     const text = await response.text().catch(() => '');
@@ -125,7 +127,7 @@ async function readCard(url: string, options: ConnectOptions, transport: HttpTra
     }
     try {
       const card = JSON.parse(text) as unknown;
-      if (isObject(card)) return { cardUrl, card };
+      if (isRecord(card)) return { cardUrl, card };
       lastProblem = `${cardUrl} did not return a JSON object`;
     } catch {
       lastProblem = `${cardUrl} did not return JSON`;
@@ -327,7 +329,7 @@ export class A2AClient {
           await backoff(base, attempt, signal);
           continue;
         }
-        throw new A2ATransportError(`${method}: ${this.endpoint} is not reachable: ${describe(error)}`, { cause: error });
+        throw new A2ATransportError(`${method}: ${this.endpoint} is not reachable: ${describeError(error)}`, { cause: error });
       }
       if (response.status >= 300 && response.status < 400) {
         await response.body?.cancel().catch(() => undefined);
@@ -347,7 +349,7 @@ export class A2AClient {
           await backoff(base, attempt, signal);
           continue;
         }
-        throw new A2ATransportError(`${method}: reading the answer failed: ${describe(error)}`, { cause: error });
+        throw new A2ATransportError(`${method}: reading the answer failed: ${describeError(error)}`, { cause: error });
       }
       if (response.status >= 500 && !isJsonRpcError(text) && attempt < retries) {
         await backoff(base, attempt, signal);
@@ -420,7 +422,7 @@ async function* readSse(method: MethodName, response: Response, signal: AbortSig
         chunk = await reader.read();
       } catch (error) {
         if (signal.aborted) throw abortError(method, signal, error);
-        throw new A2ATransportError(`${method}: the stream broke: ${describe(error)}`, { cause: error });
+        throw new A2ATransportError(`${method}: the stream broke: ${describeError(error)}`, { cause: error });
       }
       if (chunk.done) parser.feed(decoder.decode());
       else parser.feed(decoder.decode(chunk.value, { stream: true }));
@@ -446,7 +448,7 @@ function parseEnvelope(method: string, text: string, status: number): SuccessEnv
     if (status < 200 || status >= 300) throw new A2ATransportError(`${method}: HTTP ${status} without a JSON-RPC answer`, { status });
     throw a2aError('InvalidAgentResponseError', `${method}: the answer is not JSON`);
   }
-  if (!isObject(json) || json['jsonrpc'] !== '2.0') {
+  if (!isRecord(json) || json['jsonrpc'] !== '2.0') {
     if (status < 200 || status >= 300) throw new A2ATransportError(`${method}: HTTP ${status} without a JSON-RPC answer`, { status });
     throw a2aError('InvalidAgentResponseError', `${method}: the answer is not a JSON-RPC 2.0 response`);
   }
@@ -457,7 +459,7 @@ function parseEnvelope(method: string, text: string, status: number): SuccessEnv
 }
 
 function remoteError(method: string, error: unknown): A2AError {
-  if (!isObject(error) || typeof error['code'] !== 'number' || typeof error['message'] !== 'string') {
+  if (!isRecord(error) || typeof error['code'] !== 'number' || typeof error['message'] !== 'string') {
     return a2aError('InvalidAgentResponseError', `${method}: malformed JSON-RPC error object`);
   }
   const code = error['code'];
@@ -467,13 +469,13 @@ function remoteError(method: string, error: unknown): A2AError {
   const data = error['data'];
   if (Array.isArray(data)) {
     for (const detail of data as unknown[]) {
-      if (!isObject(detail)) continue;
+      if (!isRecord(detail)) continue;
       const info = detail['metadata'];
-      if (isObject(info)) for (const [key, value] of Object.entries(info)) if (typeof value === 'string') setOwn(metadata, key, value);
+      if (isRecord(info)) for (const [key, value] of Object.entries(info)) if (typeof value === 'string') setOwn(metadata, key, value);
       const fieldViolations = detail['fieldViolations'];
       if (Array.isArray(fieldViolations)) {
         for (const entry of fieldViolations as unknown[]) {
-          if (isObject(entry) && typeof entry['field'] === 'string' && typeof entry['description'] === 'string') {
+          if (isRecord(entry) && typeof entry['field'] === 'string' && typeof entry['description'] === 'string') {
             violations.push({ field: entry['field'], description: entry['description'] });
           }
         }
@@ -508,7 +510,7 @@ function nonConforming(what: string, violations: readonly FieldViolation[]): A2A
 function isJsonRpcError(text: string): boolean {
   try {
     const json = JSON.parse(text) as unknown;
-    return isObject(json) && json['jsonrpc'] === '2.0' && json['error'] !== undefined;
+    return isRecord(json) && json['jsonrpc'] === '2.0' && json['error'] !== undefined;
   } catch {
     return false;
   }
@@ -516,8 +518,4 @@ function isJsonRpcError(text: string): boolean {
 
 function baseHeaders(options: ConnectOptions): Record<string, string> {
   return { ...options.headers, ...(options.token === undefined ? {} : { authorization: `Bearer ${options.token}` }) };
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

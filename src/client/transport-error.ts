@@ -18,11 +18,3 @@ export function abortError(method: string, signal: AbortSignal, error: unknown):
   }
   return reason instanceof Error ? reason : new A2ATransportError(`${method}: aborted`, { cause: error });
 }
-
-export function describe(error: unknown): string {
-  if (error instanceof Error) {
-    const cause = error.cause instanceof Error ? ` (${error.cause.message})` : '';
-    return `${error.message}${cause}`;
-  }
-  return String(error);
-}

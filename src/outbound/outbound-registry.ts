@@ -8,7 +8,8 @@ import { OperationError } from '../inbound/operation-error.js';
 import type { LogFunction } from '../logging.js';
 import type { TaskStore } from '../store/task-store.js';
 import { DEFAULT_OUTBOUND_TIMEOUT_MS, newOutboundConfig, outboundFromStored, type OutboundConfig, type OutboundInput, type OutboundPatch } from './outbound-config.js';
-import { ConnectError, connectRemote, describe, discoverRemote, type RemoteSettings } from './remote-connect.js';
+import { ConnectError, connectRemote, discoverRemote, type RemoteSettings } from './remote-connect.js';
+import { describeError } from '../support/describe-error.js';
 
 export type OutboundState = 'connecting' | 'connected' | 'error' | 'disabled';
 
@@ -157,7 +158,7 @@ export class OutboundRegistry {
       client = await connectRemote(config.agentCardUrl, this.#settingsOf(config));
     } catch (error) {
       throw new OperationError(
-        `could not connect to ${config.agentCardUrl}: ${this.#scrub(describe(error), config)}; nothing was created. Check the URL with outbound.discover, or create the connection with "enabled": false and connect it later with outbound.enable`,
+        `could not connect to ${config.agentCardUrl}: ${this.#scrub(describeError(error), config)}; nothing was created. Check the URL with outbound.discover, or create the connection with "enabled": false and connect it later with outbound.enable`,
       );
     }
     this.#requireOpen();
@@ -256,7 +257,7 @@ export class OutboundRegistry {
     try {
       return await discoverRemote(agentCardUrl, settings);
     } catch (error) {
-      throw new OperationError(`could not read an agent card from ${agentCardUrl}: ${scrub(describe(error), token)}`);
+      throw new OperationError(`could not read an agent card from ${agentCardUrl}: ${scrub(describeError(error), token)}`);
     }
   }
 
@@ -297,7 +298,7 @@ export class OutboundRegistry {
     try {
       client = await connectRemote(config.agentCardUrl, this.#settingsOf(config, controller.signal));
     } catch (error) {
-      failure = this.#scrub(describe(error), config);
+      failure = this.#scrub(describeError(error), config);
     }
     if (live.attemptController === controller) live.attemptController = undefined;
     if (attempt !== live.attempt || this.#closed) {

@@ -5,6 +5,7 @@ import type { DiscoverPreview } from '../../generated/control/types.js';
 import { A2AClient, pickJsonRpcInterface, type ConnectOptions } from '../client/a2a-client.js';
 import { HttpTransport } from '../client/http-transport.js';
 import type { UrlPolicy } from '../client/url-policy.js';
+import { describeError } from '../support/describe-error.js';
 
 
 export interface RemoteSettings {
@@ -60,7 +61,7 @@ async function readRemoteCard(agentCardUrl: string, settings: RemoteSettings): P
   try {
     client = await A2AClient.connect(agentCardUrl, clientOptions(settings));
   } catch (error) {
-    throw new ConnectError(describe(error), { cause: error });
+    throw new ConnectError(describeError(error), { cause: error });
   }
   const asked = new URL(agentCardUrl);
   const wellKnown = new URL(WELL_KNOWN_AGENT_CARD_PATH, asked).href;
@@ -103,7 +104,7 @@ async function checkEndpoint(endpoint: string, settings: RemoteSettings): Promis
     text = await response.text();
   } catch (error) {
     if (timeout.aborted) throw new ConnectError(`the endpoint ${endpoint} did not answer within ${settings.timeoutMs} ms`);
-    throw new ConnectError(`the endpoint ${endpoint} is not reachable: ${describe(error)}`, { cause: error });
+    throw new ConnectError(`the endpoint ${endpoint} is not reachable: ${describeError(error)}`, { cause: error });
   }
   if (response.status === 401 || response.status === 403) {
     const remote = jsonRpcErrorMessage(text);
@@ -129,11 +130,4 @@ function jsonRpcErrorMessage(text: string): string | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** An error's message with its cause's, the way a person reads a failed connect. */
-export function describe(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
-  const cause = error.cause instanceof Error && !error.message.includes(error.cause.message) ? ` (${error.cause.message})` : '';
-  return `${error.message}${cause}`;
 }

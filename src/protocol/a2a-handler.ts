@@ -1,12 +1,13 @@
 import { DEFAULTS } from '../../generated/a2a/1.0/defaults.js';
 import { METHODS, type Capability, type MethodName, type MethodTypes } from '../../generated/a2a/1.0/methods.js';
 import { isInterruptedState, isTerminalState } from '../../generated/a2a/1.0/task-states.js';
-import type { AgentCard, ListTasksResponse, Part, SendMessageRequest, SendMessageResponse, Task } from '../../generated/a2a/1.0/types.js';
+import type { AgentCard, ListTasksResponse, SendMessageRequest, SendMessageResponse, Task } from '../../generated/a2a/1.0/types.js';
 import { InvalidCursorError, type TaskStore } from '../store/task-store.js';
 import { toWireTask, type TaskContent } from '../store/task-view.js';
 import type { TaskChannels } from '../tasks/task-channels.js';
 import type { RuntimeInstance, TaskRuntime } from '../tasks/task-runtime.js';
 import { FrameQueue } from './frame-queue.js';
+import { admitsText, mediaRangeCovers, mediaTypeOfPart } from './media-types.js';
 import { a2aError } from './a2a-error.js';
 
 /** An inbound agent as the protocol layer sees it. */
@@ -89,14 +90,14 @@ export class A2AHandler {
     if (configuration?.taskPushNotificationConfig !== undefined && !agent.capabilities.pushNotifications) {
       throw a2aError('PushNotificationNotSupportedError', 'configuration.taskPushNotificationConfig was given, but this agent does not support push notifications');
     }
-    const refused = params.message.parts.map(mediaTypeOf).find((type) => !agent.inputModes.some((mode) => mediaMatches(mode, type)));
+    const refused = params.message.parts.map(mediaTypeOfPart).find((type) => !agent.inputModes.some((mode) => mediaRangeCovers(mode, type)));
     if (refused !== undefined) {
       throw a2aError('ContentTypeNotSupportedError', `this agent does not accept ${refused} parts; it accepts ${agent.inputModes.join(', ')}`, {
         metadata: { mediaType: refused, inputModes: agent.inputModes.join(',') },
       });
     }
     const accepted = configuration?.acceptedOutputModes ?? [];
-    if (accepted.length > 0 && !accepted.some(isTextMode)) {
+    if (accepted.length > 0 && !accepted.some(admitsText)) {
       throw a2aError('ContentTypeNotSupportedError', `this agent replies with text only; acceptedOutputModes ${accepted.join(', ')} excludes every text mode`, {
         metadata: { acceptedOutputModes: accepted.join(',') },
       });
@@ -194,26 +195,4 @@ export class A2AHandler {
 
 function historyView(historyLength: number | undefined): { historyLength?: number } {
   return historyLength === undefined ? {} : { historyLength };
-}
-
-/** A part's media type: its mediaType, else what its content implies. */
-function mediaTypeOf(part: Part): string {
-  if (part.mediaType) return (part.mediaType.split(';')[0] ?? '').trim().toLowerCase();
-  if (part.text !== undefined) return 'text/plain';
-  if (part.data !== undefined) return 'application/json';
-  return 'application/octet-stream';
-}
-
-/** Whether a media range (text/plain, image/*, * / *) covers a media type. */
-function mediaMatches(range: string, type: string): boolean {
-  if (range === type) return true;
-  const [rangeType, rangeSub] = (range.split(';')[0] ?? '').trim().toLowerCase().split('/');
-  const [typeType, typeSub] = type.split('/');
-  return (rangeType === '*' || rangeType === typeType) && (rangeSub === '*' || rangeSub === typeSub);
-}
-
-/** text/plain, text/*, * / * and their parameterised forms all admit a text reply. */
-function isTextMode(mode: string): boolean {
-  const type = mode.split(';')[0]?.trim().toLowerCase() ?? '';
-  return type === '*/*' || type === 'text/*' || type.startsWith('text/');
 }

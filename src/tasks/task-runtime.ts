@@ -303,7 +303,7 @@ export class TaskRuntime {
         execution.apply('TASK_STATE_COMPLETED');
       } else {
         this.#deps.log?.('warn', 'executor failed', { taskId: request.taskId, error: failure.error instanceof Error ? failure.error.message : String(failure.error) });
-        execution.apply('TASK_STATE_FAILED', `the agent failed: ${describeError(failure.error)}`);
+        execution.apply('TASK_STATE_FAILED', `the agent failed: ${failureText(failure.error)}`);
       }
     } catch (error) {
       this.#deps.log?.('error', 'could not settle a task', { taskId: request.taskId, error: String(error) });
@@ -330,7 +330,8 @@ function stateWord(state: TaskState): string {
   return state.replace('TASK_STATE_', '').toLowerCase().replace('_', '-');
 }
 
-function describeError(error: unknown): string {
+/** What an executor's failure says, short enough for a status message (no stack, no cause chain). */
+function failureText(error: unknown): string {
   const text = error instanceof Error ? error.message : typeof error === 'string' ? error : 'unknown error';
   return text.length > 500 ? `${text.slice(0, 500)}…` : text;
 }
