@@ -8,7 +8,7 @@ export { TEST_DIRECTIVES_EXTENSION, TEST_DIRECTIVE_METADATA_KEY, parseTestDirect
 export { A2AError, type ErrorDefinition } from './protocol/a2a-error.js';
 export { checkValue, type Checked } from './protocol/validation.js';
 export { A2A_1_0 } from './protocol/a2a-schema.js';
-export { OperationError } from './inbound/operation-error.js';
+export { OperationError } from './support/operation-error.js';
 export type * as A2A from '../generated/a2a/1.0/types.js';
 export { A2AClient, A2ATransportError, assembleArtifacts, textOf, fetchAgentCard, type ConnectOptions, type StreamEvent } from './client/a2a-client.js';
 export { DEFAULT_URL_POLICY, UrlPolicyError, type UrlPolicy } from './client/url-policy.js';

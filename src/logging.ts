@@ -1,6 +1,7 @@
 import { pino, type Logger } from 'pino';
+import type { LogFunction } from './support/log.js';
 
-export type LogFunction = (level: 'warn' | 'error' | 'info', message: string, details?: Record<string, unknown>) => void;
+export type { LogFunction };
 
 /**
  * The hub's logger. Request headers are never logged, and the redaction below is a second

@@ -3,7 +3,7 @@ import { isTerminalState } from '../../generated/a2a/1.0/task-states.js';
 import type { ActionSuccess } from '../../generated/control/types.js';
 import type { ControlActionName, ControlActionTypes } from '../../generated/control/api.js';
 import type { HubParts } from '../hub.js';
-import { OperationError } from '../inbound/operation-error.js';
+import { OperationError } from '../support/operation-error.js';
 import type { ConnectOutcome, OutboundRegistry } from '../outbound/outbound-registry.js';
 import { isA2AError } from '../protocol/a2a-error.js';
 import type { PeerTracker } from './peers.js';

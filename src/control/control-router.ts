@@ -5,7 +5,7 @@ import { isControlActionName } from '../../generated/control/api.js';
 import type { TaskState } from '../../generated/a2a/1.0/types.js';
 import { baseUrlOf, type BaseUrlOptions } from '../http/base-url.js';
 import { DEFAULT_PRESET } from '../executors/presets.js';
-import { OperationError } from '../inbound/operation-error.js';
+import { OperationError } from '../support/operation-error.js';
 import { CONTROL } from '../protocol/control-schema.js';
 import { formatTools, type ToolFormat } from '../outbound/tool-formats.js';
 import { checkValue } from '../protocol/validation.js';

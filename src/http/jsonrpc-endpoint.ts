@@ -16,6 +16,7 @@ import { openSse } from './sse.js';
 import { pipeFramesToSse } from './sse-frames.js';
 import type { EndpointObserver } from './endpoint-observer.js';
 import type { StreamTracker } from './stream-tracker.js';
+import type { LogFunction } from '../support/log.js';
 
 export interface JsonRpcEndpointOptions extends BaseUrlOptions {
   readonly handler: A2AHandler;
@@ -27,7 +28,7 @@ export interface JsonRpcEndpointOptions extends BaseUrlOptions {
   readonly observer?: EndpointObserver;
   /** Validate every result and frame before it is sent, and log what does not conform. */
   readonly selfCheck: boolean;
-  readonly log: (level: 'warn' | 'error', message: string, details?: Record<string, unknown>) => void;
+  readonly log: LogFunction;
 }
 
 /**

@@ -7,7 +7,8 @@ import { tokenDigest } from '../http/bearer.js';
 import type { TaskStore } from '../store/task-store.js';
 import { buildAgentCard, CAPABILITIES } from './agent-card.js';
 import type { AgentDirectory, InboundAgent } from './inbound-agent.js';
-import { OperationError } from './operation-error.js';
+import { OperationError } from '../support/operation-error.js';
+import type { LogFunction } from '../support/log.js';
 
 /** An inbound instance's configuration as persisted. It holds a token's digest, never the token. */
 export interface InboundConfig {
@@ -51,7 +52,7 @@ export interface InboundRegistryOptions {
   readonly now: () => string;
   readonly env?: NodeJS.ProcessEnv;
   readonly provider?: AgentProvider;
-  readonly log?: (level: 'warn' | 'error', message: string, details?: Record<string, unknown>) => void;
+  readonly log?: LogFunction;
   /**
    * Changes whenever something a preset's profile reads changes (outbound connections): the
    * routing table is rebuilt on the next lookup, so cards follow their remotes.

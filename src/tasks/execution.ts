@@ -8,13 +8,14 @@ import type { TaskContent } from '../store/task-view.js';
 import { agentMessage, artifactFrame, artifactOf, status, statusFrame } from './frames.js';
 import type { LiveTask } from './live-task.js';
 import type { QueuedWrite, WriteQueue } from './write-queue.js';
+import type { LogFunction } from '../support/log.js';
 
 export type SendOutcome = { readonly kind: 'message'; readonly message: Message } | { readonly kind: 'task'; readonly taskId: string };
 
 export interface ExecutionHost {
   readonly writes: WriteQueue;
   readonly now: () => string;
-  readonly log?: (level: 'warn' | 'error', message: string, details?: Record<string, unknown>) => void;
+  readonly log?: LogFunction;
 }
 
 /**

@@ -12,6 +12,7 @@ import { timeOrderedId } from './ids.js';
 import { LiveTask } from './live-task.js';
 import { WriteQueue } from './write-queue.js';
 import { a2aError } from '../protocol/a2a-error.js';
+import type { LogFunction } from '../support/log.js';
 
 /** What the runtime needs to know about the instance a message was sent to. */
 export interface RuntimeInstance {
@@ -40,7 +41,7 @@ export interface RuntimeDeps {
   readonly channels: TaskChannels;
   readonly sessions: SessionRegistry;
   readonly now: () => string;
-  readonly log?: (level: 'warn' | 'error', message: string, details?: Record<string, unknown>) => void;
+  readonly log?: LogFunction;
   /** The tools executors may call; none without it. */
   readonly tools?: Pick<ToolRegistry, 'list' | 'call'>;
 }

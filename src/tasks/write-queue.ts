@@ -2,6 +2,7 @@ import type { StreamResponse } from '../../generated/a2a/1.0/types.js';
 import { applyBatch, type StoreOp } from '../store/store-ops.js';
 import type { TaskStore } from '../store/task-store.js';
 import type { TaskChannels } from './task-channels.js';
+import type { LogFunction } from '../support/log.js';
 
 export interface QueuedWrite {
   readonly taskId: string;
@@ -32,7 +33,7 @@ export class WriteQueue {
   constructor(
     private readonly store: TaskStore,
     private readonly channels: TaskChannels,
-    private readonly log?: (level: 'warn' | 'error', message: string, details?: Record<string, unknown>) => void,
+    private readonly log?: LogFunction,
   ) {}
 
   enqueue(write: QueuedWrite): void {

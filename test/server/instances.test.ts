@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OperationError } from '../../src/inbound/operation-error.js';
+import { OperationError } from '../../src/support/operation-error.js';
 import { call, userMessage } from '../helpers/a2a-client.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
 
