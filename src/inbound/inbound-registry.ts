@@ -3,7 +3,7 @@ import type { AgentProvider, AgentSkill } from '../../generated/a2a/1.0/types.js
 import { DEFAULTS } from '../../generated/control/defaults.js';
 import { validateEndpointPath } from '../../generated/control/validators.js';
 import { DEFAULT_PRESET, type PresetRegistry } from '../executors/presets.js';
-import { tokenDigest } from '../http/bearer.js';
+import { tokenDigest } from '../support/token-digest.js';
 import type { TaskStore } from '../store/task-store.js';
 import { buildAgentCard, CAPABILITIES } from './agent-card.js';
 import type { AgentDirectory, InboundAgent } from './inbound-agent.js';

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentCard } from '../../generated/a2a/1.0/types.js';
-import { bearerMatches, tokenDigest } from '../../src/http/bearer.js';
+import { bearerMatches } from '../../src/http/bearer.js';
+import { tokenDigest } from '../../src/support/token-digest.js';
 import { RateLimiter } from '../../src/http/rate-limit.js';
 import { A2A_1_0 } from '../../src/protocol/a2a-schema.js';
 import { checkValue } from '../../src/protocol/validation.js';
