@@ -18,7 +18,7 @@ import { InboundRegistry } from './inbound/inbound-registry.js';
 import { createLogger, logFunction, type LogFunction } from './logging.js';
 import { OutboundRegistry } from './outbound/outbound-registry.js';
 import { ToolRegistry } from './outbound/tool-registry.js';
-import { A2AHandler } from './protocol/a2a-handler.js';
+import { A2AHandler } from './server/a2a-handler.js';
 import { MemoryTaskStore } from './store/memory-store.js';
 import { SqliteTaskStore } from './store/sqlite-store.js';
 import type { TaskStore } from './store/task-store.js';

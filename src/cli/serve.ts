@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { PROTOCOL_VERSION, WELL_KNOWN_AGENT_CARD_PATH } from '../../generated/a2a/1.0/protocol.js';
 import { resolveConfig } from '../config.js';
 import { startHub, type Hub } from '../hub.js';
+import { cardPathOf } from '../server/hosted-agent.js';
 
 interface ServeFlags {
   host?: string;
@@ -46,7 +47,7 @@ function printBanner(hub: Hub): void {
     ...hub.inbounds
       .list()
       .filter((inbound) => inbound.enabled)
-      .flatMap((inbound) => [`JSON-RPC:     ${hub.url}${inbound.endpointPath}   (${inbound.id}, preset ${inbound.preset})`, `  its card:   ${hub.url}${inbound.endpointPath}/agent-card.json`]),
+      .flatMap((inbound) => [`JSON-RPC:     ${hub.url}${inbound.endpointPath}   (${inbound.id}, preset ${inbound.preset})`, `  its card:   ${hub.url}${cardPathOf(inbound.endpointPath)}`]),
     `Control API:  ${hub.url}/a2a/api   (loopback peers only)`,
     `Panel:        ${hub.url}/a2a/panel`,
     `Data:         ${hub.config.store === 'sqlite' ? hub.config.dataDir : 'in memory (lost on exit)'}`,

@@ -1,7 +1,8 @@
 import type { TaskState } from '../../generated/a2a/1.0/types.js';
 import type { InboundRow, OutboundRow, SessionRow, Snapshot, TaskRow } from '../../generated/control/types.js';
+import { cardPathOf } from '../server/hosted-agent.js';
 import type { TaskInfo } from '../store/task-store.js';
-import type { ControlDeps } from './actions.js';
+import type { ControlDeps } from './control-deps.js';
 
 export interface TaskPageQuery {
   readonly taskLimit: number;
@@ -50,7 +51,7 @@ export function inboundRow(deps: ControlDeps, id: string, baseUrl: string): Inbo
     version: config.version,
     endpointPath: config.endpointPath,
     preset: config.preset,
-    cardPath: `${config.endpointPath}/agent-card.json`,
+    cardPath: cardPathOf(config.endpointPath),
     cardUrl: `${baseUrl}${config.endpointPath}`,
     enabled: config.enabled,
     authEnabled: auth.enabled,

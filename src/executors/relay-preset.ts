@@ -1,6 +1,6 @@
 import type { AgentSkill } from '../../generated/a2a/1.0/types.js';
 import type { OutboundRegistry } from '../outbound/outbound-registry.js';
-import type { TaskStore } from '../store/task-store.js';
+import type { MetaStore } from '../store/task-store.js';
 import type { Preset, PresetInstance } from './presets.js';
 import { relayExecutor } from './relay.js';
 
@@ -22,7 +22,7 @@ const PLACEHOLDER_SKILL: AgentSkill = {
 export interface RelayPresetDeps {
   readonly outbounds: OutboundRegistry;
   /** Durable key/value storage for the remote ids of relayed tasks (the store's meta table). */
-  readonly meta: Pick<TaskStore, 'getMeta' | 'setMeta' | 'deleteMeta'>;
+  readonly meta: MetaStore;
   /** The relayTo of an inbound instance, read when a message arrives (it can change at run time). */
   readonly relayToOf: (instanceId: string) => string | undefined;
 }

@@ -1,6 +1,6 @@
 import Router from '@koa/router';
 import Koa from 'koa';
-import type { AgentDirectory } from '../inbound/inbound-agent.js';
+import { CARD_PATH_SUFFIX, type AgentDirectory } from '../server/hosted-agent.js';
 import { serveCard } from './card-endpoint.js';
 import { respondMethodNotAllowed, respondNotFound, respondWithError } from './http-errors.js';
 import { serveJsonRpc, type JsonRpcEndpointOptions } from './jsonrpc-endpoint.js';
@@ -13,8 +13,6 @@ export interface HttpAppOptions extends JsonRpcEndpointOptions {
   /** Extra routes (the control API) mounted before the agent endpoints. */
   readonly routers?: readonly Router[];
 }
-
-const CARD_SUFFIX = '/agent-card.json';
 
 /**
  * The hub's HTTP surface. Inbound agents are resolved per request from the directory, so
@@ -44,8 +42,8 @@ export function createHttpApp(options: HttpAppOptions): Koa {
   // Agent endpoints are resolved by path from the directory.
   app.use(async (ctx, next) => {
     const path = ctx.path.length > 1 ? ctx.path.replace(/\/+$/, '') : ctx.path;
-    if (path.endsWith(CARD_SUFFIX)) {
-      const agent = options.directory.byEndpointPath(path.slice(0, -CARD_SUFFIX.length));
+    if (path.endsWith(CARD_PATH_SUFFIX)) {
+      const agent = options.directory.byEndpointPath(path.slice(0, -CARD_PATH_SUFFIX.length));
       if (agent !== undefined) {
         if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return respondMethodNotAllowed(ctx, ['GET']);
         return serveCard(ctx, agent, { ...options, maxAgeSeconds: options.cardMaxAgeSeconds });

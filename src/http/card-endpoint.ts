@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Context } from 'koa';
-import type { InboundAgent } from '../inbound/inbound-agent.js';
+import type { InboundAgent } from '../server/hosted-agent.js';
 import { baseUrlOf, type BaseUrlOptions } from './base-url.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { StreamResponse } from '../../generated/a2a/1.0/types.js';
-import type { FrameQueue } from '../protocol/frame-queue.js';
+import type { FrameQueue } from '../server/frame-queue.js';
 import type { SseStream } from './sse.js';
 
 /** Frames a stream may hold unsent for a slow reader before it is cut off (it can resubscribe). */

@@ -4,9 +4,9 @@ import { DEFAULTS } from '../../generated/control/defaults.js';
 import { validateEndpointPath } from '../../generated/control/validators.js';
 import { DEFAULT_PRESET, type PresetRegistry } from '../executors/presets.js';
 import { tokenDigest } from '../support/token-digest.js';
-import type { TaskStore } from '../store/task-store.js';
+import type { InstanceConfigs, MetaStore } from '../store/task-store.js';
 import { buildAgentCard, CAPABILITIES } from './agent-card.js';
-import type { AgentDirectory, InboundAgent } from './inbound-agent.js';
+import type { AgentDirectory, InboundAgent } from '../server/hosted-agent.js';
 import { OperationError } from '../support/operation-error.js';
 import type { LogFunction } from '../support/log.js';
 
@@ -47,7 +47,7 @@ export interface InboundInput {
 export type InboundPatch = Partial<Pick<InboundConfig, 'name' | 'description' | 'version' | 'endpointPath' | 'preset' | 'authTokenEnv' | 'skills' | 'relayTo'>>;
 
 export interface InboundRegistryOptions {
-  readonly store: TaskStore;
+  readonly store: InstanceConfigs & Pick<MetaStore, 'getMeta' | 'setMeta'>;
   readonly presets: PresetRegistry;
   readonly now: () => string;
   readonly env?: NodeJS.ProcessEnv;

@@ -6,7 +6,7 @@ import type { A2AClient } from '../client/a2a-client.js';
 import type { UrlPolicy } from '../client/url-policy.js';
 import { OperationError } from '../support/operation-error.js';
 import type { LogFunction } from '../support/log.js';
-import type { TaskStore } from '../store/task-store.js';
+import type { OutboundConfigs } from '../store/task-store.js';
 import { DEFAULT_OUTBOUND_TIMEOUT_MS, newOutboundConfig, outboundFromStored, type OutboundConfig, type OutboundInput, type OutboundPatch } from './outbound-config.js';
 import { ConnectError, connectRemote, discoverRemote, type RemoteSettings } from './remote-connect.js';
 import { describeError } from '../support/describe-error.js';
@@ -39,7 +39,7 @@ export interface OutboundView {
 }
 
 export interface OutboundRegistryOptions {
-  readonly store: TaskStore;
+  readonly store: OutboundConfigs;
   readonly now: () => string;
   /** Environment for `bearerTokenEnv` lookups (default: process.env). */
   readonly env?: NodeJS.ProcessEnv;

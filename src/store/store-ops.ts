@@ -1,5 +1,5 @@
 import type { Artifact, Message, StreamResponse, TaskStatus } from '../../generated/a2a/1.0/types.js';
-import type { IdempotentResult, NewTask, TaskStore } from './task-store.js';
+import type { ContextBindings, EventLog, IdempotencyIndex, IdempotentResult, NewTask, TaskWrites, Transactional } from './task-store.js';
 
 /**
  * A task write as plain data rather than a closure, so that what a batch will do is visible in one
@@ -14,8 +14,11 @@ export type StoreOp =
   | { readonly op: 'recordIdempotent'; readonly instanceId: string; readonly messageId: string; readonly result: IdempotentResult }
   | { readonly op: 'touchContext'; readonly instanceId: string; readonly contextId: string; readonly at: string };
 
+/** What a batch of ops writes to. */
+export type OpTarget = Transactional & Omit<TaskWrites, 'settleUnfinished'> & Pick<EventLog, 'appendEvent'> & Pick<IdempotencyIndex, 'recordIdempotent'> & Pick<ContextBindings, 'touchContext'>;
+
 /** Applies the ops in order and returns the event-log sequence number of the last appendEvent, if any. */
-export function applyOps(store: TaskStore, ops: readonly StoreOp[]): number | undefined {
+export function applyOps(store: OpTarget, ops: readonly StoreOp[]): number | undefined {
   let seq: number | undefined;
   for (const op of ops) {
     switch (op.op) {
@@ -52,7 +55,7 @@ export type WriteOutcome = { readonly ok: true; readonly seq?: number } | { read
  * Applies a batch of writes in one transaction. If the batch fails, each write is applied in a
  * transaction of its own, so that one bad write does not take the others with it.
  */
-export function applyBatch(store: TaskStore, batch: readonly (readonly StoreOp[])[]): WriteOutcome[] {
+export function applyBatch(store: OpTarget, batch: readonly (readonly StoreOp[])[]): WriteOutcome[] {
   try {
     return store.transaction(() => batch.map((ops) => succeeded(applyOps(store, ops))));
   } catch {

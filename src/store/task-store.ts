@@ -3,8 +3,12 @@ import type { Artifact, Message, StreamResponse, Task, TaskState, TaskStatus } f
 /**
  * Durable state of the hub: tasks with their status history, messages and artifacts, the
  * per-task event log that SSE replay reads, context bindings, the messageId idempotency
- * index and the inbound instances. Two implementations share one contract test:
- * SQLite (default, `sqlite-store.ts`) and memory (`memory-store.ts`, for tests).
+ * index, and the configuration of instances and outbound connections. Two implementations
+ * share one contract test: SQLite (default, `sqlite-store.ts`) and memory (`memory-store.ts`,
+ * for tests).
+ *
+ * The contract is split by job (below); a module depends on the slices it uses, so what it can
+ * touch is visible in its types. `TaskStore` is all of them, for the code that opens a store.
  *
  * The API is synchronous on purpose: better-sqlite3 is synchronous, and a sequence of calls
  * made without an `await` in between is atomic in Node, which is what makes the idempotency
@@ -15,7 +19,11 @@ import type { Artifact, Message, StreamResponse, Task, TaskState, TaskStatus } f
  * Writes that name a task the store does not hold throw UnknownTaskError; reads return
  * undefined, `[]` or 0 instead.
  */
-export interface TaskStore {
+export interface TaskStore extends Transactional, TaskReads, TaskWrites, EventLog, IdempotencyIndex, ContextBindings, InstanceConfigs, OutboundConfigs, MetaStore {
+  close(): void;
+}
+
+export interface Transactional {
   /**
    * Runs `work` in one transaction, all or nothing. A nested call joins the outer transaction
    * (no savepoint): its writes commit with the outer ones, and a throw anywhere inside that
@@ -23,31 +31,14 @@ export interface TaskStore {
    * is a TypeError).
    */
   transaction<T>(work: () => T): T;
+}
 
-  /**
-   * Creates a task with its first status and its first history message. Throws
-   * DuplicateKeyError for an id already stored; `createdAt` must be an RFC 3339 timestamp.
-   */
-  createTask(task: NewTask): void;
+/** Reading tasks: one at a time, the protocol's ListTasks pages, and the control API's table. */
+export interface TaskReads {
   /** The task as it is on the wire, or undefined when this instance has no such task. */
   getTask(instanceId: string, taskId: string, view?: TaskView): Task | undefined;
   /** Bookkeeping the protocol does not show: owner, skill, timestamps. */
   getTaskInfo(taskId: string): TaskInfo | undefined;
-  /**
-   * Records a new status (with its message, if any, inside it) in the task's status history
-   * and makes it the current one. History is not touched: append a message for that. The
-   * status timestamp (RFC 3339) places the task in ListTasks; a status without one keeps the
-   * task where it was.
-   */
-  setStatus(taskId: string, status: TaskStatus): void;
-  /** Adds a message to the task's history. */
-  appendMessage(taskId: string, message: Message): void;
-  /**
-   * Stores an artifact chunk: with `append`, its parts are added after the parts already
-   * stored for the same artifactId (name, description, metadata and extensions are updated
-   * when given); without, the artifact is replaced. Never rewrites the whole task.
-   */
-  putArtifact(taskId: string, artifact: Artifact, append: boolean): void;
   /**
    * A page of the instance's tasks, newest status timestamp first, ties by task id descending.
    * A walk through the pages is a snapshot taken at its first page: it returns every task
@@ -64,7 +55,40 @@ export interface TaskStore {
   browseTasks(query: TaskBrowseQuery): { rows: TaskInfo[]; total: number };
   /** How many stored tasks are in each state (states without tasks are left out). */
   countByState(): Partial<Record<TaskState, number>>;
+}
 
+/** Changing tasks. */
+export interface TaskWrites {
+  /**
+   * Creates a task with its first status and its first history message. Throws
+   * DuplicateKeyError for an id already stored; `createdAt` must be an RFC 3339 timestamp.
+   */
+  createTask(task: NewTask): void;
+  /**
+   * Records a new status (with its message, if any, inside it) in the task's status history
+   * and makes it the current one. History is not touched: append a message for that. The
+   * status timestamp (RFC 3339) places the task in ListTasks; a status without one keeps the
+   * task where it was.
+   */
+  setStatus(taskId: string, status: TaskStatus): void;
+  /** Adds a message to the task's history. */
+  appendMessage(taskId: string, message: Message): void;
+  /**
+   * Stores an artifact chunk: with `append`, its parts are added after the parts already
+   * stored for the same artifactId (name, description, metadata and extensions are updated
+   * when given); without, the artifact is replaced. Never rewrites the whole task.
+   */
+  putArtifact(taskId: string, artifact: Artifact, append: boolean): void;
+  /**
+   * Settles every task left SUBMITTED or WORKING by a crash: each gets the status `status`
+   * returns for it (FAILED with an explanatory message), recorded like setStatus, all in one
+   * transaction. Returns the ids it settled, oldest task first.
+   */
+  settleUnfinished(status: (task: TaskInfo) => TaskStatus): string[];
+}
+
+/** Each task's log of stream frames, which SSE replay reads. */
+export interface EventLog {
   /**
    * Gives a stream frame the task's next sequence number (1, 2, 3… per task) and returns it.
    * Artifact frames only take their number: a replay sends the assembled artifacts in its
@@ -78,42 +102,48 @@ export interface TaskStore {
   eventsAfter(taskId: string, afterSeq: number): LoggedEvent[];
   /** The sequence number of the newest frame, 0 when there is none. */
   lastEventSeq(taskId: string): number;
+}
 
+/** What each messageId produced, so a resent message gets the first answer. */
+export interface IdempotencyIndex {
   /** The task an earlier message with this id produced, or the direct reply it got. */
   findIdempotent(instanceId: string, messageId: string): IdempotentResult | undefined;
   /** Throws DuplicateKeyError when the key is already recorded: the first result stands. */
   recordIdempotent(instanceId: string, messageId: string, result: IdempotentResult): void;
+}
 
+/** Which contexts each instance has seen, and when last. */
+export interface ContextBindings {
   /** Marks the context as used by the instance at `at` (creating the binding when new). */
   touchContext(instanceId: string, contextId: string, at: string): void;
   getContext(instanceId: string, contextId: string): ContextBinding | undefined;
+}
 
-  /**
-   * Settles every task left SUBMITTED or WORKING by a crash: each gets the status `status`
-   * returns for it (FAILED with an explanatory message), recorded like setStatus, all in one
-   * transaction. Returns the ids it settled, oldest task first.
-   */
-  settleUnfinished(status: (task: TaskInfo) => TaskStatus): string[];
-
+/** The inbound instances' configuration. */
+export interface InstanceConfigs {
   /** Every saved instance, by id. */
   loadInstances(): StoredInstance[];
   /** Inserts or replaces the instance with this id. */
   saveInstance(instance: StoredInstance): void;
   /** Forgets the instance's configuration; its tasks, contexts and idempotency keys stay. */
   deleteInstance(id: string): void;
+}
 
+/** The outbound connections' configuration. */
+export interface OutboundConfigs {
   /** Every saved outbound connection, by id. */
   loadOutbounds(): StoredOutbound[];
   /** Inserts or replaces the outbound connection with this id. */
   saveOutbound(outbound: StoredOutbound): void;
   /** Forgets the outbound connection's configuration. */
   deleteOutbound(id: string): void;
-  /** A small key/value area for the hub's own flags (e.g. that first-start setup ran). */
+}
+
+/** A small key/value area for the hub's own flags (e.g. that first-start setup ran). */
+export interface MetaStore {
   getMeta(key: string): string | undefined;
   setMeta(key: string, value: string): void;
   deleteMeta(key: string): void;
-
-  close(): void;
 }
 
 export const EVENT_LOG_LIMIT = 200;

@@ -2,13 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { canTransition, isInterruptedState, isTerminalState } from '../../generated/a2a/1.0/task-states.js';
 import type { Message, TaskState, TaskStatus } from '../../generated/a2a/1.0/types.js';
 import type { ArtifactChunk, Content, ExecutionEvents, ExecutorTools } from '../executors/executor.js';
-import type { ToolRegistry } from '../outbound/tool-registry.js';
 import type { NewTask } from '../store/task-store.js';
 import type { TaskContent } from '../store/task-view.js';
 import { agentMessage, artifactFrame, artifactOf, status, statusFrame } from './frames.js';
 import type { LiveTask } from './live-task.js';
 import type { QueuedWrite, WriteQueue } from './write-queue.js';
 import type { LogFunction } from '../support/log.js';
+import type { ToolProvider } from './tool-provider.js';
 
 export type SendOutcome = { readonly kind: 'message'; readonly message: Message } | { readonly kind: 'task'; readonly taskId: string };
 
@@ -186,7 +186,7 @@ export class RunEvents implements ExecutionEvents {
 /** The tool registry as one run sees it: calls on behalf of its conversation, aborted with it. */
 export class RunTools implements ExecutorTools {
   constructor(
-    private readonly tools: Pick<ToolRegistry, 'list' | 'call'> | undefined,
+    private readonly tools: ToolProvider | undefined,
     private readonly instanceId: string,
     private readonly contextId: string,
     private readonly controller: AbortController,

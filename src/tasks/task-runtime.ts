@@ -1,8 +1,9 @@
 import { isActiveState, isTerminalState } from '../../generated/a2a/1.0/task-states.js';
 import type { Message, SendMessageRequest, Task, TaskState } from '../../generated/a2a/1.0/types.js';
 import { textOf, type AgentExecutor, type ExecutionRequest } from '../executors/executor.js';
-import type { ToolRegistry } from '../outbound/tool-registry.js';
-import type { TaskInfo, TaskStore, TaskView } from '../store/task-store.js';
+import type { EventLog, IdempotencyIndex, TaskInfo, TaskReads, TaskWrites, TaskView } from '../store/task-store.js';
+import type { OpTarget } from '../store/store-ops.js';
+import type { ToolProvider } from './tool-provider.js';
 import type { TaskContent } from '../store/task-view.js';
 import { createTaskWrite, Execution, RunEvents, RunTools, statusWrite, type ExecutionHost, type NewTaskStart, type SendOutcome } from './execution.js';
 import { agentMessage, status, statusFrame } from './frames.js';
@@ -37,13 +38,14 @@ export interface SendHooks {
 }
 
 export interface RuntimeDeps {
-  readonly store: TaskStore;
+  /** Reads tasks and idempotency keys; writes go through the write queue, which batches them. */
+  readonly store: TaskReads & Pick<IdempotencyIndex, 'findIdempotent'> & OpTarget;
   readonly channels: TaskChannels;
   readonly sessions: SessionRegistry;
   readonly now: () => string;
   readonly log?: LogFunction;
   /** The tools executors may call; none without it. */
-  readonly tools?: Pick<ToolRegistry, 'list' | 'call'>;
+  readonly tools?: ToolProvider;
 }
 
 const NO_MODES: readonly string[] = [];
@@ -151,7 +153,7 @@ export class TaskRuntime {
    * Settles the tasks a crash left SUBMITTED or WORKING as FAILED, with a frame in their
    * event log so a replaying client sees it. Call once at start-up, before serving.
    */
-  static recover(store: TaskStore, now: () => string): string[] {
+  static recover(store: TaskReads & Pick<TaskWrites, 'settleUnfinished'> & Pick<EventLog, 'appendEvent'>, now: () => string): string[] {
     const settled = store.settleUnfinished((task) =>
       status('TASK_STATE_FAILED', now(), agentMessage('the hub restarted while this task was running; send the message again to retry', task.id, task.contextId)),
     );

@@ -1,6 +1,6 @@
 import type { StreamResponse } from '../../generated/a2a/1.0/types.js';
 import { applyBatch, type StoreOp } from '../store/store-ops.js';
-import type { TaskStore } from '../store/task-store.js';
+import type { OpTarget } from '../store/store-ops.js';
 import type { TaskChannels } from './task-channels.js';
 import type { LogFunction } from '../support/log.js';
 
@@ -31,7 +31,7 @@ export class WriteQueue {
   #closed = false;
 
   constructor(
-    private readonly store: TaskStore,
+    private readonly store: OpTarget,
     private readonly channels: TaskChannels,
     private readonly log?: LogFunction,
   ) {}

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { pipeFramesToSse } from '../../src/http/sse-frames.js';
 import type { SseStream } from '../../src/http/sse.js';
-import { FrameQueue } from '../../src/protocol/frame-queue.js';
+import { FrameQueue } from '../../src/server/frame-queue.js';
 
 /** An SSE stream whose client takes one frame per `release()`: a reader as slow as we like. */
 function slowClient() {

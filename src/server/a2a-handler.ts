@@ -1,25 +1,15 @@
 import { DEFAULTS } from '../../generated/a2a/1.0/defaults.js';
-import { METHODS, type Capability, type MethodName, type MethodTypes } from '../../generated/a2a/1.0/methods.js';
+import { METHODS, type MethodName, type MethodTypes } from '../../generated/a2a/1.0/methods.js';
 import { isInterruptedState, isTerminalState } from '../../generated/a2a/1.0/task-states.js';
-import type { AgentCard, ListTasksResponse, SendMessageRequest, SendMessageResponse, Task } from '../../generated/a2a/1.0/types.js';
-import { InvalidCursorError, type TaskStore } from '../store/task-store.js';
+import type { ListTasksResponse, SendMessageRequest, SendMessageResponse, Task } from '../../generated/a2a/1.0/types.js';
+import { InvalidCursorError, type EventLog, type TaskReads } from '../store/task-store.js';
 import { toWireTask, type TaskContent } from '../store/task-view.js';
 import type { TaskChannels } from '../tasks/task-channels.js';
-import type { RuntimeInstance, TaskRuntime } from '../tasks/task-runtime.js';
+import type { TaskRuntime } from '../tasks/task-runtime.js';
 import { FrameQueue } from './frame-queue.js';
-import { admitsText, mediaRangeCovers, mediaTypeOfPart } from './media-types.js';
-import { a2aError } from './a2a-error.js';
-
-/** An inbound agent as the protocol layer sees it. */
-export interface HostedAgent extends RuntimeInstance {
-  /** The agent card as served to a caller who reached the hub at `baseUrl`. */
-  card(baseUrl: string): AgentCard;
-  readonly capabilities: Readonly<Record<Capability, boolean>>;
-  /** URIs of the extensions the agent implements (its card's capabilities.extensions). */
-  readonly extensions: readonly string[];
-  /** Media types (or ranges such as image/*) the agent accepts in message parts: its defaultInputModes. */
-  readonly inputModes: readonly string[];
-}
+import type { HostedAgent } from './hosted-agent.js';
+import { admitsText, mediaRangeCovers, mediaTypeOfPart } from '../protocol/media-types.js';
+import { a2aError } from '../protocol/a2a-error.js';
 
 /** What the transport knows about the call, beyond the params. */
 export interface CallContext {
@@ -42,7 +32,7 @@ export class A2AHandler {
   constructor(
     private readonly runtime: TaskRuntime,
     private readonly channels: TaskChannels,
-    private readonly store: TaskStore,
+    private readonly store: TaskReads & EventLog,
   ) {}
 
   async call<M extends MethodName>(method: M, params: MethodTypes[M]['params'], context: CallContext): Promise<CallResult> {

@@ -1,0 +1,37 @@
+import type { AgentCard } from '../../generated/a2a/1.0/types.js';
+import type { Capability } from '../../generated/a2a/1.0/methods.js';
+import type { RuntimeInstance } from '../tasks/task-runtime.js';
+
+/** An agent as the request handler sees it: what it runs, and what its card promises. */
+export interface HostedAgent extends RuntimeInstance {
+  /** The agent card as served to a caller who reached the hub at `baseUrl`. */
+  card(baseUrl: string): AgentCard;
+  readonly capabilities: Readonly<Record<Capability, boolean>>;
+  /** URIs of the extensions the agent implements (its card's capabilities.extensions). */
+  readonly extensions: readonly string[];
+  /** Media types (or ranges such as image/*) the agent accepts in message parts: its defaultInputModes. */
+  readonly inputModes: readonly string[];
+}
+
+/** A hosted agent as the HTTP layer routes to it. */
+export interface InboundAgent extends HostedAgent {
+  readonly name: string;
+  /** URL path of the JSON-RPC endpoint; the card is at `cardPathOf(endpointPath)`. */
+  readonly endpointPath: string;
+  /** SHA-256 of the bearer token when the instance requires one. */
+  readonly tokenDigest?: string;
+}
+
+/** Finds the enabled agent for a request path; the live routing table of inbound instances. */
+export interface AgentDirectory {
+  byEndpointPath(path: string): InboundAgent | undefined;
+  /** The agent whose card is served at /.well-known/agent-card.json. */
+  defaultAgent(): InboundAgent | undefined;
+}
+
+/** What an instance's card path ends with: `<endpointPath>/agent-card.json` (seed 001 §2.1). */
+export const CARD_PATH_SUFFIX = '/agent-card.json';
+
+export function cardPathOf(endpointPath: string): string {
+  return `${endpointPath}${CARD_PATH_SUFFIX}`;
+}
