@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { canTransition, isInterruptedState, isTerminalState, TASK_STATES } from '../../generated/a2a/1.0/task-states.js';
 import type { Message, TaskState } from '../../generated/a2a/1.0/types.js';
-import { TEST_DIRECTIVE_METADATA_KEY } from '../../src/executors/test-directives.js';
+import { TEST_DIRECTIVE_METADATA_KEY } from '../../generated/hub/test-directives.js';
 import type { Check, CheckContext } from '../core/check.js';
 import type { RpcExchange, SseEvent, StreamExchange, StreamOptions } from '../core/transport.js';
 

@@ -123,7 +123,6 @@ export function counterexampleJson(value: unknown, options: { pretty?: boolean; 
 
 // Characters a terminal would act on (ESC, CR, BS, ...) or that XML 1.0 forbids (C0 controls,
 // lone surrogates, U+FFFE/U+FFFF), plus C1 controls. Tab and newline stay.
-// eslint-disable-next-line no-control-regex
 const UNSAFE = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\uD800-\uDFFF\uFFFE\uFFFF]/gu;
 
 /**
