@@ -25,7 +25,7 @@ export async function fakeAgent(handler: RpcHandler): Promise<FakeAgent> {
   let base = '';
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
     if (req.method === 'GET') {
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(card(`${base}/rpc`)));
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(fakeCard(`${base}/rpc`)));
       return;
     }
     let body = '';
@@ -51,7 +51,8 @@ export async function fakeAgent(handler: RpcHandler): Promise<FakeAgent> {
   };
 }
 
-function card(rpcUrl: string): AgentCard {
+/** A valid card whose one JSONRPC interface is `rpcUrl`. */
+export function fakeCard(rpcUrl: string): AgentCard {
   return {
     name: 'fake',
     description: 'a scripted agent',

@@ -1,0 +1,34 @@
+import { HEADERS, PROTOCOL_VERSION } from '../../generated/a2a/1.0/protocol.js';
+import type { TransportOptions } from './http-transport.js';
+
+/**
+ * What every request of the client shares, whichever module sends it (card resolver or a
+ * binding): credentials, extra headers, timeout and retries. Kept apart from ConnectOptions so
+ * that those modules need not import the client that uses them.
+ */
+
+export interface RequestOptions extends TransportOptions {
+  /** Sent as `Authorization: Bearer <token>` on every request (card fetch included). */
+  readonly token?: string;
+  /** Extra headers sent on every request. */
+  readonly headers?: Readonly<Record<string, string>>;
+  /** Per-call timeout in ms (for streams: until the response headers arrive). Default 30000. */
+  readonly timeoutMs?: number;
+  /** Retries after a transport error or HTTP 5xx (never after 4xx or JSON-RPC errors). Default 2. */
+  readonly retries?: number;
+  /** Base of the jittered exponential backoff in ms. Default 250. */
+  readonly retryBaseMs?: number;
+}
+
+export const DEFAULT_TIMEOUT_MS = 30_000;
+export const DEFAULT_RETRIES = 2;
+export const DEFAULT_RETRY_BASE_MS = 250;
+
+/** The version header, then the caller's headers and token, which may override it. */
+export function requestHeaders(options: RequestOptions): Record<string, string> {
+  return {
+    [HEADERS.version]: PROTOCOL_VERSION,
+    ...options.headers,
+    ...(options.token === undefined ? {} : { authorization: `Bearer ${options.token}` }),
+  };
+}
