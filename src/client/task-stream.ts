@@ -155,8 +155,7 @@ function isResumable(error: unknown): boolean {
   return error instanceof A2ATransportError && (error.status === undefined || error.status >= 500);
 }
 
-const UNSUPPORTED_OPERATION = -32004;
-
+/** SubscribeToTask refuses a task that is already terminal with UnsupportedOperation. */
 function isTerminalTaskRefusal(error: unknown): boolean {
-  return error instanceof A2AError && error.code === UNSUPPORTED_OPERATION;
+  return error instanceof A2AError && error.definition.name === 'UnsupportedOperationError';
 }
