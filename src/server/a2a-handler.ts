@@ -23,6 +23,9 @@ export interface CallContext {
 
 export type CallResult = { readonly kind: 'result'; readonly result: unknown } | { readonly kind: 'stream'; readonly frames: FrameQueue };
 
+type MethodHandler<M extends MethodName> = (params: MethodTypes[M]['params'], context: CallContext) => CallResult | Promise<CallResult>;
+type MethodHandlers = { readonly [M in MethodName]: MethodHandler<M> };
+
 /**
  * The 11 A2A methods over already-validated params, with no knowledge of JSON-RPC, HTTP or
  * SSE: results are values, streams are FrameQueues, failures are thrown A2AErrors. A second
@@ -35,34 +38,30 @@ export class A2AHandler {
     private readonly store: TaskReads & EventLog,
   ) {}
 
+  /**
+   * One entry per method of the registry: a method added to spec/a2a/1.0/methods.json does not
+   * compile until it has a handler here.
+   */
+  readonly #methods: MethodHandlers = {
+    SendMessage: async (params, context) => ({ kind: 'result', result: await this.#sendMessage(params, context) }),
+    SendStreamingMessage: async (params, context) => ({ kind: 'stream', frames: await this.#sendStreamingMessage(params, context) }),
+    GetTask: ({ id, historyLength }, context) => ({ kind: 'result', result: this.runtime.getTask(context.agent.id, id, historyView(historyLength)) }),
+    ListTasks: (params, context) => ({ kind: 'result', result: this.#listTasks(params, context) }),
+    CancelTask: ({ id }, context) => ({ kind: 'result', result: this.runtime.cancel(context.agent.id, id) }),
+    SubscribeToTask: ({ id }, context) => ({ kind: 'stream', frames: this.#subscribe(id, context) }),
+    GetExtendedAgentCard: (_params, context) => ({ kind: 'result', result: context.agent.card(context.baseUrl) }),
+    // The capability check has refused these unless push is on, and a2a-hub does not deliver push yet.
+    CreateTaskPushNotificationConfig: () => pushNotSupported(),
+    GetTaskPushNotificationConfig: () => pushNotSupported(),
+    ListTaskPushNotificationConfigs: () => pushNotSupported(),
+    DeleteTaskPushNotificationConfig: () => pushNotSupported(),
+  };
+
   async call<M extends MethodName>(method: M, params: MethodTypes[M]['params'], context: CallContext): Promise<CallResult> {
     this.#requireCapability(method, context.agent);
-    switch (method) {
-      case 'SendMessage':
-        return { kind: 'result', result: await this.#sendMessage(params as SendMessageRequest, context) };
-      case 'SendStreamingMessage':
-        return { kind: 'stream', frames: await this.#sendStreamingMessage(params as SendMessageRequest, context) };
-      case 'GetTask': {
-        const { id, historyLength } = params as MethodTypes['GetTask']['params'];
-        return { kind: 'result', result: this.runtime.getTask(context.agent.id, id, historyView(historyLength)) };
-      }
-      case 'ListTasks':
-        return { kind: 'result', result: this.#listTasks(params, context) };
-      case 'CancelTask': {
-        const { id } = params as MethodTypes['CancelTask']['params'];
-        return { kind: 'result', result: this.runtime.cancel(context.agent.id, id) };
-      }
-      case 'SubscribeToTask': {
-        const { id } = params as MethodTypes['SubscribeToTask']['params'];
-        return { kind: 'stream', frames: this.#subscribe(id, context) };
-      }
-      case 'GetExtendedAgentCard':
-        return { kind: 'result', result: context.agent.card(context.baseUrl) };
-      default:
-        // The push-config methods: the capability check above has answered unless push is on,
-        // and a2a-hub does not implement delivery yet.
-        throw a2aError('PushNotificationNotSupportedError', 'push notifications are not supported by this agent');
-    }
+    // TypeScript cannot correlate the method with its entry's parameter type; the table is typed per method.
+    const handle = this.#methods[method] as MethodHandler<M>;
+    return handle(params, context);
   }
 
   #requireCapability(method: MethodName, agent: HostedAgent): void {
@@ -185,4 +184,8 @@ export class A2AHandler {
 
 function historyView(historyLength: number | undefined): { historyLength?: number } {
   return historyLength === undefined ? {} : { historyLength };
+}
+
+function pushNotSupported(): never {
+  throw a2aError('PushNotificationNotSupportedError', 'push notifications are not supported by this agent');
 }
