@@ -82,7 +82,8 @@ export const CONTROL_API = {
         400,
         403,
         409,
-        413
+        413,
+        415
       ]
     },
     {
@@ -253,6 +254,10 @@ export const CONTROL_API = {
     {
       "status": 413,
       "meaning": "The request body exceeded the configured cap."
+    },
+    {
+      "status": 415,
+      "meaning": "The POST body was sent with a Content-Type other than application/json or application/a2a+json (none at all is read as JSON)."
     }
   ]
 } as const;

@@ -1,9 +1,9 @@
 import Router from '@koa/router';
 import type { Context, Next } from 'koa';
-import getRawBody from 'raw-body';
 import { isControlActionName } from '../../generated/control/api.js';
 import type { TaskState } from '../../generated/a2a/1.0/types.js';
 import { baseUrlOf, type BaseUrlOptions } from '../http/base-url.js';
+import { BodyError, readJsonBody, type BodyProblem } from '../http/body.js';
 import { DEFAULT_PRESET } from '../executors/presets.js';
 import { OperationError } from '../support/operation-error.js';
 import { CONTROL } from '../protocol/control-schema.js';
@@ -143,12 +143,6 @@ export function createControlRouter(options: ControlRouterOptions): Router {
   return router;
 }
 
-/** " (at character N)" from a JSON.parse error, without any of the text it quotes. */
-export function positionOf(error: unknown): string {
-  const match = /position (\d+)/.exec(error instanceof Error ? error.message : '');
-  return match?.[1] === undefined ? '' : ` (at character ${match[1]})`;
-}
-
 function reply(ctx: Context, status: number, body: unknown): void {
   ctx.status = status;
   ctx.type = 'application/json';
@@ -162,20 +156,15 @@ function readQuery(ctx: Context, path: string): Record<string, unknown> | undefi
   return undefined;
 }
 
+/** The action body, or undefined once the failure has been answered (415, 413 or 400). */
 async function readBody(ctx: Context, limit: number): Promise<unknown> {
-  let text: string;
   try {
-    text = await getRawBody(ctx.req, { limit, length: ctx.get('content-length') || undefined, encoding: 'utf8' });
+    return await readJsonBody(ctx, limit);
   } catch (error) {
-    if ((error as { type?: string }).type === 'entity.too.large') reply(ctx, 413, { ok: false, message: `the body exceeds the limit of ${limit} bytes` });
-    else reply(ctx, 400, { ok: false, message: 'the body could not be read' });
-    return undefined;
-  }
-  try {
-    return JSON.parse(text) as unknown;
-  } catch (error) {
-    // Never echo the parser's message: it quotes the body, and the body may hold a token.
-    reply(ctx, 400, { ok: false, message: `the body is not valid JSON${positionOf(error)}` });
+    if (!(error instanceof BodyError)) throw error;
+    reply(ctx, BODY_STATUS[error.problem], { ok: false, message: error.message });
     return undefined;
   }
 }
+
+const BODY_STATUS: Readonly<Record<BodyProblem, number>> = { 'media-type': 415, 'too-large': 413, unreadable: 400, 'not-json': 400 };

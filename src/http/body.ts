@@ -3,36 +3,68 @@ import type { Context } from 'koa';
 import { MEDIA_TYPES } from '../../generated/a2a/1.0/protocol.js';
 import { a2aError } from '../protocol/a2a-error.js';
 
-const JSON_TYPES: ReadonlySet<string> = new Set([MEDIA_TYPES.json, MEDIA_TYPES.a2aJson]);
+/** Why a request body could not be read as JSON; each caller answers it in its own API's terms. */
+export type BodyProblem = 'media-type' | 'too-large' | 'unreadable' | 'not-json';
+
+export class BodyError extends Error {
+  constructor(
+    readonly problem: BodyProblem,
+    message: string,
+    readonly limitBytes: number,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'BodyError';
+  }
+}
+
+/** The media types a JSON body may be sent as. */
+export const JSON_MEDIA_TYPES: readonly string[] = [MEDIA_TYPES.json, MEDIA_TYPES.a2aJson];
 
 /**
- * Reads and parses a JSON request body under a size cap. Oversized bodies are refused from
- * Content-Length before reading, or as soon as the stream passes the cap.
+ * Reads and parses a JSON request body under a size cap, for every JSON API the hub serves (the
+ * A2A bindings and the control API). Oversized bodies are refused from Content-Length before
+ * reading, or as soon as the stream passes the cap. A missing Content-Type is read as JSON; any
+ * other type than `accepted` is refused (curl -d without -H sends form encoding). A byte order
+ * mark is tolerated, as RFC 8259 §8.1 allows. No message quotes the body: it may hold a token.
  */
-export async function readJsonBody(ctx: Context, limitBytes: number): Promise<unknown> {
+export async function readJsonBody(ctx: Context, limitBytes: number, accepted: readonly string[] = JSON_MEDIA_TYPES): Promise<unknown> {
   const type = (ctx.get('content-type').split(';')[0] ?? '').trim().toLowerCase();
-  // A missing Content-Type is read as JSON (curl without -H sends form encoding, which is refused).
-  if (type !== '' && !JSON_TYPES.has(type)) {
-    throw a2aError('UnsupportedMediaTypeError', `Content-Type must be ${MEDIA_TYPES.json} or ${MEDIA_TYPES.a2aJson}, got ${JSON.stringify(type)}`);
+  if (type !== '' && !accepted.includes(type)) {
+    throw new BodyError('media-type', `Content-Type must be ${accepted.join(' or ')}, got ${JSON.stringify(type)}`, limitBytes);
   }
   let text: string;
   try {
     // As bytes, decoded here: raw-body's own decoding goes through iconv-lite, for UTF-8 too.
     text = (await getRawBody(ctx.req, { limit: limitBytes, length: ctx.get('content-length') || undefined })).toString('utf8');
   } catch (error) {
-    const failure = error as { type?: string };
-    if (failure.type === 'entity.too.large') {
-      throw a2aError('PayloadTooLargeError', `the request body exceeds the limit of ${limitBytes} bytes`, { metadata: { limitBytes: String(limitBytes) } });
-    }
-    throw a2aError('JSONParseError', 'the request body could not be read', { cause: error });
+    if ((error as { type?: string }).type === 'entity.too.large') throw new BodyError('too-large', `the body exceeds the limit of ${limitBytes} bytes`, limitBytes);
+    throw new BodyError('unreadable', 'the body could not be read', limitBytes, { cause: error });
   }
-  // A byte order mark is tolerated, as RFC 8259 §8.1 allows.
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {
     // The parser's message quotes the body; give only the position.
     const position = /position (\d+)/.exec((error as Error).message)?.[1];
-    throw a2aError('JSONParseError', `the body is not valid JSON${position === undefined ? '' : ` (at character ${position})`}`);
+    throw new BodyError('not-json', `the body is not valid JSON${position === undefined ? '' : ` (at character ${position})`}`, limitBytes);
+  }
+}
+
+/** readJsonBody for the A2A bindings: a body that cannot be read is the registry's error for it. */
+export async function readA2ABody(ctx: Context, limitBytes: number): Promise<unknown> {
+  try {
+    return await readJsonBody(ctx, limitBytes);
+  } catch (error) {
+    if (!(error instanceof BodyError)) throw error;
+    switch (error.problem) {
+      case 'media-type':
+        throw a2aError('UnsupportedMediaTypeError', error.message);
+      case 'too-large':
+        throw a2aError('PayloadTooLargeError', error.message, { metadata: { limitBytes: String(limitBytes) } });
+      case 'unreadable':
+      case 'not-json':
+        throw a2aError('JSONParseError', error.message, { cause: error.cause });
+    }
   }
 }

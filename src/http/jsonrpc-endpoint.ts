@@ -10,7 +10,7 @@ import { errorResponse, parseEnvelope, resolveCall, successResponse, type JsonRp
 import { negotiateVersion, type VersionPolicy } from '../protocol/versions.js';
 import { baseUrlOf, type BaseUrlOptions } from './base-url.js';
 import { bearerMatches } from './bearer.js';
-import { readJsonBody } from './body.js';
+import { readA2ABody } from './body.js';
 import type { RateLimiter } from './rate-limit.js';
 import { openSse } from './sse.js';
 import { pipeFramesToSse } from './sse-frames.js';
@@ -55,7 +55,7 @@ export async function serveJsonRpc(ctx: Context, agent: InboundAgent, options: J
       ctx.set('WWW-Authenticate', `Bearer realm="${agent.id}"`);
       throw a2aError('UnauthenticatedError', ctx.get('authorization') ? 'the bearer token is not valid for this agent' : 'this agent requires Authorization: Bearer <token>');
     }
-    const envelope = parseEnvelope(await readJsonBody(ctx, options.bodyLimitBytes));
+    const envelope = parseEnvelope(await readA2ABody(ctx, options.bodyLimitBytes));
     id = envelope.id;
     if (!envelope.ok) throw envelope.error;
     notification = envelope.value.notification;
