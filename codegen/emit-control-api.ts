@@ -10,6 +10,22 @@ interface Endpoint {
   response?: string;
   body?: string;
   failure?: string;
+  statuses: number[];
+  query?: QueryParam[];
+}
+
+interface QueryParam {
+  name: string;
+  type: 'integer' | 'string' | 'boolean' | 'enum';
+  required?: boolean;
+  default?: unknown;
+  values?: string[];
+}
+
+/** The TypeScript type of a parsed query parameter; one with a default is always there. */
+function queryMemberType(param: QueryParam): string {
+  const type = { integer: 'number', string: 'string', boolean: 'boolean', enum: (param.values ?? []).map((value) => literal(value)).join(' | ') }[param.type];
+  return `readonly ${param.name}${param.required === true || param.default !== undefined ? '' : '?'}: ${type}`;
 }
 
 interface ActionRow {
@@ -44,6 +60,28 @@ export function emitControlApi(specDir: string, family: Family): string {
       throw new Error(`${where}: ${row.schema} must have properties.action.const "${row.action}"`);
     }
   }
+  const codes = new Set(table.statusCodes.map((row) => row.status));
+  for (const endpoint of table.endpoints) {
+    if (endpoint.response === undefined || endpoint.failure === undefined) throw new Error(`${where}: ${endpoint.method} ${endpoint.path} needs a response and a failure def`);
+    requireKnown('status (not in statusCodes)', endpoint.statuses.map(String), new Set([...codes].map(String)), `${where}: ${endpoint.method} ${endpoint.path}`);
+  }
+  const endpointKey = (endpoint: Endpoint) => `${endpoint.method} ${endpoint.path}`;
+  const endpointTypes = table.endpoints.map((endpoint) => `  '${endpointKey(endpoint)}': { response: T.${endpoint.response ?? ''}; failure: T.${endpoint.failure ?? ''} };`);
+  const queryTypes = table.endpoints.map((endpoint) => {
+    const members = (endpoint.query ?? []).map(queryMemberType);
+    return `  '${endpointKey(endpoint)}': ${members.length === 0 ? 'Record<string, never>' : `{ ${members.join('; ')} }`};`;
+  });
+  const endpointEntries = table.endpoints.map((endpoint) =>
+    [
+      `  '${endpointKey(endpoint)}': {`,
+      `    method: ${literal(endpoint.method)},`,
+      `    path: ${literal(endpoint.path)},`,
+      `    statuses: ${literal(endpoint.statuses).replaceAll('\n', '\n    ')},`,
+      `    validateResponse: exact.${validatorName(endpoint.response ?? '')},`,
+      `    validateFailure: exact.${validatorName(endpoint.failure ?? '')},`,
+      '  },',
+    ].join('\n'),
+  );
   const { actions, file: _file, ...api } = table;
   void _file;
   const types = actions.map((row) => `  '${row.action}': T.${row.schema};`);
@@ -89,6 +127,31 @@ export function emitControlApi(specDir: string, family: Family): string {
     'export function isControlActionName(name: string): name is ControlActionName {',
     '  return Object.hasOwn(CONTROL_ACTIONS, name);',
     '}',
+    '',
+    '/** Per endpoint (`METHOD path`), the body of a success and of a failure. */',
+    'export interface ControlEndpointTypes {',
+    ...endpointTypes,
+    '}',
+    '',
+    'export type ControlEndpointKey = keyof ControlEndpointTypes;',
+    '',
+    '/** Per endpoint, its query parameters once parsed: defaults filled in, types as declared. */',
+    'export interface ControlQueryTypes {',
+    ...queryTypes,
+    '}',
+    '',
+    'export interface ControlEndpointDefinition<K extends ControlEndpointKey = ControlEndpointKey> {',
+    '  readonly method: string;',
+    '  readonly path: string;',
+    '  /** Every status the endpoint may answer with. */',
+    '  readonly statuses: readonly number[];',
+    "  readonly validateResponse: Validator<ControlEndpointTypes[K]['response']>;",
+    "  readonly validateFailure: Validator<ControlEndpointTypes[K]['failure']>;",
+    '}',
+    '',
+    'export const CONTROL_ENDPOINTS: { readonly [K in ControlEndpointKey]: ControlEndpointDefinition<K> } = {',
+    ...endpointEntries,
+    '};',
     '',
   ].join('\n');
 }

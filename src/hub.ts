@@ -112,6 +112,8 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
     bodyLimitBytes: Math.min(config.bodyLimitBytes, 1024 * 1024),
     trustProxy: config.trustProxy,
     ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}),
+    selfCheck: config.selfCheck,
+    log,
   });
 
   const app = createHttpApp({

@@ -434,3 +434,134 @@ export const CONTROL_ACTIONS: { readonly [A in ControlActionName]: ControlAction
 export function isControlActionName(name: string): name is ControlActionName {
   return Object.hasOwn(CONTROL_ACTIONS, name);
 }
+
+/** Per endpoint (`METHOD path`), the body of a success and of a failure. */
+export interface ControlEndpointTypes {
+  'GET /a2a/api': { response: T.Snapshot; failure: T.ReadError };
+  'POST /a2a/api': { response: T.ActionSuccess; failure: T.ActionFailure };
+  'GET /a2a/api/presets': { response: T.PresetList; failure: T.ReadError };
+  'GET /a2a/api/card': { response: T.AgentCardJson; failure: T.ReadError };
+  'GET /a2a/api/task': { response: T.TaskJson; failure: T.ReadError };
+  'GET /a2a/api/session': { response: T.SessionView; failure: T.ReadError };
+  'GET /a2a/api/tools': { response: T.ToolList; failure: T.ReadError };
+  'GET /a2a/api/metrics': { response: T.Metrics; failure: T.ReadError };
+}
+
+export type ControlEndpointKey = keyof ControlEndpointTypes;
+
+/** Per endpoint, its query parameters once parsed: defaults filled in, types as declared. */
+export interface ControlQueryTypes {
+  'GET /a2a/api': { readonly taskLimit: number; readonly taskOffset: number; readonly taskState?: "TASK_STATE_SUBMITTED" | "TASK_STATE_WORKING" | "TASK_STATE_COMPLETED" | "TASK_STATE_FAILED" | "TASK_STATE_CANCELED" | "TASK_STATE_INPUT_REQUIRED" | "TASK_STATE_REJECTED" | "TASK_STATE_AUTH_REQUIRED"; readonly taskContextId?: string; readonly taskServerId?: string };
+  'POST /a2a/api': Record<string, never>;
+  'GET /a2a/api/presets': Record<string, never>;
+  'GET /a2a/api/card': { readonly id: string };
+  'GET /a2a/api/task': { readonly id: string };
+  'GET /a2a/api/session': { readonly contextId: string; readonly serverId: string };
+  'GET /a2a/api/tools': { readonly format: "hub" | "openai" | "anthropic" };
+  'GET /a2a/api/metrics': { readonly format: "json" | "prometheus" };
+}
+
+export interface ControlEndpointDefinition<K extends ControlEndpointKey = ControlEndpointKey> {
+  readonly method: string;
+  readonly path: string;
+  /** Every status the endpoint may answer with. */
+  readonly statuses: readonly number[];
+  readonly validateResponse: Validator<ControlEndpointTypes[K]['response']>;
+  readonly validateFailure: Validator<ControlEndpointTypes[K]['failure']>;
+}
+
+export const CONTROL_ENDPOINTS: { readonly [K in ControlEndpointKey]: ControlEndpointDefinition<K> } = {
+  'GET /a2a/api': {
+    method: "GET",
+    path: "/a2a/api",
+    statuses: [
+      200,
+      400,
+      403
+    ],
+    validateResponse: exact.validateSnapshot,
+    validateFailure: exact.validateReadError,
+  },
+  'POST /a2a/api': {
+    method: "POST",
+    path: "/a2a/api",
+    statuses: [
+      200,
+      400,
+      403,
+      409,
+      413,
+      415
+    ],
+    validateResponse: exact.validateActionSuccess,
+    validateFailure: exact.validateActionFailure,
+  },
+  'GET /a2a/api/presets': {
+    method: "GET",
+    path: "/a2a/api/presets",
+    statuses: [
+      200,
+      403
+    ],
+    validateResponse: exact.validatePresetList,
+    validateFailure: exact.validateReadError,
+  },
+  'GET /a2a/api/card': {
+    method: "GET",
+    path: "/a2a/api/card",
+    statuses: [
+      200,
+      400,
+      403,
+      404
+    ],
+    validateResponse: exact.validateAgentCardJson,
+    validateFailure: exact.validateReadError,
+  },
+  'GET /a2a/api/task': {
+    method: "GET",
+    path: "/a2a/api/task",
+    statuses: [
+      200,
+      400,
+      403,
+      404
+    ],
+    validateResponse: exact.validateTaskJson,
+    validateFailure: exact.validateReadError,
+  },
+  'GET /a2a/api/session': {
+    method: "GET",
+    path: "/a2a/api/session",
+    statuses: [
+      200,
+      400,
+      403,
+      404
+    ],
+    validateResponse: exact.validateSessionView,
+    validateFailure: exact.validateReadError,
+  },
+  'GET /a2a/api/tools': {
+    method: "GET",
+    path: "/a2a/api/tools",
+    statuses: [
+      200,
+      400,
+      403
+    ],
+    validateResponse: exact.validateToolList,
+    validateFailure: exact.validateReadError,
+  },
+  'GET /a2a/api/metrics': {
+    method: "GET",
+    path: "/a2a/api/metrics",
+    statuses: [
+      200,
+      400,
+      403
+    ],
+    validateResponse: exact.validateMetrics,
+    validateFailure: exact.validateReadError,
+  },
+};

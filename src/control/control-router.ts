@@ -1,13 +1,13 @@
 import Router from '@koa/router';
 import type { Context, Next } from 'koa';
-import { isControlActionName } from '../../generated/control/api.js';
-import type { TaskState } from '../../generated/a2a/1.0/types.js';
+import { CONTROL_ENDPOINTS, isControlActionName, type ControlEndpointKey, type ControlQueryTypes } from '../../generated/control/api.js';
+import type { ActionSuccess } from '../../generated/control/types.js';
 import { baseUrlOf, type BaseUrlOptions } from '../http/base-url.js';
 import { BodyError, readJsonBody, type BodyProblem } from '../http/body.js';
 import { DEFAULT_PRESET } from '../executors/presets.js';
 import { OperationError } from '../support/operation-error.js';
 import { CONTROL } from '../protocol/control-schema.js';
-import { formatTools, type ToolFormat } from '../outbound/tool-formats.js';
+import { formatTools } from '../outbound/tool-formats.js';
 import { checkValue } from '../protocol/validation.js';
 import { ACTION_HANDLERS } from './actions.js';
 import type { ControlDeps } from './control-deps.js';
@@ -15,29 +15,46 @@ import { isLoopbackAddress } from './loopback.js';
 import type { HubMetrics } from './metrics.js';
 import { PANEL_HTML } from './panel.js';
 import { parseQuery } from './query.js';
+import { ControlReplies, type ReplyOptions } from './replies.js';
 import { buildSnapshot, taskRow } from './snapshot.js';
 
 export const CONTROL_BASE = '/a2a/api';
 export const PANEL_PATH = '/a2a/panel';
 
-export interface ControlRouterOptions extends BaseUrlOptions {
+export interface ControlRouterOptions extends BaseUrlOptions, ReplyOptions {
   readonly deps: ControlDeps;
   readonly metrics: HubMetrics;
   readonly bodyLimitBytes: number;
 }
 
+/** The methods each path of the API serves, from spec/control/api.json, for 405 answers and their Allow header. */
+const METHODS_BY_PATH: ReadonlyMap<string, readonly string[]> = Object.values(CONTROL_ENDPOINTS).reduce(
+  (byPath, endpoint) => byPath.set(endpoint.path, [...(byPath.get(endpoint.path) ?? []), endpoint.method]),
+  new Map<string, string[]>(),
+);
+
 /**
  * The loopback control API and the panel. Every route first checks that the TCP peer is this
- * machine (the socket's address, never a header) and answers 403 otherwise.
+ * machine (the socket's address, never a header) and answers 403 otherwise. Every answer is
+ * typed by its endpoint in spec/control/api.json (src/control/replies.ts).
  */
 export function createControlRouter(options: ControlRouterOptions): Router {
   const router = new Router();
   const { deps } = options;
+  const replies = new ControlReplies(options);
   const loopbackOnly = async (ctx: Context, next: Next): Promise<void> => {
-    if (!isLoopbackAddress(ctx.socket.remoteAddress)) return reply(ctx, 403, { ok: false, message: 'the control API answers loopback peers only' });
+    if (!isLoopbackAddress(ctx.socket.remoteAddress)) return replies.refuse(ctx, 403, 'the control API answers loopback peers only');
     await next();
   };
   router.use([CONTROL_BASE, `${CONTROL_BASE}/*rest`, PANEL_PATH], loopbackOnly);
+
+  /** The parsed query, or undefined once its violations have been answered with 400. */
+  const readQuery = <K extends ControlEndpointKey>(ctx: Context, endpoint: K): ControlQueryTypes[K] | undefined => {
+    const parsed = parseQuery(endpoint, ctx.query);
+    if (parsed.ok) return parsed.values;
+    replies.fail(ctx, endpoint, 400, { ok: false, message: `bad query: ${parsed.violations.map((v) => `${v.field} ${v.description}`).join('; ')}`, violations: parsed.violations });
+    return undefined;
+  };
 
   router.get(PANEL_PATH, (ctx) => {
     ctx.set('Content-Security-Policy', "default-src 'self'; script-src 'unsafe-inline'; style-src 'unsafe-inline'");
@@ -47,123 +64,119 @@ export function createControlRouter(options: ControlRouterOptions): Router {
   });
 
   router.get(CONTROL_BASE, (ctx) => {
-    const query = readQuery(ctx, CONTROL_BASE);
+    const query = readQuery(ctx, 'GET /a2a/api');
     if (query === undefined) return;
-    reply(ctx, 200, buildSnapshot(deps, query as { taskLimit: number; taskOffset: number; taskState?: TaskState; taskContextId?: string; taskServerId?: string }, baseUrlOf(ctx, options)));
+    replies.ok(ctx, 'GET /a2a/api', buildSnapshot(deps, query, baseUrlOf(ctx, options)));
   });
 
   router.post(CONTROL_BASE, async (ctx) => {
+    const endpoint = 'POST /a2a/api';
     const body = await readBody(ctx, options.bodyLimitBytes);
-    if (body === undefined) return;
-    const checked = checkValue(CONTROL, 'ControlAction', body, { flavour: 'exact' });
-    if (!checked.ok) return reply(ctx, 400, { ok: false, message: `not a valid control action: ${checked.violations.map((v) => `${v.field || 'body'} ${v.description}`).join('; ')}`, violations: checked.violations.map(({ field, description }) => ({ field, description })) });
+    if (!body.ok) return replies.fail(ctx, endpoint, body.status, { ok: false, message: body.message });
+    const checked = checkValue(CONTROL, 'ControlAction', body.value, { flavour: 'exact' });
+    if (!checked.ok) {
+      const message = `not a valid control action: ${checked.violations.map((v) => `${v.field || 'body'} ${v.description}`).join('; ')}`;
+      return replies.fail(ctx, endpoint, 400, { ok: false, message, violations: checked.violations.map(({ field, description }) => ({ field, description })) });
+    }
     const action = checked.value as { action: string };
-    if (!isControlActionName(action.action)) return reply(ctx, 400, { ok: false, message: `unknown action ${JSON.stringify(action.action)}` });
+    if (!isControlActionName(action.action)) return replies.fail(ctx, endpoint, 400, { ok: false, message: `unknown action ${JSON.stringify(action.action)}` });
     try {
-      const handler = ACTION_HANDLERS[action.action] as (action: unknown, deps: ControlDeps) => unknown;
-      reply(ctx, 200, await handler(action, deps));
+      const handler = ACTION_HANDLERS[action.action] as (action: unknown, deps: ControlDeps) => Promise<ActionSuccess> | ActionSuccess;
+      replies.ok(ctx, endpoint, await handler(action, deps));
     } catch (error) {
-      if (error instanceof OperationError) return reply(ctx, 409, { ok: false, message: error.message });
+      if (error instanceof OperationError) return replies.fail(ctx, endpoint, 409, { ok: false, message: error.message });
       throw error;
     }
   });
 
   router.get(`${CONTROL_BASE}/presets`, (ctx) => {
-    reply(ctx, 200, deps.presets.list().map((preset) => ({ id: preset.id, name: preset.name, description: preset.description, isDefault: preset.id === DEFAULT_PRESET })));
+    replies.ok(ctx, 'GET /a2a/api/presets', deps.presets.list().map((preset) => ({ id: preset.id, name: preset.name, description: preset.description, isDefault: preset.id === DEFAULT_PRESET })));
   });
 
   router.get(`${CONTROL_BASE}/card`, (ctx) => {
-    const query = readQuery(ctx, `${CONTROL_BASE}/card`);
+    const endpoint = 'GET /a2a/api/card';
+    const query = readQuery(ctx, endpoint);
     if (query === undefined) return;
-    const agent = deps.inbounds.agent(String(query['id']));
-    if (agent === undefined) return reply(ctx, 404, { ok: false, message: `no inbound instance has id ${JSON.stringify(query['id'])}` });
-    reply(ctx, 200, agent.card(baseUrlOf(ctx, options)));
+    const agent = deps.inbounds.agent(query.id);
+    if (agent === undefined) return replies.fail(ctx, endpoint, 404, { ok: false, message: `no inbound instance has id ${JSON.stringify(query.id)}` });
+    replies.ok(ctx, endpoint, { ...agent.card(baseUrlOf(ctx, options)) });
   });
 
   router.get(`${CONTROL_BASE}/task`, (ctx) => {
-    const query = readQuery(ctx, `${CONTROL_BASE}/task`);
+    const endpoint = 'GET /a2a/api/task';
+    const query = readQuery(ctx, endpoint);
     if (query === undefined) return;
-    const info = deps.store.getTaskInfo(String(query['id']));
+    const info = deps.store.getTaskInfo(query.id);
     const task = info === undefined ? undefined : deps.store.getTask(info.instanceId, info.id);
-    if (info === undefined || task === undefined) return reply(ctx, 404, { ok: false, message: `no task has id ${JSON.stringify(query['id'])}` });
-    reply(ctx, 200, { ...task, serverId: info.instanceId });
+    if (info === undefined || task === undefined) return replies.fail(ctx, endpoint, 404, { ok: false, message: `no task has id ${JSON.stringify(query.id)}` });
+    replies.ok(ctx, endpoint, { ...task, serverId: info.instanceId });
   });
 
   router.get(`${CONTROL_BASE}/session`, (ctx) => {
-    const query = readQuery(ctx, `${CONTROL_BASE}/session`);
+    const endpoint = 'GET /a2a/api/session';
+    const query = readQuery(ctx, endpoint);
     if (query === undefined) return;
-    const contextId = String(query['contextId']);
-    const serverId = String(query['serverId']);
+    const { contextId, serverId } = query;
     const binding = deps.store.getContext(serverId, contextId);
     const live = deps.sessions.get(serverId, contextId);
-    if (binding === undefined && live === undefined) return reply(ctx, 404, { ok: false, message: `no session has context id ${JSON.stringify(contextId)} on instance ${JSON.stringify(serverId)}` });
+    const createdAt = binding?.createdAt ?? live?.createdAt;
+    const lastActiveAt = live?.lastActiveAt ?? binding?.lastActiveAt;
+    if (createdAt === undefined || lastActiveAt === undefined) {
+      return replies.fail(ctx, endpoint, 404, { ok: false, message: `no session has context id ${JSON.stringify(contextId)} on instance ${JSON.stringify(serverId)}` });
+    }
     const tasks = deps.store.browseTasks({ instanceId: serverId, contextId, limit: 100, offset: 0 });
-    reply(ctx, 200, {
+    replies.ok(ctx, endpoint, {
       contextId,
       serverId,
       live: live !== undefined,
       activeTasks: live?.activeTasks ?? 0,
       taskCount: tasks.total,
-      createdAt: binding?.createdAt ?? live?.createdAt,
-      lastActiveAt: live?.lastActiveAt ?? binding?.lastActiveAt,
+      createdAt,
+      lastActiveAt,
       tasks: tasks.rows.map(taskRow),
     });
   });
 
   router.get(`${CONTROL_BASE}/tools`, (ctx) => {
-    const query = readQuery(ctx, `${CONTROL_BASE}/tools`);
+    const query = readQuery(ctx, 'GET /a2a/api/tools');
     if (query === undefined) return;
-    reply(ctx, 200, formatTools(deps.tools.list(), query['format'] as ToolFormat));
+    replies.ok(ctx, 'GET /a2a/api/tools', formatTools(deps.tools.list(), query.format));
   });
 
   router.get(`${CONTROL_BASE}/metrics`, (ctx) => {
-    const query = readQuery(ctx, `${CONTROL_BASE}/metrics`);
+    const query = readQuery(ctx, 'GET /a2a/api/metrics');
     if (query === undefined) return;
-    const prometheus = query['format'] === 'prometheus' || (ctx.query['format'] === undefined && /^text\/plain/.test(ctx.get('accept')));
+    const prometheus = query.format === 'prometheus' || (ctx.query['format'] === undefined && /^text\/plain/.test(ctx.get('accept')));
     if (prometheus) {
       ctx.status = 200;
       ctx.type = 'text/plain; version=0.0.4; charset=utf-8';
       ctx.body = options.metrics.toPrometheus();
       return;
     }
-    reply(ctx, 200, options.metrics.toJson());
+    replies.ok(ctx, 'GET /a2a/api/metrics', options.metrics.toJson());
   });
 
   // Known paths with a method they do not serve get 405 and Allow; anything else under the base, 404.
   router.all([CONTROL_BASE, `${CONTROL_BASE}/*rest`], (ctx) => {
-    const allowed = ctx.path === CONTROL_BASE ? ['GET', 'POST'] : ['/presets', '/card', '/task', '/session', '/tools', '/metrics'].includes(ctx.path.slice(CONTROL_BASE.length)) ? ['GET'] : undefined;
-    if (allowed === undefined) return reply(ctx, 404, { ok: false, message: `nothing is served at ${ctx.path}` });
+    const allowed = METHODS_BY_PATH.get(ctx.path);
+    if (allowed === undefined) return replies.refuse(ctx, 404, `nothing is served at ${ctx.path}`);
     ctx.set('Allow', allowed.join(', '));
-    reply(ctx, 405, { ok: false, message: `${ctx.method} is not allowed on ${ctx.path}; use ${allowed.join(' or ')}` });
+    replies.refuse(ctx, 405, `${ctx.method} is not allowed on ${ctx.path}; use ${allowed.join(' or ')}`);
   });
   router.all(PANEL_PATH, (ctx) => {
     ctx.set('Allow', 'GET');
-    reply(ctx, 405, { ok: false, message: `${ctx.method} is not allowed on ${PANEL_PATH}; use GET` });
+    replies.refuse(ctx, 405, `${ctx.method} is not allowed on ${PANEL_PATH}; use GET`);
   });
   return router;
 }
 
-function reply(ctx: Context, status: number, body: unknown): void {
-  ctx.status = status;
-  ctx.type = 'application/json';
-  ctx.body = JSON.stringify(body);
-}
-
-function readQuery(ctx: Context, path: string): Record<string, unknown> | undefined {
-  const parsed = parseQuery(path, ctx.query);
-  if (parsed.ok) return parsed.values;
-  reply(ctx, 400, { ok: false, message: `bad query: ${parsed.violations.map((v) => `${v.field} ${v.description}`).join('; ')}`, violations: parsed.violations });
-  return undefined;
-}
-
-/** The action body, or undefined once the failure has been answered (415, 413 or 400). */
-async function readBody(ctx: Context, limit: number): Promise<unknown> {
+/** The action body, or the status and message that refuse it (415, 413 or 400). */
+async function readBody(ctx: Context, limit: number): Promise<{ ok: true; value: unknown } | { ok: false; status: number; message: string }> {
   try {
-    return await readJsonBody(ctx, limit);
+    return { ok: true, value: await readJsonBody(ctx, limit) };
   } catch (error) {
     if (!(error instanceof BodyError)) throw error;
-    reply(ctx, BODY_STATUS[error.problem], { ok: false, message: error.message });
-    return undefined;
+    return { ok: false, status: BODY_STATUS[error.problem], message: error.message };
   }
 }
 

@@ -1,5 +1,5 @@
 import type { FieldViolation } from '../../generated/a2a/1.0/types.js';
-import { CONTROL_API } from '../../generated/control/api.js';
+import { CONTROL_API, type ControlEndpointKey, type ControlQueryTypes } from '../../generated/control/api.js';
 
 type QueryParam = {
   readonly name: string;
@@ -16,8 +16,11 @@ type QueryParam = {
  * declares them (type, range, values, default, required), so the contract and the parsing
  * cannot drift apart.
  */
-export function parseQuery(path: string, query: Readonly<Record<string, string | string[] | undefined>>): { ok: true; values: Record<string, unknown> } | { ok: false; violations: FieldViolation[] } {
-  const endpoint = CONTROL_API.endpoints.find((entry) => entry.method === 'GET' && entry.path === path);
+export function parseQuery<K extends ControlEndpointKey>(
+  key: K,
+  query: Readonly<Record<string, string | string[] | undefined>>,
+): { ok: true; values: ControlQueryTypes[K] } | { ok: false; violations: FieldViolation[] } {
+  const endpoint = CONTROL_API.endpoints.find((entry) => `${entry.method} ${entry.path}` === key);
   const params: readonly QueryParam[] = endpoint && 'query' in endpoint ? (endpoint.query) : [];
   const values: Record<string, unknown> = {};
   const violations: FieldViolation[] = [];
@@ -44,5 +47,6 @@ export function parseQuery(path: string, query: Readonly<Record<string, string |
       values[param.name] = raw;
     }
   }
-  return violations.length === 0 ? { ok: true, values } : { ok: false, violations };
+  // Each value was parsed as its row declares, which is what ControlQueryTypes is generated from.
+  return violations.length === 0 ? { ok: true, values: values as ControlQueryTypes[K] } : { ok: false, violations };
 }
