@@ -961,3 +961,106 @@ export interface Metrics {
   rateLimitRejections: number;
   [k: string]: unknown | undefined;
 }
+/**
+ * An inbound instance's configuration as persisted. It holds a token's digest, never the token.
+ */
+export interface StoredInbound {
+  /**
+   * Instance id.
+   */
+  id: string;
+  /**
+   * Display name, also the card's name.
+   */
+  name: string;
+  /**
+   * The card's description.
+   */
+  description: string;
+  /**
+   * The card's version.
+   */
+  version: string;
+  endpointPath: EndpointPath;
+  /**
+   * Agent preset id.
+   */
+  preset: string;
+  /**
+   * Whether its routes are registered.
+   */
+  enabled: boolean;
+  /**
+   * Name of the environment variable holding the bearer token.
+   */
+  authTokenEnv?: string;
+  /**
+   * SHA-256 (hex) of a token set at run time; takes precedence over authTokenEnv.
+   */
+  tokenDigest?: string;
+  /**
+   * Skills to advertise instead of the preset's: A2A 1.0 AgentSkill objects, each checked against spec/a2a/1.0 when the row is loaded.
+   */
+  skills?: {
+    [k: string]: unknown | undefined;
+  }[];
+  /**
+   * The outbound connection id the relay preset forwards to.
+   */
+  relayTo?: string;
+  /**
+   * When the instance was created (RFC 3339).
+   */
+  createdAt: string;
+  /**
+   * When it last changed (RFC 3339).
+   */
+  updatedAt: string;
+}
+/**
+ * An outbound connection's configuration as persisted. A token set with outbound.setAuth must be sent to the remote, so unlike an inbound token it is stored in clear; it is never shown, logged or echoed. Rows written by earlier versions may lack timeoutMs, disabledSkills and skillOverrides, which then take their defaults.
+ */
+export interface StoredOutbound {
+  /**
+   * Connection id, out-<8 hex>-<3 hex>.
+   */
+  id: string;
+  /**
+   * Display name, part of the tool names.
+   */
+  name: string;
+  /**
+   * The remote's card URL or base URL.
+   */
+  agentCardUrl: string;
+  /**
+   * Name of the environment variable holding the bearer token.
+   */
+  bearerTokenEnv?: string;
+  /**
+   * A token set with outbound.setAuth; takes precedence over bearerTokenEnv.
+   */
+  token?: string;
+  /**
+   * Recorded for a future local hand-off session.
+   */
+  preset?: string;
+  /**
+   * Whether it connects.
+   */
+  enabled: boolean;
+  timeoutMs?: TimeoutMs;
+  /**
+   * Remote skill ids exposed as no tool.
+   */
+  disabledSkills?: string[];
+  skillOverrides?: SkillOverrides;
+  /**
+   * When the connection was created (RFC 3339).
+   */
+  createdAt: string;
+  /**
+   * When it last changed (RFC 3339).
+   */
+  updatedAt: string;
+}

@@ -65,6 +65,8 @@ export declare const validateSessionRow: Validator<T.SessionRow>;
 export declare const validatePreset: Validator<T.Preset>;
 export declare const validatePresetList: Validator<T.PresetList>;
 export declare const validateMetrics: Validator<T.Metrics>;
+export declare const validateStoredInbound: Validator<T.StoredInbound>;
+export declare const validateStoredOutbound: Validator<T.StoredOutbound>;
 
 /** Every validator by the name of its def. */
 export declare const validators: {
@@ -123,4 +125,6 @@ export declare const validators: {
   readonly Preset: Validator<T.Preset>;
   readonly PresetList: Validator<T.PresetList>;
   readonly Metrics: Validator<T.Metrics>;
+  readonly StoredInbound: Validator<T.StoredInbound>;
+  readonly StoredOutbound: Validator<T.StoredOutbound>;
 };

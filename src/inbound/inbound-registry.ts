@@ -9,27 +9,9 @@ import { buildAgentCard, CAPABILITIES } from './agent-card.js';
 import type { AgentDirectory, InboundAgent } from '../server/hosted-agent.js';
 import { OperationError } from '../support/operation-error.js';
 import type { LogFunction } from '../support/log.js';
+import { inboundConfigProblems, readStoredInbound, type InboundConfig } from './stored-inbound.js';
 
-/** An inbound instance's configuration as persisted. It holds a token's digest, never the token. */
-export interface InboundConfig {
-  readonly id: string;
-  readonly name: string;
-  readonly description: string;
-  readonly version: string;
-  readonly endpointPath: string;
-  readonly preset: string;
-  readonly enabled: boolean;
-  /** Name of the environment variable holding the bearer token. */
-  readonly authTokenEnv?: string;
-  /** SHA-256 of a token set at run time; takes precedence over authTokenEnv. */
-  readonly tokenDigest?: string;
-  /** Skills to advertise instead of the preset's. */
-  readonly skills?: readonly AgentSkill[];
-  /** The outbound connection id the `relay` preset forwards to. */
-  readonly relayTo?: string;
-  readonly createdAt: string;
-  readonly updatedAt: string;
-}
+export type { InboundConfig } from './stored-inbound.js';
 
 export interface InboundInput {
   readonly id?: string;
@@ -72,12 +54,22 @@ const FIRST_START_KEY = 'inbound.defaultCreated';
 export class InboundRegistry implements AgentDirectory {
   readonly #options: InboundRegistryOptions;
   readonly #configs = new Map<string, InboundConfig>();
+  /** Stored rows that do not form a configuration: kept in the store, not served, and their ids kept taken. */
+  readonly #unreadable = new Map<string, string[]>();
   #byPath = new Map<string, InboundAgent>();
   #builtAt: number | undefined;
 
   constructor(options: InboundRegistryOptions) {
     this.#options = options;
-    for (const stored of options.store.loadInstances()) this.#configs.set(stored.id, stored.config as unknown as InboundConfig);
+    for (const stored of options.store.loadInstances()) {
+      const loaded = readStoredInbound(stored.id, stored.config);
+      if (loaded.ok) {
+        this.#configs.set(stored.id, loaded.config);
+        continue;
+      }
+      this.#unreadable.set(stored.id, loaded.problems);
+      options.log?.('error', 'a stored inbound instance is not a valid configuration: it is not served until fixed or removed (inbound.remove)', { instance: stored.id, problems: loaded.problems });
+    }
     this.#rebuild();
   }
 
@@ -114,6 +106,10 @@ export class InboundRegistry implements AgentDirectory {
   create(input: InboundInput): InboundConfig {
     const id = input.id ?? `${slug(input.name)}-${randomBytes(4).toString('hex')}`;
     if (this.#configs.has(id)) throw new OperationError(`an inbound instance with id "${id}" already exists`);
+    const unreadable = this.#unreadable.get(id);
+    if (unreadable !== undefined) {
+      throw new OperationError(`an inbound instance with id "${id}" is stored but its configuration is not valid (${unreadable.join('; ')}); inbound.remove deletes it`);
+    }
     const now = this.#options.now();
     const config: InboundConfig = {
       id,
@@ -159,8 +155,9 @@ export class InboundRegistry implements AgentDirectory {
     return this.#save({ ...rest, ...auth, updatedAt: this.#options.now() });
   }
 
+  /** Deletes an instance, also one whose stored configuration could not be read. */
   remove(id: string): void {
-    this.#require(id);
+    if (!this.#unreadable.delete(id)) this.#require(id);
     this.#options.store.deleteInstance(id);
     this.#configs.delete(id);
     this.#rebuild();
@@ -206,6 +203,9 @@ export class InboundRegistry implements AgentDirectory {
     }
     const problem = preset.validate?.(config);
     if (problem !== undefined) throw new OperationError(problem);
+    // What is saved must load again: the same check the next start applies to the row.
+    const invalid = inboundConfigProblems(config, 'exact');
+    if (invalid.length > 0) throw new OperationError(`the instance configuration is not valid: ${invalid.join('; ')}`);
     for (const other of this.#configs.values()) {
       if (other.id !== config.id && other.endpointPath === config.endpointPath) {
         throw new OperationError(`endpointPath ${config.endpointPath} is already used by instance "${other.id}"`);
