@@ -186,7 +186,7 @@ export class InboundRegistry implements AgentDirectory {
 
   #save(config: InboundConfig): InboundConfig {
     this.#check(config);
-    this.#options.store.saveInstance({ id: config.id, config: config as unknown as Record<string, unknown> });
+    this.#options.store.saveInstance({ id: config.id, config });
     this.#configs.set(config.id, config);
     this.#rebuild();
     return config;
