@@ -1,0 +1,105 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ERRORS, type ErrorName } from '../../generated/a2a/1.0/errors.js';
+import { CONTROL_API } from '../../generated/control/api.js';
+import { REQUIREMENTS } from '../../generated/conformance/requirements.js';
+import { DEFAULTS } from '../../generated/hub/defaults.js';
+import schema from '../../generated/hub/schema.json' with { type: 'json' };
+import { TEST_DIRECTIVE_PARAMETERS, TEST_OUTCOMES } from '../../generated/hub/test-directives.js';
+import { REPO_ROOT } from '../../codegen/paths.js';
+
+/**
+ * The documentation's tables against the registries they describe, so that a change to spec/
+ * that the docs do not follow (or a docs edit that spec/ does not back) fails here.
+ */
+function doc(path: string): string {
+  return readFileSync(join(REPO_ROOT, path), 'utf8');
+}
+
+/** The rows of every Markdown table whose header row starts with `header`, as trimmed cells. */
+function tableRows(text: string, header: RegExp): string[][] {
+  const rows: string[][] = [];
+  const lines = text.split('\n');
+  for (let index = 0; index < lines.length; index += 1) {
+    if (!header.test(lines[index] ?? '')) continue;
+    for (let row = index + 2; row < lines.length && (lines[row] ?? '').startsWith('|'); row += 1) {
+      rows.push((lines[row] ?? '').slice(1, -1).split(' | ').map((cell) => cell.trim()));
+    }
+  }
+  return rows;
+}
+
+const plain = (cell: string): string => cell.replace(/\*\*|`/g, '').trim();
+
+describe('docs/spec-policy.md: the error tables are the registry', () => {
+  const rows = tableRows(doc('docs/spec-policy.md'), /^\| Error \| JSON-RPC \|/);
+
+  it('lists every error of spec/a2a/1.0/errors.json exactly once', () => {
+    const documented = rows.map((row) => row[0] ?? '');
+    expect([...documented].sort()).toEqual(Object.keys(ERRORS).sort());
+  });
+
+  it.each(rows.map((row) => [row[0] ?? '', row] as const))('%s: code, reason, HTTP and gRPC status as registered', (name, row) => {
+    const registered = ERRORS[name as ErrorName];
+    expect(registered, `${name} is not in the registry`).toBeDefined();
+    expect({ code: Number(plain(row[1] ?? '')), reason: plain(row[2] ?? ''), httpStatus: Number(plain(row[3] ?? '')), grpcStatus: plain(row[4] ?? '') }).toEqual({
+      code: registered.code,
+      reason: registered.reason,
+      httpStatus: registered.httpStatus,
+      grpcStatus: registered.grpcStatus,
+    });
+  });
+});
+
+describe('docs/control-api.md: the status table is spec/control/api.json', () => {
+  it('documents exactly the statuses the API declares', () => {
+    const documented = tableRows(doc('docs/control-api.md'), /^\| Status \| When \|/).map((row) => Number(plain(row[0] ?? '')));
+    expect(documented).toEqual(CONTROL_API.statusCodes.map((row) => row.status));
+  });
+});
+
+describe('docs/server.md: the configuration table is spec/hub/config.schema.json', () => {
+  const rows = new Map(tableRows(doc('docs/server.md'), /^\| member \| flag \/ variable \| default \|/).map((row) => [plain(row[0] ?? ''), row] as const));
+  const members = Object.keys(schema.$defs.HubConfig.properties);
+
+  it('has one row per member of HubConfig', () => {
+    expect([...rows.keys()].sort()).toEqual([...members].sort());
+  });
+
+  it.each(members)('%s: the default column is the schema default', (member) => {
+    const cell = rows.get(member)?.[2] ?? '';
+    const value: unknown = (DEFAULTS.HubConfig as Record<string, unknown>)[member];
+    if (value === undefined) expect(cell).toBe('—');
+    else expect(cell.startsWith(`\`${JSON.stringify(value).replace(/^"(.*)"$/, '$1')}\``), `${member}: ${cell}`).toBe(true);
+  });
+});
+
+describe('docs/test-directives.md: the directive table is spec/hub/test-directives.json', () => {
+  const rows = tableRows(doc('docs/test-directives.md'), /^\| metadata member \| text line \|/);
+
+  it.each(TEST_OUTCOMES.map((outcome) => [outcome.name, outcome] as const))('outcome %s: its row names every text word', (name, outcome) => {
+    const row = rows.find((cells) => (cells[0] ?? '').startsWith(`\`outcome: "${name}"\``));
+    expect(row, `no row for outcome ${name}`).toBeDefined();
+    expect((row?.[0] ?? '').includes('(default)')).toBe(outcome.default);
+    expect([...(row?.[1] ?? '').matchAll(/`::([a-z-]+)`/g)].map((match) => match[1])).toEqual(outcome.textWords);
+  });
+
+  it.each(Object.entries(TEST_DIRECTIVE_PARAMETERS))('parameter %s: its row gives the range, the default and the text word', (name, parameter) => {
+    const row = rows.find((cells) => (cells[0] ?? '').startsWith(`\`${name}: `));
+    expect(row, `no row for ${name}`).toBeDefined();
+    expect(row?.[0]).toContain(`(${parameter.minimum}–${parameter.maximum}, default ${parameter.default})`);
+    if (parameter.textWord === undefined) expect(row?.[1]).toBe('—');
+    else expect(row?.[1]).toBe(`\`::${parameter.textWord} N\` (N defaults to ${parameter.textDefault})`);
+  });
+});
+
+describe('counts the docs quote', () => {
+  it('the catalog size', () => {
+    for (const path of ['README.md', 'docs/conformance.md']) {
+      const quoted = [...doc(path).matchAll(/(\d+) (?:requirements|records)\b/g)].map((match) => Number(match[1]));
+      expect(quoted.length, path).toBeGreaterThan(0);
+      expect(new Set(quoted), path).toEqual(new Set([REQUIREMENTS.length]));
+    }
+  });
+});
