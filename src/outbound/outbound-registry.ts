@@ -7,8 +7,8 @@ import type { UrlPolicy } from '../client/url-policy.js';
 import { OperationError } from '../support/operation-error.js';
 import type { LogFunction } from '../support/log.js';
 import type { OutboundConfigs } from '../store/task-store.js';
-import { DEFAULT_OUTBOUND_TIMEOUT_MS, newOutboundConfig, outboundFromStored, type OutboundConfig, type OutboundInput, type OutboundPatch } from './outbound-config.js';
 import { ConnectionSupervisor, type ConnectOutcome, type OutboundState } from './connection-supervisor.js';
+import { DEFAULT_OUTBOUND_TIMEOUT_MS, newOutboundConfig, outboundFromStored, type OutboundConfig, type OutboundInput, type OutboundPatch } from './outbound-config.js';
 import { ConnectError, connectRemote, discoverRemote, type RemoteSettings } from './remote-connect.js';
 import { describeError } from '../support/describe-error.js';
 

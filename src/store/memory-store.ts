@@ -4,6 +4,7 @@ import { applyChunk, withParts, type AssembledArtifact } from './artifact-chunks
 import type { ListPosition } from './cursor.js';
 import { cloneJson } from './json.js';
 import { compareIds, compareListOrder, listTasks, matchesFilter, type ListFilter, type ListRequest } from './listing.js';
+import { StoredSettings, type ConfigTable, type MetaTable, type StoredConfig } from './stored-settings.js';
 import {
   DuplicateKeyError,
   EVENT_LOG_LIMIT,
@@ -21,7 +22,6 @@ import {
   type TaskStore,
   type TaskView,
 } from './task-store.js';
-import { StoredSettings, type ConfigTable, type MetaTable, type StoredConfig } from './stored-settings.js';
 import { toWireTask } from './task-view.js';
 import { millisToTimestamp, statusMillis, timestampMillis } from './timestamps.js';
 
