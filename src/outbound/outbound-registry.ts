@@ -7,13 +7,12 @@ import type { UrlPolicy } from '../client/url-policy.js';
 import { OperationError } from '../support/operation-error.js';
 import type { LogFunction } from '../support/log.js';
 import type { OutboundConfigs } from '../store/task-store.js';
+import { ConnectionSupervisor, type ConnectOutcome, type OutboundState } from './connection-supervisor.js';
 import { DEFAULT_OUTBOUND_TIMEOUT_MS, newOutboundConfig, outboundFromStored, type OutboundConfig, type OutboundInput, type OutboundPatch } from './outbound-config.js';
 import { ConnectError, connectRemote, discoverRemote, type RemoteSettings } from './remote-connect.js';
 import { describeError } from '../support/describe-error.js';
 
-export type OutboundState = 'connecting' | 'connected' | 'error' | 'disabled';
-
-export type ConnectOutcome = { readonly ok: true } | { readonly ok: false; readonly reason: string };
+export type { ConnectOutcome, OutboundState } from './connection-supervisor.js';
 
 /** What a caller of the remote needs: the connected client and when to stop. */
 export interface OutboundConnection {
@@ -47,54 +46,44 @@ export interface OutboundRegistryOptions {
   readonly log?: LogFunction;
 }
 
-/** The run-time half of a connection; the persisted half is its OutboundConfig. */
-interface Live {
-  state: OutboundState;
-  reason: string | undefined;
-  client: A2AClient | undefined;
-  card: AgentCard | undefined;
-  /** Increases with every attempt and every stop: an attempt that is no longer the latest is ignored. */
-  attempt: number;
-  pending: { readonly attempt: number; readonly outcome: Promise<ConnectOutcome> } | undefined;
-  attemptController: AbortController | undefined;
-  retryTimer: NodeJS.Timeout | undefined;
-  retryDelayMs: number;
-  /** Handed to tool calls; replaced after each stop. */
-  scope: AbortController;
-}
-
 /**
- * The outbound connections: their persisted configuration and, per connection, the state
- * machine connecting → connected | error(reason), or disabled. A connection in error is retried
- * in the background with a delay that doubles up to a cap. Every configuration change is
- * written to the store first, so a restart finds it; start() then reconnects without making
- * the hub wait for remotes.
+ * The outbound connections: their persisted configuration, and (through the
+ * ConnectionSupervisor) each one's connection state. Every configuration change is written to
+ * the store first, so a restart finds it; start() then reconnects without making the hub wait
+ * for remotes.
  */
 export class OutboundRegistry {
   readonly #options: OutboundRegistryOptions;
   readonly #configs = new Map<string, OutboundConfig>();
-  readonly #live = new Map<string, Live>();
+  readonly #connections: ConnectionSupervisor;
   readonly #urlPolicy: UrlPolicy | undefined;
-  readonly #reconnectMinMs: number;
-  readonly #reconnectMaxMs: number;
   #version = 0;
-  #closed = false;
 
   constructor(options: OutboundRegistryOptions) {
     this.#options = options;
     this.#urlPolicy = options.settings?.urlPolicy;
-    this.#reconnectMinMs = options.settings?.reconnectMinMs ?? DEFAULTS.OutboundSettings.reconnectMinMs;
-    this.#reconnectMaxMs = Math.max(this.#reconnectMinMs, options.settings?.reconnectMaxMs ?? DEFAULTS.OutboundSettings.reconnectMaxMs);
+    const reconnectMinMs = options.settings?.reconnectMinMs ?? DEFAULTS.OutboundSettings.reconnectMinMs;
+    this.#connections = new ConnectionSupervisor({
+      host: {
+        config: (id) => this.#configs.get(id),
+        connect: (config, signal) => connectRemote(config.agentCardUrl, this.#settingsOf(config, signal)),
+        failure: (error, config) => this.#scrub(describeError(error), config),
+        changed: () => this.#changed(),
+        log: (level, message, config, details) => this.#log(level, message, config, details),
+      },
+      reconnectMinMs,
+      reconnectMaxMs: Math.max(reconnectMinMs, options.settings?.reconnectMaxMs ?? DEFAULTS.OutboundSettings.reconnectMaxMs),
+    });
     for (const stored of options.store.loadOutbounds()) {
       const config = outboundFromStored(stored.config);
       this.#configs.set(config.id, config);
-      this.#live.set(config.id, this.#newLive(config.enabled ? 'connecting' : 'disabled'));
+      this.#connections.add(config.id, config.enabled ? 'connecting' : 'disabled');
     }
   }
 
   /** Connects every enabled connection in the background; call once the hub listens (a remote may be the hub itself). */
   start(): void {
-    for (const config of this.#configs.values()) if (config.enabled) void this.#connect(config.id, true);
+    for (const config of this.#configs.values()) if (config.enabled) void this.#connections.connect(config);
   }
 
   /** Increases with every change of a configuration or a state, so that derived tables know when to rebuild. */
@@ -112,7 +101,7 @@ export class OutboundRegistry {
 
   view(id: string): OutboundView | undefined {
     const config = this.#configs.get(id);
-    const live = this.#live.get(id);
+    const live = this.#connections.status(id);
     if (config === undefined || live === undefined) return undefined;
     const skills = uniqueSkills(live.card?.skills ?? []);
     const disabled = new Set(config.disabledSkills);
@@ -128,7 +117,7 @@ export class OutboundRegistry {
   /** The connected client of a connection, for callers of the remote (tools, relay executors). */
   client(id: string): OutboundConnection | undefined {
     const config = this.#configs.get(id);
-    const live = this.#live.get(id);
+    const live = this.#connections.status(id);
     if (config === undefined || live?.state !== 'connected' || live.client === undefined || live.card === undefined) return undefined;
     return { config, client: live.client, card: live.card, signal: live.scope.signal, redact: (text) => this.#scrub(text, config) };
   }
@@ -149,7 +138,7 @@ export class OutboundRegistry {
     const config = newOutboundConfig(input, this.#options.now());
     if (!config.enabled) {
       this.#save(config);
-      this.#live.set(config.id, this.#newLive('disabled'));
+      this.#connections.add(config.id, 'disabled');
       this.#changed();
       return config;
     }
@@ -163,10 +152,7 @@ export class OutboundRegistry {
     }
     this.#requireOpen();
     this.#save(config);
-    const live = this.#newLive('connected');
-    live.client = client;
-    live.card = client.card;
-    this.#live.set(config.id, live);
+    this.#connections.addConnected(config.id, client);
     this.#log('info', 'outbound connection created and connected', config);
     this.#changed();
     return config;
@@ -179,7 +165,7 @@ export class OutboundRegistry {
     const config: OutboundConfig = { ...current, ...defined, updatedAt: this.#options.now() };
     this.#save(config);
     // The client's per-request timeout is fixed when it connects.
-    if (config.enabled && config.timeoutMs !== current.timeoutMs) return { config, outcome: await this.#connect(id, true) };
+    if (config.enabled && config.timeoutMs !== current.timeoutMs) return { config, outcome: await this.#connections.connect(config) };
     this.#changed();
     return { config };
   }
@@ -187,10 +173,8 @@ export class OutboundRegistry {
   remove(id: string): OutboundConfig {
     const config = this.#require(id);
     this.#options.store.deleteOutbound(id);
-    const live = this.#live.get(id);
-    if (live !== undefined) this.#stop(live, `outbound connection "${config.name}" was removed`);
+    this.#connections.remove(id, `outbound connection "${config.name}" was removed`);
     this.#configs.delete(id);
-    this.#live.delete(id);
     this.#log('info', 'outbound connection removed', config);
     this.#changed();
     return config;
@@ -202,14 +186,11 @@ export class OutboundRegistry {
     const config: OutboundConfig = { ...current, enabled, updatedAt: this.#options.now() };
     this.#save(config);
     if (!enabled) {
-      const live = this.#requireLive(id);
-      this.#stop(live, `outbound connection "${config.name}" was disabled`);
-      live.state = 'disabled';
-      live.reason = undefined;
+      this.#connections.disable(id, `outbound connection "${config.name}" was disabled`);
       this.#changed();
       return config;
     }
-    const outcome = await this.#connect(id, true);
+    const outcome = await this.#connections.connect(config);
     if (!outcome.ok) {
       throw new OperationError(
         `outbound connection "${config.name}" is enabled but could not connect: ${outcome.reason}. It stays in state error and is retried in the background; outbound.refresh retries now`,
@@ -222,7 +203,7 @@ export class OutboundRegistry {
   async refresh(id: string): Promise<OutboundConfig> {
     const config = this.#require(id);
     if (!config.enabled) throw new OperationError(`outbound connection "${config.name}" is disabled; outbound.enable enables and connects it`);
-    const outcome = await this.#connect(id, true);
+    const outcome = await this.#connections.connect(config);
     if (!outcome.ok) {
       throw new OperationError(`refreshing outbound connection "${config.name}" failed: ${outcome.reason}. It is in state error and is retried in the background`);
     }
@@ -243,7 +224,7 @@ export class OutboundRegistry {
       this.#changed();
       return { config };
     }
-    return { config, outcome: await this.#connect(id, true) };
+    return { config, outcome: await this.#connections.connect(config) };
   }
 
   /** Reads and checks a card, sending `token` when given; stores nothing. */
@@ -263,94 +244,7 @@ export class OutboundRegistry {
 
   /** Stops every attempt, retry timer and tool call. The registry answers nothing useful afterwards. */
   close(): void {
-    this.#closed = true;
-    for (const live of this.#live.values()) this.#stop(live, 'the hub is shutting down');
-  }
-
-  /**
-   * One connect attempt. A newer attempt (or a stop) supersedes this one: its result is then
-   * dropped, and a caller still waiting gets the newer attempt's outcome instead.
-   */
-  #connect(id: string, fresh: boolean): Promise<ConnectOutcome> {
-    const live = this.#requireLive(id);
-    clearTimeout(live.retryTimer);
-    live.retryTimer = undefined;
-    live.attemptController?.abort();
-    if (fresh) live.retryDelayMs = this.#reconnectMinMs;
-    const attempt = ++live.attempt;
-    const controller = new AbortController();
-    live.attemptController = controller;
-    if (live.state !== 'connected') {
-      // A connected connection keeps serving its tools with the old client until the new one is there.
-      live.state = 'connecting';
-      live.reason = undefined;
-      this.#changed();
-    }
-    const outcome = this.#attempt(id, live, attempt, controller);
-    live.pending = { attempt, outcome };
-    return outcome;
-  }
-
-  async #attempt(id: string, live: Live, attempt: number, controller: AbortController): Promise<ConnectOutcome> {
-    const config = this.#require(id);
-    let client: A2AClient | undefined;
-    let failure: string | undefined;
-    try {
-      client = await connectRemote(config.agentCardUrl, this.#settingsOf(config, controller.signal));
-    } catch (error) {
-      failure = this.#scrub(describeError(error), config);
-    }
-    if (live.attemptController === controller) live.attemptController = undefined;
-    if (attempt !== live.attempt || this.#closed) {
-      const newer = live.pending;
-      if (newer !== undefined && newer.attempt > attempt) return newer.outcome;
-      return { ok: false, reason: this.#closed ? 'the hub is shutting down' : `outbound connection "${config.name}" was disabled or removed meanwhile` };
-    }
-    live.pending = undefined;
-    const previous = { state: live.state, reason: live.reason };
-    if (client !== undefined) {
-      live.state = 'connected';
-      live.reason = undefined;
-      live.client = client;
-      live.card = client.card;
-      live.retryDelayMs = this.#reconnectMinMs;
-      if (previous.state !== 'connected') this.#log('info', 'outbound connection connected', config);
-      this.#changed();
-      return { ok: true };
-    }
-    const reason = failure ?? 'unknown error';
-    live.state = 'error';
-    live.reason = reason;
-    live.client = undefined;
-    if (previous.state !== 'error' || previous.reason !== reason) this.#log('warn', 'outbound connection failed to connect; retrying in the background', config, { reason });
-    this.#scheduleRetry(id, live);
-    this.#changed();
-    return { ok: false, reason };
-  }
-
-  #scheduleRetry(id: string, live: Live): void {
-    if (this.#closed || this.#configs.get(id)?.enabled !== true) return;
-    const delay = live.retryDelayMs;
-    live.retryDelayMs = Math.min(delay * 2, this.#reconnectMaxMs);
-    live.retryTimer = setTimeout(() => {
-      live.retryTimer = undefined;
-      if (this.#live.get(id) === live) void this.#connect(id, false);
-    }, delay);
-    // A pending retry must not keep a process alive that has nothing else to do.
-    live.retryTimer.unref();
-  }
-
-  /** Ends everything in flight for a connection: its attempt, its retry and the tool calls using it. */
-  #stop(live: Live, why: string): void {
-    live.attempt += 1;
-    live.pending = undefined;
-    clearTimeout(live.retryTimer);
-    live.retryTimer = undefined;
-    live.attemptController?.abort();
-    live.attemptController = undefined;
-    live.scope.abort(new Error(why));
-    live.scope = new AbortController();
-    live.client = undefined;
+    this.#connections.close('the hub is shutting down');
   }
 
   /** Throws ConnectError for a token variable that is not set: connecting without it would only earn a 401. */
@@ -396,33 +290,8 @@ export class OutboundRegistry {
     return config;
   }
 
-  #requireLive(id: string): Live {
-    this.#require(id);
-    let live = this.#live.get(id);
-    if (live === undefined) {
-      live = this.#newLive('disabled');
-      this.#live.set(id, live);
-    }
-    return live;
-  }
-
   #requireOpen(): void {
-    if (this.#closed) throw new OperationError('the hub is shutting down');
-  }
-
-  #newLive(state: OutboundState): Live {
-    return {
-      state,
-      reason: undefined,
-      client: undefined,
-      card: undefined,
-      attempt: 0,
-      pending: undefined,
-      attemptController: undefined,
-      retryTimer: undefined,
-      retryDelayMs: this.#reconnectMinMs,
-      scope: new AbortController(),
-    };
+    if (this.#connections.closed) throw new OperationError('the hub is shutting down');
   }
 
   #changed(): void {

@@ -4,6 +4,7 @@ import { applyChunk, withParts, type AssembledArtifact } from './artifact-chunks
 import type { ListPosition } from './cursor.js';
 import { cloneJson } from './json.js';
 import { compareIds, compareListOrder, listTasks, matchesFilter, type ListFilter, type ListRequest } from './listing.js';
+import { StoredSettings, type ConfigTable, type MetaTable, type StoredConfig } from './stored-settings.js';
 import {
   DuplicateKeyError,
   EVENT_LOG_LIMIT,
@@ -64,6 +65,15 @@ function emptyState(): State {
   return { version: 0, tasks: new Map(), idempotency: new Map(), contexts: new Map(), instances: new Map(), outbounds: new Map(), meta: new Map() };
 }
 
+/** A configuration table over one of the state's maps, handing out and taking in copies. */
+function mapTable(map: () => Map<string, StoredConfig>): ConfigTable {
+  return {
+    all: () => [...map().values()].sort((a, b) => compareIds(a.id, b.id)).map((record) => cloneJson(record)),
+    save: (record) => void map().set(record.id, cloneJson({ id: record.id, config: record.config })),
+    remove: (id) => void map().delete(id),
+  };
+}
+
 /** Maps keyed by two strings; JSON keeps ("a:b", "c") and ("a", "b:c") apart. */
 function pairKey(first: string, second: string): string {
   return JSON.stringify([first, second]);
@@ -75,8 +85,14 @@ function pairKey(first: string, second: string): string {
  * back if `work` throws: O(size), fine for the test-sized data it is meant for. Every other
  * method validates before it mutates, so it never needs a rollback of its own.
  */
-export class MemoryTaskStore implements TaskStore {
+export class MemoryTaskStore extends StoredSettings implements TaskStore {
   private state: State = emptyState();
+  // Looked up on every call: a rollback or close replaces the state.
+  protected readonly instanceTable = mapTable(() => this.state.instances);
+  protected readonly outboundTable = mapTable(() => this.state.outbounds);
+  protected get metaTable(): MetaTable {
+    return this.state.meta;
+  }
 
   #depth = 0;
 
@@ -212,42 +228,6 @@ export class MemoryTaskStore implements TaskStore {
       for (const task of unfinished) this.setStatus(task.id, status(infoOf(task)));
       return unfinished.map((task) => task.id);
     });
-  }
-
-  loadInstances(): StoredInstance[] {
-    return [...this.state.instances.values()].sort((a, b) => compareIds(a.id, b.id)).map((instance) => cloneJson(instance));
-  }
-
-  saveInstance(instance: StoredInstance): void {
-    this.state.instances.set(instance.id, cloneJson({ id: instance.id, config: instance.config }));
-  }
-
-  deleteInstance(id: string): void {
-    this.state.instances.delete(id);
-  }
-
-  loadOutbounds(): StoredOutbound[] {
-    return [...this.state.outbounds.values()].sort((a, b) => compareIds(a.id, b.id)).map((outbound) => cloneJson(outbound));
-  }
-
-  saveOutbound(outbound: StoredOutbound): void {
-    this.state.outbounds.set(outbound.id, cloneJson({ id: outbound.id, config: outbound.config }));
-  }
-
-  deleteOutbound(id: string): void {
-    this.state.outbounds.delete(id);
-  }
-
-  getMeta(key: string): string | undefined {
-    return this.state.meta.get(key);
-  }
-
-  setMeta(key: string, value: string): void {
-    this.state.meta.set(key, value);
-  }
-
-  deleteMeta(key: string): void {
-    this.state.meta.delete(key);
   }
 
   close(): void {
