@@ -352,7 +352,24 @@ describe('rate limiting', () => {
   });
 
   it('the card is not rate limited', async () => {
-    cardOf(await send(`${hub.endpoint}/agent-card.json`));
+    // A hub of its own whose one-request bucket hardly refills, drained here: the test holds
+    // whichever tests run before it, or none.
+    const drained = await startTestHub({ rateLimit: { perSecond: 0.001, burst: 1 } });
+    try {
+      expect((await post(drained.endpoint, LIST_TASKS, JSON_HEADERS)).status, 'the one request the bucket allows').toBe(200);
+      expectJsonRpcError(await post(drained.endpoint, LIST_TASKS, JSON_HEADERS), 'RateLimitedError', { httpStatus: 429, id: null });
+      const rejections = drained.rateLimiter?.rejections;
+      expect(rejections).toBe(1);
+      for (let round = 0; round < 3; round += 1) {
+        cardOf(await send(`${drained.endpoint}/agent-card.json`));
+        cardOf(await send(`${drained.url}/.well-known/agent-card.json`));
+      }
+      expect(drained.rateLimiter?.rejections, 'no card request was counted as rejected').toBe(rejections);
+      // The bucket is still empty: the cards were served while JSON-RPC was refused.
+      expectJsonRpcError(await post(drained.endpoint, LIST_TASKS, JSON_HEADERS), 'RateLimitedError', { httpStatus: 429, id: null });
+    } finally {
+      await drained.dispose();
+    }
   });
 });
 
