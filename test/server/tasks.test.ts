@@ -50,6 +50,32 @@ async function listTasks(params: MethodTypes['ListTasks']['params'], url = hub.e
   return call(url, 'ListTasks', params);
 }
 
+/**
+ * Walks the ListTasks pages of a context two tasks at a time, checking every page (pageSize 2,
+ * `totalSize` throughout, two tasks on every page but the last) and running `between` after
+ * each page but the last. Returns the task ids in the order visited and the number of pages.
+ */
+async function walkInPagesOfTwo(
+  contextId: string,
+  totalSize: number,
+  between: (visited: readonly string[], pages: number) => Promise<void>,
+): Promise<{ visited: string[]; pages: number }> {
+  const visited: string[] = [];
+  let pageToken = '';
+  for (let pages = 1; ; pages += 1) {
+    const page = await listTasks({ contextId, pageSize: 2, ...(pageToken === '' ? {} : { pageToken }) });
+    expect(page.pageSize).toBe(2);
+    expect(page.totalSize).toBe(totalSize);
+    expect(page.tasks.length).toBeLessThanOrEqual(2);
+    visited.push(...page.tasks.map((task) => task.id));
+    pageToken = page.nextPageToken;
+    if (pageToken === '') return { visited, pages };
+    expect(page.tasks).toHaveLength(2);
+    if (pages > 10) throw new Error('the walk does not end');
+    await between(visited, pages);
+  }
+}
+
 /** Waits (bounded) until the wall clock is past the given timestamp, so later statuses are strictly newer. */
 async function clockPast(timestamp: string | undefined): Promise<void> {
   const target = Date.parse(timestamp ?? '');
@@ -244,24 +270,11 @@ describe('ListTasks', () => {
     const reference = await listTasks({ contextId, pageSize: 100 });
     expect(reference.totalSize).toBe(7);
 
-    const visited: string[] = [];
     const created: string[] = [];
-    let pageToken = '';
-    let pages = 0;
-    for (;;) {
-      const page = await listTasks({ contextId, pageSize: 2, ...(pageToken === '' ? {} : { pageToken }) });
-      pages += 1;
-      expect(page.pageSize).toBe(2);
-      expect(page.totalSize).toBe(7);
-      expect(page.tasks.length).toBeLessThanOrEqual(2);
-      visited.push(...page.tasks.map((task) => task.id));
-      pageToken = page.nextPageToken;
-      if (pageToken === '') break;
-      expect(page.tasks).toHaveLength(2);
-      if (pages > 10) throw new Error('the walk does not end');
+    const { visited, pages } = await walkInPagesOfTwo(contextId, 7, async (_visited, pages) => {
       // A new task in the same context between two page requests.
       created.push((await completedTask(contextId, `new ${pages}`)).id);
-    }
+    });
     expect(pages).toBe(4);
     expect(visited).toHaveLength(7);
     expect(new Set(visited).size).toBe(7);
@@ -281,17 +294,7 @@ describe('ListTasks', () => {
     const reference = await listTasks({ contextId, pageSize: 100 });
     expect(reference.totalSize).toBe(7);
 
-    const visited: string[] = [];
-    let pageToken = '';
-    let pages = 0;
-    for (;;) {
-      const page = await listTasks({ contextId, pageSize: 2, ...(pageToken === '' ? {} : { pageToken }) });
-      pages += 1;
-      expect(page.totalSize).toBe(7);
-      visited.push(...page.tasks.map((task) => task.id));
-      pageToken = page.nextPageToken;
-      if (pageToken === '') break;
-      if (pages > 10) throw new Error('the walk does not end');
+    const { visited } = await walkInPagesOfTwo(contextId, 7, async (visited) => {
       // An interrupted task not visited yet gets the newest status (it would jump above the cursor).
       const next = waiting.find((task) => !visited.includes(task.id) && task.status.state === 'TASK_STATE_INPUT_REQUIRED');
       if (next !== undefined) {
@@ -300,7 +303,7 @@ describe('ListTasks', () => {
         expect(resumed.status.state).toBe('TASK_STATE_COMPLETED');
         next.status = resumed.status;
       }
-    }
+    });
     expect(visited).toHaveLength(7);
     expect(new Set(visited)).toEqual(new Set([...waiting, ...done].map((task) => task.id)));
     expect(visited).toEqual(reference.tasks.map((task) => task.id));
