@@ -3,14 +3,18 @@ import type { ReadableStreamDefaultReader } from 'node:stream/web';
 import { createParser } from 'eventsource-parser';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ERRORS } from '../../generated/a2a/1.0/errors.js';
 import type { StreamResponse, Task, TaskState } from '../../generated/a2a/1.0/types.js';
 import type { ActionFailure, ActionSuccess, InboundRow, ReadError, Snapshot } from '../../generated/control/types.js';
+import { testDirectiveMetadata } from '../../generated/hub/test-directives.js';
 import { A2A_1_0 } from '../../src/protocol/a2a-schema.js';
 import { CONTROL, type ControlDefs } from '../../src/protocol/control-schema.js';
 import { checkValue } from '../../src/protocol/validation.js';
-import { call, rpc, userMessage } from '../helpers/a2a-client.js';
+import { call, expectRpcError, rpc, userMessage } from '../helpers/a2a-client.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
-import { nodeRequest, send } from '../helpers/raw-http.js';
+import { listTasksStatus, nodeRequest, send, statusOf } from '../helpers/raw-http.js';
+import { artifactText } from '../helpers/tasks.js';
+import { until } from '../helpers/wait.js';
 
 /**
  * The loopback control API over real HTTP: every read endpoint, every action, each success
@@ -127,30 +131,13 @@ async function taskOf(base: string, id: string): Promise<Task & { serverId: stri
   return body;
 }
 
-/** The text of a task's artifacts, chunks joined. */
-function artifactText(task: Task): string {
-  return (task.artifacts ?? []).flatMap((artifact) => artifact.parts.map((part) => part.text ?? '')).join('');
-}
-
 async function stateOf(base: string, id: string): Promise<TaskState | undefined> {
   return (await taskOf(base, id)).status.state;
 }
 
-async function until(check: () => Promise<boolean> | boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
-const status = async (url: string, init?: RequestInit): Promise<number> => (await send(url, init)).status;
-const listTasks = (url: string, headers: Record<string, string> = {}): Promise<number> =>
-  status(url, { method: 'POST', headers: { 'content-type': 'application/json', 'a2a-version': '1.0', ...headers }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ListTasks', params: {} }) });
-
 /** A test-directive message that works in `steps` cancellable steps of `stepMs`. */
 function slowMessage(steps: number, stepMs: number, extra: Record<string, unknown> = {}) {
-  return userMessage('slow work', { metadata: { 'a2a-hub/test': { steps, stepMs } }, ...extra });
+  return userMessage('slow work', { metadata: testDirectiveMetadata({ steps, stepMs }), ...extra });
 }
 
 /** Starts a slow task with returnImmediately and returns its id once it runs. */
@@ -416,7 +403,7 @@ describe('GET /a2a/api/metrics', () => {
     const url = metricsHub.url;
     for (const text of ['a', 'b', 'c']) await call(metricsHub.endpoint, 'SendMessage', { message: userMessage(text) });
     await call(metricsHub.endpoint, 'SendMessage', { message: userMessage('::fail') });
-    expect((await rpc(metricsHub.endpoint, 'GetTask', { id: 'no-such-task' })).body.error?.code).toBe(-32001);
+    await expectRpcError(metricsHub.endpoint, 'GetTask', { id: 'no-such-task' }, 'TaskNotFoundError');
     stream = await openStream(metricsHub.endpoint, 'SendStreamingMessage', { message: slowMessage(100, 100) });
     await until(() => stream?.frames.some((frame) => frame.statusUpdate?.status.state === 'TASK_STATE_WORKING') ?? false, 'the streamed task to work');
     for (let i = 0; i < 2; i += 1) expect((await rpc(metricsHub.endpoint, 'ListTasks', {})).status).toBe(429);
@@ -424,7 +411,7 @@ describe('GET /a2a/api/metrics', () => {
     const json = await read(url, '/a2a/api/metrics', 'Metrics');
     expect(json.requests).toEqual({
       SendMessage: { ok: 4 },
-      GetTask: { '-32001': 1 },
+      GetTask: { [String(ERRORS.TaskNotFoundError.code)]: 1 },
       SendStreamingMessage: { ok: 1 },
       '-': { 'http-429': 2 },
     });
@@ -465,7 +452,7 @@ describe('GET /a2a/api/metrics', () => {
       a2a_hub_rate_limit_rejections_total: 'counter',
     });
     expect(lines).toContain('a2a_hub_requests_total{method="SendMessage",outcome="ok"} 4');
-    expect(lines).toContain('a2a_hub_requests_total{method="GetTask",outcome="-32001"} 1');
+    expect(lines).toContain(`a2a_hub_requests_total{method="GetTask",outcome="${ERRORS.TaskNotFoundError.code}"} 1`);
     expect(lines).toContain('a2a_hub_requests_total{method="SendStreamingMessage",outcome="ok"} 1');
     expect(lines).toContain('a2a_hub_requests_total{method="-",outcome="http-429"} 2');
     const buckets = lines.filter((line) => line.startsWith('a2a_hub_request_duration_seconds_bucket{method="SendMessage",'));
@@ -514,13 +501,13 @@ describe('inbound.create', () => {
     const path = `/agents/custom-${randomUUID().slice(0, 8)}`;
     const id = await create('Custom', { endpointPath: path, preset: 'echo', authTokenEnv: ENV_TOKEN_VAR, enabled: false });
     expect(await inboundRow(base, id)).toMatchObject({ endpointPath: path, cardPath: `${path}/agent-card.json`, enabled: false, authEnabled: true, authTokenEnv: ENV_TOKEN_VAR });
-    expect(await status(`${base}${path}/agent-card.json`)).toBe(404);
-    expect(await listTasks(`${base}${path}`)).toBe(404);
+    expect(await statusOf(`${base}${path}/agent-card.json`)).toBe(404);
+    expect(await listTasksStatus(`${base}${path}`)).toBe(404);
     // The control API reads the card of a disabled instance too.
     await read(base, `/a2a/api/card?id=${id}`, 'AgentCardJson');
     await ok(base, { action: 'inbound.enable', id });
-    expect(await listTasks(`${base}${path}`)).toBe(401);
-    expect(await listTasks(`${base}${path}`, { authorization: `Bearer ${ENV_TOKEN}` })).toBe(200);
+    expect(await listTasksStatus(`${base}${path}`)).toBe(401);
+    expect(await listTasksStatus(`${base}${path}`, { authorization: `Bearer ${ENV_TOKEN}` })).toBe(200);
   });
 
   it('fails with 409 and an actionable message on an endpointPath in use, a reserved path or an unknown preset', async () => {
@@ -536,12 +523,12 @@ describe('inbound.update', () => {
     const id = await create('Mover');
     const updated = await ok(base, { action: 'inbound.update', id, name: 'Moved', description: 'moved agent', version: '2.0.0', endpointPath: `/agents/moved-${id}` });
     expect(updated.id).toBe(id);
-    expect(await status(`${base}/a2a/${id}/agent-card.json`)).toBe(404);
-    expect(await listTasks(`${base}/a2a/${id}`)).toBe(404);
+    expect(await statusOf(`${base}/a2a/${id}/agent-card.json`)).toBe(404);
+    expect(await listTasksStatus(`${base}/a2a/${id}`)).toBe(404);
     const card = (await http(base, `/agents/moved-${id}/agent-card.json`)).body as { name: string; version: string; supportedInterfaces: { url: string }[] };
     expect(card).toMatchObject({ name: 'Moved', version: '2.0.0' });
     expect(card.supportedInterfaces[0]?.url).toBe(`${base}/agents/moved-${id}`);
-    expect(await listTasks(`${base}/agents/moved-${id}`)).toBe(200);
+    expect(await listTasksStatus(`${base}/agents/moved-${id}`)).toBe(200);
     expect(await inboundRow(base, id)).toMatchObject({ name: 'Moved', description: 'moved agent', version: '2.0.0', endpointPath: `/agents/moved-${id}`, cardUrl: `${base}/agents/moved-${id}` });
   });
 
@@ -555,12 +542,12 @@ describe('inbound.update', () => {
 
   it('authTokenEnv "" stops reading the token from the environment', async () => {
     const id = await create('Env Auth', { authTokenEnv: ENV_TOKEN_VAR });
-    expect(await listTasks(`${base}/a2a/${id}`)).toBe(401);
+    expect(await listTasksStatus(`${base}/a2a/${id}`)).toBe(401);
     await ok(base, { action: 'inbound.update', id, authTokenEnv: '' });
     const row = await inboundRow(base, id);
     expect(row?.authEnabled).toBe(false);
     expect(row?.authTokenEnv).toBeUndefined();
-    expect(await listTasks(`${base}/a2a/${id}`)).toBe(200);
+    expect(await listTasksStatus(`${base}/a2a/${id}`)).toBe(200);
   });
 });
 
@@ -571,8 +558,8 @@ describe('inbound.remove', () => {
     const removed = await ok(base, { action: 'inbound.remove', id });
     // The test's own keep-alive connection to the instance counts as a connected peer and is closed too.
     expect(removed.message).toMatch(/^inbound server "Temporary" removed(; \d+ connected peers? disconnected)?$/);
-    expect(await status(`${base}/a2a/${id}/agent-card.json`)).toBe(404);
-    expect(await listTasks(`${base}/a2a/${id}`)).toBe(404);
+    expect(await statusOf(`${base}/a2a/${id}/agent-card.json`)).toBe(404);
+    expect(await listTasksStatus(`${base}/a2a/${id}`)).toBe(404);
     expect(await inboundRow(base, id)).toBeUndefined();
     await readFailure(base, `/a2a/api/card?id=${id}`, 404);
     expect((await taskOf(base, task.task?.id ?? '')).serverId).toBe(id);
@@ -598,12 +585,12 @@ describe('inbound.enable and inbound.disable', () => {
   it('a disabled instance answers 404 on card and endpoint until it is enabled again', async () => {
     const id = await create('Toggle');
     expect((await ok(base, { action: 'inbound.disable', id })).message).toBe('inbound server "Toggle" disabled');
-    expect(await status(`${base}/a2a/${id}/agent-card.json`)).toBe(404);
-    expect(await listTasks(`${base}/a2a/${id}`)).toBe(404);
+    expect(await statusOf(`${base}/a2a/${id}/agent-card.json`)).toBe(404);
+    expect(await listTasksStatus(`${base}/a2a/${id}`)).toBe(404);
     expect((await inboundRow(base, id))?.enabled).toBe(false);
     expect((await ok(base, { action: 'inbound.enable', id })).message).toBe('inbound server "Toggle" enabled');
-    expect(await status(`${base}/a2a/${id}/agent-card.json`)).toBe(200);
-    expect(await listTasks(`${base}/a2a/${id}`)).toBe(200);
+    expect(await statusOf(`${base}/a2a/${id}/agent-card.json`)).toBe(200);
+    expect(await listTasksStatus(`${base}/a2a/${id}`)).toBe(200);
     expect((await inboundRow(base, id))?.enabled).toBe(true);
   });
 
@@ -623,8 +610,8 @@ describe('inbound.setAuth', () => {
     const refused = await send(endpoint, { method: 'POST', headers: { 'content-type': 'application/json', 'a2a-version': '1.0' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ListTasks', params: {} }) });
     expect(refused.status).toBe(401);
     expect(refused.headers.get('www-authenticate')).toMatch(/^Bearer/);
-    expect(await listTasks(endpoint, { authorization: 'Bearer wrong-token' })).toBe(401);
-    expect(await listTasks(endpoint, { authorization: `Bearer ${SECRET}` })).toBe(200);
+    expect(await listTasksStatus(endpoint, { authorization: 'Bearer wrong-token' })).toBe(401);
+    expect(await listTasksStatus(endpoint, { authorization: `Bearer ${SECRET}` })).toBe(200);
     const card = (await http(base, `/a2a/${id}/agent-card.json`)).body as { securitySchemes?: Record<string, unknown> };
     expect(Object.keys(card.securitySchemes ?? {})).toEqual(['bearer']);
     const row = await inboundRow(base, id);
@@ -632,13 +619,13 @@ describe('inbound.setAuth', () => {
     expect(row).not.toHaveProperty('authTokenEnv');
 
     expect((await ok(base, { action: 'inbound.setAuth', id, token: '' })).message).toBe('bearer auth cleared for inbound server "Guarded"');
-    expect(await listTasks(endpoint)).toBe(200);
+    expect(await listTasksStatus(endpoint)).toBe(200);
     expect((await inboundRow(base, id))?.authEnabled).toBe(false);
 
     await ok(base, { action: 'inbound.setAuth', id, token: SECRET });
-    expect(await listTasks(endpoint)).toBe(401);
+    expect(await listTasksStatus(endpoint)).toBe(401);
     await ok(base, { action: 'inbound.setAuth', id });
-    expect(await listTasks(endpoint)).toBe(200);
+    expect(await listTasksStatus(endpoint)).toBe(200);
     expect((await inboundRow(base, id))?.authEnabled).toBe(false);
     expect((await http(base, `/a2a/${id}/agent-card.json`)).body).not.toHaveProperty('securitySchemes');
 

@@ -92,6 +92,8 @@ describe.skipIf(!available)('the control panel in a browser', () => {
     await message().and(page.locator('[data-status="success"]')).waitFor();
     expect(await message().textContent()).toContain(`test message to "panel-test" ended TASK_STATE_COMPLETED`);
 
+    // The panel flashes the message before it renders the result box (after its refresh): wait for the box.
+    await page.getByTestId('test-result').and(page.locator('[data-task-id]')).waitFor();
     const taskId = await page.getByTestId('test-result').getAttribute('data-task-id');
     expect(taskId).toMatch(/\S/);
     expect(await page.getByTestId('test-result').getAttribute('data-state')).toBe('TASK_STATE_COMPLETED');

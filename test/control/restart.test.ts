@@ -7,6 +7,7 @@ import type { ActionSuccess, InboundRow, Snapshot } from '../../generated/contro
 import { CONTROL } from '../../src/protocol/control-schema.js';
 import { checkValue } from '../../src/protocol/validation.js';
 import { startTestHub } from '../helpers/hub.js';
+import { listTasksStatus, statusOf } from '../helpers/raw-http.js';
 
 /** What the control API changes is stored in the data dir: a second hub on it finds it all. */
 
@@ -34,16 +35,8 @@ async function inbounds(base: string): Promise<InboundRow[]> {
   return (body as Snapshot).inbounds.sort((a, b) => a.id.localeCompare(b.id));
 }
 
-const listTasks = async (url: string, token?: string): Promise<number> =>
-  (
-    await fetch(url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'a2a-version': '1.0', ...(token === undefined ? {} : { authorization: `Bearer ${token}` }) },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ListTasks', params: {} }),
-    })
-  ).status;
-
-const status = async (url: string): Promise<number> => (await fetch(url)).status;
+/** The status of a ListTasks to `url`, with the bearer token when one is given. */
+const listTasks = (url: string, token?: string): Promise<number> => listTasksStatus(url, token === undefined ? {} : { authorization: `Bearer ${token}` });
 
 describe('the control API survives a restart on the same dataDir', () => {
   it('create, update, disable and setAuth are all back after a restart', async () => {
@@ -100,11 +93,11 @@ describe('the control API survives a restart on the same dataDir', () => {
       // The update: the card and endpoint live at the new path only, with the new name.
       const card = (await (await fetch(`${base}/agents/persisted-${suffix}/agent-card.json`)).json()) as { name: string; version: string };
       expect(card).toMatchObject({ name: 'Persisted Renamed', version: '0.2.0' });
-      expect(await status(`${base}/a2a/${ids.moved}/agent-card.json`)).toBe(404);
+      expect(await statusOf(`${base}/a2a/${ids.moved}/agent-card.json`)).toBe(404);
       expect(await listTasks(`${base}/agents/persisted-${suffix}`)).toBe(200);
 
       // The disable: 404 on both routes until enabled again.
-      expect(await status(`${base}/a2a/${ids.disabled}/agent-card.json`)).toBe(404);
+      expect(await statusOf(`${base}/a2a/${ids.disabled}/agent-card.json`)).toBe(404);
       expect(await listTasks(`${base}/a2a/${ids.disabled}`)).toBe(404);
       await act(base, { action: 'inbound.enable', id: ids.disabled });
       expect(await listTasks(`${base}/a2a/${ids.disabled}`)).toBe(200);
@@ -118,7 +111,7 @@ describe('the control API survives a restart on the same dataDir', () => {
       expect(await listTasks(`${base}/a2a/${ids.cleared}`)).toBe(200);
 
       // The remove.
-      expect(await status(`${base}/a2a/${ids.removed}/agent-card.json`)).toBe(404);
+      expect(await statusOf(`${base}/a2a/${ids.removed}/agent-card.json`)).toBe(404);
       expect((await fetch(`${base}/a2a/api/card?id=${ids.removed}`)).status).toBe(404);
     } finally {
       await second.close();
@@ -137,7 +130,7 @@ describe('the control API survives a restart on the same dataDir', () => {
     const second = await startTestHub({ dataDir });
     try {
       expect((await inbounds(second.url)).map((row) => row.id)).not.toContain('default');
-      expect(await status(`${second.url}/a2a/default/agent-card.json`)).toBe(404);
+      expect(await statusOf(`${second.url}/a2a/default/agent-card.json`)).toBe(404);
     } finally {
       await second.close();
     }

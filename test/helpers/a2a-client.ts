@@ -5,6 +5,7 @@ import { METHODS, type MethodName, type MethodTypes } from '../../generated/a2a/
 import type { JSONRPCError, StreamResponse } from '../../generated/a2a/1.0/types.js';
 import { A2A_1_0 } from '../../src/protocol/a2a-schema.js';
 import { checkValue } from '../../src/protocol/validation.js';
+import { expectNamedError, type ErrorName } from './errors.js';
 
 /**
  * A deliberately strict test client: every response body and every SSE frame is checked
@@ -130,25 +131,24 @@ export function userMessage(text: string, extra: Record<string, unknown> = {}): 
   return { messageId: `m-${Date.now()}-${messageCounter}-${Math.random().toString(36).slice(2)}`, role: 'ROLE_USER', parts: [{ text }], ...extra };
 }
 
-/** Calls a method expecting a JSON-RPC error with this code and ErrorInfo reason; returns the error. */
+/**
+ * Checks that a response of `rpc` is the error `name` of the registry (code, reason and
+ * domain from ERRORS) and carries no result, with the HTTP status (200 unless given) and,
+ * when given, the id. Returns the error.
+ */
+export function expectErrorResponse(response: RpcResponse<unknown>, name: ErrorName, expected: { httpStatus?: number; id?: string | number | null } = {}): JSONRPCError {
+  expect(response.status).toBe(expected.httpStatus ?? 200);
+  expect(response.body.result).toBeUndefined();
+  if (expected.id !== undefined) expect(response.body.id).toBe(expected.id);
+  return expectNamedError(response.body.error, name);
+}
+
+/** Calls a method expecting the JSON-RPC error `name` of the registry at HTTP 200; returns the error. */
 export async function expectRpcError<M extends MethodName>(
   url: string,
   method: M,
   params: MethodTypes[M]['params'] | Record<string, unknown> | undefined,
-  code: number,
-  reason: string,
+  name: ErrorName,
 ): Promise<JSONRPCError> {
-  const response = await rpc(url, method, params);
-  expect(response.status).toBe(200);
-  expect(response.body.result).toBeUndefined();
-  const error = response.body.error as JSONRPCError;
-  expect(error, `${method} should fail with ${code}`).toBeDefined();
-  expect({ code: error.code, reason: (error.data?.[0] as { reason?: string } | undefined)?.reason }).toEqual({ code, reason });
-  return error;
-}
-
-/** The fields named by the google.rpc.BadRequest detail of an error. */
-export function violationFields(error: JSONRPCError): string[] {
-  const badRequest = error.data?.find((detail) => detail['@type'] === 'type.googleapis.com/google.rpc.BadRequest') as { fieldViolations?: { field: string }[] } | undefined;
-  return (badRequest?.fieldViolations ?? []).map((violation) => violation.field);
+  return expectErrorResponse(await rpc(url, method, params), name);
 }

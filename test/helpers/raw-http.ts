@@ -1,8 +1,10 @@
 import { request as httpRequest } from 'node:http';
 import { expect } from 'vitest';
-import type { BadRequest, ErrorInfo, JSONRPCErrorResponse, RestErrorResponse } from '../../generated/a2a/1.0/types.js';
+import { ERRORS } from '../../generated/a2a/1.0/errors.js';
+import type { JSONRPCErrorResponse, RestErrorResponse } from '../../generated/a2a/1.0/types.js';
 import { A2A_1_0 } from '../../src/protocol/a2a-schema.js';
 import { checkValue } from '../../src/protocol/validation.js';
+import { expectNamedError, expectNamedStatus, type ErrorName } from './errors.js';
 
 /**
  * Raw HTTP for the requests the strict client in a2a-client.ts cannot make: malformed bodies,
@@ -66,50 +68,49 @@ export function expectClean(response: RawResponse): void {
   expect(response.text).not.toContain('    at ');
 }
 
-export interface ExpectedRpcError {
-  readonly httpStatus?: number;
-  readonly code: number;
-  readonly reason: string;
-  readonly domain?: string;
-  readonly id?: string | number | null;
+/** The HTTP status of a request, its response checked as `send` checks every response. */
+export async function statusOf(url: string, init: RawInit = {}): Promise<number> {
+  return (await send(url, init)).status;
 }
 
-/** Parses a JSON-RPC error response, validates it (exact flavour) and checks code, reason, domain, id and HTTP status. */
-export function expectJsonRpcError(response: RawResponse, expected: ExpectedRpcError): JSONRPCErrorResponse {
+/**
+ * The HTTP status of a JSON-RPC ListTasks (A2A-Version 1.0) posted to `url`: 200 where an
+ * agent answers, 404 where none is, 401 without its token. `headers` are added (authorization).
+ */
+export function listTasksStatus(url: string, headers: Record<string, string> = {}): Promise<number> {
+  return statusOf(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'a2a-version': '1.0', ...headers },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ListTasks', params: {} }),
+  });
+}
+
+/**
+ * Parses a JSON-RPC error response, validates it (exact flavour) and checks that it is the
+ * error `name` of the registry (code, reason, domain), with the id (null unless given) and
+ * the HTTP status (200 unless given).
+ */
+export function expectJsonRpcError(response: RawResponse, name: ErrorName, expected: { httpStatus?: number; id?: string | number | null } = {}): JSONRPCErrorResponse {
   expect(response.status).toBe(expected.httpStatus ?? 200);
   expect(response.headers.get('content-type')).toMatch(/^application\/json/);
   const body = JSON.parse(response.text) as JSONRPCErrorResponse;
   const verdict = checkValue(A2A_1_0, 'JSONRPCErrorResponse', body, { flavour: 'exact' });
   expect(verdict.ok ? [] : verdict.violations, 'JSONRPCErrorResponse').toEqual([]);
   expect(body.id).toBe(expected.id === undefined ? null : expected.id);
-  expect(body.error.code).toBe(expected.code);
-  expect(errorInfoOf(body.error.data)).toMatchObject({ reason: expected.reason, domain: expected.domain ?? 'a2a-protocol.org' });
+  expectNamedError(body.error, name);
   return body;
 }
 
-/** Parses an HTTP-level error body (google.rpc.Status), validates it and checks it. */
-export function expectRestError(response: RawResponse, expected: { httpStatus: number; status: string; reason: string; domain?: string }): RestErrorResponse {
-  expect(response.status).toBe(expected.httpStatus);
+/**
+ * Parses an HTTP-level error body (google.rpc.Status), validates it and checks that it is the
+ * error `name` of the registry: its HTTP status, status name, reason and domain.
+ */
+export function expectRestError(response: RawResponse, name: ErrorName): RestErrorResponse {
+  expect(response.status).toBe(ERRORS[name].httpStatus);
   expect(response.headers.get('content-type')).toMatch(/^application\/(a2a\+)?json/);
   const body = JSON.parse(response.text) as RestErrorResponse;
   const verdict = checkValue(A2A_1_0, 'RestErrorResponse', body, { flavour: 'exact' });
   expect(verdict.ok ? [] : verdict.violations, 'RestErrorResponse').toEqual([]);
-  expect(body.error.code).toBe(expected.httpStatus);
-  expect(body.error.status).toBe(expected.status);
-  expect(errorInfoOf(body.error.details)).toMatchObject({ reason: expected.reason, domain: expected.domain ?? 'a2a-hub.dev' });
+  expectNamedStatus(body.error, name);
   return body;
-}
-
-/** The ErrorInfo that must come first in `data` / `details`. */
-export function errorInfoOf(details: readonly unknown[] | undefined): ErrorInfo {
-  const first = details?.[0] as ErrorInfo | undefined;
-  expect(first?.['@type']).toBe('type.googleapis.com/google.rpc.ErrorInfo');
-  return first as ErrorInfo;
-}
-
-/** The BadRequest detail of an error, failing when there is none. */
-export function badRequestOf(details: readonly unknown[] | undefined): BadRequest {
-  const found = (details ?? []).find((detail) => (detail as { '@type'?: string })['@type'] === 'type.googleapis.com/google.rpc.BadRequest') as BadRequest | undefined;
-  expect(found, 'a google.rpc.BadRequest detail').toBeDefined();
-  return found as BadRequest;
 }

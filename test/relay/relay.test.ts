@@ -3,13 +3,14 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentCard, Task } from '../../generated/a2a/1.0/types.js';
 import { runConformance } from '../../conformance/suite.js';
 import { TEST_DIRECTIVES_EXTENSION } from '../../src/executors/test-directives.js';
 import { call, stream, userMessage } from '../helpers/a2a-client.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
+import { artifactText } from '../helpers/tasks.js';
+import { waitFor } from '../helpers/wait.js';
 import { startSdkAgent, type SdkAgent } from '../interop/sdk-agent.js';
 import { fails, ok, snapshot } from '../outbound/helpers.js';
 
@@ -26,19 +27,6 @@ let outboundId: string;
 async function createRelay(hub: TestHub, name: string, relayTo: string): Promise<string> {
   const created = await ok(hub.url, { action: 'inbound.create', name, description: `relays to ${relayTo}`, version: '1.0.0', preset: 'relay', relayTo });
   return `${hub.url}/a2a/${created.id ?? ''}`;
-}
-
-async function waitFor<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string): Promise<T> {
-  for (let attempt = 0; attempt < 100; attempt += 1) {
-    const value = await read();
-    if (done(value)) return value;
-    await sleep(50);
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
-
-function artifactText(task: Task): string {
-  return (task.artifacts ?? []).flatMap((artifact) => artifact.parts.map((part) => part.text ?? '')).join('');
 }
 
 beforeAll(async () => {

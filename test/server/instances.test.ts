@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OperationError } from '../../src/support/operation-error.js';
 import { call, userMessage } from '../helpers/a2a-client.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
+import { listTasksStatus, statusOf } from '../helpers/raw-http.js';
 
 let hub: TestHub;
 beforeAll(async () => {
@@ -9,15 +10,16 @@ beforeAll(async () => {
 });
 afterAll(() => hub.dispose());
 
-const status = async (path: string, init?: RequestInit) => (await fetch(`${hub.url}${path}`, init)).status;
-const post = (path: string) => status(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ListTasks' }) });
+/** The HTTP status of the card of the instance at `path`, and of a ListTasks posted to its endpoint. */
+const cardStatus = (path: string): Promise<number> => statusOf(`${hub.url}${path}/agent-card.json`);
+const endpointStatus = (path: string): Promise<number> => listTasksStatus(`${hub.url}${path}`);
 
 describe('inbound instances through the module API take effect on live routes', () => {
   it('creates an instance with a <slug>-<8 hex> id whose card and endpoint answer at once', async () => {
     const created = hub.inbounds.create({ name: 'Quarterly Reports!', description: 'reports', version: '0.1.0' });
     expect(created.id).toMatch(/^quarterly-reports-[0-9a-f]{8}$/);
     expect(created.endpointPath).toBe(`/a2a/${created.id}`);
-    expect(await status(`/a2a/${created.id}/agent-card.json`)).toBe(200);
+    expect(await cardStatus(`/a2a/${created.id}`)).toBe(200);
     const result = await call(`${hub.url}/a2a/${created.id}`, 'SendMessage', { message: userMessage('hi reports') });
     expect(result.task?.status.state).toBe('TASK_STATE_COMPLETED');
   });
@@ -25,28 +27,28 @@ describe('inbound instances through the module API take effect on live routes', 
   it('moves both routes when endpointPath changes', async () => {
     const created = hub.inbounds.create({ name: 'mover', description: 'd', version: '1' });
     hub.inbounds.update(created.id, { endpointPath: '/agents/moved' });
-    expect(await status(`/a2a/${created.id}/agent-card.json`)).toBe(404);
-    expect(await post(`/a2a/${created.id}`)).toBe(404);
-    expect(await status('/agents/moved/agent-card.json')).toBe(200);
-    expect(await post('/agents/moved')).toBe(200);
+    expect(await cardStatus(`/a2a/${created.id}`)).toBe(404);
+    expect(await endpointStatus(`/a2a/${created.id}`)).toBe(404);
+    expect(await cardStatus('/agents/moved')).toBe(200);
+    expect(await endpointStatus('/agents/moved')).toBe(200);
     const card = (await (await fetch(`${hub.url}/agents/moved/agent-card.json`)).json()) as { supportedInterfaces: { url: string }[] };
     expect(card.supportedInterfaces[0]?.url).toBe(`${hub.url}/agents/moved`);
   });
 
   it('a disabled instance answers 404 on card and endpoint until enabled again', async () => {
     const created = hub.inbounds.create({ name: 'toggle', description: 'd', version: '1', enabled: false });
-    expect(await status(`/a2a/${created.id}/agent-card.json`)).toBe(404);
+    expect(await cardStatus(`/a2a/${created.id}`)).toBe(404);
     hub.inbounds.setEnabled(created.id, true);
-    expect(await post(`/a2a/${created.id}`)).toBe(200);
+    expect(await endpointStatus(`/a2a/${created.id}`)).toBe(200);
     hub.inbounds.setEnabled(created.id, false);
-    expect(await post(`/a2a/${created.id}`)).toBe(404);
+    expect(await endpointStatus(`/a2a/${created.id}`)).toBe(404);
   });
 
   it('a removed instance is gone', async () => {
     const created = hub.inbounds.create({ name: 'temp', description: 'd', version: '1' });
     hub.inbounds.remove(created.id);
     expect(hub.inbounds.get(created.id)).toBeUndefined();
-    expect(await status(`/a2a/${created.id}/agent-card.json`)).toBe(404);
+    expect(await cardStatus(`/a2a/${created.id}`)).toBe(404);
     expect(() => hub.inbounds.remove(created.id)).toThrow(OperationError);
   });
 

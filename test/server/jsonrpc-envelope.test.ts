@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { JSONRPCErrorResponse, RestErrorResponse } from '../../generated/a2a/1.0/types.js';
+import type { JSONRPCError, JSONRPCErrorResponse, RestErrorResponse } from '../../generated/a2a/1.0/types.js';
 import { A2A_1_0 } from '../../src/protocol/a2a-schema.js';
 import { checkValue } from '../../src/protocol/validation.js';
-import { call, rpc, stream, userMessage, type RpcResponse } from '../helpers/a2a-client.js';
+import { call, expectErrorResponse, rpc, stream, userMessage, type RpcResponse } from '../helpers/a2a-client.js';
+import { badRequestOf, type ErrorName } from '../helpers/errors.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
-import { badRequestOf, errorInfoOf, expectJsonRpcError, expectRestError, nodeRequest, post, send, type RawResponse } from '../helpers/raw-http.js';
+import { expectJsonRpcError, expectRestError, nodeRequest, post, send, type RawResponse } from '../helpers/raw-http.js';
 
 /**
  * The JSON-RPC binding's envelope over real HTTP: parse errors, invalid requests, methods,
@@ -26,18 +27,11 @@ afterAll(async () => {
 
 const JSON_HEADERS = { 'content-type': 'application/json', 'a2a-version': '1.0' };
 
-/** Checks an error that came back through the strict client (already validated there). */
-function expectRpcError(
-  response: RpcResponse<unknown>,
-  expected: { code: number; reason: string; id: string | number | null; domain?: string; httpStatus?: number },
-): NonNullable<RpcResponse<unknown>['body']['error']> {
-  expect(response.status).toBe(expected.httpStatus ?? 200);
-  expect(response.body.result).toBeUndefined();
-  expect(response.body.id).toBe(expected.id);
-  expect(response.body.error?.code).toBe(expected.code);
-  expect(errorInfoOf(response.body.error?.data)).toMatchObject({ reason: expected.reason, domain: expected.domain ?? 'a2a-protocol.org' });
+/** Checks an error that came back through the strict client (already validated there), and its A2A-Version header. */
+function expectClientError(response: RpcResponse<unknown>, name: ErrorName, expected: { id: string | number | null }): JSONRPCError {
+  const error = expectErrorResponse(response, name, expected);
   expect(response.headers.get('a2a-version')).toBe('1.0');
-  return response.body.error as NonNullable<RpcResponse<unknown>['body']['error']>;
+  return error;
 }
 
 /** The field paths named by the BadRequest that must be `data[1]`. */
@@ -47,22 +41,22 @@ function violatedFields(error: { data?: unknown[] } | undefined): string[] {
   return badRequestOf(error?.data).fieldViolations.map((violation) => violation.field);
 }
 
-describe('parse errors (-32700)', () => {
+describe('parse errors (JSONParseError)', () => {
   it.each([
     ['truncated JSON', '{"jsonrpc":"2.0","id":1,"method":"ListTasks"'],
     ['a bare word', 'hello'],
     ['trailing garbage', '{"jsonrpc":"2.0","id":1,"method":"ListTasks"} x'],
     ['an empty body', ''],
     ['a whitespace-only body', '  \n '],
-  ])('%s → -32700 with id null, HTTP 200', async (_name, body) => {
+  ])('%s → JSONParseError with id null, HTTP 200', async (_name, body) => {
     const response = await post(endpoint, body, JSON_HEADERS);
-    const parsed = expectJsonRpcError(response, { code: -32700, reason: 'JSON_PARSE', id: null });
+    const parsed = expectJsonRpcError(response, 'JSONParseError', { id: null });
     expect(parsed.error.message).not.toBe('');
     expect(response.headers.get('a2a-version')).toBe('1.0');
   });
 });
 
-describe('invalid requests (-32600)', () => {
+describe('invalid requests (InvalidRequestError)', () => {
   const cases: [name: string, body: string, id: string | number | null, field: string | undefined][] = [
     ['jsonrpc "1.0"', '{"jsonrpc":"1.0","id":7,"method":"ListTasks"}', 7, 'jsonrpc'],
     ['jsonrpc 2 (a number)', '{"jsonrpc":2,"id":"n2","method":"ListTasks"}', 'n2', 'jsonrpc'],
@@ -81,9 +75,9 @@ describe('invalid requests (-32600)', () => {
     ['top-level null', 'null', null, undefined],
   ];
 
-  it.each(cases)('%s → -32600, HTTP 200, id echoed when valid', async (_name, body, id, field) => {
+  it.each(cases)('%s → InvalidRequestError, HTTP 200, id echoed when valid', async (_name, body, id, field) => {
     const response = await post(endpoint, body, JSON_HEADERS);
-    const parsed = expectJsonRpcError(response, { code: -32600, reason: 'INVALID_REQUEST', id });
+    const parsed = expectJsonRpcError(response, 'InvalidRequestError', { id });
     expect(response.headers.get('a2a-version')).toBe('1.0');
     if (field !== undefined) expect(badRequestOf(parsed.error.data).fieldViolations.map((violation) => violation.field)).toContain(field);
   });
@@ -91,46 +85,46 @@ describe('invalid requests (-32600)', () => {
   it('a batch gets one error object, not an array of responses', async () => {
     const response = await post(endpoint, '[{"jsonrpc":"2.0","id":1,"method":"ListTasks"},{"jsonrpc":"2.0","id":2,"method":"ListTasks"}]', JSON_HEADERS);
     expect(Array.isArray(JSON.parse(response.text))).toBe(false);
-    expectJsonRpcError(response, { code: -32600, reason: 'INVALID_REQUEST', id: null });
+    expectJsonRpcError(response, 'InvalidRequestError', { id: null });
   });
 });
 
 describe('params by position', () => {
-  it('an array params → -32602 naming params, with the id echoed', async () => {
+  it('an array params → InvalidParamsError naming params, with the id echoed', async () => {
     const response = await post(endpoint, '{"jsonrpc":"2.0","id":11,"method":"GetTask","params":["task-1"]}', JSON_HEADERS);
-    const parsed = expectJsonRpcError(response, { code: -32602, reason: 'INVALID_PARAMS', id: 11 });
+    const parsed = expectJsonRpcError(response, 'InvalidParamsError', { id: 11 });
     expect(violatedFields(parsed.error)).toContain('params');
   });
 
-  it('an empty array params → -32602 as well', async () => {
+  it('an empty array params → InvalidParamsError as well', async () => {
     const response = await post(endpoint, '{"jsonrpc":"2.0","id":"p0","method":"ListTasks","params":[]}', JSON_HEADERS);
-    const parsed = expectJsonRpcError(response, { code: -32602, reason: 'INVALID_PARAMS', id: 'p0' });
+    const parsed = expectJsonRpcError(response, 'InvalidParamsError', { id: 'p0' });
     expect(violatedFields(parsed.error)).toContain('params');
   });
 });
 
-describe('unknown methods (-32601)', () => {
+describe('unknown methods (MethodNotFoundError)', () => {
   it.each([
     ['message/send', 'SendMessage'],
     ['tasks/get', 'GetTask'],
     ['message/stream', 'SendStreamingMessage'],
     ['tasks/cancel', 'CancelTask'],
-  ])('the 0.3 name %s → -32601 whose message names %s', async (method, modern) => {
+  ])('the 0.3 name %s → MethodNotFoundError whose message names %s', async (method, modern) => {
     const response = await rpc(endpoint, method as 'SendMessage', { message: userMessage('hi') }, { id: `legacy-${method}` });
-    const error = expectRpcError(response, { code: -32601, reason: 'METHOD_NOT_FOUND', id: `legacy-${method}` });
+    const error = expectClientError(response, 'MethodNotFoundError', { id: `legacy-${method}` });
     expect(error.message).toContain(modern);
     expect(error.message).toContain(method);
   });
 
-  it.each(['sendMessage', 'SENDMESSAGE', 'SendMessages', 'GetAgentCard', 'SetTaskPushNotificationConfig', 'tasks/list'])('%s → -32601', async (method) => {
+  it.each(['sendMessage', 'SENDMESSAGE', 'SendMessages', 'GetAgentCard', 'SetTaskPushNotificationConfig', 'tasks/list'])('%s → MethodNotFoundError', async (method) => {
     const response = await rpc(endpoint, method as 'SendMessage', { message: userMessage('hi') }, { id: 99 });
-    expectRpcError(response, { code: -32601, reason: 'METHOD_NOT_FOUND', id: 99 });
+    expectClientError(response, 'MethodNotFoundError', { id: 99 });
   });
 
   // Method names come off the wire: one that Object.prototype has must not be looked up there.
-  it.each(['toString', 'constructor', '__proto__', 'hasOwnProperty'])('%s → -32601 that names no 1.0 method', async (method) => {
+  it.each(['toString', 'constructor', '__proto__', 'hasOwnProperty'])('%s → MethodNotFoundError that names no 1.0 method', async (method) => {
     const response = await rpc(endpoint, method as 'SendMessage', {}, { id: 7 });
-    const error = expectRpcError(response, { code: -32601, reason: 'METHOD_NOT_FOUND', id: 7 });
+    const error = expectClientError(response, 'MethodNotFoundError', { id: 7 });
     expect(error.message).toBe(`method ${JSON.stringify(method)} does not exist`);
   });
 });
@@ -185,9 +179,9 @@ describe('omitted params', () => {
     expect(response.body.result?.supportedInterfaces[0]?.url).toBe(endpoint);
   });
 
-  it.each(['GetTask', 'SendMessage'] as const)('%s without params → -32602 with a violation on params', async (method) => {
+  it.each(['GetTask', 'SendMessage'] as const)('%s without params → InvalidParamsError with a violation on params', async (method) => {
     const response = await rpc(endpoint, method, undefined, { id: `np-${method}` });
-    const error = expectRpcError(response, { code: -32602, reason: 'INVALID_PARAMS', id: `np-${method}` });
+    const error = expectClientError(response, 'InvalidParamsError', { id: `np-${method}` });
     expect(violatedFields(error)).toEqual(['params']);
   });
 });
@@ -202,32 +196,32 @@ describe('id echo', () => {
 
   it('ids are echoed on errors too', async () => {
     const response = await rpc(endpoint, 'GetTask', { id: 'no-such-task' }, { id: -3 });
-    expectRpcError(response, { code: -32001, reason: 'TASK_NOT_FOUND', id: -3 });
+    expectClientError(response, 'TaskNotFoundError', { id: -3 });
   });
 });
 
-describe('invalid params (-32602) name the field in a BadRequest at data[1]', () => {
+describe('invalid params (InvalidParamsError) name the field in a BadRequest at data[1]', () => {
   it('a part with no content → params.message.parts[0]', async () => {
     const response = await rpc(endpoint, 'SendMessage', { message: { messageId: 'bad-part', role: 'ROLE_USER', parts: [{}] } }, { id: 'p1' });
-    const error = expectRpcError(response, { code: -32602, reason: 'INVALID_PARAMS', id: 'p1' });
+    const error = expectClientError(response, 'InvalidParamsError', { id: 'p1' });
     expect(violatedFields(error)).toContain('params.message.parts[0]');
   });
 
   it('role "user" (0.3 style) → params.message.role', async () => {
     const response = await rpc(endpoint, 'SendMessage', { message: { messageId: 'bad-role', role: 'user', parts: [{ text: 'hi' }] } }, { id: 'p2' });
-    const error = expectRpcError(response, { code: -32602, reason: 'INVALID_PARAMS', id: 'p2' });
+    const error = expectClientError(response, 'InvalidParamsError', { id: 'p2' });
     expect(violatedFields(error)).toContain('params.message.role');
   });
 
   it('GetTask historyLength -1 → params.historyLength', async () => {
     const response = await rpc(endpoint, 'GetTask', { id: 'any', historyLength: -1 }, { id: 'p3' });
-    const error = expectRpcError(response, { code: -32602, reason: 'INVALID_PARAMS', id: 'p3' });
+    const error = expectClientError(response, 'InvalidParamsError', { id: 'p3' });
     expect(violatedFields(error)).toContain('params.historyLength');
   });
 
   it.each([0, 101])('ListTasks pageSize %i → params.pageSize', async (pageSize) => {
     const response = await rpc(endpoint, 'ListTasks', { pageSize }, { id: `p-${pageSize}` });
-    const error = expectRpcError(response, { code: -32602, reason: 'INVALID_PARAMS', id: `p-${pageSize}` });
+    const error = expectClientError(response, 'InvalidParamsError', { id: `p-${pageSize}` });
     expect(violatedFields(error)).toContain('params.pageSize');
   });
 
@@ -240,13 +234,13 @@ describe('invalid params (-32602) name the field in a BadRequest at data[1]', ()
 describe('Content-Type', () => {
   it('text/plain → HTTP 415 with a JSON-RPC error body (UNSUPPORTED_MEDIA_TYPE, a2a-hub.dev)', async () => {
     const response = await post(endpoint, '{"jsonrpc":"2.0","id":1,"method":"ListTasks"}', { 'content-type': 'text/plain', 'a2a-version': '1.0' });
-    expectJsonRpcError(response, { httpStatus: 415, code: -32600, reason: 'UNSUPPORTED_MEDIA_TYPE', domain: 'a2a-hub.dev', id: null });
+    expectJsonRpcError(response, 'UnsupportedMediaTypeError', { httpStatus: 415, id: null });
     expect(response.headers.get('a2a-version')).toBe('1.0');
   });
 
   it.each(['application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/jsonx'])('%s → HTTP 415', async (type) => {
     const response = await post(endpoint, '{"jsonrpc":"2.0","id":1,"method":"ListTasks"}', { 'content-type': type, 'a2a-version': '1.0' });
-    expectJsonRpcError(response, { httpStatus: 415, code: -32600, reason: 'UNSUPPORTED_MEDIA_TYPE', domain: 'a2a-hub.dev', id: null });
+    expectJsonRpcError(response, 'UnsupportedMediaTypeError', { httpStatus: 415, id: null });
   });
 
   it.each(['application/a2a+json', 'application/json; charset=utf-8', 'application/a2a+json; charset=utf-8', 'Application/JSON'])('%s is accepted', async (type) => {
@@ -305,7 +299,7 @@ describe('body size limit', () => {
   it('4 KB with Content-Length → HTTP 413 with a JSON-RPC error body', async () => {
     expect(Buffer.byteLength(big)).toBeGreaterThan(4096);
     const response = await post(small.endpoint, big, JSON_HEADERS);
-    const body = expectJsonRpcError(response, { httpStatus: 413, code: -32600, reason: 'PAYLOAD_TOO_LARGE', domain: 'a2a-hub.dev', id: null });
+    const body = expectJsonRpcError(response, 'PayloadTooLargeError', { httpStatus: 413, id: null });
     expect(body.error.data?.[0]).toMatchObject({ metadata: { limitBytes: '2048' } });
     expect(response.headers.get('a2a-version')).toBe('1.0');
   });
@@ -319,7 +313,7 @@ describe('body size limit', () => {
       },
     });
     const response = await send(small.endpoint, { method: 'POST', headers: JSON_HEADERS, body, duplex: 'half' });
-    expectJsonRpcError(response, { httpStatus: 413, code: -32600, reason: 'PAYLOAD_TOO_LARGE', domain: 'a2a-hub.dev', id: null });
+    expectJsonRpcError(response, 'PayloadTooLargeError', { httpStatus: 413, id: null });
   });
 
   it('the hub keeps serving after refusing a large body', async () => {
@@ -339,27 +333,27 @@ describe('routes and verbs', () => {
     ['DELETE', '/a2a'],
   ])('%s %s → HTTP 404 with a JSON google.rpc.Status body', async (method, path) => {
     const response = await send(`${hub.url}${path}`, { method, ...(method === 'POST' ? { headers: JSON_HEADERS, body: '{}' } : {}) });
-    const body: RestErrorResponse = expectRestError(response, { httpStatus: 404, status: 'NOT_FOUND', reason: 'NOT_FOUND' });
+    const body: RestErrorResponse = expectRestError(response, 'NotFoundError');
     expect(body.error.message).not.toBe('');
   });
 
   it.each(['GET', 'PUT', 'DELETE', 'PATCH'])('%s on the JSON-RPC endpoint → 405 with Allow: POST and a JSON body', async (method) => {
     const response = await send(endpoint, { method });
     expect(response.headers.get('allow')).toBe('POST');
-    expectRestError(response, { httpStatus: 405, status: 'UNIMPLEMENTED', reason: 'METHOD_NOT_ALLOWED' });
+    expectRestError(response, 'MethodNotAllowedError');
   });
 
   it.each(['POST', 'PUT', 'DELETE'])('%s on /a2a/default/agent-card.json → 405 with Allow: GET and a JSON body', async (method) => {
     const response = await send(`${endpoint}/agent-card.json`, { method, headers: JSON_HEADERS, body: '{}' });
     expect(response.headers.get('allow')).toBe('GET');
-    expectRestError(response, { httpStatus: 405, status: 'UNIMPLEMENTED', reason: 'METHOD_NOT_ALLOWED' });
+    expectRestError(response, 'MethodNotAllowedError');
   });
 
   it('POST on /.well-known/agent-card.json → 405 allowing GET, with a JSON body', async () => {
     const response = await send(`${hub.url}/.well-known/agent-card.json`, { method: 'POST', headers: JSON_HEADERS, body: '{}' });
     expect(response.headers.get('allow')?.split(/,\s*/)).toContain('GET');
     expect(response.headers.get('allow')?.split(/,\s*/)).not.toContain('POST');
-    expectRestError(response, { httpStatus: 405, status: 'UNIMPLEMENTED', reason: 'METHOD_NOT_ALLOWED' });
+    expectRestError(response, 'MethodNotAllowedError');
   });
 
   it('odd requests never get HTML or a stack trace, and their bodies validate', async () => {
@@ -406,7 +400,7 @@ describe('A2A-Version negotiation', () => {
   }
 
   function expectRefused(response: RawResponse, id: string | number | null = 'v'): void {
-    expectJsonRpcError(response, { code: -32009, reason: 'VERSION_NOT_SUPPORTED', id });
+    expectJsonRpcError(response, 'VersionNotSupportedError', { id });
     expect(response.headers.get('a2a-version')).toBe('1.0');
   }
 
@@ -414,7 +408,7 @@ describe('A2A-Version negotiation', () => {
     expectServed(await post(endpoint, listTasks, { 'content-type': 'application/json', 'A2A-Version': version }));
   });
 
-  it.each(['0.3', '2.0', '1.1', 'abc', '1', 'v1.0', '1.0, 0.3'])('A2A-Version: %s → -32009 VERSION_NOT_SUPPORTED', async (version) => {
+  it.each(['0.3', '2.0', '1.1', 'abc', '1', 'v1.0', '1.0, 0.3'])('A2A-Version: %s → VersionNotSupportedError', async (version) => {
     expectRefused(await post(endpoint, listTasks, { 'content-type': 'application/json', 'A2A-Version': version }));
   });
 
@@ -431,7 +425,7 @@ describe('A2A-Version negotiation', () => {
     expectServed(await post(`${endpoint}?A2A-Version=0.3`, listTasks, { 'content-type': 'application/json', 'A2A-Version': '1.0' }));
   });
 
-  it('strictVersion: an absent A2A-Version → -32009, while 1.0 (header or query) is accepted', async () => {
+  it('strictVersion: an absent A2A-Version → VersionNotSupportedError, while 1.0 (header or query) is accepted', async () => {
     expectRefused(await post(strict.endpoint, listTasks, { 'content-type': 'application/json' }));
     expectServed(await post(strict.endpoint, listTasks, { 'content-type': 'application/json', 'A2A-Version': '1.0' }));
     expectServed(await post(`${strict.endpoint}?A2A-Version=1.0`, listTasks, { 'content-type': 'application/json' }));
@@ -454,7 +448,7 @@ describe('A2A-Version negotiation', () => {
     const success = await rpc(endpoint, 'ListTasks', {});
     expect(success.headers.get('a2a-version')).toBe('1.0');
     const failure = await rpc(endpoint, 'GetTask', { id: 'missing' });
-    expect(failure.body.error?.code).toBe(-32001);
+    expectErrorResponse(failure, 'TaskNotFoundError');
     expect(failure.headers.get('a2a-version')).toBe('1.0');
     const refused = await post(endpoint, listTasks, { 'content-type': 'application/json', 'A2A-Version': '0.3' });
     expect(refused.headers.get('a2a-version')).toBe('1.0');

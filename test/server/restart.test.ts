@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { call, rpc, stream, userMessage } from '../helpers/a2a-client.js';
+import { testDirectiveMetadata } from '../../generated/hub/test-directives.js';
+import { call, expectRpcError, stream, userMessage } from '../helpers/a2a-client.js';
 import { spawnHub } from '../helpers/child-hub.js';
 import { startTestHub } from '../helpers/hub.js';
 
@@ -72,7 +73,7 @@ describe('crash and shutdown, with the real a2a-hub process', () => {
     const endpoint = `${hub.url}/a2a/default`;
     const done = await call(endpoint, 'SendMessage', { message: userMessage('safe and sound') });
     const running = await call(endpoint, 'SendMessage', {
-      message: userMessage('never finishes', { metadata: { 'a2a-hub/test': { steps: 200, stepMs: 50 } } }),
+      message: userMessage('never finishes', { metadata: testDirectiveMetadata({ steps: 200, stepMs: 50 }) }),
       configuration: { returnImmediately: true },
     });
     await new Promise((resolve) => setTimeout(resolve, 150));
@@ -86,8 +87,7 @@ describe('crash and shutdown, with the real a2a-hub process', () => {
       const failed = await call(url, 'GetTask', { id: running.task?.id ?? '' });
       expect(failed.status.state).toBe('TASK_STATE_FAILED');
       expect(failed.status.message?.parts[0]?.text).toMatch(/restarted while this task was running/);
-      const again = await rpc(url, 'SendMessage', { message: userMessage('x', { taskId: running.task?.id ?? '' }) });
-      expect(again.body.error?.code).toBe(-32004);
+      await expectRpcError(url, 'SendMessage', { message: userMessage('x', { taskId: running.task?.id ?? '' }) }, 'UnsupportedOperationError');
     } finally {
       restarted.process.kill('SIGTERM');
       await restarted.exited;
@@ -101,10 +101,10 @@ describe('crash and shutdown, with the real a2a-hub process', () => {
     const hub = await spawnHub(dataDir, ['--config', config]);
     const endpoint = `${hub.url}/a2a/default`;
     const short = await call(endpoint, 'SendMessage', {
-      message: userMessage('short', { metadata: { 'a2a-hub/test': { steps: 3, stepMs: 50 } } }),
+      message: userMessage('short', { metadata: testDirectiveMetadata({ steps: 3, stepMs: 50 }) }),
       configuration: { returnImmediately: true },
     });
-    const long = userMessage('long', { metadata: { 'a2a-hub/test': { steps: 500, stepMs: 50 } } });
+    const long = userMessage('long', { metadata: testDirectiveMetadata({ steps: 500, stepMs: 50 }) });
     const watching = stream(endpoint, 'SendStreamingMessage', { message: long });
     await new Promise((resolve) => setTimeout(resolve, 100));
     hub.process.kill('SIGTERM');

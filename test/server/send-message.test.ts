@@ -1,9 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { MethodName, MethodTypes } from '../../generated/a2a/1.0/methods.js';
-import type { JSONRPCError, Message, Task, TaskState } from '../../generated/a2a/1.0/types.js';
-import { call, expectRpcError, userMessage, violationFields } from '../helpers/a2a-client.js';
+import type { MethodTypes } from '../../generated/a2a/1.0/methods.js';
+import { isTerminalState } from '../../generated/a2a/1.0/task-states.js';
+import type { Message, Task } from '../../generated/a2a/1.0/types.js';
+import { testDirectiveMetadata } from '../../generated/hub/test-directives.js';
+import { call, expectRpcError, userMessage } from '../helpers/a2a-client.js';
+import { violationFields } from '../helpers/errors.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
+import { artifactText, inputRequiredTask, sendTask } from '../helpers/tasks.js';
+import { waitFor } from '../helpers/wait.js';
 
 /**
  * SendMessage over real HTTP against the default echo agent: blocking and returnImmediately,
@@ -24,71 +29,22 @@ afterAll(async () => {
 
 type SendParams = MethodTypes['SendMessage']['params'];
 
-const TERMINAL: readonly TaskState[] = ['TASK_STATE_COMPLETED', 'TASK_STATE_FAILED', 'TASK_STATE_CANCELED', 'TASK_STATE_REJECTED'];
-
-/** Echo test directives given as message metadata. */
-function directive(values: { outcome?: string; steps?: number; stepMs?: number; chunks?: number }): Record<string, unknown> {
-  return { 'a2a-hub/test': values };
-}
-
 async function send(params: SendParams): Promise<MethodTypes['SendMessage']['result']> {
   return call(hub.endpoint, 'SendMessage', params);
-}
-
-/** Sends and returns the task, failing when the agent answered with a Message. */
-async function sendTask(params: SendParams): Promise<Task> {
-  const result = await send(params);
-  expect(result.message, 'expected a task, got a direct message').toBeUndefined();
-  expect(result.task).toBeDefined();
-  return result.task as Task;
 }
 
 async function getTask(id: string, historyLength?: number): Promise<Task> {
   return call(hub.endpoint, 'GetTask', { id, ...(historyLength === undefined ? {} : { historyLength }) });
 }
 
-/** Polls GetTask until `done` holds, for at most `timeoutMs`. */
-async function pollTask(id: string, done: (task: Task) => boolean, timeoutMs = 10_000): Promise<Task> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const task = await getTask(id);
-    if (done(task)) return task;
-    if (Date.now() > deadline) throw new Error(`task ${id} is still ${task.status.state} after ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
-/** The text of all parts of all artifacts, chunks joined in order. */
-function artifactText(task: Task): string {
-  return (task.artifacts ?? []).flatMap((artifact) => artifact.parts.map((part) => part.text ?? '')).join('');
-}
-
 function messageText(message: Message | undefined): string {
   return (message?.parts ?? []).map((part) => part.text ?? '').join('');
-}
-
-/** Calls a method on the default agent (or `url`) expecting a JSON-RPC error with this code and reason. */
-function expectError<M extends MethodName>(
-  method: M,
-  params: MethodTypes[M]['params'] | Record<string, unknown> | undefined,
-  code: number,
-  reason: string,
-  url = hub.endpoint,
-): Promise<JSONRPCError> {
-  return expectRpcError(url, method, params, code, reason);
-}
-
-/** Puts a task into INPUT_REQUIRED and returns it. */
-async function inputRequiredTask(extra: Record<string, unknown> = {}): Promise<Task> {
-  const task = await sendTask({ message: userMessage('hello\n::input-required', extra) });
-  expect(task.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
-  return task;
 }
 
 describe('SendMessage blocking behaviour', () => {
   it('blocks by default and returns the completed task with the echo artifact and the user message', async () => {
     const message = userMessage('hello');
-    const task = await sendTask({ message });
+    const task = await sendTask(hub.endpoint, { message });
     expect(task.status.state).toBe('TASK_STATE_COMPLETED');
     expect(task.id).not.toBe('');
     expect(task.contextId).toBeTruthy();
@@ -100,26 +56,26 @@ describe('SendMessage blocking behaviour', () => {
   });
 
   it('a slow task (::slow 3) returns only once COMPLETED', async () => {
-    const task = await sendTask({ message: userMessage('hello\n::slow 3', { metadata: directive({ stepMs: 30 }) }) });
+    const task = await sendTask(hub.endpoint, { message: userMessage('hello\n::slow 3', { metadata: testDirectiveMetadata({ stepMs: 30 }) }) });
     expect(task.status.state).toBe('TASK_STATE_COMPLETED');
     expect(artifactText(task)).toBe('echo: hello');
   });
 
   it('returnImmediately: true returns at once in SUBMITTED or WORKING, and the task completes later', async () => {
     const started = Date.now();
-    const task = await sendTask({
-      message: userMessage('hello\n::slow 5', { metadata: directive({ stepMs: 100 }) }),
+    const task = await sendTask(hub.endpoint, {
+      message: userMessage('hello\n::slow 5', { metadata: testDirectiveMetadata({ stepMs: 100 }) }),
       configuration: { returnImmediately: true },
     });
     expect(Date.now() - started).toBeLessThan(500);
     expect(['TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING']).toContain(task.status.state);
-    const settled = await pollTask(task.id, (current) => TERMINAL.includes(current.status.state));
+    const settled = await waitFor(() => getTask(task.id), (current) => isTerminalState(current.status.state), `task ${task.id} to settle`);
     expect(settled.status.state).toBe('TASK_STATE_COMPLETED');
     expect(artifactText(settled)).toBe('echo: hello');
   });
 
   it('returnImmediately: false blocks like the default', async () => {
-    const task = await sendTask({ message: userMessage('hello\n::slow 2', { metadata: directive({ stepMs: 20 }) }), configuration: { returnImmediately: false } });
+    const task = await sendTask(hub.endpoint, { message: userMessage('hello\n::slow 2', { metadata: testDirectiveMetadata({ stepMs: 20 }) }), configuration: { returnImmediately: false } });
     expect(task.status.state).toBe('TASK_STATE_COMPLETED');
   });
 });
@@ -138,8 +94,8 @@ describe('SendMessage answer', () => {
   ];
   for (const { name, text, metadata, chunks, historyLength } of cases) {
     it(`equals the task GetTask reads back: ${name}`, async () => {
-      const message = userMessage(text, chunks === undefined ? {} : { metadata: directive({ chunks }) });
-      const answer = await sendTask({
+      const message = userMessage(text, chunks === undefined ? {} : { metadata: testDirectiveMetadata({ chunks }) });
+      const answer = await sendTask(hub.endpoint, {
         message,
         ...(metadata === undefined ? {} : { metadata }),
         ...(historyLength === undefined ? {} : { configuration: { historyLength } }),
@@ -153,9 +109,9 @@ describe('SendMessage answer', () => {
 
 describe('SendMessage historyLength', () => {
   it('unset returns the whole history, 0 omits the member, 1 returns only the most recent message', async () => {
-    const first = await inputRequiredTask();
+    const first = await inputRequiredTask(hub.endpoint);
     const second = userMessage('more', { taskId: first.id });
-    const resumed = await sendTask({ message: second, configuration: { historyLength: 1 } });
+    const resumed = await sendTask(hub.endpoint, { message: second, configuration: { historyLength: 1 } });
     expect(resumed.id).toBe(first.id);
     expect(resumed.status.state).toBe('TASK_STATE_COMPLETED');
     expect(resumed.history).toHaveLength(1);
@@ -166,21 +122,21 @@ describe('SendMessage historyLength', () => {
     expect(full.history?.map((entry) => entry.role)).toEqual(['ROLE_USER', 'ROLE_AGENT', 'ROLE_USER']);
     expect(full.history?.at(-1)?.messageId).toBe(second.messageId);
 
-    const unset = await sendTask({ message: userMessage('hello') });
+    const unset = await sendTask(hub.endpoint, { message: userMessage('hello') });
     expect(unset.history).toHaveLength(1);
 
-    const none = await sendTask({ message: userMessage('hello'), configuration: { historyLength: 0 } });
+    const none = await sendTask(hub.endpoint, { message: userMessage('hello'), configuration: { historyLength: 0 } });
     expect(none.status.state).toBe('TASK_STATE_COMPLETED');
     expect(none).not.toHaveProperty('history');
 
-    const one = await sendTask({ message: userMessage('hello\n::input-required'), configuration: { historyLength: 1 } });
+    const one = await sendTask(hub.endpoint, { message: userMessage('hello\n::input-required'), configuration: { historyLength: 1 } });
     expect(one.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
     expect(one.history).toHaveLength(1);
     expect(one.history?.[0]?.role).toBe('ROLE_AGENT');
   });
 
   it('a negative historyLength is invalid params', async () => {
-    const error = await expectError('SendMessage', { message: userMessage('hello'), configuration: { historyLength: -1 } }, -32602, 'INVALID_PARAMS');
+    const error = await expectRpcError(hub.endpoint, 'SendMessage', { message: userMessage('hello'), configuration: { historyLength: -1 } }, 'InvalidParamsError');
     expect(violationFields(error)).toEqual(['params.configuration.historyLength']);
   });
 });
@@ -188,8 +144,8 @@ describe('SendMessage historyLength', () => {
 describe('SendMessage messageId idempotency', () => {
   it('resending the same message returns the same task without running it again', async () => {
     const message = userMessage('hello');
-    const first = await sendTask({ message });
-    const again = await sendTask({ message });
+    const first = await sendTask(hub.endpoint, { message });
+    const again = await sendTask(hub.endpoint, { message });
     expect(again.id).toBe(first.id);
     expect(again.contextId).toBe(first.contextId);
     expect(again.status.state).toBe('TASK_STATE_COMPLETED');
@@ -202,8 +158,8 @@ describe('SendMessage messageId idempotency', () => {
 
   it('20 identical concurrent requests make one task', async () => {
     const contextId = `ctx-concurrent-${randomUUID()}`;
-    const message = userMessage('hello\n::slow 2', { contextId, metadata: directive({ stepMs: 20 }) });
-    const results = await Promise.all(Array.from({ length: 20 }, () => sendTask({ message })));
+    const message = userMessage('hello\n::slow 2', { contextId, metadata: testDirectiveMetadata({ stepMs: 20 }) });
+    const results = await Promise.all(Array.from({ length: 20 }, () => sendTask(hub.endpoint, { message })));
     const ids = new Set(results.map((task) => task.id));
     expect(ids.size).toBe(1);
     for (const task of results) expect(task.status.state).toBe('TASK_STATE_COMPLETED');
@@ -218,11 +174,11 @@ describe('SendMessage messageId idempotency', () => {
 
 describe('SendMessage continuation of interrupted tasks', () => {
   it('::input-required, then a message with only the taskId continues the task', async () => {
-    const first = await inputRequiredTask();
+    const first = await inputRequiredTask(hub.endpoint);
     expect(first.status.message).toMatchObject({ role: 'ROLE_AGENT', contextId: first.contextId, taskId: first.id });
     expect(messageText(first.status.message)).not.toBe('');
 
-    const resumed = await sendTask({ message: userMessage('more', { taskId: first.id }) });
+    const resumed = await sendTask(hub.endpoint, { message: userMessage('more', { taskId: first.id }) });
     expect(resumed.id).toBe(first.id);
     expect(resumed.contextId).toBe(first.contextId);
     expect(resumed.status.state).toBe('TASK_STATE_COMPLETED');
@@ -232,18 +188,18 @@ describe('SendMessage continuation of interrupted tasks', () => {
   });
 
   it('continues with the matching contextId too', async () => {
-    const first = await inputRequiredTask();
-    const resumed = await sendTask({ message: userMessage('more', { taskId: first.id, contextId: first.contextId }) });
+    const first = await inputRequiredTask(hub.endpoint);
+    const resumed = await sendTask(hub.endpoint, { message: userMessage('more', { taskId: first.id, contextId: first.contextId }) });
     expect(resumed.id).toBe(first.id);
     expect(resumed.contextId).toBe(first.contextId);
     expect(resumed.status.state).toBe('TASK_STATE_COMPLETED');
   });
 
   it('::auth-required, then a message with the taskId continues the task', async () => {
-    const first = await sendTask({ message: userMessage('hello\n::auth-required') });
+    const first = await sendTask(hub.endpoint, { message: userMessage('hello\n::auth-required') });
     expect(first.status.state).toBe('TASK_STATE_AUTH_REQUIRED');
     expect(first.status.message).toMatchObject({ role: 'ROLE_AGENT', contextId: first.contextId, taskId: first.id });
-    const resumed = await sendTask({ message: userMessage('authorised', { taskId: first.id }) });
+    const resumed = await sendTask(hub.endpoint, { message: userMessage('authorised', { taskId: first.id }) });
     expect(resumed.id).toBe(first.id);
     expect(resumed.contextId).toBe(first.contextId);
     expect(resumed.status.state).toBe('TASK_STATE_COMPLETED');
@@ -253,31 +209,31 @@ describe('SendMessage continuation of interrupted tasks', () => {
 
 describe('SendMessage routing errors', () => {
   it('a message to a terminal task is UNSUPPORTED_OPERATION', async () => {
-    const done = await sendTask({ message: userMessage('hello') });
+    const done = await sendTask(hub.endpoint, { message: userMessage('hello') });
     expect(done.status.state).toBe('TASK_STATE_COMPLETED');
-    await expectError('SendMessage', { message: userMessage('again', { taskId: done.id }) }, -32004, 'UNSUPPORTED_OPERATION');
+    await expectRpcError(hub.endpoint, 'SendMessage', { message: userMessage('again', { taskId: done.id }) }, 'UnsupportedOperationError');
     const after = await getTask(done.id);
     expect(after.history).toHaveLength(1);
   });
 
   it('a message to a task that is still running is UNSUPPORTED_OPERATION', async () => {
-    const running = await sendTask({
-      message: userMessage('hello\n::slow 20', { metadata: directive({ stepMs: 100 }) }),
+    const running = await sendTask(hub.endpoint, {
+      message: userMessage('hello\n::slow 20', { metadata: testDirectiveMetadata({ stepMs: 100 }) }),
       configuration: { returnImmediately: true },
     });
     expect(['TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING']).toContain(running.status.state);
-    await expectError('SendMessage', { message: userMessage('interrupting', { taskId: running.id }) }, -32004, 'UNSUPPORTED_OPERATION');
+    await expectRpcError(hub.endpoint, 'SendMessage', { message: userMessage('interrupting', { taskId: running.id }) }, 'UnsupportedOperationError');
     const canceled = await call(hub.endpoint, 'CancelTask', { id: running.id });
     expect(canceled.status.state).toBe('TASK_STATE_CANCELED');
   });
 
   it('an unknown taskId is TASK_NOT_FOUND', async () => {
-    await expectError('SendMessage', { message: userMessage('hello', { taskId: `no-such-task-${randomUUID()}` }) }, -32001, 'TASK_NOT_FOUND');
+    await expectRpcError(hub.endpoint, 'SendMessage', { message: userMessage('hello', { taskId: `no-such-task-${randomUUID()}` }) }, 'TaskNotFoundError');
   });
 
   it('a contextId that contradicts the task is INVALID_PARAMS on params.message.contextId', async () => {
-    const first = await inputRequiredTask();
-    const error = await expectError('SendMessage', { message: userMessage('more', { taskId: first.id, contextId: `other-${randomUUID()}` }) }, -32602, 'INVALID_PARAMS');
+    const first = await inputRequiredTask(hub.endpoint);
+    const error = await expectRpcError(hub.endpoint, 'SendMessage', { message: userMessage('more', { taskId: first.id, contextId: `other-${randomUUID()}` }) }, 'InvalidParamsError');
     expect(violationFields(error)).toContain('params.message.contextId');
     // The task was not touched and can still be continued.
     const still = await getTask(first.id);
@@ -290,7 +246,7 @@ describe('SendMessage contextId', () => {
   it('is generated when absent, and set on the task and on every history message', async () => {
     const message = userMessage('hello');
     expect(message.contextId).toBeUndefined();
-    const task = await sendTask({ message });
+    const task = await sendTask(hub.endpoint, { message });
     expect(typeof task.contextId).toBe('string');
     expect(task.contextId).not.toBe('');
     expect(task.history?.length).toBeGreaterThan(0);
@@ -299,15 +255,15 @@ describe('SendMessage contextId', () => {
 
   it('is reused when given', async () => {
     const contextId = `ctx-given-${randomUUID()}`;
-    const task = await sendTask({ message: userMessage('hello', { contextId }) });
+    const task = await sendTask(hub.endpoint, { message: userMessage('hello', { contextId }) });
     expect(task.contextId).toBe(contextId);
     expect(task.history?.[0]?.contextId).toBe(contextId);
   });
 
   it('two messages with the same contextId land in the same context', async () => {
     const contextId = `ctx-shared-${randomUUID()}`;
-    const a = await sendTask({ message: userMessage('one', { contextId }) });
-    const b = await sendTask({ message: userMessage('two', { contextId }) });
+    const a = await sendTask(hub.endpoint, { message: userMessage('one', { contextId }) });
+    const b = await sendTask(hub.endpoint, { message: userMessage('two', { contextId }) });
     expect(a.id).not.toBe(b.id);
     expect(a.contextId).toBe(contextId);
     expect(b.contextId).toBe(contextId);
@@ -319,13 +275,13 @@ describe('SendMessage contextId', () => {
 
 describe('SendMessage skills', () => {
   it('metadata.skill chat runs the chat skill', async () => {
-    const task = await sendTask({ message: userMessage('hello', { metadata: { skill: 'chat' } }) });
+    const task = await sendTask(hub.endpoint, { message: userMessage('hello', { metadata: { skill: 'chat' } }) });
     expect(task.status.state).toBe('TASK_STATE_COMPLETED');
     expect(artifactText(task)).toBe('echo: hello');
   });
 
   it('an unknown skill gives a REJECTED task whose status message names the advertised skill', async () => {
-    const task = await sendTask({ message: userMessage('hello', { metadata: { skill: 'no-such-skill' } }) });
+    const task = await sendTask(hub.endpoint, { message: userMessage('hello', { metadata: { skill: 'no-such-skill' } }) });
     expect(task.status.state).toBe('TASK_STATE_REJECTED');
     expect(task.status.message).toMatchObject({ role: 'ROLE_AGENT', taskId: task.id, contextId: task.contextId });
     expect(messageText(task.status.message)).toContain('chat');
@@ -335,11 +291,11 @@ describe('SendMessage skills', () => {
 
 describe('SendMessage acceptedOutputModes', () => {
   it('only image/png is CONTENT_TYPE_NOT_SUPPORTED', async () => {
-    await expectError('SendMessage', { message: userMessage('hello'), configuration: { acceptedOutputModes: ['image/png'] } }, -32005, 'CONTENT_TYPE_NOT_SUPPORTED');
+    await expectRpcError(hub.endpoint, 'SendMessage', { message: userMessage('hello'), configuration: { acceptedOutputModes: ['image/png'] } }, 'ContentTypeNotSupportedError');
   });
 
   it.each([[['text/plain']], [['text/*']], [['*/*']]])('%j is accepted', async (modes: string[]) => {
-    const task = await sendTask({ message: userMessage('hello'), configuration: { acceptedOutputModes: modes } });
+    const task = await sendTask(hub.endpoint, { message: userMessage('hello'), configuration: { acceptedOutputModes: modes } });
     expect(task.status.state).toBe('TASK_STATE_COMPLETED');
     expect(artifactText(task)).toBe('echo: hello');
   });
@@ -364,14 +320,14 @@ describe('SendMessage direct messages and failure outcomes', () => {
   });
 
   it('::fail gives FAILED with a status message', async () => {
-    const task = await sendTask({ message: userMessage('hello\n::fail') });
+    const task = await sendTask(hub.endpoint, { message: userMessage('hello\n::fail') });
     expect(task.status.state).toBe('TASK_STATE_FAILED');
     expect(task.status.message).toMatchObject({ role: 'ROLE_AGENT', taskId: task.id, contextId: task.contextId });
     expect(messageText(task.status.message)).not.toBe('');
   });
 
   it('::reject gives REJECTED', async () => {
-    const task = await sendTask({ message: userMessage('hello\n::reject') });
+    const task = await sendTask(hub.endpoint, { message: userMessage('hello\n::reject') });
     expect(task.status.state).toBe('TASK_STATE_REJECTED');
   });
 });
@@ -379,11 +335,11 @@ describe('SendMessage direct messages and failure outcomes', () => {
 describe('SendMessage push notification config', () => {
   it('configuration.taskPushNotificationConfig is PUSH_NOTIFICATION_NOT_SUPPORTED', async () => {
     const contextId = `ctx-push-${randomUUID()}`;
-    await expectError(
+    await expectRpcError(
+      hub.endpoint,
       'SendMessage',
       { message: userMessage('hello', { contextId }), configuration: { taskPushNotificationConfig: { url: 'https://example.com/webhook' } } },
-      -32003,
-      'PUSH_NOTIFICATION_NOT_SUPPORTED',
+      'PushNotificationNotSupportedError',
     );
     // Refused before any task was created.
     const list = await call(hub.endpoint, 'ListTasks', { contextId });
@@ -397,7 +353,7 @@ describe('SendMessage unknown members', () => {
     // validators; the stored and returned message must hold the known members only, or the
     // strict client's exact validation of the response fails.
     const message = { ...userMessage('hello'), extra: 1, parts: [{ kind: 'text', text: 'hello' }] };
-    const task = await sendTask({ message });
+    const task = await sendTask(hub.endpoint, { message });
     expect(task.status.state).toBe('TASK_STATE_COMPLETED');
     const sent = task.history?.find((entry) => entry.messageId === message.messageId);
     expect(sent).toEqual({ messageId: message.messageId, role: 'ROLE_USER', parts: [{ text: 'hello' }], contextId: task.contextId, taskId: task.id });
@@ -409,7 +365,7 @@ describe('SendMessage non-text parts', () => {
     const message = userMessage('look', {
       parts: [{ text: 'look' }, { raw: 'aGVsbG8gd29ybGQ=', filename: 'hello.txt', mediaType: 'text/plain' }, { data: { answer: 42, list: [1, 'two'] } }],
     });
-    const task = await sendTask({ message });
+    const task = await sendTask(hub.endpoint, { message });
     expect(task.status.state).toBe('TASK_STATE_COMPLETED');
     expect(artifactText(task)).toBe('echo: look\n[file hello.txt text/plain]\n[data]');
     const sent = task.history?.find((entry) => entry.messageId === message.messageId);

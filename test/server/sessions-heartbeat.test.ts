@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
+import { testDirectiveMetadata } from '../../generated/hub/test-directives.js';
 import { SessionRegistry } from '../../src/tasks/sessions.js';
 import { call, stream, userMessage } from '../helpers/a2a-client.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
@@ -72,7 +73,7 @@ describe('SSE keep-alive', () => {
 
   it('sends heartbeat comments while a stream waits for its task', async () => {
     hub = await startTestHub({ sseHeartbeatMs: 40 });
-    const result = await stream(hub.endpoint, 'SendStreamingMessage', { message: userMessage('wait', { metadata: { 'a2a-hub/test': { steps: 4, stepMs: 100 } } }) });
+    const result = await stream(hub.endpoint, 'SendStreamingMessage', { message: userMessage('wait', { metadata: testDirectiveMetadata({ steps: 4, stepMs: 100 }) }) });
     expect(result.comments).toBeGreaterThanOrEqual(3);
     expect(result.events.at(-1)?.frame.statusUpdate?.status.state).toBe('TASK_STATE_COMPLETED');
   });

@@ -1,7 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StreamResponse } from '../../generated/a2a/1.0/types.js';
-import { call, rpc, stream, userMessage, type SseEvent } from '../helpers/a2a-client.js';
+import { testDirectiveMetadata } from '../../generated/hub/test-directives.js';
+import { call, expectErrorResponse, rpc, stream, userMessage, type SseEvent } from '../helpers/a2a-client.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
+import { artifactText } from '../helpers/tasks.js';
+import { waitFor } from '../helpers/wait.js';
 
 let hub: TestHub;
 beforeAll(async () => {
@@ -9,7 +12,7 @@ beforeAll(async () => {
 });
 afterAll(() => hub.dispose());
 
-const slow = (steps: number, stepMs = 40) => ({ 'a2a-hub/test': { steps, stepMs } });
+const slow = (steps: number, stepMs = 40) => testDirectiveMetadata({ steps, stepMs });
 
 function states(events: SseEvent[]): string[] {
   return events.flatMap((event) => (event.frame.statusUpdate ? [event.frame.statusUpdate.status.state] : event.frame.task ? [`task:${event.frame.task.status.state}`] : []));
@@ -17,15 +20,6 @@ function states(events: SseEvent[]): string[] {
 
 function assembled(frames: StreamResponse[]): string {
   return frames.flatMap((frame) => frame.artifactUpdate?.artifact.parts.map((part) => part.text ?? '') ?? []).join('');
-}
-
-async function until<T>(probe: () => Promise<T | undefined>, what: string): Promise<T> {
-  for (let attempt = 0; attempt < 200; attempt += 1) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error(`timed out waiting for ${what}`);
 }
 
 describe('SendStreamingMessage', () => {
@@ -87,18 +81,19 @@ describe('SendStreamingMessage', () => {
 
   it('reports errors found before the stream starts as a plain JSON-RPC error', async () => {
     const response = await rpc(hub.endpoint, 'SendStreamingMessage', { message: userMessage('x', { taskId: 'no-such-task' }) }, { headers: { accept: 'text/event-stream' } });
-    expect(response.body.error?.code).toBe(-32001);
+    expectErrorResponse(response, 'TaskNotFoundError');
   });
 
   it('keeps the task running when the client disconnects', async () => {
     const message = userMessage('still here', { metadata: slow(4) });
     const cut = await stream(hub.endpoint, 'SendStreamingMessage', { message }, { until: (event) => event.frame.statusUpdate?.status.state === 'TASK_STATE_WORKING' });
     const taskId = cut.events[0]?.frame.task?.id ?? '';
-    const task = await until(async () => {
-      const current = await call(hub.endpoint, 'GetTask', { id: taskId });
-      return current.status.state === 'TASK_STATE_COMPLETED' ? current : undefined;
-    }, 'the task to complete');
-    expect(task.artifacts?.[0]?.parts.map((part) => part.text).join('')).toBe('echo: still here');
+    const task = await waitFor(
+      () => call(hub.endpoint, 'GetTask', { id: taskId }),
+      (current) => current.status.state === 'TASK_STATE_COMPLETED',
+      'the task to complete',
+    );
+    expect(artifactText(task)).toBe('echo: still here');
   });
 });
 
@@ -151,9 +146,9 @@ describe('SubscribeToTask', () => {
   it('answers a terminal task with UnsupportedOperation and an unknown one with TaskNotFound', async () => {
     const done = await call(hub.endpoint, 'SendMessage', { message: userMessage('done') });
     const terminal = await rpc(hub.endpoint, 'SubscribeToTask', { id: done.task?.id ?? '' }, { headers: { accept: 'text/event-stream' } });
-    expect(terminal.body.error).toMatchObject({ code: -32004, data: [{ reason: 'UNSUPPORTED_OPERATION' }] });
+    expectErrorResponse(terminal, 'UnsupportedOperationError');
     const unknown = await rpc(hub.endpoint, 'SubscribeToTask', { id: 'nope' }, { headers: { accept: 'text/event-stream' } });
-    expect(unknown.body.error).toMatchObject({ code: -32001, data: [{ reason: 'TASK_NOT_FOUND' }] });
+    expectErrorResponse(unknown, 'TaskNotFoundError');
   });
 
   it('a task waiting for input gets its snapshot and the stream closes', async () => {

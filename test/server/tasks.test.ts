@@ -1,11 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { MethodName, MethodTypes } from '../../generated/a2a/1.0/methods.js';
-import type { AgentCard, JSONRPCError, ListTasksResponse, Task } from '../../generated/a2a/1.0/types.js';
+import type { MethodTypes } from '../../generated/a2a/1.0/methods.js';
+import type { AgentCard, ListTasksResponse, Task } from '../../generated/a2a/1.0/types.js';
+import { testDirectiveMetadata } from '../../generated/hub/test-directives.js';
 import { A2A_1_0 } from '../../src/protocol/a2a-schema.js';
 import { checkValue } from '../../src/protocol/validation.js';
-import { call, rpc, userMessage, expectRpcError, violationFields } from '../helpers/a2a-client.js';
+import { call, expectErrorResponse, expectRpcError, rpc, userMessage } from '../helpers/a2a-client.js';
+import { violationFields } from '../helpers/errors.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
+import { inputRequiredTask, sendTask } from '../helpers/tasks.js';
+import { waitFor } from '../helpers/wait.js';
 
 /**
  * GetTask, ListTasks, CancelTask, the push-config methods and GetExtendedAgentCard over real
@@ -26,36 +30,17 @@ afterAll(async () => {
   await hub?.dispose();
 });
 
-type SendParams = MethodTypes['SendMessage']['params'];
-
-function directive(values: { outcome?: string; steps?: number; stepMs?: number; chunks?: number }): Record<string, unknown> {
-  return { 'a2a-hub/test': values };
-}
-
-async function sendTask(params: SendParams, url = hub.endpoint): Promise<Task> {
-  const result = await call(url, 'SendMessage', params);
-  expect(result.message, 'expected a task, got a direct message').toBeUndefined();
-  expect(result.task).toBeDefined();
-  return result.task as Task;
-}
-
 /** A completed echo task in the given context. */
 async function completedTask(contextId: string, text = 'hello', url = hub.endpoint): Promise<Task> {
-  const task = await sendTask({ message: userMessage(text, { contextId }) }, url);
+  const task = await sendTask(url, { message: userMessage(text, { contextId }) });
   expect(task.status.state).toBe('TASK_STATE_COMPLETED');
-  return task;
-}
-
-async function inputRequiredTask(contextId?: string): Promise<Task> {
-  const task = await sendTask({ message: userMessage('hello\n::input-required', contextId === undefined ? {} : { contextId }) });
-  expect(task.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
   return task;
 }
 
 /** A completed task with three history messages: user, agent (input request), user. */
 async function threeMessageTask(contextId?: string): Promise<Task> {
-  const first = await inputRequiredTask(contextId);
-  const done = await sendTask({ message: userMessage('more', { taskId: first.id }) });
+  const first = await inputRequiredTask(hub.endpoint, contextId === undefined ? {} : { contextId });
+  const done = await sendTask(hub.endpoint, { message: userMessage('more', { taskId: first.id }) });
   expect(done.status.state).toBe('TASK_STATE_COMPLETED');
   expect(done.history).toHaveLength(3);
   return done;
@@ -65,15 +50,30 @@ async function listTasks(params: MethodTypes['ListTasks']['params'], url = hub.e
   return call(url, 'ListTasks', params);
 }
 
-/** Calls a method on the default agent (or `url`) expecting a JSON-RPC error with this code and reason. */
-function expectError<M extends MethodName>(
-  method: M,
-  params: MethodTypes[M]['params'] | Record<string, unknown> | undefined,
-  code: number,
-  reason: string,
-  url = hub.endpoint,
-): Promise<JSONRPCError> {
-  return expectRpcError(url, method, params, code, reason);
+/**
+ * Walks the ListTasks pages of a context two tasks at a time, checking every page (pageSize 2,
+ * `totalSize` throughout, two tasks on every page but the last) and running `between` after
+ * each page but the last. Returns the task ids in the order visited and the number of pages.
+ */
+async function walkInPagesOfTwo(
+  contextId: string,
+  totalSize: number,
+  between: (visited: readonly string[], pages: number) => Promise<void>,
+): Promise<{ visited: string[]; pages: number }> {
+  const visited: string[] = [];
+  let pageToken = '';
+  for (let pages = 1; ; pages += 1) {
+    const page = await listTasks({ contextId, pageSize: 2, ...(pageToken === '' ? {} : { pageToken }) });
+    expect(page.pageSize).toBe(2);
+    expect(page.totalSize).toBe(totalSize);
+    expect(page.tasks.length).toBeLessThanOrEqual(2);
+    visited.push(...page.tasks.map((task) => task.id));
+    pageToken = page.nextPageToken;
+    if (pageToken === '') return { visited, pages };
+    expect(page.tasks).toHaveLength(2);
+    if (pages > 10) throw new Error('the walk does not end');
+    await between(visited, pages);
+  }
 }
 
 /** Waits (bounded) until the wall clock is past the given timestamp, so later statuses are strictly newer. */
@@ -88,12 +88,8 @@ async function clockPast(timestamp: string | undefined): Promise<void> {
 }
 
 /** Waits (bounded) until no executor is running in the hub. */
-async function executorsIdle(timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (hub.runtime.activeCount > 0) {
-    if (Date.now() > deadline) throw new Error(`${hub.runtime.activeCount} executors still running after ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+async function executorsIdle(): Promise<void> {
+  await waitFor(() => hub.runtime.activeCount, (running) => running === 0, 'every executor of the hub to stop (the count still running is the last read)', 10_000, 10);
 }
 
 describe('GetTask', () => {
@@ -124,20 +120,20 @@ describe('GetTask', () => {
 
   it('a negative historyLength is INVALID_PARAMS', async () => {
     const done = await completedTask(`ctx-${randomUUID()}`);
-    const error = await expectError('GetTask', { id: done.id, historyLength: -1 }, -32602, 'INVALID_PARAMS');
+    const error = await expectRpcError(hub.endpoint, 'GetTask', { id: done.id, historyLength: -1 }, 'InvalidParamsError');
     expect(violationFields(error)).toEqual(['params.historyLength']);
   });
 
   it('an unknown id is TASK_NOT_FOUND', async () => {
-    await expectError('GetTask', { id: `no-such-task-${randomUUID()}` }, -32001, 'TASK_NOT_FOUND');
+    await expectRpcError(hub.endpoint, 'GetTask', { id: `no-such-task-${randomUUID()}` }, 'TaskNotFoundError');
   });
 
   it('a task of another instance is not found, in both directions', async () => {
     const mine = await completedTask(`ctx-${randomUUID()}`);
-    await expectError('GetTask', { id: mine.id }, -32001, 'TASK_NOT_FOUND', otherUrl);
+    await expectRpcError(otherUrl, 'GetTask', { id: mine.id }, 'TaskNotFoundError');
     const theirs = await completedTask(`ctx-${randomUUID()}`, 'hello', otherUrl);
     expect((await call(otherUrl, 'GetTask', { id: theirs.id })).id).toBe(theirs.id);
-    await expectError('GetTask', { id: theirs.id }, -32001, 'TASK_NOT_FOUND');
+    await expectRpcError(hub.endpoint, 'GetTask', { id: theirs.id }, 'TaskNotFoundError');
   });
 });
 
@@ -214,7 +210,7 @@ describe('ListTasks', () => {
 
   it('filters by status', async () => {
     const contextId = `ctx-status-${randomUUID()}`;
-    const waiting = await inputRequiredTask(contextId);
+    const waiting = await inputRequiredTask(hub.endpoint, { contextId });
     const done = [await completedTask(contextId), await completedTask(contextId)];
     const interrupted = await listTasks({ contextId, status: 'TASK_STATE_INPUT_REQUIRED' });
     expect(interrupted.totalSize).toBe(1);
@@ -248,12 +244,12 @@ describe('ListTasks', () => {
 
   it('sorts by status timestamp, newest first', async () => {
     const contextId = `ctx-order-${randomUUID()}`;
-    const waiting = await inputRequiredTask(contextId);
+    const waiting = await inputRequiredTask(hub.endpoint, { contextId });
     const a = await completedTask(contextId);
     const b = await completedTask(contextId);
     await clockPast(b.status.timestamp);
     // Resuming the oldest task gives it the newest status: it moves to the top.
-    const resumed = await sendTask({ message: userMessage('more', { taskId: waiting.id }) });
+    const resumed = await sendTask(hub.endpoint, { message: userMessage('more', { taskId: waiting.id }) });
     expect(resumed.status.state).toBe('TASK_STATE_COMPLETED');
     const page = await listTasks({ contextId });
     expect(page.tasks).toHaveLength(3);
@@ -274,24 +270,11 @@ describe('ListTasks', () => {
     const reference = await listTasks({ contextId, pageSize: 100 });
     expect(reference.totalSize).toBe(7);
 
-    const visited: string[] = [];
     const created: string[] = [];
-    let pageToken = '';
-    let pages = 0;
-    for (;;) {
-      const page = await listTasks({ contextId, pageSize: 2, ...(pageToken === '' ? {} : { pageToken }) });
-      pages += 1;
-      expect(page.pageSize).toBe(2);
-      expect(page.totalSize).toBe(7);
-      expect(page.tasks.length).toBeLessThanOrEqual(2);
-      visited.push(...page.tasks.map((task) => task.id));
-      pageToken = page.nextPageToken;
-      if (pageToken === '') break;
-      expect(page.tasks).toHaveLength(2);
-      if (pages > 10) throw new Error('the walk does not end');
+    const { visited, pages } = await walkInPagesOfTwo(contextId, 7, async (_visited, pages) => {
       // A new task in the same context between two page requests.
       created.push((await completedTask(contextId, `new ${pages}`)).id);
-    }
+    });
     expect(pages).toBe(4);
     expect(visited).toHaveLength(7);
     expect(new Set(visited).size).toBe(7);
@@ -305,32 +288,22 @@ describe('ListTasks', () => {
   it('a walk visits each task once even when tasks change status between page requests', async () => {
     const contextId = `ctx-walk-status-${randomUUID()}`;
     const waiting: Task[] = [];
-    for (let index = 0; index < 3; index += 1) waiting.push(await inputRequiredTask(contextId));
+    for (let index = 0; index < 3; index += 1) waiting.push(await inputRequiredTask(hub.endpoint, { contextId }));
     const done: Task[] = [];
     for (let index = 0; index < 4; index += 1) done.push(await completedTask(contextId, `done ${index}`));
     const reference = await listTasks({ contextId, pageSize: 100 });
     expect(reference.totalSize).toBe(7);
 
-    const visited: string[] = [];
-    let pageToken = '';
-    let pages = 0;
-    for (;;) {
-      const page = await listTasks({ contextId, pageSize: 2, ...(pageToken === '' ? {} : { pageToken }) });
-      pages += 1;
-      expect(page.totalSize).toBe(7);
-      visited.push(...page.tasks.map((task) => task.id));
-      pageToken = page.nextPageToken;
-      if (pageToken === '') break;
-      if (pages > 10) throw new Error('the walk does not end');
+    const { visited } = await walkInPagesOfTwo(contextId, 7, async (visited) => {
       // An interrupted task not visited yet gets the newest status (it would jump above the cursor).
       const next = waiting.find((task) => !visited.includes(task.id) && task.status.state === 'TASK_STATE_INPUT_REQUIRED');
       if (next !== undefined) {
         await clockPast((await call(hub.endpoint, 'GetTask', { id: visited.at(-1) as string })).status.timestamp);
-        const resumed = await sendTask({ message: userMessage('more', { taskId: next.id }) });
+        const resumed = await sendTask(hub.endpoint, { message: userMessage('more', { taskId: next.id }) });
         expect(resumed.status.state).toBe('TASK_STATE_COMPLETED');
         next.status = resumed.status;
       }
-    }
+    });
     expect(visited).toHaveLength(7);
     expect(new Set(visited)).toEqual(new Set([...waiting, ...done].map((task) => task.id)));
     expect(visited).toEqual(reference.tasks.map((task) => task.id));
@@ -340,19 +313,19 @@ describe('ListTasks', () => {
     const contextId = `ctx-token-${randomUUID()}`;
     for (let index = 0; index < 3; index += 1) await completedTask(contextId);
     for (const pageToken of ['not-a-token', '!!!', Buffer.from('{"v":1}').toString('base64url')]) {
-      const error = await expectError('ListTasks', { contextId, pageToken }, -32602, 'INVALID_PARAMS');
+      const error = await expectRpcError(hub.endpoint, 'ListTasks', { contextId, pageToken }, 'InvalidParamsError');
       expect(violationFields(error)).toEqual(['params.pageToken']);
     }
     // A real token, replayed with other filters.
     const first = await listTasks({ contextId, pageSize: 1 });
     expect(first.nextPageToken).not.toBe('');
-    const error = await expectError('ListTasks', { contextId: `${contextId}-other`, pageSize: 1, pageToken: first.nextPageToken }, -32602, 'INVALID_PARAMS');
+    const error = await expectRpcError(hub.endpoint, 'ListTasks', { contextId: `${contextId}-other`, pageSize: 1, pageToken: first.nextPageToken }, 'InvalidParamsError');
     expect(violationFields(error)).toEqual(['params.pageToken']);
   });
 
   it('pageSize 0 and 101 are INVALID_PARAMS; 1 and 100 are accepted', async () => {
     for (const pageSize of [0, 101, -1]) {
-      const error = await expectError('ListTasks', { pageSize }, -32602, 'INVALID_PARAMS');
+      const error = await expectRpcError(hub.endpoint, 'ListTasks', { pageSize }, 'InvalidParamsError');
       expect(violationFields(error)).toEqual(['params.pageSize']);
     }
     for (const pageSize of [1, 100]) expect((await listTasks({ pageSize })).pageSize).toBe(pageSize);
@@ -373,7 +346,7 @@ describe('ListTasks', () => {
     const none = await listTasks({ contextId, historyLength: 0 });
     expect(none.tasks).toHaveLength(2);
     for (const task of none.tasks) expect(task).not.toHaveProperty('history');
-    await expectError('ListTasks', { contextId, historyLength: -1 }, -32602, 'INVALID_PARAMS');
+    await expectRpcError(hub.endpoint, 'ListTasks', { contextId, historyLength: -1 }, 'InvalidParamsError');
   });
 
   it('never lists tasks of another instance', async () => {
@@ -397,8 +370,8 @@ describe('ListTasks', () => {
 
 describe('CancelTask', () => {
   it('cancels a running task, and the executor does not overwrite CANCELED', async () => {
-    const running = await sendTask({
-      message: userMessage('hello\n::slow 50', { metadata: directive({ stepMs: 40 }) }),
+    const running = await sendTask(hub.endpoint, {
+      message: userMessage('hello\n::slow 50', { metadata: testDirectiveMetadata({ stepMs: 40 }) }),
       configuration: { returnImmediately: true },
     });
     expect(['TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING']).toContain(running.status.state);
@@ -417,25 +390,25 @@ describe('CancelTask', () => {
 
   it('a completed task is TASK_NOT_CANCELABLE', async () => {
     const done = await completedTask(`ctx-${randomUUID()}`);
-    await expectError('CancelTask', { id: done.id }, -32002, 'TASK_NOT_CANCELABLE');
+    await expectRpcError(hub.endpoint, 'CancelTask', { id: done.id }, 'TaskNotCancelableError');
     expect((await call(hub.endpoint, 'GetTask', { id: done.id })).status.state).toBe('TASK_STATE_COMPLETED');
   });
 
   it('an INPUT_REQUIRED task can be canceled, and canceling it again is TASK_NOT_CANCELABLE', async () => {
-    const waiting = await inputRequiredTask();
+    const waiting = await inputRequiredTask(hub.endpoint);
     const canceled = await call(hub.endpoint, 'CancelTask', { id: waiting.id });
     expect(canceled.status.state).toBe('TASK_STATE_CANCELED');
     expect((await call(hub.endpoint, 'GetTask', { id: waiting.id })).status.state).toBe('TASK_STATE_CANCELED');
-    await expectError('CancelTask', { id: waiting.id }, -32002, 'TASK_NOT_CANCELABLE');
+    await expectRpcError(hub.endpoint, 'CancelTask', { id: waiting.id }, 'TaskNotCancelableError');
     expect((await call(hub.endpoint, 'GetTask', { id: waiting.id })).status.state).toBe('TASK_STATE_CANCELED');
     // A canceled task is terminal: it takes no more messages.
-    await expectError('SendMessage', { message: userMessage('more', { taskId: waiting.id }) }, -32004, 'UNSUPPORTED_OPERATION');
+    await expectRpcError(hub.endpoint, 'SendMessage', { message: userMessage('more', { taskId: waiting.id }) }, 'UnsupportedOperationError');
   });
 
   it('an unknown id, or a task of another instance, is TASK_NOT_FOUND', async () => {
-    await expectError('CancelTask', { id: `no-such-task-${randomUUID()}` }, -32001, 'TASK_NOT_FOUND');
-    const waiting = await inputRequiredTask();
-    await expectError('CancelTask', { id: waiting.id }, -32001, 'TASK_NOT_FOUND', otherUrl);
+    await expectRpcError(hub.endpoint, 'CancelTask', { id: `no-such-task-${randomUUID()}` }, 'TaskNotFoundError');
+    const waiting = await inputRequiredTask(hub.endpoint);
+    await expectRpcError(otherUrl, 'CancelTask', { id: waiting.id }, 'TaskNotFoundError');
     expect((await call(hub.endpoint, 'GetTask', { id: waiting.id })).status.state).toBe('TASK_STATE_INPUT_REQUIRED');
   });
 });
@@ -444,10 +417,10 @@ describe('push notification config methods', () => {
   it('all four are PUSH_NOTIFICATION_NOT_SUPPORTED', async () => {
     const task = await completedTask(`ctx-${randomUUID()}`);
     const taskId = task.id;
-    await expectError('CreateTaskPushNotificationConfig', { taskId, url: 'https://example.com/webhook' }, -32003, 'PUSH_NOTIFICATION_NOT_SUPPORTED');
-    await expectError('GetTaskPushNotificationConfig', { taskId, id: 'config-1' }, -32003, 'PUSH_NOTIFICATION_NOT_SUPPORTED');
-    await expectError('ListTaskPushNotificationConfigs', { taskId }, -32003, 'PUSH_NOTIFICATION_NOT_SUPPORTED');
-    await expectError('DeleteTaskPushNotificationConfig', { taskId, id: 'config-1' }, -32003, 'PUSH_NOTIFICATION_NOT_SUPPORTED');
+    await expectRpcError(hub.endpoint, 'CreateTaskPushNotificationConfig', { taskId, url: 'https://example.com/webhook' }, 'PushNotificationNotSupportedError');
+    await expectRpcError(hub.endpoint, 'GetTaskPushNotificationConfig', { taskId, id: 'config-1' }, 'PushNotificationNotSupportedError');
+    await expectRpcError(hub.endpoint, 'ListTaskPushNotificationConfigs', { taskId }, 'PushNotificationNotSupportedError');
+    await expectRpcError(hub.endpoint, 'DeleteTaskPushNotificationConfig', { taskId, id: 'config-1' }, 'PushNotificationNotSupportedError');
   });
 });
 
@@ -478,15 +451,11 @@ describe('GetExtendedAgentCard', () => {
     hub.inbounds.setAuth('default', 't0ken');
     try {
       const missing = await rpc(hub.endpoint, 'GetExtendedAgentCard', {});
-      expect(missing.status).toBe(401);
+      expectErrorResponse(missing, 'UnauthenticatedError', { httpStatus: 401 });
       expect(missing.headers.get('www-authenticate')).toMatch(/^Bearer\b/);
-      expect(missing.body.error?.code).toBe(-32000);
-      expect(missing.body.error?.data?.[0]).toMatchObject({ reason: 'UNAUTHENTICATED' });
-      expect(missing.body.result).toBeUndefined();
 
       const wrong = await rpc(hub.endpoint, 'GetExtendedAgentCard', {}, { headers: { authorization: 'Bearer wrong' } });
-      expect(wrong.status).toBe(401);
-      expect(wrong.body.error?.data?.[0]).toMatchObject({ reason: 'UNAUTHENTICATED' });
+      expectErrorResponse(wrong, 'UnauthenticatedError', { httpStatus: 401 });
 
       const extended = await call(hub.endpoint, 'GetExtendedAgentCard', {}, { headers: { authorization: 'Bearer t0ken' } });
       const card = await publicCard();
