@@ -113,6 +113,6 @@ describe('the control API registry', () => {
     expect(snapshot && 'query' in snapshot ? snapshot.query.map((param) => param.name) : []).toEqual(
       expect.arrayContaining(['taskLimit', 'taskOffset', 'taskState', 'taskContextId', 'taskServerId']),
     );
-    expect(CONTROL_API.statusCodes.map((row) => row.status)).toEqual([200, 400, 403, 404, 405, 409, 413]);
+    expect(CONTROL_API.statusCodes.map((row) => row.status)).toEqual([200, 400, 403, 404, 405, 409, 413, 415]);
   });
 });
