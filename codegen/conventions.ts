@@ -110,13 +110,3 @@ function checkOneofGroup(schema: JsonObject, declared: string[], pointer: string
     if (!declared.includes(required[0])) at(`${pointer}/oneOf/${index}`, `member "${required[0]}" is not a declared property`);
   });
 }
-
-/** The members of a oneof group (x-oneof), in branch order. */
-export function oneofMembers(schema: JsonObject): string[] {
-  const branches = schema['oneOf'];
-  if (!Array.isArray(branches)) return [];
-  return branches.flatMap((branch) => {
-    const required = isJsonObject(branch) ? branch['required'] : undefined;
-    return Array.isArray(required) && typeof required[0] === 'string' ? [required[0]] : [];
-  });
-}

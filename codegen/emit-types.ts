@@ -1,5 +1,6 @@
 import { compile } from 'json-schema-to-typescript';
-import { oneofMembers, forEachSubschema } from './conventions.js';
+import { oneofMembers } from '../src/protocol/json-schema.js';
+import { forEachSubschema } from './conventions.js';
 import { deepClone, isJsonObject, type JsonObject } from './json.js';
 import type { Family } from './families.js';
 import { generatedHeader } from './header.js';
