@@ -66,7 +66,7 @@ export const ACTION_HANDLERS: { readonly [A in ControlActionName]: Handler<A> } 
         },
       });
       if (outcome.kind === 'message') {
-        return done(`"${agent.name}" answered with a message: ${textOf(outcome.message.parts)}`, { ...(outcome.message.contextId ? { contextId: outcome.message.contextId } : {}) });
+        return done(`"${agent.name}" answered with a message: ${replyPreview(outcome.message.parts)}`, { ...(outcome.message.contextId ? { contextId: outcome.message.contextId } : {}) });
       }
       await runtime.settled(outcome.taskId);
       const task = runtime.getTask(agent.id, outcome.taskId, { historyLength: 0 });
@@ -180,6 +180,7 @@ function plural(count: number, noun: string): string {
   return `${count} ${noun}${count === 1 ? '' : 's'}`;
 }
 
-function textOf(parts: readonly { text?: string }[]): string {
+/** The start of a reply's text, one line for an action's message. */
+function replyPreview(parts: readonly { text?: string }[]): string {
   return parts.map((part) => part.text ?? '').join(' ').slice(0, 200);
 }

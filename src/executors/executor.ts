@@ -103,7 +103,11 @@ export function toParts(content: Content): Part[] {
   return [content as Part];
 }
 
-export function textOf(message: Pick<Message, 'parts'>): string {
+/**
+ * A message's text parts as one prompt, one part per line: what `ExecutionRequest.text` holds.
+ * (The client's `textOf` concatenates instead, as streamed chunks of one text are.)
+ */
+export function promptText(message: Pick<Message, 'parts'>): string {
   let text: string | undefined;
   for (const part of message.parts) {
     if (typeof part.text === 'string') text = text === undefined ? part.text : `${text}\n${part.text}`;

@@ -1,6 +1,6 @@
 import { isActiveState, isTerminalState } from '../../generated/a2a/1.0/task-states.js';
 import type { Message, SendMessageRequest, Task, TaskState } from '../../generated/a2a/1.0/types.js';
-import { textOf, type AgentExecutor, type ExecutionRequest } from '../executors/executor.js';
+import { promptText, type AgentExecutor, type ExecutionRequest } from '../executors/executor.js';
 import type { EventLog, IdempotencyIndex, TaskInfo, TaskReads, TaskWrites, TaskView } from '../store/task-store.js';
 import type { OpTarget } from '../store/store-ops.js';
 import type { ToolProvider } from './tool-provider.js';
@@ -281,7 +281,7 @@ export class TaskRuntime {
       contextId,
       skill: run.skill,
       message: run.message,
-      text: textOf(run.message),
+      text: promptText(run.message),
       task: run.task,
       resumed: run.resumed,
       acceptedOutputModes: run.acceptedOutputModes,
