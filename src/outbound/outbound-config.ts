@@ -1,33 +1,23 @@
 import { randomBytes } from 'node:crypto';
 import { DEFAULTS } from '../../generated/control/defaults.js';
-import type { SkillOverrides } from '../../generated/control/types.js';
+import type { SkillOverrides, StoredOutbound } from '../../generated/control/types.js';
+import { CONTROL } from '../protocol/control-schema.js';
+import { checkValue } from '../protocol/validation.js';
 
 /** Per-call timeout of a connection that names none (spec/control): long, because remote agents may think for a while. */
 export const DEFAULT_OUTBOUND_TIMEOUT_MS = DEFAULTS.OutboundCreateAction.timeoutMs;
 
 /**
- * An outbound connection's configuration as persisted. A token set with outbound.setAuth has
- * to be sent to the remote, so unlike an inbound token it cannot be kept as a digest: it is
- * stored in clear in the data dir's SQLite file. It is never shown, logged or echoed.
+ * An outbound connection's configuration as persisted (spec/control/stored.schema.json), with
+ * the members older rows may lack filled in. A token set with outbound.setAuth has to be sent to
+ * the remote, so unlike an inbound token it cannot be kept as a digest: it is stored in clear in
+ * the data dir's SQLite file. It is never shown, logged or echoed.
  */
-export interface OutboundConfig {
-  /** `out-<8 hex>-<3 hex>`, the shape seed 001 §1.1 shows. */
-  readonly id: string;
-  readonly name: string;
-  readonly agentCardUrl: string;
-  /** Name of the environment variable holding the bearer token. */
-  readonly bearerTokenEnv?: string;
-  /** A token set with outbound.setAuth; takes precedence over bearerTokenEnv. */
-  readonly token?: string;
-  /** Recorded for a future local hand-off session (seed 001 §4); tools call the remote directly. */
-  readonly preset?: string;
-  readonly enabled: boolean;
+export type OutboundConfig = Readonly<Omit<StoredOutbound, 'timeoutMs' | 'disabledSkills' | 'skillOverrides'>> & {
   readonly timeoutMs: number;
   readonly disabledSkills: readonly string[];
   readonly skillOverrides: Readonly<SkillOverrides>;
-  readonly createdAt: string;
-  readonly updatedAt: string;
-}
+};
 
 export interface OutboundInput {
   readonly name: string;
@@ -64,13 +54,25 @@ export function newOutboundConfig(input: OutboundInput, now: string): OutboundCo
   };
 }
 
-/** Reads a stored configuration, filling what older rows may lack. */
-export function outboundFromStored(stored: Record<string, unknown>): OutboundConfig {
-  const config = stored as unknown as OutboundConfig;
+/** What is wrong with a configuration, as `field description` phrases, or [] when it is one the hub can use. */
+export function outboundConfigProblems(config: unknown, flavour: 'exact' | 'input'): string[] {
+  const checked = checkValue(CONTROL, 'StoredOutbound', config, { flavour });
+  return checked.ok ? [] : checked.violations.map((violation) => `${violation.field || '(the configuration)'} ${violation.description}`);
+}
+
+/** A stored row as a configuration, filling what older rows may lack, or why it cannot be one. */
+export function readStoredOutbound(id: string, stored: unknown): { ok: true; config: OutboundConfig } | { ok: false; problems: string[] } {
+  const problems = outboundConfigProblems(stored, 'input');
+  const config = stored as StoredOutbound;
+  if (problems.length === 0 && config.id !== id) problems.push(`id is ${JSON.stringify(config.id)}, but the row is stored under ${JSON.stringify(id)}`);
+  if (problems.length > 0) return { ok: false, problems };
   return {
-    ...config,
-    timeoutMs: config.timeoutMs ?? DEFAULT_OUTBOUND_TIMEOUT_MS,
-    disabledSkills: config.disabledSkills ?? [],
-    skillOverrides: config.skillOverrides ?? {},
+    ok: true,
+    config: {
+      ...config,
+      timeoutMs: config.timeoutMs ?? DEFAULT_OUTBOUND_TIMEOUT_MS,
+      disabledSkills: config.disabledSkills ?? [],
+      skillOverrides: config.skillOverrides ?? {},
+    },
   };
 }

@@ -8,7 +8,7 @@ import { OperationError } from '../support/operation-error.js';
 import type { LogFunction } from '../support/log.js';
 import type { OutboundConfigs } from '../store/task-store.js';
 import { ConnectionSupervisor, type ConnectOutcome, type OutboundState } from './connection-supervisor.js';
-import { DEFAULT_OUTBOUND_TIMEOUT_MS, newOutboundConfig, outboundFromStored, type OutboundConfig, type OutboundInput, type OutboundPatch } from './outbound-config.js';
+import { DEFAULT_OUTBOUND_TIMEOUT_MS, newOutboundConfig, outboundConfigProblems, readStoredOutbound, type OutboundConfig, type OutboundInput, type OutboundPatch } from './outbound-config.js';
 import { ConnectError, connectRemote, discoverRemote, type RemoteSettings } from './remote-connect.js';
 import { describeError } from '../support/describe-error.js';
 
@@ -55,6 +55,8 @@ export interface OutboundRegistryOptions {
 export class OutboundRegistry {
   readonly #options: OutboundRegistryOptions;
   readonly #configs = new Map<string, OutboundConfig>();
+  /** Stored rows that do not form a configuration: kept in the store and not connected, until removed. */
+  readonly #unreadable = new Set<string>();
   readonly #connections: ConnectionSupervisor;
   readonly #urlPolicy: UrlPolicy | undefined;
   #version = 0;
@@ -75,9 +77,14 @@ export class OutboundRegistry {
       reconnectMaxMs: Math.max(reconnectMinMs, options.settings?.reconnectMaxMs ?? DEFAULTS.OutboundSettings.reconnectMaxMs),
     });
     for (const stored of options.store.loadOutbounds()) {
-      const config = outboundFromStored(stored.config);
-      this.#configs.set(config.id, config);
-      this.#connections.add(config.id, config.enabled ? 'connecting' : 'disabled');
+      const loaded = readStoredOutbound(stored.id, stored.config);
+      if (!loaded.ok) {
+        this.#unreadable.add(stored.id);
+        options.log?.('error', 'a stored outbound connection is not a valid configuration: it is not connected until fixed or removed (outbound.remove)', { outbound: stored.id, problems: loaded.problems });
+        continue;
+      }
+      this.#configs.set(loaded.config.id, loaded.config);
+      this.#connections.add(loaded.config.id, loaded.config.enabled ? 'connecting' : 'disabled');
     }
   }
 
@@ -170,7 +177,12 @@ export class OutboundRegistry {
     return { config };
   }
 
-  remove(id: string): OutboundConfig {
+  /** Deletes a connection with its tools, also one whose stored configuration could not be read. */
+  remove(id: string): Pick<OutboundConfig, 'id' | 'name'> {
+    if (this.#unreadable.delete(id)) {
+      this.#options.store.deleteOutbound(id);
+      return { id, name: id };
+    }
     const config = this.#require(id);
     this.#options.store.deleteOutbound(id);
     this.#connections.remove(id, `outbound connection "${config.name}" was removed`);
@@ -280,7 +292,10 @@ export class OutboundRegistry {
   }
 
   #save(config: OutboundConfig): void {
-    this.#options.store.saveOutbound({ id: config.id, config: config as unknown as Record<string, unknown> });
+    // What is saved must load again: the same check the next start applies to the row.
+    const problems = outboundConfigProblems(config, 'exact');
+    if (problems.length > 0) throw new OperationError(`the outbound configuration is not valid: ${problems.join('; ')}`);
+    this.#options.store.saveOutbound({ id: config.id, config });
     this.#configs.set(config.id, config);
   }
 

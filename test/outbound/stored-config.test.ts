@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { OutboundRegistry } from '../../src/outbound/outbound-registry.js';
+import { MemoryTaskStore } from '../../src/store/memory-store.js';
+import type { LogFunction } from '../../src/support/log.js';
+
+const NOW = '2026-12-01T10:00:00.000Z';
+
+function row(overrides: Record<string, unknown>): Record<string, unknown> {
+  return { id: 'out-00000000-000', name: 'weather', agentCardUrl: 'http://127.0.0.1:9/', enabled: false, createdAt: NOW, updatedAt: NOW, ...overrides };
+}
+
+function registryOver(config: Record<string, unknown>) {
+  const store = new MemoryTaskStore();
+  store.saveOutbound({ id: 'out-00000000-000', config });
+  const logged: { message: string; details?: Record<string, unknown> }[] = [];
+  const log: LogFunction = (_level, message, details) => logged.push({ message, ...(details === undefined ? {} : { details }) });
+  return { store, logged, registry: new OutboundRegistry({ store, now: () => NOW, log }) };
+}
+
+describe('stored outbound connections are checked when the hub loads them', () => {
+  it('fills the members rows of earlier versions lack', () => {
+    const { registry, logged } = registryOver(row({}));
+    expect(registry.get('out-00000000-000')).toMatchObject({ timeoutMs: 60_000, disabledSkills: [], skillOverrides: {} });
+    expect(logged).toEqual([]);
+  });
+
+  it.each([
+    ['a timeout out of range', row({ timeoutMs: 5 }), 'timeoutMs must be >= 100'],
+    ['no agentCardUrl', row({ agentCardUrl: undefined }), 'agentCardUrl is required'],
+    ['a skill override without a description', row({ skillOverrides: { chat: {} } }), 'skillOverrides.chat.description is required'],
+  ])('does not load a row with %s, logs why, keeps it, and lets outbound.remove delete it', (_what, config, problem) => {
+    const { store, registry, logged } = registryOver(config);
+    expect(registry.get('out-00000000-000')).toBeUndefined();
+    expect(registry.list()).toEqual([]);
+    expect((logged[0]?.details?.['problems'] as string[]).join('; ')).toContain(problem);
+    expect(store.loadOutbounds()).toHaveLength(1);
+    expect(registry.remove('out-00000000-000')).toEqual({ id: 'out-00000000-000', name: 'out-00000000-000' });
+    expect(store.loadOutbounds()).toEqual([]);
+  });
+});
