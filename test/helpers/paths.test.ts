@@ -1,0 +1,25 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { PROTO_1_0, sharedFileAvailable } from './paths.js';
+
+describe('sharedFileAvailable', () => {
+  const before = process.env['A2A_HUB_REQUIRE_SHARED'];
+  afterEach(() => {
+    if (before === undefined) delete process.env['A2A_HUB_REQUIRE_SHARED'];
+    else process.env['A2A_HUB_REQUIRE_SHARED'] = before;
+  });
+
+  it('skips a test whose reference file is missing, outside CI', () => {
+    delete process.env['A2A_HUB_REQUIRE_SHARED'];
+    expect(sharedFileAvailable('/nonexistent/a2a.proto', 'a test')).toBe(false);
+  });
+
+  it('fails instead where A2A_HUB_REQUIRE_SHARED=1, as in CI', () => {
+    process.env['A2A_HUB_REQUIRE_SHARED'] = '1';
+    expect(() => sharedFileAvailable('/nonexistent/a2a.proto', 'a test')).toThrow(/A2A_HUB_REQUIRE_SHARED=1 forbids skipping/);
+  });
+
+  it('finds the proto where CI puts it, when ../shared is there', () => {
+    process.env['A2A_HUB_REQUIRE_SHARED'] = '1';
+    expect(sharedFileAvailable(PROTO_1_0, 'the proto')).toBe(true);
+  });
+});
