@@ -5,6 +5,7 @@ import { CONTROL, type ControlDefs } from '../../src/protocol/control-schema.js'
 import { checkValue } from '../../src/protocol/validation.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
 import type { HubOptions } from '../../src/hub.js';
+import { until } from '../helpers/wait.js';
 
 /**
  * Drives the control API over HTTP as test/control does: every body is checked against the
@@ -77,13 +78,7 @@ export async function createOutbound(base: string, name: string, agentCardUrl: s
   return created.id ?? '';
 }
 
-export async function until(check: () => Promise<boolean> | boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
+export { until };
 
 /**
  * Waits until a slow echo task (`::slow N`) of the instance has reported `step 2 of N`, and
