@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ERRORS, type ErrorName } from '../../generated/a2a/1.0/errors.js';
@@ -103,3 +103,35 @@ describe('counts the docs quote', () => {
     }
   });
 });
+
+describe('README.md: the layout matches the tree', () => {
+  const readme = doc('README.md');
+  const layoutRow = (folder: string): string => readme.split('\n').find((line) => line.startsWith(`| \`${folder}/\` |`)) ?? '';
+
+  it.each(['src', 'conformance'])('every folder of %s/ is described in its row, and the row names no folder that is gone', (root) => {
+    const row = layoutRow(root);
+    expect(row, `README has no layout row for ${root}/`).not.toBe('');
+    const folders = readdirSync(join(REPO_ROOT, root), { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name);
+    expect(folders.filter((folder) => !row.includes(`\`${folder}/\``))).toEqual([]);
+    const named = [...row.matchAll(/`([a-z][a-z-]*)\/`/g)].map((match) => match[1] ?? '').filter((name) => name !== root);
+    // A row may also point at top-level folders of the repository (`spec/`, `generated/`).
+    const existing = new Set([...folders, ...subfolders('.')]);
+    expect(named.filter((name) => !existing.has(name))).toEqual([]);
+  });
+
+  it('the spec/ tree lists every file of spec/ outside meta/', () => {
+    const tree = readme.slice(readme.indexOf('## How `spec/` is organised'), readme.indexOf("Each def's name"));
+    const files = listFiles(join(REPO_ROOT, 'spec')).filter((path) => !path.startsWith('meta/') && path.endsWith('.json'));
+    expect(files.filter((path) => !tree.includes(path.split('/').pop() ?? ''))).toEqual([]);
+  });
+});
+
+function subfolders(relative: string): string[] {
+  return readdirSync(join(REPO_ROOT, relative), { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name);
+}
+
+function listFiles(dir: string, prefix = ''): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory() ? listFiles(join(dir, entry.name), `${prefix}${entry.name}/`) : [`${prefix}${entry.name}`],
+  );
+}
