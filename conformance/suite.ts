@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { ConformanceReport } from '../generated/conformance/types.js';
-import { TEST_DIRECTIVES_EXTENSION } from '../src/executors/test-directives.js';
+import { TEST_DIRECTIVES_EXTENSION } from '../generated/hub/test-directives.js';
 import { discoveryChecks } from './checks/discovery.js';
 import { envelopeChecks } from './checks/envelope.js';
 import { hubBehaviourChecks } from './checks/hub-behaviour.js';
