@@ -21,9 +21,9 @@ const PATCH_VERSION = `${PROTOCOL_VERSION}.1`;
  * How a GetTask for an unknown id fared: `served` (TaskNotFoundError, so the 1.0 method was
  * found and run), `refused` (VersionNotSupportedError) or anything else.
  */
-type Outcome = 'served' | 'refused' | 'other';
+type ProbeOutcome = 'served' | 'refused' | 'other';
 
-function outcomeOf(exchange: RpcExchange): Outcome {
+function outcomeOf(exchange: RpcExchange): ProbeOutcome {
   if (isError(exchange, 'TaskNotFoundError')) return 'served';
   if (isError(exchange, 'VersionNotSupportedError')) return 'refused';
   return 'other';
@@ -133,7 +133,7 @@ export const versioningChecks: readonly Check[] = [
     requirements: ['VER-005'],
     async run(context) {
       const reference = outcomeOf(await probe(context, { noVersionHeader: true }));
-      const cases: [string, Outcome][] = [
+      const cases: [string, ProbeOutcome][] = [
         [`${VERSION_QUERY_PARAMETER}=${PROTOCOL_VERSION}`, 'served'],
         [`${VERSION_QUERY_PARAMETER}=${FUTURE_VERSION}`, 'refused'],
       ];

@@ -239,10 +239,10 @@ export async function pollUntilTerminal(context: CheckContext, id: string, bound
   }
 }
 
-export type Outcome<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly reason: string };
+export type Attempt<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly reason: string };
 
 /** A task that has finished: a message asking a cooperative agent to complete, polled until terminal. */
-export async function terminalTask(context: CheckContext): Promise<Outcome<TaskRef>> {
+export async function terminalTask(context: CheckContext): Promise<Attempt<TaskRef>> {
   const exchange = await context.transport.call('SendMessage', { message: directiveMessage(context, 'conformance: a task to finish', { outcome: 'completed' }) });
   const task = isRecord(exchange.result) ? taskRefOf(exchange.result['task']) : undefined;
   if (task === undefined) return { ok: false, reason: `SendMessage did not return a task (${exchange.error ? `error ${exchange.error.code}` : exchange.bodyText.slice(0, 200)})` };
@@ -253,7 +253,7 @@ export async function terminalTask(context: CheckContext): Promise<Outcome<TaskR
 }
 
 /** A task doing the slow `work` the directive asks for, started with returnImmediately. */
-export async function slowTask(context: CheckContext, text: string, work: TestDirectiveRequest): Promise<Outcome<TaskRef>> {
+export async function slowTask(context: CheckContext, text: string, work: TestDirectiveRequest): Promise<Attempt<TaskRef>> {
   const exchange = await context.transport.call('SendMessage', { message: directiveMessage(context, text, work), configuration: { returnImmediately: true } });
   const task = isRecord(exchange.result) ? taskRefOf(exchange.result['task']) : undefined;
   if (task === undefined) return { ok: false, reason: `SendMessage with returnImmediately did not return a task (${exchange.error ? `error ${exchange.error.code}: ${exchange.error.message}` : exchange.bodyText.slice(0, 200)})` };
