@@ -16,9 +16,13 @@ import { probeTask, unknownTaskId } from './support/tasks.js';
 import { skipAll } from './support/verdicts.js';
 
 const PLACEHOLDER_SKILL = { id: 'placeholder', name: 'placeholder', description: 'placeholder', tags: ['placeholder'] };
-const TASK_NOT_FOUND = ERRORS.TaskNotFoundError;
+/** What an unknown task id must be answered with, on every binding. */
+const TASK_NOT_FOUND_ERROR = ERRORS.TaskNotFoundError;
 /** What the suite accepts from an HTTP+JSON route. */
 const REST_ACCEPT = `${MEDIA_TYPES.a2aJson}, ${MEDIA_TYPES.json}`;
+
+// ---------------------------------------------------------------------------------------------
+// Names and timestamps in what the agent sends (CARD-006, DATA-002).
 
 function reportNaming(context: CheckContext, value: unknown, what: string, exchange: Pick<Exchange, 'request'> | undefined): void {
   const problems = namingProblems(value);
@@ -38,7 +42,7 @@ function reportNaming(context: CheckContext, value: unknown, what: string, excha
 }
 
 /** Every `timestamp` in a response: RFC 3339 UTC with Z; milliseconds SHOULD be used (DATA-002). */
-export function checkTimestamps(context: CheckContext, value: unknown, exchange: Pick<Exchange, 'request'>, path = ''): number {
+function checkTimestamps(context: CheckContext, value: unknown, exchange: Pick<Exchange, 'request'>, path = ''): number {
   if (Array.isArray(value)) return value.reduce<number>((count, item, index) => count + checkTimestamps(context, item, exchange, `${path}[${index}]`), 0);
   if (!isRecord(value)) return 0;
   let count = 0;
@@ -97,7 +101,7 @@ async function probeInterface(context: CheckContext, entry: AgentInterface, inde
     const exchange = await context.transport.raw(body, { url: entry.url, headers: { 'content-type': MEDIA_TYPES.json, accept: MEDIA_TYPES.json, [VERSION_HEADER]: version } });
     const found = isError(exchange, 'TaskNotFoundError');
     const json = exchange.json;
-    const errorType = found ? TASK_NOT_FOUND.reason : observedOf(exchange);
+    const errorType = found ? TASK_NOT_FOUND_ERROR.reason : observedOf(exchange);
     return { label, exchange, ok: found && isRecord(json) && json['jsonrpc'] === '2.0', expected: `a JSON-RPC 2.0 error ${errorLabel('TaskNotFoundError')}`, errorType };
   }
   if (entry.protocolBinding === 'HTTP+JSON') {
@@ -110,14 +114,14 @@ async function probeInterface(context: CheckContext, entry: AgentInterface, inde
     const exchange = await context.transport.raw(undefined, { method: 'GET', url, headers: { accept: REST_ACCEPT, [VERSION_HEADER]: version } });
     const error = isRecord(exchange.json) ? exchange.json['error'] : undefined;
     const reason = reasonOf(error);
-    const { httpStatus, grpcStatus } = TASK_NOT_FOUND;
-    const ok = exchange.status === httpStatus && isRecord(error) && error['code'] === httpStatus && error['status'] === grpcStatus && (reason === undefined || reason === TASK_NOT_FOUND.reason);
+    const { httpStatus, grpcStatus } = TASK_NOT_FOUND_ERROR;
+    const ok = exchange.status === httpStatus && isRecord(error) && error['code'] === httpStatus && error['status'] === grpcStatus && (reason === undefined || reason === TASK_NOT_FOUND_ERROR.reason);
     return {
       label,
       exchange,
       ok,
-      expected: `HTTP ${httpStatus} with a google.rpc.Status body {"error":{"code":${httpStatus},"status":"${grpcStatus}",…}} (reason ${TASK_NOT_FOUND.reason})`,
-      errorType: ok ? TASK_NOT_FOUND.reason : observedOf(exchange),
+      expected: `HTTP ${httpStatus} with a google.rpc.Status body {"error":{"code":${httpStatus},"status":"${grpcStatus}",…}} (reason ${TASK_NOT_FOUND_ERROR.reason})`,
+      errorType: ok ? TASK_NOT_FOUND_ERROR.reason : observedOf(exchange),
     };
   }
   return undefined;
@@ -128,7 +132,7 @@ function looksLikeRestRoute(exchange: Exchange, kind: 'task' | 'card'): boolean 
   const json = exchange.json;
   if (kind === 'card') return exchange.status === 200 && isRecord(json) && Array.isArray(json['supportedInterfaces']);
   if (!isRecord(json)) return false;
-  if (exchange.status === TASK_NOT_FOUND.httpStatus) return reasonOf(json['error']) === TASK_NOT_FOUND.reason;
+  if (exchange.status === TASK_NOT_FOUND_ERROR.httpStatus) return reasonOf(json['error']) === TASK_NOT_FOUND_ERROR.reason;
   return exchange.status === 200 && typeof json['id'] === 'string' && isRecord(json['status']);
 }
 
