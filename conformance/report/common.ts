@@ -157,7 +157,7 @@ export function notableFindings(result: RequirementResult): Finding[] {
 }
 
 /** Why a requirement passed or was skipped: its distinct finding messages. */
-export function reasonOf(result: RequirementResult): string {
+export function explanationOf(result: RequirementResult): string {
   const messages = [...new Set(result.findings.filter((finding) => finding.verdict === result.verdict).map((finding) => finding.message))];
   const list = messages.length > 0 ? messages : [...new Set(result.findings.map((finding) => finding.message))];
   if (list.length === 0) return result.verdict === 'SKIP' ? 'no reason given' : 'no findings';
@@ -171,9 +171,9 @@ export function skipReasonsOf(result: RequirementResult): SkipReason[] {
 }
 
 /** Why a requirement passed or was skipped, with the skip reason codes in front: `[feature-absent] the card is not signed`. */
-export function labelledReasonOf(result: RequirementResult): string {
+export function labelledExplanationOf(result: RequirementResult): string {
   const codes = skipReasonsOf(result);
-  return codes.length === 0 ? reasonOf(result) : `[${codes.join(', ')}] ${reasonOf(result)}`;
+  return codes.length === 0 ? explanationOf(result) : `[${codes.join(', ')}] ${explanationOf(result)}`;
 }
 
 /** The baseline entries that no longer fail, with what they got instead. */

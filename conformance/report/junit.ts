@@ -1,5 +1,5 @@
 import type { ConformanceReport, Finding, RequirementResult } from '../../generated/conformance/types.js';
-import { findingFields, groupByArea, notableFindings, reasonOf, skipReasonsOf, staleEntries, summaryLine, visibleText } from './common.js';
+import { findingFields, groupByArea, notableFindings, explanationOf, skipReasonsOf, staleEntries, summaryLine, visibleText } from './common.js';
 
 /** Text content of an element: `&`, `<`, `>` escaped (quotes too, harmlessly), invalid XML 1.0 characters made visible. */
 export function xmlText(text: string): string {
@@ -41,7 +41,7 @@ function testcase(area: string, result: RequirementResult): string {
     case 'PASS':
       return `${open}/>`;
     case 'SKIP':
-      return `${open}>\n      <skipped${attributes({ message: reasonOf(result), type: skipReasonsOf(result).join(', ') || undefined })}/>\n    </testcase>`;
+      return `${open}>\n      <skipped${attributes({ message: explanationOf(result), type: skipReasonsOf(result).join(', ') || undefined })}/>\n    </testcase>`;
     case 'WARN':
       return `${open}>\n      <system-out>${xmlText(evidence(result, notableFindings(result)))}</system-out>\n    </testcase>`;
     case 'FAIL': {
