@@ -1,4 +1,4 @@
-import { ERRORS, SPEC_ERROR_BY_CODE, type ErrorName } from '../../../generated/a2a/1.0/errors.js';
+import { ERRORS, type ErrorName } from '../../../generated/a2a/1.0/errors.js';
 import { isRecord } from '../../../src/support/records.js';
 import type { Exchange } from '../../core/exchange.js';
 import type { RpcExchange, StreamExchange } from '../../core/transport.js';
@@ -37,12 +37,6 @@ export function errorOf(exchange: Answer): Record<string, unknown> | undefined {
 export function errorCodeOf(exchange: Answer): number | undefined {
   const code = errorOf(exchange)?.['code'];
   return typeof code === 'number' ? code : undefined;
-}
-
-/** The spec error an answer is, by its JSON-RPC code; undefined for a success or a code the spec does not define. */
-export function errorNameOf(exchange: Answer): ErrorName | undefined {
-  const code = errorCodeOf(exchange);
-  return code === undefined ? undefined : SPEC_ERROR_BY_CODE.get(code);
 }
 
 /** Whether the answer is the error `name` (by its JSON-RPC code). */
