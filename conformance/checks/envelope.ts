@@ -1,8 +1,16 @@
+import { ERROR_DOMAIN, ERRORS, type ErrorName } from '../../generated/a2a/1.0/errors.js';
+import { METHODS } from '../../generated/a2a/1.0/methods.js';
+import { MEDIA_TYPES, PROTOCOL_VERSION } from '../../generated/a2a/1.0/protocol.js';
+import type { ErrorInfo } from '../../generated/a2a/1.0/types.js';
+import type { RequirementId } from '../../generated/conformance/requirements.js';
 import type { Check, CheckContext } from '../core/check.js';
-import type { Exchange } from '../core/exchange.js';
+import { VERSION_HEADER, type Exchange } from '../core/exchange.js';
 import type { RpcExchange } from '../core/transport.js';
+import { errorCodeOf, errorLabel } from './support/answers.js';
 
-const ERROR_INFO = 'type.googleapis.com/google.rpc.ErrorInfo';
+const ERROR_INFO: ErrorInfo['@type'] = 'type.googleapis.com/google.rpc.ErrorInfo';
+/** A2A 0.3 names of two methods (methods.json legacyName): a 1.0 endpoint does not know them. */
+const LEGACY_NAMES = (['SendMessage', 'GetTask'] as const).flatMap((name) => METHODS[name].legacyName ?? []);
 
 /** Every JSON-RPC answer: content type, envelope, id echo (JSONRPC-ENV-001, -002). */
 function checkEnvelope(context: CheckContext, exchange: RpcExchange, sentId: string | number | null | undefined): void {
@@ -27,16 +35,17 @@ function checkEnvelope(context: CheckContext, exchange: RpcExchange, sentId: str
   else context.fail('JSONRPC-ENV-002', { message: 'the response is not a proper JSON-RPC 2.0 response', expected: 'jsonrpc "2.0", the request id, exactly one of result/error', observed: problems.join('; '), exchange });
 }
 
+/** An error about the envelope itself, whose id the server may not have been able to read. */
 function isEnvelopeError(body: Record<string, unknown>): boolean {
   const code = (body['error'] as { code?: unknown } | undefined)?.code;
-  return code === -32700 || code === -32600;
+  return code === ERRORS.JSONParseError.code || code === ERRORS.InvalidRequestError.code;
 }
 
 /** Error objects: data is an array of @type objects with an A2A ErrorInfo (JSONRPC-ENV-007, -008). */
 function checkErrorDetails(context: CheckContext, exchange: RpcExchange): void {
   const data = exchange.error?.data;
   if (data === undefined) {
-    context.warn('JSONRPC-ENV-008', { message: 'an error carries no data array with an ErrorInfo', expected: `data: [{"@type": "${ERROR_INFO}", reason, domain: "a2a-protocol.org"}]`, observed: 'no data member', exchange });
+    context.warn('JSONRPC-ENV-008', { message: 'an error carries no data array with an ErrorInfo', expected: `data: [{"@type": "${ERROR_INFO}", reason, domain: "${ERROR_DOMAIN}"}]`, observed: 'no data member', exchange });
     return;
   }
   if (!Array.isArray(data) || !data.every((detail) => typeof detail === 'object' && detail !== null && typeof (detail as Record<string, unknown>)['@type'] === 'string')) {
@@ -46,18 +55,19 @@ function checkErrorDetails(context: CheckContext, exchange: RpcExchange): void {
   context.pass('JSONRPC-ENV-007');
   const info = (data as Record<string, unknown>[]).find((detail) => detail['@type'] === ERROR_INFO);
   if (info !== undefined && typeof info['reason'] === 'string' && typeof info['domain'] === 'string') context.pass('JSONRPC-ENV-008');
-  else context.warn('JSONRPC-ENV-008', { message: 'no ErrorInfo with reason and domain in error data', expected: `an element with @type ${ERROR_INFO}, a reason and domain a2a-protocol.org`, observed: JSON.stringify(data).slice(0, 300), exchange });
+  else context.warn('JSONRPC-ENV-008', { message: 'no ErrorInfo with reason and domain in error data', expected: `an element with @type ${ERROR_INFO}, a reason and domain ${ERROR_DOMAIN}`, observed: JSON.stringify(data).slice(0, 300), exchange });
 }
 
-async function expectRawError(context: CheckContext, requirement: string, body: string | undefined, expected: { code: number; idNull?: boolean }, headers?: Record<string, string>): Promise<Exchange> {
-  const exchange = await context.transport.raw(body, { headers: { 'content-type': 'application/json', 'a2a-version': '1.0', ...headers } });
-  const json = exchange.json as { error?: { code?: unknown }; id?: unknown } | undefined;
-  const ok = exchange.status >= 200 && exchange.status < 500 && json?.error?.code === expected.code && (!expected.idNull || json.id === null);
-  if (ok) context.pass(requirement, `answered ${expected.code}`);
+/** A raw body the endpoint must refuse with the JSON-RPC error `name` (and id null, for a body whose id cannot be read). */
+async function expectRawError(context: CheckContext, requirement: RequirementId, body: string | undefined, name: ErrorName, options: { idNull?: boolean } = {}): Promise<Exchange> {
+  const exchange = await context.transport.raw(body, { headers: { 'content-type': MEDIA_TYPES.json, [VERSION_HEADER]: PROTOCOL_VERSION } });
+  const json = exchange.json as { id?: unknown } | undefined;
+  const ok = exchange.status >= 200 && exchange.status < 500 && errorCodeOf(exchange) === ERRORS[name].code && (!options.idNull || json?.id === null);
+  if (ok) context.pass(requirement, `answered ${errorLabel(name)}`);
   else {
     context.fail(requirement, {
-      message: `expected a JSON-RPC error ${expected.code}${expected.idNull ? ' with id null' : ''}`,
-      expected: `HTTP 200 (or another non-5xx) with error.code ${expected.code}`,
+      message: `expected a JSON-RPC error ${errorLabel(name)}${options.idNull ? ' with id null' : ''}`,
+      expected: `HTTP 200 (or another non-5xx) with error.code ${ERRORS[name].code}`,
       observed: exchange.status === 0 ? `no response: ${exchange.transportError ?? ''}` : `HTTP ${exchange.status}: ${exchange.bodyText.slice(0, 300)}`,
       exchange,
     });
@@ -82,16 +92,16 @@ export const envelopeChecks: readonly Check[] = [
   },
   {
     id: 'jsonrpc-parse-error',
-    title: 'Malformed JSON is -32700 with id null',
+    title: `Malformed JSON is ${errorLabel('JSONParseError')} with id null`,
     requirements: ['JSONRPC-ENV-003'],
     async run(context) {
-      await expectRawError(context, 'JSONRPC-ENV-003', '{"jsonrpc": "2.0", "id": 1, "method": "GetTask", ', { code: -32700, idNull: true });
-      await expectRawError(context, 'JSONRPC-ENV-003', 'not json at all', { code: -32700, idNull: true });
+      await expectRawError(context, 'JSONRPC-ENV-003', '{"jsonrpc": "2.0", "id": 1, "method": "GetTask", ', 'JSONParseError', { idNull: true });
+      await expectRawError(context, 'JSONRPC-ENV-003', 'not json at all', 'JSONParseError', { idNull: true });
     },
   },
   {
     id: 'jsonrpc-invalid-request',
-    title: 'Each kind of invalid envelope is -32600',
+    title: `Each kind of invalid envelope is ${errorLabel('InvalidRequestError')}`,
     requirements: ['JSONRPC-ENV-004'],
     async run(context) {
       const variants: Record<string, unknown> = {
@@ -102,23 +112,23 @@ export const envelopeChecks: readonly Check[] = [
         'id of a forbidden type': { jsonrpc: '2.0', id: { nested: true }, method: 'GetTask', params: { id: 'x' } },
         'a JSON scalar': 42,
       };
-      for (const [, body] of Object.entries(variants)) await expectRawError(context, 'JSONRPC-ENV-004', JSON.stringify(body), { code: -32600 });
+      for (const [, body] of Object.entries(variants)) await expectRawError(context, 'JSONRPC-ENV-004', JSON.stringify(body), 'InvalidRequestError');
     },
   },
   {
     id: 'jsonrpc-method-not-found',
-    title: 'Unknown methods, including A2A 0.3 names, are -32601',
+    title: `Unknown methods, including A2A 0.3 names, are ${errorLabel('MethodNotFoundError')}`,
     requirements: ['JSONRPC-ENV-005'],
     async run(context) {
-      for (const method of ['NoSuchMethod', 'message/send', 'tasks/get', 'sendMessage']) {
-        const exchange = await context.transport.call(method, { id: 'x' });
-        context.expectError('JSONRPC-ENV-005', exchange, { code: -32601 });
+      for (const method of ['NoSuchMethod', ...LEGACY_NAMES, 'sendMessage']) {
+        const exchange = await context.transport.callRaw(method, { id: 'x' });
+        context.expectError('JSONRPC-ENV-005', exchange, 'MethodNotFoundError');
       }
     },
   },
   {
     id: 'jsonrpc-invalid-params',
-    title: 'Params that do not form the request message are -32602',
+    title: `Params that do not form the request message are ${errorLabel('InvalidParamsError')}`,
     requirements: ['JSONRPC-ENV-006'],
     async run(context) {
       const cases: [string, unknown][] = [
@@ -129,7 +139,7 @@ export const envelopeChecks: readonly Check[] = [
         ['SendMessage', { message: { messageId: 'conform-x', role: 'ROLE_USER', parts: [] } }],
         ['ListTasks', { status: 'completed' }],
       ];
-      for (const [method, params] of cases) context.expectError('JSONRPC-ENV-006', await context.transport.call(method, params), { code: -32602 });
+      for (const [method, params] of cases) context.expectError('JSONRPC-ENV-006', await context.transport.callRaw(method, params), 'InvalidParamsError');
     },
   },
 ];

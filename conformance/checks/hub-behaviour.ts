@@ -1,21 +1,13 @@
 import { randomUUID } from 'node:crypto';
+import { isInterruptedState, isTerminalState } from '../../generated/a2a/1.0/task-states.js';
+import { mediaRangeCovers } from '../../src/protocol/media-types.js';
 import type { Check } from '../core/check.js';
-import {
-  A2A_ERRORS,
-  admits,
-  cardModes,
-  directive,
-  getTask,
-  INTERRUPTED_STATES,
-  noTask,
-  observedOf,
-  recordErrorCode,
-  send,
-  short,
-  SLOW_WORK,
-  TERMINAL_STATES,
-  textOf,
-} from './send-message.js';
+import { errorLabel, isError, observedOf } from './support/answers.js';
+import { cardModes } from './support/card.js';
+import { directive, SLOW_WORK } from './support/directives.js';
+import { getTask, noTask, send } from './support/tasks.js';
+import { concatenatedText, short } from './support/text.js';
+import { recordErrorCode } from './support/verdicts.js';
 
 /**
  * a2a-hub's own behaviour beyond the spec (HUB-*): all MAY, so another agent that does
@@ -30,7 +22,7 @@ export const hubBehaviourChecks: readonly Check[] = [
       const message = context.message('hello, once');
       const first = await send(context, { message });
       if (first.kind !== 'task') {
-        context.skip('HUB-001', noTask(first));
+        context.skip('HUB-001', 'precondition-not-met', noTask(first));
         return;
       }
       const again = await send(context, { message });
@@ -61,7 +53,7 @@ export const hubBehaviourChecks: readonly Check[] = [
         context.warn('HUB-002', { message: `metadata.skill "${skill}" did not yield a task`, expected: 'a Task in TASK_STATE_REJECTED', observed: observedOf(sent.exchange), exchange: sent.exchange });
         return;
       }
-      const text = textOf(sent.task.status.message);
+      const text = concatenatedText(sent.task.status.message);
       const unnamed = advertised.filter((id) => !text.includes(id));
       if (sent.task.status.state === 'TASK_STATE_REJECTED' && unnamed.length === 0) context.pass('HUB-002', 'rejected, naming the advertised skills');
       else {
@@ -80,17 +72,17 @@ export const hubBehaviourChecks: readonly Check[] = [
     requirements: ['HUB-004', 'JSONRPC-ENV-009'],
     async run(context) {
       const outputs = cardModes(context.target.card, 'output');
-      if (outputs.some((mode) => admits(mode, 'image/png'))) {
-        context.skip('HUB-004', 'the card can answer in image/png');
+      if (outputs.some((mode) => mediaRangeCovers(mode, 'image/png'))) {
+        context.skip('HUB-004', 'not-applicable', 'the card can answer in image/png');
         return;
       }
       const sent = await send(context, { message: context.message('hello'), configuration: { acceptedOutputModes: ['image/png'] } });
-      recordErrorCode(context, sent.exchange, 'ContentTypeNotSupported', false);
-      if (sent.exchange.error?.code === A2A_ERRORS.ContentTypeNotSupported.code) context.pass('HUB-004', 'refused with -32005');
+      recordErrorCode(context, sent.exchange, 'ContentTypeNotSupportedError', false);
+      if (isError(sent.exchange, 'ContentTypeNotSupportedError')) context.pass('HUB-004', `refused with ${errorLabel('ContentTypeNotSupportedError')}`);
       else {
         context.warn('HUB-004', {
           message: sent.exchange.error ? 'refused, but not with ContentTypeNotSupportedError' : 'a request accepting only image/png was served anyway',
-          expected: 'error -32005 (ContentTypeNotSupportedError)',
+          expected: `error ${errorLabel('ContentTypeNotSupportedError')}`,
           observed: observedOf(sent.exchange),
           exchange: sent.exchange,
         });
@@ -104,19 +96,19 @@ export const hubBehaviourChecks: readonly Check[] = [
     cooperative: true,
     async run(context) {
       const sent = await send(context, { message: context.message('slow work', { metadata: directive('completed', SLOW_WORK) }), configuration: { returnImmediately: true } });
-      if (sent.kind !== 'task' || TERMINAL_STATES.includes(sent.task.status.state) || INTERRUPTED_STATES.includes(sent.task.status.state)) {
-        context.skip('HUB-005', sent.kind === 'task' ? `the slow task was already ${sent.task.status.state} when returned` : noTask(sent));
+      if (sent.kind !== 'task' || isTerminalState(sent.task.status.state) || isInterruptedState(sent.task.status.state)) {
+        context.skip('HUB-005', 'precondition-not-met', sent.kind === 'task' ? `the slow task was already ${sent.task.status.state} when returned` : noTask(sent));
         return;
       }
       const task = sent.task;
       try {
         const interrupting = await send(context, { message: context.message('are you done yet?', { taskId: task.id, ...(task.contextId ? { contextId: task.contextId } : {}) }), configuration: { returnImmediately: true } });
-        recordErrorCode(context, interrupting.exchange, 'UnsupportedOperation', false);
-        if (interrupting.exchange.error?.code === A2A_ERRORS.UnsupportedOperation.code) context.pass('HUB-005', 'refused with -32004');
+        recordErrorCode(context, interrupting.exchange, 'UnsupportedOperationError', false);
+        if (isError(interrupting.exchange, 'UnsupportedOperationError')) context.pass('HUB-005', `refused with ${errorLabel('UnsupportedOperationError')}`);
         else {
           context.warn('HUB-005', {
             message: interrupting.exchange.error ? 'refused, but not with UnsupportedOperationError' : 'a message to a working task was accepted',
-            expected: 'error -32004 (UnsupportedOperationError)',
+            expected: `error ${errorLabel('UnsupportedOperationError')}`,
             observed: observedOf(interrupting.exchange),
             exchange: interrupting.exchange,
           });

@@ -1,133 +1,26 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
+import { METHODS } from '../../generated/a2a/1.0/methods.js';
+import { MEDIA_TYPES, PROTOCOL_VERSION } from '../../generated/a2a/1.0/protocol.js';
 import type { AgentCard, Message, Part, SendMessageRequest } from '../../generated/a2a/1.0/types.js';
 import { A2A_1_0 } from '../../src/protocol/a2a-schema.js';
 import { oneofMembers, requiredNames, schemaAt, splitPointer, valueAt } from '../../src/protocol/json-schema.js';
+import { mediaRangeCovers, mediaTypeOfPart } from '../../src/protocol/media-types.js';
 import { checkValue } from '../../src/protocol/validation.js';
 import { arbitraryFor } from '../arbitraries/from-schema.js';
 import { mutatedArbitrary, type Mutated } from '../arbitraries/mutations.js';
 import type { Check, CheckContext } from '../core/check.js';
-import type { Exchange } from '../core/exchange.js';
+import { VERSION_HEADER } from '../core/exchange.js';
 import type { RpcExchange } from '../core/transport.js';
-
-const INVALID_PARAMS = -32602;
-const CONTENT_TYPE_NOT_SUPPORTED = -32005;
-
-/** What a violation is about, beyond the message. */
-export interface ViolationDetails {
-  /** What was really sent (fresh ids included), when it differs from the generated value. */
-  readonly sent?: unknown;
-  /** The requirement it breaks, when the property covers several. */
-  readonly requirement?: string;
-  readonly expected?: string;
-  readonly path?: string;
-}
-
-/** Why one generated input failed a property; thrown inside the property so fast-check shrinks it. */
-export class PropertyViolation extends Error {
-  constructor(
-    message: string,
-    readonly observed: string,
-    readonly exchange?: Exchange,
-    readonly details: ViolationDetails = {},
-  ) {
-    super(message);
-    this.name = 'PropertyViolation';
-  }
-}
-
-export interface PropertyOutcome<T> {
-  /** Runs that passed before the first failure (all of them when none failed). */
-  readonly runs: number;
-  readonly failure?: {
-    /** The shrunk value. */
-    readonly value: T;
-    readonly violation: PropertyViolation;
-    /** fast-check's counterexample path: `{ seed, path }` replays it. */
-    readonly path: string;
-    readonly shrinks: number;
-  };
-}
-
-export interface PropertyRun {
-  /** A failure was found and fast-check is now shrinking it. */
-  readonly shrinking: boolean;
-  /** Index of this run among the initial (non-shrinking) runs. */
-  readonly run: number;
-}
-
-/** How long a failure may be shrunk: each shrink step is a request, against a hanging agent a timeout. */
-export function shrinkBudgetMs(context: CheckContext): number {
-  return Math.min(15_000, Math.max(3000, 2 * context.timeoutMs));
-}
-
-/**
- * Runs a property against the agent: fc.check with the context's runs and seed, shrinking a
- * failure for a bounded time (each shrink step is a request; against a hanging agent it is a
- * timeout), so the counterexample reported is small but the check still ends. Shrinking is on:
- * `endOnFailure` would stop at the first failing input without shrinking it.
- */
-export async function checkAgainstAgent<T>(
-  context: CheckContext,
-  arbitrary: fc.Arbitrary<T>,
-  predicate: (value: T, run: PropertyRun) => Promise<PropertyViolation | undefined>,
-  options: { readonly path?: string; readonly numRuns?: number; readonly budgetMs?: number } = {},
-): Promise<PropertyOutcome<T>> {
-  const budgetMs = options.budgetMs ?? shrinkBudgetMs(context);
-  let shrinkingSince: number | undefined;
-  let run = 0;
-  const property = fc.asyncProperty(arbitrary, async (value) => {
-    // Out of shrinking time: let the shrinker run dry without asking the agent again.
-    if (shrinkingSince !== undefined && Date.now() - shrinkingSince > budgetMs) return true;
-    const violation = await predicate(value, { shrinking: shrinkingSince !== undefined, run });
-    if (shrinkingSince === undefined) run += 1;
-    if (violation === undefined) return true;
-    shrinkingSince ??= Date.now();
-    throw violation;
-  });
-  const details = await fc.check(property, {
-    numRuns: options.numRuns ?? Math.max(1, context.runs),
-    seed: context.seed,
-    endOnFailure: false,
-    ...(options.path === undefined ? {} : { path: options.path }),
-  });
-  if (!details.failed) return { runs: details.numRuns };
-  if (details.errorInstance instanceof PropertyViolation && details.counterexample !== null) {
-    return { runs: details.numRuns, failure: { value: details.counterexample[0], violation: details.errorInstance, path: details.counterexamplePath, shrinks: details.numShrinks } };
-  }
-  // Anything else thrown is a bug of the suite: let the runner report ERROR.
-  if (details.errorInstance instanceof Error) throw details.errorInstance;
-  throw new Error(`fast-check stopped without a counterexample after ${details.numRuns} runs${details.interrupted ? ' (interrupted)' : ''}`);
-}
-
-/** What came back, in a line: for `observed`. */
-export function describeAnswer(exchange: RpcExchange): string {
-  if (exchange.status === 0) return `no response (${exchange.transportError ?? 'connection failed'})`;
-  if (exchange.status >= 500) return `HTTP ${exchange.status}: ${exchange.bodyText.slice(0, 200)}`;
-  if (exchange.error) return `error ${exchange.error.code}: ${exchange.error.message}`;
-  if ('result' in exchange) return `HTTP ${exchange.status}, a result: ${(JSON.stringify(exchange.result) ?? 'undefined').slice(0, 200)}`;
-  return `HTTP ${exchange.status}: ${exchange.bodyText.slice(0, 200) || '(empty body)'}`;
-}
-
-/** A 5xx, no answer, a timeout or a dropped connection: what ROBUST-003 forbids. */
-export function brokenAnswer(exchange: Exchange): boolean {
-  return exchange.status === 0 || exchange.status >= 500;
-}
+import { brokenAnswer, errorLabel, isError, observedOf } from './support/answers.js';
+import { cardModes } from './support/card.js';
+import { checkAgainstAgent, PropertyViolation, shrinkBudgetMs, type PropertyRun } from './support/property-runs.js';
 
 // ---------------------------------------------------------------------------------------------
 // ROBUST-001: random valid messages
 
 const EXTRA_MEDIA_TYPES = ['text/plain', 'application/json', 'text/csv', 'image/png', 'application/pdf', 'application/octet-stream'];
 const EXTRA_OUTPUT_MODES = ['text/plain', 'application/json', 'image/png', 'text/*', '*/*'];
-
-/** The card's modes; tolerant of a malformed card, which other checks already report. */
-function modesOf(card: AgentCard, which: 'input' | 'output'): string[] {
-  const listed = which === 'input' ? (card.defaultInputModes as unknown) : (card.defaultOutputModes as unknown);
-  const defaults = Array.isArray(listed) ? listed.filter((mode): mode is string => typeof mode === 'string') : [];
-  const skillList: unknown = card.skills;
-  const skills = (Array.isArray(skillList) ? (skillList as AgentCard['skills']) : []).flatMap((skill) => (which === 'input' ? skill.inputModes : skill.outputModes) ?? []);
-  return [...new Set([...defaults, ...skills])];
-}
 
 function without<T extends object>(value: T, keys: readonly string[]): T {
   const copy = { ...value } as Record<string, unknown>;
@@ -142,10 +35,10 @@ function without<T extends object>(value: T, keys: readonly string[]): T {
  * The messageId is replaced by a fresh one at send time, so that a shrink step is never
  * answered from an idempotency cache.
  */
-export function validSendMessageRequests(card: AgentCard): fc.Arbitrary<SendMessageRequest> {
+function validSendMessageRequests(card: AgentCard): fc.Arbitrary<SendMessageRequest> {
   const document = A2A_1_0.document;
-  const mediaTypes = [...new Set([...modesOf(card, 'input'), ...EXTRA_MEDIA_TYPES])].filter((mode) => !mode.includes('*'));
-  const outputModes = [...new Set([...modesOf(card, 'output'), ...EXTRA_OUTPUT_MODES])];
+  const mediaTypes = [...new Set([...cardModes(card, 'input'), ...EXTRA_MEDIA_TYPES])].filter((mode) => !mode.includes('*'));
+  const outputModes = [...new Set([...cardModes(card, 'output'), ...EXTRA_OUTPUT_MODES])];
   const part: fc.Arbitrary<Part> = fc
     .tuple(arbitraryFor(document, 'Part', { unicode: true }), fc.option(fc.constantFrom(...mediaTypes), { nil: undefined }))
     .map(([raw, mediaType]) => {
@@ -169,21 +62,13 @@ export function validSendMessageRequests(card: AgentCard): fc.Arbitrary<SendMess
     .filter((request) => checkValue(A2A_1_0, 'SendMessageRequest', request, { flavour: 'exact' }).ok);
 }
 
-function mediaMatches(range: string, type: string): boolean {
-  const [rangeType = '', rangeSub = ''] = (range.split(';')[0] ?? '').trim().toLowerCase().split('/');
-  const [typeType = '', typeSub = ''] = (type.split(';')[0] ?? '').trim().toLowerCase().split('/');
-  return (rangeType === '*' || rangeType === typeType) && (rangeSub === '*' || rangeSub === typeSub);
-}
-
-/** Whether the request names a media type the card does not list, so -32005 is a fair answer. */
-export function excludedByCard(request: SendMessageRequest, card: AgentCard): boolean {
-  const inputs = modesOf(card, 'input');
-  const outputs = modesOf(card, 'output');
-  const partType = (part: Part): string =>
-    part.mediaType ?? (part.text !== undefined ? 'text/plain' : part.data !== undefined ? 'application/json' : 'application/octet-stream');
-  const partExcluded = request.message.parts.some((part) => !inputs.some((mode) => mediaMatches(mode, partType(part))));
+/** Whether the request names a media type the card does not list, so ContentTypeNotSupportedError is a fair answer. */
+function excludedByCard(request: SendMessageRequest, card: AgentCard): boolean {
+  const inputs = cardModes(card, 'input');
+  const outputs = cardModes(card, 'output');
+  const partExcluded = request.message.parts.some((part) => !inputs.some((mode) => mediaRangeCovers(mode, mediaTypeOfPart(part))));
   const accepted = request.configuration?.acceptedOutputModes ?? [];
-  const outputExcluded = accepted.length > 0 && !accepted.some((mode) => outputs.some((output) => mediaMatches(mode, output) || mediaMatches(output, mode)));
+  const outputExcluded = accepted.length > 0 && !accepted.some((mode) => outputs.some((output) => mediaRangeCovers(mode, output) || mediaRangeCovers(output, mode)));
   return partExcluded || outputExcluded;
 }
 
@@ -193,13 +78,13 @@ async function sendValidMessages(context: CheckContext): Promise<void> {
   const outcome = await checkAgainstAgent(context, validSendMessageRequests(card), async (request) => {
     const sent: SendMessageRequest = { ...request, message: { ...request.message, messageId: `conform-${randomUUID()}` } };
     const exchange = await context.transport.call('SendMessage', sent);
-    if (brokenAnswer(exchange)) return new PropertyViolation('a valid SendMessage got no proper answer', describeAnswer(exchange), exchange, { sent });
+    if (brokenAnswer(exchange)) return new PropertyViolation('a valid SendMessage got no proper answer', observedOf(exchange), exchange, { sent });
     if (exchange.error !== undefined) {
-      if (exchange.error.code === CONTENT_TYPE_NOT_SUPPORTED && excludedByCard(sent, card)) {
+      if (isError(exchange, 'ContentTypeNotSupportedError') && excludedByCard(sent, card)) {
         refusedForContentType += 1;
         return undefined;
       }
-      return new PropertyViolation('a valid SendMessage was refused', describeAnswer(exchange), exchange, { sent });
+      return new PropertyViolation('a valid SendMessage was refused', observedOf(exchange), exchange, { sent });
     }
     const verdict = checkValue(A2A_1_0, 'SendMessageResponse', exchange.result, { flavour: 'exact' });
     if (verdict.ok) return undefined;
@@ -207,14 +92,14 @@ async function sendValidMessages(context: CheckContext): Promise<void> {
     return new PropertyViolation('the answer to a valid SendMessage is not a valid SendMessageResponse', `${first?.field || 'result'} ${first?.description ?? 'is invalid'}`, exchange, { sent });
   });
   if (outcome.failure === undefined) {
-    const note = refusedForContentType > 0 ? `; ${refusedForContentType} refused with -32005 for media types the card does not list` : '';
+    const note = refusedForContentType > 0 ? `; ${refusedForContentType} refused with ${errorLabel('ContentTypeNotSupportedError')} for media types the card does not list` : '';
     context.pass('ROBUST-001', `${outcome.runs} random valid messages were answered with a valid SendMessageResponse${note}`);
     return;
   }
   const { violation, path, shrinks } = outcome.failure;
   context.fail('ROBUST-001', {
     message: `${violation.message} (shrunk ${shrinks} times)`,
-    expected: 'a result that is a valid SendMessageResponse (a Task or a Message), or -32005 for a media type the card does not list',
+    expected: `a result that is a valid SendMessageResponse (a Task or a Message), or ${errorLabel('ContentTypeNotSupportedError')} for a media type the card does not list`,
     observed: violation.observed,
     exchange: violation.exchange,
     counterexample: { method: 'SendMessage', params: violation.details.sent ?? outcome.failure.value, fastCheckPath: path },
@@ -227,16 +112,11 @@ async function sendValidMessages(context: CheckContext): Promise<void> {
 // ---------------------------------------------------------------------------------------------
 // ROBUST-002, ROBUST-003: one mutation inside params
 
-/** The methods whose params are mutated, with their params def. */
-export const MUTATED_METHODS = [
-  ['SendMessage', 'SendMessageRequest'],
-  ['GetTask', 'GetTaskRequest'],
-  ['ListTasks', 'ListTasksRequest'],
-  ['CancelTask', 'CancelTaskRequest'],
-] as const;
+/** The methods whose params are mutated, with their params def (methods.json paramsType). */
+const MUTATED_METHODS = (['SendMessage', 'GetTask', 'ListTasks', 'CancelTask'] as const).map((method) => [method, METHODS[method].paramsType] as const);
 
 /** Mutated params (input is tolerant, so no unknown members), never the no-op "nothing to mutate". */
-export function mutatedParams(def: string): fc.Arbitrary<Mutated> {
+function mutatedParams(def: string): fc.Arbitrary<Mutated> {
   return mutatedArbitrary(A2A_1_0.document, def, { unknownMembers: false }).filter((mutated): mutated is Mutated => mutated !== undefined);
 }
 
@@ -244,7 +124,7 @@ export function mutatedParams(def: string): fc.Arbitrary<Mutated> {
  * A number given as a decimal string: ProtoJSON parsers accept it for int32 and double
  * members; a2a-hub refuses it (spec policy 2.4), so a peer accepting it is only a warning.
  */
-export function protoJsonLeniency(mutated: Mutated): boolean {
+function protoJsonLeniency(mutated: Mutated): boolean {
   const value = valueAt(mutated.value, mutated.mutation.pointer);
   return mutated.mutation.kind === 'wrong-type' && typeof value === 'string' && /^-?\d+(\.\d+)?$/.test(value);
 }
@@ -270,7 +150,7 @@ function withoutMember(value: unknown, parent: string, name: string): unknown {
  * not on the way to the mutation (nor a oneof member, which would be another mutation),
  * keeping each deletion after which the request still fails. Bounded in attempts and time.
  */
-export async function minimiseMutation(
+async function minimiseMutation(
   def: string,
   found: { value: Mutated; violation: PropertyViolation },
   stillFails: (mutated: Mutated) => Promise<PropertyViolation | undefined>,
@@ -316,14 +196,14 @@ async function sendMutatedParams(context: CheckContext): Promise<void> {
   const budgetMs = (): number => Math.min(shrinkBudgetMs(context), Math.max(0, 40_000 - (Date.now() - started)));
   for (const [method, def] of MUTATED_METHODS) {
     if (Date.now() - started > 40_000) {
-      context.skip('ROBUST-003', `${method} and the methods after it were not tried: the earlier ones took all the time`);
+      context.skip('ROBUST-003', 'suite-limitation', `${method} and the methods after it were not tried: the earlier ones took all the time`);
       break;
     }
     const report = (requirement: 'ROBUST-002' | 'ROBUST-003', found: { value: Mutated; violation: PropertyViolation }, path: string | undefined, shrinks: number | undefined): void => {
       const { value, violation } = found;
       context.fail(requirement, {
         message: `${method} with ${value.mutation.detail} at ${value.mutation.pointer || '(params)'}: ${violation.message}${shrinks === undefined ? '' : ` (shrunk ${shrinks} times)`}`,
-        expected: requirement === 'ROBUST-003' ? 'an answer (no 5xx, timeout or dropped connection)' : `error ${INVALID_PARAMS} (invalid params)`,
+        expected: requirement === 'ROBUST-003' ? 'an answer (no 5xx, timeout or dropped connection)' : `error ${errorLabel('InvalidParamsError')}`,
         observed: violation.observed,
         exchange: violation.exchange,
         counterexample: { method, params: value.value, mutation: value.mutation, ...(path === undefined ? {} : { fastCheckPath: path }) },
@@ -332,29 +212,29 @@ async function sendMutatedParams(context: CheckContext): Promise<void> {
     };
     const broken = async (mutated: Mutated): Promise<PropertyViolation | undefined> => {
       requests += 1;
-      const exchange = await context.transport.call(method, mutated.value);
-      return brokenAnswer(exchange) ? new PropertyViolation(NO_ANSWER, describeAnswer(exchange), exchange) : undefined;
+      const exchange = await context.transport.callRaw(method, mutated.value);
+      return brokenAnswer(exchange) ? new PropertyViolation(NO_ANSWER, observedOf(exchange), exchange) : undefined;
     };
     const refusedOtherwise = async (mutated: Mutated): Promise<PropertyViolation | undefined> => {
       requests += 1;
-      const exchange = await context.transport.call(method, mutated.value);
-      if (brokenAnswer(exchange) || exchange.error?.code === INVALID_PARAMS || protoJsonLeniency(mutated)) return undefined;
-      return new PropertyViolation(`answered other than ${INVALID_PARAMS}`, describeAnswer(exchange), exchange);
+      const exchange = await context.transport.callRaw(method, mutated.value);
+      if (brokenAnswer(exchange) || isError(exchange, 'InvalidParamsError') || protoJsonLeniency(mutated)) return undefined;
+      return new PropertyViolation(`answered other than ${errorLabel('InvalidParamsError')}`, observedOf(exchange), exchange);
     };
     // Pass 1 covers every run for ROBUST-003 and notes the first wrong (but proper) answer.
     let mismatch: Mismatch | undefined;
     const firstPass = async (mutated: Mutated, run: PropertyRun): Promise<PropertyViolation | undefined> => {
       requests += 1;
-      const exchange = await context.transport.call(method, mutated.value);
-      if (brokenAnswer(exchange)) return new PropertyViolation(NO_ANSWER, describeAnswer(exchange), exchange);
-      if (!run.shrinking && exchange.error?.code !== INVALID_PARAMS) {
+      const exchange = await context.transport.callRaw(method, mutated.value);
+      if (brokenAnswer(exchange)) return new PropertyViolation(NO_ANSWER, observedOf(exchange), exchange);
+      if (!run.shrinking && !isError(exchange, 'InvalidParamsError')) {
         if (protoJsonLeniency(mutated)) {
           if (!lenientWarned) {
             lenientWarned = true;
             context.warn('ROBUST-002', {
               message: `${method} accepted ${mutated.mutation.detail} at ${mutated.mutation.pointer}: ProtoJSON parsers read a decimal string as a number, a2a-hub refuses it (spec policy 2.4)`,
-              expected: `error ${INVALID_PARAMS}`,
-              observed: describeAnswer(exchange),
+              expected: `error ${errorLabel('InvalidParamsError')}`,
+              observed: observedOf(exchange),
               exchange,
               counterexample: { method, params: mutated.value, mutation: mutated.mutation },
               seed: context.seed,
@@ -383,11 +263,11 @@ async function sendMutatedParams(context: CheckContext): Promise<void> {
       const small = await minimiseMutation(def, second.failure, refusedOtherwise, Date.now() + budgetMs());
       report('ROBUST-002', small, second.failure.path, second.failure.shrinks + small.removed);
     } else {
-      const violation = new PropertyViolation(`answered other than ${INVALID_PARAMS} (not reproduced when replayed)`, describeAnswer(found.exchange), found.exchange);
+      const violation = new PropertyViolation(`answered other than ${errorLabel('InvalidParamsError')} (not reproduced when replayed)`, observedOf(found.exchange), found.exchange);
       report('ROBUST-002', { value: found.value, violation }, undefined, undefined);
     }
   }
-  if (!robust002Failed) context.pass('ROBUST-002', `${requests} requests with one mutation in params were refused with ${INVALID_PARAMS}`);
+  if (!robust002Failed) context.pass('ROBUST-002', `${requests} requests with one mutation in params were refused with ${errorLabel('InvalidParamsError')}`);
   if (!robust003Failed) context.pass('ROBUST-003', `${requests} requests with one mutation in params were all answered`);
 }
 
@@ -398,7 +278,7 @@ const JSON_TYPE = /^application\/([\w.+-]+\+)?json\b/i;
 
 async function sendMalformedBodies(context: CheckContext): Promise<void> {
   const valid = JSON.stringify({ jsonrpc: '2.0', id: 'conform-malformed', method: 'SendMessage', params: { message: context.message('conformance malformed-body check') } });
-  const json = { 'content-type': 'application/json' };
+  const json = { 'content-type': MEDIA_TYPES.json };
   const cases: { name: string; body: string; headers: Record<string, string> }[] = [
     { name: 'invalid JSON', body: '{"jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": {"id": }', headers: json },
     { name: 'a truncated body', body: valid.slice(0, Math.floor(valid.length / 2)), headers: json },
@@ -409,7 +289,7 @@ async function sendMalformedBodies(context: CheckContext): Promise<void> {
   let broken = false;
   let notJson = false;
   for (const { name, body, headers } of cases) {
-    const exchange = await context.transport.raw(body, { headers: { ...headers, accept: 'application/json', 'a2a-version': '1.0' } });
+    const exchange = await context.transport.raw(body, { headers: { ...headers, accept: MEDIA_TYPES.json, [VERSION_HEADER]: PROTOCOL_VERSION } });
     if (brokenAnswer(exchange)) {
       broken = true;
       context.fail('ROBUST-003', {
@@ -444,7 +324,7 @@ export const propertyChecks: readonly Check[] = [
   },
   {
     id: 'robust-mutated-params',
-    title: 'Params with one mutation are refused with -32602, never with a 5xx',
+    title: `Params with one mutation are refused with ${errorLabel('InvalidParamsError')}, never with a 5xx`,
     requirements: ['ROBUST-002', 'ROBUST-003'],
     run: sendMutatedParams,
   },

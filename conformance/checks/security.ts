@@ -1,126 +1,17 @@
-import { constants, createPublicKey, verify, type JsonWebKey, type KeyObject } from 'node:crypto';
-import { A2A_1_0 } from '../../src/protocol/a2a-schema.js';
-import { isSchema, properties, requiredNames, resolveRef, type JsonSchema } from '../../src/protocol/json-schema.js';
-import { setOwn } from '../../src/support/own-property.js';
+import { MEDIA_TYPES, PROTOCOL_VERSION } from '../../generated/a2a/1.0/protocol.js';
+import type { MethodName } from '../../generated/a2a/1.0/methods.js';
+import type { RequirementId } from '../../generated/conformance/requirements.js';
+import { isRecord } from '../../src/support/records.js';
 import type { Check, CheckContext } from '../core/check.js';
-import { headersOf, type Exchange } from '../core/exchange.js';
-import { cardEvidence, classifyUrl, interfacesOf, isRecord, observedOf, unknownTaskId, withTenant } from './discovery.js';
+import { headersOf, VERSION_HEADER, type Exchange } from '../core/exchange.js';
+import type { MethodCall, ParamsOf } from '../core/transport.js';
+import { errorLabel, isError, observedOf } from './support/answers.js';
+import { verifySignature } from './support/card-signing.js';
+import { cardEvidence, classifyUrl, interfacesOf, NO_CARD, withTenant } from './support/card.js';
+import { unknownTaskId } from './support/tasks.js';
+import { skipAll } from './support/verdicts.js';
 
-const NO_CARD = 'no agent card was found (a minimal one was assumed), so there is no card to check';
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
-
-// ---------------------------------------------------------------------------------------------
-// RFC 8785 (JCS) and the card's signing payload (spec §8.4).
-
-/**
- * The RFC 8785 canonical form of a JSON value: object members sorted by UTF-16 code units,
- * no whitespace, strings and numbers as ECMAScript's JSON.stringify writes them (which is
- * what JCS prescribes: shortest round-trip numbers, -0 as 0, the minimal escapes).
- */
-export function canonicalJson(value: unknown): string {
-  if (value === null || typeof value === 'boolean' || typeof value === 'string') return JSON.stringify(value);
-  if (typeof value === 'number') {
-    if (!Number.isFinite(value)) throw new Error(`JCS cannot represent ${value}`);
-    return JSON.stringify(value);
-  }
-  if (Array.isArray(value)) return `[${value.map((item) => canonicalJson(item === undefined ? null : item)).join(',')}]`;
-  if (isRecord(value)) {
-    const keys = Object.keys(value)
-      .filter((key) => value[key] !== undefined)
-      .sort();
-    return `{${keys.map((key) => `${JSON.stringify(key)}:${canonicalJson(value[key])}`).join(',')}}`;
-  }
-  throw new Error(`JCS cannot represent a ${typeof value}`);
-}
-
-function isDefaultValue(value: unknown, schema: JsonSchema): boolean {
-  if (value === '' || value === 0 || value === false) return true;
-  if (Array.isArray(value)) return value.length === 0;
-  // Maps (additionalProperties with a schema, no properties) default to empty; messages,
-  // Struct included, have explicit presence and stay even when empty.
-  return isRecord(value) && Object.keys(value).length === 0 && isSchema(schema['additionalProperties']) && !isSchema(schema['properties']);
-}
-
-/**
- * A value with proto field-presence applied: implicit-presence members holding their default
- * ("", 0, false, [], empty map) are dropped; REQUIRED and explicit-presence members stay.
- */
-export function omitDefaults(value: unknown, schema: JsonSchema): unknown {
-  const resolved = resolveRef(A2A_1_0.document, schema);
-  if (Array.isArray(value)) {
-    const items = resolved['items'];
-    return isSchema(items) ? value.map((item) => omitDefaults(item, items)) : value;
-  }
-  if (!isRecord(value)) return value;
-  const members = properties(resolved);
-  if (Object.keys(members).length > 0) {
-    const required = requiredNames(resolved);
-    const out: Record<string, unknown> = {};
-    for (const [key, member] of Object.entries(value)) {
-      // Own members only: an unknown member named `constructor` is still unknown, and kept.
-      const memberSchema = Object.hasOwn(members, key) ? members[key] : undefined;
-      if (memberSchema === undefined) {
-        setOwn(out, key, member);
-        continue;
-      }
-      const pruned = omitDefaults(member, memberSchema);
-      const keep = required.includes(key) || memberSchema['x-presence'] === 'explicit' || !isDefaultValue(pruned, resolveRef(A2A_1_0.document, memberSchema));
-      if (keep) setOwn(out, key, pruned);
-    }
-    return out;
-  }
-  const entries = resolved['additionalProperties'];
-  if (isSchema(entries)) return Object.fromEntries(Object.entries(value).map(([key, member]) => [key, omitDefaults(member, entries)]));
-  return value;
-}
-
-/** The JCS payload a card signature covers: signatures removed, defaults omitted. */
-export function cardSigningPayload(card: unknown, options: { omitDefaults?: boolean } = {}): string {
-  const rest = isRecord(card) ? Object.fromEntries(Object.entries(card).filter(([key]) => key !== 'signatures')) : card;
-  const agentCard = A2A_1_0.document.$defs['AgentCard'];
-  return canonicalJson(options.omitDefaults === false || agentCard === undefined ? rest : omitDefaults(rest, agentCard));
-}
-
-type VerifyOutcome = { ok: true } | { ok: false; reason: string } | { skip: string };
-
-/** Verifies a detached-payload JWS with a public key; `skip` when the algorithm is not one the suite knows. */
-function verifyJws(alg: string, key: KeyObject, signingInput: string, signature: Buffer): boolean | undefined {
-  const data = Buffer.from(signingInput, 'ascii');
-  const family = /^(ES|RS|PS)(256|384|512)$/.exec(alg);
-  if (family?.[1] !== undefined && family[2] !== undefined) {
-    const digest = `sha${family[2]}`;
-    if (family[1] === 'ES') return verify(digest, data, { key, dsaEncoding: 'ieee-p1363' }, signature);
-    if (family[1] === 'RS') return verify(digest, data, key, signature);
-    return verify(digest, data, { key, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: Number(family[2]) / 8 }, signature);
-  }
-  if (alg === 'EdDSA' || alg === 'Ed25519') return verify(null, data, key, signature);
-  return undefined;
-}
-
-function verifySignature(card: unknown, protectedB64: string, header: Record<string, unknown>, unprotected: unknown, signatureB64: string): VerifyOutcome {
-  const jwk = header['jwk'] ?? (isRecord(unprotected) ? unprotected['jwk'] : undefined);
-  if (!isRecord(jwk)) return { skip: 'no key material: neither the protected nor the unprotected header carries a jwk (jku and out-of-band keys are not fetched)' };
-  let key: KeyObject;
-  try {
-    key = createPublicKey({ key: jwk as JsonWebKey, format: 'jwk' });
-  } catch (error) {
-    return { ok: false, reason: `the embedded jwk is not a usable public key: ${error instanceof Error ? error.message : String(error)}` };
-  }
-  const alg = String(header['alg']);
-  const signature = Buffer.from(signatureB64, 'base64url');
-  for (const omit of [true, false]) {
-    const input = `${protectedB64}.${Buffer.from(cardSigningPayload(card, { omitDefaults: omit }), 'utf8').toString('base64url')}`;
-    let verified: boolean | undefined;
-    try {
-      verified = verifyJws(alg, key, input, signature);
-    } catch (error) {
-      return { ok: false, reason: `verification with alg ${alg} failed: ${error instanceof Error ? error.message : String(error)}` };
-    }
-    if (verified === undefined) return { skip: `alg ${alg} is not one the suite verifies (ES256/384/512, RS*, PS*, EdDSA)` };
-    if (verified) return omit ? { ok: true } : { ok: false, reason: 'the signature verifies only over the card with its default-valued members kept, not over the canonical form with defaults omitted' };
-  }
-  return { ok: false, reason: 'the signature does not verify over the JCS canonical form of the card (signatures removed, defaults omitted)' };
-}
 
 // ---------------------------------------------------------------------------------------------
 // Requests without the configured credentials.
@@ -135,10 +26,10 @@ interface Plain {
  * A JSON-RPC POST sent with fetch directly, so it carries none of the headers the transport
  * adds to every request (the user's --token): only those given here.
  */
-async function postWithout(context: CheckContext, method: string, params: unknown, headers: Readonly<Record<string, string>> = {}, query = ''): Promise<Plain> {
+async function postWithout<M extends MethodName>(context: CheckContext, method: M, params: ParamsOf<M>, headers: Readonly<Record<string, string>> = {}, query = ''): Promise<Plain> {
   const endpoint = context.transport.endpoint;
   const url = query === '' ? endpoint : `${endpoint}${endpoint.includes('?') ? '&' : '?'}${query}`;
-  const allHeaders = { 'content-type': 'application/json', accept: 'application/json', 'a2a-version': '1.0', ...headers };
+  const allHeaders = { 'content-type': MEDIA_TYPES.json, accept: MEDIA_TYPES.json, [VERSION_HEADER]: PROTOCOL_VERSION, ...headers };
   const body = JSON.stringify({ jsonrpc: '2.0', id: 'conform-no-credentials', method, params });
   const request = { method: 'POST', url, headers: allHeaders, body };
   const started = Date.now();
@@ -185,7 +76,7 @@ function wrongCredentials(context: CheckContext): { headers: Record<string, stri
   return { headers: { authorization: 'Bearer conform-invalid-token' }, query: '', scheme: name };
 }
 
-function expectUnauthorized(context: CheckContext, requirement: string, plain: Plain, what: string): boolean {
+function expectUnauthorized(context: CheckContext, requirement: RequirementId, plain: Plain, what: string): boolean {
   const { exchange } = plain;
   if (exchange.status === 401 && plain.result === undefined) {
     context.pass(requirement, `${what}: HTTP 401`);
@@ -209,13 +100,13 @@ export const securityChecks: readonly Check[] = [
     requirements: ['CARD-009', 'CARD-010'],
     run(context) {
       if (context.target.assumedCard) {
-        for (const requirement of ['CARD-009', 'CARD-010']) context.skip(requirement, NO_CARD);
+        skipAll(context, ['CARD-009', 'CARD-010'], 'no-card', NO_CARD);
         return Promise.resolve();
       }
       const card = context.target.card as unknown;
       const signatures = isRecord(card) ? card['signatures'] : undefined;
       if (signatures === undefined || (Array.isArray(signatures) && signatures.length === 0)) {
-        for (const requirement of ['CARD-009', 'CARD-010']) context.skip(requirement, 'the card is not signed');
+        skipAll(context, ['CARD-009', 'CARD-010'], 'feature-absent', 'the card is not signed');
         return Promise.resolve();
       }
       const evidence = cardEvidence(context);
@@ -252,7 +143,7 @@ export const securityChecks: readonly Check[] = [
         else context.warn('CARD-009', { message: `${path} has no typ "JOSE"`, expected: 'typ: "JOSE" in the protected header', observed: header['typ'] === undefined ? 'no typ' : `typ ${JSON.stringify(header['typ'])}`, path, ...evidence });
 
         const outcome = verifySignature(card, protectedB64, header, entry['header'], signatureB64);
-        if ('skip' in outcome) context.skip('CARD-010', `${path}: ${outcome.skip}`);
+        if ('skip' in outcome) context.skip('CARD-010', 'suite-limitation', `${path}: ${outcome.skip}`);
         else if (outcome.ok) context.pass('CARD-010', `${path} verifies (alg ${header['alg']}, kid ${header['kid']})`);
         else {
           context.fail('CARD-010', {
@@ -293,11 +184,11 @@ export const securityChecks: readonly Check[] = [
     requirements: ['DATA-004'],
     async run(context) {
       if (context.target.assumedCard || !declaresSecurity(context)) {
-        context.skip('DATA-004', 'the card declares no securitySchemes and securityRequirements');
+        context.skip('DATA-004', 'feature-absent', 'the card declares no securitySchemes and securityRequirements');
         return;
       }
       const id = unknownTaskId();
-      const operations: [string, unknown][] = [
+      const operations: MethodCall[] = [
         ['GetTask', withTenant(context, { id })],
         ['ListTasks', withTenant(context, {})],
         ['CancelTask', withTenant(context, { id })],
@@ -309,9 +200,9 @@ export const securityChecks: readonly Check[] = [
         expectUnauthorized(context, 'DATA-004', await postWithout(context, 'GetTask', withTenant(context, { id }), wrong.headers, wrong.query), `GetTask with invalid credentials for scheme ${wrong.scheme}`);
       }
       const valid = await context.transport.call('GetTask', withTenant(context, { id }));
-      if (valid.status === 401) context.skip('DATA-004', 'the suite was given no valid credentials (--token), so acceptance with them was not checked');
-      else if (valid.error?.code === -32001) context.pass('DATA-004', 'the same request with the configured credentials is served');
-      else context.fail('DATA-004', { message: 'the request with the configured credentials is not served', expected: 'GetTask for an unknown id answered -32001', observed: observedOf(valid), exchange: valid });
+      if (valid.status === 401) context.skip('DATA-004', 'no-credentials', 'the suite was given no valid credentials (--token), so acceptance with them was not checked');
+      else if (isError(valid, 'TaskNotFoundError')) context.pass('DATA-004', 'the same request with the configured credentials is served');
+      else context.fail('DATA-004', { message: 'the request with the configured credentials is not served', expected: `GetTask for an unknown id answered ${errorLabel('TaskNotFoundError')}`, observed: observedOf(valid), exchange: valid });
     },
   },
   {
@@ -321,7 +212,7 @@ export const securityChecks: readonly Check[] = [
     capability: 'extendedAgentCard',
     async run(context) {
       if (!declaresSecurity(context)) {
-        context.skip('XCARD-003', 'the card declares no securitySchemes and securityRequirements, so there are no credentials to leave out');
+        context.skip('XCARD-003', 'feature-absent', 'the card declares no securitySchemes and securityRequirements, so there are no credentials to leave out');
         return;
       }
       expectUnauthorized(context, 'XCARD-003', await postWithout(context, 'GetExtendedAgentCard', withTenant(context, {})), 'GetExtendedAgentCard without credentials');

@@ -1,11 +1,16 @@
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
+import type { MethodName } from '../../generated/a2a/1.0/methods.js';
 import { canTransition, isInterruptedState, isTerminalState, TASK_STATES } from '../../generated/a2a/1.0/task-states.js';
 import type { TaskState } from '../../generated/a2a/1.0/types.js';
+import { TEST_OUTCOMES, testDirectiveMetadata, type TestOutcome } from '../../generated/hub/test-directives.js';
 import type { Check, CheckContext } from '../core/check.js';
 import type { Exchange } from '../core/exchange.js';
-import type { RpcExchange } from '../core/transport.js';
-import { brokenAnswer, checkAgainstAgent, describeAnswer, PropertyViolation } from './properties.js';
+import type { ParamsOf, RpcExchange } from '../core/transport.js';
+import { brokenAnswer, isError, observedOf } from './support/answers.js';
+import { capabilityDeclared } from './support/card.js';
+import { checkAgainstAgent, PropertyViolation } from './support/property-runs.js';
+import { isTaskState } from './support/states.js';
 
 /**
  * Model-based checks of the task store (STATE-001..005). fast-check draws sequences of
@@ -19,8 +24,6 @@ type StateRequirement = 'STATE-001' | 'STATE-002' | 'STATE-003' | 'STATE-004' | 
 const ALL: readonly StateRequirement[] = ['STATE-001', 'STATE-002', 'STATE-003', 'STATE-004', 'STATE-005'];
 /** What a black-box run exercises: the rest needs the test directives or follows from them. */
 const BLACK_BOX: readonly StateRequirement[] = ['STATE-001', 'STATE-003'];
-const DIRECTIVE_KEY = 'a2a-hub/test';
-const TASK_NOT_FOUND = -32001;
 const LIST_PAGE_SIZE = 2;
 const MAX_PAGES = 100;
 
@@ -59,7 +62,7 @@ class Session {
     readonly exercised: Map<StateRequirement, number>,
   ) {}
 
-  call(method: string, params: unknown): Promise<RpcExchange> {
+  call<M extends MethodName>(method: M, params: ParamsOf<M>): Promise<RpcExchange> {
     return this.context.transport.call(method, params);
   }
 
@@ -77,11 +80,7 @@ class Session {
   }
 }
 
-function isTaskState(value: unknown): value is TaskState {
-  return typeof value === 'string' && Object.hasOwn(TASK_STATES, value);
-}
-
-function taskOf(value: unknown): WireTask | undefined {
+function wireTaskOf(value: unknown): WireTask | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
   const task = value as Record<string, unknown>;
   return typeof task['id'] === 'string' ? (task as unknown as WireTask) : undefined;
@@ -89,7 +88,7 @@ function taskOf(value: unknown): WireTask | undefined {
 
 /** The task of a SendMessage answer, if it was one. */
 function sentTask(exchange: RpcExchange): WireTask | undefined {
-  return taskOf((exchange.result as { task?: unknown } | undefined)?.task);
+  return wireTaskOf((exchange.result as { task?: unknown } | undefined)?.task);
 }
 
 function label(model: Model, taskId: string): string {
@@ -150,14 +149,14 @@ function holdTerminal(session: Session, model: Model, taskId: string, task: Wire
 }
 
 /** GetTask, with everything the model holds a task to. Returns the exchange. */
-async function getTask(session: Session, model: Model, taskId: string, requirement: 'STATE-001' | undefined): Promise<RpcExchange> {
+async function observeTask(session: Session, model: Model, taskId: string, requirement: 'STATE-001' | undefined): Promise<RpcExchange> {
   const exchange = await session.call('GetTask', { id: taskId });
-  const task = taskOf(exchange.result);
+  const task = wireTaskOf(exchange.result);
   if (requirement !== undefined) {
     session.require(requirement, task?.id === taskId, () => ({
-      message: `GetTask of task ${label(model, taskId)}, created by SendMessage in this run, did not return it${exchange.error?.code === TASK_NOT_FOUND ? ' (TaskNotFoundError)' : ''}`,
+      message: `GetTask of task ${label(model, taskId)}, created by SendMessage in this run, did not return it${isError(exchange, 'TaskNotFoundError') ? ' (TaskNotFoundError)' : ''}`,
       expected: `the task ${taskId}`,
-      observed: describeAnswer(exchange),
+      observed: observedOf(exchange),
       exchange,
     }));
   }
@@ -172,12 +171,15 @@ function userMessage(session: Session, model: Model, text: string, extra: Record
 }
 
 interface Directive {
-  readonly outcome: 'completed' | 'input-required' | 'failed' | 'rejected' | 'message';
+  readonly outcome: TestOutcome;
   readonly steps: number;
 }
 
+/** The outcomes the random sequences ask for: every one but auth-required (input-required covers the interrupted case). */
+const OUTCOMES: readonly TestOutcome[] = TEST_OUTCOMES.map((outcome) => outcome.name).filter((name) => name !== 'auth-required');
+
 function directiveMetadata(directive: Directive | undefined): Record<string, unknown> {
-  return directive === undefined ? {} : { metadata: { [DIRECTIVE_KEY]: { outcome: directive.outcome, steps: directive.steps, stepMs: 50 } } };
+  return directive === undefined ? {} : { metadata: testDirectiveMetadata({ outcome: directive.outcome, steps: directive.steps, stepMs: 50 }) };
 }
 
 /** A plain SendMessage in the run's context; the task it created, registered, or undefined. */
@@ -198,7 +200,7 @@ async function listed(session: Session, contextId: string, taskId: string): Prom
     exchange = await session.call('ListTasks', { contextId, pageSize: 50, ...(token === '' ? {} : { pageToken: token }) });
     const result = exchange.result as { tasks?: unknown; nextPageToken?: unknown } | undefined;
     if (!Array.isArray(result?.tasks)) break;
-    if (result.tasks.some((task) => taskOf(task)?.id === taskId)) return { found: true, exchange };
+    if (result.tasks.some((task) => wireTaskOf(task)?.id === taskId)) return { found: true, exchange };
     if (typeof result.nextPageToken !== 'string' || result.nextPageToken === '' || result.nextPageToken === token) break;
     token = result.nextPageToken;
   }
@@ -214,9 +216,9 @@ async function unchangedBy(session: Session, model: Model, taskId: string, what:
     await act();
     return;
   }
-  await getTask(session, model, taskId, undefined);
+  await observeTask(session, model, taskId, undefined);
   const exchange = await act();
-  const answered = sentTask(exchange) ?? taskOf(exchange.result);
+  const answered = sentTask(exchange) ?? wireTaskOf(exchange.result);
   if (answered !== undefined && answered.id === taskId) {
     const before = model.tasks.get(taskId)?.state;
     session.require('STATE-002', answered.status?.state === before, () => ({
@@ -226,7 +228,7 @@ async function unchangedBy(session: Session, model: Model, taskId: string, what:
       exchange,
     }));
   }
-  await getTask(session, model, taskId, undefined);
+  await observeTask(session, model, taskId, undefined);
 }
 
 function pick(model: Readonly<Model>, index: number, filter: (entry: TaskModel) => boolean = () => true): string | undefined {
@@ -256,8 +258,8 @@ class Send implements StateCommand {
     if (task === undefined) return;
     register(model, task);
     observe(session, model, task.id, task.status?.state, exchange, 'result.task.status.state');
-    const get = await getTask(session, model, task.id, 'STATE-001');
-    const got = taskOf(get.result);
+    const get = await observeTask(session, model, task.id, 'STATE-001');
+    const got = wireTaskOf(get.result);
     session.require('STATE-001', got === undefined || got.contextId === task.contextId, () => ({
       message: `GetTask returned task ${label(model, task.id)} with another contextId than SendMessage did`,
       expected: String(task.contextId),
@@ -270,7 +272,7 @@ class Send implements StateCommand {
     session.require('STATE-001', found, () => ({
       message: `task ${label(model, task.id)}, just created, is not listed by ListTasks filtered by its contextId`,
       expected: `a page containing task ${task.id}`,
-      observed: list === undefined ? 'no answer' : describeAnswer(list),
+      observed: list === undefined ? 'no answer' : observedOf(list),
       ...(list === undefined ? {} : { exchange: list }),
     }));
   }
@@ -321,7 +323,7 @@ class Get implements StateCommand {
   }
   async run(model: Model, session: Session): Promise<void> {
     const taskId = pick(model, this.which);
-    if (taskId !== undefined) await getTask(session, model, taskId, 'STATE-001');
+    if (taskId !== undefined) await observeTask(session, model, taskId, 'STATE-001');
   }
   toString(): string {
     return `Get(${this.which})`;
@@ -343,7 +345,7 @@ class Cancel implements StateCommand {
       return;
     }
     const exchange = await cancel();
-    const task = taskOf(exchange.result);
+    const task = wireTaskOf(exchange.result);
     if (task?.id === taskId) observe(session, model, taskId, task.status?.state, exchange, 'result.status.state');
   }
   toString(): string {
@@ -364,7 +366,7 @@ class Subscribe implements StateCommand {
     stream.events.forEach((event, index) => {
       // Frames are the agent's: read them as unknown JSON, they may be malformed.
       const frame = event.frame as { task?: unknown; statusUpdate?: { taskId?: unknown; status?: { state?: unknown } } } | undefined;
-      const snapshot = taskOf(frame?.task);
+      const snapshot = wireTaskOf(frame?.task);
       const state = snapshot?.id === taskId ? snapshot.status?.state : frame?.statusUpdate?.taskId === taskId ? frame.statusUpdate.status?.state : undefined;
       if (state !== undefined) observe(session, model, taskId, state, stream, `events[${index}].result`);
     });
@@ -406,7 +408,7 @@ class List implements StateCommand {
       session.require('STATE-003', tasks !== undefined && typeof result?.totalSize === 'number' && typeof nextToken === 'string', () => ({
         message: `page ${page + 1} of ListTasks is not a ListTasksResponse`,
         expected: 'tasks, totalSize and nextPageToken',
-        observed: describeAnswer(exchange),
+        observed: observedOf(exchange),
         exchange,
       }));
       if (tasks === undefined || typeof nextToken !== 'string') return;
@@ -419,7 +421,7 @@ class List implements StateCommand {
         path: 'result.tasks',
       }));
       tasks.forEach((value, index) => {
-        const task = taskOf(value);
+        const task = wireTaskOf(value);
         if (task === undefined) return;
         const earlier = seen.get(task.id);
         session.require('STATE-003', earlier === undefined, () => ({
@@ -506,7 +508,7 @@ class Resend implements StateCommand {
     session.require('STATE-004', second?.id === task.id, () => ({
       message: `resending messageId ${message.messageId} while its task ${label(model, task.id)} works did not return the same task`,
       expected: `the task ${task.id}`,
-      observed: describeAnswer(again),
+      observed: observedOf(again),
       exchange: again,
     }));
     if (model.uncertain) return;
@@ -515,7 +517,7 @@ class Resend implements StateCommand {
     session.require('STATE-004', total === model.order.length, () => ({
       message: `after resending a messageId, ListTasks counts ${String(total)} tasks in the context, the run created ${model.order.length}`,
       expected: String(model.order.length),
-      observed: describeAnswer(list),
+      observed: observedOf(list),
       exchange: list,
       path: 'result.totalSize',
     }));
@@ -527,7 +529,7 @@ class Resend implements StateCommand {
 
 function commandArbitraries(cooperative: boolean, streaming: boolean): fc.Arbitrary<StateCommand>[] {
   const directive: fc.Arbitrary<Directive | undefined> = cooperative
-    ? fc.option(fc.record({ outcome: fc.constantFrom('completed', 'input-required', 'failed', 'rejected', 'message'), steps: fc.integer({ min: 0, max: 3 }) }), { nil: undefined })
+    ? fc.option(fc.record({ outcome: fc.constantFrom(...OUTCOMES), steps: fc.integer({ min: 0, max: 3 }) }), { nil: undefined })
     : fc.constant(undefined);
   const which = fc.nat({ max: 9 });
   return [
@@ -572,7 +574,7 @@ async function setup(session: Session): Promise<{ model: Model; real: Session }>
   const answer = opening.result as { task?: { contextId?: unknown }; message?: { contextId?: unknown } } | undefined;
   const contextId = answer?.task?.contextId ?? answer?.message?.contextId;
   if (typeof contextId !== 'string' || contextId === '') {
-    throw new PropertyViolation('SendMessage without contextId did not answer with a contextId', describeAnswer(opening), opening);
+    throw new PropertyViolation('SendMessage without contextId did not answer with a contextId', observedOf(opening), opening);
   }
   model.contextId = contextId;
   const task = sentTask(opening);
@@ -600,12 +602,12 @@ async function runCommands(session: Session, commands: Iterable<StateCommand>): 
 }
 
 async function checkTaskStates(context: CheckContext): Promise<void> {
-  const streaming = (context.target.card.capabilities as { streaming?: boolean }).streaming === true;
+  const streaming = capabilityDeclared(context, 'streaming');
   const active = new Set<StateRequirement>(context.cooperative ? ALL : BLACK_BOX);
   const probe = await context.transport.call('SendMessage', { message: context.message('conformance state check: does SendMessage make tasks?'), configuration: { returnImmediately: true } });
   if (sentTask(probe) === undefined) {
-    const reason = probe.error || brokenAnswer(probe) ? `SendMessage failed (${describeAnswer(probe)})` : 'SendMessage answered with a Message, not a task: there is no task state to check';
-    for (const requirement of active) context.skip(requirement, reason);
+    const reason = probe.error || brokenAnswer(probe) ? `SendMessage failed (${observedOf(probe)})` : 'SendMessage answered with a Message, not a task: there is no task state to check';
+    for (const requirement of active) context.skip(requirement, 'precondition-not-met', reason);
     return;
   }
   const muted = new Set<StateRequirement>();
@@ -613,7 +615,7 @@ async function checkTaskStates(context: CheckContext): Promise<void> {
   const fail = (violation: PropertyViolation, shrunk: string): boolean => {
     const requirement = violation.details.requirement as StateRequirement | undefined;
     if (requirement === undefined) {
-      for (const each of active) if (!muted.has(each)) context.skip(each, `a run could not start: ${violation.message} (${violation.observed})`);
+      for (const each of active) if (!muted.has(each)) context.skip(each, 'precondition-not-met', `a run could not start: ${violation.message} (${violation.observed})`);
       return false;
     }
     context.fail(requirement, {
@@ -648,7 +650,7 @@ async function checkTaskStates(context: CheckContext): Promise<void> {
     if (muted.has(requirement)) continue;
     const count = exercised.get(requirement) ?? 0;
     if (count > 0) context.pass(requirement, `${count} invariant checks held over ${numRuns} random command sequences and a directed one`);
-    else context.skip(requirement, 'no command sequence reached this requirement');
+    else context.skip(requirement, 'not-reached', 'no command sequence reached this requirement');
   }
 }
 

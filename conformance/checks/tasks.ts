@@ -1,57 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import type { ListTasksResponse, Task } from '../../generated/a2a/1.0/types.js';
+import { FAILURE_STATES, INTERRUPTED_STATES, isInterruptedState, isTerminalState } from '../../generated/a2a/1.0/task-states.js';
+import type { Task } from '../../generated/a2a/1.0/types.js';
+import type { RequirementId } from '../../generated/conformance/requirements.js';
+import { isRecord } from '../../src/support/records.js';
 import type { Check, CheckContext } from '../core/check.js';
 import type { RpcExchange } from '../core/transport.js';
-import {
-  directive,
-  expectA2AError,
-  getTask,
-  inspectTask,
-  INTERRUPTED_STATES,
-  isObject,
-  isTaskLike,
-  noTask,
-  observedOf,
-  pollTask,
-  recordErrorCode,
-  send,
-  short,
-  skipAll,
-  SLOW_WORK,
-  TERMINAL_STATES,
-} from './send-message.js';
-
-/** ListTasks, with the result validated (LIST-001 members and shape, every task inspected). */
-async function listTasks(context: CheckContext, params: Record<string, unknown>): Promise<{ exchange: RpcExchange; page?: ListTasksResponse }> {
-  const exchange = await context.transport.call('ListTasks', params);
-  if (exchange.error || exchange.result === undefined) return { exchange };
-  const result = exchange.result;
-  const problems: string[] = [];
-  if (!isObject(result)) problems.push('the result is not an object');
-  else {
-    if (!Array.isArray(result['tasks'])) problems.push(`tasks is ${short(result['tasks'], 60)}`);
-    if (typeof result['nextPageToken'] !== 'string') problems.push(`nextPageToken is ${short(result['nextPageToken'], 60)}`);
-    for (const member of ['pageSize', 'totalSize']) if (typeof result[member] !== 'number') problems.push(`${member} is ${short(result[member], 60)}`);
-  }
-  if (problems.length > 0) {
-    context.fail('LIST-001', { message: 'a ListTasks result lacks a required member', expected: 'tasks (array), nextPageToken (string), pageSize and totalSize (numbers, present even when 0)', observed: problems.join('; '), path: 'result', exchange });
-    if (problems.some((problem) => problem.startsWith('nextPageToken'))) {
-      context.fail('LIST-002', { message: 'a ListTasks result has no nextPageToken', expected: 'nextPageToken on every page, "" on the last', observed: problems.join('; '), path: 'result.nextPageToken', exchange });
-    }
-  } else passOnceList(context);
-  context.checkShape('LIST-001', 'ListTasksResponse', result, { exchange, path: 'result' });
-  if (!isObject(result) || !Array.isArray(result['tasks']) || typeof result['nextPageToken'] !== 'string') return { exchange };
-  (result['tasks'] as unknown[]).forEach((task, index) => inspectTask(context, task, { exchange, path: `result.tasks[${index}]` }));
-  const tasks = (result['tasks'] as unknown[]).filter(isTaskLike);
-  return { exchange, page: { tasks, nextPageToken: result['nextPageToken'], pageSize: Number(result['pageSize']), totalSize: Number(result['totalSize']) } };
-}
-
-const listed = new WeakSet<CheckContext>();
-function passOnceList(context: CheckContext): void {
-  if (listed.has(context)) return;
-  listed.add(context);
-  context.pass('LIST-001', 'ListTasks results carry tasks, nextPageToken, pageSize and totalSize');
-}
+import { errorLabel, isError, observedOf } from './support/answers.js';
+import { directive, SLOW_WORK } from './support/directives.js';
+import { sameJson } from './support/json.js';
+import { getTask, inspectTask, isTaskLike, listTasks, noTask, pollTask, send } from './support/tasks.js';
+import { short } from './support/text.js';
+import { expectA2AError, recordErrorCode, skipAll } from './support/verdicts.js';
 
 /** -1, 0 or 1 as `a` is before, equal to or after `b`; undefined when either is unreadable. */
 function compareTimestamps(a: string | undefined, b: string | undefined): number | undefined {
@@ -113,9 +72,9 @@ async function seedContext(context: CheckContext): Promise<Fixture | string> {
   return { contextId, tasks };
 }
 
-const LIST_REQUIREMENTS = ['LIST-001', 'LIST-002', 'LIST-003', 'LIST-004', 'LIST-005', 'LIST-006', 'LIST-007', 'LIST-008', 'LIST-009', 'LIST-011', 'LIST-012'];
+const LIST_REQUIREMENTS: readonly RequirementId[] = ['LIST-001', 'LIST-002', 'LIST-003', 'LIST-004', 'LIST-005', 'LIST-006', 'LIST-007', 'LIST-008', 'LIST-009', 'LIST-011', 'LIST-012'];
 /** What needs the tasks of the fixture context. */
-const FIXTURE_REQUIREMENTS = ['LIST-003', 'LIST-004', 'LIST-005', 'LIST-006', 'LIST-007', 'LIST-009', 'LIST-012'];
+const FIXTURE_REQUIREMENTS: readonly RequirementId[] = ['LIST-003', 'LIST-004', 'LIST-005', 'LIST-006', 'LIST-007', 'LIST-009', 'LIST-012'];
 
 export const taskChecks: readonly Check[] = [
   {
@@ -125,20 +84,20 @@ export const taskChecks: readonly Check[] = [
     async run(context) {
       const sent = await send(context, { message: context.message('hello') });
       if (sent.kind !== 'task') {
-        skipAll(context, ['GET-001', 'GET-003', 'GET-004', 'GET-005', 'STATE-001'], noTask(sent));
+        skipAll(context, ['GET-001', 'GET-003', 'GET-004', 'GET-005', 'STATE-001'], 'precondition-not-met', noTask(sent));
         return;
       }
       const created = sent.task;
       const got = await getTask(context, { id: created.id });
       const result = got.exchange.result;
       if (got.exchange.error || result === undefined) {
-        for (const requirement of ['GET-001', 'STATE-001']) {
+        for (const requirement of ['GET-001', 'STATE-001'] as const) {
           context.fail(requirement, { message: 'GetTask failed for a task just created', expected: `the Task ${created.id}`, observed: observedOf(got.exchange), exchange: got.exchange });
         }
         return;
       }
-      if (isObject(result) && result['id'] === created.id) context.pass('GET-001', 'returned the bare Task');
-      else context.fail('GET-001', { message: 'GetTask did not return the bare Task with the requested id', expected: `a Task (not wrapped) with id ${created.id}`, observed: isObject(result) ? `members ${Object.keys(result).join(', ')}, id ${JSON.stringify(result['id'])}` : short(result), path: 'result', exchange: got.exchange });
+      if (isRecord(result) && result['id'] === created.id) context.pass('GET-001', 'returned the bare Task');
+      else context.fail('GET-001', { message: 'GetTask did not return the bare Task with the requested id', expected: `a Task (not wrapped) with id ${created.id}`, observed: isRecord(result) ? `members ${Object.keys(result).join(', ')}, id ${JSON.stringify(result['id'])}` : short(result), path: 'result', exchange: got.exchange });
 
       if (got.task?.id === created.id && got.task.contextId === created.contextId) context.pass('STATE-001', 'GetTask returns the new task with its id and contextId');
       else context.fail('STATE-001', { message: 'GetTask right after SendMessage does not return the same task', expected: `id ${created.id}, contextId ${JSON.stringify(created.contextId)}`, observed: `id ${JSON.stringify(got.task?.id)}, contextId ${JSON.stringify(got.task?.contextId)}`, exchange: got.exchange });
@@ -161,8 +120,7 @@ export const taskChecks: readonly Check[] = [
       else if ((capped.task.history?.length ?? 0) > limit) context.fail('GET-003', { message: `historyLength ${limit} returned more history`, expected: `at most ${limit} messages`, observed: `${capped.task.history?.length ?? 0} messages`, path: 'result.history', exchange: capped.exchange });
       else if (!isTail(capped.task.history ?? [], fullHistory)) {
         context.fail('GET-003', { message: `historyLength ${limit} did not return the most recent messages`, expected: `the last messages of the history: ${fullHistory.slice(-(capped.task.history?.length ?? 0)).map((m) => m.messageId).join(', ')}`, observed: (capped.task.history ?? []).map((m) => m.messageId).join(', '), path: 'result.history', exchange: capped.exchange });
-      } else if ((capped.task.history?.length ?? 0) <= limit) context.pass('GET-003', `historyLength ${limit} gave the ${capped.task.history?.length ?? 0} most recent of ${full} messages`);
-      else context.fail('GET-003', { message: `historyLength ${limit} returned more history`, expected: `at most ${limit} messages`, observed: `${capped.task.history?.length ?? 0} messages`, path: 'result.history', exchange: capped.exchange });
+      } else context.pass('GET-003', `historyLength ${limit} gave the ${capped.task.history?.length ?? 0} most recent of ${full} messages`);
 
       const none = await getTask(context, { id: created.id, historyLength: 0 });
       if (none.task === undefined) context.fail('GET-004', { message: 'GetTask with historyLength 0 failed', expected: 'the Task without history', observed: observedOf(none.exchange), exchange: none.exchange });
@@ -170,8 +128,8 @@ export const taskChecks: readonly Check[] = [
       else context.fail('GET-004', { message: 'historyLength 0 returned a history member', expected: 'no history member', observed: `history: ${short(none.task.history, 200)}`, path: 'result.history', exchange: none.exchange });
 
       const negative = await context.transport.call('GetTask', { id: created.id, historyLength: -1 });
-      if (negative.error?.code === -32602) context.pass('GET-005', 'refused historyLength -1 with -32602');
-      else context.warn('GET-005', { message: 'a negative historyLength was not refused with -32602', expected: 'error -32602', observed: observedOf(negative), exchange: negative });
+      if (isError(negative, 'InvalidParamsError')) context.pass('GET-005', `refused historyLength -1 with ${errorLabel('InvalidParamsError')}`);
+      else context.warn('GET-005', { message: `a negative historyLength was not refused with ${errorLabel('InvalidParamsError')}`, expected: `error ${errorLabel('InvalidParamsError')}`, observed: observedOf(negative), exchange: negative });
     },
   },
   {
@@ -179,7 +137,7 @@ export const taskChecks: readonly Check[] = [
     title: 'GetTask for an id that does not exist is TaskNotFound',
     requirements: ['GET-002', 'JSONRPC-ENV-009'],
     async run(context) {
-      for (const id of [randomUUID(), 'conform-no-such-task']) expectA2AError(context, 'GET-002', await context.transport.call('GetTask', { id }), 'TaskNotFound');
+      for (const id of [randomUUID(), 'conform-no-such-task']) expectA2AError(context, 'GET-002', await context.transport.call('GetTask', { id }), 'TaskNotFoundError');
     },
   },
   {
@@ -206,18 +164,18 @@ export const taskChecks: readonly Check[] = [
       else if (unbounded.page) context.pass('LIST-008', `no pageSize: ${unbounded.page.tasks.length} tasks`);
       for (const size of [150, 0]) {
         const exchange = await context.transport.call('ListTasks', { pageSize: size });
-        const returned = isObject(exchange.result) && Array.isArray(exchange.result['tasks']) ? exchange.result['tasks'].length : undefined;
-        if (exchange.error?.code === -32602) context.pass('LIST-008', `pageSize ${size} refused with -32602`);
-        else if (returned !== undefined && returned > 100) context.fail('LIST-008', { message: `pageSize ${size} returned more than 100 tasks`, expected: 'error -32602, or at most 100 tasks', observed: `${returned} tasks`, exchange });
-        else context.warn('LIST-008', { message: `pageSize ${size} was not refused with -32602`, expected: 'error -32602 (pageSize must be 1–100)', observed: observedOf(exchange), exchange });
+        const returned = isRecord(exchange.result) && Array.isArray(exchange.result['tasks']) ? exchange.result['tasks'].length : undefined;
+        if (isError(exchange, 'InvalidParamsError')) context.pass('LIST-008', `pageSize ${size} refused with ${errorLabel('InvalidParamsError')}`);
+        else if (returned !== undefined && returned > 100) context.fail('LIST-008', { message: `pageSize ${size} returned more than 100 tasks`, expected: `error ${errorLabel('InvalidParamsError')}, or at most 100 tasks`, observed: `${returned} tasks`, exchange });
+        else context.warn('LIST-008', { message: `pageSize ${size} was not refused with ${errorLabel('InvalidParamsError')}`, expected: `error ${errorLabel('InvalidParamsError')} (pageSize must be 1–100)`, observed: observedOf(exchange), exchange });
       }
 
       // LIST-011: a status that is not a TaskState name.
-      for (const status of ['finished', 'working']) context.expectError('LIST-011', await context.transport.call('ListTasks', { status }), { code: -32602 });
+      for (const status of ['finished', 'working']) context.expectError('LIST-011', await context.transport.callRaw('ListTasks', { status }), 'InvalidParamsError');
 
       const fixture = await seedContext(context);
       if (typeof fixture === 'string') {
-        skipAll(context, FIXTURE_REQUIREMENTS, fixture);
+        skipAll(context, FIXTURE_REQUIREMENTS, 'precondition-not-met', fixture);
         return;
       }
       const { contextId, tasks: ours } = fixture;
@@ -247,7 +205,7 @@ export const taskChecks: readonly Check[] = [
 
       // LIST-005: artifacts come back on request for the tasks that have some.
       const producing = ours.filter((task) => (task.artifacts?.length ?? 0) > 0);
-      if (producing.length === 0) context.skip('LIST-005', 'none of the tasks the suite created has artifacts');
+      if (producing.length === 0) context.skip('LIST-005', 'inconclusive', 'none of the tasks the suite created has artifacts');
       else {
         const full = await listTasks(context, { contextId, includeArtifacts: true });
         const lacking = producing.filter((task) => (full.page?.tasks.find((entry) => entry.id === task.id)?.artifacts?.length ?? 0) === 0);
@@ -266,7 +224,7 @@ export const taskChecks: readonly Check[] = [
         else if (wrong.length > 0) context.fail('LIST-006', { message: 'the status filter returned tasks in another state', expected: `only ${state}`, observed: wrong.map((task) => `${task.id} ${task.status.state}`).join(', '), exchange: filtered.exchange });
         else if (filtered.page.tasks.length !== expectedCount) context.fail('LIST-006', { message: 'the status filter left out matching tasks', expected: `${expectedCount} tasks in ${state} in this context`, observed: `${filtered.page.tasks.length}`, exchange: filtered.exchange });
         else context.pass('LIST-006', `the status filter ${state} returns exactly those tasks`);
-        const absent = ['TASK_STATE_CANCELED', 'TASK_STATE_AUTH_REQUIRED', 'TASK_STATE_REJECTED'].find((entry) => ![...states.values()].includes(entry as Task['status']['state']));
+        const absent = [...FAILURE_STATES, ...INTERRUPTED_STATES].find((entry) => ![...states.values()].includes(entry));
         if (absent !== undefined) {
           const nothing = await listTasks(context, { contextId, status: absent });
           if (nothing.page && nothing.page.tasks.length > 0) context.fail('LIST-006', { message: `the status filter ${absent} returned tasks in other states`, expected: 'no task', observed: nothing.page.tasks.map((task) => `${task.id} ${task.status.state}`).join(', '), exchange: nothing.exchange });
@@ -279,7 +237,7 @@ export const taskChecks: readonly Check[] = [
       // LIST-007: statusTimestampAfter, from the middle task's own timestamp.
       const stamped = page.tasks.filter((task) => ids.has(task.id) && task.status.timestamp !== undefined);
       const middle = stamped[Math.floor(stamped.length / 2)]?.status.timestamp;
-      if (middle === undefined) context.skip('LIST-007', 'the tasks carry no status.timestamp to filter by');
+      if (middle === undefined) context.skip('LIST-007', 'inconclusive', 'the tasks carry no status.timestamp to filter by');
       else {
         const after = await listTasks(context, { contextId, statusTimestampAfter: middle, pageSize: 100 });
         const early = after.page?.tasks.filter((task) => (compareTimestamps(task.status.timestamp, middle) ?? -1) < 0) ?? [];
@@ -350,7 +308,7 @@ export const taskChecks: readonly Check[] = [
     title: 'CancelTask for an id that does not exist is TaskNotFound',
     requirements: ['CANCEL-002', 'JSONRPC-ENV-009'],
     async run(context) {
-      expectA2AError(context, 'CANCEL-002', await context.transport.call('CancelTask', { id: randomUUID() }), 'TaskNotFound');
+      expectA2AError(context, 'CANCEL-002', await context.transport.call('CancelTask', { id: randomUUID() }), 'TaskNotFoundError');
     },
   },
   {
@@ -360,15 +318,15 @@ export const taskChecks: readonly Check[] = [
     cooperative: true,
     async run(context) {
       const sent = await send(context, { message: context.message('slow work to cancel', { metadata: directive('completed', SLOW_WORK) }), configuration: { returnImmediately: true } });
-      if (sent.kind !== 'task' || TERMINAL_STATES.includes(sent.task.status.state) || INTERRUPTED_STATES.includes(sent.task.status.state)) {
-        skipAll(context, ['CANCEL-001', 'CANCEL-004'], sent.kind === 'task' ? `the slow task was already ${sent.task.status.state} when returned` : noTask(sent));
+      if (sent.kind !== 'task' || isTerminalState(sent.task.status.state) || isInterruptedState(sent.task.status.state)) {
+        skipAll(context, ['CANCEL-001', 'CANCEL-004'], 'precondition-not-met', sent.kind === 'task' ? `the slow task was already ${sent.task.status.state} when returned` : noTask(sent));
         return;
       }
       const id = sent.task.id;
       const canceled = await context.transport.call('CancelTask', { id });
       if (canceled.error || canceled.result === undefined) {
         context.fail('CANCEL-001', { message: 'CancelTask on a working task failed', expected: 'the updated Task', observed: observedOf(canceled), exchange: canceled });
-        context.skip('CANCEL-004', 'the first cancel failed');
+        context.skip('CANCEL-004', 'precondition-not-met', 'the first cancel failed');
         return;
       }
       context.checkShape('CANCEL-001', 'Task', canceled.result, { exchange: canceled, path: 'result' });
@@ -376,25 +334,25 @@ export const taskChecks: readonly Check[] = [
       const reply = isTaskLike(canceled.result) ? canceled.result : undefined;
       if (reply?.id !== id) {
         context.fail('CANCEL-001', { message: 'CancelTask did not return the task', expected: `a Task with id ${id}`, observed: short(canceled.result), path: 'result', exchange: canceled });
-        context.skip('CANCEL-004', 'the first cancel did not return the task');
+        context.skip('CANCEL-004', 'precondition-not-met', 'the first cancel did not return the task');
         return;
       }
-      const settled = reply.status.state === 'TASK_STATE_CANCELED' ? reply : (await pollTask(context, id, (task) => TERMINAL_STATES.includes(task.status.state), 3000)).task;
+      const settled = reply.status.state === 'TASK_STATE_CANCELED' ? reply : (await pollTask(context, id, (task) => isTerminalState(task.status.state), 3000)).task;
       if (settled?.status.state === 'TASK_STATE_CANCELED') context.pass('CANCEL-001', reply === settled ? 'the reply is the CANCELED task' : 'the task became CANCELED after the reply');
       else {
         context.fail('CANCEL-001', { message: 'the canceled task did not end in TASK_STATE_CANCELED', expected: 'TASK_STATE_CANCELED in the reply or a later GetTask', observed: `reply ${reply.status.state}, then ${settled?.status.state ?? 'GetTask failed'}`, exchange: canceled });
-        context.skip('CANCEL-004', 'the task never became CANCELED');
+        context.skip('CANCEL-004', 'precondition-not-met', 'the task never became CANCELED');
         return;
       }
 
       const again = await context.transport.call('CancelTask', { id });
-      recordErrorCode(context, again, 'TaskNotCancelable', false);
-      if (again.error?.code === -32002) context.pass('CANCEL-004', 'a second cancel is TaskNotCancelable (-32002)');
+      recordErrorCode(context, again, 'TaskNotCancelableError', false);
+      if (isError(again, 'TaskNotCancelableError')) context.pass('CANCEL-004', `a second cancel is ${errorLabel('TaskNotCancelableError')}`);
       else if (again.error === undefined && isTaskLike(again.result) && again.result.id === id && again.result.status.state === 'TASK_STATE_CANCELED') {
         context.checkShape('CANCEL-004', 'Task', again.result, { exchange: again, path: 'result' });
         context.pass('CANCEL-004', 'a second cancel returns the CANCELED task again');
       } else {
-        context.fail('CANCEL-004', { message: 'a second cancel neither returned the CANCELED task nor TaskNotCancelable', expected: `the Task ${id} in TASK_STATE_CANCELED, or error -32002`, observed: observedOf(again), exchange: again });
+        context.fail('CANCEL-004', { message: 'a second cancel neither returned the CANCELED task nor TaskNotCancelable', expected: `the Task ${id} in TASK_STATE_CANCELED, or error ${errorLabel('TaskNotCancelableError')}`, observed: observedOf(again), exchange: again });
       }
     },
   },
@@ -405,13 +363,13 @@ export const taskChecks: readonly Check[] = [
     cooperative: true,
     async run(context) {
       const done = await send(context, { message: context.message('finish', { metadata: directive('completed') }) });
-      if (done.kind !== 'task' || !TERMINAL_STATES.includes(done.task.status.state)) {
-        context.skip('CANCEL-003', done.kind === 'task' ? `the task ended in ${done.task.status.state}, not a terminal state` : noTask(done));
+      if (done.kind !== 'task' || !isTerminalState(done.task.status.state)) {
+        context.skip('CANCEL-003', 'precondition-not-met', done.kind === 'task' ? `the task ended in ${done.task.status.state}, not a terminal state` : noTask(done));
         return;
       }
       const task = done.task;
       const refused = await context.transport.call('CancelTask', { id: task.id });
-      expectA2AError(context, 'CANCEL-003', refused, 'TaskNotCancelable');
+      expectA2AError(context, 'CANCEL-003', refused, 'TaskNotCancelableError');
       const after = await getTask(context, { id: task.id });
       if (after.task !== undefined && after.task.status.state !== task.status.state) {
         context.fail('CANCEL-003', { message: 'the terminal task changed state after the refused cancel', expected: `still ${task.status.state}`, observed: after.task.status.state, exchange: refused });
@@ -425,8 +383,8 @@ export const taskChecks: readonly Check[] = [
     cooperative: true,
     async run(context) {
       const done = await send(context, { message: context.message('keep this', { metadata: directive('completed') }) });
-      if (done.kind !== 'task' || !TERMINAL_STATES.includes(done.task.status.state) || (done.task.artifacts?.length ?? 0) === 0) {
-        context.skip('DATA-007', done.kind === 'task' ? `the task ended in ${done.task.status.state} with ${done.task.artifacts?.length ?? 0} artifacts` : noTask(done));
+      if (done.kind !== 'task' || !isTerminalState(done.task.status.state) || (done.task.artifacts?.length ?? 0) === 0) {
+        context.skip('DATA-007', 'precondition-not-met', done.kind === 'task' ? `the task ended in ${done.task.status.state} with ${done.task.artifacts?.length ?? 0} artifacts` : noTask(done));
         return;
       }
       const task = done.task;
@@ -436,18 +394,11 @@ export const taskChecks: readonly Check[] = [
         context.fail('DATA-007', { message: 'GetTask of the completed task failed', expected: `the Task ${task.id}`, observed: observedOf(later.exchange), exchange: later.exchange });
         return;
       }
-      if (later.task.status.state === task.status.state && canonical(later.task.artifacts) === canonical(task.artifacts)) context.pass('DATA-007', 'the same state and artifacts later');
+      if (later.task.status.state === task.status.state && sameJson(later.task.artifacts, task.artifacts)) context.pass('DATA-007', 'the same state and artifacts later');
       else context.fail('DATA-007', { message: 'GetTask does not return the state and artifacts the task completed with', expected: `${task.status.state} with artifacts ${short(task.artifacts, 200)}`, observed: `${later.task.status.state} with artifacts ${short(later.task.artifacts, 200)}`, exchange: later.exchange });
     },
   },
 ];
-
-/** JSON with sorted keys, to compare values regardless of member order. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (isObject(value)) return `{${Object.keys(value).sort().map((key) => `${JSON.stringify(key)}:${canonical(value[key])}`).join(',')}}`;
-  return JSON.stringify(value) ?? 'undefined';
-}
 
 /** Whether `part` is the end of `whole`, message by message (historyLength keeps the most recent). */
 function isTail(part: readonly { messageId: string }[], whole: readonly { messageId: string }[]): boolean {

@@ -1,24 +1,35 @@
+import { ERRORS } from '../../generated/a2a/1.0/errors.js';
+import { HEADERS, MEDIA_TYPES, PROTOCOL_VERSION, VERSION_QUERY_PARAMETER } from '../../generated/a2a/1.0/protocol.js';
+import type { RequirementId } from '../../generated/conformance/requirements.js';
+import { TEST_DIRECTIVES_EXTENSION } from '../../generated/hub/test-directives.js';
+import { isRecord } from '../../src/support/records.js';
 import type { Check, CheckContext } from '../core/check.js';
-import type { Exchange } from '../core/exchange.js';
+import { EXTENSIONS_HEADER, VERSION_HEADER, type Exchange } from '../core/exchange.js';
 import type { CallOptions, RpcExchange } from '../core/transport.js';
-import { declaredExtensions, errorCodeOf, interfacesOf, isRecord, observedOf, reasonOf, TEST_DIRECTIVES_EXTENSION, unknownTaskId, withTenant } from './discovery.js';
+import { errorLabel, isError, observedOf, reasonOf } from './support/answers.js';
+import { declaredExtensions, interfacesOf, withTenant } from './support/card.js';
+import { directive } from './support/directives.js';
+import { unknownTaskId } from './support/tasks.js';
 
-const VERSION_NOT_SUPPORTED = { code: -32009, reason: 'VERSION_NOT_SUPPORTED' } as const;
 const UNKNOWN_EXTENSION = 'https://example.invalid/ext/v1';
+/** A version no agent serves. */
+const FUTURE_VERSION = '99.0';
+/** The patch release of the protocol version (patch versions never affect negotiation). */
+const PATCH_VERSION = `${PROTOCOL_VERSION}.1`;
 
 /**
  * How a GetTask for an unknown id fared: `served` (TaskNotFoundError, so the 1.0 method was
  * found and run), `refused` (VersionNotSupportedError) or anything else.
  */
-type Outcome = 'served' | 'refused' | 'other';
+type ProbeOutcome = 'served' | 'refused' | 'other';
 
-function outcomeOf(exchange: RpcExchange): Outcome {
-  if (exchange.error?.code === -32001) return 'served';
-  if (exchange.error?.code === -32009) return 'refused';
+function outcomeOf(exchange: RpcExchange): ProbeOutcome {
+  if (isError(exchange, 'TaskNotFoundError')) return 'served';
+  if (isError(exchange, 'VersionNotSupportedError')) return 'refused';
   return 'other';
 }
 
-/** GetTask for an unknown id, with the version the options carry (1.0 unless told otherwise). */
+/** GetTask for an unknown id, with the version the options carry (the protocol version unless told otherwise). */
 async function probe(context: CheckContext, options: CallOptions = {}): Promise<RpcExchange> {
   return context.transport.call('GetTask', withTenant(context, { id: unknownTaskId() }), { ...options, headers: { ...requiredExtensionsHeader(context), ...options.headers } });
 }
@@ -26,15 +37,15 @@ async function probe(context: CheckContext, options: CallOptions = {}): Promise<
 /** A2A-Extensions naming the card's required extensions, so that VER-007 does not get in the way of other checks. */
 function requiredExtensionsHeader(context: CheckContext): Record<string, string> {
   const required = declaredExtensions(context).filter((entry) => entry.required);
-  return required.length === 0 ? {} : { 'a2a-extensions': required.map((entry) => entry.uri).join(', ') };
+  return required.length === 0 ? {} : { [EXTENSIONS_HEADER]: required.map((entry) => entry.uri).join(', ') };
 }
 
-function expectServed(context: CheckContext, requirement: string, exchange: RpcExchange, what: string): boolean {
+function expectServed(context: CheckContext, requirement: RequirementId, exchange: RpcExchange, what: string): boolean {
   if (outcomeOf(exchange) === 'served') {
     context.pass(requirement, `${what}: served (TaskNotFoundError for an unknown id)`);
     return true;
   }
-  context.fail(requirement, { message: `${what} was not served with 1.0 semantics`, expected: 'GetTask for an unknown id answered with error -32001 (TaskNotFoundError)', observed: observedOf(exchange), exchange });
+  context.fail(requirement, { message: `${what} was not served with 1.0 semantics`, expected: `GetTask for an unknown id answered with error ${errorLabel('TaskNotFoundError')}`, observed: observedOf(exchange), exchange });
   return false;
 }
 
@@ -45,7 +56,7 @@ function dualStack(context: CheckContext): boolean {
 
 /** The A2A-Extensions response header as a list of URIs. */
 function extensionsHeader(exchange: Exchange): string[] | undefined {
-  const value = exchange.headers['a2a-extensions'];
+  const value = exchange.headers[EXTENSIONS_HEADER];
   return value === undefined ? undefined : value.split(',').map((uri) => uri.trim()).filter((uri) => uri !== '');
 }
 
@@ -55,8 +66,8 @@ export const versioningChecks: readonly Check[] = [
     title: 'A2A-Version 1.0 and 1.0.1 are served with 1.0 semantics',
     requirements: ['VER-001', 'VER-004'],
     async run(context) {
-      expectServed(context, 'VER-001', await probe(context, { headers: { 'a2a-version': '1.0' } }), 'GetTask with A2A-Version: 1.0');
-      const sent = await context.transport.call('SendMessage', withTenant(context, { message: context.message('conformance: version probe') }), { headers: { 'a2a-version': '1.0', ...requiredExtensionsHeader(context) } });
+      expectServed(context, 'VER-001', await probe(context, { headers: { [VERSION_HEADER]: PROTOCOL_VERSION } }), `GetTask with ${HEADERS.version}: ${PROTOCOL_VERSION}`);
+      const sent = await context.transport.call('SendMessage', withTenant(context, { message: context.message('conformance: version probe') }), { headers: { [VERSION_HEADER]: PROTOCOL_VERSION, ...requiredExtensionsHeader(context) } });
       const result = sent.result;
       if (isRecord(result) && Object.keys(result).length === 1 && (isRecord(result['task']) || isRecord(result['message']))) {
         context.pass('VER-001', `SendMessage returned a {"${Object.keys(result)[0] ?? ''}"} wrapper`);
@@ -68,11 +79,11 @@ export const versioningChecks: readonly Check[] = [
           exchange: sent,
         });
       }
-      const patched = await probe(context, { headers: { 'a2a-version': '1.0.1' } });
+      const patched = await probe(context, { headers: { [VERSION_HEADER]: PATCH_VERSION } });
       if (outcomeOf(patched) === 'refused') {
-        context.fail('VER-004', { message: 'A2A-Version: 1.0.1 was refused as an unsupported version', expected: 'served exactly like 1.0 (patch versions never affect negotiation)', observed: observedOf(patched), exchange: patched });
+        context.fail('VER-004', { message: `${HEADERS.version}: ${PATCH_VERSION} was refused as an unsupported version`, expected: `served exactly like ${PROTOCOL_VERSION} (patch versions never affect negotiation)`, observed: observedOf(patched), exchange: patched });
       } else {
-        expectServed(context, 'VER-004', patched, 'GetTask with A2A-Version: 1.0.1');
+        expectServed(context, 'VER-004', patched, `GetTask with ${HEADERS.version}: ${PATCH_VERSION}`);
       }
     },
   },
@@ -81,8 +92,8 @@ export const versioningChecks: readonly Check[] = [
     title: 'Unsupported versions are refused with VersionNotSupportedError',
     requirements: ['VER-002'],
     async run(context) {
-      for (const version of ['0.5', '99.0']) {
-        context.expectError('VER-002', await probe(context, { headers: { 'a2a-version': version } }), VERSION_NOT_SUPPORTED);
+      for (const version of ['0.5', FUTURE_VERSION]) {
+        context.expectError('VER-002', await probe(context, { headers: { [VERSION_HEADER]: version } }), 'VersionNotSupportedError');
       }
     },
   },
@@ -92,44 +103,44 @@ export const versioningChecks: readonly Check[] = [
     requirements: ['VER-003'],
     async run(context) {
       if (dualStack(context)) {
-        context.skip('VER-003', 'the endpoint also declares 0.3, which an absent A2A-Version selects');
+        context.skip('VER-003', 'not-applicable', `the endpoint also declares 0.3, which an absent ${HEADERS.version} selects`);
         return;
       }
       const cases: [string, RpcExchange][] = [
-        ['no A2A-Version header', await probe(context, { noVersionHeader: true })],
-        ['an empty A2A-Version header', await probe(context, { noVersionHeader: true, headers: { 'a2a-version': '' } })],
+        [`no ${HEADERS.version} header`, await probe(context, { noVersionHeader: true })],
+        [`an empty ${HEADERS.version} header`, await probe(context, { noVersionHeader: true, headers: { [VERSION_HEADER]: '' } })],
       ];
       for (const [what, exchange] of cases) {
         const outcome = outcomeOf(exchange);
         if (outcome === 'refused') {
-          context.pass('VER-003', `${what}: refused with -32009 (taken as 0.3)`);
+          context.pass('VER-003', `${what}: refused with ${errorLabel('VersionNotSupportedError')} (taken as 0.3)`);
         } else if (outcome === 'served') {
           context.warn('VER-003', {
-            message: `${what} was served as 1.0: lenient, and widespread among 1.0 servers, but spec §3.6.2 takes an absent or empty A2A-Version as 0.3, which a 1.0-only interface must refuse`,
-            expected: 'error -32009 (VersionNotSupportedError)',
+            message: `${what} was served as 1.0: lenient, and widespread among 1.0 servers, but spec §3.6.2 takes an absent or empty ${HEADERS.version} as 0.3, which a 1.0-only interface must refuse`,
+            expected: `error ${errorLabel('VersionNotSupportedError')}`,
             observed: observedOf(exchange),
             exchange,
           });
         } else {
-          context.fail('VER-003', { message: `${what} was neither refused as 0.3 nor served`, expected: 'error -32009 (VersionNotSupportedError); serving it as 1.0 would only be a warning', observed: observedOf(exchange), exchange });
+          context.fail('VER-003', { message: `${what} was neither refused as 0.3 nor served`, expected: `error ${errorLabel('VersionNotSupportedError')}; serving it as 1.0 would only be a warning`, observed: observedOf(exchange), exchange });
         }
       }
     },
   },
   {
     id: 'version-query',
-    title: 'The A2A-Version query parameter acts like the header',
+    title: `The ${VERSION_QUERY_PARAMETER} query parameter acts like the header`,
     requirements: ['VER-005'],
     async run(context) {
       const reference = outcomeOf(await probe(context, { noVersionHeader: true }));
-      const cases: [string, Outcome][] = [
-        ['A2A-Version=1.0', 'served'],
-        ['A2A-Version=99.0', 'refused'],
+      const cases: [string, ProbeOutcome][] = [
+        [`${VERSION_QUERY_PARAMETER}=${PROTOCOL_VERSION}`, 'served'],
+        [`${VERSION_QUERY_PARAMETER}=${FUTURE_VERSION}`, 'refused'],
       ];
       for (const [query, wanted] of cases) {
         const exchange = await probe(context, { noVersionHeader: true, query });
         const outcome = outcomeOf(exchange);
-        const expected = wanted === 'served' ? 'served like A2A-Version: 1.0 (error -32001 for an unknown task)' : 'error -32009 (VersionNotSupportedError)';
+        const expected = wanted === 'served' ? `served like ${HEADERS.version}: ${PROTOCOL_VERSION} (error ${errorLabel('TaskNotFoundError')} for an unknown task)` : `error ${errorLabel('VersionNotSupportedError')}`;
         if (outcome === wanted) context.pass('VER-005', `?${query}: ${wanted}`);
         else if (outcome === reference) context.warn('VER-005', { message: `?${query} is ignored: the request fares as if no version were given`, expected, observed: observedOf(exchange), exchange });
         else context.fail('VER-005', { message: `?${query} is not treated like the A2A-Version header`, expected, observed: observedOf(exchange), exchange });
@@ -138,48 +149,48 @@ export const versioningChecks: readonly Check[] = [
   },
   {
     id: 'version-header-case',
-    title: 'A2A-Version is matched regardless of header-name case',
+    title: `${HEADERS.version} is matched regardless of header-name case`,
     requirements: ['VER-006'],
     async run(context) {
-      for (const name of ['a2a-version', 'A2A-Version', 'A2A-VERSION']) {
-        context.expectError('VER-006', await probe(context, { noVersionHeader: true, headers: { [name]: '99.0' } }), VERSION_NOT_SUPPORTED);
-        expectServed(context, 'VER-006', await probe(context, { noVersionHeader: true, headers: { [name]: '1.0' } }), `${name}: 1.0`);
+      for (const name of [VERSION_HEADER, HEADERS.version, HEADERS.version.toUpperCase()]) {
+        context.expectError('VER-006', await probe(context, { noVersionHeader: true, headers: { [name]: FUTURE_VERSION } }), 'VersionNotSupportedError');
+        expectServed(context, 'VER-006', await probe(context, { noVersionHeader: true, headers: { [name]: PROTOCOL_VERSION } }), `${name}: ${PROTOCOL_VERSION}`);
       }
     },
   },
   {
     id: 'extensions-required',
-    title: 'A required extension missing from A2A-Extensions is refused with -32008',
+    title: `A required extension missing from ${HEADERS.extensions} is refused with ${errorLabel('ExtensionSupportRequiredError')}`,
     requirements: ['VER-007'],
     async run(context) {
       const required = declaredExtensions(context).filter((entry) => entry.required);
       if (required.length === 0) {
-        context.skip('VER-007', 'the card declares no extension with required: true');
+        context.skip('VER-007', 'feature-absent', 'the card declares no extension with required: true');
         return;
       }
       const without = await context.transport.call('GetTask', withTenant(context, { id: unknownTaskId() }));
-      context.expectError('VER-007', without, { code: -32008, reason: 'EXTENSION_SUPPORT_REQUIRED' });
+      context.expectError('VER-007', without, 'ExtensionSupportRequiredError');
       const withAll = await probe(context);
-      if (withAll.error?.code === -32008) {
-        context.fail('VER-007', { message: 'a request listing every required extension is still refused', expected: 'served once A2A-Extensions lists the required URIs', observed: observedOf(withAll), exchange: withAll });
+      if (isError(withAll, 'ExtensionSupportRequiredError')) {
+        context.fail('VER-007', { message: 'a request listing every required extension is still refused', expected: `served once ${HEADERS.extensions} lists the required URIs`, observed: observedOf(withAll), exchange: withAll });
       } else {
-        context.pass('VER-007', 'served once A2A-Extensions lists the required extensions');
+        context.pass('VER-007', `served once ${HEADERS.extensions} lists the required extensions`);
       }
     },
   },
   {
     id: 'extensions-unknown',
-    title: 'An unknown extension URI in A2A-Extensions is ignored',
+    title: `An unknown extension URI in ${HEADERS.extensions} is ignored`,
     requirements: ['VER-008'],
     async run(context) {
       const baseline = await probe(context);
-      const required = requiredExtensionsHeader(context)['a2a-extensions'];
-      const exchange = await probe(context, { headers: { 'a2a-extensions': [UNKNOWN_EXTENSION, ...(required ? [required] : [])].join(', ') } });
+      const required = requiredExtensionsHeader(context)[EXTENSIONS_HEADER];
+      const exchange = await probe(context, { headers: { [EXTENSIONS_HEADER]: [UNKNOWN_EXTENSION, ...(required ? [required] : [])].join(', ') } });
       const same = exchange.status === baseline.status && exchange.error?.code === baseline.error?.code && ('result' in exchange) === ('result' in baseline);
-      if (same && outcomeOf(exchange) === 'served') context.pass('VER-008', `A2A-Extensions: ${UNKNOWN_EXTENSION} was ignored`);
+      if (same && outcomeOf(exchange) === 'served') context.pass('VER-008', `${HEADERS.extensions}: ${UNKNOWN_EXTENSION} was ignored`);
       else {
         context.warn('VER-008', {
-          message: 'an unsupported extension URI in A2A-Extensions changed the outcome',
+          message: `an unsupported extension URI in ${HEADERS.extensions} changed the outcome`,
           expected: `the same answer as without the header: ${observedOf(baseline)}`,
           observed: observedOf(exchange),
           exchange,
@@ -189,27 +200,32 @@ export const versioningChecks: readonly Check[] = [
   },
   {
     id: 'extensions-echo',
-    title: 'Activated extensions are echoed in an A2A-Extensions response header',
+    title: `Activated extensions are echoed in an ${HEADERS.extensions} response header`,
     requirements: ['VER-009'],
     async run(context) {
       const declared = declaredExtensions(context).map((entry) => entry.uri);
       if (declared.length === 0) {
-        context.skip('VER-009', 'the card declares no extension');
+        context.skip('VER-009', 'feature-absent', 'the card declares no extension');
         return;
       }
-      const directive = declared.includes(TEST_DIRECTIVES_EXTENSION) ? { metadata: { 'a2a-hub/test': { outcome: 'completed' } } } : {};
-      const exchange = await context.transport.call('SendMessage', withTenant(context, { message: context.message('conformance: extension activation probe', directive) }), {
-        headers: { 'a2a-extensions': declared.join(', ') },
+      const metadata = declared.includes(TEST_DIRECTIVES_EXTENSION) ? { metadata: directive('completed') } : {};
+      const exchange = await context.transport.call('SendMessage', withTenant(context, { message: context.message('conformance: extension activation probe', metadata) }), {
+        headers: { [EXTENSIONS_HEADER]: declared.join(', ') },
       });
       const echoed = extensionsHeader(exchange);
       if (exchange.error !== undefined || exchange.status !== 200) {
         context.warn('VER-009', { message: 'a request activating the declared extensions was not served, so no activation could be seen', expected: 'a served request whose response lists the activated extensions', observed: observedOf(exchange), exchange });
       } else if (echoed === undefined) {
-        context.warn('VER-009', { message: 'the response to a request activating declared extensions has no A2A-Extensions header', expected: `an A2A-Extensions response header listing the extensions activated among ${declared.join(', ')}`, observed: 'no A2A-Extensions header', exchange });
+        context.warn('VER-009', {
+          message: `the response to a request activating declared extensions has no ${HEADERS.extensions} header`,
+          expected: `an ${HEADERS.extensions} response header listing the extensions activated among ${declared.join(', ')}`,
+          observed: `no ${HEADERS.extensions} header`,
+          exchange,
+        });
       } else {
         const stray = echoed.filter((uri) => !declared.includes(uri));
-        if (stray.length === 0) context.pass('VER-009', `A2A-Extensions: ${echoed.join(', ') || '(empty)'}`);
-        else context.warn('VER-009', { message: 'the A2A-Extensions response header lists extensions that were not requested', expected: `a subset of ${declared.join(', ')}`, observed: echoed.join(', '), exchange });
+        if (stray.length === 0) context.pass('VER-009', `${HEADERS.extensions}: ${echoed.join(', ') || '(empty)'}`);
+        else context.warn('VER-009', { message: `the ${HEADERS.extensions} response header lists extensions that were not requested`, expected: `a subset of ${declared.join(', ')}`, observed: echoed.join(', '), exchange });
       }
     },
   },
@@ -220,7 +236,7 @@ export const versioningChecks: readonly Check[] = [
     async run(context) {
       const tenanted = interfacesOf(context).filter((entry) => typeof entry.tenant === 'string' && entry.tenant !== '');
       if (tenanted.length === 0) {
-        context.skip('VER-010', 'no interface declares a tenant');
+        context.skip('VER-010', 'feature-absent', 'no interface declares a tenant');
         return;
       }
       let probed = 0;
@@ -230,19 +246,20 @@ export const versioningChecks: readonly Check[] = [
         if (entry.protocolBinding === 'JSONRPC') {
           probed += 1;
           const body = JSON.stringify({ jsonrpc: '2.0', id: 'conform-tenant', method: 'GetTask', params: { tenant, id } });
-          const exchange = await context.transport.raw(body, { url: entry.url, headers: { 'content-type': 'application/json', accept: 'application/json', 'a2a-version': '1.0', ...requiredExtensionsHeader(context) } });
-          if (errorCodeOf(exchange) === -32001) context.pass('VER-010', `tenant ${tenant} at ${entry.url}: served`);
-          else context.fail('VER-010', { message: `a request carrying tenant ${tenant} was not served`, expected: 'GetTask {tenant, id} for an unknown id answered -32001, not a 404 or validation error', observed: observedOf(exchange), exchange });
+          const exchange = await context.transport.raw(body, { url: entry.url, headers: { 'content-type': MEDIA_TYPES.json, accept: MEDIA_TYPES.json, [VERSION_HEADER]: PROTOCOL_VERSION, ...requiredExtensionsHeader(context) } });
+          if (isError(exchange, 'TaskNotFoundError')) context.pass('VER-010', `tenant ${tenant} at ${entry.url}: served`);
+          else context.fail('VER-010', { message: `a request carrying tenant ${tenant} was not served`, expected: `GetTask {tenant, id} for an unknown id answered ${errorLabel('TaskNotFoundError')}, not a 404 or validation error`, observed: observedOf(exchange), exchange });
         } else if (entry.protocolBinding === 'HTTP+JSON') {
           probed += 1;
           const url = `${entry.url.replace(/\/+$/, '')}/${encodeURIComponent(tenant)}/tasks/${encodeURIComponent(id)}`;
-          const exchange = await context.transport.raw(undefined, { method: 'GET', url, headers: { accept: 'application/a2a+json, application/json', 'a2a-version': '1.0', ...requiredExtensionsHeader(context) } });
+          const exchange = await context.transport.raw(undefined, { method: 'GET', url, headers: { accept: `${MEDIA_TYPES.a2aJson}, ${MEDIA_TYPES.json}`, [VERSION_HEADER]: PROTOCOL_VERSION, ...requiredExtensionsHeader(context) } });
           const reason = reasonOf(isRecord(exchange.json) ? exchange.json['error'] : undefined);
-          if (exchange.status === 404 && reason === 'TASK_NOT_FOUND') context.pass('VER-010', `tenant ${tenant} at ${url}: served`);
-          else context.fail('VER-010', { message: `the /{tenant}/ route for ${tenant} was not served`, expected: 'HTTP 404 with ErrorInfo reason TASK_NOT_FOUND (the route exists; the task does not)', observed: observedOf(exchange), exchange });
+          const { httpStatus, reason: notFound } = ERRORS.TaskNotFoundError;
+          if (exchange.status === httpStatus && reason === notFound) context.pass('VER-010', `tenant ${tenant} at ${url}: served`);
+          else context.fail('VER-010', { message: `the /{tenant}/ route for ${tenant} was not served`, expected: `HTTP ${httpStatus} with ErrorInfo reason ${notFound} (the route exists; the task does not)`, observed: observedOf(exchange), exchange });
         }
       }
-      if (probed === 0) context.skip('VER-010', 'no tenant-declaring interface uses a binding the suite speaks');
+      if (probed === 0) context.skip('VER-010', 'other-binding', 'no tenant-declaring interface uses a binding the suite speaks');
     },
   },
 ];

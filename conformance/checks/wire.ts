@@ -1,8 +1,14 @@
-import { randomUUID } from 'node:crypto';
+import { TASK_STATES } from '../../generated/a2a/1.0/task-states.js';
+import { testDirectiveMetadata } from '../../generated/hub/test-directives.js';
 import type { Check, CheckContext } from '../core/check.js';
 import type { Exchange } from '../core/exchange.js';
 import type { RpcExchange, StreamExchange } from '../core/transport.js';
 import { A2A_1_0 } from '../../src/protocol/a2a-schema.js';
+import { capabilityDeclared } from './support/card.js';
+import { isTaskState } from './support/states.js';
+import { unknownTaskId } from './support/tasks.js';
+import { short } from './support/text.js';
+import { skipAll } from './support/verdicts.js';
 
 /** The requirements scanWire reports on. */
 export type WireRequirement = 'WIRE-002' | 'WIRE-003' | 'WIRE-004' | 'WIRE-005' | 'DATA-002';
@@ -21,7 +27,6 @@ export interface WireFinding {
   readonly observed: string;
 }
 
-const TASK_STATES: ReadonlySet<string> = new Set(enumOf('TaskState'));
 const ROLES: ReadonlySet<string> = new Set(enumOf('Role'));
 
 /** Members whose values are free-form JSON (Struct, Value): whatever they hold is the sender's data, not ProtoJSON. */
@@ -65,11 +70,11 @@ function walk(value: unknown, path: string, out: WireFinding[]): void {
 
 function inspectMember(key: string, value: unknown, path: string, out: WireFinding[]): void {
   const push = (requirement: WireRequirement, severity: WireFinding['severity'], message: string, expected: string): void => {
-    out.push({ requirement, severity, path, message, expected, observed: shown(value) });
+    out.push({ requirement, severity, path, message, expected, observed: short(value, 200) });
   };
   if (key === 'kind') push('WIRE-002', 'fail', 'an object carries a `kind` member (the A2A 0.3 discriminator)', 'no kind member: oneof alternatives are told apart by which member is present');
-  if (key === 'state' && typeof value === 'string' && !TASK_STATES.has(value) && !value.endsWith('_UNSPECIFIED')) {
-    push('WIRE-003', 'fail', 'a task state is not a full TaskState name', `one of ${[...TASK_STATES].join(', ')}`);
+  if (key === 'state' && typeof value === 'string' && !isTaskState(value) && !value.endsWith('_UNSPECIFIED')) {
+    push('WIRE-003', 'fail', 'a task state is not a full TaskState name', `one of ${Object.keys(TASK_STATES).join(', ')}`);
   }
   if (key === 'role' && typeof value === 'string' && !ROLES.has(value) && !value.endsWith('_UNSPECIFIED')) {
     push('WIRE-003', 'fail', 'a role is not a full Role name', 'ROLE_USER or ROLE_AGENT');
@@ -122,11 +127,6 @@ function enumOf(def: string): string[] {
   return Array.isArray(values) ? values.filter((value): value is string => typeof value === 'string') : [];
 }
 
-function shown(value: unknown): string {
-  const text = JSON.stringify(value) ?? String(value);
-  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
-}
-
 interface Scanned {
   readonly findings: WireFinding[];
   readonly exchange: Pick<Exchange, 'request'>;
@@ -175,7 +175,7 @@ export const wireChecks: readonly Check[] = [
         scan(exchange.error?.data, 'error.data', exchange);
       };
       // Artifacts in chunks make append and lastChunk appear, where an agent follows the directives.
-      const chunked = (chunks: number) => (context.cooperative ? { metadata: { 'a2a-hub/test': { chunks } } } : {});
+      const chunked = (chunks: number) => (context.cooperative ? { metadata: testDirectiveMetadata({ chunks }) } : {});
 
       const sent = await context.transport.call('SendMessage', { message: context.message('conformance wire-format check', chunked(2)) });
       scanRpc(sent);
@@ -184,7 +184,7 @@ export const wireChecks: readonly Check[] = [
       const contextId = result?.task?.contextId ?? result?.message?.contextId;
       if (taskId !== undefined) scanRpc(await context.transport.call('GetTask', { id: taskId }));
       scanRpc(await context.transport.call('ListTasks', { ...(typeof contextId === 'string' && contextId !== '' ? { contextId } : {}), includeArtifacts: true, pageSize: 10 }));
-      if ((context.target.card.capabilities as { streaming?: boolean }).streaming === true) {
+      if (capabilityDeclared(context, 'streaming')) {
         const stream: StreamExchange = await context.transport.stream('SendStreamingMessage', { message: context.message('conformance wire-format stream check', chunked(3)) });
         scan((stream.json as { error?: { data?: unknown } } | undefined)?.error?.data, 'error.data', stream);
         stream.events.forEach((event, index) => {
@@ -192,9 +192,9 @@ export const wireChecks: readonly Check[] = [
           scan(event.error?.data, `events[${index}].error.data`, stream);
         });
       }
-      scanRpc(await context.transport.call('GetTask', { id: `conform-missing-${randomUUID()}` }));
+      scanRpc(await context.transport.call('GetTask', { id: unknownTaskId() }));
       if (values === 0) {
-        for (const requirement of WIRE_REQUIREMENTS) context.skip(requirement, 'no call was answered with anything to scan');
+        skipAll(context, WIRE_REQUIREMENTS, 'inconclusive', 'no call was answered with anything to scan');
         return;
       }
       recordWireFindings(context, scans, values);

@@ -1,4 +1,7 @@
+import type { ErrorName } from '../../generated/a2a/1.0/errors.js';
 import type { Message } from '../../generated/a2a/1.0/types.js';
+import type { RequirementId } from '../../generated/conformance/requirements.js';
+import type { SkipReason } from '../../generated/conformance/types.js';
 import type { A2ADefs } from '../../src/protocol/a2a-schema.js';
 import type { Exchange } from './exchange.js';
 import type { Target } from './target.js';
@@ -27,21 +30,23 @@ export interface CheckContext {
   readonly seed: number;
   readonly timeoutMs: number;
 
-  pass(requirement: string, message?: string): void;
-  fail(requirement: string, finding: FindingInput): void;
-  warn(requirement: string, finding: FindingInput): void;
-  skip(requirement: string, reason: string): void;
+  pass(requirement: RequirementId, message?: string): void;
+  fail(requirement: RequirementId, finding: FindingInput): void;
+  warn(requirement: RequirementId, finding: FindingInput): void;
+  /** Nothing was judged: `reason` is the code tools read (spec/conformance/report.schema.json SkipReason), `message` says it in words. */
+  skip(requirement: RequirementId, reason: SkipReason, message: string): void;
 
   /**
    * Validates a value the agent sent against an A2A 1.0 def (exact ProtoJSON). A violation is
    * a FAIL of `requirement` and of WIRE-001, with the JSON path; returns whether it was valid.
    */
-  checkShape(requirement: string, def: keyof A2ADefs, value: unknown, where: { exchange?: Pick<Exchange, 'request'>; path?: string }): boolean;
+  checkShape(requirement: RequirementId, def: keyof A2ADefs, value: unknown, where: { exchange?: Pick<Exchange, 'request'>; path?: string }): boolean;
   /**
-   * Records PASS when the call failed with exactly `code` (and ErrorInfo `reason`, when given),
-   * FAIL otherwise with what came back. Returns whether it matched.
+   * Records PASS when the call failed with the error `name`: its JSON-RPC code, and its ErrorInfo
+   * reason when the answer carries an ErrorInfo (both from generated/a2a/1.0/errors.ts); FAIL
+   * otherwise with what came back. Returns whether it matched.
    */
-  expectError(requirement: string, exchange: RpcExchange, expected: { code: number; reason?: string }): boolean;
+  expectError(requirement: RequirementId, exchange: RpcExchange, name: ErrorName): boolean;
   /** A user message with a fresh messageId. */
   message(text: string, extra?: Partial<Message>): Message;
 }
@@ -54,7 +59,7 @@ export interface CheckContext {
 export interface Check {
   readonly id: string;
   readonly title: string;
-  readonly requirements: readonly string[];
+  readonly requirements: readonly RequirementId[];
   /** Run only when the card declares this capability (the check may test its absence itself otherwise). */
   readonly capability?: 'streaming' | 'pushNotifications' | 'extendedAgentCard';
   /** Run only in cooperative mode. */

@@ -1,3 +1,5 @@
+import { HEADERS } from '../../generated/a2a/1.0/protocol.js';
+
 /** One HTTP request the suite sent and what came back: the evidence behind a finding. */
 export interface Exchange {
   readonly request: {
@@ -40,3 +42,7 @@ export function headersOf(headers: Headers): Record<string, string> {
   headers.forEach((value, name) => (record[name.toLowerCase()] = value));
   return record;
 }
+
+/** The A2A service-parameter headers as the suite sends them: lowercase, so that a check's own spelling of one replaces the default instead of joining it. */
+export const VERSION_HEADER = HEADERS.version.toLowerCase();
+export const EXTENSIONS_HEADER = HEADERS.extensions.toLowerCase();

@@ -1,7 +1,10 @@
 import { createParser } from 'eventsource-parser';
+import type { MethodName } from '../../generated/a2a/1.0/methods.js';
+import { MEDIA_TYPES, PROTOCOL_VERSION } from '../../generated/a2a/1.0/protocol.js';
 import type { StreamResponse } from '../../generated/a2a/1.0/types.js';
-import { headersOf, type Exchange } from './exchange.js';
-import type { CallOptions, RpcExchange, SseEvent, StreamExchange, StreamOptions, Transport } from './transport.js';
+import { describeError } from '../../src/support/describe-error.js';
+import { headersOf, VERSION_HEADER, type Exchange } from './exchange.js';
+import type { CallOptions, ParamsOf, RpcExchange, SseEvent, StreamExchange, StreamingMethodName, StreamOptions, Transport } from './transport.js';
 
 export interface JsonRpcTransportOptions {
   readonly endpoint: string;
@@ -22,16 +25,24 @@ export class JsonRpcTransport implements Transport {
     this.endpoint = options.endpoint;
   }
 
-  async call(method: string, params: unknown, options: CallOptions = {}): Promise<RpcExchange> {
+  call<M extends MethodName>(method: M, params: ParamsOf<M>, options: CallOptions = {}): Promise<RpcExchange> {
+    return this.callRaw(method, params, options);
+  }
+
+  stream<M extends StreamingMethodName>(method: M, params: ParamsOf<M>, options: StreamOptions = {}): Promise<StreamExchange> {
+    return this.streamRaw(method, params, options);
+  }
+
+  async callRaw(method: string, params: unknown, options: CallOptions = {}): Promise<RpcExchange> {
     const { body, id } = this.#envelope(method, params, options);
-    const exchange = await this.raw(body, { headers: this.#headers(options, 'application/json'), timeoutMs: options.timeoutMs, url: this.#url(options) });
+    const exchange = await this.raw(body, { headers: this.#headers(options, MEDIA_TYPES.json), timeoutMs: options.timeoutMs, url: this.#url(options) });
     const json = exchange.json as { result?: unknown; error?: RpcExchange['error'] } | undefined;
     return { ...exchange, id, ...(json && 'result' in json ? { result: json.result } : {}), ...(json?.error ? { error: json.error } : {}) };
   }
 
-  async stream(method: string, params: unknown, options: StreamOptions = {}): Promise<StreamExchange> {
+  async streamRaw(method: string, params: unknown, options: StreamOptions = {}): Promise<StreamExchange> {
     const { body } = this.#envelope(method, params, options);
-    const headers = this.#headers(options, 'text/event-stream');
+    const headers = this.#headers(options, MEDIA_TYPES.eventStream);
     const url = this.#url(options);
     const started = Date.now();
     const controller = new AbortController();
@@ -53,7 +64,7 @@ export class JsonRpcTransport implements Transport {
     }
     if (response.status === 401 || response.status === 404) this.stats.denied += 1;
     const responseHeaders = headersOf(response.headers);
-    if (!(responseHeaders['content-type'] ?? '').startsWith('text/event-stream')) {
+    if (!(responseHeaders['content-type'] ?? '').startsWith(MEDIA_TYPES.eventStream)) {
       clearTimeout(timer);
       const text = await response.text().catch(() => '');
       return { request, status: response.status, headers: responseHeaders, bodyText: text, ...parseJson(text), events, comments, ending: 'not-a-stream', durationMs: Date.now() - started };
@@ -107,7 +118,7 @@ export class JsonRpcTransport implements Transport {
   async raw(body: string | undefined, options: { method?: string; headers?: Readonly<Record<string, string>>; url?: string; timeoutMs?: number } = {}): Promise<Exchange> {
     const method = options.method ?? 'POST';
     const url = options.url ?? this.endpoint;
-    const headers = { ...this.options.headers, ...(options.headers ?? { 'content-type': 'application/json' }) };
+    const headers = { ...this.options.headers, ...(options.headers ?? { 'content-type': MEDIA_TYPES.json }) };
     const request = { method, url, headers, ...(body === undefined ? {} : { body }) };
     const started = Date.now();
     this.stats.requests += 1;
@@ -129,9 +140,9 @@ export class JsonRpcTransport implements Transport {
 
   #headers(options: CallOptions, accept: string): Record<string, string> {
     return {
-      'content-type': 'application/json',
+      'content-type': MEDIA_TYPES.json,
       accept,
-      ...(options.noVersionHeader ? {} : { 'a2a-version': this.options.version ?? '1.0' }),
+      ...(options.noVersionHeader ? {} : { [VERSION_HEADER]: this.options.version ?? PROTOCOL_VERSION }),
       ...options.headers,
     };
   }
@@ -152,6 +163,5 @@ function parseJson(text: string): { json?: unknown } {
 }
 
 function describe(error: unknown): string {
-  if (error instanceof Error) return error.name === 'TimeoutError' ? 'timed out' : `${error.message}${error.cause ? ` (${String((error.cause as Error).message ?? error.cause)})` : ''}`;
-  return String(error);
+  return error instanceof Error && error.name === 'TimeoutError' ? 'timed out' : describeError(error);
 }

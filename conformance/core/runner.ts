@@ -1,9 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { REQUIREMENTS, type Requirement } from '../../generated/conformance/requirements.js';
-import type { ConformanceReport, Finding, RequirementResult, Verdict } from '../../generated/conformance/types.js';
+import { ERRORS } from '../../generated/a2a/1.0/errors.js';
+import { PROTOCOL_VERSION } from '../../generated/a2a/1.0/protocol.js';
 import type { Message } from '../../generated/a2a/1.0/types.js';
+import { isRequirementId, REQUIREMENT_BY_ID, REQUIREMENTS, type Requirement, type RequirementId } from '../../generated/conformance/requirements.js';
+import type { ConformanceReport, Finding, RequirementResult, SkipReason, Verdict } from '../../generated/conformance/types.js';
 import { A2A_1_0 } from '../../src/protocol/a2a-schema.js';
 import { checkValue } from '../../src/protocol/validation.js';
+import { errorLabel, observedOf, reasonOf } from '../checks/support/answers.js';
 import type { Check, CheckContext, FindingInput } from './check.js';
 import { curlOf } from './exchange.js';
 import type { Target } from './target.js';
@@ -34,19 +37,21 @@ const SEVERITY: Record<Verdict, number> = { FAIL: 4, ERROR: 3, WARN: 2, PASS: 1,
 /** Runs checks against a target and turns their findings into a report with a verdict on every requirement. */
 export async function runSuite(target: Target, transport: Transport, checks: readonly Check[], options: RunOptions): Promise<ConformanceReport> {
   const started = Date.now();
-  const findings = new Map<string, Finding[]>();
-  const selected = (id: string): boolean => {
-    const requirement = REQUIREMENTS.find((entry) => entry.id === id);
+  const findings = new Map<RequirementId, Finding[]>();
+  const selected = (id: RequirementId): boolean => {
+    const requirement = REQUIREMENT_BY_ID.get(id);
     if (requirement === undefined) return false;
     if (options.only && options.only.length > 0 && !options.only.includes(id)) return false;
     if (options.skip?.includes(id)) return false;
     return LEVEL_RANK[requirement.level] <= CUTOFF[options.level];
   };
-  const record = (requirement: string, finding: Finding): void => {
+  const record = (requirement: RequirementId, finding: Finding): void => {
+    // The type keeps unknown ids out; this keeps a cast from dropping a verdict silently.
+    if (!isRequirementId(requirement)) throw new Error(`${finding.check} recorded a verdict on ${JSON.stringify(requirement)}, which is not a requirement of the catalog`);
     if (!selected(requirement)) return;
     const list = findings.get(requirement) ?? [];
     // A MAY is optional: an agent that does not offer it deviates from nothing, so it warns.
-    const optional = REQUIREMENTS.find((entry) => entry.id === requirement)?.level === 'MAY' && finding.verdict === 'FAIL';
+    const optional = REQUIREMENT_BY_ID.get(requirement)?.level === 'MAY' && finding.verdict === 'FAIL';
     // One PASS per check and message is evidence enough; repeats would only bloat the report.
     if (finding.verdict === 'PASS' && list.some((seen) => seen.verdict === 'PASS' && seen.check === finding.check && seen.message === finding.message)) return;
     list.push(optional ? { ...finding, verdict: 'WARN', message: `optional behaviour not offered: ${finding.message}` } : finding);
@@ -58,7 +63,7 @@ export async function runSuite(target: Target, transport: Transport, checks: rea
   for (const [index, check] of runnable.entries()) {
     options.onProgress?.({ check, index, total: runnable.length });
     if (check.capability !== undefined && capabilities[check.capability] !== true) {
-      for (const requirement of check.requirements) record(requirement, { verdict: 'SKIP', check: check.id, message: `the card does not declare capabilities.${check.capability}` });
+      for (const requirement of check.requirements) record(requirement, skipFinding(check.id, 'capability-not-declared', `the card does not declare capabilities.${check.capability}`));
       continue;
     }
     if (check.cooperative && !options.cooperative) continue;
@@ -84,7 +89,7 @@ export async function runSuite(target: Target, transport: Transport, checks: rea
   return {
     formatVersion: '1',
     tool: { name: 'a2a-hub', version: options.toolVersion },
-    specVersion: '1.0',
+    specVersion: PROTOCOL_VERSION,
     startedAt: new Date(started).toISOString(),
     durationMs: Date.now() - started,
     target: {
@@ -113,24 +118,28 @@ export async function runSuite(target: Target, transport: Transport, checks: rea
 function resultOf(requirement: Requirement, found: Finding[] | undefined, selected: boolean, options: RunOptions, target: Target, transport: Transport): RequirementResult {
   const base = { id: requirement.id, section: requirement.section, level: requirement.level, text: requirement.text };
   const list = found ?? [];
-  if (!selected) return { ...base, verdict: 'SKIP', findings: [{ verdict: 'SKIP', check: 'runner', message: 'not selected (--level, --only or --skip)' }] };
-  if (list.length === 0) {
-    const declared = (target.card.capabilities as Record<string, boolean | undefined>)[requirement.capability ?? ''] === true;
-    const reason = !requirement.bindings.includes(transport.binding)
-      ? `applies to the ${requirement.bindings.join('/')} binding, not to ${transport.binding} (the one tested)`
-      : requirement.capability !== null && !declared
-        ? `the card does not declare capabilities.${requirement.capability}`
-        : requirement.mode === 'unreachable'
-          ? 'not observable from outside the agent'
-          : requirement.mode === 'cooperative' && !options.cooperative
-            ? 'needs an agent that follows the test directives (--cooperative)'
-            : 'no check reached this requirement';
-    return { ...base, verdict: 'SKIP', findings: [{ verdict: 'SKIP', check: 'runner', message: reason }] };
-  }
+  if (!selected) return { ...base, verdict: 'SKIP', findings: [skipFinding('runner', 'not-selected', 'not selected (--level, --only or --skip)')] };
+  if (list.length === 0) return { ...base, verdict: 'SKIP', findings: [unreachedFinding(requirement, options, target, transport)] };
   const verdict = list.reduce<Verdict>((worst, finding) => (SEVERITY[finding.verdict] > SEVERITY[worst] ? finding.verdict : worst), 'SKIP');
   // A baseline may also accept a WARN, so a documented policy need not be a standing warning.
   const baselined = verdict === 'FAIL' || verdict === 'WARN' ? options.baseline?.get(requirement.id) : undefined;
   return { ...base, verdict, ...(baselined === undefined ? {} : { baselined }), findings: list };
+}
+
+/** Why no check judged a requirement that was selected. */
+function unreachedFinding(requirement: Requirement, options: RunOptions, target: Target, transport: Transport): Finding {
+  const declared = (target.card.capabilities as Record<string, boolean | undefined>)[requirement.capability ?? ''] === true;
+  if (!requirement.bindings.includes(transport.binding)) {
+    return skipFinding('runner', 'other-binding', `applies to the ${requirement.bindings.join('/')} binding, not to ${transport.binding} (the one tested)`);
+  }
+  if (requirement.capability !== null && !declared) return skipFinding('runner', 'capability-not-declared', `the card does not declare capabilities.${requirement.capability}`);
+  if (requirement.mode === 'unreachable') return skipFinding('runner', 'not-observable', 'not observable from outside the agent');
+  if (requirement.mode === 'cooperative' && !options.cooperative) return skipFinding('runner', 'needs-cooperation', 'needs an agent that follows the test directives (--cooperative)');
+  return skipFinding('runner', 'not-reached', 'no check reached this requirement');
+}
+
+function skipFinding(check: string, reason: SkipReason, message: string): Finding {
+  return { verdict: 'SKIP', check, message, skipReason: reason };
 }
 
 function summarise(results: RequirementResult[], transport: Transport, options: RunOptions): ConformanceReport['summary'] {
@@ -158,7 +167,7 @@ export function exitCodeOf(report: ConformanceReport, usedBaseline: boolean): nu
   return report.summary.mustFailures > 0 ? 1 : 0;
 }
 
-function createContext(check: Check, target: Target, transport: Transport, options: RunOptions, record: (requirement: string, finding: Finding) => void): CheckContext {
+function createContext(check: Check, target: Target, transport: Transport, options: RunOptions, record: (requirement: RequirementId, finding: Finding) => void): CheckContext {
   const finding = (verdict: Verdict, input: FindingInput): Finding => ({
     verdict,
     check: check.id,
@@ -180,7 +189,7 @@ function createContext(check: Check, target: Target, transport: Transport, optio
     pass: (requirement, message) => record(requirement, { verdict: 'PASS', check: check.id, message: message ?? 'as required' }),
     fail: (requirement, input) => record(requirement, finding('FAIL', input)),
     warn: (requirement, input) => record(requirement, finding('WARN', input)),
-    skip: (requirement, reason) => record(requirement, { verdict: 'SKIP', check: check.id, message: reason }),
+    skip: (requirement, reason, message) => record(requirement, skipFinding(check.id, reason, message)),
     checkShape(requirement, def, value, where) {
       const verdict = checkValue(A2A_1_0, def, value, { flavour: 'exact' });
       if (verdict.ok) {
@@ -200,17 +209,15 @@ function createContext(check: Check, target: Target, transport: Transport, optio
       }
       return false;
     },
-    expectError(requirement, exchange, expected) {
-      const error = exchange.error;
-      const info = Array.isArray(error?.data) ? (error.data as { reason?: unknown }[]).find((detail) => typeof detail?.reason === 'string') : undefined;
-      const codeOk = error?.code === expected.code;
-      const reasonOk = expected.reason === undefined || info === undefined || info.reason === expected.reason;
-      if (codeOk && reasonOk) {
-        context.pass(requirement, `answered ${expected.code}${expected.reason ? ` ${expected.reason}` : ''}`);
+    expectError(requirement, exchange, name) {
+      const { code, reason } = ERRORS[name];
+      const sent = reasonOf(exchange.error);
+      // The reason is judged when the agent sends an ErrorInfo; whether it must is JSONRPC-ENV-008.
+      if (exchange.error?.code === code && (sent === undefined || sent === reason)) {
+        context.pass(requirement, `answered ${errorLabel(name)}`);
         return true;
       }
-      const observed = exchange.status === 0 ? `no response (${exchange.transportError ?? 'connection failed'})` : error ? `error ${error.code}${info ? ` reason ${String(info.reason)}` : ''}: ${error.message}` : `HTTP ${exchange.status}: ${exchange.bodyText.slice(0, 300)}`;
-      context.fail(requirement, { message: `expected error ${expected.code}`, expected: `error ${expected.code}${expected.reason ? ` with ErrorInfo reason ${expected.reason}` : ''}`, observed, exchange });
+      context.fail(requirement, { message: `expected error ${errorLabel(name)}`, expected: `error ${errorLabel(name)}, with ErrorInfo reason ${reason} if it carries an ErrorInfo`, observed: observedOf(exchange), exchange });
       return false;
     },
     message(text, extra = {}): Message {

@@ -1,5 +1,6 @@
+import { MEDIA_TYPES, PROTOCOL_VERSION, WELL_KNOWN_AGENT_CARD_PATH } from '../../generated/a2a/1.0/protocol.js';
 import type { AgentCard } from '../../generated/a2a/1.0/types.js';
-import { headersOf, type Exchange } from './exchange.js';
+import { headersOf, VERSION_HEADER, type Exchange } from './exchange.js';
 
 /** The endpoint under test and what the suite knows about it. */
 export interface Target {
@@ -20,8 +21,6 @@ export class TargetError extends Error {
   }
 }
 
-const WELL_KNOWN = '/.well-known/agent-card.json';
-
 /**
  * Finds the agent behind a URL: a card URL, a base URL (card at /.well-known), or a
  * JSON-RPC endpoint (then a minimal card is assumed). Throws TargetError when nothing
@@ -34,7 +33,8 @@ export async function resolveTarget(url: string, options: { headers?: Readonly<R
   } catch {
     throw new TargetError(`not a URL: ${url}`);
   }
-  const candidates = parsed.pathname === '/' || parsed.pathname === '' ? [new URL(WELL_KNOWN, parsed).href] : [url, new URL(WELL_KNOWN, parsed).href];
+  const wellKnown = new URL(WELL_KNOWN_AGENT_CARD_PATH, parsed).href;
+  const candidates = parsed.pathname === '/' || parsed.pathname === '' ? [wellKnown] : [url, wellKnown];
   for (const cardUrl of candidates) {
     const exchange = await get(cardUrl, options);
     const card = exchange.json as AgentCard | undefined;
@@ -48,7 +48,7 @@ export async function resolveTarget(url: string, options: { headers?: Readonly<R
   }
   const probe = await fetch(url, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', 'a2a-version': '1.0', ...options.headers },
+    headers: { 'content-type': MEDIA_TYPES.json, [VERSION_HEADER]: PROTOCOL_VERSION, ...options.headers },
     body: JSON.stringify({ jsonrpc: '2.0', id: 'conform-probe', method: 'GetTask', params: { id: 'conform-probe' } }),
     signal: AbortSignal.timeout(options.timeoutMs),
   }).catch((error: unknown) => {
@@ -63,7 +63,7 @@ function minimalCard(endpoint: string): AgentCard {
   return {
     name: 'unknown agent (no card found)',
     description: 'A minimal card assumed by the conformance suite.',
-    supportedInterfaces: [{ url: endpoint, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }],
+    supportedInterfaces: [{ url: endpoint, protocolBinding: 'JSONRPC', protocolVersion: PROTOCOL_VERSION }],
     version: '0',
     capabilities: {},
     defaultInputModes: ['text/plain'],
@@ -73,7 +73,7 @@ function minimalCard(endpoint: string): AgentCard {
 }
 
 async function get(url: string, options: { headers?: Readonly<Record<string, string>>; timeoutMs: number }): Promise<Exchange> {
-  const headers = { accept: 'application/json', 'a2a-version': '1.0', ...options.headers };
+  const headers = { accept: MEDIA_TYPES.json, [VERSION_HEADER]: PROTOCOL_VERSION, ...options.headers };
   const started = Date.now();
   try {
     const response = await fetch(url, { headers, signal: AbortSignal.timeout(options.timeoutMs) });

@@ -1,3 +1,4 @@
+import type { MethodName, MethodTypes } from '../../generated/a2a/1.0/methods.js';
 import type { StreamResponse } from '../../generated/a2a/1.0/types.js';
 import type { Exchange } from './exchange.js';
 
@@ -50,15 +51,30 @@ export interface RpcExchange extends Exchange {
   readonly error?: { code: number; message: string; data?: unknown };
 }
 
+/** The methods that answer with a stream. */
+export type StreamingMethodName = 'SendStreamingMessage' | 'SubscribeToTask';
+
+/** The params of a method, as generated/a2a/1.0/methods.ts types them. */
+export type ParamsOf<M extends MethodName> = MethodTypes[M]['params'];
+
+/** A method and well-formed params for it, for lists of calls to make. */
+export type MethodCall = { readonly [M in MethodName]: readonly [method: M, params: ParamsOf<M>] }[MethodName];
+
 /**
  * One protocol binding as the checks see it. Checks are written against this interface only,
  * so each requirement can run on every binding a card declares.
+ *
+ * `call` and `stream` take a method and params of its request type; `callRaw` and `streamRaw`
+ * send anything (unknown or 0.3 method names, invalid or mutated params), for the checks that
+ * send garbage on purpose.
  */
 export interface Transport {
   readonly binding: 'JSONRPC' | 'HTTP+JSON';
   readonly endpoint: string;
-  call(method: string, params: unknown, options?: CallOptions): Promise<RpcExchange>;
-  stream(method: string, params: unknown, options?: StreamOptions): Promise<StreamExchange>;
+  call<M extends MethodName>(method: M, params: ParamsOf<M>, options?: CallOptions): Promise<RpcExchange>;
+  stream<M extends StreamingMethodName>(method: M, params: ParamsOf<M>, options?: StreamOptions): Promise<StreamExchange>;
+  callRaw(method: string, params: unknown, options?: CallOptions): Promise<RpcExchange>;
+  streamRaw(method: string, params: unknown, options?: StreamOptions): Promise<StreamExchange>;
   /** Sends an arbitrary body to the endpoint (malformed JSON, wrong content types…). */
   raw(body: string | undefined, options?: { method?: string; headers?: Readonly<Record<string, string>>; url?: string; timeoutMs?: number }): Promise<Exchange>;
   /** Requests sent so far, and how many were answered 401 or 404. */

@@ -1,4 +1,4 @@
-import type { ConformanceReport, Finding, RequirementResult, Verdict } from '../../generated/conformance/types.js';
+import type { ConformanceReport, Finding, RequirementResult, SkipReason, Verdict } from '../../generated/conformance/types.js';
 
 /** Section areas in the order the catalog presents them; a requirement's area is its id prefix. */
 export const AREAS = [
@@ -137,6 +137,7 @@ export function visibleText(text: string): string {
 /** The evidence of a finding as label/value pairs, in the order every format shows them. */
 export function findingFields(finding: Finding, options: { counterexampleMax?: number; pretty?: boolean } = {}): Array<[label: string, value: string]> {
   const fields: Array<[string, string]> = [];
+  if (finding.skipReason !== undefined) fields.push(['skip reason', finding.skipReason]);
   if (finding.expected !== undefined) fields.push(['expected', finding.expected]);
   if (finding.observed !== undefined) fields.push(['observed', finding.observed]);
   if (finding.path !== undefined) fields.push(['path', finding.path]);
@@ -155,11 +156,23 @@ export function notableFindings(result: RequirementResult): Finding[] {
 }
 
 /** Why a requirement passed or was skipped: its distinct finding messages. */
-export function reasonOf(result: RequirementResult): string {
+export function explanationOf(result: RequirementResult): string {
   const messages = [...new Set(result.findings.filter((finding) => finding.verdict === result.verdict).map((finding) => finding.message))];
   const list = messages.length > 0 ? messages : [...new Set(result.findings.map((finding) => finding.message))];
   if (list.length === 0) return result.verdict === 'SKIP' ? 'no reason given' : 'no findings';
   return list.length <= 3 ? list.join('; ') : `${list.slice(0, 3).join('; ')}; and ${list.length - 3} more`;
+}
+
+/** The skip reason codes (SkipReason) behind a SKIP verdict, each once; empty for other verdicts. */
+export function skipReasonsOf(result: RequirementResult): SkipReason[] {
+  if (result.verdict !== 'SKIP') return [];
+  return [...new Set(result.findings.flatMap((finding) => (finding.verdict === 'SKIP' && finding.skipReason !== undefined ? [finding.skipReason] : [])))];
+}
+
+/** Why a requirement passed or was skipped, with the skip reason codes in front: `[feature-absent] the card is not signed`. */
+export function labelledExplanationOf(result: RequirementResult): string {
+  const codes = skipReasonsOf(result);
+  return codes.length === 0 ? explanationOf(result) : `[${codes.join(', ')}] ${explanationOf(result)}`;
 }
 
 /** The baseline entries that no longer fail, with what they got instead. */

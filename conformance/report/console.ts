@@ -1,5 +1,5 @@
 import type { ConformanceReport, Finding, RequirementResult, Verdict } from '../../generated/conformance/types.js';
-import { LEVELS, VERDICTS, countVerdicts, findingFields, groupByArea, notableFindings, reasonOf, staleEntries, summaryLine, truncate, visibleText, type VerdictCounts } from './common.js';
+import { LEVELS, VERDICTS, countVerdicts, findingFields, groupByArea, labelledExplanationOf, notableFindings, staleEntries, summaryLine, truncate, visibleText, type VerdictCounts } from './common.js';
 
 export interface ConsoleOptions {
   /** Use ANSI colours (only when writing to a terminal that wants them). */
@@ -127,7 +127,7 @@ export function renderConsole(report: ConformanceReport, options: ConsoleOptions
       out.push(paint(`${value === 'PASS' ? 'Passed' : 'Skipped'} (${results.length})`, 'bold'));
       for (const result of results) {
         out.push(requirementLine(result));
-        out.push(`        ${paint(safe(reasonOf(result)), 'dim')}`);
+        out.push(`        ${paint(safe(labelledExplanationOf(result)), 'dim')}`);
       }
     }
   }

@@ -1,5 +1,5 @@
 import type { ConformanceReport, Finding, RequirementResult, Verdict } from '../../generated/conformance/types.js';
-import { VERDICTS, countVerdicts, findingFields, formatDuration, groupByArea, notableFindings, reasonOf, staleEntries, summaryLine, visibleText } from './common.js';
+import { VERDICTS, countVerdicts, findingFields, formatDuration, groupByArea, notableFindings, explanationOf, skipReasonsOf, staleEntries, summaryLine, visibleText } from './common.js';
 
 /** Counterexamples are shown pretty-printed up to this many characters; the JSON report keeps them whole. */
 const COUNTEREXAMPLE_MAX = 20_000;
@@ -80,7 +80,8 @@ function detailsHtml(result: RequirementResult): string {
   const notable = notableFindings(result);
   const rest = result.findings.filter((finding) => !notable.includes(finding));
   const open = (result.verdict === 'FAIL' && result.baselined === undefined) || result.verdict === 'ERROR';
-  const parts = [`<p class="muted">Section ${h(result.section)}${result.verdict === 'PASS' || result.verdict === 'SKIP' ? ` · ${h(reasonOf(result))}` : ''}</p>`];
+  const codes = skipReasonsOf(result).map((code) => ` <code>${h(code)}</code>`).join('');
+  const parts = [`<p class="muted">Section ${h(result.section)}${result.verdict === 'PASS' || result.verdict === 'SKIP' ? ` · ${h(explanationOf(result))}${codes}` : ''}</p>`];
   if (result.baselined !== undefined) parts.push(`<p><strong>Baselined:</strong> ${h(result.baselined)}</p>`);
   parts.push(...notable.map(findingHtml));
   if (rest.length > 0) {

@@ -1,5 +1,5 @@
 import type { ConformanceReport, Finding, RequirementResult } from '../../generated/conformance/types.js';
-import { findingFields, groupByArea, notableFindings, reasonOf, staleEntries, summaryLine, visibleText } from './common.js';
+import { findingFields, groupByArea, notableFindings, explanationOf, skipReasonsOf, staleEntries, summaryLine, visibleText } from './common.js';
 
 /** Text content of an element: `&`, `<`, `>` escaped (quotes too, harmlessly), invalid XML 1.0 characters made visible. */
 export function xmlText(text: string): string {
@@ -41,7 +41,7 @@ function testcase(area: string, result: RequirementResult): string {
     case 'PASS':
       return `${open}/>`;
     case 'SKIP':
-      return `${open}>\n      <skipped${attributes({ message: reasonOf(result) })}/>\n    </testcase>`;
+      return `${open}>\n      <skipped${attributes({ message: explanationOf(result), type: skipReasonsOf(result).join(', ') || undefined })}/>\n    </testcase>`;
     case 'WARN':
       return `${open}>\n      <system-out>${xmlText(evidence(result, notableFindings(result)))}</system-out>\n    </testcase>`;
     case 'FAIL': {
@@ -62,7 +62,8 @@ function testcase(area: string, result: RequirementResult): string {
 
 /**
  * The report as JUnit XML for CI: one `<testsuite>` per area, one `<testcase>` per requirement.
- * FAIL is a `<failure>`, ERROR an `<error>`, SKIP a `<skipped>`, WARN passes with its findings in
+ * FAIL is a `<failure>`, ERROR an `<error>`, SKIP a `<skipped>` (its `type` the skip reason
+ * codes), WARN passes with its findings in
  * `<system-out>`, and a baselined FAIL is `<skipped>` with the baseline reason (an expected failure).
  */
 export function renderJUnit(report: ConformanceReport): string {

@@ -4,6 +4,24 @@
  * PASS, FAIL, WARN, SKIP or ERROR.
  */
 export type Verdict = "PASS" | "FAIL" | "WARN" | "SKIP" | "ERROR";
+/**
+ * Why a requirement was not judged, for tools that sort or accept skips without reading the message. not-selected: left out by --level, --only or --skip. other-binding: it concerns a protocol binding (or version) other than the one tested, or one the suite does not speak. capability-not-declared: it needs a capability (streaming, pushNotifications, extendedAgentCard) the card does not declare. capability-declared: it is about how a missing capability is refused, and the card declares that capability. not-observable: no client can observe it from outside the agent (it needs, say, a second principal). needs-cooperation: it needs an agent that follows the test directives, and the run is black-box. not-reached: no check reached it although it applies. no-card: no agent card was found, so there is no card to check. feature-absent: the agent does not offer the optional feature it concerns (a card signature, a required extension, a tenant, a second interface, declared security, a configured extended card, SSE event ids). not-applicable: how the agent is declared makes it moot (its card accepts every media type, the URL also serves 0.3). no-credentials: it needs valid credentials the suite was not given. precondition-not-met: the agent did not produce the situation the check needs (no task, a direct Message instead of a task, a task in another state, the task finished too soon). inconclusive: the exchanges showed nothing to judge either way (no timestamp, no artifact, no update, a stream still open when the suite stopped waiting). suite-limitation: the suite cannot judge this case (a signature algorithm it does not verify, key material it does not fetch, its time budget spent).
+ */
+export type SkipReason =
+  | "not-selected"
+  | "other-binding"
+  | "capability-not-declared"
+  | "capability-declared"
+  | "not-observable"
+  | "needs-cooperation"
+  | "not-reached"
+  | "no-card"
+  | "feature-absent"
+  | "not-applicable"
+  | "no-credentials"
+  | "precondition-not-met"
+  | "inconclusive"
+  | "suite-limitation";
 
 /**
  * One run of the conformance suite against one endpoint.
@@ -221,4 +239,5 @@ export interface Finding {
    * A copy-pasteable command that sends the same request.
    */
   curl?: string;
+  skipReason?: SkipReason;
 }

@@ -18,6 +18,7 @@ export declare const validateSummary: Validator<T.Summary>;
 export declare const validateVerdict: Validator<T.Verdict>;
 export declare const validateRequirementResult: Validator<T.RequirementResult>;
 export declare const validateFinding: Validator<T.Finding>;
+export declare const validateSkipReason: Validator<T.SkipReason>;
 
 /** Every validator by the name of its def. */
 export declare const validators: {
@@ -29,4 +30,5 @@ export declare const validators: {
   readonly Verdict: Validator<T.Verdict>;
   readonly RequirementResult: Validator<T.RequirementResult>;
   readonly Finding: Validator<T.Finding>;
+  readonly SkipReason: Validator<T.SkipReason>;
 };

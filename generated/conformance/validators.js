@@ -14,7 +14,8 @@ const func1 = Object.prototype.hasOwnProperty;
 const formats0 = require("ajv-formats/dist/formats").fullFormats["date-time"];
 const schema37 = {"title":"RequirementResult","description":"The verdict on one requirement and the evidence for it.","type":"object","properties":{"id":{"description":"Requirement id, e.g. JSONRPC-ENV-003.","type":"string"},"section":{"description":"Spec section.","type":"string"},"level":{"description":"MUST, SHOULD or MAY.","type":"string","enum":["MUST","SHOULD","MAY"]},"text":{"description":"The requirement in our words.","type":"string"},"verdict":{"description":"The worst verdict among the findings (FAIL over ERROR over WARN over PASS); SKIP when nothing was found.","$ref":"#/$defs/Verdict"},"baselined":{"description":"The failure is listed in the baseline file, with its reason.","type":"string"},"findings":{"description":"What the checks observed.","type":"array","items":{"$ref":"#/$defs/Finding"}}},"required":["id","section","level","text","verdict","findings"],"additionalProperties":false};
 const schema38 = {"title":"Verdict","description":"PASS, FAIL, WARN, SKIP or ERROR.","type":"string","enum":["PASS","FAIL","WARN","SKIP","ERROR"]};
-const schema39 = {"title":"Finding","description":"One observation of a check about a requirement.","type":"object","properties":{"verdict":{"description":"What this observation means for the requirement.","$ref":"#/$defs/Verdict"},"check":{"description":"The check that made it.","type":"string"},"message":{"description":"What happened, in a sentence.","type":"string"},"expected":{"description":"What the requirement asks for.","type":"string"},"observed":{"description":"What came back.","type":"string"},"path":{"description":"JSON path of the offending value, when there is one.","type":"string"},"counterexample":{"description":"The (shrunk) input that shows the failure."},"seed":{"description":"fast-check seed that reproduces it.","type":"integer"},"curl":{"description":"A copy-pasteable command that sends the same request.","type":"string"}},"required":["verdict","check","message"],"additionalProperties":false};
+const schema39 = {"title":"Finding","description":"One observation of a check about a requirement.","type":"object","properties":{"verdict":{"description":"What this observation means for the requirement.","$ref":"#/$defs/Verdict"},"check":{"description":"The check that made it.","type":"string"},"message":{"description":"What happened, in a sentence.","type":"string"},"expected":{"description":"What the requirement asks for.","type":"string"},"observed":{"description":"What came back.","type":"string"},"path":{"description":"JSON path of the offending value, when there is one.","type":"string"},"counterexample":{"description":"The (shrunk) input that shows the failure."},"seed":{"description":"fast-check seed that reproduces it.","type":"integer"},"curl":{"description":"A copy-pasteable command that sends the same request.","type":"string"},"skipReason":{"description":"Why nothing was judged, as a code; present on every SKIP finding and only there.","$ref":"#/$defs/SkipReason"}},"required":["verdict","check","message"],"if":{"properties":{"verdict":{"const":"SKIP"}}},"then":{"required":["skipReason"]},"else":{"not":{"required":["skipReason"]}},"additionalProperties":false};
+const schema41 = {"title":"SkipReason","description":"Why a requirement was not judged, for tools that sort or accept skips without reading the message. not-selected: left out by --level, --only or --skip. other-binding: it concerns a protocol binding (or version) other than the one tested, or one the suite does not speak. capability-not-declared: it needs a capability (streaming, pushNotifications, extendedAgentCard) the card does not declare. capability-declared: it is about how a missing capability is refused, and the card declares that capability. not-observable: no client can observe it from outside the agent (it needs, say, a second principal). needs-cooperation: it needs an agent that follows the test directives, and the run is black-box. not-reached: no check reached it although it applies. no-card: no agent card was found, so there is no card to check. feature-absent: the agent does not offer the optional feature it concerns (a card signature, a required extension, a tenant, a second interface, declared security, a configured extended card, SSE event ids). not-applicable: how the agent is declared makes it moot (its card accepts every media type, the URL also serves 0.3). no-credentials: it needs valid credentials the suite was not given. precondition-not-met: the agent did not produce the situation the check needs (no task, a direct Message instead of a task, a task in another state, the task finished too soon). inconclusive: the exchanges showed nothing to judge either way (no timestamp, no artifact, no update, a stream still open when the suite stopped waiting). suite-limitation: the suite cannot judge this case (a signature algorithm it does not verify, key material it does not fetch, its time budget spent).","type":"string","enum":["not-selected","other-binding","capability-not-declared","capability-declared","not-observable","needs-cooperation","not-reached","no-card","feature-absent","not-applicable","no-credentials","precondition-not-met","inconclusive","suite-limitation"]};
 
 function validate23(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -26,9 +27,13 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
+const _errs1 = errors;
+let valid0 = true;
+const _errs2 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.verdict === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "verdict"},message:"must have required property '"+"verdict"+"'"};
+if(data.verdict !== undefined){
+if("SKIP" !== data.verdict){
+const err0 = {};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -37,8 +42,24 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.check === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "check"},message:"must have required property '"+"check"+"'"};
+}
+}
+var _valid0 = _errs2 === errors;
+errors = _errs1;
+if(vErrors !== null){
+if(_errs1){
+vErrors.length = _errs1;
+}
+else {
+vErrors = null;
+}
+}
+let ifClause0;
+if(_valid0){
+const _errs4 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.skipReason === undefined){
+const err1 = {instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: "skipReason"},message:"must have required property '"+"skipReason"+"'"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -47,8 +68,19 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(data.message === undefined){
-const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'"};
+}
+var _valid0 = _errs4 === errors;
+valid0 = _valid0;
+ifClause0 = "then";
+}
+else {
+const _errs5 = errors;
+const _errs6 = errors;
+const _errs7 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.skipReason === undefined) && (missing0 = "skipReason")){
+const err2 = {};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -57,9 +89,10 @@ vErrors.push(err2);
 }
 errors++;
 }
-for(const key0 in data){
-if(!(func1.call(schema39.properties, key0))){
-const err3 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+}
+var valid2 = _errs7 === errors;
+if(valid2){
+const err3 = {instancePath,schemaPath:"#/else/not",keyword:"not",params:{},message:"must NOT be valid"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -68,11 +101,23 @@ vErrors.push(err3);
 }
 errors++;
 }
+else {
+errors = _errs6;
+if(vErrors !== null){
+if(_errs6){
+vErrors.length = _errs6;
 }
-if(data.verdict !== undefined){
-let data0 = data.verdict;
-if(typeof data0 !== "string"){
-const err4 = {instancePath:instancePath+"/verdict",schemaPath:"#/$defs/Verdict/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+vErrors = null;
+}
+}
+}
+var _valid0 = _errs5 === errors;
+valid0 = _valid0;
+ifClause0 = "else";
+}
+if(!valid0){
+const err4 = {instancePath,schemaPath:"#/if",keyword:"if",params:{failingKeyword: ifClause0},message:"must match \""+ifClause0+"\" schema"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -81,8 +126,9 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(!(((((data0 === "PASS") || (data0 === "FAIL")) || (data0 === "WARN")) || (data0 === "SKIP")) || (data0 === "ERROR"))){
-const err5 = {instancePath:instancePath+"/verdict",schemaPath:"#/$defs/Verdict/enum",keyword:"enum",params:{allowedValues: schema38.enum},message:"must be equal to one of the allowed values"};
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.verdict === undefined){
+const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "verdict"},message:"must have required property '"+"verdict"+"'"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -91,10 +137,8 @@ vErrors.push(err5);
 }
 errors++;
 }
-}
-if(data.check !== undefined){
-if(typeof data.check !== "string"){
-const err6 = {instancePath:instancePath+"/check",schemaPath:"#/properties/check/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.check === undefined){
+const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "check"},message:"must have required property '"+"check"+"'"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -103,10 +147,8 @@ vErrors.push(err6);
 }
 errors++;
 }
-}
-if(data.message !== undefined){
-if(typeof data.message !== "string"){
-const err7 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.message === undefined){
+const err7 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -115,10 +157,9 @@ vErrors.push(err7);
 }
 errors++;
 }
-}
-if(data.expected !== undefined){
-if(typeof data.expected !== "string"){
-const err8 = {instancePath:instancePath+"/expected",schemaPath:"#/properties/expected/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key0 in data){
+if(!(func1.call(schema39.properties, key0))){
+const err8 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -128,9 +169,10 @@ vErrors.push(err8);
 errors++;
 }
 }
-if(data.observed !== undefined){
-if(typeof data.observed !== "string"){
-const err9 = {instancePath:instancePath+"/observed",schemaPath:"#/properties/observed/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.verdict !== undefined){
+let data1 = data.verdict;
+if(typeof data1 !== "string"){
+const err9 = {instancePath:instancePath+"/verdict",schemaPath:"#/$defs/Verdict/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -139,10 +181,8 @@ vErrors.push(err9);
 }
 errors++;
 }
-}
-if(data.path !== undefined){
-if(typeof data.path !== "string"){
-const err10 = {instancePath:instancePath+"/path",schemaPath:"#/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(((((data1 === "PASS") || (data1 === "FAIL")) || (data1 === "WARN")) || (data1 === "SKIP")) || (data1 === "ERROR"))){
+const err10 = {instancePath:instancePath+"/verdict",schemaPath:"#/$defs/Verdict/enum",keyword:"enum",params:{allowedValues: schema38.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -152,10 +192,9 @@ vErrors.push(err10);
 errors++;
 }
 }
-if(data.seed !== undefined){
-let data6 = data.seed;
-if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
-const err11 = {instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.check !== undefined){
+if(typeof data.check !== "string"){
+const err11 = {instancePath:instancePath+"/check",schemaPath:"#/properties/check/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -165,9 +204,9 @@ vErrors.push(err11);
 errors++;
 }
 }
-if(data.curl !== undefined){
-if(typeof data.curl !== "string"){
-const err12 = {instancePath:instancePath+"/curl",schemaPath:"#/properties/curl/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.message !== undefined){
+if(typeof data.message !== "string"){
+const err12 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -177,14 +216,98 @@ vErrors.push(err12);
 errors++;
 }
 }
-}
-else {
-const err13 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.expected !== undefined){
+if(typeof data.expected !== "string"){
+const err13 = {instancePath:instancePath+"/expected",schemaPath:"#/properties/expected/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err13];
 }
 else {
 vErrors.push(err13);
+}
+errors++;
+}
+}
+if(data.observed !== undefined){
+if(typeof data.observed !== "string"){
+const err14 = {instancePath:instancePath+"/observed",schemaPath:"#/properties/observed/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+if(data.path !== undefined){
+if(typeof data.path !== "string"){
+const err15 = {instancePath:instancePath+"/path",schemaPath:"#/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+if(data.seed !== undefined){
+let data7 = data.seed;
+if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
+const err16 = {instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+if(data.curl !== undefined){
+if(typeof data.curl !== "string"){
+const err17 = {instancePath:instancePath+"/curl",schemaPath:"#/properties/curl/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+if(data.skipReason !== undefined){
+let data9 = data.skipReason;
+if(typeof data9 !== "string"){
+const err18 = {instancePath:instancePath+"/skipReason",schemaPath:"#/$defs/SkipReason/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+if(!((((((((((((((data9 === "not-selected") || (data9 === "other-binding")) || (data9 === "capability-not-declared")) || (data9 === "capability-declared")) || (data9 === "not-observable")) || (data9 === "needs-cooperation")) || (data9 === "not-reached")) || (data9 === "no-card")) || (data9 === "feature-absent")) || (data9 === "not-applicable")) || (data9 === "no-credentials")) || (data9 === "precondition-not-met")) || (data9 === "inconclusive")) || (data9 === "suite-limitation"))){
+const err19 = {instancePath:instancePath+"/skipReason",schemaPath:"#/$defs/SkipReason/enum",keyword:"enum",params:{allowedValues: schema41.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+}
+else {
+const err20 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
 }
 errors++;
 }
@@ -2611,9 +2734,13 @@ evaluated0.props = undefined;
 if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
+const _errs1 = errors;
+let valid0 = true;
+const _errs2 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.verdict === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "verdict"},message:"must have required property '"+"verdict"+"'"};
+if(data.verdict !== undefined){
+if("SKIP" !== data.verdict){
+const err0 = {};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -2622,8 +2749,24 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.check === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "check"},message:"must have required property '"+"check"+"'"};
+}
+}
+var _valid0 = _errs2 === errors;
+errors = _errs1;
+if(vErrors !== null){
+if(_errs1){
+vErrors.length = _errs1;
+}
+else {
+vErrors = null;
+}
+}
+let ifClause0;
+if(_valid0){
+const _errs4 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.skipReason === undefined){
+const err1 = {instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: "skipReason"},message:"must have required property '"+"skipReason"+"'"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -2632,8 +2775,19 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(data.message === undefined){
-const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'"};
+}
+var _valid0 = _errs4 === errors;
+valid0 = _valid0;
+ifClause0 = "then";
+}
+else {
+const _errs5 = errors;
+const _errs6 = errors;
+const _errs7 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.skipReason === undefined) && (missing0 = "skipReason")){
+const err2 = {};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -2642,9 +2796,10 @@ vErrors.push(err2);
 }
 errors++;
 }
-for(const key0 in data){
-if(!(func1.call(schema39.properties, key0))){
-const err3 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+}
+var valid2 = _errs7 === errors;
+if(valid2){
+const err3 = {instancePath,schemaPath:"#/else/not",keyword:"not",params:{},message:"must NOT be valid"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -2653,11 +2808,23 @@ vErrors.push(err3);
 }
 errors++;
 }
+else {
+errors = _errs6;
+if(vErrors !== null){
+if(_errs6){
+vErrors.length = _errs6;
 }
-if(data.verdict !== undefined){
-let data0 = data.verdict;
-if(typeof data0 !== "string"){
-const err4 = {instancePath:instancePath+"/verdict",schemaPath:"#/$defs/Verdict/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+vErrors = null;
+}
+}
+}
+var _valid0 = _errs5 === errors;
+valid0 = _valid0;
+ifClause0 = "else";
+}
+if(!valid0){
+const err4 = {instancePath,schemaPath:"#/if",keyword:"if",params:{failingKeyword: ifClause0},message:"must match \""+ifClause0+"\" schema"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -2666,8 +2833,9 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(!(((((data0 === "PASS") || (data0 === "FAIL")) || (data0 === "WARN")) || (data0 === "SKIP")) || (data0 === "ERROR"))){
-const err5 = {instancePath:instancePath+"/verdict",schemaPath:"#/$defs/Verdict/enum",keyword:"enum",params:{allowedValues: schema38.enum},message:"must be equal to one of the allowed values"};
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.verdict === undefined){
+const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "verdict"},message:"must have required property '"+"verdict"+"'"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -2676,10 +2844,8 @@ vErrors.push(err5);
 }
 errors++;
 }
-}
-if(data.check !== undefined){
-if(typeof data.check !== "string"){
-const err6 = {instancePath:instancePath+"/check",schemaPath:"#/properties/check/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.check === undefined){
+const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "check"},message:"must have required property '"+"check"+"'"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -2688,10 +2854,8 @@ vErrors.push(err6);
 }
 errors++;
 }
-}
-if(data.message !== undefined){
-if(typeof data.message !== "string"){
-const err7 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.message === undefined){
+const err7 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -2700,10 +2864,9 @@ vErrors.push(err7);
 }
 errors++;
 }
-}
-if(data.expected !== undefined){
-if(typeof data.expected !== "string"){
-const err8 = {instancePath:instancePath+"/expected",schemaPath:"#/properties/expected/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key0 in data){
+if(!(func1.call(schema39.properties, key0))){
+const err8 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -2713,9 +2876,10 @@ vErrors.push(err8);
 errors++;
 }
 }
-if(data.observed !== undefined){
-if(typeof data.observed !== "string"){
-const err9 = {instancePath:instancePath+"/observed",schemaPath:"#/properties/observed/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.verdict !== undefined){
+let data1 = data.verdict;
+if(typeof data1 !== "string"){
+const err9 = {instancePath:instancePath+"/verdict",schemaPath:"#/$defs/Verdict/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -2724,10 +2888,8 @@ vErrors.push(err9);
 }
 errors++;
 }
-}
-if(data.path !== undefined){
-if(typeof data.path !== "string"){
-const err10 = {instancePath:instancePath+"/path",schemaPath:"#/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(((((data1 === "PASS") || (data1 === "FAIL")) || (data1 === "WARN")) || (data1 === "SKIP")) || (data1 === "ERROR"))){
+const err10 = {instancePath:instancePath+"/verdict",schemaPath:"#/$defs/Verdict/enum",keyword:"enum",params:{allowedValues: schema38.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -2737,10 +2899,9 @@ vErrors.push(err10);
 errors++;
 }
 }
-if(data.seed !== undefined){
-let data6 = data.seed;
-if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
-const err11 = {instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.check !== undefined){
+if(typeof data.check !== "string"){
+const err11 = {instancePath:instancePath+"/check",schemaPath:"#/properties/check/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -2750,9 +2911,9 @@ vErrors.push(err11);
 errors++;
 }
 }
-if(data.curl !== undefined){
-if(typeof data.curl !== "string"){
-const err12 = {instancePath:instancePath+"/curl",schemaPath:"#/properties/curl/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.message !== undefined){
+if(typeof data.message !== "string"){
+const err12 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -2762,9 +2923,9 @@ vErrors.push(err12);
 errors++;
 }
 }
-}
-else {
-const err13 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.expected !== undefined){
+if(typeof data.expected !== "string"){
+const err13 = {instancePath:instancePath+"/expected",schemaPath:"#/properties/expected/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -2773,10 +2934,131 @@ vErrors.push(err13);
 }
 errors++;
 }
+}
+if(data.observed !== undefined){
+if(typeof data.observed !== "string"){
+const err14 = {instancePath:instancePath+"/observed",schemaPath:"#/properties/observed/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+if(data.path !== undefined){
+if(typeof data.path !== "string"){
+const err15 = {instancePath:instancePath+"/path",schemaPath:"#/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+if(data.seed !== undefined){
+let data7 = data.seed;
+if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
+const err16 = {instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+if(data.curl !== undefined){
+if(typeof data.curl !== "string"){
+const err17 = {instancePath:instancePath+"/curl",schemaPath:"#/properties/curl/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+if(data.skipReason !== undefined){
+let data9 = data.skipReason;
+if(typeof data9 !== "string"){
+const err18 = {instancePath:instancePath+"/skipReason",schemaPath:"#/$defs/SkipReason/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+if(!((((((((((((((data9 === "not-selected") || (data9 === "other-binding")) || (data9 === "capability-not-declared")) || (data9 === "capability-declared")) || (data9 === "not-observable")) || (data9 === "needs-cooperation")) || (data9 === "not-reached")) || (data9 === "no-card")) || (data9 === "feature-absent")) || (data9 === "not-applicable")) || (data9 === "no-credentials")) || (data9 === "precondition-not-met")) || (data9 === "inconclusive")) || (data9 === "suite-limitation"))){
+const err19 = {instancePath:instancePath+"/skipReason",schemaPath:"#/$defs/SkipReason/enum",keyword:"enum",params:{allowedValues: schema41.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+}
+else {
+const err20 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
 validate33.errors = vErrors;
 return errors === 0;
 }
 validate33.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateSkipReason = validate34;
+
+function validate34(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate34.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(typeof data !== "string"){
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(!((((((((((((((data === "not-selected") || (data === "other-binding")) || (data === "capability-not-declared")) || (data === "capability-declared")) || (data === "not-observable")) || (data === "needs-cooperation")) || (data === "not-reached")) || (data === "no-card")) || (data === "feature-absent")) || (data === "not-applicable")) || (data === "no-credentials")) || (data === "precondition-not-met")) || (data === "inconclusive")) || (data === "suite-limitation"))){
+const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema41.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+validate34.errors = vErrors;
+return errors === 0;
+}
+validate34.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 
 /** Every validator by the name of its def. */
@@ -2789,4 +3071,5 @@ export const validators = {
   Verdict: validateVerdict,
   RequirementResult: validateRequirementResult,
   Finding: validateFinding,
+  SkipReason: validateSkipReason,
 };

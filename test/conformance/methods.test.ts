@@ -65,7 +65,7 @@ describe('method checks against a broken agent', () => {
     const report = await runChecks(agent.url, checks, { cooperative: false });
     const found = verdicts(report, ['SEND-001', 'GET-002', 'JSONRPC-ENV-009']);
     expect(found['SEND-001']).toMatch(/^FAIL — the SendMessage result is not \{"task": …\} or \{"message": …\}/);
-    expect(found['GET-002']).toMatch(/^FAIL — expected error -32001 \(observed: error -32000/);
+    expect(found['GET-002']).toMatch(/^FAIL — expected error -32001 \(TaskNotFoundError\) \(observed: HTTP 200, error -32000/);
     expect(found['JSONRPC-ENV-009']).toMatch(/^FAIL — TaskNotFoundError came back with code -32000/);
     for (const id of ['SEND-001', 'GET-002', 'JSONRPC-ENV-009']) {
       const failures = findingsOf(report, id, 'FAIL');

@@ -2,7 +2,7 @@ import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { ConformanceReport, RequirementResult, Verdict } from '../../generated/conformance/types.js';
+import type { ConformanceReport, Finding, RequirementResult, Verdict } from '../../generated/conformance/types.js';
 import { validateConformanceReport } from '../../generated/conformance/validators.js';
 import { BaselineError, TODO_REASON, baselineFromReport, loadBaseline, parseBaseline } from '../../conformance/report/baseline.js';
 import { areaOf, counterexampleJson, groupByArea, summaryLine, visibleText } from '../../conformance/report/common.js';
@@ -65,8 +65,8 @@ function sampleReport(): ConformanceReport {
       verdict: 'ERROR',
       findings: [{ verdict: 'ERROR', check: 'envelope', message: 'the check itself failed: socket hang up' }],
     },
-    { id: 'SSE-001', section: '9.4', level: 'SHOULD', text: 'Streams carry a heartbeat', verdict: 'SKIP', findings: [{ verdict: 'SKIP', check: 'sse', message: 'the card does not declare capabilities.streaming' }] },
-    { id: 'PUSH-002', section: '9.7', level: 'MAY', text: 'Push configs can be listed', verdict: 'SKIP', findings: [{ verdict: 'SKIP', check: 'runner', message: 'not selected (--level, --only or --skip)' }] },
+    { id: 'SSE-001', section: '9.4', level: 'SHOULD', text: 'Streams carry a heartbeat', verdict: 'SKIP', findings: [{ verdict: 'SKIP', check: 'sse', message: 'the card does not declare capabilities.streaming', skipReason: 'capability-not-declared' }] },
+    { id: 'PUSH-002', section: '9.7', level: 'MAY', text: 'Push configs can be listed', verdict: 'SKIP', findings: [{ verdict: 'SKIP', check: 'runner', message: 'not selected (--level, --only or --skip)', skipReason: 'not-selected' }] },
   ];
   return {
     formatVersion: '1',
@@ -97,6 +97,17 @@ describe('the sample report', () => {
     const report = sampleReport();
     expect(validateConformanceReport(report), JSON.stringify(validateConformanceReport.errors)).toBe(true);
     for (const verdict of ALL_VERDICTS) expect(report.results.some((result) => result.verdict === verdict)).toBe(true);
+  });
+
+  it('needs a skip reason code on every SKIP finding, from the vocabulary, and on no other', () => {
+    const withFinding = (id: string, change: (finding: Finding) => Finding): ConformanceReport => {
+      const report = sampleReport();
+      return { ...report, results: report.results.map((result) => (result.id === id ? { ...result, findings: result.findings.map(change) } : result)) };
+    };
+    const uncoded = withFinding('SSE-001', ({ skipReason: _dropped, ...finding }) => finding);
+    expect(validateConformanceReport(uncoded)).toBe(false);
+    expect(validateConformanceReport(withFinding('SSE-001', (finding) => ({ ...finding, skipReason: 'because' as Finding['skipReason'] })))).toBe(false);
+    expect(validateConformanceReport(withFinding('CARD-001', (finding) => ({ ...finding, skipReason: 'feature-absent' })))).toBe(false);
   });
 });
 
@@ -270,7 +281,9 @@ describe('renderJUnit', () => {
     expect(failure?.text).toContain('path: result.status');
     const error = byId.get('JSONRPC-ENV-003')?.children.find((child) => child.name === 'error');
     expect(error?.attributes.message).toBe('the check itself failed: socket hang up');
-    expect(byId.get('SSE-001')?.children.find((child) => child.name === 'skipped')?.attributes.message).toBe('the card does not declare capabilities.streaming');
+    const skipped = byId.get('SSE-001')?.children.find((child) => child.name === 'skipped');
+    expect(skipped?.attributes.message).toBe('the card does not declare capabilities.streaming');
+    expect(skipped?.attributes.type).toBe('capability-not-declared');
     const warn = byId.get('CARD-002');
     expect(warn?.children.map((child) => child.name)).toEqual(['system-out']);
     expect(warn?.children[0]?.text).toContain('description is empty');
@@ -321,7 +334,7 @@ describe('renderHtml', () => {
     expect(html).toContain('GET-001');
     expect(html).toContain('CANCEL-009');
     expect(html).toMatch(/<pre class="curl"[^>]*>curl -sS -N -X POST &#39;https:\/\/agent\.example\/a2a&#39;/);
-    expect(html).toContain('the card does not declare capabilities.streaming');
+    expect(html).toContain('the card does not declare capabilities.streaming <code>capability-not-declared</code>');
     expect(html).toContain('no agent card was found: a minimal card &lt;without&gt; capabilities was assumed');
   });
 
@@ -382,8 +395,8 @@ describe('renderConsole', () => {
   it('lists passes and skips with their reasons when verbose', () => {
     const verbose = renderConsole(report, { color: false, verbose: true });
     expect(verbose).toMatch(/Passed \(2\)\n\s+PASS\s+CARD-001[^\n]*\n\s+as required/);
-    expect(verbose).toMatch(/Skipped \(2\)\n\s+SKIP\s+SSE-001[^\n]*\n\s+the card does not declare capabilities\.streaming/);
-    expect(verbose).toContain('not selected (--level, --only or --skip)');
+    expect(verbose).toMatch(/Skipped \(2\)\n\s+SKIP\s+SSE-001[^\n]*\n\s+\[capability-not-declared\] the card does not declare capabilities\.streaming/);
+    expect(verbose).toContain('[not-selected] not selected (--level, --only or --skip)');
   });
 
   it('uses ANSI colours when asked', () => {

@@ -1,7 +1,9 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RequirementId } from '../../generated/conformance/requirements.js';
 import { envelopeChecks } from '../../conformance/checks/envelope.js';
+import type { Check } from '../../conformance/core/check.js';
 import { runConformance } from '../../conformance/suite.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
 
@@ -50,6 +52,22 @@ describe('the runner', () => {
     const { report, exitCode } = await runConformance(hub.url, { checks: envelopeChecks, only, seed: 1, baseline: new Map([['JSONRPC-ENV-003', 'was broken once']]) });
     expect(report.summary.baselineStale).toEqual(['JSONRPC-ENV-003']);
     expect(exitCode).toBe(1);
+  });
+
+  it('reports a verdict on an id outside the catalog as an ERROR of the check, never drops it', async () => {
+    const typo: Check = {
+      id: 'typo-check',
+      title: 'records a verdict on a requirement id that a cast let through',
+      requirements: ['JSONRPC-ENV-003'],
+      run(context) {
+        context.pass('JSONRPC-ENV-3' as RequirementId, 'passed');
+        return Promise.resolve();
+      },
+    };
+    const { report } = await runConformance(hub.url, { checks: [typo], only, seed: 1 });
+    const result = report.results.find((entry) => entry.id === 'JSONRPC-ENV-003');
+    expect(result?.verdict).toBe('ERROR');
+    expect(result?.findings[0]?.message).toMatch(/"JSONRPC-ENV-3", which is not a requirement of the catalog/);
   });
 
   it('warns that a run proves little when most requests end in 401 or 404', async () => {

@@ -1,0 +1,72 @@
+import { ERRORS, type ErrorName } from '../../../generated/a2a/1.0/errors.js';
+import { isRecord } from '../../../src/support/records.js';
+import type { Exchange } from '../../core/exchange.js';
+import type { RpcExchange, StreamExchange } from '../../core/transport.js';
+import { short } from './text.js';
+
+/*
+ * Reading what an agent answered: the error it sent, by name from the generated registry
+ * (generated/a2a/1.0/errors.ts), and the answer in one line for a finding. The runner's
+ * context.expectError uses these too.
+ */
+
+/** An exchange that may carry a JSON-RPC error and result already picked out (RpcExchange), or only its parsed body. */
+type Answer = Exchange & { readonly error?: unknown; readonly result?: unknown };
+
+/** `<code> (InvalidParamsError)`, the code read from the registry: how titles, messages and expectations name an error. */
+export function errorLabel(name: ErrorName): string {
+  return `${ERRORS[name].code} (${name})`;
+}
+
+/** The ErrorInfo reason in an error object: JSON-RPC `error.data`, or an HTTP+JSON google.rpc.Status `error.details`. */
+export function reasonOf(error: unknown): string | undefined {
+  if (!isRecord(error)) return undefined;
+  const list: unknown = Array.isArray(error['data']) ? error['data'] : Array.isArray(error['details']) ? error['details'] : [];
+  const info = (list as unknown[]).find((detail) => isRecord(detail) && typeof detail['reason'] === 'string');
+  return isRecord(info) ? (info['reason'] as string) : undefined;
+}
+
+/** The error object of an answer: the one already picked out, else the `error` member of the JSON body. */
+export function errorOf(exchange: Answer): Record<string, unknown> | undefined {
+  if (exchange.error !== undefined) return isRecord(exchange.error) ? exchange.error : undefined;
+  const json = exchange.json;
+  return isRecord(json) && isRecord(json['error']) ? json['error'] : undefined;
+}
+
+/** The error code the agent sent, when it answered with an error. */
+export function errorCodeOf(exchange: Answer): number | undefined {
+  const code = errorOf(exchange)?.['code'];
+  return typeof code === 'number' ? code : undefined;
+}
+
+/** Whether the answer is the error `name` (by its JSON-RPC code). */
+export function isError(exchange: Answer, name: ErrorName): boolean {
+  return errorCodeOf(exchange) === ERRORS[name].code;
+}
+
+/** What came back, in one line, for a finding's `observed`. */
+export function observedOf(exchange: Answer): string {
+  if (exchange.status === 0) return `no response (${exchange.transportError ?? 'connection failed'})`;
+  const error = errorOf(exchange);
+  if (error !== undefined) {
+    const reason = reasonOf(error);
+    const message = typeof error['message'] === 'string' ? error['message'] : JSON.stringify(error['message'] ?? '');
+    return short(`HTTP ${exchange.status}, error ${JSON.stringify(error['code'])}${reason ? ` (${reason})` : ''}: ${message}`, 400);
+  }
+  const json = exchange.json;
+  if ('result' in exchange) return `HTTP ${exchange.status}, result ${short(exchange.result)}`;
+  if (isRecord(json) && 'result' in json) return `HTTP ${exchange.status}, result ${short(json['result'])}`;
+  return `HTTP ${exchange.status}: ${short(exchange.bodyText) || '(empty body)'}`;
+}
+
+/** A stream call answered with a plain JSON body, read like a call. */
+export function rpcOf(exchange: StreamExchange, id?: RpcExchange['id']): RpcExchange {
+  const json = exchange.json;
+  const error = isRecord(json) && isRecord(json['error']) ? (json['error'] as unknown as RpcExchange['error']) : undefined;
+  return { ...exchange, id, ...(error === undefined ? {} : { error }), ...(isRecord(json) && 'result' in json ? { result: json['result'] } : {}) };
+}
+
+/** A 5xx, no answer, a timeout or a dropped connection: what ROBUST-003 forbids. */
+export function brokenAnswer(exchange: Exchange): boolean {
+  return exchange.status === 0 || exchange.status >= 500;
+}
