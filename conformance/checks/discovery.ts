@@ -8,7 +8,7 @@ import { isRecord } from '../../src/support/records.js';
 import type { Check, CheckContext } from '../core/check.js';
 import { VERSION_HEADER, type Exchange } from '../core/exchange.js';
 import type { MethodCall, StreamExchange } from '../core/transport.js';
-import { errorLabel, isError, observedOf, reasonOf, rpcOf } from './support/answers.js';
+import { errorLabel, isError, observedOf, reasonOf, rpcOf } from '../core/answers.js';
 import { cardStructureProblems, FREE_FORM, legacyCardProblems, namingProblems } from './support/card-problems.js';
 import { capabilityDeclared, cardEvidence, classifyUrl, declaredExtensions, interfacesOf, NO_CARD, withTenant } from './support/card.js';
 import { directive, stateOfOutcome } from './support/directives.js';

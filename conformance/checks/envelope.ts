@@ -6,7 +6,7 @@ import type { RequirementId } from '../../generated/conformance/requirements.js'
 import type { Check, CheckContext } from '../core/check.js';
 import { VERSION_HEADER, type Exchange } from '../core/exchange.js';
 import type { RpcExchange } from '../core/transport.js';
-import { errorCodeOf, errorLabel } from './support/answers.js';
+import { errorCodeOf, errorLabel } from '../core/answers.js';
 
 const ERROR_INFO: ErrorInfo['@type'] = 'type.googleapis.com/google.rpc.ErrorInfo';
 /** A2A 0.3 names of two methods (methods.json legacyName): a 1.0 endpoint does not know them. */

@@ -12,7 +12,7 @@ import { mutatedArbitrary, type Mutated } from '../arbitraries/mutations.js';
 import type { Check, CheckContext } from '../core/check.js';
 import { VERSION_HEADER } from '../core/exchange.js';
 import type { RpcExchange } from '../core/transport.js';
-import { brokenAnswer, errorLabel, isError, observedOf } from './support/answers.js';
+import { brokenAnswer, errorLabel, isError, observedOf } from '../core/answers.js';
 import { cardModes } from './support/card.js';
 import { checkAgainstAgent, PropertyViolation, shrinkBudgetMs, type PropertyRun } from './support/property-runs.js';
 

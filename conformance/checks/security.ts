@@ -5,7 +5,7 @@ import { isRecord } from '../../src/support/records.js';
 import type { Check, CheckContext } from '../core/check.js';
 import { headersOf, VERSION_HEADER, type Exchange } from '../core/exchange.js';
 import type { MethodCall, ParamsOf } from '../core/transport.js';
-import { errorLabel, isError, observedOf } from './support/answers.js';
+import { errorLabel, isError, observedOf } from '../core/answers.js';
 import { verifySignature } from './support/card-signing.js';
 import { cardEvidence, classifyUrl, interfacesOf, NO_CARD, withTenant } from './support/card.js';
 import { unknownTaskId } from './support/tasks.js';

@@ -4,11 +4,10 @@ import type { Message, Part, Task } from '../../generated/a2a/1.0/types.js';
 import { mediaRangeCovers } from '../../src/protocol/media-types.js';
 import { isRecord } from '../../src/support/records.js';
 import type { Check } from '../core/check.js';
-import { errorLabel, isError, observedOf } from './support/answers.js';
+import { errorLabel, isError, observedOf, short } from '../core/answers.js';
 import { capabilityDeclared, cardModes } from './support/card.js';
 import { directive, SLOW_WORK } from './support/directives.js';
 import { getTask, noTask, send, sendRaw } from './support/tasks.js';
-import { short } from './support/text.js';
 import { expectA2AError, recordErrorCode, skipAll } from './support/verdicts.js';
 
 

@@ -7,7 +7,7 @@ import { TEST_OUTCOMES, testDirectiveMetadata, type TestOutcome } from '../../ge
 import type { Check, CheckContext } from '../core/check.js';
 import type { Exchange } from '../core/exchange.js';
 import type { ParamsOf, RpcExchange } from '../core/transport.js';
-import { brokenAnswer, isError, observedOf } from './support/answers.js';
+import { brokenAnswer, isError, observedOf } from '../core/answers.js';
 import { capabilityDeclared } from './support/card.js';
 import { checkAgainstAgent, PropertyViolation } from './support/property-runs.js';
 import { isTaskState } from './support/states.js';

@@ -8,7 +8,7 @@ import type { RequirementId } from '../../generated/conformance/requirements.js'
 import { isRecord } from '../../src/support/records.js';
 import type { Check, CheckContext } from '../core/check.js';
 import type { ParamsOf, RpcExchange, SseEvent, StreamExchange, StreamingMethodName, StreamOptions } from '../core/transport.js';
-import { errorLabel, isError, rpcOf } from './support/answers.js';
+import { errorLabel, isError, rpcOf } from '../core/answers.js';
 import { directiveMessage } from './support/directives.js';
 import { describeEnding, describeEvent, describeEvents, eventsAfterId, idsIn, kindOf, kindsOf, numericId, payloadOf, sameEvents, stateIn } from './support/frames.js';
 import { stateLabel } from './support/states.js';

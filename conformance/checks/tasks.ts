@@ -5,11 +5,10 @@ import type { RequirementId } from '../../generated/conformance/requirements.js'
 import { isRecord } from '../../src/support/records.js';
 import type { Check, CheckContext } from '../core/check.js';
 import type { RpcExchange } from '../core/transport.js';
-import { errorLabel, isError, observedOf } from './support/answers.js';
+import { errorLabel, isError, observedOf, short } from '../core/answers.js';
 import { directive, SLOW_WORK } from './support/directives.js';
 import { sameJson } from './support/json.js';
 import { getTask, inspectTask, isTaskLike, listTasks, noTask, pollTask, send } from './support/tasks.js';
-import { short } from './support/text.js';
 import { expectA2AError, recordErrorCode, skipAll } from './support/verdicts.js';
 
 /** -1, 0 or 1 as `a` is before, equal to or after `b`; undefined when either is unreadable. */

@@ -6,7 +6,7 @@ import { isRecord } from '../../src/support/records.js';
 import type { Check, CheckContext } from '../core/check.js';
 import { EXTENSIONS_HEADER, VERSION_HEADER, type Exchange } from '../core/exchange.js';
 import type { CallOptions, RpcExchange } from '../core/transport.js';
-import { errorLabel, isError, observedOf, reasonOf } from './support/answers.js';
+import { errorLabel, isError, observedOf, reasonOf } from '../core/answers.js';
 import { declaredExtensions, interfacesOf, withTenant } from './support/card.js';
 import { directive } from './support/directives.js';
 import { unknownTaskId } from './support/tasks.js';

@@ -7,7 +7,7 @@ import { A2A_1_0 } from '../../src/protocol/a2a-schema.js';
 import { capabilityDeclared } from './support/card.js';
 import { isTaskState } from './support/states.js';
 import { unknownTaskId } from './support/tasks.js';
-import { short } from './support/text.js';
+import { short } from '../core/answers.js';
 import { skipAll } from './support/verdicts.js';
 
 /** The requirements scanWire reports on. */

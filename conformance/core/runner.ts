@@ -6,7 +6,7 @@ import { isRequirementId, REQUIREMENT_BY_ID, REQUIREMENTS, type Requirement, typ
 import type { ConformanceReport, Finding, RequirementResult, SkipReason, Verdict } from '../../generated/conformance/types.js';
 import { A2A_1_0 } from '../../src/protocol/a2a-schema.js';
 import { checkValue } from '../../src/protocol/validation.js';
-import { errorLabel, observedOf, reasonOf } from '../checks/support/answers.js';
+import { errorLabel, observedOf, reasonOf } from './answers.js';
 import type { Check, CheckContext, FindingInput } from './check.js';
 import { curlOf } from './exchange.js';
 import type { Target } from './target.js';

@@ -7,11 +7,10 @@ import type { RequirementId } from '../../../generated/conformance/requirements.
 import { isRecord } from '../../../src/support/records.js';
 import type { CheckContext } from '../../core/check.js';
 import type { RpcExchange } from '../../core/transport.js';
-import { observedOf } from './answers.js';
+import { observedOf, short } from '../../core/answers.js';
 import { withTenant } from './card.js';
 import { directive, directiveMessage } from './directives.js';
 import { isTaskState, stateLabel } from './states.js';
-import { short } from './text.js';
 import { passOnce } from './verdicts.js';
 
 /*

@@ -1,10 +1,5 @@
 import { isRecord } from '../../../src/support/records.js';
 
-/** A value in one line for a finding: strings as they are, anything else as JSON, cut at `max` characters with an ellipsis. */
-export function short(value: unknown, max = 300): string {
-  const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
-  return text.length > max ? `${text.slice(0, max)}…` : text;
-}
 
 /**
  * The text parts of a message or an artifact (anything with `parts`), concatenated with no

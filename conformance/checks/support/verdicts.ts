@@ -3,7 +3,7 @@ import type { RequirementId } from '../../../generated/conformance/requirements.
 import type { SkipReason } from '../../../generated/conformance/types.js';
 import type { CheckContext } from '../../core/check.js';
 import type { RpcExchange } from '../../core/transport.js';
-import { errorLabel, observedOf, reasonOf } from './answers.js';
+import { errorLabel, observedOf, reasonOf } from '../../core/answers.js';
 
 /* Recording verdicts beyond the context's own pass/fail/warn/skip. */
 

@@ -1,8 +1,7 @@
-import { ERRORS, type ErrorName } from '../../../generated/a2a/1.0/errors.js';
-import { isRecord } from '../../../src/support/records.js';
-import type { Exchange } from '../../core/exchange.js';
-import type { RpcExchange, StreamExchange } from '../../core/transport.js';
-import { short } from './text.js';
+import { ERRORS, type ErrorName } from '../../generated/a2a/1.0/errors.js';
+import { isRecord } from '../../src/support/records.js';
+import type { Exchange } from './exchange.js';
+import type { RpcExchange, StreamExchange } from './transport.js';
 
 /*
  * Reading what an agent answered: the error it sent, by name from the generated registry
@@ -69,4 +68,10 @@ export function rpcOf(exchange: StreamExchange, id?: RpcExchange['id']): RpcExch
 /** A 5xx, no answer, a timeout or a dropped connection: what ROBUST-003 forbids. */
 export function brokenAnswer(exchange: Exchange): boolean {
   return exchange.status === 0 || exchange.status >= 500;
+}
+
+/** A value in one line for a finding: strings as they are, anything else as JSON, cut at `max` characters with an ellipsis. */
+export function short(value: unknown, max = 300): string {
+  const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
+  return text.length > max ? `${text.slice(0, max)}…` : text;
 }
