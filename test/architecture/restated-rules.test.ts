@@ -1,22 +1,36 @@
-import { describe, expect, it } from 'vitest';
 import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../codegen/paths.js';
+import { ERRORS } from '../../generated/a2a/1.0/errors.js';
+import { TEST_DIRECTIVE_METADATA_KEY, TEST_DIRECTIVES_EXTENSION, TEST_OUTCOMES } from '../../generated/hub/test-directives.js';
+import { WELL_KNOWN_AGENT_CARD_PATH } from '../../generated/a2a/1.0/protocol.js';
 import { readSources } from './import-graph.js';
 
-/**
- * Protocol rules live in spec/ and come back through generated/. These are the shapes in
- * which a rule gets retyped by hand; hand-written code must not contain them. Comments may
- * mention codes and names: they explain, they do not decide.
+/*
+ * Protocol rules live in spec/ and come back through generated/. These are the shapes in which a
+ * rule gets retyped by hand; the hub (src/) and the conformance suite (conformance/) must not
+ * contain them, or they would drift from the spec silently. Comments may mention codes and
+ * names: they explain, they do not decide.
  */
-const RESTATEMENTS: readonly { readonly what: string; readonly pattern: RegExp }[] = [
-  { what: 'a JSON-RPC error code (name the error: a2aError/expectError with its registry name)', pattern: /-32\d{3}\b/ },
-  { what: 'a list of task states (use the generated state classes and outcomes)', pattern: /['"]TASK_STATE_[A-Z_]+['"]\s*,\s*['"]TASK_STATE_/ },
-  { what: 'the test-directive metadata key (use generated/hub/test-directives.ts)', pattern: /['"]a2a-hub\/test['"]/ },
-  { what: 'the test-directive extension URI (use generated/hub/test-directives.ts)', pattern: /extensions\/test-directives\/v1/ },
-  { what: 'the well-known card path (use WELL_KNOWN_AGENT_CARD_PATH)', pattern: /['"`]\/\.well-known\/agent-card\.json['"`]/ },
+
+const escape = (text: string): string => text.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+const quoted = (alternatives: readonly string[], group = 1): string => `(['"\`])(?:${alternatives.map(escape).join('|')})\\${group}`;
+/** Two quoted members of `names` in a row, in a list, an argument list or a union: a set of its own. */
+const listOf = (names: readonly string[]): RegExp => new RegExp(`${quoted(names, 1)}\\s*[,|]\\s*${quoted(names, 2)}`, 'g');
+const TASK_STATE_NAME = 'TASK_STATE_[A-Z_]+';
+
+const RULES: readonly { readonly name: string; readonly pattern: RegExp }[] = [
+  { name: 'a JSON-RPC or A2A error code (name the error: a2aError, expectError, errorLabel)', pattern: /-32\d{3}\b/g },
+  { name: 'an ErrorInfo reason (use ERRORS[name].reason)', pattern: new RegExp(quoted(Object.values(ERRORS).map((error) => error.reason)), 'g') },
+  { name: 'the test-directive metadata key (use testDirectiveMetadata)', pattern: new RegExp(quoted([TEST_DIRECTIVE_METADATA_KEY]), 'g') },
+  { name: 'the test-directive extension URI (use TEST_DIRECTIVES_EXTENSION)', pattern: new RegExp(escape(TEST_DIRECTIVES_EXTENSION), 'g') },
+  { name: 'a list of task states (use the generated classes and outcomes)', pattern: new RegExp(`(['"\`])${TASK_STATE_NAME}\\1\\s*[,|]\\s*(['"\`])${TASK_STATE_NAME}\\2`, 'g') },
+  { name: 'a state set of its own (use task-states.ts)', pattern: /\b(?:const|let|var)\s+(?:TASK_STATES|TERMINAL_STATES|INTERRUPTED_STATES|ACTIVE_STATES|FAILURE_STATES)\b/g },
+  { name: 'a list of test outcomes (use TEST_OUTCOMES, TestOutcome)', pattern: listOf(TEST_OUTCOMES.map((outcome) => outcome.name)) },
+  { name: 'the well-known card path (use WELL_KNOWN_AGENT_CARD_PATH)', pattern: new RegExp(quoted([WELL_KNOWN_AGENT_CARD_PATH]), 'g') },
 ];
 
-/** Source text with comments blanked, so that only code and string literals are searched. */
+/** Source text with comments blanked (lines kept), so that only code and string literals are searched. */
 function withoutComments(path: string, text: string): string {
   const file = ts.createSourceFile(path, text, ts.ScriptTarget.Latest, false);
   const ranges: ts.CommentRange[] = [];
@@ -31,15 +45,17 @@ function withoutComments(path: string, text: string): string {
   return chars.join('');
 }
 
+/** `path:line: rule: match` for every restatement in the .ts files below `roots`. */
 export function restatedRules(files: ReadonlyMap<string, string>, roots: readonly string[]): string[] {
   const found: string[] = [];
   for (const [path, text] of files) {
-    if (!roots.some((root) => path.startsWith(root)) || !/\.ts$/.test(path)) continue;
-    withoutComments(path, text)
-      .split('\n')
-      .forEach((line, index) => {
-        for (const { what, pattern } of RESTATEMENTS) if (pattern.test(line)) found.push(`${path}:${index + 1}: ${what}`);
-      });
+    if (!roots.some((root) => path.startsWith(root)) || !path.endsWith('.ts')) continue;
+    const code = withoutComments(path, text);
+    for (const rule of RULES) {
+      for (const match of code.matchAll(rule.pattern)) {
+        found.push(`${path}:${code.slice(0, match.index).split('\n').length}: ${rule.name}: ${match[0].replace(/\s+/g, ' ')}`);
+      }
+    }
   }
   return found;
 }
@@ -47,18 +63,25 @@ export function restatedRules(files: ReadonlyMap<string, string>, roots: readonl
 describe('protocol rules are not restated outside spec/', () => {
   const sources = readSources(REPO_ROOT);
 
-  it('src/ names errors, states, directives and paths through generated/', () => {
-    expect(restatedRules(sources, ['src/'])).toEqual([]);
+  it.each(['src/', 'conformance/'])('%s names errors, states, directives and paths through generated/', (root) => {
+    expect([...sources.keys()].filter((path) => path.startsWith(root)).length).toBeGreaterThan(20);
+    expect(restatedRules(sources, [root])).toEqual([]);
   });
 
-  it('finds a planted restatement, and ignores the same text in a comment', () => {
-    const planted = new Map([
-      ['src/planted.ts', "// -32001 is TaskNotFound\nconst code = -32001;\nconst states = ['TASK_STATE_COMPLETED', 'TASK_STATE_FAILED'];\nconst key = 'a2a-hub/test';\n"],
-    ]);
-    expect(restatedRules(planted, ['src/'])).toEqual([
-      'src/planted.ts:2: a JSON-RPC error code (name the error: a2aError/expectError with its registry name)',
-      'src/planted.ts:3: a list of task states (use the generated state classes and outcomes)',
-      'src/planted.ts:4: the test-directive metadata key (use generated/hub/test-directives.ts)',
-    ]);
+  it('catches each kind of restatement, and ignores the same text in a comment', () => {
+    const planted: Record<string, string> = {
+      code: 'if (exchange.error?.code === -32602) pass();',
+      reason: "expectError(exchange, { reason: 'TASK_NOT_FOUND' });",
+      key: "const metadata = { 'a2a-hub/test': { outcome: 'failed' } };",
+      extension: "const uri = 'https://a2a-hub.dev/extensions/test-directives/v1';",
+      states: "const done = ['TASK_STATE_COMPLETED',\n  'TASK_STATE_FAILED'];",
+      union: "type Done = 'TASK_STATE_COMPLETED' | 'TASK_STATE_CANCELED';",
+      set: 'const TERMINAL_STATES = new Set(finished);',
+      outcomes: "type Outcome = 'completed' | 'input-required';",
+      path: "const card = `${base}${'/.well-known/agent-card.json'}`;",
+    };
+    for (const [what, text] of Object.entries(planted)) expect(restatedRules(new Map([['src/planted.ts', text]]), ['src/']), what).toHaveLength(1);
+    const innocent = "// -32001 is TaskNotFound, 'TASK_NOT_FOUND'\nif (state === 'TASK_STATE_COMPLETED') outcome('completed');\n";
+    expect(restatedRules(new Map([['src/planted.ts', innocent]]), ['src/'])).toEqual([]);
   });
 });
