@@ -3,7 +3,7 @@ import type { ConformanceReport } from '../../generated/conformance/types.js';
 import { renderConsole } from '../../conformance/report/console.js';
 import { renderJson } from '../../conformance/report/json.js';
 import { runConformance } from '../../conformance/suite.js';
-import { TEST_DIRECTIVES_EXTENSION } from '../../src/executors/test-directives.js';
+import { TEST_DIRECTIVES_EXTENSION } from '../../generated/hub/test-directives.js';
 import { SDK_AGENT_JSONRPC_PATH, TEST_DIRECTIVES_URI, startSdkAgent, type SdkAgent } from '../interop/sdk-agent.js';
 
 /**

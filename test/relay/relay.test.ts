@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentCard, Task } from '../../generated/a2a/1.0/types.js';
 import { runConformance } from '../../conformance/suite.js';
-import { TEST_DIRECTIVES_EXTENSION } from '../../src/executors/test-directives.js';
+import { TEST_DIRECTIVES_EXTENSION } from '../../generated/hub/test-directives.js';
 import { call, stream, userMessage } from '../helpers/a2a-client.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { artifactText } from '../helpers/tasks.js';
