@@ -57,13 +57,18 @@ function layeringRules() {
     return paths
       .filter(({ layer: target }) => !allowed.has(target.name))
       .map(({ layer: target, path }) => {
-        const exceptions = paths.filter((other) => allowed.has(other.layer.name) && other.path !== path && other.path.startsWith(path) && path.endsWith('/'));
+        const exceptions = paths.filter(
+          (other) => allowed.has(other.layer.name) && other.path !== path && other.path.startsWith(path) && path.endsWith('/'),
+        );
         const unless = exceptions.map((other) => `(?!${escape(other.path.slice(path.length).replace(/\.ts$/, '.js'))}$)`).join('');
         let regex;
         if (path.endsWith('/*.ts')) regex = `^${escape(specifierFor(dir, path.slice(0, -'/*.ts'.length)))}/[^/]+\\.js$`;
         else if (path.endsWith('/')) regex = `^${escape(specifierFor(dir, path.slice(0, -1)))}/${unless}`;
         else regex = `^${escape(specifierFor(dir, path.replace(/\.ts$/, '.js')))}$`;
-        return { regex, message: `layer ${layer.name} may import only ${[...allowed].join(', ')}; this reaches layer ${target.name} (${target.why}). See layers.json.` };
+        return {
+          regex,
+          message: `layer ${layer.name} may import only ${[...allowed].join(', ')}; this reaches layer ${target.name} (${target.why}). See layers.json.`,
+        };
       });
   };
   const blocks = [];
@@ -79,11 +84,17 @@ function layeringRules() {
         for (let depth = 0; depth <= MAX_DEPTH; depth += 1) {
           const below = '*/'.repeat(depth);
           const dir = `${path}${'d/'.repeat(depth)}`.slice(0, -1);
-          blocks.push({ files: [`${path}${below}*.ts`, `${path}${below}*.js`], rules: { 'no-restricted-imports': ['error', { patterns: forbidden(dir, layer) }] } });
+          blocks.push({
+            files: [`${path}${below}*.ts`, `${path}${below}*.js`],
+            rules: { 'no-restricted-imports': ['error', { patterns: forbidden(dir, layer) }] },
+          });
         }
       }
       if (!path.endsWith('/') && !path.endsWith('/*.ts')) {
-        fileBlocks.push({ files: [path], rules: { 'no-restricted-imports': ['error', { patterns: forbidden(posix.dirname(path), layer) }] } });
+        fileBlocks.push({
+          files: [path],
+          rules: { 'no-restricted-imports': ['error', { patterns: forbidden(posix.dirname(path), layer) }] },
+        });
       }
     }
   }

@@ -4,7 +4,18 @@ import type { SpecFile } from './families.js';
 const DRAFT_2020_12 = 'https://json-schema.org/draft/2020-12/schema';
 const FILE_KEYS = new Set(['$schema', 'title', 'description', '$defs']);
 const SCHEMA_MAP_KEYWORDS = ['properties', 'patternProperties', 'dependentSchemas'];
-const SCHEMA_KEYWORDS = ['items', 'additionalProperties', 'not', 'if', 'then', 'else', 'contains', 'propertyNames', 'unevaluatedProperties', 'unevaluatedItems'];
+const SCHEMA_KEYWORDS = [
+  'items',
+  'additionalProperties',
+  'not',
+  'if',
+  'then',
+  'else',
+  'contains',
+  'propertyNames',
+  'unevaluatedProperties',
+  'unevaluatedItems',
+];
 const SCHEMA_LIST_KEYWORDS = ['allOf', 'anyOf', 'oneOf', 'prefixItems'];
 
 /** Calls `visit` on each direct subschema of `schema` with the keyword path leading to it. */
@@ -85,7 +96,12 @@ function checkSchema(
   });
 }
 
-function checkRequiredDeclared(required: JsonValue | undefined, declared: string[], pointer: string, at: (pointer: string, message: string) => void): void {
+function checkRequiredDeclared(
+  required: JsonValue | undefined,
+  declared: string[],
+  pointer: string,
+  at: (pointer: string, message: string) => void,
+): void {
   if (required === undefined) return;
   if (!Array.isArray(required)) return at(`${pointer}/required`, 'must be an array');
   for (const name of required) {

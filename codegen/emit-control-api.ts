@@ -24,7 +24,12 @@ interface QueryParam {
 
 /** The TypeScript type of a parsed query parameter; one with a default is always there. */
 function queryMemberType(param: QueryParam): string {
-  const type = { integer: 'number', string: 'string', boolean: 'boolean', enum: (param.values ?? []).map((value) => literal(value)).join(' | ') }[param.type];
+  const type = {
+    integer: 'number',
+    string: 'string',
+    boolean: 'boolean',
+    enum: (param.values ?? []).map((value) => literal(value)).join(' | '),
+  }[param.type];
   return `readonly ${param.name}${param.required === true || param.default !== undefined ? '' : '?'}: ${type}`;
 }
 
@@ -50,8 +55,18 @@ export function emitControlApi(specDir: string, family: Family): string {
   const defs = family.document['$defs'];
   const known = new Set(family.defNames);
   const named = table.endpoints.flatMap((endpoint) => [endpoint.response, endpoint.body, endpoint.failure]);
-  requireKnown('schema', named.filter((name): name is string => name !== undefined), known, where);
-  requireKnown('schema', table.actions.map((row) => row.schema), known, where);
+  requireKnown(
+    'schema',
+    named.filter((name): name is string => name !== undefined),
+    known,
+    where,
+  );
+  requireKnown(
+    'schema',
+    table.actions.map((row) => row.schema),
+    known,
+    where,
+  );
   for (const row of table.actions) {
     const def = isJsonObject(defs) ? defs[row.schema] : undefined;
     const properties = isJsonObject(def) ? def['properties'] : undefined;
@@ -62,11 +77,19 @@ export function emitControlApi(specDir: string, family: Family): string {
   }
   const codes = new Set(table.statusCodes.map((row) => row.status));
   for (const endpoint of table.endpoints) {
-    if (endpoint.response === undefined || endpoint.failure === undefined) throw new Error(`${where}: ${endpoint.method} ${endpoint.path} needs a response and a failure def`);
-    requireKnown('status (not in statusCodes)', endpoint.statuses.map(String), new Set([...codes].map(String)), `${where}: ${endpoint.method} ${endpoint.path}`);
+    if (endpoint.response === undefined || endpoint.failure === undefined)
+      throw new Error(`${where}: ${endpoint.method} ${endpoint.path} needs a response and a failure def`);
+    requireKnown(
+      'status (not in statusCodes)',
+      endpoint.statuses.map(String),
+      new Set([...codes].map(String)),
+      `${where}: ${endpoint.method} ${endpoint.path}`,
+    );
   }
   const endpointKey = (endpoint: Endpoint) => `${endpoint.method} ${endpoint.path}`;
-  const endpointTypes = table.endpoints.map((endpoint) => `  '${endpointKey(endpoint)}': { response: T.${endpoint.response ?? ''}; failure: T.${endpoint.failure ?? ''} };`);
+  const endpointTypes = table.endpoints.map(
+    (endpoint) => `  '${endpointKey(endpoint)}': { response: T.${endpoint.response ?? ''}; failure: T.${endpoint.failure ?? ''} };`,
+  );
   const queryTypes = table.endpoints.map((endpoint) => {
     const members = (endpoint.query ?? []).map(queryMemberType);
     return `  '${endpointKey(endpoint)}': ${members.length === 0 ? 'Record<string, never>' : `{ ${members.join('; ')} }`};`;

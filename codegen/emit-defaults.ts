@@ -30,7 +30,9 @@ export function emitDefaults(family: Family): string | undefined {
   }
   if (found.length === 0) return undefined;
   const entries = found.map(([def, members]) => `  ${def}: ${literal(Object.fromEntries(members)).replaceAll('\n', '\n  ')},`);
-  const shape = found.map(([def, members]) => `  readonly ${def}: Required<Pick<T.${def}, ${members.map(([name]) => literal(name)).join(' | ')}>>;`);
+  const shape = found.map(
+    ([def, members]) => `  readonly ${def}: Required<Pick<T.${def}, ${members.map(([name]) => literal(name)).join(' | ')}>>;`,
+  );
   return [
     generatedHeader(`spec/${family.id}/*.schema.json (their default keywords)`),
     "import type * as T from './types.js';",

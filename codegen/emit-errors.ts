@@ -90,7 +90,7 @@ export function emitErrors(family: Family, table: ErrorsTable): string {
     '  return Object.hasOwn(ERRORS, name);',
     '}',
     '',
-    '/** JSON-RPC code to error, for the spec\'s own errors (their codes are unique; hub errors reuse codes). */',
+    "/** JSON-RPC code to error, for the spec's own errors (their codes are unique; hub errors reuse codes). */",
     'export const SPEC_ERROR_BY_CODE: ReadonlyMap<number, ErrorName> = new Map<number, ErrorName>([',
     ...specCodes,
     ']);',

@@ -14,7 +14,8 @@ export function emitFieldViolations(specDir: string, family: Family): string {
   const keywords = new Map<string, string>();
   for (const row of table.reasons) {
     for (const keyword of row.keywords) {
-      if (keywords.has(keyword)) throw new Error(`${table.file.displayPath}: keyword ${keyword} is claimed by ${keywords.get(keyword)} and ${row.reason}`);
+      if (keywords.has(keyword))
+        throw new Error(`${table.file.displayPath}: keyword ${keyword} is claimed by ${keywords.get(keyword)} and ${row.reason}`);
       keywords.set(keyword, row.reason);
     }
   }

@@ -35,12 +35,20 @@ export function emitMethods(specDir: string, family: Family, errors: ErrorsTable
   const table = checkedTable<MethodsTable>(specDir, family, 'methods.json');
   const where = table.file.displayPath;
   const defs = new Set(family.defNames);
-  requireKnown('type', table.methods.flatMap((method) => [method.params, method.result]), defs, where);
-  requireKnown('error', table.methods.flatMap((method) => method.errors), new Set(errors.errors.map((row) => row.name)), where);
-
-  const types = table.methods.map(
-    (method) => `  ${method.name}: { params: T.${method.params}; result: T.${method.result} };`,
+  requireKnown(
+    'type',
+    table.methods.flatMap((method) => [method.params, method.result]),
+    defs,
+    where,
   );
+  requireKnown(
+    'error',
+    table.methods.flatMap((method) => method.errors),
+    new Set(errors.errors.map((row) => row.name)),
+    where,
+  );
+
+  const types = table.methods.map((method) => `  ${method.name}: { params: T.${method.params}; result: T.${method.result} };`);
   const entries = table.methods.map((method) => {
     const data = {
       name: method.name,
@@ -58,7 +66,7 @@ export function emitMethods(specDir: string, family: Family, errors: ErrorsTable
     };
     const json = literal(data).replace(/\n}$/, ',');
     return [
-      `  ${method.name}: ${json.replaceAll("\n", "\n  ")}`,
+      `  ${method.name}: ${json.replaceAll('\n', '\n  ')}`,
       `    validateParams: input.${validatorName(method.params)},`,
       `    validateResult: exact.${validatorName(method.result)},`,
       '  },',

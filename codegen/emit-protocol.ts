@@ -15,7 +15,9 @@ interface ProtocolTable {
 export function emitProtocol(specDir: string, family: Family): string {
   const table = checkedTable<ProtocolTable>(specDir, family, 'protocol.json');
   if (!table.specVersion.startsWith(`${table.protocolVersion}.`)) {
-    throw new Error(`${table.file.displayPath}: specVersion ${table.specVersion} is not a release of protocolVersion ${table.protocolVersion}`);
+    throw new Error(
+      `${table.file.displayPath}: specVersion ${table.specVersion} is not a release of protocolVersion ${table.protocolVersion}`,
+    );
   }
   return [
     generatedHeader(`spec/${family.id}/protocol.json`),
@@ -33,7 +35,7 @@ export function emitProtocol(specDir: string, family: Family): string {
     '',
     `export const MEDIA_TYPES = ${literal(table.mediaTypes)} as const;`,
     '',
-    '/** Where an agent\'s public card is served, relative to its origin. */',
+    "/** Where an agent's public card is served, relative to its origin. */",
     `export const WELL_KNOWN_AGENT_CARD_PATH = ${literal(table.wellKnownAgentCardPath)};`,
     '',
     '/** Whether a version string names this protocol version: Major.Minor, or Major.Minor.Patch of it. */',

@@ -23,7 +23,12 @@ export function emitTaskStates(specDir: string, family: Family): string {
   const tableStates = table.states.map((state) => state.name);
   requireKnown('state', tableStates, new Set(enumStates), where);
   requireKnown('state (in TaskState but not in the table)', enumStates, new Set(tableStates), where);
-  requireKnown('transition target', table.states.flatMap((state) => state.transitions), new Set(enumStates), where);
+  requireKnown(
+    'transition target',
+    table.states.flatMap((state) => state.transitions),
+    new Set(enumStates),
+    where,
+  );
   for (const state of table.states) {
     if (state.class === 'terminal' && state.transitions.length > 0) {
       throw new Error(`${where}: terminal state ${state.name} cannot have transitions`);

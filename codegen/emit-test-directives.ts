@@ -42,9 +42,11 @@ export function emitTestDirectives(specDir: string, family: Family): string {
     }
   }
   for (const parameter of table.parameters) {
-    if (parameter.textWord !== undefined && words.has(parameter.textWord)) throw new Error(`${where}: text word "${parameter.textWord}" is also an outcome word`);
+    if (parameter.textWord !== undefined && words.has(parameter.textWord))
+      throw new Error(`${where}: text word "${parameter.textWord}" is also an outcome word`);
     for (const value of [parameter.default, parameter.textDefault ?? parameter.default]) {
-      if (value < parameter.minimum || value > parameter.maximum) throw new Error(`${where}: ${parameter.name}: default ${value} is outside ${parameter.minimum}..${parameter.maximum}`);
+      if (value < parameter.minimum || value > parameter.maximum)
+        throw new Error(`${where}: ${parameter.name}: default ${value} is outside ${parameter.minimum}..${parameter.maximum}`);
     }
   }
   const outcomeType = table.outcomes.map((outcome) => literal(outcome.name)).join(' | ');

@@ -95,9 +95,13 @@ export async function loadFamily(specDir: string, dir: string): Promise<Family> 
   }
 
   const parser = new $RefParser();
-  const bundled = (await parser.bundle(join(dir, '__bundle__.json'), { $defs: rootDefs }, {
-    resolve: { external: true, http: false, file: false, spec: localResolver(specDir, dir) },
-  })) as unknown as JsonObject;
+  const bundled = (await parser.bundle(
+    join(dir, '__bundle__.json'),
+    { $defs: rootDefs },
+    {
+      resolve: { external: true, http: false, file: false, spec: localResolver(specDir, dir) },
+    },
+  )) as unknown as JsonObject;
 
   walkObjects(bundled, (node, pointer) => {
     const ref = node['$ref'];

@@ -54,13 +54,26 @@ async function emitFamily(specDir: string, family: Family): Promise<Map<string, 
     files.set(`${VALIDATOR_MODULES[flavour]}.js`, js);
     files.set(`${VALIDATOR_MODULES[flavour]}.d.ts`, dts);
   }
-  const barrel = ["export type * from './types.js';", "export * from './validators.js';", "export * as inputValidators from './input-validators.js';"];
+  const barrel = [
+    "export type * from './types.js';",
+    "export * from './validators.js';",
+    "export * as inputValidators from './input-validators.js';",
+  ];
   const defaults = emitDefaults(family);
   if (defaults !== undefined) {
     files.set('defaults.ts', defaults);
     barrel.push("export * from './defaults.js';");
   }
-  const known = new Set(['protocol.json', 'errors.json', 'methods.json', 'task-states.json', 'api.json', 'requirements.json', 'test-directives.json', 'field-violations.json']);
+  const known = new Set([
+    'protocol.json',
+    'errors.json',
+    'methods.json',
+    'task-states.json',
+    'api.json',
+    'requirements.json',
+    'test-directives.json',
+    'field-violations.json',
+  ]);
   for (const name of family.tables.keys()) {
     if (!known.has(name)) throw new Error(`spec/${family.id}/${name}: no generator knows this table`);
   }

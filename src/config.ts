@@ -7,7 +7,8 @@ import { toFieldViolations } from './protocol/violations.js';
 import document from '../generated/hub/schema.json' with { type: 'json' };
 
 /** The configuration with every default filled in; `outbound` fills its own defaults (src/outbound/outbound-registry.ts). */
-export type ResolvedHubConfig = Required<Omit<HubConfig, 'publicUrl' | 'provider' | 'outbound'>> & Pick<HubConfig, 'publicUrl' | 'provider' | 'outbound'>;
+export type ResolvedHubConfig = Required<Omit<HubConfig, 'publicUrl' | 'provider' | 'outbound'>> &
+  Pick<HubConfig, 'publicUrl' | 'provider' | 'outbound'>;
 
 /** Every default of spec/hub/config.schema.json, the one place they are written. */
 export const DEFAULTS: ResolvedHubConfig = { ...SCHEMA_DEFAULTS.HubConfig };
@@ -57,7 +58,11 @@ function envLayer(env: NodeJS.ProcessEnv): Record<string, unknown> {
   for (const [name, member] of Object.entries(ENV)) {
     const raw = env[name];
     if (raw === undefined || raw === '') continue;
-    layer[member] = /^(port|bodyLimitBytes)$/.test(member) ? Number(raw) : /^(trustProxy|strictVersion)$/.test(member) ? raw === 'true' || raw === '1' : raw;
+    layer[member] = /^(port|bodyLimitBytes)$/.test(member)
+      ? Number(raw)
+      : /^(trustProxy|strictVersion)$/.test(member)
+        ? raw === 'true' || raw === '1'
+        : raw;
   }
   return layer;
 }

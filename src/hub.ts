@@ -79,12 +79,19 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
   const presets = options.presets ?? new PresetRegistry();
   const recovered = TaskRuntime.recover(store, now);
   if (recovered.length > 0) log('warn', 'settled tasks left running by an earlier process as FAILED', { count: recovered.length });
-  const outbounds = new OutboundRegistry({ store, now, log, ...(options.env ? { env: options.env } : {}), ...(config.outbound ? { settings: config.outbound } : {}) });
+  const outbounds = new OutboundRegistry({
+    store,
+    now,
+    log,
+    ...(options.env ? { env: options.env } : {}),
+    ...(config.outbound ? { settings: config.outbound } : {}),
+  });
   const tools = new ToolRegistry(outbounds);
   const runtime = new TaskRuntime({ store, channels, sessions, now, log, tools });
   // The relay preset reads an instance's relayTo when a message arrives, from the registry
   // created next: that one needs the presets first, to check instances against them.
-  if (presets.get(RELAY_PRESET) === undefined) presets.register(relayPreset({ outbounds, meta: store, relayToOf: (id) => inbounds.get(id)?.relayTo }));
+  if (presets.get(RELAY_PRESET) === undefined)
+    presets.register(relayPreset({ outbounds, meta: store, relayToOf: (id) => inbounds.get(id)?.relayTo }));
   const inbounds = new InboundRegistry({
     store,
     presets,

@@ -10,7 +10,15 @@ export { checkValue, type Checked } from './protocol/validation.js';
 export { A2A_1_0 } from './protocol/a2a-schema.js';
 export { OperationError } from './support/operation-error.js';
 export type * as A2A from '../generated/a2a/1.0/types.js';
-export { A2AClient, A2ATransportError, assembleArtifacts, textOf, fetchAgentCard, type ConnectOptions, type StreamEvent } from './client/a2a-client.js';
+export {
+  A2AClient,
+  A2ATransportError,
+  assembleArtifacts,
+  textOf,
+  fetchAgentCard,
+  type ConnectOptions,
+  type StreamEvent,
+} from './client/a2a-client.js';
 export { DEFAULT_URL_POLICY, UrlPolicyError, type UrlPolicy } from './client/url-policy.js';
 export { runRemoteTurn, type RemoteTurnOptions, type RemoteTurnResult } from './client/remote-run.js';
 export { ToolRegistry, ToolError, type ToolDefinition, type ToolResult } from './outbound/tool-registry.js';

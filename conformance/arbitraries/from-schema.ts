@@ -75,11 +75,21 @@ function forSchema(schema: JsonSchema, build: Build, settings: Required<Arbitrar
       return stringArbitrary(schema, settings);
     case 'integer': {
       const { min, max } = bounds(schema);
-      return fc.integer({ min: Number.isInteger(min) && schema['exclusiveMinimum'] === min ? min + 1 : Math.ceil(min), max: Number.isInteger(max) && schema['exclusiveMaximum'] === max ? max - 1 : Math.floor(max) });
+      return fc.integer({
+        min: Number.isInteger(min) && schema['exclusiveMinimum'] === min ? min + 1 : Math.ceil(min),
+        max: Number.isInteger(max) && schema['exclusiveMaximum'] === max ? max - 1 : Math.floor(max),
+      });
     }
     case 'number': {
       const { min, max } = bounds(schema);
-      return fc.double({ noNaN: true, noDefaultInfinity: true, min, max, minExcluded: schema['exclusiveMinimum'] === min, maxExcluded: schema['exclusiveMaximum'] === max });
+      return fc.double({
+        noNaN: true,
+        noDefaultInfinity: true,
+        min,
+        max,
+        minExcluded: schema['exclusiveMinimum'] === min,
+        maxExcluded: schema['exclusiveMaximum'] === max,
+      });
     }
     case 'boolean':
       return fc.boolean();
@@ -114,9 +124,13 @@ function objectArbitrary(schema: JsonSchema, build: Build, settings: Required<Ar
   const additional = schema['additionalProperties'];
   const extra =
     Object.keys(properties(schema)).length === 0 && additional !== false
-      ? fc.dictionary(keyArbitrary(schema, build), isSchema(additional) ? build(additional) : fc.jsonValue({ maxDepth: settings.maxJsonDepth }), {
-          maxKeys: settings.maxKeys,
-        })
+      ? fc.dictionary(
+          keyArbitrary(schema, build),
+          isSchema(additional) ? build(additional) : fc.jsonValue({ maxDepth: settings.maxJsonDepth }),
+          {
+            maxKeys: settings.maxKeys,
+          },
+        )
       : fc.constant({});
   let object: fc.Arbitrary<Record<string, unknown>> = fc.tuple(base, extra).map(([fixed, free]) => ({ ...free, ...fixed }));
   if (members.length > 0) {
@@ -138,7 +152,9 @@ function satisfiesConditional(schema: JsonSchema, value: Record<string, unknown>
   const condition = schema['if'] as JsonSchema;
   const holds =
     requiredNames(condition).every((name) => name in value) &&
-    Object.entries(properties(condition)).every(([name, property]) => !(name in value) || !('const' in property) || value[name] === property['const']);
+    Object.entries(properties(condition)).every(
+      ([name, property]) => !(name in value) || !('const' in property) || value[name] === property['const'],
+    );
   const branch = schema[holds ? 'then' : 'else'];
   if (!isSchema(branch)) return true;
   const negated = branch['not'];
@@ -160,7 +176,9 @@ function stringArbitrary(schema: JsonSchema, settings: Required<ArbitraryOptions
   const excluded = excludedValues(schema);
   let strings: fc.Arbitrary<string>;
   if (schema['format'] === 'date-time') {
-    strings = fc.date({ min: new Date('1970-01-01T00:00:00Z'), max: new Date('2099-12-31T23:59:59Z'), noInvalidDate: true }).map((date) => date.toISOString());
+    strings = fc
+      .date({ min: new Date('1970-01-01T00:00:00Z'), max: new Date('2099-12-31T23:59:59Z'), noInvalidDate: true })
+      .map((date) => date.toISOString());
   } else if (schema['format'] === 'uri') {
     strings = fc.webUrl({ withQueryParameters: true, withFragments: true });
   } else if (schema['contentEncoding'] === 'base64') {
@@ -187,7 +205,12 @@ function excludedValues(schema: JsonSchema): unknown[] {
 function withoutLookarounds(pattern: string): string {
   let result = '';
   for (let index = 0; index < pattern.length; index += 1) {
-    if (pattern.startsWith('(?=', index) || pattern.startsWith('(?!', index) || pattern.startsWith('(?<=', index) || pattern.startsWith('(?<!', index)) {
+    if (
+      pattern.startsWith('(?=', index) ||
+      pattern.startsWith('(?!', index) ||
+      pattern.startsWith('(?<=', index) ||
+      pattern.startsWith('(?<!', index)
+    ) {
       let depth = 0;
       for (; index < pattern.length; index += 1) {
         if (pattern[index] === '\\') index += 1;

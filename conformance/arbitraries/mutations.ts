@@ -13,13 +13,7 @@ import {
 import { arbitraryFor, arbitraryForSchema, type ArbitraryOptions } from './from-schema.js';
 
 export type MutationKind =
-  | 'drop-required'
-  | 'wrong-type'
-  | 'bad-enum'
-  | 'empty-required-array'
-  | 'two-oneof-members'
-  | 'no-oneof-member'
-  | 'unknown-member';
+  'drop-required' | 'wrong-type' | 'bad-enum' | 'empty-required-array' | 'two-oneof-members' | 'no-oneof-member' | 'unknown-member';
 
 export interface Mutation {
   readonly kind: MutationKind;
@@ -68,7 +62,9 @@ export function mutatedArbitrary(document: SchemaDocument, def: string, options:
   return arbitraryFor(document, def, options).chain((value) => {
     const sites = mutationSites(document, root, value, options);
     if (sites.length === 0) return fc.constant(undefined);
-    return fc.constantFrom(...sites).chain((site) => site.apply(value).map((mutatedValue) => ({ value: mutatedValue, mutation: site.mutation })));
+    return fc
+      .constantFrom(...sites)
+      .chain((site) => site.apply(value).map((mutatedValue) => ({ value: mutatedValue, mutation: site.mutation })));
   });
 }
 
@@ -78,7 +74,14 @@ export function mutationSites(document: SchemaDocument, schema: JsonSchema, valu
   return sites;
 }
 
-function visit(document: SchemaDocument, rawSchema: JsonSchema, value: unknown, pointer: string, sites: Site[], options: MutationOptions): void {
+function visit(
+  document: SchemaDocument,
+  rawSchema: JsonSchema,
+  value: unknown,
+  pointer: string,
+  sites: Site[],
+  options: MutationOptions,
+): void {
   const resolved = resolveRef(document, rawSchema);
   const replace = (kind: MutationKind, replacement: unknown, detail: string) =>
     sites.push({ mutation: { kind, pointer, detail }, apply: (root) => fc.constant(setAt(root, pointer, replacement)) });
@@ -90,7 +93,12 @@ function visit(document: SchemaDocument, rawSchema: JsonSchema, value: unknown, 
   }
 
   const type = schema['type'];
-  if (typeof type === 'string' && !('const' in schema) && WRONG_TYPE[type] !== undefined && !(type === 'number' && typeof value === 'string')) {
+  if (
+    typeof type === 'string' &&
+    !('const' in schema) &&
+    WRONG_TYPE[type] !== undefined &&
+    !(type === 'number' && typeof value === 'string')
+  ) {
     replace('wrong-type', WRONG_TYPE[type], `a ${type} replaced by ${JSON.stringify(WRONG_TYPE[type])}`);
   }
   if (Array.isArray(schema['enum'])) replace('bad-enum', 'NOT_A_VALUE', 'an enum value that does not exist');
@@ -106,13 +114,20 @@ function visit(document: SchemaDocument, rawSchema: JsonSchema, value: unknown, 
   const declared = properties(schema);
 
   for (const name of requiredNames(schema)) {
-    if (name in object) sites.push({ mutation: { kind: 'drop-required', pointer: join(pointer, name), detail: `required ${name} removed` }, apply: (root) => fc.constant(deleteAt(root, join(pointer, name))) });
+    if (name in object)
+      sites.push({
+        mutation: { kind: 'drop-required', pointer: join(pointer, name), detail: `required ${name} removed` },
+        apply: (root) => fc.constant(deleteAt(root, join(pointer, name))),
+      });
   }
   const members = oneofMembers(schema);
   const present = members.filter((member) => member in object);
   if (present.length === 1 && present[0] !== undefined) {
     const only = present[0];
-    sites.push({ mutation: { kind: 'no-oneof-member', pointer, detail: `oneof member ${only} removed` }, apply: (root) => fc.constant(deleteAt(root, join(pointer, only))) });
+    sites.push({
+      mutation: { kind: 'no-oneof-member', pointer, detail: `oneof member ${only} removed` },
+      apply: (root) => fc.constant(deleteAt(root, join(pointer, only))),
+    });
     for (const other of members.filter((member) => member !== only)) {
       const otherSchema = declared[other];
       if (otherSchema === undefined) continue;
@@ -123,7 +138,10 @@ function visit(document: SchemaDocument, rawSchema: JsonSchema, value: unknown, 
     }
   }
   if (options.unknownMembers && schema['additionalProperties'] === false && !('kind' in declared)) {
-    sites.push({ mutation: { kind: 'unknown-member', pointer: join(pointer, 'kind'), detail: 'A2A 0.3 style `kind` member added' }, apply: (root) => fc.constant(setAt(root, join(pointer, 'kind'), 'text')) });
+    sites.push({
+      mutation: { kind: 'unknown-member', pointer: join(pointer, 'kind'), detail: 'A2A 0.3 style `kind` member added' },
+      apply: (root) => fc.constant(setAt(root, join(pointer, 'kind'), 'text')),
+    });
   }
   for (const [name, child] of Object.entries(object)) {
     const childSchema = declared[name] ?? (isSchema(schema['additionalProperties']) ? schema['additionalProperties'] : undefined);

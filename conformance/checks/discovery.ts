@@ -43,7 +43,8 @@ function reportNaming(context: CheckContext, value: unknown, what: string, excha
 
 /** Every `timestamp` in a response: RFC 3339 UTC with Z; milliseconds SHOULD be used (DATA-002). */
 function checkTimestamps(context: CheckContext, value: unknown, exchange: Pick<Exchange, 'request'>, path = ''): number {
-  if (Array.isArray(value)) return value.reduce<number>((count, item, index) => count + checkTimestamps(context, item, exchange, `${path}[${index}]`), 0);
+  if (Array.isArray(value))
+    return value.reduce<number>((count, item, index) => count + checkTimestamps(context, item, exchange, `${path}[${index}]`), 0);
   if (!isRecord(value)) return 0;
   let count = 0;
   for (const [key, member] of Object.entries(value)) {
@@ -51,8 +52,15 @@ function checkTimestamps(context: CheckContext, value: unknown, exchange: Pick<E
     if (FREE_FORM.has(key)) continue;
     if (key === 'timestamp' || key.endsWith('Timestamp')) {
       count += 1;
-      const match = typeof member === 'string' ? /^\d{4}-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(Z|[+-]\d{2}:\d{2}|z)$/.exec(member) : null;
-      const valid = match !== null && match[7] === 'Z' && !Number.isNaN(Date.parse(match[0])) && Number(match[1]) >= 1 && Number(match[1]) <= 12 && Number(match[3]) <= 23;
+      const match =
+        typeof member === 'string' ? /^\d{4}-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(Z|[+-]\d{2}:\d{2}|z)$/.exec(member) : null;
+      const valid =
+        match !== null &&
+        match[7] === 'Z' &&
+        !Number.isNaN(Date.parse(match[0])) &&
+        Number(match[1]) >= 1 &&
+        Number(match[1]) <= 12 &&
+        Number(match[3]) <= 23;
       if (match === null || !valid) {
         context.fail('DATA-002', {
           message: 'a timestamp is not RFC 3339 UTC ending in Z',
@@ -62,7 +70,13 @@ function checkTimestamps(context: CheckContext, value: unknown, exchange: Pick<E
           exchange,
         });
       } else if ((match[6] ?? '').length !== 3) {
-        context.warn('DATA-002', { message: 'a timestamp does not use millisecond precision', expected: 'three fractional digits, e.g. 2025-10-28T10:30:00.000Z', observed: String(member), path: at, exchange });
+        context.warn('DATA-002', {
+          message: 'a timestamp does not use millisecond precision',
+          expected: 'three fractional digits, e.g. 2025-10-28T10:30:00.000Z',
+          observed: String(member),
+          path: at,
+          exchange,
+        });
       } else {
         context.pass('DATA-002', `${at} is ${String(member)}`);
       }
@@ -91,18 +105,38 @@ function majorMinor(version: string): string {
 }
 
 /** GetTask for an unknown id, sent to one declared interface in its own binding; undefined for bindings or versions the suite does not speak. */
-async function probeInterface(context: CheckContext, entry: AgentInterface, index: number, taskId: string): Promise<InterfaceProbe | undefined> {
-  if (typeof entry.url !== 'string' || typeof entry.protocolVersion !== 'string' || !/^1\.\d+/.test(entry.protocolVersion)) return undefined;
+async function probeInterface(
+  context: CheckContext,
+  entry: AgentInterface,
+  index: number,
+  taskId: string,
+): Promise<InterfaceProbe | undefined> {
+  if (typeof entry.url !== 'string' || typeof entry.protocolVersion !== 'string' || !/^1\.\d+/.test(entry.protocolVersion))
+    return undefined;
   const tenant = typeof entry.tenant === 'string' && entry.tenant !== '' ? entry.tenant : undefined;
   const version = majorMinor(entry.protocolVersion);
   const label = `supportedInterfaces[${index}] (${entry.protocolBinding} ${entry.url})`;
   if (entry.protocolBinding === 'JSONRPC') {
-    const body = JSON.stringify({ jsonrpc: '2.0', id: 'conform-interface-probe', method: 'GetTask', params: { id: taskId, ...(tenant ? { tenant } : {}) } });
-    const exchange = await context.transport.raw(body, { url: entry.url, headers: { 'content-type': MEDIA_TYPES.json, accept: MEDIA_TYPES.json, [VERSION_HEADER]: version } });
+    const body = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 'conform-interface-probe',
+      method: 'GetTask',
+      params: { id: taskId, ...(tenant ? { tenant } : {}) },
+    });
+    const exchange = await context.transport.raw(body, {
+      url: entry.url,
+      headers: { 'content-type': MEDIA_TYPES.json, accept: MEDIA_TYPES.json, [VERSION_HEADER]: version },
+    });
     const found = isError(exchange, 'TaskNotFoundError');
     const json = exchange.json;
     const errorType = found ? TASK_NOT_FOUND_ERROR.reason : observedOf(exchange);
-    return { label, exchange, ok: found && isRecord(json) && json['jsonrpc'] === '2.0', expected: `a JSON-RPC 2.0 error ${errorLabel('TaskNotFoundError')}`, errorType };
+    return {
+      label,
+      exchange,
+      ok: found && isRecord(json) && json['jsonrpc'] === '2.0',
+      expected: `a JSON-RPC 2.0 error ${errorLabel('TaskNotFoundError')}`,
+      errorType,
+    };
   }
   if (entry.protocolBinding === 'HTTP+JSON') {
     let url: string;
@@ -111,11 +145,20 @@ async function probeInterface(context: CheckContext, entry: AgentInterface, inde
     } catch {
       return undefined;
     }
-    const exchange = await context.transport.raw(undefined, { method: 'GET', url, headers: { accept: REST_ACCEPT, [VERSION_HEADER]: version } });
+    const exchange = await context.transport.raw(undefined, {
+      method: 'GET',
+      url,
+      headers: { accept: REST_ACCEPT, [VERSION_HEADER]: version },
+    });
     const error = isRecord(exchange.json) ? exchange.json['error'] : undefined;
     const reason = reasonOf(error);
     const { httpStatus, grpcStatus } = TASK_NOT_FOUND_ERROR;
-    const ok = exchange.status === httpStatus && isRecord(error) && error['code'] === httpStatus && error['status'] === grpcStatus && (reason === undefined || reason === TASK_NOT_FOUND_ERROR.reason);
+    const ok =
+      exchange.status === httpStatus &&
+      isRecord(error) &&
+      error['code'] === httpStatus &&
+      error['status'] === grpcStatus &&
+      (reason === undefined || reason === TASK_NOT_FOUND_ERROR.reason);
     return {
       label,
       exchange,
@@ -150,13 +193,22 @@ export const discoveryChecks: readonly Check[] = [
       const card = exchange.json;
       const expected = `HTTP 200 with a JSON A2A 1.0 AgentCard at ${url}`;
       if (exchange.status !== 200 || !isRecord(card)) {
-        context.fail('CARD-001', { message: 'no JSON agent card at the well-known location', expected, observed: observedOf(exchange), exchange });
+        context.fail('CARD-001', {
+          message: 'no JSON agent card at the well-known location',
+          expected,
+          observed: observedOf(exchange),
+          exchange,
+        });
       } else if (!Array.isArray(card['supportedInterfaces'])) {
         const legacy = 'url' in card || 'protocolVersion' in card;
         context.fail('CARD-001', {
-          message: legacy ? 'the well-known location serves a 0.3 agent card' : 'the well-known location serves JSON that is not an AgentCard',
+          message: legacy
+            ? 'the well-known location serves a 0.3 agent card'
+            : 'the well-known location serves JSON that is not an AgentCard',
           expected,
-          observed: legacy ? `a card with top-level url/protocolVersion ${JSON.stringify(card['protocolVersion'])} and no supportedInterfaces` : exchange.bodyText.slice(0, 300),
+          observed: legacy
+            ? `a card with top-level url/protocolVersion ${JSON.stringify(card['protocolVersion'])} and no supportedInterfaces`
+            : exchange.bodyText.slice(0, 300),
           exchange,
         });
       } else {
@@ -177,19 +229,41 @@ export const discoveryChecks: readonly Check[] = [
       const evidence = cardEvidence(context);
       let value = card;
       if (isRecord(card) && Array.isArray(card['skills']) && card['skills'].length === 0) {
-        context.warn('CARD-002', { message: 'the card lists no skills', expected: 'at least one skill', observed: '"skills": []', path: 'skills', ...evidence });
+        context.warn('CARD-002', {
+          message: 'the card lists no skills',
+          expected: 'at least one skill',
+          observed: '"skills": []',
+          path: 'skills',
+          ...evidence,
+        });
         value = { ...card, skills: [PLACEHOLDER_SKILL] };
       }
       if (context.checkShape('CARD-002', 'AgentCard', value, { ...evidence })) context.pass('CARD-002', 'the card is a valid AgentCard');
 
       const structure = cardStructureProblems(card);
-      for (const problem of structure) context.fail('CARD-003', { message: 'a card member lacks a required field', expected: 'url, protocolBinding, protocolVersion per interface; id, name, description, tags per skill; url and organization in a provider', observed: problem.problem, path: problem.path, ...evidence });
+      for (const problem of structure)
+        context.fail('CARD-003', {
+          message: 'a card member lacks a required field',
+          expected:
+            'url, protocolBinding, protocolVersion per interface; id, name, description, tags per skill; url and organization in a provider',
+          observed: problem.problem,
+          path: problem.path,
+          ...evidence,
+        });
       if (structure.length === 0) context.pass('CARD-003');
 
       reportNaming(context, card, 'the agent card', context.target.cardExchange);
 
       const legacy = legacyCardProblems(card);
-      for (const problem of legacy) context.fail('CARD-007', { message: 'the card uses a 0.3-only shape', expected: 'no top-level url, preferredTransport, protocolVersion or additionalInterfaces; securitySchemes entries with exactly one wrapper member and no type', observed: problem.problem, path: problem.path, ...evidence });
+      for (const problem of legacy)
+        context.fail('CARD-007', {
+          message: 'the card uses a 0.3-only shape',
+          expected:
+            'no top-level url, preferredTransport, protocolVersion or additionalInterfaces; securitySchemes entries with exactly one wrapper member and no type',
+          observed: problem.problem,
+          path: problem.path,
+          ...evidence,
+        });
       if (legacy.length === 0) context.pass('CARD-007');
       return Promise.resolve();
     },
@@ -208,14 +282,36 @@ export const discoveryChecks: readonly Check[] = [
       const cacheControl = fetched.headers['cache-control'] ?? '';
       const etag = fetched.headers['etag'];
       if (/\bmax-age=\d+/i.test(cacheControl)) context.pass('CARD-008', `Cache-Control: ${cacheControl}`);
-      else context.warn('CARD-008', { message: 'the card response has no Cache-Control max-age', expected: 'Cache-Control: …, max-age=<seconds>', observed: cacheControl === '' ? 'no Cache-Control header' : `Cache-Control: ${cacheControl}`, exchange: fetched });
+      else
+        context.warn('CARD-008', {
+          message: 'the card response has no Cache-Control max-age',
+          expected: 'Cache-Control: …, max-age=<seconds>',
+          observed: cacheControl === '' ? 'no Cache-Control header' : `Cache-Control: ${cacheControl}`,
+          exchange: fetched,
+        });
       if (etag === undefined || etag === '') {
-        context.warn('CARD-008', { message: 'the card response has no ETag', expected: 'an ETag header', observed: 'no ETag header', exchange: fetched });
+        context.warn('CARD-008', {
+          message: 'the card response has no ETag',
+          expected: 'an ETag header',
+          observed: 'no ETag header',
+          exchange: fetched,
+        });
         return;
       }
-      const revalidated = await context.transport.raw(undefined, { method: 'GET', url: cardUrl, headers: { accept: MEDIA_TYPES.json, 'if-none-match': etag } });
-      if (revalidated.status === 304 || revalidated.status === 200) context.pass('CARD-008', `ETag ${etag}; If-None-Match answered ${revalidated.status}`);
-      else context.warn('CARD-008', { message: 'a conditional GET with the card ETag fails', expected: 'HTTP 304 (or 200 with the card)', observed: observedOf(revalidated), exchange: revalidated });
+      const revalidated = await context.transport.raw(undefined, {
+        method: 'GET',
+        url: cardUrl,
+        headers: { accept: MEDIA_TYPES.json, 'if-none-match': etag },
+      });
+      if (revalidated.status === 304 || revalidated.status === 200)
+        context.pass('CARD-008', `ETag ${etag}; If-None-Match answered ${revalidated.status}`);
+      else
+        context.warn('CARD-008', {
+          message: 'a conditional GET with the card ETag fails',
+          expected: 'HTTP 304 (or 200 with the card)',
+          observed: observedOf(revalidated),
+          exchange: revalidated,
+        });
     },
   },
   {
@@ -235,12 +331,26 @@ export const discoveryChecks: readonly Check[] = [
         if (probe === undefined) continue;
         probed += 1;
         if (probe.ok) context.pass('CARD-005', `${probe.label} answered TaskNotFoundError in its binding`);
-        else context.fail('CARD-005', { message: `${probe.label} does not answer a 1.0 request in its declared binding`, expected: probe.expected, observed: observedOf(probe.exchange), path: `supportedInterfaces[${index}]`, exchange: probe.exchange });
+        else
+          context.fail('CARD-005', {
+            message: `${probe.label} does not answer a 1.0 request in its declared binding`,
+            expected: probe.expected,
+            observed: observedOf(probe.exchange),
+            path: `supportedInterfaces[${index}]`,
+            exchange: probe.exchange,
+          });
       }
-      if (probed === 0) context.skip('CARD-005', 'other-binding', 'no declared interface uses a binding and version the suite speaks (JSONRPC or HTTP+JSON, 1.x)');
+      if (probed === 0)
+        context.skip(
+          'CARD-005',
+          'other-binding',
+          'no declared interface uses a binding and version the suite speaks (JSONRPC or HTTP+JSON, 1.x)',
+        );
 
       // HTTP+JSON routes answering where the card declares none.
-      const restDeclared = new Set(interfaces.filter((entry) => entry.protocolBinding === 'HTTP+JSON').map((entry) => String(entry.url).replace(/\/+$/, '')));
+      const restDeclared = new Set(
+        interfaces.filter((entry) => entry.protocolBinding === 'HTTP+JSON').map((entry) => String(entry.url).replace(/\/+$/, '')),
+      );
       const bases = new Set<string>();
       for (const entry of interfaces) {
         try {
@@ -253,8 +363,15 @@ export const discoveryChecks: readonly Check[] = [
       }
       let found = false;
       for (const base of [...bases].filter((candidate) => !restDeclared.has(candidate))) {
-        for (const [route, kind] of [[`/tasks/${taskId}`, 'task'], ['/extendedAgentCard', 'card']] as const) {
-          const exchange = await context.transport.raw(undefined, { method: 'GET', url: `${base}${route}`, headers: { accept: REST_ACCEPT, [VERSION_HEADER]: PROTOCOL_VERSION } });
+        for (const [route, kind] of [
+          [`/tasks/${taskId}`, 'task'],
+          ['/extendedAgentCard', 'card'],
+        ] as const) {
+          const exchange = await context.transport.raw(undefined, {
+            method: 'GET',
+            url: `${base}${route}`,
+            headers: { accept: REST_ACCEPT, [VERSION_HEADER]: PROTOCOL_VERSION },
+          });
           if (looksLikeRestRoute(exchange, kind)) {
             found = true;
             context.fail('CARD-004', {
@@ -282,7 +399,13 @@ export const discoveryChecks: readonly Check[] = [
       for (const [index, entry] of interfacesOf(context).entries()) {
         if (entry.protocolBinding === 'GRPC') continue;
         const { verdict, reason } = classifyUrl(entry.url);
-        const finding = { message: reason, expected: 'an absolute https URL (plain http only to loopback)', observed: JSON.stringify(entry.url), path: `supportedInterfaces[${index}].url`, ...evidence };
+        const finding = {
+          message: reason,
+          expected: 'an absolute https URL (plain http only to loopback)',
+          observed: JSON.stringify(entry.url),
+          path: `supportedInterfaces[${index}].url`,
+          ...evidence,
+        };
         if (verdict === 'pass') context.pass('CARD-011', reason);
         else if (verdict === 'warn') context.warn('CARD-011', finding);
         else context.fail('CARD-011', finding);
@@ -312,8 +435,15 @@ export const discoveryChecks: readonly Check[] = [
         return;
       }
       for (const other of others) {
-        if (other.errorType === first.errorType) context.pass('DATA-001', `${first.label} and ${other.label} both answer ${first.errorType}`);
-        else context.fail('DATA-001', { message: 'two interfaces answer the same request differently', expected: `${other.label} answering like ${first.label}: ${first.errorType}`, observed: other.errorType, exchange: other.exchange });
+        if (other.errorType === first.errorType)
+          context.pass('DATA-001', `${first.label} and ${other.label} both answer ${first.errorType}`);
+        else
+          context.fail('DATA-001', {
+            message: 'two interfaces answer the same request differently',
+            expected: `${other.label} answering like ${first.label}: ${first.errorType}`,
+            observed: other.errorType,
+            exchange: other.exchange,
+          });
       }
     },
   },
@@ -322,7 +452,10 @@ export const discoveryChecks: readonly Check[] = [
     title: 'Timestamps and member names in task responses',
     requirements: ['DATA-002', 'CARD-006'],
     async run(context) {
-      const sent = await context.transport.call('SendMessage', withTenant(context, { message: context.message('conformance: timestamp probe') }));
+      const sent = await context.transport.call(
+        'SendMessage',
+        withTenant(context, { message: context.message('conformance: timestamp probe') }),
+      );
       let seen = isRecord(sent.result) ? checkTimestamps(context, sent.result, sent) : 0;
       if (isRecord(sent.result)) reportNaming(context, sent.result, 'the SendMessage result', sent);
       const task = isRecord(sent.result) && isRecord(sent.result['task']) ? sent.result['task'] : undefined;
@@ -345,24 +478,46 @@ export const discoveryChecks: readonly Check[] = [
       const extension = declaredExtensions(context).find((entry) => entry.uri === TEST_DIRECTIVES_EXTENSION);
       const evidence = cardEvidence(context);
       if (extension === undefined) {
-        context.warn('DIRECTIVES-001', { message: 'cooperative mode, but the card does not list the test-directive extension', expected: `capabilities.extensions containing {"uri": "${TEST_DIRECTIVES_EXTENSION}"}`, observed: JSON.stringify(declaredExtensions(context).map((entry) => entry.uri)), path: 'capabilities.extensions', ...evidence });
+        context.warn('DIRECTIVES-001', {
+          message: 'cooperative mode, but the card does not list the test-directive extension',
+          expected: `capabilities.extensions containing {"uri": "${TEST_DIRECTIVES_EXTENSION}"}`,
+          observed: JSON.stringify(declaredExtensions(context).map((entry) => entry.uri)),
+          path: 'capabilities.extensions',
+          ...evidence,
+        });
       } else if (extension.required) {
-        context.fail('DIRECTIVES-001', { message: 'the test-directive extension is declared required', expected: 'required absent or false: clients unaware of it must still be served', observed: 'required: true', path: 'capabilities.extensions', ...evidence });
+        context.fail('DIRECTIVES-001', {
+          message: 'the test-directive extension is declared required',
+          expected: 'required absent or false: clients unaware of it must still be served',
+          observed: 'required: true',
+          path: 'capabilities.extensions',
+          ...evidence,
+        });
       } else {
         context.pass('DIRECTIVES-001', 'the card lists the test-directive extension, not required');
       }
       const metadata = directive('input-required');
-      const exchange = await context.transport.call('SendMessage', withTenant(context, { message: context.message('conformance: directive probe', { metadata }) }));
+      const exchange = await context.transport.call(
+        'SendMessage',
+        withTenant(context, { message: context.message('conformance: directive probe', { metadata }) }),
+      );
       const task = isRecord(exchange.result) && isRecord(exchange.result['task']) ? exchange.result['task'] : undefined;
       const state = task !== undefined && isRecord(task['status']) ? task['status']['state'] : undefined;
       const wanted = stateOfOutcome('input-required');
       if (state === wanted) context.pass('DIRECTIVES-001', `outcome input-required produced ${String(wanted)}`);
-      else context.fail('DIRECTIVES-001', { message: 'a test directive was not obeyed', expected: `metadata ${JSON.stringify(metadata)} ending in a task in ${String(wanted)}`, observed: state === undefined ? observedOf(exchange) : `state ${JSON.stringify(state)}`, exchange });
+      else
+        context.fail('DIRECTIVES-001', {
+          message: 'a test directive was not obeyed',
+          expected: `metadata ${JSON.stringify(metadata)} ending in a task in ${String(wanted)}`,
+          observed: state === undefined ? observedOf(exchange) : `state ${JSON.stringify(state)}`,
+          exchange,
+        });
       if (isRecord(exchange.result)) {
         checkTimestamps(context, exchange.result, exchange);
         reportNaming(context, exchange.result, 'the SendMessage result', exchange);
       }
-      if (task !== undefined && typeof task['id'] === 'string') await context.transport.call('CancelTask', withTenant(context, { id: task['id'] }));
+      if (task !== undefined && typeof task['id'] === 'string')
+        await context.transport.call('CancelTask', withTenant(context, { id: task['id'] }));
     },
   },
   {
@@ -371,10 +526,19 @@ export const discoveryChecks: readonly Check[] = [
     requirements: ['SSE-001', 'SUB-001'],
     async run(context) {
       if (capabilityDeclared(context, 'streaming')) {
-        skipAll(context, ['SSE-001', 'SUB-001'], 'capability-declared', 'the card declares capabilities.streaming: true; the refusal applies only without it');
+        skipAll(
+          context,
+          ['SSE-001', 'SUB-001'],
+          'capability-declared',
+          'the card declares capabilities.streaming: true; the refusal applies only without it',
+        );
         return;
       }
-      const streamed = await context.transport.stream('SendStreamingMessage', withTenant(context, { message: context.message('conformance: streaming must be refused') }), { until: () => true });
+      const streamed = await context.transport.stream(
+        'SendStreamingMessage',
+        withTenant(context, { message: context.message('conformance: streaming must be refused') }),
+        { until: () => true },
+      );
       expectRefusedStream(context, 'SSE-001', streamed);
       const { taskId, exchange } = await probeTask(context, { interrupted: true });
       if (taskId === undefined) {
@@ -391,7 +555,11 @@ export const discoveryChecks: readonly Check[] = [
     requirements: ['PUSH-001'],
     async run(context) {
       if (capabilityDeclared(context, 'pushNotifications')) {
-        context.skip('PUSH-001', 'capability-declared', 'the card declares capabilities.pushNotifications: true; the refusal applies only without it');
+        context.skip(
+          'PUSH-001',
+          'capability-declared',
+          'the card declares capabilities.pushNotifications: true; the refusal applies only without it',
+        );
         return;
       }
       const { taskId = unknownTaskId() } = await probeTask(context);
@@ -403,7 +571,11 @@ export const discoveryChecks: readonly Check[] = [
         ['DeleteTaskPushNotificationConfig', { taskId, id: configId }],
       ];
       for (const [method, params] of calls) {
-        context.expectError('PUSH-001', await context.transport.call(method, withTenant(context, params)), 'PushNotificationNotSupportedError');
+        context.expectError(
+          'PUSH-001',
+          await context.transport.call(method, withTenant(context, params)),
+          'PushNotificationNotSupportedError',
+        );
       }
     },
   },
@@ -413,10 +585,18 @@ export const discoveryChecks: readonly Check[] = [
     requirements: ['XCARD-001'],
     async run(context) {
       if (capabilityDeclared(context, 'extendedAgentCard')) {
-        context.skip('XCARD-001', 'capability-declared', 'the card declares capabilities.extendedAgentCard: true; the refusal applies only without it');
+        context.skip(
+          'XCARD-001',
+          'capability-declared',
+          'the card declares capabilities.extendedAgentCard: true; the refusal applies only without it',
+        );
         return;
       }
-      context.expectError('XCARD-001', await context.transport.call('GetExtendedAgentCard', withTenant(context, {})), 'UnsupportedOperationError');
+      context.expectError(
+        'XCARD-001',
+        await context.transport.call('GetExtendedAgentCard', withTenant(context, {})),
+        'UnsupportedOperationError',
+      );
     },
   },
   {
@@ -427,12 +607,21 @@ export const discoveryChecks: readonly Check[] = [
     async run(context) {
       const exchange = await context.transport.call('GetExtendedAgentCard', withTenant(context, {}));
       if (exchange.status === 401) {
-        skipAll(context, ['XCARD-002', 'XCARD-004'], 'no-credentials', 'GetExtendedAgentCard was refused with HTTP 401: give the suite credentials (--token) to check it');
+        skipAll(
+          context,
+          ['XCARD-002', 'XCARD-004'],
+          'no-credentials',
+          'GetExtendedAgentCard was refused with HTTP 401: give the suite credentials (--token) to check it',
+        );
         return;
       }
       if (isError(exchange, 'ExtendedAgentCardNotConfiguredError')) {
         context.pass('XCARD-002', `answered ${errorLabel('ExtendedAgentCardNotConfiguredError')}: no extended card is configured`);
-        context.skip('XCARD-004', 'feature-absent', `no extended card is configured (${errorLabel('ExtendedAgentCardNotConfiguredError')})`);
+        context.skip(
+          'XCARD-004',
+          'feature-absent',
+          `no extended card is configured (${errorLabel('ExtendedAgentCardNotConfiguredError')})`,
+        );
         return;
       }
       const card = exchange.result;
@@ -449,9 +638,17 @@ export const discoveryChecks: readonly Check[] = [
       }
       context.pass('XCARD-002', 'returned an AgentCard');
       const problems = [...cardStructureProblems(card), ...legacyCardProblems(card)];
-      for (const problem of problems) context.fail('XCARD-004', { message: 'the extended card fails the public card checks', expected: 'an AgentCard that passes CARD-002, CARD-003 and CARD-007', observed: problem.problem, path: `result.${problem.path}`, exchange });
+      for (const problem of problems)
+        context.fail('XCARD-004', {
+          message: 'the extended card fails the public card checks',
+          expected: 'an AgentCard that passes CARD-002, CARD-003 and CARD-007',
+          observed: problem.problem,
+          path: `result.${problem.path}`,
+          exchange,
+        });
       const shaped = Array.isArray(card['skills']) && card['skills'].length === 0 ? { ...card, skills: [PLACEHOLDER_SKILL] } : card;
-      if (context.checkShape('XCARD-004', 'AgentCard', shaped, { exchange, path: 'result' }) && problems.length === 0) context.pass('XCARD-004', 'the extended card is a valid AgentCard');
+      if (context.checkShape('XCARD-004', 'AgentCard', shaped, { exchange, path: 'result' }) && problems.length === 0)
+        context.pass('XCARD-004', 'the extended card is a valid AgentCard');
     },
   },
 ];
@@ -466,7 +663,10 @@ function expectRefusedStream(context: CheckContext, requirement: RequirementId, 
   context.fail(requirement, {
     message: 'the agent does not declare streaming but answered with a stream',
     expected: `a JSON response with error ${errorLabel('UnsupportedOperationError')} instead of an SSE stream`,
-    observed: exchange.status === 0 ? `no response (${exchange.transportError ?? exchange.ending})` : `HTTP ${exchange.status} ${exchange.headers['content-type'] ?? ''}; first event: ${first?.data.slice(0, 200) ?? '(none)'}`,
+    observed:
+      exchange.status === 0
+        ? `no response (${exchange.transportError ?? exchange.ending})`
+        : `HTTP ${exchange.status} ${exchange.headers['content-type'] ?? ''}; first event: ${first?.data.slice(0, 200) ?? '(none)'}`,
     exchange,
   });
 }

@@ -16,15 +16,24 @@ const LEGACY_NAMES = (['SendMessage', 'GetTask'] as const).flatMap((name) => MET
 function checkEnvelope(context: CheckContext, exchange: RpcExchange, sentId: string | number | null | undefined): void {
   const type = exchange.headers['content-type'] ?? '';
   if (/^application\/json\s*(;|$)/i.test(type)) context.pass('JSONRPC-ENV-001');
-  else context.fail('JSONRPC-ENV-001', { message: 'a JSON-RPC response is not application/json', expected: 'Content-Type: application/json', observed: type || '(none)', exchange });
+  else
+    context.fail('JSONRPC-ENV-001', {
+      message: 'a JSON-RPC response is not application/json',
+      expected: 'Content-Type: application/json',
+      observed: type || '(none)',
+      exchange,
+    });
   const body = exchange.json as Record<string, unknown> | undefined;
   const problems: string[] = [];
   if (body === undefined || typeof body !== 'object') problems.push('the body is not a JSON object');
   else {
     if (body['jsonrpc'] !== '2.0') problems.push(`jsonrpc is ${JSON.stringify(body['jsonrpc'])}`);
-    if (('result' in body) === ('error' in body)) problems.push('it must carry exactly one of result and error');
+    if ('result' in body === 'error' in body) problems.push('it must carry exactly one of result and error');
     const error = body['error'] as Record<string, unknown> | undefined;
-    if (error !== undefined && (typeof error !== 'object' || error === null || !Number.isInteger(error['code']) || typeof error['message'] !== 'string')) {
+    if (
+      error !== undefined &&
+      (typeof error !== 'object' || error === null || !Number.isInteger(error['code']) || typeof error['message'] !== 'string')
+    ) {
       problems.push('error must be an object with an integer code and a string message');
     }
     if (body['id'] !== sentId && !(sentId !== null && 'error' in body && body['id'] === null && isEnvelopeError(body))) {
@@ -32,7 +41,13 @@ function checkEnvelope(context: CheckContext, exchange: RpcExchange, sentId: str
     }
   }
   if (problems.length === 0) context.pass('JSONRPC-ENV-002');
-  else context.fail('JSONRPC-ENV-002', { message: 'the response is not a proper JSON-RPC 2.0 response', expected: 'jsonrpc "2.0", the request id, exactly one of result/error', observed: problems.join('; '), exchange });
+  else
+    context.fail('JSONRPC-ENV-002', {
+      message: 'the response is not a proper JSON-RPC 2.0 response',
+      expected: 'jsonrpc "2.0", the request id, exactly one of result/error',
+      observed: problems.join('; '),
+      exchange,
+    });
 }
 
 /** An error about the envelope itself, whose id the server may not have been able to read. */
@@ -45,30 +60,64 @@ function isEnvelopeError(body: Record<string, unknown>): boolean {
 function checkErrorDetails(context: CheckContext, exchange: RpcExchange): void {
   const data = exchange.error?.data;
   if (data === undefined) {
-    context.warn('JSONRPC-ENV-008', { message: 'an error carries no data array with an ErrorInfo', expected: `data: [{"@type": "${ERROR_INFO}", reason, domain: "${ERROR_DOMAIN}"}]`, observed: 'no data member', exchange });
+    context.warn('JSONRPC-ENV-008', {
+      message: 'an error carries no data array with an ErrorInfo',
+      expected: `data: [{"@type": "${ERROR_INFO}", reason, domain: "${ERROR_DOMAIN}"}]`,
+      observed: 'no data member',
+      exchange,
+    });
     return;
   }
-  if (!Array.isArray(data) || !data.every((detail) => typeof detail === 'object' && detail !== null && typeof (detail as Record<string, unknown>)['@type'] === 'string')) {
-    context.fail('JSONRPC-ENV-007', { message: 'error data is not an array of objects with @type', expected: 'data: [{"@type": …}, …]', observed: JSON.stringify(data).slice(0, 300), exchange });
+  if (
+    !Array.isArray(data) ||
+    !data.every(
+      (detail) => typeof detail === 'object' && detail !== null && typeof (detail as Record<string, unknown>)['@type'] === 'string',
+    )
+  ) {
+    context.fail('JSONRPC-ENV-007', {
+      message: 'error data is not an array of objects with @type',
+      expected: 'data: [{"@type": …}, …]',
+      observed: JSON.stringify(data).slice(0, 300),
+      exchange,
+    });
     return;
   }
   context.pass('JSONRPC-ENV-007');
   const info = (data as Record<string, unknown>[]).find((detail) => detail['@type'] === ERROR_INFO);
   if (info !== undefined && typeof info['reason'] === 'string' && typeof info['domain'] === 'string') context.pass('JSONRPC-ENV-008');
-  else context.warn('JSONRPC-ENV-008', { message: 'no ErrorInfo with reason and domain in error data', expected: `an element with @type ${ERROR_INFO}, a reason and domain ${ERROR_DOMAIN}`, observed: JSON.stringify(data).slice(0, 300), exchange });
+  else
+    context.warn('JSONRPC-ENV-008', {
+      message: 'no ErrorInfo with reason and domain in error data',
+      expected: `an element with @type ${ERROR_INFO}, a reason and domain ${ERROR_DOMAIN}`,
+      observed: JSON.stringify(data).slice(0, 300),
+      exchange,
+    });
 }
 
 /** A raw body the endpoint must refuse with the JSON-RPC error `name` (and id null, for a body whose id cannot be read). */
-async function expectRawError(context: CheckContext, requirement: RequirementId, body: string | undefined, name: ErrorName, options: { idNull?: boolean } = {}): Promise<Exchange> {
+async function expectRawError(
+  context: CheckContext,
+  requirement: RequirementId,
+  body: string | undefined,
+  name: ErrorName,
+  options: { idNull?: boolean } = {},
+): Promise<Exchange> {
   const exchange = await context.transport.raw(body, { headers: { 'content-type': MEDIA_TYPES.json, [VERSION_HEADER]: PROTOCOL_VERSION } });
   const json = exchange.json as { id?: unknown } | undefined;
-  const ok = exchange.status >= 200 && exchange.status < 500 && errorCodeOf(exchange) === ERRORS[name].code && (!options.idNull || json?.id === null);
+  const ok =
+    exchange.status >= 200 &&
+    exchange.status < 500 &&
+    errorCodeOf(exchange) === ERRORS[name].code &&
+    (!options.idNull || json?.id === null);
   if (ok) context.pass(requirement, `answered ${errorLabel(name)}`);
   else {
     context.fail(requirement, {
       message: `expected a JSON-RPC error ${errorLabel(name)}${options.idNull ? ' with id null' : ''}`,
       expected: `HTTP 200 (or another non-5xx) with error.code ${ERRORS[name].code}`,
-      observed: exchange.status === 0 ? `no response: ${exchange.transportError ?? ''}` : `HTTP ${exchange.status}: ${exchange.bodyText.slice(0, 300)}`,
+      observed:
+        exchange.status === 0
+          ? `no response: ${exchange.transportError ?? ''}`
+          : `HTTP ${exchange.status}: ${exchange.bodyText.slice(0, 300)}`,
       exchange,
     });
   }
@@ -95,7 +144,9 @@ export const envelopeChecks: readonly Check[] = [
     title: `Malformed JSON is ${errorLabel('JSONParseError')} with id null`,
     requirements: ['JSONRPC-ENV-003'],
     async run(context) {
-      await expectRawError(context, 'JSONRPC-ENV-003', '{"jsonrpc": "2.0", "id": 1, "method": "GetTask", ', 'JSONParseError', { idNull: true });
+      await expectRawError(context, 'JSONRPC-ENV-003', '{"jsonrpc": "2.0", "id": 1, "method": "GetTask", ', 'JSONParseError', {
+        idNull: true,
+      });
       await expectRawError(context, 'JSONRPC-ENV-003', 'not json at all', 'JSONParseError', { idNull: true });
     },
   },
@@ -112,7 +163,8 @@ export const envelopeChecks: readonly Check[] = [
         'id of a forbidden type': { jsonrpc: '2.0', id: { nested: true }, method: 'GetTask', params: { id: 'x' } },
         'a JSON scalar': 42,
       };
-      for (const [, body] of Object.entries(variants)) await expectRawError(context, 'JSONRPC-ENV-004', JSON.stringify(body), 'InvalidRequestError');
+      for (const [, body] of Object.entries(variants))
+        await expectRawError(context, 'JSONRPC-ENV-004', JSON.stringify(body), 'InvalidRequestError');
     },
   },
   {
@@ -139,7 +191,8 @@ export const envelopeChecks: readonly Check[] = [
         ['SendMessage', { message: { messageId: 'conform-x', role: 'ROLE_USER', parts: [] } }],
         ['ListTasks', { status: 'completed' }],
       ];
-      for (const [method, params] of cases) context.expectError('JSONRPC-ENV-006', await context.transport.callRaw(method, params), 'InvalidParamsError');
+      for (const [method, params] of cases)
+        context.expectError('JSONRPC-ENV-006', await context.transport.callRaw(method, params), 'InvalidParamsError');
     },
   },
 ];

@@ -37,7 +37,13 @@ export const hubBehaviourChecks: readonly Check[] = [
       }
       const later = await getTask(context, { id: first.task.id });
       const copies = (later.task?.history ?? []).filter((entry) => entry.messageId === message.messageId).length;
-      if (copies > 1) context.warn('HUB-001', { message: 'the resent message ran a second turn', expected: `message ${message.messageId} once in the history`, observed: `${copies} times`, exchange: again.exchange });
+      if (copies > 1)
+        context.warn('HUB-001', {
+          message: 'the resent message ran a second turn',
+          expected: `message ${message.messageId} once in the history`,
+          observed: `${copies} times`,
+          exchange: again.exchange,
+        });
       else context.pass('HUB-001', 'the resend returned the original task');
     },
   },
@@ -50,15 +56,24 @@ export const hubBehaviourChecks: readonly Check[] = [
       const sent = await send(context, { message: context.message('hello', { metadata: { skill } }) });
       const advertised = (Array.isArray(context.target.card.skills) ? context.target.card.skills : []).map((entry) => entry.id);
       if (sent.kind !== 'task') {
-        context.warn('HUB-002', { message: `metadata.skill "${skill}" did not yield a task`, expected: 'a Task in TASK_STATE_REJECTED', observed: observedOf(sent.exchange), exchange: sent.exchange });
+        context.warn('HUB-002', {
+          message: `metadata.skill "${skill}" did not yield a task`,
+          expected: 'a Task in TASK_STATE_REJECTED',
+          observed: observedOf(sent.exchange),
+          exchange: sent.exchange,
+        });
         return;
       }
       const text = concatenatedText(sent.task.status.message);
       const unnamed = advertised.filter((id) => !text.includes(id));
-      if (sent.task.status.state === 'TASK_STATE_REJECTED' && unnamed.length === 0) context.pass('HUB-002', 'rejected, naming the advertised skills');
+      if (sent.task.status.state === 'TASK_STATE_REJECTED' && unnamed.length === 0)
+        context.pass('HUB-002', 'rejected, naming the advertised skills');
       else {
         context.warn('HUB-002', {
-          message: sent.task.status.state === 'TASK_STATE_REJECTED' ? 'the rejection does not name every advertised skill' : 'an unknown metadata.skill did not reject the task',
+          message:
+            sent.task.status.state === 'TASK_STATE_REJECTED'
+              ? 'the rejection does not name every advertised skill'
+              : 'an unknown metadata.skill did not reject the task',
           expected: `TASK_STATE_REJECTED with a status message naming ${advertised.join(', ') || '(no skills)'}`,
           observed: `${sent.task.status.state}, status message ${short(text, 200) || '(none)'}`,
           exchange: sent.exchange,
@@ -78,10 +93,13 @@ export const hubBehaviourChecks: readonly Check[] = [
       }
       const sent = await send(context, { message: context.message('hello'), configuration: { acceptedOutputModes: ['image/png'] } });
       recordErrorCode(context, sent.exchange, 'ContentTypeNotSupportedError', false);
-      if (isError(sent.exchange, 'ContentTypeNotSupportedError')) context.pass('HUB-004', `refused with ${errorLabel('ContentTypeNotSupportedError')}`);
+      if (isError(sent.exchange, 'ContentTypeNotSupportedError'))
+        context.pass('HUB-004', `refused with ${errorLabel('ContentTypeNotSupportedError')}`);
       else {
         context.warn('HUB-004', {
-          message: sent.exchange.error ? 'refused, but not with ContentTypeNotSupportedError' : 'a request accepting only image/png was served anyway',
+          message: sent.exchange.error
+            ? 'refused, but not with ContentTypeNotSupportedError'
+            : 'a request accepting only image/png was served anyway',
           expected: `error ${errorLabel('ContentTypeNotSupportedError')}`,
           observed: observedOf(sent.exchange),
           exchange: sent.exchange,
@@ -95,19 +113,32 @@ export const hubBehaviourChecks: readonly Check[] = [
     requirements: ['HUB-005', 'JSONRPC-ENV-009'],
     cooperative: true,
     async run(context) {
-      const sent = await send(context, { message: context.message('slow work', { metadata: directive('completed', SLOW_WORK) }), configuration: { returnImmediately: true } });
+      const sent = await send(context, {
+        message: context.message('slow work', { metadata: directive('completed', SLOW_WORK) }),
+        configuration: { returnImmediately: true },
+      });
       if (sent.kind !== 'task' || isTerminalState(sent.task.status.state) || isInterruptedState(sent.task.status.state)) {
-        context.skip('HUB-005', 'precondition-not-met', sent.kind === 'task' ? `the slow task was already ${sent.task.status.state} when returned` : noTask(sent));
+        context.skip(
+          'HUB-005',
+          'precondition-not-met',
+          sent.kind === 'task' ? `the slow task was already ${sent.task.status.state} when returned` : noTask(sent),
+        );
         return;
       }
       const task = sent.task;
       try {
-        const interrupting = await send(context, { message: context.message('are you done yet?', { taskId: task.id, ...(task.contextId ? { contextId: task.contextId } : {}) }), configuration: { returnImmediately: true } });
+        const interrupting = await send(context, {
+          message: context.message('are you done yet?', { taskId: task.id, ...(task.contextId ? { contextId: task.contextId } : {}) }),
+          configuration: { returnImmediately: true },
+        });
         recordErrorCode(context, interrupting.exchange, 'UnsupportedOperationError', false);
-        if (isError(interrupting.exchange, 'UnsupportedOperationError')) context.pass('HUB-005', `refused with ${errorLabel('UnsupportedOperationError')}`);
+        if (isError(interrupting.exchange, 'UnsupportedOperationError'))
+          context.pass('HUB-005', `refused with ${errorLabel('UnsupportedOperationError')}`);
         else {
           context.warn('HUB-005', {
-            message: interrupting.exchange.error ? 'refused, but not with UnsupportedOperationError' : 'a message to a working task was accepted',
+            message: interrupting.exchange.error
+              ? 'refused, but not with UnsupportedOperationError'
+              : 'a message to a working task was accepted',
             expected: `error ${errorLabel('UnsupportedOperationError')}`,
             observed: observedOf(interrupting.exchange),
             exchange: interrupting.exchange,

@@ -47,7 +47,11 @@ function validSendMessageRequests(card: AgentCard): fc.Arbitrary<SendMessageRequ
     });
   const message: fc.Arbitrary<Message> = fc
     .tuple(arbitraryFor(document, 'Message', { unicode: true }), fc.array(part, { minLength: 1, maxLength: 3 }))
-    .map(([raw, parts]) => ({ ...without(raw as Message, ['taskId', 'contextId', 'referenceTaskIds', 'extensions']), role: 'ROLE_USER' as const, parts }));
+    .map(([raw, parts]) => ({
+      ...without(raw as Message, ['taskId', 'contextId', 'referenceTaskIds', 'extensions']),
+      role: 'ROLE_USER' as const,
+      parts,
+    }));
   const configuration = fc
     .record(
       {
@@ -58,7 +62,10 @@ function validSendMessageRequests(card: AgentCard): fc.Arbitrary<SendMessageRequ
     )
     .map((value) => ({ ...value, returnImmediately: true }));
   return fc
-    .record({ message, configuration, metadata: arbitraryFor(document, 'Struct') as fc.Arbitrary<Record<string, unknown>> }, { requiredKeys: ['message', 'configuration'] })
+    .record(
+      { message, configuration, metadata: arbitraryFor(document, 'Struct') as fc.Arbitrary<Record<string, unknown>> },
+      { requiredKeys: ['message', 'configuration'] },
+    )
     .filter((request) => checkValue(A2A_1_0, 'SendMessageRequest', request, { flavour: 'exact' }).ok);
 }
 
@@ -68,7 +75,9 @@ function excludedByCard(request: SendMessageRequest, card: AgentCard): boolean {
   const outputs = cardModes(card, 'output');
   const partExcluded = request.message.parts.some((part) => !inputs.some((mode) => mediaRangeCovers(mode, mediaTypeOfPart(part))));
   const accepted = request.configuration?.acceptedOutputModes ?? [];
-  const outputExcluded = accepted.length > 0 && !accepted.some((mode) => outputs.some((output) => mediaRangeCovers(mode, output) || mediaRangeCovers(output, mode)));
+  const outputExcluded =
+    accepted.length > 0 &&
+    !accepted.some((mode) => outputs.some((output) => mediaRangeCovers(mode, output) || mediaRangeCovers(output, mode)));
   return partExcluded || outputExcluded;
 }
 
@@ -78,7 +87,8 @@ async function sendValidMessages(context: CheckContext): Promise<void> {
   const outcome = await checkAgainstAgent(context, validSendMessageRequests(card), async (request) => {
     const sent: SendMessageRequest = { ...request, message: { ...request.message, messageId: `conform-${randomUUID()}` } };
     const exchange = await context.transport.call('SendMessage', sent);
-    if (brokenAnswer(exchange)) return new PropertyViolation('a valid SendMessage got no proper answer', observedOf(exchange), exchange, { sent });
+    if (brokenAnswer(exchange))
+      return new PropertyViolation('a valid SendMessage got no proper answer', observedOf(exchange), exchange, { sent });
     if (exchange.error !== undefined) {
       if (isError(exchange, 'ContentTypeNotSupportedError') && excludedByCard(sent, card)) {
         refusedForContentType += 1;
@@ -89,10 +99,18 @@ async function sendValidMessages(context: CheckContext): Promise<void> {
     const verdict = checkValue(A2A_1_0, 'SendMessageResponse', exchange.result, { flavour: 'exact' });
     if (verdict.ok) return undefined;
     const first = verdict.violations[0];
-    return new PropertyViolation('the answer to a valid SendMessage is not a valid SendMessageResponse', `${first?.field || 'result'} ${first?.description ?? 'is invalid'}`, exchange, { sent });
+    return new PropertyViolation(
+      'the answer to a valid SendMessage is not a valid SendMessageResponse',
+      `${first?.field || 'result'} ${first?.description ?? 'is invalid'}`,
+      exchange,
+      { sent },
+    );
   });
   if (outcome.failure === undefined) {
-    const note = refusedForContentType > 0 ? `; ${refusedForContentType} refused with ${errorLabel('ContentTypeNotSupportedError')} for media types the card does not list` : '';
+    const note =
+      refusedForContentType > 0
+        ? `; ${refusedForContentType} refused with ${errorLabel('ContentTypeNotSupportedError')} for media types the card does not list`
+        : '';
     context.pass('ROBUST-001', `${outcome.runs} random valid messages were answered with a valid SendMessageResponse${note}`);
     return;
   }
@@ -106,14 +124,17 @@ async function sendValidMessages(context: CheckContext): Promise<void> {
     seed: context.seed,
   });
   const result = (violation.exchange as RpcExchange | undefined)?.result;
-  if (result !== undefined) context.checkShape('ROBUST-001', 'SendMessageResponse', result, { exchange: violation.exchange, path: 'result' });
+  if (result !== undefined)
+    context.checkShape('ROBUST-001', 'SendMessageResponse', result, { exchange: violation.exchange, path: 'result' });
 }
 
 // ---------------------------------------------------------------------------------------------
 // ROBUST-002, ROBUST-003: one mutation inside params
 
 /** The methods whose params are mutated, with their params def (methods.json paramsType). */
-const MUTATED_METHODS = (['SendMessage', 'GetTask', 'ListTasks', 'CancelTask'] as const).map((method) => [method, METHODS[method].paramsType] as const);
+const MUTATED_METHODS = (['SendMessage', 'GetTask', 'ListTasks', 'CancelTask'] as const).map(
+  (method) => [method, METHODS[method].paramsType] as const,
+);
 
 /** Mutated params (input is tolerant, so no unknown members), never the no-op "nothing to mutate". */
 function mutatedParams(def: string): fc.Arbitrary<Mutated> {
@@ -134,7 +155,10 @@ function memberPointers(value: unknown, pointer = ''): [string, string][] {
   if (typeof value !== 'object' || value === null) return [];
   const entries: [string, unknown][] = Array.isArray(value) ? value.map((item, index) => [String(index), item]) : Object.entries(value);
   const own: [string, string][] = Array.isArray(value) ? [] : entries.map(([name]) => [pointer, name]);
-  return [...own, ...entries.flatMap(([name, item]) => memberPointers(item, `${pointer}/${name.replaceAll('~', '~0').replaceAll('/', '~1')}`))];
+  return [
+    ...own,
+    ...entries.flatMap(([name, item]) => memberPointers(item, `${pointer}/${name.replaceAll('~', '~0').replaceAll('/', '~1')}`)),
+  ];
 }
 
 function withoutMember(value: unknown, parent: string, name: string): unknown {
@@ -196,14 +220,24 @@ async function sendMutatedParams(context: CheckContext): Promise<void> {
   const budgetMs = (): number => Math.min(shrinkBudgetMs(context), Math.max(0, 40_000 - (Date.now() - started)));
   for (const [method, def] of MUTATED_METHODS) {
     if (Date.now() - started > 40_000) {
-      context.skip('ROBUST-003', 'suite-limitation', `${method} and the methods after it were not tried: the earlier ones took all the time`);
+      context.skip(
+        'ROBUST-003',
+        'suite-limitation',
+        `${method} and the methods after it were not tried: the earlier ones took all the time`,
+      );
       break;
     }
-    const report = (requirement: 'ROBUST-002' | 'ROBUST-003', found: { value: Mutated; violation: PropertyViolation }, path: string | undefined, shrinks: number | undefined): void => {
+    const report = (
+      requirement: 'ROBUST-002' | 'ROBUST-003',
+      found: { value: Mutated; violation: PropertyViolation },
+      path: string | undefined,
+      shrinks: number | undefined,
+    ): void => {
       const { value, violation } = found;
       context.fail(requirement, {
         message: `${method} with ${value.mutation.detail} at ${value.mutation.pointer || '(params)'}: ${violation.message}${shrinks === undefined ? '' : ` (shrunk ${shrinks} times)`}`,
-        expected: requirement === 'ROBUST-003' ? 'an answer (no 5xx, timeout or dropped connection)' : `error ${errorLabel('InvalidParamsError')}`,
+        expected:
+          requirement === 'ROBUST-003' ? 'an answer (no 5xx, timeout or dropped connection)' : `error ${errorLabel('InvalidParamsError')}`,
         observed: violation.observed,
         exchange: violation.exchange,
         counterexample: { method, params: value.value, mutation: value.mutation, ...(path === undefined ? {} : { fastCheckPath: path }) },
@@ -258,16 +292,24 @@ async function sendMutatedParams(context: CheckContext): Promise<void> {
     // Pass 2 replays from the first wrong answer and shrinks it.
     robust002Failed = true;
     const found = mismatch;
-    const second = await checkAgainstAgent(context, mutatedParams(def), refusedOtherwise, { path: String(found.run), budgetMs: budgetMs() });
+    const second = await checkAgainstAgent(context, mutatedParams(def), refusedOtherwise, {
+      path: String(found.run),
+      budgetMs: budgetMs(),
+    });
     if (second.failure !== undefined) {
       const small = await minimiseMutation(def, second.failure, refusedOtherwise, Date.now() + budgetMs());
       report('ROBUST-002', small, second.failure.path, second.failure.shrinks + small.removed);
     } else {
-      const violation = new PropertyViolation(`answered other than ${errorLabel('InvalidParamsError')} (not reproduced when replayed)`, observedOf(found.exchange), found.exchange);
+      const violation = new PropertyViolation(
+        `answered other than ${errorLabel('InvalidParamsError')} (not reproduced when replayed)`,
+        observedOf(found.exchange),
+        found.exchange,
+      );
       report('ROBUST-002', { value: found.value, violation }, undefined, undefined);
     }
   }
-  if (!robust002Failed) context.pass('ROBUST-002', `${requests} requests with one mutation in params were refused with ${errorLabel('InvalidParamsError')}`);
+  if (!robust002Failed)
+    context.pass('ROBUST-002', `${requests} requests with one mutation in params were refused with ${errorLabel('InvalidParamsError')}`);
   if (!robust003Failed) context.pass('ROBUST-003', `${requests} requests with one mutation in params were all answered`);
 }
 
@@ -277,25 +319,39 @@ async function sendMutatedParams(context: CheckContext): Promise<void> {
 const JSON_TYPE = /^application\/([\w.+-]+\+)?json\b/i;
 
 async function sendMalformedBodies(context: CheckContext): Promise<void> {
-  const valid = JSON.stringify({ jsonrpc: '2.0', id: 'conform-malformed', method: 'SendMessage', params: { message: context.message('conformance malformed-body check') } });
+  const valid = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 'conform-malformed',
+    method: 'SendMessage',
+    params: { message: context.message('conformance malformed-body check') },
+  });
   const json = { 'content-type': MEDIA_TYPES.json };
   const cases: { name: string; body: string; headers: Record<string, string> }[] = [
     { name: 'invalid JSON', body: '{"jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": {"id": }', headers: json },
     { name: 'a truncated body', body: valid.slice(0, Math.floor(valid.length / 2)), headers: json },
     { name: 'an empty body', body: '', headers: json },
     { name: 'a text/plain content type', body: valid, headers: { 'content-type': 'text/plain' } },
-    { name: 'a form-encoded body', body: 'jsonrpc=2.0&method=GetTask&id=1', headers: { 'content-type': 'application/x-www-form-urlencoded' } },
+    {
+      name: 'a form-encoded body',
+      body: 'jsonrpc=2.0&method=GetTask&id=1',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    },
   ];
   let broken = false;
   let notJson = false;
   for (const { name, body, headers } of cases) {
-    const exchange = await context.transport.raw(body, { headers: { ...headers, accept: MEDIA_TYPES.json, [VERSION_HEADER]: PROTOCOL_VERSION } });
+    const exchange = await context.transport.raw(body, {
+      headers: { ...headers, accept: MEDIA_TYPES.json, [VERSION_HEADER]: PROTOCOL_VERSION },
+    });
     if (brokenAnswer(exchange)) {
       broken = true;
       context.fail('ROBUST-003', {
         message: `a request with ${name} got no proper answer`,
         expected: 'an error answer (no 5xx, timeout or dropped connection)',
-        observed: exchange.status === 0 ? `no response (${exchange.transportError ?? 'connection failed'})` : `HTTP ${exchange.status}: ${exchange.bodyText.slice(0, 200)}`,
+        observed:
+          exchange.status === 0
+            ? `no response (${exchange.transportError ?? 'connection failed'})`
+            : `HTTP ${exchange.status}: ${exchange.bodyText.slice(0, 200)}`,
         exchange,
       });
     }

@@ -26,7 +26,13 @@ interface Plain {
  * A JSON-RPC POST sent with fetch directly, so it carries none of the headers the transport
  * adds to every request (the user's --token): only those given here.
  */
-async function postWithout<M extends MethodName>(context: CheckContext, method: M, params: ParamsOf<M>, headers: Readonly<Record<string, string>> = {}, query = ''): Promise<Plain> {
+async function postWithout<M extends MethodName>(
+  context: CheckContext,
+  method: M,
+  params: ParamsOf<M>,
+  headers: Readonly<Record<string, string>> = {},
+  query = '',
+): Promise<Plain> {
   const endpoint = context.transport.endpoint;
   const url = query === '' ? endpoint : `${endpoint}${endpoint.includes('?') ? '&' : '?'}${query}`;
   const allHeaders = { 'content-type': MEDIA_TYPES.json, accept: MEDIA_TYPES.json, [VERSION_HEADER]: PROTOCOL_VERSION, ...headers };
@@ -42,7 +48,14 @@ async function postWithout<M extends MethodName>(context: CheckContext, method: 
     } catch {
       json = undefined;
     }
-    const exchange: Exchange = { request, status: response.status, headers: headersOf(response.headers), bodyText, ...(json === undefined ? {} : { json }), durationMs: Date.now() - started };
+    const exchange: Exchange = {
+      request,
+      status: response.status,
+      headers: headersOf(response.headers),
+      bodyText,
+      ...(json === undefined ? {} : { json }),
+      durationMs: Date.now() - started,
+    };
     return { exchange, ...(isRecord(json) && 'result' in json ? { result: json['result'] } : {}) };
   } catch (error) {
     return { exchange: { request, status: 0, headers: {}, bodyText: '', transportError: String(error), durationMs: Date.now() - started } };
@@ -51,7 +64,12 @@ async function postWithout<M extends MethodName>(context: CheckContext, method: 
 
 function declaresSecurity(context: CheckContext): boolean {
   const card = context.target.card as { securitySchemes?: unknown; securityRequirements?: unknown };
-  return isRecord(card.securitySchemes) && Object.keys(card.securitySchemes).length > 0 && Array.isArray(card.securityRequirements) && card.securityRequirements.length > 0;
+  return (
+    isRecord(card.securitySchemes) &&
+    Object.keys(card.securitySchemes).length > 0 &&
+    Array.isArray(card.securityRequirements) &&
+    card.securityRequirements.length > 0
+  );
 }
 
 /** Credentials of the right form but surely wrong, for the first scheme the card requires; undefined when there is no way to send wrong ones (mTLS). */
@@ -111,13 +129,21 @@ export const securityChecks: readonly Check[] = [
       }
       const evidence = cardEvidence(context);
       if (!Array.isArray(signatures)) {
-        context.fail('CARD-009', { message: 'signatures is not an array', expected: 'an array of {protected, signature, header?}', observed: JSON.stringify(signatures).slice(0, 200), path: 'signatures', ...evidence });
+        context.fail('CARD-009', {
+          message: 'signatures is not an array',
+          expected: 'an array of {protected, signature, header?}',
+          observed: JSON.stringify(signatures).slice(0, 200),
+          path: 'signatures',
+          ...evidence,
+        });
         return Promise.resolve();
       }
       for (const [index, entry] of (signatures as unknown[]).entries()) {
         const path = `signatures[${index}]`;
-        const fail = (observed: string, expected = 'protected and signature base64url strings; protected decoding to a JSON object with alg and kid') =>
-          context.fail('CARD-009', { message: `${path} is not a well-formed JWS signature`, expected, observed, path, ...evidence });
+        const fail = (
+          observed: string,
+          expected = 'protected and signature base64url strings; protected decoding to a JSON object with alg and kid',
+        ) => context.fail('CARD-009', { message: `${path} is not a well-formed JWS signature`, expected, observed, path, ...evidence });
         if (!isRecord(entry) || typeof entry['protected'] !== 'string' || typeof entry['signature'] !== 'string') {
           fail(`${JSON.stringify(entry).slice(0, 200)}`);
           continue;
@@ -140,7 +166,14 @@ export const securityChecks: readonly Check[] = [
           continue;
         }
         if (header['typ'] === 'JOSE') context.pass('CARD-009', `${path}: alg ${header['alg']}, kid ${header['kid']}, typ JOSE`);
-        else context.warn('CARD-009', { message: `${path} has no typ "JOSE"`, expected: 'typ: "JOSE" in the protected header', observed: header['typ'] === undefined ? 'no typ' : `typ ${JSON.stringify(header['typ'])}`, path, ...evidence });
+        else
+          context.warn('CARD-009', {
+            message: `${path} has no typ "JOSE"`,
+            expected: 'typ: "JOSE" in the protected header',
+            observed: header['typ'] === undefined ? 'no typ' : `typ ${JSON.stringify(header['typ'])}`,
+            path,
+            ...evidence,
+          });
 
         const outcome = verifySignature(card, protectedB64, header, entry['header'], signatureB64);
         if ('skip' in outcome) context.skip('CARD-010', 'suite-limitation', `${path}: ${outcome.skip}`);
@@ -167,10 +200,17 @@ export const securityChecks: readonly Check[] = [
       const urls: [string, unknown][] = [];
       if (context.target.cardUrl !== undefined) urls.push(['the card URL', context.target.cardUrl]);
       if (context.target.assumedCard) urls.push(['the endpoint', context.target.endpoint]);
-      for (const [index, entry] of interfacesOf(context).entries()) if (entry.protocolBinding !== 'GRPC') urls.push([`supportedInterfaces[${index}].url`, entry.url]);
+      for (const [index, entry] of interfacesOf(context).entries())
+        if (entry.protocolBinding !== 'GRPC') urls.push([`supportedInterfaces[${index}].url`, entry.url]);
       for (const [what, url] of urls) {
         const { verdict, reason } = classifyUrl(url);
-        const finding = { message: `${what}: ${reason}`, expected: 'https (plain http only to a loopback host)', observed: JSON.stringify(url), ...(what.startsWith('supportedInterfaces') ? { path: what } : {}), ...evidence };
+        const finding = {
+          message: `${what}: ${reason}`,
+          expected: 'https (plain http only to a loopback host)',
+          observed: JSON.stringify(url),
+          ...(what.startsWith('supportedInterfaces') ? { path: what } : {}),
+          ...evidence,
+        };
         if (verdict === 'pass') context.pass('DATA-006', `${what}: ${reason}`);
         else if (verdict === 'warn') context.warn('DATA-006', finding);
         else context.fail('DATA-006', finding);
@@ -194,15 +234,32 @@ export const securityChecks: readonly Check[] = [
         ['CancelTask', withTenant(context, { id })],
         ['SendMessage', withTenant(context, { message: context.message('conformance: this must be refused without credentials') })],
       ];
-      for (const [method, params] of operations) expectUnauthorized(context, 'DATA-004', await postWithout(context, method, params), `${method} without credentials`);
+      for (const [method, params] of operations)
+        expectUnauthorized(context, 'DATA-004', await postWithout(context, method, params), `${method} without credentials`);
       const wrong = wrongCredentials(context);
       if (wrong !== undefined) {
-        expectUnauthorized(context, 'DATA-004', await postWithout(context, 'GetTask', withTenant(context, { id }), wrong.headers, wrong.query), `GetTask with invalid credentials for scheme ${wrong.scheme}`);
+        expectUnauthorized(
+          context,
+          'DATA-004',
+          await postWithout(context, 'GetTask', withTenant(context, { id }), wrong.headers, wrong.query),
+          `GetTask with invalid credentials for scheme ${wrong.scheme}`,
+        );
       }
       const valid = await context.transport.call('GetTask', withTenant(context, { id }));
-      if (valid.status === 401) context.skip('DATA-004', 'no-credentials', 'the suite was given no valid credentials (--token), so acceptance with them was not checked');
+      if (valid.status === 401)
+        context.skip(
+          'DATA-004',
+          'no-credentials',
+          'the suite was given no valid credentials (--token), so acceptance with them was not checked',
+        );
       else if (isError(valid, 'TaskNotFoundError')) context.pass('DATA-004', 'the same request with the configured credentials is served');
-      else context.fail('DATA-004', { message: 'the request with the configured credentials is not served', expected: `GetTask for an unknown id answered ${errorLabel('TaskNotFoundError')}`, observed: observedOf(valid), exchange: valid });
+      else
+        context.fail('DATA-004', {
+          message: 'the request with the configured credentials is not served',
+          expected: `GetTask for an unknown id answered ${errorLabel('TaskNotFoundError')}`,
+          observed: observedOf(valid),
+          exchange: valid,
+        });
     },
   },
   {
@@ -212,10 +269,19 @@ export const securityChecks: readonly Check[] = [
     capability: 'extendedAgentCard',
     async run(context) {
       if (!declaresSecurity(context)) {
-        context.skip('XCARD-003', 'feature-absent', 'the card declares no securitySchemes and securityRequirements, so there are no credentials to leave out');
+        context.skip(
+          'XCARD-003',
+          'feature-absent',
+          'the card declares no securitySchemes and securityRequirements, so there are no credentials to leave out',
+        );
         return;
       }
-      expectUnauthorized(context, 'XCARD-003', await postWithout(context, 'GetExtendedAgentCard', withTenant(context, {})), 'GetExtendedAgentCard without credentials');
+      expectUnauthorized(
+        context,
+        'XCARD-003',
+        await postWithout(context, 'GetExtendedAgentCard', withTenant(context, {})),
+        'GetExtendedAgentCard without credentials',
+      );
     },
   },
 ];

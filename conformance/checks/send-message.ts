@@ -10,7 +10,6 @@ import { directive, SLOW_WORK } from './support/directives.js';
 import { getTask, noTask, send, sendRaw } from './support/tasks.js';
 import { expectA2AError, recordErrorCode, skipAll } from './support/verdicts.js';
 
-
 function historyOf(task: Task): unknown[] | undefined {
   return Array.isArray(task.history) ? task.history : undefined;
 }
@@ -25,10 +24,14 @@ const UNSUPPORTED_CANDIDATES: readonly { mediaType: string; raw: string; filenam
 export const sendMessageChecks: readonly Check[] = [
   {
     id: 'send-message-basics',
-    title: 'A plain text message: exactly one of task/message, a well-formed Task with a server-chosen id and contextId, blocking semantics',
+    title:
+      'A plain text message: exactly one of task/message, a well-formed Task with a server-chosen id and contextId, blocking semantics',
     requirements: ['SEND-001', 'SEND-002', 'SEND-003', 'SEND-004', 'SEND-005', 'SEND-019', 'DATA-003'],
     async run(context) {
-      const sends = [await send(context, { message: context.message('hello') }), await send(context, { message: context.message('hello again') })];
+      const sends = [
+        await send(context, { message: context.message('hello') }),
+        await send(context, { message: context.message('hello again') }),
+      ];
       const good = sends.filter((sent) => sent.kind === 'task' || sent.kind === 'message');
       if (good.length > 0) context.pass('SEND-001', `answered with ${good.map((sent) => sent.kind).join(' and ')}`);
       const [first, second] = sends;
@@ -41,19 +44,37 @@ export const sendMessageChecks: readonly Check[] = [
         skipAll(context, ['SEND-003', 'SEND-005'], 'precondition-not-met', noTask(first.kind !== 'task' ? first : second));
         return;
       }
-      if (first.task.id !== '' && first.task.id !== second.task.id) context.pass('SEND-003', 'two new tasks got distinct server-chosen ids');
-      else context.fail('SEND-003', { message: 'two new tasks share an id, or the id is empty', expected: 'distinct, non-empty task ids', observed: `ids ${JSON.stringify(first.task.id)} and ${JSON.stringify(second.task.id)}`, path: 'result.task.id', exchange: second.exchange });
+      if (first.task.id !== '' && first.task.id !== second.task.id)
+        context.pass('SEND-003', 'two new tasks got distinct server-chosen ids');
+      else
+        context.fail('SEND-003', {
+          message: 'two new tasks share an id, or the id is empty',
+          expected: 'distinct, non-empty task ids',
+          observed: `ids ${JSON.stringify(first.task.id)} and ${JSON.stringify(second.task.id)}`,
+          path: 'result.task.id',
+          exchange: second.exchange,
+        });
 
       for (const sent of [first, second]) {
         const state = sent.task.status.state;
         if (!isTerminalState(state) && !isInterruptedState(state)) {
-          context.fail('SEND-005', { message: 'a blocking SendMessage returned a task that is still running', expected: 'a terminal (COMPLETED, FAILED, CANCELED, REJECTED) or interrupted (INPUT_REQUIRED, AUTH_REQUIRED) state', observed: state, path: 'result.task.status.state', exchange: sent.exchange });
+          context.fail('SEND-005', {
+            message: 'a blocking SendMessage returned a task that is still running',
+            expected: 'a terminal (COMPLETED, FAILED, CANCELED, REJECTED) or interrupted (INPUT_REQUIRED, AUTH_REQUIRED) state',
+            observed: state,
+            path: 'result.task.status.state',
+            exchange: sent.exchange,
+          });
           continue;
         }
         // Every artifact produced: a later GetTask of the settled task has no more than the reply had.
         const later = await getTask(context, { id: sent.task.id });
-        const replied = new Map((sent.task.artifacts ?? []).map((artifact) => [artifact.artifactId, Array.isArray(artifact.parts) ? artifact.parts.length : 0]));
-        const missing = (later.task?.artifacts ?? []).filter((artifact) => replied.get(artifact.artifactId) !== (Array.isArray(artifact.parts) ? artifact.parts.length : 0));
+        const replied = new Map(
+          (sent.task.artifacts ?? []).map((artifact) => [artifact.artifactId, Array.isArray(artifact.parts) ? artifact.parts.length : 0]),
+        );
+        const missing = (later.task?.artifacts ?? []).filter(
+          (artifact) => replied.get(artifact.artifactId) !== (Array.isArray(artifact.parts) ? artifact.parts.length : 0),
+        );
         if (later.task !== undefined && isTerminalState(state) && missing.length > 0) {
           context.fail('SEND-005', {
             message: 'the blocking reply left out artifacts (or parts) that GetTask shows for the finished task',
@@ -74,12 +95,22 @@ export const sendMessageChecks: readonly Check[] = [
       const jsonExcluded = modes.length > 0 && !modes.some((mode) => mediaRangeCovers(mode, 'application/json'));
       for (const value of [[1, 2, 3], 'a string', 42, true, null] as unknown[]) {
         const sent = await send(context, { message: { ...context.message(''), parts: [{ data: value, mediaType: 'application/json' }] } });
-        if (sent.kind === 'task' || sent.kind === 'message') context.pass('DATA-003', `a data part holding ${JSON.stringify(value)} was accepted`);
+        if (sent.kind === 'task' || sent.kind === 'message')
+          context.pass('DATA-003', `a data part holding ${JSON.stringify(value)} was accepted`);
         else if (sent.kind === 'error' && jsonExcluded && isError(sent.exchange, 'ContentTypeNotSupportedError')) {
-          context.skip('DATA-003', 'not-applicable', `the card's input modes (${modes.join(', ')}) leave out application/json and the agent refuses data parts with ${errorLabel('ContentTypeNotSupportedError')}`);
+          context.skip(
+            'DATA-003',
+            'not-applicable',
+            `the card's input modes (${modes.join(', ')}) leave out application/json and the agent refuses data parts with ${errorLabel('ContentTypeNotSupportedError')}`,
+          );
           return;
         } else if (sent.kind === 'error') {
-          context.fail('DATA-003', { message: `a data part holding ${JSON.stringify(value)} was refused`, expected: 'accepted: Part.data is a google.protobuf.Value, any JSON value', observed: observedOf(sent.exchange), exchange: sent.exchange });
+          context.fail('DATA-003', {
+            message: `a data part holding ${JSON.stringify(value)} was refused`,
+            expected: 'accepted: Part.data is a google.protobuf.Value, any JSON value',
+            observed: observedOf(sent.exchange),
+            exchange: sent.exchange,
+          });
         }
       }
     },
@@ -90,7 +121,10 @@ export const sendMessageChecks: readonly Check[] = [
     requirements: ['SEND-006'],
     cooperative: true,
     async run(context) {
-      const sent = await send(context, { message: context.message('slow work', { metadata: directive('completed', SLOW_WORK) }), configuration: { returnImmediately: true } });
+      const sent = await send(context, {
+        message: context.message('slow work', { metadata: directive('completed', SLOW_WORK) }),
+        configuration: { returnImmediately: true },
+      });
       if (sent.kind !== 'task') {
         context.skip('SEND-006', 'precondition-not-met', noTask(sent));
         return;
@@ -98,9 +132,19 @@ export const sendMessageChecks: readonly Check[] = [
       const work = SLOW_WORK.steps * SLOW_WORK.stepMs;
       const state = sent.task.status.state;
       if (isTerminalState(state) || isInterruptedState(state)) {
-        context.fail('SEND-006', { message: 'returnImmediately returned a task that had already finished', expected: `a task still SUBMITTED or WORKING (the directive asks for ${work} ms of work)`, observed: `${state} after ${sent.exchange.durationMs} ms`, exchange: sent.exchange });
+        context.fail('SEND-006', {
+          message: 'returnImmediately returned a task that had already finished',
+          expected: `a task still SUBMITTED or WORKING (the directive asks for ${work} ms of work)`,
+          observed: `${state} after ${sent.exchange.durationMs} ms`,
+          exchange: sent.exchange,
+        });
       } else if (sent.exchange.durationMs > work / 2) {
-        context.fail('SEND-006', { message: 'returnImmediately did not return promptly', expected: `an answer well before the ${work} ms of work end`, observed: `answered after ${sent.exchange.durationMs} ms`, exchange: sent.exchange });
+        context.fail('SEND-006', {
+          message: 'returnImmediately did not return promptly',
+          expected: `an answer well before the ${work} ms of work end`,
+          observed: `answered after ${sent.exchange.durationMs} ms`,
+          exchange: sent.exchange,
+        });
       } else context.pass('SEND-006', `returned in ${sent.exchange.durationMs} ms with the task ${state}`);
       await context.transport.call('CancelTask', { id: sent.task.id });
     },
@@ -119,8 +163,16 @@ export const sendMessageChecks: readonly Check[] = [
         return;
       }
       const history = historyOf(one.task);
-      if (history === undefined || history.length <= 1) context.pass('SEND-007', `historyLength 1 gave ${history?.length ?? 0} messages${metadata ? ' (of an INPUT_REQUIRED task)' : ''}`);
-      else context.fail('SEND-007', { message: 'historyLength 1 returned more history', expected: 'at most 1 history message', observed: `${history.length} messages`, path: 'result.task.history', exchange: one.exchange });
+      if (history === undefined || history.length <= 1)
+        context.pass('SEND-007', `historyLength 1 gave ${history?.length ?? 0} messages${metadata ? ' (of an INPUT_REQUIRED task)' : ''}`);
+      else
+        context.fail('SEND-007', {
+          message: 'historyLength 1 returned more history',
+          expected: 'at most 1 history message',
+          observed: `${history.length} messages`,
+          path: 'result.task.history',
+          exchange: one.exchange,
+        });
       const none = await send(context, { message: message(), configuration: { historyLength: 0 } });
       if (none.kind !== 'task') {
         context.skip('SEND-007', 'precondition-not-met', noTask(none));
@@ -130,8 +182,22 @@ export const sendMessageChecks: readonly Check[] = [
       if (metadata) for (const sent of [one, none]) await context.transport.call('CancelTask', { id: sent.task.id });
       const empty = none.task.history;
       if (empty === undefined) context.pass('SEND-007', 'historyLength 0 left history out');
-      else if (Array.isArray(empty) && empty.length === 0) context.warn('SEND-007', { message: 'historyLength 0 returned an empty history member', expected: 'no history member', observed: 'history: []', path: 'result.task.history', exchange: none.exchange });
-      else context.fail('SEND-007', { message: 'historyLength 0 returned history messages', expected: 'no history member', observed: `${Array.isArray(empty) ? empty.length : short(empty)} messages`, path: 'result.task.history', exchange: none.exchange });
+      else if (Array.isArray(empty) && empty.length === 0)
+        context.warn('SEND-007', {
+          message: 'historyLength 0 returned an empty history member',
+          expected: 'no history member',
+          observed: 'history: []',
+          path: 'result.task.history',
+          exchange: none.exchange,
+        });
+      else
+        context.fail('SEND-007', {
+          message: 'historyLength 0 returned history messages',
+          expected: 'no history member',
+          observed: `${Array.isArray(empty) ? empty.length : short(empty)} messages`,
+          path: 'result.task.history',
+          exchange: none.exchange,
+        });
     },
   },
   {
@@ -145,7 +211,12 @@ export const sendMessageChecks: readonly Check[] = [
       const listed = await context.transport.call('ListTasks', { contextId });
       const tasks = isRecord(listed.result) && Array.isArray(listed.result['tasks']) ? listed.result['tasks'] : undefined;
       if (tasks !== undefined && tasks.length > 0) {
-        context.fail('SEND-008', { message: 'a task was created for a message naming an unknown task', expected: `no task in context ${contextId}`, observed: `ListTasks finds ${tasks.length}: ${short(tasks, 200)}`, exchange: listed });
+        context.fail('SEND-008', {
+          message: 'a task was created for a message naming an unknown task',
+          expected: `no task in context ${contextId}`,
+          observed: `ListTasks finds ${tasks.length}: ${short(tasks, 200)}`,
+          exchange: listed,
+        });
       }
     },
   },
@@ -157,7 +228,11 @@ export const sendMessageChecks: readonly Check[] = [
     async run(context) {
       const done = await send(context, { message: context.message('finish', { metadata: directive('completed') }) });
       if (done.kind !== 'task' || !isTerminalState(done.task.status.state)) {
-        context.skip('SEND-009', 'precondition-not-met', done.kind === 'task' ? `the task ended in ${done.task.status.state}, not a terminal state` : noTask(done));
+        context.skip(
+          'SEND-009',
+          'precondition-not-met',
+          done.kind === 'task' ? `the task ended in ${done.task.status.state}, not a terminal state` : noTask(done),
+        );
         return;
       }
       const task = done.task;
@@ -166,9 +241,15 @@ export const sendMessageChecks: readonly Check[] = [
       expectA2AError(context, 'SEND-009', again.exchange, 'UnsupportedOperationError');
       const after = await getTask(context, { id: task.id });
       if (after.task === undefined) return;
-      const changed = after.task.status.state !== task.status.state || (after.task.history ?? []).some((entry) => entry.messageId === message.messageId);
+      const changed =
+        after.task.status.state !== task.status.state || (after.task.history ?? []).some((entry) => entry.messageId === message.messageId);
       if (changed) {
-        context.fail('SEND-009', { message: 'the terminal task changed after the refused message', expected: `still ${task.status.state}, without the new message in its history`, observed: `${after.task.status.state}, history ${short(after.task.history, 200)}`, exchange: again.exchange });
+        context.fail('SEND-009', {
+          message: 'the terminal task changed after the refused message',
+          expected: `still ${task.status.state}, without the new message in its history`,
+          observed: `${after.task.status.state}, history ${short(after.task.history, 200)}`,
+          exchange: again.exchange,
+        });
       }
     },
   },
@@ -180,7 +261,12 @@ export const sendMessageChecks: readonly Check[] = [
     async run(context) {
       const asked = await send(context, { message: context.message('ask me for more', { metadata: directive('input-required') }) });
       if (asked.kind !== 'task' || asked.task.status.state !== 'TASK_STATE_INPUT_REQUIRED') {
-        skipAll(context, ['SEND-010', 'SEND-011', 'SEND-012'], 'precondition-not-met', asked.kind === 'task' ? `the input-required directive left the task in ${asked.task.status.state}` : noTask(asked));
+        skipAll(
+          context,
+          ['SEND-010', 'SEND-011', 'SEND-012'],
+          'precondition-not-met',
+          asked.kind === 'task' ? `the input-required directive left the task in ${asked.task.status.state}` : noTask(asked),
+        );
         return;
       }
       const task = asked.task;
@@ -189,27 +275,66 @@ export const sendMessageChecks: readonly Check[] = [
         const stray = context.message('wrong context', { taskId: task.id, contextId: randomUUID() });
         const refused = await send(context, { message: stray });
         if (isError(refused.exchange, 'InvalidParamsError')) context.pass('SEND-010', `refused with ${errorLabel('InvalidParamsError')}`);
-        else if (refused.exchange.error) context.warn('SEND-010', { message: `refused, but not with ${errorLabel('InvalidParamsError')}`, expected: `error ${errorLabel('InvalidParamsError')}`, observed: observedOf(refused.exchange), exchange: refused.exchange });
-        else context.fail('SEND-010', { message: 'a message whose contextId differs from its task was accepted', expected: `an error (${errorLabel('InvalidParamsError')})`, observed: observedOf(refused.exchange), exchange: refused.exchange });
+        else if (refused.exchange.error)
+          context.warn('SEND-010', {
+            message: `refused, but not with ${errorLabel('InvalidParamsError')}`,
+            expected: `error ${errorLabel('InvalidParamsError')}`,
+            observed: observedOf(refused.exchange),
+            exchange: refused.exchange,
+          });
+        else
+          context.fail('SEND-010', {
+            message: 'a message whose contextId differs from its task was accepted',
+            expected: `an error (${errorLabel('InvalidParamsError')})`,
+            observed: observedOf(refused.exchange),
+            exchange: refused.exchange,
+          });
         const after = await getTask(context, { id: task.id });
-        if (after.task !== undefined && (after.task.status.state !== 'TASK_STATE_INPUT_REQUIRED' || (after.task.history ?? []).some((entry) => entry.messageId === stray.messageId))) {
-          context.fail('SEND-010', { message: 'the task changed after the mismatched message', expected: 'still INPUT_REQUIRED, without the stray message in its history', observed: `${after.task.status.state}, history ${short(after.task.history, 200)}`, exchange: refused.exchange });
+        if (
+          after.task !== undefined &&
+          (after.task.status.state !== 'TASK_STATE_INPUT_REQUIRED' ||
+            (after.task.history ?? []).some((entry) => entry.messageId === stray.messageId))
+        ) {
+          context.fail('SEND-010', {
+            message: 'the task changed after the mismatched message',
+            expected: 'still INPUT_REQUIRED, without the stray message in its history',
+            observed: `${after.task.status.state}, history ${short(after.task.history, 200)}`,
+            exchange: refused.exchange,
+          });
         }
       }
 
       const follow = await send(context, { message: context.message('here is more input', { taskId: task.id }) });
       if (follow.kind === 'error' || follow.kind === 'invalid') {
         const observed = observedOf(follow.exchange);
-        context.fail('SEND-011', { message: 'a follow-up giving only the taskId of an interrupted task was not accepted', expected: 'a Task or Message continuing the task', observed, exchange: follow.exchange });
-        context.fail('SEND-012', { message: 'the INPUT_REQUIRED task could not be continued', expected: 'the same task, moved on from INPUT_REQUIRED', observed, exchange: follow.exchange });
+        context.fail('SEND-011', {
+          message: 'a follow-up giving only the taskId of an interrupted task was not accepted',
+          expected: 'a Task or Message continuing the task',
+          observed,
+          exchange: follow.exchange,
+        });
+        context.fail('SEND-012', {
+          message: 'the INPUT_REQUIRED task could not be continued',
+          expected: 'the same task, moved on from INPUT_REQUIRED',
+          observed,
+          exchange: follow.exchange,
+        });
         return;
       }
       const answer = follow.kind === 'task' ? follow.task : follow.message;
-      if (answer.contextId === task.contextId) context.pass('SEND-011', 'the follow-up kept the task\'s contextId');
-      else context.fail('SEND-011', { message: 'the follow-up answer has another contextId than the task', expected: `contextId ${JSON.stringify(task.contextId)}`, observed: `contextId ${JSON.stringify(answer.contextId)}`, path: `result.${follow.kind}.contextId`, exchange: follow.exchange });
+      if (answer.contextId === task.contextId) context.pass('SEND-011', "the follow-up kept the task's contextId");
+      else
+        context.fail('SEND-011', {
+          message: 'the follow-up answer has another contextId than the task',
+          expected: `contextId ${JSON.stringify(task.contextId)}`,
+          observed: `contextId ${JSON.stringify(answer.contextId)}`,
+          path: `result.${follow.kind}.contextId`,
+          exchange: follow.exchange,
+        });
       const id = follow.kind === 'task' ? follow.task.id : follow.message.taskId;
       const now = follow.kind === 'task' ? follow.task : (await getTask(context, { id: task.id })).task;
-      const movedOn = now !== undefined && (now.status.state !== 'TASK_STATE_INPUT_REQUIRED' || now.status.timestamp !== task.status.timestamp);
+      const movedOn =
+        now !== undefined && (now.status.state !== 'TASK_STATE_INPUT_REQUIRED' || now.status.timestamp !== task.status.timestamp);
       if (id === task.id && movedOn) context.pass('SEND-012', `continued the task, now ${now.status.state}`);
       else {
         context.fail('SEND-012', {
@@ -228,12 +353,20 @@ export const sendMessageChecks: readonly Check[] = [
     async run(context) {
       const modes = cardModes(context.target.card, 'input');
       if (modes.length === 0 || modes.some((mode) => mediaRangeCovers(mode, 'x/y'))) {
-        context.skip('SEND-013', 'not-applicable', modes.length === 0 ? 'the card declares no input modes' : 'the card accepts every media type (*/*)');
+        context.skip(
+          'SEND-013',
+          'not-applicable',
+          modes.length === 0 ? 'the card declares no input modes' : 'the card accepts every media type (*/*)',
+        );
         return;
       }
       const candidate = UNSUPPORTED_CANDIDATES.find((entry) => !modes.some((mode) => mediaRangeCovers(mode, entry.mediaType)));
       if (candidate === undefined) {
-        context.skip('SEND-013', 'not-applicable', `the card's input modes (${modes.join(', ')}) leave out none of the media types the suite tries`);
+        context.skip(
+          'SEND-013',
+          'not-applicable',
+          `the card's input modes (${modes.join(', ')}) leave out none of the media types the suite tries`,
+        );
         return;
       }
       const part: Part = { raw: candidate.raw, mediaType: candidate.mediaType, filename: candidate.filename };
@@ -256,7 +389,8 @@ export const sendMessageChecks: readonly Check[] = [
     requirements: ['SEND-014'],
     async run(context) {
       const valid = (): Record<string, unknown> => ({ ...context.message('hello') });
-      const without = (member: string): Record<string, unknown> => Object.fromEntries(Object.entries(valid()).filter(([key]) => key !== member));
+      const without = (member: string): Record<string, unknown> =>
+        Object.fromEntries(Object.entries(valid()).filter(([key]) => key !== member));
       const cases: Record<string, unknown>[] = [
         {},
         { message: without('messageId') },
@@ -266,7 +400,8 @@ export const sendMessageChecks: readonly Check[] = [
         { message: { ...valid(), role: 'user' } },
         { message: { ...valid(), role: 'ROLE_UNSPECIFIED' } },
       ];
-      for (const params of cases) context.expectError('SEND-014', await context.transport.callRaw('SendMessage', params), 'InvalidParamsError');
+      for (const params of cases)
+        context.expectError('SEND-014', await context.transport.callRaw('SendMessage', params), 'InvalidParamsError');
     },
   },
   {
@@ -274,7 +409,13 @@ export const sendMessageChecks: readonly Check[] = [
     title: `A part with no content member, or two, is a validation error (${errorLabel('InvalidParamsError')})`,
     requirements: ['SEND-015'],
     async run(context) {
-      const parts: unknown[] = [{}, { mediaType: 'text/plain' }, { text: 'a', data: { b: 1 } }, { text: 'a', url: 'https://example.com/a.txt' }, { raw: 'AAEC', url: 'https://example.com/a.bin' }];
+      const parts: unknown[] = [
+        {},
+        { mediaType: 'text/plain' },
+        { text: 'a', data: { b: 1 } },
+        { text: 'a', url: 'https://example.com/a.txt' },
+        { raw: 'AAEC', url: 'https://example.com/a.bin' },
+      ];
       for (const part of parts) {
         const exchange = await context.transport.callRaw('SendMessage', { message: { ...context.message('x'), parts: [part] } });
         context.expectError('SEND-015', exchange, 'InvalidParamsError');
@@ -299,7 +440,14 @@ export const sendMessageChecks: readonly Check[] = [
       }
       const answer = sent.kind === 'task' ? sent.task : sent.message;
       if (answer.contextId === contextId) context.pass('SEND-016', 'kept the client-chosen contextId');
-      else context.fail('SEND-016', { message: 'the server replaced the client-chosen contextId', expected: `contextId ${contextId}, or an error`, observed: `contextId ${JSON.stringify(answer.contextId)}`, path: `result.${sent.kind}.contextId`, exchange: sent.exchange });
+      else
+        context.fail('SEND-016', {
+          message: 'the server replaced the client-chosen contextId',
+          expected: `contextId ${contextId}, or an error`,
+          observed: `contextId ${JSON.stringify(answer.contextId)}`,
+          path: `result.${sent.kind}.contextId`,
+          exchange: sent.exchange,
+        });
     },
   },
   {
@@ -309,13 +457,22 @@ export const sendMessageChecks: readonly Check[] = [
     async run(context) {
       const message = context.message('hello');
       const variants: [string, Record<string, unknown>][] = [
-        ['kind on the message and its part (A2A 0.3 style)', { message: { ...message, kind: 'message', parts: [{ kind: 'text', text: 'hello' }] } }],
+        [
+          'kind on the message and its part (A2A 0.3 style)',
+          { message: { ...message, kind: 'message', parts: [{ kind: 'text', text: 'hello' }] } },
+        ],
         ['an unknown member in params', { message: context.message('hello'), conformanceUnknownMember: { nested: true } }],
       ];
       for (const [what, params] of variants) {
         const sent = await sendRaw(context, params);
         if (sent.kind === 'task' || sent.kind === 'message') context.pass('SEND-017', `${what} was ignored`);
-        else if (sent.kind === 'error') context.fail('SEND-017', { message: `${what} was not ignored`, expected: 'processed as if the unknown members were absent', observed: observedOf(sent.exchange), exchange: sent.exchange });
+        else if (sent.kind === 'error')
+          context.fail('SEND-017', {
+            message: `${what} was not ignored`,
+            expected: 'processed as if the unknown members were absent',
+            observed: observedOf(sent.exchange),
+            exchange: sent.exchange,
+          });
       }
     },
   },
@@ -328,9 +485,13 @@ export const sendMessageChecks: readonly Check[] = [
         context.skip('SEND-018', 'capability-declared', 'the card declares capabilities.pushNotifications');
         return;
       }
-      const sent = await send(context, { message: context.message('hello'), configuration: { taskPushNotificationConfig: { url: 'https://example.invalid/a2a-conformance-webhook' } } });
+      const sent = await send(context, {
+        message: context.message('hello'),
+        configuration: { taskPushNotificationConfig: { url: 'https://example.invalid/a2a-conformance-webhook' } },
+      });
       recordErrorCode(context, sent.exchange, 'PushNotificationNotSupportedError', false);
-      if (isError(sent.exchange, 'PushNotificationNotSupportedError')) context.pass('SEND-018', `refused with ${errorLabel('PushNotificationNotSupportedError')}`);
+      if (isError(sent.exchange, 'PushNotificationNotSupportedError'))
+        context.pass('SEND-018', `refused with ${errorLabel('PushNotificationNotSupportedError')}`);
       else {
         context.warn('SEND-018', {
           message: sent.exchange.error ? 'refused, but not with PushNotificationNotSupportedError' : 'the push config was silently ignored',

@@ -67,7 +67,11 @@ class Session {
   }
 
   /** Evaluates an invariant of an active requirement: a broken one throws, unless the requirement has already failed. */
-  require(requirement: StateRequirement, holds: boolean, violation: () => { message: string; expected: string; observed: string; exchange?: Exchange; path?: string }): void {
+  require(
+    requirement: StateRequirement,
+    holds: boolean,
+    violation: () => { message: string; expected: string; observed: string; exchange?: Exchange; path?: string },
+  ): void {
     if (!this.active.has(requirement)) return;
     this.exercised.set(requirement, (this.exercised.get(requirement) ?? 0) + 1);
     if (holds || this.muted.has(requirement)) return;
@@ -166,7 +170,12 @@ async function observeTask(session: Session, model: Model, taskId: string, requi
   return exchange;
 }
 
-function userMessage(session: Session, model: Model, text: string, extra: Record<string, unknown> = {}): ReturnType<CheckContext['message']> {
+function userMessage(
+  session: Session,
+  model: Model,
+  text: string,
+  extra: Record<string, unknown> = {},
+): ReturnType<CheckContext['message']> {
   return session.context.message(text, { contextId: model.contextId, ...extra });
 }
 
@@ -179,12 +188,17 @@ interface Directive {
 const OUTCOMES: readonly TestOutcome[] = TEST_OUTCOMES.map((outcome) => outcome.name).filter((name) => name !== 'auth-required');
 
 function directiveMetadata(directive: Directive | undefined): Record<string, unknown> {
-  return directive === undefined ? {} : { metadata: testDirectiveMetadata({ outcome: directive.outcome, steps: directive.steps, stepMs: 50 }) };
+  return directive === undefined
+    ? {}
+    : { metadata: testDirectiveMetadata({ outcome: directive.outcome, steps: directive.steps, stepMs: 50 }) };
 }
 
 /** A plain SendMessage in the run's context; the task it created, registered, or undefined. */
 async function sendPlain(session: Session, model: Model, text: string): Promise<string | undefined> {
-  const exchange = await session.call('SendMessage', { message: userMessage(session, model, text), configuration: { returnImmediately: true } });
+  const exchange = await session.call('SendMessage', {
+    message: userMessage(session, model, text),
+    configuration: { returnImmediately: true },
+  });
   if (brokenAnswer(exchange)) model.uncertain = true;
   const task = sentTask(exchange);
   if (task === undefined || register(model, task) === undefined) return undefined;
@@ -251,7 +265,10 @@ class Send implements StateCommand {
     return true;
   }
   async run(model: Model, session: Session): Promise<void> {
-    const params = { message: userMessage(session, model, 'conformance state check', directiveMetadata(this.directive)), configuration: { returnImmediately: this.returnImmediately } };
+    const params = {
+      message: userMessage(session, model, 'conformance state check', directiveMetadata(this.directive)),
+      configuration: { returnImmediately: this.returnImmediately },
+    };
     const exchange = await session.call('SendMessage', params);
     if (brokenAnswer(exchange)) model.uncertain = true;
     const task = sentTask(exchange);
@@ -277,7 +294,10 @@ class Send implements StateCommand {
     }));
   }
   toString(): string {
-    const what = this.directive === undefined ? 'plain' : `${this.directive.outcome}${this.directive.steps > 0 ? `, ${this.directive.steps} slow steps` : ''}`;
+    const what =
+      this.directive === undefined
+        ? 'plain'
+        : `${this.directive.outcome}${this.directive.steps > 0 ? `, ${this.directive.steps} slow steps` : ''}`;
     return `Send(${what}${this.returnImmediately ? ', returnImmediately' : ''})`;
   }
 }
@@ -362,12 +382,21 @@ class Subscribe implements StateCommand {
   async run(model: Model, session: Session): Promise<void> {
     const taskId = pick(model, this.which, (entry) => !entry.terminal);
     if (taskId === undefined) return;
-    const stream = await session.context.transport.stream('SubscribeToTask', { id: taskId }, { timeoutMs: Math.min(session.context.timeoutMs, 5000) });
+    const stream = await session.context.transport.stream(
+      'SubscribeToTask',
+      { id: taskId },
+      { timeoutMs: Math.min(session.context.timeoutMs, 5000) },
+    );
     stream.events.forEach((event, index) => {
       // Frames are the agent's: read them as unknown JSON, they may be malformed.
       const frame = event.frame as { task?: unknown; statusUpdate?: { taskId?: unknown; status?: { state?: unknown } } } | undefined;
       const snapshot = wireTaskOf(frame?.task);
-      const state = snapshot?.id === taskId ? snapshot.status?.state : frame?.statusUpdate?.taskId === taskId ? frame.statusUpdate.status?.state : undefined;
+      const state =
+        snapshot?.id === taskId
+          ? snapshot.status?.state
+          : frame?.statusUpdate?.taskId === taskId
+            ? frame.statusUpdate.status?.state
+            : undefined;
       if (state !== undefined) observe(session, model, taskId, state, stream, `events[${index}].result`);
     });
   }
@@ -399,7 +428,11 @@ class List implements StateCommand {
     let interleaved: string | undefined;
     let sentBetween = false;
     for (let page = 0; ; page += 1) {
-      const exchange = await session.call('ListTasks', { contextId, pageSize: LIST_PAGE_SIZE, ...(token === '' ? {} : { pageToken: token }) });
+      const exchange = await session.call('ListTasks', {
+        contextId,
+        pageSize: LIST_PAGE_SIZE,
+        ...(token === '' ? {} : { pageToken: token }),
+      });
       first ??= exchange;
       last = exchange;
       const result = exchange.result as { tasks?: unknown; totalSize?: unknown; nextPageToken?: unknown } | undefined;
@@ -471,7 +504,9 @@ class List implements StateCommand {
       ...(first === undefined ? {} : { exchange: first }),
       path: 'result.totalSize',
     }));
-    const ordered = walk.filter((entry) => stable.has(entry.id) && typeof entry.timestamp === 'string' && !Number.isNaN(Date.parse(entry.timestamp)));
+    const ordered = walk.filter(
+      (entry) => stable.has(entry.id) && typeof entry.timestamp === 'string' && !Number.isNaN(Date.parse(entry.timestamp)),
+    );
     ordered.slice(1).forEach((entry, index) => {
       const before = ordered[index];
       if (before === undefined) return;
@@ -538,7 +573,9 @@ function commandArbitraries(cooperative: boolean, streaming: boolean): fc.Arbitr
     fc.constant(undefined).map((): StateCommand => new List()),
     which.map((index): StateCommand => new Cancel(index)),
     ...(streaming ? [which.map((index): StateCommand => new Subscribe(index))] : []),
-    ...(cooperative ? [which.map((index): StateCommand => new Continue(index)), fc.constant(undefined).map((): StateCommand => new Resend())] : []),
+    ...(cooperative
+      ? [which.map((index): StateCommand => new Continue(index)), fc.constant(undefined).map((): StateCommand => new Resend())]
+      : []),
   ];
 }
 
@@ -546,7 +583,18 @@ function commandArbitraries(cooperative: boolean, streaming: boolean): fc.Arbitr
 function directedCommands(cooperative: boolean, streaming: boolean): StateCommand[] {
   // Gets first, so that the model knows which of the setup's tasks have ended.
   if (!cooperative) {
-    return [new Send(undefined, false), new Get(0), new Get(1), new Get(2), new Get(3), new List(), new Cancel(0), ...(streaming ? [new Subscribe(0)] : []), new Get(0), new List()];
+    return [
+      new Send(undefined, false),
+      new Get(0),
+      new Get(1),
+      new Get(2),
+      new Get(3),
+      new List(),
+      new Cancel(0),
+      ...(streaming ? [new Subscribe(0)] : []),
+      new Get(0),
+      new List(),
+    ];
   }
   return [
     new Send({ outcome: 'input-required', steps: 0 }, false),
@@ -570,7 +618,10 @@ function directedCommands(cooperative: boolean, streaming: boolean): StateComman
 /** A new context: a first message without contextId, then two more tasks in the context it got. */
 async function setup(session: Session): Promise<{ model: Model; real: Session }> {
   const model: Model = { contextId: '', tasks: new Map(), order: [], uncertain: false };
-  const opening = await session.call('SendMessage', { message: session.context.message('conformance state check: a new context'), configuration: { returnImmediately: true } });
+  const opening = await session.call('SendMessage', {
+    message: session.context.message('conformance state check: a new context'),
+    configuration: { returnImmediately: true },
+  });
   const answer = opening.result as { task?: { contextId?: unknown }; message?: { contextId?: unknown } } | undefined;
   const contextId = answer?.task?.contextId ?? answer?.message?.contextId;
   if (typeof contextId !== 'string' || contextId === '') {
@@ -578,7 +629,8 @@ async function setup(session: Session): Promise<{ model: Model; real: Session }>
   }
   model.contextId = contextId;
   const task = sentTask(opening);
-  if (task !== undefined && register(model, task) !== undefined) observe(session, model, task.id, task.status?.state, opening, 'result.task.status.state');
+  if (task !== undefined && register(model, task) !== undefined)
+    observe(session, model, task.id, task.status?.state, opening, 'result.task.status.state');
   await sendPlain(session, model, 'conformance state check: second task');
   await sendPlain(session, model, 'conformance state check: third task');
   return { model, real: session };
@@ -604,9 +656,15 @@ async function runCommands(session: Session, commands: Iterable<StateCommand>): 
 async function checkTaskStates(context: CheckContext): Promise<void> {
   const streaming = capabilityDeclared(context, 'streaming');
   const active = new Set<StateRequirement>(context.cooperative ? ALL : BLACK_BOX);
-  const probe = await context.transport.call('SendMessage', { message: context.message('conformance state check: does SendMessage make tasks?'), configuration: { returnImmediately: true } });
+  const probe = await context.transport.call('SendMessage', {
+    message: context.message('conformance state check: does SendMessage make tasks?'),
+    configuration: { returnImmediately: true },
+  });
   if (sentTask(probe) === undefined) {
-    const reason = probe.error || brokenAnswer(probe) ? `SendMessage failed (${observedOf(probe)})` : 'SendMessage answered with a Message, not a task: there is no task state to check';
+    const reason =
+      probe.error || brokenAnswer(probe)
+        ? `SendMessage failed (${observedOf(probe)})`
+        : 'SendMessage answered with a Message, not a task: there is no task state to check';
     for (const requirement of active) context.skip(requirement, 'precondition-not-met', reason);
     return;
   }
@@ -615,7 +673,9 @@ async function checkTaskStates(context: CheckContext): Promise<void> {
   const fail = (violation: PropertyViolation, shrunk: string): boolean => {
     const requirement = violation.details.requirement as StateRequirement | undefined;
     if (requirement === undefined) {
-      for (const each of active) if (!muted.has(each)) context.skip(each, 'precondition-not-met', `a run could not start: ${violation.message} (${violation.observed})`);
+      for (const each of active)
+        if (!muted.has(each))
+          context.skip(each, 'precondition-not-met', `a run could not start: ${violation.message} (${violation.observed})`);
       return false;
     }
     context.fail(requirement, {

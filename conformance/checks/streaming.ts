@@ -10,7 +10,19 @@ import type { Check, CheckContext } from '../core/check.js';
 import type { ParamsOf, RpcExchange, SseEvent, StreamExchange, StreamingMethodName, StreamOptions } from '../core/transport.js';
 import { errorLabel, isError, rpcOf } from '../core/answers.js';
 import { directiveMessage } from './support/directives.js';
-import { describeEnding, describeEvent, describeEvents, eventsAfterId, idsIn, kindOf, kindsOf, numericId, payloadOf, sameEvents, stateIn } from './support/frames.js';
+import {
+  describeEnding,
+  describeEvent,
+  describeEvents,
+  eventsAfterId,
+  idsIn,
+  kindOf,
+  kindsOf,
+  numericId,
+  payloadOf,
+  sameEvents,
+  stateIn,
+} from './support/frames.js';
 import { stateLabel } from './support/states.js';
 import { currentTask, pollUntilTerminal, slowTask, terminalTask, unknownTaskId } from './support/tasks.js';
 import { concatenatedText } from './support/text.js';
@@ -34,7 +46,12 @@ interface Opened {
 const SLOW = { steps: 10, stepMs: 100 } as const satisfies TestDirectiveRequest;
 const SLOW_MS = SLOW.steps * SLOW.stepMs;
 
-async function openStream<M extends StreamingMethodName>(context: CheckContext, method: M, params: ParamsOf<M>, options: StreamOptions = {}): Promise<Opened> {
+async function openStream<M extends StreamingMethodName>(
+  context: CheckContext,
+  method: M,
+  params: ParamsOf<M>,
+  options: StreamOptions = {},
+): Promise<Opened> {
   const requestId = `conform-sse-${randomUUID()}`;
   const exchange = await context.transport.stream(method, params, { ...options, id: requestId });
   return { method, requestId, exchange };
@@ -51,12 +68,16 @@ function examine(context: CheckContext, opened: Opened, options: { sse002?: bool
   const type = exchange.headers['content-type'] ?? '';
   const isStream = exchange.ending !== 'not-a-stream' && exchange.status !== 0;
   if (options.sse002) {
-    if (isStream && exchange.status === 200 && /^text\/event-stream\s*(;|$)/i.test(type)) context.pass('SSE-002', 'HTTP 200 with Content-Type text/event-stream');
+    if (isStream && exchange.status === 200 && /^text\/event-stream\s*(;|$)/i.test(type))
+      context.pass('SSE-002', 'HTTP 200 with Content-Type text/event-stream');
     else {
       context.fail('SSE-002', {
         message: 'a valid SendStreamingMessage was not answered with an SSE stream',
         expected: 'HTTP 200, Content-Type: text/event-stream',
-        observed: exchange.status === 0 ? `no response (${exchange.transportError ?? 'connection failed'})` : `HTTP ${exchange.status}, Content-Type ${type || '(none)'}: ${exchange.bodyText.slice(0, 300)}`,
+        observed:
+          exchange.status === 0
+            ? `no response (${exchange.transportError ?? 'connection failed'})`
+            : `HTTP ${exchange.status}, Content-Type ${type || '(none)'}: ${exchange.bodyText.slice(0, 300)}`,
         exchange,
       });
     }
@@ -75,11 +96,13 @@ function examine(context: CheckContext, opened: Opened, options: { sse002?: bool
       if (!isRecord(body)) envelopeProblems.push(`event ${index}: the data is not a JSON object (${event.data.slice(0, 80)})`);
       else {
         if (body['jsonrpc'] !== '2.0') envelopeProblems.push(`event ${index}: jsonrpc is ${JSON.stringify(body['jsonrpc'])}`);
-        if (body['id'] !== requestId) envelopeProblems.push(`event ${index}: id is ${JSON.stringify(body['id'])}, the request's was ${JSON.stringify(requestId)}`);
+        if (body['id'] !== requestId)
+          envelopeProblems.push(`event ${index}: id is ${JSON.stringify(body['id'])}, the request's was ${JSON.stringify(requestId)}`);
         const hasResult = 'result' in body;
         const hasError = 'error' in body;
         if (hasResult === hasError) envelopeProblems.push(`event ${index}: it must carry exactly one of result and error`);
-        else if (hasError && !options.allowErrors) envelopeProblems.push(`event ${index}: an error (${JSON.stringify(body['error']).slice(0, 120)}) instead of a result`);
+        else if (hasError && !options.allowErrors)
+          envelopeProblems.push(`event ${index}: an error (${JSON.stringify(body['error']).slice(0, 120)}) instead of a result`);
       }
     } else if (event.frame === undefined && !(options.allowErrors && event.error !== undefined)) {
       oneofProblems.push(`event ${index}: the data is not a StreamResponse object`);
@@ -87,10 +110,18 @@ function examine(context: CheckContext, opened: Opened, options: { sse002?: bool
     if (event.frame === undefined) continue;
     const kinds = kindsOf(event.frame);
     if (kinds.length !== 1) {
-      oneofProblems.push(`event ${index}: ${kinds.length === 0 ? 'none' : kinds.join(' and ')} of task, message, statusUpdate, artifactUpdate`);
+      oneofProblems.push(
+        `event ${index}: ${kinds.length === 0 ? 'none' : kinds.join(' and ')} of task, message, statusUpdate, artifactUpdate`,
+      );
       continue;
     }
-    if (!context.checkShape(shapeRequirement, 'StreamResponse', event.frame, { exchange, path: jsonrpc ? `events[${index}].result` : `events[${index}]` })) shapesOk = false;
+    if (
+      !context.checkShape(shapeRequirement, 'StreamResponse', event.frame, {
+        exchange,
+        path: jsonrpc ? `events[${index}].result` : `events[${index}]`,
+      })
+    )
+      shapesOk = false;
   }
   if (jsonrpc) {
     if (envelopeProblems.length > 0) {
@@ -100,10 +131,19 @@ function examine(context: CheckContext, opened: Opened, options: { sse002?: bool
         observed: envelopeProblems.slice(0, 5).join('; '),
         exchange,
       });
-    } else if (shapesOk) context.pass('SSE-003', `${opened.method}: ${exchange.events.length} events, each a JSON-RPC response echoing the id with a valid StreamResponse`);
+    } else if (shapesOk)
+      context.pass(
+        'SSE-003',
+        `${opened.method}: ${exchange.events.length} events, each a JSON-RPC response echoing the id with a valid StreamResponse`,
+      );
   }
   if (oneofProblems.length > 0) {
-    context.fail('SSE-005', { message: `${opened.method}: a StreamResponse does not hold exactly one payload`, expected: 'exactly one of task, message, statusUpdate, artifactUpdate', observed: oneofProblems.slice(0, 5).join('; '), exchange });
+    context.fail('SSE-005', {
+      message: `${opened.method}: a StreamResponse does not hold exactly one payload`,
+      expected: 'exactly one of task, message, statusUpdate, artifactUpdate',
+      observed: oneofProblems.slice(0, 5).join('; '),
+      exchange,
+    });
   } else if (shapesOk || jsonrpc) context.pass('SSE-005', `${opened.method}: every frame has exactly one payload member`);
   if (exchange.events.length > 0) {
     if (missingIds.length === 0) context.pass('HUB-006', `${opened.method}: all ${exchange.events.length} events carry an id`);
@@ -152,18 +192,33 @@ function analyseTaskStream(context: CheckContext, opened: Opened, requirements: 
   }
   const first = events[0];
   if (first === undefined) {
-    context.fail(requirements.first, { message: `the ${opened.method} stream carried no event`, expected: 'a task event first', observed: describeEnding(exchange), exchange });
+    context.fail(requirements.first, {
+      message: `the ${opened.method} stream carried no event`,
+      expected: 'a task event first',
+      observed: describeEnding(exchange),
+      exchange,
+    });
     return undefined;
   }
   if (first.error !== undefined) {
-    context.fail(requirements.first, { message: `the ${opened.method} stream began with an error event instead of a task`, expected: 'a task event first', observed: `error ${first.error.code}: ${first.error.message}`, exchange });
+    context.fail(requirements.first, {
+      message: `the ${opened.method} stream began with an error event instead of a task`,
+      expected: 'a task event first',
+      observed: `error ${first.error.code}: ${first.error.message}`,
+      exchange,
+    });
     skipAll(context, [requirements.ending, 'SSE-009', 'SSE-010'], 'precondition-not-met', 'the stream carried an error instead of a task');
     return undefined;
   }
   const firstKind = kindOf(first.frame);
   if (firstKind === 'message' && opened.method === 'SendStreamingMessage') {
     checkMessageStream(context, opened);
-    skipAll(context, all, 'precondition-not-met', 'the agent answered with a direct Message (no task), so there is no task stream to examine');
+    skipAll(
+      context,
+      all,
+      'precondition-not-met',
+      'the agent answered with a direct Message (no task), so there is no task stream to examine',
+    );
     return undefined;
   }
   if (firstKind === 'task') context.pass(requirements.first, `${opened.method}: the first event is a task`);
@@ -189,7 +244,12 @@ function analyseTaskStream(context: CheckContext, opened: Opened, requirements: 
   if (requirements.taskId !== undefined && firstKind === 'task') {
     const snapshotId = payloadOf(first.frame, 'task')?.['id'];
     if (snapshotId !== requirements.taskId) {
-      context.fail(requirements.first, { message: 'the task event is about another task', expected: `task id ${requirements.taskId}`, observed: `task id ${JSON.stringify(snapshotId)}`, exchange });
+      context.fail(requirements.first, {
+        message: 'the task event is about another task',
+        expected: `task id ${requirements.taskId}`,
+        observed: `task id ${JSON.stringify(snapshotId)}`,
+        exchange,
+      });
     }
   }
 
@@ -252,7 +312,10 @@ function analyseTaskStream(context: CheckContext, opened: Opened, requirements: 
 
   if (order.length > 0 || afterTerminal.length > 0) {
     context.fail('SSE-010', {
-      message: order.length > 0 ? 'the states along the stream break the task state machine' : `events arrived after the terminal status ${stateLabel(terminal?.state ?? '')}`,
+      message:
+        order.length > 0
+          ? 'the states along the stream break the task state machine'
+          : `events arrived after the terminal status ${stateLabel(terminal?.state ?? '')}`,
       expected: 'states that follow the task state machine, and no event after a terminal status',
       observed: `${[...order, ...afterTerminal.map((text) => `after terminal: ${text}`)].slice(0, 5).join('; ')}; events: ${describeEvents(events)}`,
       exchange,
@@ -262,11 +325,22 @@ function analyseTaskStream(context: CheckContext, opened: Opened, requirements: 
   const limitNote = `the suite waited ${exchange.durationMs} ms`;
   if (terminal !== undefined) {
     if (afterTerminal.length > 0) {
-      context.fail(requirements.ending, { message: `the stream went on after the terminal status ${stateLabel(terminal.state)}`, expected: 'the stream ends right after the terminal status', observed: afterTerminal.slice(0, 5).join('; '), exchange });
+      context.fail(requirements.ending, {
+        message: `the stream went on after the terminal status ${stateLabel(terminal.state)}`,
+        expected: 'the stream ends right after the terminal status',
+        observed: afterTerminal.slice(0, 5).join('; '),
+        exchange,
+      });
     } else if (exchange.ending === 'closed') {
       const delay = Math.max(0, exchange.durationMs - terminal.atMs);
       if (delay <= context.timeoutMs) context.pass(requirements.ending, `closed ${delay} ms after ${stateLabel(terminal.state)}`);
-      else context.fail(requirements.ending, { message: 'the stream did not end promptly after the terminal status', expected: `the stream closes within ${context.timeoutMs} ms of ${stateLabel(terminal.state)}`, observed: `closed ${delay} ms after it`, exchange });
+      else
+        context.fail(requirements.ending, {
+          message: 'the stream did not end promptly after the terminal status',
+          expected: `the stream closes within ${context.timeoutMs} ms of ${stateLabel(terminal.state)}`,
+          observed: `closed ${delay} ms after it`,
+          exchange,
+        });
     } else if (exchange.ending === 'timeout') {
       context.fail(requirements.ending, {
         message: `the stream did not end after the terminal status ${stateLabel(terminal.state)}`,
@@ -275,13 +349,27 @@ function analyseTaskStream(context: CheckContext, opened: Opened, requirements: 
         exchange,
       });
     } else if (exchange.ending === 'transport-error') {
-      context.fail(requirements.ending, { message: 'the stream broke instead of completing after the terminal status', expected: 'a clean end of the HTTP response', observed: describeEnding(exchange), exchange });
+      context.fail(requirements.ending, {
+        message: 'the stream broke instead of completing after the terminal status',
+        expected: 'a clean end of the HTTP response',
+        observed: describeEnding(exchange),
+        exchange,
+      });
     }
   } else if (previous !== undefined && isInterruptedState(previous)) {
     if (exchange.ending === 'closed') context.pass(requirements.ending, `closed at ${stateLabel(previous)}, which is allowed`);
-    else context.skip(requirements.ending, 'inconclusive', `the stream stayed open at ${stateLabel(previous)}, which is allowed (${limitNote})`);
+    else
+      context.skip(
+        requirements.ending,
+        'inconclusive',
+        `the stream stayed open at ${stateLabel(previous)}, which is allowed (${limitNote})`,
+      );
   } else if (exchange.ending === 'timeout') {
-    context.skip(requirements.ending, 'inconclusive', `the task was still ${previous === undefined ? 'in an unknown state' : stateLabel(previous)} when the suite stopped waiting (${limitNote})`);
+    context.skip(
+      requirements.ending,
+      'inconclusive',
+      `the task was still ${previous === undefined ? 'in an unknown state' : stateLabel(previous)} when the suite stopped waiting (${limitNote})`,
+    );
   } else if (exchange.ending !== 'stopped') {
     context.warn(requirements.ending, {
       message: `the stream ended while the task was still ${previous === undefined ? 'in an unknown state' : stateLabel(previous)}`,
@@ -305,10 +393,17 @@ function checkMessageStream(context: CheckContext, opened: Opened): void {
   const problems: string[] = [];
   if (events.length !== 1) problems.push(`${events.length} events`);
   if (events[0] !== undefined && kindOf(events[0].frame) !== 'message') problems.push(`the first event is ${describeEvent(events[0])}`);
-  if (exchange.ending === 'timeout') problems.push(`ending: timeout — the stream stayed open after the message (the suite waited ${exchange.durationMs} ms)`);
+  if (exchange.ending === 'timeout')
+    problems.push(`ending: timeout — the stream stayed open after the message (the suite waited ${exchange.durationMs} ms)`);
   else if (exchange.ending !== 'closed') problems.push(`ending: ${describeEnding(exchange)}`);
   if (problems.length === 0) context.pass('SSE-006', 'one message event, then the stream closed');
-  else context.fail('SSE-006', { message: 'a direct Message was not delivered as exactly one message event followed by the end of the stream', expected: 'one {"message": …} event, then the stream closes', observed: `${problems.join('; ')}; events: ${describeEvents(events)}`, exchange });
+  else
+    context.fail('SSE-006', {
+      message: 'a direct Message was not delivered as exactly one message event followed by the end of the stream',
+      expected: 'one {"message": …} event, then the stream closes',
+      observed: `${problems.join('; ')}; events: ${describeEvents(events)}`,
+      exchange,
+    });
 }
 
 /**
@@ -325,15 +420,30 @@ function expectStreamRefusal(context: CheckContext, requirement: RequirementId, 
   examine(context, opened, { allowErrors: true });
   const [first, ...rest] = exchange.events;
   if (first?.error === undefined) {
-    context.fail(requirement, { message: `${opened.method} opened a stream instead of answering error ${errorLabel(name)}`, expected, observed: `${describeEvents(exchange.events)} (${describeEnding(exchange)})`, exchange });
+    context.fail(requirement, {
+      message: `${opened.method} opened a stream instead of answering error ${errorLabel(name)}`,
+      expected,
+      observed: `${describeEvents(exchange.events)} (${describeEnding(exchange)})`,
+      exchange,
+    });
     return;
   }
   if (rest.length > 0) {
-    context.fail(requirement, { message: 'the error event was followed by more events', expected, observed: describeEvents(exchange.events), exchange });
+    context.fail(requirement, {
+      message: 'the error event was followed by more events',
+      expected,
+      observed: describeEvents(exchange.events),
+      exchange,
+    });
     return;
   }
   if (exchange.ending === 'timeout') {
-    context.fail(requirement, { message: 'the stream stayed open after the error event', expected: `${expected}, then the end of the stream`, observed: `ending: timeout after ${exchange.durationMs} ms`, exchange });
+    context.fail(requirement, {
+      message: 'the stream stayed open after the error event',
+      expected: `${expected}, then the end of the stream`,
+      observed: `ending: timeout after ${exchange.durationMs} ms`,
+      exchange,
+    });
     return;
   }
   const answer: RpcExchange = { ...exchange, id: requestId, error: first.error };
@@ -343,11 +453,17 @@ function expectStreamRefusal(context: CheckContext, requirement: RequirementId, 
 export const streamingChecks: readonly Check[] = [
   {
     id: 'sse-send-stream',
-    title: 'SendStreamingMessage: an SSE stream of JSON-RPC frames that starts with the task, follows the state machine and ends at the terminal state',
+    title:
+      'SendStreamingMessage: an SSE stream of JSON-RPC frames that starts with the task, follows the state machine and ends at the terminal state',
     requirements: ['SSE-002', 'SSE-003', 'SSE-005', 'SSE-007', 'SSE-008', 'SSE-009', 'SSE-010', 'HUB-006'],
     capability: 'streaming',
     async run(context) {
-      const opened = await openStream(context, 'SendStreamingMessage', { message: context.message('Hello from the A2A conformance suite (streaming check).') }, { timeoutMs: context.timeoutMs * 2 });
+      const opened = await openStream(
+        context,
+        'SendStreamingMessage',
+        { message: context.message('Hello from the A2A conformance suite (streaming check).') },
+        { timeoutMs: context.timeoutMs * 2 },
+      );
       examine(context, opened, { sse002: true });
       analyseTaskStream(context, opened, { first: 'SSE-007', ending: 'SSE-008' });
     },
@@ -359,9 +475,19 @@ export const streamingChecks: readonly Check[] = [
     capability: 'streaming',
     cooperative: true,
     async run(context) {
-      const opened = await openStream(context, 'SendStreamingMessage', { message: directiveMessage(context, 'conformance: answer with a message', { outcome: 'message' }) }, { timeoutMs: context.timeoutMs * 2 });
+      const opened = await openStream(
+        context,
+        'SendStreamingMessage',
+        { message: directiveMessage(context, 'conformance: answer with a message', { outcome: 'message' }) },
+        { timeoutMs: context.timeoutMs * 2 },
+      );
       if (!examine(context, opened, { sse002: true })) {
-        context.fail('SSE-006', { message: 'SendStreamingMessage opened no stream', expected: 'one message event, then the end of the stream', observed: describeEnding(opened.exchange), exchange: opened.exchange });
+        context.fail('SSE-006', {
+          message: 'SendStreamingMessage opened no stream',
+          expected: 'one message event, then the end of the stream',
+          observed: describeEnding(opened.exchange),
+          exchange: opened.exchange,
+        });
         return;
       }
       checkMessageStream(context, opened);
@@ -374,9 +500,22 @@ export const streamingChecks: readonly Check[] = [
     capability: 'streaming',
     cooperative: true,
     async run(context) {
-      const directives: TestDirectiveRequest[] = [{ outcome: 'failed' }, { outcome: 'rejected' }, { outcome: 'input-required' }, { outcome: 'auth-required' }, { steps: 3, stepMs: 20 }];
+      const directives: TestDirectiveRequest[] = [
+        { outcome: 'failed' },
+        { outcome: 'rejected' },
+        { outcome: 'input-required' },
+        { outcome: 'auth-required' },
+        { steps: 3, stepMs: 20 },
+      ];
       const streams = await Promise.all(
-        directives.map((directive) => openStream(context, 'SendStreamingMessage', { message: directiveMessage(context, `conformance: ${JSON.stringify(directive)}`, directive) }, { timeoutMs: context.timeoutMs * 2 })),
+        directives.map((directive) =>
+          openStream(
+            context,
+            'SendStreamingMessage',
+            { message: directiveMessage(context, `conformance: ${JSON.stringify(directive)}`, directive) },
+            { timeoutMs: context.timeoutMs * 2 },
+          ),
+        ),
       );
       for (const opened of streams) {
         examine(context, opened, { sse002: true });
@@ -391,14 +530,24 @@ export const streamingChecks: readonly Check[] = [
     capability: 'streaming',
     cooperative: true,
     async run(context) {
-      const unknown = await openStream(context, 'SendStreamingMessage', { message: context.message('conformance: continue a task that does not exist', { taskId: unknownTaskId() }) }, { timeoutMs: context.timeoutMs });
+      const unknown = await openStream(
+        context,
+        'SendStreamingMessage',
+        { message: context.message('conformance: continue a task that does not exist', { taskId: unknownTaskId() }) },
+        { timeoutMs: context.timeoutMs },
+      );
       expectStreamRefusal(context, 'SSE-011', unknown, 'TaskNotFoundError');
       const finished = await terminalTask(context);
       if (!finished.ok) {
         context.skip('SSE-011', 'precondition-not-met', `no terminal task to continue: ${finished.reason}`);
         return;
       }
-      const terminal = await openStream(context, 'SendStreamingMessage', { message: context.message('conformance: continue a finished task', { taskId: finished.value.id }) }, { timeoutMs: context.timeoutMs });
+      const terminal = await openStream(
+        context,
+        'SendStreamingMessage',
+        { message: context.message('conformance: continue a finished task', { taskId: finished.value.id }) },
+        { timeoutMs: context.timeoutMs },
+      );
       expectStreamRefusal(context, 'SSE-011', terminal, 'UnsupportedOperationError');
     },
   },
@@ -409,9 +558,19 @@ export const streamingChecks: readonly Check[] = [
     capability: 'streaming',
     cooperative: true,
     async run(context) {
-      const opened = await openStream(context, 'SendStreamingMessage', { message: directiveMessage(context, 'conformance: a reply long enough to be sent in several chunks', { chunks: 4 }) }, { timeoutMs: context.timeoutMs * 2 });
+      const opened = await openStream(
+        context,
+        'SendStreamingMessage',
+        { message: directiveMessage(context, 'conformance: a reply long enough to be sent in several chunks', { chunks: 4 }) },
+        { timeoutMs: context.timeoutMs * 2 },
+      );
       if (!examine(context, opened, { sse002: true })) {
-        context.fail('SSE-012', { message: 'SendStreamingMessage opened no stream', expected: 'a task stream with artifact chunks', observed: describeEnding(opened.exchange), exchange: opened.exchange });
+        context.fail('SSE-012', {
+          message: 'SendStreamingMessage opened no stream',
+          expected: 'a task stream with artifact chunks',
+          observed: describeEnding(opened.exchange),
+          exchange: opened.exchange,
+        });
         return;
       }
       analyseTaskStream(context, opened, { first: 'SSE-007', ending: 'SSE-008' });
@@ -427,7 +586,8 @@ export const streamingChecks: readonly Check[] = [
         if (artifactId === undefined) continue;
         const text = concatenatedText(artifact);
         const known = artifacts.get(artifactId);
-        if (update['append'] === true && known === undefined) problems.push(`event ${index}: append: true for artifact ${artifactId}, which the stream has not sent before`);
+        if (update['append'] === true && known === undefined)
+          problems.push(`event ${index}: append: true for artifact ${artifactId}, which the stream has not sent before`);
         if (known?.last === true) problems.push(`event ${index}: a chunk of artifact ${artifactId} after its lastChunk`);
         const entry = update['append'] === true && known !== undefined ? known : { chunks: 0, last: false, text: '' };
         entry.chunks += 1;
@@ -435,18 +595,33 @@ export const streamingChecks: readonly Check[] = [
         entry.last = update['lastChunk'] === true;
         artifacts.set(artifactId, entry);
       }
-      for (const [artifactId, entry] of artifacts) if (!entry.last) problems.push(`artifact ${artifactId}: its last chunk (of ${entry.chunks}) has no lastChunk: true`);
+      for (const [artifactId, entry] of artifacts)
+        if (!entry.last) problems.push(`artifact ${artifactId}: its last chunk (of ${entry.chunks}) has no lastChunk: true`);
       if (problems.length > 0) {
-        context.fail('SSE-012', { message: 'the artifact chunks are inconsistent', expected: 'append: true only on artifactIds sent earlier; lastChunk: true on each artifact’s last chunk', observed: problems.slice(0, 5).join('; '), exchange: opened.exchange });
+        context.fail('SSE-012', {
+          message: 'the artifact chunks are inconsistent',
+          expected: 'append: true only on artifactIds sent earlier; lastChunk: true on each artifact’s last chunk',
+          observed: problems.slice(0, 5).join('; '),
+          exchange: opened.exchange,
+        });
         return;
       }
       if (chunks < 2) {
-        context.skip('SSE-012', 'inconclusive', `the agent sent ${chunks} artifactUpdate event(s) although 4 chunks were asked for: chunking was not exercised`);
+        context.skip(
+          'SSE-012',
+          'inconclusive',
+          `the agent sent ${chunks} artifactUpdate event(s) although 4 chunks were asked for: chunking was not exercised`,
+        );
         return;
       }
       const texts = [...artifacts.values()].map((entry) => entry.text);
       if (texts.every((text) => text === '')) {
-        context.fail('SSE-012', { message: 'the assembled artifact text is empty', expected: 'the chunks assemble into the reply text', observed: `${chunks} chunks with no text`, exchange: opened.exchange });
+        context.fail('SSE-012', {
+          message: 'the assembled artifact text is empty',
+          expected: 'the chunks assemble into the reply text',
+          observed: `${chunks} chunks with no text`,
+          exchange: opened.exchange,
+        });
         return;
       }
       // The chunks must assemble into exactly the artifact the task holds: a duplicated or lost
@@ -469,7 +644,10 @@ export const streamingChecks: readonly Check[] = [
           }
         }
       }
-      context.pass('SSE-012', `${chunks} chunks over ${artifacts.size} artifact(s), assembled: ${JSON.stringify(texts.join(' | ').slice(0, 120))}`);
+      context.pass(
+        'SSE-012',
+        `${chunks} chunks over ${artifacts.size} artifact(s), assembled: ${JSON.stringify(texts.join(' | ').slice(0, 120))}`,
+      );
     },
   },
   {
@@ -482,7 +660,12 @@ export const streamingChecks: readonly Check[] = [
       const untilStatus = (event: SseEvent): boolean => kindOf(event.frame) === 'statusUpdate';
       const bound = SLOW_MS + context.timeoutMs;
       const viaSend = async (): Promise<void> => {
-        const opened = await openStream(context, 'SendStreamingMessage', { message: directiveMessage(context, 'conformance: slow task, dropped stream', { ...SLOW }) }, { timeoutMs: context.timeoutMs, until: untilStatus });
+        const opened = await openStream(
+          context,
+          'SendStreamingMessage',
+          { message: directiveMessage(context, 'conformance: slow task, dropped stream', { ...SLOW }) },
+          { timeoutMs: context.timeoutMs, until: untilStatus },
+        );
         examine(context, opened, { sse002: true });
         await expectCompletes(opened);
       };
@@ -492,7 +675,12 @@ export const streamingChecks: readonly Check[] = [
           context.skip('SSE-013', 'precondition-not-met', started.reason);
           return;
         }
-        const opened = await openStream(context, 'SubscribeToTask', { id: started.value.id }, { timeoutMs: context.timeoutMs, until: untilStatus });
+        const opened = await openStream(
+          context,
+          'SubscribeToTask',
+          { id: started.value.id },
+          { timeoutMs: context.timeoutMs, until: untilStatus },
+        );
         examine(context, opened);
         await expectCompletes(opened, started.value.id);
       };
@@ -500,18 +688,29 @@ export const streamingChecks: readonly Check[] = [
         const { exchange } = opened;
         const taskId = knownId ?? idsIn(exchange.events.find((event) => idsIn(event.frame) !== undefined)?.frame)?.taskId;
         if (exchange.ending !== 'stopped' || typeof taskId !== 'string') {
-          context.skip('SSE-013', 'precondition-not-met', `${opened.method}: could not drop the stream while the task worked (${describeEnding(exchange)}; ${describeEvents(exchange.events)})`);
+          context.skip(
+            'SSE-013',
+            'precondition-not-met',
+            `${opened.method}: could not drop the stream while the task worked (${describeEnding(exchange)}; ${describeEvents(exchange.events)})`,
+          );
           return;
         }
         const polled = await pollUntilTerminal(context, taskId, bound);
         if (polled.state === 'TASK_STATE_COMPLETED') {
-          context.pass('SSE-013', `${opened.method}: dropped after the first statusUpdate; the task still completed (${polled.waitedMs} ms later)`);
+          context.pass(
+            'SSE-013',
+            `${opened.method}: dropped after the first statusUpdate; the task still completed (${polled.waitedMs} ms later)`,
+          );
           return;
         }
         context.fail('SSE-013', {
-          message: polled.state === 'TASK_STATE_CANCELED' ? `dropping the ${opened.method} stream canceled the task` : `after the ${opened.method} stream was dropped the task did not complete`,
+          message:
+            polled.state === 'TASK_STATE_CANCELED'
+              ? `dropping the ${opened.method} stream canceled the task`
+              : `after the ${opened.method} stream was dropped the task did not complete`,
           expected: `GetTask shows TASK_STATE_COMPLETED within ${bound} ms (the task was asked to complete after ${SLOW_MS} ms of work)`,
-          observed: polled.state === undefined ? `GetTask did not return the task ${taskId}` : `${polled.state} after ${polled.waitedMs} ms`,
+          observed:
+            polled.state === undefined ? `GetTask did not return the task ${taskId}` : `${polled.state} after ${polled.waitedMs} ms`,
           exchange,
         });
       };
@@ -560,16 +759,30 @@ export const streamingChecks: readonly Check[] = [
       const before = (await currentTask(context, id))?.state ?? started.value.state;
       const opened = await openStream(context, 'SubscribeToTask', { id }, { timeoutMs: SLOW_MS + context.timeoutMs * 2 });
       if (!examine(context, opened)) {
-        context.fail('SUB-004', { message: 'SubscribeToTask on a working task opened no stream', expected: 'an SSE stream starting with the task', observed: describeEnding(opened.exchange), exchange: opened.exchange });
+        context.fail('SUB-004', {
+          message: 'SubscribeToTask on a working task opened no stream',
+          expected: 'an SSE stream starting with the task',
+          observed: describeEnding(opened.exchange),
+          exchange: opened.exchange,
+        });
         context.skip('SUB-005', 'precondition-not-met', 'no stream was opened');
         return;
       }
       const summary = analyseTaskStream(context, opened, { first: 'SUB-004', ending: 'SUB-005', taskId: id });
       const snapshot = summary?.firstState;
       if (snapshot !== undefined && snapshot !== before && !canTransition(before, snapshot)) {
-        context.fail('SUB-004', { message: 'the task event does not hold the task’s current state', expected: `${stateLabel(before)} (GetTask just before) or a state it can move to`, observed: stateLabel(snapshot), exchange: opened.exchange });
+        context.fail('SUB-004', {
+          message: 'the task event does not hold the task’s current state',
+          expected: `${stateLabel(before)} (GetTask just before) or a state it can move to`,
+          observed: stateLabel(snapshot),
+          exchange: opened.exchange,
+        });
       } else if (snapshot !== undefined && isTerminalState(snapshot) && !isTerminalState(before)) {
-        context.warn('SUB-004', { message: 'the task finished between GetTask and SubscribeToTask, so the snapshot could not be compared', observed: stateLabel(snapshot), exchange: opened.exchange });
+        context.warn('SUB-004', {
+          message: 'the task finished between GetTask and SubscribeToTask, so the snapshot could not be compared',
+          observed: stateLabel(snapshot),
+          exchange: opened.exchange,
+        });
       }
     },
   },
@@ -595,13 +808,20 @@ export const streamingChecks: readonly Check[] = [
       ]);
       for (const opened of [a, b, early]) examine(context, opened);
       const problems: string[] = [];
-      for (const [name, opened] of [['first', a], ['second', b]] as const) {
+      for (const [name, opened] of [
+        ['first', a],
+        ['second', b],
+      ] as const) {
         const events = opened.exchange.events;
         if (kindOf(events[0]?.frame) !== 'task') problems.push(`the ${name} stream did not start with a task (${describeEvents(events)})`);
         const states = events.map((event) => stateIn(event.frame)).filter((state): state is TaskState => state !== undefined);
         const last = states.at(-1);
-        if (last === undefined || !isTerminalState(last)) problems.push(`the ${name} stream did not reach a terminal state (last: ${last === undefined ? 'none' : stateLabel(last)}; ${describeEnding(opened.exchange)})`);
-        else if (opened.exchange.ending !== 'closed') problems.push(`the ${name} stream did not end after ${stateLabel(last)} (${describeEnding(opened.exchange)})`);
+        if (last === undefined || !isTerminalState(last))
+          problems.push(
+            `the ${name} stream did not reach a terminal state (last: ${last === undefined ? 'none' : stateLabel(last)}; ${describeEnding(opened.exchange)})`,
+          );
+        else if (opened.exchange.ending !== 'closed')
+          problems.push(`the ${name} stream did not end after ${stateLabel(last)} (${describeEnding(opened.exchange)})`);
       }
       const snapshotA = numericId(a.exchange.events[0]);
       const snapshotB = numericId(b.exchange.events[0]);
@@ -625,13 +845,17 @@ export const streamingChecks: readonly Check[] = [
       if (problems.length > 0) {
         context.fail('SUB-006', {
           message: 'concurrent subscribers did not receive the same events',
-          expected: 'the same events in the same order on every stream, each reaching the terminal state although a third stream was closed early',
+          expected:
+            'the same events in the same order on every stream, each reaching the terminal state although a third stream was closed early',
           observed: `${problems.slice(0, 4).join('; ')}; first: ${describeEvents(a.exchange.events)}; second: ${describeEvents(b.exchange.events)}`,
           exchange: a.exchange,
         });
         return;
       }
-      const earlyNote = early.exchange.ending === 'stopped' ? `; a third stream closed after ${early.exchange.events.length} events did not disturb them` : '';
+      const earlyNote =
+        early.exchange.ending === 'stopped'
+          ? `; a third stream closed after ${early.exchange.events.length} events did not disturb them`
+          : '';
       context.pass('SUB-006', `two subscribers got identical events (${compared}) and both reached the terminal state${earlyNote}`);
     },
   },
@@ -651,13 +875,23 @@ export const streamingChecks: readonly Check[] = [
       const limit = SLOW_MS + context.timeoutMs * 2;
       // A subscriber that reads everything, to know which frames the task produced.
       const observing = openStream(context, 'SubscribeToTask', { id }, { timeoutMs: limit });
-      const first = await openStream(context, 'SubscribeToTask', { id }, { timeoutMs: limit, until: (event) => (numericId(event) ?? -1) >= 3 });
+      const first = await openStream(
+        context,
+        'SubscribeToTask',
+        { id },
+        { timeoutMs: limit, until: (event) => (numericId(event) ?? -1) >= 3 },
+      );
       examine(context, first);
       const mark = first.exchange.events.find((event) => (numericId(event) ?? -1) >= 3);
       const lastId = numericId(mark);
       if (mark?.id === undefined || lastId === undefined) {
         examine(context, await observing);
-        if (first.exchange.events.some((event) => event.id !== undefined)) context.skip('HUB-003', 'inconclusive', `no event with a numeric id ≥ 3 before the stream ended (${describeEvents(first.exchange.events)})`);
+        if (first.exchange.events.some((event) => event.id !== undefined))
+          context.skip(
+            'HUB-003',
+            'inconclusive',
+            `no event with a numeric id ≥ 3 before the stream ended (${describeEvents(first.exchange.events)})`,
+          );
         else context.skip('HUB-003', 'feature-absent', 'the stream events carry no ids');
         return;
       }
@@ -666,14 +900,22 @@ export const streamingChecks: readonly Check[] = [
       const observer = await observing;
       examine(context, observer);
       if (!examine(context, second)) {
-        if (isError(second.exchange, 'UnsupportedOperationError')) context.skip('HUB-003', 'precondition-not-met', 'the task finished before the suite could resubscribe');
-        else context.fail('HUB-003', { message: 'SubscribeToTask with Last-Event-ID opened no stream', expected: 'the snapshot, then the missed status frames', observed: describeEnding(second.exchange), exchange: second.exchange });
+        if (isError(second.exchange, 'UnsupportedOperationError'))
+          context.skip('HUB-003', 'precondition-not-met', 'the task finished before the suite could resubscribe');
+        else
+          context.fail('HUB-003', {
+            message: 'SubscribeToTask with Last-Event-ID opened no stream',
+            expected: 'the snapshot, then the missed status frames',
+            observed: describeEnding(second.exchange),
+            exchange: second.exchange,
+          });
         return;
       }
       const events = second.exchange.events;
       const problems: string[] = [];
       const snapshotId = numericId(events[0]);
-      if (kindOf(events[0]?.frame) !== 'task') problems.push(`the first event is ${events[0] === undefined ? 'missing' : describeEvent(events[0])}, not the task snapshot`);
+      if (kindOf(events[0]?.frame) !== 'task')
+        problems.push(`the first event is ${events[0] === undefined ? 'missing' : describeEvent(events[0])}, not the task snapshot`);
       if (snapshotId === undefined) problems.push(`the snapshot has no numeric id (${String(events[0]?.id)})`);
       const rest = events.slice(1);
       let previousId = -1;
@@ -694,19 +936,34 @@ export const streamingChecks: readonly Check[] = [
       const observed = observer.exchange.events;
       const observerSnapshot = numericId(observed[0]);
       if (snapshotId !== undefined && observerSnapshot !== undefined && observerSnapshot <= lastId) {
-        const missed = eventsAfterId(observed, lastId).filter((event) => (numericId(event) ?? Infinity) <= snapshotId && kindOf(event.frame) === 'statusUpdate');
+        const missed = eventsAfterId(observed, lastId).filter(
+          (event) => (numericId(event) ?? Infinity) <= snapshotId && kindOf(event.frame) === 'statusUpdate',
+        );
         const difference = sameEvents(replayed, missed, true);
         if (difference !== undefined) {
-          problems.push(`the replay is not the status frames after id ${lastId} up to the snapshot (${snapshotId}): ${difference}; replayed ${replayed.map((event) => event.id).join(',') || 'none'}, expected ${missed.map((event) => event.id).join(',') || 'none'}`);
+          problems.push(
+            `the replay is not the status frames after id ${lastId} up to the snapshot (${snapshotId}): ${difference}; replayed ${replayed.map((event) => event.id).join(',') || 'none'}, expected ${missed.map((event) => event.id).join(',') || 'none'}`,
+          );
         }
       }
-      if (snapshotId !== undefined && observer.exchange.ending === 'closed' && observerSnapshot !== undefined && observerSnapshot <= snapshotId) {
+      if (
+        snapshotId !== undefined &&
+        observer.exchange.ending === 'closed' &&
+        observerSnapshot !== undefined &&
+        observerSnapshot <= snapshotId
+      ) {
         const difference = sameEvents(live, eventsAfterId(observed, snapshotId), true);
-        if (difference !== undefined) problems.push(`the live frames after the snapshot differ from a concurrent subscriber's: ${difference}`);
+        if (difference !== undefined)
+          problems.push(`the live frames after the snapshot differ from a concurrent subscriber's: ${difference}`);
       }
-      const lastState = events.map((event) => stateIn(event.frame)).filter((state): state is TaskState => state !== undefined).at(-1);
+      const lastState = events
+        .map((event) => stateIn(event.frame))
+        .filter((state): state is TaskState => state !== undefined)
+        .at(-1);
       if (lastState === undefined || !isTerminalState(lastState) || second.exchange.ending !== 'closed') {
-        problems.push(`the resumed stream did not run to the terminal state and close (last state ${lastState === undefined ? 'none' : stateLabel(lastState)}; ${describeEnding(second.exchange)})`);
+        problems.push(
+          `the resumed stream did not run to the terminal state and close (last state ${lastState === undefined ? 'none' : stateLabel(lastState)}; ${describeEnding(second.exchange)})`,
+        );
       }
       if (problems.length > 0) {
         context.fail('HUB-003', {
@@ -717,7 +974,10 @@ export const streamingChecks: readonly Check[] = [
         });
         return;
       }
-      context.pass('HUB-003', `Last-Event-ID ${lastId}: snapshot id ${String(snapshotId)}, replayed ${replayed.map((event) => event.id).join(',') || 'nothing'}, then ${live.length} live frames to the end`);
+      context.pass(
+        'HUB-003',
+        `Last-Event-ID ${lastId}: snapshot id ${String(snapshotId)}, replayed ${replayed.map((event) => event.id).join(',') || 'nothing'}, then ${live.length} live frames to the end`,
+      );
     },
   },
 ];

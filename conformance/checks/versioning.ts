@@ -31,7 +31,10 @@ function outcomeOf(exchange: RpcExchange): ProbeOutcome {
 
 /** GetTask for an unknown id, with the version the options carry (the protocol version unless told otherwise). */
 async function probe(context: CheckContext, options: CallOptions = {}): Promise<RpcExchange> {
-  return context.transport.call('GetTask', withTenant(context, { id: unknownTaskId() }), { ...options, headers: { ...requiredExtensionsHeader(context), ...options.headers } });
+  return context.transport.call('GetTask', withTenant(context, { id: unknownTaskId() }), {
+    ...options,
+    headers: { ...requiredExtensionsHeader(context), ...options.headers },
+  });
 }
 
 /** A2A-Extensions naming the card's required extensions, so that VER-007 does not get in the way of other checks. */
@@ -45,19 +48,32 @@ function expectServed(context: CheckContext, requirement: RequirementId, exchang
     context.pass(requirement, `${what}: served (TaskNotFoundError for an unknown id)`);
     return true;
   }
-  context.fail(requirement, { message: `${what} was not served with 1.0 semantics`, expected: `GetTask for an unknown id answered with error ${errorLabel('TaskNotFoundError')}`, observed: observedOf(exchange), exchange });
+  context.fail(requirement, {
+    message: `${what} was not served with 1.0 semantics`,
+    expected: `GetTask for an unknown id answered with error ${errorLabel('TaskNotFoundError')}`,
+    observed: observedOf(exchange),
+    exchange,
+  });
   return false;
 }
 
 /** The selected interface also declares 0.3 at the same URL: an absent header legitimately selects 0.3 there. */
 function dualStack(context: CheckContext): boolean {
-  return interfacesOf(context).some((entry) => entry.url === context.transport.endpoint && typeof entry.protocolVersion === 'string' && entry.protocolVersion.startsWith('0.'));
+  return interfacesOf(context).some(
+    (entry) =>
+      entry.url === context.transport.endpoint && typeof entry.protocolVersion === 'string' && entry.protocolVersion.startsWith('0.'),
+  );
 }
 
 /** The A2A-Extensions response header as a list of URIs. */
 function extensionsHeader(exchange: Exchange): string[] | undefined {
   const value = exchange.headers[EXTENSIONS_HEADER];
-  return value === undefined ? undefined : value.split(',').map((uri) => uri.trim()).filter((uri) => uri !== '');
+  return value === undefined
+    ? undefined
+    : value
+        .split(',')
+        .map((uri) => uri.trim())
+        .filter((uri) => uri !== '');
 }
 
 export const versioningChecks: readonly Check[] = [
@@ -66,8 +82,17 @@ export const versioningChecks: readonly Check[] = [
     title: 'A2A-Version 1.0 and 1.0.1 are served with 1.0 semantics',
     requirements: ['VER-001', 'VER-004'],
     async run(context) {
-      expectServed(context, 'VER-001', await probe(context, { headers: { [VERSION_HEADER]: PROTOCOL_VERSION } }), `GetTask with ${HEADERS.version}: ${PROTOCOL_VERSION}`);
-      const sent = await context.transport.call('SendMessage', withTenant(context, { message: context.message('conformance: version probe') }), { headers: { [VERSION_HEADER]: PROTOCOL_VERSION, ...requiredExtensionsHeader(context) } });
+      expectServed(
+        context,
+        'VER-001',
+        await probe(context, { headers: { [VERSION_HEADER]: PROTOCOL_VERSION } }),
+        `GetTask with ${HEADERS.version}: ${PROTOCOL_VERSION}`,
+      );
+      const sent = await context.transport.call(
+        'SendMessage',
+        withTenant(context, { message: context.message('conformance: version probe') }),
+        { headers: { [VERSION_HEADER]: PROTOCOL_VERSION, ...requiredExtensionsHeader(context) } },
+      );
       const result = sent.result;
       if (isRecord(result) && Object.keys(result).length === 1 && (isRecord(result['task']) || isRecord(result['message']))) {
         context.pass('VER-001', `SendMessage returned a {"${Object.keys(result)[0] ?? ''}"} wrapper`);
@@ -81,7 +106,12 @@ export const versioningChecks: readonly Check[] = [
       }
       const patched = await probe(context, { headers: { [VERSION_HEADER]: PATCH_VERSION } });
       if (outcomeOf(patched) === 'refused') {
-        context.fail('VER-004', { message: `${HEADERS.version}: ${PATCH_VERSION} was refused as an unsupported version`, expected: `served exactly like ${PROTOCOL_VERSION} (patch versions never affect negotiation)`, observed: observedOf(patched), exchange: patched });
+        context.fail('VER-004', {
+          message: `${HEADERS.version}: ${PATCH_VERSION} was refused as an unsupported version`,
+          expected: `served exactly like ${PROTOCOL_VERSION} (patch versions never affect negotiation)`,
+          observed: observedOf(patched),
+          exchange: patched,
+        });
       } else {
         expectServed(context, 'VER-004', patched, `GetTask with ${HEADERS.version}: ${PATCH_VERSION}`);
       }
@@ -122,7 +152,12 @@ export const versioningChecks: readonly Check[] = [
             exchange,
           });
         } else {
-          context.fail('VER-003', { message: `${what} was neither refused as 0.3 nor served`, expected: `error ${errorLabel('VersionNotSupportedError')}; serving it as 1.0 would only be a warning`, observed: observedOf(exchange), exchange });
+          context.fail('VER-003', {
+            message: `${what} was neither refused as 0.3 nor served`,
+            expected: `error ${errorLabel('VersionNotSupportedError')}; serving it as 1.0 would only be a warning`,
+            observed: observedOf(exchange),
+            exchange,
+          });
         }
       }
     },
@@ -140,10 +175,25 @@ export const versioningChecks: readonly Check[] = [
       for (const [query, wanted] of cases) {
         const exchange = await probe(context, { noVersionHeader: true, query });
         const outcome = outcomeOf(exchange);
-        const expected = wanted === 'served' ? `served like ${HEADERS.version}: ${PROTOCOL_VERSION} (error ${errorLabel('TaskNotFoundError')} for an unknown task)` : `error ${errorLabel('VersionNotSupportedError')}`;
+        const expected =
+          wanted === 'served'
+            ? `served like ${HEADERS.version}: ${PROTOCOL_VERSION} (error ${errorLabel('TaskNotFoundError')} for an unknown task)`
+            : `error ${errorLabel('VersionNotSupportedError')}`;
         if (outcome === wanted) context.pass('VER-005', `?${query}: ${wanted}`);
-        else if (outcome === reference) context.warn('VER-005', { message: `?${query} is ignored: the request fares as if no version were given`, expected, observed: observedOf(exchange), exchange });
-        else context.fail('VER-005', { message: `?${query} is not treated like the A2A-Version header`, expected, observed: observedOf(exchange), exchange });
+        else if (outcome === reference)
+          context.warn('VER-005', {
+            message: `?${query} is ignored: the request fares as if no version were given`,
+            expected,
+            observed: observedOf(exchange),
+            exchange,
+          });
+        else
+          context.fail('VER-005', {
+            message: `?${query} is not treated like the A2A-Version header`,
+            expected,
+            observed: observedOf(exchange),
+            exchange,
+          });
       }
     },
   },
@@ -153,8 +203,17 @@ export const versioningChecks: readonly Check[] = [
     requirements: ['VER-006'],
     async run(context) {
       for (const name of [VERSION_HEADER, HEADERS.version, HEADERS.version.toUpperCase()]) {
-        context.expectError('VER-006', await probe(context, { noVersionHeader: true, headers: { [name]: FUTURE_VERSION } }), 'VersionNotSupportedError');
-        expectServed(context, 'VER-006', await probe(context, { noVersionHeader: true, headers: { [name]: PROTOCOL_VERSION } }), `${name}: ${PROTOCOL_VERSION}`);
+        context.expectError(
+          'VER-006',
+          await probe(context, { noVersionHeader: true, headers: { [name]: FUTURE_VERSION } }),
+          'VersionNotSupportedError',
+        );
+        expectServed(
+          context,
+          'VER-006',
+          await probe(context, { noVersionHeader: true, headers: { [name]: PROTOCOL_VERSION } }),
+          `${name}: ${PROTOCOL_VERSION}`,
+        );
       }
     },
   },
@@ -172,7 +231,12 @@ export const versioningChecks: readonly Check[] = [
       context.expectError('VER-007', without, 'ExtensionSupportRequiredError');
       const withAll = await probe(context);
       if (isError(withAll, 'ExtensionSupportRequiredError')) {
-        context.fail('VER-007', { message: 'a request listing every required extension is still refused', expected: `served once ${HEADERS.extensions} lists the required URIs`, observed: observedOf(withAll), exchange: withAll });
+        context.fail('VER-007', {
+          message: 'a request listing every required extension is still refused',
+          expected: `served once ${HEADERS.extensions} lists the required URIs`,
+          observed: observedOf(withAll),
+          exchange: withAll,
+        });
       } else {
         context.pass('VER-007', `served once ${HEADERS.extensions} lists the required extensions`);
       }
@@ -185,8 +249,13 @@ export const versioningChecks: readonly Check[] = [
     async run(context) {
       const baseline = await probe(context);
       const required = requiredExtensionsHeader(context)[EXTENSIONS_HEADER];
-      const exchange = await probe(context, { headers: { [EXTENSIONS_HEADER]: [UNKNOWN_EXTENSION, ...(required ? [required] : [])].join(', ') } });
-      const same = exchange.status === baseline.status && exchange.error?.code === baseline.error?.code && ('result' in exchange) === ('result' in baseline);
+      const exchange = await probe(context, {
+        headers: { [EXTENSIONS_HEADER]: [UNKNOWN_EXTENSION, ...(required ? [required] : [])].join(', ') },
+      });
+      const same =
+        exchange.status === baseline.status &&
+        exchange.error?.code === baseline.error?.code &&
+        'result' in exchange === 'result' in baseline;
       if (same && outcomeOf(exchange) === 'served') context.pass('VER-008', `${HEADERS.extensions}: ${UNKNOWN_EXTENSION} was ignored`);
       else {
         context.warn('VER-008', {
@@ -209,12 +278,21 @@ export const versioningChecks: readonly Check[] = [
         return;
       }
       const metadata = declared.includes(TEST_DIRECTIVES_EXTENSION) ? { metadata: directive('completed') } : {};
-      const exchange = await context.transport.call('SendMessage', withTenant(context, { message: context.message('conformance: extension activation probe', metadata) }), {
-        headers: { [EXTENSIONS_HEADER]: declared.join(', ') },
-      });
+      const exchange = await context.transport.call(
+        'SendMessage',
+        withTenant(context, { message: context.message('conformance: extension activation probe', metadata) }),
+        {
+          headers: { [EXTENSIONS_HEADER]: declared.join(', ') },
+        },
+      );
       const echoed = extensionsHeader(exchange);
       if (exchange.error !== undefined || exchange.status !== 200) {
-        context.warn('VER-009', { message: 'a request activating the declared extensions was not served, so no activation could be seen', expected: 'a served request whose response lists the activated extensions', observed: observedOf(exchange), exchange });
+        context.warn('VER-009', {
+          message: 'a request activating the declared extensions was not served, so no activation could be seen',
+          expected: 'a served request whose response lists the activated extensions',
+          observed: observedOf(exchange),
+          exchange,
+        });
       } else if (echoed === undefined) {
         context.warn('VER-009', {
           message: `the response to a request activating declared extensions has no ${HEADERS.extensions} header`,
@@ -225,7 +303,13 @@ export const versioningChecks: readonly Check[] = [
       } else {
         const stray = echoed.filter((uri) => !declared.includes(uri));
         if (stray.length === 0) context.pass('VER-009', `${HEADERS.extensions}: ${echoed.join(', ') || '(empty)'}`);
-        else context.warn('VER-009', { message: `the ${HEADERS.extensions} response header lists extensions that were not requested`, expected: `a subset of ${declared.join(', ')}`, observed: echoed.join(', '), exchange });
+        else
+          context.warn('VER-009', {
+            message: `the ${HEADERS.extensions} response header lists extensions that were not requested`,
+            expected: `a subset of ${declared.join(', ')}`,
+            observed: echoed.join(', '),
+            exchange,
+          });
       }
     },
   },
@@ -246,17 +330,45 @@ export const versioningChecks: readonly Check[] = [
         if (entry.protocolBinding === 'JSONRPC') {
           probed += 1;
           const body = JSON.stringify({ jsonrpc: '2.0', id: 'conform-tenant', method: 'GetTask', params: { tenant, id } });
-          const exchange = await context.transport.raw(body, { url: entry.url, headers: { 'content-type': MEDIA_TYPES.json, accept: MEDIA_TYPES.json, [VERSION_HEADER]: PROTOCOL_VERSION, ...requiredExtensionsHeader(context) } });
+          const exchange = await context.transport.raw(body, {
+            url: entry.url,
+            headers: {
+              'content-type': MEDIA_TYPES.json,
+              accept: MEDIA_TYPES.json,
+              [VERSION_HEADER]: PROTOCOL_VERSION,
+              ...requiredExtensionsHeader(context),
+            },
+          });
           if (isError(exchange, 'TaskNotFoundError')) context.pass('VER-010', `tenant ${tenant} at ${entry.url}: served`);
-          else context.fail('VER-010', { message: `a request carrying tenant ${tenant} was not served`, expected: `GetTask {tenant, id} for an unknown id answered ${errorLabel('TaskNotFoundError')}, not a 404 or validation error`, observed: observedOf(exchange), exchange });
+          else
+            context.fail('VER-010', {
+              message: `a request carrying tenant ${tenant} was not served`,
+              expected: `GetTask {tenant, id} for an unknown id answered ${errorLabel('TaskNotFoundError')}, not a 404 or validation error`,
+              observed: observedOf(exchange),
+              exchange,
+            });
         } else if (entry.protocolBinding === 'HTTP+JSON') {
           probed += 1;
           const url = `${entry.url.replace(/\/+$/, '')}/${encodeURIComponent(tenant)}/tasks/${encodeURIComponent(id)}`;
-          const exchange = await context.transport.raw(undefined, { method: 'GET', url, headers: { accept: `${MEDIA_TYPES.a2aJson}, ${MEDIA_TYPES.json}`, [VERSION_HEADER]: PROTOCOL_VERSION, ...requiredExtensionsHeader(context) } });
+          const exchange = await context.transport.raw(undefined, {
+            method: 'GET',
+            url,
+            headers: {
+              accept: `${MEDIA_TYPES.a2aJson}, ${MEDIA_TYPES.json}`,
+              [VERSION_HEADER]: PROTOCOL_VERSION,
+              ...requiredExtensionsHeader(context),
+            },
+          });
           const reason = reasonOf(isRecord(exchange.json) ? exchange.json['error'] : undefined);
           const { httpStatus, reason: notFound } = ERRORS.TaskNotFoundError;
           if (exchange.status === httpStatus && reason === notFound) context.pass('VER-010', `tenant ${tenant} at ${url}: served`);
-          else context.fail('VER-010', { message: `the /{tenant}/ route for ${tenant} was not served`, expected: `HTTP ${httpStatus} with ErrorInfo reason ${notFound} (the route exists; the task does not)`, observed: observedOf(exchange), exchange });
+          else
+            context.fail('VER-010', {
+              message: `the /{tenant}/ route for ${tenant} was not served`,
+              expected: `HTTP ${httpStatus} with ErrorInfo reason ${notFound} (the route exists; the task does not)`,
+              observed: observedOf(exchange),
+              exchange,
+            });
         }
       }
       if (probed === 0) context.skip('VER-010', 'other-binding', 'no tenant-declaring interface uses a binding the suite speaks');

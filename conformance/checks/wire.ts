@@ -36,7 +36,20 @@ const CONTENT = new Set(['text', 'raw', 'url']);
 /** REQUIRED members that are emitted even when empty (spec policy 5.8, 2.10). */
 const REQUIRED_EVEN_EMPTY = new Set(['nextPageToken', 'tasks']);
 /** Members that carry text or ids of someone's choosing: a date-like or enum-like value there is content. */
-const CLIENT_TEXT = new Set(['text', 'raw', 'url', 'name', 'description', 'filename', 'mediaType', 'messageId', 'id', 'taskId', 'contextId', 'artifactId']);
+const CLIENT_TEXT = new Set([
+  'text',
+  'raw',
+  'url',
+  'name',
+  'description',
+  'filename',
+  'mediaType',
+  'messageId',
+  'id',
+  'taskId',
+  'contextId',
+  'artifactId',
+]);
 const DATE_LIKE = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}/;
 const RFC3339_UTC = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[0-5]\d:([0-5]\d|60)(?:\.(?<fraction>\d{1,9}))?Z$/;
 
@@ -72,7 +85,13 @@ function inspectMember(key: string, value: unknown, path: string, out: WireFindi
   const push = (requirement: WireRequirement, severity: WireFinding['severity'], message: string, expected: string): void => {
     out.push({ requirement, severity, path, message, expected, observed: short(value, 200) });
   };
-  if (key === 'kind') push('WIRE-002', 'fail', 'an object carries a `kind` member (the A2A 0.3 discriminator)', 'no kind member: oneof alternatives are told apart by which member is present');
+  if (key === 'kind')
+    push(
+      'WIRE-002',
+      'fail',
+      'an object carries a `kind` member (the A2A 0.3 discriminator)',
+      'no kind member: oneof alternatives are told apart by which member is present',
+    );
   if (key === 'state' && typeof value === 'string' && !isTaskState(value) && !value.endsWith('_UNSPECIFIED')) {
     push('WIRE-003', 'fail', 'a task state is not a full TaskState name', `one of ${Object.keys(TASK_STATES).join(', ')}`);
   }
@@ -83,7 +102,12 @@ function inspectMember(key: string, value: unknown, path: string, out: WireFindi
     push('WIRE-003', 'fail', 'a *_UNSPECIFIED enum value was emitted', 'a set enum value, or the member left out');
   }
   if ((key === 'append' || key === 'lastChunk') && value === false) {
-    push('WIRE-004', 'warn', `\`${key}: false\` is an implicit-presence default that should be left out`, `no ${key} member unless it is true`);
+    push(
+      'WIRE-004',
+      'warn',
+      `\`${key}: false\` is an implicit-presence default that should be left out`,
+      `no ${key} member unless it is true`,
+    );
   }
   if (key === 'metadata' && typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length === 0) {
     push('WIRE-004', 'warn', 'an empty `metadata` object should be left out', 'no metadata member when there is none');
@@ -102,7 +126,10 @@ function isTimestampMember(key: string, value: string): boolean {
   return !CLIENT_TEXT.has(key) && DATE_LIKE.test(value);
 }
 
-function timestamp(value: string, push: (requirement: WireRequirement, severity: WireFinding['severity'], message: string, expected: string) => void): void {
+function timestamp(
+  value: string,
+  push: (requirement: WireRequirement, severity: WireFinding['severity'], message: string, expected: string) => void,
+): void {
   const expected = 'RFC 3339 in UTC ending in Z, e.g. 2026-05-28T10:30:00.000Z';
   if (!value.endsWith('Z')) {
     const zone = /([+-]\d{2}:?\d{2}|z)$/.exec(value)?.[1];
@@ -118,7 +145,12 @@ function timestamp(value: string, push: (requirement: WireRequirement, severity:
   }
   const fraction = match.groups?.['fraction'] ?? '';
   if (fraction.length !== 3) {
-    push('DATA-002', 'warn', `a timestamp has ${fraction.length === 0 ? 'no fractional seconds' : `${fraction.length} fractional digits`} rather than milliseconds`, 'three fractional digits (milliseconds)');
+    push(
+      'DATA-002',
+      'warn',
+      `a timestamp has ${fraction.length === 0 ? 'no fractional seconds' : `${fraction.length} fractional digits`} rather than milliseconds`,
+      'three fractional digits (milliseconds)',
+    );
   }
 }
 
@@ -183,9 +215,17 @@ export const wireChecks: readonly Check[] = [
       const taskId = typeof result?.task?.id === 'string' ? result.task.id : undefined;
       const contextId = result?.task?.contextId ?? result?.message?.contextId;
       if (taskId !== undefined) scanRpc(await context.transport.call('GetTask', { id: taskId }));
-      scanRpc(await context.transport.call('ListTasks', { ...(typeof contextId === 'string' && contextId !== '' ? { contextId } : {}), includeArtifacts: true, pageSize: 10 }));
+      scanRpc(
+        await context.transport.call('ListTasks', {
+          ...(typeof contextId === 'string' && contextId !== '' ? { contextId } : {}),
+          includeArtifacts: true,
+          pageSize: 10,
+        }),
+      );
       if (capabilityDeclared(context, 'streaming')) {
-        const stream: StreamExchange = await context.transport.stream('SendStreamingMessage', { message: context.message('conformance wire-format stream check', chunked(3)) });
+        const stream: StreamExchange = await context.transport.stream('SendStreamingMessage', {
+          message: context.message('conformance wire-format stream check', chunked(3)),
+        });
         scan((stream.json as { error?: { data?: unknown } } | undefined)?.error?.data, 'error.data', stream);
         stream.events.forEach((event, index) => {
           scan(event.frame, `events[${index}].result`, stream);

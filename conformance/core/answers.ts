@@ -62,7 +62,12 @@ export function observedOf(exchange: Answer): string {
 export function rpcOf(exchange: StreamExchange, id?: RpcExchange['id']): RpcExchange {
   const json = exchange.json;
   const error = isRecord(json) && isRecord(json['error']) ? (json['error'] as unknown as RpcExchange['error']) : undefined;
-  return { ...exchange, id, ...(error === undefined ? {} : { error }), ...(isRecord(json) && 'result' in json ? { result: json['result'] } : {}) };
+  return {
+    ...exchange,
+    id,
+    ...(error === undefined ? {} : { error }),
+    ...(isRecord(json) && 'result' in json ? { result: json['result'] } : {}),
+  };
 }
 
 /** A 5xx, no answer, a timeout or a dropped connection: what ROBUST-003 forbids. */

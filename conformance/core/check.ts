@@ -40,7 +40,12 @@ export interface CheckContext {
    * Validates a value the agent sent against an A2A 1.0 def (exact ProtoJSON). A violation is
    * a FAIL of `requirement` and of WIRE-001, with the JSON path; returns whether it was valid.
    */
-  checkShape(requirement: RequirementId, def: keyof A2ADefs, value: unknown, where: { exchange?: Pick<Exchange, 'request'>; path?: string }): boolean;
+  checkShape(
+    requirement: RequirementId,
+    def: keyof A2ADefs,
+    value: unknown,
+    where: { exchange?: Pick<Exchange, 'request'>; path?: string },
+  ): boolean;
   /**
    * Records PASS when the call failed with the error `name`: its JSON-RPC code, and its ErrorInfo
    * reason when the answer carries an ErrorInfo (both from generated/a2a/1.0/errors.ts); FAIL

@@ -4,7 +4,16 @@ import { MEDIA_TYPES, PROTOCOL_VERSION } from '../../generated/a2a/1.0/protocol.
 import type { StreamResponse } from '../../generated/a2a/1.0/types.js';
 import { describeError } from '../../src/support/describe-error.js';
 import { headersOf, VERSION_HEADER, type Exchange } from './exchange.js';
-import type { CallOptions, ParamsOf, RpcExchange, SseEvent, StreamExchange, StreamingMethodName, StreamOptions, Transport } from './transport.js';
+import type {
+  CallOptions,
+  ParamsOf,
+  RpcExchange,
+  SseEvent,
+  StreamExchange,
+  StreamingMethodName,
+  StreamOptions,
+  Transport,
+} from './transport.js';
 
 export interface JsonRpcTransportOptions {
   readonly endpoint: string;
@@ -35,7 +44,11 @@ export class JsonRpcTransport implements Transport {
 
   async callRaw(method: string, params: unknown, options: CallOptions = {}): Promise<RpcExchange> {
     const { body, id } = this.#envelope(method, params, options);
-    const exchange = await this.raw(body, { headers: this.#headers(options, MEDIA_TYPES.json), timeoutMs: options.timeoutMs, url: this.#url(options) });
+    const exchange = await this.raw(body, {
+      headers: this.#headers(options, MEDIA_TYPES.json),
+      timeoutMs: options.timeoutMs,
+      url: this.#url(options),
+    });
     const json = exchange.json as { result?: unknown; error?: RpcExchange['error'] } | undefined;
     return { ...exchange, id, ...(json && 'result' in json ? { result: json.result } : {}), ...(json?.error ? { error: json.error } : {}) };
   }
@@ -60,14 +73,34 @@ export class JsonRpcTransport implements Transport {
       response = await fetch(url, { method: 'POST', headers, body, signal: controller.signal });
     } catch (error) {
       clearTimeout(timer);
-      return { request, status: 0, headers: {}, bodyText: '', events, comments, ending: timedOut ? 'timeout' : 'transport-error', transportError: String(error), durationMs: Date.now() - started };
+      return {
+        request,
+        status: 0,
+        headers: {},
+        bodyText: '',
+        events,
+        comments,
+        ending: timedOut ? 'timeout' : 'transport-error',
+        transportError: String(error),
+        durationMs: Date.now() - started,
+      };
     }
     if (response.status === 401 || response.status === 404) this.stats.denied += 1;
     const responseHeaders = headersOf(response.headers);
     if (!(responseHeaders['content-type'] ?? '').startsWith(MEDIA_TYPES.eventStream)) {
       clearTimeout(timer);
       const text = await response.text().catch(() => '');
-      return { request, status: response.status, headers: responseHeaders, bodyText: text, ...parseJson(text), events, comments, ending: 'not-a-stream', durationMs: Date.now() - started };
+      return {
+        request,
+        status: response.status,
+        headers: responseHeaders,
+        bodyText: text,
+        ...parseJson(text),
+        events,
+        comments,
+        ending: 'not-a-stream',
+        durationMs: Date.now() - started,
+      };
     }
     let stopped = false;
     const parser = createParser({
@@ -108,14 +141,37 @@ export class JsonRpcTransport implements Transport {
       }
     } catch (error) {
       ending = timedOut ? 'timeout' : 'transport-error';
-      if (!timedOut) return { request, status: response.status, headers: responseHeaders, bodyText: text, events, comments, ending, transportError: String(error), durationMs: Date.now() - started };
+      if (!timedOut)
+        return {
+          request,
+          status: response.status,
+          headers: responseHeaders,
+          bodyText: text,
+          events,
+          comments,
+          ending,
+          transportError: String(error),
+          durationMs: Date.now() - started,
+        };
     } finally {
       clearTimeout(timer);
     }
-    return { request, status: response.status, headers: responseHeaders, bodyText: text, events, comments, ending, durationMs: Date.now() - started };
+    return {
+      request,
+      status: response.status,
+      headers: responseHeaders,
+      bodyText: text,
+      events,
+      comments,
+      ending,
+      durationMs: Date.now() - started,
+    };
   }
 
-  async raw(body: string | undefined, options: { method?: string; headers?: Readonly<Record<string, string>>; url?: string; timeoutMs?: number } = {}): Promise<Exchange> {
+  async raw(
+    body: string | undefined,
+    options: { method?: string; headers?: Readonly<Record<string, string>>; url?: string; timeoutMs?: number } = {},
+  ): Promise<Exchange> {
     const method = options.method ?? 'POST';
     const url = options.url ?? this.endpoint;
     const headers = { ...this.options.headers, ...(options.headers ?? { 'content-type': MEDIA_TYPES.json }) };
@@ -123,10 +179,22 @@ export class JsonRpcTransport implements Transport {
     const started = Date.now();
     this.stats.requests += 1;
     try {
-      const response = await fetch(url, { method, headers, ...(body === undefined ? {} : { body }), signal: AbortSignal.timeout(options.timeoutMs ?? this.options.timeoutMs) });
+      const response = await fetch(url, {
+        method,
+        headers,
+        ...(body === undefined ? {} : { body }),
+        signal: AbortSignal.timeout(options.timeoutMs ?? this.options.timeoutMs),
+      });
       const bodyText = await response.text();
       if (response.status === 401 || response.status === 404) this.stats.denied += 1;
-      return { request, status: response.status, headers: headersOf(response.headers), bodyText, ...parseJson(bodyText), durationMs: Date.now() - started };
+      return {
+        request,
+        status: response.status,
+        headers: headersOf(response.headers),
+        bodyText,
+        ...parseJson(bodyText),
+        durationMs: Date.now() - started,
+      };
     } catch (error) {
       return { request, status: 0, headers: {}, bodyText: '', transportError: describe(error), durationMs: Date.now() - started };
     }

@@ -2,7 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { ERRORS } from '../../generated/a2a/1.0/errors.js';
 import { PROTOCOL_VERSION } from '../../generated/a2a/1.0/protocol.js';
 import type { Message } from '../../generated/a2a/1.0/types.js';
-import { isRequirementId, REQUIREMENT_BY_ID, REQUIREMENTS, type Requirement, type RequirementId } from '../../generated/conformance/requirements.js';
+import {
+  isRequirementId,
+  REQUIREMENT_BY_ID,
+  REQUIREMENTS,
+  type Requirement,
+  type RequirementId,
+} from '../../generated/conformance/requirements.js';
 import type { ConformanceReport, Finding, RequirementResult, SkipReason, Verdict } from '../../generated/conformance/types.js';
 import { A2A_1_0 } from '../../src/protocol/a2a-schema.js';
 import { checkValue } from '../../src/protocol/validation.js';
@@ -35,7 +41,12 @@ const CUTOFF: Record<Level, number> = { must: 0, should: 1, may: 2 };
 const SEVERITY: Record<Verdict, number> = { FAIL: 4, ERROR: 3, WARN: 2, PASS: 1, SKIP: 0 };
 
 /** Runs checks against a target and turns their findings into a report with a verdict on every requirement. */
-export async function runSuite(target: Target, transport: Transport, checks: readonly Check[], options: RunOptions): Promise<ConformanceReport> {
+export async function runSuite(
+  target: Target,
+  transport: Transport,
+  checks: readonly Check[],
+  options: RunOptions,
+): Promise<ConformanceReport> {
   const started = Date.now();
   const findings = new Map<RequirementId, Finding[]>();
   const selected = (id: RequirementId): boolean => {
@@ -47,13 +58,18 @@ export async function runSuite(target: Target, transport: Transport, checks: rea
   };
   const record = (requirement: RequirementId, finding: Finding): void => {
     // The type keeps unknown ids out; this keeps a cast from dropping a verdict silently.
-    if (!isRequirementId(requirement)) throw new Error(`${finding.check} recorded a verdict on ${JSON.stringify(requirement)}, which is not a requirement of the catalog`);
+    if (!isRequirementId(requirement))
+      throw new Error(`${finding.check} recorded a verdict on ${JSON.stringify(requirement)}, which is not a requirement of the catalog`);
     if (!selected(requirement)) return;
     const list = findings.get(requirement) ?? [];
     // A MAY is optional: an agent that does not offer it deviates from nothing, so it warns.
     const optional = REQUIREMENT_BY_ID.get(requirement)?.level === 'MAY' && finding.verdict === 'FAIL';
     // One PASS per check and message is evidence enough; repeats would only bloat the report.
-    if (finding.verdict === 'PASS' && list.some((seen) => seen.verdict === 'PASS' && seen.check === finding.check && seen.message === finding.message)) return;
+    if (
+      finding.verdict === 'PASS' &&
+      list.some((seen) => seen.verdict === 'PASS' && seen.check === finding.check && seen.message === finding.message)
+    )
+      return;
     list.push(optional ? { ...finding, verdict: 'WARN', message: `optional behaviour not offered: ${finding.message}` } : finding);
     findings.set(requirement, list);
   };
@@ -63,7 +79,8 @@ export async function runSuite(target: Target, transport: Transport, checks: rea
   for (const [index, check] of runnable.entries()) {
     options.onProgress?.({ check, index, total: runnable.length });
     if (check.capability !== undefined && capabilities[check.capability] !== true) {
-      for (const requirement of check.requirements) record(requirement, skipFinding(check.id, 'capability-not-declared', `the card does not declare capabilities.${check.capability}`));
+      for (const requirement of check.requirements)
+        record(requirement, skipFinding(check.id, 'capability-not-declared', `the card does not declare capabilities.${check.capability}`));
       continue;
     }
     if (check.cooperative && !options.cooperative) continue;
@@ -73,19 +90,28 @@ export async function runSuite(target: Target, transport: Transport, checks: rea
     } catch (error) {
       for (const requirement of check.requirements) {
         if (!(findings.get(requirement) ?? []).some((finding) => finding.check === check.id)) {
-          record(requirement, { verdict: 'ERROR', check: check.id, message: `the check itself failed: ${error instanceof Error ? error.message : String(error)}` });
+          record(requirement, {
+            verdict: 'ERROR',
+            check: check.id,
+            message: `the check itself failed: ${error instanceof Error ? error.message : String(error)}`,
+          });
         }
       }
     }
   }
 
-  const results = REQUIREMENTS.map((requirement) => resultOf(requirement, findings.get(requirement.id), selected(requirement.id), options, target, transport));
+  const results = REQUIREMENTS.map((requirement) =>
+    resultOf(requirement, findings.get(requirement.id), selected(requirement.id), options, target, transport),
+  );
   const summary = summarise(results, transport, options);
   const warnings: string[] = [];
   if (transport.stats.requests > 10 && transport.stats.denied / transport.stats.requests > 0.5) {
-    warnings.push(`${transport.stats.denied} of ${transport.stats.requests} requests were answered 401 or 404: this run proves little (wrong URL or missing --token?)`);
+    warnings.push(
+      `${transport.stats.denied} of ${transport.stats.requests} requests were answered 401 or 404: this run proves little (wrong URL or missing --token?)`,
+    );
   }
-  if (target.assumedCard) warnings.push('no agent card was found: a minimal card without capabilities was assumed, so capability-dependent checks were skipped');
+  if (target.assumedCard)
+    warnings.push('no agent card was found: a minimal card without capabilities was assumed, so capability-dependent checks were skipped');
   return {
     formatVersion: '1',
     tool: { name: 'a2a-hub', version: options.toolVersion },
@@ -115,10 +141,18 @@ export async function runSuite(target: Target, transport: Transport, checks: rea
   };
 }
 
-function resultOf(requirement: Requirement, found: Finding[] | undefined, selected: boolean, options: RunOptions, target: Target, transport: Transport): RequirementResult {
+function resultOf(
+  requirement: Requirement,
+  found: Finding[] | undefined,
+  selected: boolean,
+  options: RunOptions,
+  target: Target,
+  transport: Transport,
+): RequirementResult {
   const base = { id: requirement.id, section: requirement.section, level: requirement.level, text: requirement.text };
   const list = found ?? [];
-  if (!selected) return { ...base, verdict: 'SKIP', findings: [skipFinding('runner', 'not-selected', 'not selected (--level, --only or --skip)')] };
+  if (!selected)
+    return { ...base, verdict: 'SKIP', findings: [skipFinding('runner', 'not-selected', 'not selected (--level, --only or --skip)')] };
   if (list.length === 0) return { ...base, verdict: 'SKIP', findings: [unreachedFinding(requirement, options, target, transport)] };
   const verdict = list.reduce<Verdict>((worst, finding) => (SEVERITY[finding.verdict] > SEVERITY[worst] ? finding.verdict : worst), 'SKIP');
   // A baseline may also accept a WARN, so a documented policy need not be a standing warning.
@@ -130,11 +164,17 @@ function resultOf(requirement: Requirement, found: Finding[] | undefined, select
 function unreachedFinding(requirement: Requirement, options: RunOptions, target: Target, transport: Transport): Finding {
   const declared = (target.card.capabilities as Record<string, boolean | undefined>)[requirement.capability ?? ''] === true;
   if (!requirement.bindings.includes(transport.binding)) {
-    return skipFinding('runner', 'other-binding', `applies to the ${requirement.bindings.join('/')} binding, not to ${transport.binding} (the one tested)`);
+    return skipFinding(
+      'runner',
+      'other-binding',
+      `applies to the ${requirement.bindings.join('/')} binding, not to ${transport.binding} (the one tested)`,
+    );
   }
-  if (requirement.capability !== null && !declared) return skipFinding('runner', 'capability-not-declared', `the card does not declare capabilities.${requirement.capability}`);
+  if (requirement.capability !== null && !declared)
+    return skipFinding('runner', 'capability-not-declared', `the card does not declare capabilities.${requirement.capability}`);
   if (requirement.mode === 'unreachable') return skipFinding('runner', 'not-observable', 'not observable from outside the agent');
-  if (requirement.mode === 'cooperative' && !options.cooperative) return skipFinding('runner', 'needs-cooperation', 'needs an agent that follows the test directives (--cooperative)');
+  if (requirement.mode === 'cooperative' && !options.cooperative)
+    return skipFinding('runner', 'needs-cooperation', 'needs an agent that follows the test directives (--cooperative)');
   return skipFinding('runner', 'not-reached', 'no check reached this requirement');
 }
 
@@ -144,7 +184,9 @@ function skipFinding(check: string, reason: SkipReason, message: string): Findin
 
 function summarise(results: RequirementResult[], transport: Transport, options: RunOptions): ConformanceReport['summary'] {
   const count = (verdict: Verdict) => results.filter((result) => result.verdict === verdict).length;
-  const stale = [...(options.baseline?.keys() ?? [])].filter((id) => !['FAIL', 'WARN'].includes(results.find((result) => result.id === id)?.verdict ?? 'SKIP'));
+  const stale = [...(options.baseline?.keys() ?? [])].filter(
+    (id) => !['FAIL', 'WARN'].includes(results.find((result) => result.id === id)?.verdict ?? 'SKIP'),
+  );
   return {
     PASS: count('PASS'),
     FAIL: count('FAIL'),
@@ -167,7 +209,13 @@ export function exitCodeOf(report: ConformanceReport, usedBaseline: boolean): nu
   return report.summary.mustFailures > 0 ? 1 : 0;
 }
 
-function createContext(check: Check, target: Target, transport: Transport, options: RunOptions, record: (requirement: RequirementId, finding: Finding) => void): CheckContext {
+function createContext(
+  check: Check,
+  target: Target,
+  transport: Transport,
+  options: RunOptions,
+  record: (requirement: RequirementId, finding: Finding) => void,
+): CheckContext {
   const finding = (verdict: Verdict, input: FindingInput): Finding => ({
     verdict,
     check: check.id,
@@ -217,7 +265,12 @@ function createContext(check: Check, target: Target, transport: Transport, optio
         context.pass(requirement, `answered ${errorLabel(name)}`);
         return true;
       }
-      context.fail(requirement, { message: `expected error ${errorLabel(name)}`, expected: `error ${errorLabel(name)}, with ErrorInfo reason ${reason} if it carries an ErrorInfo`, observed: observedOf(exchange), exchange });
+      context.fail(requirement, {
+        message: `expected error ${errorLabel(name)}`,
+        expected: `error ${errorLabel(name)}, with ErrorInfo reason ${reason} if it carries an ErrorInfo`,
+        observed: observedOf(exchange),
+        exchange,
+      });
       return false;
     },
     message(text, extra = {}): Message {
@@ -230,7 +283,10 @@ function createContext(check: Check, target: Target, transport: Transport, optio
 async function withTimeout<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   try {
-    return await Promise.race([work, new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what} did not finish within ${ms} ms`)), ms)))]);
+    return await Promise.race([
+      work,
+      new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`${what} did not finish within ${ms} ms`)), ms))),
+    ]);
   } finally {
     clearTimeout(timer);
   }

@@ -26,7 +26,10 @@ export class TargetError extends Error {
  * JSON-RPC endpoint (then a minimal card is assumed). Throws TargetError when nothing
  * answers like an A2A agent, which the CLI turns into exit code 2.
  */
-export async function resolveTarget(url: string, options: { headers?: Readonly<Record<string, string>>; timeoutMs: number }): Promise<Target> {
+export async function resolveTarget(
+  url: string,
+  options: { headers?: Readonly<Record<string, string>>; timeoutMs: number },
+): Promise<Target> {
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -39,7 +42,9 @@ export async function resolveTarget(url: string, options: { headers?: Readonly<R
     const exchange = await get(cardUrl, options);
     const card = exchange.json as AgentCard | undefined;
     if (exchange.status === 200 && typeof card === 'object' && card !== null && Array.isArray(card.supportedInterfaces)) {
-      const jsonrpc = card.supportedInterfaces.find((entry) => entry.protocolBinding === 'JSONRPC' && /^1\.\d+$/.test(entry.protocolVersion));
+      const jsonrpc = card.supportedInterfaces.find(
+        (entry) => entry.protocolBinding === 'JSONRPC' && /^1\.\d+$/.test(entry.protocolVersion),
+      );
       if (cardUrl === url || jsonrpc !== undefined) {
         if (jsonrpc === undefined) throw new TargetError(`the card at ${cardUrl} declares no JSONRPC interface for protocol version 1.x`);
         return { url, card, cardUrl, cardExchange: exchange, endpoint: jsonrpc.url, assumedCard: false };
@@ -84,8 +89,22 @@ async function get(url: string, options: { headers?: Readonly<Record<string, str
     } catch {
       json = undefined;
     }
-    return { request: { method: 'GET', url, headers }, status: response.status, headers: headersOf(response.headers), bodyText, ...(json === undefined ? {} : { json }), durationMs: Date.now() - started };
+    return {
+      request: { method: 'GET', url, headers },
+      status: response.status,
+      headers: headersOf(response.headers),
+      bodyText,
+      ...(json === undefined ? {} : { json }),
+      durationMs: Date.now() - started,
+    };
   } catch (error) {
-    return { request: { method: 'GET', url, headers }, status: 0, headers: {}, bodyText: '', transportError: String(error), durationMs: Date.now() - started };
+    return {
+      request: { method: 'GET', url, headers },
+      status: 0,
+      headers: {},
+      bodyText: '',
+      transportError: String(error),
+      durationMs: Date.now() - started,
+    };
   }
 }

@@ -76,7 +76,10 @@ export interface Transport {
   callRaw(method: string, params: unknown, options?: CallOptions): Promise<RpcExchange>;
   streamRaw(method: string, params: unknown, options?: StreamOptions): Promise<StreamExchange>;
   /** Sends an arbitrary body to the endpoint (malformed JSON, wrong content types…). */
-  raw(body: string | undefined, options?: { method?: string; headers?: Readonly<Record<string, string>>; url?: string; timeoutMs?: number }): Promise<Exchange>;
+  raw(
+    body: string | undefined,
+    options?: { method?: string; headers?: Readonly<Record<string, string>>; url?: string; timeoutMs?: number },
+  ): Promise<Exchange>;
   /** Requests sent so far, and how many were answered 401 or 404. */
   readonly stats: { requests: number; denied: number };
 }

@@ -55,27 +55,49 @@ export function parseBaseline(text: string, source: string, options: BaselineOpt
   } catch (error) {
     throw new BaselineError(source, `is not valid JSON (${error instanceof Error ? error.message : String(error)}); expected ${EXAMPLE}`);
   }
-  if (typeof data !== 'object' || data === null || Array.isArray(data)) throw new BaselineError(source, `must be a JSON object like ${EXAMPLE}`);
+  if (typeof data !== 'object' || data === null || Array.isArray(data))
+    throw new BaselineError(source, `must be a JSON object like ${EXAMPLE}`);
   const top = data as Record<string, unknown>;
   const unknownTop = Object.keys(top).filter((key) => key !== 'expectedFailures' && key !== '$schema' && key !== '$comment');
-  if (unknownTop.length > 0) throw new BaselineError(source, `unknown member ${unknownTop.map((key) => JSON.stringify(key)).join(', ')}; expected ${EXAMPLE}`);
+  if (unknownTop.length > 0)
+    throw new BaselineError(source, `unknown member ${unknownTop.map((key) => JSON.stringify(key)).join(', ')}; expected ${EXAMPLE}`);
   const entries = top.expectedFailures;
-  if (!Array.isArray(entries)) throw new BaselineError(source, `"expectedFailures" must be an array, ${entries === undefined ? 'and it is missing' : `not ${describe(entries)}`}; expected ${EXAMPLE}`);
+  if (!Array.isArray(entries))
+    throw new BaselineError(
+      source,
+      `"expectedFailures" must be an array, ${entries === undefined ? 'and it is missing' : `not ${describe(entries)}`}; expected ${EXAMPLE}`,
+    );
   const known = options.knownIds === undefined ? undefined : new Set(options.knownIds);
   const baseline = new Map<string, string>();
   for (const [index, entry] of (entries as unknown[]).entries()) {
     const where = `expectedFailures[${index}]`;
-    if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) throw new BaselineError(source, `${where} must be an object { "id": ..., "reason": ... }, not ${describe(entry)}`);
+    if (typeof entry !== 'object' || entry === null || Array.isArray(entry))
+      throw new BaselineError(source, `${where} must be an object { "id": ..., "reason": ... }, not ${describe(entry)}`);
     const { id, reason, ...rest } = entry as Record<string, unknown>;
     const extra = Object.keys(rest);
-    if (typeof id !== 'string' || id.trim() === '') throw new BaselineError(source, `${where} has ${id === undefined ? 'no "id"' : `an invalid "id" (${describe(id)})`}: it must name a requirement, e.g. "SEND-030"`);
+    if (typeof id !== 'string' || id.trim() === '')
+      throw new BaselineError(
+        source,
+        `${where} has ${id === undefined ? 'no "id"' : `an invalid "id" (${describe(id)})`}: it must name a requirement, e.g. "SEND-030"`,
+      );
     const named = `${where} (${id})`;
-    if (extra.length > 0) throw new BaselineError(source, `${named} has unknown member ${extra.map((key) => JSON.stringify(key)).join(', ')}; only "id" and "reason" are allowed`);
-    if (reason === undefined) throw new BaselineError(source, `${named} has no "reason": every expected failure needs one saying why it is accepted`);
-    if (typeof reason !== 'string' || reason.trim() === '') throw new BaselineError(source, `${named} has an invalid "reason" (${describe(reason)}): it must be a non-empty string saying why the failure is accepted`);
+    if (extra.length > 0)
+      throw new BaselineError(
+        source,
+        `${named} has unknown member ${extra.map((key) => JSON.stringify(key)).join(', ')}; only "id" and "reason" are allowed`,
+      );
+    if (reason === undefined)
+      throw new BaselineError(source, `${named} has no "reason": every expected failure needs one saying why it is accepted`);
+    if (typeof reason !== 'string' || reason.trim() === '')
+      throw new BaselineError(
+        source,
+        `${named} has an invalid "reason" (${describe(reason)}): it must be a non-empty string saying why the failure is accepted`,
+      );
     if (known !== undefined && !known.has(id)) throw new BaselineError(source, `${named} is not a requirement id of the catalog`);
     if (baseline.has(id)) {
-      const first = (entries as unknown[]).findIndex((other) => typeof other === 'object' && other !== null && (other as { id?: unknown }).id === id);
+      const first = (entries as unknown[]).findIndex(
+        (other) => typeof other === 'object' && other !== null && (other as { id?: unknown }).id === id,
+      );
       throw new BaselineError(source, `duplicate id ${id}: expectedFailures[${first}] and ${where} both list it; keep one`);
     }
     baseline.set(id, reason);
@@ -89,7 +111,9 @@ export function parseBaseline(text: string, source: string, options: BaselineOpt
  */
 export function baselineFromReport(report: ConformanceReport): string {
   const file: BaselineFile = {
-    expectedFailures: report.results.filter((result) => result.verdict === 'FAIL').map((result) => ({ id: result.id, reason: result.baselined ?? TODO_REASON })),
+    expectedFailures: report.results
+      .filter((result) => result.verdict === 'FAIL')
+      .map((result) => ({ id: result.id, reason: result.baselined ?? TODO_REASON })),
   };
   return `${JSON.stringify(file, null, 2)}\n`;
 }
@@ -97,7 +121,8 @@ export function baselineFromReport(report: ConformanceReport): string {
 function describe(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
-  if (typeof value === 'string') return value.trim() === '' ? `a blank string ${JSON.stringify(value)}` : `the string ${JSON.stringify(value)}`;
+  if (typeof value === 'string')
+    return value.trim() === '' ? `a blank string ${JSON.stringify(value)}` : `the string ${JSON.stringify(value)}`;
   if (typeof value === 'number' || typeof value === 'boolean') return `the ${typeof value} ${value}`;
   return typeof value === 'object' ? 'an object' : typeof value;
 }

@@ -135,14 +135,23 @@ export function visibleText(text: string): string {
 }
 
 /** The evidence of a finding as label/value pairs, in the order every format shows them. */
-export function findingFields(finding: Finding, options: { counterexampleMax?: number; pretty?: boolean } = {}): Array<[label: string, value: string]> {
+export function findingFields(
+  finding: Finding,
+  options: { counterexampleMax?: number; pretty?: boolean } = {},
+): Array<[label: string, value: string]> {
   const fields: Array<[string, string]> = [];
   if (finding.skipReason !== undefined) fields.push(['skip reason', finding.skipReason]);
   if (finding.expected !== undefined) fields.push(['expected', finding.expected]);
   if (finding.observed !== undefined) fields.push(['observed', finding.observed]);
   if (finding.path !== undefined) fields.push(['path', finding.path]);
   if ('counterexample' in finding) {
-    fields.push(['counterexample', counterexampleJson(finding.counterexample, { ...(options.pretty ? { pretty: true } : {}), ...(options.counterexampleMax === undefined ? {} : { max: options.counterexampleMax }) })]);
+    fields.push([
+      'counterexample',
+      counterexampleJson(finding.counterexample, {
+        ...(options.pretty ? { pretty: true } : {}),
+        ...(options.counterexampleMax === undefined ? {} : { max: options.counterexampleMax }),
+      }),
+    ]);
   }
   if (finding.seed !== undefined) fields.push(['seed', String(finding.seed)]);
   if (finding.curl !== undefined) fields.push(['curl', finding.curl]);
@@ -166,7 +175,11 @@ export function explanationOf(result: RequirementResult): string {
 /** The skip reason codes (SkipReason) behind a SKIP verdict, each once; empty for other verdicts. */
 export function skipReasonsOf(result: RequirementResult): SkipReason[] {
   if (result.verdict !== 'SKIP') return [];
-  return [...new Set(result.findings.flatMap((finding) => (finding.verdict === 'SKIP' && finding.skipReason !== undefined ? [finding.skipReason] : [])))];
+  return [
+    ...new Set(
+      result.findings.flatMap((finding) => (finding.verdict === 'SKIP' && finding.skipReason !== undefined ? [finding.skipReason] : [])),
+    ),
+  ];
 }
 
 /** Why a requirement passed or was skipped, with the skip reason codes in front: `[feature-absent] the card is not signed`. */

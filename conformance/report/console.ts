@@ -1,5 +1,18 @@
 import type { ConformanceReport, Finding, RequirementResult, Verdict } from '../../generated/conformance/types.js';
-import { LEVELS, VERDICTS, countVerdicts, findingFields, groupByArea, labelledExplanationOf, notableFindings, staleEntries, summaryLine, truncate, visibleText, type VerdictCounts } from './common.js';
+import {
+  LEVELS,
+  VERDICTS,
+  countVerdicts,
+  findingFields,
+  groupByArea,
+  labelledExplanationOf,
+  notableFindings,
+  staleEntries,
+  summaryLine,
+  truncate,
+  visibleText,
+  type VerdictCounts,
+} from './common.js';
 
 export interface ConsoleOptions {
   /** Use ANSI colours (only when writing to a terminal that wants them). */
@@ -37,18 +50,31 @@ const VERDICT_STYLE: Record<Verdict, readonly Style[]> = {
 
 /** The human-readable report `a2a-hub conform` prints. */
 export function renderConsole(report: ConformanceReport, options: ConsoleOptions): string {
-  const paint = (text: string, ...styles: Style[]): string => (options.color && styles.length > 0 ? `\u001b[${styles.map((style) => ANSI[style]).join(';')}m${text}\u001b[0m` : text);
+  const paint = (text: string, ...styles: Style[]): string =>
+    options.color && styles.length > 0 ? `\u001b[${styles.map((style) => ANSI[style]).join(';')}m${text}\u001b[0m` : text;
   const verdict = (value: Verdict, width = 5): string => paint(value.padEnd(width), ...VERDICT_STYLE[value]);
   const safe = (text: string): string => visibleText(text);
   const out: string[] = [];
 
   // Header: what was tested, and how.
   const { target, options: run, tool } = report;
-  out.push(paint(`${safe(tool.name)} conform ${safe(tool.version)} · A2A ${safe(report.specVersion)}${target.agentName === undefined ? '' : ` · ${safe(target.agentName)}`}`, 'bold'));
-  out.push(`  target    ${safe(target.url)}${target.cardUrl === undefined ? '' : `  (card ${safe(target.cardUrl)})`}${target.assumedCard ? '  (no card found; a minimal card was assumed)' : ''}`);
+  out.push(
+    paint(
+      `${safe(tool.name)} conform ${safe(tool.version)} · A2A ${safe(report.specVersion)}${target.agentName === undefined ? '' : ` · ${safe(target.agentName)}`}`,
+      'bold',
+    ),
+  );
+  out.push(
+    `  target    ${safe(target.url)}${target.cardUrl === undefined ? '' : `  (card ${safe(target.cardUrl)})`}${target.assumedCard ? '  (no card found; a minimal card was assumed)' : ''}`,
+  );
   out.push(`  endpoint  ${safe(target.endpoint)} · ${target.binding} · ${target.mode}`);
-  const selection = [run.only?.length ? `only ${run.only.map(safe).join(',')}` : '', run.skip?.length ? `skip ${run.skip.map(safe).join(',')}` : ''].filter((part) => part !== '');
-  out.push(`  options   level ${run.level} · ${run.runs} runs · seed ${run.seed} · timeout ${run.timeoutMs} ms${selection.length > 0 ? ` · ${selection.join(' · ')}` : ''}`);
+  const selection = [
+    run.only?.length ? `only ${run.only.map(safe).join(',')}` : '',
+    run.skip?.length ? `skip ${run.skip.map(safe).join(',')}` : '',
+  ].filter((part) => part !== '');
+  out.push(
+    `  options   level ${run.level} · ${run.runs} runs · seed ${run.seed} · timeout ${run.timeoutMs} ms${selection.length > 0 ? ` · ${selection.join(' · ')}` : ''}`,
+  );
   out.push(`  started   ${safe(report.startedAt)}`);
   out.push('');
 
@@ -60,7 +86,8 @@ export function renderConsole(report: ConformanceReport, options: ConsoleOptions
       const cell = String(counts[value]).padStart(value.length + 2);
       return counts[value] === 0 ? paint(cell, 'dim') : value === 'PASS' || value === 'SKIP' ? cell : paint(cell, ...VERDICT_STYLE[value]);
     }).join('')}`;
-  const heading = (title: string): string => paint(`${title.padEnd(labelWidth + 2)}${VERDICTS.map((value) => value.padStart(value.length + 2)).join('')}`, 'bold');
+  const heading = (title: string): string =>
+    paint(`${title.padEnd(labelWidth + 2)}${VERDICTS.map((value) => value.padStart(value.length + 2)).join('')}`, 'bold');
   out.push(heading('By area'));
   for (const group of groups) out.push(countsRow(group.area, countVerdicts(group.results)));
   out.push(heading('By level'));
@@ -71,7 +98,8 @@ export function renderConsole(report: ConformanceReport, options: ConsoleOptions
 
   // Problems, worst first.
   const idWidth = Math.max(0, ...report.results.map((result) => result.id.length));
-  const requirementLine = (result: RequirementResult): string => `  ${verdict(result.verdict)}  ${paint(safe(result.id).padEnd(idWidth), 'bold')}  ${result.level.padEnd(6)}  ${safe(result.text)}`;
+  const requirementLine = (result: RequirementResult): string =>
+    `  ${verdict(result.verdict)}  ${paint(safe(result.id).padEnd(idWidth), 'bold')}  ${result.level.padEnd(6)}  ${safe(result.text)}`;
   const findingLines = (finding: Finding): string[] => {
     const lines = [`      ${verdict(finding.verdict, 0)} ${paint(`[${safe(finding.check)}]`, 'dim')} ${safe(finding.message)}`];
     for (const [label, value] of findingFields(finding, { counterexampleMax: COUNTEREXAMPLE_MAX })) {
@@ -89,9 +117,11 @@ export function renderConsole(report: ConformanceReport, options: ConsoleOptions
     const shown = options.verbose ? result.findings : notableFindings(result);
     for (const finding of shown.slice(0, options.verbose ? undefined : FINDINGS_MAX)) lines.push(...findingLines(finding));
     const hidden = shown.length - (options.verbose ? shown.length : Math.min(shown.length, FINDINGS_MAX));
-    if (hidden > 0) lines.push(paint(`      … ${hidden} more finding${hidden === 1 ? '' : 's'} (--verbose, --json or --html show them all)`, 'dim'));
+    if (hidden > 0)
+      lines.push(paint(`      … ${hidden} more finding${hidden === 1 ? '' : 's'} (--verbose, --json or --html show them all)`, 'dim'));
     const passing = result.findings.length - shown.length;
-    if (!options.verbose && passing > 0) lines.push(paint(`      (and ${passing} passing or skipped observation${passing === 1 ? '' : 's'})`, 'dim'));
+    if (!options.verbose && passing > 0)
+      lines.push(paint(`      (and ${passing} passing or skipped observation${passing === 1 ? '' : 's'})`, 'dim'));
     return lines;
   };
   const section = (title: string, results: readonly RequirementResult[], style: Style[]): void => {
@@ -100,17 +130,36 @@ export function renderConsole(report: ConformanceReport, options: ConsoleOptions
     out.push(paint(`${title} (${results.length})`, 'bold', ...style));
     for (const result of results) out.push(...problem(result));
   };
-  section('Failures', report.results.filter((result) => result.verdict === 'FAIL' && result.baselined === undefined), ['red']);
-  section('Errors: the suite itself broke; not counted against the agent', report.results.filter((result) => result.verdict === 'ERROR'), ['magenta']);
-  section('Baselined failures: expected, not counted', report.results.filter((result) => result.verdict === 'FAIL' && result.baselined !== undefined), ['yellow']);
-  section('Warnings', report.results.filter((result) => result.verdict === 'WARN'), ['yellow']);
+  section(
+    'Failures',
+    report.results.filter((result) => result.verdict === 'FAIL' && result.baselined === undefined),
+    ['red'],
+  );
+  section(
+    'Errors: the suite itself broke; not counted against the agent',
+    report.results.filter((result) => result.verdict === 'ERROR'),
+    ['magenta'],
+  );
+  section(
+    'Baselined failures: expected, not counted',
+    report.results.filter((result) => result.verdict === 'FAIL' && result.baselined !== undefined),
+    ['yellow'],
+  );
+  section(
+    'Warnings',
+    report.results.filter((result) => result.verdict === 'WARN'),
+    ['yellow'],
+  );
 
   const stale = staleEntries(report);
   if (stale.length > 0) {
     out.push('');
     out.push(paint(`Stale baseline entries (${stale.length}): they no longer fail, remove them from the baseline`, 'bold', 'yellow'));
     const staleWidth = Math.max(...stale.map((entry) => entry.id.length));
-    for (const entry of stale) out.push(`  ${paint(safe(entry.id).padEnd(staleWidth), 'bold')}  ${entry.now === undefined ? 'not a requirement of this catalog' : `now ${verdict(entry.now, 0)}`}`);
+    for (const entry of stale)
+      out.push(
+        `  ${paint(safe(entry.id).padEnd(staleWidth), 'bold')}  ${entry.now === undefined ? 'not a requirement of this catalog' : `now ${verdict(entry.now, 0)}`}`,
+      );
   }
 
   if (report.warnings.length > 0) {

@@ -1,5 +1,17 @@
 import type { ConformanceReport, Finding, RequirementResult, Verdict } from '../../generated/conformance/types.js';
-import { VERDICTS, countVerdicts, findingFields, formatDuration, groupByArea, notableFindings, explanationOf, skipReasonsOf, staleEntries, summaryLine, visibleText } from './common.js';
+import {
+  VERDICTS,
+  countVerdicts,
+  findingFields,
+  formatDuration,
+  groupByArea,
+  notableFindings,
+  explanationOf,
+  skipReasonsOf,
+  staleEntries,
+  summaryLine,
+  visibleText,
+} from './common.js';
 
 /** Counterexamples are shown pretty-printed up to this many characters; the JSON report keeps them whole. */
 const COUNTEREXAMPLE_MAX = 20_000;
@@ -9,7 +21,12 @@ const COUNTEREXAMPLE_MAX = 20_000;
  * (observed bodies, messages, even its name and URL) passes through here: it is untrusted.
  */
 export function escapeHtml(text: string): string {
-  return visibleText(text).replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('"', '&quot;').replaceAll("'", '&#39;');
+  return visibleText(text)
+    .replaceAll('&', '&amp;')
+    .replaceAll('<', '&lt;')
+    .replaceAll('>', '&gt;')
+    .replaceAll('"', '&quot;')
+    .replaceAll("'", '&#39;');
 }
 
 const h = escapeHtml;
@@ -80,12 +97,18 @@ function detailsHtml(result: RequirementResult): string {
   const notable = notableFindings(result);
   const rest = result.findings.filter((finding) => !notable.includes(finding));
   const open = (result.verdict === 'FAIL' && result.baselined === undefined) || result.verdict === 'ERROR';
-  const codes = skipReasonsOf(result).map((code) => ` <code>${h(code)}</code>`).join('');
-  const parts = [`<p class="muted">Section ${h(result.section)}${result.verdict === 'PASS' || result.verdict === 'SKIP' ? ` · ${h(explanationOf(result))}${codes}` : ''}</p>`];
+  const codes = skipReasonsOf(result)
+    .map((code) => ` <code>${h(code)}</code>`)
+    .join('');
+  const parts = [
+    `<p class="muted">Section ${h(result.section)}${result.verdict === 'PASS' || result.verdict === 'SKIP' ? ` · ${h(explanationOf(result))}${codes}` : ''}</p>`,
+  ];
   if (result.baselined !== undefined) parts.push(`<p><strong>Baselined:</strong> ${h(result.baselined)}</p>`);
   parts.push(...notable.map(findingHtml));
   if (rest.length > 0) {
-    parts.push(`<details><summary class="muted">${rest.length} passing or skipped observation${rest.length === 1 ? '' : 's'}</summary>${rest.map(findingHtml).join('')}</details>`);
+    parts.push(
+      `<details><summary class="muted">${rest.length} passing or skipped observation${rest.length === 1 ? '' : 's'}</summary>${rest.map(findingHtml).join('')}</details>`,
+    );
   }
   return `<details${open ? ' open' : ''}><summary>${h(result.text)}</summary><div class="body">${parts.join('')}</div></details>`;
 }
@@ -105,7 +128,10 @@ export function renderHtml(report: ConformanceReport): string {
   const baselinedCount = report.results.filter((result) => result.verdict === 'FAIL' && result.baselined !== undefined).length;
   const plural = (count: number, noun: string): string => `${count} ${noun}${count === 1 ? '' : 's'}`;
   const otherFailures = summary.FAIL - baselinedCount - summary.mustFailures;
-  const concerns = [...(otherFailures > 0 ? [plural(otherFailures, 'other failure')] : []), ...(summary.ERROR > 0 ? [plural(summary.ERROR, 'suite error')] : [])];
+  const concerns = [
+    ...(otherFailures > 0 ? [plural(otherFailures, 'other failure')] : []),
+    ...(summary.ERROR > 0 ? [plural(summary.ERROR, 'suite error')] : []),
+  ];
   const status =
     summary.mustFailures > 0
       ? `<p class="status bad">${plural(summary.mustFailures, 'MUST requirement')} failed</p>`
@@ -124,22 +150,37 @@ export function renderHtml(report: ConformanceReport): string {
   const meta = [
     kv('Target', `<code>${h(target.url)}</code>`),
     ...(target.agentName === undefined ? [] : [kv('Agent', h(target.agentName))]),
-    kv('Agent card', target.assumedCard ? 'none found: a minimal card was assumed' : target.cardUrl === undefined ? '<span class="muted">not fetched</span>' : `<code>${h(target.cardUrl)}</code>`),
+    kv(
+      'Agent card',
+      target.assumedCard
+        ? 'none found: a minimal card was assumed'
+        : target.cardUrl === undefined
+          ? '<span class="muted">not fetched</span>'
+          : `<code>${h(target.cardUrl)}</code>`,
+    ),
     kv('Endpoint', `<code>${h(target.endpoint)}</code> · ${h(target.binding)} · ${h(target.mode)}`),
     kv('Options', optionText),
     kv('Spec version', `A2A ${h(report.specVersion)}`),
-    kv('Run', `${h(report.startedAt)} · ${h(formatDuration(report.durationMs))} · ${summary.requests} requests${summary.deniedRequests > 0 ? ` (${summary.deniedRequests} answered 401/404)` : ''}`),
+    kv(
+      'Run',
+      `${h(report.startedAt)} · ${h(formatDuration(report.durationMs))} · ${summary.requests} requests${summary.deniedRequests > 0 ? ` (${summary.deniedRequests} answered 401/404)` : ''}`,
+    ),
     kv('Tool', `${h(report.tool.name)} ${h(report.tool.version)}`),
   ].join('\n');
 
   const warnings =
-    report.warnings.length === 0 ? '' : `<section class="box"><h2>Run warnings</h2><ul>${report.warnings.map((warning) => `<li>${h(warning)}</li>`).join('')}</ul></section>`;
+    report.warnings.length === 0
+      ? ''
+      : `<section class="box"><h2>Run warnings</h2><ul>${report.warnings.map((warning) => `<li>${h(warning)}</li>`).join('')}</ul></section>`;
   const stale = staleEntries(report);
   const staleHtml =
     stale.length === 0
       ? ''
       : `<section class="box"><h2>Stale baseline entries</h2><p>These are listed as expected failures but no longer fail; remove them from the baseline.</p><ul>${stale
-          .map((entry) => `<li><code>${h(entry.id)}</code> ${entry.now === undefined ? 'is not a requirement of this catalog' : `now ${badge(entry.now)}`}</li>`)
+          .map(
+            (entry) =>
+              `<li><code>${h(entry.id)}</code> ${entry.now === undefined ? 'is not a requirement of this catalog' : `now ${badge(entry.now)}`}</li>`,
+          )
           .join('')}</ul></section>`;
 
   const areaRows = groups

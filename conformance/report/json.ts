@@ -11,8 +11,12 @@ export function renderJson(report: ConformanceReport): string {
   const text = `${JSON.stringify(report, (_key, value: unknown) => (typeof value === 'bigint' ? `${value}n` : value), 2)}\n`;
   const parsed: unknown = JSON.parse(text);
   if (!validateConformanceReport(parsed)) {
-    const problems = (validateConformanceReport.errors ?? []).map((error) => `${error.instancePath || '(root)'} ${error.message ?? 'is invalid'}`);
-    throw new Error(`internal error: the conformance report does not match spec/conformance/report.schema.json: ${problems.join('; ') || 'unknown reason'}`);
+    const problems = (validateConformanceReport.errors ?? []).map(
+      (error) => `${error.instancePath || '(root)'} ${error.message ?? 'is invalid'}`,
+    );
+    throw new Error(
+      `internal error: the conformance report does not match spec/conformance/report.schema.json: ${problems.join('; ') || 'unknown reason'}`,
+    );
   }
   return text;
 }

@@ -1,9 +1,23 @@
 import type { ConformanceReport, Finding, RequirementResult } from '../../generated/conformance/types.js';
-import { findingFields, groupByArea, notableFindings, explanationOf, skipReasonsOf, staleEntries, summaryLine, visibleText } from './common.js';
+import {
+  findingFields,
+  groupByArea,
+  notableFindings,
+  explanationOf,
+  skipReasonsOf,
+  staleEntries,
+  summaryLine,
+  visibleText,
+} from './common.js';
 
 /** Text content of an element: `&`, `<`, `>` escaped (quotes too, harmlessly), invalid XML 1.0 characters made visible. */
 export function xmlText(text: string): string {
-  return visibleText(text).replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('"', '&quot;').replaceAll("'", '&apos;');
+  return visibleText(text)
+    .replaceAll('&', '&amp;')
+    .replaceAll('<', '&lt;')
+    .replaceAll('>', '&gt;')
+    .replaceAll('"', '&quot;')
+    .replaceAll("'", '&apos;');
 }
 
 /** An attribute value: as text, plus tab and newline as character references so attribute normalisation keeps them. */
@@ -36,7 +50,8 @@ function evidence(result: RequirementResult, findings: readonly Finding[]): stri
 
 function testcase(area: string, result: RequirementResult): string {
   const open = `    <testcase${attributes({ classname: area, name: `${result.id} ${result.text}`, time: '0' })}`;
-  const firstOf = (verdict: Finding['verdict']): Finding | undefined => result.findings.find((finding) => finding.verdict === verdict) ?? result.findings[0];
+  const firstOf = (verdict: Finding['verdict']): Finding | undefined =>
+    result.findings.find((finding) => finding.verdict === verdict) ?? result.findings[0];
   switch (result.verdict) {
     case 'PASS':
       return `${open}/>`;
@@ -79,7 +94,10 @@ export function renderJUnit(report: ConformanceReport): string {
     ['runs', String(report.options.runs)],
     ['seed', String(report.options.seed)],
     ...report.warnings.map((warning) => ['warning', warning]),
-    ...staleEntries(report).map((entry) => ['baselineStale', `${entry.id}: ${entry.now === undefined ? 'not a requirement of this catalog' : `no longer fails (now ${entry.now})`}`]),
+    ...staleEntries(report).map((entry) => [
+      'baselineStale',
+      `${entry.id}: ${entry.now === undefined ? 'not a requirement of this catalog' : `no longer fails (now ${entry.now})`}`,
+    ]),
     ['summary', summaryLine(report)],
   ]
     .map(([name = '', value = '']) => `      <property${attributes({ name, value })}/>`)
@@ -90,10 +108,23 @@ export function renderJUnit(report: ConformanceReport): string {
       tests: results.length,
       failures: results.filter((result) => result.verdict === 'FAIL' && result.baselined === undefined).length,
       errors: results.filter((result) => result.verdict === 'ERROR').length,
-      skipped: results.filter((result) => result.verdict === 'SKIP' || (result.verdict === 'FAIL' && result.baselined !== undefined)).length,
+      skipped: results.filter((result) => result.verdict === 'SKIP' || (result.verdict === 'FAIL' && result.baselined !== undefined))
+        .length,
     };
-    totals = { tests: totals.tests + counts.tests, failures: totals.failures + counts.failures, errors: totals.errors + counts.errors, skipped: totals.skipped + counts.skipped };
-    return [`  <testsuite${attributes({ name: area, ...counts, time: '0', timestamp })}>`, '    <properties>', properties, '    </properties>', ...results.map((result) => testcase(area, result)), '  </testsuite>'].join('\n');
+    totals = {
+      tests: totals.tests + counts.tests,
+      failures: totals.failures + counts.failures,
+      errors: totals.errors + counts.errors,
+      skipped: totals.skipped + counts.skipped,
+    };
+    return [
+      `  <testsuite${attributes({ name: area, ...counts, time: '0', timestamp })}>`,
+      '    <properties>',
+      properties,
+      '    </properties>',
+      ...results.map((result) => testcase(area, result)),
+      '  </testsuite>',
+    ].join('\n');
   });
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',

@@ -24,7 +24,6 @@ interface SendFlags extends CardFlags {
 /** The exit code of a command ended by Ctrl-C, as shells report it (128 + SIGINT). */
 const INTERRUPTED = 130;
 
-
 /** `a2a-hub card <url>` and `a2a-hub send <url> <text>`: 0 ok, 1 invalid card / failed task / A2A error, 2 unreachable or refused by the URL policy, 130 interrupted. */
 export function addClientCommands(program: Command, setExitCode: (code: number) => void): void {
   program
@@ -75,7 +74,8 @@ async function send(url: string, text: string, flags: SendFlags): Promise<number
     const cancelProblems: string[] = [];
     const client = await A2AClient.connect(url, {
       ...connectOptions(flags),
-      onCancelError: (error, taskId) => cancelProblems.push(`could not cancel task ${taskId}: ${error instanceof Error ? error.message : String(error)}`),
+      onCancelError: (error, taskId) =>
+        cancelProblems.push(`could not cancel task ${taskId}: ${error instanceof Error ? error.message : String(error)}`),
     });
     const message: Message = {
       messageId: randomUUID(),
@@ -122,7 +122,8 @@ async function sendStreaming(client: A2AClient, params: SendMessageRequest, canc
         return printMessage(frame.message);
       }
       const status = frame.task?.status ?? frame.statusUpdate?.status;
-      if (frame.task !== undefined) ids = { taskId: frame.task.id, ...(frame.task.contextId === undefined ? {} : { contextId: frame.task.contextId }) };
+      if (frame.task !== undefined)
+        ids = { taskId: frame.task.id, ...(frame.task.contextId === undefined ? {} : { contextId: frame.task.contextId }) };
       if (frame.statusUpdate !== undefined) ids = { taskId: frame.statusUpdate.taskId, contextId: frame.statusUpdate.contextId };
       if (status !== undefined && status.state !== lastState) {
         endLine();
@@ -179,13 +180,17 @@ function shortState(state: TaskState): string {
   return state.replace(/^TASK_STATE_/, '');
 }
 
-const FLAG_BY_RULE: Partial<Record<UrlPolicyError['rule'], string>> = { allowPrivate: '--allow-private', allowLinkLocal: '--allow-link-local' };
+const FLAG_BY_RULE: Partial<Record<UrlPolicyError['rule'], string>> = {
+  allowPrivate: '--allow-private',
+  allowLinkLocal: '--allow-link-local',
+};
 
 function failure(command: string, error: unknown): number {
   if (error instanceof UrlPolicyError) {
     const flag = FLAG_BY_RULE[error.rule];
     // On the command line the way to allow it is a flag, not a library option.
-    const message = flag === undefined ? error.message : error.message.replace(/set urlPolicy\.\w+: true to allow it$/, `pass ${flag} to allow it`);
+    const message =
+      flag === undefined ? error.message : error.message.replace(/set urlPolicy\.\w+: true to allow it$/, `pass ${flag} to allow it`);
     process.stderr.write(`a2a-hub ${command}: ${message}\n`);
     return 2;
   }

@@ -47,7 +47,10 @@ function printBanner(hub: Hub): void {
     ...hub.inbounds
       .list()
       .filter((inbound) => inbound.enabled)
-      .flatMap((inbound) => [`JSON-RPC:     ${hub.url}${inbound.endpointPath}   (${inbound.id}, preset ${inbound.preset})`, `  its card:   ${hub.url}${cardPathOf(inbound.endpointPath)}`]),
+      .flatMap((inbound) => [
+        `JSON-RPC:     ${hub.url}${inbound.endpointPath}   (${inbound.id}, preset ${inbound.preset})`,
+        `  its card:   ${hub.url}${cardPathOf(inbound.endpointPath)}`,
+      ]),
     `Control API:  ${hub.url}/a2a/api   (loopback peers only)`,
     `Panel:        ${hub.url}/a2a/panel`,
     `Data:         ${hub.config.store === 'sqlite' ? hub.config.dataDir : 'in memory (lost on exit)'}`,

@@ -124,7 +124,9 @@ export class A2AClient {
    */
   async *sendStreamingMessage(params: SendMessageRequest, options: StreamOptions = {}): AsyncGenerator<StreamResponse, void, undefined> {
     const continuation = params.message.taskId !== undefined;
-    const events = this.followTask(() => this.stream('SendStreamingMessage', params, options, undefined), params.tenant, options, { continuation });
+    const events = this.followTask(() => this.stream('SendStreamingMessage', params, options, undefined), params.tenant, options, {
+      continuation,
+    });
     for await (const event of events) yield event.frame;
   }
 
@@ -177,7 +179,12 @@ export class A2AClient {
     );
   }
 
-  private stream<M extends StreamingMethod>(method: M, params: MethodTypes[M]['params'], options: CallOptions, lastEventId: string | undefined): AsyncIterable<StreamEvent> {
+  private stream<M extends StreamingMethod>(
+    method: M,
+    params: MethodTypes[M]['params'],
+    options: CallOptions,
+    lastEventId: string | undefined,
+  ): AsyncIterable<StreamEvent> {
     return this.binding.stream(method, params, { signal: options.signal, lastEventId });
   }
 }

@@ -33,5 +33,9 @@ export interface ClientBinding {
   /** One request, one answer: the validated result of `method`. */
   call<M extends MethodName>(method: M, params: MethodTypes[M]['params'], options?: BindingCallOptions): Promise<MethodTypes[M]['result']>;
   /** The validated frames of a streaming method, in order; the connection closes when the consumer stops pulling. */
-  stream<M extends StreamingMethod>(method: M, params: MethodTypes[M]['params'], options?: BindingStreamOptions): AsyncIterable<StreamEvent>;
+  stream<M extends StreamingMethod>(
+    method: M,
+    params: MethodTypes[M]['params'],
+    options?: BindingStreamOptions,
+  ): AsyncIterable<StreamEvent>;
 }

@@ -59,7 +59,12 @@ const PROTOCOL_MAJOR = PROTOCOL_VERSION.split('.')[0] ?? '';
 
 /** The JSONRPC interface of a card for a Major.Minor version of our major (1.x: minor versions stay compatible), if any. */
 export function pickJsonRpcInterface(card: AgentCard): AgentInterface | undefined {
-  return card.supportedInterfaces.find((entry) => entry.protocolBinding === 'JSONRPC' && /^\d+\.\d+$/.test(entry.protocolVersion) && entry.protocolVersion.split('.')[0] === PROTOCOL_MAJOR);
+  return card.supportedInterfaces.find(
+    (entry) =>
+      entry.protocolBinding === 'JSONRPC' &&
+      /^\d+\.\d+$/.test(entry.protocolVersion) &&
+      entry.protocolVersion.split('.')[0] === PROTOCOL_MAJOR,
+  );
 }
 
 async function readCard(url: string, options: RequestOptions, transport: HttpTransport): Promise<FetchedCard> {

@@ -76,7 +76,11 @@ export function classifyAddress(address: string): AddressClass | undefined {
     const inner = v6bytes.slice(carrier.at, carrier.at + 4);
     const embeddedIpv4 = inner.join('.');
     const verdict = classifyIn(inner, IPV4_RANGES);
-    return { ...verdict, embeddedIpv4, ...(verdict.range === undefined ? {} : { range: `${verdict.range} via ${carrier.range.label} ${embeddedIpv4}` }) };
+    return {
+      ...verdict,
+      embeddedIpv4,
+      ...(verdict.range === undefined ? {} : { range: `${verdict.range} via ${carrier.range.label} ${embeddedIpv4}` }),
+    };
   }
   return classifyIn(v6bytes, IPV6_RANGES);
 }

@@ -29,7 +29,11 @@ export class JsonRpcBinding implements ClientBinding {
     this.transport = transport;
   }
 
-  async call<M extends MethodName>(method: M, params: MethodTypes[M]['params'], options: BindingCallOptions = {}): Promise<MethodTypes[M]['result']> {
+  async call<M extends MethodName>(
+    method: M,
+    params: MethodTypes[M]['params'],
+    options: BindingCallOptions = {},
+  ): Promise<MethodTypes[M]['result']> {
     const body = this.envelope(method, params);
     const timeout = AbortSignal.timeout(this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
     const signal = options.signal === undefined ? timeout : AbortSignal.any([timeout, options.signal]);
@@ -38,9 +42,16 @@ export class JsonRpcBinding implements ClientBinding {
     return validateResult(method, envelope.result);
   }
 
-  async *stream<M extends StreamingMethod>(method: M, params: MethodTypes[M]['params'], options: BindingStreamOptions = {}): AsyncGenerator<StreamEvent, void, undefined> {
+  async *stream<M extends StreamingMethod>(
+    method: M,
+    params: MethodTypes[M]['params'],
+    options: BindingStreamOptions = {},
+  ): AsyncGenerator<StreamEvent, void, undefined> {
     const body = this.envelope(method, params);
-    const headers = { accept: MEDIA_TYPES.eventStream, ...(options.lastEventId === undefined ? {} : { 'last-event-id': options.lastEventId }) };
+    const headers = {
+      accept: MEDIA_TYPES.eventStream,
+      ...(options.lastEventId === undefined ? {} : { 'last-event-id': options.lastEventId }),
+    };
     const controller = new AbortController();
     const onAbort = (): void => controller.abort(options.signal?.reason);
     if (options.signal?.aborted) controller.abort(options.signal.reason);
@@ -110,9 +121,12 @@ export class JsonRpcBinding implements ClientBinding {
       if (response.status >= 300 && response.status < 400) {
         await response.body?.cancel().catch(() => undefined);
         const location = response.headers.get('location') ?? '(no location)';
-        throw new A2ATransportError(`${method}: ${this.endpoint} answered HTTP ${response.status} to ${location}; JSON-RPC calls do not follow redirects`, {
-          status: response.status,
-        });
+        throw new A2ATransportError(
+          `${method}: ${this.endpoint} answered HTTP ${response.status} to ${location}; JSON-RPC calls do not follow redirects`,
+          {
+            status: response.status,
+          },
+        );
       }
       if (!readBody && response.ok && isEventStream(response)) return { response, text: undefined };
       let text: string;

@@ -90,7 +90,8 @@ async function pollTurn(client: A2AClient, request: SendMessageRequest, options:
   // ignores it simply answers when the task is done.
   const response = await client.sendMessage({ ...request, configuration: { ...request.configuration, returnImmediately: true } }, signal);
   if (response.task === undefined) {
-    if (response.message === undefined) throw a2aError('InvalidAgentResponseError', 'SendMessage: the answer holds neither a task nor a message');
+    if (response.message === undefined)
+      throw a2aError('InvalidAgentResponseError', 'SendMessage: the answer holds neither a task nor a message');
     options.onFrame?.({ message: response.message });
     return { message: response.message, artifacts: [] };
   }
@@ -111,7 +112,11 @@ async function followByPolling(
 ): Promise<RemoteTurnResult> {
   const bounds = options.pollMs ?? DEFAULT_POLL;
   const historyLength = request.configuration?.historyLength;
-  const query = { id: first.id, ...(request.tenant === undefined ? {} : { tenant: request.tenant }), ...(historyLength === undefined ? {} : { historyLength }) };
+  const query = {
+    id: first.id,
+    ...(request.tenant === undefined ? {} : { tenant: request.tenant }),
+    ...(historyLength === undefined ? {} : { historyLength }),
+  };
   let task = first;
   let seen = JSON.stringify(task);
   let interval = bounds.min;

@@ -21,7 +21,11 @@ export function isEventStream(response: Response): boolean {
  * without status (worth resuming); when `signal` ended it, the abort's error instead. `what`
  * names the call in error messages.
  */
-export async function* readEventStream(what: string, response: Response, signal: AbortSignal): AsyncGenerator<EventSourceMessage, void, undefined> {
+export async function* readEventStream(
+  what: string,
+  response: Response,
+  signal: AbortSignal,
+): AsyncGenerator<EventSourceMessage, void, undefined> {
   const body = response.body;
   if (body === null) return;
   const queue: EventSourceMessage[] = [];

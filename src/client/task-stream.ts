@@ -48,7 +48,10 @@ export function isFinalState(state: TaskState): boolean {
   return isTerminalState(state) || isInterruptedState(state);
 }
 
-export async function* followTaskStream(source: TaskStreamSource, options: TaskStreamOptions): AsyncGenerator<StreamEvent, void, undefined> {
+export async function* followTaskStream(
+  source: TaskStreamSource,
+  options: TaskStreamOptions,
+): AsyncGenerator<StreamEvent, void, undefined> {
   const tracker = new StreamTracker(options.lastEventId, options.continuation === true);
   let stream = source.open();
   let resumed = false;

@@ -94,7 +94,10 @@ export function checkUrl(url: string | URL, policy: UrlPolicy = DEFAULT_URL_POLI
   }
   const host = normaliseHost(parsed.hostname);
   if (effective.allowedHosts !== undefined && !effective.allowedHosts.some((pattern) => hostMatches(pattern, host))) {
-    throw new UrlPolicyError(`URL policy: ${href} is refused: host ${host} is not in urlPolicy.allowedHosts`, { target: href, rule: 'allowedHosts' });
+    throw new UrlPolicyError(`URL policy: ${href} is refused: host ${host} is not in urlPolicy.allowedHosts`, {
+      target: href,
+      rule: 'allowedHosts',
+    });
   }
   if (host === 'localhost' || host.endsWith('.localhost')) {
     // RFC 6761: these names are loopback whatever DNS says, and an injected fetch skips our lookup.
@@ -165,5 +168,8 @@ function hostMatches(pattern: string, host: string): boolean {
 
 /** Lower case, no IPv6 brackets, no trailing dot: the form patterns and hosts are compared in. */
 function normaliseHost(host: string): string {
-  return host.toLowerCase().replace(/^\[(.*)\]$/, '$1').replace(/\.$/, '');
+  return host
+    .toLowerCase()
+    .replace(/^\[(.*)\]$/, '$1')
+    .replace(/\.$/, '');
 }

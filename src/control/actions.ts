@@ -40,10 +40,15 @@ export const ACTION_HANDLERS: { readonly [A in ControlActionName]: Handler<A> } 
     const name = inbounds.get(action.id)?.name ?? action.id;
     inbounds.remove(action.id);
     const closed = peers.closeInstance(action.id);
-    return done(`inbound server "${name}" removed${closed > 0 ? `; ${closed} connected peer${closed === 1 ? '' : 's'} disconnected` : ''}`, { id: action.id });
+    return done(
+      `inbound server "${name}" removed${closed > 0 ? `; ${closed} connected peer${closed === 1 ? '' : 's'} disconnected` : ''}`,
+      { id: action.id },
+    );
   },
-  'inbound.enable': (action, { inbounds }) => done(`inbound server "${inbounds.setEnabled(action.id, true).name}" enabled`, { id: action.id }),
-  'inbound.disable': (action, { inbounds }) => done(`inbound server "${inbounds.setEnabled(action.id, false).name}" disabled`, { id: action.id }),
+  'inbound.enable': (action, { inbounds }) =>
+    done(`inbound server "${inbounds.setEnabled(action.id, true).name}" enabled`, { id: action.id }),
+  'inbound.disable': (action, { inbounds }) =>
+    done(`inbound server "${inbounds.setEnabled(action.id, false).name}" disabled`, { id: action.id }),
   'inbound.setAuth': (action, { inbounds }) => {
     const updated = inbounds.setAuth(action.id, action.token);
     const on = action.token !== undefined && action.token !== '';
@@ -53,7 +58,9 @@ export const ACTION_HANDLERS: { readonly [A in ControlActionName]: Handler<A> } 
     const agent = inbounds.agent(action.id);
     if (agent === undefined) throw new OperationError(`no inbound instance has id "${action.id}"`);
     if (action.skill !== undefined && !agent.skills.includes(action.skill)) {
-      throw new OperationError(`instance "${action.id}" does not advertise skill "${action.skill}"; its skills: ${agent.skills.join(', ')}`);
+      throw new OperationError(
+        `instance "${action.id}" does not advertise skill "${action.skill}"; its skills: ${agent.skills.join(', ')}`,
+      );
     }
     try {
       const outcome = await runtime.send(agent, {
@@ -66,11 +73,18 @@ export const ACTION_HANDLERS: { readonly [A in ControlActionName]: Handler<A> } 
         },
       });
       if (outcome.kind === 'message') {
-        return done(`"${agent.name}" answered with a message: ${replyPreview(outcome.message.parts)}`, { ...(outcome.message.contextId ? { contextId: outcome.message.contextId } : {}) });
+        return done(`"${agent.name}" answered with a message: ${replyPreview(outcome.message.parts)}`, {
+          ...(outcome.message.contextId ? { contextId: outcome.message.contextId } : {}),
+        });
       }
       await runtime.settled(outcome.taskId);
       const task = runtime.getTask(agent.id, outcome.taskId, { historyLength: 0 });
-      return done(`test message to "${agent.name}" ended ${task.status.state}`, { id: task.id, taskId: task.id, state: task.status.state, ...(task.contextId ? { contextId: task.contextId } : {}) });
+      return done(`test message to "${agent.name}" ended ${task.status.state}`, {
+        id: task.id,
+        taskId: task.id,
+        state: task.status.state,
+        ...(task.contextId ? { contextId: task.contextId } : {}),
+      });
     } catch (error) {
       if (isA2AError(error)) throw new OperationError(`the test message was refused: ${error.message}`);
       throw error;
@@ -93,7 +107,8 @@ export const ACTION_HANDLERS: { readonly [A in ControlActionName]: Handler<A> } 
     const { config, outcome } = await outbounds.update(id, patch);
     return done(`outbound connection "${config.name}" updated${outcomeText(outbounds, id, outcome)}`, { id });
   },
-  'outbound.remove': (action, { outbounds }) => done(`outbound connection "${outbounds.remove(action.id).name}" removed with its tools`, { id: action.id }),
+  'outbound.remove': (action, { outbounds }) =>
+    done(`outbound connection "${outbounds.remove(action.id).name}" removed with its tools`, { id: action.id }),
   'outbound.enable': async (action, { outbounds }) => {
     const config = await outbounds.setEnabled(action.id, true);
     return done(`outbound connection "${config.name}" enabled and connected: ${counts(outbounds, action.id)}`, { id: action.id });
@@ -109,11 +124,17 @@ export const ACTION_HANDLERS: { readonly [A in ControlActionName]: Handler<A> } 
   'outbound.setAuth': async (action, { outbounds }) => {
     const { config, outcome } = await outbounds.setAuth(action.id, action.token);
     const on = action.token !== undefined && action.token !== '';
-    return done(`bearer token ${on ? 'set' : 'cleared'} for outbound connection "${config.name}"${outcomeText(outbounds, action.id, outcome)}`, { id: action.id });
+    return done(
+      `bearer token ${on ? 'set' : 'cleared'} for outbound connection "${config.name}"${outcomeText(outbounds, action.id, outcome)}`,
+      { id: action.id },
+    );
   },
   'outbound.discover': async (action, { outbounds }) => {
     const preview = await outbounds.discover(action.agentCardUrl, action.token);
-    return done(`read the agent card of "${preview.name}" ${preview.version}: ${plural(preview.skills.length, 'skill')}; nothing was created`, { preview });
+    return done(
+      `read the agent card of "${preview.name}" ${preview.version}: ${plural(preview.skills.length, 'skill')}; nothing was created`,
+      { preview },
+    );
   },
   'task.cancel': (action, { store, runtime }) => {
     const info = store.getTaskInfo(action.id);
@@ -133,16 +154,21 @@ export const ACTION_HANDLERS: { readonly [A in ControlActionName]: Handler<A> } 
   'session.close': (action, deps) => {
     const canceled = cancelContext(deps, action.id, action.serverId);
     const released = instancesOf(deps, action.serverId).filter((instanceId) => deps.sessions.release(instanceId, action.id)).length;
-    return done(`canceled ${canceled} active task${canceled === 1 ? '' : 's'} and released ${released} live session${released === 1 ? '' : 's'} of context ${action.id}`, {
-      contextId: action.id,
-    });
+    return done(
+      `canceled ${canceled} active task${canceled === 1 ? '' : 's'} and released ${released} live session${released === 1 ? '' : 's'} of context ${action.id}`,
+      {
+        contextId: action.id,
+      },
+    );
   },
 };
 
 /** Cancels every task of the context that is not terminal; fails when the context is unknown. */
 function cancelContext(deps: ControlDeps, contextId: string, serverId: string | undefined): number {
   const instances = instancesOf(deps, serverId);
-  const known = instances.some((instanceId) => deps.store.getContext(instanceId, contextId) !== undefined || deps.sessions.get(instanceId, contextId) !== undefined);
+  const known = instances.some(
+    (instanceId) => deps.store.getContext(instanceId, contextId) !== undefined || deps.sessions.get(instanceId, contextId) !== undefined,
+  );
   if (!known) throw new OperationError(`no session has context id "${contextId}"${serverId ? ` on instance "${serverId}"` : ''}`);
   let canceled = 0;
   for (const instanceId of instances) {
@@ -182,5 +208,8 @@ function plural(count: number, noun: string): string {
 
 /** The start of a reply's text, one line for an action's message. */
 function replyPreview(parts: readonly { text?: string }[]): string {
-  return parts.map((part) => part.text ?? '').join(' ').slice(0, 200);
+  return parts
+    .map((part) => part.text ?? '')
+    .join(' ')
+    .slice(0, 200);
 }

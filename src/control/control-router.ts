@@ -52,7 +52,11 @@ export function createControlRouter(options: ControlRouterOptions): Router {
   const readQuery = <K extends ControlEndpointKey>(ctx: Context, endpoint: K): ControlQueryTypes[K] | undefined => {
     const parsed = parseQuery(endpoint, ctx.query);
     if (parsed.ok) return parsed.values;
-    replies.fail(ctx, endpoint, 400, { ok: false, message: `bad query: ${parsed.violations.map((v) => `${v.field} ${v.description}`).join('; ')}`, violations: parsed.violations });
+    replies.fail(ctx, endpoint, 400, {
+      ok: false,
+      message: `bad query: ${parsed.violations.map((v) => `${v.field} ${v.description}`).join('; ')}`,
+      violations: parsed.violations,
+    });
     return undefined;
   };
 
@@ -76,10 +80,15 @@ export function createControlRouter(options: ControlRouterOptions): Router {
     const checked = checkValue(CONTROL, 'ControlAction', body.value, { flavour: 'exact' });
     if (!checked.ok) {
       const message = `not a valid control action: ${checked.violations.map((v) => `${v.field || 'body'} ${v.description}`).join('; ')}`;
-      return replies.fail(ctx, endpoint, 400, { ok: false, message, violations: checked.violations.map(({ field, description }) => ({ field, description })) });
+      return replies.fail(ctx, endpoint, 400, {
+        ok: false,
+        message,
+        violations: checked.violations.map(({ field, description }) => ({ field, description })),
+      });
     }
     const action = checked.value as { action: string };
-    if (!isControlActionName(action.action)) return replies.fail(ctx, endpoint, 400, { ok: false, message: `unknown action ${JSON.stringify(action.action)}` });
+    if (!isControlActionName(action.action))
+      return replies.fail(ctx, endpoint, 400, { ok: false, message: `unknown action ${JSON.stringify(action.action)}` });
     try {
       const handler = ACTION_HANDLERS[action.action] as (action: unknown, deps: ControlDeps) => Promise<ActionSuccess> | ActionSuccess;
       replies.ok(ctx, endpoint, await handler(action, deps));
@@ -90,7 +99,13 @@ export function createControlRouter(options: ControlRouterOptions): Router {
   });
 
   router.get(`${CONTROL_BASE}/presets`, (ctx) => {
-    replies.ok(ctx, 'GET /a2a/api/presets', deps.presets.list().map((preset) => ({ id: preset.id, name: preset.name, description: preset.description, isDefault: preset.id === DEFAULT_PRESET })));
+    replies.ok(
+      ctx,
+      'GET /a2a/api/presets',
+      deps.presets
+        .list()
+        .map((preset) => ({ id: preset.id, name: preset.name, description: preset.description, isDefault: preset.id === DEFAULT_PRESET })),
+    );
   });
 
   router.get(`${CONTROL_BASE}/card`, (ctx) => {
@@ -98,7 +113,8 @@ export function createControlRouter(options: ControlRouterOptions): Router {
     const query = readQuery(ctx, endpoint);
     if (query === undefined) return;
     const agent = deps.inbounds.agent(query.id);
-    if (agent === undefined) return replies.fail(ctx, endpoint, 404, { ok: false, message: `no inbound instance has id ${JSON.stringify(query.id)}` });
+    if (agent === undefined)
+      return replies.fail(ctx, endpoint, 404, { ok: false, message: `no inbound instance has id ${JSON.stringify(query.id)}` });
     replies.ok(ctx, endpoint, { ...agent.card(baseUrlOf(ctx, options)) });
   });
 
@@ -108,7 +124,8 @@ export function createControlRouter(options: ControlRouterOptions): Router {
     if (query === undefined) return;
     const info = deps.store.getTaskInfo(query.id);
     const task = info === undefined ? undefined : deps.store.getTask(info.instanceId, info.id);
-    if (info === undefined || task === undefined) return replies.fail(ctx, endpoint, 404, { ok: false, message: `no task has id ${JSON.stringify(query.id)}` });
+    if (info === undefined || task === undefined)
+      return replies.fail(ctx, endpoint, 404, { ok: false, message: `no task has id ${JSON.stringify(query.id)}` });
     replies.ok(ctx, endpoint, { ...task, serverId: info.instanceId });
   });
 
@@ -122,7 +139,10 @@ export function createControlRouter(options: ControlRouterOptions): Router {
     const createdAt = binding?.createdAt ?? live?.createdAt;
     const lastActiveAt = live?.lastActiveAt ?? binding?.lastActiveAt;
     if (createdAt === undefined || lastActiveAt === undefined) {
-      return replies.fail(ctx, endpoint, 404, { ok: false, message: `no session has context id ${JSON.stringify(contextId)} on instance ${JSON.stringify(serverId)}` });
+      return replies.fail(ctx, endpoint, 404, {
+        ok: false,
+        message: `no session has context id ${JSON.stringify(contextId)} on instance ${JSON.stringify(serverId)}`,
+      });
     }
     const tasks = deps.store.browseTasks({ instanceId: serverId, contextId, limit: 100, offset: 0 });
     replies.ok(ctx, endpoint, {
@@ -171,7 +191,10 @@ export function createControlRouter(options: ControlRouterOptions): Router {
 }
 
 /** The action body, or the status and message that refuse it (415, 413 or 400). */
-async function readBody(ctx: Context, limit: number): Promise<{ ok: true; value: unknown } | { ok: false; status: number; message: string }> {
+async function readBody(
+  ctx: Context,
+  limit: number,
+): Promise<{ ok: true; value: unknown } | { ok: false; status: number; message: string }> {
   try {
     return { ok: true, value: await readJsonBody(ctx, limit) };
   } catch (error) {

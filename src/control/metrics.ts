@@ -45,7 +45,14 @@ export class HubMetrics {
       sessions: this.gauges.sessions(),
       rateLimitRejections: this.gauges.rateLimitRejections(),
       latencySeconds: Object.fromEntries(
-        [...this.#latency].map(([method, histogram]) => [method, { count: histogram.count, sum: round(histogram.sum), buckets: Object.fromEntries(BUCKETS.map((bound, index) => [String(bound), histogram.counts[index] ?? 0])) }]),
+        [...this.#latency].map(([method, histogram]) => [
+          method,
+          {
+            count: histogram.count,
+            sum: round(histogram.sum),
+            buckets: Object.fromEntries(BUCKETS.map((bound, index) => [String(bound), histogram.counts[index] ?? 0])),
+          },
+        ]),
       ),
     };
   }
@@ -56,11 +63,14 @@ export class HubMetrics {
     const family = (name: string, type: string, help: string) => lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
     family('a2a_hub_requests_total', 'counter', 'A2A endpoint requests by JSON-RPC method and outcome.');
     for (const [method, outcomes] of this.#requests) {
-      for (const [outcome, count] of outcomes) lines.push(`a2a_hub_requests_total{method="${label(method)}",outcome="${label(outcome)}"} ${count}`);
+      for (const [outcome, count] of outcomes)
+        lines.push(`a2a_hub_requests_total{method="${label(method)}",outcome="${label(outcome)}"} ${count}`);
     }
     family('a2a_hub_request_duration_seconds', 'histogram', 'Time to answer (for streams: to open) A2A endpoint requests.');
     for (const [method, histogram] of this.#latency) {
-      BUCKETS.forEach((bound, index) => lines.push(`a2a_hub_request_duration_seconds_bucket{method="${label(method)}",le="${bound}"} ${histogram.counts[index] ?? 0}`));
+      BUCKETS.forEach((bound, index) =>
+        lines.push(`a2a_hub_request_duration_seconds_bucket{method="${label(method)}",le="${bound}"} ${histogram.counts[index] ?? 0}`),
+      );
       lines.push(`a2a_hub_request_duration_seconds_bucket{method="${label(method)}",le="+Inf"} ${histogram.count}`);
       lines.push(`a2a_hub_request_duration_seconds_sum{method="${label(method)}"} ${round(histogram.sum)}`);
       lines.push(`a2a_hub_request_duration_seconds_count{method="${label(method)}"} ${histogram.count}`);

@@ -21,5 +21,13 @@ function withTaskStates(template: string): string {
     return page.replace(`${placeholder}[]`, JSON.stringify(value));
   };
   const terminal = states.filter((state) => state.class === 'terminal').map((state) => state.name);
-  return fill(fill(template, '/*@TASK_STATES@*/', states.map((state) => state.name)), '/*@TERMINAL_STATES@*/', terminal);
+  return fill(
+    fill(
+      template,
+      '/*@TASK_STATES@*/',
+      states.map((state) => state.name),
+    ),
+    '/*@TERMINAL_STATES@*/',
+    terminal,
+  );
 }

@@ -34,7 +34,13 @@ export class PeerTracker {
   }
 
   list(): PeerRow[] {
-    return [...this.#bySocket.values()].map(({ id, address, serverId, openStreams, since }) => ({ id, address, serverId, openStreams, since }));
+    return [...this.#bySocket.values()].map(({ id, address, serverId, openStreams, since }) => ({
+      id,
+      address,
+      serverId,
+      openStreams,
+      since,
+    }));
   }
 
   /** Ends the connections of every peer last seen on an instance; returns how many. */

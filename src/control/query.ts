@@ -21,7 +21,7 @@ export function parseQuery<K extends ControlEndpointKey>(
   query: Readonly<Record<string, string | string[] | undefined>>,
 ): { ok: true; values: ControlQueryTypes[K] } | { ok: false; violations: FieldViolation[] } {
   const endpoint = CONTROL_API.endpoints.find((entry) => `${entry.method} ${entry.path}` === key);
-  const params: readonly QueryParam[] = endpoint && 'query' in endpoint ? (endpoint.query) : [];
+  const params: readonly QueryParam[] = endpoint && 'query' in endpoint ? endpoint.query : [];
   const values: Record<string, unknown> = {};
   const violations: FieldViolation[] = [];
   for (const param of params) {
@@ -33,12 +33,19 @@ export function parseQuery<K extends ControlEndpointKey>(
     }
     if (param.type === 'integer') {
       const number = Number(raw);
-      if (!/^-?\d+$/.test(raw) || !Number.isSafeInteger(number)) violations.push({ field: param.name, description: `must be a whole number, got ${JSON.stringify(raw)}` });
-      else if (param.minimum !== undefined && number < param.minimum) violations.push({ field: param.name, description: `must be >= ${param.minimum}` });
-      else if (param.maximum !== undefined && number > param.maximum) violations.push({ field: param.name, description: `must be <= ${param.maximum}` });
+      if (!/^-?\d+$/.test(raw) || !Number.isSafeInteger(number))
+        violations.push({ field: param.name, description: `must be a whole number, got ${JSON.stringify(raw)}` });
+      else if (param.minimum !== undefined && number < param.minimum)
+        violations.push({ field: param.name, description: `must be >= ${param.minimum}` });
+      else if (param.maximum !== undefined && number > param.maximum)
+        violations.push({ field: param.name, description: `must be <= ${param.maximum}` });
       else values[param.name] = number;
     } else if (param.type === 'enum') {
-      if (!param.values?.includes(raw)) violations.push({ field: param.name, description: `must be one of ${(param.values ?? []).join(', ')}, got ${JSON.stringify(raw)}` });
+      if (!param.values?.includes(raw))
+        violations.push({
+          field: param.name,
+          description: `must be one of ${(param.values ?? []).join(', ')}, got ${JSON.stringify(raw)}`,
+        });
       else values[param.name] = raw;
     } else if (param.type === 'boolean') {
       if (raw !== 'true' && raw !== 'false') violations.push({ field: param.name, description: 'must be true or false' });

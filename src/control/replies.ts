@@ -39,12 +39,17 @@ export class ControlReplies {
   }
 
   #check(endpoint: string, status: number, validate: Validator<unknown>, body: unknown): void {
-    const declared = Object.hasOwn(CONTROL_ENDPOINTS, endpoint) ? CONTROL_ENDPOINTS[endpoint as ControlEndpointKey].statuses : [...KNOWN_STATUSES];
+    const declared = Object.hasOwn(CONTROL_ENDPOINTS, endpoint)
+      ? CONTROL_ENDPOINTS[endpoint as ControlEndpointKey].statuses
+      : [...KNOWN_STATUSES];
     const problems = [
       ...(declared.includes(status) ? [] : [`status ${status} is not one spec/control/api.json declares for ${endpoint}`]),
-      ...(validate(body) ? [] : (validate.errors ?? []).slice(0, 5).map((error) => `${error.instancePath || '(body)'} ${error.message ?? ''}`)),
+      ...(validate(body)
+        ? []
+        : (validate.errors ?? []).slice(0, 5).map((error) => `${error.instancePath || '(body)'} ${error.message ?? ''}`)),
     ];
-    if (problems.length > 0) this.options.log?.('error', 'a control API reply does not conform to spec/control', { endpoint, status, problems });
+    if (problems.length > 0)
+      this.options.log?.('error', 'a control API reply does not conform to spec/control', { endpoint, status, problems });
   }
 }
 

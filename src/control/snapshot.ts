@@ -22,8 +22,14 @@ export function buildSnapshot(deps: ControlDeps, query: TaskPageQuery, baseUrl: 
     ...(query.taskServerId === undefined ? {} : { instanceId: query.taskServerId }),
   });
   return {
-    inbounds: deps.inbounds.list().map((inbound) => inboundRow(deps, inbound.id, baseUrl)).filter((row): row is InboundRow => row !== undefined),
-    outbounds: deps.outbounds.list().map((outbound) => outboundRow(deps, outbound.id)).filter((row): row is OutboundRow => row !== undefined),
+    inbounds: deps.inbounds
+      .list()
+      .map((inbound) => inboundRow(deps, inbound.id, baseUrl))
+      .filter((row): row is InboundRow => row !== undefined),
+    outbounds: deps.outbounds
+      .list()
+      .map((outbound) => outboundRow(deps, outbound.id))
+      .filter((row): row is OutboundRow => row !== undefined),
     tasks: page.rows.map(taskRow),
     peers: deps.peers.list(),
     sessions: deps.sessions.list().map((session): SessionRow => ({

@@ -50,7 +50,10 @@ export interface ExecutionRequest {
 /** What an executor sees of the tool registry. */
 export interface ExecutorTools {
   list(): readonly { readonly name: string; readonly description: string; readonly inputSchema: object }[];
-  call(name: string, args: { readonly prompt: string; readonly taskId?: string }): Promise<{ readonly text: string; readonly state: string; readonly taskId?: string }>;
+  call(
+    name: string,
+    args: { readonly prompt: string; readonly taskId?: string },
+  ): Promise<{ readonly text: string; readonly state: string; readonly taskId?: string }>;
 }
 
 export interface SessionState {

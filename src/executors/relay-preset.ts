@@ -32,7 +32,8 @@ export function relayPreset({ outbounds, meta, relayToOf }: RelayPresetDeps): Pr
   return {
     id: RELAY_PRESET,
     name: 'Relay',
-    description: 'Forwards every message to one outbound connection and mirrors the remote task; adds the hub\'s auth, rate limit, durable tasks and replay.',
+    description:
+      "Forwards every message to one outbound connection and mirrors the remote task; adds the hub's auth, rate limit, durable tasks and replay.",
     executor: relayExecutor({
       target: (instanceId) => {
         const relayTo = relayToOf(instanceId);
@@ -41,7 +42,9 @@ export function relayPreset({ outbounds, meta, relayToOf }: RelayPresetDeps): Pr
         if (connection !== undefined) return connection;
         const view = outbounds.view(relayTo);
         if (view === undefined) return { unavailable: `outbound connection "${relayTo}" does not exist` };
-        return { unavailable: `outbound connection "${view.config.name}" is ${view.state}${view.error === undefined ? '' : `: ${view.error}`}` };
+        return {
+          unavailable: `outbound connection "${view.config.name}" is ${view.state}${view.error === undefined ? '' : `: ${view.error}`}`,
+        };
       },
       get: (key) => meta.getMeta(key),
       set: (key, value) => meta.setMeta(key, value),
@@ -52,7 +55,8 @@ export function relayPreset({ outbounds, meta, relayToOf }: RelayPresetDeps): Pr
     outputModes: ['*/*'],
     extensions: [],
     validate(instance) {
-      if (instance.relayTo === undefined || instance.relayTo === '') return 'the relay preset needs relayTo: the id of an outbound connection';
+      if (instance.relayTo === undefined || instance.relayTo === '')
+        return 'the relay preset needs relayTo: the id of an outbound connection';
       if (outbounds.get(instance.relayTo) === undefined) return `relayTo names no outbound connection: "${instance.relayTo}"`;
       return undefined;
     },

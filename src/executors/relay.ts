@@ -64,7 +64,8 @@ export function relayExecutor(deps: RelayDeps): AgentExecutor {
           rememberContext(outcome.task.contextId);
           // Only a task waiting for input or authentication can be continued: keep its remote
           // ids until then, and no longer.
-          if (isInterruptedState(outcome.task.status.state)) deps.set(taskKey, JSON.stringify({ taskId: outcome.task.id, contextId: outcome.task.contextId }));
+          if (isInterruptedState(outcome.task.status.state))
+            deps.set(taskKey, JSON.stringify({ taskId: outcome.task.id, contextId: outcome.task.contextId }));
           else if (earlier !== undefined) deps.delete(taskKey);
           mirror.settle(outcome.task);
         } else if (outcome.message !== undefined) {

@@ -20,9 +20,16 @@ import type { Message } from '../../generated/a2a/1.0/types.js';
  * A directive is given either in message metadata, `{"a2a-hub/test": {"outcome": "input-required", "steps": 5, "stepMs": 50}}`,
  * or as a line of the message text, `::input-required`, `::slow 5`, `::chunks 4`.
  */
-export { TEST_DIRECTIVES_EXTENSION, TEST_DIRECTIVE_METADATA_KEY, type TestDirective, type TestOutcome } from '../../generated/hub/test-directives.js';
+export {
+  TEST_DIRECTIVES_EXTENSION,
+  TEST_DIRECTIVE_METADATA_KEY,
+  type TestDirective,
+  type TestOutcome,
+} from '../../generated/hub/test-directives.js';
 
-const OUTCOME_BY_WORD: ReadonlyMap<string, TestOutcome> = new Map(TEST_OUTCOMES.flatMap((outcome) => outcome.textWords.map((word): [string, TestOutcome] => [word, outcome.name])));
+const OUTCOME_BY_WORD: ReadonlyMap<string, TestOutcome> = new Map(
+  TEST_OUTCOMES.flatMap((outcome) => outcome.textWords.map((word): [string, TestOutcome] => [word, outcome.name])),
+);
 const PARAMETERS = Object.entries(TEST_DIRECTIVE_PARAMETERS) as [TestDirectiveParameter, TestDirectiveParameterDefinition][];
 const PARAMETER_BY_WORD: ReadonlyMap<string, [TestDirectiveParameter, TestDirectiveParameterDefinition]> = new Map(
   PARAMETERS.flatMap((entry) => (entry[1].textWord === undefined ? [] : [[entry[1].textWord, entry] as const])),

@@ -14,7 +14,7 @@ export function baseUrlOf(ctx: Context, options: BaseUrlOptions): string {
   const forwardedHost = options.trustProxy ? first(ctx.get('x-forwarded-host')) : '';
   const proto = /^https?$/i.test(forwardedProto) ? forwardedProto.toLowerCase() : ctx.protocol;
   const host = forwardedHost !== '' && isHost(forwardedHost) ? forwardedHost : ctx.get('host');
-  const fallback = `${ctx.socket.localAddress?.includes(':') ? `[${ctx.socket.localAddress}]` : ctx.socket.localAddress ?? '127.0.0.1'}:${ctx.socket.localPort ?? ''}`;
+  const fallback = `${ctx.socket.localAddress?.includes(':') ? `[${ctx.socket.localAddress}]` : (ctx.socket.localAddress ?? '127.0.0.1')}:${ctx.socket.localPort ?? ''}`;
   return `${proto}://${isHost(host) ? host : fallback}`;
 }
 

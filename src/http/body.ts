@@ -38,7 +38,8 @@ export async function readJsonBody(ctx: Context, limitBytes: number, accepted: r
     // As bytes, decoded here: raw-body's own decoding goes through iconv-lite, for UTF-8 too.
     text = (await getRawBody(ctx.req, { limit: limitBytes, length: ctx.get('content-length') || undefined })).toString('utf8');
   } catch (error) {
-    if ((error as { type?: string }).type === 'entity.too.large') throw new BodyError('too-large', `the body exceeds the limit of ${limitBytes} bytes`, limitBytes);
+    if ((error as { type?: string }).type === 'entity.too.large')
+      throw new BodyError('too-large', `the body exceeds the limit of ${limitBytes} bytes`, limitBytes);
     throw new BodyError('unreadable', 'the body could not be read', limitBytes, { cause: error });
   }
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);

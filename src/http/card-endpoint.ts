@@ -13,7 +13,12 @@ export function serveCard(ctx: Context, agent: InboundAgent, options: BaseUrlOpt
   ctx.set('ETag', etag);
   ctx.set('Cache-Control', `public, max-age=${options.maxAgeSeconds}`);
   ctx.set('Vary', 'Host');
-  if (ctx.get('if-none-match').split(',').some((tag) => tag.trim() === etag)) {
+  if (
+    ctx
+      .get('if-none-match')
+      .split(',')
+      .some((tag) => tag.trim() === etag)
+  ) {
     ctx.status = 304;
     return;
   }

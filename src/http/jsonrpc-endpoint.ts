@@ -53,7 +53,10 @@ export async function serveJsonRpc(ctx: Context, agent: InboundAgent, options: J
     }
     if (agent.tokenDigest !== undefined && !bearerMatches(ctx.get('authorization') || undefined, agent.tokenDigest)) {
       ctx.set('WWW-Authenticate', `Bearer realm="${agent.id}"`);
-      throw a2aError('UnauthenticatedError', ctx.get('authorization') ? 'the bearer token is not valid for this agent' : 'this agent requires Authorization: Bearer <token>');
+      throw a2aError(
+        'UnauthenticatedError',
+        ctx.get('authorization') ? 'the bearer token is not valid for this agent' : 'this agent requires Authorization: Bearer <token>',
+      );
     }
     const envelope = parseEnvelope(await readA2ABody(ctx, options.bodyLimitBytes));
     id = envelope.id;
@@ -117,7 +120,10 @@ export async function serveJsonRpc(ctx: Context, agent: InboundAgent, options: J
 /** The requested extension URIs (comma-separated, §3.2.6) that the agent implements; unknown ones are ignored. */
 function activatedExtensions(header: string, supported: readonly string[]): string[] {
   if (header === '' || supported.length === 0) return [];
-  const requested = header.split(',').map((uri) => uri.trim()).filter((uri) => uri !== '');
+  const requested = header
+    .split(',')
+    .map((uri) => uri.trim())
+    .filter((uri) => uri !== '');
   return [...new Set(requested.filter((uri) => supported.includes(uri)))];
 }
 
@@ -138,7 +144,9 @@ function respond(ctx: Context, status: number, body: unknown): void {
 /** A2A errors go out as they are; anything else is ours, logged, and reported without details. */
 function toWireError(error: unknown, options: JsonRpcEndpointOptions): A2AError {
   if (isA2AError(error)) return error;
-  options.log('error', 'unexpected error while handling a JSON-RPC request', { error: error instanceof Error ? error.stack : String(error) });
+  options.log('error', 'unexpected error while handling a JSON-RPC request', {
+    error: error instanceof Error ? error.stack : String(error),
+  });
   return a2aError('InternalError', 'the server failed to handle the request; it has been logged');
 }
 
@@ -148,4 +156,3 @@ function selfCheck(validate: Validator<unknown>, value: unknown, method: string,
   const problems = (validate.errors ?? []).slice(0, 5).map((error) => `${error.instancePath} ${error.message ?? ''}`);
   options.log('error', 'a response did not validate against the generated schema', { method, problems });
 }
-

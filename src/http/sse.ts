@@ -63,7 +63,10 @@ export function openSse(ctx: Context, heartbeatMs: number, headers: Record<strin
           socket.uncork();
         });
       }
-      const lines = data.split('\n').map((line) => `data: ${line}`).join('\n');
+      const lines = data
+        .split('\n')
+        .map((line) => `data: ${line}`)
+        .join('\n');
       const ok = body.write(`${id === undefined ? '' : `id: ${id}\n`}${lines}\n\n`);
       if (ok) return;
       await new Promise<void>((resolve) => {

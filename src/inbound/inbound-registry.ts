@@ -26,7 +26,9 @@ export interface InboundInput {
   readonly relayTo?: string;
 }
 
-export type InboundPatch = Partial<Pick<InboundConfig, 'name' | 'description' | 'version' | 'endpointPath' | 'preset' | 'authTokenEnv' | 'skills' | 'relayTo'>>;
+export type InboundPatch = Partial<
+  Pick<InboundConfig, 'name' | 'description' | 'version' | 'endpointPath' | 'preset' | 'authTokenEnv' | 'skills' | 'relayTo'>
+>;
 
 export interface InboundRegistryOptions {
   readonly store: InstanceConfigs & Pick<MetaStore, 'getMeta' | 'setMeta'>;
@@ -68,7 +70,11 @@ export class InboundRegistry implements AgentDirectory {
         continue;
       }
       this.#unreadable.set(stored.id, loaded.problems);
-      options.log?.('error', 'a stored inbound instance is not a valid configuration: it is not served until fixed or removed (inbound.remove)', { instance: stored.id, problems: loaded.problems });
+      options.log?.(
+        'error',
+        'a stored inbound instance is not a valid configuration: it is not served until fixed or removed (inbound.remove)',
+        { instance: stored.id, problems: loaded.problems },
+      );
     }
     this.#rebuild();
   }
@@ -78,7 +84,13 @@ export class InboundRegistry implements AgentDirectory {
     const { store } = this.#options;
     if (store.getMeta(FIRST_START_KEY) !== undefined) return;
     if (!this.#configs.has('default')) {
-      this.create({ id: 'default', name: 'a2a-hub echo', description: 'The default a2a-hub agent: echoes what it is sent, and follows the a2a-hub test directives.', version: '1.0.0', preset: DEFAULT_PRESET });
+      this.create({
+        id: 'default',
+        name: 'a2a-hub echo',
+        description: 'The default a2a-hub agent: echoes what it is sent, and follows the a2a-hub test directives.',
+        version: '1.0.0',
+        preset: DEFAULT_PRESET,
+      });
     }
     store.setMeta(FIRST_START_KEY, this.#options.now());
   }
@@ -108,7 +120,9 @@ export class InboundRegistry implements AgentDirectory {
     if (this.#configs.has(id)) throw new OperationError(`an inbound instance with id "${id}" already exists`);
     const unreadable = this.#unreadable.get(id);
     if (unreadable !== undefined) {
-      throw new OperationError(`an inbound instance with id "${id}" is stored but its configuration is not valid (${unreadable.join('; ')}); inbound.remove deletes it`);
+      throw new OperationError(
+        `an inbound instance with id "${id}" is stored but its configuration is not valid (${unreadable.join('; ')}); inbound.remove deletes it`,
+      );
     }
     const now = this.#options.now();
     const config: InboundConfig = {
@@ -139,7 +153,13 @@ export class InboundRegistry implements AgentDirectory {
     // An empty relayTo, like an empty authTokenEnv, clears it.
     const { relayTo: currentRelay, ...others } = current;
     const relayTo = patch.relayTo === undefined ? currentRelay : patch.relayTo === '' ? undefined : patch.relayTo;
-    return this.#save({ ...others, ...rest, ...(env === undefined ? {} : { authTokenEnv: env }), ...(relayTo === undefined ? {} : { relayTo }), updatedAt: this.#options.now() });
+    return this.#save({
+      ...others,
+      ...rest,
+      ...(env === undefined ? {} : { authTokenEnv: env }),
+      ...(relayTo === undefined ? {} : { relayTo }),
+      updatedAt: this.#options.now(),
+    });
   }
 
   setEnabled(id: string, enabled: boolean): InboundConfig {
@@ -175,7 +195,10 @@ export class InboundRegistry implements AgentDirectory {
   /** Whether the instance requires a token, and where it comes from; never the token. */
   authOf(id: string): { enabled: boolean; authTokenEnv?: string } {
     const config = this.#require(id);
-    return { enabled: this.#digestOf(config) !== undefined, ...(config.authTokenEnv === undefined ? {} : { authTokenEnv: config.authTokenEnv }) };
+    return {
+      enabled: this.#digestOf(config) !== undefined,
+      ...(config.authTokenEnv === undefined ? {} : { authTokenEnv: config.authTokenEnv }),
+    };
   }
 
   #require(id: string): InboundConfig {
@@ -194,7 +217,9 @@ export class InboundRegistry implements AgentDirectory {
 
   #check(config: InboundConfig): void {
     if (!validateEndpointPath(config.endpointPath) || RESERVED_PATHS.some((reserved) => reserved.test(config.endpointPath))) {
-      throw new OperationError(`endpointPath "${config.endpointPath}" is not usable: give an absolute path like /a2a/reports outside /a2a/api, /a2a/panel and /.well-known`);
+      throw new OperationError(
+        `endpointPath "${config.endpointPath}" is not usable: give an absolute path like /a2a/reports outside /a2a/api, /a2a/panel and /.well-known`,
+      );
     }
     const preset = this.#options.presets.get(config.preset);
     if (preset === undefined) {
@@ -225,7 +250,10 @@ export class InboundRegistry implements AgentDirectory {
     if (config.authTokenEnv === undefined) return undefined;
     const token = (this.#options.env ?? process.env)[config.authTokenEnv];
     if (token === undefined || token === '') {
-      this.#options.log?.('warn', 'the token variable of an inbound instance is empty: every request will be refused', { instance: config.id, authTokenEnv: config.authTokenEnv });
+      this.#options.log?.('warn', 'the token variable of an inbound instance is empty: every request will be refused', {
+        instance: config.id,
+        authTokenEnv: config.authTokenEnv,
+      });
       // Fail closed: a digest no token can match.
       return '0'.repeat(64);
     }
@@ -273,6 +301,10 @@ export class InboundRegistry implements AgentDirectory {
 
 /** `Reports Agent!` → `reports-agent`: the readable half of a generated instance id. */
 function slug(name: string): string {
-  const text = name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 40);
+  const text = name
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 40);
   return text === '' ? 'agent' : text;
 }

@@ -27,7 +27,8 @@ export function inboundConfigProblems(config: unknown, flavour: 'exact' | 'input
 /** A stored row as a configuration, or why it cannot be one. */
 export function readStoredInbound(id: string, config: unknown): { ok: true; config: InboundConfig } | { ok: false; problems: string[] } {
   const problems = inboundConfigProblems(config, 'input');
-  if (problems.length === 0 && (config as StoredInbound).id !== id) problems.push(`id is ${JSON.stringify((config as StoredInbound).id)}, but the row is stored under ${JSON.stringify(id)}`);
+  if (problems.length === 0 && (config as StoredInbound).id !== id)
+    problems.push(`id is ${JSON.stringify((config as StoredInbound).id)}, but the row is stored under ${JSON.stringify(id)}`);
   return problems.length === 0 ? { ok: true, config: config as InboundConfig } : { ok: false, problems };
 }
 

@@ -152,7 +152,10 @@ export class ConnectionSupervisor {
     if (attempt !== live.attempt || this.#closed) {
       const newer = live.pending;
       if (newer !== undefined && newer.attempt > attempt) return newer.outcome;
-      return { ok: false, reason: this.#closed ? 'the hub is shutting down' : `outbound connection "${config.name}" was disabled or removed meanwhile` };
+      return {
+        ok: false,
+        reason: this.#closed ? 'the hub is shutting down' : `outbound connection "${config.name}" was disabled or removed meanwhile`,
+      };
     }
     live.pending = undefined;
     const previous = { state: live.state, reason: live.reason };
@@ -170,7 +173,8 @@ export class ConnectionSupervisor {
     live.state = 'error';
     live.reason = reason;
     live.client = undefined;
-    if (previous.state !== 'error' || previous.reason !== reason) this.#host.log('warn', 'outbound connection failed to connect; retrying in the background', config, { reason });
+    if (previous.state !== 'error' || previous.reason !== reason)
+      this.#host.log('warn', 'outbound connection failed to connect; retrying in the background', config, { reason });
     this.#scheduleRetry(config.id, live);
     this.#host.changed();
     return { ok: false, reason };

@@ -64,7 +64,8 @@ export function outboundConfigProblems(config: unknown, flavour: 'exact' | 'inpu
 export function readStoredOutbound(id: string, stored: unknown): { ok: true; config: OutboundConfig } | { ok: false; problems: string[] } {
   const problems = outboundConfigProblems(stored, 'input');
   const config = stored as StoredOutbound;
-  if (problems.length === 0 && config.id !== id) problems.push(`id is ${JSON.stringify(config.id)}, but the row is stored under ${JSON.stringify(id)}`);
+  if (problems.length === 0 && config.id !== id)
+    problems.push(`id is ${JSON.stringify(config.id)}, but the row is stored under ${JSON.stringify(id)}`);
   if (problems.length > 0) return { ok: false, problems };
   return {
     ok: true,

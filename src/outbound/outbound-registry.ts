@@ -8,7 +8,15 @@ import { OperationError } from '../support/operation-error.js';
 import type { LogFunction } from '../support/log.js';
 import type { OutboundConfigs } from '../store/task-store.js';
 import { ConnectionSupervisor, type ConnectOutcome, type OutboundState } from './connection-supervisor.js';
-import { DEFAULT_OUTBOUND_TIMEOUT_MS, newOutboundConfig, outboundConfigProblems, readStoredOutbound, type OutboundConfig, type OutboundInput, type OutboundPatch } from './outbound-config.js';
+import {
+  DEFAULT_OUTBOUND_TIMEOUT_MS,
+  newOutboundConfig,
+  outboundConfigProblems,
+  readStoredOutbound,
+  type OutboundConfig,
+  type OutboundInput,
+  type OutboundPatch,
+} from './outbound-config.js';
 import { ConnectError, connectRemote, discoverRemote, type RemoteSettings } from './remote-connect.js';
 import { describeError } from '../support/describe-error.js';
 
@@ -80,7 +88,11 @@ export class OutboundRegistry {
       const loaded = readStoredOutbound(stored.id, stored.config);
       if (!loaded.ok) {
         this.#unreadable.add(stored.id);
-        options.log?.('error', 'a stored outbound connection is not a valid configuration: it is not connected until fixed or removed (outbound.remove)', { outbound: stored.id, problems: loaded.problems });
+        options.log?.(
+          'error',
+          'a stored outbound connection is not a valid configuration: it is not connected until fixed or removed (outbound.remove)',
+          { outbound: stored.id, problems: loaded.problems },
+        );
         continue;
       }
       this.#configs.set(loaded.config.id, loaded.config);
@@ -132,7 +144,10 @@ export class OutboundRegistry {
   /** Whether a token is sent, and where it comes from; never the token. */
   authOf(id: string): { enabled: boolean; bearerTokenEnv?: string } {
     const config = this.#require(id);
-    return { enabled: config.token !== undefined || config.bearerTokenEnv !== undefined, ...(config.bearerTokenEnv === undefined ? {} : { bearerTokenEnv: config.bearerTokenEnv }) };
+    return {
+      enabled: config.token !== undefined || config.bearerTokenEnv !== undefined,
+      ...(config.bearerTokenEnv === undefined ? {} : { bearerTokenEnv: config.bearerTokenEnv }),
+    };
   }
 
   /**
@@ -141,7 +156,10 @@ export class OutboundRegistry {
    */
   async create(input: OutboundInput): Promise<OutboundConfig> {
     this.#requireOpen();
-    if (!URL.canParse(input.agentCardUrl)) throw new OperationError(`agentCardUrl ${JSON.stringify(input.agentCardUrl)} is not a URL; give the agent card's URL or the agent's base URL`);
+    if (!URL.canParse(input.agentCardUrl))
+      throw new OperationError(
+        `agentCardUrl ${JSON.stringify(input.agentCardUrl)} is not a URL; give the agent card's URL or the agent's base URL`,
+      );
     const config = newOutboundConfig(input, this.#options.now());
     if (!config.enabled) {
       this.#save(config);
@@ -214,10 +232,13 @@ export class OutboundRegistry {
   /** Re-reads the card and rebuilds the tools; throws when that fails (the state is then error). */
   async refresh(id: string): Promise<OutboundConfig> {
     const config = this.#require(id);
-    if (!config.enabled) throw new OperationError(`outbound connection "${config.name}" is disabled; outbound.enable enables and connects it`);
+    if (!config.enabled)
+      throw new OperationError(`outbound connection "${config.name}" is disabled; outbound.enable enables and connects it`);
     const outcome = await this.#connections.connect(config);
     if (!outcome.ok) {
-      throw new OperationError(`refreshing outbound connection "${config.name}" failed: ${outcome.reason}. It is in state error and is retried in the background`);
+      throw new OperationError(
+        `refreshing outbound connection "${config.name}" failed: ${outcome.reason}. It is in state error and is retried in the background`,
+      );
     }
     return config;
   }
@@ -275,7 +296,9 @@ export class OutboundRegistry {
     if (config.bearerTokenEnv === undefined) return undefined;
     const token = (this.#options.env ?? process.env)[config.bearerTokenEnv];
     if (token === undefined || token === '') {
-      throw new ConnectError(`bearerTokenEnv names ${config.bearerTokenEnv}, which is not set in the hub's environment; set it and run outbound.refresh, or set a token with outbound.setAuth`);
+      throw new ConnectError(
+        `bearerTokenEnv names ${config.bearerTokenEnv}, which is not set in the hub's environment; set it and run outbound.refresh, or set a token with outbound.setAuth`,
+      );
     }
     return token;
   }

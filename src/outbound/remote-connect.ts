@@ -7,7 +7,6 @@ import { HttpTransport } from '../client/http-transport.js';
 import type { UrlPolicy } from '../client/url-policy.js';
 import { describeError } from '../support/describe-error.js';
 
-
 export interface RemoteSettings {
   /** Sent as a bearer token; never part of a message this module produces. */
   readonly token?: string;
@@ -109,7 +108,9 @@ async function checkEndpoint(endpoint: string, settings: RemoteSettings): Promis
   if (response.status === 401 || response.status === 403) {
     const remote = jsonRpcErrorMessage(text);
     const what = settings.token === undefined ? 'no bearer token is set' : 'the bearer token was refused';
-    throw new ConnectError(`the endpoint ${endpoint} answered HTTP ${response.status}${remote === undefined ? '' : ` (${remote})`}: ${what}; set one with outbound.setAuth`);
+    throw new ConnectError(
+      `the endpoint ${endpoint} answered HTTP ${response.status}${remote === undefined ? '' : ` (${remote})`}: ${what}; set one with outbound.setAuth`,
+    );
   }
   if (!isJsonRpcAnswer(text)) throw new ConnectError(`the endpoint ${endpoint} answered HTTP ${response.status} without a JSON-RPC answer`);
 }

@@ -18,7 +18,8 @@ export const TOOL_INPUT_SCHEMA = {
     taskId: {
       type: 'string',
       minLength: 1,
-      description: 'Only to continue a remote task that asked for input or authentication: the taskId its answer gave. Put the answer in prompt.',
+      description:
+        'Only to continue a remote task that asked for input or authentication: the taskId its answer gave. Put the answer in prompt.',
     },
   },
   required: ['prompt'],
@@ -38,7 +39,8 @@ export function parseToolArguments(tool: string, args: unknown): ToolArguments {
       throw badArguments(tool, ['the arguments are a string that is not JSON']);
     }
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw badArguments(tool, ['the arguments must be an object like {"prompt": "…"}']);
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw badArguments(tool, ['the arguments must be an object like {"prompt": "…"}']);
   const record = value as Record<string, unknown>;
   const problems: string[] = [];
   const { prompt, taskId } = record;
@@ -46,7 +48,8 @@ export function parseToolArguments(tool: string, args: unknown): ToolArguments {
   else if (typeof prompt !== 'string') problems.push('prompt must be a string');
   else if (prompt === '') problems.push('prompt must not be empty');
   if (taskId !== undefined && (typeof taskId !== 'string' || taskId === '')) problems.push('taskId must be a non-empty string');
-  for (const key of Object.keys(record)) if (key !== 'prompt' && key !== 'taskId') problems.push(`${key} is not an argument of this tool (only prompt and taskId are)`);
+  for (const key of Object.keys(record))
+    if (key !== 'prompt' && key !== 'taskId') problems.push(`${key} is not an argument of this tool (only prompt and taskId are)`);
   if (problems.length > 0) throw badArguments(tool, problems);
   return { prompt: prompt as string, ...(typeof taskId === 'string' ? { taskId } : {}) };
 }

@@ -70,7 +70,13 @@ export async function callRemoteSkill(call: RemoteSkillCall): Promise<RemoteSkil
     return { result, ...(isInterruptedState(outcome.task.status.state) ? { interruptedStatus: statusKey(outcome.task) } : {}) };
   }
   if (outcome.message !== undefined) {
-    return { result: { text: textOf(outcome.message), state: 'message', ...(outcome.message.contextId === undefined ? {} : { contextId: outcome.message.contextId }) } };
+    return {
+      result: {
+        text: textOf(outcome.message),
+        state: 'message',
+        ...(outcome.message.contextId === undefined ? {} : { contextId: outcome.message.contextId }),
+      },
+    };
   }
   throw new ToolError('remote-error', `the remote agent of tool ${tool} ended the turn without a task or a message`, { tool });
 }
@@ -81,7 +87,12 @@ function resultOfTask(tool: string, task: Task, artifacts: readonly Artifact[], 
   const ids = { taskId: task.id, ...(task.contextId === '' ? {} : { contextId: task.contextId }) };
   if (isFailureState(state)) {
     const said = statusText === '' ? 'without saying why' : `saying: ${statusText}`;
-    throw new ToolError('task-ended', `the remote task ${task.id} ended ${state} ${said}`, { tool, state, ...ids, ...(statusText === '' ? {} : { remoteMessage: statusText }) });
+    throw new ToolError('task-ended', `the remote task ${task.id} ended ${state} ${said}`, {
+      tool,
+      state,
+      ...ids,
+      ...(statusText === '' ? {} : { remoteMessage: statusText }),
+    });
   }
   if (isInterruptedState(state)) {
     const needs = state === 'TASK_STATE_INPUT_REQUIRED' ? 'needs more input' : 'needs authentication';
@@ -92,7 +103,10 @@ function resultOfTask(tool: string, task: Task, artifacts: readonly Artifact[], 
       ...ids,
     };
   }
-  const artifactText = (artifacts.length > 0 ? artifacts : (task.artifacts ?? [])).map((artifact) => textOf(artifact)).filter((text) => text !== '').join('\n');
+  const artifactText = (artifacts.length > 0 ? artifacts : (task.artifacts ?? []))
+    .map((artifact) => textOf(artifact))
+    .filter((text) => text !== '')
+    .join('\n');
   return { text: artifactText !== '' ? artifactText : statusText, state, ...ids };
 }
 
@@ -103,13 +117,25 @@ function remoteFailure(
 ): ToolError {
   if (error instanceof ToolError) return error;
   const reason = context.connection.redact(error instanceof Error ? error.message : String(error));
-  if (context.caller?.aborted === true) return new ToolError('aborted', `the call of tool ${tool} was aborted; the remote task, if one was started, was asked to cancel`, { tool, cause: error });
+  if (context.caller?.aborted === true)
+    return new ToolError('aborted', `the call of tool ${tool} was aborted; the remote task, if one was started, was asked to cancel`, {
+      tool,
+      cause: error,
+    });
   if (context.connection.signal.aborted) {
     const why: unknown = context.connection.signal.reason;
-    return new ToolError('not-connected', `the call of tool ${tool} was stopped: ${why instanceof Error ? why.message : 'the connection went away'}`, { tool, cause: error });
+    return new ToolError(
+      'not-connected',
+      `the call of tool ${tool} was stopped: ${why instanceof Error ? why.message : 'the connection went away'}`,
+      { tool, cause: error },
+    );
   }
   if (context.timeout.aborted) {
-    return new ToolError('timeout', `tool ${tool} got no final answer within the connection's timeoutMs (${context.timeoutMs} ms); the remote task was asked to cancel`, { tool, cause: error });
+    return new ToolError(
+      'timeout',
+      `tool ${tool} got no final answer within the connection's timeoutMs (${context.timeoutMs} ms); the remote task was asked to cancel`,
+      { tool, cause: error },
+    );
   }
   return new ToolError('remote-error', `the remote agent of tool ${tool} could not be used: ${reason}`, { tool, cause: error });
 }

@@ -9,7 +9,12 @@ export function formatTools(tools: readonly ToolDefinition[], format: ToolFormat
   const schema = (tool: ToolDefinition): ToolInputSchema => structuredClone(tool.inputSchema);
   switch (format) {
     case 'openai':
-      return { tools: tools.map((tool) => ({ type: 'function' as const, function: { name: tool.name, description: tool.description, parameters: schema(tool) } })) };
+      return {
+        tools: tools.map((tool) => ({
+          type: 'function' as const,
+          function: { name: tool.name, description: tool.description, parameters: schema(tool) },
+        })),
+      };
     case 'anthropic':
       return { tools: tools.map((tool) => ({ name: tool.name, description: tool.description, input_schema: schema(tool) })) };
     default:

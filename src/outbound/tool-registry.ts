@@ -39,7 +39,9 @@ export class ToolRegistry {
   readonly #contexts = new CallerContexts();
   /** taskId → key of the interrupted status a caller was shown. */
   readonly #interrupted = new RecencyMap<string, string>();
-  #table: { readonly version: number; readonly tools: readonly ToolDefinition[]; readonly byName: ReadonlyMap<string, ToolDefinition> } | undefined;
+  #table:
+    | { readonly version: number; readonly tools: readonly ToolDefinition[]; readonly byName: ReadonlyMap<string, ToolDefinition> }
+    | undefined;
 
   constructor(outbounds: OutboundRegistry) {
     this.#outbounds = outbounds;
@@ -60,12 +62,19 @@ export class ToolRegistry {
    */
   async call(name: string, args: unknown, options: ToolCallOptions = {}): Promise<ToolResult> {
     const tool = this.get(name);
-    if (tool === undefined) throw new ToolError('unknown-tool', `no tool is named ${name}; GET /a2a/api/tools lists the tools of the connected outbound connections`, { tool: name });
+    if (tool === undefined)
+      throw new ToolError(
+        'unknown-tool',
+        `no tool is named ${name}; GET /a2a/api/tools lists the tools of the connected outbound connections`,
+        { tool: name },
+      );
     const parsed = parseToolArguments(name, args);
     const connection = this.#outbounds.client(tool.connectionId);
     if (connection === undefined) {
       const state = this.#outbounds.view(tool.connectionId)?.state ?? 'removed';
-      throw new ToolError('not-connected', `tool ${name} cannot be called: its outbound connection "${tool.connectionName}" is ${state}`, { tool: name });
+      throw new ToolError('not-connected', `tool ${name} cannot be called: its outbound connection "${tool.connectionName}" is ${state}`, {
+        tool: name,
+      });
     }
     const callerId = options.callerId ?? DEFAULT_CALLER;
     const contextId = this.#contexts.get(callerId, tool.connectionId);
@@ -85,7 +94,8 @@ export class ToolRegistry {
       return result;
     } catch (error) {
       // A failed task still belongs to the conversation the caller continues.
-      if (error instanceof ToolError && error.contextId !== undefined) this.#contexts.remember(callerId, tool.connectionId, error.contextId);
+      if (error instanceof ToolError && error.contextId !== undefined)
+        this.#contexts.remember(callerId, tool.connectionId, error.contextId);
       throw error;
     }
   }

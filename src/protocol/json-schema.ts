@@ -110,10 +110,12 @@ function narrowUnion(document: SchemaDocument, schema: JsonSchema, value: unknow
   if (single.length === 1 && single[0] !== undefined) return resolveRef(document, single[0]);
   const branches = [...schemaList(schema, 'anyOf'), ...schemaList(schema, 'oneOf')].filter((b) => '$ref' in b);
   if (branches.length === 0 || typeof value !== 'object' || value === null) return schema;
-  const matching = branches.map((branch) => resolveRef(document, branch)).filter((branch) =>
-    Object.entries(properties(branch)).every(([name, property]) => {
-      return !('const' in property) || (value as Record<string, unknown>)[name] === property['const'];
-    }),
-  );
+  const matching = branches
+    .map((branch) => resolveRef(document, branch))
+    .filter((branch) =>
+      Object.entries(properties(branch)).every(([name, property]) => {
+        return !('const' in property) || (value as Record<string, unknown>)[name] === property['const'];
+      }),
+    );
   return matching.length === 1 && matching[0] !== undefined ? matching[0] : schema;
 }

@@ -32,7 +32,11 @@ export type Parsed<T> = { readonly ok: true; readonly value: T } | { readonly ok
  */
 export function parseEnvelope(body: unknown): Parsed<Envelope> & { readonly id: JsonRpcId } {
   if (Array.isArray(body)) {
-    return { ok: false, id: null, error: a2aError('InvalidRequestError', 'batch requests are not supported: send one JSON-RPC request object per HTTP request') };
+    return {
+      ok: false,
+      id: null,
+      error: a2aError('InvalidRequestError', 'batch requests are not supported: send one JSON-RPC request object per HTTP request'),
+    };
   }
   const rawId = typeof body === 'object' && body !== null ? (body as Record<string, unknown>)['id'] : undefined;
   const id: JsonRpcId = typeof rawId === 'string' || (typeof rawId === 'number' && Number.isInteger(rawId)) ? rawId : null;
@@ -41,7 +45,9 @@ export function parseEnvelope(body: unknown): Parsed<Envelope> & { readonly id: 
     const paramsOnly = envelope.violations.every((violation) => violation.field === 'params');
     const error = paramsOnly
       ? a2aError('InvalidParamsError', 'params must be an object (A2A takes named params)', { violations: envelope.violations })
-      : a2aError('InvalidRequestError', `not a valid JSON-RPC 2.0 request: ${summary(envelope.violations)}`, { violations: envelope.violations });
+      : a2aError('InvalidRequestError', `not a valid JSON-RPC 2.0 request: ${summary(envelope.violations)}`, {
+          violations: envelope.violations,
+        });
     return { ok: false, id: envelope.violations.some((violation) => violation.field === 'id') ? null : id, error };
   }
   const request = envelope.value;
@@ -54,17 +60,32 @@ export function resolveCall(envelope: Envelope): Parsed<JsonRpcCall> {
   if (!isMethodName(method)) {
     const modern = METHOD_BY_LEGACY_NAME.get(method);
     const hint = modern === undefined ? '' : ` (${method} is the A2A 0.3 name; A2A 1.0 calls it ${modern})`;
-    return { ok: false, error: a2aError('MethodNotFoundError', `method ${JSON.stringify(method)} does not exist${hint}`, { metadata: { method } }) };
+    return {
+      ok: false,
+      error: a2aError('MethodNotFoundError', `method ${JSON.stringify(method)} does not exist${hint}`, { metadata: { method } }),
+    };
   }
   const definition = METHODS[method];
   if (envelope.params === undefined && !definition.paramsOptional) {
-    return { ok: false, error: a2aError('InvalidParamsError', `${method} needs params (a ${definition.paramsType})`, { violations: [{ field: 'params', description: 'is required' }] }) };
+    return {
+      ok: false,
+      error: a2aError('InvalidParamsError', `${method} needs params (a ${definition.paramsType})`, {
+        violations: [{ field: 'params', description: 'is required' }],
+      }),
+    };
   }
   const params = checkValue(A2A_1_0, definition.paramsType as 'SendMessageRequest', envelope.params ?? {}, { fieldPrefix: 'params' });
-  if (!params.ok) return { ok: false, error: a2aError('InvalidParamsError', `invalid params: ${summary(params.violations)}`, { violations: params.violations }) };
+  if (!params.ok)
+    return {
+      ok: false,
+      error: a2aError('InvalidParamsError', `invalid params: ${summary(params.violations)}`, { violations: params.violations }),
+    };
   const known = projectToSchema(A2A_1_0.document, definition.paramsType, params.value);
   const id = envelope.id ?? undefined;
-  return { ok: true, value: { method, params: known, ...(envelope.notification || id === undefined ? {} : { id }), notification: envelope.notification } };
+  return {
+    ok: true,
+    value: { method, params: known, ...(envelope.notification || id === undefined ? {} : { id }), notification: envelope.notification },
+  };
 }
 
 export function successResponse(id: string | number | null, result: unknown): JSONRPCSuccessResponse {

@@ -45,7 +45,9 @@ function projectorOf(document: SchemaDocument, raw: JsonSchema): Projector {
     // A branch is told apart by its const members (e.g. a `kind`); one without any matches every object.
     const tests = branches.map((branch) => {
       const resolved = resolveRef(document, branch);
-      const consts = Object.entries(properties(resolved)).flatMap(([name, member]) => ('const' in member ? [[name, member['const']] as const] : []));
+      const consts = Object.entries(properties(resolved)).flatMap(([name, member]) =>
+        'const' in member ? [[name, member['const']] as const] : [],
+      );
       return { consts, shape: shapeOf(document, resolved) };
     });
     return (value) => {

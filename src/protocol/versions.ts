@@ -10,11 +10,17 @@ export interface VersionPolicy {
 }
 
 /** `1.0` and `1.0.x` are 1.0 (patch versions never affect negotiation); anything else is refused. */
-export function negotiateVersion(requested: string | undefined, policy: VersionPolicy): { ok: true; version: string } | { ok: false; error: A2AError } {
+export function negotiateVersion(
+  requested: string | undefined,
+  policy: VersionPolicy,
+): { ok: true; version: string } | { ok: false; error: A2AError } {
   const value = requested?.trim() ?? '';
   if (value === '') {
     if (!policy.strict) return { ok: true, version: PROTOCOL_VERSION };
-    return refuse(`no A2A-Version was sent, which means 0.3 (spec §3.6.2); this endpoint serves ${PROTOCOL_VERSION}: send A2A-Version: ${PROTOCOL_VERSION}`, '');
+    return refuse(
+      `no A2A-Version was sent, which means 0.3 (spec §3.6.2); this endpoint serves ${PROTOCOL_VERSION}: send A2A-Version: ${PROTOCOL_VERSION}`,
+      '',
+    );
   }
   if (isThisProtocolVersion(value)) return { ok: true, version: PROTOCOL_VERSION };
   return refuse(`A2A-Version ${value} is not supported; this endpoint serves ${PROTOCOL_VERSION}`, value);

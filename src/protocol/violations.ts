@@ -1,7 +1,17 @@
 import type { ErrorObject } from 'ajv';
 import type { FieldViolation } from '../../generated/a2a/1.0/types.js';
 import { REASON_BY_KEYWORD, type FieldViolationReason } from '../../generated/hub/field-violations.js';
-import { oneofMembers, properties, resolveRef, schemaAt, schemaList, splitPointer, valueAt, type JsonSchema, type SchemaDocument } from './json-schema.js';
+import {
+  oneofMembers,
+  properties,
+  resolveRef,
+  schemaAt,
+  schemaList,
+  splitPointer,
+  valueAt,
+  type JsonSchema,
+  type SchemaDocument,
+} from './json-schema.js';
 
 export interface ViolationContext {
   /** The generated schema document the validator was compiled from. */
@@ -35,7 +45,8 @@ export function toFieldViolations(errors: readonly ErrorObject[], context: Viola
   const seen = new Set<string>();
   for (const error of errors) {
     const oneofBranch = /oneOf\/\d+\/required$/.test(error.schemaPath) && oneofPaths.has(error.instancePath);
-    const underUnion = error.keyword !== 'anyOf' && [...unionPaths].some((path) => error.instancePath === path || error.instancePath.startsWith(`${path}/`));
+    const underUnion =
+      error.keyword !== 'anyOf' && [...unionPaths].some((path) => error.instancePath === path || error.instancePath.startsWith(`${path}/`));
     if (oneofBranch || underUnion) continue;
     const violation = describe(error, context);
     const key = `${violation.field}\u0000${violation.description}`;
@@ -86,7 +97,10 @@ function describe(error: ErrorObject, context: ViolationContext): FieldViolation
       return at(error.instancePath, `must be one of ${allowed.join(', ')}, got ${JSON.stringify(got)}${legacy}`);
     }
     case 'type':
-      return at(error.instancePath, `must be ${article(String(params['type']))}, got ${typeName(valueAt(context.data, error.instancePath))}`);
+      return at(
+        error.instancePath,
+        `must be ${article(String(params['type']))}, got ${typeName(valueAt(context.data, error.instancePath))}`,
+      );
     case 'const':
       return at(error.instancePath, `must be ${JSON.stringify(params['allowedValue'])}`);
     case 'pattern':

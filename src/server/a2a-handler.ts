@@ -45,7 +45,10 @@ export class A2AHandler {
   readonly #methods: MethodHandlers = {
     SendMessage: async (params, context) => ({ kind: 'result', result: await this.#sendMessage(params, context) }),
     SendStreamingMessage: async (params, context) => ({ kind: 'stream', frames: await this.#sendStreamingMessage(params, context) }),
-    GetTask: ({ id, historyLength }, context) => ({ kind: 'result', result: this.runtime.getTask(context.agent.id, id, historyView(historyLength)) }),
+    GetTask: ({ id, historyLength }, context) => ({
+      kind: 'result',
+      result: this.runtime.getTask(context.agent.id, id, historyView(historyLength)),
+    }),
     ListTasks: (params, context) => ({ kind: 'result', result: this.#listTasks(params, context) }),
     CancelTask: ({ id }, context) => ({ kind: 'result', result: this.runtime.cancel(context.agent.id, id) }),
     SubscribeToTask: ({ id }, context) => ({ kind: 'stream', frames: this.#subscribe(id, context) }),
@@ -68,7 +71,10 @@ export class A2AHandler {
     const capability = METHODS[method].capability;
     if (capability === null || agent.capabilities[capability]) return;
     if (capability === 'pushNotifications') {
-      throw a2aError('PushNotificationNotSupportedError', 'push notifications are not supported: the agent card declares capabilities.pushNotifications false');
+      throw a2aError(
+        'PushNotificationNotSupportedError',
+        'push notifications are not supported: the agent card declares capabilities.pushNotifications false',
+      );
     }
     throw a2aError('UnsupportedOperationError', `${method} needs capabilities.${capability}, which this agent does not declare`);
   }
@@ -77,25 +83,40 @@ export class A2AHandler {
   #checkSend(params: SendMessageRequest, agent: HostedAgent): void {
     const configuration = params.configuration;
     if (configuration?.taskPushNotificationConfig !== undefined && !agent.capabilities.pushNotifications) {
-      throw a2aError('PushNotificationNotSupportedError', 'configuration.taskPushNotificationConfig was given, but this agent does not support push notifications');
+      throw a2aError(
+        'PushNotificationNotSupportedError',
+        'configuration.taskPushNotificationConfig was given, but this agent does not support push notifications',
+      );
     }
-    const refused = params.message.parts.map(mediaTypeOfPart).find((type) => !agent.inputModes.some((mode) => mediaRangeCovers(mode, type)));
+    const refused = params.message.parts
+      .map(mediaTypeOfPart)
+      .find((type) => !agent.inputModes.some((mode) => mediaRangeCovers(mode, type)));
     if (refused !== undefined) {
-      throw a2aError('ContentTypeNotSupportedError', `this agent does not accept ${refused} parts; it accepts ${agent.inputModes.join(', ')}`, {
-        metadata: { mediaType: refused, inputModes: agent.inputModes.join(',') },
-      });
+      throw a2aError(
+        'ContentTypeNotSupportedError',
+        `this agent does not accept ${refused} parts; it accepts ${agent.inputModes.join(', ')}`,
+        {
+          metadata: { mediaType: refused, inputModes: agent.inputModes.join(',') },
+        },
+      );
     }
     const accepted = configuration?.acceptedOutputModes ?? [];
     if (accepted.length > 0 && !accepted.some(admitsText)) {
-      throw a2aError('ContentTypeNotSupportedError', `this agent replies with text only; acceptedOutputModes ${accepted.join(', ')} excludes every text mode`, {
-        metadata: { acceptedOutputModes: accepted.join(',') },
-      });
+      throw a2aError(
+        'ContentTypeNotSupportedError',
+        `this agent replies with text only; acceptedOutputModes ${accepted.join(', ')} excludes every text mode`,
+        {
+          metadata: { acceptedOutputModes: accepted.join(',') },
+        },
+      );
     }
   }
 
   async #sendMessage(params: SendMessageRequest, context: CallContext): Promise<SendMessageResponse> {
     this.#checkSend(params, context.agent);
-    const outcome = await this.runtime.send(context.agent, params, { acceptedOutputModes: params.configuration?.acceptedOutputModes ?? [] });
+    const outcome = await this.runtime.send(context.agent, params, {
+      acceptedOutputModes: params.configuration?.acceptedOutputModes ?? [],
+    });
     if (outcome.kind === 'message') return { message: outcome.message };
     const view = historyView(params.configuration?.historyLength);
     if (params.configuration?.returnImmediately !== true) {
@@ -110,7 +131,8 @@ export class A2AHandler {
     const frames = new FrameQueue();
     const outcome = await this.runtime.send(context.agent, params, {
       acceptedOutputModes: params.configuration?.acceptedOutputModes ?? [],
-      onTask: (taskId, created) => this.#follow(taskId, context, frames, historyView(params.configuration?.historyLength), undefined, created),
+      onTask: (taskId, created) =>
+        this.#follow(taskId, context, frames, historyView(params.configuration?.historyLength), undefined, created),
     });
     if (outcome.kind === 'message') {
       frames.push({ message: outcome.message }, 0);
@@ -122,9 +144,13 @@ export class A2AHandler {
   #subscribe(taskId: string, context: CallContext): FrameQueue {
     const task = this.runtime.getTask(context.agent.id, taskId, { historyLength: 0 });
     if (isTerminalState(task.status.state)) {
-      throw a2aError('UnsupportedOperationError', `task ${taskId} is already ${task.status.state}; SubscribeToTask serves tasks that are not terminal (use GetTask)`, {
-        metadata: { taskId, state: task.status.state },
-      });
+      throw a2aError(
+        'UnsupportedOperationError',
+        `task ${taskId} is already ${task.status.state}; SubscribeToTask serves tasks that are not terminal (use GetTask)`,
+        {
+          metadata: { taskId, state: task.status.state },
+        },
+      );
     }
     const frames = new FrameQueue();
     this.#follow(taskId, context, frames, {}, context.lastEventId);
@@ -137,7 +163,14 @@ export class A2AHandler {
    * the status frames it missed; artifact chunks are not replayed because the snapshot
    * already holds the assembled artifacts.
    */
-  #follow(taskId: string, context: CallContext, frames: FrameQueue, view: { historyLength?: number }, lastEventId?: number, created?: TaskContent): void {
+  #follow(
+    taskId: string,
+    context: CallContext,
+    frames: FrameQueue,
+    view: { historyLength?: number },
+    lastEventId?: number,
+    created?: TaskContent,
+  ): void {
     // A task created by this very request has logged no frame yet, and is what `created` says.
     const snapshot: Task = created === undefined ? this.runtime.getTask(context.agent.id, taskId, view) : toWireTask(created, view);
     const seq = created === undefined ? this.store.lastEventSeq(taskId) : 0;
@@ -176,7 +209,9 @@ export class A2AHandler {
     } catch (error) {
       if (!(error instanceof InvalidCursorError)) throw error;
       throw a2aError('InvalidParamsError', error.message, {
-        violations: [{ field: 'params.pageToken', description: 'is not a page token from this server for this query; start again without it' }],
+        violations: [
+          { field: 'params.pageToken', description: 'is not a page token from this server for this query; start again without it' },
+        ],
       });
     }
   }

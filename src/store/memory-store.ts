@@ -62,7 +62,15 @@ interface State {
 }
 
 function emptyState(): State {
-  return { version: 0, tasks: new Map(), idempotency: new Map(), contexts: new Map(), instances: new Map(), outbounds: new Map(), meta: new Map() };
+  return {
+    version: 0,
+    tasks: new Map(),
+    idempotency: new Map(),
+    contexts: new Map(),
+    instances: new Map(),
+    outbounds: new Map(),
+    meta: new Map(),
+  };
 }
 
 /** A configuration table over one of the state's maps, handing out and taking in copies. */
@@ -142,7 +150,12 @@ export class MemoryTaskStore extends StoredSettings implements TaskStore {
 
   browseTasks(query: TaskBrowseQuery): { rows: TaskInfo[]; total: number } {
     const matching = [...this.state.tasks.values()]
-      .filter((task) => (query.instanceId === undefined || task.instanceId === query.instanceId) && (query.contextId === undefined || task.contextId === query.contextId) && (query.state === undefined || task.status.state === query.state))
+      .filter(
+        (task) =>
+          (query.instanceId === undefined || task.instanceId === query.instanceId) &&
+          (query.contextId === undefined || task.contextId === query.contextId) &&
+          (query.state === undefined || task.status.state === query.state),
+      )
       .sort((a, b) => current(b).ts - current(a).ts || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
     return { rows: matching.slice(query.offset, query.offset + query.limit).map(infoOf), total: matching.length };
   }
@@ -187,7 +200,8 @@ export class MemoryTaskStore extends StoredSettings implements TaskStore {
     const seq = ++task.lastSeq;
     if (frame.artifactUpdate !== undefined) return seq;
     task.events.push({ seq, frame: cloneJson(frame) });
-    if (task.events[0] !== undefined && task.events[0].seq <= seq - EVENT_LOG_LIMIT) task.events = task.events.filter((event) => event.seq > seq - EVENT_LOG_LIMIT);
+    if (task.events[0] !== undefined && task.events[0].seq <= seq - EVENT_LOG_LIMIT)
+      task.events = task.events.filter((event) => event.seq > seq - EVENT_LOG_LIMIT);
     return seq;
   }
 

@@ -71,7 +71,9 @@ export function prepareStatements(db: Database.Database) {
       )
       .pluck(),
 
-    artifactHeader: db.prepare<[number, string], string>('SELECT meta_json FROM task_artifacts WHERE task_key = ? AND artifact_id = ?').pluck(),
+    artifactHeader: db
+      .prepare<[number, string], string>('SELECT meta_json FROM task_artifacts WHERE task_key = ? AND artifact_id = ?')
+      .pluck(),
     insertArtifactAt: db.prepare<[number, string, number, string, string]>(
       'INSERT INTO task_artifacts (task_key, artifact_id, ord, meta_json, parts_json) VALUES (?, ?, ?, ?, ?)',
     ),
@@ -79,8 +81,12 @@ export function prepareStatements(db: Database.Database) {
       `INSERT INTO task_artifacts (task_key, artifact_id, ord, meta_json, parts_json)
        SELECT @task, @artifact, coalesce(max(ord), 0) + 1, @meta, @parts FROM task_artifacts WHERE task_key = @task`,
     ),
-    updateArtifactHeader: db.prepare<[string, number, string]>('UPDATE task_artifacts SET meta_json = ? WHERE task_key = ? AND artifact_id = ?'),
-    replaceArtifact: db.prepare<[string, string, number, string]>('UPDATE task_artifacts SET meta_json = ?, parts_json = ? WHERE task_key = ? AND artifact_id = ?'),
+    updateArtifactHeader: db.prepare<[string, number, string]>(
+      'UPDATE task_artifacts SET meta_json = ? WHERE task_key = ? AND artifact_id = ?',
+    ),
+    replaceArtifact: db.prepare<[string, string, number, string]>(
+      'UPDATE task_artifacts SET meta_json = ?, parts_json = ? WHERE task_key = ? AND artifact_id = ?',
+    ),
     deleteChunks: db.prepare<[number, string]>('DELETE FROM artifact_chunks WHERE task_key = ? AND artifact_id = ?'),
     appendChunk: db.prepare<[{ task: number; artifact: string; json: string }]>(
       `INSERT INTO artifact_chunks (task_key, artifact_id, seq, parts_json)
@@ -136,7 +142,9 @@ export function prepareConfigTable(db: Database.Database, table: 'instances' | '
 
 export function prepareMetaTable(db: Database.Database): MetaTable {
   const get = db.prepare<[string], string>('SELECT value FROM meta WHERE key = ?').pluck();
-  const set = db.prepare<[string, string]>('INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value');
+  const set = db.prepare<[string, string]>(
+    'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
+  );
   const remove = db.prepare<[string]>('DELETE FROM meta WHERE key = ?');
   return {
     get: (key) => get.get(key),

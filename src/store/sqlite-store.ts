@@ -10,7 +10,15 @@ import { listTasks } from './listing.js';
 import { countQuery, pageQuery } from './sqlite-listing.js';
 import { MessageKeys } from './sqlite-message-keys.js';
 import { migrate } from './sqlite-schema.js';
-import { isConstraintError, prepareConfigTable, prepareMetaTable, prepareStatements, StatementCache, type Statements, type TaskRow } from './sqlite-statements.js';
+import {
+  isConstraintError,
+  prepareConfigTable,
+  prepareMetaTable,
+  prepareStatements,
+  StatementCache,
+  type Statements,
+  type TaskRow,
+} from './sqlite-statements.js';
 import { WriteBuffer } from './sqlite-write-buffer.js';
 import { StoredSettings, type ConfigTable, type MetaTable } from './stored-settings.js';
 import {
@@ -163,13 +171,21 @@ export class SqliteTaskStore extends StoredSettings implements TaskStore {
   browseTasks(query: TaskBrowseQuery): { rows: TaskInfo[]; total: number } {
     const filters: string[] = [];
     const bindings: (string | number)[] = [];
-    for (const [column, value] of [['instance_id', query.instanceId], ['context_id', query.contextId], ['state', query.state]] as const) {
+    for (const [column, value] of [
+      ['instance_id', query.instanceId],
+      ['context_id', query.contextId],
+      ['state', query.state],
+    ] as const) {
       if (value === undefined) continue;
       filters.push(`${column} = ?`);
       bindings.push(value);
     }
     const where = filters.length === 0 ? '' : `WHERE ${filters.join(' AND ')}`;
-    const total = this.db.prepare<(string | number)[], number>(`SELECT count(*) FROM tasks ${where}`).pluck().get(...bindings) ?? 0;
+    const total =
+      this.db
+        .prepare<(string | number)[], number>(`SELECT count(*) FROM tasks ${where}`)
+        .pluck()
+        .get(...bindings) ?? 0;
     const rows = this.db
       .prepare<(string | number)[], TaskRow>(`SELECT * FROM tasks ${where} ORDER BY status_ts DESC, id DESC LIMIT ? OFFSET ?`)
       .all(...bindings, query.limit, query.offset);
@@ -248,7 +264,9 @@ export class SqliteTaskStore extends StoredSettings implements TaskStore {
     try {
       this.sql.insertIdempotent.run(instanceId, messageId, taskId, message);
     } catch (error) {
-      throw isConstraintError(error, 'SQLITE_CONSTRAINT_PRIMARYKEY') ? new DuplicateKeyError(`message ${messageId} of instance ${instanceId} is already recorded`) : error;
+      throw isConstraintError(error, 'SQLITE_CONSTRAINT_PRIMARYKEY')
+        ? new DuplicateKeyError(`message ${messageId} of instance ${instanceId} is already recorded`)
+        : error;
     }
     this.#messageKeys?.add(instanceId, messageId);
   }

@@ -138,7 +138,15 @@ export class WriteBuffer {
     const parts = [...artifact.parts];
     if (stored === undefined) {
       const ord = pendingTask === undefined ? undefined : (pendingTask.artifacts += 1);
-      this.#artifacts.set(slot, { key, artifactId, mode: 'new', ...(ord === undefined ? {} : { ord }), header: headerOf(artifact), headerChanged: false, parts });
+      this.#artifacts.set(slot, {
+        key,
+        artifactId,
+        mode: 'new',
+        ...(ord === undefined ? {} : { ord }),
+        header: headerOf(artifact),
+        headerChanged: false,
+        parts,
+      });
     } else if (append) {
       const changed = changesHeader(artifact);
       const header = changed ? mergeHeader(fromJson<ArtifactHeader>(stored), artifact) : fromJson<ArtifactHeader>(stored);
@@ -207,7 +215,13 @@ export class WriteBuffer {
 
   /** A read inside the transaction must see its writes. */
   flush(): void {
-    if (this.#tasks.size > 0 || this.#statuses.size > 0 || this.#artifacts.size > 0 || this.#frames.length > 0 || this.#eventSeqs.size > 0) {
+    if (
+      this.#tasks.size > 0 ||
+      this.#statuses.size > 0 ||
+      this.#artifacts.size > 0 ||
+      this.#frames.length > 0 ||
+      this.#eventSeqs.size > 0
+    ) {
       this.#write();
       this.#clear();
     }
@@ -271,18 +285,33 @@ export class WriteBuffer {
     const lastEventSeq = this.#eventSeqs.get(key) ?? 0;
     this.#eventSeqs.delete(key);
     try {
-      this.sql.insertTask.run(key, row.id, row.instance_id, row.context_id, row.skill, row.created_at, row.metadata_json, state, statusJson, statusTs, version, lastEventSeq);
+      this.sql.insertTask.run(
+        key,
+        row.id,
+        row.instance_id,
+        row.context_id,
+        row.skill,
+        row.created_at,
+        row.metadata_json,
+        state,
+        statusJson,
+        statusTs,
+        version,
+        lastEventSeq,
+      );
     } catch (error) {
       throw isConstraintError(error, 'SQLITE_CONSTRAINT_UNIQUE') ? new DuplicateKeyError(`task ${row.id} already exists`) : error;
     }
-    for (let index = 0; index < pending.messages.length; index += 1) this.sql.insertMessageAt.run(key, index + 1, pending.messages[index] ?? '');
+    for (let index = 0; index < pending.messages.length; index += 1)
+      this.sql.insertMessageAt.run(key, index + 1, pending.messages[index] ?? '');
   }
 
   #writeArtifact(artifact: PendingArtifact): void {
     const { key, artifactId } = artifact;
     switch (artifact.mode) {
       case 'new':
-        if (artifact.ord === undefined) this.sql.insertArtifact.run({ task: key, artifact: artifactId, meta: toJson(artifact.header), parts: toJson(artifact.parts) });
+        if (artifact.ord === undefined)
+          this.sql.insertArtifact.run({ task: key, artifact: artifactId, meta: toJson(artifact.header), parts: toJson(artifact.parts) });
         else this.sql.insertArtifactAt.run(key, artifactId, artifact.ord, toJson(artifact.header), toJson(artifact.parts));
         return;
       case 'replace':

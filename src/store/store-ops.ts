@@ -15,7 +15,11 @@ export type StoreOp =
   | { readonly op: 'touchContext'; readonly instanceId: string; readonly contextId: string; readonly at: string };
 
 /** What a batch of ops writes to. */
-export type OpTarget = Transactional & Omit<TaskWrites, 'settleUnfinished'> & Pick<EventLog, 'appendEvent'> & Pick<IdempotencyIndex, 'recordIdempotent'> & Pick<ContextBindings, 'touchContext'>;
+export type OpTarget = Transactional &
+  Omit<TaskWrites, 'settleUnfinished'> &
+  Pick<EventLog, 'appendEvent'> &
+  Pick<IdempotencyIndex, 'recordIdempotent'> &
+  Pick<ContextBindings, 'touchContext'>;
 
 /** Applies the ops in order and returns the event-log sequence number of the last appendEvent, if any. */
 export function applyOps(store: OpTarget, ops: readonly StoreOp[]): number | undefined {

@@ -19,7 +19,8 @@ import type { Artifact, Message, StreamResponse, Task, TaskState, TaskStatus } f
  * Writes that name a task the store does not hold throw UnknownTaskError; reads return
  * undefined, `[]` or 0 instead.
  */
-export interface TaskStore extends Transactional, TaskReads, TaskWrites, EventLog, IdempotencyIndex, ContextBindings, InstanceConfigs, OutboundConfigs, MetaStore {
+export interface TaskStore
+  extends Transactional, TaskReads, TaskWrites, EventLog, IdempotencyIndex, ContextBindings, InstanceConfigs, OutboundConfigs, MetaStore {
   close(): void;
 }
 

@@ -53,7 +53,9 @@ function isIsoShaped(text: string): boolean {
 }
 
 /** `-`, `-`, `T`, `:`, `:`, `.` and `Z` by position; digits everywhere else. */
-const ISO_SEPARATORS: readonly (number | undefined)[] = Array.from('0000-00-00T00:00:00.000Z', (char) => (char === '0' ? undefined : char.charCodeAt(0)));
+const ISO_SEPARATORS: readonly (number | undefined)[] = Array.from('0000-00-00T00:00:00.000Z', (char) =>
+  char === '0' ? undefined : char.charCodeAt(0),
+);
 
 /**
  * Date.parse reads an ISO date-time strictly except that it rolls a day past the month's end

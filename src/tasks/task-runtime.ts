@@ -5,7 +5,16 @@ import type { EventLog, IdempotencyIndex, TaskInfo, TaskReads, TaskWrites, TaskV
 import type { OpTarget } from '../store/store-ops.js';
 import type { ToolProvider } from './tool-provider.js';
 import type { TaskContent } from '../store/task-view.js';
-import { createTaskWrite, Execution, RunEvents, RunTools, statusWrite, type ExecutionHost, type NewTaskStart, type SendOutcome } from './execution.js';
+import {
+  createTaskWrite,
+  Execution,
+  RunEvents,
+  RunTools,
+  statusWrite,
+  type ExecutionHost,
+  type NewTaskStart,
+  type SendOutcome,
+} from './execution.js';
 import { agentMessage, status, statusFrame } from './frames.js';
 import type { Session, SessionRegistry } from './sessions.js';
 import type { TaskChannels } from './task-channels.js';
@@ -136,7 +145,9 @@ export class TaskRuntime {
     this.#writes.flushFor(taskId);
     const info = this.#infoOf(instanceId, taskId);
     if (isTerminalState(info.state)) {
-      throw a2aError('TaskNotCancelableError', `task ${taskId} is already ${stateWord(info.state)} and cannot be canceled`, { metadata: { taskId, state: info.state } });
+      throw a2aError('TaskNotCancelableError', `task ${taskId} is already ${stateWord(info.state)} and cannot be canceled`, {
+        metadata: { taskId, state: info.state },
+      });
     }
     const execution = this.#active.get(taskId);
     if (execution !== undefined && !execution.settled) {
@@ -144,7 +155,9 @@ export class TaskRuntime {
       execution.controller.abort(new Error(reason));
     } else {
       const contextId = info.contextId;
-      this.#writes.enqueue(statusWrite(taskId, contextId, status('TASK_STATE_CANCELED', this.#deps.now(), agentMessage(reason, taskId, contextId)), true));
+      this.#writes.enqueue(
+        statusWrite(taskId, contextId, status('TASK_STATE_CANCELED', this.#deps.now(), agentMessage(reason, taskId, contextId)), true),
+      );
     }
     return this.getTask(instanceId, taskId);
   }
@@ -155,7 +168,11 @@ export class TaskRuntime {
    */
   static recover(store: TaskReads & Pick<TaskWrites, 'settleUnfinished'> & Pick<EventLog, 'appendEvent'>, now: () => string): string[] {
     const settled = store.settleUnfinished((task) =>
-      status('TASK_STATE_FAILED', now(), agentMessage('the hub restarted while this task was running; send the message again to retry', task.id, task.contextId)),
+      status(
+        'TASK_STATE_FAILED',
+        now(),
+        agentMessage('the hub restarted while this task was running; send the message again to retry', task.id, task.contextId),
+      ),
     );
     for (const taskId of settled) {
       const task = store.getTask(store.getTaskInfo(taskId)?.instanceId ?? '', taskId, { historyLength: 0, includeArtifacts: false });
@@ -176,7 +193,8 @@ export class TaskRuntime {
     await Promise.race([Promise.allSettled(running), new Promise((resolve) => (timer = setTimeout(resolve, graceMs)))]);
     clearTimeout(timer);
     for (const execution of [...this.#active.values()]) {
-      if (!execution.unstored) execution.apply('TASK_STATE_FAILED', 'the hub shut down before the task finished; send the message again to retry');
+      if (!execution.unstored)
+        execution.apply('TASK_STATE_FAILED', 'the hub shut down before the task finished; send the message again to retry');
       execution.controller.abort(new Error('shutdown'));
     }
   }
@@ -198,7 +216,16 @@ export class TaskRuntime {
     const createdAt = now();
     const metadata = request.metadata;
     const submitted = status('TASK_STATE_SUBMITTED', createdAt);
-    const task = { id: taskId, instanceId: instance.id, contextId, skill, status: submitted, message, ...(metadata === undefined ? {} : { metadata }), createdAt };
+    const task = {
+      id: taskId,
+      instanceId: instance.id,
+      contextId,
+      skill,
+      status: submitted,
+      message,
+      ...(metadata === undefined ? {} : { metadata }),
+      createdAt,
+    };
 
     if (!instance.skills.includes(skill)) {
       this.#writes.enqueue(createTaskWrite(task));
@@ -207,7 +234,11 @@ export class TaskRuntime {
         statusWrite(
           taskId,
           contextId,
-          status('TASK_STATE_REJECTED', now(), agentMessage(`unknown skill "${skill}"; this agent advertises: ${instance.skills.join(', ')}`, taskId, contextId)),
+          status(
+            'TASK_STATE_REJECTED',
+            now(),
+            agentMessage(`unknown skill "${skill}"; this agent advertises: ${instance.skills.join(', ')}`, taskId, contextId),
+          ),
           true,
         ),
       );
@@ -215,10 +246,21 @@ export class TaskRuntime {
     }
 
     return new Promise<SendOutcome>((answer) => {
-      const start: NewTaskStart = { task, live: new LiveTask(taskId, contextId, submitted, message, metadata), onTask: hooks.onTask, answer };
+      const start: NewTaskStart = {
+        task,
+        live: new LiveTask(taskId, contextId, submitted, message, metadata),
+        onTask: hooks.onTask,
+        answer,
+      };
       const execution = new Execution(this.#host, instance.id, taskId, contextId, 'TASK_STATE_SUBMITTED', start);
       const wire: Task = { id: taskId, contextId, status: submitted, history: [message] };
-      this.#launch(instance, execution, { skill, message, task: wire, resumed: false, acceptedOutputModes: hooks.acceptedOutputModes ?? NO_MODES });
+      this.#launch(instance, execution, {
+        skill,
+        message,
+        task: wire,
+        resumed: false,
+        acceptedOutputModes: hooks.acceptedOutputModes ?? NO_MODES,
+      });
     });
   }
 
@@ -228,18 +270,28 @@ export class TaskRuntime {
     const info = this.#infoOf(instance.id, taskId);
     if (request.message.contextId && request.message.contextId !== info.contextId) {
       throw a2aError('InvalidParamsError', `message.contextId does not match the context of task ${taskId}`, {
-        violations: [{ field: 'params.message.contextId', description: `must be ${info.contextId}, the context of task ${taskId}, or be left out` }],
+        violations: [
+          { field: 'params.message.contextId', description: `must be ${info.contextId}, the context of task ${taskId}, or be left out` },
+        ],
       });
     }
     if (isTerminalState(info.state)) {
-      throw a2aError('UnsupportedOperationError', `task ${taskId} is ${stateWord(info.state)}; a terminal task accepts no more messages (start a new task in the same context)`, {
-        metadata: { taskId, state: info.state },
-      });
+      throw a2aError(
+        'UnsupportedOperationError',
+        `task ${taskId} is ${stateWord(info.state)}; a terminal task accepts no more messages (start a new task in the same context)`,
+        {
+          metadata: { taskId, state: info.state },
+        },
+      );
     }
     if (isActiveState(info.state) || this.isRunning(taskId)) {
-      throw a2aError('UnsupportedOperationError', `task ${taskId} is still running; wait until it asks for input before sending another message`, {
-        metadata: { taskId, state: info.state },
-      });
+      throw a2aError(
+        'UnsupportedOperationError',
+        `task ${taskId} is still running; wait until it asks for input before sending another message`,
+        {
+          metadata: { taskId, state: info.state },
+        },
+      );
     }
     const message: Message = { ...request.message, contextId: info.contextId, taskId };
     const skill = requestedSkill(request) ?? info.skill;
@@ -270,7 +322,11 @@ export class TaskRuntime {
     return Promise.resolve({ kind: 'task', taskId });
   }
 
-  #launch(instance: RuntimeInstance, execution: Execution, run: Pick<ExecutionRequest, 'skill' | 'message' | 'task' | 'resumed' | 'acceptedOutputModes'>): void {
+  #launch(
+    instance: RuntimeInstance,
+    execution: Execution,
+    run: Pick<ExecutionRequest, 'skill' | 'message' | 'task' | 'resumed' | 'acceptedOutputModes'>,
+  ): void {
     const { taskId, contextId } = execution;
     const session = this.#deps.sessions.acquire(instance.id, contextId);
     this.#active.set(taskId, execution);
@@ -305,7 +361,10 @@ export class TaskRuntime {
       if (failure === undefined) {
         execution.apply('TASK_STATE_COMPLETED');
       } else {
-        this.#deps.log?.('warn', 'executor failed', { taskId: request.taskId, error: failure.error instanceof Error ? failure.error.message : String(failure.error) });
+        this.#deps.log?.('warn', 'executor failed', {
+          taskId: request.taskId,
+          error: failure.error instanceof Error ? failure.error.message : String(failure.error),
+        });
         execution.apply('TASK_STATE_FAILED', `the agent failed: ${failureText(failure.error)}`);
       }
     } catch (error) {

@@ -8,5 +8,9 @@ import type { ExecutorTools } from '../executors/executor.js';
  */
 export interface ToolProvider {
   list(): ReturnType<ExecutorTools['list']>;
-  call(name: string, args: unknown, options: { readonly callerId: string; readonly signal?: AbortSignal }): ReturnType<ExecutorTools['call']>;
+  call(
+    name: string,
+    args: unknown,
+    options: { readonly callerId: string; readonly signal?: AbortSignal },
+  ): ReturnType<ExecutorTools['call']>;
 }

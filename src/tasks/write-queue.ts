@@ -85,10 +85,14 @@ export class WriteQueue {
     writes.forEach((write, index) => {
       const outcome = outcomes[index];
       if (outcome === undefined || !outcome.ok) {
-        this.log?.('error', 'could not store a task update', { taskId: write.taskId, error: outcome?.ok === false ? outcome.error : 'no outcome' });
+        this.log?.('error', 'could not store a task update', {
+          taskId: write.taskId,
+          error: outcome?.ok === false ? outcome.error : 'no outcome',
+        });
         return;
       }
-      if (write.frame !== undefined && outcome.seq !== undefined) this.channels.publish(write.taskId, { seq: outcome.seq, frame: write.frame, final: write.final });
+      if (write.frame !== undefined && outcome.seq !== undefined)
+        this.channels.publish(write.taskId, { seq: outcome.seq, frame: write.frame, final: write.final });
     });
     for (const callback of callbacks) callback();
   }

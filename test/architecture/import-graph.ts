@@ -32,7 +32,8 @@ export function readSources(root: string): Map<string, string> {
     for (const entry of readdirSync(dir)) {
       const path = join(dir, entry);
       if (statSync(path).isDirectory()) visit(path);
-      else if (/\.(ts|js|mjs)$/.test(entry) && !entry.endsWith('.d.ts')) files.set(relative(root, path).split(sep).join('/'), readFileSync(path, 'utf8'));
+      else if (/\.(ts|js|mjs)$/.test(entry) && !entry.endsWith('.d.ts'))
+        files.set(relative(root, path).split(sep).join('/'), readFileSync(path, 'utf8'));
     }
   };
   for (const dir of SOURCE_ROOTS) visit(join(root, dir));
@@ -86,7 +87,9 @@ export function layeringViolations(edges: readonly ImportEdge[], layers: readonl
       continue;
     }
     if (to.name === from.name || from.may.includes(to.name)) continue;
-    problems.push(`${edge.from} imports ${edge.specifier} (layer ${to.name}); layer ${from.name} may import only ${[from.name, ...from.may].join(', ')}`);
+    problems.push(
+      `${edge.from} imports ${edge.specifier} (layer ${to.name}); layer ${from.name} may import only ${[from.name, ...from.may].join(', ')}`,
+    );
   }
   return [...new Set(problems)];
 }

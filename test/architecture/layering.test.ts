@@ -34,15 +34,20 @@ describe('layering (layers.json)', () => {
 
   it('generated/ imports nothing hand-written, and codegen runs without generated/', () => {
     expect(edges.filter((edge) => edge.from.startsWith('generated/') && !edge.to.startsWith('generated/'))).toEqual([]);
-    expect([...importClosure('codegen/main.ts', edges)].filter((path) => !path.startsWith('codegen/'))).toEqual(['src/protocol/json-schema.ts'].filter((path) => importClosure('codegen/main.ts', edges).has(path)));
+    expect([...importClosure('codegen/main.ts', edges)].filter((path) => !path.startsWith('codegen/'))).toEqual(
+      ['src/protocol/json-schema.ts'].filter((path) => importClosure('codegen/main.ts', edges).has(path)),
+    );
     expect([...importClosure('codegen/main.ts', edges)].some((path) => path.startsWith('generated/'))).toBe(false);
   });
 
   it('reports a planted violation, a planted cycle and a file outside every layer', () => {
     const planted = new Map(sources);
-    planted.set('src/http/planted.ts', "import { InboundRegistry } from '../inbound/inbound-registry.js';\nexport type X = InboundRegistry;\n");
+    planted.set(
+      'src/http/planted.ts',
+      "import { InboundRegistry } from '../inbound/inbound-registry.js';\nexport type X = InboundRegistry;\n",
+    );
     planted.set('src/inbound/planted.ts', "export type { X } from '../http/planted.js';\n");
-    planted.set('elsewhere/planted.ts', "export {};\n");
+    planted.set('elsewhere/planted.ts', 'export {};\n');
     const plantedEdges = importEdges(planted);
     expect(layeringViolations(plantedEdges, layers)).toEqual([
       'src/http/planted.ts imports ../inbound/inbound-registry.js (layer inbound); layer http may import only http, server, protocol, schema-helpers, generated, support',
@@ -70,9 +75,15 @@ describe('the eslint rule made of layers.json', () => {
   it('refuses an import into a layer the folder may not use, and allows the ones it may', async () => {
     expect(await restricted('src/http/planted.ts', "export { InboundRegistry } from '../inbound/inbound-registry.js';\n")).toHaveLength(1);
     expect(await restricted('src/http/planted.ts', "export { a2aError } from '../protocol/a2a-error.js';\n")).toEqual([]);
-    expect(await restricted('conformance/checks/support/planted.ts', "export { echoExecutor } from '../../../src/executors/echo.js';\n")).toHaveLength(1);
-    expect(await restricted('conformance/checks/support/planted.ts', "export { isRecord } from '../../../src/support/records.js';\n")).toEqual([]);
-    expect(await restricted('src/http/new-folder/planted.ts', "export { InboundRegistry } from '../../inbound/inbound-registry.js';\n")).toHaveLength(1);
+    expect(
+      await restricted('conformance/checks/support/planted.ts', "export { echoExecutor } from '../../../src/executors/echo.js';\n"),
+    ).toHaveLength(1);
+    expect(
+      await restricted('conformance/checks/support/planted.ts', "export { isRecord } from '../../../src/support/records.js';\n"),
+    ).toEqual([]);
+    expect(
+      await restricted('src/http/new-folder/planted.ts', "export { InboundRegistry } from '../../inbound/inbound-registry.js';\n"),
+    ).toHaveLength(1);
     expect(await restricted('codegen/planted.ts', "export { ERRORS } from '../generated/a2a/1.0/errors.js';\n")).toHaveLength(1);
     expect(await restricted('codegen/planted.ts', "export { oneofMembers } from '../src/protocol/json-schema.js';\n")).toEqual([]);
     expect(await restricted('codegen/planted.ts', "export { a2aError } from '../src/protocol/a2a-error.js';\n")).toHaveLength(1);

@@ -21,11 +21,20 @@ const TASK_STATE_NAME = 'TASK_STATE_[A-Z_]+';
 
 const RULES: readonly { readonly name: string; readonly pattern: RegExp }[] = [
   { name: 'a JSON-RPC or A2A error code (name the error: a2aError, expectError, errorLabel)', pattern: /-32\d{3}\b/g },
-  { name: 'an ErrorInfo reason (use ERRORS[name].reason)', pattern: new RegExp(quoted(Object.values(ERRORS).map((error) => error.reason)), 'g') },
+  {
+    name: 'an ErrorInfo reason (use ERRORS[name].reason)',
+    pattern: new RegExp(quoted(Object.values(ERRORS).map((error) => error.reason)), 'g'),
+  },
   { name: 'the test-directive metadata key (use testDirectiveMetadata)', pattern: new RegExp(quoted([TEST_DIRECTIVE_METADATA_KEY]), 'g') },
   { name: 'the test-directive extension URI (use TEST_DIRECTIVES_EXTENSION)', pattern: new RegExp(escape(TEST_DIRECTIVES_EXTENSION), 'g') },
-  { name: 'a list of task states (use the generated classes and outcomes)', pattern: new RegExp(`(['"\`])${TASK_STATE_NAME}\\1\\s*[,|]\\s*(['"\`])${TASK_STATE_NAME}\\2`, 'g') },
-  { name: 'a state set of its own (use task-states.ts)', pattern: /\b(?:const|let|var)\s+(?:TASK_STATES|TERMINAL_STATES|INTERRUPTED_STATES|ACTIVE_STATES|FAILURE_STATES)\b/g },
+  {
+    name: 'a list of task states (use the generated classes and outcomes)',
+    pattern: new RegExp(`(['"\`])${TASK_STATE_NAME}\\1\\s*[,|]\\s*(['"\`])${TASK_STATE_NAME}\\2`, 'g'),
+  },
+  {
+    name: 'a state set of its own (use task-states.ts)',
+    pattern: /\b(?:const|let|var)\s+(?:TASK_STATES|TERMINAL_STATES|INTERRUPTED_STATES|ACTIVE_STATES|FAILURE_STATES)\b/g,
+  },
   { name: 'a list of test outcomes (use TEST_OUTCOMES, TestOutcome)', pattern: listOf(TEST_OUTCOMES.map((outcome) => outcome.name)) },
   { name: 'the well-known card path (use WELL_KNOWN_AGENT_CARD_PATH)', pattern: new RegExp(quoted([WELL_KNOWN_AGENT_CARD_PATH]), 'g') },
 ];
@@ -80,7 +89,8 @@ describe('protocol rules are not restated outside spec/', () => {
       outcomes: "type Outcome = 'completed' | 'input-required';",
       path: "const card = `${base}${'/.well-known/agent-card.json'}`;",
     };
-    for (const [what, text] of Object.entries(planted)) expect(restatedRules(new Map([['src/planted.ts', text]]), ['src/']), what).toHaveLength(1);
+    for (const [what, text] of Object.entries(planted))
+      expect(restatedRules(new Map([['src/planted.ts', text]]), ['src/']), what).toHaveLength(1);
     const innocent = "// -32001 is TaskNotFound, 'TASK_NOT_FOUND'\nif (state === 'TASK_STATE_COMPLETED') outcome('completed');\n";
     expect(restatedRules(new Map([['src/planted.ts', innocent]]), ['src/'])).toEqual([]);
   });

@@ -38,11 +38,22 @@ hub.server.on('request', (_request: IncomingMessage, response: ServerResponse) =
 });
 
 function count(state?: TaskState): number {
-  return hub.store.listTasks(agent.id, { pageSize: 1, historyLength: 0, includeArtifacts: false, ...(state === undefined ? {} : { state }) }).totalSize;
+  return hub.store.listTasks(agent.id, {
+    pageSize: 1,
+    historyLength: 0,
+    includeArtifacts: false,
+    ...(state === undefined ? {} : { state }),
+  }).totalSize;
 }
 
 function counts(): StoreCounts {
-  return { tasks: count(), completed: count('TASK_STATE_COMPLETED'), active: hub.runtime.activeCount, requests: inFlight, sessions: hub.sessions.list().length };
+  return {
+    tasks: count(),
+    completed: count('TASK_STATE_COMPLETED'),
+    active: hub.runtime.activeCount,
+    requests: inFlight,
+    sessions: hub.sessions.list().length,
+  };
 }
 
 async function fill(total: number, concurrency: number, timeoutMs: number): Promise<FillReport> {

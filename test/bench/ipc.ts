@@ -9,7 +9,9 @@ import { REPO_ROOT } from '../../codegen/paths.js';
  */
 
 /** The operations a child serves: name -> argument and result types. Every child serves close. */
-export type Ops<O> = { readonly [K in keyof O]: { readonly args: unknown; readonly result: unknown } } & { readonly close: { readonly args: undefined; readonly result: null } };
+export type Ops<O> = { readonly [K in keyof O]: { readonly args: unknown; readonly result: unknown } } & {
+  readonly close: { readonly args: undefined; readonly result: null };
+};
 
 export type Handlers<O extends Ops<O>> = { [K in keyof O]: (args: O[K]['args']) => O[K]['result'] | Promise<O[K]['result']> };
 
@@ -102,7 +104,12 @@ export function serveIpc<O extends Ops<O>>(url: string, handlers: Handlers<O>, o
       })
       .then(
         (value) => send({ id: request.id, ok: true, value } satisfies IpcReply),
-        (error: unknown) => send({ id: request.id, ok: false, error: error instanceof Error ? (error.stack ?? error.message) : String(error) } satisfies IpcReply),
+        (error: unknown) =>
+          send({
+            id: request.id,
+            ok: false,
+            error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+          } satisfies IpcReply),
       );
   });
   process.once('disconnect', onParentGone);
@@ -244,7 +251,10 @@ export class ChildServer<O extends Ops<O>> {
   async stop(timeoutMs = 15_000): Promise<void> {
     if (this.#exited) return;
     await this.call('close', undefined, timeoutMs).catch(() => undefined);
-    const killed = await Promise.race([this.#exit.then(() => false), new Promise<boolean>((resolve) => setTimeout(() => resolve(true), timeoutMs).unref())]);
+    const killed = await Promise.race([
+      this.#exit.then(() => false),
+      new Promise<boolean>((resolve) => setTimeout(() => resolve(true), timeoutMs).unref()),
+    ]);
     if (killed && !this.#exited) {
       this.#child.kill('SIGKILL');
       await this.#exit;

@@ -55,7 +55,9 @@ export function runLoad(spec: LoadSpec): Promise<LoadResult> {
         duration: spec.durationSeconds,
         timeout: 10,
         verifyBody: (body) => typeof body === 'string' && spec.verify(body),
-        ...(build === undefined ? {} : { requests: [{ setupRequest: (request: autocannon.Request) => ({ ...request, body: build(n++) }) }] }),
+        ...(build === undefined
+          ? {}
+          : { requests: [{ setupRequest: (request: autocannon.Request) => ({ ...request, body: build(n++) }) }] }),
       },
       (error: unknown, result: autocannon.Result) => {
         if (error) {

@@ -1,9 +1,16 @@
 /** Plain-text tables for the benchmark's stdout. */
 
-export function table(header: readonly string[], rows: readonly (readonly string[])[], rightAligned: (column: number) => boolean = (column) => column > 0): string {
+export function table(
+  header: readonly string[],
+  rows: readonly (readonly string[])[],
+  rightAligned: (column: number) => boolean = (column) => column > 0,
+): string {
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)));
   const line = (cells: readonly string[]): string =>
-    cells.map((cell, column) => (rightAligned(column) ? cell.padStart(widths[column] ?? 0) : cell.padEnd(widths[column] ?? 0))).join('  ').trimEnd();
+    cells
+      .map((cell, column) => (rightAligned(column) ? cell.padStart(widths[column] ?? 0) : cell.padEnd(widths[column] ?? 0)))
+      .join('  ')
+      .trimEnd();
   return [line(header), widths.map((width) => '-'.repeat(width)).join('  '), ...rows.map(line)].join('\n');
 }
 

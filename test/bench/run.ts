@@ -43,7 +43,8 @@ function readParts(): ReadonlySet<ScenarioName | 'memory'> {
   if (raw === undefined || raw.trim() === '') return new Set(ALL_PARTS);
   const parts = raw.split(',').map((part) => part.trim());
   const unknown = parts.filter((part) => !(ALL_PARTS as readonly string[]).includes(part));
-  if (unknown.length > 0 || parts.length === 0) throw new Error(`BENCH_SCENARIOS is a comma list of ${ALL_PARTS.join(', ')}; got ${JSON.stringify(raw)}`);
+  if (unknown.length > 0 || parts.length === 0)
+    throw new Error(`BENCH_SCENARIOS is a comma list of ${ALL_PARTS.join(', ')}; got ${JSON.stringify(raw)}`);
   return new Set(parts as (ScenarioName | 'memory')[]);
 }
 
@@ -51,7 +52,8 @@ function envInt(name: string, fallback: number, min: number, max: number): numbe
   const raw = process.env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) throw new Error(`${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(raw)}`);
+  if (!Number.isInteger(value) || value < min || value > max)
+    throw new Error(`${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(raw)}`);
   return value;
 }
 
@@ -105,13 +107,25 @@ function scenarios(settings: Settings): Scenario[] {
       name: 'card',
       title: 'agent card (GET)',
       createsTasks: false,
-      spec: (url) => ({ ...common, url: `${url}/.well-known/agent-card.json`, method: 'GET', verify: (body) => body.startsWith('{"') && body.includes('"skills"') }),
+      spec: (url) => ({
+        ...common,
+        url: `${url}/.well-known/agent-card.json`,
+        method: 'GET',
+        verify: (body) => body.startsWith('{"') && body.includes('"skills"'),
+      }),
     },
     {
       name: 'send',
       title: 'SendMessage (blocking, echo)',
       createsTasks: true,
-      spec: (url, tag) => ({ ...common, url: `${url}/a2a/default`, method: 'POST', headers: RPC_HEADERS, body: sendBody('SendMessage', tag), verify: (body) => body.includes(COMPLETED_MARKER) }),
+      spec: (url, tag) => ({
+        ...common,
+        url: `${url}/a2a/default`,
+        method: 'POST',
+        headers: RPC_HEADERS,
+        body: sendBody('SendMessage', tag),
+        verify: (body) => body.includes(COMPLETED_MARKER),
+      }),
     },
     {
       name: 'stream',
@@ -190,7 +204,12 @@ function combine(sides: readonly SideResult[]): SideResult {
   const sum = (pick: (side: SideResult) => number): number => sides.reduce((total, side) => total + pick(side), 0);
   const loads = sides.map((side) => side.load);
   const load: LoadResult = {
-    reqPerSec: sum((side) => side.load.completed) / Math.max(1e-9, sum((side) => side.load.durationSeconds)),
+    reqPerSec:
+      sum((side) => side.load.completed) /
+      Math.max(
+        1e-9,
+        sum((side) => side.load.durationSeconds),
+      ),
     p50: median(loads.map((one) => one.p50)),
     p99: Math.max(...loads.map((one) => one.p99)),
     p99Steady: Math.max(...loads.map((one) => one.p99Steady)),
@@ -230,10 +249,14 @@ function problemsOf(scenario: Scenario, side: string, result: SideResult): strin
   if (result.before && result.after) {
     const created = result.after.tasks - result.before.tasks;
     const completed = result.after.completed - result.before.completed;
-    if (!result.after.settled) problems.push(`${where}: the hub was not quiet 10 s after the run (${result.after.active} executors, ${result.after.requests} requests)`);
+    if (!result.after.settled)
+      problems.push(
+        `${where}: the hub was not quiet 10 s after the run (${result.after.active} executors, ${result.after.requests} requests)`,
+      );
     if (scenario.createsTasks) {
       // Requests in flight when autocannon stops may or may not have reached the hub.
-      if (created < load.ok2xx || created > load.sent) problems.push(`${where}: ${created} tasks stored for ${load.ok2xx} answered and ${load.sent} sent requests`);
+      if (created < load.ok2xx || created > load.sent)
+        problems.push(`${where}: ${created} tasks stored for ${load.ok2xx} answered and ${load.sent} sent requests`);
       if (completed !== created) problems.push(`${where}: only ${completed} of ${created} stored tasks are COMPLETED`);
     } else if (created !== 0) {
       problems.push(`${where}: ${created} tasks appeared during a run that creates none`);
@@ -247,7 +270,8 @@ async function main(): Promise<number> {
   const base = mkdtempSync(join(tmpdir(), 'a2a-hub-bench-'));
   const children: (ChildServer<HubOps> | ChildServer<BareOps>)[] = [];
   const plan = scenarios(settings);
-  const budgetMs = plan.length * settings.rounds * 2 * (settings.warmupSeconds + settings.durationSeconds + 25) * 1000 + FILL_TIMEOUT_MS + 180_000;
+  const budgetMs =
+    plan.length * settings.rounds * 2 * (settings.warmupSeconds + settings.durationSeconds + 25) * 1000 + FILL_TIMEOUT_MS + 180_000;
   const abort = (why: string, code: number): void => {
     console.error(`\nbench: ${why}; stopping`);
     for (const child of children) child.kill();
@@ -264,9 +288,15 @@ async function main(): Promise<number> {
   try {
     const load0 = loadavg();
     console.log('a2a-hub benchmark');
-    console.log(`  machine: ${availableParallelism()} CPUs (${cpus()[0]?.model.trim() ?? 'unknown'}), node ${process.version}, load average ${load0.map((v) => v.toFixed(2)).join(' ')}`);
-    console.log(`  autocannon: ${settings.connections} connections, ${settings.durationSeconds} s measured after ${settings.warmupSeconds} s warm-up, per scenario and side; target 127.0.0.1`);
-    console.log(`  hub: production defaults (SQLite WAL, synchronous=NORMAL, selfCheck ${settings.selfCheck ? 'on' : 'off'}), rate limit off, silent logger; own process`);
+    console.log(
+      `  machine: ${availableParallelism()} CPUs (${cpus()[0]?.model.trim() ?? 'unknown'}), node ${process.version}, load average ${load0.map((v) => v.toFixed(2)).join(' ')}`,
+    );
+    console.log(
+      `  autocannon: ${settings.connections} connections, ${settings.durationSeconds} s measured after ${settings.warmupSeconds} s warm-up, per scenario and side; target 127.0.0.1`,
+    );
+    console.log(
+      `  hub: production defaults (SQLite WAL, synchronous=NORMAL, selfCheck ${settings.selfCheck ? 'on' : 'off'}), rate limit off, silent logger; own process`,
+    );
     console.log('  bare: node:http, reads and JSON.parses the body, answers the bytes the hub gave to a sample request; own process');
     console.log('  server and load generator share the same CPUs.\n');
 
@@ -284,7 +314,9 @@ async function main(): Promise<number> {
     const samples: Samples = await sampleHub(hub.url, runTag);
     await bare.call('configure', { card: samples.card, rpc: samples.rpc, sse: samples.sse });
     await sampleBare(bare.url, samples);
-    console.log(`checked samples: card ${samples.card.length} B; SendMessage → COMPLETED task, ${samples.rpc.length} B; SendStreamingMessage → ${samples.sseFrames} SSE frames, ${samples.sse.length} B\n`);
+    console.log(
+      `checked samples: card ${samples.card.length} B; SendMessage → COMPLETED task, ${samples.rpc.length} B; SendStreamingMessage → ${samples.sseFrames} SSE frames, ${samples.sse.length} B\n`,
+    );
 
     const results = new Map<ScenarioName, ScenarioResult>();
     for (const scenario of plan) {
@@ -305,7 +337,11 @@ async function main(): Promise<number> {
         if (measured.hub && measured.bare) rounds.push({ hub: measured.hub, bare: measured.bare });
       }
       console.log(' done');
-      results.set(scenario.name, { rounds, hub: combine(rounds.map((round) => round.hub)), bare: combine(rounds.map((round) => round.bare)) });
+      results.set(scenario.name, {
+        rounds,
+        hub: combine(rounds.map((round) => round.hub)),
+        bare: combine(rounds.map((round) => round.bare)),
+      });
     }
     const loadHubMemory = await hub.call('memory', undefined);
     const loadHubCounts = await hub.call('counts', undefined);
@@ -317,21 +353,33 @@ async function main(): Promise<number> {
     if (settings.only.has('memory')) {
       // Memory and listing: a fresh hub, filled through hub.runtime.send (the echo executor and
       // the SQLite store, as over HTTP, minus HTTP and JSON-RPC), FILL_CONCURRENCY at a time.
-      const fillHub = await ChildServer.start<HubOps>('fill hub', { module: './hub-process.ts', args: [join(base, 'fill'), settings.selfCheck ? 'on' : 'off'], startTimeoutMs: START_TIMEOUT_MS });
+      const fillHub = await ChildServer.start<HubOps>('fill hub', {
+        module: './hub-process.ts',
+        args: [join(base, 'fill'), settings.selfCheck ? 'on' : 'off'],
+        startTimeoutMs: START_TIMEOUT_MS,
+      });
       children.push(fillHub);
       const emptyMemory = await fillHub.call('memory', undefined);
       process.stdout.write(`\nstoring ${settings.tasks} tasks through hub.runtime.send (${FILL_CONCURRENCY} at a time)… `);
-      const fill = await fillHub.call('fill', { count: settings.tasks, concurrency: FILL_CONCURRENCY, timeoutMs: FILL_TIMEOUT_MS }, FILL_TIMEOUT_MS + 30_000);
+      const fill = await fillHub.call(
+        'fill',
+        { count: settings.tasks, concurrency: FILL_CONCURRENCY, timeoutMs: FILL_TIMEOUT_MS },
+        FILL_TIMEOUT_MS + 30_000,
+      );
       const fillCounts = await fillHub.call('settle', { timeoutMs: 10_000 });
       console.log(`${fill.inserted} in ${fixed(fill.seconds, 1)} s`);
       if (fill.timedOut) problems.push(`fill: only ${fill.inserted} of ${settings.tasks} tasks within ${FILL_TIMEOUT_MS / 1000} s`);
-      if (fillCounts.tasks !== fill.inserted || fillCounts.completed !== fill.inserted) problems.push(`fill: ${fillCounts.tasks} stored, ${fillCounts.completed} COMPLETED, for ${fill.inserted} sent`);
+      if (fillCounts.tasks !== fill.inserted || fillCounts.completed !== fill.inserted)
+        problems.push(`fill: ${fillCounts.tasks} stored, ${fillCounts.completed} COMPLETED, for ${fill.inserted} sent`);
       const fullMemory = await fillHub.call('memory', undefined);
       const maxPages = Math.ceil(fill.inserted / 100) + 2;
       const walks: number[][] = [];
       for (let walk = 0; walk < LIST_WALKS; walk += 1) {
         const result = await walkListTasks(fillHub.url, maxPages);
-        if (result.tasks !== fill.inserted || result.totalSize !== fill.inserted) problems.push(`ListTasks walk ${walk + 1}: ${result.tasks} tasks over the pages, totalSize ${result.totalSize}, expected ${fill.inserted}`);
+        if (result.tasks !== fill.inserted || result.totalSize !== fill.inserted)
+          problems.push(
+            `ListTasks walk ${walk + 1}: ${result.tasks} tasks over the pages, totalSize ${result.totalSize}, expected ${fill.inserted}`,
+          );
         walks.push(result.pageMs);
       }
       const afterWalkMemory = await fillHub.call('memory', undefined);
@@ -381,9 +429,14 @@ function printResults(plan: readonly Scenario[], results: ReadonlyMap<ScenarioNa
       fixed(bare.load.p99, 2),
       fixed(roundRatios(result).ratio, 2),
       fixed(roundRatios(result).cpuRatio, 3),
-      roundRatios(result).each.map((ratio) => fixed(ratio, 2)).join(' '),
+      roundRatios(result)
+        .each.map((ratio) => fixed(ratio, 2))
+        .join(' '),
     ]);
-    for (const [side, sideResult] of [['hub', hub], ['bare', bare]] as const) {
+    for (const [side, sideResult] of [
+      ['hub', hub],
+      ['bare', bare],
+    ] as const) {
       const seconds = sideResult.load.durationSeconds;
       details.push([
         `${scenario.title} / ${side}`,
@@ -396,7 +449,9 @@ function printResults(plan: readonly Scenario[], results: ReadonlyMap<ScenarioNa
       ]);
     }
   }
-  console.log(table(['scenario', 'req/s', 'p50 ms', 'p99 ms', 'bare req/s', 'bare p50', 'bare p99', 'ratio', 'CPU ratio', 'ratio per round'], rows));
+  console.log(
+    table(['scenario', 'req/s', 'p50 ms', 'p99 ms', 'bare req/s', 'bare p50', 'bare p99', 'ratio', 'CPU ratio', 'ratio per round'], rows),
+  );
   console.log(
     '(req/s and latencies over all rounds; ratio = hub req/s ÷ bare req/s of the same round, median over rounds; CPU ratio = bare server CPU per request ÷ hub server CPU per request, the ratio with equal CPU for both, median over rounds)',
   );
@@ -408,8 +463,15 @@ function printResults(plan: readonly Scenario[], results: ReadonlyMap<ScenarioNa
     );
   }
   console.log('\nwhere the CPU went (user + system CPU during the measured run; 100% = one core)\n');
-  console.log(table(['run', 'responses', 'p99 ms w/o 1st per conn.', 'server CPU µs/req', 'server CPU', 'load generator CPU', 'other processes CPU'], details));
-  console.log(`(${availableParallelism()} CPUs = ${availableParallelism() * 100}%; "other processes" above ~20% means the machine was busy and the req/s columns are low, by ±30% or more)`);
+  console.log(
+    table(
+      ['run', 'responses', 'p99 ms w/o 1st per conn.', 'server CPU µs/req', 'server CPU', 'load generator CPU', 'other processes CPU'],
+      details,
+    ),
+  );
+  console.log(
+    `(${availableParallelism()} CPUs = ${availableParallelism() * 100}%; "other processes" above ~20% means the machine was busy and the req/s columns are low, by ±30% or more)`,
+  );
 }
 
 function cpuPerRequest(side: SideResult): number {
@@ -417,7 +479,9 @@ function cpuPerRequest(side: SideResult): number {
 }
 
 function printDurability(plan: readonly Scenario[], results: ReadonlyMap<ScenarioName, ScenarioResult>): void {
-  console.log('\ndurability (tasks counted in SQLite with hub.store.listTasks(...).totalSize around each measured run, after the executors settled; all rounds)\n');
+  console.log(
+    '\ndurability (tasks counted in SQLite with hub.store.listTasks(...).totalSize around each measured run, after the executors settled; all rounds)\n',
+  );
   const rows: string[][] = [];
   for (const scenario of plan) {
     const result = results.get(scenario.name);
@@ -431,7 +495,14 @@ function printDurability(plan: readonly Scenario[], results: ReadonlyMap<Scenari
       completed += hub.after.completed - hub.before.completed;
       total = hub.after.tasks;
     }
-    rows.push([scenario.title, String(result.hub.load.ok2xx), String(result.hub.load.sent), String(stored), String(completed), String(total)]);
+    rows.push([
+      scenario.title,
+      String(result.hub.load.ok2xx),
+      String(result.hub.load.sent),
+      String(stored),
+      String(completed),
+      String(total),
+    ]);
   }
   console.log(table(['run', '2xx answers', 'requests sent', 'tasks stored', 'of them COMPLETED', 'store total'], rows));
 }
@@ -450,7 +521,13 @@ function printMemory(report: {
   const { emptyMemory, fullMemory, afterWalkMemory, loadHubMemory, fill, walks } = report;
   const gc = fullMemory.gcForced ? 'after global.gc()' : 'WITHOUT gc (run node with --expose-gc)';
   console.log(`\nmemory (${gc})\n`);
-  const row = (label: string, memory: MemoryReport): string[] => [label, mib(memory.rssBytes), mib(memory.heapUsedBytes), mib(memory.externalBytes), mib(memory.maxRssBytes)];
+  const row = (label: string, memory: MemoryReport): string[] => [
+    label,
+    mib(memory.rssBytes),
+    mib(memory.heapUsedBytes),
+    mib(memory.externalBytes),
+    mib(memory.maxRssBytes),
+  ];
   console.log(
     table(
       ['process', 'RSS', 'heap used', 'external', 'peak RSS'],

@@ -36,7 +36,8 @@ export async function sampleHub(hubUrl: string, runTag: string): Promise<Samples
   const cardResponse = await fetch(`${hubUrl}/.well-known/agent-card.json`, { signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) });
   const card = await cardResponse.text();
   const parsedCard = JSON.parse(card) as { name?: unknown };
-  if (cardResponse.status !== 200 || typeof parsedCard.name !== 'string') throw new Error(`sample card: unexpected ${cardResponse.status} ${card.slice(0, 200)}`);
+  if (cardResponse.status !== 200 || typeof parsedCard.name !== 'string')
+    throw new Error(`sample card: unexpected ${cardResponse.status} ${card.slice(0, 200)}`);
 
   const rpcResponse = await fetch(`${hubUrl}/a2a/default`, {
     method: 'POST',
@@ -47,8 +48,15 @@ export async function sampleHub(hubUrl: string, runTag: string): Promise<Samples
   const rpc = await rpcResponse.text();
   const task = (JSON.parse(rpc) as { result?: { task?: Task } }).result?.task;
   const reply = task?.artifacts?.flatMap((artifact) => artifact.parts.map((part) => part.text ?? '')).join('');
-  if (rpcResponse.status !== 200 || task?.status.state !== 'TASK_STATE_COMPLETED' || reply !== EXPECTED_REPLY || !rpc.includes(COMPLETED_MARKER)) {
-    throw new Error(`sample SendMessage: expected a COMPLETED task replying "${EXPECTED_REPLY}", got ${rpcResponse.status} ${rpc.slice(0, 300)}`);
+  if (
+    rpcResponse.status !== 200 ||
+    task?.status.state !== 'TASK_STATE_COMPLETED' ||
+    reply !== EXPECTED_REPLY ||
+    !rpc.includes(COMPLETED_MARKER)
+  ) {
+    throw new Error(
+      `sample SendMessage: expected a COMPLETED task replying "${EXPECTED_REPLY}", got ${rpcResponse.status} ${rpc.slice(0, 300)}`,
+    );
   }
 
   const sseResponse = await fetch(`${hubUrl}/a2a/default`, {
@@ -83,9 +91,24 @@ export function sseFrames(text: string): StreamResponse[] {
 /** Same checks against the bare reference, so both sides are known to answer the same bytes. */
 export async function sampleBare(bareUrl: string, samples: Samples): Promise<void> {
   const card = await (await fetch(`${bareUrl}/.well-known/agent-card.json`, { signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) })).text();
-  const rpc = await (await fetch(`${bareUrl}/a2a/default`, { method: 'POST', headers: RPC_HEADERS, body: sendBody('SendMessage', 'bare')(0), signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) })).text();
-  const sse = await (await fetch(`${bareUrl}/a2a/default`, { method: 'POST', headers: SSE_HEADERS, body: sendBody('SendStreamingMessage', 'bare')(0), signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) })).text();
-  if (card !== samples.card || rpc !== samples.rpc || sse !== samples.sse) throw new Error('the bare reference does not answer the configured bodies');
+  const rpc = await (
+    await fetch(`${bareUrl}/a2a/default`, {
+      method: 'POST',
+      headers: RPC_HEADERS,
+      body: sendBody('SendMessage', 'bare')(0),
+      signal: AbortSignal.timeout(FETCH_TIMEOUT_MS),
+    })
+  ).text();
+  const sse = await (
+    await fetch(`${bareUrl}/a2a/default`, {
+      method: 'POST',
+      headers: SSE_HEADERS,
+      body: sendBody('SendStreamingMessage', 'bare')(0),
+      signal: AbortSignal.timeout(FETCH_TIMEOUT_MS),
+    })
+  ).text();
+  if (card !== samples.card || rpc !== samples.rpc || sse !== samples.sse)
+    throw new Error('the bare reference does not answer the configured bodies');
 }
 
 /** Walks every ListTasks page (pageSize 100) over JSON-RPC and times each request. */
@@ -95,9 +118,19 @@ export async function walkListTasks(hubUrl: string, maxPages: number): Promise<{
   let totalSize = 0;
   let pageToken = '';
   for (let page = 0; page < maxPages; page += 1) {
-    const body = JSON.stringify({ jsonrpc: '2.0', id: page, method: 'ListTasks', params: { pageSize: 100, ...(pageToken ? { pageToken } : {}) } });
+    const body = JSON.stringify({
+      jsonrpc: '2.0',
+      id: page,
+      method: 'ListTasks',
+      params: { pageSize: 100, ...(pageToken ? { pageToken } : {}) },
+    });
     const started = performance.now();
-    const response = await fetch(`${hubUrl}/a2a/default`, { method: 'POST', headers: RPC_HEADERS, body, signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) });
+    const response = await fetch(`${hubUrl}/a2a/default`, {
+      method: 'POST',
+      headers: RPC_HEADERS,
+      body,
+      signal: AbortSignal.timeout(FETCH_TIMEOUT_MS),
+    });
     const parsed = (await response.json()) as { result?: { tasks: unknown[]; nextPageToken: string; totalSize: number }; error?: unknown };
     pageMs.push(performance.now() - started);
     if (parsed.result === undefined) throw new Error(`ListTasks failed: ${JSON.stringify(parsed.error)}`);

@@ -12,7 +12,9 @@ import { startTestHub, type TestHub } from '../helpers/hub.js';
 /** Runs `a2a-hub conform` in a child process without blocking the event loop (the agent under test lives in this process). */
 function conform(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [join(REPO_ROOT, 'src', 'cli', 'bin.js'), 'conform', ...args], { env: { ...process.env, NO_COLOR: '1' } });
+    const child = spawn(process.execPath, [join(REPO_ROOT, 'src', 'cli', 'bin.js'), 'conform', ...args], {
+      env: { ...process.env, NO_COLOR: '1' },
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -57,7 +59,19 @@ describe('a2a-hub conform', () => {
     const json = join(scratch, 'report.json');
     const junit = join(scratch, 'report.xml');
     const html = join(scratch, 'report.html');
-    const result = await conform([hub.url, '--only', 'JSONRPC-ENV-003,JSONRPC-ENV-005,CARD-002', '--seed', '5', '--json', json, '--junit', junit, '--html', html]);
+    const result = await conform([
+      hub.url,
+      '--only',
+      'JSONRPC-ENV-003,JSONRPC-ENV-005,CARD-002',
+      '--seed',
+      '5',
+      '--json',
+      json,
+      '--junit',
+      junit,
+      '--html',
+      html,
+    ]);
     expect(result.stderr).toBe('');
     expect(result.status).toBe(0);
     expect(result.stdout).toMatch(/MUST failures: 0 · 3 PASS, 0 FAIL/);

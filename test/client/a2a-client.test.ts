@@ -131,12 +131,16 @@ function idOf(body: string): unknown {
 
 const validTask = { id: 't1', contextId: 'c1', status: { state: 'TASK_STATE_COMPLETED' } };
 
-const answer = (result: unknown): Handler => (body, res) => {
-  res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: idOf(body), result }));
-};
-const status = (code: number): Handler => (_body, res) => {
-  res.writeHead(code, { 'content-type': 'text/plain' }).end('nope');
-};
+const answer =
+  (result: unknown): Handler =>
+  (body, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: idOf(body), result }));
+  };
+const status =
+  (code: number): Handler =>
+  (_body, res) => {
+    res.writeHead(code, { 'content-type': 'text/plain' }).end('nope');
+  };
 
 describe('A2AClient against fake agents', () => {
   it('rejects a 0.3-style bare Task with InvalidAgentResponse naming the path', async () => {
@@ -193,7 +197,9 @@ describe('A2AClient against fake agents', () => {
   it('does not retry a JSON-RPC error and keeps the remote message', async () => {
     const fake = await fakeAgent([
       (body, res) => {
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: idOf(body), error: { code: -32602, message: 'bad params from fake' } }));
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ jsonrpc: '2.0', id: idOf(body), error: { code: -32602, message: 'bad params from fake' } }));
       },
       answer(validTask),
     ]);
@@ -212,7 +218,9 @@ describe('A2AClient against fake agents', () => {
   it('maps an unknown error code to InternalError with the remote message', async () => {
     const fake = await fakeAgent([
       (body, res) => {
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: idOf(body), error: { code: -31999, message: 'odd' } }));
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ jsonrpc: '2.0', id: idOf(body), error: { code: -31999, message: 'odd' } }));
       },
     ]);
     try {

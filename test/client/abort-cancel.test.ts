@@ -11,7 +11,11 @@ function userMessage(text: string): Message {
 }
 
 /** Reads `frames` until `abortWhen` says so, aborts with `reason`, and returns what the loop threw. */
-async function abortDuring<T>(frames: (signal: AbortSignal) => AsyncIterable<T>, abortWhen: (item: T) => boolean, reason: Error): Promise<{ seen: T[]; thrown: unknown }> {
+async function abortDuring<T>(
+  frames: (signal: AbortSignal) => AsyncIterable<T>,
+  abortWhen: (item: T) => boolean,
+  reason: Error,
+): Promise<{ seen: T[]; thrown: unknown }> {
   const controller = new AbortController();
   const seen: T[] = [];
   try {
@@ -140,7 +144,11 @@ describe('abort → CancelTask edge cases (scripted agent)', () => {
         const reported: { error: unknown; taskId: string }[] = [];
         const client = await A2AClient.connect(fake.url, { onCancelError: (error, taskId) => reported.push({ error, taskId }) });
         const reason = new Error('abort');
-        const { thrown } = await abortDuring((signal) => client.sendStreamingMessage({ message: userMessage('hi') }, { signal }), () => true, reason);
+        const { thrown } = await abortDuring(
+          (signal) => client.sendStreamingMessage({ message: userMessage('hi') }, { signal }),
+          () => true,
+          reason,
+        );
         expect(thrown).toBe(reason);
         expect(fake.methods()).toEqual(['SendStreamingMessage', 'CancelTask']);
         expect(fake.calls[1]?.params).toEqual({ id: TASK_ID });
@@ -159,10 +167,18 @@ describe('abort → CancelTask edge cases (scripted agent)', () => {
       },
       async (fake) => {
         const reported: unknown[] = [];
-        const client = await A2AClient.connect(fake.url, { retries: 0, cancelTimeoutMs: 200, onCancelError: (error) => reported.push(error) });
+        const client = await A2AClient.connect(fake.url, {
+          retries: 0,
+          cancelTimeoutMs: 200,
+          onCancelError: (error) => reported.push(error),
+        });
         const started = Date.now();
         const reason = new Error('abort');
-        const { thrown } = await abortDuring((signal) => client.sendStreamingMessage({ message: userMessage('hi') }, { signal }), () => true, reason);
+        const { thrown } = await abortDuring(
+          (signal) => client.sendStreamingMessage({ message: userMessage('hi') }, { signal }),
+          () => true,
+          reason,
+        );
         const elapsed = Date.now() - started;
         expect(thrown).toBe(reason);
         // The CancelTask was really sent (an aborted signal would have stopped it at once) and then timed out.
@@ -186,7 +202,11 @@ describe('abort → CancelTask edge cases (scripted agent)', () => {
       async (fake) => {
         const reported: unknown[] = [];
         const client = await A2AClient.connect(fake.url, { onCancelError: (error) => reported.push(error) });
-        const { thrown } = await abortDuring((signal) => client.sendStreamingMessage({ message: userMessage('hi') }, { signal }), () => true, new Error('abort'));
+        const { thrown } = await abortDuring(
+          (signal) => client.sendStreamingMessage({ message: userMessage('hi') }, { signal }),
+          () => true,
+          new Error('abort'),
+        );
         expect((thrown as Error).message).toBe('abort');
         expect(fake.methods()).toEqual(['SendStreamingMessage', 'CancelTask']);
         expect(reported).toEqual([]);

@@ -16,7 +16,12 @@ interface Seen {
   readonly options: BindingCallOptions | BindingStreamOptions | undefined;
 }
 
-type Script = (method: StreamingMethod, params: unknown, options: BindingStreamOptions | undefined, index: number) => Iterable<StreamEvent> | AsyncIterable<StreamEvent>;
+type Script = (
+  method: StreamingMethod,
+  params: unknown,
+  options: BindingStreamOptions | undefined,
+  index: number,
+) => Iterable<StreamEvent> | AsyncIterable<StreamEvent>;
 
 class ScriptedBinding implements ClientBinding {
   readonly endpoint = 'scripted://agent';
@@ -33,7 +38,11 @@ class ScriptedBinding implements ClientBinding {
     return Promise.resolve(this.answer(method, params) as MethodTypes[M]['result']);
   }
 
-  stream<M extends StreamingMethod>(method: M, params: MethodTypes[M]['params'], options?: BindingStreamOptions): AsyncIterable<StreamEvent> {
+  stream<M extends StreamingMethod>(
+    method: M,
+    params: MethodTypes[M]['params'],
+    options?: BindingStreamOptions,
+  ): AsyncIterable<StreamEvent> {
     this.seen.push({ method, params, options });
     return pulled(this.script(method, params, options, this.streams++));
   }

@@ -82,7 +82,9 @@ export interface SseFrame {
 export function openSse(res: ServerResponse, call: RpcCall, frames: readonly SseFrame[]): void {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   for (const frame of frames) {
-    res.write(`${frame.id === undefined ? '' : `id: ${frame.id}\n`}data: ${JSON.stringify({ jsonrpc: '2.0', id: call.id, result: frame.result })}\n\n`);
+    res.write(
+      `${frame.id === undefined ? '' : `id: ${frame.id}\n`}data: ${JSON.stringify({ jsonrpc: '2.0', id: call.id, result: frame.result })}\n\n`,
+    );
   }
 }
 
@@ -105,7 +107,9 @@ export function statusFrame(state: TaskState): StreamResponse {
 }
 
 export function chunkFrame(text: string, append: boolean, lastChunk = false): StreamResponse {
-  return { artifactUpdate: { taskId: TASK_ID, contextId: CONTEXT_ID, artifact: { artifactId: 'a1', parts: [{ text }] }, append, lastChunk } };
+  return {
+    artifactUpdate: { taskId: TASK_ID, contextId: CONTEXT_ID, artifact: { artifactId: 'a1', parts: [{ text }] }, append, lastChunk },
+  };
 }
 
 /** Runs `body` against a fake agent and closes it afterwards, whatever happens. */

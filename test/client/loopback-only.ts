@@ -50,7 +50,8 @@ export function watchLoopbackOnly(): LoopbackOnly {
 
 function hostOf(args: unknown[]): string | undefined {
   const first: unknown = Array.isArray(args[0]) ? (args[0] as unknown[])[0] : args[0];
-  if (typeof first === 'object' && first !== null && typeof (first as { host?: unknown }).host === 'string') return (first as { host: string }).host;
+  if (typeof first === 'object' && first !== null && typeof (first as { host?: unknown }).host === 'string')
+    return (first as { host: string }).host;
   return undefined;
 }
 

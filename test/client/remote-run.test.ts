@@ -32,7 +32,11 @@ describe.each([
 ])('runRemoteTurn ($mode)', ({ stream }) => {
   it('completes with the assembled artifact', async () => {
     const frames: StreamResponse[] = [];
-    const result = await runRemoteTurn(client, { message: userMessage('hello\n::slow 2\n::chunks 3') }, { stream, pollMs: POLL, onFrame: (frame) => frames.push(frame) });
+    const result = await runRemoteTurn(
+      client,
+      { message: userMessage('hello\n::slow 2\n::chunks 3') },
+      { stream, pollMs: POLL, onFrame: (frame) => frames.push(frame) },
+    );
     expect(result.task?.status.state).toBe('TASK_STATE_COMPLETED');
     expect(result.message).toBeUndefined();
     expect(result.artifacts).toHaveLength(1);
@@ -79,7 +83,11 @@ describe.each([
 
   it('returns a direct Message answer as { message }', async () => {
     const frames: StreamResponse[] = [];
-    const result = await runRemoteTurn(client, { message: userMessage('hi\n::message') }, { stream, pollMs: POLL, onFrame: (frame) => frames.push(frame) });
+    const result = await runRemoteTurn(
+      client,
+      { message: userMessage('hi\n::message') },
+      { stream, pollMs: POLL, onFrame: (frame) => frames.push(frame) },
+    );
     expect(result.task).toBeUndefined();
     expect(textOf(result.message)).toBe('echo: hi');
     expect(result.artifacts).toEqual([]);
@@ -140,7 +148,11 @@ describe('runRemoteTurn against scripted remotes', () => {
     try {
       const remote = await A2AClient.connect(fake.url, { resume: false });
       const frames: StreamResponse[] = [];
-      const result = await runRemoteTurn(remote, { message: userMessage('hi') }, { stream: true, pollMs: POLL, onFrame: (frame) => frames.push(frame) });
+      const result = await runRemoteTurn(
+        remote,
+        { message: userMessage('hi') },
+        { stream: true, pollMs: POLL, onFrame: (frame) => frames.push(frame) },
+      );
       expect(fake.methods()).toEqual(['SendStreamingMessage', 'GetTask']);
       expect(fake.calls[1]?.params).toEqual({ id: TASK_ID });
       expect(result.task?.status.state).toBe('TASK_STATE_COMPLETED');
@@ -163,7 +175,11 @@ describe('runRemoteTurn against scripted remotes', () => {
     });
     try {
       const remote = await A2AClient.connect(fake.url);
-      const result = await runRemoteTurn(remote, { message: userMessage('the answer', { taskId: TASK_ID }) }, { stream: false, pollMs: { min: 5, max: 10 } });
+      const result = await runRemoteTurn(
+        remote,
+        { message: userMessage('the answer', { taskId: TASK_ID }) },
+        { stream: false, pollMs: { min: 5, max: 10 } },
+      );
       expect(result.task?.status.state).toBe('TASK_STATE_COMPLETED');
       expect(fake.methods().filter((method) => method === 'GetTask')).toHaveLength(3);
     } finally {
@@ -184,7 +200,11 @@ describe('runRemoteTurn against scripted remotes', () => {
     try {
       const remote = await A2AClient.connect(fake.url);
       const frames: StreamResponse[] = [];
-      const result = await runRemoteTurn(remote, { message: userMessage('hi') }, { stream: false, pollMs: { min: 20, max: 80 }, onFrame: (frame) => frames.push(frame) });
+      const result = await runRemoteTurn(
+        remote,
+        { message: userMessage('hi') },
+        { stream: false, pollMs: { min: 20, max: 80 }, onFrame: (frame) => frames.push(frame) },
+      );
       expect(result.task?.status.state).toBe('TASK_STATE_COMPLETED');
       expect(polls).toHaveLength(6);
       expect(frames.map(stateOf)).toEqual(['TASK_STATE_WORKING', 'TASK_STATE_COMPLETED']);

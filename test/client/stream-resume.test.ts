@@ -6,17 +6,7 @@ import type { StreamResponse } from '../../generated/a2a/1.0/types.js';
 import { A2AClient, A2ATransportError, assembleArtifacts, textOf, type StreamEvent } from '../../src/client/a2a-client.js';
 import { A2AError } from '../../src/protocol/a2a-error.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
-import {
-  TASK_ID,
-  chunkFrame,
-  dropLater,
-  openSse,
-  reply,
-  replyError,
-  statusFrame,
-  taskFrame,
-  withFake,
-} from './fake-agent.js';
+import { TASK_ID, chunkFrame, dropLater, openSse, reply, replyError, statusFrame, taskFrame, withFake } from './fake-agent.js';
 
 const message = { messageId: 'm-1', role: 'ROLE_USER' as const, parts: [{ text: 'hi' }] };
 
@@ -61,7 +51,10 @@ describe('resuming a dropped stream (scripted agent)', () => {
         expect(fake.calls[1]?.params).toEqual({ id: TASK_ID });
         expect(fake.calls[1]?.headers['last-event-id']).toBe('3');
         expect(chunkTexts(frames)).toEqual(['one ', 'two ', 'three']);
-        expect(frames.filter((frame) => frame.task !== undefined).map((frame) => frame.task?.status.state)).toEqual(['TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING']);
+        expect(frames.filter((frame) => frame.task !== undefined).map((frame) => frame.task?.status.state)).toEqual([
+          'TASK_STATE_SUBMITTED',
+          'TASK_STATE_WORKING',
+        ]);
         expect(textOf(assembleArtifacts(frames)[0])).toBe('one two three');
         expect(frames.at(-1)?.statusUpdate?.status.state).toBe('TASK_STATE_COMPLETED');
         expect(frames).toHaveLength(7);
@@ -158,7 +151,9 @@ describe('resuming a dropped stream (scripted agent)', () => {
           for await (const frame of client.sendStreamingMessage({ message })) frames.push(frame);
         })().catch((caught: unknown) => caught);
         expect(error).toBeInstanceOf(A2ATransportError);
-        expect((error as Error).message).toBe('the stream of task t1 ended before a final state and 2 attempts to resume it brought nothing new');
+        expect((error as Error).message).toBe(
+          'the stream of task t1 ended before a final state and 2 attempts to resume it brought nothing new',
+        );
         expect(fake.methods()).toEqual(['SendStreamingMessage', 'SubscribeToTask', 'SubscribeToTask']);
         expect(frames).toHaveLength(1);
       },
@@ -251,7 +246,7 @@ describe('resuming a dropped stream (scripted agent)', () => {
     );
   });
 
-  it('subscribeToTask resumes too, starting from the caller\'s lastEventId', async () => {
+  it("subscribeToTask resumes too, starting from the caller's lastEventId", async () => {
     await withFake(
       (call, res, index) => {
         if (index === 0) {
@@ -285,7 +280,10 @@ describe('resuming a dropped stream (scripted agent)', () => {
  * A TCP proxy to the hub that cuts the first SendStreamingMessage response once `marker` has
  * gone through, the way a flaky network or a restarting load balancer would.
  */
-async function cuttingProxy(targetPort: number, marker: string): Promise<{ url: string; cuts: () => number; requests: string[]; close(): Promise<void> }> {
+async function cuttingProxy(
+  targetPort: number,
+  marker: string,
+): Promise<{ url: string; cuts: () => number; requests: string[]; close(): Promise<void> }> {
   let cuts = 0;
   const requests: string[] = [];
   const sockets = new Set<Socket>();
@@ -349,7 +347,9 @@ describe('resuming against the hub', () => {
     try {
       const client = await A2AClient.connect(proxy.url, { retryBaseMs: 10 });
       const frames = await collect(
-        client.sendStreamingMessage({ message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text: 'resume me\n::slow 4\n::chunks 3' }] } }),
+        client.sendStreamingMessage({
+          message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text: 'resume me\n::slow 4\n::chunks 3' }] },
+        }),
       );
       expect(proxy.cuts()).toBe(1);
       expect(proxy.requests.some((request) => request.includes('"SubscribeToTask"') && /last-event-id: \d+/i.test(request))).toBe(true);

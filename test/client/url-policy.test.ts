@@ -101,7 +101,13 @@ describe('classifyAddress', () => {
 
 describe('checkUrl', () => {
   it('has the documented defaults', () => {
-    expect(DEFAULT_URL_POLICY).toEqual({ allowedSchemes: ['http', 'https'], allowedHosts: undefined, allowPrivate: false, allowLinkLocal: false, allowLoopback: true });
+    expect(DEFAULT_URL_POLICY).toEqual({
+      allowedSchemes: ['http', 'https'],
+      allowedHosts: undefined,
+      allowPrivate: false,
+      allowLinkLocal: false,
+      allowLoopback: true,
+    });
   });
 
   it('allows http and https only, by default', () => {
@@ -109,7 +115,9 @@ describe('checkUrl', () => {
     expect(refusal('HTTP://agent.example.com/')).toBeUndefined();
     const ftp = refusal('ftp://agent.example.com/card.json');
     expect(ftp?.rule).toBe('allowedSchemes');
-    expect(ftp?.message).toBe('URL policy: ftp://agent.example.com/card.json is refused: scheme "ftp" is not in urlPolicy.allowedSchemes (http, https)');
+    expect(ftp?.message).toBe(
+      'URL policy: ftp://agent.example.com/card.json is refused: scheme "ftp" is not in urlPolicy.allowedSchemes (http, https)',
+    );
     expect(refusal('file:///etc/passwd')?.rule).toBe('allowedSchemes');
     expect(refusal('http://agent.example.com/', { allowedSchemes: ['https'] })?.rule).toBe('allowedSchemes');
     expect(refusal('not a url')?.message).toMatch(/is not a URL/);
@@ -123,7 +131,12 @@ describe('checkUrl', () => {
     expect(refusal('https://b.a.agents.example.org/', policy)).toBeUndefined();
     expect(refusal('http://[::1]:8080/', policy)).toBeUndefined();
     expect(refusal('http://127.0.0.1:8080/', policy)).toBeUndefined();
-    for (const url of ['https://agents.example.org/', 'https://evilagents.example.org/', 'https://other.example.com/', 'https://agent.example.com.evil.net/']) {
+    for (const url of [
+      'https://agents.example.org/',
+      'https://evilagents.example.org/',
+      'https://other.example.com/',
+      'https://agent.example.com.evil.net/',
+    ]) {
       const error = refusal(url, policy);
       expect(error?.rule, url).toBe('allowedHosts');
       expect(error?.message, url).toMatch(/is not in urlPolicy\.allowedHosts$/);
@@ -191,7 +204,11 @@ describe('checkUrl', () => {
 });
 
 describe('guardLookup', () => {
-  function resolve(lookup: LookupFunction, hostname: string, all: boolean): Promise<{ error: Error | null; address: string | LookupAddress[] }> {
+  function resolve(
+    lookup: LookupFunction,
+    hostname: string,
+    all: boolean,
+  ): Promise<{ error: Error | null; address: string | LookupAddress[] }> {
     return new Promise((done) => lookup(hostname, { all }, (error, address) => done({ error, address })));
   }
 
@@ -212,7 +229,9 @@ describe('guardLookup', () => {
     const mixed = await resolve(lookup, 'mixed.test', true);
     expect(mixed.error).toBeInstanceOf(UrlPolicyError);
     expect((mixed.error as UrlPolicyError).address).toBe('10.0.0.5');
-    expect(mixed.error?.message).toBe('URL policy: mixed.test (10.0.0.5) is refused: 10.0.0.0/8 private (RFC 1918); set urlPolicy.allowPrivate: true to allow it');
+    expect(mixed.error?.message).toBe(
+      'URL policy: mixed.test (10.0.0.5) is refused: 10.0.0.0/8 private (RFC 1918); set urlPolicy.allowPrivate: true to allow it',
+    );
     const meta = await resolve(lookup, 'meta.test', false);
     expect((meta.error as UrlPolicyError).rule).toBe('allowLinkLocal');
     expect(meta.address).toBe('');
@@ -225,14 +244,18 @@ describe('guardLookup', () => {
 });
 
 /** A loopback server answering GETs with `route(url)`: a card, or a redirect. */
-async function cardServer(route: (url: string, base: string) => { status: number; headers?: Record<string, string>; body?: unknown }): Promise<{ url: string; requests: string[]; close(): Promise<void> }> {
+async function cardServer(
+  route: (url: string, base: string) => { status: number; headers?: Record<string, string>; body?: unknown },
+): Promise<{ url: string; requests: string[]; close(): Promise<void> }> {
   const requests: string[] = [];
   let base = '';
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
     requests.push(`${req.method ?? ''} ${req.url ?? ''} auth=${req.headers.authorization ?? '-'}`);
     req.resume();
     const answer = route(req.url ?? '/', base);
-    res.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers }).end(answer.body === undefined ? '' : JSON.stringify(answer.body));
+    res
+      .writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers })
+      .end(answer.body === undefined ? '' : JSON.stringify(answer.body));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -277,7 +300,12 @@ describe('the client applies the policy before connecting', () => {
   });
 
   it('refuses private and link-local literals without opening a socket', async () => {
-    for (const url of ['http://10.0.0.5/', 'http://169.254.169.254/latest/meta-data/', 'http://[::ffff:10.0.0.1]/', 'http://[fe80::1]:8080/']) {
+    for (const url of [
+      'http://10.0.0.5/',
+      'http://169.254.169.254/latest/meta-data/',
+      'http://[::ffff:10.0.0.1]/',
+      'http://[fe80::1]:8080/',
+    ]) {
       const connectError = await A2AClient.connect(url).catch((caught: unknown) => caught);
       expect(connectError, url).toBeInstanceOf(UrlPolicyError);
       const cardError = await fetchAgentCard(url).catch((caught: unknown) => caught);
@@ -300,9 +328,14 @@ describe('the client applies the policy before connecting', () => {
 
   it('refuses a hostname that resolves to a private or link-local address, before connecting', async () => {
     const calls: string[] = [];
-    const lookup = fakeLookup({ 'internal.test': ['10.0.0.5'], 'metadata.test': ['169.254.169.254'], 'sneaky.test': ['::ffff:10.0.0.1'] }, calls);
+    const lookup = fakeLookup(
+      { 'internal.test': ['10.0.0.5'], 'metadata.test': ['169.254.169.254'], 'sneaky.test': ['::ffff:10.0.0.1'] },
+      calls,
+    );
     const port = new URL(hub.url).port;
-    const internal = await A2AClient.connect(`http://internal.test:${port}/`, { lookup, retries: 2, retryBaseMs: 1 }).catch((caught: unknown) => caught);
+    const internal = await A2AClient.connect(`http://internal.test:${port}/`, { lookup, retries: 2, retryBaseMs: 1 }).catch(
+      (caught: unknown) => caught,
+    );
     expect(internal).toBeInstanceOf(UrlPolicyError);
     expect((internal as UrlPolicyError).address).toBe('10.0.0.5');
     expect((internal as UrlPolicyError).rule).toBe('allowPrivate');
@@ -322,7 +355,9 @@ describe('the client applies the policy before connecting', () => {
     expect(client.endpoint).toBe(`http://agent.test:${port}/a2a/default`);
     const answer = await client.sendMessage({ message: { messageId: 'm-loopback', role: 'ROLE_USER', parts: [{ text: 'hi' }] } });
     expect(answer.task?.status.state).toBe('TASK_STATE_COMPLETED');
-    const refused = await A2AClient.connect(`http://agent.test:${port}/`, { lookup, urlPolicy: { allowLoopback: false } }).catch((caught: unknown) => caught);
+    const refused = await A2AClient.connect(`http://agent.test:${port}/`, { lookup, urlPolicy: { allowLoopback: false } }).catch(
+      (caught: unknown) => caught,
+    );
     expect(refused).toBeInstanceOf(UrlPolicyError);
     expect((refused as UrlPolicyError).rule).toBe('allowLoopback');
     expect((refused as UrlPolicyError).address).toBe('127.0.0.1');
@@ -341,7 +376,11 @@ describe('the client applies the policy before connecting', () => {
       if (url === '/.well-known/agent-card.json') return { status: 200, body: cardFor(`${base.replace('127.0.0.1', 'rebind.test')}/rpc`) };
       rpcRequests.push(url);
       // Closing makes the next call open a new connection, and so resolve the name again.
-      return { status: 200, headers: { connection: 'close' }, body: { jsonrpc: '2.0', id: 1, error: { code: -32001, message: 'no such task' } } };
+      return {
+        status: 200,
+        headers: { connection: 'close' },
+        body: { jsonrpc: '2.0', id: 1, error: { code: -32001, message: 'no such task' } },
+      };
     });
     try {
       const client = await A2AClient.connect(rebinding.url, { lookup, retries: 2, retryBaseMs: 1 });
@@ -410,7 +449,9 @@ describe('the client applies the policy before connecting', () => {
       expect(fetched.cardUrl).toBe(otherUrl);
       expect(first.requests).toEqual(['GET /card.json auth=Bearer secret']);
       expect(other.requests).toEqual(['GET /card.json auth=-']);
-      const refused = await fetchAgentCard(`${first.url}/card.json`, { lookup, urlPolicy: { allowedHosts: ['127.0.0.1'] } }).catch((caught: unknown) => caught);
+      const refused = await fetchAgentCard(`${first.url}/card.json`, { lookup, urlPolicy: { allowedHosts: ['127.0.0.1'] } }).catch(
+        (caught: unknown) => caught,
+      );
       expect((refused as UrlPolicyError).rule).toBe('allowedHosts');
       expect(other.requests).toHaveLength(1);
     } finally {

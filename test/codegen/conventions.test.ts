@@ -35,7 +35,9 @@ describe('the generator refuses a spec that breaks the conventions, naming file 
     const dir = specWith('a2a/1.0/message.schema.json', (json) => {
       json['$defs']['Message'].required.push('messageID');
     });
-    await expect(buildOutputs(dir)).rejects.toThrow('spec/a2a/1.0/message.schema.json#/$defs/Message/required: "messageID" is not a declared property');
+    await expect(buildOutputs(dir)).rejects.toThrow(
+      'spec/a2a/1.0/message.schema.json#/$defs/Message/required: "messageID" is not a declared property',
+    );
   });
 
   it('a $ref with siblings other than description', async () => {

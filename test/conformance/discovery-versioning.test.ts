@@ -150,11 +150,28 @@ describe('the checks against a deliberately broken agent', () => {
 
   it('fails the card, version and capability-absence requirements, with curl commands', async () => {
     const report = await runChecks(fake.url, checks);
-    const failing = ['CARD-002', 'CARD-005', 'CARD-007', 'VER-001', 'VER-002', 'VER-004', 'VER-006', 'SSE-001', 'PUSH-001', 'XCARD-001', 'WIRE-001'];
+    const failing = [
+      'CARD-002',
+      'CARD-005',
+      'CARD-007',
+      'VER-001',
+      'VER-002',
+      'VER-004',
+      'VER-006',
+      'SSE-001',
+      'PUSH-001',
+      'XCARD-001',
+      'WIRE-001',
+    ];
     expect(summary(report, failing)).toEqual(Object.fromEntries(failing.map((id) => [id, 'FAIL'])));
     // Missing caching headers are a SHOULD; the 0.3 card still resolves (it also lists an
     // interface); SendMessage creates no task, so there is nothing to subscribe to.
-    expect(summary(report, ['CARD-008', 'CARD-001', 'CARD-011', 'SUB-001'])).toEqual({ 'CARD-008': 'WARN', 'CARD-001': 'PASS', 'CARD-011': 'PASS', 'SUB-001': 'SKIP' });
+    expect(summary(report, ['CARD-008', 'CARD-001', 'CARD-011', 'SUB-001'])).toEqual({
+      'CARD-008': 'WARN',
+      'CARD-001': 'PASS',
+      'CARD-011': 'PASS',
+      'SUB-001': 'SKIP',
+    });
     for (const result of report.results.filter((entry) => entry.verdict === 'FAIL' && entry.id !== 'WIRE-001')) {
       for (const finding of result.findings.filter((entry) => entry.verdict === 'FAIL')) {
         expect(finding.curl, `${result.id}: ${finding.message}`).toMatch(/^curl /);
@@ -168,7 +185,17 @@ describe('the checks against a deliberately broken agent', () => {
   });
 
   it('fails CARD-001 when the well-known card is a pure 0.3 card', async () => {
-    const pure = await startFakeAgent((base) => ({ name: 'Old', description: 'old', url: `${base}/rpc`, protocolVersion: '0.3.0', version: '1', capabilities: {}, defaultInputModes: ['text/plain'], defaultOutputModes: ['text/plain'], skills: [] }));
+    const pure = await startFakeAgent((base) => ({
+      name: 'Old',
+      description: 'old',
+      url: `${base}/rpc`,
+      protocolVersion: '0.3.0',
+      version: '1',
+      capabilities: {},
+      defaultInputModes: ['text/plain'],
+      defaultOutputModes: ['text/plain'],
+      skills: [],
+    }));
     try {
       const report = await runChecks(pure.url, checks);
       expect(summary(report, ['CARD-001', 'CARD-002'])).toEqual({ 'CARD-001': 'FAIL', 'CARD-002': 'SKIP' });
@@ -183,14 +210,28 @@ describe('the checks against a deliberately broken agent', () => {
 
 describe('card signatures', () => {
   it('canonicalises like RFC 8785', () => {
-    const input = JSON.parse('{"numbers":[333333333.33333329,1E30,4.50,2e-3,0.000000000000000000000000001],"string":"\\u20ac$\\u000F\\u000aA\'\\u0042\\u0022\\u005c\\\\\\"\\/","literals":[null,true,false]}') as unknown;
-    expect(canonicalJson(input)).toBe('{"literals":[null,true,false],"numbers":[333333333.3333333,1e+30,4.5,0.002,1e-27],"string":"€$\\u000f\\nA\'B\\"\\\\\\\\\\"/"}');
+    const input = JSON.parse(
+      '{"numbers":[333333333.33333329,1E30,4.50,2e-3,0.000000000000000000000000001],"string":"\\u20ac$\\u000F\\u000aA\'\\u0042\\u0022\\u005c\\\\\\"\\/","literals":[null,true,false]}',
+    ) as unknown;
+    expect(canonicalJson(input)).toBe(
+      '{"literals":[null,true,false],"numbers":[333333333.3333333,1e+30,4.5,0.002,1e-27],"string":"€$\\u000f\\nA\'B\\"\\\\\\\\\\"/"}',
+    );
     expect(canonicalJson({ b: 1, a: [{ d: -0, c: 'x' }] })).toBe('{"a":[{"c":"x","d":0}],"b":1}');
   });
 
   it('omits default-valued implicit members but keeps explicit-presence ones', () => {
-    const card = { ...baseCard('https://a.example'), documentationUrl: '', capabilities: { streaming: false, extensions: [] }, securitySchemes: {}, signatures: [{ protected: 'x', signature: 'y' }] };
-    expect(JSON.parse(cardSigningPayload(card))).toEqual({ ...baseCard('https://a.example'), documentationUrl: '', capabilities: { streaming: false } });
+    const card = {
+      ...baseCard('https://a.example'),
+      documentationUrl: '',
+      capabilities: { streaming: false, extensions: [] },
+      securitySchemes: {},
+      signatures: [{ protected: 'x', signature: 'y' }],
+    };
+    expect(JSON.parse(cardSigningPayload(card))).toEqual({
+      ...baseCard('https://a.example'),
+      documentationUrl: '',
+      capabilities: { streaming: false },
+    });
   });
 
   it('keeps unknown members whole, even ones named like Object.prototype members', () => {
@@ -211,7 +252,9 @@ describe('card signatures', () => {
     const jwk = publicKey.export({ format: 'jwk' });
     const protectedHeader = Buffer.from(JSON.stringify({ alg: 'ES256', kid: 'conform-test-key', typ: 'JOSE', jwk })).toString('base64url');
     const payload = Buffer.from(cardSigningPayload(card)).toString('base64url');
-    const signature = sign('sha256', Buffer.from(`${protectedHeader}.${payload}`), { key: privateKey, dsaEncoding: 'ieee-p1363' }).toString('base64url');
+    const signature = sign('sha256', Buffer.from(`${protectedHeader}.${payload}`), { key: privateKey, dsaEncoding: 'ieee-p1363' }).toString(
+      'base64url',
+    );
     return { ...card, signatures: [{ protected: protectedHeader, signature }] };
   }
 

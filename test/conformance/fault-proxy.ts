@@ -91,7 +91,19 @@ export interface FaultProxy {
   close(): Promise<void>;
 }
 
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'host', 'content-length', 'expect']);
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'host',
+  'content-length',
+  'expect',
+]);
 /** Response headers the proxy recomputes (fetch has already decoded the body). */
 const RESPONSE_DROPPED = new Set([...HOP_BY_HOP, 'content-encoding']);
 
@@ -135,7 +147,8 @@ export function frameOf(event: SseFrame): JsonObject | undefined {
 
 /** A JSON-RPC error answer, for onRequest. */
 export function rpcErrorReply(ctx: RequestContext, code: number, message: string, reason?: string): Reply {
-  const data = reason === undefined ? {} : { data: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason, domain: 'a2a-protocol.org' }] };
+  const data =
+    reason === undefined ? {} : { data: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason, domain: 'a2a-protocol.org' }] };
   return { status: 200, body: { jsonrpc: '2.0', id: ctx.id ?? null, error: { code, message, ...data } } };
 }
 
@@ -192,7 +205,11 @@ export function serializeSse(frames: readonly SseFrame[]): string {
     .map((frame) => {
       if (frame.comment !== undefined && frame.data === '' && frame.json === undefined) return `:${frame.comment}\n\n`;
       const data = frame.json === undefined ? frame.data : JSON.stringify(frame.json);
-      const lines = [...(frame.id === undefined ? [] : [`id: ${frame.id}`]), ...(frame.event === undefined ? [] : [`event: ${frame.event}`]), ...data.split('\n').map((line) => `data: ${line}`)];
+      const lines = [
+        ...(frame.id === undefined ? [] : [`id: ${frame.id}`]),
+        ...(frame.event === undefined ? [] : [`event: ${frame.event}`]),
+        ...data.split('\n').map((line) => `data: ${line}`),
+      ];
       return `${lines.join('\n')}\n\n`;
     })
     .join('');
@@ -269,7 +286,12 @@ export async function startFaultProxy(upstream: string, fault: Fault | undefined
     response.once('close', stop);
     try {
       const body = await readBody(request);
-      const proxied: ProxiedRequest = { httpMethod: request.method ?? 'GET', path: request.url ?? '/', headers: requestHeaders(request), body };
+      const proxied: ProxiedRequest = {
+        httpMethod: request.method ?? 'GET',
+        path: request.url ?? '/',
+        headers: requestHeaders(request),
+        body,
+      };
       const ctx: RequestContext = { httpMethod: proxied.httpMethod, path: proxied.path, ...rpcOf(body), memory, origin };
       const reply = fault?.onRequest?.(proxied, ctx);
       if (reply !== undefined) {
@@ -384,7 +406,8 @@ const TERMINAL = new Set(['TASK_STATE_COMPLETED', 'TASK_STATE_FAILED', 'TASK_STA
 function remapError(from: number, to: number, methods?: readonly string[]): (body: unknown, ctx: FaultContext) => unknown {
   return (body, ctx) => {
     const error = rpcError(body);
-    if (error?.['code'] === from && (methods === undefined || (ctx.method !== undefined && methods.includes(ctx.method)))) error['code'] = to;
+    if (error?.['code'] === from && (methods === undefined || (ctx.method !== undefined && methods.includes(ctx.method))))
+      error['code'] = to;
     return body;
   };
 }
@@ -398,7 +421,10 @@ function onCard(change: (card: JsonObject) => void): (body: unknown, ctx: FaultC
 }
 
 /** onJson for the result of one JSON-RPC method. */
-function onResult(method: string, change: (result: JsonObject, ctx: FaultContext, body: JsonObject) => unknown): (body: unknown, ctx: FaultContext) => unknown {
+function onResult(
+  method: string,
+  change: (result: JsonObject, ctx: FaultContext, body: JsonObject) => unknown,
+): (body: unknown, ctx: FaultContext) => unknown {
   return (body, ctx) => {
     const result = rpcResult(body);
     return ctx.method === method && result !== undefined && isObject(body) ? change(result, ctx, body) : body;
@@ -436,7 +462,8 @@ export const FAULTS: readonly Fault[] = [
     description: 'responses echo another id than the request’s',
     expect: ['JSONRPC-ENV-002'],
     onJson: (body) => {
-      if (isObject(body) && body['id'] !== null && body['id'] !== undefined) body['id'] = typeof body['id'] === 'number' ? body['id'] + 1 : `${JSON.stringify(body['id'])}-other`;
+      if (isObject(body) && body['id'] !== null && body['id'] !== undefined)
+        body['id'] = typeof body['id'] === 'number' ? body['id'] + 1 : `${JSON.stringify(body['id'])}-other`;
       return body;
     },
   },
@@ -454,7 +481,8 @@ export const FAULTS: readonly Fault[] = [
     description: 'JSON-RPC responses are labelled Content-Type: text/plain',
     expect: ['JSONRPC-ENV-001'],
     onHeaders: (response, ctx) => {
-      if (ctx.httpMethod === 'POST' && /^application\/json/i.test(response.headers['content-type'] ?? '')) response.headers['content-type'] = 'text/plain; charset=utf-8';
+      if (ctx.httpMethod === 'POST' && /^application\/json/i.test(response.headers['content-type'] ?? ''))
+        response.headers['content-type'] = 'text/plain; charset=utf-8';
     },
   },
   {
@@ -566,7 +594,8 @@ export const FAULTS: readonly Fault[] = [
     onJson: (body) => {
       eachObject(rpcResult(body), (object) => {
         const state = object['state'];
-        if (typeof state === 'string' && state.startsWith('TASK_STATE_')) object['state'] = state.slice('TASK_STATE_'.length).toLowerCase().replaceAll('_', '-');
+        if (typeof state === 'string' && state.startsWith('TASK_STATE_'))
+          object['state'] = state.slice('TASK_STATE_'.length).toLowerCase().replaceAll('_', '-');
       });
       return body;
     },
@@ -629,7 +658,8 @@ export const FAULTS: readonly Fault[] = [
     description: 'artifacts of returned tasks have no artifactId',
     expect: ['SEND-019'],
     onJson: (body) => {
-      for (const task of tasksIn(rpcResult(body))) if (Array.isArray(task['artifacts'])) for (const artifact of task['artifacts'].filter(isObject)) delete artifact['artifactId'];
+      for (const task of tasksIn(rpcResult(body)))
+        if (Array.isArray(task['artifacts'])) for (const artifact of task['artifacts'].filter(isObject)) delete artifact['artifactId'];
       return body;
     },
   },
@@ -687,7 +717,10 @@ export const FAULTS: readonly Fault[] = [
     description: 'configuration.returnImmediately is dropped, so SendMessage blocks until the task ends',
     expect: ['SEND-006'],
     onRequest: (request, ctx) => {
-      if (ctx.method === 'SendMessage') rewriteParams(request, (params) => (isObject(params['configuration']) ? delete params['configuration']['returnImmediately'] : undefined));
+      if (ctx.method === 'SendMessage')
+        rewriteParams(request, (params) =>
+          isObject(params['configuration']) ? delete params['configuration']['returnImmediately'] : undefined,
+        );
       return undefined;
     },
   },
@@ -697,7 +730,9 @@ export const FAULTS: readonly Fault[] = [
     expect: ['SEND-017'],
     onRequest: (_request, ctx) => {
       const message = ctx.params?.['message'];
-      const unknown = Object.keys(ctx.params ?? {}).some((key) => !['message', 'configuration', 'metadata', 'tenant'].includes(key)) || (isObject(message) && 'kind' in message);
+      const unknown =
+        Object.keys(ctx.params ?? {}).some((key) => !['message', 'configuration', 'metadata', 'tenant'].includes(key)) ||
+        (isObject(message) && 'kind' in message);
       return ctx.method === 'SendMessage' && unknown ? rpcErrorReply(ctx, -32602, 'unknown member') : undefined;
     },
   },
@@ -708,7 +743,9 @@ export const FAULTS: readonly Fault[] = [
     onRequest: (_request, ctx) => {
       const message = ctx.params?.['message'];
       const parts = isObject(message) && Array.isArray(message['parts']) ? message['parts'] : [];
-      return ctx.method === 'SendMessage' && parts.some((part) => isObject(part) && 'data' in part && !isObject(part['data'])) ? rpcErrorReply(ctx, -32602, 'data must be an object') : undefined;
+      return ctx.method === 'SendMessage' && parts.some((part) => isObject(part) && 'data' in part && !isObject(part['data']))
+        ? rpcErrorReply(ctx, -32602, 'data must be an object')
+        : undefined;
     },
   },
   {
@@ -718,7 +755,9 @@ export const FAULTS: readonly Fault[] = [
     onRequest: (_request, ctx) => {
       const message = ctx.params?.['message'];
       const parts = isObject(message) && Array.isArray(message['parts']) ? message['parts'] : [];
-      return ctx.method === 'SendMessage' && parts.some((part) => isObject(part) && 'raw' in part) ? rpcErrorReply(ctx, -32602, 'raw parts are not supported') : undefined;
+      return ctx.method === 'SendMessage' && parts.some((part) => isObject(part) && 'raw' in part)
+        ? rpcErrorReply(ctx, -32602, 'raw parts are not supported')
+        : undefined;
     },
   },
   {
@@ -735,7 +774,8 @@ export const FAULTS: readonly Fault[] = [
     description: 'CancelTask is forwarded as GetTask: the task is returned but never canceled',
     expect: ['CANCEL-001'],
     onRequest: (request, ctx) => {
-      if (ctx.method === 'CancelTask' && request.body !== undefined) request.body = request.body.replace('"method":"CancelTask"', '"method":"GetTask"');
+      if (ctx.method === 'CancelTask' && request.body !== undefined)
+        request.body = request.body.replace('"method":"CancelTask"', '"method":"GetTask"');
       return undefined;
     },
   },
@@ -816,7 +856,10 @@ export const FAULTS: readonly Fault[] = [
     description: 'SendMessage configuration.historyLength is dropped before it reaches the agent',
     expect: ['SEND-007'],
     onRequest: (request, ctx) => {
-      if (ctx.method === 'SendMessage') rewriteParams(request, (params) => (isObject(params['configuration']) ? delete params['configuration']['historyLength'] : undefined));
+      if (ctx.method === 'SendMessage')
+        rewriteParams(request, (params) =>
+          isObject(params['configuration']) ? delete params['configuration']['historyLength'] : undefined,
+        );
       return undefined;
     },
   },
@@ -867,7 +910,13 @@ export const FAULTS: readonly Fault[] = [
     expect: ['STATE-002'],
     onJson: onResult('GetTask', (result, ctx, body) => {
       const status = isObject(result['status']) ? result['status'] : undefined;
-      if (status === undefined || !TERMINAL.has(String(status['state'])) || typeof status['timestamp'] !== 'string' || typeof result['id'] !== 'string') return body;
+      if (
+        status === undefined ||
+        !TERMINAL.has(String(status['state'])) ||
+        typeof status['timestamp'] !== 'string' ||
+        typeof result['id'] !== 'string'
+      )
+        return body;
       const key = `seen:${result['id']}`;
       const seen = Number(ctx.memory.get(key) ?? 0);
       ctx.memory.set(key, seen + 1);
@@ -922,7 +971,8 @@ export const FAULTS: readonly Fault[] = [
     onSse: (events) => {
       for (const event of events) {
         const frame = frameOf(event);
-        if (isObject(frame?.['statusUpdate']) && frame !== undefined) frame['message'] = { messageId: 'conform-extra', role: 'ROLE_AGENT', parts: [{ text: 'extra' }] };
+        if (isObject(frame?.['statusUpdate']) && frame !== undefined)
+          frame['message'] = { messageId: 'conform-extra', role: 'ROLE_AGENT', parts: [{ text: 'extra' }] };
       }
       return events;
     },
@@ -967,7 +1017,8 @@ export const FAULTS: readonly Fault[] = [
     id: 'streaming-refused',
     description: 'SendStreamingMessage is refused with -32004 although the card declares streaming',
     expect: ['SSE-002'],
-    onRequest: (_request, ctx) => (ctx.method === 'SendStreamingMessage' ? rpcErrorReply(ctx, -32004, 'streaming is not supported', 'UNSUPPORTED_OPERATION') : undefined),
+    onRequest: (_request, ctx) =>
+      ctx.method === 'SendStreamingMessage' ? rpcErrorReply(ctx, -32004, 'streaming is not supported', 'UNSUPPORTED_OPERATION') : undefined,
   },
 
   // --- versioning --------------------------------------------------------------------------
@@ -984,7 +1035,10 @@ export const FAULTS: readonly Fault[] = [
     id: 'patch-version-refused',
     description: 'A2A-Version: 1.0.1 is refused with VersionNotSupportedError',
     expect: ['VER-004'],
-    onRequest: (request, ctx) => (request.headers['a2a-version'] === '1.0.1' ? rpcErrorReply(ctx, -32009, 'version 1.0.1 is not supported', 'VERSION_NOT_SUPPORTED') : undefined),
+    onRequest: (request, ctx) =>
+      request.headers['a2a-version'] === '1.0.1'
+        ? rpcErrorReply(ctx, -32009, 'version 1.0.1 is not supported', 'VERSION_NOT_SUPPORTED')
+        : undefined,
   },
 
   // --- the agent card --------------------------------------------------------------------------
@@ -1014,7 +1068,8 @@ export const FAULTS: readonly Fault[] = [
     description: 'the card’s interface URL is relative',
     expect: ['CARD-011'],
     onJson: onCard((card) => {
-      for (const entry of Array.isArray(card['supportedInterfaces']) ? card['supportedInterfaces'].filter(isObject) : []) if (typeof entry['url'] === 'string') entry['url'] = new URL(entry['url']).pathname;
+      for (const entry of Array.isArray(card['supportedInterfaces']) ? card['supportedInterfaces'].filter(isObject) : [])
+        if (typeof entry['url'] === 'string') entry['url'] = new URL(entry['url']).pathname;
     }),
   },
 
@@ -1038,7 +1093,17 @@ export const FAULTS: readonly Fault[] = [
     expect: ['CARD-004'],
     onRequest: (request) =>
       request.httpMethod === 'GET' && request.path.startsWith('/tasks/')
-        ? { status: 404, body: { error: { code: 404, status: 'NOT_FOUND', message: 'task not found', details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'TASK_NOT_FOUND', domain: 'a2a-protocol.org' }] } } }
+        ? {
+            status: 404,
+            body: {
+              error: {
+                code: 404,
+                status: 'NOT_FOUND',
+                message: 'task not found',
+                details: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'TASK_NOT_FOUND', domain: 'a2a-protocol.org' }],
+              },
+            },
+          }
         : undefined,
   },
   {
@@ -1073,7 +1138,8 @@ export const FAULTS: readonly Fault[] = [
     onJson: onCard((card) => {
       const capabilities = isObject(card['capabilities']) ? card['capabilities'] : undefined;
       const extensions: unknown[] = Array.isArray(capabilities?.['extensions']) ? (capabilities['extensions'] as unknown[]) : [];
-      if (capabilities !== undefined) capabilities['extensions'] = [...extensions, { uri: 'https://example.invalid/ext/required/v1', required: true }];
+      if (capabilities !== undefined)
+        capabilities['extensions'] = [...extensions, { uri: 'https://example.invalid/ext/required/v1', required: true }];
     }),
   },
 
@@ -1109,7 +1175,8 @@ export const FAULTS: readonly Fault[] = [
     description: 'JSON-RPC responses are labelled application/json-seq',
     expect: ['JSONRPC-ENV-001'],
     onHeaders: (response, ctx) => {
-      if (ctx.httpMethod === 'POST' && /^application\/json/i.test(response.headers['content-type'] ?? '')) response.headers['content-type'] = 'application/json-seq';
+      if (ctx.httpMethod === 'POST' && /^application\/json/i.test(response.headers['content-type'] ?? ''))
+        response.headers['content-type'] = 'application/json-seq';
     },
   },
   {
@@ -1135,7 +1202,9 @@ export const FAULTS: readonly Fault[] = [
     onSse: (events) =>
       events.flatMap((event) => {
         const update = frameOf(event)?.['artifactUpdate'];
-        return isObject(update) && update['append'] === true && update['lastChunk'] !== true ? [event, { ...event, json: structuredClone(event.json) }] : [event];
+        return isObject(update) && update['append'] === true && update['lastChunk'] !== true
+          ? [event, { ...event, json: structuredClone(event.json) }]
+          : [event];
       }),
   },
 ];
@@ -1165,6 +1234,8 @@ export const GAPS: readonly Fault[] = [
     id: 'sse-terminal-frame-dropped',
     description: 'the terminal statusUpdate of SendStreamingMessage streams is dropped, so the stream ends at WORKING; SSE-008 only warns',
     expect: ['SSE-008'],
-    onSse: onSendStream((events) => events.filter((event) => !TERMINAL.has(String(stateOf(frameOf(event)))) || isObject(frameOf(event)?.['task']))),
+    onSse: onSendStream((events) =>
+      events.filter((event) => !TERMINAL.has(String(stateOf(frameOf(event)))) || isObject(frameOf(event)?.['task'])),
+    ),
   },
 ];

@@ -36,7 +36,9 @@ function faultRun(fault: Fault): ConformOptions {
 describe('the conformance suite against a fault-injecting proxy in front of the hub', () => {
   it('finds nothing wrong through the clean proxy', async () => {
     const report = await throughProxy(undefined, { runs: 10, seed: 1, cooperative: true });
-    const bad = report.results.filter((result: RequirementResult) => result.verdict === 'FAIL' || result.verdict === 'ERROR').map((result) => result.id);
+    const bad = report.results
+      .filter((result: RequirementResult) => result.verdict === 'FAIL' || result.verdict === 'ERROR')
+      .map((result) => result.id);
     expect(verdicts(report, bad)).toEqual({});
     expect(report.summary.PASS).toBeGreaterThan(90);
   });
@@ -62,7 +64,10 @@ describe('the conformance suite against a fault-injecting proxy in front of the 
   it.each(GAPS)('suite gap $id: $expect not FAIL ($description)', async (fault) => {
     const report = await throughProxy(fault, faultRun(fault));
     // PASS or WARN: the requirement was exercised and the fault slipped through (a FAIL means the gap is closed).
-    for (const id of fault.expect) expect(['PASS', 'WARN'], `${id} is no longer PASS/WARN: if it FAILs, move ${fault.id} from GAPS to FAULTS`).toContain(report.results.find((result) => result.id === id)?.verdict);
+    for (const id of fault.expect)
+      expect(['PASS', 'WARN'], `${id} is no longer PASS/WARN: if it FAILs, move ${fault.id} from GAPS to FAULTS`).toContain(
+        report.results.find((result) => result.id === id)?.verdict,
+      );
   });
 
   it.each(WARNED_FAULTS)('$id: $description → WARN $expect (a SHOULD)', async (fault) => {

@@ -5,11 +5,27 @@ import { runSuite, type RunOptions } from '../../conformance/core/runner.js';
 import { resolveTarget } from '../../conformance/core/target.js';
 
 /** Runs checks against the agent at `url` (card or base URL) and returns the report. */
-export async function runChecks(url: string, checks: readonly Check[], options: Partial<RunOptions> & { headers?: Record<string, string> } = {}): Promise<ConformanceReport> {
+export async function runChecks(
+  url: string,
+  checks: readonly Check[],
+  options: Partial<RunOptions> & { headers?: Record<string, string> } = {},
+): Promise<ConformanceReport> {
   const timeoutMs = options.timeoutMs ?? 5000;
   const target = await resolveTarget(url, { timeoutMs, ...(options.headers ? { headers: options.headers } : {}) });
-  const transport = new JsonRpcTransport({ endpoint: target.endpoint, timeoutMs, ...(options.headers ? { headers: options.headers } : {}) });
-  return runSuite(target, transport, checks, { level: 'may', runs: 20, seed: 42, timeoutMs, cooperative: true, toolVersion: 'test', ...options });
+  const transport = new JsonRpcTransport({
+    endpoint: target.endpoint,
+    timeoutMs,
+    ...(options.headers ? { headers: options.headers } : {}),
+  });
+  return runSuite(target, transport, checks, {
+    level: 'may',
+    runs: 20,
+    seed: 42,
+    timeoutMs,
+    cooperative: true,
+    toolVersion: 'test',
+    ...options,
+  });
 }
 
 /** The results for some requirements, as `id: VERDICT — first finding` lines: readable in a failed assertion. */
@@ -17,7 +33,10 @@ export function verdicts(report: ConformanceReport, ids: readonly string[]): Rec
   const out: Record<string, string> = {};
   for (const result of report.results.filter((entry: RequirementResult) => ids.includes(entry.id))) {
     const bad = result.findings.find((finding) => finding.verdict === result.verdict);
-    out[result.id] = result.verdict === 'PASS' ? 'PASS' : `${result.verdict} — ${bad?.message ?? ''}${bad?.observed ? ` (observed: ${bad.observed})` : ''}`;
+    out[result.id] =
+      result.verdict === 'PASS'
+        ? 'PASS'
+        : `${result.verdict} — ${bad?.message ?? ''}${bad?.observed ? ` (observed: ${bad.observed})` : ''}`;
   }
   return out;
 }

@@ -19,7 +19,11 @@ interface AcceptedSkip {
 
 /** Why a MUST or SHOULD requirement may be SKIP against the hub, by skip reason code: features it does not offer, or that no client can observe. */
 const ACCEPTED_SKIPS: readonly AcceptedSkip[] = [
-  { reason: 'capability-not-declared', requirements: REQUIREMENTS.filter((entry) => entry.capability === 'pushNotifications').map((entry) => entry.id), why: 'push delivery is not implemented yet' },
+  {
+    reason: 'capability-not-declared',
+    requirements: REQUIREMENTS.filter((entry) => entry.capability === 'pushNotifications').map((entry) => entry.id),
+    why: 'push delivery is not implemented yet',
+  },
   { reason: 'other-binding', why: 'the hub serves JSON-RPC only for now' },
   { reason: 'not-observable', why: 'needs a second principal' },
   { reason: 'capability-declared', why: 'the hub declares streaming and extendedAgentCard, so the checks of their absence do not apply' },
@@ -32,7 +36,9 @@ const ACCEPTED_SKIPS: readonly AcceptedSkip[] = [
 ];
 
 function accepted(id: RequirementId, finding: Finding): boolean {
-  return ACCEPTED_SKIPS.some((entry) => entry.reason === finding.skipReason && (entry.requirements === undefined || entry.requirements.includes(id)));
+  return ACCEPTED_SKIPS.some(
+    (entry) => entry.reason === finding.skipReason && (entry.requirements === undefined || entry.requirements.includes(id)),
+  );
 }
 
 let hub: TestHub;
@@ -53,7 +59,10 @@ describe('the conformance suite against the hub (cooperative, full catalog)', ()
         if (result.verdict === 'SKIP') return !result.findings.every((finding) => accepted(result.id as RequirementId, finding));
         return true;
       })
-      .map((result) => `${result.id} ${result.verdict}: ${result.findings.map((finding) => `${finding.skipReason === undefined ? '' : `[${finding.skipReason}] `}${finding.message}`).join(' | ')}`);
+      .map(
+        (result) =>
+          `${result.id} ${result.verdict}: ${result.findings.map((finding) => `${finding.skipReason === undefined ? '' : `[${finding.skipReason}] `}${finding.message}`).join(' | ')}`,
+      );
     expect(problems).toEqual([]);
     expect(report.summary.ERROR).toBe(0);
     expect(report.summary.baselineStale).toEqual([]);

@@ -15,7 +15,18 @@ const checks: readonly Check[] = [...sendMessageChecks, ...taskChecks, ...hubBeh
 const implemented = [...new Set(checks.flatMap((check) => check.requirements))];
 
 /** Requirements only cooperative checks reach: SKIP in a black-box run. */
-const COOPERATIVE = ['SEND-006', 'SEND-009', 'SEND-010', 'SEND-011', 'SEND-012', 'CANCEL-001', 'CANCEL-003', 'CANCEL-004', 'DATA-007', 'HUB-005'];
+const COOPERATIVE = [
+  'SEND-006',
+  'SEND-009',
+  'SEND-010',
+  'SEND-011',
+  'SEND-012',
+  'CANCEL-001',
+  'CANCEL-003',
+  'CANCEL-004',
+  'DATA-007',
+  'HUB-005',
+];
 
 /**
  * Where the hub does not PASS, and why. Everything else implemented here must PASS.
@@ -42,14 +53,22 @@ describe('method checks against the hub', () => {
     const overrides = Object.fromEntries(Object.entries(HUB_DEVIATIONS).map(([id, pattern]) => [id, expect.stringMatching(pattern)]));
     expect(verdicts(report, implemented)).toEqual(expectedVerdicts(implemented, overrides));
     // GET-006 and LIST-010 need a second principal: no check, so the runner SKIPs them.
-    expect(verdicts(report, ['GET-006', 'LIST-010'])).toEqual({ 'GET-006': 'SKIP — not observable from outside the agent', 'LIST-010': 'SKIP — not observable from outside the agent' });
+    expect(verdicts(report, ['GET-006', 'LIST-010'])).toEqual({
+      'GET-006': 'SKIP — not observable from outside the agent',
+      'LIST-010': 'SKIP — not observable from outside the agent',
+    });
     expect(report.durationMs).toBeLessThan(15_000);
   });
 
   it('skip the cooperative requirements in black-box mode and still pass the others', async () => {
     const report = await runChecks(hub.url, checks, { cooperative: false });
-    const skipped = Object.fromEntries(COOPERATIVE.map((id) => [id, expect.stringMatching(/^SKIP — needs an agent that follows the test directives/)]));
-    const overrides = { ...Object.fromEntries(Object.entries(HUB_DEVIATIONS).map(([id, pattern]) => [id, expect.stringMatching(pattern)])), ...skipped };
+    const skipped = Object.fromEntries(
+      COOPERATIVE.map((id) => [id, expect.stringMatching(/^SKIP — needs an agent that follows the test directives/)]),
+    );
+    const overrides = {
+      ...Object.fromEntries(Object.entries(HUB_DEVIATIONS).map(([id, pattern]) => [id, expect.stringMatching(pattern)])),
+      ...skipped,
+    };
     expect(verdicts(report, implemented)).toEqual(expectedVerdicts(implemented, overrides));
   });
 });

@@ -73,7 +73,13 @@ describe('scanWire', () => {
 
   it('warns about implicit-presence defaults, but not about REQUIRED paging members or content', () => {
     const frame = {
-      artifactUpdate: { taskId: 't', contextId: 'c', artifact: { artifactId: 'a', parts: [{ text: '' }], metadata: {} }, append: false, lastChunk: false },
+      artifactUpdate: {
+        taskId: 't',
+        contextId: 'c',
+        artifact: { artifactId: 'a', parts: [{ text: '' }], metadata: {} },
+        append: false,
+        lastChunk: false,
+      },
     };
     const found = scanWire(frame, 'result');
     expect(summary(found)).toEqual([
@@ -82,11 +88,9 @@ describe('scanWire', () => {
       'WIRE-004 warn result.artifactUpdate.lastChunk',
     ]);
     expect(found.every((finding) => finding.severity === 'warn')).toBe(true);
-    expect(summary(scanWire({ task: { id: 't', contextId: '', status: { state: 'TASK_STATE_WORKING' }, history: [], artifacts: [] } }))).toEqual([
-      'WIRE-004 warn task.artifacts',
-      'WIRE-004 warn task.contextId',
-      'WIRE-004 warn task.history',
-    ]);
+    expect(
+      summary(scanWire({ task: { id: 't', contextId: '', status: { state: 'TASK_STATE_WORKING' }, history: [], artifacts: [] } })),
+    ).toEqual(['WIRE-004 warn task.artifacts', 'WIRE-004 warn task.contextId', 'WIRE-004 warn task.history']);
     expect(scanWire({ tasks: [], nextPageToken: '', pageSize: 50, totalSize: 0 })).toEqual([]);
   });
 
@@ -95,7 +99,17 @@ describe('scanWire', () => {
       id: 't',
       status: { state: 'TASK_STATE_COMPLETED', timestamp: '2026-05-28T10:30:00.000Z' },
       metadata: { kind: 'mine', state: 'done', at: '2026-05-28T10:30:00+02:00' },
-      history: [{ messageId: 'm', role: 'ROLE_USER', parts: [{ data: { kind: 'x', role: 'user', append: false } }, { text: 'ROLE_UNSPECIFIED' }, { text: '2026-05-28T10:30:00+02:00' }] }],
+      history: [
+        {
+          messageId: 'm',
+          role: 'ROLE_USER',
+          parts: [
+            { data: { kind: 'x', role: 'user', append: false } },
+            { text: 'ROLE_UNSPECIFIED' },
+            { text: '2026-05-28T10:30:00+02:00' },
+          ],
+        },
+      ],
     };
     expect(scanWire(task)).toEqual([]);
   });
@@ -172,7 +186,8 @@ async function startFakeAgent(bugs: FakeBugs): Promise<Fake> {
         const matching = tasks.filter((task) => p['contextId'] === undefined || task.contextId === p['contextId']).reverse();
         const pageSize = typeof p['pageSize'] === 'number' ? p['pageSize'] : 50;
         // The token is the id of the last task served; the next page starts after it (or, broken, at it).
-        const after = typeof p['pageToken'] === 'string' && p['pageToken'] !== '' ? matching.findIndex((task) => task.id === p['pageToken']) : -1;
+        const after =
+          typeof p['pageToken'] === 'string' && p['pageToken'] !== '' ? matching.findIndex((task) => task.id === p['pageToken']) : -1;
         const offset = after < 0 ? 0 : after + (bugs.overlappingPages ? 0 : 1);
         const page = matching.slice(offset, offset + pageSize);
         const next = offset + pageSize < matching.length ? (page.at(-1)?.id ?? '') : '';
@@ -222,13 +237,21 @@ describe('against a deliberately broken agent', () => {
   it('reports the mutated input answered with HTTP 500 as a ROBUST-003 failure, shrunk, with the seed', async () => {
     const fake = await startFakeAgent({ crashOnNumericId: true });
     try {
-      const report = await runChecks(fake.url, propertyChecks.filter((check) => check.id === 'robust-mutated-params'), { seed: 1234 });
+      const report = await runChecks(
+        fake.url,
+        propertyChecks.filter((check) => check.id === 'robust-mutated-params'),
+        { seed: 1234 },
+      );
       const result = verdicts(report, ['ROBUST-002', 'ROBUST-003']);
       expect(result['ROBUST-003']).toMatch(/^FAIL/);
       expect(result['ROBUST-002']).toMatch(/^FAIL/);
       const failure = findings(report, 'ROBUST-003').find((finding) => finding.verdict === 'FAIL');
       expect(failure?.seed).toBe(1234);
-      expect(failure?.counterexample).toMatchObject({ method: 'GetTask', params: { id: 12345 }, mutation: { kind: 'wrong-type', pointer: '/id' } });
+      expect(failure?.counterexample).toMatchObject({
+        method: 'GetTask',
+        params: { id: 12345 },
+        mutation: { kind: 'wrong-type', pointer: '/id' },
+      });
       // Shrunk: nothing but the id that makes it crash.
       expect((failure?.counterexample as { params: unknown }).params).toEqual({ id: 12345 });
       expect(failure?.observed).toContain('HTTP 500');

@@ -17,16 +17,39 @@ const TARGET_URL = 'https://agent.example/a2a?q="x"&y=<b>';
 
 function sampleReport(): ConformanceReport {
   const results: RequirementResult[] = [
-    { id: 'CARD-001', section: '8.2', level: 'MUST', text: 'The agent card is served at /.well-known/agent-card.json', verdict: 'PASS', findings: [{ verdict: 'PASS', check: 'card-fetch', message: 'as required' }] },
+    {
+      id: 'CARD-001',
+      section: '8.2',
+      level: 'MUST',
+      text: 'The agent card is served at /.well-known/agent-card.json',
+      verdict: 'PASS',
+      findings: [{ verdict: 'PASS', check: 'card-fetch', message: 'as required' }],
+    },
     {
       id: 'CARD-002',
       section: '8.3',
       level: 'SHOULD',
       text: 'The card declares a description',
       verdict: 'WARN',
-      findings: [{ verdict: 'WARN', check: 'card-shape', message: 'description is empty', expected: 'a non-empty description', observed: '""', path: 'description' }],
+      findings: [
+        {
+          verdict: 'WARN',
+          check: 'card-shape',
+          message: 'description is empty',
+          expected: 'a non-empty description',
+          observed: '""',
+          path: 'description',
+        },
+      ],
     },
-    { id: 'GET-001', section: '9.3', level: 'MUST', text: 'GetTask returns the task', verdict: 'PASS', findings: [{ verdict: 'PASS', check: 'get-task', message: 'as required' }] },
+    {
+      id: 'GET-001',
+      section: '9.3',
+      level: 'MUST',
+      text: 'GetTask returns the task',
+      verdict: 'PASS',
+      findings: [{ verdict: 'PASS', check: 'get-task', message: 'as required' }],
+    },
     {
       id: 'SEND-030',
       section: '9.1',
@@ -34,7 +57,16 @@ function sampleReport(): ConformanceReport {
       text: 'SendMessage rejects an empty parts array',
       verdict: 'FAIL',
       baselined: 'known bug, tracked in issue 12',
-      findings: [{ verdict: 'FAIL', check: 'send-invalid', message: 'expected error -32602', expected: 'error -32602', observed: 'HTTP 200', curl: `${FAIL_CURL} # baselined` }],
+      findings: [
+        {
+          verdict: 'FAIL',
+          check: 'send-invalid',
+          message: 'expected error -32602',
+          expected: 'error -32602',
+          observed: 'HTTP 200',
+          curl: `${FAIL_CURL} # baselined`,
+        },
+      ],
     },
     {
       id: 'SEND-031',
@@ -65,8 +97,29 @@ function sampleReport(): ConformanceReport {
       verdict: 'ERROR',
       findings: [{ verdict: 'ERROR', check: 'envelope', message: 'the check itself failed: socket hang up' }],
     },
-    { id: 'SSE-001', section: '9.4', level: 'SHOULD', text: 'Streams carry a heartbeat', verdict: 'SKIP', findings: [{ verdict: 'SKIP', check: 'sse', message: 'the card does not declare capabilities.streaming', skipReason: 'capability-not-declared' }] },
-    { id: 'PUSH-002', section: '9.7', level: 'MAY', text: 'Push configs can be listed', verdict: 'SKIP', findings: [{ verdict: 'SKIP', check: 'runner', message: 'not selected (--level, --only or --skip)', skipReason: 'not-selected' }] },
+    {
+      id: 'SSE-001',
+      section: '9.4',
+      level: 'SHOULD',
+      text: 'Streams carry a heartbeat',
+      verdict: 'SKIP',
+      findings: [
+        {
+          verdict: 'SKIP',
+          check: 'sse',
+          message: 'the card does not declare capabilities.streaming',
+          skipReason: 'capability-not-declared',
+        },
+      ],
+    },
+    {
+      id: 'PUSH-002',
+      section: '9.7',
+      level: 'MAY',
+      text: 'Push configs can be listed',
+      verdict: 'SKIP',
+      findings: [{ verdict: 'SKIP', check: 'runner', message: 'not selected (--level, --only or --skip)', skipReason: 'not-selected' }],
+    },
   ];
   return {
     formatVersion: '1',
@@ -84,7 +137,17 @@ function sampleReport(): ConformanceReport {
       mode: 'black-box',
     },
     options: { level: 'should', runs: 100, seed: 1234, timeoutMs: 10_000, skip: ['PUSH-002'] },
-    summary: { PASS: 2, FAIL: 2, WARN: 1, SKIP: 2, ERROR: 1, mustFailures: 1, requests: 412, deniedRequests: 3, baselineStale: ['GET-001', 'CANCEL-009'] },
+    summary: {
+      PASS: 2,
+      FAIL: 2,
+      WARN: 1,
+      SKIP: 2,
+      ERROR: 1,
+      mustFailures: 1,
+      requests: 412,
+      deniedRequests: 3,
+      baselineStale: ['GET-001', 'CANCEL-009'],
+    },
     warnings: ['no agent card was found: a minimal card <without> capabilities was assumed'],
     results,
   };
@@ -102,11 +165,16 @@ describe('the sample report', () => {
   it('needs a skip reason code on every SKIP finding, from the vocabulary, and on no other', () => {
     const withFinding = (id: string, change: (finding: Finding) => Finding): ConformanceReport => {
       const report = sampleReport();
-      return { ...report, results: report.results.map((result) => (result.id === id ? { ...result, findings: result.findings.map(change) } : result)) };
+      return {
+        ...report,
+        results: report.results.map((result) => (result.id === id ? { ...result, findings: result.findings.map(change) } : result)),
+      };
     };
     const uncoded = withFinding('SSE-001', ({ skipReason: _dropped, ...finding }) => finding);
     expect(validateConformanceReport(uncoded)).toBe(false);
-    expect(validateConformanceReport(withFinding('SSE-001', (finding) => ({ ...finding, skipReason: 'because' as Finding['skipReason'] })))).toBe(false);
+    expect(
+      validateConformanceReport(withFinding('SSE-001', (finding) => ({ ...finding, skipReason: 'because' as Finding['skipReason'] }))),
+    ).toBe(false);
     expect(validateConformanceReport(withFinding('CARD-001', (finding) => ({ ...finding, skipReason: 'feature-absent' })))).toBe(false);
   });
 });
@@ -144,7 +212,9 @@ describe('areas and shared helpers', () => {
       summary: { PASS: 95, FAIL: 0, WARN: 3, SKIP: 21, ERROR: 0, mustFailures: 0, requests: 412, deniedRequests: 0, baselineStale: [] },
     };
     expect(summaryLine(clean)).toBe('MUST failures: 0 · 95 PASS, 0 FAIL, 3 WARN, 21 SKIP, 0 ERROR · 412 requests in 8.1 s');
-    expect(summaryLine(report)).toBe('MUST failures: 1 (+1 baselined) · 2 PASS, 2 FAIL, 1 WARN, 2 SKIP, 1 ERROR · 412 requests (3 answered 401/404) in 8.1 s');
+    expect(summaryLine(report)).toBe(
+      'MUST failures: 1 (+1 baselined) · 2 PASS, 2 FAIL, 1 WARN, 2 SKIP, 1 ERROR · 412 requests (3 answered 401/404) in 8.1 s',
+    );
   });
 });
 
@@ -172,7 +242,9 @@ describe('renderJson', () => {
     const finding = report.results[4]?.findings[1];
     if (finding === undefined) throw new Error('fixture changed');
     finding.counterexample = { n: 10n };
-    expect(JSON.parse(renderJson(report))).toMatchObject({ results: expect.arrayContaining([expect.objectContaining({ id: 'SEND-031' })]) as unknown });
+    expect(JSON.parse(renderJson(report))).toMatchObject({
+      results: expect.arrayContaining([expect.objectContaining({ id: 'SEND-031' })]) as unknown,
+    });
     expect(renderJson(report)).toContain('"n": "10n"');
   });
 });
@@ -193,7 +265,10 @@ function parseXml(xml: string): XmlElement {
   const stack: XmlElement[] = [root];
   const checkReferences = (text: string): string => {
     expect(text).not.toMatch(/&(?!(amp|lt|gt|quot|apos|#\d+|#x[0-9a-fA-F]+);)/);
-    return text.replace(/&(amp|lt|gt|quot|apos|#\d+);/g, (_all, name: string) => ({ amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" })[name] ?? String.fromCodePoint(Number(name.slice(1))));
+    return text.replace(
+      /&(amp|lt|gt|quot|apos|#\d+);/g,
+      (_all, name: string) => ({ amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" })[name] ?? String.fromCodePoint(Number(name.slice(1))),
+    );
   };
   while (rest.length > 0) {
     const top = stack[stack.length - 1];
@@ -271,11 +346,17 @@ describe('renderJUnit', () => {
   });
 
   it('maps every verdict', () => {
-    const byId = new Map(document.children.flatMap((suite) => suite.children.filter((child) => child.name === 'testcase')).map((testcase) => [testcase.attributes.name?.split(' ')[0] ?? '', testcase]));
+    const byId = new Map(
+      document.children
+        .flatMap((suite) => suite.children.filter((child) => child.name === 'testcase'))
+        .map((testcase) => [testcase.attributes.name?.split(' ')[0] ?? '', testcase]),
+    );
     expect(byId.get('CARD-001')?.children).toEqual([]);
     expect(byId.get('CARD-001')?.attributes.name).toBe('CARD-001 The agent card is served at /.well-known/agent-card.json');
     const failure = byId.get('SEND-031')?.children.find((child) => child.name === 'failure');
-    expect(failure?.attributes.message).toBe('the result is neither a Task nor a Message: <script>alert(1)</script> ]]> & \\u0000 \\u001b[2J');
+    expect(failure?.attributes.message).toBe(
+      'the result is neither a Task nor a Message: <script>alert(1)</script> ]]> & \\u0000 \\u001b[2J',
+    );
     expect(failure?.text).toContain(FAIL_CURL);
     expect(failure?.text).toContain('seed: 1234');
     expect(failure?.text).toContain('path: result.status');
@@ -288,7 +369,9 @@ describe('renderJUnit', () => {
     expect(warn?.children.map((child) => child.name)).toEqual(['system-out']);
     expect(warn?.children[0]?.text).toContain('description is empty');
     const baselined = byId.get('SEND-030');
-    expect(baselined?.children.find((child) => child.name === 'skipped')?.attributes.message).toBe('expected failure (baseline): known bug, tracked in issue 12');
+    expect(baselined?.children.find((child) => child.name === 'skipped')?.attributes.message).toBe(
+      'expected failure (baseline): known bug, tracked in issue 12',
+    );
     expect(baselined?.children.some((child) => child.name === 'failure')).toBe(false);
   });
 
@@ -395,7 +478,9 @@ describe('renderConsole', () => {
   it('lists passes and skips with their reasons when verbose', () => {
     const verbose = renderConsole(report, { color: false, verbose: true });
     expect(verbose).toMatch(/Passed \(2\)\n\s+PASS\s+CARD-001[^\n]*\n\s+as required/);
-    expect(verbose).toMatch(/Skipped \(2\)\n\s+SKIP\s+SSE-001[^\n]*\n\s+\[capability-not-declared\] the card does not declare capabilities\.streaming/);
+    expect(verbose).toMatch(
+      /Skipped \(2\)\n\s+SKIP\s+SSE-001[^\n]*\n\s+\[capability-not-declared\] the card does not declare capabilities\.streaming/,
+    );
     expect(verbose).toContain('[not-selected] not selected (--level, --only or --skip)');
   });
 
@@ -420,8 +505,21 @@ describe('baseline files', () => {
   };
 
   it('loads id → reason', () => {
-    const path = file('ok.json', JSON.stringify({ expectedFailures: [{ id: 'SEND-030', reason: 'known bug' }, { id: 'CARD-002', reason: 'later' }] }));
-    expect(loadBaseline(path)).toEqual(new Map([['SEND-030', 'known bug'], ['CARD-002', 'later']]));
+    const path = file(
+      'ok.json',
+      JSON.stringify({
+        expectedFailures: [
+          { id: 'SEND-030', reason: 'known bug' },
+          { id: 'CARD-002', reason: 'later' },
+        ],
+      }),
+    );
+    expect(loadBaseline(path)).toEqual(
+      new Map([
+        ['SEND-030', 'known bug'],
+        ['CARD-002', 'later'],
+      ]),
+    );
     expect(loadBaseline(file('empty.json', '{"expectedFailures": []}')).size).toBe(0);
   });
 
@@ -431,17 +529,30 @@ describe('baseline files', () => {
     expect(() => loadBaseline(missing)).toThrow(`baseline ${missing}: file not found`);
     mkdirSync(join(dir, 'a-dir'));
     expect(() => loadBaseline(join(dir, 'a-dir'))).toThrow(/is a directory/);
-    expect(() => loadBaseline(file('bad.json', '{ "expectedFailures": [ }'))).toThrow(/bad\.json: is not valid JSON \(.+\); expected \{ "expectedFailures"/);
+    expect(() => loadBaseline(file('bad.json', '{ "expectedFailures": [ }'))).toThrow(
+      /bad\.json: is not valid JSON \(.+\); expected \{ "expectedFailures"/,
+    );
     expect(() => loadBaseline(file('array.json', '[]'))).toThrow(/must be a JSON object/);
     expect(() => loadBaseline(file('none.json', '{}'))).toThrow(/"expectedFailures" must be an array, and it is missing/);
     expect(() => loadBaseline(file('typo.json', '{"expectedFailure": []}'))).toThrow(/unknown member "expectedFailure"/);
-    expect(() => loadBaseline(file('noreason.json', '{"expectedFailures": [{"id": "SEND-030"}]}'))).toThrow(/expectedFailures\[0\] \(SEND-030\) has no "reason": every expected failure needs one/);
-    expect(() => loadBaseline(file('blank.json', '{"expectedFailures": [{"id": "SEND-030", "reason": "  "}]}'))).toThrow(/invalid "reason"/);
+    expect(() => loadBaseline(file('noreason.json', '{"expectedFailures": [{"id": "SEND-030"}]}'))).toThrow(
+      /expectedFailures\[0\] \(SEND-030\) has no "reason": every expected failure needs one/,
+    );
+    expect(() => loadBaseline(file('blank.json', '{"expectedFailures": [{"id": "SEND-030", "reason": "  "}]}'))).toThrow(
+      /invalid "reason"/,
+    );
     expect(() => loadBaseline(file('noid.json', '{"expectedFailures": [{"reason": "x"}]}'))).toThrow(/expectedFailures\[0\] has no "id"/);
-    expect(() => loadBaseline(file('extra.json', '{"expectedFailures": [{"id": "SEND-030", "reason": "x", "reasn": "y"}]}'))).toThrow(/unknown member "reasn"/);
-    const duplicate = '{"expectedFailures": [{"id": "SEND-030", "reason": "a"}, {"id": "CARD-001", "reason": "b"}, {"id": "SEND-030", "reason": "c"}]}';
-    expect(() => loadBaseline(file('dup.json', duplicate))).toThrow(/duplicate id SEND-030: expectedFailures\[0\] and expectedFailures\[2\] both list it/);
-    expect(() => parseBaseline('{"expectedFailures": [{"id": "SEND-999", "reason": "x"}]}', 'b.json', { knownIds: ['SEND-030'] })).toThrow(/SEND-999\) is not a requirement id of the catalog/);
+    expect(() => loadBaseline(file('extra.json', '{"expectedFailures": [{"id": "SEND-030", "reason": "x", "reasn": "y"}]}'))).toThrow(
+      /unknown member "reasn"/,
+    );
+    const duplicate =
+      '{"expectedFailures": [{"id": "SEND-030", "reason": "a"}, {"id": "CARD-001", "reason": "b"}, {"id": "SEND-030", "reason": "c"}]}';
+    expect(() => loadBaseline(file('dup.json', duplicate))).toThrow(
+      /duplicate id SEND-030: expectedFailures\[0\] and expectedFailures\[2\] both list it/,
+    );
+    expect(() => parseBaseline('{"expectedFailures": [{"id": "SEND-999", "reason": "x"}]}', 'b.json', { knownIds: ['SEND-030'] })).toThrow(
+      /SEND-999\) is not a requirement id of the catalog/,
+    );
   });
 
   it('writes a baseline from the current failures that loads again', () => {
@@ -452,6 +563,11 @@ describe('baseline files', () => {
         { id: 'SEND-031', reason: TODO_REASON },
       ],
     });
-    expect(parseBaseline(text, 'written')).toEqual(new Map([['SEND-030', 'known bug, tracked in issue 12'], ['SEND-031', 'TODO: explain']]));
+    expect(parseBaseline(text, 'written')).toEqual(
+      new Map([
+        ['SEND-030', 'known bug, tracked in issue 12'],
+        ['SEND-031', 'TODO: explain'],
+      ]),
+    );
   });
 });

@@ -43,13 +43,23 @@ describe('the runner', () => {
     const plain = await runConformance(brokenUrl, { checks: envelopeChecks, only, seed: 1 });
     expect(plain.report.results.find((result) => result.id === 'JSONRPC-ENV-003')?.verdict).toBe('FAIL');
     expect(plain.exitCode).toBe(1);
-    const listed = await runConformance(brokenUrl, { checks: envelopeChecks, only, seed: 1, baseline: new Map([['JSONRPC-ENV-003', 'known']]) });
+    const listed = await runConformance(brokenUrl, {
+      checks: envelopeChecks,
+      only,
+      seed: 1,
+      baseline: new Map([['JSONRPC-ENV-003', 'known']]),
+    });
     expect(listed.report.results.find((result) => result.id === 'JSONRPC-ENV-003')?.baselined).toBe('known');
     expect(listed.exitCode).toBe(0);
   });
 
   it('fails the run when a baselined requirement now passes (stale baseline)', async () => {
-    const { report, exitCode } = await runConformance(hub.url, { checks: envelopeChecks, only, seed: 1, baseline: new Map([['JSONRPC-ENV-003', 'was broken once']]) });
+    const { report, exitCode } = await runConformance(hub.url, {
+      checks: envelopeChecks,
+      only,
+      seed: 1,
+      baseline: new Map([['JSONRPC-ENV-003', 'was broken once']]),
+    });
     expect(report.summary.baselineStale).toEqual(['JSONRPC-ENV-003']);
     expect(exitCode).toBe(1);
   });
@@ -76,7 +86,11 @@ describe('the runner', () => {
       const { report } = await runConformance(hub.url, { checks: envelopeChecks, seed: 1 });
       expect(report.summary.deniedRequests).toBeGreaterThan(report.summary.requests / 2);
       expect(report.warnings.join('\n')).toMatch(/answered 401 or 404: this run proves little/);
-      const authorised = await runConformance(hub.url, { checks: envelopeChecks, seed: 1, headers: { authorization: 'Bearer runner-test-token' } });
+      const authorised = await runConformance(hub.url, {
+        checks: envelopeChecks,
+        seed: 1,
+        headers: { authorization: 'Bearer runner-test-token' },
+      });
       expect(authorised.report.warnings.join('\n')).not.toMatch(/proves little/);
     } finally {
       hub.inbounds.setAuth('default', undefined);

@@ -34,21 +34,32 @@ describe('sdk-echo, an @a2a-js/sdk agent', () => {
     });
     const text = await response.text();
     expect(response.status, text).toBe(200);
-    const body = JSON.parse(text) as { id?: unknown; result?: { task?: { id?: unknown; status?: { state?: unknown }; artifacts?: { parts?: { text?: unknown }[] }[] }; message?: unknown } };
+    const body = JSON.parse(text) as {
+      id?: unknown;
+      result?: { task?: { id?: unknown; status?: { state?: unknown }; artifacts?: { parts?: { text?: unknown }[] }[] }; message?: unknown };
+    };
     expect(body.id, text).toBe(1);
     expect(body.result?.task ?? body.result?.message, text).toBeDefined();
     const task = body.result?.task;
     if (task !== undefined) {
       expect(task.status?.state, text).toBe('TASK_STATE_COMPLETED');
-      const echoed = (task.artifacts ?? []).flatMap((artifact) => artifact.parts ?? []).map((part) => part.text).join('');
+      const echoed = (task.artifacts ?? [])
+        .flatMap((artifact) => artifact.parts ?? [])
+        .map((part) => part.text)
+        .join('');
       expect(echoed, text).toBe('echo: hello sdk');
     }
   });
 
   it('advertises the test directives and its real JSON-RPC endpoint', async () => {
     expect(TEST_DIRECTIVES_URI).toBe(TEST_DIRECTIVES_EXTENSION);
-    const card = (await (await fetch(`${agent.url}/.well-known/agent-card.json`)).json()) as { supportedInterfaces?: unknown; capabilities?: { extensions?: { uri?: unknown }[] } };
-    expect(card.supportedInterfaces).toEqual([expect.objectContaining({ url: `${agent.url}${SDK_AGENT_JSONRPC_PATH}`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' })]);
+    const card = (await (await fetch(`${agent.url}/.well-known/agent-card.json`)).json()) as {
+      supportedInterfaces?: unknown;
+      capabilities?: { extensions?: { uri?: unknown }[] };
+    };
+    expect(card.supportedInterfaces).toEqual([
+      expect.objectContaining({ url: `${agent.url}${SDK_AGENT_JSONRPC_PATH}`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }),
+    ]);
     expect(card.capabilities?.extensions?.map((extension) => extension.uri)).toContain(TEST_DIRECTIVES_EXTENSION);
   });
 
@@ -67,5 +78,11 @@ describe('sdk-echo, an @a2a-js/sdk agent', () => {
 function errorsOf(report: ConformanceReport): string[] {
   return report.results
     .filter((result) => result.verdict === 'ERROR')
-    .map((result) => `${result.id}: ${result.findings.filter((finding) => finding.verdict === 'ERROR').map((finding) => finding.message).join('; ')}`);
+    .map(
+      (result) =>
+        `${result.id}: ${result.findings
+          .filter((finding) => finding.verdict === 'ERROR')
+          .map((finding) => finding.message)
+          .join('; ')}`,
+    );
 }

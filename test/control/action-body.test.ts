@@ -26,16 +26,21 @@ describe('control action bodies', () => {
     const answer = await post(UNKNOWN_PEER_ACTION, { 'content-type': 'application/x-www-form-urlencoded' });
     expect(answer.status).toBe(415);
     expect(validateActionFailure(answer.json)).toBe(true);
-    expect((answer.json as { message: string }).message).toBe('Content-Type must be application/json or application/a2a+json, got "application/x-www-form-urlencoded"');
+    expect((answer.json as { message: string }).message).toBe(
+      'Content-Type must be application/json or application/a2a+json, got "application/x-www-form-urlencoded"',
+    );
   });
 
   // An empty Content-Type stands for none: fetch would otherwise send text/plain for a string body.
-  it.each(['application/json', 'application/a2a+json', 'application/json; charset=utf-8', ''])('reads Content-Type "%s" as JSON', async (type) => {
-    const answer = await post(UNKNOWN_PEER_ACTION, { 'content-type': type });
-    // A well-formed action for an unknown peer: read and run, then refused as an operation.
-    expect(answer.status).toBe(409);
-    expect(validateActionFailure(answer.json)).toBe(true);
-  });
+  it.each(['application/json', 'application/a2a+json', 'application/json; charset=utf-8', ''])(
+    'reads Content-Type "%s" as JSON',
+    async (type) => {
+      const answer = await post(UNKNOWN_PEER_ACTION, { 'content-type': type });
+      // A well-formed action for an unknown peer: read and run, then refused as an operation.
+      expect(answer.status).toBe(409);
+      expect(validateActionFailure(answer.json)).toBe(true);
+    },
+  );
 
   it('accepts a UTF-8 byte order mark before the JSON, as the A2A endpoints do', async () => {
     const answer = await post(`\uFEFF${UNKNOWN_PEER_ACTION}`, { 'content-type': 'application/json' });

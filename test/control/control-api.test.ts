@@ -141,8 +141,17 @@ function slowMessage(steps: number, stepMs: number, extra: Record<string, unknow
 }
 
 /** Starts a slow task with returnImmediately and returns its id once it runs. */
-async function startSlowTask(base: string, endpoint: string, extra: Record<string, unknown> = {}, steps = 50, stepMs = 100): Promise<{ id: string; contextId: string }> {
-  const result = await call(endpoint, 'SendMessage', { message: slowMessage(steps, stepMs, extra), configuration: { returnImmediately: true } });
+async function startSlowTask(
+  base: string,
+  endpoint: string,
+  extra: Record<string, unknown> = {},
+  steps = 50,
+  stepMs = 100,
+): Promise<{ id: string; contextId: string }> {
+  const result = await call(endpoint, 'SendMessage', {
+    message: slowMessage(steps, stepMs, extra),
+    configuration: { returnImmediately: true },
+  });
   const task = result.task;
   expect(task, 'SendMessage returned a task').toBeDefined();
   expect(['TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING']).toContain(task?.status.state);
@@ -159,7 +168,12 @@ interface OpenStream {
 }
 
 /** Opens an SSE method with fetch and keeps reading in the background. */
-async function openStream(url: string, method: 'SendStreamingMessage' | 'SubscribeToTask', params: Record<string, unknown>, headers: Record<string, string> = {}): Promise<OpenStream> {
+async function openStream(
+  url: string,
+  method: 'SendStreamingMessage' | 'SubscribeToTask',
+  params: Record<string, unknown>,
+  headers: Record<string, string> = {},
+): Promise<OpenStream> {
   const controller = new AbortController();
   const response = await fetch(url, {
     method: 'POST',
@@ -251,7 +265,8 @@ describe('GET /a2a/api: the snapshot', () => {
     beforeAll(async () => {
       serverId = await create('Pager');
       const endpoint = `${base}/a2a/${serverId}`;
-      for (const text of ['one', 'two', 'three']) await call(endpoint, 'SendMessage', { message: userMessage(text, { contextId: completedContext }) });
+      for (const text of ['one', 'two', 'three'])
+        await call(endpoint, 'SendMessage', { message: userMessage(text, { contextId: completedContext }) });
       for (let i = 0; i < 2; i += 1) await call(endpoint, 'SendMessage', { message: userMessage('::fail', { contextId: failedContext }) });
     });
 
@@ -262,7 +277,13 @@ describe('GET /a2a/api: the snapshot', () => {
       expect(body.tasks.every((task) => task.serverId === serverId)).toBe(true);
       const updated = body.tasks.map((task) => task.updatedAt);
       expect(updated).toEqual([...updated].sort().reverse());
-      expect(body.tasks.map((task) => task.state)).toEqual(['TASK_STATE_FAILED', 'TASK_STATE_FAILED', 'TASK_STATE_COMPLETED', 'TASK_STATE_COMPLETED', 'TASK_STATE_COMPLETED']);
+      expect(body.tasks.map((task) => task.state)).toEqual([
+        'TASK_STATE_FAILED',
+        'TASK_STATE_FAILED',
+        'TASK_STATE_COMPLETED',
+        'TASK_STATE_COMPLETED',
+        'TASK_STATE_COMPLETED',
+      ]);
     });
 
     it('taskLimit and taskOffset page through the same list', async () => {
@@ -288,7 +309,11 @@ describe('GET /a2a/api: the snapshot', () => {
       expect(failed.tasks.every((task) => task.state === 'TASK_STATE_FAILED' && task.contextId === failedContext)).toBe(true);
       const byContext = await snapshot(base, `?taskContextId=${completedContext}`);
       expect(byContext.taskPage.total).toBe(3);
-      expect(byContext.tasks.every((task) => task.contextId === completedContext && task.serverId === serverId && task.state === 'TASK_STATE_COMPLETED')).toBe(true);
+      expect(
+        byContext.tasks.every(
+          (task) => task.contextId === completedContext && task.serverId === serverId && task.state === 'TASK_STATE_COMPLETED',
+        ),
+      ).toBe(true);
       expect((await snapshot(base, `?taskContextId=${completedContext}&taskState=TASK_STATE_FAILED`)).taskPage.total).toBe(0);
       expect((await snapshot(base, `?taskServerId=no-such-instance`)).taskPage.total).toBe(0);
     });
@@ -334,7 +359,9 @@ describe('GET /a2a/api/card', () => {
   });
 
   it('answers 404 for an unknown id and 400 without one', async () => {
-    expect((await readFailure(base, '/a2a/api/card?id=no-such-instance', 404)).message).toMatch(/no inbound instance has id "no-such-instance"/);
+    expect((await readFailure(base, '/a2a/api/card?id=no-such-instance', 404)).message).toMatch(
+      /no inbound instance has id "no-such-instance"/,
+    );
     expect((await badQuery(base, '/a2a/api/card')).violations).toEqual([{ field: 'id', description: 'is required' }]);
     expect((await badQuery(base, '/a2a/api/card?id=')).violations).toEqual([{ field: 'id', description: 'is required' }]);
   });
@@ -365,21 +392,41 @@ describe('GET /a2a/api/session', () => {
     expect(tasks).toHaveLength(2);
     for (const row of tasks) valid('TaskRow', row);
     // SessionView carries at least the SessionRow members.
-    const row = valid('SessionRow', { contextId: rest['contextId'], serverId: rest['serverId'], activeTasks: rest['activeTasks'], taskCount: rest['taskCount'], createdAt: rest['createdAt'], lastActiveAt: rest['lastActiveAt'] });
+    const row = valid('SessionRow', {
+      contextId: rest['contextId'],
+      serverId: rest['serverId'],
+      activeTasks: rest['activeTasks'],
+      taskCount: rest['taskCount'],
+      createdAt: rest['createdAt'],
+      lastActiveAt: rest['lastActiveAt'],
+    });
     expect(row).toMatchObject({ contextId, serverId: 'default', activeTasks: 0, taskCount: 2 });
     expect((await snapshot(base)).sessions).toContainEqual(expect.objectContaining({ contextId, serverId: 'default', taskCount: 2 }));
 
-    expect((await readFailure(base, `/a2a/api/session?contextId=no-such-context&serverId=default`, 404)).message).toMatch(/no session has context id "no-such-context"/);
+    expect((await readFailure(base, `/a2a/api/session?contextId=no-such-context&serverId=default`, 404)).message).toMatch(
+      /no session has context id "no-such-context"/,
+    );
     await readFailure(base, `/a2a/api/session?contextId=${contextId}&serverId=no-such-instance`, 404);
     expect((await badQuery(base, '/a2a/api/session')).violations.map((v) => v.field)).toEqual(['contextId', 'serverId']);
-    expect((await badQuery(base, `/a2a/api/session?contextId=${contextId}`)).violations).toEqual([{ field: 'serverId', description: 'is required' }]);
-    expect((await badQuery(base, '/a2a/api/session?serverId=default')).violations).toEqual([{ field: 'contextId', description: 'is required' }]);
+    expect((await badQuery(base, `/a2a/api/session?contextId=${contextId}`)).violations).toEqual([
+      { field: 'serverId', description: 'is required' },
+    ]);
+    expect((await badQuery(base, '/a2a/api/session?serverId=default')).violations).toEqual([
+      { field: 'contextId', description: 'is required' },
+    ]);
   });
 });
 
 describe('the 400 answers of the read endpoints', () => {
   it('are valid ReadError bodies (GET endpoints declare ReadError as their failure body)', async () => {
-    for (const path of ['/a2a/api?taskLimit=0', '/a2a/api?taskState=done', '/a2a/api/card', '/a2a/api/task', '/a2a/api/session?contextId=x', '/a2a/api/metrics?format=xml']) {
+    for (const path of [
+      '/a2a/api?taskLimit=0',
+      '/a2a/api?taskState=done',
+      '/a2a/api/card',
+      '/a2a/api/task',
+      '/a2a/api/session?contextId=x',
+      '/a2a/api/metrics?format=xml',
+    ]) {
       const answer = await http(base, path);
       expect(answer.status, path).toBe(400);
       valid('ReadError', answer.body);
@@ -405,7 +452,10 @@ describe('GET /a2a/api/metrics', () => {
     await call(metricsHub.endpoint, 'SendMessage', { message: userMessage('::fail') });
     await expectRpcError(metricsHub.endpoint, 'GetTask', { id: 'no-such-task' }, 'TaskNotFoundError');
     stream = await openStream(metricsHub.endpoint, 'SendStreamingMessage', { message: slowMessage(100, 100) });
-    await until(() => stream?.frames.some((frame) => frame.statusUpdate?.status.state === 'TASK_STATE_WORKING') ?? false, 'the streamed task to work');
+    await until(
+      () => stream?.frames.some((frame) => frame.statusUpdate?.status.state === 'TASK_STATE_WORKING') ?? false,
+      'the streamed task to work',
+    );
     for (let i = 0; i < 2; i += 1) expect((await rpc(metricsHub.endpoint, 'ListTasks', {})).status).toBe(429);
 
     const json = await read(url, '/a2a/api/metrics', 'Metrics');
@@ -421,7 +471,8 @@ describe('GET /a2a/api/metrics', () => {
     const sessions = (await snapshot(url)).sessions.length;
     expect(sessions).toBeGreaterThan(0);
     expect(json.sessions).toBe(sessions);
-    const latency = (json as { latencySeconds?: Record<string, { count: number; sum: number; buckets: Record<string, number> }> }).latencySeconds;
+    const latency = (json as { latencySeconds?: Record<string, { count: number; sum: number; buckets: Record<string, number> }> })
+      .latencySeconds;
     expect(latency?.['SendMessage']?.count).toBe(4);
     expect(json, 'the JSON never asks for Accept').toEqual(await read(url, '/a2a/api/metrics?format=json', 'Metrics'));
 
@@ -440,9 +491,13 @@ describe('GET /a2a/api/metrics', () => {
     expect(text.endsWith('\n')).toBe(true);
     const lines = text.trimEnd().split('\n');
     for (const line of lines) {
-      expect(line, 'every line is a comment or a sample').toMatch(/^(?:# (?:HELP|TYPE) [a-z_:][a-z0-9_:]* .+|[a-z_:][a-z0-9_:]*(?:\{(?:[a-z_]+="(?:[^"\\]|\\.)*",?)*\})? -?[0-9.e+-]+)$/);
+      expect(line, 'every line is a comment or a sample').toMatch(
+        /^(?:# (?:HELP|TYPE) [a-z_:][a-z0-9_:]* .+|[a-z_:][a-z0-9_:]*(?:\{(?:[a-z_]+="(?:[^"\\]|\\.)*",?)*\})? -?[0-9.e+-]+)$/,
+      );
     }
-    const types = Object.fromEntries(lines.filter((line) => line.startsWith('# TYPE ')).map((line) => line.split(' ').slice(2, 4) as [string, string]));
+    const types = Object.fromEntries(
+      lines.filter((line) => line.startsWith('# TYPE ')).map((line) => line.split(' ').slice(2, 4) as [string, string]),
+    );
     expect(types).toEqual({
       a2a_hub_requests_total: 'counter',
       a2a_hub_request_duration_seconds: 'histogram',
@@ -456,7 +511,20 @@ describe('GET /a2a/api/metrics', () => {
     expect(lines).toContain('a2a_hub_requests_total{method="SendStreamingMessage",outcome="ok"} 1');
     expect(lines).toContain('a2a_hub_requests_total{method="-",outcome="http-429"} 2');
     const buckets = lines.filter((line) => line.startsWith('a2a_hub_request_duration_seconds_bucket{method="SendMessage",'));
-    expect(buckets.map((line) => /le="([^"]+)"/.exec(line)?.[1])).toEqual(['0.005', '0.01', '0.025', '0.05', '0.1', '0.25', '0.5', '1', '2.5', '5', '10', '+Inf']);
+    expect(buckets.map((line) => /le="([^"]+)"/.exec(line)?.[1])).toEqual([
+      '0.005',
+      '0.01',
+      '0.025',
+      '0.05',
+      '0.1',
+      '0.25',
+      '0.5',
+      '1',
+      '2.5',
+      '5',
+      '10',
+      '+Inf',
+    ]);
     const counts = buckets.map((line) => Number(line.split(' ')[1]));
     expect(counts).toEqual([...counts].sort((a, b) => a - b));
     expect(counts.at(-1)).toBe(4);
@@ -486,21 +554,47 @@ describe('GET /a2a/api/metrics', () => {
 
 describe('inbound.create', () => {
   it('returns <slug>-<8 hex>; the card and the endpoint answer at once; the snapshot lists it', async () => {
-    const created = await ok(base, { action: 'inbound.create', name: 'Quarterly Reports!', description: 'Reporting agent', version: '0.1.0' });
+    const created = await ok(base, {
+      action: 'inbound.create',
+      name: 'Quarterly Reports!',
+      description: 'Reporting agent',
+      version: '0.1.0',
+    });
     expect(created.id).toMatch(/^quarterly-reports-[0-9a-f]{8}$/);
     expect(created.message).toBe('inbound server "Quarterly Reports!" created');
     const id = created.id ?? '';
-    const card = (await http(base, `/a2a/${id}/agent-card.json`)).body as { name: string; description: string; version: string; supportedInterfaces: { url: string }[] };
+    const card = (await http(base, `/a2a/${id}/agent-card.json`)).body as {
+      name: string;
+      description: string;
+      version: string;
+      supportedInterfaces: { url: string }[];
+    };
     expect(card).toMatchObject({ name: 'Quarterly Reports!', description: 'Reporting agent', version: '0.1.0' });
     expect(card.supportedInterfaces[0]?.url).toBe(`${base}/a2a/${id}`);
-    expect((await call(`${base}/a2a/${id}`, 'SendMessage', { message: userMessage('hello reports') })).task?.status.state).toBe('TASK_STATE_COMPLETED');
-    expect(await inboundRow(base, id)).toMatchObject({ id, endpointPath: `/a2a/${id}`, cardPath: `/a2a/${id}/agent-card.json`, cardUrl: `${base}/a2a/${id}`, preset: 'echo', enabled: true, authEnabled: false });
+    expect((await call(`${base}/a2a/${id}`, 'SendMessage', { message: userMessage('hello reports') })).task?.status.state).toBe(
+      'TASK_STATE_COMPLETED',
+    );
+    expect(await inboundRow(base, id)).toMatchObject({
+      id,
+      endpointPath: `/a2a/${id}`,
+      cardPath: `/a2a/${id}/agent-card.json`,
+      cardUrl: `${base}/a2a/${id}`,
+      preset: 'echo',
+      enabled: true,
+      authEnabled: false,
+    });
   });
 
   it('takes endpointPath, preset, authTokenEnv and enabled', async () => {
     const path = `/agents/custom-${randomUUID().slice(0, 8)}`;
     const id = await create('Custom', { endpointPath: path, preset: 'echo', authTokenEnv: ENV_TOKEN_VAR, enabled: false });
-    expect(await inboundRow(base, id)).toMatchObject({ endpointPath: path, cardPath: `${path}/agent-card.json`, enabled: false, authEnabled: true, authTokenEnv: ENV_TOKEN_VAR });
+    expect(await inboundRow(base, id)).toMatchObject({
+      endpointPath: path,
+      cardPath: `${path}/agent-card.json`,
+      enabled: false,
+      authEnabled: true,
+      authTokenEnv: ENV_TOKEN_VAR,
+    });
     expect(await statusOf(`${base}${path}/agent-card.json`)).toBe(404);
     expect(await listTasksStatus(`${base}${path}`)).toBe(404);
     // The control API reads the card of a disabled instance too.
@@ -511,9 +605,15 @@ describe('inbound.create', () => {
   });
 
   it('fails with 409 and an actionable message on an endpointPath in use, a reserved path or an unknown preset', async () => {
-    expect((await fails(base, { action: 'inbound.create', name: 'x', description: 'd', version: '1', endpointPath: '/a2a/default' })).message).toMatch(/endpointPath \/a2a\/default is already used by instance "default"/);
-    expect((await fails(base, { action: 'inbound.create', name: 'x', description: 'd', version: '1', endpointPath: '/a2a/panel' })).message).toMatch(/not usable/);
-    expect((await fails(base, { action: 'inbound.create', name: 'x', description: 'd', version: '1', preset: 'oracle' })).message).toMatch(/unknown preset "oracle"; available: echo/);
+    expect(
+      (await fails(base, { action: 'inbound.create', name: 'x', description: 'd', version: '1', endpointPath: '/a2a/default' })).message,
+    ).toMatch(/endpointPath \/a2a\/default is already used by instance "default"/);
+    expect(
+      (await fails(base, { action: 'inbound.create', name: 'x', description: 'd', version: '1', endpointPath: '/a2a/panel' })).message,
+    ).toMatch(/not usable/);
+    expect((await fails(base, { action: 'inbound.create', name: 'x', description: 'd', version: '1', preset: 'oracle' })).message).toMatch(
+      /unknown preset "oracle"; available: echo/,
+    );
     expect((await snapshot(base)).inbounds.some((row) => row.name === 'x')).toBe(false);
   });
 });
@@ -521,21 +621,42 @@ describe('inbound.create', () => {
 describe('inbound.update', () => {
   it('changes members; a new endpointPath moves both routes; the card reflects it at once', async () => {
     const id = await create('Mover');
-    const updated = await ok(base, { action: 'inbound.update', id, name: 'Moved', description: 'moved agent', version: '2.0.0', endpointPath: `/agents/moved-${id}` });
+    const updated = await ok(base, {
+      action: 'inbound.update',
+      id,
+      name: 'Moved',
+      description: 'moved agent',
+      version: '2.0.0',
+      endpointPath: `/agents/moved-${id}`,
+    });
     expect(updated.id).toBe(id);
     expect(await statusOf(`${base}/a2a/${id}/agent-card.json`)).toBe(404);
     expect(await listTasksStatus(`${base}/a2a/${id}`)).toBe(404);
-    const card = (await http(base, `/agents/moved-${id}/agent-card.json`)).body as { name: string; version: string; supportedInterfaces: { url: string }[] };
+    const card = (await http(base, `/agents/moved-${id}/agent-card.json`)).body as {
+      name: string;
+      version: string;
+      supportedInterfaces: { url: string }[];
+    };
     expect(card).toMatchObject({ name: 'Moved', version: '2.0.0' });
     expect(card.supportedInterfaces[0]?.url).toBe(`${base}/agents/moved-${id}`);
     expect(await listTasksStatus(`${base}/agents/moved-${id}`)).toBe(200);
-    expect(await inboundRow(base, id)).toMatchObject({ name: 'Moved', description: 'moved agent', version: '2.0.0', endpointPath: `/agents/moved-${id}`, cardUrl: `${base}/agents/moved-${id}` });
+    expect(await inboundRow(base, id)).toMatchObject({
+      name: 'Moved',
+      description: 'moved agent',
+      version: '2.0.0',
+      endpointPath: `/agents/moved-${id}`,
+      cardUrl: `${base}/agents/moved-${id}`,
+    });
   });
 
   it('fails with 409 on an unknown id, an endpointPath in use and an unknown preset, changing nothing', async () => {
     const id = await create('Stayer');
-    expect((await fails(base, { action: 'inbound.update', id: 'no-such-instance', name: 'y' })).message).toMatch(/no inbound instance has id "no-such-instance"/);
-    expect((await fails(base, { action: 'inbound.update', id, endpointPath: '/a2a/default' })).message).toMatch(/already used by instance "default"/);
+    expect((await fails(base, { action: 'inbound.update', id: 'no-such-instance', name: 'y' })).message).toMatch(
+      /no inbound instance has id "no-such-instance"/,
+    );
+    expect((await fails(base, { action: 'inbound.update', id, endpointPath: '/a2a/default' })).message).toMatch(
+      /already used by instance "default"/,
+    );
     expect((await fails(base, { action: 'inbound.update', id, preset: 'oracle' })).message).toMatch(/unknown preset "oracle"/);
     expect(await inboundRow(base, id)).toMatchObject({ name: 'Stayer', endpointPath: `/a2a/${id}`, preset: 'echo' });
   });
@@ -570,9 +691,15 @@ describe('inbound.remove', () => {
     const id = await create('Removed With Peer');
     const open = await openStream(`${base}/a2a/${id}`, 'SendStreamingMessage', { message: slowMessage(50, 100) });
     try {
-      await until(async () => (await snapshot(base)).peers.some((peer) => peer.serverId === id && peer.openStreams >= 1), 'the peer to be listed');
+      await until(
+        async () => (await snapshot(base)).peers.some((peer) => peer.serverId === id && peer.openStreams >= 1),
+        'the peer to be listed',
+      );
       await ok(base, { action: 'inbound.remove', id });
-      const outcome = await Promise.race([open.ended, new Promise<'still open'>((resolve) => setTimeout(() => resolve('still open'), 3000))]);
+      const outcome = await Promise.race([
+        open.ended,
+        new Promise<'still open'>((resolve) => setTimeout(() => resolve('still open'), 3000)),
+      ]);
       expect(outcome).not.toBe('still open');
       expect((await snapshot(base)).peers.some((peer) => peer.serverId === id)).toBe(false);
     } finally {
@@ -607,7 +734,11 @@ describe('inbound.setAuth', () => {
     const endpoint = `${base}/a2a/${id}`;
     const set = await ok(base, { action: 'inbound.setAuth', id, token: SECRET });
     expect(set.message).toBe('bearer auth enabled for inbound server "Guarded"');
-    const refused = await send(endpoint, { method: 'POST', headers: { 'content-type': 'application/json', 'a2a-version': '1.0' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ListTasks', params: {} }) });
+    const refused = await send(endpoint, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ListTasks', params: {} }),
+    });
     expect(refused.status).toBe(401);
     expect(refused.headers.get('www-authenticate')).toMatch(/^Bearer/);
     expect(await listTasksStatus(endpoint, { authorization: 'Bearer wrong-token' })).toBe(401);
@@ -634,7 +765,9 @@ describe('inbound.setAuth', () => {
   });
 
   it('fails with 409 on an unknown id', async () => {
-    expect((await fails(base, { action: 'inbound.setAuth', id: 'no-such-instance', token: SECRET })).message).toMatch(/no inbound instance has id "no-such-instance"/);
+    expect((await fails(base, { action: 'inbound.setAuth', id: 'no-such-instance', token: SECRET })).message).toMatch(
+      /no inbound instance has id "no-such-instance"/,
+    );
   });
 });
 
@@ -645,7 +778,12 @@ describe('inbound.sendTest', () => {
     expect(answer.taskId).toMatch(/.+/);
     expect(answer.contextId).toMatch(/.+/);
     const task = await taskOf(base, answer.taskId ?? '');
-    expect(task).toMatchObject({ id: answer.taskId, contextId: answer.contextId, serverId: 'default', status: { state: 'TASK_STATE_COMPLETED' } });
+    expect(task).toMatchObject({
+      id: answer.taskId,
+      contextId: answer.contextId,
+      serverId: 'default',
+      status: { state: 'TASK_STATE_COMPLETED' },
+    });
     expect(artifactText(task)).toBe('echo: hello from the panel');
   });
 
@@ -658,7 +796,9 @@ describe('inbound.sendTest', () => {
   });
 
   it('fails with 409 on an unknown id', async () => {
-    expect((await fails(base, { action: 'inbound.sendTest', id: 'no-such-instance', text: 'hi' })).message).toMatch(/no inbound instance has id "no-such-instance"/);
+    expect((await fails(base, { action: 'inbound.sendTest', id: 'no-such-instance', text: 'hi' })).message).toMatch(
+      /no inbound instance has id "no-such-instance"/,
+    );
   });
 
   it('fails with 409 on a skill the instance does not advertise', async () => {
@@ -707,10 +847,14 @@ describe('session.cancel', () => {
   });
 
   it('fails with 409 on an unknown context and on an unknown serverId', async () => {
-    expect((await fails(base, { action: 'session.cancel', id: 'no-such-context' })).message).toMatch(/no session has context id "no-such-context"/);
+    expect((await fails(base, { action: 'session.cancel', id: 'no-such-context' })).message).toMatch(
+      /no session has context id "no-such-context"/,
+    );
     const contextId = `ctx-known-${randomUUID()}`;
     await call(hub.endpoint, 'SendMessage', { message: userMessage('known', { contextId }) });
-    expect((await fails(base, { action: 'session.cancel', id: contextId, serverId: 'no-such-instance' })).message).toMatch(/no inbound instance has id "no-such-instance"/);
+    expect((await fails(base, { action: 'session.cancel', id: contextId, serverId: 'no-such-instance' })).message).toMatch(
+      /no inbound instance has id "no-such-instance"/,
+    );
   });
 });
 
@@ -732,13 +876,19 @@ describe('session.close', () => {
     const contextId = `ctx-close-idle-${randomUUID()}`;
     await call(hub.endpoint, 'SendMessage', { message: userMessage('idle', { contextId }) });
     expect((await snapshot(base)).sessions.some((session) => session.contextId === contextId)).toBe(true);
-    expect((await ok(base, { action: 'session.close', id: contextId })).message).toBe(`canceled 0 active tasks and released 1 live session of context ${contextId}`);
+    expect((await ok(base, { action: 'session.close', id: contextId })).message).toBe(
+      `canceled 0 active tasks and released 1 live session of context ${contextId}`,
+    );
     expect((await snapshot(base)).sessions.some((session) => session.contextId === contextId)).toBe(false);
   });
 
   it('fails with 409 on an unknown context', async () => {
-    expect((await fails(base, { action: 'session.close', id: 'no-such-context' })).message).toMatch(/no session has context id "no-such-context"/);
-    expect((await fails(base, { action: 'session.close', id: 'no-such-context', serverId: 'default' })).message).toMatch(/no session has context id "no-such-context" on instance "default"/);
+    expect((await fails(base, { action: 'session.close', id: 'no-such-context' })).message).toMatch(
+      /no session has context id "no-such-context"/,
+    );
+    expect((await fails(base, { action: 'session.close', id: 'no-such-context', serverId: 'default' })).message).toMatch(
+      /no session has context id "no-such-context" on instance "default"/,
+    );
   });
 });
 
@@ -767,11 +917,18 @@ describe('inbound.close', () => {
         expect((await snapshot(base)).peers.find((peer) => peer.id === peerId)?.address).toMatch(/^(?:::ffff:)?127\.0\.0\.1:\d+$/);
         const closed = await ok(base, { action: 'inbound.close', id: peerId });
         expect(closed.message).toBe(`peer ${peerId} disconnected`);
-        const outcome = await Promise.race([open.ended, new Promise<'still open'>((resolve) => setTimeout(() => resolve('still open'), 3000))]);
+        const outcome = await Promise.race([
+          open.ended,
+          new Promise<'still open'>((resolve) => setTimeout(() => resolve('still open'), 3000)),
+        ]);
         expect(outcome).not.toBe('still open');
         expect((await snapshot(base)).peers.some((peer) => peer.id === peerId)).toBe(false);
         expect(await stateOf(base, taskId)).toBe('TASK_STATE_WORKING');
-        await until(async () => (await stateOf(base, taskId)) === 'TASK_STATE_COMPLETED', 'the task to complete after its peer left', 15_000);
+        await until(
+          async () => (await stateOf(base, taskId)) === 'TASK_STATE_COMPLETED',
+          'the task to complete after its peer left',
+          15_000,
+        );
         expect((await fails(base, { action: 'inbound.close', id: peerId })).message).toMatch(/no connected peer has id/);
       } finally {
         open.abort();
@@ -780,7 +937,9 @@ describe('inbound.close', () => {
   }
 
   it('fails with 409 on an unknown peer id', async () => {
-    expect((await fails(base, { action: 'inbound.close', id: 'peer-0' })).message).toBe('no connected peer has id "peer-0"; GET /a2a/api lists the peers');
+    expect((await fails(base, { action: 'inbound.close', id: 'peer-0' })).message).toBe(
+      'no connected peer has id "peer-0"; GET /a2a/api lists the peers',
+    );
   });
 });
 
@@ -799,7 +958,9 @@ describe('outbound actions', () => {
   ];
   it.each(bodies.map((body) => [body['action'], body] as const))('%s answers 409 with what went wrong', async (_name, body) => {
     const failure = await fails(base, body);
-    expect(failure.message).toMatch(/^no outbound connection has id "out-1"|^could not connect to http:\/\/127\.0\.0\.1:1\/|^could not read an agent card from http:\/\/127\.0\.0\.1:1\//);
+    expect(failure.message).toMatch(
+      /^no outbound connection has id "out-1"|^could not connect to http:\/\/127\.0\.0\.1:1\/|^could not read an agent card from http:\/\/127\.0\.0\.1:1\//,
+    );
     expect(failure.text).not.toContain(SECRET);
   });
 
@@ -824,16 +985,28 @@ describe('POST /a2a/api: 400', () => {
   });
 
   it('a missing required member, an unknown member, an unknown action name and a wrong type are 400 with violations', async () => {
-    expect((await fails(base, { action: 'inbound.create', name: 'x', description: 'd' }, 400)).violations).toEqual([{ field: 'version', description: 'is required' }]);
+    expect((await fails(base, { action: 'inbound.create', name: 'x', description: 'd' }, 400)).violations).toEqual([
+      { field: 'version', description: 'is required' },
+    ]);
     const unknownMember = await fails(base, { action: 'inbound.create', name: 'x', description: 'd', version: '1', timeout: 5 }, 400);
-    expect(unknownMember.violations).toEqual([{ field: 'timeout', description: expect.stringMatching(/^is not a member of this object/) as string }]);
+    expect(unknownMember.violations).toEqual([
+      { field: 'timeout', description: expect.stringMatching(/^is not a member of this object/) as string },
+    ]);
     const unknownAction = await fails(base, { action: 'inbound.frobnicate', id: 'x' }, 400);
     expect(unknownAction.violations).toHaveLength(1);
-    expect(unknownAction.violations?.[0]).toMatchObject({ field: 'action', description: expect.stringMatching(/must be one of "inbound.create".*got "inbound.frobnicate"/) as string });
-    expect((await fails(base, { action: 'inbound.create', name: 5, description: 'd', version: '1' }, 400)).violations).toEqual([{ field: 'name', description: 'must be a string, got a number' }]);
+    expect(unknownAction.violations?.[0]).toMatchObject({
+      field: 'action',
+      description: expect.stringMatching(/must be one of "inbound.create".*got "inbound.frobnicate"/) as string,
+    });
+    expect((await fails(base, { action: 'inbound.create', name: 5, description: 'd', version: '1' }, 400)).violations).toEqual([
+      { field: 'name', description: 'must be a string, got a number' },
+    ]);
     expect((await fails(base, { action: 'task.cancel' }, 400)).violations).toEqual([{ field: 'id', description: 'is required' }]);
     expect((await fails(base, { id: 'x' }, 400)).violations?.every((violation) => violation.field === 'action')).toBe(true);
-    expect((await fails(base, { action: 'inbound.create', name: 'x', description: 'd', version: '1', endpointPath: '/a2a/api/x' }, 400)).violations?.[0]?.field).toBe('endpointPath');
+    expect(
+      (await fails(base, { action: 'inbound.create', name: 'x', description: 'd', version: '1', endpointPath: '/a2a/api/x' }, 400))
+        .violations?.[0]?.field,
+    ).toBe('endpointPath');
     expect((await fails(base, { action: 'inbound.sendTest', id: 'default', text: '' }, 400)).violations?.[0]?.field).toBe('text');
     for (const body of ['[]', '"inbound.create"', 'null', '42']) {
       const failure = await fails(base, body, 400);
@@ -846,7 +1019,11 @@ describe('POST /a2a/api: 400', () => {
 describe('405 with Allow, and 404 for unknown paths', () => {
   it('PUT, PATCH and DELETE /a2a/api answer 405 with Allow: GET, POST', async () => {
     for (const method of ['PUT', 'PATCH', 'DELETE']) {
-      const failure = await readFailure(base, '/a2a/api', 405, { method, headers: { 'content-type': 'application/json' }, body: method === 'DELETE' ? null : '{}' });
+      const failure = await readFailure(base, '/a2a/api', 405, {
+        method,
+        headers: { 'content-type': 'application/json' },
+        body: method === 'DELETE' ? null : '{}',
+      });
       expect(failure.headers.get('allow')).toBe('GET, POST');
       expect(failure.message).toMatch(new RegExp(`${method} is not allowed on /a2a/api`));
     }
@@ -875,7 +1052,11 @@ describe('413: the control API caps bodies at min(bodyLimitBytes, 1 MiB)', () =>
       const big = JSON.stringify({ action: 'inbound.create', name: 'big', description: 'x'.repeat(10 * 1024), version: '1' });
       const failure = await fails(small.url, big, 413);
       expect(failure.message).toBe('the body exceeds the limit of 4096 bytes');
-      const chunked = await nodeRequest(`${small.url}/a2a/api`, { method: 'POST', headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' }, body: big });
+      const chunked = await nodeRequest(`${small.url}/a2a/api`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'transfer-encoding': 'chunked' },
+        body: big,
+      });
       expect(chunked.status).toBe(413);
       valid('ActionFailure', JSON.parse(chunked.text));
       const under = await ok(small.url, { action: 'inbound.create', name: 'fits', description: 'x'.repeat(3500), version: '1' });

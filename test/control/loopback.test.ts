@@ -50,7 +50,17 @@ describe('isLoopbackAddress', () => {
     expect(isLoopbackAddress(address)).toBe(expected);
   });
 
-  it.each([[undefined], [''], ['localhost'], ['127.0.0.1.evil'], ['127.0.0'], ['127.0.0.1:8080'], ['not an address'], ['[::1]'], [' 127.0.0.1']])('garbage %s → false', (address) => {
+  it.each([
+    [undefined],
+    [''],
+    ['localhost'],
+    ['127.0.0.1.evil'],
+    ['127.0.0'],
+    ['127.0.0.1:8080'],
+    ['not an address'],
+    ['[::1]'],
+    [' 127.0.0.1'],
+  ])('garbage %s → false', (address) => {
     expect(isLoopbackAddress(address)).toBe(false);
   });
 });
@@ -94,7 +104,10 @@ describe('the control router decides by the socket address, never by headers', (
   }
 
   /** Runs one request through the router as if it came from `remoteAddress`. */
-  async function ask(remoteAddress: string, options: { method?: string; path?: string; headers?: Record<string, string>; body?: string; trustProxy?: boolean } = {}): Promise<FakeAnswer> {
+  async function ask(
+    remoteAddress: string,
+    options: { method?: string; path?: string; headers?: Record<string, string>; body?: string; trustProxy?: boolean } = {},
+  ): Promise<FakeAnswer> {
     const trustProxy = options.trustProxy ?? false;
     const app = new Koa();
     app.proxy = trustProxy;
@@ -133,7 +146,14 @@ describe('the control router decides by the socket address, never by headers', (
   for (const address of ['10.1.2.3', '2001:db8::5', '::ffff:192.168.0.9']) {
     for (const trustProxy of [false, true]) {
       it(`${address} gets 403 on every path, with forwarding headers claiming 127.0.0.1 (trustProxy ${String(trustProxy)})`, async () => {
-        for (const path of ['/a2a/api', '/a2a/api/presets', '/a2a/api/card?id=default', '/a2a/api/metrics', '/a2a/api/nothing-here', '/a2a/panel']) {
+        for (const path of [
+          '/a2a/api',
+          '/a2a/api/presets',
+          '/a2a/api/card?id=default',
+          '/a2a/api/metrics',
+          '/a2a/api/nothing-here',
+          '/a2a/panel',
+        ]) {
           expectForbidden(await ask(address, { path, trustProxy }));
           expectForbidden(await ask(address, { path, headers: CLAIMS, trustProxy }));
         }

@@ -18,7 +18,8 @@ function skipReason(): string | undefined {
   if (process.platform !== 'linux') return 'network namespaces need Linux';
   if (process.getuid?.() !== 0) return 'creating a network namespace needs root';
   const probe = spawnSync('ip', ['netns', 'list'], { encoding: 'utf8' });
-  if (probe.error !== undefined || probe.status !== 0) return `\`ip netns list\` is not available (${probe.error?.message ?? probe.stderr.trim()})`;
+  if (probe.error !== undefined || probe.status !== 0)
+    return `\`ip netns list\` is not available (${probe.error?.message ?? probe.stderr.trim()})`;
   return undefined;
 }
 
@@ -28,7 +29,8 @@ if (reason !== undefined) console.warn(`skipped: the network-namespace test of t
 /** Runs `ip` synchronously during set-up and clean-up, where nothing else needs the event loop. */
 function ip(args: string[], options: { allowFailure?: boolean } = {}): string {
   const result = spawnSync('ip', args, { encoding: 'utf8' });
-  if (!options.allowFailure && result.status !== 0) throw new Error(`ip ${args.join(' ')} failed: ${result.stderr.trim() || String(result.error)}`);
+  if (!options.allowFailure && result.status !== 0)
+    throw new Error(`ip ${args.join(' ')} failed: ${result.stderr.trim() || String(result.error)}`);
   return result.stdout;
 }
 
@@ -83,7 +85,10 @@ describe.skipIf(reason !== undefined)('the control API refuses a real non-loopba
   }
 
   /** fetch() from a node process inside the namespace, asynchronously so the hub in this process can answer. */
-  async function fetchFromNamespace(path: string, init: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<Fetched> {
+  async function fetchFromNamespace(
+    path: string,
+    init: { method?: string; headers?: Record<string, string>; body?: string } = {},
+  ): Promise<Fetched> {
     const script = `fetch(${JSON.stringify(`${base}${path}`)}, ${JSON.stringify(init)}).then(async (r) => console.log(JSON.stringify({ status: r.status, body: await r.text() }))).catch((e) => { console.error(String(e)); process.exit(2); })`;
     const { stdout } = await run('ip', ['netns', 'exec', namespace, process.execPath, '-e', script], { timeout: 20_000 });
     return JSON.parse(stdout.trim()) as Fetched;
@@ -135,7 +140,12 @@ describe.skipIf(reason !== undefined)('the control API refuses a real non-loopba
     const sent = await fetchFromNamespace('/a2a/default', {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message: { messageId: `ns-${suffix}`, role: 'ROLE_USER', parts: [{ text: 'from the namespace' }] } } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'SendMessage',
+        params: { message: { messageId: `ns-${suffix}`, role: 'ROLE_USER', parts: [{ text: 'from the namespace' }] } },
+      }),
     });
     expect(sent.status).toBe(200);
     const result = (JSON.parse(sent.body) as { result?: { task?: { status: { state: string } } } }).result;

@@ -7,12 +7,22 @@ import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { REPO_ROOT } from '../helpers/paths.js';
 
 const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const CHROMIUM_FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 const SCREENSHOT = join(REPO_ROOT, 'test-results', 'panel.png');
 const TOKEN = 'panel-secret-3f9c2e71';
 
 const available = existsSync(CHROMIUM);
-if (!available) console.warn(`skipped: the panel browser test needs Chromium at ${CHROMIUM} (apt-get install -y --no-install-recommends chromium)`);
+if (!available)
+  console.warn(`skipped: the panel browser test needs Chromium at ${CHROMIUM} (apt-get install -y --no-install-recommends chromium)`);
 
 describe.skipIf(!available)('the control panel in a browser', () => {
   let hub: TestHub;
@@ -100,7 +110,10 @@ describe.skipIf(!available)('the control panel in a browser', () => {
     const taskRow = page.getByTestId(`task-row-${taskId}`);
     await taskRow.locator('[data-state="TASK_STATE_COMPLETED"]').waitFor();
     expect(await taskRow.getByTestId('task-link').getAttribute('href')).toBe(`/a2a/api/task?id=${encodeURIComponent(taskId ?? '')}`);
-    const task = (await (await fetch(`${hub.url}/a2a/api/task?id=${encodeURIComponent(taskId ?? '')}`)).json()) as { serverId: string; status: { state: string } };
+    const task = (await (await fetch(`${hub.url}/a2a/api/task?id=${encodeURIComponent(taskId ?? '')}`)).json()) as {
+      serverId: string;
+      status: { state: string };
+    };
     expect(task).toMatchObject({ serverId: inboundId, status: { state: 'TASK_STATE_COMPLETED' } });
   });
 
@@ -149,7 +162,12 @@ describe.skipIf(!available)('the control panel in a browser', () => {
     await message().filter({ hasText: 'inbound server "panel-relay" created' }).waitFor();
     const relay = (await snapshot()).inbounds.find((inbound) => inbound.name === 'panel-relay');
     expect(relay).toMatchObject({ preset: 'relay', relayTo: outboundId });
-    expect(await page.getByTestId(`inbound-row-${relay?.id ?? ''}`).getByTestId('inbound-relay-to').textContent()).toBe(`→ ${outboundId}`);
+    expect(
+      await page
+        .getByTestId(`inbound-row-${relay?.id ?? ''}`)
+        .getByTestId('inbound-relay-to')
+        .textContent(),
+    ).toBe(`→ ${outboundId}`);
     await page.getByLabel('Preset', { exact: true }).selectOption('echo');
     expect(await page.getByTestId('create-relay').isVisible()).toBe(false);
   });

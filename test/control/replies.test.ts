@@ -21,7 +21,9 @@ describe('ControlReplies checks every reply against spec/control', () => {
   it('sends a conforming reply and logs nothing', () => {
     const { log, entries } = recorder();
     const ctx = fakeContext();
-    new ControlReplies({ selfCheck: true, log }).ok(ctx, 'GET /a2a/api/presets', [{ id: 'echo', name: 'Echo', description: 'd', isDefault: true }]);
+    new ControlReplies({ selfCheck: true, log }).ok(ctx, 'GET /a2a/api/presets', [
+      { id: 'echo', name: 'Echo', description: 'd', isDefault: true },
+    ]);
     expect(ctx.status).toBe(200);
     expect(JSON.parse(String(ctx.body))).toEqual([{ id: 'echo', name: 'Echo', description: 'd', isDefault: true }]);
     expect(entries).toEqual([]);
@@ -41,7 +43,9 @@ describe('ControlReplies checks every reply against spec/control', () => {
   it('logs a status the endpoint does not declare', () => {
     const { log, entries } = recorder();
     new ControlReplies({ selfCheck: true, log }).fail(fakeContext(), 'GET /a2a/api/presets', 404, { ok: false, message: 'no' });
-    expect(entries.map((entry) => entry.details?.['problems'])).toEqual([['status 404 is not one spec/control/api.json declares for GET /a2a/api/presets']]);
+    expect(entries.map((entry) => entry.details?.['problems'])).toEqual([
+      ['status 404 is not one spec/control/api.json declares for GET /a2a/api/presets'],
+    ]);
   });
 
   it('checks refusals of unknown paths as ReadError with a status from the status table', () => {
@@ -70,10 +74,26 @@ describe('a running hub', () => {
   afterAll(() => hub.dispose());
 
   it('answers every endpoint and refusal with replies that conform (nothing logged)', async () => {
-    const paths = ['/a2a/api', '/a2a/api/presets', '/a2a/api/card?id=default', '/a2a/api/card?id=nope', '/a2a/api/card', '/a2a/api/task?id=nope', '/a2a/api/session?contextId=c&serverId=default', '/a2a/api/tools?format=openai', '/a2a/api/metrics', '/a2a/api/nowhere'];
+    const paths = [
+      '/a2a/api',
+      '/a2a/api/presets',
+      '/a2a/api/card?id=default',
+      '/a2a/api/card?id=nope',
+      '/a2a/api/card',
+      '/a2a/api/task?id=nope',
+      '/a2a/api/session?contextId=c&serverId=default',
+      '/a2a/api/tools?format=openai',
+      '/a2a/api/metrics',
+      '/a2a/api/nowhere',
+    ];
     for (const path of paths) await (await fetch(`${hub.url}${path}`)).text();
     await (await fetch(`${hub.url}/a2a/api/presets`, { method: 'DELETE' })).text();
-    for (const body of ['{', '{"action":"inbound.close","id":"peer-none"}', '{"action":"nothing"}', '{"action":"inbound.sendTest","id":"default","text":"hello"}']) {
+    for (const body of [
+      '{',
+      '{"action":"inbound.close","id":"peer-none"}',
+      '{"action":"nothing"}',
+      '{"action":"inbound.sendTest","id":"default","text":"hello"}',
+    ]) {
       await (await fetch(`${hub.url}/a2a/api`, { method: 'POST', headers: { 'content-type': 'application/json' }, body })).text();
     }
     expect(lines.filter((line) => line.includes('does not conform to spec/control'))).toEqual([]);

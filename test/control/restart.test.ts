@@ -17,7 +17,11 @@ afterAll(() => {
 });
 
 async function act(base: string, action: Record<string, unknown>): Promise<ActionSuccess> {
-  const response = await fetch(`${base}/a2a/api`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(action) });
+  const response = await fetch(`${base}/a2a/api`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(action),
+  });
   const text = await response.text();
   expect(response.status, text).toBe(200);
   const body = JSON.parse(text) as unknown;
@@ -36,7 +40,8 @@ async function inbounds(base: string): Promise<InboundRow[]> {
 }
 
 /** The status of a ListTasks to `url`, with the bearer token when one is given. */
-const listTasks = (url: string, token?: string): Promise<number> => listTasksStatus(url, token === undefined ? {} : { authorization: `Bearer ${token}` });
+const listTasks = (url: string, token?: string): Promise<number> =>
+  listTasksStatus(url, token === undefined ? {} : { authorization: `Bearer ${token}` });
 
 describe('the control API survives a restart on the same dataDir', () => {
   it('create, update, disable and setAuth are all back after a restart', async () => {
@@ -53,12 +58,29 @@ describe('the control API survives a restart on the same dataDir', () => {
     try {
       const base = first.url;
       const moved = (await act(base, { action: 'inbound.create', name: 'Persisted', description: 'before', version: '0.1.0' })).id ?? '';
-      await act(base, { action: 'inbound.update', id: moved, name: 'Persisted Renamed', description: 'after', version: '0.2.0', endpointPath: `/agents/persisted-${suffix}` });
+      await act(base, {
+        action: 'inbound.update',
+        id: moved,
+        name: 'Persisted Renamed',
+        description: 'after',
+        version: '0.2.0',
+        endpointPath: `/agents/persisted-${suffix}`,
+      });
       const disabled = (await act(base, { action: 'inbound.create', name: 'Sleeper', description: 'd', version: '1' })).id ?? '';
       await act(base, { action: 'inbound.disable', id: disabled });
       const guarded = (await act(base, { action: 'inbound.create', name: 'Guarded', description: 'd', version: '1' })).id ?? '';
       await act(base, { action: 'inbound.setAuth', id: guarded, token });
-      const fromEnv = (await act(base, { action: 'inbound.create', name: 'From Env', description: 'd', version: '1', authTokenEnv: 'RESTART_TEST_TOKEN', endpointPath: `/agents/env-${suffix}` })).id ?? '';
+      const fromEnv =
+        (
+          await act(base, {
+            action: 'inbound.create',
+            name: 'From Env',
+            description: 'd',
+            version: '1',
+            authTokenEnv: 'RESTART_TEST_TOKEN',
+            endpointPath: `/agents/env-${suffix}`,
+          })
+        ).id ?? '';
       const cleared = (await act(base, { action: 'inbound.create', name: 'Cleared', description: 'd', version: '1' })).id ?? '';
       await act(base, { action: 'inbound.setAuth', id: cleared, token });
       await act(base, { action: 'inbound.setAuth', id: cleared, token: '' });
@@ -83,7 +105,13 @@ describe('the control API survives a restart on the same dataDir', () => {
       const after = (await inbounds(base)).map((row) => ({ ...row, cardUrl: row.cardUrl.replace(base, '<base>') }));
       expect(after).toEqual(before);
       expect(after.map((row) => row.id)).not.toContain(ids.removed);
-      expect(after.find((row) => row.id === ids.moved)).toMatchObject({ name: 'Persisted Renamed', description: 'after', version: '0.2.0', endpointPath: `/agents/persisted-${suffix}`, enabled: true });
+      expect(after.find((row) => row.id === ids.moved)).toMatchObject({
+        name: 'Persisted Renamed',
+        description: 'after',
+        version: '0.2.0',
+        endpointPath: `/agents/persisted-${suffix}`,
+        enabled: true,
+      });
       expect(after.find((row) => row.id === ids.disabled)?.enabled).toBe(false);
       expect(after.find((row) => row.id === ids.guarded)).toMatchObject({ authEnabled: true });
       expect(after.find((row) => row.id === ids.guarded)).not.toHaveProperty('authTokenEnv');

@@ -24,7 +24,12 @@ function tableRows(text: string, header: RegExp): string[][] {
   for (let index = 0; index < lines.length; index += 1) {
     if (!header.test(lines[index] ?? '')) continue;
     for (let row = index + 2; row < lines.length && (lines[row] ?? '').startsWith('|'); row += 1) {
-      rows.push((lines[row] ?? '').slice(1, -1).split(' | ').map((cell) => cell.trim()));
+      rows.push(
+        (lines[row] ?? '')
+          .slice(1, -1)
+          .split(' | ')
+          .map((cell) => cell.trim()),
+      );
     }
   }
   return rows;
@@ -43,7 +48,12 @@ describe('docs/spec-policy.md: the error tables are the registry', () => {
   it.each(rows.map((row) => [row[0] ?? '', row] as const))('%s: code, reason, HTTP and gRPC status as registered', (name, row) => {
     const registered = ERRORS[name as ErrorName];
     expect(registered, `${name} is not in the registry`).toBeDefined();
-    expect({ code: Number(plain(row[1] ?? '')), reason: plain(row[2] ?? ''), httpStatus: Number(plain(row[3] ?? '')), grpcStatus: plain(row[4] ?? '') }).toEqual({
+    expect({
+      code: Number(plain(row[1] ?? '')),
+      reason: plain(row[2] ?? ''),
+      httpStatus: Number(plain(row[3] ?? '')),
+      grpcStatus: plain(row[4] ?? ''),
+    }).toEqual({
       code: registered.code,
       reason: registered.reason,
       httpStatus: registered.httpStatus,
@@ -60,7 +70,9 @@ describe('docs/control-api.md: the status table is spec/control/api.json', () =>
 });
 
 describe('docs/server.md: the configuration table is spec/hub/config.schema.json', () => {
-  const rows = new Map(tableRows(doc('docs/server.md'), /^\| member \| flag \/ variable \| default \|/).map((row) => [plain(row[0] ?? ''), row] as const));
+  const rows = new Map(
+    tableRows(doc('docs/server.md'), /^\| member \| flag \/ variable \| default \|/).map((row) => [plain(row[0] ?? ''), row] as const),
+  );
   const members = Object.keys(schema.$defs.HubConfig.properties);
 
   it('has one row per member of HubConfig', () => {
@@ -78,20 +90,26 @@ describe('docs/server.md: the configuration table is spec/hub/config.schema.json
 describe('docs/test-directives.md: the directive table is spec/hub/test-directives.json', () => {
   const rows = tableRows(doc('docs/test-directives.md'), /^\| metadata member \| text line \|/);
 
-  it.each(TEST_OUTCOMES.map((outcome) => [outcome.name, outcome] as const))('outcome %s: its row names every text word', (name, outcome) => {
-    const row = rows.find((cells) => (cells[0] ?? '').startsWith(`\`outcome: "${name}"\``));
-    expect(row, `no row for outcome ${name}`).toBeDefined();
-    expect((row?.[0] ?? '').includes('(default)')).toBe(outcome.default);
-    expect([...(row?.[1] ?? '').matchAll(/`::([a-z-]+)`/g)].map((match) => match[1])).toEqual(outcome.textWords);
-  });
+  it.each(TEST_OUTCOMES.map((outcome) => [outcome.name, outcome] as const))(
+    'outcome %s: its row names every text word',
+    (name, outcome) => {
+      const row = rows.find((cells) => (cells[0] ?? '').startsWith(`\`outcome: "${name}"\``));
+      expect(row, `no row for outcome ${name}`).toBeDefined();
+      expect((row?.[0] ?? '').includes('(default)')).toBe(outcome.default);
+      expect([...(row?.[1] ?? '').matchAll(/`::([a-z-]+)`/g)].map((match) => match[1])).toEqual(outcome.textWords);
+    },
+  );
 
-  it.each(Object.entries(TEST_DIRECTIVE_PARAMETERS))('parameter %s: its row gives the range, the default and the text word', (name, parameter) => {
-    const row = rows.find((cells) => (cells[0] ?? '').startsWith(`\`${name}: `));
-    expect(row, `no row for ${name}`).toBeDefined();
-    expect(row?.[0]).toContain(`(${parameter.minimum}–${parameter.maximum}, default ${parameter.default})`);
-    if (parameter.textWord === undefined) expect(row?.[1]).toBe('—');
-    else expect(row?.[1]).toBe(`\`::${parameter.textWord} N\` (N defaults to ${parameter.textDefault})`);
-  });
+  it.each(Object.entries(TEST_DIRECTIVE_PARAMETERS))(
+    'parameter %s: its row gives the range, the default and the text word',
+    (name, parameter) => {
+      const row = rows.find((cells) => (cells[0] ?? '').startsWith(`\`${name}: `));
+      expect(row, `no row for ${name}`).toBeDefined();
+      expect(row?.[0]).toContain(`(${parameter.minimum}–${parameter.maximum}, default ${parameter.default})`);
+      if (parameter.textWord === undefined) expect(row?.[1]).toBe('—');
+      else expect(row?.[1]).toBe(`\`::${parameter.textWord} N\` (N defaults to ${parameter.textDefault})`);
+    },
+  );
 });
 
 describe('counts the docs quote', () => {
@@ -111,7 +129,9 @@ describe('README.md: the layout matches the tree', () => {
   it.each(['src', 'conformance'])('every folder of %s/ is described in its row, and the row names no folder that is gone', (root) => {
     const row = layoutRow(root);
     expect(row, `README has no layout row for ${root}/`).not.toBe('');
-    const folders = readdirSync(join(REPO_ROOT, root), { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name);
+    const folders = readdirSync(join(REPO_ROOT, root), { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => entry.name);
     expect(folders.filter((folder) => !row.includes(`\`${folder}/\``))).toEqual([]);
     const named = [...row.matchAll(/`([a-z][a-z-]*)\/`/g)].map((match) => match[1] ?? '').filter((name) => name !== root);
     // A row may also point at top-level folders of the repository (`spec/`, `generated/`).
@@ -127,7 +147,9 @@ describe('README.md: the layout matches the tree', () => {
 });
 
 function subfolders(relative: string): string[] {
-  return readdirSync(join(REPO_ROOT, relative), { withFileTypes: true }).filter((entry) => entry.isDirectory()).map((entry) => entry.name);
+  return readdirSync(join(REPO_ROOT, relative), { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => entry.name);
 }
 
 function listFiles(dir: string, prefix = ''): string[] {

@@ -36,6 +36,9 @@ describe('echo test directives', () => {
 
   it('steps and chunks are clamped, metadata overrides text', () => {
     expect(parse('::slow 5000\n::chunks 0')).toMatchObject({ steps: 1000, chunks: 1 });
-    expect(parse('::fail', { [TEST_DIRECTIVE_METADATA_KEY]: { outcome: 'rejected', stepMs: 99_999 } })).toMatchObject({ outcome: 'rejected', stepMs: 10_000 });
+    expect(parse('::fail', { [TEST_DIRECTIVE_METADATA_KEY]: { outcome: 'rejected', stepMs: 99_999 } })).toMatchObject({
+      outcome: 'rejected',
+      stepMs: 10_000,
+    });
   });
 });

@@ -35,7 +35,11 @@ export async function rpc<M extends MethodName>(
 ): Promise<RpcResponse<MethodTypes[M]['result']>> {
   const id = options.id === undefined ? nextId++ : options.id;
   const body = options.rawBody ?? JSON.stringify({ jsonrpc: '2.0', id, method, ...(params === undefined ? {} : { params }) });
-  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'a2a-version': '1.0', ...options.headers }, body });
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'a2a-version': '1.0', ...options.headers },
+    body,
+  });
   const text = await response.text();
   const json = JSON.parse(text) as RpcResponse<MethodTypes[M]['result']>['body'];
   expect(response.headers.get('content-type')).toMatch(/^application\/json/);
@@ -53,7 +57,12 @@ export async function rpc<M extends MethodName>(
 }
 
 /** Calls a method and returns its result, failing the test on a JSON-RPC error. */
-export async function call<M extends MethodName>(url: string, method: M, params: MethodTypes[M]['params'], options: RpcOptions = {}): Promise<MethodTypes[M]['result']> {
+export async function call<M extends MethodName>(
+  url: string,
+  method: M,
+  params: MethodTypes[M]['params'],
+  options: RpcOptions = {},
+): Promise<MethodTypes[M]['result']> {
   const response = await rpc(url, method, params, options);
   expect(response.body.error, `${method} failed`).toBeUndefined();
   return response.body.result as MethodTypes[M]['result'];
@@ -128,7 +137,12 @@ let messageCounter = 0;
 /** A user message with a fresh messageId. */
 export function userMessage(text: string, extra: Record<string, unknown> = {}): MethodTypes['SendMessage']['params']['message'] {
   messageCounter += 1;
-  return { messageId: `m-${Date.now()}-${messageCounter}-${Math.random().toString(36).slice(2)}`, role: 'ROLE_USER', parts: [{ text }], ...extra };
+  return {
+    messageId: `m-${Date.now()}-${messageCounter}-${Math.random().toString(36).slice(2)}`,
+    role: 'ROLE_USER',
+    parts: [{ text }],
+    ...extra,
+  };
 }
 
 /**
@@ -136,7 +150,11 @@ export function userMessage(text: string, extra: Record<string, unknown> = {}): 
  * domain from ERRORS) and carries no result, with the HTTP status (200 unless given) and,
  * when given, the id. Returns the error.
  */
-export function expectErrorResponse(response: RpcResponse<unknown>, name: ErrorName, expected: { httpStatus?: number; id?: string | number | null } = {}): JSONRPCError {
+export function expectErrorResponse(
+  response: RpcResponse<unknown>,
+  name: ErrorName,
+  expected: { httpStatus?: number; id?: string | number | null } = {},
+): JSONRPCError {
   expect(response.status).toBe(expected.httpStatus ?? 200);
   expect(response.body.result).toBeUndefined();
   if (expected.id !== undefined) expect(response.body.id).toBe(expected.id);

@@ -15,11 +15,15 @@ export interface ChildHub {
  * send it SIGTERM. Resolves once the banner has printed the URL.
  */
 export async function spawnHub(dataDir: string, extraArgs: string[] = []): Promise<ChildHub> {
-  const child = spawn(process.execPath, [join(REPO_ROOT, 'src', 'cli', 'bin.js'), 'serve', '--port', '0', '--data-dir', dataDir, ...extraArgs], {
-    cwd: REPO_ROOT,
-    env: { ...process.env, A2A_HUB_LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [join(REPO_ROOT, 'src', 'cli', 'bin.js'), 'serve', '--port', '0', '--data-dir', dataDir, ...extraArgs],
+    {
+      cwd: REPO_ROOT,
+      env: { ...process.env, A2A_HUB_LOG_LEVEL: 'warn' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let text = '';
   child.stdout.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
   child.stderr.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));

@@ -19,7 +19,9 @@ export function errorInfoOf(details: readonly unknown[] | undefined): ErrorInfo 
 
 /** The BadRequest detail of an error, failing when there is none. */
 export function badRequestOf(details: readonly unknown[] | undefined): BadRequest {
-  const found = (details ?? []).find((detail) => (detail as { '@type'?: string })['@type'] === 'type.googleapis.com/google.rpc.BadRequest') as BadRequest | undefined;
+  const found = (details ?? []).find(
+    (detail) => (detail as { '@type'?: string })['@type'] === 'type.googleapis.com/google.rpc.BadRequest',
+  ) as BadRequest | undefined;
   expect(found, 'a google.rpc.BadRequest detail').toBeDefined();
   return found as BadRequest;
 }
@@ -37,7 +39,11 @@ export function expectNamedError(error: JSONRPCError | undefined, name: ErrorNam
   expect(error, `expected ${name}`).toBeDefined();
   const row = ERRORS[name];
   const info = errorInfoOf((error as JSONRPCError).data);
-  expect({ code: error?.code, reason: info?.reason, domain: info?.domain }, name).toEqual({ code: row.code, reason: row.reason, domain: row.domain });
+  expect({ code: error?.code, reason: info?.reason, domain: info?.domain }, name).toEqual({
+    code: row.code,
+    reason: row.reason,
+    domain: row.domain,
+  });
   return error as JSONRPCError;
 }
 

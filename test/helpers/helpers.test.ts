@@ -81,11 +81,27 @@ describe('error expectations by name', () => {
 describe('waits', () => {
   it('waitFor returns the value that satisfied it', async () => {
     let reads = 0;
-    expect(await waitFor(() => ++reads, (value) => value === 3, 'three reads', 1000, 1)).toBe(3);
+    expect(
+      await waitFor(
+        () => ++reads,
+        (value) => value === 3,
+        'three reads',
+        1000,
+        1,
+      ),
+    ).toBe(3);
   });
 
   it('a wait that runs out throws, naming what it waited for and the last value read', async () => {
-    await expect(waitFor(() => 'still working', (value) => value === 'done', 'the task', 30, 5)).rejects.toThrow(/waiting for the task; last read: still working/);
+    await expect(
+      waitFor(
+        () => 'still working',
+        (value) => value === 'done',
+        'the task',
+        30,
+        5,
+      ),
+    ).rejects.toThrow(/waiting for the task; last read: still working/);
     await expect(until(() => false, 'the impossible', 30, 5)).rejects.toThrow(/the impossible/);
   });
 

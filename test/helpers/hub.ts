@@ -15,7 +15,15 @@ export interface TestHub extends Hub {
 /** A hub on 127.0.0.1 port 0 with SQLite in a fresh temp dir, quiet, without rate limiting. */
 export async function startTestHub(options: HubOptions = {}): Promise<TestHub> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'a2a-hub-test-'));
-  const hub = await startHub({ host: '127.0.0.1', port: 0, dataDir, rateLimit: false, logger: pino({ level: 'silent' }), shutdownGraceMs: 2000, ...options });
+  const hub = await startHub({
+    host: '127.0.0.1',
+    port: 0,
+    dataDir,
+    rateLimit: false,
+    logger: pino({ level: 'silent' }),
+    shutdownGraceMs: 2000,
+    ...options,
+  });
   return Object.assign(hub, {
     endpoint: `${hub.url}/a2a/default`,
     dataDir,

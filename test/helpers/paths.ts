@@ -17,7 +17,8 @@ export const SEED_004 = join(SHARED_DIR, 'seeds', '004_f9614e4e86e06f07.txt');
  */
 export function sharedFileAvailable(path: string, what: string): boolean {
   if (existsSync(path)) return true;
-  if (process.env['A2A_HUB_REQUIRE_SHARED'] === '1') throw new Error(`${what} needs ${path}, and A2A_HUB_REQUIRE_SHARED=1 forbids skipping it`);
+  if (process.env['A2A_HUB_REQUIRE_SHARED'] === '1')
+    throw new Error(`${what} needs ${path}, and A2A_HUB_REQUIRE_SHARED=1 forbids skipping it`);
   console.warn(`skipped: ${what} (${path} is absent; ../shared is not beside this checkout)`);
   return false;
 }

@@ -28,7 +28,11 @@ export async function send(url: string, init: RawInit = {}): Promise<RawResponse
 }
 
 /** POSTs a body as given, with only the headers given (no A2A-Version unless you pass one). */
-export function post(url: string, body: string, headers: Record<string, string> = { 'content-type': 'application/json' }): Promise<RawResponse> {
+export function post(
+  url: string,
+  body: string,
+  headers: Record<string, string> = { 'content-type': 'application/json' },
+): Promise<RawResponse> {
   return send(url, { method: 'POST', headers, body });
 }
 
@@ -36,7 +40,10 @@ export function post(url: string, body: string, headers: Record<string, string> 
  * A request through node:http, which sends header names with the case given and lets the
  * caller set Host. Without a content-length header a body is sent chunked.
  */
-export function nodeRequest(url: string, options: { method?: string; headers?: Record<string, string>; body?: string } = {}): Promise<RawResponse> {
+export function nodeRequest(
+  url: string,
+  options: { method?: string; headers?: Record<string, string>; body?: string } = {},
+): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const request = httpRequest(url, { method: options.method ?? 'GET', headers: options.headers ?? {} }, (response) => {
       const chunks: Buffer[] = [];
@@ -90,7 +97,11 @@ export function listTasksStatus(url: string, headers: Record<string, string> = {
  * error `name` of the registry (code, reason, domain), with the id (null unless given) and
  * the HTTP status (200 unless given).
  */
-export function expectJsonRpcError(response: RawResponse, name: ErrorName, expected: { httpStatus?: number; id?: string | number | null } = {}): JSONRPCErrorResponse {
+export function expectJsonRpcError(
+  response: RawResponse,
+  name: ErrorName,
+  expected: { httpStatus?: number; id?: string | number | null } = {},
+): JSONRPCErrorResponse {
   expect(response.status).toBe(expected.httpStatus ?? 200);
   expect(response.headers.get('content-type')).toMatch(/^application\/json/);
   const body = JSON.parse(response.text) as JSONRPCErrorResponse;

@@ -5,7 +5,13 @@
  */
 
 /** Reads every `intervalMs` until `done` holds for what was read, and returns that value. */
-export async function waitFor<T>(read: () => Promise<T> | T, done: (value: T) => boolean, what: string, timeoutMs = 10_000, intervalMs = 25): Promise<T> {
+export async function waitFor<T>(
+  read: () => Promise<T> | T,
+  done: (value: T) => boolean,
+  what: string,
+  timeoutMs = 10_000,
+  intervalMs = 25,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await read();

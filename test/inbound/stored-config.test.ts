@@ -8,7 +8,18 @@ import type { LogFunction } from '../../src/support/log.js';
 const NOW = '2026-12-01T10:00:00.000Z';
 
 function stored(overrides: Record<string, unknown>): Record<string, unknown> {
-  return { id: 'reports', name: 'reports', description: 'r', version: '1', endpointPath: '/a2a/reports', preset: 'echo', enabled: true, createdAt: NOW, updatedAt: NOW, ...overrides };
+  return {
+    id: 'reports',
+    name: 'reports',
+    description: 'r',
+    version: '1',
+    endpointPath: '/a2a/reports',
+    preset: 'echo',
+    enabled: true,
+    createdAt: NOW,
+    updatedAt: NOW,
+    ...overrides,
+  };
 }
 
 function registryOver(rows: { id: string; config: Record<string, unknown> }[]) {
@@ -35,20 +46,30 @@ describe('stored inbound configurations are checked when the hub loads them', ()
     ['a custom skill that is not an AgentSkill', stored({ skills: [{ id: 'x' }] }), 'skills[0].name is required'],
     ['an id other than its row', stored({ id: 'other' }), 'id is "other", but the row is stored under "reports"'],
   ])('does not serve a row with %s, logs why, and keeps the row', (_what, config, problem) => {
-    const { store, registry, logged } = registryOver([{ id: 'reports', config }, { id: 'fine', config: stored({ id: 'fine', endpointPath: '/a2a/fine' }) }]);
+    const { store, registry, logged } = registryOver([
+      { id: 'reports', config },
+      { id: 'fine', config: stored({ id: 'fine', endpointPath: '/a2a/fine' }) },
+    ]);
     expect(registry.get('reports')).toBeUndefined();
     expect(registry.byEndpointPath('/a2a/reports')).toBeUndefined();
     expect(registry.get('fine')).toBeDefined();
     expect(logged).toHaveLength(1);
     expect(logged[0]?.details?.['instance']).toBe('reports');
     expect((logged[0]?.details?.['problems'] as string[]).join('; ')).toContain(problem);
-    expect(store.loadInstances().map((row) => row.id).sort()).toEqual(['fine', 'reports']);
+    expect(
+      store
+        .loadInstances()
+        .map((row) => row.id)
+        .sort(),
+    ).toEqual(['fine', 'reports']);
   });
 
   it('keeps the id of an unreadable row taken until inbound.remove deletes the row', () => {
     const { store, registry } = registryOver([{ id: 'reports', config: stored({ enabled: 'yes' }) }]);
     expect(() => registry.create({ id: 'reports', name: 'again', description: 'd', version: '1' })).toThrow(OperationError);
-    expect(() => registry.create({ id: 'reports', name: 'again', description: 'd', version: '1' })).toThrow(/is stored but its configuration is not valid \(enabled must be a boolean/);
+    expect(() => registry.create({ id: 'reports', name: 'again', description: 'd', version: '1' })).toThrow(
+      /is stored but its configuration is not valid \(enabled must be a boolean/,
+    );
     registry.remove('reports');
     expect(store.loadInstances()).toEqual([]);
     expect(registry.create({ id: 'reports', name: 'again', description: 'd', version: '1' }).id).toBe('reports');
@@ -56,6 +77,8 @@ describe('stored inbound configurations are checked when the hub loads them', ()
 
   it('refuses to save a configuration it could not load again', () => {
     const { registry } = registryOver([]);
-    expect(() => registry.create({ name: 'skilled', description: 'd', version: '1', skills: [{ id: 'x' } as never] })).toThrow(/the instance configuration is not valid: skills\[0\]\.name is required/);
+    expect(() => registry.create({ name: 'skilled', description: 'd', version: '1', skills: [{ id: 'x' } as never] })).toThrow(
+      /the instance configuration is not valid: skills\[0\]\.name is required/,
+    );
   });
 });

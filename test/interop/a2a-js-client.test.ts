@@ -1,6 +1,22 @@
-import { Role, TaskState, type AgentCard, type Message, type Part, type SendMessageRequest, type StreamResponse, type Task } from '@a2a-js/sdk';
+import {
+  Role,
+  TaskState,
+  type AgentCard,
+  type Message,
+  type Part,
+  type SendMessageRequest,
+  type StreamResponse,
+  type Task,
+} from '@a2a-js/sdk';
 import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory, type Client } from '@a2a-js/sdk/client';
-import { A2A_ERROR_CODE, isJsonRpcError, JsonRpcTaskNotFoundError, TaskNotCancelableError, TaskNotFoundError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
+import {
+  A2A_ERROR_CODE,
+  isJsonRpcError,
+  JsonRpcTaskNotFoundError,
+  TaskNotCancelableError,
+  TaskNotFoundError,
+  UnsupportedOperationError,
+} from '@a2a-js/sdk/errors';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { createWireLog, type WireLog } from './wire-log.js';
@@ -117,7 +133,8 @@ function expectLifecycle(events: readonly StreamResponse[], finalState: TaskStat
   for (const event of events.slice(1)) {
     const payload = event.payload;
     if (payload === undefined) throw new Error(`an event the SDK could not parse into a StreamResponse: ${kinds.join(', ')}`);
-    if (payload.$case === 'task' || payload.$case === 'message') throw new Error(`unexpected ${payload.$case} after the first event: ${kinds.join(', ')}`);
+    if (payload.$case === 'task' || payload.$case === 'message')
+      throw new Error(`unexpected ${payload.$case} after the first event: ${kinds.join(', ')}`);
     expect(payload.value.taskId).toBe(task.id);
     expect(payload.value.contextId).toBe(task.contextId);
     if (payload.$case === 'statusUpdate') {
@@ -137,7 +154,10 @@ function expectLifecycle(events: readonly StreamResponse[], finalState: TaskStat
   }
   expect(stateName(lastStatus), `last status in ${kinds.join(', ')}`).toBe(stateName(finalState));
   const last = events.at(-1)?.payload;
-  expect(last?.$case === 'statusUpdate' ? last.value.status?.state : undefined, `the stream ends on the final status: ${kinds.join(', ')}`).toBe(finalState);
+  expect(
+    last?.$case === 'statusUpdate' ? last.value.status?.state : undefined,
+    `the stream ends on the final status: ${kinds.join(', ')}`,
+  ).toBe(finalState);
   const artifactEvents = events.filter((event) => event.payload?.$case === 'artifactUpdate');
   const lastChunk = artifactEvents.at(-1)?.payload;
   if (artifactEvents.length > 0) expect(lastChunk?.$case === 'artifactUpdate' && lastChunk.value.lastChunk).toBe(true);
@@ -155,7 +175,9 @@ describe('@a2a-js/sdk client against the hub (JSON-RPC, A2A 1.0)', () => {
     const card: AgentCard = await resolver.resolve(hub.url);
     expect(card.name).toBe('a2a-hub echo');
     expect(card.capabilities?.streaming).toBe(true);
-    expect(card.supportedInterfaces).toEqual([expect.objectContaining({ url: endpoint, protocolBinding: 'JSONRPC', protocolVersion: '1.0' })]);
+    expect(card.supportedInterfaces).toEqual([
+      expect.objectContaining({ url: endpoint, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }),
+    ]);
     const [cardFetch] = wire.exchanges;
     expect(cardFetch?.url).toBe(cardUrl);
     expect(cardFetch?.requestHeaders['a2a-version']).toBe('1.0');
@@ -224,7 +246,10 @@ describe('@a2a-js/sdk client against the hub (JSON-RPC, A2A 1.0)', () => {
     expect(one.history.length).toBeLessThanOrEqual(1);
     const none = await client.getTask({ tenant: '', id: task.id, historyLength: 0 });
     expect(none.history).toEqual([]);
-    const sentGetTask = wire.rpcRequests().filter((request) => request.method === 'GetTask').at(-1);
+    const sentGetTask = wire
+      .rpcRequests()
+      .filter((request) => request.method === 'GetTask')
+      .at(-1);
     expect(sentGetTask?.params).toEqual({ id: task.id, historyLength: 0 });
 
     const page = await client.listTasks({
@@ -256,7 +281,10 @@ describe('@a2a-js/sdk client against the hub (JSON-RPC, A2A 1.0)', () => {
   it('cancelTask on a slow task sent with returnImmediately ends it CANCELED', async () => {
     const started = asTask(await client.sendMessage(sendRequest('::slow 50\nplease take your time', { returnImmediately: true })));
     expect(['TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING']).toContain(stateName(started.status?.state));
-    const sentSend = wire.rpcRequests().filter((request) => request.method === 'SendMessage').at(-1);
+    const sentSend = wire
+      .rpcRequests()
+      .filter((request) => request.method === 'SendMessage')
+      .at(-1);
     expect(sentSend?.params).toMatchObject({ configuration: { returnImmediately: true } });
 
     const canceled = await client.cancelTask({ tenant: '', id: started.id, metadata: undefined });
@@ -293,7 +321,15 @@ describe('@a2a-js/sdk client against the hub (JSON-RPC, A2A 1.0)', () => {
     expect(error.envelopeCode).toBe(A2A_ERROR_CODE.TASK_NOT_FOUND);
     expect(error.envelopeCode).toBe(-32001);
     expect(error.reason).toBe('TASK_NOT_FOUND');
-    expect(error.data).toEqual(expect.arrayContaining([expect.objectContaining({ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: 'TASK_NOT_FOUND', domain: 'a2a-protocol.org' })]));
+    expect(error.data).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+          reason: 'TASK_NOT_FOUND',
+          domain: 'a2a-protocol.org',
+        }),
+      ]),
+    );
     expect(wire.exchanges[0]?.status).toBe(200);
 
     // The same error before a stream starts (a JSON-RPC error body instead of SSE) is also typed.
@@ -331,11 +367,19 @@ describe('@a2a-js/sdk client against the hub (JSON-RPC, A2A 1.0)', () => {
     expect(first.status?.message?.role).toBe(Role.ROLE_AGENT);
     expect(textOf(first.status?.message?.parts ?? [])).toMatch(/more input/);
 
-    const second = asTask(await client.sendMessage({ ...sendRequest(''), message: userMessage('second turn', { taskId: first.id, contextId: first.contextId }) }));
+    const second = asTask(
+      await client.sendMessage({
+        ...sendRequest(''),
+        message: userMessage('second turn', { taskId: first.id, contextId: first.contextId }),
+      }),
+    );
     expect(second.id).toBe(first.id);
     expect(stateName(second.status?.state)).toBe('TASK_STATE_COMPLETED');
     expect(textOf(second.artifacts.at(-1)?.parts ?? [])).toBe('echo: second turn');
-    expect(wire.rpcRequests().at(-1)).toMatchObject({ method: 'SendMessage', params: { message: { taskId: first.id, contextId: first.contextId } } });
+    expect(wire.rpcRequests().at(-1)).toMatchObject({
+      method: 'SendMessage',
+      params: { message: { taskId: first.id, contextId: first.contextId } },
+    });
   });
 
   // Spec §3.1.2: a task-lifecycle stream starts with the Task and closes when the task is
@@ -345,8 +389,16 @@ describe('@a2a-js/sdk client against the hub (JSON-RPC, A2A 1.0)', () => {
     const first = asTask(await client.sendMessage(sendRequest('::input-required\nfirst turn')));
     expect(stateName(first.status?.state)).toBe('TASK_STATE_INPUT_REQUIRED');
 
-    const events = await collect(client.sendMessageStream({ ...sendRequest(''), message: userMessage('second turn', { taskId: first.id, contextId: first.contextId }) }));
-    expect(wire.rpcRequests().at(-1)).toMatchObject({ method: 'SendStreamingMessage', params: { message: { taskId: first.id, contextId: first.contextId } } });
+    const events = await collect(
+      client.sendMessageStream({
+        ...sendRequest(''),
+        message: userMessage('second turn', { taskId: first.id, contextId: first.contextId }),
+      }),
+    );
+    expect(wire.rpcRequests().at(-1)).toMatchObject({
+      method: 'SendStreamingMessage',
+      params: { message: { taskId: first.id, contextId: first.contextId } },
+    });
     const { task, text } = expectLifecycle(events, TaskState.TASK_STATE_COMPLETED);
     expect(task.id).toBe(first.id);
     expect(text).toBe('echo: second turn');

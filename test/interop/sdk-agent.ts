@@ -2,7 +2,14 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Role, TaskState, type AgentCard, type Artifact, type Message, type Part, type Task } from '@a2a-js/sdk';
-import { AgentEvent, DefaultRequestHandler, InMemoryTaskStore, type AgentExecutor, type ExecutionEventBus, type RequestContext } from '@a2a-js/sdk/server';
+import {
+  AgentEvent,
+  DefaultRequestHandler,
+  InMemoryTaskStore,
+  type AgentExecutor,
+  type ExecutionEventBus,
+  type RequestContext,
+} from '@a2a-js/sdk/server';
 import { UserBuilder, agentCardHandler, jsonRpcHandler } from '@a2a-js/sdk/server/express';
 import express from 'express';
 
@@ -52,7 +59,17 @@ export async function startSdkAgent(): Promise<SdkAgent> {
   const card = sdkEchoCard(endpoint);
   // validateInputModes (off by default) makes the SDK refuse parts whose mediaType the card's
   // defaultInputModes leave out with ContentTypeNotSupportedError, as §3.1.1 asks.
-  const requestHandler = new DefaultRequestHandler(card, new InMemoryTaskStore(), new EchoExecutor(), undefined, undefined, undefined, undefined, undefined, { validateInputModes: true });
+  const requestHandler = new DefaultRequestHandler(
+    card,
+    new InMemoryTaskStore(),
+    new EchoExecutor(),
+    undefined,
+    undefined,
+    undefined,
+    undefined,
+    undefined,
+    { validateInputModes: true },
+  );
   app.use('/.well-known/agent-card.json', agentCardHandler({ agentCardProvider: requestHandler }));
   app.use(SDK_AGENT_JSONRPC_PATH, jsonRpcHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication }));
 
@@ -82,7 +99,14 @@ function sdkEchoCard(endpoint: string): AgentCard {
       // DefaultRequestHandler; this agent wires none, which is the SDK's default.
       pushNotifications: false,
       extendedAgentCard: false,
-      extensions: [{ uri: TEST_DIRECTIVES_URI, description: 'Follows the a2a-hub test directives (docs/test-directives.md).', required: false, params: undefined }],
+      extensions: [
+        {
+          uri: TEST_DIRECTIVES_URI,
+          description: 'Follows the a2a-hub test directives (docs/test-directives.md).',
+          required: false,
+          params: undefined,
+        },
+      ],
     },
     securitySchemes: {},
     securityRequirements: [],
@@ -182,10 +206,24 @@ function textPart(text: string): Part {
 }
 
 function agentMessage(text: string, contextId: string, taskId = ''): Message {
-  return { messageId: crypto.randomUUID(), contextId, taskId, role: Role.ROLE_AGENT, parts: [textPart(text)], metadata: undefined, extensions: [], referenceTaskIds: [] };
+  return {
+    messageId: crypto.randomUUID(),
+    contextId,
+    taskId,
+    role: Role.ROLE_AGENT,
+    parts: [textPart(text)],
+    metadata: undefined,
+    extensions: [],
+    referenceTaskIds: [],
+  };
 }
 
-const TERMINAL = new Set([TaskState.TASK_STATE_COMPLETED, TaskState.TASK_STATE_FAILED, TaskState.TASK_STATE_CANCELED, TaskState.TASK_STATE_REJECTED]);
+const TERMINAL = new Set([
+  TaskState.TASK_STATE_COMPLETED,
+  TaskState.TASK_STATE_FAILED,
+  TaskState.TASK_STATE_CANCELED,
+  TaskState.TASK_STATE_REJECTED,
+]);
 
 class EchoExecutor implements AgentExecutor {
   /** Executions in progress, aborted by cancelTask. */
@@ -199,7 +237,8 @@ class EchoExecutor implements AgentExecutor {
     const directive = parseDirective(userMessage);
     // The SDK's way to use an extension: the executor activates it, and the transport then lists
     // it in the A2A-Extensions response header (of a blocking call).
-    if (requestContext.context.requestedExtensions?.includes(TEST_DIRECTIVES_URI)) requestContext.context.addActivatedExtension(TEST_DIRECTIVES_URI);
+    if (requestContext.context.requestedExtensions?.includes(TEST_DIRECTIVES_URI))
+      requestContext.context.addActivatedExtension(TEST_DIRECTIVES_URI);
 
     if (directive.outcome === 'message' && existing === undefined) {
       eventBus.publish(AgentEvent.message(agentMessage(`echo: ${echoOf(userMessage.parts)}`, contextId)));
@@ -216,7 +255,11 @@ class EchoExecutor implements AgentExecutor {
         AgentEvent.statusUpdate({
           taskId,
           contextId,
-          status: { state, message: text === undefined ? undefined : agentMessage(text, contextId, taskId), timestamp: new Date().toISOString() },
+          status: {
+            state,
+            message: text === undefined ? undefined : agentMessage(text, contextId, taskId),
+            timestamp: new Date().toISOString(),
+          },
           metadata: undefined,
         }),
       );
@@ -246,7 +289,10 @@ class EchoExecutor implements AgentExecutor {
         case 'input-required':
           return status(TaskState.TASK_STATE_INPUT_REQUIRED, 'sdk-echo needs more input: send another message with this taskId');
         case 'auth-required':
-          return status(TaskState.TASK_STATE_AUTH_REQUIRED, 'sdk-echo needs authentication: send another message with this taskId once authorised');
+          return status(
+            TaskState.TASK_STATE_AUTH_REQUIRED,
+            'sdk-echo needs authentication: send another message with this taskId once authorised',
+          );
         case 'failed':
           return status(TaskState.TASK_STATE_FAILED, 'sdk-echo failed as the test directive asked');
         case 'rejected':
@@ -259,8 +305,24 @@ class EchoExecutor implements AgentExecutor {
       const artifactId = crypto.randomUUID();
       chunks.forEach((chunk, index) => {
         if (controller.signal.aborted) return;
-        const artifact: Artifact = { artifactId, name: 'echo', description: '', parts: [textPart(chunk)], metadata: undefined, extensions: [] };
-        eventBus.publish(AgentEvent.artifactUpdate({ taskId, contextId, artifact, append: index > 0, lastChunk: index === chunks.length - 1, metadata: undefined }));
+        const artifact: Artifact = {
+          artifactId,
+          name: 'echo',
+          description: '',
+          parts: [textPart(chunk)],
+          metadata: undefined,
+          extensions: [],
+        };
+        eventBus.publish(
+          AgentEvent.artifactUpdate({
+            taskId,
+            contextId,
+            artifact,
+            append: index > 0,
+            lastChunk: index === chunks.length - 1,
+            metadata: undefined,
+          }),
+        );
       });
       status(TaskState.TASK_STATE_COMPLETED);
     } finally {
@@ -282,7 +344,11 @@ class EchoExecutor implements AgentExecutor {
         AgentEvent.statusUpdate({
           taskId,
           contextId,
-          status: { state: TaskState.TASK_STATE_CANCELED, message: agentMessage('sdk-echo canceled the task', contextId, taskId), timestamp: new Date().toISOString() },
+          status: {
+            state: TaskState.TASK_STATE_CANCELED,
+            message: agentMessage('sdk-echo canceled the task', contextId, taskId),
+            timestamp: new Date().toISOString(),
+          },
           metadata: undefined,
         }),
       );

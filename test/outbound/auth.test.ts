@@ -45,7 +45,9 @@ const keep = <T extends { text: string }>(answer: T): T => {
 describe('a remote that requires a bearer token', () => {
   it('create without a token fails with the 401 and creates nothing', async () => {
     const failure = keep(await fails(base, { action: 'outbound.create', name: 'guarded', agentCardUrl: cardUrl(remote, guarded) }));
-    expect(failure.message).toMatch(/^could not connect to .*: the endpoint .* answered HTTP 401 \(this agent requires Authorization: Bearer <token>\): no bearer token is set; set one with outbound.setAuth; nothing was created/);
+    expect(failure.message).toMatch(
+      /^could not connect to .*: the endpoint .* answered HTTP 401 \(this agent requires Authorization: Bearer <token>\): no bearer token is set; set one with outbound.setAuth; nothing was created/,
+    );
     expect((await snapshot(base)).outbounds).toEqual([]);
   });
 
@@ -56,7 +58,9 @@ describe('a remote that requires a bearer token', () => {
     expect(await outboundRow(base, id)).toMatchObject({ state: 'error', authEnabled: false, toolCount: 0 });
 
     const wrong = keep(await ok(base, { action: 'outbound.setAuth', id, token: WRONG }));
-    expect(wrong.message).toMatch(/^bearer token set for outbound connection "guarded"; reconnecting failed: the endpoint .* answered HTTP 401 \(the bearer token is not valid for this agent\): the bearer token was refused; set one with outbound.setAuth\. The connection is in state error and is retried in the background$/);
+    expect(wrong.message).toMatch(
+      /^bearer token set for outbound connection "guarded"; reconnecting failed: the endpoint .* answered HTTP 401 \(the bearer token is not valid for this agent\): the bearer token was refused; set one with outbound.setAuth\. The connection is in state error and is retried in the background$/,
+    );
     const refused = await outboundRow(base, id);
     expect(refused).toMatchObject({ state: 'error', authEnabled: true });
     expect(refused?.error).toMatch(/HTTP 401/);
@@ -64,27 +68,45 @@ describe('a remote that requires a bearer token', () => {
     const right = keep(await ok(base, { action: 'outbound.setAuth', id, token: TOKEN }));
     expect(right.message).toBe('bearer token set for outbound connection "guarded"; reconnected: 1 skill, 1 tool');
     expect(await outboundRow(base, id)).toMatchObject({ state: 'connected', authEnabled: true, toolCount: 1 });
-    expect(await hub.tools.call('a2a__guarded__chat', { prompt: 'with a token' })).toMatchObject({ state: 'TASK_STATE_COMPLETED', text: 'echo: with a token' });
+    expect(await hub.tools.call('a2a__guarded__chat', { prompt: 'with a token' })).toMatchObject({
+      state: 'TASK_STATE_COMPLETED',
+      text: 'echo: with a token',
+    });
 
     const cleared = keep(await ok(base, { action: 'outbound.setAuth', id, token: '' }));
-    expect(cleared.message).toMatch(/^bearer token cleared for outbound connection "guarded"; reconnecting failed: .*HTTP 401.*no bearer token is set/);
+    expect(cleared.message).toMatch(
+      /^bearer token cleared for outbound connection "guarded"; reconnecting failed: .*HTTP 401.*no bearer token is set/,
+    );
     expect(await outboundRow(base, id)).toMatchObject({ state: 'error', authEnabled: false });
     keep(await ok(base, { action: 'outbound.remove', id }));
   });
 
   it('setAuth on a disabled connection stores the token without connecting', async () => {
     const id = await createOutbound(base, 'later', cardUrl(remote, guarded), { enabled: false });
-    expect(keep(await ok(base, { action: 'outbound.setAuth', id, token: TOKEN })).message).toBe('bearer token set for outbound connection "later"');
+    expect(keep(await ok(base, { action: 'outbound.setAuth', id, token: TOKEN })).message).toBe(
+      'bearer token set for outbound connection "later"',
+    );
     expect(await outboundRow(base, id)).toMatchObject({ state: 'disabled', authEnabled: true });
-    expect(keep(await ok(base, { action: 'outbound.enable', id })).message).toBe('outbound connection "later" enabled and connected: 1 skill, 1 tool');
+    expect(keep(await ok(base, { action: 'outbound.enable', id })).message).toBe(
+      'outbound connection "later" enabled and connected: 1 skill, 1 tool',
+    );
     keep(await ok(base, { action: 'outbound.remove', id }));
   });
 
   it('bearerTokenEnv reads the token from the environment, and names the variable when it is not set', async () => {
     const id = await createOutbound(base, 'from-env', cardUrl(remote, guarded), { bearerTokenEnv: 'GUARDED_TOKEN' });
     expect(await outboundRow(base, id)).toMatchObject({ state: 'connected', bearerTokenEnv: 'GUARDED_TOKEN', authEnabled: true });
-    const unset = keep(await fails(base, { action: 'outbound.create', name: 'unset', agentCardUrl: cardUrl(remote, guarded), bearerTokenEnv: 'NO_SUCH_VARIABLE' }));
-    expect(unset.message).toMatch(/bearerTokenEnv names NO_SUCH_VARIABLE, which is not set in the hub's environment; set it and run outbound.refresh, or set a token with outbound.setAuth/);
+    const unset = keep(
+      await fails(base, {
+        action: 'outbound.create',
+        name: 'unset',
+        agentCardUrl: cardUrl(remote, guarded),
+        bearerTokenEnv: 'NO_SUCH_VARIABLE',
+      }),
+    );
+    expect(unset.message).toMatch(
+      /bearerTokenEnv names NO_SUCH_VARIABLE, which is not set in the hub's environment; set it and run outbound.refresh, or set a token with outbound.setAuth/,
+    );
     // setAuth with no token clears bearerTokenEnv too.
     keep(await ok(base, { action: 'outbound.setAuth', id }));
     const row = await outboundRow(base, id);
@@ -109,7 +131,11 @@ describe('the token', () => {
   it('appears in no snapshot, tool list, action answer, error body or log line', async () => {
     const reads = [(await snapshot(base)).text, JSON.stringify(await toolList(base)), JSON.stringify(await toolList(base, 'openai'))];
     // A malformed body quoting the token is refused without quoting it back.
-    const malformed = await fetch(`${base}/a2a/api`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: `{"action":"outbound.setAuth","id":"x","token":"${TOKEN}"` });
+    const malformed = await fetch(`${base}/a2a/api`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: `{"action":"outbound.setAuth","id":"x","token":"${TOKEN}"`,
+    });
     const unknownId = await post(base, { action: 'outbound.setAuth', id: 'out-00000000-000', token: TOKEN });
     expect(unknownId.status).toBe(409);
     const everything = [...reads, ...bodies, await malformed.text(), unknownId.text, logLines.join('\n')];

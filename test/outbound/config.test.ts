@@ -17,7 +17,17 @@ function configFile(content: unknown): string {
 
 describe('hub configuration: outbound', () => {
   it('takes a URL policy and reconnect delays', () => {
-    const outbound = { urlPolicy: { allowedSchemes: ['https'], allowedHosts: ['*.agents.example'], allowPrivate: false, allowLinkLocal: false, allowLoopback: false }, reconnectMinMs: 500, reconnectMaxMs: 30000 };
+    const outbound = {
+      urlPolicy: {
+        allowedSchemes: ['https'],
+        allowedHosts: ['*.agents.example'],
+        allowPrivate: false,
+        allowLinkLocal: false,
+        allowLoopback: false,
+      },
+      reconnectMinMs: 500,
+      reconnectMaxMs: 30000,
+    };
     expect(resolveConfig({ file: configFile({ outbound }) }).outbound).toEqual(outbound);
   });
 
@@ -27,7 +37,9 @@ describe('hub configuration: outbound', () => {
 
   it('names the member that is wrong', () => {
     expect(() => resolveConfig({ file: configFile({ outbound: { urlPolicy: { allowPrivate: 'yes' } } }) })).toThrow(ConfigError);
-    expect(() => resolveConfig({ file: configFile({ outbound: { urlPolicy: { allowPrivate: 'yes' } } }) })).toThrow(/outbound\.urlPolicy\.allowPrivate/);
+    expect(() => resolveConfig({ file: configFile({ outbound: { urlPolicy: { allowPrivate: 'yes' } } }) })).toThrow(
+      /outbound\.urlPolicy\.allowPrivate/,
+    );
     expect(() => resolveConfig({ file: configFile({ outbound: { retries: 3 } }) })).toThrow(/outbound/);
   });
 });

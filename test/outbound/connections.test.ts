@@ -3,7 +3,21 @@ import type { AgentSkill } from '../../generated/a2a/1.0/types.js';
 import type { AnthropicToolList, HubToolList, OpenAiToolList } from '../../generated/control/types.js';
 import { toolHash } from '../../src/outbound/tool-names.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
-import { cardUrl, closedPort, createOutbound, fails, ok, outboundRow, post, snapshot, startLocalHub, toolList, toolNames, until, valid } from './helpers.js';
+import {
+  cardUrl,
+  closedPort,
+  createOutbound,
+  fails,
+  ok,
+  outboundRow,
+  post,
+  snapshot,
+  startLocalHub,
+  toolList,
+  toolNames,
+  until,
+  valid,
+} from './helpers.js';
 
 /**
  * Outbound connections through the control API, against a second hub as the remote: discover,
@@ -23,7 +37,12 @@ beforeAll(async () => {
   remote = await startTestHub();
   hub = await startLocalHub();
   base = hub.url;
-  multiId = remote.inbounds.create({ name: 'multi', description: 'three skills', version: '2.0.0', skills: [skill('alpha'), skill('beta'), skill('gamma')] }).id;
+  multiId = remote.inbounds.create({
+    name: 'multi',
+    description: 'three skills',
+    version: '2.0.0',
+    skills: [skill('alpha'), skill('beta'), skill('gamma')],
+  }).id;
 });
 afterAll(async () => {
   await hub.dispose();
@@ -55,10 +74,14 @@ describe('outbound.discover', () => {
   it('fails with 409 and the reason when no card can be read', async () => {
     const port = await closedPort();
     const failure = await fails(base, { action: 'outbound.discover', agentCardUrl: `http://127.0.0.1:${port}/a2a/x/agent-card.json` });
-    expect(failure.message).toMatch(new RegExp(`^could not read an agent card from http://127\\.0\\.0\\.1:${port}/a2a/x/agent-card\\.json: .*not reachable`));
+    expect(failure.message).toMatch(
+      new RegExp(`^could not read an agent card from http://127\\.0\\.0\\.1:${port}/a2a/x/agent-card\\.json: .*not reachable`),
+    );
     // The client would fall back to the origin's well-known card, which describes another agent.
     const missing = await fails(base, { action: 'outbound.discover', agentCardUrl: `${remote.url}/a2a/nobody/agent-card.json` });
-    expect(missing.message).toBe(`could not read an agent card from ${remote.url}/a2a/nobody/agent-card.json: no agent card at ${remote.url}/a2a/nobody/agent-card.json; ${remote.url}/.well-known/agent-card.json has one, so use that URL if you mean the agent it describes`);
+    expect(missing.message).toBe(
+      `could not read an agent card from ${remote.url}/a2a/nobody/agent-card.json: no agent card at ${remote.url}/a2a/nobody/agent-card.json; ${remote.url}/.well-known/agent-card.json has one, so use that URL if you mean the agent it describes`,
+    );
   });
 });
 
@@ -88,7 +111,11 @@ describe('outbound.create', () => {
         type: 'object',
         properties: {
           prompt: { type: 'string', minLength: 1, description: 'The task or instruction to send to the remote agent.' },
-          taskId: { type: 'string', minLength: 1, description: expect.stringMatching(/continue a remote task that asked for input or authentication/) as unknown },
+          taskId: {
+            type: 'string',
+            minLength: 1,
+            description: expect.stringMatching(/continue a remote task that asked for input or authentication/) as unknown,
+          },
         },
         required: ['prompt'],
         additionalProperties: false,
@@ -101,17 +128,37 @@ describe('outbound.create', () => {
   });
 
   it('keeps preset, timeoutMs and bearerTokenEnv as given and shows them', async () => {
-    const id = await createOutbound(base, 'kept', cardUrl(remote), { preset: 'echo', timeoutMs: 5000, enabled: false, bearerTokenEnv: 'SOME_TOKEN_VAR' });
+    const id = await createOutbound(base, 'kept', cardUrl(remote), {
+      preset: 'echo',
+      timeoutMs: 5000,
+      enabled: false,
+      bearerTokenEnv: 'SOME_TOKEN_VAR',
+    });
     const row = await outboundRow(base, id);
-    expect(row).toMatchObject({ preset: 'echo', timeoutMs: 5000, enabled: false, state: 'disabled', bearerTokenEnv: 'SOME_TOKEN_VAR', authEnabled: true, skillCount: 0, toolCount: 0 });
+    expect(row).toMatchObject({
+      preset: 'echo',
+      timeoutMs: 5000,
+      enabled: false,
+      state: 'disabled',
+      bearerTokenEnv: 'SOME_TOKEN_VAR',
+      authEnabled: true,
+      skillCount: 0,
+      toolCount: 0,
+    });
     await ok(base, { action: 'outbound.remove', id });
   });
 
   it('fails with 409 and creates nothing when the remote cannot be reached', async () => {
     const before = (await snapshot(base)).outbounds.length;
     const port = await closedPort();
-    const failure = await fails(base, { action: 'outbound.create', name: 'nowhere', agentCardUrl: `http://127.0.0.1:${port}/a2a/x/agent-card.json` });
-    expect(failure.message).toMatch(/^could not connect to http:\/\/127\.0\.0\.1:\d+\/a2a\/x\/agent-card\.json: .*not reachable.*; nothing was created\. .*"enabled": false/);
+    const failure = await fails(base, {
+      action: 'outbound.create',
+      name: 'nowhere',
+      agentCardUrl: `http://127.0.0.1:${port}/a2a/x/agent-card.json`,
+    });
+    expect(failure.message).toMatch(
+      /^could not connect to http:\/\/127\.0\.0\.1:\d+\/a2a\/x\/agent-card\.json: .*not reachable.*; nothing was created\. .*"enabled": false/,
+    );
     expect((await snapshot(base)).outbounds).toHaveLength(before);
   });
 
@@ -154,14 +201,33 @@ describe('tool names', () => {
 
 describe('disabledSkills, skillOverrides and outbound.update', () => {
   it('leave out disabled skills, change descriptions, and follow updates', async () => {
-    const id = await createOutbound(base, 'multi', cardUrl(remote, multiId), { disabledSkills: ['beta'], skillOverrides: { alpha: { description: 'Our own words for alpha.' } } });
-    expect(await outboundRow(base, id)).toMatchObject({ state: 'connected', skillCount: 3, toolCount: 2, disabledSkills: ['beta'], skillOverrides: { alpha: { description: 'Our own words for alpha.' } } });
-    const described = () => Object.fromEntries(hub.tools.list().filter((tool) => tool.connectionId === id).map((tool) => [tool.name, tool.description]));
+    const id = await createOutbound(base, 'multi', cardUrl(remote, multiId), {
+      disabledSkills: ['beta'],
+      skillOverrides: { alpha: { description: 'Our own words for alpha.' } },
+    });
+    expect(await outboundRow(base, id)).toMatchObject({
+      state: 'connected',
+      skillCount: 3,
+      toolCount: 2,
+      disabledSkills: ['beta'],
+      skillOverrides: { alpha: { description: 'Our own words for alpha.' } },
+    });
+    const described = () =>
+      Object.fromEntries(
+        hub.tools
+          .list()
+          .filter((tool) => tool.connectionId === id)
+          .map((tool) => [tool.name, tool.description]),
+      );
     expect(described()).toEqual({ a2a__multi__alpha: 'Our own words for alpha.', a2a__multi__gamma: 'the gamma skill' });
 
     const updated = await ok(base, { action: 'outbound.update', id, name: 'several', disabledSkills: [], skillOverrides: {} });
     expect(updated.message).toBe('outbound connection "several" updated');
-    expect(described()).toEqual({ a2a__several__alpha: 'the alpha skill', a2a__several__beta: 'the beta skill', a2a__several__gamma: 'the gamma skill' });
+    expect(described()).toEqual({
+      a2a__several__alpha: 'the alpha skill',
+      a2a__several__beta: 'the beta skill',
+      a2a__several__gamma: 'the gamma skill',
+    });
     expect(await outboundRow(base, id)).toMatchObject({ name: 'several', toolCount: 3 });
 
     const retimed = await ok(base, { action: 'outbound.update', id, timeoutMs: 9000 });
@@ -171,7 +237,9 @@ describe('disabledSkills, skillOverrides and outbound.update', () => {
   });
 
   it('fails with 409 on an unknown id', async () => {
-    expect((await fails(base, { action: 'outbound.update', id: 'out-00000000-000', name: 'x' })).message).toBe('no outbound connection has id "out-00000000-000"; GET /a2a/api lists them under outbounds');
+    expect((await fails(base, { action: 'outbound.update', id: 'out-00000000-000', name: 'x' })).message).toBe(
+      'no outbound connection has id "out-00000000-000"; GET /a2a/api lists them under outbounds',
+    );
   });
 });
 
@@ -180,12 +248,16 @@ describe('outbound.disable, outbound.enable and outbound.remove', () => {
     const id = await createOutbound(base, 'toggle', cardUrl(remote));
     expect(await toolNames(base)).toContain('a2a__toggle__chat');
 
-    expect((await ok(base, { action: 'outbound.disable', id })).message).toBe('outbound connection "toggle" disabled; its tools are gone until outbound.enable');
+    expect((await ok(base, { action: 'outbound.disable', id })).message).toBe(
+      'outbound connection "toggle" disabled; its tools are gone until outbound.enable',
+    );
     expect(await outboundRow(base, id)).toMatchObject({ enabled: false, state: 'disabled', toolCount: 0 });
     expect(await toolNames(base)).not.toContain('a2a__toggle__chat');
     await expect(hub.tools.call('a2a__toggle__chat', { prompt: 'hi' })).rejects.toMatchObject({ name: 'ToolError', kind: 'unknown-tool' });
 
-    expect((await ok(base, { action: 'outbound.enable', id })).message).toBe('outbound connection "toggle" enabled and connected: 1 skill, 1 tool');
+    expect((await ok(base, { action: 'outbound.enable', id })).message).toBe(
+      'outbound connection "toggle" enabled and connected: 1 skill, 1 tool',
+    );
     expect(await outboundRow(base, id)).toMatchObject({ enabled: true, state: 'connected', toolCount: 1 });
     expect(await toolNames(base)).toContain('a2a__toggle__chat');
 
@@ -193,7 +265,9 @@ describe('outbound.disable, outbound.enable and outbound.remove', () => {
     expect(await outboundRow(base, id)).toBeUndefined();
     expect(await toolNames(base)).not.toContain('a2a__toggle__chat');
     for (const action of ['outbound.remove', 'outbound.enable', 'outbound.disable', 'outbound.refresh', 'outbound.setAuth']) {
-      expect((await fails(base, { action, id })).message).toBe(`no outbound connection has id "${id}"; GET /a2a/api lists them under outbounds`);
+      expect((await fails(base, { action, id })).message).toBe(
+        `no outbound connection has id "${id}"; GET /a2a/api lists them under outbounds`,
+      );
     }
   });
 });
@@ -213,7 +287,9 @@ describe('outbound.refresh', () => {
 
   it('fails with 409 on a disabled connection', async () => {
     const id = await createOutbound(base, 'off', cardUrl(remote), { enabled: false });
-    expect((await fails(base, { action: 'outbound.refresh', id })).message).toBe('outbound connection "off" is disabled; outbound.enable enables and connects it');
+    expect((await fails(base, { action: 'outbound.refresh', id })).message).toBe(
+      'outbound connection "off" is disabled; outbound.enable enables and connects it',
+    );
     await ok(base, { action: 'outbound.remove', id });
   });
 
@@ -222,7 +298,9 @@ describe('outbound.refresh', () => {
     const id = await createOutbound(base, 'leaving', cardUrl(remote, instance));
     remote.inbounds.remove(instance);
     const failure = await fails(base, { action: 'outbound.refresh', id });
-    expect(failure.message).toMatch(/^refreshing outbound connection "leaving" failed: no agent card at .*\. It is in state error and is retried in the background$/);
+    expect(failure.message).toMatch(
+      /^refreshing outbound connection "leaving" failed: no agent card at .*\. It is in state error and is retried in the background$/,
+    );
     const row = await outboundRow(base, id);
     expect(row).toMatchObject({ state: 'error', toolCount: 0, skillCount: 1 });
     expect(row?.error).toMatch(/^no agent card at /);
@@ -237,7 +315,9 @@ describe('state error and background reconnects', () => {
     const url = `http://127.0.0.1:${port}/a2a/default/agent-card.json`;
     const id = await createOutbound(base, 'later', url, { enabled: false });
     const failure = await fails(base, { action: 'outbound.enable', id });
-    expect(failure.message).toMatch(/^outbound connection "later" is enabled but could not connect: .*not reachable.*It stays in state error and is retried in the background; outbound.refresh retries now$/);
+    expect(failure.message).toMatch(
+      /^outbound connection "later" is enabled but could not connect: .*not reachable.*It stays in state error and is retried in the background; outbound.refresh retries now$/,
+    );
     const row = await outboundRow(base, id);
     expect(row).toMatchObject({ enabled: true, state: 'error', toolCount: 0 });
     expect(row?.error).toMatch(/not reachable/);
@@ -269,20 +349,35 @@ describe('GET /a2a/api/tools', () => {
     expect(((await toolList(base, 'hub')) as HubToolList).tools).toEqual(plain.tools);
     const names = plain.tools.map((tool) => tool.name);
     expect(names).toEqual([...names].sort());
-    expect(plain.tools.find((tool) => tool.connectionId === id)).toMatchObject({ name: 'a2a__formats__chat', skillId: 'chat', connectionName: 'formats' });
+    expect(plain.tools.find((tool) => tool.connectionId === id)).toMatchObject({
+      name: 'a2a__formats__chat',
+      skillId: 'chat',
+      connectionName: 'formats',
+    });
   });
 
   it('answers OpenAI-style tools with ?format=openai', async () => {
     const list = (await toolList(base, 'openai')) as OpenAiToolList;
     const tool = list.tools.find((entry) => entry.function.name === 'a2a__formats__chat');
-    expect(tool).toEqual({ type: 'function', function: { name: 'a2a__formats__chat', description: 'Echoes the message back as an artifact.', parameters: hub.tools.get('a2a__formats__chat')?.inputSchema } });
+    expect(tool).toEqual({
+      type: 'function',
+      function: {
+        name: 'a2a__formats__chat',
+        description: 'Echoes the message back as an artifact.',
+        parameters: hub.tools.get('a2a__formats__chat')?.inputSchema,
+      },
+    });
     expect(valid('OpenAiToolList', list)).toBeDefined();
   });
 
   it('answers Anthropic-style tools with ?format=anthropic', async () => {
     const list = (await toolList(base, 'anthropic')) as AnthropicToolList;
     const tool = list.tools.find((entry) => entry.name === 'a2a__formats__chat');
-    expect(tool).toEqual({ name: 'a2a__formats__chat', description: 'Echoes the message back as an artifact.', input_schema: hub.tools.get('a2a__formats__chat')?.inputSchema });
+    expect(tool).toEqual({
+      name: 'a2a__formats__chat',
+      description: 'Echoes the message back as an artifact.',
+      input_schema: hub.tools.get('a2a__formats__chat')?.inputSchema,
+    });
     expect(valid('AnthropicToolList', list)).toBeDefined();
   });
 

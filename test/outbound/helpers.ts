@@ -27,7 +27,11 @@ export interface Answer {
 }
 
 export async function post(base: string, action: Record<string, unknown>): Promise<Answer> {
-  const response = await fetch(`${base}/a2a/api`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(action) });
+  const response = await fetch(`${base}/a2a/api`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(action),
+  });
   const text = await response.text();
   return { status: response.status, text, body: JSON.parse(text) as unknown };
 }
@@ -72,7 +76,12 @@ export async function toolNames(base: string): Promise<string[]> {
 }
 
 /** Creates a connection through the API and returns its id. */
-export async function createOutbound(base: string, name: string, agentCardUrl: string, extra: Record<string, unknown> = {}): Promise<string> {
+export async function createOutbound(
+  base: string,
+  name: string,
+  agentCardUrl: string,
+  extra: Record<string, unknown> = {},
+): Promise<string> {
   const created = await ok(base, { action: 'outbound.create', name, agentCardUrl, ...extra });
   expect(created.id).toMatch(/^out-[0-9a-f]{8}-[0-9a-f]{3}$/);
   return created.id ?? '';
@@ -89,7 +98,11 @@ export async function slowTaskUnderway(remote: TestHub, instanceId = 'default'):
   let taskId: string | undefined;
   await until(() => {
     for (const row of remote.store.browseTasks({ instanceId, state: 'TASK_STATE_WORKING', limit: 10, offset: 0 }).rows) {
-      const said = remote.store.getTask(instanceId, row.id)?.status.message?.parts.map((part) => part.text ?? '').join('') ?? '';
+      const said =
+        remote.store
+          .getTask(instanceId, row.id)
+          ?.status.message?.parts.map((part) => part.text ?? '')
+          .join('') ?? '';
       if (/^step ([2-9]|\d\d+) of /.test(said)) taskId = row.id;
     }
     return taskId !== undefined;

@@ -24,7 +24,10 @@ describe('hub.close()', () => {
       closed = true;
       const error: unknown = await call.catch((reason: unknown) => reason);
       expect(error).toBeInstanceOf(ToolError);
-      expect(error).toMatchObject({ kind: 'not-connected', message: 'the call of tool a2a__closing__chat was stopped: the hub is shutting down' });
+      expect(error).toMatchObject({
+        kind: 'not-connected',
+        message: 'the call of tool a2a__closing__chat was stopped: the hub is shutting down',
+      });
       await until(() => remote.store.getTaskInfo(taskId)?.state === 'TASK_STATE_CANCELED', 'the remote task to be CANCELED', 3000);
     } finally {
       if (!closed) await hub.dispose();

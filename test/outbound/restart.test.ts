@@ -36,7 +36,11 @@ describe('outbound connections across a restart', () => {
     let ids: { twinA: string; twinB: string; tokened: string; off: string };
     try {
       ids = {
-        twinA: await createOutbound(first.url, 'twin', cardUrl(remote), { preset: 'echo', timeoutMs: 7000, skillOverrides: { chat: { description: 'Twin A.' } } }),
+        twinA: await createOutbound(first.url, 'twin', cardUrl(remote), {
+          preset: 'echo',
+          timeoutMs: 7000,
+          skillOverrides: { chat: { description: 'Twin A.' } },
+        }),
         twinB: await createOutbound(first.url, 'twin', cardUrl(remote)),
         tokened: await createOutbound(first.url, 'tokened', cardUrl(remote, guarded), { enabled: false }),
         off: await createOutbound(first.url, 'off', cardUrl(remote), { enabled: false, disabledSkills: ['chat'] }),
@@ -53,7 +57,10 @@ describe('outbound connections across a restart', () => {
 
     const second = await startLocalHub({ dataDir });
     try {
-      await until(async () => (await snapshot(second.url)).outbounds.filter((row) => row.state === 'connected').length === 3, 'three connections to reconnect');
+      await until(
+        async () => (await snapshot(second.url)).outbounds.filter((row) => row.state === 'connected').length === 3,
+        'three connections to reconnect',
+      );
       const after = byId((await snapshot(second.url)).outbounds);
       expect([...after.keys()].sort()).toEqual([...before.keys()].sort());
       for (const [id, row] of before) expect(after.get(id)).toEqual(row);
@@ -62,7 +69,10 @@ describe('outbound connections across a restart', () => {
       expect(await toolNames(second.url)).toEqual(names);
       expect(second.tools.get('a2a__twin__chat')?.connectionId).toBe(ids.twinA);
       // The token set before the restart is used after it.
-      expect(await second.tools.call('a2a__tokened__chat', { prompt: 'again' })).toMatchObject({ state: 'TASK_STATE_COMPLETED', text: 'echo: again' });
+      expect(await second.tools.call('a2a__tokened__chat', { prompt: 'again' })).toMatchObject({
+        state: 'TASK_STATE_COMPLETED',
+        text: 'echo: again',
+      });
     } finally {
       await second.dispose();
     }
@@ -77,7 +87,11 @@ describe('outbound connections across a restart', () => {
     try {
       id = await createOutbound(first.url, 'dead', `http://127.0.0.1:${port}/a2a/default/agent-card.json`, { enabled: false });
       // A failed enable still enables: the connection is stored enabled, in state error.
-      const enabled = await fetch(`${first.url}/a2a/api`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ action: 'outbound.enable', id }) });
+      const enabled = await fetch(`${first.url}/a2a/api`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ action: 'outbound.enable', id }),
+      });
       expect(enabled.status).toBe(409);
     } finally {
       await first.dispose();
@@ -89,7 +103,10 @@ describe('outbound connections across a restart', () => {
       const row = (await snapshot(second.url)).outbounds.find((entry) => entry.id === id);
       expect(row).toMatchObject({ enabled: true });
       expect(['connecting', 'error']).toContain(row?.state);
-      await until(async () => (await snapshot(second.url)).outbounds.find((entry) => entry.id === id)?.state === 'error', 'the dead remote to be in error');
+      await until(
+        async () => (await snapshot(second.url)).outbounds.find((entry) => entry.id === id)?.state === 'error',
+        'the dead remote to be in error',
+      );
     } finally {
       await second.dispose();
     }

@@ -64,7 +64,10 @@ async function scriptedAgent(): Promise<ScriptedAgent> {
       const envelope = JSON.parse(text) as { id: unknown; method: string; params: Received['params'] };
       const authorization = req.headers.authorization;
       received.push({ method: envelope.method, params: envelope.params, authorization });
-      const json = (body: unknown): void => void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: envelope.id, ...(body as object) }));
+      const json = (body: unknown): void =>
+        void res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ jsonrpc: '2.0', id: envelope.id, ...(body as object) }));
       if (envelope.method !== 'SendMessage') {
         const known = agent.tasks.get(String((envelope.params as { id?: unknown }).id));
         json(known === undefined ? { error: { code: -32001, message: 'no such task' } } : { result: known });
@@ -154,7 +157,11 @@ describe('a tool call to an agent that does not stream', () => {
     const question: Task = {
       id: 'task-continued',
       contextId: 'ctx-continued',
-      status: { state: 'TASK_STATE_INPUT_REQUIRED', timestamp: '2026-01-01T00:00:00.000Z', message: { messageId: 'q', role: 'ROLE_AGENT', parts: [{ text: 'Which city?' }] } },
+      status: {
+        state: 'TASK_STATE_INPUT_REQUIRED',
+        timestamp: '2026-01-01T00:00:00.000Z',
+        message: { messageId: 'q', role: 'ROLE_AGENT', parts: [{ text: 'Which city?' }] },
+      },
     };
     agent.script = [{ result: { task: question } }, { result: { task: question } }];
     const asked = await hub.tools.call('a2a__scripted__answer', { prompt: 'weather' });

@@ -6,7 +6,15 @@ import type { LogFunction } from '../../src/support/log.js';
 const NOW = '2026-12-01T10:00:00.000Z';
 
 function row(overrides: Record<string, unknown>): Record<string, unknown> {
-  return { id: 'out-00000000-000', name: 'weather', agentCardUrl: 'http://127.0.0.1:9/', enabled: false, createdAt: NOW, updatedAt: NOW, ...overrides };
+  return {
+    id: 'out-00000000-000',
+    name: 'weather',
+    agentCardUrl: 'http://127.0.0.1:9/',
+    enabled: false,
+    createdAt: NOW,
+    updatedAt: NOW,
+    ...overrides,
+  };
 }
 
 function registryOver(config: Record<string, unknown>) {

@@ -50,14 +50,25 @@ describe.each([
 
   it('FAILED: rejects with a ToolError carrying the remote status message', async () => {
     const error = await toolError(hub.tools.call(tool, { prompt: '::fail' }));
-    expect(error).toMatchObject({ kind: 'task-ended', tool, state: 'TASK_STATE_FAILED', remoteMessage: `${agent} failed as the test directive asked` });
+    expect(error).toMatchObject({
+      kind: 'task-ended',
+      tool,
+      state: 'TASK_STATE_FAILED',
+      remoteMessage: `${agent} failed as the test directive asked`,
+    });
     expect(error.taskId).toEqual(expect.any(String));
-    expect(error.message).toBe(`the remote task ${error.taskId} ended TASK_STATE_FAILED saying: ${agent} failed as the test directive asked`);
+    expect(error.message).toBe(
+      `the remote task ${error.taskId} ended TASK_STATE_FAILED saying: ${agent} failed as the test directive asked`,
+    );
   });
 
   it('REJECTED: rejects with a ToolError too', async () => {
     const error = await toolError(hub.tools.call(tool, { prompt: '::reject' }));
-    expect(error).toMatchObject({ kind: 'task-ended', state: 'TASK_STATE_REJECTED', remoteMessage: `${agent} rejected the task as the test directive asked` });
+    expect(error).toMatchObject({
+      kind: 'task-ended',
+      state: 'TASK_STATE_REJECTED',
+      remoteMessage: `${agent} rejected the task as the test directive asked`,
+    });
   });
 
   it('INPUT_REQUIRED: returns the question with the taskId, and a call with that taskId continues the task', async () => {
@@ -102,7 +113,12 @@ describe.each([
 describe('tool calls to an a2a-hub agent: what the remote sees', () => {
   it('sends metadata.skill, so a remote with several skills runs the one the tool names', async () => {
     const skill = (id: string): AgentSkill => ({ id, name: id, description: `the ${id} skill`, tags: ['test'] });
-    const instance = remote.inbounds.create({ name: 'skills', description: 'two skills', version: '1.0.0', skills: [skill('alpha'), skill('beta')] }).id;
+    const instance = remote.inbounds.create({
+      name: 'skills',
+      description: 'two skills',
+      version: '1.0.0',
+      skills: [skill('alpha'), skill('beta')],
+    }).id;
     await createOutbound(hub.url, 'skills', cardUrl(remote, instance));
     const result = await hub.tools.call('a2a__skills__beta', { prompt: 'routed' });
     expect(result.text).toBe('echo: routed');
@@ -131,7 +147,9 @@ describe('tool calls to an a2a-hub agent: what the remote sees', () => {
     const started = Date.now();
     const error = await toolError(hub.tools.call('a2a__hasty__chat', { prompt: 'too slow\n::slow 100' }));
     expect(error.kind).toBe('timeout');
-    expect(error.message).toBe("tool a2a__hasty__chat got no final answer within the connection's timeoutMs (600 ms); the remote task was asked to cancel");
+    expect(error.message).toBe(
+      "tool a2a__hasty__chat got no final answer within the connection's timeoutMs (600 ms); the remote task was asked to cancel",
+    );
     expect(Date.now() - started).toBeLessThan(5000);
     const canceled = remote.store.browseTasks({ instanceId: 'default', limit: 1, offset: 0 }).rows[0];
     await until(() => remote.store.getTaskInfo(canceled?.id ?? '')?.state === 'TASK_STATE_CANCELED', 'the remote task to be CANCELED');
@@ -144,7 +162,10 @@ describe('tool calls to an a2a-hub agent: what the remote sees', () => {
     const taskId = await slowTaskUnderway(remote);
     await ok(hub.url, { action: 'outbound.remove', id });
     const error = await toolError(call);
-    expect(error).toMatchObject({ kind: 'not-connected', message: 'the call of tool a2a__doomed__chat was stopped: outbound connection "doomed" was removed' });
+    expect(error).toMatchObject({
+      kind: 'not-connected',
+      message: 'the call of tool a2a__doomed__chat was stopped: outbound connection "doomed" was removed',
+    });
     await until(() => remote.store.getTaskInfo(taskId)?.state === 'TASK_STATE_CANCELED', 'the remote task to be CANCELED');
   });
 });
@@ -152,7 +173,10 @@ describe('tool calls to an a2a-hub agent: what the remote sees', () => {
 describe('tool calls that never reach the remote', () => {
   it('an unknown tool is a ToolError naming where the tools are listed', async () => {
     const error = await toolError(hub.tools.call('a2a__nobody__chat', { prompt: 'x' }));
-    expect(error).toMatchObject({ kind: 'unknown-tool', message: 'no tool is named a2a__nobody__chat; GET /a2a/api/tools lists the tools of the connected outbound connections' });
+    expect(error).toMatchObject({
+      kind: 'unknown-tool',
+      message: 'no tool is named a2a__nobody__chat; GET /a2a/api/tools lists the tools of the connected outbound connections',
+    });
   });
 
   it.each([

@@ -1,12 +1,23 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { assignToolNames, baseToolName, normaliseToolName, toolHash, toolKey, TOOL_NAME_PATTERN, type ToolNameRequest } from '../../src/outbound/tool-names.js';
+import {
+  assignToolNames,
+  baseToolName,
+  normaliseToolName,
+  toolHash,
+  toolKey,
+  TOOL_NAME_PATTERN,
+  type ToolNameRequest,
+} from '../../src/outbound/tool-names.js';
 
 const RUNS = Number(process.env['FC_RUNS'] ?? 200);
 const SEED = process.env['FC_SEED'] === undefined ? {} : { seed: Number(process.env['FC_SEED']) };
 
 /** Names and ids as people and cards write them: any text, often short and overlapping. */
-const text = fc.oneof(fc.string({ minLength: 0, maxLength: 80, unit: 'grapheme' }), fc.constantFrom('chat', 'a', 'b', 'remote', 'x'.repeat(70), 'Weather Bot', 'météo'));
+const text = fc.oneof(
+  fc.string({ minLength: 0, maxLength: 80, unit: 'grapheme' }),
+  fc.constantFrom('chat', 'a', 'b', 'remote', 'x'.repeat(70), 'Weather Bot', 'météo'),
+);
 const request = fc.record({
   connectionId: fc.constantFrom('out-00000000-001', 'out-00000000-002', 'out-00000000-003', 'out-ffffffff-fff'),
   connectionName: text,
@@ -32,8 +43,18 @@ describe('tool names: examples', () => {
   });
 
   it('keep the plain name for the earliest connection and give later ones a 6-hex hash of their id and skill', () => {
-    const older: ToolNameRequest = { connectionId: 'out-bbbbbbbb-bbb', connectionName: 'remote', skillId: 'chat', rank: '2026-01-01T00:00:00.000Z' };
-    const newer: ToolNameRequest = { connectionId: 'out-aaaaaaaa-aaa', connectionName: 'remote', skillId: 'chat', rank: '2026-01-02T00:00:00.000Z' };
+    const older: ToolNameRequest = {
+      connectionId: 'out-bbbbbbbb-bbb',
+      connectionName: 'remote',
+      skillId: 'chat',
+      rank: '2026-01-01T00:00:00.000Z',
+    };
+    const newer: ToolNameRequest = {
+      connectionId: 'out-aaaaaaaa-aaa',
+      connectionName: 'remote',
+      skillId: 'chat',
+      rank: '2026-01-02T00:00:00.000Z',
+    };
     const names = assignToolNames([newer, older]);
     expect(names.get(toolKey(older.connectionId, 'chat'))).toBe('a2a__remote__chat');
     expect(names.get(toolKey(newer.connectionId, 'chat'))).toBe(`a2a__remote__chat_${toolHash(newer.connectionId, 'chat').slice(0, 6)}`);
@@ -84,7 +105,9 @@ describe('tool names: properties', () => {
   it('do not depend on the order of the requests', () => {
     fc.assert(
       fc.property(
-        requests.chain((entries) => fc.tuple(fc.constant(entries), fc.shuffledSubarray(entries, { minLength: entries.length, maxLength: entries.length }))),
+        requests.chain((entries) =>
+          fc.tuple(fc.constant(entries), fc.shuffledSubarray(entries, { minLength: entries.length, maxLength: entries.length })),
+        ),
         ([entries, shuffled]) => {
           expect(assignToolNames(shuffled)).toEqual(assignToolNames(entries));
         },

@@ -49,7 +49,14 @@ describe('the generated error registry', () => {
     expect(wire).toEqual({
       code: definition.code,
       message: definition.message,
-      data: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: definition.reason, domain: definition.domain, metadata: { taskId: 't-1' } }],
+      data: [
+        {
+          '@type': 'type.googleapis.com/google.rpc.ErrorInfo',
+          reason: definition.reason,
+          domain: definition.domain,
+          metadata: { taskId: 't-1' },
+        },
+      ],
     });
     const rest = error.toRestErrorResponse();
     expect(checkValue(A2A_1_0, 'RestErrorResponse', rest, { flavour: 'exact' }).ok).toBe(true);

@@ -10,21 +10,37 @@ const DEFS = ['SendMessageRequest', 'Task', 'AgentCard', 'ListTasksRequest', 'St
 
 describe('projecting tolerant input onto the exact shape', () => {
   it.each(DEFS)('%s: leaves a valid value unchanged', (def) => {
-    fc.assert(fc.property(arbitraryFor(A2A_1_0.document, def), (value) => {
-      expect(projectToSchema(A2A_1_0.document, def, value)).toEqual(value);
-    }), { numRuns: 100 });
+    fc.assert(
+      fc.property(arbitraryFor(A2A_1_0.document, def), (value) => {
+        expect(projectToSchema(A2A_1_0.document, def, value)).toEqual(value);
+      }),
+      { numRuns: 100 },
+    );
   });
 
   it.each(DEFS)('%s: drops unknown members wherever they are, so the result is exact', (def) => {
-    const withUnknown = mutatedArbitrary(A2A_1_0.document, def, { unknownMembers: true }).filter((sample) => sample?.mutation.kind === 'unknown-member');
-    fc.assert(fc.property(withUnknown, (sample) => {
-      const projected = projectToSchema(A2A_1_0.document, def, sample?.value);
-      expect(checkValue(A2A_1_0, def, projected, { flavour: 'exact' }).ok).toBe(true);
-    }), { numRuns: 100 });
+    const withUnknown = mutatedArbitrary(A2A_1_0.document, def, { unknownMembers: true }).filter(
+      (sample) => sample?.mutation.kind === 'unknown-member',
+    );
+    fc.assert(
+      fc.property(withUnknown, (sample) => {
+        const projected = projectToSchema(A2A_1_0.document, def, sample?.value);
+        expect(checkValue(A2A_1_0, def, projected, { flavour: 'exact' }).ok).toBe(true);
+      }),
+      { numRuns: 100 },
+    );
   });
 
   it('keeps free-form metadata whole', () => {
-    const request = { message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'x', kind: 'text' }], metadata: { kind: 'kept', nested: { any: [1] } } }, extra: true };
+    const request = {
+      message: {
+        messageId: 'm',
+        role: 'ROLE_USER',
+        parts: [{ text: 'x', kind: 'text' }],
+        metadata: { kind: 'kept', nested: { any: [1] } },
+      },
+      extra: true,
+    };
     expect(projectToSchema(A2A_1_0.document, 'SendMessageRequest', request)).toEqual({
       message: { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'x' }], metadata: { kind: 'kept', nested: { any: [1] } } },
     });

@@ -8,9 +8,17 @@ describe('the method registry', () => {
   it('holds exactly the 11 A2A 1.0 methods and none of the 0.3 names', () => {
     expect([...METHOD_NAMES].sort()).toEqual(
       [
-        'SendMessage', 'SendStreamingMessage', 'GetTask', 'ListTasks', 'CancelTask', 'SubscribeToTask',
-        'CreateTaskPushNotificationConfig', 'GetTaskPushNotificationConfig', 'ListTaskPushNotificationConfigs',
-        'DeleteTaskPushNotificationConfig', 'GetExtendedAgentCard',
+        'SendMessage',
+        'SendStreamingMessage',
+        'GetTask',
+        'ListTasks',
+        'CancelTask',
+        'SubscribeToTask',
+        'CreateTaskPushNotificationConfig',
+        'GetTaskPushNotificationConfig',
+        'ListTaskPushNotificationConfigs',
+        'DeleteTaskPushNotificationConfig',
+        'GetExtendedAgentCard',
       ].sort(),
     );
     for (const legacy of ['message/send', 'tasks/get', 'SetTaskPushNotificationConfig', 'ListTaskPushNotificationConfig']) {
@@ -51,7 +59,11 @@ describe('the method registry', () => {
       { verb: 'GET', path: '/{tenant}/tasks/{id=*}' },
     ]);
     expect(METHODS.SubscribeToTask.httpAlternates.map((route) => route.verb)).toEqual(['POST', 'POST']);
-    for (const name of METHOD_NAMES) expect(METHODS[name].http.some((route) => route.path.startsWith('/{tenant}/')), name).toBe(true);
+    for (const name of METHOD_NAMES)
+      expect(
+        METHODS[name].http.some((route) => route.path.startsWith('/{tenant}/')),
+        name,
+      ).toBe(true);
   });
 
   it('lists for each method the A2A errors it may return', () => {
@@ -65,7 +77,12 @@ describe('the task state machine', () => {
   const states = Object.keys(TASK_STATES) as TaskState[];
 
   it('classes states as the spec does', () => {
-    expect([...TERMINAL_STATES].sort()).toEqual(['TASK_STATE_CANCELED', 'TASK_STATE_COMPLETED', 'TASK_STATE_FAILED', 'TASK_STATE_REJECTED']);
+    expect([...TERMINAL_STATES].sort()).toEqual([
+      'TASK_STATE_CANCELED',
+      'TASK_STATE_COMPLETED',
+      'TASK_STATE_FAILED',
+      'TASK_STATE_REJECTED',
+    ]);
     expect(states.filter(isInterruptedState).sort()).toEqual(['TASK_STATE_AUTH_REQUIRED', 'TASK_STATE_INPUT_REQUIRED']);
     expect(isTerminalState('TASK_STATE_WORKING')).toBe(false);
   });
@@ -95,14 +112,31 @@ describe('the control API registry', () => {
   it('has every action of seed 001 §1.2, each with an exact validator', () => {
     expect(Object.keys(CONTROL_ACTIONS).sort()).toEqual(
       [
-        'inbound.create', 'inbound.update', 'inbound.remove', 'inbound.enable', 'inbound.disable', 'inbound.setAuth',
-        'inbound.sendTest', 'inbound.close', 'outbound.create', 'outbound.update', 'outbound.remove', 'outbound.enable',
-        'outbound.disable', 'outbound.refresh', 'outbound.setAuth', 'outbound.discover', 'task.cancel', 'session.cancel',
+        'inbound.create',
+        'inbound.update',
+        'inbound.remove',
+        'inbound.enable',
+        'inbound.disable',
+        'inbound.setAuth',
+        'inbound.sendTest',
+        'inbound.close',
+        'outbound.create',
+        'outbound.update',
+        'outbound.remove',
+        'outbound.enable',
+        'outbound.disable',
+        'outbound.refresh',
+        'outbound.setAuth',
+        'outbound.discover',
+        'task.cancel',
+        'session.cancel',
         'session.close',
       ].sort(),
     );
     expect(isControlActionName('inbound.explode')).toBe(false);
-    expect(CONTROL_ACTIONS['inbound.create'].validate({ action: 'inbound.create', name: 'r', description: 'd', version: '0.1.0' })).toBe(true);
+    expect(CONTROL_ACTIONS['inbound.create'].validate({ action: 'inbound.create', name: 'r', description: 'd', version: '0.1.0' })).toBe(
+      true,
+    );
     expect(CONTROL_ACTIONS['inbound.create'].validate({ action: 'inbound.create', name: 'r', description: 'd' })).toBe(false);
     expect(CONTROL_ACTIONS['inbound.setAuth'].validate({ action: 'inbound.setAuth', id: 'x', token: 's', extra: 1 })).toBe(false);
   });

@@ -14,14 +14,22 @@ describe('field violations from validator errors', () => {
   it('a part with no content member gives one violation naming the four members', () => {
     const result = checkValue(A2A_1_0, 'SendMessageRequest', message([{ mediaType: 'text/plain' }]), { fieldPrefix: 'params' });
     expect(violations(result)).toEqual([
-      { field: 'params.message.parts[0]', description: 'must set exactly one of text, raw, url, data (none is set)', reason: 'ONEOF_VIOLATION' },
+      {
+        field: 'params.message.parts[0]',
+        description: 'must set exactly one of text, raw, url, data (none is set)',
+        reason: 'ONEOF_VIOLATION',
+      },
     ]);
   });
 
   it('a part with two content members says which two', () => {
     const result = checkValue(A2A_1_0, 'SendMessageRequest', message([{ text: 'a' }, { text: 'b', url: 'https://x.test/a' }]));
     expect(violations(result)).toEqual([
-      { field: 'message.parts[1]', description: 'must set exactly one of text, raw, url, data (text and url are set)', reason: 'ONEOF_VIOLATION' },
+      {
+        field: 'message.parts[1]',
+        description: 'must set exactly one of text, raw, url, data (text and url are set)',
+        reason: 'ONEOF_VIOLATION',
+      },
     ]);
   });
 
@@ -32,13 +40,19 @@ describe('field violations from validator errors', () => {
   });
 
   it('empty parts, a bad role and a timestamp with an offset each get their own precise violation', () => {
-    expect(violations(checkValue(A2A_1_0, 'Message', { messageId: 'm', role: 'agent', parts: [] })).map((v) => [v.field, v.reason])).toEqual([
+    expect(
+      violations(checkValue(A2A_1_0, 'Message', { messageId: 'm', role: 'agent', parts: [] })).map((v) => [v.field, v.reason]),
+    ).toEqual([
       ['role', 'INVALID_ENUM'],
       ['parts', 'TOO_FEW_ITEMS'],
     ]);
     const status = checkValue(A2A_1_0, 'TaskStatus', { state: 'TASK_STATE_WORKING', timestamp: '2025-10-28T10:30:00+02:00' });
     expect(violations(status)).toEqual([
-      { field: 'timestamp', description: 'must be an RFC 3339 timestamp in UTC ending in Z, e.g. 2025-10-28T10:30:00.000Z', reason: 'INVALID_FORMAT' },
+      {
+        field: 'timestamp',
+        description: 'must be an RFC 3339 timestamp in UTC ending in Z, e.g. 2025-10-28T10:30:00.000Z',
+        reason: 'INVALID_FORMAT',
+      },
     ]);
   });
 

@@ -25,14 +25,25 @@ let relayEndpoint: string;
 let outboundId: string;
 
 async function createRelay(hub: TestHub, name: string, relayTo: string): Promise<string> {
-  const created = await ok(hub.url, { action: 'inbound.create', name, description: `relays to ${relayTo}`, version: '1.0.0', preset: 'relay', relayTo });
+  const created = await ok(hub.url, {
+    action: 'inbound.create',
+    name,
+    description: `relays to ${relayTo}`,
+    version: '1.0.0',
+    preset: 'relay',
+    relayTo,
+  });
   return `${hub.url}/a2a/${created.id ?? ''}`;
 }
 
 beforeAll(async () => {
   remote = await startTestHub();
   gateway = await startTestHub();
-  const created = await ok(gateway.url, { action: 'outbound.create', name: 'remote-echo', agentCardUrl: `${remote.url}/a2a/default/agent-card.json` });
+  const created = await ok(gateway.url, {
+    action: 'outbound.create',
+    name: 'remote-echo',
+    agentCardUrl: `${remote.url}/a2a/default/agent-card.json`,
+  });
   outboundId = created.id ?? '';
   relayEndpoint = await createRelay(gateway, 'Echo gateway', outboundId);
 });
@@ -85,9 +96,13 @@ describe('the relay preset', () => {
     const local = first.task as Task;
     expect(local.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
     const relayInstance = new URL(relayEndpoint).pathname.split('/').at(-1) ?? '';
-    expect(JSON.parse(gateway.store.getMeta(`relay.task.${relayInstance}.${local.id}`) ?? '{}')).toMatchObject({ taskId: expect.any(String) as string });
+    expect(JSON.parse(gateway.store.getMeta(`relay.task.${relayInstance}.${local.id}`) ?? '{}')).toMatchObject({
+      taskId: expect.any(String) as string,
+    });
     expect(local.status.message?.parts[0]?.text).toMatch(/needs more input/);
-    const second = await call(relayEndpoint, 'SendMessage', { message: userMessage('the answer', { taskId: local.id, contextId: local.contextId }) });
+    const second = await call(relayEndpoint, 'SendMessage', {
+      message: userMessage('the answer', { taskId: local.id, contextId: local.contextId }),
+    });
     expect(second.task?.id).toBe(local.id);
     expect(second.task?.status.state).toBe('TASK_STATE_COMPLETED');
     expect(artifactText(second.task as Task)).toContain('echo: the answer');
@@ -117,7 +132,10 @@ describe('the relay preset', () => {
   });
 
   it('propagates a local CancelTask to the remote task', async () => {
-    const started = await call(relayEndpoint, 'SendMessage', { message: userMessage('::slow 100\nlong'), configuration: { returnImmediately: true } });
+    const started = await call(relayEndpoint, 'SendMessage', {
+      message: userMessage('::slow 100\nlong'),
+      configuration: { returnImmediately: true },
+    });
     const localId = started.task?.id ?? '';
     // Wait until the remote task exists and reports its first step.
     const remoteTask = await waitFor(
@@ -144,14 +162,33 @@ describe('the relay preset', () => {
     } finally {
       await ok(gateway.url, { action: 'outbound.enable', id: outboundId });
     }
-    const missing = await fails(gateway.url, { action: 'inbound.create', name: 'Lost', description: 'no target', version: '1.0.0', preset: 'relay' });
+    const missing = await fails(gateway.url, {
+      action: 'inbound.create',
+      name: 'Lost',
+      description: 'no target',
+      version: '1.0.0',
+      preset: 'relay',
+    });
     expect(missing.message).toMatch(/relayTo/);
-    const unknown = await fails(gateway.url, { action: 'inbound.create', name: 'Lost', description: 'bad target', version: '1.0.0', preset: 'relay', relayTo: 'out-nope' });
+    const unknown = await fails(gateway.url, {
+      action: 'inbound.create',
+      name: 'Lost',
+      description: 'bad target',
+      version: '1.0.0',
+      preset: 'relay',
+      relayTo: 'out-nope',
+    });
     expect(unknown.message).toMatch(/out-nope/);
   });
 
   it('passes the conformance suite in cooperative mode in front of the echo agent', async () => {
-    const { report } = await runConformance(`${relayEndpoint}/agent-card.json`, { runs: 10, seed: 20261130, timeoutMs: 10_000, cooperative: true, level: 'should' });
+    const { report } = await runConformance(`${relayEndpoint}/agent-card.json`, {
+      runs: 10,
+      seed: 20261130,
+      timeoutMs: 10_000,
+      cooperative: true,
+      level: 'should',
+    });
     const problems = report.results
       .filter((result) => result.verdict === 'FAIL' || result.verdict === 'ERROR')
       // The one entry of the hub's own baseline: absent A2A-Version is served leniently.
@@ -170,10 +207,16 @@ describe('the relay preset in front of a remote that does not stream', () => {
     // The remote hub's card with streaming turned off: the relay must send and poll.
     const card = (await (await fetch(`${remote.url}/a2a/default/agent-card.json`)).json()) as AgentCard;
     const polled: AgentCard = { ...card, capabilities: { ...card.capabilities, streaming: false } };
-    cardServer = createServer((_request, response) => response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(polled)));
+    cardServer = createServer((_request, response) =>
+      response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(polled)),
+    );
     await new Promise<void>((resolve) => cardServer.listen(0, '127.0.0.1', resolve));
     const { port } = cardServer.address() as AddressInfo;
-    const created = await ok(gateway.url, { action: 'outbound.create', name: 'polled-echo', agentCardUrl: `http://127.0.0.1:${port}/card.json` });
+    const created = await ok(gateway.url, {
+      action: 'outbound.create',
+      name: 'polled-echo',
+      agentCardUrl: `http://127.0.0.1:${port}/card.json`,
+    });
     endpoint = await createRelay(gateway, 'Polling gateway', created.id ?? '');
   });
   afterAll(() => new Promise<void>((resolve) => cardServer.close(() => resolve())));
@@ -203,14 +246,22 @@ describe('the relay preset across a restart of the gateway', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'a2a-hub-relay-'));
     try {
       let hub = await startTestHub({ dataDir });
-      const created = await ok(hub.url, { action: 'outbound.create', name: 'remote-echo', agentCardUrl: `${remote.url}/a2a/default/agent-card.json` });
+      const created = await ok(hub.url, {
+        action: 'outbound.create',
+        name: 'remote-echo',
+        agentCardUrl: `${remote.url}/a2a/default/agent-card.json`,
+      });
       const path = new URL(await createRelay(hub, 'Durable gateway', created.id ?? '')).pathname;
       const first = await call(`${hub.url}${path}`, 'SendMessage', { message: userMessage('::input-required\nbefore') });
       expect(first.task?.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
       await hub.close();
       hub = await startTestHub({ dataDir });
       try {
-        await waitFor(() => snapshot(hub.url), (view) => view.outbounds[0]?.state === 'connected', 'the connection to come back');
+        await waitFor(
+          () => snapshot(hub.url),
+          (view) => view.outbounds[0]?.state === 'connected',
+          'the connection to come back',
+        );
         const second = await call(`${hub.url}${path}`, 'SendMessage', { message: userMessage('after', { taskId: first.task?.id }) });
         expect(second.task?.status.state).toBe('TASK_STATE_COMPLETED');
         expect(artifactText(second.task as Task)).toContain('echo: after');

@@ -49,19 +49,25 @@ describe('agent cards', () => {
     await Promise.all([hub?.dispose(), proxied?.dispose(), published?.dispose()]);
   });
 
-  it.each(['/.well-known/agent-card.json', '/a2a/default/agent-card.json'])('GET %s is a valid 1.0 AgentCard for the default instance', async (path) => {
-    const response = await send(`${hub.url}${path}`);
-    const card = cardOf(response);
-    expect(card.supportedInterfaces).toEqual([{ url: `${hub.url}/a2a/default`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }]);
-    expect(card.capabilities).toMatchObject({ streaming: true, pushNotifications: false, extendedAgentCard: true });
-    expect(card.securitySchemes).toBeUndefined();
-    expect(card.securityRequirements).toBeUndefined();
-    expect(response.headers.get('etag')).toMatch(/^"[^"]+"$/);
-    expect(response.headers.get('cache-control')).toBe('public, max-age=300');
-  });
+  it.each(['/.well-known/agent-card.json', '/a2a/default/agent-card.json'])(
+    'GET %s is a valid 1.0 AgentCard for the default instance',
+    async (path) => {
+      const response = await send(`${hub.url}${path}`);
+      const card = cardOf(response);
+      expect(card.supportedInterfaces).toEqual([{ url: `${hub.url}/a2a/default`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }]);
+      expect(card.capabilities).toMatchObject({ streaming: true, pushNotifications: false, extendedAgentCard: true });
+      expect(card.securitySchemes).toBeUndefined();
+      expect(card.securityRequirements).toBeUndefined();
+      expect(response.headers.get('etag')).toMatch(/^"[^"]+"$/);
+      expect(response.headers.get('cache-control')).toBe('public, max-age=300');
+    },
+  );
 
   it('both card URLs serve the same bytes and the same ETag', async () => {
-    const [wellKnown, instance] = await Promise.all([send(`${hub.url}/.well-known/agent-card.json`), send(`${hub.endpoint}/agent-card.json`)]);
+    const [wellKnown, instance] = await Promise.all([
+      send(`${hub.url}/.well-known/agent-card.json`),
+      send(`${hub.endpoint}/agent-card.json`),
+    ]);
     expect(wellKnown.text).toBe(instance.text);
     expect(wellKnown.headers.get('etag')).toBe(instance.headers.get('etag'));
   });
@@ -194,7 +200,12 @@ describe('bearer authentication', () => {
   });
 
   it('SendStreamingMessage with the token streams', async () => {
-    const result = await stream(hub.endpoint, 'SendStreamingMessage', { message: userMessage('with token') }, { headers: { authorization: `Bearer ${TOKEN}` } });
+    const result = await stream(
+      hub.endpoint,
+      'SendStreamingMessage',
+      { message: userMessage('with token') },
+      { headers: { authorization: `Bearer ${TOKEN}` } },
+    );
     expect(result.headers.get('content-type')).toMatch(/^text\/event-stream/);
     expect(result.events.length).toBeGreaterThan(0);
   });
@@ -221,7 +232,10 @@ describe('bearer authentication', () => {
     const responses = await Promise.all([
       post(hub.endpoint, '{', { ...JSON_HEADERS, authorization: `Bearer ${TOKEN}` }),
       post(hub.endpoint, LIST_TASKS, { 'content-type': 'text/plain', authorization: `Bearer ${TOKEN}` }),
-      post(hub.endpoint, `{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"${TOKEN}x"}}`, { ...JSON_HEADERS, authorization: `Bearer ${TOKEN}x` }),
+      post(hub.endpoint, `{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"${TOKEN}x"}}`, {
+        ...JSON_HEADERS,
+        authorization: `Bearer ${TOKEN}x`,
+      }),
       post(hub.endpoint, LIST_TASKS, { ...JSON_HEADERS, authorization: `Bearer ${TOKEN}-wrong` }),
     ]);
     expect(responses.map((response) => response.status)).toEqual([200, 415, 401, 401]);
@@ -263,7 +277,11 @@ describe('bearer tokens from the environment (authTokenEnv)', () => {
     const refused = await post(hub.endpoint, LIST_TASKS, JSON_HEADERS);
     expectJsonRpcError(refused, 'UnauthenticatedError', { httpStatus: 401, id: null });
     expect(refused.headers.get('www-authenticate')).toMatch(/^Bearer/);
-    expectJsonRpcError(await post(hub.endpoint, LIST_TASKS, { ...JSON_HEADERS, authorization: 'Bearer MY_TOKEN' }), 'UnauthenticatedError', { httpStatus: 401, id: null });
+    expectJsonRpcError(
+      await post(hub.endpoint, LIST_TASKS, { ...JSON_HEADERS, authorization: 'Bearer MY_TOKEN' }),
+      'UnauthenticatedError',
+      { httpStatus: 401, id: null },
+    );
     const accepted = await rpc(hub.endpoint, 'ListTasks', {}, { headers: { authorization: 'Bearer from-env' } });
     expect(accepted.status).toBe(200);
     expect(accepted.body.error).toBeUndefined();

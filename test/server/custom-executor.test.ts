@@ -35,7 +35,16 @@ describe('a custom executor', () => {
       outputModes: ['text/plain'],
       extensions: [],
     });
-    presets.register({ id: 'broken', name: 'Broken', description: 'Always throws.', executor: broken, skills: [{ id: 'chat', name: 'chat', description: 'fails', tags: ['demo'] }], inputModes: ['text/plain'], outputModes: ['text/plain'], extensions: [] });
+    presets.register({
+      id: 'broken',
+      name: 'Broken',
+      description: 'Always throws.',
+      executor: broken,
+      skills: [{ id: 'chat', name: 'chat', description: 'fails', tags: ['demo'] }],
+      inputModes: ['text/plain'],
+      outputModes: ['text/plain'],
+      extensions: [],
+    });
     hub = await startTestHub({ presets });
     const shouter = hub.inbounds.create({ name: 'shouter', description: 'shouts', version: '1.0.0', preset: 'shout' });
     const endpoint = `${hub.url}${shouter.endpointPath}`;

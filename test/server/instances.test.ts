@@ -54,9 +54,13 @@ describe('inbound instances through the module API take effect on live routes', 
 
   it('refuses paths the hub serves itself, paths in use and unknown presets, with messages a person can act on', () => {
     expect(() => hub.inbounds.create({ name: 'x', description: 'd', version: '1', endpointPath: '/a2a/api/x' })).toThrow(/not usable/);
-    expect(() => hub.inbounds.create({ name: 'x', description: 'd', version: '1', endpointPath: '/a2a/default' })).toThrow(/already used by instance "default"/);
+    expect(() => hub.inbounds.create({ name: 'x', description: 'd', version: '1', endpointPath: '/a2a/default' })).toThrow(
+      /already used by instance "default"/,
+    );
     expect(() => hub.inbounds.create({ name: 'x', description: 'd', version: '1', endpointPath: 'no-slash' })).toThrow(/not usable/);
-    expect(() => hub.inbounds.create({ name: 'x', description: 'd', version: '1', preset: 'oracle' })).toThrow(/unknown preset "oracle"; available: echo/);
+    expect(() => hub.inbounds.create({ name: 'x', description: 'd', version: '1', preset: 'oracle' })).toThrow(
+      /unknown preset "oracle"; available: echo/,
+    );
     expect(() => hub.inbounds.update('nope', { name: 'y' })).toThrow(/no inbound instance has id "nope"/);
   });
 
@@ -70,8 +74,14 @@ describe('inbound instances through the module API take effect on live routes', 
     const card = (await (await fetch(`${hub.url}/a2a/${created.id}/agent-card.json`)).json()) as { skills: { id: string }[] };
     expect(card.skills.map((skill) => skill.id)).toEqual(['summarise']);
     const endpoint = `${hub.url}/a2a/${created.id}`;
-    expect((await call(endpoint, 'SendMessage', { message: userMessage('a', { metadata: { skill: 'summarise' } }) })).task?.status.state).toBe('TASK_STATE_COMPLETED');
-    expect((await call(endpoint, 'SendMessage', { message: userMessage('a', { metadata: { skill: 'chat' } }) })).task?.status.state).toBe('TASK_STATE_REJECTED');
-    expect((await call(endpoint, 'SendMessage', { message: userMessage('no skill named') })).task?.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(
+      (await call(endpoint, 'SendMessage', { message: userMessage('a', { metadata: { skill: 'summarise' } }) })).task?.status.state,
+    ).toBe('TASK_STATE_COMPLETED');
+    expect((await call(endpoint, 'SendMessage', { message: userMessage('a', { metadata: { skill: 'chat' } }) })).task?.status.state).toBe(
+      'TASK_STATE_REJECTED',
+    );
+    expect((await call(endpoint, 'SendMessage', { message: userMessage('no skill named') })).task?.status.state).toBe(
+      'TASK_STATE_COMPLETED',
+    );
   });
 });

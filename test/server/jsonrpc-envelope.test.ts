@@ -83,7 +83,11 @@ describe('invalid requests (InvalidRequestError)', () => {
   });
 
   it('a batch gets one error object, not an array of responses', async () => {
-    const response = await post(endpoint, '[{"jsonrpc":"2.0","id":1,"method":"ListTasks"},{"jsonrpc":"2.0","id":2,"method":"ListTasks"}]', JSON_HEADERS);
+    const response = await post(
+      endpoint,
+      '[{"jsonrpc":"2.0","id":1,"method":"ListTasks"},{"jsonrpc":"2.0","id":2,"method":"ListTasks"}]',
+      JSON_HEADERS,
+    );
     expect(Array.isArray(JSON.parse(response.text))).toBe(false);
     expectJsonRpcError(response, 'InvalidRequestError', { id: null });
   });
@@ -116,17 +120,23 @@ describe('unknown methods (MethodNotFoundError)', () => {
     expect(error.message).toContain(method);
   });
 
-  it.each(['sendMessage', 'SENDMESSAGE', 'SendMessages', 'GetAgentCard', 'SetTaskPushNotificationConfig', 'tasks/list'])('%s → MethodNotFoundError', async (method) => {
-    const response = await rpc(endpoint, method as 'SendMessage', { message: userMessage('hi') }, { id: 99 });
-    expectClientError(response, 'MethodNotFoundError', { id: 99 });
-  });
+  it.each(['sendMessage', 'SENDMESSAGE', 'SendMessages', 'GetAgentCard', 'SetTaskPushNotificationConfig', 'tasks/list'])(
+    '%s → MethodNotFoundError',
+    async (method) => {
+      const response = await rpc(endpoint, method as 'SendMessage', { message: userMessage('hi') }, { id: 99 });
+      expectClientError(response, 'MethodNotFoundError', { id: 99 });
+    },
+  );
 
   // Method names come off the wire: one that Object.prototype has must not be looked up there.
-  it.each(['toString', 'constructor', '__proto__', 'hasOwnProperty'])('%s → MethodNotFoundError that names no 1.0 method', async (method) => {
-    const response = await rpc(endpoint, method as 'SendMessage', {}, { id: 7 });
-    const error = expectClientError(response, 'MethodNotFoundError', { id: 7 });
-    expect(error.message).toBe(`method ${JSON.stringify(method)} does not exist`);
-  });
+  it.each(['toString', 'constructor', '__proto__', 'hasOwnProperty'])(
+    '%s → MethodNotFoundError that names no 1.0 method',
+    async (method) => {
+      const response = await rpc(endpoint, method as 'SendMessage', {}, { id: 7 });
+      const error = expectClientError(response, 'MethodNotFoundError', { id: 7 });
+      expect(error.message).toBe(`method ${JSON.stringify(method)} does not exist`);
+    },
+  );
 });
 
 describe('notifications (no id)', () => {
@@ -187,12 +197,15 @@ describe('omitted params', () => {
 });
 
 describe('id echo', () => {
-  it.each<string | number>(['req-1', 'with spaces and ünïcode', 0, -1, -42, 42, 9007199254740991])('id %j comes back exactly', async (id) => {
-    const response = await rpc(endpoint, 'ListTasks', {}, { id });
-    expect(response.body.error).toBeUndefined();
-    expect(response.body.id).toBe(id);
-    expect(typeof response.body.id).toBe(typeof id);
-  });
+  it.each<string | number>(['req-1', 'with spaces and ünïcode', 0, -1, -42, 42, 9007199254740991])(
+    'id %j comes back exactly',
+    async (id) => {
+      const response = await rpc(endpoint, 'ListTasks', {}, { id });
+      expect(response.body.error).toBeUndefined();
+      expect(response.body.id).toBe(id);
+      expect(typeof response.body.id).toBe(typeof id);
+    },
+  );
 
   it('ids are echoed on errors too', async () => {
     const response = await rpc(endpoint, 'GetTask', { id: 'no-such-task' }, { id: -3 });
@@ -202,13 +215,23 @@ describe('id echo', () => {
 
 describe('invalid params (InvalidParamsError) name the field in a BadRequest at data[1]', () => {
   it('a part with no content → params.message.parts[0]', async () => {
-    const response = await rpc(endpoint, 'SendMessage', { message: { messageId: 'bad-part', role: 'ROLE_USER', parts: [{}] } }, { id: 'p1' });
+    const response = await rpc(
+      endpoint,
+      'SendMessage',
+      { message: { messageId: 'bad-part', role: 'ROLE_USER', parts: [{}] } },
+      { id: 'p1' },
+    );
     const error = expectClientError(response, 'InvalidParamsError', { id: 'p1' });
     expect(violatedFields(error)).toContain('params.message.parts[0]');
   });
 
   it('role "user" (0.3 style) → params.message.role', async () => {
-    const response = await rpc(endpoint, 'SendMessage', { message: { messageId: 'bad-role', role: 'user', parts: [{ text: 'hi' }] } }, { id: 'p2' });
+    const response = await rpc(
+      endpoint,
+      'SendMessage',
+      { message: { messageId: 'bad-role', role: 'user', parts: [{ text: 'hi' }] } },
+      { id: 'p2' },
+    );
     const error = expectClientError(response, 'InvalidParamsError', { id: 'p2' });
     expect(violatedFields(error)).toContain('params.message.role');
   });
@@ -233,7 +256,10 @@ describe('invalid params (InvalidParamsError) name the field in a BadRequest at 
 
 describe('Content-Type', () => {
   it('text/plain → HTTP 415 with a JSON-RPC error body (UNSUPPORTED_MEDIA_TYPE, a2a-hub.dev)', async () => {
-    const response = await post(endpoint, '{"jsonrpc":"2.0","id":1,"method":"ListTasks"}', { 'content-type': 'text/plain', 'a2a-version': '1.0' });
+    const response = await post(endpoint, '{"jsonrpc":"2.0","id":1,"method":"ListTasks"}', {
+      'content-type': 'text/plain',
+      'a2a-version': '1.0',
+    });
     expectJsonRpcError(response, 'UnsupportedMediaTypeError', { httpStatus: 415, id: null });
     expect(response.headers.get('a2a-version')).toBe('1.0');
   });
@@ -243,12 +269,15 @@ describe('Content-Type', () => {
     expectJsonRpcError(response, 'UnsupportedMediaTypeError', { httpStatus: 415, id: null });
   });
 
-  it.each(['application/a2a+json', 'application/json; charset=utf-8', 'application/a2a+json; charset=utf-8', 'Application/JSON'])('%s is accepted', async (type) => {
-    const response = await rpc(endpoint, 'ListTasks', {}, { id: 'ct', headers: { 'content-type': type } });
-    expect(response.status).toBe(200);
-    expect(response.body.error).toBeUndefined();
-    expect(response.body.id).toBe('ct');
-  });
+  it.each(['application/a2a+json', 'application/json; charset=utf-8', 'application/a2a+json; charset=utf-8', 'Application/JSON'])(
+    '%s is accepted',
+    async (type) => {
+      const response = await rpc(endpoint, 'ListTasks', {}, { id: 'ct', headers: { 'content-type': type } });
+      expect(response.status).toBe(200);
+      expect(response.body.error).toBeUndefined();
+      expect(response.body.id).toBe('ct');
+    },
+  );
 
   // docs/spec-policy.md 5.14: "A body with a missing Content-Type is parsed as JSON."
   it('a body without Content-Type is parsed as JSON (policy 5.14)', async () => {
@@ -269,9 +298,15 @@ describe('Content-Type', () => {
     const response = await send(endpoint, {
       method: 'POST',
       headers: JSON_HEADERS,
-      body: new TextEncoder().encode(`\uFEFF{"jsonrpc":"2.0","id":"utf8","method":"SendMessage","params":{"message":{"messageId":"utf8-${Date.now()}","role":"ROLE_USER","parts":[{"text":"${text}"}]}}}`),
+      body: new TextEncoder().encode(
+        `\uFEFF{"jsonrpc":"2.0","id":"utf8","method":"SendMessage","params":{"message":{"messageId":"utf8-${Date.now()}","role":"ROLE_USER","parts":[{"text":"${text}"}]}}}`,
+      ),
     });
-    const body = JSON.parse(response.text) as { id: unknown; result?: { task?: { history?: { parts: { text?: string }[] }[] } }; error?: unknown };
+    const body = JSON.parse(response.text) as {
+      id: unknown;
+      result?: { task?: { history?: { parts: { text?: string }[] }[] } };
+      error?: unknown;
+    };
     expect(body.error).toBeUndefined();
     expect(body.id).toBe('utf8');
     expect(body.result?.task?.history?.[0]?.parts[0]?.text).toBe(text);
@@ -357,18 +392,32 @@ describe('routes and verbs', () => {
   });
 
   it('odd requests never get HTML or a stack trace, and their bodies validate', async () => {
-    const requests: [method: string, path: string, body: string | undefined, schema: 'RestErrorResponse' | 'JSONRPCErrorResponse' | undefined][] = [
+    const requests: [
+      method: string,
+      path: string,
+      body: string | undefined,
+      schema: 'RestErrorResponse' | 'JSONRPCErrorResponse' | undefined,
+    ][] = [
       ['OPTIONS', '/a2a/default', undefined, 'RestErrorResponse'],
       ['HEAD', '/nope', undefined, undefined],
       ['GET', '/%E0%A4%A', undefined, 'RestErrorResponse'],
       ['GET', '/a2a/default/%ZZ/agent-card.json', undefined, 'RestErrorResponse'],
       ['GET', '/../../etc/passwd', undefined, 'RestErrorResponse'],
-      ['POST', '/a2a/default', '{"jsonrpc":"2.0","id":1,"method":"ListTasks","params":{"pageToken":"\\u0000garbage"}}', 'JSONRPCErrorResponse'],
+      [
+        'POST',
+        '/a2a/default',
+        '{"jsonrpc":"2.0","id":1,"method":"ListTasks","params":{"pageToken":"\\u0000garbage"}}',
+        'JSONRPCErrorResponse',
+      ],
       ['POST', '/a2a/default', `{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"${'x'.repeat(5000)}"}}`, 'JSONRPCErrorResponse'],
     ];
     for (const [method, path, body, schema] of requests) {
       // expectClean (no HTML, no stack trace) runs inside nodeRequest for every response.
-      const response = await nodeRequest(`${hub.url}${path}`, { method, headers: { 'content-type': 'application/json' }, ...(body === undefined ? {} : { body }) });
+      const response = await nodeRequest(`${hub.url}${path}`, {
+        method,
+        headers: { 'content-type': 'application/json' },
+        ...(body === undefined ? {} : { body }),
+      });
       expect(response.status, `${method} ${path}`).toBeLessThan(500);
       expect(response.headers.get('content-type'), `${method} ${path}`).toMatch(/^application\/json/);
       if (schema === undefined) continue;
@@ -433,15 +482,33 @@ describe('A2A-Version negotiation', () => {
 
   it('the header name is case-insensitive', async () => {
     for (const name of ['a2a-version', 'A2A-VERSION', 'A2a-VeRsIoN']) {
-      expectServed(await nodeRequest(strict.endpoint, { method: 'POST', headers: { 'Content-Type': 'application/json', [name]: '1.0' }, body: listTasks }));
-      expectRefused(await nodeRequest(endpoint, { method: 'POST', headers: { 'Content-Type': 'application/json', [name]: '2.0' }, body: listTasks }));
+      expectServed(
+        await nodeRequest(strict.endpoint, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json', [name]: '1.0' },
+          body: listTasks,
+        }),
+      );
+      expectRefused(
+        await nodeRequest(endpoint, { method: 'POST', headers: { 'Content-Type': 'application/json', [name]: '2.0' }, body: listTasks }),
+      );
     }
   });
 
   // docs/spec-policy.md 5.15 (and the comment on serveJsonRpc): the version is checked before the method and the params.
   it('the version is checked before the method and the params (policy 5.15)', async () => {
-    expectRefused(await post(endpoint, '{"jsonrpc":"2.0","id":"v","method":"message/send","params":{}}', { 'content-type': 'application/json', 'A2A-Version': '0.3' }));
-    expectRefused(await post(endpoint, '{"jsonrpc":"2.0","id":"v","method":"GetTask","params":{"historyLength":-1}}', { 'content-type': 'application/json', 'A2A-Version': '2.0' }));
+    expectRefused(
+      await post(endpoint, '{"jsonrpc":"2.0","id":"v","method":"message/send","params":{}}', {
+        'content-type': 'application/json',
+        'A2A-Version': '0.3',
+      }),
+    );
+    expectRefused(
+      await post(endpoint, '{"jsonrpc":"2.0","id":"v","method":"GetTask","params":{"historyLength":-1}}', {
+        'content-type': 'application/json',
+        'A2A-Version': '2.0',
+      }),
+    );
   });
 
   it('every response carries A2A-Version: 1.0: success, errors and SSE', async () => {

@@ -37,10 +37,20 @@ describe('a restart keeps what the hub promised', () => {
       expect(resent.task?.history?.filter((message) => message.role === 'ROLE_USER')).toHaveLength(1);
       const listed = await call(second.endpoint, 'ListTasks', { contextId });
       expect(listed.totalSize).toBe(2);
-      const replay = await stream(second.endpoint, 'SubscribeToTask', { id: waiting.task?.id ?? '' }, { headers: { 'last-event-id': '0' } });
+      const replay = await stream(
+        second.endpoint,
+        'SubscribeToTask',
+        { id: waiting.task?.id ?? '' },
+        { headers: { 'last-event-id': '0' } },
+      );
       expect(replay.events[0]?.frame.task?.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
-      expect(replay.events.slice(1).map((event) => event.frame.statusUpdate?.status.state)).toEqual(['TASK_STATE_WORKING', 'TASK_STATE_INPUT_REQUIRED']);
-      const resumed = await call(second.endpoint, 'SendMessage', { message: userMessage('here is more', { taskId: waiting.task?.id ?? '' }) });
+      expect(replay.events.slice(1).map((event) => event.frame.statusUpdate?.status.state)).toEqual([
+        'TASK_STATE_WORKING',
+        'TASK_STATE_INPUT_REQUIRED',
+      ]);
+      const resumed = await call(second.endpoint, 'SendMessage', {
+        message: userMessage('here is more', { taskId: waiting.task?.id ?? '' }),
+      });
       expect(resumed.task?.status.state).toBe('TASK_STATE_COMPLETED');
       expect(resumed.task?.contextId).toBe(contextId);
       const card = await fetch(`${second.url}/a2a/${reports.id}/agent-card.json`);
@@ -87,7 +97,12 @@ describe('crash and shutdown, with the real a2a-hub process', () => {
       const failed = await call(url, 'GetTask', { id: running.task?.id ?? '' });
       expect(failed.status.state).toBe('TASK_STATE_FAILED');
       expect(failed.status.message?.parts[0]?.text).toMatch(/restarted while this task was running/);
-      await expectRpcError(url, 'SendMessage', { message: userMessage('x', { taskId: running.task?.id ?? '' }) }, 'UnsupportedOperationError');
+      await expectRpcError(
+        url,
+        'SendMessage',
+        { message: userMessage('x', { taskId: running.task?.id ?? '' }) },
+        'UnsupportedOperationError',
+      );
     } finally {
       restarted.process.kill('SIGTERM');
       await restarted.exited;

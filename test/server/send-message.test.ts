@@ -56,7 +56,9 @@ describe('SendMessage blocking behaviour', () => {
   });
 
   it('a slow task (::slow 3) returns only once COMPLETED', async () => {
-    const task = await sendTask(hub.endpoint, { message: userMessage('hello\n::slow 3', { metadata: testDirectiveMetadata({ stepMs: 30 }) }) });
+    const task = await sendTask(hub.endpoint, {
+      message: userMessage('hello\n::slow 3', { metadata: testDirectiveMetadata({ stepMs: 30 }) }),
+    });
     expect(task.status.state).toBe('TASK_STATE_COMPLETED');
     expect(artifactText(task)).toBe('echo: hello');
   });
@@ -69,13 +71,20 @@ describe('SendMessage blocking behaviour', () => {
     });
     expect(Date.now() - started).toBeLessThan(500);
     expect(['TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING']).toContain(task.status.state);
-    const settled = await waitFor(() => getTask(task.id), (current) => isTerminalState(current.status.state), `task ${task.id} to settle`);
+    const settled = await waitFor(
+      () => getTask(task.id),
+      (current) => isTerminalState(current.status.state),
+      `task ${task.id} to settle`,
+    );
     expect(settled.status.state).toBe('TASK_STATE_COMPLETED');
     expect(artifactText(settled)).toBe('echo: hello');
   });
 
   it('returnImmediately: false blocks like the default', async () => {
-    const task = await sendTask(hub.endpoint, { message: userMessage('hello\n::slow 2', { metadata: testDirectiveMetadata({ stepMs: 20 }) }), configuration: { returnImmediately: false } });
+    const task = await sendTask(hub.endpoint, {
+      message: userMessage('hello\n::slow 2', { metadata: testDirectiveMetadata({ stepMs: 20 }) }),
+      configuration: { returnImmediately: false },
+    });
     expect(task.status.state).toBe('TASK_STATE_COMPLETED');
   });
 });
@@ -84,7 +93,12 @@ describe('SendMessage answer', () => {
   // The blocking answer is built from what the runtime stored, not read back: it must be
   // exactly what the store holds, for every outcome, chunking, metadata and history view.
   const cases: { name: string; text: string; metadata?: Record<string, unknown>; chunks?: number; historyLength?: number }[] = [
-    { name: 'completed, 5 chunks, request metadata', text: 'five chunks please', chunks: 5, metadata: { origin: 'test', nested: { n: 1 } } },
+    {
+      name: 'completed, 5 chunks, request metadata',
+      text: 'five chunks please',
+      chunks: 5,
+      metadata: { origin: 'test', nested: { n: 1 } },
+    },
     { name: 'completed, 1 chunk, historyLength 1', text: 'one', chunks: 1, historyLength: 1 },
     { name: 'failed with a status message', text: '::fail' },
     { name: 'rejected', text: '::reject' },
@@ -136,7 +150,12 @@ describe('SendMessage historyLength', () => {
   });
 
   it('a negative historyLength is invalid params', async () => {
-    const error = await expectRpcError(hub.endpoint, 'SendMessage', { message: userMessage('hello'), configuration: { historyLength: -1 } }, 'InvalidParamsError');
+    const error = await expectRpcError(
+      hub.endpoint,
+      'SendMessage',
+      { message: userMessage('hello'), configuration: { historyLength: -1 } },
+      'InvalidParamsError',
+    );
     expect(violationFields(error)).toEqual(['params.configuration.historyLength']);
   });
 });
@@ -222,18 +241,33 @@ describe('SendMessage routing errors', () => {
       configuration: { returnImmediately: true },
     });
     expect(['TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING']).toContain(running.status.state);
-    await expectRpcError(hub.endpoint, 'SendMessage', { message: userMessage('interrupting', { taskId: running.id }) }, 'UnsupportedOperationError');
+    await expectRpcError(
+      hub.endpoint,
+      'SendMessage',
+      { message: userMessage('interrupting', { taskId: running.id }) },
+      'UnsupportedOperationError',
+    );
     const canceled = await call(hub.endpoint, 'CancelTask', { id: running.id });
     expect(canceled.status.state).toBe('TASK_STATE_CANCELED');
   });
 
   it('an unknown taskId is TASK_NOT_FOUND', async () => {
-    await expectRpcError(hub.endpoint, 'SendMessage', { message: userMessage('hello', { taskId: `no-such-task-${randomUUID()}` }) }, 'TaskNotFoundError');
+    await expectRpcError(
+      hub.endpoint,
+      'SendMessage',
+      { message: userMessage('hello', { taskId: `no-such-task-${randomUUID()}` }) },
+      'TaskNotFoundError',
+    );
   });
 
   it('a contextId that contradicts the task is INVALID_PARAMS on params.message.contextId', async () => {
     const first = await inputRequiredTask(hub.endpoint);
-    const error = await expectRpcError(hub.endpoint, 'SendMessage', { message: userMessage('more', { taskId: first.id, contextId: `other-${randomUUID()}` }) }, 'InvalidParamsError');
+    const error = await expectRpcError(
+      hub.endpoint,
+      'SendMessage',
+      { message: userMessage('more', { taskId: first.id, contextId: `other-${randomUUID()}` }) },
+      'InvalidParamsError',
+    );
     expect(violationFields(error)).toContain('params.message.contextId');
     // The task was not touched and can still be continued.
     const still = await getTask(first.id);
@@ -291,7 +325,12 @@ describe('SendMessage skills', () => {
 
 describe('SendMessage acceptedOutputModes', () => {
   it('only image/png is CONTENT_TYPE_NOT_SUPPORTED', async () => {
-    await expectRpcError(hub.endpoint, 'SendMessage', { message: userMessage('hello'), configuration: { acceptedOutputModes: ['image/png'] } }, 'ContentTypeNotSupportedError');
+    await expectRpcError(
+      hub.endpoint,
+      'SendMessage',
+      { message: userMessage('hello'), configuration: { acceptedOutputModes: ['image/png'] } },
+      'ContentTypeNotSupportedError',
+    );
   });
 
   it.each([[['text/plain']], [['text/*']], [['*/*']]])('%j is accepted', async (modes: string[]) => {
@@ -338,7 +377,10 @@ describe('SendMessage push notification config', () => {
     await expectRpcError(
       hub.endpoint,
       'SendMessage',
-      { message: userMessage('hello', { contextId }), configuration: { taskPushNotificationConfig: { url: 'https://example.com/webhook' } } },
+      {
+        message: userMessage('hello', { contextId }),
+        configuration: { taskPushNotificationConfig: { url: 'https://example.com/webhook' } },
+      },
       'PushNotificationNotSupportedError',
     );
     // Refused before any task was created.
@@ -356,19 +398,33 @@ describe('SendMessage unknown members', () => {
     const task = await sendTask(hub.endpoint, { message });
     expect(task.status.state).toBe('TASK_STATE_COMPLETED');
     const sent = task.history?.find((entry) => entry.messageId === message.messageId);
-    expect(sent).toEqual({ messageId: message.messageId, role: 'ROLE_USER', parts: [{ text: 'hello' }], contextId: task.contextId, taskId: task.id });
+    expect(sent).toEqual({
+      messageId: message.messageId,
+      role: 'ROLE_USER',
+      parts: [{ text: 'hello' }],
+      contextId: task.contextId,
+      taskId: task.id,
+    });
   });
 });
 
 describe('SendMessage non-text parts', () => {
   it('accepts a raw part and a data part, and the reply names them', async () => {
     const message = userMessage('look', {
-      parts: [{ text: 'look' }, { raw: 'aGVsbG8gd29ybGQ=', filename: 'hello.txt', mediaType: 'text/plain' }, { data: { answer: 42, list: [1, 'two'] } }],
+      parts: [
+        { text: 'look' },
+        { raw: 'aGVsbG8gd29ybGQ=', filename: 'hello.txt', mediaType: 'text/plain' },
+        { data: { answer: 42, list: [1, 'two'] } },
+      ],
     });
     const task = await sendTask(hub.endpoint, { message });
     expect(task.status.state).toBe('TASK_STATE_COMPLETED');
     expect(artifactText(task)).toBe('echo: look\n[file hello.txt text/plain]\n[data]');
     const sent = task.history?.find((entry) => entry.messageId === message.messageId);
-    expect(sent?.parts).toEqual([{ text: 'look' }, { raw: 'aGVsbG8gd29ybGQ=', filename: 'hello.txt', mediaType: 'text/plain' }, { data: { answer: 42, list: [1, 'two'] } }]);
+    expect(sent?.parts).toEqual([
+      { text: 'look' },
+      { raw: 'aGVsbG8gd29ybGQ=', filename: 'hello.txt', mediaType: 'text/plain' },
+      { data: { answer: 42, list: [1, 'two'] } },
+    ]);
   });
 });

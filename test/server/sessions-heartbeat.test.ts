@@ -19,7 +19,15 @@ describe('sessions', () => {
       expect(sessions.releaseIdle()).toBe(2);
       expect(sessions.get('default', 'ctx-1')).toBeUndefined();
       expect(sessions.get('default', 'ctx-2')).toBe(busy);
-      expect(sessions.list()).toEqual([{ instanceId: 'default', contextId: 'ctx-2', createdAt: '2026-01-01T00:00:00.000Z', lastActiveAt: '2026-01-01T00:00:00.000Z', activeTasks: 1 }]);
+      expect(sessions.list()).toEqual([
+        {
+          instanceId: 'default',
+          contextId: 'ctx-2',
+          createdAt: '2026-01-01T00:00:00.000Z',
+          lastActiveAt: '2026-01-01T00:00:00.000Z',
+          activeTasks: 1,
+        },
+      ]);
       expect(sessions.release('default', 'ctx-2')).toBe(true);
     } finally {
       sessions.close();
@@ -73,7 +81,9 @@ describe('SSE keep-alive', () => {
 
   it('sends heartbeat comments while a stream waits for its task', async () => {
     hub = await startTestHub({ sseHeartbeatMs: 40 });
-    const result = await stream(hub.endpoint, 'SendStreamingMessage', { message: userMessage('wait', { metadata: testDirectiveMetadata({ steps: 4, stepMs: 100 }) }) });
+    const result = await stream(hub.endpoint, 'SendStreamingMessage', {
+      message: userMessage('wait', { metadata: testDirectiveMetadata({ steps: 4, stepMs: 100 }) }),
+    });
     expect(result.comments).toBeGreaterThanOrEqual(3);
     expect(result.events.at(-1)?.frame.statusUpdate?.status.state).toBe('TASK_STATE_COMPLETED');
   });

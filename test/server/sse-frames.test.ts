@@ -26,10 +26,23 @@ function slowClient() {
       else closeListeners.push(listener);
     },
   };
-  return { sse, written, release: () => waiting.shift()?.(), get closed() { return closed; } };
+  return {
+    sse,
+    written,
+    release: () => waiting.shift()?.(),
+    get closed() {
+      return closed;
+    },
+  };
 }
 
-const frame = (n: number) => ({ statusUpdate: { taskId: 't', contextId: 'c', status: { state: 'TASK_STATE_WORKING' as const, timestamp: `2026-01-01T00:00:${String(n % 60).padStart(2, '0')}.000Z` } } });
+const frame = (n: number) => ({
+  statusUpdate: {
+    taskId: 't',
+    contextId: 'c',
+    status: { state: 'TASK_STATE_WORKING' as const, timestamp: `2026-01-01T00:00:${String(n % 60).padStart(2, '0')}.000Z` },
+  },
+});
 
 describe('delivering frames over SSE', () => {
   it('writes one frame at a time, waiting for the client, in order, then ends', async () => {

@@ -15,7 +15,9 @@ afterAll(() => hub.dispose());
 const slow = (steps: number, stepMs = 40) => testDirectiveMetadata({ steps, stepMs });
 
 function states(events: SseEvent[]): string[] {
-  return events.flatMap((event) => (event.frame.statusUpdate ? [event.frame.statusUpdate.status.state] : event.frame.task ? [`task:${event.frame.task.status.state}`] : []));
+  return events.flatMap((event) =>
+    event.frame.statusUpdate ? [event.frame.statusUpdate.status.state] : event.frame.task ? [`task:${event.frame.task.status.state}`] : [],
+  );
 }
 
 function assembled(frames: StreamResponse[]): string {
@@ -80,13 +82,23 @@ describe('SendStreamingMessage', () => {
   });
 
   it('reports errors found before the stream starts as a plain JSON-RPC error', async () => {
-    const response = await rpc(hub.endpoint, 'SendStreamingMessage', { message: userMessage('x', { taskId: 'no-such-task' }) }, { headers: { accept: 'text/event-stream' } });
+    const response = await rpc(
+      hub.endpoint,
+      'SendStreamingMessage',
+      { message: userMessage('x', { taskId: 'no-such-task' }) },
+      { headers: { accept: 'text/event-stream' } },
+    );
     expectErrorResponse(response, 'TaskNotFoundError');
   });
 
   it('keeps the task running when the client disconnects', async () => {
     const message = userMessage('still here', { metadata: slow(4) });
-    const cut = await stream(hub.endpoint, 'SendStreamingMessage', { message }, { until: (event) => event.frame.statusUpdate?.status.state === 'TASK_STATE_WORKING' });
+    const cut = await stream(
+      hub.endpoint,
+      'SendStreamingMessage',
+      { message },
+      { until: (event) => event.frame.statusUpdate?.status.state === 'TASK_STATE_WORKING' },
+    );
     const taskId = cut.events[0]?.frame.task?.id ?? '';
     const task = await waitFor(
       () => call(hub.endpoint, 'GetTask', { id: taskId }),
@@ -99,19 +111,29 @@ describe('SendStreamingMessage', () => {
 
 describe('SubscribeToTask', () => {
   async function slowTask(steps: number, stepMs = 40): Promise<string> {
-    const result = await call(hub.endpoint, 'SendMessage', { message: userMessage('slow', { metadata: slow(steps, stepMs) }), configuration: { returnImmediately: true } });
+    const result = await call(hub.endpoint, 'SendMessage', {
+      message: userMessage('slow', { metadata: slow(steps, stepMs) }),
+      configuration: { returnImmediately: true },
+    });
     return result.task?.id ?? '';
   }
 
   it('starts with the Task snapshot and gives concurrent subscribers the same frames in the same order', async () => {
     const taskId = await slowTask(6);
-    const [one, two] = await Promise.all([stream(hub.endpoint, 'SubscribeToTask', { id: taskId }), stream(hub.endpoint, 'SubscribeToTask', { id: taskId })]);
+    const [one, two] = await Promise.all([
+      stream(hub.endpoint, 'SubscribeToTask', { id: taskId }),
+      stream(hub.endpoint, 'SubscribeToTask', { id: taskId }),
+    ]);
     for (const result of [one, two]) {
       expect(result.events[0]?.frame.task?.id).toBe(taskId);
       expect(result.events.at(-1)?.frame.statusUpdate?.status.state).toBe('TASK_STATE_COMPLETED');
     }
     const after = Math.max(Number(one.events[0]?.id), Number(two.events[0]?.id));
-    const live = (events: SseEvent[]) => events.slice(1).filter((event) => Number(event.id) > after).map((event) => JSON.stringify([event.id, event.frame]));
+    const live = (events: SseEvent[]) =>
+      events
+        .slice(1)
+        .filter((event) => Number(event.id) > after)
+        .map((event) => JSON.stringify([event.id, event.frame]));
     expect(live(one.events)).toEqual(live(two.events));
     expect(live(one.events).length).toBeGreaterThan(3);
   });
@@ -128,7 +150,12 @@ describe('SubscribeToTask', () => {
 
   it('with Last-Event-ID sends the snapshot and replays only the status frames after that id', async () => {
     const taskId = await slowTask(8, 30);
-    const first = await stream(hub.endpoint, 'SubscribeToTask', { id: taskId }, { until: (event) => Number(event.id) >= 3 && event.frame.statusUpdate !== undefined });
+    const first = await stream(
+      hub.endpoint,
+      'SubscribeToTask',
+      { id: taskId },
+      { until: (event) => Number(event.id) >= 3 && event.frame.statusUpdate !== undefined },
+    );
     const lastSeen = Number(first.events.at(-1)?.id);
     await new Promise((resolve) => setTimeout(resolve, 120));
     const resumed = await stream(hub.endpoint, 'SubscribeToTask', { id: taskId }, { headers: { 'last-event-id': String(lastSeen) } });

@@ -89,7 +89,13 @@ async function clockPast(timestamp: string | undefined): Promise<void> {
 
 /** Waits (bounded) until no executor is running in the hub. */
 async function executorsIdle(): Promise<void> {
-  await waitFor(() => hub.runtime.activeCount, (running) => running === 0, 'every executor of the hub to stop (the count still running is the last read)', 10_000, 10);
+  await waitFor(
+    () => hub.runtime.activeCount,
+    (running) => running === 0,
+    'every executor of the hub to stop (the count still running is the last read)',
+    10_000,
+    10,
+  );
 }
 
 describe('GetTask', () => {
@@ -319,7 +325,12 @@ describe('ListTasks', () => {
     // A real token, replayed with other filters.
     const first = await listTasks({ contextId, pageSize: 1 });
     expect(first.nextPageToken).not.toBe('');
-    const error = await expectRpcError(hub.endpoint, 'ListTasks', { contextId: `${contextId}-other`, pageSize: 1, pageToken: first.nextPageToken }, 'InvalidParamsError');
+    const error = await expectRpcError(
+      hub.endpoint,
+      'ListTasks',
+      { contextId: `${contextId}-other`, pageSize: 1, pageToken: first.nextPageToken },
+      'InvalidParamsError',
+    );
     expect(violationFields(error)).toEqual(['params.pageToken']);
   });
 
@@ -402,7 +413,12 @@ describe('CancelTask', () => {
     await expectRpcError(hub.endpoint, 'CancelTask', { id: waiting.id }, 'TaskNotCancelableError');
     expect((await call(hub.endpoint, 'GetTask', { id: waiting.id })).status.state).toBe('TASK_STATE_CANCELED');
     // A canceled task is terminal: it takes no more messages.
-    await expectRpcError(hub.endpoint, 'SendMessage', { message: userMessage('more', { taskId: waiting.id }) }, 'UnsupportedOperationError');
+    await expectRpcError(
+      hub.endpoint,
+      'SendMessage',
+      { message: userMessage('more', { taskId: waiting.id }) },
+      'UnsupportedOperationError',
+    );
   });
 
   it('an unknown id, or a task of another instance, is TASK_NOT_FOUND', async () => {
@@ -417,7 +433,12 @@ describe('push notification config methods', () => {
   it('all four are PUSH_NOTIFICATION_NOT_SUPPORTED', async () => {
     const task = await completedTask(`ctx-${randomUUID()}`);
     const taskId = task.id;
-    await expectRpcError(hub.endpoint, 'CreateTaskPushNotificationConfig', { taskId, url: 'https://example.com/webhook' }, 'PushNotificationNotSupportedError');
+    await expectRpcError(
+      hub.endpoint,
+      'CreateTaskPushNotificationConfig',
+      { taskId, url: 'https://example.com/webhook' },
+      'PushNotificationNotSupportedError',
+    );
     await expectRpcError(hub.endpoint, 'GetTaskPushNotificationConfig', { taskId, id: 'config-1' }, 'PushNotificationNotSupportedError');
     await expectRpcError(hub.endpoint, 'ListTaskPushNotificationConfigs', { taskId }, 'PushNotificationNotSupportedError');
     await expectRpcError(hub.endpoint, 'DeleteTaskPushNotificationConfig', { taskId, id: 'config-1' }, 'PushNotificationNotSupportedError');

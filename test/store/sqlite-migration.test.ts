@@ -52,16 +52,25 @@ describe('SQLite schema 3: integer task keys', () => {
       });
       expect(store.eventsAfter('t-done', 0).map((event) => event.seq)).toEqual([1]);
       expect(store.findIdempotent('default', 'm1')).toEqual({ kind: 'task', taskId: 't-done' });
-      expect(store.getContext('default', 'c-1')).toEqual({ instanceId: 'default', contextId: 'c-1', createdAt: '2026-01-01T00:00:00.000Z', lastActiveAt: '2026-01-01T00:00:03.000Z' });
+      expect(store.getContext('default', 'c-1')).toEqual({
+        instanceId: 'default',
+        contextId: 'c-1',
+        createdAt: '2026-01-01T00:00:00.000Z',
+        lastActiveAt: '2026-01-01T00:00:03.000Z',
+      });
       // Schema 5: a migrated artifact takes appends as chunk rows.
       store.putArtifact('t-done', { artifactId: 'a1', parts: [{ text: '!' }] }, true);
       expect(store.getTask('default', 't-done')?.artifacts?.[0]?.parts).toEqual([{ text: 'echo: ' }, { text: 'hi' }, { text: '!' }]);
       const page = store.listTasks('default', { pageSize: 10 });
       expect(page.tasks.map((task) => task.id)).toEqual(['t-done', 't-old']);
-      expect(store.listTasks('default', { pageSize: 10, state: 'TASK_STATE_INPUT_REQUIRED' }).tasks.map((task) => task.id)).toEqual(['t-old']);
+      expect(store.listTasks('default', { pageSize: 10, state: 'TASK_STATE_INPUT_REQUIRED' }).tasks.map((task) => task.id)).toEqual([
+        't-old',
+      ]);
       // The migrated tasks take writes under their new keys.
       store.setStatus('t-old', { state: 'TASK_STATE_WORKING', timestamp: '2026-01-01T00:00:05.000Z' });
-      expect(store.appendEvent('t-old', { statusUpdate: { taskId: 't-old', contextId: 'c-1', status: { state: 'TASK_STATE_WORKING' } } })).toBe(1);
+      expect(
+        store.appendEvent('t-old', { statusUpdate: { taskId: 't-old', contextId: 'c-1', status: { state: 'TASK_STATE_WORKING' } } }),
+      ).toBe(1);
       expect(store.getTaskInfo('t-old')?.state).toBe('TASK_STATE_WORKING');
     } finally {
       store.close();
@@ -70,7 +79,14 @@ describe('SQLite schema 3: integer task keys', () => {
     try {
       expect(raw.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
       expect(raw.pragma('foreign_key_check')).toEqual([]);
-      expect(raw.prepare("SELECT count(*) FROM sqlite_master WHERE name LIKE '%_v3' OR name LIKE '%_v5' OR name LIKE '%_v6' OR name = 'tasks_by_version'").pluck().get()).toBe(0);
+      expect(
+        raw
+          .prepare(
+            "SELECT count(*) FROM sqlite_master WHERE name LIKE '%_v3' OR name LIKE '%_v5' OR name LIKE '%_v6' OR name = 'tasks_by_version'",
+          )
+          .pluck()
+          .get(),
+      ).toBe(0);
       expect(raw.prepare('SELECT parts_json FROM task_artifacts').pluck().all()).toEqual(['[{"text":"echo: "},{"text":"hi"}]']);
       expect(raw.prepare('SELECT parts_json FROM artifact_chunks').pluck().all()).toEqual(['[{"text":"!"}]']);
       expect(raw.prepare('SELECT task_key FROM task_events ORDER BY task_key').pluck().all()).toEqual([1, 2]);
@@ -83,7 +99,9 @@ describe('SQLite schema 3: integer task keys', () => {
       ]);
       expect(raw.prepare('SELECT version FROM status_clock').pluck().get()).toBe(5);
       // Schema 7: the list indexes are ascending.
-      expect(raw.prepare("SELECT sql FROM sqlite_master WHERE type = 'index' AND name LIKE 'tasks_by_%' AND sql LIKE '%DESC%'").all()).toEqual([]);
+      expect(
+        raw.prepare("SELECT sql FROM sqlite_master WHERE type = 'index' AND name LIKE 'tasks_by_%' AND sql LIKE '%DESC%'").all(),
+      ).toEqual([]);
     } finally {
       raw.close();
     }
@@ -108,7 +126,9 @@ describe('SQLite schema 3: integer task keys', () => {
         }),
       ).toThrow('abandoned');
       store.createTask(task('kept'));
-      expect(() => store.appendMessage('rolled-back', { messageId: 'x', role: 'ROLE_USER', parts: [{ text: 'lost' }] })).toThrow(UnknownTaskError);
+      expect(() => store.appendMessage('rolled-back', { messageId: 'x', role: 'ROLE_USER', parts: [{ text: 'lost' }] })).toThrow(
+        UnknownTaskError,
+      );
       expect(store.getTask('default', 'kept')?.history).toHaveLength(1);
     } finally {
       store.close();

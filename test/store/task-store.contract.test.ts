@@ -71,7 +71,13 @@ function artifact(id: string, texts: string[], header: Partial<Artifact> = {}): 
 }
 
 function frame(n: number): StreamResponse {
-  return { statusUpdate: { taskId: 'task-1', contextId: 'context-1', status: { state: 'TASK_STATE_WORKING', message: message(`frame-${n}`, 'ROLE_AGENT') } } };
+  return {
+    statusUpdate: {
+      taskId: 'task-1',
+      contextId: 'context-1',
+      status: { state: 'TASK_STATE_WORKING', message: message(`frame-${n}`, 'ROLE_AGENT') },
+    },
+  };
 }
 
 function ids(page: TaskPage): string[] {
@@ -209,7 +215,9 @@ describe.each(IMPLEMENTATIONS)('$name', ({ open }) => {
         history: [rich],
         metadata: { deep: { list: [{}] } },
       });
-      expect(store.eventsAfter('task-1', 0)).toStrictEqual([{ seq: 1, frame: { task: { id: 'task-1', status: richStatus, history: [rich] } } }]);
+      expect(store.eventsAfter('task-1', 0)).toStrictEqual([
+        { seq: 1, frame: { task: { id: 'task-1', status: richStatus, history: [rich] } } },
+      ]);
     });
 
     it('hands out copies: changing what went in or came out changes nothing stored', () => {
@@ -331,9 +339,17 @@ describe.each(IMPLEMENTATIONS)('$name', ({ open }) => {
     });
 
     it('numbers artifact frames without logging them: a replay sends artifacts in its snapshot', () => {
-      const chunk = (text: string): StreamResponse => ({ artifactUpdate: { taskId: 'task-1', contextId: 'context-1', artifact: artifact('a', [text]), append: true } });
+      const chunk = (text: string): StreamResponse => ({
+        artifactUpdate: { taskId: 'task-1', contextId: 'context-1', artifact: artifact('a', [text]), append: true },
+      });
       expect(store.appendEvent('task-1', frame(1))).toBe(1);
-      expect(store.transaction(() => [store.appendEvent('task-1', chunk('x')), store.appendEvent('task-1', chunk('y')), store.lastEventSeq('task-1')])).toEqual([2, 3, 3]);
+      expect(
+        store.transaction(() => [
+          store.appendEvent('task-1', chunk('x')),
+          store.appendEvent('task-1', chunk('y')),
+          store.lastEventSeq('task-1'),
+        ]),
+      ).toEqual([2, 3, 3]);
       expect(store.appendEvent('task-1', frame(4))).toBe(4);
       expect(store.lastEventSeq('task-1')).toBe(4);
       expect(store.eventsAfter('task-1', 0).map((event) => event.seq)).toEqual([1, 4]);
@@ -365,9 +381,19 @@ describe.each(IMPLEMENTATIONS)('$name', ({ open }) => {
     it('creates a binding on first use and moves only lastActiveAt afterwards', () => {
       expect(store.getContext(INSTANCE, 'context-1')).toBeUndefined();
       store.touchContext(INSTANCE, 'context-1', at(1));
-      expect(store.getContext(INSTANCE, 'context-1')).toStrictEqual({ instanceId: INSTANCE, contextId: 'context-1', createdAt: at(1), lastActiveAt: at(1) });
+      expect(store.getContext(INSTANCE, 'context-1')).toStrictEqual({
+        instanceId: INSTANCE,
+        contextId: 'context-1',
+        createdAt: at(1),
+        lastActiveAt: at(1),
+      });
       store.touchContext(INSTANCE, 'context-1', at(7));
-      expect(store.getContext(INSTANCE, 'context-1')).toStrictEqual({ instanceId: INSTANCE, contextId: 'context-1', createdAt: at(1), lastActiveAt: at(7) });
+      expect(store.getContext(INSTANCE, 'context-1')).toStrictEqual({
+        instanceId: INSTANCE,
+        contextId: 'context-1',
+        createdAt: at(1),
+        lastActiveAt: at(7),
+      });
       expect(store.getContext(OTHER_INSTANCE, 'context-1')).toBeUndefined();
     });
   });
@@ -409,7 +435,11 @@ describe.each(IMPLEMENTATIONS)('$name', ({ open }) => {
       });
       expect(settled).toEqual(['task-0', 'task-1']);
       expect(seen).toEqual(['task-0:TASK_STATE_SUBMITTED', 'task-1:TASK_STATE_WORKING']);
-      expect(store.getTask(INSTANCE, 'task-1')?.status).toStrictEqual({ state: 'TASK_STATE_FAILED', timestamp: at(100), message: message('restart-task-1', 'ROLE_AGENT') });
+      expect(store.getTask(INSTANCE, 'task-1')?.status).toStrictEqual({
+        state: 'TASK_STATE_FAILED',
+        timestamp: at(100),
+        message: message('restart-task-1', 'ROLE_AGENT'),
+      });
       expect(states.map((_, n) => store.getTaskInfo(`task-${n}`)?.state)).toEqual([
         'TASK_STATE_FAILED',
         'TASK_STATE_FAILED',
@@ -550,9 +580,15 @@ describe.each(IMPLEMENTATIONS)('$name', ({ open }) => {
     it('compares statusTimestampAfter as an instant: offsets count, and finer than a millisecond rounds up', () => {
       seed([10, 11]);
       expect(ids(store.listTasks(INSTANCE, { statusTimestampAfter: '2025-01-01T02:00:11+02:00', pageSize: 10 }))).toEqual(['task-01']);
-      expect(ids(store.listTasks(INSTANCE, { statusTimestampAfter: '2025-01-01T00:00:10.000Z', pageSize: 10 }))).toEqual(['task-01', 'task-00']);
+      expect(ids(store.listTasks(INSTANCE, { statusTimestampAfter: '2025-01-01T00:00:10.000Z', pageSize: 10 }))).toEqual([
+        'task-01',
+        'task-00',
+      ]);
       expect(ids(store.listTasks(INSTANCE, { statusTimestampAfter: '2025-01-01T00:00:10.0000001Z', pageSize: 10 }))).toEqual(['task-01']);
-      expect(ids(store.listTasks(INSTANCE, { statusTimestampAfter: '2025-01-01T00:00:10.000000Z', pageSize: 10 }))).toEqual(['task-01', 'task-00']);
+      expect(ids(store.listTasks(INSTANCE, { statusTimestampAfter: '2025-01-01T00:00:10.000000Z', pageSize: 10 }))).toEqual([
+        'task-01',
+        'task-00',
+      ]);
       expect(() => store.listTasks(INSTANCE, { statusTimestampAfter: 'not a time', pageSize: 10 })).toThrow(RangeError);
     });
 
@@ -567,7 +603,10 @@ describe.each(IMPLEMENTATIONS)('$name', ({ open }) => {
     it('ends on an exactly full page when nothing follows, and takes a changed pageSize mid-walk', () => {
       seed([1, 2, 3, 4]);
       const pages = walk(store, { pageSize: 2 });
-      expect(pages.map(ids)).toEqual([['task-03', 'task-02'], ['task-01', 'task-00']]);
+      expect(pages.map(ids)).toEqual([
+        ['task-03', 'task-02'],
+        ['task-01', 'task-00'],
+      ]);
       expect(pages[1]?.nextCursor).toBe('');
       const first = store.listTasks(INSTANCE, { pageSize: 1 });
       expect(ids(store.listTasks(INSTANCE, { pageSize: 3, cursor: first.nextCursor }))).toEqual(['task-02', 'task-01', 'task-00']);
@@ -623,80 +662,101 @@ describe.each(IMPLEMENTATIONS)('$name', ({ open }) => {
       for (const [cursor, filters] of refused) {
         expect(() => store.listTasks(INSTANCE, { ...filters, pageSize: 1, cursor }), cursor).toThrow(InvalidCursorError);
       }
-      expect(() => store.listTasks(OTHER_INSTANCE, { pageSize: 1, contextId: 'context-1', cursor: nextCursor })).toThrow(InvalidCursorError);
+      expect(() => store.listTasks(OTHER_INSTANCE, { pageSize: 1, contextId: 'context-1', cursor: nextCursor })).toThrow(
+        InvalidCursorError,
+      );
     });
 
     it('visits every task that matched at the first page exactly once, whatever happens between pages', () => {
       const STATES: TaskState[] = ['TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING', 'TASK_STATE_COMPLETED'];
       // Few distinct seconds and contexts, so that ties and filter churn are common.
-      const spec = fc.record({ context: fc.constantFrom('c0', 'c1'), state: fc.constantFrom(...STATES), second: fc.integer({ min: 0, max: 6 }) });
+      const spec = fc.record({
+        context: fc.constantFrom('c0', 'c1'),
+        state: fc.constantFrom(...STATES),
+        second: fc.integer({ min: 0, max: 6 }),
+      });
       const operation = fc.oneof(
         fc.record({ kind: fc.constant('create' as const), task: spec }),
-        fc.record({ kind: fc.constant('change' as const), pick: fc.nat(), state: fc.constantFrom(...STATES), second: fc.integer({ min: 0, max: 6 }) }),
+        fc.record({
+          kind: fc.constant('change' as const),
+          pick: fc.nat(),
+          state: fc.constantFrom(...STATES),
+          second: fc.integer({ min: 0, max: 6 }),
+        }),
         fc.record({ kind: fc.constant('page' as const) }),
       );
       const filters = fc.record(
-        { contextId: fc.constantFrom('c0', 'c1'), state: fc.constantFrom(...STATES), statusTimestampAfter: fc.integer({ min: 0, max: 6 }).map(at) },
+        {
+          contextId: fc.constantFrom('c0', 'c1'),
+          state: fc.constantFrom(...STATES),
+          statusTimestampAfter: fc.integer({ min: 0, max: 6 }).map(at),
+        },
         { requiredKeys: [] },
       );
       type Spec = { context: string; state: TaskState; second: number };
 
       fc.assert(
-        fc.property(fc.array(spec, { maxLength: 14 }), filters, fc.integer({ min: 1, max: 4 }), fc.array(operation, { maxLength: 30 }), (initial, filter, pageSize, operations) => {
-          const walker = open();
-          try {
-            const model = new Map<string, Spec>();
-            const create = (task: Spec): void => {
-              const id = `t${model.size}`;
-              walker.createTask(newTask(id, { contextId: task.context, status: status(task.state, task.second) }));
-              model.set(id, task);
-            };
-            initial.forEach(create);
-            const then = new Map(model);
-            const matching = [...then]
-              .filter(([, task]) => (filter.contextId ?? task.context) === task.context && (filter.state ?? task.state) === task.state)
-              .filter(([, task]) => filter.statusTimestampAfter === undefined || at(task.second) >= filter.statusTimestampAfter)
-              .map(([id]) => id);
+        fc.property(
+          fc.array(spec, { maxLength: 14 }),
+          filters,
+          fc.integer({ min: 1, max: 4 }),
+          fc.array(operation, { maxLength: 30 }),
+          (initial, filter, pageSize, operations) => {
+            const walker = open();
+            try {
+              const model = new Map<string, Spec>();
+              const create = (task: Spec): void => {
+                const id = `t${model.size}`;
+                walker.createTask(newTask(id, { contextId: task.context, status: status(task.state, task.second) }));
+                model.set(id, task);
+              };
+              initial.forEach(create);
+              const then = new Map(model);
+              const matching = [...then]
+                .filter(([, task]) => (filter.contextId ?? task.context) === task.context && (filter.state ?? task.state) === task.state)
+                .filter(([, task]) => filter.statusTimestampAfter === undefined || at(task.second) >= filter.statusTimestampAfter)
+                .map(([id]) => id);
 
-            const seen: string[] = [];
-            let page = walker.listTasks(INSTANCE, { ...filter, pageSize });
-            const total = page.totalSize;
-            const take = (taken: TaskPage): void => {
-              expect(taken.totalSize).toBe(total);
-              expect(taken.tasks.length).toBeLessThanOrEqual(pageSize);
-              for (const task of taken.tasks) {
-                const now = model.get(task.id);
-                expect(task.status).toStrictEqual(now && status(now.state, now.second));
-                seen.push(task.id);
-              }
-            };
-            const next = (): void => {
-              page = walker.listTasks(INSTANCE, { ...filter, pageSize, cursor: page.nextCursor });
+              const seen: string[] = [];
+              let page = walker.listTasks(INSTANCE, { ...filter, pageSize });
+              const total = page.totalSize;
+              const take = (taken: TaskPage): void => {
+                expect(taken.totalSize).toBe(total);
+                expect(taken.tasks.length).toBeLessThanOrEqual(pageSize);
+                for (const task of taken.tasks) {
+                  const now = model.get(task.id);
+                  expect(task.status).toStrictEqual(now && status(now.state, now.second));
+                  seen.push(task.id);
+                }
+              };
+              const next = (): void => {
+                page = walker.listTasks(INSTANCE, { ...filter, pageSize, cursor: page.nextCursor });
+                take(page);
+              };
               take(page);
-            };
-            take(page);
-            for (const op of operations) {
-              if (op.kind === 'create') create(op.task);
-              if (op.kind === 'change' && model.size > 0) {
-                const id = `t${op.pick % model.size}`;
-                const before = model.get(id);
-                walker.setStatus(id, status(op.state, op.second));
-                if (before !== undefined) model.set(id, { ...before, state: op.state, second: op.second });
+              for (const op of operations) {
+                if (op.kind === 'create') create(op.task);
+                if (op.kind === 'change' && model.size > 0) {
+                  const id = `t${op.pick % model.size}`;
+                  const before = model.get(id);
+                  walker.setStatus(id, status(op.state, op.second));
+                  if (before !== undefined) model.set(id, { ...before, state: op.state, second: op.second });
+                }
+                if (op.kind === 'page' && page.nextCursor !== '') next();
               }
-              if (op.kind === 'page' && page.nextCursor !== '') next();
-            }
-            while (page.nextCursor !== '') next();
+              while (page.nextCursor !== '') next();
 
-            expect(new Set(seen).size).toBe(seen.length);
-            expect([...seen].sort()).toEqual([...matching].sort());
-            expect(total).toBe(matching.length);
-            // In list order as of the first page: timestamps descending, ties by id descending.
-            const order = seen.map((id) => `${at(then.get(id)?.second ?? -1)} ${id}`);
-            expect(order).toEqual([...order].sort().reverse());
-          } finally {
-            walker.close();
-          }
-        }),
+              expect(new Set(seen).size).toBe(seen.length);
+              expect([...seen].sort()).toEqual([...matching].sort());
+              expect(total).toBe(matching.length);
+              // In list order as of the first page: timestamps descending, ties by id descending.
+              const order = seen.map((id) => `${at(then.get(id)?.second ?? -1)} ${id}`);
+              expect(order).toEqual([...order].sort().reverse());
+            } finally {
+              walker.close();
+            }
+          },
+        ),
         { numRuns: 150 },
       );
     });
@@ -756,7 +816,8 @@ describe('SqliteTaskStore on disk', () => {
       store.transaction(() => {
         for (let n = 0; n < total; n += 1) store.recordIdempotent(INSTANCE, `bulk-${n}`, { kind: 'task', taskId: `task-${n}` });
       });
-      for (const n of [0, 1, 99_999, 199_999, 200_000, total - 1]) expect(store.findIdempotent(INSTANCE, `bulk-${n}`)).toEqual({ kind: 'task', taskId: `task-${n}` });
+      for (const n of [0, 1, 99_999, 199_999, 200_000, total - 1])
+        expect(store.findIdempotent(INSTANCE, `bulk-${n}`)).toEqual({ kind: 'task', taskId: `task-${n}` });
       expect(store.findIdempotent(INSTANCE, 'before')).toEqual({ kind: 'task', taskId: 'task-before' });
       expect(store.findIdempotent(INSTANCE, `bulk-${total}`)).toBeUndefined();
     } finally {
@@ -795,7 +856,10 @@ describe('SqliteTaskStore on disk', () => {
       store.setStatus('task-1', status('TASK_STATE_WORKING', 1));
       store.setStatus('task-1', status('TASK_STATE_COMPLETED', 2));
       // The current status lives on the task's row; the history holds the two it replaced.
-      expect(raw.prepare('SELECT state FROM task_status ORDER BY superseded_by').pluck().all()).toEqual(['TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING']);
+      expect(raw.prepare('SELECT state FROM task_status ORDER BY superseded_by').pluck().all()).toEqual([
+        'TASK_STATE_SUBMITTED',
+        'TASK_STATE_WORKING',
+      ]);
       expect(count("SELECT state FROM tasks WHERE id = 'task-1'")).toBe('TASK_STATE_COMPLETED');
       expect(count("SELECT status_version = (SELECT max(superseded_by) FROM task_status) FROM tasks WHERE id = 'task-1'")).toBe(1);
       expect(count('SELECT version FROM status_clock')).toBe(count("SELECT status_version FROM tasks WHERE id = 'task-1'"));
@@ -843,7 +907,9 @@ describe('SqliteTaskStore on disk', () => {
     const path = databasePath();
     const store = SqliteTaskStore.open(path);
     const raw = new Database(path, { readonly: true });
-    const statusFrame = (state: TaskState): StreamResponse => ({ statusUpdate: { taskId: 'task-1', contextId: 'context-1', status: { state } } });
+    const statusFrame = (state: TaskState): StreamResponse => ({
+      statusUpdate: { taskId: 'task-1', contextId: 'context-1', status: { state } },
+    });
     try {
       store.transaction(() => {
         store.createTask(newTask('task-1'));
@@ -911,7 +977,10 @@ describe('SqliteTaskStore on disk', () => {
     const states: TaskState[] = ['TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING', 'TASK_STATE_COMPLETED'];
     store.transaction(() => {
       for (let n = 0; n < 20_000; n++) {
-        const task = newTask(`task-${n}`, { contextId: `context-${n % 20}`, status: status(states[n % 3] ?? 'TASK_STATE_SUBMITTED', n % 500) });
+        const task = newTask(`task-${n}`, {
+          contextId: `context-${n % 20}`,
+          status: status(states[n % 3] ?? 'TASK_STATE_SUBMITTED', n % 500),
+        });
         store.createTask(task);
       }
     });
@@ -939,21 +1008,32 @@ describe('SqliteTaskStore on disk', () => {
         // A page walks the filter's index in list order from the cursor; the count may use any index of the instance.
         const pages = [pageQuery(first, 20_000), pageQuery(later, later.resume?.asOf ?? 0)].map(plan);
         for (const details of pages) {
-          expect(details, details.join('\n')).toContainEqual(expect.stringMatching(new RegExp(`^SEARCH t USING INDEX ${index} \\(instance_id=\\?`)));
+          expect(details, details.join('\n')).toContainEqual(
+            expect.stringMatching(new RegExp(`^SEARCH t USING INDEX ${index} \\(instance_id=\\?`)),
+          );
         }
         const count = plan(countQuery(first.filter));
-        expect(count, count.join('\n')).toContainEqual(expect.stringMatching(/^SEARCH t USING (COVERING )?INDEX tasks_by_\w+ \(instance_id=\?/));
+        expect(count, count.join('\n')).toContainEqual(
+          expect.stringMatching(/^SEARCH t USING (COVERING )?INDEX tasks_by_\w+ \(instance_id=\?/),
+        );
         for (const details of [...pages, count]) {
-          expect(details.filter((detail) => /^SCAN (t|s|tasks|task_status)\b/.test(detail)), details.join('\n')).toEqual([]);
+          expect(
+            details.filter((detail) => /^SCAN (t|s|tasks|task_status)\b/.test(detail)),
+            details.join('\n'),
+          ).toEqual([]);
         }
         // The first arm reads its index in list order (backwards), so it stops after a page
         // instead of sorting every matching task; only the two arms' few rows are sorted.
         const steps = raw
-          .prepare<[SqlQuery['params']], { id: number; parent: number; detail: string }>(`EXPLAIN QUERY PLAN ${pageQuery(first, 20_000).sql}`)
+          .prepare<[SqlQuery['params']], { id: number; parent: number; detail: string }>(
+            `EXPLAIN QUERY PLAN ${pageQuery(first, 20_000).sql}`,
+          )
           .all(pageQuery(first, 20_000).params);
         const firstArm = steps.find((step) => step.detail.startsWith('CO-ROUTINE'));
         expect(firstArm, steps.map((step) => step.detail).join('\n')).toBeDefined();
-        expect(steps.filter((step) => step.parent === firstArm?.id).map((step) => step.detail)).toEqual([expect.stringMatching(new RegExp(`^SEARCH t USING INDEX ${index} `))]);
+        expect(steps.filter((step) => step.parent === firstArm?.id).map((step) => step.detail)).toEqual([
+          expect.stringMatching(new RegExp(`^SEARCH t USING INDEX ${index} `)),
+        ]);
       }
     } finally {
       raw.close();

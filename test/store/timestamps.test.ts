@@ -15,7 +15,10 @@ const isoShaped = fc
     second: fc.integer({ min: 0, max: 61 }),
     millis: fc.integer({ min: 0, max: 999 }),
   })
-  .map((f) => `${pad(f.year, 4)}-${pad(f.month, 2)}-${pad(f.day, 2)}T${pad(f.hour, 2)}:${pad(f.minute, 2)}:${pad(f.second, 2)}.${pad(f.millis, 3)}Z`);
+  .map(
+    (f) =>
+      `${pad(f.year, 4)}-${pad(f.month, 2)}-${pad(f.day, 2)}T${pad(f.hour, 2)}:${pad(f.minute, 2)}:${pad(f.second, 2)}.${pad(f.millis, 3)}Z`,
+  );
 
 describe('timestamps', () => {
   it('reads exactly the canonical form as Date.parse does, and refuses days and hours that would roll over', () => {

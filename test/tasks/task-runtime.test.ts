@@ -31,7 +31,8 @@ function setUp(open: () => TaskStore, executor: AgentExecutor) {
   });
   const instance: RuntimeInstance = { id: 'agent', executor, skills: ['chat'], defaultSkill: 'chat' };
   let n = 0;
-  const send = (text: string, messageId = `m-${(n += 1)}`) => runtime.send(instance, { message: { messageId, role: 'ROLE_USER', parts: [{ text }] } });
+  const send = (text: string, messageId = `m-${(n += 1)}`) =>
+    runtime.send(instance, { message: { messageId, role: 'ROLE_USER', parts: [{ text }] } });
   return { store, runtime, send };
 }
 

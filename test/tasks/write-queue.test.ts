@@ -30,7 +30,9 @@ function setUp() {
         },
       ],
     });
-  const frame = (id: string): StreamResponse => ({ statusUpdate: { taskId: id, contextId: 'c', status: { state: 'TASK_STATE_COMPLETED', timestamp: createdAt } } });
+  const frame = (id: string): StreamResponse => ({
+    statusUpdate: { taskId: id, contextId: 'c', status: { state: 'TASK_STATE_COMPLETED', timestamp: createdAt } },
+  });
   const complete = (id: string) =>
     queue.enqueue({
       taskId: id,

@@ -11,7 +11,14 @@ import { isRecord } from '../../../src/support/records.js';
 /** The members of the SecurityScheme oneof: a 1.0 scheme holds exactly one of them. */
 const SECURITY_WRAPPERS = oneofMembers(A2A_1_0.document.$defs['SecurityScheme'] ?? {});
 /** Members only a 0.3 card has. */
-const LEGACY_CARD_MEMBERS = ['url', 'preferredTransport', 'protocolVersion', 'additionalInterfaces', 'supportsAuthenticatedExtendedCard', 'security'];
+const LEGACY_CARD_MEMBERS = [
+  'url',
+  'preferredTransport',
+  'protocolVersion',
+  'additionalInterfaces',
+  'supportsAuthenticatedExtendedCard',
+  'security',
+];
 /** Values that are free-form JSON (Struct, Value): their keys are not member names. */
 export const FREE_FORM = new Set(['metadata', 'params', 'header', 'data']);
 /** Maps: their keys are names chosen by the agent, their values are messages again. */
@@ -25,21 +32,25 @@ export function cardStructureProblems(card: unknown): { path: string; problem: s
   const interfaces = Array.isArray(card['supportedInterfaces']) ? (card['supportedInterfaces'] as unknown[]) : [];
   interfaces.forEach((entry, index) => {
     for (const member of ['url', 'protocolBinding', 'protocolVersion']) {
-      if (!isRecord(entry) || !nonEmptyString(entry[member])) problems.push({ path: `supportedInterfaces[${index}].${member}`, problem: `supportedInterfaces[${index}] has no ${member}` });
+      if (!isRecord(entry) || !nonEmptyString(entry[member]))
+        problems.push({ path: `supportedInterfaces[${index}].${member}`, problem: `supportedInterfaces[${index}] has no ${member}` });
     }
   });
   const skills = Array.isArray(card['skills']) ? (card['skills'] as unknown[]) : [];
   skills.forEach((skill, index) => {
     for (const member of ['id', 'name', 'description']) {
-      if (!isRecord(skill) || typeof skill[member] !== 'string' || (member === 'id' && skill[member] === '')) problems.push({ path: `skills[${index}].${member}`, problem: `skills[${index}] has no ${member}` });
+      if (!isRecord(skill) || typeof skill[member] !== 'string' || (member === 'id' && skill[member] === ''))
+        problems.push({ path: `skills[${index}].${member}`, problem: `skills[${index}] has no ${member}` });
     }
     const tags = isRecord(skill) ? skill['tags'] : undefined;
-    if (!Array.isArray(tags) || tags.length === 0 || !tags.every((tag) => typeof tag === 'string')) problems.push({ path: `skills[${index}].tags`, problem: `skills[${index}].tags is not a non-empty array of strings` });
+    if (!Array.isArray(tags) || tags.length === 0 || !tags.every((tag) => typeof tag === 'string'))
+      problems.push({ path: `skills[${index}].tags`, problem: `skills[${index}].tags is not a non-empty array of strings` });
   });
   if ('provider' in card) {
     const provider = card['provider'];
     for (const member of ['url', 'organization']) {
-      if (!isRecord(provider) || !nonEmptyString(provider[member])) problems.push({ path: `provider.${member}`, problem: `provider has no ${member}` });
+      if (!isRecord(provider) || !nonEmptyString(provider[member]))
+        problems.push({ path: `provider.${member}`, problem: `provider has no ${member}` });
     }
   }
   return problems;
@@ -48,9 +59,16 @@ export function cardStructureProblems(card: unknown): { path: string; problem: s
 /** 0.3-only shapes (CARD-007); also applied to extended cards. */
 export function legacyCardProblems(card: unknown): { path: string; problem: string }[] {
   if (!isRecord(card)) return [];
-  const problems = LEGACY_CARD_MEMBERS.filter((member) => member in card).map((member) => ({ path: member, problem: `the 0.3 member ${member} is present (${JSON.stringify(card[member]).slice(0, 80)})` }));
+  const problems = LEGACY_CARD_MEMBERS.filter((member) => member in card).map((member) => ({
+    path: member,
+    problem: `the 0.3 member ${member} is present (${JSON.stringify(card[member]).slice(0, 80)})`,
+  }));
   const capabilities = card['capabilities'];
-  if (isRecord(capabilities) && 'stateTransitionHistory' in capabilities) problems.push({ path: 'capabilities.stateTransitionHistory', problem: 'the 0.3 member capabilities.stateTransitionHistory is present' });
+  if (isRecord(capabilities) && 'stateTransitionHistory' in capabilities)
+    problems.push({
+      path: 'capabilities.stateTransitionHistory',
+      problem: 'the 0.3 member capabilities.stateTransitionHistory is present',
+    });
   const schemes = card['securitySchemes'];
   if (isRecord(schemes)) {
     for (const [name, scheme] of Object.entries(schemes)) {
@@ -58,9 +76,17 @@ export function legacyCardProblems(card: unknown): { path: string; problem: stri
         problems.push({ path: `securitySchemes.${name}`, problem: `securitySchemes.${name} is not an object` });
         continue;
       }
-      if ('type' in scheme) problems.push({ path: `securitySchemes.${name}.type`, problem: `securitySchemes.${name} has the 0.3 discriminator type ${JSON.stringify(scheme['type'])}` });
+      if ('type' in scheme)
+        problems.push({
+          path: `securitySchemes.${name}.type`,
+          problem: `securitySchemes.${name} has the 0.3 discriminator type ${JSON.stringify(scheme['type'])}`,
+        });
       const wrappers = Object.keys(scheme).filter((key) => SECURITY_WRAPPERS.includes(key));
-      if (wrappers.length !== 1) problems.push({ path: `securitySchemes.${name}`, problem: `securitySchemes.${name} holds ${wrappers.length} wrapper members (${wrappers.join(', ') || 'none'}), not exactly one` });
+      if (wrappers.length !== 1)
+        problems.push({
+          path: `securitySchemes.${name}`,
+          problem: `securitySchemes.${name} holds ${wrappers.length} wrapper members (${wrappers.join(', ') || 'none'}), not exactly one`,
+        });
     }
   }
   return problems;

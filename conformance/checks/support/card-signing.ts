@@ -41,7 +41,10 @@ export function omitDefaults(value: unknown, schema: JsonSchema): unknown {
         continue;
       }
       const pruned = omitDefaults(member, memberSchema);
-      const keep = required.includes(key) || memberSchema['x-presence'] === 'explicit' || !isDefaultValue(pruned, resolveRef(A2A_1_0.document, memberSchema));
+      const keep =
+        required.includes(key) ||
+        memberSchema['x-presence'] === 'explicit' ||
+        !isDefaultValue(pruned, resolveRef(A2A_1_0.document, memberSchema));
       if (keep) setOwn(out, key, pruned);
     }
     return out;
@@ -75,9 +78,18 @@ function verifyJws(alg: string, key: KeyObject, signingInput: string, signature:
 }
 
 /** Verifies one card signature against the card, over the canonical form with defaults omitted (and, to say what went wrong, with them kept). */
-export function verifySignature(card: unknown, protectedB64: string, header: Record<string, unknown>, unprotected: unknown, signatureB64: string): VerifyOutcome {
+export function verifySignature(
+  card: unknown,
+  protectedB64: string,
+  header: Record<string, unknown>,
+  unprotected: unknown,
+  signatureB64: string,
+): VerifyOutcome {
   const jwk = header['jwk'] ?? (isRecord(unprotected) ? unprotected['jwk'] : undefined);
-  if (!isRecord(jwk)) return { skip: 'no key material: neither the protected nor the unprotected header carries a jwk (jku and out-of-band keys are not fetched)' };
+  if (!isRecord(jwk))
+    return {
+      skip: 'no key material: neither the protected nor the unprotected header carries a jwk (jku and out-of-band keys are not fetched)',
+    };
   let key: KeyObject;
   try {
     key = createPublicKey({ key: jwk as JsonWebKey, format: 'jwk' });
@@ -95,7 +107,17 @@ export function verifySignature(card: unknown, protectedB64: string, header: Rec
       return { ok: false, reason: `verification with alg ${alg} failed: ${error instanceof Error ? error.message : String(error)}` };
     }
     if (verified === undefined) return { skip: `alg ${alg} is not one the suite verifies (ES256/384/512, RS*, PS*, EdDSA)` };
-    if (verified) return omit ? { ok: true } : { ok: false, reason: 'the signature verifies only over the card with its default-valued members kept, not over the canonical form with defaults omitted' };
+    if (verified)
+      return omit
+        ? { ok: true }
+        : {
+            ok: false,
+            reason:
+              'the signature verifies only over the card with its default-valued members kept, not over the canonical form with defaults omitted',
+          };
   }
-  return { ok: false, reason: 'the signature does not verify over the JCS canonical form of the card (signatures removed, defaults omitted)' };
+  return {
+    ok: false,
+    reason: 'the signature does not verify over the JCS canonical form of the card (signatures removed, defaults omitted)',
+  };
 }

@@ -19,7 +19,9 @@ export function interfacesOf(context: CheckContext): AgentInterface[] {
 
 /** The interface the transport talks to. */
 export function selectedInterface(context: CheckContext): AgentInterface | undefined {
-  return interfacesOf(context).find((entry) => entry.url === context.transport.endpoint && entry.protocolBinding === context.transport.binding);
+  return interfacesOf(context).find(
+    (entry) => entry.url === context.transport.endpoint && entry.protocolBinding === context.transport.binding,
+  );
 }
 
 /** Params with the selected interface's tenant, which a client MUST copy into every request (spec §8.3.2). */
@@ -36,7 +38,11 @@ export function capabilityDeclared(context: CheckContext, name: CapabilityName):
 export function declaredExtensions(context: CheckContext): { uri: string; required: boolean }[] {
   const capabilities = (context.target.card as { capabilities?: unknown }).capabilities;
   const list = isRecord(capabilities) && Array.isArray(capabilities['extensions']) ? (capabilities['extensions'] as unknown[]) : [];
-  return list.flatMap((entry) => (isRecord(entry) && typeof entry['uri'] === 'string' && entry['uri'] !== '' ? [{ uri: entry['uri'], required: entry['required'] === true }] : []));
+  return list.flatMap((entry) =>
+    isRecord(entry) && typeof entry['uri'] === 'string' && entry['uri'] !== ''
+      ? [{ uri: entry['uri'], required: entry['required'] === true }]
+      : [],
+  );
 }
 
 /** Evidence for findings about the card: the request that fetched it. */
@@ -49,13 +55,21 @@ export function cardModes(card: AgentCard, which: 'input' | 'output'): string[] 
   const listed = which === 'input' ? (card.defaultInputModes as unknown) : (card.defaultOutputModes as unknown);
   const defaults = Array.isArray(listed) ? listed.filter((mode): mode is string => typeof mode === 'string') : [];
   const skillList: unknown = card.skills;
-  const skills = (Array.isArray(skillList) ? (skillList as AgentCard['skills']) : []).flatMap((skill) => (which === 'input' ? skill.inputModes : skill.outputModes) ?? []);
+  const skills = (Array.isArray(skillList) ? (skillList as AgentCard['skills']) : []).flatMap(
+    (skill) => (which === 'input' ? skill.inputModes : skill.outputModes) ?? [],
+  );
   return [...new Set([...defaults, ...skills])];
 }
 
 export function isLoopbackHost(hostname: string): boolean {
   const host = hostname.toLowerCase();
-  return host === 'localhost' || host.endsWith('.localhost') || /^127(\.\d{1,3}){3}$/.test(host) || host === '[::1]' || /^\[::ffff:(127\.|7f)/.test(host);
+  return (
+    host === 'localhost' ||
+    host.endsWith('.localhost') ||
+    /^127(\.\d{1,3}){3}$/.test(host) ||
+    host === '[::1]' ||
+    /^\[::ffff:(127\.|7f)/.test(host)
+  );
 }
 
 /**
@@ -72,6 +86,10 @@ export function classifyUrl(url: unknown): { verdict: 'pass' | 'warn' | 'fail'; 
   }
   if (parsed.protocol === 'https:') return { verdict: 'pass', reason: `${url} uses https` };
   if (parsed.protocol !== 'http:') return { verdict: 'fail', reason: `${url} is not an http(s) URL` };
-  if (isLoopbackHost(parsed.hostname)) return { verdict: 'pass', reason: `${url} is plain http to a loopback host (fine for local testing)` };
-  return { verdict: 'warn', reason: `${url} is plain http to ${parsed.hostname}, which is not loopback; production interfaces must use https` };
+  if (isLoopbackHost(parsed.hostname))
+    return { verdict: 'pass', reason: `${url} is plain http to a loopback host (fine for local testing)` };
+  return {
+    verdict: 'warn',
+    reason: `${url} is plain http to ${parsed.hostname}, which is not loopback; production interfaces must use https`,
+  };
 }

@@ -1,5 +1,10 @@
 import type { Message, TaskState } from '../../../generated/a2a/1.0/types.js';
-import { TEST_OUTCOMES, testDirectiveMetadata, type TestDirectiveRequest, type TestOutcome } from '../../../generated/hub/test-directives.js';
+import {
+  TEST_OUTCOMES,
+  testDirectiveMetadata,
+  type TestDirectiveRequest,
+  type TestOutcome,
+} from '../../../generated/hub/test-directives.js';
 import type { CheckContext } from '../../core/check.js';
 import { isTaskState } from './states.js';
 
@@ -18,7 +23,12 @@ export function directive(outcome: TestOutcome, work?: { readonly steps: number;
 }
 
 /** A user message carrying the directive `request`. */
-export function directiveMessage(context: CheckContext, text: string, request: TestDirectiveRequest, extra: Partial<Message> = {}): Message {
+export function directiveMessage(
+  context: CheckContext,
+  text: string,
+  request: TestDirectiveRequest,
+  extra: Partial<Message> = {},
+): Message {
   return context.message(text, { ...extra, metadata: testDirectiveMetadata(request) });
 }
 

@@ -79,13 +79,16 @@ export function describeEvent(event: SseEvent): string {
 }
 
 export function describeEvents(events: readonly SseEvent[], from = 0): string {
-  const shown = events.slice(from, from + 15).map((event, index) => `[${from + index}${event.id === undefined ? '' : ` id ${event.id}`}] ${describeEvent(event)}`);
+  const shown = events
+    .slice(from, from + 15)
+    .map((event, index) => `[${from + index}${event.id === undefined ? '' : ` id ${event.id}`}] ${describeEvent(event)}`);
   if (events.length - from > 15) shown.push(`… ${events.length - from - 15} more`);
   return shown.length === 0 ? '(no events)' : shown.join(', ');
 }
 
 export function describeEnding(exchange: StreamExchange): string {
-  if (exchange.ending === 'not-a-stream') return `not a stream: HTTP ${exchange.status}, Content-Type ${exchange.headers['content-type'] ?? '(none)'}: ${exchange.bodyText.slice(0, 300)}`;
+  if (exchange.ending === 'not-a-stream')
+    return `not a stream: HTTP ${exchange.status}, Content-Type ${exchange.headers['content-type'] ?? '(none)'}: ${exchange.bodyText.slice(0, 300)}`;
   if (exchange.ending === 'transport-error') return `transport-error: ${exchange.transportError ?? 'the connection failed'}`;
   return `${exchange.ending} after ${exchange.durationMs} ms`;
 }

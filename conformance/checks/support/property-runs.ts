@@ -89,9 +89,19 @@ export async function checkAgainstAgent<T>(
   });
   if (!details.failed) return { runs: details.numRuns };
   if (details.errorInstance instanceof PropertyViolation && details.counterexample !== null) {
-    return { runs: details.numRuns, failure: { value: details.counterexample[0], violation: details.errorInstance, path: details.counterexamplePath, shrinks: details.numShrinks } };
+    return {
+      runs: details.numRuns,
+      failure: {
+        value: details.counterexample[0],
+        violation: details.errorInstance,
+        path: details.counterexamplePath,
+        shrinks: details.numShrinks,
+      },
+    };
   }
   // Anything else thrown is a bug of the suite: let the runner report ERROR.
   if (details.errorInstance instanceof Error) throw details.errorInstance;
-  throw new Error(`fast-check stopped without a counterexample after ${details.numRuns} runs${details.interrupted ? ' (interrupted)' : ''}`);
+  throw new Error(
+    `fast-check stopped without a counterexample after ${details.numRuns} runs${details.interrupted ? ' (interrupted)' : ''}`,
+  );
 }

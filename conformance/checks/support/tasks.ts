@@ -1,7 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isTerminalState } from '../../../generated/a2a/1.0/task-states.js';
-import type { GetTaskRequest, ListTasksRequest, ListTasksResponse, Message, SendMessageRequest, Task, TaskState } from '../../../generated/a2a/1.0/types.js';
+import type {
+  GetTaskRequest,
+  ListTasksRequest,
+  ListTasksResponse,
+  Message,
+  SendMessageRequest,
+  Task,
+  TaskState,
+} from '../../../generated/a2a/1.0/types.js';
 import type { TestDirectiveRequest } from '../../../generated/hub/test-directives.js';
 import type { RequirementId } from '../../../generated/conformance/requirements.js';
 import { isRecord } from '../../../src/support/records.js';
@@ -39,8 +47,16 @@ function inspectParts(context: CheckContext, parts: unknown, where: { exchange: 
   for (const [index, part] of (parts as unknown[]).entries()) {
     if (!isRecord(part) || part['raw'] === undefined) continue;
     const raw = part['raw'];
-    if (typeof raw === 'string' && BASE64.test(raw) && raw.replace(/=+$/, '').length % 4 !== 1) passOnce(context, 'DATA-003', 'raw parts the agent sent are base64', 'DATA-003:raw');
-    else context.fail('DATA-003', { message: 'a raw part the agent sent is not base64', expected: 'raw: a base64 string (bytes in ProtoJSON)', observed: short(raw, 120), path: `${where.path}[${index}].raw`, exchange: where.exchange });
+    if (typeof raw === 'string' && BASE64.test(raw) && raw.replace(/=+$/, '').length % 4 !== 1)
+      passOnce(context, 'DATA-003', 'raw parts the agent sent are base64', 'DATA-003:raw');
+    else
+      context.fail('DATA-003', {
+        message: 'a raw part the agent sent is not base64',
+        expected: 'raw: a base64 string (bytes in ProtoJSON)',
+        observed: short(raw, 120),
+        path: `${where.path}[${index}].raw`,
+        exchange: where.exchange,
+      });
   }
 }
 
@@ -50,8 +66,16 @@ function inspectMessage(context: CheckContext, message: unknown, where: { exchan
   inspectParts(context, message['parts'], { exchange: where.exchange, path: `${where.path}.parts` });
   if (message['role'] !== 'ROLE_AGENT') return;
   const contextId = message['contextId'];
-  if (typeof contextId === 'string' && contextId !== '') passOnce(context, 'SEND-004', 'messages from the agent carry a contextId', 'SEND-004:agent-message');
-  else context.fail('SEND-004', { message: 'a message from the agent (ROLE_AGENT) has no contextId', expected: 'a non-empty contextId on every ROLE_AGENT message', observed: `contextId ${JSON.stringify(contextId)}`, path: `${where.path}.contextId`, exchange: where.exchange });
+  if (typeof contextId === 'string' && contextId !== '')
+    passOnce(context, 'SEND-004', 'messages from the agent carry a contextId', 'SEND-004:agent-message');
+  else
+    context.fail('SEND-004', {
+      message: 'a message from the agent (ROLE_AGENT) has no contextId',
+      expected: 'a non-empty contextId on every ROLE_AGENT message',
+      observed: `contextId ${JSON.stringify(contextId)}`,
+      path: `${where.path}.contextId`,
+      exchange: where.exchange,
+    });
 }
 
 /**
@@ -69,19 +93,36 @@ export function inspectTask(context: CheckContext, task: unknown, where: { excha
     else if (!isTaskState(status['state'])) problems.push(`status.state is ${short(status['state'], 60)}`);
   }
   if (problems.length > 0) {
-    context.fail('SEND-002', { message: 'a Task lacks id, status or a valid status.state', expected: 'id, status and status.state, a TASK_STATE_* name other than TASK_STATE_UNSPECIFIED', observed: problems.join('; '), path: where.path, exchange: where.exchange });
+    context.fail('SEND-002', {
+      message: 'a Task lacks id, status or a valid status.state',
+      expected: 'id, status and status.state, a TASK_STATE_* name other than TASK_STATE_UNSPECIFIED',
+      observed: problems.join('; '),
+      path: where.path,
+      exchange: where.exchange,
+    });
   } else passOnce(context, 'SEND-002', 'every Task has an id, a status and a valid state');
   if (!isRecord(task)) return;
   const status = task['status'];
   if (isRecord(status)) inspectMessage(context, status['message'], { exchange: where.exchange, path: `${where.path}.status.message` });
-  if (Array.isArray(task['history'])) (task['history'] as unknown[]).forEach((message, index) => inspectMessage(context, message, { exchange: where.exchange, path: `${where.path}.history[${index}]` }));
+  if (Array.isArray(task['history']))
+    (task['history'] as unknown[]).forEach((message, index) =>
+      inspectMessage(context, message, { exchange: where.exchange, path: `${where.path}.history[${index}]` }),
+    );
   if (!Array.isArray(task['artifacts'])) return;
   for (const [index, artifact] of (task['artifacts'] as unknown[]).entries()) {
     const path = `${where.path}.artifacts[${index}]`;
     const id = isRecord(artifact) ? artifact['artifactId'] : undefined;
     const parts = isRecord(artifact) ? artifact['parts'] : undefined;
-    if (typeof id === 'string' && id !== '' && Array.isArray(parts) && parts.length > 0) passOnce(context, 'SEND-019', 'every artifact has an artifactId and parts');
-    else context.fail('SEND-019', { message: 'an artifact lacks an artifactId or parts', expected: 'a non-empty artifactId and at least one part', observed: short(artifact, 200), path, exchange: where.exchange });
+    if (typeof id === 'string' && id !== '' && Array.isArray(parts) && parts.length > 0)
+      passOnce(context, 'SEND-019', 'every artifact has an artifactId and parts');
+    else
+      context.fail('SEND-019', {
+        message: 'an artifact lacks an artifactId or parts',
+        expected: 'a non-empty artifactId and at least one part',
+        observed: short(artifact, 200),
+        path,
+        exchange: where.exchange,
+      });
     inspectParts(context, parts, { exchange: where.exchange, path: `${path}.parts` });
   }
 }
@@ -99,7 +140,11 @@ export type Sent =
  * SendMessageResponse shape, a contextId when none was sent (SEND-004), and inspectTask.
  */
 export async function send(context: CheckContext, params: SendMessageRequest, options: { timeoutMs?: number } = {}): Promise<Sent> {
-  const exchange = await context.transport.call('SendMessage', params, options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs });
+  const exchange = await context.transport.call(
+    'SendMessage',
+    params,
+    options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs },
+  );
   return judgeSent(context, params.message.contextId, exchange);
 }
 
@@ -127,12 +172,22 @@ function judgeSent(context: CheckContext, sentContext: unknown, exchange: RpcExc
   const payload = result['task'] ?? result['message'];
   const contextId = isRecord(payload) ? payload['contextId'] : undefined;
   if ((sentContext === undefined || sentContext === '') && isRecord(payload)) {
-    if (typeof contextId === 'string' && contextId !== '') passOnce(context, 'SEND-004', 'a message sent without contextId gets one in the answer', 'SEND-004:answer');
-    else context.fail('SEND-004', { message: 'the answer to a message without contextId carries no contextId', expected: 'a non-empty contextId chosen by the server', observed: `contextId ${JSON.stringify(contextId)}`, path: `result.${keys[0]}.contextId`, exchange });
+    if (typeof contextId === 'string' && contextId !== '')
+      passOnce(context, 'SEND-004', 'a message sent without contextId gets one in the answer', 'SEND-004:answer');
+    else
+      context.fail('SEND-004', {
+        message: 'the answer to a message without contextId carries no contextId',
+        expected: 'a non-empty contextId chosen by the server',
+        observed: `contextId ${JSON.stringify(contextId)}`,
+        path: `result.${keys[0]}.contextId`,
+        exchange,
+      });
   }
   if (keys[0] === 'message') {
     inspectMessage(context, payload, { exchange, path: 'result.message' });
-    return isRecord(payload) && Array.isArray(payload['parts']) ? { kind: 'message', message: payload as unknown as Message, exchange } : { kind: 'invalid', exchange };
+    return isRecord(payload) && Array.isArray(payload['parts'])
+      ? { kind: 'message', message: payload as unknown as Message, exchange }
+      : { kind: 'invalid', exchange };
   }
   inspectTask(context, payload, { exchange, path: 'result.task' });
   return isTaskLike(payload) ? { kind: 'task', task: payload, exchange } : { kind: 'invalid', exchange };
@@ -151,7 +206,11 @@ export function noTask(sent: Sent, what = 'the agent'): string {
 }
 
 /** GetTask, with the result validated as a bare Task (shape under `requirement`, then inspectTask). */
-export async function getTask(context: CheckContext, params: GetTaskRequest, requirement: RequirementId = 'GET-001'): Promise<{ exchange: RpcExchange; task?: Task }> {
+export async function getTask(
+  context: CheckContext,
+  params: GetTaskRequest,
+  requirement: RequirementId = 'GET-001',
+): Promise<{ exchange: RpcExchange; task?: Task }> {
   const exchange = await context.transport.call('GetTask', params);
   if (exchange.error || exchange.result === undefined) return { exchange };
   context.checkShape(requirement, 'Task', exchange.result, { exchange, path: 'result' });
@@ -160,7 +219,12 @@ export async function getTask(context: CheckContext, params: GetTaskRequest, req
 }
 
 /** Polls GetTask (validated, like getTask) until `done` holds or `withinMs` has passed; returns the last task seen. */
-export async function pollTask(context: CheckContext, id: string, done: (task: Task) => boolean, withinMs: number): Promise<{ exchange?: RpcExchange; task?: Task }> {
+export async function pollTask(
+  context: CheckContext,
+  id: string,
+  done: (task: Task) => boolean,
+  withinMs: number,
+): Promise<{ exchange?: RpcExchange; task?: Task }> {
   const deadline = Date.now() + withinMs;
   for (;;) {
     const last = await getTask(context, { id });
@@ -170,7 +234,10 @@ export async function pollTask(context: CheckContext, id: string, done: (task: T
 }
 
 /** ListTasks, with the result validated (LIST-001 members and shape, LIST-002 token presence, every task inspected). */
-export async function listTasks(context: CheckContext, params: ListTasksRequest): Promise<{ exchange: RpcExchange; page?: ListTasksResponse }> {
+export async function listTasks(
+  context: CheckContext,
+  params: ListTasksRequest,
+): Promise<{ exchange: RpcExchange; page?: ListTasksResponse }> {
   const exchange = await context.transport.call('ListTasks', params);
   if (exchange.error || exchange.result === undefined) return { exchange };
   const result = exchange.result;
@@ -179,28 +246,53 @@ export async function listTasks(context: CheckContext, params: ListTasksRequest)
   else {
     if (!Array.isArray(result['tasks'])) problems.push(`tasks is ${short(result['tasks'], 60)}`);
     if (typeof result['nextPageToken'] !== 'string') problems.push(`nextPageToken is ${short(result['nextPageToken'], 60)}`);
-    for (const member of ['pageSize', 'totalSize']) if (typeof result[member] !== 'number') problems.push(`${member} is ${short(result[member], 60)}`);
+    for (const member of ['pageSize', 'totalSize'])
+      if (typeof result[member] !== 'number') problems.push(`${member} is ${short(result[member], 60)}`);
   }
   if (problems.length > 0) {
-    context.fail('LIST-001', { message: 'a ListTasks result lacks a required member', expected: 'tasks (array), nextPageToken (string), pageSize and totalSize (numbers, present even when 0)', observed: problems.join('; '), path: 'result', exchange });
+    context.fail('LIST-001', {
+      message: 'a ListTasks result lacks a required member',
+      expected: 'tasks (array), nextPageToken (string), pageSize and totalSize (numbers, present even when 0)',
+      observed: problems.join('; '),
+      path: 'result',
+      exchange,
+    });
     if (problems.some((problem) => problem.startsWith('nextPageToken'))) {
-      context.fail('LIST-002', { message: 'a ListTasks result has no nextPageToken', expected: 'nextPageToken on every page, "" on the last', observed: problems.join('; '), path: 'result.nextPageToken', exchange });
+      context.fail('LIST-002', {
+        message: 'a ListTasks result has no nextPageToken',
+        expected: 'nextPageToken on every page, "" on the last',
+        observed: problems.join('; '),
+        path: 'result.nextPageToken',
+        exchange,
+      });
     }
   } else passOnce(context, 'LIST-001', 'ListTasks results carry tasks, nextPageToken, pageSize and totalSize');
   context.checkShape('LIST-001', 'ListTasksResponse', result, { exchange, path: 'result' });
   if (!isRecord(result) || !Array.isArray(result['tasks']) || typeof result['nextPageToken'] !== 'string') return { exchange };
   (result['tasks'] as unknown[]).forEach((task, index) => inspectTask(context, task, { exchange, path: `result.tasks[${index}]` }));
   const tasks = (result['tasks'] as unknown[]).filter(isTaskLike);
-  return { exchange, page: { tasks, nextPageToken: result['nextPageToken'], pageSize: Number(result['pageSize']), totalSize: Number(result['totalSize']) } };
+  return {
+    exchange,
+    page: { tasks, nextPageToken: result['nextPageToken'], pageSize: Number(result['pageSize']), totalSize: Number(result['totalSize']) },
+  };
 }
 
 /**
  * Sends one message (returnImmediately) and returns the task it created, if any, without
  * judging the answer: the capability-absence checks only need a task to probe with.
  */
-export async function probeTask(context: CheckContext, options: { interrupted?: boolean } = {}): Promise<{ taskId?: string; exchange: RpcExchange }> {
+export async function probeTask(
+  context: CheckContext,
+  options: { interrupted?: boolean } = {},
+): Promise<{ taskId?: string; exchange: RpcExchange }> {
   const metadata = options.interrupted && context.cooperative ? { metadata: directive('input-required') } : {};
-  const exchange = await context.transport.call('SendMessage', withTenant(context, { message: context.message('conformance: a task to probe with', metadata), configuration: { returnImmediately: true } }));
+  const exchange = await context.transport.call(
+    'SendMessage',
+    withTenant(context, {
+      message: context.message('conformance: a task to probe with', metadata),
+      configuration: { returnImmediately: true },
+    }),
+  );
   const task = isRecord(exchange.result) && isRecord(exchange.result['task']) ? exchange.result['task'] : undefined;
   return { ...(task && typeof task['id'] === 'string' ? { taskId: task['id'] } : {}), exchange };
 }
@@ -227,13 +319,18 @@ export async function currentTask(context: CheckContext, id: string): Promise<Ta
 }
 
 /** Polls GetTask (unjudged) until the task is terminal or `boundMs` has passed; returns the last state seen. */
-export async function pollUntilTerminal(context: CheckContext, id: string, boundMs: number): Promise<{ state?: TaskState; waitedMs: number }> {
+export async function pollUntilTerminal(
+  context: CheckContext,
+  id: string,
+  boundMs: number,
+): Promise<{ state?: TaskState; waitedMs: number }> {
   const started = Date.now();
   let state: TaskState | undefined;
   for (;;) {
     state = (await currentTask(context, id))?.state ?? state;
     const waitedMs = Date.now() - started;
-    if ((state !== undefined && isTerminalState(state)) || waitedMs >= boundMs) return { ...(state === undefined ? {} : { state }), waitedMs };
+    if ((state !== undefined && isTerminalState(state)) || waitedMs >= boundMs)
+      return { ...(state === undefined ? {} : { state }), waitedMs };
     await sleep(POLL_MS);
   }
 }
@@ -242,9 +339,15 @@ export type Attempt<T> = { readonly ok: true; readonly value: T } | { readonly o
 
 /** A task that has finished: a message asking a cooperative agent to complete, polled until terminal. */
 export async function terminalTask(context: CheckContext): Promise<Attempt<TaskRef>> {
-  const exchange = await context.transport.call('SendMessage', { message: directiveMessage(context, 'conformance: a task to finish', { outcome: 'completed' }) });
+  const exchange = await context.transport.call('SendMessage', {
+    message: directiveMessage(context, 'conformance: a task to finish', { outcome: 'completed' }),
+  });
   const task = isRecord(exchange.result) ? taskRefOf(exchange.result['task']) : undefined;
-  if (task === undefined) return { ok: false, reason: `SendMessage did not return a task (${exchange.error ? `error ${exchange.error.code}` : exchange.bodyText.slice(0, 200)})` };
+  if (task === undefined)
+    return {
+      ok: false,
+      reason: `SendMessage did not return a task (${exchange.error ? `error ${exchange.error.code}` : exchange.bodyText.slice(0, 200)})`,
+    };
   if (isTerminalState(task.state)) return { ok: true, value: task };
   const polled = await pollUntilTerminal(context, task.id, context.timeoutMs);
   if (polled.state !== undefined && isTerminalState(polled.state)) return { ok: true, value: { id: task.id, state: polled.state } };
@@ -253,9 +356,20 @@ export async function terminalTask(context: CheckContext): Promise<Attempt<TaskR
 
 /** A task doing the slow `work` the directive asks for, started with returnImmediately. */
 export async function slowTask(context: CheckContext, text: string, work: TestDirectiveRequest): Promise<Attempt<TaskRef>> {
-  const exchange = await context.transport.call('SendMessage', { message: directiveMessage(context, text, work), configuration: { returnImmediately: true } });
+  const exchange = await context.transport.call('SendMessage', {
+    message: directiveMessage(context, text, work),
+    configuration: { returnImmediately: true },
+  });
   const task = isRecord(exchange.result) ? taskRefOf(exchange.result['task']) : undefined;
-  if (task === undefined) return { ok: false, reason: `SendMessage with returnImmediately did not return a task (${exchange.error ? `error ${exchange.error.code}: ${exchange.error.message}` : exchange.bodyText.slice(0, 200)})` };
-  if (isTerminalState(task.state)) return { ok: false, reason: `the slow task was already ${stateLabel(task.state)} when SendMessage returned (returnImmediately ignored?)` };
+  if (task === undefined)
+    return {
+      ok: false,
+      reason: `SendMessage with returnImmediately did not return a task (${exchange.error ? `error ${exchange.error.code}: ${exchange.error.message}` : exchange.bodyText.slice(0, 200)})`,
+    };
+  if (isTerminalState(task.state))
+    return {
+      ok: false,
+      reason: `the slow task was already ${stateLabel(task.state)} when SendMessage returned (returnImmediately ignored?)`,
+    };
   return { ok: true, value: task };
 }

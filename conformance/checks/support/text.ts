@@ -1,6 +1,5 @@
 import { isRecord } from '../../../src/support/records.js';
 
-
 /**
  * The text parts of a message or an artifact (anything with `parts`), concatenated with no
  * separator: how a status message reads, and how streamed chunks assemble. Other parts count as ''.

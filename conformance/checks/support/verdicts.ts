@@ -44,7 +44,13 @@ export function recordErrorCode(context: CheckContext, exchange: RpcExchange, na
 }
 
 /** context.expectError for an A2A error, plus its JSONRPC-ENV-009 verdict. */
-export function expectA2AError(context: CheckContext, requirement: RequirementId, exchange: RpcExchange, name: ErrorName, certain = true): boolean {
+export function expectA2AError(
+  context: CheckContext,
+  requirement: RequirementId,
+  exchange: RpcExchange,
+  name: ErrorName,
+  certain = true,
+): boolean {
   recordErrorCode(context, exchange, name, certain);
   return context.expectError(requirement, exchange, name);
 }
