@@ -125,6 +125,8 @@ export class JsonRpcTransport implements Transport {
     });
     let text = '';
     let ending: StreamExchange['ending'] = 'closed';
+    /** Why the stream broke, when it broke before the end. */
+    let broke: string | undefined;
     try {
       const reader = response.body?.getReader();
       const decoder = new TextDecoder();
@@ -141,18 +143,7 @@ export class JsonRpcTransport implements Transport {
       }
     } catch (error) {
       ending = timedOut ? 'timeout' : 'transport-error';
-      if (!timedOut)
-        return {
-          request,
-          status: response.status,
-          headers: responseHeaders,
-          bodyText: text,
-          events,
-          comments,
-          ending,
-          transportError: String(error),
-          durationMs: Date.now() - started,
-        };
+      if (!timedOut) broke = String(error);
     } finally {
       clearTimeout(timer);
     }
@@ -164,6 +155,7 @@ export class JsonRpcTransport implements Transport {
       events,
       comments,
       ending,
+      ...(broke === undefined ? {} : { transportError: broke }),
       durationMs: Date.now() - started,
     };
   }

@@ -65,17 +65,30 @@ function inspectMessage(context: CheckContext, message: unknown, where: { exchan
   if (!isRecord(message)) return;
   inspectParts(context, message['parts'], { exchange: where.exchange, path: `${where.path}.parts` });
   if (message['role'] !== 'ROLE_AGENT') return;
-  const contextId = message['contextId'];
-  if (typeof contextId === 'string' && contextId !== '')
-    passOnce(context, 'SEND-004', 'messages from the agent carry a contextId', 'SEND-004:agent-message');
-  else
-    context.fail('SEND-004', {
-      message: 'a message from the agent (ROLE_AGENT) has no contextId',
-      expected: 'a non-empty contextId on every ROLE_AGENT message',
-      observed: `contextId ${JSON.stringify(contextId)}`,
-      path: `${where.path}.contextId`,
-      exchange: where.exchange,
-    });
+  expectContextId(context, message['contextId'], {
+    key: 'SEND-004:agent-message',
+    passed: 'messages from the agent carry a contextId',
+    failed: 'a message from the agent (ROLE_AGENT) has no contextId',
+    expected: 'a non-empty contextId on every ROLE_AGENT message',
+    path: `${where.path}.contextId`,
+    exchange: where.exchange,
+  });
+}
+
+/** SEND-004: what the agent sends carries a non-empty contextId. */
+function expectContextId(
+  context: CheckContext,
+  contextId: unknown,
+  where: { key: string; passed: string; failed: string; expected: string; path: string; exchange: RpcExchange },
+): void {
+  if (typeof contextId === 'string' && contextId !== '') return passOnce(context, 'SEND-004', where.passed, where.key);
+  context.fail('SEND-004', {
+    message: where.failed,
+    expected: where.expected,
+    observed: `contextId ${JSON.stringify(contextId)}`,
+    path: where.path,
+    exchange: where.exchange,
+  });
 }
 
 /**
@@ -170,18 +183,15 @@ function judgeSent(context: CheckContext, sentContext: unknown, exchange: RpcExc
   }
   context.checkShape('SEND-001', 'SendMessageResponse', result, { exchange, path: 'result' });
   const payload = result['task'] ?? result['message'];
-  const contextId = isRecord(payload) ? payload['contextId'] : undefined;
   if ((sentContext === undefined || sentContext === '') && isRecord(payload)) {
-    if (typeof contextId === 'string' && contextId !== '')
-      passOnce(context, 'SEND-004', 'a message sent without contextId gets one in the answer', 'SEND-004:answer');
-    else
-      context.fail('SEND-004', {
-        message: 'the answer to a message without contextId carries no contextId',
-        expected: 'a non-empty contextId chosen by the server',
-        observed: `contextId ${JSON.stringify(contextId)}`,
-        path: `result.${keys[0]}.contextId`,
-        exchange,
-      });
+    expectContextId(context, payload['contextId'], {
+      key: 'SEND-004:answer',
+      passed: 'a message sent without contextId gets one in the answer',
+      failed: 'the answer to a message without contextId carries no contextId',
+      expected: 'a non-empty contextId chosen by the server',
+      path: `result.${keys[0]}.contextId`,
+      exchange,
+    });
   }
   if (keys[0] === 'message') {
     inspectMessage(context, payload, { exchange, path: 'result.message' });
