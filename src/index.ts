@@ -5,7 +5,7 @@ export { resolveConfig, DEFAULTS as CONFIG_DEFAULTS, type ResolvedHubConfig } fr
 export { PresetRegistry, type Preset } from './executors/presets.js';
 export type { AgentExecutor, ArtifactChunk, Content, ExecutionEvents, ExecutionRequest, SessionState } from './executors/executor.js';
 export { TEST_DIRECTIVES_EXTENSION, TEST_DIRECTIVE_METADATA_KEY, parseTestDirective } from './executors/test-directives.js';
-export { A2AError, type ErrorDefinition } from './protocol/a2a-error.js';
+export { A2AError, a2aError, type ErrorDefinition, type ErrorName } from './protocol/a2a-error.js';
 export { checkValue, type Checked } from './protocol/validation.js';
 export { A2A_1_0 } from './protocol/a2a-schema.js';
 export { OperationError } from './support/operation-error.js';
