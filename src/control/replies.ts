@@ -1,3 +1,4 @@
+import { MEDIA_TYPES } from '../../generated/a2a/1.0/protocol.js';
 import type { Context } from 'koa';
 import { CONTROL_API, CONTROL_ENDPOINTS, type ControlEndpointKey, type ControlEndpointTypes } from '../../generated/control/api.js';
 import type { ReadError } from '../../generated/control/types.js';
@@ -55,6 +56,6 @@ export class ControlReplies {
 
 function send(ctx: Context, status: number, body: unknown): void {
   ctx.status = status;
-  ctx.type = 'application/json';
+  ctx.type = MEDIA_TYPES.json;
   ctx.body = JSON.stringify(body);
 }

@@ -1,3 +1,4 @@
+import { MEDIA_TYPES } from '../../generated/a2a/1.0/protocol.js';
 import { createHash } from 'node:crypto';
 import type { Context } from 'koa';
 import type { InboundAgent } from '../server/hosted-agent.js';
@@ -23,7 +24,7 @@ export function serveCard(ctx: Context, agent: InboundAgent, options: BaseUrlOpt
     return;
   }
   ctx.status = 200;
-  ctx.type = 'application/json';
+  ctx.type = MEDIA_TYPES.json;
   ctx.body = body;
 }
 

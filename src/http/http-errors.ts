@@ -1,10 +1,11 @@
+import { MEDIA_TYPES } from '../../generated/a2a/1.0/protocol.js';
 import type { Context } from 'koa';
 import { a2aError, type A2AError } from '../protocol/a2a-error.js';
 
 /** An HTTP-level failure as JSON (the HTTP+JSON binding's google.rpc.Status body), never an HTML page. */
 export function respondWithError(ctx: Context, error: A2AError, status = error.definition.httpStatus): void {
   ctx.status = status;
-  ctx.type = 'application/json';
+  ctx.type = MEDIA_TYPES.json;
   ctx.body = JSON.stringify(error.toRestErrorResponse());
 }
 

@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import { METHODS } from '../../generated/a2a/1.0/methods.js';
-import { HEADERS, PROTOCOL_VERSION, VERSION_QUERY_PARAMETER } from '../../generated/a2a/1.0/protocol.js';
+import { HEADERS, MEDIA_TYPES, PROTOCOL_VERSION, VERSION_QUERY_PARAMETER } from '../../generated/a2a/1.0/protocol.js';
 import type { StreamResponse } from '../../generated/a2a/1.0/types.js';
 import { validateStreamResponse, type Validator } from '../../generated/a2a/1.0/validators.js';
 import type { InboundAgent } from '../server/hosted-agent.js';
@@ -137,7 +137,7 @@ function queryVersion(ctx: Context): string | undefined {
 
 function respond(ctx: Context, status: number, body: unknown): void {
   ctx.status = status;
-  ctx.type = 'application/json';
+  ctx.type = MEDIA_TYPES.json;
   ctx.body = JSON.stringify(body);
 }
 

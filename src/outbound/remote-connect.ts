@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { HEADERS, PROTOCOL_VERSION, WELL_KNOWN_AGENT_CARD_PATH } from '../../generated/a2a/1.0/protocol.js';
+import { HEADERS, MEDIA_TYPES, PROTOCOL_VERSION, WELL_KNOWN_AGENT_CARD_PATH } from '../../generated/a2a/1.0/protocol.js';
 import type { AgentCard } from '../../generated/a2a/1.0/types.js';
 import type { DiscoverPreview } from '../../generated/control/types.js';
 import { A2AClient, pickJsonRpcInterface, type ConnectOptions } from '../client/a2a-client.js';
@@ -92,8 +92,8 @@ async function checkEndpoint(endpoint: string, settings: RemoteSettings): Promis
     response = await new HttpTransport(settings.urlPolicy === undefined ? {} : { urlPolicy: settings.urlPolicy }).send(endpoint, {
       method: 'POST',
       headers: {
-        'content-type': 'application/json',
-        accept: 'application/json',
+        'content-type': MEDIA_TYPES.json,
+        accept: MEDIA_TYPES.json,
         [HEADERS.version]: PROTOCOL_VERSION,
         ...(settings.token === undefined ? {} : { authorization: `Bearer ${settings.token}` }),
       },

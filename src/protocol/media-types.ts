@@ -1,3 +1,4 @@
+import { MEDIA_TYPES } from '../../generated/a2a/1.0/protocol.js';
 import type { Part } from '../../generated/a2a/1.0/types.js';
 
 /** `Text/Plain; charset=utf-8` → `text/plain`: the type and subtype, lowercased, without parameters. */
@@ -17,7 +18,7 @@ export function mediaRangeCovers(range: string, mediaType: string): boolean {
 export function mediaTypeOfPart(part: Part): string {
   if (part.mediaType) return essenceOf(part.mediaType);
   if (part.text !== undefined) return 'text/plain';
-  if (part.data !== undefined) return 'application/json';
+  if (part.data !== undefined) return MEDIA_TYPES.json;
   return 'application/octet-stream';
 }
 
