@@ -80,6 +80,32 @@ describe('the runner', () => {
     expect(result?.findings[0]?.message).toMatch(/"JSONRPC-ENV-3", which is not a requirement of the catalog/);
   });
 
+  it('judges the ErrorInfo reason of A2A errors only: JSON-RPC errors are judged by code', async () => {
+    const exchange = (code: number, reason: string) => ({
+      request: { method: 'POST', url: brokenUrl, headers: {} },
+      status: 200,
+      headers: {},
+      bodyText: '',
+      durationMs: 1,
+      id: 1,
+      error: { code, message: 'm', data: [{ '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason, domain: 'example.com' }] },
+    });
+    const verdicts: boolean[] = [];
+    const probe: Check = {
+      id: 'reason-probe',
+      title: 'expectError over answers with reasons of their own',
+      requirements: ['JSONRPC-ENV-006', 'GET-002'],
+      run(context) {
+        verdicts.push(context.expectError('JSONRPC-ENV-006', exchange(-32602, 'BAD_PARAMS'), 'InvalidParamsError'));
+        verdicts.push(context.expectError('GET-002', exchange(-32001, 'NO_SUCH_TASK'), 'TaskNotFoundError'));
+        verdicts.push(context.expectError('GET-002', exchange(-32001, 'TASK_NOT_FOUND'), 'TaskNotFoundError'));
+        return Promise.resolve();
+      },
+    };
+    await runConformance(hub.url, { checks: [probe], only: ['JSONRPC-ENV-006', 'GET-002'], seed: 1 });
+    expect(verdicts).toEqual([true, false, true]);
+  });
+
   it('warns that a run proves little when most requests end in 401 or 404', async () => {
     hub.inbounds.setAuth('default', 'runner-test-token');
     try {
