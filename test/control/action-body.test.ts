@@ -48,6 +48,15 @@ describe('control action bodies', () => {
     expect((answer.json as { message: string }).message).toMatch(/^no connected peer has id "peer-none"/);
   });
 
+  it('refuses an inbound.create naming an empty token variable, which would serve nothing', async () => {
+    const answer = await post(JSON.stringify({ action: 'inbound.create', name: 'n', description: 'd', version: '1', authTokenEnv: '' }), {
+      'content-type': 'application/json',
+    });
+    expect(answer.status).toBe(400);
+    expect(validateActionFailure(answer.json)).toBe(true);
+    expect((answer.json as { violations: { field: string }[] }).violations.map((violation) => violation.field)).toEqual(['authTokenEnv']);
+  });
+
   it('answers a body that is not JSON with 400 and the position only, never the text', async () => {
     const answer = await post('{"action": "inbound.setAuth", "token": "s3cr3t', { 'content-type': 'application/json' });
     expect(answer.status).toBe(400);
