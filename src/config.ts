@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { DEFAULTS as SCHEMA_DEFAULTS } from '../generated/hub/defaults.js';
 import type { HubConfig } from '../generated/hub/types.js';
 import { validateHubConfig } from '../generated/hub/validators.js';
-import { toFieldViolations } from './protocol/violations.js';
+import { toFieldViolations, violationPhrases } from './protocol/violations.js';
 import document from '../generated/hub/schema.json' with { type: 'json' };
 
 /** The configuration with every default filled in; `outbound` fills its own defaults (src/outbound/outbound-registry.ts). */
@@ -70,5 +70,5 @@ function envLayer(env: NodeJS.ProcessEnv): Record<string, unknown> {
 function checked(value: unknown, where: string): HubConfig {
   if (validateHubConfig(value)) return value;
   const violations = toFieldViolations(validateHubConfig.errors ?? [], { document, def: 'HubConfig', data: value });
-  throw new ConfigError(`invalid configuration (${where}): ${violations.map((v) => `${v.field || 'config'} ${v.description}`).join('; ')}`);
+  throw new ConfigError(`invalid configuration (${where}): ${violationPhrases(violations, 'config').join('; ')}`);
 }

@@ -9,6 +9,7 @@ import { OperationError } from '../support/operation-error.js';
 import { CONTROL } from '../protocol/control-schema.js';
 import { formatTools } from '../outbound/tool-formats.js';
 import { checkValue } from '../protocol/validation.js';
+import { violationPhrases } from '../protocol/violations.js';
 import { ACTION_HANDLERS } from './actions.js';
 import type { ControlDeps } from './control-deps.js';
 import { isLoopbackAddress } from './loopback.js';
@@ -79,7 +80,7 @@ export function createControlRouter(options: ControlRouterOptions): Router {
     if (!body.ok) return replies.fail(ctx, endpoint, body.status, { ok: false, message: body.message });
     const checked = checkValue(CONTROL, 'ControlAction', body.value, { flavour: 'exact' });
     if (!checked.ok) {
-      const message = `not a valid control action: ${checked.violations.map((v) => `${v.field || 'body'} ${v.description}`).join('; ')}`;
+      const message = `not a valid control action: ${violationPhrases(checked.violations, 'body').join('; ')}`;
       return replies.fail(ctx, endpoint, 400, {
         ok: false,
         message,

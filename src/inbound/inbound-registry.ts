@@ -9,7 +9,7 @@ import { buildAgentCard, CAPABILITIES } from './agent-card.js';
 import type { AgentDirectory, InboundAgent } from '../server/hosted-agent.js';
 import { OperationError } from '../support/operation-error.js';
 import type { LogFunction } from '../support/log.js';
-import { inboundConfigProblems, readStoredInbound, type InboundConfig } from './stored-inbound.js';
+import { inboundConfigOf, readStoredInbound, type InboundConfig } from './stored-inbound.js';
 
 export type { InboundConfig } from './stored-inbound.js';
 
@@ -207,8 +207,12 @@ export class InboundRegistry implements AgentDirectory {
     return config;
   }
 
-  #save(config: InboundConfig): InboundConfig {
-    this.#check(config);
+  #save(given: InboundConfig): InboundConfig {
+    this.#check(given);
+    // What is saved is what the next start reads back: the same check and projection as a stored row.
+    const read = inboundConfigOf(given);
+    if (!read.ok) throw new OperationError(`the instance configuration is not valid: ${read.problems.join('; ')}`);
+    const config = read.config;
     this.#options.store.saveInstance({ id: config.id, config });
     this.#configs.set(config.id, config);
     this.#rebuild();
@@ -228,9 +232,6 @@ export class InboundRegistry implements AgentDirectory {
     }
     const problem = preset.validate?.(config);
     if (problem !== undefined) throw new OperationError(problem);
-    // What is saved must load again: the same check the next start applies to the row.
-    const invalid = inboundConfigProblems(config, 'exact');
-    if (invalid.length > 0) throw new OperationError(`the instance configuration is not valid: ${invalid.join('; ')}`);
     for (const other of this.#configs.values()) {
       if (other.id !== config.id && other.endpointPath === config.endpointPath) {
         throw new OperationError(`endpointPath ${config.endpointPath} is already used by instance "${other.id}"`);

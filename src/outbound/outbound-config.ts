@@ -2,7 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { DEFAULTS } from '../../generated/control/defaults.js';
 import type { SkillOverrides, StoredOutbound } from '../../generated/control/types.js';
 import { CONTROL } from '../protocol/control-schema.js';
+import { projectToSchema } from '../protocol/project.js';
 import { checkValue } from '../protocol/validation.js';
+import { violationPhrases } from '../protocol/violations.js';
+import { readStoredRow, type ReadConfig } from '../support/read-config.js';
 
 /** Per-call timeout of a connection that names none (spec/control): long, because remote agents may think for a while. */
 export const DEFAULT_OUTBOUND_TIMEOUT_MS = DEFAULTS.OutboundCreateAction.timeoutMs;
@@ -54,19 +57,15 @@ export function newOutboundConfig(input: OutboundInput, now: string): OutboundCo
   };
 }
 
-/** What is wrong with a configuration, as `field description` phrases, or [] when it is one the hub can use. */
-export function outboundConfigProblems(config: unknown, flavour: 'exact' | 'input'): string[] {
-  const checked = checkValue(CONTROL, 'StoredOutbound', config, { flavour });
-  return checked.ok ? [] : checked.violations.map((violation) => `${violation.field || '(the configuration)'} ${violation.description}`);
-}
-
-/** A stored row as a configuration, filling what older rows may lack, or why it cannot be one. */
-export function readStoredOutbound(id: string, stored: unknown): { ok: true; config: OutboundConfig } | { ok: false; problems: string[] } {
-  const problems = outboundConfigProblems(stored, 'input');
-  const config = stored as StoredOutbound;
-  if (problems.length === 0 && config.id !== id)
-    problems.push(`id is ${JSON.stringify(config.id)}, but the row is stored under ${JSON.stringify(id)}`);
-  if (problems.length > 0) return { ok: false, problems };
+/**
+ * A configuration the hub can use, made of `value`, filling what rows of earlier versions lack:
+ * checked tolerantly, then stripped of the members it does not declare, like a request, so a row
+ * from another version loads and what is saved is exactly what this version reads back.
+ */
+export function outboundConfigOf(value: unknown): ReadConfig<OutboundConfig> {
+  const checked = checkValue(CONTROL, 'StoredOutbound', value, { flavour: 'input' });
+  if (!checked.ok) return { ok: false, problems: violationPhrases(checked.violations, '(the configuration)') };
+  const config = projectToSchema(CONTROL.document, 'StoredOutbound', checked.value);
   return {
     ok: true,
     config: {
@@ -76,4 +75,9 @@ export function readStoredOutbound(id: string, stored: unknown): { ok: true; con
       skillOverrides: config.skillOverrides ?? {},
     },
   };
+}
+
+/** A stored row as a configuration, or why it cannot be one. */
+export function readStoredOutbound(id: string, value: unknown): ReadConfig<OutboundConfig> {
+  return readStoredRow(id, value, outboundConfigOf);
 }

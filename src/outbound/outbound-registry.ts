@@ -11,7 +11,7 @@ import { ConnectionSupervisor, type ConnectOutcome, type OutboundState } from '.
 import {
   DEFAULT_OUTBOUND_TIMEOUT_MS,
   newOutboundConfig,
-  outboundConfigProblems,
+  outboundConfigOf,
   readStoredOutbound,
   type OutboundConfig,
   type OutboundInput,
@@ -314,12 +314,12 @@ export class OutboundRegistry {
     return scrub(text, token);
   }
 
-  #save(config: OutboundConfig): void {
-    // What is saved must load again: the same check the next start applies to the row.
-    const problems = outboundConfigProblems(config, 'exact');
-    if (problems.length > 0) throw new OperationError(`the outbound configuration is not valid: ${problems.join('; ')}`);
-    this.#options.store.saveOutbound({ id: config.id, config });
-    this.#configs.set(config.id, config);
+  #save(given: OutboundConfig): void {
+    // What is saved is what the next start reads back: the same check and projection as a stored row.
+    const read = outboundConfigOf(given);
+    if (!read.ok) throw new OperationError(`the outbound configuration is not valid: ${read.problems.join('; ')}`);
+    this.#options.store.saveOutbound({ id: read.config.id, config: read.config });
+    this.#configs.set(read.config.id, read.config);
   }
 
   #require(id: string): OutboundConfig {

@@ -4,6 +4,7 @@ import { a2aError, type A2AError } from './a2a-error.js';
 import { A2A_1_0 } from './a2a-schema.js';
 import { projectToSchema } from './project.js';
 import { checkValue } from './validation.js';
+import { violationPhrases } from './violations.js';
 
 export type JsonRpcId = string | number | null;
 
@@ -97,6 +98,6 @@ export function errorResponse(id: JsonRpcId, error: A2AError): JSONRPCErrorRespo
 }
 
 function summary(violations: readonly { field: string; description: string }[]): string {
-  const shown = violations.slice(0, 3).map((violation) => `${violation.field || 'request'} ${violation.description}`);
+  const shown = violationPhrases(violations.slice(0, 3), 'request');
   return violations.length > 3 ? `${shown.join('; ')}; and ${violations.length - 3} more` : shown.join('; ');
 }

@@ -190,3 +190,8 @@ function typeName(value: unknown): string {
 function article(type: string): string {
   return /^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`;
 }
+
+/** Each violation as `field description` (`subject description` for the value itself), the way a message lists them. */
+export function violationPhrases(violations: readonly Pick<FieldViolation, 'field' | 'description'>[], subject: string): string[] {
+  return violations.map((violation) => `${violation.field || subject} ${violation.description}`);
+}

@@ -39,6 +39,21 @@ describe('stored inbound configurations are checked when the hub loads them', ()
     expect(logged).toEqual([]);
   });
 
+  it('drops the members it does not know, so a loaded row can be changed and saved again', () => {
+    const { store, registry } = registryOver([
+      {
+        id: 'reports',
+        config: stored({ someFutureMember: true, skills: [{ id: 's', name: 's', description: 'd', tags: ['t'], later: 1 }] }),
+      },
+    ]);
+    expect(registry.get('reports')).not.toHaveProperty('someFutureMember');
+    registry.setEnabled('reports', false);
+    const saved = store.loadInstances()[0]?.config;
+    expect(saved).toMatchObject({ id: 'reports', enabled: false, skills: [{ id: 's', name: 's', description: 'd', tags: ['t'] }] });
+    expect(saved).not.toHaveProperty('someFutureMember');
+    expect((saved?.['skills'] as object[])[0]).not.toHaveProperty('later');
+  });
+
   it.each([
     ['a missing endpointPath', stored({ endpointPath: undefined }), 'endpointPath is required'],
     ['an endpointPath that is not a path', stored({ endpointPath: 'reports' }), 'endpointPath must match'],

@@ -32,6 +32,15 @@ describe('stored outbound connections are checked when the hub loads them', () =
     expect(logged).toEqual([]);
   });
 
+  it('drops the members it does not know, so a loaded row can be changed and saved again', async () => {
+    const { store, registry } = registryOver(row({ someFutureMember: true }));
+    expect(registry.get('out-00000000-000')).not.toHaveProperty('someFutureMember');
+    await registry.update('out-00000000-000', { name: 'weather-2' });
+    const saved = store.loadOutbounds()[0]?.config;
+    expect(saved).toMatchObject({ name: 'weather-2', timeoutMs: 60_000 });
+    expect(saved).not.toHaveProperty('someFutureMember');
+  });
+
   it.each([
     ['a timeout out of range', row({ timeoutMs: 5 }), 'timeoutMs must be >= 100'],
     ['no agentCardUrl', row({ agentCardUrl: undefined }), 'agentCardUrl is required'],
