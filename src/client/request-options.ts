@@ -1,4 +1,5 @@
 import { HEADERS, PROTOCOL_VERSION } from '../../generated/a2a/1.0/protocol.js';
+import { setOwn } from '../support/own-property.js';
 import type { TransportOptions } from './http-transport.js';
 
 /**
@@ -24,11 +25,14 @@ export const DEFAULT_TIMEOUT_MS = 30_000;
 export const DEFAULT_RETRIES = 2;
 export const DEFAULT_RETRY_BASE_MS = 250;
 
-/** The version header, then the caller's headers and token, which may override it. */
+/**
+ * The version header, then the caller's headers and token, which may override it. Names are
+ * lowercased: HTTP compares them case-insensitively, and an override spelled `A2A-Version` must
+ * replace the default rather than travel beside it.
+ */
 export function requestHeaders(options: RequestOptions): Record<string, string> {
-  return {
-    [HEADERS.version]: PROTOCOL_VERSION,
-    ...options.headers,
-    ...(options.token === undefined ? {} : { authorization: `Bearer ${options.token}` }),
-  };
+  const headers: Record<string, string> = { [HEADERS.version.toLowerCase()]: PROTOCOL_VERSION };
+  for (const [name, value] of Object.entries(options.headers ?? {})) setOwn(headers, name.toLowerCase(), value);
+  if (options.token !== undefined) headers['authorization'] = `Bearer ${options.token}`;
+  return headers;
 }
