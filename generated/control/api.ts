@@ -257,7 +257,7 @@ export const CONTROL_API = {
     },
     {
       "status": 415,
-      "meaning": "The POST body was sent with a Content-Type other than application/json or application/a2a+json (none at all is read as JSON)."
+      "meaning": "The POST body was sent with a Content-Type other than application/json (none at all is read as JSON)."
     }
   ]
 } as const;

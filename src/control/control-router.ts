@@ -1,5 +1,6 @@
 import Router from '@koa/router';
 import type { Context, Next } from 'koa';
+import { MEDIA_TYPES } from '../../generated/a2a/1.0/protocol.js';
 import { CONTROL_ENDPOINTS, isControlActionName, type ControlEndpointKey, type ControlQueryTypes } from '../../generated/control/api.js';
 import type { ActionSuccess } from '../../generated/control/types.js';
 import { baseUrlOf, type BaseUrlOptions } from '../http/base-url.js';
@@ -197,7 +198,8 @@ async function readBody(
   limit: number,
 ): Promise<{ ok: true; value: unknown } | { ok: false; status: number; message: string }> {
   try {
-    return { ok: true, value: await readJsonBody(ctx, limit) };
+    // The control API is not A2A: plain JSON only.
+    return { ok: true, value: await readJsonBody(ctx, limit, [MEDIA_TYPES.json]) };
   } catch (error) {
     if (!(error instanceof BodyError)) throw error;
     return { ok: false, status: BODY_STATUS[error.problem], message: error.message };

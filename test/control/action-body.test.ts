@@ -3,8 +3,9 @@ import { validateActionFailure } from '../../generated/control/validators.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
 
 /**
- * The control API reads its bodies with the same reader as the A2A endpoints: the same media
- * types, the same byte-order-mark rule, the same refusals, each answered with a control-API status.
+ * The control API reads its bodies with the same reader as the A2A endpoints: the same
+ * byte-order-mark rule and the same refusals, each answered with a control-API status. It takes
+ * plain JSON only (the A2A endpoints also take application/a2a+json).
  */
 let hub: TestHub;
 beforeAll(async () => {
@@ -27,12 +28,12 @@ describe('control action bodies', () => {
     expect(answer.status).toBe(415);
     expect(validateActionFailure(answer.json)).toBe(true);
     expect((answer.json as { message: string }).message).toBe(
-      'Content-Type must be application/json or application/a2a+json, got "application/x-www-form-urlencoded"',
+      'Content-Type must be application/json, got "application/x-www-form-urlencoded"',
     );
   });
 
   // An empty Content-Type stands for none: fetch would otherwise send text/plain for a string body.
-  it.each(['application/json', 'application/a2a+json', 'application/json; charset=utf-8', ''])(
+  it.each(['application/json', 'application/json; charset=utf-8', 'Application/JSON', ''])(
     'reads Content-Type "%s" as JSON',
     async (type) => {
       const answer = await post(UNKNOWN_PEER_ACTION, { 'content-type': type });
@@ -46,6 +47,10 @@ describe('control action bodies', () => {
     const answer = await post(`\uFEFF${UNKNOWN_PEER_ACTION}`, { 'content-type': 'application/json' });
     expect(answer.status).toBe(409);
     expect((answer.json as { message: string }).message).toMatch(/^no connected peer has id "peer-none"/);
+  });
+
+  it("refuses the A2A media type, which is not the control API's", async () => {
+    expect((await post(UNKNOWN_PEER_ACTION, { 'content-type': 'application/a2a+json' })).status).toBe(415);
   });
 
   it('refuses an inbound.create naming an empty token variable, which would serve nothing', async () => {
