@@ -29,8 +29,13 @@ export const echoExecutor: AgentExecutor = {
         return events.fail('echo failed as the test directive asked');
       case 'rejected':
         return events.reject('echo rejected the task as the test directive asked');
-      default:
+      // A resumed task cannot answer with a direct message: it completes.
+      case 'message':
+      case 'completed':
         break;
+      default:
+        // An outcome added to spec/hub/test-directives.json does not compile until echo has a case for it.
+        return unhandled(directive.outcome);
     }
     const reply = `echo: ${describe(request.message.parts)}`;
     const chunks = split(reply, directive.chunks);
@@ -64,4 +69,8 @@ function split(text: string, count: number): string[] {
   const chunks: string[] = [];
   for (let start = 0; start < text.length; start += size) chunks.push(text.slice(start, start + size));
   return chunks.length > 0 ? chunks : [''];
+}
+
+function unhandled(outcome: never): never {
+  throw new Error(`echo has no case for the test outcome ${String(outcome)}`);
 }
