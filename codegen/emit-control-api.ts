@@ -42,6 +42,7 @@ interface ActionRow {
 
 interface ControlApiTable {
   basePath: string;
+  panelPath: string;
   loopbackOnly: boolean;
   endpoints: Endpoint[];
   actions: ActionRow[];

@@ -48,6 +48,13 @@ export function emitMethods(specDir: string, family: Family, errors: ErrorsTable
     where,
   );
 
+  // Every capability a method names must be a boolean flag of AgentCapabilities.
+  const capabilities = [...new Set(table.methods.flatMap((method) => (method.capability === null ? [] : [method.capability])))].sort();
+  const flags = family.document['$defs'] as Record<string, { properties?: Record<string, { type?: string }> }>;
+  const declared = new Set(
+    Object.entries(flags['AgentCapabilities']?.properties ?? {}).flatMap(([name, member]) => (member.type === 'boolean' ? [name] : [])),
+  );
+  requireKnown('capability (not a boolean of AgentCapabilities)', capabilities, declared, where);
   const types = table.methods.map((method) => `  ${method.name}: { params: T.${method.params}; result: T.${method.result} };`);
   const entries = table.methods.map((method) => {
     const data = {
@@ -86,7 +93,14 @@ export function emitMethods(specDir: string, family: Family, errors: ErrorsTable
     '}',
     '',
     'export type MethodName = keyof MethodTypes;',
-    "export type Capability = 'streaming' | 'pushNotifications' | 'extendedAgentCard';",
+    '/** The AgentCapabilities flags some method needs. */',
+    `export type Capability = ${capabilities.map((name) => literal(name)).join(' | ')};`,
+    '',
+    '/** The methods that answer with a stream of frames. */',
+    `export type StreamingMethodName = ${table.methods
+      .filter((method) => method.streaming)
+      .map((method) => literal(method.name))
+      .join(' | ')};`,
     '',
     'export interface HttpRoute {',
     "  readonly verb: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';",

@@ -41,7 +41,10 @@ export function emitRequirements(specDir: string, family: Family): string {
     '  readonly level: RequirementLevel;',
     '  readonly text: string;',
     '  readonly bindings: readonly string[];',
-    "  readonly capability: 'streaming' | 'pushNotifications' | 'extendedAgentCard' | null;",
+    `  readonly capability: ${[...new Set(table.requirements.flatMap((row) => (row.capability === null ? [] : [row.capability])))]
+      .sort()
+      .map((name) => literal(name))
+      .join(' | ')} | null;`,
     '  readonly mode: RequirementMode;',
     '  readonly source: string;',
     '  readonly digest?: number;',

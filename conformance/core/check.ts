@@ -1,4 +1,5 @@
 import type { ErrorName } from '../../generated/a2a/1.0/errors.js';
+import type { Capability } from '../../generated/a2a/1.0/methods.js';
 import type { Message } from '../../generated/a2a/1.0/types.js';
 import type { RequirementId } from '../../generated/conformance/requirements.js';
 import type { SkipReason } from '../../generated/conformance/types.js';
@@ -66,7 +67,7 @@ export interface Check {
   readonly title: string;
   readonly requirements: readonly RequirementId[];
   /** Run only when the card declares this capability (the check may test its absence itself otherwise). */
-  readonly capability?: 'streaming' | 'pushNotifications' | 'extendedAgentCard';
+  readonly capability?: Capability;
   /** Run only in cooperative mode. */
   readonly cooperative?: boolean;
   run(context: CheckContext): Promise<void>;

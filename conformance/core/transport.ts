@@ -1,4 +1,4 @@
-import type { MethodName, MethodTypes } from '../../generated/a2a/1.0/methods.js';
+import type { MethodName, MethodTypes, StreamingMethodName } from '../../generated/a2a/1.0/methods.js';
 import type { StreamResponse } from '../../generated/a2a/1.0/types.js';
 import type { Exchange } from './exchange.js';
 
@@ -52,7 +52,7 @@ export interface RpcExchange extends Exchange {
 }
 
 /** The methods that answer with a stream. */
-export type StreamingMethodName = 'SendStreamingMessage' | 'SubscribeToTask';
+export type { StreamingMethodName };
 
 /** The params of a method, as generated/a2a/1.0/methods.ts types them. */
 export type ParamsOf<M extends MethodName> = MethodTypes[M]['params'];

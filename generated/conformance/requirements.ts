@@ -154,7 +154,7 @@ export interface Requirement {
   readonly level: RequirementLevel;
   readonly text: string;
   readonly bindings: readonly string[];
-  readonly capability: 'streaming' | 'pushNotifications' | 'extendedAgentCard' | null;
+  readonly capability: "extendedAgentCard" | "pushNotifications" | "streaming" | null;
   readonly mode: RequirementMode;
   readonly source: string;
   readonly digest?: number;

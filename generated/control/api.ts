@@ -9,6 +9,7 @@ import * as exact from './validators.js';
 export const CONTROL_API = {
   "$schema": "../meta/control-api.schema.json",
   "basePath": "/a2a/api",
+  "panelPath": "/a2a/panel",
   "loopbackOnly": true,
   "loopbackAddresses": [
     "127.0.0.1",

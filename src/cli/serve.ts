@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { PROTOCOL_VERSION, WELL_KNOWN_AGENT_CARD_PATH } from '../../generated/a2a/1.0/protocol.js';
+import { CONTROL_API } from '../../generated/control/api.js';
 import { resolveConfig } from '../config.js';
 import { startHub, type Hub } from '../hub.js';
 import { cardPathOf } from '../server/hosted-agent.js';
@@ -51,8 +52,8 @@ function printBanner(hub: Hub): void {
         `JSON-RPC:     ${hub.url}${inbound.endpointPath}   (${inbound.id}, preset ${inbound.preset})`,
         `  its card:   ${hub.url}${cardPathOf(inbound.endpointPath)}`,
       ]),
-    `Control API:  ${hub.url}/a2a/api   (loopback peers only)`,
-    `Panel:        ${hub.url}/a2a/panel`,
+    `Control API:  ${hub.url}${CONTROL_API.basePath}   (loopback peers only)`,
+    `Panel:        ${hub.url}${CONTROL_API.panelPath}`,
     `Data:         ${hub.config.store === 'sqlite' ? hub.config.dataDir : 'in memory (lost on exit)'}`,
     ...(agent === undefined ? ['No enabled inbound agent: create one through the control API.'] : []),
     'Stop with Ctrl-C (running tasks get a grace period).',

@@ -1,4 +1,4 @@
-import type { MethodName, MethodTypes } from '../../generated/a2a/1.0/methods.js';
+import type { MethodName, MethodTypes, StreamingMethodName } from '../../generated/a2a/1.0/methods.js';
 import type { StreamEvent } from './task-stream.js';
 
 /**
@@ -15,8 +15,8 @@ import type { StreamEvent } from './task-stream.js';
  * - a URL the policy refuses → UrlPolicyError; the caller's abort → the signal's reason.
  */
 
-/** The methods whose answer is a stream of StreamResponse. */
-export type StreamingMethod = 'SendStreamingMessage' | 'SubscribeToTask';
+/** The methods whose answer is a stream of StreamResponse (generated from methods.json). */
+export type StreamingMethod = StreamingMethodName;
 
 export interface BindingCallOptions {
   readonly signal?: AbortSignal;

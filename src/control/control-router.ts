@@ -1,7 +1,13 @@
 import Router from '@koa/router';
 import type { Context, Next } from 'koa';
 import { MEDIA_TYPES } from '../../generated/a2a/1.0/protocol.js';
-import { CONTROL_ENDPOINTS, isControlActionName, type ControlEndpointKey, type ControlQueryTypes } from '../../generated/control/api.js';
+import {
+  CONTROL_API,
+  CONTROL_ENDPOINTS,
+  isControlActionName,
+  type ControlEndpointKey,
+  type ControlQueryTypes,
+} from '../../generated/control/api.js';
 import type { ActionSuccess } from '../../generated/control/types.js';
 import { baseUrlOf, type BaseUrlOptions } from '../http/base-url.js';
 import { BodyError, readJsonBody, type BodyProblem } from '../http/body.js';
@@ -20,8 +26,8 @@ import { parseQuery } from './query.js';
 import { ControlReplies, type ReplyOptions } from './replies.js';
 import { buildSnapshot, taskRow } from './snapshot.js';
 
-export const CONTROL_BASE = '/a2a/api';
-export const PANEL_PATH = '/a2a/panel';
+export const CONTROL_BASE = CONTROL_API.basePath;
+export const PANEL_PATH = CONTROL_API.panelPath;
 
 export interface ControlRouterOptions extends BaseUrlOptions, ReplyOptions {
   readonly deps: ControlDeps;
@@ -100,7 +106,7 @@ export function createControlRouter(options: ControlRouterOptions): Router {
     }
   });
 
-  router.get(`${CONTROL_BASE}/presets`, (ctx) => {
+  router.get(CONTROL_ENDPOINTS['GET /a2a/api/presets'].path, (ctx) => {
     replies.ok(
       ctx,
       'GET /a2a/api/presets',
@@ -110,7 +116,7 @@ export function createControlRouter(options: ControlRouterOptions): Router {
     );
   });
 
-  router.get(`${CONTROL_BASE}/card`, (ctx) => {
+  router.get(CONTROL_ENDPOINTS['GET /a2a/api/card'].path, (ctx) => {
     const endpoint = 'GET /a2a/api/card';
     const query = readQuery(ctx, endpoint);
     if (query === undefined) return;
@@ -120,7 +126,7 @@ export function createControlRouter(options: ControlRouterOptions): Router {
     replies.ok(ctx, endpoint, { ...agent.card(baseUrlOf(ctx, options)) });
   });
 
-  router.get(`${CONTROL_BASE}/task`, (ctx) => {
+  router.get(CONTROL_ENDPOINTS['GET /a2a/api/task'].path, (ctx) => {
     const endpoint = 'GET /a2a/api/task';
     const query = readQuery(ctx, endpoint);
     if (query === undefined) return;
@@ -131,7 +137,7 @@ export function createControlRouter(options: ControlRouterOptions): Router {
     replies.ok(ctx, endpoint, { ...task, serverId: info.instanceId });
   });
 
-  router.get(`${CONTROL_BASE}/session`, (ctx) => {
+  router.get(CONTROL_ENDPOINTS['GET /a2a/api/session'].path, (ctx) => {
     const endpoint = 'GET /a2a/api/session';
     const query = readQuery(ctx, endpoint);
     if (query === undefined) return;
@@ -159,13 +165,13 @@ export function createControlRouter(options: ControlRouterOptions): Router {
     });
   });
 
-  router.get(`${CONTROL_BASE}/tools`, (ctx) => {
+  router.get(CONTROL_ENDPOINTS['GET /a2a/api/tools'].path, (ctx) => {
     const query = readQuery(ctx, 'GET /a2a/api/tools');
     if (query === undefined) return;
     replies.ok(ctx, 'GET /a2a/api/tools', formatTools(deps.tools.list(), query.format));
   });
 
-  router.get(`${CONTROL_BASE}/metrics`, (ctx) => {
+  router.get(CONTROL_ENDPOINTS['GET /a2a/api/metrics'].path, (ctx) => {
     const query = readQuery(ctx, 'GET /a2a/api/metrics');
     if (query === undefined) return;
     const prometheus = query.format === 'prometheus' || (ctx.query['format'] === undefined && /^text\/plain/.test(ctx.get('accept')));

@@ -1,5 +1,6 @@
 import { PassThrough } from 'node:stream';
 import type { Context } from 'koa';
+import { MEDIA_TYPES } from '../../generated/a2a/1.0/protocol.js';
 
 export interface SseStream {
   /** Writes one event; resolves when the client has taken it (backpressure) or is gone. */
@@ -21,7 +22,7 @@ export function openSse(ctx: Context, heartbeatMs: number, headers: Record<strin
   let closed = false;
   ctx.status = 200;
   ctx.set({
-    'Content-Type': 'text/event-stream; charset=utf-8',
+    'Content-Type': `${MEDIA_TYPES.eventStream}; charset=utf-8`,
     'Cache-Control': 'no-cache, no-transform',
     Connection: 'keep-alive',
     'X-Accel-Buffering': 'no',

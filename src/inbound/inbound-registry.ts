@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { AgentProvider, AgentSkill } from '../../generated/a2a/1.0/types.js';
+import { WELL_KNOWN_AGENT_CARD_PATH } from '../../generated/a2a/1.0/protocol.js';
+import { CONTROL_API } from '../../generated/control/api.js';
 import { DEFAULTS } from '../../generated/control/defaults.js';
 import { validateEndpointPath } from '../../generated/control/validators.js';
 import { DEFAULT_PRESET, type PresetRegistry } from '../executors/presets.js';
@@ -44,8 +46,16 @@ export interface InboundRegistryOptions {
   readonly revision?: () => number;
 }
 
-/** Paths the hub itself serves; no instance may take them. */
-const RESERVED_PATHS = [/^\/\.well-known(\/|$)/, /^\/a2a\/api(\/|$)/, /^\/a2a\/panel(\/|$)/];
+/** Paths the hub itself serves, with everything below them; no instance may take them. */
+const RESERVED_PATHS: readonly string[] = [
+  WELL_KNOWN_AGENT_CARD_PATH.slice(0, WELL_KNOWN_AGENT_CARD_PATH.lastIndexOf('/')),
+  CONTROL_API.basePath,
+  CONTROL_API.panelPath,
+];
+
+function isReserved(path: string): boolean {
+  return RESERVED_PATHS.some((reserved) => path === reserved || path.startsWith(`${reserved}/`));
+}
 const FIRST_START_KEY = 'inbound.defaultCreated';
 
 /**
@@ -220,9 +230,9 @@ export class InboundRegistry implements AgentDirectory {
   }
 
   #check(config: InboundConfig): void {
-    if (!validateEndpointPath(config.endpointPath) || RESERVED_PATHS.some((reserved) => reserved.test(config.endpointPath))) {
+    if (!validateEndpointPath(config.endpointPath) || isReserved(config.endpointPath)) {
       throw new OperationError(
-        `endpointPath "${config.endpointPath}" is not usable: give an absolute path like /a2a/reports outside /a2a/api, /a2a/panel and /.well-known`,
+        `endpointPath "${config.endpointPath}" is not usable: give an absolute path like /a2a/reports outside ${RESERVED_PATHS.join(', ')}`,
       );
     }
     const preset = this.#options.presets.get(config.preset);

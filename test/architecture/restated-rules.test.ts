@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { REPO_ROOT } from '../../codegen/paths.js';
 import { ERRORS } from '../../generated/a2a/1.0/errors.js';
 import { TEST_DIRECTIVE_METADATA_KEY, TEST_DIRECTIVES_EXTENSION, TEST_OUTCOMES } from '../../generated/hub/test-directives.js';
-import { WELL_KNOWN_AGENT_CARD_PATH } from '../../generated/a2a/1.0/protocol.js';
+import { HEADERS, MEDIA_TYPES, WELL_KNOWN_AGENT_CARD_PATH } from '../../generated/a2a/1.0/protocol.js';
+import { CONTROL_API } from '../../generated/control/api.js';
 import { readSources } from './import-graph.js';
 
 /*
@@ -37,6 +38,15 @@ const RULES: readonly { readonly name: string; readonly pattern: RegExp }[] = [
   },
   { name: 'a list of test outcomes (use TEST_OUTCOMES, TestOutcome)', pattern: listOf(TEST_OUTCOMES.map((outcome) => outcome.name)) },
   { name: 'the well-known card path (use WELL_KNOWN_AGENT_CARD_PATH)', pattern: new RegExp(quoted([WELL_KNOWN_AGENT_CARD_PATH]), 'g') },
+  { name: 'an A2A header name (use HEADERS)', pattern: new RegExp(`(['"\`])(?:${Object.values(HEADERS).map(escape).join('|')})\\1`, 'gi') },
+  {
+    name: 'an A2A media type (use MEDIA_TYPES)',
+    pattern: new RegExp(`(['"\`])(?:${[MEDIA_TYPES.a2aJson, MEDIA_TYPES.eventStream].map(escape).join('|')})`, 'g'),
+  },
+  {
+    name: 'a control API path (use CONTROL_API.basePath, panelPath, CONTROL_ENDPOINTS)',
+    pattern: new RegExp(`(['"\`])(?:${[CONTROL_API.basePath, CONTROL_API.panelPath].map(escape).join('|')})\\1`, 'g'),
+  },
 ];
 
 /** Source text with comments blanked (lines kept), so that only code and string literals are searched. */
@@ -88,6 +98,9 @@ describe('protocol rules are not restated outside spec/', () => {
       set: 'const TERMINAL_STATES = new Set(finished);',
       outcomes: "type Outcome = 'completed' | 'input-required';",
       path: "const card = `${base}${'/.well-known/agent-card.json'}`;",
+      header: "fetch(url, { headers: { 'a2a-version': version } });",
+      media: "response.setHeader('content-type', 'text/event-stream; charset=utf-8');",
+      control: "router.get('/a2a/panel', serve);",
     };
     for (const [what, text] of Object.entries(planted))
       expect(restatedRules(new Map([['src/planted.ts', text]]), ['src/']), what).toHaveLength(1);

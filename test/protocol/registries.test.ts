@@ -149,4 +149,10 @@ describe('the control API registry', () => {
     );
     expect(CONTROL_API.statusCodes.map((row) => row.status)).toEqual([200, 400, 403, 404, 405, 409, 413, 415]);
   });
+
+  it('filters tasks by exactly the task states of spec/a2a/1.0 (api.json lists them again, as a family of its own)', () => {
+    const snapshot = CONTROL_API.endpoints.find((endpoint) => endpoint.method === 'GET' && endpoint.path === CONTROL_API.basePath);
+    const taskState = snapshot && 'query' in snapshot ? snapshot.query.find((param) => param.name === 'taskState') : undefined;
+    expect(taskState && 'values' in taskState ? [...taskState.values].sort() : []).toEqual(Object.keys(TASK_STATES).sort());
+  });
 });

@@ -1,3 +1,4 @@
+import type { Capability } from '../../../generated/a2a/1.0/methods.js';
 import type { AgentCard, AgentInterface } from '../../../generated/a2a/1.0/types.js';
 import { isRecord } from '../../../src/support/records.js';
 import type { CheckContext, FindingInput } from '../../core/check.js';
@@ -9,8 +10,6 @@ import type { CheckContext, FindingInput } from '../../core/check.js';
 
 /** Why a card check cannot run: no card was found and a minimal one was assumed. */
 export const NO_CARD = 'no agent card was found (a minimal one was assumed), so there is no card to check';
-
-export type CapabilityName = 'streaming' | 'pushNotifications' | 'extendedAgentCard';
 
 export function interfacesOf(context: CheckContext): AgentInterface[] {
   const list = (context.target.card as { supportedInterfaces?: unknown }).supportedInterfaces;
@@ -30,7 +29,7 @@ export function withTenant<T extends object>(context: CheckContext, params: T): 
   return typeof tenant === 'string' && tenant !== '' ? { ...params, tenant } : params;
 }
 
-export function capabilityDeclared(context: CheckContext, name: CapabilityName): boolean {
+export function capabilityDeclared(context: CheckContext, name: Capability): boolean {
   const capabilities = (context.target.card as { capabilities?: unknown }).capabilities;
   return isRecord(capabilities) && capabilities[name] === true;
 }

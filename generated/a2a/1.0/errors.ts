@@ -3,9 +3,32 @@
 
 export const ERROR_DOMAIN = "a2a-protocol.org";
 
+/** Every error of the registry, by name. */
+export type ErrorName =
+  | "JSONParseError"
+  | "InvalidRequestError"
+  | "MethodNotFoundError"
+  | "InvalidParamsError"
+  | "InternalError"
+  | "TaskNotFoundError"
+  | "TaskNotCancelableError"
+  | "PushNotificationNotSupportedError"
+  | "UnsupportedOperationError"
+  | "ContentTypeNotSupportedError"
+  | "InvalidAgentResponseError"
+  | "ExtendedAgentCardNotConfiguredError"
+  | "ExtensionSupportRequiredError"
+  | "VersionNotSupportedError"
+  | "UnauthenticatedError"
+  | "RateLimitedError"
+  | "PayloadTooLargeError"
+  | "UnsupportedMediaTypeError"
+  | "NotFoundError"
+  | "MethodNotAllowedError";
+
 /** One row of the error registry: an error and its representation on every binding. */
 export interface ErrorDefinition {
-  readonly name: string;
+  readonly name: ErrorName;
   readonly category: 'jsonrpc' | 'a2a' | 'hub';
   /** The JSON-RPC error code. */
   readonly code: number;
@@ -274,9 +297,7 @@ export const ERRORS = {
     "grpcStatus": "UNIMPLEMENTED",
     "message": "Method not allowed"
   },
-} as const satisfies Record<string, ErrorDefinition>;
-
-export type ErrorName = keyof typeof ERRORS;
+} as const satisfies { readonly [N in ErrorName]: ErrorDefinition & { readonly name: N } };
 
 export const ERROR_NAMES = Object.keys(ERRORS) as readonly ErrorName[];
 

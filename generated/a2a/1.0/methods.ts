@@ -23,7 +23,11 @@ export interface MethodTypes {
 }
 
 export type MethodName = keyof MethodTypes;
-export type Capability = 'streaming' | 'pushNotifications' | 'extendedAgentCard';
+/** The AgentCapabilities flags some method needs. */
+export type Capability = "extendedAgentCard" | "pushNotifications" | "streaming";
+
+/** The methods that answer with a stream of frames. */
+export type StreamingMethodName = "SendStreamingMessage" | "SubscribeToTask";
 
 export interface HttpRoute {
   readonly verb: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
