@@ -1,8 +1,6 @@
 import { pino, type Logger } from 'pino';
 import type { LogFunction } from './support/log.js';
 
-export type { LogFunction };
-
 /**
  * The hub's logger. Request headers are never logged, and the redaction below is a second
  * line of defence for anything that looks like a credential.

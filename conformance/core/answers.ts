@@ -26,7 +26,7 @@ export function reasonOf(error: unknown): string | undefined {
 }
 
 /** The error object of an answer: the one already picked out, else the `error` member of the JSON body. */
-export function errorOf(exchange: Answer): Record<string, unknown> | undefined {
+function errorOf(exchange: Answer): Record<string, unknown> | undefined {
   if (exchange.error !== undefined) return isRecord(exchange.error) ? exchange.error : undefined;
   const json = exchange.json;
   return isRecord(json) && isRecord(json['error']) ? json['error'] : undefined;

@@ -20,20 +20,10 @@ import { followTaskStream, type StreamEvent, type TaskStreamOptions } from './ta
 
 /**
  * A2A 1.0 client. Every result and every stream frame is checked against the exact generated
- * validators; an answer that does not conform throws InvalidAgentResponse.
- *
- * This module is the public face and keeps only what is the client's own: the methods, options
- * and defaults, following a task stream (task-stream.ts) and cancelling after an abort. The
- * rest lives beside it, one job a module:
- * - card-resolver.ts: read the card behind a URL, accept it, pick the interface;
- * - binding.ts: ClientBinding, what the client needs from a wire binding;
- * - jsonrpc-binding.ts: the JSON-RPC binding (envelopes, POST with retries, error mapping);
- * - sse-reader.ts: server-sent events out of a fetch Response;
- * - answer-validation.ts: tolerant check and projection of what an agent answers;
- * - artifacts.ts: assembleArtifacts and textOf;
- * - request-options.ts, http-transport.ts, url-policy.ts, backoff.ts, transport-error.ts:
- *   what every request shares.
- * Names that moved are re-exported here, so importers of this module need not change.
+ * validators; an answer that does not conform throws InvalidAgentResponse. This module keeps
+ * what is the client's own (the methods, options and defaults, following a task stream and
+ * cancelling after an abort) and is the client's public entry: the names of its sibling modules
+ * (docs/client.md, "How the client is built") that callers use are exported from here.
  */
 
 export { assembleArtifacts, textOf } from './artifacts.js';

@@ -30,7 +30,7 @@ export function conforming<K extends keyof A2ADefs>(type: K, value: unknown, fie
   return projectToSchema(A2A_1_0.document, type, verdict.value);
 }
 
-export function nonConforming(what: string, violations: readonly FieldViolation[]): A2AError {
+function nonConforming(what: string, violations: readonly FieldViolation[]): A2AError {
   const summary = violations.map((violation) => `${violation.field}: ${violation.description}`).join('; ');
   return a2aError('InvalidAgentResponseError', `${what} does not conform to A2A 1.0: ${summary}`, { violations });
 }

@@ -19,7 +19,7 @@ export class BodyError extends Error {
 }
 
 /** The media types a JSON body may be sent as. */
-export const JSON_MEDIA_TYPES: readonly string[] = [MEDIA_TYPES.json, MEDIA_TYPES.a2aJson];
+const JSON_MEDIA_TYPES: readonly string[] = [MEDIA_TYPES.json, MEDIA_TYPES.a2aJson];
 
 /**
  * Reads and parses a JSON request body under a size cap, for every JSON API the hub serves (the

@@ -22,7 +22,7 @@ function isDefaultValue(value: unknown, schema: JsonSchema): boolean {
  * A value with proto field-presence applied: implicit-presence members holding their default
  * ("", 0, false, [], empty map) are dropped; REQUIRED and explicit-presence members stay.
  */
-export function omitDefaults(value: unknown, schema: JsonSchema): unknown {
+function omitDefaults(value: unknown, schema: JsonSchema): unknown {
   const resolved = resolveRef(A2A_1_0.document, schema);
   if (Array.isArray(value)) {
     const items = resolved['items'];

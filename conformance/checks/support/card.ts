@@ -17,7 +17,7 @@ export function interfacesOf(context: CheckContext): AgentInterface[] {
 }
 
 /** The interface the transport talks to. */
-export function selectedInterface(context: CheckContext): AgentInterface | undefined {
+function selectedInterface(context: CheckContext): AgentInterface | undefined {
   return interfacesOf(context).find(
     (entry) => entry.url === context.transport.endpoint && entry.protocolBinding === context.transport.binding,
   );
@@ -60,7 +60,7 @@ export function cardModes(card: AgentCard, which: 'input' | 'output'): string[] 
   return [...new Set([...defaults, ...skills])];
 }
 
-export function isLoopbackHost(hostname: string): boolean {
+function isLoopbackHost(hostname: string): boolean {
   const host = hostname.toLowerCase();
   return (
     host === 'localhost' ||

@@ -11,7 +11,7 @@ export type FrameKind = keyof StreamResponse;
 
 /** Every member of the oneof, exhaustive by type, in schema order. */
 const FRAME_KIND_SET: { readonly [K in FrameKind]: true } = { task: true, message: true, statusUpdate: true, artifactUpdate: true };
-export const FRAME_KINDS = Object.keys(FRAME_KIND_SET) as readonly FrameKind[];
+const FRAME_KINDS = Object.keys(FRAME_KIND_SET) as readonly FrameKind[];
 
 /** The payload members a frame holds (exactly one when it is well-formed). */
 export function kindsOf(frame: unknown): FrameKind[] {
