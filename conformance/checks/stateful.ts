@@ -187,7 +187,8 @@ interface Directive {
 /** The outcomes the random sequences ask for: every one but auth-required (input-required covers the interrupted case). */
 const OUTCOMES: readonly TestOutcome[] = TEST_OUTCOMES.map((outcome) => outcome.name).filter((name) => name !== 'auth-required');
 
-function directiveMetadata(directive: Directive | undefined): Record<string, unknown> {
+/** The message members that carry `directive`: `{ metadata }`, or nothing for a plain message. */
+function directiveMembers(directive: Directive | undefined): Record<string, unknown> {
   return directive === undefined
     ? {}
     : { metadata: testDirectiveMetadata({ outcome: directive.outcome, steps: directive.steps, stepMs: 50 }) };
@@ -266,7 +267,7 @@ class Send implements StateCommand {
   }
   async run(model: Model, session: Session): Promise<void> {
     const params = {
-      message: userMessage(session, model, 'conformance state check', directiveMetadata(this.directive)),
+      message: userMessage(session, model, 'conformance state check', directiveMembers(this.directive)),
       configuration: { returnImmediately: this.returnImmediately },
     };
     const exchange = await session.call('SendMessage', params);
@@ -529,7 +530,7 @@ class Resend implements StateCommand {
     return true;
   }
   async run(model: Model, session: Session): Promise<void> {
-    const message = userMessage(session, model, 'conformance resend check', directiveMetadata({ outcome: 'completed', steps: 4 }));
+    const message = userMessage(session, model, 'conformance resend check', directiveMembers({ outcome: 'completed', steps: 4 }));
     const params = { message, configuration: { returnImmediately: true } };
     const first = await session.call('SendMessage', params);
     if (brokenAnswer(first)) model.uncertain = true;

@@ -43,8 +43,8 @@ interface Opened {
 }
 
 /** A slow task for the cooperative checks: 10 steps of 100 ms, about one second of work. */
-const SLOW = { steps: 10, stepMs: 100 } as const satisfies TestDirectiveRequest;
-const SLOW_MS = SLOW.steps * SLOW.stepMs;
+const STREAM_SLOW_WORK = { steps: 10, stepMs: 100 } as const satisfies TestDirectiveRequest;
+const STREAM_SLOW_MS = STREAM_SLOW_WORK.steps * STREAM_SLOW_WORK.stepMs;
 
 async function openStream<M extends StreamingMethodName>(
   context: CheckContext,
@@ -658,19 +658,19 @@ export const streamingChecks: readonly Check[] = [
     cooperative: true,
     async run(context) {
       const untilStatus = (event: SseEvent): boolean => kindOf(event.frame) === 'statusUpdate';
-      const bound = SLOW_MS + context.timeoutMs;
+      const bound = STREAM_SLOW_MS + context.timeoutMs;
       const viaSend = async (): Promise<void> => {
         const opened = await openStream(
           context,
           'SendStreamingMessage',
-          { message: directiveMessage(context, 'conformance: slow task, dropped stream', { ...SLOW }) },
+          { message: directiveMessage(context, 'conformance: slow task, dropped stream', { ...STREAM_SLOW_WORK }) },
           { timeoutMs: context.timeoutMs, until: untilStatus },
         );
         examine(context, opened, { sse002: true });
         await expectCompletes(opened);
       };
       const viaSubscribe = async (): Promise<void> => {
-        const started = await slowTask(context, 'conformance: slow task, dropped subscription', SLOW);
+        const started = await slowTask(context, 'conformance: slow task, dropped subscription', STREAM_SLOW_WORK);
         if (!started.ok) {
           context.skip('SSE-013', 'precondition-not-met', started.reason);
           return;
@@ -708,7 +708,7 @@ export const streamingChecks: readonly Check[] = [
             polled.state === 'TASK_STATE_CANCELED'
               ? `dropping the ${opened.method} stream canceled the task`
               : `after the ${opened.method} stream was dropped the task did not complete`,
-          expected: `GetTask shows TASK_STATE_COMPLETED within ${bound} ms (the task was asked to complete after ${SLOW_MS} ms of work)`,
+          expected: `GetTask shows TASK_STATE_COMPLETED within ${bound} ms (the task was asked to complete after ${STREAM_SLOW_MS} ms of work)`,
           observed:
             polled.state === undefined ? `GetTask did not return the task ${taskId}` : `${polled.state} after ${polled.waitedMs} ms`,
           exchange,
@@ -750,14 +750,14 @@ export const streamingChecks: readonly Check[] = [
     capability: 'streaming',
     cooperative: true,
     async run(context) {
-      const started = await slowTask(context, 'conformance: slow task to subscribe to', SLOW);
+      const started = await slowTask(context, 'conformance: slow task to subscribe to', STREAM_SLOW_WORK);
       if (!started.ok) {
         skipAll(context, ['SUB-004', 'SUB-005'], 'precondition-not-met', started.reason);
         return;
       }
       const id = started.value.id;
       const before = (await currentTask(context, id))?.state ?? started.value.state;
-      const opened = await openStream(context, 'SubscribeToTask', { id }, { timeoutMs: SLOW_MS + context.timeoutMs * 2 });
+      const opened = await openStream(context, 'SubscribeToTask', { id }, { timeoutMs: STREAM_SLOW_MS + context.timeoutMs * 2 });
       if (!examine(context, opened)) {
         context.fail('SUB-004', {
           message: 'SubscribeToTask on a working task opened no stream',
@@ -793,13 +793,13 @@ export const streamingChecks: readonly Check[] = [
     capability: 'streaming',
     cooperative: true,
     async run(context) {
-      const started = await slowTask(context, 'conformance: slow task with several subscribers', SLOW);
+      const started = await slowTask(context, 'conformance: slow task with several subscribers', STREAM_SLOW_WORK);
       if (!started.ok) {
         context.skip('SUB-006', 'precondition-not-met', started.reason);
         return;
       }
       const id = started.value.id;
-      const limit = SLOW_MS + context.timeoutMs * 2;
+      const limit = STREAM_SLOW_MS + context.timeoutMs * 2;
       const [a, b, early] = await Promise.all([
         openStream(context, 'SubscribeToTask', { id }, { timeoutMs: limit }),
         openStream(context, 'SubscribeToTask', { id }, { timeoutMs: limit }),
@@ -866,13 +866,13 @@ export const streamingChecks: readonly Check[] = [
     capability: 'streaming',
     cooperative: true,
     async run(context) {
-      const started = await slowTask(context, 'conformance: slow task to resubscribe to', SLOW);
+      const started = await slowTask(context, 'conformance: slow task to resubscribe to', STREAM_SLOW_WORK);
       if (!started.ok) {
         context.skip('HUB-003', 'precondition-not-met', started.reason);
         return;
       }
       const id = started.value.id;
-      const limit = SLOW_MS + context.timeoutMs * 2;
+      const limit = STREAM_SLOW_MS + context.timeoutMs * 2;
       // A subscriber that reads everything, to know which frames the task produced.
       const observing = openStream(context, 'SubscribeToTask', { id }, { timeoutMs: limit });
       const first = await openStream(

@@ -15,6 +15,7 @@ import { isEventStream, readEventStream } from './sse-reader.js';
 import type { StreamEvent } from './task-stream.js';
 import { A2ATransportError, abortError } from './transport-error.js';
 import { findUrlPolicyError } from './url-policy.js';
+import { readJsonRpcAnswer } from '../protocol/jsonrpc.js';
 
 /** The JSON-RPC 2.0 binding (spec §9): every call a POST of one envelope to the card's endpoint. */
 export class JsonRpcBinding implements ClientBinding {
@@ -200,10 +201,5 @@ function remoteError(method: string, error: unknown): A2AError {
 }
 
 function isJsonRpcError(text: string): boolean {
-  try {
-    const json = JSON.parse(text) as unknown;
-    return isRecord(json) && json['jsonrpc'] === '2.0' && json['error'] !== undefined;
-  } catch {
-    return false;
-  }
+  return readJsonRpcAnswer(text)?.['error'] !== undefined;
 }

@@ -17,8 +17,9 @@ function withTaskStates(template: string): string {
   const order: readonly TaskStateClass[] = ['active', 'interrupted', 'terminal'];
   const states = Object.values(TASK_STATES).sort((a, b) => order.indexOf(a.class) - order.indexOf(b.class));
   const fill = (page: string, placeholder: string, value: readonly string[]): string => {
-    if (!page.includes(placeholder)) throw new Error(`panel.html has no ${placeholder} placeholder`);
-    return page.replace(`${placeholder}[]`, JSON.stringify(value));
+    const marker = `${placeholder}[]`;
+    if (!page.includes(marker)) throw new Error(`panel.html has no ${marker} placeholder`);
+    return page.replace(marker, JSON.stringify(value));
   };
   const terminal = states.filter((state) => state.class === 'terminal').map((state) => state.name);
   return fill(

@@ -11,6 +11,7 @@ import {
   type TestOutcome,
 } from '../../generated/hub/test-directives.js';
 import type { Message } from '../../generated/a2a/1.0/types.js';
+import { isRecord } from '../support/records.js';
 
 /**
  * The test-directive convention (spec/hub/test-directives.json, docs/test-directives.md): how a
@@ -52,8 +53,8 @@ export function parseTestDirective(message: Message, text: string): TestDirectiv
     else if (parameter !== undefined) directive[parameter[0]] = clamp(Number(count ?? parameter[1].textDefault), parameter[1]);
   }
   const meta = message.metadata?.[TEST_DIRECTIVE_METADATA_KEY];
-  if (typeof meta === 'object' && meta !== null) {
-    const given = meta as Record<string, unknown>;
+  if (isRecord(meta)) {
+    const given = meta;
     if (isTestOutcome(given['outcome'])) directive.outcome = given['outcome'];
     for (const [name, parameter] of PARAMETERS) {
       const value = given[name];

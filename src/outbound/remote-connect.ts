@@ -5,7 +5,9 @@ import type { DiscoverPreview } from '../../generated/control/types.js';
 import { A2AClient, pickJsonRpcInterface, type ConnectOptions } from '../client/a2a-client.js';
 import { HttpTransport } from '../client/http-transport.js';
 import type { UrlPolicy } from '../client/url-policy.js';
+import { readJsonRpcAnswer } from '../protocol/jsonrpc.js';
 import { describeError } from '../support/describe-error.js';
+import { isRecord } from '../support/records.js';
 
 export interface RemoteSettings {
   /** Sent as a bearer token; never part of a message this module produces. */
@@ -112,23 +114,11 @@ async function checkEndpoint(endpoint: string, settings: RemoteSettings): Promis
       `the endpoint ${endpoint} answered HTTP ${response.status}${remote === undefined ? '' : ` (${remote})`}: ${what}; set one with outbound.setAuth`,
     );
   }
-  if (!isJsonRpcAnswer(text)) throw new ConnectError(`the endpoint ${endpoint} answered HTTP ${response.status} without a JSON-RPC answer`);
-}
-
-function isJsonRpcAnswer(text: string): boolean {
-  try {
-    const json = JSON.parse(text) as unknown;
-    return typeof json === 'object' && json !== null && (json as Record<string, unknown>)['jsonrpc'] === '2.0';
-  } catch {
-    return false;
-  }
+  if (readJsonRpcAnswer(text) === undefined)
+    throw new ConnectError(`the endpoint ${endpoint} answered HTTP ${response.status} without a JSON-RPC answer`);
 }
 
 function jsonRpcErrorMessage(text: string): string | undefined {
-  try {
-    const json = JSON.parse(text) as { error?: { message?: unknown } };
-    return typeof json.error?.message === 'string' ? json.error.message : undefined;
-  } catch {
-    return undefined;
-  }
+  const error = readJsonRpcAnswer(text)?.['error'];
+  return isRecord(error) && typeof error['message'] === 'string' ? error['message'] : undefined;
 }

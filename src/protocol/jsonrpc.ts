@@ -3,6 +3,7 @@ import type { JSONRPCErrorResponse, JSONRPCSuccessResponse } from '../../generat
 import { a2aError, type A2AError } from './a2a-error.js';
 import { A2A_1_0 } from './a2a-schema.js';
 import { projectToSchema } from './project.js';
+import { isRecord } from '../support/records.js';
 import { checkValue } from './validation.js';
 import { violationPhrases } from './violations.js';
 
@@ -100,4 +101,15 @@ export function errorResponse(id: JsonRpcId, error: A2AError): JSONRPCErrorRespo
 function summary(violations: readonly { field: string; description: string }[]): string {
   const shown = violationPhrases(violations.slice(0, 3), 'request');
   return violations.length > 3 ? `${shown.join('; ')}; and ${violations.length - 3} more` : shown.join('; ');
+}
+
+/** A JSON-RPC 2.0 response object read from an answer's text, or undefined when the text is not one. */
+export function readJsonRpcAnswer(text: string): Record<string, unknown> | undefined {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  return isRecord(json) && json['jsonrpc'] === '2.0' ? json : undefined;
 }

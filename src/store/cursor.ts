@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { InvalidCursorError } from './task-store.js';
+import { isRecord } from '../support/records.js';
 
 /** A task's place in ListTasks order: status timestamp (ms) descending, then id descending. */
 export interface ListPosition {
@@ -58,7 +59,7 @@ function parseBody(token: string): Record<string, unknown> | undefined {
   if (!BASE64URL.test(token)) return undefined;
   try {
     const body: unknown = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
-    return typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Record<string, unknown>) : undefined;
+    return isRecord(body) ? body : undefined;
   } catch {
     return undefined;
   }
