@@ -29,22 +29,37 @@ export function emitDefaults(family: Family): string | undefined {
     if (withDefault.length > 0) found.push([def, withDefault]);
   }
   if (found.length === 0) return undefined;
-  const entries = found.map(([def, members]) => `  ${def}: ${literal(Object.fromEntries(members)).replaceAll('\n', '\n  ')},`);
+  const entries = found.map(([def, members]) => `  ${def}: ${frozen(Object.fromEntries(members), '  ')},`);
   const shape = found.map(
-    ([def, members]) => `  readonly ${def}: Required<Pick<T.${def}, ${members.map(([name]) => literal(name)).join(' | ')}>>;`,
+    ([def, members]) => `  readonly ${def}: Frozen<Required<Pick<T.${def}, ${members.map(([name]) => literal(name)).join(' | ')}>>>;`,
   );
   return [
     generatedHeader(`spec/${family.id}/*.schema.json (their default keywords)`),
     "import type * as T from './types.js';",
+    '',
+    '/** A value that cannot be changed, however deep. */',
+    'export type Frozen<V> = V extends readonly (infer I)[] ? readonly Frozen<I>[] : V extends object ? { readonly [K in keyof V]: Frozen<V[K]> } : V;',
     '',
     '/** Per def, the value of each member that has a `default` in the schema. */',
     'export interface Defaults {',
     ...shape,
     '}',
     '',
-    'export const DEFAULTS: Defaults = {',
+    '/** Frozen all the way down: a default is shared by every configuration that takes it. */',
+    'export const DEFAULTS: Defaults = Object.freeze({',
     ...entries,
-    '};',
+    '});',
     '',
   ].join('\n');
+}
+
+/** A value as TypeScript source whose objects and arrays are frozen, indented by `indent`. */
+function frozen(value: JsonValue, indent: string): string {
+  if (Array.isArray(value)) return `Object.freeze([${value.map((item) => frozen(item, indent)).join(', ')}])`;
+  if (value !== null && typeof value === 'object') {
+    const inner = `${indent}  `;
+    const members = Object.entries(value).map(([key, member]) => `${inner}${literal(key)}: ${frozen(member, inner)},`);
+    return `Object.freeze({\n${members.join('\n')}\n${indent}})`;
+  }
+  return literal(value);
 }

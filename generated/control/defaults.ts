@@ -3,18 +3,22 @@
 
 import type * as T from './types.js';
 
+/** A value that cannot be changed, however deep. */
+export type Frozen<V> = V extends readonly (infer I)[] ? readonly Frozen<I>[] : V extends object ? { readonly [K in keyof V]: Frozen<V[K]> } : V;
+
 /** Per def, the value of each member that has a `default` in the schema. */
 export interface Defaults {
-  readonly InboundCreateAction: Required<Pick<T.InboundCreateAction, "enabled">>;
-  readonly OutboundCreateAction: Required<Pick<T.OutboundCreateAction, "enabled" | "timeoutMs">>;
+  readonly InboundCreateAction: Frozen<Required<Pick<T.InboundCreateAction, "enabled">>>;
+  readonly OutboundCreateAction: Frozen<Required<Pick<T.OutboundCreateAction, "enabled" | "timeoutMs">>>;
 }
 
-export const DEFAULTS: Defaults = {
-  InboundCreateAction: {
-    "enabled": true
-  },
-  OutboundCreateAction: {
+/** Frozen all the way down: a default is shared by every configuration that takes it. */
+export const DEFAULTS: Defaults = Object.freeze({
+  InboundCreateAction: Object.freeze({
     "enabled": true,
-    "timeoutMs": 60000
-  },
-};
+  }),
+  OutboundCreateAction: Object.freeze({
+    "enabled": true,
+    "timeoutMs": 60000,
+  }),
+});

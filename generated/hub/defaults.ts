@@ -3,15 +3,19 @@
 
 import type * as T from './types.js';
 
+/** A value that cannot be changed, however deep. */
+export type Frozen<V> = V extends readonly (infer I)[] ? readonly Frozen<I>[] : V extends object ? { readonly [K in keyof V]: Frozen<V[K]> } : V;
+
 /** Per def, the value of each member that has a `default` in the schema. */
 export interface Defaults {
-  readonly HubConfig: Required<Pick<T.HubConfig, "host" | "port" | "dataDir" | "store" | "trustProxy" | "strictVersion" | "bodyLimitBytes" | "rateLimit" | "cardMaxAgeSeconds" | "shutdownGraceMs" | "sessionIdleMs" | "maxSessions" | "sseHeartbeatMs" | "selfCheck" | "logLevel">>;
-  readonly OutboundSettings: Required<Pick<T.OutboundSettings, "reconnectMinMs" | "reconnectMaxMs">>;
-  readonly UrlPolicySettings: Required<Pick<T.UrlPolicySettings, "allowedSchemes" | "allowPrivate" | "allowLinkLocal" | "allowLoopback">>;
+  readonly HubConfig: Frozen<Required<Pick<T.HubConfig, "host" | "port" | "dataDir" | "store" | "trustProxy" | "strictVersion" | "bodyLimitBytes" | "rateLimit" | "cardMaxAgeSeconds" | "shutdownGraceMs" | "sessionIdleMs" | "maxSessions" | "sseHeartbeatMs" | "selfCheck" | "logLevel">>>;
+  readonly OutboundSettings: Frozen<Required<Pick<T.OutboundSettings, "reconnectMinMs" | "reconnectMaxMs">>>;
+  readonly UrlPolicySettings: Frozen<Required<Pick<T.UrlPolicySettings, "allowedSchemes" | "allowPrivate" | "allowLinkLocal" | "allowLoopback">>>;
 }
 
-export const DEFAULTS: Defaults = {
-  HubConfig: {
+/** Frozen all the way down: a default is shared by every configuration that takes it. */
+export const DEFAULTS: Defaults = Object.freeze({
+  HubConfig: Object.freeze({
     "host": "127.0.0.1",
     "port": 3080,
     "dataDir": ".a2a-hub",
@@ -19,29 +23,26 @@ export const DEFAULTS: Defaults = {
     "trustProxy": false,
     "strictVersion": false,
     "bodyLimitBytes": 10485760,
-    "rateLimit": {
+    "rateLimit": Object.freeze({
       "perSecond": 200,
-      "burst": 400
-    },
+      "burst": 400,
+    }),
     "cardMaxAgeSeconds": 300,
     "shutdownGraceMs": 10000,
     "sessionIdleMs": 1800000,
     "maxSessions": 10000,
     "sseHeartbeatMs": 15000,
     "selfCheck": true,
-    "logLevel": "info"
-  },
-  OutboundSettings: {
+    "logLevel": "info",
+  }),
+  OutboundSettings: Object.freeze({
     "reconnectMinMs": 1000,
-    "reconnectMaxMs": 60000
-  },
-  UrlPolicySettings: {
-    "allowedSchemes": [
-      "http",
-      "https"
-    ],
+    "reconnectMaxMs": 60000,
+  }),
+  UrlPolicySettings: Object.freeze({
+    "allowedSchemes": Object.freeze(["http", "https"]),
     "allowPrivate": false,
     "allowLinkLocal": false,
-    "allowLoopback": true
-  },
-};
+    "allowLoopback": true,
+  }),
+});

@@ -18,6 +18,14 @@ describe('configuration layers', () => {
     expect(resolveConfig({})).toEqual({ ...DEFAULTS, dataDir: resolve('.a2a-hub') });
   });
 
+  it('shares defaults that cannot be changed through any configuration', () => {
+    const config = resolveConfig({});
+    expect(() => {
+      (config.rateLimit as { perSecond: number }).perSecond = 1;
+    }).toThrow(TypeError);
+    expect(resolveConfig({}).rateLimit).toEqual({ perSecond: 200, burst: 400 });
+  });
+
   it('applies file, then environment, then flags', () => {
     const config = resolveConfig({
       file: file({ port: 4000, host: '0.0.0.0', strictVersion: true, rateLimit: false }),

@@ -3,13 +3,17 @@
 
 import type * as T from './types.js';
 
+/** A value that cannot be changed, however deep. */
+export type Frozen<V> = V extends readonly (infer I)[] ? readonly Frozen<I>[] : V extends object ? { readonly [K in keyof V]: Frozen<V[K]> } : V;
+
 /** Per def, the value of each member that has a `default` in the schema. */
 export interface Defaults {
-  readonly ListTasksRequest: Required<Pick<T.ListTasksRequest, "pageSize">>;
+  readonly ListTasksRequest: Frozen<Required<Pick<T.ListTasksRequest, "pageSize">>>;
 }
 
-export const DEFAULTS: Defaults = {
-  ListTasksRequest: {
-    "pageSize": 50
-  },
-};
+/** Frozen all the way down: a default is shared by every configuration that takes it. */
+export const DEFAULTS: Defaults = Object.freeze({
+  ListTasksRequest: Object.freeze({
+    "pageSize": 50,
+  }),
+});
