@@ -1,5 +1,5 @@
-import { Ajv2020, type Options } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
+import { Ajv2020, type Options } from 'ajv/dist/2020.js';
 
 /** Annotation keywords spec/ may use besides standard 2020-12 (see spec/README.md). */
 export const ANNOTATION_KEYWORDS = ['x-presence', 'x-oneof', 'x-proto-unspecified'] as const;

@@ -1,5 +1,5 @@
-import { isJsonObject, type JsonObject, type JsonValue } from './json.js';
 import type { SpecFile } from './families.js';
+import { isJsonObject, type JsonObject, type JsonValue } from './json.js';
 
 const DRAFT_2020_12 = 'https://json-schema.org/draft/2020-12/schema';
 const FILE_KEYS = new Set(['$schema', 'title', 'description', '$defs']);

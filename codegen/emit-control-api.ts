@@ -1,6 +1,6 @@
+import { validatorName } from './emit-validators.js';
 import type { Family } from './families.js';
 import { generatedHeader } from './header.js';
-import { validatorName } from './emit-validators.js';
 import { isJsonObject } from './json.js';
 import { checkedTable, literal, requireKnown } from './tables.js';
 

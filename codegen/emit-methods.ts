@@ -1,7 +1,7 @@
+import type { ErrorsTable } from './emit-errors.js';
+import { validatorName } from './emit-validators.js';
 import type { Family } from './families.js';
 import { generatedHeader } from './header.js';
-import { validatorName } from './emit-validators.js';
-import type { ErrorsTable } from './emit-errors.js';
 import { checkedTable, literal, requireKnown } from './tables.js';
 
 interface HttpRoute {

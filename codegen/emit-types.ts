@@ -1,9 +1,9 @@
 import { compile } from 'json-schema-to-typescript';
 import { oneofMembers } from '../src/protocol/json-schema.js';
 import { forEachSubschema } from './conventions.js';
-import { deepClone, isJsonObject, type JsonObject } from './json.js';
 import type { Family } from './families.js';
 import { generatedHeader } from './header.js';
+import { deepClone, isJsonObject, type JsonObject } from './json.js';
 
 const ROOT_NAME = 'GeneratedRoot';
 

@@ -1,8 +1,8 @@
 import standaloneModule from 'ajv/dist/standalone/index.js';
 import { createAjv } from './ajv.js';
-import { deepClone, walkObjects, type JsonObject } from './json.js';
 import type { Family } from './families.js';
 import { generatedHeader } from './header.js';
+import { deepClone, walkObjects, type JsonObject } from './json.js';
 
 export type ValidatorFlavour = 'exact' | 'input';
 

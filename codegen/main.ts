@@ -1,5 +1,5 @@
-import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
 import { generate } from './generate.js';
 import { DEFAULT_OUT_DIR, DEFAULT_SPEC_DIR } from './paths.js';
 

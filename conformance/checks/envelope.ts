@@ -3,10 +3,10 @@ import { METHODS } from '../../generated/a2a/1.0/methods.js';
 import { MEDIA_TYPES, PROTOCOL_VERSION } from '../../generated/a2a/1.0/protocol.js';
 import type { ErrorInfo } from '../../generated/a2a/1.0/types.js';
 import type { RequirementId } from '../../generated/conformance/requirements.js';
+import { errorCodeOf, errorLabel } from '../core/answers.js';
 import type { Check, CheckContext } from '../core/check.js';
 import { VERSION_HEADER, type Exchange } from '../core/exchange.js';
 import type { RpcExchange } from '../core/transport.js';
-import { errorCodeOf, errorLabel } from '../core/answers.js';
 
 const ERROR_INFO: ErrorInfo['@type'] = 'type.googleapis.com/google.rpc.ErrorInfo';
 /** A2A 0.3 names of two methods (methods.json legacyName): a 1.0 endpoint does not know them. */

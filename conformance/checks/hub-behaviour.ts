@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { isInterruptedState, isTerminalState } from '../../generated/a2a/1.0/task-states.js';
 import { mediaRangeCovers } from '../../src/protocol/media-types.js';
-import type { Check } from '../core/check.js';
 import { errorLabel, isError, observedOf, short } from '../core/answers.js';
+import type { Check } from '../core/check.js';
 import { cardModes } from './support/card.js';
 import { directive, SLOW_WORK } from './support/directives.js';
 import { getTask, noTask, send } from './support/tasks.js';

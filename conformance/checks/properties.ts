@@ -9,10 +9,10 @@ import { mediaRangeCovers, mediaTypeOfPart } from '../../src/protocol/media-type
 import { checkValue } from '../../src/protocol/validation.js';
 import { arbitraryFor } from '../arbitraries/from-schema.js';
 import { mutatedArbitrary, type Mutated } from '../arbitraries/mutations.js';
+import { brokenAnswer, errorLabel, isError, observedOf } from '../core/answers.js';
 import type { Check, CheckContext } from '../core/check.js';
 import { VERSION_HEADER } from '../core/exchange.js';
 import type { RpcExchange } from '../core/transport.js';
-import { brokenAnswer, errorLabel, isError, observedOf } from '../core/answers.js';
 import { cardModes } from './support/card.js';
 import { checkAgainstAgent, PropertyViolation, shrinkBudgetMs, type PropertyRun } from './support/property-runs.js';
 

@@ -1,11 +1,11 @@
-import { MEDIA_TYPES, PROTOCOL_VERSION } from '../../generated/a2a/1.0/protocol.js';
 import type { MethodName } from '../../generated/a2a/1.0/methods.js';
+import { MEDIA_TYPES, PROTOCOL_VERSION } from '../../generated/a2a/1.0/protocol.js';
 import type { RequirementId } from '../../generated/conformance/requirements.js';
 import { isRecord } from '../../src/support/records.js';
+import { errorLabel, isError, observedOf } from '../core/answers.js';
 import type { Check, CheckContext } from '../core/check.js';
 import { headersOf, VERSION_HEADER, type Exchange } from '../core/exchange.js';
 import type { MethodCall, ParamsOf } from '../core/transport.js';
-import { errorLabel, isError, observedOf } from '../core/answers.js';
 import { verifySignature } from './support/card-signing.js';
 import { cardEvidence, classifyUrl, interfacesOf, NO_CARD, withTenant } from './support/card.js';
 import { unknownTaskId } from './support/tasks.js';

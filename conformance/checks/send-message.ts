@@ -3,8 +3,8 @@ import { isInterruptedState, isTerminalState } from '../../generated/a2a/1.0/tas
 import type { Message, Part, Task } from '../../generated/a2a/1.0/types.js';
 import { mediaRangeCovers } from '../../src/protocol/media-types.js';
 import { isRecord } from '../../src/support/records.js';
-import type { Check } from '../core/check.js';
 import { errorLabel, isError, observedOf, short } from '../core/answers.js';
+import type { Check } from '../core/check.js';
 import { capabilityDeclared, cardModes } from './support/card.js';
 import { directive, SLOW_WORK } from './support/directives.js';
 import { getTask, noTask, send, sendRaw } from './support/tasks.js';

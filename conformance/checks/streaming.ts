@@ -3,12 +3,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { ErrorName } from '../../generated/a2a/1.0/errors.js';
 import { canTransition, isInterruptedState, isTerminalState, TASK_STATES } from '../../generated/a2a/1.0/task-states.js';
 import type { TaskState } from '../../generated/a2a/1.0/types.js';
-import type { TestDirectiveRequest } from '../../generated/hub/test-directives.js';
 import type { RequirementId } from '../../generated/conformance/requirements.js';
+import type { TestDirectiveRequest } from '../../generated/hub/test-directives.js';
 import { isRecord } from '../../src/support/records.js';
+import { errorLabel, isError, rpcOf } from '../core/answers.js';
 import type { Check, CheckContext } from '../core/check.js';
 import type { ParamsOf, RpcExchange, SseEvent, StreamExchange, StreamingMethodName, StreamOptions } from '../core/transport.js';
-import { errorLabel, isError, rpcOf } from '../core/answers.js';
 import { directiveMessage } from './support/directives.js';
 import {
   describeEnding,

@@ -3,9 +3,9 @@ import { FAILURE_STATES, INTERRUPTED_STATES, isInterruptedState, isTerminalState
 import type { Task } from '../../generated/a2a/1.0/types.js';
 import type { RequirementId } from '../../generated/conformance/requirements.js';
 import { isRecord } from '../../src/support/records.js';
+import { errorLabel, isError, observedOf, short } from '../core/answers.js';
 import type { Check, CheckContext } from '../core/check.js';
 import type { RpcExchange } from '../core/transport.js';
-import { errorLabel, isError, observedOf, short } from '../core/answers.js';
 import { directive, SLOW_WORK } from './support/directives.js';
 import { sameJson } from './support/json.js';
 import { getTask, inspectTask, isTaskLike, listTasks, noTask, pollTask, send } from './support/tasks.js';

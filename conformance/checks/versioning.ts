@@ -3,10 +3,10 @@ import { HEADERS, MEDIA_TYPES, PROTOCOL_VERSION, VERSION_QUERY_PARAMETER } from 
 import type { RequirementId } from '../../generated/conformance/requirements.js';
 import { TEST_DIRECTIVES_EXTENSION } from '../../generated/hub/test-directives.js';
 import { isRecord } from '../../src/support/records.js';
+import { errorLabel, isError, observedOf, reasonOf } from '../core/answers.js';
 import type { Check, CheckContext } from '../core/check.js';
 import { EXTENSIONS_HEADER, VERSION_HEADER, type Exchange } from '../core/exchange.js';
 import type { CallOptions, RpcExchange } from '../core/transport.js';
-import { errorLabel, isError, observedOf, reasonOf } from '../core/answers.js';
 import { declaredExtensions, interfacesOf, withTenant } from './support/card.js';
 import { directive } from './support/directives.js';
 import { unknownTaskId } from './support/tasks.js';

@@ -1,13 +1,13 @@
 import { TASK_STATES } from '../../generated/a2a/1.0/task-states.js';
 import { testDirectiveMetadata } from '../../generated/hub/test-directives.js';
+import { A2A_1_0 } from '../../src/protocol/a2a-schema.js';
+import { short } from '../core/answers.js';
 import type { Check, CheckContext } from '../core/check.js';
 import type { Exchange } from '../core/exchange.js';
 import type { RpcExchange, StreamExchange } from '../core/transport.js';
-import { A2A_1_0 } from '../../src/protocol/a2a-schema.js';
 import { capabilityDeclared } from './support/card.js';
 import { isTaskState } from './support/states.js';
 import { unknownTaskId } from './support/tasks.js';
-import { short } from '../core/answers.js';
 import { skipAll } from './support/verdicts.js';
 
 /** The requirements scanWire reports on. */

@@ -1,12 +1,12 @@
 import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { runConformance, type ConformOptions } from '../../conformance/suite.js';
 import { TargetError } from '../../conformance/core/target.js';
 import { loadBaseline } from '../../conformance/report/baseline.js';
 import { renderConsole } from '../../conformance/report/console.js';
 import { renderHtml } from '../../conformance/report/html.js';
 import { renderJson } from '../../conformance/report/json.js';
 import { renderJUnit } from '../../conformance/report/junit.js';
+import { runConformance, type ConformOptions } from '../../conformance/suite.js';
 
 interface ConformFlags {
   token?: string;

@@ -3,6 +3,7 @@ import type { MethodName, MethodTypes } from '../../generated/a2a/1.0/methods.js
 import { MEDIA_TYPES } from '../../generated/a2a/1.0/protocol.js';
 import type { FieldViolation } from '../../generated/a2a/1.0/types.js';
 import { a2aError, type A2AError } from '../protocol/a2a-error.js';
+import { readJsonRpcAnswer } from '../protocol/jsonrpc.js';
 import { describeError } from '../support/describe-error.js';
 import { setOwn } from '../support/own-property.js';
 import { isRecord } from '../support/records.js';
@@ -15,7 +16,6 @@ import { isEventStream, readEventStream } from './sse-reader.js';
 import type { StreamEvent } from './task-stream.js';
 import { A2ATransportError, abortError } from './transport-error.js';
 import { findUrlPolicyError } from './url-policy.js';
-import { readJsonRpcAnswer } from '../protocol/jsonrpc.js';
 
 /** The JSON-RPC 2.0 binding (spec §9): every call a POST of one envelope to the card's endpoint. */
 export class JsonRpcBinding implements ClientBinding {

@@ -1,9 +1,9 @@
+import { isInterruptedState } from '../../generated/a2a/1.0/task-states.js';
 import type { Artifact, Message, SendMessageRequest, StreamResponse, Task, TaskStatus } from '../../generated/a2a/1.0/types.js';
+import { a2aError } from '../protocol/a2a-error.js';
 import { assembleArtifacts, type A2AClient } from './a2a-client.js';
 import { sleep } from './backoff.js';
-import { isInterruptedState } from '../../generated/a2a/1.0/task-states.js';
 import { isFinalState } from './task-stream.js';
-import { a2aError } from '../protocol/a2a-error.js';
 
 /**
  * One turn with a remote agent: send, then follow the task until it is terminal or waiting

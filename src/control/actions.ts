@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { isTerminalState } from '../../generated/a2a/1.0/task-states.js';
-import type { ActionSuccess } from '../../generated/control/types.js';
 import type { ControlActionName, ControlActionTypes } from '../../generated/control/api.js';
-import { OperationError } from '../support/operation-error.js';
+import type { ActionSuccess } from '../../generated/control/types.js';
 import type { ConnectOutcome, OutboundRegistry } from '../outbound/outbound-registry.js';
 import { isA2AError } from '../protocol/a2a-error.js';
+import { OperationError } from '../support/operation-error.js';
 import type { ControlDeps } from './control-deps.js';
 
 type Handler<A extends ControlActionName> = (action: ControlActionTypes[A], deps: ControlDeps) => Promise<ActionSuccess> | ActionSuccess;

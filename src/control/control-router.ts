@@ -9,14 +9,14 @@ import {
   type ControlQueryTypes,
 } from '../../generated/control/api.js';
 import type { ActionSuccess } from '../../generated/control/types.js';
+import { DEFAULT_PRESET } from '../executors/presets.js';
 import { baseUrlOf, type BaseUrlOptions } from '../http/base-url.js';
 import { BodyError, readJsonBody, type BodyProblem } from '../http/body.js';
-import { DEFAULT_PRESET } from '../executors/presets.js';
-import { OperationError } from '../support/operation-error.js';
-import { CONTROL } from '../protocol/control-schema.js';
 import { formatTools } from '../outbound/tool-formats.js';
+import { CONTROL } from '../protocol/control-schema.js';
 import { checkValue } from '../protocol/validation.js';
 import { violationPhrases } from '../protocol/violations.js';
+import { OperationError } from '../support/operation-error.js';
 import { ACTION_HANDLERS } from './actions.js';
 import type { ControlDeps } from './control-deps.js';
 import { isLoopbackAddress } from './loopback.js';

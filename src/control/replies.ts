@@ -1,5 +1,5 @@
-import { MEDIA_TYPES } from '../../generated/a2a/1.0/protocol.js';
 import type { Context } from 'koa';
+import { MEDIA_TYPES } from '../../generated/a2a/1.0/protocol.js';
 import { CONTROL_API, CONTROL_ENDPOINTS, type ControlEndpointKey, type ControlEndpointTypes } from '../../generated/control/api.js';
 import type { ReadError } from '../../generated/control/types.js';
 import { validateReadError, type Validator } from '../../generated/control/validators.js';

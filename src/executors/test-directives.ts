@@ -1,3 +1,4 @@
+import type { Message } from '../../generated/a2a/1.0/types.js';
 import {
   DEFAULT_TEST_OUTCOME,
   isTestOutcome,
@@ -10,7 +11,6 @@ import {
   type TestDirectiveParameterDefinition,
   type TestOutcome,
 } from '../../generated/hub/test-directives.js';
-import type { Message } from '../../generated/a2a/1.0/types.js';
 import { isRecord } from '../support/records.js';
 
 /**

@@ -1,11 +1,11 @@
 import Router from '@koa/router';
 import Koa from 'koa';
+import { HEADERS, PROTOCOL_VERSION, WELL_KNOWN_AGENT_CARD_PATH } from '../../generated/a2a/1.0/protocol.js';
+import { a2aError } from '../protocol/a2a-error.js';
 import { CARD_PATH_SUFFIX, type AgentDirectory } from '../server/hosted-agent.js';
 import { serveCard } from './card-endpoint.js';
 import { respondMethodNotAllowed, respondNotFound, respondWithError } from './http-errors.js';
 import { serveJsonRpc, type JsonRpcEndpointOptions } from './jsonrpc-endpoint.js';
-import { HEADERS, PROTOCOL_VERSION, WELL_KNOWN_AGENT_CARD_PATH } from '../../generated/a2a/1.0/protocol.js';
-import { a2aError } from '../protocol/a2a-error.js';
 
 export interface HttpAppOptions extends JsonRpcEndpointOptions {
   readonly directory: AgentDirectory;

@@ -1,5 +1,5 @@
-import getRawBody from 'raw-body';
 import type { Context } from 'koa';
+import getRawBody from 'raw-body';
 import { MEDIA_TYPES } from '../../generated/a2a/1.0/protocol.js';
 import { a2aError } from '../protocol/a2a-error.js';
 

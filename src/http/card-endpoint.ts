@@ -1,6 +1,6 @@
-import { MEDIA_TYPES } from '../../generated/a2a/1.0/protocol.js';
 import { createHash } from 'node:crypto';
 import type { Context } from 'koa';
+import { MEDIA_TYPES } from '../../generated/a2a/1.0/protocol.js';
 import type { InboundAgent } from '../server/hosted-agent.js';
 import { baseUrlOf, type BaseUrlOptions } from './base-url.js';
 

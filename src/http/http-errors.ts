@@ -1,5 +1,5 @@
-import { MEDIA_TYPES } from '../../generated/a2a/1.0/protocol.js';
 import type { Context } from 'koa';
+import { MEDIA_TYPES } from '../../generated/a2a/1.0/protocol.js';
 import { a2aError, type A2AError } from '../protocol/a2a-error.js';
 
 /** An HTTP-level failure as JSON (the HTTP+JSON binding's google.rpc.Status body), never an HTML page. */

@@ -3,20 +3,20 @@ import { METHODS } from '../../generated/a2a/1.0/methods.js';
 import { HEADERS, MEDIA_TYPES, PROTOCOL_VERSION, VERSION_QUERY_PARAMETER } from '../../generated/a2a/1.0/protocol.js';
 import type { StreamResponse } from '../../generated/a2a/1.0/types.js';
 import { validateStreamResponse, type Validator } from '../../generated/a2a/1.0/validators.js';
-import type { InboundAgent } from '../server/hosted-agent.js';
 import { a2aError, isA2AError, type A2AError } from '../protocol/a2a-error.js';
-import type { A2AHandler } from '../server/a2a-handler.js';
 import { errorResponse, parseEnvelope, resolveCall, successResponse, type JsonRpcId } from '../protocol/jsonrpc.js';
 import { negotiateVersion, type VersionPolicy } from '../protocol/versions.js';
+import type { A2AHandler } from '../server/a2a-handler.js';
+import type { InboundAgent } from '../server/hosted-agent.js';
+import type { LogFunction } from '../support/log.js';
 import { baseUrlOf, type BaseUrlOptions } from './base-url.js';
 import { bearerMatches } from './bearer.js';
 import { readA2ABody } from './body.js';
-import type { RateLimiter } from './rate-limit.js';
-import { openSse } from './sse.js';
-import { pipeFramesToSse } from './sse-frames.js';
 import type { EndpointObserver } from './endpoint-observer.js';
+import type { RateLimiter } from './rate-limit.js';
+import { pipeFramesToSse } from './sse-frames.js';
+import { openSse } from './sse.js';
 import type { StreamTracker } from './stream-tracker.js';
-import type { LogFunction } from '../support/log.js';
 
 export interface JsonRpcEndpointOptions extends BaseUrlOptions {
   readonly handler: A2AHandler;

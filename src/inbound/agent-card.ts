@@ -1,5 +1,5 @@
-import type { AgentCard, AgentProvider, AgentSkill } from '../../generated/a2a/1.0/types.js';
 import { PROTOCOL_VERSION } from '../../generated/a2a/1.0/protocol.js';
+import type { AgentCard, AgentProvider, AgentSkill } from '../../generated/a2a/1.0/types.js';
 
 export interface CardSource {
   readonly name: string;

@@ -1,16 +1,16 @@
 import { randomBytes } from 'node:crypto';
-import type { AgentProvider, AgentSkill } from '../../generated/a2a/1.0/types.js';
 import { WELL_KNOWN_AGENT_CARD_PATH } from '../../generated/a2a/1.0/protocol.js';
+import type { AgentProvider, AgentSkill } from '../../generated/a2a/1.0/types.js';
 import { CONTROL_API } from '../../generated/control/api.js';
 import { DEFAULTS } from '../../generated/control/defaults.js';
 import { validateEndpointPath } from '../../generated/control/validators.js';
 import { DEFAULT_PRESET, type PresetRegistry } from '../executors/presets.js';
-import { tokenDigest } from '../support/token-digest.js';
-import type { InstanceConfigs, MetaStore } from '../store/task-store.js';
-import { buildAgentCard, CAPABILITIES } from './agent-card.js';
 import type { AgentDirectory, InboundAgent } from '../server/hosted-agent.js';
-import { OperationError } from '../support/operation-error.js';
+import type { InstanceConfigs, MetaStore } from '../store/task-store.js';
 import type { LogFunction } from '../support/log.js';
+import { OperationError } from '../support/operation-error.js';
+import { tokenDigest } from '../support/token-digest.js';
+import { buildAgentCard, CAPABILITIES } from './agent-card.js';
 import { inboundConfigOf, readStoredInbound, type InboundConfig } from './stored-inbound.js';
 
 export type { InboundConfig } from './stored-inbound.js';

@@ -4,9 +4,10 @@ import { DEFAULTS } from '../../generated/hub/defaults.js';
 import type { OutboundSettings } from '../../generated/hub/types.js';
 import type { A2AClient } from '../client/a2a-client.js';
 import type { UrlPolicy } from '../client/url-policy.js';
-import { OperationError } from '../support/operation-error.js';
-import type { LogFunction } from '../support/log.js';
 import type { OutboundConfigs } from '../store/task-store.js';
+import { describeError } from '../support/describe-error.js';
+import type { LogFunction } from '../support/log.js';
+import { OperationError } from '../support/operation-error.js';
 import { ConnectionSupervisor, type ConnectOutcome, type OutboundState } from './connection-supervisor.js';
 import {
   DEFAULT_OUTBOUND_TIMEOUT_MS,
@@ -18,7 +19,6 @@ import {
   type OutboundPatch,
 } from './outbound-config.js';
 import { ConnectError, connectRemote, discoverRemote, type RemoteSettings } from './remote-connect.js';
-import { describeError } from '../support/describe-error.js';
 
 export type { ConnectOutcome, OutboundState } from './connection-supervisor.js';
 

@@ -1,6 +1,6 @@
 import { RecencyMap } from '../support/recency-map.js';
-import type { OutboundRegistry } from './outbound-registry.js';
 import { CallerContexts } from './caller-contexts.js';
+import type { OutboundRegistry } from './outbound-registry.js';
 import { parseToolArguments, TOOL_INPUT_SCHEMA } from './tool-arguments.js';
 import { callRemoteSkill, type ToolResult } from './tool-call.js';
 import { ToolError } from './tool-error.js';

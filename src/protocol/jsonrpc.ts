@@ -1,9 +1,9 @@
 import { isMethodName, METHOD_BY_LEGACY_NAME, METHODS, type MethodName } from '../../generated/a2a/1.0/methods.js';
 import type { JSONRPCErrorResponse, JSONRPCSuccessResponse } from '../../generated/a2a/1.0/types.js';
+import { isRecord } from '../support/records.js';
 import { a2aError, type A2AError } from './a2a-error.js';
 import { A2A_1_0 } from './a2a-schema.js';
 import { projectToSchema } from './project.js';
-import { isRecord } from '../support/records.js';
 import { checkValue } from './validation.js';
 import { violationPhrases } from './violations.js';
 

@@ -2,14 +2,14 @@ import { DEFAULTS } from '../../generated/a2a/1.0/defaults.js';
 import { METHODS, type MethodName, type MethodTypes } from '../../generated/a2a/1.0/methods.js';
 import { isInterruptedState, isTerminalState } from '../../generated/a2a/1.0/task-states.js';
 import type { ListTasksResponse, SendMessageRequest, SendMessageResponse, Task } from '../../generated/a2a/1.0/types.js';
+import { a2aError } from '../protocol/a2a-error.js';
+import { admitsText, mediaRangeCovers, mediaTypeOfPart } from '../protocol/media-types.js';
 import { InvalidCursorError, type EventLog, type TaskReads } from '../store/task-store.js';
 import { toWireTask, type TaskContent } from '../store/task-view.js';
 import type { TaskChannels } from '../tasks/task-channels.js';
 import type { TaskRuntime } from '../tasks/task-runtime.js';
 import { FrameQueue } from './frame-queue.js';
 import type { HostedAgent } from './hosted-agent.js';
-import { admitsText, mediaRangeCovers, mediaTypeOfPart } from '../protocol/media-types.js';
-import { a2aError } from '../protocol/a2a-error.js';
 
 /** What the transport knows about the call, beyond the params. */
 export interface CallContext {

@@ -1,5 +1,5 @@
-import type { AgentCard } from '../../generated/a2a/1.0/types.js';
 import type { Capability } from '../../generated/a2a/1.0/methods.js';
+import type { AgentCard } from '../../generated/a2a/1.0/types.js';
 import type { RuntimeInstance } from '../tasks/task-runtime.js';
 
 /** An agent as the request handler sees it: what it runs, and what its card promises. */

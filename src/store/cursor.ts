@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { InvalidCursorError } from './task-store.js';
 import { isRecord } from '../support/records.js';
+import { InvalidCursorError } from './task-store.js';
 
 /** A task's place in ListTasks order: status timestamp (ms) descending, then id descending. */
 export interface ListPosition {

@@ -4,11 +4,11 @@ import type { Message, TaskState, TaskStatus } from '../../generated/a2a/1.0/typ
 import type { ArtifactChunk, Content, ExecutionEvents, ExecutorTools } from '../executors/executor.js';
 import type { NewTask } from '../store/task-store.js';
 import type { TaskContent } from '../store/task-view.js';
+import type { LogFunction } from '../support/log.js';
 import { agentMessage, artifactFrame, artifactOf, status, statusFrame } from './frames.js';
 import type { LiveTask } from './live-task.js';
-import type { QueuedWrite, WriteQueue } from './write-queue.js';
-import type { LogFunction } from '../support/log.js';
 import type { ToolProvider } from './tool-provider.js';
+import type { QueuedWrite, WriteQueue } from './write-queue.js';
 
 export type SendOutcome = { readonly kind: 'message'; readonly message: Message } | { readonly kind: 'task'; readonly taskId: string };
 

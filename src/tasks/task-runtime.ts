@@ -1,10 +1,11 @@
 import { isActiveState, isTerminalState } from '../../generated/a2a/1.0/task-states.js';
 import type { Message, SendMessageRequest, Task, TaskState } from '../../generated/a2a/1.0/types.js';
 import { promptText, type AgentExecutor, type ExecutionRequest } from '../executors/executor.js';
-import type { EventLog, IdempotencyIndex, TaskInfo, TaskReads, TaskWrites, TaskView } from '../store/task-store.js';
+import { a2aError } from '../protocol/a2a-error.js';
 import type { OpTarget } from '../store/store-ops.js';
-import type { ToolProvider } from './tool-provider.js';
+import type { EventLog, IdempotencyIndex, TaskInfo, TaskReads, TaskWrites, TaskView } from '../store/task-store.js';
 import type { TaskContent } from '../store/task-view.js';
+import type { LogFunction } from '../support/log.js';
 import {
   createTaskWrite,
   Execution,
@@ -16,13 +17,12 @@ import {
   type SendOutcome,
 } from './execution.js';
 import { agentMessage, status, statusFrame } from './frames.js';
-import type { Session, SessionRegistry } from './sessions.js';
-import type { TaskChannels } from './task-channels.js';
 import { timeOrderedId } from './ids.js';
 import { LiveTask } from './live-task.js';
+import type { Session, SessionRegistry } from './sessions.js';
+import type { TaskChannels } from './task-channels.js';
+import type { ToolProvider } from './tool-provider.js';
 import { WriteQueue } from './write-queue.js';
-import { a2aError } from '../protocol/a2a-error.js';
-import type { LogFunction } from '../support/log.js';
 
 /** What the runtime needs to know about the instance a message was sent to. */
 export interface RuntimeInstance {

@@ -1,8 +1,8 @@
 import type { StreamResponse } from '../../generated/a2a/1.0/types.js';
 import { applyBatch, type StoreOp } from '../store/store-ops.js';
 import type { OpTarget } from '../store/store-ops.js';
-import type { TaskChannels } from './task-channels.js';
 import type { LogFunction } from '../support/log.js';
+import type { TaskChannels } from './task-channels.js';
 
 export interface QueuedWrite {
   readonly taskId: string;

@@ -10,12 +10,12 @@ import type {
   Task,
   TaskState,
 } from '../../../generated/a2a/1.0/types.js';
-import type { TestDirectiveRequest } from '../../../generated/hub/test-directives.js';
 import type { RequirementId } from '../../../generated/conformance/requirements.js';
+import type { TestDirectiveRequest } from '../../../generated/hub/test-directives.js';
 import { isRecord } from '../../../src/support/records.js';
+import { observedOf, short } from '../../core/answers.js';
 import type { CheckContext } from '../../core/check.js';
 import type { RpcExchange } from '../../core/transport.js';
-import { observedOf, short } from '../../core/answers.js';
 import { withTenant } from './card.js';
 import { directive, directiveMessage } from './directives.js';
 import { isTaskState, stateLabel } from './states.js';

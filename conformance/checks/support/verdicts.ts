@@ -1,9 +1,9 @@
 import { ERRORS, type ErrorName } from '../../../generated/a2a/1.0/errors.js';
 import type { RequirementId } from '../../../generated/conformance/requirements.js';
 import type { SkipReason } from '../../../generated/conformance/types.js';
+import { errorLabel, observedOf, reasonOf } from '../../core/answers.js';
 import type { CheckContext } from '../../core/check.js';
 import type { RpcExchange } from '../../core/transport.js';
-import { errorLabel, observedOf, reasonOf } from '../../core/answers.js';
 
 /* Recording verdicts beyond the context's own pass/fail/warn/skip. */
 
