@@ -1,185 +1,21 @@
 import { randomUUID } from 'node:crypto';
-import { ERRORS } from '../../generated/a2a/1.0/errors.js';
 import { MEDIA_TYPES, PROTOCOL_VERSION, WELL_KNOWN_AGENT_CARD_PATH } from '../../generated/a2a/1.0/protocol.js';
-import type { AgentInterface } from '../../generated/a2a/1.0/types.js';
-import type { RequirementId } from '../../generated/conformance/requirements.js';
 import { TEST_DIRECTIVES_EXTENSION } from '../../generated/hub/test-directives.js';
 import { isRecord } from '../../src/support/records.js';
-import { errorLabel, isError, observedOf, reasonOf, rpcOf } from '../core/answers.js';
-import type { Check, CheckContext } from '../core/check.js';
-import { VERSION_HEADER, type Exchange } from '../core/exchange.js';
-import type { MethodCall, StreamExchange } from '../core/transport.js';
-import { cardStructureProblems, FREE_FORM, legacyCardProblems, namingProblems } from './support/card-problems.js';
+import { errorLabel, isError, observedOf } from '../core/answers.js';
+import type { Check } from '../core/check.js';
+import { VERSION_HEADER } from '../core/exchange.js';
+import type { MethodCall } from '../core/transport.js';
+import { cardStructureProblems, legacyCardProblems } from './support/card-problems.js';
 import { capabilityDeclared, cardEvidence, classifyUrl, declaredExtensions, interfacesOf, NO_CARD, withTenant } from './support/card.js';
 import { directive, stateOfOutcome } from './support/directives.js';
+import { looksLikeRestRoute, probeInterface, REST_ACCEPT, type InterfaceProbe } from './support/interfaces.js';
+import { checkTimestamps, reportNaming } from './support/response-values.js';
+import { expectRefusedStream } from './support/streams.js';
 import { probeTask, unknownTaskId } from './support/tasks.js';
 import { skipAll } from './support/verdicts.js';
 
 const PLACEHOLDER_SKILL = { id: 'placeholder', name: 'placeholder', description: 'placeholder', tags: ['placeholder'] };
-/** What an unknown task id must be answered with, on every binding. */
-const TASK_NOT_FOUND_ERROR = ERRORS.TaskNotFoundError;
-/** What the suite accepts from an HTTP+JSON route. */
-const REST_ACCEPT = `${MEDIA_TYPES.a2aJson}, ${MEDIA_TYPES.json}`;
-
-// ---------------------------------------------------------------------------------------------
-// Names and timestamps in what the agent sends (CARD-006, DATA-002).
-
-function reportNaming(context: CheckContext, value: unknown, what: string, exchange: Pick<Exchange, 'request'> | undefined): void {
-  const problems = namingProblems(value);
-  if (problems.length === 0) {
-    context.pass('CARD-006', `${what}: lowerCamelCase names and enum name strings`);
-    return;
-  }
-  for (const problem of problems.slice(0, 5)) {
-    context.fail('CARD-006', {
-      message: `${what} does not use ProtoJSON names`,
-      expected: 'lowerCamelCase member names and enum values as their proto name strings',
-      observed: problem.problem,
-      path: problem.path,
-      ...(exchange ? { exchange } : {}),
-    });
-  }
-}
-
-/** Every `timestamp` in a response: RFC 3339 UTC with Z; milliseconds SHOULD be used (DATA-002). */
-function checkTimestamps(context: CheckContext, value: unknown, exchange: Pick<Exchange, 'request'>, path = ''): number {
-  if (Array.isArray(value))
-    return value.reduce<number>((count, item, index) => count + checkTimestamps(context, item, exchange, `${path}[${index}]`), 0);
-  if (!isRecord(value)) return 0;
-  let count = 0;
-  for (const [key, member] of Object.entries(value)) {
-    const at = path === '' ? key : `${path}.${key}`;
-    if (FREE_FORM.has(key)) continue;
-    if (key === 'timestamp' || key.endsWith('Timestamp')) {
-      count += 1;
-      const match =
-        typeof member === 'string' ? /^\d{4}-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(Z|[+-]\d{2}:\d{2}|z)$/.exec(member) : null;
-      const valid =
-        match !== null &&
-        match[7] === 'Z' &&
-        !Number.isNaN(Date.parse(match[0])) &&
-        Number(match[1]) >= 1 &&
-        Number(match[1]) <= 12 &&
-        Number(match[3]) <= 23;
-      if (match === null || !valid) {
-        context.fail('DATA-002', {
-          message: 'a timestamp is not RFC 3339 UTC ending in Z',
-          expected: 'e.g. 2025-10-28T10:30:00.000Z',
-          observed: JSON.stringify(member),
-          path: at,
-          exchange,
-        });
-      } else if ((match[6] ?? '').length !== 3) {
-        context.warn('DATA-002', {
-          message: 'a timestamp does not use millisecond precision',
-          expected: 'three fractional digits, e.g. 2025-10-28T10:30:00.000Z',
-          observed: String(member),
-          path: at,
-          exchange,
-        });
-      } else {
-        context.pass('DATA-002', `${at} is ${String(member)}`);
-      }
-      continue;
-    }
-    count += checkTimestamps(context, member, exchange, at);
-  }
-  return count;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Interface probes (CARD-005, DATA-001).
-
-interface InterfaceProbe {
-  readonly label: string;
-  readonly exchange: Exchange;
-  /** Answered as the binding and version require. */
-  readonly ok: boolean;
-  readonly expected: string;
-  /** The error type, for comparison across bindings: an ErrorInfo reason or a description. */
-  readonly errorType: string;
-}
-
-function majorMinor(version: string): string {
-  return version.split('.').slice(0, 2).join('.');
-}
-
-/** GetTask for an unknown id, sent to one declared interface in its own binding; undefined for bindings or versions the suite does not speak. */
-async function probeInterface(
-  context: CheckContext,
-  entry: AgentInterface,
-  index: number,
-  taskId: string,
-): Promise<InterfaceProbe | undefined> {
-  if (typeof entry.url !== 'string' || typeof entry.protocolVersion !== 'string' || !/^1\.\d+/.test(entry.protocolVersion))
-    return undefined;
-  const tenant = typeof entry.tenant === 'string' && entry.tenant !== '' ? entry.tenant : undefined;
-  const version = majorMinor(entry.protocolVersion);
-  const label = `supportedInterfaces[${index}] (${entry.protocolBinding} ${entry.url})`;
-  if (entry.protocolBinding === 'JSONRPC') {
-    const body = JSON.stringify({
-      jsonrpc: '2.0',
-      id: 'conform-interface-probe',
-      method: 'GetTask',
-      params: { id: taskId, ...(tenant ? { tenant } : {}) },
-    });
-    const exchange = await context.transport.raw(body, {
-      url: entry.url,
-      headers: { 'content-type': MEDIA_TYPES.json, accept: MEDIA_TYPES.json, [VERSION_HEADER]: version },
-    });
-    const found = isError(exchange, 'TaskNotFoundError');
-    const json = exchange.json;
-    const errorType = found ? TASK_NOT_FOUND_ERROR.reason : observedOf(exchange);
-    return {
-      label,
-      exchange,
-      ok: found && isRecord(json) && json['jsonrpc'] === '2.0',
-      expected: `a JSON-RPC 2.0 error ${errorLabel('TaskNotFoundError')}`,
-      errorType,
-    };
-  }
-  if (entry.protocolBinding === 'HTTP+JSON') {
-    let url: string;
-    try {
-      url = `${new URL(entry.url).href.replace(/\/+$/, '')}${tenant ? `/${encodeURIComponent(tenant)}` : ''}/tasks/${encodeURIComponent(taskId)}`;
-    } catch {
-      return undefined;
-    }
-    const exchange = await context.transport.raw(undefined, {
-      method: 'GET',
-      url,
-      headers: { accept: REST_ACCEPT, [VERSION_HEADER]: version },
-    });
-    const error = isRecord(exchange.json) ? exchange.json['error'] : undefined;
-    const reason = reasonOf(error);
-    const { httpStatus, grpcStatus } = TASK_NOT_FOUND_ERROR;
-    const ok =
-      exchange.status === httpStatus &&
-      isRecord(error) &&
-      error['code'] === httpStatus &&
-      error['status'] === grpcStatus &&
-      (reason === undefined || reason === TASK_NOT_FOUND_ERROR.reason);
-    return {
-      label,
-      exchange,
-      ok,
-      expected: `HTTP ${httpStatus} with a google.rpc.Status body {"error":{"code":${httpStatus},"status":"${grpcStatus}",…}} (reason ${TASK_NOT_FOUND_ERROR.reason})`,
-      errorType: ok ? TASK_NOT_FOUND_ERROR.reason : observedOf(exchange),
-    };
-  }
-  return undefined;
-}
-
-/** Whether an answer to an HTTP+JSON route probe shows the route exists. */
-function looksLikeRestRoute(exchange: Exchange, kind: 'task' | 'card'): boolean {
-  const json = exchange.json;
-  if (kind === 'card') return exchange.status === 200 && isRecord(json) && Array.isArray(json['supportedInterfaces']);
-  if (!isRecord(json)) return false;
-  if (exchange.status === TASK_NOT_FOUND_ERROR.httpStatus) return reasonOf(json['error']) === TASK_NOT_FOUND_ERROR.reason;
-  return exchange.status === 200 && typeof json['id'] === 'string' && isRecord(json['status']);
-}
-
-// ---------------------------------------------------------------------------------------------
 
 export const discoveryChecks: readonly Check[] = [
   {
@@ -652,21 +488,3 @@ export const discoveryChecks: readonly Check[] = [
     },
   },
 ];
-
-/** SSE-001 / SUB-001: a plain JSON-RPC UnsupportedOperationError, never an opened stream. */
-function expectRefusedStream(context: CheckContext, requirement: RequirementId, exchange: StreamExchange): void {
-  if (exchange.ending === 'not-a-stream') {
-    context.expectError(requirement, rpcOf(exchange), 'UnsupportedOperationError');
-    return;
-  }
-  const first = exchange.events[0];
-  context.fail(requirement, {
-    message: 'the agent does not declare streaming but answered with a stream',
-    expected: `a JSON response with error ${errorLabel('UnsupportedOperationError')} instead of an SSE stream`,
-    observed:
-      exchange.status === 0
-        ? `no response (${exchange.transportError ?? exchange.ending})`
-        : `HTTP ${exchange.status} ${exchange.headers['content-type'] ?? ''}; first event: ${first?.data.slice(0, 200) ?? '(none)'}`,
-    exchange,
-  });
-}
