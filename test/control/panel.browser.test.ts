@@ -2,9 +2,13 @@ import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ActionFailure, Snapshot } from '../../generated/control/types.js';
+import type { ActionFailure, Metrics, Snapshot } from '../../generated/control/types.js';
+import { timeOrderedId } from '../../src/tasks/ids.js';
+import { userMessage } from '../helpers/a2a-client.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { REPO_ROOT } from '../helpers/paths.js';
+import { post } from '../helpers/raw-http.js';
+import { sendTask } from '../helpers/tasks.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const CHROMIUM_FLAGS = [
@@ -115,6 +119,56 @@ describe.skipIf(!available)('the control panel in a browser', () => {
       status: { state: string };
     };
     expect(task).toMatchObject({ serverId: inboundId, status: { state: 'TASK_STATE_COMPLETED' } });
+  });
+
+  it('shows task and context ids by their random tail, the whole id in the tooltip, and copies it whole', async () => {
+    // Ids of the same millisecond share their first 13 characters, the time of a UUIDv7.
+    const stamp = Date.now();
+    const contexts = [timeOrderedId(stamp), timeOrderedId(stamp)];
+    const tasks = await Promise.all(
+      contexts.map((contextId) => sendTask(hub.endpoint, { message: userMessage('same millisecond', { contextId }) })),
+    );
+    const shown: string[] = [];
+    for (const task of tasks) {
+      const taskRow = page.getByTestId(`task-row-${task.id}`);
+      await taskRow.waitFor();
+      const link = taskRow.getByTestId('task-link');
+      expect(await link.textContent()).toBe(`…${task.id.slice(-8)}`);
+      expect(await link.getAttribute('title')).toBe(task.id);
+      const context = taskRow.getByTestId('task-context');
+      expect(await context.getAttribute('title')).toBe(task.contextId);
+      shown.push((await context.textContent()) ?? '');
+    }
+    expect(shown).toEqual(contexts.map((id) => `…${id.slice(-8)}`));
+    expect(shown[0]).not.toBe(shown[1]);
+
+    const first = tasks[0]?.id ?? '';
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: hub.url });
+    await page.getByTestId(`task-row-${first}`).getByTestId('copy-task-id').click();
+    await message().filter({ hasText: first }).waitFor();
+    expect(await page.evaluate('navigator.clipboard.readText()')).toBe(first);
+  });
+
+  it('counts requests in the Requests tile as ok and not ok, and names requests refused before a method was read', async () => {
+    expect((await post(hub.endpoint, '{ not json')).status).toBe(200);
+    const metrics = (await (await fetch(`${hub.url}/a2a/api/metrics`)).json()) as Metrics;
+    const counts = (outcomes: Metrics['requests'][string] = {}) =>
+      Object.entries(outcomes).map(([outcome, n]) => [outcome, n ?? 0] as const);
+    const sum = (entries: readonly (readonly [string, number])[]) => entries.reduce((total, [, n]) => total + n, 0);
+    const outcomes = Object.values(metrics.requests).flatMap((byOutcome) => counts(byOutcome));
+    const isOk = (outcome: string) => outcome === 'ok' || outcome === 'notification';
+    const ok = sum(outcomes.filter(([outcome]) => isOk(outcome)));
+    const notOk = sum(outcomes.filter(([outcome]) => !isOk(outcome)));
+    expect(notOk).toBeGreaterThan(0);
+    await page
+      .getByTestId('metric-requests')
+      .filter({ hasText: new RegExp(`^${ok + notOk}$`) })
+      .waitFor();
+    expect(await page.getByTestId('metric-requests-outcomes').textContent()).toBe(`${ok} ok · ${notOk} not ok`);
+    const methods = (await page.getByTestId('metric-requests-methods').textContent()) ?? '';
+    const countOf = (method: string) => sum(counts(metrics.requests[method]));
+    expect(methods).toContain(`SendMessage ${countOf('SendMessage')}`);
+    expect(methods).toContain(`no method read ${countOf('-')}`);
   });
 
   it('sets a bearer token without ever showing it back', async () => {
