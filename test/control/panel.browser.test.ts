@@ -181,10 +181,55 @@ describe.skipIf(!available)('the control panel in a browser', () => {
     expect(await page.content()).not.toContain(TOKEN);
   });
 
+  it('edits the inbound: a refused change keeps the editor open, a saved one moves the card, and the token is cleared and set there', async () => {
+    await row().getByTestId('inbound-edit').click();
+    const editor = page.getByTestId('edit-inbound-form');
+    await editor.waitFor();
+    expect(await page.getByTestId('edit-id').textContent()).toBe(inboundId);
+    expect(await page.getByLabel('Agent name').inputValue()).toBe('panel-test');
+    expect(await page.getByLabel('Endpoint path', { exact: true }).inputValue()).toBe(`/a2a/${inboundId}`);
+    expect(await page.getByLabel('Agent preset').inputValue()).toBe('echo');
+    expect(await page.getByTestId('edit-auth').textContent()).toBe('on');
+
+    await page.getByLabel('Endpoint path', { exact: true }).fill('no-leading-slash');
+    await page.getByTestId('edit-save').click();
+    await message().and(page.locator('[data-status="error"]')).waitFor();
+    expect(await page.getByTestId('action-violations').textContent()).toContain('endpointPath');
+    expect(await editor.isVisible()).toBe(true);
+    expect((await snapshot()).inbounds.find((inbound) => inbound.id === inboundId)?.endpointPath).toBe(`/a2a/${inboundId}`);
+
+    await page.getByLabel('Agent name').fill('panel-edited');
+    await page.getByLabel('Agent version').fill('0.2.0');
+    await page.getByLabel('Endpoint path', { exact: true }).fill('/agents/panel-edited');
+    await page.getByTestId('edit-save').click();
+    await message().filter({ hasText: 'inbound server "panel-edited" updated' }).waitFor();
+    await editor.waitFor({ state: 'hidden' });
+    await row().getByTestId('inbound-name').filter({ hasText: 'panel-edited' }).waitFor();
+    const edited = (await snapshot()).inbounds.find((inbound) => inbound.id === inboundId);
+    expect(edited).toMatchObject({ name: 'panel-edited', version: '0.2.0', endpointPath: '/agents/panel-edited', preset: 'echo' });
+    expect(edited?.description).toContain('made</b> by the browser test');
+    expect((await fetch(`${hub.url}${cardPath}`)).status).toBe(404);
+    cardPath = edited?.cardPath ?? '';
+    expect(await row().getByTestId('inbound-card-link').getAttribute('href')).toBe(cardPath);
+    expect(await (await fetch(`${hub.url}${cardPath}`)).json()).toMatchObject({ name: 'panel-edited', version: '0.2.0' });
+
+    await row().getByTestId('inbound-edit').click();
+    await page.getByTestId('edit-clear-token').click();
+    await message().filter({ hasText: 'bearer auth cleared' }).waitFor();
+    await page.getByTestId('edit-auth').filter({ hasText: 'off' }).waitFor();
+    await row().getByTestId('inbound-auth').filter({ hasText: 'off' }).waitFor();
+    await page.getByLabel('New bearer token').fill(TOKEN);
+    await page.getByTestId('edit-save').click();
+    await message().filter({ hasText: 'bearer auth enabled' }).waitFor();
+    await editor.waitFor({ state: 'hidden' });
+    await row().getByTestId('inbound-auth').filter({ hasText: 'on' }).waitFor();
+    expect(await page.content()).not.toContain(TOKEN);
+  });
+
   it('disables the inbound: shown disabled, and its card URL answers 404', async () => {
     expect((await fetch(`${hub.url}${cardPath}`)).status).toBe(200);
     await row().getByTestId('inbound-disable').click();
-    await message().filter({ hasText: `inbound server "panel-test" disabled` }).waitFor();
+    await message().filter({ hasText: `inbound server "panel-edited" disabled` }).waitFor();
     await row().getByTestId('inbound-status').filter({ hasText: 'disabled' }).waitFor();
     await row().getByTestId('inbound-enable').waitFor();
     expect((await fetch(`${hub.url}${cardPath}`)).status).toBe(404);
@@ -226,6 +271,23 @@ describe.skipIf(!available)('the control panel in a browser', () => {
     expect(await page.getByTestId('create-relay').isVisible()).toBe(false);
   });
 
+  it('edits the relay instance: the editor shows what it relays to, and moving it to echo clears that', async () => {
+    const relay = (await snapshot()).inbounds.find((inbound) => inbound.name === 'panel-relay');
+    const relayRow = page.getByTestId(`inbound-row-${relay?.id ?? ''}`);
+    await relayRow.getByTestId('inbound-edit').click();
+    expect(await page.getByLabel('Agent preset').inputValue()).toBe('relay');
+    expect(await page.getByTestId('edit-relay').isVisible()).toBe(true);
+    expect(await page.getByTestId('edit-relay').inputValue()).toBe(outboundId);
+    await page.getByLabel('Agent preset').selectOption('echo');
+    expect(await page.getByTestId('edit-relay').isVisible()).toBe(false);
+    await page.getByTestId('edit-save').click();
+    await message().filter({ hasText: 'inbound server "panel-relay" updated' }).waitFor();
+    await relayRow.getByTestId('inbound-relay-to').waitFor({ state: 'detached' });
+    const moved = (await snapshot()).inbounds.find((inbound) => inbound.id === relay?.id);
+    expect(moved?.preset).toBe('echo');
+    expect(moved?.relayTo).toBeUndefined();
+  });
+
   it('disables the connection from its row', async () => {
     const outboundRow = page.getByTestId(`outbound-row-${outboundId}`);
     await outboundRow.getByTestId('outbound-disable').click();
@@ -245,7 +307,7 @@ describe.skipIf(!available)('the control panel in a browser', () => {
   it('removes the inbound after the confirmation dialog', async () => {
     page.once('dialog', (dialog) => void dialog.accept());
     await row().getByTestId('inbound-remove').click();
-    await message().filter({ hasText: `inbound server "panel-test" removed` }).waitFor();
+    await message().filter({ hasText: `inbound server "panel-edited" removed` }).waitFor();
     await row().waitFor({ state: 'detached' });
     expect((await snapshot()).inbounds.map((inbound) => inbound.id)).not.toContain(inboundId);
     const failure = (await (await fetch(`${hub.url}/a2a/api/card?id=${inboundId}`)).json()) as ActionFailure;
