@@ -235,6 +235,23 @@ describe.skipIf(!available)('the control panel in a browser', () => {
     expect((await fetch(`${hub.url}${cardPath}`)).status).toBe(404);
   });
 
+  it('an editor open while the row disables the server follows it, so saving does not enable it again', async () => {
+    await row().getByTestId('inbound-enable').click();
+    await row().getByTestId('inbound-status').filter({ hasText: 'enabled' }).waitFor();
+    await row().getByTestId('inbound-edit').click();
+    expect(await page.getByLabel('Enabled', { exact: true }).isChecked()).toBe(true);
+    await row().getByTestId('inbound-disable').click();
+    await row().getByTestId('inbound-status').filter({ hasText: 'disabled' }).waitFor();
+    await page.getByLabel('Enabled', { exact: true }).and(page.locator(':not(:checked)')).waitFor();
+    await page.getByLabel('Agent description').fill('described again');
+    await page.getByTestId('edit-save').click();
+    await message().filter({ hasText: 'inbound server "panel-edited" updated' }).waitFor();
+    expect((await snapshot()).inbounds.find((inbound) => inbound.id === inboundId)).toMatchObject({
+      enabled: false,
+      description: 'described again',
+    });
+  });
+
   it('previews a remote card and connects to it; the row shows it connected with its tools', async () => {
     const cardUrl = `${hub.url}/a2a/default/agent-card.json`;
     await page.getByLabel('Agent card URL').fill(cardUrl);
