@@ -6,6 +6,7 @@ import type Router from '@koa/router';
 import type { Logger } from 'pino';
 import { DEFAULTS, type ResolvedHubConfig } from './config.js';
 import { createControlRouter } from './control/control-router.js';
+import { notFoundHandler } from './control/landing.js';
 import { HubMetrics } from './control/metrics.js';
 import { PeerTracker, type Peer } from './control/peers.js';
 import { PresetRegistry } from './executors/presets.js';
@@ -137,6 +138,7 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
     ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}),
     cardMaxAgeSeconds: config.cardMaxAgeSeconds,
     routers: [control, ...(options.routers?.(parts) ?? [])],
+    notFound: notFoundHandler({ inbounds, trustProxy: config.trustProxy, ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}) }),
     observer: endpointObserver(peers, metrics),
     log,
   });

@@ -12,12 +12,14 @@ export interface HttpAppOptions extends JsonRpcEndpointOptions {
   readonly cardMaxAgeSeconds: number;
   /** Extra routes (the control API) mounted before the agent endpoints. */
   readonly routers?: readonly Router[];
+  /** The answer where nothing is served; default a JSON 404. */
+  readonly notFound?: (ctx: Koa.Context) => void;
 }
 
 /**
  * The hub's HTTP surface. Inbound agents are resolved per request from the directory, so
  * creating, moving, disabling or removing an instance takes effect on the next request
- * without re-registering routes. Anything unmatched is a JSON 404; nothing renders HTML and
+ * without re-registering routes. Anything unmatched gets `notFound`, by default a JSON 404;
  * no stack trace leaves the process.
  */
 export function createHttpApp(options: HttpAppOptions): Koa {
@@ -72,6 +74,7 @@ export function createHttpApp(options: HttpAppOptions): Koa {
   // bodies; koa-router's allowedMethods() would rewrite the status after our JSON 404 body.
   for (const router of [wellKnown, ...(options.routers ?? [])]) app.use(router.routes());
 
-  app.use((ctx) => respondNotFound(ctx));
+  const notFound = options.notFound ?? respondNotFound;
+  app.use((ctx) => notFound(ctx));
   return app;
 }

@@ -1,7 +1,5 @@
-import { IncomingMessage, ServerResponse } from 'node:http';
-import { Socket } from 'node:net';
 import type Router from '@koa/router';
-import Koa from 'koa';
+import type Koa from 'koa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createControlRouter } from '../../src/control/control-router.js';
 import { isLoopbackAddress } from '../../src/control/loopback.js';
@@ -9,6 +7,7 @@ import { HubMetrics } from '../../src/control/metrics.js';
 import { PeerTracker } from '../../src/control/peers.js';
 import { CONTROL } from '../../src/protocol/control-schema.js';
 import { checkValue } from '../../src/protocol/validation.js';
+import { askAs, type FakeAnswer, type FakeRequest } from '../helpers/fake-peer.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
 
 describe('isLoopbackAddress', () => {
@@ -98,42 +97,11 @@ describe('the control router decides by the socket address, never by headers', (
     'true-client-ip': '127.0.0.1',
   };
 
-  interface FakeAnswer {
-    readonly status: number;
-    readonly body: unknown;
-  }
-
   /** Runs one request through the router as if it came from `remoteAddress`. */
-  async function ask(
-    remoteAddress: string,
-    options: { method?: string; path?: string; headers?: Record<string, string>; body?: string; trustProxy?: boolean } = {},
-  ): Promise<FakeAnswer> {
-    const trustProxy = options.trustProxy ?? false;
-    const app = new Koa();
-    app.proxy = trustProxy;
-    const socket = new Socket();
-    Object.defineProperty(socket, 'remoteAddress', { get: () => remoteAddress, configurable: true });
-    try {
-      const request = new IncomingMessage(socket);
-      request.method = options.method ?? 'GET';
-      request.url = options.path ?? '/a2a/api';
-      request.headers = { host: 'hub.test', ...options.headers };
-      if (options.body !== undefined) {
-        request.headers['content-type'] = 'application/json';
-        request.headers['content-length'] = String(Buffer.byteLength(options.body));
-        request.push(options.body);
-      }
-      request.push(null);
-      const response = new ServerResponse(request);
-      const ctx = app.createContext(request, response);
-      expect(ctx.socket.remoteAddress).toBe(remoteAddress);
-      const middleware = routers.get(trustProxy)?.routes();
-      if (middleware === undefined) throw new Error('no router');
-      await middleware(ctx as Parameters<typeof middleware>[0], () => Promise.resolve());
-      return { status: ctx.status, body: typeof ctx.body === 'string' ? (JSON.parse(ctx.body) as unknown) : ctx.body };
-    } finally {
-      socket.destroy();
-    }
+  function ask(remoteAddress: string, options: FakeRequest & { path?: string } = {}): Promise<FakeAnswer> {
+    const router = routers.get(options.trustProxy ?? false);
+    if (router === undefined) throw new Error('no router');
+    return askAs(remoteAddress, router.routes() as Koa.Middleware, { path: '/a2a/api', ...options });
   }
 
   function expectForbidden(answer: FakeAnswer, def: 'ReadError' | 'ActionFailure' = 'ReadError'): void {

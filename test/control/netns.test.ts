@@ -152,6 +152,13 @@ describe.skipIf(reason !== undefined)('the control API refuses a real non-loopba
     expect(result?.task?.status.state).toBe('TASK_STATE_COMPLETED');
   });
 
+  it('a browser in the namespace asking for / is not sent to the panel: a JSON 404 names the public card only', async () => {
+    const answer = await fetchFromNamespace('/', { headers: { accept: 'text/html,*/*;q=0.8' } });
+    expect(answer.status).toBe(404);
+    const body = JSON.parse(answer.body) as { error: { message: string } };
+    expect(body.error.message).toBe(`nothing is served at GET /; this hub's agent card is at ${base}/.well-known/agent-card.json`);
+  });
+
   it('a local process reaching the hub through the non-loopback veth address is refused too', async () => {
     // The source address of this connection is the host end of the pair, not 127.0.0.1.
     const answer = await fetch(`${base}/a2a/api`, { headers: { 'x-forwarded-for': '127.0.0.1' } });

@@ -2,9 +2,13 @@ import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ActionFailure, Snapshot } from '../../generated/control/types.js';
+import type { ActionFailure, Metrics, Snapshot } from '../../generated/control/types.js';
+import { timeOrderedId } from '../../src/tasks/ids.js';
+import { userMessage } from '../helpers/a2a-client.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { REPO_ROOT } from '../helpers/paths.js';
+import { post } from '../helpers/raw-http.js';
+import { sendTask } from '../helpers/tasks.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const CHROMIUM_FLAGS = [
@@ -117,6 +121,56 @@ describe.skipIf(!available)('the control panel in a browser', () => {
     expect(task).toMatchObject({ serverId: inboundId, status: { state: 'TASK_STATE_COMPLETED' } });
   });
 
+  it('shows task and context ids by their random tail, the whole id in the tooltip, and copies it whole', async () => {
+    // Ids of the same millisecond share their first 13 characters, the time of a UUIDv7.
+    const stamp = Date.now();
+    const contexts = [timeOrderedId(stamp), timeOrderedId(stamp)];
+    const tasks = await Promise.all(
+      contexts.map((contextId) => sendTask(hub.endpoint, { message: userMessage('same millisecond', { contextId }) })),
+    );
+    const shown: string[] = [];
+    for (const task of tasks) {
+      const taskRow = page.getByTestId(`task-row-${task.id}`);
+      await taskRow.waitFor();
+      const link = taskRow.getByTestId('task-link');
+      expect(await link.textContent()).toBe(`…${task.id.slice(-8)}`);
+      expect(await link.getAttribute('title')).toBe(task.id);
+      const context = taskRow.getByTestId('task-context');
+      expect(await context.getAttribute('title')).toBe(task.contextId);
+      shown.push((await context.textContent()) ?? '');
+    }
+    expect(shown).toEqual(contexts.map((id) => `…${id.slice(-8)}`));
+    expect(shown[0]).not.toBe(shown[1]);
+
+    const first = tasks[0]?.id ?? '';
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: hub.url });
+    await page.getByTestId(`task-row-${first}`).getByTestId('copy-task-id').click();
+    await message().filter({ hasText: first }).waitFor();
+    expect(await page.evaluate('navigator.clipboard.readText()')).toBe(first);
+  });
+
+  it('counts requests in the Requests tile as ok and not ok, and names requests refused before a method was read', async () => {
+    expect((await post(hub.endpoint, '{ not json')).status).toBe(200);
+    const metrics = (await (await fetch(`${hub.url}/a2a/api/metrics`)).json()) as Metrics;
+    const counts = (outcomes: Metrics['requests'][string] = {}) =>
+      Object.entries(outcomes).map(([outcome, n]) => [outcome, n ?? 0] as const);
+    const sum = (entries: readonly (readonly [string, number])[]) => entries.reduce((total, [, n]) => total + n, 0);
+    const outcomes = Object.values(metrics.requests).flatMap((byOutcome) => counts(byOutcome));
+    const isOk = (outcome: string) => outcome === 'ok' || outcome === 'notification';
+    const ok = sum(outcomes.filter(([outcome]) => isOk(outcome)));
+    const notOk = sum(outcomes.filter(([outcome]) => !isOk(outcome)));
+    expect(notOk).toBeGreaterThan(0);
+    await page
+      .getByTestId('metric-requests')
+      .filter({ hasText: new RegExp(`^${ok + notOk}$`) })
+      .waitFor();
+    expect(await page.getByTestId('metric-requests-outcomes').textContent()).toBe(`${ok} ok · ${notOk} not ok`);
+    const methods = (await page.getByTestId('metric-requests-methods').textContent()) ?? '';
+    const countOf = (method: string) => sum(counts(metrics.requests[method]));
+    expect(methods).toContain(`SendMessage ${countOf('SendMessage')}`);
+    expect(methods).toContain(`no method read ${countOf('-')}`);
+  });
+
   it('sets a bearer token without ever showing it back', async () => {
     await page.getByLabel('Server', { exact: true }).selectOption(inboundId);
     await page.getByLabel('Bearer token', { exact: true }).fill(TOKEN);
@@ -127,13 +181,75 @@ describe.skipIf(!available)('the control panel in a browser', () => {
     expect(await page.content()).not.toContain(TOKEN);
   });
 
+  it('edits the inbound: a refused change keeps the editor open, a saved one moves the card, and the token is cleared and set there', async () => {
+    await row().getByTestId('inbound-edit').click();
+    const editor = page.getByTestId('edit-inbound-form');
+    await editor.waitFor();
+    expect(await page.getByTestId('edit-id').textContent()).toBe(inboundId);
+    expect(await page.getByLabel('Agent name').inputValue()).toBe('panel-test');
+    expect(await page.getByLabel('Endpoint path', { exact: true }).inputValue()).toBe(`/a2a/${inboundId}`);
+    expect(await page.getByLabel('Agent preset').inputValue()).toBe('echo');
+    expect(await page.getByTestId('edit-auth').textContent()).toBe('on');
+
+    await page.getByLabel('Endpoint path', { exact: true }).fill('no-leading-slash');
+    await page.getByTestId('edit-save').click();
+    await message().and(page.locator('[data-status="error"]')).waitFor();
+    expect(await page.getByTestId('action-violations').textContent()).toContain('endpointPath');
+    expect(await editor.isVisible()).toBe(true);
+    expect((await snapshot()).inbounds.find((inbound) => inbound.id === inboundId)?.endpointPath).toBe(`/a2a/${inboundId}`);
+
+    await page.getByLabel('Agent name').fill('panel-edited');
+    await page.getByLabel('Agent version').fill('0.2.0');
+    await page.getByLabel('Endpoint path', { exact: true }).fill('/agents/panel-edited');
+    await page.getByTestId('edit-save').click();
+    await message().filter({ hasText: 'inbound server "panel-edited" updated' }).waitFor();
+    await editor.waitFor({ state: 'hidden' });
+    await row().getByTestId('inbound-name').filter({ hasText: 'panel-edited' }).waitFor();
+    const edited = (await snapshot()).inbounds.find((inbound) => inbound.id === inboundId);
+    expect(edited).toMatchObject({ name: 'panel-edited', version: '0.2.0', endpointPath: '/agents/panel-edited', preset: 'echo' });
+    expect(edited?.description).toContain('made</b> by the browser test');
+    expect((await fetch(`${hub.url}${cardPath}`)).status).toBe(404);
+    cardPath = edited?.cardPath ?? '';
+    expect(await row().getByTestId('inbound-card-link').getAttribute('href')).toBe(cardPath);
+    expect(await (await fetch(`${hub.url}${cardPath}`)).json()).toMatchObject({ name: 'panel-edited', version: '0.2.0' });
+
+    await row().getByTestId('inbound-edit').click();
+    await page.getByTestId('edit-clear-token').click();
+    await message().filter({ hasText: 'bearer auth cleared' }).waitFor();
+    await page.getByTestId('edit-auth').filter({ hasText: 'off' }).waitFor();
+    await row().getByTestId('inbound-auth').filter({ hasText: 'off' }).waitFor();
+    await page.getByLabel('New bearer token').fill(TOKEN);
+    await page.getByTestId('edit-save').click();
+    await message().filter({ hasText: 'bearer auth enabled' }).waitFor();
+    await editor.waitFor({ state: 'hidden' });
+    await row().getByTestId('inbound-auth').filter({ hasText: 'on' }).waitFor();
+    expect(await page.content()).not.toContain(TOKEN);
+  });
+
   it('disables the inbound: shown disabled, and its card URL answers 404', async () => {
     expect((await fetch(`${hub.url}${cardPath}`)).status).toBe(200);
     await row().getByTestId('inbound-disable').click();
-    await message().filter({ hasText: `inbound server "panel-test" disabled` }).waitFor();
+    await message().filter({ hasText: `inbound server "panel-edited" disabled` }).waitFor();
     await row().getByTestId('inbound-status').filter({ hasText: 'disabled' }).waitFor();
     await row().getByTestId('inbound-enable').waitFor();
     expect((await fetch(`${hub.url}${cardPath}`)).status).toBe(404);
+  });
+
+  it('an editor open while the row disables the server follows it, so saving does not enable it again', async () => {
+    await row().getByTestId('inbound-enable').click();
+    await row().getByTestId('inbound-status').filter({ hasText: 'enabled' }).waitFor();
+    await row().getByTestId('inbound-edit').click();
+    expect(await page.getByLabel('Enabled', { exact: true }).isChecked()).toBe(true);
+    await row().getByTestId('inbound-disable').click();
+    await row().getByTestId('inbound-status').filter({ hasText: 'disabled' }).waitFor();
+    await page.getByLabel('Enabled', { exact: true }).and(page.locator(':not(:checked)')).waitFor();
+    await page.getByLabel('Agent description').fill('described again');
+    await page.getByTestId('edit-save').click();
+    await message().filter({ hasText: 'inbound server "panel-edited" updated' }).waitFor();
+    expect((await snapshot()).inbounds.find((inbound) => inbound.id === inboundId)).toMatchObject({
+      enabled: false,
+      description: 'described again',
+    });
   });
 
   it('previews a remote card and connects to it; the row shows it connected with its tools', async () => {
@@ -172,6 +288,23 @@ describe.skipIf(!available)('the control panel in a browser', () => {
     expect(await page.getByTestId('create-relay').isVisible()).toBe(false);
   });
 
+  it('edits the relay instance: the editor shows what it relays to, and moving it to echo clears that', async () => {
+    const relay = (await snapshot()).inbounds.find((inbound) => inbound.name === 'panel-relay');
+    const relayRow = page.getByTestId(`inbound-row-${relay?.id ?? ''}`);
+    await relayRow.getByTestId('inbound-edit').click();
+    expect(await page.getByLabel('Agent preset').inputValue()).toBe('relay');
+    expect(await page.getByTestId('edit-relay').isVisible()).toBe(true);
+    expect(await page.getByTestId('edit-relay').inputValue()).toBe(outboundId);
+    await page.getByLabel('Agent preset').selectOption('echo');
+    expect(await page.getByTestId('edit-relay').isVisible()).toBe(false);
+    await page.getByTestId('edit-save').click();
+    await message().filter({ hasText: 'inbound server "panel-relay" updated' }).waitFor();
+    await relayRow.getByTestId('inbound-relay-to').waitFor({ state: 'detached' });
+    const moved = (await snapshot()).inbounds.find((inbound) => inbound.id === relay?.id);
+    expect(moved?.preset).toBe('echo');
+    expect(moved?.relayTo).toBeUndefined();
+  });
+
   it('disables the connection from its row', async () => {
     const outboundRow = page.getByTestId(`outbound-row-${outboundId}`);
     await outboundRow.getByTestId('outbound-disable').click();
@@ -191,7 +324,7 @@ describe.skipIf(!available)('the control panel in a browser', () => {
   it('removes the inbound after the confirmation dialog', async () => {
     page.once('dialog', (dialog) => void dialog.accept());
     await row().getByTestId('inbound-remove').click();
-    await message().filter({ hasText: `inbound server "panel-test" removed` }).waitFor();
+    await message().filter({ hasText: `inbound server "panel-edited" removed` }).waitFor();
     await row().waitFor({ state: 'detached' });
     expect((await snapshot()).inbounds.map((inbound) => inbound.id)).not.toContain(inboundId);
     const failure = (await (await fetch(`${hub.url}/a2a/api/card?id=${inboundId}`)).json()) as ActionFailure;

@@ -1,0 +1,94 @@
+import type { Context } from 'koa';
+import { WELL_KNOWN_AGENT_CARD_PATH } from '../../generated/a2a/1.0/protocol.js';
+import { CONTROL_API } from '../../generated/control/api.js';
+import { baseUrlOf, type BaseUrlOptions } from '../http/base-url.js';
+import { respondWithError } from '../http/http-errors.js';
+import type { InboundRegistry } from '../inbound/inbound-registry.js';
+import { a2aError } from '../protocol/a2a-error.js';
+import { cardPathOf } from '../server/hosted-agent.js';
+import { isLoopbackAddress } from './loopback.js';
+
+export interface LandingOptions extends BaseUrlOptions {
+  readonly inbounds: Pick<InboundRegistry, 'list' | 'defaultAgent'>;
+}
+
+/** More agents than this make a message nobody reads; the snapshot lists them all. */
+const LISTED_AGENTS = 10;
+
+/**
+ * What the hub answers where nothing is served. API clients keep their JSON 404
+ * (google.rpc.Status), and its message says where things are. A browser on this machine that
+ * asks for / is sent to the panel, and for any other path gets a small page linking it.
+ * Peers that are not loopback would get 403 from the panel and the control API, so they are
+ * never told of them: their 404 names the public agent card only, whatever they accept.
+ */
+export function notFoundHandler(options: LandingOptions): (ctx: Context) => void {
+  return (ctx) => {
+    const loopback = isLoopbackAddress(ctx.socket.remoteAddress);
+    const readsPages = (ctx.method === 'GET' || ctx.method === 'HEAD') && ctx.accepts('json', 'html') === 'html';
+    if (loopback && readsPages) {
+      if (ctx.path === '/') return ctx.redirect(CONTROL_API.panelPath);
+      return notFoundPage(ctx, options);
+    }
+    const where = `nothing is served at ${ctx.method} ${ctx.path}`;
+    respondWithError(
+      ctx,
+      a2aError('NotFoundError', `${where}; ${loopback ? localDirections(ctx, options) : publicDirections(ctx, options)}`),
+    );
+  };
+}
+
+interface Pointer {
+  readonly name: string;
+  readonly endpointPath: string;
+}
+
+/** The instances that answer now: disabled ones would 404 too. */
+function servedAgents(options: LandingOptions): Pointer[] {
+  return options.inbounds.list().filter((inbound) => inbound.enabled);
+}
+
+function localDirections(ctx: Context, options: LandingOptions): string {
+  // The URL this peer used, not publicUrl: that names the hub as the world reaches it.
+  const base = baseUrlOf(ctx, { trustProxy: false });
+  const agents = servedAgents(options);
+  const listed = agents
+    .slice(0, LISTED_AGENTS)
+    .map((agent) => `${JSON.stringify(agent.name)} at ${base}${agent.endpointPath} (card ${base}${cardPathOf(agent.endpointPath)})`);
+  const more = agents.length > LISTED_AGENTS ? `, and ${agents.length - LISTED_AGENTS} more` : '';
+  const served = agents.length === 0 ? 'this hub serves no agent now' : `this hub's agents: ${listed.join(', ')}${more}`;
+  return `${served}; the control panel is at ${base}${CONTROL_API.panelPath} and the control API at ${base}${CONTROL_API.basePath}`;
+}
+
+function publicDirections(ctx: Context, options: LandingOptions): string {
+  if (options.inbounds.defaultAgent() === undefined) return 'this hub publishes no agent card';
+  return `this hub's agent card is at ${baseUrlOf(ctx, options)}${WELL_KNOWN_AGENT_CARD_PATH}`;
+}
+
+function notFoundPage(ctx: Context, options: LandingOptions): void {
+  const agents = servedAgents(options).slice(0, LISTED_AGENTS);
+  const links = agents.map((agent) => {
+    const card = cardPathOf(agent.endpointPath);
+    return `<li>${escapeHtml(agent.name)}: <a href="${escapeHtml(card)}">${escapeHtml(card)}</a></li>`;
+  });
+  const panel = escapeHtml(CONTROL_API.panelPath);
+  ctx.status = 404;
+  ctx.set('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'");
+  ctx.set('Cache-Control', 'no-store');
+  ctx.type = 'text/html; charset=utf-8';
+  ctx.body = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Not found · a2a-hub</title>
+<style>body { font: 15px/1.5 system-ui, sans-serif; max-width: 40em; margin: 3em auto; padding: 0 1em; }</style></head>
+<body><h1>Not found</h1>
+<p>Nothing is served at <code>${escapeHtml(ctx.path)}</code>.</p>
+<p>This hub is driven from its <a href="${panel}">control panel</a>.</p>
+${links.length === 0 ? '<p>It serves no agent now.</p>' : `<p>Its agent cards:</p><ul>${links.join('')}</ul>`}
+</body></html>
+`;
+}
+
+const HTML_ESCAPES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (char) => HTML_ESCAPES[char] ?? char);
+}
