@@ -16,9 +16,9 @@ export interface LandingOptions extends BaseUrlOptions {
 const LISTED_AGENTS = 10;
 
 /**
- * What the hub answers where nothing is served. API clients keep their JSON 404
- * (google.rpc.Status), and its message says where things are. A browser on this machine that
- * asks for / is sent to the panel, and for any other path gets a small page linking it.
+ * What the hub answers where nothing is served. Everyone gets a JSON 404 (google.rpc.Status)
+ * whose message says where things are: an error is never an HTML page. The one exception is a
+ * browser on this machine opening /, which is sent to the panel, since that is what it came for.
  * Peers that are not loopback would get 403 from the panel and the control API, so they are
  * never told of them: their 404 names the public agent card only, whatever they accept.
  */
@@ -26,10 +26,7 @@ export function notFoundHandler(options: LandingOptions): (ctx: Context) => void
   return (ctx) => {
     const loopback = isLoopbackAddress(ctx.socket.remoteAddress);
     const readsPages = (ctx.method === 'GET' || ctx.method === 'HEAD') && ctx.accepts('json', 'html') === 'html';
-    if (loopback && readsPages) {
-      if (ctx.path === '/') return ctx.redirect(CONTROL_API.panelPath);
-      return notFoundPage(ctx, options);
-    }
+    if (loopback && readsPages && ctx.path === '/') return ctx.redirect(CONTROL_API.panelPath);
     const where = `nothing is served at ${ctx.method} ${ctx.path}`;
     respondWithError(
       ctx,
@@ -63,32 +60,4 @@ function localDirections(ctx: Context, options: LandingOptions): string {
 function publicDirections(ctx: Context, options: LandingOptions): string {
   if (options.inbounds.defaultAgent() === undefined) return 'this hub publishes no agent card';
   return `this hub's agent card is at ${baseUrlOf(ctx, options)}${WELL_KNOWN_AGENT_CARD_PATH}`;
-}
-
-function notFoundPage(ctx: Context, options: LandingOptions): void {
-  const agents = servedAgents(options).slice(0, LISTED_AGENTS);
-  const links = agents.map((agent) => {
-    const card = cardPathOf(agent.endpointPath);
-    return `<li>${escapeHtml(agent.name)}: <a href="${escapeHtml(card)}">${escapeHtml(card)}</a></li>`;
-  });
-  const panel = escapeHtml(CONTROL_API.panelPath);
-  ctx.status = 404;
-  ctx.set('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'");
-  ctx.set('Cache-Control', 'no-store');
-  ctx.type = 'text/html; charset=utf-8';
-  ctx.body = `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Not found · a2a-hub</title>
-<style>body { font: 15px/1.5 system-ui, sans-serif; max-width: 40em; margin: 3em auto; padding: 0 1em; }</style></head>
-<body><h1>Not found</h1>
-<p>Nothing is served at <code>${escapeHtml(ctx.path)}</code>.</p>
-<p>This hub is driven from its <a href="${panel}">control panel</a>.</p>
-${links.length === 0 ? '<p>It serves no agent now.</p>' : `<p>Its agent cards:</p><ul>${links.join('')}</ul>`}
-</body></html>
-`;
-}
-
-const HTML_ESCAPES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (char) => HTML_ESCAPES[char] ?? char);
 }
