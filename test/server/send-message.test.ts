@@ -189,6 +189,51 @@ describe('SendMessage messageId idempotency', () => {
     expect(stored.history?.filter((entry) => entry.messageId === message.messageId)).toHaveLength(1);
     expect(stored.artifacts).toHaveLength(1);
   });
+
+  it('20 identical concurrent follow-ups to an interrupted task resume it once', async () => {
+    const asked = await inputRequiredTask(hub.endpoint);
+    const followUp = userMessage('more', { taskId: asked.id });
+    const results = await Promise.all(Array.from({ length: 20 }, () => sendTask(hub.endpoint, { message: followUp })));
+    for (const task of results) {
+      expect(task.id).toBe(asked.id);
+      expect(task.status.state).toBe('TASK_STATE_COMPLETED');
+    }
+    const stored = await getTask(asked.id);
+    expect(stored.history?.filter((entry) => entry.messageId === followUp.messageId)).toHaveLength(1);
+    expect(stored.artifacts).toHaveLength(1);
+    expect(artifactText(stored)).toBe('echo: more');
+  });
+
+  it('a messageId reused with another taskId is a new message: the named task moves on with it', async () => {
+    const earlier = await sendTask(hub.endpoint, { message: userMessage('hello') });
+    const asked = await inputRequiredTask(hub.endpoint);
+    const reused = userMessage('more', { messageId: earlier.history?.[0]?.messageId, taskId: asked.id });
+    const resumed = await sendTask(hub.endpoint, { message: reused });
+    expect(resumed.id).toBe(asked.id);
+    expect(resumed.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(artifactText(resumed)).toBe('echo: more');
+    expect(resumed.history?.at(-1)).toMatchObject({ messageId: reused.messageId, parts: [{ text: 'more' }] });
+    // Resent as it was, the follow-up is a duplicate of itself, not of the earlier task.
+    expect((await sendTask(hub.endpoint, { message: reused })).id).toBe(asked.id);
+    expect((await getTask(earlier.id)).history).toHaveLength(1);
+  });
+
+  it('a messageId reused with another contextId, or with none, is a new message: it makes a new task', async () => {
+    const contextId = `ctx-reused-${randomUUID()}`;
+    const first = await sendTask(hub.endpoint, { message: userMessage('hello', { contextId }) });
+    const messageId = first.history?.[0]?.messageId;
+    const otherContext = `ctx-other-${randomUUID()}`;
+    const elsewhere = await sendTask(hub.endpoint, { message: userMessage('there', { messageId, contextId: otherContext }) });
+    expect(elsewhere.id).not.toBe(first.id);
+    expect(elsewhere.contextId).toBe(otherContext);
+    expect(artifactText(elsewhere)).toBe('echo: there');
+    const contextless = await sendTask(hub.endpoint, { message: userMessage('anywhere', { messageId }) });
+    expect([first.id, elsewhere.id]).not.toContain(contextless.id);
+    expect([contextId, otherContext]).not.toContain(contextless.contextId);
+    // Each is its own message: resent unchanged, each gets its own task back.
+    expect((await sendTask(hub.endpoint, { message: userMessage('there', { messageId, contextId: otherContext }) })).id).toBe(elsewhere.id);
+    expect((await sendTask(hub.endpoint, { message: userMessage('hello', { messageId, contextId }) })).id).toBe(first.id);
+  });
 });
 
 describe('SendMessage continuation of interrupted tasks', () => {
