@@ -60,6 +60,9 @@ export interface RuntimeDeps {
 
 const NO_MODES: readonly string[] = [];
 
+/** Resending the same message would only return the failed task: it is a duplicate of itself. */
+const RETRY_ADVICE = 'to retry, send the message again with a new messageId';
+
 /**
  * The task lifecycle, independent of any transport: starts executors, turns their events
  * into stored status, artifacts and log frames, enforces the state machine, and implements
@@ -175,7 +178,7 @@ export class TaskRuntime {
       status(
         'TASK_STATE_FAILED',
         now(),
-        agentMessage('the hub restarted while this task was running; send the message again to retry', task.id, task.contextId),
+        agentMessage(`the hub restarted while this task was running; ${RETRY_ADVICE}`, task.id, task.contextId),
       ),
     );
     for (const taskId of settled) {
@@ -197,8 +200,7 @@ export class TaskRuntime {
     await Promise.race([Promise.allSettled(running), new Promise((resolve) => (timer = setTimeout(resolve, graceMs)))]);
     clearTimeout(timer);
     for (const execution of [...this.#active.values()]) {
-      if (!execution.unstored)
-        execution.apply('TASK_STATE_FAILED', 'the hub shut down before the task finished; send the message again to retry');
+      if (!execution.unstored) execution.apply('TASK_STATE_FAILED', `the hub shut down before the task finished; ${RETRY_ADVICE}`);
       execution.controller.abort(new Error('shutdown'));
     }
   }
