@@ -45,6 +45,8 @@ export interface SendHooks {
    */
   readonly onTask?: (taskId: string, created?: TaskContent) => void;
   readonly acceptedOutputModes?: readonly string[];
+  /** The message came on a stream (ExecutionRequest.streaming). */
+  readonly streaming?: boolean;
 }
 
 export interface RuntimeDeps {
@@ -267,6 +269,7 @@ export class TaskRuntime {
         task: wire,
         resumed: false,
         acceptedOutputModes: hooks.acceptedOutputModes ?? NO_MODES,
+        streaming: hooks.streaming === true,
       });
     });
   }
@@ -322,6 +325,7 @@ export class TaskRuntime {
       task,
       resumed: true,
       acceptedOutputModes: hooks.acceptedOutputModes ?? NO_MODES,
+      streaming: hooks.streaming === true,
     });
     // After launch, so a stream following the task sees it running and stays open; the
     // executor starts on a later tick, so no frame can have been published yet.
@@ -332,7 +336,7 @@ export class TaskRuntime {
   #launch(
     instance: RuntimeInstance,
     execution: Execution,
-    run: Pick<ExecutionRequest, 'skill' | 'message' | 'task' | 'resumed' | 'acceptedOutputModes'>,
+    run: Pick<ExecutionRequest, 'skill' | 'message' | 'task' | 'resumed' | 'acceptedOutputModes' | 'streaming'>,
   ): void {
     const { taskId, contextId } = execution;
     const session = this.#deps.sessions.acquire(instance.id, contextId);
@@ -348,6 +352,7 @@ export class TaskRuntime {
       task: run.task,
       resumed: run.resumed,
       acceptedOutputModes: run.acceptedOutputModes,
+      streaming: run.streaming,
       session,
       tools: new RunTools(this.#deps.tools, instance.id, contextId, execution.controller),
     };

@@ -1,12 +1,15 @@
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MethodTypes } from '../../generated/a2a/1.0/methods.js';
 import { isTerminalState } from '../../generated/a2a/1.0/task-states.js';
 import type { Message, Task } from '../../generated/a2a/1.0/types.js';
 import { testDirectiveMetadata } from '../../generated/hub/test-directives.js';
-import { call, expectRpcError, userMessage } from '../helpers/a2a-client.js';
+import { call, expectRpcError, rpc, stream, userMessage } from '../helpers/a2a-client.js';
 import { violationFields } from '../helpers/errors.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
+import { REPO_ROOT } from '../helpers/paths.js';
 import { artifactText, inputRequiredTask, sendTask } from '../helpers/tasks.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -53,6 +56,25 @@ describe('SendMessage blocking behaviour', () => {
     expect(task.history).toBeDefined();
     const sent = task.history?.find((entry) => entry.messageId === message.messageId);
     expect(sent).toMatchObject({ role: 'ROLE_USER', parts: [{ text: 'hello' }], contextId: task.contextId, taskId: task.id });
+  });
+
+  it("answers the README's first curl with the echo in one text part", async () => {
+    const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
+    const body = /-d '(\{[^']*"method":"SendMessage"[^']*\})'/.exec(readme)?.[1];
+    expect(body, 'the SendMessage curl of README.md').toBeDefined();
+    const answer = await rpc(hub.endpoint, 'SendMessage', undefined, { rawBody: body });
+    expect(answer.body.result?.task?.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(answer.body.result?.task?.artifacts).toEqual([
+      { artifactId: expect.any(String) as string, name: 'echo', parts: [{ text: 'echo: hello' }] },
+    ]);
+  });
+
+  it('streams the same echo in chunks, and keeps them as parts, when the caller streams', async () => {
+    const streamed = await stream(hub.endpoint, 'SendStreamingMessage', { message: userMessage('hello') });
+    const chunks = streamed.events.flatMap((event) => event.frame.artifactUpdate?.artifact.parts ?? []);
+    expect(chunks.length).toBeGreaterThan(1);
+    const taskId = streamed.events[0]?.frame.task?.id ?? '';
+    expect((await getTask(taskId)).artifacts?.[0]?.parts).toEqual(chunks);
   });
 
   it('a slow task (::slow 3) returns only once COMPLETED', async () => {
