@@ -116,7 +116,7 @@ export const TEST_DIRECTIVE_PARAMETERS: { readonly [P in TestDirectiveParameter]
     "maximum": 100,
     "textWord": "chunks",
     "textDefault": 3,
-    "effect": "Stream the reply artifact in this many chunks (append on all but the first, lastChunk on the last)."
+    "effect": "Stream the reply artifact in this many chunks (append on all but the first, lastChunk on the last). Unless it is given, a call that does not stream (SendMessage), which sees the chunks only as parts of the stored artifact, gets the reply in one chunk."
   }
 };
 

@@ -4,12 +4,19 @@ import type { AgentExecutor, ExecutionEvents, ExecutionRequest } from './executo
 import { parseTestDirective } from './test-directives.js';
 
 /**
- * The `echo` preset: answers every message with `echo: <text>`, streamed as artifact chunks,
- * and obeys the test directives (test-directives.ts) so every lifecycle can be reached.
+ * Chunks only show on a stream: a caller that does not stream reads the task as stored, where
+ * each chunk is a part of its own, so it gets the answer in one part unless a directive asks.
+ */
+const UNSTREAMED_DEFAULTS = { chunks: 1 } as const;
+
+/**
+ * The `echo` preset: answers every message with `echo: <text>`, as artifact chunks to a
+ * caller that streams, and obeys the test directives (test-directives.ts) so every lifecycle
+ * can be reached.
  */
 export const echoExecutor: AgentExecutor = {
   async execute(request: ExecutionRequest, events: ExecutionEvents, signal: AbortSignal): Promise<void> {
-    const directive = parseTestDirective(request.message, request.text);
+    const directive = parseTestDirective(request.message, request.text, request.streaming ? {} : UNSTREAMED_DEFAULTS);
     if (directive.outcome === 'message' && !request.resumed) {
       events.reply(`echo: ${describe(request.message.parts)}`);
       return;

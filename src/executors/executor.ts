@@ -37,6 +37,11 @@ export interface ExecutionRequest {
   readonly resumed: boolean;
   /** Media types the client accepts for output; empty when it did not say. */
   readonly acceptedOutputModes: readonly string[];
+  /**
+   * Whether the message came on a stream (SendStreamingMessage) that shows the task's events as
+   * they happen. Otherwise the caller sees the task as stored: artifact chunks are then only parts.
+   */
+  readonly streaming: boolean;
   /** State kept for the conversation (instance, contextId) across messages and tasks. */
   readonly session: SessionState;
   /**

@@ -37,10 +37,16 @@ const PARAMETER_BY_WORD: ReadonlyMap<string, [TestDirectiveParameter, TestDirect
 );
 const LINE = new RegExp(`^${TEST_DIRECTIVE_TEXT_PREFIX.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}([a-z-]+)(?:\\s+(\\d+))?\\s*$`);
 
-export function parseTestDirective(message: Message, text: string): TestDirective {
+/** The directive the message gives; `defaults` replaces the convention's defaults for what it leaves out. */
+export function parseTestDirective(
+  message: Message,
+  text: string,
+  defaults: Partial<Record<TestDirectiveParameter, number>> = {},
+): TestDirective {
   const directive: { -readonly [K in keyof TestDirective]: TestDirective[K] } = {
     outcome: DEFAULT_TEST_OUTCOME,
     ...(Object.fromEntries(PARAMETERS.map(([name, parameter]) => [name, parameter.default])) as Record<TestDirectiveParameter, number>),
+    ...defaults,
   };
   // Most messages hold no directive line: skip splitting them.
   for (const line of text.includes(TEST_DIRECTIVE_TEXT_PREFIX) ? text.split('\n') : []) {

@@ -131,6 +131,7 @@ export class A2AHandler {
     const frames = new FrameQueue();
     const outcome = await this.runtime.send(context.agent, params, {
       acceptedOutputModes: params.configuration?.acceptedOutputModes ?? [],
+      streaming: true,
       onTask: (taskId, created) =>
         this.#follow(taskId, context, frames, historyView(params.configuration?.historyLength), undefined, created),
     });

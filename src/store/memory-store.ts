@@ -4,6 +4,7 @@ import { applyChunk, withParts, type AssembledArtifact } from './artifact-chunks
 import type { ListPosition } from './cursor.js';
 import { cloneJson } from './json.js';
 import { compareIds, compareListOrder, listTasks, matchesFilter, type ListFilter, type ListRequest } from './listing.js';
+import { messageTarget } from './message-target.js';
 import { StoredSettings, type ConfigTable, type MetaTable, type StoredConfig } from './stored-settings.js';
 import {
   DuplicateKeyError,
@@ -12,6 +13,7 @@ import {
   type ContextBinding,
   type IdempotentResult,
   type LoggedEvent,
+  type MessageKey,
   type NewTask,
   type StoredInstance,
   type StoredOutbound,
@@ -85,6 +87,10 @@ function mapTable(map: () => Map<string, StoredConfig>): ConfigTable {
 /** Maps keyed by two strings; JSON keeps ("a:b", "c") and ("a", "b:c") apart. */
 function pairKey(first: string, second: string): string {
   return JSON.stringify([first, second]);
+}
+
+function idempotencyKey(instanceId: string, key: MessageKey): string {
+  return JSON.stringify([instanceId, key.messageId, messageTarget(key)]);
 }
 
 /**
@@ -214,15 +220,17 @@ export class MemoryTaskStore extends StoredSettings implements TaskStore {
     return this.state.tasks.get(taskId)?.lastSeq ?? 0;
   }
 
-  findIdempotent(instanceId: string, messageId: string): IdempotentResult | undefined {
-    const result = this.state.idempotency.get(pairKey(instanceId, messageId));
+  findIdempotent(instanceId: string, key: MessageKey): IdempotentResult | undefined {
+    const result = this.state.idempotency.get(idempotencyKey(instanceId, key));
     return result === undefined ? undefined : cloneJson(result);
   }
 
-  recordIdempotent(instanceId: string, messageId: string, result: IdempotentResult): void {
-    const key = pairKey(instanceId, messageId);
-    if (this.state.idempotency.has(key)) throw new DuplicateKeyError(`message ${messageId} of instance ${instanceId} is already recorded`);
-    this.state.idempotency.set(key, cloneJson(result));
+  recordIdempotent(instanceId: string, key: MessageKey, result: IdempotentResult): void {
+    const stored = idempotencyKey(instanceId, key);
+    if (this.state.idempotency.has(stored)) {
+      throw new DuplicateKeyError(`message ${key.messageId} of instance ${instanceId} is already recorded for ${messageTarget(key)}`);
+    }
+    this.state.idempotency.set(stored, cloneJson(result));
   }
 
   touchContext(instanceId: string, contextId: string, at: string): void {

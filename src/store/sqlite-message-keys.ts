@@ -7,6 +7,8 @@ const MESSAGE_KEYS_CAPACITY = 200_000;
 /**
  * The idempotency keys stored, as a Bloom filter: a new messageId then costs no B-tree
  * search. Sound only with exclusive locking, where no other connection can add keys unseen.
+ * It holds messageIds without their targets: a key stored before schema 8 answers for any
+ * target, and a messageId reused for another target only costs the search it would anyway.
  */
 export class MessageKeys {
   #filter: KeyFilter;

@@ -292,6 +292,24 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX tasks_by_context ON tasks (instance_id, context_id, status_ts, id);
   CREATE INDEX tasks_by_state ON tasks (instance_id, state, status_ts, id);
   `,
+  `
+  -- An idempotency key is the messageId with the target the message named: a client may reuse
+  -- a messageId for another task or context, and that is a new message, not a resend. The
+  -- target is the taskId and contextId as sent, as JSON (message-target.ts). A key stored
+  -- before this version does not know its target: it gets '', which the lookup takes for any
+  -- target, so a resend of a message sent before the upgrade is still answered as before.
+  CREATE TABLE idempotency_v8 (
+    instance_id  TEXT NOT NULL,
+    message_id   TEXT NOT NULL,
+    target       TEXT NOT NULL,
+    task_id      TEXT,
+    message_json TEXT,
+    PRIMARY KEY (instance_id, message_id, target)
+  ) WITHOUT ROWID;
+  INSERT INTO idempotency_v8 SELECT instance_id, message_id, '', task_id, message_json FROM idempotency;
+  DROP TABLE idempotency;
+  ALTER TABLE idempotency_v8 RENAME TO idempotency;
+  `,
 ];
 
 /** The schema version this code writes. */

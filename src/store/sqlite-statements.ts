@@ -106,13 +106,15 @@ export function prepareStatements(db: Database.Database) {
       'SELECT seq, frame_json FROM task_events WHERE task_key = ? AND seq > ? ORDER BY seq',
     ),
 
-    idempotent: db.prepare<[string, string], { task_id: string | null; message_json: string | null }>(
-      'SELECT task_id, message_json FROM idempotency WHERE instance_id = ? AND message_id = ?',
+    // A key stored before schema 8 has the target '' (unknown), and answers for any target.
+    idempotent: db.prepare<[string, string, string], { task_id: string | null; message_json: string | null }>(
+      `SELECT task_id, message_json FROM idempotency WHERE instance_id = ? AND message_id = ? AND target IN (?, '')
+       ORDER BY target DESC LIMIT 1`,
     ),
     idempotentCount: db.prepare<[], number>('SELECT count(*) FROM idempotency').pluck(),
     idempotentKeys: db.prepare<[], { instance_id: string; message_id: string }>('SELECT instance_id, message_id FROM idempotency'),
-    insertIdempotent: db.prepare<[string, string, string | null, string | null]>(
-      'INSERT INTO idempotency (instance_id, message_id, task_id, message_json) VALUES (?, ?, ?, ?)',
+    insertIdempotent: db.prepare<[string, string, string, string | null, string | null]>(
+      'INSERT INTO idempotency (instance_id, message_id, target, task_id, message_json) VALUES (?, ?, ?, ?, ?)',
     ),
 
     touchContext: db.prepare<[{ instance: string; context: string; at: string }]>(

@@ -8,6 +8,7 @@ import type { ListPosition } from './cursor.js';
 import { fromJson, toJson } from './json.js';
 import { listTasks } from './listing.js';
 import { countQuery, pageQuery } from './sqlite-listing.js';
+import { messageTarget } from './message-target.js';
 import { MessageKeys } from './sqlite-message-keys.js';
 import { migrate } from './sqlite-schema.js';
 import {
@@ -26,6 +27,7 @@ import {
   type ContextBinding,
   type IdempotentResult,
   type LoggedEvent,
+  type MessageKey,
   type NewTask,
   type TaskBrowseQuery,
   type TaskInfo,
@@ -249,26 +251,27 @@ export class SqliteTaskStore extends StoredSettings implements TaskStore {
     return this.#writes.lastEventSeq(taskId);
   }
 
-  findIdempotent(instanceId: string, messageId: string): IdempotentResult | undefined {
-    if (this.#messageKeys?.mightBeStored(instanceId, messageId) === false) return undefined;
-    const row = this.sql.idempotent.get(instanceId, messageId);
+  findIdempotent(instanceId: string, key: MessageKey): IdempotentResult | undefined {
+    if (this.#messageKeys?.mightBeStored(instanceId, key.messageId) === false) return undefined;
+    const row = this.sql.idempotent.get(instanceId, key.messageId, messageTarget(key));
     if (row === undefined) return undefined;
     if (row.task_id !== null) return { kind: 'task', taskId: row.task_id };
     if (row.message_json !== null) return { kind: 'message', message: fromJson<Message>(row.message_json) };
-    throw new Error(`idempotency record ${messageId} of instance ${instanceId} holds neither a task nor a message`);
+    throw new Error(`idempotency record ${key.messageId} of instance ${instanceId} holds neither a task nor a message`);
   }
 
-  recordIdempotent(instanceId: string, messageId: string, result: IdempotentResult): void {
+  recordIdempotent(instanceId: string, key: MessageKey, result: IdempotentResult): void {
     const taskId = result.kind === 'task' ? result.taskId : null;
     const message = result.kind === 'message' ? toJson(result.message) : null;
+    const target = messageTarget(key);
     try {
-      this.sql.insertIdempotent.run(instanceId, messageId, taskId, message);
+      this.sql.insertIdempotent.run(instanceId, key.messageId, target, taskId, message);
     } catch (error) {
       throw isConstraintError(error, 'SQLITE_CONSTRAINT_PRIMARYKEY')
-        ? new DuplicateKeyError(`message ${messageId} of instance ${instanceId} is already recorded`)
+        ? new DuplicateKeyError(`message ${key.messageId} of instance ${instanceId} is already recorded for ${target}`)
         : error;
     }
-    this.#messageKeys?.add(instanceId, messageId);
+    this.#messageKeys?.add(instanceId, key.messageId);
   }
 
   touchContext(instanceId: string, contextId: string, at: string): void {

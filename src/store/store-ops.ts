@@ -1,5 +1,14 @@
 import type { Artifact, Message, StreamResponse, TaskStatus } from '../../generated/a2a/1.0/types.js';
-import type { ContextBindings, EventLog, IdempotencyIndex, IdempotentResult, NewTask, TaskWrites, Transactional } from './task-store.js';
+import type {
+  ContextBindings,
+  EventLog,
+  IdempotencyIndex,
+  IdempotentResult,
+  MessageKey,
+  NewTask,
+  TaskWrites,
+  Transactional,
+} from './task-store.js';
 
 /**
  * A task write as plain data rather than a closure, so that what a batch will do is visible in one
@@ -11,7 +20,7 @@ export type StoreOp =
   | { readonly op: 'appendMessage'; readonly taskId: string; readonly message: Message }
   | { readonly op: 'putArtifact'; readonly taskId: string; readonly artifact: Artifact; readonly append: boolean }
   | { readonly op: 'appendEvent'; readonly taskId: string; readonly frame: StreamResponse }
-  | { readonly op: 'recordIdempotent'; readonly instanceId: string; readonly messageId: string; readonly result: IdempotentResult }
+  | { readonly op: 'recordIdempotent'; readonly instanceId: string; readonly key: MessageKey; readonly result: IdempotentResult }
   | { readonly op: 'touchContext'; readonly instanceId: string; readonly contextId: string; readonly at: string };
 
 /** What a batch of ops writes to. */
@@ -42,7 +51,7 @@ export function applyOps(store: OpTarget, ops: readonly StoreOp[]): number | und
         seq = store.appendEvent(op.taskId, op.frame);
         break;
       case 'recordIdempotent':
-        store.recordIdempotent(op.instanceId, op.messageId, op.result);
+        store.recordIdempotent(op.instanceId, op.key, op.result);
         break;
       case 'touchContext':
         store.touchContext(op.instanceId, op.contextId, op.at);

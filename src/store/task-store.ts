@@ -105,13 +105,24 @@ export interface EventLog {
   lastEventSeq(taskId: string): number;
 }
 
-/** What each messageId produced, so a resent message gets the first answer. */
+/**
+ * What each message produced, so a resent message gets the first answer. A message is known by
+ * its messageId together with the target it names (MessageKey): a retry carries the same
+ * target, while a client that reuses an id for another task or context sends a new message.
+ */
 export interface IdempotencyIndex {
-  /** The task an earlier message with this id produced, or the direct reply it got. */
-  findIdempotent(instanceId: string, messageId: string): IdempotentResult | undefined;
+  /** The task an earlier message with this key produced, or the direct reply it got. */
+  findIdempotent(instanceId: string, key: MessageKey): IdempotentResult | undefined;
   /** Throws DuplicateKeyError when the key is already recorded: the first result stands. */
-  recordIdempotent(instanceId: string, messageId: string, result: IdempotentResult): void;
+  recordIdempotent(instanceId: string, key: MessageKey, result: IdempotentResult): void;
 }
+
+/**
+ * A message as the idempotency index tells messages apart: its id and its taskId and
+ * contextId exactly as the client sent them (not as the hub filled them in). An absent member
+ * is a different key from any value, the empty string included.
+ */
+export type MessageKey = Pick<Message, 'messageId' | 'taskId' | 'contextId'>;
 
 /** Which contexts each instance has seen, and when last. */
 export interface ContextBindings {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { canTransition, isInterruptedState, isTerminalState } from '../../generated/a2a/1.0/task-states.js';
 import type { Message, TaskState, TaskStatus } from '../../generated/a2a/1.0/types.js';
 import type { ArtifactChunk, Content, ExecutionEvents, ExecutorTools } from '../executors/executor.js';
-import type { NewTask } from '../store/task-store.js';
+import type { MessageKey, NewTask } from '../store/task-store.js';
 import type { TaskContent } from '../store/task-view.js';
 import type { LogFunction } from '../support/log.js';
 import { agentMessage, artifactFrame, artifactOf, status, statusFrame } from './frames.js';
@@ -24,6 +24,8 @@ export interface ExecutionHost {
  */
 export interface NewTaskStart {
   readonly task: NewTask;
+  /** The idempotency key of the message that starts it (task.message holds the ids the hub filled in). */
+  readonly key: MessageKey;
   readonly live: LiveTask;
   /** The send's hook: the task exists, before any of its frames is published. */
   readonly onTask: ((taskId: string, created?: TaskContent) => void) | undefined;
@@ -63,7 +65,7 @@ export class Execution {
     const start = this.#start;
     if (start === undefined) return;
     this.#start = undefined;
-    this.host.writes.enqueue(createTaskWrite(start.task));
+    this.host.writes.enqueue(createTaskWrite(start.task, start.key));
     start.onTask?.(this.taskId, start.live.content());
     start.answer({ kind: 'task', taskId: this.taskId });
   }
@@ -130,7 +132,7 @@ export class Execution {
       taskId: `reply:${message.messageId}`,
       final: false,
       ops: [
-        { op: 'recordIdempotent', instanceId, messageId: message.messageId, result: { kind: 'message', message: reply } },
+        { op: 'recordIdempotent', instanceId, key: start.key, result: { kind: 'message', message: reply } },
         { op: 'touchContext', instanceId, contextId: this.contextId, at: this.host.now() },
       ],
     });
@@ -202,15 +204,15 @@ export class RunTools implements ExecutorTools {
   }
 }
 
-/** The writes that store a new task: the task, its idempotency record and its context. */
-export function createTaskWrite(task: NewTask): QueuedWrite {
-  const { id, instanceId, contextId, message, createdAt } = task;
+/** The writes that store a new task: the task, the idempotency record of the message `key` and its context. */
+export function createTaskWrite(task: NewTask, key: MessageKey): QueuedWrite {
+  const { id, instanceId, contextId, createdAt } = task;
   return {
     taskId: id,
     final: false,
     ops: [
       { op: 'createTask', task },
-      { op: 'recordIdempotent', instanceId, messageId: message.messageId, result: { kind: 'task', taskId: id } },
+      { op: 'recordIdempotent', instanceId, key, result: { kind: 'task', taskId: id } },
       { op: 'touchContext', instanceId, contextId, at: createdAt },
     ],
   };

@@ -3,7 +3,8 @@ import type { Message, SendMessageRequest, Task, TaskState } from '../../generat
 import { promptText, type AgentExecutor, type ExecutionRequest } from '../executors/executor.js';
 import { a2aError } from '../protocol/a2a-error.js';
 import type { OpTarget } from '../store/store-ops.js';
-import type { EventLog, IdempotencyIndex, TaskInfo, TaskReads, TaskWrites, TaskView } from '../store/task-store.js';
+import { messageTarget } from '../store/message-target.js';
+import type { EventLog, IdempotencyIndex, MessageKey, TaskInfo, TaskReads, TaskWrites, TaskView } from '../store/task-store.js';
 import type { TaskContent } from '../store/task-view.js';
 import type { LogFunction } from '../support/log.js';
 import {
@@ -44,6 +45,8 @@ export interface SendHooks {
    */
   readonly onTask?: (taskId: string, created?: TaskContent) => void;
   readonly acceptedOutputModes?: readonly string[];
+  /** The message came on a stream (ExecutionRequest.streaming). */
+  readonly streaming?: boolean;
 }
 
 export interface RuntimeDeps {
@@ -59,6 +62,9 @@ export interface RuntimeDeps {
 
 const NO_MODES: readonly string[] = [];
 
+/** Resending the same message would only return the failed task: it is a duplicate of itself. */
+const RETRY_ADVICE = 'to retry, send the message again with a new messageId';
+
 /**
  * The task lifecycle, independent of any transport: starts executors, turns their events
  * into stored status, artifacts and log frames, enforces the state machine, and implements
@@ -70,7 +76,7 @@ export class TaskRuntime {
   readonly #writes: WriteQueue;
   readonly #host: ExecutionHost;
   readonly #active = new Map<string, Execution>();
-  /** Sends whose executor has not said yet whether it makes a task, by (instance, messageId). */
+  /** Sends whose executor has not said yet whether it makes a task, by (instance, messageId, target). */
   readonly #pending = new Map<string, Promise<SendOutcome>>();
 
   constructor(deps: RuntimeDeps) {
@@ -91,10 +97,13 @@ export class TaskRuntime {
   async send(instance: RuntimeInstance, request: SendMessageRequest, hooks: SendHooks = {}): Promise<SendOutcome> {
     const { store } = this.#deps;
     const message = request.message;
-    const key = `${instance.id}\u0000${message.messageId}`;
+    // The target as sent: a messageId reused for another task or context is a new message.
+    const messageKey: MessageKey = { messageId: message.messageId, taskId: message.taskId, contextId: message.contextId };
+    const key = JSON.stringify([instance.id, message.messageId, messageTarget(messageKey)]);
     // No flush here: a send stays in #pending until its idempotency record is committed, so a
-    // resend finds it in one place or the other, and sends keep sharing commits.
-    const earlier = store.findIdempotent(instance.id, message.messageId);
+    // resend finds it in one place or the other, and sends keep sharing commits. A resume
+    // commits its record before it returns (it reads the task back), so it needs no entry.
+    const earlier = store.findIdempotent(instance.id, messageKey);
     if (earlier !== undefined) {
       if (earlier.kind === 'message') return earlier;
       hooks.onTask?.(earlier.taskId);
@@ -106,8 +115,8 @@ export class TaskRuntime {
       if (outcome.kind === 'task') hooks.onTask?.(outcome.taskId);
       return outcome;
     }
-    if (message.taskId !== undefined && message.taskId !== '') return this.#resume(instance, request, hooks);
-    const started = this.#start(instance, request, hooks);
+    if (message.taskId !== undefined && message.taskId !== '') return this.#resume(instance, request, messageKey, hooks);
+    const started = this.#start(instance, request, messageKey, hooks);
     this.#pending.set(key, started);
     try {
       return await started;
@@ -171,7 +180,7 @@ export class TaskRuntime {
       status(
         'TASK_STATE_FAILED',
         now(),
-        agentMessage('the hub restarted while this task was running; send the message again to retry', task.id, task.contextId),
+        agentMessage(`the hub restarted while this task was running; ${RETRY_ADVICE}`, task.id, task.contextId),
       ),
     );
     for (const taskId of settled) {
@@ -193,8 +202,7 @@ export class TaskRuntime {
     await Promise.race([Promise.allSettled(running), new Promise((resolve) => (timer = setTimeout(resolve, graceMs)))]);
     clearTimeout(timer);
     for (const execution of [...this.#active.values()]) {
-      if (!execution.unstored)
-        execution.apply('TASK_STATE_FAILED', 'the hub shut down before the task finished; send the message again to retry');
+      if (!execution.unstored) execution.apply('TASK_STATE_FAILED', `the hub shut down before the task finished; ${RETRY_ADVICE}`);
       execution.controller.abort(new Error('shutdown'));
     }
   }
@@ -207,7 +215,7 @@ export class TaskRuntime {
     return info;
   }
 
-  #start(instance: RuntimeInstance, request: SendMessageRequest, hooks: SendHooks): Promise<SendOutcome> {
+  #start(instance: RuntimeInstance, request: SendMessageRequest, key: MessageKey, hooks: SendHooks): Promise<SendOutcome> {
     const { now } = this.#deps;
     const taskId = timeOrderedId();
     const contextId = request.message.contextId || timeOrderedId();
@@ -228,7 +236,7 @@ export class TaskRuntime {
     };
 
     if (!instance.skills.includes(skill)) {
-      this.#writes.enqueue(createTaskWrite(task));
+      this.#writes.enqueue(createTaskWrite(task, key));
       hooks.onTask?.(taskId, { id: taskId, contextId, status: submitted, metadata, history: [message], artifacts: [] });
       this.#writes.enqueue(
         statusWrite(
@@ -248,6 +256,7 @@ export class TaskRuntime {
     return new Promise<SendOutcome>((answer) => {
       const start: NewTaskStart = {
         task,
+        key,
         live: new LiveTask(taskId, contextId, submitted, message, metadata),
         onTask: hooks.onTask,
         answer,
@@ -260,11 +269,12 @@ export class TaskRuntime {
         task: wire,
         resumed: false,
         acceptedOutputModes: hooks.acceptedOutputModes ?? NO_MODES,
+        streaming: hooks.streaming === true,
       });
     });
   }
 
-  #resume(instance: RuntimeInstance, request: SendMessageRequest, hooks: SendHooks): Promise<SendOutcome> {
+  #resume(instance: RuntimeInstance, request: SendMessageRequest, key: MessageKey, hooks: SendHooks): Promise<SendOutcome> {
     const { now } = this.#deps;
     const taskId = request.message.taskId ?? '';
     const info = this.#infoOf(instance.id, taskId);
@@ -300,7 +310,7 @@ export class TaskRuntime {
       final: false,
       ops: [
         { op: 'appendMessage', taskId, message },
-        { op: 'recordIdempotent', instanceId: instance.id, messageId: message.messageId, result: { kind: 'task', taskId } },
+        { op: 'recordIdempotent', instanceId: instance.id, key, result: { kind: 'task', taskId } },
         { op: 'touchContext', instanceId: instance.id, contextId: info.contextId, at: now() },
       ],
     });
@@ -315,6 +325,7 @@ export class TaskRuntime {
       task,
       resumed: true,
       acceptedOutputModes: hooks.acceptedOutputModes ?? NO_MODES,
+      streaming: hooks.streaming === true,
     });
     // After launch, so a stream following the task sees it running and stays open; the
     // executor starts on a later tick, so no frame can have been published yet.
@@ -325,7 +336,7 @@ export class TaskRuntime {
   #launch(
     instance: RuntimeInstance,
     execution: Execution,
-    run: Pick<ExecutionRequest, 'skill' | 'message' | 'task' | 'resumed' | 'acceptedOutputModes'>,
+    run: Pick<ExecutionRequest, 'skill' | 'message' | 'task' | 'resumed' | 'acceptedOutputModes' | 'streaming'>,
   ): void {
     const { taskId, contextId } = execution;
     const session = this.#deps.sessions.acquire(instance.id, contextId);
@@ -341,6 +352,7 @@ export class TaskRuntime {
       task: run.task,
       resumed: run.resumed,
       acceptedOutputModes: run.acceptedOutputModes,
+      streaming: run.streaming,
       session,
       tools: new RunTools(this.#deps.tools, instance.id, contextId, execution.controller),
     };

@@ -82,10 +82,8 @@ describe('crash and shutdown, with the real a2a-hub process', () => {
     const hub = await spawnHub(dataDir);
     const endpoint = `${hub.url}/a2a/default`;
     const done = await call(endpoint, 'SendMessage', { message: userMessage('safe and sound') });
-    const running = await call(endpoint, 'SendMessage', {
-      message: userMessage('never finishes', { metadata: testDirectiveMetadata({ steps: 200, stepMs: 50 }) }),
-      configuration: { returnImmediately: true },
-    });
+    const neverFinishes = userMessage('never finishes', { metadata: testDirectiveMetadata({ steps: 200, stepMs: 50 }) });
+    const running = await call(endpoint, 'SendMessage', { message: neverFinishes, configuration: { returnImmediately: true } });
     await new Promise((resolve) => setTimeout(resolve, 150));
     hub.process.kill('SIGKILL');
     expect(await hub.exited).toBe('SIGKILL');
@@ -96,7 +94,16 @@ describe('crash and shutdown, with the real a2a-hub process', () => {
       expect(await call(url, 'GetTask', { id: done.task?.id ?? '' })).toEqual(done.task);
       const failed = await call(url, 'GetTask', { id: running.task?.id ?? '' });
       expect(failed.status.state).toBe('TASK_STATE_FAILED');
-      expect(failed.status.message?.parts[0]?.text).toMatch(/restarted while this task was running/);
+      expect(failed.status.message?.parts[0]?.text).toMatch(/restarted while this task was running; .* with a new messageId/);
+      // The advice holds: the same messageId gives the failed task back, a new one runs again.
+      expect((await call(url, 'SendMessage', { message: neverFinishes })).task).toEqual(failed);
+      const retried = await call(url, 'SendMessage', {
+        message: { ...neverFinishes, messageId: `${neverFinishes.messageId}-retry` },
+        configuration: { returnImmediately: true },
+      });
+      expect(retried.task?.id).not.toBe(failed.id);
+      expect(retried.task?.status.state).not.toBe('TASK_STATE_FAILED');
+      await call(url, 'CancelTask', { id: retried.task?.id ?? '' });
       await expectRpcError(
         url,
         'SendMessage',
@@ -134,7 +141,8 @@ describe('crash and shutdown, with the real a2a-hub process', () => {
       expect((await call(url, 'GetTask', { id: short.task?.id ?? '' })).status.state).toBe('TASK_STATE_COMPLETED');
       const longTask = await call(url, 'GetTask', { id: streamed.events[0]?.frame.task?.id ?? '' });
       expect(longTask.status.state).toBe('TASK_STATE_FAILED');
-      expect(longTask.status.message?.parts[0]?.text).toMatch(/shut down/);
+      expect(longTask.status.message?.parts[0]?.text).toMatch(/shut down before the task finished; .* with a new messageId/);
+      expect((await call(url, 'SendMessage', { message: long })).task?.id).toBe(longTask.id);
     } finally {
       restarted.process.kill('SIGTERM');
       await restarted.exited;

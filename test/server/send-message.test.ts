@@ -1,12 +1,15 @@
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MethodTypes } from '../../generated/a2a/1.0/methods.js';
 import { isTerminalState } from '../../generated/a2a/1.0/task-states.js';
 import type { Message, Task } from '../../generated/a2a/1.0/types.js';
 import { testDirectiveMetadata } from '../../generated/hub/test-directives.js';
-import { call, expectRpcError, userMessage } from '../helpers/a2a-client.js';
+import { call, expectRpcError, rpc, stream, userMessage } from '../helpers/a2a-client.js';
 import { violationFields } from '../helpers/errors.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
+import { REPO_ROOT } from '../helpers/paths.js';
 import { artifactText, inputRequiredTask, sendTask } from '../helpers/tasks.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -53,6 +56,25 @@ describe('SendMessage blocking behaviour', () => {
     expect(task.history).toBeDefined();
     const sent = task.history?.find((entry) => entry.messageId === message.messageId);
     expect(sent).toMatchObject({ role: 'ROLE_USER', parts: [{ text: 'hello' }], contextId: task.contextId, taskId: task.id });
+  });
+
+  it("answers the README's first curl with the echo in one text part", async () => {
+    const readme = readFileSync(join(REPO_ROOT, 'README.md'), 'utf8');
+    const body = /-d '(\{[^']*"method":"SendMessage"[^']*\})'/.exec(readme)?.[1];
+    expect(body, 'the SendMessage curl of README.md').toBeDefined();
+    const answer = await rpc(hub.endpoint, 'SendMessage', undefined, { rawBody: body });
+    expect(answer.body.result?.task?.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(answer.body.result?.task?.artifacts).toEqual([
+      { artifactId: expect.any(String) as string, name: 'echo', parts: [{ text: 'echo: hello' }] },
+    ]);
+  });
+
+  it('streams the same echo in chunks, and keeps them as parts, when the caller streams', async () => {
+    const streamed = await stream(hub.endpoint, 'SendStreamingMessage', { message: userMessage('hello') });
+    const chunks = streamed.events.flatMap((event) => event.frame.artifactUpdate?.artifact.parts ?? []);
+    expect(chunks.length).toBeGreaterThan(1);
+    const taskId = streamed.events[0]?.frame.task?.id ?? '';
+    expect((await getTask(taskId)).artifacts?.[0]?.parts).toEqual(chunks);
   });
 
   it('a slow task (::slow 3) returns only once COMPLETED', async () => {
@@ -188,6 +210,51 @@ describe('SendMessage messageId idempotency', () => {
     const stored = await getTask([...ids][0] as string);
     expect(stored.history?.filter((entry) => entry.messageId === message.messageId)).toHaveLength(1);
     expect(stored.artifacts).toHaveLength(1);
+  });
+
+  it('20 identical concurrent follow-ups to an interrupted task resume it once', async () => {
+    const asked = await inputRequiredTask(hub.endpoint);
+    const followUp = userMessage('more', { taskId: asked.id });
+    const results = await Promise.all(Array.from({ length: 20 }, () => sendTask(hub.endpoint, { message: followUp })));
+    for (const task of results) {
+      expect(task.id).toBe(asked.id);
+      expect(task.status.state).toBe('TASK_STATE_COMPLETED');
+    }
+    const stored = await getTask(asked.id);
+    expect(stored.history?.filter((entry) => entry.messageId === followUp.messageId)).toHaveLength(1);
+    expect(stored.artifacts).toHaveLength(1);
+    expect(artifactText(stored)).toBe('echo: more');
+  });
+
+  it('a messageId reused with another taskId is a new message: the named task moves on with it', async () => {
+    const earlier = await sendTask(hub.endpoint, { message: userMessage('hello') });
+    const asked = await inputRequiredTask(hub.endpoint);
+    const reused = userMessage('more', { messageId: earlier.history?.[0]?.messageId, taskId: asked.id });
+    const resumed = await sendTask(hub.endpoint, { message: reused });
+    expect(resumed.id).toBe(asked.id);
+    expect(resumed.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(artifactText(resumed)).toBe('echo: more');
+    expect(resumed.history?.at(-1)).toMatchObject({ messageId: reused.messageId, parts: [{ text: 'more' }] });
+    // Resent as it was, the follow-up is a duplicate of itself, not of the earlier task.
+    expect((await sendTask(hub.endpoint, { message: reused })).id).toBe(asked.id);
+    expect((await getTask(earlier.id)).history).toHaveLength(1);
+  });
+
+  it('a messageId reused with another contextId, or with none, is a new message: it makes a new task', async () => {
+    const contextId = `ctx-reused-${randomUUID()}`;
+    const first = await sendTask(hub.endpoint, { message: userMessage('hello', { contextId }) });
+    const messageId = first.history?.[0]?.messageId;
+    const otherContext = `ctx-other-${randomUUID()}`;
+    const elsewhere = await sendTask(hub.endpoint, { message: userMessage('there', { messageId, contextId: otherContext }) });
+    expect(elsewhere.id).not.toBe(first.id);
+    expect(elsewhere.contextId).toBe(otherContext);
+    expect(artifactText(elsewhere)).toBe('echo: there');
+    const contextless = await sendTask(hub.endpoint, { message: userMessage('anywhere', { messageId }) });
+    expect([first.id, elsewhere.id]).not.toContain(contextless.id);
+    expect([contextId, otherContext]).not.toContain(contextless.contextId);
+    // Each is its own message: resent unchanged, each gets its own task back.
+    expect((await sendTask(hub.endpoint, { message: userMessage('there', { messageId, contextId: otherContext }) })).id).toBe(elsewhere.id);
+    expect((await sendTask(hub.endpoint, { message: userMessage('hello', { messageId, contextId }) })).id).toBe(first.id);
   });
 });
 

@@ -51,7 +51,7 @@ describe('SQLite schema 3: integer task keys', () => {
         metadata: { k: 'v' },
       });
       expect(store.eventsAfter('t-done', 0).map((event) => event.seq)).toEqual([1]);
-      expect(store.findIdempotent('default', 'm1')).toEqual({ kind: 'task', taskId: 't-done' });
+      expect(store.findIdempotent('default', { messageId: 'm1' })).toEqual({ kind: 'task', taskId: 't-done' });
       expect(store.getContext('default', 'c-1')).toEqual({
         instanceId: 'default',
         contextId: 'c-1',
@@ -104,6 +104,34 @@ describe('SQLite schema 3: integer task keys', () => {
       ).toEqual([]);
     } finally {
       raw.close();
+    }
+  });
+
+  it('schema 8: an idempotency key stored before it, whose target is unknown, still answers its resend, whatever target it names', () => {
+    const path = join(dir, 'v7.sqlite');
+    const db = new Database(path);
+    for (const sql of MIGRATIONS.slice(0, 7)) db.exec(sql);
+    db.pragma('user_version = 7');
+    db.exec(`
+      INSERT INTO idempotency VALUES ('default', 'm-task', 't-1', NULL);
+      INSERT INTO idempotency VALUES ('default', 'm-reply', NULL, '{"messageId":"r","role":"ROLE_AGENT","parts":[{"text":"hi"}]}');
+    `);
+    db.close();
+    const store = SqliteTaskStore.open(path, { exclusive: true });
+    try {
+      for (const key of [{ messageId: 'm-task' }, { messageId: 'm-task', taskId: 't-1' }, { messageId: 'm-task', contextId: 'c-9' }])
+        expect(store.findIdempotent('default', key)).toEqual({ kind: 'task', taskId: 't-1' });
+      expect(store.findIdempotent('default', { messageId: 'm-reply', contextId: 'c-1' })).toEqual({
+        kind: 'message',
+        message: { messageId: 'r', role: 'ROLE_AGENT', parts: [{ text: 'hi' }] },
+      });
+      // A key written now has its target, and wins over the old one for that target alone.
+      store.recordIdempotent('default', { messageId: 'm-task', taskId: 't-2' }, { kind: 'task', taskId: 't-2' });
+      expect(store.findIdempotent('default', { messageId: 'm-task', taskId: 't-2' })).toEqual({ kind: 'task', taskId: 't-2' });
+      expect(store.findIdempotent('default', { messageId: 'm-task' })).toEqual({ kind: 'task', taskId: 't-1' });
+      expect(store.findIdempotent('default', { messageId: 'm-other' })).toBeUndefined();
+    } finally {
+      store.close();
     }
   });
 

@@ -360,20 +360,56 @@ describe.each(IMPLEMENTATIONS)('$name', ({ open }) => {
 
   describe('idempotency', () => {
     it('records the task or the direct reply a message got, per instance', () => {
-      expect(store.findIdempotent(INSTANCE, 'm1')).toBeUndefined();
-      store.recordIdempotent(INSTANCE, 'm1', { kind: 'task', taskId: 'task-1' });
-      store.recordIdempotent(INSTANCE, 'm2', { kind: 'message', message: message('reply', 'ROLE_AGENT') });
-      expect(store.findIdempotent(INSTANCE, 'm1')).toStrictEqual({ kind: 'task', taskId: 'task-1' });
-      expect(store.findIdempotent(INSTANCE, 'm2')).toStrictEqual({ kind: 'message', message: message('reply', 'ROLE_AGENT') });
-      expect(store.findIdempotent(OTHER_INSTANCE, 'm1')).toBeUndefined();
+      expect(store.findIdempotent(INSTANCE, { messageId: 'm1' })).toBeUndefined();
+      store.recordIdempotent(INSTANCE, { messageId: 'm1' }, { kind: 'task', taskId: 'task-1' });
+      store.recordIdempotent(INSTANCE, { messageId: 'm2' }, { kind: 'message', message: message('reply', 'ROLE_AGENT') });
+      expect(store.findIdempotent(INSTANCE, { messageId: 'm1' })).toStrictEqual({ kind: 'task', taskId: 'task-1' });
+      expect(store.findIdempotent(INSTANCE, { messageId: 'm2' })).toStrictEqual({
+        kind: 'message',
+        message: message('reply', 'ROLE_AGENT'),
+      });
+      expect(store.findIdempotent(OTHER_INSTANCE, { messageId: 'm1' })).toBeUndefined();
     });
 
     it('refuses to record a key twice, keeping the first result', () => {
-      store.recordIdempotent(INSTANCE, 'm1', { kind: 'task', taskId: 'task-1' });
-      expect(() => store.recordIdempotent(INSTANCE, 'm1', { kind: 'task', taskId: 'task-2' })).toThrow(DuplicateKeyError);
-      expect(store.findIdempotent(INSTANCE, 'm1')).toStrictEqual({ kind: 'task', taskId: 'task-1' });
-      store.recordIdempotent(OTHER_INSTANCE, 'm1', { kind: 'task', taskId: 'task-9' });
-      expect(store.findIdempotent(OTHER_INSTANCE, 'm1')).toStrictEqual({ kind: 'task', taskId: 'task-9' });
+      store.recordIdempotent(INSTANCE, { messageId: 'm1' }, { kind: 'task', taskId: 'task-1' });
+      expect(() => store.recordIdempotent(INSTANCE, { messageId: 'm1' }, { kind: 'task', taskId: 'task-2' })).toThrow(DuplicateKeyError);
+      expect(store.findIdempotent(INSTANCE, { messageId: 'm1' })).toStrictEqual({ kind: 'task', taskId: 'task-1' });
+      store.recordIdempotent(OTHER_INSTANCE, { messageId: 'm1' }, { kind: 'task', taskId: 'task-9' });
+      expect(store.findIdempotent(OTHER_INSTANCE, { messageId: 'm1' })).toStrictEqual({ kind: 'task', taskId: 'task-9' });
+    });
+
+    it('keys a message by its messageId and the target it names as sent: a reused id with another target is another key', () => {
+      const targets = [
+        { messageId: 'm1' },
+        { messageId: 'm1', taskId: 'task-a' },
+        { messageId: 'm1', contextId: 'context-1' },
+        { messageId: 'm1', contextId: 'context-2' },
+        { messageId: 'm1', taskId: 'task-a', contextId: 'context-1' },
+        // Absent and empty are different targets.
+        { messageId: 'm1', taskId: '' },
+        { messageId: 'm1', contextId: '' },
+        // No two targets share a key, whatever the ids hold.
+        { messageId: 'm1', taskId: '","' },
+        { messageId: 'm1', taskId: '', contextId: ',' },
+      ];
+      targets.forEach((key, n) => {
+        expect(store.findIdempotent(INSTANCE, key), JSON.stringify(key)).toBeUndefined();
+        store.recordIdempotent(INSTANCE, key, { kind: 'task', taskId: `task-${n}` });
+      });
+      targets.forEach((key, n) =>
+        expect(store.findIdempotent(INSTANCE, key), JSON.stringify(key)).toStrictEqual({ kind: 'task', taskId: `task-${n}` }),
+      );
+      // A member set to undefined is an absent one, as JSON has it.
+      expect(store.findIdempotent(INSTANCE, { messageId: 'm1', taskId: undefined, contextId: undefined })).toStrictEqual({
+        kind: 'task',
+        taskId: 'task-0',
+      });
+      expect(() => store.recordIdempotent(INSTANCE, { messageId: 'm1', taskId: 'task-a' }, { kind: 'task', taskId: 'task-x' })).toThrow(
+        DuplicateKeyError,
+      );
+      expect(store.findIdempotent(INSTANCE, { messageId: 'm1', taskId: 'task-b' })).toBeUndefined();
+      expect(store.findIdempotent(INSTANCE, { messageId: 'm2', taskId: 'task-a' })).toBeUndefined();
     });
   });
 
@@ -483,7 +519,7 @@ describe.each(IMPLEMENTATIONS)('$name', ({ open }) => {
           store.setStatus('task-0', status('TASK_STATE_WORKING', 5));
           store.appendEvent('task-0', frame(1));
           store.putArtifact('task-0', artifact('a', ['x']), false);
-          store.recordIdempotent(INSTANCE, 'm1', { kind: 'task', taskId: 'task-1' });
+          store.recordIdempotent(INSTANCE, { messageId: 'm1' }, { kind: 'task', taskId: 'task-1' });
           store.touchContext(INSTANCE, 'context-1', at(1));
           store.saveInstance({ id: 'i', config: {} });
           store.setMeta('k', 'after');
@@ -495,7 +531,7 @@ describe.each(IMPLEMENTATIONS)('$name', ({ open }) => {
       expect(store.getTask(INSTANCE, 'task-0')).not.toHaveProperty('artifacts');
       expect(store.getTaskInfo('task-0')?.state).toBe('TASK_STATE_SUBMITTED');
       expect(store.lastEventSeq('task-0')).toBe(0);
-      expect(store.findIdempotent(INSTANCE, 'm1')).toBeUndefined();
+      expect(store.findIdempotent(INSTANCE, { messageId: 'm1' })).toBeUndefined();
       expect(store.getContext(INSTANCE, 'context-1')).toBeUndefined();
       expect(store.loadInstances()).toEqual([]);
       expect(store.getMeta('k')).toBe('before');
@@ -774,8 +810,8 @@ describe('SqliteTaskStore on disk', () => {
     first.putArtifact('task-1', artifact('a', ['1'], { name: 'n' }), false);
     first.putArtifact('task-1', artifact('a', ['2']), true);
     for (let n = 1; n <= 3; n++) first.appendEvent('task-1', frame(n));
-    first.recordIdempotent(INSTANCE, 'm1', { kind: 'task', taskId: 'task-1' });
-    first.recordIdempotent(INSTANCE, 'm2', { kind: 'message', message: message('reply', 'ROLE_AGENT') });
+    first.recordIdempotent(INSTANCE, { messageId: 'm1' }, { kind: 'task', taskId: 'task-1' });
+    first.recordIdempotent(INSTANCE, { messageId: 'm2' }, { kind: 'message', message: message('reply', 'ROLE_AGENT') });
     first.touchContext(INSTANCE, 'context-1', at(2));
     first.saveInstance({ id: INSTANCE, config: { skills: ['echo'] } });
     first.setMeta('setup', 'done');
@@ -784,7 +820,7 @@ describe('SqliteTaskStore on disk', () => {
       info: store.getTaskInfo('task-2'),
       list: store.listTasks(INSTANCE, { pageSize: 10 }),
       events: store.eventsAfter('task-1', 0),
-      idempotent: [store.findIdempotent(INSTANCE, 'm1'), store.findIdempotent(INSTANCE, 'm2')],
+      idempotent: [store.findIdempotent(INSTANCE, { messageId: 'm1' }), store.findIdempotent(INSTANCE, { messageId: 'm2' })],
       context: store.getContext(INSTANCE, 'context-1'),
       instances: store.loadInstances(),
       meta: store.getMeta('setup'),
@@ -805,21 +841,22 @@ describe('SqliteTaskStore on disk', () => {
   it('exclusive: finds idempotency keys stored before it opened, and after its key filter outgrew its first size', () => {
     const path = databasePath();
     const first = SqliteTaskStore.open(path, { exclusive: true });
-    first.recordIdempotent(INSTANCE, 'before', { kind: 'task', taskId: 'task-before' });
+    first.recordIdempotent(INSTANCE, { messageId: 'before' }, { kind: 'task', taskId: 'task-before' });
     first.close();
     const store = SqliteTaskStore.open(path, { exclusive: true });
     try {
-      expect(store.findIdempotent(INSTANCE, 'before')).toEqual({ kind: 'task', taskId: 'task-before' });
-      expect(store.findIdempotent(OTHER_INSTANCE, 'before')).toBeUndefined();
+      expect(store.findIdempotent(INSTANCE, { messageId: 'before' })).toEqual({ kind: 'task', taskId: 'task-before' });
+      expect(store.findIdempotent(OTHER_INSTANCE, { messageId: 'before' })).toBeUndefined();
       // Past the filter's first capacity (200,000 keys) it is rebuilt larger from the table.
       const total = 200_050;
       store.transaction(() => {
-        for (let n = 0; n < total; n += 1) store.recordIdempotent(INSTANCE, `bulk-${n}`, { kind: 'task', taskId: `task-${n}` });
+        for (let n = 0; n < total; n += 1)
+          store.recordIdempotent(INSTANCE, { messageId: `bulk-${n}` }, { kind: 'task', taskId: `task-${n}` });
       });
       for (const n of [0, 1, 99_999, 199_999, 200_000, total - 1])
-        expect(store.findIdempotent(INSTANCE, `bulk-${n}`)).toEqual({ kind: 'task', taskId: `task-${n}` });
-      expect(store.findIdempotent(INSTANCE, 'before')).toEqual({ kind: 'task', taskId: 'task-before' });
-      expect(store.findIdempotent(INSTANCE, `bulk-${total}`)).toBeUndefined();
+        expect(store.findIdempotent(INSTANCE, { messageId: `bulk-${n}` })).toEqual({ kind: 'task', taskId: `task-${n}` });
+      expect(store.findIdempotent(INSTANCE, { messageId: 'before' })).toEqual({ kind: 'task', taskId: 'task-before' });
+      expect(store.findIdempotent(INSTANCE, { messageId: `bulk-${total}` })).toBeUndefined();
     } finally {
       store.close();
     }

@@ -33,7 +33,7 @@ function setUp(open: () => TaskStore, executor: AgentExecutor) {
   let n = 0;
   const send = (text: string, messageId = `m-${(n += 1)}`) =>
     runtime.send(instance, { message: { messageId, role: 'ROLE_USER', parts: [{ text }] } });
-  return { store, runtime, send };
+  return { store, runtime, send, instance };
 }
 
 describe.each(stores)('TaskRuntime on $name', ({ open }) => {
@@ -91,6 +91,52 @@ describe.each(stores)('TaskRuntime on $name', ({ open }) => {
     expect(again).toStrictEqual(first);
     expect(runs).toBe(1);
     expect(store.listTasks('agent', { pageSize: 10 }).totalSize).toBe(0);
+  });
+
+  it('runs a message once however often it is sent, 20 copies at once included; a messageId reused with another target runs as new', async () => {
+    const runs: string[] = [];
+    const { runtime, instance } = setUp(open, {
+      execute(request, events) {
+        runs.push(request.resumed ? `${request.text} (resumed)` : request.text);
+        if (request.text === 'ask') events.inputRequired('more?');
+        else events.complete(`done: ${request.text}`);
+        return Promise.resolve();
+      },
+    });
+    const copies = async (message: { text: string; taskId?: string; contextId?: string }) => {
+      const { text, ...target } = message;
+      const outcomes = await Promise.all(
+        Array.from({ length: 20 }, () =>
+          runtime.send(instance, { message: { messageId: 'reused', role: 'ROLE_USER', parts: [{ text }], ...target } }),
+        ),
+      );
+      const ids = new Set(outcomes.map((outcome) => (outcome.kind === 'task' ? outcome.taskId : 'a message')));
+      expect(ids.size, `${text}: one answer for all copies`).toBe(1);
+      const [taskId = ''] = ids;
+      await runtime.settled(taskId);
+      return runtime.getTask('agent', taskId);
+    };
+
+    const asked = await copies({ text: 'ask' });
+    expect(asked.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+    expect(runs).toEqual(['ask']);
+    // The same id naming the task: the follow-up it is, not a resend of the question.
+    const answered = await copies({ text: 'answer', taskId: asked.id });
+    expect(answered.id).toBe(asked.id);
+    expect(answered.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(answered.history?.filter((entry) => entry.role === 'ROLE_USER').map((entry) => entry.parts)).toEqual([
+      [{ text: 'ask' }],
+      [{ text: 'answer' }],
+    ]);
+    const elsewhere = await copies({ text: 'again', contextId: 'elsewhere' });
+    expect(elsewhere.id).not.toBe(asked.id);
+    expect(elsewhere.contextId).toBe('elsewhere');
+    expect(runs).toEqual(['ask', 'answer (resumed)', 'again']);
+    // Each resent as it was: its own task back, nothing run again.
+    expect((await copies({ text: 'ask' })).id).toBe(asked.id);
+    expect((await copies({ text: 'answer', taskId: asked.id })).id).toBe(asked.id);
+    expect((await copies({ text: 'again', contextId: 'elsewhere' })).id).toBe(elsewhere.id);
+    expect(runs).toHaveLength(3);
   });
 });
 
