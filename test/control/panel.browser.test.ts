@@ -3,26 +3,14 @@ import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ActionFailure, Snapshot } from '../../generated/control/types.js';
+import { chromiumAvailable, CHROMIUM, CHROMIUM_FLAGS } from '../helpers/chromium.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { REPO_ROOT } from '../helpers/paths.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 const SCREENSHOT = join(REPO_ROOT, 'test-results', 'panel.png');
 const TOKEN = 'panel-secret-3f9c2e71';
 
-const available = existsSync(CHROMIUM);
-if (!available)
-  console.warn(`skipped: the panel browser test needs Chromium at ${CHROMIUM} (apt-get install -y --no-install-recommends chromium)`);
+const available = chromiumAvailable();
 
 describe.skipIf(!available)('the control panel in a browser', () => {
   let hub: TestHub;

@@ -6,11 +6,10 @@ import { pino, type Logger } from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ActionSuccess, Snapshot } from '../../generated/control/types.js';
 import { testDirectiveMetadata } from '../../generated/hub/test-directives.js';
-import { echoExecutor } from '../../src/executors/echo.js';
-import { PresetRegistry, type Preset } from '../../src/executors/presets.js';
 import { call, expectRpcError, stream, userMessage } from '../helpers/a2a-client.js';
 import { spawnHub } from '../helpers/child-hub.js';
 import { startTestHub } from '../helpers/hub.js';
+import { storeOnMissingPreset } from '../helpers/missing-preset.js';
 import { expectJsonRpcError, expectRestError, post, send } from '../helpers/raw-http.js';
 
 const dirs: string[] = [];
@@ -83,17 +82,6 @@ describe('a restart keeps what the hub promised', () => {
 });
 
 describe('a stored instance whose preset this hub does not have', () => {
-  const shoutPreset: Preset = {
-    id: 'shout',
-    name: 'Shout',
-    description: 'registered by the first process only',
-    executor: echoExecutor,
-    skills: [{ id: 'chat', name: 'chat', description: 'shouts', tags: ['demo'] }],
-    inputModes: ['text/plain'],
-    outputModes: ['text/plain'],
-    extensions: [],
-  };
-
   /** The log lines of a hub, as parsed pino records. */
   function capturedLogger(): { logger: Logger; lines: Record<string, unknown>[] } {
     const lines: Record<string, unknown>[] = [];
@@ -120,12 +108,8 @@ describe('a stored instance whose preset this hub does not have', () => {
 
   it('does not stop the hub: the others are served, it is unavailable with the reason, and the control API fixes or removes it', async () => {
     const dataDir = freshDir();
-    const presets = new PresetRegistry();
-    presets.register(shoutPreset);
-    const first = await startTestHub({ dataDir, presets });
-    const shouter = first.inbounds.create({ name: 'shouter', description: 'shouts', version: '1.0.0', preset: 'shout' });
-    const spare = first.inbounds.create({ name: 'spare', description: 'shouts too', version: '1.0.0', preset: 'shout' });
-    await first.close();
+    const [shouter, spare] = await storeOnMissingPreset(dataDir, ['shouter', 'spare']);
+    if (shouter === undefined || spare === undefined) throw new Error('two instances were stored');
 
     const { logger, lines } = capturedLogger();
     const second = await startTestHub({ dataDir, logger });
