@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type Router from '@koa/router';
 import type { Logger } from 'pino';
 import { DEFAULTS, type ResolvedHubConfig } from './config.js';
@@ -101,10 +101,17 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
     log,
     // A relay instance's card follows its remote's, so the table is rebuilt when connections change.
     revision: () => outbounds.version,
+    wellKnownInstance: config.wellKnownInstance,
+    ...(options.taskStore === undefined && config.store === 'sqlite' ? { dataDir: resolve(config.dataDir) } : {}),
     ...(options.env ? { env: options.env } : {}),
     ...(config.provider ? { provider: config.provider } : {}),
   });
   inbounds.ensureDefault();
+  const wellKnown = inbounds.wellKnownInstance;
+  if (wellKnown !== undefined && inbounds.get(wellKnown) === undefined)
+    log('warn', `wellKnownInstance names "${wellKnown}", which is no inbound instance: /.well-known/agent-card.json answers 404`, {
+      wellKnownInstance: wellKnown,
+    });
   const rateLimiter = config.rateLimit === false ? undefined : new RateLimiter(config.rateLimit);
   const streams = new StreamTracker();
   const parts: HubParts = { config, store, runtime, channels, sessions, inbounds, outbounds, tools, presets, rateLimiter, streams, log };

@@ -760,6 +760,14 @@ export interface InboundRow {
    * Skills the AgentCard advertises.
    */
   skills: SkillSummary[];
+  /**
+   * available: the hub can run it; unavailable: its stored configuration cannot run in this hub (see `unavailableReason`), so its endpoint and card answer AgentUnavailableError while it is enabled. inbound.update fixes it, inbound.remove deletes it.
+   */
+  status: "available" | "unavailable";
+  /**
+   * Why the instance is unavailable; present exactly when `status` is unavailable.
+   */
+  unavailableReason?: string;
 }
 /**
  * One outbound connection to a remote A2A agent. `error` is present exactly when `state` is error.

@@ -7765,7 +7765,7 @@ validate84.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 export const validateSnapshot = validate85;
 const schema116 = {"title":"Snapshot","description":"The whole hub state as the panel shows it. `tasks` is one page selected by the task* query parameters of GET /a2a/api; `taskPage` describes that page.","type":"object","properties":{"inbounds":{"description":"Every inbound instance, enabled or not.","type":"array","items":{"$ref":"#/$defs/InboundRow"}},"outbounds":{"description":"Every outbound connection.","type":"array","items":{"$ref":"#/$defs/OutboundRow"}},"tasks":{"description":"One page of tasks, most recently updated first.","type":"array","items":{"$ref":"#/$defs/TaskRow"}},"peers":{"description":"Clients currently connected to an inbound endpoint.","type":"array","items":{"$ref":"#/$defs/PeerRow"}},"sessions":{"description":"Live sessions, one per (contextId, serverId).","type":"array","items":{"$ref":"#/$defs/SessionRow"}},"taskPage":{"$ref":"#/$defs/TaskPage","description":"The limit, offset and filtered total of the task page."}},"required":["inbounds","outbounds","tasks","peers","sessions","taskPage"],"additionalProperties":false};
 const schema131 = {"title":"TaskPage","description":"The page of tasks a snapshot carries: the effective taskLimit and taskOffset, and how many tasks match the filters in all.","type":"object","properties":{"limit":{"description":"Page size used (taskLimit).","type":"integer","minimum":1,"maximum":500},"offset":{"description":"Number of matching tasks skipped (taskOffset).","type":"integer","minimum":0},"total":{"description":"Number of tasks matching taskState, taskContextId and taskServerId.","type":"integer","minimum":0}},"required":["limit","offset","total"],"additionalProperties":false};
-const schema117 = {"title":"InboundRow","description":"One inbound A2A server instance. The bearer token is never shown: `authEnabled` says whether one is set and `authTokenEnv` names its environment variable when it comes from one.","type":"object","properties":{"id":{"description":"Instance id, <slug-of-name>-<8 hex>.","type":"string","minLength":1},"name":{"description":"Agent name (AgentCard.name).","type":"string"},"description":{"description":"Agent description (AgentCard.description).","type":"string"},"version":{"description":"Agent version (AgentCard.version).","type":"string"},"endpointPath":{"$ref":"#/$defs/EndpointPath","description":"Path of the JSON-RPC endpoint; default /a2a/<id>."},"preset":{"description":"Agent preset id.","type":"string"},"cardPath":{"description":"Path of the AgentCard: <endpointPath>/agent-card.json.","type":"string","pattern":"^/(?:[A-Za-z0-9._~-]+/)+agent-card\\.json$"},"cardUrl":{"description":"Absolute URL of the instance as its AgentCard advertises it (supportedInterfaces[].url, the seed example shows the endpoint URL, without /agent-card.json).","type":"string","format":"uri"},"enabled":{"description":"Whether the routes are registered.","type":"boolean"},"authEnabled":{"description":"Whether the endpoint requires a bearer token.","type":"boolean"},"authTokenEnv":{"description":"Name of the environment variable the token is read from; absent when the token was set with inbound.setAuth or there is none.","type":"string"},"relayTo":{"description":"Id of the outbound connection a relay instance forwards to.","type":"string"},"skills":{"description":"Skills the AgentCard advertises.","type":"array","items":{"$ref":"#/$defs/SkillSummary"}}},"required":["id","name","description","version","endpointPath","preset","cardPath","cardUrl","enabled","authEnabled","skills"],"additionalProperties":false};
+const schema117 = {"title":"InboundRow","description":"One inbound A2A server instance. The bearer token is never shown: `authEnabled` says whether one is set and `authTokenEnv` names its environment variable when it comes from one.","type":"object","properties":{"id":{"description":"Instance id, <slug-of-name>-<8 hex>.","type":"string","minLength":1},"name":{"description":"Agent name (AgentCard.name).","type":"string"},"description":{"description":"Agent description (AgentCard.description).","type":"string"},"version":{"description":"Agent version (AgentCard.version).","type":"string"},"endpointPath":{"$ref":"#/$defs/EndpointPath","description":"Path of the JSON-RPC endpoint; default /a2a/<id>."},"preset":{"description":"Agent preset id.","type":"string"},"cardPath":{"description":"Path of the AgentCard: <endpointPath>/agent-card.json.","type":"string","pattern":"^/(?:[A-Za-z0-9._~-]+/)+agent-card\\.json$"},"cardUrl":{"description":"Absolute URL of the instance as its AgentCard advertises it (supportedInterfaces[].url, the seed example shows the endpoint URL, without /agent-card.json).","type":"string","format":"uri"},"enabled":{"description":"Whether the routes are registered.","type":"boolean"},"authEnabled":{"description":"Whether the endpoint requires a bearer token.","type":"boolean"},"authTokenEnv":{"description":"Name of the environment variable the token is read from; absent when the token was set with inbound.setAuth or there is none.","type":"string"},"relayTo":{"description":"Id of the outbound connection a relay instance forwards to.","type":"string"},"skills":{"description":"Skills the AgentCard advertises.","type":"array","items":{"$ref":"#/$defs/SkillSummary"}},"status":{"description":"available: the hub can run it; unavailable: its stored configuration cannot run in this hub (see `unavailableReason`), so its endpoint and card answer AgentUnavailableError while it is enabled. inbound.update fixes it, inbound.remove deletes it.","type":"string","enum":["available","unavailable"]},"unavailableReason":{"description":"Why the instance is unavailable; present exactly when `status` is unavailable.","type":"string"}},"required":["id","name","description","version","endpointPath","preset","cardPath","cardUrl","enabled","authEnabled","skills","status"],"additionalProperties":false};
 const pattern14 = new RegExp("^/(?:[A-Za-z0-9._~-]+/)+agent-card\\.json$", "u");
 
 function validate86(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -7889,9 +7889,8 @@ vErrors.push(err10);
 }
 errors++;
 }
-for(const key0 in data){
-if(!(func1.call(schema117.properties, key0))){
-const err11 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(data.status === undefined){
+const err11 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "status"},message:"must have required property '"+"status"+"'"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -7900,12 +7899,9 @@ vErrors.push(err11);
 }
 errors++;
 }
-}
-if(data.id !== undefined){
-let data0 = data.id;
-if(typeof data0 === "string"){
-if(func2(data0) < 1){
-const err12 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+for(const key0 in data){
+if(!(func1.call(schema117.properties, key0))){
+const err12 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -7915,8 +7911,11 @@ vErrors.push(err12);
 errors++;
 }
 }
-else {
-const err13 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.id !== undefined){
+let data0 = data.id;
+if(typeof data0 === "string"){
+if(func2(data0) < 1){
+const err13 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -7926,9 +7925,8 @@ vErrors.push(err13);
 errors++;
 }
 }
-if(data.name !== undefined){
-if(typeof data.name !== "string"){
-const err14 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err14 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -7938,9 +7936,9 @@ vErrors.push(err14);
 errors++;
 }
 }
-if(data.description !== undefined){
-if(typeof data.description !== "string"){
-const err15 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.name !== undefined){
+if(typeof data.name !== "string"){
+const err15 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -7950,9 +7948,9 @@ vErrors.push(err15);
 errors++;
 }
 }
-if(data.version !== undefined){
-if(typeof data.version !== "string"){
-const err16 = {instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.description !== undefined){
+if(typeof data.description !== "string"){
+const err16 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -7962,11 +7960,9 @@ vErrors.push(err16);
 errors++;
 }
 }
-if(data.endpointPath !== undefined){
-let data4 = data.endpointPath;
-if(typeof data4 === "string"){
-if(func2(data4) < 2){
-const err17 = {instancePath:instancePath+"/endpointPath",schemaPath:"#/$defs/EndpointPath/minLength",keyword:"minLength",params:{limit: 2},message:"must NOT have fewer than 2 characters"};
+if(data.version !== undefined){
+if(typeof data.version !== "string"){
+const err17 = {instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -7975,8 +7971,12 @@ vErrors.push(err17);
 }
 errors++;
 }
-if(!pattern4.test(data4)){
-const err18 = {instancePath:instancePath+"/endpointPath",schemaPath:"#/$defs/EndpointPath/pattern",keyword:"pattern",params:{pattern: "^(?!/a2a/api(?:/|$))(?!.*/\\.\\.?(?:/|$))/(?:[A-Za-z0-9._~-]+/)*[A-Za-z0-9._~-]+$"},message:"must match pattern \""+"^(?!/a2a/api(?:/|$))(?!.*/\\.\\.?(?:/|$))/(?:[A-Za-z0-9._~-]+/)*[A-Za-z0-9._~-]+$"+"\""};
+}
+if(data.endpointPath !== undefined){
+let data4 = data.endpointPath;
+if(typeof data4 === "string"){
+if(func2(data4) < 2){
+const err18 = {instancePath:instancePath+"/endpointPath",schemaPath:"#/$defs/EndpointPath/minLength",keyword:"minLength",params:{limit: 2},message:"must NOT have fewer than 2 characters"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -7985,9 +7985,8 @@ vErrors.push(err18);
 }
 errors++;
 }
-}
-else {
-const err19 = {instancePath:instancePath+"/endpointPath",schemaPath:"#/$defs/EndpointPath/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern4.test(data4)){
+const err19 = {instancePath:instancePath+"/endpointPath",schemaPath:"#/$defs/EndpointPath/pattern",keyword:"pattern",params:{pattern: "^(?!/a2a/api(?:/|$))(?!.*/\\.\\.?(?:/|$))/(?:[A-Za-z0-9._~-]+/)*[A-Za-z0-9._~-]+$"},message:"must match pattern \""+"^(?!/a2a/api(?:/|$))(?!.*/\\.\\.?(?:/|$))/(?:[A-Za-z0-9._~-]+/)*[A-Za-z0-9._~-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -7997,9 +7996,8 @@ vErrors.push(err19);
 errors++;
 }
 }
-if(data.preset !== undefined){
-if(typeof data.preset !== "string"){
-const err20 = {instancePath:instancePath+"/preset",schemaPath:"#/properties/preset/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err20 = {instancePath:instancePath+"/endpointPath",schemaPath:"#/$defs/EndpointPath/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -8009,11 +8007,9 @@ vErrors.push(err20);
 errors++;
 }
 }
-if(data.cardPath !== undefined){
-let data6 = data.cardPath;
-if(typeof data6 === "string"){
-if(!pattern14.test(data6)){
-const err21 = {instancePath:instancePath+"/cardPath",schemaPath:"#/properties/cardPath/pattern",keyword:"pattern",params:{pattern: "^/(?:[A-Za-z0-9._~-]+/)+agent-card\\.json$"},message:"must match pattern \""+"^/(?:[A-Za-z0-9._~-]+/)+agent-card\\.json$"+"\""};
+if(data.preset !== undefined){
+if(typeof data.preset !== "string"){
+const err21 = {instancePath:instancePath+"/preset",schemaPath:"#/properties/preset/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -8023,8 +8019,11 @@ vErrors.push(err21);
 errors++;
 }
 }
-else {
-const err22 = {instancePath:instancePath+"/cardPath",schemaPath:"#/properties/cardPath/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.cardPath !== undefined){
+let data6 = data.cardPath;
+if(typeof data6 === "string"){
+if(!pattern14.test(data6)){
+const err22 = {instancePath:instancePath+"/cardPath",schemaPath:"#/properties/cardPath/pattern",keyword:"pattern",params:{pattern: "^/(?:[A-Za-z0-9._~-]+/)+agent-card\\.json$"},message:"must match pattern \""+"^/(?:[A-Za-z0-9._~-]+/)+agent-card\\.json$"+"\""};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -8034,11 +8033,8 @@ vErrors.push(err22);
 errors++;
 }
 }
-if(data.cardUrl !== undefined){
-let data7 = data.cardUrl;
-if(typeof data7 === "string"){
-if(!(formats0(data7))){
-const err23 = {instancePath:instancePath+"/cardUrl",schemaPath:"#/properties/cardUrl/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
+else {
+const err23 = {instancePath:instancePath+"/cardPath",schemaPath:"#/properties/cardPath/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -8048,8 +8044,11 @@ vErrors.push(err23);
 errors++;
 }
 }
-else {
-const err24 = {instancePath:instancePath+"/cardUrl",schemaPath:"#/properties/cardUrl/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.cardUrl !== undefined){
+let data7 = data.cardUrl;
+if(typeof data7 === "string"){
+if(!(formats0(data7))){
+const err24 = {instancePath:instancePath+"/cardUrl",schemaPath:"#/properties/cardUrl/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -8059,9 +8058,8 @@ vErrors.push(err24);
 errors++;
 }
 }
-if(data.enabled !== undefined){
-if(typeof data.enabled !== "boolean"){
-const err25 = {instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+else {
+const err25 = {instancePath:instancePath+"/cardUrl",schemaPath:"#/properties/cardUrl/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -8071,9 +8069,9 @@ vErrors.push(err25);
 errors++;
 }
 }
-if(data.authEnabled !== undefined){
-if(typeof data.authEnabled !== "boolean"){
-const err26 = {instancePath:instancePath+"/authEnabled",schemaPath:"#/properties/authEnabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data.enabled !== undefined){
+if(typeof data.enabled !== "boolean"){
+const err26 = {instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -8083,9 +8081,9 @@ vErrors.push(err26);
 errors++;
 }
 }
-if(data.authTokenEnv !== undefined){
-if(typeof data.authTokenEnv !== "string"){
-const err27 = {instancePath:instancePath+"/authTokenEnv",schemaPath:"#/properties/authTokenEnv/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.authEnabled !== undefined){
+if(typeof data.authEnabled !== "boolean"){
+const err27 = {instancePath:instancePath+"/authEnabled",schemaPath:"#/properties/authEnabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -8095,14 +8093,26 @@ vErrors.push(err27);
 errors++;
 }
 }
-if(data.relayTo !== undefined){
-if(typeof data.relayTo !== "string"){
-const err28 = {instancePath:instancePath+"/relayTo",schemaPath:"#/properties/relayTo/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.authTokenEnv !== undefined){
+if(typeof data.authTokenEnv !== "string"){
+const err28 = {instancePath:instancePath+"/authTokenEnv",schemaPath:"#/properties/authTokenEnv/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err28];
 }
 else {
 vErrors.push(err28);
+}
+errors++;
+}
+}
+if(data.relayTo !== undefined){
+if(typeof data.relayTo !== "string"){
+const err29 = {instancePath:instancePath+"/relayTo",schemaPath:"#/properties/relayTo/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
 }
 errors++;
 }
@@ -8115,17 +8125,7 @@ for(let i0=0; i0<len0; i0++){
 let data13 = data12[i0];
 if(data13 && typeof data13 == "object" && !Array.isArray(data13)){
 if(data13.id === undefined){
-const err29 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
-if(vErrors === null){
-vErrors = [err29];
-}
-else {
-vErrors.push(err29);
-}
-errors++;
-}
-if(data13.name === undefined){
-const err30 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+const err30 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -8134,8 +8134,8 @@ vErrors.push(err30);
 }
 errors++;
 }
-if(data13.description === undefined){
-const err31 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/required",keyword:"required",params:{missingProperty: "description"},message:"must have required property '"+"description"+"'"};
+if(data13.name === undefined){
+const err31 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -8144,9 +8144,8 @@ vErrors.push(err31);
 }
 errors++;
 }
-for(const key1 in data13){
-if(!((((key1 === "id") || (key1 === "name")) || (key1 === "description")) || (key1 === "tags"))){
-const err32 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+if(data13.description === undefined){
+const err32 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/required",keyword:"required",params:{missingProperty: "description"},message:"must have required property '"+"description"+"'"};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -8155,12 +8154,9 @@ vErrors.push(err32);
 }
 errors++;
 }
-}
-if(data13.id !== undefined){
-let data14 = data13.id;
-if(typeof data14 === "string"){
-if(func2(data14) < 1){
-const err33 = {instancePath:instancePath+"/skills/" + i0+"/id",schemaPath:"#/$defs/SkillSummary/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+for(const key1 in data13){
+if(!((((key1 === "id") || (key1 === "name")) || (key1 === "description")) || (key1 === "tags"))){
+const err33 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -8170,8 +8166,11 @@ vErrors.push(err33);
 errors++;
 }
 }
-else {
-const err34 = {instancePath:instancePath+"/skills/" + i0+"/id",schemaPath:"#/$defs/SkillSummary/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data13.id !== undefined){
+let data14 = data13.id;
+if(typeof data14 === "string"){
+if(func2(data14) < 1){
+const err34 = {instancePath:instancePath+"/skills/" + i0+"/id",schemaPath:"#/$defs/SkillSummary/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -8181,9 +8180,8 @@ vErrors.push(err34);
 errors++;
 }
 }
-if(data13.name !== undefined){
-if(typeof data13.name !== "string"){
-const err35 = {instancePath:instancePath+"/skills/" + i0+"/name",schemaPath:"#/$defs/SkillSummary/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err35 = {instancePath:instancePath+"/skills/" + i0+"/id",schemaPath:"#/$defs/SkillSummary/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -8193,14 +8191,26 @@ vErrors.push(err35);
 errors++;
 }
 }
-if(data13.description !== undefined){
-if(typeof data13.description !== "string"){
-const err36 = {instancePath:instancePath+"/skills/" + i0+"/description",schemaPath:"#/$defs/SkillSummary/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data13.name !== undefined){
+if(typeof data13.name !== "string"){
+const err36 = {instancePath:instancePath+"/skills/" + i0+"/name",schemaPath:"#/$defs/SkillSummary/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err36];
 }
 else {
 vErrors.push(err36);
+}
+errors++;
+}
+}
+if(data13.description !== undefined){
+if(typeof data13.description !== "string"){
+const err37 = {instancePath:instancePath+"/skills/" + i0+"/description",schemaPath:"#/$defs/SkillSummary/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
 }
 errors++;
 }
@@ -8211,19 +8221,7 @@ if(Array.isArray(data17)){
 const len1 = data17.length;
 for(let i1=0; i1<len1; i1++){
 if(typeof data17[i1] !== "string"){
-const err37 = {instancePath:instancePath+"/skills/" + i0+"/tags/" + i1,schemaPath:"#/$defs/SkillSummary/properties/tags/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err37];
-}
-else {
-vErrors.push(err37);
-}
-errors++;
-}
-}
-}
-else {
-const err38 = {instancePath:instancePath+"/skills/" + i0+"/tags",schemaPath:"#/$defs/SkillSummary/properties/tags/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err38 = {instancePath:instancePath+"/skills/" + i0+"/tags/" + i1,schemaPath:"#/$defs/SkillSummary/properties/tags/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -8235,7 +8233,7 @@ errors++;
 }
 }
 else {
-const err39 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err39 = {instancePath:instancePath+"/skills/" + i0+"/tags",schemaPath:"#/$defs/SkillSummary/properties/tags/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -8247,7 +8245,7 @@ errors++;
 }
 }
 else {
-const err40 = {instancePath:instancePath+"/skills",schemaPath:"#/properties/skills/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err40 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -8259,12 +8257,59 @@ errors++;
 }
 }
 else {
-const err41 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err41 = {instancePath:instancePath+"/skills",schemaPath:"#/properties/skills/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err41];
 }
 else {
 vErrors.push(err41);
+}
+errors++;
+}
+}
+if(data.status !== undefined){
+let data19 = data.status;
+if(typeof data19 !== "string"){
+const err42 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err42];
+}
+else {
+vErrors.push(err42);
+}
+errors++;
+}
+if(!((data19 === "available") || (data19 === "unavailable"))){
+const err43 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema117.properties.status.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err43];
+}
+else {
+vErrors.push(err43);
+}
+errors++;
+}
+}
+if(data.unavailableReason !== undefined){
+if(typeof data.unavailableReason !== "string"){
+const err44 = {instancePath:instancePath+"/unavailableReason",schemaPath:"#/properties/unavailableReason/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err44];
+}
+else {
+vErrors.push(err44);
+}
+errors++;
+}
+}
+}
+else {
+const err45 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err45];
+}
+else {
+vErrors.push(err45);
 }
 errors++;
 }
@@ -10269,9 +10314,8 @@ vErrors.push(err10);
 }
 errors++;
 }
-for(const key0 in data){
-if(!(func1.call(schema117.properties, key0))){
-const err11 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(data.status === undefined){
+const err11 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "status"},message:"must have required property '"+"status"+"'"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -10280,12 +10324,9 @@ vErrors.push(err11);
 }
 errors++;
 }
-}
-if(data.id !== undefined){
-let data0 = data.id;
-if(typeof data0 === "string"){
-if(func2(data0) < 1){
-const err12 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+for(const key0 in data){
+if(!(func1.call(schema117.properties, key0))){
+const err12 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -10295,8 +10336,11 @@ vErrors.push(err12);
 errors++;
 }
 }
-else {
-const err13 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.id !== undefined){
+let data0 = data.id;
+if(typeof data0 === "string"){
+if(func2(data0) < 1){
+const err13 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -10306,9 +10350,8 @@ vErrors.push(err13);
 errors++;
 }
 }
-if(data.name !== undefined){
-if(typeof data.name !== "string"){
-const err14 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err14 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -10318,9 +10361,9 @@ vErrors.push(err14);
 errors++;
 }
 }
-if(data.description !== undefined){
-if(typeof data.description !== "string"){
-const err15 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.name !== undefined){
+if(typeof data.name !== "string"){
+const err15 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -10330,9 +10373,9 @@ vErrors.push(err15);
 errors++;
 }
 }
-if(data.version !== undefined){
-if(typeof data.version !== "string"){
-const err16 = {instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.description !== undefined){
+if(typeof data.description !== "string"){
+const err16 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -10342,11 +10385,9 @@ vErrors.push(err16);
 errors++;
 }
 }
-if(data.endpointPath !== undefined){
-let data4 = data.endpointPath;
-if(typeof data4 === "string"){
-if(func2(data4) < 2){
-const err17 = {instancePath:instancePath+"/endpointPath",schemaPath:"#/$defs/EndpointPath/minLength",keyword:"minLength",params:{limit: 2},message:"must NOT have fewer than 2 characters"};
+if(data.version !== undefined){
+if(typeof data.version !== "string"){
+const err17 = {instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -10355,8 +10396,12 @@ vErrors.push(err17);
 }
 errors++;
 }
-if(!pattern4.test(data4)){
-const err18 = {instancePath:instancePath+"/endpointPath",schemaPath:"#/$defs/EndpointPath/pattern",keyword:"pattern",params:{pattern: "^(?!/a2a/api(?:/|$))(?!.*/\\.\\.?(?:/|$))/(?:[A-Za-z0-9._~-]+/)*[A-Za-z0-9._~-]+$"},message:"must match pattern \""+"^(?!/a2a/api(?:/|$))(?!.*/\\.\\.?(?:/|$))/(?:[A-Za-z0-9._~-]+/)*[A-Za-z0-9._~-]+$"+"\""};
+}
+if(data.endpointPath !== undefined){
+let data4 = data.endpointPath;
+if(typeof data4 === "string"){
+if(func2(data4) < 2){
+const err18 = {instancePath:instancePath+"/endpointPath",schemaPath:"#/$defs/EndpointPath/minLength",keyword:"minLength",params:{limit: 2},message:"must NOT have fewer than 2 characters"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -10365,9 +10410,8 @@ vErrors.push(err18);
 }
 errors++;
 }
-}
-else {
-const err19 = {instancePath:instancePath+"/endpointPath",schemaPath:"#/$defs/EndpointPath/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern4.test(data4)){
+const err19 = {instancePath:instancePath+"/endpointPath",schemaPath:"#/$defs/EndpointPath/pattern",keyword:"pattern",params:{pattern: "^(?!/a2a/api(?:/|$))(?!.*/\\.\\.?(?:/|$))/(?:[A-Za-z0-9._~-]+/)*[A-Za-z0-9._~-]+$"},message:"must match pattern \""+"^(?!/a2a/api(?:/|$))(?!.*/\\.\\.?(?:/|$))/(?:[A-Za-z0-9._~-]+/)*[A-Za-z0-9._~-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -10377,9 +10421,8 @@ vErrors.push(err19);
 errors++;
 }
 }
-if(data.preset !== undefined){
-if(typeof data.preset !== "string"){
-const err20 = {instancePath:instancePath+"/preset",schemaPath:"#/properties/preset/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err20 = {instancePath:instancePath+"/endpointPath",schemaPath:"#/$defs/EndpointPath/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -10389,11 +10432,9 @@ vErrors.push(err20);
 errors++;
 }
 }
-if(data.cardPath !== undefined){
-let data6 = data.cardPath;
-if(typeof data6 === "string"){
-if(!pattern14.test(data6)){
-const err21 = {instancePath:instancePath+"/cardPath",schemaPath:"#/properties/cardPath/pattern",keyword:"pattern",params:{pattern: "^/(?:[A-Za-z0-9._~-]+/)+agent-card\\.json$"},message:"must match pattern \""+"^/(?:[A-Za-z0-9._~-]+/)+agent-card\\.json$"+"\""};
+if(data.preset !== undefined){
+if(typeof data.preset !== "string"){
+const err21 = {instancePath:instancePath+"/preset",schemaPath:"#/properties/preset/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -10403,8 +10444,11 @@ vErrors.push(err21);
 errors++;
 }
 }
-else {
-const err22 = {instancePath:instancePath+"/cardPath",schemaPath:"#/properties/cardPath/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.cardPath !== undefined){
+let data6 = data.cardPath;
+if(typeof data6 === "string"){
+if(!pattern14.test(data6)){
+const err22 = {instancePath:instancePath+"/cardPath",schemaPath:"#/properties/cardPath/pattern",keyword:"pattern",params:{pattern: "^/(?:[A-Za-z0-9._~-]+/)+agent-card\\.json$"},message:"must match pattern \""+"^/(?:[A-Za-z0-9._~-]+/)+agent-card\\.json$"+"\""};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -10414,11 +10458,8 @@ vErrors.push(err22);
 errors++;
 }
 }
-if(data.cardUrl !== undefined){
-let data7 = data.cardUrl;
-if(typeof data7 === "string"){
-if(!(formats0(data7))){
-const err23 = {instancePath:instancePath+"/cardUrl",schemaPath:"#/properties/cardUrl/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
+else {
+const err23 = {instancePath:instancePath+"/cardPath",schemaPath:"#/properties/cardPath/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -10428,8 +10469,11 @@ vErrors.push(err23);
 errors++;
 }
 }
-else {
-const err24 = {instancePath:instancePath+"/cardUrl",schemaPath:"#/properties/cardUrl/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.cardUrl !== undefined){
+let data7 = data.cardUrl;
+if(typeof data7 === "string"){
+if(!(formats0(data7))){
+const err24 = {instancePath:instancePath+"/cardUrl",schemaPath:"#/properties/cardUrl/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -10439,9 +10483,8 @@ vErrors.push(err24);
 errors++;
 }
 }
-if(data.enabled !== undefined){
-if(typeof data.enabled !== "boolean"){
-const err25 = {instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+else {
+const err25 = {instancePath:instancePath+"/cardUrl",schemaPath:"#/properties/cardUrl/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -10451,9 +10494,9 @@ vErrors.push(err25);
 errors++;
 }
 }
-if(data.authEnabled !== undefined){
-if(typeof data.authEnabled !== "boolean"){
-const err26 = {instancePath:instancePath+"/authEnabled",schemaPath:"#/properties/authEnabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data.enabled !== undefined){
+if(typeof data.enabled !== "boolean"){
+const err26 = {instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -10463,9 +10506,9 @@ vErrors.push(err26);
 errors++;
 }
 }
-if(data.authTokenEnv !== undefined){
-if(typeof data.authTokenEnv !== "string"){
-const err27 = {instancePath:instancePath+"/authTokenEnv",schemaPath:"#/properties/authTokenEnv/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.authEnabled !== undefined){
+if(typeof data.authEnabled !== "boolean"){
+const err27 = {instancePath:instancePath+"/authEnabled",schemaPath:"#/properties/authEnabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -10475,14 +10518,26 @@ vErrors.push(err27);
 errors++;
 }
 }
-if(data.relayTo !== undefined){
-if(typeof data.relayTo !== "string"){
-const err28 = {instancePath:instancePath+"/relayTo",schemaPath:"#/properties/relayTo/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.authTokenEnv !== undefined){
+if(typeof data.authTokenEnv !== "string"){
+const err28 = {instancePath:instancePath+"/authTokenEnv",schemaPath:"#/properties/authTokenEnv/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err28];
 }
 else {
 vErrors.push(err28);
+}
+errors++;
+}
+}
+if(data.relayTo !== undefined){
+if(typeof data.relayTo !== "string"){
+const err29 = {instancePath:instancePath+"/relayTo",schemaPath:"#/properties/relayTo/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
 }
 errors++;
 }
@@ -10495,17 +10550,7 @@ for(let i0=0; i0<len0; i0++){
 let data13 = data12[i0];
 if(data13 && typeof data13 == "object" && !Array.isArray(data13)){
 if(data13.id === undefined){
-const err29 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
-if(vErrors === null){
-vErrors = [err29];
-}
-else {
-vErrors.push(err29);
-}
-errors++;
-}
-if(data13.name === undefined){
-const err30 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+const err30 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -10514,8 +10559,8 @@ vErrors.push(err30);
 }
 errors++;
 }
-if(data13.description === undefined){
-const err31 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/required",keyword:"required",params:{missingProperty: "description"},message:"must have required property '"+"description"+"'"};
+if(data13.name === undefined){
+const err31 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -10524,9 +10569,8 @@ vErrors.push(err31);
 }
 errors++;
 }
-for(const key1 in data13){
-if(!((((key1 === "id") || (key1 === "name")) || (key1 === "description")) || (key1 === "tags"))){
-const err32 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+if(data13.description === undefined){
+const err32 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/required",keyword:"required",params:{missingProperty: "description"},message:"must have required property '"+"description"+"'"};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -10535,12 +10579,9 @@ vErrors.push(err32);
 }
 errors++;
 }
-}
-if(data13.id !== undefined){
-let data14 = data13.id;
-if(typeof data14 === "string"){
-if(func2(data14) < 1){
-const err33 = {instancePath:instancePath+"/skills/" + i0+"/id",schemaPath:"#/$defs/SkillSummary/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+for(const key1 in data13){
+if(!((((key1 === "id") || (key1 === "name")) || (key1 === "description")) || (key1 === "tags"))){
+const err33 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -10550,8 +10591,11 @@ vErrors.push(err33);
 errors++;
 }
 }
-else {
-const err34 = {instancePath:instancePath+"/skills/" + i0+"/id",schemaPath:"#/$defs/SkillSummary/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data13.id !== undefined){
+let data14 = data13.id;
+if(typeof data14 === "string"){
+if(func2(data14) < 1){
+const err34 = {instancePath:instancePath+"/skills/" + i0+"/id",schemaPath:"#/$defs/SkillSummary/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -10561,9 +10605,8 @@ vErrors.push(err34);
 errors++;
 }
 }
-if(data13.name !== undefined){
-if(typeof data13.name !== "string"){
-const err35 = {instancePath:instancePath+"/skills/" + i0+"/name",schemaPath:"#/$defs/SkillSummary/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err35 = {instancePath:instancePath+"/skills/" + i0+"/id",schemaPath:"#/$defs/SkillSummary/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -10573,14 +10616,26 @@ vErrors.push(err35);
 errors++;
 }
 }
-if(data13.description !== undefined){
-if(typeof data13.description !== "string"){
-const err36 = {instancePath:instancePath+"/skills/" + i0+"/description",schemaPath:"#/$defs/SkillSummary/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data13.name !== undefined){
+if(typeof data13.name !== "string"){
+const err36 = {instancePath:instancePath+"/skills/" + i0+"/name",schemaPath:"#/$defs/SkillSummary/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err36];
 }
 else {
 vErrors.push(err36);
+}
+errors++;
+}
+}
+if(data13.description !== undefined){
+if(typeof data13.description !== "string"){
+const err37 = {instancePath:instancePath+"/skills/" + i0+"/description",schemaPath:"#/$defs/SkillSummary/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
 }
 errors++;
 }
@@ -10591,19 +10646,7 @@ if(Array.isArray(data17)){
 const len1 = data17.length;
 for(let i1=0; i1<len1; i1++){
 if(typeof data17[i1] !== "string"){
-const err37 = {instancePath:instancePath+"/skills/" + i0+"/tags/" + i1,schemaPath:"#/$defs/SkillSummary/properties/tags/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err37];
-}
-else {
-vErrors.push(err37);
-}
-errors++;
-}
-}
-}
-else {
-const err38 = {instancePath:instancePath+"/skills/" + i0+"/tags",schemaPath:"#/$defs/SkillSummary/properties/tags/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err38 = {instancePath:instancePath+"/skills/" + i0+"/tags/" + i1,schemaPath:"#/$defs/SkillSummary/properties/tags/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -10615,7 +10658,7 @@ errors++;
 }
 }
 else {
-const err39 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err39 = {instancePath:instancePath+"/skills/" + i0+"/tags",schemaPath:"#/$defs/SkillSummary/properties/tags/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -10627,7 +10670,7 @@ errors++;
 }
 }
 else {
-const err40 = {instancePath:instancePath+"/skills",schemaPath:"#/properties/skills/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err40 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -10639,12 +10682,59 @@ errors++;
 }
 }
 else {
-const err41 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err41 = {instancePath:instancePath+"/skills",schemaPath:"#/properties/skills/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err41];
 }
 else {
 vErrors.push(err41);
+}
+errors++;
+}
+}
+if(data.status !== undefined){
+let data19 = data.status;
+if(typeof data19 !== "string"){
+const err42 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err42];
+}
+else {
+vErrors.push(err42);
+}
+errors++;
+}
+if(!((data19 === "available") || (data19 === "unavailable"))){
+const err43 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema117.properties.status.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err43];
+}
+else {
+vErrors.push(err43);
+}
+errors++;
+}
+}
+if(data.unavailableReason !== undefined){
+if(typeof data.unavailableReason !== "string"){
+const err44 = {instancePath:instancePath+"/unavailableReason",schemaPath:"#/properties/unavailableReason/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err44];
+}
+else {
+vErrors.push(err44);
+}
+errors++;
+}
+}
+}
+else {
+const err45 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err45];
+}
+else {
+vErrors.push(err45);
 }
 errors++;
 }

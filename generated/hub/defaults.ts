@@ -8,7 +8,7 @@ export type Frozen<V> = V extends readonly (infer I)[] ? readonly Frozen<I>[] : 
 
 /** Per def, the value of each member that has a `default` in the schema. */
 export interface Defaults {
-  readonly HubConfig: Frozen<Required<Pick<T.HubConfig, "host" | "port" | "dataDir" | "store" | "trustProxy" | "strictVersion" | "bodyLimitBytes" | "rateLimit" | "cardMaxAgeSeconds" | "shutdownGraceMs" | "sessionIdleMs" | "maxSessions" | "sseHeartbeatMs" | "selfCheck" | "logLevel">>>;
+  readonly HubConfig: Frozen<Required<Pick<T.HubConfig, "host" | "port" | "dataDir" | "store" | "trustProxy" | "strictVersion" | "bodyLimitBytes" | "rateLimit" | "cardMaxAgeSeconds" | "wellKnownInstance" | "shutdownGraceMs" | "sessionIdleMs" | "maxSessions" | "sseHeartbeatMs" | "selfCheck" | "logLevel">>>;
   readonly OutboundSettings: Frozen<Required<Pick<T.OutboundSettings, "reconnectMinMs" | "reconnectMaxMs">>>;
   readonly UrlPolicySettings: Frozen<Required<Pick<T.UrlPolicySettings, "allowedSchemes" | "allowPrivate" | "allowLinkLocal" | "allowLoopback">>>;
 }
@@ -28,6 +28,7 @@ export const DEFAULTS: Defaults = Object.freeze({
       "burst": 400,
     }),
     "cardMaxAgeSeconds": 300,
+    "wellKnownInstance": "default",
     "shutdownGraceMs": 10000,
     "sessionIdleMs": 1800000,
     "maxSessions": 10000,

@@ -45,6 +45,10 @@ export interface HubConfig {
    */
   cardMaxAgeSeconds?: number;
   /**
+   * Id of the inbound instance whose card /.well-known/agent-card.json serves, or false for none. While that instance does not exist, is disabled or is unavailable, the well-known location answers 404.
+   */
+  wellKnownInstance?: string | false;
+  /**
    * How long running tasks may finish after SIGINT/SIGTERM before they are failed.
    */
   shutdownGraceMs?: number;

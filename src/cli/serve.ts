@@ -40,22 +40,26 @@ export function addServeCommand(program: Command, setExitCode: (code: number) =>
 }
 
 function printBanner(hub: Hub): void {
-  const agent = hub.inbounds.defaultAgent();
+  const wellKnown = hub.inbounds.defaultAgent();
+  const enabled = hub.inbounds.list().filter((inbound) => inbound.enabled);
   const lines = [
     `a2a-hub (A2A ${PROTOCOL_VERSION}) listening`,
     `Server URL:   ${hub.url}`,
-    `AgentCard:    ${hub.url}${WELL_KNOWN_AGENT_CARD_PATH}`,
-    ...hub.inbounds
-      .list()
-      .filter((inbound) => inbound.enabled)
-      .flatMap((inbound) => [
+    wellKnown === undefined
+      ? `AgentCard:    none at ${WELL_KNOWN_AGENT_CARD_PATH} (wellKnownInstance names no enabled, available instance)`
+      : `AgentCard:    ${hub.url}${WELL_KNOWN_AGENT_CARD_PATH}   (${wellKnown.id})`,
+    ...enabled.flatMap((inbound) => {
+      const unavailable = hub.inbounds.unavailableReason(inbound.id);
+      if (unavailable !== undefined) return [`Unavailable:  ${hub.url}${inbound.endpointPath}   (${inbound.id}: ${unavailable})`];
+      return [
         `JSON-RPC:     ${hub.url}${inbound.endpointPath}   (${inbound.id}, preset ${inbound.preset})`,
         `  its card:   ${hub.url}${cardPathOf(inbound.endpointPath)}`,
-      ]),
+      ];
+    }),
     `Control API:  ${hub.url}${CONTROL_API.basePath}   (loopback peers only)`,
     `Panel:        ${hub.url}${CONTROL_API.panelPath}`,
     `Data:         ${hub.config.store === 'sqlite' ? hub.config.dataDir : 'in memory (lost on exit)'}`,
-    ...(agent === undefined ? ['No enabled inbound agent: create one through the control API.'] : []),
+    ...(enabled.length === 0 ? ['No enabled inbound agent: create one through the control API.'] : []),
     'Stop with Ctrl-C (running tasks get a grace period).',
   ];
   process.stdout.write(`${lines.join('\n')}\n`);

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { WELL_KNOWN_AGENT_CARD_PATH } from '../../generated/a2a/1.0/protocol.js';
 import { isTerminalState } from '../../generated/a2a/1.0/task-states.js';
 import type { ControlActionName, ControlActionTypes } from '../../generated/control/api.js';
 import type { ActionSuccess } from '../../generated/control/types.js';
@@ -6,8 +7,13 @@ import type { ConnectOutcome, OutboundRegistry } from '../outbound/outbound-regi
 import { isA2AError } from '../protocol/a2a-error.js';
 import { OperationError } from '../support/operation-error.js';
 import type { ControlDeps } from './control-deps.js';
+import type { RequestConnection } from './peers.js';
 
-type Handler<A extends ControlActionName> = (action: ControlActionTypes[A], deps: ControlDeps) => Promise<ActionSuccess> | ActionSuccess;
+type Handler<A extends ControlActionName> = (
+  action: ControlActionTypes[A],
+  deps: ControlDeps,
+  connection: RequestConnection,
+) => Promise<ActionSuccess> | ActionSuccess;
 
 const done = (message: string, extra: Omit<ActionSuccess, 'ok' | 'message'> = {}): ActionSuccess => ({ ok: true, message, ...extra });
 
@@ -36,12 +42,13 @@ export const ACTION_HANDLERS: { readonly [A in ControlActionName]: Handler<A> } 
     const updated = inbounds.update(id, patch);
     return done(`inbound server "${updated.name}" updated`, { id });
   },
-  'inbound.remove': (action, { inbounds, peers }) => {
+  'inbound.remove': (action, { inbounds, peers }, connection) => {
     const name = inbounds.get(action.id)?.name ?? action.id;
     inbounds.remove(action.id);
-    const closed = peers.closeInstance(action.id);
+    const closed = peers.closeInstance(action.id, connection);
+    const wellKnown = inbounds.wellKnownInstance === action.id ? `; ${WELL_KNOWN_AGENT_CARD_PATH} answers 404 now (wellKnownInstance)` : '';
     return done(
-      `inbound server "${name}" removed${closed > 0 ? `; ${closed} connected peer${closed === 1 ? '' : 's'} disconnected` : ''}`,
+      `inbound server "${name}" removed${closed > 0 ? `; ${closed} connected peer${closed === 1 ? '' : 's'} disconnected` : ''}${wellKnown}`,
       { id: action.id },
     );
   },
@@ -56,6 +63,8 @@ export const ACTION_HANDLERS: { readonly [A in ControlActionName]: Handler<A> } 
   },
   'inbound.sendTest': async (action, { inbounds, runtime }) => {
     const agent = inbounds.agent(action.id);
+    const unavailable = inbounds.unavailableReason(action.id);
+    if (unavailable !== undefined) throw new OperationError(`instance "${action.id}" is unavailable: ${unavailable}`);
     if (agent === undefined) throw new OperationError(`no inbound instance has id "${action.id}"`);
     if (action.skill !== undefined && !agent.skills.includes(action.skill)) {
       throw new OperationError(
@@ -90,8 +99,9 @@ export const ACTION_HANDLERS: { readonly [A in ControlActionName]: Handler<A> } 
       throw error;
     }
   },
-  'inbound.close': (action, { peers }) => {
-    if (!peers.close(action.id)) throw new OperationError(`no connected peer has id "${action.id}"; GET /a2a/api lists the peers`);
+  'inbound.close': (action, { peers }, connection) => {
+    if (!peers.close(action.id, connection))
+      throw new OperationError(`no connected peer has id "${action.id}"; GET /a2a/api lists the peers`);
     return done(`peer ${action.id} disconnected`, { id: action.id });
   },
   'outbound.create': async (action, { outbounds }) => {

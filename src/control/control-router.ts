@@ -21,6 +21,7 @@ import { ACTION_HANDLERS } from './actions.js';
 import type { ControlDeps } from './control-deps.js';
 import { isLoopbackAddress } from './loopback.js';
 import type { HubMetrics } from './metrics.js';
+import type { RequestConnection } from './peers.js';
 import { PANEL_HTML } from './panel.js';
 import { parseQuery } from './query.js';
 import { ControlReplies, type ReplyOptions } from './replies.js';
@@ -98,8 +99,14 @@ export function createControlRouter(options: ControlRouterOptions): Router {
     if (!isControlActionName(action.action))
       return replies.fail(ctx, endpoint, 400, { ok: false, message: `unknown action ${JSON.stringify(action.action)}` });
     try {
-      const handler = ACTION_HANDLERS[action.action] as (action: unknown, deps: ControlDeps) => Promise<ActionSuccess> | ActionSuccess;
-      replies.ok(ctx, endpoint, await handler(action, deps));
+      const handler = ACTION_HANDLERS[action.action] as (
+        action: unknown,
+        deps: ControlDeps,
+        connection: RequestConnection,
+      ) => Promise<ActionSuccess> | ActionSuccess;
+      // Node's HTTP server ends a connection after a response that says Connection: close.
+      const connection = { socket: ctx.socket, endAfterResponse: () => ctx.set('Connection', 'close') };
+      replies.ok(ctx, endpoint, await handler(action, deps, connection));
     } catch (error) {
       if (error instanceof OperationError) return replies.fail(ctx, endpoint, 409, { ok: false, message: error.message });
       throw error;
@@ -121,8 +128,14 @@ export function createControlRouter(options: ControlRouterOptions): Router {
     const query = readQuery(ctx, endpoint);
     if (query === undefined) return;
     const agent = deps.inbounds.agent(query.id);
-    if (agent === undefined)
-      return replies.fail(ctx, endpoint, 404, { ok: false, message: `no inbound instance has id ${JSON.stringify(query.id)}` });
+    const unavailable = deps.inbounds.unavailableReason(query.id);
+    if (agent === undefined) {
+      const message =
+        unavailable === undefined
+          ? `no inbound instance has id ${JSON.stringify(query.id)}`
+          : `inbound instance ${JSON.stringify(query.id)} has no card while it is unavailable: ${unavailable}`;
+      return replies.fail(ctx, endpoint, 404, { ok: false, message });
+    }
     replies.ok(ctx, endpoint, { ...agent.card(baseUrlOf(ctx, options)) });
   });
 

@@ -10,6 +10,13 @@ export interface Peer {
   readonly since: string;
 }
 
+/** The connection a control request came on, which may be a peer the request disconnects. */
+export interface RequestConnection {
+  readonly socket: Socket;
+  /** Closes the connection once the response to the current request has gone out. */
+  endAfterResponse(): void;
+}
+
 /**
  * The remote clients connected to inbound endpoints right now: one per connection, with the
  * instance it last talked to and its open streams. A peer leaves the list when its
@@ -44,17 +51,22 @@ export class PeerTracker {
   }
 
   /** Ends the connections of every peer last seen on an instance; returns how many. */
-  closeInstance(serverId: string): number {
+  closeInstance(serverId: string, current?: RequestConnection): number {
     const peers = [...this.#bySocket.values()].filter((peer) => peer.serverId === serverId);
-    for (const peer of peers) this.close(peer.id);
+    for (const peer of peers) this.close(peer.id, current);
     return peers.length;
   }
 
-  /** Ends a peer's connection (and so its streams); false when no such peer is connected. */
-  close(id: string): boolean {
+  /**
+   * Ends a peer's connection (and so its streams); false when no such peer is connected. The
+   * connection carrying `current` (a keep-alive client reuses the one it talked to the agent
+   * on) is closed only after its answer, or the request would never get one.
+   */
+  close(id: string, current?: RequestConnection): boolean {
     const peer = [...this.#bySocket.values()].find((candidate) => candidate.id === id);
     if (peer === undefined) return false;
-    peer.socket.destroy();
+    if (peer.socket === current?.socket) current.endAfterResponse();
+    else peer.socket.destroy();
     this.#bySocket.delete(peer.socket);
     return true;
   }

@@ -46,10 +46,12 @@ export function buildSnapshot(deps: ControlDeps, query: TaskPageQuery, baseUrl: 
 
 export function inboundRow(deps: ControlDeps, id: string, baseUrl: string): InboundRow | undefined {
   const config = deps.inbounds.get(id);
+  if (config === undefined) return undefined;
   const agent = deps.inbounds.agent(id);
-  if (config === undefined || agent === undefined) return undefined;
+  const unavailableReason = deps.inbounds.unavailableReason(id);
   const auth = deps.inbounds.authOf(id);
-  const skills = agent.card(baseUrl).skills;
+  // An instance that cannot run has no card: its own skills are all it can show.
+  const skills = agent?.card(baseUrl).skills ?? config.skills ?? [];
   return {
     id: config.id,
     name: config.name,
@@ -64,6 +66,7 @@ export function inboundRow(deps: ControlDeps, id: string, baseUrl: string): Inbo
     ...(auth.authTokenEnv === undefined ? {} : { authTokenEnv: auth.authTokenEnv }),
     ...(config.relayTo === undefined ? {} : { relayTo: config.relayTo }),
     skills: skills.map((skill) => ({ id: skill.id, name: skill.name, description: skill.description, tags: [...skill.tags] })),
+    ...(unavailableReason === undefined ? { status: 'available' as const } : { status: 'unavailable' as const, unavailableReason }),
   };
 }
 

@@ -1,10 +1,10 @@
 import Router from '@koa/router';
 import Koa from 'koa';
 import { HEADERS, PROTOCOL_VERSION, WELL_KNOWN_AGENT_CARD_PATH } from '../../generated/a2a/1.0/protocol.js';
-import { a2aError } from '../protocol/a2a-error.js';
-import { CARD_PATH_SUFFIX, type AgentDirectory } from '../server/hosted-agent.js';
+import { a2aError, type A2AError } from '../protocol/a2a-error.js';
+import { CARD_PATH_SUFFIX, type AgentDirectory, type UnavailableAgent } from '../server/hosted-agent.js';
 import { serveCard } from './card-endpoint.js';
-import { respondMethodNotAllowed, respondNotFound, respondWithError } from './http-errors.js';
+import { respondMethodNotAllowed, respondNotFound, respondWithError, respondWithJsonRpcError } from './http-errors.js';
 import { serveJsonRpc, type JsonRpcEndpointOptions } from './jsonrpc-endpoint.js';
 
 export interface HttpAppOptions extends JsonRpcEndpointOptions {
@@ -45,11 +45,14 @@ export function createHttpApp(options: HttpAppOptions): Koa {
   app.use(async (ctx, next) => {
     const path = ctx.path.length > 1 ? ctx.path.replace(/\/+$/, '') : ctx.path;
     if (path.endsWith(CARD_PATH_SUFFIX)) {
-      const agent = options.directory.byEndpointPath(path.slice(0, -CARD_PATH_SUFFIX.length));
+      const endpointPath = path.slice(0, -CARD_PATH_SUFFIX.length);
+      const agent = options.directory.byEndpointPath(endpointPath);
       if (agent !== undefined) {
         if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return respondMethodNotAllowed(ctx, ['GET']);
         return serveCard(ctx, agent, { ...options, maxAgeSeconds: options.cardMaxAgeSeconds });
       }
+      const unavailable = options.directory.unavailableAt(endpointPath);
+      if (unavailable !== undefined) return respondWithError(ctx, unavailableError(unavailable));
     }
     const agent = options.directory.byEndpointPath(path);
     if (agent !== undefined) {
@@ -59,6 +62,13 @@ export function createHttpApp(options: HttpAppOptions): Koa {
       }
       return serveJsonRpc(ctx, agent, options);
     }
+    const unavailable = options.directory.unavailableAt(path);
+    if (unavailable !== undefined) {
+      ctx.set(HEADERS.version, PROTOCOL_VERSION);
+      // A hub error on the JSON-RPC binding keeps its HTTP status, like 401 and 429; the body is JSON-RPC.
+      if (ctx.method === 'POST') return respondWithJsonRpcError(ctx, unavailableError(unavailable));
+      return respondWithError(ctx, unavailableError(unavailable));
+    }
     await next();
   });
 
@@ -66,7 +76,15 @@ export function createHttpApp(options: HttpAppOptions): Koa {
   wellKnown.all(WELL_KNOWN_AGENT_CARD_PATH, (ctx) => {
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return respondMethodNotAllowed(ctx, ['GET']);
     const agent = options.directory.defaultAgent();
-    if (agent === undefined) return respondNotFound(ctx);
+    if (agent === undefined) {
+      return respondWithError(
+        ctx,
+        a2aError(
+          'NotFoundError',
+          `this hub publishes no agent card at ${WELL_KNOWN_AGENT_CARD_PATH}; each agent's card is at <its endpoint>${CARD_PATH_SUFFIX}`,
+        ),
+      );
+    }
     serveCard(ctx, agent, { ...options, maxAgeSeconds: options.cardMaxAgeSeconds });
   });
   // After the agent endpoints, whose paths never overlap the routers' (those are reserved),
@@ -77,4 +95,8 @@ export function createHttpApp(options: HttpAppOptions): Koa {
   const notFound = options.notFound ?? respondNotFound;
   app.use((ctx) => notFound(ctx));
   return app;
+}
+
+function unavailableError(agent: UnavailableAgent): A2AError {
+  return a2aError('AgentUnavailableError', `agent "${agent.id}" is unavailable: ${agent.reason}`, { metadata: { instance: agent.id } });
 }

@@ -3,9 +3,10 @@ import { WELL_KNOWN_AGENT_CARD_PATH } from '../../generated/a2a/1.0/protocol.js'
 import type { AgentProvider, AgentSkill } from '../../generated/a2a/1.0/types.js';
 import { CONTROL_API } from '../../generated/control/api.js';
 import { DEFAULTS } from '../../generated/control/defaults.js';
+import { DEFAULTS as HUB_DEFAULTS } from '../../generated/hub/defaults.js';
 import { validateEndpointPath } from '../../generated/control/validators.js';
 import { DEFAULT_PRESET, type PresetRegistry } from '../executors/presets.js';
-import type { AgentDirectory, InboundAgent } from '../server/hosted-agent.js';
+import type { AgentDirectory, InboundAgent, UnavailableAgent } from '../server/hosted-agent.js';
 import type { InstanceConfigs, MetaStore } from '../store/task-store.js';
 import type { LogFunction } from '../support/log.js';
 import { OperationError } from '../support/operation-error.js';
@@ -44,6 +45,10 @@ export interface InboundRegistryOptions {
    * routing table is rebuilt on the next lookup, so cards follow their remotes.
    */
   readonly revision?: () => number;
+  /** Where the configurations are stored, named in the warning about an instance that cannot run. */
+  readonly dataDir?: string;
+  /** The instance whose card /.well-known/agent-card.json serves, or false for none (HubConfig.wellKnownInstance). */
+  readonly wellKnownInstance?: string | false;
 }
 
 /** Paths the hub itself serves, with everything below them; no instance may take them. */
@@ -69,6 +74,12 @@ export class InboundRegistry implements AgentDirectory {
   /** Stored rows that do not form a configuration: kept in the store, not served, and their ids kept taken. */
   readonly #unreadable = new Map<string, string[]>();
   #byPath = new Map<string, InboundAgent>();
+  /**
+   * Configurations that are stored and valid but cannot run in this process (their preset is
+   * not registered), with the reason: listed and editable, never routed. Rebuilt with the table.
+   */
+  #unavailable = new Map<string, UnavailableAgent>();
+  #unavailableByPath = new Map<string, UnavailableAgent>();
   #builtAt: number | undefined;
 
   constructor(options: InboundRegistryOptions) {
@@ -87,13 +98,23 @@ export class InboundRegistry implements AgentDirectory {
       );
     }
     this.#rebuild();
+    for (const { id } of this.#unavailable.values()) {
+      const config = this.#configs.get(id);
+      const dataDir = options.dataDir ?? 'the task store';
+      options.log?.(
+        'warn',
+        `stored inbound instance "${id}" in ${dataDir} names preset "${config?.preset}", which this hub has not registered: its endpoint answers AgentUnavailableError until inbound.update gives it a registered preset or inbound.remove deletes it`,
+        { instance: id, preset: config?.preset, dataDir, registered: this.#registeredPresets() },
+      );
+    }
   }
 
   /** On the very first start of a data dir, creates the `default` instance on the echo preset. */
   ensureDefault(): void {
     const { store } = this.#options;
     if (store.getMeta(FIRST_START_KEY) !== undefined) return;
-    if (!this.#configs.has('default')) {
+    // An unreadable row under the id was logged when loaded; creating over it would fail the start.
+    if (!this.#configs.has('default') && !this.#unreadable.has('default')) {
       this.create({
         id: 'default',
         name: 'a2a-hub echo',
@@ -113,10 +134,15 @@ export class InboundRegistry implements AgentDirectory {
     return this.#configs.get(id);
   }
 
-  /** The live agent for an id, also when disabled (the control API reads its card). */
+  /** The live agent for an id, also when disabled (the control API reads its card); none while unavailable. */
   agent(id: string): InboundAgent | undefined {
     const config = this.#configs.get(id);
-    return config === undefined ? undefined : this.#agentOf(config);
+    return config === undefined || this.#unavailable.has(id) ? undefined : this.#agentOf(config);
+  }
+
+  /** Why a stored instance cannot run in this hub; undefined when it can (or does not exist). */
+  unavailableReason(id: string): string | undefined {
+    return this.#unavailable.get(id)?.reason;
   }
 
   /** The routing table, rebuilt first if a profile's source changed since it was built. */
@@ -197,9 +223,21 @@ export class InboundRegistry implements AgentDirectory {
     return this.#table().get(path);
   }
 
+  unavailableAt(path: string): UnavailableAgent | undefined {
+    return this.#unavailableByPath.get(path);
+  }
+
+  /** The id configured for the well-known card, or undefined when none is. */
+  get wellKnownInstance(): string | undefined {
+    const chosen = this.#options.wellKnownInstance ?? HUB_DEFAULTS.HubConfig.wellKnownInstance;
+    return chosen === false ? undefined : chosen;
+  }
+
+  /** The configured instance's agent while it is enabled and can run; no other instance stands in for it. */
   defaultAgent(): InboundAgent | undefined {
-    const table = this.#table();
-    return table.get(this.#configs.get('default')?.endpointPath ?? '') ?? table.values().next().value;
+    const id = this.wellKnownInstance;
+    const config = id === undefined ? undefined : this.#configs.get(id);
+    return config === undefined ? undefined : this.#table().get(config.endpointPath);
   }
 
   /** Whether the instance requires a token, and where it comes from; never the token. */
@@ -237,8 +275,7 @@ export class InboundRegistry implements AgentDirectory {
     }
     const preset = this.#options.presets.get(config.preset);
     if (preset === undefined) {
-      const known = this.#options.presets.list().map((entry) => entry.id);
-      throw new OperationError(`unknown preset "${config.preset}"; available: ${known.join(', ')}`);
+      throw new OperationError(`unknown preset "${config.preset}"; available: ${this.#registeredPresets().join(', ')}`);
     }
     const problem = preset.validate?.(config);
     if (problem !== undefined) throw new OperationError(problem);
@@ -252,8 +289,26 @@ export class InboundRegistry implements AgentDirectory {
   #rebuild(): void {
     this.#builtAt = this.#options.revision?.();
     const table = new Map<string, InboundAgent>();
-    for (const config of this.#configs.values()) if (config.enabled) table.set(config.endpointPath, this.#agentOf(config));
+    const unavailable = new Map<string, UnavailableAgent>();
+    const unavailableByPath = new Map<string, UnavailableAgent>();
+    for (const config of this.#configs.values()) {
+      // Saves check the preset, so only a row stored by a process that had more presets gets here.
+      if (this.#options.presets.get(config.preset) === undefined) {
+        const entry = {
+          id: config.id,
+          reason: `its preset "${config.preset}" is not registered in this hub (registered: ${this.#registeredPresets().join(', ')})`,
+        };
+        unavailable.set(config.id, entry);
+        if (config.enabled) unavailableByPath.set(config.endpointPath, entry);
+      } else if (config.enabled) table.set(config.endpointPath, this.#agentOf(config));
+    }
     this.#byPath = table;
+    this.#unavailable = unavailable;
+    this.#unavailableByPath = unavailableByPath;
+  }
+
+  #registeredPresets(): string[] {
+    return this.#options.presets.list().map((entry) => entry.id);
   }
 
   #digestOf(config: InboundConfig): string | undefined {

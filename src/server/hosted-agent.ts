@@ -22,10 +22,19 @@ export interface InboundAgent extends HostedAgent {
   readonly tokenDigest?: string;
 }
 
+/** An enabled instance that is stored but cannot run here, e.g. because its preset is not registered. */
+export interface UnavailableAgent {
+  readonly id: string;
+  /** Why, in words the caller of its endpoint may read: it names no secret. */
+  readonly reason: string;
+}
+
 /** Finds the enabled agent for a request path; the live routing table of inbound instances. */
 export interface AgentDirectory {
   byEndpointPath(path: string): InboundAgent | undefined;
-  /** The agent whose card is served at /.well-known/agent-card.json. */
+  /** The instance at a path no agent serves that would serve it if it could run. */
+  unavailableAt(path: string): UnavailableAgent | undefined;
+  /** The agent whose card is served at /.well-known/agent-card.json, if any (the hub's wellKnownInstance). */
   defaultAgent(): InboundAgent | undefined;
 }
 

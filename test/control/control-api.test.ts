@@ -2,6 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { ReadableStreamDefaultReader } from 'node:stream/web';
 import { createParser } from 'eventsource-parser';
 import { pino } from 'pino';
+import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERRORS } from '../../generated/a2a/1.0/errors.js';
 import type { StreamResponse, Task, TaskState } from '../../generated/a2a/1.0/types.js';
@@ -255,6 +256,7 @@ describe('GET /a2a/api: the snapshot', () => {
       enabled: true,
       authEnabled: false,
       skills: [{ id: 'chat', name: 'chat', description: expect.any(String) as string, tags: ['echo', 'test'] }],
+      status: 'available',
     });
   });
 
@@ -705,6 +707,56 @@ describe('inbound.remove', () => {
     } finally {
       open.abort();
     }
+  });
+});
+
+describe('actions sent on the connection of a peer they disconnect (a keep-alive pool)', () => {
+  // One connection per origin: every request below travels on the same socket, which the
+  // instance's endpoint has seen, so it is the very peer the action closes.
+  let pool: Agent;
+  beforeAll(() => {
+    pool = new Agent({ connections: 1, pipelining: 1, keepAliveTimeout: 60_000 });
+  });
+  afterAll(() => pool.close());
+
+  const pooled = async (path: string, body: unknown, headers: Record<string, string> = {}): Promise<{ status: number; text: string }> => {
+    const response = await request(`${base}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+      dispatcher: pool,
+    });
+    return { status: response.statusCode, text: await response.body.text() };
+  };
+  const pooledAction = async (action: Record<string, unknown>): Promise<ActionSuccess> => {
+    const answer = await pooled('/a2a/api', action);
+    expect(answer.status, answer.text).toBe(200);
+    return valid('ActionSuccess', parseJson(answer.text));
+  };
+  /** Creates an instance and talks to its endpoint over the pool, making the pool's connection its peer. */
+  const createAndTalk = async (name: string): Promise<string> => {
+    const id = (await pooledAction({ action: 'inbound.create', name, description: 'pooled', version: '1' })).id ?? '';
+    const listed = await pooled(`/a2a/${id}`, { jsonrpc: '2.0', id: 1, method: 'ListTasks', params: {} }, { 'a2a-version': '1.0' });
+    expect(listed.status, listed.text).toBe(200);
+    return id;
+  };
+
+  it('inbound.remove answers every one of 10 removes in a row, closing that connection after the answer', async () => {
+    for (let round = 0; round < 10; round += 1) {
+      const id = await createAndTalk(`Pooled ${round}`);
+      const removed = await pooledAction({ action: 'inbound.remove', id });
+      expect(removed.message).toBe(`inbound server "Pooled ${round}" removed; 1 connected peer disconnected`);
+      expect((await snapshot(base)).peers.some((peer) => peer.serverId === id)).toBe(false);
+    }
+  });
+
+  it('inbound.close answers on the connection it closes', async () => {
+    const id = await createAndTalk('Pooled close');
+    const peer = (await snapshot(base)).peers.find((candidate) => candidate.serverId === id);
+    expect(peer).toBeDefined();
+    expect((await pooledAction({ action: 'inbound.close', id: peer?.id ?? '' })).message).toBe(`peer ${peer?.id ?? ''} disconnected`);
+    expect((await snapshot(base)).peers.some((candidate) => candidate.id === peer?.id)).toBe(false);
+    await pooledAction({ action: 'inbound.remove', id });
   });
 });
 

@@ -5,28 +5,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ActionFailure, Metrics, Snapshot } from '../../generated/control/types.js';
 import { timeOrderedId } from '../../src/tasks/ids.js';
 import { userMessage } from '../helpers/a2a-client.js';
+import { chromiumAvailable, CHROMIUM, CHROMIUM_FLAGS } from '../helpers/chromium.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { REPO_ROOT } from '../helpers/paths.js';
 import { post } from '../helpers/raw-http.js';
 import { sendTask } from '../helpers/tasks.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_FLAGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 const SCREENSHOT = join(REPO_ROOT, 'test-results', 'panel.png');
 const TOKEN = 'panel-secret-3f9c2e71';
 
-const available = existsSync(CHROMIUM);
-if (!available)
-  console.warn(`skipped: the panel browser test needs Chromium at ${CHROMIUM} (apt-get install -y --no-install-recommends chromium)`);
+const available = chromiumAvailable();
 
 describe.skipIf(!available)('the control panel in a browser', () => {
   let hub: TestHub;

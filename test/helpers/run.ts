@@ -10,7 +10,7 @@ export interface RunResult {
 }
 
 /** tsx's loader by absolute URL, so a child started in another directory still finds it. */
-const TSX_LOADER = pathToFileURL(join(REPO_ROOT, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
+export const TSX_LOADER = pathToFileURL(join(REPO_ROOT, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
 
 /** Runs a TypeScript entry point of this repository in a child process, as a user would. */
 export function runTs(entry: string, args: string[], options: { cwd?: string } = {}): RunResult {

@@ -90,6 +90,35 @@ describe('stored inbound configurations are checked when the hub loads them', ()
     expect(registry.create({ id: 'reports', name: 'again', description: 'd', version: '1' }).id).toBe('reports');
   });
 
+  it('on the first start of a data dir, an unreadable row named default does not stop the hub', () => {
+    const { store, registry, logged } = registryOver([{ id: 'default', config: stored({ id: 'default', enabled: 'yes' }) }]);
+    expect(() => registry.ensureDefault()).not.toThrow();
+    expect(registry.get('default')).toBeUndefined();
+    expect(logged[0]?.details?.['instance']).toBe('default');
+    expect(store.loadInstances().map((row) => row.id)).toEqual(['default']);
+  });
+
+  it('keeps a row whose preset is not registered, unavailable with the reason, until it is updated or removed', () => {
+    const { registry, logged } = registryOver([
+      { id: 'reports', config: stored({ preset: 'shout' }) },
+      { id: 'spare', config: stored({ id: 'spare', endpointPath: '/a2a/spare', preset: 'shout' }) },
+    ]);
+    expect(registry.get('reports')?.preset).toBe('shout');
+    expect(registry.byEndpointPath('/a2a/reports')).toBeUndefined();
+    expect(registry.agent('reports')).toBeUndefined();
+    expect(registry.unavailableReason('reports')).toBe('its preset "shout" is not registered in this hub (registered: echo)');
+    expect(registry.unavailableAt('/a2a/reports')).toEqual({ id: 'reports', reason: registry.unavailableReason('reports') });
+    expect(logged.map((line) => line.details?.['instance'])).toEqual(['reports', 'spare']);
+    expect(() => registry.update('reports', { name: 'renamed' })).toThrow(/unknown preset "shout"; available: echo/);
+    registry.update('reports', { preset: 'echo' });
+    expect(registry.unavailableReason('reports')).toBeUndefined();
+    expect(registry.unavailableAt('/a2a/reports')).toBeUndefined();
+    expect(registry.byEndpointPath('/a2a/reports')?.id).toBe('reports');
+    registry.remove('spare');
+    expect(registry.unavailableAt('/a2a/spare')).toBeUndefined();
+    expect(registry.list().map((config) => config.id)).toEqual(['reports']);
+  });
+
   it('refuses to save a configuration it could not load again', () => {
     const { registry } = registryOver([]);
     expect(() => registry.create({ name: 'skilled', description: 'd', version: '1', skills: [{ id: 'x' } as never] })).toThrow(

@@ -147,6 +147,47 @@ describe('agent cards', () => {
   });
 });
 
+describe('the well-known card is chosen by configuration (wellKnownInstance)', () => {
+  const hubs: TestHub[] = [];
+  afterAll(() => Promise.all(hubs.map((hub) => hub.dispose())));
+  const start = async (options: Parameters<typeof startTestHub>[0]): Promise<TestHub> => {
+    const hub = await startTestHub(options);
+    hubs.push(hub);
+    return hub;
+  };
+  const wellKnownOf = (hub: TestHub): Promise<RawResponse> => send(`${hub.url}/.well-known/agent-card.json`);
+
+  it('serves the named instance, not the default one, and 404 once it is disabled or removed, with no stand-in', async () => {
+    const hub = await start({ wellKnownInstance: 'front' });
+    hub.inbounds.create({ id: 'front', name: 'Front desk', description: 'the one the origin shows', version: '1.0.0' });
+    expect(cardOf(await wellKnownOf(hub)).name).toBe('Front desk');
+
+    hub.inbounds.setEnabled('front', false);
+    const disabled = expectRestError(await wellKnownOf(hub), 'NotFoundError');
+    expect(disabled.error.message).toMatch(/publishes no agent card at \/\.well-known\/agent-card\.json/);
+    hub.inbounds.setEnabled('front', true);
+    expect(cardOf(await wellKnownOf(hub)).name).toBe('Front desk');
+
+    hub.inbounds.remove('front');
+    expectRestError(await wellKnownOf(hub), 'NotFoundError');
+    expect(cardOf(await send(`${hub.endpoint}/agent-card.json`)).name).toBe('a2a-hub echo');
+  });
+
+  it('by default serves the default instance, and nothing once that is disabled', async () => {
+    const hub = await start({});
+    hub.inbounds.create({ name: 'Other', description: 'enabled, but not chosen', version: '1.0.0' });
+    expect(cardOf(await wellKnownOf(hub)).name).toBe('a2a-hub echo');
+    hub.inbounds.setEnabled('default', false);
+    expectRestError(await wellKnownOf(hub), 'NotFoundError');
+  });
+
+  it('false publishes no well-known card at all', async () => {
+    const hub = await start({ wellKnownInstance: false });
+    expectRestError(await wellKnownOf(hub), 'NotFoundError');
+    cardOf(await send(`${hub.endpoint}/agent-card.json`));
+  });
+});
+
 describe('bearer authentication', () => {
   const TOKEN = 's3cr3t-token';
   let hub: TestHub;

@@ -1,9 +1,15 @@
+import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import type { Snapshot } from '../../generated/control/types.js';
 import { PresetRegistry, type AgentExecutor } from '../../src/index.js';
-import { call, stream, userMessage } from '../helpers/a2a-client.js';
+import { call, expectErrorResponse, rpc, stream, userMessage } from '../helpers/a2a-client.js';
+import { spawnHub, spawnTsUntilUrl, type ChildHub } from '../helpers/child-hub.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
+import { REPO_ROOT } from '../helpers/paths.js';
 
-// The README's "plug in your own agent" example, run for real.
+// The same executor as docs/server.md's snippet (which the last describe runs as written), with the whole protocol checked.
 const shout: AgentExecutor = {
   execute(request, events) {
     events.artifact({ name: 'shout', parts: request.text.toUpperCase() });
@@ -61,5 +67,57 @@ describe('a custom executor', () => {
     expect(failed.task?.status.state).toBe('TASK_STATE_FAILED');
     expect(failed.task?.status.message?.parts[0]?.text).toBe('the agent failed: database unreachable');
     expect(JSON.stringify(failed)).not.toMatch(/\n\s+at /);
+  });
+});
+
+describe('the snippet of docs/server.md "Plugging in your own agent", run as written', () => {
+  const folder = mkdtempSync(join(tmpdir(), 'a2a-hub-snippet-'));
+  afterAll(() => rmSync(folder, { recursive: true, force: true }));
+
+  /** The first ts block after the heading: what a reader copies. */
+  function snippet(): string {
+    const text = readFileSync(join(REPO_ROOT, 'docs', 'server.md'), 'utf8');
+    const section = text.slice(text.indexOf('## Plugging in your own agent'));
+    const block = /```ts\n([\s\S]*?)```/.exec(section)?.[1];
+    expect(block, 'a ts block in "Plugging in your own agent"').toBeDefined();
+    return block ?? '';
+  }
+
+  async function stopped(child: ChildHub): Promise<void> {
+    child.process.kill('SIGTERM');
+    await child.exited;
+  }
+
+  it('prints its URL, keeps to its own data dir, adds the instance once, and leaves a hub without its preset startable', async () => {
+    // A folder of its own standing in for the repository's root: its ./src and package.json (an ES module package).
+    writeFileSync(join(folder, 'shout.ts'), snippet());
+    symlinkSync(join(REPO_ROOT, 'src'), join(folder, 'src'), 'dir');
+    symlinkSync(join(REPO_ROOT, 'package.json'), join(folder, 'package.json'));
+    const runs: string[] = [];
+    for (let run = 0; run < 2; run += 1) {
+      const child = await spawnTsUntilUrl('shout.ts', folder, /shouter: (\S+)/);
+      try {
+        expect(child.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/a2a\/shouter$/);
+        const answer = await call(child.url, 'SendMessage', { message: userMessage(`run ${run}`) });
+        expect(answer.task?.artifacts?.[0]?.parts[0]?.text).toBe(`RUN ${run}`);
+        const snapshot = (await (await fetch(new URL('/a2a/api', child.url))).json()) as Snapshot;
+        expect(snapshot.inbounds.map((row) => row.id).sort()).toEqual(['default', 'shouter']);
+        runs.push(child.url);
+      } finally {
+        await stopped(child);
+      }
+    }
+    expect(runs).toHaveLength(2);
+
+    const served = await spawnHub(join(folder, '.a2a-hub-shout'));
+    try {
+      expect(served.output()).toMatch(/Unavailable: .*\/a2a\/shouter .*preset "shout" is not registered/);
+      expect((await call(`${served.url}/a2a/default`, 'SendMessage', { message: userMessage('hi') })).task?.status.state).toBe(
+        'TASK_STATE_COMPLETED',
+      );
+      expectErrorResponse(await rpc(`${served.url}/a2a/shouter`, 'ListTasks', {}), 'AgentUnavailableError', { httpStatus: 503 });
+    } finally {
+      await stopped(served);
+    }
   });
 });

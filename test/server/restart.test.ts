@@ -1,11 +1,16 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { pino, type Logger } from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
+import type { ActionSuccess, Snapshot } from '../../generated/control/types.js';
 import { testDirectiveMetadata } from '../../generated/hub/test-directives.js';
 import { call, expectRpcError, stream, userMessage } from '../helpers/a2a-client.js';
 import { spawnHub } from '../helpers/child-hub.js';
 import { startTestHub } from '../helpers/hub.js';
+import { storeOnMissingPreset } from '../helpers/missing-preset.js';
+import { expectJsonRpcError, expectRestError, post, send } from '../helpers/raw-http.js';
 
 const dirs: string[] = [];
 function freshDir(): string {
@@ -70,6 +75,74 @@ describe('a restart keeps what the hub promised', () => {
     try {
       expect(second.inbounds.get('default')).toBeUndefined();
       expect((await fetch(`${second.url}/.well-known/agent-card.json`)).status).toBe(404);
+    } finally {
+      await second.close();
+    }
+  });
+});
+
+describe('a stored instance whose preset this hub does not have', () => {
+  /** The log lines of a hub, as parsed pino records. */
+  function capturedLogger(): { logger: Logger; lines: Record<string, unknown>[] } {
+    const lines: Record<string, unknown>[] = [];
+    const sink = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) lines.push(JSON.parse(line) as Record<string, unknown>);
+        done();
+      },
+    });
+    return { logger: pino({ level: 'warn' }, sink), lines };
+  }
+
+  async function act(base: string, action: Record<string, unknown>): Promise<ActionSuccess> {
+    const response = await send(`${base}/a2a/api`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(action),
+    });
+    expect(response.status, response.text).toBe(200);
+    return JSON.parse(response.text) as ActionSuccess;
+  }
+
+  const snapshotOf = async (base: string): Promise<Snapshot> => JSON.parse((await send(`${base}/a2a/api`)).text) as Snapshot;
+
+  it('does not stop the hub: the others are served, it is unavailable with the reason, and the control API fixes or removes it', async () => {
+    const dataDir = freshDir();
+    const [shouter, spare] = await storeOnMissingPreset(dataDir, ['shouter', 'spare']);
+    if (shouter === undefined || spare === undefined) throw new Error('two instances were stored');
+
+    const { logger, lines } = capturedLogger();
+    const second = await startTestHub({ dataDir, logger });
+    try {
+      expect((await call(second.endpoint, 'SendMessage', { message: userMessage('still here') })).task?.status.state).toBe(
+        'TASK_STATE_COMPLETED',
+      );
+      const endpoint = `${second.url}${shouter.endpointPath}`;
+      const refused = expectJsonRpcError(
+        await post(endpoint, '{"jsonrpc":"2.0","id":1,"method":"ListTasks"}', { 'content-type': 'application/json', 'a2a-version': '1.0' }),
+        'AgentUnavailableError',
+        { httpStatus: 503 },
+      );
+      expect(refused.error.message).toContain('shout');
+      expectRestError(await send(`${endpoint}/agent-card.json`), 'AgentUnavailableError');
+
+      const warned = lines.filter((line) => line['instance'] === shouter.id);
+      expect(warned).toHaveLength(1);
+      expect(warned[0]).toMatchObject({ level: 40, preset: 'shout', dataDir });
+
+      const rows = (await snapshotOf(second.url)).inbounds;
+      expect(rows.find((row) => row.id === 'default')).toMatchObject({ status: 'available' });
+      expect(rows.find((row) => row.id === shouter.id)).toMatchObject({ status: 'unavailable', preset: 'shout' });
+      expect(rows.find((row) => row.id === shouter.id)?.unavailableReason).toMatch(/preset "shout" is not registered/);
+
+      await act(second.url, { action: 'inbound.update', id: shouter.id, preset: 'echo' });
+      expect((await call(endpoint, 'SendMessage', { message: userMessage('back') })).task?.status.state).toBe('TASK_STATE_COMPLETED');
+      expect((await snapshotOf(second.url)).inbounds.find((row) => row.id === shouter.id)).toMatchObject({ status: 'available' });
+      expect((await snapshotOf(second.url)).inbounds.find((row) => row.id === shouter.id)).not.toHaveProperty('unavailableReason');
+
+      await act(second.url, { action: 'inbound.remove', id: spare.id });
+      expect(second.inbounds.get(spare.id)).toBeUndefined();
+      expect((await send(`${second.url}${spare.endpointPath}/agent-card.json`)).status).toBe(404);
     } finally {
       await second.close();
     }

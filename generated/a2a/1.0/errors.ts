@@ -21,6 +21,7 @@ export type ErrorName =
   | "VersionNotSupportedError"
   | "UnauthenticatedError"
   | "RateLimitedError"
+  | "AgentUnavailableError"
   | "PayloadTooLargeError"
   | "UnsupportedMediaTypeError"
   | "NotFoundError"
@@ -252,6 +253,17 @@ export const ERRORS = {
     "httpStatus": 429,
     "grpcStatus": "RESOURCE_EXHAUSTED",
     "message": "Too many requests"
+  },
+  /** Agent unavailable (a2a-hub transport error). a2a-hub's own error: the endpoint belongs to a stored instance this hub cannot run (its preset is not registered in this process), so every request to it, and to its card, is refused until the operator fixes or removes the instance (docs/server.md, Stored configurations). */
+  AgentUnavailableError: {
+    "name": "AgentUnavailableError",
+    "category": "hub",
+    "code": -32000,
+    "reason": "AGENT_UNAVAILABLE",
+    "domain": "a2a-hub.dev",
+    "httpStatus": 503,
+    "grpcStatus": "UNAVAILABLE",
+    "message": "Agent unavailable"
   },
   /** Payload too large (a2a-hub transport error). a2a-hub's own error: the request body exceeds the configured size limit and was not parsed. */
   PayloadTooLargeError: {

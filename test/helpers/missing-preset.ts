@@ -1,0 +1,28 @@
+import { echoExecutor } from '../../src/executors/echo.js';
+import { PresetRegistry } from '../../src/executors/presets.js';
+import type { InboundConfig } from '../../src/inbound/inbound-registry.js';
+import { startTestHub } from './hub.js';
+
+/**
+ * Stores instances on a preset (`shout`) that only the hub started here registers, then closes
+ * that hub: the next hub on `dataDir` finds instances whose preset it does not have.
+ */
+export async function storeOnMissingPreset(dataDir: string, names: readonly string[]): Promise<InboundConfig[]> {
+  const presets = new PresetRegistry();
+  presets.register({
+    id: 'shout',
+    name: 'Shout',
+    description: 'registered by the first process only',
+    executor: echoExecutor,
+    skills: [{ id: 'chat', name: 'chat', description: 'shouts', tags: ['demo'] }],
+    inputModes: ['text/plain'],
+    outputModes: ['text/plain'],
+    extensions: [],
+  });
+  const hub = await startTestHub({ dataDir, presets });
+  try {
+    return names.map((name) => hub.inbounds.create({ name, description: 'shouts', version: '1.0.0', preset: 'shout' }));
+  } finally {
+    await hub.close();
+  }
+}
