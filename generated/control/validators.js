@@ -7765,7 +7765,7 @@ validate84.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 export const validateSnapshot = validate85;
 const schema116 = {"title":"Snapshot","description":"The whole hub state as the panel shows it. `tasks` is one page selected by the task* query parameters of GET /a2a/api; `taskPage` describes that page.","type":"object","properties":{"inbounds":{"description":"Every inbound instance, enabled or not.","type":"array","items":{"$ref":"#/$defs/InboundRow"}},"outbounds":{"description":"Every outbound connection.","type":"array","items":{"$ref":"#/$defs/OutboundRow"}},"tasks":{"description":"One page of tasks, most recently updated first.","type":"array","items":{"$ref":"#/$defs/TaskRow"}},"peers":{"description":"Clients currently connected to an inbound endpoint.","type":"array","items":{"$ref":"#/$defs/PeerRow"}},"sessions":{"description":"Live sessions, one per (contextId, serverId).","type":"array","items":{"$ref":"#/$defs/SessionRow"}},"taskPage":{"$ref":"#/$defs/TaskPage","description":"The limit, offset and filtered total of the task page."}},"required":["inbounds","outbounds","tasks","peers","sessions","taskPage"],"additionalProperties":false};
 const schema131 = {"title":"TaskPage","description":"The page of tasks a snapshot carries: the effective taskLimit and taskOffset, and how many tasks match the filters in all.","type":"object","properties":{"limit":{"description":"Page size used (taskLimit).","type":"integer","minimum":1,"maximum":500},"offset":{"description":"Number of matching tasks skipped (taskOffset).","type":"integer","minimum":0},"total":{"description":"Number of tasks matching taskState, taskContextId and taskServerId.","type":"integer","minimum":0}},"required":["limit","offset","total"],"additionalProperties":false};
-const schema117 = {"title":"InboundRow","description":"One inbound A2A server instance. The bearer token is never shown: `authEnabled` says whether one is set and `authTokenEnv` names its environment variable when it comes from one.","type":"object","properties":{"id":{"description":"Instance id, <slug-of-name>-<8 hex>.","type":"string","minLength":1},"name":{"description":"Agent name (AgentCard.name).","type":"string"},"description":{"description":"Agent description (AgentCard.description).","type":"string"},"version":{"description":"Agent version (AgentCard.version).","type":"string"},"endpointPath":{"$ref":"#/$defs/EndpointPath","description":"Path of the JSON-RPC endpoint; default /a2a/<id>."},"preset":{"description":"Agent preset id.","type":"string"},"cardPath":{"description":"Path of the AgentCard: <endpointPath>/agent-card.json.","type":"string","pattern":"^/(?:[A-Za-z0-9._~-]+/)+agent-card\\.json$"},"cardUrl":{"description":"Absolute URL of the instance as its AgentCard advertises it (supportedInterfaces[].url, the seed example shows the endpoint URL, without /agent-card.json).","type":"string","format":"uri"},"enabled":{"description":"Whether the routes are registered.","type":"boolean"},"authEnabled":{"description":"Whether the endpoint requires a bearer token.","type":"boolean"},"authTokenEnv":{"description":"Name of the environment variable the token is read from; absent when the token was set with inbound.setAuth or there is none.","type":"string"},"relayTo":{"description":"Id of the outbound connection a relay instance forwards to.","type":"string"},"skills":{"description":"Skills the AgentCard advertises.","type":"array","items":{"$ref":"#/$defs/SkillSummary"}}},"required":["id","name","description","version","endpointPath","preset","cardPath","cardUrl","enabled","authEnabled","skills"],"additionalProperties":false};
+const schema117 = {"title":"InboundRow","description":"One inbound A2A server instance. The bearer token is never shown: `authEnabled` says whether one is set and `authTokenEnv` names its environment variable when it comes from one.","type":"object","properties":{"id":{"description":"Instance id, <slug-of-name>-<8 hex>.","type":"string","minLength":1},"name":{"description":"Agent name (AgentCard.name).","type":"string"},"description":{"description":"Agent description (AgentCard.description).","type":"string"},"version":{"description":"Agent version (AgentCard.version).","type":"string"},"endpointPath":{"$ref":"#/$defs/EndpointPath","description":"Path of the JSON-RPC endpoint; default /a2a/<id>."},"preset":{"description":"Agent preset id.","type":"string"},"cardPath":{"description":"Path of the AgentCard: <endpointPath>/agent-card.json.","type":"string","pattern":"^/(?:[A-Za-z0-9._~-]+/)+agent-card\\.json$"},"cardUrl":{"description":"Absolute URL of the instance's AgentCard: <base URL><endpointPath>/agent-card.json, what a2a-hub send, card and conform and outbound.create take.","type":"string","format":"uri"},"endpointUrl":{"description":"Absolute URL of the JSON-RPC endpoint, as the AgentCard advertises it (supportedInterfaces[].url).","type":"string","format":"uri"},"enabled":{"description":"Whether the routes are registered.","type":"boolean"},"authEnabled":{"description":"Whether the endpoint requires a bearer token.","type":"boolean"},"authTokenEnv":{"description":"Name of the environment variable the token is read from; absent when the token was set with inbound.setAuth or there is none.","type":"string"},"relayTo":{"description":"Id of the outbound connection a relay instance forwards to.","type":"string"},"skills":{"description":"Skills the AgentCard advertises.","type":"array","items":{"$ref":"#/$defs/SkillSummary"}}},"required":["id","name","description","version","endpointPath","preset","cardPath","cardUrl","endpointUrl","enabled","authEnabled","skills"],"additionalProperties":false};
 const pattern14 = new RegExp("^/(?:[A-Za-z0-9._~-]+/)+agent-card\\.json$", "u");
 
 function validate86(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -7859,8 +7859,8 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(data.enabled === undefined){
-const err8 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "enabled"},message:"must have required property '"+"enabled"+"'"};
+if(data.endpointUrl === undefined){
+const err8 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "endpointUrl"},message:"must have required property '"+"endpointUrl"+"'"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -7869,8 +7869,8 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(data.authEnabled === undefined){
-const err9 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "authEnabled"},message:"must have required property '"+"authEnabled"+"'"};
+if(data.enabled === undefined){
+const err9 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "enabled"},message:"must have required property '"+"enabled"+"'"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -7879,8 +7879,8 @@ vErrors.push(err9);
 }
 errors++;
 }
-if(data.skills === undefined){
-const err10 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "skills"},message:"must have required property '"+"skills"+"'"};
+if(data.authEnabled === undefined){
+const err10 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "authEnabled"},message:"must have required property '"+"authEnabled"+"'"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -7889,9 +7889,8 @@ vErrors.push(err10);
 }
 errors++;
 }
-for(const key0 in data){
-if(!(func1.call(schema117.properties, key0))){
-const err11 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(data.skills === undefined){
+const err11 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "skills"},message:"must have required property '"+"skills"+"'"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -7900,12 +7899,9 @@ vErrors.push(err11);
 }
 errors++;
 }
-}
-if(data.id !== undefined){
-let data0 = data.id;
-if(typeof data0 === "string"){
-if(func2(data0) < 1){
-const err12 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+for(const key0 in data){
+if(!(func1.call(schema117.properties, key0))){
+const err12 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -7915,8 +7911,11 @@ vErrors.push(err12);
 errors++;
 }
 }
-else {
-const err13 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.id !== undefined){
+let data0 = data.id;
+if(typeof data0 === "string"){
+if(func2(data0) < 1){
+const err13 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -7926,9 +7925,8 @@ vErrors.push(err13);
 errors++;
 }
 }
-if(data.name !== undefined){
-if(typeof data.name !== "string"){
-const err14 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err14 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -7938,9 +7936,9 @@ vErrors.push(err14);
 errors++;
 }
 }
-if(data.description !== undefined){
-if(typeof data.description !== "string"){
-const err15 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.name !== undefined){
+if(typeof data.name !== "string"){
+const err15 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -7950,9 +7948,9 @@ vErrors.push(err15);
 errors++;
 }
 }
-if(data.version !== undefined){
-if(typeof data.version !== "string"){
-const err16 = {instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.description !== undefined){
+if(typeof data.description !== "string"){
+const err16 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -7962,11 +7960,9 @@ vErrors.push(err16);
 errors++;
 }
 }
-if(data.endpointPath !== undefined){
-let data4 = data.endpointPath;
-if(typeof data4 === "string"){
-if(func2(data4) < 2){
-const err17 = {instancePath:instancePath+"/endpointPath",schemaPath:"#/$defs/EndpointPath/minLength",keyword:"minLength",params:{limit: 2},message:"must NOT have fewer than 2 characters"};
+if(data.version !== undefined){
+if(typeof data.version !== "string"){
+const err17 = {instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -7975,8 +7971,12 @@ vErrors.push(err17);
 }
 errors++;
 }
-if(!pattern4.test(data4)){
-const err18 = {instancePath:instancePath+"/endpointPath",schemaPath:"#/$defs/EndpointPath/pattern",keyword:"pattern",params:{pattern: "^(?!/a2a/api(?:/|$))(?!.*/\\.\\.?(?:/|$))/(?:[A-Za-z0-9._~-]+/)*[A-Za-z0-9._~-]+$"},message:"must match pattern \""+"^(?!/a2a/api(?:/|$))(?!.*/\\.\\.?(?:/|$))/(?:[A-Za-z0-9._~-]+/)*[A-Za-z0-9._~-]+$"+"\""};
+}
+if(data.endpointPath !== undefined){
+let data4 = data.endpointPath;
+if(typeof data4 === "string"){
+if(func2(data4) < 2){
+const err18 = {instancePath:instancePath+"/endpointPath",schemaPath:"#/$defs/EndpointPath/minLength",keyword:"minLength",params:{limit: 2},message:"must NOT have fewer than 2 characters"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -7985,9 +7985,8 @@ vErrors.push(err18);
 }
 errors++;
 }
-}
-else {
-const err19 = {instancePath:instancePath+"/endpointPath",schemaPath:"#/$defs/EndpointPath/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern4.test(data4)){
+const err19 = {instancePath:instancePath+"/endpointPath",schemaPath:"#/$defs/EndpointPath/pattern",keyword:"pattern",params:{pattern: "^(?!/a2a/api(?:/|$))(?!.*/\\.\\.?(?:/|$))/(?:[A-Za-z0-9._~-]+/)*[A-Za-z0-9._~-]+$"},message:"must match pattern \""+"^(?!/a2a/api(?:/|$))(?!.*/\\.\\.?(?:/|$))/(?:[A-Za-z0-9._~-]+/)*[A-Za-z0-9._~-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -7997,9 +7996,8 @@ vErrors.push(err19);
 errors++;
 }
 }
-if(data.preset !== undefined){
-if(typeof data.preset !== "string"){
-const err20 = {instancePath:instancePath+"/preset",schemaPath:"#/properties/preset/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err20 = {instancePath:instancePath+"/endpointPath",schemaPath:"#/$defs/EndpointPath/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -8009,11 +8007,9 @@ vErrors.push(err20);
 errors++;
 }
 }
-if(data.cardPath !== undefined){
-let data6 = data.cardPath;
-if(typeof data6 === "string"){
-if(!pattern14.test(data6)){
-const err21 = {instancePath:instancePath+"/cardPath",schemaPath:"#/properties/cardPath/pattern",keyword:"pattern",params:{pattern: "^/(?:[A-Za-z0-9._~-]+/)+agent-card\\.json$"},message:"must match pattern \""+"^/(?:[A-Za-z0-9._~-]+/)+agent-card\\.json$"+"\""};
+if(data.preset !== undefined){
+if(typeof data.preset !== "string"){
+const err21 = {instancePath:instancePath+"/preset",schemaPath:"#/properties/preset/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -8023,8 +8019,11 @@ vErrors.push(err21);
 errors++;
 }
 }
-else {
-const err22 = {instancePath:instancePath+"/cardPath",schemaPath:"#/properties/cardPath/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.cardPath !== undefined){
+let data6 = data.cardPath;
+if(typeof data6 === "string"){
+if(!pattern14.test(data6)){
+const err22 = {instancePath:instancePath+"/cardPath",schemaPath:"#/properties/cardPath/pattern",keyword:"pattern",params:{pattern: "^/(?:[A-Za-z0-9._~-]+/)+agent-card\\.json$"},message:"must match pattern \""+"^/(?:[A-Za-z0-9._~-]+/)+agent-card\\.json$"+"\""};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -8034,11 +8033,8 @@ vErrors.push(err22);
 errors++;
 }
 }
-if(data.cardUrl !== undefined){
-let data7 = data.cardUrl;
-if(typeof data7 === "string"){
-if(!(formats0(data7))){
-const err23 = {instancePath:instancePath+"/cardUrl",schemaPath:"#/properties/cardUrl/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
+else {
+const err23 = {instancePath:instancePath+"/cardPath",schemaPath:"#/properties/cardPath/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -8048,8 +8044,11 @@ vErrors.push(err23);
 errors++;
 }
 }
-else {
-const err24 = {instancePath:instancePath+"/cardUrl",schemaPath:"#/properties/cardUrl/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.cardUrl !== undefined){
+let data7 = data.cardUrl;
+if(typeof data7 === "string"){
+if(!(formats0(data7))){
+const err24 = {instancePath:instancePath+"/cardUrl",schemaPath:"#/properties/cardUrl/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -8059,9 +8058,8 @@ vErrors.push(err24);
 errors++;
 }
 }
-if(data.enabled !== undefined){
-if(typeof data.enabled !== "boolean"){
-const err25 = {instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+else {
+const err25 = {instancePath:instancePath+"/cardUrl",schemaPath:"#/properties/cardUrl/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -8071,9 +8069,11 @@ vErrors.push(err25);
 errors++;
 }
 }
-if(data.authEnabled !== undefined){
-if(typeof data.authEnabled !== "boolean"){
-const err26 = {instancePath:instancePath+"/authEnabled",schemaPath:"#/properties/authEnabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data.endpointUrl !== undefined){
+let data8 = data.endpointUrl;
+if(typeof data8 === "string"){
+if(!(formats0(data8))){
+const err26 = {instancePath:instancePath+"/endpointUrl",schemaPath:"#/properties/endpointUrl/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -8083,9 +8083,8 @@ vErrors.push(err26);
 errors++;
 }
 }
-if(data.authTokenEnv !== undefined){
-if(typeof data.authTokenEnv !== "string"){
-const err27 = {instancePath:instancePath+"/authTokenEnv",schemaPath:"#/properties/authTokenEnv/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err27 = {instancePath:instancePath+"/endpointUrl",schemaPath:"#/properties/endpointUrl/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -8095,9 +8094,9 @@ vErrors.push(err27);
 errors++;
 }
 }
-if(data.relayTo !== undefined){
-if(typeof data.relayTo !== "string"){
-const err28 = {instancePath:instancePath+"/relayTo",schemaPath:"#/properties/relayTo/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.enabled !== undefined){
+if(typeof data.enabled !== "boolean"){
+const err28 = {instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -8107,15 +8106,9 @@ vErrors.push(err28);
 errors++;
 }
 }
-if(data.skills !== undefined){
-let data12 = data.skills;
-if(Array.isArray(data12)){
-const len0 = data12.length;
-for(let i0=0; i0<len0; i0++){
-let data13 = data12[i0];
-if(data13 && typeof data13 == "object" && !Array.isArray(data13)){
-if(data13.id === undefined){
-const err29 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
+if(data.authEnabled !== undefined){
+if(typeof data.authEnabled !== "boolean"){
+const err29 = {instancePath:instancePath+"/authEnabled",schemaPath:"#/properties/authEnabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -8124,8 +8117,10 @@ vErrors.push(err29);
 }
 errors++;
 }
-if(data13.name === undefined){
-const err30 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+}
+if(data.authTokenEnv !== undefined){
+if(typeof data.authTokenEnv !== "string"){
+const err30 = {instancePath:instancePath+"/authTokenEnv",schemaPath:"#/properties/authTokenEnv/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -8134,8 +8129,10 @@ vErrors.push(err30);
 }
 errors++;
 }
-if(data13.description === undefined){
-const err31 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/required",keyword:"required",params:{missingProperty: "description"},message:"must have required property '"+"description"+"'"};
+}
+if(data.relayTo !== undefined){
+if(typeof data.relayTo !== "string"){
+const err31 = {instancePath:instancePath+"/relayTo",schemaPath:"#/properties/relayTo/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -8144,9 +8141,16 @@ vErrors.push(err31);
 }
 errors++;
 }
-for(const key1 in data13){
-if(!((((key1 === "id") || (key1 === "name")) || (key1 === "description")) || (key1 === "tags"))){
-const err32 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+}
+if(data.skills !== undefined){
+let data13 = data.skills;
+if(Array.isArray(data13)){
+const len0 = data13.length;
+for(let i0=0; i0<len0; i0++){
+let data14 = data13[i0];
+if(data14 && typeof data14 == "object" && !Array.isArray(data14)){
+if(data14.id === undefined){
+const err32 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -8155,12 +8159,8 @@ vErrors.push(err32);
 }
 errors++;
 }
-}
-if(data13.id !== undefined){
-let data14 = data13.id;
-if(typeof data14 === "string"){
-if(func2(data14) < 1){
-const err33 = {instancePath:instancePath+"/skills/" + i0+"/id",schemaPath:"#/$defs/SkillSummary/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data14.name === undefined){
+const err33 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -8169,9 +8169,8 @@ vErrors.push(err33);
 }
 errors++;
 }
-}
-else {
-const err34 = {instancePath:instancePath+"/skills/" + i0+"/id",schemaPath:"#/$defs/SkillSummary/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data14.description === undefined){
+const err34 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/required",keyword:"required",params:{missingProperty: "description"},message:"must have required property '"+"description"+"'"};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -8180,10 +8179,9 @@ vErrors.push(err34);
 }
 errors++;
 }
-}
-if(data13.name !== undefined){
-if(typeof data13.name !== "string"){
-const err35 = {instancePath:instancePath+"/skills/" + i0+"/name",schemaPath:"#/$defs/SkillSummary/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key1 in data14){
+if(!((((key1 === "id") || (key1 === "name")) || (key1 === "description")) || (key1 === "tags"))){
+const err35 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -8193,9 +8191,11 @@ vErrors.push(err35);
 errors++;
 }
 }
-if(data13.description !== undefined){
-if(typeof data13.description !== "string"){
-const err36 = {instancePath:instancePath+"/skills/" + i0+"/description",schemaPath:"#/$defs/SkillSummary/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data14.id !== undefined){
+let data15 = data14.id;
+if(typeof data15 === "string"){
+if(func2(data15) < 1){
+const err36 = {instancePath:instancePath+"/skills/" + i0+"/id",schemaPath:"#/$defs/SkillSummary/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -8205,13 +8205,8 @@ vErrors.push(err36);
 errors++;
 }
 }
-if(data13.tags !== undefined){
-let data17 = data13.tags;
-if(Array.isArray(data17)){
-const len1 = data17.length;
-for(let i1=0; i1<len1; i1++){
-if(typeof data17[i1] !== "string"){
-const err37 = {instancePath:instancePath+"/skills/" + i0+"/tags/" + i1,schemaPath:"#/$defs/SkillSummary/properties/tags/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err37 = {instancePath:instancePath+"/skills/" + i0+"/id",schemaPath:"#/$defs/SkillSummary/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -8221,9 +8216,9 @@ vErrors.push(err37);
 errors++;
 }
 }
-}
-else {
-const err38 = {instancePath:instancePath+"/skills/" + i0+"/tags",schemaPath:"#/$defs/SkillSummary/properties/tags/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data14.name !== undefined){
+if(typeof data14.name !== "string"){
+const err38 = {instancePath:instancePath+"/skills/" + i0+"/name",schemaPath:"#/$defs/SkillSummary/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -8233,9 +8228,9 @@ vErrors.push(err38);
 errors++;
 }
 }
-}
-else {
-const err39 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data14.description !== undefined){
+if(typeof data14.description !== "string"){
+const err39 = {instancePath:instancePath+"/skills/" + i0+"/description",schemaPath:"#/$defs/SkillSummary/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -8245,9 +8240,13 @@ vErrors.push(err39);
 errors++;
 }
 }
-}
-else {
-const err40 = {instancePath:instancePath+"/skills",schemaPath:"#/properties/skills/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data14.tags !== undefined){
+let data18 = data14.tags;
+if(Array.isArray(data18)){
+const len1 = data18.length;
+for(let i1=0; i1<len1; i1++){
+if(typeof data18[i1] !== "string"){
+const err40 = {instancePath:instancePath+"/skills/" + i0+"/tags/" + i1,schemaPath:"#/$defs/SkillSummary/properties/tags/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -8259,12 +8258,48 @@ errors++;
 }
 }
 else {
-const err41 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err41 = {instancePath:instancePath+"/skills/" + i0+"/tags",schemaPath:"#/$defs/SkillSummary/properties/tags/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err41];
 }
 else {
 vErrors.push(err41);
+}
+errors++;
+}
+}
+}
+else {
+const err42 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err42];
+}
+else {
+vErrors.push(err42);
+}
+errors++;
+}
+}
+}
+else {
+const err43 = {instancePath:instancePath+"/skills",schemaPath:"#/properties/skills/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err43];
+}
+else {
+vErrors.push(err43);
+}
+errors++;
+}
+}
+}
+else {
+const err44 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err44];
+}
+else {
+vErrors.push(err44);
 }
 errors++;
 }
@@ -8782,7 +8817,7 @@ validate88.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 const schema122 = {"title":"TaskRow","description":"One task as the panel lists it; GET /a2a/api/task?id= returns the full A2A Task.","type":"object","properties":{"id":{"description":"Task id.","type":"string","minLength":1},"contextId":{"description":"Context (conversation) id.","type":"string","minLength":1},"serverId":{"description":"Id of the inbound instance that owns the task.","type":"string","minLength":1},"state":{"$ref":"#/$defs/TaskState","description":"Current task state."},"createdAt":{"$ref":"#/$defs/DateTime","description":"When the task was created."},"updatedAt":{"$ref":"#/$defs/DateTime","description":"When the task status last changed."},"skill":{"description":"Skill id the task runs.","type":"string"},"summary":{"description":"Short text describing the task (e.g. the start of its input).","type":"string"}},"required":["id","contextId","serverId","state","createdAt","updatedAt"],"additionalProperties":false};
 const schema124 = {"title":"DateTime","description":"An RFC 3339 date-time in UTC with the `Z` suffix; the hub writes milliseconds.","type":"string","format":"date-time","pattern":"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"};
-const formats16 = require("ajv-formats/dist/formats").fullFormats["date-time"];
+const formats18 = require("ajv-formats/dist/formats").fullFormats["date-time"];
 const pattern15 = new RegExp("^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$", "u");
 
 function validate91(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -8979,7 +9014,7 @@ vErrors.push(err15);
 }
 errors++;
 }
-if(!(formats16.validate(data4))){
+if(!(formats18.validate(data4))){
 const err16 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err16];
@@ -9014,7 +9049,7 @@ vErrors.push(err18);
 }
 errors++;
 }
-if(!(formats16.validate(data5))){
+if(!(formats18.validate(data5))){
 const err19 = {instancePath:instancePath+"/updatedAt",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err19];
@@ -9251,7 +9286,7 @@ vErrors.push(err13);
 }
 errors++;
 }
-if(!(formats16.validate(data4))){
+if(!(formats18.validate(data4))){
 const err14 = {instancePath:instancePath+"/since",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err14];
@@ -9487,7 +9522,7 @@ vErrors.push(err15);
 }
 errors++;
 }
-if(!(formats16.validate(data4))){
+if(!(formats18.validate(data4))){
 const err16 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err16];
@@ -9522,7 +9557,7 @@ vErrors.push(err18);
 }
 errors++;
 }
-if(!(formats16.validate(data5))){
+if(!(formats18.validate(data5))){
 const err19 = {instancePath:instancePath+"/lastActiveAt",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err19];
@@ -9972,7 +10007,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(!(formats16.validate(data))){
+if(!(formats18.validate(data))){
 const err1 = {instancePath,schemaPath:"#/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err1];
@@ -10239,8 +10274,8 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(data.enabled === undefined){
-const err8 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "enabled"},message:"must have required property '"+"enabled"+"'"};
+if(data.endpointUrl === undefined){
+const err8 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "endpointUrl"},message:"must have required property '"+"endpointUrl"+"'"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -10249,8 +10284,8 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(data.authEnabled === undefined){
-const err9 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "authEnabled"},message:"must have required property '"+"authEnabled"+"'"};
+if(data.enabled === undefined){
+const err9 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "enabled"},message:"must have required property '"+"enabled"+"'"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -10259,8 +10294,8 @@ vErrors.push(err9);
 }
 errors++;
 }
-if(data.skills === undefined){
-const err10 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "skills"},message:"must have required property '"+"skills"+"'"};
+if(data.authEnabled === undefined){
+const err10 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "authEnabled"},message:"must have required property '"+"authEnabled"+"'"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -10269,9 +10304,8 @@ vErrors.push(err10);
 }
 errors++;
 }
-for(const key0 in data){
-if(!(func1.call(schema117.properties, key0))){
-const err11 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(data.skills === undefined){
+const err11 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "skills"},message:"must have required property '"+"skills"+"'"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -10280,12 +10314,9 @@ vErrors.push(err11);
 }
 errors++;
 }
-}
-if(data.id !== undefined){
-let data0 = data.id;
-if(typeof data0 === "string"){
-if(func2(data0) < 1){
-const err12 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+for(const key0 in data){
+if(!(func1.call(schema117.properties, key0))){
+const err12 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -10295,8 +10326,11 @@ vErrors.push(err12);
 errors++;
 }
 }
-else {
-const err13 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.id !== undefined){
+let data0 = data.id;
+if(typeof data0 === "string"){
+if(func2(data0) < 1){
+const err13 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -10306,9 +10340,8 @@ vErrors.push(err13);
 errors++;
 }
 }
-if(data.name !== undefined){
-if(typeof data.name !== "string"){
-const err14 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err14 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -10318,9 +10351,9 @@ vErrors.push(err14);
 errors++;
 }
 }
-if(data.description !== undefined){
-if(typeof data.description !== "string"){
-const err15 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.name !== undefined){
+if(typeof data.name !== "string"){
+const err15 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -10330,9 +10363,9 @@ vErrors.push(err15);
 errors++;
 }
 }
-if(data.version !== undefined){
-if(typeof data.version !== "string"){
-const err16 = {instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.description !== undefined){
+if(typeof data.description !== "string"){
+const err16 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -10342,11 +10375,9 @@ vErrors.push(err16);
 errors++;
 }
 }
-if(data.endpointPath !== undefined){
-let data4 = data.endpointPath;
-if(typeof data4 === "string"){
-if(func2(data4) < 2){
-const err17 = {instancePath:instancePath+"/endpointPath",schemaPath:"#/$defs/EndpointPath/minLength",keyword:"minLength",params:{limit: 2},message:"must NOT have fewer than 2 characters"};
+if(data.version !== undefined){
+if(typeof data.version !== "string"){
+const err17 = {instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -10355,8 +10386,12 @@ vErrors.push(err17);
 }
 errors++;
 }
-if(!pattern4.test(data4)){
-const err18 = {instancePath:instancePath+"/endpointPath",schemaPath:"#/$defs/EndpointPath/pattern",keyword:"pattern",params:{pattern: "^(?!/a2a/api(?:/|$))(?!.*/\\.\\.?(?:/|$))/(?:[A-Za-z0-9._~-]+/)*[A-Za-z0-9._~-]+$"},message:"must match pattern \""+"^(?!/a2a/api(?:/|$))(?!.*/\\.\\.?(?:/|$))/(?:[A-Za-z0-9._~-]+/)*[A-Za-z0-9._~-]+$"+"\""};
+}
+if(data.endpointPath !== undefined){
+let data4 = data.endpointPath;
+if(typeof data4 === "string"){
+if(func2(data4) < 2){
+const err18 = {instancePath:instancePath+"/endpointPath",schemaPath:"#/$defs/EndpointPath/minLength",keyword:"minLength",params:{limit: 2},message:"must NOT have fewer than 2 characters"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -10365,9 +10400,8 @@ vErrors.push(err18);
 }
 errors++;
 }
-}
-else {
-const err19 = {instancePath:instancePath+"/endpointPath",schemaPath:"#/$defs/EndpointPath/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern4.test(data4)){
+const err19 = {instancePath:instancePath+"/endpointPath",schemaPath:"#/$defs/EndpointPath/pattern",keyword:"pattern",params:{pattern: "^(?!/a2a/api(?:/|$))(?!.*/\\.\\.?(?:/|$))/(?:[A-Za-z0-9._~-]+/)*[A-Za-z0-9._~-]+$"},message:"must match pattern \""+"^(?!/a2a/api(?:/|$))(?!.*/\\.\\.?(?:/|$))/(?:[A-Za-z0-9._~-]+/)*[A-Za-z0-9._~-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -10377,9 +10411,8 @@ vErrors.push(err19);
 errors++;
 }
 }
-if(data.preset !== undefined){
-if(typeof data.preset !== "string"){
-const err20 = {instancePath:instancePath+"/preset",schemaPath:"#/properties/preset/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err20 = {instancePath:instancePath+"/endpointPath",schemaPath:"#/$defs/EndpointPath/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -10389,11 +10422,9 @@ vErrors.push(err20);
 errors++;
 }
 }
-if(data.cardPath !== undefined){
-let data6 = data.cardPath;
-if(typeof data6 === "string"){
-if(!pattern14.test(data6)){
-const err21 = {instancePath:instancePath+"/cardPath",schemaPath:"#/properties/cardPath/pattern",keyword:"pattern",params:{pattern: "^/(?:[A-Za-z0-9._~-]+/)+agent-card\\.json$"},message:"must match pattern \""+"^/(?:[A-Za-z0-9._~-]+/)+agent-card\\.json$"+"\""};
+if(data.preset !== undefined){
+if(typeof data.preset !== "string"){
+const err21 = {instancePath:instancePath+"/preset",schemaPath:"#/properties/preset/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -10403,8 +10434,11 @@ vErrors.push(err21);
 errors++;
 }
 }
-else {
-const err22 = {instancePath:instancePath+"/cardPath",schemaPath:"#/properties/cardPath/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.cardPath !== undefined){
+let data6 = data.cardPath;
+if(typeof data6 === "string"){
+if(!pattern14.test(data6)){
+const err22 = {instancePath:instancePath+"/cardPath",schemaPath:"#/properties/cardPath/pattern",keyword:"pattern",params:{pattern: "^/(?:[A-Za-z0-9._~-]+/)+agent-card\\.json$"},message:"must match pattern \""+"^/(?:[A-Za-z0-9._~-]+/)+agent-card\\.json$"+"\""};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -10414,11 +10448,8 @@ vErrors.push(err22);
 errors++;
 }
 }
-if(data.cardUrl !== undefined){
-let data7 = data.cardUrl;
-if(typeof data7 === "string"){
-if(!(formats0(data7))){
-const err23 = {instancePath:instancePath+"/cardUrl",schemaPath:"#/properties/cardUrl/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
+else {
+const err23 = {instancePath:instancePath+"/cardPath",schemaPath:"#/properties/cardPath/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -10428,8 +10459,11 @@ vErrors.push(err23);
 errors++;
 }
 }
-else {
-const err24 = {instancePath:instancePath+"/cardUrl",schemaPath:"#/properties/cardUrl/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.cardUrl !== undefined){
+let data7 = data.cardUrl;
+if(typeof data7 === "string"){
+if(!(formats0(data7))){
+const err24 = {instancePath:instancePath+"/cardUrl",schemaPath:"#/properties/cardUrl/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -10439,9 +10473,8 @@ vErrors.push(err24);
 errors++;
 }
 }
-if(data.enabled !== undefined){
-if(typeof data.enabled !== "boolean"){
-const err25 = {instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+else {
+const err25 = {instancePath:instancePath+"/cardUrl",schemaPath:"#/properties/cardUrl/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -10451,9 +10484,11 @@ vErrors.push(err25);
 errors++;
 }
 }
-if(data.authEnabled !== undefined){
-if(typeof data.authEnabled !== "boolean"){
-const err26 = {instancePath:instancePath+"/authEnabled",schemaPath:"#/properties/authEnabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data.endpointUrl !== undefined){
+let data8 = data.endpointUrl;
+if(typeof data8 === "string"){
+if(!(formats0(data8))){
+const err26 = {instancePath:instancePath+"/endpointUrl",schemaPath:"#/properties/endpointUrl/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -10463,9 +10498,8 @@ vErrors.push(err26);
 errors++;
 }
 }
-if(data.authTokenEnv !== undefined){
-if(typeof data.authTokenEnv !== "string"){
-const err27 = {instancePath:instancePath+"/authTokenEnv",schemaPath:"#/properties/authTokenEnv/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err27 = {instancePath:instancePath+"/endpointUrl",schemaPath:"#/properties/endpointUrl/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -10475,9 +10509,9 @@ vErrors.push(err27);
 errors++;
 }
 }
-if(data.relayTo !== undefined){
-if(typeof data.relayTo !== "string"){
-const err28 = {instancePath:instancePath+"/relayTo",schemaPath:"#/properties/relayTo/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.enabled !== undefined){
+if(typeof data.enabled !== "boolean"){
+const err28 = {instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -10487,15 +10521,9 @@ vErrors.push(err28);
 errors++;
 }
 }
-if(data.skills !== undefined){
-let data12 = data.skills;
-if(Array.isArray(data12)){
-const len0 = data12.length;
-for(let i0=0; i0<len0; i0++){
-let data13 = data12[i0];
-if(data13 && typeof data13 == "object" && !Array.isArray(data13)){
-if(data13.id === undefined){
-const err29 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
+if(data.authEnabled !== undefined){
+if(typeof data.authEnabled !== "boolean"){
+const err29 = {instancePath:instancePath+"/authEnabled",schemaPath:"#/properties/authEnabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -10504,8 +10532,10 @@ vErrors.push(err29);
 }
 errors++;
 }
-if(data13.name === undefined){
-const err30 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+}
+if(data.authTokenEnv !== undefined){
+if(typeof data.authTokenEnv !== "string"){
+const err30 = {instancePath:instancePath+"/authTokenEnv",schemaPath:"#/properties/authTokenEnv/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -10514,8 +10544,10 @@ vErrors.push(err30);
 }
 errors++;
 }
-if(data13.description === undefined){
-const err31 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/required",keyword:"required",params:{missingProperty: "description"},message:"must have required property '"+"description"+"'"};
+}
+if(data.relayTo !== undefined){
+if(typeof data.relayTo !== "string"){
+const err31 = {instancePath:instancePath+"/relayTo",schemaPath:"#/properties/relayTo/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -10524,9 +10556,16 @@ vErrors.push(err31);
 }
 errors++;
 }
-for(const key1 in data13){
-if(!((((key1 === "id") || (key1 === "name")) || (key1 === "description")) || (key1 === "tags"))){
-const err32 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+}
+if(data.skills !== undefined){
+let data13 = data.skills;
+if(Array.isArray(data13)){
+const len0 = data13.length;
+for(let i0=0; i0<len0; i0++){
+let data14 = data13[i0];
+if(data14 && typeof data14 == "object" && !Array.isArray(data14)){
+if(data14.id === undefined){
+const err32 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -10535,12 +10574,8 @@ vErrors.push(err32);
 }
 errors++;
 }
-}
-if(data13.id !== undefined){
-let data14 = data13.id;
-if(typeof data14 === "string"){
-if(func2(data14) < 1){
-const err33 = {instancePath:instancePath+"/skills/" + i0+"/id",schemaPath:"#/$defs/SkillSummary/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data14.name === undefined){
+const err33 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -10549,9 +10584,8 @@ vErrors.push(err33);
 }
 errors++;
 }
-}
-else {
-const err34 = {instancePath:instancePath+"/skills/" + i0+"/id",schemaPath:"#/$defs/SkillSummary/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data14.description === undefined){
+const err34 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/required",keyword:"required",params:{missingProperty: "description"},message:"must have required property '"+"description"+"'"};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -10560,10 +10594,9 @@ vErrors.push(err34);
 }
 errors++;
 }
-}
-if(data13.name !== undefined){
-if(typeof data13.name !== "string"){
-const err35 = {instancePath:instancePath+"/skills/" + i0+"/name",schemaPath:"#/$defs/SkillSummary/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key1 in data14){
+if(!((((key1 === "id") || (key1 === "name")) || (key1 === "description")) || (key1 === "tags"))){
+const err35 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -10573,9 +10606,11 @@ vErrors.push(err35);
 errors++;
 }
 }
-if(data13.description !== undefined){
-if(typeof data13.description !== "string"){
-const err36 = {instancePath:instancePath+"/skills/" + i0+"/description",schemaPath:"#/$defs/SkillSummary/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data14.id !== undefined){
+let data15 = data14.id;
+if(typeof data15 === "string"){
+if(func2(data15) < 1){
+const err36 = {instancePath:instancePath+"/skills/" + i0+"/id",schemaPath:"#/$defs/SkillSummary/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -10585,13 +10620,8 @@ vErrors.push(err36);
 errors++;
 }
 }
-if(data13.tags !== undefined){
-let data17 = data13.tags;
-if(Array.isArray(data17)){
-const len1 = data17.length;
-for(let i1=0; i1<len1; i1++){
-if(typeof data17[i1] !== "string"){
-const err37 = {instancePath:instancePath+"/skills/" + i0+"/tags/" + i1,schemaPath:"#/$defs/SkillSummary/properties/tags/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err37 = {instancePath:instancePath+"/skills/" + i0+"/id",schemaPath:"#/$defs/SkillSummary/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -10601,9 +10631,9 @@ vErrors.push(err37);
 errors++;
 }
 }
-}
-else {
-const err38 = {instancePath:instancePath+"/skills/" + i0+"/tags",schemaPath:"#/$defs/SkillSummary/properties/tags/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data14.name !== undefined){
+if(typeof data14.name !== "string"){
+const err38 = {instancePath:instancePath+"/skills/" + i0+"/name",schemaPath:"#/$defs/SkillSummary/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -10613,9 +10643,9 @@ vErrors.push(err38);
 errors++;
 }
 }
-}
-else {
-const err39 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data14.description !== undefined){
+if(typeof data14.description !== "string"){
+const err39 = {instancePath:instancePath+"/skills/" + i0+"/description",schemaPath:"#/$defs/SkillSummary/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -10625,9 +10655,13 @@ vErrors.push(err39);
 errors++;
 }
 }
-}
-else {
-const err40 = {instancePath:instancePath+"/skills",schemaPath:"#/properties/skills/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data14.tags !== undefined){
+let data18 = data14.tags;
+if(Array.isArray(data18)){
+const len1 = data18.length;
+for(let i1=0; i1<len1; i1++){
+if(typeof data18[i1] !== "string"){
+const err40 = {instancePath:instancePath+"/skills/" + i0+"/tags/" + i1,schemaPath:"#/$defs/SkillSummary/properties/tags/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -10639,12 +10673,48 @@ errors++;
 }
 }
 else {
-const err41 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err41 = {instancePath:instancePath+"/skills/" + i0+"/tags",schemaPath:"#/$defs/SkillSummary/properties/tags/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err41];
 }
 else {
 vErrors.push(err41);
+}
+errors++;
+}
+}
+}
+else {
+const err42 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err42];
+}
+else {
+vErrors.push(err42);
+}
+errors++;
+}
+}
+}
+else {
+const err43 = {instancePath:instancePath+"/skills",schemaPath:"#/properties/skills/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err43];
+}
+else {
+vErrors.push(err43);
+}
+errors++;
+}
+}
+}
+else {
+const err44 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err44];
+}
+else {
+vErrors.push(err44);
 }
 errors++;
 }
@@ -11356,7 +11426,7 @@ vErrors.push(err15);
 }
 errors++;
 }
-if(!(formats16.validate(data4))){
+if(!(formats18.validate(data4))){
 const err16 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err16];
@@ -11391,7 +11461,7 @@ vErrors.push(err18);
 }
 errors++;
 }
-if(!(formats16.validate(data5))){
+if(!(formats18.validate(data5))){
 const err19 = {instancePath:instancePath+"/updatedAt",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err19];
@@ -11784,7 +11854,7 @@ vErrors.push(err13);
 }
 errors++;
 }
-if(!(formats16.validate(data4))){
+if(!(formats18.validate(data4))){
 const err14 = {instancePath:instancePath+"/since",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err14];
@@ -12020,7 +12090,7 @@ vErrors.push(err15);
 }
 errors++;
 }
-if(!(formats16.validate(data4))){
+if(!(formats18.validate(data4))){
 const err16 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err16];
@@ -12055,7 +12125,7 @@ vErrors.push(err18);
 }
 errors++;
 }
-if(!(formats16.validate(data5))){
+if(!(formats18.validate(data5))){
 const err19 = {instancePath:instancePath+"/lastActiveAt",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err19];
@@ -12978,7 +13048,7 @@ errors++;
 if(data.createdAt !== undefined){
 let data12 = data.createdAt;
 if(typeof data12 === "string"){
-if(!(formats16.validate(data12))){
+if(!(formats18.validate(data12))){
 const err29 = {instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err29];
@@ -13003,7 +13073,7 @@ errors++;
 if(data.updatedAt !== undefined){
 let data13 = data.updatedAt;
 if(typeof data13 === "string"){
-if(!(formats16.validate(data13))){
+if(!(formats18.validate(data13))){
 const err31 = {instancePath:instancePath+"/updatedAt",schemaPath:"#/properties/updatedAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err31];
@@ -13348,7 +13418,7 @@ errors = vErrors.length;
 if(data.createdAt !== undefined){
 let data11 = data.createdAt;
 if(typeof data11 === "string"){
-if(!(formats16.validate(data11))){
+if(!(formats18.validate(data11))){
 const err24 = {instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err24];
@@ -13373,7 +13443,7 @@ errors++;
 if(data.updatedAt !== undefined){
 let data12 = data.updatedAt;
 if(typeof data12 === "string"){
-if(!(formats16.validate(data12))){
+if(!(formats18.validate(data12))){
 const err26 = {instancePath:instancePath+"/updatedAt",schemaPath:"#/properties/updatedAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err26];
