@@ -2,6 +2,7 @@ import { ERRORS } from '../../generated/a2a/1.0/errors.js';
 import { MEDIA_TYPES, PROTOCOL_VERSION } from '../../generated/a2a/1.0/protocol.js';
 import type { AgentCard } from '../../generated/a2a/1.0/types.js';
 import { belongsTo, cardCandidates, looksLikeCard, notTheAgentAsked } from '../../src/protocol/card-location.js';
+import { isRecord } from '../../src/support/records.js';
 import { headersOf, VERSION_HEADER, type Exchange } from './exchange.js';
 
 /** The endpoint under test and what the suite knows about it. */
@@ -59,12 +60,18 @@ export async function resolveTarget(url: string, options: TargetOptions): Promis
       foreignCard = true;
       continue;
     }
-    const known = card as unknown as AgentCard;
-    const jsonrpc = known.supportedInterfaces.find(
-      (entry) => entry.protocolBinding === 'JSONRPC' && /^1\.\d+$/.test(entry.protocolVersion),
+    // Judged as read: the discovery checks report what is wrong with the card, so nothing here may assume its shape.
+    const jsonrpc = (card['supportedInterfaces'] as unknown[]).find(
+      (entry): entry is { url: string } =>
+        isRecord(entry) &&
+        entry['protocolBinding'] === 'JSONRPC' &&
+        typeof entry['protocolVersion'] === 'string' &&
+        /^1\.\d+$/.test(entry['protocolVersion']) &&
+        typeof entry['url'] === 'string',
     );
     if (jsonrpc !== undefined) {
       await requireAccess(jsonrpc.url, options);
+      const known = card as unknown as AgentCard;
       return { url, card: known, cardUrl: candidate.url, cardExchange: exchange, endpoint: jsonrpc.url, assumedCard: false };
     }
     // A base URL's card without a 1.x interface may be a 0.3 card beside a 1.0 endpoint: probe the URL.
