@@ -1,5 +1,8 @@
-import { MEDIA_TYPES, PROTOCOL_VERSION, WELL_KNOWN_AGENT_CARD_PATH } from '../../generated/a2a/1.0/protocol.js';
+import { ERRORS } from '../../generated/a2a/1.0/errors.js';
+import { MEDIA_TYPES, PROTOCOL_VERSION } from '../../generated/a2a/1.0/protocol.js';
 import type { AgentCard } from '../../generated/a2a/1.0/types.js';
+import { belongsTo, cardCandidates, looksLikeCard, notTheAgentAsked } from '../../src/protocol/card-location.js';
+import { isRecord } from '../../src/support/records.js';
 import { headersOf, VERSION_HEADER, type Exchange } from './exchange.js';
 
 /** The endpoint under test and what the suite knows about it. */
@@ -15,53 +18,107 @@ export interface Target {
 }
 
 export class TargetError extends Error {
-  constructor(message: string) {
+  /** The endpoint refused the credentials, or wanted some: the CLI says how to pass them. */
+  readonly unauthenticated: boolean;
+
+  constructor(message: string, options: { unauthenticated?: boolean } = {}) {
     super(message);
     this.name = 'TargetError';
+    this.unauthenticated = options.unauthenticated === true;
   }
 }
 
+interface TargetOptions {
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly timeoutMs: number;
+}
+
+const UNAUTHENTICATED_STATUS = ERRORS.UnauthenticatedError.httpStatus;
+
 /**
- * Finds the agent behind a URL: a card URL, a base URL (card at /.well-known), or a
- * JSON-RPC endpoint (then a minimal card is assumed). Throws TargetError when nothing
- * answers like an A2A agent, which the CLI turns into exit code 2.
+ * Finds the agent of a URL: the card that belongs to it (src/protocol/card-location.ts: the
+ * card URL itself, `<endpoint>/agent-card.json`, or the well-known card of a base URL or one
+ * that names the URL), else a JSON-RPC endpoint (then a minimal card is assumed). Throws
+ * TargetError, which the CLI turns into exit code 2, when nothing answers like an A2A agent,
+ * when the only card is another agent's of the same host, and when the endpoint refuses the
+ * credentials: testing a different agent, or a locked door, would report on the wrong thing.
  */
-export async function resolveTarget(
-  url: string,
-  options: { headers?: Readonly<Record<string, string>>; timeoutMs: number },
-): Promise<Target> {
-  let parsed: URL;
+export async function resolveTarget(url: string, options: TargetOptions): Promise<Target> {
+  let asked: URL;
   try {
-    parsed = new URL(url);
+    asked = new URL(url);
   } catch {
     throw new TargetError(`not a URL: ${url}`);
   }
-  const wellKnown = new URL(WELL_KNOWN_AGENT_CARD_PATH, parsed).href;
-  const candidates = parsed.pathname === '/' || parsed.pathname === '' ? [wellKnown] : [url, wellKnown];
-  for (const cardUrl of candidates) {
-    const exchange = await get(cardUrl, options);
-    const card = exchange.json as AgentCard | undefined;
-    if (exchange.status === 200 && typeof card === 'object' && card !== null && Array.isArray(card.supportedInterfaces)) {
-      const jsonrpc = card.supportedInterfaces.find(
-        (entry) => entry.protocolBinding === 'JSONRPC' && /^1\.\d+$/.test(entry.protocolVersion),
-      );
-      if (cardUrl === url || jsonrpc !== undefined) {
-        if (jsonrpc === undefined) throw new TargetError(`the card at ${cardUrl} declares no JSONRPC interface for protocol version 1.x`);
-        return { url, card, cardUrl, cardExchange: exchange, endpoint: jsonrpc.url, assumedCard: false };
-      }
+  const candidates = cardCandidates(asked);
+  let foreignCard = false;
+  for (const candidate of candidates) {
+    const exchange = await get(candidate.url, options);
+    const card = exchange.json;
+    if (exchange.status !== 200 || !looksLikeCard(card) || !Array.isArray(card['supportedInterfaces'])) continue;
+    if (!belongsTo(asked, candidate, card)) {
+      foreignCard = true;
+      continue;
     }
+    // Judged as read: the discovery checks report what is wrong with the card, so nothing here may assume its shape.
+    const jsonrpc = (card['supportedInterfaces'] as unknown[]).find(
+      (entry): entry is { url: string } =>
+        isRecord(entry) &&
+        entry['protocolBinding'] === 'JSONRPC' &&
+        typeof entry['protocolVersion'] === 'string' &&
+        /^1\.\d+$/.test(entry['protocolVersion']) &&
+        typeof entry['url'] === 'string',
+    );
+    if (jsonrpc !== undefined) {
+      await requireAccess(jsonrpc.url, options);
+      const known = card as unknown as AgentCard;
+      return { url, card: known, cardUrl: candidate.url, cardExchange: exchange, endpoint: jsonrpc.url, assumedCard: false };
+    }
+    // A base URL's card without a 1.x interface may be a 0.3 card beside a 1.0 endpoint: probe the URL.
+    if (candidate.source !== 'well-known')
+      throw new TargetError(`the card at ${candidate.url} declares no JSONRPC interface for protocol version 1.x`);
   }
-  const probe = await fetch(url, {
+  const probe = await probeJsonRpc(url, options);
+  if (probe.status === UNAUTHENTICATED_STATUS) throw refused(url, probe, options);
+  if (probe.jsonRpc) return { url, card: minimalCard(url), endpoint: url, assumedCard: true };
+  if (foreignCard) throw new TargetError(notTheAgentAsked(asked, candidates));
+  throw new TargetError(`${url} serves no agent card and does not answer JSON-RPC (HTTP ${probe.status})`);
+}
+
+interface Probe {
+  readonly status: number;
+  readonly jsonRpc: boolean;
+  readonly message?: string;
+}
+
+/** A GetTask for a task that cannot exist: any JSON-RPC answer shows the endpoint is there, HTTP 401 that it is locked. */
+async function probeJsonRpc(endpoint: string, options: TargetOptions): Promise<Probe> {
+  const response = await fetch(endpoint, {
     method: 'POST',
     headers: { 'content-type': MEDIA_TYPES.json, [VERSION_HEADER]: PROTOCOL_VERSION, ...options.headers },
     body: JSON.stringify({ jsonrpc: '2.0', id: 'conform-probe', method: 'GetTask', params: { id: 'conform-probe' } }),
     signal: AbortSignal.timeout(options.timeoutMs),
   }).catch((error: unknown) => {
-    throw new TargetError(`${url} is not reachable: ${String(error)}`);
+    throw new TargetError(`${endpoint} is not reachable: ${String(error)}`);
   });
-  const body = (await probe.json().catch(() => undefined)) as { jsonrpc?: unknown } | undefined;
-  if (body?.jsonrpc !== '2.0') throw new TargetError(`${url} serves no agent card and does not answer JSON-RPC (HTTP ${probe.status})`);
-  return { url, card: minimalCard(url), endpoint: url, assumedCard: true };
+  const body = (await response.json().catch(() => undefined)) as { jsonrpc?: unknown; error?: { message?: unknown } } | undefined;
+  const message = typeof body?.error?.message === 'string' ? body.error.message : undefined;
+  return { status: response.status, jsonRpc: body?.jsonrpc === '2.0', ...(message === undefined ? {} : { message }) };
+}
+
+/** Only a locked endpoint stops the run: one that is unreachable or malformed is what the checks report on. */
+async function requireAccess(endpoint: string, options: TargetOptions): Promise<void> {
+  const probe = await probeJsonRpc(endpoint, options).catch(() => undefined);
+  if (probe?.status === UNAUTHENTICATED_STATUS) throw refused(endpoint, probe, options);
+}
+
+function refused(endpoint: string, probe: Probe, options: TargetOptions): TargetError {
+  const sent = Object.keys(options.headers ?? {}).some((name) => name.toLowerCase() === 'authorization');
+  const remote = probe.message === undefined ? '' : ` (${probe.message})`;
+  return new TargetError(
+    `the endpoint ${endpoint} answered HTTP ${probe.status}${remote}: ${sent ? 'the credentials sent were refused' : 'no credentials were sent'}`,
+    { unauthenticated: true },
+  );
 }
 
 function minimalCard(endpoint: string): AgentCard {
@@ -77,7 +134,7 @@ function minimalCard(endpoint: string): AgentCard {
   };
 }
 
-async function get(url: string, options: { headers?: Readonly<Record<string, string>>; timeoutMs: number }): Promise<Exchange> {
+async function get(url: string, options: TargetOptions): Promise<Exchange> {
   const headers = { accept: MEDIA_TYPES.json, [VERSION_HEADER]: PROTOCOL_VERSION, ...options.headers };
   const started = Date.now();
   try {

@@ -737,9 +737,13 @@ export interface InboundRow {
    */
   cardPath: string;
   /**
-   * Absolute URL of the instance as its AgentCard advertises it (supportedInterfaces[].url, the seed example shows the endpoint URL, without /agent-card.json).
+   * Absolute URL of the instance's AgentCard: <base URL><endpointPath>/agent-card.json, what a2a-hub send, card and conform and outbound.create take.
    */
   cardUrl: string;
+  /**
+   * Absolute URL of the JSON-RPC endpoint, as the AgentCard advertises it (supportedInterfaces[].url).
+   */
+  endpointUrl: string;
   /**
    * Whether the routes are registered.
    */

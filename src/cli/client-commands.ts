@@ -5,7 +5,7 @@ import type { Message, SendMessageRequest, Task, TaskState } from '../../generat
 import { A2AClient, A2ATransportError, fetchAgentCard, textOf, type ConnectOptions } from '../client/a2a-client.js';
 import { isFinalState } from '../client/task-stream.js';
 import { UrlPolicyError } from '../client/url-policy.js';
-import { A2AError } from '../protocol/a2a-error.js';
+import { A2AError, type ErrorName } from '../protocol/a2a-error.js';
 import { A2A_1_0 } from '../protocol/a2a-schema.js';
 import { checkValue } from '../protocol/validation.js';
 
@@ -21,6 +21,10 @@ interface SendFlags extends CardFlags {
   taskId?: string;
 }
 
+/** Which card a URL stands for is decided in src/protocol/card-location.ts; this says it to the user. */
+const URL_ARGUMENT =
+  "the agent's card URL, its JSON-RPC endpoint URL (card at <url>/agent-card.json, or the well-known card if that names the endpoint) or a base URL (card at /.well-known/agent-card.json)";
+
 /** The exit code of a command ended by Ctrl-C, as shells report it (128 + SIGINT). */
 const INTERRUPTED = 130;
 
@@ -29,7 +33,7 @@ export function addClientCommands(program: Command, setExitCode: (code: number) 
   program
     .command('card')
     .description("fetch an agent's card, check it against A2A 1.0 and print it")
-    .argument('<url>', 'agent card URL or base URL (card at /.well-known/agent-card.json)')
+    .argument('<url>', URL_ARGUMENT)
     .option('--token <token>', 'send Authorization: Bearer <token>')
     .option('--allow-private', 'allow private network targets (10/8, 172.16/12, 192.168/16, fc00::/7, …)')
     .option('--allow-link-local', 'allow link-local targets (169.254/16, fe80::/10)')
@@ -40,7 +44,7 @@ export function addClientCommands(program: Command, setExitCode: (code: number) 
   program
     .command('send')
     .description('send a text message to an A2A 1.0 agent and print the outcome')
-    .argument('<url>', 'agent card URL or base URL')
+    .argument('<url>', URL_ARGUMENT)
     .argument('<text>', 'the message text')
     .option('--stream', 'use SendStreamingMessage and print updates as they arrive')
     .option('--context-id <id>', 'continue this context')
@@ -65,7 +69,7 @@ async function card(url: string, flags: CardFlags): Promise<number> {
     }
     return 0;
   } catch (error) {
-    return failure('card', error);
+    return failure('card', error, flags);
   }
 }
 
@@ -90,7 +94,7 @@ async function send(url: string, text: string, flags: SendFlags): Promise<number
     if (response.message !== undefined) return printMessage(response.message);
     return printTask(response.task);
   } catch (error) {
-    return failure('send', error);
+    return failure('send', error, flags);
   }
 }
 
@@ -180,12 +184,14 @@ function shortState(state: TaskState): string {
   return state.replace(/^TASK_STATE_/, '');
 }
 
+const UNAUTHENTICATED: ErrorName = 'UnauthenticatedError';
+
 const FLAG_BY_RULE: Partial<Record<UrlPolicyError['rule'], string>> = {
   allowPrivate: '--allow-private',
   allowLinkLocal: '--allow-link-local',
 };
 
-function failure(command: string, error: unknown): number {
+function failure(command: string, error: unknown, flags: CardFlags): number {
   if (error instanceof UrlPolicyError) {
     const flag = FLAG_BY_RULE[error.rule];
     // On the command line the way to allow it is a flag, not a library option.
@@ -199,7 +205,13 @@ function failure(command: string, error: unknown): number {
     return 2;
   }
   if (error instanceof A2AError) {
-    process.stderr.write(`a2a-hub ${command}: ${error.name} (${error.code}): ${error.message}\n`);
+    const hint =
+      error.name === UNAUTHENTICATED
+        ? flags.token === undefined
+          ? '; pass --token <token>'
+          : '; the token given with --token was refused'
+        : '';
+    process.stderr.write(`a2a-hub ${command}: ${error.name} (${error.code}): ${error.message}${hint}\n`);
     return 1;
   }
   throw error;

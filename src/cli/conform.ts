@@ -32,7 +32,10 @@ export function addConformCommand(program: Command, setExitCode: (code: number) 
   program
     .command('conform')
     .description('test any A2A 1.0 endpoint (card URL, base URL or JSON-RPC URL) against the spec')
-    .argument('<url>', 'agent card URL, base URL (card at /.well-known/agent-card.json) or JSON-RPC endpoint')
+    .argument(
+      '<url>',
+      "the agent's card URL, its JSON-RPC endpoint URL (card at <url>/agent-card.json or the well-known card naming it; none: a minimal card is assumed) or a base URL (card at /.well-known/agent-card.json)",
+    )
     .option('--token <token>', 'send Authorization: Bearer <token> with every request')
     .option('--header <header...>', "extra request header, 'Name: value' (repeatable)")
     .option('--binding <binding>', 'protocol binding to test (jsonrpc)', 'jsonrpc')
@@ -106,6 +109,11 @@ async function conform(url: string, flags: ConformFlags): Promise<number> {
     if (flags.html) writeFileSync(flags.html, renderHtml(report));
     return exitCode;
   } catch (error) {
+    if (error instanceof TargetError && error.unauthenticated) {
+      return usage(
+        `${error.message}; ${headers['authorization'] === undefined ? 'pass --token <token>' : 'check the token given with --token or --header'}`,
+      );
+    }
     if (error instanceof TargetError) return usage(error.message);
     throw error;
   }

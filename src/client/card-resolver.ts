@@ -1,8 +1,9 @@
-import { MEDIA_TYPES, PROTOCOL_VERSION, WELL_KNOWN_AGENT_CARD_PATH } from '../../generated/a2a/1.0/protocol.js';
+import { ERRORS } from '../../generated/a2a/1.0/errors.js';
+import { MEDIA_TYPES, PROTOCOL_VERSION } from '../../generated/a2a/1.0/protocol.js';
 import type { AgentCard, AgentInterface } from '../../generated/a2a/1.0/types.js';
 import { a2aError } from '../protocol/a2a-error.js';
+import { belongsTo, cardCandidates, looksLikeCard, noCardFound, notTheAgentAsked, type CardMiss } from '../protocol/card-location.js';
 import { describeError } from '../support/describe-error.js';
-import { isRecord } from '../support/records.js';
 import { conforming } from './answer-validation.js';
 import { HttpTransport } from './http-transport.js';
 import { DEFAULT_TIMEOUT_MS, requestHeaders, type RequestOptions } from './request-options.js';
@@ -30,9 +31,11 @@ export interface ResolvedCard {
 }
 
 /**
- * Reads the agent card behind `url`: a base URL (card at /.well-known/agent-card.json) or a
- * card URL (tried first, then the well-known path of its origin). Throws A2ATransportError
- * when no card can be read.
+ * Reads the agent card of `url`: for a base URL the well-known card; for any other URL the URL
+ * itself (a card URL), then `<url>/agent-card.json` (an endpoint's card), then the well-known
+ * card if one of its interfaces is `url` (src/protocol/card-location.ts). Throws
+ * A2ATransportError when no card of that agent can be read, also when the well-known card
+ * describes another agent of the same host, and UnauthenticatedError when the card needs credentials.
  */
 export async function fetchAgentCard(url: string, options: RequestOptions = {}): Promise<FetchedCard> {
   return readCard(url, options, new HttpTransport(options));
@@ -68,39 +71,52 @@ export function pickJsonRpcInterface(card: AgentCard): AgentInterface | undefine
 }
 
 async function readCard(url: string, options: RequestOptions, transport: HttpTransport): Promise<FetchedCard> {
-  let parsed: URL;
+  let asked: URL;
   try {
-    parsed = new URL(url);
+    asked = new URL(url);
   } catch {
     throw new A2ATransportError(`not a URL: ${url}`);
   }
-  const wellKnown = new URL(WELL_KNOWN_AGENT_CARD_PATH, parsed).href;
-  const candidates = parsed.pathname === '/' || parsed.pathname === '' ? [wellKnown] : [url, wellKnown];
-  let lastProblem = '';
+  const candidates = cardCandidates(asked);
+  const misses: CardMiss[] = [];
+  // A card behind credentials explains the misses better than "not found" does.
+  let locked: string | undefined;
   for (const candidate of candidates) {
     let answer: { url: string; response: Response };
     try {
-      answer = await transport.get(candidate, {
+      answer = await transport.get(candidate.url, {
         headers: { accept: MEDIA_TYPES.json, ...requestHeaders(options) },
         signal: AbortSignal.timeout(options.timeoutMs ?? DEFAULT_TIMEOUT_MS),
       });
     } catch (error) {
       if (error instanceof UrlPolicyError || error instanceof A2ATransportError) throw error;
-      throw new A2ATransportError(`${candidate} is not reachable: ${describeError(error)}`, { cause: error });
+      throw new A2ATransportError(`${candidate.url} is not reachable: ${describeError(error)}`, { cause: error });
     }
     const { url: cardUrl, response } = answer;
     const text = await response.text().catch(() => '');
     if (!response.ok) {
-      lastProblem = `${cardUrl} answered HTTP ${response.status}`;
+      if (response.status === UNAUTHENTICATED_STATUS && candidate.source !== 'well-known') locked = cardUrl;
+      misses.push({ url: cardUrl, problem: `answered HTTP ${response.status}` });
       continue;
     }
+    let card: unknown;
     try {
-      const card = JSON.parse(text) as unknown;
-      if (isRecord(card)) return { cardUrl, card };
-      lastProblem = `${cardUrl} did not return a JSON object`;
+      card = JSON.parse(text) as unknown;
     } catch {
-      lastProblem = `${cardUrl} did not return JSON`;
+      misses.push({ url: cardUrl, problem: 'did not return JSON' });
+      continue;
     }
+    if (!looksLikeCard(card)) {
+      misses.push({ url: cardUrl, problem: 'did not return an agent card' });
+      continue;
+    }
+    if (belongsTo(asked, candidate, card)) return { cardUrl, card };
+    if (locked === undefined) throw new A2ATransportError(notTheAgentAsked(asked, candidates));
   }
-  throw new A2ATransportError(`no agent card found: ${lastProblem}`);
+  if (locked !== undefined) {
+    throw a2aError('UnauthenticatedError', `the agent card at ${locked} answered HTTP ${UNAUTHENTICATED_STATUS}: it needs credentials`);
+  }
+  throw new A2ATransportError(noCardFound(asked, misses));
 }
+
+const UNAUTHENTICATED_STATUS = ERRORS.UnauthenticatedError.httpStatus;

@@ -1,4 +1,4 @@
-import { SPEC_ERROR_BY_CODE } from '../../generated/a2a/1.0/errors.js';
+import { ERRORS, SPEC_ERROR_BY_CODE, type ErrorName } from '../../generated/a2a/1.0/errors.js';
 import type { MethodName, MethodTypes } from '../../generated/a2a/1.0/methods.js';
 import { MEDIA_TYPES } from '../../generated/a2a/1.0/protocol.js';
 import type { FieldViolation } from '../../generated/a2a/1.0/types.js';
@@ -150,8 +150,12 @@ export class JsonRpcBinding implements ClientBinding {
   }
 }
 
+/** The HTTP status of a request without (valid) credentials; the hub's own JSON-RPC code for it is no spec code. */
+const UNAUTHENTICATED_STATUS = ERRORS.UnauthenticatedError.httpStatus;
+
 /** Parses a JSON-RPC response; throws the matching A2AError for an error answer. */
 function parseEnvelope(method: string, text: string, status: number): { readonly result: unknown } {
+  if (status === UNAUTHENTICATED_STATUS) throw unauthenticated(method, text);
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -169,8 +173,20 @@ function parseEnvelope(method: string, text: string, status: number): { readonly
   return { result: json['result'] };
 }
 
+/** HTTP 401 is UnauthenticatedError whatever the body, keeping the agent's message and details when it sent a JSON-RPC error. */
+function unauthenticated(method: string, text: string): A2AError {
+  const error = readJsonRpcAnswer(text)?.['error'];
+  if (isRecord(error) && typeof error['code'] === 'number' && typeof error['message'] === 'string') {
+    return remoteError(method, error, 'UnauthenticatedError');
+  }
+  return a2aError(
+    'UnauthenticatedError',
+    `${method}: the agent answered HTTP ${UNAUTHENTICATED_STATUS}: credentials are missing or were refused`,
+  );
+}
+
 /** The A2AError for a JSON-RPC error object, with its ErrorInfo metadata and BadRequest field violations. */
-function remoteError(method: string, error: unknown): A2AError {
+function remoteError(method: string, error: unknown, known?: ErrorName): A2AError {
   if (!isRecord(error) || typeof error['code'] !== 'number' || typeof error['message'] !== 'string') {
     return a2aError('InvalidAgentResponseError', `${method}: malformed JSON-RPC error object`);
   }
@@ -194,7 +210,7 @@ function remoteError(method: string, error: unknown): A2AError {
       }
     }
   }
-  const name = SPEC_ERROR_BY_CODE.get(code);
+  const name = known ?? SPEC_ERROR_BY_CODE.get(code);
   const options = { metadata, violations };
   if (name === undefined) return a2aError('InternalError', `${message} (remote code ${code})`, options);
   return a2aError(name, message, options);

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { HEADERS, MEDIA_TYPES, PROTOCOL_VERSION, WELL_KNOWN_AGENT_CARD_PATH } from '../../generated/a2a/1.0/protocol.js';
+import { HEADERS, MEDIA_TYPES, PROTOCOL_VERSION } from '../../generated/a2a/1.0/protocol.js';
 import type { AgentCard } from '../../generated/a2a/1.0/types.js';
 import type { DiscoverPreview } from '../../generated/control/types.js';
 import { A2AClient, pickJsonRpcInterface, type ConnectOptions } from '../client/a2a-client.js';
@@ -52,24 +52,13 @@ export async function discoverRemote(agentCardUrl: string, settings: RemoteSetti
   return previewOf(client.card, client.endpoint);
 }
 
-/**
- * A2AClient.connect falls back to the origin's well-known card when the URL given has none.
- * For a connection that would quietly bind to another agent of the same host (a hub's default
- * instance, say), so here that fallback is a failure that names the URL that did answer.
- */
+/** The client reads only the card of the URL given (src/protocol/card-location.ts), never another agent's of the same host. */
 async function readRemoteCard(agentCardUrl: string, settings: RemoteSettings): Promise<A2AClient> {
-  let client: A2AClient;
   try {
-    client = await A2AClient.connect(agentCardUrl, clientOptions(settings));
+    return await A2AClient.connect(agentCardUrl, clientOptions(settings));
   } catch (error) {
     throw new ConnectError(describeError(error), { cause: error });
   }
-  const asked = new URL(agentCardUrl);
-  const wellKnown = new URL(WELL_KNOWN_AGENT_CARD_PATH, asked).href;
-  if (asked.pathname !== '/' && asked.href !== wellKnown && client.cardUrl === wellKnown) {
-    throw new ConnectError(`no agent card at ${agentCardUrl}; ${wellKnown} has one, so use that URL if you mean the agent it describes`);
-  }
-  return client;
 }
 
 export function previewOf(card: AgentCard, endpoint: string): DiscoverPreview {

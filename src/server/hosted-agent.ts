@@ -1,5 +1,6 @@
 import type { Capability } from '../../generated/a2a/1.0/methods.js';
 import type { AgentCard } from '../../generated/a2a/1.0/types.js';
+import { CARD_PATH_SUFFIX } from '../protocol/card-location.js';
 import type { RuntimeInstance } from '../tasks/task-runtime.js';
 
 /** An agent as the request handler sees it: what it runs, and what its card promises. */
@@ -37,9 +38,6 @@ export interface AgentDirectory {
   /** The agent whose card is served at /.well-known/agent-card.json, if any (the hub's wellKnownInstance). */
   defaultAgent(): InboundAgent | undefined;
 }
-
-/** What an instance's card path ends with: `<endpointPath>/agent-card.json` (seed 001 §2.1). */
-export const CARD_PATH_SUFFIX = '/agent-card.json';
 
 export function cardPathOf(endpointPath: string): string {
   return `${endpointPath}${CARD_PATH_SUFFIX}`;

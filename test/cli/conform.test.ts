@@ -89,6 +89,35 @@ describe('a2a-hub conform', () => {
     expect(result.stdout).toContain('no agent card was found');
   });
 
+  it('tests the instance of the endpoint URL given, and refuses a path no agent is at or a protected one without --token', async () => {
+    const instance = hub.inbounds.create({ name: 'second', description: 'not the default', version: '1.0.0' });
+    const json = join(scratch, 'instance.json');
+    const tested = await conform([`${hub.url}${instance.endpointPath}`, '--only', 'CARD-002', '--seed', '5', '--json', json]);
+    expect(tested.status, tested.stderr).toBe(0);
+    expect(JSON.parse(readFileSync(json, 'utf8'))).toMatchObject({
+      target: { cardUrl: `${hub.url}${instance.endpointPath}/agent-card.json`, agentName: 'second' },
+    });
+    const typo = await conform([`${hub.url}/a2a/nope`, '--only', 'CARD-002']);
+    expect(typo.status).toBe(2);
+    expect(typo.stdout).toBe('');
+    expect(typo.stderr).toMatch(
+      /^a2a-hub conform: no agent card at .*\/a2a\/nope .*has one, so use that URL if you mean the agent it describes\n$/,
+    );
+    hub.inbounds.setAuth(instance.id, 'conform-secret');
+    try {
+      const locked = await conform([`${hub.url}${instance.endpointPath}`, '--only', 'CARD-002']);
+      expect(locked.status).toBe(2);
+      expect(locked.stdout).toBe('');
+      expect(locked.stderr).toMatch(
+        /^a2a-hub conform: the endpoint .* answered HTTP 401 .*: no credentials were sent; pass --token <token>\n$/,
+      );
+      const unlocked = await conform([`${hub.url}${instance.endpointPath}`, '--only', 'CARD-002', '--token', 'conform-secret']);
+      expect(unlocked.status, unlocked.stderr).toBe(0);
+    } finally {
+      hub.inbounds.remove(instance.id);
+    }
+  });
+
   it('exits 2 when the target cannot be reached, and on bad options', async () => {
     const unreachable = await conform(['http://127.0.0.1:9/', '--timeout', '2000']);
     expect(unreachable.status).toBe(2);

@@ -215,6 +215,29 @@ describe('A2AClient against fake agents', () => {
     }
   });
 
+  it('maps HTTP 401 to UnauthenticatedError, with or without a JSON-RPC body', async () => {
+    const fake = await fakeAgent([
+      status(401),
+      (body, res) => {
+        res
+          .writeHead(401, { 'content-type': 'application/json', 'www-authenticate': 'Bearer' })
+          .end(JSON.stringify({ jsonrpc: '2.0', id: idOf(body), error: { code: -32000, message: 'a bearer token is required' } }));
+      },
+    ]);
+    try {
+      const client = await A2AClient.connect(fake.url, { retries: 0 });
+      const bare = await client.getTask({ id: 't1' }).catch((caught: unknown) => caught);
+      expect(bare).toBeInstanceOf(A2AError);
+      expect((bare as A2AError).name).toBe('UnauthenticatedError');
+      expect((bare as A2AError).message).toMatch(/HTTP 401/);
+      const rpc = await client.getTask({ id: 't1' }).catch((caught: unknown) => caught);
+      expect((rpc as A2AError).name).toBe('UnauthenticatedError');
+      expect((rpc as A2AError).message).toBe('a bearer token is required');
+    } finally {
+      await fake.close();
+    }
+  });
+
   it('maps an unknown error code to InternalError with the remote message', async () => {
     const fake = await fakeAgent([
       (body, res) => {

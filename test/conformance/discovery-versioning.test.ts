@@ -9,6 +9,7 @@ import { cardSigningPayload } from '../../conformance/checks/support/card-signin
 import { canonicalJson } from '../../src/support/canonical-json.js';
 import { versioningChecks } from '../../conformance/checks/versioning.js';
 import type { Check } from '../../conformance/core/check.js';
+import { resolveTarget, TargetError } from '../../conformance/core/target.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { runChecks, verdicts } from './harness.js';
 
@@ -72,6 +73,67 @@ describe('discovery, versioning and security checks against the hub', () => {
     } finally {
       hub.inbounds.setAuth('default', undefined);
     }
+  });
+});
+
+describe('target discovery finds the agent of the URL given', () => {
+  let hub: TestHub;
+  let reverser: string;
+  let guarded: string;
+  beforeAll(async () => {
+    hub = await startTestHub();
+    reverser = `${hub.url}${hub.inbounds.create({ name: 'reverser', description: 'not the default', version: '2.0.0' }).endpointPath}`;
+    const guardedId = hub.inbounds.create({ name: 'guarded', description: 'needs a token', version: '1.0.0' }).id;
+    hub.inbounds.setAuth(guardedId, 'tkn');
+    guarded = `${hub.url}${hub.inbounds.get(guardedId)?.endpointPath ?? ''}`;
+  });
+  afterAll(() => hub.dispose());
+  const resolve = (url: string, headers: Record<string, string> = {}) => resolveTarget(url, { timeoutMs: 5000, headers });
+  const refusal = (url: string, headers: Record<string, string> = {}) =>
+    resolve(url, headers).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+
+  it("takes an instance's endpoint URL to that instance's card at <endpoint>/agent-card.json", async () => {
+    const target = await resolve(reverser);
+    expect(target).toMatchObject({ endpoint: reverser, cardUrl: `${reverser}/agent-card.json`, assumedCard: false });
+    expect(target.card.name).toBe('reverser');
+  });
+
+  it('takes the card URL itself, and the origin to the well-known card', async () => {
+    expect((await resolve(`${reverser}/agent-card.json`)).card.name).toBe('reverser');
+    const origin = await resolve(hub.url);
+    expect(origin).toMatchObject({ endpoint: hub.endpoint, cardUrl: `${hub.url}/.well-known/agent-card.json` });
+  });
+
+  it("takes the well-known card for a URL only when one of the card's interfaces is that URL", async () => {
+    // The default agent's endpoint has its own card too; the interface rule is what matters for agents that have only the well-known one.
+    const fake = await startFakeAgent(baseCard);
+    try {
+      const target = await resolve(`${fake.url}/rpc`);
+      expect(target).toMatchObject({ endpoint: `${fake.url}/rpc`, cardUrl: `${fake.url}/.well-known/agent-card.json`, assumedCard: false });
+    } finally {
+      await fake.close();
+    }
+  });
+
+  it('refuses a path no agent is at, naming the card that does exist, instead of testing the default agent', async () => {
+    const error = await refusal(`${hub.url}/a2a/nope`);
+    expect(error).toBeInstanceOf(TargetError);
+    expect((error as Error).message).toBe(
+      `no agent card at ${hub.url}/a2a/nope or ${hub.url}/a2a/nope/agent-card.json; ${hub.url}/.well-known/agent-card.json has one, so use that URL if you mean the agent it describes`,
+    );
+  });
+
+  it('refuses a bearer-protected agent without credentials, and runs with them', async () => {
+    const error = await refusal(guarded);
+    expect(error).toBeInstanceOf(TargetError);
+    expect((error as TargetError).unauthenticated).toBe(true);
+    expect((error as Error).message).toMatch(new RegExp(`^the endpoint ${guarded} answered HTTP 401 .*: no credentials were sent$`));
+    const wrong = await refusal(guarded, { authorization: 'Bearer nope' });
+    expect((wrong as Error).message).toMatch(/: the credentials sent were refused$/);
+    expect((await resolve(guarded, { authorization: 'Bearer tkn' })).card.name).toBe('guarded');
   });
 });
 

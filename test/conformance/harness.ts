@@ -2,16 +2,17 @@ import type { ConformanceReport, RequirementResult } from '../../generated/confo
 import type { Check } from '../../conformance/core/check.js';
 import { JsonRpcTransport } from '../../conformance/core/jsonrpc-transport.js';
 import { runSuite, type RunOptions } from '../../conformance/core/runner.js';
-import { resolveTarget } from '../../conformance/core/target.js';
+import { resolveTarget, type Target } from '../../conformance/core/target.js';
 
-/** Runs checks against the agent at `url` (card or base URL) and returns the report. */
+/** Runs checks against the agent at `url` (card or base URL), or a target resolved before, and returns the report. */
 export async function runChecks(
-  url: string,
+  url: string | Target,
   checks: readonly Check[],
   options: Partial<RunOptions> & { headers?: Record<string, string> } = {},
 ): Promise<ConformanceReport> {
   const timeoutMs = options.timeoutMs ?? 5000;
-  const target = await resolveTarget(url, { timeoutMs, ...(options.headers ? { headers: options.headers } : {}) });
+  const target =
+    typeof url === 'string' ? await resolveTarget(url, { timeoutMs, ...(options.headers ? { headers: options.headers } : {}) }) : url;
   const transport = new JsonRpcTransport({
     endpoint: target.endpoint,
     timeoutMs,

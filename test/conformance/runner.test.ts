@@ -4,8 +4,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RequirementId } from '../../generated/conformance/requirements.js';
 import { envelopeChecks } from '../../conformance/checks/envelope.js';
 import type { Check } from '../../conformance/core/check.js';
+import { resolveTarget, TargetError } from '../../conformance/core/target.js';
 import { runConformance } from '../../conformance/suite.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
+import { runChecks } from './harness.js';
 
 let hub: TestHub;
 let broken: Server;
@@ -107,9 +109,14 @@ describe('the runner', () => {
   });
 
   it('warns that a run proves little when most requests end in 401 or 404', async () => {
+    // A locked endpoint is refused before the run (below); the warning is for credentials that stop working during one.
+    const target = await resolveTarget(hub.url, { timeoutMs: 5000 });
     hub.inbounds.setAuth('default', 'runner-test-token');
     try {
-      const { report } = await runConformance(hub.url, { checks: envelopeChecks, seed: 1 });
+      const refused = await runConformance(hub.url, { checks: envelopeChecks, seed: 1 }).catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(TargetError);
+      expect((refused as TargetError).unauthenticated).toBe(true);
+      const report = await runChecks(target, envelopeChecks, { seed: 1 });
       expect(report.summary.deniedRequests).toBeGreaterThan(report.summary.requests / 2);
       expect(report.warnings.join('\n')).toMatch(/answered 401 or 404: this run proves little/);
       const authorised = await runConformance(hub.url, {

@@ -252,7 +252,8 @@ describe('GET /a2a/api: the snapshot', () => {
       endpointPath: '/a2a/default',
       preset: 'echo',
       cardPath: '/a2a/default/agent-card.json',
-      cardUrl: `${base}/a2a/default`,
+      cardUrl: `${base}/a2a/default/agent-card.json`,
+      endpointUrl: `${base}/a2a/default`,
       enabled: true,
       authEnabled: false,
       skills: [{ id: 'chat', name: 'chat', description: expect.any(String) as string, tags: ['echo', 'test'] }],
@@ -580,7 +581,8 @@ describe('inbound.create', () => {
       id,
       endpointPath: `/a2a/${id}`,
       cardPath: `/a2a/${id}/agent-card.json`,
-      cardUrl: `${base}/a2a/${id}`,
+      cardUrl: `${base}/a2a/${id}/agent-card.json`,
+      endpointUrl: `${base}/a2a/${id}`,
       preset: 'echo',
       enabled: true,
       authEnabled: false,
@@ -647,7 +649,8 @@ describe('inbound.update', () => {
       description: 'moved agent',
       version: '2.0.0',
       endpointPath: `/agents/moved-${id}`,
-      cardUrl: `${base}/agents/moved-${id}`,
+      cardUrl: `${base}/agents/moved-${id}/agent-card.json`,
+      endpointUrl: `${base}/agents/moved-${id}`,
     });
   });
 

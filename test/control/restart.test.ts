@@ -87,7 +87,11 @@ describe('the control API survives a restart on the same dataDir', () => {
       const removed = (await act(base, { action: 'inbound.create', name: 'Gone', description: 'd', version: '1' })).id ?? '';
       await act(base, { action: 'inbound.remove', id: removed });
       ids = { moved, disabled, guarded, fromEnv, removed, cleared };
-      before = (await inbounds(base)).map((row) => ({ ...row, cardUrl: row.cardUrl.replace(base, '<base>') }));
+      before = (await inbounds(base)).map((row) => ({
+        ...row,
+        cardUrl: row.cardUrl.replace(base, '<base>'),
+        endpointUrl: row.endpointUrl.replace(base, '<base>'),
+      }));
     } finally {
       await first.close();
     }
@@ -102,7 +106,11 @@ describe('the control API survives a restart on the same dataDir', () => {
     const second = await startTestHub({ dataDir, env });
     try {
       const base = second.url;
-      const after = (await inbounds(base)).map((row) => ({ ...row, cardUrl: row.cardUrl.replace(base, '<base>') }));
+      const after = (await inbounds(base)).map((row) => ({
+        ...row,
+        cardUrl: row.cardUrl.replace(base, '<base>'),
+        endpointUrl: row.endpointUrl.replace(base, '<base>'),
+      }));
       expect(after).toEqual(before);
       expect(after.map((row) => row.id)).not.toContain(ids.removed);
       expect(after.find((row) => row.id === ids.moved)).toMatchObject({
