@@ -181,6 +181,11 @@ export class TaskRuntime {
     return settled;
   }
 
+  /** Resolves once every write queued so far is committed and its frame published. */
+  committed(): Promise<void> {
+    return this.#writes.committed();
+  }
+
   /** Commits every queued write and accepts no more; the store may close after this. */
   close(): void {
     this.#writes.close();

@@ -178,10 +178,75 @@ describe('SubscribeToTask', () => {
     expectErrorResponse(unknown, 'TaskNotFoundError');
   });
 
-  it('a task waiting for input gets its snapshot and the stream closes', async () => {
+  /** Subscribes to the task and resolves `opened` once its snapshot has arrived. */
+  function subscribeWhenOpened(endpoint: string, taskId: string, options: { onComment?: () => void } = {}) {
+    let opened: () => void = () => undefined;
+    const snapshotSeen = new Promise<void>((resolve) => (opened = resolve));
+    const result = stream(
+      endpoint,
+      'SubscribeToTask',
+      { id: taskId },
+      {
+        ...options,
+        until: () => {
+          opened();
+          return false;
+        },
+      },
+    );
+    return { snapshotSeen, result };
+  }
+
+  it('a task waiting for input: the snapshot, then the stream stays open and follows the resumed turn to its terminal state', async () => {
     const waiting = await call(hub.endpoint, 'SendMessage', { message: userMessage('::input-required') });
-    const result = await stream(hub.endpoint, 'SubscribeToTask', { id: waiting.task?.id ?? '' });
-    expect(result.events).toHaveLength(1);
-    expect(result.events[0]?.frame.task?.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+    const taskId = waiting.task?.id ?? '';
+    const subscription = subscribeWhenOpened(hub.endpoint, taskId);
+    await subscription.snapshotSeen;
+    await call(hub.endpoint, 'SendMessage', { message: userMessage('the answer', { taskId }) });
+    const result = await subscription.result;
+    expect(states(result.events)).toEqual(['task:TASK_STATE_INPUT_REQUIRED', 'TASK_STATE_WORKING', 'TASK_STATE_COMPLETED']);
+    expect(assembled(result.events.map((event) => event.frame))).toBe('echo: the answer');
+  });
+
+  it('a task waiting for input that asks again: the stream ends at the next interrupted state, not the one it started in', async () => {
+    const waiting = await call(hub.endpoint, 'SendMessage', { message: userMessage('::input-required') });
+    const taskId = waiting.task?.id ?? '';
+    const subscription = subscribeWhenOpened(hub.endpoint, taskId);
+    await subscription.snapshotSeen;
+    await call(hub.endpoint, 'SendMessage', { message: userMessage('::input-required', { taskId }) });
+    const result = await subscription.result;
+    expect(states(result.events)).toEqual(['task:TASK_STATE_INPUT_REQUIRED', 'TASK_STATE_WORKING', 'TASK_STATE_INPUT_REQUIRED']);
+  });
+
+  it('a task waiting for input that is canceled: the stream ends with the canceled status', async () => {
+    const waiting = await call(hub.endpoint, 'SendMessage', { message: userMessage('::auth-required') });
+    const taskId = waiting.task?.id ?? '';
+    const subscription = subscribeWhenOpened(hub.endpoint, taskId);
+    await subscription.snapshotSeen;
+    await call(hub.endpoint, 'CancelTask', { id: taskId });
+    const result = await subscription.result;
+    expect(states(result.events)).toEqual(['task:TASK_STATE_AUTH_REQUIRED', 'TASK_STATE_CANCELED']);
+  });
+
+  it('a task waiting for input that gets no follow-up: heartbeats keep the stream open, and shutdown ends it cleanly', async () => {
+    const quiet = await startTestHub({ sseHeartbeatMs: 20, store: 'memory' });
+    let disposed = false;
+    try {
+      const waiting = await call(quiet.endpoint, 'SendMessage', { message: userMessage('::input-required') });
+      let heartbeat: () => void = () => undefined;
+      const heartbeatSeen = new Promise<void>((resolve) => (heartbeat = resolve));
+      const subscription = subscribeWhenOpened(quiet.endpoint, waiting.task?.id ?? '', { onComment: () => heartbeat() });
+      await subscription.snapshotSeen;
+      await heartbeatSeen;
+      expect(quiet.streams.count).toBe(1);
+      await quiet.dispose();
+      disposed = true;
+      // The response ends: the read resolves instead of failing with a reset connection.
+      const result = await subscription.result;
+      expect(states(result.events)).toEqual(['task:TASK_STATE_INPUT_REQUIRED']);
+      expect(result.comments).toBeGreaterThanOrEqual(1);
+    } finally {
+      if (!disposed) await quiet.dispose();
+    }
   });
 });
