@@ -124,7 +124,7 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
     log,
   });
 
-  const handler = new A2AHandler(runtime, channels, store);
+  const handler = new A2AHandler(runtime, channels, store, { finalTask: config.streamFinalTask });
   const app = createHttpApp({
     directory: inbounds,
     handler,

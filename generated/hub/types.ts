@@ -61,6 +61,10 @@ export interface HubConfig {
    */
   sseHeartbeatMs?: number;
   /**
+   * End every task stream (SendStreamingMessage, SubscribeToTask) with the full Task after its terminal status update; false ends it at that update.
+   */
+  streamFinalTask?: boolean;
+  /**
    * Validate every response against the generated schemas before sending and log any that fails.
    */
   selfCheck?: boolean;

@@ -21,6 +21,11 @@ export interface CallContext {
   readonly signal?: AbortSignal;
 }
 
+export interface HandlerOptions {
+  /** End every stream of a task with the full Task after its terminal status update (spec §11.7, seed 001 §2.4.1). */
+  readonly finalTask: boolean;
+}
+
 export type CallResult = { readonly kind: 'result'; readonly result: unknown } | { readonly kind: 'stream'; readonly frames: FrameQueue };
 
 type MethodHandler<M extends MethodName> = (params: MethodTypes[M]['params'], context: CallContext) => CallResult | Promise<CallResult>;
@@ -39,6 +44,7 @@ export class A2AHandler {
     private readonly runtime: TaskRuntime,
     private readonly channels: TaskChannels,
     private readonly store: TaskReads & EventLog,
+    private readonly options: HandlerOptions = { finalTask: true },
   ) {}
 
   /**
@@ -206,13 +212,23 @@ export class A2AHandler {
     const unsubscribe = this.channels.subscribe(taskId, (frame) => {
       if (frame.seq <= seq) return;
       frames.push(frame.frame, frame.seq);
-      if (frame.final) frames.end();
+      if (!frame.final) return;
+      const finalState = frame.frame.statusUpdate?.status.state;
+      if (this.options.finalTask && finalState !== undefined && isTerminalState(finalState))
+        frames.push({ task: this.#finalTask(context.agent.id, taskId, view) }, frame.seq);
+      frames.end();
     });
     this.#following.add(frames);
     frames.onDetach(() => {
       unsubscribe();
       this.#following.delete(frames);
     });
+  }
+
+  /** The task as its terminal status left it, with every artifact assembled. */
+  #finalTask(instanceId: string, taskId: string, view: { historyLength?: number }): Task {
+    const live = this.runtime.settledContent(taskId);
+    return live === undefined ? this.runtime.getTask(instanceId, taskId, view) : toWireTask(live, view);
   }
 
   #listTasks(params: MethodTypes['ListTasks']['params'], context: CallContext): ListTasksResponse {

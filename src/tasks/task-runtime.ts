@@ -134,6 +134,16 @@ export class TaskRuntime {
     return execution?.settled === true ? execution.live?.content() : undefined;
   }
 
+  /**
+   * The task as stored, from memory, once this runtime's execution of it has settled and its
+   * writes are committed; undefined otherwise (read it with getTask).
+   */
+  settledContent(taskId: string): TaskContent | undefined {
+    const execution = this.#active.get(taskId);
+    if (execution?.settled !== true || this.#writes.isQueued(taskId)) return undefined;
+    return execution.live?.content();
+  }
+
   getTask(instanceId: string, taskId: string, view?: TaskView): Task {
     this.#writes.flushFor(taskId);
     const task = this.#deps.store.getTask(instanceId, taskId, view);
