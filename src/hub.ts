@@ -213,8 +213,8 @@ class EndpointRequest implements RequestObservation {
 }
 
 function openStore(config: ResolvedHubConfig): TaskStore {
-  if (config.store === 'memory') return new MemoryTaskStore();
+  if (config.store === 'memory') return new MemoryTaskStore({ eventLogSize: config.eventLogSize });
   mkdirSync(config.dataDir, { recursive: true });
   // The hub owns its data dir: exclusive locking is faster, and stops a second hub sharing it.
-  return SqliteTaskStore.open(join(config.dataDir, 'a2a-hub.sqlite'), { exclusive: true });
+  return SqliteTaskStore.open(join(config.dataDir, 'a2a-hub.sqlite'), { exclusive: true, eventLogSize: config.eventLogSize });
 }
