@@ -132,9 +132,10 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
     log,
   });
 
+  const handler = new A2AHandler(runtime, channels, store, { finalTask: config.streamFinalTask });
   const app = createHttpApp({
     directory: inbounds,
-    handler: new A2AHandler(runtime, channels, store),
+    handler,
     bodyLimitBytes: config.bodyLimitBytes,
     version: { strict: config.strictVersion },
     ...(rateLimiter ? { rateLimiter } : {}),
@@ -175,7 +176,10 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
         await runtime.shutdown(config.shutdownGraceMs);
         // Tasks had their grace period; tool calls still running now are aborted, and reconnects stop.
         outbounds.close();
-        // Every task is settled now, so every stream has its last frame queued: let it go out.
+        // Every task is settled now; once that is committed, every stream of a task has its last
+        // frame, and the subscriptions still open wait on interrupted tasks: end them too.
+        await runtime.committed();
+        handler.endStreams();
         await streams.drain(1000);
         // Streams of finished tasks have ended; what is left are idle keep-alives and
         // streams whose client never reads. Neither may hold the process open.
@@ -218,8 +222,8 @@ class EndpointRequest implements RequestObservation {
 }
 
 function openStore(config: ResolvedHubConfig): TaskStore {
-  if (config.store === 'memory') return new MemoryTaskStore();
+  if (config.store === 'memory') return new MemoryTaskStore({ eventLogSize: config.eventLogSize });
   mkdirSync(config.dataDir, { recursive: true });
   // The hub owns its data dir: exclusive locking is faster, and stops a second hub sharing it.
-  return SqliteTaskStore.open(join(config.dataDir, 'a2a-hub.sqlite'), { exclusive: true });
+  return SqliteTaskStore.open(join(config.dataDir, 'a2a-hub.sqlite'), { exclusive: true, eventLogSize: config.eventLogSize });
 }

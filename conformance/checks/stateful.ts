@@ -7,7 +7,7 @@ import { TEST_OUTCOMES, testDirectiveMetadata, type TestOutcome } from '../../ge
 import { brokenAnswer, isError, observedOf } from '../core/answers.js';
 import type { Check, CheckContext } from '../core/check.js';
 import type { Exchange } from '../core/exchange.js';
-import type { ParamsOf, RpcExchange } from '../core/transport.js';
+import type { ParamsOf, RpcExchange, SseEvent } from '../core/transport.js';
 import { capabilityDeclared } from './support/card.js';
 import { checkAgainstAgent, PropertyViolation } from './support/property-runs.js';
 import { isTaskState } from './support/states.js';
@@ -88,6 +88,15 @@ function wireTaskOf(value: unknown): WireTask | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
   const task = value as Record<string, unknown>;
   return typeof task['id'] === 'string' ? (task as unknown as WireTask) : undefined;
+}
+
+/** The state a stream event gives the task, from its snapshot or its status update. */
+function streamedState(event: SseEvent, taskId: string): unknown {
+  // Frames are the agent's: read them as unknown JSON, they may be malformed.
+  const frame = event.frame as { task?: unknown; statusUpdate?: { taskId?: unknown; status?: { state?: unknown } } } | undefined;
+  const snapshot = wireTaskOf(frame?.task);
+  if (snapshot?.id === taskId) return snapshot.status?.state;
+  return frame?.statusUpdate?.taskId === taskId ? frame.statusUpdate.status?.state : undefined;
 }
 
 /** The task of a SendMessage answer, if it was one. */
@@ -386,18 +395,18 @@ class Subscribe implements StateCommand {
     const stream = await session.context.transport.stream(
       'SubscribeToTask',
       { id: taskId },
-      { timeoutMs: Math.min(session.context.timeoutMs, 5000) },
+      {
+        timeoutMs: Math.min(session.context.timeoutMs, 5000),
+        // A subscription to an interrupted task may wait for a follow-up that this sequence
+        // has not sent yet: its snapshot is all there is to read.
+        until: (event, events) => {
+          const state = streamedState(event, taskId);
+          return events.length === 1 && isTaskState(state) && isInterruptedState(state);
+        },
+      },
     );
     stream.events.forEach((event, index) => {
-      // Frames are the agent's: read them as unknown JSON, they may be malformed.
-      const frame = event.frame as { task?: unknown; statusUpdate?: { taskId?: unknown; status?: { state?: unknown } } } | undefined;
-      const snapshot = wireTaskOf(frame?.task);
-      const state =
-        snapshot?.id === taskId
-          ? snapshot.status?.state
-          : frame?.statusUpdate?.taskId === taskId
-            ? frame.statusUpdate.status?.state
-            : undefined;
+      const state = streamedState(event, taskId);
       if (state !== undefined) observe(session, model, taskId, state, stream, `events[${index}].result`);
     });
   }

@@ -6,7 +6,7 @@ import { isRecord } from '../../src/support/records.js';
 import { errorLabel, isError } from '../core/answers.js';
 import type { Check } from '../core/check.js';
 import type { SseEvent } from '../core/transport.js';
-import { directiveMessage } from './support/directives.js';
+import { directive, directiveMessage } from './support/directives.js';
 import { analyseTaskStream, checkMessageStream, examine, expectStreamRefusal, openStream, type Opened } from './support/streams.js';
 import {
   describeEnding,
@@ -21,7 +21,7 @@ import {
   stateIn,
 } from './support/frames.js';
 import { stateLabel } from './support/states.js';
-import { currentTask, pollUntilTerminal, slowTask, terminalTask, unknownTaskId } from './support/tasks.js';
+import { currentTask, noTask, pollUntilTerminal, send, slowTask, terminalTask, unknownTaskId } from './support/tasks.js';
 import { concatenatedText } from './support/text.js';
 import { skipAll } from './support/verdicts.js';
 
@@ -33,6 +33,19 @@ import { skipAll } from './support/verdicts.js';
 /** A slow task for the cooperative checks: 10 steps of 100 ms, about one second of work. */
 const STREAM_SLOW_WORK = { steps: 10, stepMs: 100 } as const satisfies TestDirectiveRequest;
 const STREAM_SLOW_MS = STREAM_SLOW_WORK.steps * STREAM_SLOW_WORK.stepMs;
+
+/**
+ * The events without the Task snapshot a stream may send after its terminal status (§11.7):
+ * it repeats the state, and may repeat the status event's id, so id order leaves it out.
+ */
+function withoutClosingTask(events: readonly SseEvent[]): readonly SseEvent[] {
+  const last = events.at(-1);
+  const before = events.at(-2);
+  const state = stateIn(before?.frame);
+  const closing =
+    kindOf(last?.frame) === 'task' && kindOf(before?.frame) === 'statusUpdate' && state !== undefined && isTerminalState(state);
+  return closing ? events.slice(0, -1) : events;
+}
 
 export const streamingChecks: readonly Check[] = [
   {
@@ -371,6 +384,66 @@ export const streamingChecks: readonly Check[] = [
     },
   },
   {
+    id: 'sub-interrupted-task',
+    title: 'SubscribeToTask on an INPUT_REQUIRED task: the task first, then the stream follows the resumed turn to its terminal state',
+    requirements: ['SUB-004', 'SUB-005'],
+    capability: 'streaming',
+    cooperative: true,
+    async run(context) {
+      const asked = await send(context, {
+        message: context.message('conformance: ask me for more', { metadata: directive('input-required') }),
+      });
+      if (asked.kind !== 'task' || asked.task.status.state !== 'TASK_STATE_INPUT_REQUIRED') {
+        const reason =
+          asked.kind === 'task' ? `the input-required directive left the task in ${stateLabel(asked.task.status.state)}` : noTask(asked);
+        skipAll(context, ['SUB-004', 'SUB-005'], 'precondition-not-met', reason);
+        return;
+      }
+      const id = asked.task.id;
+      let snapshotArrived: () => void = () => undefined;
+      const snapshotSeen = new Promise<void>((resolve) => (snapshotArrived = resolve));
+      const subscribing = openStream(
+        context,
+        'SubscribeToTask',
+        { id },
+        {
+          timeoutMs: context.timeoutMs * 2,
+          until: () => {
+            snapshotArrived();
+            return false;
+          },
+        },
+      );
+      // The follow-up goes out once the subscriber holds the snapshot, or once the stream is over.
+      await Promise.race([snapshotSeen, subscribing]);
+      await send(context, { message: context.message('conformance: the answer', { taskId: id, contextId: asked.task.contextId }) });
+      const opened = await subscribing;
+      if (!examine(context, opened)) {
+        context.fail('SUB-004', {
+          message: 'SubscribeToTask on an INPUT_REQUIRED task opened no stream',
+          expected: 'an SSE stream starting with the task',
+          observed: describeEnding(opened.exchange),
+          exchange: opened.exchange,
+        });
+        context.skip('SUB-005', 'precondition-not-met', 'no stream was opened');
+        return;
+      }
+      const events = opened.exchange.events;
+      if (events.length === 1 && opened.exchange.ending === 'closed' && stateIn(events[0]?.frame) === 'TASK_STATE_INPUT_REQUIRED') {
+        context.pass('SUB-004', 'the first event is the task, INPUT_REQUIRED');
+        // §11.7 lets a stream close at an interrupted state, §3.1.6 says it ends at a terminal one.
+        context.warn('SUB-005', {
+          message: 'the subscription closed at the INPUT_REQUIRED state it opened in, so the subscriber never saw the task resume',
+          expected: 'the stream stays open while the task waits, then follows the resumed turn to its terminal state',
+          observed: `${describeEvents(events)}; ${describeEnding(opened.exchange)}`,
+          exchange: opened.exchange,
+        });
+        return;
+      }
+      analyseTaskStream(context, opened, { first: 'SUB-004', ending: 'SUB-005', taskId: id });
+    },
+  },
+  {
     id: 'sub-fan-out',
     title: 'Concurrent SubscribeToTask streams get the same events, and closing one does not disturb the others',
     requirements: ['SUB-006'],
@@ -495,7 +568,7 @@ export const streamingChecks: readonly Check[] = [
           });
         return;
       }
-      const events = second.exchange.events;
+      const events = withoutClosingTask(second.exchange.events);
       const problems: string[] = [];
       const snapshotId = numericId(events[0]);
       if (kindOf(events[0]?.frame) !== 'task')
@@ -517,7 +590,7 @@ export const streamingChecks: readonly Check[] = [
         if (eventId <= lastId) problems.push(`replayed id ${eventId} is not later than Last-Event-ID ${lastId}`);
       }
       // Compare with what a subscriber that never left received.
-      const observed = observer.exchange.events;
+      const observed = withoutClosingTask(observer.exchange.events);
       const observerSnapshot = numericId(observed[0]);
       if (snapshotId !== undefined && observerSnapshot !== undefined && observerSnapshot <= lastId) {
         const missed = eventsAfterId(observed, lastId).filter(

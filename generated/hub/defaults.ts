@@ -8,7 +8,7 @@ export type Frozen<V> = V extends readonly (infer I)[] ? readonly Frozen<I>[] : 
 
 /** Per def, the value of each member that has a `default` in the schema. */
 export interface Defaults {
-  readonly HubConfig: Frozen<Required<Pick<T.HubConfig, "host" | "port" | "dataDir" | "store" | "trustProxy" | "strictVersion" | "bodyLimitBytes" | "rateLimit" | "cardMaxAgeSeconds" | "wellKnownInstance" | "shutdownGraceMs" | "sessionIdleMs" | "maxSessions" | "sseHeartbeatMs" | "selfCheck" | "logLevel">>>;
+  readonly HubConfig: Frozen<Required<Pick<T.HubConfig, "host" | "port" | "dataDir" | "store" | "trustProxy" | "strictVersion" | "bodyLimitBytes" | "rateLimit" | "cardMaxAgeSeconds" | "wellKnownInstance" | "shutdownGraceMs" | "sessionIdleMs" | "maxSessions" | "sseHeartbeatMs" | "eventLogSize" | "streamFinalTask" | "selfCheck" | "logLevel">>>;
   readonly OutboundSettings: Frozen<Required<Pick<T.OutboundSettings, "reconnectMinMs" | "reconnectMaxMs">>>;
   readonly UrlPolicySettings: Frozen<Required<Pick<T.UrlPolicySettings, "allowedSchemes" | "allowPrivate" | "allowLinkLocal" | "allowLoopback">>>;
 }
@@ -33,6 +33,8 @@ export const DEFAULTS: Defaults = Object.freeze({
     "sessionIdleMs": 1800000,
     "maxSessions": 10000,
     "sseHeartbeatMs": 15000,
+    "eventLogSize": 200,
+    "streamFinalTask": true,
     "selfCheck": true,
     "logLevel": "info",
   }),

@@ -5,7 +5,7 @@
 import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 export const validateHubConfig = validate21;
-const schema32 = {"title":"HubConfig","description":"Settings of one a2a-hub process. Every member is optional; the defaults are documented on each.","type":"object","properties":{"host":{"description":"Address to listen on.","type":"string","minLength":1,"default":"127.0.0.1"},"port":{"description":"TCP port; 0 picks a free one.","type":"integer","minimum":0,"maximum":65535,"default":3080},"dataDir":{"description":"Folder for the SQLite database (created when missing).","type":"string","minLength":1,"default":".a2a-hub"},"store":{"description":"Where tasks live: sqlite (durable) or memory (lost on exit; for tests).","type":"string","enum":["sqlite","memory"],"default":"sqlite"},"publicUrl":{"description":"Base URL to put in agent cards instead of the one each request used, e.g. https://agents.example.com.","type":"string","format":"uri"},"trustProxy":{"description":"Derive card URLs from X-Forwarded-Proto and X-Forwarded-Host. Only behind a proxy you control.","type":"boolean","default":false},"strictVersion":{"description":"Reject requests without an A2A-Version header with VersionNotSupported (-32009), as spec §3.6.2 reads. False serves them as 1.0.","type":"boolean","default":false},"bodyLimitBytes":{"description":"Largest request body accepted; raw file parts are base64, so allow for that.","type":"integer","minimum":1024,"default":10485760},"rateLimit":{"description":"Per-source-address rate limit of the A2A endpoints, or false to turn it off.","anyOf":[{"$ref":"#/$defs/RateLimitConfig"},{"const":false}],"default":{"perSecond":200,"burst":400}},"cardMaxAgeSeconds":{"description":"Cache-Control max-age of agent cards.","type":"integer","minimum":0,"default":300},"wellKnownInstance":{"description":"Id of the inbound instance whose card /.well-known/agent-card.json serves, or false for none. While that instance does not exist, is disabled or is unavailable, the well-known location answers 404.","anyOf":[{"type":"string","minLength":1},{"const":false}],"default":"default"},"shutdownGraceMs":{"description":"How long running tasks may finish after SIGINT/SIGTERM before they are failed.","type":"integer","minimum":0,"default":10000},"sessionIdleMs":{"description":"A conversation's live session is released after this long without activity.","type":"integer","minimum":1000,"default":1800000},"maxSessions":{"description":"Most live sessions kept at once; past it, the least recently active idle session is released first (its tasks and context stay stored).","type":"integer","minimum":1,"default":10000},"sseHeartbeatMs":{"description":"Interval of the SSE keep-alive comments on open streams.","type":"integer","minimum":10,"default":15000},"selfCheck":{"description":"Validate every response against the generated schemas before sending and log any that fails.","type":"boolean","default":true},"logLevel":{"description":"pino log level.","type":"string","enum":["fatal","error","warn","info","debug","trace","silent"],"default":"info"},"provider":{"description":"The AgentProvider put on every card.","$ref":"#/$defs/ProviderConfig"},"outbound":{"description":"How the hub reaches remote agents through outbound connections; members left out take the defaults of OutboundSettings.","$ref":"#/$defs/OutboundSettings"}}};
+const schema32 = {"title":"HubConfig","description":"Settings of one a2a-hub process. Every member is optional; the defaults are documented on each.","type":"object","properties":{"host":{"description":"Address to listen on.","type":"string","minLength":1,"default":"127.0.0.1"},"port":{"description":"TCP port; 0 picks a free one.","type":"integer","minimum":0,"maximum":65535,"default":3080},"dataDir":{"description":"Folder for the SQLite database (created when missing).","type":"string","minLength":1,"default":".a2a-hub"},"store":{"description":"Where tasks live: sqlite (durable) or memory (lost on exit; for tests).","type":"string","enum":["sqlite","memory"],"default":"sqlite"},"publicUrl":{"description":"Base URL to put in agent cards instead of the one each request used, e.g. https://agents.example.com.","type":"string","format":"uri"},"trustProxy":{"description":"Derive card URLs from X-Forwarded-Proto and X-Forwarded-Host. Only behind a proxy you control.","type":"boolean","default":false},"strictVersion":{"description":"Reject requests without an A2A-Version header with VersionNotSupported (-32009), as spec §3.6.2 reads. False serves them as 1.0.","type":"boolean","default":false},"bodyLimitBytes":{"description":"Largest request body accepted; raw file parts are base64, so allow for that.","type":"integer","minimum":1024,"default":10485760},"rateLimit":{"description":"Per-source-address rate limit of the A2A endpoints, or false to turn it off.","anyOf":[{"$ref":"#/$defs/RateLimitConfig"},{"const":false}],"default":{"perSecond":200,"burst":400}},"cardMaxAgeSeconds":{"description":"Cache-Control max-age of agent cards.","type":"integer","minimum":0,"default":300},"wellKnownInstance":{"description":"Id of the inbound instance whose card /.well-known/agent-card.json serves, or false for none. While that instance does not exist, is disabled or is unavailable, the well-known location answers 404.","anyOf":[{"type":"string","minLength":1},{"const":false}],"default":"default"},"shutdownGraceMs":{"description":"How long running tasks may finish after SIGINT/SIGTERM before they are failed.","type":"integer","minimum":0,"default":10000},"sessionIdleMs":{"description":"A conversation's live session is released after this long without activity.","type":"integer","minimum":1000,"default":1800000},"maxSessions":{"description":"Most live sessions kept at once; past it, the least recently active idle session is released first (its tasks and context stay stored).","type":"integer","minimum":1,"default":10000},"sseHeartbeatMs":{"description":"Interval of the SSE keep-alive comments on open streams.","type":"integer","minimum":10,"default":15000},"eventLogSize":{"description":"Stream frames kept per task for Last-Event-ID replay (the newest ones; older ones are pruned).","type":"integer","minimum":1,"default":200},"streamFinalTask":{"description":"End every task stream (SendStreamingMessage, SubscribeToTask) with the full Task after its terminal status update; false ends it at that update.","type":"boolean","default":true},"selfCheck":{"description":"Validate every response against the generated schemas before sending and log any that fails.","type":"boolean","default":true},"logLevel":{"description":"pino log level.","type":"string","enum":["fatal","error","warn","info","debug","trace","silent"],"default":"info"},"provider":{"description":"The AgentProvider put on every card.","$ref":"#/$defs/ProviderConfig"},"outbound":{"description":"How the hub reaches remote agents through outbound connections; members left out take the defaults of OutboundSettings.","$ref":"#/$defs/OutboundSettings"}}};
 const schema33 = {"title":"RateLimitConfig","description":"A token bucket per source address.","type":"object","properties":{"perSecond":{"description":"Sustained requests per second.","type":"number","exclusiveMinimum":0},"burst":{"description":"Requests allowed at once above the sustained rate.","type":"integer","minimum":1}},"required":["perSecond","burst"]};
 const schema34 = {"title":"ProviderConfig","description":"The organization that runs the hub, as AgentProvider.","type":"object","properties":{"organization":{"description":"Organization name.","type":"string","minLength":1},"url":{"description":"Its website.","type":"string","format":"uri"}},"required":["organization","url"]};
 const func1 = require("ajv/dist/runtime/ucs2length").default;
@@ -783,9 +783,10 @@ errors++;
 }
 }
 }
-if(data.selfCheck !== undefined){
-if(typeof data.selfCheck !== "boolean"){
-const err38 = {instancePath:instancePath+"/selfCheck",schemaPath:"#/properties/selfCheck/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data.eventLogSize !== undefined){
+let data17 = data.eventLogSize;
+if(!(((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17))) && (isFinite(data17)))){
+const err38 = {instancePath:instancePath+"/eventLogSize",schemaPath:"#/properties/eventLogSize/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -794,11 +795,9 @@ vErrors.push(err38);
 }
 errors++;
 }
-}
-if(data.logLevel !== undefined){
-let data18 = data.logLevel;
-if(typeof data18 !== "string"){
-const err39 = {instancePath:instancePath+"/logLevel",schemaPath:"#/properties/logLevel/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if((typeof data17 == "number") && (isFinite(data17))){
+if(data17 < 1 || isNaN(data17)){
+const err39 = {instancePath:instancePath+"/eventLogSize",schemaPath:"#/properties/eventLogSize/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -807,8 +806,11 @@ vErrors.push(err39);
 }
 errors++;
 }
-if(!(((((((data18 === "fatal") || (data18 === "error")) || (data18 === "warn")) || (data18 === "info")) || (data18 === "debug")) || (data18 === "trace")) || (data18 === "silent"))){
-const err40 = {instancePath:instancePath+"/logLevel",schemaPath:"#/properties/logLevel/enum",keyword:"enum",params:{allowedValues: schema32.properties.logLevel.enum},message:"must be equal to one of the allowed values"};
+}
+}
+if(data.streamFinalTask !== undefined){
+if(typeof data.streamFinalTask !== "boolean"){
+const err40 = {instancePath:instancePath+"/streamFinalTask",schemaPath:"#/properties/streamFinalTask/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -818,11 +820,9 @@ vErrors.push(err40);
 errors++;
 }
 }
-if(data.provider !== undefined){
-let data19 = data.provider;
-if(data19 && typeof data19 == "object" && !Array.isArray(data19)){
-if(data19.organization === undefined){
-const err41 = {instancePath:instancePath+"/provider",schemaPath:"#/$defs/ProviderConfig/required",keyword:"required",params:{missingProperty: "organization"},message:"must have required property '"+"organization"+"'"};
+if(data.selfCheck !== undefined){
+if(typeof data.selfCheck !== "boolean"){
+const err41 = {instancePath:instancePath+"/selfCheck",schemaPath:"#/properties/selfCheck/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -831,8 +831,11 @@ vErrors.push(err41);
 }
 errors++;
 }
-if(data19.url === undefined){
-const err42 = {instancePath:instancePath+"/provider",schemaPath:"#/$defs/ProviderConfig/required",keyword:"required",params:{missingProperty: "url"},message:"must have required property '"+"url"+"'"};
+}
+if(data.logLevel !== undefined){
+let data20 = data.logLevel;
+if(typeof data20 !== "string"){
+const err42 = {instancePath:instancePath+"/logLevel",schemaPath:"#/properties/logLevel/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -841,11 +844,8 @@ vErrors.push(err42);
 }
 errors++;
 }
-if(data19.organization !== undefined){
-let data20 = data19.organization;
-if(typeof data20 === "string"){
-if(func1(data20) < 1){
-const err43 = {instancePath:instancePath+"/provider/organization",schemaPath:"#/$defs/ProviderConfig/properties/organization/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!(((((((data20 === "fatal") || (data20 === "error")) || (data20 === "warn")) || (data20 === "info")) || (data20 === "debug")) || (data20 === "trace")) || (data20 === "silent"))){
+const err43 = {instancePath:instancePath+"/logLevel",schemaPath:"#/properties/logLevel/enum",keyword:"enum",params:{allowedValues: schema32.properties.logLevel.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -855,8 +855,11 @@ vErrors.push(err43);
 errors++;
 }
 }
-else {
-const err44 = {instancePath:instancePath+"/provider/organization",schemaPath:"#/$defs/ProviderConfig/properties/organization/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.provider !== undefined){
+let data21 = data.provider;
+if(data21 && typeof data21 == "object" && !Array.isArray(data21)){
+if(data21.organization === undefined){
+const err44 = {instancePath:instancePath+"/provider",schemaPath:"#/$defs/ProviderConfig/required",keyword:"required",params:{missingProperty: "organization"},message:"must have required property '"+"organization"+"'"};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -865,12 +868,8 @@ vErrors.push(err44);
 }
 errors++;
 }
-}
-if(data19.url !== undefined){
-let data21 = data19.url;
-if(typeof data21 === "string"){
-if(!(formats0(data21))){
-const err45 = {instancePath:instancePath+"/provider/url",schemaPath:"#/$defs/ProviderConfig/properties/url/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
+if(data21.url === undefined){
+const err45 = {instancePath:instancePath+"/provider",schemaPath:"#/$defs/ProviderConfig/required",keyword:"required",params:{missingProperty: "url"},message:"must have required property '"+"url"+"'"};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -879,9 +878,11 @@ vErrors.push(err45);
 }
 errors++;
 }
-}
-else {
-const err46 = {instancePath:instancePath+"/provider/url",schemaPath:"#/$defs/ProviderConfig/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data21.organization !== undefined){
+let data22 = data21.organization;
+if(typeof data22 === "string"){
+if(func1(data22) < 1){
+const err46 = {instancePath:instancePath+"/provider/organization",schemaPath:"#/$defs/ProviderConfig/properties/organization/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -891,14 +892,50 @@ vErrors.push(err46);
 errors++;
 }
 }
-}
 else {
-const err47 = {instancePath:instancePath+"/provider",schemaPath:"#/$defs/ProviderConfig/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err47 = {instancePath:instancePath+"/provider/organization",schemaPath:"#/$defs/ProviderConfig/properties/organization/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err47];
 }
 else {
 vErrors.push(err47);
+}
+errors++;
+}
+}
+if(data21.url !== undefined){
+let data23 = data21.url;
+if(typeof data23 === "string"){
+if(!(formats0(data23))){
+const err48 = {instancePath:instancePath+"/provider/url",schemaPath:"#/$defs/ProviderConfig/properties/url/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
+if(vErrors === null){
+vErrors = [err48];
+}
+else {
+vErrors.push(err48);
+}
+errors++;
+}
+}
+else {
+const err49 = {instancePath:instancePath+"/provider/url",schemaPath:"#/$defs/ProviderConfig/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err49];
+}
+else {
+vErrors.push(err49);
+}
+errors++;
+}
+}
+}
+else {
+const err50 = {instancePath:instancePath+"/provider",schemaPath:"#/$defs/ProviderConfig/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err50];
+}
+else {
+vErrors.push(err50);
 }
 errors++;
 }
@@ -911,19 +948,19 @@ errors = vErrors.length;
 }
 }
 else {
-const err48 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err51 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err48];
+vErrors = [err51];
 }
 else {
-vErrors.push(err48);
+vErrors.push(err51);
 }
 errors++;
 }
 validate21.errors = vErrors;
 return errors === 0;
 }
-validate21.evaluated = {"props":{"host":true,"port":true,"dataDir":true,"store":true,"publicUrl":true,"trustProxy":true,"strictVersion":true,"bodyLimitBytes":true,"rateLimit":true,"cardMaxAgeSeconds":true,"wellKnownInstance":true,"shutdownGraceMs":true,"sessionIdleMs":true,"maxSessions":true,"sseHeartbeatMs":true,"selfCheck":true,"logLevel":true,"provider":true,"outbound":true},"dynamicProps":false,"dynamicItems":false};
+validate21.evaluated = {"props":{"host":true,"port":true,"dataDir":true,"store":true,"publicUrl":true,"trustProxy":true,"strictVersion":true,"bodyLimitBytes":true,"rateLimit":true,"cardMaxAgeSeconds":true,"wellKnownInstance":true,"shutdownGraceMs":true,"sessionIdleMs":true,"maxSessions":true,"sseHeartbeatMs":true,"eventLogSize":true,"streamFinalTask":true,"selfCheck":true,"logLevel":true,"provider":true,"outbound":true},"dynamicProps":false,"dynamicItems":false};
 
 export const validateRateLimitConfig = validate24;
 

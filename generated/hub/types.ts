@@ -65,6 +65,14 @@ export interface HubConfig {
    */
   sseHeartbeatMs?: number;
   /**
+   * Stream frames kept per task for Last-Event-ID replay (the newest ones; older ones are pruned).
+   */
+  eventLogSize?: number;
+  /**
+   * End every task stream (SendStreamingMessage, SubscribeToTask) with the full Task after its terminal status update; false ends it at that update.
+   */
+  streamFinalTask?: boolean;
+  /**
    * Validate every response against the generated schemas before sending and log any that fails.
    */
   selfCheck?: boolean;

@@ -99,10 +99,15 @@ export async function serveJsonRpc(ctx: Context, agent: InboundAgent, options: J
     const streamEnded = observation?.streamOpened();
     if (streamEnded) sse.onClose(streamEnded);
     observation?.done(method, 'ok');
-    pipeFramesToSse(result.frames, sse, (frame: StreamResponse) => {
-      if (options.selfCheck) selfCheck(validateStreamResponse, frame, call.method, options);
-      return JSON.stringify(successResponse(requestId, frame));
-    });
+    pipeFramesToSse(
+      result.frames,
+      sse,
+      (frame: StreamResponse) => {
+        if (options.selfCheck) selfCheck(validateStreamResponse, frame, call.method, options);
+        return JSON.stringify(successResponse(requestId, frame));
+      },
+      (error) => JSON.stringify(errorResponse(requestId, error)),
+    );
   } catch (error) {
     const wireError = toWireError(error, options);
     const status = wireError.definition.category === 'hub' ? wireError.definition.httpStatus : 200;

@@ -1,4 +1,5 @@
 import type { StreamResponse } from '../../generated/a2a/1.0/types.js';
+import { a2aError, type A2AError } from '../protocol/a2a-error.js';
 import type { FrameQueue } from '../server/frame-queue.js';
 import type { SseStream } from './sse.js';
 
@@ -7,29 +8,48 @@ const MAX_BACKLOG = 1000;
 
 /**
  * Delivers a FrameQueue over SSE in order, one write at a time, waiting for the client to
- * keep up. The client going away detaches from the task; it never cancels it.
+ * keep up. The client going away detaches from the task; it never cancels it. A client too
+ * slow to keep up is told so in one error event (`renderError`) before its stream ends.
  */
-export function pipeFramesToSse(frames: FrameQueue, sse: SseStream, render: (frame: StreamResponse) => string): void {
+export function pipeFramesToSse(
+  frames: FrameQueue,
+  sse: SseStream,
+  render: (frame: StreamResponse) => string,
+  renderError: (error: A2AError) => string,
+): void {
   const backlog: { data: string; id: number }[] = [];
   let ended = false;
   let pumping = false;
+  let taskId: string | undefined;
+  /** The id of the last frame written, from which a resubscribing client goes on. */
+  let lastWrittenId: number | undefined;
   const pump = async (): Promise<void> => {
     if (pumping) return;
     pumping = true;
     while (backlog.length > 0 && !sse.closed) {
       const next = backlog.shift();
-      if (next !== undefined) await sse.send(next.data, next.id);
+      if (next === undefined) continue;
+      lastWrittenId = next.id;
+      await sse.send(next.data, next.id);
     }
     pumping = false;
     if (ended) sse.end();
   };
+  const cutOff = (): void => {
+    backlog.length = 0;
+    // Not awaited: the error goes out after what the client has not read yet, then the stream ends.
+    void sse.send(renderError(tooSlow(taskId, lastWrittenId)), lastWrittenId);
+    sse.end();
+  };
   const detach = frames.attach({
     send(frame, eventId) {
+      if (sse.closed) return;
       if (backlog.length >= MAX_BACKLOG) {
-        sse.end();
+        cutOff();
         return;
       }
       backlog.push({ data: render(frame), id: eventId });
+      taskId ??= taskIdOf(frame);
       void pump();
     },
     end() {
@@ -38,4 +58,18 @@ export function pipeFramesToSse(frames: FrameQueue, sse: SseStream, render: (fra
     },
   });
   sse.onClose(detach);
+}
+
+function tooSlow(taskId: string | undefined, lastEventId: number | undefined): A2AError {
+  const resume = lastEventId === undefined ? 'SubscribeToTask' : `SubscribeToTask with Last-Event-ID ${lastEventId}, the id of this event`;
+  return a2aError(
+    'InternalError',
+    `the client read this stream too slowly: more than ${MAX_BACKLOG} frames were waiting, so the stream ends here; ` +
+      `the task goes on: resume with ${resume}${taskId === undefined ? '' : ` (task ${taskId})`}`,
+    taskId === undefined ? {} : { metadata: { taskId } },
+  );
+}
+
+function taskIdOf(frame: StreamResponse): string | undefined {
+  return frame.task?.id ?? frame.statusUpdate?.taskId ?? frame.artifactUpdate?.taskId;
 }

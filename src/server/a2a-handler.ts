@@ -21,6 +21,11 @@ export interface CallContext {
   readonly signal?: AbortSignal;
 }
 
+export interface HandlerOptions {
+  /** End every stream of a task with the full Task after its terminal status update (spec §11.7, seed 001 §2.4.1). */
+  readonly finalTask: boolean;
+}
+
 export type CallResult = { readonly kind: 'result'; readonly result: unknown } | { readonly kind: 'stream'; readonly frames: FrameQueue };
 
 type MethodHandler<M extends MethodName> = (params: MethodTypes[M]['params'], context: CallContext) => CallResult | Promise<CallResult>;
@@ -32,11 +37,24 @@ type MethodHandlers = { readonly [M in MethodName]: MethodHandler<M> };
  * binding (HTTP+JSON) reuses it unchanged.
  */
 export class A2AHandler {
+  /** Streams following a task live, so that shutdown can end those no task will end. */
+  readonly #following = new Set<FrameQueue>();
+
   constructor(
     private readonly runtime: TaskRuntime,
     private readonly channels: TaskChannels,
     private readonly store: TaskReads & EventLog,
+    private readonly options: HandlerOptions = { finalTask: true },
   ) {}
+
+  /**
+   * Ends every stream still following a task. Call at shutdown once the tasks are settled and
+   * their last frames published: what is left are subscriptions to interrupted tasks, which
+   * would otherwise wait for a follow-up message that can no longer come.
+   */
+  endStreams(): void {
+    for (const frames of [...this.#following]) frames.end();
+  }
 
   /**
    * One entry per method of the registry: a method added to spec/a2a/1.0/methods.json does not
@@ -154,7 +172,7 @@ export class A2AHandler {
       );
     }
     const frames = new FrameQueue();
-    this.#follow(taskId, context, frames, {}, context.lastEventId);
+    this.#follow(taskId, context, frames, {}, context.lastEventId, undefined, 'subscription');
     return frames;
   }
 
@@ -163,6 +181,10 @@ export class A2AHandler {
    * published in between. A reconnecting client (Last-Event-ID) gets the current Task and
    * the status frames it missed; artifact chunks are not replayed because the snapshot
    * already holds the assembled artifacts.
+   *
+   * A `turn` (SendStreamingMessage) ends where its turn does, interrupted states included.
+   * A `subscription` to an interrupted task waits for it to move on, since its next turn comes
+   * through another request, and ends at the next terminal or interrupted state.
    */
   #follow(
     taskId: string,
@@ -171,6 +193,7 @@ export class A2AHandler {
     view: { historyLength?: number },
     lastEventId?: number,
     created?: TaskContent,
+    kind: 'turn' | 'subscription' = 'turn',
   ): void {
     // A task created by this very request has logged no frame yet, and is what `created` says.
     const snapshot: Task = created === undefined ? this.runtime.getTask(context.agent.id, taskId, view) : toWireTask(created, view);
@@ -182,16 +205,31 @@ export class A2AHandler {
       }
     }
     const state = snapshot.status.state;
-    if ((isTerminalState(state) || isInterruptedState(state)) && !this.runtime.isRunning(taskId)) {
+    const settled = isTerminalState(state) || (isInterruptedState(state) && kind === 'turn');
+    if (settled && !this.runtime.isRunning(taskId)) {
       frames.end();
       return;
     }
     const unsubscribe = this.channels.subscribe(taskId, (frame) => {
       if (frame.seq <= seq) return;
       frames.push(frame.frame, frame.seq);
-      if (frame.final) frames.end();
+      if (!frame.final) return;
+      const finalState = frame.frame.statusUpdate?.status.state;
+      if (this.options.finalTask && finalState !== undefined && isTerminalState(finalState))
+        frames.push({ task: this.#finalTask(context.agent.id, taskId, view) }, frame.seq);
+      frames.end();
     });
-    frames.onDetach(unsubscribe);
+    this.#following.add(frames);
+    frames.onDetach(() => {
+      unsubscribe();
+      this.#following.delete(frames);
+    });
+  }
+
+  /** The task as its terminal status left it, with every artifact assembled. */
+  #finalTask(instanceId: string, taskId: string, view: { historyLength?: number }): Task {
+    const live = this.runtime.settledContent(taskId);
+    return live === undefined ? this.runtime.getTask(instanceId, taskId, view) : toWireTask(live, view);
   }
 
   #listTasks(params: MethodTypes['ListTasks']['params'], context: CallContext): ListTasksResponse {

@@ -109,6 +109,12 @@ export class MemoryTaskStore extends StoredSettings implements TaskStore {
   }
 
   #depth = 0;
+  readonly #eventLogSize: number;
+
+  constructor(options: { readonly eventLogSize?: number } = {}) {
+    super();
+    this.#eventLogSize = options.eventLogSize ?? EVENT_LOG_LIMIT;
+  }
 
   transaction<T>(work: () => T): T {
     // Nested calls join the outer transaction, as in the SQLite store: only the outermost
@@ -206,8 +212,8 @@ export class MemoryTaskStore extends StoredSettings implements TaskStore {
     const seq = ++task.lastSeq;
     if (frame.artifactUpdate !== undefined) return seq;
     task.events.push({ seq, frame: cloneJson(frame) });
-    if (task.events[0] !== undefined && task.events[0].seq <= seq - EVENT_LOG_LIMIT)
-      task.events = task.events.filter((event) => event.seq > seq - EVENT_LOG_LIMIT);
+    if (task.events[0] !== undefined && task.events[0].seq <= seq - this.#eventLogSize)
+      task.events = task.events.filter((event) => event.seq > seq - this.#eventLogSize);
     return seq;
   }
 

@@ -62,11 +62,12 @@ export class SqliteTaskStore extends StoredSettings implements TaskStore {
   private constructor(
     private readonly db: Database.Database,
     exclusive: boolean,
+    eventLogSize: number | undefined,
   ) {
     super();
     this.sql = prepareStatements(db);
     this.listing = new StatementCache(db);
-    this.#writes = new WriteBuffer(this.sql);
+    this.#writes = new WriteBuffer(this.sql, eventLogSize);
     this.#messageKeys = exclusive ? new MessageKeys(this.sql) : undefined;
     this.instanceTable = prepareConfigTable(db, 'instances');
     this.outboundTable = prepareConfigTable(db, 'outbounds');
@@ -80,7 +81,7 @@ export class SqliteTaskStore extends StoredSettings implements TaskStore {
    * other processes in, which measured 7 % of a SendMessage; and a second process opening the
    * same file fails at once instead of sharing it.
    */
-  static open(path: string, options: { readonly exclusive?: boolean } = {}): SqliteTaskStore {
+  static open(path: string, options: { readonly exclusive?: boolean; readonly eventLogSize?: number } = {}): SqliteTaskStore {
     if (path !== ':memory:' && path !== '') mkdirSync(dirname(path), { recursive: true });
     const db = new Database(path);
     try {
@@ -108,7 +109,7 @@ export class SqliteTaskStore extends StoredSettings implements TaskStore {
       db.pragma('foreign_keys = ON');
       db.pragma('busy_timeout = 5000');
       migrate(db);
-      return new SqliteTaskStore(db, options.exclusive === true);
+      return new SqliteTaskStore(db, options.exclusive === true, options.eventLogSize);
     } catch (error) {
       db.close();
       throw error;

@@ -69,7 +69,10 @@ export class WriteBuffer {
    */
   #lastVersion: number | undefined;
 
-  constructor(private readonly sql: Statements) {
+  constructor(
+    private readonly sql: Statements,
+    private readonly eventLogSize: number = EVENT_LOG_LIMIT,
+  ) {
     this.#keys = new TaskKeys(sql);
   }
 
@@ -269,7 +272,7 @@ export class WriteBuffer {
     for (const { taskId, key, seq, frame } of this.#frames) {
       if (endedNow.has(taskId)) continue;
       this.sql.insertEvent.run(key, seq, toJson(frame));
-      if (seq > EVENT_LOG_LIMIT) this.sql.pruneEvents.run(key, seq - EVENT_LOG_LIMIT);
+      if (seq > this.eventLogSize) this.sql.pruneEvents.run(key, seq - this.eventLogSize);
     }
     for (const [key, seq] of this.#eventSeqs) this.sql.setLastEventSeq.run(seq, key);
   }

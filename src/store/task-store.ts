@@ -1,3 +1,4 @@
+import { DEFAULTS as HUB_DEFAULTS } from '../../generated/hub/defaults.js';
 import type { Artifact, Message, StreamResponse, Task, TaskState, TaskStatus } from '../../generated/a2a/1.0/types.js';
 
 /**
@@ -94,7 +95,7 @@ export interface EventLog {
    * Gives a stream frame the task's next sequence number (1, 2, 3… per task) and returns it.
    * Artifact frames only take their number: a replay sends the assembled artifacts in its
    * snapshot, never the chunks, so they are not kept. Every other frame is logged, and the
-   * log keeps those among the newest `EVENT_LOG_LIMIT` sequence numbers. A store may also
+   * log keeps those among the newest `eventLogSize` (default `EVENT_LOG_LIMIT`) sequence numbers. A store may also
    * leave out the frames logged in the transaction that made their task terminal: no replay
    * serves a terminal task (SubscribeToTask refuses it), so they would never be read.
    */
@@ -158,7 +159,8 @@ export interface MetaStore {
   deleteMeta(key: string): void;
 }
 
-export const EVENT_LOG_LIMIT = 200;
+/** Frames a task's event log keeps unless the store is opened with another `eventLogSize` (HubConfig.eventLogSize). */
+export const EVENT_LOG_LIMIT: number = HUB_DEFAULTS.HubConfig.eventLogSize;
 
 export interface NewTask {
   readonly id: string;

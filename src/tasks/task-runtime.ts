@@ -143,6 +143,16 @@ export class TaskRuntime {
     return execution?.settled === true ? execution.live?.content() : undefined;
   }
 
+  /**
+   * The task as stored, from memory, once this runtime's execution of it has settled and its
+   * writes are committed; undefined otherwise (read it with getTask).
+   */
+  settledContent(taskId: string): TaskContent | undefined {
+    const execution = this.#active.get(taskId);
+    if (execution?.settled !== true || this.#writes.isQueued(taskId)) return undefined;
+    return execution.live?.content();
+  }
+
   getTask(instanceId: string, taskId: string, view?: TaskView): Task {
     this.#writes.flushFor(taskId);
     const task = this.#deps.store.getTask(instanceId, taskId, view);
@@ -188,6 +198,11 @@ export class TaskRuntime {
       if (task !== undefined) store.appendEvent(taskId, statusFrame(taskId, task.contextId ?? '', task.status));
     }
     return settled;
+  }
+
+  /** Resolves once every write queued so far is committed and its frame published. */
+  committed(): Promise<void> {
+    return this.#writes.committed();
   }
 
   /** Commits every queued write and accepts no more; the store may close after this. */

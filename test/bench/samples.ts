@@ -72,9 +72,10 @@ export async function sampleHub(hubUrl: string, runTag: string): Promise<Samples
     sseResponse.status !== 200 ||
     !sseResponse.headers.get('content-type')?.startsWith('text/event-stream') ||
     frames[0]?.task === undefined ||
-    last?.statusUpdate?.status.state !== 'TASK_STATE_COMPLETED'
+    frames.at(-2)?.statusUpdate?.status.state !== 'TASK_STATE_COMPLETED' ||
+    last?.task?.status.state !== 'TASK_STATE_COMPLETED'
   ) {
-    throw new Error(`sample SendStreamingMessage: expected Task … COMPLETED frames, got ${sseResponse.status} ${sse.slice(0, 300)}`);
+    throw new Error(`sample SendStreamingMessage: expected Task … COMPLETED, Task frames, got ${sseResponse.status} ${sse.slice(0, 300)}`);
   }
   return { card, rpc, sse, sseFrames: frames.length };
 }

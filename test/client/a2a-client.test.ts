@@ -43,7 +43,8 @@ describe('A2AClient against the hub', () => {
     const artifacts = assembleArtifacts(frames);
     expect(artifacts).toHaveLength(1);
     expect(textOf(artifacts[0])).toBe('echo: hello stream');
-    expect(frames.at(-1)?.statusUpdate?.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(frames.at(-2)?.statusUpdate?.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(frames.at(-1)?.task?.status.state).toBe('TASK_STATE_COMPLETED');
   });
 
   it('gets, lists and cancels tasks', async () => {
@@ -67,7 +68,8 @@ describe('A2AClient against the hub', () => {
     for await (const event of client.subscribeToTask({ id: taskId })) events.push(event);
     expect(events[0]?.frame.task?.id).toBe(taskId);
     expect(textOf(assembleArtifacts(events)[0])).toBe('echo: sub');
-    expect(events.at(-1)?.frame.statusUpdate?.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(events.at(-2)?.frame.statusUpdate?.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(events.at(-1)?.frame.task?.status.state).toBe('TASK_STATE_COMPLETED');
   });
 
   it('turns a JSON-RPC error into the matching A2AError', async () => {

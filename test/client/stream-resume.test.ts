@@ -357,7 +357,8 @@ describe('resuming against the hub', () => {
       expect(steps).toEqual(['step 1 of 4', 'step 2 of 4', 'step 3 of 4', 'step 4 of 4']);
       expect(chunkTexts(frames).join('')).toBe('echo: resume me');
       expect(textOf(assembleArtifacts(frames)[0])).toBe('echo: resume me');
-      expect(frames.at(-1)?.statusUpdate?.status.state).toBe('TASK_STATE_COMPLETED');
+      expect(frames.at(-2)?.statusUpdate?.status.state).toBe('TASK_STATE_COMPLETED');
+      expect(frames.at(-1)?.task?.status.state).toBe('TASK_STATE_COMPLETED');
     } finally {
       await proxy.close();
     }

@@ -10,6 +10,7 @@ const ALL = [...new Set(streamingChecks.flatMap((check) => check.requirements))]
 const BLACK_BOX = [...new Set(streamingChecks.filter((check) => check.cooperative !== true).flatMap((check) => check.requirements))];
 const COOPERATIVE_ONLY = ALL.filter((id) => !BLACK_BOX.includes(id));
 const SEND_STREAM = streamingChecks.filter((check) => check.id === 'sse-send-stream');
+const SUB_INTERRUPTED = streamingChecks.filter((check) => check.id === 'sub-interrupted-task');
 
 let hub: TestHub;
 beforeAll(async () => {
@@ -28,6 +29,11 @@ describe('streaming checks against the hub', () => {
     expect(verdicts(report, ALL)).toEqual(Object.fromEntries(ALL.map((id) => [id, 'PASS'])));
     expect(verdictOf(report, 'WIRE-001')).not.toBe('FAIL');
     expect(Date.now() - started).toBeLessThan(15_000);
+  });
+
+  it('pass a subscription to an INPUT_REQUIRED task that follows the resumed turn to its terminal state', async () => {
+    const report = await runChecks(hub.url, SUB_INTERRUPTED);
+    expect(verdicts(report, ['SUB-004', 'SUB-005', 'SSE-010'])).toEqual({ 'SUB-004': 'PASS', 'SUB-005': 'PASS', 'SSE-010': 'PASS' });
   });
 
   it('skip the cooperative requirements in black-box mode and pass the rest', async () => {

@@ -86,7 +86,7 @@ export async function stream(
   url: string,
   method: 'SendStreamingMessage' | 'SubscribeToTask',
   params: Record<string, unknown>,
-  options: RpcOptions & { until?: (event: SseEvent) => boolean; signal?: AbortSignal } = {},
+  options: RpcOptions & { until?: (event: SseEvent) => boolean; onComment?: () => void; signal?: AbortSignal } = {},
 ): Promise<StreamResult> {
   const id = options.id === undefined ? nextId++ : options.id;
   const controller = new AbortController();
@@ -116,6 +116,7 @@ export async function stream(
     },
     onComment() {
       comments += 1;
+      options.onComment?.();
     },
   });
   const reader = response.body?.getReader() as ReadableStreamDefaultReader<Uint8Array> | undefined;

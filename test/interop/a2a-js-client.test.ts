@@ -18,6 +18,8 @@ import {
   UnsupportedOperationError,
 } from '@a2a-js/sdk/errors';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { isTerminalState } from '../../generated/a2a/1.0/task-states.js';
+import type { TaskState as WireTaskState } from '../../generated/a2a/1.0/types.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { createWireLog, type WireLog } from './wire-log.js';
 
@@ -117,8 +119,14 @@ function describeEvents(events: readonly StreamResponse[]): string[] {
   });
 }
 
-/** Checks a task-lifecycle stream: task first, same task throughout, artifacts assemble, ends on `finalState`. */
-function expectLifecycle(events: readonly StreamResponse[], finalState: TaskState): { task: Task; text: string } {
+/**
+ * Checks a task-lifecycle stream: task first, same task throughout, artifacts assemble, ends on
+ * `finalState`, and a terminal state is followed by the final Task, as the SDK parsed it.
+ */
+function expectLifecycle(stream: readonly StreamResponse[], finalState: TaskState): { task: Task; text: string } {
+  const closing = stream.at(-1)?.payload;
+  const finalTask = closing?.$case === 'task' ? closing.value : undefined;
+  const events = finalTask === undefined ? stream : stream.slice(0, -1);
   const kinds = describeEvents(events);
   expect(events.length, kinds.join(', ')).toBeGreaterThan(1);
   const first = events[0]?.payload;
@@ -161,6 +169,11 @@ function expectLifecycle(events: readonly StreamResponse[], finalState: TaskStat
   const artifactEvents = events.filter((event) => event.payload?.$case === 'artifactUpdate');
   const lastChunk = artifactEvents.at(-1)?.payload;
   if (artifactEvents.length > 0) expect(lastChunk?.$case === 'artifactUpdate' && lastChunk.value.lastChunk).toBe(true);
+  if (isTerminalState(stateName(finalState) as WireTaskState)) {
+    expect(finalTask?.id, `a final Task after the terminal status: ${describeEvents(stream).join(', ')}`).toBe(task.id);
+    expect(stateName(finalTask?.status?.state)).toBe(stateName(finalState));
+    expect((finalTask?.artifacts ?? []).map((artifact) => textOf(artifact.parts)).join('')).toBe(text);
+  } else expect(finalTask, 'no final Task after an interrupted state').toBeUndefined();
   return { task, text };
 }
 

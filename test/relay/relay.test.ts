@@ -86,7 +86,8 @@ describe('the relay preset', () => {
     expect(chunks.map((chunk) => chunk.append === true)).toEqual([false, true, true, true]);
     expect(chunks.map((chunk) => chunk.lastChunk === true)).toEqual([false, false, false, true]);
     expect(chunks.flatMap((chunk) => chunk.artifact.parts.map((part) => part.text)).join('')).toBe('echo: streamed text');
-    expect(frames.at(-1)?.statusUpdate?.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(frames.at(-2)?.statusUpdate?.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(frames.at(-1)?.task?.status.state).toBe('TASK_STATE_COMPLETED');
     // Every SSE frame has an id, so the relay's own replay works.
     expect(events.every((event) => event.id !== undefined)).toBe(true);
   });
@@ -224,7 +225,8 @@ describe('the relay preset in front of a remote that does not stream', () => {
   it('mirrors the task from polled snapshots: working steps, the artifact once, then COMPLETED', async () => {
     const { events } = await stream(endpoint, 'SendStreamingMessage', { message: userMessage('::slow 3\npolled text') });
     const frames = events.map((event) => event.frame);
-    expect(frames.at(-1)?.statusUpdate?.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(frames.at(-2)?.statusUpdate?.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(frames.at(-1)?.task?.status.state).toBe('TASK_STATE_COMPLETED');
     expect(frames.some((frame) => frame.statusUpdate?.status.state === 'TASK_STATE_WORKING')).toBe(true);
     const text = frames.flatMap((frame) => frame.artifactUpdate?.artifact.parts.map((part) => part.text) ?? []).join('');
     expect(text).toBe('echo: polled text');
@@ -293,7 +295,8 @@ describe('the relay preset in front of an @a2a-js/sdk agent', () => {
   it('streams through it', async () => {
     const { events } = await stream(endpoint, 'SendStreamingMessage', { message: userMessage('stream me') });
     const frames = events.map((event) => event.frame);
-    expect(frames.at(-1)?.statusUpdate?.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(frames.at(-2)?.statusUpdate?.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(frames.at(-1)?.task?.status.state).toBe('TASK_STATE_COMPLETED');
     expect(frames.flatMap((frame) => frame.artifactUpdate?.artifact.parts.map((part) => part.text) ?? []).join('')).toBe('echo: stream me');
   });
 });

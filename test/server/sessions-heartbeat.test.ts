@@ -85,6 +85,7 @@ describe('SSE keep-alive', () => {
       message: userMessage('wait', { metadata: testDirectiveMetadata({ steps: 4, stepMs: 100 }) }),
     });
     expect(result.comments).toBeGreaterThanOrEqual(3);
-    expect(result.events.at(-1)?.frame.statusUpdate?.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(result.events.at(-2)?.frame.statusUpdate?.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(result.events.at(-1)?.frame.task?.status.state).toBe('TASK_STATE_COMPLETED');
   });
 });

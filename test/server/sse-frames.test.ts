@@ -1,4 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import type { JSONRPCError, StreamResponse } from '../../generated/a2a/1.0/types.js';
+import type { A2AError } from '../../src/protocol/a2a-error.js';
+import { errorResponse, successResponse } from '../../src/protocol/jsonrpc.js';
+import { expectNamedError } from '../helpers/errors.js';
 import { pipeFramesToSse } from '../../src/http/sse-frames.js';
 import type { SseStream } from '../../src/http/sse.js';
 import { FrameQueue } from '../../src/server/frame-queue.js';
@@ -44,11 +48,14 @@ const frame = (n: number) => ({
   },
 });
 
+const renderFrame = (f: StreamResponse) => JSON.stringify(successResponse(7, f));
+const renderError = (error: A2AError) => JSON.stringify(errorResponse(7, error));
+
 describe('delivering frames over SSE', () => {
   it('writes one frame at a time, waiting for the client, in order, then ends', async () => {
     const frames = new FrameQueue();
     const client = slowClient();
-    pipeFramesToSse(frames, client.sse, (f) => JSON.stringify(f));
+    pipeFramesToSse(frames, client.sse, renderFrame, renderError);
     for (let n = 1; n <= 5; n += 1) frames.push(frame(n), n);
     frames.end();
     expect(client.written).toHaveLength(1);
@@ -60,16 +67,26 @@ describe('delivering frames over SSE', () => {
     expect(client.closed).toBe(true);
   });
 
-  it('cuts off a client that falls more than 1000 frames behind, and detaches from the task', async () => {
+  it('cuts off a client that falls more than 1000 frames behind with an error event saying how to resume, and detaches from the task', async () => {
     const frames = new FrameQueue();
     const client = slowClient();
     let detached = false;
     frames.onDetach(() => (detached = true));
-    pipeFramesToSse(frames, client.sse, (f) => JSON.stringify(f));
+    pipeFramesToSse(frames, client.sse, renderFrame, renderError);
     for (let n = 1; n <= 1100; n += 1) frames.push(frame(n), n);
     expect(client.closed).toBe(true);
     expect(detached).toBe(true);
     expect(client.written.length).toBeLessThan(5);
+    const [sent, cutOff] = [client.written.slice(0, -1), client.written.at(-1)];
+    expect(sent.every((entry) => 'result' in (JSON.parse(entry.data) as object))).toBe(true);
+    // The error event repeats the id of the last frame sent, so Last-Event-ID resumes after it.
+    expect(cutOff?.id).toBe(sent.at(-1)?.id);
+    const body = JSON.parse(cutOff?.data ?? '{}') as { id: unknown; error: JSONRPCError };
+    expectNamedError(body.error, 'InternalError');
+    expect(body.id).toBe(7);
+    expect(body.error.message).toMatch(/too slowly/);
+    expect(body.error.message).toContain('SubscribeToTask');
+    expect(body.error.message).toContain('task t');
     await Promise.resolve();
   });
 });

@@ -25,16 +25,23 @@ function assembled(frames: StreamResponse[]): string {
 }
 
 describe('SendStreamingMessage', () => {
-  it('streams the Task first, then status and artifact frames in order, each with an SSE id, and closes at the terminal state', async () => {
+  it('streams the Task first, then status and artifact frames in order, each with an SSE id, the final Task, and closes', async () => {
     const result = await stream(hub.endpoint, 'SendStreamingMessage', { message: userMessage('hello stream\n::chunks 4') });
     expect(result.status).toBe(200);
     expect(result.headers.get('content-type')).toMatch(/^text\/event-stream/);
     expect(result.headers.get('a2a-version')).toBe('1.0');
-    const [first, ...rest] = result.events;
+    const first = result.events[0];
+    const updates = result.events.slice(1, -1);
+    const last = result.events.at(-1);
     expect(first?.frame.task?.status.state).toBe('TASK_STATE_SUBMITTED');
     const taskId = first?.frame.task?.id;
-    expect(states(result.events)).toEqual(['task:TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING', 'TASK_STATE_COMPLETED']);
-    const chunks = rest.filter((event) => event.frame.artifactUpdate);
+    expect(states(result.events)).toEqual([
+      'task:TASK_STATE_SUBMITTED',
+      'TASK_STATE_WORKING',
+      'TASK_STATE_COMPLETED',
+      'task:TASK_STATE_COMPLETED',
+    ]);
+    const chunks = updates.filter((event) => event.frame.artifactUpdate);
     expect(chunks).toHaveLength(4);
     expect(chunks.map((event) => [event.frame.artifactUpdate?.append ?? false, event.frame.artifactUpdate?.lastChunk ?? false])).toEqual([
       [false, false],
@@ -43,17 +50,26 @@ describe('SendStreamingMessage', () => {
       [true, true],
     ]);
     expect(new Set(chunks.map((event) => event.frame.artifactUpdate?.artifact.artifactId)).size).toBe(1);
-    expect(assembled(rest.map((event) => event.frame))).toBe('echo: hello stream');
-    for (const event of rest) {
+    expect(assembled(updates.map((event) => event.frame))).toBe('echo: hello stream');
+    for (const event of updates) {
       const update = event.frame.statusUpdate ?? event.frame.artifactUpdate;
       expect(update?.taskId).toBe(taskId);
       expect(update?.contextId).toBe(first?.frame.task?.contextId);
     }
-    const ids = result.events.map((event) => Number(event.id));
+    // The final Task is the task as stored, and repeats the id of the status update it follows.
+    expect(last?.frame.task).toEqual(await call(hub.endpoint, 'GetTask', { id: taskId ?? '' }));
+    expect(artifactText(last?.frame.task ?? {})).toBe('echo: hello stream');
+    expect(last?.id).toBe(updates.at(-1)?.id);
+    const ids = result.events.slice(0, -1).map((event) => Number(event.id));
     expect(ids.every((id) => Number.isInteger(id))).toBe(true);
     expect([...ids].sort((a, b) => a - b)).toEqual(ids);
     expect(new Set(ids.slice(1)).size).toBe(ids.length - 1);
-    expect(result.events.at(-1)?.frame.statusUpdate?.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(updates.at(-1)?.frame.statusUpdate?.status.state).toBe('TASK_STATE_COMPLETED');
+  });
+
+  it('sends no final Task after an interrupted state', async () => {
+    const result = await stream(hub.endpoint, 'SendStreamingMessage', { message: userMessage('::input-required') });
+    expect(result.events.at(-1)?.frame.statusUpdate?.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
   });
 
   it('closes the stream at an interrupted state', async () => {
@@ -70,7 +86,7 @@ describe('SendStreamingMessage', () => {
     // a client may close a stream at an interrupted state (spec §11.7).
     expect(result.events[0]?.frame.task?.status.state).toBe('TASK_STATE_WORKING');
     expect(result.events[0]?.frame.task?.history?.at(-1)?.parts[0]?.text).toBe('more input');
-    expect(states(result.events)).toEqual(['task:TASK_STATE_WORKING', 'TASK_STATE_COMPLETED']);
+    expect(states(result.events)).toEqual(['task:TASK_STATE_WORKING', 'TASK_STATE_COMPLETED', 'task:TASK_STATE_COMPLETED']);
     expect(assembled(result.events.map((event) => event.frame))).toBe('echo: more input');
   });
 
@@ -126,7 +142,7 @@ describe('SubscribeToTask', () => {
     ]);
     for (const result of [one, two]) {
       expect(result.events[0]?.frame.task?.id).toBe(taskId);
-      expect(result.events.at(-1)?.frame.statusUpdate?.status.state).toBe('TASK_STATE_COMPLETED');
+      expect(states(result.events).slice(-2)).toEqual(['TASK_STATE_COMPLETED', 'task:TASK_STATE_COMPLETED']);
     }
     const after = Math.max(Number(one.events[0]?.id), Number(two.events[0]?.id));
     const live = (events: SseEvent[]) =>
@@ -145,7 +161,7 @@ describe('SubscribeToTask', () => {
       stream(hub.endpoint, 'SubscribeToTask', { id: taskId }),
     ]);
     expect(leaver.events.length).toBeLessThan(stayer.events.length);
-    expect(stayer.events.at(-1)?.frame.statusUpdate?.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(states(stayer.events).slice(-2)).toEqual(['TASK_STATE_COMPLETED', 'task:TASK_STATE_COMPLETED']);
   });
 
   it('with Last-Event-ID sends the snapshot and replays only the status frames after that id', async () => {
@@ -167,7 +183,7 @@ describe('SubscribeToTask', () => {
     expect(replayed.every((event) => event.frame.statusUpdate !== undefined && Number(event.id) > lastSeen)).toBe(true);
     const ids = frames.map((event) => Number(event.id));
     expect([...ids].sort((a, b) => a - b)).toEqual(ids);
-    expect(resumed.events.at(-1)?.frame.statusUpdate?.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(states(resumed.events).slice(-2)).toEqual(['TASK_STATE_COMPLETED', 'task:TASK_STATE_COMPLETED']);
   });
 
   it('answers a terminal task with UnsupportedOperation and an unknown one with TaskNotFound', async () => {
@@ -178,10 +194,99 @@ describe('SubscribeToTask', () => {
     expectErrorResponse(unknown, 'TaskNotFoundError');
   });
 
-  it('a task waiting for input gets its snapshot and the stream closes', async () => {
+  /** Subscribes to the task and resolves `opened` once its snapshot has arrived. */
+  function subscribeWhenOpened(endpoint: string, taskId: string, options: { onComment?: () => void } = {}) {
+    let opened: () => void = () => undefined;
+    const snapshotSeen = new Promise<void>((resolve) => (opened = resolve));
+    const result = stream(
+      endpoint,
+      'SubscribeToTask',
+      { id: taskId },
+      {
+        ...options,
+        until: () => {
+          opened();
+          return false;
+        },
+      },
+    );
+    return { snapshotSeen, result };
+  }
+
+  it('a task waiting for input: the snapshot, then the stream stays open and follows the resumed turn to its terminal state', async () => {
     const waiting = await call(hub.endpoint, 'SendMessage', { message: userMessage('::input-required') });
-    const result = await stream(hub.endpoint, 'SubscribeToTask', { id: waiting.task?.id ?? '' });
-    expect(result.events).toHaveLength(1);
-    expect(result.events[0]?.frame.task?.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+    const taskId = waiting.task?.id ?? '';
+    const subscription = subscribeWhenOpened(hub.endpoint, taskId);
+    await subscription.snapshotSeen;
+    await call(hub.endpoint, 'SendMessage', { message: userMessage('the answer', { taskId }) });
+    const result = await subscription.result;
+    expect(states(result.events)).toEqual([
+      'task:TASK_STATE_INPUT_REQUIRED',
+      'TASK_STATE_WORKING',
+      'TASK_STATE_COMPLETED',
+      'task:TASK_STATE_COMPLETED',
+    ]);
+    expect(assembled(result.events.map((event) => event.frame))).toBe('echo: the answer');
+  });
+
+  it('a task waiting for input that asks again: the stream ends at the next interrupted state, not the one it started in', async () => {
+    const waiting = await call(hub.endpoint, 'SendMessage', { message: userMessage('::input-required') });
+    const taskId = waiting.task?.id ?? '';
+    const subscription = subscribeWhenOpened(hub.endpoint, taskId);
+    await subscription.snapshotSeen;
+    await call(hub.endpoint, 'SendMessage', { message: userMessage('::input-required', { taskId }) });
+    const result = await subscription.result;
+    expect(states(result.events)).toEqual(['task:TASK_STATE_INPUT_REQUIRED', 'TASK_STATE_WORKING', 'TASK_STATE_INPUT_REQUIRED']);
+  });
+
+  it('a task waiting for input that is canceled: the stream ends with the canceled status', async () => {
+    const waiting = await call(hub.endpoint, 'SendMessage', { message: userMessage('::auth-required') });
+    const taskId = waiting.task?.id ?? '';
+    const subscription = subscribeWhenOpened(hub.endpoint, taskId);
+    await subscription.snapshotSeen;
+    await call(hub.endpoint, 'CancelTask', { id: taskId });
+    const result = await subscription.result;
+    expect(states(result.events)).toEqual(['task:TASK_STATE_AUTH_REQUIRED', 'TASK_STATE_CANCELED', 'task:TASK_STATE_CANCELED']);
+  });
+
+  it('a task waiting for input that gets no follow-up: heartbeats keep the stream open, and shutdown ends it cleanly', async () => {
+    const quiet = await startTestHub({ sseHeartbeatMs: 20, store: 'memory' });
+    let disposed = false;
+    try {
+      const waiting = await call(quiet.endpoint, 'SendMessage', { message: userMessage('::input-required') });
+      let heartbeat: () => void = () => undefined;
+      const heartbeatSeen = new Promise<void>((resolve) => (heartbeat = resolve));
+      const subscription = subscribeWhenOpened(quiet.endpoint, waiting.task?.id ?? '', { onComment: () => heartbeat() });
+      await subscription.snapshotSeen;
+      await heartbeatSeen;
+      expect(quiet.streams.count).toBe(1);
+      await quiet.dispose();
+      disposed = true;
+      // The response ends: the read resolves instead of failing with a reset connection.
+      const result = await subscription.result;
+      expect(states(result.events)).toEqual(['task:TASK_STATE_INPUT_REQUIRED']);
+      expect(result.comments).toBeGreaterThanOrEqual(1);
+    } finally {
+      if (!disposed) await quiet.dispose();
+    }
+  });
+});
+
+describe('streamFinalTask: false', () => {
+  let plain: TestHub;
+  beforeAll(async () => {
+    plain = await startTestHub({ streamFinalTask: false, store: 'memory' });
+  });
+  afterAll(() => plain.dispose());
+
+  it('ends streams and subscriptions at the terminal status update', async () => {
+    const sent = await stream(plain.endpoint, 'SendStreamingMessage', { message: userMessage('no final task') });
+    expect(states(sent.events)).toEqual(['task:TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING', 'TASK_STATE_COMPLETED']);
+    const running = await call(plain.endpoint, 'SendMessage', {
+      message: userMessage('slow', { metadata: slow(3) }),
+      configuration: { returnImmediately: true },
+    });
+    const subscribed = await stream(plain.endpoint, 'SubscribeToTask', { id: running.task?.id ?? '' });
+    expect(states(subscribed.events).at(-1)).toBe('TASK_STATE_COMPLETED');
   });
 });

@@ -29,11 +29,15 @@ function databasePath(): string {
   return join(scratch, `store-${++databases}.db`);
 }
 
+type StoreOptions = { readonly eventLogSize?: number };
 const IMPLEMENTATIONS = [
-  { name: 'MemoryTaskStore', open: (): TaskStore => new MemoryTaskStore() },
-  { name: 'SqliteTaskStore', open: (): TaskStore => SqliteTaskStore.open(databasePath()) },
+  { name: 'MemoryTaskStore', open: (options: StoreOptions = {}): TaskStore => new MemoryTaskStore(options) },
+  { name: 'SqliteTaskStore', open: (options: StoreOptions = {}): TaskStore => SqliteTaskStore.open(databasePath(), options) },
   // As the hub opens it: exclusive locking, and idempotency lookups behind a key filter.
-  { name: 'SqliteTaskStore (exclusive)', open: (): TaskStore => SqliteTaskStore.open(databasePath(), { exclusive: true }) },
+  {
+    name: 'SqliteTaskStore (exclusive)',
+    open: (options: StoreOptions = {}): TaskStore => SqliteTaskStore.open(databasePath(), { exclusive: true, ...options }),
+  },
 ];
 
 const INSTANCE = 'instance-a';
@@ -323,6 +327,18 @@ describe.each(IMPLEMENTATIONS)('$name', ({ open }) => {
         { seq: 3, frame: frame(3) },
       ]);
       expect(store.eventsAfter('task-1', 3)).toEqual([]);
+    });
+
+    it('keeps the newest eventLogSize frames when opened with one', () => {
+      const small = open({ eventLogSize: 3 });
+      try {
+        small.createTask(newTask('task-1'));
+        for (let n = 1; n <= 10; n++) small.appendEvent('task-1', frame(n));
+        expect(small.eventsAfter('task-1', 0).map((event) => event.seq)).toEqual([8, 9, 10]);
+        expect(small.lastEventSeq('task-1')).toBe(10);
+      } finally {
+        small.close();
+      }
     });
 
     it(`keeps the newest ${EVENT_LOG_LIMIT} frames and keeps counting past the pruned ones`, () => {
