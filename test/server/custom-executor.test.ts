@@ -60,7 +60,14 @@ describe('a custom executor', () => {
     expect(result.task?.artifacts?.[0]?.parts[0]?.text).toBe('HELLO THERE');
 
     const streamed = await stream(endpoint, 'SendStreamingMessage', { message: userMessage('quiet') });
-    expect(streamed.events.map((event) => Object.keys(event.frame)[0])).toEqual(['task', 'statusUpdate', 'artifactUpdate', 'statusUpdate']);
+    expect(streamed.events.map((event) => Object.keys(event.frame)[0])).toEqual([
+      'task',
+      'statusUpdate',
+      'artifactUpdate',
+      'statusUpdate',
+      // The closing snapshot after the terminal status (streamFinalTask, on by default).
+      'task',
+    ]);
 
     const failing = hub.inbounds.create({ name: 'broken', description: 'fails', version: '1.0.0', preset: 'broken' });
     const failed = await call(`${hub.url}${failing.endpointPath}`, 'SendMessage', { message: userMessage('try') });
