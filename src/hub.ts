@@ -15,6 +15,7 @@ import type { EndpointObserver, RequestObservation } from './http/endpoint-obser
 import { RateLimiter } from './http/rate-limit.js';
 import { StreamTracker } from './http/stream-tracker.js';
 import { InboundRegistry } from './inbound/inbound-registry.js';
+import { listenError } from './listen-error.js';
 import { createLogger, logFunction } from './logging.js';
 import { OutboundRegistry } from './outbound/outbound-registry.js';
 import { ToolRegistry } from './outbound/tool-registry.js';
@@ -143,13 +144,21 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
   const handle = app.callback();
   const server = createServer((request, response) => void handle(request, response));
   server.keepAliveTimeout = 5000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.port, config.host, () => {
-      server.off('error', reject);
-      resolve();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(config.port, config.host, () => {
+        server.off('error', reject);
+        resolve();
+      });
     });
-  });
+  } catch (error) {
+    // Release the data dir's exclusive lock, so the same process may start a hub on another port.
+    sessions.close();
+    runtime.close();
+    store.close();
+    throw listenError(error, config.host, config.port);
+  }
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   // Only now: a connection may point at one of this hub's own instances.
