@@ -21,6 +21,7 @@ import { OutboundRegistry } from './outbound/outbound-registry.js';
 import { ToolRegistry } from './outbound/tool-registry.js';
 import { A2AHandler } from './server/a2a-handler.js';
 import { MemoryTaskStore } from './store/memory-store.js';
+import { folderError, StoreOpenError } from './store/open-errors.js';
 import { SqliteTaskStore } from './store/sqlite-store.js';
 import type { TaskStore } from './store/task-store.js';
 import type { LogFunction } from './support/log.js';
@@ -219,7 +220,21 @@ class EndpointRequest implements RequestObservation {
 
 function openStore(config: ResolvedHubConfig): TaskStore {
   if (config.store === 'memory') return new MemoryTaskStore();
-  mkdirSync(config.dataDir, { recursive: true });
-  // The hub owns its data dir: exclusive locking is faster, and stops a second hub sharing it.
-  return SqliteTaskStore.open(join(config.dataDir, 'a2a-hub.sqlite'), { exclusive: true });
+  try {
+    mkdirSync(config.dataDir, { recursive: true });
+  } catch (error) {
+    throw withDataDirHint(folderError(error, config.dataDir, 'the data dir'));
+  }
+  try {
+    // The hub owns its data dir: exclusive locking is faster, and stops a second hub sharing it.
+    return SqliteTaskStore.open(join(config.dataDir, 'a2a-hub.sqlite'), { exclusive: true });
+  } catch (error) {
+    throw withDataDirHint(error);
+  }
+}
+
+/** A data dir the hub cannot use is the user's to fix; any other error is left as it is. */
+function withDataDirHint(error: unknown): unknown {
+  if (!(error instanceof StoreOpenError)) return error;
+  return new StoreOpenError(`${error.message}; fix that, or choose another data dir with --data-dir or A2A_HUB_DATA_DIR`, { cause: error });
 }
