@@ -166,7 +166,7 @@ function describe(error: ErrorObject, context: ViolationContext): FieldViolation
       return at(error.instancePath, `must be ${JSON.stringify(params['allowedValue'])}`);
     case 'pattern':
     case 'format':
-      return at(error.instancePath, describeFormat(schema(), error));
+      return at(error.instancePath, describeFormat(schema(), error, valueAt(context.data, error.instancePath)));
     case 'minItems':
       return at(error.instancePath, `must have at least ${String(params['limit'])} element${params['limit'] === 1 ? '' : 's'}`);
     case 'minLength':
@@ -220,7 +220,9 @@ function describeUnion(document: SchemaDocument, schema: JsonSchema | undefined)
   return names.length > 0 ? names.join(' or ') : 'a valid value';
 }
 
-function describeFormat(schema: JsonSchema | undefined, error: ErrorObject): string {
+function describeFormat(schema: JsonSchema | undefined, error: ErrorObject, value: unknown): string {
+  const described = schema?.['x-pattern-description'];
+  if (error.keyword === 'pattern' && typeof described === 'string') return `must be ${described}, got ${shown(value)}`;
   switch (schema?.['title']) {
     case 'Timestamp':
       return 'must be an RFC 3339 timestamp in UTC ending in Z, e.g. 2025-10-28T10:30:00.000Z';

@@ -92,6 +92,19 @@ describe('field violations from validator errors', () => {
   });
 });
 
+describe('a value that does not match a pattern', () => {
+  it('a bad endpointPath says what a valid path looks like, as its schema describes it', () => {
+    const action = (endpointPath: string) => ({ action: 'inbound.create', name: 'x', description: 'd', version: '1', endpointPath });
+    const expected = (got: string) =>
+      'must be an absolute path such as /a2a/my-agent: one or more segments of letters, digits, -, _, . and ~ ' +
+      `after a /, no trailing /, no . or .. segment, and not /a2a/api or below it, got ${JSON.stringify(got)}`;
+    for (const path of ['a2a/x', '/a2a/x/', '/a2a//x', '/a2a/../x', '/a2a/api/x', '/a2a/my agent']) {
+      const found = violations(checkValue(CONTROL, 'ControlAction', action(path), { flavour: 'exact' }));
+      expect(found, path).toEqual([{ field: 'endpointPath', description: expected(path), reason: 'INVALID_FORMAT' }]);
+    }
+  });
+});
+
 describe('A2A 0.3 hints', () => {
   it('a lowercase value of a proto enum gets the 0.3 hint', () => {
     const [only] = violations(checkValue(A2A_1_0, 'Message', { messageId: 'm', role: 'user', parts: [{ text: 'a' }] }));
