@@ -33,7 +33,7 @@ export class ConfigError extends Error {
   }
 }
 
-/** A setting written as text on a command line: the member it sets, the flag it came from, what followed it. */
+/** A setting written as text: the member it sets, the flag or variable it was written as, and the text. */
 export interface TextSetting {
   readonly member: keyof HubConfig;
   readonly name: string;
@@ -96,7 +96,7 @@ function parseText({ member, text }: TextSetting): Parsed {
       // Number() would take "", "0x10" and "1e3"; a port or a size is written in decimal.
       return /^-?\d+$/.test(text)
         ? { ok: true, value: Number(text) }
-        : { ok: false, problem: `must be a whole number such as 8080, ${got}` };
+        : { ok: false, problem: `must be a whole number such as ${JSON.stringify(DEFAULTS[member])}, ${got}` };
     case 'boolean':
       if (text === 'true' || text === '1') return { ok: true, value: true };
       if (text === 'false' || text === '0') return { ok: true, value: false };

@@ -26,10 +26,10 @@ function refusedServe(args: string[], options: CliOptions = {}): RunResult {
 describe('a2a-hub serve refuses bad settings with a message and exit code 2', () => {
   it('a --port that is not a decimal number', () => {
     expect(refusedServe(['--port', 'abc']).stderr.trim()).toBe(
-      'invalid configuration (command line): --port must be a whole number such as 8080, got "abc"',
+      'invalid configuration (command line): --port must be a whole number such as 3080, got "abc"',
     );
-    expect(refusedServe(['--port', '0x10']).stderr).toContain('--port must be a whole number such as 8080, got "0x10"');
-    expect(refusedServe(['--port', '']).stderr).toContain('--port must be a whole number such as 8080, got an empty value');
+    expect(refusedServe(['--port', '0x10']).stderr).toContain('--port must be a whole number such as 3080, got "0x10"');
+    expect(refusedServe(['--port', '']).stderr).toContain('--port must be a whole number such as 3080, got an empty value');
   });
 
   it('an empty --host', () => {

@@ -66,19 +66,22 @@ describe('settings written as text', () => {
 
   it('refuses a port that is not a decimal number, naming the flag and what it got', () => {
     expect(problem(arg('port', '--port', 'abc'))).toBe(
-      'invalid configuration (command line): --port must be a whole number such as 8080, got "abc"',
+      'invalid configuration (command line): --port must be a whole number such as 3080, got "abc"',
     );
-    expect(problem(arg('port', '--port', '0x10'))).toMatch(/--port must be a whole number such as 8080, got "0x10"/);
+    expect(problem(arg('port', '--port', '0x10'))).toMatch(/--port must be a whole number such as 3080, got "0x10"/);
     expect(problem(arg('port', '--port', '1e3'))).toMatch(/--port must be a whole number/);
-    expect(problem(arg('port', '--port', ''))).toMatch(/--port must be a whole number such as 8080, got an empty value/);
+    expect(problem(arg('port', '--port', ''))).toMatch(/--port must be a whole number such as 3080, got an empty value/);
     expect(problem({ env: { A2A_HUB_PORT: 'abc' } })).toMatch(
-      /\(environment\): A2A_HUB_PORT must be a whole number such as 8080, got "abc"/,
+      /\(environment\): A2A_HUB_PORT must be a whole number such as 3080, got "abc"/,
     );
   });
 
   it('checks a number against the schema under the name the user wrote', () => {
     expect(problem(arg('port', '--port', '70000'))).toBe('invalid configuration (command line): --port must be <= 65535, got 70000');
     expect(problem({ env: { A2A_HUB_BODY_LIMIT_BYTES: '10' } })).toMatch(/A2A_HUB_BODY_LIMIT_BYTES must be >= 1024, got 10/);
+    expect(problem({ env: { A2A_HUB_BODY_LIMIT_BYTES: '10 MiB' } })).toMatch(
+      /A2A_HUB_BODY_LIMIT_BYTES must be a whole number such as 10485760, got "10 MiB"/,
+    );
   });
 
   it('refuses an empty --host instead of listening on the default', () => {
