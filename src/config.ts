@@ -13,7 +13,7 @@ export type ResolvedHubConfig = Required<Omit<HubConfig, 'publicUrl' | 'provider
 /** Every default of spec/hub/config.schema.json, the one place they are written. */
 export const DEFAULTS: ResolvedHubConfig = { ...SCHEMA_DEFAULTS.HubConfig };
 
-/** Environment variables and the member each sets; values are parsed as the member's type. */
+/** Environment variables and the member each sets; values are parsed as the member's schema type. */
 const ENV: Record<string, keyof HubConfig> = {
   A2A_HUB_HOST: 'host',
   A2A_HUB_PORT: 'port',
@@ -33,15 +33,34 @@ export class ConfigError extends Error {
   }
 }
 
+/** A setting written as text: the member it sets, the flag or variable it was written as, and the text. */
+export interface TextSetting {
+  readonly member: keyof HubConfig;
+  readonly name: string;
+  readonly text: string;
+}
+
 /**
- * Defaults, then the config file, then A2A_HUB_* variables, then flags: each layer is
- * checked against spec/hub/config.schema.json so a typo is an error that names the member.
+ * Defaults, then the config file, then A2A_HUB_* variables, then the command line (`args` as
+ * typed, then `flags` as values): each layer is checked against spec/hub/config.schema.json so a
+ * typo is an error that names the member, or the flag or variable it was given as.
  */
-export function resolveConfig(layers: { file?: string; env?: NodeJS.ProcessEnv; flags?: HubConfig }): ResolvedHubConfig {
+export function resolveConfig(layers: {
+  file?: string;
+  env?: NodeJS.ProcessEnv;
+  args?: readonly TextSetting[];
+  flags?: HubConfig;
+}): ResolvedHubConfig {
   const fromFile = layers.file === undefined ? {} : checked(readConfigFile(layers.file), `config file ${layers.file}`);
-  const fromEnv = checked(envLayer(layers.env ?? {}), 'environment');
+  const envSettings = Object.entries(ENV).flatMap(([name, member]) => {
+    const text = layers.env?.[name];
+    // An empty variable is how shells and compose files leave one unset.
+    return text === undefined || text === '' ? [] : [{ member, name, text }];
+  });
+  const fromEnv = checkedText(envSettings, 'environment');
+  const fromArgs = checkedText(layers.args ?? [], 'command line');
   const fromFlags = checked(layers.flags ?? {}, 'command line');
-  const merged = { ...DEFAULTS, ...fromFile, ...fromEnv, ...fromFlags };
+  const merged = { ...DEFAULTS, ...fromFile, ...fromEnv, ...fromArgs, ...fromFlags };
   return { ...merged, dataDir: resolve(merged.dataDir) };
 }
 
@@ -53,22 +72,53 @@ function readConfigFile(path: string): unknown {
   }
 }
 
-function envLayer(env: NodeJS.ProcessEnv): Record<string, unknown> {
+/** Parses each setting as its member's schema type, then checks the layer, naming each problem by the flag or variable. */
+function checkedText(settings: readonly TextSetting[], where: string): HubConfig {
   const layer: Record<string, unknown> = {};
-  for (const [name, member] of Object.entries(ENV)) {
-    const raw = env[name];
-    if (raw === undefined || raw === '') continue;
-    layer[member] = /^(port|bodyLimitBytes)$/.test(member)
-      ? Number(raw)
-      : /^(trustProxy|strictVersion)$/.test(member)
-        ? raw === 'true' || raw === '1'
-        : raw;
+  const names = new Map<string, string>();
+  const problems: string[] = [];
+  for (const setting of settings) {
+    names.set(setting.member, setting.name);
+    const parsed = parseText(setting);
+    if (parsed.ok) layer[setting.member] = parsed.value;
+    else problems.push(`${setting.name} ${parsed.problem}`);
   }
-  return layer;
+  if (problems.length > 0) throw new ConfigError(`invalid configuration (${where}): ${problems.join('; ')}`);
+  return checked(layer, where, (member) => names.get(member) ?? member);
 }
 
-function checked(value: unknown, where: string): HubConfig {
+type Parsed = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly problem: string };
+
+function parseText({ member, text }: TextSetting): Parsed {
+  const got = text === '' ? 'got an empty value' : `got ${JSON.stringify(text)}`;
+  switch (memberType(member)) {
+    case 'integer':
+      // Number() would take "", "0x10" and "1e3"; a port or a size is written in decimal.
+      return /^-?\d+$/.test(text)
+        ? { ok: true, value: Number(text) }
+        : { ok: false, problem: `must be a whole number such as ${JSON.stringify(DEFAULTS[member])}, ${got}` };
+    case 'boolean':
+      if (text === 'true' || text === '1') return { ok: true, value: true };
+      if (text === 'false' || text === '0') return { ok: true, value: false };
+      return { ok: false, problem: `must be true, false, 1 or 0, ${got}` };
+    default:
+      if (text === '') return { ok: false, problem: `must not be empty${member === 'host' ? HOST_EXAMPLES : ''}` };
+      return { ok: true, value: text };
+  }
+}
+
+const HOST_EXAMPLES = ': give an address such as 127.0.0.1 (this machine only) or 0.0.0.0 (every interface)';
+
+function memberType(member: keyof HubConfig): unknown {
+  return (document.$defs.HubConfig.properties as Record<string, { type?: unknown }>)[member]?.type;
+}
+
+/** `named` says what to call a top-level member: the flag or variable it was written as. */
+function checked(value: unknown, where: string, named: (member: string) => string = (member) => member): HubConfig {
   if (validateHubConfig(value)) return value;
-  const violations = toFieldViolations(validateHubConfig.errors ?? [], { document, def: 'HubConfig', data: value });
+  const violations = toFieldViolations(validateHubConfig.errors ?? [], { document, def: 'HubConfig', data: value }).map((violation) => {
+    const [member = '', ...rest] = violation.field.split('.');
+    return { ...violation, field: [named(member), ...rest].join('.') };
+  });
   throw new ConfigError(`invalid configuration (${where}): ${violationPhrases(violations, 'config').join('; ')}`);
 }

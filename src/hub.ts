@@ -16,11 +16,13 @@ import type { EndpointObserver, RequestObservation } from './http/endpoint-obser
 import { RateLimiter } from './http/rate-limit.js';
 import { StreamTracker } from './http/stream-tracker.js';
 import { InboundRegistry } from './inbound/inbound-registry.js';
+import { listenError } from './listen-error.js';
 import { createLogger, logFunction } from './logging.js';
 import { OutboundRegistry } from './outbound/outbound-registry.js';
 import { ToolRegistry } from './outbound/tool-registry.js';
 import { A2AHandler } from './server/a2a-handler.js';
 import { MemoryTaskStore } from './store/memory-store.js';
+import { folderError, StoreOpenError } from './store/open-errors.js';
 import { SqliteTaskStore } from './store/sqlite-store.js';
 import type { TaskStore } from './store/task-store.js';
 import type { LogFunction } from './support/log.js';
@@ -153,13 +155,21 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
   const handle = app.callback();
   const server = createServer((request, response) => void handle(request, response));
   server.keepAliveTimeout = 5000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.port, config.host, () => {
-      server.off('error', reject);
-      resolve();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(config.port, config.host, () => {
+        server.off('error', reject);
+        resolve();
+      });
     });
-  });
+  } catch (error) {
+    // Release the data dir's exclusive lock, so the same process may start a hub on another port.
+    sessions.close();
+    runtime.close();
+    store.close();
+    throw listenError(error, config.host, config.port);
+  }
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   // Only now: a connection may point at one of this hub's own instances.
@@ -223,7 +233,21 @@ class EndpointRequest implements RequestObservation {
 
 function openStore(config: ResolvedHubConfig): TaskStore {
   if (config.store === 'memory') return new MemoryTaskStore({ eventLogSize: config.eventLogSize });
-  mkdirSync(config.dataDir, { recursive: true });
-  // The hub owns its data dir: exclusive locking is faster, and stops a second hub sharing it.
-  return SqliteTaskStore.open(join(config.dataDir, 'a2a-hub.sqlite'), { exclusive: true, eventLogSize: config.eventLogSize });
+  try {
+    mkdirSync(config.dataDir, { recursive: true });
+  } catch (error) {
+    throw withDataDirHint(folderError(error, config.dataDir, 'the data dir'));
+  }
+  try {
+    // The hub owns its data dir: exclusive locking is faster, and stops a second hub sharing it.
+    return SqliteTaskStore.open(join(config.dataDir, 'a2a-hub.sqlite'), { exclusive: true, eventLogSize: config.eventLogSize });
+  } catch (error) {
+    throw withDataDirHint(error);
+  }
+}
+
+/** A data dir the hub cannot use is the user's to fix; any other error is left as it is. */
+function withDataDirHint(error: unknown): unknown {
+  if (!(error instanceof StoreOpenError)) return error;
+  return new StoreOpenError(`${error.message}; fix that, or choose another data dir with --data-dir or A2A_HUB_DATA_DIR`, { cause: error });
 }

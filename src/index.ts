@@ -1,7 +1,7 @@
 // The public API of a2a-hub as a library: start a hub, plug in agents, use the protocol core,
 // call remote agents (client, remote turns, tools).
 export { startHub, type Hub, type HubOptions, type HubParts } from './hub.js';
-export { resolveConfig, DEFAULTS as CONFIG_DEFAULTS, type ResolvedHubConfig } from './config.js';
+export { resolveConfig, DEFAULTS as CONFIG_DEFAULTS, type ResolvedHubConfig, type TextSetting } from './config.js';
 export { PresetRegistry, type Preset } from './executors/presets.js';
 export type { AgentExecutor, ArtifactChunk, Content, ExecutionEvents, ExecutionRequest, SessionState } from './executors/executor.js';
 export { TEST_DIRECTIVES_EXTENSION, TEST_DIRECTIVE_METADATA_KEY, parseTestDirective } from './executors/test-directives.js';

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { PROTOCOL_VERSION, WELL_KNOWN_AGENT_CARD_PATH } from '../../generated/a2a/1.0/protocol.js';
 import { CONTROL_API } from '../../generated/control/api.js';
-import { resolveConfig } from '../config.js';
+import { resolveConfig, type TextSetting } from '../config.js';
 import { startHub, type Hub } from '../hub.js';
 import { cardPathOf } from '../server/hosted-agent.js';
 
@@ -11,6 +11,9 @@ interface ServeFlags {
   dataDir?: string;
   config?: string;
 }
+
+/** The flags that set a HubConfig member, by the commander option name; the member is the same name. */
+const SETTING_FLAGS = { host: '--host', port: '--port', dataDir: '--data-dir' } as const;
 
 /** `a2a-hub serve`: starts the hub and prints where everything is, like seed 002 §1.4. */
 export function addServeCommand(program: Command, setExitCode: (code: number) => void): void {
@@ -26,17 +29,21 @@ export function addServeCommand(program: Command, setExitCode: (code: number) =>
       const config = resolveConfig({
         ...(file ? { file } : {}),
         env: process.env,
-        flags: {
-          ...(flags.host ? { host: flags.host } : {}),
-          ...(flags.port ? { port: Number(flags.port) } : {}),
-          ...(flags.dataDir ? { dataDir: flags.dataDir } : {}),
-        },
+        args: settingArgs(flags),
       });
       const hub = await startHub(config);
       printBanner(hub);
       await untilSignal(hub);
       setExitCode(0);
     });
+}
+
+/** Every setting flag given, even an empty one: `--host ""` is a mistake to report, not a default to fall back on. */
+function settingArgs(flags: ServeFlags): TextSetting[] {
+  return Object.entries(SETTING_FLAGS).flatMap(([member, name]) => {
+    const text = flags[member as keyof typeof SETTING_FLAGS];
+    return text === undefined ? [] : [{ member: member as keyof typeof SETTING_FLAGS, name, text }];
+  });
 }
 
 function printBanner(hub: Hub): void {

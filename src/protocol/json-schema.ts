@@ -76,9 +76,16 @@ export function splitPointer(pointer: string): string[] {
  * The schema that describes the value at `pointer` inside a value of type `def`: follows
  * properties, items and map values through references and through the single-branch
  * applicators. Returns undefined where the path leaves what the schema describes or where a
- * union makes the answer ambiguous.
+ * union makes the answer ambiguous. `union: 'keep'` returns a union at the pointer itself
+ * as written instead of the branch the value there selects.
  */
-export function schemaAt(document: SchemaDocument, def: string, pointer: string, data?: unknown): JsonSchema | undefined {
+export function schemaAt(
+  document: SchemaDocument,
+  def: string,
+  pointer: string,
+  data?: unknown,
+  options: { readonly union?: 'narrow' | 'keep' } = {},
+): JsonSchema | undefined {
   const root = document.$defs[def];
   if (root === undefined) return undefined;
   let current: JsonSchema = resolveRef(document, root);
@@ -91,6 +98,7 @@ export function schemaAt(document: SchemaDocument, def: string, pointer: string,
     current = resolveRef(document, next);
     path += `/${segment.replaceAll('~', '~0').replaceAll('/', '~1')}`;
   }
+  if (options.union === 'keep') return current;
   return narrowUnion(document, current, data === undefined ? undefined : valueAt(data, pointer));
 }
 

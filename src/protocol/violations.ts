@@ -1,4 +1,5 @@
 import type { ErrorObject } from 'ajv';
+import a2aDocument from '../../generated/a2a/1.0/schema.json' with { type: 'json' };
 import type { FieldViolation } from '../../generated/a2a/1.0/types.js';
 import { REASON_BY_KEYWORD, type FieldViolationReason } from '../../generated/hub/field-violations.js';
 import {
@@ -24,7 +25,7 @@ export interface ViolationContext {
   readonly fieldPrefix?: string;
 }
 
-/** Members and values that A2A 0.3 peers send and 1.0 does not have (digest §14.1). */
+/** Members and values that A2A 0.3 peers send and 1.0 does not have (digest §14.1); hints for the A2A 1.0 family only. */
 const LEGACY_MEMBERS: ReadonlyMap<string, string> = new Map([
   ['kind', '`kind` is an A2A 0.3 discriminator; 1.0 tells variants apart by their member name'],
   ['final', '`final` is from A2A 0.3; in 1.0 the end of the stream marks completion'],
@@ -40,13 +41,23 @@ const LEGACY_MEMBERS: ReadonlyMap<string, string> = new Map([
  */
 export function toFieldViolations(errors: readonly ErrorObject[], context: ViolationContext): FieldViolation[] {
   const oneofPaths = new Set(errors.filter((error) => error.keyword === 'oneOf').map((error) => error.instancePath));
-  const unionPaths = new Set(errors.filter((error) => error.keyword === 'anyOf').map((error) => error.instancePath));
+  const unions = errors.filter((error) => error.keyword === 'anyOf');
+  // A value that has the type of one branch only (an object where the union is an object or
+  // false) is wrong inside that branch: its errors say what, the union's would not.
+  const explained = new Map<string, ReadonlySet<ErrorObject>>();
+  for (const union of unions) {
+    const own = branchErrors(union, errors, context);
+    if (own !== undefined) explained.set(union.instancePath, own);
+  }
+  const unionPaths = unions.map((union) => union.instancePath).filter((path) => !explained.has(path));
   const violations: FieldViolation[] = [];
   const seen = new Set<string>();
   for (const error of errors) {
     const oneofBranch = /oneOf\/\d+\/required$/.test(error.schemaPath) && oneofPaths.has(error.instancePath);
-    const underUnion =
-      error.keyword !== 'anyOf' && [...unionPaths].some((path) => error.instancePath === path || error.instancePath.startsWith(`${path}/`));
+    const explainedPath = [...explained.keys()].find((path) => within(error.instancePath, path));
+    const ownBranch = explainedPath !== undefined && explained.get(explainedPath)?.has(error) === true;
+    if (explainedPath !== undefined && !ownBranch) continue;
+    const underUnion = !ownBranch && error.keyword !== 'anyOf' && unionPaths.some((path) => within(error.instancePath, path));
     if (oneofBranch || underUnion) continue;
     const violation = describe(error, context);
     const key = `${violation.field}\u0000${violation.description}`;
@@ -56,6 +67,51 @@ export function toFieldViolations(errors: readonly ErrorObject[], context: Viola
     }
   }
   return violations;
+}
+
+function within(pointer: string, path: string): boolean {
+  return pointer === path || pointer.startsWith(`${path}/`);
+}
+
+/**
+ * The errors of the one anyOf branch whose type the value has, or undefined when none or
+ * several have it. A `const` branch never counts: a constant of the same type (false for
+ * true) is not what the value was meant to be.
+ */
+function branchErrors(union: ErrorObject, errors: readonly ErrorObject[], context: ViolationContext): ReadonlySet<ErrorObject> | undefined {
+  const schema = schemaAt(context.document, context.def, union.instancePath, context.data, { union: 'keep' });
+  const branches = schemaList(schema ?? {}, 'anyOf');
+  const value = valueAt(context.data, union.instancePath);
+  const fitting = branches.flatMap((branch, index) => (hasTypeOf(resolveRef(context.document, branch), value) ? [index] : []));
+  const [index, ...others] = fitting;
+  const branch = index === undefined ? undefined : branches[index];
+  if (branch === undefined || others.length > 0) return undefined;
+  // ajv reports errors inside a referenced def by the def's own path.
+  const prefixes = [`${union.schemaPath}/${String(index)}/`, ...(typeof branch['$ref'] === 'string' ? [`${branch['$ref']}/`] : [])];
+  const own = errors.filter(
+    (error) =>
+      error !== union && within(error.instancePath, union.instancePath) && prefixes.some((prefix) => error.schemaPath.startsWith(prefix)),
+  );
+  return own.length > 0 ? new Set(own) : undefined;
+}
+
+function hasTypeOf(schema: JsonSchema, value: unknown): boolean {
+  if ('const' in schema) return false;
+  const types: unknown[] = Array.isArray(schema['type']) ? schema['type'] : [schema['type']];
+  return types.some((type) => {
+    switch (type) {
+      case 'object':
+        return typeof value === 'object' && value !== null && !Array.isArray(value);
+      case 'array':
+        return Array.isArray(value);
+      case 'integer':
+        return Number.isInteger(value);
+      case 'null':
+        return value === null;
+      default:
+        return typeof type === 'string' && typeof value === type;
+    }
+  });
 }
 
 /** The reason spec/hub/field-violations.json gives a failed keyword. */
@@ -79,7 +135,7 @@ function describe(error: ErrorObject, context: ViolationContext): FieldViolation
     }
     case 'additionalProperties': {
       const extra = String(params['additionalProperty']);
-      const hint = LEGACY_MEMBERS.get(extra);
+      const hint = context.document.$id === a2aDocument.$id ? LEGACY_MEMBERS.get(extra) : undefined;
       const known = Object.keys(properties(schema() ?? {}));
       const expected = known.length > 0 ? `; known members: ${known.join(', ')}` : '';
       return at(`${error.instancePath}/${escape(extra)}`, `is not a member of this object${hint ? ` (${hint})` : expected}`);
@@ -87,13 +143,18 @@ function describe(error: ErrorObject, context: ViolationContext): FieldViolation
     case 'oneOf':
       return describeOneof(error, context, schema());
     case 'anyOf':
-      return at(error.instancePath, `must be ${describeUnion(context.document, schema())}`);
+      return at(
+        error.instancePath,
+        `must be ${describeUnion(context.document, schema())}, got ${shown(valueAt(context.data, error.instancePath))}`,
+      );
     case 'discriminator':
       return describeDiscriminator(error, context, schema());
     case 'enum': {
       const allowed = (params['allowedValues'] as unknown[]).map((value) => JSON.stringify(value));
       const got = valueAt(context.data, error.instancePath);
-      const legacy = typeof got === 'string' && /^[a-z]+(-[a-z]+)*$/.test(got) ? ' (a lowercase value is A2A 0.3 style)' : '';
+      // Only the proto enums of A2A 1.0 were lowercase words in 0.3; a lowercase value of any other enum is just wrong.
+      const protoEnum = schema()?.['x-proto-unspecified'] !== undefined;
+      const legacy = protoEnum && typeof got === 'string' && /^[a-z]+(-[a-z]+)*$/.test(got) ? ' (a lowercase value is A2A 0.3 style)' : '';
       return at(error.instancePath, `must be one of ${allowed.join(', ')}, got ${JSON.stringify(got)}${legacy}`);
     }
     case 'type':
@@ -105,7 +166,7 @@ function describe(error: ErrorObject, context: ViolationContext): FieldViolation
       return at(error.instancePath, `must be ${JSON.stringify(params['allowedValue'])}`);
     case 'pattern':
     case 'format':
-      return at(error.instancePath, describeFormat(schema(), error));
+      return at(error.instancePath, describeFormat(schema(), error, valueAt(context.data, error.instancePath)));
     case 'minItems':
       return at(error.instancePath, `must have at least ${String(params['limit'])} element${params['limit'] === 1 ? '' : 's'}`);
     case 'minLength':
@@ -114,7 +175,10 @@ function describe(error: ErrorObject, context: ViolationContext): FieldViolation
     case 'maximum':
     case 'exclusiveMinimum':
     case 'exclusiveMaximum':
-      return at(error.instancePath, `must be ${String(params['comparison'])} ${String(params['limit'])}`);
+      return at(
+        error.instancePath,
+        `must be ${String(params['comparison'])} ${String(params['limit'])}, got ${shown(valueAt(context.data, error.instancePath))}`,
+      );
     default:
       return at(error.instancePath, error.message ?? `fails ${error.keyword}`);
   }
@@ -149,12 +213,16 @@ function describeUnion(document: SchemaDocument, schema: JsonSchema | undefined)
   const branches = [...schemaList(schema ?? {}, 'anyOf'), ...schemaList(schema ?? {}, 'oneOf')];
   const names = branches.map((branch) => {
     const target = resolveRef(document, branch);
-    return typeof target['title'] === 'string' ? target['title'] : article(typeof target['type'] === 'string' ? target['type'] : 'value');
+    if (typeof target['title'] === 'string') return target['title'];
+    if ('const' in target) return JSON.stringify(target['const']);
+    return article(typeof target['type'] === 'string' ? target['type'] : 'value');
   });
   return names.length > 0 ? names.join(' or ') : 'a valid value';
 }
 
-function describeFormat(schema: JsonSchema | undefined, error: ErrorObject): string {
+function describeFormat(schema: JsonSchema | undefined, error: ErrorObject, value: unknown): string {
+  const described = schema?.['x-pattern-description'];
+  if (error.keyword === 'pattern' && typeof described === 'string') return `must be ${described}, got ${shown(value)}`;
   switch (schema?.['title']) {
     case 'Timestamp':
       return 'must be an RFC 3339 timestamp in UTC ending in Z, e.g. 2025-10-28T10:30:00.000Z';
@@ -179,6 +247,11 @@ export function fieldPath(pointer: string, prefix?: string): string {
 
 function escape(segment: string): string {
   return segment.replaceAll('~', '~0').replaceAll('/', '~1');
+}
+
+/** A scalar as JSON; an object or array by its type, which may be long. */
+function shown(value: unknown): string {
+  return typeof value === 'object' && value !== null ? typeName(value) : JSON.stringify(value);
 }
 
 function typeName(value: unknown): string {

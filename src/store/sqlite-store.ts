@@ -7,6 +7,7 @@ import { withParts, type ArtifactHeader } from './artifact-chunks.js';
 import type { ListPosition } from './cursor.js';
 import { fromJson, toJson } from './json.js';
 import { listTasks } from './listing.js';
+import { databaseError, folderError, StoreOpenError } from './open-errors.js';
 import { countQuery, pageQuery } from './sqlite-listing.js';
 import { messageTarget } from './message-target.js';
 import { MessageKeys } from './sqlite-message-keys.js';
@@ -82,8 +83,19 @@ export class SqliteTaskStore extends StoredSettings implements TaskStore {
    * same file fails at once instead of sharing it.
    */
   static open(path: string, options: { readonly exclusive?: boolean; readonly eventLogSize?: number } = {}): SqliteTaskStore {
-    if (path !== ':memory:' && path !== '') mkdirSync(dirname(path), { recursive: true });
-    const db = new Database(path);
+    if (path !== ':memory:' && path !== '') {
+      try {
+        mkdirSync(dirname(path), { recursive: true });
+      } catch (error) {
+        throw folderError(error, dirname(path), 'the folder');
+      }
+    }
+    let db: Database.Database;
+    try {
+      db = new Database(path);
+    } catch (error) {
+      throw databaseError(error, path);
+    }
     try {
       if (options.exclusive === true) {
         db.pragma('locking_mode = EXCLUSIVE');
@@ -92,7 +104,9 @@ export class SqliteTaskStore extends StoredSettings implements TaskStore {
           db.exec('BEGIN EXCLUSIVE; COMMIT');
         } catch (error) {
           if ((error as { code?: unknown }).code !== 'SQLITE_BUSY') throw error;
-          throw new Error(`the database ${path} is in use by another process (another a2a-hub on the same data dir?)`, { cause: error });
+          throw new StoreOpenError(`the database ${path} is in use by another process (another a2a-hub on the same data dir?)`, {
+            cause: error,
+          });
         }
       }
       db.pragma('journal_mode = WAL');
@@ -112,7 +126,7 @@ export class SqliteTaskStore extends StoredSettings implements TaskStore {
       return new SqliteTaskStore(db, options.exclusive === true, options.eventLogSize);
     } catch (error) {
       db.close();
-      throw error;
+      throw databaseError(error, path);
     }
   }
 

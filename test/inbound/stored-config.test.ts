@@ -56,7 +56,11 @@ describe('stored inbound configurations are checked when the hub loads them', ()
 
   it.each([
     ['a missing endpointPath', stored({ endpointPath: undefined }), 'endpointPath is required'],
-    ['an endpointPath that is not a path', stored({ endpointPath: 'reports' }), 'endpointPath must match'],
+    [
+      'an endpointPath that is not a path',
+      stored({ endpointPath: 'reports' }),
+      'endpointPath must be an absolute path such as /a2a/my-agent',
+    ],
     ['enabled as a string', stored({ enabled: 'yes' }), 'enabled must be a boolean'],
     ['a custom skill that is not an AgentSkill', stored({ skills: [{ id: 'x' }] }), 'skills[0].name is required'],
     ['an id other than its row', stored({ id: 'other' }), 'id is "other", but the row is stored under "reports"'],

@@ -164,7 +164,7 @@ describe('outbound.create', () => {
 
   it('still checks the body against the schema first (400)', async () => {
     const failure = await fails(base, { action: 'outbound.create', name: 'x', agentCardUrl: cardUrl(remote), timeoutMs: 50 }, 400);
-    expect(failure.violations).toEqual([{ field: 'timeoutMs', description: 'must be >= 100' }]);
+    expect(failure.violations).toEqual([{ field: 'timeoutMs', description: 'must be >= 100, got 50' }]);
   });
 });
 

@@ -59,14 +59,14 @@ describe('field violations from validator errors', () => {
   it('pageSize and historyLength out of range', () => {
     const result = checkValue(A2A_1_0, 'ListTasksRequest', { pageSize: 150, historyLength: -1 }, { fieldPrefix: 'params' });
     expect(violations(result)).toEqual([
-      { field: 'params.pageSize', description: 'must be <= 100', reason: 'OUT_OF_RANGE' },
-      { field: 'params.historyLength', description: 'must be >= 0', reason: 'OUT_OF_RANGE' },
+      { field: 'params.pageSize', description: 'must be <= 100, got 150', reason: 'OUT_OF_RANGE' },
+      { field: 'params.historyLength', description: 'must be >= 0, got -1', reason: 'OUT_OF_RANGE' },
     ]);
   });
 
   it('a JSON-RPC id of the wrong type collapses the union into one violation', () => {
     const result = checkValue(A2A_1_0, 'JSONRPCRequest', { jsonrpc: '2.0', id: true, method: 'GetTask' });
-    expect(violations(result)).toEqual([{ field: 'id', description: 'must be a string or an integer', reason: 'INVALID_VALUE' }]);
+    expect(violations(result)).toEqual([{ field: 'id', description: 'must be a string or an integer, got true', reason: 'INVALID_VALUE' }]);
   });
 
   it('an unknown control action names every known action', () => {
@@ -89,6 +89,43 @@ describe('field violations from validator errors', () => {
     expect(violations(result)).toEqual([
       { field: 'constructor', description: 'is not a member of this object; known members: action, id', reason: 'UNKNOWN_MEMBER' },
     ]);
+  });
+});
+
+describe('a value that does not match a pattern', () => {
+  it('a bad endpointPath says what a valid path looks like, as its schema describes it', () => {
+    const action = (endpointPath: string) => ({ action: 'inbound.create', name: 'x', description: 'd', version: '1', endpointPath });
+    const expected = (got: string) =>
+      'must be an absolute path such as /a2a/my-agent: one or more segments of letters, digits, -, _, . and ~ ' +
+      `after a /, no trailing /, no . or .. segment, and not /a2a/api or below it, got ${JSON.stringify(got)}`;
+    for (const path of ['a2a/x', '/a2a/x/', '/a2a//x', '/a2a/../x', '/a2a/api/x', '/a2a/my agent']) {
+      const found = violations(checkValue(CONTROL, 'ControlAction', action(path), { flavour: 'exact' }));
+      expect(found, path).toEqual([{ field: 'endpointPath', description: expected(path), reason: 'INVALID_FORMAT' }]);
+    }
+  });
+});
+
+describe('A2A 0.3 hints', () => {
+  it('a lowercase value of a proto enum gets the 0.3 hint', () => {
+    const [only] = violations(checkValue(A2A_1_0, 'Message', { messageId: 'm', role: 'user', parts: [{ text: 'a' }] }));
+    expect(only?.description).toBe('must be one of "ROLE_USER", "ROLE_AGENT", got "user" (a lowercase value is A2A 0.3 style)');
+  });
+
+  it('a lowercase value of an enum whose values are lowercase words does not', () => {
+    const scheme = { apiKeySecurityScheme: { location: 'body', name: 'key' } };
+    const [only] = violations(checkValue(A2A_1_0, 'SecurityScheme', scheme));
+    expect(only?.description).toBe('must be one of "query", "header", "cookie", got "body"');
+  });
+
+  it('a 0.3 member gets its hint in A2A objects only', () => {
+    const [a2a] = violations(
+      checkValue(A2A_1_0, 'Message', { messageId: 'm', role: 'ROLE_USER', parts: [{ text: 'a' }], kind: 'message' }, { flavour: 'exact' }),
+    );
+    expect(a2a?.description).toContain('A2A 0.3 discriminator');
+    const [control] = violations(
+      checkValue(CONTROL, 'ControlAction', { action: 'inbound.enable', id: 'x', kind: 'y' }, { flavour: 'exact' }),
+    );
+    expect(control?.description).toBe('is not a member of this object; known members: action, id');
   });
 });
 

@@ -39,8 +39,94 @@ describe('configuration layers', () => {
     expect(() => resolveConfig({ file: file({ port: 'eighty' }) })).toThrow(ConfigError);
     expect(() => resolveConfig({ file: file({ port: 'eighty' }) })).toThrow(/port must be an integer/);
     expect(() => resolveConfig({ file: file({ prot: 80 }) })).toThrow(/prot is not a member of this object/);
-    expect(() => resolveConfig({ env: { A2A_HUB_PORT: '70000' } })).toThrow(/environment.*port must be <= 65535/);
+    expect(() => resolveConfig({ env: { A2A_HUB_PORT: '70000' } })).toThrow(/environment.*A2A_HUB_PORT must be <= 65535, got 70000/);
     expect(() => resolveConfig({ file: file('{ not json') })).toThrow(/cannot read config file/);
     expect(() => resolveConfig({ file: join(dir, 'missing.json') })).toThrow(/cannot read config file/);
+  });
+});
+
+/** The message resolveConfig throws for these layers, or a failure saying it accepted them. */
+function problem(layers: Parameters<typeof resolveConfig>[0]): string {
+  try {
+    resolveConfig(layers);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return (error as Error).message;
+  }
+  throw new Error(`accepted ${JSON.stringify(layers)}`);
+}
+
+const arg = (member: 'host' | 'port' | 'dataDir', name: string, text: string) => ({ args: [{ member, name, text }] });
+
+describe('settings written as text', () => {
+  it('takes a decimal port from a flag or a variable', () => {
+    expect(resolveConfig({ ...arg('port', '--port', '8080'), env: { A2A_HUB_PORT: '9090' } }).port).toBe(8080);
+    expect(resolveConfig({ env: { A2A_HUB_PORT: '9090' } }).port).toBe(9090);
+  });
+
+  it('refuses a port that is not a decimal number, naming the flag and what it got', () => {
+    expect(problem(arg('port', '--port', 'abc'))).toBe(
+      'invalid configuration (command line): --port must be a whole number such as 3080, got "abc"',
+    );
+    expect(problem(arg('port', '--port', '0x10'))).toMatch(/--port must be a whole number such as 3080, got "0x10"/);
+    expect(problem(arg('port', '--port', '1e3'))).toMatch(/--port must be a whole number/);
+    expect(problem(arg('port', '--port', ''))).toMatch(/--port must be a whole number such as 3080, got an empty value/);
+    expect(problem({ env: { A2A_HUB_PORT: 'abc' } })).toMatch(
+      /\(environment\): A2A_HUB_PORT must be a whole number such as 3080, got "abc"/,
+    );
+  });
+
+  it('checks a number against the schema under the name the user wrote', () => {
+    expect(problem(arg('port', '--port', '70000'))).toBe('invalid configuration (command line): --port must be <= 65535, got 70000');
+    expect(problem({ env: { A2A_HUB_BODY_LIMIT_BYTES: '10' } })).toMatch(/A2A_HUB_BODY_LIMIT_BYTES must be >= 1024, got 10/);
+    expect(problem({ env: { A2A_HUB_BODY_LIMIT_BYTES: '10 MiB' } })).toMatch(
+      /A2A_HUB_BODY_LIMIT_BYTES must be a whole number such as 10485760, got "10 MiB"/,
+    );
+  });
+
+  it('refuses an empty --host instead of listening on the default', () => {
+    expect(problem(arg('host', '--host', ''))).toBe(
+      'invalid configuration (command line): --host must not be empty: give an address such as 127.0.0.1 (this machine only) or 0.0.0.0 (every interface)',
+    );
+    expect(problem(arg('dataDir', '--data-dir', ''))).toMatch(/--data-dir must not be empty/);
+  });
+
+  it('reads booleans as true, false, 1 or 0 and refuses anything else naming the variable', () => {
+    for (const [text, value] of [
+      ['true', true],
+      ['1', true],
+      ['false', false],
+      ['0', false],
+    ] as const) {
+      expect(resolveConfig({ env: { A2A_HUB_TRUST_PROXY: text } }).trustProxy).toBe(value);
+    }
+    expect(problem({ env: { A2A_HUB_TRUST_PROXY: 'yes' } })).toBe(
+      'invalid configuration (environment): A2A_HUB_TRUST_PROXY must be true, false, 1 or 0, got "yes"',
+    );
+    expect(problem({ env: { A2A_HUB_STRICT_VERSION: 'TRUE ' } })).toMatch(
+      /A2A_HUB_STRICT_VERSION must be true, false, 1 or 0, got "TRUE "/,
+    );
+  });
+
+  it('treats an empty variable as unset', () => {
+    expect(resolveConfig({ env: { A2A_HUB_PORT: '', A2A_HUB_TRUST_PROXY: '' } })).toMatchObject({ port: DEFAULTS.port, trustProxy: false });
+  });
+});
+
+describe('messages of the config file', () => {
+  it('says which rateLimit member is wrong and why', () => {
+    expect(problem({ file: file({ rateLimit: { perSecond: -1, burst: 4 } }) })).toMatch(/: rateLimit\.perSecond must be > 0, got -1$/);
+    expect(problem({ file: file({ rateLimit: { perSecond: 1 } }) })).toMatch(/: rateLimit\.burst is required$/);
+    expect(problem({ file: file({ rateLimit: { perSecond: 1, burst: 2, every: 3 } }) })).toMatch(
+      /: rateLimit\.every is not a member of this object; known members: perSecond, burst$/,
+    );
+    expect(problem({ file: file({ rateLimit: true }) })).toMatch(/: rateLimit must be RateLimitConfig or false, got true$/);
+  });
+
+  it('lists the allowed values of an enum without an A2A 0.3 hint', () => {
+    const message = problem({ file: file({ logLevel: 'verbose', store: 'mem' }) });
+    expect(message).toContain('logLevel must be one of "fatal", "error", "warn", "info", "debug", "trace", "silent", got "verbose"');
+    expect(message).toContain('store must be one of "sqlite", "memory", got "mem"');
+    expect(message).not.toContain('0.3');
   });
 });
