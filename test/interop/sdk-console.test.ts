@@ -14,7 +14,7 @@ afterEach(async () => {
   vi.restoreAllMocks();
 });
 
-async function sendWithVersion(endpoint: string, version: string): Promise<{ error?: { message?: string } }> {
+async function send(endpoint: string, version: string, extra: Record<string, unknown> = {}): Promise<{ error?: { message?: string } }> {
   const response = await fetch(endpoint, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'a2a-version': version },
@@ -22,7 +22,7 @@ async function sendWithVersion(endpoint: string, version: string): Promise<{ err
       jsonrpc: '2.0',
       id: 1,
       method: 'SendMessage',
-      params: { message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ text: 'hello' }] } },
+      params: { message: { messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ text: 'hello' }], ...extra } },
     }),
   });
   return (await response.json()) as { error?: { message?: string } };
@@ -34,13 +34,24 @@ describe("sdk-echo's console", () => {
     const printed = vi.spyOn(console, 'error').mockImplementation(() => undefined);
     agent = await startSdkAgent();
 
-    const body = await sendWithVersion(agent.endpoint, '99.0');
+    const body = await send(agent.endpoint, '99.0');
     expect(body.error?.message).toMatch(/99\.0/);
 
     expect(printed).not.toHaveBeenCalled();
     expect(agent.sdkLog()).toEqual([
       expect.stringMatching(/^Unhandled error in JSON-RPC POST handler: VersionNotSupportedError: .*'99\.0'/),
     ]);
+  });
+
+  it('records, unprinted and verbatim, its warning about a referenced task it does not know', async () => {
+    const printed = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    agent = await startSdkAgent();
+
+    const body = await send(agent.endpoint, '1.0', { referenceTaskIds: ['no-such-task-%s'] });
+    expect(body.error).toBeUndefined();
+
+    expect(printed).not.toHaveBeenCalled();
+    expect(agent.sdkLog()).toEqual(['Reference task no-such-task-%s not found.']);
   });
 
   it('still prints what does not come from the SDK', async () => {

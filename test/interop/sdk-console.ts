@@ -1,4 +1,4 @@
-import { format } from 'node:util';
+import { inspect } from 'node:util';
 import { A2AError } from '@a2a-js/sdk/errors';
 
 /**
@@ -43,7 +43,7 @@ function divertSdkLines(): () => void {
   for (const [method, original] of originals) {
     const diverted = (...args: unknown[]): void => {
       if (!calledFromSdk(diverted) || !isAnsweredError(args)) return original.apply(console, args);
-      const line = args.map((arg) => (arg instanceof Error ? `${arg.name}: ${arg.message}` : format(arg))).join(' ');
+      const line = args.map(describeArgument).join(' ');
       for (const lines of openCaptures) lines.push(line);
     };
     console[method] = diverted;
@@ -67,4 +67,9 @@ function calledFromSdk(diverted: (...args: unknown[]) => void): boolean {
 function isAnsweredError(args: readonly unknown[]): boolean {
   if (args.length === 1 && typeof args[0] === 'string') return REFERENCE_TASK_WARNING.test(args[0]);
   return args.some((arg) => arg instanceof A2AError && arg.reason !== 'INTERNAL_ERROR');
+}
+
+function describeArgument(arg: unknown): string {
+  if (arg instanceof Error) return `${arg.name}: ${arg.message}`;
+  return typeof arg === 'string' ? arg : inspect(arg);
 }
