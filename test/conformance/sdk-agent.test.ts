@@ -71,6 +71,8 @@ describe('sdk-echo, an @a2a-js/sdk agent', () => {
     expect(report.target.mode).toBe('cooperative');
     expect(errorsOf(report), `requirements with verdict ERROR:\n${errorsOf(report).join('\n')}`).toEqual([]);
     expect(() => renderJson(report)).not.toThrow();
+    // The SDK logs each version probe it refuses; sdk-echo keeps those lines out of stderr.
+    expect(agent.sdkLog()).toContainEqual(expect.stringMatching(/^Unhandled error in JSON-RPC POST handler: VersionNotSupportedError: /));
   }, 300_000);
 });
 

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { PROTO_1_0, sharedFileAvailable } from './paths.js';
 
 describe('sharedFileAvailable', () => {
@@ -7,11 +7,17 @@ describe('sharedFileAvailable', () => {
   afterEach(() => {
     if (before === undefined) delete process.env['A2A_HUB_REQUIRE_SHARED'];
     else process.env['A2A_HUB_REQUIRE_SHARED'] = before;
+    vi.restoreAllMocks();
   });
 
   it('skips a test whose reference file is missing, outside CI', () => {
     delete process.env['A2A_HUB_REQUIRE_SHARED'];
+    // The notice is the behaviour under test: asserted here rather than printed into a green run.
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
     expect(sharedFileAvailable('/nonexistent/a2a.proto', 'a test')).toBe(false);
+    expect(warn).toHaveBeenCalledExactlyOnceWith(
+      'skipped: a test (/nonexistent/a2a.proto is absent; ../shared is not beside this checkout)',
+    );
   });
 
   it('fails instead where A2A_HUB_REQUIRE_SHARED=1, as in CI', () => {

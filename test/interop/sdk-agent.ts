@@ -12,6 +12,7 @@ import {
 } from '@a2a-js/sdk/server';
 import { UserBuilder, agentCardHandler, jsonRpcHandler } from '@a2a-js/sdk/server/express';
 import express from 'express';
+import { captureSdkConsole } from './sdk-console.js';
 
 /**
  * A third-party A2A 1.0 agent, built only with the official @a2a-js/sdk (1.3.0) server side
@@ -31,6 +32,8 @@ export interface SdkAgent {
   /** The JSON-RPC endpoint its card declares. */
   readonly endpoint: string;
   readonly card: AgentCard;
+  /** The errors the SDK logged while the agent was open, kept out of the test output (./sdk-console.ts). */
+  sdkLog(): string[];
   close(): Promise<void>;
 }
 
@@ -51,6 +54,7 @@ export async function startSdkAgent(): Promise<SdkAgent> {
     });
   });
   const { port } = server.address() as AddressInfo;
+  const sdkConsole = captureSdkConsole();
   const url = `http://127.0.0.1:${port}`;
   const endpoint = `${url}${SDK_AGENT_JSONRPC_PATH}`;
 
@@ -77,12 +81,13 @@ export async function startSdkAgent(): Promise<SdkAgent> {
     url,
     endpoint,
     card,
+    sdkLog: () => sdkConsole.lines(),
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.close((error) => (error ? reject(error) : resolve()));
         // Streams the SDK keeps open (e.g. after AUTH_REQUIRED) would hold close() forever.
         server.closeAllConnections();
-      }),
+      }).finally(() => sdkConsole.stop()),
   };
 }
 
