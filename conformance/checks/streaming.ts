@@ -4,7 +4,7 @@ import type { TaskState } from '../../generated/a2a/1.0/types.js';
 import type { TestDirectiveRequest } from '../../generated/hub/test-directives.js';
 import { isRecord } from '../../src/support/records.js';
 import { errorLabel, isError } from '../core/answers.js';
-import type { Check } from '../core/check.js';
+import type { Check, CheckContext } from '../core/check.js';
 import type { SseEvent } from '../core/transport.js';
 import { directive, directiveMessage } from './support/directives.js';
 import { analyseTaskStream, checkMessageStream, examine, expectStreamRefusal, openStream, type Opened } from './support/streams.js';
@@ -356,13 +356,7 @@ export const streamingChecks: readonly Check[] = [
       const before = (await currentTask(context, id))?.state ?? started.value.state;
       const opened = await openStream(context, 'SubscribeToTask', { id }, { timeoutMs: STREAM_SLOW_MS + context.timeoutMs * 2 });
       if (!examine(context, opened)) {
-        context.fail('SUB-004', {
-          message: 'SubscribeToTask on a working task opened no stream',
-          expected: 'an SSE stream starting with the task',
-          observed: describeEnding(opened.exchange),
-          exchange: opened.exchange,
-        });
-        context.skip('SUB-005', 'precondition-not-met', 'no stream was opened');
+        failNoSubscription(context, opened, 'a working task');
         return;
       }
       const summary = analyseTaskStream(context, opened, { first: 'SUB-004', ending: 'SUB-005', taskId: id });
@@ -419,13 +413,7 @@ export const streamingChecks: readonly Check[] = [
       await send(context, { message: context.message('conformance: the answer', { taskId: id, contextId: asked.task.contextId }) });
       const opened = await subscribing;
       if (!examine(context, opened)) {
-        context.fail('SUB-004', {
-          message: 'SubscribeToTask on an INPUT_REQUIRED task opened no stream',
-          expected: 'an SSE stream starting with the task',
-          observed: describeEnding(opened.exchange),
-          exchange: opened.exchange,
-        });
-        context.skip('SUB-005', 'precondition-not-met', 'no stream was opened');
+        failNoSubscription(context, opened, 'an INPUT_REQUIRED task');
         return;
       }
       const events = opened.exchange.events;
@@ -638,3 +626,14 @@ export const streamingChecks: readonly Check[] = [
     },
   },
 ];
+
+/** SUB-004 fails and SUB-005 cannot be judged when SubscribeToTask opened no stream. */
+function failNoSubscription(context: CheckContext, opened: Opened, taskKind: string): void {
+  context.fail('SUB-004', {
+    message: `SubscribeToTask on ${taskKind} opened no stream`,
+    expected: 'an SSE stream starting with the task',
+    observed: describeEnding(opened.exchange),
+    exchange: opened.exchange,
+  });
+  context.skip('SUB-005', 'precondition-not-met', 'no stream was opened');
+}
