@@ -34,14 +34,18 @@ interface TargetOptions {
 }
 
 const UNAUTHENTICATED_STATUS = ERRORS.UnauthenticatedError.httpStatus;
+/** Service Unavailable, the status of the hub's AgentUnavailableError and of any server that cannot serve now. */
+const UNAVAILABLE_STATUS = ERRORS.AgentUnavailableError.httpStatus;
 
 /**
  * Finds the agent of a URL: the card that belongs to it (src/protocol/card-location.ts: the
  * card URL itself, `<endpoint>/agent-card.json`, or the well-known card of a base URL or one
  * that names the URL), else a JSON-RPC endpoint (then a minimal card is assumed). Throws
  * TargetError, which the CLI turns into exit code 2, when nothing answers like an A2A agent,
- * when the only card is another agent's of the same host, and when the endpoint refuses the
- * credentials: testing a different agent, or a locked door, would report on the wrong thing.
+ * when the only card is another agent's of the same host, when the endpoint refuses the
+ * credentials, and when the agent's card or endpoint answers that it is unavailable (HTTP 503,
+ * or a 5xx A2A error on its card): testing a different agent, a locked door or a closed one
+ * would report on the wrong thing.
  */
 export async function resolveTarget(url: string, options: TargetOptions): Promise<Target> {
   let asked: URL;
@@ -54,6 +58,9 @@ export async function resolveTarget(url: string, options: TargetOptions): Promis
   let foreignCard = false;
   for (const candidate of candidates) {
     const exchange = await get(candidate.url, options);
+    if (candidate.source !== 'well-known' && refusesService(exchange.status, exchange.json)) {
+      throw unavailable(url, candidate.url, exchange.status, errorMessageOf(exchange.json));
+    }
     const card = exchange.json;
     if (exchange.status !== 200 || !looksLikeCard(card) || !Array.isArray(card['supportedInterfaces'])) continue;
     if (!belongsTo(asked, candidate, card)) {
@@ -70,7 +77,7 @@ export async function resolveTarget(url: string, options: TargetOptions): Promis
         typeof entry['url'] === 'string',
     );
     if (jsonrpc !== undefined) {
-      await requireAccess(jsonrpc.url, options);
+      await requireAccess(url, jsonrpc.url, options);
       const known = card as unknown as AgentCard;
       return { url, card: known, cardUrl: candidate.url, cardExchange: exchange, endpoint: jsonrpc.url, assumedCard: false };
     }
@@ -80,6 +87,7 @@ export async function resolveTarget(url: string, options: TargetOptions): Promis
   }
   const probe = await probeJsonRpc(url, options);
   if (probe.status === UNAUTHENTICATED_STATUS) throw refused(url, probe, options);
+  if (probe.status === UNAVAILABLE_STATUS) throw unavailable(url, url, probe.status, probe.message);
   if (probe.jsonRpc) return { url, card: minimalCard(url), endpoint: url, assumedCard: true };
   if (foreignCard) throw new TargetError(notTheAgentAsked(asked, candidates));
   throw new TargetError(`${url} serves no agent card and does not answer JSON-RPC (HTTP ${probe.status})`);
@@ -101,15 +109,36 @@ async function probeJsonRpc(endpoint: string, options: TargetOptions): Promise<P
   }).catch((error: unknown) => {
     throw new TargetError(`${endpoint} is not reachable: ${String(error)}`);
   });
-  const body = (await response.json().catch(() => undefined)) as { jsonrpc?: unknown; error?: { message?: unknown } } | undefined;
-  const message = typeof body?.error?.message === 'string' ? body.error.message : undefined;
-  return { status: response.status, jsonRpc: body?.jsonrpc === '2.0', ...(message === undefined ? {} : { message }) };
+  const body: unknown = await response.json().catch(() => undefined);
+  const message = errorMessageOf(body);
+  return { status: response.status, jsonRpc: isRecord(body) && body['jsonrpc'] === '2.0', ...(message === undefined ? {} : { message }) };
 }
 
-/** Only a locked endpoint stops the run: one that is unreachable or malformed is what the checks report on. */
-async function requireAccess(endpoint: string, options: TargetOptions): Promise<void> {
+/**
+ * Only a locked or unavailable endpoint stops the run: one that is unreachable or malformed is
+ * what the checks report on, but every check against an endpoint that refuses service would
+ * only report its refusal.
+ */
+async function requireAccess(url: string, endpoint: string, options: TargetOptions): Promise<void> {
   const probe = await probeJsonRpc(endpoint, options).catch(() => undefined);
   if (probe?.status === UNAUTHENTICATED_STATUS) throw refused(endpoint, probe, options);
+  if (probe?.status === UNAVAILABLE_STATUS) throw unavailable(url, endpoint, probe.status, probe.message);
+}
+
+/** HTTP 503, or a 5xx with an A2A error body (JSON-RPC or HTTP+JSON): the agent says it cannot serve now. */
+function refusesService(status: number, json: unknown): boolean {
+  return status === UNAVAILABLE_STATUS || (status >= 500 && errorMessageOf(json) !== undefined);
+}
+
+/** The message of a JSON-RPC error answer or an HTTP+JSON error body: both keep it at `error.message`. */
+function errorMessageOf(json: unknown): string | undefined {
+  const error = isRecord(json) ? json['error'] : undefined;
+  return isRecord(error) && typeof error['message'] === 'string' ? error['message'] : undefined;
+}
+
+function unavailable(url: string, answeredAt: string, status: number, message: string | undefined): TargetError {
+  const why = message === undefined ? '' : `: ${message}`;
+  return new TargetError(`the agent at ${url} cannot be tested: ${answeredAt} answered HTTP ${status}${why}`);
 }
 
 function refused(endpoint: string, probe: Probe, options: TargetOptions): TargetError {

@@ -3,7 +3,9 @@ import { MEDIA_TYPES, PROTOCOL_VERSION } from '../../generated/a2a/1.0/protocol.
 import type { AgentCard, AgentInterface } from '../../generated/a2a/1.0/types.js';
 import { a2aError } from '../protocol/a2a-error.js';
 import { belongsTo, cardCandidates, looksLikeCard, noCardFound, notTheAgentAsked, type CardMiss } from '../protocol/card-location.js';
+import { errorInfoMetadata, registeredErrorOf } from '../protocol/error-info.js';
 import { describeError } from '../support/describe-error.js';
+import { isRecord } from '../support/records.js';
 import { conforming } from './answer-validation.js';
 import { HttpTransport } from './http-transport.js';
 import { DEFAULT_TIMEOUT_MS, requestHeaders, type RequestOptions } from './request-options.js';
@@ -35,7 +37,8 @@ export interface ResolvedCard {
  * itself (a card URL), then `<url>/agent-card.json` (an endpoint's card), then the well-known
  * card if one of its interfaces is `url` (src/protocol/card-location.ts). Throws
  * A2ATransportError when no card of that agent can be read, also when the well-known card
- * describes another agent of the same host, and UnauthenticatedError when the card needs credentials.
+ * describes another agent of the same host, UnauthenticatedError when the card needs credentials,
+ * and the agent's own A2A error (e.g. AgentUnavailableError) when its card answers HTTP 5xx with one.
  */
 export async function fetchAgentCard(url: string, options: RequestOptions = {}): Promise<FetchedCard> {
   return readCard(url, options, new HttpTransport(options));
@@ -81,6 +84,8 @@ async function readCard(url: string, options: RequestOptions, transport: HttpTra
   const misses: CardMiss[] = [];
   // A card behind credentials explains the misses better than "not found" does.
   let locked: string | undefined;
+  // So does the agent's own card answering that it cannot serve (an unavailable instance), also better than another agent's card.
+  let failed: Error | undefined;
   for (const candidate of candidates) {
     let answer: { url: string; response: Response };
     try {
@@ -96,6 +101,7 @@ async function readCard(url: string, options: RequestOptions, transport: HttpTra
     const text = await response.text().catch(() => '');
     if (!response.ok) {
       if (response.status === UNAUTHENTICATED_STATUS && candidate.source !== 'well-known') locked = cardUrl;
+      if (response.status >= 500 && candidate.source !== 'well-known') failed ??= serverError(cardUrl, response.status, text);
       misses.push({ url: cardUrl, problem: `answered HTTP ${response.status}` });
       continue;
     }
@@ -111,12 +117,40 @@ async function readCard(url: string, options: RequestOptions, transport: HttpTra
       continue;
     }
     if (belongsTo(asked, candidate, card)) return { cardUrl, card };
-    if (locked === undefined) throw new A2ATransportError(notTheAgentAsked(asked, candidates));
+    if (locked === undefined && failed === undefined) throw new A2ATransportError(notTheAgentAsked(asked, candidates));
   }
   if (locked !== undefined) {
     throw a2aError('UnauthenticatedError', `the agent card at ${locked} answered HTTP ${UNAUTHENTICATED_STATUS}: it needs credentials`);
   }
+  if (failed !== undefined) throw failed;
   throw new A2ATransportError(noCardFound(asked, misses));
+}
+
+/**
+ * What a 5xx answer of the agent's own card says: its A2A error (by ErrorInfo, e.g.
+ * AgentUnavailableError) with the agent's message, else a transport error with the status.
+ */
+function serverError(cardUrl: string, status: number, text: string): Error {
+  const error = readRestError(text);
+  const prefix = `the agent card at ${cardUrl} answered HTTP ${status}`;
+  if (error === undefined) return new A2ATransportError(prefix, { status });
+  const name = registeredErrorOf(error.details, (definition) => definition.httpStatus === status);
+  const message = `${prefix}: ${error.message}`;
+  if (name === undefined) return new A2ATransportError(message, { status });
+  return a2aError(name, message, { metadata: errorInfoMetadata(error.details) });
+}
+
+/** The `error` member of an HTTP+JSON error body (spec §11.6), if `text` is one. */
+function readRestError(text: string): { readonly message: string; readonly details: unknown } | undefined {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  const error = isRecord(body) ? body['error'] : undefined;
+  if (!isRecord(error) || typeof error['message'] !== 'string') return undefined;
+  return { message: error['message'], details: error['details'] };
 }
 
 const UNAUTHENTICATED_STATUS = ERRORS.UnauthenticatedError.httpStatus;

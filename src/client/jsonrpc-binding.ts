@@ -3,9 +3,9 @@ import type { MethodName, MethodTypes } from '../../generated/a2a/1.0/methods.js
 import { MEDIA_TYPES } from '../../generated/a2a/1.0/protocol.js';
 import type { FieldViolation } from '../../generated/a2a/1.0/types.js';
 import { a2aError, type A2AError } from '../protocol/a2a-error.js';
+import { errorInfoMetadata, registeredErrorOf } from '../protocol/error-info.js';
 import { readJsonRpcAnswer } from '../protocol/jsonrpc.js';
 import { describeError } from '../support/describe-error.js';
-import { setOwn } from '../support/own-property.js';
 import { isRecord } from '../support/records.js';
 import { validateResult } from './answer-validation.js';
 import { backoff } from './backoff.js';
@@ -185,33 +185,31 @@ function unauthenticated(method: string, text: string): A2AError {
   );
 }
 
-/** The A2AError for a JSON-RPC error object, with its ErrorInfo metadata and BadRequest field violations. */
+/**
+ * The A2AError for a JSON-RPC error object, with its ErrorInfo metadata and BadRequest field
+ * violations, named by its ErrorInfo when that names a registered error of the same code, else by the code.
+ */
 function remoteError(method: string, error: unknown, known?: ErrorName): A2AError {
   if (!isRecord(error) || typeof error['code'] !== 'number' || typeof error['message'] !== 'string') {
     return a2aError('InvalidAgentResponseError', `${method}: malformed JSON-RPC error object`);
   }
   const code = error['code'];
   const message = error['message'];
-  const metadata: Record<string, string> = {};
-  const violations: FieldViolation[] = [];
   const data = error['data'];
+  const violations: FieldViolation[] = [];
   if (Array.isArray(data)) {
     for (const detail of data as unknown[]) {
-      if (!isRecord(detail)) continue;
-      const info = detail['metadata'];
-      if (isRecord(info)) for (const [key, value] of Object.entries(info)) if (typeof value === 'string') setOwn(metadata, key, value);
-      const fieldViolations = detail['fieldViolations'];
-      if (Array.isArray(fieldViolations)) {
-        for (const entry of fieldViolations as unknown[]) {
-          if (isRecord(entry) && typeof entry['field'] === 'string' && typeof entry['description'] === 'string') {
-            violations.push({ field: entry['field'], description: entry['description'] });
-          }
+      const fieldViolations = isRecord(detail) ? detail['fieldViolations'] : undefined;
+      if (!Array.isArray(fieldViolations)) continue;
+      for (const entry of fieldViolations as unknown[]) {
+        if (isRecord(entry) && typeof entry['field'] === 'string' && typeof entry['description'] === 'string') {
+          violations.push({ field: entry['field'], description: entry['description'] });
         }
       }
     }
   }
-  const name = known ?? SPEC_ERROR_BY_CODE.get(code);
-  const options = { metadata, violations };
+  const name = known ?? registeredErrorOf(data, (definition) => definition.code === code) ?? SPEC_ERROR_BY_CODE.get(code);
+  const options = { metadata: errorInfoMetadata(data), violations };
   if (name === undefined) return a2aError('InternalError', `${message} (remote code ${code})`, options);
   return a2aError(name, message, options);
 }

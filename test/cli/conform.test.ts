@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validateConformanceReport } from '../../generated/conformance/validators.js';
 import { REPO_ROOT } from '../../codegen/paths.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
+import { storeOnMissingPreset } from '../helpers/missing-preset.js';
 
 /** Runs `a2a-hub conform` in a child process without blocking the event loop (the agent under test lives in this process). */
 function conform(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
@@ -115,6 +116,20 @@ describe('a2a-hub conform', () => {
       expect(unlocked.status, unlocked.stderr).toBe(0);
     } finally {
       hub.inbounds.remove(instance.id);
+    }
+  });
+
+  it('exits 2 before any check on an instance the hub cannot run, quoting why', async () => {
+    const dataDir = join(scratch, 'unavailable');
+    const [stored] = await storeOnMissingPreset(dataDir, ['shouter']);
+    const unavailableHub = await startTestHub({ dataDir });
+    try {
+      const refused = await conform([`${unavailableHub.url}${stored?.endpointPath ?? ''}`, '--only', 'CARD-002']);
+      expect(refused.status).toBe(2);
+      expect(refused.stdout).toBe('');
+      expect(refused.stderr).toMatch(/^a2a-hub conform: the agent at .* cannot be tested: .* answered HTTP 503: .*unavailable.*\n$/);
+    } finally {
+      await unavailableHub.dispose();
     }
   });
 

@@ -1,10 +1,15 @@
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ERRORS } from '../../generated/a2a/1.0/errors.js';
 import type { AgentCard, Message, StreamResponse } from '../../generated/a2a/1.0/types.js';
 import { A2AClient, assembleArtifacts, textOf } from '../../src/client/a2a-client.js';
-import { A2AError } from '../../src/protocol/a2a-error.js';
+import { A2AError, a2aError } from '../../src/protocol/a2a-error.js';
+import { storeOnMissingPreset } from '../helpers/missing-preset.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
 
 function userMessage(text: string, extra: Partial<Message> = {}): Message {
@@ -255,6 +260,63 @@ describe('A2AClient against fake agents', () => {
       expect((error as A2AError).message).toMatch(/odd/);
     } finally {
       await fake.close();
+    }
+  });
+
+  it('names a hub error by its ErrorInfo reason and domain, not by the JSON-RPC code hub errors share', async () => {
+    const failWith =
+      (error: A2AError): Handler =>
+      (body, res) => {
+        res
+          .writeHead(error.definition.httpStatus, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ jsonrpc: '2.0', id: idOf(body), error: error.toJsonRpcError() }));
+      };
+    const unavailable = a2aError('AgentUnavailableError', 'agent "x" is unavailable', { metadata: { instance: 'x' } });
+    const tooLarge = a2aError('PayloadTooLargeError', 'body over the limit');
+    // Another domain's reason says nothing about our registry: the code decides.
+    const foreign = {
+      code: ERRORS.InvalidParamsError.code,
+      message: 'foreign',
+      data: [{ ...unavailable.details()[0], domain: 'x.example' }],
+    };
+    const fake = await fakeAgent([
+      failWith(unavailable),
+      failWith(tooLarge),
+      (body, res) =>
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: idOf(body), error: foreign })),
+    ]);
+    try {
+      const client = await A2AClient.connect(fake.url, { retries: 0 });
+      const caught = async (): Promise<A2AError> => (await client.getTask({ id: 't1' }).catch((error: unknown) => error)) as A2AError;
+      const first = await caught();
+      expect(first).toBeInstanceOf(A2AError);
+      expect(first.name).toBe('AgentUnavailableError');
+      expect(first.message).toBe('agent "x" is unavailable');
+      expect(first.metadata).toEqual({ instance: 'x' });
+      expect((await caught()).name).toBe('PayloadTooLargeError');
+      expect((await caught()).name).toBe('InvalidParamsError');
+    } finally {
+      await fake.close();
+    }
+  });
+});
+
+describe('A2AClient.connect to an instance this hub cannot run', () => {
+  it('reports the instance as unavailable, not the well-known card as the one to use', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'a2a-hub-client-unavailable-'));
+    const [stored] = await storeOnMissingPreset(dataDir, ['shouter']);
+    const unavailableHub = await startTestHub({ dataDir });
+    try {
+      const endpoint = `${unavailableHub.url}${stored?.endpointPath ?? ''}`;
+      const answered = (await (await fetch(`${endpoint}/agent-card.json`)).json()) as { error: { message: string } };
+      const error = await A2AClient.connect(endpoint).catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(A2AError);
+      expect((error as A2AError).name).toBe('AgentUnavailableError');
+      expect((error as A2AError).message).toContain(answered.error.message);
+      expect((error as A2AError).message).not.toMatch(/has one, so use that URL/);
+    } finally {
+      await unavailableHub.dispose();
+      rmSync(dataDir, { recursive: true, force: true });
     }
   });
 });

@@ -1,7 +1,11 @@
 import { generateKeyPairSync, sign } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ERRORS } from '../../generated/a2a/1.0/errors.js';
 import type { ConformanceReport } from '../../generated/conformance/types.js';
 import { discoveryChecks } from '../../conformance/checks/discovery.js';
 import { securityChecks } from '../../conformance/checks/security.js';
@@ -11,6 +15,7 @@ import { versioningChecks } from '../../conformance/checks/versioning.js';
 import type { Check } from '../../conformance/core/check.js';
 import { resolveTarget, TargetError } from '../../conformance/core/target.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
+import { storeOnMissingPreset } from '../helpers/missing-preset.js';
 import { runChecks, verdicts } from './harness.js';
 
 const checks: readonly Check[] = [...discoveryChecks, ...versioningChecks, ...securityChecks];
@@ -134,6 +139,36 @@ describe('target discovery finds the agent of the URL given', () => {
     const wrong = await refusal(guarded, { authorization: 'Bearer nope' });
     expect((wrong as Error).message).toMatch(/: the credentials sent were refused$/);
     expect((await resolve(guarded, { authorization: 'Bearer tkn' })).card.name).toBe('guarded');
+  });
+});
+
+describe('target discovery of an instance this hub cannot run', () => {
+  let hub: TestHub;
+  let unavailable = '';
+  beforeAll(async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'a2a-hub-conform-unavailable-'));
+    const [stored] = await storeOnMissingPreset(dataDir, ['shouter']);
+    hub = await startTestHub({ dataDir });
+    unavailable = `${hub.url}${stored?.endpointPath ?? ''}`;
+  });
+  afterAll(async () => {
+    await hub.dispose();
+    rmSync(hub.dataDir, { recursive: true, force: true });
+  });
+
+  it('refuses it, quoting why, instead of running the suite against its refusals', async () => {
+    const answered = (await (await fetch(`${unavailable}/agent-card.json`)).json()) as { error: { message: string } };
+    for (const url of [unavailable, `${unavailable}/agent-card.json`]) {
+      const error = await resolveTarget(url, { timeoutMs: 5000 }).then(
+        () => undefined,
+        (caught: unknown) => caught,
+      );
+      expect(error).toBeInstanceOf(TargetError);
+      expect((error as TargetError).unauthenticated).toBe(false);
+      expect((error as Error).message).toContain(`answered HTTP ${ERRORS.AgentUnavailableError.httpStatus}`);
+      expect((error as Error).message).toContain(answered.error.message);
+      expect((error as Error).message).not.toMatch(/has one, so use that URL/);
+    }
   });
 });
 
