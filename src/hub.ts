@@ -164,10 +164,11 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
       });
     });
   } catch (error) {
-    // Release the data dir's exclusive lock, so the same process may start a hub on another port.
+    // Release the data dir's exclusive lock, so the same process may start a hub on another port;
+    // a store the caller passed in is the caller's to close (it may start a hub on it again).
     sessions.close();
     runtime.close();
-    store.close();
+    if (options.taskStore === undefined) store.close();
     throw listenError(error, config.host, config.port);
   }
   const address = server.address() as AddressInfo;

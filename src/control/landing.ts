@@ -9,7 +9,7 @@ import { cardPathOf } from '../server/hosted-agent.js';
 import { isLoopbackAddress } from './loopback.js';
 
 export interface LandingOptions extends BaseUrlOptions {
-  readonly inbounds: Pick<InboundRegistry, 'list' | 'defaultAgent'>;
+  readonly inbounds: Pick<InboundRegistry, 'list' | 'defaultAgent' | 'unavailableReason'>;
 }
 
 /** More agents than this make a message nobody reads; the snapshot lists them all. */
@@ -40,9 +40,9 @@ interface Pointer {
   readonly endpointPath: string;
 }
 
-/** The instances that answer now: disabled ones would 404 too. */
+/** The instances that answer now: disabled ones would 404 too, and unavailable ones refuse every call. */
 function servedAgents(options: LandingOptions): Pointer[] {
-  return options.inbounds.list().filter((inbound) => inbound.enabled);
+  return options.inbounds.list().filter((inbound) => inbound.enabled && options.inbounds.unavailableReason(inbound.id) === undefined);
 }
 
 function localDirections(ctx: Context, options: LandingOptions): string {

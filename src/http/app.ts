@@ -1,12 +1,12 @@
 import Router from '@koa/router';
 import Koa from 'koa';
 import { HEADERS, PROTOCOL_VERSION, WELL_KNOWN_AGENT_CARD_PATH } from '../../generated/a2a/1.0/protocol.js';
-import { a2aError, type A2AError } from '../protocol/a2a-error.js';
+import { a2aError } from '../protocol/a2a-error.js';
 import { CARD_PATH_SUFFIX } from '../protocol/card-location.js';
-import type { AgentDirectory, UnavailableAgent } from '../server/hosted-agent.js';
+import type { AgentDirectory } from '../server/hosted-agent.js';
 import { serveCard } from './card-endpoint.js';
-import { respondMethodNotAllowed, respondNotFound, respondWithError, respondWithJsonRpcError } from './http-errors.js';
-import { serveJsonRpc, type JsonRpcEndpointOptions } from './jsonrpc-endpoint.js';
+import { respondMethodNotAllowed, respondNotFound, respondWithError } from './http-errors.js';
+import { serveJsonRpc, serveUnavailable, unavailableError, type JsonRpcEndpointOptions } from './jsonrpc-endpoint.js';
 
 export interface HttpAppOptions extends JsonRpcEndpointOptions {
   readonly directory: AgentDirectory;
@@ -56,19 +56,14 @@ export function createHttpApp(options: HttpAppOptions): Koa {
       if (unavailable !== undefined) return respondWithError(ctx, unavailableError(unavailable));
     }
     const agent = options.directory.byEndpointPath(path);
-    if (agent !== undefined) {
+    const unavailable = agent === undefined ? options.directory.unavailableAt(path) : undefined;
+    if (agent !== undefined || unavailable !== undefined) {
       if (ctx.method !== 'POST') {
         ctx.set(HEADERS.version, PROTOCOL_VERSION);
         return respondMethodNotAllowed(ctx, ['POST']);
       }
-      return serveJsonRpc(ctx, agent, options);
-    }
-    const unavailable = options.directory.unavailableAt(path);
-    if (unavailable !== undefined) {
-      ctx.set(HEADERS.version, PROTOCOL_VERSION);
-      // A hub error on the JSON-RPC binding keeps its HTTP status, like 401 and 429; the body is JSON-RPC.
-      if (ctx.method === 'POST') return respondWithJsonRpcError(ctx, unavailableError(unavailable));
-      return respondWithError(ctx, unavailableError(unavailable));
+      if (agent !== undefined) return serveJsonRpc(ctx, agent, options);
+      if (unavailable !== undefined) return serveUnavailable(ctx, unavailable, options);
     }
     await next();
   });
@@ -96,8 +91,4 @@ export function createHttpApp(options: HttpAppOptions): Koa {
   const notFound = options.notFound ?? respondNotFound;
   app.use((ctx) => notFound(ctx));
   return app;
-}
-
-function unavailableError(agent: UnavailableAgent): A2AError {
-  return a2aError('AgentUnavailableError', `agent "${agent.id}" is unavailable: ${agent.reason}`, { metadata: { instance: agent.id } });
 }

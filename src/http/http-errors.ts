@@ -1,20 +1,12 @@
 import type { Context } from 'koa';
 import { MEDIA_TYPES } from '../../generated/a2a/1.0/protocol.js';
 import { a2aError, type A2AError } from '../protocol/a2a-error.js';
-import { errorResponse } from '../protocol/jsonrpc.js';
 
 /** An HTTP-level failure as JSON (the HTTP+JSON binding's google.rpc.Status body), never an HTML page. */
 export function respondWithError(ctx: Context, error: A2AError, status = error.definition.httpStatus): void {
   ctx.status = status;
   ctx.type = MEDIA_TYPES.json;
   ctx.body = JSON.stringify(error.toRestErrorResponse());
-}
-
-/** A JSON-RPC error response without a request id (none was read), with the error's HTTP status. */
-export function respondWithJsonRpcError(ctx: Context, error: A2AError): void {
-  ctx.status = error.definition.httpStatus;
-  ctx.type = MEDIA_TYPES.json;
-  ctx.body = JSON.stringify(errorResponse(null, error));
 }
 
 export function respondNotFound(ctx: Context): void {

@@ -7,12 +7,12 @@ import { a2aError, isA2AError, type A2AError } from '../protocol/a2a-error.js';
 import { errorResponse, parseEnvelope, resolveCall, successResponse, type JsonRpcId } from '../protocol/jsonrpc.js';
 import { negotiateVersion, type VersionPolicy } from '../protocol/versions.js';
 import type { A2AHandler } from '../server/a2a-handler.js';
-import type { InboundAgent } from '../server/hosted-agent.js';
+import type { InboundAgent, UnavailableAgent } from '../server/hosted-agent.js';
 import type { LogFunction } from '../support/log.js';
 import { baseUrlOf, type BaseUrlOptions } from './base-url.js';
 import { bearerMatches } from './bearer.js';
 import { readA2ABody } from './body.js';
-import type { EndpointObserver } from './endpoint-observer.js';
+import type { EndpointObserver, RequestObservation } from './endpoint-observer.js';
 import type { RateLimiter } from './rate-limit.js';
 import { pipeFramesToSse } from './sse-frames.js';
 import { openSse } from './sse.js';
@@ -46,18 +46,7 @@ export async function serveJsonRpc(ctx: Context, agent: InboundAgent, options: J
   let method = '-';
   const observation = options.observer?.request(ctx.socket, agent.id);
   try {
-    const wait = options.rateLimiter?.take(ctx.socket.remoteAddress ?? 'unknown') ?? 0;
-    if (wait > 0) {
-      ctx.set('Retry-After', String(wait));
-      throw a2aError('RateLimitedError', `too many requests from this address; retry in ${wait} s`);
-    }
-    if (agent.tokenDigest !== undefined && !bearerMatches(ctx.get('authorization') || undefined, agent.tokenDigest)) {
-      ctx.set('WWW-Authenticate', `Bearer realm="${agent.id}"`);
-      throw a2aError(
-        'UnauthenticatedError',
-        ctx.get('authorization') ? 'the bearer token is not valid for this agent' : 'this agent requires Authorization: Bearer <token>',
-      );
-    }
+    admit(ctx, agent, options);
     const envelope = parseEnvelope(await readA2ABody(ctx, options.bodyLimitBytes));
     id = envelope.id;
     if (!envelope.ok) throw envelope.error;
@@ -109,17 +98,67 @@ export async function serveJsonRpc(ctx: Context, agent: InboundAgent, options: J
       (error) => JSON.stringify(errorResponse(requestId, error)),
     );
   } catch (error) {
-    const wireError = toWireError(error, options);
-    const status = wireError.definition.category === 'hub' ? wireError.definition.httpStatus : 200;
-    // JSON-RPC never answers a notification, not even with an error; transport failures
-    // (401, 413, 415, 429) are HTTP's business and still get their status.
-    observation?.done(method, status === 200 ? String(wireError.code) : `http-${status}`);
-    if (notification && status === 200) {
-      ctx.status = 204;
-      return;
-    }
-    respond(ctx, status, errorResponse(id, wireError));
+    respondWithFailure(ctx, error, { id, notification, method, observation }, options);
   }
+}
+
+/**
+ * The endpoint of an instance that cannot run here: past the same rate limit and token check
+ * as a served one, AgentUnavailableError. The reason stays with the operator, since it names
+ * this hub's presets; a caller learns only that the agent is unavailable.
+ */
+export function serveUnavailable(ctx: Context, agent: UnavailableAgent, options: JsonRpcEndpointOptions): void {
+  ctx.set(HEADERS.version, PROTOCOL_VERSION);
+  const observation = options.observer?.request(ctx.socket, agent.id);
+  try {
+    admit(ctx, agent, options);
+    throw unavailableError(agent);
+  } catch (error) {
+    respondWithFailure(ctx, error, { id: null, notification: false, method: '-', observation }, options);
+  }
+}
+
+/** What an unavailable instance's endpoint and card answer. */
+export function unavailableError(agent: UnavailableAgent): A2AError {
+  return a2aError('AgentUnavailableError', `agent "${agent.id}" is unavailable in this hub; its operator can see why`, {
+    metadata: { instance: agent.id },
+  });
+}
+
+/** Rate limit first, so token guessing is throttled too; then the bearer token. Throws the refusal. */
+function admit(ctx: Context, agent: { readonly id: string; readonly tokenDigest?: string }, options: JsonRpcEndpointOptions): void {
+  const wait = options.rateLimiter?.take(ctx.socket.remoteAddress ?? 'unknown') ?? 0;
+  if (wait > 0) {
+    ctx.set('Retry-After', String(wait));
+    throw a2aError('RateLimitedError', `too many requests from this address; retry in ${wait} s`);
+  }
+  if (agent.tokenDigest !== undefined && !bearerMatches(ctx.get('authorization') || undefined, agent.tokenDigest)) {
+    ctx.set('WWW-Authenticate', `Bearer realm="${agent.id}"`);
+    throw a2aError(
+      'UnauthenticatedError',
+      ctx.get('authorization') ? 'the bearer token is not valid for this agent' : 'this agent requires Authorization: Bearer <token>',
+    );
+  }
+}
+
+interface Failed {
+  readonly id: JsonRpcId;
+  readonly notification: boolean;
+  readonly method: string;
+  readonly observation: RequestObservation | undefined;
+}
+
+function respondWithFailure(ctx: Context, error: unknown, failed: Failed, options: JsonRpcEndpointOptions): void {
+  const wireError = toWireError(error, options);
+  const status = wireError.definition.category === 'hub' ? wireError.definition.httpStatus : 200;
+  // JSON-RPC never answers a notification, not even with an error; transport failures
+  // (401, 413, 415, 429) and hub errors (503) are HTTP's business and still get their status.
+  failed.observation?.done(failed.method, status === 200 ? String(wireError.code) : `http-${status}`);
+  if (failed.notification && status === 200) {
+    ctx.status = 204;
+    return;
+  }
+  respond(ctx, status, errorResponse(failed.id, wireError));
 }
 
 /** The requested extension URIs (comma-separated, §3.2.6) that the agent implements; unknown ones are ignored. */

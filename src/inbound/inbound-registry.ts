@@ -58,6 +58,12 @@ const RESERVED_PATHS: readonly string[] = [
   CONTROL_API.panelPath,
 ];
 
+/**
+ * What an instance this hub cannot run may change without a registered preset: nothing its
+ * preset would check. So an operator can disable, protect or rename it as it is.
+ */
+const PRESET_FREE_MEMBERS: ReadonlySet<string> = new Set(['name', 'description', 'version', 'endpointPath', 'authTokenEnv']);
+
 function isReserved(path: string): boolean {
   return RESERVED_PATHS.some((reserved) => path === reserved || path.startsWith(`${reserved}/`));
 }
@@ -189,17 +195,25 @@ export class InboundRegistry implements AgentDirectory {
     // An empty relayTo, like an empty authTokenEnv, clears it.
     const { relayTo: currentRelay, ...others } = current;
     const relayTo = patch.relayTo === undefined ? currentRelay : patch.relayTo === '' ? undefined : patch.relayTo;
-    return this.#save({
-      ...others,
-      ...rest,
-      ...(env === undefined ? {} : { authTokenEnv: env }),
-      ...(relayTo === undefined ? {} : { relayTo }),
-      updatedAt: this.#options.now(),
-    });
+    const presetFree =
+      this.#unavailable.has(id) &&
+      Object.entries(defined).every(
+        ([member, value]) => PRESET_FREE_MEMBERS.has(member) || (member === 'preset' && value === current.preset),
+      );
+    return this.#save(
+      {
+        ...others,
+        ...rest,
+        ...(env === undefined ? {} : { authTokenEnv: env }),
+        ...(relayTo === undefined ? {} : { relayTo }),
+        updatedAt: this.#options.now(),
+      },
+      { presetFree },
+    );
   }
 
   setEnabled(id: string, enabled: boolean): InboundConfig {
-    return this.#save({ ...this.#require(id), enabled, updatedAt: this.#options.now() });
+    return this.#save({ ...this.#require(id), enabled, updatedAt: this.#options.now() }, { presetFree: this.#unavailable.has(id) });
   }
 
   /** Sets a bearer token, or with an empty or absent token clears every form of auth. */
@@ -208,7 +222,7 @@ export class InboundRegistry implements AgentDirectory {
     void _digest;
     void _env;
     const auth = token === undefined || token === '' ? {} : { tokenDigest: tokenDigest(token) };
-    return this.#save({ ...rest, ...auth, updatedAt: this.#options.now() });
+    return this.#save({ ...rest, ...auth, updatedAt: this.#options.now() }, { presetFree: this.#unavailable.has(id) });
   }
 
   /** Deletes an instance, also one whose stored configuration could not be read. */
@@ -255,8 +269,9 @@ export class InboundRegistry implements AgentDirectory {
     return config;
   }
 
-  #save(given: InboundConfig): InboundConfig {
-    this.#check(given);
+  /** `presetFree`: the change is one an unavailable instance may make (PRESET_FREE_MEMBERS), so its preset is not checked. */
+  #save(given: InboundConfig, { presetFree = false } = {}): InboundConfig {
+    this.#check(given, presetFree);
     // What is saved is what the next start reads back: the same check and projection as a stored row.
     const read = inboundConfigOf(given);
     if (!read.ok) throw new OperationError(`the instance configuration is not valid: ${read.problems.join('; ')}`);
@@ -267,23 +282,27 @@ export class InboundRegistry implements AgentDirectory {
     return config;
   }
 
-  #check(config: InboundConfig): void {
+  #check(config: InboundConfig, presetFree: boolean): void {
     if (!validateEndpointPath(config.endpointPath) || isReserved(config.endpointPath)) {
       throw new OperationError(
         `endpointPath "${config.endpointPath}" is not usable: give an absolute path like /a2a/reports outside ${RESERVED_PATHS.join(', ')}`,
       );
     }
+    if (!presetFree) this.#checkPreset(config);
+    for (const other of this.#configs.values()) {
+      if (other.id !== config.id && other.endpointPath === config.endpointPath) {
+        throw new OperationError(`endpointPath ${config.endpointPath} is already used by instance "${other.id}"`);
+      }
+    }
+  }
+
+  #checkPreset(config: InboundConfig): void {
     const preset = this.#options.presets.get(config.preset);
     if (preset === undefined) {
       throw new OperationError(`unknown preset "${config.preset}"; available: ${this.#registeredPresets().join(', ')}`);
     }
     const problem = preset.validate?.(config);
     if (problem !== undefined) throw new OperationError(problem);
-    for (const other of this.#configs.values()) {
-      if (other.id !== config.id && other.endpointPath === config.endpointPath) {
-        throw new OperationError(`endpointPath ${config.endpointPath} is already used by instance "${other.id}"`);
-      }
-    }
   }
 
   #rebuild(): void {
@@ -292,11 +311,13 @@ export class InboundRegistry implements AgentDirectory {
     const unavailable = new Map<string, UnavailableAgent>();
     const unavailableByPath = new Map<string, UnavailableAgent>();
     for (const config of this.#configs.values()) {
-      // Saves check the preset, so only a row stored by a process that had more presets gets here.
+      // Saves check a new preset, so only a row stored by a process that had more presets gets here.
       if (this.#options.presets.get(config.preset) === undefined) {
+        const digest = config.enabled ? this.#digestOf(config) : undefined;
         const entry = {
           id: config.id,
           reason: `its preset "${config.preset}" is not registered in this hub (registered: ${this.#registeredPresets().join(', ')})`,
+          ...(digest === undefined ? {} : { tokenDigest: digest }),
         };
         unavailable.set(config.id, entry);
         if (config.enabled) unavailableByPath.set(config.endpointPath, entry);

@@ -26,8 +26,10 @@ export interface InboundAgent extends HostedAgent {
 /** An enabled instance that is stored but cannot run here, e.g. because its preset is not registered. */
 export interface UnavailableAgent {
   readonly id: string;
-  /** Why, in words the caller of its endpoint may read: it names no secret. */
+  /** Why, for the operator (log, snapshot, control API): it names this hub's presets, so its endpoint does not send it. */
   readonly reason: string;
+  /** SHA-256 of the bearer token when the instance requires one: a caller learns it is unavailable only after that check. */
+  readonly tokenDigest?: string;
 }
 
 /** Finds the enabled agent for a request path; the live routing table of inbound instances. */

@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type Koa from 'koa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WELL_KNOWN_AGENT_CARD_PATH } from '../../generated/a2a/1.0/protocol.js';
@@ -8,6 +11,7 @@ import { A2A_1_0 } from '../../src/protocol/a2a-schema.js';
 import { checkValue } from '../../src/protocol/validation.js';
 import { askAs } from '../helpers/fake-peer.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
+import { storeOnMissingPreset } from '../helpers/missing-preset.js';
 import { expectRestError, send } from '../helpers/raw-http.js';
 
 /** What a browser sends for a page it navigates to. */
@@ -40,6 +44,24 @@ describe('where nothing is served, for a loopback peer', () => {
     expect(body.error.message).toContain(`the control API at ${hub.url}${CONTROL_API.basePath}`);
     // A disabled instance answers 404 itself, so it is not offered.
     expect(body.error.message).not.toContain(disabledId);
+  });
+
+  it('an instance this hub cannot run is not offered either: its endpoint answers AgentUnavailableError', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'a2a-hub-landing-'));
+    try {
+      const [shouter] = await storeOnMissingPreset(dataDir, ['shouter']);
+      const restarted = await startTestHub({ dataDir });
+      try {
+        expect(restarted.inbounds.unavailableReason(shouter?.id ?? '')).toBeDefined();
+        const { message } = expectRestError(await send(`${restarted.url}/`), 'NotFoundError').error;
+        expect(message).toContain(`"a2a-hub echo" at ${restarted.url}/a2a/default`);
+        expect(message).not.toContain('shouter');
+      } finally {
+        await restarted.close();
+      }
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 
   it('JSON wins whenever the client does not prefer HTML, and for every method but GET and HEAD', async () => {

@@ -113,7 +113,11 @@ describe('stored inbound configurations are checked when the hub loads them', ()
     expect(registry.unavailableReason('reports')).toBe('its preset "shout" is not registered in this hub (registered: echo)');
     expect(registry.unavailableAt('/a2a/reports')).toEqual({ id: 'reports', reason: registry.unavailableReason('reports') });
     expect(logged.map((line) => line.details?.['instance'])).toEqual(['reports', 'spare']);
-    expect(() => registry.update('reports', { name: 'renamed' })).toThrow(/unknown preset "shout"; available: echo/);
+    // Metadata needs no preset, and leaves it unavailable; what a preset would check still does.
+    registry.update('reports', { name: 'renamed', authTokenEnv: 'REPORTS_TOKEN' });
+    expect(registry.get('reports')).toMatchObject({ name: 'renamed', authTokenEnv: 'REPORTS_TOKEN' });
+    expect(registry.unavailableReason('reports')).toBeDefined();
+    expect(() => registry.update('reports', { name: 'again', relayTo: 'somewhere' })).toThrow(/unknown preset "shout"; available: echo/);
     registry.update('reports', { preset: 'echo' });
     expect(registry.unavailableReason('reports')).toBeUndefined();
     expect(registry.unavailableAt('/a2a/reports')).toBeUndefined();

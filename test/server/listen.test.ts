@@ -2,6 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { SqliteTaskStore } from '../../src/store/sqlite-store.js';
+import { call, userMessage } from '../helpers/a2a-client.js';
 import { startTestHub } from '../helpers/hub.js';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'a2a-hub-listen-'));
@@ -19,6 +21,25 @@ describe('a hub that cannot listen', () => {
       // The failed start released the database: a hub on a free port may use the same data dir.
       const second = await startTestHub({ dataDir });
       await second.close();
+    } finally {
+      await first.dispose();
+    }
+  });
+
+  it('leaves a store it was given open: the caller owns it', async () => {
+    const first = await startTestHub();
+    const store = SqliteTaskStore.open(join(dataDir, 'given.sqlite'));
+    try {
+      await expect(startTestHub({ port: Number(new URL(first.url).port), taskStore: store })).rejects.toThrow('cannot listen');
+      // Still open: a hub on a free port serves tasks from it.
+      const second = await startTestHub({ taskStore: store });
+      try {
+        expect((await call(second.endpoint, 'SendMessage', { message: userMessage('still open') })).task?.status.state).toBe(
+          'TASK_STATE_COMPLETED',
+        );
+      } finally {
+        await second.dispose();
+      }
     } finally {
       await first.dispose();
     }

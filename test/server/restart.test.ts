@@ -12,6 +12,9 @@ import { startTestHub } from '../helpers/hub.js';
 import { storeOnMissingPreset } from '../helpers/missing-preset.js';
 import { expectJsonRpcError, expectRestError, post, send } from '../helpers/raw-http.js';
 
+const LIST_TASKS = '{"jsonrpc":"2.0","id":1,"method":"ListTasks"}';
+const JSON_HEADERS = { 'content-type': 'application/json', 'a2a-version': '1.0' };
+
 const dirs: string[] = [];
 function freshDir(): string {
   const dir = mkdtempSync(join(tmpdir(), 'a2a-hub-restart-'));
@@ -162,6 +165,46 @@ describe('a stored instance whose preset this hub does not have', () => {
       expect((await send(`${second.url}${spare.endpointPath}/agent-card.json`)).status).toBe(404);
     } finally {
       await second.close();
+    }
+  });
+
+  it('can be disabled, protected and renamed as it is; its endpoint checks the rate limit and the token first and names no preset', async () => {
+    const dataDir = freshDir();
+    const [shouter] = await storeOnMissingPreset(dataDir, ['shouter']);
+    if (shouter === undefined) throw new Error('an instance was stored');
+    const hub = await startTestHub({ dataDir, rateLimit: { perSecond: 0.001, burst: 3 } });
+    try {
+      const endpoint = `${hub.url}${shouter.endpointPath}`;
+      const rowOf = async () => (await snapshotOf(hub.url)).inbounds.find((row) => row.id === shouter.id);
+      await act(hub.url, { action: 'inbound.setAuth', id: shouter.id, token: 's3cr3t' });
+      await act(hub.url, { action: 'inbound.update', id: shouter.id, name: 'Shouter, renamed', version: '1.0.1' });
+      expect(await rowOf()).toMatchObject({ name: 'Shouter, renamed', version: '1.0.1', status: 'unavailable' });
+      // Only a registered preset makes it available; another missing one is refused as before.
+      const refusedPreset = await send(`${hub.url}/a2a/api`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ action: 'inbound.update', id: shouter.id, preset: 'whisper' }),
+      });
+      expect(refusedPreset.status).toBe(409);
+      expect((JSON.parse(refusedPreset.text) as { message: string }).message).toMatch(/^unknown preset "whisper"/);
+
+      await act(hub.url, { action: 'inbound.disable', id: shouter.id });
+      expect((await post(endpoint, LIST_TASKS, JSON_HEADERS)).status, 'a disabled instance answers 404').toBe(404);
+      await act(hub.url, { action: 'inbound.enable', id: shouter.id });
+      expect(await rowOf()).toMatchObject({ enabled: true, status: 'unavailable' });
+
+      expect((await send(endpoint)).status, 'like any endpoint, only POST').toBe(405);
+      expectJsonRpcError(await post(endpoint, LIST_TASKS, JSON_HEADERS), 'UnauthenticatedError', { httpStatus: 401 });
+      const withToken = { ...JSON_HEADERS, authorization: 'Bearer s3cr3t' };
+      const refused = expectJsonRpcError(await post(endpoint, LIST_TASKS, withToken), 'AgentUnavailableError', { httpStatus: 503 });
+      // The reason (and the presets this hub has) is for the operator: log, snapshot, control API.
+      expect(refused.error.message).not.toMatch(/preset|registered|echo/);
+      expect((await rowOf())?.unavailableReason).toMatch(/preset "shout" is not registered/);
+      expectJsonRpcError(await post(endpoint, LIST_TASKS, withToken), 'AgentUnavailableError', { httpStatus: 503 });
+      // The three calls above took the bucket's burst.
+      expectJsonRpcError(await post(endpoint, LIST_TASKS, withToken), 'RateLimitedError', { httpStatus: 429 });
+    } finally {
+      await hub.close();
     }
   });
 });
