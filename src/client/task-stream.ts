@@ -184,8 +184,12 @@ function sequenceOf(id: string | undefined): number | undefined {
   return id !== undefined && /^\d+$/.test(id) ? Number(id) : undefined;
 }
 
-/** Broken connections, 5xx and timeouts are worth another SubscribeToTask; answers that say no are not. */
+/**
+ * Broken connections, 5xx and timeouts are worth another SubscribeToTask, and so is a server
+ * that cut off a reader too slow for it (the task goes on); answers that say no are not.
+ */
 function isResumable(error: unknown): boolean {
+  if (error instanceof A2AError) return error.definition.name === 'StreamOverrunError';
   return error instanceof A2ATransportError && (error.status === undefined || error.status >= 500);
 }
 

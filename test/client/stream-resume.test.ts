@@ -4,7 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StreamResponse } from '../../generated/a2a/1.0/types.js';
 import { A2AClient, A2ATransportError, assembleArtifacts, textOf, type StreamEvent } from '../../src/client/a2a-client.js';
-import { A2AError } from '../../src/protocol/a2a-error.js';
+import { followTaskStream, type TaskStreamSource } from '../../src/client/task-stream.js';
+import { A2AError, a2aError } from '../../src/protocol/a2a-error.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { until } from '../helpers/wait.js';
 import { TASK_ID, chunkFrame, dropLater, openSse, reply, replyError, statusFrame, taskFrame, withFake } from './fake-agent.js';
@@ -336,6 +337,47 @@ describe('resuming a dropped stream (scripted agent)', () => {
         expect(textOf(assembleArtifacts(events)[0])).toBe('ab');
       },
     );
+  });
+});
+
+describe('resuming after the server cut off a slow reader', () => {
+  /** A source whose first stream ends with `failure` after one frame; the resubscription completes the task. */
+  function source(failure: Error) {
+    const resubscribed: (string | undefined)[] = [];
+    const taskStreamSource: TaskStreamSource = {
+      async *open() {
+        yield { id: '1', frame: taskFrame('TASK_STATE_WORKING') };
+        await Promise.resolve();
+        throw failure;
+      },
+      async *resubscribe(_taskId, lastEventId) {
+        resubscribed.push(lastEventId);
+        await Promise.resolve();
+        yield { id: '1', frame: taskFrame('TASK_STATE_WORKING') };
+        yield { id: '2', frame: statusFrame('TASK_STATE_COMPLETED') };
+      },
+      getTask: () => Promise.reject(new Error('not expected')),
+      cancel: () => Promise.resolve(),
+    };
+    return { taskStreamSource, resubscribed };
+  }
+  const options = { resumeAttempts: 3, retryBaseMs: 1, cancelOnAbort: false };
+
+  it('resumes with Last-Event-ID on StreamOverrunError, as on a dropped connection', async () => {
+    const { taskStreamSource, resubscribed } = source(a2aError('StreamOverrunError', 'read too slowly'));
+    const events: StreamEvent[] = [];
+    for await (const event of followTaskStream(taskStreamSource, options)) events.push(event);
+    expect(resubscribed).toEqual(['1']);
+    expect(events.at(-1)?.frame.statusUpdate?.status.state).toBe('TASK_STATE_COMPLETED');
+  });
+
+  it('does not resume on another A2A error', async () => {
+    const { taskStreamSource, resubscribed } = source(a2aError('InternalError', 'something else'));
+    const error = await (async () => {
+      for await (const event of followTaskStream(taskStreamSource, options)) expect(event.id).toBe('1');
+    })().catch((caught: unknown) => caught);
+    expect((error as A2AError).name).toBe('InternalError');
+    expect(resubscribed).toEqual([]);
   });
 });
 
