@@ -116,6 +116,8 @@ class StreamTracker {
   private state: TaskState | undefined;
   private directMessage = false;
   private staleSnapshot: boolean;
+  /** The status of that stale snapshot while nothing newer has arrived: a resumed snapshot with it is just as stale. */
+  private staleStatus: string | undefined;
   private readonly delivered = new Set<string>();
   /** A resubscription is open and its snapshot has not arrived yet. */
   private awaitingSnapshot = false;
@@ -155,15 +157,19 @@ class StreamTracker {
     }
     if (task !== undefined) {
       this.taskId = task.id;
-      if (!(this.staleSnapshot && isInterruptedState(task.status.state))) this.state = task.status.state;
+      const status = JSON.stringify(task.status);
+      const stale = isInterruptedState(task.status.state) && (this.staleSnapshot || status === this.staleStatus);
+      if (stale) this.staleStatus = status;
+      else this.state = task.status.state;
       this.staleSnapshot = false;
       if (this.awaitingSnapshot) {
         this.awaitingSnapshot = false;
         this.snapshotSeq = sequenceOf(event.id);
-        this.resumedAtFinal = isFinalState(task.status.state);
+        this.resumedAtFinal = !stale && isFinalState(task.status.state);
       }
     } else if (statusUpdate !== undefined) {
       this.taskId = statusUpdate.taskId;
+      this.staleStatus = undefined;
       if (!this.replayedBeforeSnapshot(event.id)) this.state = statusUpdate.status.state;
     } else if (artifactUpdate !== undefined) {
       this.taskId = artifactUpdate.taskId;

@@ -275,6 +275,31 @@ describe('resuming a dropped stream (scripted agent)', () => {
     );
   });
 
+  it('continuing an interrupted task, a resumed snapshot that is still the stale one does not end the stream', async () => {
+    await withFake(
+      (call, res) => {
+        if (call.method === 'SendStreamingMessage') {
+          openSse(res, call, [{ id: '4', result: taskFrame('TASK_STATE_INPUT_REQUIRED') }]);
+          dropLater(res);
+          return;
+        }
+        // Nothing was logged since: the snapshot still shows the state from before the message.
+        openSse(res, call, [
+          { id: '4', result: taskFrame('TASK_STATE_INPUT_REQUIRED') },
+          { id: '5', result: statusFrame('TASK_STATE_WORKING') },
+          { id: '6', result: statusFrame('TASK_STATE_COMPLETED') },
+        ]);
+        res.end();
+      },
+      async (fake) => {
+        const client = await A2AClient.connect(fake.url, { retryBaseMs: 5 });
+        const frames = await collect(client.sendStreamingMessage({ message: { ...message, taskId: TASK_ID } }));
+        expect(fake.calls[1]?.headers['last-event-id']).toBe('4');
+        expect(frames.at(-1)?.statusUpdate?.status.state).toBe('TASK_STATE_COMPLETED');
+      },
+    );
+  });
+
   it('status frames replayed after a resumed snapshot are older than it and do not settle the stream', async () => {
     await withFake(
       (call, res, index) => {
