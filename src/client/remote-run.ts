@@ -52,8 +52,10 @@ async function streamTurn(client: A2AClient, request: SendMessageRequest, option
   let status: TaskStatus | undefined;
   let message: Message | undefined;
   let done = false;
-  // Continuing an interrupted task, the first snapshot can still show the state before our message.
+  // Continuing an interrupted task, the first snapshot can still show the state before our
+  // message, and so can a resumed one taken before anything new happened (the same status).
   let staleSnapshot = request.message.taskId !== undefined;
+  let staleStatus: string | undefined;
   const signal = options.signal === undefined ? {} : { signal: options.signal };
   for await (const frame of client.sendStreamingMessage(request, signal)) {
     frames.push(frame);
@@ -61,9 +63,12 @@ async function streamTurn(client: A2AClient, request: SendMessageRequest, option
     if (frame.task !== undefined) {
       snapshot = frame.task;
       status = frame.task.status;
-      done = isFinalState(status.state) && !(staleSnapshot && isInterruptedState(status.state));
+      const stale = isInterruptedState(status.state) && (staleSnapshot || JSON.stringify(status) === staleStatus);
+      if (staleSnapshot && stale) staleStatus = JSON.stringify(status);
+      done = isFinalState(status.state) && !stale;
       staleSnapshot = false;
     } else if (frame.statusUpdate !== undefined) {
+      staleStatus = undefined;
       snapshot ??= { id: frame.statusUpdate.taskId, contextId: frame.statusUpdate.contextId, status: frame.statusUpdate.status };
       status = frame.statusUpdate.status;
       done = isFinalState(status.state);

@@ -65,6 +65,8 @@ export async function* followTaskStream(
           if (!tracker.accept(event)) continue;
           if (event.frame.task === undefined) progressed = true;
           yield event;
+          // Some servers (@a2a-js/sdk) keep a subscription to an interrupted task open; the snapshot already says it all.
+          if (tracker.resumedAtFinal) return;
         }
       } catch (error) {
         failure = error instanceof Error ? error : new Error(String(error));
@@ -95,6 +97,7 @@ export async function* followTaskStream(
       await backoff(options.retryBaseMs, options.resumeAttempts - attemptsLeft, options.signal);
       attemptsLeft -= 1;
       stream = source.resubscribe(taskId, tracker.lastEventId);
+      tracker.resuming();
       resumed = true;
     }
   } finally {
@@ -113,7 +116,15 @@ class StreamTracker {
   private state: TaskState | undefined;
   private directMessage = false;
   private staleSnapshot: boolean;
+  /** The status of that stale snapshot while nothing newer has arrived: a resumed snapshot with it is just as stale. */
+  private staleStatus: string | undefined;
   private readonly delivered = new Set<string>();
+  /** A resubscription is open and its snapshot has not arrived yet. */
+  private awaitingSnapshot = false;
+  /** The numeric SSE id of the last resumed snapshot: replayed status frames up to it are older than it. */
+  private snapshotSeq: number | undefined;
+  /** The snapshot of a resumed stream showed a final state: that stream has nothing more to say. */
+  resumedAtFinal = false;
 
   constructor(lastEventId: string | undefined, continuation: boolean) {
     this.lastEventId = lastEventId;
@@ -126,24 +137,40 @@ class StreamTracker {
     return (this.state !== undefined && isFinalState(this.state)) || (this.directMessage && this.taskId === undefined);
   }
 
+  /** The next Task frame is the snapshot of a resubscription. */
+  resuming(): void {
+    this.awaitingSnapshot = true;
+  }
+
   /**
    * Records an event; false for one whose SSE id was already delivered. Task snapshots always
    * pass: a resumed stream starts with one, and it carries what happened while we were away.
+   * A snapshot does not mark its id delivered: the status frame it shares the id with may
+   * follow in the replay.
    */
   accept(event: StreamEvent): boolean {
+    const { task, statusUpdate, artifactUpdate, message } = event.frame;
     if (event.id !== undefined) {
-      if (this.delivered.has(event.id) && event.frame.task === undefined) return false;
-      this.delivered.add(event.id);
+      if (task === undefined && this.delivered.has(event.id)) return false;
+      if (task === undefined) this.delivered.add(event.id);
       this.lastEventId = event.id;
     }
-    const { task, statusUpdate, artifactUpdate, message } = event.frame;
     if (task !== undefined) {
       this.taskId = task.id;
-      if (!(this.staleSnapshot && isInterruptedState(task.status.state))) this.state = task.status.state;
+      const status = JSON.stringify(task.status);
+      const stale = isInterruptedState(task.status.state) && (this.staleSnapshot || status === this.staleStatus);
+      if (stale) this.staleStatus = status;
+      else this.state = task.status.state;
       this.staleSnapshot = false;
+      if (this.awaitingSnapshot) {
+        this.awaitingSnapshot = false;
+        this.snapshotSeq = sequenceOf(event.id);
+        this.resumedAtFinal = !stale && isFinalState(task.status.state);
+      }
     } else if (statusUpdate !== undefined) {
       this.taskId = statusUpdate.taskId;
-      this.state = statusUpdate.status.state;
+      this.staleStatus = undefined;
+      if (!this.replayedBeforeSnapshot(event.id)) this.state = statusUpdate.status.state;
     } else if (artifactUpdate !== undefined) {
       this.taskId = artifactUpdate.taskId;
     } else if (message !== undefined) {
@@ -151,10 +178,24 @@ class StreamTracker {
     }
     return true;
   }
+
+  private replayedBeforeSnapshot(id: string | undefined): boolean {
+    const seq = sequenceOf(id);
+    return seq !== undefined && this.snapshotSeq !== undefined && seq <= this.snapshotSeq;
+  }
 }
 
-/** Broken connections, 5xx and timeouts are worth another SubscribeToTask; answers that say no are not. */
+/** SSE ids are opaque, but servers that replay (a2a-hub) number them; only numbers can be ordered. */
+function sequenceOf(id: string | undefined): number | undefined {
+  return id !== undefined && /^\d+$/.test(id) ? Number(id) : undefined;
+}
+
+/**
+ * Broken connections, 5xx and timeouts are worth another SubscribeToTask, and so is a server
+ * that cut off a reader too slow for it (the task goes on); answers that say no are not.
+ */
 function isResumable(error: unknown): boolean {
+  if (error instanceof A2AError) return error.definition.name === 'StreamOverrunError';
   return error instanceof A2ATransportError && (error.status === undefined || error.status >= 500);
 }
 

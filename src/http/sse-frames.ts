@@ -63,7 +63,7 @@ export function pipeFramesToSse(
 function tooSlow(taskId: string | undefined, lastEventId: number | undefined): A2AError {
   const resume = lastEventId === undefined ? 'SubscribeToTask' : `SubscribeToTask with Last-Event-ID ${lastEventId}, the id of this event`;
   return a2aError(
-    'InternalError',
+    'StreamOverrunError',
     `the client read this stream too slowly: more than ${MAX_BACKLOG} frames were waiting, so the stream ends here; ` +
       `the task goes on: resume with ${resume}${taskId === undefined ? '' : ` (task ${taskId})`}`,
     taskId === undefined ? {} : { metadata: { taskId } },

@@ -172,7 +172,9 @@ export class A2AHandler {
       );
     }
     const frames = new FrameQueue();
-    this.#follow(taskId, context, frames, {}, context.lastEventId, undefined, 'subscription');
+    // With Last-Event-ID the client resumes a stream that dropped, so it ends where that turn ended.
+    const kind = context.lastEventId === undefined ? 'subscription' : 'turn';
+    this.#follow(taskId, context, frames, {}, context.lastEventId, undefined, kind);
     return frames;
   }
 
@@ -182,9 +184,10 @@ export class A2AHandler {
    * the status frames it missed; artifact chunks are not replayed because the snapshot
    * already holds the assembled artifacts.
    *
-   * A `turn` (SendStreamingMessage) ends where its turn does, interrupted states included.
-   * A `subscription` to an interrupted task waits for it to move on, since its next turn comes
-   * through another request, and ends at the next terminal or interrupted state.
+   * A `turn` (SendStreamingMessage, or a SubscribeToTask with Last-Event-ID resuming one) ends
+   * where its turn does, interrupted states included. A `subscription` to an interrupted task
+   * waits for it to move on, since its next turn comes through another request, and ends at the
+   * next terminal or interrupted state.
    */
   #follow(
     taskId: string,

@@ -4,7 +4,7 @@ import type { Message, StreamResponse } from '../../generated/a2a/1.0/types.js';
 import { A2AClient, textOf } from '../../src/client/a2a-client.js';
 import { runRemoteTurn } from '../../src/client/remote-run.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
-import { TASK_ID, fakeAgent, openSse, reply, statusFrame, taskFrame } from './fake-agent.js';
+import { TASK_ID, dropLater, fakeAgent, openSse, reply, statusFrame, taskFrame } from './fake-agent.js';
 
 function userMessage(text: string, extra: Partial<Message> = {}): Message {
   return { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text }], ...extra };
@@ -158,6 +158,36 @@ describe('runRemoteTurn against scripted remotes', () => {
       expect(result.task?.status.state).toBe('TASK_STATE_COMPLETED');
       expect(textOf(result.artifacts[0])).toBe('polled');
       expect(frames.map(stateOf)).toEqual(['TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING', 'TASK_STATE_COMPLETED']);
+    } finally {
+      await fake.close();
+    }
+  });
+
+  it('stream mode: a continuation whose stream drops and resumes on the same stale INPUT_REQUIRED snapshot runs to the end', async () => {
+    const stale = taskFrame('TASK_STATE_INPUT_REQUIRED');
+    const fake = await fakeAgent((call, res) => {
+      if (call.method === 'SendStreamingMessage') {
+        openSse(res, call, [{ id: '4', result: stale }]);
+        dropLater(res);
+        return;
+      }
+      // The agent had not read the message yet when the resumed snapshot was taken.
+      openSse(res, call, [
+        { id: '4', result: stale },
+        { id: '5', result: statusFrame('TASK_STATE_WORKING') },
+        { id: '6', result: statusFrame('TASK_STATE_COMPLETED') },
+      ]);
+      res.end();
+    });
+    try {
+      const remote = await A2AClient.connect(fake.url, { retryBaseMs: 5 });
+      const result = await runRemoteTurn(
+        remote,
+        { message: userMessage('the answer', { taskId: TASK_ID }) },
+        { stream: true, pollMs: POLL },
+      );
+      expect(fake.methods()).toEqual(['SendStreamingMessage', 'SubscribeToTask']);
+      expect(result.task?.status.state).toBe('TASK_STATE_COMPLETED');
     } finally {
       await fake.close();
     }

@@ -4,8 +4,10 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StreamResponse } from '../../generated/a2a/1.0/types.js';
 import { A2AClient, A2ATransportError, assembleArtifacts, textOf, type StreamEvent } from '../../src/client/a2a-client.js';
-import { A2AError } from '../../src/protocol/a2a-error.js';
+import { followTaskStream, type TaskStreamSource } from '../../src/client/task-stream.js';
+import { A2AError, a2aError } from '../../src/protocol/a2a-error.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
+import { until } from '../helpers/wait.js';
 import { TASK_ID, chunkFrame, dropLater, openSse, reply, replyError, statusFrame, taskFrame, withFake } from './fake-agent.js';
 
 const message = { messageId: 'm-1', role: 'ROLE_USER' as const, parts: [{ text: 'hi' }] };
@@ -246,6 +248,93 @@ describe('resuming a dropped stream (scripted agent)', () => {
     );
   });
 
+  it('a resumed stream whose snapshot is interrupted ends there, even if the server keeps it open', async () => {
+    await withFake(
+      (call, res) => {
+        if (call.method === 'SendStreamingMessage') {
+          openSse(res, call, [
+            { id: '1', result: taskFrame('TASK_STATE_SUBMITTED') },
+            { id: '2', result: statusFrame('TASK_STATE_WORKING') },
+          ]);
+          dropLater(res);
+          return;
+        }
+        // The task stopped for input while we were away; like @a2a-js/sdk, this server never ends the stream.
+        openSse(res, call, [
+          { id: '4', result: taskFrame('TASK_STATE_INPUT_REQUIRED') },
+          { id: '3', result: statusFrame('TASK_STATE_WORKING') },
+          { id: '4', result: statusFrame('TASK_STATE_INPUT_REQUIRED') },
+        ]);
+      },
+      async (fake) => {
+        const client = await A2AClient.connect(fake.url, { retryBaseMs: 5 });
+        const frames = await collect(client.sendStreamingMessage({ message }));
+        expect(fake.methods()).toEqual(['SendStreamingMessage', 'SubscribeToTask']);
+        expect(frames.at(-1)?.task?.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+      },
+    );
+  });
+
+  it('continuing an interrupted task, a resumed snapshot that is still the stale one does not end the stream', async () => {
+    await withFake(
+      (call, res) => {
+        if (call.method === 'SendStreamingMessage') {
+          openSse(res, call, [{ id: '4', result: taskFrame('TASK_STATE_INPUT_REQUIRED') }]);
+          dropLater(res);
+          return;
+        }
+        // Nothing was logged since: the snapshot still shows the state from before the message.
+        openSse(res, call, [
+          { id: '4', result: taskFrame('TASK_STATE_INPUT_REQUIRED') },
+          { id: '5', result: statusFrame('TASK_STATE_WORKING') },
+          { id: '6', result: statusFrame('TASK_STATE_COMPLETED') },
+        ]);
+        res.end();
+      },
+      async (fake) => {
+        const client = await A2AClient.connect(fake.url, { retryBaseMs: 5 });
+        const frames = await collect(client.sendStreamingMessage({ message: { ...message, taskId: TASK_ID } }));
+        expect(fake.calls[1]?.headers['last-event-id']).toBe('4');
+        expect(frames.at(-1)?.statusUpdate?.status.state).toBe('TASK_STATE_COMPLETED');
+      },
+    );
+  });
+
+  it('status frames replayed after a resumed snapshot are older than it and do not settle the stream', async () => {
+    await withFake(
+      (call, res, index) => {
+        if (index === 0) {
+          openSse(res, call, [
+            { id: '1', result: taskFrame('TASK_STATE_WORKING') },
+            { id: '2', result: statusFrame('TASK_STATE_WORKING') },
+          ]);
+          dropLater(res);
+          return;
+        }
+        if (index === 1) {
+          // INPUT_REQUIRED ended an earlier turn; the snapshot shows the task working again.
+          openSse(res, call, [
+            { id: '6', result: taskFrame('TASK_STATE_WORKING') },
+            { id: '4', result: statusFrame('TASK_STATE_INPUT_REQUIRED') },
+          ]);
+          dropLater(res);
+          return;
+        }
+        openSse(res, call, [
+          { id: '7', result: taskFrame('TASK_STATE_WORKING') },
+          { id: '8', result: statusFrame('TASK_STATE_COMPLETED') },
+        ]);
+        res.end();
+      },
+      async (fake) => {
+        const client = await A2AClient.connect(fake.url, { retryBaseMs: 5 });
+        const frames = await collect(client.sendStreamingMessage({ message }));
+        expect(fake.methods()).toEqual(['SendStreamingMessage', 'SubscribeToTask', 'SubscribeToTask']);
+        expect(frames.at(-1)?.statusUpdate?.status.state).toBe('TASK_STATE_COMPLETED');
+      },
+    );
+  });
+
   it("subscribeToTask resumes too, starting from the caller's lastEventId", async () => {
     await withFake(
       (call, res, index) => {
@@ -276,6 +365,47 @@ describe('resuming a dropped stream (scripted agent)', () => {
   });
 });
 
+describe('resuming after the server cut off a slow reader', () => {
+  /** A source whose first stream ends with `failure` after one frame; the resubscription completes the task. */
+  function source(failure: Error) {
+    const resubscribed: (string | undefined)[] = [];
+    const taskStreamSource: TaskStreamSource = {
+      async *open() {
+        yield { id: '1', frame: taskFrame('TASK_STATE_WORKING') };
+        await Promise.resolve();
+        throw failure;
+      },
+      async *resubscribe(_taskId, lastEventId) {
+        resubscribed.push(lastEventId);
+        await Promise.resolve();
+        yield { id: '1', frame: taskFrame('TASK_STATE_WORKING') };
+        yield { id: '2', frame: statusFrame('TASK_STATE_COMPLETED') };
+      },
+      getTask: () => Promise.reject(new Error('not expected')),
+      cancel: () => Promise.resolve(),
+    };
+    return { taskStreamSource, resubscribed };
+  }
+  const options = { resumeAttempts: 3, retryBaseMs: 1, cancelOnAbort: false };
+
+  it('resumes with Last-Event-ID on StreamOverrunError, as on a dropped connection', async () => {
+    const { taskStreamSource, resubscribed } = source(a2aError('StreamOverrunError', 'read too slowly'));
+    const events: StreamEvent[] = [];
+    for await (const event of followTaskStream(taskStreamSource, options)) events.push(event);
+    expect(resubscribed).toEqual(['1']);
+    expect(events.at(-1)?.frame.statusUpdate?.status.state).toBe('TASK_STATE_COMPLETED');
+  });
+
+  it('does not resume on another A2A error', async () => {
+    const { taskStreamSource, resubscribed } = source(a2aError('InternalError', 'something else'));
+    const error = await (async () => {
+      for await (const event of followTaskStream(taskStreamSource, options)) expect(event.id).toBe('1');
+    })().catch((caught: unknown) => caught);
+    expect((error as A2AError).name).toBe('InternalError');
+    expect(resubscribed).toEqual([]);
+  });
+});
+
 /**
  * A TCP proxy to the hub that cuts the first SendStreamingMessage response once `marker` has
  * gone through, the way a flaky network or a restarting load balancer would.
@@ -283,12 +413,16 @@ describe('resuming a dropped stream (scripted agent)', () => {
 async function cuttingProxy(
   targetPort: number,
   marker: string,
+  /** Connections made after the cut wait for this before they reach the hub. */
+  afterCut: () => Promise<void> = () => Promise.resolve(),
 ): Promise<{ url: string; cuts: () => number; requests: string[]; close(): Promise<void> }> {
   let cuts = 0;
   const requests: string[] = [];
   const sockets = new Set<Socket>();
   const server: Server = createServer((client) => {
     const upstream = connect(targetPort, '127.0.0.1');
+    /** Keeps what the client sends in order while later requests wait for `afterCut`. */
+    let forwarding = Promise.resolve();
     sockets.add(client).add(upstream);
     let armed = false;
     let seen = '';
@@ -297,7 +431,8 @@ async function cuttingProxy(
       const text = data.toString();
       requests.push(text);
       if (cuts === 0 && text.includes('"SendStreamingMessage"')) armed = true;
-      upstream.write(data);
+      const held = cuts > 0;
+      forwarding = forwarding.then(held ? afterCut : undefined).then(() => void upstream.write(data), close);
     });
     upstream.on('data', (data: Buffer) => {
       if (cutting) return;
@@ -313,10 +448,10 @@ async function cuttingProxy(
       }
       client.write(data);
     });
-    const close = (): void => {
+    function close(): void {
       client.destroy();
       upstream.destroy();
-    };
+    }
     client.on('close', close).on('error', close);
     upstream.on('close', close).on('error', close);
   });
@@ -359,6 +494,33 @@ describe('resuming against the hub', () => {
       expect(textOf(assembleArtifacts(frames)[0])).toBe('echo: resume me');
       expect(frames.at(-2)?.statusUpdate?.status.state).toBe('TASK_STATE_COMPLETED');
       expect(frames.at(-1)?.task?.status.state).toBe('TASK_STATE_COMPLETED');
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('a stream cut before the task stops for input ends with INPUT_REQUIRED once resumed', async () => {
+    let taskId: string | undefined;
+    const direct = await A2AClient.connect(hub.url);
+    // The resume reaches the hub only after the task is waiting for input.
+    const proxy = await cuttingProxy(Number(new URL(hub.url).port), 'step 1 of 3', () =>
+      until(
+        async () => taskId !== undefined && (await direct.getTask({ id: taskId })).status.state === 'TASK_STATE_INPUT_REQUIRED',
+        'the task to wait for input',
+      ),
+    );
+    try {
+      const client = await A2AClient.connect(proxy.url, { retryBaseMs: 10 });
+      const frames: StreamResponse[] = [];
+      for await (const frame of client.sendStreamingMessage({
+        message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text: 'ask me\n::slow 3\n::input-required' }] },
+      })) {
+        taskId ??= frame.task?.id;
+        frames.push(frame);
+      }
+      expect(proxy.cuts()).toBe(1);
+      expect(proxy.requests.some((request) => request.includes('"SubscribeToTask"') && /last-event-id: \d+/i.test(request))).toBe(true);
+      expect(frames.at(-1)?.task?.status.state ?? frames.at(-1)?.statusUpdate?.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
     } finally {
       await proxy.close();
     }

@@ -82,7 +82,7 @@ describe('delivering frames over SSE', () => {
     // The error event repeats the id of the last frame sent, so Last-Event-ID resumes after it.
     expect(cutOff?.id).toBe(sent.at(-1)?.id);
     const body = JSON.parse(cutOff?.data ?? '{}') as { id: unknown; error: JSONRPCError };
-    expectNamedError(body.error, 'InternalError');
+    expectNamedError(body.error, 'StreamOverrunError');
     expect(body.id).toBe(7);
     expect(body.error.message).toMatch(/too slowly/);
     expect(body.error.message).toContain('SubscribeToTask');

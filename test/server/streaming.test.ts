@@ -186,6 +186,22 @@ describe('SubscribeToTask', () => {
     expect(states(resumed.events).slice(-2)).toEqual(['TASK_STATE_COMPLETED', 'task:TASK_STATE_COMPLETED']);
   });
 
+  it('with Last-Event-ID on a task that has since stopped for input: the snapshot, the missed statuses, then the stream ends', async () => {
+    // A resume continues the turn whose stream dropped, and that turn ended at INPUT_REQUIRED.
+    const waiting = await call(hub.endpoint, 'SendMessage', {
+      message: userMessage('resume me', { metadata: testDirectiveMetadata({ outcome: 'input-required', steps: 2, stepMs: 5 }) }),
+    });
+    const taskId = waiting.task?.id ?? '';
+    expect(waiting.task?.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+    const resumed = await stream(hub.endpoint, 'SubscribeToTask', { id: taskId }, { headers: { 'last-event-id': '1' } });
+    expect(states(resumed.events)).toEqual([
+      'task:TASK_STATE_INPUT_REQUIRED',
+      'TASK_STATE_WORKING',
+      'TASK_STATE_WORKING',
+      'TASK_STATE_INPUT_REQUIRED',
+    ]);
+  });
+
   it('answers a terminal task with UnsupportedOperation and an unknown one with TaskNotFound', async () => {
     const done = await call(hub.endpoint, 'SendMessage', { message: userMessage('done') });
     const terminal = await rpc(hub.endpoint, 'SubscribeToTask', { id: done.task?.id ?? '' }, { headers: { accept: 'text/event-stream' } });

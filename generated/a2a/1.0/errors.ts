@@ -22,6 +22,7 @@ export type ErrorName =
   | "UnauthenticatedError"
   | "RateLimitedError"
   | "AgentUnavailableError"
+  | "StreamOverrunError"
   | "PayloadTooLargeError"
   | "UnsupportedMediaTypeError"
   | "NotFoundError"
@@ -264,6 +265,17 @@ export const ERRORS = {
     "httpStatus": 503,
     "grpcStatus": "UNAVAILABLE",
     "message": "Agent unavailable"
+  },
+  /** Stream read too slowly (a2a-hub transport error). a2a-hub's own error, only ever the last event of a stream: the client read it so slowly that more frames waited than the hub keeps for one reader, so the stream ends there. The task goes on; the client resumes with SubscribeToTask and the event's Last-Event-ID (docs/spec-policy.md §5.11). The HTTP and gRPC statuses are those of an exhausted resource; the stream itself has already answered 200. */
+  StreamOverrunError: {
+    "name": "StreamOverrunError",
+    "category": "hub",
+    "code": -32000,
+    "reason": "STREAM_TOO_SLOW",
+    "domain": "a2a-hub.dev",
+    "httpStatus": 429,
+    "grpcStatus": "RESOURCE_EXHAUSTED",
+    "message": "Stream read too slowly"
   },
   /** Payload too large (a2a-hub transport error). a2a-hub's own error: the request body exceeds the configured size limit and was not parsed. */
   PayloadTooLargeError: {
