@@ -6,6 +6,7 @@ import type { StreamResponse } from '../../generated/a2a/1.0/types.js';
 import { A2AClient, A2ATransportError, assembleArtifacts, textOf, type StreamEvent } from '../../src/client/a2a-client.js';
 import { followTaskStream, type TaskStreamSource } from '../../src/client/task-stream.js';
 import { A2AError, a2aError } from '../../src/protocol/a2a-error.js';
+import { errorResponse } from '../../src/protocol/jsonrpc.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { until } from '../helpers/wait.js';
 import { TASK_ID, chunkFrame, dropLater, openSse, reply, replyError, statusFrame, taskFrame, withFake } from './fake-agent.js';
@@ -60,6 +61,35 @@ describe('resuming a dropped stream (scripted agent)', () => {
         expect(textOf(assembleArtifacts(frames)[0])).toBe('one two three');
         expect(frames.at(-1)?.statusUpdate?.status.state).toBe('TASK_STATE_COMPLETED');
         expect(frames).toHaveLength(7);
+      },
+    );
+  });
+
+  it('re-subscribes with Last-Event-ID when the agent ends a stream with StreamOverrunError (a reader too slow)', async () => {
+    await withFake(
+      (call, res) => {
+        if (call.method === 'SendStreamingMessage') {
+          openSse(res, call, [
+            { id: '1', result: taskFrame('TASK_STATE_SUBMITTED') },
+            { id: '2', result: statusFrame('TASK_STATE_WORKING') },
+          ]);
+          // What the hub writes when it cuts a slow reader off: the error event, with the id to resume from.
+          const overrun = errorResponse(call.id as string | number, a2aError('StreamOverrunError', 'read too slowly; resume'));
+          res.end(`id: 2\ndata: ${JSON.stringify(overrun)}\n\n`);
+          return;
+        }
+        openSse(res, call, [
+          { id: '2', result: taskFrame('TASK_STATE_WORKING') },
+          { id: '3', result: statusFrame('TASK_STATE_COMPLETED') },
+        ]);
+        res.end();
+      },
+      async (fake) => {
+        const client = await A2AClient.connect(fake.url, { retryBaseMs: 5 });
+        const frames = await collect(client.sendStreamingMessage({ message }));
+        expect(fake.methods()).toEqual(['SendStreamingMessage', 'SubscribeToTask']);
+        expect(fake.calls[1]?.headers['last-event-id']).toBe('2');
+        expect(frames.at(-1)?.statusUpdate?.status.state).toBe('TASK_STATE_COMPLETED');
       },
     );
   });
