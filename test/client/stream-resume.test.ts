@@ -9,7 +9,19 @@ import { A2AError, a2aError } from '../../src/protocol/a2a-error.js';
 import { errorResponse } from '../../src/protocol/jsonrpc.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { until } from '../helpers/wait.js';
-import { TASK_ID, chunkFrame, dropLater, openSse, reply, replyError, statusFrame, taskFrame, withFake } from './fake-agent.js';
+import {
+  TASK_ID,
+  chunkFrame,
+  dropLater,
+  openSse,
+  reply,
+  replyError,
+  statusFrame,
+  taskFrame,
+  withFake,
+  type RpcHandler,
+  type SseFrame,
+} from './fake-agent.js';
 
 const message = { messageId: 'm-1', role: 'ROLE_USER' as const, parts: [{ text: 'hi' }] };
 
@@ -23,30 +35,41 @@ function chunkTexts(frames: readonly StreamResponse[]): string[] {
   return frames.filter((frame) => frame.artifactUpdate !== undefined).map((frame) => textOf(frame.artifactUpdate?.artifact));
 }
 
+/**
+ * A scripted agent whose first stream writes `first` and then loses its connection; every later
+ * request (the resume) gets `resumed`, then the end of the stream unless `keepOpen`.
+ */
+function dropThenResume(first: readonly SseFrame[], resumed: readonly SseFrame[], options: { keepOpen?: boolean } = {}): RpcHandler {
+  return (call, res, index) => {
+    if (index === 0) {
+      openSse(res, call, first);
+      dropLater(res);
+      return;
+    }
+    openSse(res, call, resumed);
+    if (options.keepOpen !== true) res.end();
+  };
+}
+
 describe('resuming a dropped stream (scripted agent)', () => {
   it('re-subscribes with Last-Event-ID after a broken connection and yields every chunk exactly once', async () => {
     await withFake(
-      (call, res) => {
-        if (call.method === 'SendStreamingMessage') {
-          openSse(res, call, [
-            { id: '1', result: taskFrame('TASK_STATE_SUBMITTED') },
-            { id: '2', result: statusFrame('TASK_STATE_WORKING') },
-            { id: '3', result: chunkFrame('one ', false) },
-          ]);
-          dropLater(res);
-          return;
-        }
+      dropThenResume(
+        [
+          { id: '1', result: taskFrame('TASK_STATE_SUBMITTED') },
+          { id: '2', result: statusFrame('TASK_STATE_WORKING') },
+          { id: '3', result: chunkFrame('one ', false) },
+        ],
         // What a server may legitimately do: a fresh snapshot, then replay from the id (the
         // chunk with id 3 again), then the rest.
-        openSse(res, call, [
+        [
           { id: '3', result: taskFrame('TASK_STATE_WORKING', 'one ') },
           { id: '3', result: chunkFrame('one ', false) },
           { id: '4', result: chunkFrame('two ', true) },
           { id: '5', result: chunkFrame('three', true, true) },
           { id: '6', result: statusFrame('TASK_STATE_COMPLETED') },
-        ]);
-        res.end();
-      },
+        ],
+      ),
       async (fake) => {
         const client = await A2AClient.connect(fake.url, { retryBaseMs: 5 });
         const frames = await collect(client.sendStreamingMessage({ message }));
@@ -252,19 +275,14 @@ describe('resuming a dropped stream (scripted agent)', () => {
 
   it('continuing an interrupted task, a stale INPUT_REQUIRED snapshot does not end the stream', async () => {
     await withFake(
-      (call, res) => {
-        if (call.method === 'SendStreamingMessage') {
-          // The snapshot still shows the state from before the message, then the line drops.
-          openSse(res, call, [{ id: '4', result: taskFrame('TASK_STATE_INPUT_REQUIRED') }]);
-          dropLater(res);
-          return;
-        }
-        openSse(res, call, [
+      dropThenResume(
+        // The snapshot still shows the state from before the message, then the line drops.
+        [{ id: '4', result: taskFrame('TASK_STATE_INPUT_REQUIRED') }],
+        [
           { id: '5', result: taskFrame('TASK_STATE_WORKING') },
           { id: '6', result: statusFrame('TASK_STATE_COMPLETED') },
-        ]);
-        res.end();
-      },
+        ],
+      ),
       async (fake) => {
         const client = await A2AClient.connect(fake.url, { retryBaseMs: 5 });
         const frames = await collect(client.sendStreamingMessage({ message: { ...message, taskId: TASK_ID } }));
@@ -280,22 +298,19 @@ describe('resuming a dropped stream (scripted agent)', () => {
 
   it('a resumed stream whose snapshot is interrupted ends there, even if the server keeps it open', async () => {
     await withFake(
-      (call, res) => {
-        if (call.method === 'SendStreamingMessage') {
-          openSse(res, call, [
-            { id: '1', result: taskFrame('TASK_STATE_SUBMITTED') },
-            { id: '2', result: statusFrame('TASK_STATE_WORKING') },
-          ]);
-          dropLater(res);
-          return;
-        }
+      dropThenResume(
+        [
+          { id: '1', result: taskFrame('TASK_STATE_SUBMITTED') },
+          { id: '2', result: statusFrame('TASK_STATE_WORKING') },
+        ],
         // The task stopped for input while we were away; like @a2a-js/sdk, this server never ends the stream.
-        openSse(res, call, [
+        [
           { id: '4', result: taskFrame('TASK_STATE_INPUT_REQUIRED') },
           { id: '3', result: statusFrame('TASK_STATE_WORKING') },
           { id: '4', result: statusFrame('TASK_STATE_INPUT_REQUIRED') },
-        ]);
-      },
+        ],
+        { keepOpen: true },
+      ),
       async (fake) => {
         const client = await A2AClient.connect(fake.url, { retryBaseMs: 5 });
         const frames = await collect(client.sendStreamingMessage({ message }));
@@ -307,20 +322,15 @@ describe('resuming a dropped stream (scripted agent)', () => {
 
   it('continuing an interrupted task, a resumed snapshot that is still the stale one does not end the stream', async () => {
     await withFake(
-      (call, res) => {
-        if (call.method === 'SendStreamingMessage') {
-          openSse(res, call, [{ id: '4', result: taskFrame('TASK_STATE_INPUT_REQUIRED') }]);
-          dropLater(res);
-          return;
-        }
+      dropThenResume(
+        [{ id: '4', result: taskFrame('TASK_STATE_INPUT_REQUIRED') }],
         // Nothing was logged since: the snapshot still shows the state from before the message.
-        openSse(res, call, [
+        [
           { id: '4', result: taskFrame('TASK_STATE_INPUT_REQUIRED') },
           { id: '5', result: statusFrame('TASK_STATE_WORKING') },
           { id: '6', result: statusFrame('TASK_STATE_COMPLETED') },
-        ]);
-        res.end();
-      },
+        ],
+      ),
       async (fake) => {
         const client = await A2AClient.connect(fake.url, { retryBaseMs: 5 });
         const frames = await collect(client.sendStreamingMessage({ message: { ...message, taskId: TASK_ID } }));
@@ -367,22 +377,17 @@ describe('resuming a dropped stream (scripted agent)', () => {
 
   it("subscribeToTask resumes too, starting from the caller's lastEventId", async () => {
     await withFake(
-      (call, res, index) => {
-        if (index === 0) {
-          openSse(res, call, [
-            { id: '7', result: taskFrame('TASK_STATE_WORKING') },
-            { id: '8', result: chunkFrame('a', false) },
-          ]);
-          dropLater(res);
-          return;
-        }
-        openSse(res, call, [
+      dropThenResume(
+        [
+          { id: '7', result: taskFrame('TASK_STATE_WORKING') },
+          { id: '8', result: chunkFrame('a', false) },
+        ],
+        [
           { id: '8', result: taskFrame('TASK_STATE_WORKING', 'a') },
           { id: '9', result: chunkFrame('b', true, true) },
           { id: '10', result: statusFrame('TASK_STATE_COMPLETED') },
-        ]);
-        res.end();
-      },
+        ],
+      ),
       async (fake) => {
         const client = await A2AClient.connect(fake.url, { retryBaseMs: 5 });
         const events: StreamEvent[] = [];
