@@ -7,6 +7,7 @@ import { emitErrors, loadErrors } from './emit-errors.js';
 import { emitFieldViolations } from './emit-field-violations.js';
 import { emitMethods } from './emit-methods.js';
 import { emitProtocol } from './emit-protocol.js';
+import { emitProtoNames } from './emit-proto-names.js';
 import { emitRequirements } from './emit-requirements.js';
 import { emitTaskStates } from './emit-task-states.js';
 import { emitTestDirectives } from './emit-test-directives.js';
@@ -80,6 +81,9 @@ async function emitFamily(specDir: string, family: Family): Promise<Map<string, 
   if (family.tables.has('protocol.json')) {
     files.set('protocol.ts', emitProtocol(specDir, family));
     barrel.push("export * from './protocol.js';");
+    // A wire protocol family: its input may use the proto field names as well.
+    files.set('proto-names.ts', emitProtoNames(family));
+    barrel.push("export * from './proto-names.js';");
   }
   if (family.tables.has('errors.json')) {
     const errors = loadErrors(specDir, family);

@@ -1,9 +1,11 @@
 import { isMethodName, METHOD_BY_LEGACY_NAME, METHODS, type MethodName } from '../../generated/a2a/1.0/methods.js';
+import { PROTO_NAMES } from '../../generated/a2a/1.0/proto-names.js';
 import type { JSONRPCErrorResponse, JSONRPCSuccessResponse } from '../../generated/a2a/1.0/types.js';
 import { isRecord } from '../support/records.js';
 import { a2aError, type A2AError } from './a2a-error.js';
 import { A2A_1_0 } from './a2a-schema.js';
 import { projectToSchema } from './project.js';
+import { toJsonNames } from './proto-names.js';
 import { checkValue } from './validation.js';
 import { violationPhrases } from './violations.js';
 
@@ -56,7 +58,10 @@ export function parseEnvelope(body: unknown): Parsed<Envelope> & { readonly id: 
   return { ok: true, id, value: { id, notification: !('id' in request), method: request.method, params: request.params } };
 }
 
-/** Resolves the method (-32601, with the 1.0 name of a 0.3 method) and checks its params (-32602). */
+/**
+ * Resolves the method (-32601, with the 1.0 name of a 0.3 method) and checks its params (-32602),
+ * after renaming proto field names (`context_id`) to their JSON names.
+ */
 export function resolveCall(envelope: Envelope): Parsed<JsonRpcCall> {
   const { method } = envelope;
   if (!isMethodName(method)) {
@@ -76,7 +81,13 @@ export function resolveCall(envelope: Envelope): Parsed<JsonRpcCall> {
       }),
     };
   }
-  const params = checkValue(A2A_1_0, definition.paramsType as 'SendMessageRequest', envelope.params ?? {}, { fieldPrefix: 'params' });
+  const named = toJsonNames(PROTO_NAMES, definition.paramsType, envelope.params ?? {}, 'params');
+  if (!named.ok)
+    return {
+      ok: false,
+      error: a2aError('InvalidParamsError', `invalid params: ${summary(named.violations)}`, { violations: named.violations }),
+    };
+  const params = checkValue(A2A_1_0, definition.paramsType as 'SendMessageRequest', named.value, { fieldPrefix: 'params' });
   if (!params.ok)
     return {
       ok: false,

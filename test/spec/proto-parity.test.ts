@@ -4,6 +4,7 @@ import protobuf from 'protobufjs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadFamily, type Family } from '../../codegen/families.js';
 import { DEFAULT_SPEC_DIR } from '../../codegen/paths.js';
+import { PROTO_NAMES } from '../../generated/a2a/1.0/proto-names.js';
 import { isJsonObject, type JsonObject, type JsonValue } from '../../codegen/json.js';
 import { PROTO_1_0, sharedFileAvailable } from '../helpers/paths.js';
 
@@ -140,6 +141,26 @@ describe.skipIf(!available)('spec/a2a/1.0 is faithful to a2a.proto v1.0.1', () =
     const counted = namespace.nestedArray.filter((n) => n instanceof protobuf.Type || n instanceof protobuf.Enum);
     expect(counted.length).toBeGreaterThan(40);
     expect(mismatchesOf(family, namespace)).toEqual([]);
+  });
+
+  it('derives, in generated proto-names, exactly the proto field names that differ from the JSON names', () => {
+    const problems: string[] = [];
+    const messages = namespace.nestedArray.filter((n): n is protobuf.Type => n instanceof protobuf.Type);
+    for (const message of messages) {
+      const expected = Object.fromEntries(message.fieldsArray.filter((field) => jsonName(field.name) !== field.name).map((field) => [field.name, jsonName(field.name)]));
+      const derived = PROTO_NAMES[message.name]?.renames ?? {};
+      if (JSON.stringify(Object.entries(derived).sort()) !== JSON.stringify(Object.entries(expected).sort())) {
+        problems.push(`${message.name}: derived ${JSON.stringify(derived)}, proto ${JSON.stringify(expected)}`);
+      }
+    }
+    // google.rpc.BadRequest is defined in google/rpc/error_details.proto, as `field_violations`.
+    const elsewhere = new Map([['BadRequest', { field_violations: 'fieldViolations' }]]);
+    for (const [def, names] of Object.entries(PROTO_NAMES)) {
+      if (messages.some((message) => message.name === def)) continue;
+      if (JSON.stringify(names.renames) !== JSON.stringify(elsewhere.get(def))) problems.push(`${def}: not an A2A proto message`);
+    }
+    expect(Object.keys(PROTO_NAMES).length).toBeGreaterThan(20);
+    expect(problems).toEqual([]);
   });
 
   it('has a title equal to the proto name and a description on every def', () => {

@@ -5,6 +5,7 @@ export * from './validators.js';
 export * as inputValidators from './input-validators.js';
 export * from './defaults.js';
 export * from './protocol.js';
+export * from './proto-names.js';
 export * from './errors.js';
 export * from './methods.js';
 export * from './task-states.js';
