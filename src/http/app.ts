@@ -55,7 +55,7 @@ export function createHttpApp(options: HttpAppOptions): Koa {
       const unavailable = options.directory.unavailableAt(endpointPath);
       if (unavailable !== undefined) return respondWithError(ctx, unavailableError(unavailable));
     }
-    const agent = options.directory.byEndpointPath(path);
+    const agent = options.directory.byJsonRpcPath(path);
     const unavailable = agent === undefined ? options.directory.unavailableAt(path) : undefined;
     if (agent !== undefined || unavailable !== undefined) {
       if (ctx.method !== 'POST') {

@@ -6,7 +6,7 @@ import { DEFAULTS } from '../../generated/control/defaults.js';
 import { DEFAULTS as HUB_DEFAULTS } from '../../generated/hub/defaults.js';
 import { validateEndpointPath } from '../../generated/control/validators.js';
 import { DEFAULT_PRESET, type PresetRegistry } from '../executors/presets.js';
-import type { AgentDirectory, InboundAgent, UnavailableAgent } from '../server/hosted-agent.js';
+import type { AgentDirectory, InboundAgent, RestTarget, UnavailableAgent } from '../server/hosted-agent.js';
 import type { InstanceConfigs, MetaStore } from '../store/task-store.js';
 import type { LogFunction } from '../support/log.js';
 import { OperationError } from '../support/operation-error.js';
@@ -237,6 +237,24 @@ export class InboundRegistry implements AgentDirectory {
     return this.#table().get(path);
   }
 
+  byJsonRpcPath(path: string): InboundAgent | undefined {
+    const agent = this.#table().get(path);
+    return agent?.jsonRpcPath === path ? agent : undefined;
+  }
+
+  byRestPath(path: string): RestTarget | undefined {
+    const table = this.#table();
+    // Longest base first: walk up the path one segment at a time.
+    for (let cut = path.lastIndexOf('/'); cut > 0; cut = path.lastIndexOf('/', cut - 1)) {
+      const base = path.slice(0, cut);
+      const agent = table.get(base);
+      if (agent !== undefined && agent.restPath === base) return { agent, subpath: path.slice(cut) };
+      const unavailable = this.#unavailableByPath.get(base);
+      if (unavailable !== undefined) return { unavailable, subpath: path.slice(cut) };
+    }
+    return undefined;
+  }
+
   unavailableAt(path: string): UnavailableAgent | undefined {
     return this.#unavailableByPath.get(path);
   }
@@ -374,6 +392,8 @@ export class InboundRegistry implements AgentDirectory {
       id: config.id,
       name: config.name,
       endpointPath: config.endpointPath,
+      jsonRpcPath: config.endpointPath,
+      restPath: config.endpointPath,
       executor: preset.executor,
       skills: skillIds,
       defaultSkill: skillIds.includes('chat') ? 'chat' : (skillIds[0] ?? 'chat'),

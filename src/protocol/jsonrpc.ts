@@ -1,11 +1,9 @@
 import { isMethodName, METHOD_BY_LEGACY_NAME, METHODS, type MethodName } from '../../generated/a2a/1.0/methods.js';
-import { PROTO_NAMES } from '../../generated/a2a/1.0/proto-names.js';
 import type { JSONRPCErrorResponse, JSONRPCSuccessResponse } from '../../generated/a2a/1.0/types.js';
 import { isRecord } from '../support/records.js';
 import { a2aError, type A2AError } from './a2a-error.js';
 import { A2A_1_0 } from './a2a-schema.js';
-import { projectToSchema } from './project.js';
-import { toJsonNames } from './proto-names.js';
+import { checkParams } from './params.js';
 import { checkValue } from './validation.js';
 import { violationPhrases } from './violations.js';
 
@@ -81,19 +79,9 @@ export function resolveCall(envelope: Envelope): Parsed<JsonRpcCall> {
       }),
     };
   }
-  const named = toJsonNames(PROTO_NAMES, definition.paramsType, envelope.params ?? {}, 'params');
-  if (!named.ok)
-    return {
-      ok: false,
-      error: a2aError('InvalidParamsError', `invalid params: ${summary(named.violations)}`, { violations: named.violations }),
-    };
-  const params = checkValue(A2A_1_0, definition.paramsType as 'SendMessageRequest', named.value, { fieldPrefix: 'params' });
-  if (!params.ok)
-    return {
-      ok: false,
-      error: a2aError('InvalidParamsError', `invalid params: ${summary(params.violations)}`, { violations: params.violations }),
-    };
-  const known = projectToSchema(A2A_1_0.document, definition.paramsType, params.value);
+  const params = checkParams(method, envelope.params ?? {}, 'params');
+  if (!params.ok) return params;
+  const known = params.value;
   const id = envelope.id ?? undefined;
   return {
     ok: true,

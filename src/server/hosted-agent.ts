@@ -12,13 +12,19 @@ export interface HostedAgent extends RuntimeInstance {
   readonly extensions: readonly string[];
   /** Media types (or ranges such as image/*) the agent accepts in message parts: its defaultInputModes. */
   readonly inputModes: readonly string[];
+  /** The tenants whose requests the agent serves (spec §8.3.2); undefined serves any tenant, and requests without one. */
+  readonly tenants?: readonly string[];
 }
 
 /** A hosted agent as the HTTP layer routes to it. */
 export interface InboundAgent extends HostedAgent {
   readonly name: string;
-  /** URL path of the JSON-RPC endpoint; the card is at `cardPathOf(endpointPath)`. */
+  /** The instance's base path; its card is at `cardPathOf(endpointPath)`. */
   readonly endpointPath: string;
+  /** Where the JSON-RPC binding is POSTed: `endpointPath` unless the instance sets its own. */
+  readonly jsonRpcPath: string;
+  /** The base the HTTP+JSON routes sit below (`<restPath>/message:send`): `endpointPath` unless the instance sets its own. */
+  readonly restPath: string;
   /** SHA-256 of the bearer token when the instance requires one. */
   readonly tokenDigest?: string;
 }
@@ -32,10 +38,19 @@ export interface UnavailableAgent {
   readonly tokenDigest?: string;
 }
 
+/** An HTTP+JSON request path split into the instance whose REST base it lies below and the route part. */
+export type RestTarget =
+  { readonly agent: InboundAgent; readonly subpath: string } | { readonly unavailable: UnavailableAgent; readonly subpath: string };
+
 /** Finds the enabled agent for a request path; the live routing table of inbound instances. */
 export interface AgentDirectory {
+  /** The agent whose base path this is (its card is below it). */
   byEndpointPath(path: string): InboundAgent | undefined;
-  /** The instance at a path no agent serves that would serve it if it could run. */
+  /** The agent whose JSON-RPC endpoint this is. */
+  byJsonRpcPath(path: string): InboundAgent | undefined;
+  /** The instance whose REST base `path` lies strictly below (the longest such base wins), and the rest of the path. */
+  byRestPath(path: string): RestTarget | undefined;
+  /** The instance at a base or JSON-RPC path no agent serves that would serve it if it could run. */
   unavailableAt(path: string): UnavailableAgent | undefined;
   /** The agent whose card is served at /.well-known/agent-card.json, if any (the hub's wellKnownInstance). */
   defaultAgent(): InboundAgent | undefined;

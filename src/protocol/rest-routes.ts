@@ -1,0 +1,151 @@
+import { METHODS, type HttpRoute, type MethodName } from '../../generated/a2a/1.0/methods.js';
+import { PROTO_NAMES } from '../../generated/a2a/1.0/proto-names.js';
+
+/**
+ * The HTTP+JSON routes of A2A 1.0 (spec §11.3), compiled from the proto's google.api.http
+ * annotations in methods.json, so that the hub's router, the client and the suite share one
+ * table and none of them retypes a path. Paths are relative to an interface's URL.
+ *
+ * Matching follows the http-rule grammar: the last segment's `:verb` (`:cancel`) is split off
+ * before segments are compared, and each `{field=*}` binds exactly one segment, so a task id
+ * holding `/` or `:` must be percent-encoded by the client (encodeURIComponent does).
+ */
+export interface RestRoute {
+  readonly method: MethodName;
+  readonly verb: HttpRoute['verb'];
+  /** The path template as annotated, e.g. `/{tenant}/tasks/{id=*}:cancel`. */
+  readonly template: string;
+  /** The request body is the whole request message (`body: "*"`); otherwise every field not in the path is a query parameter. */
+  readonly body: boolean;
+  /** The `/{tenant}/` variant of the route. */
+  readonly tenant: boolean;
+  /** Served because the spec prose names another verb than the proto (docs/spec-policy.md). */
+  readonly alternate: boolean;
+  /** JSON names of the request fields bound by the path, in path order. */
+  readonly pathFields: readonly string[];
+  readonly segments: readonly Segment[];
+  /** The custom verb after the last `:`, e.g. `cancel`, or undefined. */
+  readonly customVerb: string | undefined;
+}
+
+type Segment = { readonly literal: string } | { readonly field: string };
+
+export type RouteMatch =
+  | { readonly kind: 'route'; readonly route: RestRoute; readonly pathParams: Readonly<Record<string, string>> }
+  /** The path is a route, but not for this verb: answer 405 with `Allow`. */
+  | { readonly kind: 'wrong-verb'; readonly allowed: readonly string[] }
+  | { readonly kind: 'none' };
+
+export const REST_ROUTES: readonly RestRoute[] = Object.values(METHODS).flatMap((definition) => [
+  ...definition.http.map((route) => compile(definition.name, definition.paramsType, route, false)),
+  ...definition.httpAlternates.map((route) => compile(definition.name, definition.paramsType, route, true)),
+]);
+
+/**
+ * The route `subpath` (the request path below the interface URL, starting with `/`) names.
+ * Routes without a tenant come first in the table, so a path both could mean (`/tasks/tasks`)
+ * is read without one.
+ */
+export function matchRestRoute(verb: string, subpath: string): RouteMatch {
+  const split = splitPath(subpath);
+  if (split === undefined) return { kind: 'none' };
+  const allowed: string[] = [];
+  for (const route of REST_ROUTES) {
+    const pathParams = bind(route, split);
+    if (pathParams === undefined) continue;
+    if (route.verb === verb) return { kind: 'route', route, pathParams };
+    if (!allowed.includes(route.verb)) allowed.push(route.verb);
+  }
+  return allowed.length === 0 ? { kind: 'none' } : { kind: 'wrong-verb', allowed };
+}
+
+/** The primary route of a method: its proto route, the `/{tenant}/` variant when `tenant` is given. */
+export function routeOf(method: MethodName, tenant: boolean): RestRoute {
+  const route = REST_ROUTES.find((candidate) => candidate.method === method && !candidate.alternate && candidate.tenant === tenant);
+  if (route === undefined) throw new Error(`methods.json gives ${method} no ${tenant ? 'tenant ' : ''}HTTP route`);
+  return route;
+}
+
+/**
+ * The path (relative to the interface URL) that carries `values` on `route`, each bound field
+ * percent-encoded as one segment; undefined when a bound field is missing or empty.
+ */
+export function fillRoute(route: RestRoute, values: Readonly<Record<string, unknown>>): string | undefined {
+  const parts: string[] = [];
+  for (const segment of route.segments) {
+    if ('literal' in segment) {
+      parts.push(segment.literal);
+      continue;
+    }
+    const value = values[segment.field];
+    if (typeof value !== 'string' || value === '') return undefined;
+    parts.push(encodeURIComponent(value));
+  }
+  return `/${parts.join('/')}${route.customVerb === undefined ? '' : `:${route.customVerb}`}`;
+}
+
+function compile(method: MethodName, paramsType: string, route: HttpRoute, alternate: boolean): RestRoute {
+  const renames = PROTO_NAMES[paramsType]?.renames ?? {};
+  const colon = route.path.lastIndexOf(':');
+  const slash = route.path.lastIndexOf('/');
+  const hasVerb = colon > slash && colon > route.path.lastIndexOf('}');
+  const path = hasVerb ? route.path.slice(0, colon) : route.path;
+  const segments: Segment[] = path
+    .slice(1)
+    .split('/')
+    .map((text) => {
+      const variable = /^\{([a-z_]+)(?:=\*)?\}$/.exec(text);
+      if (variable === null) return { literal: text };
+      const protoName = variable[1] as string;
+      return { field: Object.hasOwn(renames, protoName) ? (renames[protoName] as string) : protoName };
+    });
+  return {
+    method,
+    verb: route.verb,
+    template: route.path,
+    body: route.body === '*',
+    tenant: segments.some((segment) => 'field' in segment && segment.field === 'tenant'),
+    alternate,
+    pathFields: segments.flatMap((segment) => ('field' in segment ? [segment.field] : [])),
+    segments,
+    customVerb: hasVerb ? route.path.slice(colon + 1) : undefined,
+  };
+}
+
+interface SplitPath {
+  readonly segments: readonly string[];
+  readonly customVerb: string | undefined;
+}
+
+/** Raw (still encoded) segments and the custom verb; undefined for a path no route can match. */
+function splitPath(subpath: string): SplitPath | undefined {
+  if (!subpath.startsWith('/')) return undefined;
+  const segments = subpath.slice(1).split('/');
+  const last = segments[segments.length - 1] as string;
+  const colon = last.lastIndexOf(':');
+  if (colon < 0) return { segments, customVerb: undefined };
+  segments[segments.length - 1] = last.slice(0, colon);
+  return { segments, customVerb: last.slice(colon + 1) };
+}
+
+function bind(route: RestRoute, path: SplitPath): Record<string, string> | undefined {
+  if (route.customVerb !== path.customVerb || route.segments.length !== path.segments.length) return undefined;
+  const bound: Record<string, string> = {};
+  for (let index = 0; index < route.segments.length; index++) {
+    const segment = route.segments[index] as Segment;
+    const text = path.segments[index] as string;
+    if ('literal' in segment) {
+      if (segment.literal !== text) return undefined;
+      continue;
+    }
+    let value: string;
+    try {
+      value = decodeURIComponent(text);
+    } catch {
+      return undefined;
+    }
+    if (value === '') return undefined;
+    bound[segment.field] = value;
+  }
+  return bound;
+}
