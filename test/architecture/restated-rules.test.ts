@@ -5,6 +5,7 @@ import { ERRORS } from '../../generated/a2a/1.0/errors.js';
 import { TEST_DIRECTIVE_METADATA_KEY, TEST_DIRECTIVES_EXTENSION, TEST_OUTCOMES } from '../../generated/hub/test-directives.js';
 import { HEADERS, MEDIA_TYPES, WELL_KNOWN_AGENT_CARD_PATH } from '../../generated/a2a/1.0/protocol.js';
 import { CONTROL_API } from '../../generated/control/api.js';
+import { REST_ROUTES } from '../../src/protocol/rest-routes.js';
 import { readSources } from './import-graph.js';
 
 /*
@@ -19,6 +20,19 @@ const quoted = (alternatives: readonly string[], group = 1): string => `(['"\`])
 /** Two quoted members of `names` in a row, in a list, an argument list or a union: a set of its own. */
 const listOf = (names: readonly string[]): RegExp => new RegExp(`${quoted(names, 1)}\\s*[,|]\\s*${quoted(names, 2)}`, 'g');
 const TASK_STATE_NAME = 'TASK_STATE_[A-Z_]+';
+/** What only an HTTP+JSON route path holds: its custom verbs (`message:send`, `:cancel`) and its literal segments below `/tasks/{id}`. */
+const ROUTE_FRAGMENTS = [
+  ...new Set(
+    REST_ROUTES.flatMap((route) => {
+      if (route.customVerb === undefined) return [];
+      const last = route.segments[route.segments.length - 1];
+      return [last !== undefined && 'literal' in last ? `${last.literal}:${route.customVerb}` : `:${route.customVerb}`];
+    }),
+  ),
+  ...new Set(
+    REST_ROUTES.flatMap((route) => route.segments.slice(2).flatMap((segment) => ('literal' in segment ? [`/${segment.literal}`] : []))),
+  ),
+];
 
 const RULES: readonly { readonly name: string; readonly pattern: RegExp }[] = [
   { name: 'a JSON-RPC or A2A error code (name the error: a2aError, expectError, errorLabel)', pattern: /-32\d{3}\b/g },
@@ -42,6 +56,10 @@ const RULES: readonly { readonly name: string; readonly pattern: RegExp }[] = [
   {
     name: 'an A2A media type (use MEDIA_TYPES)',
     pattern: new RegExp(`(['"\`])(?:${[MEDIA_TYPES.a2aJson, MEDIA_TYPES.eventStream].map(escape).join('|')})`, 'g'),
+  },
+  {
+    name: 'an HTTP+JSON route (use routeOf, fillRoute, matchRestRoute from src/protocol/rest-routes.ts)',
+    pattern: new RegExp(`(['"\`])[^'"\`\n]*(?:${ROUTE_FRAGMENTS.map(escape).join('|')})\\b`, 'g'),
   },
   {
     name: 'a control API path (use CONTROL_API.basePath, panelPath, CONTROL_ENDPOINTS)',
@@ -101,6 +119,8 @@ describe('protocol rules are not restated outside spec/', () => {
       header: "fetch(url, { headers: { 'a2a-version': version } });",
       media: "response.setHeader('content-type', 'text/event-stream; charset=utf-8');",
       control: "router.get('/a2a/panel', serve);",
+      route: 'const url = `${base}/tasks/${encodeURIComponent(id)}:cancel`;',
+      send: "await post(`${base}/message:send`, body);",
     };
     for (const [what, text] of Object.entries(planted))
       expect(restatedRules(new Map([['src/planted.ts', text]]), ['src/']), what).toHaveLength(1);
