@@ -202,7 +202,8 @@ export class InboundRegistry implements AgentDirectory {
     const defined = Object.entries(patch).filter(([, value]) => value !== undefined);
     const next: Record<string, unknown> = { ...current, updatedAt: this.#options.now() };
     for (const [member, value] of defined) {
-      const clears = (CLEARED_BY_EMPTY as readonly string[]).includes(member) && (value === '' || (Array.isArray(value) && value.length === 0));
+      const clears =
+        (CLEARED_BY_EMPTY as readonly string[]).includes(member) && (value === '' || (Array.isArray(value) && value.length === 0));
       if (clears) delete next[member];
       else next[member] = value;
     }
