@@ -90,10 +90,10 @@ export function clashWith(config: PathsConfig, other: PathsConfig & { readonly i
   const members: readonly PathMember[] = ['endpointPath', 'jsonRpcPath', 'restPath', 'cardPath'];
   for (const member of members) {
     const path = mine[member];
-    for (const theirMember of members) {
-      if (theirs[theirMember] === path) {
-        return `${member} ${path} is already used by instance "${other.id}"${theirMember === member ? '' : ` (its ${theirMember})`}`;
-      }
+    // The same kind of path first: a default jsonRpcPath is also its instance's endpointPath.
+    const taken = theirs[member] === path ? member : members.find((theirMember) => theirs[theirMember] === path);
+    if (taken !== undefined) {
+      return `${member} ${path} is already used by instance "${other.id}"${taken === member ? '' : ` (its ${taken})`}`;
     }
     if (isBelow(path, theirs.restPath)) {
       return `${member} ${path} lies below the restPath ${theirs.restPath} of instance "${other.id}", whose HTTP+JSON routes sit there: choose a path outside it`;

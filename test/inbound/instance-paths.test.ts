@@ -170,7 +170,7 @@ describe('path clash rules', () => {
       'restPath /a2a/rest is already used by instance "data"',
     );
     expect(refusal(() => registry.create(instance('x', { jsonRpcPath: '/a2a/default' })))).toBe(
-      'jsonRpcPath /a2a/default is already used by instance "default" (its endpointPath)',
+      'jsonRpcPath /a2a/default is already used by instance "default"',
     );
     expect(refusal(() => registry.create(instance('x', { endpointPath: '/a2a/jsonrpc' })))).toBe(
       'endpointPath /a2a/jsonrpc is already used by instance "data" (its jsonRpcPath)',
