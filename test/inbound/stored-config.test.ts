@@ -33,6 +33,9 @@ describe('stored inbound configurations are checked when the hub loads them', ()
       'endpointPath must be an absolute path such as /a2a/my-agent',
     ],
     ['enabled as a string', stored({ enabled: 'yes' }), 'enabled must be a boolean'],
+    ['a restPath that is not a path', stored({ restPath: 'v1' }), 'restPath must be an absolute path such as /a2a/my-agent'],
+    ['an empty tenants list', stored({ tenants: [] }), 'tenants must'],
+    ['a tenant that is no path segment', stored({ tenants: ['a/b'] }), 'tenants[0] must be a tenant name such as research'],
     ['a custom skill that is not an AgentSkill', stored({ skills: [{ id: 'x' }] }), 'skills[0].name is required'],
     ['an id other than its row', stored({ id: 'other' }), 'id is "other", but the row is stored under "reports"'],
   ])('does not serve a row with %s, logs why, and keeps the row', (_what, config, problem) => {
