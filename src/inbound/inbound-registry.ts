@@ -407,18 +407,19 @@ export class InboundRegistry implements AgentDirectory {
     };
     const digest = this.#digestOf(config);
     const skillIds = skills.map((skill) => skill.id);
+    const { jsonRpcPath, restPath } = pathsOf(config);
     const source = {
       name: config.name,
       description: config.description,
       version: config.version,
-      endpointPath: config.endpointPath,
+      // The card's interface URL is where JSON-RPC is served, wherever jsonRpcPath put it.
+      endpointPath: jsonRpcPath,
       skills,
       presetId: preset.id,
       ...media,
       requiresToken: digest !== undefined,
       ...(this.#options.provider === undefined ? {} : { provider: this.#options.provider }),
     };
-    const { jsonRpcPath, restPath } = pathsOf(config);
     return {
       id: config.id,
       name: config.name,

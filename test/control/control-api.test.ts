@@ -637,7 +637,10 @@ describe('inbound.create', () => {
       jsonRpcUrl: `${base}${root}/jsonrpc`,
       restUrl: `${base}${root}/rest`,
     });
-    expect(await statusOf(`${base}${root}/agent-card.json`)).toBe(200);
+    const card = valid('AgentCardJson', (await http(base, `${root}/agent-card.json`)).body) as {
+      supportedInterfaces: { url: string; protocolBinding: string }[];
+    };
+    expect(card.supportedInterfaces.find((entry) => entry.protocolBinding === 'JSONRPC')?.url).toBe(`${base}${root}/jsonrpc`);
     expect(await listTasksStatus(`${base}${root}/jsonrpc`)).toBe(200);
     expect(await listTasksStatus(`${base}${root}`)).toBe(404);
   });
