@@ -215,7 +215,7 @@ describe.skipIf(!available)('the control panel in a browser', () => {
     expect(await page.content()).not.toContain(TOKEN);
   });
 
-  it('sets the JSON-RPC and REST paths in the editor, shows their URLs, and an emptied field goes back to the endpoint path', async () => {
+  it('sets the JSON-RPC and REST paths and the tenants in the editor, shows them in the row, and an emptied field goes back to the default', async () => {
     const editor = page.getByTestId('edit-inbound-form');
     const inbound = async () => (await snapshot()).inbounds.find((candidate) => candidate.id === inboundId);
     await row().getByTestId('inbound-edit').click();
@@ -236,13 +236,27 @@ describe.skipIf(!available)('the control panel in a browser', () => {
     await row().getByTestId('inbound-edit').click();
     expect(await page.getByLabel('REST path', { exact: true }).inputValue()).toBe('/v1/panel-edited');
     await page.getByLabel('REST path', { exact: true }).fill('');
+    await page.getByLabel('Tenants', { exact: true }).fill('research, ops');
     await page.getByTestId('edit-save').click();
     await editor.waitFor({ state: 'hidden' });
     await row()
       .getByTestId('inbound-rest')
       .filter({ hasText: `${hub.url}/agents/panel-edited` })
       .waitFor();
-    expect(await inbound()).toMatchObject({ jsonRpcPath: '/agents/panel-edited/jsonrpc', restPath: '/agents/panel-edited' });
+    expect(await row().getByTestId('inbound-tenants').textContent()).toBe('tenants: research, ops');
+    expect(await inbound()).toMatchObject({
+      jsonRpcPath: '/agents/panel-edited/jsonrpc',
+      restPath: '/agents/panel-edited',
+      tenants: ['research', 'ops'],
+    });
+
+    await row().getByTestId('inbound-edit').click();
+    expect(await page.getByLabel('Tenants', { exact: true }).inputValue()).toBe('research, ops');
+    await page.getByLabel('Tenants', { exact: true }).fill('');
+    await page.getByTestId('edit-save').click();
+    await editor.waitFor({ state: 'hidden' });
+    await row().getByTestId('inbound-tenants').waitFor({ state: 'detached' });
+    expect(await inbound()).not.toHaveProperty('tenants');
   });
 
   it('disables the inbound: shown disabled, and its card URL answers 404', async () => {
