@@ -300,14 +300,14 @@ export const CONTROL_ACTIONS: { readonly [A in ControlActionName]: ControlAction
   'inbound.create': {
     action: 'inbound.create',
     schema: "InboundCreateAction",
-    effect: "Creates an inbound instance with endpointPath (default /a2a/<id>) and preset (default: the isDefault preset) and, unless enabled is false, registers <endpointPath> and <endpointPath>/agent-card.json. Fails if endpointPath is already in use or the preset is unknown.",
+    effect: "Creates an inbound instance with endpointPath (default /a2a/<id>), jsonRpcPath and restPath (default endpointPath), tenants and preset (default: the isDefault preset) and, unless enabled is false, serves <endpointPath>/agent-card.json, JSON-RPC at <jsonRpcPath> and HTTP+JSON below <restPath> at once. Fails if a path clashes with another instance's or the hub's own, or the preset is unknown.",
     returns: "id of the new instance, <slug-of-name>-<8 hex>",
     validate: exact.validateInboundCreateAction,
   },
   'inbound.update': {
     action: 'inbound.update',
     schema: "InboundUpdateAction",
-    effect: "Changes the given members of the instance and re-registers its routes when they move; the card reflects the change at once. Fails on an unknown id, an endpointPath in use or an unknown preset.",
+    effect: "Changes the given members of the instance and re-registers its routes when they move; the card reflects the change at once. Fails on an unknown id, a path that clashes with another instance's or the hub's own, or an unknown preset.",
     returns: "nothing else",
     validate: exact.validateInboundUpdateAction,
   },

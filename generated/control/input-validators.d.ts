@@ -12,6 +12,8 @@ export interface Validator<V> {
 
 export declare const validateControlAction: Validator<T.ControlAction>;
 export declare const validateEndpointPath: Validator<T.EndpointPath>;
+export declare const validateTenantName: Validator<T.TenantName>;
+export declare const validateTenantNames: Validator<T.TenantNames>;
 export declare const validateTimeoutMs: Validator<T.TimeoutMs>;
 export declare const validateSkillOverride: Validator<T.SkillOverride>;
 export declare const validateSkillOverrides: Validator<T.SkillOverrides>;
@@ -72,6 +74,8 @@ export declare const validateStoredOutbound: Validator<T.StoredOutbound>;
 export declare const validators: {
   readonly ControlAction: Validator<T.ControlAction>;
   readonly EndpointPath: Validator<T.EndpointPath>;
+  readonly TenantName: Validator<T.TenantName>;
+  readonly TenantNames: Validator<T.TenantNames>;
   readonly TimeoutMs: Validator<T.TimeoutMs>;
   readonly SkillOverride: Validator<T.SkillOverride>;
   readonly SkillOverrides: Validator<T.SkillOverrides>;

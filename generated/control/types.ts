@@ -25,9 +25,17 @@ export type ControlAction1 =
   | SessionCancelAction
   | SessionCloseAction;
 /**
- * Absolute URL path at which an inbound instance serves its JSON-RPC endpoint (its card is at <endpointPath>/agent-card.json). One or more non-empty segments of unreserved characters, no trailing slash, no `.` or `..` segment, and never /a2a/api or below it (the control API). Uniqueness among instances is checked at run time (409).
+ * Absolute URL path of an inbound instance: its endpointPath (its card is at <endpointPath>/agent-card.json), its jsonRpcPath or its restPath. One or more non-empty segments of unreserved characters, no trailing slash, no `.` or `..` segment, and never /a2a/api or below it (the control API). The clash rules between instances are checked at run time (409, docs/control-api.md).
  */
 export type EndpointPath = string;
+/**
+ * A tenant an inbound instance accepts (spec §8.3.2): the `{tenant}` segment of its HTTP+JSON routes and the `tenant` member of its JSON-RPC requests. One path segment that needs no percent-encoding.
+ */
+export type TenantName = string;
+/**
+ * The tenants an inbound instance accepts, each once. Absent: any tenant, and requests without one.
+ */
+export type TenantNames = TenantName[];
 /**
  * Per-call timeout of an outbound connection in milliseconds, from 100 ms to 10 minutes.
  */
@@ -82,6 +90,9 @@ export interface InboundCreateAction {
    */
   version: string;
   endpointPath?: EndpointPath;
+  jsonRpcPath?: EndpointPath;
+  restPath?: EndpointPath;
+  tenants?: TenantNames;
   /**
    * Agent preset id (GET /a2a/api/presets); default: the preset marked isDefault.
    */
@@ -100,7 +111,7 @@ export interface InboundCreateAction {
   enabled?: boolean;
 }
 /**
- * inbound.update: changes the given members of an inbound instance; absent members are kept. A changed endpointPath re-registers the routes.
+ * inbound.update: changes the given members of an inbound instance; absent members are kept. A changed endpointPath, jsonRpcPath or restPath moves the routes at once.
  */
 export interface InboundUpdateAction {
   /**
@@ -124,6 +135,15 @@ export interface InboundUpdateAction {
    */
   version?: string;
   endpointPath?: EndpointPath;
+  /**
+   * New JSON-RPC path; the empty string goes back to the default, endpointPath.
+   */
+  jsonRpcPath?: EndpointPath | "";
+  /**
+   * New REST base; the empty string goes back to the default, endpointPath.
+   */
+  restPath?: EndpointPath | "";
+  tenants?: TenantNames;
   /**
    * New agent preset id.
    */
@@ -728,6 +748,9 @@ export interface InboundRow {
    */
   version: string;
   endpointPath: EndpointPath;
+  jsonRpcPath: EndpointPath;
+  restPath: EndpointPath;
+  tenants?: TenantNames;
   /**
    * Agent preset id.
    */
@@ -741,9 +764,17 @@ export interface InboundRow {
    */
   cardUrl: string;
   /**
-   * Absolute URL of the JSON-RPC endpoint, as the AgentCard advertises it (supportedInterfaces[].url).
+   * Absolute URL of the instance's base: <base URL><endpointPath>, which a2a-hub send, card and conform also take (they find the card below it). It is the JSON-RPC URL too unless jsonRpcPath is set.
    */
   endpointUrl: string;
+  /**
+   * Absolute URL of the JSON-RPC interface, as the AgentCard advertises it (supportedInterfaces[].url of JSONRPC): <base URL><jsonRpcPath>.
+   */
+  jsonRpcUrl: string;
+  /**
+   * Absolute URL of the HTTP+JSON interface, as the AgentCard advertises it (supportedInterfaces[].url of HTTP+JSON): <base URL><restPath>; the routes are below it (<restUrl>/message:send).
+   */
+  restUrl: string;
   /**
    * Whether the routes are registered.
    */
@@ -994,6 +1025,14 @@ export interface StoredInbound {
    */
   version: string;
   endpointPath: EndpointPath;
+  jsonRpcPath?: EndpointPath;
+  restPath?: EndpointPath;
+  /**
+   * The only tenants the instance accepts; absent: any.
+   *
+   * @minItems 1
+   */
+  tenants?: TenantName[];
   /**
    * Agent preset id.
    */

@@ -6,26 +6,104 @@ import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 export const validateControlAction = validate21;
 const schema32 = {"title":"ControlAction","description":"Any control action: the union of the 19 action bodies, selected by the `action` tag (ajv `discriminator` option). An unknown or missing tag is rejected with 400 and one violation naming the known actions.","type":"object","discriminator":{"propertyName":"action"},"properties":{"action":{"description":"The action name; each value selects exactly one branch below.","type":"string"}},"required":["action"],"oneOf":[{"$ref":"#/$defs/InboundCreateAction"},{"$ref":"#/$defs/InboundUpdateAction"},{"$ref":"#/$defs/InboundRemoveAction"},{"$ref":"#/$defs/InboundEnableAction"},{"$ref":"#/$defs/InboundDisableAction"},{"$ref":"#/$defs/InboundSetAuthAction"},{"$ref":"#/$defs/InboundSendTestAction"},{"$ref":"#/$defs/InboundCloseAction"},{"$ref":"#/$defs/OutboundCreateAction"},{"$ref":"#/$defs/OutboundUpdateAction"},{"$ref":"#/$defs/OutboundRemoveAction"},{"$ref":"#/$defs/OutboundEnableAction"},{"$ref":"#/$defs/OutboundDisableAction"},{"$ref":"#/$defs/OutboundRefreshAction"},{"$ref":"#/$defs/OutboundSetAuthAction"},{"$ref":"#/$defs/OutboundDiscoverAction"},{"$ref":"#/$defs/TaskCancelAction"},{"$ref":"#/$defs/SessionCancelAction"},{"$ref":"#/$defs/SessionCloseAction"}]};
-const schema43 = {"title":"InboundRemoveAction","description":"inbound.remove: unregisters and deletes an inbound instance.","type":"object","properties":{"action":{"description":"The action tag.","const":"inbound.remove"},"id":{"description":"Inbound instance id.","type":"string","minLength":1}},"required":["action","id"],"additionalProperties":false};
-const schema44 = {"title":"InboundEnableAction","description":"inbound.enable: registers the instance's endpoint and card routes.","type":"object","properties":{"action":{"description":"The action tag.","const":"inbound.enable"},"id":{"description":"Inbound instance id.","type":"string","minLength":1}},"required":["action","id"],"additionalProperties":false};
-const schema45 = {"title":"InboundDisableAction","description":"inbound.disable: unregisters the instance's endpoint and card routes; the instance is kept.","type":"object","properties":{"action":{"description":"The action tag.","const":"inbound.disable"},"id":{"description":"Inbound instance id.","type":"string","minLength":1}},"required":["action","id"],"additionalProperties":false};
-const schema46 = {"title":"InboundSetAuthAction","description":"inbound.setAuth: sets or clears the bearer token the instance's endpoint requires.","type":"object","properties":{"action":{"description":"The action tag.","const":"inbound.setAuth"},"id":{"description":"Inbound instance id.","type":"string","minLength":1},"token":{"description":"The new bearer token; omitted or empty clears it (no Authorization header required). Never echoed back.","type":"string"}},"required":["action","id"],"additionalProperties":false};
-const schema47 = {"title":"InboundSendTestAction","description":"inbound.sendTest: sends a test message to the instance's own executor and waits for the task to settle. Success carries taskId and the final state.","type":"object","properties":{"action":{"description":"The action tag.","const":"inbound.sendTest"},"id":{"description":"Inbound instance id.","type":"string","minLength":1},"text":{"description":"Text of the test message.","type":"string","minLength":1},"contextId":{"description":"Context to continue; omitted starts a new one.","type":"string"},"skill":{"description":"Advertised skill id to select (message metadata.skill); default chat.","type":"string"}},"required":["action","id","text"],"additionalProperties":false};
-const schema48 = {"title":"InboundCloseAction","description":"inbound.close: closes the connection and open streams of one connected peer (snapshot peers[].id). Its tasks keep running.","type":"object","properties":{"action":{"description":"The action tag.","const":"inbound.close"},"id":{"description":"Peer id.","type":"string","minLength":1}},"required":["action","id"],"additionalProperties":false};
-const schema49 = {"title":"OutboundRemoveAction","description":"outbound.remove: disconnects and deletes an outbound connection and its tools.","type":"object","properties":{"action":{"description":"The action tag.","const":"outbound.remove"},"id":{"description":"Outbound connection id.","type":"string","minLength":1}},"required":["action","id"],"additionalProperties":false};
-const schema50 = {"title":"OutboundEnableAction","description":"outbound.enable: enables the connection and connects (fetches the card, registers the tools).","type":"object","properties":{"action":{"description":"The action tag.","const":"outbound.enable"},"id":{"description":"Outbound connection id.","type":"string","minLength":1}},"required":["action","id"],"additionalProperties":false};
-const schema51 = {"title":"OutboundDisableAction","description":"outbound.disable: disconnects and unregisters the connection's tools; the connection is kept (state disabled).","type":"object","properties":{"action":{"description":"The action tag.","const":"outbound.disable"},"id":{"description":"Outbound connection id.","type":"string","minLength":1}},"required":["action","id"],"additionalProperties":false};
-const schema52 = {"title":"OutboundRefreshAction","description":"outbound.refresh: re-fetches the remote card and rebuilds the connection's tools.","type":"object","properties":{"action":{"description":"The action tag.","const":"outbound.refresh"},"id":{"description":"Outbound connection id.","type":"string","minLength":1}},"required":["action","id"],"additionalProperties":false};
-const schema53 = {"title":"OutboundSetAuthAction","description":"outbound.setAuth: sets or clears the bearer token sent to the remote agent.","type":"object","properties":{"action":{"description":"The action tag.","const":"outbound.setAuth"},"id":{"description":"Outbound connection id.","type":"string","minLength":1},"token":{"description":"The new bearer token; omitted or empty clears it. Never echoed back.","type":"string"}},"required":["action","id"],"additionalProperties":false};
-const schema54 = {"title":"OutboundDiscoverAction","description":"outbound.discover: fetches and checks a remote AgentCard without creating a connection. Success carries a DiscoverPreview.","type":"object","properties":{"action":{"description":"The action tag.","const":"outbound.discover"},"agentCardUrl":{"description":"URL of the remote AgentCard.","type":"string","minLength":1,"format":"uri"},"token":{"description":"Bearer token sent with the card request (for an extended or protected card). Not stored.","type":"string"}},"required":["action","agentCardUrl"],"additionalProperties":false};
-const schema55 = {"title":"TaskCancelAction","description":"task.cancel: aborts a task and marks it TASK_STATE_CANCELED.","type":"object","properties":{"action":{"description":"The action tag.","const":"task.cancel"},"id":{"description":"Task id.","type":"string","minLength":1}},"required":["action","id"],"additionalProperties":false};
-const schema56 = {"title":"SessionCancelAction","description":"session.cancel: cancels the active tasks of a context; the session stays open.","type":"object","properties":{"action":{"description":"The action tag.","const":"session.cancel"},"id":{"description":"Context id.","type":"string","minLength":1},"serverId":{"description":"Inbound instance id scoping the cancel; omitted means every instance the context is bound to.","type":"string"}},"required":["action","id"],"additionalProperties":false};
-const schema57 = {"title":"SessionCloseAction","description":"session.close: cancels the context's active tasks and releases its live session handle. A later message with the same contextId starts a new live session.","type":"object","properties":{"action":{"description":"The action tag.","const":"session.close"},"id":{"description":"Context id.","type":"string","minLength":1},"serverId":{"description":"Inbound instance id scoping the close; omitted means every instance the context is bound to.","type":"string"}},"required":["action","id"],"additionalProperties":false};
-const schema33 = {"title":"InboundCreateAction","description":"inbound.create: creates an inbound A2A server instance and, unless `enabled` is false, registers its routes. Success carries the new id, <slug-of-name>-<8 hex>.","type":"object","properties":{"action":{"description":"The action tag.","const":"inbound.create"},"name":{"description":"Agent name, published in the AgentCard.","type":"string","minLength":1},"description":{"description":"Agent description, published in the AgentCard.","type":"string","minLength":1},"version":{"description":"Agent version, published in the AgentCard.","type":"string","minLength":1},"endpointPath":{"$ref":"#/$defs/EndpointPath","description":"Endpoint path; default /a2a/<id>."},"preset":{"description":"Agent preset id (GET /a2a/api/presets); default: the preset marked isDefault.","type":"string"},"authTokenEnv":{"description":"Name of an environment variable holding the bearer token the endpoint requires. The token itself is never stored in or shown by the control API.","type":"string","minLength":1},"relayTo":{"description":"Id of the outbound connection the relay preset forwards every message to; required with preset relay.","type":"string"},"enabled":{"description":"Whether the instance starts serving at once.","type":"boolean","default":true}},"required":["action","name","description","version"],"additionalProperties":false};
-const schema34 = {"title":"EndpointPath","description":"Absolute URL path at which an inbound instance serves its JSON-RPC endpoint (its card is at <endpointPath>/agent-card.json). One or more non-empty segments of unreserved characters, no trailing slash, no `.` or `..` segment, and never /a2a/api or below it (the control API). Uniqueness among instances is checked at run time (409).","type":"string","minLength":2,"pattern":"^(?!/a2a/api(?:/|$))(?!.*/\\.\\.?(?:/|$))/(?:[A-Za-z0-9._~-]+/)*[A-Za-z0-9._~-]+$","x-pattern-description":"an absolute path such as /a2a/my-agent: one or more segments of letters, digits, -, _, . and ~ after a /, no trailing /, no . or .. segment, and not /a2a/api or below it"};
+const schema49 = {"title":"InboundRemoveAction","description":"inbound.remove: unregisters and deletes an inbound instance.","type":"object","properties":{"action":{"description":"The action tag.","const":"inbound.remove"},"id":{"description":"Inbound instance id.","type":"string","minLength":1}},"required":["action","id"],"additionalProperties":false};
+const schema50 = {"title":"InboundEnableAction","description":"inbound.enable: registers the instance's endpoint and card routes.","type":"object","properties":{"action":{"description":"The action tag.","const":"inbound.enable"},"id":{"description":"Inbound instance id.","type":"string","minLength":1}},"required":["action","id"],"additionalProperties":false};
+const schema51 = {"title":"InboundDisableAction","description":"inbound.disable: unregisters the instance's endpoint and card routes; the instance is kept.","type":"object","properties":{"action":{"description":"The action tag.","const":"inbound.disable"},"id":{"description":"Inbound instance id.","type":"string","minLength":1}},"required":["action","id"],"additionalProperties":false};
+const schema52 = {"title":"InboundSetAuthAction","description":"inbound.setAuth: sets or clears the bearer token the instance's endpoint requires.","type":"object","properties":{"action":{"description":"The action tag.","const":"inbound.setAuth"},"id":{"description":"Inbound instance id.","type":"string","minLength":1},"token":{"description":"The new bearer token; omitted or empty clears it (no Authorization header required). Never echoed back.","type":"string"}},"required":["action","id"],"additionalProperties":false};
+const schema53 = {"title":"InboundSendTestAction","description":"inbound.sendTest: sends a test message to the instance's own executor and waits for the task to settle. Success carries taskId and the final state.","type":"object","properties":{"action":{"description":"The action tag.","const":"inbound.sendTest"},"id":{"description":"Inbound instance id.","type":"string","minLength":1},"text":{"description":"Text of the test message.","type":"string","minLength":1},"contextId":{"description":"Context to continue; omitted starts a new one.","type":"string"},"skill":{"description":"Advertised skill id to select (message metadata.skill); default chat.","type":"string"}},"required":["action","id","text"],"additionalProperties":false};
+const schema54 = {"title":"InboundCloseAction","description":"inbound.close: closes the connection and open streams of one connected peer (snapshot peers[].id). Its tasks keep running.","type":"object","properties":{"action":{"description":"The action tag.","const":"inbound.close"},"id":{"description":"Peer id.","type":"string","minLength":1}},"required":["action","id"],"additionalProperties":false};
+const schema55 = {"title":"OutboundRemoveAction","description":"outbound.remove: disconnects and deletes an outbound connection and its tools.","type":"object","properties":{"action":{"description":"The action tag.","const":"outbound.remove"},"id":{"description":"Outbound connection id.","type":"string","minLength":1}},"required":["action","id"],"additionalProperties":false};
+const schema56 = {"title":"OutboundEnableAction","description":"outbound.enable: enables the connection and connects (fetches the card, registers the tools).","type":"object","properties":{"action":{"description":"The action tag.","const":"outbound.enable"},"id":{"description":"Outbound connection id.","type":"string","minLength":1}},"required":["action","id"],"additionalProperties":false};
+const schema57 = {"title":"OutboundDisableAction","description":"outbound.disable: disconnects and unregisters the connection's tools; the connection is kept (state disabled).","type":"object","properties":{"action":{"description":"The action tag.","const":"outbound.disable"},"id":{"description":"Outbound connection id.","type":"string","minLength":1}},"required":["action","id"],"additionalProperties":false};
+const schema58 = {"title":"OutboundRefreshAction","description":"outbound.refresh: re-fetches the remote card and rebuilds the connection's tools.","type":"object","properties":{"action":{"description":"The action tag.","const":"outbound.refresh"},"id":{"description":"Outbound connection id.","type":"string","minLength":1}},"required":["action","id"],"additionalProperties":false};
+const schema59 = {"title":"OutboundSetAuthAction","description":"outbound.setAuth: sets or clears the bearer token sent to the remote agent.","type":"object","properties":{"action":{"description":"The action tag.","const":"outbound.setAuth"},"id":{"description":"Outbound connection id.","type":"string","minLength":1},"token":{"description":"The new bearer token; omitted or empty clears it. Never echoed back.","type":"string"}},"required":["action","id"],"additionalProperties":false};
+const schema60 = {"title":"OutboundDiscoverAction","description":"outbound.discover: fetches and checks a remote AgentCard without creating a connection. Success carries a DiscoverPreview.","type":"object","properties":{"action":{"description":"The action tag.","const":"outbound.discover"},"agentCardUrl":{"description":"URL of the remote AgentCard.","type":"string","minLength":1,"format":"uri"},"token":{"description":"Bearer token sent with the card request (for an extended or protected card). Not stored.","type":"string"}},"required":["action","agentCardUrl"],"additionalProperties":false};
+const schema61 = {"title":"TaskCancelAction","description":"task.cancel: aborts a task and marks it TASK_STATE_CANCELED.","type":"object","properties":{"action":{"description":"The action tag.","const":"task.cancel"},"id":{"description":"Task id.","type":"string","minLength":1}},"required":["action","id"],"additionalProperties":false};
+const schema62 = {"title":"SessionCancelAction","description":"session.cancel: cancels the active tasks of a context; the session stays open.","type":"object","properties":{"action":{"description":"The action tag.","const":"session.cancel"},"id":{"description":"Context id.","type":"string","minLength":1},"serverId":{"description":"Inbound instance id scoping the cancel; omitted means every instance the context is bound to.","type":"string"}},"required":["action","id"],"additionalProperties":false};
+const schema63 = {"title":"SessionCloseAction","description":"session.close: cancels the context's active tasks and releases its live session handle. A later message with the same contextId starts a new live session.","type":"object","properties":{"action":{"description":"The action tag.","const":"session.close"},"id":{"description":"Context id.","type":"string","minLength":1},"serverId":{"description":"Inbound instance id scoping the close; omitted means every instance the context is bound to.","type":"string"}},"required":["action","id"],"additionalProperties":false};
+const schema33 = {"title":"InboundCreateAction","description":"inbound.create: creates an inbound A2A server instance and, unless `enabled` is false, registers its routes. Success carries the new id, <slug-of-name>-<8 hex>.","type":"object","properties":{"action":{"description":"The action tag.","const":"inbound.create"},"name":{"description":"Agent name, published in the AgentCard.","type":"string","minLength":1},"description":{"description":"Agent description, published in the AgentCard.","type":"string","minLength":1},"version":{"description":"Agent version, published in the AgentCard.","type":"string","minLength":1},"endpointPath":{"$ref":"#/$defs/EndpointPath","description":"The instance's base path, its card at <endpointPath>/agent-card.json; default /a2a/<id>."},"jsonRpcPath":{"$ref":"#/$defs/EndpointPath","description":"Where the JSON-RPC binding is POSTed; default: endpointPath (and it follows endpointPath when that moves)."},"restPath":{"$ref":"#/$defs/EndpointPath","description":"The base the HTTP+JSON routes sit below (<restPath>/message:send, <restPath>/<tenant>/tasks); default: endpointPath (and it follows endpointPath when that moves)."},"tenants":{"$ref":"#/$defs/TenantNames","description":"The only tenants the instance accepts; absent or empty: any tenant."},"preset":{"description":"Agent preset id (GET /a2a/api/presets); default: the preset marked isDefault.","type":"string"},"authTokenEnv":{"description":"Name of an environment variable holding the bearer token the endpoint requires. The token itself is never stored in or shown by the control API.","type":"string","minLength":1},"relayTo":{"description":"Id of the outbound connection the relay preset forwards every message to; required with preset relay.","type":"string"},"enabled":{"description":"Whether the instance starts serving at once.","type":"boolean","default":true}},"required":["action","name","description","version"],"additionalProperties":false};
+const schema34 = {"title":"EndpointPath","description":"Absolute URL path of an inbound instance: its endpointPath (its card is at <endpointPath>/agent-card.json), its jsonRpcPath or its restPath. One or more non-empty segments of unreserved characters, no trailing slash, no `.` or `..` segment, and never /a2a/api or below it (the control API). The clash rules between instances are checked at run time (409, docs/control-api.md).","type":"string","minLength":2,"pattern":"^(?!/a2a/api(?:/|$))(?!.*/\\.\\.?(?:/|$))/(?:[A-Za-z0-9._~-]+/)*[A-Za-z0-9._~-]+$","x-pattern-description":"an absolute path such as /a2a/my-agent: one or more segments of letters, digits, -, _, . and ~ after a /, no trailing /, no . or .. segment, and not /a2a/api or below it"};
 const func1 = Object.prototype.hasOwnProperty;
 const func2 = require("ajv/dist/runtime/ucs2length").default;
 const pattern4 = new RegExp("^(?!/a2a/api(?:/|$))(?!.*/\\.\\.?(?:/|$))/(?:[A-Za-z0-9._~-]+/)*[A-Za-z0-9._~-]+$", "u");
+const schema37 = {"title":"TenantNames","description":"The tenants an inbound instance accepts, each once. Absent: any tenant, and requests without one.","type":"array","items":{"$ref":"#/$defs/TenantName"},"uniqueItems":true};
+const schema38 = {"title":"TenantName","description":"A tenant an inbound instance accepts (spec §8.3.2): the `{tenant}` segment of its HTTP+JSON routes and the `tenant` member of its JSON-RPC requests. One path segment that needs no percent-encoding.","type":"string","pattern":"^(?!\\.\\.?$)[A-Za-z0-9._~-]+$","x-pattern-description":"a tenant name such as research: letters, digits, -, _, . and ~, and not . or .."};
+const pattern7 = new RegExp("^(?!\\.\\.?$)[A-Za-z0-9._~-]+$", "u");
+const func0 = require("ajv/dist/runtime/equal").default;
+
+function validate23(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate23.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(Array.isArray(data)){
+const len0 = data.length;
+for(let i0=0; i0<len0; i0++){
+let data0 = data[i0];
+if(typeof data0 === "string"){
+if(!pattern7.test(data0)){
+const err0 = {instancePath:instancePath+"/" + i0,schemaPath:"#/$defs/TenantName/pattern",keyword:"pattern",params:{pattern: "^(?!\\.\\.?$)[A-Za-z0-9._~-]+$"},message:"must match pattern \""+"^(?!\\.\\.?$)[A-Za-z0-9._~-]+$"+"\""};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+else {
+const err1 = {instancePath:instancePath+"/" + i0,schemaPath:"#/$defs/TenantName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+let i1 = data.length;
+let j0;
+if(i1 > 1){
+outer0:
+for(;i1--;){
+for(j0 = i1; j0--;){
+if(func0(data[i1], data[j0])){
+const err2 = {instancePath,schemaPath:"#/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+break outer0;
+}
+}
+}
+}
+}
+else {
+const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+validate23.errors = vErrors;
+return errors === 0;
+}
+validate23.evaluated = {"items":true,"dynamicProps":false,"dynamicItems":false};
+
 
 function validate22(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -212,9 +290,11 @@ vErrors.push(err14);
 errors++;
 }
 }
-if(data.preset !== undefined){
-if(typeof data.preset !== "string"){
-const err15 = {instancePath:instancePath+"/preset",schemaPath:"#/properties/preset/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.jsonRpcPath !== undefined){
+let data5 = data.jsonRpcPath;
+if(typeof data5 === "string"){
+if(func2(data5) < 2){
+const err15 = {instancePath:instancePath+"/jsonRpcPath",schemaPath:"#/$defs/EndpointPath/minLength",keyword:"minLength",params:{limit: 2},message:"must NOT have fewer than 2 characters"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -223,12 +303,8 @@ vErrors.push(err15);
 }
 errors++;
 }
-}
-if(data.authTokenEnv !== undefined){
-let data6 = data.authTokenEnv;
-if(typeof data6 === "string"){
-if(func2(data6) < 1){
-const err16 = {instancePath:instancePath+"/authTokenEnv",schemaPath:"#/properties/authTokenEnv/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!pattern4.test(data5)){
+const err16 = {instancePath:instancePath+"/jsonRpcPath",schemaPath:"#/$defs/EndpointPath/pattern",keyword:"pattern",params:{pattern: "^(?!/a2a/api(?:/|$))(?!.*/\\.\\.?(?:/|$))/(?:[A-Za-z0-9._~-]+/)*[A-Za-z0-9._~-]+$"},message:"must match pattern \""+"^(?!/a2a/api(?:/|$))(?!.*/\\.\\.?(?:/|$))/(?:[A-Za-z0-9._~-]+/)*[A-Za-z0-9._~-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -239,7 +315,7 @@ errors++;
 }
 }
 else {
-const err17 = {instancePath:instancePath+"/authTokenEnv",schemaPath:"#/properties/authTokenEnv/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err17 = {instancePath:instancePath+"/jsonRpcPath",schemaPath:"#/$defs/EndpointPath/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -249,9 +325,11 @@ vErrors.push(err17);
 errors++;
 }
 }
-if(data.relayTo !== undefined){
-if(typeof data.relayTo !== "string"){
-const err18 = {instancePath:instancePath+"/relayTo",schemaPath:"#/properties/relayTo/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.restPath !== undefined){
+let data6 = data.restPath;
+if(typeof data6 === "string"){
+if(func2(data6) < 2){
+const err18 = {instancePath:instancePath+"/restPath",schemaPath:"#/$defs/EndpointPath/minLength",keyword:"minLength",params:{limit: 2},message:"must NOT have fewer than 2 characters"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -260,10 +338,8 @@ vErrors.push(err18);
 }
 errors++;
 }
-}
-if(data.enabled !== undefined){
-if(typeof data.enabled !== "boolean"){
-const err19 = {instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(!pattern4.test(data6)){
+const err19 = {instancePath:instancePath+"/restPath",schemaPath:"#/$defs/EndpointPath/pattern",keyword:"pattern",params:{pattern: "^(?!/a2a/api(?:/|$))(?!.*/\\.\\.?(?:/|$))/(?:[A-Za-z0-9._~-]+/)*[A-Za-z0-9._~-]+$"},message:"must match pattern \""+"^(?!/a2a/api(?:/|$))(?!.*/\\.\\.?(?:/|$))/(?:[A-Za-z0-9._~-]+/)*[A-Za-z0-9._~-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -273,9 +349,8 @@ vErrors.push(err19);
 errors++;
 }
 }
-}
 else {
-const err20 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err20 = {instancePath:instancePath+"/restPath",schemaPath:"#/$defs/EndpointPath/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -284,17 +359,96 @@ vErrors.push(err20);
 }
 errors++;
 }
+}
+if(data.tenants !== undefined){
+if(!(validate23(data.tenants, {instancePath:instancePath+"/tenants",parentData:data,parentDataProperty:"tenants",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate23.errors : vErrors.concat(validate23.errors);
+errors = vErrors.length;
+}
+}
+if(data.preset !== undefined){
+if(typeof data.preset !== "string"){
+const err21 = {instancePath:instancePath+"/preset",schemaPath:"#/properties/preset/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+if(data.authTokenEnv !== undefined){
+let data9 = data.authTokenEnv;
+if(typeof data9 === "string"){
+if(func2(data9) < 1){
+const err22 = {instancePath:instancePath+"/authTokenEnv",schemaPath:"#/properties/authTokenEnv/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+else {
+const err23 = {instancePath:instancePath+"/authTokenEnv",schemaPath:"#/properties/authTokenEnv/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+}
+if(data.relayTo !== undefined){
+if(typeof data.relayTo !== "string"){
+const err24 = {instancePath:instancePath+"/relayTo",schemaPath:"#/properties/relayTo/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+if(data.enabled !== undefined){
+if(typeof data.enabled !== "boolean"){
+const err25 = {instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+}
+}
+else {
+const err26 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
 validate22.errors = vErrors;
 return errors === 0;
 }
 validate22.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema35 = {"title":"InboundUpdateAction","description":"inbound.update: changes the given members of an inbound instance; absent members are kept. A changed endpointPath re-registers the routes.","type":"object","properties":{"action":{"description":"The action tag.","const":"inbound.update"},"id":{"description":"Inbound instance id.","type":"string","minLength":1},"name":{"description":"New agent name.","type":"string","minLength":1},"description":{"description":"New agent description.","type":"string","minLength":1},"version":{"description":"New agent version.","type":"string","minLength":1},"endpointPath":{"$ref":"#/$defs/EndpointPath","description":"New endpoint path."},"preset":{"description":"New agent preset id.","type":"string"},"authTokenEnv":{"description":"New name of the environment variable holding the bearer token; the empty string stops reading the token from the environment.","type":"string"},"relayTo":{"description":"New outbound connection id for the relay preset; the empty string clears it.","type":"string"}},"required":["action","id"],"additionalProperties":false};
+const schema39 = {"title":"InboundUpdateAction","description":"inbound.update: changes the given members of an inbound instance; absent members are kept. A changed endpointPath, jsonRpcPath or restPath moves the routes at once.","type":"object","properties":{"action":{"description":"The action tag.","const":"inbound.update"},"id":{"description":"Inbound instance id.","type":"string","minLength":1},"name":{"description":"New agent name.","type":"string","minLength":1},"description":{"description":"New agent description.","type":"string","minLength":1},"version":{"description":"New agent version.","type":"string","minLength":1},"endpointPath":{"$ref":"#/$defs/EndpointPath","description":"New endpoint path."},"jsonRpcPath":{"description":"New JSON-RPC path; the empty string goes back to the default, endpointPath.","anyOf":[{"$ref":"#/$defs/EndpointPath"},{"const":""}]},"restPath":{"description":"New REST base; the empty string goes back to the default, endpointPath.","anyOf":[{"$ref":"#/$defs/EndpointPath"},{"const":""}]},"tenants":{"$ref":"#/$defs/TenantNames","description":"The new list of accepted tenants; an empty list accepts any tenant again."},"preset":{"description":"New agent preset id.","type":"string"},"authTokenEnv":{"description":"New name of the environment variable holding the bearer token; the empty string stops reading the token from the environment.","type":"string"},"relayTo":{"description":"New outbound connection id for the relay preset; the empty string clears it.","type":"string"}},"required":["action","id"],"additionalProperties":false};
 
-function validate23(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate23.evaluated;
+const evaluated0 = validate25.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -323,7 +477,7 @@ vErrors.push(err1);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema35.properties, key0))){
+if(!(func1.call(schema39.properties, key0))){
 const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err2];
@@ -481,9 +635,14 @@ vErrors.push(err14);
 errors++;
 }
 }
-if(data.preset !== undefined){
-if(typeof data.preset !== "string"){
-const err15 = {instancePath:instancePath+"/preset",schemaPath:"#/properties/preset/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.jsonRpcPath !== undefined){
+let data6 = data.jsonRpcPath;
+const _errs15 = errors;
+let valid2 = false;
+const _errs16 = errors;
+if(typeof data6 === "string"){
+if(func2(data6) < 2){
+const err15 = {instancePath:instancePath+"/jsonRpcPath",schemaPath:"#/$defs/EndpointPath/minLength",keyword:"minLength",params:{limit: 2},message:"must NOT have fewer than 2 characters"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -492,10 +651,8 @@ vErrors.push(err15);
 }
 errors++;
 }
-}
-if(data.authTokenEnv !== undefined){
-if(typeof data.authTokenEnv !== "string"){
-const err16 = {instancePath:instancePath+"/authTokenEnv",schemaPath:"#/properties/authTokenEnv/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern4.test(data6)){
+const err16 = {instancePath:instancePath+"/jsonRpcPath",schemaPath:"#/$defs/EndpointPath/pattern",keyword:"pattern",params:{pattern: "^(?!/a2a/api(?:/|$))(?!.*/\\.\\.?(?:/|$))/(?:[A-Za-z0-9._~-]+/)*[A-Za-z0-9._~-]+$"},message:"must match pattern \""+"^(?!/a2a/api(?:/|$))(?!.*/\\.\\.?(?:/|$))/(?:[A-Za-z0-9._~-]+/)*[A-Za-z0-9._~-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -505,9 +662,8 @@ vErrors.push(err16);
 errors++;
 }
 }
-if(data.relayTo !== undefined){
-if(typeof data.relayTo !== "string"){
-const err17 = {instancePath:instancePath+"/relayTo",schemaPath:"#/properties/relayTo/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err17 = {instancePath:instancePath+"/jsonRpcPath",schemaPath:"#/$defs/EndpointPath/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -516,10 +672,11 @@ vErrors.push(err17);
 }
 errors++;
 }
-}
-}
-else {
-const err18 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+var _valid0 = _errs16 === errors;
+valid2 = valid2 || _valid0;
+const _errs19 = errors;
+if("" !== data6){
+const err18 = {instancePath:instancePath+"/jsonRpcPath",schemaPath:"#/properties/jsonRpcPath/anyOf/1/const",keyword:"const",params:{allowedValue: ""},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -528,21 +685,172 @@ vErrors.push(err18);
 }
 errors++;
 }
-validate23.errors = vErrors;
+var _valid0 = _errs19 === errors;
+valid2 = valid2 || _valid0;
+if(!valid2){
+const err19 = {instancePath:instancePath+"/jsonRpcPath",schemaPath:"#/properties/jsonRpcPath/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+else {
+errors = _errs15;
+if(vErrors !== null){
+if(_errs15){
+vErrors.length = _errs15;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data.restPath !== undefined){
+let data7 = data.restPath;
+const _errs21 = errors;
+let valid4 = false;
+const _errs22 = errors;
+if(typeof data7 === "string"){
+if(func2(data7) < 2){
+const err20 = {instancePath:instancePath+"/restPath",schemaPath:"#/$defs/EndpointPath/minLength",keyword:"minLength",params:{limit: 2},message:"must NOT have fewer than 2 characters"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+if(!pattern4.test(data7)){
+const err21 = {instancePath:instancePath+"/restPath",schemaPath:"#/$defs/EndpointPath/pattern",keyword:"pattern",params:{pattern: "^(?!/a2a/api(?:/|$))(?!.*/\\.\\.?(?:/|$))/(?:[A-Za-z0-9._~-]+/)*[A-Za-z0-9._~-]+$"},message:"must match pattern \""+"^(?!/a2a/api(?:/|$))(?!.*/\\.\\.?(?:/|$))/(?:[A-Za-z0-9._~-]+/)*[A-Za-z0-9._~-]+$"+"\""};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+else {
+const err22 = {instancePath:instancePath+"/restPath",schemaPath:"#/$defs/EndpointPath/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+var _valid1 = _errs22 === errors;
+valid4 = valid4 || _valid1;
+const _errs25 = errors;
+if("" !== data7){
+const err23 = {instancePath:instancePath+"/restPath",schemaPath:"#/properties/restPath/anyOf/1/const",keyword:"const",params:{allowedValue: ""},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+var _valid1 = _errs25 === errors;
+valid4 = valid4 || _valid1;
+if(!valid4){
+const err24 = {instancePath:instancePath+"/restPath",schemaPath:"#/properties/restPath/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+else {
+errors = _errs21;
+if(vErrors !== null){
+if(_errs21){
+vErrors.length = _errs21;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data.tenants !== undefined){
+if(!(validate23(data.tenants, {instancePath:instancePath+"/tenants",parentData:data,parentDataProperty:"tenants",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate23.errors : vErrors.concat(validate23.errors);
+errors = vErrors.length;
+}
+}
+if(data.preset !== undefined){
+if(typeof data.preset !== "string"){
+const err25 = {instancePath:instancePath+"/preset",schemaPath:"#/properties/preset/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+}
+if(data.authTokenEnv !== undefined){
+if(typeof data.authTokenEnv !== "string"){
+const err26 = {instancePath:instancePath+"/authTokenEnv",schemaPath:"#/properties/authTokenEnv/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+}
+if(data.relayTo !== undefined){
+if(typeof data.relayTo !== "string"){
+const err27 = {instancePath:instancePath+"/relayTo",schemaPath:"#/properties/relayTo/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+}
+}
+else {
+const err28 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+validate25.errors = vErrors;
 return errors === 0;
 }
-validate23.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate25.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema37 = {"title":"OutboundCreateAction","description":"outbound.create: creates a connection to a remote A2A agent and, unless `enabled` is false, fetches its card and exposes its skills as tools. Success carries the new id.","type":"object","properties":{"action":{"description":"The action tag.","const":"outbound.create"},"name":{"description":"Connection name, used in tool names a2a__<name>__<skill>.","type":"string","minLength":1},"agentCardUrl":{"description":"URL of the remote AgentCard.","type":"string","minLength":1,"format":"uri"},"bearerTokenEnv":{"description":"Name of an environment variable holding the bearer token sent to the remote.","type":"string"},"preset":{"description":"Agent preset id recorded for a future local hand-off session.","type":"string"},"enabled":{"description":"Whether to connect at once.","type":"boolean","default":true},"timeoutMs":{"$ref":"#/$defs/TimeoutMs","description":"Per-call timeout.","default":60000},"disabledSkills":{"description":"Remote skill ids not exposed as tools.","type":"array","items":{"type":"string"},"uniqueItems":true},"skillOverrides":{"$ref":"#/$defs/SkillOverrides","description":"Per-skill overrides of the exposed tools."}},"required":["action","name","agentCardUrl"],"additionalProperties":false};
-const schema38 = {"title":"TimeoutMs","description":"Per-call timeout of an outbound connection in milliseconds, from 100 ms to 10 minutes.","type":"integer","minimum":100,"maximum":600000};
+const schema43 = {"title":"OutboundCreateAction","description":"outbound.create: creates a connection to a remote A2A agent and, unless `enabled` is false, fetches its card and exposes its skills as tools. Success carries the new id.","type":"object","properties":{"action":{"description":"The action tag.","const":"outbound.create"},"name":{"description":"Connection name, used in tool names a2a__<name>__<skill>.","type":"string","minLength":1},"agentCardUrl":{"description":"URL of the remote AgentCard.","type":"string","minLength":1,"format":"uri"},"bearerTokenEnv":{"description":"Name of an environment variable holding the bearer token sent to the remote.","type":"string"},"preset":{"description":"Agent preset id recorded for a future local hand-off session.","type":"string"},"enabled":{"description":"Whether to connect at once.","type":"boolean","default":true},"timeoutMs":{"$ref":"#/$defs/TimeoutMs","description":"Per-call timeout.","default":60000},"disabledSkills":{"description":"Remote skill ids not exposed as tools.","type":"array","items":{"type":"string"},"uniqueItems":true},"skillOverrides":{"$ref":"#/$defs/SkillOverrides","description":"Per-skill overrides of the exposed tools."}},"required":["action","name","agentCardUrl"],"additionalProperties":false};
+const schema44 = {"title":"TimeoutMs","description":"Per-call timeout of an outbound connection in milliseconds, from 100 ms to 10 minutes.","type":"integer","minimum":100,"maximum":600000};
 const formats0 = require("ajv-formats/dist/formats").fullFormats.uri;
-const schema39 = {"title":"SkillOverrides","description":"Map from a remote skill id to its local override.","type":"object","additionalProperties":{"$ref":"#/$defs/SkillOverride"}};
-const schema40 = {"title":"SkillOverride","description":"Local override of one remote skill as it is exposed as a model tool.","type":"object","properties":{"description":{"description":"Replaces the remote skill's description in the tool definition.","type":"string"}},"required":["description"],"additionalProperties":false};
+const schema45 = {"title":"SkillOverrides","description":"Map from a remote skill id to its local override.","type":"object","additionalProperties":{"$ref":"#/$defs/SkillOverride"}};
+const schema46 = {"title":"SkillOverride","description":"Local override of one remote skill as it is exposed as a model tool.","type":"object","properties":{"description":{"description":"Replaces the remote skill's description in the tool definition.","type":"string"}},"required":["description"],"additionalProperties":false};
 
-function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate28(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate25.evaluated;
+const evaluated0 = validate28.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -610,16 +918,16 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate25.errors = vErrors;
+validate28.errors = vErrors;
 return errors === 0;
 }
-validate25.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate28.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate24.evaluated;
+const evaluated0 = validate27.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -658,7 +966,7 @@ vErrors.push(err2);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema37.properties, key0))){
+if(!(func1.call(schema43.properties, key0))){
 const err3 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err3];
@@ -865,8 +1173,8 @@ errors++;
 }
 }
 if(data.skillOverrides !== undefined){
-if(!(validate25(data.skillOverrides, {instancePath:instancePath+"/skillOverrides",parentData:data,parentDataProperty:"skillOverrides",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate25.errors : vErrors.concat(validate25.errors);
+if(!(validate28(data.skillOverrides, {instancePath:instancePath+"/skillOverrides",parentData:data,parentDataProperty:"skillOverrides",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate28.errors : vErrors.concat(validate28.errors);
 errors = vErrors.length;
 }
 }
@@ -881,17 +1189,17 @@ vErrors.push(err19);
 }
 errors++;
 }
-validate24.errors = vErrors;
+validate27.errors = vErrors;
 return errors === 0;
 }
-validate24.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate27.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema41 = {"title":"OutboundUpdateAction","description":"outbound.update: changes the given members of an outbound connection; absent members are kept.","type":"object","properties":{"action":{"description":"The action tag.","const":"outbound.update"},"id":{"description":"Outbound connection id.","type":"string","minLength":1},"name":{"description":"New connection name.","type":"string","minLength":1},"preset":{"description":"New agent preset id.","type":"string"},"timeoutMs":{"$ref":"#/$defs/TimeoutMs","description":"New per-call timeout."},"disabledSkills":{"description":"Replaces the list of remote skill ids not exposed as tools.","type":"array","items":{"type":"string"},"uniqueItems":true},"skillOverrides":{"$ref":"#/$defs/SkillOverrides","description":"Replaces the per-skill overrides."}},"required":["action","id"],"additionalProperties":false};
+const schema47 = {"title":"OutboundUpdateAction","description":"outbound.update: changes the given members of an outbound connection; absent members are kept.","type":"object","properties":{"action":{"description":"The action tag.","const":"outbound.update"},"id":{"description":"Outbound connection id.","type":"string","minLength":1},"name":{"description":"New connection name.","type":"string","minLength":1},"preset":{"description":"New agent preset id.","type":"string"},"timeoutMs":{"$ref":"#/$defs/TimeoutMs","description":"New per-call timeout."},"disabledSkills":{"description":"Replaces the list of remote skill ids not exposed as tools.","type":"array","items":{"type":"string"},"uniqueItems":true},"skillOverrides":{"$ref":"#/$defs/SkillOverrides","description":"Replaces the per-skill overrides."}},"required":["action","id"],"additionalProperties":false};
 
-function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate30(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate27.evaluated;
+const evaluated0 = validate30.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1093,8 +1401,8 @@ errors++;
 }
 }
 if(data.skillOverrides !== undefined){
-if(!(validate25(data.skillOverrides, {instancePath:instancePath+"/skillOverrides",parentData:data,parentDataProperty:"skillOverrides",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate25.errors : vErrors.concat(validate25.errors);
+if(!(validate28(data.skillOverrides, {instancePath:instancePath+"/skillOverrides",parentData:data,parentDataProperty:"skillOverrides",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate28.errors : vErrors.concat(validate28.errors);
 errors = vErrors.length;
 }
 }
@@ -1109,10 +1417,10 @@ vErrors.push(err15);
 }
 errors++;
 }
-validate27.errors = vErrors;
+validate30.errors = vErrors;
 return errors === 0;
 }
-validate27.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate30.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
 function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -1158,8 +1466,8 @@ errors = vErrors.length;
 var props0 = true;
 }
 else if(tag0 === "inbound.update"){
-if(!(validate23(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate23.errors : vErrors.concat(validate23.errors);
+if(!(validate25(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate25.errors : vErrors.concat(validate25.errors);
 errors = vErrors.length;
 }
 if(props0 !== true){
@@ -1754,8 +2062,8 @@ props0 = true;
 }
 }
 else if(tag0 === "outbound.create"){
-if(!(validate24(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
+if(!(validate27(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate27.errors : vErrors.concat(validate27.errors);
 errors = vErrors.length;
 }
 if(props0 !== true){
@@ -1763,8 +2071,8 @@ props0 = true;
 }
 }
 else if(tag0 === "outbound.update"){
-if(!(validate27(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate27.errors : vErrors.concat(validate27.errors);
+if(!(validate30(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate30.errors : vErrors.concat(validate30.errors);
 errors = vErrors.length;
 }
 if(props0 !== true){
@@ -2641,12 +2949,12 @@ return errors === 0;
 }
 validate21.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-export const validateEndpointPath = validate33;
+export const validateEndpointPath = validate36;
 
-function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate36(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate33.evaluated;
+const evaluated0 = validate36.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2685,17 +2993,131 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate33.errors = vErrors;
+validate36.errors = vErrors;
 return errors === 0;
 }
-validate33.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate36.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-export const validateTimeoutMs = validate34;
+export const validateTenantName = validate37;
 
-function validate34(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate37(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate34.evaluated;
+const evaluated0 = validate37.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(typeof data === "string"){
+if(!pattern7.test(data)){
+const err0 = {instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^(?!\\.\\.?$)[A-Za-z0-9._~-]+$"},message:"must match pattern \""+"^(?!\\.\\.?$)[A-Za-z0-9._~-]+$"+"\""};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+else {
+const err1 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+validate37.errors = vErrors;
+return errors === 0;
+}
+validate37.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+export const validateTenantNames = validate38;
+
+function validate38(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate38.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(Array.isArray(data)){
+const len0 = data.length;
+for(let i0=0; i0<len0; i0++){
+let data0 = data[i0];
+if(typeof data0 === "string"){
+if(!pattern7.test(data0)){
+const err0 = {instancePath:instancePath+"/" + i0,schemaPath:"#/$defs/TenantName/pattern",keyword:"pattern",params:{pattern: "^(?!\\.\\.?$)[A-Za-z0-9._~-]+$"},message:"must match pattern \""+"^(?!\\.\\.?$)[A-Za-z0-9._~-]+$"+"\""};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+else {
+const err1 = {instancePath:instancePath+"/" + i0,schemaPath:"#/$defs/TenantName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+let i1 = data.length;
+let j0;
+if(i1 > 1){
+outer0:
+for(;i1--;){
+for(j0 = i1; j0--;){
+if(func0(data[i1], data[j0])){
+const err2 = {instancePath,schemaPath:"#/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+break outer0;
+}
+}
+}
+}
+}
+else {
+const err3 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+validate38.errors = vErrors;
+return errors === 0;
+}
+validate38.evaluated = {"items":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateTimeoutMs = validate39;
+
+function validate39(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate39.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2734,17 +3156,17 @@ vErrors.push(err2);
 errors++;
 }
 }
-validate34.errors = vErrors;
+validate39.errors = vErrors;
 return errors === 0;
 }
-validate34.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate39.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-export const validateSkillOverride = validate35;
+export const validateSkillOverride = validate40;
 
-function validate35(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate40(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate35.evaluated;
+const evaluated0 = validate40.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2797,17 +3219,17 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate35.errors = vErrors;
+validate40.errors = vErrors;
 return errors === 0;
 }
-validate35.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate40.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateSkillOverrides = validate36;
+export const validateSkillOverrides = validate41;
 
-function validate36(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate41(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate36.evaluated;
+const evaluated0 = validate41.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2875,17 +3297,17 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate36.errors = vErrors;
+validate41.errors = vErrors;
 return errors === 0;
 }
-validate36.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate41.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateInboundCreateAction = validate37;
+export const validateInboundCreateAction = validate42;
 
-function validate37(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate42(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate37.evaluated;
+const evaluated0 = validate42.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3067,9 +3489,11 @@ vErrors.push(err14);
 errors++;
 }
 }
-if(data.preset !== undefined){
-if(typeof data.preset !== "string"){
-const err15 = {instancePath:instancePath+"/preset",schemaPath:"#/properties/preset/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.jsonRpcPath !== undefined){
+let data5 = data.jsonRpcPath;
+if(typeof data5 === "string"){
+if(func2(data5) < 2){
+const err15 = {instancePath:instancePath+"/jsonRpcPath",schemaPath:"#/$defs/EndpointPath/minLength",keyword:"minLength",params:{limit: 2},message:"must NOT have fewer than 2 characters"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -3078,12 +3502,8 @@ vErrors.push(err15);
 }
 errors++;
 }
-}
-if(data.authTokenEnv !== undefined){
-let data6 = data.authTokenEnv;
-if(typeof data6 === "string"){
-if(func2(data6) < 1){
-const err16 = {instancePath:instancePath+"/authTokenEnv",schemaPath:"#/properties/authTokenEnv/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!pattern4.test(data5)){
+const err16 = {instancePath:instancePath+"/jsonRpcPath",schemaPath:"#/$defs/EndpointPath/pattern",keyword:"pattern",params:{pattern: "^(?!/a2a/api(?:/|$))(?!.*/\\.\\.?(?:/|$))/(?:[A-Za-z0-9._~-]+/)*[A-Za-z0-9._~-]+$"},message:"must match pattern \""+"^(?!/a2a/api(?:/|$))(?!.*/\\.\\.?(?:/|$))/(?:[A-Za-z0-9._~-]+/)*[A-Za-z0-9._~-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -3094,7 +3514,7 @@ errors++;
 }
 }
 else {
-const err17 = {instancePath:instancePath+"/authTokenEnv",schemaPath:"#/properties/authTokenEnv/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err17 = {instancePath:instancePath+"/jsonRpcPath",schemaPath:"#/$defs/EndpointPath/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -3104,9 +3524,11 @@ vErrors.push(err17);
 errors++;
 }
 }
-if(data.relayTo !== undefined){
-if(typeof data.relayTo !== "string"){
-const err18 = {instancePath:instancePath+"/relayTo",schemaPath:"#/properties/relayTo/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.restPath !== undefined){
+let data6 = data.restPath;
+if(typeof data6 === "string"){
+if(func2(data6) < 2){
+const err18 = {instancePath:instancePath+"/restPath",schemaPath:"#/$defs/EndpointPath/minLength",keyword:"minLength",params:{limit: 2},message:"must NOT have fewer than 2 characters"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -3115,10 +3537,8 @@ vErrors.push(err18);
 }
 errors++;
 }
-}
-if(data.enabled !== undefined){
-if(typeof data.enabled !== "boolean"){
-const err19 = {instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(!pattern4.test(data6)){
+const err19 = {instancePath:instancePath+"/restPath",schemaPath:"#/$defs/EndpointPath/pattern",keyword:"pattern",params:{pattern: "^(?!/a2a/api(?:/|$))(?!.*/\\.\\.?(?:/|$))/(?:[A-Za-z0-9._~-]+/)*[A-Za-z0-9._~-]+$"},message:"must match pattern \""+"^(?!/a2a/api(?:/|$))(?!.*/\\.\\.?(?:/|$))/(?:[A-Za-z0-9._~-]+/)*[A-Za-z0-9._~-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -3128,9 +3548,8 @@ vErrors.push(err19);
 errors++;
 }
 }
-}
 else {
-const err20 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err20 = {instancePath:instancePath+"/restPath",schemaPath:"#/$defs/EndpointPath/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -3139,17 +3558,96 @@ vErrors.push(err20);
 }
 errors++;
 }
-validate37.errors = vErrors;
+}
+if(data.tenants !== undefined){
+if(!(validate23(data.tenants, {instancePath:instancePath+"/tenants",parentData:data,parentDataProperty:"tenants",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate23.errors : vErrors.concat(validate23.errors);
+errors = vErrors.length;
+}
+}
+if(data.preset !== undefined){
+if(typeof data.preset !== "string"){
+const err21 = {instancePath:instancePath+"/preset",schemaPath:"#/properties/preset/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+if(data.authTokenEnv !== undefined){
+let data9 = data.authTokenEnv;
+if(typeof data9 === "string"){
+if(func2(data9) < 1){
+const err22 = {instancePath:instancePath+"/authTokenEnv",schemaPath:"#/properties/authTokenEnv/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+else {
+const err23 = {instancePath:instancePath+"/authTokenEnv",schemaPath:"#/properties/authTokenEnv/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+}
+if(data.relayTo !== undefined){
+if(typeof data.relayTo !== "string"){
+const err24 = {instancePath:instancePath+"/relayTo",schemaPath:"#/properties/relayTo/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+if(data.enabled !== undefined){
+if(typeof data.enabled !== "boolean"){
+const err25 = {instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+}
+}
+else {
+const err26 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+validate42.errors = vErrors;
 return errors === 0;
 }
-validate37.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate42.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateInboundUpdateAction = validate38;
+export const validateInboundUpdateAction = validate44;
 
-function validate38(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate44(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate38.evaluated;
+const evaluated0 = validate44.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3178,7 +3676,7 @@ vErrors.push(err1);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema35.properties, key0))){
+if(!(func1.call(schema39.properties, key0))){
 const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err2];
@@ -3336,9 +3834,14 @@ vErrors.push(err14);
 errors++;
 }
 }
-if(data.preset !== undefined){
-if(typeof data.preset !== "string"){
-const err15 = {instancePath:instancePath+"/preset",schemaPath:"#/properties/preset/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.jsonRpcPath !== undefined){
+let data6 = data.jsonRpcPath;
+const _errs15 = errors;
+let valid2 = false;
+const _errs16 = errors;
+if(typeof data6 === "string"){
+if(func2(data6) < 2){
+const err15 = {instancePath:instancePath+"/jsonRpcPath",schemaPath:"#/$defs/EndpointPath/minLength",keyword:"minLength",params:{limit: 2},message:"must NOT have fewer than 2 characters"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -3347,10 +3850,8 @@ vErrors.push(err15);
 }
 errors++;
 }
-}
-if(data.authTokenEnv !== undefined){
-if(typeof data.authTokenEnv !== "string"){
-const err16 = {instancePath:instancePath+"/authTokenEnv",schemaPath:"#/properties/authTokenEnv/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern4.test(data6)){
+const err16 = {instancePath:instancePath+"/jsonRpcPath",schemaPath:"#/$defs/EndpointPath/pattern",keyword:"pattern",params:{pattern: "^(?!/a2a/api(?:/|$))(?!.*/\\.\\.?(?:/|$))/(?:[A-Za-z0-9._~-]+/)*[A-Za-z0-9._~-]+$"},message:"must match pattern \""+"^(?!/a2a/api(?:/|$))(?!.*/\\.\\.?(?:/|$))/(?:[A-Za-z0-9._~-]+/)*[A-Za-z0-9._~-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -3360,9 +3861,8 @@ vErrors.push(err16);
 errors++;
 }
 }
-if(data.relayTo !== undefined){
-if(typeof data.relayTo !== "string"){
-const err17 = {instancePath:instancePath+"/relayTo",schemaPath:"#/properties/relayTo/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err17 = {instancePath:instancePath+"/jsonRpcPath",schemaPath:"#/$defs/EndpointPath/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -3371,10 +3871,11 @@ vErrors.push(err17);
 }
 errors++;
 }
-}
-}
-else {
-const err18 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+var _valid0 = _errs16 === errors;
+valid2 = valid2 || _valid0;
+const _errs19 = errors;
+if("" !== data6){
+const err18 = {instancePath:instancePath+"/jsonRpcPath",schemaPath:"#/properties/jsonRpcPath/anyOf/1/const",keyword:"const",params:{allowedValue: ""},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -3383,17 +3884,168 @@ vErrors.push(err18);
 }
 errors++;
 }
-validate38.errors = vErrors;
+var _valid0 = _errs19 === errors;
+valid2 = valid2 || _valid0;
+if(!valid2){
+const err19 = {instancePath:instancePath+"/jsonRpcPath",schemaPath:"#/properties/jsonRpcPath/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+else {
+errors = _errs15;
+if(vErrors !== null){
+if(_errs15){
+vErrors.length = _errs15;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data.restPath !== undefined){
+let data7 = data.restPath;
+const _errs21 = errors;
+let valid4 = false;
+const _errs22 = errors;
+if(typeof data7 === "string"){
+if(func2(data7) < 2){
+const err20 = {instancePath:instancePath+"/restPath",schemaPath:"#/$defs/EndpointPath/minLength",keyword:"minLength",params:{limit: 2},message:"must NOT have fewer than 2 characters"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+if(!pattern4.test(data7)){
+const err21 = {instancePath:instancePath+"/restPath",schemaPath:"#/$defs/EndpointPath/pattern",keyword:"pattern",params:{pattern: "^(?!/a2a/api(?:/|$))(?!.*/\\.\\.?(?:/|$))/(?:[A-Za-z0-9._~-]+/)*[A-Za-z0-9._~-]+$"},message:"must match pattern \""+"^(?!/a2a/api(?:/|$))(?!.*/\\.\\.?(?:/|$))/(?:[A-Za-z0-9._~-]+/)*[A-Za-z0-9._~-]+$"+"\""};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+else {
+const err22 = {instancePath:instancePath+"/restPath",schemaPath:"#/$defs/EndpointPath/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+var _valid1 = _errs22 === errors;
+valid4 = valid4 || _valid1;
+const _errs25 = errors;
+if("" !== data7){
+const err23 = {instancePath:instancePath+"/restPath",schemaPath:"#/properties/restPath/anyOf/1/const",keyword:"const",params:{allowedValue: ""},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+var _valid1 = _errs25 === errors;
+valid4 = valid4 || _valid1;
+if(!valid4){
+const err24 = {instancePath:instancePath+"/restPath",schemaPath:"#/properties/restPath/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+else {
+errors = _errs21;
+if(vErrors !== null){
+if(_errs21){
+vErrors.length = _errs21;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data.tenants !== undefined){
+if(!(validate23(data.tenants, {instancePath:instancePath+"/tenants",parentData:data,parentDataProperty:"tenants",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate23.errors : vErrors.concat(validate23.errors);
+errors = vErrors.length;
+}
+}
+if(data.preset !== undefined){
+if(typeof data.preset !== "string"){
+const err25 = {instancePath:instancePath+"/preset",schemaPath:"#/properties/preset/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+}
+if(data.authTokenEnv !== undefined){
+if(typeof data.authTokenEnv !== "string"){
+const err26 = {instancePath:instancePath+"/authTokenEnv",schemaPath:"#/properties/authTokenEnv/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+}
+if(data.relayTo !== undefined){
+if(typeof data.relayTo !== "string"){
+const err27 = {instancePath:instancePath+"/relayTo",schemaPath:"#/properties/relayTo/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+}
+}
+else {
+const err28 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+validate44.errors = vErrors;
 return errors === 0;
 }
-validate38.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate44.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateInboundRemoveAction = validate39;
+export const validateInboundRemoveAction = validate46;
 
-function validate39(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate46(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate39.evaluated;
+const evaluated0 = validate46.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3481,17 +4133,17 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate39.errors = vErrors;
+validate46.errors = vErrors;
 return errors === 0;
 }
-validate39.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate46.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateInboundEnableAction = validate40;
+export const validateInboundEnableAction = validate47;
 
-function validate40(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate47(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate40.evaluated;
+const evaluated0 = validate47.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3579,17 +4231,17 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate40.errors = vErrors;
+validate47.errors = vErrors;
 return errors === 0;
 }
-validate40.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate47.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateInboundDisableAction = validate41;
+export const validateInboundDisableAction = validate48;
 
-function validate41(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate48(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate41.evaluated;
+const evaluated0 = validate48.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3677,17 +4329,17 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate41.errors = vErrors;
+validate48.errors = vErrors;
 return errors === 0;
 }
-validate41.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate48.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateInboundSetAuthAction = validate42;
+export const validateInboundSetAuthAction = validate49;
 
-function validate42(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate49(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate42.evaluated;
+const evaluated0 = validate49.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3787,17 +4439,17 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate42.errors = vErrors;
+validate49.errors = vErrors;
 return errors === 0;
 }
-validate42.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate49.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateInboundSendTestAction = validate43;
+export const validateInboundSendTestAction = validate50;
 
-function validate43(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate50(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate43.evaluated;
+const evaluated0 = validate50.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3944,17 +4596,17 @@ vErrors.push(err11);
 }
 errors++;
 }
-validate43.errors = vErrors;
+validate50.errors = vErrors;
 return errors === 0;
 }
-validate43.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate50.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateInboundCloseAction = validate44;
+export const validateInboundCloseAction = validate51;
 
-function validate44(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate51(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate44.evaluated;
+const evaluated0 = validate51.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4042,17 +4694,17 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate44.errors = vErrors;
+validate51.errors = vErrors;
 return errors === 0;
 }
-validate44.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate51.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateOutboundCreateAction = validate45;
+export const validateOutboundCreateAction = validate52;
 
-function validate45(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate52(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate45.evaluated;
+const evaluated0 = validate52.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4091,7 +4743,7 @@ vErrors.push(err2);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema37.properties, key0))){
+if(!(func1.call(schema43.properties, key0))){
 const err3 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err3];
@@ -4298,8 +4950,8 @@ errors++;
 }
 }
 if(data.skillOverrides !== undefined){
-if(!(validate25(data.skillOverrides, {instancePath:instancePath+"/skillOverrides",parentData:data,parentDataProperty:"skillOverrides",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate25.errors : vErrors.concat(validate25.errors);
+if(!(validate28(data.skillOverrides, {instancePath:instancePath+"/skillOverrides",parentData:data,parentDataProperty:"skillOverrides",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate28.errors : vErrors.concat(validate28.errors);
 errors = vErrors.length;
 }
 }
@@ -4314,17 +4966,17 @@ vErrors.push(err19);
 }
 errors++;
 }
-validate45.errors = vErrors;
+validate52.errors = vErrors;
 return errors === 0;
 }
-validate45.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate52.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateOutboundUpdateAction = validate47;
+export const validateOutboundUpdateAction = validate54;
 
-function validate47(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate54(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate47.evaluated;
+const evaluated0 = validate54.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4526,8 +5178,8 @@ errors++;
 }
 }
 if(data.skillOverrides !== undefined){
-if(!(validate25(data.skillOverrides, {instancePath:instancePath+"/skillOverrides",parentData:data,parentDataProperty:"skillOverrides",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate25.errors : vErrors.concat(validate25.errors);
+if(!(validate28(data.skillOverrides, {instancePath:instancePath+"/skillOverrides",parentData:data,parentDataProperty:"skillOverrides",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate28.errors : vErrors.concat(validate28.errors);
 errors = vErrors.length;
 }
 }
@@ -4542,17 +5194,17 @@ vErrors.push(err15);
 }
 errors++;
 }
-validate47.errors = vErrors;
+validate54.errors = vErrors;
 return errors === 0;
 }
-validate47.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate54.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateOutboundRemoveAction = validate49;
+export const validateOutboundRemoveAction = validate56;
 
-function validate49(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate56(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate49.evaluated;
+const evaluated0 = validate56.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4640,17 +5292,17 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate49.errors = vErrors;
+validate56.errors = vErrors;
 return errors === 0;
 }
-validate49.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate56.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateOutboundEnableAction = validate50;
+export const validateOutboundEnableAction = validate57;
 
-function validate50(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate57(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate50.evaluated;
+const evaluated0 = validate57.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4738,17 +5390,17 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate50.errors = vErrors;
+validate57.errors = vErrors;
 return errors === 0;
 }
-validate50.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate57.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateOutboundDisableAction = validate51;
+export const validateOutboundDisableAction = validate58;
 
-function validate51(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate58(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate51.evaluated;
+const evaluated0 = validate58.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4836,17 +5488,17 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate51.errors = vErrors;
+validate58.errors = vErrors;
 return errors === 0;
 }
-validate51.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate58.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateOutboundRefreshAction = validate52;
+export const validateOutboundRefreshAction = validate59;
 
-function validate52(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate59(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate52.evaluated;
+const evaluated0 = validate59.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4934,17 +5586,17 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate52.errors = vErrors;
+validate59.errors = vErrors;
 return errors === 0;
 }
-validate52.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate59.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateOutboundSetAuthAction = validate53;
+export const validateOutboundSetAuthAction = validate60;
 
-function validate53(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate60(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate53.evaluated;
+const evaluated0 = validate60.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5044,17 +5696,17 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate53.errors = vErrors;
+validate60.errors = vErrors;
 return errors === 0;
 }
-validate53.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate60.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateOutboundDiscoverAction = validate54;
+export const validateOutboundDiscoverAction = validate61;
 
-function validate54(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate61(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate54.evaluated;
+const evaluated0 = validate61.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5164,17 +5816,17 @@ vErrors.push(err8);
 }
 errors++;
 }
-validate54.errors = vErrors;
+validate61.errors = vErrors;
 return errors === 0;
 }
-validate54.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate61.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateTaskCancelAction = validate55;
+export const validateTaskCancelAction = validate62;
 
-function validate55(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate62(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate55.evaluated;
+const evaluated0 = validate62.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5262,17 +5914,17 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate55.errors = vErrors;
+validate62.errors = vErrors;
 return errors === 0;
 }
-validate55.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate62.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateSessionCancelAction = validate56;
+export const validateSessionCancelAction = validate63;
 
-function validate56(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate63(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate56.evaluated;
+const evaluated0 = validate63.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5372,17 +6024,17 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate56.errors = vErrors;
+validate63.errors = vErrors;
 return errors === 0;
 }
-validate56.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate63.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateSessionCloseAction = validate57;
+export const validateSessionCloseAction = validate64;
 
-function validate57(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate64(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate57.evaluated;
+const evaluated0 = validate64.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5482,21 +6134,21 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate57.errors = vErrors;
+validate64.errors = vErrors;
 return errors === 0;
 }
-validate57.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate64.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateActionSuccess = validate58;
-const schema86 = {"title":"ActionSuccess","description":"200 answer to a control action. inbound.create and outbound.create carry `id`; outbound.discover carries `preview`; inbound.sendTest carries `taskId`, `state` and `contextId`.","type":"object","properties":{"ok":{"description":"Always true.","const":true},"message":{"description":"Human-readable outcome, e.g. inbound server \"b-server\" created.","type":"string"},"id":{"description":"Id of the created inbound instance (<slug-of-name>-<8 hex>) or outbound connection.","type":"string","minLength":1},"preview":{"$ref":"#/$defs/DiscoverPreview","description":"The remote card as outbound.discover read it."},"taskId":{"description":"Id of the task inbound.sendTest ran.","type":"string","minLength":1},"state":{"$ref":"#/$defs/TaskState","description":"State the inbound.sendTest task settled in."},"contextId":{"description":"Context id of the inbound.sendTest task (the given one or a new one).","type":"string","minLength":1}},"required":["ok","message"],"additionalProperties":false};
-const schema89 = {"title":"TaskState","description":"A2A 1.0 task state names (lf.a2a.v1.TaskState without TASK_STATE_UNSPECIFIED), repeated here so that this family stands alone.","type":"string","enum":["TASK_STATE_SUBMITTED","TASK_STATE_WORKING","TASK_STATE_COMPLETED","TASK_STATE_FAILED","TASK_STATE_CANCELED","TASK_STATE_INPUT_REQUIRED","TASK_STATE_REJECTED","TASK_STATE_AUTH_REQUIRED"]};
-const schema87 = {"title":"DiscoverPreview","description":"What outbound.discover read from a remote AgentCard, without creating a connection.","type":"object","properties":{"name":{"description":"AgentCard.name.","type":"string"},"version":{"description":"AgentCard.version.","type":"string"},"description":{"description":"AgentCard.description.","type":"string"},"endpoint":{"description":"URL of the interface the hub would call (the preferred supportedInterfaces[].url).","type":"string","format":"uri"},"protocolVersion":{"description":"A2A protocol version of that interface, e.g. 1.0.","type":"string"},"skills":{"description":"Skills the card advertises.","type":"array","items":{"$ref":"#/$defs/SkillSummary"}}},"required":["name","version","description","endpoint","skills"],"additionalProperties":false};
-const schema88 = {"title":"SkillSummary","description":"A skill as the control API lists it: the id, name, description and tags of an A2A AgentSkill.","type":"object","properties":{"id":{"description":"Skill id (message metadata.skill selects it).","type":"string","minLength":1},"name":{"description":"Human-readable skill name.","type":"string"},"description":{"description":"What the skill does.","type":"string"},"tags":{"description":"Keywords of the skill.","type":"array","items":{"type":"string"}}},"required":["id","name","description"],"additionalProperties":false};
+export const validateActionSuccess = validate65;
+const schema99 = {"title":"ActionSuccess","description":"200 answer to a control action. inbound.create and outbound.create carry `id`; outbound.discover carries `preview`; inbound.sendTest carries `taskId`, `state` and `contextId`.","type":"object","properties":{"ok":{"description":"Always true.","const":true},"message":{"description":"Human-readable outcome, e.g. inbound server \"b-server\" created.","type":"string"},"id":{"description":"Id of the created inbound instance (<slug-of-name>-<8 hex>) or outbound connection.","type":"string","minLength":1},"preview":{"$ref":"#/$defs/DiscoverPreview","description":"The remote card as outbound.discover read it."},"taskId":{"description":"Id of the task inbound.sendTest ran.","type":"string","minLength":1},"state":{"$ref":"#/$defs/TaskState","description":"State the inbound.sendTest task settled in."},"contextId":{"description":"Context id of the inbound.sendTest task (the given one or a new one).","type":"string","minLength":1}},"required":["ok","message"],"additionalProperties":false};
+const schema102 = {"title":"TaskState","description":"A2A 1.0 task state names (lf.a2a.v1.TaskState without TASK_STATE_UNSPECIFIED), repeated here so that this family stands alone.","type":"string","enum":["TASK_STATE_SUBMITTED","TASK_STATE_WORKING","TASK_STATE_COMPLETED","TASK_STATE_FAILED","TASK_STATE_CANCELED","TASK_STATE_INPUT_REQUIRED","TASK_STATE_REJECTED","TASK_STATE_AUTH_REQUIRED"]};
+const schema100 = {"title":"DiscoverPreview","description":"What outbound.discover read from a remote AgentCard, without creating a connection.","type":"object","properties":{"name":{"description":"AgentCard.name.","type":"string"},"version":{"description":"AgentCard.version.","type":"string"},"description":{"description":"AgentCard.description.","type":"string"},"endpoint":{"description":"URL of the interface the hub would call (the preferred supportedInterfaces[].url).","type":"string","format":"uri"},"protocolVersion":{"description":"A2A protocol version of that interface, e.g. 1.0.","type":"string"},"skills":{"description":"Skills the card advertises.","type":"array","items":{"$ref":"#/$defs/SkillSummary"}}},"required":["name","version","description","endpoint","skills"],"additionalProperties":false};
+const schema101 = {"title":"SkillSummary","description":"A skill as the control API lists it: the id, name, description and tags of an A2A AgentSkill.","type":"object","properties":{"id":{"description":"Skill id (message metadata.skill selects it).","type":"string","minLength":1},"name":{"description":"Human-readable skill name.","type":"string"},"description":{"description":"What the skill does.","type":"string"},"tags":{"description":"Keywords of the skill.","type":"array","items":{"type":"string"}}},"required":["id","name","description"],"additionalProperties":false};
 
-function validate59(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate66(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate59.evaluated;
+const evaluated0 = validate66.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5800,16 +6452,16 @@ vErrors.push(err24);
 }
 errors++;
 }
-validate59.errors = vErrors;
+validate66.errors = vErrors;
 return errors === 0;
 }
-validate59.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate66.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate58(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate65(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate58.evaluated;
+const evaluated0 = validate65.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5899,8 +6551,8 @@ errors++;
 }
 }
 if(data.preview !== undefined){
-if(!(validate59(data.preview, {instancePath:instancePath+"/preview",parentData:data,parentDataProperty:"preview",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate59.errors : vErrors.concat(validate59.errors);
+if(!(validate66(data.preview, {instancePath:instancePath+"/preview",parentData:data,parentDataProperty:"preview",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate66.errors : vErrors.concat(validate66.errors);
 errors = vErrors.length;
 }
 }
@@ -5942,7 +6594,7 @@ vErrors.push(err9);
 errors++;
 }
 if(!((((((((data5 === "TASK_STATE_SUBMITTED") || (data5 === "TASK_STATE_WORKING")) || (data5 === "TASK_STATE_COMPLETED")) || (data5 === "TASK_STATE_FAILED")) || (data5 === "TASK_STATE_CANCELED")) || (data5 === "TASK_STATE_INPUT_REQUIRED")) || (data5 === "TASK_STATE_REJECTED")) || (data5 === "TASK_STATE_AUTH_REQUIRED"))){
-const err10 = {instancePath:instancePath+"/state",schemaPath:"#/$defs/TaskState/enum",keyword:"enum",params:{allowedValues: schema89.enum},message:"must be equal to one of the allowed values"};
+const err10 = {instancePath:instancePath+"/state",schemaPath:"#/$defs/TaskState/enum",keyword:"enum",params:{allowedValues: schema102.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -5988,19 +6640,19 @@ vErrors.push(err13);
 }
 errors++;
 }
-validate58.errors = vErrors;
+validate65.errors = vErrors;
 return errors === 0;
 }
-validate58.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate65.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateActionFailure = validate61;
-const schema90 = {"title":"ActionFailure","description":"Body of a failed POST /a2a/api: 400 when the body is not JSON or not a valid action (with violations), 409 when a valid action failed (unknown id, failed connect, ...), 403 and 413 as in the status table.","type":"object","properties":{"ok":{"description":"Always false.","const":false},"message":{"description":"Human-readable reason.","type":"string"},"violations":{"description":"One entry per schema violation when the body does not validate against ControlAction.","type":"array","items":{"$ref":"#/$defs/Violation"},"minItems":1}},"required":["ok","message"],"additionalProperties":false};
-const schema91 = {"title":"Violation","description":"One reason a control action body was rejected.","type":"object","properties":{"field":{"description":"Path of the offending member in the request body as google.rpc.BadRequest writes it (e.g. timeoutMs, skillOverrides.chat.description); the empty string for the body itself.","type":"string"},"description":{"description":"What is wrong with it.","type":"string"}},"required":["field","description"],"additionalProperties":false};
+export const validateActionFailure = validate68;
+const schema103 = {"title":"ActionFailure","description":"Body of a failed POST /a2a/api: 400 when the body is not JSON or not a valid action (with violations), 409 when a valid action failed (unknown id, failed connect, ...), 403 and 413 as in the status table.","type":"object","properties":{"ok":{"description":"Always false.","const":false},"message":{"description":"Human-readable reason.","type":"string"},"violations":{"description":"One entry per schema violation when the body does not validate against ControlAction.","type":"array","items":{"$ref":"#/$defs/Violation"},"minItems":1}},"required":["ok","message"],"additionalProperties":false};
+const schema104 = {"title":"Violation","description":"One reason a control action body was rejected.","type":"object","properties":{"field":{"description":"Path of the offending member in the request body as google.rpc.BadRequest writes it (e.g. timeoutMs, skillOverrides.chat.description); the empty string for the body itself.","type":"string"},"description":{"description":"What is wrong with it.","type":"string"}},"required":["field","description"],"additionalProperties":false};
 
-function validate61(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate68(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate61.evaluated;
+const evaluated0 = validate68.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6172,17 +6824,17 @@ vErrors.push(err13);
 }
 errors++;
 }
-validate61.errors = vErrors;
+validate68.errors = vErrors;
 return errors === 0;
 }
-validate61.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate68.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateViolation = validate62;
+export const validateViolation = validate69;
 
-function validate62(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate69(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate62.evaluated;
+const evaluated0 = validate69.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6257,18 +6909,18 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate62.errors = vErrors;
+validate69.errors = vErrors;
 return errors === 0;
 }
-validate62.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate69.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateReadError = validate63;
-const schema93 = {"title":"ReadError","description":"Body of every other non-200 answer (400 bad query parameter, 403 not loopback, 404 unknown path or id, 405 method not allowed, 413 body too large).","type":"object","properties":{"ok":{"description":"Always false.","const":false},"message":{"description":"Human-readable reason.","type":"string"},"violations":{"description":"For a bad query: every parameter that is wrong and why.","type":"array","minItems":1,"items":{"$ref":"#/$defs/Violation"}}},"required":["ok","message"],"additionalProperties":false};
+export const validateReadError = validate70;
+const schema106 = {"title":"ReadError","description":"Body of every other non-200 answer (400 bad query parameter, 403 not loopback, 404 unknown path or id, 405 method not allowed, 413 body too large).","type":"object","properties":{"ok":{"description":"Always false.","const":false},"message":{"description":"Human-readable reason.","type":"string"},"violations":{"description":"For a bad query: every parameter that is wrong and why.","type":"array","minItems":1,"items":{"$ref":"#/$defs/Violation"}}},"required":["ok","message"],"additionalProperties":false};
 
-function validate63(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate70(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate63.evaluated;
+const evaluated0 = validate70.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6440,17 +7092,17 @@ vErrors.push(err13);
 }
 errors++;
 }
-validate63.errors = vErrors;
+validate70.errors = vErrors;
 return errors === 0;
 }
-validate63.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate70.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateDiscoverPreview = validate64;
+export const validateDiscoverPreview = validate71;
 
-function validate64(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate71(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate64.evaluated;
+const evaluated0 = validate71.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6754,19 +7406,19 @@ vErrors.push(err24);
 }
 errors++;
 }
-validate64.errors = vErrors;
+validate71.errors = vErrors;
 return errors === 0;
 }
-validate64.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate71.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateToolName = validate65;
-const schema97 = {"title":"ToolName","description":"Name of a model tool: a2a__<connection-name>__<skill-id> with every character outside [A-Za-z0-9_-] replaced by _, at most 64 characters, with a short stable hash appended when two tools would otherwise share a name.","type":"string","pattern":"^[A-Za-z0-9_-]{1,64}$"};
-const pattern9 = new RegExp("^[A-Za-z0-9_-]{1,64}$", "u");
+export const validateToolName = validate72;
+const schema110 = {"title":"ToolName","description":"Name of a model tool: a2a__<connection-name>__<skill-id> with every character outside [A-Za-z0-9_-] replaced by _, at most 64 characters, with a short stable hash appended when two tools would otherwise share a name.","type":"string","pattern":"^[A-Za-z0-9_-]{1,64}$"};
+const pattern20 = new RegExp("^[A-Za-z0-9_-]{1,64}$", "u");
 
-function validate65(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate72(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate65.evaluated;
+const evaluated0 = validate72.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6774,7 +7426,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data === "string"){
-if(!pattern9.test(data)){
+if(!pattern20.test(data)){
 const err0 = {instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]{1,64}$"},message:"must match pattern \""+"^[A-Za-z0-9_-]{1,64}$"+"\""};
 if(vErrors === null){
 vErrors = [err0];
@@ -6795,18 +7447,18 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate65.errors = vErrors;
+validate72.errors = vErrors;
 return errors === 0;
 }
-validate65.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate72.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-export const validateToolInputSchema = validate66;
-const schema98 = {"title":"ToolInputSchema","description":"The JSON Schema of a tool's arguments, in the subset function-calling LLM APIs accept: an object with a required string `prompt` and an optional string `taskId` (continues a remote task that asked for input or authentication), and nothing else.","type":"object","additionalProperties":true};
+export const validateToolInputSchema = validate73;
+const schema111 = {"title":"ToolInputSchema","description":"The JSON Schema of a tool's arguments, in the subset function-calling LLM APIs accept: an object with a required string `prompt` and an optional string `taskId` (continues a remote task that asked for input or authentication), and nothing else.","type":"object","additionalProperties":true};
 
-function validate66(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate73(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate66.evaluated;
+const evaluated0 = validate73.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6825,18 +7477,18 @@ vErrors.push(err0);
 }
 errors++;
 }
-validate66.errors = vErrors;
+validate73.errors = vErrors;
 return errors === 0;
 }
-validate66.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate73.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateToolDefinitionJson = validate67;
-const schema99 = {"title":"ToolDefinitionJson","description":"One model tool as a2a-hub describes it (GET /a2a/api/tools in the default format hub): one enabled skill of a connected outbound connection.","type":"object","properties":{"name":{"$ref":"#/$defs/ToolName","description":"The tool name."},"description":{"description":"The remote skill's description, or the description its skillOverrides entry gives.","type":"string"},"inputSchema":{"$ref":"#/$defs/ToolInputSchema","description":"JSON Schema of the arguments."},"connectionId":{"description":"Id of the outbound connection the tool calls.","type":"string","minLength":1},"connectionName":{"description":"Name of that connection.","type":"string"},"skillId":{"description":"Id of the remote skill, sent as message metadata.skill.","type":"string","minLength":1}},"required":["name","description","inputSchema","connectionId","connectionName","skillId"],"additionalProperties":false};
+export const validateToolDefinitionJson = validate74;
+const schema112 = {"title":"ToolDefinitionJson","description":"One model tool as a2a-hub describes it (GET /a2a/api/tools in the default format hub): one enabled skill of a connected outbound connection.","type":"object","properties":{"name":{"$ref":"#/$defs/ToolName","description":"The tool name."},"description":{"description":"The remote skill's description, or the description its skillOverrides entry gives.","type":"string"},"inputSchema":{"$ref":"#/$defs/ToolInputSchema","description":"JSON Schema of the arguments."},"connectionId":{"description":"Id of the outbound connection the tool calls.","type":"string","minLength":1},"connectionName":{"description":"Name of that connection.","type":"string"},"skillId":{"description":"Id of the remote skill, sent as message metadata.skill.","type":"string","minLength":1}},"required":["name","description","inputSchema","connectionId","connectionName","skillId"],"additionalProperties":false};
 
-function validate67(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate74(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate67.evaluated;
+const evaluated0 = validate74.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6919,7 +7571,7 @@ errors++;
 if(data.name !== undefined){
 let data0 = data.name;
 if(typeof data0 === "string"){
-if(!pattern9.test(data0)){
+if(!pattern20.test(data0)){
 const err7 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/ToolName/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]{1,64}$"},message:"must match pattern \""+"^[A-Za-z0-9_-]{1,64}$"+"\""};
 if(vErrors === null){
 vErrors = [err7];
@@ -7041,18 +7693,18 @@ vErrors.push(err16);
 }
 errors++;
 }
-validate67.errors = vErrors;
+validate74.errors = vErrors;
 return errors === 0;
 }
-validate67.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate74.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateHubToolList = validate68;
-const schema102 = {"title":"HubToolList","description":"GET /a2a/api/tools (format hub, the default): every tool with its connection and skill.","type":"object","properties":{"tools":{"description":"The tools, ordered by name.","type":"array","items":{"$ref":"#/$defs/ToolDefinitionJson"}}},"required":["tools"],"additionalProperties":false};
+export const validateHubToolList = validate75;
+const schema115 = {"title":"HubToolList","description":"GET /a2a/api/tools (format hub, the default): every tool with its connection and skill.","type":"object","properties":{"tools":{"description":"The tools, ordered by name.","type":"array","items":{"$ref":"#/$defs/ToolDefinitionJson"}}},"required":["tools"],"additionalProperties":false};
 
-function validate68(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate75(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate68.evaluated;
+const evaluated0 = validate75.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7087,8 +7739,8 @@ let data0 = data.tools;
 if(Array.isArray(data0)){
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate67(data0[i0], {instancePath:instancePath+"/tools/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate67.errors : vErrors.concat(validate67.errors);
+if(!(validate74(data0[i0], {instancePath:instancePath+"/tools/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate74.errors : vErrors.concat(validate74.errors);
 errors = vErrors.length;
 }
 }
@@ -7115,18 +7767,18 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate68.errors = vErrors;
+validate75.errors = vErrors;
 return errors === 0;
 }
-validate68.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate75.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateOpenAiFunction = validate70;
-const schema103 = {"title":"OpenAiFunction","description":"The `function` member of an OpenAI-style tool (Chat Completions `tools[].function`).","type":"object","properties":{"name":{"$ref":"#/$defs/ToolName","description":"The tool name."},"description":{"description":"What the tool does.","type":"string"},"parameters":{"$ref":"#/$defs/ToolInputSchema","description":"JSON Schema of the arguments."}},"required":["name","description","parameters"],"additionalProperties":false};
+export const validateOpenAiFunction = validate77;
+const schema116 = {"title":"OpenAiFunction","description":"The `function` member of an OpenAI-style tool (Chat Completions `tools[].function`).","type":"object","properties":{"name":{"$ref":"#/$defs/ToolName","description":"The tool name."},"description":{"description":"What the tool does.","type":"string"},"parameters":{"$ref":"#/$defs/ToolInputSchema","description":"JSON Schema of the arguments."}},"required":["name","description","parameters"],"additionalProperties":false};
 
-function validate70(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate77(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate70.evaluated;
+const evaluated0 = validate77.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7179,7 +7831,7 @@ errors++;
 if(data.name !== undefined){
 let data0 = data.name;
 if(typeof data0 === "string"){
-if(!pattern9.test(data0)){
+if(!pattern20.test(data0)){
 const err4 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/ToolName/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]{1,64}$"},message:"must match pattern \""+"^[A-Za-z0-9_-]{1,64}$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
@@ -7239,18 +7891,18 @@ vErrors.push(err8);
 }
 errors++;
 }
-validate70.errors = vErrors;
+validate77.errors = vErrors;
 return errors === 0;
 }
-validate70.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate77.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateOpenAiTool = validate71;
-const schema106 = {"title":"OpenAiTool","description":"A tool in the shape of an entry of the OpenAI Chat Completions `tools` array.","type":"object","properties":{"type":{"description":"Always function.","const":"function"},"function":{"$ref":"#/$defs/OpenAiFunction","description":"The function."}},"required":["type","function"],"additionalProperties":false};
+export const validateOpenAiTool = validate78;
+const schema119 = {"title":"OpenAiTool","description":"A tool in the shape of an entry of the OpenAI Chat Completions `tools` array.","type":"object","properties":{"type":{"description":"Always function.","const":"function"},"function":{"$ref":"#/$defs/OpenAiFunction","description":"The function."}},"required":["type","function"],"additionalProperties":false};
 
-function validate71(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate78(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate71.evaluated;
+const evaluated0 = validate78.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7303,8 +7955,8 @@ errors++;
 }
 }
 if(data.function !== undefined){
-if(!(validate70(data.function, {instancePath:instancePath+"/function",parentData:data,parentDataProperty:"function",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate70.errors : vErrors.concat(validate70.errors);
+if(!(validate77(data.function, {instancePath:instancePath+"/function",parentData:data,parentDataProperty:"function",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate77.errors : vErrors.concat(validate77.errors);
 errors = vErrors.length;
 }
 }
@@ -7319,18 +7971,18 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate71.errors = vErrors;
+validate78.errors = vErrors;
 return errors === 0;
 }
-validate71.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate78.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateOpenAiToolList = validate73;
-const schema107 = {"title":"OpenAiToolList","description":"GET /a2a/api/tools?format=openai: `tools` can be passed as it is as the `tools` parameter of an OpenAI-style chat completion.","type":"object","properties":{"tools":{"description":"The tools, ordered by name.","type":"array","items":{"$ref":"#/$defs/OpenAiTool"}}},"required":["tools"],"additionalProperties":false};
+export const validateOpenAiToolList = validate80;
+const schema120 = {"title":"OpenAiToolList","description":"GET /a2a/api/tools?format=openai: `tools` can be passed as it is as the `tools` parameter of an OpenAI-style chat completion.","type":"object","properties":{"tools":{"description":"The tools, ordered by name.","type":"array","items":{"$ref":"#/$defs/OpenAiTool"}}},"required":["tools"],"additionalProperties":false};
 
-function validate73(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate80(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate73.evaluated;
+const evaluated0 = validate80.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7365,8 +8017,8 @@ let data0 = data.tools;
 if(Array.isArray(data0)){
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate71(data0[i0], {instancePath:instancePath+"/tools/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate71.errors : vErrors.concat(validate71.errors);
+if(!(validate78(data0[i0], {instancePath:instancePath+"/tools/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate78.errors : vErrors.concat(validate78.errors);
 errors = vErrors.length;
 }
 }
@@ -7393,18 +8045,18 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate73.errors = vErrors;
+validate80.errors = vErrors;
 return errors === 0;
 }
-validate73.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate80.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateAnthropicTool = validate75;
-const schema108 = {"title":"AnthropicTool","description":"A tool in the shape of an entry of the Anthropic Messages API `tools` array.","type":"object","properties":{"name":{"$ref":"#/$defs/ToolName","description":"The tool name."},"description":{"description":"What the tool does.","type":"string"},"input_schema":{"$ref":"#/$defs/ToolInputSchema","description":"JSON Schema of the arguments."}},"required":["name","description","input_schema"],"additionalProperties":false};
+export const validateAnthropicTool = validate82;
+const schema121 = {"title":"AnthropicTool","description":"A tool in the shape of an entry of the Anthropic Messages API `tools` array.","type":"object","properties":{"name":{"$ref":"#/$defs/ToolName","description":"The tool name."},"description":{"description":"What the tool does.","type":"string"},"input_schema":{"$ref":"#/$defs/ToolInputSchema","description":"JSON Schema of the arguments."}},"required":["name","description","input_schema"],"additionalProperties":false};
 
-function validate75(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate82(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate75.evaluated;
+const evaluated0 = validate82.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7457,7 +8109,7 @@ errors++;
 if(data.name !== undefined){
 let data0 = data.name;
 if(typeof data0 === "string"){
-if(!pattern9.test(data0)){
+if(!pattern20.test(data0)){
 const err4 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/ToolName/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]{1,64}$"},message:"must match pattern \""+"^[A-Za-z0-9_-]{1,64}$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
@@ -7517,18 +8169,18 @@ vErrors.push(err8);
 }
 errors++;
 }
-validate75.errors = vErrors;
+validate82.errors = vErrors;
 return errors === 0;
 }
-validate75.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate82.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateAnthropicToolList = validate76;
-const schema111 = {"title":"AnthropicToolList","description":"GET /a2a/api/tools?format=anthropic: `tools` can be passed as it is as the `tools` parameter of an Anthropic Messages request.","type":"object","properties":{"tools":{"description":"The tools, ordered by name.","type":"array","items":{"$ref":"#/$defs/AnthropicTool"}}},"required":["tools"],"additionalProperties":false};
+export const validateAnthropicToolList = validate83;
+const schema124 = {"title":"AnthropicToolList","description":"GET /a2a/api/tools?format=anthropic: `tools` can be passed as it is as the `tools` parameter of an Anthropic Messages request.","type":"object","properties":{"tools":{"description":"The tools, ordered by name.","type":"array","items":{"$ref":"#/$defs/AnthropicTool"}}},"required":["tools"],"additionalProperties":false};
 
-function validate76(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate83(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate76.evaluated;
+const evaluated0 = validate83.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7563,8 +8215,8 @@ let data0 = data.tools;
 if(Array.isArray(data0)){
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate75(data0[i0], {instancePath:instancePath+"/tools/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate75.errors : vErrors.concat(validate75.errors);
+if(!(validate82(data0[i0], {instancePath:instancePath+"/tools/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate82.errors : vErrors.concat(validate82.errors);
 errors = vErrors.length;
 }
 }
@@ -7591,18 +8243,18 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate76.errors = vErrors;
+validate83.errors = vErrors;
 return errors === 0;
 }
-validate76.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate83.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateToolList = validate78;
-const schema112 = {"title":"ToolList","description":"GET /a2a/api/tools: the model tools of the connected outbound connections, in the format the `format` query parameter names. Every format answers {tools: [...]}.","anyOf":[{"$ref":"#/$defs/HubToolList"},{"$ref":"#/$defs/OpenAiToolList"},{"$ref":"#/$defs/AnthropicToolList"}]};
+export const validateToolList = validate85;
+const schema125 = {"title":"ToolList","description":"GET /a2a/api/tools: the model tools of the connected outbound connections, in the format the `format` query parameter names. Every format answers {tools: [...]}.","anyOf":[{"$ref":"#/$defs/HubToolList"},{"$ref":"#/$defs/OpenAiToolList"},{"$ref":"#/$defs/AnthropicToolList"}]};
 
-function validate78(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate85(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate78.evaluated;
+const evaluated0 = validate85.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7612,8 +8264,8 @@ evaluated0.items = undefined;
 const _errs0 = errors;
 let valid0 = false;
 const _errs1 = errors;
-if(!(validate68(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate68.errors : vErrors.concat(validate68.errors);
+if(!(validate75(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate75.errors : vErrors.concat(validate75.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs1 === errors;
@@ -7622,8 +8274,8 @@ if(_valid0){
 var props0 = true;
 }
 const _errs2 = errors;
-if(!(validate73(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate73.errors : vErrors.concat(validate73.errors);
+if(!(validate80(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate80.errors : vErrors.concat(validate80.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs2 === errors;
@@ -7634,8 +8286,8 @@ props0 = true;
 }
 }
 const _errs3 = errors;
-if(!(validate76(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate76.errors : vErrors.concat(validate76.errors);
+if(!(validate83(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate83.errors : vErrors.concat(validate83.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs3 === errors;
@@ -7666,19 +8318,19 @@ vErrors = null;
 }
 }
 }
-validate78.errors = vErrors;
+validate85.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
 }
-validate78.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate85.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-export const validateAgentCardJson = validate82;
-const schema113 = {"title":"AgentCardJson","description":"GET /a2a/api/card?id=: the A2A 1.0 AgentCard the inbound instance publishes (AgentCard in spec/a2a/1.0); left open here so that this family stands alone.","type":"object","additionalProperties":true};
+export const validateAgentCardJson = validate89;
+const schema126 = {"title":"AgentCardJson","description":"GET /a2a/api/card?id=: the A2A 1.0 AgentCard the inbound instance publishes (AgentCard in spec/a2a/1.0); left open here so that this family stands alone.","type":"object","additionalProperties":true};
 
-function validate82(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate89(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate82.evaluated;
+const evaluated0 = validate89.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7697,18 +8349,18 @@ vErrors.push(err0);
 }
 errors++;
 }
-validate82.errors = vErrors;
+validate89.errors = vErrors;
 return errors === 0;
 }
-validate82.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate89.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateTaskJson = validate83;
-const schema114 = {"title":"TaskJson","description":"GET /a2a/api/task?id=: the full A2A 1.0 Task (Task in spec/a2a/1.0); left open here so that this family stands alone.","type":"object","additionalProperties":true};
+export const validateTaskJson = validate90;
+const schema127 = {"title":"TaskJson","description":"GET /a2a/api/task?id=: the full A2A 1.0 Task (Task in spec/a2a/1.0); left open here so that this family stands alone.","type":"object","additionalProperties":true};
 
-function validate83(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate90(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate83.evaluated;
+const evaluated0 = validate90.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7727,18 +8379,18 @@ vErrors.push(err0);
 }
 errors++;
 }
-validate83.errors = vErrors;
+validate90.errors = vErrors;
 return errors === 0;
 }
-validate83.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate90.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateSessionView = validate84;
-const schema115 = {"title":"SessionView","description":"GET /a2a/api/session?contextId=&serverId=: the detail of one live session. Its shape is not fixed yet; it is expected to carry at least the SessionRow members.","type":"object","additionalProperties":true};
+export const validateSessionView = validate91;
+const schema128 = {"title":"SessionView","description":"GET /a2a/api/session?contextId=&serverId=: the detail of one live session. Its shape is not fixed yet; it is expected to carry at least the SessionRow members.","type":"object","additionalProperties":true};
 
-function validate84(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate91(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate84.evaluated;
+const evaluated0 = validate91.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7757,21 +8409,21 @@ vErrors.push(err0);
 }
 errors++;
 }
-validate84.errors = vErrors;
+validate91.errors = vErrors;
 return errors === 0;
 }
-validate84.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate91.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateSnapshot = validate85;
-const schema116 = {"title":"Snapshot","description":"The whole hub state as the panel shows it. `tasks` is one page selected by the task* query parameters of GET /a2a/api; `taskPage` describes that page.","type":"object","properties":{"inbounds":{"description":"Every inbound instance, enabled or not.","type":"array","items":{"$ref":"#/$defs/InboundRow"}},"outbounds":{"description":"Every outbound connection.","type":"array","items":{"$ref":"#/$defs/OutboundRow"}},"tasks":{"description":"One page of tasks, most recently updated first.","type":"array","items":{"$ref":"#/$defs/TaskRow"}},"peers":{"description":"Clients currently connected to an inbound endpoint.","type":"array","items":{"$ref":"#/$defs/PeerRow"}},"sessions":{"description":"Live sessions, one per (contextId, serverId).","type":"array","items":{"$ref":"#/$defs/SessionRow"}},"taskPage":{"$ref":"#/$defs/TaskPage","description":"The limit, offset and filtered total of the task page."}},"required":["inbounds","outbounds","tasks","peers","sessions","taskPage"],"additionalProperties":false};
-const schema131 = {"title":"TaskPage","description":"The page of tasks a snapshot carries: the effective taskLimit and taskOffset, and how many tasks match the filters in all.","type":"object","properties":{"limit":{"description":"Page size used (taskLimit).","type":"integer","minimum":1,"maximum":500},"offset":{"description":"Number of matching tasks skipped (taskOffset).","type":"integer","minimum":0},"total":{"description":"Number of tasks matching taskState, taskContextId and taskServerId.","type":"integer","minimum":0}},"required":["limit","offset","total"],"additionalProperties":false};
-const schema117 = {"title":"InboundRow","description":"One inbound A2A server instance. The bearer token is never shown: `authEnabled` says whether one is set and `authTokenEnv` names its environment variable when it comes from one.","type":"object","properties":{"id":{"description":"Instance id, <slug-of-name>-<8 hex>.","type":"string","minLength":1},"name":{"description":"Agent name (AgentCard.name).","type":"string"},"description":{"description":"Agent description (AgentCard.description).","type":"string"},"version":{"description":"Agent version (AgentCard.version).","type":"string"},"endpointPath":{"$ref":"#/$defs/EndpointPath","description":"Path of the JSON-RPC endpoint; default /a2a/<id>."},"preset":{"description":"Agent preset id.","type":"string"},"cardPath":{"description":"Path of the AgentCard: <endpointPath>/agent-card.json.","type":"string","pattern":"^/(?:[A-Za-z0-9._~-]+/)+agent-card\\.json$"},"cardUrl":{"description":"Absolute URL of the instance's AgentCard: <base URL><endpointPath>/agent-card.json, what a2a-hub send, card and conform and outbound.create take.","type":"string","format":"uri"},"endpointUrl":{"description":"Absolute URL of the JSON-RPC endpoint, as the AgentCard advertises it (supportedInterfaces[].url).","type":"string","format":"uri"},"enabled":{"description":"Whether the routes are registered.","type":"boolean"},"authEnabled":{"description":"Whether the endpoint requires a bearer token.","type":"boolean"},"authTokenEnv":{"description":"Name of the environment variable the token is read from; absent when the token was set with inbound.setAuth or there is none.","type":"string"},"relayTo":{"description":"Id of the outbound connection a relay instance forwards to.","type":"string"},"skills":{"description":"Skills the AgentCard advertises.","type":"array","items":{"$ref":"#/$defs/SkillSummary"}},"status":{"description":"available: the hub can run it; unavailable: its stored configuration cannot run in this hub (see `unavailableReason`), so its endpoint and card answer AgentUnavailableError while it is enabled. inbound.update fixes it, inbound.remove deletes it.","type":"string","enum":["available","unavailable"]},"unavailableReason":{"description":"Why the instance is unavailable; present exactly when `status` is unavailable.","type":"string"}},"required":["id","name","description","version","endpointPath","preset","cardPath","cardUrl","endpointUrl","enabled","authEnabled","skills","status"],"additionalProperties":false};
-const pattern14 = new RegExp("^/(?:[A-Za-z0-9._~-]+/)+agent-card\\.json$", "u");
+export const validateSnapshot = validate92;
+const schema129 = {"title":"Snapshot","description":"The whole hub state as the panel shows it. `tasks` is one page selected by the task* query parameters of GET /a2a/api; `taskPage` describes that page.","type":"object","properties":{"inbounds":{"description":"Every inbound instance, enabled or not.","type":"array","items":{"$ref":"#/$defs/InboundRow"}},"outbounds":{"description":"Every outbound connection.","type":"array","items":{"$ref":"#/$defs/OutboundRow"}},"tasks":{"description":"One page of tasks, most recently updated first.","type":"array","items":{"$ref":"#/$defs/TaskRow"}},"peers":{"description":"Clients currently connected to an inbound endpoint.","type":"array","items":{"$ref":"#/$defs/PeerRow"}},"sessions":{"description":"Live sessions, one per (contextId, serverId).","type":"array","items":{"$ref":"#/$defs/SessionRow"}},"taskPage":{"$ref":"#/$defs/TaskPage","description":"The limit, offset and filtered total of the task page."}},"required":["inbounds","outbounds","tasks","peers","sessions","taskPage"],"additionalProperties":false};
+const schema146 = {"title":"TaskPage","description":"The page of tasks a snapshot carries: the effective taskLimit and taskOffset, and how many tasks match the filters in all.","type":"object","properties":{"limit":{"description":"Page size used (taskLimit).","type":"integer","minimum":1,"maximum":500},"offset":{"description":"Number of matching tasks skipped (taskOffset).","type":"integer","minimum":0},"total":{"description":"Number of tasks matching taskState, taskContextId and taskServerId.","type":"integer","minimum":0}},"required":["limit","offset","total"],"additionalProperties":false};
+const schema130 = {"title":"InboundRow","description":"One inbound A2A server instance. The bearer token is never shown: `authEnabled` says whether one is set and `authTokenEnv` names its environment variable when it comes from one.","type":"object","properties":{"id":{"description":"Instance id, <slug-of-name>-<8 hex>.","type":"string","minLength":1},"name":{"description":"Agent name (AgentCard.name).","type":"string"},"description":{"description":"Agent description (AgentCard.description).","type":"string"},"version":{"description":"Agent version (AgentCard.version).","type":"string"},"endpointPath":{"$ref":"#/$defs/EndpointPath","description":"The instance's base path, its card below it; default /a2a/<id>."},"jsonRpcPath":{"$ref":"#/$defs/EndpointPath","description":"Where its JSON-RPC binding is POSTed: the configured jsonRpcPath, else endpointPath."},"restPath":{"$ref":"#/$defs/EndpointPath","description":"The base its HTTP+JSON routes sit below: the configured restPath, else endpointPath."},"tenants":{"$ref":"#/$defs/TenantNames","description":"The only tenants it accepts; absent when it accepts any."},"preset":{"description":"Agent preset id.","type":"string"},"cardPath":{"description":"Path of the AgentCard: <endpointPath>/agent-card.json.","type":"string","pattern":"^/(?:[A-Za-z0-9._~-]+/)+agent-card\\.json$"},"cardUrl":{"description":"Absolute URL of the instance's AgentCard: <base URL><endpointPath>/agent-card.json, what a2a-hub send, card and conform and outbound.create take.","type":"string","format":"uri"},"endpointUrl":{"description":"Absolute URL of the instance's base: <base URL><endpointPath>, which a2a-hub send, card and conform also take (they find the card below it). It is the JSON-RPC URL too unless jsonRpcPath is set.","type":"string","format":"uri"},"jsonRpcUrl":{"description":"Absolute URL of the JSON-RPC interface, as the AgentCard advertises it (supportedInterfaces[].url of JSONRPC): <base URL><jsonRpcPath>.","type":"string","format":"uri"},"restUrl":{"description":"Absolute URL of the HTTP+JSON interface, as the AgentCard advertises it (supportedInterfaces[].url of HTTP+JSON): <base URL><restPath>; the routes are below it (<restUrl>/message:send).","type":"string","format":"uri"},"enabled":{"description":"Whether the routes are registered.","type":"boolean"},"authEnabled":{"description":"Whether the endpoint requires a bearer token.","type":"boolean"},"authTokenEnv":{"description":"Name of the environment variable the token is read from; absent when the token was set with inbound.setAuth or there is none.","type":"string"},"relayTo":{"description":"Id of the outbound connection a relay instance forwards to.","type":"string"},"skills":{"description":"Skills the AgentCard advertises.","type":"array","items":{"$ref":"#/$defs/SkillSummary"}},"status":{"description":"available: the hub can run it; unavailable: its stored configuration cannot run in this hub (see `unavailableReason`), so its endpoint and card answer AgentUnavailableError while it is enabled. inbound.update fixes it, inbound.remove deletes it.","type":"string","enum":["available","unavailable"]},"unavailableReason":{"description":"Why the instance is unavailable; present exactly when `status` is unavailable.","type":"string"}},"required":["id","name","description","version","endpointPath","preset","jsonRpcPath","restPath","cardPath","cardUrl","endpointUrl","jsonRpcUrl","restUrl","enabled","authEnabled","skills","status"],"additionalProperties":false};
+const pattern27 = new RegExp("^/(?:[A-Za-z0-9._~-]+/)+agent-card\\.json$", "u");
 
-function validate86(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate93(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate86.evaluated;
+const evaluated0 = validate93.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7839,8 +8491,8 @@ vErrors.push(err5);
 }
 errors++;
 }
-if(data.cardPath === undefined){
-const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "cardPath"},message:"must have required property '"+"cardPath"+"'"};
+if(data.jsonRpcPath === undefined){
+const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "jsonRpcPath"},message:"must have required property '"+"jsonRpcPath"+"'"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -7849,8 +8501,8 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(data.cardUrl === undefined){
-const err7 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "cardUrl"},message:"must have required property '"+"cardUrl"+"'"};
+if(data.restPath === undefined){
+const err7 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "restPath"},message:"must have required property '"+"restPath"+"'"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -7859,8 +8511,8 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(data.endpointUrl === undefined){
-const err8 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "endpointUrl"},message:"must have required property '"+"endpointUrl"+"'"};
+if(data.cardPath === undefined){
+const err8 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "cardPath"},message:"must have required property '"+"cardPath"+"'"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -7869,8 +8521,8 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(data.enabled === undefined){
-const err9 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "enabled"},message:"must have required property '"+"enabled"+"'"};
+if(data.cardUrl === undefined){
+const err9 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "cardUrl"},message:"must have required property '"+"cardUrl"+"'"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -7879,8 +8531,8 @@ vErrors.push(err9);
 }
 errors++;
 }
-if(data.authEnabled === undefined){
-const err10 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "authEnabled"},message:"must have required property '"+"authEnabled"+"'"};
+if(data.endpointUrl === undefined){
+const err10 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "endpointUrl"},message:"must have required property '"+"endpointUrl"+"'"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -7889,8 +8541,8 @@ vErrors.push(err10);
 }
 errors++;
 }
-if(data.skills === undefined){
-const err11 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "skills"},message:"must have required property '"+"skills"+"'"};
+if(data.jsonRpcUrl === undefined){
+const err11 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "jsonRpcUrl"},message:"must have required property '"+"jsonRpcUrl"+"'"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -7899,8 +8551,8 @@ vErrors.push(err11);
 }
 errors++;
 }
-if(data.status === undefined){
-const err12 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "status"},message:"must have required property '"+"status"+"'"};
+if(data.restUrl === undefined){
+const err12 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "restUrl"},message:"must have required property '"+"restUrl"+"'"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -7909,9 +8561,8 @@ vErrors.push(err12);
 }
 errors++;
 }
-for(const key0 in data){
-if(!(func1.call(schema117.properties, key0))){
-const err13 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(data.enabled === undefined){
+const err13 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "enabled"},message:"must have required property '"+"enabled"+"'"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -7920,12 +8571,8 @@ vErrors.push(err13);
 }
 errors++;
 }
-}
-if(data.id !== undefined){
-let data0 = data.id;
-if(typeof data0 === "string"){
-if(func2(data0) < 1){
-const err14 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data.authEnabled === undefined){
+const err14 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "authEnabled"},message:"must have required property '"+"authEnabled"+"'"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -7934,9 +8581,8 @@ vErrors.push(err14);
 }
 errors++;
 }
-}
-else {
-const err15 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.skills === undefined){
+const err15 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "skills"},message:"must have required property '"+"skills"+"'"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -7945,10 +8591,8 @@ vErrors.push(err15);
 }
 errors++;
 }
-}
-if(data.name !== undefined){
-if(typeof data.name !== "string"){
-const err16 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.status === undefined){
+const err16 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "status"},message:"must have required property '"+"status"+"'"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -7957,10 +8601,9 @@ vErrors.push(err16);
 }
 errors++;
 }
-}
-if(data.description !== undefined){
-if(typeof data.description !== "string"){
-const err17 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key0 in data){
+if(!(func1.call(schema130.properties, key0))){
+const err17 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -7970,9 +8613,11 @@ vErrors.push(err17);
 errors++;
 }
 }
-if(data.version !== undefined){
-if(typeof data.version !== "string"){
-const err18 = {instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.id !== undefined){
+let data0 = data.id;
+if(typeof data0 === "string"){
+if(func2(data0) < 1){
+const err18 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -7982,11 +8627,8 @@ vErrors.push(err18);
 errors++;
 }
 }
-if(data.endpointPath !== undefined){
-let data4 = data.endpointPath;
-if(typeof data4 === "string"){
-if(func2(data4) < 2){
-const err19 = {instancePath:instancePath+"/endpointPath",schemaPath:"#/$defs/EndpointPath/minLength",keyword:"minLength",params:{limit: 2},message:"must NOT have fewer than 2 characters"};
+else {
+const err19 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -7995,8 +8637,10 @@ vErrors.push(err19);
 }
 errors++;
 }
-if(!pattern4.test(data4)){
-const err20 = {instancePath:instancePath+"/endpointPath",schemaPath:"#/$defs/EndpointPath/pattern",keyword:"pattern",params:{pattern: "^(?!/a2a/api(?:/|$))(?!.*/\\.\\.?(?:/|$))/(?:[A-Za-z0-9._~-]+/)*[A-Za-z0-9._~-]+$"},message:"must match pattern \""+"^(?!/a2a/api(?:/|$))(?!.*/\\.\\.?(?:/|$))/(?:[A-Za-z0-9._~-]+/)*[A-Za-z0-9._~-]+$"+"\""};
+}
+if(data.name !== undefined){
+if(typeof data.name !== "string"){
+const err20 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -8006,8 +8650,9 @@ vErrors.push(err20);
 errors++;
 }
 }
-else {
-const err21 = {instancePath:instancePath+"/endpointPath",schemaPath:"#/$defs/EndpointPath/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.description !== undefined){
+if(typeof data.description !== "string"){
+const err21 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -8017,9 +8662,9 @@ vErrors.push(err21);
 errors++;
 }
 }
-if(data.preset !== undefined){
-if(typeof data.preset !== "string"){
-const err22 = {instancePath:instancePath+"/preset",schemaPath:"#/properties/preset/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.version !== undefined){
+if(typeof data.version !== "string"){
+const err22 = {instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -8029,11 +8674,11 @@ vErrors.push(err22);
 errors++;
 }
 }
-if(data.cardPath !== undefined){
-let data6 = data.cardPath;
-if(typeof data6 === "string"){
-if(!pattern14.test(data6)){
-const err23 = {instancePath:instancePath+"/cardPath",schemaPath:"#/properties/cardPath/pattern",keyword:"pattern",params:{pattern: "^/(?:[A-Za-z0-9._~-]+/)+agent-card\\.json$"},message:"must match pattern \""+"^/(?:[A-Za-z0-9._~-]+/)+agent-card\\.json$"+"\""};
+if(data.endpointPath !== undefined){
+let data4 = data.endpointPath;
+if(typeof data4 === "string"){
+if(func2(data4) < 2){
+const err23 = {instancePath:instancePath+"/endpointPath",schemaPath:"#/$defs/EndpointPath/minLength",keyword:"minLength",params:{limit: 2},message:"must NOT have fewer than 2 characters"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -8042,9 +8687,8 @@ vErrors.push(err23);
 }
 errors++;
 }
-}
-else {
-const err24 = {instancePath:instancePath+"/cardPath",schemaPath:"#/properties/cardPath/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern4.test(data4)){
+const err24 = {instancePath:instancePath+"/endpointPath",schemaPath:"#/$defs/EndpointPath/pattern",keyword:"pattern",params:{pattern: "^(?!/a2a/api(?:/|$))(?!.*/\\.\\.?(?:/|$))/(?:[A-Za-z0-9._~-]+/)*[A-Za-z0-9._~-]+$"},message:"must match pattern \""+"^(?!/a2a/api(?:/|$))(?!.*/\\.\\.?(?:/|$))/(?:[A-Za-z0-9._~-]+/)*[A-Za-z0-9._~-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -8054,11 +8698,8 @@ vErrors.push(err24);
 errors++;
 }
 }
-if(data.cardUrl !== undefined){
-let data7 = data.cardUrl;
-if(typeof data7 === "string"){
-if(!(formats0(data7))){
-const err25 = {instancePath:instancePath+"/cardUrl",schemaPath:"#/properties/cardUrl/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
+else {
+const err25 = {instancePath:instancePath+"/endpointPath",schemaPath:"#/$defs/EndpointPath/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -8068,8 +8709,11 @@ vErrors.push(err25);
 errors++;
 }
 }
-else {
-const err26 = {instancePath:instancePath+"/cardUrl",schemaPath:"#/properties/cardUrl/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.jsonRpcPath !== undefined){
+let data5 = data.jsonRpcPath;
+if(typeof data5 === "string"){
+if(func2(data5) < 2){
+const err26 = {instancePath:instancePath+"/jsonRpcPath",schemaPath:"#/$defs/EndpointPath/minLength",keyword:"minLength",params:{limit: 2},message:"must NOT have fewer than 2 characters"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -8078,12 +8722,8 @@ vErrors.push(err26);
 }
 errors++;
 }
-}
-if(data.endpointUrl !== undefined){
-let data8 = data.endpointUrl;
-if(typeof data8 === "string"){
-if(!(formats0(data8))){
-const err27 = {instancePath:instancePath+"/endpointUrl",schemaPath:"#/properties/endpointUrl/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
+if(!pattern4.test(data5)){
+const err27 = {instancePath:instancePath+"/jsonRpcPath",schemaPath:"#/$defs/EndpointPath/pattern",keyword:"pattern",params:{pattern: "^(?!/a2a/api(?:/|$))(?!.*/\\.\\.?(?:/|$))/(?:[A-Za-z0-9._~-]+/)*[A-Za-z0-9._~-]+$"},message:"must match pattern \""+"^(?!/a2a/api(?:/|$))(?!.*/\\.\\.?(?:/|$))/(?:[A-Za-z0-9._~-]+/)*[A-Za-z0-9._~-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -8094,7 +8734,7 @@ errors++;
 }
 }
 else {
-const err28 = {instancePath:instancePath+"/endpointUrl",schemaPath:"#/properties/endpointUrl/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err28 = {instancePath:instancePath+"/jsonRpcPath",schemaPath:"#/$defs/EndpointPath/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -8104,9 +8744,11 @@ vErrors.push(err28);
 errors++;
 }
 }
-if(data.enabled !== undefined){
-if(typeof data.enabled !== "boolean"){
-const err29 = {instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data.restPath !== undefined){
+let data6 = data.restPath;
+if(typeof data6 === "string"){
+if(func2(data6) < 2){
+const err29 = {instancePath:instancePath+"/restPath",schemaPath:"#/$defs/EndpointPath/minLength",keyword:"minLength",params:{limit: 2},message:"must NOT have fewer than 2 characters"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -8115,10 +8757,8 @@ vErrors.push(err29);
 }
 errors++;
 }
-}
-if(data.authEnabled !== undefined){
-if(typeof data.authEnabled !== "boolean"){
-const err30 = {instancePath:instancePath+"/authEnabled",schemaPath:"#/properties/authEnabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(!pattern4.test(data6)){
+const err30 = {instancePath:instancePath+"/restPath",schemaPath:"#/$defs/EndpointPath/pattern",keyword:"pattern",params:{pattern: "^(?!/a2a/api(?:/|$))(?!.*/\\.\\.?(?:/|$))/(?:[A-Za-z0-9._~-]+/)*[A-Za-z0-9._~-]+$"},message:"must match pattern \""+"^(?!/a2a/api(?:/|$))(?!.*/\\.\\.?(?:/|$))/(?:[A-Za-z0-9._~-]+/)*[A-Za-z0-9._~-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -8128,9 +8768,8 @@ vErrors.push(err30);
 errors++;
 }
 }
-if(data.authTokenEnv !== undefined){
-if(typeof data.authTokenEnv !== "string"){
-const err31 = {instancePath:instancePath+"/authTokenEnv",schemaPath:"#/properties/authTokenEnv/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err31 = {instancePath:instancePath+"/restPath",schemaPath:"#/$defs/EndpointPath/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -8140,9 +8779,15 @@ vErrors.push(err31);
 errors++;
 }
 }
-if(data.relayTo !== undefined){
-if(typeof data.relayTo !== "string"){
-const err32 = {instancePath:instancePath+"/relayTo",schemaPath:"#/properties/relayTo/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.tenants !== undefined){
+if(!(validate23(data.tenants, {instancePath:instancePath+"/tenants",parentData:data,parentDataProperty:"tenants",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate23.errors : vErrors.concat(validate23.errors);
+errors = vErrors.length;
+}
+}
+if(data.preset !== undefined){
+if(typeof data.preset !== "string"){
+const err32 = {instancePath:instancePath+"/preset",schemaPath:"#/properties/preset/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -8152,15 +8797,11 @@ vErrors.push(err32);
 errors++;
 }
 }
-if(data.skills !== undefined){
-let data13 = data.skills;
-if(Array.isArray(data13)){
-const len0 = data13.length;
-for(let i0=0; i0<len0; i0++){
-let data14 = data13[i0];
-if(data14 && typeof data14 == "object" && !Array.isArray(data14)){
-if(data14.id === undefined){
-const err33 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
+if(data.cardPath !== undefined){
+let data9 = data.cardPath;
+if(typeof data9 === "string"){
+if(!pattern27.test(data9)){
+const err33 = {instancePath:instancePath+"/cardPath",schemaPath:"#/properties/cardPath/pattern",keyword:"pattern",params:{pattern: "^/(?:[A-Za-z0-9._~-]+/)+agent-card\\.json$"},message:"must match pattern \""+"^/(?:[A-Za-z0-9._~-]+/)+agent-card\\.json$"+"\""};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -8169,8 +8810,9 @@ vErrors.push(err33);
 }
 errors++;
 }
-if(data14.name === undefined){
-const err34 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+}
+else {
+const err34 = {instancePath:instancePath+"/cardPath",schemaPath:"#/properties/cardPath/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -8179,8 +8821,12 @@ vErrors.push(err34);
 }
 errors++;
 }
-if(data14.description === undefined){
-const err35 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/required",keyword:"required",params:{missingProperty: "description"},message:"must have required property '"+"description"+"'"};
+}
+if(data.cardUrl !== undefined){
+let data10 = data.cardUrl;
+if(typeof data10 === "string"){
+if(!(formats0(data10))){
+const err35 = {instancePath:instancePath+"/cardUrl",schemaPath:"#/properties/cardUrl/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -8189,9 +8835,9 @@ vErrors.push(err35);
 }
 errors++;
 }
-for(const key1 in data14){
-if(!((((key1 === "id") || (key1 === "name")) || (key1 === "description")) || (key1 === "tags"))){
-const err36 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+}
+else {
+const err36 = {instancePath:instancePath+"/cardUrl",schemaPath:"#/properties/cardUrl/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -8201,11 +8847,11 @@ vErrors.push(err36);
 errors++;
 }
 }
-if(data14.id !== undefined){
-let data15 = data14.id;
-if(typeof data15 === "string"){
-if(func2(data15) < 1){
-const err37 = {instancePath:instancePath+"/skills/" + i0+"/id",schemaPath:"#/$defs/SkillSummary/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data.endpointUrl !== undefined){
+let data11 = data.endpointUrl;
+if(typeof data11 === "string"){
+if(!(formats0(data11))){
+const err37 = {instancePath:instancePath+"/endpointUrl",schemaPath:"#/properties/endpointUrl/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -8216,7 +8862,7 @@ errors++;
 }
 }
 else {
-const err38 = {instancePath:instancePath+"/skills/" + i0+"/id",schemaPath:"#/$defs/SkillSummary/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err38 = {instancePath:instancePath+"/endpointUrl",schemaPath:"#/properties/endpointUrl/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -8226,9 +8872,11 @@ vErrors.push(err38);
 errors++;
 }
 }
-if(data14.name !== undefined){
-if(typeof data14.name !== "string"){
-const err39 = {instancePath:instancePath+"/skills/" + i0+"/name",schemaPath:"#/$defs/SkillSummary/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.jsonRpcUrl !== undefined){
+let data12 = data.jsonRpcUrl;
+if(typeof data12 === "string"){
+if(!(formats0(data12))){
+const err39 = {instancePath:instancePath+"/jsonRpcUrl",schemaPath:"#/properties/jsonRpcUrl/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -8238,9 +8886,8 @@ vErrors.push(err39);
 errors++;
 }
 }
-if(data14.description !== undefined){
-if(typeof data14.description !== "string"){
-const err40 = {instancePath:instancePath+"/skills/" + i0+"/description",schemaPath:"#/$defs/SkillSummary/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err40 = {instancePath:instancePath+"/jsonRpcUrl",schemaPath:"#/properties/jsonRpcUrl/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -8250,13 +8897,11 @@ vErrors.push(err40);
 errors++;
 }
 }
-if(data14.tags !== undefined){
-let data18 = data14.tags;
-if(Array.isArray(data18)){
-const len1 = data18.length;
-for(let i1=0; i1<len1; i1++){
-if(typeof data18[i1] !== "string"){
-const err41 = {instancePath:instancePath+"/skills/" + i0+"/tags/" + i1,schemaPath:"#/$defs/SkillSummary/properties/tags/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.restUrl !== undefined){
+let data13 = data.restUrl;
+if(typeof data13 === "string"){
+if(!(formats0(data13))){
+const err41 = {instancePath:instancePath+"/restUrl",schemaPath:"#/properties/restUrl/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -8266,9 +8911,8 @@ vErrors.push(err41);
 errors++;
 }
 }
-}
 else {
-const err42 = {instancePath:instancePath+"/skills/" + i0+"/tags",schemaPath:"#/$defs/SkillSummary/properties/tags/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err42 = {instancePath:instancePath+"/restUrl",schemaPath:"#/properties/restUrl/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -8278,9 +8922,9 @@ vErrors.push(err42);
 errors++;
 }
 }
-}
-else {
-const err43 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.enabled !== undefined){
+if(typeof data.enabled !== "boolean"){
+const err43 = {instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -8290,9 +8934,9 @@ vErrors.push(err43);
 errors++;
 }
 }
-}
-else {
-const err44 = {instancePath:instancePath+"/skills",schemaPath:"#/properties/skills/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data.authEnabled !== undefined){
+if(typeof data.authEnabled !== "boolean"){
+const err44 = {instancePath:instancePath+"/authEnabled",schemaPath:"#/properties/authEnabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -8302,10 +8946,9 @@ vErrors.push(err44);
 errors++;
 }
 }
-if(data.status !== undefined){
-let data20 = data.status;
-if(typeof data20 !== "string"){
-const err45 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.authTokenEnv !== undefined){
+if(typeof data.authTokenEnv !== "string"){
+const err45 = {instancePath:instancePath+"/authTokenEnv",schemaPath:"#/properties/authTokenEnv/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -8314,8 +8957,10 @@ vErrors.push(err45);
 }
 errors++;
 }
-if(!((data20 === "available") || (data20 === "unavailable"))){
-const err46 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema117.properties.status.enum},message:"must be equal to one of the allowed values"};
+}
+if(data.relayTo !== undefined){
+if(typeof data.relayTo !== "string"){
+const err46 = {instancePath:instancePath+"/relayTo",schemaPath:"#/properties/relayTo/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -8325,9 +8970,15 @@ vErrors.push(err46);
 errors++;
 }
 }
-if(data.unavailableReason !== undefined){
-if(typeof data.unavailableReason !== "string"){
-const err47 = {instancePath:instancePath+"/unavailableReason",schemaPath:"#/properties/unavailableReason/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.skills !== undefined){
+let data18 = data.skills;
+if(Array.isArray(data18)){
+const len0 = data18.length;
+for(let i0=0; i0<len0; i0++){
+let data19 = data18[i0];
+if(data19 && typeof data19 == "object" && !Array.isArray(data19)){
+if(data19.id === undefined){
+const err47 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -8336,10 +8987,8 @@ vErrors.push(err47);
 }
 errors++;
 }
-}
-}
-else {
-const err48 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data19.name === undefined){
+const err48 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -8348,17 +8997,186 @@ vErrors.push(err48);
 }
 errors++;
 }
-validate86.errors = vErrors;
+if(data19.description === undefined){
+const err49 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/required",keyword:"required",params:{missingProperty: "description"},message:"must have required property '"+"description"+"'"};
+if(vErrors === null){
+vErrors = [err49];
+}
+else {
+vErrors.push(err49);
+}
+errors++;
+}
+for(const key1 in data19){
+if(!((((key1 === "id") || (key1 === "name")) || (key1 === "description")) || (key1 === "tags"))){
+const err50 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err50];
+}
+else {
+vErrors.push(err50);
+}
+errors++;
+}
+}
+if(data19.id !== undefined){
+let data20 = data19.id;
+if(typeof data20 === "string"){
+if(func2(data20) < 1){
+const err51 = {instancePath:instancePath+"/skills/" + i0+"/id",schemaPath:"#/$defs/SkillSummary/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err51];
+}
+else {
+vErrors.push(err51);
+}
+errors++;
+}
+}
+else {
+const err52 = {instancePath:instancePath+"/skills/" + i0+"/id",schemaPath:"#/$defs/SkillSummary/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err52];
+}
+else {
+vErrors.push(err52);
+}
+errors++;
+}
+}
+if(data19.name !== undefined){
+if(typeof data19.name !== "string"){
+const err53 = {instancePath:instancePath+"/skills/" + i0+"/name",schemaPath:"#/$defs/SkillSummary/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err53];
+}
+else {
+vErrors.push(err53);
+}
+errors++;
+}
+}
+if(data19.description !== undefined){
+if(typeof data19.description !== "string"){
+const err54 = {instancePath:instancePath+"/skills/" + i0+"/description",schemaPath:"#/$defs/SkillSummary/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err54];
+}
+else {
+vErrors.push(err54);
+}
+errors++;
+}
+}
+if(data19.tags !== undefined){
+let data23 = data19.tags;
+if(Array.isArray(data23)){
+const len1 = data23.length;
+for(let i1=0; i1<len1; i1++){
+if(typeof data23[i1] !== "string"){
+const err55 = {instancePath:instancePath+"/skills/" + i0+"/tags/" + i1,schemaPath:"#/$defs/SkillSummary/properties/tags/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err55];
+}
+else {
+vErrors.push(err55);
+}
+errors++;
+}
+}
+}
+else {
+const err56 = {instancePath:instancePath+"/skills/" + i0+"/tags",schemaPath:"#/$defs/SkillSummary/properties/tags/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err56];
+}
+else {
+vErrors.push(err56);
+}
+errors++;
+}
+}
+}
+else {
+const err57 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err57];
+}
+else {
+vErrors.push(err57);
+}
+errors++;
+}
+}
+}
+else {
+const err58 = {instancePath:instancePath+"/skills",schemaPath:"#/properties/skills/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err58];
+}
+else {
+vErrors.push(err58);
+}
+errors++;
+}
+}
+if(data.status !== undefined){
+let data25 = data.status;
+if(typeof data25 !== "string"){
+const err59 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err59];
+}
+else {
+vErrors.push(err59);
+}
+errors++;
+}
+if(!((data25 === "available") || (data25 === "unavailable"))){
+const err60 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema130.properties.status.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err60];
+}
+else {
+vErrors.push(err60);
+}
+errors++;
+}
+}
+if(data.unavailableReason !== undefined){
+if(typeof data.unavailableReason !== "string"){
+const err61 = {instancePath:instancePath+"/unavailableReason",schemaPath:"#/properties/unavailableReason/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err61];
+}
+else {
+vErrors.push(err61);
+}
+errors++;
+}
+}
+}
+else {
+const err62 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err62];
+}
+else {
+vErrors.push(err62);
+}
+errors++;
+}
+validate93.errors = vErrors;
 return errors === 0;
 }
-validate86.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate93.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema120 = {"title":"OutboundRow","description":"One outbound connection to a remote A2A agent. `error` is present exactly when `state` is error.","type":"object","properties":{"id":{"description":"Connection id (e.g. out-2c6d9dbd-cf6).","type":"string","minLength":1},"name":{"description":"Connection name, used in tool names a2a__<name>__<skill>.","type":"string"},"agentCardUrl":{"description":"URL of the remote AgentCard.","type":"string","format":"uri"},"enabled":{"description":"Whether the connection is enabled.","type":"boolean"},"timeoutMs":{"$ref":"#/$defs/TimeoutMs","description":"Per-call timeout."},"state":{"description":"connecting: fetching the card; connected: tools registered; error: the last connect or refresh failed (see `error`); disabled: not enabled.","type":"string","enum":["connecting","connected","error","disabled"]},"error":{"description":"Why the last connect or refresh failed.","type":"string"},"skillCount":{"description":"Number of skills the remote card advertises.","type":"integer","minimum":0},"toolCount":{"description":"Number of model tools registered (skills minus disabled ones).","type":"integer","minimum":0},"preset":{"description":"Agent preset id recorded for a future local hand-off session.","type":"string"},"bearerTokenEnv":{"description":"Name of the environment variable the bearer token is read from, when one is used.","type":"string"},"authEnabled":{"description":"Whether a bearer token is sent to the remote.","type":"boolean"},"disabledSkills":{"description":"Remote skill ids not exposed as tools.","type":"array","items":{"type":"string"}},"skillOverrides":{"$ref":"#/$defs/SkillOverrides","description":"Per-skill overrides of the exposed tools."}},"required":["id","name","agentCardUrl","enabled","timeoutMs","state","skillCount","toolCount","authEnabled"],"if":{"properties":{"state":{"const":"error"}},"required":["state"]},"then":{"required":["error"]},"else":{"not":{"required":["error"]}},"additionalProperties":false};
+const schema135 = {"title":"OutboundRow","description":"One outbound connection to a remote A2A agent. `error` is present exactly when `state` is error.","type":"object","properties":{"id":{"description":"Connection id (e.g. out-2c6d9dbd-cf6).","type":"string","minLength":1},"name":{"description":"Connection name, used in tool names a2a__<name>__<skill>.","type":"string"},"agentCardUrl":{"description":"URL of the remote AgentCard.","type":"string","format":"uri"},"enabled":{"description":"Whether the connection is enabled.","type":"boolean"},"timeoutMs":{"$ref":"#/$defs/TimeoutMs","description":"Per-call timeout."},"state":{"description":"connecting: fetching the card; connected: tools registered; error: the last connect or refresh failed (see `error`); disabled: not enabled.","type":"string","enum":["connecting","connected","error","disabled"]},"error":{"description":"Why the last connect or refresh failed.","type":"string"},"skillCount":{"description":"Number of skills the remote card advertises.","type":"integer","minimum":0},"toolCount":{"description":"Number of model tools registered (skills minus disabled ones).","type":"integer","minimum":0},"preset":{"description":"Agent preset id recorded for a future local hand-off session.","type":"string"},"bearerTokenEnv":{"description":"Name of the environment variable the bearer token is read from, when one is used.","type":"string"},"authEnabled":{"description":"Whether a bearer token is sent to the remote.","type":"boolean"},"disabledSkills":{"description":"Remote skill ids not exposed as tools.","type":"array","items":{"type":"string"}},"skillOverrides":{"$ref":"#/$defs/SkillOverrides","description":"Per-skill overrides of the exposed tools."}},"required":["id","name","agentCardUrl","enabled","timeoutMs","state","skillCount","toolCount","authEnabled"],"if":{"properties":{"state":{"const":"error"}},"required":["state"]},"then":{"required":["error"]},"else":{"not":{"required":["error"]}},"additionalProperties":false};
 
-function validate88(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate96(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate88.evaluated;
+const evaluated0 = validate96.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8569,7 +9387,7 @@ vErrors.push(err14);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema120.properties, key0))){
+if(!(func1.call(schema135.properties, key0))){
 const err15 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err15];
@@ -8702,7 +9520,7 @@ vErrors.push(err25);
 errors++;
 }
 if(!((((data6 === "connecting") || (data6 === "connected")) || (data6 === "error")) || (data6 === "disabled"))){
-const err26 = {instancePath:instancePath+"/state",schemaPath:"#/properties/state/enum",keyword:"enum",params:{allowedValues: schema120.properties.state.enum},message:"must be equal to one of the allowed values"};
+const err26 = {instancePath:instancePath+"/state",schemaPath:"#/properties/state/enum",keyword:"enum",params:{allowedValues: schema135.properties.state.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -8839,8 +9657,8 @@ errors++;
 }
 }
 if(data.skillOverrides !== undefined){
-if(!(validate25(data.skillOverrides, {instancePath:instancePath+"/skillOverrides",parentData:data,parentDataProperty:"skillOverrides",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate25.errors : vErrors.concat(validate25.errors);
+if(!(validate28(data.skillOverrides, {instancePath:instancePath+"/skillOverrides",parentData:data,parentDataProperty:"skillOverrides",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate28.errors : vErrors.concat(validate28.errors);
 errors = vErrors.length;
 }
 }
@@ -8855,20 +9673,20 @@ vErrors.push(err37);
 }
 errors++;
 }
-validate88.errors = vErrors;
+validate96.errors = vErrors;
 return errors === 0;
 }
-validate88.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate96.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema122 = {"title":"TaskRow","description":"One task as the panel lists it; GET /a2a/api/task?id= returns the full A2A Task.","type":"object","properties":{"id":{"description":"Task id.","type":"string","minLength":1},"contextId":{"description":"Context (conversation) id.","type":"string","minLength":1},"serverId":{"description":"Id of the inbound instance that owns the task.","type":"string","minLength":1},"state":{"$ref":"#/$defs/TaskState","description":"Current task state."},"createdAt":{"$ref":"#/$defs/DateTime","description":"When the task was created."},"updatedAt":{"$ref":"#/$defs/DateTime","description":"When the task status last changed."},"skill":{"description":"Skill id the task runs.","type":"string"},"summary":{"description":"Short text describing the task (e.g. the start of its input).","type":"string"}},"required":["id","contextId","serverId","state","createdAt","updatedAt"],"additionalProperties":false};
-const schema124 = {"title":"DateTime","description":"An RFC 3339 date-time in UTC with the `Z` suffix; the hub writes milliseconds.","type":"string","format":"date-time","pattern":"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"};
-const formats18 = require("ajv-formats/dist/formats").fullFormats["date-time"];
-const pattern15 = new RegExp("^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$", "u");
+const schema137 = {"title":"TaskRow","description":"One task as the panel lists it; GET /a2a/api/task?id= returns the full A2A Task.","type":"object","properties":{"id":{"description":"Task id.","type":"string","minLength":1},"contextId":{"description":"Context (conversation) id.","type":"string","minLength":1},"serverId":{"description":"Id of the inbound instance that owns the task.","type":"string","minLength":1},"state":{"$ref":"#/$defs/TaskState","description":"Current task state."},"createdAt":{"$ref":"#/$defs/DateTime","description":"When the task was created."},"updatedAt":{"$ref":"#/$defs/DateTime","description":"When the task status last changed."},"skill":{"description":"Skill id the task runs.","type":"string"},"summary":{"description":"Short text describing the task (e.g. the start of its input).","type":"string"}},"required":["id","contextId","serverId","state","createdAt","updatedAt"],"additionalProperties":false};
+const schema139 = {"title":"DateTime","description":"An RFC 3339 date-time in UTC with the `Z` suffix; the hub writes milliseconds.","type":"string","format":"date-time","pattern":"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"};
+const formats22 = require("ajv-formats/dist/formats").fullFormats["date-time"];
+const pattern28 = new RegExp("^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$", "u");
 
-function validate91(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate99(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate91.evaluated;
+const evaluated0 = validate99.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9036,7 +9854,7 @@ vErrors.push(err13);
 errors++;
 }
 if(!((((((((data3 === "TASK_STATE_SUBMITTED") || (data3 === "TASK_STATE_WORKING")) || (data3 === "TASK_STATE_COMPLETED")) || (data3 === "TASK_STATE_FAILED")) || (data3 === "TASK_STATE_CANCELED")) || (data3 === "TASK_STATE_INPUT_REQUIRED")) || (data3 === "TASK_STATE_REJECTED")) || (data3 === "TASK_STATE_AUTH_REQUIRED"))){
-const err14 = {instancePath:instancePath+"/state",schemaPath:"#/$defs/TaskState/enum",keyword:"enum",params:{allowedValues: schema89.enum},message:"must be equal to one of the allowed values"};
+const err14 = {instancePath:instancePath+"/state",schemaPath:"#/$defs/TaskState/enum",keyword:"enum",params:{allowedValues: schema102.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -9049,7 +9867,7 @@ errors++;
 if(data.createdAt !== undefined){
 let data4 = data.createdAt;
 if(typeof data4 === "string"){
-if(!pattern15.test(data4)){
+if(!pattern28.test(data4)){
 const err15 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err15];
@@ -9059,7 +9877,7 @@ vErrors.push(err15);
 }
 errors++;
 }
-if(!(formats18.validate(data4))){
+if(!(formats22.validate(data4))){
 const err16 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err16];
@@ -9084,7 +9902,7 @@ errors++;
 if(data.updatedAt !== undefined){
 let data5 = data.updatedAt;
 if(typeof data5 === "string"){
-if(!pattern15.test(data5)){
+if(!pattern28.test(data5)){
 const err18 = {instancePath:instancePath+"/updatedAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err18];
@@ -9094,7 +9912,7 @@ vErrors.push(err18);
 }
 errors++;
 }
-if(!(formats18.validate(data5))){
+if(!(formats22.validate(data5))){
 const err19 = {instancePath:instancePath+"/updatedAt",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err19];
@@ -9151,17 +9969,17 @@ vErrors.push(err23);
 }
 errors++;
 }
-validate91.errors = vErrors;
+validate99.errors = vErrors;
 return errors === 0;
 }
-validate91.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate99.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema126 = {"title":"PeerRow","description":"A client connected to an inbound endpoint; inbound.close closes it.","type":"object","properties":{"id":{"description":"Peer id.","type":"string","minLength":1},"address":{"description":"Remote address of the peer (IP, optionally with port).","type":"string"},"serverId":{"description":"Id of the inbound instance it is connected to.","type":"string","minLength":1},"openStreams":{"description":"Number of SSE streams it has open.","type":"integer","minimum":0},"since":{"$ref":"#/$defs/DateTime","description":"When the peer connected."}},"required":["id","address","serverId","openStreams","since"],"additionalProperties":false};
+const schema141 = {"title":"PeerRow","description":"A client connected to an inbound endpoint; inbound.close closes it.","type":"object","properties":{"id":{"description":"Peer id.","type":"string","minLength":1},"address":{"description":"Remote address of the peer (IP, optionally with port).","type":"string"},"serverId":{"description":"Id of the inbound instance it is connected to.","type":"string","minLength":1},"openStreams":{"description":"Number of SSE streams it has open.","type":"integer","minimum":0},"since":{"$ref":"#/$defs/DateTime","description":"When the peer connected."}},"required":["id","address","serverId","openStreams","since"],"additionalProperties":false};
 
-function validate93(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate101(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate93.evaluated;
+const evaluated0 = validate101.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9321,7 +10139,7 @@ errors++;
 if(data.since !== undefined){
 let data4 = data.since;
 if(typeof data4 === "string"){
-if(!pattern15.test(data4)){
+if(!pattern28.test(data4)){
 const err13 = {instancePath:instancePath+"/since",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err13];
@@ -9331,7 +10149,7 @@ vErrors.push(err13);
 }
 errors++;
 }
-if(!(formats18.validate(data4))){
+if(!(formats22.validate(data4))){
 const err14 = {instancePath:instancePath+"/since",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err14];
@@ -9364,17 +10182,17 @@ vErrors.push(err16);
 }
 errors++;
 }
-validate93.errors = vErrors;
+validate101.errors = vErrors;
 return errors === 0;
 }
-validate93.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate101.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema128 = {"title":"SessionRow","description":"A live session: the executor state bound to one context on one inbound instance.","type":"object","properties":{"contextId":{"description":"Context id.","type":"string","minLength":1},"serverId":{"description":"Id of the inbound instance.","type":"string","minLength":1},"activeTasks":{"description":"Number of non-terminal tasks in the session.","type":"integer","minimum":0},"taskCount":{"description":"Number of tasks the session has run.","type":"integer","minimum":0},"createdAt":{"$ref":"#/$defs/DateTime","description":"When the session started."},"lastActiveAt":{"$ref":"#/$defs/DateTime","description":"When the session last received a message or task update."}},"required":["contextId","serverId","activeTasks","taskCount","createdAt","lastActiveAt"],"additionalProperties":false};
+const schema143 = {"title":"SessionRow","description":"A live session: the executor state bound to one context on one inbound instance.","type":"object","properties":{"contextId":{"description":"Context id.","type":"string","minLength":1},"serverId":{"description":"Id of the inbound instance.","type":"string","minLength":1},"activeTasks":{"description":"Number of non-terminal tasks in the session.","type":"integer","minimum":0},"taskCount":{"description":"Number of tasks the session has run.","type":"integer","minimum":0},"createdAt":{"$ref":"#/$defs/DateTime","description":"When the session started."},"lastActiveAt":{"$ref":"#/$defs/DateTime","description":"When the session last received a message or task update."}},"required":["contextId","serverId","activeTasks","taskCount","createdAt","lastActiveAt"],"additionalProperties":false};
 
-function validate95(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate103(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate95.evaluated;
+const evaluated0 = validate103.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9557,7 +10375,7 @@ errors++;
 if(data.createdAt !== undefined){
 let data4 = data.createdAt;
 if(typeof data4 === "string"){
-if(!pattern15.test(data4)){
+if(!pattern28.test(data4)){
 const err15 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err15];
@@ -9567,7 +10385,7 @@ vErrors.push(err15);
 }
 errors++;
 }
-if(!(formats18.validate(data4))){
+if(!(formats22.validate(data4))){
 const err16 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err16];
@@ -9592,7 +10410,7 @@ errors++;
 if(data.lastActiveAt !== undefined){
 let data5 = data.lastActiveAt;
 if(typeof data5 === "string"){
-if(!pattern15.test(data5)){
+if(!pattern28.test(data5)){
 const err18 = {instancePath:instancePath+"/lastActiveAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err18];
@@ -9602,7 +10420,7 @@ vErrors.push(err18);
 }
 errors++;
 }
-if(!(formats18.validate(data5))){
+if(!(formats22.validate(data5))){
 const err19 = {instancePath:instancePath+"/lastActiveAt",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err19];
@@ -9635,16 +10453,16 @@ vErrors.push(err21);
 }
 errors++;
 }
-validate95.errors = vErrors;
+validate103.errors = vErrors;
 return errors === 0;
 }
-validate95.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate103.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate85(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate92(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate85.evaluated;
+const evaluated0 = validate92.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9729,8 +10547,8 @@ let data0 = data.inbounds;
 if(Array.isArray(data0)){
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate86(data0[i0], {instancePath:instancePath+"/inbounds/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate86.errors : vErrors.concat(validate86.errors);
+if(!(validate93(data0[i0], {instancePath:instancePath+"/inbounds/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate93.errors : vErrors.concat(validate93.errors);
 errors = vErrors.length;
 }
 }
@@ -9751,8 +10569,8 @@ let data2 = data.outbounds;
 if(Array.isArray(data2)){
 const len1 = data2.length;
 for(let i1=0; i1<len1; i1++){
-if(!(validate88(data2[i1], {instancePath:instancePath+"/outbounds/" + i1,parentData:data2,parentDataProperty:i1,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate88.errors : vErrors.concat(validate88.errors);
+if(!(validate96(data2[i1], {instancePath:instancePath+"/outbounds/" + i1,parentData:data2,parentDataProperty:i1,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate96.errors : vErrors.concat(validate96.errors);
 errors = vErrors.length;
 }
 }
@@ -9773,8 +10591,8 @@ let data4 = data.tasks;
 if(Array.isArray(data4)){
 const len2 = data4.length;
 for(let i2=0; i2<len2; i2++){
-if(!(validate91(data4[i2], {instancePath:instancePath+"/tasks/" + i2,parentData:data4,parentDataProperty:i2,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate91.errors : vErrors.concat(validate91.errors);
+if(!(validate99(data4[i2], {instancePath:instancePath+"/tasks/" + i2,parentData:data4,parentDataProperty:i2,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate99.errors : vErrors.concat(validate99.errors);
 errors = vErrors.length;
 }
 }
@@ -9795,8 +10613,8 @@ let data6 = data.peers;
 if(Array.isArray(data6)){
 const len3 = data6.length;
 for(let i3=0; i3<len3; i3++){
-if(!(validate93(data6[i3], {instancePath:instancePath+"/peers/" + i3,parentData:data6,parentDataProperty:i3,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate93.errors : vErrors.concat(validate93.errors);
+if(!(validate101(data6[i3], {instancePath:instancePath+"/peers/" + i3,parentData:data6,parentDataProperty:i3,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate101.errors : vErrors.concat(validate101.errors);
 errors = vErrors.length;
 }
 }
@@ -9817,8 +10635,8 @@ let data8 = data.sessions;
 if(Array.isArray(data8)){
 const len4 = data8.length;
 for(let i4=0; i4<len4; i4++){
-if(!(validate95(data8[i4], {instancePath:instancePath+"/sessions/" + i4,parentData:data8,parentDataProperty:i4,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate95.errors : vErrors.concat(validate95.errors);
+if(!(validate103(data8[i4], {instancePath:instancePath+"/sessions/" + i4,parentData:data8,parentDataProperty:i4,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate103.errors : vErrors.concat(validate103.errors);
 errors = vErrors.length;
 }
 }
@@ -9987,17 +10805,17 @@ vErrors.push(err24);
 }
 errors++;
 }
-validate85.errors = vErrors;
+validate92.errors = vErrors;
 return errors === 0;
 }
-validate85.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate92.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateTaskState = validate97;
+export const validateTaskState = validate105;
 
-function validate97(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate105(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate97.evaluated;
+const evaluated0 = validate105.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10015,7 +10833,7 @@ vErrors.push(err0);
 errors++;
 }
 if(!((((((((data === "TASK_STATE_SUBMITTED") || (data === "TASK_STATE_WORKING")) || (data === "TASK_STATE_COMPLETED")) || (data === "TASK_STATE_FAILED")) || (data === "TASK_STATE_CANCELED")) || (data === "TASK_STATE_INPUT_REQUIRED")) || (data === "TASK_STATE_REJECTED")) || (data === "TASK_STATE_AUTH_REQUIRED"))){
-const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema89.enum},message:"must be equal to one of the allowed values"};
+const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema102.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -10024,17 +10842,17 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate97.errors = vErrors;
+validate105.errors = vErrors;
 return errors === 0;
 }
-validate97.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate105.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-export const validateDateTime = validate98;
+export const validateDateTime = validate106;
 
-function validate98(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate106(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate98.evaluated;
+const evaluated0 = validate106.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10042,7 +10860,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data === "string"){
-if(!pattern15.test(data)){
+if(!pattern28.test(data)){
 const err0 = {instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err0];
@@ -10052,7 +10870,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(!(formats18.validate(data))){
+if(!(formats22.validate(data))){
 const err1 = {instancePath,schemaPath:"#/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err1];
@@ -10073,17 +10891,17 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate98.errors = vErrors;
+validate106.errors = vErrors;
 return errors === 0;
 }
-validate98.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate106.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-export const validateSkillSummary = validate99;
+export const validateSkillSummary = validate107;
 
-function validate99(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate107(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate99.evaluated;
+const evaluated0 = validate107.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10221,17 +11039,17 @@ vErrors.push(err10);
 }
 errors++;
 }
-validate99.errors = vErrors;
+validate107.errors = vErrors;
 return errors === 0;
 }
-validate99.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate107.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateInboundRow = validate100;
+export const validateInboundRow = validate108;
 
-function validate100(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate108(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate100.evaluated;
+const evaluated0 = validate108.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10299,8 +11117,8 @@ vErrors.push(err5);
 }
 errors++;
 }
-if(data.cardPath === undefined){
-const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "cardPath"},message:"must have required property '"+"cardPath"+"'"};
+if(data.jsonRpcPath === undefined){
+const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "jsonRpcPath"},message:"must have required property '"+"jsonRpcPath"+"'"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -10309,8 +11127,8 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(data.cardUrl === undefined){
-const err7 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "cardUrl"},message:"must have required property '"+"cardUrl"+"'"};
+if(data.restPath === undefined){
+const err7 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "restPath"},message:"must have required property '"+"restPath"+"'"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -10319,8 +11137,8 @@ vErrors.push(err7);
 }
 errors++;
 }
-if(data.endpointUrl === undefined){
-const err8 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "endpointUrl"},message:"must have required property '"+"endpointUrl"+"'"};
+if(data.cardPath === undefined){
+const err8 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "cardPath"},message:"must have required property '"+"cardPath"+"'"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -10329,8 +11147,8 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(data.enabled === undefined){
-const err9 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "enabled"},message:"must have required property '"+"enabled"+"'"};
+if(data.cardUrl === undefined){
+const err9 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "cardUrl"},message:"must have required property '"+"cardUrl"+"'"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -10339,8 +11157,8 @@ vErrors.push(err9);
 }
 errors++;
 }
-if(data.authEnabled === undefined){
-const err10 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "authEnabled"},message:"must have required property '"+"authEnabled"+"'"};
+if(data.endpointUrl === undefined){
+const err10 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "endpointUrl"},message:"must have required property '"+"endpointUrl"+"'"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -10349,8 +11167,8 @@ vErrors.push(err10);
 }
 errors++;
 }
-if(data.skills === undefined){
-const err11 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "skills"},message:"must have required property '"+"skills"+"'"};
+if(data.jsonRpcUrl === undefined){
+const err11 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "jsonRpcUrl"},message:"must have required property '"+"jsonRpcUrl"+"'"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -10359,8 +11177,8 @@ vErrors.push(err11);
 }
 errors++;
 }
-if(data.status === undefined){
-const err12 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "status"},message:"must have required property '"+"status"+"'"};
+if(data.restUrl === undefined){
+const err12 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "restUrl"},message:"must have required property '"+"restUrl"+"'"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -10369,9 +11187,8 @@ vErrors.push(err12);
 }
 errors++;
 }
-for(const key0 in data){
-if(!(func1.call(schema117.properties, key0))){
-const err13 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(data.enabled === undefined){
+const err13 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "enabled"},message:"must have required property '"+"enabled"+"'"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -10380,12 +11197,8 @@ vErrors.push(err13);
 }
 errors++;
 }
-}
-if(data.id !== undefined){
-let data0 = data.id;
-if(typeof data0 === "string"){
-if(func2(data0) < 1){
-const err14 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data.authEnabled === undefined){
+const err14 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "authEnabled"},message:"must have required property '"+"authEnabled"+"'"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -10394,9 +11207,8 @@ vErrors.push(err14);
 }
 errors++;
 }
-}
-else {
-const err15 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.skills === undefined){
+const err15 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "skills"},message:"must have required property '"+"skills"+"'"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -10405,10 +11217,8 @@ vErrors.push(err15);
 }
 errors++;
 }
-}
-if(data.name !== undefined){
-if(typeof data.name !== "string"){
-const err16 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.status === undefined){
+const err16 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "status"},message:"must have required property '"+"status"+"'"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -10417,10 +11227,9 @@ vErrors.push(err16);
 }
 errors++;
 }
-}
-if(data.description !== undefined){
-if(typeof data.description !== "string"){
-const err17 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key0 in data){
+if(!(func1.call(schema130.properties, key0))){
+const err17 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -10430,9 +11239,11 @@ vErrors.push(err17);
 errors++;
 }
 }
-if(data.version !== undefined){
-if(typeof data.version !== "string"){
-const err18 = {instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.id !== undefined){
+let data0 = data.id;
+if(typeof data0 === "string"){
+if(func2(data0) < 1){
+const err18 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -10442,11 +11253,8 @@ vErrors.push(err18);
 errors++;
 }
 }
-if(data.endpointPath !== undefined){
-let data4 = data.endpointPath;
-if(typeof data4 === "string"){
-if(func2(data4) < 2){
-const err19 = {instancePath:instancePath+"/endpointPath",schemaPath:"#/$defs/EndpointPath/minLength",keyword:"minLength",params:{limit: 2},message:"must NOT have fewer than 2 characters"};
+else {
+const err19 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -10455,8 +11263,10 @@ vErrors.push(err19);
 }
 errors++;
 }
-if(!pattern4.test(data4)){
-const err20 = {instancePath:instancePath+"/endpointPath",schemaPath:"#/$defs/EndpointPath/pattern",keyword:"pattern",params:{pattern: "^(?!/a2a/api(?:/|$))(?!.*/\\.\\.?(?:/|$))/(?:[A-Za-z0-9._~-]+/)*[A-Za-z0-9._~-]+$"},message:"must match pattern \""+"^(?!/a2a/api(?:/|$))(?!.*/\\.\\.?(?:/|$))/(?:[A-Za-z0-9._~-]+/)*[A-Za-z0-9._~-]+$"+"\""};
+}
+if(data.name !== undefined){
+if(typeof data.name !== "string"){
+const err20 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -10466,8 +11276,9 @@ vErrors.push(err20);
 errors++;
 }
 }
-else {
-const err21 = {instancePath:instancePath+"/endpointPath",schemaPath:"#/$defs/EndpointPath/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.description !== undefined){
+if(typeof data.description !== "string"){
+const err21 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -10477,9 +11288,9 @@ vErrors.push(err21);
 errors++;
 }
 }
-if(data.preset !== undefined){
-if(typeof data.preset !== "string"){
-const err22 = {instancePath:instancePath+"/preset",schemaPath:"#/properties/preset/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.version !== undefined){
+if(typeof data.version !== "string"){
+const err22 = {instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -10489,11 +11300,11 @@ vErrors.push(err22);
 errors++;
 }
 }
-if(data.cardPath !== undefined){
-let data6 = data.cardPath;
-if(typeof data6 === "string"){
-if(!pattern14.test(data6)){
-const err23 = {instancePath:instancePath+"/cardPath",schemaPath:"#/properties/cardPath/pattern",keyword:"pattern",params:{pattern: "^/(?:[A-Za-z0-9._~-]+/)+agent-card\\.json$"},message:"must match pattern \""+"^/(?:[A-Za-z0-9._~-]+/)+agent-card\\.json$"+"\""};
+if(data.endpointPath !== undefined){
+let data4 = data.endpointPath;
+if(typeof data4 === "string"){
+if(func2(data4) < 2){
+const err23 = {instancePath:instancePath+"/endpointPath",schemaPath:"#/$defs/EndpointPath/minLength",keyword:"minLength",params:{limit: 2},message:"must NOT have fewer than 2 characters"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -10502,9 +11313,8 @@ vErrors.push(err23);
 }
 errors++;
 }
-}
-else {
-const err24 = {instancePath:instancePath+"/cardPath",schemaPath:"#/properties/cardPath/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern4.test(data4)){
+const err24 = {instancePath:instancePath+"/endpointPath",schemaPath:"#/$defs/EndpointPath/pattern",keyword:"pattern",params:{pattern: "^(?!/a2a/api(?:/|$))(?!.*/\\.\\.?(?:/|$))/(?:[A-Za-z0-9._~-]+/)*[A-Za-z0-9._~-]+$"},message:"must match pattern \""+"^(?!/a2a/api(?:/|$))(?!.*/\\.\\.?(?:/|$))/(?:[A-Za-z0-9._~-]+/)*[A-Za-z0-9._~-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -10514,11 +11324,8 @@ vErrors.push(err24);
 errors++;
 }
 }
-if(data.cardUrl !== undefined){
-let data7 = data.cardUrl;
-if(typeof data7 === "string"){
-if(!(formats0(data7))){
-const err25 = {instancePath:instancePath+"/cardUrl",schemaPath:"#/properties/cardUrl/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
+else {
+const err25 = {instancePath:instancePath+"/endpointPath",schemaPath:"#/$defs/EndpointPath/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -10528,8 +11335,11 @@ vErrors.push(err25);
 errors++;
 }
 }
-else {
-const err26 = {instancePath:instancePath+"/cardUrl",schemaPath:"#/properties/cardUrl/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.jsonRpcPath !== undefined){
+let data5 = data.jsonRpcPath;
+if(typeof data5 === "string"){
+if(func2(data5) < 2){
+const err26 = {instancePath:instancePath+"/jsonRpcPath",schemaPath:"#/$defs/EndpointPath/minLength",keyword:"minLength",params:{limit: 2},message:"must NOT have fewer than 2 characters"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -10538,12 +11348,8 @@ vErrors.push(err26);
 }
 errors++;
 }
-}
-if(data.endpointUrl !== undefined){
-let data8 = data.endpointUrl;
-if(typeof data8 === "string"){
-if(!(formats0(data8))){
-const err27 = {instancePath:instancePath+"/endpointUrl",schemaPath:"#/properties/endpointUrl/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
+if(!pattern4.test(data5)){
+const err27 = {instancePath:instancePath+"/jsonRpcPath",schemaPath:"#/$defs/EndpointPath/pattern",keyword:"pattern",params:{pattern: "^(?!/a2a/api(?:/|$))(?!.*/\\.\\.?(?:/|$))/(?:[A-Za-z0-9._~-]+/)*[A-Za-z0-9._~-]+$"},message:"must match pattern \""+"^(?!/a2a/api(?:/|$))(?!.*/\\.\\.?(?:/|$))/(?:[A-Za-z0-9._~-]+/)*[A-Za-z0-9._~-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -10554,7 +11360,7 @@ errors++;
 }
 }
 else {
-const err28 = {instancePath:instancePath+"/endpointUrl",schemaPath:"#/properties/endpointUrl/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err28 = {instancePath:instancePath+"/jsonRpcPath",schemaPath:"#/$defs/EndpointPath/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -10564,9 +11370,11 @@ vErrors.push(err28);
 errors++;
 }
 }
-if(data.enabled !== undefined){
-if(typeof data.enabled !== "boolean"){
-const err29 = {instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data.restPath !== undefined){
+let data6 = data.restPath;
+if(typeof data6 === "string"){
+if(func2(data6) < 2){
+const err29 = {instancePath:instancePath+"/restPath",schemaPath:"#/$defs/EndpointPath/minLength",keyword:"minLength",params:{limit: 2},message:"must NOT have fewer than 2 characters"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -10575,10 +11383,8 @@ vErrors.push(err29);
 }
 errors++;
 }
-}
-if(data.authEnabled !== undefined){
-if(typeof data.authEnabled !== "boolean"){
-const err30 = {instancePath:instancePath+"/authEnabled",schemaPath:"#/properties/authEnabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(!pattern4.test(data6)){
+const err30 = {instancePath:instancePath+"/restPath",schemaPath:"#/$defs/EndpointPath/pattern",keyword:"pattern",params:{pattern: "^(?!/a2a/api(?:/|$))(?!.*/\\.\\.?(?:/|$))/(?:[A-Za-z0-9._~-]+/)*[A-Za-z0-9._~-]+$"},message:"must match pattern \""+"^(?!/a2a/api(?:/|$))(?!.*/\\.\\.?(?:/|$))/(?:[A-Za-z0-9._~-]+/)*[A-Za-z0-9._~-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -10588,9 +11394,8 @@ vErrors.push(err30);
 errors++;
 }
 }
-if(data.authTokenEnv !== undefined){
-if(typeof data.authTokenEnv !== "string"){
-const err31 = {instancePath:instancePath+"/authTokenEnv",schemaPath:"#/properties/authTokenEnv/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err31 = {instancePath:instancePath+"/restPath",schemaPath:"#/$defs/EndpointPath/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -10600,9 +11405,15 @@ vErrors.push(err31);
 errors++;
 }
 }
-if(data.relayTo !== undefined){
-if(typeof data.relayTo !== "string"){
-const err32 = {instancePath:instancePath+"/relayTo",schemaPath:"#/properties/relayTo/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.tenants !== undefined){
+if(!(validate23(data.tenants, {instancePath:instancePath+"/tenants",parentData:data,parentDataProperty:"tenants",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate23.errors : vErrors.concat(validate23.errors);
+errors = vErrors.length;
+}
+}
+if(data.preset !== undefined){
+if(typeof data.preset !== "string"){
+const err32 = {instancePath:instancePath+"/preset",schemaPath:"#/properties/preset/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -10612,15 +11423,11 @@ vErrors.push(err32);
 errors++;
 }
 }
-if(data.skills !== undefined){
-let data13 = data.skills;
-if(Array.isArray(data13)){
-const len0 = data13.length;
-for(let i0=0; i0<len0; i0++){
-let data14 = data13[i0];
-if(data14 && typeof data14 == "object" && !Array.isArray(data14)){
-if(data14.id === undefined){
-const err33 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
+if(data.cardPath !== undefined){
+let data9 = data.cardPath;
+if(typeof data9 === "string"){
+if(!pattern27.test(data9)){
+const err33 = {instancePath:instancePath+"/cardPath",schemaPath:"#/properties/cardPath/pattern",keyword:"pattern",params:{pattern: "^/(?:[A-Za-z0-9._~-]+/)+agent-card\\.json$"},message:"must match pattern \""+"^/(?:[A-Za-z0-9._~-]+/)+agent-card\\.json$"+"\""};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -10629,8 +11436,9 @@ vErrors.push(err33);
 }
 errors++;
 }
-if(data14.name === undefined){
-const err34 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+}
+else {
+const err34 = {instancePath:instancePath+"/cardPath",schemaPath:"#/properties/cardPath/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -10639,8 +11447,12 @@ vErrors.push(err34);
 }
 errors++;
 }
-if(data14.description === undefined){
-const err35 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/required",keyword:"required",params:{missingProperty: "description"},message:"must have required property '"+"description"+"'"};
+}
+if(data.cardUrl !== undefined){
+let data10 = data.cardUrl;
+if(typeof data10 === "string"){
+if(!(formats0(data10))){
+const err35 = {instancePath:instancePath+"/cardUrl",schemaPath:"#/properties/cardUrl/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -10649,9 +11461,9 @@ vErrors.push(err35);
 }
 errors++;
 }
-for(const key1 in data14){
-if(!((((key1 === "id") || (key1 === "name")) || (key1 === "description")) || (key1 === "tags"))){
-const err36 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+}
+else {
+const err36 = {instancePath:instancePath+"/cardUrl",schemaPath:"#/properties/cardUrl/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -10661,11 +11473,11 @@ vErrors.push(err36);
 errors++;
 }
 }
-if(data14.id !== undefined){
-let data15 = data14.id;
-if(typeof data15 === "string"){
-if(func2(data15) < 1){
-const err37 = {instancePath:instancePath+"/skills/" + i0+"/id",schemaPath:"#/$defs/SkillSummary/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data.endpointUrl !== undefined){
+let data11 = data.endpointUrl;
+if(typeof data11 === "string"){
+if(!(formats0(data11))){
+const err37 = {instancePath:instancePath+"/endpointUrl",schemaPath:"#/properties/endpointUrl/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -10676,7 +11488,7 @@ errors++;
 }
 }
 else {
-const err38 = {instancePath:instancePath+"/skills/" + i0+"/id",schemaPath:"#/$defs/SkillSummary/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err38 = {instancePath:instancePath+"/endpointUrl",schemaPath:"#/properties/endpointUrl/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -10686,9 +11498,11 @@ vErrors.push(err38);
 errors++;
 }
 }
-if(data14.name !== undefined){
-if(typeof data14.name !== "string"){
-const err39 = {instancePath:instancePath+"/skills/" + i0+"/name",schemaPath:"#/$defs/SkillSummary/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.jsonRpcUrl !== undefined){
+let data12 = data.jsonRpcUrl;
+if(typeof data12 === "string"){
+if(!(formats0(data12))){
+const err39 = {instancePath:instancePath+"/jsonRpcUrl",schemaPath:"#/properties/jsonRpcUrl/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -10698,9 +11512,8 @@ vErrors.push(err39);
 errors++;
 }
 }
-if(data14.description !== undefined){
-if(typeof data14.description !== "string"){
-const err40 = {instancePath:instancePath+"/skills/" + i0+"/description",schemaPath:"#/$defs/SkillSummary/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err40 = {instancePath:instancePath+"/jsonRpcUrl",schemaPath:"#/properties/jsonRpcUrl/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -10710,13 +11523,11 @@ vErrors.push(err40);
 errors++;
 }
 }
-if(data14.tags !== undefined){
-let data18 = data14.tags;
-if(Array.isArray(data18)){
-const len1 = data18.length;
-for(let i1=0; i1<len1; i1++){
-if(typeof data18[i1] !== "string"){
-const err41 = {instancePath:instancePath+"/skills/" + i0+"/tags/" + i1,schemaPath:"#/$defs/SkillSummary/properties/tags/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.restUrl !== undefined){
+let data13 = data.restUrl;
+if(typeof data13 === "string"){
+if(!(formats0(data13))){
+const err41 = {instancePath:instancePath+"/restUrl",schemaPath:"#/properties/restUrl/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -10726,9 +11537,8 @@ vErrors.push(err41);
 errors++;
 }
 }
-}
 else {
-const err42 = {instancePath:instancePath+"/skills/" + i0+"/tags",schemaPath:"#/$defs/SkillSummary/properties/tags/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err42 = {instancePath:instancePath+"/restUrl",schemaPath:"#/properties/restUrl/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -10738,9 +11548,9 @@ vErrors.push(err42);
 errors++;
 }
 }
-}
-else {
-const err43 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.enabled !== undefined){
+if(typeof data.enabled !== "boolean"){
+const err43 = {instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -10750,9 +11560,9 @@ vErrors.push(err43);
 errors++;
 }
 }
-}
-else {
-const err44 = {instancePath:instancePath+"/skills",schemaPath:"#/properties/skills/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data.authEnabled !== undefined){
+if(typeof data.authEnabled !== "boolean"){
+const err44 = {instancePath:instancePath+"/authEnabled",schemaPath:"#/properties/authEnabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -10762,10 +11572,9 @@ vErrors.push(err44);
 errors++;
 }
 }
-if(data.status !== undefined){
-let data20 = data.status;
-if(typeof data20 !== "string"){
-const err45 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.authTokenEnv !== undefined){
+if(typeof data.authTokenEnv !== "string"){
+const err45 = {instancePath:instancePath+"/authTokenEnv",schemaPath:"#/properties/authTokenEnv/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -10774,8 +11583,10 @@ vErrors.push(err45);
 }
 errors++;
 }
-if(!((data20 === "available") || (data20 === "unavailable"))){
-const err46 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema117.properties.status.enum},message:"must be equal to one of the allowed values"};
+}
+if(data.relayTo !== undefined){
+if(typeof data.relayTo !== "string"){
+const err46 = {instancePath:instancePath+"/relayTo",schemaPath:"#/properties/relayTo/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -10785,9 +11596,15 @@ vErrors.push(err46);
 errors++;
 }
 }
-if(data.unavailableReason !== undefined){
-if(typeof data.unavailableReason !== "string"){
-const err47 = {instancePath:instancePath+"/unavailableReason",schemaPath:"#/properties/unavailableReason/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.skills !== undefined){
+let data18 = data.skills;
+if(Array.isArray(data18)){
+const len0 = data18.length;
+for(let i0=0; i0<len0; i0++){
+let data19 = data18[i0];
+if(data19 && typeof data19 == "object" && !Array.isArray(data19)){
+if(data19.id === undefined){
+const err47 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -10796,10 +11613,8 @@ vErrors.push(err47);
 }
 errors++;
 }
-}
-}
-else {
-const err48 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data19.name === undefined){
+const err48 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -10808,17 +11623,186 @@ vErrors.push(err48);
 }
 errors++;
 }
-validate100.errors = vErrors;
+if(data19.description === undefined){
+const err49 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/required",keyword:"required",params:{missingProperty: "description"},message:"must have required property '"+"description"+"'"};
+if(vErrors === null){
+vErrors = [err49];
+}
+else {
+vErrors.push(err49);
+}
+errors++;
+}
+for(const key1 in data19){
+if(!((((key1 === "id") || (key1 === "name")) || (key1 === "description")) || (key1 === "tags"))){
+const err50 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err50];
+}
+else {
+vErrors.push(err50);
+}
+errors++;
+}
+}
+if(data19.id !== undefined){
+let data20 = data19.id;
+if(typeof data20 === "string"){
+if(func2(data20) < 1){
+const err51 = {instancePath:instancePath+"/skills/" + i0+"/id",schemaPath:"#/$defs/SkillSummary/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err51];
+}
+else {
+vErrors.push(err51);
+}
+errors++;
+}
+}
+else {
+const err52 = {instancePath:instancePath+"/skills/" + i0+"/id",schemaPath:"#/$defs/SkillSummary/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err52];
+}
+else {
+vErrors.push(err52);
+}
+errors++;
+}
+}
+if(data19.name !== undefined){
+if(typeof data19.name !== "string"){
+const err53 = {instancePath:instancePath+"/skills/" + i0+"/name",schemaPath:"#/$defs/SkillSummary/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err53];
+}
+else {
+vErrors.push(err53);
+}
+errors++;
+}
+}
+if(data19.description !== undefined){
+if(typeof data19.description !== "string"){
+const err54 = {instancePath:instancePath+"/skills/" + i0+"/description",schemaPath:"#/$defs/SkillSummary/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err54];
+}
+else {
+vErrors.push(err54);
+}
+errors++;
+}
+}
+if(data19.tags !== undefined){
+let data23 = data19.tags;
+if(Array.isArray(data23)){
+const len1 = data23.length;
+for(let i1=0; i1<len1; i1++){
+if(typeof data23[i1] !== "string"){
+const err55 = {instancePath:instancePath+"/skills/" + i0+"/tags/" + i1,schemaPath:"#/$defs/SkillSummary/properties/tags/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err55];
+}
+else {
+vErrors.push(err55);
+}
+errors++;
+}
+}
+}
+else {
+const err56 = {instancePath:instancePath+"/skills/" + i0+"/tags",schemaPath:"#/$defs/SkillSummary/properties/tags/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err56];
+}
+else {
+vErrors.push(err56);
+}
+errors++;
+}
+}
+}
+else {
+const err57 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err57];
+}
+else {
+vErrors.push(err57);
+}
+errors++;
+}
+}
+}
+else {
+const err58 = {instancePath:instancePath+"/skills",schemaPath:"#/properties/skills/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err58];
+}
+else {
+vErrors.push(err58);
+}
+errors++;
+}
+}
+if(data.status !== undefined){
+let data25 = data.status;
+if(typeof data25 !== "string"){
+const err59 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err59];
+}
+else {
+vErrors.push(err59);
+}
+errors++;
+}
+if(!((data25 === "available") || (data25 === "unavailable"))){
+const err60 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema130.properties.status.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err60];
+}
+else {
+vErrors.push(err60);
+}
+errors++;
+}
+}
+if(data.unavailableReason !== undefined){
+if(typeof data.unavailableReason !== "string"){
+const err61 = {instancePath:instancePath+"/unavailableReason",schemaPath:"#/properties/unavailableReason/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err61];
+}
+else {
+vErrors.push(err61);
+}
+errors++;
+}
+}
+}
+else {
+const err62 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err62];
+}
+else {
+vErrors.push(err62);
+}
+errors++;
+}
+validate108.errors = vErrors;
 return errors === 0;
 }
-validate100.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate108.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateOutboundRow = validate101;
+export const validateOutboundRow = validate110;
 
-function validate101(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate110(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate101.evaluated;
+const evaluated0 = validate110.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11029,7 +12013,7 @@ vErrors.push(err14);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema120.properties, key0))){
+if(!(func1.call(schema135.properties, key0))){
 const err15 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err15];
@@ -11162,7 +12146,7 @@ vErrors.push(err25);
 errors++;
 }
 if(!((((data6 === "connecting") || (data6 === "connected")) || (data6 === "error")) || (data6 === "disabled"))){
-const err26 = {instancePath:instancePath+"/state",schemaPath:"#/properties/state/enum",keyword:"enum",params:{allowedValues: schema120.properties.state.enum},message:"must be equal to one of the allowed values"};
+const err26 = {instancePath:instancePath+"/state",schemaPath:"#/properties/state/enum",keyword:"enum",params:{allowedValues: schema135.properties.state.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -11299,8 +12283,8 @@ errors++;
 }
 }
 if(data.skillOverrides !== undefined){
-if(!(validate25(data.skillOverrides, {instancePath:instancePath+"/skillOverrides",parentData:data,parentDataProperty:"skillOverrides",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate25.errors : vErrors.concat(validate25.errors);
+if(!(validate28(data.skillOverrides, {instancePath:instancePath+"/skillOverrides",parentData:data,parentDataProperty:"skillOverrides",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate28.errors : vErrors.concat(validate28.errors);
 errors = vErrors.length;
 }
 }
@@ -11315,17 +12299,17 @@ vErrors.push(err37);
 }
 errors++;
 }
-validate101.errors = vErrors;
+validate110.errors = vErrors;
 return errors === 0;
 }
-validate101.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate110.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateTaskRow = validate103;
+export const validateTaskRow = validate112;
 
-function validate103(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate112(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate103.evaluated;
+const evaluated0 = validate112.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11493,7 +12477,7 @@ vErrors.push(err13);
 errors++;
 }
 if(!((((((((data3 === "TASK_STATE_SUBMITTED") || (data3 === "TASK_STATE_WORKING")) || (data3 === "TASK_STATE_COMPLETED")) || (data3 === "TASK_STATE_FAILED")) || (data3 === "TASK_STATE_CANCELED")) || (data3 === "TASK_STATE_INPUT_REQUIRED")) || (data3 === "TASK_STATE_REJECTED")) || (data3 === "TASK_STATE_AUTH_REQUIRED"))){
-const err14 = {instancePath:instancePath+"/state",schemaPath:"#/$defs/TaskState/enum",keyword:"enum",params:{allowedValues: schema89.enum},message:"must be equal to one of the allowed values"};
+const err14 = {instancePath:instancePath+"/state",schemaPath:"#/$defs/TaskState/enum",keyword:"enum",params:{allowedValues: schema102.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -11506,7 +12490,7 @@ errors++;
 if(data.createdAt !== undefined){
 let data4 = data.createdAt;
 if(typeof data4 === "string"){
-if(!pattern15.test(data4)){
+if(!pattern28.test(data4)){
 const err15 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err15];
@@ -11516,7 +12500,7 @@ vErrors.push(err15);
 }
 errors++;
 }
-if(!(formats18.validate(data4))){
+if(!(formats22.validate(data4))){
 const err16 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err16];
@@ -11541,7 +12525,7 @@ errors++;
 if(data.updatedAt !== undefined){
 let data5 = data.updatedAt;
 if(typeof data5 === "string"){
-if(!pattern15.test(data5)){
+if(!pattern28.test(data5)){
 const err18 = {instancePath:instancePath+"/updatedAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err18];
@@ -11551,7 +12535,7 @@ vErrors.push(err18);
 }
 errors++;
 }
-if(!(formats18.validate(data5))){
+if(!(formats22.validate(data5))){
 const err19 = {instancePath:instancePath+"/updatedAt",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err19];
@@ -11608,17 +12592,17 @@ vErrors.push(err23);
 }
 errors++;
 }
-validate103.errors = vErrors;
+validate112.errors = vErrors;
 return errors === 0;
 }
-validate103.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate112.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateTaskPage = validate104;
+export const validateTaskPage = validate113;
 
-function validate104(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate113(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate104.evaluated;
+const evaluated0 = validate113.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11764,17 +12748,17 @@ vErrors.push(err11);
 }
 errors++;
 }
-validate104.errors = vErrors;
+validate113.errors = vErrors;
 return errors === 0;
 }
-validate104.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate113.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validatePeerRow = validate105;
+export const validatePeerRow = validate114;
 
-function validate105(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate114(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate105.evaluated;
+const evaluated0 = validate114.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11934,7 +12918,7 @@ errors++;
 if(data.since !== undefined){
 let data4 = data.since;
 if(typeof data4 === "string"){
-if(!pattern15.test(data4)){
+if(!pattern28.test(data4)){
 const err13 = {instancePath:instancePath+"/since",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err13];
@@ -11944,7 +12928,7 @@ vErrors.push(err13);
 }
 errors++;
 }
-if(!(formats18.validate(data4))){
+if(!(formats22.validate(data4))){
 const err14 = {instancePath:instancePath+"/since",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err14];
@@ -11977,17 +12961,17 @@ vErrors.push(err16);
 }
 errors++;
 }
-validate105.errors = vErrors;
+validate114.errors = vErrors;
 return errors === 0;
 }
-validate105.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate114.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateSessionRow = validate106;
+export const validateSessionRow = validate115;
 
-function validate106(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate115(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate106.evaluated;
+const evaluated0 = validate115.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12170,7 +13154,7 @@ errors++;
 if(data.createdAt !== undefined){
 let data4 = data.createdAt;
 if(typeof data4 === "string"){
-if(!pattern15.test(data4)){
+if(!pattern28.test(data4)){
 const err15 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err15];
@@ -12180,7 +13164,7 @@ vErrors.push(err15);
 }
 errors++;
 }
-if(!(formats18.validate(data4))){
+if(!(formats22.validate(data4))){
 const err16 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err16];
@@ -12205,7 +13189,7 @@ errors++;
 if(data.lastActiveAt !== undefined){
 let data5 = data.lastActiveAt;
 if(typeof data5 === "string"){
-if(!pattern15.test(data5)){
+if(!pattern28.test(data5)){
 const err18 = {instancePath:instancePath+"/lastActiveAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err18];
@@ -12215,7 +13199,7 @@ vErrors.push(err18);
 }
 errors++;
 }
-if(!(formats18.validate(data5))){
+if(!(formats22.validate(data5))){
 const err19 = {instancePath:instancePath+"/lastActiveAt",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err19];
@@ -12248,18 +13232,18 @@ vErrors.push(err21);
 }
 errors++;
 }
-validate106.errors = vErrors;
+validate115.errors = vErrors;
 return errors === 0;
 }
-validate106.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate115.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validatePreset = validate107;
-const schema150 = {"title":"Preset","description":"An agent preset an inbound instance or outbound connection can name.","type":"object","properties":{"id":{"description":"Preset id.","type":"string","minLength":1},"name":{"description":"Display name.","type":"string"},"description":{"description":"What the preset configures.","type":"string"},"isDefault":{"description":"True for the preset used when an action names none; at most one preset has it.","type":"boolean"}},"required":["id"],"additionalProperties":false};
+export const validatePreset = validate116;
+const schema167 = {"title":"Preset","description":"An agent preset an inbound instance or outbound connection can name.","type":"object","properties":{"id":{"description":"Preset id.","type":"string","minLength":1},"name":{"description":"Display name.","type":"string"},"description":{"description":"What the preset configures.","type":"string"},"isDefault":{"description":"True for the preset used when an action names none; at most one preset has it.","type":"boolean"}},"required":["id"],"additionalProperties":false};
 
-function validate107(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate116(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate107.evaluated;
+const evaluated0 = validate116.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12361,18 +13345,18 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate107.errors = vErrors;
+validate116.errors = vErrors;
 return errors === 0;
 }
-validate107.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate116.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validatePresetList = validate108;
-const schema151 = {"title":"PresetList","description":"The agent-preset roster of GET /a2a/api/presets.","type":"array","items":{"$ref":"#/$defs/Preset"}};
+export const validatePresetList = validate117;
+const schema168 = {"title":"PresetList","description":"The agent-preset roster of GET /a2a/api/presets.","type":"array","items":{"$ref":"#/$defs/Preset"}};
 
-function validate108(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate117(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate108.evaluated;
+const evaluated0 = validate117.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12490,18 +13474,18 @@ vErrors.push(err8);
 }
 errors++;
 }
-validate108.errors = vErrors;
+validate117.errors = vErrors;
 return errors === 0;
 }
-validate108.evaluated = {"items":true,"dynamicProps":false,"dynamicItems":false};
+validate117.evaluated = {"items":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateMetrics = validate109;
-const schema153 = {"title":"Metrics","description":"GET /a2a/api/metrics?format=json: process-local counters and gauges since start. Open-ended: the members below are always present, and more may be added.","type":"object","properties":{"requests":{"description":"A2A requests counted by JSON-RPC method name, then by outcome (e.g. ok, or an error name).","type":"object","additionalProperties":{"type":"object","additionalProperties":{"type":"integer","minimum":0}}},"tasksByState":{"description":"Number of stored tasks in each state; absent states count 0.","type":"object","propertyNames":{"$ref":"#/$defs/TaskState"},"additionalProperties":{"type":"integer","minimum":0}},"openStreams":{"description":"SSE streams currently open.","type":"integer","minimum":0},"sessions":{"description":"Live sessions.","type":"integer","minimum":0},"rateLimitRejections":{"description":"Requests rejected by the rate limiter.","type":"integer","minimum":0}},"required":["requests","tasksByState","openStreams","sessions","rateLimitRejections"],"additionalProperties":true};
+export const validateMetrics = validate118;
+const schema170 = {"title":"Metrics","description":"GET /a2a/api/metrics?format=json: process-local counters and gauges since start. Open-ended: the members below are always present, and more may be added.","type":"object","properties":{"requests":{"description":"A2A requests counted by JSON-RPC method name, then by outcome (e.g. ok, or an error name).","type":"object","additionalProperties":{"type":"object","additionalProperties":{"type":"integer","minimum":0}}},"tasksByState":{"description":"Number of stored tasks in each state; absent states count 0.","type":"object","propertyNames":{"$ref":"#/$defs/TaskState"},"additionalProperties":{"type":"integer","minimum":0}},"openStreams":{"description":"SSE streams currently open.","type":"integer","minimum":0},"sessions":{"description":"Live sessions.","type":"integer","minimum":0},"rateLimitRejections":{"description":"Requests rejected by the rate limiter.","type":"integer","minimum":0}},"required":["requests","tasksByState","openStreams","sessions","rateLimitRejections"],"additionalProperties":true};
 
-function validate109(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate118(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate109.evaluated;
+const evaluated0 = validate118.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12630,7 +13614,7 @@ vErrors.push(err9);
 errors++;
 }
 if(!((((((((key2 === "TASK_STATE_SUBMITTED") || (key2 === "TASK_STATE_WORKING")) || (key2 === "TASK_STATE_COMPLETED")) || (key2 === "TASK_STATE_FAILED")) || (key2 === "TASK_STATE_CANCELED")) || (key2 === "TASK_STATE_INPUT_REQUIRED")) || (key2 === "TASK_STATE_REJECTED")) || (key2 === "TASK_STATE_AUTH_REQUIRED"))){
-const err10 = {instancePath:instancePath+"/tasksByState",schemaPath:"#/$defs/TaskState/enum",keyword:"enum",params:{allowedValues: schema89.enum},message:"must be equal to one of the allowed values",propertyName:key2};
+const err10 = {instancePath:instancePath+"/tasksByState",schemaPath:"#/$defs/TaskState/enum",keyword:"enum",params:{allowedValues: schema102.enum},message:"must be equal to one of the allowed values",propertyName:key2};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -12774,19 +13758,19 @@ vErrors.push(err21);
 }
 errors++;
 }
-validate109.errors = vErrors;
+validate118.errors = vErrors;
 return errors === 0;
 }
-validate109.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate118.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateStoredInbound = validate110;
-const schema155 = {"title":"StoredInbound","description":"An inbound instance's configuration as persisted. It holds a token's digest, never the token.","type":"object","properties":{"id":{"description":"Instance id.","type":"string","minLength":1},"name":{"description":"Display name, also the card's name.","type":"string"},"description":{"description":"The card's description.","type":"string"},"version":{"description":"The card's version.","type":"string"},"endpointPath":{"$ref":"#/$defs/EndpointPath","description":"Where the instance serves."},"preset":{"description":"Agent preset id.","type":"string","minLength":1},"enabled":{"description":"Whether its routes are registered.","type":"boolean"},"authTokenEnv":{"description":"Name of the environment variable holding the bearer token.","type":"string","minLength":1},"tokenDigest":{"description":"SHA-256 (hex) of a token set at run time; takes precedence over authTokenEnv.","type":"string","pattern":"^[0-9a-f]{64}$"},"skills":{"description":"Skills to advertise instead of the preset's: A2A 1.0 AgentSkill objects, each checked against spec/a2a/1.0 when the row is loaded.","type":"array","items":{"type":"object","additionalProperties":true}},"relayTo":{"description":"The outbound connection id the relay preset forwards to.","type":"string","minLength":1},"createdAt":{"description":"When the instance was created (RFC 3339).","type":"string","format":"date-time"},"updatedAt":{"description":"When it last changed (RFC 3339).","type":"string","format":"date-time"}},"required":["id","name","description","version","endpointPath","preset","enabled","createdAt","updatedAt"],"additionalProperties":false};
-const pattern29 = new RegExp("^[0-9a-f]{64}$", "u");
+export const validateStoredInbound = validate119;
+const schema172 = {"title":"StoredInbound","description":"An inbound instance's configuration as persisted. It holds a token's digest, never the token.","type":"object","properties":{"id":{"description":"Instance id.","type":"string","minLength":1},"name":{"description":"Display name, also the card's name.","type":"string"},"description":{"description":"The card's description.","type":"string"},"version":{"description":"The card's version.","type":"string"},"endpointPath":{"$ref":"#/$defs/EndpointPath","description":"The instance's base path: its card is below it."},"jsonRpcPath":{"$ref":"#/$defs/EndpointPath","description":"Where JSON-RPC is POSTed when not at endpointPath; rows written before it existed lack it."},"restPath":{"$ref":"#/$defs/EndpointPath","description":"The REST base when not endpointPath; rows written before it existed lack it."},"tenants":{"description":"The only tenants the instance accepts; absent: any.","type":"array","items":{"$ref":"#/$defs/TenantName"},"minItems":1,"uniqueItems":true},"preset":{"description":"Agent preset id.","type":"string","minLength":1},"enabled":{"description":"Whether its routes are registered.","type":"boolean"},"authTokenEnv":{"description":"Name of the environment variable holding the bearer token.","type":"string","minLength":1},"tokenDigest":{"description":"SHA-256 (hex) of a token set at run time; takes precedence over authTokenEnv.","type":"string","pattern":"^[0-9a-f]{64}$"},"skills":{"description":"Skills to advertise instead of the preset's: A2A 1.0 AgentSkill objects, each checked against spec/a2a/1.0 when the row is loaded.","type":"array","items":{"type":"object","additionalProperties":true}},"relayTo":{"description":"The outbound connection id the relay preset forwards to.","type":"string","minLength":1},"createdAt":{"description":"When the instance was created (RFC 3339).","type":"string","format":"date-time"},"updatedAt":{"description":"When it last changed (RFC 3339).","type":"string","format":"date-time"}},"required":["id","name","description","version","endpointPath","preset","enabled","createdAt","updatedAt"],"additionalProperties":false};
+const pattern47 = new RegExp("^[0-9a-f]{64}$", "u");
 
-function validate110(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate119(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate110.evaluated;
+const evaluated0 = validate119.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12885,7 +13869,7 @@ vErrors.push(err8);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema155.properties, key0))){
+if(!(func1.call(schema172.properties, key0))){
 const err9 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err9];
@@ -12992,11 +13976,11 @@ vErrors.push(err17);
 errors++;
 }
 }
-if(data.preset !== undefined){
-let data5 = data.preset;
+if(data.jsonRpcPath !== undefined){
+let data5 = data.jsonRpcPath;
 if(typeof data5 === "string"){
-if(func2(data5) < 1){
-const err18 = {instancePath:instancePath+"/preset",schemaPath:"#/properties/preset/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(func2(data5) < 2){
+const err18 = {instancePath:instancePath+"/jsonRpcPath",schemaPath:"#/$defs/EndpointPath/minLength",keyword:"minLength",params:{limit: 2},message:"must NOT have fewer than 2 characters"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -13005,9 +13989,8 @@ vErrors.push(err18);
 }
 errors++;
 }
-}
-else {
-const err19 = {instancePath:instancePath+"/preset",schemaPath:"#/properties/preset/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern4.test(data5)){
+const err19 = {instancePath:instancePath+"/jsonRpcPath",schemaPath:"#/$defs/EndpointPath/pattern",keyword:"pattern",params:{pattern: "^(?!/a2a/api(?:/|$))(?!.*/\\.\\.?(?:/|$))/(?:[A-Za-z0-9._~-]+/)*[A-Za-z0-9._~-]+$"},message:"must match pattern \""+"^(?!/a2a/api(?:/|$))(?!.*/\\.\\.?(?:/|$))/(?:[A-Za-z0-9._~-]+/)*[A-Za-z0-9._~-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -13017,9 +14000,8 @@ vErrors.push(err19);
 errors++;
 }
 }
-if(data.enabled !== undefined){
-if(typeof data.enabled !== "boolean"){
-const err20 = {instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+else {
+const err20 = {instancePath:instancePath+"/jsonRpcPath",schemaPath:"#/$defs/EndpointPath/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -13029,11 +14011,11 @@ vErrors.push(err20);
 errors++;
 }
 }
-if(data.authTokenEnv !== undefined){
-let data7 = data.authTokenEnv;
-if(typeof data7 === "string"){
-if(func2(data7) < 1){
-const err21 = {instancePath:instancePath+"/authTokenEnv",schemaPath:"#/properties/authTokenEnv/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data.restPath !== undefined){
+let data6 = data.restPath;
+if(typeof data6 === "string"){
+if(func2(data6) < 2){
+const err21 = {instancePath:instancePath+"/restPath",schemaPath:"#/$defs/EndpointPath/minLength",keyword:"minLength",params:{limit: 2},message:"must NOT have fewer than 2 characters"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -13042,9 +14024,8 @@ vErrors.push(err21);
 }
 errors++;
 }
-}
-else {
-const err22 = {instancePath:instancePath+"/authTokenEnv",schemaPath:"#/properties/authTokenEnv/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern4.test(data6)){
+const err22 = {instancePath:instancePath+"/restPath",schemaPath:"#/$defs/EndpointPath/pattern",keyword:"pattern",params:{pattern: "^(?!/a2a/api(?:/|$))(?!.*/\\.\\.?(?:/|$))/(?:[A-Za-z0-9._~-]+/)*[A-Za-z0-9._~-]+$"},message:"must match pattern \""+"^(?!/a2a/api(?:/|$))(?!.*/\\.\\.?(?:/|$))/(?:[A-Za-z0-9._~-]+/)*[A-Za-z0-9._~-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -13054,11 +14035,8 @@ vErrors.push(err22);
 errors++;
 }
 }
-if(data.tokenDigest !== undefined){
-let data8 = data.tokenDigest;
-if(typeof data8 === "string"){
-if(!pattern29.test(data8)){
-const err23 = {instancePath:instancePath+"/tokenDigest",schemaPath:"#/properties/tokenDigest/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{64}$"},message:"must match pattern \""+"^[0-9a-f]{64}$"+"\""};
+else {
+const err23 = {instancePath:instancePath+"/restPath",schemaPath:"#/$defs/EndpointPath/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -13068,8 +14046,11 @@ vErrors.push(err23);
 errors++;
 }
 }
-else {
-const err24 = {instancePath:instancePath+"/tokenDigest",schemaPath:"#/properties/tokenDigest/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.tenants !== undefined){
+let data7 = data.tenants;
+if(Array.isArray(data7)){
+if(data7.length < 1){
+const err24 = {instancePath:instancePath+"/tenants",schemaPath:"#/properties/tenants/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -13078,17 +14059,12 @@ vErrors.push(err24);
 }
 errors++;
 }
-}
-if(data.skills !== undefined){
-let data9 = data.skills;
-if(Array.isArray(data9)){
-const len0 = data9.length;
+const len0 = data7.length;
 for(let i0=0; i0<len0; i0++){
-let data10 = data9[i0];
-if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
-}
-else {
-const err25 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/properties/skills/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+let data8 = data7[i0];
+if(typeof data8 === "string"){
+if(!pattern7.test(data8)){
+const err25 = {instancePath:instancePath+"/tenants/" + i0,schemaPath:"#/$defs/TenantName/pattern",keyword:"pattern",params:{pattern: "^(?!\\.\\.?$)[A-Za-z0-9._~-]+$"},message:"must match pattern \""+"^(?!\\.\\.?$)[A-Za-z0-9._~-]+$"+"\""};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -13098,9 +14074,8 @@ vErrors.push(err25);
 errors++;
 }
 }
-}
 else {
-const err26 = {instancePath:instancePath+"/skills",schemaPath:"#/properties/skills/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err26 = {instancePath:instancePath+"/tenants/" + i0,schemaPath:"#/$defs/TenantName/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -13110,11 +14085,14 @@ vErrors.push(err26);
 errors++;
 }
 }
-if(data.relayTo !== undefined){
-let data11 = data.relayTo;
-if(typeof data11 === "string"){
-if(func2(data11) < 1){
-const err27 = {instancePath:instancePath+"/relayTo",schemaPath:"#/properties/relayTo/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+let i1 = data7.length;
+let j0;
+if(i1 > 1){
+outer0:
+for(;i1--;){
+for(j0 = i1; j0--;){
+if(func0(data7[i1], data7[j0])){
+const err27 = {instancePath:instancePath+"/tenants",schemaPath:"#/properties/tenants/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -13122,10 +14100,14 @@ else {
 vErrors.push(err27);
 }
 errors++;
+break outer0;
+}
+}
+}
 }
 }
 else {
-const err28 = {instancePath:instancePath+"/relayTo",schemaPath:"#/properties/relayTo/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err28 = {instancePath:instancePath+"/tenants",schemaPath:"#/properties/tenants/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -13135,11 +14117,11 @@ vErrors.push(err28);
 errors++;
 }
 }
-if(data.createdAt !== undefined){
-let data12 = data.createdAt;
-if(typeof data12 === "string"){
-if(!(formats18.validate(data12))){
-const err29 = {instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(data.preset !== undefined){
+let data9 = data.preset;
+if(typeof data9 === "string"){
+if(func2(data9) < 1){
+const err29 = {instancePath:instancePath+"/preset",schemaPath:"#/properties/preset/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -13150,7 +14132,7 @@ errors++;
 }
 }
 else {
-const err30 = {instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err30 = {instancePath:instancePath+"/preset",schemaPath:"#/properties/preset/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -13160,11 +14142,9 @@ vErrors.push(err30);
 errors++;
 }
 }
-if(data.updatedAt !== undefined){
-let data13 = data.updatedAt;
-if(typeof data13 === "string"){
-if(!(formats18.validate(data13))){
-const err31 = {instancePath:instancePath+"/updatedAt",schemaPath:"#/properties/updatedAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(data.enabled !== undefined){
+if(typeof data.enabled !== "boolean"){
+const err31 = {instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -13174,8 +14154,11 @@ vErrors.push(err31);
 errors++;
 }
 }
-else {
-const err32 = {instancePath:instancePath+"/updatedAt",schemaPath:"#/properties/updatedAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.authTokenEnv !== undefined){
+let data11 = data.authTokenEnv;
+if(typeof data11 === "string"){
+if(func2(data11) < 1){
+const err32 = {instancePath:instancePath+"/authTokenEnv",schemaPath:"#/properties/authTokenEnv/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -13185,9 +14168,8 @@ vErrors.push(err32);
 errors++;
 }
 }
-}
 else {
-const err33 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err33 = {instancePath:instancePath+"/authTokenEnv",schemaPath:"#/properties/authTokenEnv/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -13196,18 +14178,161 @@ vErrors.push(err33);
 }
 errors++;
 }
-validate110.errors = vErrors;
+}
+if(data.tokenDigest !== undefined){
+let data12 = data.tokenDigest;
+if(typeof data12 === "string"){
+if(!pattern47.test(data12)){
+const err34 = {instancePath:instancePath+"/tokenDigest",schemaPath:"#/properties/tokenDigest/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{64}$"},message:"must match pattern \""+"^[0-9a-f]{64}$"+"\""};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+}
+else {
+const err35 = {instancePath:instancePath+"/tokenDigest",schemaPath:"#/properties/tokenDigest/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+}
+}
+if(data.skills !== undefined){
+let data13 = data.skills;
+if(Array.isArray(data13)){
+const len1 = data13.length;
+for(let i2=0; i2<len1; i2++){
+let data14 = data13[i2];
+if(data14 && typeof data14 == "object" && !Array.isArray(data14)){
+}
+else {
+const err36 = {instancePath:instancePath+"/skills/" + i2,schemaPath:"#/properties/skills/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
+}
+errors++;
+}
+}
+}
+else {
+const err37 = {instancePath:instancePath+"/skills",schemaPath:"#/properties/skills/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
+}
+errors++;
+}
+}
+if(data.relayTo !== undefined){
+let data15 = data.relayTo;
+if(typeof data15 === "string"){
+if(func2(data15) < 1){
+const err38 = {instancePath:instancePath+"/relayTo",schemaPath:"#/properties/relayTo/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err38];
+}
+else {
+vErrors.push(err38);
+}
+errors++;
+}
+}
+else {
+const err39 = {instancePath:instancePath+"/relayTo",schemaPath:"#/properties/relayTo/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err39];
+}
+else {
+vErrors.push(err39);
+}
+errors++;
+}
+}
+if(data.createdAt !== undefined){
+let data16 = data.createdAt;
+if(typeof data16 === "string"){
+if(!(formats22.validate(data16))){
+const err40 = {instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err40];
+}
+else {
+vErrors.push(err40);
+}
+errors++;
+}
+}
+else {
+const err41 = {instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err41];
+}
+else {
+vErrors.push(err41);
+}
+errors++;
+}
+}
+if(data.updatedAt !== undefined){
+let data17 = data.updatedAt;
+if(typeof data17 === "string"){
+if(!(formats22.validate(data17))){
+const err42 = {instancePath:instancePath+"/updatedAt",schemaPath:"#/properties/updatedAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err42];
+}
+else {
+vErrors.push(err42);
+}
+errors++;
+}
+}
+else {
+const err43 = {instancePath:instancePath+"/updatedAt",schemaPath:"#/properties/updatedAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err43];
+}
+else {
+vErrors.push(err43);
+}
+errors++;
+}
+}
+}
+else {
+const err44 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err44];
+}
+else {
+vErrors.push(err44);
+}
+errors++;
+}
+validate119.errors = vErrors;
 return errors === 0;
 }
-validate110.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate119.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateStoredOutbound = validate111;
-const schema157 = {"title":"StoredOutbound","description":"An outbound connection's configuration as persisted. A token set with outbound.setAuth must be sent to the remote, so unlike an inbound token it is stored in clear; it is never shown, logged or echoed. Rows written by earlier versions may lack timeoutMs, disabledSkills and skillOverrides, which then take their defaults.","type":"object","properties":{"id":{"description":"Connection id, out-<8 hex>-<3 hex>.","type":"string","minLength":1},"name":{"description":"Display name, part of the tool names.","type":"string","minLength":1},"agentCardUrl":{"description":"The remote's card URL or base URL.","type":"string","minLength":1},"bearerTokenEnv":{"description":"Name of the environment variable holding the bearer token.","type":"string","minLength":1},"token":{"description":"A token set with outbound.setAuth; takes precedence over bearerTokenEnv.","type":"string","minLength":1},"preset":{"description":"Recorded for a future local hand-off session.","type":"string"},"enabled":{"description":"Whether it connects.","type":"boolean"},"timeoutMs":{"$ref":"#/$defs/TimeoutMs","description":"Per-call timeout."},"disabledSkills":{"description":"Remote skill ids exposed as no tool.","type":"array","items":{"type":"string"}},"skillOverrides":{"$ref":"#/$defs/SkillOverrides","description":"Per-skill overrides of the exposed tools."},"createdAt":{"description":"When the connection was created (RFC 3339).","type":"string","format":"date-time"},"updatedAt":{"description":"When it last changed (RFC 3339).","type":"string","format":"date-time"}},"required":["id","name","agentCardUrl","enabled","createdAt","updatedAt"],"additionalProperties":false};
+export const validateStoredOutbound = validate120;
+const schema177 = {"title":"StoredOutbound","description":"An outbound connection's configuration as persisted. A token set with outbound.setAuth must be sent to the remote, so unlike an inbound token it is stored in clear; it is never shown, logged or echoed. Rows written by earlier versions may lack timeoutMs, disabledSkills and skillOverrides, which then take their defaults.","type":"object","properties":{"id":{"description":"Connection id, out-<8 hex>-<3 hex>.","type":"string","minLength":1},"name":{"description":"Display name, part of the tool names.","type":"string","minLength":1},"agentCardUrl":{"description":"The remote's card URL or base URL.","type":"string","minLength":1},"bearerTokenEnv":{"description":"Name of the environment variable holding the bearer token.","type":"string","minLength":1},"token":{"description":"A token set with outbound.setAuth; takes precedence over bearerTokenEnv.","type":"string","minLength":1},"preset":{"description":"Recorded for a future local hand-off session.","type":"string"},"enabled":{"description":"Whether it connects.","type":"boolean"},"timeoutMs":{"$ref":"#/$defs/TimeoutMs","description":"Per-call timeout."},"disabledSkills":{"description":"Remote skill ids exposed as no tool.","type":"array","items":{"type":"string"}},"skillOverrides":{"$ref":"#/$defs/SkillOverrides","description":"Per-skill overrides of the exposed tools."},"createdAt":{"description":"When the connection was created (RFC 3339).","type":"string","format":"date-time"},"updatedAt":{"description":"When it last changed (RFC 3339).","type":"string","format":"date-time"}},"required":["id","name","agentCardUrl","enabled","createdAt","updatedAt"],"additionalProperties":false};
 
-function validate111(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate120(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate111.evaluated;
+const evaluated0 = validate120.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -13276,7 +14401,7 @@ vErrors.push(err5);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema157.properties, key0))){
+if(!(func1.call(schema177.properties, key0))){
 const err6 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err6];
@@ -13500,15 +14625,15 @@ errors++;
 }
 }
 if(data.skillOverrides !== undefined){
-if(!(validate25(data.skillOverrides, {instancePath:instancePath+"/skillOverrides",parentData:data,parentDataProperty:"skillOverrides",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate25.errors : vErrors.concat(validate25.errors);
+if(!(validate28(data.skillOverrides, {instancePath:instancePath+"/skillOverrides",parentData:data,parentDataProperty:"skillOverrides",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate28.errors : vErrors.concat(validate28.errors);
 errors = vErrors.length;
 }
 }
 if(data.createdAt !== undefined){
 let data11 = data.createdAt;
 if(typeof data11 === "string"){
-if(!(formats18.validate(data11))){
+if(!(formats22.validate(data11))){
 const err24 = {instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err24];
@@ -13533,7 +14658,7 @@ errors++;
 if(data.updatedAt !== undefined){
 let data12 = data.updatedAt;
 if(typeof data12 === "string"){
-if(!(formats18.validate(data12))){
+if(!(formats22.validate(data12))){
 const err26 = {instancePath:instancePath+"/updatedAt",schemaPath:"#/properties/updatedAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err26];
@@ -13566,16 +14691,18 @@ vErrors.push(err28);
 }
 errors++;
 }
-validate111.errors = vErrors;
+validate120.errors = vErrors;
 return errors === 0;
 }
-validate111.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate120.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
 /** Every validator by the name of its def. */
 export const validators = {
   ControlAction: validateControlAction,
   EndpointPath: validateEndpointPath,
+  TenantName: validateTenantName,
+  TenantNames: validateTenantNames,
   TimeoutMs: validateTimeoutMs,
   SkillOverride: validateSkillOverride,
   SkillOverrides: validateSkillOverrides,

@@ -32,7 +32,7 @@ export function addServeCommand(program: Command, setExitCode: (code: number) =>
         args: settingArgs(flags),
       });
       const hub = await startHub(config);
-      printBanner(hub);
+      process.stdout.write(`${bannerLines(hub).join('\n')}\n`);
       await untilSignal(hub);
       setExitCode(0);
     });
@@ -46,10 +46,11 @@ function settingArgs(flags: ServeFlags): TextSetting[] {
   });
 }
 
-function printBanner(hub: Hub): void {
+/** Where everything is, one line each; every enabled instance gets its JSON-RPC, REST and card URLs. */
+export function bannerLines(hub: Pick<Hub, 'url' | 'inbounds' | 'config'>): string[] {
   const wellKnown = hub.inbounds.defaultAgent();
   const enabled = hub.inbounds.list().filter((inbound) => inbound.enabled);
-  const lines = [
+  return [
     `a2a-hub (A2A ${PROTOCOL_VERSION}) listening`,
     `Server URL:   ${hub.url}`,
     wellKnown === undefined
@@ -58,9 +59,12 @@ function printBanner(hub: Hub): void {
     ...enabled.flatMap((inbound) => {
       const unavailable = hub.inbounds.unavailableReason(inbound.id);
       if (unavailable !== undefined) return [`Unavailable:  ${hub.url}${inbound.endpointPath}   (${inbound.id}: ${unavailable})`];
+      const agent = hub.inbounds.agent(inbound.id);
+      if (agent === undefined) return [];
       return [
-        `JSON-RPC:     ${hub.url}${inbound.endpointPath}   (${inbound.id}, preset ${inbound.preset})`,
-        `  its card:   ${hub.url}${cardPathOf(inbound.endpointPath)}`,
+        `JSON-RPC:     ${hub.url}${agent.jsonRpcPath}   (${inbound.id}, preset ${inbound.preset})`,
+        `REST:         ${hub.url}${agent.restPath}`,
+        `  its card:   ${hub.url}${cardPathOf(agent.endpointPath)}`,
       ];
     }),
     `Control API:  ${hub.url}${CONTROL_API.basePath}   (loopback peers only)`,
@@ -69,7 +73,6 @@ function printBanner(hub: Hub): void {
     ...(enabled.length === 0 ? ['No enabled inbound agent: create one through the control API.'] : []),
     'Stop with Ctrl-C (running tasks get a grace period).',
   ];
-  process.stdout.write(`${lines.join('\n')}\n`);
 }
 
 /** Resolves after SIGINT or SIGTERM has shut the hub down; a second signal exits at once. */

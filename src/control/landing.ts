@@ -3,9 +3,9 @@ import { WELL_KNOWN_AGENT_CARD_PATH } from '../../generated/a2a/1.0/protocol.js'
 import { CONTROL_API } from '../../generated/control/api.js';
 import { baseUrlOf, type BaseUrlOptions } from '../http/base-url.js';
 import { respondWithError } from '../http/http-errors.js';
-import type { InboundRegistry } from '../inbound/inbound-registry.js';
+import type { InboundConfig, InboundRegistry } from '../inbound/inbound-registry.js';
+import { pathsOf } from '../inbound/instance-paths.js';
 import { a2aError } from '../protocol/a2a-error.js';
-import { cardPathOf } from '../server/hosted-agent.js';
 import { isLoopbackAddress } from './loopback.js';
 
 export interface LandingOptions extends BaseUrlOptions {
@@ -35,13 +35,8 @@ export function notFoundHandler(options: LandingOptions): (ctx: Context) => void
   };
 }
 
-interface Pointer {
-  readonly name: string;
-  readonly endpointPath: string;
-}
-
 /** The instances that answer now: disabled ones would 404 too, and unavailable ones refuse every call. */
-function servedAgents(options: LandingOptions): Pointer[] {
+function servedAgents(options: LandingOptions): InboundConfig[] {
   return options.inbounds.list().filter((inbound) => inbound.enabled && options.inbounds.unavailableReason(inbound.id) === undefined);
 }
 
@@ -49,11 +44,12 @@ function localDirections(ctx: Context, options: LandingOptions): string {
   // The URL this peer used, not publicUrl: that names the hub as the world reaches it.
   const base = baseUrlOf(ctx, { trustProxy: false });
   const agents = servedAgents(options);
-  const listed = agents
-    .slice(0, LISTED_AGENTS)
-    .map((agent) => `${JSON.stringify(agent.name)} at ${base}${agent.endpointPath} (card ${base}${cardPathOf(agent.endpointPath)})`);
-  const more = agents.length > LISTED_AGENTS ? `, and ${agents.length - LISTED_AGENTS} more` : '';
-  const served = agents.length === 0 ? 'this hub serves no agent now' : `this hub's agents: ${listed.join(', ')}${more}`;
+  const listed = agents.slice(0, LISTED_AGENTS).map((agent) => {
+    const paths = pathsOf(agent);
+    return `${JSON.stringify(agent.name)}: JSON-RPC at ${base}${paths.jsonRpcPath}, HTTP+JSON below ${base}${paths.restPath}, card at ${base}${paths.cardPath}`;
+  });
+  const more = agents.length > LISTED_AGENTS ? `; and ${agents.length - LISTED_AGENTS} more` : '';
+  const served = agents.length === 0 ? 'this hub serves no agent now' : `this hub's agents: ${listed.join('; ')}${more}`;
   return `${served}; the control panel is at ${base}${CONTROL_API.panelPath} and the control API at ${base}${CONTROL_API.basePath}`;
 }
 

@@ -1,6 +1,6 @@
 import type { TaskState } from '../../generated/a2a/1.0/types.js';
 import type { InboundRow, OutboundRow, SessionRow, Snapshot, TaskRow } from '../../generated/control/types.js';
-import { cardPathOf } from '../server/hosted-agent.js';
+import { pathsOf } from '../inbound/instance-paths.js';
 import type { TaskInfo } from '../store/task-store.js';
 import type { ControlDeps } from './control-deps.js';
 
@@ -52,16 +52,22 @@ export function inboundRow(deps: ControlDeps, id: string, baseUrl: string): Inbo
   const auth = deps.inbounds.authOf(id);
   // An instance that cannot run has no card: its own skills are all it can show.
   const skills = agent?.card(baseUrl).skills ?? config.skills ?? [];
+  const paths = pathsOf(config);
   return {
     id: config.id,
     name: config.name,
     description: config.description,
     version: config.version,
-    endpointPath: config.endpointPath,
+    endpointPath: paths.endpointPath,
+    jsonRpcPath: paths.jsonRpcPath,
+    restPath: paths.restPath,
+    ...(config.tenants === undefined ? {} : { tenants: [...config.tenants] }),
     preset: config.preset,
-    cardPath: cardPathOf(config.endpointPath),
-    cardUrl: `${baseUrl}${cardPathOf(config.endpointPath)}`,
-    endpointUrl: `${baseUrl}${config.endpointPath}`,
+    cardPath: paths.cardPath,
+    cardUrl: `${baseUrl}${paths.cardPath}`,
+    endpointUrl: `${baseUrl}${paths.endpointPath}`,
+    jsonRpcUrl: `${baseUrl}${paths.jsonRpcPath}`,
+    restUrl: `${baseUrl}${paths.restPath}`,
     enabled: config.enabled,
     authEnabled: auth.enabled,
     ...(auth.authTokenEnv === undefined ? {} : { authTokenEnv: auth.authTokenEnv }),

@@ -1,10 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { WELL_KNOWN_AGENT_CARD_PATH } from '../../generated/a2a/1.0/protocol.js';
 import type { AgentProvider, AgentSkill } from '../../generated/a2a/1.0/types.js';
-import { CONTROL_API } from '../../generated/control/api.js';
 import { DEFAULTS } from '../../generated/control/defaults.js';
 import { DEFAULTS as HUB_DEFAULTS } from '../../generated/hub/defaults.js';
-import { validateEndpointPath } from '../../generated/control/validators.js';
 import { DEFAULT_PRESET, type PresetRegistry } from '../executors/presets.js';
 import type { AgentDirectory, InboundAgent, RestTarget, UnavailableAgent } from '../server/hosted-agent.js';
 import type { InstanceConfigs, MetaStore } from '../store/task-store.js';
@@ -12,6 +9,7 @@ import type { LogFunction } from '../support/log.js';
 import { OperationError } from '../support/operation-error.js';
 import { tokenDigest } from '../support/token-digest.js';
 import { buildAgentCard, CAPABILITIES } from './agent-card.js';
+import { clashWith, isReserved, ownPathProblem, pathsOf, samePaths } from './instance-paths.js';
 import { inboundConfigOf, readStoredInbound, type InboundConfig } from './stored-inbound.js';
 
 export type { InboundConfig } from './stored-inbound.js';
@@ -22,6 +20,12 @@ export interface InboundInput {
   readonly description: string;
   readonly version: string;
   readonly endpointPath?: string;
+  /** Where JSON-RPC is POSTed; default (and following it) endpointPath. */
+  readonly jsonRpcPath?: string;
+  /** The HTTP+JSON base; default (and following it) endpointPath. */
+  readonly restPath?: string;
+  /** The only tenants accepted; absent or empty: any. */
+  readonly tenants?: readonly string[];
   readonly preset?: string;
   readonly authTokenEnv?: string;
   readonly enabled?: boolean;
@@ -29,8 +33,12 @@ export interface InboundInput {
   readonly relayTo?: string;
 }
 
+/** Members to change; an empty `jsonRpcPath`, `restPath`, `authTokenEnv` or `relayTo`, or empty `tenants`, clears the member. */
 export type InboundPatch = Partial<
-  Pick<InboundConfig, 'name' | 'description' | 'version' | 'endpointPath' | 'preset' | 'authTokenEnv' | 'skills' | 'relayTo'>
+  Pick<
+    InboundConfig,
+    'name' | 'description' | 'version' | 'endpointPath' | 'jsonRpcPath' | 'restPath' | 'preset' | 'authTokenEnv' | 'skills' | 'relayTo'
+  > & { readonly tenants: readonly string[] }
 >;
 
 export interface InboundRegistryOptions {
@@ -51,22 +59,24 @@ export interface InboundRegistryOptions {
   readonly wellKnownInstance?: string | false;
 }
 
-/** Paths the hub itself serves, with everything below them; no instance may take them. */
-const RESERVED_PATHS: readonly string[] = [
-  WELL_KNOWN_AGENT_CARD_PATH.slice(0, WELL_KNOWN_AGENT_CARD_PATH.lastIndexOf('/')),
-  CONTROL_API.basePath,
-  CONTROL_API.panelPath,
-];
-
 /**
  * What an instance this hub cannot run may change without a registered preset: nothing its
  * preset would check. So an operator can disable, protect or rename it as it is.
  */
-const PRESET_FREE_MEMBERS: ReadonlySet<string> = new Set(['name', 'description', 'version', 'endpointPath', 'authTokenEnv']);
+const PRESET_FREE_MEMBERS: ReadonlySet<string> = new Set([
+  'name',
+  'description',
+  'version',
+  'endpointPath',
+  'jsonRpcPath',
+  'restPath',
+  'tenants',
+  'authTokenEnv',
+]);
 
-function isReserved(path: string): boolean {
-  return RESERVED_PATHS.some((reserved) => path === reserved || path.startsWith(`${reserved}/`));
-}
+/** The members an empty value clears instead of setting. */
+const CLEARED_BY_EMPTY = ['jsonRpcPath', 'restPath', 'tenants', 'authTokenEnv', 'relayTo'] as const;
+
 const FIRST_START_KEY = 'inbound.defaultCreated';
 
 /**
@@ -79,13 +89,12 @@ export class InboundRegistry implements AgentDirectory {
   readonly #configs = new Map<string, InboundConfig>();
   /** Stored rows that do not form a configuration: kept in the store, not served, and their ids kept taken. */
   readonly #unreadable = new Map<string, string[]>();
-  #byPath = new Map<string, InboundAgent>();
+  #tables: RoutingTables = emptyTables();
   /**
    * Configurations that are stored and valid but cannot run in this process (their preset is
-   * not registered), with the reason: listed and editable, never routed. Rebuilt with the table.
+   * not registered), with the reason: listed and editable, never routed. Rebuilt with the tables.
    */
   #unavailable = new Map<string, UnavailableAgent>();
-  #unavailableByPath = new Map<string, UnavailableAgent>();
   #builtAt: number | undefined;
 
   constructor(options: InboundRegistryOptions) {
@@ -104,6 +113,7 @@ export class InboundRegistry implements AgentDirectory {
       );
     }
     this.#rebuild();
+    this.#warnOfStoredClashes();
     for (const { id } of this.#unavailable.values()) {
       const config = this.#configs.get(id);
       const dataDir = options.dataDir ?? 'the task store';
@@ -151,10 +161,10 @@ export class InboundRegistry implements AgentDirectory {
     return this.#unavailable.get(id)?.reason;
   }
 
-  /** The routing table, rebuilt first if a profile's source changed since it was built. */
-  #table(): Map<string, InboundAgent> {
+  /** The routing tables, rebuilt first if a profile's source changed since they were built. */
+  #routes(): RoutingTables {
     if (this.#options.revision !== undefined && this.#options.revision() !== this.#builtAt) this.#rebuild();
-    return this.#byPath;
+    return this.#tables;
   }
 
   create(input: InboundInput): InboundConfig {
@@ -173,6 +183,9 @@ export class InboundRegistry implements AgentDirectory {
       description: input.description,
       version: input.version,
       endpointPath: input.endpointPath ?? `/a2a/${id}`,
+      ...(input.jsonRpcPath === undefined ? {} : { jsonRpcPath: input.jsonRpcPath }),
+      ...(input.restPath === undefined ? {} : { restPath: input.restPath }),
+      ...(input.tenants === undefined || input.tenants.length === 0 ? {} : { tenants: [...input.tenants] }),
       preset: input.preset ?? DEFAULT_PRESET,
       enabled: input.enabled ?? DEFAULTS.InboundCreateAction.enabled,
       ...(input.authTokenEnv === undefined ? {} : { authTokenEnv: input.authTokenEnv }),
@@ -185,31 +198,19 @@ export class InboundRegistry implements AgentDirectory {
   }
 
   update(id: string, patch: InboundPatch): InboundConfig {
-    const { authTokenEnv: _env, ...current } = this.#require(id);
-    const defined = Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined));
-    // An empty authTokenEnv means "stop reading the token from the environment".
-    const env = patch.authTokenEnv === undefined ? _env : patch.authTokenEnv === '' ? undefined : patch.authTokenEnv;
-    const { authTokenEnv: _ignored, relayTo: _relayTo, ...rest } = defined;
-    void _ignored;
-    void _relayTo;
-    // An empty relayTo, like an empty authTokenEnv, clears it.
-    const { relayTo: currentRelay, ...others } = current;
-    const relayTo = patch.relayTo === undefined ? currentRelay : patch.relayTo === '' ? undefined : patch.relayTo;
+    const current = this.#require(id);
+    const defined = Object.entries(patch).filter(([, value]) => value !== undefined);
+    const next: Record<string, unknown> = { ...current, updatedAt: this.#options.now() };
+    for (const [member, value] of defined) {
+      const clears =
+        (CLEARED_BY_EMPTY as readonly string[]).includes(member) && (value === '' || (Array.isArray(value) && value.length === 0));
+      if (clears) delete next[member];
+      else next[member] = value;
+    }
     const presetFree =
       this.#unavailable.has(id) &&
-      Object.entries(defined).every(
-        ([member, value]) => PRESET_FREE_MEMBERS.has(member) || (member === 'preset' && value === current.preset),
-      );
-    return this.#save(
-      {
-        ...others,
-        ...rest,
-        ...(env === undefined ? {} : { authTokenEnv: env }),
-        ...(relayTo === undefined ? {} : { relayTo }),
-        updatedAt: this.#options.now(),
-      },
-      { presetFree },
-    );
+      defined.every(([member, value]) => PRESET_FREE_MEMBERS.has(member) || (member === 'preset' && value === current.preset));
+    return this.#save(next as InboundConfig, { presetFree });
   }
 
   setEnabled(id: string, enabled: boolean): InboundConfig {
@@ -234,29 +235,30 @@ export class InboundRegistry implements AgentDirectory {
   }
 
   byEndpointPath(path: string): InboundAgent | undefined {
-    return this.#table().get(path);
+    return this.#routes().byEndpointPath.get(path);
   }
 
   byJsonRpcPath(path: string): InboundAgent | undefined {
-    const agent = this.#table().get(path);
-    return agent?.jsonRpcPath === path ? agent : undefined;
+    return this.#routes().byJsonRpcPath.get(path);
   }
 
   byRestPath(path: string): RestTarget | undefined {
-    const table = this.#table();
+    // The hub's own paths are never an instance's routes, even under a stored REST base above them.
+    if (isReserved(path)) return undefined;
+    const { byRestPath, unavailableByRestPath } = this.#routes();
     // Longest base first: walk up the path one segment at a time.
     for (let cut = path.lastIndexOf('/'); cut > 0; cut = path.lastIndexOf('/', cut - 1)) {
       const base = path.slice(0, cut);
-      const agent = table.get(base);
-      if (agent !== undefined && agent.restPath === base) return { agent, subpath: path.slice(cut) };
-      const unavailable = this.#unavailableByPath.get(base);
+      const agent = byRestPath.get(base);
+      if (agent !== undefined) return { agent, subpath: path.slice(cut) };
+      const unavailable = unavailableByRestPath.get(base);
       if (unavailable !== undefined) return { unavailable, subpath: path.slice(cut) };
     }
     return undefined;
   }
 
   unavailableAt(path: string): UnavailableAgent | undefined {
-    return this.#unavailableByPath.get(path);
+    return this.#routes().unavailableByPath.get(path);
   }
 
   /** The id configured for the well-known card, or undefined when none is. */
@@ -269,7 +271,7 @@ export class InboundRegistry implements AgentDirectory {
   defaultAgent(): InboundAgent | undefined {
     const id = this.wellKnownInstance;
     const config = id === undefined ? undefined : this.#configs.get(id);
-    return config === undefined ? undefined : this.#table().get(config.endpointPath);
+    return config === undefined ? undefined : this.#routes().byEndpointPath.get(config.endpointPath);
   }
 
   /** Whether the instance requires a token, and where it comes from; never the token. */
@@ -301,17 +303,38 @@ export class InboundRegistry implements AgentDirectory {
   }
 
   #check(config: InboundConfig, presetFree: boolean): void {
-    if (!validateEndpointPath(config.endpointPath) || isReserved(config.endpointPath)) {
-      throw new OperationError(
-        `endpointPath "${config.endpointPath}" is not usable: give an absolute path like /a2a/reports outside ${RESERVED_PATHS.join(', ')}`,
-      );
-    }
+    // Paths a save keeps were checked when they were set; a clash stored before these rules is not this save's to refuse.
+    const stored = this.#configs.get(config.id);
+    if (stored === undefined || !samePaths(stored, config)) this.#checkPaths(config);
     if (!presetFree) this.#checkPreset(config);
+  }
+
+  #checkPaths(config: InboundConfig): void {
+    const own = ownPathProblem(config);
+    if (own !== undefined) throw new OperationError(own);
     for (const other of this.#configs.values()) {
-      if (other.id !== config.id && other.endpointPath === config.endpointPath) {
-        throw new OperationError(`endpointPath ${config.endpointPath} is already used by instance "${other.id}"`);
-      }
+      const clash = other.id === config.id ? undefined : clashWith(config, other);
+      if (clash !== undefined) throw new OperationError(clash);
     }
+  }
+
+  /** Stored rows are served as they are; one that a save would refuse is worth a warning. */
+  #warnOfStoredClashes(): void {
+    const configs = [...this.#configs.values()];
+    configs.forEach((config, index) => {
+      const problem =
+        ownPathProblem(config) ??
+        configs
+          .slice(index + 1)
+          .map((other) => clashWith(config, other))
+          .find((clash) => clash !== undefined);
+      if (problem === undefined) return;
+      this.#options.log?.(
+        'warn',
+        `the paths of stored inbound instance "${config.id}" clash: ${problem}. Exact paths are served first and the longest REST base wins; inbound.update can move it`,
+        { instance: config.id, ...pathsOf(config) },
+      );
+    });
   }
 
   #checkPreset(config: InboundConfig): void {
@@ -325,10 +348,10 @@ export class InboundRegistry implements AgentDirectory {
 
   #rebuild(): void {
     this.#builtAt = this.#options.revision?.();
-    const table = new Map<string, InboundAgent>();
+    const tables = emptyTables();
     const unavailable = new Map<string, UnavailableAgent>();
-    const unavailableByPath = new Map<string, UnavailableAgent>();
     for (const config of this.#configs.values()) {
+      const paths = pathsOf(config);
       // Saves check a new preset, so only a row stored by a process that had more presets gets here.
       if (this.#options.presets.get(config.preset) === undefined) {
         const digest = config.enabled ? this.#digestOf(config) : undefined;
@@ -338,12 +361,19 @@ export class InboundRegistry implements AgentDirectory {
           ...(digest === undefined ? {} : { tokenDigest: digest }),
         };
         unavailable.set(config.id, entry);
-        if (config.enabled) unavailableByPath.set(config.endpointPath, entry);
-      } else if (config.enabled) table.set(config.endpointPath, this.#agentOf(config));
+        if (!config.enabled) continue;
+        tables.unavailableByPath.set(paths.endpointPath, entry);
+        tables.unavailableByPath.set(paths.jsonRpcPath, entry);
+        tables.unavailableByRestPath.set(paths.restPath, entry);
+      } else if (config.enabled) {
+        const agent = this.#agentOf(config);
+        tables.byEndpointPath.set(paths.endpointPath, agent);
+        tables.byJsonRpcPath.set(paths.jsonRpcPath, agent);
+        tables.byRestPath.set(paths.restPath, agent);
+      }
     }
-    this.#byPath = table;
+    this.#tables = tables;
     this.#unavailable = unavailable;
-    this.#unavailableByPath = unavailableByPath;
   }
 
   #registeredPresets(): string[] {
@@ -377,11 +407,13 @@ export class InboundRegistry implements AgentDirectory {
     };
     const digest = this.#digestOf(config);
     const skillIds = skills.map((skill) => skill.id);
+    const { jsonRpcPath, restPath } = pathsOf(config);
     const source = {
       name: config.name,
       description: config.description,
       version: config.version,
-      endpointPath: config.endpointPath,
+      // The card's interface URL is where JSON-RPC is served, wherever jsonRpcPath put it.
+      endpointPath: jsonRpcPath,
       skills,
       presetId: preset.id,
       ...media,
@@ -392,8 +424,9 @@ export class InboundRegistry implements AgentDirectory {
       id: config.id,
       name: config.name,
       endpointPath: config.endpointPath,
-      jsonRpcPath: config.endpointPath,
-      restPath: config.endpointPath,
+      jsonRpcPath,
+      restPath,
+      ...(config.tenants === undefined ? {} : { tenants: config.tenants }),
       executor: preset.executor,
       skills: skillIds,
       defaultSkill: skillIds.includes('chat') ? 'chat' : (skillIds[0] ?? 'chat'),
@@ -404,6 +437,26 @@ export class InboundRegistry implements AgentDirectory {
       ...(digest === undefined ? {} : { tokenDigest: digest }),
     };
   }
+}
+
+/** The live routes, one table per kind of path, so a request costs one lookup per path segment at most. */
+interface RoutingTables {
+  readonly byEndpointPath: Map<string, InboundAgent>;
+  readonly byJsonRpcPath: Map<string, InboundAgent>;
+  readonly byRestPath: Map<string, InboundAgent>;
+  /** Enabled instances that cannot run, by their endpoint and JSON-RPC paths. */
+  readonly unavailableByPath: Map<string, UnavailableAgent>;
+  readonly unavailableByRestPath: Map<string, UnavailableAgent>;
+}
+
+function emptyTables(): RoutingTables {
+  return {
+    byEndpointPath: new Map(),
+    byJsonRpcPath: new Map(),
+    byRestPath: new Map(),
+    unavailableByPath: new Map(),
+    unavailableByRestPath: new Map(),
+  };
 }
 
 /** `Reports Agent!` → `reports-agent`: the readable half of a generated instance id. */

@@ -250,10 +250,14 @@ describe('GET /a2a/api: the snapshot', () => {
       description: expect.any(String) as string,
       version: '1.0.0',
       endpointPath: '/a2a/default',
+      jsonRpcPath: '/a2a/default',
+      restPath: '/a2a/default',
       preset: 'echo',
       cardPath: '/a2a/default/agent-card.json',
       cardUrl: `${base}/a2a/default/agent-card.json`,
       endpointUrl: `${base}/a2a/default`,
+      jsonRpcUrl: `${base}/a2a/default`,
+      restUrl: `${base}/a2a/default`,
       enabled: true,
       authEnabled: false,
       skills: [{ id: 'chat', name: 'chat', description: expect.any(String) as string, tags: ['echo', 'test'] }],
@@ -620,9 +624,74 @@ describe('inbound.create', () => {
     );
     expect((await snapshot(base)).inbounds.some((row) => row.name === 'x')).toBe(false);
   });
+
+  it('takes jsonRpcPath, restPath and tenants: JSON-RPC moves there, the card stays below endpointPath, the row shows each URL', async () => {
+    const root = `/data-${randomUUID().slice(0, 8)}`;
+    const paths = { endpointPath: root, jsonRpcPath: `${root}/jsonrpc`, restPath: `${root}/rest` };
+    const id = await create('Data Agent', { ...paths, tenants: ['research', 'ops'] });
+    expect(await inboundRow(base, id)).toMatchObject({
+      ...paths,
+      tenants: ['research', 'ops'],
+      cardUrl: `${base}${root}/agent-card.json`,
+      endpointUrl: `${base}${root}`,
+      jsonRpcUrl: `${base}${root}/jsonrpc`,
+      restUrl: `${base}${root}/rest`,
+    });
+    const card = valid('AgentCardJson', (await http(base, `${root}/agent-card.json`)).body) as {
+      supportedInterfaces: { url: string; protocolBinding: string }[];
+    };
+    expect(card.supportedInterfaces.find((entry) => entry.protocolBinding === 'JSONRPC')?.url).toBe(`${base}${root}/jsonrpc`);
+    expect(await listTasksStatus(`${base}${root}/jsonrpc`)).toBe(200);
+    expect(await listTasksStatus(`${base}${root}`)).toBe(404);
+  });
+
+  it('refuses a path that clashes with another instance (409) and a malformed path or tenant (400), naming the member', async () => {
+    expect(
+      (await fails(base, { action: 'inbound.create', name: 'x', description: 'd', version: '1', jsonRpcPath: '/a2a/default' })).message,
+    ).toBe('jsonRpcPath /a2a/default is already used by instance "default"');
+    expect(
+      (await fails(base, { action: 'inbound.create', name: 'x', description: 'd', version: '1', endpointPath: '/a2a/default/x' })).message,
+    ).toMatch(/^endpointPath \/a2a\/default\/x lies below the restPath \/a2a\/default of instance "default"/);
+    expect(
+      (await fails(base, { action: 'inbound.create', name: 'x', description: 'd', version: '1', endpointPath: '/x', restPath: '/a2a' }))
+        .message,
+    ).toMatch(/^restPath \/a2a lies above the hub's own \/a2a\/api/);
+    const badPath = await fails(base, { action: 'inbound.create', name: 'x', description: 'd', version: '1', restPath: 'rest' }, 400);
+    expect(badPath.violations?.map((violation) => violation.field)).toEqual(['restPath']);
+    const badTenant = await fails(
+      base,
+      { action: 'inbound.create', name: 'x', description: 'd', version: '1', tenants: ['a/b', 'a/b'] },
+      400,
+    );
+    expect(badTenant.violations?.map((violation) => violation.field)).toEqual(['tenants[0]', 'tenants[1]', 'tenants']);
+    expect(badTenant.message).toContain('must be a tenant name such as research');
+    expect((await snapshot(base)).inbounds.some((row) => row.name === 'x')).toBe(false);
+  });
 });
 
 describe('inbound.update', () => {
+  it('moves JSON-RPC and the REST base, and an empty jsonRpcPath, restPath or tenants list goes back to the default', async () => {
+    const id = await create('Paths');
+    await ok(base, { action: 'inbound.update', id, jsonRpcPath: `/rpc/${id}`, restPath: `/v1/${id}`, tenants: ['t1'] });
+    expect(await inboundRow(base, id)).toMatchObject({
+      jsonRpcPath: `/rpc/${id}`,
+      restPath: `/v1/${id}`,
+      tenants: ['t1'],
+      jsonRpcUrl: `${base}/rpc/${id}`,
+      restUrl: `${base}/v1/${id}`,
+    });
+    expect(await listTasksStatus(`${base}/rpc/${id}`)).toBe(200);
+    expect(await listTasksStatus(`${base}/a2a/${id}`)).toBe(404);
+    expect((await fails(base, { action: 'inbound.update', id, restPath: '/a2a/default' })).message).toBe(
+      'restPath /a2a/default is already used by instance "default"',
+    );
+    await ok(base, { action: 'inbound.update', id, jsonRpcPath: '', restPath: '', tenants: [] });
+    const row = await inboundRow(base, id);
+    expect(row).toMatchObject({ jsonRpcPath: `/a2a/${id}`, restPath: `/a2a/${id}`, restUrl: `${base}/a2a/${id}` });
+    expect(row).not.toHaveProperty('tenants');
+    expect(await listTasksStatus(`${base}/a2a/${id}`)).toBe(200);
+  });
+
   it('changes members; a new endpointPath moves both routes; the card reflects it at once', async () => {
     const id = await create('Mover');
     const updated = await ok(base, {

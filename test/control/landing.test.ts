@@ -39,7 +39,9 @@ describe('where nothing is served, for a loopback peer', () => {
   it('an API client asking for / gets a JSON 404 naming the agent endpoints, the panel and the control API', async () => {
     const body = expectRestError(await send(`${hub.url}/`), 'NotFoundError');
     expect(body.error.message).toContain('nothing is served at GET /');
-    expect(body.error.message).toContain(`"a2a-hub echo" at ${hub.url}/a2a/default (card ${hub.url}/a2a/default/agent-card.json)`);
+    expect(body.error.message).toContain(
+      `"a2a-hub echo": JSON-RPC at ${hub.url}/a2a/default, HTTP+JSON below ${hub.url}/a2a/default, card at ${hub.url}/a2a/default/agent-card.json`,
+    );
     expect(body.error.message).toContain(`the control panel is at ${hub.url}${PANEL}`);
     expect(body.error.message).toContain(`the control API at ${hub.url}${CONTROL_API.basePath}`);
     // A disabled instance answers 404 itself, so it is not offered.
@@ -54,7 +56,7 @@ describe('where nothing is served, for a loopback peer', () => {
       try {
         expect(restarted.inbounds.unavailableReason(shouter?.id ?? '')).toBeDefined();
         const { message } = expectRestError(await send(`${restarted.url}/`), 'NotFoundError').error;
-        expect(message).toContain(`"a2a-hub echo" at ${restarted.url}/a2a/default`);
+        expect(message).toContain(`"a2a-hub echo": JSON-RPC at ${restarted.url}/a2a/default`);
         expect(message).not.toContain('shouter');
       } finally {
         await restarted.close();
@@ -70,6 +72,25 @@ describe('where nothing is served, for a loopback peer', () => {
     }
     expectRestError(await send(`${hub.url}/`, { method: 'POST', headers: { accept: BROWSER_ACCEPT } }), 'NotFoundError');
     expectRestError(await send(`${hub.url}/nothing/here`, { method: 'DELETE', headers: { accept: BROWSER_ACCEPT } }), 'NotFoundError');
+  });
+
+  it('names each binding of an instance at the paths it configured', async () => {
+    const placed = hub.inbounds.create({
+      name: 'placed',
+      description: 'd',
+      version: '1',
+      endpointPath: '/landing/placed',
+      jsonRpcPath: '/landing/placed/jsonrpc',
+      restPath: '/v1/placed',
+    });
+    try {
+      const { message } = expectRestError(await send(`${hub.url}/`), 'NotFoundError').error;
+      expect(message).toContain(
+        `"placed": JSON-RPC at ${hub.url}/landing/placed/jsonrpc, HTTP+JSON below ${hub.url}/v1/placed, card at ${hub.url}/landing/placed/agent-card.json`,
+      );
+    } finally {
+      hub.inbounds.remove(placed.id);
+    }
   });
 
   it('a browser asking for any other unknown path gets the JSON 404 too, never an HTML page', async () => {

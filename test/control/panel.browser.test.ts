@@ -82,7 +82,8 @@ describe.skipIf(!available)('the control panel in a browser', () => {
     expect(await row().getByTestId('inbound-status').textContent()).toBe('enabled');
     expect(await row().getByTestId('inbound-auth').textContent()).toBe('off');
     expect(await row().getByTestId('inbound-card-link').getAttribute('href')).toBe(cardPath);
-    expect(await row().getByTestId('inbound-endpoint').textContent()).toBe(`${hub.url}/a2a/${inboundId}`);
+    expect(await row().getByTestId('inbound-jsonrpc').textContent()).toBe(`${hub.url}/a2a/${inboundId}`);
+    expect(await row().getByTestId('inbound-rest').textContent()).toBe(`${hub.url}/a2a/${inboundId}`);
     expect(await row().getByTestId('inbound-description').textContent()).toContain('<b>made</b> by the browser test');
     expect(await row().locator('b').count()).toBe(0);
   });
@@ -212,6 +213,50 @@ describe.skipIf(!available)('the control panel in a browser', () => {
     await editor.waitFor({ state: 'hidden' });
     await row().getByTestId('inbound-auth').filter({ hasText: 'on' }).waitFor();
     expect(await page.content()).not.toContain(TOKEN);
+  });
+
+  it('sets the JSON-RPC and REST paths and the tenants in the editor, shows them in the row, and an emptied field goes back to the default', async () => {
+    const editor = page.getByTestId('edit-inbound-form');
+    const inbound = async () => (await snapshot()).inbounds.find((candidate) => candidate.id === inboundId);
+    await row().getByTestId('inbound-edit').click();
+    await editor.waitFor();
+    expect(await page.getByLabel('JSON-RPC path', { exact: true }).inputValue()).toBe('');
+    expect(await page.getByLabel('REST path', { exact: true }).inputValue()).toBe('');
+    await page.getByLabel('JSON-RPC path', { exact: true }).fill('/agents/panel-edited/jsonrpc');
+    await page.getByLabel('REST path', { exact: true }).fill('/v1/panel-edited');
+    await page.getByTestId('edit-save').click();
+    await editor.waitFor({ state: 'hidden' });
+    await row()
+      .getByTestId('inbound-rest')
+      .filter({ hasText: `${hub.url}/v1/panel-edited` })
+      .waitFor();
+    expect(await row().getByTestId('inbound-jsonrpc').textContent()).toBe(`${hub.url}/agents/panel-edited/jsonrpc`);
+    expect(await inbound()).toMatchObject({ jsonRpcPath: '/agents/panel-edited/jsonrpc', restPath: '/v1/panel-edited' });
+
+    await row().getByTestId('inbound-edit').click();
+    expect(await page.getByLabel('REST path', { exact: true }).inputValue()).toBe('/v1/panel-edited');
+    await page.getByLabel('REST path', { exact: true }).fill('');
+    await page.getByLabel('Tenants', { exact: true }).fill('research, ops');
+    await page.getByTestId('edit-save').click();
+    await editor.waitFor({ state: 'hidden' });
+    await row()
+      .getByTestId('inbound-rest')
+      .filter({ hasText: `${hub.url}/agents/panel-edited` })
+      .waitFor();
+    expect(await row().getByTestId('inbound-tenants').textContent()).toBe('tenants: research, ops');
+    expect(await inbound()).toMatchObject({
+      jsonRpcPath: '/agents/panel-edited/jsonrpc',
+      restPath: '/agents/panel-edited',
+      tenants: ['research', 'ops'],
+    });
+
+    await row().getByTestId('inbound-edit').click();
+    expect(await page.getByLabel('Tenants', { exact: true }).inputValue()).toBe('research, ops');
+    await page.getByLabel('Tenants', { exact: true }).fill('');
+    await page.getByTestId('edit-save').click();
+    await editor.waitFor({ state: 'hidden' });
+    await row().getByTestId('inbound-tenants').waitFor({ state: 'detached' });
+    expect(await inbound()).not.toHaveProperty('tenants');
   });
 
   it('disables the inbound: shown disabled, and its card URL answers 404', async () => {

@@ -39,6 +39,17 @@ async function inbounds(base: string): Promise<InboundRow[]> {
   return (body as Snapshot).inbounds.sort((a, b) => a.id.localeCompare(b.id));
 }
 
+/** The rows with `<base>` for the hub's own URL, which the next hub (on another port) does not share. */
+async function portlessInbounds(base: string): Promise<InboundRow[]> {
+  return (await inbounds(base)).map((row) => ({
+    ...row,
+    cardUrl: row.cardUrl.replace(base, '<base>'),
+    endpointUrl: row.endpointUrl.replace(base, '<base>'),
+    jsonRpcUrl: row.jsonRpcUrl.replace(base, '<base>'),
+    restUrl: row.restUrl.replace(base, '<base>'),
+  }));
+}
+
 /** The status of a ListTasks to `url`, with the bearer token when one is given. */
 const listTasks = (url: string, token?: string): Promise<number> =>
   listTasksStatus(url, token === undefined ? {} : { authorization: `Bearer ${token}` });
@@ -53,7 +64,7 @@ describe('the control API survives a restart on the same dataDir', () => {
     const suffix = randomBytes(3).toString('hex');
 
     const first = await startTestHub({ dataDir, env });
-    let ids: { moved: string; disabled: string; guarded: string; fromEnv: string; removed: string; cleared: string };
+    let ids: { moved: string; disabled: string; guarded: string; fromEnv: string; removed: string; cleared: string; placed: string };
     let before: InboundRow[];
     try {
       const base = first.url;
@@ -86,12 +97,21 @@ describe('the control API survives a restart on the same dataDir', () => {
       await act(base, { action: 'inbound.setAuth', id: cleared, token: '' });
       const removed = (await act(base, { action: 'inbound.create', name: 'Gone', description: 'd', version: '1' })).id ?? '';
       await act(base, { action: 'inbound.remove', id: removed });
-      ids = { moved, disabled, guarded, fromEnv, removed, cleared };
-      before = (await inbounds(base)).map((row) => ({
-        ...row,
-        cardUrl: row.cardUrl.replace(base, '<base>'),
-        endpointUrl: row.endpointUrl.replace(base, '<base>'),
-      }));
+      const placed =
+        (
+          await act(base, {
+            action: 'inbound.create',
+            name: 'Placed',
+            description: 'd',
+            version: '1',
+            endpointPath: `/agents/placed-${suffix}`,
+            jsonRpcPath: `/agents/placed-${suffix}/jsonrpc`,
+            restPath: `/v1/placed-${suffix}`,
+            tenants: ['research'],
+          })
+        ).id ?? '';
+      ids = { moved, disabled, guarded, fromEnv, removed, cleared, placed };
+      before = await portlessInbounds(base);
     } finally {
       await first.close();
     }
@@ -106,11 +126,7 @@ describe('the control API survives a restart on the same dataDir', () => {
     const second = await startTestHub({ dataDir, env });
     try {
       const base = second.url;
-      const after = (await inbounds(base)).map((row) => ({
-        ...row,
-        cardUrl: row.cardUrl.replace(base, '<base>'),
-        endpointUrl: row.endpointUrl.replace(base, '<base>'),
-      }));
+      const after = await portlessInbounds(base);
       expect(after).toEqual(before);
       expect(after.map((row) => row.id)).not.toContain(ids.removed);
       expect(after.find((row) => row.id === ids.moved)).toMatchObject({
@@ -121,6 +137,13 @@ describe('the control API survives a restart on the same dataDir', () => {
         enabled: true,
       });
       expect(after.find((row) => row.id === ids.disabled)?.enabled).toBe(false);
+      expect(after.find((row) => row.id === ids.placed)).toMatchObject({
+        jsonRpcPath: `/agents/placed-${suffix}/jsonrpc`,
+        restPath: `/v1/placed-${suffix}`,
+        tenants: ['research'],
+        restUrl: `<base>/v1/placed-${suffix}`,
+      });
+      expect(await listTasks(`${base}/agents/placed-${suffix}/jsonrpc`)).toBe(200);
       expect(after.find((row) => row.id === ids.guarded)).toMatchObject({ authEnabled: true });
       expect(after.find((row) => row.id === ids.guarded)).not.toHaveProperty('authTokenEnv');
       expect(after.find((row) => row.id === ids.fromEnv)).toMatchObject({ authEnabled: true, authTokenEnv: 'RESTART_TEST_TOKEN' });

@@ -1,35 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { PresetRegistry } from '../../src/executors/presets.js';
-import { InboundRegistry } from '../../src/inbound/inbound-registry.js';
-import { MemoryTaskStore } from '../../src/store/memory-store.js';
 import { OperationError } from '../../src/support/operation-error.js';
-import type { LogFunction } from '../../src/support/log.js';
-
-const NOW = '2026-12-01T10:00:00.000Z';
-
-function stored(overrides: Record<string, unknown>): Record<string, unknown> {
-  return {
-    id: 'reports',
-    name: 'reports',
-    description: 'r',
-    version: '1',
-    endpointPath: '/a2a/reports',
-    preset: 'echo',
-    enabled: true,
-    createdAt: NOW,
-    updatedAt: NOW,
-    ...overrides,
-  };
-}
-
-function registryOver(rows: { id: string; config: Record<string, unknown> }[]) {
-  const store = new MemoryTaskStore();
-  for (const row of rows) store.saveInstance(row);
-  const logged: { message: string; details?: Record<string, unknown> }[] = [];
-  const log: LogFunction = (_level, message, details) => logged.push({ message, ...(details === undefined ? {} : { details }) });
-  const registry = new InboundRegistry({ store, presets: new PresetRegistry(), now: () => NOW, log });
-  return { store, registry, logged };
-}
+import { registryOver, storedInbound as stored } from '../helpers/inbound-registry.js';
 
 describe('stored inbound configurations are checked when the hub loads them', () => {
   it('loads rows that conform, including ones written with members of an earlier or later version', () => {
@@ -62,6 +33,9 @@ describe('stored inbound configurations are checked when the hub loads them', ()
       'endpointPath must be an absolute path such as /a2a/my-agent',
     ],
     ['enabled as a string', stored({ enabled: 'yes' }), 'enabled must be a boolean'],
+    ['a restPath that is not a path', stored({ restPath: 'v1' }), 'restPath must be an absolute path such as /a2a/my-agent'],
+    ['an empty tenants list', stored({ tenants: [] }), 'tenants must'],
+    ['a tenant that is no path segment', stored({ tenants: ['a/b'] }), 'tenants[0] must be a tenant name such as research'],
     ['a custom skill that is not an AgentSkill', stored({ skills: [{ id: 'x' }] }), 'skills[0].name is required'],
     ['an id other than its row', stored({ id: 'other' }), 'id is "other", but the row is stored under "reports"'],
   ])('does not serve a row with %s, logs why, and keeps the row', (_what, config, problem) => {
