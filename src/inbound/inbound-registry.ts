@@ -382,6 +382,8 @@ export class InboundRegistry implements AgentDirectory {
       description: config.description,
       version: config.version,
       endpointPath: config.endpointPath,
+      jsonRpcPath: config.endpointPath,
+      restPath: config.endpointPath,
       skills,
       presetId: preset.id,
       ...media,

@@ -190,6 +190,7 @@ describe('@a2a-js/sdk client against the hub (JSON-RPC, A2A 1.0)', () => {
     expect(card.capabilities?.streaming).toBe(true);
     expect(card.supportedInterfaces).toEqual([
       expect.objectContaining({ url: endpoint, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }),
+      expect.objectContaining({ url: endpoint, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' }),
     ]);
     const [cardFetch] = wire.exchanges;
     expect(cardFetch?.url).toBe(cardUrl);
@@ -217,7 +218,7 @@ describe('@a2a-js/sdk client against the hub (JSON-RPC, A2A 1.0)', () => {
     const extended = await fromCardUrl.getAgentCard();
     expect(wire.rpcRequests().map((request) => request.method)).toEqual(['GetExtendedAgentCard']);
     expect(extended.name).toBe('a2a-hub echo');
-    expect(extended.supportedInterfaces.map((iface) => iface.url)).toEqual([endpoint]);
+    expect(extended.supportedInterfaces.map((iface) => iface.url)).toEqual([endpoint, endpoint]);
   });
 
   it('sendMessage (blocking) returns a COMPLETED task whose artifact assembles to the echo', async () => {
