@@ -115,7 +115,7 @@ export async function restStream(
   interfaceUrl: string,
   method: 'SendStreamingMessage' | 'SubscribeToTask',
   params: Record<string, unknown>,
-  options: RestOptions & { until?: (event: SseEvent) => boolean; signal?: AbortSignal } = {},
+  options: RestOptions & { until?: (event: SseEvent) => boolean; onComment?: () => void; signal?: AbortSignal } = {},
 ): Promise<RestStreamResult> {
   const { url, init } = restRequest(interfaceUrl, method, params, options);
   const controller = new AbortController();
@@ -142,6 +142,7 @@ export async function restStream(
       events.push(event);
       return options.until?.(event) === true;
     },
+    ...(options.onComment === undefined ? {} : { onComment: options.onComment }),
   });
   return { status: response.status, headers: response.headers, events, errors, comments };
 }
