@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ERRORS } from '../../generated/a2a/1.0/errors.js';
 import type { Task } from '../../generated/a2a/1.0/types.js';
 import { testDirectiveMetadata } from '../../generated/hub/test-directives.js';
 import { REST_ROUTES, fillRoute, routeOf } from '../../src/protocol/rest-routes.js';
@@ -352,5 +353,24 @@ describe('HTTP+JSON streams', () => {
     const last = result.events.at(-1)?.frame.task;
     expect(last?.status.state).toBe('TASK_STATE_COMPLETED');
     expect(last?.artifacts?.[0]?.parts.map((part) => part.text).join('')).toBe('echo: hi');
+  });
+});
+
+describe('metrics', () => {
+  it('count HTTP+JSON requests by method and outcome, with the labels JSON-RPC uses', async () => {
+    const counted = await startTestHub();
+    try {
+      await restCall(counted.endpoint, 'SendMessage', { message: userMessage('count me') });
+      expectRestErrorAnswer(await restRpc(counted.endpoint, 'GetTask', { id: 'no-such-task' }), 'TaskNotFoundError');
+      expectError(await send(`${counted.endpoint}/no/such/route`), 'NotFoundError');
+      const metrics = JSON.parse((await send(`${counted.url}/a2a/api/metrics?format=json`)).text) as {
+        requests: Record<string, Record<string, number>>;
+      };
+      expect(metrics.requests['SendMessage']?.['ok']).toBe(1);
+      expect(metrics.requests['GetTask']?.[String(ERRORS.TaskNotFoundError.code)]).toBe(1);
+      expect(metrics.requests['-']?.[`http-${ERRORS.NotFoundError.httpStatus}`]).toBe(1);
+    } finally {
+      await counted.dispose();
+    }
   });
 });
