@@ -19,6 +19,8 @@ export interface BindingCase {
   /** A hub whose rate limit this row spends first. */
   readonly rateLimited?: true;
   readonly given?: GivenTask;
+  /** The tenant of the request and of the given task: `params.tenant` on JSON-RPC, the `/{tenant}/` route on HTTP+JSON. */
+  readonly tenant?: string;
   /** `Unknown` is a method (JSON-RPC) or route (HTTP+JSON) that does not exist. */
   readonly method: MethodName | 'Unknown';
   readonly params?: (task: Task | undefined) => Record<string, unknown>;
@@ -85,6 +87,22 @@ export const BINDING_CASES: readonly BindingCase[] = [
     want: { state: 'TASK_STATE_COMPLETED', sameTask: true },
   },
   { name: 'ListTasks', method: 'ListTasks', params: () => ({ pageSize: 2 }), want: {} },
+  {
+    name: 'GetTask under a tenant',
+    tenant: 'acme',
+    given: 'completed',
+    method: 'GetTask',
+    params: ofTask,
+    want: { state: 'TASK_STATE_COMPLETED', sameTask: true },
+  },
+  {
+    name: 'SendStreamingMessage under a tenant',
+    tenant: 'acme',
+    method: 'SendStreamingMessage',
+    stream: true,
+    params: () => message('hi'),
+    want: { state: 'TASK_STATE_COMPLETED' },
+  },
   {
     name: 'ListTasks by context and state',
     given: 'completed',

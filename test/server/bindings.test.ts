@@ -35,6 +35,7 @@ interface Request {
   readonly method: MethodName | 'Unknown';
   readonly params: Record<string, unknown>;
   readonly headers: Record<string, string>;
+  readonly tenant?: string | undefined;
 }
 
 interface Answer {
@@ -51,10 +52,16 @@ interface BindingDriver {
 
 const UNKNOWN_METHOD = 'NoSuchOperation';
 
+function withTenant(params: Record<string, unknown>, tenant: string | undefined): Record<string, unknown> {
+  return tenant === undefined ? params : { ...params, tenant };
+}
+
 const jsonRpc: BindingDriver = {
   name: 'JSON-RPC',
-  async call({ url, method, params, headers }) {
-    const response = await rpc(url, (method === 'Unknown' ? UNKNOWN_METHOD : method) as MethodName, params, { headers });
+  async call({ url, method, params, headers, tenant }) {
+    const response = await rpc(url, (method === 'Unknown' ? UNKNOWN_METHOD : method) as MethodName, withTenant(params, tenant), {
+      headers,
+    });
     if (response.body.error === undefined) return { result: response.body.result };
     return {
       expectError(name) {
@@ -64,20 +71,20 @@ const jsonRpc: BindingDriver = {
       },
     };
   },
-  async stream({ url, method, params, headers }) {
-    const result = await stream(url, method as 'SendStreamingMessage', params, { headers });
+  async stream({ url, method, params, headers, tenant }) {
+    const result = await stream(url, method as 'SendStreamingMessage', withTenant(params, tenant), { headers });
     return result.events.map((event) => event.frame);
   },
 };
 
 const httpJson: BindingDriver = {
   name: 'HTTP+JSON',
-  async call({ url, method, params, headers }) {
+  async call({ url, method, params, headers, tenant }) {
     if (method === 'Unknown') {
       const response = await post(`${url}/${UNKNOWN_METHOD}`, '{}', { 'content-type': 'application/json', ...headers });
       return { expectError: (name) => (expectRestError(response, name), []) };
     }
-    const response = await restRpc(url, method, params, { headers });
+    const response = await restRpc(url, method, params, { headers, ...(tenant === undefined ? {} : { tenant }) });
     if (response.error === undefined) return { result: response.result };
     return {
       expectError(name) {
@@ -86,8 +93,11 @@ const httpJson: BindingDriver = {
       },
     };
   },
-  async stream({ url, method, params, headers }) {
-    const result = await restStream(url, method as 'SendStreamingMessage', params, { headers });
+  async stream({ url, method, params, headers, tenant }) {
+    const result = await restStream(url, method as 'SendStreamingMessage', params, {
+      headers,
+      ...(tenant === undefined ? {} : { tenant }),
+    });
     expect(result.errors).toEqual([]);
     return result.events.map((event) => event.frame);
   },
@@ -118,7 +128,7 @@ afterAll(async () => {
 });
 
 /** A task in the given state, made through the binding under test. */
-async function givenTask(driver: BindingDriver, url: string, given: GivenTask): Promise<Task> {
+async function givenTask(driver: BindingDriver, url: string, given: GivenTask, tenant: string | undefined): Promise<Task> {
   const text = { completed: 'given', 'input-required': 'given\n::input-required', working: 'given' }[given];
   const working = given === 'working' ? { metadata: { 'a2a-hub/test': { steps: 5, stepMs: 100 } } } : {};
   const answer = await driver.call({
@@ -126,6 +136,7 @@ async function givenTask(driver: BindingDriver, url: string, given: GivenTask): 
     method: 'SendMessage',
     params: { message: userMessage(text, working), ...(given === 'working' ? { configuration: { returnImmediately: true } } : {}) },
     headers: {},
+    tenant,
   });
   const task = (answer.result as { task?: Task } | undefined)?.task;
   expect(task, `a ${given} task`).toBeDefined();
@@ -143,12 +154,13 @@ function taskOf(result: unknown): Task | undefined {
 async function run(driver: BindingDriver, row: BindingCase): Promise<Outcome> {
   const target = row.rateLimited ? limited : hub;
   const url = `${target.url}${paths[row.agent ?? 'default']}`;
-  const given = row.given === undefined ? undefined : await givenTask(driver, url, row.given);
+  const given = row.given === undefined ? undefined : await givenTask(driver, url, row.given, row.tenant);
   const request: Request = {
     url,
     method: row.method,
     params: row.params?.(given) ?? {},
     headers: { ...row.wire?.headers, ...(row.wire?.contentType === undefined ? {} : { 'content-type': row.wire.contentType }) },
+    tenant: row.tenant,
   };
   // The bucket holds one request: spend it, whichever binding comes first.
   if (row.rateLimited) await driver.call({ ...request, method: 'ListTasks', params: {} });
