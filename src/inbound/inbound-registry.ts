@@ -377,13 +377,14 @@ export class InboundRegistry implements AgentDirectory {
     };
     const digest = this.#digestOf(config);
     const skillIds = skills.map((skill) => skill.id);
+    // Both bindings sit at the instance's base path until an instance configures its own.
+    const paths = { jsonRpcPath: config.endpointPath, restPath: config.endpointPath };
     const source = {
       name: config.name,
       description: config.description,
       version: config.version,
       endpointPath: config.endpointPath,
-      jsonRpcPath: config.endpointPath,
-      restPath: config.endpointPath,
+      ...paths,
       skills,
       presetId: preset.id,
       ...media,
@@ -394,8 +395,7 @@ export class InboundRegistry implements AgentDirectory {
       id: config.id,
       name: config.name,
       endpointPath: config.endpointPath,
-      jsonRpcPath: config.endpointPath,
-      restPath: config.endpointPath,
+      ...paths,
       executor: preset.executor,
       skills: skillIds,
       defaultSkill: skillIds.includes('chat') ? 'chat' : (skillIds[0] ?? 'chat'),
