@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERRORS } from '../../generated/a2a/1.0/errors.js';
 import type { Task } from '../../generated/a2a/1.0/types.js';
-import { testDirectiveMetadata } from '../../generated/hub/test-directives.js';
+import { TEST_DIRECTIVES_EXTENSION, testDirectiveMetadata } from '../../generated/hub/test-directives.js';
 import { REST_ROUTES, fillRoute, routeOf } from '../../src/protocol/rest-routes.js';
 import { userMessage } from '../helpers/a2a-client.js';
 import { badRequestOf, type ErrorName } from '../helpers/errors.js';
@@ -106,6 +106,17 @@ describe('HTTP+JSON routes', () => {
       ['JSONRPC', base],
       ['HTTP+JSON', base],
     ]);
+  });
+
+  it('A2A-Extensions names the activated extensions on the answer, as on JSON-RPC', async () => {
+    const response = await restRpc(
+      base,
+      'ListTasks',
+      { pageSize: 1 },
+      { headers: { 'a2a-extensions': `urn:unknown, ${TEST_DIRECTIVES_EXTENSION}` } },
+    );
+    expect(response.headers.get('a2a-extensions')).toBe(TEST_DIRECTIVES_EXTENSION);
+    expect(response.headers.get('a2a-version')).toBe('1.0');
   });
 
   it('a task id holding / and : travels percent-encoded in one segment', async () => {
