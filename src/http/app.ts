@@ -6,9 +6,11 @@ import { CARD_PATH_SUFFIX } from '../protocol/card-location.js';
 import type { AgentDirectory } from '../server/hosted-agent.js';
 import { serveCard } from './card-endpoint.js';
 import { respondMethodNotAllowed, respondNotFound, respondWithError } from './http-errors.js';
-import { serveJsonRpc, serveUnavailable, unavailableError, type JsonRpcEndpointOptions } from './jsonrpc-endpoint.js';
+import { unavailableError, type A2AEndpointOptions } from './a2a-edge.js';
+import { serveJsonRpc, serveUnavailable } from './jsonrpc-endpoint.js';
+import { serveRest } from './rest-endpoint.js';
 
-export interface HttpAppOptions extends JsonRpcEndpointOptions {
+export interface HttpAppOptions extends A2AEndpointOptions {
   readonly directory: AgentDirectory;
   readonly cardMaxAgeSeconds: number;
   /** Extra routes (the control API) mounted before the agent endpoints. */
@@ -65,6 +67,9 @@ export function createHttpApp(options: HttpAppOptions): Koa {
       if (agent !== undefined) return serveJsonRpc(ctx, agent, options);
       if (unavailable !== undefined) return serveUnavailable(ctx, unavailable, options);
     }
+    // HTTP+JSON routes sit below an instance's REST base, the JSON-RPC path included by default.
+    const rest = options.directory.byRestPath(path);
+    if (rest !== undefined) return serveRest(ctx, rest, options);
     await next();
   });
 

@@ -28,7 +28,12 @@ const JSON_MEDIA_TYPES: readonly string[] = [MEDIA_TYPES.json, MEDIA_TYPES.a2aJs
  * other type than `accepted` is refused (curl -d without -H sends form encoding). A byte order
  * mark is tolerated, as RFC 8259 §8.1 allows. No message quotes the body: it may hold a token.
  */
-export async function readJsonBody(ctx: Context, limitBytes: number, accepted: readonly string[] = JSON_MEDIA_TYPES): Promise<unknown> {
+export async function readJsonBody(
+  ctx: Context,
+  limitBytes: number,
+  accepted: readonly string[] = JSON_MEDIA_TYPES,
+  emptyIsNone = false,
+): Promise<unknown> {
   const type = (ctx.get('content-type').split(';')[0] ?? '').trim().toLowerCase();
   if (type !== '' && !accepted.includes(type)) {
     throw new BodyError('media-type', `Content-Type must be ${accepted.join(' or ')}, got ${JSON.stringify(type)}`, limitBytes);
@@ -43,6 +48,7 @@ export async function readJsonBody(ctx: Context, limitBytes: number, accepted: r
     throw new BodyError('unreadable', 'the body could not be read', limitBytes, { cause: error });
   }
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  if (emptyIsNone && text === '') return undefined;
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {
@@ -52,10 +58,16 @@ export async function readJsonBody(ctx: Context, limitBytes: number, accepted: r
   }
 }
 
-/** readJsonBody for the A2A bindings: a body that cannot be read is the registry's error for it. */
-export async function readA2ABody(ctx: Context, limitBytes: number): Promise<unknown> {
+/**
+ * readJsonBody for the A2A bindings: a body that cannot be read is the registry's error for it.
+ * With `optional` (HTTP+JSON, where GET and DELETE carry none and a POST may omit an empty
+ * request), a request without a body, or with an empty one, is undefined and needs no
+ * Content-Type.
+ */
+export async function readA2ABody(ctx: Context, limitBytes: number, options: { optional?: boolean } = {}): Promise<unknown> {
+  if (options.optional === true && !hasBody(ctx)) return undefined;
   try {
-    return await readJsonBody(ctx, limitBytes);
+    return await readJsonBody(ctx, limitBytes, JSON_MEDIA_TYPES, options.optional === true);
   } catch (error) {
     if (!(error instanceof BodyError)) throw error;
     switch (error.problem) {
@@ -68,4 +80,10 @@ export async function readA2ABody(ctx: Context, limitBytes: number): Promise<unk
         throw a2aError('JSONParseError', error.message, { cause: error.cause });
     }
   }
+}
+
+/** Whether the request announces a body: a non-zero Content-Length or a chunked transfer. */
+function hasBody(ctx: Context): boolean {
+  const length = ctx.get('content-length');
+  return ctx.get('transfer-encoding') !== '' || (length !== '' && length !== '0');
 }

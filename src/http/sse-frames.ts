@@ -6,17 +6,21 @@ import type { SseStream } from './sse.js';
 /** Frames a stream may hold unsent for a slow reader before it is cut off (it can resubscribe). */
 const MAX_BACKLOG = 1000;
 
+/** How a binding writes a stream: frames and the error that ends a stream early. */
+export interface SseRendering {
+  frame(frame: StreamResponse): string;
+  error(error: A2AError): string;
+  /** The SSE event type of the error (`error` on HTTP+JSON); the default type when undefined. */
+  readonly errorEvent?: string;
+}
+
 /**
  * Delivers a FrameQueue over SSE in order, one write at a time, waiting for the client to
  * keep up. The client going away detaches from the task; it never cancels it. A client too
- * slow to keep up is told so in one error event (`renderError`) before its stream ends.
+ * slow to keep up is told so in one error event before its stream ends. Both bindings use
+ * it, so `id:` lines, the cut-off and the end of a stream are the same on each.
  */
-export function pipeFramesToSse(
-  frames: FrameQueue,
-  sse: SseStream,
-  render: (frame: StreamResponse) => string,
-  renderError: (error: A2AError) => string,
-): void {
+export function pipeFramesToSse(frames: FrameQueue, sse: SseStream, rendering: SseRendering): void {
   const backlog: { data: string; id: number }[] = [];
   let ended = false;
   let pumping = false;
@@ -38,7 +42,7 @@ export function pipeFramesToSse(
   const cutOff = (): void => {
     backlog.length = 0;
     // Not awaited: the error goes out after what the client has not read yet, then the stream ends.
-    void sse.send(renderError(tooSlow(taskId, lastWrittenId)), lastWrittenId);
+    void sse.send(rendering.error(tooSlow(taskId, lastWrittenId)), lastWrittenId, rendering.errorEvent);
     sse.end();
   };
   const detach = frames.attach({
@@ -48,7 +52,7 @@ export function pipeFramesToSse(
         cutOff();
         return;
       }
-      backlog.push({ data: render(frame), id: eventId });
+      backlog.push({ data: rendering.frame(frame), id: eventId });
       taskId ??= taskIdOf(frame);
       void pump();
     },

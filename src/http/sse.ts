@@ -3,8 +3,8 @@ import type { Context } from 'koa';
 import { MEDIA_TYPES } from '../../generated/a2a/1.0/protocol.js';
 
 export interface SseStream {
-  /** Writes one event; resolves when the client has taken it (backpressure) or is gone. */
-  send(data: string, id?: number): Promise<void>;
+  /** Writes one event (of type `event`, default `message`); resolves when the client has taken it (backpressure) or is gone. */
+  send(data: string, id?: number, event?: string): Promise<void>;
   end(): void;
   readonly closed: boolean;
   /** Called once when the stream ends for any reason: finished, client gone or server shutdown. */
@@ -52,7 +52,7 @@ export function openSse(ctx: Context, heartbeatMs: number, headers: Record<strin
     get closed() {
       return closed;
     },
-    async send(data: string, id?: number): Promise<void> {
+    async send(data: string, id?: number, event?: string): Promise<void> {
       if (closed) return;
       // The frames of one commit arrive together (a whole echo reply, say): hold them until the
       // turn ends so they leave in one write, not one packet each (Nagle is off for SSE).
@@ -68,7 +68,7 @@ export function openSse(ctx: Context, heartbeatMs: number, headers: Record<strin
         .split('\n')
         .map((line) => `data: ${line}`)
         .join('\n');
-      const ok = body.write(`${id === undefined ? '' : `id: ${id}\n`}${lines}\n\n`);
+      const ok = body.write(`${event === undefined ? '' : `event: ${event}\n`}${id === undefined ? '' : `id: ${id}\n`}${lines}\n\n`);
       if (ok) return;
       await new Promise<void>((resolve) => {
         const done = (): void => {

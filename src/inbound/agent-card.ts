@@ -6,6 +6,10 @@ export interface CardSource {
   readonly description: string;
   readonly version: string;
   readonly endpointPath: string;
+  /** Where the JSON-RPC binding is POSTed. */
+  readonly jsonRpcPath: string;
+  /** The base of the HTTP+JSON routes. */
+  readonly restPath: string;
   readonly skills: readonly AgentSkill[];
   readonly presetId: string;
   readonly inputModes: readonly string[];
@@ -18,7 +22,8 @@ export interface CardSource {
 export const CAPABILITIES = { streaming: true, pushNotifications: false, extendedAgentCard: true } as const;
 
 /**
- * The AgentCard of an inbound instance in A2A 1.0.1 ProtoJSON form. With a token the card
+ * The AgentCard of an inbound instance in A2A 1.0.1 ProtoJSON form, listing both bindings the
+ * instance serves. With a token the card
  * names a bearer scheme and requires it, but never carries the token itself.
  */
 export function buildAgentCard(source: CardSource, baseUrl: string): AgentCard {
@@ -31,7 +36,11 @@ export function buildAgentCard(source: CardSource, baseUrl: string): AgentCard {
   return {
     name: source.name,
     description: source.description,
-    supportedInterfaces: [{ url: `${baseUrl}${source.endpointPath}`, protocolBinding: 'JSONRPC', protocolVersion: PROTOCOL_VERSION }],
+    // JSON-RPC first: a client that takes the first interface it knows keeps the binding it always had.
+    supportedInterfaces: [
+      { url: `${baseUrl}${source.jsonRpcPath}`, protocolBinding: 'JSONRPC', protocolVersion: PROTOCOL_VERSION },
+      { url: `${baseUrl}${source.restPath}`, protocolBinding: 'HTTP+JSON', protocolVersion: PROTOCOL_VERSION },
+    ],
     ...(source.provider === undefined ? {} : { provider: source.provider }),
     version: source.version,
     capabilities: {

@@ -412,8 +412,9 @@ export class InboundRegistry implements AgentDirectory {
       name: config.name,
       description: config.description,
       version: config.version,
-      // The card's interface URL is where JSON-RPC is served, wherever jsonRpcPath put it.
-      endpointPath: jsonRpcPath,
+      endpointPath: config.endpointPath,
+      jsonRpcPath,
+      restPath,
       skills,
       presetId: preset.id,
       ...media,

@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { cpuNow, memoryNow, serveIpc, type BareOps } from './ipc.js';
 
 /**
- * The reference: a bare node:http JSON-RPC responder, in its own process like the hub. It
+ * The reference: a bare node:http JSON-RPC responder, in its own process like the hub (it
+ * answers the HTTP+JSON sends the same way). It
  * does the minimum any JSON-RPC server must do (read the whole body, JSON.parse it) and
  * answers with fixed bytes: the card, a JSON-RPC success, or an SSE response holding the
  * same frames as the hub's echo stream, written at once. The parent configures the bodies
@@ -29,7 +30,8 @@ const server = createServer((request, response) => {
       response.end(body);
       return;
     }
-    if (method === 'SendStreamingMessage') {
+    // HTTP+JSON names the method in the path (`…/message:stream`), JSON-RPC in the body.
+    if (method === 'SendStreamingMessage' || request.url?.endsWith(':stream') === true) {
       // No content-length: chunked, like the hub's SSE response.
       response.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-transform' });
       response.end(bodies.sse);

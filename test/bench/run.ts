@@ -4,7 +4,19 @@ import { join } from 'node:path';
 import { ChildServer, type BareOps, type HubOps, type MemoryReport, type StoreCounts } from './ipc.js';
 import { runLoad, type LoadResult, type LoadSpec } from './load.js';
 import { fixed, median, mib, table } from './report.js';
-import { COMPLETED_MARKER, RPC_HEADERS, sampleBare, sampleHub, sendBody, SSE_HEADERS, walkListTasks, type Samples } from './samples.js';
+import {
+  COMPLETED_MARKER,
+  REST_SEND_PATH,
+  REST_STREAM_PATH,
+  restSendBody,
+  RPC_HEADERS,
+  sampleBare,
+  sampleHub,
+  sendBody,
+  SSE_HEADERS,
+  walkListTasks,
+  type Samples,
+} from './samples.js';
 
 /**
  * `npm run bench`: autocannon against the hub and, in the same run and with the same
@@ -18,7 +30,8 @@ import { COMPLETED_MARKER, RPC_HEADERS, sampleBare, sampleHub, sendBody, SSE_HEA
  * Environment: BENCH_DURATION (s per measured run, default 5), BENCH_CONNECTIONS (50),
  * BENCH_WARMUP (s, 1), BENCH_TASKS (20000), BENCH_SELF_CHECK (on|off, default on as in
  * production), BENCH_CPU_PROF (a directory: profile the load-test hub with --cpu-prof),
- * BENCH_SCENARIOS (comma list of card, send, stream, memory; default all), BENCH_ROUNDS (3):
+ * BENCH_SCENARIOS (comma list of card, send, stream, rest-send, rest-stream, memory; default
+ * all), BENCH_ROUNDS (3):
  * each scenario runs this many rounds of one bare and one hub run back to back, in
  * alternating order, and the ratio is the median of the rounds' ratios.
  */
@@ -36,7 +49,7 @@ interface Settings {
   readonly only: ReadonlySet<ScenarioName | 'memory'>;
 }
 
-const ALL_PARTS = ['card', 'send', 'stream', 'memory'] as const;
+const ALL_PARTS = ['card', 'send', 'stream', 'rest-send', 'rest-stream', 'memory'] as const;
 
 function readParts(): ReadonlySet<ScenarioName | 'memory'> {
   const raw = process.env['BENCH_SCENARIOS'];
@@ -72,7 +85,7 @@ function readSettings(): Settings {
   };
 }
 
-type ScenarioName = 'card' | 'send' | 'stream';
+type ScenarioName = 'card' | 'send' | 'stream' | 'rest-send' | 'rest-stream';
 
 interface Scenario {
   readonly name: ScenarioName;
@@ -137,6 +150,34 @@ function scenarios(settings: Settings): Scenario[] {
         method: 'POST',
         headers: SSE_HEADERS,
         body: sendBody('SendStreamingMessage', tag),
+        verify: (body) => body.includes(COMPLETED_MARKER) && body.endsWith('\n\n'),
+      }),
+    },
+    // The same two sends over HTTP+JSON, so the bindings can be compared: the bare reference
+    // answers them with the JSON-RPC bytes, a few bytes more than the hub's bare results.
+    {
+      name: 'rest-send',
+      title: 'SendMessage over HTTP+JSON (blocking, echo)',
+      createsTasks: true,
+      spec: (url, tag) => ({
+        ...common,
+        url: `${url}${REST_SEND_PATH}`,
+        method: 'POST',
+        headers: RPC_HEADERS,
+        body: restSendBody(tag),
+        verify: (body) => body.includes(COMPLETED_MARKER),
+      }),
+    },
+    {
+      name: 'rest-stream',
+      title: 'SendStreamingMessage over HTTP+JSON (echo)',
+      createsTasks: true,
+      spec: (url, tag) => ({
+        ...common,
+        url: `${url}${REST_STREAM_PATH}`,
+        method: 'POST',
+        headers: SSE_HEADERS,
+        body: restSendBody(tag),
         verify: (body) => body.includes(COMPLETED_MARKER) && body.endsWith('\n\n'),
       }),
     },

@@ -1,4 +1,5 @@
 import type { StreamResponse, Task } from '../../generated/a2a/1.0/types.js';
+import { fillRoute, routeOf } from '../../src/protocol/rest-routes.js';
 
 /**
  * The requests the benchmark sends, and one checked sample of each against the hub before
@@ -17,10 +18,21 @@ const EXPECTED_REPLY = `echo: ${MESSAGE_TEXT}`;
  * messageId, so a repeated id would be answered from the store without running anything.
  */
 export function sendBody(method: 'SendMessage' | 'SendStreamingMessage', runTag: string): (n: number) => string {
-  const head = `{"jsonrpc":"2.0","id":1,"method":"${method}","params":{"message":{"messageId":"${runTag}-`;
-  const tail = `","role":"ROLE_USER","parts":[{"text":"${MESSAGE_TEXT}"}]}}}`;
+  const request = restSendBody(runTag);
+  const head = `{"jsonrpc":"2.0","id":1,"method":"${method}","params":`;
+  return (n) => `${head}${request(n)}}`;
+}
+
+/** The same SendMessageRequest as an HTTP+JSON body (the bare request message, no envelope). */
+export function restSendBody(runTag: string): (n: number) => string {
+  const head = `{"message":{"messageId":"${runTag}-`;
+  const tail = `","role":"ROLE_USER","parts":[{"text":"${MESSAGE_TEXT}"}]}}`;
   return (n) => `${head}${n}${tail}`;
 }
+
+/** The default instance's HTTP+JSON send routes, from the route table. */
+export const REST_SEND_PATH = `/a2a/default${fillRoute(routeOf('SendMessage', false), {}) ?? ''}`;
+export const REST_STREAM_PATH = `/a2a/default${fillRoute(routeOf('SendStreamingMessage', false), {}) ?? ''}`;
 
 const FETCH_TIMEOUT_MS = 10_000;
 

@@ -134,7 +134,7 @@ describe('a2a-hub card / send talk to the agent of the URL given', () => {
     const card = await runCli(['card', reverser]);
     expect(card.stderr).toBe('');
     expect(card.code).toBe(0);
-    expect(JSON.parse(card.stdout)).toMatchObject({ name: 'reverser', supportedInterfaces: [{ url: reverser }] });
+    expect(JSON.parse(card.stdout)).toMatchObject({ name: 'reverser', supportedInterfaces: [{ url: reverser }, { url: reverser }] });
     const sent = await runCli(['send', reverser, 'hello']);
     expect(sent.code).toBe(0);
     const taskId = /^task: (\S+)$/m.exec(sent.stdout)?.[1] ?? '';

@@ -8,6 +8,7 @@ import { DEFAULTS } from '../../generated/hub/defaults.js';
 import schema from '../../generated/hub/schema.json' with { type: 'json' };
 import { TEST_DIRECTIVE_PARAMETERS, TEST_OUTCOMES } from '../../generated/hub/test-directives.js';
 import { REPO_ROOT } from '../../codegen/paths.js';
+import { REST_ROUTES } from '../../src/protocol/rest-routes.js';
 
 /**
  * The documentation's tables against the registries they describe, so that a change to spec/
@@ -84,6 +85,21 @@ describe('docs/server.md: the configuration table is spec/hub/config.schema.json
     const value: unknown = (DEFAULTS.HubConfig as Record<string, unknown>)[member];
     if (value === undefined) expect(cell).toBe('—');
     else expect(cell.startsWith(`\`${JSON.stringify(value).replace(/^"(.*)"$/, '$1')}\``), `${member}: ${cell}`).toBe(true);
+  });
+});
+
+describe('docs/server.md: the HTTP+JSON routes table is methods.json', () => {
+  it('lists every route without a tenant, with its verb and method, and each has its /{tenant} twin', () => {
+    const rows = tableRows(doc('docs/server.md'), /^\| method \| verb \| route \| request from \|/).map((row) =>
+      [row[0], plain(row[1] ?? ''), plain(row[2] ?? '')].join(' '),
+    );
+    const routes = REST_ROUTES.filter((route) => !route.tenant);
+    expect(rows).toEqual(routes.map((route) => [route.method, route.verb, route.template].join(' ')));
+    for (const route of routes) {
+      expect(REST_ROUTES.some((twin) => twin.tenant && twin.verb === route.verb && twin.template === `/{tenant}${route.template}`)).toBe(
+        true,
+      );
+    }
   });
 });
 

@@ -97,26 +97,49 @@ export async function stream(
     body: JSON.stringify({ jsonrpc: '2.0', id, method, params }),
     signal: controller.signal,
   });
-  const events: SseEvent[] = [];
-  let comments = 0;
   if (!response.headers.get('content-type')?.startsWith('text/event-stream')) {
     throw new Error(`expected an event stream, got ${response.status} ${await response.text()}`);
   }
-  let stop = false;
-  const parser = createParser({
-    onEvent(message: EventSourceMessage) {
+  const events: SseEvent[] = [];
+  const comments = await readEventStream(response, controller, {
+    onEvent(message) {
       const envelope = JSON.parse(message.data) as { jsonrpc: string; id: unknown; result: StreamResponse };
       expect(checkValue(A2A_1_0, 'JSONRPCSuccessResponse', envelope, { flavour: 'exact' })).toMatchObject({ ok: true });
       expect(envelope.id).toBe(id);
-      const verdict = checkValue(A2A_1_0, 'StreamResponse', envelope.result, { flavour: 'exact' });
-      expect(verdict.ok ? [] : verdict.violations, 'stream frame').toEqual([]);
-      const event = { id: message.id, frame: envelope.result };
+      const event = { id: message.id, frame: expectStreamResponse(envelope.result) };
       events.push(event);
-      if (options.until?.(event)) stop = true;
+      return options.until?.(event) === true;
+    },
+    ...(options.onComment === undefined ? {} : { onComment: options.onComment }),
+  });
+  return { status: response.status, headers: response.headers, events, comments };
+}
+
+/** Checks one stream frame against the exact StreamResponse schema; returns it. */
+export function expectStreamResponse(frame: StreamResponse): StreamResponse {
+  const verdict = checkValue(A2A_1_0, 'StreamResponse', frame, { flavour: 'exact' });
+  expect(verdict.ok ? [] : verdict.violations, 'stream frame').toEqual([]);
+  return frame;
+}
+
+/**
+ * Reads an SSE response to its end (or until `onEvent` returns true, then aborts it): the
+ * reading loop both bindings' stream helpers share. Returns the number of comments (heartbeats).
+ */
+export async function readEventStream(
+  response: Response,
+  controller: AbortController,
+  handlers: { onEvent(message: EventSourceMessage): boolean; onComment?: () => void },
+): Promise<number> {
+  let comments = 0;
+  let stop = false;
+  const parser = createParser({
+    onEvent(message: EventSourceMessage) {
+      if (handlers.onEvent(message)) stop = true;
     },
     onComment() {
       comments += 1;
-      options.onComment?.();
+      handlers.onComment?.();
     },
   });
   const reader = response.body?.getReader() as ReadableStreamDefaultReader<Uint8Array> | undefined;
@@ -130,7 +153,7 @@ export async function stream(
   } finally {
     if (stop) controller.abort();
   }
-  return { status: response.status, headers: response.headers, events, comments };
+  return comments;
 }
 
 let messageCounter = 0;

@@ -1,13 +1,4 @@
-import {
-  Role,
-  TaskState,
-  type AgentCard,
-  type Message,
-  type Part,
-  type SendMessageRequest,
-  type StreamResponse,
-  type Task,
-} from '@a2a-js/sdk';
+import { Role, TaskState, type AgentCard } from '@a2a-js/sdk';
 import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory, type Client } from '@a2a-js/sdk/client';
 import {
   A2A_ERROR_CODE,
@@ -18,10 +9,19 @@ import {
   UnsupportedOperationError,
 } from '@a2a-js/sdk/errors';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { isTerminalState } from '../../generated/a2a/1.0/task-states.js';
-import type { TaskState as WireTaskState } from '../../generated/a2a/1.0/types.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { createWireLog, type WireLog } from './wire-log.js';
+import {
+  asTask,
+  collect,
+  describeEvents,
+  expectLifecycle,
+  isMessage,
+  sendRequest,
+  stateName,
+  textOf,
+  userMessage,
+} from './sdk-client-helpers.js';
 
 /**
  * Interop: the official @a2a-js/sdk client (1.3.0, A2A 1.0) drives the hub's JSON-RPC
@@ -58,125 +58,6 @@ beforeEach((context) => {
   });
 });
 
-/** A user message as the SDK's types want it (ts-proto shapes: every field present). */
-function userMessage(text: string, extra: Partial<Message> = {}): Message {
-  return {
-    messageId: crypto.randomUUID(),
-    contextId: '',
-    taskId: '',
-    role: Role.ROLE_USER,
-    parts: [textPart(text)],
-    metadata: undefined,
-    extensions: [],
-    referenceTaskIds: [],
-    ...extra,
-  };
-}
-
-function textPart(text: string): Part {
-  return { content: { $case: 'text', value: text }, metadata: undefined, filename: '', mediaType: '' };
-}
-
-function sendRequest(text: string, configuration: Partial<NonNullable<SendMessageRequest['configuration']>> = {}): SendMessageRequest {
-  return {
-    tenant: '',
-    message: userMessage(text),
-    configuration: { acceptedOutputModes: [], taskPushNotificationConfig: undefined, returnImmediately: false, ...configuration },
-    metadata: undefined,
-  };
-}
-
-function isMessage(result: Message | Task): result is Message {
-  return 'messageId' in result;
-}
-
-function asTask(result: Message | Task): Task {
-  if (isMessage(result)) throw new Error(`expected a Task, the SDK returned a Message: ${JSON.stringify(result)}`);
-  return result;
-}
-
-function textOf(parts: readonly Part[]): string {
-  return parts.map((part) => (part.content?.$case === 'text' ? part.content.value : '')).join('');
-}
-
-function stateName(state: TaskState | undefined): string {
-  return state === undefined ? 'undefined' : (TaskState[state] ?? String(state));
-}
-
-async function collect(stream: AsyncGenerator<StreamResponse, void, undefined>): Promise<StreamResponse[]> {
-  const events: StreamResponse[] = [];
-  for await (const event of stream) events.push(event);
-  return events;
-}
-
-/** Event kinds in order, e.g. ['task', 'statusUpdate:TASK_STATE_WORKING', 'artifactUpdate', …]. */
-function describeEvents(events: readonly StreamResponse[]): string[] {
-  return events.map((event) => {
-    const payload = event.payload;
-    if (payload?.$case === 'statusUpdate') return `statusUpdate:${stateName(payload.value.status?.state)}`;
-    if (payload?.$case === 'task') return `task:${stateName(payload.value.status?.state)}`;
-    return payload?.$case ?? 'empty';
-  });
-}
-
-/**
- * Checks a task-lifecycle stream: task first, same task throughout, artifacts assemble, ends on
- * `finalState`, and a terminal state is followed by the final Task, as the SDK parsed it.
- */
-function expectLifecycle(stream: readonly StreamResponse[], finalState: TaskState): { task: Task; text: string } {
-  const closing = stream.at(-1)?.payload;
-  const finalTask = closing?.$case === 'task' ? closing.value : undefined;
-  const events = finalTask === undefined ? stream : stream.slice(0, -1);
-  const kinds = describeEvents(events);
-  expect(events.length, kinds.join(', ')).toBeGreaterThan(1);
-  const first = events[0]?.payload;
-  if (first?.$case !== 'task') throw new Error(`the first stream event must be a Task; got ${kinds.join(', ')}`);
-  const task = first.value;
-  expect(task.id).not.toBe('');
-  expect(task.contextId).not.toBe('');
-
-  let text = '';
-  let artifactId: string | undefined;
-  let lastStatus: TaskState | undefined;
-  for (const event of events.slice(1)) {
-    const payload = event.payload;
-    if (payload === undefined) throw new Error(`an event the SDK could not parse into a StreamResponse: ${kinds.join(', ')}`);
-    if (payload.$case === 'task' || payload.$case === 'message')
-      throw new Error(`unexpected ${payload.$case} after the first event: ${kinds.join(', ')}`);
-    expect(payload.value.taskId).toBe(task.id);
-    expect(payload.value.contextId).toBe(task.contextId);
-    if (payload.$case === 'statusUpdate') {
-      lastStatus = payload.value.status?.state;
-      continue;
-    }
-    const { artifact, append } = payload.value;
-    if (artifact === undefined) throw new Error('an artifactUpdate without an artifact');
-    if (artifactId === undefined) {
-      expect(append, 'the first chunk of an artifact does not append').toBe(false);
-      artifactId = artifact.artifactId;
-    } else {
-      expect(artifact.artifactId).toBe(artifactId);
-      expect(append, 'later chunks append to the same artifact').toBe(true);
-    }
-    text += textOf(artifact.parts);
-  }
-  expect(stateName(lastStatus), `last status in ${kinds.join(', ')}`).toBe(stateName(finalState));
-  const last = events.at(-1)?.payload;
-  expect(
-    last?.$case === 'statusUpdate' ? last.value.status?.state : undefined,
-    `the stream ends on the final status: ${kinds.join(', ')}`,
-  ).toBe(finalState);
-  const artifactEvents = events.filter((event) => event.payload?.$case === 'artifactUpdate');
-  const lastChunk = artifactEvents.at(-1)?.payload;
-  if (artifactEvents.length > 0) expect(lastChunk?.$case === 'artifactUpdate' && lastChunk.value.lastChunk).toBe(true);
-  if (isTerminalState(stateName(finalState) as WireTaskState)) {
-    expect(finalTask?.id, `a final Task after the terminal status: ${describeEvents(stream).join(', ')}`).toBe(task.id);
-    expect(stateName(finalTask?.status?.state)).toBe(stateName(finalState));
-    expect((finalTask?.artifacts ?? []).map((artifact) => textOf(artifact.parts)).join('')).toBe(text);
-  } else expect(finalTask, 'no final Task after an interrupted state').toBeUndefined();
-  return { task, text };
-}
-
 describe('@a2a-js/sdk client against the hub (JSON-RPC, A2A 1.0)', () => {
   it('resolves the agent card and picks our JSON-RPC interface', async () => {
     const endpoint = `${hub.url}/a2a/default`;
@@ -190,6 +71,7 @@ describe('@a2a-js/sdk client against the hub (JSON-RPC, A2A 1.0)', () => {
     expect(card.capabilities?.streaming).toBe(true);
     expect(card.supportedInterfaces).toEqual([
       expect.objectContaining({ url: endpoint, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }),
+      expect.objectContaining({ url: endpoint, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' }),
     ]);
     const [cardFetch] = wire.exchanges;
     expect(cardFetch?.url).toBe(cardUrl);
@@ -217,7 +99,7 @@ describe('@a2a-js/sdk client against the hub (JSON-RPC, A2A 1.0)', () => {
     const extended = await fromCardUrl.getAgentCard();
     expect(wire.rpcRequests().map((request) => request.method)).toEqual(['GetExtendedAgentCard']);
     expect(extended.name).toBe('a2a-hub echo');
-    expect(extended.supportedInterfaces.map((iface) => iface.url)).toEqual([endpoint]);
+    expect(extended.supportedInterfaces.map((iface) => iface.url)).toEqual([endpoint, endpoint]);
   });
 
   it('sendMessage (blocking) returns a COMPLETED task whose artifact assembles to the echo', async () => {

@@ -54,7 +54,10 @@ describe('agent cards', () => {
     async (path) => {
       const response = await send(`${hub.url}${path}`);
       const card = cardOf(response);
-      expect(card.supportedInterfaces).toEqual([{ url: `${hub.url}/a2a/default`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }]);
+      expect(card.supportedInterfaces).toEqual([
+        { url: `${hub.url}/a2a/default`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+        { url: `${hub.url}/a2a/default`, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
+      ]);
       expect(card.capabilities).toMatchObject({ streaming: true, pushNotifications: false, extendedAgentCard: true });
       expect(card.securitySchemes).toBeUndefined();
       expect(card.securityRequirements).toBeUndefined();

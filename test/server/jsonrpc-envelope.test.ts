@@ -419,7 +419,8 @@ describe('routes and verbs', () => {
         ...(body === undefined ? {} : { body }),
       });
       expect(response.status, `${method} ${path}`).toBeLessThan(500);
-      expect(response.headers.get('content-type'), `${method} ${path}`).toMatch(/^application\/json/);
+      // Paths below an agent's REST base are HTTP+JSON's, answered as application/a2a+json.
+      expect(response.headers.get('content-type'), `${method} ${path}`).toMatch(/^application\/(a2a\+)?json/);
       if (schema === undefined) continue;
       const verdict = checkValue(A2A_1_0, schema, JSON.parse(response.text), { flavour: 'exact' });
       expect(verdict.ok ? [] : verdict.violations, `${method} ${path}`).toEqual([]);

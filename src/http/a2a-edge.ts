@@ -1,0 +1,156 @@
+import type { Context } from 'koa';
+import { METHODS, type MethodName } from '../../generated/a2a/1.0/methods.js';
+import { HEADERS, VERSION_QUERY_PARAMETER } from '../../generated/a2a/1.0/protocol.js';
+import type { StreamResponse } from '../../generated/a2a/1.0/types.js';
+import { validateStreamResponse, type Validator } from '../../generated/a2a/1.0/validators.js';
+import { a2aError, isA2AError, type A2AError } from '../protocol/a2a-error.js';
+import { negotiateVersion, type VersionPolicy } from '../protocol/versions.js';
+import type { A2AHandler, CallContext } from '../server/a2a-handler.js';
+import type { FrameQueue } from '../server/frame-queue.js';
+import type { InboundAgent, UnavailableAgent } from '../server/hosted-agent.js';
+import type { LogFunction } from '../support/log.js';
+import { baseUrlOf, type BaseUrlOptions } from './base-url.js';
+import { bearerMatches } from './bearer.js';
+import type { EndpointObserver, RequestObservation } from './endpoint-observer.js';
+import type { RateLimiter } from './rate-limit.js';
+import { pipeFramesToSse, type SseRendering } from './sse-frames.js';
+import { openSse } from './sse.js';
+import type { StreamTracker } from './stream-tracker.js';
+
+/**
+ * What the two wire bindings (JSON-RPC and HTTP+JSON) share at the edge: the admission checks,
+ * version and extension negotiation, the call context, the wire error of an unexpected
+ * failure, the self-check and the opening of an SSE stream. Each binding keeps only its
+ * envelope and how it renders results and errors, so the rules cannot drift apart.
+ */
+export interface A2AEndpointOptions extends BaseUrlOptions {
+  readonly handler: A2AHandler;
+  readonly bodyLimitBytes: number;
+  readonly version: VersionPolicy;
+  readonly rateLimiter?: RateLimiter;
+  readonly streams: StreamTracker;
+  readonly sseHeartbeatMs: number;
+  readonly observer?: EndpointObserver;
+  /** Validate every result and frame before it is sent, and log what does not conform. */
+  readonly selfCheck: boolean;
+  readonly log: LogFunction;
+}
+
+/** Rate limit first, so token guessing is throttled too; then the bearer token. Throws the refusal. */
+export function admit(ctx: Context, agent: { readonly id: string; readonly tokenDigest?: string }, options: A2AEndpointOptions): void {
+  const wait = options.rateLimiter?.take(ctx.socket.remoteAddress ?? 'unknown') ?? 0;
+  if (wait > 0) {
+    ctx.set('Retry-After', String(wait));
+    throw a2aError('RateLimitedError', `too many requests from this address; retry in ${wait} s`);
+  }
+  if (agent.tokenDigest !== undefined && !bearerMatches(ctx.get('authorization') || undefined, agent.tokenDigest)) {
+    ctx.set('WWW-Authenticate', `Bearer realm="${agent.id}"`);
+    throw a2aError(
+      'UnauthenticatedError',
+      ctx.get('authorization') ? 'the bearer token is not valid for this agent' : 'this agent requires Authorization: Bearer <token>',
+    );
+  }
+}
+
+/** What an unavailable instance's endpoints and card answer. */
+export function unavailableError(agent: UnavailableAgent): A2AError {
+  return a2aError('AgentUnavailableError', `agent "${agent.id}" is unavailable in this hub; its operator can see why`, {
+    metadata: { instance: agent.id },
+  });
+}
+
+/**
+ * The service parameters of a request (spec §3.2.6, §3.6): throws VersionNotSupportedError for
+ * a version this endpoint does not serve; names the activated extensions on the response.
+ */
+export function negotiateServiceParameters(ctx: Context, agent: InboundAgent, options: A2AEndpointOptions): void {
+  const version = negotiateVersion(ctx.get(HEADERS.version) || queryVersion(ctx), options.version);
+  if (!version.ok) throw version.error;
+  const activated = activatedExtensions(ctx.get(HEADERS.extensions), agent.extensions);
+  // Spec topics/extensions: the response names the extensions that were activated.
+  if (activated.length > 0) ctx.set(HEADERS.extensions, activated.join(', '));
+}
+
+/** The context the handler gets for this request. */
+export function callContextOf(ctx: Context, agent: InboundAgent, options: A2AEndpointOptions): CallContext {
+  const lastEventId = Number.parseInt(ctx.get('last-event-id'), 10);
+  return {
+    agent,
+    // Only GetExtendedAgentCard needs it.
+    get baseUrl() {
+      return baseUrlOf(ctx, options);
+    },
+    ...(Number.isSafeInteger(lastEventId) && lastEventId >= 0 ? { lastEventId } : {}),
+  };
+}
+
+/** A2A errors go out as they are; anything else is ours, logged, and reported without details. */
+export function toWireError(error: unknown, binding: string, options: A2AEndpointOptions): A2AError {
+  if (isA2AError(error)) return error;
+  options.log('error', `unexpected error while handling a ${binding} request`, {
+    error: error instanceof Error ? error.stack : String(error),
+  });
+  return a2aError('InternalError', 'the server failed to handle the request; it has been logged');
+}
+
+/** The outcome metrics and the peer list record for an error, the same on every binding. */
+export function outcomeOf(error: A2AError): string {
+  return error.definition.category === 'hub' ? `http-${error.definition.httpStatus}` : String(error.code);
+}
+
+/** Checks a method's result before it is sent (when selfCheck is on). */
+export function checkResult(method: MethodName, result: unknown, options: A2AEndpointOptions): void {
+  if (options.selfCheck) selfCheck(METHODS[method].validateResult, result, method, options);
+}
+
+/**
+ * Answers with an SSE stream of `frames`, each frame self-checked and rendered by the binding.
+ * The stream is tracked until the response has really gone out, so shutdown can wait for it.
+ */
+export function streamFrames(
+  ctx: Context,
+  frames: FrameQueue,
+  method: MethodName,
+  rendering: SseRendering,
+  observation: RequestObservation | undefined,
+  options: A2AEndpointOptions,
+  headers: Record<string, string>,
+): void {
+  const sse = openSse(ctx, options.sseHeartbeatMs, headers);
+  options.streams.track(new Promise<void>((resolve) => ctx.res.once('close', () => resolve())));
+  const streamEnded = observation?.streamOpened();
+  if (streamEnded) sse.onClose(streamEnded);
+  observation?.done(method, 'ok');
+  pipeFramesToSse(frames, sse, {
+    ...rendering,
+    frame(frame: StreamResponse) {
+      if (options.selfCheck) selfCheck(validateStreamResponse, frame, method, options);
+      return rendering.frame(frame);
+    },
+  });
+}
+
+/** The requested extension URIs (comma-separated, §3.2.6) that the agent implements; unknown ones are ignored. */
+function activatedExtensions(header: string, supported: readonly string[]): string[] {
+  if (header === '' || supported.length === 0) return [];
+  const requested = header
+    .split(',')
+    .map((uri) => uri.trim())
+    .filter((uri) => uri !== '');
+  return [...new Set(requested.filter((uri) => supported.includes(uri)))];
+}
+
+/** A2A-Version may also come as a query parameter (spec §3.6.1). */
+function queryVersion(ctx: Context): string | undefined {
+  // Almost no request has a query string; parsing an empty one still costs an object or two.
+  if (ctx.querystring === '') return undefined;
+  const value = ctx.query[VERSION_QUERY_PARAMETER] ?? ctx.query[VERSION_QUERY_PARAMETER.toLowerCase()];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** Our own output must validate; a failure is a bug in the hub, logged with what was wrong. */
+function selfCheck(validate: Validator<unknown>, value: unknown, method: string, options: A2AEndpointOptions): void {
+  if (validate(value)) return;
+  const problems = (validate.errors ?? []).slice(0, 5).map((error) => `${error.instancePath} ${error.message ?? ''}`);
+  options.log('error', 'a response did not validate against the generated schema', { method, problems });
+}

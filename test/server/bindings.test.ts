@@ -1,0 +1,215 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ERRORS } from '../../generated/a2a/1.0/errors.js';
+import type { MethodName } from '../../generated/a2a/1.0/methods.js';
+import type { StreamResponse, Task } from '../../generated/a2a/1.0/types.js';
+import { expectErrorResponse, rpc, stream, userMessage } from '../helpers/a2a-client.js';
+import { badRequestOf, violationFields, type ErrorName } from '../helpers/errors.js';
+import { startTestHub, type TestHub } from '../helpers/hub.js';
+import { storeOnMissingPreset } from '../helpers/missing-preset.js';
+import { expectRestError, post } from '../helpers/raw-http.js';
+import { expectRestErrorAnswer, restRpc, restStream } from '../helpers/rest-client.js';
+import { BINDING_CASES, CASE_BODY_LIMIT, type BindingCase, type GivenTask } from './bindings.case.js';
+
+/**
+ * The shared two-binding case table (bindings.case.ts) run over JSON-RPC and HTTP+JSON: each
+ * row is sent over both, each answer is checked against the row (the strict clients validate
+ * every body and frame with the generated validators), and the two answers must agree.
+ */
+
+type BindingName = 'JSON-RPC' | 'HTTP+JSON';
+
+/** What a row's answer comes to, binding-neutral: compared across the bindings. */
+interface Outcome {
+  /** The error's HTTP status and gRPC status name: the same on both bindings even where the names differ. */
+  readonly error?: string;
+  readonly fields?: readonly string[];
+  readonly state?: string;
+  readonly sameTask?: boolean;
+}
+
+interface Request {
+  readonly url: string;
+  readonly method: MethodName | 'Unknown';
+  readonly params: Record<string, unknown>;
+  readonly headers: Record<string, string>;
+  readonly tenant?: string | undefined;
+}
+
+interface Answer {
+  readonly result?: unknown;
+  /** Checks the answer is the error `name`, in this binding's rendering; returns the fields of its BadRequest. */
+  readonly expectError?: (name: ErrorName) => readonly string[];
+}
+
+interface BindingDriver {
+  readonly name: BindingName;
+  call(request: Request): Promise<Answer>;
+  stream(request: Request): Promise<StreamResponse[]>;
+}
+
+const UNKNOWN_METHOD = 'NoSuchOperation';
+
+function withTenant(params: Record<string, unknown>, tenant: string | undefined): Record<string, unknown> {
+  return tenant === undefined ? params : { ...params, tenant };
+}
+
+const jsonRpc: BindingDriver = {
+  name: 'JSON-RPC',
+  async call({ url, method, params, headers, tenant }) {
+    const response = await rpc(url, (method === 'Unknown' ? UNKNOWN_METHOD : method) as MethodName, withTenant(params, tenant), {
+      headers,
+    });
+    if (response.body.error === undefined) return { result: response.body.result };
+    return {
+      expectError(name) {
+        const row = ERRORS[name];
+        const error = expectErrorResponse(response, name, { httpStatus: row.category === 'hub' ? row.httpStatus : 200 });
+        return hasBadRequest(error.data) ? violationFields(error).map((field) => field.replace(/^params\./, '')) : [];
+      },
+    };
+  },
+  async stream({ url, method, params, headers, tenant }) {
+    const result = await stream(url, method as 'SendStreamingMessage', withTenant(params, tenant), { headers });
+    return result.events.map((event) => event.frame);
+  },
+};
+
+const httpJson: BindingDriver = {
+  name: 'HTTP+JSON',
+  async call({ url, method, params, headers, tenant }) {
+    if (method === 'Unknown') {
+      const response = await post(`${url}/${UNKNOWN_METHOD}`, '{}', { 'content-type': 'application/json', ...headers });
+      return { expectError: (name) => (expectRestError(response, name), []) };
+    }
+    const response = await restRpc(url, method, params, { headers, ...(tenant === undefined ? {} : { tenant }) });
+    if (response.error === undefined) return { result: response.result };
+    return {
+      expectError(name) {
+        const status = expectRestErrorAnswer(response, name);
+        return hasBadRequest(status.details) ? badRequestOf(status.details).fieldViolations.map((violation) => violation.field) : [];
+      },
+    };
+  },
+  async stream({ url, method, params, headers, tenant }) {
+    const result = await restStream(url, method as 'SendStreamingMessage', params, {
+      headers,
+      ...(tenant === undefined ? {} : { tenant }),
+    });
+    expect(result.errors).toEqual([]);
+    return result.events.map((event) => event.frame);
+  },
+};
+
+const TOKEN = 'case-table-token';
+let hub: TestHub;
+let limited: TestHub;
+let dataDir: string;
+const paths: Record<NonNullable<BindingCase['agent']>, string> = { default: '/a2a/default', locked: '', unavailable: '' };
+
+beforeAll(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'a2a-hub-bindings-'));
+  const [gone] = await storeOnMissingPreset(dataDir, ['gone']);
+  [hub, limited] = await Promise.all([
+    startTestHub({ dataDir, bodyLimitBytes: CASE_BODY_LIMIT }),
+    startTestHub({ rateLimit: { perSecond: 0.001, burst: 1 } }),
+  ]);
+  const locked = hub.inbounds.create({ name: 'locked', description: 'wants a token', version: '1.0.0', preset: 'echo' });
+  hub.inbounds.setAuth(locked.id, TOKEN);
+  paths.locked = locked.endpointPath;
+  paths.unavailable = gone?.endpointPath ?? '';
+});
+
+afterAll(async () => {
+  await Promise.all([hub?.dispose(), limited?.dispose()]);
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+/** A task in the given state, made through the binding under test. */
+async function givenTask(driver: BindingDriver, url: string, given: GivenTask, tenant: string | undefined): Promise<Task> {
+  const text = { completed: 'given', 'input-required': 'given\n::input-required', working: 'given' }[given];
+  const working = given === 'working' ? { metadata: { 'a2a-hub/test': { steps: 5, stepMs: 100 } } } : {};
+  const answer = await driver.call({
+    url,
+    method: 'SendMessage',
+    params: { message: userMessage(text, working), ...(given === 'working' ? { configuration: { returnImmediately: true } } : {}) },
+    headers: {},
+    tenant,
+  });
+  const task = (answer.result as { task?: Task } | undefined)?.task;
+  expect(task, `a ${given} task`).toBeDefined();
+  return task as Task;
+}
+
+/** The task an answer is about: a Task, a SendMessage result's task, the first task of a list. */
+function taskOf(result: unknown): Task | undefined {
+  const value = result as { task?: Task; tasks?: Task[]; status?: unknown } | undefined;
+  if (value?.task !== undefined) return value.task;
+  if (value?.tasks !== undefined) return value.tasks[0];
+  return value?.status === undefined ? undefined : (value as Task);
+}
+
+async function run(driver: BindingDriver, row: BindingCase): Promise<Outcome> {
+  const target = row.rateLimited ? limited : hub;
+  const url = `${target.url}${paths[row.agent ?? 'default']}`;
+  const given = row.given === undefined ? undefined : await givenTask(driver, url, row.given, row.tenant);
+  const request: Request = {
+    url,
+    method: row.method,
+    params: row.params?.(given) ?? {},
+    headers: { ...row.wire?.headers, ...(row.wire?.contentType === undefined ? {} : { 'content-type': row.wire.contentType }) },
+    tenant: row.tenant,
+  };
+  // The bucket holds one request: spend it, whichever binding comes first.
+  if (row.rateLimited) await driver.call({ ...request, method: 'ListTasks', params: {} });
+  const wantedError = typeof row.want.error === 'object' ? row.want.error[driver.name] : row.want.error;
+  if (row.stream && wantedError === undefined) {
+    const frames = await driver.stream(request);
+    expect(frames[0]?.task, 'a stream opens with the Task').toBeDefined();
+    const last = [...frames].reverse().find((frame) => frame.task !== undefined || frame.statusUpdate !== undefined);
+    const state = last?.task?.status.state ?? last?.statusUpdate?.status.state;
+    return {
+      state: row.want.state === undefined ? 'any' : (state ?? 'none'),
+      sameTask: given === undefined ? false : frames[0]?.task?.id === given.id,
+    };
+  }
+  const answer = await driver.call(request);
+  if (wantedError !== undefined) {
+    expect(answer.expectError, `${driver.name}: expected ${wantedError}, got a result`).toBeDefined();
+    const fields = answer.expectError?.(wantedError) ?? [];
+    return { error: `${ERRORS[wantedError].httpStatus} ${ERRORS[wantedError].grpcStatus}`, fields };
+  }
+  expect(answer.expectError, `${driver.name}: expected a result`).toBeUndefined();
+  const task = taskOf(answer.result);
+  return {
+    // Only a state the row names is compared: what returnImmediately or a list shows depends on timing.
+    ...(task === undefined || row.want.state === undefined ? {} : { state: task.status.state }),
+    sameTask: given !== undefined && task?.id === given.id && task.contextId === given.contextId,
+  };
+}
+
+function hasBadRequest(details: readonly unknown[] | undefined): boolean {
+  return (details ?? []).some((detail) => (detail as { '@type'?: string })['@type']?.endsWith('google.rpc.BadRequest'));
+}
+
+describe('both bindings answer every case alike', () => {
+  it.each(BINDING_CASES.map((row) => [row.name, row] as const))('%s', async (_name, row) => {
+    const outcomes: Outcome[] = [];
+    for (const driver of [jsonRpc, httpJson]) {
+      const outcome = await run(driver, row);
+      if (row.want.state !== undefined) expect(outcome.state, driver.name).toBe(row.want.state);
+      if (row.want.sameTask) expect(outcome.sameTask, `${driver.name}: the answer is about the given task`).toBe(true);
+      if (row.want.fields !== undefined) expect(outcome.fields, driver.name).toEqual(row.want.fields);
+      outcomes.push(outcome);
+    }
+    expect(outcomes[1], 'HTTP+JSON answers as JSON-RPC does').toEqual(outcomes[0]);
+  });
+
+  it('covers every method of the registry', async () => {
+    const { METHODS } = await import('../../generated/a2a/1.0/methods.js');
+    const covered = new Set(BINDING_CASES.map((row) => row.method));
+    expect(Object.keys(METHODS).filter((method) => !covered.has(method as MethodName))).toEqual([]);
+  });
+});
