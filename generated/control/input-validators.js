@@ -7081,7 +7081,7 @@ return errors === 0;
 validate82.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const validateTaskJson = validate83;
-const schema114 = {"title":"TaskJson","description":"GET /a2a/api/task?id=: the full A2A 1.0 Task (Task in spec/a2a/1.0); left open here so that this family stands alone.","type":"object","additionalProperties":true};
+const schema114 = {"title":"TaskJson","description":"GET /a2a/api/task?id=: the full A2A 1.0 Task (Task in spec/a2a/1.0) with the serverId of its instance and, for a task created under a tenant, its tenant; left open here so that this family stands alone.","type":"object","additionalProperties":true};
 
 function validate83(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -8202,7 +8202,7 @@ return errors === 0;
 }
 validate88.evaluated = {"props":{"id":true,"name":true,"agentCardUrl":true,"enabled":true,"timeoutMs":true,"state":true,"error":true,"skillCount":true,"toolCount":true,"preset":true,"bearerTokenEnv":true,"authEnabled":true,"disabledSkills":true,"skillOverrides":true},"dynamicProps":false,"dynamicItems":false};
 
-const schema122 = {"title":"TaskRow","description":"One task as the panel lists it; GET /a2a/api/task?id= returns the full A2A Task.","type":"object","properties":{"id":{"description":"Task id.","type":"string","minLength":1},"contextId":{"description":"Context (conversation) id.","type":"string","minLength":1},"serverId":{"description":"Id of the inbound instance that owns the task.","type":"string","minLength":1},"state":{"$ref":"#/$defs/TaskState","description":"Current task state."},"createdAt":{"$ref":"#/$defs/DateTime","description":"When the task was created."},"updatedAt":{"$ref":"#/$defs/DateTime","description":"When the task status last changed."},"skill":{"description":"Skill id the task runs.","type":"string"},"summary":{"description":"Short text describing the task (e.g. the start of its input).","type":"string"}},"required":["id","contextId","serverId","state","createdAt","updatedAt"]};
+const schema122 = {"title":"TaskRow","description":"One task as the panel lists it; GET /a2a/api/task?id= returns the full A2A Task.","type":"object","properties":{"id":{"description":"Task id.","type":"string","minLength":1},"contextId":{"description":"Context (conversation) id.","type":"string","minLength":1},"serverId":{"description":"Id of the inbound instance that owns the task.","type":"string","minLength":1},"tenant":{"description":"The tenant the task was created under (A2A `tenant`); absent for none.","type":"string","minLength":1},"state":{"$ref":"#/$defs/TaskState","description":"Current task state."},"createdAt":{"$ref":"#/$defs/DateTime","description":"When the task was created."},"updatedAt":{"$ref":"#/$defs/DateTime","description":"When the task status last changed."},"skill":{"description":"Skill id the task runs.","type":"string"},"summary":{"description":"Short text describing the task (e.g. the start of its input).","type":"string"}},"required":["id","contextId","serverId","state","createdAt","updatedAt"]};
 const schema124 = {"title":"DateTime","description":"An RFC 3339 date-time in UTC with the `Z` suffix; the hub writes milliseconds.","type":"string","format":"date-time","pattern":"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"};
 const formats18 = require("ajv-formats/dist/formats").fullFormats["date-time"];
 const pattern15 = new RegExp("^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$", "u");
@@ -8353,10 +8353,11 @@ vErrors.push(err11);
 errors++;
 }
 }
-if(data.state !== undefined){
-let data3 = data.state;
-if(typeof data3 !== "string"){
-const err12 = {instancePath:instancePath+"/state",schemaPath:"#/$defs/TaskState/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.tenant !== undefined){
+let data3 = data.tenant;
+if(typeof data3 === "string"){
+if(func1(data3) < 1){
+const err12 = {instancePath:instancePath+"/tenant",schemaPath:"#/properties/tenant/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -8365,8 +8366,9 @@ vErrors.push(err12);
 }
 errors++;
 }
-if(!((((((((data3 === "TASK_STATE_SUBMITTED") || (data3 === "TASK_STATE_WORKING")) || (data3 === "TASK_STATE_COMPLETED")) || (data3 === "TASK_STATE_FAILED")) || (data3 === "TASK_STATE_CANCELED")) || (data3 === "TASK_STATE_INPUT_REQUIRED")) || (data3 === "TASK_STATE_REJECTED")) || (data3 === "TASK_STATE_AUTH_REQUIRED"))){
-const err13 = {instancePath:instancePath+"/state",schemaPath:"#/$defs/TaskState/enum",keyword:"enum",params:{allowedValues: schema89.enum},message:"must be equal to one of the allowed values"};
+}
+else {
+const err13 = {instancePath:instancePath+"/tenant",schemaPath:"#/properties/tenant/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -8376,11 +8378,10 @@ vErrors.push(err13);
 errors++;
 }
 }
-if(data.createdAt !== undefined){
-let data4 = data.createdAt;
-if(typeof data4 === "string"){
-if(!pattern15.test(data4)){
-const err14 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
+if(data.state !== undefined){
+let data4 = data.state;
+if(typeof data4 !== "string"){
+const err14 = {instancePath:instancePath+"/state",schemaPath:"#/$defs/TaskState/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -8389,8 +8390,8 @@ vErrors.push(err14);
 }
 errors++;
 }
-if(!(formats18.validate(data4))){
-const err15 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(!((((((((data4 === "TASK_STATE_SUBMITTED") || (data4 === "TASK_STATE_WORKING")) || (data4 === "TASK_STATE_COMPLETED")) || (data4 === "TASK_STATE_FAILED")) || (data4 === "TASK_STATE_CANCELED")) || (data4 === "TASK_STATE_INPUT_REQUIRED")) || (data4 === "TASK_STATE_REJECTED")) || (data4 === "TASK_STATE_AUTH_REQUIRED"))){
+const err15 = {instancePath:instancePath+"/state",schemaPath:"#/$defs/TaskState/enum",keyword:"enum",params:{allowedValues: schema89.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -8400,8 +8401,11 @@ vErrors.push(err15);
 errors++;
 }
 }
-else {
-const err16 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.createdAt !== undefined){
+let data5 = data.createdAt;
+if(typeof data5 === "string"){
+if(!pattern15.test(data5)){
+const err16 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -8410,12 +8414,8 @@ vErrors.push(err16);
 }
 errors++;
 }
-}
-if(data.updatedAt !== undefined){
-let data5 = data.updatedAt;
-if(typeof data5 === "string"){
-if(!pattern15.test(data5)){
-const err17 = {instancePath:instancePath+"/updatedAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
+if(!(formats18.validate(data5))){
+const err17 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -8424,8 +8424,9 @@ vErrors.push(err17);
 }
 errors++;
 }
-if(!(formats18.validate(data5))){
-const err18 = {instancePath:instancePath+"/updatedAt",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+}
+else {
+const err18 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -8435,8 +8436,11 @@ vErrors.push(err18);
 errors++;
 }
 }
-else {
-const err19 = {instancePath:instancePath+"/updatedAt",schemaPath:"#/$defs/DateTime/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.updatedAt !== undefined){
+let data6 = data.updatedAt;
+if(typeof data6 === "string"){
+if(!pattern15.test(data6)){
+const err19 = {instancePath:instancePath+"/updatedAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -8445,10 +8449,8 @@ vErrors.push(err19);
 }
 errors++;
 }
-}
-if(data.skill !== undefined){
-if(typeof data.skill !== "string"){
-const err20 = {instancePath:instancePath+"/skill",schemaPath:"#/properties/skill/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(formats18.validate(data6))){
+const err20 = {instancePath:instancePath+"/updatedAt",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -8458,9 +8460,8 @@ vErrors.push(err20);
 errors++;
 }
 }
-if(data.summary !== undefined){
-if(typeof data.summary !== "string"){
-const err21 = {instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err21 = {instancePath:instancePath+"/updatedAt",schemaPath:"#/$defs/DateTime/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -8470,9 +8471,9 @@ vErrors.push(err21);
 errors++;
 }
 }
-}
-else {
-const err22 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.skill !== undefined){
+if(typeof data.skill !== "string"){
+const err22 = {instancePath:instancePath+"/skill",schemaPath:"#/properties/skill/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -8481,10 +8482,34 @@ vErrors.push(err22);
 }
 errors++;
 }
+}
+if(data.summary !== undefined){
+if(typeof data.summary !== "string"){
+const err23 = {instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+}
+}
+else {
+const err24 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
 validate91.errors = vErrors;
 return errors === 0;
 }
-validate91.evaluated = {"props":{"id":true,"contextId":true,"serverId":true,"state":true,"createdAt":true,"updatedAt":true,"skill":true,"summary":true},"dynamicProps":false,"dynamicItems":false};
+validate91.evaluated = {"props":{"id":true,"contextId":true,"serverId":true,"tenant":true,"state":true,"createdAt":true,"updatedAt":true,"skill":true,"summary":true},"dynamicProps":false,"dynamicItems":false};
 
 const schema126 = {"title":"PeerRow","description":"A client connected to an inbound endpoint; inbound.close closes it.","type":"object","properties":{"id":{"description":"Peer id.","type":"string","minLength":1},"address":{"description":"Remote address of the peer (IP, optionally with port).","type":"string"},"serverId":{"description":"Id of the inbound instance it is connected to.","type":"string","minLength":1},"openStreams":{"description":"Number of SSE streams it has open.","type":"integer","minimum":0},"since":{"$ref":"#/$defs/DateTime","description":"When the peer connected."}},"required":["id","address","serverId","openStreams","since"]};
 
@@ -8687,7 +8712,7 @@ return errors === 0;
 }
 validate93.evaluated = {"props":{"id":true,"address":true,"serverId":true,"openStreams":true,"since":true},"dynamicProps":false,"dynamicItems":false};
 
-const schema128 = {"title":"SessionRow","description":"A live session: the executor state bound to one context on one inbound instance.","type":"object","properties":{"contextId":{"description":"Context id.","type":"string","minLength":1},"serverId":{"description":"Id of the inbound instance.","type":"string","minLength":1},"activeTasks":{"description":"Number of non-terminal tasks in the session.","type":"integer","minimum":0},"taskCount":{"description":"Number of tasks the session has run.","type":"integer","minimum":0},"createdAt":{"$ref":"#/$defs/DateTime","description":"When the session started."},"lastActiveAt":{"$ref":"#/$defs/DateTime","description":"When the session last received a message or task update."}},"required":["contextId","serverId","activeTasks","taskCount","createdAt","lastActiveAt"]};
+const schema128 = {"title":"SessionRow","description":"A live session: the executor state bound to one context on one inbound instance.","type":"object","properties":{"contextId":{"description":"Context id.","type":"string","minLength":1},"serverId":{"description":"Id of the inbound instance.","type":"string","minLength":1},"tenant":{"description":"The tenant of the conversation; absent for none (one contextId under two tenants is two sessions).","type":"string","minLength":1},"activeTasks":{"description":"Number of non-terminal tasks in the session.","type":"integer","minimum":0},"taskCount":{"description":"Number of tasks the session has run.","type":"integer","minimum":0},"createdAt":{"$ref":"#/$defs/DateTime","description":"When the session started."},"lastActiveAt":{"$ref":"#/$defs/DateTime","description":"When the session last received a message or task update."}},"required":["contextId","serverId","activeTasks","taskCount","createdAt","lastActiveAt"]};
 
 function validate95(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -8810,10 +8835,11 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data.activeTasks !== undefined){
-let data2 = data.activeTasks;
-if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-const err10 = {instancePath:instancePath+"/activeTasks",schemaPath:"#/properties/activeTasks/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.tenant !== undefined){
+let data2 = data.tenant;
+if(typeof data2 === "string"){
+if(func1(data2) < 1){
+const err10 = {instancePath:instancePath+"/tenant",schemaPath:"#/properties/tenant/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -8822,9 +8848,9 @@ vErrors.push(err10);
 }
 errors++;
 }
-if((typeof data2 == "number") && (isFinite(data2))){
-if(data2 < 0 || isNaN(data2)){
-const err11 = {instancePath:instancePath+"/activeTasks",schemaPath:"#/properties/activeTasks/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+else {
+const err11 = {instancePath:instancePath+"/tenant",schemaPath:"#/properties/tenant/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -8834,11 +8860,10 @@ vErrors.push(err11);
 errors++;
 }
 }
-}
-if(data.taskCount !== undefined){
-let data3 = data.taskCount;
+if(data.activeTasks !== undefined){
+let data3 = data.activeTasks;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-const err12 = {instancePath:instancePath+"/taskCount",schemaPath:"#/properties/taskCount/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err12 = {instancePath:instancePath+"/activeTasks",schemaPath:"#/properties/activeTasks/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -8849,7 +8874,7 @@ errors++;
 }
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 < 0 || isNaN(data3)){
-const err13 = {instancePath:instancePath+"/taskCount",schemaPath:"#/properties/taskCount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+const err13 = {instancePath:instancePath+"/activeTasks",schemaPath:"#/properties/activeTasks/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -8860,11 +8885,10 @@ errors++;
 }
 }
 }
-if(data.createdAt !== undefined){
-let data4 = data.createdAt;
-if(typeof data4 === "string"){
-if(!pattern15.test(data4)){
-const err14 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
+if(data.taskCount !== undefined){
+let data4 = data.taskCount;
+if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
+const err14 = {instancePath:instancePath+"/taskCount",schemaPath:"#/properties/taskCount/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -8873,8 +8897,9 @@ vErrors.push(err14);
 }
 errors++;
 }
-if(!(formats18.validate(data4))){
-const err15 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if((typeof data4 == "number") && (isFinite(data4))){
+if(data4 < 0 || isNaN(data4)){
+const err15 = {instancePath:instancePath+"/taskCount",schemaPath:"#/properties/taskCount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -8884,8 +8909,12 @@ vErrors.push(err15);
 errors++;
 }
 }
-else {
-const err16 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+if(data.createdAt !== undefined){
+let data5 = data.createdAt;
+if(typeof data5 === "string"){
+if(!pattern15.test(data5)){
+const err16 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -8894,12 +8923,8 @@ vErrors.push(err16);
 }
 errors++;
 }
-}
-if(data.lastActiveAt !== undefined){
-let data5 = data.lastActiveAt;
-if(typeof data5 === "string"){
-if(!pattern15.test(data5)){
-const err17 = {instancePath:instancePath+"/lastActiveAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
+if(!(formats18.validate(data5))){
+const err17 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -8908,8 +8933,9 @@ vErrors.push(err17);
 }
 errors++;
 }
-if(!(formats18.validate(data5))){
-const err18 = {instancePath:instancePath+"/lastActiveAt",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+}
+else {
+const err18 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -8919,8 +8945,11 @@ vErrors.push(err18);
 errors++;
 }
 }
-else {
-const err19 = {instancePath:instancePath+"/lastActiveAt",schemaPath:"#/$defs/DateTime/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.lastActiveAt !== undefined){
+let data6 = data.lastActiveAt;
+if(typeof data6 === "string"){
+if(!pattern15.test(data6)){
+const err19 = {instancePath:instancePath+"/lastActiveAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -8929,10 +8958,8 @@ vErrors.push(err19);
 }
 errors++;
 }
-}
-}
-else {
-const err20 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(!(formats18.validate(data6))){
+const err20 = {instancePath:instancePath+"/lastActiveAt",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -8941,10 +8968,33 @@ vErrors.push(err20);
 }
 errors++;
 }
+}
+else {
+const err21 = {instancePath:instancePath+"/lastActiveAt",schemaPath:"#/$defs/DateTime/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+}
+else {
+const err22 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
 validate95.errors = vErrors;
 return errors === 0;
 }
-validate95.evaluated = {"props":{"contextId":true,"serverId":true,"activeTasks":true,"taskCount":true,"createdAt":true,"lastActiveAt":true},"dynamicProps":false,"dynamicItems":false};
+validate95.evaluated = {"props":{"contextId":true,"serverId":true,"tenant":true,"activeTasks":true,"taskCount":true,"createdAt":true,"lastActiveAt":true},"dynamicProps":false,"dynamicItems":false};
 
 
 function validate85(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -10702,10 +10752,11 @@ vErrors.push(err11);
 errors++;
 }
 }
-if(data.state !== undefined){
-let data3 = data.state;
-if(typeof data3 !== "string"){
-const err12 = {instancePath:instancePath+"/state",schemaPath:"#/$defs/TaskState/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.tenant !== undefined){
+let data3 = data.tenant;
+if(typeof data3 === "string"){
+if(func1(data3) < 1){
+const err12 = {instancePath:instancePath+"/tenant",schemaPath:"#/properties/tenant/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -10714,8 +10765,9 @@ vErrors.push(err12);
 }
 errors++;
 }
-if(!((((((((data3 === "TASK_STATE_SUBMITTED") || (data3 === "TASK_STATE_WORKING")) || (data3 === "TASK_STATE_COMPLETED")) || (data3 === "TASK_STATE_FAILED")) || (data3 === "TASK_STATE_CANCELED")) || (data3 === "TASK_STATE_INPUT_REQUIRED")) || (data3 === "TASK_STATE_REJECTED")) || (data3 === "TASK_STATE_AUTH_REQUIRED"))){
-const err13 = {instancePath:instancePath+"/state",schemaPath:"#/$defs/TaskState/enum",keyword:"enum",params:{allowedValues: schema89.enum},message:"must be equal to one of the allowed values"};
+}
+else {
+const err13 = {instancePath:instancePath+"/tenant",schemaPath:"#/properties/tenant/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -10725,11 +10777,10 @@ vErrors.push(err13);
 errors++;
 }
 }
-if(data.createdAt !== undefined){
-let data4 = data.createdAt;
-if(typeof data4 === "string"){
-if(!pattern15.test(data4)){
-const err14 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
+if(data.state !== undefined){
+let data4 = data.state;
+if(typeof data4 !== "string"){
+const err14 = {instancePath:instancePath+"/state",schemaPath:"#/$defs/TaskState/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -10738,8 +10789,8 @@ vErrors.push(err14);
 }
 errors++;
 }
-if(!(formats18.validate(data4))){
-const err15 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(!((((((((data4 === "TASK_STATE_SUBMITTED") || (data4 === "TASK_STATE_WORKING")) || (data4 === "TASK_STATE_COMPLETED")) || (data4 === "TASK_STATE_FAILED")) || (data4 === "TASK_STATE_CANCELED")) || (data4 === "TASK_STATE_INPUT_REQUIRED")) || (data4 === "TASK_STATE_REJECTED")) || (data4 === "TASK_STATE_AUTH_REQUIRED"))){
+const err15 = {instancePath:instancePath+"/state",schemaPath:"#/$defs/TaskState/enum",keyword:"enum",params:{allowedValues: schema89.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -10749,8 +10800,11 @@ vErrors.push(err15);
 errors++;
 }
 }
-else {
-const err16 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.createdAt !== undefined){
+let data5 = data.createdAt;
+if(typeof data5 === "string"){
+if(!pattern15.test(data5)){
+const err16 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -10759,12 +10813,8 @@ vErrors.push(err16);
 }
 errors++;
 }
-}
-if(data.updatedAt !== undefined){
-let data5 = data.updatedAt;
-if(typeof data5 === "string"){
-if(!pattern15.test(data5)){
-const err17 = {instancePath:instancePath+"/updatedAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
+if(!(formats18.validate(data5))){
+const err17 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -10773,8 +10823,9 @@ vErrors.push(err17);
 }
 errors++;
 }
-if(!(formats18.validate(data5))){
-const err18 = {instancePath:instancePath+"/updatedAt",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+}
+else {
+const err18 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -10784,8 +10835,11 @@ vErrors.push(err18);
 errors++;
 }
 }
-else {
-const err19 = {instancePath:instancePath+"/updatedAt",schemaPath:"#/$defs/DateTime/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.updatedAt !== undefined){
+let data6 = data.updatedAt;
+if(typeof data6 === "string"){
+if(!pattern15.test(data6)){
+const err19 = {instancePath:instancePath+"/updatedAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -10794,10 +10848,8 @@ vErrors.push(err19);
 }
 errors++;
 }
-}
-if(data.skill !== undefined){
-if(typeof data.skill !== "string"){
-const err20 = {instancePath:instancePath+"/skill",schemaPath:"#/properties/skill/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(formats18.validate(data6))){
+const err20 = {instancePath:instancePath+"/updatedAt",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -10807,9 +10859,8 @@ vErrors.push(err20);
 errors++;
 }
 }
-if(data.summary !== undefined){
-if(typeof data.summary !== "string"){
-const err21 = {instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err21 = {instancePath:instancePath+"/updatedAt",schemaPath:"#/$defs/DateTime/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -10819,9 +10870,9 @@ vErrors.push(err21);
 errors++;
 }
 }
-}
-else {
-const err22 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.skill !== undefined){
+if(typeof data.skill !== "string"){
+const err22 = {instancePath:instancePath+"/skill",schemaPath:"#/properties/skill/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -10830,10 +10881,34 @@ vErrors.push(err22);
 }
 errors++;
 }
+}
+if(data.summary !== undefined){
+if(typeof data.summary !== "string"){
+const err23 = {instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+}
+}
+else {
+const err24 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
 validate103.errors = vErrors;
 return errors === 0;
 }
-validate103.evaluated = {"props":{"id":true,"contextId":true,"serverId":true,"state":true,"createdAt":true,"updatedAt":true,"skill":true,"summary":true},"dynamicProps":false,"dynamicItems":false};
+validate103.evaluated = {"props":{"id":true,"contextId":true,"serverId":true,"tenant":true,"state":true,"createdAt":true,"updatedAt":true,"skill":true,"summary":true},"dynamicProps":false,"dynamicItems":false};
 
 export const validateTaskPage = validate104;
 
@@ -11303,10 +11378,11 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data.activeTasks !== undefined){
-let data2 = data.activeTasks;
-if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-const err10 = {instancePath:instancePath+"/activeTasks",schemaPath:"#/properties/activeTasks/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.tenant !== undefined){
+let data2 = data.tenant;
+if(typeof data2 === "string"){
+if(func1(data2) < 1){
+const err10 = {instancePath:instancePath+"/tenant",schemaPath:"#/properties/tenant/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -11315,9 +11391,9 @@ vErrors.push(err10);
 }
 errors++;
 }
-if((typeof data2 == "number") && (isFinite(data2))){
-if(data2 < 0 || isNaN(data2)){
-const err11 = {instancePath:instancePath+"/activeTasks",schemaPath:"#/properties/activeTasks/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+else {
+const err11 = {instancePath:instancePath+"/tenant",schemaPath:"#/properties/tenant/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -11327,11 +11403,10 @@ vErrors.push(err11);
 errors++;
 }
 }
-}
-if(data.taskCount !== undefined){
-let data3 = data.taskCount;
+if(data.activeTasks !== undefined){
+let data3 = data.activeTasks;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-const err12 = {instancePath:instancePath+"/taskCount",schemaPath:"#/properties/taskCount/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err12 = {instancePath:instancePath+"/activeTasks",schemaPath:"#/properties/activeTasks/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -11342,7 +11417,7 @@ errors++;
 }
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 < 0 || isNaN(data3)){
-const err13 = {instancePath:instancePath+"/taskCount",schemaPath:"#/properties/taskCount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+const err13 = {instancePath:instancePath+"/activeTasks",schemaPath:"#/properties/activeTasks/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -11353,11 +11428,10 @@ errors++;
 }
 }
 }
-if(data.createdAt !== undefined){
-let data4 = data.createdAt;
-if(typeof data4 === "string"){
-if(!pattern15.test(data4)){
-const err14 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
+if(data.taskCount !== undefined){
+let data4 = data.taskCount;
+if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
+const err14 = {instancePath:instancePath+"/taskCount",schemaPath:"#/properties/taskCount/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -11366,8 +11440,9 @@ vErrors.push(err14);
 }
 errors++;
 }
-if(!(formats18.validate(data4))){
-const err15 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if((typeof data4 == "number") && (isFinite(data4))){
+if(data4 < 0 || isNaN(data4)){
+const err15 = {instancePath:instancePath+"/taskCount",schemaPath:"#/properties/taskCount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -11377,8 +11452,12 @@ vErrors.push(err15);
 errors++;
 }
 }
-else {
-const err16 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+if(data.createdAt !== undefined){
+let data5 = data.createdAt;
+if(typeof data5 === "string"){
+if(!pattern15.test(data5)){
+const err16 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -11387,12 +11466,8 @@ vErrors.push(err16);
 }
 errors++;
 }
-}
-if(data.lastActiveAt !== undefined){
-let data5 = data.lastActiveAt;
-if(typeof data5 === "string"){
-if(!pattern15.test(data5)){
-const err17 = {instancePath:instancePath+"/lastActiveAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
+if(!(formats18.validate(data5))){
+const err17 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -11401,8 +11476,9 @@ vErrors.push(err17);
 }
 errors++;
 }
-if(!(formats18.validate(data5))){
-const err18 = {instancePath:instancePath+"/lastActiveAt",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+}
+else {
+const err18 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -11412,8 +11488,11 @@ vErrors.push(err18);
 errors++;
 }
 }
-else {
-const err19 = {instancePath:instancePath+"/lastActiveAt",schemaPath:"#/$defs/DateTime/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.lastActiveAt !== undefined){
+let data6 = data.lastActiveAt;
+if(typeof data6 === "string"){
+if(!pattern15.test(data6)){
+const err19 = {instancePath:instancePath+"/lastActiveAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -11422,10 +11501,8 @@ vErrors.push(err19);
 }
 errors++;
 }
-}
-}
-else {
-const err20 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(!(formats18.validate(data6))){
+const err20 = {instancePath:instancePath+"/lastActiveAt",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -11434,10 +11511,33 @@ vErrors.push(err20);
 }
 errors++;
 }
+}
+else {
+const err21 = {instancePath:instancePath+"/lastActiveAt",schemaPath:"#/$defs/DateTime/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+}
+else {
+const err22 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
 validate106.errors = vErrors;
 return errors === 0;
 }
-validate106.evaluated = {"props":{"contextId":true,"serverId":true,"activeTasks":true,"taskCount":true,"createdAt":true,"lastActiveAt":true},"dynamicProps":false,"dynamicItems":false};
+validate106.evaluated = {"props":{"contextId":true,"serverId":true,"tenant":true,"activeTasks":true,"taskCount":true,"createdAt":true,"lastActiveAt":true},"dynamicProps":false,"dynamicItems":false};
 
 export const validatePreset = validate107;
 const schema150 = {"title":"Preset","description":"An agent preset an inbound instance or outbound connection can name.","type":"object","properties":{"id":{"description":"Preset id.","type":"string","minLength":1},"name":{"description":"Display name.","type":"string"},"description":{"description":"What the preset configures.","type":"string"},"isDefault":{"description":"True for the preset used when an action names none; at most one preset has it.","type":"boolean"}},"required":["id"]};

@@ -7703,7 +7703,7 @@ return errors === 0;
 validate82.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const validateTaskJson = validate83;
-const schema114 = {"title":"TaskJson","description":"GET /a2a/api/task?id=: the full A2A 1.0 Task (Task in spec/a2a/1.0); left open here so that this family stands alone.","type":"object","additionalProperties":true};
+const schema114 = {"title":"TaskJson","description":"GET /a2a/api/task?id=: the full A2A 1.0 Task (Task in spec/a2a/1.0) with the serverId of its instance and, for a task created under a tenant, its tenant; left open here so that this family stands alone.","type":"object","additionalProperties":true};
 
 function validate83(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -8860,7 +8860,7 @@ return errors === 0;
 }
 validate88.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema122 = {"title":"TaskRow","description":"One task as the panel lists it; GET /a2a/api/task?id= returns the full A2A Task.","type":"object","properties":{"id":{"description":"Task id.","type":"string","minLength":1},"contextId":{"description":"Context (conversation) id.","type":"string","minLength":1},"serverId":{"description":"Id of the inbound instance that owns the task.","type":"string","minLength":1},"state":{"$ref":"#/$defs/TaskState","description":"Current task state."},"createdAt":{"$ref":"#/$defs/DateTime","description":"When the task was created."},"updatedAt":{"$ref":"#/$defs/DateTime","description":"When the task status last changed."},"skill":{"description":"Skill id the task runs.","type":"string"},"summary":{"description":"Short text describing the task (e.g. the start of its input).","type":"string"}},"required":["id","contextId","serverId","state","createdAt","updatedAt"],"additionalProperties":false};
+const schema122 = {"title":"TaskRow","description":"One task as the panel lists it; GET /a2a/api/task?id= returns the full A2A Task.","type":"object","properties":{"id":{"description":"Task id.","type":"string","minLength":1},"contextId":{"description":"Context (conversation) id.","type":"string","minLength":1},"serverId":{"description":"Id of the inbound instance that owns the task.","type":"string","minLength":1},"tenant":{"description":"The tenant the task was created under (A2A `tenant`); absent for none.","type":"string","minLength":1},"state":{"$ref":"#/$defs/TaskState","description":"Current task state."},"createdAt":{"$ref":"#/$defs/DateTime","description":"When the task was created."},"updatedAt":{"$ref":"#/$defs/DateTime","description":"When the task status last changed."},"skill":{"description":"Skill id the task runs.","type":"string"},"summary":{"description":"Short text describing the task (e.g. the start of its input).","type":"string"}},"required":["id","contextId","serverId","state","createdAt","updatedAt"],"additionalProperties":false};
 const schema124 = {"title":"DateTime","description":"An RFC 3339 date-time in UTC with the `Z` suffix; the hub writes milliseconds.","type":"string","format":"date-time","pattern":"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"};
 const formats18 = require("ajv-formats/dist/formats").fullFormats["date-time"];
 const pattern15 = new RegExp("^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$", "u");
@@ -8937,7 +8937,7 @@ vErrors.push(err5);
 errors++;
 }
 for(const key0 in data){
-if(!((((((((key0 === "id") || (key0 === "contextId")) || (key0 === "serverId")) || (key0 === "state")) || (key0 === "createdAt")) || (key0 === "updatedAt")) || (key0 === "skill")) || (key0 === "summary"))){
+if(!(func1.call(schema122.properties, key0))){
 const err6 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err6];
@@ -9023,10 +9023,11 @@ vErrors.push(err12);
 errors++;
 }
 }
-if(data.state !== undefined){
-let data3 = data.state;
-if(typeof data3 !== "string"){
-const err13 = {instancePath:instancePath+"/state",schemaPath:"#/$defs/TaskState/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.tenant !== undefined){
+let data3 = data.tenant;
+if(typeof data3 === "string"){
+if(func2(data3) < 1){
+const err13 = {instancePath:instancePath+"/tenant",schemaPath:"#/properties/tenant/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -9035,8 +9036,9 @@ vErrors.push(err13);
 }
 errors++;
 }
-if(!((((((((data3 === "TASK_STATE_SUBMITTED") || (data3 === "TASK_STATE_WORKING")) || (data3 === "TASK_STATE_COMPLETED")) || (data3 === "TASK_STATE_FAILED")) || (data3 === "TASK_STATE_CANCELED")) || (data3 === "TASK_STATE_INPUT_REQUIRED")) || (data3 === "TASK_STATE_REJECTED")) || (data3 === "TASK_STATE_AUTH_REQUIRED"))){
-const err14 = {instancePath:instancePath+"/state",schemaPath:"#/$defs/TaskState/enum",keyword:"enum",params:{allowedValues: schema89.enum},message:"must be equal to one of the allowed values"};
+}
+else {
+const err14 = {instancePath:instancePath+"/tenant",schemaPath:"#/properties/tenant/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -9046,11 +9048,10 @@ vErrors.push(err14);
 errors++;
 }
 }
-if(data.createdAt !== undefined){
-let data4 = data.createdAt;
-if(typeof data4 === "string"){
-if(!pattern15.test(data4)){
-const err15 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
+if(data.state !== undefined){
+let data4 = data.state;
+if(typeof data4 !== "string"){
+const err15 = {instancePath:instancePath+"/state",schemaPath:"#/$defs/TaskState/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -9059,8 +9060,8 @@ vErrors.push(err15);
 }
 errors++;
 }
-if(!(formats18.validate(data4))){
-const err16 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(!((((((((data4 === "TASK_STATE_SUBMITTED") || (data4 === "TASK_STATE_WORKING")) || (data4 === "TASK_STATE_COMPLETED")) || (data4 === "TASK_STATE_FAILED")) || (data4 === "TASK_STATE_CANCELED")) || (data4 === "TASK_STATE_INPUT_REQUIRED")) || (data4 === "TASK_STATE_REJECTED")) || (data4 === "TASK_STATE_AUTH_REQUIRED"))){
+const err16 = {instancePath:instancePath+"/state",schemaPath:"#/$defs/TaskState/enum",keyword:"enum",params:{allowedValues: schema89.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -9070,8 +9071,11 @@ vErrors.push(err16);
 errors++;
 }
 }
-else {
-const err17 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.createdAt !== undefined){
+let data5 = data.createdAt;
+if(typeof data5 === "string"){
+if(!pattern15.test(data5)){
+const err17 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -9080,12 +9084,8 @@ vErrors.push(err17);
 }
 errors++;
 }
-}
-if(data.updatedAt !== undefined){
-let data5 = data.updatedAt;
-if(typeof data5 === "string"){
-if(!pattern15.test(data5)){
-const err18 = {instancePath:instancePath+"/updatedAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
+if(!(formats18.validate(data5))){
+const err18 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -9094,8 +9094,9 @@ vErrors.push(err18);
 }
 errors++;
 }
-if(!(formats18.validate(data5))){
-const err19 = {instancePath:instancePath+"/updatedAt",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+}
+else {
+const err19 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -9105,8 +9106,11 @@ vErrors.push(err19);
 errors++;
 }
 }
-else {
-const err20 = {instancePath:instancePath+"/updatedAt",schemaPath:"#/$defs/DateTime/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.updatedAt !== undefined){
+let data6 = data.updatedAt;
+if(typeof data6 === "string"){
+if(!pattern15.test(data6)){
+const err20 = {instancePath:instancePath+"/updatedAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -9115,10 +9119,8 @@ vErrors.push(err20);
 }
 errors++;
 }
-}
-if(data.skill !== undefined){
-if(typeof data.skill !== "string"){
-const err21 = {instancePath:instancePath+"/skill",schemaPath:"#/properties/skill/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(formats18.validate(data6))){
+const err21 = {instancePath:instancePath+"/updatedAt",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -9128,9 +9130,8 @@ vErrors.push(err21);
 errors++;
 }
 }
-if(data.summary !== undefined){
-if(typeof data.summary !== "string"){
-const err22 = {instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err22 = {instancePath:instancePath+"/updatedAt",schemaPath:"#/$defs/DateTime/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -9140,14 +9141,38 @@ vErrors.push(err22);
 errors++;
 }
 }
-}
-else {
-const err23 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.skill !== undefined){
+if(typeof data.skill !== "string"){
+const err23 = {instancePath:instancePath+"/skill",schemaPath:"#/properties/skill/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err23];
 }
 else {
 vErrors.push(err23);
+}
+errors++;
+}
+}
+if(data.summary !== undefined){
+if(typeof data.summary !== "string"){
+const err24 = {instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+}
+else {
+const err25 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
 }
 errors++;
 }
@@ -9369,7 +9394,7 @@ return errors === 0;
 }
 validate93.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema128 = {"title":"SessionRow","description":"A live session: the executor state bound to one context on one inbound instance.","type":"object","properties":{"contextId":{"description":"Context id.","type":"string","minLength":1},"serverId":{"description":"Id of the inbound instance.","type":"string","minLength":1},"activeTasks":{"description":"Number of non-terminal tasks in the session.","type":"integer","minimum":0},"taskCount":{"description":"Number of tasks the session has run.","type":"integer","minimum":0},"createdAt":{"$ref":"#/$defs/DateTime","description":"When the session started."},"lastActiveAt":{"$ref":"#/$defs/DateTime","description":"When the session last received a message or task update."}},"required":["contextId","serverId","activeTasks","taskCount","createdAt","lastActiveAt"],"additionalProperties":false};
+const schema128 = {"title":"SessionRow","description":"A live session: the executor state bound to one context on one inbound instance.","type":"object","properties":{"contextId":{"description":"Context id.","type":"string","minLength":1},"serverId":{"description":"Id of the inbound instance.","type":"string","minLength":1},"tenant":{"description":"The tenant of the conversation; absent for none (one contextId under two tenants is two sessions).","type":"string","minLength":1},"activeTasks":{"description":"Number of non-terminal tasks in the session.","type":"integer","minimum":0},"taskCount":{"description":"Number of tasks the session has run.","type":"integer","minimum":0},"createdAt":{"$ref":"#/$defs/DateTime","description":"When the session started."},"lastActiveAt":{"$ref":"#/$defs/DateTime","description":"When the session last received a message or task update."}},"required":["contextId","serverId","activeTasks","taskCount","createdAt","lastActiveAt"],"additionalProperties":false};
 
 function validate95(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -9443,7 +9468,7 @@ vErrors.push(err5);
 errors++;
 }
 for(const key0 in data){
-if(!((((((key0 === "contextId") || (key0 === "serverId")) || (key0 === "activeTasks")) || (key0 === "taskCount")) || (key0 === "createdAt")) || (key0 === "lastActiveAt"))){
+if(!(((((((key0 === "contextId") || (key0 === "serverId")) || (key0 === "tenant")) || (key0 === "activeTasks")) || (key0 === "taskCount")) || (key0 === "createdAt")) || (key0 === "lastActiveAt"))){
 const err6 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err6];
@@ -9504,10 +9529,11 @@ vErrors.push(err10);
 errors++;
 }
 }
-if(data.activeTasks !== undefined){
-let data2 = data.activeTasks;
-if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-const err11 = {instancePath:instancePath+"/activeTasks",schemaPath:"#/properties/activeTasks/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.tenant !== undefined){
+let data2 = data.tenant;
+if(typeof data2 === "string"){
+if(func2(data2) < 1){
+const err11 = {instancePath:instancePath+"/tenant",schemaPath:"#/properties/tenant/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -9516,9 +9542,9 @@ vErrors.push(err11);
 }
 errors++;
 }
-if((typeof data2 == "number") && (isFinite(data2))){
-if(data2 < 0 || isNaN(data2)){
-const err12 = {instancePath:instancePath+"/activeTasks",schemaPath:"#/properties/activeTasks/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+else {
+const err12 = {instancePath:instancePath+"/tenant",schemaPath:"#/properties/tenant/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -9528,11 +9554,10 @@ vErrors.push(err12);
 errors++;
 }
 }
-}
-if(data.taskCount !== undefined){
-let data3 = data.taskCount;
+if(data.activeTasks !== undefined){
+let data3 = data.activeTasks;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-const err13 = {instancePath:instancePath+"/taskCount",schemaPath:"#/properties/taskCount/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err13 = {instancePath:instancePath+"/activeTasks",schemaPath:"#/properties/activeTasks/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -9543,7 +9568,7 @@ errors++;
 }
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 < 0 || isNaN(data3)){
-const err14 = {instancePath:instancePath+"/taskCount",schemaPath:"#/properties/taskCount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+const err14 = {instancePath:instancePath+"/activeTasks",schemaPath:"#/properties/activeTasks/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -9554,11 +9579,10 @@ errors++;
 }
 }
 }
-if(data.createdAt !== undefined){
-let data4 = data.createdAt;
-if(typeof data4 === "string"){
-if(!pattern15.test(data4)){
-const err15 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
+if(data.taskCount !== undefined){
+let data4 = data.taskCount;
+if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
+const err15 = {instancePath:instancePath+"/taskCount",schemaPath:"#/properties/taskCount/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -9567,8 +9591,9 @@ vErrors.push(err15);
 }
 errors++;
 }
-if(!(formats18.validate(data4))){
-const err16 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if((typeof data4 == "number") && (isFinite(data4))){
+if(data4 < 0 || isNaN(data4)){
+const err16 = {instancePath:instancePath+"/taskCount",schemaPath:"#/properties/taskCount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -9578,8 +9603,12 @@ vErrors.push(err16);
 errors++;
 }
 }
-else {
-const err17 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+if(data.createdAt !== undefined){
+let data5 = data.createdAt;
+if(typeof data5 === "string"){
+if(!pattern15.test(data5)){
+const err17 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -9588,12 +9617,8 @@ vErrors.push(err17);
 }
 errors++;
 }
-}
-if(data.lastActiveAt !== undefined){
-let data5 = data.lastActiveAt;
-if(typeof data5 === "string"){
-if(!pattern15.test(data5)){
-const err18 = {instancePath:instancePath+"/lastActiveAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
+if(!(formats18.validate(data5))){
+const err18 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -9602,8 +9627,9 @@ vErrors.push(err18);
 }
 errors++;
 }
-if(!(formats18.validate(data5))){
-const err19 = {instancePath:instancePath+"/lastActiveAt",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+}
+else {
+const err19 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -9613,8 +9639,11 @@ vErrors.push(err19);
 errors++;
 }
 }
-else {
-const err20 = {instancePath:instancePath+"/lastActiveAt",schemaPath:"#/$defs/DateTime/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.lastActiveAt !== undefined){
+let data6 = data.lastActiveAt;
+if(typeof data6 === "string"){
+if(!pattern15.test(data6)){
+const err20 = {instancePath:instancePath+"/lastActiveAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -9623,15 +9652,36 @@ vErrors.push(err20);
 }
 errors++;
 }
-}
-}
-else {
-const err21 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(!(formats18.validate(data6))){
+const err21 = {instancePath:instancePath+"/lastActiveAt",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err21];
 }
 else {
 vErrors.push(err21);
+}
+errors++;
+}
+}
+else {
+const err22 = {instancePath:instancePath+"/lastActiveAt",schemaPath:"#/$defs/DateTime/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+}
+else {
+const err23 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
 }
 errors++;
 }
@@ -11394,7 +11444,7 @@ vErrors.push(err5);
 errors++;
 }
 for(const key0 in data){
-if(!((((((((key0 === "id") || (key0 === "contextId")) || (key0 === "serverId")) || (key0 === "state")) || (key0 === "createdAt")) || (key0 === "updatedAt")) || (key0 === "skill")) || (key0 === "summary"))){
+if(!(func1.call(schema122.properties, key0))){
 const err6 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err6];
@@ -11480,10 +11530,11 @@ vErrors.push(err12);
 errors++;
 }
 }
-if(data.state !== undefined){
-let data3 = data.state;
-if(typeof data3 !== "string"){
-const err13 = {instancePath:instancePath+"/state",schemaPath:"#/$defs/TaskState/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.tenant !== undefined){
+let data3 = data.tenant;
+if(typeof data3 === "string"){
+if(func2(data3) < 1){
+const err13 = {instancePath:instancePath+"/tenant",schemaPath:"#/properties/tenant/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -11492,8 +11543,9 @@ vErrors.push(err13);
 }
 errors++;
 }
-if(!((((((((data3 === "TASK_STATE_SUBMITTED") || (data3 === "TASK_STATE_WORKING")) || (data3 === "TASK_STATE_COMPLETED")) || (data3 === "TASK_STATE_FAILED")) || (data3 === "TASK_STATE_CANCELED")) || (data3 === "TASK_STATE_INPUT_REQUIRED")) || (data3 === "TASK_STATE_REJECTED")) || (data3 === "TASK_STATE_AUTH_REQUIRED"))){
-const err14 = {instancePath:instancePath+"/state",schemaPath:"#/$defs/TaskState/enum",keyword:"enum",params:{allowedValues: schema89.enum},message:"must be equal to one of the allowed values"};
+}
+else {
+const err14 = {instancePath:instancePath+"/tenant",schemaPath:"#/properties/tenant/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -11503,11 +11555,10 @@ vErrors.push(err14);
 errors++;
 }
 }
-if(data.createdAt !== undefined){
-let data4 = data.createdAt;
-if(typeof data4 === "string"){
-if(!pattern15.test(data4)){
-const err15 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
+if(data.state !== undefined){
+let data4 = data.state;
+if(typeof data4 !== "string"){
+const err15 = {instancePath:instancePath+"/state",schemaPath:"#/$defs/TaskState/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -11516,8 +11567,8 @@ vErrors.push(err15);
 }
 errors++;
 }
-if(!(formats18.validate(data4))){
-const err16 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(!((((((((data4 === "TASK_STATE_SUBMITTED") || (data4 === "TASK_STATE_WORKING")) || (data4 === "TASK_STATE_COMPLETED")) || (data4 === "TASK_STATE_FAILED")) || (data4 === "TASK_STATE_CANCELED")) || (data4 === "TASK_STATE_INPUT_REQUIRED")) || (data4 === "TASK_STATE_REJECTED")) || (data4 === "TASK_STATE_AUTH_REQUIRED"))){
+const err16 = {instancePath:instancePath+"/state",schemaPath:"#/$defs/TaskState/enum",keyword:"enum",params:{allowedValues: schema89.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -11527,8 +11578,11 @@ vErrors.push(err16);
 errors++;
 }
 }
-else {
-const err17 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.createdAt !== undefined){
+let data5 = data.createdAt;
+if(typeof data5 === "string"){
+if(!pattern15.test(data5)){
+const err17 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -11537,12 +11591,8 @@ vErrors.push(err17);
 }
 errors++;
 }
-}
-if(data.updatedAt !== undefined){
-let data5 = data.updatedAt;
-if(typeof data5 === "string"){
-if(!pattern15.test(data5)){
-const err18 = {instancePath:instancePath+"/updatedAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
+if(!(formats18.validate(data5))){
+const err18 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -11551,8 +11601,9 @@ vErrors.push(err18);
 }
 errors++;
 }
-if(!(formats18.validate(data5))){
-const err19 = {instancePath:instancePath+"/updatedAt",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+}
+else {
+const err19 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -11562,8 +11613,11 @@ vErrors.push(err19);
 errors++;
 }
 }
-else {
-const err20 = {instancePath:instancePath+"/updatedAt",schemaPath:"#/$defs/DateTime/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.updatedAt !== undefined){
+let data6 = data.updatedAt;
+if(typeof data6 === "string"){
+if(!pattern15.test(data6)){
+const err20 = {instancePath:instancePath+"/updatedAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -11572,10 +11626,8 @@ vErrors.push(err20);
 }
 errors++;
 }
-}
-if(data.skill !== undefined){
-if(typeof data.skill !== "string"){
-const err21 = {instancePath:instancePath+"/skill",schemaPath:"#/properties/skill/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(formats18.validate(data6))){
+const err21 = {instancePath:instancePath+"/updatedAt",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -11585,9 +11637,8 @@ vErrors.push(err21);
 errors++;
 }
 }
-if(data.summary !== undefined){
-if(typeof data.summary !== "string"){
-const err22 = {instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err22 = {instancePath:instancePath+"/updatedAt",schemaPath:"#/$defs/DateTime/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -11597,14 +11648,38 @@ vErrors.push(err22);
 errors++;
 }
 }
-}
-else {
-const err23 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.skill !== undefined){
+if(typeof data.skill !== "string"){
+const err23 = {instancePath:instancePath+"/skill",schemaPath:"#/properties/skill/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err23];
 }
 else {
 vErrors.push(err23);
+}
+errors++;
+}
+}
+if(data.summary !== undefined){
+if(typeof data.summary !== "string"){
+const err24 = {instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+}
+else {
+const err25 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
 }
 errors++;
 }
@@ -12056,7 +12131,7 @@ vErrors.push(err5);
 errors++;
 }
 for(const key0 in data){
-if(!((((((key0 === "contextId") || (key0 === "serverId")) || (key0 === "activeTasks")) || (key0 === "taskCount")) || (key0 === "createdAt")) || (key0 === "lastActiveAt"))){
+if(!(((((((key0 === "contextId") || (key0 === "serverId")) || (key0 === "tenant")) || (key0 === "activeTasks")) || (key0 === "taskCount")) || (key0 === "createdAt")) || (key0 === "lastActiveAt"))){
 const err6 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err6];
@@ -12117,10 +12192,11 @@ vErrors.push(err10);
 errors++;
 }
 }
-if(data.activeTasks !== undefined){
-let data2 = data.activeTasks;
-if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-const err11 = {instancePath:instancePath+"/activeTasks",schemaPath:"#/properties/activeTasks/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.tenant !== undefined){
+let data2 = data.tenant;
+if(typeof data2 === "string"){
+if(func2(data2) < 1){
+const err11 = {instancePath:instancePath+"/tenant",schemaPath:"#/properties/tenant/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -12129,9 +12205,9 @@ vErrors.push(err11);
 }
 errors++;
 }
-if((typeof data2 == "number") && (isFinite(data2))){
-if(data2 < 0 || isNaN(data2)){
-const err12 = {instancePath:instancePath+"/activeTasks",schemaPath:"#/properties/activeTasks/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+else {
+const err12 = {instancePath:instancePath+"/tenant",schemaPath:"#/properties/tenant/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -12141,11 +12217,10 @@ vErrors.push(err12);
 errors++;
 }
 }
-}
-if(data.taskCount !== undefined){
-let data3 = data.taskCount;
+if(data.activeTasks !== undefined){
+let data3 = data.activeTasks;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-const err13 = {instancePath:instancePath+"/taskCount",schemaPath:"#/properties/taskCount/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err13 = {instancePath:instancePath+"/activeTasks",schemaPath:"#/properties/activeTasks/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -12156,7 +12231,7 @@ errors++;
 }
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 < 0 || isNaN(data3)){
-const err14 = {instancePath:instancePath+"/taskCount",schemaPath:"#/properties/taskCount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+const err14 = {instancePath:instancePath+"/activeTasks",schemaPath:"#/properties/activeTasks/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -12167,11 +12242,10 @@ errors++;
 }
 }
 }
-if(data.createdAt !== undefined){
-let data4 = data.createdAt;
-if(typeof data4 === "string"){
-if(!pattern15.test(data4)){
-const err15 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
+if(data.taskCount !== undefined){
+let data4 = data.taskCount;
+if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
+const err15 = {instancePath:instancePath+"/taskCount",schemaPath:"#/properties/taskCount/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -12180,8 +12254,9 @@ vErrors.push(err15);
 }
 errors++;
 }
-if(!(formats18.validate(data4))){
-const err16 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if((typeof data4 == "number") && (isFinite(data4))){
+if(data4 < 0 || isNaN(data4)){
+const err16 = {instancePath:instancePath+"/taskCount",schemaPath:"#/properties/taskCount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -12191,8 +12266,12 @@ vErrors.push(err16);
 errors++;
 }
 }
-else {
-const err17 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+if(data.createdAt !== undefined){
+let data5 = data.createdAt;
+if(typeof data5 === "string"){
+if(!pattern15.test(data5)){
+const err17 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -12201,12 +12280,8 @@ vErrors.push(err17);
 }
 errors++;
 }
-}
-if(data.lastActiveAt !== undefined){
-let data5 = data.lastActiveAt;
-if(typeof data5 === "string"){
-if(!pattern15.test(data5)){
-const err18 = {instancePath:instancePath+"/lastActiveAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
+if(!(formats18.validate(data5))){
+const err18 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -12215,8 +12290,9 @@ vErrors.push(err18);
 }
 errors++;
 }
-if(!(formats18.validate(data5))){
-const err19 = {instancePath:instancePath+"/lastActiveAt",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+}
+else {
+const err19 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -12226,8 +12302,11 @@ vErrors.push(err19);
 errors++;
 }
 }
-else {
-const err20 = {instancePath:instancePath+"/lastActiveAt",schemaPath:"#/$defs/DateTime/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.lastActiveAt !== undefined){
+let data6 = data.lastActiveAt;
+if(typeof data6 === "string"){
+if(!pattern15.test(data6)){
+const err20 = {instancePath:instancePath+"/lastActiveAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -12236,15 +12315,36 @@ vErrors.push(err20);
 }
 errors++;
 }
-}
-}
-else {
-const err21 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(!(formats18.validate(data6))){
+const err21 = {instancePath:instancePath+"/lastActiveAt",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err21];
 }
 else {
 vErrors.push(err21);
+}
+errors++;
+}
+}
+else {
+const err22 = {instancePath:instancePath+"/lastActiveAt",schemaPath:"#/$defs/DateTime/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+}
+else {
+const err23 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
 }
 errors++;
 }

@@ -144,10 +144,10 @@ export function createControlRouter(options: ControlRouterOptions): Router {
     const query = readQuery(ctx, endpoint);
     if (query === undefined) return;
     const info = deps.store.getTaskInfo(query.id);
-    const task = info === undefined ? undefined : deps.store.getTask(info.instanceId, info.id);
+    const task = info === undefined ? undefined : deps.store.getTask(info.instanceId, info.id, { tenant: info.tenant });
     if (info === undefined || task === undefined)
       return replies.fail(ctx, endpoint, 404, { ok: false, message: `no task has id ${JSON.stringify(query.id)}` });
-    replies.ok(ctx, endpoint, { ...task, serverId: info.instanceId });
+    replies.ok(ctx, endpoint, { ...task, serverId: info.instanceId, ...(info.tenant === '' ? {} : { tenant: info.tenant }) });
   });
 
   router.get(CONTROL_ENDPOINTS['GET /a2a/api/session'].path, (ctx) => {

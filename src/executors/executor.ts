@@ -23,6 +23,11 @@ export interface AgentExecutor {
 
 export interface ExecutionRequest {
   readonly instanceId: string;
+  /**
+   * The tenant the task belongs to ('' for none): the same contextId under another tenant is
+   * another conversation, so anything an executor keeps per context belongs under this too.
+   */
+  readonly tenant: string;
   readonly taskId: string;
   readonly contextId: string;
   /** The skill the message asked for (`metadata.skill`), already checked against the card. */
@@ -42,7 +47,7 @@ export interface ExecutionRequest {
    * they happen. Otherwise the caller sees the task as stored: artifact chunks are then only parts.
    */
   readonly streaming: boolean;
-  /** State kept for the conversation (instance, contextId) across messages and tasks. */
+  /** State kept for the conversation (instance, tenant, contextId) across messages and tasks. */
   readonly session: SessionState;
   /**
    * The tools made of the connected remote agents' skills (docs/outbound.md). Calls are made on
