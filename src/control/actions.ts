@@ -163,7 +163,12 @@ export const ACTION_HANDLERS: { readonly [A in ControlActionName]: Handler<A> } 
   },
   'session.close': (action, deps) => {
     const canceled = cancelContext(deps, action.id, action.serverId);
-    const released = instancesOf(deps, action.serverId).filter((instanceId) => deps.sessions.release(instanceId, action.id)).length;
+    const instances = new Set(instancesOf(deps, action.serverId));
+    // The operator names a context, not a tenant: its live session under every tenant goes.
+    const released = deps.sessions
+      .list()
+      .filter((session) => instances.has(session.instanceId) && session.contextId === action.id)
+      .filter((session) => deps.sessions.release(session.instanceId, session.contextId, session.tenant)).length;
     return done(
       `canceled ${canceled} active task${canceled === 1 ? '' : 's'} and released ${released} live session${released === 1 ? '' : 's'} of context ${action.id}`,
       {
@@ -179,10 +184,11 @@ export const ACTION_HANDLERS: { readonly [A in ControlActionName]: Handler<A> } 
  */
 function cancelContext(deps: ControlDeps, contextId: string, serverId: string | undefined): number {
   const instances = instancesOf(deps, serverId);
+  const live = new Set(deps.sessions.list().flatMap((session) => (session.contextId === contextId ? [session.instanceId] : [])));
   const known = instances.some(
     (instanceId) =>
+      live.has(instanceId) ||
       deps.store.getContext(instanceId, contextId) !== undefined ||
-      deps.sessions.get(instanceId, contextId) !== undefined ||
       deps.store.browseTasks({ instanceId, contextId, limit: 1, offset: 0 }).total > 0,
   );
   if (!known) throw new OperationError(`no session has context id "${contextId}"${serverId ? ` on instance "${serverId}"` : ''}`);

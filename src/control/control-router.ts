@@ -155,20 +155,24 @@ export function createControlRouter(options: ControlRouterOptions): Router {
     const query = readQuery(ctx, endpoint);
     if (query === undefined) return;
     const { contextId, serverId } = query;
-    const binding = deps.store.getContext(serverId, contextId);
-    const live = deps.sessions.get(serverId, contextId);
+    // One contextId under two tenants is two conversations: the query names which.
+    const tenant = query.tenant ?? '';
+    const binding = deps.store.getContext(serverId, contextId, tenant);
+    const live = deps.sessions.get(serverId, contextId, tenant);
     const createdAt = binding?.createdAt ?? live?.createdAt;
     const lastActiveAt = live?.lastActiveAt ?? binding?.lastActiveAt;
     if (createdAt === undefined || lastActiveAt === undefined) {
+      const under = tenant === '' ? '' : ` under tenant ${JSON.stringify(tenant)}`;
       return replies.fail(ctx, endpoint, 404, {
         ok: false,
-        message: `no session has context id ${JSON.stringify(contextId)} on instance ${JSON.stringify(serverId)}`,
+        message: `no session has context id ${JSON.stringify(contextId)} on instance ${JSON.stringify(serverId)}${under}`,
       });
     }
-    const tasks = deps.store.browseTasks({ instanceId: serverId, contextId, limit: 100, offset: 0 });
+    const tasks = deps.store.browseTasks({ instanceId: serverId, tenant, contextId, limit: 100, offset: 0 });
     replies.ok(ctx, endpoint, {
       contextId,
       serverId,
+      ...(tenant === '' ? {} : { tenant }),
       live: live !== undefined,
       activeTasks: live?.activeTasks ?? 0,
       taskCount: tasks.total,

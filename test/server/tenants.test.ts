@@ -6,7 +6,6 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ERRORS } from '../../generated/a2a/1.0/errors.js';
 import type { MethodName, MethodTypes } from '../../generated/a2a/1.0/methods.js';
 import type { Task } from '../../generated/a2a/1.0/types.js';
-import type { Snapshot } from '../../generated/control/types.js';
 import type { InboundAgent } from '../../src/server/hosted-agent.js';
 import { rpc, stream, userMessage } from '../helpers/a2a-client.js';
 import { badRequestOf, errorInfoOf, expectNamedError, type ErrorName } from '../helpers/errors.js';
@@ -243,19 +242,6 @@ describe('tenants over JSON-RPC streams', () => {
       { headers: { 'last-event-id': '1' } },
     );
     expect(resumed.events[0]?.frame.task?.id).toBe(taskId);
-  });
-});
-
-describe('the control API shows the tenant of a task', () => {
-  it('in the snapshot rows and in GET /a2a/api/task', async () => {
-    const binding = BINDINGS[0] as TenantBinding;
-    const task = await taskUnder(binding, 'tenant-a', 'hello');
-    const plain = await taskUnder(binding, undefined, 'hello');
-    const snapshot = (await (await fetch(`${hub.url}/a2a/api?taskLimit=500`)).json()) as Snapshot;
-    expect(snapshot.tasks.find((row) => row.id === task.id)?.tenant).toBe('tenant-a');
-    expect(snapshot.tasks.find((row) => row.id === plain.id)).not.toHaveProperty('tenant');
-    const detail = (await (await fetch(`${hub.url}/a2a/api/task?id=${task.id}`)).json()) as Task & { tenant?: string };
-    expect(detail).toMatchObject({ id: task.id, serverId: 'default', tenant: 'tenant-a' });
   });
 });
 
