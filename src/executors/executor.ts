@@ -38,6 +38,11 @@ export interface ExecutionRequest {
   readonly text: string;
   /** The task as stored before this execution (whole history, all artifacts). */
   readonly task: Task;
+  /**
+   * The tasks the message names in `referenceTaskIds`, as stored, in that order: those of this
+   * instance and tenant only. An id of no such task (unknown, or another tenant's) is left out.
+   */
+  readonly referenceTasks: readonly Task[];
   /** Whether this message resumes a task that was waiting for input or authentication. */
   readonly resumed: boolean;
   /** Media types the client accepts for output; empty when it did not say. */

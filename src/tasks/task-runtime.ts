@@ -70,6 +70,7 @@ export interface RuntimeDeps {
 }
 
 const NO_MODES: readonly string[] = [];
+const NO_TASKS: readonly Task[] = [];
 
 /** Resending the same message would only return the failed task: it is a duplicate of itself. */
 const RETRY_ADVICE = 'to retry, send the message again with a new messageId';
@@ -383,6 +384,7 @@ export class TaskRuntime {
       message: run.message,
       text: promptText(run.message),
       task: run.task,
+      referenceTasks: this.#referenceTasks(instance.id, tenant, run.message),
       resumed: run.resumed,
       acceptedOutputModes: run.acceptedOutputModes,
       streaming: run.streaming,
@@ -390,6 +392,16 @@ export class TaskRuntime {
       tools: new RunTools(this.#deps.tools, { instanceId: instance.id, tenant, contextId }, execution.controller),
     };
     execution.done = this.#run(instance.executor, request, execution, session);
+  }
+
+  /** The referenced tasks the caller may see: of this instance and tenant; other ids read as unknown, and are left out. */
+  #referenceTasks(instanceId: string, tenant: string, message: Message): readonly Task[] {
+    const ids = message.referenceTaskIds ?? [];
+    if (ids.length === 0) return NO_TASKS;
+    return [...new Set(ids)].flatMap((taskId) => {
+      this.#writes.flushFor(taskId);
+      return this.#deps.store.getTask(instanceId, taskId, { tenant }) ?? [];
+    });
   }
 
   /** Runs the executor on a later microtask, after the send's hooks, and settles what it leaves open. */

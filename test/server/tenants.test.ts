@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ERRORS } from '../../generated/a2a/1.0/errors.js';
 import type { MethodName, MethodTypes } from '../../generated/a2a/1.0/methods.js';
 import type { Task } from '../../generated/a2a/1.0/types.js';
-import type { InboundAgent } from '../../src/server/hosted-agent.js';
+import { PresetRegistry, type AgentExecutor } from '../../src/index.js';
+import type { InboundAgent, RestTarget } from '../../src/server/hosted-agent.js';
 import { rpc, stream, userMessage } from '../helpers/a2a-client.js';
 import { badRequestOf, errorInfoOf, expectNamedError, type ErrorName } from '../helpers/errors.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
@@ -31,7 +32,6 @@ type Outcome<M extends MethodName> =
   { readonly ok: true; readonly result: MethodTypes[M]['result'] } | { readonly ok: false; readonly error: WireError };
 
 interface TenantBinding {
-  readonly name: string;
   /** Calls `method` under `tenant` (undefined: the request names none). */
   call<M extends MethodName>(
     tenant: string | undefined,
@@ -43,7 +43,6 @@ interface TenantBinding {
 
 function jsonRpcBinding(url: () => string): TenantBinding {
   return {
-    name: 'JSON-RPC',
     async call(tenant, method, params, headers = {}) {
       const response = await rpc(url(), method, tenant === undefined ? params : { ...params, tenant }, { headers });
       const error = response.body.error;
@@ -90,17 +89,44 @@ async function neverExisted(
   return JSON.parse(JSON.stringify(error).replaceAll(unknown, asId)) as WireError;
 }
 
+/** Answers with the ids of the tasks its message references, as the executor was handed them. */
+const references: AgentExecutor = {
+  execute(request, events) {
+    events.complete(JSON.stringify(request.referenceTasks.map((task) => task.id)));
+    return Promise.resolve();
+  },
+};
+
 let hub: TestHub;
+let referencesUrl: string;
 beforeAll(async () => {
-  hub = await startTestHub();
+  const presets = new PresetRegistry();
+  presets.register({
+    id: 'references',
+    name: 'References',
+    description: 'Names the tasks it was handed.',
+    executor: references,
+    skills: [{ id: 'chat', name: 'chat', description: 'Names referenced tasks.', tags: ['test'] }],
+    inputModes: ['text/plain'],
+    outputModes: ['text/plain'],
+    extensions: [],
+  });
+  hub = await startTestHub({ presets });
+  const instance = hub.inbounds.create({ name: 'references', description: 'names references', version: '1.0.0', preset: 'references' });
+  referencesUrl = `${hub.url}${instance.endpointPath}`;
 });
 afterAll(async () => {
   await hub.dispose();
 });
 
-const BINDINGS: readonly TenantBinding[] = [jsonRpcBinding(() => hub.endpoint)];
+/** The bindings the cases run over, each given the endpoint it is to call (known once the hub runs). */
+const BINDINGS: readonly { readonly name: string; readonly at: (url: () => string) => TenantBinding }[] = [
+  { name: 'JSON-RPC', at: jsonRpcBinding },
+];
 
-describe.each(BINDINGS)('tenants over $name', (binding) => {
+describe.each(BINDINGS)('tenants over $name', ({ at }) => {
+  const binding = at(() => hub.endpoint);
+
   it("a task of tenant a is found under a, and under b, no tenant and '' is an id that never existed", async () => {
     const task = await taskUnder(binding, 'tenant-a', 'hello\n::input-required');
     expect(resultOf(await binding.call('tenant-a', 'GetTask', { id: task.id })).id).toBe(task.id);
@@ -185,17 +211,39 @@ describe.each(BINDINGS)('tenants over $name', (binding) => {
   });
 });
 
-describe('an agent that names the tenants it serves', () => {
+describe.each(BINDINGS)('referenceTaskIds over $name', ({ at }) => {
+  it("hand the executor the referenced tasks of the message's own tenant only; another tenant's read as unknown", async () => {
+    const binding = at(() => referencesUrl);
+    const inA = await taskUnder(binding, 'tenant-a', 'first');
+    const alsoInA = await taskUnder(binding, 'tenant-a', 'second');
+    const inB = await taskUnder(binding, 'tenant-b', 'third');
+    const referencing = (tenant: string | undefined) =>
+      taskUnder(binding, tenant, 'which?', { referenceTaskIds: [inB.id, inA.id, 'never-existed', alsoInA.id] });
+    const seen = async (tenant: string | undefined) =>
+      JSON.parse((await referencing(tenant)).status.message?.parts[0]?.text ?? '') as unknown;
+    expect(await seen('tenant-a')).toEqual([inA.id, alsoInA.id]);
+    expect(await seen('tenant-b')).toEqual([inB.id]);
+    expect(await seen(undefined)).toEqual([]);
+  });
+});
+
+describe.each(BINDINGS)('an agent that names the tenants it serves, over $name', ({ at }) => {
   const served = ['acme', 'globex'];
-  const binding = BINDINGS[0] as TenantBinding;
+  const binding = at(() => hub.endpoint);
 
   beforeAll(() => {
     // Until the instance configuration carries `tenants` (the inbound-paths work), the directory's answer is given them here.
     const directory = hub.inbounds;
+    const withTenants = (agent: InboundAgent): InboundAgent => (agent.id === 'default' ? { ...agent, tenants: served } : agent);
     const byJsonRpcPath = directory.byJsonRpcPath.bind(directory);
+    const byRestPath = directory.byRestPath.bind(directory);
     vi.spyOn(directory, 'byJsonRpcPath').mockImplementation((path: string): InboundAgent | undefined => {
       const agent = byJsonRpcPath(path);
-      return agent === undefined || agent.id !== 'default' ? agent : { ...agent, tenants: served };
+      return agent === undefined ? agent : withTenants(agent);
+    });
+    vi.spyOn(directory, 'byRestPath').mockImplementation((path: string): RestTarget | undefined => {
+      const target = byRestPath(path);
+      return target === undefined || !('agent' in target) ? target : { ...target, agent: withTenants(target.agent) };
     });
   });
   afterAll(() => {
