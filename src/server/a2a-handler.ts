@@ -2,9 +2,9 @@ import { DEFAULTS } from '../../generated/a2a/1.0/defaults.js';
 import { METHODS, type MethodName, type MethodTypes } from '../../generated/a2a/1.0/methods.js';
 import { isInterruptedState, isTerminalState } from '../../generated/a2a/1.0/task-states.js';
 import type { ListTasksResponse, SendMessageRequest, SendMessageResponse, Task } from '../../generated/a2a/1.0/types.js';
+import type { FieldViolationReason } from '../../generated/hub/field-violations.js';
 import { a2aError } from '../protocol/a2a-error.js';
 import { admitsText, mediaRangeCovers, mediaTypeOfPart } from '../protocol/media-types.js';
-import type { FieldViolationReason } from '../../generated/hub/field-violations.js';
 import { InvalidCursorError, tenantOf, type EventLog, type TaskReads } from '../store/task-store.js';
 import { toWireTask, type TaskContent } from '../store/task-view.js';
 import type { TaskChannels } from '../tasks/task-channels.js';
@@ -275,8 +275,9 @@ export class A2AHandler {
 
 /**
  * An agent that names its tenants (spec §8.3.2) serves only requests under one of them: the
- * others, and requests under no tenant, are refused before anything else happens. The list is
- * on the agent's own card (each interface's `tenant`), so naming it tells the caller nothing new.
+ * others, and requests under no tenant, are refused before anything else happens, on every
+ * binding alike. The refusal lists them: which tenants an agent serves is its own configuration,
+ * the kind of thing its card says, not another tenant's data.
  */
 function requireServedTenant(agent: HostedAgent, tenant: string): void {
   const tenants = agent.tenants;
