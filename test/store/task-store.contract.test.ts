@@ -794,8 +794,9 @@ describe.each(IMPLEMENTATIONS)('$name', ({ open }) => {
 
     it('visits every task that matched at the first page exactly once, whatever happens between pages', () => {
       const STATES: TaskState[] = ['TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING', 'TASK_STATE_COMPLETED'];
-      // Few distinct seconds and contexts, so that ties and filter churn are common.
+      // Few distinct seconds, contexts and tenants, so that ties and filter churn are common.
       const spec = fc.record({
+        tenant: fc.constantFrom('', 'ta'),
         context: fc.constantFrom('c0', 'c1'),
         state: fc.constantFrom(...STATES),
         second: fc.integer({ min: 0, max: 6 }),
@@ -812,13 +813,14 @@ describe.each(IMPLEMENTATIONS)('$name', ({ open }) => {
       );
       const filters = fc.record(
         {
+          tenant: fc.constantFrom('', 'ta'),
           contextId: fc.constantFrom('c0', 'c1'),
           state: fc.constantFrom(...STATES),
           statusTimestampAfter: fc.integer({ min: 0, max: 6 }).map(at),
         },
         { requiredKeys: [] },
       );
-      type Spec = { context: string; state: TaskState; second: number };
+      type Spec = { tenant: string; context: string; state: TaskState; second: number };
 
       fc.assert(
         fc.property(
@@ -832,12 +834,13 @@ describe.each(IMPLEMENTATIONS)('$name', ({ open }) => {
               const model = new Map<string, Spec>();
               const create = (task: Spec): void => {
                 const id = `t${model.size}`;
-                walker.createTask(newTask(id, { contextId: task.context, status: status(task.state, task.second) }));
+                walker.createTask(newTask(id, { tenant: task.tenant, contextId: task.context, status: status(task.state, task.second) }));
                 model.set(id, task);
               };
               initial.forEach(create);
               const then = new Map(model);
               const matching = [...then]
+                .filter(([, task]) => (filter.tenant ?? '') === task.tenant)
                 .filter(([, task]) => (filter.contextId ?? task.context) === task.context && (filter.state ?? task.state) === task.state)
                 .filter(([, task]) => filter.statusTimestampAfter === undefined || at(task.second) >= filter.statusTimestampAfter)
                 .map(([id]) => id);
