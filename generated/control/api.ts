@@ -156,6 +156,11 @@ export const CONTROL_API = {
           "type": "string",
           "description": "Inbound instance id of the session.",
           "required": true
+        },
+        {
+          "name": "tenant",
+          "type": "string",
+          "description": "The tenant of the conversation (a SessionRow's tenant); absent for the conversation under no tenant."
         }
       ],
       "response": "SessionView",
@@ -457,7 +462,7 @@ export interface ControlQueryTypes {
   'GET /a2a/api/presets': Record<string, never>;
   'GET /a2a/api/card': { readonly id: string };
   'GET /a2a/api/task': { readonly id: string };
-  'GET /a2a/api/session': { readonly contextId: string; readonly serverId: string };
+  'GET /a2a/api/session': { readonly contextId: string; readonly serverId: string; readonly tenant?: string };
   'GET /a2a/api/tools': { readonly format: "hub" | "openai" | "anthropic" };
   'GET /a2a/api/metrics': { readonly format: "json" | "prometheus" };
 }

@@ -7739,7 +7739,7 @@ return errors === 0;
 validate89.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 export const validateTaskJson = validate90;
-const schema127 = {"title":"TaskJson","description":"GET /a2a/api/task?id=: the full A2A 1.0 Task (Task in spec/a2a/1.0); left open here so that this family stands alone.","type":"object","additionalProperties":true};
+const schema127 = {"title":"TaskJson","description":"GET /a2a/api/task?id=: the full A2A 1.0 Task (Task in spec/a2a/1.0) with the serverId of its instance and, for a task created under a tenant, its tenant; left open here so that this family stands alone.","type":"object","additionalProperties":true};
 
 function validate90(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -9026,7 +9026,7 @@ return errors === 0;
 }
 validate96.evaluated = {"props":{"id":true,"name":true,"agentCardUrl":true,"enabled":true,"timeoutMs":true,"state":true,"error":true,"skillCount":true,"toolCount":true,"preset":true,"bearerTokenEnv":true,"authEnabled":true,"disabledSkills":true,"skillOverrides":true},"dynamicProps":false,"dynamicItems":false};
 
-const schema137 = {"title":"TaskRow","description":"One task as the panel lists it; GET /a2a/api/task?id= returns the full A2A Task.","type":"object","properties":{"id":{"description":"Task id.","type":"string","minLength":1},"contextId":{"description":"Context (conversation) id.","type":"string","minLength":1},"serverId":{"description":"Id of the inbound instance that owns the task.","type":"string","minLength":1},"state":{"$ref":"#/$defs/TaskState","description":"Current task state."},"createdAt":{"$ref":"#/$defs/DateTime","description":"When the task was created."},"updatedAt":{"$ref":"#/$defs/DateTime","description":"When the task status last changed."},"skill":{"description":"Skill id the task runs.","type":"string"},"summary":{"description":"Short text describing the task (e.g. the start of its input).","type":"string"}},"required":["id","contextId","serverId","state","createdAt","updatedAt"]};
+const schema137 = {"title":"TaskRow","description":"One task as the panel lists it; GET /a2a/api/task?id= returns the full A2A Task.","type":"object","properties":{"id":{"description":"Task id.","type":"string","minLength":1},"contextId":{"description":"Context (conversation) id.","type":"string","minLength":1},"serverId":{"description":"Id of the inbound instance that owns the task.","type":"string","minLength":1},"tenant":{"description":"The tenant the task was created under (A2A `tenant`); absent for none.","type":"string","minLength":1},"state":{"$ref":"#/$defs/TaskState","description":"Current task state."},"createdAt":{"$ref":"#/$defs/DateTime","description":"When the task was created."},"updatedAt":{"$ref":"#/$defs/DateTime","description":"When the task status last changed."},"skill":{"description":"Skill id the task runs.","type":"string"},"summary":{"description":"Short text describing the task (e.g. the start of its input).","type":"string"}},"required":["id","contextId","serverId","state","createdAt","updatedAt"]};
 const schema139 = {"title":"DateTime","description":"An RFC 3339 date-time in UTC with the `Z` suffix; the hub writes milliseconds.","type":"string","format":"date-time","pattern":"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"};
 const formats22 = require("ajv-formats/dist/formats").fullFormats["date-time"];
 const pattern28 = new RegExp("^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$", "u");
@@ -9177,10 +9177,11 @@ vErrors.push(err11);
 errors++;
 }
 }
-if(data.state !== undefined){
-let data3 = data.state;
-if(typeof data3 !== "string"){
-const err12 = {instancePath:instancePath+"/state",schemaPath:"#/$defs/TaskState/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.tenant !== undefined){
+let data3 = data.tenant;
+if(typeof data3 === "string"){
+if(func1(data3) < 1){
+const err12 = {instancePath:instancePath+"/tenant",schemaPath:"#/properties/tenant/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -9189,8 +9190,9 @@ vErrors.push(err12);
 }
 errors++;
 }
-if(!((((((((data3 === "TASK_STATE_SUBMITTED") || (data3 === "TASK_STATE_WORKING")) || (data3 === "TASK_STATE_COMPLETED")) || (data3 === "TASK_STATE_FAILED")) || (data3 === "TASK_STATE_CANCELED")) || (data3 === "TASK_STATE_INPUT_REQUIRED")) || (data3 === "TASK_STATE_REJECTED")) || (data3 === "TASK_STATE_AUTH_REQUIRED"))){
-const err13 = {instancePath:instancePath+"/state",schemaPath:"#/$defs/TaskState/enum",keyword:"enum",params:{allowedValues: schema102.enum},message:"must be equal to one of the allowed values"};
+}
+else {
+const err13 = {instancePath:instancePath+"/tenant",schemaPath:"#/properties/tenant/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -9200,11 +9202,10 @@ vErrors.push(err13);
 errors++;
 }
 }
-if(data.createdAt !== undefined){
-let data4 = data.createdAt;
-if(typeof data4 === "string"){
-if(!pattern28.test(data4)){
-const err14 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
+if(data.state !== undefined){
+let data4 = data.state;
+if(typeof data4 !== "string"){
+const err14 = {instancePath:instancePath+"/state",schemaPath:"#/$defs/TaskState/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -9213,8 +9214,8 @@ vErrors.push(err14);
 }
 errors++;
 }
-if(!(formats22.validate(data4))){
-const err15 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(!((((((((data4 === "TASK_STATE_SUBMITTED") || (data4 === "TASK_STATE_WORKING")) || (data4 === "TASK_STATE_COMPLETED")) || (data4 === "TASK_STATE_FAILED")) || (data4 === "TASK_STATE_CANCELED")) || (data4 === "TASK_STATE_INPUT_REQUIRED")) || (data4 === "TASK_STATE_REJECTED")) || (data4 === "TASK_STATE_AUTH_REQUIRED"))){
+const err15 = {instancePath:instancePath+"/state",schemaPath:"#/$defs/TaskState/enum",keyword:"enum",params:{allowedValues: schema102.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -9224,8 +9225,11 @@ vErrors.push(err15);
 errors++;
 }
 }
-else {
-const err16 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.createdAt !== undefined){
+let data5 = data.createdAt;
+if(typeof data5 === "string"){
+if(!pattern28.test(data5)){
+const err16 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -9234,12 +9238,8 @@ vErrors.push(err16);
 }
 errors++;
 }
-}
-if(data.updatedAt !== undefined){
-let data5 = data.updatedAt;
-if(typeof data5 === "string"){
-if(!pattern28.test(data5)){
-const err17 = {instancePath:instancePath+"/updatedAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
+if(!(formats22.validate(data5))){
+const err17 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -9248,8 +9248,9 @@ vErrors.push(err17);
 }
 errors++;
 }
-if(!(formats22.validate(data5))){
-const err18 = {instancePath:instancePath+"/updatedAt",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+}
+else {
+const err18 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -9259,8 +9260,11 @@ vErrors.push(err18);
 errors++;
 }
 }
-else {
-const err19 = {instancePath:instancePath+"/updatedAt",schemaPath:"#/$defs/DateTime/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.updatedAt !== undefined){
+let data6 = data.updatedAt;
+if(typeof data6 === "string"){
+if(!pattern28.test(data6)){
+const err19 = {instancePath:instancePath+"/updatedAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -9269,10 +9273,8 @@ vErrors.push(err19);
 }
 errors++;
 }
-}
-if(data.skill !== undefined){
-if(typeof data.skill !== "string"){
-const err20 = {instancePath:instancePath+"/skill",schemaPath:"#/properties/skill/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(formats22.validate(data6))){
+const err20 = {instancePath:instancePath+"/updatedAt",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -9282,9 +9284,8 @@ vErrors.push(err20);
 errors++;
 }
 }
-if(data.summary !== undefined){
-if(typeof data.summary !== "string"){
-const err21 = {instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err21 = {instancePath:instancePath+"/updatedAt",schemaPath:"#/$defs/DateTime/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -9294,9 +9295,9 @@ vErrors.push(err21);
 errors++;
 }
 }
-}
-else {
-const err22 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.skill !== undefined){
+if(typeof data.skill !== "string"){
+const err22 = {instancePath:instancePath+"/skill",schemaPath:"#/properties/skill/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -9305,10 +9306,34 @@ vErrors.push(err22);
 }
 errors++;
 }
+}
+if(data.summary !== undefined){
+if(typeof data.summary !== "string"){
+const err23 = {instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+}
+}
+else {
+const err24 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
 validate99.errors = vErrors;
 return errors === 0;
 }
-validate99.evaluated = {"props":{"id":true,"contextId":true,"serverId":true,"state":true,"createdAt":true,"updatedAt":true,"skill":true,"summary":true},"dynamicProps":false,"dynamicItems":false};
+validate99.evaluated = {"props":{"id":true,"contextId":true,"serverId":true,"tenant":true,"state":true,"createdAt":true,"updatedAt":true,"skill":true,"summary":true},"dynamicProps":false,"dynamicItems":false};
 
 const schema141 = {"title":"PeerRow","description":"A client connected to an inbound endpoint; inbound.close closes it.","type":"object","properties":{"id":{"description":"Peer id.","type":"string","minLength":1},"address":{"description":"Remote address of the peer (IP, optionally with port).","type":"string"},"serverId":{"description":"Id of the inbound instance it is connected to.","type":"string","minLength":1},"openStreams":{"description":"Number of SSE streams it has open.","type":"integer","minimum":0},"since":{"$ref":"#/$defs/DateTime","description":"When the peer connected."}},"required":["id","address","serverId","openStreams","since"]};
 
@@ -9511,7 +9536,7 @@ return errors === 0;
 }
 validate101.evaluated = {"props":{"id":true,"address":true,"serverId":true,"openStreams":true,"since":true},"dynamicProps":false,"dynamicItems":false};
 
-const schema143 = {"title":"SessionRow","description":"A live session: the executor state bound to one context on one inbound instance.","type":"object","properties":{"contextId":{"description":"Context id.","type":"string","minLength":1},"serverId":{"description":"Id of the inbound instance.","type":"string","minLength":1},"activeTasks":{"description":"Number of non-terminal tasks in the session.","type":"integer","minimum":0},"taskCount":{"description":"Number of tasks the session has run.","type":"integer","minimum":0},"createdAt":{"$ref":"#/$defs/DateTime","description":"When the session started."},"lastActiveAt":{"$ref":"#/$defs/DateTime","description":"When the session last received a message or task update."}},"required":["contextId","serverId","activeTasks","taskCount","createdAt","lastActiveAt"]};
+const schema143 = {"title":"SessionRow","description":"A live session: the executor state bound to one context on one inbound instance.","type":"object","properties":{"contextId":{"description":"Context id.","type":"string","minLength":1},"serverId":{"description":"Id of the inbound instance.","type":"string","minLength":1},"tenant":{"description":"The tenant of the conversation; absent for none (one contextId under two tenants is two sessions).","type":"string","minLength":1},"activeTasks":{"description":"Number of non-terminal tasks in the session.","type":"integer","minimum":0},"taskCount":{"description":"Number of tasks the session has run.","type":"integer","minimum":0},"createdAt":{"$ref":"#/$defs/DateTime","description":"When the session started."},"lastActiveAt":{"$ref":"#/$defs/DateTime","description":"When the session last received a message or task update."}},"required":["contextId","serverId","activeTasks","taskCount","createdAt","lastActiveAt"]};
 
 function validate103(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -9634,10 +9659,11 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data.activeTasks !== undefined){
-let data2 = data.activeTasks;
-if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-const err10 = {instancePath:instancePath+"/activeTasks",schemaPath:"#/properties/activeTasks/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.tenant !== undefined){
+let data2 = data.tenant;
+if(typeof data2 === "string"){
+if(func1(data2) < 1){
+const err10 = {instancePath:instancePath+"/tenant",schemaPath:"#/properties/tenant/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -9646,9 +9672,9 @@ vErrors.push(err10);
 }
 errors++;
 }
-if((typeof data2 == "number") && (isFinite(data2))){
-if(data2 < 0 || isNaN(data2)){
-const err11 = {instancePath:instancePath+"/activeTasks",schemaPath:"#/properties/activeTasks/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+else {
+const err11 = {instancePath:instancePath+"/tenant",schemaPath:"#/properties/tenant/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -9658,11 +9684,10 @@ vErrors.push(err11);
 errors++;
 }
 }
-}
-if(data.taskCount !== undefined){
-let data3 = data.taskCount;
+if(data.activeTasks !== undefined){
+let data3 = data.activeTasks;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-const err12 = {instancePath:instancePath+"/taskCount",schemaPath:"#/properties/taskCount/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err12 = {instancePath:instancePath+"/activeTasks",schemaPath:"#/properties/activeTasks/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -9673,7 +9698,7 @@ errors++;
 }
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 < 0 || isNaN(data3)){
-const err13 = {instancePath:instancePath+"/taskCount",schemaPath:"#/properties/taskCount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+const err13 = {instancePath:instancePath+"/activeTasks",schemaPath:"#/properties/activeTasks/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -9684,11 +9709,10 @@ errors++;
 }
 }
 }
-if(data.createdAt !== undefined){
-let data4 = data.createdAt;
-if(typeof data4 === "string"){
-if(!pattern28.test(data4)){
-const err14 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
+if(data.taskCount !== undefined){
+let data4 = data.taskCount;
+if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
+const err14 = {instancePath:instancePath+"/taskCount",schemaPath:"#/properties/taskCount/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -9697,8 +9721,9 @@ vErrors.push(err14);
 }
 errors++;
 }
-if(!(formats22.validate(data4))){
-const err15 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if((typeof data4 == "number") && (isFinite(data4))){
+if(data4 < 0 || isNaN(data4)){
+const err15 = {instancePath:instancePath+"/taskCount",schemaPath:"#/properties/taskCount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -9708,8 +9733,12 @@ vErrors.push(err15);
 errors++;
 }
 }
-else {
-const err16 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+if(data.createdAt !== undefined){
+let data5 = data.createdAt;
+if(typeof data5 === "string"){
+if(!pattern28.test(data5)){
+const err16 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -9718,12 +9747,8 @@ vErrors.push(err16);
 }
 errors++;
 }
-}
-if(data.lastActiveAt !== undefined){
-let data5 = data.lastActiveAt;
-if(typeof data5 === "string"){
-if(!pattern28.test(data5)){
-const err17 = {instancePath:instancePath+"/lastActiveAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
+if(!(formats22.validate(data5))){
+const err17 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -9732,8 +9757,9 @@ vErrors.push(err17);
 }
 errors++;
 }
-if(!(formats22.validate(data5))){
-const err18 = {instancePath:instancePath+"/lastActiveAt",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+}
+else {
+const err18 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -9743,8 +9769,11 @@ vErrors.push(err18);
 errors++;
 }
 }
-else {
-const err19 = {instancePath:instancePath+"/lastActiveAt",schemaPath:"#/$defs/DateTime/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.lastActiveAt !== undefined){
+let data6 = data.lastActiveAt;
+if(typeof data6 === "string"){
+if(!pattern28.test(data6)){
+const err19 = {instancePath:instancePath+"/lastActiveAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -9753,10 +9782,8 @@ vErrors.push(err19);
 }
 errors++;
 }
-}
-}
-else {
-const err20 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(!(formats22.validate(data6))){
+const err20 = {instancePath:instancePath+"/lastActiveAt",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -9765,10 +9792,33 @@ vErrors.push(err20);
 }
 errors++;
 }
+}
+else {
+const err21 = {instancePath:instancePath+"/lastActiveAt",schemaPath:"#/$defs/DateTime/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+}
+else {
+const err22 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
 validate103.errors = vErrors;
 return errors === 0;
 }
-validate103.evaluated = {"props":{"contextId":true,"serverId":true,"activeTasks":true,"taskCount":true,"createdAt":true,"lastActiveAt":true},"dynamicProps":false,"dynamicItems":false};
+validate103.evaluated = {"props":{"contextId":true,"serverId":true,"tenant":true,"activeTasks":true,"taskCount":true,"createdAt":true,"lastActiveAt":true},"dynamicProps":false,"dynamicItems":false};
 
 
 function validate92(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -11692,10 +11742,11 @@ vErrors.push(err11);
 errors++;
 }
 }
-if(data.state !== undefined){
-let data3 = data.state;
-if(typeof data3 !== "string"){
-const err12 = {instancePath:instancePath+"/state",schemaPath:"#/$defs/TaskState/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.tenant !== undefined){
+let data3 = data.tenant;
+if(typeof data3 === "string"){
+if(func1(data3) < 1){
+const err12 = {instancePath:instancePath+"/tenant",schemaPath:"#/properties/tenant/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -11704,8 +11755,9 @@ vErrors.push(err12);
 }
 errors++;
 }
-if(!((((((((data3 === "TASK_STATE_SUBMITTED") || (data3 === "TASK_STATE_WORKING")) || (data3 === "TASK_STATE_COMPLETED")) || (data3 === "TASK_STATE_FAILED")) || (data3 === "TASK_STATE_CANCELED")) || (data3 === "TASK_STATE_INPUT_REQUIRED")) || (data3 === "TASK_STATE_REJECTED")) || (data3 === "TASK_STATE_AUTH_REQUIRED"))){
-const err13 = {instancePath:instancePath+"/state",schemaPath:"#/$defs/TaskState/enum",keyword:"enum",params:{allowedValues: schema102.enum},message:"must be equal to one of the allowed values"};
+}
+else {
+const err13 = {instancePath:instancePath+"/tenant",schemaPath:"#/properties/tenant/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -11715,11 +11767,10 @@ vErrors.push(err13);
 errors++;
 }
 }
-if(data.createdAt !== undefined){
-let data4 = data.createdAt;
-if(typeof data4 === "string"){
-if(!pattern28.test(data4)){
-const err14 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
+if(data.state !== undefined){
+let data4 = data.state;
+if(typeof data4 !== "string"){
+const err14 = {instancePath:instancePath+"/state",schemaPath:"#/$defs/TaskState/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -11728,8 +11779,8 @@ vErrors.push(err14);
 }
 errors++;
 }
-if(!(formats22.validate(data4))){
-const err15 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(!((((((((data4 === "TASK_STATE_SUBMITTED") || (data4 === "TASK_STATE_WORKING")) || (data4 === "TASK_STATE_COMPLETED")) || (data4 === "TASK_STATE_FAILED")) || (data4 === "TASK_STATE_CANCELED")) || (data4 === "TASK_STATE_INPUT_REQUIRED")) || (data4 === "TASK_STATE_REJECTED")) || (data4 === "TASK_STATE_AUTH_REQUIRED"))){
+const err15 = {instancePath:instancePath+"/state",schemaPath:"#/$defs/TaskState/enum",keyword:"enum",params:{allowedValues: schema102.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -11739,8 +11790,11 @@ vErrors.push(err15);
 errors++;
 }
 }
-else {
-const err16 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.createdAt !== undefined){
+let data5 = data.createdAt;
+if(typeof data5 === "string"){
+if(!pattern28.test(data5)){
+const err16 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -11749,12 +11803,8 @@ vErrors.push(err16);
 }
 errors++;
 }
-}
-if(data.updatedAt !== undefined){
-let data5 = data.updatedAt;
-if(typeof data5 === "string"){
-if(!pattern28.test(data5)){
-const err17 = {instancePath:instancePath+"/updatedAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
+if(!(formats22.validate(data5))){
+const err17 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -11763,8 +11813,9 @@ vErrors.push(err17);
 }
 errors++;
 }
-if(!(formats22.validate(data5))){
-const err18 = {instancePath:instancePath+"/updatedAt",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+}
+else {
+const err18 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -11774,8 +11825,11 @@ vErrors.push(err18);
 errors++;
 }
 }
-else {
-const err19 = {instancePath:instancePath+"/updatedAt",schemaPath:"#/$defs/DateTime/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.updatedAt !== undefined){
+let data6 = data.updatedAt;
+if(typeof data6 === "string"){
+if(!pattern28.test(data6)){
+const err19 = {instancePath:instancePath+"/updatedAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -11784,10 +11838,8 @@ vErrors.push(err19);
 }
 errors++;
 }
-}
-if(data.skill !== undefined){
-if(typeof data.skill !== "string"){
-const err20 = {instancePath:instancePath+"/skill",schemaPath:"#/properties/skill/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(formats22.validate(data6))){
+const err20 = {instancePath:instancePath+"/updatedAt",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -11797,9 +11849,8 @@ vErrors.push(err20);
 errors++;
 }
 }
-if(data.summary !== undefined){
-if(typeof data.summary !== "string"){
-const err21 = {instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err21 = {instancePath:instancePath+"/updatedAt",schemaPath:"#/$defs/DateTime/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -11809,9 +11860,9 @@ vErrors.push(err21);
 errors++;
 }
 }
-}
-else {
-const err22 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.skill !== undefined){
+if(typeof data.skill !== "string"){
+const err22 = {instancePath:instancePath+"/skill",schemaPath:"#/properties/skill/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -11820,10 +11871,34 @@ vErrors.push(err22);
 }
 errors++;
 }
+}
+if(data.summary !== undefined){
+if(typeof data.summary !== "string"){
+const err23 = {instancePath:instancePath+"/summary",schemaPath:"#/properties/summary/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+}
+}
+else {
+const err24 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
 validate112.errors = vErrors;
 return errors === 0;
 }
-validate112.evaluated = {"props":{"id":true,"contextId":true,"serverId":true,"state":true,"createdAt":true,"updatedAt":true,"skill":true,"summary":true},"dynamicProps":false,"dynamicItems":false};
+validate112.evaluated = {"props":{"id":true,"contextId":true,"serverId":true,"tenant":true,"state":true,"createdAt":true,"updatedAt":true,"skill":true,"summary":true},"dynamicProps":false,"dynamicItems":false};
 
 export const validateTaskPage = validate113;
 
@@ -12293,10 +12368,11 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data.activeTasks !== undefined){
-let data2 = data.activeTasks;
-if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-const err10 = {instancePath:instancePath+"/activeTasks",schemaPath:"#/properties/activeTasks/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.tenant !== undefined){
+let data2 = data.tenant;
+if(typeof data2 === "string"){
+if(func1(data2) < 1){
+const err10 = {instancePath:instancePath+"/tenant",schemaPath:"#/properties/tenant/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -12305,9 +12381,9 @@ vErrors.push(err10);
 }
 errors++;
 }
-if((typeof data2 == "number") && (isFinite(data2))){
-if(data2 < 0 || isNaN(data2)){
-const err11 = {instancePath:instancePath+"/activeTasks",schemaPath:"#/properties/activeTasks/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+else {
+const err11 = {instancePath:instancePath+"/tenant",schemaPath:"#/properties/tenant/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -12317,11 +12393,10 @@ vErrors.push(err11);
 errors++;
 }
 }
-}
-if(data.taskCount !== undefined){
-let data3 = data.taskCount;
+if(data.activeTasks !== undefined){
+let data3 = data.activeTasks;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-const err12 = {instancePath:instancePath+"/taskCount",schemaPath:"#/properties/taskCount/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err12 = {instancePath:instancePath+"/activeTasks",schemaPath:"#/properties/activeTasks/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -12332,7 +12407,7 @@ errors++;
 }
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 < 0 || isNaN(data3)){
-const err13 = {instancePath:instancePath+"/taskCount",schemaPath:"#/properties/taskCount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+const err13 = {instancePath:instancePath+"/activeTasks",schemaPath:"#/properties/activeTasks/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -12343,11 +12418,10 @@ errors++;
 }
 }
 }
-if(data.createdAt !== undefined){
-let data4 = data.createdAt;
-if(typeof data4 === "string"){
-if(!pattern28.test(data4)){
-const err14 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
+if(data.taskCount !== undefined){
+let data4 = data.taskCount;
+if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
+const err14 = {instancePath:instancePath+"/taskCount",schemaPath:"#/properties/taskCount/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -12356,8 +12430,9 @@ vErrors.push(err14);
 }
 errors++;
 }
-if(!(formats22.validate(data4))){
-const err15 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if((typeof data4 == "number") && (isFinite(data4))){
+if(data4 < 0 || isNaN(data4)){
+const err15 = {instancePath:instancePath+"/taskCount",schemaPath:"#/properties/taskCount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -12367,8 +12442,12 @@ vErrors.push(err15);
 errors++;
 }
 }
-else {
-const err16 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+if(data.createdAt !== undefined){
+let data5 = data.createdAt;
+if(typeof data5 === "string"){
+if(!pattern28.test(data5)){
+const err16 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -12377,12 +12456,8 @@ vErrors.push(err16);
 }
 errors++;
 }
-}
-if(data.lastActiveAt !== undefined){
-let data5 = data.lastActiveAt;
-if(typeof data5 === "string"){
-if(!pattern28.test(data5)){
-const err17 = {instancePath:instancePath+"/lastActiveAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
+if(!(formats22.validate(data5))){
+const err17 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -12391,8 +12466,9 @@ vErrors.push(err17);
 }
 errors++;
 }
-if(!(formats22.validate(data5))){
-const err18 = {instancePath:instancePath+"/lastActiveAt",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+}
+else {
+const err18 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -12402,8 +12478,11 @@ vErrors.push(err18);
 errors++;
 }
 }
-else {
-const err19 = {instancePath:instancePath+"/lastActiveAt",schemaPath:"#/$defs/DateTime/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.lastActiveAt !== undefined){
+let data6 = data.lastActiveAt;
+if(typeof data6 === "string"){
+if(!pattern28.test(data6)){
+const err19 = {instancePath:instancePath+"/lastActiveAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -12412,10 +12491,8 @@ vErrors.push(err19);
 }
 errors++;
 }
-}
-}
-else {
-const err20 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(!(formats22.validate(data6))){
+const err20 = {instancePath:instancePath+"/lastActiveAt",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -12424,10 +12501,33 @@ vErrors.push(err20);
 }
 errors++;
 }
+}
+else {
+const err21 = {instancePath:instancePath+"/lastActiveAt",schemaPath:"#/$defs/DateTime/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+}
+else {
+const err22 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
 validate115.errors = vErrors;
 return errors === 0;
 }
-validate115.evaluated = {"props":{"contextId":true,"serverId":true,"activeTasks":true,"taskCount":true,"createdAt":true,"lastActiveAt":true},"dynamicProps":false,"dynamicItems":false};
+validate115.evaluated = {"props":{"contextId":true,"serverId":true,"tenant":true,"activeTasks":true,"taskCount":true,"createdAt":true,"lastActiveAt":true},"dynamicProps":false,"dynamicItems":false};
 
 export const validatePreset = validate116;
 const schema167 = {"title":"Preset","description":"An agent preset an inbound instance or outbound connection can name.","type":"object","properties":{"id":{"description":"Preset id.","type":"string","minLength":1},"name":{"description":"Display name.","type":"string"},"description":{"description":"What the preset configures.","type":"string"},"isDefault":{"description":"True for the preset used when an action names none; at most one preset has it.","type":"boolean"}},"required":["id"]};

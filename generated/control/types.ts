@@ -690,7 +690,7 @@ export interface AgentCardJson {
   [k: string]: unknown | undefined;
 }
 /**
- * GET /a2a/api/task?id=: the full A2A 1.0 Task (Task in spec/a2a/1.0); left open here so that this family stands alone.
+ * GET /a2a/api/task?id=: the full A2A 1.0 Task (Task in spec/a2a/1.0) with the serverId of its instance and, for a task created under a tenant, its tenant; left open here so that this family stands alone.
  */
 export interface TaskJson {
   [k: string]: unknown | undefined;
@@ -875,6 +875,10 @@ export interface TaskRow {
    * Id of the inbound instance that owns the task.
    */
   serverId: string;
+  /**
+   * The tenant the task was created under (A2A `tenant`); absent for none.
+   */
+  tenant?: string;
   state: TaskState;
   createdAt: DateTime;
   updatedAt: DateTime;
@@ -921,6 +925,10 @@ export interface SessionRow {
    * Id of the inbound instance.
    */
   serverId: string;
+  /**
+   * The tenant of the conversation; absent for none (one contextId under two tenants is two sessions).
+   */
+  tenant?: string;
   /**
    * Number of non-terminal tasks in the session.
    */

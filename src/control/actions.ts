@@ -153,7 +153,7 @@ export const ACTION_HANDLERS: { readonly [A in ControlActionName]: Handler<A> } 
     const info = store.getTaskInfo(action.id);
     if (info === undefined) throw new OperationError(`no task has id "${action.id}"`);
     try {
-      const task = runtime.cancel(info.instanceId, info.id, 'canceled from the control API');
+      const task = runtime.cancel(info.instanceId, info.id, { tenant: info.tenant, reason: 'canceled from the control API' });
       return done(`task ${action.id} canceled`, { id: action.id, taskId: action.id, state: task.status.state });
     } catch (error) {
       if (isA2AError(error)) throw new OperationError(error.message);
@@ -166,7 +166,12 @@ export const ACTION_HANDLERS: { readonly [A in ControlActionName]: Handler<A> } 
   },
   'session.close': (action, deps) => {
     const canceled = cancelContext(deps, action.id, action.serverId);
-    const released = instancesOf(deps, action.serverId).filter((instanceId) => deps.sessions.release(instanceId, action.id)).length;
+    const instances = new Set(instancesOf(deps, action.serverId));
+    // The operator names a context, not a tenant: its live session under every tenant goes.
+    const released = deps.sessions
+      .list()
+      .filter((session) => instances.has(session.instanceId) && session.contextId === action.id)
+      .filter((session) => deps.sessions.release(session.instanceId, session.contextId, session.tenant)).length;
     return done(
       `canceled ${canceled} active task${canceled === 1 ? '' : 's'} and released ${released} live session${released === 1 ? '' : 's'} of context ${action.id}`,
       {
@@ -176,18 +181,25 @@ export const ACTION_HANDLERS: { readonly [A in ControlActionName]: Handler<A> } 
   },
 };
 
-/** Cancels every task of the context that is not terminal; fails when the context is unknown. */
+/**
+ * Cancels every task of the context that is not terminal, under every tenant that has one (the
+ * operator names a context, not a tenant); fails when the context is unknown.
+ */
 function cancelContext(deps: ControlDeps, contextId: string, serverId: string | undefined): number {
   const instances = instancesOf(deps, serverId);
+  const live = new Set(deps.sessions.list().flatMap((session) => (session.contextId === contextId ? [session.instanceId] : [])));
   const known = instances.some(
-    (instanceId) => deps.store.getContext(instanceId, contextId) !== undefined || deps.sessions.get(instanceId, contextId) !== undefined,
+    (instanceId) =>
+      live.has(instanceId) ||
+      deps.store.getContext(instanceId, contextId) !== undefined ||
+      deps.store.browseTasks({ instanceId, contextId, limit: 1, offset: 0 }).total > 0,
   );
   if (!known) throw new OperationError(`no session has context id "${contextId}"${serverId ? ` on instance "${serverId}"` : ''}`);
   let canceled = 0;
   for (const instanceId of instances) {
     const { rows } = deps.store.browseTasks({ instanceId, contextId, limit: 10_000, offset: 0 });
     for (const row of rows.filter((task) => !isTerminalState(task.state))) {
-      deps.runtime.cancel(instanceId, row.id, 'the session was canceled from the control API');
+      deps.runtime.cancel(instanceId, row.id, { tenant: row.tenant, reason: 'the session was canceled from the control API' });
       canceled += 1;
     }
   }

@@ -144,10 +144,10 @@ export function createControlRouter(options: ControlRouterOptions): Router {
     const query = readQuery(ctx, endpoint);
     if (query === undefined) return;
     const info = deps.store.getTaskInfo(query.id);
-    const task = info === undefined ? undefined : deps.store.getTask(info.instanceId, info.id);
+    const task = info === undefined ? undefined : deps.store.getTask(info.instanceId, info.id, { tenant: info.tenant });
     if (info === undefined || task === undefined)
       return replies.fail(ctx, endpoint, 404, { ok: false, message: `no task has id ${JSON.stringify(query.id)}` });
-    replies.ok(ctx, endpoint, { ...task, serverId: info.instanceId });
+    replies.ok(ctx, endpoint, { ...task, serverId: info.instanceId, ...(info.tenant === '' ? {} : { tenant: info.tenant }) });
   });
 
   router.get(CONTROL_ENDPOINTS['GET /a2a/api/session'].path, (ctx) => {
@@ -155,20 +155,24 @@ export function createControlRouter(options: ControlRouterOptions): Router {
     const query = readQuery(ctx, endpoint);
     if (query === undefined) return;
     const { contextId, serverId } = query;
-    const binding = deps.store.getContext(serverId, contextId);
-    const live = deps.sessions.get(serverId, contextId);
+    // One contextId under two tenants is two conversations: the query names which.
+    const tenant = query.tenant ?? '';
+    const binding = deps.store.getContext(serverId, contextId, tenant);
+    const live = deps.sessions.get(serverId, contextId, tenant);
     const createdAt = binding?.createdAt ?? live?.createdAt;
     const lastActiveAt = live?.lastActiveAt ?? binding?.lastActiveAt;
     if (createdAt === undefined || lastActiveAt === undefined) {
+      const under = tenant === '' ? '' : ` under tenant ${JSON.stringify(tenant)}`;
       return replies.fail(ctx, endpoint, 404, {
         ok: false,
-        message: `no session has context id ${JSON.stringify(contextId)} on instance ${JSON.stringify(serverId)}`,
+        message: `no session has context id ${JSON.stringify(contextId)} on instance ${JSON.stringify(serverId)}${under}`,
       });
     }
-    const tasks = deps.store.browseTasks({ instanceId: serverId, contextId, limit: 100, offset: 0 });
+    const tasks = deps.store.browseTasks({ instanceId: serverId, tenant, contextId, limit: 100, offset: 0 });
     replies.ok(ctx, endpoint, {
       contextId,
       serverId,
+      ...(tenant === '' ? {} : { tenant }),
       live: live !== undefined,
       activeTasks: live?.activeTasks ?? 0,
       taskCount: tasks.total,

@@ -23,6 +23,11 @@ export interface AgentExecutor {
 
 export interface ExecutionRequest {
   readonly instanceId: string;
+  /**
+   * The tenant the task belongs to ('' for none): the same contextId under another tenant is
+   * another conversation, so anything an executor keeps per context belongs under this too.
+   */
+  readonly tenant: string;
   readonly taskId: string;
   readonly contextId: string;
   /** The skill the message asked for (`metadata.skill`), already checked against the card. */
@@ -33,6 +38,11 @@ export interface ExecutionRequest {
   readonly text: string;
   /** The task as stored before this execution (whole history, all artifacts). */
   readonly task: Task;
+  /**
+   * The tasks the message names in `referenceTaskIds`, as stored, in that order: those of this
+   * instance and tenant only. An id of no such task (unknown, or another tenant's) is left out.
+   */
+  readonly referenceTasks: readonly Task[];
   /** Whether this message resumes a task that was waiting for input or authentication. */
   readonly resumed: boolean;
   /** Media types the client accepts for output; empty when it did not say. */
@@ -42,7 +52,7 @@ export interface ExecutionRequest {
    * they happen. Otherwise the caller sees the task as stored: artifact chunks are then only parts.
    */
   readonly streaming: boolean;
-  /** State kept for the conversation (instance, contextId) across messages and tasks. */
+  /** State kept for the conversation (instance, tenant, contextId) across messages and tasks. */
   readonly session: SessionState;
   /**
    * The tools made of the connected remote agents' skills (docs/outbound.md). Calls are made on

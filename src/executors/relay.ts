@@ -15,6 +15,15 @@ export interface RelayDeps {
   readonly delete: (key: string) => void;
 }
 
+/**
+ * Where the remote context of a local conversation is kept. Under a tenant the tenant is part of
+ * the key (the same contextId under two tenants is two conversations, hence two remote ones); a
+ * conversation under no tenant keeps the key it had before tenants, so stored ones still match.
+ */
+function relayContextKey({ instanceId, tenant, contextId }: ExecutionRequest): string {
+  return tenant === '' ? `relay.context.${instanceId}.${contextId}` : `relay.context.${JSON.stringify([instanceId, tenant, contextId])}`;
+}
+
 interface RemoteIds {
   readonly taskId: string;
   readonly contextId: string;
@@ -36,7 +45,7 @@ export function relayExecutor(deps: RelayDeps): AgentExecutor {
         events.fail(`this agent relays to a remote agent that is not available: ${target.unavailable}`);
         return;
       }
-      const contextKey = `relay.context.${request.instanceId}.${request.contextId}`;
+      const contextKey = relayContextKey(request);
       const taskKey = `relay.task.${request.instanceId}.${request.taskId}`;
       const earlier = request.resumed ? parseIds(deps.get(taskKey)) : undefined;
       if (request.resumed && earlier === undefined) {

@@ -1,8 +1,8 @@
 import type { Context } from 'koa';
 import { HEADERS, MEDIA_TYPES, PROTOCOL_VERSION } from '../../generated/a2a/1.0/protocol.js';
 import type { StreamResponse } from '../../generated/a2a/1.0/types.js';
-import type { A2AError } from '../protocol/a2a-error.js';
-import { errorResponse, parseEnvelope, resolveCall, successResponse, type JsonRpcId } from '../protocol/jsonrpc.js';
+import { isA2AError, type A2AError } from '../protocol/a2a-error.js';
+import { errorResponse, PARAMS_MEMBER, parseEnvelope, resolveCall, successResponse, type JsonRpcId } from '../protocol/jsonrpc.js';
 import type { InboundAgent, UnavailableAgent } from '../server/hosted-agent.js';
 import {
   admit,
@@ -43,7 +43,11 @@ export async function serveJsonRpc(ctx: Context, agent: InboundAgent, options: A
     if (!resolved.ok) throw resolved.error;
     const call = resolved.value;
     method = call.method;
-    const result = await options.handler.call(call.method, call.params as never, callContextOf(ctx, agent, options));
+    const result = await options.handler
+      .call(call.method, call.params as never, callContextOf(ctx, agent, options))
+      .catch((error: unknown) => {
+        throw isA2AError(error) ? error.withFieldPrefix(PARAMS_MEMBER) : error;
+      });
     if (call.notification) {
       if (result.kind === 'stream') result.frames.end();
       ctx.status = 204;

@@ -32,6 +32,19 @@ export class A2AError extends Error {
     this.violations = options.violations ?? [];
   }
 
+  /**
+   * The same error with every violation's field under `prefix`: the handler names fields from
+   * the request message's root (`message.contextId`), and JSON-RPC nests that message in `params`.
+   */
+  withFieldPrefix(prefix: string): A2AError {
+    if (this.violations.length === 0) return this;
+    return new A2AError(this.definition, this.message, {
+      metadata: this.metadata,
+      violations: this.violations.map((violation) => ({ ...violation, field: `${prefix}.${violation.field}` })),
+      cause: this,
+    });
+  }
+
   get code(): number {
     return this.definition.code;
   }

@@ -9,6 +9,9 @@ import { violationPhrases } from './violations.js';
 
 export type JsonRpcId = string | number | null;
 
+/** The envelope member that holds the request message: field violations of JSON-RPC calls are named below it. */
+export const PARAMS_MEMBER = 'params';
+
 /** A JSON-RPC call whose envelope, method and params have been checked. */
 export interface JsonRpcCall {
   readonly method: MethodName;
@@ -44,7 +47,7 @@ export function parseEnvelope(body: unknown): Parsed<Envelope> & { readonly id: 
   const id: JsonRpcId = typeof rawId === 'string' || (typeof rawId === 'number' && Number.isInteger(rawId)) ? rawId : null;
   const envelope = checkValue(A2A_1_0, 'JSONRPCRequest', body);
   if (!envelope.ok) {
-    const paramsOnly = envelope.violations.every((violation) => violation.field === 'params');
+    const paramsOnly = envelope.violations.every((violation) => violation.field === PARAMS_MEMBER);
     const error = paramsOnly
       ? a2aError('InvalidParamsError', 'params must be an object (A2A takes named params)', { violations: envelope.violations })
       : a2aError('InvalidRequestError', `not a valid JSON-RPC 2.0 request: ${summary(envelope.violations)}`, {
@@ -75,11 +78,11 @@ export function resolveCall(envelope: Envelope): Parsed<JsonRpcCall> {
     return {
       ok: false,
       error: a2aError('InvalidParamsError', `${method} needs params (a ${definition.paramsType})`, {
-        violations: [{ field: 'params', description: 'is required' }],
+        violations: [{ field: PARAMS_MEMBER, description: 'is required' }],
       }),
     };
   }
-  const params = checkParams(method, envelope.params ?? {}, 'params');
+  const params = checkParams(method, envelope.params ?? {}, PARAMS_MEMBER);
   if (!params.ok) return params;
   const known = params.value;
   const id = envelope.id ?? undefined;

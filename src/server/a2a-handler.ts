@@ -2,9 +2,10 @@ import { DEFAULTS } from '../../generated/a2a/1.0/defaults.js';
 import { METHODS, type MethodName, type MethodTypes } from '../../generated/a2a/1.0/methods.js';
 import { isInterruptedState, isTerminalState } from '../../generated/a2a/1.0/task-states.js';
 import type { ListTasksResponse, SendMessageRequest, SendMessageResponse, Task } from '../../generated/a2a/1.0/types.js';
+import type { FieldViolationReason } from '../../generated/hub/field-violations.js';
 import { a2aError } from '../protocol/a2a-error.js';
 import { admitsText, mediaRangeCovers, mediaTypeOfPart } from '../protocol/media-types.js';
-import { InvalidCursorError, type EventLog, type TaskReads } from '../store/task-store.js';
+import { InvalidCursorError, tenantOf, type EventLog, type TaskReads } from '../store/task-store.js';
 import { toWireTask, type TaskContent } from '../store/task-view.js';
 import type { TaskChannels } from '../tasks/task-channels.js';
 import type { TaskRuntime } from '../tasks/task-runtime.js';
@@ -28,7 +29,12 @@ export interface HandlerOptions {
 
 export type CallResult = { readonly kind: 'result'; readonly result: unknown } | { readonly kind: 'stream'; readonly frames: FrameQueue };
 
-type MethodHandler<M extends MethodName> = (params: MethodTypes[M]['params'], context: CallContext) => CallResult | Promise<CallResult>;
+/** The call as the methods see it: the tenant the request names ('' for none) scopes every task it touches. */
+interface ScopedCall extends CallContext {
+  readonly tenant: string;
+}
+
+type MethodHandler<M extends MethodName> = (params: MethodTypes[M]['params'], context: ScopedCall) => CallResult | Promise<CallResult>;
 type MethodHandlers = { readonly [M in MethodName]: MethodHandler<M> };
 
 /**
@@ -65,10 +71,10 @@ export class A2AHandler {
     SendStreamingMessage: async (params, context) => ({ kind: 'stream', frames: await this.#sendStreamingMessage(params, context) }),
     GetTask: ({ id, historyLength }, context) => ({
       kind: 'result',
-      result: this.runtime.getTask(context.agent.id, id, historyView(historyLength)),
+      result: this.runtime.getTask(context.agent.id, id, { tenant: context.tenant, ...historyView(historyLength) }),
     }),
     ListTasks: (params, context) => ({ kind: 'result', result: this.#listTasks(params, context) }),
-    CancelTask: ({ id }, context) => ({ kind: 'result', result: this.runtime.cancel(context.agent.id, id) }),
+    CancelTask: ({ id }, context) => ({ kind: 'result', result: this.runtime.cancel(context.agent.id, id, { tenant: context.tenant }) }),
     SubscribeToTask: ({ id }, context) => ({ kind: 'stream', frames: this.#subscribe(id, context) }),
     GetExtendedAgentCard: (_params, context) => ({ kind: 'result', result: context.agent.card(context.baseUrl) }),
     // The capability check has refused these unless push is on, and a2a-hub does not deliver push yet.
@@ -79,10 +85,12 @@ export class A2AHandler {
   };
 
   async call<M extends MethodName>(method: M, params: MethodTypes[M]['params'], context: CallContext): Promise<CallResult> {
+    const tenant = tenantOf(params);
+    requireServedTenant(context.agent, tenant);
     this.#requireCapability(method, context.agent);
     // TypeScript cannot correlate the method with its entry's parameter type; the table is typed per method.
     const handle = this.#methods[method] as MethodHandler<M>;
-    return handle(params, context);
+    return handle(params, { ...context, tenant });
   }
 
   #requireCapability(method: MethodName, agent: HostedAgent): void {
@@ -130,7 +138,7 @@ export class A2AHandler {
     }
   }
 
-  async #sendMessage(params: SendMessageRequest, context: CallContext): Promise<SendMessageResponse> {
+  async #sendMessage(params: SendMessageRequest, context: ScopedCall): Promise<SendMessageResponse> {
     this.#checkSend(params, context.agent);
     const outcome = await this.runtime.send(context.agent, params, {
       acceptedOutputModes: params.configuration?.acceptedOutputModes ?? [],
@@ -141,10 +149,10 @@ export class A2AHandler {
       const settled = await this.runtime.settled(outcome.taskId);
       if (settled !== undefined) return { task: toWireTask(settled, view) };
     }
-    return { task: this.runtime.getTask(context.agent.id, outcome.taskId, view) };
+    return { task: this.runtime.getTask(context.agent.id, outcome.taskId, { tenant: context.tenant, ...view }) };
   }
 
-  async #sendStreamingMessage(params: SendMessageRequest, context: CallContext): Promise<FrameQueue> {
+  async #sendStreamingMessage(params: SendMessageRequest, context: ScopedCall): Promise<FrameQueue> {
     this.#checkSend(params, context.agent);
     const frames = new FrameQueue();
     const outcome = await this.runtime.send(context.agent, params, {
@@ -160,8 +168,8 @@ export class A2AHandler {
     return frames;
   }
 
-  #subscribe(taskId: string, context: CallContext): FrameQueue {
-    const task = this.runtime.getTask(context.agent.id, taskId, { historyLength: 0 });
+  #subscribe(taskId: string, context: ScopedCall): FrameQueue {
+    const task = this.runtime.getTask(context.agent.id, taskId, { tenant: context.tenant, historyLength: 0 });
     if (isTerminalState(task.status.state)) {
       throw a2aError(
         'UnsupportedOperationError',
@@ -191,7 +199,7 @@ export class A2AHandler {
    */
   #follow(
     taskId: string,
-    context: CallContext,
+    context: ScopedCall,
     frames: FrameQueue,
     view: { historyLength?: number },
     lastEventId?: number,
@@ -199,7 +207,10 @@ export class A2AHandler {
     kind: 'turn' | 'subscription' = 'turn',
   ): void {
     // A task created by this very request has logged no frame yet, and is what `created` says.
-    const snapshot: Task = created === undefined ? this.runtime.getTask(context.agent.id, taskId, view) : toWireTask(created, view);
+    const snapshot: Task =
+      created === undefined
+        ? this.runtime.getTask(context.agent.id, taskId, { tenant: context.tenant, ...view })
+        : toWireTask(created, view);
     const seq = created === undefined ? this.store.lastEventSeq(taskId) : 0;
     frames.push({ task: snapshot }, seq);
     if (lastEventId !== undefined) {
@@ -219,7 +230,7 @@ export class A2AHandler {
       if (!frame.final) return;
       const finalState = frame.frame.statusUpdate?.status.state;
       if (this.options.finalTask && finalState !== undefined && isTerminalState(finalState))
-        frames.push({ task: this.#finalTask(context.agent.id, taskId, view) }, frame.seq);
+        frames.push({ task: this.#finalTask(context, taskId, view) }, frame.seq);
       frames.end();
     });
     this.#following.add(frames);
@@ -230,15 +241,18 @@ export class A2AHandler {
   }
 
   /** The task as its terminal status left it, with every artifact assembled. */
-  #finalTask(instanceId: string, taskId: string, view: { historyLength?: number }): Task {
+  #finalTask(context: ScopedCall, taskId: string, view: { historyLength?: number }): Task {
     const live = this.runtime.settledContent(taskId);
-    return live === undefined ? this.runtime.getTask(instanceId, taskId, view) : toWireTask(live, view);
+    return live === undefined
+      ? this.runtime.getTask(context.agent.id, taskId, { tenant: context.tenant, ...view })
+      : toWireTask(live, view);
   }
 
-  #listTasks(params: MethodTypes['ListTasks']['params'], context: CallContext): ListTasksResponse {
+  #listTasks(params: MethodTypes['ListTasks']['params'], context: ScopedCall): ListTasksResponse {
     const pageSize = params.pageSize ?? DEFAULTS.ListTasksRequest.pageSize;
     try {
       const page = this.store.listTasks(context.agent.id, {
+        tenant: context.tenant,
         pageSize,
         ...(params.contextId ? { contextId: params.contextId } : {}),
         ...(params.status === undefined ? {} : { state: params.status }),
@@ -252,11 +266,33 @@ export class A2AHandler {
       if (!(error instanceof InvalidCursorError)) throw error;
       throw a2aError('InvalidParamsError', error.message, {
         violations: [
-          { field: 'params.pageToken', description: 'is not a page token from this server for this query; start again without it' },
+          { field: 'pageToken', description: 'is not a page token from this server for this query; start again without it' },
         ],
       });
     }
   }
+}
+
+/**
+ * An agent that names its tenants (spec §8.3.2) serves only requests under one of them: the
+ * others, and requests under no tenant, are refused before anything else happens, on every
+ * binding alike. The refusal lists them: which tenants an agent serves is its own configuration,
+ * the kind of thing its card says, not another tenant's data.
+ */
+function requireServedTenant(agent: HostedAgent, tenant: string): void {
+  const tenants = agent.tenants;
+  if (tenants === undefined || tenants.includes(tenant)) return;
+  const served = tenants.length === 0 ? 'no tenant' : tenants.map((name) => JSON.stringify(name)).join(', ');
+  const asked = tenant === '' ? 'a request under no tenant' : `tenant ${JSON.stringify(tenant)}`;
+  throw a2aError('InvalidParamsError', `this agent does not serve ${asked}; it serves ${served}`, {
+    violations: [
+      {
+        field: 'tenant',
+        description: tenants.length === 0 ? 'names a tenant this agent does not serve' : `must be one of ${served}`,
+        reason: 'INVALID_VALUE' satisfies FieldViolationReason,
+      },
+    ],
+  });
 }
 
 function historyView(historyLength: number | undefined): { historyLength?: number } {

@@ -1,6 +1,6 @@
 import type { Task, TaskState } from '../../generated/a2a/1.0/types.js';
 import { decodeCursor, encodeCursor, filterKey, type CursorState, type ListPosition } from './cursor.js';
-import type { TaskPage, TaskQuery } from './task-store.js';
+import { tenantOf, type TaskPage, type TaskQuery } from './task-store.js';
 import { timestampMillisCeil } from './timestamps.js';
 
 /**
@@ -14,6 +14,8 @@ import { timestampMillisCeil } from './timestamps.js';
 /** The filters of a query, normalised; the cursor is bound to exactly these. */
 export interface ListFilter {
   readonly instanceId: string;
+  /** '' for no tenant: a walk sees one tenant's tasks (or those of none), never another's. */
+  readonly tenant: string;
   readonly contextId?: string | undefined;
   readonly state?: TaskState | undefined;
   /** The lowest status timestamp included, in ms. */
@@ -48,11 +50,12 @@ export interface ListSource {
 export function readQuery(instanceId: string, query: TaskQuery): ListRequest {
   const filter: ListFilter = {
     instanceId,
+    tenant: tenantOf(query),
     contextId: query.contextId,
     state: query.state,
     since: query.statusTimestampAfter === undefined ? undefined : timestampMillisCeil(query.statusTimestampAfter),
   };
-  const key = filterKey([filter.instanceId, filter.contextId ?? null, filter.state ?? null, filter.since ?? null]);
+  const key = filterKey([filter.instanceId, filter.tenant, filter.contextId ?? null, filter.state ?? null, filter.since ?? null]);
   const resume = query.cursor === undefined || query.cursor === '' ? undefined : decodeCursor(query.cursor, key);
   return { filter, pageSize: query.pageSize, fetch: query.pageSize + 1, resume, key };
 }
@@ -71,7 +74,7 @@ export function listTasks(instanceId: string, query: TaskQuery, source: ListSour
   return { tasks, totalSize: total, nextCursor: more ? encodeCursor({ asOf, after: last, total }, request.key) : '' };
 }
 
-/** Whether a task, seen at `state` and `ts`, passes the filter (its instance aside). */
+/** Whether a task, seen at `state` and `ts`, passes the filter (its instance and tenant aside). */
 export function matchesFilter(filter: ListFilter, contextId: string, state: TaskState, ts: number): boolean {
   return (
     (filter.contextId === undefined || filter.contextId === contextId) &&

@@ -21,8 +21,9 @@ import {
   type TaskInfo,
   type TaskPage,
   type TaskQuery,
+  type TaskRead,
   type TaskStore,
-  type TaskView,
+  tenantOf,
 } from './task-store.js';
 import { toWireTask } from './task-view.js';
 import { millisToTimestamp, statusMillis, timestampMillis } from './timestamps.js';
@@ -38,6 +39,7 @@ interface StatusEntry {
 interface StoredTask {
   readonly id: string;
   readonly instanceId: string;
+  readonly tenant: string;
   readonly contextId: string;
   readonly skill: string;
   readonly createdAt: string;
@@ -84,13 +86,13 @@ function mapTable(map: () => Map<string, StoredConfig>): ConfigTable {
   };
 }
 
-/** Maps keyed by two strings; JSON keeps ("a:b", "c") and ("a", "b:c") apart. */
-function pairKey(first: string, second: string): string {
-  return JSON.stringify([first, second]);
+/** Maps keyed by several strings; JSON keeps ("a:b", "c") and ("a", "b:c") apart. */
+function contextKey(instanceId: string, tenant: string, contextId: string): string {
+  return JSON.stringify([instanceId, tenant, contextId]);
 }
 
 function idempotencyKey(instanceId: string, key: MessageKey): string {
-  return JSON.stringify([instanceId, key.messageId, messageTarget(key)]);
+  return JSON.stringify([instanceId, tenantOf(key), key.messageId, messageTarget(key)]);
 }
 
 /**
@@ -140,6 +142,7 @@ export class MemoryTaskStore extends StoredSettings implements TaskStore {
     this.state.tasks.set(task.id, {
       id: task.id,
       instanceId: task.instanceId,
+      tenant: tenantOf(task),
       contextId: task.contextId,
       skill: task.skill,
       createdAt: task.createdAt,
@@ -153,9 +156,9 @@ export class MemoryTaskStore extends StoredSettings implements TaskStore {
     });
   }
 
-  getTask(instanceId: string, taskId: string, view: TaskView = {}): Task | undefined {
+  getTask(instanceId: string, taskId: string, view: TaskRead = {}): Task | undefined {
     const task = this.state.tasks.get(taskId);
-    if (task === undefined || task.instanceId !== instanceId) return undefined;
+    if (task === undefined || task.instanceId !== instanceId || task.tenant !== tenantOf(view)) return undefined;
     const artifacts = [...task.artifacts.values()].map(({ header, parts }) => withParts(header, parts));
     return cloneJson(toWireTask({ ...task, artifacts }, view));
   }
@@ -165,6 +168,7 @@ export class MemoryTaskStore extends StoredSettings implements TaskStore {
       .filter(
         (task) =>
           (query.instanceId === undefined || task.instanceId === query.instanceId) &&
+          (query.tenant === undefined || task.tenant === query.tenant) &&
           (query.contextId === undefined || task.contextId === query.contextId) &&
           (query.state === undefined || task.status.state === query.state),
       )
@@ -239,14 +243,14 @@ export class MemoryTaskStore extends StoredSettings implements TaskStore {
     this.state.idempotency.set(stored, cloneJson(result));
   }
 
-  touchContext(instanceId: string, contextId: string, at: string): void {
-    const key = pairKey(instanceId, contextId);
+  touchContext(instanceId: string, contextId: string, at: string, tenant = ''): void {
+    const key = contextKey(instanceId, tenant, contextId);
     const createdAt = this.state.contexts.get(key)?.createdAt ?? at;
-    this.state.contexts.set(key, { instanceId, contextId, createdAt, lastActiveAt: at });
+    this.state.contexts.set(key, { instanceId, tenant, contextId, createdAt, lastActiveAt: at });
   }
 
-  getContext(instanceId: string, contextId: string): ContextBinding | undefined {
-    const binding = this.state.contexts.get(pairKey(instanceId, contextId));
+  getContext(instanceId: string, contextId: string, tenant = ''): ContextBinding | undefined {
+    const binding = this.state.contexts.get(contextKey(instanceId, tenant, contextId));
     return binding === undefined ? undefined : { ...binding };
   }
 
@@ -269,7 +273,7 @@ export class MemoryTaskStore extends StoredSettings implements TaskStore {
   }
 
   private tasksOf(filter: ListFilter): StoredTask[] {
-    return [...this.state.tasks.values()].filter((task) => task.instanceId === filter.instanceId);
+    return [...this.state.tasks.values()].filter((task) => task.instanceId === filter.instanceId && task.tenant === filter.tenant);
   }
 
   private positions(request: ListRequest, asOf: number): ListPosition[] {
@@ -303,6 +307,7 @@ function infoOf(task: StoredTask): TaskInfo {
   return {
     id: task.id,
     instanceId: task.instanceId,
+    tenant: task.tenant,
     contextId: task.contextId,
     skill: task.skill,
     state: task.status.state,

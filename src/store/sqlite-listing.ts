@@ -11,7 +11,8 @@ type Params = Record<string, string | number>;
 /** The filter's conditions on the columns that hold the state and status timestamp to judge by. */
 function filterTerms(filter: ListFilter, state: string, ts: string, params: Params): string[] {
   params['instance'] = filter.instanceId;
-  const terms = ['t.instance_id = @instance'];
+  params['tenant'] = filter.tenant;
+  const terms = ['t.instance_id = @instance', 't.tenant = @tenant'];
   if (filter.contextId !== undefined) {
     params['context'] = filter.contextId;
     terms.push('t.context_id = @context');

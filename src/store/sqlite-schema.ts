@@ -310,6 +310,44 @@ export const MIGRATIONS: readonly string[] = [
   DROP TABLE idempotency;
   ALTER TABLE idempotency_v8 RENAME TO idempotency;
   `,
+  `
+  -- Tenants (spec §8.3.2) partition an instance's tasks, idempotency keys and contexts: a
+  -- request sees only what was made under the tenant it names. '' is no tenant, which is what
+  -- everything stored before this version was made under. The list indexes lead with the
+  -- tenant after the instance, since every ListTasks walk is of one tenant.
+  ALTER TABLE tasks ADD COLUMN tenant TEXT NOT NULL DEFAULT '';
+  DROP INDEX tasks_by_time;
+  DROP INDEX tasks_by_context;
+  DROP INDEX tasks_by_state;
+  CREATE INDEX tasks_by_time ON tasks (instance_id, tenant, status_ts, id);
+  CREATE INDEX tasks_by_context ON tasks (instance_id, tenant, context_id, status_ts, id);
+  CREATE INDEX tasks_by_state ON tasks (instance_id, tenant, state, status_ts, id);
+
+  CREATE TABLE idempotency_v9 (
+    instance_id  TEXT NOT NULL,
+    tenant       TEXT NOT NULL,
+    message_id   TEXT NOT NULL,
+    target       TEXT NOT NULL,
+    task_id      TEXT,
+    message_json TEXT,
+    PRIMARY KEY (instance_id, tenant, message_id, target)
+  ) WITHOUT ROWID;
+  INSERT INTO idempotency_v9 SELECT instance_id, '', message_id, target, task_id, message_json FROM idempotency;
+  DROP TABLE idempotency;
+  ALTER TABLE idempotency_v9 RENAME TO idempotency;
+
+  CREATE TABLE contexts_v9 (
+    instance_id    TEXT NOT NULL,
+    tenant         TEXT NOT NULL,
+    context_id     TEXT NOT NULL,
+    created_at     TEXT NOT NULL,
+    last_active_at TEXT NOT NULL,
+    PRIMARY KEY (instance_id, tenant, context_id)
+  ) WITHOUT ROWID;
+  INSERT INTO contexts_v9 SELECT instance_id, '', context_id, created_at, last_active_at FROM contexts;
+  DROP TABLE contexts;
+  ALTER TABLE contexts_v9 RENAME TO contexts;
+  `,
 ];
 
 /** The schema version this code writes. */

@@ -10,6 +10,8 @@ export interface TaskRow {
   readonly key: number;
   readonly id: string;
   readonly instance_id: string;
+  /** '' for no tenant (schema 9). */
+  readonly tenant: string;
   readonly context_id: string;
   readonly skill: string;
   readonly created_at: string;
@@ -36,9 +38,11 @@ export type Statements = ReturnType<typeof prepareStatements>;
 export function prepareStatements(db: Database.Database) {
   return {
     task: db.prepare<[string], TaskRow>('SELECT * FROM tasks WHERE id = ?'),
-    insertTask: db.prepare<[number, string, string, string, string, string, string | null, TaskState, string, number, number, number]>(
-      `INSERT INTO tasks (key, id, instance_id, context_id, skill, created_at, metadata_json, state, status_json, status_ts, status_version, last_event_seq)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    insertTask: db.prepare<
+      [number, string, string, string, string, string, string, string | null, TaskState, string, number, number, number]
+    >(
+      `INSERT INTO tasks (key, id, instance_id, tenant, context_id, skill, created_at, metadata_json, state, status_json, status_ts, status_version, last_event_seq)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
     maxKey: db.prepare<[], number>('SELECT coalesce(max(key), 0) FROM tasks').pluck(),
     clock: db.prepare<[], number>('SELECT version FROM status_clock WHERE id = 1').pluck(),
@@ -107,23 +111,23 @@ export function prepareStatements(db: Database.Database) {
     ),
 
     // A key stored before schema 8 has the target '' (unknown), and answers for any target.
-    idempotent: db.prepare<[string, string, string], { task_id: string | null; message_json: string | null }>(
-      `SELECT task_id, message_json FROM idempotency WHERE instance_id = ? AND message_id = ? AND target IN (?, '')
+    idempotent: db.prepare<[string, string, string, string], { task_id: string | null; message_json: string | null }>(
+      `SELECT task_id, message_json FROM idempotency WHERE instance_id = ? AND tenant = ? AND message_id = ? AND target IN (?, '')
        ORDER BY target DESC LIMIT 1`,
     ),
     idempotentCount: db.prepare<[], number>('SELECT count(*) FROM idempotency').pluck(),
     idempotentKeys: db.prepare<[], { instance_id: string; message_id: string }>('SELECT instance_id, message_id FROM idempotency'),
-    insertIdempotent: db.prepare<[string, string, string, string | null, string | null]>(
-      'INSERT INTO idempotency (instance_id, message_id, target, task_id, message_json) VALUES (?, ?, ?, ?, ?)',
+    insertIdempotent: db.prepare<[string, string, string, string, string | null, string | null]>(
+      'INSERT INTO idempotency (instance_id, tenant, message_id, target, task_id, message_json) VALUES (?, ?, ?, ?, ?, ?)',
     ),
 
-    touchContext: db.prepare<[{ instance: string; context: string; at: string }]>(
-      `INSERT INTO contexts (instance_id, context_id, created_at, last_active_at) VALUES (@instance, @context, @at, @at)
-       ON CONFLICT (instance_id, context_id) DO UPDATE SET last_active_at = excluded.last_active_at`,
+    touchContext: db.prepare<[{ instance: string; tenant: string; context: string; at: string }]>(
+      `INSERT INTO contexts (instance_id, tenant, context_id, created_at, last_active_at) VALUES (@instance, @tenant, @context, @at, @at)
+       ON CONFLICT (instance_id, tenant, context_id) DO UPDATE SET last_active_at = excluded.last_active_at`,
     ),
-    context: db.prepare<[string, string], ContextBinding>(
-      `SELECT instance_id AS instanceId, context_id AS contextId, created_at AS createdAt, last_active_at AS lastActiveAt
-       FROM contexts WHERE instance_id = ? AND context_id = ?`,
+    context: db.prepare<[string, string, string], ContextBinding>(
+      `SELECT instance_id AS instanceId, tenant, context_id AS contextId, created_at AS createdAt, last_active_at AS lastActiveAt
+       FROM contexts WHERE instance_id = ? AND tenant = ? AND context_id = ?`,
     ),
   };
 }

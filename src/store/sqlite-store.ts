@@ -34,8 +34,9 @@ import {
   type TaskInfo,
   type TaskPage,
   type TaskQuery,
+  type TaskRead,
   type TaskStore,
-  type TaskView,
+  tenantOf,
 } from './task-store.js';
 import { historyLimit, toWireTask, wantsArtifacts } from './task-view.js';
 import { millisToTimestamp } from './timestamps.js';
@@ -166,10 +167,10 @@ export class SqliteTaskStore extends StoredSettings implements TaskStore {
     this.#writes.createTask(task);
   }
 
-  getTask(instanceId: string, taskId: string, view: TaskView = {}): Task | undefined {
+  getTask(instanceId: string, taskId: string, view: TaskRead = {}): Task | undefined {
     this.#writes.flush();
     const row = this.sql.task.get(taskId);
-    if (row === undefined || row.instance_id !== instanceId) return undefined;
+    if (row === undefined || row.instance_id !== instanceId || row.tenant !== tenantOf(view)) return undefined;
     const limit = historyLimit(view);
     const history = limit === undefined ? this.sql.messages.all(row.key) : limit === 0 ? [] : this.sql.lastMessages.all(row.key, limit);
     return toWireTask(
@@ -190,6 +191,7 @@ export class SqliteTaskStore extends StoredSettings implements TaskStore {
     const bindings: (string | number)[] = [];
     for (const [column, value] of [
       ['instance_id', query.instanceId],
+      ['tenant', query.tenant],
       ['context_id', query.contextId],
       ['state', query.state],
     ] as const) {
@@ -268,7 +270,7 @@ export class SqliteTaskStore extends StoredSettings implements TaskStore {
 
   findIdempotent(instanceId: string, key: MessageKey): IdempotentResult | undefined {
     if (this.#messageKeys?.mightBeStored(instanceId, key.messageId) === false) return undefined;
-    const row = this.sql.idempotent.get(instanceId, key.messageId, messageTarget(key));
+    const row = this.sql.idempotent.get(instanceId, tenantOf(key), key.messageId, messageTarget(key));
     if (row === undefined) return undefined;
     if (row.task_id !== null) return { kind: 'task', taskId: row.task_id };
     if (row.message_json !== null) return { kind: 'message', message: fromJson<Message>(row.message_json) };
@@ -280,7 +282,7 @@ export class SqliteTaskStore extends StoredSettings implements TaskStore {
     const message = result.kind === 'message' ? toJson(result.message) : null;
     const target = messageTarget(key);
     try {
-      this.sql.insertIdempotent.run(instanceId, key.messageId, target, taskId, message);
+      this.sql.insertIdempotent.run(instanceId, tenantOf(key), key.messageId, target, taskId, message);
     } catch (error) {
       throw isConstraintError(error, 'SQLITE_CONSTRAINT_PRIMARYKEY')
         ? new DuplicateKeyError(`message ${key.messageId} of instance ${instanceId} is already recorded for ${target}`)
@@ -289,12 +291,12 @@ export class SqliteTaskStore extends StoredSettings implements TaskStore {
     this.#messageKeys?.add(instanceId, key.messageId);
   }
 
-  touchContext(instanceId: string, contextId: string, at: string): void {
-    this.sql.touchContext.run({ instance: instanceId, context: contextId, at });
+  touchContext(instanceId: string, contextId: string, at: string, tenant = ''): void {
+    this.sql.touchContext.run({ instance: instanceId, tenant, context: contextId, at });
   }
 
-  getContext(instanceId: string, contextId: string): ContextBinding | undefined {
-    return this.sql.context.get(instanceId, contextId);
+  getContext(instanceId: string, contextId: string, tenant = ''): ContextBinding | undefined {
+    return this.sql.context.get(instanceId, tenant, contextId);
   }
 
   settleUnfinished(status: (task: TaskInfo) => TaskStatus): string[] {
@@ -328,6 +330,7 @@ function infoOf(row: TaskRow): TaskInfo {
   return {
     id: row.id,
     instanceId: row.instance_id,
+    tenant: row.tenant,
     contextId: row.context_id,
     skill: row.skill,
     state: row.state,

@@ -4,7 +4,7 @@ import { changesHeader, headerOf, mergeHeader, type ArtifactHeader } from './art
 import { fromJson, toJson } from './json.js';
 import { isConstraintError, type Statements, type TaskRow } from './sqlite-statements.js';
 import { TaskKeys } from './sqlite-task-keys.js';
-import { DuplicateKeyError, EVENT_LOG_LIMIT, UnknownTaskError, type NewTask } from './task-store.js';
+import { DuplicateKeyError, EVENT_LOG_LIMIT, tenantOf, UnknownTaskError, type NewTask } from './task-store.js';
 import { statusMillis, timestampMillis } from './timestamps.js';
 
 /** A task created in the open transaction: its row is written once, when the transaction ends. */
@@ -86,6 +86,7 @@ export class WriteBuffer {
       row: {
         id: task.id,
         instance_id: task.instanceId,
+        tenant: tenantOf(task),
         context_id: task.contextId,
         skill: task.skill,
         created_at: task.createdAt,
@@ -292,6 +293,7 @@ export class WriteBuffer {
         key,
         row.id,
         row.instance_id,
+        row.tenant,
         row.context_id,
         row.skill,
         row.created_at,

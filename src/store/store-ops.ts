@@ -21,7 +21,7 @@ export type StoreOp =
   | { readonly op: 'putArtifact'; readonly taskId: string; readonly artifact: Artifact; readonly append: boolean }
   | { readonly op: 'appendEvent'; readonly taskId: string; readonly frame: StreamResponse }
   | { readonly op: 'recordIdempotent'; readonly instanceId: string; readonly key: MessageKey; readonly result: IdempotentResult }
-  | { readonly op: 'touchContext'; readonly instanceId: string; readonly contextId: string; readonly at: string };
+  | { readonly op: 'touchContext'; readonly instanceId: string; readonly tenant: string; readonly contextId: string; readonly at: string };
 
 /** What a batch of ops writes to. */
 export type OpTarget = Transactional &
@@ -54,7 +54,7 @@ export function applyOps(store: OpTarget, ops: readonly StoreOp[]): number | und
         store.recordIdempotent(op.instanceId, op.key, op.result);
         break;
       case 'touchContext':
-        store.touchContext(op.instanceId, op.contextId, op.at);
+        store.touchContext(op.instanceId, op.contextId, op.at, op.tenant);
         break;
     }
   }

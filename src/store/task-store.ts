@@ -37,17 +37,20 @@ export interface Transactional {
 
 /** Reading tasks: one at a time, the protocol's ListTasks pages, and the control API's table. */
 export interface TaskReads {
-  /** The task as it is on the wire, or undefined when this instance has no such task. */
-  getTask(instanceId: string, taskId: string, view?: TaskView): Task | undefined;
+  /**
+   * The task as it is on the wire, or undefined when this instance has no such task under the
+   * tenant `read.tenant` names (none by default): a task of another tenant reads as unknown.
+   */
+  getTask(instanceId: string, taskId: string, read?: TaskRead): Task | undefined;
   /** Bookkeeping the protocol does not show: owner, skill, timestamps. */
   getTaskInfo(taskId: string): TaskInfo | undefined;
   /**
-   * A page of the instance's tasks, newest status timestamp first, ties by task id descending.
+   * A page of the instance's tasks under `query.tenant` (none by default), newest status timestamp first, ties by task id descending.
    * A walk through the pages is a snapshot taken at its first page: it returns every task
    * that matched then exactly once, ordered and filtered by the status each task had then,
    * even if tasks are created or change status in between; `totalSize` is the same on every
    * page. The tasks themselves carry their current data. Throws InvalidCursorError for a
-   * cursor this store did not issue or one issued for other filters (or another instance).
+   * cursor this store did not issue or one issued for other filters (or another instance or tenant).
    */
   listTasks(instanceId: string, query: TaskQuery): TaskPage;
   /**
@@ -123,13 +126,19 @@ export interface IdempotencyIndex {
  * contextId exactly as the client sent them (not as the hub filled them in). An absent member
  * is a different key from any value, the empty string included.
  */
-export type MessageKey = Pick<Message, 'messageId' | 'taskId' | 'contextId'>;
+export type MessageKey = Pick<Message, 'messageId' | 'taskId' | 'contextId'> & {
+  /** The tenant the message was sent under: the same message under another tenant is another message. */
+  readonly tenant?: string;
+};
 
-/** Which contexts each instance has seen, and when last. */
+/**
+ * Which contexts each instance has seen, and when last, per tenant: one contextId under two
+ * tenants is two conversations.
+ */
 export interface ContextBindings {
-  /** Marks the context as used by the instance at `at` (creating the binding when new). */
-  touchContext(instanceId: string, contextId: string, at: string): void;
-  getContext(instanceId: string, contextId: string): ContextBinding | undefined;
+  /** Marks the context as used by the instance under `tenant` (none by default) at `at`, creating the binding when new. */
+  touchContext(instanceId: string, contextId: string, at: string, tenant?: string): void;
+  getContext(instanceId: string, contextId: string, tenant?: string): ContextBinding | undefined;
 }
 
 /** The inbound instances' configuration. */
@@ -165,6 +174,8 @@ export const EVENT_LOG_LIMIT: number = HUB_DEFAULTS.HubConfig.eventLogSize;
 export interface NewTask {
   readonly id: string;
   readonly instanceId: string;
+  /** The tenant the task was created under (spec §8.3.2); absent or '' for none. */
+  readonly tenant?: string;
   readonly contextId: string;
   readonly skill: string;
   readonly status: TaskStatus;
@@ -176,6 +187,8 @@ export interface NewTask {
 export interface TaskInfo {
   readonly id: string;
   readonly instanceId: string;
+  /** '' for a task created under no tenant. */
+  readonly tenant: string;
   readonly contextId: string;
   readonly skill: string;
   readonly state: TaskState;
@@ -194,7 +207,13 @@ export interface TaskView {
   readonly includeArtifacts?: boolean;
 }
 
-export interface TaskQuery extends TaskView {
+/** A task read on behalf of a request: whose it must be, and how much of it to return. */
+export interface TaskRead extends TaskView {
+  /** The tenant the request names; absent or '' for none. Only that tenant's tasks are found. */
+  readonly tenant?: string;
+}
+
+export interface TaskQuery extends TaskRead {
   readonly contextId?: string;
   readonly state?: TaskState;
   /**
@@ -212,6 +231,8 @@ export interface TaskBrowseQuery {
   readonly limit: number;
   readonly offset: number;
   readonly instanceId?: string;
+  /** '' for the tasks of no tenant; unset for every tenant's. */
+  readonly tenant?: string;
   readonly contextId?: string;
   readonly state?: TaskState;
 }
@@ -233,6 +254,8 @@ export type IdempotentResult = { readonly kind: 'task'; readonly taskId: string 
 
 export interface ContextBinding {
   readonly instanceId: string;
+  /** '' for no tenant. */
+  readonly tenant: string;
   readonly contextId: string;
   readonly createdAt: string;
   readonly lastActiveAt: string;
@@ -251,6 +274,11 @@ export interface StoredInstance {
 export interface StoredOutbound {
   readonly id: string;
   readonly config: Record<string, unknown>;
+}
+
+/** The tenant a request or record names, with no tenant and the empty tenant as one: ''. */
+export function tenantOf(value: { readonly tenant?: string | undefined }): string {
+  return value.tenant ?? '';
 }
 
 /** Thrown when a cursor was not made by this store or is malformed. */

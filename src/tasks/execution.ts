@@ -2,11 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { canTransition, isInterruptedState, isTerminalState } from '../../generated/a2a/1.0/task-states.js';
 import type { Message, TaskState, TaskStatus } from '../../generated/a2a/1.0/types.js';
 import type { ArtifactChunk, Content, ExecutionEvents, ExecutorTools } from '../executors/executor.js';
-import type { MessageKey, NewTask } from '../store/task-store.js';
+import { tenantOf, type MessageKey, type NewTask } from '../store/task-store.js';
 import type { TaskContent } from '../store/task-view.js';
 import type { LogFunction } from '../support/log.js';
 import { agentMessage, artifactFrame, artifactOf, status, statusFrame } from './frames.js';
 import type { LiveTask } from './live-task.js';
+import type { ConversationKey } from './sessions.js';
 import type { ToolProvider } from './tool-provider.js';
 import type { QueuedWrite, WriteQueue } from './write-queue.js';
 
@@ -51,6 +52,8 @@ export class Execution {
   constructor(
     private readonly host: ExecutionHost,
     readonly instanceId: string,
+    /** '' for no tenant. */
+    readonly tenant: string,
     readonly taskId: string,
     readonly contextId: string,
     public state: TaskState,
@@ -133,7 +136,7 @@ export class Execution {
       final: false,
       ops: [
         { op: 'recordIdempotent', instanceId, key: start.key, result: { kind: 'message', message: reply } },
-        { op: 'touchContext', instanceId, contextId: this.contextId, at: this.host.now() },
+        { op: 'touchContext', instanceId, tenant: tenantOf(start.task), contextId: this.contextId, at: this.host.now() },
       ],
     });
     start.answer({ kind: 'message', message: reply });
@@ -189,8 +192,7 @@ export class RunEvents implements ExecutionEvents {
 export class RunTools implements ExecutorTools {
   constructor(
     private readonly tools: ToolProvider | undefined,
-    private readonly instanceId: string,
-    private readonly contextId: string,
+    private readonly conversation: ConversationKey,
     private readonly controller: AbortController,
   ) {}
 
@@ -200,8 +202,17 @@ export class RunTools implements ExecutorTools {
 
   call(name: string, args: Parameters<ExecutorTools['call']>[1]): ReturnType<ExecutorTools['call']> {
     if (this.tools === undefined) return Promise.reject(new Error(`no tool is named ${name}: this hub has no tool registry`));
-    return this.tools.call(name, args, { callerId: `${this.instanceId}/${this.contextId}`, signal: this.controller.signal });
+    return this.tools.call(name, args, { callerId: callerIdOf(this.conversation), signal: this.controller.signal });
   }
+}
+
+/**
+ * The caller a tool call is made for: one per conversation, so a remote sees one conversation
+ * per local one. Under a tenant the tenant is part of it, since the same contextId under two
+ * tenants is two conversations; without one it stays `instance/context`, as before tenants.
+ */
+export function callerIdOf({ instanceId, tenant, contextId }: ConversationKey): string {
+  return tenant === '' ? `${instanceId}/${contextId}` : JSON.stringify([instanceId, tenant, contextId]);
 }
 
 /** The writes that store a new task: the task, the idempotency record of the message `key` and its context. */
@@ -213,7 +224,7 @@ export function createTaskWrite(task: NewTask, key: MessageKey): QueuedWrite {
     ops: [
       { op: 'createTask', task },
       { op: 'recordIdempotent', instanceId, key, result: { kind: 'task', taskId: id } },
-      { op: 'touchContext', instanceId, contextId, at: createdAt },
+      { op: 'touchContext', instanceId, tenant: tenantOf(task), contextId, at: createdAt },
     ],
   };
 }

@@ -1,7 +1,14 @@
 import type { SessionState } from '../executors/executor.js';
 import { RecencyMap } from '../support/recency-map.js';
 
-/** A live conversation: one per (instance, contextId), reused across its messages and tasks. */
+/** Which conversation: a contextId is one under one instance and one tenant ('' for none). */
+export interface ConversationKey {
+  readonly instanceId: string;
+  readonly tenant: string;
+  readonly contextId: string;
+}
+
+/** A live conversation: one per (instance, tenant, contextId), reused across its messages and tasks. */
 export class Session implements SessionState {
   /** How many tasks of this context have their executor running now. */
   activeTasks = 0;
@@ -9,6 +16,7 @@ export class Session implements SessionState {
 
   constructor(
     readonly instanceId: string,
+    readonly tenant: string,
     readonly contextId: string,
     readonly createdAt: string,
     public lastActiveAt: string,
@@ -22,6 +30,7 @@ export class Session implements SessionState {
 
 export interface SessionSummary {
   readonly instanceId: string;
+  readonly tenant: string;
   readonly contextId: string;
   readonly createdAt: string;
   readonly lastActiveAt: string;
@@ -49,13 +58,13 @@ export class SessionRegistry {
     this.#timer.unref();
   }
 
-  acquire(instanceId: string, contextId: string): Session {
-    const key = sessionKey(instanceId, contextId);
+  acquire(instanceId: string, contextId: string, tenant = ''): Session {
+    const key = sessionKey(instanceId, contextId, tenant);
     let session = this.#sessions.get(key);
     const at = this.now();
     if (session === undefined) {
       this.#makeRoom();
-      session = new Session(instanceId, contextId, at, at);
+      session = new Session(instanceId, tenant, contextId, at, at);
       this.#sessions.set(key, session);
     } else {
       this.#sessions.touch(key);
@@ -80,12 +89,12 @@ export class SessionRegistry {
     }
   }
 
-  get(instanceId: string, contextId: string): Session | undefined {
-    return this.#sessions.get(sessionKey(instanceId, contextId));
+  get(instanceId: string, contextId: string, tenant = ''): Session | undefined {
+    return this.#sessions.get(sessionKey(instanceId, contextId, tenant));
   }
 
-  release(instanceId: string, contextId: string): boolean {
-    return this.#sessions.delete(sessionKey(instanceId, contextId));
+  release(instanceId: string, contextId: string, tenant = ''): boolean {
+    return this.#sessions.delete(sessionKey(instanceId, contextId, tenant));
   }
 
   /** Releases sessions idle for longer than idleMs; returns how many. */
@@ -102,8 +111,9 @@ export class SessionRegistry {
   }
 
   list(): SessionSummary[] {
-    return Array.from(this.#sessions.oldestFirst(), ([, { instanceId, contextId, createdAt, lastActiveAt, activeTasks }]) => ({
+    return Array.from(this.#sessions.oldestFirst(), ([, { instanceId, tenant, contextId, createdAt, lastActiveAt, activeTasks }]) => ({
       instanceId,
+      tenant,
       contextId,
       createdAt,
       lastActiveAt,
@@ -117,6 +127,7 @@ export class SessionRegistry {
   }
 }
 
-function sessionKey(instanceId: string, contextId: string): string {
-  return `${instanceId}\u0000${contextId}`;
+/** JSON, since a tenant or contextId may hold any character: no two conversations share a key. */
+function sessionKey(instanceId: string, contextId: string, tenant: string): string {
+  return JSON.stringify([instanceId, tenant, contextId]);
 }

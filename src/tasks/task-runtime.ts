@@ -1,10 +1,19 @@
 import { isActiveState, isTerminalState } from '../../generated/a2a/1.0/task-states.js';
 import type { Message, SendMessageRequest, Task, TaskState } from '../../generated/a2a/1.0/types.js';
 import { promptText, type AgentExecutor, type ExecutionRequest } from '../executors/executor.js';
-import { a2aError } from '../protocol/a2a-error.js';
+import { a2aError, type A2AError } from '../protocol/a2a-error.js';
 import type { OpTarget } from '../store/store-ops.js';
 import { messageTarget } from '../store/message-target.js';
-import type { EventLog, IdempotencyIndex, MessageKey, TaskInfo, TaskReads, TaskWrites, TaskView } from '../store/task-store.js';
+import {
+  tenantOf,
+  type EventLog,
+  type IdempotencyIndex,
+  type MessageKey,
+  type TaskInfo,
+  type TaskRead,
+  type TaskReads,
+  type TaskWrites,
+} from '../store/task-store.js';
 import type { TaskContent } from '../store/task-view.js';
 import type { LogFunction } from '../support/log.js';
 import {
@@ -61,6 +70,7 @@ export interface RuntimeDeps {
 }
 
 const NO_MODES: readonly string[] = [];
+const NO_TASKS: readonly Task[] = [];
 
 /** Resending the same message would only return the failed task: it is a duplicate of itself. */
 const RETRY_ADVICE = 'to retry, send the message again with a new messageId';
@@ -97,9 +107,10 @@ export class TaskRuntime {
   async send(instance: RuntimeInstance, request: SendMessageRequest, hooks: SendHooks = {}): Promise<SendOutcome> {
     const { store } = this.#deps;
     const message = request.message;
+    const tenant = tenantOf(request);
     // The target as sent: a messageId reused for another task or context is a new message.
-    const messageKey: MessageKey = { messageId: message.messageId, taskId: message.taskId, contextId: message.contextId };
-    const key = JSON.stringify([instance.id, message.messageId, messageTarget(messageKey)]);
+    const messageKey: MessageKey = { messageId: message.messageId, taskId: message.taskId, contextId: message.contextId, tenant };
+    const key = JSON.stringify([instance.id, tenant, message.messageId, messageTarget(messageKey)]);
     // No flush here: a send stays in #pending until its idempotency record is committed, so a
     // resend finds it in one place or the other, and sends keep sharing commits. A resume
     // commits its record before it returns (it reads the task back), so it needs no entry.
@@ -153,16 +164,19 @@ export class TaskRuntime {
     return execution.live?.content();
   }
 
-  getTask(instanceId: string, taskId: string, view?: TaskView): Task {
+  /** The task of this instance under `read.tenant` (none by default); TaskNotFoundError for any other, as for an unknown id. */
+  getTask(instanceId: string, taskId: string, read?: TaskRead): Task {
     this.#writes.flushFor(taskId);
-    const task = this.#deps.store.getTask(instanceId, taskId, view);
-    if (task === undefined) throw a2aError('TaskNotFoundError', `task ${taskId} was not found`, { metadata: { taskId } });
+    const task = this.#deps.store.getTask(instanceId, taskId, read);
+    if (task === undefined) throw taskNotFound(taskId);
     return task;
   }
 
-  cancel(instanceId: string, taskId: string, reason = 'canceled by the client'): Task {
+  cancel(instanceId: string, taskId: string, options: { readonly tenant?: string; readonly reason?: string } = {}): Task {
+    const tenant = tenantOf(options);
+    const reason = options.reason ?? 'canceled by the client';
     this.#writes.flushFor(taskId);
-    const info = this.#infoOf(instanceId, taskId);
+    const info = this.#infoOf(instanceId, tenant, taskId);
     if (isTerminalState(info.state)) {
       throw a2aError('TaskNotCancelableError', `task ${taskId} is already ${stateWord(info.state)} and cannot be canceled`, {
         metadata: { taskId, state: info.state },
@@ -178,7 +192,7 @@ export class TaskRuntime {
         statusWrite(taskId, contextId, status('TASK_STATE_CANCELED', this.#deps.now(), agentMessage(reason, taskId, contextId)), true),
       );
     }
-    return this.getTask(instanceId, taskId);
+    return this.getTask(instanceId, taskId, { tenant });
   }
 
   /**
@@ -194,7 +208,9 @@ export class TaskRuntime {
       ),
     );
     for (const taskId of settled) {
-      const task = store.getTask(store.getTaskInfo(taskId)?.instanceId ?? '', taskId, { historyLength: 0, includeArtifacts: false });
+      const info = store.getTaskInfo(taskId);
+      if (info === undefined) continue;
+      const task = store.getTask(info.instanceId, taskId, { tenant: info.tenant, historyLength: 0, includeArtifacts: false });
       if (task !== undefined) store.appendEvent(taskId, statusFrame(taskId, task.contextId ?? '', task.status));
     }
     return settled;
@@ -222,11 +238,10 @@ export class TaskRuntime {
     }
   }
 
-  #infoOf(instanceId: string, taskId: string): TaskInfo {
+  /** The task's bookkeeping, when it is of this instance and tenant: any other reads as unknown. */
+  #infoOf(instanceId: string, tenant: string, taskId: string): TaskInfo {
     const info = this.#deps.store.getTaskInfo(taskId);
-    if (info === undefined || info.instanceId !== instanceId) {
-      throw a2aError('TaskNotFoundError', `task ${taskId} was not found`, { metadata: { taskId } });
-    }
+    if (info === undefined || info.instanceId !== instanceId || info.tenant !== tenant) throw taskNotFound(taskId);
     return info;
   }
 
@@ -239,9 +254,11 @@ export class TaskRuntime {
     const createdAt = now();
     const metadata = request.metadata;
     const submitted = status('TASK_STATE_SUBMITTED', createdAt);
+    const tenant = tenantOf(request);
     const task = {
       id: taskId,
       instanceId: instance.id,
+      tenant,
       contextId,
       skill,
       status: submitted,
@@ -276,7 +293,7 @@ export class TaskRuntime {
         onTask: hooks.onTask,
         answer,
       };
-      const execution = new Execution(this.#host, instance.id, taskId, contextId, 'TASK_STATE_SUBMITTED', start);
+      const execution = new Execution(this.#host, instance.id, tenant, taskId, contextId, 'TASK_STATE_SUBMITTED', start);
       const wire: Task = { id: taskId, contextId, status: submitted, history: [message] };
       this.#launch(instance, execution, {
         skill,
@@ -292,11 +309,12 @@ export class TaskRuntime {
   #resume(instance: RuntimeInstance, request: SendMessageRequest, key: MessageKey, hooks: SendHooks): Promise<SendOutcome> {
     const { now } = this.#deps;
     const taskId = request.message.taskId ?? '';
-    const info = this.#infoOf(instance.id, taskId);
+    const tenant = tenantOf(request);
+    const info = this.#infoOf(instance.id, tenant, taskId);
     if (request.message.contextId && request.message.contextId !== info.contextId) {
       throw a2aError('InvalidParamsError', `message.contextId does not match the context of task ${taskId}`, {
         violations: [
-          { field: 'params.message.contextId', description: `must be ${info.contextId}, the context of task ${taskId}, or be left out` },
+          { field: 'message.contextId', description: `must be ${info.contextId}, the context of task ${taskId}, or be left out` },
         ],
       });
     }
@@ -326,15 +344,15 @@ export class TaskRuntime {
       ops: [
         { op: 'appendMessage', taskId, message },
         { op: 'recordIdempotent', instanceId: instance.id, key, result: { kind: 'task', taskId } },
-        { op: 'touchContext', instanceId: instance.id, contextId: info.contextId, at: now() },
+        { op: 'touchContext', instanceId: instance.id, tenant, contextId: info.contextId, at: now() },
       ],
     });
-    const task = this.getTask(instance.id, taskId);
+    const task = this.getTask(instance.id, taskId, { tenant });
     // The question is answered: the task works again from here. Left in INPUT_REQUIRED until
     // the executor's first event, a stream's first frame would repeat the question, and a
     // client may close a stream at an interrupted state (spec §11.7) before it has begun.
     this.#writes.enqueue(statusWrite(taskId, info.contextId, status('TASK_STATE_WORKING', now()), false));
-    this.#launch(instance, new Execution(this.#host, instance.id, taskId, info.contextId, 'TASK_STATE_WORKING'), {
+    this.#launch(instance, new Execution(this.#host, instance.id, tenant, taskId, info.contextId, 'TASK_STATE_WORKING'), {
       skill,
       message,
       task,
@@ -353,25 +371,37 @@ export class TaskRuntime {
     execution: Execution,
     run: Pick<ExecutionRequest, 'skill' | 'message' | 'task' | 'resumed' | 'acceptedOutputModes' | 'streaming'>,
   ): void {
-    const { taskId, contextId } = execution;
-    const session = this.#deps.sessions.acquire(instance.id, contextId);
+    const { taskId, contextId, tenant } = execution;
+    const session = this.#deps.sessions.acquire(instance.id, contextId, tenant);
     this.#active.set(taskId, execution);
     session.activeTasks += 1;
     const request: ExecutionRequest = {
       instanceId: instance.id,
+      tenant,
       taskId,
       contextId,
       skill: run.skill,
       message: run.message,
       text: promptText(run.message),
       task: run.task,
+      referenceTasks: this.#referenceTasks(instance.id, tenant, run.message),
       resumed: run.resumed,
       acceptedOutputModes: run.acceptedOutputModes,
       streaming: run.streaming,
       session,
-      tools: new RunTools(this.#deps.tools, instance.id, contextId, execution.controller),
+      tools: new RunTools(this.#deps.tools, { instanceId: instance.id, tenant, contextId }, execution.controller),
     };
     execution.done = this.#run(instance.executor, request, execution, session);
+  }
+
+  /** The referenced tasks the caller may see: of this instance and tenant; other ids read as unknown, and are left out. */
+  #referenceTasks(instanceId: string, tenant: string, message: Message): readonly Task[] {
+    const ids = message.referenceTaskIds ?? [];
+    if (ids.length === 0) return NO_TASKS;
+    return [...new Set(ids)].flatMap((taskId) => {
+      this.#writes.flushFor(taskId);
+      return this.#deps.store.getTask(instanceId, taskId, { tenant }) ?? [];
+    });
   }
 
   /** Runs the executor on a later microtask, after the send's hooks, and settles what it leaves open. */
@@ -404,6 +434,11 @@ export class TaskRuntime {
       if (this.#active.get(request.taskId) === execution) this.#active.delete(request.taskId);
     }
   }
+}
+
+/** One message for an unknown task and for a task of another instance or tenant, so that no caller learns which. */
+function taskNotFound(taskId: string): A2AError {
+  return a2aError('TaskNotFoundError', `task ${taskId} was not found`, { metadata: { taskId } });
 }
 
 /** `metadata.skill` of the message, or else of the request. */

@@ -122,10 +122,14 @@ async function inboundRow(base: string, id: string): Promise<InboundRow | undefi
   return (await snapshot(base)).inbounds.find((row) => row.id === id);
 }
 
-/** GET /a2a/api/task: a full A2A Task (valid as one once `serverId` is set aside) plus serverId. */
-async function taskOf(base: string, id: string): Promise<Task & { serverId: string }> {
-  const body = (await read(base, `/a2a/api/task?id=${encodeURIComponent(id)}`, 'TaskJson')) as unknown as Task & { serverId: string };
-  const { serverId, ...task } = body;
+/** GET /a2a/api/task: a full A2A Task (valid as one once `serverId` and `tenant` are set aside) plus serverId and, if any, tenant. */
+async function taskOf(base: string, id: string): Promise<Task & { serverId: string; tenant?: string }> {
+  const body = (await read(base, `/a2a/api/task?id=${encodeURIComponent(id)}`, 'TaskJson')) as unknown as Task & {
+    serverId: string;
+    tenant?: string;
+  };
+  const { serverId, tenant: _tenant, ...task } = body;
+  void _tenant;
   const verdict = checkValue(A2A_1_0, 'Task', task, { flavour: 'exact' });
   expect(verdict.ok ? [] : verdict.violations, 'GET /a2a/api/task is an A2A Task').toEqual([]);
   expect(typeof serverId).toBe('string');
@@ -1287,5 +1291,46 @@ describe('a bearer token never leaves the hub', () => {
     const logText = logLines.join('');
     expect(logText).toContain('the token variable of an inbound instance is empty');
     for (const secret of secrets) expect(logText).not.toContain(secret);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Tenants
+// ---------------------------------------------------------------------------------------------
+
+describe('tasks and sessions of a tenant', () => {
+  it('show their tenant in the snapshot, GET /a2a/api/task and GET /a2a/api/session?tenant=, and none for no tenant', async () => {
+    const contextId = `ctx-tenant-${randomUUID()}`;
+    const inTenant = await call(hub.endpoint, 'SendMessage', { tenant: 'tenant-a', message: userMessage('hello', { contextId }) });
+    const plain = await call(hub.endpoint, 'SendMessage', { message: userMessage('hello') });
+    const taskId = inTenant.task?.id ?? '';
+    const rows = (await snapshot(base, '?taskLimit=500')).tasks;
+    expect(rows.find((row) => row.id === taskId)?.tenant).toBe('tenant-a');
+    expect(rows.find((row) => row.id === plain.task?.id)).not.toHaveProperty('tenant');
+    expect(await taskOf(base, taskId)).toMatchObject({ id: taskId, serverId: 'default', tenant: 'tenant-a' });
+    expect(await taskOf(base, plain.task?.id ?? '')).not.toHaveProperty('tenant');
+    expect((await snapshot(base)).sessions).toContainEqual(expect.objectContaining({ contextId, serverId: 'default', tenant: 'tenant-a' }));
+    const view = await read(base, `/a2a/api/session?contextId=${contextId}&serverId=default&tenant=tenant-a`, 'SessionView');
+    expect(view).toMatchObject({ contextId, serverId: 'default', tenant: 'tenant-a', live: true, taskCount: 1 });
+    // Under no tenant, that contextId is a conversation that never took place.
+    expect((await readFailure(base, `/a2a/api/session?contextId=${contextId}&serverId=default`, 404)).message).toMatch(
+      /no session has context id/,
+    );
+  });
+
+  it('task.cancel cancels a task whatever its tenant; session.cancel and session.close reach the context under every tenant', async () => {
+    const asked = await call(hub.endpoint, 'SendMessage', { tenant: 'tenant-a', message: userMessage('hello\n::input-required') });
+    const taskId = asked.task?.id ?? '';
+    expect((await ok(base, { action: 'task.cancel', id: taskId })).state).toBe('TASK_STATE_CANCELED');
+    const contextId = `ctx-tenant-${randomUUID()}`;
+    const waiting = await Promise.all(
+      ['tenant-a', 'tenant-b'].map((tenant) =>
+        call(hub.endpoint, 'SendMessage', { tenant, message: userMessage('hello\n::input-required', { contextId }) }),
+      ),
+    );
+    expect((await ok(base, { action: 'session.cancel', id: contextId, serverId: 'default' })).message).toMatch(/canceled 2 active tasks/);
+    for (const answer of waiting) expect(await stateOf(base, answer.task?.id ?? '')).toBe('TASK_STATE_CANCELED');
+    expect((await ok(base, { action: 'session.close', id: contextId, serverId: 'default' })).message).toMatch(/released 2 live sessions/);
+    expect((await snapshot(base)).sessions.filter((session) => session.contextId === contextId)).toEqual([]);
   });
 });

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -180,6 +181,20 @@ describe('the relay preset', () => {
       relayTo: 'out-nope',
     });
     expect(unknown.message).toMatch(/out-nope/);
+  });
+
+  it('keeps one remote context per local conversation: a contextId under two tenants is two conversations', async () => {
+    const contextId = `ctx-relay-${randomUUID()}`;
+    const remoteContextOf = async (tenant: string): Promise<string | undefined> => {
+      const { task } = await call(relayEndpoint, 'SendMessage', { tenant, message: userMessage('hello', { contextId }) });
+      expect(task?.contextId).toBe(contextId);
+      return (await call(`${remote.url}/a2a/default`, 'ListTasks', { pageSize: 1 })).tasks[0]?.contextId;
+    };
+    const first = await remoteContextOf('tenant-a');
+    expect(await remoteContextOf('tenant-a')).toBe(first);
+    const other = await remoteContextOf('tenant-b');
+    expect(other).toBeDefined();
+    expect(other).not.toBe(first);
   });
 
   it('passes the conformance suite in cooperative mode in front of the echo agent', async () => {

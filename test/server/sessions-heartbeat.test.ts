@@ -5,7 +5,7 @@ import { call, stream, userMessage } from '../helpers/a2a-client.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
 
 describe('sessions', () => {
-  it('one live session per (instance, contextId), reused, and released when idle but never while a task runs', () => {
+  it('one live session per (instance, tenant, contextId), reused, and released when idle but never while a task runs', () => {
     let now = Date.parse('2026-01-01T00:00:00.000Z');
     const sessions = new SessionRegistry(60_000, () => new Date(now).toISOString());
     try {
@@ -13,15 +13,19 @@ describe('sessions', () => {
       first.values.set('turns', 1);
       expect(sessions.acquire('default', 'ctx-1')).toBe(first);
       expect(sessions.acquire('other', 'ctx-1')).not.toBe(first);
+      // The same contextId under a tenant is another conversation; no tenant and '' are one.
+      expect(sessions.acquire('default', 'ctx-1', 'tenant-a')).not.toBe(first);
+      expect(sessions.acquire('default', 'ctx-1', '')).toBe(first);
       const busy = sessions.acquire('default', 'ctx-2');
       busy.activeTasks += 1;
       now += 61_000;
-      expect(sessions.releaseIdle()).toBe(2);
+      expect(sessions.releaseIdle()).toBe(3);
       expect(sessions.get('default', 'ctx-1')).toBeUndefined();
       expect(sessions.get('default', 'ctx-2')).toBe(busy);
       expect(sessions.list()).toEqual([
         {
           instanceId: 'default',
+          tenant: '',
           contextId: 'ctx-2',
           createdAt: '2026-01-01T00:00:00.000Z',
           lastActiveAt: '2026-01-01T00:00:00.000Z',

@@ -54,6 +54,7 @@ describe('SQLite schema 3: integer task keys', () => {
       expect(store.findIdempotent('default', { messageId: 'm1' })).toEqual({ kind: 'task', taskId: 't-done' });
       expect(store.getContext('default', 'c-1')).toEqual({
         instanceId: 'default',
+        tenant: '',
         contextId: 'c-1',
         createdAt: '2026-01-01T00:00:00.000Z',
         lastActiveAt: '2026-01-01T00:00:03.000Z',
@@ -130,6 +131,29 @@ describe('SQLite schema 3: integer task keys', () => {
       expect(store.findIdempotent('default', { messageId: 'm-task', taskId: 't-2' })).toEqual({ kind: 'task', taskId: 't-2' });
       expect(store.findIdempotent('default', { messageId: 'm-task' })).toEqual({ kind: 'task', taskId: 't-1' });
       expect(store.findIdempotent('default', { messageId: 'm-other' })).toBeUndefined();
+    } finally {
+      store.close();
+    }
+  });
+
+  it('schema 9: what was stored before tenants is of no tenant, and a tenant sees none of it', () => {
+    const path = join(dir, 'v8.sqlite');
+    schemaTwoDatabase(path);
+    const db = new Database(path);
+    for (const sql of MIGRATIONS.slice(2, 8)) db.exec(sql);
+    db.pragma('user_version = 8');
+    db.close();
+    const store = SqliteTaskStore.open(path, { exclusive: true });
+    try {
+      expect(store.getTaskInfo('t-done')?.tenant).toBe('');
+      expect(store.getTask('default', 't-done')?.id).toBe('t-done');
+      expect(store.getTask('default', 't-done', { tenant: 'acme' })).toBeUndefined();
+      expect(store.listTasks('default', { pageSize: 10 }).totalSize).toBe(2);
+      expect(store.listTasks('default', { pageSize: 10, tenant: 'acme' }).totalSize).toBe(0);
+      expect(store.findIdempotent('default', { messageId: 'm1' })).toEqual({ kind: 'task', taskId: 't-done' });
+      expect(store.findIdempotent('default', { messageId: 'm1', tenant: 'acme' })).toBeUndefined();
+      expect(store.getContext('default', 'c-1')?.tenant).toBe('');
+      expect(store.getContext('default', 'c-1', 'acme')).toBeUndefined();
     } finally {
       store.close();
     }

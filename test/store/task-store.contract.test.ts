@@ -126,6 +126,25 @@ describe.each(IMPLEMENTATIONS)('$name', ({ open }) => {
       expect(store.getTaskInfo('no-such-task')).toBeUndefined();
     });
 
+    it('hides a task from every other tenant and from no tenant; no tenant and the empty tenant are one', () => {
+      store.createTask(newTask('task-a', { tenant: 'tenant-a' }));
+      store.createTask(newTask('task-none', { tenant: '' }));
+      store.createTask(newTask('task-unset'));
+      expect(store.getTask(INSTANCE, 'task-a', { tenant: 'tenant-a' })?.id).toBe('task-a');
+      expect(store.getTask(INSTANCE, 'task-a', { tenant: 'tenant-b' })).toBeUndefined();
+      expect(store.getTask(INSTANCE, 'task-a')).toBeUndefined();
+      expect(store.getTask(INSTANCE, 'task-a', { tenant: '' })).toBeUndefined();
+      // The tenant does not cross instances either.
+      expect(store.getTask(OTHER_INSTANCE, 'task-a', { tenant: 'tenant-a' })).toBeUndefined();
+      for (const id of ['task-none', 'task-unset']) {
+        expect(store.getTask(INSTANCE, id)?.id).toBe(id);
+        expect(store.getTask(INSTANCE, id, { tenant: '' })?.id).toBe(id);
+        expect(store.getTask(INSTANCE, id, { tenant: 'tenant-a' })).toBeUndefined();
+      }
+      expect(store.getTaskInfo('task-a')?.tenant).toBe('tenant-a');
+      expect(store.getTaskInfo('task-unset')?.tenant).toBe('');
+    });
+
     it('never emits empty metadata', () => {
       store.createTask(newTask('task-1', { metadata: {} }));
       store.createTask(newTask('task-2'));
@@ -144,6 +163,7 @@ describe.each(IMPLEMENTATIONS)('$name', ({ open }) => {
       expect(store.getTaskInfo('task-1')).toStrictEqual({
         id: 'task-1',
         instanceId: INSTANCE,
+        tenant: '',
         contextId: 'context-1',
         skill: 'echo',
         state: 'TASK_STATE_SUBMITTED',
@@ -427,6 +447,22 @@ describe.each(IMPLEMENTATIONS)('$name', ({ open }) => {
       expect(store.findIdempotent(INSTANCE, { messageId: 'm1', taskId: 'task-b' })).toBeUndefined();
       expect(store.findIdempotent(INSTANCE, { messageId: 'm2', taskId: 'task-a' })).toBeUndefined();
     });
+
+    it('keys a message by its tenant too: the same message under another tenant, or none, is another key', () => {
+      const tenants = [undefined, 'tenant-a', 'tenant-b'];
+      tenants.forEach((tenant, n) => {
+        expect(store.findIdempotent(INSTANCE, { messageId: 'm1', tenant }), String(tenant)).toBeUndefined();
+        store.recordIdempotent(INSTANCE, { messageId: 'm1', tenant }, { kind: 'task', taskId: `task-${n}` });
+      });
+      tenants.forEach((tenant, n) =>
+        expect(store.findIdempotent(INSTANCE, { messageId: 'm1', tenant })).toStrictEqual({ kind: 'task', taskId: `task-${n}` }),
+      );
+      expect(store.findIdempotent(INSTANCE, { messageId: 'm1', tenant: '' })).toStrictEqual({ kind: 'task', taskId: 'task-0' });
+      expect(() => store.recordIdempotent(INSTANCE, { messageId: 'm1', tenant: '' }, { kind: 'task', taskId: 'task-x' })).toThrow(
+        DuplicateKeyError,
+      );
+      expect(store.findIdempotent(OTHER_INSTANCE, { messageId: 'm1', tenant: 'tenant-a' })).toBeUndefined();
+    });
   });
 
   describe('contexts', () => {
@@ -435,6 +471,7 @@ describe.each(IMPLEMENTATIONS)('$name', ({ open }) => {
       store.touchContext(INSTANCE, 'context-1', at(1));
       expect(store.getContext(INSTANCE, 'context-1')).toStrictEqual({
         instanceId: INSTANCE,
+        tenant: '',
         contextId: 'context-1',
         createdAt: at(1),
         lastActiveAt: at(1),
@@ -442,11 +479,28 @@ describe.each(IMPLEMENTATIONS)('$name', ({ open }) => {
       store.touchContext(INSTANCE, 'context-1', at(7));
       expect(store.getContext(INSTANCE, 'context-1')).toStrictEqual({
         instanceId: INSTANCE,
+        tenant: '',
         contextId: 'context-1',
         createdAt: at(1),
         lastActiveAt: at(7),
       });
       expect(store.getContext(OTHER_INSTANCE, 'context-1')).toBeUndefined();
+    });
+
+    it('binds a contextId per tenant: under another tenant it is another conversation', () => {
+      store.touchContext(INSTANCE, 'context-1', at(1), 'tenant-a');
+      expect(store.getContext(INSTANCE, 'context-1', 'tenant-a')).toStrictEqual({
+        instanceId: INSTANCE,
+        tenant: 'tenant-a',
+        contextId: 'context-1',
+        createdAt: at(1),
+        lastActiveAt: at(1),
+      });
+      expect(store.getContext(INSTANCE, 'context-1')).toBeUndefined();
+      expect(store.getContext(INSTANCE, 'context-1', 'tenant-b')).toBeUndefined();
+      store.touchContext(INSTANCE, 'context-1', at(3));
+      expect(store.getContext(INSTANCE, 'context-1', '')?.createdAt).toBe(at(3));
+      expect(store.getContext(INSTANCE, 'context-1', 'tenant-a')?.lastActiveAt).toBe(at(1));
     });
   });
 
@@ -603,6 +657,20 @@ describe.each(IMPLEMENTATIONS)('$name', ({ open }) => {
       expect(store.listTasks('nobody', { pageSize: 10 })).toStrictEqual({ tasks: [], totalSize: 0, nextCursor: '' });
     });
 
+    it('lists only the tasks of the tenant asked about, and under no tenant only those of none', () => {
+      seed([1, 2, 3, 4], (n) => ({ tenant: ['tenant-a', '', 'tenant-b', 'tenant-a'][n] ?? '' }));
+      const inA = store.listTasks(INSTANCE, { pageSize: 10, tenant: 'tenant-a' });
+      expect(ids(inA)).toEqual(['task-03', 'task-00']);
+      expect(inA.totalSize).toBe(2);
+      expect(ids(store.listTasks(INSTANCE, { pageSize: 10, tenant: 'tenant-b' }))).toEqual(['task-02']);
+      expect(ids(store.listTasks(INSTANCE, { pageSize: 10 }))).toEqual(['task-01']);
+      expect(ids(store.listTasks(INSTANCE, { pageSize: 10, tenant: '' }))).toEqual(['task-01']);
+      expect(ids(store.listTasks(INSTANCE, { pageSize: 10, tenant: 'tenant-a', contextId: 'context-1' }))).toEqual(['task-03', 'task-00']);
+      expect(store.listTasks(OTHER_INSTANCE, { pageSize: 10, tenant: 'tenant-a' }).totalSize).toBe(0);
+      // A walk pages through its tenant's tasks only.
+      expect(walk(store, { pageSize: 1, tenant: 'tenant-a' }).flatMap(ids)).toEqual(['task-03', 'task-00']);
+    });
+
     it('orders by status timestamp, newest first, ties by task id descending', () => {
       seed([5, 9, 5, 1, 9]);
       expect(ids(store.listTasks(INSTANCE, { pageSize: 10 }))).toEqual(['task-04', 'task-01', 'task-02', 'task-00', 'task-03']);
@@ -717,12 +785,18 @@ describe.each(IMPLEMENTATIONS)('$name', ({ open }) => {
       expect(() => store.listTasks(OTHER_INSTANCE, { pageSize: 1, contextId: 'context-1', cursor: nextCursor })).toThrow(
         InvalidCursorError,
       );
+      // A cursor is valid only under the tenant it was issued for, and one of no tenant under no other.
+      expect(() => store.listTasks(INSTANCE, { pageSize: 1, contextId: 'context-1', tenant: 'tenant-a', cursor: nextCursor })).toThrow(
+        InvalidCursorError,
+      );
+      expect(ids(store.listTasks(INSTANCE, { pageSize: 1, contextId: 'context-1', tenant: '', cursor: nextCursor }))).toEqual(['task-01']);
     });
 
     it('visits every task that matched at the first page exactly once, whatever happens between pages', () => {
       const STATES: TaskState[] = ['TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING', 'TASK_STATE_COMPLETED'];
-      // Few distinct seconds and contexts, so that ties and filter churn are common.
+      // Few distinct seconds, contexts and tenants, so that ties and filter churn are common.
       const spec = fc.record({
+        tenant: fc.constantFrom('', 'ta'),
         context: fc.constantFrom('c0', 'c1'),
         state: fc.constantFrom(...STATES),
         second: fc.integer({ min: 0, max: 6 }),
@@ -739,13 +813,14 @@ describe.each(IMPLEMENTATIONS)('$name', ({ open }) => {
       );
       const filters = fc.record(
         {
+          tenant: fc.constantFrom('', 'ta'),
           contextId: fc.constantFrom('c0', 'c1'),
           state: fc.constantFrom(...STATES),
           statusTimestampAfter: fc.integer({ min: 0, max: 6 }).map(at),
         },
         { requiredKeys: [] },
       );
-      type Spec = { context: string; state: TaskState; second: number };
+      type Spec = { tenant: string; context: string; state: TaskState; second: number };
 
       fc.assert(
         fc.property(
@@ -759,12 +834,13 @@ describe.each(IMPLEMENTATIONS)('$name', ({ open }) => {
               const model = new Map<string, Spec>();
               const create = (task: Spec): void => {
                 const id = `t${model.size}`;
-                walker.createTask(newTask(id, { contextId: task.context, status: status(task.state, task.second) }));
+                walker.createTask(newTask(id, { tenant: task.tenant, contextId: task.context, status: status(task.state, task.second) }));
                 model.set(id, task);
               };
               initial.forEach(create);
               const then = new Map(model);
               const matching = [...then]
+                .filter(([, task]) => (filter.tenant ?? '') === task.tenant)
                 .filter(([, task]) => (filter.contextId ?? task.context) === task.context && (filter.state ?? task.state) === task.state)
                 .filter(([, task]) => filter.statusTimestampAfter === undefined || at(task.second) >= filter.statusTimestampAfter)
                 .map(([id]) => id);
@@ -821,6 +897,7 @@ describe('SqliteTaskStore on disk', () => {
     const first = SqliteTaskStore.open(path);
     first.createTask(newTask('task-1', { metadata: { m: [1] } }));
     first.createTask(newTask('task-2', { status: status('TASK_STATE_WORKING', 3) }));
+    first.createTask(newTask('task-t', { tenant: 'tenant-a' }));
     first.setStatus('task-1', status('TASK_STATE_INPUT_REQUIRED', 4));
     first.appendMessage('task-1', message('second'));
     first.putArtifact('task-1', artifact('a', ['1'], { name: 'n' }), false);
@@ -828,16 +905,25 @@ describe('SqliteTaskStore on disk', () => {
     for (let n = 1; n <= 3; n++) first.appendEvent('task-1', frame(n));
     first.recordIdempotent(INSTANCE, { messageId: 'm1' }, { kind: 'task', taskId: 'task-1' });
     first.recordIdempotent(INSTANCE, { messageId: 'm2' }, { kind: 'message', message: message('reply', 'ROLE_AGENT') });
+    first.recordIdempotent(INSTANCE, { messageId: 'm1', tenant: 'tenant-a' }, { kind: 'task', taskId: 'task-t' });
     first.touchContext(INSTANCE, 'context-1', at(2));
+    first.touchContext(INSTANCE, 'context-1', at(3), 'tenant-a');
     first.saveInstance({ id: INSTANCE, config: { skills: ['echo'] } });
     first.setMeta('setup', 'done');
     const snapshot = (store: TaskStore) => ({
       task: store.getTask(INSTANCE, 'task-1'),
       info: store.getTaskInfo('task-2'),
       list: store.listTasks(INSTANCE, { pageSize: 10 }),
+      tenantList: store.listTasks(INSTANCE, { pageSize: 10, tenant: 'tenant-a' }),
+      tenantInfo: store.getTaskInfo('task-t'),
       events: store.eventsAfter('task-1', 0),
-      idempotent: [store.findIdempotent(INSTANCE, { messageId: 'm1' }), store.findIdempotent(INSTANCE, { messageId: 'm2' })],
+      idempotent: [
+        store.findIdempotent(INSTANCE, { messageId: 'm1' }),
+        store.findIdempotent(INSTANCE, { messageId: 'm2' }),
+        store.findIdempotent(INSTANCE, { messageId: 'm1', tenant: 'tenant-a' }),
+      ],
       context: store.getContext(INSTANCE, 'context-1'),
+      tenantContext: store.getContext(INSTANCE, 'context-1', 'tenant-a'),
       instances: store.loadInstances(),
       meta: store.getMeta('setup'),
     });
@@ -847,8 +933,11 @@ describe('SqliteTaskStore on disk', () => {
     const reopened = SqliteTaskStore.open(path);
     try {
       expect(snapshot(reopened)).toStrictEqual(before);
+      expect(before.tenantList.tasks.map((task) => task.id)).toEqual(['task-t']);
+      expect(before.tenantInfo?.tenant).toBe('tenant-a');
       expect(reopened.appendEvent('task-1', frame(4))).toBe(4);
-      expect(reopened.settleUnfinished(() => status('TASK_STATE_FAILED', 9))).toEqual(['task-2']);
+      // Settling after a crash is for every tenant's tasks.
+      expect(reopened.settleUnfinished(() => status('TASK_STATE_FAILED', 9))).toEqual(['task-2', 'task-t']);
     } finally {
       reopened.close();
     }

@@ -9,6 +9,7 @@ import { monotonicClock } from '../../src/tasks/frames.js';
 import { SessionRegistry } from '../../src/tasks/sessions.js';
 import { TaskChannels } from '../../src/tasks/task-channels.js';
 import { TaskRuntime, type RuntimeInstance } from '../../src/tasks/task-runtime.js';
+import type { ToolProvider } from '../../src/tasks/tool-provider.js';
 
 const stores: { name: string; open: () => TaskStore }[] = [
   { name: 'MemoryTaskStore', open: () => new MemoryTaskStore() },
@@ -151,5 +152,46 @@ describe('monotonicClock', () => {
     expect(now()).toBe(first);
     wall += 10;
     expect(now()).toBe('2026-01-01T00:00:00.012Z');
+  });
+});
+
+describe('TaskRuntime under tenants', () => {
+  it("gives each (tenant, contextId) its own session and tool caller, and tells the executor the task's tenant", async () => {
+    const callers: string[] = [];
+    const seen: { tenant: string; values: Map<string, unknown> }[] = [];
+    const tools: ToolProvider = {
+      list: () => [],
+      call: (_name, _args, options) => {
+        callers.push(options.callerId);
+        return Promise.resolve({ text: 'ok', state: 'TASK_STATE_COMPLETED' });
+      },
+    };
+    const executor: AgentExecutor = {
+      async execute(request, events) {
+        seen.push({ tenant: request.tenant, values: request.session.values });
+        await request.tools.call('tool', { prompt: 'p' });
+        events.complete();
+      },
+    };
+    const store = new MemoryTaskStore();
+    const sessions = new SessionRegistry(60_000, monotonicClock());
+    const runtime = new TaskRuntime({ store, channels: new TaskChannels(), sessions, now: monotonicClock(), tools });
+    cleanups.push(() => {
+      sessions.close();
+      runtime.close();
+      store.close();
+    });
+    const instance: RuntimeInstance = { id: 'agent', executor, skills: ['chat'], defaultSkill: 'chat' };
+    for (const [n, tenant] of [undefined, 'acme', '', 'acme'].entries()) {
+      const message = { messageId: `m-${n}`, contextId: 'ctx', role: 'ROLE_USER' as const, parts: [{ text: 'hi' }] };
+      const outcome = await runtime.send(instance, { ...(tenant === undefined ? {} : { tenant }), message });
+      if (outcome.kind === 'task') await runtime.settled(outcome.taskId);
+    }
+    expect(seen.map((run) => run.tenant)).toEqual(['', 'acme', '', 'acme']);
+    // No tenant and '' share a conversation; acme's is another, reused by its second message.
+    expect(seen[2]?.values).toBe(seen[0]?.values);
+    expect(seen[3]?.values).toBe(seen[1]?.values);
+    expect(seen[1]?.values).not.toBe(seen[0]?.values);
+    expect(callers).toEqual(['agent/ctx', '["agent","acme","ctx"]', 'agent/ctx', '["agent","acme","ctx"]']);
   });
 });

@@ -1,0 +1,321 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { ERRORS } from '../../generated/a2a/1.0/errors.js';
+import type { MethodName, MethodTypes } from '../../generated/a2a/1.0/methods.js';
+import type { Task } from '../../generated/a2a/1.0/types.js';
+import { PresetRegistry, type AgentExecutor } from '../../src/index.js';
+import type { InboundAgent, RestTarget } from '../../src/server/hosted-agent.js';
+import { rpc, stream, userMessage } from '../helpers/a2a-client.js';
+import { badRequestOf, errorInfoOf, expectNamedError, type ErrorName } from '../helpers/errors.js';
+import { startTestHub, type TestHub } from '../helpers/hub.js';
+
+/**
+ * Tenants over the wire. The cases are written against `TenantBinding`, which only JSON-RPC
+ * implements today: each case is meant to become a row of the shared two-binding table
+ * (test/server/bindings.case.ts), where HTTP+JSON puts the tenant in the `/{tenant}/` prefix.
+ */
+
+type Params<M extends MethodName> = Omit<MethodTypes[M]['params'], 'tenant'>;
+
+/** An error as both bindings carry it: the ErrorInfo reason and metadata, the message, the violated fields. */
+interface WireError {
+  readonly reason: string;
+  readonly message: string;
+  readonly metadata: Record<string, string | undefined>;
+  readonly violations: readonly { readonly field: string; readonly description: string }[];
+}
+
+type Outcome<M extends MethodName> =
+  { readonly ok: true; readonly result: MethodTypes[M]['result'] } | { readonly ok: false; readonly error: WireError };
+
+interface TenantBinding {
+  /** Calls `method` under `tenant` (undefined: the request names none). */
+  call<M extends MethodName>(
+    tenant: string | undefined,
+    method: M,
+    params: Params<M>,
+    headers?: Record<string, string>,
+  ): Promise<Outcome<M>>;
+}
+
+function jsonRpcBinding(url: () => string): TenantBinding {
+  return {
+    async call(tenant, method, params, headers = {}) {
+      const response = await rpc(url(), method, tenant === undefined ? params : { ...params, tenant }, { headers });
+      const error = response.body.error;
+      if (error === undefined) return { ok: true, result: response.body.result as never };
+      const info = errorInfoOf(error.data);
+      const violations = (error.data ?? []).length > 1 ? badRequestOf(error.data).fieldViolations : [];
+      return { ok: false, error: { reason: info.reason, message: error.message, metadata: info.metadata ?? {}, violations } };
+    },
+  };
+}
+
+function expectError(outcome: Outcome<MethodName>, name: ErrorName): WireError {
+  expect(outcome.ok, `expected ${name}`).toBe(false);
+  const error = (outcome as { error: WireError }).error;
+  expect(error.reason).toBe(ERRORS[name].reason);
+  return error;
+}
+
+function resultOf<M extends MethodName>(outcome: Outcome<M>): MethodTypes[M]['result'] {
+  expect(outcome.ok ? undefined : outcome.error, 'expected a result').toBeUndefined();
+  return (outcome as { result: MethodTypes[M]['result'] }).result;
+}
+
+async function taskUnder(
+  binding: TenantBinding,
+  tenant: string | undefined,
+  text: string,
+  extra: Record<string, unknown> = {},
+): Promise<Task> {
+  const result = resultOf(await binding.call(tenant, 'SendMessage', { message: userMessage(text, extra) }));
+  expect(result.task).toBeDefined();
+  return result.task as Task;
+}
+
+/** The error an id that never existed gets, with the id replaced by `asId`: what a hidden task must get too. */
+async function neverExisted(
+  binding: TenantBinding,
+  tenant: string | undefined,
+  method: 'GetTask' | 'CancelTask' | 'SubscribeToTask',
+  asId: string,
+): Promise<WireError> {
+  const unknown = `never-${randomUUID()}`;
+  const error = expectError(await binding.call(tenant, method, { id: unknown }), 'TaskNotFoundError');
+  return JSON.parse(JSON.stringify(error).replaceAll(unknown, asId)) as WireError;
+}
+
+/** Answers with the ids of the tasks its message references, as the executor was handed them. */
+const references: AgentExecutor = {
+  execute(request, events) {
+    events.complete(JSON.stringify(request.referenceTasks.map((task) => task.id)));
+    return Promise.resolve();
+  },
+};
+
+let hub: TestHub;
+let referencesUrl: string;
+beforeAll(async () => {
+  const presets = new PresetRegistry();
+  presets.register({
+    id: 'references',
+    name: 'References',
+    description: 'Names the tasks it was handed.',
+    executor: references,
+    skills: [{ id: 'chat', name: 'chat', description: 'Names referenced tasks.', tags: ['test'] }],
+    inputModes: ['text/plain'],
+    outputModes: ['text/plain'],
+    extensions: [],
+  });
+  hub = await startTestHub({ presets });
+  const instance = hub.inbounds.create({ name: 'references', description: 'names references', version: '1.0.0', preset: 'references' });
+  referencesUrl = `${hub.url}${instance.endpointPath}`;
+});
+afterAll(async () => {
+  await hub.dispose();
+});
+
+/** The bindings the cases run over, each given the endpoint it is to call (known once the hub runs). */
+const BINDINGS: readonly { readonly name: string; readonly at: (url: () => string) => TenantBinding }[] = [
+  { name: 'JSON-RPC', at: jsonRpcBinding },
+];
+
+describe.each(BINDINGS)('tenants over $name', ({ at }) => {
+  const binding = at(() => hub.endpoint);
+
+  it("a task of tenant a is found under a, and under b, no tenant and '' is an id that never existed", async () => {
+    const task = await taskUnder(binding, 'tenant-a', 'hello\n::input-required');
+    expect(resultOf(await binding.call('tenant-a', 'GetTask', { id: task.id })).id).toBe(task.id);
+    for (const other of ['tenant-b', undefined, '']) {
+      for (const method of ['GetTask', 'CancelTask', 'SubscribeToTask'] as const) {
+        const error = expectError(await binding.call(other, method, { id: task.id }), 'TaskNotFoundError');
+        expect(error, `${method} under ${String(other)}`).toEqual(await neverExisted(binding, other, method, task.id));
+      }
+    }
+    // Nothing above touched it: still waiting for input under its own tenant.
+    expect(resultOf(await binding.call('tenant-a', 'GetTask', { id: task.id })).status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+  });
+
+  it('no tenant and the empty tenant are one: a task made under either is found under the other, and under no tenant name', async () => {
+    const none = await taskUnder(binding, undefined, 'hello');
+    const empty = await taskUnder(binding, '', 'hello');
+    expect(resultOf(await binding.call('', 'GetTask', { id: none.id })).id).toBe(none.id);
+    expect(resultOf(await binding.call(undefined, 'GetTask', { id: empty.id })).id).toBe(empty.id);
+    expectError(await binding.call('tenant-a', 'GetTask', { id: none.id }), 'TaskNotFoundError');
+  });
+
+  it('continues a task by taskId only under its own tenant', async () => {
+    const task = await taskUnder(binding, 'tenant-a', 'hello\n::input-required');
+    const elsewhere = await binding.call('tenant-b', 'SendMessage', { message: userMessage('answer', { taskId: task.id }) });
+    expectError(elsewhere, 'TaskNotFoundError');
+    expectError(await binding.call(undefined, 'SendMessage', { message: userMessage('answer', { taskId: task.id }) }), 'TaskNotFoundError');
+    const continued = resultOf(await binding.call('tenant-a', 'SendMessage', { message: userMessage('answer', { taskId: task.id }) }));
+    expect(continued.task?.id).toBe(task.id);
+    expect(continued.task?.status.state).toBe('TASK_STATE_COMPLETED');
+  });
+
+  it('cancels a task only under its own tenant', async () => {
+    const task = await taskUnder(binding, 'tenant-a', 'hello\n::input-required');
+    expectError(await binding.call('tenant-b', 'CancelTask', { id: task.id }), 'TaskNotFoundError');
+    expect(resultOf(await binding.call('tenant-a', 'CancelTask', { id: task.id })).status.state).toBe('TASK_STATE_CANCELED');
+  });
+
+  it('lists only the tasks of the tenant asked about; a page token is good for that tenant only', async () => {
+    const contextId = `ctx-${randomUUID()}`;
+    const a1 = await taskUnder(binding, 'tenant-a', 'one', { contextId });
+    const a2 = await taskUnder(binding, 'tenant-a', 'two', { contextId });
+    const b1 = await taskUnder(binding, 'tenant-b', 'three', { contextId });
+    const inA = resultOf(await binding.call('tenant-a', 'ListTasks', { contextId }));
+    expect(inA.tasks.map((task) => task.id).sort()).toEqual([a1.id, a2.id].sort());
+    expect(inA.totalSize).toBe(2);
+    expect(resultOf(await binding.call('tenant-b', 'ListTasks', { contextId })).tasks.map((task) => task.id)).toEqual([b1.id]);
+    expect(resultOf(await binding.call(undefined, 'ListTasks', { contextId })).totalSize).toBe(0);
+    const first = resultOf(await binding.call('tenant-a', 'ListTasks', { contextId, pageSize: 1 }));
+    expect(first.nextPageToken).not.toBe('');
+    const next = resultOf(await binding.call('tenant-a', 'ListTasks', { contextId, pageSize: 1, pageToken: first.nextPageToken }));
+    expect([...first.tasks, ...next.tasks].map((task) => task.id).sort()).toEqual([a1.id, a2.id].sort());
+    const replayed = expectError(
+      await binding.call('tenant-b', 'ListTasks', { contextId, pageSize: 1, pageToken: first.nextPageToken }),
+      'InvalidParamsError',
+    );
+    expect(replayed.violations.map((violation) => violation.field)).toEqual(['params.pageToken']);
+  });
+
+  it('a contextId reused under another tenant is another conversation, and joins none of the first', async () => {
+    const contextId = `ctx-${randomUUID()}`;
+    const inA = await taskUnder(binding, 'tenant-a', 'hello', { contextId });
+    const inB = await taskUnder(binding, 'tenant-b', 'hello', { contextId });
+    expect(inB.contextId).toBe(contextId);
+    expect(inA.contextId).toBe(contextId);
+    expect(resultOf(await binding.call('tenant-b', 'ListTasks', { contextId })).tasks.map((task) => task.id)).toEqual([inB.id]);
+    const [sessionA, sessionB] = ['tenant-a', 'tenant-b'].map((tenant) => hub.sessions.get('default', contextId, tenant));
+    expect(sessionA?.tenant).toBe('tenant-a');
+    expect(sessionB?.tenant).toBe('tenant-b');
+    expect(hub.sessions.get('default', contextId)).toBeUndefined();
+    expect(hub.store.getContext('default', contextId, 'tenant-a')?.contextId).toBe(contextId);
+    expect(hub.store.getContext('default', contextId)).toBeUndefined();
+  });
+
+  it('answers a resent message under its tenant with the first task; the same messageId under another tenant is a new message', async () => {
+    const message = userMessage('hello');
+    const first = resultOf(await binding.call('tenant-a', 'SendMessage', { message })).task;
+    const resent = resultOf(await binding.call('tenant-a', 'SendMessage', { message })).task;
+    const other = resultOf(await binding.call('tenant-b', 'SendMessage', { message })).task;
+    const none = resultOf(await binding.call(undefined, 'SendMessage', { message })).task;
+    expect(resent?.id).toBe(first?.id);
+    expect(new Set([first?.id, other?.id, none?.id]).size).toBe(3);
+  });
+});
+
+describe.each(BINDINGS)('referenceTaskIds over $name', ({ at }) => {
+  it("hand the executor the referenced tasks of the message's own tenant only; another tenant's read as unknown", async () => {
+    const binding = at(() => referencesUrl);
+    const inA = await taskUnder(binding, 'tenant-a', 'first');
+    const alsoInA = await taskUnder(binding, 'tenant-a', 'second');
+    const inB = await taskUnder(binding, 'tenant-b', 'third');
+    const referencing = (tenant: string | undefined) =>
+      taskUnder(binding, tenant, 'which?', { referenceTaskIds: [inB.id, inA.id, 'never-existed', alsoInA.id] });
+    const seen = async (tenant: string | undefined) =>
+      JSON.parse((await referencing(tenant)).status.message?.parts[0]?.text ?? '') as unknown;
+    expect(await seen('tenant-a')).toEqual([inA.id, alsoInA.id]);
+    expect(await seen('tenant-b')).toEqual([inB.id]);
+    expect(await seen(undefined)).toEqual([]);
+  });
+});
+
+describe.each(BINDINGS)('an agent that names the tenants it serves, over $name', ({ at }) => {
+  const served = ['acme', 'globex'];
+  const binding = at(() => hub.endpoint);
+
+  beforeAll(() => {
+    // Until the instance configuration carries `tenants` (the inbound-paths work), the directory's answer is given them here.
+    const directory = hub.inbounds;
+    const withTenants = (agent: InboundAgent): InboundAgent => (agent.id === 'default' ? { ...agent, tenants: served } : agent);
+    const byJsonRpcPath = directory.byJsonRpcPath.bind(directory);
+    const byRestPath = directory.byRestPath.bind(directory);
+    vi.spyOn(directory, 'byJsonRpcPath').mockImplementation((path: string): InboundAgent | undefined => {
+      const agent = byJsonRpcPath(path);
+      return agent === undefined ? agent : withTenants(agent);
+    });
+    vi.spyOn(directory, 'byRestPath').mockImplementation((path: string): RestTarget | undefined => {
+      const target = byRestPath(path);
+      return target === undefined || !('agent' in target) ? target : { ...target, agent: withTenants(target.agent) };
+    });
+  });
+  afterAll(() => {
+    vi.restoreAllMocks();
+  });
+
+  it('refuses any other tenant, and a request under none, with InvalidParams naming params.tenant and the tenants it serves', async () => {
+    for (const tenant of ['initech', undefined, '']) {
+      for (const [method, params] of [
+        ['ListTasks', {}],
+        ['GetTask', { id: 'any' }],
+        ['SendMessage', { message: userMessage('hello') }],
+      ] as const) {
+        const error = expectError(await binding.call(tenant, method, params), 'InvalidParamsError');
+        expect(error.violations, `${method} under ${String(tenant)}`).toEqual([
+          { field: 'params.tenant', description: 'must be one of "acme", "globex"', reason: 'INVALID_VALUE' },
+        ]);
+        expect(error.message).toContain('"acme", "globex"');
+      }
+    }
+  });
+
+  it('serves the tenants it names', async () => {
+    const task = await taskUnder(binding, 'acme', 'hello');
+    expect(resultOf(await binding.call('acme', 'GetTask', { id: task.id })).id).toBe(task.id);
+    expectError(await binding.call('globex', 'GetTask', { id: task.id }), 'TaskNotFoundError');
+  });
+});
+
+describe('tenants over JSON-RPC streams', () => {
+  it('resumes a stream (Last-Event-ID) only under the tenant of its task', async () => {
+    const started = await stream(hub.endpoint, 'SendStreamingMessage', {
+      tenant: 'tenant-a',
+      message: userMessage('hello\n::input-required'),
+    });
+    const taskId = started.events[0]?.frame.task?.id ?? '';
+    expect(taskId).not.toBe('');
+    const elsewhere = await rpc(hub.endpoint, 'SubscribeToTask', { tenant: 'tenant-b', id: taskId }, { headers: { 'last-event-id': '1' } });
+    expectNamedError(elsewhere.body.error, 'TaskNotFoundError');
+    const resumed = await stream(
+      hub.endpoint,
+      'SubscribeToTask',
+      { tenant: 'tenant-a', id: taskId },
+      { headers: { 'last-event-id': '1' } },
+    );
+    expect(resumed.events[0]?.frame.task?.id).toBe(taskId);
+  });
+});
+
+describe('a restart', () => {
+  it('keeps each task under its tenant', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'a2a-hub-tenants-'));
+    try {
+      const first = await startTestHub({ dataDir });
+      const task = await taskUnder(
+        jsonRpcBinding(() => first.endpoint),
+        'tenant-a',
+        'hello\n::input-required',
+      );
+      await first.close();
+      const second = await startTestHub({ dataDir });
+      try {
+        const binding = jsonRpcBinding(() => second.endpoint);
+        expect(resultOf(await binding.call('tenant-a', 'GetTask', { id: task.id })).status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+        expectError(await binding.call(undefined, 'GetTask', { id: task.id }), 'TaskNotFoundError');
+        const listed = resultOf(await binding.call('tenant-a', 'ListTasks', { contextId: task.contextId }));
+        expect(listed.tasks.map((listedTask) => listedTask.id)).toEqual([task.id]);
+      } finally {
+        await second.close();
+      }
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
