@@ -5,9 +5,9 @@ import { a2aError } from '../protocol/a2a-error.js';
 import { belongsTo, cardCandidates, looksLikeCard, noCardFound, notTheAgentAsked, type CardMiss } from '../protocol/card-location.js';
 import { errorInfoMetadata, registeredErrorOf } from '../protocol/error-info.js';
 import { describeError } from '../support/describe-error.js';
-import { isRecord } from '../support/records.js';
 import { conforming } from './answer-validation.js';
 import { HttpTransport } from './http-transport.js';
+import { readRestStatus } from './rest-error.js';
 import { DEFAULT_TIMEOUT_MS, requestHeaders, type RequestOptions } from './request-options.js';
 import { A2ATransportError } from './transport-error.js';
 import { UrlPolicyError } from './url-policy.js';
@@ -131,26 +131,13 @@ async function readCard(url: string, options: RequestOptions, transport: HttpTra
  * AgentUnavailableError) with the agent's message, else a transport error with the status.
  */
 function serverError(cardUrl: string, status: number, text: string): Error {
-  const error = readRestError(text);
+  const error = readRestStatus(text);
   const prefix = `the agent card at ${cardUrl} answered HTTP ${status}`;
   if (error === undefined) return new A2ATransportError(prefix, { status });
   const name = registeredErrorOf(error.details, (definition) => definition.httpStatus === status);
   const message = `${prefix}: ${error.message}`;
   if (name === undefined) return new A2ATransportError(message, { status });
   return a2aError(name, message, { metadata: errorInfoMetadata(error.details) });
-}
-
-/** The `error` member of an HTTP+JSON error body (spec §11.6), if `text` is one. */
-function readRestError(text: string): { readonly message: string; readonly details: unknown } | undefined {
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  const error = isRecord(body) ? body['error'] : undefined;
-  if (!isRecord(error) || typeof error['message'] !== 'string') return undefined;
-  return { message: error['message'], details: error['details'] };
 }
 
 const UNAUTHENTICATED_STATUS = ERRORS.UnauthenticatedError.httpStatus;
