@@ -17,6 +17,7 @@ import { A2ATransportError } from './transport-error.js';
 /** The JSON-RPC 2.0 binding (spec §9): every call a POST of one envelope to the card's endpoint. */
 export class JsonRpcBinding implements ClientBinding {
   readonly endpoint: string;
+  readonly protocolBinding = 'JSONRPC';
   private readonly context: HttpBindingContext;
   private nextId = 1;
 

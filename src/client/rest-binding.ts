@@ -23,6 +23,7 @@ import { A2ATransportError } from './transport-error.js';
  */
 export class RestBinding implements ClientBinding {
   readonly endpoint: string;
+  readonly protocolBinding = 'HTTP+JSON';
   /** The interface's tenant (AgentInterface.tenant), used when a request names none. */
   readonly tenant: string | undefined;
   private readonly context: HttpBindingContext;
