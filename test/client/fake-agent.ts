@@ -37,7 +37,7 @@ export async function fakeAgent(handler: RpcHandler): Promise<FakeAgent> {
 /** One request to the fake HTTP+JSON agent, below its interface URL. */
 export interface RestCall {
   readonly verb: string;
-  /** The path below the interface URL, still percent-encoded, without the query. */
+  /** The path below the interface URL (any other path as it is), still percent-encoded, without the query. */
   readonly path: string;
   readonly query: URLSearchParams;
   /** The parsed body, undefined when there was none. */
@@ -72,7 +72,7 @@ export async function fakeRestAgent(
       const url = new URL(req.url ?? '/', 'http://fake');
       const call: RestCall = {
         verb: req.method ?? '',
-        path: (req.url ?? '/').split('?')[0]?.slice(FAKE_REST_PATH.length) ?? '',
+        path: url.pathname.startsWith(`${FAKE_REST_PATH}/`) ? url.pathname.slice(FAKE_REST_PATH.length) : url.pathname,
         query: url.searchParams,
         body: body === '' ? undefined : (JSON.parse(body) as unknown),
         headers: req.headers,
