@@ -13,6 +13,7 @@ export interface Validator<V> {
 export declare const validateControlAction: Validator<T.ControlAction>;
 export declare const validateEndpointPath: Validator<T.EndpointPath>;
 export declare const validateTimeoutMs: Validator<T.TimeoutMs>;
+export declare const validatePollIntervalMs: Validator<T.PollIntervalMs>;
 export declare const validateSkillOverride: Validator<T.SkillOverride>;
 export declare const validateSkillOverrides: Validator<T.SkillOverrides>;
 export declare const validateInboundCreateAction: Validator<T.InboundCreateAction>;
@@ -73,6 +74,7 @@ export declare const validators: {
   readonly ControlAction: Validator<T.ControlAction>;
   readonly EndpointPath: Validator<T.EndpointPath>;
   readonly TimeoutMs: Validator<T.TimeoutMs>;
+  readonly PollIntervalMs: Validator<T.PollIntervalMs>;
   readonly SkillOverride: Validator<T.SkillOverride>;
   readonly SkillOverrides: Validator<T.SkillOverrides>;
   readonly InboundCreateAction: Validator<T.InboundCreateAction>;

@@ -6,21 +6,21 @@ import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 export const validateControlAction = validate21;
 const schema32 = {"title":"ControlAction","description":"Any control action: the union of the 19 action bodies, selected by the `action` tag (ajv `discriminator` option). An unknown or missing tag is rejected with 400 and one violation naming the known actions.","type":"object","discriminator":{"propertyName":"action"},"properties":{"action":{"description":"The action name; each value selects exactly one branch below.","type":"string"}},"required":["action"],"oneOf":[{"$ref":"#/$defs/InboundCreateAction"},{"$ref":"#/$defs/InboundUpdateAction"},{"$ref":"#/$defs/InboundRemoveAction"},{"$ref":"#/$defs/InboundEnableAction"},{"$ref":"#/$defs/InboundDisableAction"},{"$ref":"#/$defs/InboundSetAuthAction"},{"$ref":"#/$defs/InboundSendTestAction"},{"$ref":"#/$defs/InboundCloseAction"},{"$ref":"#/$defs/OutboundCreateAction"},{"$ref":"#/$defs/OutboundUpdateAction"},{"$ref":"#/$defs/OutboundRemoveAction"},{"$ref":"#/$defs/OutboundEnableAction"},{"$ref":"#/$defs/OutboundDisableAction"},{"$ref":"#/$defs/OutboundRefreshAction"},{"$ref":"#/$defs/OutboundSetAuthAction"},{"$ref":"#/$defs/OutboundDiscoverAction"},{"$ref":"#/$defs/TaskCancelAction"},{"$ref":"#/$defs/SessionCancelAction"},{"$ref":"#/$defs/SessionCloseAction"}]};
-const schema43 = {"title":"InboundRemoveAction","description":"inbound.remove: unregisters and deletes an inbound instance.","type":"object","properties":{"action":{"description":"The action tag.","const":"inbound.remove"},"id":{"description":"Inbound instance id.","type":"string","minLength":1}},"required":["action","id"],"additionalProperties":false};
-const schema44 = {"title":"InboundEnableAction","description":"inbound.enable: registers the instance's endpoint and card routes.","type":"object","properties":{"action":{"description":"The action tag.","const":"inbound.enable"},"id":{"description":"Inbound instance id.","type":"string","minLength":1}},"required":["action","id"],"additionalProperties":false};
-const schema45 = {"title":"InboundDisableAction","description":"inbound.disable: unregisters the instance's endpoint and card routes; the instance is kept.","type":"object","properties":{"action":{"description":"The action tag.","const":"inbound.disable"},"id":{"description":"Inbound instance id.","type":"string","minLength":1}},"required":["action","id"],"additionalProperties":false};
-const schema46 = {"title":"InboundSetAuthAction","description":"inbound.setAuth: sets or clears the bearer token the instance's endpoint requires.","type":"object","properties":{"action":{"description":"The action tag.","const":"inbound.setAuth"},"id":{"description":"Inbound instance id.","type":"string","minLength":1},"token":{"description":"The new bearer token; omitted or empty clears it (no Authorization header required). Never echoed back.","type":"string"}},"required":["action","id"],"additionalProperties":false};
-const schema47 = {"title":"InboundSendTestAction","description":"inbound.sendTest: sends a test message to the instance's own executor and waits for the task to settle. Success carries taskId and the final state.","type":"object","properties":{"action":{"description":"The action tag.","const":"inbound.sendTest"},"id":{"description":"Inbound instance id.","type":"string","minLength":1},"text":{"description":"Text of the test message.","type":"string","minLength":1},"contextId":{"description":"Context to continue; omitted starts a new one.","type":"string"},"skill":{"description":"Advertised skill id to select (message metadata.skill); default chat.","type":"string"}},"required":["action","id","text"],"additionalProperties":false};
-const schema48 = {"title":"InboundCloseAction","description":"inbound.close: closes the connection and open streams of one connected peer (snapshot peers[].id). Its tasks keep running.","type":"object","properties":{"action":{"description":"The action tag.","const":"inbound.close"},"id":{"description":"Peer id.","type":"string","minLength":1}},"required":["action","id"],"additionalProperties":false};
-const schema49 = {"title":"OutboundRemoveAction","description":"outbound.remove: disconnects and deletes an outbound connection and its tools.","type":"object","properties":{"action":{"description":"The action tag.","const":"outbound.remove"},"id":{"description":"Outbound connection id.","type":"string","minLength":1}},"required":["action","id"],"additionalProperties":false};
-const schema50 = {"title":"OutboundEnableAction","description":"outbound.enable: enables the connection and connects (fetches the card, registers the tools).","type":"object","properties":{"action":{"description":"The action tag.","const":"outbound.enable"},"id":{"description":"Outbound connection id.","type":"string","minLength":1}},"required":["action","id"],"additionalProperties":false};
-const schema51 = {"title":"OutboundDisableAction","description":"outbound.disable: disconnects and unregisters the connection's tools; the connection is kept (state disabled).","type":"object","properties":{"action":{"description":"The action tag.","const":"outbound.disable"},"id":{"description":"Outbound connection id.","type":"string","minLength":1}},"required":["action","id"],"additionalProperties":false};
-const schema52 = {"title":"OutboundRefreshAction","description":"outbound.refresh: re-fetches the remote card and rebuilds the connection's tools.","type":"object","properties":{"action":{"description":"The action tag.","const":"outbound.refresh"},"id":{"description":"Outbound connection id.","type":"string","minLength":1}},"required":["action","id"],"additionalProperties":false};
-const schema53 = {"title":"OutboundSetAuthAction","description":"outbound.setAuth: sets or clears the bearer token sent to the remote agent.","type":"object","properties":{"action":{"description":"The action tag.","const":"outbound.setAuth"},"id":{"description":"Outbound connection id.","type":"string","minLength":1},"token":{"description":"The new bearer token; omitted or empty clears it. Never echoed back.","type":"string"}},"required":["action","id"],"additionalProperties":false};
-const schema54 = {"title":"OutboundDiscoverAction","description":"outbound.discover: fetches and checks a remote AgentCard without creating a connection. Success carries a DiscoverPreview.","type":"object","properties":{"action":{"description":"The action tag.","const":"outbound.discover"},"agentCardUrl":{"description":"URL of the remote AgentCard.","type":"string","minLength":1,"format":"uri"},"token":{"description":"Bearer token sent with the card request (for an extended or protected card). Not stored.","type":"string"}},"required":["action","agentCardUrl"],"additionalProperties":false};
-const schema55 = {"title":"TaskCancelAction","description":"task.cancel: aborts a task and marks it TASK_STATE_CANCELED.","type":"object","properties":{"action":{"description":"The action tag.","const":"task.cancel"},"id":{"description":"Task id.","type":"string","minLength":1}},"required":["action","id"],"additionalProperties":false};
-const schema56 = {"title":"SessionCancelAction","description":"session.cancel: cancels the active tasks of a context; the session stays open.","type":"object","properties":{"action":{"description":"The action tag.","const":"session.cancel"},"id":{"description":"Context id.","type":"string","minLength":1},"serverId":{"description":"Inbound instance id scoping the cancel; omitted means every instance the context is bound to.","type":"string"}},"required":["action","id"],"additionalProperties":false};
-const schema57 = {"title":"SessionCloseAction","description":"session.close: cancels the context's active tasks and releases its live session handle. A later message with the same contextId starts a new live session.","type":"object","properties":{"action":{"description":"The action tag.","const":"session.close"},"id":{"description":"Context id.","type":"string","minLength":1},"serverId":{"description":"Inbound instance id scoping the close; omitted means every instance the context is bound to.","type":"string"}},"required":["action","id"],"additionalProperties":false};
+const schema45 = {"title":"InboundRemoveAction","description":"inbound.remove: unregisters and deletes an inbound instance.","type":"object","properties":{"action":{"description":"The action tag.","const":"inbound.remove"},"id":{"description":"Inbound instance id.","type":"string","minLength":1}},"required":["action","id"],"additionalProperties":false};
+const schema46 = {"title":"InboundEnableAction","description":"inbound.enable: registers the instance's endpoint and card routes.","type":"object","properties":{"action":{"description":"The action tag.","const":"inbound.enable"},"id":{"description":"Inbound instance id.","type":"string","minLength":1}},"required":["action","id"],"additionalProperties":false};
+const schema47 = {"title":"InboundDisableAction","description":"inbound.disable: unregisters the instance's endpoint and card routes; the instance is kept.","type":"object","properties":{"action":{"description":"The action tag.","const":"inbound.disable"},"id":{"description":"Inbound instance id.","type":"string","minLength":1}},"required":["action","id"],"additionalProperties":false};
+const schema48 = {"title":"InboundSetAuthAction","description":"inbound.setAuth: sets or clears the bearer token the instance's endpoint requires.","type":"object","properties":{"action":{"description":"The action tag.","const":"inbound.setAuth"},"id":{"description":"Inbound instance id.","type":"string","minLength":1},"token":{"description":"The new bearer token; omitted or empty clears it (no Authorization header required). Never echoed back.","type":"string"}},"required":["action","id"],"additionalProperties":false};
+const schema49 = {"title":"InboundSendTestAction","description":"inbound.sendTest: sends a test message to the instance's own executor and waits for the task to settle. Success carries taskId and the final state.","type":"object","properties":{"action":{"description":"The action tag.","const":"inbound.sendTest"},"id":{"description":"Inbound instance id.","type":"string","minLength":1},"text":{"description":"Text of the test message.","type":"string","minLength":1},"contextId":{"description":"Context to continue; omitted starts a new one.","type":"string"},"skill":{"description":"Advertised skill id to select (message metadata.skill); default chat.","type":"string"}},"required":["action","id","text"],"additionalProperties":false};
+const schema50 = {"title":"InboundCloseAction","description":"inbound.close: closes the connection and open streams of one connected peer (snapshot peers[].id). Its tasks keep running.","type":"object","properties":{"action":{"description":"The action tag.","const":"inbound.close"},"id":{"description":"Peer id.","type":"string","minLength":1}},"required":["action","id"],"additionalProperties":false};
+const schema51 = {"title":"OutboundRemoveAction","description":"outbound.remove: disconnects and deletes an outbound connection and its tools.","type":"object","properties":{"action":{"description":"The action tag.","const":"outbound.remove"},"id":{"description":"Outbound connection id.","type":"string","minLength":1}},"required":["action","id"],"additionalProperties":false};
+const schema52 = {"title":"OutboundEnableAction","description":"outbound.enable: enables the connection and connects (fetches the card, registers the tools).","type":"object","properties":{"action":{"description":"The action tag.","const":"outbound.enable"},"id":{"description":"Outbound connection id.","type":"string","minLength":1}},"required":["action","id"],"additionalProperties":false};
+const schema53 = {"title":"OutboundDisableAction","description":"outbound.disable: disconnects and unregisters the connection's tools; the connection is kept (state disabled).","type":"object","properties":{"action":{"description":"The action tag.","const":"outbound.disable"},"id":{"description":"Outbound connection id.","type":"string","minLength":1}},"required":["action","id"],"additionalProperties":false};
+const schema54 = {"title":"OutboundRefreshAction","description":"outbound.refresh: re-fetches the remote card and rebuilds the connection's tools.","type":"object","properties":{"action":{"description":"The action tag.","const":"outbound.refresh"},"id":{"description":"Outbound connection id.","type":"string","minLength":1}},"required":["action","id"],"additionalProperties":false};
+const schema55 = {"title":"OutboundSetAuthAction","description":"outbound.setAuth: sets or clears the bearer token sent to the remote agent.","type":"object","properties":{"action":{"description":"The action tag.","const":"outbound.setAuth"},"id":{"description":"Outbound connection id.","type":"string","minLength":1},"token":{"description":"The new bearer token; omitted or empty clears it. Never echoed back.","type":"string"}},"required":["action","id"],"additionalProperties":false};
+const schema56 = {"title":"OutboundDiscoverAction","description":"outbound.discover: fetches and checks a remote AgentCard without creating a connection. Success carries a DiscoverPreview.","type":"object","properties":{"action":{"description":"The action tag.","const":"outbound.discover"},"agentCardUrl":{"description":"URL of the remote AgentCard.","type":"string","minLength":1,"format":"uri"},"token":{"description":"Bearer token sent with the card request (for an extended or protected card). Not stored.","type":"string"}},"required":["action","agentCardUrl"],"additionalProperties":false};
+const schema57 = {"title":"TaskCancelAction","description":"task.cancel: aborts a task and marks it TASK_STATE_CANCELED.","type":"object","properties":{"action":{"description":"The action tag.","const":"task.cancel"},"id":{"description":"Task id.","type":"string","minLength":1}},"required":["action","id"],"additionalProperties":false};
+const schema58 = {"title":"SessionCancelAction","description":"session.cancel: cancels the active tasks of a context; the session stays open.","type":"object","properties":{"action":{"description":"The action tag.","const":"session.cancel"},"id":{"description":"Context id.","type":"string","minLength":1},"serverId":{"description":"Inbound instance id scoping the cancel; omitted means every instance the context is bound to.","type":"string"}},"required":["action","id"],"additionalProperties":false};
+const schema59 = {"title":"SessionCloseAction","description":"session.close: cancels the context's active tasks and releases its live session handle. A later message with the same contextId starts a new live session.","type":"object","properties":{"action":{"description":"The action tag.","const":"session.close"},"id":{"description":"Context id.","type":"string","minLength":1},"serverId":{"description":"Inbound instance id scoping the close; omitted means every instance the context is bound to.","type":"string"}},"required":["action","id"],"additionalProperties":false};
 const schema33 = {"title":"InboundCreateAction","description":"inbound.create: creates an inbound A2A server instance and, unless `enabled` is false, registers its routes. Success carries the new id, <slug-of-name>-<8 hex>.","type":"object","properties":{"action":{"description":"The action tag.","const":"inbound.create"},"name":{"description":"Agent name, published in the AgentCard.","type":"string","minLength":1},"description":{"description":"Agent description, published in the AgentCard.","type":"string","minLength":1},"version":{"description":"Agent version, published in the AgentCard.","type":"string","minLength":1},"endpointPath":{"$ref":"#/$defs/EndpointPath","description":"Endpoint path; default /a2a/<id>."},"preset":{"description":"Agent preset id (GET /a2a/api/presets); default: the preset marked isDefault.","type":"string"},"authTokenEnv":{"description":"Name of an environment variable holding the bearer token the endpoint requires. The token itself is never stored in or shown by the control API.","type":"string","minLength":1},"relayTo":{"description":"Id of the outbound connection the relay preset forwards every message to; required with preset relay.","type":"string"},"enabled":{"description":"Whether the instance starts serving at once.","type":"boolean","default":true}},"required":["action","name","description","version"],"additionalProperties":false};
 const schema34 = {"title":"EndpointPath","description":"Absolute URL path at which an inbound instance serves its JSON-RPC endpoint (its card is at <endpointPath>/agent-card.json). One or more non-empty segments of unreserved characters, no trailing slash, no `.` or `..` segment, and never /a2a/api or below it (the control API). Uniqueness among instances is checked at run time (409).","type":"string","minLength":2,"pattern":"^(?!/a2a/api(?:/|$))(?!.*/\\.\\.?(?:/|$))/(?:[A-Za-z0-9._~-]+/)*[A-Za-z0-9._~-]+$","x-pattern-description":"an absolute path such as /a2a/my-agent: one or more segments of letters, digits, -, _, . and ~ after a /, no trailing /, no . or .. segment, and not /a2a/api or below it"};
 const func1 = Object.prototype.hasOwnProperty;
@@ -533,11 +533,12 @@ return errors === 0;
 }
 validate23.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema37 = {"title":"OutboundCreateAction","description":"outbound.create: creates a connection to a remote A2A agent and, unless `enabled` is false, fetches its card and exposes its skills as tools. Success carries the new id.","type":"object","properties":{"action":{"description":"The action tag.","const":"outbound.create"},"name":{"description":"Connection name, used in tool names a2a__<name>__<skill>.","type":"string","minLength":1},"agentCardUrl":{"description":"URL of the remote AgentCard.","type":"string","minLength":1,"format":"uri"},"bearerTokenEnv":{"description":"Name of an environment variable holding the bearer token sent to the remote.","type":"string"},"preset":{"description":"Agent preset id recorded for a future local hand-off session.","type":"string"},"enabled":{"description":"Whether to connect at once.","type":"boolean","default":true},"timeoutMs":{"$ref":"#/$defs/TimeoutMs","description":"Per-call timeout.","default":60000},"disabledSkills":{"description":"Remote skill ids not exposed as tools.","type":"array","items":{"type":"string"},"uniqueItems":true},"skillOverrides":{"$ref":"#/$defs/SkillOverrides","description":"Per-skill overrides of the exposed tools."}},"required":["action","name","agentCardUrl"],"additionalProperties":false};
+const schema37 = {"title":"OutboundCreateAction","description":"outbound.create: creates a connection to a remote A2A agent and, unless `enabled` is false, fetches its card and exposes its skills as tools. Success carries the new id.","type":"object","properties":{"action":{"description":"The action tag.","const":"outbound.create"},"name":{"description":"Connection name, used in tool names a2a__<name>__<skill>.","type":"string","minLength":1},"agentCardUrl":{"description":"URL of the remote AgentCard.","type":"string","minLength":1,"format":"uri"},"bearerTokenEnv":{"description":"Name of an environment variable holding the bearer token sent to the remote.","type":"string"},"preset":{"description":"Agent preset id recorded for a future local hand-off session.","type":"string"},"enabled":{"description":"Whether to connect at once.","type":"boolean","default":true},"timeoutMs":{"$ref":"#/$defs/TimeoutMs","description":"Per-call timeout.","default":60000},"pollIntervalMs":{"$ref":"#/$defs/PollIntervalMs","description":"Poll interval for a remote that does not stream.","default":1000},"disabledSkills":{"description":"Remote skill ids not exposed as tools.","type":"array","items":{"type":"string"},"uniqueItems":true},"skillOverrides":{"$ref":"#/$defs/SkillOverrides","description":"Per-skill overrides of the exposed tools."}},"required":["action","name","agentCardUrl"],"additionalProperties":false};
 const schema38 = {"title":"TimeoutMs","description":"Per-call timeout of an outbound connection in milliseconds, from 100 ms to 10 minutes.","type":"integer","minimum":100,"maximum":600000};
+const schema39 = {"title":"PollIntervalMs","description":"How often a task of a remote agent that does not stream is polled with GetTask, in milliseconds, from 10 ms to 10 minutes (seed 003 poll_interval_ms). The first polls come sooner, from 100 ms doubling while the task is unchanged, never further apart than this.","type":"integer","minimum":10,"maximum":600000};
 const formats0 = require("ajv-formats/dist/formats").fullFormats.uri;
-const schema39 = {"title":"SkillOverrides","description":"Map from a remote skill id to its local override.","type":"object","additionalProperties":{"$ref":"#/$defs/SkillOverride"}};
-const schema40 = {"title":"SkillOverride","description":"Local override of one remote skill as it is exposed as a model tool.","type":"object","properties":{"description":{"description":"Replaces the remote skill's description in the tool definition.","type":"string"}},"required":["description"],"additionalProperties":false};
+const schema40 = {"title":"SkillOverrides","description":"Map from a remote skill id to its local override.","type":"object","additionalProperties":{"$ref":"#/$defs/SkillOverride"}};
+const schema41 = {"title":"SkillOverride","description":"Local override of one remote skill as it is exposed as a model tool.","type":"object","properties":{"description":{"description":"Replaces the remote skill's description in the tool definition.","type":"string"}},"required":["description"],"additionalProperties":false};
 
 function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -812,13 +813,10 @@ errors++;
 }
 }
 }
-if(data.disabledSkills !== undefined){
-let data7 = data.disabledSkills;
-if(Array.isArray(data7)){
-const len0 = data7.length;
-for(let i0=0; i0<len0; i0++){
-if(typeof data7[i0] !== "string"){
-const err16 = {instancePath:instancePath+"/disabledSkills/" + i0,schemaPath:"#/properties/disabledSkills/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.pollIntervalMs !== undefined){
+let data7 = data.pollIntervalMs;
+if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
+const err16 = {instancePath:instancePath+"/pollIntervalMs",schemaPath:"#/$defs/PollIntervalMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -827,24 +825,62 @@ vErrors.push(err16);
 }
 errors++;
 }
-}
-let i1 = data7.length;
-let j0;
-if(i1 > 1){
-const indices0 = {};
-for(;i1--;){
-let item0 = data7[i1];
-if(typeof item0 !== "string"){
-continue;
-}
-if(typeof indices0[item0] == "number"){
-j0 = indices0[item0];
-const err17 = {instancePath:instancePath+"/disabledSkills",schemaPath:"#/properties/disabledSkills/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
+if((typeof data7 == "number") && (isFinite(data7))){
+if(data7 > 600000 || isNaN(data7)){
+const err17 = {instancePath:instancePath+"/pollIntervalMs",schemaPath:"#/$defs/PollIntervalMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000"};
 if(vErrors === null){
 vErrors = [err17];
 }
 else {
 vErrors.push(err17);
+}
+errors++;
+}
+if(data7 < 10 || isNaN(data7)){
+const err18 = {instancePath:instancePath+"/pollIntervalMs",schemaPath:"#/$defs/PollIntervalMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 10},message:"must be >= 10"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+}
+if(data.disabledSkills !== undefined){
+let data8 = data.disabledSkills;
+if(Array.isArray(data8)){
+const len0 = data8.length;
+for(let i0=0; i0<len0; i0++){
+if(typeof data8[i0] !== "string"){
+const err19 = {instancePath:instancePath+"/disabledSkills/" + i0,schemaPath:"#/properties/disabledSkills/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+let i1 = data8.length;
+let j0;
+if(i1 > 1){
+const indices0 = {};
+for(;i1--;){
+let item0 = data8[i1];
+if(typeof item0 !== "string"){
+continue;
+}
+if(typeof indices0[item0] == "number"){
+j0 = indices0[item0];
+const err20 = {instancePath:instancePath+"/disabledSkills",schemaPath:"#/properties/disabledSkills/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
 }
 errors++;
 break;
@@ -854,12 +890,12 @@ indices0[item0] = i1;
 }
 }
 else {
-const err18 = {instancePath:instancePath+"/disabledSkills",schemaPath:"#/properties/disabledSkills/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err21 = {instancePath:instancePath+"/disabledSkills",schemaPath:"#/properties/disabledSkills/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
-vErrors = [err18];
+vErrors = [err21];
 }
 else {
-vErrors.push(err18);
+vErrors.push(err21);
 }
 errors++;
 }
@@ -872,12 +908,12 @@ errors = vErrors.length;
 }
 }
 else {
-const err19 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err22 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err19];
+vErrors = [err22];
 }
 else {
-vErrors.push(err19);
+vErrors.push(err22);
 }
 errors++;
 }
@@ -886,7 +922,7 @@ return errors === 0;
 }
 validate24.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema41 = {"title":"OutboundUpdateAction","description":"outbound.update: changes the given members of an outbound connection; absent members are kept.","type":"object","properties":{"action":{"description":"The action tag.","const":"outbound.update"},"id":{"description":"Outbound connection id.","type":"string","minLength":1},"name":{"description":"New connection name.","type":"string","minLength":1},"preset":{"description":"New agent preset id.","type":"string"},"timeoutMs":{"$ref":"#/$defs/TimeoutMs","description":"New per-call timeout."},"disabledSkills":{"description":"Replaces the list of remote skill ids not exposed as tools.","type":"array","items":{"type":"string"},"uniqueItems":true},"skillOverrides":{"$ref":"#/$defs/SkillOverrides","description":"Replaces the per-skill overrides."}},"required":["action","id"],"additionalProperties":false};
+const schema42 = {"title":"OutboundUpdateAction","description":"outbound.update: changes the given members of an outbound connection; absent members are kept.","type":"object","properties":{"action":{"description":"The action tag.","const":"outbound.update"},"id":{"description":"Outbound connection id.","type":"string","minLength":1},"name":{"description":"New connection name.","type":"string","minLength":1},"preset":{"description":"New agent preset id.","type":"string"},"timeoutMs":{"$ref":"#/$defs/TimeoutMs","description":"New per-call timeout."},"pollIntervalMs":{"$ref":"#/$defs/PollIntervalMs","description":"New poll interval for a remote that does not stream."},"disabledSkills":{"description":"Replaces the list of remote skill ids not exposed as tools.","type":"array","items":{"type":"string"},"uniqueItems":true},"skillOverrides":{"$ref":"#/$defs/SkillOverrides","description":"Replaces the per-skill overrides."}},"required":["action","id"],"additionalProperties":false};
 
 function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -920,7 +956,7 @@ vErrors.push(err1);
 errors++;
 }
 for(const key0 in data){
-if(!(((((((key0 === "action") || (key0 === "id")) || (key0 === "name")) || (key0 === "preset")) || (key0 === "timeoutMs")) || (key0 === "disabledSkills")) || (key0 === "skillOverrides"))){
+if(!((((((((key0 === "action") || (key0 === "id")) || (key0 === "name")) || (key0 === "preset")) || (key0 === "timeoutMs")) || (key0 === "pollIntervalMs")) || (key0 === "disabledSkills")) || (key0 === "skillOverrides"))){
 const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err2];
@@ -1040,13 +1076,10 @@ errors++;
 }
 }
 }
-if(data.disabledSkills !== undefined){
-let data5 = data.disabledSkills;
-if(Array.isArray(data5)){
-const len0 = data5.length;
-for(let i0=0; i0<len0; i0++){
-if(typeof data5[i0] !== "string"){
-const err12 = {instancePath:instancePath+"/disabledSkills/" + i0,schemaPath:"#/properties/disabledSkills/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.pollIntervalMs !== undefined){
+let data5 = data.pollIntervalMs;
+if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
+const err12 = {instancePath:instancePath+"/pollIntervalMs",schemaPath:"#/$defs/PollIntervalMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -1055,24 +1088,62 @@ vErrors.push(err12);
 }
 errors++;
 }
-}
-let i1 = data5.length;
-let j0;
-if(i1 > 1){
-const indices0 = {};
-for(;i1--;){
-let item0 = data5[i1];
-if(typeof item0 !== "string"){
-continue;
-}
-if(typeof indices0[item0] == "number"){
-j0 = indices0[item0];
-const err13 = {instancePath:instancePath+"/disabledSkills",schemaPath:"#/properties/disabledSkills/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
+if((typeof data5 == "number") && (isFinite(data5))){
+if(data5 > 600000 || isNaN(data5)){
+const err13 = {instancePath:instancePath+"/pollIntervalMs",schemaPath:"#/$defs/PollIntervalMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000"};
 if(vErrors === null){
 vErrors = [err13];
 }
 else {
 vErrors.push(err13);
+}
+errors++;
+}
+if(data5 < 10 || isNaN(data5)){
+const err14 = {instancePath:instancePath+"/pollIntervalMs",schemaPath:"#/$defs/PollIntervalMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 10},message:"must be >= 10"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+}
+if(data.disabledSkills !== undefined){
+let data6 = data.disabledSkills;
+if(Array.isArray(data6)){
+const len0 = data6.length;
+for(let i0=0; i0<len0; i0++){
+if(typeof data6[i0] !== "string"){
+const err15 = {instancePath:instancePath+"/disabledSkills/" + i0,schemaPath:"#/properties/disabledSkills/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+let i1 = data6.length;
+let j0;
+if(i1 > 1){
+const indices0 = {};
+for(;i1--;){
+let item0 = data6[i1];
+if(typeof item0 !== "string"){
+continue;
+}
+if(typeof indices0[item0] == "number"){
+j0 = indices0[item0];
+const err16 = {instancePath:instancePath+"/disabledSkills",schemaPath:"#/properties/disabledSkills/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
 }
 errors++;
 break;
@@ -1082,12 +1153,12 @@ indices0[item0] = i1;
 }
 }
 else {
-const err14 = {instancePath:instancePath+"/disabledSkills",schemaPath:"#/properties/disabledSkills/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err17 = {instancePath:instancePath+"/disabledSkills",schemaPath:"#/properties/disabledSkills/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
-vErrors = [err14];
+vErrors = [err17];
 }
 else {
-vErrors.push(err14);
+vErrors.push(err17);
 }
 errors++;
 }
@@ -1100,12 +1171,12 @@ errors = vErrors.length;
 }
 }
 else {
-const err15 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err18 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err15];
+vErrors = [err18];
 }
 else {
-vErrors.push(err15);
+vErrors.push(err18);
 }
 errors++;
 }
@@ -2739,12 +2810,61 @@ return errors === 0;
 }
 validate34.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-export const validateSkillOverride = validate35;
+export const validatePollIntervalMs = validate35;
 
 function validate35(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate35.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(((typeof data == "number") && (!(data % 1) && !isNaN(data))) && (isFinite(data)))){
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if((typeof data == "number") && (isFinite(data))){
+if(data > 600000 || isNaN(data)){
+const err1 = {instancePath,schemaPath:"#/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data < 10 || isNaN(data)){
+const err2 = {instancePath,schemaPath:"#/minimum",keyword:"minimum",params:{comparison: ">=", limit: 10},message:"must be >= 10"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+validate35.errors = vErrors;
+return errors === 0;
+}
+validate35.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+export const validateSkillOverride = validate36;
+
+function validate36(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate36.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2797,17 +2917,17 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate35.errors = vErrors;
+validate36.errors = vErrors;
 return errors === 0;
 }
-validate35.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate36.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateSkillOverrides = validate36;
+export const validateSkillOverrides = validate37;
 
-function validate36(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate37(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate36.evaluated;
+const evaluated0 = validate37.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2875,17 +2995,17 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate36.errors = vErrors;
+validate37.errors = vErrors;
 return errors === 0;
 }
-validate36.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate37.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateInboundCreateAction = validate37;
+export const validateInboundCreateAction = validate38;
 
-function validate37(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate38(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate37.evaluated;
+const evaluated0 = validate38.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3139,17 +3259,17 @@ vErrors.push(err20);
 }
 errors++;
 }
-validate37.errors = vErrors;
+validate38.errors = vErrors;
 return errors === 0;
 }
-validate37.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate38.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateInboundUpdateAction = validate38;
+export const validateInboundUpdateAction = validate39;
 
-function validate38(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate39(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate38.evaluated;
+const evaluated0 = validate39.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3383,17 +3503,17 @@ vErrors.push(err18);
 }
 errors++;
 }
-validate38.errors = vErrors;
+validate39.errors = vErrors;
 return errors === 0;
 }
-validate38.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate39.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateInboundRemoveAction = validate39;
+export const validateInboundRemoveAction = validate40;
 
-function validate39(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate40(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate39.evaluated;
+const evaluated0 = validate40.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3481,17 +3601,17 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate39.errors = vErrors;
+validate40.errors = vErrors;
 return errors === 0;
 }
-validate39.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate40.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateInboundEnableAction = validate40;
+export const validateInboundEnableAction = validate41;
 
-function validate40(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate41(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate40.evaluated;
+const evaluated0 = validate41.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3579,17 +3699,17 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate40.errors = vErrors;
+validate41.errors = vErrors;
 return errors === 0;
 }
-validate40.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate41.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateInboundDisableAction = validate41;
+export const validateInboundDisableAction = validate42;
 
-function validate41(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate42(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate41.evaluated;
+const evaluated0 = validate42.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3677,17 +3797,17 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate41.errors = vErrors;
+validate42.errors = vErrors;
 return errors === 0;
 }
-validate41.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate42.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateInboundSetAuthAction = validate42;
+export const validateInboundSetAuthAction = validate43;
 
-function validate42(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate43(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate42.evaluated;
+const evaluated0 = validate43.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3787,17 +3907,17 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate42.errors = vErrors;
+validate43.errors = vErrors;
 return errors === 0;
 }
-validate42.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate43.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateInboundSendTestAction = validate43;
+export const validateInboundSendTestAction = validate44;
 
-function validate43(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate44(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate43.evaluated;
+const evaluated0 = validate44.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3944,17 +4064,17 @@ vErrors.push(err11);
 }
 errors++;
 }
-validate43.errors = vErrors;
+validate44.errors = vErrors;
 return errors === 0;
 }
-validate43.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate44.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateInboundCloseAction = validate44;
+export const validateInboundCloseAction = validate45;
 
-function validate44(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate45(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate44.evaluated;
+const evaluated0 = validate45.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4042,17 +4162,17 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate44.errors = vErrors;
+validate45.errors = vErrors;
 return errors === 0;
 }
-validate44.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate45.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateOutboundCreateAction = validate45;
+export const validateOutboundCreateAction = validate46;
 
-function validate45(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate46(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate45.evaluated;
+const evaluated0 = validate46.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4245,13 +4365,10 @@ errors++;
 }
 }
 }
-if(data.disabledSkills !== undefined){
-let data7 = data.disabledSkills;
-if(Array.isArray(data7)){
-const len0 = data7.length;
-for(let i0=0; i0<len0; i0++){
-if(typeof data7[i0] !== "string"){
-const err16 = {instancePath:instancePath+"/disabledSkills/" + i0,schemaPath:"#/properties/disabledSkills/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.pollIntervalMs !== undefined){
+let data7 = data.pollIntervalMs;
+if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
+const err16 = {instancePath:instancePath+"/pollIntervalMs",schemaPath:"#/$defs/PollIntervalMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -4260,24 +4377,62 @@ vErrors.push(err16);
 }
 errors++;
 }
-}
-let i1 = data7.length;
-let j0;
-if(i1 > 1){
-const indices0 = {};
-for(;i1--;){
-let item0 = data7[i1];
-if(typeof item0 !== "string"){
-continue;
-}
-if(typeof indices0[item0] == "number"){
-j0 = indices0[item0];
-const err17 = {instancePath:instancePath+"/disabledSkills",schemaPath:"#/properties/disabledSkills/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
+if((typeof data7 == "number") && (isFinite(data7))){
+if(data7 > 600000 || isNaN(data7)){
+const err17 = {instancePath:instancePath+"/pollIntervalMs",schemaPath:"#/$defs/PollIntervalMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000"};
 if(vErrors === null){
 vErrors = [err17];
 }
 else {
 vErrors.push(err17);
+}
+errors++;
+}
+if(data7 < 10 || isNaN(data7)){
+const err18 = {instancePath:instancePath+"/pollIntervalMs",schemaPath:"#/$defs/PollIntervalMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 10},message:"must be >= 10"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+}
+if(data.disabledSkills !== undefined){
+let data8 = data.disabledSkills;
+if(Array.isArray(data8)){
+const len0 = data8.length;
+for(let i0=0; i0<len0; i0++){
+if(typeof data8[i0] !== "string"){
+const err19 = {instancePath:instancePath+"/disabledSkills/" + i0,schemaPath:"#/properties/disabledSkills/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+let i1 = data8.length;
+let j0;
+if(i1 > 1){
+const indices0 = {};
+for(;i1--;){
+let item0 = data8[i1];
+if(typeof item0 !== "string"){
+continue;
+}
+if(typeof indices0[item0] == "number"){
+j0 = indices0[item0];
+const err20 = {instancePath:instancePath+"/disabledSkills",schemaPath:"#/properties/disabledSkills/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
 }
 errors++;
 break;
@@ -4287,12 +4442,12 @@ indices0[item0] = i1;
 }
 }
 else {
-const err18 = {instancePath:instancePath+"/disabledSkills",schemaPath:"#/properties/disabledSkills/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err21 = {instancePath:instancePath+"/disabledSkills",schemaPath:"#/properties/disabledSkills/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
-vErrors = [err18];
+vErrors = [err21];
 }
 else {
-vErrors.push(err18);
+vErrors.push(err21);
 }
 errors++;
 }
@@ -4305,26 +4460,26 @@ errors = vErrors.length;
 }
 }
 else {
-const err19 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err22 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err19];
+vErrors = [err22];
 }
 else {
-vErrors.push(err19);
+vErrors.push(err22);
 }
 errors++;
 }
-validate45.errors = vErrors;
+validate46.errors = vErrors;
 return errors === 0;
 }
-validate45.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate46.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateOutboundUpdateAction = validate47;
+export const validateOutboundUpdateAction = validate48;
 
-function validate47(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate48(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate47.evaluated;
+const evaluated0 = validate48.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4353,7 +4508,7 @@ vErrors.push(err1);
 errors++;
 }
 for(const key0 in data){
-if(!(((((((key0 === "action") || (key0 === "id")) || (key0 === "name")) || (key0 === "preset")) || (key0 === "timeoutMs")) || (key0 === "disabledSkills")) || (key0 === "skillOverrides"))){
+if(!((((((((key0 === "action") || (key0 === "id")) || (key0 === "name")) || (key0 === "preset")) || (key0 === "timeoutMs")) || (key0 === "pollIntervalMs")) || (key0 === "disabledSkills")) || (key0 === "skillOverrides"))){
 const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err2];
@@ -4473,13 +4628,10 @@ errors++;
 }
 }
 }
-if(data.disabledSkills !== undefined){
-let data5 = data.disabledSkills;
-if(Array.isArray(data5)){
-const len0 = data5.length;
-for(let i0=0; i0<len0; i0++){
-if(typeof data5[i0] !== "string"){
-const err12 = {instancePath:instancePath+"/disabledSkills/" + i0,schemaPath:"#/properties/disabledSkills/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.pollIntervalMs !== undefined){
+let data5 = data.pollIntervalMs;
+if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
+const err12 = {instancePath:instancePath+"/pollIntervalMs",schemaPath:"#/$defs/PollIntervalMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -4488,24 +4640,62 @@ vErrors.push(err12);
 }
 errors++;
 }
-}
-let i1 = data5.length;
-let j0;
-if(i1 > 1){
-const indices0 = {};
-for(;i1--;){
-let item0 = data5[i1];
-if(typeof item0 !== "string"){
-continue;
-}
-if(typeof indices0[item0] == "number"){
-j0 = indices0[item0];
-const err13 = {instancePath:instancePath+"/disabledSkills",schemaPath:"#/properties/disabledSkills/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
+if((typeof data5 == "number") && (isFinite(data5))){
+if(data5 > 600000 || isNaN(data5)){
+const err13 = {instancePath:instancePath+"/pollIntervalMs",schemaPath:"#/$defs/PollIntervalMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000"};
 if(vErrors === null){
 vErrors = [err13];
 }
 else {
 vErrors.push(err13);
+}
+errors++;
+}
+if(data5 < 10 || isNaN(data5)){
+const err14 = {instancePath:instancePath+"/pollIntervalMs",schemaPath:"#/$defs/PollIntervalMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 10},message:"must be >= 10"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+}
+if(data.disabledSkills !== undefined){
+let data6 = data.disabledSkills;
+if(Array.isArray(data6)){
+const len0 = data6.length;
+for(let i0=0; i0<len0; i0++){
+if(typeof data6[i0] !== "string"){
+const err15 = {instancePath:instancePath+"/disabledSkills/" + i0,schemaPath:"#/properties/disabledSkills/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+let i1 = data6.length;
+let j0;
+if(i1 > 1){
+const indices0 = {};
+for(;i1--;){
+let item0 = data6[i1];
+if(typeof item0 !== "string"){
+continue;
+}
+if(typeof indices0[item0] == "number"){
+j0 = indices0[item0];
+const err16 = {instancePath:instancePath+"/disabledSkills",schemaPath:"#/properties/disabledSkills/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
 }
 errors++;
 break;
@@ -4515,12 +4705,12 @@ indices0[item0] = i1;
 }
 }
 else {
-const err14 = {instancePath:instancePath+"/disabledSkills",schemaPath:"#/properties/disabledSkills/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err17 = {instancePath:instancePath+"/disabledSkills",schemaPath:"#/properties/disabledSkills/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
-vErrors = [err14];
+vErrors = [err17];
 }
 else {
-vErrors.push(err14);
+vErrors.push(err17);
 }
 errors++;
 }
@@ -4533,26 +4723,26 @@ errors = vErrors.length;
 }
 }
 else {
-const err15 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err18 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err15];
+vErrors = [err18];
 }
 else {
-vErrors.push(err15);
+vErrors.push(err18);
 }
 errors++;
 }
-validate47.errors = vErrors;
+validate48.errors = vErrors;
 return errors === 0;
 }
-validate47.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate48.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateOutboundRemoveAction = validate49;
+export const validateOutboundRemoveAction = validate50;
 
-function validate49(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate50(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate49.evaluated;
+const evaluated0 = validate50.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4640,17 +4830,17 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate49.errors = vErrors;
+validate50.errors = vErrors;
 return errors === 0;
 }
-validate49.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate50.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateOutboundEnableAction = validate50;
+export const validateOutboundEnableAction = validate51;
 
-function validate50(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate51(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate50.evaluated;
+const evaluated0 = validate51.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4738,17 +4928,17 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate50.errors = vErrors;
+validate51.errors = vErrors;
 return errors === 0;
 }
-validate50.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate51.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateOutboundDisableAction = validate51;
+export const validateOutboundDisableAction = validate52;
 
-function validate51(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate52(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate51.evaluated;
+const evaluated0 = validate52.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4836,17 +5026,17 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate51.errors = vErrors;
+validate52.errors = vErrors;
 return errors === 0;
 }
-validate51.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate52.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateOutboundRefreshAction = validate52;
+export const validateOutboundRefreshAction = validate53;
 
-function validate52(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate53(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate52.evaluated;
+const evaluated0 = validate53.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4934,17 +5124,17 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate52.errors = vErrors;
+validate53.errors = vErrors;
 return errors === 0;
 }
-validate52.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate53.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateOutboundSetAuthAction = validate53;
+export const validateOutboundSetAuthAction = validate54;
 
-function validate53(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate54(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate53.evaluated;
+const evaluated0 = validate54.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5044,17 +5234,17 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate53.errors = vErrors;
+validate54.errors = vErrors;
 return errors === 0;
 }
-validate53.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate54.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateOutboundDiscoverAction = validate54;
+export const validateOutboundDiscoverAction = validate55;
 
-function validate54(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate55(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate54.evaluated;
+const evaluated0 = validate55.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5164,17 +5354,17 @@ vErrors.push(err8);
 }
 errors++;
 }
-validate54.errors = vErrors;
+validate55.errors = vErrors;
 return errors === 0;
 }
-validate54.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate55.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateTaskCancelAction = validate55;
+export const validateTaskCancelAction = validate56;
 
-function validate55(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate56(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate55.evaluated;
+const evaluated0 = validate56.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5262,17 +5452,17 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate55.errors = vErrors;
+validate56.errors = vErrors;
 return errors === 0;
 }
-validate55.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate56.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateSessionCancelAction = validate56;
+export const validateSessionCancelAction = validate57;
 
-function validate56(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate57(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate56.evaluated;
+const evaluated0 = validate57.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5372,17 +5562,17 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate56.errors = vErrors;
+validate57.errors = vErrors;
 return errors === 0;
 }
-validate56.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate57.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateSessionCloseAction = validate57;
+export const validateSessionCloseAction = validate58;
 
-function validate57(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate58(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate57.evaluated;
+const evaluated0 = validate58.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5482,21 +5672,21 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate57.errors = vErrors;
+validate58.errors = vErrors;
 return errors === 0;
 }
-validate57.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate58.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateActionSuccess = validate58;
-const schema86 = {"title":"ActionSuccess","description":"200 answer to a control action. inbound.create and outbound.create carry `id`; outbound.discover carries `preview`; inbound.sendTest carries `taskId`, `state` and `contextId`.","type":"object","properties":{"ok":{"description":"Always true.","const":true},"message":{"description":"Human-readable outcome, e.g. inbound server \"b-server\" created.","type":"string"},"id":{"description":"Id of the created inbound instance (<slug-of-name>-<8 hex>) or outbound connection.","type":"string","minLength":1},"preview":{"$ref":"#/$defs/DiscoverPreview","description":"The remote card as outbound.discover read it."},"taskId":{"description":"Id of the task inbound.sendTest ran.","type":"string","minLength":1},"state":{"$ref":"#/$defs/TaskState","description":"State the inbound.sendTest task settled in."},"contextId":{"description":"Context id of the inbound.sendTest task (the given one or a new one).","type":"string","minLength":1}},"required":["ok","message"],"additionalProperties":false};
-const schema89 = {"title":"TaskState","description":"A2A 1.0 task state names (lf.a2a.v1.TaskState without TASK_STATE_UNSPECIFIED), repeated here so that this family stands alone.","type":"string","enum":["TASK_STATE_SUBMITTED","TASK_STATE_WORKING","TASK_STATE_COMPLETED","TASK_STATE_FAILED","TASK_STATE_CANCELED","TASK_STATE_INPUT_REQUIRED","TASK_STATE_REJECTED","TASK_STATE_AUTH_REQUIRED"]};
-const schema87 = {"title":"DiscoverPreview","description":"What outbound.discover read from a remote AgentCard, without creating a connection.","type":"object","properties":{"name":{"description":"AgentCard.name.","type":"string"},"version":{"description":"AgentCard.version.","type":"string"},"description":{"description":"AgentCard.description.","type":"string"},"endpoint":{"description":"URL of the interface the hub would call (the preferred supportedInterfaces[].url).","type":"string","format":"uri"},"protocolVersion":{"description":"A2A protocol version of that interface, e.g. 1.0.","type":"string"},"skills":{"description":"Skills the card advertises.","type":"array","items":{"$ref":"#/$defs/SkillSummary"}}},"required":["name","version","description","endpoint","skills"],"additionalProperties":false};
-const schema88 = {"title":"SkillSummary","description":"A skill as the control API lists it: the id, name, description and tags of an A2A AgentSkill.","type":"object","properties":{"id":{"description":"Skill id (message metadata.skill selects it).","type":"string","minLength":1},"name":{"description":"Human-readable skill name.","type":"string"},"description":{"description":"What the skill does.","type":"string"},"tags":{"description":"Keywords of the skill.","type":"array","items":{"type":"string"}}},"required":["id","name","description"],"additionalProperties":false};
+export const validateActionSuccess = validate59;
+const schema91 = {"title":"ActionSuccess","description":"200 answer to a control action. inbound.create and outbound.create carry `id`; outbound.discover carries `preview`; inbound.sendTest carries `taskId`, `state` and `contextId`.","type":"object","properties":{"ok":{"description":"Always true.","const":true},"message":{"description":"Human-readable outcome, e.g. inbound server \"b-server\" created.","type":"string"},"id":{"description":"Id of the created inbound instance (<slug-of-name>-<8 hex>) or outbound connection.","type":"string","minLength":1},"preview":{"$ref":"#/$defs/DiscoverPreview","description":"The remote card as outbound.discover read it."},"taskId":{"description":"Id of the task inbound.sendTest ran.","type":"string","minLength":1},"state":{"$ref":"#/$defs/TaskState","description":"State the inbound.sendTest task settled in."},"contextId":{"description":"Context id of the inbound.sendTest task (the given one or a new one).","type":"string","minLength":1}},"required":["ok","message"],"additionalProperties":false};
+const schema94 = {"title":"TaskState","description":"A2A 1.0 task state names (lf.a2a.v1.TaskState without TASK_STATE_UNSPECIFIED), repeated here so that this family stands alone.","type":"string","enum":["TASK_STATE_SUBMITTED","TASK_STATE_WORKING","TASK_STATE_COMPLETED","TASK_STATE_FAILED","TASK_STATE_CANCELED","TASK_STATE_INPUT_REQUIRED","TASK_STATE_REJECTED","TASK_STATE_AUTH_REQUIRED"]};
+const schema92 = {"title":"DiscoverPreview","description":"What outbound.discover read from a remote AgentCard, without creating a connection.","type":"object","properties":{"name":{"description":"AgentCard.name.","type":"string"},"version":{"description":"AgentCard.version.","type":"string"},"description":{"description":"AgentCard.description.","type":"string"},"endpoint":{"description":"URL of the interface the hub would call (the preferred supportedInterfaces[].url).","type":"string","format":"uri"},"protocolVersion":{"description":"A2A protocol version of that interface, e.g. 1.0.","type":"string"},"skills":{"description":"Skills the card advertises.","type":"array","items":{"$ref":"#/$defs/SkillSummary"}}},"required":["name","version","description","endpoint","skills"],"additionalProperties":false};
+const schema93 = {"title":"SkillSummary","description":"A skill as the control API lists it: the id, name, description and tags of an A2A AgentSkill.","type":"object","properties":{"id":{"description":"Skill id (message metadata.skill selects it).","type":"string","minLength":1},"name":{"description":"Human-readable skill name.","type":"string"},"description":{"description":"What the skill does.","type":"string"},"tags":{"description":"Keywords of the skill.","type":"array","items":{"type":"string"}}},"required":["id","name","description"],"additionalProperties":false};
 
-function validate59(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate60(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate59.evaluated;
+const evaluated0 = validate60.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5800,16 +5990,16 @@ vErrors.push(err24);
 }
 errors++;
 }
-validate59.errors = vErrors;
+validate60.errors = vErrors;
 return errors === 0;
 }
-validate59.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate60.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate58(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate59(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate58.evaluated;
+const evaluated0 = validate59.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5899,8 +6089,8 @@ errors++;
 }
 }
 if(data.preview !== undefined){
-if(!(validate59(data.preview, {instancePath:instancePath+"/preview",parentData:data,parentDataProperty:"preview",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate59.errors : vErrors.concat(validate59.errors);
+if(!(validate60(data.preview, {instancePath:instancePath+"/preview",parentData:data,parentDataProperty:"preview",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate60.errors : vErrors.concat(validate60.errors);
 errors = vErrors.length;
 }
 }
@@ -5942,7 +6132,7 @@ vErrors.push(err9);
 errors++;
 }
 if(!((((((((data5 === "TASK_STATE_SUBMITTED") || (data5 === "TASK_STATE_WORKING")) || (data5 === "TASK_STATE_COMPLETED")) || (data5 === "TASK_STATE_FAILED")) || (data5 === "TASK_STATE_CANCELED")) || (data5 === "TASK_STATE_INPUT_REQUIRED")) || (data5 === "TASK_STATE_REJECTED")) || (data5 === "TASK_STATE_AUTH_REQUIRED"))){
-const err10 = {instancePath:instancePath+"/state",schemaPath:"#/$defs/TaskState/enum",keyword:"enum",params:{allowedValues: schema89.enum},message:"must be equal to one of the allowed values"};
+const err10 = {instancePath:instancePath+"/state",schemaPath:"#/$defs/TaskState/enum",keyword:"enum",params:{allowedValues: schema94.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -5988,19 +6178,19 @@ vErrors.push(err13);
 }
 errors++;
 }
-validate58.errors = vErrors;
+validate59.errors = vErrors;
 return errors === 0;
 }
-validate58.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate59.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateActionFailure = validate61;
-const schema90 = {"title":"ActionFailure","description":"Body of a failed POST /a2a/api: 400 when the body is not JSON or not a valid action (with violations), 409 when a valid action failed (unknown id, failed connect, ...), 403 and 413 as in the status table.","type":"object","properties":{"ok":{"description":"Always false.","const":false},"message":{"description":"Human-readable reason.","type":"string"},"violations":{"description":"One entry per schema violation when the body does not validate against ControlAction.","type":"array","items":{"$ref":"#/$defs/Violation"},"minItems":1}},"required":["ok","message"],"additionalProperties":false};
-const schema91 = {"title":"Violation","description":"One reason a control action body was rejected.","type":"object","properties":{"field":{"description":"Path of the offending member in the request body as google.rpc.BadRequest writes it (e.g. timeoutMs, skillOverrides.chat.description); the empty string for the body itself.","type":"string"},"description":{"description":"What is wrong with it.","type":"string"}},"required":["field","description"],"additionalProperties":false};
+export const validateActionFailure = validate62;
+const schema95 = {"title":"ActionFailure","description":"Body of a failed POST /a2a/api: 400 when the body is not JSON or not a valid action (with violations), 409 when a valid action failed (unknown id, failed connect, ...), 403 and 413 as in the status table.","type":"object","properties":{"ok":{"description":"Always false.","const":false},"message":{"description":"Human-readable reason.","type":"string"},"violations":{"description":"One entry per schema violation when the body does not validate against ControlAction.","type":"array","items":{"$ref":"#/$defs/Violation"},"minItems":1}},"required":["ok","message"],"additionalProperties":false};
+const schema96 = {"title":"Violation","description":"One reason a control action body was rejected.","type":"object","properties":{"field":{"description":"Path of the offending member in the request body as google.rpc.BadRequest writes it (e.g. timeoutMs, skillOverrides.chat.description); the empty string for the body itself.","type":"string"},"description":{"description":"What is wrong with it.","type":"string"}},"required":["field","description"],"additionalProperties":false};
 
-function validate61(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate62(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate61.evaluated;
+const evaluated0 = validate62.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6172,17 +6362,17 @@ vErrors.push(err13);
 }
 errors++;
 }
-validate61.errors = vErrors;
+validate62.errors = vErrors;
 return errors === 0;
 }
-validate61.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate62.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateViolation = validate62;
+export const validateViolation = validate63;
 
-function validate62(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate63(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate62.evaluated;
+const evaluated0 = validate63.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6257,18 +6447,18 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate62.errors = vErrors;
+validate63.errors = vErrors;
 return errors === 0;
 }
-validate62.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate63.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateReadError = validate63;
-const schema93 = {"title":"ReadError","description":"Body of every other non-200 answer (400 bad query parameter, 403 not loopback, 404 unknown path or id, 405 method not allowed, 413 body too large).","type":"object","properties":{"ok":{"description":"Always false.","const":false},"message":{"description":"Human-readable reason.","type":"string"},"violations":{"description":"For a bad query: every parameter that is wrong and why.","type":"array","minItems":1,"items":{"$ref":"#/$defs/Violation"}}},"required":["ok","message"],"additionalProperties":false};
+export const validateReadError = validate64;
+const schema98 = {"title":"ReadError","description":"Body of every other non-200 answer (400 bad query parameter, 403 not loopback, 404 unknown path or id, 405 method not allowed, 413 body too large).","type":"object","properties":{"ok":{"description":"Always false.","const":false},"message":{"description":"Human-readable reason.","type":"string"},"violations":{"description":"For a bad query: every parameter that is wrong and why.","type":"array","minItems":1,"items":{"$ref":"#/$defs/Violation"}}},"required":["ok","message"],"additionalProperties":false};
 
-function validate63(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate64(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate63.evaluated;
+const evaluated0 = validate64.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6440,17 +6630,17 @@ vErrors.push(err13);
 }
 errors++;
 }
-validate63.errors = vErrors;
+validate64.errors = vErrors;
 return errors === 0;
 }
-validate63.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate64.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateDiscoverPreview = validate64;
+export const validateDiscoverPreview = validate65;
 
-function validate64(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate65(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate64.evaluated;
+const evaluated0 = validate65.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6754,19 +6944,19 @@ vErrors.push(err24);
 }
 errors++;
 }
-validate64.errors = vErrors;
+validate65.errors = vErrors;
 return errors === 0;
 }
-validate64.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate65.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateToolName = validate65;
-const schema97 = {"title":"ToolName","description":"Name of a model tool: a2a__<connection-name>__<skill-id> with every character outside [A-Za-z0-9_-] replaced by _, at most 64 characters, with a short stable hash appended when two tools would otherwise share a name.","type":"string","pattern":"^[A-Za-z0-9_-]{1,64}$"};
+export const validateToolName = validate66;
+const schema102 = {"title":"ToolName","description":"Name of a model tool: a2a__<connection-name>__<skill-id> with every character outside [A-Za-z0-9_-] replaced by _, at most 64 characters, with a short stable hash appended when two tools would otherwise share a name.","type":"string","pattern":"^[A-Za-z0-9_-]{1,64}$"};
 const pattern9 = new RegExp("^[A-Za-z0-9_-]{1,64}$", "u");
 
-function validate65(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate66(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate65.evaluated;
+const evaluated0 = validate66.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6795,18 +6985,18 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate65.errors = vErrors;
+validate66.errors = vErrors;
 return errors === 0;
 }
-validate65.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate66.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-export const validateToolInputSchema = validate66;
-const schema98 = {"title":"ToolInputSchema","description":"The JSON Schema of a tool's arguments, in the subset function-calling LLM APIs accept: an object with a required string `prompt` and an optional string `taskId` (continues a remote task that asked for input or authentication), and nothing else.","type":"object","additionalProperties":true};
+export const validateToolInputSchema = validate67;
+const schema103 = {"title":"ToolInputSchema","description":"The JSON Schema of a tool's arguments, in the subset function-calling LLM APIs accept: an object with a required string `prompt` and an optional string `taskId` (continues a remote task that asked for input or authentication), and nothing else.","type":"object","additionalProperties":true};
 
-function validate66(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate67(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate66.evaluated;
+const evaluated0 = validate67.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6825,18 +7015,18 @@ vErrors.push(err0);
 }
 errors++;
 }
-validate66.errors = vErrors;
+validate67.errors = vErrors;
 return errors === 0;
 }
-validate66.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate67.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateToolDefinitionJson = validate67;
-const schema99 = {"title":"ToolDefinitionJson","description":"One model tool as a2a-hub describes it (GET /a2a/api/tools in the default format hub): one enabled skill of a connected outbound connection.","type":"object","properties":{"name":{"$ref":"#/$defs/ToolName","description":"The tool name."},"description":{"description":"The remote skill's description, or the description its skillOverrides entry gives.","type":"string"},"inputSchema":{"$ref":"#/$defs/ToolInputSchema","description":"JSON Schema of the arguments."},"connectionId":{"description":"Id of the outbound connection the tool calls.","type":"string","minLength":1},"connectionName":{"description":"Name of that connection.","type":"string"},"skillId":{"description":"Id of the remote skill, sent as message metadata.skill.","type":"string","minLength":1}},"required":["name","description","inputSchema","connectionId","connectionName","skillId"],"additionalProperties":false};
+export const validateToolDefinitionJson = validate68;
+const schema104 = {"title":"ToolDefinitionJson","description":"One model tool as a2a-hub describes it (GET /a2a/api/tools in the default format hub): one enabled skill of a connected outbound connection.","type":"object","properties":{"name":{"$ref":"#/$defs/ToolName","description":"The tool name."},"description":{"description":"The remote skill's description, or the description its skillOverrides entry gives.","type":"string"},"inputSchema":{"$ref":"#/$defs/ToolInputSchema","description":"JSON Schema of the arguments."},"connectionId":{"description":"Id of the outbound connection the tool calls.","type":"string","minLength":1},"connectionName":{"description":"Name of that connection.","type":"string"},"skillId":{"description":"Id of the remote skill, sent as message metadata.skill.","type":"string","minLength":1}},"required":["name","description","inputSchema","connectionId","connectionName","skillId"],"additionalProperties":false};
 
-function validate67(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate68(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate67.evaluated;
+const evaluated0 = validate68.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7041,18 +7231,18 @@ vErrors.push(err16);
 }
 errors++;
 }
-validate67.errors = vErrors;
+validate68.errors = vErrors;
 return errors === 0;
 }
-validate67.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate68.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateHubToolList = validate68;
-const schema102 = {"title":"HubToolList","description":"GET /a2a/api/tools (format hub, the default): every tool with its connection and skill.","type":"object","properties":{"tools":{"description":"The tools, ordered by name.","type":"array","items":{"$ref":"#/$defs/ToolDefinitionJson"}}},"required":["tools"],"additionalProperties":false};
+export const validateHubToolList = validate69;
+const schema107 = {"title":"HubToolList","description":"GET /a2a/api/tools (format hub, the default): every tool with its connection and skill.","type":"object","properties":{"tools":{"description":"The tools, ordered by name.","type":"array","items":{"$ref":"#/$defs/ToolDefinitionJson"}}},"required":["tools"],"additionalProperties":false};
 
-function validate68(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate69(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate68.evaluated;
+const evaluated0 = validate69.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7087,8 +7277,8 @@ let data0 = data.tools;
 if(Array.isArray(data0)){
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate67(data0[i0], {instancePath:instancePath+"/tools/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate67.errors : vErrors.concat(validate67.errors);
+if(!(validate68(data0[i0], {instancePath:instancePath+"/tools/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate68.errors : vErrors.concat(validate68.errors);
 errors = vErrors.length;
 }
 }
@@ -7115,18 +7305,18 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate68.errors = vErrors;
+validate69.errors = vErrors;
 return errors === 0;
 }
-validate68.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate69.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateOpenAiFunction = validate70;
-const schema103 = {"title":"OpenAiFunction","description":"The `function` member of an OpenAI-style tool (Chat Completions `tools[].function`).","type":"object","properties":{"name":{"$ref":"#/$defs/ToolName","description":"The tool name."},"description":{"description":"What the tool does.","type":"string"},"parameters":{"$ref":"#/$defs/ToolInputSchema","description":"JSON Schema of the arguments."}},"required":["name","description","parameters"],"additionalProperties":false};
+export const validateOpenAiFunction = validate71;
+const schema108 = {"title":"OpenAiFunction","description":"The `function` member of an OpenAI-style tool (Chat Completions `tools[].function`).","type":"object","properties":{"name":{"$ref":"#/$defs/ToolName","description":"The tool name."},"description":{"description":"What the tool does.","type":"string"},"parameters":{"$ref":"#/$defs/ToolInputSchema","description":"JSON Schema of the arguments."}},"required":["name","description","parameters"],"additionalProperties":false};
 
-function validate70(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate71(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate70.evaluated;
+const evaluated0 = validate71.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7239,18 +7429,18 @@ vErrors.push(err8);
 }
 errors++;
 }
-validate70.errors = vErrors;
+validate71.errors = vErrors;
 return errors === 0;
 }
-validate70.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate71.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateOpenAiTool = validate71;
-const schema106 = {"title":"OpenAiTool","description":"A tool in the shape of an entry of the OpenAI Chat Completions `tools` array.","type":"object","properties":{"type":{"description":"Always function.","const":"function"},"function":{"$ref":"#/$defs/OpenAiFunction","description":"The function."}},"required":["type","function"],"additionalProperties":false};
+export const validateOpenAiTool = validate72;
+const schema111 = {"title":"OpenAiTool","description":"A tool in the shape of an entry of the OpenAI Chat Completions `tools` array.","type":"object","properties":{"type":{"description":"Always function.","const":"function"},"function":{"$ref":"#/$defs/OpenAiFunction","description":"The function."}},"required":["type","function"],"additionalProperties":false};
 
-function validate71(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate72(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate71.evaluated;
+const evaluated0 = validate72.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7303,8 +7493,8 @@ errors++;
 }
 }
 if(data.function !== undefined){
-if(!(validate70(data.function, {instancePath:instancePath+"/function",parentData:data,parentDataProperty:"function",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate70.errors : vErrors.concat(validate70.errors);
+if(!(validate71(data.function, {instancePath:instancePath+"/function",parentData:data,parentDataProperty:"function",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate71.errors : vErrors.concat(validate71.errors);
 errors = vErrors.length;
 }
 }
@@ -7319,18 +7509,18 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate71.errors = vErrors;
+validate72.errors = vErrors;
 return errors === 0;
 }
-validate71.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate72.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateOpenAiToolList = validate73;
-const schema107 = {"title":"OpenAiToolList","description":"GET /a2a/api/tools?format=openai: `tools` can be passed as it is as the `tools` parameter of an OpenAI-style chat completion.","type":"object","properties":{"tools":{"description":"The tools, ordered by name.","type":"array","items":{"$ref":"#/$defs/OpenAiTool"}}},"required":["tools"],"additionalProperties":false};
+export const validateOpenAiToolList = validate74;
+const schema112 = {"title":"OpenAiToolList","description":"GET /a2a/api/tools?format=openai: `tools` can be passed as it is as the `tools` parameter of an OpenAI-style chat completion.","type":"object","properties":{"tools":{"description":"The tools, ordered by name.","type":"array","items":{"$ref":"#/$defs/OpenAiTool"}}},"required":["tools"],"additionalProperties":false};
 
-function validate73(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate74(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate73.evaluated;
+const evaluated0 = validate74.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7365,8 +7555,8 @@ let data0 = data.tools;
 if(Array.isArray(data0)){
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate71(data0[i0], {instancePath:instancePath+"/tools/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate71.errors : vErrors.concat(validate71.errors);
+if(!(validate72(data0[i0], {instancePath:instancePath+"/tools/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate72.errors : vErrors.concat(validate72.errors);
 errors = vErrors.length;
 }
 }
@@ -7393,18 +7583,18 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate73.errors = vErrors;
+validate74.errors = vErrors;
 return errors === 0;
 }
-validate73.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate74.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateAnthropicTool = validate75;
-const schema108 = {"title":"AnthropicTool","description":"A tool in the shape of an entry of the Anthropic Messages API `tools` array.","type":"object","properties":{"name":{"$ref":"#/$defs/ToolName","description":"The tool name."},"description":{"description":"What the tool does.","type":"string"},"input_schema":{"$ref":"#/$defs/ToolInputSchema","description":"JSON Schema of the arguments."}},"required":["name","description","input_schema"],"additionalProperties":false};
+export const validateAnthropicTool = validate76;
+const schema113 = {"title":"AnthropicTool","description":"A tool in the shape of an entry of the Anthropic Messages API `tools` array.","type":"object","properties":{"name":{"$ref":"#/$defs/ToolName","description":"The tool name."},"description":{"description":"What the tool does.","type":"string"},"input_schema":{"$ref":"#/$defs/ToolInputSchema","description":"JSON Schema of the arguments."}},"required":["name","description","input_schema"],"additionalProperties":false};
 
-function validate75(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate76(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate75.evaluated;
+const evaluated0 = validate76.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7517,18 +7707,18 @@ vErrors.push(err8);
 }
 errors++;
 }
-validate75.errors = vErrors;
+validate76.errors = vErrors;
 return errors === 0;
 }
-validate75.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate76.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateAnthropicToolList = validate76;
-const schema111 = {"title":"AnthropicToolList","description":"GET /a2a/api/tools?format=anthropic: `tools` can be passed as it is as the `tools` parameter of an Anthropic Messages request.","type":"object","properties":{"tools":{"description":"The tools, ordered by name.","type":"array","items":{"$ref":"#/$defs/AnthropicTool"}}},"required":["tools"],"additionalProperties":false};
+export const validateAnthropicToolList = validate77;
+const schema116 = {"title":"AnthropicToolList","description":"GET /a2a/api/tools?format=anthropic: `tools` can be passed as it is as the `tools` parameter of an Anthropic Messages request.","type":"object","properties":{"tools":{"description":"The tools, ordered by name.","type":"array","items":{"$ref":"#/$defs/AnthropicTool"}}},"required":["tools"],"additionalProperties":false};
 
-function validate76(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate77(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate76.evaluated;
+const evaluated0 = validate77.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7563,8 +7753,8 @@ let data0 = data.tools;
 if(Array.isArray(data0)){
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate75(data0[i0], {instancePath:instancePath+"/tools/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate75.errors : vErrors.concat(validate75.errors);
+if(!(validate76(data0[i0], {instancePath:instancePath+"/tools/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate76.errors : vErrors.concat(validate76.errors);
 errors = vErrors.length;
 }
 }
@@ -7591,18 +7781,18 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate76.errors = vErrors;
+validate77.errors = vErrors;
 return errors === 0;
 }
-validate76.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate77.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateToolList = validate78;
-const schema112 = {"title":"ToolList","description":"GET /a2a/api/tools: the model tools of the connected outbound connections, in the format the `format` query parameter names. Every format answers {tools: [...]}.","anyOf":[{"$ref":"#/$defs/HubToolList"},{"$ref":"#/$defs/OpenAiToolList"},{"$ref":"#/$defs/AnthropicToolList"}]};
+export const validateToolList = validate79;
+const schema117 = {"title":"ToolList","description":"GET /a2a/api/tools: the model tools of the connected outbound connections, in the format the `format` query parameter names. Every format answers {tools: [...]}.","anyOf":[{"$ref":"#/$defs/HubToolList"},{"$ref":"#/$defs/OpenAiToolList"},{"$ref":"#/$defs/AnthropicToolList"}]};
 
-function validate78(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate79(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate78.evaluated;
+const evaluated0 = validate79.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7612,8 +7802,8 @@ evaluated0.items = undefined;
 const _errs0 = errors;
 let valid0 = false;
 const _errs1 = errors;
-if(!(validate68(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate68.errors : vErrors.concat(validate68.errors);
+if(!(validate69(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate69.errors : vErrors.concat(validate69.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs1 === errors;
@@ -7622,8 +7812,8 @@ if(_valid0){
 var props0 = true;
 }
 const _errs2 = errors;
-if(!(validate73(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate73.errors : vErrors.concat(validate73.errors);
+if(!(validate74(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate74.errors : vErrors.concat(validate74.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs2 === errors;
@@ -7634,8 +7824,8 @@ props0 = true;
 }
 }
 const _errs3 = errors;
-if(!(validate76(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate76.errors : vErrors.concat(validate76.errors);
+if(!(validate77(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate77.errors : vErrors.concat(validate77.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs3 === errors;
@@ -7666,44 +7856,14 @@ vErrors = null;
 }
 }
 }
-validate78.errors = vErrors;
+validate79.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
 }
-validate78.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate79.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-export const validateAgentCardJson = validate82;
-const schema113 = {"title":"AgentCardJson","description":"GET /a2a/api/card?id=: the A2A 1.0 AgentCard the inbound instance publishes (AgentCard in spec/a2a/1.0); left open here so that this family stands alone.","type":"object","additionalProperties":true};
-
-function validate82(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate82.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-}
-else {
-const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-validate82.errors = vErrors;
-return errors === 0;
-}
-validate82.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const validateTaskJson = validate83;
-const schema114 = {"title":"TaskJson","description":"GET /a2a/api/task?id=: the full A2A 1.0 Task (Task in spec/a2a/1.0); left open here so that this family stands alone.","type":"object","additionalProperties":true};
+export const validateAgentCardJson = validate83;
+const schema118 = {"title":"AgentCardJson","description":"GET /a2a/api/card?id=: the A2A 1.0 AgentCard the inbound instance publishes (AgentCard in spec/a2a/1.0); left open here so that this family stands alone.","type":"object","additionalProperties":true};
 
 function validate83(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -7732,8 +7892,8 @@ return errors === 0;
 }
 validate83.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateSessionView = validate84;
-const schema115 = {"title":"SessionView","description":"GET /a2a/api/session?contextId=&serverId=: the detail of one live session. Its shape is not fixed yet; it is expected to carry at least the SessionRow members.","type":"object","additionalProperties":true};
+export const validateTaskJson = validate84;
+const schema119 = {"title":"TaskJson","description":"GET /a2a/api/task?id=: the full A2A 1.0 Task (Task in spec/a2a/1.0); left open here so that this family stands alone.","type":"object","additionalProperties":true};
 
 function validate84(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -7762,16 +7922,46 @@ return errors === 0;
 }
 validate84.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateSnapshot = validate85;
-const schema116 = {"title":"Snapshot","description":"The whole hub state as the panel shows it. `tasks` is one page selected by the task* query parameters of GET /a2a/api; `taskPage` describes that page.","type":"object","properties":{"inbounds":{"description":"Every inbound instance, enabled or not.","type":"array","items":{"$ref":"#/$defs/InboundRow"}},"outbounds":{"description":"Every outbound connection.","type":"array","items":{"$ref":"#/$defs/OutboundRow"}},"tasks":{"description":"One page of tasks, most recently updated first.","type":"array","items":{"$ref":"#/$defs/TaskRow"}},"peers":{"description":"Clients currently connected to an inbound endpoint.","type":"array","items":{"$ref":"#/$defs/PeerRow"}},"sessions":{"description":"Live sessions, one per (contextId, serverId).","type":"array","items":{"$ref":"#/$defs/SessionRow"}},"taskPage":{"$ref":"#/$defs/TaskPage","description":"The limit, offset and filtered total of the task page."}},"required":["inbounds","outbounds","tasks","peers","sessions","taskPage"],"additionalProperties":false};
-const schema131 = {"title":"TaskPage","description":"The page of tasks a snapshot carries: the effective taskLimit and taskOffset, and how many tasks match the filters in all.","type":"object","properties":{"limit":{"description":"Page size used (taskLimit).","type":"integer","minimum":1,"maximum":500},"offset":{"description":"Number of matching tasks skipped (taskOffset).","type":"integer","minimum":0},"total":{"description":"Number of tasks matching taskState, taskContextId and taskServerId.","type":"integer","minimum":0}},"required":["limit","offset","total"],"additionalProperties":false};
-const schema117 = {"title":"InboundRow","description":"One inbound A2A server instance. The bearer token is never shown: `authEnabled` says whether one is set and `authTokenEnv` names its environment variable when it comes from one.","type":"object","properties":{"id":{"description":"Instance id, <slug-of-name>-<8 hex>.","type":"string","minLength":1},"name":{"description":"Agent name (AgentCard.name).","type":"string"},"description":{"description":"Agent description (AgentCard.description).","type":"string"},"version":{"description":"Agent version (AgentCard.version).","type":"string"},"endpointPath":{"$ref":"#/$defs/EndpointPath","description":"Path of the JSON-RPC endpoint; default /a2a/<id>."},"preset":{"description":"Agent preset id.","type":"string"},"cardPath":{"description":"Path of the AgentCard: <endpointPath>/agent-card.json.","type":"string","pattern":"^/(?:[A-Za-z0-9._~-]+/)+agent-card\\.json$"},"cardUrl":{"description":"Absolute URL of the instance's AgentCard: <base URL><endpointPath>/agent-card.json, what a2a-hub send, card and conform and outbound.create take.","type":"string","format":"uri"},"endpointUrl":{"description":"Absolute URL of the JSON-RPC endpoint, as the AgentCard advertises it (supportedInterfaces[].url).","type":"string","format":"uri"},"enabled":{"description":"Whether the routes are registered.","type":"boolean"},"authEnabled":{"description":"Whether the endpoint requires a bearer token.","type":"boolean"},"authTokenEnv":{"description":"Name of the environment variable the token is read from; absent when the token was set with inbound.setAuth or there is none.","type":"string"},"relayTo":{"description":"Id of the outbound connection a relay instance forwards to.","type":"string"},"skills":{"description":"Skills the AgentCard advertises.","type":"array","items":{"$ref":"#/$defs/SkillSummary"}},"status":{"description":"available: the hub can run it; unavailable: its stored configuration cannot run in this hub (see `unavailableReason`), so its endpoint and card answer AgentUnavailableError while it is enabled. inbound.update fixes it, inbound.remove deletes it.","type":"string","enum":["available","unavailable"]},"unavailableReason":{"description":"Why the instance is unavailable; present exactly when `status` is unavailable.","type":"string"}},"required":["id","name","description","version","endpointPath","preset","cardPath","cardUrl","endpointUrl","enabled","authEnabled","skills","status"],"additionalProperties":false};
-const pattern14 = new RegExp("^/(?:[A-Za-z0-9._~-]+/)+agent-card\\.json$", "u");
+export const validateSessionView = validate85;
+const schema120 = {"title":"SessionView","description":"GET /a2a/api/session?contextId=&serverId=: the detail of one live session. Its shape is not fixed yet; it is expected to carry at least the SessionRow members.","type":"object","additionalProperties":true};
 
-function validate86(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate85(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate86.evaluated;
+const evaluated0 = validate85.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+}
+else {
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+validate85.errors = vErrors;
+return errors === 0;
+}
+validate85.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateSnapshot = validate86;
+const schema121 = {"title":"Snapshot","description":"The whole hub state as the panel shows it. `tasks` is one page selected by the task* query parameters of GET /a2a/api; `taskPage` describes that page.","type":"object","properties":{"inbounds":{"description":"Every inbound instance, enabled or not.","type":"array","items":{"$ref":"#/$defs/InboundRow"}},"outbounds":{"description":"Every outbound connection.","type":"array","items":{"$ref":"#/$defs/OutboundRow"}},"tasks":{"description":"One page of tasks, most recently updated first.","type":"array","items":{"$ref":"#/$defs/TaskRow"}},"peers":{"description":"Clients currently connected to an inbound endpoint.","type":"array","items":{"$ref":"#/$defs/PeerRow"}},"sessions":{"description":"Live sessions, one per (contextId, serverId).","type":"array","items":{"$ref":"#/$defs/SessionRow"}},"taskPage":{"$ref":"#/$defs/TaskPage","description":"The limit, offset and filtered total of the task page."}},"required":["inbounds","outbounds","tasks","peers","sessions","taskPage"],"additionalProperties":false};
+const schema137 = {"title":"TaskPage","description":"The page of tasks a snapshot carries: the effective taskLimit and taskOffset, and how many tasks match the filters in all.","type":"object","properties":{"limit":{"description":"Page size used (taskLimit).","type":"integer","minimum":1,"maximum":500},"offset":{"description":"Number of matching tasks skipped (taskOffset).","type":"integer","minimum":0},"total":{"description":"Number of tasks matching taskState, taskContextId and taskServerId.","type":"integer","minimum":0}},"required":["limit","offset","total"],"additionalProperties":false};
+const schema122 = {"title":"InboundRow","description":"One inbound A2A server instance. The bearer token is never shown: `authEnabled` says whether one is set and `authTokenEnv` names its environment variable when it comes from one.","type":"object","properties":{"id":{"description":"Instance id, <slug-of-name>-<8 hex>.","type":"string","minLength":1},"name":{"description":"Agent name (AgentCard.name).","type":"string"},"description":{"description":"Agent description (AgentCard.description).","type":"string"},"version":{"description":"Agent version (AgentCard.version).","type":"string"},"endpointPath":{"$ref":"#/$defs/EndpointPath","description":"Path of the JSON-RPC endpoint; default /a2a/<id>."},"preset":{"description":"Agent preset id.","type":"string"},"cardPath":{"description":"Path of the AgentCard: <endpointPath>/agent-card.json.","type":"string","pattern":"^/(?:[A-Za-z0-9._~-]+/)+agent-card\\.json$"},"cardUrl":{"description":"Absolute URL of the instance's AgentCard: <base URL><endpointPath>/agent-card.json, what a2a-hub send, card and conform and outbound.create take.","type":"string","format":"uri"},"endpointUrl":{"description":"Absolute URL of the JSON-RPC endpoint, as the AgentCard advertises it (supportedInterfaces[].url).","type":"string","format":"uri"},"enabled":{"description":"Whether the routes are registered.","type":"boolean"},"authEnabled":{"description":"Whether the endpoint requires a bearer token.","type":"boolean"},"authTokenEnv":{"description":"Name of the environment variable the token is read from; absent when the token was set with inbound.setAuth or there is none.","type":"string"},"relayTo":{"description":"Id of the outbound connection a relay instance forwards to.","type":"string"},"skills":{"description":"Skills the AgentCard advertises.","type":"array","items":{"$ref":"#/$defs/SkillSummary"}},"status":{"description":"available: the hub can run it; unavailable: its stored configuration cannot run in this hub (see `unavailableReason`), so its endpoint and card answer AgentUnavailableError while it is enabled. inbound.update fixes it, inbound.remove deletes it.","type":"string","enum":["available","unavailable"]},"unavailableReason":{"description":"Why the instance is unavailable; present exactly when `status` is unavailable.","type":"string"}},"required":["id","name","description","version","endpointPath","preset","cardPath","cardUrl","endpointUrl","enabled","authEnabled","skills","status"],"additionalProperties":false};
+const pattern14 = new RegExp("^/(?:[A-Za-z0-9._~-]+/)+agent-card\\.json$", "u");
+
+function validate87(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate87.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7910,7 +8100,7 @@ vErrors.push(err12);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema117.properties, key0))){
+if(!(func1.call(schema122.properties, key0))){
 const err13 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err13];
@@ -8315,7 +8505,7 @@ vErrors.push(err45);
 errors++;
 }
 if(!((data20 === "available") || (data20 === "unavailable"))){
-const err46 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema117.properties.status.enum},message:"must be equal to one of the allowed values"};
+const err46 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema122.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -8348,17 +8538,17 @@ vErrors.push(err48);
 }
 errors++;
 }
-validate86.errors = vErrors;
+validate87.errors = vErrors;
 return errors === 0;
 }
-validate86.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate87.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema120 = {"title":"OutboundRow","description":"One outbound connection to a remote A2A agent. `error` is present exactly when `state` is error.","type":"object","properties":{"id":{"description":"Connection id (e.g. out-2c6d9dbd-cf6).","type":"string","minLength":1},"name":{"description":"Connection name, used in tool names a2a__<name>__<skill>.","type":"string"},"agentCardUrl":{"description":"URL of the remote AgentCard.","type":"string","format":"uri"},"enabled":{"description":"Whether the connection is enabled.","type":"boolean"},"timeoutMs":{"$ref":"#/$defs/TimeoutMs","description":"Per-call timeout."},"state":{"description":"connecting: fetching the card; connected: tools registered; error: the last connect or refresh failed (see `error`); disabled: not enabled.","type":"string","enum":["connecting","connected","error","disabled"]},"error":{"description":"Why the last connect or refresh failed.","type":"string"},"skillCount":{"description":"Number of skills the remote card advertises.","type":"integer","minimum":0},"toolCount":{"description":"Number of model tools registered (skills minus disabled ones).","type":"integer","minimum":0},"preset":{"description":"Agent preset id recorded for a future local hand-off session.","type":"string"},"bearerTokenEnv":{"description":"Name of the environment variable the bearer token is read from, when one is used.","type":"string"},"authEnabled":{"description":"Whether a bearer token is sent to the remote.","type":"boolean"},"disabledSkills":{"description":"Remote skill ids not exposed as tools.","type":"array","items":{"type":"string"}},"skillOverrides":{"$ref":"#/$defs/SkillOverrides","description":"Per-skill overrides of the exposed tools."}},"required":["id","name","agentCardUrl","enabled","timeoutMs","state","skillCount","toolCount","authEnabled"],"if":{"properties":{"state":{"const":"error"}},"required":["state"]},"then":{"required":["error"]},"else":{"not":{"required":["error"]}},"additionalProperties":false};
+const schema125 = {"title":"OutboundRow","description":"One outbound connection to a remote A2A agent. `error` is present exactly when `state` is error.","type":"object","properties":{"id":{"description":"Connection id (e.g. out-2c6d9dbd-cf6).","type":"string","minLength":1},"name":{"description":"Connection name, used in tool names a2a__<name>__<skill>.","type":"string"},"agentCardUrl":{"description":"URL of the remote AgentCard.","type":"string","format":"uri"},"enabled":{"description":"Whether the connection is enabled.","type":"boolean"},"timeoutMs":{"$ref":"#/$defs/TimeoutMs","description":"Per-call timeout."},"pollIntervalMs":{"$ref":"#/$defs/PollIntervalMs","description":"Poll interval for a remote that does not stream."},"state":{"description":"connecting: fetching the card; connected: tools registered; error: the last connect or refresh failed (see `error`); disabled: not enabled.","type":"string","enum":["connecting","connected","error","disabled"]},"error":{"description":"Why the last connect or refresh failed.","type":"string"},"skillCount":{"description":"Number of skills the remote card advertises.","type":"integer","minimum":0},"toolCount":{"description":"Number of model tools registered (skills minus disabled ones).","type":"integer","minimum":0},"preset":{"description":"Agent preset id recorded for a future local hand-off session.","type":"string"},"bearerTokenEnv":{"description":"Name of the environment variable the bearer token is read from, when one is used.","type":"string"},"authEnabled":{"description":"Whether a bearer token is sent to the remote.","type":"boolean"},"disabledSkills":{"description":"Remote skill ids not exposed as tools.","type":"array","items":{"type":"string"}},"skillOverrides":{"$ref":"#/$defs/SkillOverrides","description":"Per-skill overrides of the exposed tools."}},"required":["id","name","agentCardUrl","enabled","timeoutMs","pollIntervalMs","state","skillCount","toolCount","authEnabled"],"if":{"properties":{"state":{"const":"error"}},"required":["state"]},"then":{"required":["error"]},"else":{"not":{"required":["error"]}},"additionalProperties":false};
 
-function validate88(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate89(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate88.evaluated;
+const evaluated0 = validate89.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8528,8 +8718,8 @@ vErrors.push(err10);
 }
 errors++;
 }
-if(data.state === undefined){
-const err11 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "state"},message:"must have required property '"+"state"+"'"};
+if(data.pollIntervalMs === undefined){
+const err11 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "pollIntervalMs"},message:"must have required property '"+"pollIntervalMs"+"'"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -8538,8 +8728,8 @@ vErrors.push(err11);
 }
 errors++;
 }
-if(data.skillCount === undefined){
-const err12 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "skillCount"},message:"must have required property '"+"skillCount"+"'"};
+if(data.state === undefined){
+const err12 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "state"},message:"must have required property '"+"state"+"'"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -8548,8 +8738,8 @@ vErrors.push(err12);
 }
 errors++;
 }
-if(data.toolCount === undefined){
-const err13 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "toolCount"},message:"must have required property '"+"toolCount"+"'"};
+if(data.skillCount === undefined){
+const err13 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "skillCount"},message:"must have required property '"+"skillCount"+"'"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -8558,8 +8748,8 @@ vErrors.push(err13);
 }
 errors++;
 }
-if(data.authEnabled === undefined){
-const err14 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "authEnabled"},message:"must have required property '"+"authEnabled"+"'"};
+if(data.toolCount === undefined){
+const err14 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "toolCount"},message:"must have required property '"+"toolCount"+"'"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -8568,9 +8758,8 @@ vErrors.push(err14);
 }
 errors++;
 }
-for(const key0 in data){
-if(!(func1.call(schema120.properties, key0))){
-const err15 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(data.authEnabled === undefined){
+const err15 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "authEnabled"},message:"must have required property '"+"authEnabled"+"'"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -8579,12 +8768,9 @@ vErrors.push(err15);
 }
 errors++;
 }
-}
-if(data.id !== undefined){
-let data1 = data.id;
-if(typeof data1 === "string"){
-if(func2(data1) < 1){
-const err16 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+for(const key0 in data){
+if(!(func1.call(schema125.properties, key0))){
+const err16 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -8594,8 +8780,11 @@ vErrors.push(err16);
 errors++;
 }
 }
-else {
-const err17 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.id !== undefined){
+let data1 = data.id;
+if(typeof data1 === "string"){
+if(func2(data1) < 1){
+const err17 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -8605,9 +8794,8 @@ vErrors.push(err17);
 errors++;
 }
 }
-if(data.name !== undefined){
-if(typeof data.name !== "string"){
-const err18 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err18 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -8617,11 +8805,9 @@ vErrors.push(err18);
 errors++;
 }
 }
-if(data.agentCardUrl !== undefined){
-let data3 = data.agentCardUrl;
-if(typeof data3 === "string"){
-if(!(formats0(data3))){
-const err19 = {instancePath:instancePath+"/agentCardUrl",schemaPath:"#/properties/agentCardUrl/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
+if(data.name !== undefined){
+if(typeof data.name !== "string"){
+const err19 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -8631,8 +8817,11 @@ vErrors.push(err19);
 errors++;
 }
 }
-else {
-const err20 = {instancePath:instancePath+"/agentCardUrl",schemaPath:"#/properties/agentCardUrl/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.agentCardUrl !== undefined){
+let data3 = data.agentCardUrl;
+if(typeof data3 === "string"){
+if(!(formats0(data3))){
+const err20 = {instancePath:instancePath+"/agentCardUrl",schemaPath:"#/properties/agentCardUrl/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -8642,9 +8831,8 @@ vErrors.push(err20);
 errors++;
 }
 }
-if(data.enabled !== undefined){
-if(typeof data.enabled !== "boolean"){
-const err21 = {instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+else {
+const err21 = {instancePath:instancePath+"/agentCardUrl",schemaPath:"#/properties/agentCardUrl/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -8654,10 +8842,9 @@ vErrors.push(err21);
 errors++;
 }
 }
-if(data.timeoutMs !== undefined){
-let data5 = data.timeoutMs;
-if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-const err22 = {instancePath:instancePath+"/timeoutMs",schemaPath:"#/$defs/TimeoutMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.enabled !== undefined){
+if(typeof data.enabled !== "boolean"){
+const err22 = {instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -8666,9 +8853,11 @@ vErrors.push(err22);
 }
 errors++;
 }
-if((typeof data5 == "number") && (isFinite(data5))){
-if(data5 > 600000 || isNaN(data5)){
-const err23 = {instancePath:instancePath+"/timeoutMs",schemaPath:"#/$defs/TimeoutMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000"};
+}
+if(data.timeoutMs !== undefined){
+let data5 = data.timeoutMs;
+if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
+const err23 = {instancePath:instancePath+"/timeoutMs",schemaPath:"#/$defs/TimeoutMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -8677,8 +8866,9 @@ vErrors.push(err23);
 }
 errors++;
 }
-if(data5 < 100 || isNaN(data5)){
-const err24 = {instancePath:instancePath+"/timeoutMs",schemaPath:"#/$defs/TimeoutMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100"};
+if((typeof data5 == "number") && (isFinite(data5))){
+if(data5 > 600000 || isNaN(data5)){
+const err24 = {instancePath:instancePath+"/timeoutMs",schemaPath:"#/$defs/TimeoutMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -8687,12 +8877,8 @@ vErrors.push(err24);
 }
 errors++;
 }
-}
-}
-if(data.state !== undefined){
-let data6 = data.state;
-if(typeof data6 !== "string"){
-const err25 = {instancePath:instancePath+"/state",schemaPath:"#/properties/state/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data5 < 100 || isNaN(data5)){
+const err25 = {instancePath:instancePath+"/timeoutMs",schemaPath:"#/$defs/TimeoutMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -8701,8 +8887,12 @@ vErrors.push(err25);
 }
 errors++;
 }
-if(!((((data6 === "connecting") || (data6 === "connected")) || (data6 === "error")) || (data6 === "disabled"))){
-const err26 = {instancePath:instancePath+"/state",schemaPath:"#/properties/state/enum",keyword:"enum",params:{allowedValues: schema120.properties.state.enum},message:"must be equal to one of the allowed values"};
+}
+}
+if(data.pollIntervalMs !== undefined){
+let data6 = data.pollIntervalMs;
+if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
+const err26 = {instancePath:instancePath+"/pollIntervalMs",schemaPath:"#/$defs/PollIntervalMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -8711,10 +8901,9 @@ vErrors.push(err26);
 }
 errors++;
 }
-}
-if(data.error !== undefined){
-if(typeof data.error !== "string"){
-const err27 = {instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if((typeof data6 == "number") && (isFinite(data6))){
+if(data6 > 600000 || isNaN(data6)){
+const err27 = {instancePath:instancePath+"/pollIntervalMs",schemaPath:"#/$defs/PollIntervalMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -8723,11 +8912,8 @@ vErrors.push(err27);
 }
 errors++;
 }
-}
-if(data.skillCount !== undefined){
-let data8 = data.skillCount;
-if(!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))){
-const err28 = {instancePath:instancePath+"/skillCount",schemaPath:"#/properties/skillCount/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data6 < 10 || isNaN(data6)){
+const err28 = {instancePath:instancePath+"/pollIntervalMs",schemaPath:"#/$defs/PollIntervalMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 10},message:"must be >= 10"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -8736,9 +8922,12 @@ vErrors.push(err28);
 }
 errors++;
 }
-if((typeof data8 == "number") && (isFinite(data8))){
-if(data8 < 0 || isNaN(data8)){
-const err29 = {instancePath:instancePath+"/skillCount",schemaPath:"#/properties/skillCount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+}
+if(data.state !== undefined){
+let data7 = data.state;
+if(typeof data7 !== "string"){
+const err29 = {instancePath:instancePath+"/state",schemaPath:"#/properties/state/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -8747,12 +8936,8 @@ vErrors.push(err29);
 }
 errors++;
 }
-}
-}
-if(data.toolCount !== undefined){
-let data9 = data.toolCount;
-if(!(((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9))) && (isFinite(data9)))){
-const err30 = {instancePath:instancePath+"/toolCount",schemaPath:"#/properties/toolCount/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(!((((data7 === "connecting") || (data7 === "connected")) || (data7 === "error")) || (data7 === "disabled"))){
+const err30 = {instancePath:instancePath+"/state",schemaPath:"#/properties/state/enum",keyword:"enum",params:{allowedValues: schema125.properties.state.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -8761,9 +8946,10 @@ vErrors.push(err30);
 }
 errors++;
 }
-if((typeof data9 == "number") && (isFinite(data9))){
-if(data9 < 0 || isNaN(data9)){
-const err31 = {instancePath:instancePath+"/toolCount",schemaPath:"#/properties/toolCount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+if(data.error !== undefined){
+if(typeof data.error !== "string"){
+const err31 = {instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -8773,10 +8959,10 @@ vErrors.push(err31);
 errors++;
 }
 }
-}
-if(data.preset !== undefined){
-if(typeof data.preset !== "string"){
-const err32 = {instancePath:instancePath+"/preset",schemaPath:"#/properties/preset/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.skillCount !== undefined){
+let data9 = data.skillCount;
+if(!(((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9))) && (isFinite(data9)))){
+const err32 = {instancePath:instancePath+"/skillCount",schemaPath:"#/properties/skillCount/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -8785,10 +8971,9 @@ vErrors.push(err32);
 }
 errors++;
 }
-}
-if(data.bearerTokenEnv !== undefined){
-if(typeof data.bearerTokenEnv !== "string"){
-const err33 = {instancePath:instancePath+"/bearerTokenEnv",schemaPath:"#/properties/bearerTokenEnv/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if((typeof data9 == "number") && (isFinite(data9))){
+if(data9 < 0 || isNaN(data9)){
+const err33 = {instancePath:instancePath+"/skillCount",schemaPath:"#/properties/skillCount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -8798,9 +8983,11 @@ vErrors.push(err33);
 errors++;
 }
 }
-if(data.authEnabled !== undefined){
-if(typeof data.authEnabled !== "boolean"){
-const err34 = {instancePath:instancePath+"/authEnabled",schemaPath:"#/properties/authEnabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+}
+if(data.toolCount !== undefined){
+let data10 = data.toolCount;
+if(!(((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10))) && (isFinite(data10)))){
+const err34 = {instancePath:instancePath+"/toolCount",schemaPath:"#/properties/toolCount/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -8809,14 +8996,9 @@ vErrors.push(err34);
 }
 errors++;
 }
-}
-if(data.disabledSkills !== undefined){
-let data13 = data.disabledSkills;
-if(Array.isArray(data13)){
-const len0 = data13.length;
-for(let i0=0; i0<len0; i0++){
-if(typeof data13[i0] !== "string"){
-const err35 = {instancePath:instancePath+"/disabledSkills/" + i0,schemaPath:"#/properties/disabledSkills/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if((typeof data10 == "number") && (isFinite(data10))){
+if(data10 < 0 || isNaN(data10)){
+const err35 = {instancePath:instancePath+"/toolCount",schemaPath:"#/properties/toolCount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -8827,13 +9009,66 @@ errors++;
 }
 }
 }
-else {
-const err36 = {instancePath:instancePath+"/disabledSkills",schemaPath:"#/properties/disabledSkills/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data.preset !== undefined){
+if(typeof data.preset !== "string"){
+const err36 = {instancePath:instancePath+"/preset",schemaPath:"#/properties/preset/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err36];
 }
 else {
 vErrors.push(err36);
+}
+errors++;
+}
+}
+if(data.bearerTokenEnv !== undefined){
+if(typeof data.bearerTokenEnv !== "string"){
+const err37 = {instancePath:instancePath+"/bearerTokenEnv",schemaPath:"#/properties/bearerTokenEnv/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
+}
+errors++;
+}
+}
+if(data.authEnabled !== undefined){
+if(typeof data.authEnabled !== "boolean"){
+const err38 = {instancePath:instancePath+"/authEnabled",schemaPath:"#/properties/authEnabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err38];
+}
+else {
+vErrors.push(err38);
+}
+errors++;
+}
+}
+if(data.disabledSkills !== undefined){
+let data14 = data.disabledSkills;
+if(Array.isArray(data14)){
+const len0 = data14.length;
+for(let i0=0; i0<len0; i0++){
+if(typeof data14[i0] !== "string"){
+const err39 = {instancePath:instancePath+"/disabledSkills/" + i0,schemaPath:"#/properties/disabledSkills/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err39];
+}
+else {
+vErrors.push(err39);
+}
+errors++;
+}
+}
+}
+else {
+const err40 = {instancePath:instancePath+"/disabledSkills",schemaPath:"#/properties/disabledSkills/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err40];
+}
+else {
+vErrors.push(err40);
 }
 errors++;
 }
@@ -8846,29 +9081,29 @@ errors = vErrors.length;
 }
 }
 else {
-const err37 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err41 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err37];
+vErrors = [err41];
 }
 else {
-vErrors.push(err37);
+vErrors.push(err41);
 }
 errors++;
 }
-validate88.errors = vErrors;
+validate89.errors = vErrors;
 return errors === 0;
 }
-validate88.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate89.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema122 = {"title":"TaskRow","description":"One task as the panel lists it; GET /a2a/api/task?id= returns the full A2A Task.","type":"object","properties":{"id":{"description":"Task id.","type":"string","minLength":1},"contextId":{"description":"Context (conversation) id.","type":"string","minLength":1},"serverId":{"description":"Id of the inbound instance that owns the task.","type":"string","minLength":1},"state":{"$ref":"#/$defs/TaskState","description":"Current task state."},"createdAt":{"$ref":"#/$defs/DateTime","description":"When the task was created."},"updatedAt":{"$ref":"#/$defs/DateTime","description":"When the task status last changed."},"skill":{"description":"Skill id the task runs.","type":"string"},"summary":{"description":"Short text describing the task (e.g. the start of its input).","type":"string"}},"required":["id","contextId","serverId","state","createdAt","updatedAt"],"additionalProperties":false};
-const schema124 = {"title":"DateTime","description":"An RFC 3339 date-time in UTC with the `Z` suffix; the hub writes milliseconds.","type":"string","format":"date-time","pattern":"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"};
+const schema128 = {"title":"TaskRow","description":"One task as the panel lists it; GET /a2a/api/task?id= returns the full A2A Task.","type":"object","properties":{"id":{"description":"Task id.","type":"string","minLength":1},"contextId":{"description":"Context (conversation) id.","type":"string","minLength":1},"serverId":{"description":"Id of the inbound instance that owns the task.","type":"string","minLength":1},"state":{"$ref":"#/$defs/TaskState","description":"Current task state."},"createdAt":{"$ref":"#/$defs/DateTime","description":"When the task was created."},"updatedAt":{"$ref":"#/$defs/DateTime","description":"When the task status last changed."},"skill":{"description":"Skill id the task runs.","type":"string"},"summary":{"description":"Short text describing the task (e.g. the start of its input).","type":"string"}},"required":["id","contextId","serverId","state","createdAt","updatedAt"],"additionalProperties":false};
+const schema130 = {"title":"DateTime","description":"An RFC 3339 date-time in UTC with the `Z` suffix; the hub writes milliseconds.","type":"string","format":"date-time","pattern":"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"};
 const formats18 = require("ajv-formats/dist/formats").fullFormats["date-time"];
 const pattern15 = new RegExp("^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$", "u");
 
-function validate91(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate92(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate91.evaluated;
+const evaluated0 = validate92.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9036,7 +9271,7 @@ vErrors.push(err13);
 errors++;
 }
 if(!((((((((data3 === "TASK_STATE_SUBMITTED") || (data3 === "TASK_STATE_WORKING")) || (data3 === "TASK_STATE_COMPLETED")) || (data3 === "TASK_STATE_FAILED")) || (data3 === "TASK_STATE_CANCELED")) || (data3 === "TASK_STATE_INPUT_REQUIRED")) || (data3 === "TASK_STATE_REJECTED")) || (data3 === "TASK_STATE_AUTH_REQUIRED"))){
-const err14 = {instancePath:instancePath+"/state",schemaPath:"#/$defs/TaskState/enum",keyword:"enum",params:{allowedValues: schema89.enum},message:"must be equal to one of the allowed values"};
+const err14 = {instancePath:instancePath+"/state",schemaPath:"#/$defs/TaskState/enum",keyword:"enum",params:{allowedValues: schema94.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -9151,17 +9386,17 @@ vErrors.push(err23);
 }
 errors++;
 }
-validate91.errors = vErrors;
+validate92.errors = vErrors;
 return errors === 0;
 }
-validate91.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate92.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema126 = {"title":"PeerRow","description":"A client connected to an inbound endpoint; inbound.close closes it.","type":"object","properties":{"id":{"description":"Peer id.","type":"string","minLength":1},"address":{"description":"Remote address of the peer (IP, optionally with port).","type":"string"},"serverId":{"description":"Id of the inbound instance it is connected to.","type":"string","minLength":1},"openStreams":{"description":"Number of SSE streams it has open.","type":"integer","minimum":0},"since":{"$ref":"#/$defs/DateTime","description":"When the peer connected."}},"required":["id","address","serverId","openStreams","since"],"additionalProperties":false};
+const schema132 = {"title":"PeerRow","description":"A client connected to an inbound endpoint; inbound.close closes it.","type":"object","properties":{"id":{"description":"Peer id.","type":"string","minLength":1},"address":{"description":"Remote address of the peer (IP, optionally with port).","type":"string"},"serverId":{"description":"Id of the inbound instance it is connected to.","type":"string","minLength":1},"openStreams":{"description":"Number of SSE streams it has open.","type":"integer","minimum":0},"since":{"$ref":"#/$defs/DateTime","description":"When the peer connected."}},"required":["id","address","serverId","openStreams","since"],"additionalProperties":false};
 
-function validate93(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate94(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate93.evaluated;
+const evaluated0 = validate94.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9364,17 +9599,17 @@ vErrors.push(err16);
 }
 errors++;
 }
-validate93.errors = vErrors;
+validate94.errors = vErrors;
 return errors === 0;
 }
-validate93.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate94.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema128 = {"title":"SessionRow","description":"A live session: the executor state bound to one context on one inbound instance.","type":"object","properties":{"contextId":{"description":"Context id.","type":"string","minLength":1},"serverId":{"description":"Id of the inbound instance.","type":"string","minLength":1},"activeTasks":{"description":"Number of non-terminal tasks in the session.","type":"integer","minimum":0},"taskCount":{"description":"Number of tasks the session has run.","type":"integer","minimum":0},"createdAt":{"$ref":"#/$defs/DateTime","description":"When the session started."},"lastActiveAt":{"$ref":"#/$defs/DateTime","description":"When the session last received a message or task update."}},"required":["contextId","serverId","activeTasks","taskCount","createdAt","lastActiveAt"],"additionalProperties":false};
+const schema134 = {"title":"SessionRow","description":"A live session: the executor state bound to one context on one inbound instance.","type":"object","properties":{"contextId":{"description":"Context id.","type":"string","minLength":1},"serverId":{"description":"Id of the inbound instance.","type":"string","minLength":1},"activeTasks":{"description":"Number of non-terminal tasks in the session.","type":"integer","minimum":0},"taskCount":{"description":"Number of tasks the session has run.","type":"integer","minimum":0},"createdAt":{"$ref":"#/$defs/DateTime","description":"When the session started."},"lastActiveAt":{"$ref":"#/$defs/DateTime","description":"When the session last received a message or task update."}},"required":["contextId","serverId","activeTasks","taskCount","createdAt","lastActiveAt"],"additionalProperties":false};
 
-function validate95(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate96(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate95.evaluated;
+const evaluated0 = validate96.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9635,16 +9870,16 @@ vErrors.push(err21);
 }
 errors++;
 }
-validate95.errors = vErrors;
+validate96.errors = vErrors;
 return errors === 0;
 }
-validate95.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate96.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate85(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate86(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate85.evaluated;
+const evaluated0 = validate86.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9729,8 +9964,8 @@ let data0 = data.inbounds;
 if(Array.isArray(data0)){
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate86(data0[i0], {instancePath:instancePath+"/inbounds/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate86.errors : vErrors.concat(validate86.errors);
+if(!(validate87(data0[i0], {instancePath:instancePath+"/inbounds/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate87.errors : vErrors.concat(validate87.errors);
 errors = vErrors.length;
 }
 }
@@ -9751,8 +9986,8 @@ let data2 = data.outbounds;
 if(Array.isArray(data2)){
 const len1 = data2.length;
 for(let i1=0; i1<len1; i1++){
-if(!(validate88(data2[i1], {instancePath:instancePath+"/outbounds/" + i1,parentData:data2,parentDataProperty:i1,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate88.errors : vErrors.concat(validate88.errors);
+if(!(validate89(data2[i1], {instancePath:instancePath+"/outbounds/" + i1,parentData:data2,parentDataProperty:i1,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate89.errors : vErrors.concat(validate89.errors);
 errors = vErrors.length;
 }
 }
@@ -9773,8 +10008,8 @@ let data4 = data.tasks;
 if(Array.isArray(data4)){
 const len2 = data4.length;
 for(let i2=0; i2<len2; i2++){
-if(!(validate91(data4[i2], {instancePath:instancePath+"/tasks/" + i2,parentData:data4,parentDataProperty:i2,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate91.errors : vErrors.concat(validate91.errors);
+if(!(validate92(data4[i2], {instancePath:instancePath+"/tasks/" + i2,parentData:data4,parentDataProperty:i2,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate92.errors : vErrors.concat(validate92.errors);
 errors = vErrors.length;
 }
 }
@@ -9795,8 +10030,8 @@ let data6 = data.peers;
 if(Array.isArray(data6)){
 const len3 = data6.length;
 for(let i3=0; i3<len3; i3++){
-if(!(validate93(data6[i3], {instancePath:instancePath+"/peers/" + i3,parentData:data6,parentDataProperty:i3,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate93.errors : vErrors.concat(validate93.errors);
+if(!(validate94(data6[i3], {instancePath:instancePath+"/peers/" + i3,parentData:data6,parentDataProperty:i3,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate94.errors : vErrors.concat(validate94.errors);
 errors = vErrors.length;
 }
 }
@@ -9817,8 +10052,8 @@ let data8 = data.sessions;
 if(Array.isArray(data8)){
 const len4 = data8.length;
 for(let i4=0; i4<len4; i4++){
-if(!(validate95(data8[i4], {instancePath:instancePath+"/sessions/" + i4,parentData:data8,parentDataProperty:i4,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate95.errors : vErrors.concat(validate95.errors);
+if(!(validate96(data8[i4], {instancePath:instancePath+"/sessions/" + i4,parentData:data8,parentDataProperty:i4,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate96.errors : vErrors.concat(validate96.errors);
 errors = vErrors.length;
 }
 }
@@ -9987,17 +10222,17 @@ vErrors.push(err24);
 }
 errors++;
 }
-validate85.errors = vErrors;
+validate86.errors = vErrors;
 return errors === 0;
 }
-validate85.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate86.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateTaskState = validate97;
+export const validateTaskState = validate98;
 
-function validate97(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate98(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate97.evaluated;
+const evaluated0 = validate98.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10015,7 +10250,7 @@ vErrors.push(err0);
 errors++;
 }
 if(!((((((((data === "TASK_STATE_SUBMITTED") || (data === "TASK_STATE_WORKING")) || (data === "TASK_STATE_COMPLETED")) || (data === "TASK_STATE_FAILED")) || (data === "TASK_STATE_CANCELED")) || (data === "TASK_STATE_INPUT_REQUIRED")) || (data === "TASK_STATE_REJECTED")) || (data === "TASK_STATE_AUTH_REQUIRED"))){
-const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema89.enum},message:"must be equal to one of the allowed values"};
+const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema94.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -10024,17 +10259,17 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate97.errors = vErrors;
+validate98.errors = vErrors;
 return errors === 0;
 }
-validate97.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate98.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-export const validateDateTime = validate98;
+export const validateDateTime = validate99;
 
-function validate98(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate99(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate98.evaluated;
+const evaluated0 = validate99.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10073,17 +10308,17 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate98.errors = vErrors;
+validate99.errors = vErrors;
 return errors === 0;
 }
-validate98.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate99.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-export const validateSkillSummary = validate99;
+export const validateSkillSummary = validate100;
 
-function validate99(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate100(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate99.evaluated;
+const evaluated0 = validate100.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10221,17 +10456,17 @@ vErrors.push(err10);
 }
 errors++;
 }
-validate99.errors = vErrors;
+validate100.errors = vErrors;
 return errors === 0;
 }
-validate99.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate100.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateInboundRow = validate100;
+export const validateInboundRow = validate101;
 
-function validate100(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate101(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate100.evaluated;
+const evaluated0 = validate101.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10370,7 +10605,7 @@ vErrors.push(err12);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema117.properties, key0))){
+if(!(func1.call(schema122.properties, key0))){
 const err13 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err13];
@@ -10775,7 +11010,7 @@ vErrors.push(err45);
 errors++;
 }
 if(!((data20 === "available") || (data20 === "unavailable"))){
-const err46 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema117.properties.status.enum},message:"must be equal to one of the allowed values"};
+const err46 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema122.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -10808,17 +11043,17 @@ vErrors.push(err48);
 }
 errors++;
 }
-validate100.errors = vErrors;
+validate101.errors = vErrors;
 return errors === 0;
 }
-validate100.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate101.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateOutboundRow = validate101;
+export const validateOutboundRow = validate102;
 
-function validate101(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate102(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate101.evaluated;
+const evaluated0 = validate102.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10988,8 +11223,8 @@ vErrors.push(err10);
 }
 errors++;
 }
-if(data.state === undefined){
-const err11 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "state"},message:"must have required property '"+"state"+"'"};
+if(data.pollIntervalMs === undefined){
+const err11 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "pollIntervalMs"},message:"must have required property '"+"pollIntervalMs"+"'"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -10998,8 +11233,8 @@ vErrors.push(err11);
 }
 errors++;
 }
-if(data.skillCount === undefined){
-const err12 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "skillCount"},message:"must have required property '"+"skillCount"+"'"};
+if(data.state === undefined){
+const err12 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "state"},message:"must have required property '"+"state"+"'"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -11008,8 +11243,8 @@ vErrors.push(err12);
 }
 errors++;
 }
-if(data.toolCount === undefined){
-const err13 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "toolCount"},message:"must have required property '"+"toolCount"+"'"};
+if(data.skillCount === undefined){
+const err13 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "skillCount"},message:"must have required property '"+"skillCount"+"'"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -11018,8 +11253,8 @@ vErrors.push(err13);
 }
 errors++;
 }
-if(data.authEnabled === undefined){
-const err14 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "authEnabled"},message:"must have required property '"+"authEnabled"+"'"};
+if(data.toolCount === undefined){
+const err14 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "toolCount"},message:"must have required property '"+"toolCount"+"'"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -11028,9 +11263,8 @@ vErrors.push(err14);
 }
 errors++;
 }
-for(const key0 in data){
-if(!(func1.call(schema120.properties, key0))){
-const err15 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(data.authEnabled === undefined){
+const err15 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "authEnabled"},message:"must have required property '"+"authEnabled"+"'"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -11039,12 +11273,9 @@ vErrors.push(err15);
 }
 errors++;
 }
-}
-if(data.id !== undefined){
-let data1 = data.id;
-if(typeof data1 === "string"){
-if(func2(data1) < 1){
-const err16 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+for(const key0 in data){
+if(!(func1.call(schema125.properties, key0))){
+const err16 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -11054,8 +11285,11 @@ vErrors.push(err16);
 errors++;
 }
 }
-else {
-const err17 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.id !== undefined){
+let data1 = data.id;
+if(typeof data1 === "string"){
+if(func2(data1) < 1){
+const err17 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -11065,9 +11299,8 @@ vErrors.push(err17);
 errors++;
 }
 }
-if(data.name !== undefined){
-if(typeof data.name !== "string"){
-const err18 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err18 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -11077,11 +11310,9 @@ vErrors.push(err18);
 errors++;
 }
 }
-if(data.agentCardUrl !== undefined){
-let data3 = data.agentCardUrl;
-if(typeof data3 === "string"){
-if(!(formats0(data3))){
-const err19 = {instancePath:instancePath+"/agentCardUrl",schemaPath:"#/properties/agentCardUrl/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
+if(data.name !== undefined){
+if(typeof data.name !== "string"){
+const err19 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -11091,8 +11322,11 @@ vErrors.push(err19);
 errors++;
 }
 }
-else {
-const err20 = {instancePath:instancePath+"/agentCardUrl",schemaPath:"#/properties/agentCardUrl/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.agentCardUrl !== undefined){
+let data3 = data.agentCardUrl;
+if(typeof data3 === "string"){
+if(!(formats0(data3))){
+const err20 = {instancePath:instancePath+"/agentCardUrl",schemaPath:"#/properties/agentCardUrl/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -11102,9 +11336,8 @@ vErrors.push(err20);
 errors++;
 }
 }
-if(data.enabled !== undefined){
-if(typeof data.enabled !== "boolean"){
-const err21 = {instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+else {
+const err21 = {instancePath:instancePath+"/agentCardUrl",schemaPath:"#/properties/agentCardUrl/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -11114,10 +11347,9 @@ vErrors.push(err21);
 errors++;
 }
 }
-if(data.timeoutMs !== undefined){
-let data5 = data.timeoutMs;
-if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-const err22 = {instancePath:instancePath+"/timeoutMs",schemaPath:"#/$defs/TimeoutMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.enabled !== undefined){
+if(typeof data.enabled !== "boolean"){
+const err22 = {instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -11126,9 +11358,11 @@ vErrors.push(err22);
 }
 errors++;
 }
-if((typeof data5 == "number") && (isFinite(data5))){
-if(data5 > 600000 || isNaN(data5)){
-const err23 = {instancePath:instancePath+"/timeoutMs",schemaPath:"#/$defs/TimeoutMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000"};
+}
+if(data.timeoutMs !== undefined){
+let data5 = data.timeoutMs;
+if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
+const err23 = {instancePath:instancePath+"/timeoutMs",schemaPath:"#/$defs/TimeoutMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -11137,8 +11371,9 @@ vErrors.push(err23);
 }
 errors++;
 }
-if(data5 < 100 || isNaN(data5)){
-const err24 = {instancePath:instancePath+"/timeoutMs",schemaPath:"#/$defs/TimeoutMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100"};
+if((typeof data5 == "number") && (isFinite(data5))){
+if(data5 > 600000 || isNaN(data5)){
+const err24 = {instancePath:instancePath+"/timeoutMs",schemaPath:"#/$defs/TimeoutMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -11147,12 +11382,8 @@ vErrors.push(err24);
 }
 errors++;
 }
-}
-}
-if(data.state !== undefined){
-let data6 = data.state;
-if(typeof data6 !== "string"){
-const err25 = {instancePath:instancePath+"/state",schemaPath:"#/properties/state/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data5 < 100 || isNaN(data5)){
+const err25 = {instancePath:instancePath+"/timeoutMs",schemaPath:"#/$defs/TimeoutMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -11161,8 +11392,12 @@ vErrors.push(err25);
 }
 errors++;
 }
-if(!((((data6 === "connecting") || (data6 === "connected")) || (data6 === "error")) || (data6 === "disabled"))){
-const err26 = {instancePath:instancePath+"/state",schemaPath:"#/properties/state/enum",keyword:"enum",params:{allowedValues: schema120.properties.state.enum},message:"must be equal to one of the allowed values"};
+}
+}
+if(data.pollIntervalMs !== undefined){
+let data6 = data.pollIntervalMs;
+if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
+const err26 = {instancePath:instancePath+"/pollIntervalMs",schemaPath:"#/$defs/PollIntervalMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -11171,10 +11406,9 @@ vErrors.push(err26);
 }
 errors++;
 }
-}
-if(data.error !== undefined){
-if(typeof data.error !== "string"){
-const err27 = {instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if((typeof data6 == "number") && (isFinite(data6))){
+if(data6 > 600000 || isNaN(data6)){
+const err27 = {instancePath:instancePath+"/pollIntervalMs",schemaPath:"#/$defs/PollIntervalMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -11183,11 +11417,8 @@ vErrors.push(err27);
 }
 errors++;
 }
-}
-if(data.skillCount !== undefined){
-let data8 = data.skillCount;
-if(!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))){
-const err28 = {instancePath:instancePath+"/skillCount",schemaPath:"#/properties/skillCount/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data6 < 10 || isNaN(data6)){
+const err28 = {instancePath:instancePath+"/pollIntervalMs",schemaPath:"#/$defs/PollIntervalMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 10},message:"must be >= 10"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -11196,9 +11427,12 @@ vErrors.push(err28);
 }
 errors++;
 }
-if((typeof data8 == "number") && (isFinite(data8))){
-if(data8 < 0 || isNaN(data8)){
-const err29 = {instancePath:instancePath+"/skillCount",schemaPath:"#/properties/skillCount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+}
+if(data.state !== undefined){
+let data7 = data.state;
+if(typeof data7 !== "string"){
+const err29 = {instancePath:instancePath+"/state",schemaPath:"#/properties/state/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -11207,12 +11441,8 @@ vErrors.push(err29);
 }
 errors++;
 }
-}
-}
-if(data.toolCount !== undefined){
-let data9 = data.toolCount;
-if(!(((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9))) && (isFinite(data9)))){
-const err30 = {instancePath:instancePath+"/toolCount",schemaPath:"#/properties/toolCount/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(!((((data7 === "connecting") || (data7 === "connected")) || (data7 === "error")) || (data7 === "disabled"))){
+const err30 = {instancePath:instancePath+"/state",schemaPath:"#/properties/state/enum",keyword:"enum",params:{allowedValues: schema125.properties.state.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -11221,9 +11451,10 @@ vErrors.push(err30);
 }
 errors++;
 }
-if((typeof data9 == "number") && (isFinite(data9))){
-if(data9 < 0 || isNaN(data9)){
-const err31 = {instancePath:instancePath+"/toolCount",schemaPath:"#/properties/toolCount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+if(data.error !== undefined){
+if(typeof data.error !== "string"){
+const err31 = {instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -11233,10 +11464,10 @@ vErrors.push(err31);
 errors++;
 }
 }
-}
-if(data.preset !== undefined){
-if(typeof data.preset !== "string"){
-const err32 = {instancePath:instancePath+"/preset",schemaPath:"#/properties/preset/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.skillCount !== undefined){
+let data9 = data.skillCount;
+if(!(((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9))) && (isFinite(data9)))){
+const err32 = {instancePath:instancePath+"/skillCount",schemaPath:"#/properties/skillCount/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -11245,10 +11476,9 @@ vErrors.push(err32);
 }
 errors++;
 }
-}
-if(data.bearerTokenEnv !== undefined){
-if(typeof data.bearerTokenEnv !== "string"){
-const err33 = {instancePath:instancePath+"/bearerTokenEnv",schemaPath:"#/properties/bearerTokenEnv/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if((typeof data9 == "number") && (isFinite(data9))){
+if(data9 < 0 || isNaN(data9)){
+const err33 = {instancePath:instancePath+"/skillCount",schemaPath:"#/properties/skillCount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -11258,9 +11488,11 @@ vErrors.push(err33);
 errors++;
 }
 }
-if(data.authEnabled !== undefined){
-if(typeof data.authEnabled !== "boolean"){
-const err34 = {instancePath:instancePath+"/authEnabled",schemaPath:"#/properties/authEnabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+}
+if(data.toolCount !== undefined){
+let data10 = data.toolCount;
+if(!(((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10))) && (isFinite(data10)))){
+const err34 = {instancePath:instancePath+"/toolCount",schemaPath:"#/properties/toolCount/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -11269,14 +11501,9 @@ vErrors.push(err34);
 }
 errors++;
 }
-}
-if(data.disabledSkills !== undefined){
-let data13 = data.disabledSkills;
-if(Array.isArray(data13)){
-const len0 = data13.length;
-for(let i0=0; i0<len0; i0++){
-if(typeof data13[i0] !== "string"){
-const err35 = {instancePath:instancePath+"/disabledSkills/" + i0,schemaPath:"#/properties/disabledSkills/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if((typeof data10 == "number") && (isFinite(data10))){
+if(data10 < 0 || isNaN(data10)){
+const err35 = {instancePath:instancePath+"/toolCount",schemaPath:"#/properties/toolCount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -11287,13 +11514,66 @@ errors++;
 }
 }
 }
-else {
-const err36 = {instancePath:instancePath+"/disabledSkills",schemaPath:"#/properties/disabledSkills/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data.preset !== undefined){
+if(typeof data.preset !== "string"){
+const err36 = {instancePath:instancePath+"/preset",schemaPath:"#/properties/preset/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err36];
 }
 else {
 vErrors.push(err36);
+}
+errors++;
+}
+}
+if(data.bearerTokenEnv !== undefined){
+if(typeof data.bearerTokenEnv !== "string"){
+const err37 = {instancePath:instancePath+"/bearerTokenEnv",schemaPath:"#/properties/bearerTokenEnv/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
+}
+errors++;
+}
+}
+if(data.authEnabled !== undefined){
+if(typeof data.authEnabled !== "boolean"){
+const err38 = {instancePath:instancePath+"/authEnabled",schemaPath:"#/properties/authEnabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err38];
+}
+else {
+vErrors.push(err38);
+}
+errors++;
+}
+}
+if(data.disabledSkills !== undefined){
+let data14 = data.disabledSkills;
+if(Array.isArray(data14)){
+const len0 = data14.length;
+for(let i0=0; i0<len0; i0++){
+if(typeof data14[i0] !== "string"){
+const err39 = {instancePath:instancePath+"/disabledSkills/" + i0,schemaPath:"#/properties/disabledSkills/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err39];
+}
+else {
+vErrors.push(err39);
+}
+errors++;
+}
+}
+}
+else {
+const err40 = {instancePath:instancePath+"/disabledSkills",schemaPath:"#/properties/disabledSkills/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err40];
+}
+else {
+vErrors.push(err40);
 }
 errors++;
 }
@@ -11306,26 +11586,26 @@ errors = vErrors.length;
 }
 }
 else {
-const err37 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err41 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err37];
+vErrors = [err41];
 }
 else {
-vErrors.push(err37);
+vErrors.push(err41);
 }
 errors++;
 }
-validate101.errors = vErrors;
+validate102.errors = vErrors;
 return errors === 0;
 }
-validate101.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate102.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateTaskRow = validate103;
+export const validateTaskRow = validate104;
 
-function validate103(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate104(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate103.evaluated;
+const evaluated0 = validate104.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11493,7 +11773,7 @@ vErrors.push(err13);
 errors++;
 }
 if(!((((((((data3 === "TASK_STATE_SUBMITTED") || (data3 === "TASK_STATE_WORKING")) || (data3 === "TASK_STATE_COMPLETED")) || (data3 === "TASK_STATE_FAILED")) || (data3 === "TASK_STATE_CANCELED")) || (data3 === "TASK_STATE_INPUT_REQUIRED")) || (data3 === "TASK_STATE_REJECTED")) || (data3 === "TASK_STATE_AUTH_REQUIRED"))){
-const err14 = {instancePath:instancePath+"/state",schemaPath:"#/$defs/TaskState/enum",keyword:"enum",params:{allowedValues: schema89.enum},message:"must be equal to one of the allowed values"};
+const err14 = {instancePath:instancePath+"/state",schemaPath:"#/$defs/TaskState/enum",keyword:"enum",params:{allowedValues: schema94.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -11608,17 +11888,17 @@ vErrors.push(err23);
 }
 errors++;
 }
-validate103.errors = vErrors;
+validate104.errors = vErrors;
 return errors === 0;
 }
-validate103.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate104.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateTaskPage = validate104;
+export const validateTaskPage = validate105;
 
-function validate104(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate105(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate104.evaluated;
+const evaluated0 = validate105.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11764,17 +12044,17 @@ vErrors.push(err11);
 }
 errors++;
 }
-validate104.errors = vErrors;
+validate105.errors = vErrors;
 return errors === 0;
 }
-validate104.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate105.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validatePeerRow = validate105;
+export const validatePeerRow = validate106;
 
-function validate105(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate106(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate105.evaluated;
+const evaluated0 = validate106.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11977,17 +12257,17 @@ vErrors.push(err16);
 }
 errors++;
 }
-validate105.errors = vErrors;
+validate106.errors = vErrors;
 return errors === 0;
 }
-validate105.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate106.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateSessionRow = validate106;
+export const validateSessionRow = validate107;
 
-function validate106(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate107(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate106.evaluated;
+const evaluated0 = validate107.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12248,18 +12528,18 @@ vErrors.push(err21);
 }
 errors++;
 }
-validate106.errors = vErrors;
+validate107.errors = vErrors;
 return errors === 0;
 }
-validate106.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate107.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validatePreset = validate107;
-const schema150 = {"title":"Preset","description":"An agent preset an inbound instance or outbound connection can name.","type":"object","properties":{"id":{"description":"Preset id.","type":"string","minLength":1},"name":{"description":"Display name.","type":"string"},"description":{"description":"What the preset configures.","type":"string"},"isDefault":{"description":"True for the preset used when an action names none; at most one preset has it.","type":"boolean"}},"required":["id"],"additionalProperties":false};
+export const validatePreset = validate108;
+const schema157 = {"title":"Preset","description":"An agent preset an inbound instance or outbound connection can name.","type":"object","properties":{"id":{"description":"Preset id.","type":"string","minLength":1},"name":{"description":"Display name.","type":"string"},"description":{"description":"What the preset configures.","type":"string"},"isDefault":{"description":"True for the preset used when an action names none; at most one preset has it.","type":"boolean"}},"required":["id"],"additionalProperties":false};
 
-function validate107(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate108(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate107.evaluated;
+const evaluated0 = validate108.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12361,18 +12641,18 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate107.errors = vErrors;
+validate108.errors = vErrors;
 return errors === 0;
 }
-validate107.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate108.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validatePresetList = validate108;
-const schema151 = {"title":"PresetList","description":"The agent-preset roster of GET /a2a/api/presets.","type":"array","items":{"$ref":"#/$defs/Preset"}};
+export const validatePresetList = validate109;
+const schema158 = {"title":"PresetList","description":"The agent-preset roster of GET /a2a/api/presets.","type":"array","items":{"$ref":"#/$defs/Preset"}};
 
-function validate108(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate109(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate108.evaluated;
+const evaluated0 = validate109.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12490,18 +12770,18 @@ vErrors.push(err8);
 }
 errors++;
 }
-validate108.errors = vErrors;
+validate109.errors = vErrors;
 return errors === 0;
 }
-validate108.evaluated = {"items":true,"dynamicProps":false,"dynamicItems":false};
+validate109.evaluated = {"items":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateMetrics = validate109;
-const schema153 = {"title":"Metrics","description":"GET /a2a/api/metrics?format=json: process-local counters and gauges since start. Open-ended: the members below are always present, and more may be added.","type":"object","properties":{"requests":{"description":"A2A requests counted by JSON-RPC method name, then by outcome (e.g. ok, or an error name).","type":"object","additionalProperties":{"type":"object","additionalProperties":{"type":"integer","minimum":0}}},"tasksByState":{"description":"Number of stored tasks in each state; absent states count 0.","type":"object","propertyNames":{"$ref":"#/$defs/TaskState"},"additionalProperties":{"type":"integer","minimum":0}},"openStreams":{"description":"SSE streams currently open.","type":"integer","minimum":0},"sessions":{"description":"Live sessions.","type":"integer","minimum":0},"rateLimitRejections":{"description":"Requests rejected by the rate limiter.","type":"integer","minimum":0}},"required":["requests","tasksByState","openStreams","sessions","rateLimitRejections"],"additionalProperties":true};
+export const validateMetrics = validate110;
+const schema160 = {"title":"Metrics","description":"GET /a2a/api/metrics?format=json: process-local counters and gauges since start. Open-ended: the members below are always present, and more may be added.","type":"object","properties":{"requests":{"description":"A2A requests counted by JSON-RPC method name, then by outcome (e.g. ok, or an error name).","type":"object","additionalProperties":{"type":"object","additionalProperties":{"type":"integer","minimum":0}}},"tasksByState":{"description":"Number of stored tasks in each state; absent states count 0.","type":"object","propertyNames":{"$ref":"#/$defs/TaskState"},"additionalProperties":{"type":"integer","minimum":0}},"openStreams":{"description":"SSE streams currently open.","type":"integer","minimum":0},"sessions":{"description":"Live sessions.","type":"integer","minimum":0},"rateLimitRejections":{"description":"Requests rejected by the rate limiter.","type":"integer","minimum":0}},"required":["requests","tasksByState","openStreams","sessions","rateLimitRejections"],"additionalProperties":true};
 
-function validate109(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate110(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate109.evaluated;
+const evaluated0 = validate110.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12630,7 +12910,7 @@ vErrors.push(err9);
 errors++;
 }
 if(!((((((((key2 === "TASK_STATE_SUBMITTED") || (key2 === "TASK_STATE_WORKING")) || (key2 === "TASK_STATE_COMPLETED")) || (key2 === "TASK_STATE_FAILED")) || (key2 === "TASK_STATE_CANCELED")) || (key2 === "TASK_STATE_INPUT_REQUIRED")) || (key2 === "TASK_STATE_REJECTED")) || (key2 === "TASK_STATE_AUTH_REQUIRED"))){
-const err10 = {instancePath:instancePath+"/tasksByState",schemaPath:"#/$defs/TaskState/enum",keyword:"enum",params:{allowedValues: schema89.enum},message:"must be equal to one of the allowed values",propertyName:key2};
+const err10 = {instancePath:instancePath+"/tasksByState",schemaPath:"#/$defs/TaskState/enum",keyword:"enum",params:{allowedValues: schema94.enum},message:"must be equal to one of the allowed values",propertyName:key2};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -12774,19 +13054,19 @@ vErrors.push(err21);
 }
 errors++;
 }
-validate109.errors = vErrors;
+validate110.errors = vErrors;
 return errors === 0;
 }
-validate109.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate110.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateStoredInbound = validate110;
-const schema155 = {"title":"StoredInbound","description":"An inbound instance's configuration as persisted. It holds a token's digest, never the token.","type":"object","properties":{"id":{"description":"Instance id.","type":"string","minLength":1},"name":{"description":"Display name, also the card's name.","type":"string"},"description":{"description":"The card's description.","type":"string"},"version":{"description":"The card's version.","type":"string"},"endpointPath":{"$ref":"#/$defs/EndpointPath","description":"Where the instance serves."},"preset":{"description":"Agent preset id.","type":"string","minLength":1},"enabled":{"description":"Whether its routes are registered.","type":"boolean"},"authTokenEnv":{"description":"Name of the environment variable holding the bearer token.","type":"string","minLength":1},"tokenDigest":{"description":"SHA-256 (hex) of a token set at run time; takes precedence over authTokenEnv.","type":"string","pattern":"^[0-9a-f]{64}$"},"skills":{"description":"Skills to advertise instead of the preset's: A2A 1.0 AgentSkill objects, each checked against spec/a2a/1.0 when the row is loaded.","type":"array","items":{"type":"object","additionalProperties":true}},"relayTo":{"description":"The outbound connection id the relay preset forwards to.","type":"string","minLength":1},"createdAt":{"description":"When the instance was created (RFC 3339).","type":"string","format":"date-time"},"updatedAt":{"description":"When it last changed (RFC 3339).","type":"string","format":"date-time"}},"required":["id","name","description","version","endpointPath","preset","enabled","createdAt","updatedAt"],"additionalProperties":false};
+export const validateStoredInbound = validate111;
+const schema162 = {"title":"StoredInbound","description":"An inbound instance's configuration as persisted. It holds a token's digest, never the token.","type":"object","properties":{"id":{"description":"Instance id.","type":"string","minLength":1},"name":{"description":"Display name, also the card's name.","type":"string"},"description":{"description":"The card's description.","type":"string"},"version":{"description":"The card's version.","type":"string"},"endpointPath":{"$ref":"#/$defs/EndpointPath","description":"Where the instance serves."},"preset":{"description":"Agent preset id.","type":"string","minLength":1},"enabled":{"description":"Whether its routes are registered.","type":"boolean"},"authTokenEnv":{"description":"Name of the environment variable holding the bearer token.","type":"string","minLength":1},"tokenDigest":{"description":"SHA-256 (hex) of a token set at run time; takes precedence over authTokenEnv.","type":"string","pattern":"^[0-9a-f]{64}$"},"skills":{"description":"Skills to advertise instead of the preset's: A2A 1.0 AgentSkill objects, each checked against spec/a2a/1.0 when the row is loaded.","type":"array","items":{"type":"object","additionalProperties":true}},"relayTo":{"description":"The outbound connection id the relay preset forwards to.","type":"string","minLength":1},"createdAt":{"description":"When the instance was created (RFC 3339).","type":"string","format":"date-time"},"updatedAt":{"description":"When it last changed (RFC 3339).","type":"string","format":"date-time"}},"required":["id","name","description","version","endpointPath","preset","enabled","createdAt","updatedAt"],"additionalProperties":false};
 const pattern29 = new RegExp("^[0-9a-f]{64}$", "u");
 
-function validate110(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate111(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate110.evaluated;
+const evaluated0 = validate111.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12885,7 +13165,7 @@ vErrors.push(err8);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema155.properties, key0))){
+if(!(func1.call(schema162.properties, key0))){
 const err9 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err9];
@@ -13196,18 +13476,18 @@ vErrors.push(err33);
 }
 errors++;
 }
-validate110.errors = vErrors;
+validate111.errors = vErrors;
 return errors === 0;
 }
-validate110.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate111.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateStoredOutbound = validate111;
-const schema157 = {"title":"StoredOutbound","description":"An outbound connection's configuration as persisted. A token set with outbound.setAuth must be sent to the remote, so unlike an inbound token it is stored in clear; it is never shown, logged or echoed. Rows written by earlier versions may lack timeoutMs, disabledSkills and skillOverrides, which then take their defaults.","type":"object","properties":{"id":{"description":"Connection id, out-<8 hex>-<3 hex>.","type":"string","minLength":1},"name":{"description":"Display name, part of the tool names.","type":"string","minLength":1},"agentCardUrl":{"description":"The remote's card URL or base URL.","type":"string","minLength":1},"bearerTokenEnv":{"description":"Name of the environment variable holding the bearer token.","type":"string","minLength":1},"token":{"description":"A token set with outbound.setAuth; takes precedence over bearerTokenEnv.","type":"string","minLength":1},"preset":{"description":"Recorded for a future local hand-off session.","type":"string"},"enabled":{"description":"Whether it connects.","type":"boolean"},"timeoutMs":{"$ref":"#/$defs/TimeoutMs","description":"Per-call timeout."},"disabledSkills":{"description":"Remote skill ids exposed as no tool.","type":"array","items":{"type":"string"}},"skillOverrides":{"$ref":"#/$defs/SkillOverrides","description":"Per-skill overrides of the exposed tools."},"createdAt":{"description":"When the connection was created (RFC 3339).","type":"string","format":"date-time"},"updatedAt":{"description":"When it last changed (RFC 3339).","type":"string","format":"date-time"}},"required":["id","name","agentCardUrl","enabled","createdAt","updatedAt"],"additionalProperties":false};
+export const validateStoredOutbound = validate112;
+const schema164 = {"title":"StoredOutbound","description":"An outbound connection's configuration as persisted. A token set with outbound.setAuth must be sent to the remote, so unlike an inbound token it is stored in clear; it is never shown, logged or echoed. Rows written by earlier versions may lack timeoutMs, pollIntervalMs, disabledSkills and skillOverrides, which then take their defaults.","type":"object","properties":{"id":{"description":"Connection id, out-<8 hex>-<3 hex>.","type":"string","minLength":1},"name":{"description":"Display name, part of the tool names.","type":"string","minLength":1},"agentCardUrl":{"description":"The remote's card URL or base URL.","type":"string","minLength":1},"bearerTokenEnv":{"description":"Name of the environment variable holding the bearer token.","type":"string","minLength":1},"token":{"description":"A token set with outbound.setAuth; takes precedence over bearerTokenEnv.","type":"string","minLength":1},"preset":{"description":"Recorded for a future local hand-off session.","type":"string"},"enabled":{"description":"Whether it connects.","type":"boolean"},"timeoutMs":{"$ref":"#/$defs/TimeoutMs","description":"Per-call timeout."},"pollIntervalMs":{"$ref":"#/$defs/PollIntervalMs","description":"Poll interval for a remote that does not stream."},"disabledSkills":{"description":"Remote skill ids exposed as no tool.","type":"array","items":{"type":"string"}},"skillOverrides":{"$ref":"#/$defs/SkillOverrides","description":"Per-skill overrides of the exposed tools."},"createdAt":{"description":"When the connection was created (RFC 3339).","type":"string","format":"date-time"},"updatedAt":{"description":"When it last changed (RFC 3339).","type":"string","format":"date-time"}},"required":["id","name","agentCardUrl","enabled","createdAt","updatedAt"],"additionalProperties":false};
 
-function validate111(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate112(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate111.evaluated;
+const evaluated0 = validate112.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -13276,7 +13556,7 @@ vErrors.push(err5);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema157.properties, key0))){
+if(!(func1.call(schema164.properties, key0))){
 const err6 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err6];
@@ -13471,13 +13751,10 @@ errors++;
 }
 }
 }
-if(data.disabledSkills !== undefined){
-let data8 = data.disabledSkills;
-if(Array.isArray(data8)){
-const len0 = data8.length;
-for(let i0=0; i0<len0; i0++){
-if(typeof data8[i0] !== "string"){
-const err22 = {instancePath:instancePath+"/disabledSkills/" + i0,schemaPath:"#/properties/disabledSkills/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.pollIntervalMs !== undefined){
+let data8 = data.pollIntervalMs;
+if(!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))){
+const err22 = {instancePath:instancePath+"/pollIntervalMs",schemaPath:"#/$defs/PollIntervalMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -13486,15 +13763,53 @@ vErrors.push(err22);
 }
 errors++;
 }
-}
-}
-else {
-const err23 = {instancePath:instancePath+"/disabledSkills",schemaPath:"#/properties/disabledSkills/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if((typeof data8 == "number") && (isFinite(data8))){
+if(data8 > 600000 || isNaN(data8)){
+const err23 = {instancePath:instancePath+"/pollIntervalMs",schemaPath:"#/$defs/PollIntervalMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000"};
 if(vErrors === null){
 vErrors = [err23];
 }
 else {
 vErrors.push(err23);
+}
+errors++;
+}
+if(data8 < 10 || isNaN(data8)){
+const err24 = {instancePath:instancePath+"/pollIntervalMs",schemaPath:"#/$defs/PollIntervalMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 10},message:"must be >= 10"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+}
+if(data.disabledSkills !== undefined){
+let data9 = data.disabledSkills;
+if(Array.isArray(data9)){
+const len0 = data9.length;
+for(let i0=0; i0<len0; i0++){
+if(typeof data9[i0] !== "string"){
+const err25 = {instancePath:instancePath+"/disabledSkills/" + i0,schemaPath:"#/properties/disabledSkills/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+}
+}
+else {
+const err26 = {instancePath:instancePath+"/disabledSkills",schemaPath:"#/properties/disabledSkills/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
 }
 errors++;
 }
@@ -13506,46 +13821,10 @@ errors = vErrors.length;
 }
 }
 if(data.createdAt !== undefined){
-let data11 = data.createdAt;
-if(typeof data11 === "string"){
-if(!(formats18.validate(data11))){
-const err24 = {instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
-if(vErrors === null){
-vErrors = [err24];
-}
-else {
-vErrors.push(err24);
-}
-errors++;
-}
-}
-else {
-const err25 = {instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err25];
-}
-else {
-vErrors.push(err25);
-}
-errors++;
-}
-}
-if(data.updatedAt !== undefined){
-let data12 = data.updatedAt;
+let data12 = data.createdAt;
 if(typeof data12 === "string"){
 if(!(formats18.validate(data12))){
-const err26 = {instancePath:instancePath+"/updatedAt",schemaPath:"#/properties/updatedAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
-if(vErrors === null){
-vErrors = [err26];
-}
-else {
-vErrors.push(err26);
-}
-errors++;
-}
-}
-else {
-const err27 = {instancePath:instancePath+"/updatedAt",schemaPath:"#/properties/updatedAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err27 = {instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -13555,9 +13834,8 @@ vErrors.push(err27);
 errors++;
 }
 }
-}
 else {
-const err28 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err28 = {instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -13566,10 +13844,47 @@ vErrors.push(err28);
 }
 errors++;
 }
-validate111.errors = vErrors;
+}
+if(data.updatedAt !== undefined){
+let data13 = data.updatedAt;
+if(typeof data13 === "string"){
+if(!(formats18.validate(data13))){
+const err29 = {instancePath:instancePath+"/updatedAt",schemaPath:"#/properties/updatedAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+}
+else {
+const err30 = {instancePath:instancePath+"/updatedAt",schemaPath:"#/properties/updatedAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+}
+}
+else {
+const err31 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+validate112.errors = vErrors;
 return errors === 0;
 }
-validate111.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate112.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
 /** Every validator by the name of its def. */
@@ -13577,6 +13892,7 @@ export const validators = {
   ControlAction: validateControlAction,
   EndpointPath: validateEndpointPath,
   TimeoutMs: validateTimeoutMs,
+  PollIntervalMs: validatePollIntervalMs,
   SkillOverride: validateSkillOverride,
   SkillOverrides: validateSkillOverrides,
   InboundCreateAction: validateInboundCreateAction,
