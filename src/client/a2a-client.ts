@@ -196,7 +196,7 @@ export class A2AClient {
 function bindingFor({ selected }: ResolvedCard, options: ConnectOptions, transport: HttpTransport): ClientBinding {
   // resolveCard only selects interfaces of CLIENT_BINDINGS.
   if (selected.protocolBinding === 'HTTP+JSON') return new RestBinding(selected.url, selected.tenant, options, transport);
-  return new JsonRpcBinding(selected.url, options, transport);
+  return new JsonRpcBinding(selected.url, options, transport, selected.tenant);
 }
 
 function resumeAttempts(option: ResumeOption | undefined): number {

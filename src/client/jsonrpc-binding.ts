@@ -18,11 +18,14 @@ import { A2ATransportError } from './transport-error.js';
 export class JsonRpcBinding implements ClientBinding {
   readonly endpoint: string;
   readonly protocolBinding = 'JSONRPC';
+  /** The interface's tenant (AgentInterface.tenant), echoed in the `tenant` of every request that names none. */
+  readonly tenant: string | undefined;
   private readonly context: HttpBindingContext;
   private nextId = 1;
 
-  constructor(endpoint: string, options: RequestOptions, transport: HttpTransport) {
+  constructor(endpoint: string, options: RequestOptions, transport: HttpTransport, tenant?: string) {
     this.endpoint = endpoint;
+    this.tenant = tenant === '' ? undefined : tenant;
     this.context = { transport, options, binding: 'JSON-RPC', isErrorAnswer: isJsonRpcError };
   }
 
@@ -53,12 +56,17 @@ export class JsonRpcBinding implements ClientBinding {
     });
   }
 
+  private scoped(params: unknown): unknown {
+    if (this.tenant === undefined || !isRecord(params) || (typeof params['tenant'] === 'string' && params['tenant'] !== '')) return params;
+    return { ...params, tenant: this.tenant };
+  }
+
   private request(method: MethodName, params: unknown, accept: string): HttpCall {
     return {
       url: this.endpoint,
       verb: 'POST',
       headers: { 'content-type': MEDIA_TYPES.json, accept },
-      body: JSON.stringify({ jsonrpc: '2.0', id: this.nextId++, method, params }),
+      body: JSON.stringify({ jsonrpc: '2.0', id: this.nextId++, method, params: this.scoped(params) }),
     };
   }
 }

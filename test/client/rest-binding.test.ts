@@ -345,3 +345,24 @@ describe('choosing the interface', () => {
     }
   });
 });
+
+describe('the interface tenant on the JSON-RPC binding', () => {
+  it("is echoed in the tenant member of every request that names none (AgentInterface.tenant), the request's own winning", async () => {
+    const withTenant = (rest: string): AgentCard => ({
+      ...fakeCard(rest),
+      supportedInterfaces: [{ url: rest.replace(/\/rest$/, '/rpc'), protocolBinding: 'JSONRPC', protocolVersion: '1.0', tenant: 'acme' }],
+    });
+    const fake = await fakeRestAgent(
+      (call, res) => replyRest(res, { jsonrpc: '2.0', id: (call.body as { id: unknown }).id, result: task }),
+      withTenant,
+    );
+    try {
+      const client = await A2AClient.connect(fake.url);
+      await client.getTask({ id: TASK_ID });
+      await client.getTask({ id: TASK_ID, tenant: 'other' });
+      expect(fake.calls.map((call) => (call.body as { params: { tenant?: string } }).params.tenant)).toEqual(['acme', 'other']);
+    } finally {
+      await fake.close();
+    }
+  });
+});
