@@ -86,6 +86,8 @@ interface Probe {
   /** The agent's error message, when the answer is an error of the binding. */
   readonly errorMessage: (text: string) => string | undefined;
   readonly isAnswer: (text: string) => boolean;
+  /** What a right answer is, in the message when it did not come. */
+  readonly answer: string;
 }
 
 function probeOf(client: A2AClient): Probe {
@@ -99,6 +101,7 @@ function probeOf(client: A2AClient): Probe {
       request: { method: 'GET', headers: { accept: `${MEDIA_TYPES.a2aJson}, ${MEDIA_TYPES.json}` } },
       errorMessage: (text) => readRestStatus(text)?.message,
       isAnswer: (text) => readRestStatus(text) !== undefined,
+      answer: 'an HTTP+JSON answer',
     };
   }
   return {
@@ -110,6 +113,7 @@ function probeOf(client: A2AClient): Probe {
     },
     errorMessage: jsonRpcErrorMessage,
     isAnswer: (text) => readJsonRpcAnswer(text) !== undefined,
+    answer: 'a JSON-RPC answer',
   };
 }
 
@@ -144,7 +148,7 @@ async function checkEndpoint(client: A2AClient, settings: RemoteSettings): Promi
   }
   // A REST agent may answer the probe with a task of that id rather than an error: any JSON success counts too.
   if (!probe.isAnswer(text) && !(client.protocolBinding === 'HTTP+JSON' && response.ok))
-    throw new ConnectError(`the endpoint ${endpoint} answered HTTP ${response.status} without a ${client.protocolBinding} answer`);
+    throw new ConnectError(`the endpoint ${endpoint} answered HTTP ${response.status} without ${probe.answer}`);
 }
 
 function jsonRpcErrorMessage(text: string): string | undefined {
