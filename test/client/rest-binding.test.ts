@@ -220,6 +220,43 @@ describe('RestBinding: answers and errors', () => {
   });
 });
 
+describe('RestBinding: retries and redirects', () => {
+  it('retries a 5xx without a Status body, never one with a Status body', async () => {
+    const fake = await fakeRestAgent((call, res, index) => {
+      if (call.path === pathOf('ListTasks')) {
+        replyRest(res, a2aError('AgentUnavailableError', 'down for now').toRestErrorResponse(), ERRORS.AgentUnavailableError.httpStatus);
+        return;
+      }
+      if (index < 2) res.writeHead(503, { 'content-type': 'text/plain' }).end('busy');
+      else replyRest(res, task);
+    });
+    try {
+      const client = await A2AClient.connect(fake.url, { retries: 2, retryBaseMs: 1 });
+      await expect(client.getTask({ id: TASK_ID })).resolves.toEqual(task);
+      expect(fake.calls).toHaveLength(3);
+      const error = await client.listTasks({}).catch((caught: unknown) => caught);
+      expect((error as A2AError).name).toBe('AgentUnavailableError');
+      expect(fake.calls).toHaveLength(4);
+    } finally {
+      await fake.close();
+    }
+  });
+
+  it('does not follow a redirect: the interface URL is the one the card names', async () => {
+    await withRest(
+      (_call, res) => {
+        res.writeHead(307, { location: 'http://127.0.0.1:9/elsewhere' }).end();
+      },
+      async (client) => {
+        const error = await client.getTask({ id: TASK_ID }).catch((caught: unknown) => caught);
+        expect(error).toBeInstanceOf(A2ATransportError);
+        expect((error as A2ATransportError).status).toBe(307);
+        expect((error as Error).message).toMatch(/HTTP\+JSON calls do not follow redirects/);
+      },
+    );
+  });
+});
+
 describe('RestBinding: streams', () => {
   it('reads bare StreamResponse frames with their ids from message:stream', async () => {
     const frames: StreamResponse[] = [
