@@ -7,6 +7,7 @@ import type { AgentCard } from '../../generated/a2a/1.0/types.js';
 import { A2AClient } from '../../src/client/a2a-client.js';
 import { fillRoute, routeOf } from '../../src/protocol/rest-routes.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
+import { startSdkAgent } from '../interop/sdk-agent.js';
 import { fakeRestAgent, fakeRestCard, replyRest, type RestHandler } from './fake-agent.js';
 
 const BIN = fileURLToPath(new URL('../../src/cli/bin.js', import.meta.url));
@@ -262,6 +263,19 @@ describe('a2a-hub card / send with a choice of bindings', () => {
       expect(restOnly.calls).toHaveLength(0);
     } finally {
       await restOnly.close();
+    }
+  });
+
+  it('send --stream streams from a REST-only @a2a-js/sdk agent', async () => {
+    const sdk = await startSdkAgent({ bindings: ['HTTP+JSON'] });
+    try {
+      const run = await runCli(['send', sdk.url, 'streamed over rest', '--stream']);
+      expect(run.stderr).toBe('');
+      expect(run.code).toBe(0);
+      expect(run.stdout).toContain('echo: streamed over rest');
+      expect(run.stdout).toContain('final state: COMPLETED');
+    } finally {
+      await sdk.close();
     }
   });
 
