@@ -13,9 +13,12 @@ export type * as A2A from '../generated/a2a/1.0/types.js';
 export {
   A2AClient,
   A2ATransportError,
+  CLIENT_BINDINGS,
   assembleArtifacts,
   textOf,
   fetchAgentCard,
+  pickInterface,
+  type ClientBindingName,
   type ConnectOptions,
   type StreamEvent,
 } from './client/a2a-client.js';

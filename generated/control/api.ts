@@ -368,7 +368,7 @@ export const CONTROL_ACTIONS: { readonly [A in ControlActionName]: ControlAction
   'outbound.update': {
     action: 'outbound.update',
     schema: "OutboundUpdateAction",
-    effect: "Changes the given members and rebuilds the connection's tools from the card it holds; a new timeoutMs reconnects an enabled connection and the message says how that went. Fails on an unknown id.",
+    effect: "Changes the given members and rebuilds the connection's tools from the card it holds; a new timeoutMs reconnects an enabled connection (a new pollIntervalMs applies to the next turn) and the message says how that went. Fails on an unknown id.",
     returns: "nothing else",
     validate: exact.validateOutboundUpdateAction,
   },

@@ -9,7 +9,7 @@ export type Frozen<V> = V extends readonly (infer I)[] ? readonly Frozen<I>[] : 
 /** Per def, the value of each member that has a `default` in the schema. */
 export interface Defaults {
   readonly InboundCreateAction: Frozen<Required<Pick<T.InboundCreateAction, "enabled">>>;
-  readonly OutboundCreateAction: Frozen<Required<Pick<T.OutboundCreateAction, "enabled" | "timeoutMs">>>;
+  readonly OutboundCreateAction: Frozen<Required<Pick<T.OutboundCreateAction, "enabled" | "timeoutMs" | "pollIntervalMs">>>;
 }
 
 /** Frozen all the way down: a default is shared by every configuration that takes it. */
@@ -20,5 +20,6 @@ export const DEFAULTS: Defaults = Object.freeze({
   OutboundCreateAction: Object.freeze({
     "enabled": true,
     "timeoutMs": 60000,
+    "pollIntervalMs": 1000,
   }),
 });

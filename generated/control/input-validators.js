@@ -6,21 +6,21 @@ import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 export const validateControlAction = validate21;
 const schema32 = {"title":"ControlAction","description":"Any control action: the union of the 19 action bodies, selected by the `action` tag (ajv `discriminator` option). An unknown or missing tag is rejected with 400 and one violation naming the known actions.","type":"object","discriminator":{"propertyName":"action"},"properties":{"action":{"description":"The action name; each value selects exactly one branch below.","type":"string"}},"required":["action"],"oneOf":[{"$ref":"#/$defs/InboundCreateAction"},{"$ref":"#/$defs/InboundUpdateAction"},{"$ref":"#/$defs/InboundRemoveAction"},{"$ref":"#/$defs/InboundEnableAction"},{"$ref":"#/$defs/InboundDisableAction"},{"$ref":"#/$defs/InboundSetAuthAction"},{"$ref":"#/$defs/InboundSendTestAction"},{"$ref":"#/$defs/InboundCloseAction"},{"$ref":"#/$defs/OutboundCreateAction"},{"$ref":"#/$defs/OutboundUpdateAction"},{"$ref":"#/$defs/OutboundRemoveAction"},{"$ref":"#/$defs/OutboundEnableAction"},{"$ref":"#/$defs/OutboundDisableAction"},{"$ref":"#/$defs/OutboundRefreshAction"},{"$ref":"#/$defs/OutboundSetAuthAction"},{"$ref":"#/$defs/OutboundDiscoverAction"},{"$ref":"#/$defs/TaskCancelAction"},{"$ref":"#/$defs/SessionCancelAction"},{"$ref":"#/$defs/SessionCloseAction"}]};
-const schema49 = {"title":"InboundRemoveAction","description":"inbound.remove: unregisters and deletes an inbound instance.","type":"object","properties":{"action":{"description":"The action tag.","const":"inbound.remove"},"id":{"description":"Inbound instance id.","type":"string","minLength":1}},"required":["action","id"]};
-const schema50 = {"title":"InboundEnableAction","description":"inbound.enable: registers the instance's endpoint and card routes.","type":"object","properties":{"action":{"description":"The action tag.","const":"inbound.enable"},"id":{"description":"Inbound instance id.","type":"string","minLength":1}},"required":["action","id"]};
-const schema51 = {"title":"InboundDisableAction","description":"inbound.disable: unregisters the instance's endpoint and card routes; the instance is kept.","type":"object","properties":{"action":{"description":"The action tag.","const":"inbound.disable"},"id":{"description":"Inbound instance id.","type":"string","minLength":1}},"required":["action","id"]};
-const schema52 = {"title":"InboundSetAuthAction","description":"inbound.setAuth: sets or clears the bearer token the instance's endpoint requires.","type":"object","properties":{"action":{"description":"The action tag.","const":"inbound.setAuth"},"id":{"description":"Inbound instance id.","type":"string","minLength":1},"token":{"description":"The new bearer token; omitted or empty clears it (no Authorization header required). Never echoed back.","type":"string"}},"required":["action","id"]};
-const schema53 = {"title":"InboundSendTestAction","description":"inbound.sendTest: sends a test message to the instance's own executor and waits for the task to settle. Success carries taskId and the final state.","type":"object","properties":{"action":{"description":"The action tag.","const":"inbound.sendTest"},"id":{"description":"Inbound instance id.","type":"string","minLength":1},"text":{"description":"Text of the test message.","type":"string","minLength":1},"contextId":{"description":"Context to continue; omitted starts a new one.","type":"string"},"skill":{"description":"Advertised skill id to select (message metadata.skill); default chat.","type":"string"}},"required":["action","id","text"]};
-const schema54 = {"title":"InboundCloseAction","description":"inbound.close: closes the connection and open streams of one connected peer (snapshot peers[].id). Its tasks keep running.","type":"object","properties":{"action":{"description":"The action tag.","const":"inbound.close"},"id":{"description":"Peer id.","type":"string","minLength":1}},"required":["action","id"]};
-const schema55 = {"title":"OutboundRemoveAction","description":"outbound.remove: disconnects and deletes an outbound connection and its tools.","type":"object","properties":{"action":{"description":"The action tag.","const":"outbound.remove"},"id":{"description":"Outbound connection id.","type":"string","minLength":1}},"required":["action","id"]};
-const schema56 = {"title":"OutboundEnableAction","description":"outbound.enable: enables the connection and connects (fetches the card, registers the tools).","type":"object","properties":{"action":{"description":"The action tag.","const":"outbound.enable"},"id":{"description":"Outbound connection id.","type":"string","minLength":1}},"required":["action","id"]};
-const schema57 = {"title":"OutboundDisableAction","description":"outbound.disable: disconnects and unregisters the connection's tools; the connection is kept (state disabled).","type":"object","properties":{"action":{"description":"The action tag.","const":"outbound.disable"},"id":{"description":"Outbound connection id.","type":"string","minLength":1}},"required":["action","id"]};
-const schema58 = {"title":"OutboundRefreshAction","description":"outbound.refresh: re-fetches the remote card and rebuilds the connection's tools.","type":"object","properties":{"action":{"description":"The action tag.","const":"outbound.refresh"},"id":{"description":"Outbound connection id.","type":"string","minLength":1}},"required":["action","id"]};
-const schema59 = {"title":"OutboundSetAuthAction","description":"outbound.setAuth: sets or clears the bearer token sent to the remote agent.","type":"object","properties":{"action":{"description":"The action tag.","const":"outbound.setAuth"},"id":{"description":"Outbound connection id.","type":"string","minLength":1},"token":{"description":"The new bearer token; omitted or empty clears it. Never echoed back.","type":"string"}},"required":["action","id"]};
-const schema60 = {"title":"OutboundDiscoverAction","description":"outbound.discover: fetches and checks a remote AgentCard without creating a connection. Success carries a DiscoverPreview.","type":"object","properties":{"action":{"description":"The action tag.","const":"outbound.discover"},"agentCardUrl":{"description":"URL of the remote AgentCard.","type":"string","minLength":1,"format":"uri"},"token":{"description":"Bearer token sent with the card request (for an extended or protected card). Not stored.","type":"string"}},"required":["action","agentCardUrl"]};
-const schema61 = {"title":"TaskCancelAction","description":"task.cancel: aborts a task and marks it TASK_STATE_CANCELED.","type":"object","properties":{"action":{"description":"The action tag.","const":"task.cancel"},"id":{"description":"Task id.","type":"string","minLength":1}},"required":["action","id"]};
-const schema62 = {"title":"SessionCancelAction","description":"session.cancel: cancels the active tasks of a context; the session stays open.","type":"object","properties":{"action":{"description":"The action tag.","const":"session.cancel"},"id":{"description":"Context id.","type":"string","minLength":1},"serverId":{"description":"Inbound instance id scoping the cancel; omitted means every instance the context is bound to.","type":"string"}},"required":["action","id"]};
-const schema63 = {"title":"SessionCloseAction","description":"session.close: cancels the context's active tasks and releases its live session handle. A later message with the same contextId starts a new live session.","type":"object","properties":{"action":{"description":"The action tag.","const":"session.close"},"id":{"description":"Context id.","type":"string","minLength":1},"serverId":{"description":"Inbound instance id scoping the close; omitted means every instance the context is bound to.","type":"string"}},"required":["action","id"]};
+const schema51 = {"title":"InboundRemoveAction","description":"inbound.remove: unregisters and deletes an inbound instance.","type":"object","properties":{"action":{"description":"The action tag.","const":"inbound.remove"},"id":{"description":"Inbound instance id.","type":"string","minLength":1}},"required":["action","id"]};
+const schema52 = {"title":"InboundEnableAction","description":"inbound.enable: registers the instance's endpoint and card routes.","type":"object","properties":{"action":{"description":"The action tag.","const":"inbound.enable"},"id":{"description":"Inbound instance id.","type":"string","minLength":1}},"required":["action","id"]};
+const schema53 = {"title":"InboundDisableAction","description":"inbound.disable: unregisters the instance's endpoint and card routes; the instance is kept.","type":"object","properties":{"action":{"description":"The action tag.","const":"inbound.disable"},"id":{"description":"Inbound instance id.","type":"string","minLength":1}},"required":["action","id"]};
+const schema54 = {"title":"InboundSetAuthAction","description":"inbound.setAuth: sets or clears the bearer token the instance's endpoint requires.","type":"object","properties":{"action":{"description":"The action tag.","const":"inbound.setAuth"},"id":{"description":"Inbound instance id.","type":"string","minLength":1},"token":{"description":"The new bearer token; omitted or empty clears it (no Authorization header required). Never echoed back.","type":"string"}},"required":["action","id"]};
+const schema55 = {"title":"InboundSendTestAction","description":"inbound.sendTest: sends a test message to the instance's own executor and waits for the task to settle. Success carries taskId and the final state.","type":"object","properties":{"action":{"description":"The action tag.","const":"inbound.sendTest"},"id":{"description":"Inbound instance id.","type":"string","minLength":1},"text":{"description":"Text of the test message.","type":"string","minLength":1},"contextId":{"description":"Context to continue; omitted starts a new one.","type":"string"},"skill":{"description":"Advertised skill id to select (message metadata.skill); default chat.","type":"string"}},"required":["action","id","text"]};
+const schema56 = {"title":"InboundCloseAction","description":"inbound.close: closes the connection and open streams of one connected peer (snapshot peers[].id). Its tasks keep running.","type":"object","properties":{"action":{"description":"The action tag.","const":"inbound.close"},"id":{"description":"Peer id.","type":"string","minLength":1}},"required":["action","id"]};
+const schema57 = {"title":"OutboundRemoveAction","description":"outbound.remove: disconnects and deletes an outbound connection and its tools.","type":"object","properties":{"action":{"description":"The action tag.","const":"outbound.remove"},"id":{"description":"Outbound connection id.","type":"string","minLength":1}},"required":["action","id"]};
+const schema58 = {"title":"OutboundEnableAction","description":"outbound.enable: enables the connection and connects (fetches the card, registers the tools).","type":"object","properties":{"action":{"description":"The action tag.","const":"outbound.enable"},"id":{"description":"Outbound connection id.","type":"string","minLength":1}},"required":["action","id"]};
+const schema59 = {"title":"OutboundDisableAction","description":"outbound.disable: disconnects and unregisters the connection's tools; the connection is kept (state disabled).","type":"object","properties":{"action":{"description":"The action tag.","const":"outbound.disable"},"id":{"description":"Outbound connection id.","type":"string","minLength":1}},"required":["action","id"]};
+const schema60 = {"title":"OutboundRefreshAction","description":"outbound.refresh: re-fetches the remote card and rebuilds the connection's tools.","type":"object","properties":{"action":{"description":"The action tag.","const":"outbound.refresh"},"id":{"description":"Outbound connection id.","type":"string","minLength":1}},"required":["action","id"]};
+const schema61 = {"title":"OutboundSetAuthAction","description":"outbound.setAuth: sets or clears the bearer token sent to the remote agent.","type":"object","properties":{"action":{"description":"The action tag.","const":"outbound.setAuth"},"id":{"description":"Outbound connection id.","type":"string","minLength":1},"token":{"description":"The new bearer token; omitted or empty clears it. Never echoed back.","type":"string"}},"required":["action","id"]};
+const schema62 = {"title":"OutboundDiscoverAction","description":"outbound.discover: fetches and checks a remote AgentCard without creating a connection. Success carries a DiscoverPreview.","type":"object","properties":{"action":{"description":"The action tag.","const":"outbound.discover"},"agentCardUrl":{"description":"URL of the remote AgentCard.","type":"string","minLength":1,"format":"uri"},"token":{"description":"Bearer token sent with the card request (for an extended or protected card). Not stored.","type":"string"}},"required":["action","agentCardUrl"]};
+const schema63 = {"title":"TaskCancelAction","description":"task.cancel: aborts a task and marks it TASK_STATE_CANCELED.","type":"object","properties":{"action":{"description":"The action tag.","const":"task.cancel"},"id":{"description":"Task id.","type":"string","minLength":1}},"required":["action","id"]};
+const schema64 = {"title":"SessionCancelAction","description":"session.cancel: cancels the active tasks of a context; the session stays open.","type":"object","properties":{"action":{"description":"The action tag.","const":"session.cancel"},"id":{"description":"Context id.","type":"string","minLength":1},"serverId":{"description":"Inbound instance id scoping the cancel; omitted means every instance the context is bound to.","type":"string"}},"required":["action","id"]};
+const schema65 = {"title":"SessionCloseAction","description":"session.close: cancels the context's active tasks and releases its live session handle. A later message with the same contextId starts a new live session.","type":"object","properties":{"action":{"description":"The action tag.","const":"session.close"},"id":{"description":"Context id.","type":"string","minLength":1},"serverId":{"description":"Inbound instance id scoping the close; omitted means every instance the context is bound to.","type":"string"}},"required":["action","id"]};
 const schema33 = {"title":"InboundCreateAction","description":"inbound.create: creates an inbound A2A server instance and, unless `enabled` is false, registers its routes. Success carries the new id, <slug-of-name>-<8 hex>.","type":"object","properties":{"action":{"description":"The action tag.","const":"inbound.create"},"name":{"description":"Agent name, published in the AgentCard.","type":"string","minLength":1},"description":{"description":"Agent description, published in the AgentCard.","type":"string","minLength":1},"version":{"description":"Agent version, published in the AgentCard.","type":"string","minLength":1},"endpointPath":{"$ref":"#/$defs/EndpointPath","description":"The instance's base path, its card at <endpointPath>/agent-card.json; default /a2a/<id>."},"jsonRpcPath":{"$ref":"#/$defs/EndpointPath","description":"Where the JSON-RPC binding is POSTed; default: endpointPath (and it follows endpointPath when that moves)."},"restPath":{"$ref":"#/$defs/EndpointPath","description":"The base the HTTP+JSON routes sit below (<restPath>/message:send, <restPath>/<tenant>/tasks); default: endpointPath (and it follows endpointPath when that moves)."},"tenants":{"$ref":"#/$defs/TenantNames","description":"The only tenants the instance accepts; absent or empty: any tenant."},"preset":{"description":"Agent preset id (GET /a2a/api/presets); default: the preset marked isDefault.","type":"string"},"authTokenEnv":{"description":"Name of an environment variable holding the bearer token the endpoint requires. The token itself is never stored in or shown by the control API.","type":"string","minLength":1},"relayTo":{"description":"Id of the outbound connection the relay preset forwards every message to; required with preset relay.","type":"string"},"enabled":{"description":"Whether the instance starts serving at once.","type":"boolean","default":true}},"required":["action","name","description","version"]};
 const schema34 = {"title":"EndpointPath","description":"Absolute URL path of an inbound instance: its endpointPath (its card is at <endpointPath>/agent-card.json), its jsonRpcPath or its restPath. One or more non-empty segments of unreserved characters, no trailing slash, no `.` or `..` segment, and never /a2a/api or below it (the control API). The clash rules between instances are checked at run time (409, docs/control-api.md).","type":"string","minLength":2,"pattern":"^(?!/a2a/api(?:/|$))(?!.*/\\.\\.?(?:/|$))/(?:[A-Za-z0-9._~-]+/)*[A-Za-z0-9._~-]+$","x-pattern-description":"an absolute path such as /a2a/my-agent: one or more segments of letters, digits, -, _, . and ~ after a /, no trailing /, no . or .. segment, and not /a2a/api or below it"};
 const func1 = require("ajv/dist/runtime/ucs2length").default;
@@ -816,11 +816,12 @@ return errors === 0;
 }
 validate25.evaluated = {"props":{"action":true,"id":true,"name":true,"description":true,"version":true,"endpointPath":true,"jsonRpcPath":true,"restPath":true,"tenants":true,"preset":true,"authTokenEnv":true,"relayTo":true},"dynamicProps":false,"dynamicItems":false};
 
-const schema43 = {"title":"OutboundCreateAction","description":"outbound.create: creates a connection to a remote A2A agent and, unless `enabled` is false, fetches its card and exposes its skills as tools. Success carries the new id.","type":"object","properties":{"action":{"description":"The action tag.","const":"outbound.create"},"name":{"description":"Connection name, used in tool names a2a__<name>__<skill>.","type":"string","minLength":1},"agentCardUrl":{"description":"URL of the remote AgentCard.","type":"string","minLength":1,"format":"uri"},"bearerTokenEnv":{"description":"Name of an environment variable holding the bearer token sent to the remote.","type":"string"},"preset":{"description":"Agent preset id recorded for a future local hand-off session.","type":"string"},"enabled":{"description":"Whether to connect at once.","type":"boolean","default":true},"timeoutMs":{"$ref":"#/$defs/TimeoutMs","description":"Per-call timeout.","default":60000},"disabledSkills":{"description":"Remote skill ids not exposed as tools.","type":"array","items":{"type":"string"},"uniqueItems":true},"skillOverrides":{"$ref":"#/$defs/SkillOverrides","description":"Per-skill overrides of the exposed tools."}},"required":["action","name","agentCardUrl"]};
+const schema43 = {"title":"OutboundCreateAction","description":"outbound.create: creates a connection to a remote A2A agent and, unless `enabled` is false, fetches its card and exposes its skills as tools. Success carries the new id.","type":"object","properties":{"action":{"description":"The action tag.","const":"outbound.create"},"name":{"description":"Connection name, used in tool names a2a__<name>__<skill>.","type":"string","minLength":1},"agentCardUrl":{"description":"URL of the remote AgentCard.","type":"string","minLength":1,"format":"uri"},"bearerTokenEnv":{"description":"Name of an environment variable holding the bearer token sent to the remote.","type":"string"},"preset":{"description":"Agent preset id recorded for a future local hand-off session.","type":"string"},"enabled":{"description":"Whether to connect at once.","type":"boolean","default":true},"timeoutMs":{"$ref":"#/$defs/TimeoutMs","description":"Per-call timeout.","default":60000},"pollIntervalMs":{"$ref":"#/$defs/PollIntervalMs","description":"Poll interval for a remote that does not stream.","default":1000},"disabledSkills":{"description":"Remote skill ids not exposed as tools.","type":"array","items":{"type":"string"},"uniqueItems":true},"skillOverrides":{"$ref":"#/$defs/SkillOverrides","description":"Per-skill overrides of the exposed tools."}},"required":["action","name","agentCardUrl"]};
 const schema44 = {"title":"TimeoutMs","description":"Per-call timeout of an outbound connection in milliseconds, from 100 ms to 10 minutes.","type":"integer","minimum":100,"maximum":600000};
+const schema45 = {"title":"PollIntervalMs","description":"How often a task of a remote agent that does not stream is polled with GetTask, in milliseconds, from 10 ms to 10 minutes (seed 003 poll_interval_ms). The first polls come sooner, from 100 ms doubling while the task is unchanged, never further apart than this.","type":"integer","minimum":10,"maximum":600000};
 const formats0 = require("ajv-formats/dist/formats").fullFormats.uri;
-const schema45 = {"title":"SkillOverrides","description":"Map from a remote skill id to its local override.","type":"object","additionalProperties":{"$ref":"#/$defs/SkillOverride"}};
-const schema46 = {"title":"SkillOverride","description":"Local override of one remote skill as it is exposed as a model tool.","type":"object","properties":{"description":{"description":"Replaces the remote skill's description in the tool definition.","type":"string"}},"required":["description"]};
+const schema46 = {"title":"SkillOverrides","description":"Map from a remote skill id to its local override.","type":"object","additionalProperties":{"$ref":"#/$defs/SkillOverride"}};
+const schema47 = {"title":"SkillOverride","description":"Local override of one remote skill as it is exposed as a model tool.","type":"object","properties":{"description":{"description":"Replaces the remote skill's description in the tool definition.","type":"string"}},"required":["description"]};
 
 function validate28(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -1071,13 +1072,10 @@ errors++;
 }
 }
 }
-if(data.disabledSkills !== undefined){
-let data7 = data.disabledSkills;
-if(Array.isArray(data7)){
-const len0 = data7.length;
-for(let i0=0; i0<len0; i0++){
-if(typeof data7[i0] !== "string"){
-const err15 = {instancePath:instancePath+"/disabledSkills/" + i0,schemaPath:"#/properties/disabledSkills/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.pollIntervalMs !== undefined){
+let data7 = data.pollIntervalMs;
+if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
+const err15 = {instancePath:instancePath+"/pollIntervalMs",schemaPath:"#/$defs/PollIntervalMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -1086,24 +1084,62 @@ vErrors.push(err15);
 }
 errors++;
 }
-}
-let i1 = data7.length;
-let j0;
-if(i1 > 1){
-const indices0 = {};
-for(;i1--;){
-let item0 = data7[i1];
-if(typeof item0 !== "string"){
-continue;
-}
-if(typeof indices0[item0] == "number"){
-j0 = indices0[item0];
-const err16 = {instancePath:instancePath+"/disabledSkills",schemaPath:"#/properties/disabledSkills/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
+if((typeof data7 == "number") && (isFinite(data7))){
+if(data7 > 600000 || isNaN(data7)){
+const err16 = {instancePath:instancePath+"/pollIntervalMs",schemaPath:"#/$defs/PollIntervalMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000"};
 if(vErrors === null){
 vErrors = [err16];
 }
 else {
 vErrors.push(err16);
+}
+errors++;
+}
+if(data7 < 10 || isNaN(data7)){
+const err17 = {instancePath:instancePath+"/pollIntervalMs",schemaPath:"#/$defs/PollIntervalMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 10},message:"must be >= 10"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+}
+if(data.disabledSkills !== undefined){
+let data8 = data.disabledSkills;
+if(Array.isArray(data8)){
+const len0 = data8.length;
+for(let i0=0; i0<len0; i0++){
+if(typeof data8[i0] !== "string"){
+const err18 = {instancePath:instancePath+"/disabledSkills/" + i0,schemaPath:"#/properties/disabledSkills/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+let i1 = data8.length;
+let j0;
+if(i1 > 1){
+const indices0 = {};
+for(;i1--;){
+let item0 = data8[i1];
+if(typeof item0 !== "string"){
+continue;
+}
+if(typeof indices0[item0] == "number"){
+j0 = indices0[item0];
+const err19 = {instancePath:instancePath+"/disabledSkills",schemaPath:"#/properties/disabledSkills/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
 }
 errors++;
 break;
@@ -1113,12 +1149,12 @@ indices0[item0] = i1;
 }
 }
 else {
-const err17 = {instancePath:instancePath+"/disabledSkills",schemaPath:"#/properties/disabledSkills/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err20 = {instancePath:instancePath+"/disabledSkills",schemaPath:"#/properties/disabledSkills/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
-vErrors = [err17];
+vErrors = [err20];
 }
 else {
-vErrors.push(err17);
+vErrors.push(err20);
 }
 errors++;
 }
@@ -1131,21 +1167,21 @@ errors = vErrors.length;
 }
 }
 else {
-const err18 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err21 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err18];
+vErrors = [err21];
 }
 else {
-vErrors.push(err18);
+vErrors.push(err21);
 }
 errors++;
 }
 validate27.errors = vErrors;
 return errors === 0;
 }
-validate27.evaluated = {"props":{"action":true,"name":true,"agentCardUrl":true,"bearerTokenEnv":true,"preset":true,"enabled":true,"timeoutMs":true,"disabledSkills":true,"skillOverrides":true},"dynamicProps":false,"dynamicItems":false};
+validate27.evaluated = {"props":{"action":true,"name":true,"agentCardUrl":true,"bearerTokenEnv":true,"preset":true,"enabled":true,"timeoutMs":true,"pollIntervalMs":true,"disabledSkills":true,"skillOverrides":true},"dynamicProps":false,"dynamicItems":false};
 
-const schema47 = {"title":"OutboundUpdateAction","description":"outbound.update: changes the given members of an outbound connection; absent members are kept.","type":"object","properties":{"action":{"description":"The action tag.","const":"outbound.update"},"id":{"description":"Outbound connection id.","type":"string","minLength":1},"name":{"description":"New connection name.","type":"string","minLength":1},"preset":{"description":"New agent preset id.","type":"string"},"timeoutMs":{"$ref":"#/$defs/TimeoutMs","description":"New per-call timeout."},"disabledSkills":{"description":"Replaces the list of remote skill ids not exposed as tools.","type":"array","items":{"type":"string"},"uniqueItems":true},"skillOverrides":{"$ref":"#/$defs/SkillOverrides","description":"Replaces the per-skill overrides."}},"required":["action","id"]};
+const schema48 = {"title":"OutboundUpdateAction","description":"outbound.update: changes the given members of an outbound connection; absent members are kept.","type":"object","properties":{"action":{"description":"The action tag.","const":"outbound.update"},"id":{"description":"Outbound connection id.","type":"string","minLength":1},"name":{"description":"New connection name.","type":"string","minLength":1},"preset":{"description":"New agent preset id.","type":"string"},"timeoutMs":{"$ref":"#/$defs/TimeoutMs","description":"New per-call timeout."},"pollIntervalMs":{"$ref":"#/$defs/PollIntervalMs","description":"New poll interval for a remote that does not stream."},"disabledSkills":{"description":"Replaces the list of remote skill ids not exposed as tools.","type":"array","items":{"type":"string"},"uniqueItems":true},"skillOverrides":{"$ref":"#/$defs/SkillOverrides","description":"Replaces the per-skill overrides."}},"required":["action","id"]};
 
 function validate30(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -1287,13 +1323,10 @@ errors++;
 }
 }
 }
-if(data.disabledSkills !== undefined){
-let data5 = data.disabledSkills;
-if(Array.isArray(data5)){
-const len0 = data5.length;
-for(let i0=0; i0<len0; i0++){
-if(typeof data5[i0] !== "string"){
-const err11 = {instancePath:instancePath+"/disabledSkills/" + i0,schemaPath:"#/properties/disabledSkills/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.pollIntervalMs !== undefined){
+let data5 = data.pollIntervalMs;
+if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
+const err11 = {instancePath:instancePath+"/pollIntervalMs",schemaPath:"#/$defs/PollIntervalMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -1302,24 +1335,62 @@ vErrors.push(err11);
 }
 errors++;
 }
-}
-let i1 = data5.length;
-let j0;
-if(i1 > 1){
-const indices0 = {};
-for(;i1--;){
-let item0 = data5[i1];
-if(typeof item0 !== "string"){
-continue;
-}
-if(typeof indices0[item0] == "number"){
-j0 = indices0[item0];
-const err12 = {instancePath:instancePath+"/disabledSkills",schemaPath:"#/properties/disabledSkills/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
+if((typeof data5 == "number") && (isFinite(data5))){
+if(data5 > 600000 || isNaN(data5)){
+const err12 = {instancePath:instancePath+"/pollIntervalMs",schemaPath:"#/$defs/PollIntervalMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000"};
 if(vErrors === null){
 vErrors = [err12];
 }
 else {
 vErrors.push(err12);
+}
+errors++;
+}
+if(data5 < 10 || isNaN(data5)){
+const err13 = {instancePath:instancePath+"/pollIntervalMs",schemaPath:"#/$defs/PollIntervalMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 10},message:"must be >= 10"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+}
+if(data.disabledSkills !== undefined){
+let data6 = data.disabledSkills;
+if(Array.isArray(data6)){
+const len0 = data6.length;
+for(let i0=0; i0<len0; i0++){
+if(typeof data6[i0] !== "string"){
+const err14 = {instancePath:instancePath+"/disabledSkills/" + i0,schemaPath:"#/properties/disabledSkills/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+let i1 = data6.length;
+let j0;
+if(i1 > 1){
+const indices0 = {};
+for(;i1--;){
+let item0 = data6[i1];
+if(typeof item0 !== "string"){
+continue;
+}
+if(typeof indices0[item0] == "number"){
+j0 = indices0[item0];
+const err15 = {instancePath:instancePath+"/disabledSkills",schemaPath:"#/properties/disabledSkills/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
 }
 errors++;
 break;
@@ -1329,12 +1400,12 @@ indices0[item0] = i1;
 }
 }
 else {
-const err13 = {instancePath:instancePath+"/disabledSkills",schemaPath:"#/properties/disabledSkills/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err16 = {instancePath:instancePath+"/disabledSkills",schemaPath:"#/properties/disabledSkills/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
-vErrors = [err13];
+vErrors = [err16];
 }
 else {
-vErrors.push(err13);
+vErrors.push(err16);
 }
 errors++;
 }
@@ -1347,19 +1418,19 @@ errors = vErrors.length;
 }
 }
 else {
-const err14 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err17 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err14];
+vErrors = [err17];
 }
 else {
-vErrors.push(err14);
+vErrors.push(err17);
 }
 errors++;
 }
 validate30.errors = vErrors;
 return errors === 0;
 }
-validate30.evaluated = {"props":{"action":true,"id":true,"name":true,"preset":true,"timeoutMs":true,"disabledSkills":true,"skillOverrides":true},"dynamicProps":false,"dynamicItems":false};
+validate30.evaluated = {"props":{"action":true,"id":true,"name":true,"preset":true,"timeoutMs":true,"pollIntervalMs":true,"disabledSkills":true,"skillOverrides":true},"dynamicProps":false,"dynamicItems":false};
 
 
 function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -1982,6 +2053,7 @@ props0.bearerTokenEnv = true;
 props0.preset = true;
 props0.enabled = true;
 props0.timeoutMs = true;
+props0.pollIntervalMs = true;
 props0.disabledSkills = true;
 props0.skillOverrides = true;
 }
@@ -1998,6 +2070,7 @@ props0.id = true;
 props0.name = true;
 props0.preset = true;
 props0.timeoutMs = true;
+props0.pollIntervalMs = true;
 props0.disabledSkills = true;
 props0.skillOverrides = true;
 }
@@ -2998,12 +3071,61 @@ return errors === 0;
 }
 validate39.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-export const validateSkillOverride = validate40;
+export const validatePollIntervalMs = validate40;
 
 function validate40(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate40.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(((typeof data == "number") && (!(data % 1) && !isNaN(data))) && (isFinite(data)))){
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if((typeof data == "number") && (isFinite(data))){
+if(data > 600000 || isNaN(data)){
+const err1 = {instancePath,schemaPath:"#/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data < 10 || isNaN(data)){
+const err2 = {instancePath,schemaPath:"#/minimum",keyword:"minimum",params:{comparison: ">=", limit: 10},message:"must be >= 10"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+validate40.errors = vErrors;
+return errors === 0;
+}
+validate40.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+export const validateSkillOverride = validate41;
+
+function validate41(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate41.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3044,17 +3166,17 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate40.errors = vErrors;
+validate41.errors = vErrors;
 return errors === 0;
 }
-validate40.evaluated = {"props":{"description":true},"dynamicProps":false,"dynamicItems":false};
+validate41.evaluated = {"props":{"description":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateSkillOverrides = validate41;
+export const validateSkillOverrides = validate42;
 
-function validate41(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate42(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate41.evaluated;
+const evaluated0 = validate42.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3110,17 +3232,17 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate41.errors = vErrors;
+validate42.errors = vErrors;
 return errors === 0;
 }
-validate41.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate42.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateInboundCreateAction = validate42;
+export const validateInboundCreateAction = validate43;
 
-function validate42(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate43(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate42.evaluated;
+const evaluated0 = validate43.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3438,17 +3560,17 @@ vErrors.push(err25);
 }
 errors++;
 }
-validate42.errors = vErrors;
+validate43.errors = vErrors;
 return errors === 0;
 }
-validate42.evaluated = {"props":{"action":true,"name":true,"description":true,"version":true,"endpointPath":true,"jsonRpcPath":true,"restPath":true,"tenants":true,"preset":true,"authTokenEnv":true,"relayTo":true,"enabled":true},"dynamicProps":false,"dynamicItems":false};
+validate43.evaluated = {"props":{"action":true,"name":true,"description":true,"version":true,"endpointPath":true,"jsonRpcPath":true,"restPath":true,"tenants":true,"preset":true,"authTokenEnv":true,"relayTo":true,"enabled":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateInboundUpdateAction = validate44;
+export const validateInboundUpdateAction = validate45;
 
-function validate44(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate45(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate44.evaluated;
+const evaluated0 = validate45.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3824,17 +3946,17 @@ vErrors.push(err27);
 }
 errors++;
 }
-validate44.errors = vErrors;
+validate45.errors = vErrors;
 return errors === 0;
 }
-validate44.evaluated = {"props":{"action":true,"id":true,"name":true,"description":true,"version":true,"endpointPath":true,"jsonRpcPath":true,"restPath":true,"tenants":true,"preset":true,"authTokenEnv":true,"relayTo":true},"dynamicProps":false,"dynamicItems":false};
+validate45.evaluated = {"props":{"action":true,"id":true,"name":true,"description":true,"version":true,"endpointPath":true,"jsonRpcPath":true,"restPath":true,"tenants":true,"preset":true,"authTokenEnv":true,"relayTo":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateInboundRemoveAction = validate46;
+export const validateInboundRemoveAction = validate47;
 
-function validate46(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate47(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate46.evaluated;
+const evaluated0 = validate47.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3910,17 +4032,17 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate46.errors = vErrors;
+validate47.errors = vErrors;
 return errors === 0;
 }
-validate46.evaluated = {"props":{"action":true,"id":true},"dynamicProps":false,"dynamicItems":false};
+validate47.evaluated = {"props":{"action":true,"id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateInboundEnableAction = validate47;
+export const validateInboundEnableAction = validate48;
 
-function validate47(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate48(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate47.evaluated;
+const evaluated0 = validate48.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3996,17 +4118,17 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate47.errors = vErrors;
+validate48.errors = vErrors;
 return errors === 0;
 }
-validate47.evaluated = {"props":{"action":true,"id":true},"dynamicProps":false,"dynamicItems":false};
+validate48.evaluated = {"props":{"action":true,"id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateInboundDisableAction = validate48;
+export const validateInboundDisableAction = validate49;
 
-function validate48(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate49(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate48.evaluated;
+const evaluated0 = validate49.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4082,17 +4204,17 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate48.errors = vErrors;
+validate49.errors = vErrors;
 return errors === 0;
 }
-validate48.evaluated = {"props":{"action":true,"id":true},"dynamicProps":false,"dynamicItems":false};
+validate49.evaluated = {"props":{"action":true,"id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateInboundSetAuthAction = validate49;
+export const validateInboundSetAuthAction = validate50;
 
-function validate49(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate50(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate49.evaluated;
+const evaluated0 = validate50.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4180,17 +4302,17 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate49.errors = vErrors;
+validate50.errors = vErrors;
 return errors === 0;
 }
-validate49.evaluated = {"props":{"action":true,"id":true,"token":true},"dynamicProps":false,"dynamicItems":false};
+validate50.evaluated = {"props":{"action":true,"id":true,"token":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateInboundSendTestAction = validate50;
+export const validateInboundSendTestAction = validate51;
 
-function validate50(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate51(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate50.evaluated;
+const evaluated0 = validate51.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4325,17 +4447,17 @@ vErrors.push(err10);
 }
 errors++;
 }
-validate50.errors = vErrors;
+validate51.errors = vErrors;
 return errors === 0;
 }
-validate50.evaluated = {"props":{"action":true,"id":true,"text":true,"contextId":true,"skill":true},"dynamicProps":false,"dynamicItems":false};
+validate51.evaluated = {"props":{"action":true,"id":true,"text":true,"contextId":true,"skill":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateInboundCloseAction = validate51;
+export const validateInboundCloseAction = validate52;
 
-function validate51(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate52(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate51.evaluated;
+const evaluated0 = validate52.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4411,17 +4533,17 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate51.errors = vErrors;
+validate52.errors = vErrors;
 return errors === 0;
 }
-validate51.evaluated = {"props":{"action":true,"id":true},"dynamicProps":false,"dynamicItems":false};
+validate52.evaluated = {"props":{"action":true,"id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateOutboundCreateAction = validate52;
+export const validateOutboundCreateAction = validate53;
 
-function validate52(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate53(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate52.evaluated;
+const evaluated0 = validate53.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4602,13 +4724,10 @@ errors++;
 }
 }
 }
-if(data.disabledSkills !== undefined){
-let data7 = data.disabledSkills;
-if(Array.isArray(data7)){
-const len0 = data7.length;
-for(let i0=0; i0<len0; i0++){
-if(typeof data7[i0] !== "string"){
-const err15 = {instancePath:instancePath+"/disabledSkills/" + i0,schemaPath:"#/properties/disabledSkills/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.pollIntervalMs !== undefined){
+let data7 = data.pollIntervalMs;
+if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
+const err15 = {instancePath:instancePath+"/pollIntervalMs",schemaPath:"#/$defs/PollIntervalMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -4617,24 +4736,62 @@ vErrors.push(err15);
 }
 errors++;
 }
-}
-let i1 = data7.length;
-let j0;
-if(i1 > 1){
-const indices0 = {};
-for(;i1--;){
-let item0 = data7[i1];
-if(typeof item0 !== "string"){
-continue;
-}
-if(typeof indices0[item0] == "number"){
-j0 = indices0[item0];
-const err16 = {instancePath:instancePath+"/disabledSkills",schemaPath:"#/properties/disabledSkills/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
+if((typeof data7 == "number") && (isFinite(data7))){
+if(data7 > 600000 || isNaN(data7)){
+const err16 = {instancePath:instancePath+"/pollIntervalMs",schemaPath:"#/$defs/PollIntervalMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000"};
 if(vErrors === null){
 vErrors = [err16];
 }
 else {
 vErrors.push(err16);
+}
+errors++;
+}
+if(data7 < 10 || isNaN(data7)){
+const err17 = {instancePath:instancePath+"/pollIntervalMs",schemaPath:"#/$defs/PollIntervalMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 10},message:"must be >= 10"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+}
+if(data.disabledSkills !== undefined){
+let data8 = data.disabledSkills;
+if(Array.isArray(data8)){
+const len0 = data8.length;
+for(let i0=0; i0<len0; i0++){
+if(typeof data8[i0] !== "string"){
+const err18 = {instancePath:instancePath+"/disabledSkills/" + i0,schemaPath:"#/properties/disabledSkills/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+let i1 = data8.length;
+let j0;
+if(i1 > 1){
+const indices0 = {};
+for(;i1--;){
+let item0 = data8[i1];
+if(typeof item0 !== "string"){
+continue;
+}
+if(typeof indices0[item0] == "number"){
+j0 = indices0[item0];
+const err19 = {instancePath:instancePath+"/disabledSkills",schemaPath:"#/properties/disabledSkills/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
 }
 errors++;
 break;
@@ -4644,12 +4801,12 @@ indices0[item0] = i1;
 }
 }
 else {
-const err17 = {instancePath:instancePath+"/disabledSkills",schemaPath:"#/properties/disabledSkills/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err20 = {instancePath:instancePath+"/disabledSkills",schemaPath:"#/properties/disabledSkills/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
-vErrors = [err17];
+vErrors = [err20];
 }
 else {
-vErrors.push(err17);
+vErrors.push(err20);
 }
 errors++;
 }
@@ -4662,26 +4819,26 @@ errors = vErrors.length;
 }
 }
 else {
-const err18 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err21 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err18];
+vErrors = [err21];
 }
 else {
-vErrors.push(err18);
+vErrors.push(err21);
 }
 errors++;
 }
-validate52.errors = vErrors;
+validate53.errors = vErrors;
 return errors === 0;
 }
-validate52.evaluated = {"props":{"action":true,"name":true,"agentCardUrl":true,"bearerTokenEnv":true,"preset":true,"enabled":true,"timeoutMs":true,"disabledSkills":true,"skillOverrides":true},"dynamicProps":false,"dynamicItems":false};
+validate53.evaluated = {"props":{"action":true,"name":true,"agentCardUrl":true,"bearerTokenEnv":true,"preset":true,"enabled":true,"timeoutMs":true,"pollIntervalMs":true,"disabledSkills":true,"skillOverrides":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateOutboundUpdateAction = validate54;
+export const validateOutboundUpdateAction = validate55;
 
-function validate54(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate55(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate54.evaluated;
+const evaluated0 = validate55.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4818,13 +4975,10 @@ errors++;
 }
 }
 }
-if(data.disabledSkills !== undefined){
-let data5 = data.disabledSkills;
-if(Array.isArray(data5)){
-const len0 = data5.length;
-for(let i0=0; i0<len0; i0++){
-if(typeof data5[i0] !== "string"){
-const err11 = {instancePath:instancePath+"/disabledSkills/" + i0,schemaPath:"#/properties/disabledSkills/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.pollIntervalMs !== undefined){
+let data5 = data.pollIntervalMs;
+if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
+const err11 = {instancePath:instancePath+"/pollIntervalMs",schemaPath:"#/$defs/PollIntervalMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -4833,24 +4987,62 @@ vErrors.push(err11);
 }
 errors++;
 }
-}
-let i1 = data5.length;
-let j0;
-if(i1 > 1){
-const indices0 = {};
-for(;i1--;){
-let item0 = data5[i1];
-if(typeof item0 !== "string"){
-continue;
-}
-if(typeof indices0[item0] == "number"){
-j0 = indices0[item0];
-const err12 = {instancePath:instancePath+"/disabledSkills",schemaPath:"#/properties/disabledSkills/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
+if((typeof data5 == "number") && (isFinite(data5))){
+if(data5 > 600000 || isNaN(data5)){
+const err12 = {instancePath:instancePath+"/pollIntervalMs",schemaPath:"#/$defs/PollIntervalMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000"};
 if(vErrors === null){
 vErrors = [err12];
 }
 else {
 vErrors.push(err12);
+}
+errors++;
+}
+if(data5 < 10 || isNaN(data5)){
+const err13 = {instancePath:instancePath+"/pollIntervalMs",schemaPath:"#/$defs/PollIntervalMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 10},message:"must be >= 10"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+}
+if(data.disabledSkills !== undefined){
+let data6 = data.disabledSkills;
+if(Array.isArray(data6)){
+const len0 = data6.length;
+for(let i0=0; i0<len0; i0++){
+if(typeof data6[i0] !== "string"){
+const err14 = {instancePath:instancePath+"/disabledSkills/" + i0,schemaPath:"#/properties/disabledSkills/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+let i1 = data6.length;
+let j0;
+if(i1 > 1){
+const indices0 = {};
+for(;i1--;){
+let item0 = data6[i1];
+if(typeof item0 !== "string"){
+continue;
+}
+if(typeof indices0[item0] == "number"){
+j0 = indices0[item0];
+const err15 = {instancePath:instancePath+"/disabledSkills",schemaPath:"#/properties/disabledSkills/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
 }
 errors++;
 break;
@@ -4860,12 +5052,12 @@ indices0[item0] = i1;
 }
 }
 else {
-const err13 = {instancePath:instancePath+"/disabledSkills",schemaPath:"#/properties/disabledSkills/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err16 = {instancePath:instancePath+"/disabledSkills",schemaPath:"#/properties/disabledSkills/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
-vErrors = [err13];
+vErrors = [err16];
 }
 else {
-vErrors.push(err13);
+vErrors.push(err16);
 }
 errors++;
 }
@@ -4878,26 +5070,26 @@ errors = vErrors.length;
 }
 }
 else {
-const err14 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err17 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err14];
+vErrors = [err17];
 }
 else {
-vErrors.push(err14);
+vErrors.push(err17);
 }
 errors++;
 }
-validate54.errors = vErrors;
+validate55.errors = vErrors;
 return errors === 0;
 }
-validate54.evaluated = {"props":{"action":true,"id":true,"name":true,"preset":true,"timeoutMs":true,"disabledSkills":true,"skillOverrides":true},"dynamicProps":false,"dynamicItems":false};
+validate55.evaluated = {"props":{"action":true,"id":true,"name":true,"preset":true,"timeoutMs":true,"pollIntervalMs":true,"disabledSkills":true,"skillOverrides":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateOutboundRemoveAction = validate56;
+export const validateOutboundRemoveAction = validate57;
 
-function validate56(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate57(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate56.evaluated;
+const evaluated0 = validate57.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4973,17 +5165,17 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate56.errors = vErrors;
+validate57.errors = vErrors;
 return errors === 0;
 }
-validate56.evaluated = {"props":{"action":true,"id":true},"dynamicProps":false,"dynamicItems":false};
+validate57.evaluated = {"props":{"action":true,"id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateOutboundEnableAction = validate57;
+export const validateOutboundEnableAction = validate58;
 
-function validate57(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate58(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate57.evaluated;
+const evaluated0 = validate58.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5059,17 +5251,17 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate57.errors = vErrors;
+validate58.errors = vErrors;
 return errors === 0;
 }
-validate57.evaluated = {"props":{"action":true,"id":true},"dynamicProps":false,"dynamicItems":false};
+validate58.evaluated = {"props":{"action":true,"id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateOutboundDisableAction = validate58;
+export const validateOutboundDisableAction = validate59;
 
-function validate58(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate59(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate58.evaluated;
+const evaluated0 = validate59.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5145,17 +5337,17 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate58.errors = vErrors;
+validate59.errors = vErrors;
 return errors === 0;
 }
-validate58.evaluated = {"props":{"action":true,"id":true},"dynamicProps":false,"dynamicItems":false};
+validate59.evaluated = {"props":{"action":true,"id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateOutboundRefreshAction = validate59;
+export const validateOutboundRefreshAction = validate60;
 
-function validate59(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate60(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate59.evaluated;
+const evaluated0 = validate60.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5231,17 +5423,17 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate59.errors = vErrors;
+validate60.errors = vErrors;
 return errors === 0;
 }
-validate59.evaluated = {"props":{"action":true,"id":true},"dynamicProps":false,"dynamicItems":false};
+validate60.evaluated = {"props":{"action":true,"id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateOutboundSetAuthAction = validate60;
+export const validateOutboundSetAuthAction = validate61;
 
-function validate60(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate61(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate60.evaluated;
+const evaluated0 = validate61.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5329,17 +5521,17 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate60.errors = vErrors;
+validate61.errors = vErrors;
 return errors === 0;
 }
-validate60.evaluated = {"props":{"action":true,"id":true,"token":true},"dynamicProps":false,"dynamicItems":false};
+validate61.evaluated = {"props":{"action":true,"id":true,"token":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateOutboundDiscoverAction = validate61;
+export const validateOutboundDiscoverAction = validate62;
 
-function validate61(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate62(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate61.evaluated;
+const evaluated0 = validate62.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5437,17 +5629,17 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate61.errors = vErrors;
+validate62.errors = vErrors;
 return errors === 0;
 }
-validate61.evaluated = {"props":{"action":true,"agentCardUrl":true,"token":true},"dynamicProps":false,"dynamicItems":false};
+validate62.evaluated = {"props":{"action":true,"agentCardUrl":true,"token":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateTaskCancelAction = validate62;
+export const validateTaskCancelAction = validate63;
 
-function validate62(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate63(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate62.evaluated;
+const evaluated0 = validate63.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5523,17 +5715,17 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate62.errors = vErrors;
+validate63.errors = vErrors;
 return errors === 0;
 }
-validate62.evaluated = {"props":{"action":true,"id":true},"dynamicProps":false,"dynamicItems":false};
+validate63.evaluated = {"props":{"action":true,"id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateSessionCancelAction = validate63;
+export const validateSessionCancelAction = validate64;
 
-function validate63(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate64(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate63.evaluated;
+const evaluated0 = validate64.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5621,17 +5813,17 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate63.errors = vErrors;
+validate64.errors = vErrors;
 return errors === 0;
 }
-validate63.evaluated = {"props":{"action":true,"id":true,"serverId":true},"dynamicProps":false,"dynamicItems":false};
+validate64.evaluated = {"props":{"action":true,"id":true,"serverId":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateSessionCloseAction = validate64;
+export const validateSessionCloseAction = validate65;
 
-function validate64(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate65(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate64.evaluated;
+const evaluated0 = validate65.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5719,21 +5911,21 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate64.errors = vErrors;
+validate65.errors = vErrors;
 return errors === 0;
 }
-validate64.evaluated = {"props":{"action":true,"id":true,"serverId":true},"dynamicProps":false,"dynamicItems":false};
+validate65.evaluated = {"props":{"action":true,"id":true,"serverId":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateActionSuccess = validate65;
-const schema99 = {"title":"ActionSuccess","description":"200 answer to a control action. inbound.create and outbound.create carry `id`; outbound.discover carries `preview`; inbound.sendTest carries `taskId`, `state` and `contextId`.","type":"object","properties":{"ok":{"description":"Always true.","const":true},"message":{"description":"Human-readable outcome, e.g. inbound server \"b-server\" created.","type":"string"},"id":{"description":"Id of the created inbound instance (<slug-of-name>-<8 hex>) or outbound connection.","type":"string","minLength":1},"preview":{"$ref":"#/$defs/DiscoverPreview","description":"The remote card as outbound.discover read it."},"taskId":{"description":"Id of the task inbound.sendTest ran.","type":"string","minLength":1},"state":{"$ref":"#/$defs/TaskState","description":"State the inbound.sendTest task settled in."},"contextId":{"description":"Context id of the inbound.sendTest task (the given one or a new one).","type":"string","minLength":1}},"required":["ok","message"]};
-const schema102 = {"title":"TaskState","description":"A2A 1.0 task state names (lf.a2a.v1.TaskState without TASK_STATE_UNSPECIFIED), repeated here so that this family stands alone.","type":"string","enum":["TASK_STATE_SUBMITTED","TASK_STATE_WORKING","TASK_STATE_COMPLETED","TASK_STATE_FAILED","TASK_STATE_CANCELED","TASK_STATE_INPUT_REQUIRED","TASK_STATE_REJECTED","TASK_STATE_AUTH_REQUIRED"]};
-const schema100 = {"title":"DiscoverPreview","description":"What outbound.discover read from a remote AgentCard, without creating a connection.","type":"object","properties":{"name":{"description":"AgentCard.name.","type":"string"},"version":{"description":"AgentCard.version.","type":"string"},"description":{"description":"AgentCard.description.","type":"string"},"endpoint":{"description":"URL of the interface the hub would call (the preferred supportedInterfaces[].url).","type":"string","format":"uri"},"protocolVersion":{"description":"A2A protocol version of that interface, e.g. 1.0.","type":"string"},"skills":{"description":"Skills the card advertises.","type":"array","items":{"$ref":"#/$defs/SkillSummary"}}},"required":["name","version","description","endpoint","skills"]};
-const schema101 = {"title":"SkillSummary","description":"A skill as the control API lists it: the id, name, description and tags of an A2A AgentSkill.","type":"object","properties":{"id":{"description":"Skill id (message metadata.skill selects it).","type":"string","minLength":1},"name":{"description":"Human-readable skill name.","type":"string"},"description":{"description":"What the skill does.","type":"string"},"tags":{"description":"Keywords of the skill.","type":"array","items":{"type":"string"}}},"required":["id","name","description"]};
+export const validateActionSuccess = validate66;
+const schema104 = {"title":"ActionSuccess","description":"200 answer to a control action. inbound.create and outbound.create carry `id`; outbound.discover carries `preview`; inbound.sendTest carries `taskId`, `state` and `contextId`.","type":"object","properties":{"ok":{"description":"Always true.","const":true},"message":{"description":"Human-readable outcome, e.g. inbound server \"b-server\" created.","type":"string"},"id":{"description":"Id of the created inbound instance (<slug-of-name>-<8 hex>) or outbound connection.","type":"string","minLength":1},"preview":{"$ref":"#/$defs/DiscoverPreview","description":"The remote card as outbound.discover read it."},"taskId":{"description":"Id of the task inbound.sendTest ran.","type":"string","minLength":1},"state":{"$ref":"#/$defs/TaskState","description":"State the inbound.sendTest task settled in."},"contextId":{"description":"Context id of the inbound.sendTest task (the given one or a new one).","type":"string","minLength":1}},"required":["ok","message"]};
+const schema107 = {"title":"TaskState","description":"A2A 1.0 task state names (lf.a2a.v1.TaskState without TASK_STATE_UNSPECIFIED), repeated here so that this family stands alone.","type":"string","enum":["TASK_STATE_SUBMITTED","TASK_STATE_WORKING","TASK_STATE_COMPLETED","TASK_STATE_FAILED","TASK_STATE_CANCELED","TASK_STATE_INPUT_REQUIRED","TASK_STATE_REJECTED","TASK_STATE_AUTH_REQUIRED"]};
+const schema105 = {"title":"DiscoverPreview","description":"What outbound.discover read from a remote AgentCard, without creating a connection.","type":"object","properties":{"name":{"description":"AgentCard.name.","type":"string"},"version":{"description":"AgentCard.version.","type":"string"},"description":{"description":"AgentCard.description.","type":"string"},"endpoint":{"description":"URL of the interface the hub would call (the preferred supportedInterfaces[].url).","type":"string","format":"uri"},"protocolVersion":{"description":"A2A protocol version of that interface, e.g. 1.0.","type":"string"},"skills":{"description":"Skills the card advertises.","type":"array","items":{"$ref":"#/$defs/SkillSummary"}}},"required":["name","version","description","endpoint","skills"]};
+const schema106 = {"title":"SkillSummary","description":"A skill as the control API lists it: the id, name, description and tags of an A2A AgentSkill.","type":"object","properties":{"id":{"description":"Skill id (message metadata.skill selects it).","type":"string","minLength":1},"name":{"description":"Human-readable skill name.","type":"string"},"description":{"description":"What the skill does.","type":"string"},"tags":{"description":"Keywords of the skill.","type":"array","items":{"type":"string"}}},"required":["id","name","description"]};
 
-function validate66(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate67(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate66.evaluated;
+const evaluated0 = validate67.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6013,16 +6205,16 @@ vErrors.push(err22);
 }
 errors++;
 }
-validate66.errors = vErrors;
+validate67.errors = vErrors;
 return errors === 0;
 }
-validate66.evaluated = {"props":{"name":true,"version":true,"description":true,"endpoint":true,"protocolVersion":true,"skills":true},"dynamicProps":false,"dynamicItems":false};
+validate67.evaluated = {"props":{"name":true,"version":true,"description":true,"endpoint":true,"protocolVersion":true,"skills":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate65(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate66(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate65.evaluated;
+const evaluated0 = validate66.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6100,8 +6292,8 @@ errors++;
 }
 }
 if(data.preview !== undefined){
-if(!(validate66(data.preview, {instancePath:instancePath+"/preview",parentData:data,parentDataProperty:"preview",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate66.errors : vErrors.concat(validate66.errors);
+if(!(validate67(data.preview, {instancePath:instancePath+"/preview",parentData:data,parentDataProperty:"preview",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate67.errors : vErrors.concat(validate67.errors);
 errors = vErrors.length;
 }
 }
@@ -6143,7 +6335,7 @@ vErrors.push(err8);
 errors++;
 }
 if(!((((((((data5 === "TASK_STATE_SUBMITTED") || (data5 === "TASK_STATE_WORKING")) || (data5 === "TASK_STATE_COMPLETED")) || (data5 === "TASK_STATE_FAILED")) || (data5 === "TASK_STATE_CANCELED")) || (data5 === "TASK_STATE_INPUT_REQUIRED")) || (data5 === "TASK_STATE_REJECTED")) || (data5 === "TASK_STATE_AUTH_REQUIRED"))){
-const err9 = {instancePath:instancePath+"/state",schemaPath:"#/$defs/TaskState/enum",keyword:"enum",params:{allowedValues: schema102.enum},message:"must be equal to one of the allowed values"};
+const err9 = {instancePath:instancePath+"/state",schemaPath:"#/$defs/TaskState/enum",keyword:"enum",params:{allowedValues: schema107.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -6189,19 +6381,19 @@ vErrors.push(err12);
 }
 errors++;
 }
-validate65.errors = vErrors;
+validate66.errors = vErrors;
 return errors === 0;
 }
-validate65.evaluated = {"props":{"ok":true,"message":true,"id":true,"preview":true,"taskId":true,"state":true,"contextId":true},"dynamicProps":false,"dynamicItems":false};
+validate66.evaluated = {"props":{"ok":true,"message":true,"id":true,"preview":true,"taskId":true,"state":true,"contextId":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateActionFailure = validate68;
-const schema103 = {"title":"ActionFailure","description":"Body of a failed POST /a2a/api: 400 when the body is not JSON or not a valid action (with violations), 409 when a valid action failed (unknown id, failed connect, ...), 403 and 413 as in the status table.","type":"object","properties":{"ok":{"description":"Always false.","const":false},"message":{"description":"Human-readable reason.","type":"string"},"violations":{"description":"One entry per schema violation when the body does not validate against ControlAction.","type":"array","items":{"$ref":"#/$defs/Violation"},"minItems":1}},"required":["ok","message"]};
-const schema104 = {"title":"Violation","description":"One reason a control action body was rejected.","type":"object","properties":{"field":{"description":"Path of the offending member in the request body as google.rpc.BadRequest writes it (e.g. timeoutMs, skillOverrides.chat.description); the empty string for the body itself.","type":"string"},"description":{"description":"What is wrong with it.","type":"string"}},"required":["field","description"]};
+export const validateActionFailure = validate69;
+const schema108 = {"title":"ActionFailure","description":"Body of a failed POST /a2a/api: 400 when the body is not JSON or not a valid action (with violations), 409 when a valid action failed (unknown id, failed connect, ...), 403 and 413 as in the status table.","type":"object","properties":{"ok":{"description":"Always false.","const":false},"message":{"description":"Human-readable reason.","type":"string"},"violations":{"description":"One entry per schema violation when the body does not validate against ControlAction.","type":"array","items":{"$ref":"#/$defs/Violation"},"minItems":1}},"required":["ok","message"]};
+const schema109 = {"title":"Violation","description":"One reason a control action body was rejected.","type":"object","properties":{"field":{"description":"Path of the offending member in the request body as google.rpc.BadRequest writes it (e.g. timeoutMs, skillOverrides.chat.description); the empty string for the body itself.","type":"string"},"description":{"description":"What is wrong with it.","type":"string"}},"required":["field","description"]};
 
-function validate68(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate69(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate68.evaluated;
+const evaluated0 = validate69.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6349,17 +6541,17 @@ vErrors.push(err11);
 }
 errors++;
 }
-validate68.errors = vErrors;
+validate69.errors = vErrors;
 return errors === 0;
 }
-validate68.evaluated = {"props":{"ok":true,"message":true,"violations":true},"dynamicProps":false,"dynamicItems":false};
+validate69.evaluated = {"props":{"ok":true,"message":true,"violations":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateViolation = validate69;
+export const validateViolation = validate70;
 
-function validate69(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate70(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate69.evaluated;
+const evaluated0 = validate70.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6422,18 +6614,18 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate69.errors = vErrors;
+validate70.errors = vErrors;
 return errors === 0;
 }
-validate69.evaluated = {"props":{"field":true,"description":true},"dynamicProps":false,"dynamicItems":false};
+validate70.evaluated = {"props":{"field":true,"description":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateReadError = validate70;
-const schema106 = {"title":"ReadError","description":"Body of every other non-200 answer (400 bad query parameter, 403 not loopback, 404 unknown path or id, 405 method not allowed, 413 body too large).","type":"object","properties":{"ok":{"description":"Always false.","const":false},"message":{"description":"Human-readable reason.","type":"string"},"violations":{"description":"For a bad query: every parameter that is wrong and why.","type":"array","minItems":1,"items":{"$ref":"#/$defs/Violation"}}},"required":["ok","message"]};
+export const validateReadError = validate71;
+const schema111 = {"title":"ReadError","description":"Body of every other non-200 answer (400 bad query parameter, 403 not loopback, 404 unknown path or id, 405 method not allowed, 413 body too large).","type":"object","properties":{"ok":{"description":"Always false.","const":false},"message":{"description":"Human-readable reason.","type":"string"},"violations":{"description":"For a bad query: every parameter that is wrong and why.","type":"array","minItems":1,"items":{"$ref":"#/$defs/Violation"}}},"required":["ok","message"]};
 
-function validate70(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate71(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate70.evaluated;
+const evaluated0 = validate71.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6581,17 +6773,17 @@ vErrors.push(err11);
 }
 errors++;
 }
-validate70.errors = vErrors;
+validate71.errors = vErrors;
 return errors === 0;
 }
-validate70.evaluated = {"props":{"ok":true,"message":true,"violations":true},"dynamicProps":false,"dynamicItems":false};
+validate71.evaluated = {"props":{"ok":true,"message":true,"violations":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateDiscoverPreview = validate71;
+export const validateDiscoverPreview = validate72;
 
-function validate71(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate72(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate71.evaluated;
+const evaluated0 = validate72.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6871,19 +7063,19 @@ vErrors.push(err22);
 }
 errors++;
 }
-validate71.errors = vErrors;
+validate72.errors = vErrors;
 return errors === 0;
 }
-validate71.evaluated = {"props":{"name":true,"version":true,"description":true,"endpoint":true,"protocolVersion":true,"skills":true},"dynamicProps":false,"dynamicItems":false};
+validate72.evaluated = {"props":{"name":true,"version":true,"description":true,"endpoint":true,"protocolVersion":true,"skills":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateToolName = validate72;
-const schema110 = {"title":"ToolName","description":"Name of a model tool: a2a__<connection-name>__<skill-id> with every character outside [A-Za-z0-9_-] replaced by _, at most 64 characters, with a short stable hash appended when two tools would otherwise share a name.","type":"string","pattern":"^[A-Za-z0-9_-]{1,64}$"};
+export const validateToolName = validate73;
+const schema115 = {"title":"ToolName","description":"Name of a model tool: a2a__<connection-name>__<skill-id> with every character outside [A-Za-z0-9_-] replaced by _, at most 64 characters, with a short stable hash appended when two tools would otherwise share a name.","type":"string","pattern":"^[A-Za-z0-9_-]{1,64}$"};
 const pattern20 = new RegExp("^[A-Za-z0-9_-]{1,64}$", "u");
 
-function validate72(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate73(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate72.evaluated;
+const evaluated0 = validate73.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6912,18 +7104,18 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate72.errors = vErrors;
+validate73.errors = vErrors;
 return errors === 0;
 }
-validate72.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate73.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-export const validateToolInputSchema = validate73;
-const schema111 = {"title":"ToolInputSchema","description":"The JSON Schema of a tool's arguments, in the subset function-calling LLM APIs accept: an object with a required string `prompt` and an optional string `taskId` (continues a remote task that asked for input or authentication), and nothing else.","type":"object","additionalProperties":true};
+export const validateToolInputSchema = validate74;
+const schema116 = {"title":"ToolInputSchema","description":"The JSON Schema of a tool's arguments, in the subset function-calling LLM APIs accept: an object with a required string `prompt` and an optional string `taskId` (continues a remote task that asked for input or authentication), and nothing else.","type":"object","additionalProperties":true};
 
-function validate73(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate74(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate73.evaluated;
+const evaluated0 = validate74.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6942,18 +7134,18 @@ vErrors.push(err0);
 }
 errors++;
 }
-validate73.errors = vErrors;
+validate74.errors = vErrors;
 return errors === 0;
 }
-validate73.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate74.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateToolDefinitionJson = validate74;
-const schema112 = {"title":"ToolDefinitionJson","description":"One model tool as a2a-hub describes it (GET /a2a/api/tools in the default format hub): one enabled skill of a connected outbound connection.","type":"object","properties":{"name":{"$ref":"#/$defs/ToolName","description":"The tool name."},"description":{"description":"The remote skill's description, or the description its skillOverrides entry gives.","type":"string"},"inputSchema":{"$ref":"#/$defs/ToolInputSchema","description":"JSON Schema of the arguments."},"connectionId":{"description":"Id of the outbound connection the tool calls.","type":"string","minLength":1},"connectionName":{"description":"Name of that connection.","type":"string"},"skillId":{"description":"Id of the remote skill, sent as message metadata.skill.","type":"string","minLength":1}},"required":["name","description","inputSchema","connectionId","connectionName","skillId"]};
+export const validateToolDefinitionJson = validate75;
+const schema117 = {"title":"ToolDefinitionJson","description":"One model tool as a2a-hub describes it (GET /a2a/api/tools in the default format hub): one enabled skill of a connected outbound connection.","type":"object","properties":{"name":{"$ref":"#/$defs/ToolName","description":"The tool name."},"description":{"description":"The remote skill's description, or the description its skillOverrides entry gives.","type":"string"},"inputSchema":{"$ref":"#/$defs/ToolInputSchema","description":"JSON Schema of the arguments."},"connectionId":{"description":"Id of the outbound connection the tool calls.","type":"string","minLength":1},"connectionName":{"description":"Name of that connection.","type":"string"},"skillId":{"description":"Id of the remote skill, sent as message metadata.skill.","type":"string","minLength":1}},"required":["name","description","inputSchema","connectionId","connectionName","skillId"]};
 
-function validate74(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate75(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate74.evaluated;
+const evaluated0 = validate75.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7146,18 +7338,18 @@ vErrors.push(err15);
 }
 errors++;
 }
-validate74.errors = vErrors;
+validate75.errors = vErrors;
 return errors === 0;
 }
-validate74.evaluated = {"props":{"name":true,"description":true,"inputSchema":true,"connectionId":true,"connectionName":true,"skillId":true},"dynamicProps":false,"dynamicItems":false};
+validate75.evaluated = {"props":{"name":true,"description":true,"inputSchema":true,"connectionId":true,"connectionName":true,"skillId":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateHubToolList = validate75;
-const schema115 = {"title":"HubToolList","description":"GET /a2a/api/tools (format hub, the default): every tool with its connection and skill.","type":"object","properties":{"tools":{"description":"The tools, ordered by name.","type":"array","items":{"$ref":"#/$defs/ToolDefinitionJson"}}},"required":["tools"]};
+export const validateHubToolList = validate76;
+const schema120 = {"title":"HubToolList","description":"GET /a2a/api/tools (format hub, the default): every tool with its connection and skill.","type":"object","properties":{"tools":{"description":"The tools, ordered by name.","type":"array","items":{"$ref":"#/$defs/ToolDefinitionJson"}}},"required":["tools"]};
 
-function validate75(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate76(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate75.evaluated;
+const evaluated0 = validate76.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7180,8 +7372,8 @@ let data0 = data.tools;
 if(Array.isArray(data0)){
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate74(data0[i0], {instancePath:instancePath+"/tools/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate74.errors : vErrors.concat(validate74.errors);
+if(!(validate75(data0[i0], {instancePath:instancePath+"/tools/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate75.errors : vErrors.concat(validate75.errors);
 errors = vErrors.length;
 }
 }
@@ -7208,18 +7400,18 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate75.errors = vErrors;
+validate76.errors = vErrors;
 return errors === 0;
 }
-validate75.evaluated = {"props":{"tools":true},"dynamicProps":false,"dynamicItems":false};
+validate76.evaluated = {"props":{"tools":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateOpenAiFunction = validate77;
-const schema116 = {"title":"OpenAiFunction","description":"The `function` member of an OpenAI-style tool (Chat Completions `tools[].function`).","type":"object","properties":{"name":{"$ref":"#/$defs/ToolName","description":"The tool name."},"description":{"description":"What the tool does.","type":"string"},"parameters":{"$ref":"#/$defs/ToolInputSchema","description":"JSON Schema of the arguments."}},"required":["name","description","parameters"]};
+export const validateOpenAiFunction = validate78;
+const schema121 = {"title":"OpenAiFunction","description":"The `function` member of an OpenAI-style tool (Chat Completions `tools[].function`).","type":"object","properties":{"name":{"$ref":"#/$defs/ToolName","description":"The tool name."},"description":{"description":"What the tool does.","type":"string"},"parameters":{"$ref":"#/$defs/ToolInputSchema","description":"JSON Schema of the arguments."}},"required":["name","description","parameters"]};
 
-function validate77(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate78(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate77.evaluated;
+const evaluated0 = validate78.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7320,18 +7512,18 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate77.errors = vErrors;
+validate78.errors = vErrors;
 return errors === 0;
 }
-validate77.evaluated = {"props":{"name":true,"description":true,"parameters":true},"dynamicProps":false,"dynamicItems":false};
+validate78.evaluated = {"props":{"name":true,"description":true,"parameters":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateOpenAiTool = validate78;
-const schema119 = {"title":"OpenAiTool","description":"A tool in the shape of an entry of the OpenAI Chat Completions `tools` array.","type":"object","properties":{"type":{"description":"Always function.","const":"function"},"function":{"$ref":"#/$defs/OpenAiFunction","description":"The function."}},"required":["type","function"]};
+export const validateOpenAiTool = validate79;
+const schema124 = {"title":"OpenAiTool","description":"A tool in the shape of an entry of the OpenAI Chat Completions `tools` array.","type":"object","properties":{"type":{"description":"Always function.","const":"function"},"function":{"$ref":"#/$defs/OpenAiFunction","description":"The function."}},"required":["type","function"]};
 
-function validate78(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate79(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate78.evaluated;
+const evaluated0 = validate79.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7372,8 +7564,8 @@ errors++;
 }
 }
 if(data.function !== undefined){
-if(!(validate77(data.function, {instancePath:instancePath+"/function",parentData:data,parentDataProperty:"function",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate77.errors : vErrors.concat(validate77.errors);
+if(!(validate78(data.function, {instancePath:instancePath+"/function",parentData:data,parentDataProperty:"function",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate78.errors : vErrors.concat(validate78.errors);
 errors = vErrors.length;
 }
 }
@@ -7388,18 +7580,18 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate78.errors = vErrors;
+validate79.errors = vErrors;
 return errors === 0;
 }
-validate78.evaluated = {"props":{"type":true,"function":true},"dynamicProps":false,"dynamicItems":false};
+validate79.evaluated = {"props":{"type":true,"function":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateOpenAiToolList = validate80;
-const schema120 = {"title":"OpenAiToolList","description":"GET /a2a/api/tools?format=openai: `tools` can be passed as it is as the `tools` parameter of an OpenAI-style chat completion.","type":"object","properties":{"tools":{"description":"The tools, ordered by name.","type":"array","items":{"$ref":"#/$defs/OpenAiTool"}}},"required":["tools"]};
+export const validateOpenAiToolList = validate81;
+const schema125 = {"title":"OpenAiToolList","description":"GET /a2a/api/tools?format=openai: `tools` can be passed as it is as the `tools` parameter of an OpenAI-style chat completion.","type":"object","properties":{"tools":{"description":"The tools, ordered by name.","type":"array","items":{"$ref":"#/$defs/OpenAiTool"}}},"required":["tools"]};
 
-function validate80(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate81(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate80.evaluated;
+const evaluated0 = validate81.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7422,8 +7614,8 @@ let data0 = data.tools;
 if(Array.isArray(data0)){
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate78(data0[i0], {instancePath:instancePath+"/tools/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate78.errors : vErrors.concat(validate78.errors);
+if(!(validate79(data0[i0], {instancePath:instancePath+"/tools/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate79.errors : vErrors.concat(validate79.errors);
 errors = vErrors.length;
 }
 }
@@ -7450,18 +7642,18 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate80.errors = vErrors;
+validate81.errors = vErrors;
 return errors === 0;
 }
-validate80.evaluated = {"props":{"tools":true},"dynamicProps":false,"dynamicItems":false};
+validate81.evaluated = {"props":{"tools":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateAnthropicTool = validate82;
-const schema121 = {"title":"AnthropicTool","description":"A tool in the shape of an entry of the Anthropic Messages API `tools` array.","type":"object","properties":{"name":{"$ref":"#/$defs/ToolName","description":"The tool name."},"description":{"description":"What the tool does.","type":"string"},"input_schema":{"$ref":"#/$defs/ToolInputSchema","description":"JSON Schema of the arguments."}},"required":["name","description","input_schema"]};
+export const validateAnthropicTool = validate83;
+const schema126 = {"title":"AnthropicTool","description":"A tool in the shape of an entry of the Anthropic Messages API `tools` array.","type":"object","properties":{"name":{"$ref":"#/$defs/ToolName","description":"The tool name."},"description":{"description":"What the tool does.","type":"string"},"input_schema":{"$ref":"#/$defs/ToolInputSchema","description":"JSON Schema of the arguments."}},"required":["name","description","input_schema"]};
 
-function validate82(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate83(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate82.evaluated;
+const evaluated0 = validate83.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7562,18 +7754,18 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate82.errors = vErrors;
+validate83.errors = vErrors;
 return errors === 0;
 }
-validate82.evaluated = {"props":{"name":true,"description":true,"input_schema":true},"dynamicProps":false,"dynamicItems":false};
+validate83.evaluated = {"props":{"name":true,"description":true,"input_schema":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateAnthropicToolList = validate83;
-const schema124 = {"title":"AnthropicToolList","description":"GET /a2a/api/tools?format=anthropic: `tools` can be passed as it is as the `tools` parameter of an Anthropic Messages request.","type":"object","properties":{"tools":{"description":"The tools, ordered by name.","type":"array","items":{"$ref":"#/$defs/AnthropicTool"}}},"required":["tools"]};
+export const validateAnthropicToolList = validate84;
+const schema129 = {"title":"AnthropicToolList","description":"GET /a2a/api/tools?format=anthropic: `tools` can be passed as it is as the `tools` parameter of an Anthropic Messages request.","type":"object","properties":{"tools":{"description":"The tools, ordered by name.","type":"array","items":{"$ref":"#/$defs/AnthropicTool"}}},"required":["tools"]};
 
-function validate83(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate84(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate83.evaluated;
+const evaluated0 = validate84.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7596,8 +7788,8 @@ let data0 = data.tools;
 if(Array.isArray(data0)){
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate82(data0[i0], {instancePath:instancePath+"/tools/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate82.errors : vErrors.concat(validate82.errors);
+if(!(validate83(data0[i0], {instancePath:instancePath+"/tools/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate83.errors : vErrors.concat(validate83.errors);
 errors = vErrors.length;
 }
 }
@@ -7624,18 +7816,18 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate83.errors = vErrors;
+validate84.errors = vErrors;
 return errors === 0;
 }
-validate83.evaluated = {"props":{"tools":true},"dynamicProps":false,"dynamicItems":false};
+validate84.evaluated = {"props":{"tools":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateToolList = validate85;
-const schema125 = {"title":"ToolList","description":"GET /a2a/api/tools: the model tools of the connected outbound connections, in the format the `format` query parameter names. Every format answers {tools: [...]}.","anyOf":[{"$ref":"#/$defs/HubToolList"},{"$ref":"#/$defs/OpenAiToolList"},{"$ref":"#/$defs/AnthropicToolList"}]};
+export const validateToolList = validate86;
+const schema130 = {"title":"ToolList","description":"GET /a2a/api/tools: the model tools of the connected outbound connections, in the format the `format` query parameter names. Every format answers {tools: [...]}.","anyOf":[{"$ref":"#/$defs/HubToolList"},{"$ref":"#/$defs/OpenAiToolList"},{"$ref":"#/$defs/AnthropicToolList"}]};
 
-function validate85(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate86(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate85.evaluated;
+const evaluated0 = validate86.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7645,8 +7837,8 @@ evaluated0.items = undefined;
 const _errs0 = errors;
 let valid0 = false;
 const _errs1 = errors;
-if(!(validate75(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate75.errors : vErrors.concat(validate75.errors);
+if(!(validate76(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate76.errors : vErrors.concat(validate76.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs1 === errors;
@@ -7656,8 +7848,8 @@ var props0 = {};
 props0.tools = true;
 }
 const _errs2 = errors;
-if(!(validate80(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate80.errors : vErrors.concat(validate80.errors);
+if(!(validate81(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate81.errors : vErrors.concat(validate81.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs2 === errors;
@@ -7669,8 +7861,8 @@ props0.tools = true;
 }
 }
 const _errs3 = errors;
-if(!(validate83(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate83.errors : vErrors.concat(validate83.errors);
+if(!(validate84(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate84.errors : vErrors.concat(validate84.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs3 === errors;
@@ -7702,44 +7894,14 @@ vErrors = null;
 }
 }
 }
-validate85.errors = vErrors;
+validate86.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
 }
-validate85.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate86.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-export const validateAgentCardJson = validate89;
-const schema126 = {"title":"AgentCardJson","description":"GET /a2a/api/card?id=: the A2A 1.0 AgentCard the inbound instance publishes (AgentCard in spec/a2a/1.0); left open here so that this family stands alone.","type":"object","additionalProperties":true};
-
-function validate89(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate89.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-}
-else {
-const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-validate89.errors = vErrors;
-return errors === 0;
-}
-validate89.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const validateTaskJson = validate90;
-const schema127 = {"title":"TaskJson","description":"GET /a2a/api/task?id=: the full A2A 1.0 Task (Task in spec/a2a/1.0) with the serverId of its instance and, for a task created under a tenant, its tenant; left open here so that this family stands alone.","type":"object","additionalProperties":true};
+export const validateAgentCardJson = validate90;
+const schema131 = {"title":"AgentCardJson","description":"GET /a2a/api/card?id=: the A2A 1.0 AgentCard the inbound instance publishes (AgentCard in spec/a2a/1.0); left open here so that this family stands alone.","type":"object","additionalProperties":true};
 
 function validate90(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -7768,8 +7930,8 @@ return errors === 0;
 }
 validate90.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateSessionView = validate91;
-const schema128 = {"title":"SessionView","description":"GET /a2a/api/session?contextId=&serverId=: the detail of one live session. Its shape is not fixed yet; it is expected to carry at least the SessionRow members.","type":"object","additionalProperties":true};
+export const validateTaskJson = validate91;
+const schema132 = {"title":"TaskJson","description":"GET /a2a/api/task?id=: the full A2A 1.0 Task (Task in spec/a2a/1.0) with the serverId of its instance and, for a task created under a tenant, its tenant; left open here so that this family stands alone.","type":"object","additionalProperties":true};
 
 function validate91(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -7798,16 +7960,46 @@ return errors === 0;
 }
 validate91.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateSnapshot = validate92;
-const schema129 = {"title":"Snapshot","description":"The whole hub state as the panel shows it. `tasks` is one page selected by the task* query parameters of GET /a2a/api; `taskPage` describes that page.","type":"object","properties":{"inbounds":{"description":"Every inbound instance, enabled or not.","type":"array","items":{"$ref":"#/$defs/InboundRow"}},"outbounds":{"description":"Every outbound connection.","type":"array","items":{"$ref":"#/$defs/OutboundRow"}},"tasks":{"description":"One page of tasks, most recently updated first.","type":"array","items":{"$ref":"#/$defs/TaskRow"}},"peers":{"description":"Clients currently connected to an inbound endpoint.","type":"array","items":{"$ref":"#/$defs/PeerRow"}},"sessions":{"description":"Live sessions, one per (contextId, serverId).","type":"array","items":{"$ref":"#/$defs/SessionRow"}},"taskPage":{"$ref":"#/$defs/TaskPage","description":"The limit, offset and filtered total of the task page."}},"required":["inbounds","outbounds","tasks","peers","sessions","taskPage"]};
-const schema146 = {"title":"TaskPage","description":"The page of tasks a snapshot carries: the effective taskLimit and taskOffset, and how many tasks match the filters in all.","type":"object","properties":{"limit":{"description":"Page size used (taskLimit).","type":"integer","minimum":1,"maximum":500},"offset":{"description":"Number of matching tasks skipped (taskOffset).","type":"integer","minimum":0},"total":{"description":"Number of tasks matching taskState, taskContextId and taskServerId.","type":"integer","minimum":0}},"required":["limit","offset","total"]};
-const schema130 = {"title":"InboundRow","description":"One inbound A2A server instance. The bearer token is never shown: `authEnabled` says whether one is set and `authTokenEnv` names its environment variable when it comes from one.","type":"object","properties":{"id":{"description":"Instance id, <slug-of-name>-<8 hex>.","type":"string","minLength":1},"name":{"description":"Agent name (AgentCard.name).","type":"string"},"description":{"description":"Agent description (AgentCard.description).","type":"string"},"version":{"description":"Agent version (AgentCard.version).","type":"string"},"endpointPath":{"$ref":"#/$defs/EndpointPath","description":"The instance's base path, its card below it; default /a2a/<id>."},"jsonRpcPath":{"$ref":"#/$defs/EndpointPath","description":"Where its JSON-RPC binding is POSTed: the configured jsonRpcPath, else endpointPath."},"restPath":{"$ref":"#/$defs/EndpointPath","description":"The base its HTTP+JSON routes sit below: the configured restPath, else endpointPath."},"tenants":{"$ref":"#/$defs/TenantNames","description":"The only tenants it accepts; absent when it accepts any."},"preset":{"description":"Agent preset id.","type":"string"},"cardPath":{"description":"Path of the AgentCard: <endpointPath>/agent-card.json.","type":"string","pattern":"^/(?:[A-Za-z0-9._~-]+/)+agent-card\\.json$"},"cardUrl":{"description":"Absolute URL of the instance's AgentCard: <base URL><endpointPath>/agent-card.json, what a2a-hub send, card and conform and outbound.create take.","type":"string","format":"uri"},"endpointUrl":{"description":"Absolute URL of the instance's base: <base URL><endpointPath>, which a2a-hub send, card and conform also take (they find the card below it). It is the JSON-RPC URL too unless jsonRpcPath is set.","type":"string","format":"uri"},"jsonRpcUrl":{"description":"Absolute URL of the JSON-RPC interface, as the AgentCard advertises it (supportedInterfaces[].url of JSONRPC): <base URL><jsonRpcPath>.","type":"string","format":"uri"},"restUrl":{"description":"Absolute URL of the HTTP+JSON interface, as the AgentCard advertises it (supportedInterfaces[].url of HTTP+JSON): <base URL><restPath>; the routes are below it (<restUrl>/message:send).","type":"string","format":"uri"},"enabled":{"description":"Whether the routes are registered.","type":"boolean"},"authEnabled":{"description":"Whether the endpoint requires a bearer token.","type":"boolean"},"authTokenEnv":{"description":"Name of the environment variable the token is read from; absent when the token was set with inbound.setAuth or there is none.","type":"string"},"relayTo":{"description":"Id of the outbound connection a relay instance forwards to.","type":"string"},"skills":{"description":"Skills the AgentCard advertises.","type":"array","items":{"$ref":"#/$defs/SkillSummary"}},"status":{"description":"available: the hub can run it; unavailable: its stored configuration cannot run in this hub (see `unavailableReason`), so its endpoint and card answer AgentUnavailableError while it is enabled. inbound.update fixes it, inbound.remove deletes it.","type":"string","enum":["available","unavailable"]},"unavailableReason":{"description":"Why the instance is unavailable; present exactly when `status` is unavailable.","type":"string"}},"required":["id","name","description","version","endpointPath","preset","jsonRpcPath","restPath","cardPath","cardUrl","endpointUrl","jsonRpcUrl","restUrl","enabled","authEnabled","skills","status"]};
-const pattern27 = new RegExp("^/(?:[A-Za-z0-9._~-]+/)+agent-card\\.json$", "u");
+export const validateSessionView = validate92;
+const schema133 = {"title":"SessionView","description":"GET /a2a/api/session?contextId=&serverId=: the detail of one live session. Its shape is not fixed yet; it is expected to carry at least the SessionRow members.","type":"object","additionalProperties":true};
 
-function validate93(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate92(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate93.evaluated;
+const evaluated0 = validate92.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+}
+else {
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+validate92.errors = vErrors;
+return errors === 0;
+}
+validate92.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateSnapshot = validate93;
+const schema134 = {"title":"Snapshot","description":"The whole hub state as the panel shows it. `tasks` is one page selected by the task* query parameters of GET /a2a/api; `taskPage` describes that page.","type":"object","properties":{"inbounds":{"description":"Every inbound instance, enabled or not.","type":"array","items":{"$ref":"#/$defs/InboundRow"}},"outbounds":{"description":"Every outbound connection.","type":"array","items":{"$ref":"#/$defs/OutboundRow"}},"tasks":{"description":"One page of tasks, most recently updated first.","type":"array","items":{"$ref":"#/$defs/TaskRow"}},"peers":{"description":"Clients currently connected to an inbound endpoint.","type":"array","items":{"$ref":"#/$defs/PeerRow"}},"sessions":{"description":"Live sessions, one per (contextId, serverId).","type":"array","items":{"$ref":"#/$defs/SessionRow"}},"taskPage":{"$ref":"#/$defs/TaskPage","description":"The limit, offset and filtered total of the task page."}},"required":["inbounds","outbounds","tasks","peers","sessions","taskPage"]};
+const schema152 = {"title":"TaskPage","description":"The page of tasks a snapshot carries: the effective taskLimit and taskOffset, and how many tasks match the filters in all.","type":"object","properties":{"limit":{"description":"Page size used (taskLimit).","type":"integer","minimum":1,"maximum":500},"offset":{"description":"Number of matching tasks skipped (taskOffset).","type":"integer","minimum":0},"total":{"description":"Number of tasks matching taskState, taskContextId and taskServerId.","type":"integer","minimum":0}},"required":["limit","offset","total"]};
+const schema135 = {"title":"InboundRow","description":"One inbound A2A server instance. The bearer token is never shown: `authEnabled` says whether one is set and `authTokenEnv` names its environment variable when it comes from one.","type":"object","properties":{"id":{"description":"Instance id, <slug-of-name>-<8 hex>.","type":"string","minLength":1},"name":{"description":"Agent name (AgentCard.name).","type":"string"},"description":{"description":"Agent description (AgentCard.description).","type":"string"},"version":{"description":"Agent version (AgentCard.version).","type":"string"},"endpointPath":{"$ref":"#/$defs/EndpointPath","description":"The instance's base path, its card below it; default /a2a/<id>."},"jsonRpcPath":{"$ref":"#/$defs/EndpointPath","description":"Where its JSON-RPC binding is POSTed: the configured jsonRpcPath, else endpointPath."},"restPath":{"$ref":"#/$defs/EndpointPath","description":"The base its HTTP+JSON routes sit below: the configured restPath, else endpointPath."},"tenants":{"$ref":"#/$defs/TenantNames","description":"The only tenants it accepts; absent when it accepts any."},"preset":{"description":"Agent preset id.","type":"string"},"cardPath":{"description":"Path of the AgentCard: <endpointPath>/agent-card.json.","type":"string","pattern":"^/(?:[A-Za-z0-9._~-]+/)+agent-card\\.json$"},"cardUrl":{"description":"Absolute URL of the instance's AgentCard: <base URL><endpointPath>/agent-card.json, what a2a-hub send, card and conform and outbound.create take.","type":"string","format":"uri"},"endpointUrl":{"description":"Absolute URL of the instance's base: <base URL><endpointPath>, which a2a-hub send, card and conform also take (they find the card below it). It is the JSON-RPC URL too unless jsonRpcPath is set.","type":"string","format":"uri"},"jsonRpcUrl":{"description":"Absolute URL of the JSON-RPC interface, as the AgentCard advertises it (supportedInterfaces[].url of JSONRPC): <base URL><jsonRpcPath>.","type":"string","format":"uri"},"restUrl":{"description":"Absolute URL of the HTTP+JSON interface, as the AgentCard advertises it (supportedInterfaces[].url of HTTP+JSON): <base URL><restPath>; the routes are below it (<restUrl>/message:send).","type":"string","format":"uri"},"enabled":{"description":"Whether the routes are registered.","type":"boolean"},"authEnabled":{"description":"Whether the endpoint requires a bearer token.","type":"boolean"},"authTokenEnv":{"description":"Name of the environment variable the token is read from; absent when the token was set with inbound.setAuth or there is none.","type":"string"},"relayTo":{"description":"Id of the outbound connection a relay instance forwards to.","type":"string"},"skills":{"description":"Skills the AgentCard advertises.","type":"array","items":{"$ref":"#/$defs/SkillSummary"}},"status":{"description":"available: the hub can run it; unavailable: its stored configuration cannot run in this hub (see `unavailableReason`), so its endpoint and card answer AgentUnavailableError while it is enabled. inbound.update fixes it, inbound.remove deletes it.","type":"string","enum":["available","unavailable"]},"unavailableReason":{"description":"Why the instance is unavailable; present exactly when `status` is unavailable.","type":"string"}},"required":["id","name","description","version","endpointPath","preset","jsonRpcPath","restPath","cardPath","cardUrl","endpointUrl","jsonRpcUrl","restUrl","enabled","authEnabled","skills","status"]};
+const pattern27 = new RegExp("^/(?:[A-Za-z0-9._~-]+/)+agent-card\\.json$", "u");
+
+function validate94(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate94.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8493,7 +8685,7 @@ vErrors.push(err57);
 errors++;
 }
 if(!((data25 === "available") || (data25 === "unavailable"))){
-const err58 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema130.properties.status.enum},message:"must be equal to one of the allowed values"};
+const err58 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema135.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -8526,17 +8718,17 @@ vErrors.push(err60);
 }
 errors++;
 }
-validate93.errors = vErrors;
+validate94.errors = vErrors;
 return errors === 0;
 }
-validate93.evaluated = {"props":{"id":true,"name":true,"description":true,"version":true,"endpointPath":true,"jsonRpcPath":true,"restPath":true,"tenants":true,"preset":true,"cardPath":true,"cardUrl":true,"endpointUrl":true,"jsonRpcUrl":true,"restUrl":true,"enabled":true,"authEnabled":true,"authTokenEnv":true,"relayTo":true,"skills":true,"status":true,"unavailableReason":true},"dynamicProps":false,"dynamicItems":false};
+validate94.evaluated = {"props":{"id":true,"name":true,"description":true,"version":true,"endpointPath":true,"jsonRpcPath":true,"restPath":true,"tenants":true,"preset":true,"cardPath":true,"cardUrl":true,"endpointUrl":true,"jsonRpcUrl":true,"restUrl":true,"enabled":true,"authEnabled":true,"authTokenEnv":true,"relayTo":true,"skills":true,"status":true,"unavailableReason":true},"dynamicProps":false,"dynamicItems":false};
 
-const schema135 = {"title":"OutboundRow","description":"One outbound connection to a remote A2A agent. `error` is present exactly when `state` is error.","type":"object","properties":{"id":{"description":"Connection id (e.g. out-2c6d9dbd-cf6).","type":"string","minLength":1},"name":{"description":"Connection name, used in tool names a2a__<name>__<skill>.","type":"string"},"agentCardUrl":{"description":"URL of the remote AgentCard.","type":"string","format":"uri"},"enabled":{"description":"Whether the connection is enabled.","type":"boolean"},"timeoutMs":{"$ref":"#/$defs/TimeoutMs","description":"Per-call timeout."},"state":{"description":"connecting: fetching the card; connected: tools registered; error: the last connect or refresh failed (see `error`); disabled: not enabled.","type":"string","enum":["connecting","connected","error","disabled"]},"error":{"description":"Why the last connect or refresh failed.","type":"string"},"skillCount":{"description":"Number of skills the remote card advertises.","type":"integer","minimum":0},"toolCount":{"description":"Number of model tools registered (skills minus disabled ones).","type":"integer","minimum":0},"preset":{"description":"Agent preset id recorded for a future local hand-off session.","type":"string"},"bearerTokenEnv":{"description":"Name of the environment variable the bearer token is read from, when one is used.","type":"string"},"authEnabled":{"description":"Whether a bearer token is sent to the remote.","type":"boolean"},"disabledSkills":{"description":"Remote skill ids not exposed as tools.","type":"array","items":{"type":"string"}},"skillOverrides":{"$ref":"#/$defs/SkillOverrides","description":"Per-skill overrides of the exposed tools."}},"required":["id","name","agentCardUrl","enabled","timeoutMs","state","skillCount","toolCount","authEnabled"],"if":{"properties":{"state":{"const":"error"}},"required":["state"]},"then":{"required":["error"]},"else":{"not":{"required":["error"]}}};
+const schema140 = {"title":"OutboundRow","description":"One outbound connection to a remote A2A agent. `error` is present exactly when `state` is error.","type":"object","properties":{"id":{"description":"Connection id (e.g. out-2c6d9dbd-cf6).","type":"string","minLength":1},"name":{"description":"Connection name, used in tool names a2a__<name>__<skill>.","type":"string"},"agentCardUrl":{"description":"URL of the remote AgentCard.","type":"string","format":"uri"},"enabled":{"description":"Whether the connection is enabled.","type":"boolean"},"timeoutMs":{"$ref":"#/$defs/TimeoutMs","description":"Per-call timeout."},"pollIntervalMs":{"$ref":"#/$defs/PollIntervalMs","description":"Poll interval for a remote that does not stream."},"state":{"description":"connecting: fetching the card; connected: tools registered; error: the last connect or refresh failed (see `error`); disabled: not enabled.","type":"string","enum":["connecting","connected","error","disabled"]},"error":{"description":"Why the last connect or refresh failed.","type":"string"},"skillCount":{"description":"Number of skills the remote card advertises.","type":"integer","minimum":0},"toolCount":{"description":"Number of model tools registered (skills minus disabled ones).","type":"integer","minimum":0},"preset":{"description":"Agent preset id recorded for a future local hand-off session.","type":"string"},"bearerTokenEnv":{"description":"Name of the environment variable the bearer token is read from, when one is used.","type":"string"},"authEnabled":{"description":"Whether a bearer token is sent to the remote.","type":"boolean"},"disabledSkills":{"description":"Remote skill ids not exposed as tools.","type":"array","items":{"type":"string"}},"skillOverrides":{"$ref":"#/$defs/SkillOverrides","description":"Per-skill overrides of the exposed tools."}},"required":["id","name","agentCardUrl","enabled","timeoutMs","pollIntervalMs","state","skillCount","toolCount","authEnabled"],"if":{"properties":{"state":{"const":"error"}},"required":["state"]},"then":{"required":["error"]},"else":{"not":{"required":["error"]}}};
 
-function validate96(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate97(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate96.evaluated;
+const evaluated0 = validate97.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8706,8 +8898,8 @@ vErrors.push(err10);
 }
 errors++;
 }
-if(data.state === undefined){
-const err11 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "state"},message:"must have required property '"+"state"+"'"};
+if(data.pollIntervalMs === undefined){
+const err11 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "pollIntervalMs"},message:"must have required property '"+"pollIntervalMs"+"'"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -8716,8 +8908,8 @@ vErrors.push(err11);
 }
 errors++;
 }
-if(data.skillCount === undefined){
-const err12 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "skillCount"},message:"must have required property '"+"skillCount"+"'"};
+if(data.state === undefined){
+const err12 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "state"},message:"must have required property '"+"state"+"'"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -8726,8 +8918,8 @@ vErrors.push(err12);
 }
 errors++;
 }
-if(data.toolCount === undefined){
-const err13 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "toolCount"},message:"must have required property '"+"toolCount"+"'"};
+if(data.skillCount === undefined){
+const err13 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "skillCount"},message:"must have required property '"+"skillCount"+"'"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -8736,8 +8928,8 @@ vErrors.push(err13);
 }
 errors++;
 }
-if(data.authEnabled === undefined){
-const err14 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "authEnabled"},message:"must have required property '"+"authEnabled"+"'"};
+if(data.toolCount === undefined){
+const err14 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "toolCount"},message:"must have required property '"+"toolCount"+"'"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -8746,11 +8938,8 @@ vErrors.push(err14);
 }
 errors++;
 }
-if(data.id !== undefined){
-let data1 = data.id;
-if(typeof data1 === "string"){
-if(func1(data1) < 1){
-const err15 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data.authEnabled === undefined){
+const err15 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "authEnabled"},message:"must have required property '"+"authEnabled"+"'"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -8759,9 +8948,11 @@ vErrors.push(err15);
 }
 errors++;
 }
-}
-else {
-const err16 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.id !== undefined){
+let data1 = data.id;
+if(typeof data1 === "string"){
+if(func1(data1) < 1){
+const err16 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -8771,9 +8962,8 @@ vErrors.push(err16);
 errors++;
 }
 }
-if(data.name !== undefined){
-if(typeof data.name !== "string"){
-const err17 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err17 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -8783,11 +8973,9 @@ vErrors.push(err17);
 errors++;
 }
 }
-if(data.agentCardUrl !== undefined){
-let data3 = data.agentCardUrl;
-if(typeof data3 === "string"){
-if(!(formats0(data3))){
-const err18 = {instancePath:instancePath+"/agentCardUrl",schemaPath:"#/properties/agentCardUrl/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
+if(data.name !== undefined){
+if(typeof data.name !== "string"){
+const err18 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -8797,8 +8985,11 @@ vErrors.push(err18);
 errors++;
 }
 }
-else {
-const err19 = {instancePath:instancePath+"/agentCardUrl",schemaPath:"#/properties/agentCardUrl/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.agentCardUrl !== undefined){
+let data3 = data.agentCardUrl;
+if(typeof data3 === "string"){
+if(!(formats0(data3))){
+const err19 = {instancePath:instancePath+"/agentCardUrl",schemaPath:"#/properties/agentCardUrl/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -8808,9 +8999,8 @@ vErrors.push(err19);
 errors++;
 }
 }
-if(data.enabled !== undefined){
-if(typeof data.enabled !== "boolean"){
-const err20 = {instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+else {
+const err20 = {instancePath:instancePath+"/agentCardUrl",schemaPath:"#/properties/agentCardUrl/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -8820,10 +9010,9 @@ vErrors.push(err20);
 errors++;
 }
 }
-if(data.timeoutMs !== undefined){
-let data5 = data.timeoutMs;
-if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-const err21 = {instancePath:instancePath+"/timeoutMs",schemaPath:"#/$defs/TimeoutMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.enabled !== undefined){
+if(typeof data.enabled !== "boolean"){
+const err21 = {instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -8832,9 +9021,11 @@ vErrors.push(err21);
 }
 errors++;
 }
-if((typeof data5 == "number") && (isFinite(data5))){
-if(data5 > 600000 || isNaN(data5)){
-const err22 = {instancePath:instancePath+"/timeoutMs",schemaPath:"#/$defs/TimeoutMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000"};
+}
+if(data.timeoutMs !== undefined){
+let data5 = data.timeoutMs;
+if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
+const err22 = {instancePath:instancePath+"/timeoutMs",schemaPath:"#/$defs/TimeoutMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -8843,8 +9034,9 @@ vErrors.push(err22);
 }
 errors++;
 }
-if(data5 < 100 || isNaN(data5)){
-const err23 = {instancePath:instancePath+"/timeoutMs",schemaPath:"#/$defs/TimeoutMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100"};
+if((typeof data5 == "number") && (isFinite(data5))){
+if(data5 > 600000 || isNaN(data5)){
+const err23 = {instancePath:instancePath+"/timeoutMs",schemaPath:"#/$defs/TimeoutMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -8853,12 +9045,8 @@ vErrors.push(err23);
 }
 errors++;
 }
-}
-}
-if(data.state !== undefined){
-let data6 = data.state;
-if(typeof data6 !== "string"){
-const err24 = {instancePath:instancePath+"/state",schemaPath:"#/properties/state/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data5 < 100 || isNaN(data5)){
+const err24 = {instancePath:instancePath+"/timeoutMs",schemaPath:"#/$defs/TimeoutMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -8867,8 +9055,12 @@ vErrors.push(err24);
 }
 errors++;
 }
-if(!((((data6 === "connecting") || (data6 === "connected")) || (data6 === "error")) || (data6 === "disabled"))){
-const err25 = {instancePath:instancePath+"/state",schemaPath:"#/properties/state/enum",keyword:"enum",params:{allowedValues: schema135.properties.state.enum},message:"must be equal to one of the allowed values"};
+}
+}
+if(data.pollIntervalMs !== undefined){
+let data6 = data.pollIntervalMs;
+if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
+const err25 = {instancePath:instancePath+"/pollIntervalMs",schemaPath:"#/$defs/PollIntervalMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -8877,10 +9069,9 @@ vErrors.push(err25);
 }
 errors++;
 }
-}
-if(data.error !== undefined){
-if(typeof data.error !== "string"){
-const err26 = {instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if((typeof data6 == "number") && (isFinite(data6))){
+if(data6 > 600000 || isNaN(data6)){
+const err26 = {instancePath:instancePath+"/pollIntervalMs",schemaPath:"#/$defs/PollIntervalMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -8889,11 +9080,8 @@ vErrors.push(err26);
 }
 errors++;
 }
-}
-if(data.skillCount !== undefined){
-let data8 = data.skillCount;
-if(!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))){
-const err27 = {instancePath:instancePath+"/skillCount",schemaPath:"#/properties/skillCount/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data6 < 10 || isNaN(data6)){
+const err27 = {instancePath:instancePath+"/pollIntervalMs",schemaPath:"#/$defs/PollIntervalMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 10},message:"must be >= 10"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -8902,9 +9090,12 @@ vErrors.push(err27);
 }
 errors++;
 }
-if((typeof data8 == "number") && (isFinite(data8))){
-if(data8 < 0 || isNaN(data8)){
-const err28 = {instancePath:instancePath+"/skillCount",schemaPath:"#/properties/skillCount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+}
+if(data.state !== undefined){
+let data7 = data.state;
+if(typeof data7 !== "string"){
+const err28 = {instancePath:instancePath+"/state",schemaPath:"#/properties/state/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -8913,12 +9104,8 @@ vErrors.push(err28);
 }
 errors++;
 }
-}
-}
-if(data.toolCount !== undefined){
-let data9 = data.toolCount;
-if(!(((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9))) && (isFinite(data9)))){
-const err29 = {instancePath:instancePath+"/toolCount",schemaPath:"#/properties/toolCount/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(!((((data7 === "connecting") || (data7 === "connected")) || (data7 === "error")) || (data7 === "disabled"))){
+const err29 = {instancePath:instancePath+"/state",schemaPath:"#/properties/state/enum",keyword:"enum",params:{allowedValues: schema140.properties.state.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -8927,9 +9114,10 @@ vErrors.push(err29);
 }
 errors++;
 }
-if((typeof data9 == "number") && (isFinite(data9))){
-if(data9 < 0 || isNaN(data9)){
-const err30 = {instancePath:instancePath+"/toolCount",schemaPath:"#/properties/toolCount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+if(data.error !== undefined){
+if(typeof data.error !== "string"){
+const err30 = {instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -8939,10 +9127,10 @@ vErrors.push(err30);
 errors++;
 }
 }
-}
-if(data.preset !== undefined){
-if(typeof data.preset !== "string"){
-const err31 = {instancePath:instancePath+"/preset",schemaPath:"#/properties/preset/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.skillCount !== undefined){
+let data9 = data.skillCount;
+if(!(((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9))) && (isFinite(data9)))){
+const err31 = {instancePath:instancePath+"/skillCount",schemaPath:"#/properties/skillCount/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -8951,10 +9139,9 @@ vErrors.push(err31);
 }
 errors++;
 }
-}
-if(data.bearerTokenEnv !== undefined){
-if(typeof data.bearerTokenEnv !== "string"){
-const err32 = {instancePath:instancePath+"/bearerTokenEnv",schemaPath:"#/properties/bearerTokenEnv/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if((typeof data9 == "number") && (isFinite(data9))){
+if(data9 < 0 || isNaN(data9)){
+const err32 = {instancePath:instancePath+"/skillCount",schemaPath:"#/properties/skillCount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -8964,9 +9151,11 @@ vErrors.push(err32);
 errors++;
 }
 }
-if(data.authEnabled !== undefined){
-if(typeof data.authEnabled !== "boolean"){
-const err33 = {instancePath:instancePath+"/authEnabled",schemaPath:"#/properties/authEnabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+}
+if(data.toolCount !== undefined){
+let data10 = data.toolCount;
+if(!(((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10))) && (isFinite(data10)))){
+const err33 = {instancePath:instancePath+"/toolCount",schemaPath:"#/properties/toolCount/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -8975,14 +9164,9 @@ vErrors.push(err33);
 }
 errors++;
 }
-}
-if(data.disabledSkills !== undefined){
-let data13 = data.disabledSkills;
-if(Array.isArray(data13)){
-const len0 = data13.length;
-for(let i0=0; i0<len0; i0++){
-if(typeof data13[i0] !== "string"){
-const err34 = {instancePath:instancePath+"/disabledSkills/" + i0,schemaPath:"#/properties/disabledSkills/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if((typeof data10 == "number") && (isFinite(data10))){
+if(data10 < 0 || isNaN(data10)){
+const err34 = {instancePath:instancePath+"/toolCount",schemaPath:"#/properties/toolCount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -8993,13 +9177,66 @@ errors++;
 }
 }
 }
-else {
-const err35 = {instancePath:instancePath+"/disabledSkills",schemaPath:"#/properties/disabledSkills/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data.preset !== undefined){
+if(typeof data.preset !== "string"){
+const err35 = {instancePath:instancePath+"/preset",schemaPath:"#/properties/preset/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err35];
 }
 else {
 vErrors.push(err35);
+}
+errors++;
+}
+}
+if(data.bearerTokenEnv !== undefined){
+if(typeof data.bearerTokenEnv !== "string"){
+const err36 = {instancePath:instancePath+"/bearerTokenEnv",schemaPath:"#/properties/bearerTokenEnv/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
+}
+errors++;
+}
+}
+if(data.authEnabled !== undefined){
+if(typeof data.authEnabled !== "boolean"){
+const err37 = {instancePath:instancePath+"/authEnabled",schemaPath:"#/properties/authEnabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
+}
+errors++;
+}
+}
+if(data.disabledSkills !== undefined){
+let data14 = data.disabledSkills;
+if(Array.isArray(data14)){
+const len0 = data14.length;
+for(let i0=0; i0<len0; i0++){
+if(typeof data14[i0] !== "string"){
+const err38 = {instancePath:instancePath+"/disabledSkills/" + i0,schemaPath:"#/properties/disabledSkills/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err38];
+}
+else {
+vErrors.push(err38);
+}
+errors++;
+}
+}
+}
+else {
+const err39 = {instancePath:instancePath+"/disabledSkills",schemaPath:"#/properties/disabledSkills/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err39];
+}
+else {
+vErrors.push(err39);
 }
 errors++;
 }
@@ -9012,29 +9249,29 @@ errors = vErrors.length;
 }
 }
 else {
-const err36 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err40 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err36];
+vErrors = [err40];
 }
 else {
-vErrors.push(err36);
+vErrors.push(err40);
 }
 errors++;
 }
-validate96.errors = vErrors;
+validate97.errors = vErrors;
 return errors === 0;
 }
-validate96.evaluated = {"props":{"id":true,"name":true,"agentCardUrl":true,"enabled":true,"timeoutMs":true,"state":true,"error":true,"skillCount":true,"toolCount":true,"preset":true,"bearerTokenEnv":true,"authEnabled":true,"disabledSkills":true,"skillOverrides":true},"dynamicProps":false,"dynamicItems":false};
+validate97.evaluated = {"props":{"id":true,"name":true,"agentCardUrl":true,"enabled":true,"timeoutMs":true,"pollIntervalMs":true,"state":true,"error":true,"skillCount":true,"toolCount":true,"preset":true,"bearerTokenEnv":true,"authEnabled":true,"disabledSkills":true,"skillOverrides":true},"dynamicProps":false,"dynamicItems":false};
 
-const schema137 = {"title":"TaskRow","description":"One task as the panel lists it; GET /a2a/api/task?id= returns the full A2A Task.","type":"object","properties":{"id":{"description":"Task id.","type":"string","minLength":1},"contextId":{"description":"Context (conversation) id.","type":"string","minLength":1},"serverId":{"description":"Id of the inbound instance that owns the task.","type":"string","minLength":1},"tenant":{"description":"The tenant the task was created under (A2A `tenant`); absent for none.","type":"string","minLength":1},"state":{"$ref":"#/$defs/TaskState","description":"Current task state."},"createdAt":{"$ref":"#/$defs/DateTime","description":"When the task was created."},"updatedAt":{"$ref":"#/$defs/DateTime","description":"When the task status last changed."},"skill":{"description":"Skill id the task runs.","type":"string"},"summary":{"description":"Short text describing the task (e.g. the start of its input).","type":"string"}},"required":["id","contextId","serverId","state","createdAt","updatedAt"]};
-const schema139 = {"title":"DateTime","description":"An RFC 3339 date-time in UTC with the `Z` suffix; the hub writes milliseconds.","type":"string","format":"date-time","pattern":"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"};
+const schema143 = {"title":"TaskRow","description":"One task as the panel lists it; GET /a2a/api/task?id= returns the full A2A Task.","type":"object","properties":{"id":{"description":"Task id.","type":"string","minLength":1},"contextId":{"description":"Context (conversation) id.","type":"string","minLength":1},"serverId":{"description":"Id of the inbound instance that owns the task.","type":"string","minLength":1},"tenant":{"description":"The tenant the task was created under (A2A `tenant`); absent for none.","type":"string","minLength":1},"state":{"$ref":"#/$defs/TaskState","description":"Current task state."},"createdAt":{"$ref":"#/$defs/DateTime","description":"When the task was created."},"updatedAt":{"$ref":"#/$defs/DateTime","description":"When the task status last changed."},"skill":{"description":"Skill id the task runs.","type":"string"},"summary":{"description":"Short text describing the task (e.g. the start of its input).","type":"string"}},"required":["id","contextId","serverId","state","createdAt","updatedAt"]};
+const schema145 = {"title":"DateTime","description":"An RFC 3339 date-time in UTC with the `Z` suffix; the hub writes milliseconds.","type":"string","format":"date-time","pattern":"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"};
 const formats22 = require("ajv-formats/dist/formats").fullFormats["date-time"];
 const pattern28 = new RegExp("^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$", "u");
 
-function validate99(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate100(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate99.evaluated;
+const evaluated0 = validate100.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9215,7 +9452,7 @@ vErrors.push(err14);
 errors++;
 }
 if(!((((((((data4 === "TASK_STATE_SUBMITTED") || (data4 === "TASK_STATE_WORKING")) || (data4 === "TASK_STATE_COMPLETED")) || (data4 === "TASK_STATE_FAILED")) || (data4 === "TASK_STATE_CANCELED")) || (data4 === "TASK_STATE_INPUT_REQUIRED")) || (data4 === "TASK_STATE_REJECTED")) || (data4 === "TASK_STATE_AUTH_REQUIRED"))){
-const err15 = {instancePath:instancePath+"/state",schemaPath:"#/$defs/TaskState/enum",keyword:"enum",params:{allowedValues: schema102.enum},message:"must be equal to one of the allowed values"};
+const err15 = {instancePath:instancePath+"/state",schemaPath:"#/$defs/TaskState/enum",keyword:"enum",params:{allowedValues: schema107.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -9330,17 +9567,17 @@ vErrors.push(err24);
 }
 errors++;
 }
-validate99.errors = vErrors;
+validate100.errors = vErrors;
 return errors === 0;
 }
-validate99.evaluated = {"props":{"id":true,"contextId":true,"serverId":true,"tenant":true,"state":true,"createdAt":true,"updatedAt":true,"skill":true,"summary":true},"dynamicProps":false,"dynamicItems":false};
+validate100.evaluated = {"props":{"id":true,"contextId":true,"serverId":true,"tenant":true,"state":true,"createdAt":true,"updatedAt":true,"skill":true,"summary":true},"dynamicProps":false,"dynamicItems":false};
 
-const schema141 = {"title":"PeerRow","description":"A client connected to an inbound endpoint; inbound.close closes it.","type":"object","properties":{"id":{"description":"Peer id.","type":"string","minLength":1},"address":{"description":"Remote address of the peer (IP, optionally with port).","type":"string"},"serverId":{"description":"Id of the inbound instance it is connected to.","type":"string","minLength":1},"openStreams":{"description":"Number of SSE streams it has open.","type":"integer","minimum":0},"since":{"$ref":"#/$defs/DateTime","description":"When the peer connected."}},"required":["id","address","serverId","openStreams","since"]};
+const schema147 = {"title":"PeerRow","description":"A client connected to an inbound endpoint; inbound.close closes it.","type":"object","properties":{"id":{"description":"Peer id.","type":"string","minLength":1},"address":{"description":"Remote address of the peer (IP, optionally with port).","type":"string"},"serverId":{"description":"Id of the inbound instance it is connected to.","type":"string","minLength":1},"openStreams":{"description":"Number of SSE streams it has open.","type":"integer","minimum":0},"since":{"$ref":"#/$defs/DateTime","description":"When the peer connected."}},"required":["id","address","serverId","openStreams","since"]};
 
-function validate101(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate102(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate101.evaluated;
+const evaluated0 = validate102.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9531,17 +9768,17 @@ vErrors.push(err15);
 }
 errors++;
 }
-validate101.errors = vErrors;
+validate102.errors = vErrors;
 return errors === 0;
 }
-validate101.evaluated = {"props":{"id":true,"address":true,"serverId":true,"openStreams":true,"since":true},"dynamicProps":false,"dynamicItems":false};
+validate102.evaluated = {"props":{"id":true,"address":true,"serverId":true,"openStreams":true,"since":true},"dynamicProps":false,"dynamicItems":false};
 
-const schema143 = {"title":"SessionRow","description":"A live session: the executor state bound to one context on one inbound instance.","type":"object","properties":{"contextId":{"description":"Context id.","type":"string","minLength":1},"serverId":{"description":"Id of the inbound instance.","type":"string","minLength":1},"tenant":{"description":"The tenant of the conversation; absent for none (one contextId under two tenants is two sessions).","type":"string","minLength":1},"activeTasks":{"description":"Number of non-terminal tasks in the session.","type":"integer","minimum":0},"taskCount":{"description":"Number of tasks the session has run.","type":"integer","minimum":0},"createdAt":{"$ref":"#/$defs/DateTime","description":"When the session started."},"lastActiveAt":{"$ref":"#/$defs/DateTime","description":"When the session last received a message or task update."}},"required":["contextId","serverId","activeTasks","taskCount","createdAt","lastActiveAt"]};
+const schema149 = {"title":"SessionRow","description":"A live session: the executor state bound to one context on one inbound instance.","type":"object","properties":{"contextId":{"description":"Context id.","type":"string","minLength":1},"serverId":{"description":"Id of the inbound instance.","type":"string","minLength":1},"tenant":{"description":"The tenant of the conversation; absent for none (one contextId under two tenants is two sessions).","type":"string","minLength":1},"activeTasks":{"description":"Number of non-terminal tasks in the session.","type":"integer","minimum":0},"taskCount":{"description":"Number of tasks the session has run.","type":"integer","minimum":0},"createdAt":{"$ref":"#/$defs/DateTime","description":"When the session started."},"lastActiveAt":{"$ref":"#/$defs/DateTime","description":"When the session last received a message or task update."}},"required":["contextId","serverId","activeTasks","taskCount","createdAt","lastActiveAt"]};
 
-function validate103(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate104(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate103.evaluated;
+const evaluated0 = validate104.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9815,16 +10052,16 @@ vErrors.push(err22);
 }
 errors++;
 }
-validate103.errors = vErrors;
+validate104.errors = vErrors;
 return errors === 0;
 }
-validate103.evaluated = {"props":{"contextId":true,"serverId":true,"tenant":true,"activeTasks":true,"taskCount":true,"createdAt":true,"lastActiveAt":true},"dynamicProps":false,"dynamicItems":false};
+validate104.evaluated = {"props":{"contextId":true,"serverId":true,"tenant":true,"activeTasks":true,"taskCount":true,"createdAt":true,"lastActiveAt":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate92(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate93(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate92.evaluated;
+const evaluated0 = validate93.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9897,8 +10134,8 @@ let data0 = data.inbounds;
 if(Array.isArray(data0)){
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate93(data0[i0], {instancePath:instancePath+"/inbounds/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate93.errors : vErrors.concat(validate93.errors);
+if(!(validate94(data0[i0], {instancePath:instancePath+"/inbounds/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate94.errors : vErrors.concat(validate94.errors);
 errors = vErrors.length;
 }
 }
@@ -9919,8 +10156,8 @@ let data2 = data.outbounds;
 if(Array.isArray(data2)){
 const len1 = data2.length;
 for(let i1=0; i1<len1; i1++){
-if(!(validate96(data2[i1], {instancePath:instancePath+"/outbounds/" + i1,parentData:data2,parentDataProperty:i1,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate96.errors : vErrors.concat(validate96.errors);
+if(!(validate97(data2[i1], {instancePath:instancePath+"/outbounds/" + i1,parentData:data2,parentDataProperty:i1,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate97.errors : vErrors.concat(validate97.errors);
 errors = vErrors.length;
 }
 }
@@ -9941,8 +10178,8 @@ let data4 = data.tasks;
 if(Array.isArray(data4)){
 const len2 = data4.length;
 for(let i2=0; i2<len2; i2++){
-if(!(validate99(data4[i2], {instancePath:instancePath+"/tasks/" + i2,parentData:data4,parentDataProperty:i2,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate99.errors : vErrors.concat(validate99.errors);
+if(!(validate100(data4[i2], {instancePath:instancePath+"/tasks/" + i2,parentData:data4,parentDataProperty:i2,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate100.errors : vErrors.concat(validate100.errors);
 errors = vErrors.length;
 }
 }
@@ -9963,8 +10200,8 @@ let data6 = data.peers;
 if(Array.isArray(data6)){
 const len3 = data6.length;
 for(let i3=0; i3<len3; i3++){
-if(!(validate101(data6[i3], {instancePath:instancePath+"/peers/" + i3,parentData:data6,parentDataProperty:i3,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate101.errors : vErrors.concat(validate101.errors);
+if(!(validate102(data6[i3], {instancePath:instancePath+"/peers/" + i3,parentData:data6,parentDataProperty:i3,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate102.errors : vErrors.concat(validate102.errors);
 errors = vErrors.length;
 }
 }
@@ -9985,8 +10222,8 @@ let data8 = data.sessions;
 if(Array.isArray(data8)){
 const len4 = data8.length;
 for(let i4=0; i4<len4; i4++){
-if(!(validate103(data8[i4], {instancePath:instancePath+"/sessions/" + i4,parentData:data8,parentDataProperty:i4,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate103.errors : vErrors.concat(validate103.errors);
+if(!(validate104(data8[i4], {instancePath:instancePath+"/sessions/" + i4,parentData:data8,parentDataProperty:i4,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate104.errors : vErrors.concat(validate104.errors);
 errors = vErrors.length;
 }
 }
@@ -10143,17 +10380,17 @@ vErrors.push(err22);
 }
 errors++;
 }
-validate92.errors = vErrors;
+validate93.errors = vErrors;
 return errors === 0;
 }
-validate92.evaluated = {"props":{"inbounds":true,"outbounds":true,"tasks":true,"peers":true,"sessions":true,"taskPage":true},"dynamicProps":false,"dynamicItems":false};
+validate93.evaluated = {"props":{"inbounds":true,"outbounds":true,"tasks":true,"peers":true,"sessions":true,"taskPage":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateTaskState = validate105;
+export const validateTaskState = validate106;
 
-function validate105(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate106(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate105.evaluated;
+const evaluated0 = validate106.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10171,7 +10408,7 @@ vErrors.push(err0);
 errors++;
 }
 if(!((((((((data === "TASK_STATE_SUBMITTED") || (data === "TASK_STATE_WORKING")) || (data === "TASK_STATE_COMPLETED")) || (data === "TASK_STATE_FAILED")) || (data === "TASK_STATE_CANCELED")) || (data === "TASK_STATE_INPUT_REQUIRED")) || (data === "TASK_STATE_REJECTED")) || (data === "TASK_STATE_AUTH_REQUIRED"))){
-const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema102.enum},message:"must be equal to one of the allowed values"};
+const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema107.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -10180,17 +10417,17 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate105.errors = vErrors;
+validate106.errors = vErrors;
 return errors === 0;
 }
-validate105.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate106.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-export const validateDateTime = validate106;
+export const validateDateTime = validate107;
 
-function validate106(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate107(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate106.evaluated;
+const evaluated0 = validate107.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10229,17 +10466,17 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate106.errors = vErrors;
+validate107.errors = vErrors;
 return errors === 0;
 }
-validate106.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate107.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-export const validateSkillSummary = validate107;
+export const validateSkillSummary = validate108;
 
-function validate107(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate108(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate107.evaluated;
+const evaluated0 = validate108.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10365,17 +10602,17 @@ vErrors.push(err9);
 }
 errors++;
 }
-validate107.errors = vErrors;
+validate108.errors = vErrors;
 return errors === 0;
 }
-validate107.evaluated = {"props":{"id":true,"name":true,"description":true,"tags":true},"dynamicProps":false,"dynamicItems":false};
+validate108.evaluated = {"props":{"id":true,"name":true,"description":true,"tags":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateInboundRow = validate108;
+export const validateInboundRow = validate109;
 
-function validate108(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate109(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate108.evaluated;
+const evaluated0 = validate109.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11061,7 +11298,7 @@ vErrors.push(err57);
 errors++;
 }
 if(!((data25 === "available") || (data25 === "unavailable"))){
-const err58 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema130.properties.status.enum},message:"must be equal to one of the allowed values"};
+const err58 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema135.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -11094,17 +11331,17 @@ vErrors.push(err60);
 }
 errors++;
 }
-validate108.errors = vErrors;
+validate109.errors = vErrors;
 return errors === 0;
 }
-validate108.evaluated = {"props":{"id":true,"name":true,"description":true,"version":true,"endpointPath":true,"jsonRpcPath":true,"restPath":true,"tenants":true,"preset":true,"cardPath":true,"cardUrl":true,"endpointUrl":true,"jsonRpcUrl":true,"restUrl":true,"enabled":true,"authEnabled":true,"authTokenEnv":true,"relayTo":true,"skills":true,"status":true,"unavailableReason":true},"dynamicProps":false,"dynamicItems":false};
+validate109.evaluated = {"props":{"id":true,"name":true,"description":true,"version":true,"endpointPath":true,"jsonRpcPath":true,"restPath":true,"tenants":true,"preset":true,"cardPath":true,"cardUrl":true,"endpointUrl":true,"jsonRpcUrl":true,"restUrl":true,"enabled":true,"authEnabled":true,"authTokenEnv":true,"relayTo":true,"skills":true,"status":true,"unavailableReason":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateOutboundRow = validate110;
+export const validateOutboundRow = validate111;
 
-function validate110(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate111(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate110.evaluated;
+const evaluated0 = validate111.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11274,8 +11511,8 @@ vErrors.push(err10);
 }
 errors++;
 }
-if(data.state === undefined){
-const err11 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "state"},message:"must have required property '"+"state"+"'"};
+if(data.pollIntervalMs === undefined){
+const err11 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "pollIntervalMs"},message:"must have required property '"+"pollIntervalMs"+"'"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -11284,8 +11521,8 @@ vErrors.push(err11);
 }
 errors++;
 }
-if(data.skillCount === undefined){
-const err12 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "skillCount"},message:"must have required property '"+"skillCount"+"'"};
+if(data.state === undefined){
+const err12 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "state"},message:"must have required property '"+"state"+"'"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -11294,8 +11531,8 @@ vErrors.push(err12);
 }
 errors++;
 }
-if(data.toolCount === undefined){
-const err13 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "toolCount"},message:"must have required property '"+"toolCount"+"'"};
+if(data.skillCount === undefined){
+const err13 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "skillCount"},message:"must have required property '"+"skillCount"+"'"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -11304,8 +11541,8 @@ vErrors.push(err13);
 }
 errors++;
 }
-if(data.authEnabled === undefined){
-const err14 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "authEnabled"},message:"must have required property '"+"authEnabled"+"'"};
+if(data.toolCount === undefined){
+const err14 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "toolCount"},message:"must have required property '"+"toolCount"+"'"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -11314,11 +11551,8 @@ vErrors.push(err14);
 }
 errors++;
 }
-if(data.id !== undefined){
-let data1 = data.id;
-if(typeof data1 === "string"){
-if(func1(data1) < 1){
-const err15 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data.authEnabled === undefined){
+const err15 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "authEnabled"},message:"must have required property '"+"authEnabled"+"'"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -11327,9 +11561,11 @@ vErrors.push(err15);
 }
 errors++;
 }
-}
-else {
-const err16 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.id !== undefined){
+let data1 = data.id;
+if(typeof data1 === "string"){
+if(func1(data1) < 1){
+const err16 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -11339,9 +11575,8 @@ vErrors.push(err16);
 errors++;
 }
 }
-if(data.name !== undefined){
-if(typeof data.name !== "string"){
-const err17 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err17 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -11351,11 +11586,9 @@ vErrors.push(err17);
 errors++;
 }
 }
-if(data.agentCardUrl !== undefined){
-let data3 = data.agentCardUrl;
-if(typeof data3 === "string"){
-if(!(formats0(data3))){
-const err18 = {instancePath:instancePath+"/agentCardUrl",schemaPath:"#/properties/agentCardUrl/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
+if(data.name !== undefined){
+if(typeof data.name !== "string"){
+const err18 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -11365,8 +11598,11 @@ vErrors.push(err18);
 errors++;
 }
 }
-else {
-const err19 = {instancePath:instancePath+"/agentCardUrl",schemaPath:"#/properties/agentCardUrl/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.agentCardUrl !== undefined){
+let data3 = data.agentCardUrl;
+if(typeof data3 === "string"){
+if(!(formats0(data3))){
+const err19 = {instancePath:instancePath+"/agentCardUrl",schemaPath:"#/properties/agentCardUrl/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -11376,9 +11612,8 @@ vErrors.push(err19);
 errors++;
 }
 }
-if(data.enabled !== undefined){
-if(typeof data.enabled !== "boolean"){
-const err20 = {instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+else {
+const err20 = {instancePath:instancePath+"/agentCardUrl",schemaPath:"#/properties/agentCardUrl/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -11388,10 +11623,9 @@ vErrors.push(err20);
 errors++;
 }
 }
-if(data.timeoutMs !== undefined){
-let data5 = data.timeoutMs;
-if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-const err21 = {instancePath:instancePath+"/timeoutMs",schemaPath:"#/$defs/TimeoutMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.enabled !== undefined){
+if(typeof data.enabled !== "boolean"){
+const err21 = {instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -11400,9 +11634,11 @@ vErrors.push(err21);
 }
 errors++;
 }
-if((typeof data5 == "number") && (isFinite(data5))){
-if(data5 > 600000 || isNaN(data5)){
-const err22 = {instancePath:instancePath+"/timeoutMs",schemaPath:"#/$defs/TimeoutMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000"};
+}
+if(data.timeoutMs !== undefined){
+let data5 = data.timeoutMs;
+if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
+const err22 = {instancePath:instancePath+"/timeoutMs",schemaPath:"#/$defs/TimeoutMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -11411,8 +11647,9 @@ vErrors.push(err22);
 }
 errors++;
 }
-if(data5 < 100 || isNaN(data5)){
-const err23 = {instancePath:instancePath+"/timeoutMs",schemaPath:"#/$defs/TimeoutMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100"};
+if((typeof data5 == "number") && (isFinite(data5))){
+if(data5 > 600000 || isNaN(data5)){
+const err23 = {instancePath:instancePath+"/timeoutMs",schemaPath:"#/$defs/TimeoutMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -11421,12 +11658,8 @@ vErrors.push(err23);
 }
 errors++;
 }
-}
-}
-if(data.state !== undefined){
-let data6 = data.state;
-if(typeof data6 !== "string"){
-const err24 = {instancePath:instancePath+"/state",schemaPath:"#/properties/state/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data5 < 100 || isNaN(data5)){
+const err24 = {instancePath:instancePath+"/timeoutMs",schemaPath:"#/$defs/TimeoutMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -11435,8 +11668,12 @@ vErrors.push(err24);
 }
 errors++;
 }
-if(!((((data6 === "connecting") || (data6 === "connected")) || (data6 === "error")) || (data6 === "disabled"))){
-const err25 = {instancePath:instancePath+"/state",schemaPath:"#/properties/state/enum",keyword:"enum",params:{allowedValues: schema135.properties.state.enum},message:"must be equal to one of the allowed values"};
+}
+}
+if(data.pollIntervalMs !== undefined){
+let data6 = data.pollIntervalMs;
+if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
+const err25 = {instancePath:instancePath+"/pollIntervalMs",schemaPath:"#/$defs/PollIntervalMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -11445,10 +11682,9 @@ vErrors.push(err25);
 }
 errors++;
 }
-}
-if(data.error !== undefined){
-if(typeof data.error !== "string"){
-const err26 = {instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if((typeof data6 == "number") && (isFinite(data6))){
+if(data6 > 600000 || isNaN(data6)){
+const err26 = {instancePath:instancePath+"/pollIntervalMs",schemaPath:"#/$defs/PollIntervalMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -11457,11 +11693,8 @@ vErrors.push(err26);
 }
 errors++;
 }
-}
-if(data.skillCount !== undefined){
-let data8 = data.skillCount;
-if(!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))){
-const err27 = {instancePath:instancePath+"/skillCount",schemaPath:"#/properties/skillCount/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data6 < 10 || isNaN(data6)){
+const err27 = {instancePath:instancePath+"/pollIntervalMs",schemaPath:"#/$defs/PollIntervalMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 10},message:"must be >= 10"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -11470,9 +11703,12 @@ vErrors.push(err27);
 }
 errors++;
 }
-if((typeof data8 == "number") && (isFinite(data8))){
-if(data8 < 0 || isNaN(data8)){
-const err28 = {instancePath:instancePath+"/skillCount",schemaPath:"#/properties/skillCount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+}
+if(data.state !== undefined){
+let data7 = data.state;
+if(typeof data7 !== "string"){
+const err28 = {instancePath:instancePath+"/state",schemaPath:"#/properties/state/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -11481,12 +11717,8 @@ vErrors.push(err28);
 }
 errors++;
 }
-}
-}
-if(data.toolCount !== undefined){
-let data9 = data.toolCount;
-if(!(((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9))) && (isFinite(data9)))){
-const err29 = {instancePath:instancePath+"/toolCount",schemaPath:"#/properties/toolCount/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(!((((data7 === "connecting") || (data7 === "connected")) || (data7 === "error")) || (data7 === "disabled"))){
+const err29 = {instancePath:instancePath+"/state",schemaPath:"#/properties/state/enum",keyword:"enum",params:{allowedValues: schema140.properties.state.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -11495,9 +11727,10 @@ vErrors.push(err29);
 }
 errors++;
 }
-if((typeof data9 == "number") && (isFinite(data9))){
-if(data9 < 0 || isNaN(data9)){
-const err30 = {instancePath:instancePath+"/toolCount",schemaPath:"#/properties/toolCount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+if(data.error !== undefined){
+if(typeof data.error !== "string"){
+const err30 = {instancePath:instancePath+"/error",schemaPath:"#/properties/error/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -11507,10 +11740,10 @@ vErrors.push(err30);
 errors++;
 }
 }
-}
-if(data.preset !== undefined){
-if(typeof data.preset !== "string"){
-const err31 = {instancePath:instancePath+"/preset",schemaPath:"#/properties/preset/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.skillCount !== undefined){
+let data9 = data.skillCount;
+if(!(((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9))) && (isFinite(data9)))){
+const err31 = {instancePath:instancePath+"/skillCount",schemaPath:"#/properties/skillCount/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -11519,10 +11752,9 @@ vErrors.push(err31);
 }
 errors++;
 }
-}
-if(data.bearerTokenEnv !== undefined){
-if(typeof data.bearerTokenEnv !== "string"){
-const err32 = {instancePath:instancePath+"/bearerTokenEnv",schemaPath:"#/properties/bearerTokenEnv/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if((typeof data9 == "number") && (isFinite(data9))){
+if(data9 < 0 || isNaN(data9)){
+const err32 = {instancePath:instancePath+"/skillCount",schemaPath:"#/properties/skillCount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -11532,9 +11764,11 @@ vErrors.push(err32);
 errors++;
 }
 }
-if(data.authEnabled !== undefined){
-if(typeof data.authEnabled !== "boolean"){
-const err33 = {instancePath:instancePath+"/authEnabled",schemaPath:"#/properties/authEnabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+}
+if(data.toolCount !== undefined){
+let data10 = data.toolCount;
+if(!(((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10))) && (isFinite(data10)))){
+const err33 = {instancePath:instancePath+"/toolCount",schemaPath:"#/properties/toolCount/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -11543,14 +11777,9 @@ vErrors.push(err33);
 }
 errors++;
 }
-}
-if(data.disabledSkills !== undefined){
-let data13 = data.disabledSkills;
-if(Array.isArray(data13)){
-const len0 = data13.length;
-for(let i0=0; i0<len0; i0++){
-if(typeof data13[i0] !== "string"){
-const err34 = {instancePath:instancePath+"/disabledSkills/" + i0,schemaPath:"#/properties/disabledSkills/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if((typeof data10 == "number") && (isFinite(data10))){
+if(data10 < 0 || isNaN(data10)){
+const err34 = {instancePath:instancePath+"/toolCount",schemaPath:"#/properties/toolCount/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -11561,13 +11790,66 @@ errors++;
 }
 }
 }
-else {
-const err35 = {instancePath:instancePath+"/disabledSkills",schemaPath:"#/properties/disabledSkills/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data.preset !== undefined){
+if(typeof data.preset !== "string"){
+const err35 = {instancePath:instancePath+"/preset",schemaPath:"#/properties/preset/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err35];
 }
 else {
 vErrors.push(err35);
+}
+errors++;
+}
+}
+if(data.bearerTokenEnv !== undefined){
+if(typeof data.bearerTokenEnv !== "string"){
+const err36 = {instancePath:instancePath+"/bearerTokenEnv",schemaPath:"#/properties/bearerTokenEnv/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
+}
+errors++;
+}
+}
+if(data.authEnabled !== undefined){
+if(typeof data.authEnabled !== "boolean"){
+const err37 = {instancePath:instancePath+"/authEnabled",schemaPath:"#/properties/authEnabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
+}
+errors++;
+}
+}
+if(data.disabledSkills !== undefined){
+let data14 = data.disabledSkills;
+if(Array.isArray(data14)){
+const len0 = data14.length;
+for(let i0=0; i0<len0; i0++){
+if(typeof data14[i0] !== "string"){
+const err38 = {instancePath:instancePath+"/disabledSkills/" + i0,schemaPath:"#/properties/disabledSkills/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err38];
+}
+else {
+vErrors.push(err38);
+}
+errors++;
+}
+}
+}
+else {
+const err39 = {instancePath:instancePath+"/disabledSkills",schemaPath:"#/properties/disabledSkills/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err39];
+}
+else {
+vErrors.push(err39);
 }
 errors++;
 }
@@ -11580,26 +11862,26 @@ errors = vErrors.length;
 }
 }
 else {
-const err36 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err40 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err36];
+vErrors = [err40];
 }
 else {
-vErrors.push(err36);
+vErrors.push(err40);
 }
 errors++;
 }
-validate110.errors = vErrors;
+validate111.errors = vErrors;
 return errors === 0;
 }
-validate110.evaluated = {"props":{"id":true,"name":true,"agentCardUrl":true,"enabled":true,"timeoutMs":true,"state":true,"error":true,"skillCount":true,"toolCount":true,"preset":true,"bearerTokenEnv":true,"authEnabled":true,"disabledSkills":true,"skillOverrides":true},"dynamicProps":false,"dynamicItems":false};
+validate111.evaluated = {"props":{"id":true,"name":true,"agentCardUrl":true,"enabled":true,"timeoutMs":true,"pollIntervalMs":true,"state":true,"error":true,"skillCount":true,"toolCount":true,"preset":true,"bearerTokenEnv":true,"authEnabled":true,"disabledSkills":true,"skillOverrides":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateTaskRow = validate112;
+export const validateTaskRow = validate113;
 
-function validate112(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate113(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate112.evaluated;
+const evaluated0 = validate113.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11780,7 +12062,7 @@ vErrors.push(err14);
 errors++;
 }
 if(!((((((((data4 === "TASK_STATE_SUBMITTED") || (data4 === "TASK_STATE_WORKING")) || (data4 === "TASK_STATE_COMPLETED")) || (data4 === "TASK_STATE_FAILED")) || (data4 === "TASK_STATE_CANCELED")) || (data4 === "TASK_STATE_INPUT_REQUIRED")) || (data4 === "TASK_STATE_REJECTED")) || (data4 === "TASK_STATE_AUTH_REQUIRED"))){
-const err15 = {instancePath:instancePath+"/state",schemaPath:"#/$defs/TaskState/enum",keyword:"enum",params:{allowedValues: schema102.enum},message:"must be equal to one of the allowed values"};
+const err15 = {instancePath:instancePath+"/state",schemaPath:"#/$defs/TaskState/enum",keyword:"enum",params:{allowedValues: schema107.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -11895,17 +12177,17 @@ vErrors.push(err24);
 }
 errors++;
 }
-validate112.errors = vErrors;
+validate113.errors = vErrors;
 return errors === 0;
 }
-validate112.evaluated = {"props":{"id":true,"contextId":true,"serverId":true,"tenant":true,"state":true,"createdAt":true,"updatedAt":true,"skill":true,"summary":true},"dynamicProps":false,"dynamicItems":false};
+validate113.evaluated = {"props":{"id":true,"contextId":true,"serverId":true,"tenant":true,"state":true,"createdAt":true,"updatedAt":true,"skill":true,"summary":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateTaskPage = validate113;
+export const validateTaskPage = validate114;
 
-function validate113(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate114(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate113.evaluated;
+const evaluated0 = validate114.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12039,17 +12321,17 @@ vErrors.push(err10);
 }
 errors++;
 }
-validate113.errors = vErrors;
+validate114.errors = vErrors;
 return errors === 0;
 }
-validate113.evaluated = {"props":{"limit":true,"offset":true,"total":true},"dynamicProps":false,"dynamicItems":false};
+validate114.evaluated = {"props":{"limit":true,"offset":true,"total":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validatePeerRow = validate114;
+export const validatePeerRow = validate115;
 
-function validate114(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate115(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate114.evaluated;
+const evaluated0 = validate115.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12240,17 +12522,17 @@ vErrors.push(err15);
 }
 errors++;
 }
-validate114.errors = vErrors;
+validate115.errors = vErrors;
 return errors === 0;
 }
-validate114.evaluated = {"props":{"id":true,"address":true,"serverId":true,"openStreams":true,"since":true},"dynamicProps":false,"dynamicItems":false};
+validate115.evaluated = {"props":{"id":true,"address":true,"serverId":true,"openStreams":true,"since":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateSessionRow = validate115;
+export const validateSessionRow = validate116;
 
-function validate115(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate116(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate115.evaluated;
+const evaluated0 = validate116.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12524,18 +12806,18 @@ vErrors.push(err22);
 }
 errors++;
 }
-validate115.errors = vErrors;
+validate116.errors = vErrors;
 return errors === 0;
 }
-validate115.evaluated = {"props":{"contextId":true,"serverId":true,"tenant":true,"activeTasks":true,"taskCount":true,"createdAt":true,"lastActiveAt":true},"dynamicProps":false,"dynamicItems":false};
+validate116.evaluated = {"props":{"contextId":true,"serverId":true,"tenant":true,"activeTasks":true,"taskCount":true,"createdAt":true,"lastActiveAt":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validatePreset = validate116;
-const schema167 = {"title":"Preset","description":"An agent preset an inbound instance or outbound connection can name.","type":"object","properties":{"id":{"description":"Preset id.","type":"string","minLength":1},"name":{"description":"Display name.","type":"string"},"description":{"description":"What the preset configures.","type":"string"},"isDefault":{"description":"True for the preset used when an action names none; at most one preset has it.","type":"boolean"}},"required":["id"]};
+export const validatePreset = validate117;
+const schema174 = {"title":"Preset","description":"An agent preset an inbound instance or outbound connection can name.","type":"object","properties":{"id":{"description":"Preset id.","type":"string","minLength":1},"name":{"description":"Display name.","type":"string"},"description":{"description":"What the preset configures.","type":"string"},"isDefault":{"description":"True for the preset used when an action names none; at most one preset has it.","type":"boolean"}},"required":["id"]};
 
-function validate116(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate117(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate116.evaluated;
+const evaluated0 = validate117.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12625,18 +12907,18 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate116.errors = vErrors;
+validate117.errors = vErrors;
 return errors === 0;
 }
-validate116.evaluated = {"props":{"id":true,"name":true,"description":true,"isDefault":true},"dynamicProps":false,"dynamicItems":false};
+validate117.evaluated = {"props":{"id":true,"name":true,"description":true,"isDefault":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validatePresetList = validate117;
-const schema168 = {"title":"PresetList","description":"The agent-preset roster of GET /a2a/api/presets.","type":"array","items":{"$ref":"#/$defs/Preset"}};
+export const validatePresetList = validate118;
+const schema175 = {"title":"PresetList","description":"The agent-preset roster of GET /a2a/api/presets.","type":"array","items":{"$ref":"#/$defs/Preset"}};
 
-function validate117(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate118(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate117.evaluated;
+const evaluated0 = validate118.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12742,18 +13024,18 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate117.errors = vErrors;
+validate118.errors = vErrors;
 return errors === 0;
 }
-validate117.evaluated = {"items":true,"dynamicProps":false,"dynamicItems":false};
+validate118.evaluated = {"items":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateMetrics = validate118;
-const schema170 = {"title":"Metrics","description":"GET /a2a/api/metrics?format=json: process-local counters and gauges since start. Open-ended: the members below are always present, and more may be added.","type":"object","properties":{"requests":{"description":"A2A requests counted by JSON-RPC method name, then by outcome (e.g. ok, or an error name).","type":"object","additionalProperties":{"type":"object","additionalProperties":{"type":"integer","minimum":0}}},"tasksByState":{"description":"Number of stored tasks in each state; absent states count 0.","type":"object","propertyNames":{"$ref":"#/$defs/TaskState"},"additionalProperties":{"type":"integer","minimum":0}},"openStreams":{"description":"SSE streams currently open.","type":"integer","minimum":0},"sessions":{"description":"Live sessions.","type":"integer","minimum":0},"rateLimitRejections":{"description":"Requests rejected by the rate limiter.","type":"integer","minimum":0}},"required":["requests","tasksByState","openStreams","sessions","rateLimitRejections"],"additionalProperties":true};
+export const validateMetrics = validate119;
+const schema177 = {"title":"Metrics","description":"GET /a2a/api/metrics?format=json: process-local counters and gauges since start. Open-ended: the members below are always present, and more may be added.","type":"object","properties":{"requests":{"description":"A2A requests counted by JSON-RPC method name, then by outcome (e.g. ok, or an error name).","type":"object","additionalProperties":{"type":"object","additionalProperties":{"type":"integer","minimum":0}}},"tasksByState":{"description":"Number of stored tasks in each state; absent states count 0.","type":"object","propertyNames":{"$ref":"#/$defs/TaskState"},"additionalProperties":{"type":"integer","minimum":0}},"openStreams":{"description":"SSE streams currently open.","type":"integer","minimum":0},"sessions":{"description":"Live sessions.","type":"integer","minimum":0},"rateLimitRejections":{"description":"Requests rejected by the rate limiter.","type":"integer","minimum":0}},"required":["requests","tasksByState","openStreams","sessions","rateLimitRejections"],"additionalProperties":true};
 
-function validate118(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate119(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate118.evaluated;
+const evaluated0 = validate119.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12882,7 +13164,7 @@ vErrors.push(err9);
 errors++;
 }
 if(!((((((((key2 === "TASK_STATE_SUBMITTED") || (key2 === "TASK_STATE_WORKING")) || (key2 === "TASK_STATE_COMPLETED")) || (key2 === "TASK_STATE_FAILED")) || (key2 === "TASK_STATE_CANCELED")) || (key2 === "TASK_STATE_INPUT_REQUIRED")) || (key2 === "TASK_STATE_REJECTED")) || (key2 === "TASK_STATE_AUTH_REQUIRED"))){
-const err10 = {instancePath:instancePath+"/tasksByState",schemaPath:"#/$defs/TaskState/enum",keyword:"enum",params:{allowedValues: schema102.enum},message:"must be equal to one of the allowed values",propertyName:key2};
+const err10 = {instancePath:instancePath+"/tasksByState",schemaPath:"#/$defs/TaskState/enum",keyword:"enum",params:{allowedValues: schema107.enum},message:"must be equal to one of the allowed values",propertyName:key2};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -13026,19 +13308,19 @@ vErrors.push(err21);
 }
 errors++;
 }
-validate118.errors = vErrors;
+validate119.errors = vErrors;
 return errors === 0;
 }
-validate118.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate119.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateStoredInbound = validate119;
-const schema172 = {"title":"StoredInbound","description":"An inbound instance's configuration as persisted. It holds a token's digest, never the token.","type":"object","properties":{"id":{"description":"Instance id.","type":"string","minLength":1},"name":{"description":"Display name, also the card's name.","type":"string"},"description":{"description":"The card's description.","type":"string"},"version":{"description":"The card's version.","type":"string"},"endpointPath":{"$ref":"#/$defs/EndpointPath","description":"The instance's base path: its card is below it."},"jsonRpcPath":{"$ref":"#/$defs/EndpointPath","description":"Where JSON-RPC is POSTed when not at endpointPath; rows written before it existed lack it."},"restPath":{"$ref":"#/$defs/EndpointPath","description":"The REST base when not endpointPath; rows written before it existed lack it."},"tenants":{"description":"The only tenants the instance accepts; absent: any.","type":"array","items":{"$ref":"#/$defs/TenantName"},"minItems":1,"uniqueItems":true},"preset":{"description":"Agent preset id.","type":"string","minLength":1},"enabled":{"description":"Whether its routes are registered.","type":"boolean"},"authTokenEnv":{"description":"Name of the environment variable holding the bearer token.","type":"string","minLength":1},"tokenDigest":{"description":"SHA-256 (hex) of a token set at run time; takes precedence over authTokenEnv.","type":"string","pattern":"^[0-9a-f]{64}$"},"skills":{"description":"Skills to advertise instead of the preset's: A2A 1.0 AgentSkill objects, each checked against spec/a2a/1.0 when the row is loaded.","type":"array","items":{"type":"object","additionalProperties":true}},"relayTo":{"description":"The outbound connection id the relay preset forwards to.","type":"string","minLength":1},"createdAt":{"description":"When the instance was created (RFC 3339).","type":"string","format":"date-time"},"updatedAt":{"description":"When it last changed (RFC 3339).","type":"string","format":"date-time"}},"required":["id","name","description","version","endpointPath","preset","enabled","createdAt","updatedAt"]};
+export const validateStoredInbound = validate120;
+const schema179 = {"title":"StoredInbound","description":"An inbound instance's configuration as persisted. It holds a token's digest, never the token.","type":"object","properties":{"id":{"description":"Instance id.","type":"string","minLength":1},"name":{"description":"Display name, also the card's name.","type":"string"},"description":{"description":"The card's description.","type":"string"},"version":{"description":"The card's version.","type":"string"},"endpointPath":{"$ref":"#/$defs/EndpointPath","description":"The instance's base path: its card is below it."},"jsonRpcPath":{"$ref":"#/$defs/EndpointPath","description":"Where JSON-RPC is POSTed when not at endpointPath; rows written before it existed lack it."},"restPath":{"$ref":"#/$defs/EndpointPath","description":"The REST base when not endpointPath; rows written before it existed lack it."},"tenants":{"description":"The only tenants the instance accepts; absent: any.","type":"array","items":{"$ref":"#/$defs/TenantName"},"minItems":1,"uniqueItems":true},"preset":{"description":"Agent preset id.","type":"string","minLength":1},"enabled":{"description":"Whether its routes are registered.","type":"boolean"},"authTokenEnv":{"description":"Name of the environment variable holding the bearer token.","type":"string","minLength":1},"tokenDigest":{"description":"SHA-256 (hex) of a token set at run time; takes precedence over authTokenEnv.","type":"string","pattern":"^[0-9a-f]{64}$"},"skills":{"description":"Skills to advertise instead of the preset's: A2A 1.0 AgentSkill objects, each checked against spec/a2a/1.0 when the row is loaded.","type":"array","items":{"type":"object","additionalProperties":true}},"relayTo":{"description":"The outbound connection id the relay preset forwards to.","type":"string","minLength":1},"createdAt":{"description":"When the instance was created (RFC 3339).","type":"string","format":"date-time"},"updatedAt":{"description":"When it last changed (RFC 3339).","type":"string","format":"date-time"}},"required":["id","name","description","version","endpointPath","preset","enabled","createdAt","updatedAt"]};
 const pattern47 = new RegExp("^[0-9a-f]{64}$", "u");
 
-function validate119(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate120(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate119.evaluated;
+const evaluated0 = validate120.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -13577,18 +13859,18 @@ vErrors.push(err43);
 }
 errors++;
 }
-validate119.errors = vErrors;
+validate120.errors = vErrors;
 return errors === 0;
 }
-validate119.evaluated = {"props":{"id":true,"name":true,"description":true,"version":true,"endpointPath":true,"jsonRpcPath":true,"restPath":true,"tenants":true,"preset":true,"enabled":true,"authTokenEnv":true,"tokenDigest":true,"skills":true,"relayTo":true,"createdAt":true,"updatedAt":true},"dynamicProps":false,"dynamicItems":false};
+validate120.evaluated = {"props":{"id":true,"name":true,"description":true,"version":true,"endpointPath":true,"jsonRpcPath":true,"restPath":true,"tenants":true,"preset":true,"enabled":true,"authTokenEnv":true,"tokenDigest":true,"skills":true,"relayTo":true,"createdAt":true,"updatedAt":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateStoredOutbound = validate120;
-const schema177 = {"title":"StoredOutbound","description":"An outbound connection's configuration as persisted. A token set with outbound.setAuth must be sent to the remote, so unlike an inbound token it is stored in clear; it is never shown, logged or echoed. Rows written by earlier versions may lack timeoutMs, disabledSkills and skillOverrides, which then take their defaults.","type":"object","properties":{"id":{"description":"Connection id, out-<8 hex>-<3 hex>.","type":"string","minLength":1},"name":{"description":"Display name, part of the tool names.","type":"string","minLength":1},"agentCardUrl":{"description":"The remote's card URL or base URL.","type":"string","minLength":1},"bearerTokenEnv":{"description":"Name of the environment variable holding the bearer token.","type":"string","minLength":1},"token":{"description":"A token set with outbound.setAuth; takes precedence over bearerTokenEnv.","type":"string","minLength":1},"preset":{"description":"Recorded for a future local hand-off session.","type":"string"},"enabled":{"description":"Whether it connects.","type":"boolean"},"timeoutMs":{"$ref":"#/$defs/TimeoutMs","description":"Per-call timeout."},"disabledSkills":{"description":"Remote skill ids exposed as no tool.","type":"array","items":{"type":"string"}},"skillOverrides":{"$ref":"#/$defs/SkillOverrides","description":"Per-skill overrides of the exposed tools."},"createdAt":{"description":"When the connection was created (RFC 3339).","type":"string","format":"date-time"},"updatedAt":{"description":"When it last changed (RFC 3339).","type":"string","format":"date-time"}},"required":["id","name","agentCardUrl","enabled","createdAt","updatedAt"]};
+export const validateStoredOutbound = validate121;
+const schema184 = {"title":"StoredOutbound","description":"An outbound connection's configuration as persisted. A token set with outbound.setAuth must be sent to the remote, so unlike an inbound token it is stored in clear; it is never shown, logged or echoed. Rows written by earlier versions may lack timeoutMs, pollIntervalMs, disabledSkills and skillOverrides, which then take their defaults.","type":"object","properties":{"id":{"description":"Connection id, out-<8 hex>-<3 hex>.","type":"string","minLength":1},"name":{"description":"Display name, part of the tool names.","type":"string","minLength":1},"agentCardUrl":{"description":"The remote's card URL or base URL.","type":"string","minLength":1},"bearerTokenEnv":{"description":"Name of the environment variable holding the bearer token.","type":"string","minLength":1},"token":{"description":"A token set with outbound.setAuth; takes precedence over bearerTokenEnv.","type":"string","minLength":1},"preset":{"description":"Recorded for a future local hand-off session.","type":"string"},"enabled":{"description":"Whether it connects.","type":"boolean"},"timeoutMs":{"$ref":"#/$defs/TimeoutMs","description":"Per-call timeout."},"pollIntervalMs":{"$ref":"#/$defs/PollIntervalMs","description":"Poll interval for a remote that does not stream."},"disabledSkills":{"description":"Remote skill ids exposed as no tool.","type":"array","items":{"type":"string"}},"skillOverrides":{"$ref":"#/$defs/SkillOverrides","description":"Per-skill overrides of the exposed tools."},"createdAt":{"description":"When the connection was created (RFC 3339).","type":"string","format":"date-time"},"updatedAt":{"description":"When it last changed (RFC 3339).","type":"string","format":"date-time"}},"required":["id","name","agentCardUrl","enabled","createdAt","updatedAt"]};
 
-function validate120(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate121(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate120.evaluated;
+const evaluated0 = validate121.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -13840,13 +14122,10 @@ errors++;
 }
 }
 }
-if(data.disabledSkills !== undefined){
-let data8 = data.disabledSkills;
-if(Array.isArray(data8)){
-const len0 = data8.length;
-for(let i0=0; i0<len0; i0++){
-if(typeof data8[i0] !== "string"){
-const err21 = {instancePath:instancePath+"/disabledSkills/" + i0,schemaPath:"#/properties/disabledSkills/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.pollIntervalMs !== undefined){
+let data8 = data.pollIntervalMs;
+if(!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))){
+const err21 = {instancePath:instancePath+"/pollIntervalMs",schemaPath:"#/$defs/PollIntervalMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -13855,15 +14134,53 @@ vErrors.push(err21);
 }
 errors++;
 }
-}
-}
-else {
-const err22 = {instancePath:instancePath+"/disabledSkills",schemaPath:"#/properties/disabledSkills/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if((typeof data8 == "number") && (isFinite(data8))){
+if(data8 > 600000 || isNaN(data8)){
+const err22 = {instancePath:instancePath+"/pollIntervalMs",schemaPath:"#/$defs/PollIntervalMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000"};
 if(vErrors === null){
 vErrors = [err22];
 }
 else {
 vErrors.push(err22);
+}
+errors++;
+}
+if(data8 < 10 || isNaN(data8)){
+const err23 = {instancePath:instancePath+"/pollIntervalMs",schemaPath:"#/$defs/PollIntervalMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 10},message:"must be >= 10"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+}
+}
+if(data.disabledSkills !== undefined){
+let data9 = data.disabledSkills;
+if(Array.isArray(data9)){
+const len0 = data9.length;
+for(let i0=0; i0<len0; i0++){
+if(typeof data9[i0] !== "string"){
+const err24 = {instancePath:instancePath+"/disabledSkills/" + i0,schemaPath:"#/properties/disabledSkills/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+}
+else {
+const err25 = {instancePath:instancePath+"/disabledSkills",schemaPath:"#/properties/disabledSkills/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
 }
 errors++;
 }
@@ -13875,46 +14192,10 @@ errors = vErrors.length;
 }
 }
 if(data.createdAt !== undefined){
-let data11 = data.createdAt;
-if(typeof data11 === "string"){
-if(!(formats22.validate(data11))){
-const err23 = {instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
-if(vErrors === null){
-vErrors = [err23];
-}
-else {
-vErrors.push(err23);
-}
-errors++;
-}
-}
-else {
-const err24 = {instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err24];
-}
-else {
-vErrors.push(err24);
-}
-errors++;
-}
-}
-if(data.updatedAt !== undefined){
-let data12 = data.updatedAt;
+let data12 = data.createdAt;
 if(typeof data12 === "string"){
 if(!(formats22.validate(data12))){
-const err25 = {instancePath:instancePath+"/updatedAt",schemaPath:"#/properties/updatedAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
-if(vErrors === null){
-vErrors = [err25];
-}
-else {
-vErrors.push(err25);
-}
-errors++;
-}
-}
-else {
-const err26 = {instancePath:instancePath+"/updatedAt",schemaPath:"#/properties/updatedAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err26 = {instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -13924,9 +14205,8 @@ vErrors.push(err26);
 errors++;
 }
 }
-}
 else {
-const err27 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err27 = {instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -13935,10 +14215,47 @@ vErrors.push(err27);
 }
 errors++;
 }
-validate120.errors = vErrors;
+}
+if(data.updatedAt !== undefined){
+let data13 = data.updatedAt;
+if(typeof data13 === "string"){
+if(!(formats22.validate(data13))){
+const err28 = {instancePath:instancePath+"/updatedAt",schemaPath:"#/properties/updatedAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+}
+else {
+const err29 = {instancePath:instancePath+"/updatedAt",schemaPath:"#/properties/updatedAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+}
+}
+else {
+const err30 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+validate121.errors = vErrors;
 return errors === 0;
 }
-validate120.evaluated = {"props":{"id":true,"name":true,"agentCardUrl":true,"bearerTokenEnv":true,"token":true,"preset":true,"enabled":true,"timeoutMs":true,"disabledSkills":true,"skillOverrides":true,"createdAt":true,"updatedAt":true},"dynamicProps":false,"dynamicItems":false};
+validate121.evaluated = {"props":{"id":true,"name":true,"agentCardUrl":true,"bearerTokenEnv":true,"token":true,"preset":true,"enabled":true,"timeoutMs":true,"pollIntervalMs":true,"disabledSkills":true,"skillOverrides":true,"createdAt":true,"updatedAt":true},"dynamicProps":false,"dynamicItems":false};
 
 
 /** Every validator by the name of its def. */
@@ -13948,6 +14265,7 @@ export const validators = {
   TenantName: validateTenantName,
   TenantNames: validateTenantNames,
   TimeoutMs: validateTimeoutMs,
+  PollIntervalMs: validatePollIntervalMs,
   SkillOverride: validateSkillOverride,
   SkillOverrides: validateSkillOverrides,
   InboundCreateAction: validateInboundCreateAction,

@@ -41,6 +41,10 @@ export type TenantNames = TenantName[];
  */
 export type TimeoutMs = number;
 /**
+ * How often a task of a remote agent that does not stream is polled with GetTask, in milliseconds, from 10 ms to 10 minutes (seed 003 poll_interval_ms). The first polls come sooner, from 100 ms doubling while the task is unchanged, never further apart than this.
+ */
+export type PollIntervalMs = number;
+/**
  * A2A 1.0 task state names (lf.a2a.v1.TaskState without TASK_STATE_UNSPECIFIED), repeated here so that this family stands alone.
  */
 export type TaskState =
@@ -280,6 +284,7 @@ export interface OutboundCreateAction {
    */
   enabled?: boolean;
   timeoutMs?: TimeoutMs;
+  pollIntervalMs?: PollIntervalMs;
   /**
    * Remote skill ids not exposed as tools.
    */
@@ -322,6 +327,7 @@ export interface OutboundUpdateAction {
    */
   preset?: string;
   timeoutMs?: TimeoutMs;
+  pollIntervalMs?: PollIntervalMs;
   /**
    * Replaces the list of remote skill ids not exposed as tools.
    */
@@ -825,6 +831,7 @@ export interface OutboundRow {
    */
   enabled: boolean;
   timeoutMs: TimeoutMs;
+  pollIntervalMs: PollIntervalMs;
   /**
    * connecting: fetching the card; connected: tools registered; error: the last connect or refresh failed (see `error`); disabled: not enabled.
    */
@@ -1077,7 +1084,7 @@ export interface StoredInbound {
   updatedAt: string;
 }
 /**
- * An outbound connection's configuration as persisted. A token set with outbound.setAuth must be sent to the remote, so unlike an inbound token it is stored in clear; it is never shown, logged or echoed. Rows written by earlier versions may lack timeoutMs, disabledSkills and skillOverrides, which then take their defaults.
+ * An outbound connection's configuration as persisted. A token set with outbound.setAuth must be sent to the remote, so unlike an inbound token it is stored in clear; it is never shown, logged or echoed. Rows written by earlier versions may lack timeoutMs, pollIntervalMs, disabledSkills and skillOverrides, which then take their defaults.
  */
 export interface StoredOutbound {
   /**
@@ -1109,6 +1116,7 @@ export interface StoredOutbound {
    */
   enabled: boolean;
   timeoutMs?: TimeoutMs;
+  pollIntervalMs?: PollIntervalMs;
   /**
    * Remote skill ids exposed as no tool.
    */

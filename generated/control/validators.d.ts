@@ -15,6 +15,7 @@ export declare const validateEndpointPath: Validator<T.EndpointPath>;
 export declare const validateTenantName: Validator<T.TenantName>;
 export declare const validateTenantNames: Validator<T.TenantNames>;
 export declare const validateTimeoutMs: Validator<T.TimeoutMs>;
+export declare const validatePollIntervalMs: Validator<T.PollIntervalMs>;
 export declare const validateSkillOverride: Validator<T.SkillOverride>;
 export declare const validateSkillOverrides: Validator<T.SkillOverrides>;
 export declare const validateInboundCreateAction: Validator<T.InboundCreateAction>;
@@ -77,6 +78,7 @@ export declare const validators: {
   readonly TenantName: Validator<T.TenantName>;
   readonly TenantNames: Validator<T.TenantNames>;
   readonly TimeoutMs: Validator<T.TimeoutMs>;
+  readonly PollIntervalMs: Validator<T.PollIntervalMs>;
   readonly SkillOverride: Validator<T.SkillOverride>;
   readonly SkillOverrides: Validator<T.SkillOverrides>;
   readonly InboundCreateAction: Validator<T.InboundCreateAction>;

@@ -1,8 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import type { Command } from 'commander';
 import { isFailureState } from '../../generated/a2a/1.0/task-states.js';
-import type { Message, SendMessageRequest, Task, TaskState } from '../../generated/a2a/1.0/types.js';
-import { A2AClient, A2ATransportError, fetchAgentCard, textOf, type ConnectOptions } from '../client/a2a-client.js';
+import type { AgentCard, Message, SendMessageRequest, Task, TaskState } from '../../generated/a2a/1.0/types.js';
+import {
+  A2AClient,
+  A2ATransportError,
+  CLIENT_BINDINGS,
+  fetchAgentCard,
+  pickInterface,
+  textOf,
+  type ClientBindingName,
+  type ConnectOptions,
+} from '../client/a2a-client.js';
 import { isFinalState } from '../client/task-stream.js';
 import { UrlPolicyError } from '../client/url-policy.js';
 import { A2AError, type ErrorName } from '../protocol/a2a-error.js';
@@ -10,6 +19,8 @@ import { A2A_1_0 } from '../protocol/a2a-schema.js';
 import { checkValue } from '../protocol/validation.js';
 
 interface CardFlags {
+  binding?: string;
+  interfaces?: boolean;
   token?: string;
   allowPrivate?: boolean;
   allowLinkLocal?: boolean;
@@ -23,7 +34,14 @@ interface SendFlags extends CardFlags {
 
 /** Which card a URL stands for is decided in src/protocol/card-location.ts; this says it to the user. */
 const URL_ARGUMENT =
-  "the agent's card URL, its JSON-RPC endpoint URL (card at <url>/agent-card.json, or the well-known card if that names the endpoint) or a base URL (card at /.well-known/agent-card.json)";
+  "the agent's card URL, its interface URL (card at <url>/agent-card.json, or the well-known card if that names the endpoint) or a base URL (card at /.well-known/agent-card.json)";
+
+/** The --binding values, as a person types them: the card's protocolBinding names in lower case. */
+const BINDING_FLAG = CLIENT_BINDINGS.map((binding) => binding.toLowerCase()).join('|');
+const BINDING_HELP = `the interface to use, ${CLIENT_BINDINGS.map((binding) => binding.toLowerCase()).join(' or ')} (default: the first the card lists that the client speaks)`;
+
+/** The exit code of a usage error, as for `conform`. */
+const USAGE = 2;
 
 /** The exit code of a command ended by Ctrl-C, as shells report it (128 + SIGINT). */
 const INTERRUPTED = 130;
@@ -34,6 +52,8 @@ export function addClientCommands(program: Command, setExitCode: (code: number) 
     .command('card')
     .description("fetch an agent's card, check it against A2A 1.0 and print it")
     .argument('<url>', URL_ARGUMENT)
+    .option('--interfaces', "print the card's interfaces, one a line, the one send would use marked *, instead of the card")
+    .option(`--binding <${BINDING_FLAG}>`, `check the card offers this binding, as send --binding would; ${BINDING_HELP}`)
     .option('--token <token>', 'send Authorization: Bearer <token>')
     .option('--allow-private', 'allow private network targets (10/8, 172.16/12, 192.168/16, fc00::/7, …)')
     .option('--allow-link-local', 'allow link-local targets (169.254/16, fe80::/10)')
@@ -49,6 +69,7 @@ export function addClientCommands(program: Command, setExitCode: (code: number) 
     .option('--stream', 'use SendStreamingMessage and print updates as they arrive')
     .option('--context-id <id>', 'continue this context')
     .option('--task-id <id>', 'continue this task (e.g. one waiting for input)')
+    .option(`--binding <${BINDING_FLAG}>`, BINDING_HELP)
     .option('--token <token>', 'send Authorization: Bearer <token>')
     .option('--allow-private', 'allow private network targets (10/8, 172.16/12, 192.168/16, fc00::/7, …)')
     .option('--allow-link-local', 'allow link-local targets (169.254/16, fe80::/10)')
@@ -58,26 +79,31 @@ export function addClientCommands(program: Command, setExitCode: (code: number) 
 }
 
 async function card(url: string, flags: CardFlags): Promise<number> {
+  const binding = bindingOf('card', flags);
+  if (binding === null) return USAGE;
   try {
     const fetched = await fetchAgentCard(url, connectOptions(flags));
     const verdict = checkValue(A2A_1_0, 'AgentCard', fetched.card, { flavour: 'exact', fieldPrefix: 'card' });
-    process.stdout.write(`${JSON.stringify(fetched.card, null, 2)}\n`);
+    if (flags.interfaces !== true) process.stdout.write(`${JSON.stringify(fetched.card, null, 2)}\n`);
     if (!verdict.ok) {
       process.stderr.write(`the card at ${fetched.cardUrl} does not conform to A2A 1.0:\n`);
       for (const violation of verdict.violations) process.stderr.write(`  ${violation.field}: ${violation.description}\n`);
       return 1;
     }
-    return 0;
+    return usableInterface(verdict.value, binding, flags.interfaces === true);
   } catch (error) {
     return failure('card', error, flags);
   }
 }
 
 async function send(url: string, text: string, flags: SendFlags): Promise<number> {
+  const binding = bindingOf('send', flags);
+  if (binding === null) return USAGE;
   try {
     const cancelProblems: string[] = [];
     const client = await A2AClient.connect(url, {
       ...connectOptions(flags),
+      ...(binding === undefined ? {} : { binding }),
       onCancelError: (error, taskId) =>
         cancelProblems.push(`could not cancel task ${taskId}: ${error instanceof Error ? error.message : String(error)}`),
     });
@@ -96,6 +122,37 @@ async function send(url: string, text: string, flags: SendFlags): Promise<number
   } catch (error) {
     return failure('send', error, flags);
   }
+}
+
+/** The binding --binding names (case-insensitively), undefined without the flag, null (after saying why) for an unknown one. */
+function bindingOf(command: string, flags: CardFlags): ClientBindingName | undefined | null {
+  if (flags.binding === undefined) return undefined;
+  const named = CLIENT_BINDINGS.find((binding) => binding.toLowerCase() === flags.binding?.toLowerCase());
+  if (named !== undefined) return named;
+  process.stderr.write(`a2a-hub ${command}: --binding takes ${BINDING_FLAG.replace('|', ' or ')}, not ${JSON.stringify(flags.binding)}\n`);
+  return null;
+}
+
+/**
+ * Whether send could use the card (an interface of `binding`, or of any binding the client
+ * speaks), after printing, with `list`, one line per interface in the card's order, the one
+ * send would use marked `*`: which one is called is not obvious from the JSON of a card that lists several.
+ */
+function usableInterface(card: AgentCard, binding: ClientBindingName | undefined, list: boolean): number {
+  const selected = pickInterface(card, binding === undefined ? {} : { binding });
+  if (list) {
+    for (const entry of card.supportedInterfaces) {
+      const tenant = entry.tenant === undefined || entry.tenant === '' ? '' : ` tenant=${entry.tenant}`;
+      process.stdout.write(`${entry === selected ? '*' : ' '} ${entry.protocolBinding} ${entry.protocolVersion} ${entry.url}${tenant}\n`);
+    }
+  }
+  // Without --binding a card is printed, not judged by what this client speaks.
+  if (selected !== undefined || binding === undefined) return 0;
+  const declared = card.supportedInterfaces.map((entry) => `${entry.protocolBinding} ${entry.protocolVersion}`).join(', ');
+  process.stderr.write(
+    `a2a-hub card: the card declares no ${binding} interface for protocol version 1.x (it declares ${declared}); send cannot use it\n`,
+  );
+  return 1;
 }
 
 /** Loopback stays allowed (the default): the flags only widen the policy. */

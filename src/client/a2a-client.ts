@@ -12,9 +12,10 @@ import type {
   Task,
 } from '../../generated/a2a/1.0/types.js';
 import type { ClientBinding, StreamingMethod } from './binding.js';
-import { resolveCard } from './card-resolver.js';
+import { resolveCard, type InterfaceChoice, type ResolvedCard } from './card-resolver.js';
 import { HttpTransport } from './http-transport.js';
 import { JsonRpcBinding } from './jsonrpc-binding.js';
+import { RestBinding } from './rest-binding.js';
 import { DEFAULT_RETRY_BASE_MS, type RequestOptions } from './request-options.js';
 import { followTaskStream, type StreamEvent, type TaskStreamOptions } from './task-stream.js';
 
@@ -28,13 +29,22 @@ import { followTaskStream, type StreamEvent, type TaskStreamOptions } from './ta
 
 export { assembleArtifacts, textOf } from './artifacts.js';
 export type { BindingCallOptions, BindingStreamOptions, ClientBinding, StreamingMethod } from './binding.js';
-export { fetchAgentCard, pickJsonRpcInterface, type FetchedCard } from './card-resolver.js';
+export {
+  CLIENT_BINDINGS,
+  fetchAgentCard,
+  isClientBinding,
+  pickInterface,
+  pickJsonRpcInterface,
+  type ClientBindingName,
+  type FetchedCard,
+  type InterfaceChoice,
+} from './card-resolver.js';
 export type { FetchLike } from './http-transport.js';
 export type { StreamEvent } from './task-stream.js';
 export { A2ATransportError } from './transport-error.js';
 export { DEFAULT_URL_POLICY, UrlPolicyError, type UrlPolicy } from './url-policy.js';
 
-export interface ConnectOptions extends RequestOptions {
+export interface ConnectOptions extends RequestOptions, InterfaceChoice {
   /** Re-subscribe (SubscribeToTask + Last-Event-ID) when a stream drops before a final state. Default `{ attempts: 3 }`. */
   readonly resume?: ResumeOption;
   /** Timeout of the CancelTask sent after a local abort. Default 5000. */
@@ -67,8 +77,10 @@ const DEFAULT_CANCEL_TIMEOUT_MS = 5000;
 export class A2AClient {
   readonly card: AgentCard;
   readonly cardUrl: string;
-  /** The interface URL taken from the card (the JSON-RPC endpoint). */
+  /** The interface URL taken from the card. */
   readonly endpoint: string;
+  /** The binding the client speaks to it (`JSONRPC`, `HTTP+JSON`). */
+  readonly protocolBinding: string;
   private readonly binding: ClientBinding;
   private readonly options: ConnectOptions;
 
@@ -77,19 +89,21 @@ export class A2AClient {
     this.card = card;
     this.cardUrl = cardUrl;
     this.endpoint = binding.endpoint;
+    this.protocolBinding = binding.protocolBinding;
     this.binding = binding;
     this.options = options;
   }
 
   /**
-   * Resolves the card behind `url` (card URL or base URL), validates it and picks its JSONRPC
-   * 1.x interface. The card URL, every redirect hop and the interface URL must pass `urlPolicy`.
+   * Resolves the card behind `url` (card URL or base URL), validates it and picks the first 1.x
+   * interface whose binding the client speaks (`preferredBindings` first; only `binding` when
+   * set). The card URL, every redirect hop and the interface URL must pass `urlPolicy`.
    */
   static async connect(url: string, options: ConnectOptions = {}): Promise<A2AClient> {
     // One transport for the card and the calls, so both share the policy and the connections.
     const transport = new HttpTransport(options);
-    const { card, cardUrl, selected } = await resolveCard(url, options, transport);
-    return new A2AClient(card, cardUrl, new JsonRpcBinding(selected.url, options, transport), options);
+    const resolved = await resolveCard(url, options, transport, options);
+    return new A2AClient(resolved.card, resolved.cardUrl, bindingFor(resolved, options, transport), options);
   }
 
   sendMessage(params: SendMessageRequest, options: CallOptions = {}): Promise<SendMessageResponse> {
@@ -177,6 +191,12 @@ export class A2AClient {
   ): AsyncIterable<StreamEvent> {
     return this.binding.stream(method, params, { signal: options.signal, lastEventId });
   }
+}
+
+function bindingFor({ selected }: ResolvedCard, options: ConnectOptions, transport: HttpTransport): ClientBinding {
+  // resolveCard only selects interfaces of CLIENT_BINDINGS.
+  if (selected.protocolBinding === 'HTTP+JSON') return new RestBinding(selected.url, selected.tenant, options, transport);
+  return new JsonRpcBinding(selected.url, options, transport, selected.tenant);
 }
 
 function resumeAttempts(option: ResumeOption | undefined): number {

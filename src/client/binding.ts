@@ -30,6 +30,8 @@ export interface BindingStreamOptions extends BindingCallOptions {
 export interface ClientBinding {
   /** The interface URL from the card that this binding talks to. */
   readonly endpoint: string;
+  /** The binding as AgentInterface.protocolBinding names it (`JSONRPC`, `HTTP+JSON`, or a custom binding's own name). */
+  readonly protocolBinding: string;
   /** One request, one answer: the validated result of `method`. */
   call<M extends MethodName>(method: M, params: MethodTypes[M]['params'], options?: BindingCallOptions): Promise<MethodTypes[M]['result']>;
   /** The validated frames of a streaming method, in order; the connection closes when the consumer stops pulling. */

@@ -5,9 +5,9 @@ import { a2aError } from '../protocol/a2a-error.js';
 import { belongsTo, cardCandidates, looksLikeCard, noCardFound, notTheAgentAsked, type CardMiss } from '../protocol/card-location.js';
 import { errorInfoMetadata, registeredErrorOf } from '../protocol/error-info.js';
 import { describeError } from '../support/describe-error.js';
-import { isRecord } from '../support/records.js';
 import { conforming } from './answer-validation.js';
 import { HttpTransport } from './http-transport.js';
+import { readRestStatus } from './rest-error.js';
 import { DEFAULT_TIMEOUT_MS, requestHeaders, type RequestOptions } from './request-options.js';
 import { A2ATransportError } from './transport-error.js';
 import { UrlPolicyError } from './url-policy.js';
@@ -44,18 +44,29 @@ export async function fetchAgentCard(url: string, options: RequestOptions = {}):
   return readCard(url, options, new HttpTransport(options));
 }
 
+/** The bindings this client speaks, as AgentInterface.protocolBinding names them, in its default order of preference among equals. */
+export const CLIENT_BINDINGS = ['JSONRPC', 'HTTP+JSON'] as const;
+export type ClientBindingName = (typeof CLIENT_BINDINGS)[number];
+
+export function isClientBinding(name: string): name is ClientBindingName {
+  return (CLIENT_BINDINGS as readonly string[]).includes(name);
+}
+
 /**
- * The validated card behind `url` and its JSONRPC 1.x interface. The card URL, every redirect
- * hop and the interface URL must pass the transport's URL policy.
+ * The validated card behind `url` and the interface to call (see pickInterface). The card
+ * URL, every redirect hop and the interface URL must pass the transport's URL policy.
  */
-export async function resolveCard(url: string, options: RequestOptions, transport: HttpTransport): Promise<ResolvedCard> {
+export async function resolveCard(
+  url: string,
+  options: RequestOptions,
+  transport: HttpTransport,
+  choice: InterfaceChoice = {},
+): Promise<ResolvedCard> {
   const { cardUrl, card } = await readCard(url, options, transport);
   // Members 1.0 removed (stateTransitionHistory) or a vendor added are ignored, then dropped.
   const known = conforming('AgentCard', card, 'card', `the agent card at ${cardUrl}`);
-  const selected = pickJsonRpcInterface(known);
-  if (selected === undefined) {
-    throw a2aError('InvalidAgentResponseError', `the agent card at ${cardUrl} declares no JSONRPC interface for protocol version 1.x`);
-  }
+  const selected = pickInterface(known, choice);
+  if (selected === undefined) throw noUsableInterface(cardUrl, known, choice);
   // A card from anywhere must not aim the client at the metadata service or the local network.
   transport.check(selected.url);
   return { cardUrl, card: known, selected };
@@ -63,13 +74,52 @@ export async function resolveCard(url: string, options: RequestOptions, transpor
 
 const PROTOCOL_MAJOR = PROTOCOL_VERSION.split('.')[0] ?? '';
 
-/** The JSONRPC interface of a card for a Major.Minor version of our major (1.x: minor versions stay compatible), if any. */
+/** Whether an interface is for a Major.Minor version of our major (1.x: minor versions stay compatible). */
+function speaksOurVersion(entry: AgentInterface): boolean {
+  return /^\d+\.\d+$/.test(entry.protocolVersion) && entry.protocolVersion.split('.')[0] === PROTOCOL_MAJOR;
+}
+
+/** Which interface of a card the client takes (ConnectOptions). */
+export interface InterfaceChoice {
+  /** Bindings tried first, in this order; the card's other usable interfaces remain the fallback. */
+  readonly preferredBindings?: readonly ClientBindingName[];
+  /** Only this binding: a card that does not offer it is refused. */
+  readonly binding?: ClientBindingName;
+}
+
+/**
+ * The interface the client calls: the first 1.x interface in the card's order (spec §8.3.1:
+ * the agent lists its preferred one first) whose binding the client speaks, after those of
+ * `preferredBindings`; with `binding`, that binding's first 1.x interface or none.
+ */
+export function pickInterface(card: AgentCard, choice: InterfaceChoice = {}): AgentInterface | undefined {
+  const usable = card.supportedInterfaces.filter((entry) => isClientBinding(entry.protocolBinding) && speaksOurVersion(entry));
+  const order = choice.binding === undefined ? [...(choice.preferredBindings ?? []), ...CLIENT_BINDINGS] : [choice.binding];
+  const ranked = usable
+    .map((entry, position) => ({ entry, rank: order.indexOf(entry.protocolBinding as ClientBindingName), position }))
+    .filter((candidate) => candidate.rank >= 0);
+  // Bindings not preferred keep the card's order among themselves.
+  const preferredCount = choice.binding === undefined ? (choice.preferredBindings?.length ?? 0) : 1;
+  ranked.sort((x, y) => tier(x.rank, preferredCount) - tier(y.rank, preferredCount) || x.position - y.position);
+  return ranked[0]?.entry;
+}
+
+/** Each preferred binding is its own tier; every other binding shares the last one. */
+function tier(rank: number, preferredCount: number): number {
+  return Math.min(rank, preferredCount);
+}
+
+/** The JSONRPC 1.x interface of a card, if any. */
 export function pickJsonRpcInterface(card: AgentCard): AgentInterface | undefined {
-  return card.supportedInterfaces.find(
-    (entry) =>
-      entry.protocolBinding === 'JSONRPC' &&
-      /^\d+\.\d+$/.test(entry.protocolVersion) &&
-      entry.protocolVersion.split('.')[0] === PROTOCOL_MAJOR,
+  return pickInterface(card, { binding: 'JSONRPC' });
+}
+
+function noUsableInterface(cardUrl: string, card: AgentCard, choice: InterfaceChoice): Error {
+  const declared = card.supportedInterfaces.map((entry) => `${entry.protocolBinding} ${entry.protocolVersion}`).join(', ');
+  const wanted = choice.binding ?? CLIENT_BINDINGS.join(' or ');
+  return a2aError(
+    'InvalidAgentResponseError',
+    `the agent card at ${cardUrl} declares no ${wanted} interface for protocol version 1.x; it declares ${declared === '' ? 'no interface' : declared}`,
   );
 }
 
@@ -131,26 +181,13 @@ async function readCard(url: string, options: RequestOptions, transport: HttpTra
  * AgentUnavailableError) with the agent's message, else a transport error with the status.
  */
 function serverError(cardUrl: string, status: number, text: string): Error {
-  const error = readRestError(text);
+  const error = readRestStatus(text);
   const prefix = `the agent card at ${cardUrl} answered HTTP ${status}`;
   if (error === undefined) return new A2ATransportError(prefix, { status });
   const name = registeredErrorOf(error.details, (definition) => definition.httpStatus === status);
   const message = `${prefix}: ${error.message}`;
   if (name === undefined) return new A2ATransportError(message, { status });
   return a2aError(name, message, { metadata: errorInfoMetadata(error.details) });
-}
-
-/** The `error` member of an HTTP+JSON error body (spec §11.6), if `text` is one. */
-function readRestError(text: string): { readonly message: string; readonly details: unknown } | undefined {
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  const error = isRecord(body) ? body['error'] : undefined;
-  if (!isRecord(error) || typeof error['message'] !== 'string') return undefined;
-  return { message: error['message'], details: error['details'] };
 }
 
 const UNAUTHENTICATED_STATUS = ERRORS.UnauthenticatedError.httpStatus;

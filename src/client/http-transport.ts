@@ -20,7 +20,7 @@ export interface TransportOptions {
 }
 
 export interface HttpRequest {
-  readonly method: 'GET' | 'POST';
+  readonly method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   readonly headers: Readonly<Record<string, string>>;
   readonly body?: string;
   readonly signal: AbortSignal;

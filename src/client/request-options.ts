@@ -15,7 +15,7 @@ export interface RequestOptions extends TransportOptions {
   readonly headers?: Readonly<Record<string, string>>;
   /** Per-call timeout in ms (for streams: until the response headers arrive). Default 30000. */
   readonly timeoutMs?: number;
-  /** Retries after a transport error or HTTP 5xx (never after 4xx or JSON-RPC errors). Default 2. */
+  /** Retries after a transport error or HTTP 5xx without an A2A error body (never after 4xx or A2A error answers). Default 2. */
   readonly retries?: number;
   /** Base of the jittered exponential backoff in ms. Default 250. */
   readonly retryBaseMs?: number;

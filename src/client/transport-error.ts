@@ -1,4 +1,4 @@
-/** The peer could not be reached, or answered HTTP without a JSON-RPC body. */
+/** The peer could not be reached, or answered HTTP without an error body of the binding (a JSON-RPC error, a google.rpc.Status). */
 export class A2ATransportError extends Error {
   /** HTTP status, when the peer answered at all. */
   readonly status: number | undefined;

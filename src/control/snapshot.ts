@@ -96,6 +96,7 @@ export function outboundRow(deps: ControlDeps, id: string): OutboundRow | undefi
     agentCardUrl: config.agentCardUrl,
     enabled: config.enabled,
     timeoutMs: config.timeoutMs,
+    pollIntervalMs: config.pollIntervalMs,
     state: view.state,
     ...(view.error === undefined ? {} : { error: view.error }),
     skillCount: view.skills.length,

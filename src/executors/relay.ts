@@ -2,6 +2,7 @@ import { isInterruptedState } from '../../generated/a2a/1.0/task-states.js';
 import type { Message, SendMessageRequest } from '../../generated/a2a/1.0/types.js';
 import { runRemoteTurn } from '../client/remote-run.js';
 import type { OutboundConnection } from '../outbound/outbound-registry.js';
+import { turnOptionsOf } from '../outbound/turn-options.js';
 import type { AgentExecutor, ExecutionEvents, ExecutionRequest } from './executor.js';
 import { RemoteTaskMirror } from './relay-mirror.js';
 
@@ -65,7 +66,7 @@ export function relayExecutor(deps: RelayDeps): AgentExecutor {
       try {
         const outcome = await runRemoteTurn(target.client, outgoing, {
           signal: scope,
-          stream: target.card.capabilities.streaming === true,
+          ...turnOptionsOf(target),
           onFrame: (frame) => mirror.frame(frame),
         });
         if (signal.aborted) return;

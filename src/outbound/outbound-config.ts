@@ -10,14 +10,18 @@ import { readStoredRow, type ReadConfig } from '../support/read-config.js';
 /** Per-call timeout of a connection that names none (spec/control): long, because remote agents may think for a while. */
 export const DEFAULT_OUTBOUND_TIMEOUT_MS = DEFAULTS.OutboundCreateAction.timeoutMs;
 
+/** How often a task of a remote that does not stream is polled, for a connection that names no interval. */
+export const DEFAULT_POLL_INTERVAL_MS = DEFAULTS.OutboundCreateAction.pollIntervalMs;
+
 /**
  * An outbound connection's configuration as persisted (spec/control/stored.schema.json), with
  * the members older rows may lack filled in. A token set with outbound.setAuth has to be sent to
  * the remote, so unlike an inbound token it cannot be kept as a digest: it is stored in clear in
  * the data dir's SQLite file. It is never shown, logged or echoed.
  */
-export type OutboundConfig = Readonly<Omit<StoredOutbound, 'timeoutMs' | 'disabledSkills' | 'skillOverrides'>> & {
+export type OutboundConfig = Readonly<Omit<StoredOutbound, 'timeoutMs' | 'pollIntervalMs' | 'disabledSkills' | 'skillOverrides'>> & {
   readonly timeoutMs: number;
+  readonly pollIntervalMs: number;
   readonly disabledSkills: readonly string[];
   readonly skillOverrides: Readonly<SkillOverrides>;
 };
@@ -29,11 +33,14 @@ export interface OutboundInput {
   readonly preset?: string;
   readonly enabled?: boolean;
   readonly timeoutMs?: number;
+  readonly pollIntervalMs?: number;
   readonly disabledSkills?: readonly string[];
   readonly skillOverrides?: Readonly<SkillOverrides>;
 }
 
-export type OutboundPatch = Partial<Pick<OutboundConfig, 'name' | 'preset' | 'timeoutMs' | 'disabledSkills' | 'skillOverrides'>>;
+export type OutboundPatch = Partial<
+  Pick<OutboundConfig, 'name' | 'preset' | 'timeoutMs' | 'pollIntervalMs' | 'disabledSkills' | 'skillOverrides'>
+>;
 
 export function newOutboundId(): string {
   const hex = randomBytes(6).toString('hex');
@@ -50,6 +57,7 @@ export function newOutboundConfig(input: OutboundInput, now: string): OutboundCo
     ...(input.preset === undefined ? {} : { preset: input.preset }),
     enabled: input.enabled ?? DEFAULTS.OutboundCreateAction.enabled,
     timeoutMs: input.timeoutMs ?? DEFAULT_OUTBOUND_TIMEOUT_MS,
+    pollIntervalMs: input.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS,
     disabledSkills: [...(input.disabledSkills ?? [])],
     skillOverrides: { ...input.skillOverrides },
     createdAt: now,
@@ -71,6 +79,7 @@ export function outboundConfigOf(value: unknown): ReadConfig<OutboundConfig> {
     config: {
       ...config,
       timeoutMs: config.timeoutMs ?? DEFAULT_OUTBOUND_TIMEOUT_MS,
+      pollIntervalMs: config.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS,
       disabledSkills: config.disabledSkills ?? [],
       skillOverrides: config.skillOverrides ?? {},
     },

@@ -2,10 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { HEADERS, MEDIA_TYPES, PROTOCOL_VERSION } from '../../generated/a2a/1.0/protocol.js';
 import type { AgentCard } from '../../generated/a2a/1.0/types.js';
 import type { DiscoverPreview } from '../../generated/control/types.js';
-import { A2AClient, pickJsonRpcInterface, type ConnectOptions } from '../client/a2a-client.js';
-import { HttpTransport } from '../client/http-transport.js';
+import { A2AClient, isClientBinding, pickInterface, type ConnectOptions } from '../client/a2a-client.js';
+import { HttpTransport, type HttpRequest } from '../client/http-transport.js';
+import { readRestStatus } from '../client/rest-error.js';
 import type { UrlPolicy } from '../client/url-policy.js';
 import { readJsonRpcAnswer } from '../protocol/jsonrpc.js';
+import { fillRoute, routeOf } from '../protocol/rest-routes.js';
 import { describeError } from '../support/describe-error.js';
 import { isRecord } from '../support/records.js';
 
@@ -36,20 +38,20 @@ export function clientOptions(settings: RemoteSettings): ConnectOptions {
 }
 
 /**
- * Reads and checks the card, then asks the endpoint the card names for a task that cannot
+ * Reads and checks the card, then asks the interface the client picked for a task that cannot
  * exist. The card is public on most agents, so only that second request shows whether the
- * endpoint answers at all and whether it takes our token; any JSON-RPC answer means it does.
+ * interface answers at all and whether it takes our token; any A2A answer of its binding means it does.
  */
 export async function connectRemote(agentCardUrl: string, settings: RemoteSettings): Promise<A2AClient> {
   const client = await readRemoteCard(agentCardUrl, settings);
-  await checkEndpoint(client.endpoint, settings);
+  await checkEndpoint(client, settings);
   return client;
 }
 
 /** Reads and checks a card without keeping anything: what outbound.discover shows. */
 export async function discoverRemote(agentCardUrl: string, settings: RemoteSettings): Promise<DiscoverPreview> {
   const client = await readRemoteCard(agentCardUrl, settings);
-  return previewOf(client.card, client.endpoint);
+  return previewOf(client.card, client.endpoint, client.protocolBinding);
 }
 
 /** The client reads only the card of the URL given (src/protocol/card-location.ts), never another agent's of the same host. */
@@ -61,8 +63,12 @@ async function readRemoteCard(agentCardUrl: string, settings: RemoteSettings): P
   }
 }
 
-export function previewOf(card: AgentCard, endpoint: string): DiscoverPreview {
-  const protocolVersion = pickJsonRpcInterface(card)?.protocolVersion;
+export function previewOf(card: AgentCard, endpoint: string, protocolBinding?: string): DiscoverPreview {
+  const selected =
+    protocolBinding !== undefined && isClientBinding(protocolBinding)
+      ? pickInterface(card, { binding: protocolBinding })
+      : pickInterface(card);
+  const protocolVersion = selected?.protocolVersion;
   return {
     name: card.name,
     version: card.version,
@@ -73,22 +79,59 @@ export function previewOf(card: AgentCard, endpoint: string): DiscoverPreview {
   };
 }
 
-async function checkEndpoint(endpoint: string, settings: RemoteSettings): Promise<void> {
+/** The request that shows whether an interface answers, and how to read the answer, per binding. */
+interface Probe {
+  readonly url: string;
+  readonly request: Omit<HttpRequest, 'signal' | 'headers'> & { readonly headers: Record<string, string> };
+  /** The agent's error message, when the answer is an error of the binding. */
+  readonly errorMessage: (text: string) => string | undefined;
+  readonly isAnswer: (text: string) => boolean;
+  /** What a right answer is, in the message when it did not come. */
+  readonly answer: string;
+}
+
+function probeOf(client: A2AClient): Probe {
+  const id = `a2a-hub-connect-check-${randomUUID()}`;
+  if (client.protocolBinding === 'HTTP+JSON') {
+    const tenant = pickInterface(client.card, { binding: 'HTTP+JSON' })?.tenant;
+    const scoped = tenant !== undefined && tenant !== '';
+    const path = fillRoute(routeOf('GetTask', scoped), scoped ? { id, tenant } : { id }) ?? '';
+    return {
+      url: `${client.endpoint.replace(/\/+$/, '')}${path}`,
+      request: { method: 'GET', headers: { accept: `${MEDIA_TYPES.a2aJson}, ${MEDIA_TYPES.json}` } },
+      errorMessage: (text) => readRestStatus(text)?.message,
+      isAnswer: (text) => readRestStatus(text) !== undefined,
+      answer: 'an HTTP+JSON answer',
+    };
+  }
+  return {
+    url: client.endpoint,
+    request: {
+      method: 'POST',
+      headers: { 'content-type': MEDIA_TYPES.json, accept: MEDIA_TYPES.json },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id } }),
+    },
+    errorMessage: jsonRpcErrorMessage,
+    isAnswer: (text) => readJsonRpcAnswer(text) !== undefined,
+    answer: 'a JSON-RPC answer',
+  };
+}
+
+async function checkEndpoint(client: A2AClient, settings: RemoteSettings): Promise<void> {
+  const endpoint = client.endpoint;
+  const probe = probeOf(client);
   const timeout = AbortSignal.timeout(settings.timeoutMs);
   const signal = settings.signal === undefined ? timeout : AbortSignal.any([timeout, settings.signal]);
-  const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id: `a2a-hub-connect-check-${randomUUID()}` } });
   let response: Response;
   let text: string;
   try {
-    response = await new HttpTransport(settings.urlPolicy === undefined ? {} : { urlPolicy: settings.urlPolicy }).send(endpoint, {
-      method: 'POST',
+    response = await new HttpTransport(settings.urlPolicy === undefined ? {} : { urlPolicy: settings.urlPolicy }).send(probe.url, {
+      ...probe.request,
       headers: {
-        'content-type': MEDIA_TYPES.json,
-        accept: MEDIA_TYPES.json,
+        ...probe.request.headers,
         [HEADERS.version]: PROTOCOL_VERSION,
         ...(settings.token === undefined ? {} : { authorization: `Bearer ${settings.token}` }),
       },
-      body,
       signal,
     });
     text = await response.text();
@@ -97,14 +140,15 @@ async function checkEndpoint(endpoint: string, settings: RemoteSettings): Promis
     throw new ConnectError(`the endpoint ${endpoint} is not reachable: ${describeError(error)}`, { cause: error });
   }
   if (response.status === 401 || response.status === 403) {
-    const remote = jsonRpcErrorMessage(text);
+    const remote = probe.errorMessage(text);
     const what = settings.token === undefined ? 'no bearer token is set' : 'the bearer token was refused';
     throw new ConnectError(
       `the endpoint ${endpoint} answered HTTP ${response.status}${remote === undefined ? '' : ` (${remote})`}: ${what}; set one with outbound.setAuth`,
     );
   }
-  if (readJsonRpcAnswer(text) === undefined)
-    throw new ConnectError(`the endpoint ${endpoint} answered HTTP ${response.status} without a JSON-RPC answer`);
+  // A REST agent may answer the probe with a task of that id rather than an error: any JSON success counts too.
+  if (!probe.isAnswer(text) && !(client.protocolBinding === 'HTTP+JSON' && response.ok))
+    throw new ConnectError(`the endpoint ${endpoint} answered HTTP ${response.status} without ${probe.answer}`);
 }
 
 function jsonRpcErrorMessage(text: string): string | undefined {

@@ -3,6 +3,7 @@ import { isFailureState, isInterruptedState } from '../../generated/a2a/1.0/task
 import type { Artifact, Message, SendMessageRequest, Task, TaskState } from '../../generated/a2a/1.0/types.js';
 import { textOf } from '../client/a2a-client.js';
 import { runRemoteTurn } from '../client/remote-run.js';
+import { turnOptionsOf } from './turn-options.js';
 import { followContinuation, isStale, statusKey } from './continuation.js';
 import type { OutboundConnection } from './outbound-registry.js';
 import type { ToolArguments } from './tool-arguments.js';
@@ -57,7 +58,7 @@ export async function callRemoteSkill(call: RemoteSkillCall): Promise<RemoteSkil
   };
   let outcome: { task?: Task; message?: Message; artifacts: Artifact[] };
   try {
-    outcome = await runRemoteTurn(connection.client, request, { signal, stream: connection.card.capabilities.streaming === true });
+    outcome = await runRemoteTurn(connection.client, request, { signal, ...turnOptionsOf(connection) });
     if (outcome.task !== undefined && isStale(outcome.task, call.answeredStatus)) {
       const task = await followContinuation(connection.client, outcome.task, signal);
       outcome = { task, artifacts: task.artifacts ?? [] };

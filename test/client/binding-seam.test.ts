@@ -25,6 +25,7 @@ type Script = (
 
 class ScriptedBinding implements ClientBinding {
   readonly endpoint = 'scripted://agent';
+  readonly protocolBinding = 'SCRIPTED';
   readonly seen: Seen[] = [];
   private streams = 0;
 

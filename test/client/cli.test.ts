@@ -3,8 +3,12 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AgentCard } from '../../generated/a2a/1.0/types.js';
 import { A2AClient } from '../../src/client/a2a-client.js';
+import { fillRoute, routeOf } from '../../src/protocol/rest-routes.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
+import { startSdkAgent } from '../interop/sdk-agent.js';
+import { fakeRestAgent, fakeRestCard, replyRest, type RestHandler } from './fake-agent.js';
 
 const BIN = fileURLToPath(new URL('../../src/cli/bin.js', import.meta.url));
 
@@ -199,6 +203,92 @@ describe('a2a-hub card / send talk to the agent of the URL given', () => {
       expect(posts).toBe(0);
     } finally {
       await new Promise((resolve) => bare.close(resolve));
+    }
+  });
+});
+
+describe('a2a-hub card / send with a choice of bindings', () => {
+  const completed = {
+    id: 't1',
+    contextId: 'c1',
+    status: { state: 'TASK_STATE_COMPLETED' },
+    artifacts: [{ artifactId: 'a1', parts: [{ text: 'over rest' }] }],
+  };
+  /** A card listing HTTP+JSON first, then JSON-RPC at <url>/rpc, both answered by one scripted agent. */
+  const bothBindings = (rest: string): AgentCard => ({
+    ...fakeRestCard(rest),
+    supportedInterfaces: [
+      { url: rest, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0', tenant: 'acme' },
+      { url: rest.replace(/\/rest$/, '/rpc'), protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
+    ],
+  });
+  const answerBoth: RestHandler = (call, res) => {
+    if (call.path !== '/rpc') replyRest(res, { task: completed });
+    else replyRest(res, { jsonrpc: '2.0', id: (call.body as { id: unknown }).id, result: { task: completed } });
+  };
+
+  it('send talks HTTP+JSON to a REST-only agent, and --binding picks an interface of a card that lists both', async () => {
+    const restOnly = await fakeRestAgent((_call, res) => replyRest(res, { task: completed }));
+    const both = await fakeRestAgent(answerBoth, bothBindings);
+    try {
+      const rest = await runCli(['send', restOnly.url, 'hello']);
+      expect(rest.stderr).toBe('');
+      expect(rest.code).toBe(0);
+      expect(rest.stdout).toContain('over rest');
+      expect(restOnly.calls.map((call) => `${call.verb} ${call.path}`)).toEqual([`POST ${fillRoute(routeOf('SendMessage', false), {})}`]);
+      const viaJsonRpc = await runCli(['send', both.url, 'hello', '--binding', 'JSONRPC']);
+      expect(viaJsonRpc.code).toBe(0);
+      const viaRest = await runCli(['send', both.url, 'hello', '--binding', 'http+json']);
+      expect(viaRest.code).toBe(0);
+      expect(both.calls.map((call) => call.path)).toEqual(['/rpc', fillRoute(routeOf('SendMessage', true), { tenant: 'acme' })]);
+    } finally {
+      await restOnly.close();
+      await both.close();
+    }
+  });
+
+  it('--binding with a value it does not know is a usage error; one the card does not declare is refused naming what it declares', async () => {
+    const restOnly = await fakeRestAgent((_call, res) => replyRest(res, { task: completed }));
+    try {
+      const unknown = await runCli(['send', restOnly.url, 'hello', '--binding', 'grpc']);
+      expect(unknown.code).toBe(2);
+      expect(unknown.stderr).toBe('a2a-hub send: --binding takes jsonrpc or http+json, not "grpc"\n');
+      const undeclared = await runCli(['send', restOnly.url, 'hello', '--binding', 'jsonrpc']);
+      expect(undeclared.code).toBe(1);
+      expect(undeclared.stderr.trim().split('\n')).toHaveLength(1);
+      expect(undeclared.stderr).toMatch(/declares no JSONRPC interface for protocol version 1\.x; it declares HTTP\+JSON 1\.0/);
+      const card = await runCli(['card', restOnly.url, '--binding', 'jsonrpc']);
+      expect(card.code).toBe(1);
+      expect(card.stderr).toMatch(/declares no JSONRPC interface .*it declares HTTP\+JSON 1\.0/);
+      expect(restOnly.calls).toHaveLength(0);
+    } finally {
+      await restOnly.close();
+    }
+  });
+
+  it('send --stream streams from a REST-only @a2a-js/sdk agent', async () => {
+    const sdk = await startSdkAgent({ bindings: ['HTTP+JSON'] });
+    try {
+      const run = await runCli(['send', sdk.url, 'streamed over rest', '--stream']);
+      expect(run.stderr).toBe('');
+      expect(run.code).toBe(0);
+      expect(run.stdout).toContain('echo: streamed over rest');
+      expect(run.stdout).toContain('final state: COMPLETED');
+    } finally {
+      await sdk.close();
+    }
+  });
+
+  it('card --interfaces lists every interface in the card order, marking the one send would use', async () => {
+    const both = await fakeRestAgent(answerBoth, bothBindings);
+    try {
+      const listed = await runCli(['card', both.url, '--interfaces']);
+      expect(listed.code).toBe(0);
+      expect(listed.stdout).toBe(`* HTTP+JSON 1.0 ${both.interfaceUrl} tenant=acme\n  JSONRPC 1.0 ${both.url}/rpc\n`);
+      const preferred = await runCli(['card', both.url, '--interfaces', '--binding', 'jsonrpc']);
+      expect(preferred.stdout).toBe(`  HTTP+JSON 1.0 ${both.interfaceUrl} tenant=acme\n* JSONRPC 1.0 ${both.url}/rpc\n`);
+    } finally {
+      await both.close();
     }
   });
 });

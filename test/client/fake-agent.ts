@@ -2,7 +2,7 @@ import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Serv
 import type { AddressInfo } from 'node:net';
 import type { AgentCard, StreamResponse, Task, TaskState } from '../../generated/a2a/1.0/types.js';
 
-/** A scripted A2A agent on 127.0.0.1 for fault tests: a valid card, then `handler` for every JSON-RPC POST. */
+/** Scripted A2A agents on 127.0.0.1 for fault tests: a valid card, then `handler` for every JSON-RPC POST (fakeAgent) or HTTP+JSON request (fakeRestAgent). */
 
 export interface RpcCall {
   readonly method: string;
@@ -22,27 +22,114 @@ export interface FakeAgent {
 
 export async function fakeAgent(handler: RpcHandler): Promise<FakeAgent> {
   const calls: RpcCall[] = [];
-  let base = '';
-  const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    if (req.method === 'GET') {
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(fakeCard(`${base}/rpc`)));
-      return;
-    }
-    let body = '';
-    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
-    req.on('end', () => {
+  const listening = await listenFake(
+    (base) => fakeCard(`${base}/rpc`),
+    (req, res, body) => {
       const envelope = JSON.parse(body) as { id: unknown; method: string; params: Record<string, unknown> };
       const call: RpcCall = { method: envelope.method, params: envelope.params, id: envelope.id, headers: req.headers };
       calls.push(call);
       void handler(call, res, calls.length - 1);
-    });
+    },
+  );
+  return { ...listening, calls, methods: () => calls.map((call) => call.method) };
+}
+
+/** One request to the fake HTTP+JSON agent, below its interface URL. */
+export interface RestCall {
+  readonly verb: string;
+  /** The path below the interface URL (any other path as it is), still percent-encoded, without the query. */
+  readonly path: string;
+  readonly query: URLSearchParams;
+  /** The parsed body, undefined when there was none. */
+  readonly body: unknown;
+  readonly headers: IncomingHttpHeaders;
+}
+
+export type RestHandler = (call: RestCall, res: ServerResponse, index: number) => void | Promise<void>;
+
+export interface FakeRestAgent {
+  readonly url: string;
+  /** The HTTP+JSON interface URL its card declares. */
+  readonly interfaceUrl: string;
+  readonly calls: RestCall[];
+  close(): Promise<void>;
+}
+
+export const FAKE_REST_PATH = '/rest';
+
+/**
+ * The HTTP+JSON sibling of fakeAgent: a card whose only interface is HTTP+JSON at
+ * `<url>/rest` (`card` may change it, e.g. to add a tenant), then `handler` for every request below it.
+ */
+export async function fakeRestAgent(
+  handler: RestHandler,
+  card: (interfaceUrl: string) => AgentCard = fakeRestCard,
+): Promise<FakeRestAgent> {
+  const calls: RestCall[] = [];
+  const listening = await listenFake(
+    (base) => card(`${base}${FAKE_REST_PATH}`),
+    (req, res, body) => {
+      const url = new URL(req.url ?? '/', 'http://fake');
+      const call: RestCall = {
+        verb: req.method ?? '',
+        path: url.pathname.startsWith(`${FAKE_REST_PATH}/`) ? url.pathname.slice(FAKE_REST_PATH.length) : url.pathname,
+        query: url.searchParams,
+        body: body === '' ? undefined : (JSON.parse(body) as unknown),
+        headers: req.headers,
+      };
+      calls.push(call);
+      void handler(call, res, calls.length - 1);
+    },
+  );
+  return { ...listening, interfaceUrl: `${listening.url}${FAKE_REST_PATH}`, calls };
+}
+
+/** A valid card whose one interface is HTTP+JSON at `interfaceUrl` (an Awaken-style REST-only agent). */
+export function fakeRestCard(interfaceUrl: string): AgentCard {
+  return { ...fakeCard(interfaceUrl), supportedInterfaces: [{ url: interfaceUrl, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' }] };
+}
+
+/** A JSON answer of the HTTP+JSON binding. */
+export function replyRest(res: ServerResponse, body: unknown, status = 200): void {
+  res.writeHead(status, { 'content-type': 'application/a2a+json' }).end(JSON.stringify(body));
+}
+
+/** Opens an event stream of bare StreamResponse frames (the HTTP+JSON binding's SSE). */
+export function openRestSse(
+  res: ServerResponse,
+  frames: readonly { readonly id?: string; readonly frame: unknown; readonly event?: string }[],
+): void {
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  for (const { id, frame, event } of frames) {
+    res.write(
+      `${id === undefined ? '' : `id: ${id}\n`}${event === undefined ? '' : `event: ${event}\n`}data: ${JSON.stringify(frame)}\n\n`,
+    );
+  }
+}
+
+/** A card served on every GET outside the interface, `onRequest` for everything else. */
+async function listenFake(
+  card: (base: string) => AgentCard,
+  onRequest: (req: IncomingMessage, res: ServerResponse, body: string) => void,
+): Promise<{ readonly url: string; close(): Promise<void> }> {
+  let base = '';
+  const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const served = card(base);
+    const isCall = served.supportedInterfaces.some(
+      (entry) => entry.protocolBinding !== 'JSONRPC' && (req.url ?? '').startsWith(new URL(entry.url).pathname),
+    );
+    if (req.method === 'GET' && !isCall) {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(served));
+      return;
+    }
+    let body = '';
+    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    req.on('end', () => onRequest(req, res, body));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     url: base,
-    calls,
-    methods: () => calls.map((call) => call.method),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

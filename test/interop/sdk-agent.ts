@@ -10,7 +10,7 @@ import {
   type ExecutionEventBus,
   type RequestContext,
 } from '@a2a-js/sdk/server';
-import { UserBuilder, agentCardHandler, jsonRpcHandler } from '@a2a-js/sdk/server/express';
+import { UserBuilder, agentCardHandler, jsonRpcHandler, restHandler } from '@a2a-js/sdk/server/express';
 import express from 'express';
 import { captureSdkConsole } from './sdk-console.js';
 
@@ -29,7 +29,7 @@ import { captureSdkConsole } from './sdk-console.js';
 export interface SdkAgent {
   /** The agent's base URL (its card is at /.well-known/agent-card.json). */
   readonly url: string;
-  /** The JSON-RPC endpoint its card declares. */
+  /** The first interface its card declares (the JSON-RPC endpoint unless only HTTP+JSON is served). */
   readonly endpoint: string;
   readonly card: AgentCard;
   /** The errors the SDK logged while the agent was open, kept out of the test output (./sdk-console.ts). */
@@ -39,11 +39,20 @@ export interface SdkAgent {
 
 /** Where the SDK's JSON-RPC middleware is mounted. */
 export const SDK_AGENT_JSONRPC_PATH = '/a2a/jsonrpc';
+/** Where the SDK's HTTP+JSON middleware is mounted. */
+export const SDK_AGENT_REST_PATH = '/a2a/rest';
+
+export interface SdkAgentOptions {
+  /** The bindings served and declared, in the card's order. Default: JSON-RPC only. */
+  readonly bindings?: readonly ('JSONRPC' | 'HTTP+JSON')[];
+  /** capabilities.streaming of the card (the SDK serves streams either way). Default true. */
+  readonly streaming?: boolean;
+}
 export const TEST_DIRECTIVES_URI = 'https://a2a-hub.dev/extensions/test-directives/v1';
 const DIRECTIVE_KEY = 'a2a-hub/test';
 
 /** Starts sdk-echo on 127.0.0.1, on a port of the system's choosing. */
-export async function startSdkAgent(): Promise<SdkAgent> {
+export async function startSdkAgent(options: SdkAgentOptions = {}): Promise<SdkAgent> {
   const app = express();
   const server = createServer(app);
   await new Promise<void>((resolve, reject) => {
@@ -56,11 +65,18 @@ export async function startSdkAgent(): Promise<SdkAgent> {
   const { port } = server.address() as AddressInfo;
   const sdkConsole = captureSdkConsole();
   const url = `http://127.0.0.1:${port}`;
-  const endpoint = `${url}${SDK_AGENT_JSONRPC_PATH}`;
+  const bindings = options.bindings ?? ['JSONRPC'];
+  const interfaces = bindings.map((binding) => ({
+    url: `${url}${binding === 'JSONRPC' ? SDK_AGENT_JSONRPC_PATH : SDK_AGENT_REST_PATH}`,
+    protocolBinding: binding,
+    tenant: '',
+    protocolVersion: '1.0',
+  }));
+  const endpoint = interfaces[0]?.url ?? '';
 
   // The card must name the real endpoint, known only once the port is: routes are mounted now,
   // before the URL is handed to anyone, so no request can arrive first.
-  const card = sdkEchoCard(endpoint);
+  const card = sdkEchoCard(interfaces, options.streaming ?? true);
   // validateInputModes (off by default) makes the SDK refuse parts whose mediaType the card's
   // defaultInputModes leave out with ContentTypeNotSupportedError, as §3.1.1 asks.
   const requestHandler = new DefaultRequestHandler(
@@ -75,7 +91,10 @@ export async function startSdkAgent(): Promise<SdkAgent> {
     { validateInputModes: true },
   );
   app.use('/.well-known/agent-card.json', agentCardHandler({ agentCardProvider: requestHandler }));
-  app.use(SDK_AGENT_JSONRPC_PATH, jsonRpcHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication }));
+  if (bindings.includes('JSONRPC'))
+    app.use(SDK_AGENT_JSONRPC_PATH, jsonRpcHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication }));
+  if (bindings.includes('HTTP+JSON'))
+    app.use(SDK_AGENT_REST_PATH, restHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication }));
 
   return {
     url,
@@ -91,15 +110,15 @@ export async function startSdkAgent(): Promise<SdkAgent> {
   };
 }
 
-function sdkEchoCard(endpoint: string): AgentCard {
+function sdkEchoCard(supportedInterfaces: AgentCard['supportedInterfaces'], streaming: boolean): AgentCard {
   return {
     name: 'sdk-echo',
     description: 'Echoes every message back as an artifact; an @a2a-js/sdk agent that follows the a2a-hub test directives.',
-    supportedInterfaces: [{ url: endpoint, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '1.0' }],
+    supportedInterfaces,
     provider: undefined,
     version: '1.0.0',
     capabilities: {
-      streaming: true,
+      streaming,
       // The SDK supports push only when a PushNotificationStore and sender are wired into the
       // DefaultRequestHandler; this agent wires none, which is the SDK's default.
       pushNotifications: false,

@@ -96,6 +96,7 @@ describe('outbound.create', () => {
       agentCardUrl: cardUrl(remote),
       enabled: true,
       timeoutMs: 60000,
+      pollIntervalMs: 1000,
       state: 'connected',
       skillCount: 1,
       toolCount: 1,
@@ -127,10 +128,11 @@ describe('outbound.create', () => {
     expect(hub.tools.get('a2a__echo__chat')?.connectionId).toBe(id);
   });
 
-  it('keeps preset, timeoutMs and bearerTokenEnv as given and shows them', async () => {
+  it('keeps preset, timeoutMs, pollIntervalMs and bearerTokenEnv as given and shows them', async () => {
     const id = await createOutbound(base, 'kept', cardUrl(remote), {
       preset: 'echo',
       timeoutMs: 5000,
+      pollIntervalMs: 250,
       enabled: false,
       bearerTokenEnv: 'SOME_TOKEN_VAR',
     });
@@ -138,6 +140,7 @@ describe('outbound.create', () => {
     expect(row).toMatchObject({
       preset: 'echo',
       timeoutMs: 5000,
+      pollIntervalMs: 250,
       enabled: false,
       state: 'disabled',
       bearerTokenEnv: 'SOME_TOKEN_VAR',
@@ -165,6 +168,8 @@ describe('outbound.create', () => {
   it('still checks the body against the schema first (400)', async () => {
     const failure = await fails(base, { action: 'outbound.create', name: 'x', agentCardUrl: cardUrl(remote), timeoutMs: 50 }, 400);
     expect(failure.violations).toEqual([{ field: 'timeoutMs', description: 'must be >= 100, got 50' }]);
+    const polled = await fails(base, { action: 'outbound.create', name: 'x', agentCardUrl: cardUrl(remote), pollIntervalMs: 5 }, 400);
+    expect(polled.violations).toEqual([{ field: 'pollIntervalMs', description: 'must be >= 10, got 5' }]);
   });
 });
 
@@ -233,6 +238,11 @@ describe('disabledSkills, skillOverrides and outbound.update', () => {
     const retimed = await ok(base, { action: 'outbound.update', id, timeoutMs: 9000 });
     expect(retimed.message).toBe('outbound connection "several" updated; reconnected: 3 skills, 3 tools');
     expect(await outboundRow(base, id)).toMatchObject({ timeoutMs: 9000, state: 'connected' });
+
+    // The poll interval is read at each turn: no reconnect.
+    const repolled = await ok(base, { action: 'outbound.update', id, pollIntervalMs: 200 });
+    expect(repolled.message).toBe('outbound connection "several" updated');
+    expect(await outboundRow(base, id)).toMatchObject({ pollIntervalMs: 200, state: 'connected' });
     await ok(base, { action: 'outbound.remove', id });
   });
 

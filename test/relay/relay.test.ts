@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentCard, Task } from '../../generated/a2a/1.0/types.js';
 import { runConformance } from '../../conformance/suite.js';
 import { TEST_DIRECTIVES_EXTENSION } from '../../generated/hub/test-directives.js';
+import { A2AClient } from '../../src/client/a2a-client.js';
 import { call, stream, userMessage } from '../helpers/a2a-client.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { artifactText } from '../helpers/tasks.js';
@@ -313,5 +314,65 @@ describe('the relay preset in front of an @a2a-js/sdk agent', () => {
     expect(frames.at(-2)?.statusUpdate?.status.state).toBe('TASK_STATE_COMPLETED');
     expect(frames.at(-1)?.task?.status.state).toBe('TASK_STATE_COMPLETED');
     expect(frames.flatMap((frame) => frame.artifactUpdate?.artifact.parts.map((part) => part.text) ?? []).join('')).toBe('echo: stream me');
+  });
+});
+
+describe.each([
+  { how: 'streaming', streaming: true },
+  { how: 'not streaming (polled)', streaming: false },
+])('the relay preset in front of a REST-only @a2a-js/sdk agent, $how', ({ streaming }) => {
+  let sdk: SdkAgent;
+  let observer: A2AClient;
+  let endpoint: string;
+  beforeAll(async () => {
+    sdk = await startSdkAgent({ bindings: ['HTTP+JSON'], streaming });
+    observer = await A2AClient.connect(sdk.url);
+    const created = await ok(gateway.url, {
+      action: 'outbound.create',
+      name: `sdk-rest-${String(streaming)}`,
+      agentCardUrl: sdk.url,
+      pollIntervalMs: 50,
+    });
+    endpoint = await createRelay(gateway, 'REST gateway', created.id ?? '');
+  });
+  afterAll(() => sdk.close());
+
+  it('relays a message, and streams it through with its artifact chunks', async () => {
+    const { task } = await call(endpoint, 'SendMessage', { message: userMessage('hello rest sdk') });
+    expect(task?.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(artifactText(task as Task)).toBe('echo: hello rest sdk');
+    const { events } = await stream(endpoint, 'SendStreamingMessage', { message: userMessage('::slow 2\nstream me') });
+    const frames = events.map((event) => event.frame);
+    expect(frames.some((frame) => frame.statusUpdate?.status.state === 'TASK_STATE_WORKING')).toBe(true);
+    expect(frames.at(-1)?.task?.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(frames.flatMap((frame) => frame.artifactUpdate?.artifact.parts.map((part) => part.text) ?? []).join('')).toBe('echo: stream me');
+  });
+
+  it('continues a task waiting for input on the same remote task', async () => {
+    const first = await call(endpoint, 'SendMessage', { message: userMessage('::input-required') });
+    expect(first.task?.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+    const second = await call(endpoint, 'SendMessage', { message: userMessage('later', { taskId: first.task?.id }) });
+    expect(second.task?.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(artifactText(second.task as Task)).toContain('echo: later');
+  });
+
+  it('propagates a local CancelTask to the remote task', async () => {
+    const started = await call(endpoint, 'SendMessage', {
+      message: userMessage('::slow 100\nlong'),
+      configuration: { returnImmediately: true },
+    });
+    const remoteTask = await waitFor(
+      async () => (await observer.listTasks({ status: 'TASK_STATE_WORKING' })).tasks[0],
+      (task) => task !== undefined,
+      'the remote task to start',
+    );
+    const canceled = await call(endpoint, 'CancelTask', { id: started.task?.id ?? '' });
+    expect(canceled.status.state).toBe('TASK_STATE_CANCELED');
+    const remoteAfter = await waitFor(
+      () => observer.getTask({ id: remoteTask?.id ?? '' }),
+      (task) => task.status.state !== 'TASK_STATE_WORKING',
+      'the remote task to end',
+    );
+    expect(remoteAfter.status.state).toBe('TASK_STATE_CANCELED');
   });
 });
