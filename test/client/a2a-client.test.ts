@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERRORS } from '../../generated/a2a/1.0/errors.js';
 import type { AgentCard, Message, StreamResponse } from '../../generated/a2a/1.0/types.js';
 import { A2AClient, assembleArtifacts, textOf } from '../../src/client/a2a-client.js';
+import { CLIENT_BINDINGS } from '../../src/client/card-resolver.js';
 import { A2AError, a2aError } from '../../src/protocol/a2a-error.js';
 import { storeOnMissingPreset } from '../helpers/missing-preset.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
@@ -24,24 +25,28 @@ afterAll(async () => {
   await hub.dispose();
 });
 
-describe('A2AClient against the hub', () => {
+// Every binding the hub serves: the same calls must behave the same over each.
+describe.each(CLIENT_BINDINGS.map((binding) => ({ binding })))('A2AClient against the hub over $binding', ({ binding }) => {
+  const connect = (url: string): Promise<A2AClient> => A2AClient.connect(url, { binding });
+
   it('connects via the base URL and via a card URL', async () => {
-    const viaBase = await A2AClient.connect(hub.url);
+    const viaBase = await connect(hub.url);
     expect(viaBase.endpoint).toBe(hub.endpoint);
-    const viaCard = await A2AClient.connect(`${hub.endpoint}/agent-card.json`);
+    expect(viaBase.protocolBinding).toBe(binding);
+    const viaCard = await connect(`${hub.endpoint}/agent-card.json`);
     expect(viaCard.endpoint).toBe(hub.endpoint);
     expect(viaCard.card.name).toBeTruthy();
   });
 
   it('sends a message and gets the completed echo task', async () => {
-    const client = await A2AClient.connect(hub.url);
+    const client = await connect(hub.url);
     const response = await client.sendMessage({ message: userMessage('hello') });
     expect(response.task?.status.state).toBe('TASK_STATE_COMPLETED');
     expect(textOf(response.task?.artifacts?.[0])).toBe('echo: hello');
   });
 
   it('streams frames that assemble to the echo text', async () => {
-    const client = await A2AClient.connect(hub.url);
+    const client = await connect(hub.url);
     const frames: StreamResponse[] = [];
     for await (const frame of client.sendStreamingMessage({ message: userMessage('hello stream\n::chunks 3') })) frames.push(frame);
     expect(frames.some((frame) => frame.artifactUpdate?.append === true)).toBe(true);
@@ -53,7 +58,7 @@ describe('A2AClient against the hub', () => {
   });
 
   it('gets, lists and cancels tasks', async () => {
-    const client = await A2AClient.connect(hub.url);
+    const client = await connect(hub.url);
     const sent = await client.sendMessage({ message: userMessage('::slow 50'), configuration: { returnImmediately: true } });
     const taskId = sent.task?.id;
     expect(taskId).toBeDefined();
@@ -66,7 +71,7 @@ describe('A2AClient against the hub', () => {
   });
 
   it('subscribes to a running task', async () => {
-    const client = await A2AClient.connect(hub.url);
+    const client = await connect(hub.url);
     const sent = await client.sendMessage({ message: userMessage('sub\n::slow 3'), configuration: { returnImmediately: true } });
     const taskId = sent.task?.id ?? '';
     const events = [];
@@ -77,12 +82,13 @@ describe('A2AClient against the hub', () => {
     expect(events.at(-1)?.frame.task?.status.state).toBe('TASK_STATE_COMPLETED');
   });
 
-  it('turns a JSON-RPC error into the matching A2AError', async () => {
-    const client = await A2AClient.connect(hub.url);
+  it('turns an error answer into the matching A2AError', async () => {
+    const client = await connect(hub.url);
     const error = await client.getTask({ id: 'no-such-task' }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(A2AError);
-    expect((error as A2AError).code).toBe(-32001);
+    expect((error as A2AError).code).toBe(ERRORS.TaskNotFoundError.code);
     expect((error as A2AError).name).toBe('TaskNotFoundError');
+    expect((error as A2AError).metadata).toMatchObject({ taskId: 'no-such-task' });
   });
 });
 
