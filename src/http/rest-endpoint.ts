@@ -2,7 +2,7 @@ import type { Context } from 'koa';
 import { HEADERS, MEDIA_TYPES, PROTOCOL_VERSION } from '../../generated/a2a/1.0/protocol.js';
 import { a2aError, type A2AError } from '../protocol/a2a-error.js';
 import { resolveRestCall } from '../protocol/rest-request.js';
-import { matchRestRoute } from '../protocol/rest-routes.js';
+import { matchRestRoute, routeOf } from '../protocol/rest-routes.js';
 import type { RestTarget } from '../server/hosted-agent.js';
 import {
   admit,
@@ -42,10 +42,16 @@ export async function serveRest(ctx: Context, target: RestTarget, options: A2AEn
     if (!('agent' in target)) throw unavailableError(target.unavailable);
     const agent = target.agent;
     const match = matchRestRoute(ctx.method, target.subpath);
-    if (match.kind === 'none') throw a2aError('NotFoundError', `no HTTP+JSON route of this agent is ${ctx.method} ${target.subpath}`);
+    if (match.kind === 'none') {
+      const example = routeOf('SendMessage', false);
+      throw a2aError(
+        'NotFoundError',
+        `${ctx.method} ${ctx.path} is no HTTP+JSON route of this agent; its routes sit below ${agent.restPath}, e.g. ${example.verb} ${agent.restPath}${example.template}`,
+      );
+    }
     if (match.kind === 'wrong-verb') {
       ctx.set('Allow', match.allowed.join(', '));
-      throw a2aError('MethodNotAllowedError', `${ctx.method} is not allowed on ${target.subpath}; use ${match.allowed.join(' or ')}`);
+      throw a2aError('MethodNotAllowedError', `${ctx.method} is not allowed on ${ctx.path}; use ${match.allowed.join(' or ')}`);
     }
     method = match.route.method;
     const body = await readA2ABody(ctx, options.bodyLimitBytes, { optional: true });
