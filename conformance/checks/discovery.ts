@@ -20,6 +20,7 @@ const PLACEHOLDER_SKILL = { id: 'placeholder', name: 'placeholder', description:
 export const discoveryChecks: readonly Check[] = [
   {
     id: 'card-well-known',
+    once: true,
     title: `The agent card is served at ${WELL_KNOWN_AGENT_CARD_PATH}`,
     requirements: ['CARD-001'],
     async run(context) {
@@ -54,6 +55,7 @@ export const discoveryChecks: readonly Check[] = [
   },
   {
     id: 'card-shape',
+    once: true,
     title: 'The public card is a valid 1.0 AgentCard: members, names, no 0.3 shapes',
     requirements: ['CARD-002', 'CARD-003', 'CARD-006', 'CARD-007'],
     run(context) {
@@ -106,6 +108,7 @@ export const discoveryChecks: readonly Check[] = [
   },
   {
     id: 'card-caching',
+    once: true,
     title: 'The card response carries Cache-Control max-age and an ETag that revalidates',
     requirements: ['CARD-008'],
     async run(context) {
@@ -152,6 +155,7 @@ export const discoveryChecks: readonly Check[] = [
   },
   {
     id: 'card-bindings',
+    once: true,
     title: 'Every declared interface answers in its binding and version; no undeclared HTTP+JSON routes',
     requirements: ['CARD-004', 'CARD-005'],
     async run(context) {
@@ -224,6 +228,7 @@ export const discoveryChecks: readonly Check[] = [
   },
   {
     id: 'card-interface-urls',
+    once: true,
     title: 'Interface URLs are absolute (and https outside loopback)',
     requirements: ['CARD-011'],
     run(context) {
@@ -251,6 +256,7 @@ export const discoveryChecks: readonly Check[] = [
   },
   {
     id: 'bindings-equivalent',
+    once: true,
     title: 'Every declared interface reports the same error for the same request',
     requirements: ['DATA-001'],
     async run(context) {
