@@ -3,8 +3,10 @@ import type { ConformanceReport } from '../generated/conformance/types.js';
 import { TEST_DIRECTIVES_EXTENSION } from '../generated/hub/test-directives.js';
 import { discoveryChecks } from './checks/discovery.js';
 import { envelopeChecks } from './checks/envelope.js';
+import { equivalenceChecks } from './checks/equivalence.js';
 import { hubBehaviourChecks } from './checks/hub-behaviour.js';
 import { propertyChecks } from './checks/properties.js';
+import { restChecks } from './checks/rest.js';
 import { securityChecks } from './checks/security.js';
 import { sendMessageChecks } from './checks/send-message.js';
 import { statefulChecks } from './checks/stateful.js';
@@ -23,6 +25,8 @@ export const ALL_CHECKS: readonly Check[] = [
   ...securityChecks,
   ...versioningChecks,
   ...envelopeChecks,
+  ...restChecks,
+  ...equivalenceChecks,
   ...sendMessageChecks,
   ...taskChecks,
   ...streamingChecks,

@@ -150,7 +150,9 @@ function mutatedParams(def: string, keep: (mutated: Mutated) => boolean = () => 
  * id "5") and a dropped path field leaves no route: there only the routes with a body are
  * mutated, never in a path field. The REST checks send wrong-typed query values themselves.
  */
-function mutatedMethodsFor(transport: Transport): { method: (typeof MUTATED_METHODS)[number][0]; def: string; keep: (mutated: Mutated) => boolean }[] {
+function mutatedMethodsFor(
+  transport: Transport,
+): { method: (typeof MUTATED_METHODS)[number][0]; def: string; keep: (mutated: Mutated) => boolean }[] {
   return MUTATED_METHODS.flatMap(([method, def]) => {
     if (transport.binding !== 'HTTP+JSON') return [{ method, def, keep: () => true }];
     const route = routeOf(method, false);

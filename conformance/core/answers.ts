@@ -77,14 +77,18 @@ export function observedOf(exchange: Answer): string {
   return `HTTP ${exchange.status}: ${short(exchange.bodyText) || '(empty body)'}`;
 }
 
-/** A stream call answered with a plain JSON body, read like a call. */
+/** A stream call answered with a plain JSON body, read like a call (an HTTP+JSON Status read as the error it names). */
 export function rpcOf(exchange: StreamExchange, id?: RpcExchange['id']): RpcExchange {
   const json = exchange.json;
-  const error = isRecord(json) && isRecord(json['error']) ? (json['error'] as unknown as RpcExchange['error']) : undefined;
+  const sent = isRecord(json) && isRecord(json['error']) ? json['error'] : undefined;
+  // A google.rpc.Status names its gRPC status; a JSON-RPC error object has no such member.
+  const status = sent !== undefined && typeof sent['status'] === 'string' ? sent : undefined;
+  const error = status !== undefined ? rpcErrorOfStatus(status) : (sent as RpcExchange['error'] | undefined);
   return {
     ...exchange,
     id,
     ...(error === undefined ? {} : { error }),
+    ...(status === undefined ? {} : { restError: status }),
     ...(isRecord(json) && 'result' in json ? { result: json['result'] } : {}),
   };
 }

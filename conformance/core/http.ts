@@ -37,7 +37,14 @@ export async function send(request: HttpRequest, timeoutMs: number, stats: HttpS
     });
     const bodyText = await response.text();
     count(stats, response.status);
-    return { request, status: response.status, headers: headersOf(response.headers), bodyText, ...parseJson(bodyText), durationMs: Date.now() - started };
+    return {
+      request,
+      status: response.status,
+      headers: headersOf(response.headers),
+      bodyText,
+      ...parseJson(bodyText),
+      durationMs: Date.now() - started,
+    };
   } catch (error) {
     return { request, status: 0, headers: {}, bodyText: '', transportError: describe(error), durationMs: Date.now() - started };
   }

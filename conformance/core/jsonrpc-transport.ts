@@ -55,7 +55,12 @@ export class JsonRpcTransport implements Transport {
 
   streamRaw(method: string, params: unknown, options: StreamOptions = {}): Promise<StreamExchange> {
     const { body } = this.#envelope(method, params, options);
-    const request = { method: 'POST', url: withQuery(this.endpoint, options.query), headers: this.#headers(options, MEDIA_TYPES.eventStream), body };
+    const request = {
+      method: 'POST',
+      url: withQuery(this.endpoint, options.query),
+      headers: this.#headers(options, MEDIA_TYPES.eventStream),
+      body,
+    };
     return readStream(
       request,
       {
@@ -76,7 +81,12 @@ export class JsonRpcTransport implements Transport {
 
   raw(body: string | undefined, options: RawOptions = {}): Promise<Exchange> {
     const headers = { ...this.options.headers, ...(options.headers ?? { 'content-type': MEDIA_TYPES.json }) };
-    const request = { method: options.method ?? 'POST', url: options.url ?? this.endpoint, headers, ...(body === undefined ? {} : { body }) };
+    const request = {
+      method: options.method ?? 'POST',
+      url: options.url ?? this.endpoint,
+      headers,
+      ...(body === undefined ? {} : { body }),
+    };
     return send(request, options.timeoutMs ?? this.options.timeoutMs, this.stats);
   }
 

@@ -6,7 +6,7 @@ import { fillRoute, matchRestRoute, routeOf, type RestRoute } from '../../src/pr
 import { isRecord } from '../../src/support/records.js';
 import { rpcErrorOfStatus } from './answers.js';
 import { VERSION_HEADER, type Exchange } from './exchange.js';
-import { readStream, send, withQuery, type HttpRequest, type HttpStats } from './http.js';
+import { readStream, send, withQuery, type EventReading, type HttpRequest, type HttpStats } from './http.js';
 import type {
   CallOptions,
   ParamsOf,
@@ -59,7 +59,11 @@ export class RestTransport implements Transport {
   }
 
   async callRaw(method: string, params: unknown, options: CallOptions = {}): Promise<RpcExchange> {
-    const exchange = await send(this.request(method, params, options, REST_ACCEPT), options.timeoutMs ?? this.options.timeoutMs, this.stats);
+    const exchange = await send(
+      this.request(method, params, options, REST_ACCEPT),
+      options.timeoutMs ?? this.options.timeoutMs,
+      this.stats,
+    );
     return readAnswer(exchange);
   }
 
@@ -70,13 +74,7 @@ export class RestTransport implements Transport {
         timeoutMs: options.timeoutMs ?? this.options.timeoutMs,
         eventStreamType: MEDIA_TYPES.eventStream,
         ...(options.until ? { until: options.until } : {}),
-        interpret: ({ event, json }) => {
-          if (event === 'error' || (isRecord(json) && isRecord(json['error']))) {
-            const status = isRecord(json) && isRecord(json['error']) ? json['error'] : json;
-            return { error: rpcErrorOfStatus(status), restError: status };
-          }
-          return isRecord(json) ? { frame: json as StreamResponse } : {};
-        },
+        interpret: interpretEvent,
       },
       this.stats,
     );
@@ -87,6 +85,51 @@ export class RestTransport implements Transport {
     const url = options.url ?? `${this.#base}${this.pathOf('SendMessage', {})}`;
     const request = { method: options.method ?? 'POST', url, headers, ...(body === undefined ? {} : { body }) };
     return send(request, options.timeoutMs ?? this.options.timeoutMs, this.stats);
+  }
+
+  /** The tenant the card's interface names, sent on every call whose params name none. */
+  get tenant(): string | undefined {
+    return this.options.tenant === '' ? undefined : this.options.tenant;
+  }
+
+  /** `method` with `params` as `call` sends it, but over `verb` (the REST checks: wrong verbs, the other verb of a route). */
+  async callVia(
+    verb: string,
+    method: MethodName,
+    params: Readonly<Record<string, unknown>>,
+    options: CallOptions = {},
+  ): Promise<RpcExchange> {
+    const request = this.#via(verb, this.request(method, params, options, REST_ACCEPT));
+    return readAnswer(await send(request, options.timeoutMs ?? this.options.timeoutMs, this.stats));
+  }
+
+  /** `stream` over `verb`: SubscribeToTask is served on GET by the proto and on POST by the prose. */
+  streamVia(
+    verb: string,
+    method: StreamingMethodName,
+    params: Readonly<Record<string, unknown>>,
+    options: StreamOptions = {},
+  ): Promise<StreamExchange> {
+    const request = this.#via(verb, this.request(method, params, options, MEDIA_TYPES.eventStream));
+    return readStream(
+      request,
+      {
+        timeoutMs: options.timeoutMs ?? this.options.timeoutMs,
+        eventStreamType: MEDIA_TYPES.eventStream,
+        ...(options.until ? { until: options.until } : {}),
+        interpret: interpretEvent,
+      },
+      this.stats,
+    );
+  }
+
+  /** A request moved to another verb: a GET carries no body; a POST without one sends none either. */
+  #via(verb: string, request: HttpRequest): HttpRequest {
+    if (verb === 'GET' || verb === 'DELETE') {
+      const { body: _body, ...rest } = request;
+      return { ...rest, method: verb };
+    }
+    return { ...request, method: verb };
   }
 
   /** The URL of `method`'s route for `params` (the card's tenant when they name none). */
@@ -159,6 +202,15 @@ export class RestTransport implements Transport {
   }
 }
 
+/** An SSE data item: a bare StreamResponse, or (`event: error`) a Status read as the error it names. */
+function interpretEvent({ event, json }: { readonly event?: string; readonly json?: unknown }): EventReading {
+  if (event === 'error' || (isRecord(json) && isRecord(json['error']))) {
+    const status = isRecord(json) && isRecord(json['error']) ? json['error'] : json;
+    return { error: rpcErrorOfStatus(status), restError: status };
+  }
+  return isRecord(json) ? { frame: json as StreamResponse } : {};
+}
+
 /** An answer read as JSON-RPC shapes it: a 2xx body is the result, an `{"error": Status}` body the error. */
 export function readAnswer(exchange: Exchange): RpcExchange {
   const json = exchange.json;
@@ -170,15 +222,9 @@ export function readAnswer(exchange: Exchange): RpcExchange {
 
 /** Query members as text a query can hold: messages and lists of messages as their JSON. */
 function queryable(values: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const text = (item: unknown): unknown => (typeof item === 'object' && item !== null ? JSON.stringify(item) : item);
   return Object.fromEntries(
-    Object.entries(values).map(([name, value]) => [
-      name,
-      Array.isArray(value)
-        ? value.map((item) => (typeof item === 'object' && item !== null ? JSON.stringify(item) : item))
-        : typeof value === 'object' && value !== null
-          ? JSON.stringify(value)
-          : value,
-    ]),
+    Object.entries(values).map(([name, value]) => [name, Array.isArray(value) ? (value as unknown[]).map(text) : text(value)]),
   );
 }
 

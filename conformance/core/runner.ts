@@ -74,7 +74,10 @@ export async function runSuite(
     // One PASS per check and message is evidence enough; repeats would only bloat the report.
     if (
       finding.verdict === 'PASS' &&
-      list.some((seen) => seen.verdict === 'PASS' && seen.check === finding.check && seen.message === finding.message)
+      list.some(
+        (seen) =>
+          seen.verdict === 'PASS' && seen.check === finding.check && seen.binding === finding.binding && seen.message === finding.message,
+      )
     )
       return;
     list.push(optional ? { ...finding, verdict: 'WARN', message: `optional behaviour not offered: ${finding.message}` } : finding);
@@ -86,7 +89,12 @@ export async function runSuite(
   // Every check on each binding it applies to: the binding-neutral ones on every transport, in turn.
   const runs = runnable.flatMap((check) => runsOf(check, transports).map((transport) => ({ check, transport })));
   for (const [index, { check, transport }] of runs.entries()) {
-    options.onProgress?.({ check, index, total: runs.length, ...(transports.length > 1 && transport !== undefined ? { binding: transport.binding } : {}) });
+    options.onProgress?.({
+      check,
+      index,
+      total: runs.length,
+      ...(transports.length > 1 && transport !== undefined ? { binding: transport.binding } : {}),
+    });
     const binding = check.once ? undefined : transport?.binding;
     if (check.capability !== undefined && capabilities[check.capability] !== true) {
       for (const requirement of check.requirements)
@@ -217,7 +225,11 @@ function unreachedFinding(requirement: Requirement, options: RunOptions, target:
     );
   }
   if (requirement.id === EQUIVALENCE && tested.length < 2)
-    return skipFinding('runner', 'other-binding', 'compares two bindings, and this run tested one (the card declares one, or --binding chose one)');
+    return skipFinding(
+      'runner',
+      'other-binding',
+      'compares two bindings, and this run tested one (the card declares one, or --binding chose one)',
+    );
   if (requirement.capability !== null && !declared)
     return skipFinding('runner', 'capability-not-declared', `the card does not declare capabilities.${requirement.capability}`);
   if (requirement.mode === 'unreachable') return skipFinding('runner', 'not-observable', 'not observable from outside the agent');

@@ -14,7 +14,10 @@ export async function runChecks(
   const target =
     typeof url === 'string' ? await resolveTarget(url, { timeoutMs, ...(options.headers ? { headers: options.headers } : {}) }) : url;
   // JSON-RPC unless asked: most harness tests plant faults in one binding's answers.
-  const transports = transportsFor(target, options.binding ?? 'JSONRPC', { timeoutMs, ...(options.headers ? { headers: options.headers } : {}) });
+  const transports = transportsFor(target, options.binding ?? 'JSONRPC', {
+    timeoutMs,
+    ...(options.headers ? { headers: options.headers } : {}),
+  });
   return runSuite(target, transports, checks, {
     level: 'may',
     runs: 20,

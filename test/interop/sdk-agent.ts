@@ -10,7 +10,7 @@ import {
   type ExecutionEventBus,
   type RequestContext,
 } from '@a2a-js/sdk/server';
-import { UserBuilder, agentCardHandler, jsonRpcHandler } from '@a2a-js/sdk/server/express';
+import { UserBuilder, agentCardHandler, jsonRpcHandler, restHandler } from '@a2a-js/sdk/server/express';
 import express from 'express';
 import { captureSdkConsole } from './sdk-console.js';
 
@@ -39,11 +39,18 @@ export interface SdkAgent {
 
 /** Where the SDK's JSON-RPC middleware is mounted. */
 export const SDK_AGENT_JSONRPC_PATH = '/a2a/jsonrpc';
+/** Where the SDK's HTTP+JSON middleware is mounted, with `{ rest: true }`. */
+export const SDK_AGENT_REST_PATH = '/a2a/rest';
+
+export interface SdkAgentOptions {
+  /** Also serve the SDK's HTTP+JSON binding and declare it on the card (after the JSON-RPC interface). */
+  readonly rest?: boolean;
+}
 export const TEST_DIRECTIVES_URI = 'https://a2a-hub.dev/extensions/test-directives/v1';
 const DIRECTIVE_KEY = 'a2a-hub/test';
 
 /** Starts sdk-echo on 127.0.0.1, on a port of the system's choosing. */
-export async function startSdkAgent(): Promise<SdkAgent> {
+export async function startSdkAgent(options: SdkAgentOptions = {}): Promise<SdkAgent> {
   const app = express();
   const server = createServer(app);
   await new Promise<void>((resolve, reject) => {
@@ -60,7 +67,7 @@ export async function startSdkAgent(): Promise<SdkAgent> {
 
   // The card must name the real endpoint, known only once the port is: routes are mounted now,
   // before the URL is handed to anyone, so no request can arrive first.
-  const card = sdkEchoCard(endpoint);
+  const card = sdkEchoCard(endpoint, options.rest === true ? `${url}${SDK_AGENT_REST_PATH}` : undefined);
   // validateInputModes (off by default) makes the SDK refuse parts whose mediaType the card's
   // defaultInputModes leave out with ContentTypeNotSupportedError, as §3.1.1 asks.
   const requestHandler = new DefaultRequestHandler(
@@ -76,6 +83,7 @@ export async function startSdkAgent(): Promise<SdkAgent> {
   );
   app.use('/.well-known/agent-card.json', agentCardHandler({ agentCardProvider: requestHandler }));
   app.use(SDK_AGENT_JSONRPC_PATH, jsonRpcHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication }));
+  if (options.rest === true) app.use(SDK_AGENT_REST_PATH, restHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication }));
 
   return {
     url,
@@ -91,11 +99,14 @@ export async function startSdkAgent(): Promise<SdkAgent> {
   };
 }
 
-function sdkEchoCard(endpoint: string): AgentCard {
+function sdkEchoCard(endpoint: string, restEndpoint: string | undefined): AgentCard {
   return {
     name: 'sdk-echo',
     description: 'Echoes every message back as an artifact; an @a2a-js/sdk agent that follows the a2a-hub test directives.',
-    supportedInterfaces: [{ url: endpoint, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '1.0' }],
+    supportedInterfaces: [
+      { url: endpoint, protocolBinding: 'JSONRPC', tenant: '', protocolVersion: '1.0' },
+      ...(restEndpoint === undefined ? [] : [{ url: restEndpoint, protocolBinding: 'HTTP+JSON', tenant: '', protocolVersion: '1.0' }]),
+    ],
     provider: undefined,
     version: '1.0.0',
     capabilities: {
