@@ -6,7 +6,7 @@ import { TASK_STATES } from '../../generated/a2a/1.0/task-states.js';
 import type { BadRequest, ErrorInfo } from '../../generated/a2a/1.0/types.js';
 import { REST_ROUTES, type RestRoute } from '../../src/protocol/rest-routes.js';
 import { isRecord } from '../../src/support/records.js';
-import { errorByReason, observedOf, reasonOf, short } from '../core/answers.js';
+import { brokenAnswer, errorByReason, observedOf, reasonOf, short } from '../core/answers.js';
 import type { Check, CheckContext } from '../core/check.js';
 import { RestTransport } from '../core/rest-transport.js';
 import type { RpcExchange } from '../core/transport.js';
@@ -207,10 +207,11 @@ async function checkErrorBodies(context: CheckContext): Promise<void> {
 }
 
 /** The parameters of GET routes and values of the wrong type for each: every one must be a 400, never a 5xx or silence. */
-const WRONG_QUERY_VALUES: readonly { method: 'ListTasks' | 'GetTask'; name: string; values: fc.Arbitrary<string> }[] = [
+const WRONG_QUERY_VALUES: readonly { method: 'ListTasks' | 'GetTask'; name: string; example: string; values: fc.Arbitrary<string> }[] = [
   {
     method: 'ListTasks',
     name: 'pageSize',
+    example: 'abc',
     values: fc.oneof(
       fc.constantFrom('abc', '1.5', 'true', '', '0x10'),
       fc.string().filter((text) => !/^\s*-?\d+\s*$/.test(text)),
@@ -219,6 +220,7 @@ const WRONG_QUERY_VALUES: readonly { method: 'ListTasks' | 'GetTask'; name: stri
   {
     method: 'ListTasks',
     name: 'includeArtifacts',
+    example: 'yes',
     values: fc.oneof(
       fc.constantFrom('yes', '2', 'TRUE!', ''),
       fc.string().filter((text) => !/^(true|false|0|1)$/i.test(text)),
@@ -227,6 +229,7 @@ const WRONG_QUERY_VALUES: readonly { method: 'ListTasks' | 'GetTask'; name: stri
   {
     method: 'ListTasks',
     name: 'status',
+    example: 'DONE',
     values: fc.oneof(
       fc.constantFrom('DONE', 'completed', '42x'),
       fc.string({ minLength: 1 }).filter((text) => !Object.hasOwn(TASK_STATES, text) && !/^\d+$/.test(text)),
@@ -235,6 +238,7 @@ const WRONG_QUERY_VALUES: readonly { method: 'ListTasks' | 'GetTask'; name: stri
   {
     method: 'ListTasks',
     name: 'statusTimestampAfter',
+    example: 'yesterday',
     values: fc.oneof(
       fc.constantFrom('yesterday', '2026-13-45T99:00:00Z', 'not-a-time'),
       fc.string({ minLength: 1 }).filter((text) => Number.isNaN(Date.parse(text))),
@@ -243,6 +247,7 @@ const WRONG_QUERY_VALUES: readonly { method: 'ListTasks' | 'GetTask'; name: stri
   {
     method: 'GetTask',
     name: 'historyLength',
+    example: 'x',
     values: fc.oneof(
       fc.constantFrom('x', '1e', '2.5'),
       fc.string().filter((text) => !/^\s*-?\d+\s*$/.test(text)),
@@ -295,10 +300,13 @@ async function checkQueryParameters(context: CheckContext): Promise<void> {
       });
   }
   // Wrong-typed values, drawn by fast-check: each a 400 with InvalidParamsError, never a 5xx or silence.
+  // The first 5xx or missing answer, whatever fast-check shrinks to: ROBUST-003 judges it apart from REST-ENV-006.
+  let broken: { exchange: RpcExchange; parameter: string; value: string } | undefined;
   const arbitrary = fc.oneof(...WRONG_QUERY_VALUES.map((entry) => fc.record({ entry: fc.constant(entry), value: entry.values })));
-  const outcome = await checkAgainstAgent(context, arbitrary, async ({ entry, value }) => {
+  const refused = async (entry: (typeof WRONG_QUERY_VALUES)[number], value: string): Promise<PropertyViolation | undefined> => {
     const params: Record<string, unknown> = { [entry.name]: value, ...(entry.method === 'GetTask' ? { id: unknownTaskId() } : {}) };
     const exchange = await rest.callRaw(entry.method, params);
+    if (brokenAnswer(exchange)) broken ??= { exchange, parameter: entry.name, value };
     const reason = reasonOf(exchange.restError);
     if (exchange.status === ERRORS.InvalidParamsError.httpStatus && reason === ERRORS.InvalidParamsError.reason) return undefined;
     return new PropertyViolation(
@@ -306,24 +314,47 @@ async function checkQueryParameters(context: CheckContext): Promise<void> {
       observedOf(exchange),
       exchange,
     );
-  });
-  if (outcome.failure === undefined)
+  };
+  // One fixed bad value per parameter first: the property stops at its first failure, and every parameter must be tried.
+  for (const entry of WRONG_QUERY_VALUES) {
+    const violation = await refused(entry, entry.example);
+    if (violation !== undefined)
+      context.fail('REST-ENV-006', {
+        message: violation.message,
+        expected: `HTTP ${ERRORS.InvalidParamsError.httpStatus} with ErrorInfo ${ERRORS.InvalidParamsError.reason} naming the parameter`,
+        observed: violation.observed,
+        ...(violation.exchange === undefined ? {} : { exchange: violation.exchange }),
+      });
+  }
+  const outcome = await checkAgainstAgent(context, arbitrary, ({ entry, value }) => refused(entry, value));
+  const failure = outcome.failure;
+  if (failure === undefined)
     context.pass(
       'REST-ENV-006',
       `${outcome.runs} wrong-typed query values were refused with 400 and ErrorInfo ${ERRORS.InvalidParamsError.reason}`,
     );
   else
     context.fail('REST-ENV-006', {
-      message: outcome.failure.violation.message,
+      message: failure.violation.message,
       expected: `HTTP ${ERRORS.InvalidParamsError.httpStatus} with ErrorInfo ${ERRORS.InvalidParamsError.reason} naming the parameter`,
-      observed: outcome.failure.violation.observed,
-      exchange: outcome.failure.violation.exchange,
+      observed: failure.violation.observed,
+      ...(failure.violation.exchange === undefined ? {} : { exchange: failure.violation.exchange }),
       counterexample: {
-        method: outcome.failure.value.entry.method,
-        parameter: outcome.failure.value.entry.name,
-        value: outcome.failure.value.value,
-        fastCheckPath: outcome.failure.path,
+        method: failure.value.entry.method,
+        parameter: failure.value.entry.name,
+        value: failure.value.value,
+        fastCheckPath: failure.path,
       },
+      seed: context.seed,
+    });
+  const seen = broken;
+  if (seen === undefined) context.pass('ROBUST-003', 'wrong-typed query values were all answered');
+  else
+    context.fail('ROBUST-003', {
+      message: `${seen.parameter}=${JSON.stringify(seen.value)} got no proper answer`,
+      expected: `an answer (HTTP ${ERRORS.InvalidParamsError.httpStatus}), no 5xx, timeout or dropped connection`,
+      observed: observedOf(seen.exchange),
+      exchange: seen.exchange,
       seed: context.seed,
     });
 }
@@ -378,7 +409,7 @@ export const restChecks: readonly Check[] = [
     id: 'rest-query-parameters',
     bindings: ['HTTP+JSON'],
     title: 'Query parameters are read typed by their camelCase names; wrong-typed values are a 400',
-    requirements: ['REST-ENV-006'],
+    requirements: ['REST-ENV-006', 'ROBUST-003'],
     run: checkQueryParameters,
   },
   {
