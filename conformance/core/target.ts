@@ -57,7 +57,8 @@ const UNAVAILABLE_STATUS = ERRORS.AgentUnavailableError.httpStatus;
 /**
  * Finds the agent of a URL: the card that belongs to it (src/protocol/card-location.ts: the
  * card URL itself, `<endpoint>/agent-card.json`, or the well-known card of a base URL or one
- * that names the URL), else a JSON-RPC endpoint (then a minimal card is assumed). Throws
+ * that names the URL), else a JSON-RPC endpoint, else an HTTP+JSON base whose GetTask route
+ * answers TaskNotFoundError with its ErrorInfo (then a minimal card is assumed). Throws
  * TargetError, which the CLI turns into exit code 2, when nothing answers like an A2A agent,
  * when the only card is another agent's of the same host, when the endpoint refuses the
  * credentials, and when the agent's card or endpoint answers that it is unavailable (HTTP 503,
