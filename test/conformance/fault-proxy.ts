@@ -1301,6 +1301,27 @@ export const REST_FAULTS: readonly Fault[] = [
     },
   },
   {
+    id: 'rest-cancel-other-error',
+    description:
+      'over HTTP+JSON only, CancelTask of an unknown task names TaskNotCancelableError (consistently rendered), JSON-RPC says TaskNotFoundError',
+    expect: ['REST-ENV-008'],
+    onJson: (body, ctx) => {
+      const status = restStatus(body);
+      if (status === undefined || !pathOnly(ctx).endsWith(':cancel') || status['status'] !== 'NOT_FOUND') return undefined;
+      return {
+        error: {
+          code: 400,
+          status: 'FAILED_PRECONDITION',
+          message: 'not cancelable',
+          details: [{ '@type': ERROR_INFO_TYPE, reason: 'TASK_NOT_CANCELABLE', domain: 'a2a-protocol.org' }],
+        },
+      };
+    },
+    onHeaders: (response, ctx) => {
+      if (pathOnly(ctx).endsWith(':cancel') && response.status === 404) response.status = 400;
+    },
+  },
+  {
     id: 'rest-tenant-routes-missing',
     description: 'the /{tenant}/ routes are not served (a bare 404 without ErrorInfo)',
     expect: ['REST-ENV-007'],
