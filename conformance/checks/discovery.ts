@@ -9,6 +9,7 @@ import type { MethodCall } from '../core/transport.js';
 import { cardStructureProblems, legacyCardProblems } from './support/card-problems.js';
 import { capabilityDeclared, cardEvidence, classifyUrl, declaredExtensions, interfacesOf, NO_CARD, withTenant } from './support/card.js';
 import { directive, stateOfOutcome } from './support/directives.js';
+import { fillRoute, routeOf } from '../../src/protocol/rest-routes.js';
 import { looksLikeRestRoute, probeInterface, REST_ACCEPT, type InterfaceProbe } from './support/interfaces.js';
 import { checkTimestamps, reportNaming } from './support/response-values.js';
 import { expectRefusedStream } from './support/streams.js';
@@ -204,8 +205,8 @@ export const discoveryChecks: readonly Check[] = [
       let found = false;
       for (const base of [...bases].filter((candidate) => !restDeclared.has(candidate))) {
         for (const [route, kind] of [
-          [`/tasks/${taskId}`, 'task'],
-          ['/extendedAgentCard', 'card'],
+          [fillRoute(routeOf('GetTask', false), { id: taskId }) ?? '', 'task'],
+          [fillRoute(routeOf('GetExtendedAgentCard', false), {}) ?? '', 'card'],
         ] as const) {
           const exchange = await context.transport.raw(undefined, {
             method: 'GET',
