@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_DOMAIN, ERRORS } from '../../generated/a2a/1.0/errors.js';
 import { validateStreamResponse } from '../../generated/a2a/1.0/validators.js';
+import { JsonRpcTransport } from '../../conformance/core/jsonrpc-transport.js';
 import { RestTransport } from '../../conformance/core/rest-transport.js';
 import { resolveTarget } from '../../conformance/core/target.js';
 import { fillRoute, matchRestRoute, routeOf } from '../../src/protocol/rest-routes.js';
@@ -17,6 +18,7 @@ interface Seen {
   readonly method: string;
   readonly url: string;
   readonly body: string;
+  readonly authorization?: string;
 }
 
 const seen: Seen[] = [];
@@ -34,9 +36,10 @@ const notFound = {
 const task = { id: 't-1', contextId: 'c-1', status: { state: 'TASK_STATE_WORKING' } };
 
 function answer(request: IncomingMessage, response: ServerResponse, body: string): void {
-  seen.push({ method: request.method ?? '', url: request.url ?? '', body });
+  const authorization = request.headers.authorization;
+  seen.push({ method: request.method ?? '', url: request.url ?? '', body, ...(authorization === undefined ? {} : { authorization }) });
   const path = (request.url ?? '').split('?')[0] ?? '';
-  if (path.endsWith(':subscribe')) {
+  if (path.endsWith(':subscribe') || (request.method === 'POST' && path === '/rpc')) {
     response.writeHead(200, { 'content-type': 'text/event-stream' });
     response.end(`id: 1\ndata: ${JSON.stringify({ task })}\n\nevent: error\ndata: ${JSON.stringify(notFound)}\n\n`);
     return;
@@ -113,6 +116,17 @@ describe('the HTTP+JSON transport', () => {
     expect(validateStreamResponse(stream.events[0]?.frame)).toBe(true);
     expect(stream.events[1]?.error?.code).toBe(TaskNotFoundError.code);
     expect(stream.events[1]?.restError).toEqual(notFound.error);
+  });
+});
+
+describe('both transports on the shared HTTP reader', () => {
+  it("send the run's credentials on streams as on calls", async () => {
+    seen.length = 0;
+    const headers = { authorization: 'Bearer conform-secret' };
+    await new RestTransport({ endpoint: `${base}/rest`, timeoutMs: 3000, headers }).stream('SubscribeToTask', { id: 't-1' });
+    await new JsonRpcTransport({ endpoint: `${base}/rpc`, timeoutMs: 3000, headers }).stream('SubscribeToTask', { id: 't-1' });
+    await new JsonRpcTransport({ endpoint: `${base}/rpc`, timeoutMs: 3000, headers }).call('GetTask', { id: 't-1' });
+    expect(seen.map((entry) => entry.authorization)).toEqual(['Bearer conform-secret', 'Bearer conform-secret', 'Bearer conform-secret']);
   });
 });
 
