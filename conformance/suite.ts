@@ -3,8 +3,10 @@ import type { ConformanceReport } from '../generated/conformance/types.js';
 import { TEST_DIRECTIVES_EXTENSION } from '../generated/hub/test-directives.js';
 import { discoveryChecks } from './checks/discovery.js';
 import { envelopeChecks } from './checks/envelope.js';
+import { equivalenceChecks } from './checks/equivalence.js';
 import { hubBehaviourChecks } from './checks/hub-behaviour.js';
 import { propertyChecks } from './checks/properties.js';
+import { restChecks } from './checks/rest.js';
 import { securityChecks } from './checks/security.js';
 import { sendMessageChecks } from './checks/send-message.js';
 import { statefulChecks } from './checks/stateful.js';
@@ -13,9 +15,9 @@ import { taskChecks } from './checks/tasks.js';
 import { versioningChecks } from './checks/versioning.js';
 import { wireChecks } from './checks/wire.js';
 import type { Check } from './core/check.js';
-import { JsonRpcTransport } from './core/jsonrpc-transport.js';
+import { transportsFor, type BindingSelection } from './core/bindings.js';
 import { exitCodeOf, runSuite, type Level, type RunOptions } from './core/runner.js';
-import { resolveTarget } from './core/target.js';
+import { resolveTarget, TargetError } from './core/target.js';
 
 /** Every check of the suite, in report order. */
 export const ALL_CHECKS: readonly Check[] = [
@@ -23,6 +25,8 @@ export const ALL_CHECKS: readonly Check[] = [
   ...securityChecks,
   ...versioningChecks,
   ...envelopeChecks,
+  ...restChecks,
+  ...equivalenceChecks,
   ...sendMessageChecks,
   ...taskChecks,
   ...streamingChecks,
@@ -34,6 +38,8 @@ export const ALL_CHECKS: readonly Check[] = [
 
 export interface ConformOptions {
   readonly headers?: Readonly<Record<string, string>>;
+  /** The bindings to test (`--binding`): by default every one the card declares that the suite speaks. */
+  readonly binding?: BindingSelection;
   readonly level?: Level;
   readonly runs?: number;
   readonly seed?: number;
@@ -53,8 +59,13 @@ export async function runConformance(url: string, options: ConformOptions = {}):
   const headers = options.headers ?? {};
   const target = await resolveTarget(url, { headers, timeoutMs });
   const advertises = (target.card.capabilities.extensions ?? []).some((extension) => extension.uri === TEST_DIRECTIVES_EXTENSION);
-  const transport = new JsonRpcTransport({ endpoint: target.endpoint, headers, timeoutMs });
-  const report = await runSuite(target, transport, options.checks ?? ALL_CHECKS, {
+  const selection = options.binding ?? 'all';
+  const transports = transportsFor(target, selection, { headers, timeoutMs });
+  if (transports.length === 0) {
+    const declared = target.interfaces.map((entry) => entry.binding).join(' and ');
+    throw new TargetError(`the agent at ${url} declares no ${selection} interface for protocol version 1.x (it declares ${declared})`);
+  }
+  const report = await runSuite(target, transports, options.checks ?? ALL_CHECKS, {
     level: options.level ?? 'may',
     runs: options.runs ?? 50,
     seed: options.seed ?? Math.floor(Math.random() * 2 ** 31),

@@ -9,6 +9,7 @@ import type { MethodCall } from '../core/transport.js';
 import { cardStructureProblems, legacyCardProblems } from './support/card-problems.js';
 import { capabilityDeclared, cardEvidence, classifyUrl, declaredExtensions, interfacesOf, NO_CARD, withTenant } from './support/card.js';
 import { directive, stateOfOutcome } from './support/directives.js';
+import { fillRoute, routeOf } from '../../src/protocol/rest-routes.js';
 import { looksLikeRestRoute, probeInterface, REST_ACCEPT, type InterfaceProbe } from './support/interfaces.js';
 import { checkTimestamps, reportNaming } from './support/response-values.js';
 import { expectRefusedStream } from './support/streams.js';
@@ -20,6 +21,7 @@ const PLACEHOLDER_SKILL = { id: 'placeholder', name: 'placeholder', description:
 export const discoveryChecks: readonly Check[] = [
   {
     id: 'card-well-known',
+    once: true,
     title: `The agent card is served at ${WELL_KNOWN_AGENT_CARD_PATH}`,
     requirements: ['CARD-001'],
     async run(context) {
@@ -54,6 +56,7 @@ export const discoveryChecks: readonly Check[] = [
   },
   {
     id: 'card-shape',
+    once: true,
     title: 'The public card is a valid 1.0 AgentCard: members, names, no 0.3 shapes',
     requirements: ['CARD-002', 'CARD-003', 'CARD-006', 'CARD-007'],
     run(context) {
@@ -106,6 +109,7 @@ export const discoveryChecks: readonly Check[] = [
   },
   {
     id: 'card-caching',
+    once: true,
     title: 'The card response carries Cache-Control max-age and an ETag that revalidates',
     requirements: ['CARD-008'],
     async run(context) {
@@ -152,6 +156,7 @@ export const discoveryChecks: readonly Check[] = [
   },
   {
     id: 'card-bindings',
+    once: true,
     title: 'Every declared interface answers in its binding and version; no undeclared HTTP+JSON routes',
     requirements: ['CARD-004', 'CARD-005'],
     async run(context) {
@@ -200,8 +205,8 @@ export const discoveryChecks: readonly Check[] = [
       let found = false;
       for (const base of [...bases].filter((candidate) => !restDeclared.has(candidate))) {
         for (const [route, kind] of [
-          [`/tasks/${taskId}`, 'task'],
-          ['/extendedAgentCard', 'card'],
+          [fillRoute(routeOf('GetTask', false), { id: taskId }) ?? '', 'task'],
+          [fillRoute(routeOf('GetExtendedAgentCard', false), {}) ?? '', 'card'],
         ] as const) {
           const exchange = await context.transport.raw(undefined, {
             method: 'GET',
@@ -224,6 +229,7 @@ export const discoveryChecks: readonly Check[] = [
   },
   {
     id: 'card-interface-urls',
+    once: true,
     title: 'Interface URLs are absolute (and https outside loopback)',
     requirements: ['CARD-011'],
     run(context) {
@@ -251,6 +257,7 @@ export const discoveryChecks: readonly Check[] = [
   },
   {
     id: 'bindings-equivalent',
+    once: true,
     title: 'Every declared interface reports the same error for the same request',
     requirements: ['DATA-001'],
     async run(context) {

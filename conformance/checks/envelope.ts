@@ -127,6 +127,7 @@ async function expectRawError(
 export const envelopeChecks: readonly Check[] = [
   {
     id: 'jsonrpc-envelope-basics',
+    bindings: ['JSONRPC'],
     title: 'JSON-RPC responses: content type, id echo, one of result/error',
     requirements: ['JSONRPC-ENV-001', 'JSONRPC-ENV-002', 'JSONRPC-ENV-007', 'JSONRPC-ENV-008'],
     async run(context) {
@@ -141,6 +142,7 @@ export const envelopeChecks: readonly Check[] = [
   },
   {
     id: 'jsonrpc-parse-error',
+    bindings: ['JSONRPC'],
     title: `Malformed JSON is ${errorLabel('JSONParseError')} with id null`,
     requirements: ['JSONRPC-ENV-003'],
     async run(context) {
@@ -152,6 +154,7 @@ export const envelopeChecks: readonly Check[] = [
   },
   {
     id: 'jsonrpc-invalid-request',
+    bindings: ['JSONRPC'],
     title: `Each kind of invalid envelope is ${errorLabel('InvalidRequestError')}`,
     requirements: ['JSONRPC-ENV-004'],
     async run(context) {
@@ -169,6 +172,7 @@ export const envelopeChecks: readonly Check[] = [
   },
   {
     id: 'jsonrpc-method-not-found',
+    bindings: ['JSONRPC'],
     title: `Unknown methods, including A2A 0.3 names, are ${errorLabel('MethodNotFoundError')}`,
     requirements: ['JSONRPC-ENV-005'],
     async run(context) {
@@ -180,6 +184,7 @@ export const envelopeChecks: readonly Check[] = [
   },
   {
     id: 'jsonrpc-invalid-params',
+    bindings: ['JSONRPC'],
     title: `Params that do not form the request message are ${errorLabel('InvalidParamsError')}`,
     requirements: ['JSONRPC-ENV-006'],
     async run(context) {

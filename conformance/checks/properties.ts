@@ -6,13 +6,14 @@ import type { AgentCard, Message, Part, SendMessageRequest } from '../../generat
 import { A2A_1_0 } from '../../src/protocol/a2a-schema.js';
 import { oneofMembers, requiredNames, schemaAt, splitPointer, valueAt } from '../../src/protocol/json-schema.js';
 import { mediaRangeCovers, mediaTypeOfPart } from '../../src/protocol/media-types.js';
+import { routeOf } from '../../src/protocol/rest-routes.js';
 import { checkValue } from '../../src/protocol/validation.js';
 import { arbitraryFor } from '../arbitraries/from-schema.js';
 import { mutatedArbitrary, type Mutated } from '../arbitraries/mutations.js';
 import { brokenAnswer, errorLabel, isError, observedOf } from '../core/answers.js';
 import type { Check, CheckContext } from '../core/check.js';
 import { VERSION_HEADER } from '../core/exchange.js';
-import type { RpcExchange } from '../core/transport.js';
+import type { RpcExchange, Transport } from '../core/transport.js';
 import { cardModes } from './support/card.js';
 import { checkAgainstAgent, PropertyViolation, shrinkBudgetMs, type PropertyRun } from './support/property-runs.js';
 
@@ -137,8 +138,31 @@ const MUTATED_METHODS = (['SendMessage', 'GetTask', 'ListTasks', 'CancelTask'] a
 );
 
 /** Mutated params (input is tolerant, so no unknown members), never the no-op "nothing to mutate". */
-function mutatedParams(def: string): fc.Arbitrary<Mutated> {
-  return mutatedArbitrary(A2A_1_0.document, def, { unknownMembers: false }).filter((mutated): mutated is Mutated => mutated !== undefined);
+function mutatedParams(def: string, keep: (mutated: Mutated) => boolean = () => true): fc.Arbitrary<Mutated> {
+  return mutatedArbitrary(A2A_1_0.document, def, { unknownMembers: false }).filter(
+    (mutated): mutated is Mutated => mutated !== undefined && keep(mutated),
+  );
+}
+
+/**
+ * The mutated methods a binding can carry as the schema sees them. HTTP+JSON sends path fields
+ * and query parameters as text, where a wrong-typed scalar reads as a valid one (an id 5 is the
+ * id "5") and a dropped path field leaves no route: there only the routes with a body are
+ * mutated, never in a path field. The REST checks send wrong-typed query values themselves.
+ */
+function mutatedMethodsFor(
+  transport: Transport,
+): { method: (typeof MUTATED_METHODS)[number][0]; def: string; keep: (mutated: Mutated) => boolean }[] {
+  return MUTATED_METHODS.flatMap(([method, def]) => {
+    if (transport.binding !== 'HTTP+JSON') return [{ method, def, keep: () => true }];
+    const route = routeOf(method, false);
+    if (!route.body) return [];
+    const keep = (mutated: Mutated): boolean => {
+      const top = splitPointer(mutated.mutation.pointer)[0];
+      return top !== undefined && !route.pathFields.includes(top) && top !== 'tenant';
+    };
+    return [{ method, def, keep }];
+  });
 }
 
 /**
@@ -218,7 +242,7 @@ async function sendMutatedParams(context: CheckContext): Promise<void> {
   // Against an agent that hangs every failure costs a timeout: bound the whole check well inside the runner's limit.
   const started = Date.now();
   const budgetMs = (): number => Math.min(shrinkBudgetMs(context), Math.max(0, 40_000 - (Date.now() - started)));
-  for (const [method, def] of MUTATED_METHODS) {
+  for (const { method, def, keep } of mutatedMethodsFor(context.transport)) {
     if (Date.now() - started > 40_000) {
       context.skip(
         'ROBUST-003',
@@ -280,7 +304,7 @@ async function sendMutatedParams(context: CheckContext): Promise<void> {
       }
       return undefined;
     };
-    const first = await checkAgainstAgent(context, mutatedParams(def), firstPass, { budgetMs: budgetMs() });
+    const first = await checkAgainstAgent(context, mutatedParams(def, keep), firstPass, { budgetMs: budgetMs() });
     if (first.failure !== undefined) {
       robust003Failed = true;
       robust002Failed = true;
@@ -292,7 +316,7 @@ async function sendMutatedParams(context: CheckContext): Promise<void> {
     // Pass 2 replays from the first wrong answer and shrinks it.
     robust002Failed = true;
     const found = mismatch;
-    const second = await checkAgainstAgent(context, mutatedParams(def), refusedOtherwise, {
+    const second = await checkAgainstAgent(context, mutatedParams(def, keep), refusedOtherwise, {
       path: String(found.run),
       budgetMs: budgetMs(),
     });

@@ -114,6 +114,7 @@ function expectUnauthorized(context: CheckContext, requirement: RequirementId, p
 export const securityChecks: readonly Check[] = [
   {
     id: 'card-signatures',
+    once: true,
     title: 'Card signatures are well-formed JWS and verify over the JCS canonical card',
     requirements: ['CARD-009', 'CARD-010'],
     run(context) {
@@ -193,6 +194,7 @@ export const securityChecks: readonly Check[] = [
   },
   {
     id: 'transport-security',
+    once: true,
     title: 'The card URL and interfaces use TLS (plain http only to loopback)',
     requirements: ['DATA-006'],
     run(context) {
@@ -220,6 +222,7 @@ export const securityChecks: readonly Check[] = [
   },
   {
     id: 'authentication',
+    bindings: ['JSONRPC'],
     title: 'With declared security, requests without or with wrong credentials get 401',
     requirements: ['DATA-004'],
     async run(context) {
@@ -264,6 +267,7 @@ export const securityChecks: readonly Check[] = [
   },
   {
     id: 'extended-card-authentication',
+    bindings: ['JSONRPC'],
     title: 'GetExtendedAgentCard without credentials is refused with 401',
     requirements: ['XCARD-003'],
     capability: 'extendedAgentCard',

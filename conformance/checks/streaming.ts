@@ -52,7 +52,7 @@ export const streamingChecks: readonly Check[] = [
     id: 'sse-send-stream',
     title:
       'SendStreamingMessage: an SSE stream of JSON-RPC frames that starts with the task, follows the state machine and ends at the terminal state',
-    requirements: ['SSE-002', 'SSE-003', 'SSE-005', 'SSE-007', 'SSE-008', 'SSE-009', 'SSE-010', 'HUB-006'],
+    requirements: ['SSE-002', 'SSE-003', 'SSE-004', 'SSE-005', 'SSE-007', 'SSE-008', 'SSE-009', 'SSE-010', 'HUB-006'],
     capability: 'streaming',
     async run(context) {
       const opened = await openStream(

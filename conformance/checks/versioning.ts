@@ -315,6 +315,7 @@ export const versioningChecks: readonly Check[] = [
   },
   {
     id: 'tenant',
+    once: true,
     title: 'Requests carrying a declared tenant are served for it',
     requirements: ['VER-010'],
     async run(context) {

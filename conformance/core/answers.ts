@@ -25,6 +25,25 @@ export function reasonOf(error: unknown): string | undefined {
   return isRecord(info) ? (info['reason'] as string) : undefined;
 }
 
+/** The registered error whose ErrorInfo reason `reason` is. */
+export function errorByReason(reason: string | undefined): ErrorName | undefined {
+  if (reason === undefined) return undefined;
+  return (Object.keys(ERRORS) as ErrorName[]).find((name) => ERRORS[name].reason === reason);
+}
+
+/**
+ * An HTTP+JSON google.rpc.Status read as the JSON-RPC error it stands for: the code of the
+ * registered error its ErrorInfo reason names, `data` its details. Without a known reason the
+ * HTTP code stays, which no JSON-RPC code equals, so no check mistakes it for a registered error.
+ */
+export function rpcErrorOfStatus(status: unknown): { code: number; message: string; data?: unknown } {
+  const record = isRecord(status) ? status : {};
+  const name = errorByReason(reasonOf(record));
+  const code = name === undefined ? (typeof record['code'] === 'number' ? record['code'] : 0) : ERRORS[name].code;
+  const message = typeof record['message'] === 'string' ? record['message'] : '';
+  return { code, message, ...(record['details'] === undefined ? {} : { data: record['details'] }) };
+}
+
 /** The error object of an answer: the one already picked out, else the `error` member of the JSON body. */
 function errorOf(exchange: Answer): Record<string, unknown> | undefined {
   if (exchange.error !== undefined) return isRecord(exchange.error) ? exchange.error : undefined;
@@ -58,14 +77,18 @@ export function observedOf(exchange: Answer): string {
   return `HTTP ${exchange.status}: ${short(exchange.bodyText) || '(empty body)'}`;
 }
 
-/** A stream call answered with a plain JSON body, read like a call. */
+/** A stream call answered with a plain JSON body, read like a call (an HTTP+JSON Status read as the error it names). */
 export function rpcOf(exchange: StreamExchange, id?: RpcExchange['id']): RpcExchange {
   const json = exchange.json;
-  const error = isRecord(json) && isRecord(json['error']) ? (json['error'] as unknown as RpcExchange['error']) : undefined;
+  const sent = isRecord(json) && isRecord(json['error']) ? json['error'] : undefined;
+  // A google.rpc.Status names its gRPC status; a JSON-RPC error object has no such member.
+  const status = sent !== undefined && typeof sent['status'] === 'string' ? sent : undefined;
+  const error = status !== undefined ? rpcErrorOfStatus(status) : (sent as RpcExchange['error'] | undefined);
   return {
     ...exchange,
     id,
     ...(error === undefined ? {} : { error }),
+    ...(status === undefined ? {} : { restError: status }),
     ...(isRecord(json) && 'result' in json ? { result: json['result'] } : {}),
   };
 }

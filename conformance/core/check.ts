@@ -6,7 +6,7 @@ import type { SkipReason } from '../../generated/conformance/types.js';
 import type { A2ADefs } from '../../src/protocol/a2a-schema.js';
 import type { Exchange } from './exchange.js';
 import type { Target } from './target.js';
-import type { RpcExchange, Transport } from './transport.js';
+import type { Binding, RpcExchange, Transport } from './transport.js';
 
 /** What a check reports about one requirement, beyond the verdict. */
 export interface FindingInput {
@@ -22,7 +22,10 @@ export interface FindingInput {
 }
 
 export interface CheckContext {
+  /** The binding this run of the check is on. */
   readonly transport: Transport;
+  /** Every binding of the run, in order (for the checks that compare them). */
+  readonly transports: readonly Transport[];
   readonly target: Target;
   /** The agent follows the test directives (docs/test-directives.md). */
   readonly cooperative: boolean;
@@ -70,5 +73,9 @@ export interface Check {
   readonly capability?: Capability;
   /** Run only in cooperative mode. */
   readonly cooperative?: boolean;
+  /** The bindings the check speaks (it builds their bodies itself); by default every one, each in turn. */
+  readonly bindings?: readonly Binding[];
+  /** It does not depend on the binding (the card, or a comparison of the bindings): run once, on the first transport. */
+  readonly once?: boolean;
   run(context: CheckContext): Promise<void>;
 }

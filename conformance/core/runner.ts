@@ -16,7 +16,7 @@ import { errorLabel, observedOf, reasonOf } from './answers.js';
 import type { Check, CheckContext, FindingInput } from './check.js';
 import { curlOf } from './exchange.js';
 import type { Target } from './target.js';
-import type { Transport } from './transport.js';
+import type { Binding, Transport } from './transport.js';
 
 export type Level = 'must' | 'should' | 'may';
 
@@ -32,21 +32,25 @@ export interface RunOptions {
   readonly baseline?: ReadonlyMap<string, string>;
   /** Longest a single check may run before it is an ERROR. */
   readonly checkTimeoutMs?: number;
-  readonly onProgress?: (event: { check: Check; index: number; total: number }) => void;
+  readonly onProgress?: (event: { check: Check; index: number; total: number; binding?: Binding }) => void;
   readonly toolVersion: string;
 }
 
 const LEVEL_RANK: Record<Requirement['level'], number> = { MUST: 0, SHOULD: 1, MAY: 2 };
 const CUTOFF: Record<Level, number> = { must: 0, should: 1, may: 2 };
 const SEVERITY: Record<Verdict, number> = { FAIL: 4, ERROR: 3, WARN: 2, PASS: 1, SKIP: 0 };
+/** The requirement that compares the bindings with each other: moot when one was tested. */
+const EQUIVALENCE: RequirementId = 'REST-ENV-008';
 
 /** Runs checks against a target and turns their findings into a report with a verdict on every requirement. */
 export async function runSuite(
   target: Target,
-  transport: Transport,
+  transportOrList: Transport | readonly Transport[],
   checks: readonly Check[],
   options: RunOptions,
 ): Promise<ConformanceReport> {
+  const transports: readonly Transport[] = Array.isArray(transportOrList) ? transportOrList : [transportOrList as Transport];
+  if (transports.length === 0) throw new Error('runSuite needs at least one transport');
   const started = Date.now();
   const findings = new Map<RequirementId, Finding[]>();
   const selected = (id: RequirementId): boolean => {
@@ -61,13 +65,19 @@ export async function runSuite(
     if (!isRequirementId(requirement))
       throw new Error(`${finding.check} recorded a verdict on ${JSON.stringify(requirement)}, which is not a requirement of the catalog`);
     if (!selected(requirement)) return;
+    // A check run on one binding may touch requirements of another (a JSON-RPC envelope rule beside a
+    // method's outcome): only the run on that binding judges them.
+    if (finding.binding !== undefined && !REQUIREMENT_BY_ID.get(requirement)?.bindings.includes(finding.binding)) return;
     const list = findings.get(requirement) ?? [];
     // A MAY is optional: an agent that does not offer it deviates from nothing, so it warns.
     const optional = REQUIREMENT_BY_ID.get(requirement)?.level === 'MAY' && finding.verdict === 'FAIL';
     // One PASS per check and message is evidence enough; repeats would only bloat the report.
     if (
       finding.verdict === 'PASS' &&
-      list.some((seen) => seen.verdict === 'PASS' && seen.check === finding.check && seen.message === finding.message)
+      list.some(
+        (seen) =>
+          seen.verdict === 'PASS' && seen.check === finding.check && seen.binding === finding.binding && seen.message === finding.message,
+      )
     )
       return;
     list.push(optional ? { ...finding, verdict: 'WARN', message: `optional behaviour not offered: ${finding.message}` } : finding);
@@ -76,23 +86,35 @@ export async function runSuite(
   const capabilities = target.card.capabilities as Record<string, boolean | undefined>;
   const runnable = checks.filter((check) => check.requirements.some(selected));
 
-  for (const [index, check] of runnable.entries()) {
-    options.onProgress?.({ check, index, total: runnable.length });
+  // Every check on each binding it applies to: the binding-neutral ones on every transport, in turn.
+  const runs = runnable.flatMap((check) => runsOf(check, transports).map((transport) => ({ check, transport })));
+  for (const [index, { check, transport }] of runs.entries()) {
+    options.onProgress?.({
+      check,
+      index,
+      total: runs.length,
+      ...(transports.length > 1 && transport !== undefined ? { binding: transport.binding } : {}),
+    });
+    const binding = check.once ? undefined : transport?.binding;
     if (check.capability !== undefined && capabilities[check.capability] !== true) {
       for (const requirement of check.requirements)
-        record(requirement, skipFinding(check.id, 'capability-not-declared', `the card does not declare capabilities.${check.capability}`));
+        record(requirement, {
+          ...skipFinding(check.id, 'capability-not-declared', `the card does not declare capabilities.${check.capability}`),
+          ...(binding === undefined ? {} : { binding }),
+        });
       continue;
     }
     if (check.cooperative && !options.cooperative) continue;
-    const context = createContext(check, target, transport, options, record);
+    const context = createContext(check, target, transport ?? (transports[0] as Transport), transports, binding, options, record);
     try {
       await withTimeout(check.run(context), options.checkTimeoutMs ?? 60_000, check.id);
     } catch (error) {
       for (const requirement of check.requirements) {
-        if (!(findings.get(requirement) ?? []).some((finding) => finding.check === check.id)) {
+        if (!(findings.get(requirement) ?? []).some((finding) => finding.check === check.id && finding.binding === binding)) {
           record(requirement, {
             verdict: 'ERROR',
             check: check.id,
+            ...(binding === undefined ? {} : { binding }),
             message: `the check itself failed: ${error instanceof Error ? error.message : String(error)}`,
           });
         }
@@ -100,16 +122,22 @@ export async function runSuite(
     }
   }
 
+  const tested = transports.map((transport) => transport.binding);
   const results = REQUIREMENTS.map((requirement) =>
-    resultOf(requirement, findings.get(requirement.id), selected(requirement.id), options, target, transport),
+    resultOf(requirement, findings.get(requirement.id), selected(requirement.id), options, target, tested),
   );
-  const summary = summarise(results, transport, options);
+  const stats = transports.reduce(
+    (sum, transport) => ({ requests: sum.requests + transport.stats.requests, denied: sum.denied + transport.stats.denied }),
+    { requests: 0, denied: 0 },
+  );
+  const summary = summarise(results, stats, options);
   const warnings: string[] = [];
-  if (transport.stats.requests > 10 && transport.stats.denied / transport.stats.requests > 0.5) {
+  if (stats.requests > 10 && stats.denied / stats.requests > 0.5) {
     warnings.push(
-      `${transport.stats.denied} of ${transport.stats.requests} requests were answered 401 or 404: this run proves little (wrong URL or missing --token?)`,
+      `${stats.denied} of ${stats.requests} requests were answered 401 or 404: this run proves little (wrong URL or missing --token?)`,
     );
   }
+  const first = transports[0] as Transport;
   if (target.assumedCard)
     warnings.push('no agent card was found: a minimal card without capabilities was assumed, so capability-dependent checks were skipped');
   return {
@@ -121,8 +149,9 @@ export async function runSuite(
     target: {
       url: target.url,
       ...(target.cardUrl ? { cardUrl: target.cardUrl } : {}),
-      endpoint: target.endpoint,
-      binding: transport.binding,
+      endpoint: first.endpoint,
+      binding: first.binding,
+      interfaces: transports.map((transport) => ({ binding: transport.binding, endpoint: transport.endpoint })),
       agentName: target.card.name,
       assumedCard: target.assumedCard,
       mode: options.cooperative ? 'cooperative' : 'black-box',
@@ -141,35 +170,66 @@ export async function runSuite(
   };
 }
 
+/** The transports a check runs on: every one it applies to, or only the first for a check that does not depend on the binding. */
+function runsOf(check: Check, transports: readonly Transport[]): (Transport | undefined)[] {
+  if (check.once) return [transports[0]];
+  const applicable = transports.filter((transport) => check.bindings === undefined || check.bindings.includes(transport.binding));
+  // A check for bindings none of which is tested does not run; its requirements get the runner's other-binding skip.
+  return applicable;
+}
+
 function resultOf(
   requirement: Requirement,
   found: Finding[] | undefined,
   selected: boolean,
   options: RunOptions,
   target: Target,
-  transport: Transport,
+  tested: readonly Binding[],
 ): RequirementResult {
   const base = { id: requirement.id, section: requirement.section, level: requirement.level, text: requirement.text };
   const list = found ?? [];
   if (!selected)
     return { ...base, verdict: 'SKIP', findings: [skipFinding('runner', 'not-selected', 'not selected (--level, --only or --skip)')] };
-  if (list.length === 0) return { ...base, verdict: 'SKIP', findings: [unreachedFinding(requirement, options, target, transport)] };
-  const verdict = list.reduce<Verdict>((worst, finding) => (SEVERITY[finding.verdict] > SEVERITY[worst] ? finding.verdict : worst), 'SKIP');
+  if (list.length === 0) return { ...base, verdict: 'SKIP', findings: [unreachedFinding(requirement, options, target, tested)] };
+  const verdict = worstOf(list);
   // A baseline may also accept a WARN, so a documented policy need not be a standing warning.
   const baselined = verdict === 'FAIL' || verdict === 'WARN' ? options.baseline?.get(requirement.id) : undefined;
-  return { ...base, verdict, ...(baselined === undefined ? {} : { baselined }), findings: list };
+  const perBinding: NonNullable<RequirementResult['bindings']> = {};
+  if (tested.length > 1) {
+    for (const binding of tested) {
+      const own = list.filter((finding) => finding.binding === binding);
+      if (own.length > 0) perBinding[binding] = worstOf(own);
+    }
+  }
+  return {
+    ...base,
+    verdict,
+    ...(baselined === undefined ? {} : { baselined }),
+    ...(Object.keys(perBinding).length > 0 ? { bindings: perBinding } : {}),
+    findings: list,
+  };
+}
+
+function worstOf(list: readonly Finding[]): Verdict {
+  return list.reduce<Verdict>((worst, finding) => (SEVERITY[finding.verdict] > SEVERITY[worst] ? finding.verdict : worst), 'SKIP');
 }
 
 /** Why no check judged a requirement that was selected. */
-function unreachedFinding(requirement: Requirement, options: RunOptions, target: Target, transport: Transport): Finding {
+function unreachedFinding(requirement: Requirement, options: RunOptions, target: Target, tested: readonly Binding[]): Finding {
   const declared = (target.card.capabilities as Record<string, boolean | undefined>)[requirement.capability ?? ''] === true;
-  if (!requirement.bindings.includes(transport.binding)) {
+  if (!requirement.bindings.some((binding) => tested.includes(binding as Binding))) {
     return skipFinding(
       'runner',
       'other-binding',
-      `applies to the ${requirement.bindings.join('/')} binding, not to ${transport.binding} (the one tested)`,
+      `applies to the ${requirement.bindings.join('/')} binding, not to ${tested.join(' or ')} (${tested.length > 1 ? 'the ones' : 'the one'} tested)`,
     );
   }
+  if (requirement.id === EQUIVALENCE && tested.length < 2)
+    return skipFinding(
+      'runner',
+      'other-binding',
+      'compares two bindings, and this run tested one (the card declares one, or --binding chose one)',
+    );
   if (requirement.capability !== null && !declared)
     return skipFinding('runner', 'capability-not-declared', `the card does not declare capabilities.${requirement.capability}`);
   if (requirement.mode === 'unreachable') return skipFinding('runner', 'not-observable', 'not observable from outside the agent');
@@ -182,7 +242,11 @@ function skipFinding(check: string, reason: SkipReason, message: string): Findin
   return { verdict: 'SKIP', check, message, skipReason: reason };
 }
 
-function summarise(results: RequirementResult[], transport: Transport, options: RunOptions): ConformanceReport['summary'] {
+function summarise(
+  results: RequirementResult[],
+  stats: { requests: number; denied: number },
+  options: RunOptions,
+): ConformanceReport['summary'] {
   const count = (verdict: Verdict) => results.filter((result) => result.verdict === verdict).length;
   const stale = [...(options.baseline?.keys() ?? [])].filter(
     (id) => !['FAIL', 'WARN'].includes(results.find((result) => result.id === id)?.verdict ?? 'SKIP'),
@@ -194,8 +258,8 @@ function summarise(results: RequirementResult[], transport: Transport, options: 
     SKIP: count('SKIP'),
     ERROR: count('ERROR'),
     mustFailures: results.filter((result) => result.verdict === 'FAIL' && result.level === 'MUST' && result.baselined === undefined).length,
-    requests: transport.stats.requests,
-    deniedRequests: transport.stats.denied,
+    requests: stats.requests,
+    deniedRequests: stats.denied,
     baselineStale: stale,
   };
 }
@@ -213,12 +277,16 @@ function createContext(
   check: Check,
   target: Target,
   transport: Transport,
+  transports: readonly Transport[],
+  binding: Binding | undefined,
   options: RunOptions,
   record: (requirement: RequirementId, finding: Finding) => void,
 ): CheckContext {
+  const tagged = binding === undefined ? {} : { binding };
   const finding = (verdict: Verdict, input: FindingInput): Finding => ({
     verdict,
     check: check.id,
+    ...tagged,
     message: input.message,
     ...(input.expected === undefined ? {} : { expected: input.expected }),
     ...(input.observed === undefined ? {} : { observed: input.observed }),
@@ -229,19 +297,25 @@ function createContext(
   });
   const context: CheckContext = {
     transport,
+    transports,
     target,
     cooperative: options.cooperative,
     runs: options.runs,
     seed: options.seed,
     timeoutMs: options.timeoutMs,
-    pass: (requirement, message) => record(requirement, { verdict: 'PASS', check: check.id, message: message ?? 'as required' }),
+    pass: (requirement, message) => record(requirement, { verdict: 'PASS', check: check.id, ...tagged, message: message ?? 'as required' }),
     fail: (requirement, input) => record(requirement, finding('FAIL', input)),
     warn: (requirement, input) => record(requirement, finding('WARN', input)),
-    skip: (requirement, reason, message) => record(requirement, skipFinding(check.id, reason, message)),
+    skip: (requirement, reason, message) => record(requirement, { ...skipFinding(check.id, reason, message), ...tagged }),
     checkShape(requirement, def, value, where) {
       const verdict = checkValue(A2A_1_0, def, value, { flavour: 'exact' });
       if (verdict.ok) {
-        record('WIRE-001', { verdict: 'PASS', check: check.id, message: `every ${def} this check received is valid A2A 1.0 ProtoJSON` });
+        record('WIRE-001', {
+          verdict: 'PASS',
+          check: check.id,
+          ...tagged,
+          message: `every ${def} this check received is valid A2A 1.0 ProtoJSON`,
+        });
         return true;
       }
       for (const violation of verdict.violations.slice(0, 5)) {

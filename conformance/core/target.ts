@@ -2,8 +2,22 @@ import { ERRORS } from '../../generated/a2a/1.0/errors.js';
 import { MEDIA_TYPES, PROTOCOL_VERSION } from '../../generated/a2a/1.0/protocol.js';
 import type { AgentCard } from '../../generated/a2a/1.0/types.js';
 import { belongsTo, cardCandidates, looksLikeCard, notTheAgentAsked } from '../../src/protocol/card-location.js';
+import { fillRoute, routeOf } from '../../src/protocol/rest-routes.js';
 import { isRecord } from '../../src/support/records.js';
+import { reasonOf } from './answers.js';
 import { headersOf, VERSION_HEADER, type Exchange } from './exchange.js';
+import type { Binding } from './transport.js';
+
+/** The bindings the suite speaks, in the order it runs them. */
+export const SUITE_BINDINGS: readonly Binding[] = ['JSONRPC', 'HTTP+JSON'];
+
+/** A declared interface the suite can test: the first 1.x one of its binding. */
+export interface TargetInterface {
+  readonly binding: Binding;
+  readonly url: string;
+  /** The tenant the card asks clients to send on it, when it names one. */
+  readonly tenant?: string;
+}
 
 /** The endpoint under test and what the suite knows about it. */
 export interface Target {
@@ -12,7 +26,10 @@ export interface Target {
   readonly cardUrl?: string;
   /** The exchange that fetched the card, for the discovery checks. */
   readonly cardExchange?: Exchange;
+  /** The URL of the first interface tested (the JSON-RPC one when there is one). */
   readonly endpoint: string;
+  /** Every interface the suite can test, one per binding, JSON-RPC first. */
+  readonly interfaces: readonly TargetInterface[];
   /** No card could be read; a minimal one (no capabilities) is assumed. */
   readonly assumedCard: boolean;
 }
@@ -40,7 +57,8 @@ const UNAVAILABLE_STATUS = ERRORS.AgentUnavailableError.httpStatus;
 /**
  * Finds the agent of a URL: the card that belongs to it (src/protocol/card-location.ts: the
  * card URL itself, `<endpoint>/agent-card.json`, or the well-known card of a base URL or one
- * that names the URL), else a JSON-RPC endpoint (then a minimal card is assumed). Throws
+ * that names the URL), else a JSON-RPC endpoint, else an HTTP+JSON base whose GetTask route
+ * answers TaskNotFoundError with its ErrorInfo (then a minimal card is assumed). Throws
  * TargetError, which the CLI turns into exit code 2, when nothing answers like an A2A agent,
  * when the only card is another agent's of the same host, when the endpoint refuses the
  * credentials, and when the agent's card or endpoint answers that it is unavailable (HTTP 503,
@@ -68,35 +86,87 @@ export async function resolveTarget(url: string, options: TargetOptions): Promis
       continue;
     }
     // Judged as read: the discovery checks report what is wrong with the card, so nothing here may assume its shape.
-    const jsonrpc = (card['supportedInterfaces'] as unknown[]).find(
-      (entry): entry is { url: string } =>
-        isRecord(entry) &&
-        entry['protocolBinding'] === 'JSONRPC' &&
-        typeof entry['protocolVersion'] === 'string' &&
-        /^1\.\d+$/.test(entry['protocolVersion']) &&
-        typeof entry['url'] === 'string',
-    );
-    if (jsonrpc !== undefined) {
-      await requireAccess(url, jsonrpc.url, options);
+    const interfaces = testableInterfaces(card['supportedInterfaces'] as unknown[]);
+    if (interfaces.length > 0) {
+      for (const entry of interfaces) await requireAccess(url, entry, options);
       const known = card as unknown as AgentCard;
-      return { url, card: known, cardUrl: candidate.url, cardExchange: exchange, endpoint: jsonrpc.url, assumedCard: false };
+      return {
+        url,
+        card: known,
+        cardUrl: candidate.url,
+        cardExchange: exchange,
+        endpoint: (interfaces[0] as TargetInterface).url,
+        interfaces,
+        assumedCard: false,
+      };
     }
     // A base URL's card without a 1.x interface may be a 0.3 card beside a 1.0 endpoint: probe the URL.
     if (candidate.source !== 'well-known')
-      throw new TargetError(`the card at ${candidate.url} declares no JSONRPC interface for protocol version 1.x`);
+      throw new TargetError(`the card at ${candidate.url} declares no JSONRPC or HTTP+JSON interface for protocol version 1.x`);
   }
   const probe = await probeJsonRpc(url, options);
   if (probe.status === UNAUTHENTICATED_STATUS) throw refused(url, probe, options);
   if (probe.status === UNAVAILABLE_STATUS) throw unavailable(url, url, probe.status, probe.message);
-  if (probe.jsonRpc) return { url, card: minimalCard(url), endpoint: url, assumedCard: true };
+  if (probe.jsonRpc) return assumed(url, 'JSONRPC');
+  // No card and no JSON-RPC: a bare HTTP+JSON interface URL answers its GetTask route with a Status body.
+  const rest = await probeRest(url, undefined, options);
+  if (rest.status === UNAUTHENTICATED_STATUS) throw refused(url, rest, options);
+  if (rest.status === UNAVAILABLE_STATUS) throw unavailable(url, url, rest.status, rest.message);
+  if (rest.answered) return assumed(url, 'HTTP+JSON');
   if (foreignCard) throw new TargetError(notTheAgentAsked(asked, candidates));
-  throw new TargetError(`${url} serves no agent card and does not answer JSON-RPC (HTTP ${probe.status})`);
+  throw new TargetError(`${url} serves no agent card and answers neither JSON-RPC nor HTTP+JSON (HTTP ${probe.status})`);
+}
+
+function assumed(url: string, binding: Binding): Target {
+  return { url, card: minimalCard(url, binding), endpoint: url, interfaces: [{ binding, url }], assumedCard: true };
+}
+
+/** The first well-formed 1.x interface of each binding the suite speaks, JSON-RPC first. */
+function testableInterfaces(entries: readonly unknown[]): TargetInterface[] {
+  const found: TargetInterface[] = [];
+  for (const binding of SUITE_BINDINGS) {
+    const entry = entries.find(
+      (candidate): candidate is { url: string; tenant?: unknown } =>
+        isRecord(candidate) &&
+        candidate['protocolBinding'] === binding &&
+        typeof candidate['protocolVersion'] === 'string' &&
+        /^1\.\d+$/.test(candidate['protocolVersion']) &&
+        typeof candidate['url'] === 'string',
+    );
+    if (entry === undefined) continue;
+    const tenant = typeof entry.tenant === 'string' && entry.tenant !== '' ? entry.tenant : undefined;
+    found.push({ binding, url: entry.url, ...(tenant === undefined ? {} : { tenant }) });
+  }
+  return found;
 }
 
 interface Probe {
   readonly status: number;
   readonly jsonRpc: boolean;
+  /** HTTP+JSON: the answer is an A2A error body or a Task, so the route is there. */
+  readonly answered?: boolean;
   readonly message?: string;
+}
+
+/** GetTask for a task that cannot exist on the HTTP+JSON route: a Status body (or a Task) shows the interface is there. */
+async function probeRest(endpoint: string, tenant: string | undefined, options: TargetOptions): Promise<Probe> {
+  const route = routeOf('GetTask', tenant !== undefined);
+  const url = `${endpoint.replace(/\/+$/, '')}${fillRoute(route, { id: 'conform-probe', ...(tenant === undefined ? {} : { tenant }) }) ?? ''}`;
+  const response = await fetch(url, {
+    headers: { accept: `${MEDIA_TYPES.a2aJson}, ${MEDIA_TYPES.json}`, [VERSION_HEADER]: PROTOCOL_VERSION, ...options.headers },
+    signal: AbortSignal.timeout(options.timeoutMs),
+  }).catch((error: unknown) => {
+    throw new TargetError(`${endpoint} is not reachable: ${String(error)}`);
+  });
+  const body: unknown = await response.json().catch(() => undefined);
+  const message = errorMessageOf(body);
+  const error = isRecord(body) ? body['error'] : undefined;
+  // Only TaskNotFoundError with its ErrorInfo reason shows the route: servers answer a path they lack with a JSON 404 NOT_FOUND too.
+  const { httpStatus, reason } = ERRORS.TaskNotFoundError;
+  const answered =
+    (response.status === httpStatus && isRecord(error) && reasonOf(error) === reason) ||
+    (response.status === 200 && isRecord(body) && typeof body['id'] === 'string');
+  return { status: response.status, jsonRpc: false, answered, ...(message === undefined ? {} : { message }) };
 }
 
 /** A GetTask for a task that cannot exist: any JSON-RPC answer shows the endpoint is there, HTTP 401 that it is locked. */
@@ -119,10 +189,12 @@ async function probeJsonRpc(endpoint: string, options: TargetOptions): Promise<P
  * what the checks report on, but every check against an endpoint that refuses service would
  * only report its refusal.
  */
-async function requireAccess(url: string, endpoint: string, options: TargetOptions): Promise<void> {
-  const probe = await probeJsonRpc(endpoint, options).catch(() => undefined);
-  if (probe?.status === UNAUTHENTICATED_STATUS) throw refused(endpoint, probe, options);
-  if (probe?.status === UNAVAILABLE_STATUS) throw unavailable(url, endpoint, probe.status, probe.message);
+async function requireAccess(url: string, entry: TargetInterface, options: TargetOptions): Promise<void> {
+  const probe = await (entry.binding === 'JSONRPC' ? probeJsonRpc(entry.url, options) : probeRest(entry.url, entry.tenant, options)).catch(
+    () => undefined,
+  );
+  if (probe?.status === UNAUTHENTICATED_STATUS) throw refused(entry.url, probe, options);
+  if (probe?.status === UNAVAILABLE_STATUS) throw unavailable(url, entry.url, probe.status, probe.message);
 }
 
 /** HTTP 503, or a 5xx with an A2A error body (JSON-RPC or HTTP+JSON): the agent says it cannot serve now. */
@@ -150,11 +222,11 @@ function refused(endpoint: string, probe: Probe, options: TargetOptions): Target
   );
 }
 
-function minimalCard(endpoint: string): AgentCard {
+function minimalCard(endpoint: string, binding: Binding): AgentCard {
   return {
     name: 'unknown agent (no card found)',
     description: 'A minimal card assumed by the conformance suite.',
-    supportedInterfaces: [{ url: endpoint, protocolBinding: 'JSONRPC', protocolVersion: PROTOCOL_VERSION }],
+    supportedInterfaces: [{ url: endpoint, protocolBinding: binding, protocolVersion: PROTOCOL_VERSION }],
     version: '0',
     capabilities: {},
     defaultInputModes: ['text/plain'],

@@ -11,8 +11,10 @@ export interface SseEvent {
   readonly json?: unknown;
   /** The StreamResponse carried by the event (JSON-RPC: `result`; HTTP+JSON: the body). */
   readonly frame?: StreamResponse;
-  /** A JSON-RPC error sent in the stream instead of a frame. */
+  /** An error sent in the stream instead of a frame, as JSON-RPC shapes it (HTTP+JSON: read from its `event: error` Status, see RpcExchange.error). */
   readonly error?: { code: number; message: string; data?: unknown };
+  /** HTTP+JSON: the google.rpc.Status of an `event: error` frame, as sent. */
+  readonly restError?: unknown;
   readonly receivedAtMs: number;
 }
 
@@ -44,11 +46,30 @@ export interface StreamOptions extends CallOptions {
   readonly until?: (event: SseEvent, events: readonly SseEvent[]) => boolean;
 }
 
-/** A JSON-RPC call and its outcome. */
+/** A call and its outcome, as JSON-RPC shapes it, so that checks judge every binding alike. */
 export interface RpcExchange extends Exchange {
+  /** The JSON-RPC id; undefined on HTTP+JSON. */
   readonly id: string | number | null | undefined;
+  /** The result (HTTP+JSON: the body of a 2xx answer). */
   readonly result?: unknown;
+  /**
+   * The error. HTTP+JSON: the `{"error": Status}` body read as the registered error its ErrorInfo
+   * reason names (`code` that error's JSON-RPC code, `data` the Status details), so `isError` and
+   * `expectError` judge both bindings alike; a Status without a known reason keeps its HTTP code,
+   * which matches no JSON-RPC code.
+   */
   readonly error?: { code: number; message: string; data?: unknown };
+  /** HTTP+JSON: the `error` member of the body (a google.rpc.Status) as sent, for the REST checks. */
+  readonly restError?: unknown;
+}
+
+/** How `Transport.raw` sends its body. */
+export interface RawOptions {
+  readonly method?: string;
+  readonly headers?: Readonly<Record<string, string>>;
+  /** Default: the JSON-RPC endpoint; on HTTP+JSON the SendMessage route. */
+  readonly url?: string;
+  readonly timeoutMs?: number;
 }
 
 /** The methods that answer with a stream. */
@@ -68,18 +89,17 @@ export type MethodCall = { readonly [M in MethodName]: readonly [method: M, para
  * send anything (unknown or 0.3 method names, invalid or mutated params), for the checks that
  * send garbage on purpose.
  */
+export type Binding = 'JSONRPC' | 'HTTP+JSON';
+
 export interface Transport {
-  readonly binding: 'JSONRPC' | 'HTTP+JSON';
+  readonly binding: Binding;
   readonly endpoint: string;
   call<M extends MethodName>(method: M, params: ParamsOf<M>, options?: CallOptions): Promise<RpcExchange>;
   stream<M extends StreamingMethodName>(method: M, params: ParamsOf<M>, options?: StreamOptions): Promise<StreamExchange>;
   callRaw(method: string, params: unknown, options?: CallOptions): Promise<RpcExchange>;
   streamRaw(method: string, params: unknown, options?: StreamOptions): Promise<StreamExchange>;
   /** Sends an arbitrary body to the endpoint (malformed JSON, wrong content types…). */
-  raw(
-    body: string | undefined,
-    options?: { method?: string; headers?: Readonly<Record<string, string>>; url?: string; timeoutMs?: number },
-  ): Promise<Exchange>;
+  raw(body: string | undefined, options?: RawOptions): Promise<Exchange>;
   /** Requests sent so far, and how many were answered 401 or 404. */
   readonly stats: { requests: number; denied: number };
 }

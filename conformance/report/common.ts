@@ -192,3 +192,13 @@ export function labelledExplanationOf(result: RequirementResult): string {
 export function staleEntries(report: ConformanceReport): Array<{ id: string; now: Verdict | undefined }> {
   return report.summary.baselineStale.map((id) => ({ id, now: report.results.find((result) => result.id === id)?.verdict }));
 }
+
+/** How a finding names its check in every report: `check`, or `check · HTTP+JSON` when it ran on one binding of several. */
+export function checkLabel(finding: Pick<Finding, 'check' | 'binding'>): string {
+  return finding.binding === undefined ? finding.check : `${finding.check} · ${finding.binding}`;
+}
+
+/** The interfaces of a run, `url · binding` each, for the report headers. */
+export function interfacesOf(target: ConformanceReport['target']): { binding: string; endpoint: string }[] {
+  return target.interfaces ?? [{ binding: target.binding, endpoint: target.endpoint }];
+}

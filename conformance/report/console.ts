@@ -12,6 +12,8 @@ import {
   truncate,
   visibleText,
   type VerdictCounts,
+  checkLabel,
+  interfacesOf,
 } from './common.js';
 
 export interface ConsoleOptions {
@@ -67,7 +69,7 @@ export function renderConsole(report: ConformanceReport, options: ConsoleOptions
   out.push(
     `  target    ${safe(target.url)}${target.cardUrl === undefined ? '' : `  (card ${safe(target.cardUrl)})`}${target.assumedCard ? '  (no card found; a minimal card was assumed)' : ''}`,
   );
-  out.push(`  endpoint  ${safe(target.endpoint)} · ${target.binding} · ${target.mode}`);
+  for (const entry of interfacesOf(target)) out.push(`  endpoint  ${safe(entry.endpoint)} · ${entry.binding} · ${target.mode}`);
   const selection = [
     run.only?.length ? `only ${run.only.map(safe).join(',')}` : '',
     run.skip?.length ? `skip ${run.skip.map(safe).join(',')}` : '',
@@ -101,7 +103,7 @@ export function renderConsole(report: ConformanceReport, options: ConsoleOptions
   const requirementLine = (result: RequirementResult): string =>
     `  ${verdict(result.verdict)}  ${paint(safe(result.id).padEnd(idWidth), 'bold')}  ${result.level.padEnd(6)}  ${safe(result.text)}`;
   const findingLines = (finding: Finding): string[] => {
-    const lines = [`      ${verdict(finding.verdict, 0)} ${paint(`[${safe(finding.check)}]`, 'dim')} ${safe(finding.message)}`];
+    const lines = [`      ${verdict(finding.verdict, 0)} ${paint(`[${safe(checkLabel(finding))}]`, 'dim')} ${safe(finding.message)}`];
     for (const [label, value] of findingFields(finding, { counterexampleMax: COUNTEREXAMPLE_MAX })) {
       const shown = label === 'curl' || label === 'counterexample' ? value : truncate(value, FIELD_MAX);
       const [first = '', ...rest] = safe(shown).split('\n');

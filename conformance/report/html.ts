@@ -11,6 +11,8 @@ import {
   staleEntries,
   summaryLine,
   visibleText,
+  checkLabel,
+  interfacesOf,
 } from './common.js';
 
 /** Counterexamples are shown pretty-printed up to this many characters; the JSON report keeps them whole. */
@@ -90,7 +92,7 @@ function findingHtml(finding: Finding): string {
       return `<dt>${h(label)}</dt><dd>${shown}</dd>`;
     })
     .join('');
-  return `<div class="finding f-${finding.verdict}">${badge(finding.verdict)} <code class="muted">${h(finding.check)}</code> ${h(finding.message)}${fields === '' ? '' : `<dl>${fields}</dl>`}</div>`;
+  return `<div class="finding f-${finding.verdict}">${badge(finding.verdict)} <code class="muted">${h(checkLabel(finding))}</code> ${h(finding.message)}${fields === '' ? '' : `<dl>${fields}</dl>`}</div>`;
 }
 
 function detailsHtml(result: RequirementResult): string {
@@ -158,7 +160,7 @@ export function renderHtml(report: ConformanceReport): string {
           ? '<span class="muted">not fetched</span>'
           : `<code>${h(target.cardUrl)}</code>`,
     ),
-    kv('Endpoint', `<code>${h(target.endpoint)}</code> · ${h(target.binding)} · ${h(target.mode)}`),
+    ...interfacesOf(target).map((entry) => kv('Endpoint', `<code>${h(entry.endpoint)}</code> · ${h(entry.binding)} · ${h(target.mode)}`)),
     kv('Options', optionText),
     kv('Spec version', `A2A ${h(report.specVersion)}`),
     kv(

@@ -8,6 +8,8 @@ import {
   staleEntries,
   summaryLine,
   visibleText,
+  checkLabel,
+  interfacesOf,
 } from './common.js';
 
 /** Text content of an element: `&`, `<`, `>` escaped (quotes too, harmlessly), invalid XML 1.0 characters made visible. */
@@ -33,7 +35,7 @@ function attributes(values: Record<string, string | number | undefined>): string
 }
 
 function findingText(finding: Finding): string {
-  const lines = [`${finding.verdict} [${finding.check}] ${finding.message}`];
+  const lines = [`${finding.verdict} [${checkLabel(finding)}] ${finding.message}`];
   for (const [label, value] of findingFields(finding)) {
     const [first = '', ...rest] = value.split('\n');
     lines.push(`  ${label}: ${first}`);
@@ -87,6 +89,7 @@ export function renderJUnit(report: ConformanceReport): string {
     ['target', report.target.url],
     ['endpoint', report.target.endpoint],
     ['binding', report.target.binding],
+    ...interfacesOf(report.target).map((entry): [string, string] => [`endpoint.${entry.binding}`, entry.endpoint]),
     ['mode', report.target.mode],
     ['specVersion', report.specVersion],
     ['tool', `${report.tool.name} ${report.tool.version}`],

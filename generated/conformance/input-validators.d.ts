@@ -18,6 +18,7 @@ export declare const validateSummary: Validator<T.Summary>;
 export declare const validateVerdict: Validator<T.Verdict>;
 export declare const validateRequirementResult: Validator<T.RequirementResult>;
 export declare const validateFinding: Validator<T.Finding>;
+export declare const validateBinding: Validator<T.Binding>;
 export declare const validateSkipReason: Validator<T.SkipReason>;
 
 /** Every validator by the name of its def. */
@@ -30,5 +31,6 @@ export declare const validators: {
   readonly Verdict: Validator<T.Verdict>;
   readonly RequirementResult: Validator<T.RequirementResult>;
   readonly Finding: Validator<T.Finding>;
+  readonly Binding: Validator<T.Binding>;
   readonly SkipReason: Validator<T.SkipReason>;
 };

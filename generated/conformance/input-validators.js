@@ -7,19 +7,290 @@ const require = createRequire(import.meta.url);
 export const validateConformanceReport = validate21;
 const schema32 = {"title":"ConformanceReport","description":"One run of the conformance suite against one endpoint.","type":"object","properties":{"formatVersion":{"description":"Version of this report format.","const":"1"},"tool":{"description":"The suite that produced the report.","$ref":"#/$defs/ToolInfo"},"specVersion":{"description":"A2A protocol version tested, Major.Minor.","type":"string"},"startedAt":{"description":"When the run started (RFC 3339 UTC).","type":"string","format":"date-time"},"durationMs":{"description":"Wall time of the run.","type":"integer","minimum":0},"target":{"description":"What was tested.","$ref":"#/$defs/TargetInfo"},"options":{"description":"How it was tested.","$ref":"#/$defs/RunOptionsInfo"},"summary":{"description":"Verdict counts over requirements.","$ref":"#/$defs/Summary"},"warnings":{"description":"Notes about the run itself, e.g. that most requests ended in 401 or 404 and the run proves little.","type":"array","items":{"type":"string"}},"results":{"description":"One entry per requirement of the catalog, in catalog order.","type":"array","items":{"$ref":"#/$defs/RequirementResult"}}},"required":["formatVersion","tool","specVersion","startedAt","durationMs","target","options","summary","warnings","results"]};
 const schema33 = {"title":"ToolInfo","description":"Name and version of the suite.","type":"object","properties":{"name":{"description":"Always a2a-hub.","type":"string"},"version":{"description":"The a2a-hub version.","type":"string"}},"required":["name","version"]};
-const schema34 = {"title":"TargetInfo","description":"The endpoint under test as the suite resolved it.","type":"object","properties":{"url":{"description":"The URL given on the command line.","type":"string"},"cardUrl":{"description":"Where the agent card was fetched, when it was.","type":"string"},"endpoint":{"description":"The JSON-RPC endpoint the requests went to.","type":"string"},"binding":{"description":"The protocol binding tested.","type":"string","enum":["JSONRPC","HTTP+JSON"]},"agentName":{"description":"The card's name.","type":"string"},"assumedCard":{"description":"True when no card could be read and a minimal card was assumed (a JSON-RPC endpoint URL was given).","type":"boolean"},"mode":{"description":"black-box: behaviour-agnostic checks only; cooperative: the agent follows the test directives, so lifecycle checks run too.","type":"string","enum":["black-box","cooperative"]}},"required":["url","endpoint","binding","assumedCard","mode"]};
-const schema35 = {"title":"RunOptionsInfo","description":"The options of the run that change what is tested.","type":"object","properties":{"level":{"description":"Lowest requirement level tested.","type":"string","enum":["must","should","may"]},"runs":{"description":"fast-check runs per property.","type":"integer","minimum":1},"seed":{"description":"fast-check seed; the same seed replays the same random cases.","type":"integer"},"timeoutMs":{"description":"Per-request timeout.","type":"integer","minimum":1},"only":{"description":"Requirement ids the run was restricted to.","type":"array","items":{"type":"string"}},"skip":{"description":"Requirement ids skipped on request.","type":"array","items":{"type":"string"}}},"required":["level","runs","seed","timeoutMs"]};
-const schema36 = {"title":"Summary","description":"How many requirements got each verdict, and the numbers the exit code depends on.","type":"object","properties":{"PASS":{"description":"Requirements met.","type":"integer","minimum":0},"FAIL":{"description":"Requirements not met.","type":"integer","minimum":0},"WARN":{"description":"A SHOULD not met, or behaviour the spec leaves open.","type":"integer","minimum":0},"SKIP":{"description":"Not tested, with a reason.","type":"integer","minimum":0},"ERROR":{"description":"The suite itself broke; never counted against the agent.","type":"integer","minimum":0},"mustFailures":{"description":"FAIL verdicts of MUST requirements that are not in the baseline.","type":"integer","minimum":0},"requests":{"description":"HTTP requests sent.","type":"integer","minimum":0},"deniedRequests":{"description":"Requests answered 401 or 404.","type":"integer","minimum":0},"baselineStale":{"description":"Baseline entries that no longer fail (the baseline must be updated).","type":"array","items":{"type":"string"}}},"required":["PASS","FAIL","WARN","SKIP","ERROR","mustFailures","requests","deniedRequests","baselineStale"]};
+const schema37 = {"title":"RunOptionsInfo","description":"The options of the run that change what is tested.","type":"object","properties":{"level":{"description":"Lowest requirement level tested.","type":"string","enum":["must","should","may"]},"runs":{"description":"fast-check runs per property.","type":"integer","minimum":1},"seed":{"description":"fast-check seed; the same seed replays the same random cases.","type":"integer"},"timeoutMs":{"description":"Per-request timeout.","type":"integer","minimum":1},"only":{"description":"Requirement ids the run was restricted to.","type":"array","items":{"type":"string"}},"skip":{"description":"Requirement ids skipped on request.","type":"array","items":{"type":"string"}}},"required":["level","runs","seed","timeoutMs"]};
+const schema38 = {"title":"Summary","description":"How many requirements got each verdict, and the numbers the exit code depends on.","type":"object","properties":{"PASS":{"description":"Requirements met.","type":"integer","minimum":0},"FAIL":{"description":"Requirements not met.","type":"integer","minimum":0},"WARN":{"description":"A SHOULD not met, or behaviour the spec leaves open.","type":"integer","minimum":0},"SKIP":{"description":"Not tested, with a reason.","type":"integer","minimum":0},"ERROR":{"description":"The suite itself broke; never counted against the agent.","type":"integer","minimum":0},"mustFailures":{"description":"FAIL verdicts of MUST requirements that are not in the baseline.","type":"integer","minimum":0},"requests":{"description":"HTTP requests sent.","type":"integer","minimum":0},"deniedRequests":{"description":"Requests answered 401 or 404.","type":"integer","minimum":0},"baselineStale":{"description":"Baseline entries that no longer fail (the baseline must be updated).","type":"array","items":{"type":"string"}}},"required":["PASS","FAIL","WARN","SKIP","ERROR","mustFailures","requests","deniedRequests","baselineStale"]};
 const formats0 = require("ajv-formats/dist/formats").fullFormats["date-time"];
-const schema37 = {"title":"RequirementResult","description":"The verdict on one requirement and the evidence for it.","type":"object","properties":{"id":{"description":"Requirement id, e.g. JSONRPC-ENV-003.","type":"string"},"section":{"description":"Spec section.","type":"string"},"level":{"description":"MUST, SHOULD or MAY.","type":"string","enum":["MUST","SHOULD","MAY"]},"text":{"description":"The requirement in our words.","type":"string"},"verdict":{"description":"The worst verdict among the findings (FAIL over ERROR over WARN over PASS); SKIP when nothing was found.","$ref":"#/$defs/Verdict"},"baselined":{"description":"The failure is listed in the baseline file, with its reason.","type":"string"},"findings":{"description":"What the checks observed.","type":"array","items":{"$ref":"#/$defs/Finding"}}},"required":["id","section","level","text","verdict","findings"]};
-const schema38 = {"title":"Verdict","description":"PASS, FAIL, WARN, SKIP or ERROR.","type":"string","enum":["PASS","FAIL","WARN","SKIP","ERROR"]};
-const schema39 = {"title":"Finding","description":"One observation of a check about a requirement.","type":"object","properties":{"verdict":{"description":"What this observation means for the requirement.","$ref":"#/$defs/Verdict"},"check":{"description":"The check that made it.","type":"string"},"message":{"description":"What happened, in a sentence.","type":"string"},"expected":{"description":"What the requirement asks for.","type":"string"},"observed":{"description":"What came back.","type":"string"},"path":{"description":"JSON path of the offending value, when there is one.","type":"string"},"counterexample":{"description":"The (shrunk) input that shows the failure."},"seed":{"description":"fast-check seed that reproduces it.","type":"integer"},"curl":{"description":"A copy-pasteable command that sends the same request.","type":"string"},"skipReason":{"description":"Why nothing was judged, as a code; present on every SKIP finding and only there.","$ref":"#/$defs/SkipReason"}},"required":["verdict","check","message"],"if":{"properties":{"verdict":{"const":"SKIP"}}},"then":{"required":["skipReason"]},"else":{"not":{"required":["skipReason"]}}};
-const schema41 = {"title":"SkipReason","description":"Why a requirement was not judged, for tools that sort or accept skips without reading the message. not-selected: left out by --level, --only or --skip. other-binding: it concerns a protocol binding (or version) other than the one tested, or one the suite does not speak. capability-not-declared: it needs a capability (streaming, pushNotifications, extendedAgentCard) the card does not declare. capability-declared: it is about how a missing capability is refused, and the card declares that capability. not-observable: no client can observe it from outside the agent (it needs, say, a second principal). needs-cooperation: it needs an agent that follows the test directives, and the run is black-box. not-reached: no check reached it although it applies. no-card: no agent card was found, so there is no card to check. feature-absent: the agent does not offer the optional feature it concerns (a card signature, a required extension, a tenant, a second interface, declared security, a configured extended card, SSE event ids). not-applicable: how the agent is declared makes it moot (its card accepts every media type, the URL also serves 0.3). no-credentials: it needs valid credentials the suite was not given. precondition-not-met: the agent did not produce the situation the check needs (no task, a direct Message instead of a task, a task in another state, the task finished too soon). inconclusive: the exchanges showed nothing to judge either way (no timestamp, no artifact, no update, a stream still open when the suite stopped waiting). suite-limitation: the suite cannot judge this case (a signature algorithm it does not verify, key material it does not fetch, its time budget spent).","type":"string","enum":["not-selected","other-binding","capability-not-declared","capability-declared","not-observable","needs-cooperation","not-reached","no-card","feature-absent","not-applicable","no-credentials","precondition-not-met","inconclusive","suite-limitation"]};
+const schema34 = {"title":"TargetInfo","description":"The endpoint under test as the suite resolved it.","type":"object","properties":{"url":{"description":"The URL given on the command line.","type":"string"},"cardUrl":{"description":"Where the agent card was fetched, when it was.","type":"string"},"endpoint":{"description":"The interface URL of the first binding tested.","type":"string"},"binding":{"description":"The first protocol binding tested (the one of endpoint).","$ref":"#/$defs/Binding"},"interfaces":{"description":"Every interface tested, one per binding, in the order they ran (a2a-hub conform --binding).","type":"array","items":{"type":"object","properties":{"binding":{"$ref":"#/$defs/Binding"},"endpoint":{"description":"The interface URL the requests of this binding went to.","type":"string"}},"required":["binding","endpoint"]}},"agentName":{"description":"The card's name.","type":"string"},"assumedCard":{"description":"True when no card could be read and a minimal card was assumed (a JSON-RPC endpoint URL was given).","type":"boolean"},"mode":{"description":"black-box: behaviour-agnostic checks only; cooperative: the agent follows the test directives, so lifecycle checks run too.","type":"string","enum":["black-box","cooperative"]}},"required":["url","endpoint","binding","assumedCard","mode"]};
+const schema35 = {"title":"Binding","description":"A protocol binding the suite speaks (AgentInterface.protocolBinding).","type":"string","enum":["JSONRPC","HTTP+JSON"]};
 
-function validate23(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate22(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate23.evaluated;
+const evaluated0 = validate22.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.url === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "url"},message:"must have required property '"+"url"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.endpoint === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "endpoint"},message:"must have required property '"+"endpoint"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.binding === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "binding"},message:"must have required property '"+"binding"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.assumedCard === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "assumedCard"},message:"must have required property '"+"assumedCard"+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(data.mode === undefined){
+const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "mode"},message:"must have required property '"+"mode"+"'"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(data.url !== undefined){
+if(typeof data.url !== "string"){
+const err5 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data.cardUrl !== undefined){
+if(typeof data.cardUrl !== "string"){
+const err6 = {instancePath:instancePath+"/cardUrl",schemaPath:"#/properties/cardUrl/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.endpoint !== undefined){
+if(typeof data.endpoint !== "string"){
+const err7 = {instancePath:instancePath+"/endpoint",schemaPath:"#/properties/endpoint/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data.binding !== undefined){
+let data3 = data.binding;
+if(typeof data3 !== "string"){
+const err8 = {instancePath:instancePath+"/binding",schemaPath:"#/$defs/Binding/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if(!((data3 === "JSONRPC") || (data3 === "HTTP+JSON"))){
+const err9 = {instancePath:instancePath+"/binding",schemaPath:"#/$defs/Binding/enum",keyword:"enum",params:{allowedValues: schema35.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data.interfaces !== undefined){
+let data4 = data.interfaces;
+if(Array.isArray(data4)){
+const len0 = data4.length;
+for(let i0=0; i0<len0; i0++){
+let data5 = data4[i0];
+if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
+if(data5.binding === undefined){
+const err10 = {instancePath:instancePath+"/interfaces/" + i0,schemaPath:"#/properties/interfaces/items/required",keyword:"required",params:{missingProperty: "binding"},message:"must have required property '"+"binding"+"'"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+if(data5.endpoint === undefined){
+const err11 = {instancePath:instancePath+"/interfaces/" + i0,schemaPath:"#/properties/interfaces/items/required",keyword:"required",params:{missingProperty: "endpoint"},message:"must have required property '"+"endpoint"+"'"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+if(data5.binding !== undefined){
+let data6 = data5.binding;
+if(typeof data6 !== "string"){
+const err12 = {instancePath:instancePath+"/interfaces/" + i0+"/binding",schemaPath:"#/$defs/Binding/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+if(!((data6 === "JSONRPC") || (data6 === "HTTP+JSON"))){
+const err13 = {instancePath:instancePath+"/interfaces/" + i0+"/binding",schemaPath:"#/$defs/Binding/enum",keyword:"enum",params:{allowedValues: schema35.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+if(data5.endpoint !== undefined){
+if(typeof data5.endpoint !== "string"){
+const err14 = {instancePath:instancePath+"/interfaces/" + i0+"/endpoint",schemaPath:"#/properties/interfaces/items/properties/endpoint/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+}
+else {
+const err15 = {instancePath:instancePath+"/interfaces/" + i0,schemaPath:"#/properties/interfaces/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+}
+else {
+const err16 = {instancePath:instancePath+"/interfaces",schemaPath:"#/properties/interfaces/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+if(data.agentName !== undefined){
+if(typeof data.agentName !== "string"){
+const err17 = {instancePath:instancePath+"/agentName",schemaPath:"#/properties/agentName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+if(data.assumedCard !== undefined){
+if(typeof data.assumedCard !== "boolean"){
+const err18 = {instancePath:instancePath+"/assumedCard",schemaPath:"#/properties/assumedCard/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+if(data.mode !== undefined){
+let data10 = data.mode;
+if(typeof data10 !== "string"){
+const err19 = {instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+if(!((data10 === "black-box") || (data10 === "cooperative"))){
+const err20 = {instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/enum",keyword:"enum",params:{allowedValues: schema34.properties.mode.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+}
+}
+else {
+const err21 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+validate22.errors = vErrors;
+return errors === 0;
+}
+validate22.evaluated = {"props":{"url":true,"cardUrl":true,"endpoint":true,"binding":true,"interfaces":true,"agentName":true,"assumedCard":true,"mode":true},"dynamicProps":false,"dynamicItems":false};
+
+const schema39 = {"title":"RequirementResult","description":"The verdict on one requirement and the evidence for it.","type":"object","properties":{"id":{"description":"Requirement id, e.g. JSONRPC-ENV-003.","type":"string"},"section":{"description":"Spec section.","type":"string"},"level":{"description":"MUST, SHOULD or MAY.","type":"string","enum":["MUST","SHOULD","MAY"]},"text":{"description":"The requirement in our words.","type":"string"},"verdict":{"description":"The worst verdict among the findings (FAIL over ERROR over WARN over PASS); SKIP when nothing was found.","$ref":"#/$defs/Verdict"},"baselined":{"description":"The failure is listed in the baseline file, with its reason.","type":"string"},"bindings":{"description":"When more than one binding was tested: the verdict of the findings made on each binding (findings that concern no single binding, such as the card's, count for none).","type":"object","properties":{"JSONRPC":{"$ref":"#/$defs/Verdict"},"HTTP+JSON":{"$ref":"#/$defs/Verdict"}}},"findings":{"description":"What the checks observed.","type":"array","items":{"$ref":"#/$defs/Finding"}}},"required":["id","section","level","text","verdict","findings"]};
+const schema40 = {"title":"Verdict","description":"PASS, FAIL, WARN, SKIP or ERROR.","type":"string","enum":["PASS","FAIL","WARN","SKIP","ERROR"]};
+const schema43 = {"title":"Finding","description":"One observation of a check about a requirement.","type":"object","properties":{"verdict":{"description":"What this observation means for the requirement.","$ref":"#/$defs/Verdict"},"check":{"description":"The check that made it.","type":"string"},"binding":{"description":"The binding the check ran on; absent for findings that concern no single binding (the card, the comparison of bindings).","$ref":"#/$defs/Binding"},"message":{"description":"What happened, in a sentence.","type":"string"},"expected":{"description":"What the requirement asks for.","type":"string"},"observed":{"description":"What came back.","type":"string"},"path":{"description":"JSON path of the offending value, when there is one.","type":"string"},"counterexample":{"description":"The (shrunk) input that shows the failure."},"seed":{"description":"fast-check seed that reproduces it.","type":"integer"},"curl":{"description":"A copy-pasteable command that sends the same request.","type":"string"},"skipReason":{"description":"Why nothing was judged, as a code; present on every SKIP finding and only there.","$ref":"#/$defs/SkipReason"}},"required":["verdict","check","message"],"if":{"properties":{"verdict":{"const":"SKIP"}}},"then":{"required":["skipReason"]},"else":{"not":{"required":["skipReason"]}}};
+const schema46 = {"title":"SkipReason","description":"Why a requirement was not judged, for tools that sort or accept skips without reading the message. not-selected: left out by --level, --only or --skip. other-binding: it concerns a protocol binding (or version) other than the one tested, or one the suite does not speak. capability-not-declared: it needs a capability (streaming, pushNotifications, extendedAgentCard) the card does not declare. capability-declared: it is about how a missing capability is refused, and the card declares that capability. not-observable: no client can observe it from outside the agent (it needs, say, a second principal). needs-cooperation: it needs an agent that follows the test directives, and the run is black-box. not-reached: no check reached it although it applies. no-card: no agent card was found, so there is no card to check. feature-absent: the agent does not offer the optional feature it concerns (a card signature, a required extension, a tenant, a second interface, declared security, a configured extended card, SSE event ids). not-applicable: how the agent is declared makes it moot (its card accepts every media type, the URL also serves 0.3). no-credentials: it needs valid credentials the suite was not given. precondition-not-met: the agent did not produce the situation the check needs (no task, a direct Message instead of a task, a task in another state, the task finished too soon). inconclusive: the exchanges showed nothing to judge either way (no timestamp, no artifact, no update, a stream still open when the suite stopped waiting). suite-limitation: the suite cannot judge this case (a signature algorithm it does not verify, key material it does not fetch, its time budget spent).","type":"string","enum":["not-selected","other-binding","capability-not-declared","capability-declared","not-observable","needs-cooperation","not-reached","no-card","feature-absent","not-applicable","no-credentials","precondition-not-met","inconclusive","suite-limitation"]};
+
+function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate25.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -169,7 +440,7 @@ vErrors.push(err8);
 errors++;
 }
 if(!(((((data1 === "PASS") || (data1 === "FAIL")) || (data1 === "WARN")) || (data1 === "SKIP")) || (data1 === "ERROR"))){
-const err9 = {instancePath:instancePath+"/verdict",schemaPath:"#/$defs/Verdict/enum",keyword:"enum",params:{allowedValues: schema38.enum},message:"must be equal to one of the allowed values"};
+const err9 = {instancePath:instancePath+"/verdict",schemaPath:"#/$defs/Verdict/enum",keyword:"enum",params:{allowedValues: schema40.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -191,9 +462,10 @@ vErrors.push(err10);
 errors++;
 }
 }
-if(data.message !== undefined){
-if(typeof data.message !== "string"){
-const err11 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.binding !== undefined){
+let data3 = data.binding;
+if(typeof data3 !== "string"){
+const err11 = {instancePath:instancePath+"/binding",schemaPath:"#/$defs/Binding/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -202,10 +474,8 @@ vErrors.push(err11);
 }
 errors++;
 }
-}
-if(data.expected !== undefined){
-if(typeof data.expected !== "string"){
-const err12 = {instancePath:instancePath+"/expected",schemaPath:"#/properties/expected/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!((data3 === "JSONRPC") || (data3 === "HTTP+JSON"))){
+const err12 = {instancePath:instancePath+"/binding",schemaPath:"#/$defs/Binding/enum",keyword:"enum",params:{allowedValues: schema35.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -215,9 +485,9 @@ vErrors.push(err12);
 errors++;
 }
 }
-if(data.observed !== undefined){
-if(typeof data.observed !== "string"){
-const err13 = {instancePath:instancePath+"/observed",schemaPath:"#/properties/observed/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.message !== undefined){
+if(typeof data.message !== "string"){
+const err13 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -227,9 +497,9 @@ vErrors.push(err13);
 errors++;
 }
 }
-if(data.path !== undefined){
-if(typeof data.path !== "string"){
-const err14 = {instancePath:instancePath+"/path",schemaPath:"#/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.expected !== undefined){
+if(typeof data.expected !== "string"){
+const err14 = {instancePath:instancePath+"/expected",schemaPath:"#/properties/expected/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -239,10 +509,9 @@ vErrors.push(err14);
 errors++;
 }
 }
-if(data.seed !== undefined){
-let data7 = data.seed;
-if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
-const err15 = {instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.observed !== undefined){
+if(typeof data.observed !== "string"){
+const err15 = {instancePath:instancePath+"/observed",schemaPath:"#/properties/observed/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -252,9 +521,9 @@ vErrors.push(err15);
 errors++;
 }
 }
-if(data.curl !== undefined){
-if(typeof data.curl !== "string"){
-const err16 = {instancePath:instancePath+"/curl",schemaPath:"#/properties/curl/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.path !== undefined){
+if(typeof data.path !== "string"){
+const err16 = {instancePath:instancePath+"/path",schemaPath:"#/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -264,10 +533,10 @@ vErrors.push(err16);
 errors++;
 }
 }
-if(data.skipReason !== undefined){
-let data9 = data.skipReason;
-if(typeof data9 !== "string"){
-const err17 = {instancePath:instancePath+"/skipReason",schemaPath:"#/$defs/SkipReason/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.seed !== undefined){
+let data8 = data.seed;
+if(!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))){
+const err17 = {instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -276,8 +545,10 @@ vErrors.push(err17);
 }
 errors++;
 }
-if(!((((((((((((((data9 === "not-selected") || (data9 === "other-binding")) || (data9 === "capability-not-declared")) || (data9 === "capability-declared")) || (data9 === "not-observable")) || (data9 === "needs-cooperation")) || (data9 === "not-reached")) || (data9 === "no-card")) || (data9 === "feature-absent")) || (data9 === "not-applicable")) || (data9 === "no-credentials")) || (data9 === "precondition-not-met")) || (data9 === "inconclusive")) || (data9 === "suite-limitation"))){
-const err18 = {instancePath:instancePath+"/skipReason",schemaPath:"#/$defs/SkipReason/enum",keyword:"enum",params:{allowedValues: schema41.enum},message:"must be equal to one of the allowed values"};
+}
+if(data.curl !== undefined){
+if(typeof data.curl !== "string"){
+const err18 = {instancePath:instancePath+"/curl",schemaPath:"#/properties/curl/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -287,9 +558,10 @@ vErrors.push(err18);
 errors++;
 }
 }
-}
-else {
-const err19 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.skipReason !== undefined){
+let data10 = data.skipReason;
+if(typeof data10 !== "string"){
+const err19 = {instancePath:instancePath+"/skipReason",schemaPath:"#/$defs/SkipReason/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -298,16 +570,38 @@ vErrors.push(err19);
 }
 errors++;
 }
-validate23.errors = vErrors;
+if(!((((((((((((((data10 === "not-selected") || (data10 === "other-binding")) || (data10 === "capability-not-declared")) || (data10 === "capability-declared")) || (data10 === "not-observable")) || (data10 === "needs-cooperation")) || (data10 === "not-reached")) || (data10 === "no-card")) || (data10 === "feature-absent")) || (data10 === "not-applicable")) || (data10 === "no-credentials")) || (data10 === "precondition-not-met")) || (data10 === "inconclusive")) || (data10 === "suite-limitation"))){
+const err20 = {instancePath:instancePath+"/skipReason",schemaPath:"#/$defs/SkipReason/enum",keyword:"enum",params:{allowedValues: schema46.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+}
+}
+else {
+const err21 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+validate25.errors = vErrors;
 return errors === 0;
 }
-validate23.evaluated = {"props":{"verdict":true,"check":true,"message":true,"expected":true,"observed":true,"path":true,"counterexample":true,"seed":true,"curl":true,"skipReason":true},"dynamicProps":false,"dynamicItems":false};
+validate25.evaluated = {"props":{"verdict":true,"check":true,"binding":true,"message":true,"expected":true,"observed":true,"path":true,"counterexample":true,"seed":true,"curl":true,"skipReason":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate22(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate22.evaluated;
+const evaluated0 = validate24.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -412,7 +706,7 @@ vErrors.push(err8);
 errors++;
 }
 if(!(((data2 === "MUST") || (data2 === "SHOULD")) || (data2 === "MAY"))){
-const err9 = {instancePath:instancePath+"/level",schemaPath:"#/properties/level/enum",keyword:"enum",params:{allowedValues: schema37.properties.level.enum},message:"must be equal to one of the allowed values"};
+const err9 = {instancePath:instancePath+"/level",schemaPath:"#/properties/level/enum",keyword:"enum",params:{allowedValues: schema39.properties.level.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -447,7 +741,7 @@ vErrors.push(err11);
 errors++;
 }
 if(!(((((data4 === "PASS") || (data4 === "FAIL")) || (data4 === "WARN")) || (data4 === "SKIP")) || (data4 === "ERROR"))){
-const err12 = {instancePath:instancePath+"/verdict",schemaPath:"#/$defs/Verdict/enum",keyword:"enum",params:{allowedValues: schema38.enum},message:"must be equal to one of the allowed values"};
+const err12 = {instancePath:instancePath+"/verdict",schemaPath:"#/$defs/Verdict/enum",keyword:"enum",params:{allowedValues: schema40.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -469,19 +763,13 @@ vErrors.push(err13);
 errors++;
 }
 }
-if(data.findings !== undefined){
-let data6 = data.findings;
-if(Array.isArray(data6)){
-const len0 = data6.length;
-for(let i0=0; i0<len0; i0++){
-if(!(validate23(data6[i0], {instancePath:instancePath+"/findings/" + i0,parentData:data6,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate23.errors : vErrors.concat(validate23.errors);
-errors = vErrors.length;
-}
-}
-}
-else {
-const err14 = {instancePath:instancePath+"/findings",schemaPath:"#/properties/findings/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data.bindings !== undefined){
+let data6 = data.bindings;
+if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
+if(data6.JSONRPC !== undefined){
+let data7 = data6.JSONRPC;
+if(typeof data7 !== "string"){
+const err14 = {instancePath:instancePath+"/bindings/JSONRPC",schemaPath:"#/$defs/Verdict/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -490,10 +778,8 @@ vErrors.push(err14);
 }
 errors++;
 }
-}
-}
-else {
-const err15 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(!(((((data7 === "PASS") || (data7 === "FAIL")) || (data7 === "WARN")) || (data7 === "SKIP")) || (data7 === "ERROR"))){
+const err15 = {instancePath:instancePath+"/bindings/JSONRPC",schemaPath:"#/$defs/Verdict/enum",keyword:"enum",params:{allowedValues: schema40.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -502,10 +788,79 @@ vErrors.push(err15);
 }
 errors++;
 }
-validate22.errors = vErrors;
+}
+if(data6["HTTP+JSON"] !== undefined){
+let data8 = data6["HTTP+JSON"];
+if(typeof data8 !== "string"){
+const err16 = {instancePath:instancePath+"/bindings/HTTP+JSON",schemaPath:"#/$defs/Verdict/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+if(!(((((data8 === "PASS") || (data8 === "FAIL")) || (data8 === "WARN")) || (data8 === "SKIP")) || (data8 === "ERROR"))){
+const err17 = {instancePath:instancePath+"/bindings/HTTP+JSON",schemaPath:"#/$defs/Verdict/enum",keyword:"enum",params:{allowedValues: schema40.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+}
+else {
+const err18 = {instancePath:instancePath+"/bindings",schemaPath:"#/properties/bindings/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+if(data.findings !== undefined){
+let data9 = data.findings;
+if(Array.isArray(data9)){
+const len0 = data9.length;
+for(let i0=0; i0<len0; i0++){
+if(!(validate25(data9[i0], {instancePath:instancePath+"/findings/" + i0,parentData:data9,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate25.errors : vErrors.concat(validate25.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err19 = {instancePath:instancePath+"/findings",schemaPath:"#/properties/findings/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+}
+else {
+const err20 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+validate24.errors = vErrors;
 return errors === 0;
 }
-validate22.evaluated = {"props":{"id":true,"section":true,"level":true,"text":true,"verdict":true,"baselined":true,"findings":true},"dynamicProps":false,"dynamicItems":false};
+validate24.evaluated = {"props":{"id":true,"section":true,"level":true,"text":true,"verdict":true,"baselined":true,"bindings":true,"findings":true},"dynamicProps":false,"dynamicItems":false};
 
 
 function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -753,10 +1108,16 @@ errors++;
 }
 }
 if(data.target !== undefined){
-let data7 = data.target;
-if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
-if(data7.url === undefined){
-const err21 = {instancePath:instancePath+"/target",schemaPath:"#/$defs/TargetInfo/required",keyword:"required",params:{missingProperty: "url"},message:"must have required property '"+"url"+"'"};
+if(!(validate22(data.target, {instancePath:instancePath+"/target",parentData:data,parentDataProperty:"target",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate22.errors : vErrors.concat(validate22.errors);
+errors = vErrors.length;
+}
+}
+if(data.options !== undefined){
+let data8 = data.options;
+if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
+if(data8.level === undefined){
+const err21 = {instancePath:instancePath+"/options",schemaPath:"#/$defs/RunOptionsInfo/required",keyword:"required",params:{missingProperty: "level"},message:"must have required property '"+"level"+"'"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -765,8 +1126,8 @@ vErrors.push(err21);
 }
 errors++;
 }
-if(data7.endpoint === undefined){
-const err22 = {instancePath:instancePath+"/target",schemaPath:"#/$defs/TargetInfo/required",keyword:"required",params:{missingProperty: "endpoint"},message:"must have required property '"+"endpoint"+"'"};
+if(data8.runs === undefined){
+const err22 = {instancePath:instancePath+"/options",schemaPath:"#/$defs/RunOptionsInfo/required",keyword:"required",params:{missingProperty: "runs"},message:"must have required property '"+"runs"+"'"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -775,8 +1136,8 @@ vErrors.push(err22);
 }
 errors++;
 }
-if(data7.binding === undefined){
-const err23 = {instancePath:instancePath+"/target",schemaPath:"#/$defs/TargetInfo/required",keyword:"required",params:{missingProperty: "binding"},message:"must have required property '"+"binding"+"'"};
+if(data8.seed === undefined){
+const err23 = {instancePath:instancePath+"/options",schemaPath:"#/$defs/RunOptionsInfo/required",keyword:"required",params:{missingProperty: "seed"},message:"must have required property '"+"seed"+"'"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -785,8 +1146,8 @@ vErrors.push(err23);
 }
 errors++;
 }
-if(data7.assumedCard === undefined){
-const err24 = {instancePath:instancePath+"/target",schemaPath:"#/$defs/TargetInfo/required",keyword:"required",params:{missingProperty: "assumedCard"},message:"must have required property '"+"assumedCard"+"'"};
+if(data8.timeoutMs === undefined){
+const err24 = {instancePath:instancePath+"/options",schemaPath:"#/$defs/RunOptionsInfo/required",keyword:"required",params:{missingProperty: "timeoutMs"},message:"must have required property '"+"timeoutMs"+"'"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -795,8 +1156,10 @@ vErrors.push(err24);
 }
 errors++;
 }
-if(data7.mode === undefined){
-const err25 = {instancePath:instancePath+"/target",schemaPath:"#/$defs/TargetInfo/required",keyword:"required",params:{missingProperty: "mode"},message:"must have required property '"+"mode"+"'"};
+if(data8.level !== undefined){
+let data9 = data8.level;
+if(typeof data9 !== "string"){
+const err25 = {instancePath:instancePath+"/options/level",schemaPath:"#/$defs/RunOptionsInfo/properties/level/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -805,9 +1168,8 @@ vErrors.push(err25);
 }
 errors++;
 }
-if(data7.url !== undefined){
-if(typeof data7.url !== "string"){
-const err26 = {instancePath:instancePath+"/target/url",schemaPath:"#/$defs/TargetInfo/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(((data9 === "must") || (data9 === "should")) || (data9 === "may"))){
+const err26 = {instancePath:instancePath+"/options/level",schemaPath:"#/$defs/RunOptionsInfo/properties/level/enum",keyword:"enum",params:{allowedValues: schema37.properties.level.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -817,9 +1179,10 @@ vErrors.push(err26);
 errors++;
 }
 }
-if(data7.cardUrl !== undefined){
-if(typeof data7.cardUrl !== "string"){
-const err27 = {instancePath:instancePath+"/target/cardUrl",schemaPath:"#/$defs/TargetInfo/properties/cardUrl/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data8.runs !== undefined){
+let data10 = data8.runs;
+if(!(((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10))) && (isFinite(data10)))){
+const err27 = {instancePath:instancePath+"/options/runs",schemaPath:"#/$defs/RunOptionsInfo/properties/runs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -828,10 +1191,9 @@ vErrors.push(err27);
 }
 errors++;
 }
-}
-if(data7.endpoint !== undefined){
-if(typeof data7.endpoint !== "string"){
-const err28 = {instancePath:instancePath+"/target/endpoint",schemaPath:"#/$defs/TargetInfo/properties/endpoint/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if((typeof data10 == "number") && (isFinite(data10))){
+if(data10 < 1 || isNaN(data10)){
+const err28 = {instancePath:instancePath+"/options/runs",schemaPath:"#/$defs/RunOptionsInfo/properties/runs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -841,10 +1203,11 @@ vErrors.push(err28);
 errors++;
 }
 }
-if(data7.binding !== undefined){
-let data11 = data7.binding;
-if(typeof data11 !== "string"){
-const err29 = {instancePath:instancePath+"/target/binding",schemaPath:"#/$defs/TargetInfo/properties/binding/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+if(data8.seed !== undefined){
+let data11 = data8.seed;
+if(!(((typeof data11 == "number") && (!(data11 % 1) && !isNaN(data11))) && (isFinite(data11)))){
+const err29 = {instancePath:instancePath+"/options/seed",schemaPath:"#/$defs/RunOptionsInfo/properties/seed/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -853,8 +1216,11 @@ vErrors.push(err29);
 }
 errors++;
 }
-if(!((data11 === "JSONRPC") || (data11 === "HTTP+JSON"))){
-const err30 = {instancePath:instancePath+"/target/binding",schemaPath:"#/$defs/TargetInfo/properties/binding/enum",keyword:"enum",params:{allowedValues: schema34.properties.binding.enum},message:"must be equal to one of the allowed values"};
+}
+if(data8.timeoutMs !== undefined){
+let data12 = data8.timeoutMs;
+if(!(((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12))) && (isFinite(data12)))){
+const err30 = {instancePath:instancePath+"/options/timeoutMs",schemaPath:"#/$defs/RunOptionsInfo/properties/timeoutMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -863,10 +1229,9 @@ vErrors.push(err30);
 }
 errors++;
 }
-}
-if(data7.agentName !== undefined){
-if(typeof data7.agentName !== "string"){
-const err31 = {instancePath:instancePath+"/target/agentName",schemaPath:"#/$defs/TargetInfo/properties/agentName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if((typeof data12 == "number") && (isFinite(data12))){
+if(data12 < 1 || isNaN(data12)){
+const err31 = {instancePath:instancePath+"/options/timeoutMs",schemaPath:"#/$defs/RunOptionsInfo/properties/timeoutMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -876,9 +1241,14 @@ vErrors.push(err31);
 errors++;
 }
 }
-if(data7.assumedCard !== undefined){
-if(typeof data7.assumedCard !== "boolean"){
-const err32 = {instancePath:instancePath+"/target/assumedCard",schemaPath:"#/$defs/TargetInfo/properties/assumedCard/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+}
+if(data8.only !== undefined){
+let data13 = data8.only;
+if(Array.isArray(data13)){
+const len0 = data13.length;
+for(let i0=0; i0<len0; i0++){
+if(typeof data13[i0] !== "string"){
+const err32 = {instancePath:instancePath+"/options/only/" + i0,schemaPath:"#/$defs/RunOptionsInfo/properties/only/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -888,10 +1258,9 @@ vErrors.push(err32);
 errors++;
 }
 }
-if(data7.mode !== undefined){
-let data14 = data7.mode;
-if(typeof data14 !== "string"){
-const err33 = {instancePath:instancePath+"/target/mode",schemaPath:"#/$defs/TargetInfo/properties/mode/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err33 = {instancePath:instancePath+"/options/only",schemaPath:"#/$defs/RunOptionsInfo/properties/only/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -900,8 +1269,14 @@ vErrors.push(err33);
 }
 errors++;
 }
-if(!((data14 === "black-box") || (data14 === "cooperative"))){
-const err34 = {instancePath:instancePath+"/target/mode",schemaPath:"#/$defs/TargetInfo/properties/mode/enum",keyword:"enum",params:{allowedValues: schema34.properties.mode.enum},message:"must be equal to one of the allowed values"};
+}
+if(data8.skip !== undefined){
+let data15 = data8.skip;
+if(Array.isArray(data15)){
+const len1 = data15.length;
+for(let i1=0; i1<len1; i1++){
+if(typeof data15[i1] !== "string"){
+const err34 = {instancePath:instancePath+"/options/skip/" + i1,schemaPath:"#/$defs/RunOptionsInfo/properties/skip/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -913,7 +1288,7 @@ errors++;
 }
 }
 else {
-const err35 = {instancePath:instancePath+"/target",schemaPath:"#/$defs/TargetInfo/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err35 = {instancePath:instancePath+"/options/skip",schemaPath:"#/$defs/RunOptionsInfo/properties/skip/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -923,11 +1298,9 @@ vErrors.push(err35);
 errors++;
 }
 }
-if(data.options !== undefined){
-let data15 = data.options;
-if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
-if(data15.level === undefined){
-const err36 = {instancePath:instancePath+"/options",schemaPath:"#/$defs/RunOptionsInfo/required",keyword:"required",params:{missingProperty: "level"},message:"must have required property '"+"level"+"'"};
+}
+else {
+const err36 = {instancePath:instancePath+"/options",schemaPath:"#/$defs/RunOptionsInfo/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -936,8 +1309,12 @@ vErrors.push(err36);
 }
 errors++;
 }
-if(data15.runs === undefined){
-const err37 = {instancePath:instancePath+"/options",schemaPath:"#/$defs/RunOptionsInfo/required",keyword:"required",params:{missingProperty: "runs"},message:"must have required property '"+"runs"+"'"};
+}
+if(data.summary !== undefined){
+let data17 = data.summary;
+if(data17 && typeof data17 == "object" && !Array.isArray(data17)){
+if(data17.PASS === undefined){
+const err37 = {instancePath:instancePath+"/summary",schemaPath:"#/$defs/Summary/required",keyword:"required",params:{missingProperty: "PASS"},message:"must have required property '"+"PASS"+"'"};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -946,8 +1323,8 @@ vErrors.push(err37);
 }
 errors++;
 }
-if(data15.seed === undefined){
-const err38 = {instancePath:instancePath+"/options",schemaPath:"#/$defs/RunOptionsInfo/required",keyword:"required",params:{missingProperty: "seed"},message:"must have required property '"+"seed"+"'"};
+if(data17.FAIL === undefined){
+const err38 = {instancePath:instancePath+"/summary",schemaPath:"#/$defs/Summary/required",keyword:"required",params:{missingProperty: "FAIL"},message:"must have required property '"+"FAIL"+"'"};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -956,8 +1333,8 @@ vErrors.push(err38);
 }
 errors++;
 }
-if(data15.timeoutMs === undefined){
-const err39 = {instancePath:instancePath+"/options",schemaPath:"#/$defs/RunOptionsInfo/required",keyword:"required",params:{missingProperty: "timeoutMs"},message:"must have required property '"+"timeoutMs"+"'"};
+if(data17.WARN === undefined){
+const err39 = {instancePath:instancePath+"/summary",schemaPath:"#/$defs/Summary/required",keyword:"required",params:{missingProperty: "WARN"},message:"must have required property '"+"WARN"+"'"};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -966,10 +1343,8 @@ vErrors.push(err39);
 }
 errors++;
 }
-if(data15.level !== undefined){
-let data16 = data15.level;
-if(typeof data16 !== "string"){
-const err40 = {instancePath:instancePath+"/options/level",schemaPath:"#/$defs/RunOptionsInfo/properties/level/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data17.SKIP === undefined){
+const err40 = {instancePath:instancePath+"/summary",schemaPath:"#/$defs/Summary/required",keyword:"required",params:{missingProperty: "SKIP"},message:"must have required property '"+"SKIP"+"'"};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -978,8 +1353,8 @@ vErrors.push(err40);
 }
 errors++;
 }
-if(!(((data16 === "must") || (data16 === "should")) || (data16 === "may"))){
-const err41 = {instancePath:instancePath+"/options/level",schemaPath:"#/$defs/RunOptionsInfo/properties/level/enum",keyword:"enum",params:{allowedValues: schema35.properties.level.enum},message:"must be equal to one of the allowed values"};
+if(data17.ERROR === undefined){
+const err41 = {instancePath:instancePath+"/summary",schemaPath:"#/$defs/Summary/required",keyword:"required",params:{missingProperty: "ERROR"},message:"must have required property '"+"ERROR"+"'"};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -988,11 +1363,8 @@ vErrors.push(err41);
 }
 errors++;
 }
-}
-if(data15.runs !== undefined){
-let data17 = data15.runs;
-if(!(((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17))) && (isFinite(data17)))){
-const err42 = {instancePath:instancePath+"/options/runs",schemaPath:"#/$defs/RunOptionsInfo/properties/runs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data17.mustFailures === undefined){
+const err42 = {instancePath:instancePath+"/summary",schemaPath:"#/$defs/Summary/required",keyword:"required",params:{missingProperty: "mustFailures"},message:"must have required property '"+"mustFailures"+"'"};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -1001,9 +1373,8 @@ vErrors.push(err42);
 }
 errors++;
 }
-if((typeof data17 == "number") && (isFinite(data17))){
-if(data17 < 1 || isNaN(data17)){
-const err43 = {instancePath:instancePath+"/options/runs",schemaPath:"#/$defs/RunOptionsInfo/properties/runs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(data17.requests === undefined){
+const err43 = {instancePath:instancePath+"/summary",schemaPath:"#/$defs/Summary/required",keyword:"required",params:{missingProperty: "requests"},message:"must have required property '"+"requests"+"'"};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -1012,12 +1383,8 @@ vErrors.push(err43);
 }
 errors++;
 }
-}
-}
-if(data15.seed !== undefined){
-let data18 = data15.seed;
-if(!(((typeof data18 == "number") && (!(data18 % 1) && !isNaN(data18))) && (isFinite(data18)))){
-const err44 = {instancePath:instancePath+"/options/seed",schemaPath:"#/$defs/RunOptionsInfo/properties/seed/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data17.deniedRequests === undefined){
+const err44 = {instancePath:instancePath+"/summary",schemaPath:"#/$defs/Summary/required",keyword:"required",params:{missingProperty: "deniedRequests"},message:"must have required property '"+"deniedRequests"+"'"};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -1026,11 +1393,8 @@ vErrors.push(err44);
 }
 errors++;
 }
-}
-if(data15.timeoutMs !== undefined){
-let data19 = data15.timeoutMs;
-if(!(((typeof data19 == "number") && (!(data19 % 1) && !isNaN(data19))) && (isFinite(data19)))){
-const err45 = {instancePath:instancePath+"/options/timeoutMs",schemaPath:"#/$defs/RunOptionsInfo/properties/timeoutMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data17.baselineStale === undefined){
+const err45 = {instancePath:instancePath+"/summary",schemaPath:"#/$defs/Summary/required",keyword:"required",params:{missingProperty: "baselineStale"},message:"must have required property '"+"baselineStale"+"'"};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -1039,9 +1403,10 @@ vErrors.push(err45);
 }
 errors++;
 }
-if((typeof data19 == "number") && (isFinite(data19))){
-if(data19 < 1 || isNaN(data19)){
-const err46 = {instancePath:instancePath+"/options/timeoutMs",schemaPath:"#/$defs/RunOptionsInfo/properties/timeoutMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(data17.PASS !== undefined){
+let data18 = data17.PASS;
+if(!(((typeof data18 == "number") && (!(data18 % 1) && !isNaN(data18))) && (isFinite(data18)))){
+const err46 = {instancePath:instancePath+"/summary/PASS",schemaPath:"#/$defs/Summary/properties/PASS/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -1050,15 +1415,9 @@ vErrors.push(err46);
 }
 errors++;
 }
-}
-}
-if(data15.only !== undefined){
-let data20 = data15.only;
-if(Array.isArray(data20)){
-const len0 = data20.length;
-for(let i0=0; i0<len0; i0++){
-if(typeof data20[i0] !== "string"){
-const err47 = {instancePath:instancePath+"/options/only/" + i0,schemaPath:"#/$defs/RunOptionsInfo/properties/only/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if((typeof data18 == "number") && (isFinite(data18))){
+if(data18 < 0 || isNaN(data18)){
+const err47 = {instancePath:instancePath+"/summary/PASS",schemaPath:"#/$defs/Summary/properties/PASS/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -1069,8 +1428,10 @@ errors++;
 }
 }
 }
-else {
-const err48 = {instancePath:instancePath+"/options/only",schemaPath:"#/$defs/RunOptionsInfo/properties/only/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data17.FAIL !== undefined){
+let data19 = data17.FAIL;
+if(!(((typeof data19 == "number") && (!(data19 % 1) && !isNaN(data19))) && (isFinite(data19)))){
+const err48 = {instancePath:instancePath+"/summary/FAIL",schemaPath:"#/$defs/Summary/properties/FAIL/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -1079,14 +1440,9 @@ vErrors.push(err48);
 }
 errors++;
 }
-}
-if(data15.skip !== undefined){
-let data22 = data15.skip;
-if(Array.isArray(data22)){
-const len1 = data22.length;
-for(let i1=0; i1<len1; i1++){
-if(typeof data22[i1] !== "string"){
-const err49 = {instancePath:instancePath+"/options/skip/" + i1,schemaPath:"#/$defs/RunOptionsInfo/properties/skip/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if((typeof data19 == "number") && (isFinite(data19))){
+if(data19 < 0 || isNaN(data19)){
+const err49 = {instancePath:instancePath+"/summary/FAIL",schemaPath:"#/$defs/Summary/properties/FAIL/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -1097,8 +1453,10 @@ errors++;
 }
 }
 }
-else {
-const err50 = {instancePath:instancePath+"/options/skip",schemaPath:"#/$defs/RunOptionsInfo/properties/skip/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data17.WARN !== undefined){
+let data20 = data17.WARN;
+if(!(((typeof data20 == "number") && (!(data20 % 1) && !isNaN(data20))) && (isFinite(data20)))){
+const err50 = {instancePath:instancePath+"/summary/WARN",schemaPath:"#/$defs/Summary/properties/WARN/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -1107,10 +1465,9 @@ vErrors.push(err50);
 }
 errors++;
 }
-}
-}
-else {
-const err51 = {instancePath:instancePath+"/options",schemaPath:"#/$defs/RunOptionsInfo/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if((typeof data20 == "number") && (isFinite(data20))){
+if(data20 < 0 || isNaN(data20)){
+const err51 = {instancePath:instancePath+"/summary/WARN",schemaPath:"#/$defs/Summary/properties/WARN/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -1120,11 +1477,11 @@ vErrors.push(err51);
 errors++;
 }
 }
-if(data.summary !== undefined){
-let data24 = data.summary;
-if(data24 && typeof data24 == "object" && !Array.isArray(data24)){
-if(data24.PASS === undefined){
-const err52 = {instancePath:instancePath+"/summary",schemaPath:"#/$defs/Summary/required",keyword:"required",params:{missingProperty: "PASS"},message:"must have required property '"+"PASS"+"'"};
+}
+if(data17.SKIP !== undefined){
+let data21 = data17.SKIP;
+if(!(((typeof data21 == "number") && (!(data21 % 1) && !isNaN(data21))) && (isFinite(data21)))){
+const err52 = {instancePath:instancePath+"/summary/SKIP",schemaPath:"#/$defs/Summary/properties/SKIP/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -1133,8 +1490,9 @@ vErrors.push(err52);
 }
 errors++;
 }
-if(data24.FAIL === undefined){
-const err53 = {instancePath:instancePath+"/summary",schemaPath:"#/$defs/Summary/required",keyword:"required",params:{missingProperty: "FAIL"},message:"must have required property '"+"FAIL"+"'"};
+if((typeof data21 == "number") && (isFinite(data21))){
+if(data21 < 0 || isNaN(data21)){
+const err53 = {instancePath:instancePath+"/summary/SKIP",schemaPath:"#/$defs/Summary/properties/SKIP/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -1143,8 +1501,12 @@ vErrors.push(err53);
 }
 errors++;
 }
-if(data24.WARN === undefined){
-const err54 = {instancePath:instancePath+"/summary",schemaPath:"#/$defs/Summary/required",keyword:"required",params:{missingProperty: "WARN"},message:"must have required property '"+"WARN"+"'"};
+}
+}
+if(data17.ERROR !== undefined){
+let data22 = data17.ERROR;
+if(!(((typeof data22 == "number") && (!(data22 % 1) && !isNaN(data22))) && (isFinite(data22)))){
+const err54 = {instancePath:instancePath+"/summary/ERROR",schemaPath:"#/$defs/Summary/properties/ERROR/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -1153,8 +1515,9 @@ vErrors.push(err54);
 }
 errors++;
 }
-if(data24.SKIP === undefined){
-const err55 = {instancePath:instancePath+"/summary",schemaPath:"#/$defs/Summary/required",keyword:"required",params:{missingProperty: "SKIP"},message:"must have required property '"+"SKIP"+"'"};
+if((typeof data22 == "number") && (isFinite(data22))){
+if(data22 < 0 || isNaN(data22)){
+const err55 = {instancePath:instancePath+"/summary/ERROR",schemaPath:"#/$defs/Summary/properties/ERROR/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -1163,8 +1526,12 @@ vErrors.push(err55);
 }
 errors++;
 }
-if(data24.ERROR === undefined){
-const err56 = {instancePath:instancePath+"/summary",schemaPath:"#/$defs/Summary/required",keyword:"required",params:{missingProperty: "ERROR"},message:"must have required property '"+"ERROR"+"'"};
+}
+}
+if(data17.mustFailures !== undefined){
+let data23 = data17.mustFailures;
+if(!(((typeof data23 == "number") && (!(data23 % 1) && !isNaN(data23))) && (isFinite(data23)))){
+const err56 = {instancePath:instancePath+"/summary/mustFailures",schemaPath:"#/$defs/Summary/properties/mustFailures/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -1173,8 +1540,9 @@ vErrors.push(err56);
 }
 errors++;
 }
-if(data24.mustFailures === undefined){
-const err57 = {instancePath:instancePath+"/summary",schemaPath:"#/$defs/Summary/required",keyword:"required",params:{missingProperty: "mustFailures"},message:"must have required property '"+"mustFailures"+"'"};
+if((typeof data23 == "number") && (isFinite(data23))){
+if(data23 < 0 || isNaN(data23)){
+const err57 = {instancePath:instancePath+"/summary/mustFailures",schemaPath:"#/$defs/Summary/properties/mustFailures/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -1183,8 +1551,12 @@ vErrors.push(err57);
 }
 errors++;
 }
-if(data24.requests === undefined){
-const err58 = {instancePath:instancePath+"/summary",schemaPath:"#/$defs/Summary/required",keyword:"required",params:{missingProperty: "requests"},message:"must have required property '"+"requests"+"'"};
+}
+}
+if(data17.requests !== undefined){
+let data24 = data17.requests;
+if(!(((typeof data24 == "number") && (!(data24 % 1) && !isNaN(data24))) && (isFinite(data24)))){
+const err58 = {instancePath:instancePath+"/summary/requests",schemaPath:"#/$defs/Summary/properties/requests/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -1193,8 +1565,9 @@ vErrors.push(err58);
 }
 errors++;
 }
-if(data24.deniedRequests === undefined){
-const err59 = {instancePath:instancePath+"/summary",schemaPath:"#/$defs/Summary/required",keyword:"required",params:{missingProperty: "deniedRequests"},message:"must have required property '"+"deniedRequests"+"'"};
+if((typeof data24 == "number") && (isFinite(data24))){
+if(data24 < 0 || isNaN(data24)){
+const err59 = {instancePath:instancePath+"/summary/requests",schemaPath:"#/$defs/Summary/properties/requests/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err59];
 }
@@ -1203,8 +1576,12 @@ vErrors.push(err59);
 }
 errors++;
 }
-if(data24.baselineStale === undefined){
-const err60 = {instancePath:instancePath+"/summary",schemaPath:"#/$defs/Summary/required",keyword:"required",params:{missingProperty: "baselineStale"},message:"must have required property '"+"baselineStale"+"'"};
+}
+}
+if(data17.deniedRequests !== undefined){
+let data25 = data17.deniedRequests;
+if(!(((typeof data25 == "number") && (!(data25 % 1) && !isNaN(data25))) && (isFinite(data25)))){
+const err60 = {instancePath:instancePath+"/summary/deniedRequests",schemaPath:"#/$defs/Summary/properties/deniedRequests/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -1213,10 +1590,9 @@ vErrors.push(err60);
 }
 errors++;
 }
-if(data24.PASS !== undefined){
-let data25 = data24.PASS;
-if(!(((typeof data25 == "number") && (!(data25 % 1) && !isNaN(data25))) && (isFinite(data25)))){
-const err61 = {instancePath:instancePath+"/summary/PASS",schemaPath:"#/$defs/Summary/properties/PASS/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if((typeof data25 == "number") && (isFinite(data25))){
+if(data25 < 0 || isNaN(data25)){
+const err61 = {instancePath:instancePath+"/summary/deniedRequests",schemaPath:"#/$defs/Summary/properties/deniedRequests/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err61];
 }
@@ -1225,9 +1601,15 @@ vErrors.push(err61);
 }
 errors++;
 }
-if((typeof data25 == "number") && (isFinite(data25))){
-if(data25 < 0 || isNaN(data25)){
-const err62 = {instancePath:instancePath+"/summary/PASS",schemaPath:"#/$defs/Summary/properties/PASS/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+}
+if(data17.baselineStale !== undefined){
+let data26 = data17.baselineStale;
+if(Array.isArray(data26)){
+const len2 = data26.length;
+for(let i2=0; i2<len2; i2++){
+if(typeof data26[i2] !== "string"){
+const err62 = {instancePath:instancePath+"/summary/baselineStale/" + i2,schemaPath:"#/$defs/Summary/properties/baselineStale/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -1238,10 +1620,8 @@ errors++;
 }
 }
 }
-if(data24.FAIL !== undefined){
-let data26 = data24.FAIL;
-if(!(((typeof data26 == "number") && (!(data26 % 1) && !isNaN(data26))) && (isFinite(data26)))){
-const err63 = {instancePath:instancePath+"/summary/FAIL",schemaPath:"#/$defs/Summary/properties/FAIL/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+else {
+const err63 = {instancePath:instancePath+"/summary/baselineStale",schemaPath:"#/$defs/Summary/properties/baselineStale/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -1250,9 +1630,10 @@ vErrors.push(err63);
 }
 errors++;
 }
-if((typeof data26 == "number") && (isFinite(data26))){
-if(data26 < 0 || isNaN(data26)){
-const err64 = {instancePath:instancePath+"/summary/FAIL",schemaPath:"#/$defs/Summary/properties/FAIL/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+}
+else {
+const err64 = {instancePath:instancePath+"/summary",schemaPath:"#/$defs/Summary/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err64];
 }
@@ -1262,11 +1643,13 @@ vErrors.push(err64);
 errors++;
 }
 }
-}
-if(data24.WARN !== undefined){
-let data27 = data24.WARN;
-if(!(((typeof data27 == "number") && (!(data27 % 1) && !isNaN(data27))) && (isFinite(data27)))){
-const err65 = {instancePath:instancePath+"/summary/WARN",schemaPath:"#/$defs/Summary/properties/WARN/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.warnings !== undefined){
+let data28 = data.warnings;
+if(Array.isArray(data28)){
+const len3 = data28.length;
+for(let i3=0; i3<len3; i3++){
+if(typeof data28[i3] !== "string"){
+const err65 = {instancePath:instancePath+"/warnings/" + i3,schemaPath:"#/properties/warnings/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err65];
 }
@@ -1275,9 +1658,10 @@ vErrors.push(err65);
 }
 errors++;
 }
-if((typeof data27 == "number") && (isFinite(data27))){
-if(data27 < 0 || isNaN(data27)){
-const err66 = {instancePath:instancePath+"/summary/WARN",schemaPath:"#/$defs/Summary/properties/WARN/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+}
+else {
+const err66 = {instancePath:instancePath+"/warnings",schemaPath:"#/properties/warnings/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err66];
 }
@@ -1287,11 +1671,19 @@ vErrors.push(err66);
 errors++;
 }
 }
+if(data.results !== undefined){
+let data30 = data.results;
+if(Array.isArray(data30)){
+const len4 = data30.length;
+for(let i4=0; i4<len4; i4++){
+if(!(validate24(data30[i4], {instancePath:instancePath+"/results/" + i4,parentData:data30,parentDataProperty:i4,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
+errors = vErrors.length;
 }
-if(data24.SKIP !== undefined){
-let data28 = data24.SKIP;
-if(!(((typeof data28 == "number") && (!(data28 % 1) && !isNaN(data28))) && (isFinite(data28)))){
-const err67 = {instancePath:instancePath+"/summary/SKIP",schemaPath:"#/$defs/Summary/properties/SKIP/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+}
+}
+else {
+const err67 = {instancePath:instancePath+"/results",schemaPath:"#/properties/results/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err67];
 }
@@ -1300,9 +1692,10 @@ vErrors.push(err67);
 }
 errors++;
 }
-if((typeof data28 == "number") && (isFinite(data28))){
-if(data28 < 0 || isNaN(data28)){
-const err68 = {instancePath:instancePath+"/summary/SKIP",schemaPath:"#/$defs/Summary/properties/SKIP/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+}
+else {
+const err68 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err68];
 }
@@ -1311,220 +1704,17 @@ vErrors.push(err68);
 }
 errors++;
 }
-}
-}
-if(data24.ERROR !== undefined){
-let data29 = data24.ERROR;
-if(!(((typeof data29 == "number") && (!(data29 % 1) && !isNaN(data29))) && (isFinite(data29)))){
-const err69 = {instancePath:instancePath+"/summary/ERROR",schemaPath:"#/$defs/Summary/properties/ERROR/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err69];
-}
-else {
-vErrors.push(err69);
-}
-errors++;
-}
-if((typeof data29 == "number") && (isFinite(data29))){
-if(data29 < 0 || isNaN(data29)){
-const err70 = {instancePath:instancePath+"/summary/ERROR",schemaPath:"#/$defs/Summary/properties/ERROR/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err70];
-}
-else {
-vErrors.push(err70);
-}
-errors++;
-}
-}
-}
-if(data24.mustFailures !== undefined){
-let data30 = data24.mustFailures;
-if(!(((typeof data30 == "number") && (!(data30 % 1) && !isNaN(data30))) && (isFinite(data30)))){
-const err71 = {instancePath:instancePath+"/summary/mustFailures",schemaPath:"#/$defs/Summary/properties/mustFailures/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err71];
-}
-else {
-vErrors.push(err71);
-}
-errors++;
-}
-if((typeof data30 == "number") && (isFinite(data30))){
-if(data30 < 0 || isNaN(data30)){
-const err72 = {instancePath:instancePath+"/summary/mustFailures",schemaPath:"#/$defs/Summary/properties/mustFailures/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err72];
-}
-else {
-vErrors.push(err72);
-}
-errors++;
-}
-}
-}
-if(data24.requests !== undefined){
-let data31 = data24.requests;
-if(!(((typeof data31 == "number") && (!(data31 % 1) && !isNaN(data31))) && (isFinite(data31)))){
-const err73 = {instancePath:instancePath+"/summary/requests",schemaPath:"#/$defs/Summary/properties/requests/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err73];
-}
-else {
-vErrors.push(err73);
-}
-errors++;
-}
-if((typeof data31 == "number") && (isFinite(data31))){
-if(data31 < 0 || isNaN(data31)){
-const err74 = {instancePath:instancePath+"/summary/requests",schemaPath:"#/$defs/Summary/properties/requests/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err74];
-}
-else {
-vErrors.push(err74);
-}
-errors++;
-}
-}
-}
-if(data24.deniedRequests !== undefined){
-let data32 = data24.deniedRequests;
-if(!(((typeof data32 == "number") && (!(data32 % 1) && !isNaN(data32))) && (isFinite(data32)))){
-const err75 = {instancePath:instancePath+"/summary/deniedRequests",schemaPath:"#/$defs/Summary/properties/deniedRequests/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err75];
-}
-else {
-vErrors.push(err75);
-}
-errors++;
-}
-if((typeof data32 == "number") && (isFinite(data32))){
-if(data32 < 0 || isNaN(data32)){
-const err76 = {instancePath:instancePath+"/summary/deniedRequests",schemaPath:"#/$defs/Summary/properties/deniedRequests/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err76];
-}
-else {
-vErrors.push(err76);
-}
-errors++;
-}
-}
-}
-if(data24.baselineStale !== undefined){
-let data33 = data24.baselineStale;
-if(Array.isArray(data33)){
-const len2 = data33.length;
-for(let i2=0; i2<len2; i2++){
-if(typeof data33[i2] !== "string"){
-const err77 = {instancePath:instancePath+"/summary/baselineStale/" + i2,schemaPath:"#/$defs/Summary/properties/baselineStale/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err77];
-}
-else {
-vErrors.push(err77);
-}
-errors++;
-}
-}
-}
-else {
-const err78 = {instancePath:instancePath+"/summary/baselineStale",schemaPath:"#/$defs/Summary/properties/baselineStale/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err78];
-}
-else {
-vErrors.push(err78);
-}
-errors++;
-}
-}
-}
-else {
-const err79 = {instancePath:instancePath+"/summary",schemaPath:"#/$defs/Summary/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err79];
-}
-else {
-vErrors.push(err79);
-}
-errors++;
-}
-}
-if(data.warnings !== undefined){
-let data35 = data.warnings;
-if(Array.isArray(data35)){
-const len3 = data35.length;
-for(let i3=0; i3<len3; i3++){
-if(typeof data35[i3] !== "string"){
-const err80 = {instancePath:instancePath+"/warnings/" + i3,schemaPath:"#/properties/warnings/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err80];
-}
-else {
-vErrors.push(err80);
-}
-errors++;
-}
-}
-}
-else {
-const err81 = {instancePath:instancePath+"/warnings",schemaPath:"#/properties/warnings/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err81];
-}
-else {
-vErrors.push(err81);
-}
-errors++;
-}
-}
-if(data.results !== undefined){
-let data37 = data.results;
-if(Array.isArray(data37)){
-const len4 = data37.length;
-for(let i4=0; i4<len4; i4++){
-if(!(validate22(data37[i4], {instancePath:instancePath+"/results/" + i4,parentData:data37,parentDataProperty:i4,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate22.errors : vErrors.concat(validate22.errors);
-errors = vErrors.length;
-}
-}
-}
-else {
-const err82 = {instancePath:instancePath+"/results",schemaPath:"#/properties/results/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err82];
-}
-else {
-vErrors.push(err82);
-}
-errors++;
-}
-}
-}
-else {
-const err83 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err83];
-}
-else {
-vErrors.push(err83);
-}
-errors++;
-}
 validate21.errors = vErrors;
 return errors === 0;
 }
 validate21.evaluated = {"props":{"formatVersion":true,"tool":true,"specVersion":true,"startedAt":true,"durationMs":true,"target":true,"options":true,"summary":true,"warnings":true,"results":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateToolInfo = validate26;
+export const validateToolInfo = validate28;
 
-function validate26(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate28(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate26.evaluated;
+const evaluated0 = validate28.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1587,17 +1777,17 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate26.errors = vErrors;
+validate28.errors = vErrors;
 return errors === 0;
 }
-validate26.evaluated = {"props":{"name":true,"version":true},"dynamicProps":false,"dynamicItems":false};
+validate28.evaluated = {"props":{"name":true,"version":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateTargetInfo = validate27;
+export const validateTargetInfo = validate29;
 
-function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate29(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate27.evaluated;
+const evaluated0 = validate29.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1694,7 +1884,7 @@ errors++;
 if(data.binding !== undefined){
 let data3 = data.binding;
 if(typeof data3 !== "string"){
-const err8 = {instancePath:instancePath+"/binding",schemaPath:"#/properties/binding/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err8 = {instancePath:instancePath+"/binding",schemaPath:"#/$defs/Binding/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -1704,7 +1894,7 @@ vErrors.push(err8);
 errors++;
 }
 if(!((data3 === "JSONRPC") || (data3 === "HTTP+JSON"))){
-const err9 = {instancePath:instancePath+"/binding",schemaPath:"#/properties/binding/enum",keyword:"enum",params:{allowedValues: schema34.properties.binding.enum},message:"must be equal to one of the allowed values"};
+const err9 = {instancePath:instancePath+"/binding",schemaPath:"#/$defs/Binding/enum",keyword:"enum",params:{allowedValues: schema35.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -1714,9 +1904,15 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data.agentName !== undefined){
-if(typeof data.agentName !== "string"){
-const err10 = {instancePath:instancePath+"/agentName",schemaPath:"#/properties/agentName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.interfaces !== undefined){
+let data4 = data.interfaces;
+if(Array.isArray(data4)){
+const len0 = data4.length;
+for(let i0=0; i0<len0; i0++){
+let data5 = data4[i0];
+if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
+if(data5.binding === undefined){
+const err10 = {instancePath:instancePath+"/interfaces/" + i0,schemaPath:"#/properties/interfaces/items/required",keyword:"required",params:{missingProperty: "binding"},message:"must have required property '"+"binding"+"'"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -1725,10 +1921,8 @@ vErrors.push(err10);
 }
 errors++;
 }
-}
-if(data.assumedCard !== undefined){
-if(typeof data.assumedCard !== "boolean"){
-const err11 = {instancePath:instancePath+"/assumedCard",schemaPath:"#/properties/assumedCard/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data5.endpoint === undefined){
+const err11 = {instancePath:instancePath+"/interfaces/" + i0,schemaPath:"#/properties/interfaces/items/required",keyword:"required",params:{missingProperty: "endpoint"},message:"must have required property '"+"endpoint"+"'"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -1737,11 +1931,10 @@ vErrors.push(err11);
 }
 errors++;
 }
-}
-if(data.mode !== undefined){
-let data6 = data.mode;
+if(data5.binding !== undefined){
+let data6 = data5.binding;
 if(typeof data6 !== "string"){
-const err12 = {instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err12 = {instancePath:instancePath+"/interfaces/" + i0+"/binding",schemaPath:"#/$defs/Binding/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -1750,8 +1943,8 @@ vErrors.push(err12);
 }
 errors++;
 }
-if(!((data6 === "black-box") || (data6 === "cooperative"))){
-const err13 = {instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/enum",keyword:"enum",params:{allowedValues: schema34.properties.mode.enum},message:"must be equal to one of the allowed values"};
+if(!((data6 === "JSONRPC") || (data6 === "HTTP+JSON"))){
+const err13 = {instancePath:instancePath+"/interfaces/" + i0+"/binding",schemaPath:"#/$defs/Binding/enum",keyword:"enum",params:{allowedValues: schema35.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -1761,9 +1954,9 @@ vErrors.push(err13);
 errors++;
 }
 }
-}
-else {
-const err14 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data5.endpoint !== undefined){
+if(typeof data5.endpoint !== "string"){
+const err14 = {instancePath:instancePath+"/interfaces/" + i0+"/endpoint",schemaPath:"#/properties/interfaces/items/properties/endpoint/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -1772,17 +1965,100 @@ vErrors.push(err14);
 }
 errors++;
 }
-validate27.errors = vErrors;
+}
+}
+else {
+const err15 = {instancePath:instancePath+"/interfaces/" + i0,schemaPath:"#/properties/interfaces/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+}
+else {
+const err16 = {instancePath:instancePath+"/interfaces",schemaPath:"#/properties/interfaces/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+if(data.agentName !== undefined){
+if(typeof data.agentName !== "string"){
+const err17 = {instancePath:instancePath+"/agentName",schemaPath:"#/properties/agentName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+if(data.assumedCard !== undefined){
+if(typeof data.assumedCard !== "boolean"){
+const err18 = {instancePath:instancePath+"/assumedCard",schemaPath:"#/properties/assumedCard/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+if(data.mode !== undefined){
+let data10 = data.mode;
+if(typeof data10 !== "string"){
+const err19 = {instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+if(!((data10 === "black-box") || (data10 === "cooperative"))){
+const err20 = {instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/enum",keyword:"enum",params:{allowedValues: schema34.properties.mode.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+}
+}
+else {
+const err21 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+validate29.errors = vErrors;
 return errors === 0;
 }
-validate27.evaluated = {"props":{"url":true,"cardUrl":true,"endpoint":true,"binding":true,"agentName":true,"assumedCard":true,"mode":true},"dynamicProps":false,"dynamicItems":false};
+validate29.evaluated = {"props":{"url":true,"cardUrl":true,"endpoint":true,"binding":true,"interfaces":true,"agentName":true,"assumedCard":true,"mode":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateRunOptionsInfo = validate28;
+export const validateRunOptionsInfo = validate30;
 
-function validate28(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate30(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate28.evaluated;
+const evaluated0 = validate30.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1843,7 +2119,7 @@ vErrors.push(err4);
 errors++;
 }
 if(!(((data0 === "must") || (data0 === "should")) || (data0 === "may"))){
-const err5 = {instancePath:instancePath+"/level",schemaPath:"#/properties/level/enum",keyword:"enum",params:{allowedValues: schema35.properties.level.enum},message:"must be equal to one of the allowed values"};
+const err5 = {instancePath:instancePath+"/level",schemaPath:"#/properties/level/enum",keyword:"enum",params:{allowedValues: schema37.properties.level.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -1983,17 +2259,17 @@ vErrors.push(err15);
 }
 errors++;
 }
-validate28.errors = vErrors;
+validate30.errors = vErrors;
 return errors === 0;
 }
-validate28.evaluated = {"props":{"level":true,"runs":true,"seed":true,"timeoutMs":true,"only":true,"skip":true},"dynamicProps":false,"dynamicItems":false};
+validate30.evaluated = {"props":{"level":true,"runs":true,"seed":true,"timeoutMs":true,"only":true,"skip":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateSummary = validate29;
+export const validateSummary = validate31;
 
-function validate29(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate31(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate29.evaluated;
+const evaluated0 = validate31.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2330,17 +2606,17 @@ vErrors.push(err27);
 }
 errors++;
 }
-validate29.errors = vErrors;
+validate31.errors = vErrors;
 return errors === 0;
 }
-validate29.evaluated = {"props":{"PASS":true,"FAIL":true,"WARN":true,"SKIP":true,"ERROR":true,"mustFailures":true,"requests":true,"deniedRequests":true,"baselineStale":true},"dynamicProps":false,"dynamicItems":false};
+validate31.evaluated = {"props":{"PASS":true,"FAIL":true,"WARN":true,"SKIP":true,"ERROR":true,"mustFailures":true,"requests":true,"deniedRequests":true,"baselineStale":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateVerdict = validate30;
+export const validateVerdict = validate32;
 
-function validate30(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate32(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate30.evaluated;
+const evaluated0 = validate32.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2358,7 +2634,7 @@ vErrors.push(err0);
 errors++;
 }
 if(!(((((data === "PASS") || (data === "FAIL")) || (data === "WARN")) || (data === "SKIP")) || (data === "ERROR"))){
-const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema38.enum},message:"must be equal to one of the allowed values"};
+const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema40.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -2367,17 +2643,17 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate30.errors = vErrors;
+validate32.errors = vErrors;
 return errors === 0;
 }
-validate30.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate32.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-export const validateRequirementResult = validate31;
+export const validateRequirementResult = validate33;
 
-function validate31(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate31.evaluated;
+const evaluated0 = validate33.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2482,7 +2758,7 @@ vErrors.push(err8);
 errors++;
 }
 if(!(((data2 === "MUST") || (data2 === "SHOULD")) || (data2 === "MAY"))){
-const err9 = {instancePath:instancePath+"/level",schemaPath:"#/properties/level/enum",keyword:"enum",params:{allowedValues: schema37.properties.level.enum},message:"must be equal to one of the allowed values"};
+const err9 = {instancePath:instancePath+"/level",schemaPath:"#/properties/level/enum",keyword:"enum",params:{allowedValues: schema39.properties.level.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -2517,7 +2793,7 @@ vErrors.push(err11);
 errors++;
 }
 if(!(((((data4 === "PASS") || (data4 === "FAIL")) || (data4 === "WARN")) || (data4 === "SKIP")) || (data4 === "ERROR"))){
-const err12 = {instancePath:instancePath+"/verdict",schemaPath:"#/$defs/Verdict/enum",keyword:"enum",params:{allowedValues: schema38.enum},message:"must be equal to one of the allowed values"};
+const err12 = {instancePath:instancePath+"/verdict",schemaPath:"#/$defs/Verdict/enum",keyword:"enum",params:{allowedValues: schema40.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -2539,19 +2815,13 @@ vErrors.push(err13);
 errors++;
 }
 }
-if(data.findings !== undefined){
-let data6 = data.findings;
-if(Array.isArray(data6)){
-const len0 = data6.length;
-for(let i0=0; i0<len0; i0++){
-if(!(validate23(data6[i0], {instancePath:instancePath+"/findings/" + i0,parentData:data6,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate23.errors : vErrors.concat(validate23.errors);
-errors = vErrors.length;
-}
-}
-}
-else {
-const err14 = {instancePath:instancePath+"/findings",schemaPath:"#/properties/findings/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data.bindings !== undefined){
+let data6 = data.bindings;
+if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
+if(data6.JSONRPC !== undefined){
+let data7 = data6.JSONRPC;
+if(typeof data7 !== "string"){
+const err14 = {instancePath:instancePath+"/bindings/JSONRPC",schemaPath:"#/$defs/Verdict/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -2560,10 +2830,8 @@ vErrors.push(err14);
 }
 errors++;
 }
-}
-}
-else {
-const err15 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(!(((((data7 === "PASS") || (data7 === "FAIL")) || (data7 === "WARN")) || (data7 === "SKIP")) || (data7 === "ERROR"))){
+const err15 = {instancePath:instancePath+"/bindings/JSONRPC",schemaPath:"#/$defs/Verdict/enum",keyword:"enum",params:{allowedValues: schema40.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -2572,17 +2840,86 @@ vErrors.push(err15);
 }
 errors++;
 }
-validate31.errors = vErrors;
+}
+if(data6["HTTP+JSON"] !== undefined){
+let data8 = data6["HTTP+JSON"];
+if(typeof data8 !== "string"){
+const err16 = {instancePath:instancePath+"/bindings/HTTP+JSON",schemaPath:"#/$defs/Verdict/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+if(!(((((data8 === "PASS") || (data8 === "FAIL")) || (data8 === "WARN")) || (data8 === "SKIP")) || (data8 === "ERROR"))){
+const err17 = {instancePath:instancePath+"/bindings/HTTP+JSON",schemaPath:"#/$defs/Verdict/enum",keyword:"enum",params:{allowedValues: schema40.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+}
+else {
+const err18 = {instancePath:instancePath+"/bindings",schemaPath:"#/properties/bindings/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+if(data.findings !== undefined){
+let data9 = data.findings;
+if(Array.isArray(data9)){
+const len0 = data9.length;
+for(let i0=0; i0<len0; i0++){
+if(!(validate25(data9[i0], {instancePath:instancePath+"/findings/" + i0,parentData:data9,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate25.errors : vErrors.concat(validate25.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err19 = {instancePath:instancePath+"/findings",schemaPath:"#/properties/findings/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+}
+else {
+const err20 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+validate33.errors = vErrors;
 return errors === 0;
 }
-validate31.evaluated = {"props":{"id":true,"section":true,"level":true,"text":true,"verdict":true,"baselined":true,"findings":true},"dynamicProps":false,"dynamicItems":false};
+validate33.evaluated = {"props":{"id":true,"section":true,"level":true,"text":true,"verdict":true,"baselined":true,"bindings":true,"findings":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateFinding = validate33;
+export const validateFinding = validate35;
 
-function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate35(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate33.evaluated;
+const evaluated0 = validate35.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2732,7 +3069,7 @@ vErrors.push(err8);
 errors++;
 }
 if(!(((((data1 === "PASS") || (data1 === "FAIL")) || (data1 === "WARN")) || (data1 === "SKIP")) || (data1 === "ERROR"))){
-const err9 = {instancePath:instancePath+"/verdict",schemaPath:"#/$defs/Verdict/enum",keyword:"enum",params:{allowedValues: schema38.enum},message:"must be equal to one of the allowed values"};
+const err9 = {instancePath:instancePath+"/verdict",schemaPath:"#/$defs/Verdict/enum",keyword:"enum",params:{allowedValues: schema40.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -2754,9 +3091,10 @@ vErrors.push(err10);
 errors++;
 }
 }
-if(data.message !== undefined){
-if(typeof data.message !== "string"){
-const err11 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.binding !== undefined){
+let data3 = data.binding;
+if(typeof data3 !== "string"){
+const err11 = {instancePath:instancePath+"/binding",schemaPath:"#/$defs/Binding/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -2765,10 +3103,8 @@ vErrors.push(err11);
 }
 errors++;
 }
-}
-if(data.expected !== undefined){
-if(typeof data.expected !== "string"){
-const err12 = {instancePath:instancePath+"/expected",schemaPath:"#/properties/expected/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!((data3 === "JSONRPC") || (data3 === "HTTP+JSON"))){
+const err12 = {instancePath:instancePath+"/binding",schemaPath:"#/$defs/Binding/enum",keyword:"enum",params:{allowedValues: schema35.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -2778,9 +3114,9 @@ vErrors.push(err12);
 errors++;
 }
 }
-if(data.observed !== undefined){
-if(typeof data.observed !== "string"){
-const err13 = {instancePath:instancePath+"/observed",schemaPath:"#/properties/observed/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.message !== undefined){
+if(typeof data.message !== "string"){
+const err13 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -2790,9 +3126,9 @@ vErrors.push(err13);
 errors++;
 }
 }
-if(data.path !== undefined){
-if(typeof data.path !== "string"){
-const err14 = {instancePath:instancePath+"/path",schemaPath:"#/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.expected !== undefined){
+if(typeof data.expected !== "string"){
+const err14 = {instancePath:instancePath+"/expected",schemaPath:"#/properties/expected/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -2802,10 +3138,9 @@ vErrors.push(err14);
 errors++;
 }
 }
-if(data.seed !== undefined){
-let data7 = data.seed;
-if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
-const err15 = {instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.observed !== undefined){
+if(typeof data.observed !== "string"){
+const err15 = {instancePath:instancePath+"/observed",schemaPath:"#/properties/observed/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -2815,9 +3150,9 @@ vErrors.push(err15);
 errors++;
 }
 }
-if(data.curl !== undefined){
-if(typeof data.curl !== "string"){
-const err16 = {instancePath:instancePath+"/curl",schemaPath:"#/properties/curl/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.path !== undefined){
+if(typeof data.path !== "string"){
+const err16 = {instancePath:instancePath+"/path",schemaPath:"#/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -2827,10 +3162,10 @@ vErrors.push(err16);
 errors++;
 }
 }
-if(data.skipReason !== undefined){
-let data9 = data.skipReason;
-if(typeof data9 !== "string"){
-const err17 = {instancePath:instancePath+"/skipReason",schemaPath:"#/$defs/SkipReason/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.seed !== undefined){
+let data8 = data.seed;
+if(!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))){
+const err17 = {instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -2839,8 +3174,10 @@ vErrors.push(err17);
 }
 errors++;
 }
-if(!((((((((((((((data9 === "not-selected") || (data9 === "other-binding")) || (data9 === "capability-not-declared")) || (data9 === "capability-declared")) || (data9 === "not-observable")) || (data9 === "needs-cooperation")) || (data9 === "not-reached")) || (data9 === "no-card")) || (data9 === "feature-absent")) || (data9 === "not-applicable")) || (data9 === "no-credentials")) || (data9 === "precondition-not-met")) || (data9 === "inconclusive")) || (data9 === "suite-limitation"))){
-const err18 = {instancePath:instancePath+"/skipReason",schemaPath:"#/$defs/SkipReason/enum",keyword:"enum",params:{allowedValues: schema41.enum},message:"must be equal to one of the allowed values"};
+}
+if(data.curl !== undefined){
+if(typeof data.curl !== "string"){
+const err18 = {instancePath:instancePath+"/curl",schemaPath:"#/properties/curl/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -2850,9 +3187,10 @@ vErrors.push(err18);
 errors++;
 }
 }
-}
-else {
-const err19 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.skipReason !== undefined){
+let data10 = data.skipReason;
+if(typeof data10 !== "string"){
+const err19 = {instancePath:instancePath+"/skipReason",schemaPath:"#/$defs/SkipReason/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -2861,17 +3199,76 @@ vErrors.push(err19);
 }
 errors++;
 }
-validate33.errors = vErrors;
+if(!((((((((((((((data10 === "not-selected") || (data10 === "other-binding")) || (data10 === "capability-not-declared")) || (data10 === "capability-declared")) || (data10 === "not-observable")) || (data10 === "needs-cooperation")) || (data10 === "not-reached")) || (data10 === "no-card")) || (data10 === "feature-absent")) || (data10 === "not-applicable")) || (data10 === "no-credentials")) || (data10 === "precondition-not-met")) || (data10 === "inconclusive")) || (data10 === "suite-limitation"))){
+const err20 = {instancePath:instancePath+"/skipReason",schemaPath:"#/$defs/SkipReason/enum",keyword:"enum",params:{allowedValues: schema46.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+}
+}
+else {
+const err21 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+validate35.errors = vErrors;
 return errors === 0;
 }
-validate33.evaluated = {"props":{"verdict":true,"check":true,"message":true,"expected":true,"observed":true,"path":true,"counterexample":true,"seed":true,"curl":true,"skipReason":true},"dynamicProps":false,"dynamicItems":false};
+validate35.evaluated = {"props":{"verdict":true,"check":true,"binding":true,"message":true,"expected":true,"observed":true,"path":true,"counterexample":true,"seed":true,"curl":true,"skipReason":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateSkipReason = validate34;
+export const validateBinding = validate36;
 
-function validate34(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate36(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate34.evaluated;
+const evaluated0 = validate36.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(typeof data !== "string"){
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(!((data === "JSONRPC") || (data === "HTTP+JSON"))){
+const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema35.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+validate36.errors = vErrors;
+return errors === 0;
+}
+validate36.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+export const validateSkipReason = validate37;
+
+function validate37(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate37.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2889,7 +3286,7 @@ vErrors.push(err0);
 errors++;
 }
 if(!((((((((((((((data === "not-selected") || (data === "other-binding")) || (data === "capability-not-declared")) || (data === "capability-declared")) || (data === "not-observable")) || (data === "needs-cooperation")) || (data === "not-reached")) || (data === "no-card")) || (data === "feature-absent")) || (data === "not-applicable")) || (data === "no-credentials")) || (data === "precondition-not-met")) || (data === "inconclusive")) || (data === "suite-limitation"))){
-const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema41.enum},message:"must be equal to one of the allowed values"};
+const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema46.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -2898,10 +3295,10 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate34.errors = vErrors;
+validate37.errors = vErrors;
 return errors === 0;
 }
-validate34.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate37.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 
 /** Every validator by the name of its def. */
@@ -2914,5 +3311,6 @@ export const validators = {
   Verdict: validateVerdict,
   RequirementResult: validateRequirementResult,
   Finding: validateFinding,
+  Binding: validateBinding,
   SkipReason: validateSkipReason,
 };

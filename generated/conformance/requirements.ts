@@ -116,6 +116,7 @@ export type RequirementId =
   | "REST-ENV-005"
   | "REST-ENV-006"
   | "REST-ENV-007"
+  | "REST-ENV-008"
   | "DATA-001"
   | "DATA-002"
   | "DATA-003"
@@ -1725,6 +1726,18 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "mode": "black-box",
     "source": "spec",
     "digest": 112
+  },
+  {
+    "id": "REST-ENV-008",
+    "section": "11",
+    "level": "MUST",
+    "text": "When a card declares both a JSONRPC and an HTTP+JSON interface, the same requests over each get the same outcome: a task in the same state with the same context, found by the same id over the other binding, and the same registered error (its JSON-RPC code over JSON-RPC, its HTTP status, gRPC status and ErrorInfo reason over HTTP+JSON, per errors.json).",
+    "bindings": [
+      "HTTP+JSON"
+    ],
+    "capability": null,
+    "mode": "black-box",
+    "source": "spec"
   },
   {
     "id": "DATA-001",

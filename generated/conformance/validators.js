@@ -7,20 +7,315 @@ const require = createRequire(import.meta.url);
 export const validateConformanceReport = validate21;
 const schema32 = {"title":"ConformanceReport","description":"One run of the conformance suite against one endpoint.","type":"object","properties":{"formatVersion":{"description":"Version of this report format.","const":"1"},"tool":{"description":"The suite that produced the report.","$ref":"#/$defs/ToolInfo"},"specVersion":{"description":"A2A protocol version tested, Major.Minor.","type":"string"},"startedAt":{"description":"When the run started (RFC 3339 UTC).","type":"string","format":"date-time"},"durationMs":{"description":"Wall time of the run.","type":"integer","minimum":0},"target":{"description":"What was tested.","$ref":"#/$defs/TargetInfo"},"options":{"description":"How it was tested.","$ref":"#/$defs/RunOptionsInfo"},"summary":{"description":"Verdict counts over requirements.","$ref":"#/$defs/Summary"},"warnings":{"description":"Notes about the run itself, e.g. that most requests ended in 401 or 404 and the run proves little.","type":"array","items":{"type":"string"}},"results":{"description":"One entry per requirement of the catalog, in catalog order.","type":"array","items":{"$ref":"#/$defs/RequirementResult"}}},"required":["formatVersion","tool","specVersion","startedAt","durationMs","target","options","summary","warnings","results"],"additionalProperties":false};
 const schema33 = {"title":"ToolInfo","description":"Name and version of the suite.","type":"object","properties":{"name":{"description":"Always a2a-hub.","type":"string"},"version":{"description":"The a2a-hub version.","type":"string"}},"required":["name","version"],"additionalProperties":false};
-const schema34 = {"title":"TargetInfo","description":"The endpoint under test as the suite resolved it.","type":"object","properties":{"url":{"description":"The URL given on the command line.","type":"string"},"cardUrl":{"description":"Where the agent card was fetched, when it was.","type":"string"},"endpoint":{"description":"The JSON-RPC endpoint the requests went to.","type":"string"},"binding":{"description":"The protocol binding tested.","type":"string","enum":["JSONRPC","HTTP+JSON"]},"agentName":{"description":"The card's name.","type":"string"},"assumedCard":{"description":"True when no card could be read and a minimal card was assumed (a JSON-RPC endpoint URL was given).","type":"boolean"},"mode":{"description":"black-box: behaviour-agnostic checks only; cooperative: the agent follows the test directives, so lifecycle checks run too.","type":"string","enum":["black-box","cooperative"]}},"required":["url","endpoint","binding","assumedCard","mode"],"additionalProperties":false};
-const schema35 = {"title":"RunOptionsInfo","description":"The options of the run that change what is tested.","type":"object","properties":{"level":{"description":"Lowest requirement level tested.","type":"string","enum":["must","should","may"]},"runs":{"description":"fast-check runs per property.","type":"integer","minimum":1},"seed":{"description":"fast-check seed; the same seed replays the same random cases.","type":"integer"},"timeoutMs":{"description":"Per-request timeout.","type":"integer","minimum":1},"only":{"description":"Requirement ids the run was restricted to.","type":"array","items":{"type":"string"}},"skip":{"description":"Requirement ids skipped on request.","type":"array","items":{"type":"string"}}},"required":["level","runs","seed","timeoutMs"],"additionalProperties":false};
-const schema36 = {"title":"Summary","description":"How many requirements got each verdict, and the numbers the exit code depends on.","type":"object","properties":{"PASS":{"description":"Requirements met.","type":"integer","minimum":0},"FAIL":{"description":"Requirements not met.","type":"integer","minimum":0},"WARN":{"description":"A SHOULD not met, or behaviour the spec leaves open.","type":"integer","minimum":0},"SKIP":{"description":"Not tested, with a reason.","type":"integer","minimum":0},"ERROR":{"description":"The suite itself broke; never counted against the agent.","type":"integer","minimum":0},"mustFailures":{"description":"FAIL verdicts of MUST requirements that are not in the baseline.","type":"integer","minimum":0},"requests":{"description":"HTTP requests sent.","type":"integer","minimum":0},"deniedRequests":{"description":"Requests answered 401 or 404.","type":"integer","minimum":0},"baselineStale":{"description":"Baseline entries that no longer fail (the baseline must be updated).","type":"array","items":{"type":"string"}}},"required":["PASS","FAIL","WARN","SKIP","ERROR","mustFailures","requests","deniedRequests","baselineStale"],"additionalProperties":false};
+const schema37 = {"title":"RunOptionsInfo","description":"The options of the run that change what is tested.","type":"object","properties":{"level":{"description":"Lowest requirement level tested.","type":"string","enum":["must","should","may"]},"runs":{"description":"fast-check runs per property.","type":"integer","minimum":1},"seed":{"description":"fast-check seed; the same seed replays the same random cases.","type":"integer"},"timeoutMs":{"description":"Per-request timeout.","type":"integer","minimum":1},"only":{"description":"Requirement ids the run was restricted to.","type":"array","items":{"type":"string"}},"skip":{"description":"Requirement ids skipped on request.","type":"array","items":{"type":"string"}}},"required":["level","runs","seed","timeoutMs"],"additionalProperties":false};
+const schema38 = {"title":"Summary","description":"How many requirements got each verdict, and the numbers the exit code depends on.","type":"object","properties":{"PASS":{"description":"Requirements met.","type":"integer","minimum":0},"FAIL":{"description":"Requirements not met.","type":"integer","minimum":0},"WARN":{"description":"A SHOULD not met, or behaviour the spec leaves open.","type":"integer","minimum":0},"SKIP":{"description":"Not tested, with a reason.","type":"integer","minimum":0},"ERROR":{"description":"The suite itself broke; never counted against the agent.","type":"integer","minimum":0},"mustFailures":{"description":"FAIL verdicts of MUST requirements that are not in the baseline.","type":"integer","minimum":0},"requests":{"description":"HTTP requests sent.","type":"integer","minimum":0},"deniedRequests":{"description":"Requests answered 401 or 404.","type":"integer","minimum":0},"baselineStale":{"description":"Baseline entries that no longer fail (the baseline must be updated).","type":"array","items":{"type":"string"}}},"required":["PASS","FAIL","WARN","SKIP","ERROR","mustFailures","requests","deniedRequests","baselineStale"],"additionalProperties":false};
 const func1 = Object.prototype.hasOwnProperty;
 const formats0 = require("ajv-formats/dist/formats").fullFormats["date-time"];
-const schema37 = {"title":"RequirementResult","description":"The verdict on one requirement and the evidence for it.","type":"object","properties":{"id":{"description":"Requirement id, e.g. JSONRPC-ENV-003.","type":"string"},"section":{"description":"Spec section.","type":"string"},"level":{"description":"MUST, SHOULD or MAY.","type":"string","enum":["MUST","SHOULD","MAY"]},"text":{"description":"The requirement in our words.","type":"string"},"verdict":{"description":"The worst verdict among the findings (FAIL over ERROR over WARN over PASS); SKIP when nothing was found.","$ref":"#/$defs/Verdict"},"baselined":{"description":"The failure is listed in the baseline file, with its reason.","type":"string"},"findings":{"description":"What the checks observed.","type":"array","items":{"$ref":"#/$defs/Finding"}}},"required":["id","section","level","text","verdict","findings"],"additionalProperties":false};
-const schema38 = {"title":"Verdict","description":"PASS, FAIL, WARN, SKIP or ERROR.","type":"string","enum":["PASS","FAIL","WARN","SKIP","ERROR"]};
-const schema39 = {"title":"Finding","description":"One observation of a check about a requirement.","type":"object","properties":{"verdict":{"description":"What this observation means for the requirement.","$ref":"#/$defs/Verdict"},"check":{"description":"The check that made it.","type":"string"},"message":{"description":"What happened, in a sentence.","type":"string"},"expected":{"description":"What the requirement asks for.","type":"string"},"observed":{"description":"What came back.","type":"string"},"path":{"description":"JSON path of the offending value, when there is one.","type":"string"},"counterexample":{"description":"The (shrunk) input that shows the failure."},"seed":{"description":"fast-check seed that reproduces it.","type":"integer"},"curl":{"description":"A copy-pasteable command that sends the same request.","type":"string"},"skipReason":{"description":"Why nothing was judged, as a code; present on every SKIP finding and only there.","$ref":"#/$defs/SkipReason"}},"required":["verdict","check","message"],"if":{"properties":{"verdict":{"const":"SKIP"}}},"then":{"required":["skipReason"]},"else":{"not":{"required":["skipReason"]}},"additionalProperties":false};
-const schema41 = {"title":"SkipReason","description":"Why a requirement was not judged, for tools that sort or accept skips without reading the message. not-selected: left out by --level, --only or --skip. other-binding: it concerns a protocol binding (or version) other than the one tested, or one the suite does not speak. capability-not-declared: it needs a capability (streaming, pushNotifications, extendedAgentCard) the card does not declare. capability-declared: it is about how a missing capability is refused, and the card declares that capability. not-observable: no client can observe it from outside the agent (it needs, say, a second principal). needs-cooperation: it needs an agent that follows the test directives, and the run is black-box. not-reached: no check reached it although it applies. no-card: no agent card was found, so there is no card to check. feature-absent: the agent does not offer the optional feature it concerns (a card signature, a required extension, a tenant, a second interface, declared security, a configured extended card, SSE event ids). not-applicable: how the agent is declared makes it moot (its card accepts every media type, the URL also serves 0.3). no-credentials: it needs valid credentials the suite was not given. precondition-not-met: the agent did not produce the situation the check needs (no task, a direct Message instead of a task, a task in another state, the task finished too soon). inconclusive: the exchanges showed nothing to judge either way (no timestamp, no artifact, no update, a stream still open when the suite stopped waiting). suite-limitation: the suite cannot judge this case (a signature algorithm it does not verify, key material it does not fetch, its time budget spent).","type":"string","enum":["not-selected","other-binding","capability-not-declared","capability-declared","not-observable","needs-cooperation","not-reached","no-card","feature-absent","not-applicable","no-credentials","precondition-not-met","inconclusive","suite-limitation"]};
+const schema34 = {"title":"TargetInfo","description":"The endpoint under test as the suite resolved it.","type":"object","properties":{"url":{"description":"The URL given on the command line.","type":"string"},"cardUrl":{"description":"Where the agent card was fetched, when it was.","type":"string"},"endpoint":{"description":"The interface URL of the first binding tested.","type":"string"},"binding":{"description":"The first protocol binding tested (the one of endpoint).","$ref":"#/$defs/Binding"},"interfaces":{"description":"Every interface tested, one per binding, in the order they ran (a2a-hub conform --binding).","type":"array","items":{"type":"object","properties":{"binding":{"$ref":"#/$defs/Binding"},"endpoint":{"description":"The interface URL the requests of this binding went to.","type":"string"}},"required":["binding","endpoint"],"additionalProperties":false}},"agentName":{"description":"The card's name.","type":"string"},"assumedCard":{"description":"True when no card could be read and a minimal card was assumed (a JSON-RPC endpoint URL was given).","type":"boolean"},"mode":{"description":"black-box: behaviour-agnostic checks only; cooperative: the agent follows the test directives, so lifecycle checks run too.","type":"string","enum":["black-box","cooperative"]}},"required":["url","endpoint","binding","assumedCard","mode"],"additionalProperties":false};
+const schema35 = {"title":"Binding","description":"A protocol binding the suite speaks (AgentInterface.protocolBinding).","type":"string","enum":["JSONRPC","HTTP+JSON"]};
 
-function validate23(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate22(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate23.evaluated;
+const evaluated0 = validate22.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.url === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "url"},message:"must have required property '"+"url"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.endpoint === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "endpoint"},message:"must have required property '"+"endpoint"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.binding === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "binding"},message:"must have required property '"+"binding"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.assumedCard === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "assumedCard"},message:"must have required property '"+"assumedCard"+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(data.mode === undefined){
+const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "mode"},message:"must have required property '"+"mode"+"'"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+for(const key0 in data){
+if(!((((((((key0 === "url") || (key0 === "cardUrl")) || (key0 === "endpoint")) || (key0 === "binding")) || (key0 === "interfaces")) || (key0 === "agentName")) || (key0 === "assumedCard")) || (key0 === "mode"))){
+const err5 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data.url !== undefined){
+if(typeof data.url !== "string"){
+const err6 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.cardUrl !== undefined){
+if(typeof data.cardUrl !== "string"){
+const err7 = {instancePath:instancePath+"/cardUrl",schemaPath:"#/properties/cardUrl/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data.endpoint !== undefined){
+if(typeof data.endpoint !== "string"){
+const err8 = {instancePath:instancePath+"/endpoint",schemaPath:"#/properties/endpoint/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+if(data.binding !== undefined){
+let data3 = data.binding;
+if(typeof data3 !== "string"){
+const err9 = {instancePath:instancePath+"/binding",schemaPath:"#/$defs/Binding/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+if(!((data3 === "JSONRPC") || (data3 === "HTTP+JSON"))){
+const err10 = {instancePath:instancePath+"/binding",schemaPath:"#/$defs/Binding/enum",keyword:"enum",params:{allowedValues: schema35.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data.interfaces !== undefined){
+let data4 = data.interfaces;
+if(Array.isArray(data4)){
+const len0 = data4.length;
+for(let i0=0; i0<len0; i0++){
+let data5 = data4[i0];
+if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
+if(data5.binding === undefined){
+const err11 = {instancePath:instancePath+"/interfaces/" + i0,schemaPath:"#/properties/interfaces/items/required",keyword:"required",params:{missingProperty: "binding"},message:"must have required property '"+"binding"+"'"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+if(data5.endpoint === undefined){
+const err12 = {instancePath:instancePath+"/interfaces/" + i0,schemaPath:"#/properties/interfaces/items/required",keyword:"required",params:{missingProperty: "endpoint"},message:"must have required property '"+"endpoint"+"'"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+for(const key1 in data5){
+if(!((key1 === "binding") || (key1 === "endpoint"))){
+const err13 = {instancePath:instancePath+"/interfaces/" + i0,schemaPath:"#/properties/interfaces/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+if(data5.binding !== undefined){
+let data6 = data5.binding;
+if(typeof data6 !== "string"){
+const err14 = {instancePath:instancePath+"/interfaces/" + i0+"/binding",schemaPath:"#/$defs/Binding/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+if(!((data6 === "JSONRPC") || (data6 === "HTTP+JSON"))){
+const err15 = {instancePath:instancePath+"/interfaces/" + i0+"/binding",schemaPath:"#/$defs/Binding/enum",keyword:"enum",params:{allowedValues: schema35.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+if(data5.endpoint !== undefined){
+if(typeof data5.endpoint !== "string"){
+const err16 = {instancePath:instancePath+"/interfaces/" + i0+"/endpoint",schemaPath:"#/properties/interfaces/items/properties/endpoint/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+}
+else {
+const err17 = {instancePath:instancePath+"/interfaces/" + i0,schemaPath:"#/properties/interfaces/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+}
+else {
+const err18 = {instancePath:instancePath+"/interfaces",schemaPath:"#/properties/interfaces/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+if(data.agentName !== undefined){
+if(typeof data.agentName !== "string"){
+const err19 = {instancePath:instancePath+"/agentName",schemaPath:"#/properties/agentName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+if(data.assumedCard !== undefined){
+if(typeof data.assumedCard !== "boolean"){
+const err20 = {instancePath:instancePath+"/assumedCard",schemaPath:"#/properties/assumedCard/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+}
+if(data.mode !== undefined){
+let data10 = data.mode;
+if(typeof data10 !== "string"){
+const err21 = {instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+if(!((data10 === "black-box") || (data10 === "cooperative"))){
+const err22 = {instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/enum",keyword:"enum",params:{allowedValues: schema34.properties.mode.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+}
+else {
+const err23 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+validate22.errors = vErrors;
+return errors === 0;
+}
+validate22.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+const schema39 = {"title":"RequirementResult","description":"The verdict on one requirement and the evidence for it.","type":"object","properties":{"id":{"description":"Requirement id, e.g. JSONRPC-ENV-003.","type":"string"},"section":{"description":"Spec section.","type":"string"},"level":{"description":"MUST, SHOULD or MAY.","type":"string","enum":["MUST","SHOULD","MAY"]},"text":{"description":"The requirement in our words.","type":"string"},"verdict":{"description":"The worst verdict among the findings (FAIL over ERROR over WARN over PASS); SKIP when nothing was found.","$ref":"#/$defs/Verdict"},"baselined":{"description":"The failure is listed in the baseline file, with its reason.","type":"string"},"bindings":{"description":"When more than one binding was tested: the verdict of the findings made on each binding (findings that concern no single binding, such as the card's, count for none).","type":"object","properties":{"JSONRPC":{"$ref":"#/$defs/Verdict"},"HTTP+JSON":{"$ref":"#/$defs/Verdict"}},"additionalProperties":false},"findings":{"description":"What the checks observed.","type":"array","items":{"$ref":"#/$defs/Finding"}}},"required":["id","section","level","text","verdict","findings"],"additionalProperties":false};
+const schema40 = {"title":"Verdict","description":"PASS, FAIL, WARN, SKIP or ERROR.","type":"string","enum":["PASS","FAIL","WARN","SKIP","ERROR"]};
+const schema43 = {"title":"Finding","description":"One observation of a check about a requirement.","type":"object","properties":{"verdict":{"description":"What this observation means for the requirement.","$ref":"#/$defs/Verdict"},"check":{"description":"The check that made it.","type":"string"},"binding":{"description":"The binding the check ran on; absent for findings that concern no single binding (the card, the comparison of bindings).","$ref":"#/$defs/Binding"},"message":{"description":"What happened, in a sentence.","type":"string"},"expected":{"description":"What the requirement asks for.","type":"string"},"observed":{"description":"What came back.","type":"string"},"path":{"description":"JSON path of the offending value, when there is one.","type":"string"},"counterexample":{"description":"The (shrunk) input that shows the failure."},"seed":{"description":"fast-check seed that reproduces it.","type":"integer"},"curl":{"description":"A copy-pasteable command that sends the same request.","type":"string"},"skipReason":{"description":"Why nothing was judged, as a code; present on every SKIP finding and only there.","$ref":"#/$defs/SkipReason"}},"required":["verdict","check","message"],"if":{"properties":{"verdict":{"const":"SKIP"}}},"then":{"required":["skipReason"]},"else":{"not":{"required":["skipReason"]}},"additionalProperties":false};
+const schema46 = {"title":"SkipReason","description":"Why a requirement was not judged, for tools that sort or accept skips without reading the message. not-selected: left out by --level, --only or --skip. other-binding: it concerns a protocol binding (or version) other than the one tested, or one the suite does not speak. capability-not-declared: it needs a capability (streaming, pushNotifications, extendedAgentCard) the card does not declare. capability-declared: it is about how a missing capability is refused, and the card declares that capability. not-observable: no client can observe it from outside the agent (it needs, say, a second principal). needs-cooperation: it needs an agent that follows the test directives, and the run is black-box. not-reached: no check reached it although it applies. no-card: no agent card was found, so there is no card to check. feature-absent: the agent does not offer the optional feature it concerns (a card signature, a required extension, a tenant, a second interface, declared security, a configured extended card, SSE event ids). not-applicable: how the agent is declared makes it moot (its card accepts every media type, the URL also serves 0.3). no-credentials: it needs valid credentials the suite was not given. precondition-not-met: the agent did not produce the situation the check needs (no task, a direct Message instead of a task, a task in another state, the task finished too soon). inconclusive: the exchanges showed nothing to judge either way (no timestamp, no artifact, no update, a stream still open when the suite stopped waiting). suite-limitation: the suite cannot judge this case (a signature algorithm it does not verify, key material it does not fetch, its time budget spent).","type":"string","enum":["not-selected","other-binding","capability-not-declared","capability-declared","not-observable","needs-cooperation","not-reached","no-card","feature-absent","not-applicable","no-credentials","precondition-not-met","inconclusive","suite-limitation"]};
+
+function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate25.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -158,7 +453,7 @@ vErrors.push(err7);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema39.properties, key0))){
+if(!(func1.call(schema43.properties, key0))){
 const err8 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err8];
@@ -182,7 +477,7 @@ vErrors.push(err9);
 errors++;
 }
 if(!(((((data1 === "PASS") || (data1 === "FAIL")) || (data1 === "WARN")) || (data1 === "SKIP")) || (data1 === "ERROR"))){
-const err10 = {instancePath:instancePath+"/verdict",schemaPath:"#/$defs/Verdict/enum",keyword:"enum",params:{allowedValues: schema38.enum},message:"must be equal to one of the allowed values"};
+const err10 = {instancePath:instancePath+"/verdict",schemaPath:"#/$defs/Verdict/enum",keyword:"enum",params:{allowedValues: schema40.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -204,9 +499,10 @@ vErrors.push(err11);
 errors++;
 }
 }
-if(data.message !== undefined){
-if(typeof data.message !== "string"){
-const err12 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.binding !== undefined){
+let data3 = data.binding;
+if(typeof data3 !== "string"){
+const err12 = {instancePath:instancePath+"/binding",schemaPath:"#/$defs/Binding/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -215,10 +511,8 @@ vErrors.push(err12);
 }
 errors++;
 }
-}
-if(data.expected !== undefined){
-if(typeof data.expected !== "string"){
-const err13 = {instancePath:instancePath+"/expected",schemaPath:"#/properties/expected/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!((data3 === "JSONRPC") || (data3 === "HTTP+JSON"))){
+const err13 = {instancePath:instancePath+"/binding",schemaPath:"#/$defs/Binding/enum",keyword:"enum",params:{allowedValues: schema35.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -228,9 +522,9 @@ vErrors.push(err13);
 errors++;
 }
 }
-if(data.observed !== undefined){
-if(typeof data.observed !== "string"){
-const err14 = {instancePath:instancePath+"/observed",schemaPath:"#/properties/observed/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.message !== undefined){
+if(typeof data.message !== "string"){
+const err14 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -240,9 +534,9 @@ vErrors.push(err14);
 errors++;
 }
 }
-if(data.path !== undefined){
-if(typeof data.path !== "string"){
-const err15 = {instancePath:instancePath+"/path",schemaPath:"#/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.expected !== undefined){
+if(typeof data.expected !== "string"){
+const err15 = {instancePath:instancePath+"/expected",schemaPath:"#/properties/expected/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -252,10 +546,9 @@ vErrors.push(err15);
 errors++;
 }
 }
-if(data.seed !== undefined){
-let data7 = data.seed;
-if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
-const err16 = {instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.observed !== undefined){
+if(typeof data.observed !== "string"){
+const err16 = {instancePath:instancePath+"/observed",schemaPath:"#/properties/observed/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -265,9 +558,9 @@ vErrors.push(err16);
 errors++;
 }
 }
-if(data.curl !== undefined){
-if(typeof data.curl !== "string"){
-const err17 = {instancePath:instancePath+"/curl",schemaPath:"#/properties/curl/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.path !== undefined){
+if(typeof data.path !== "string"){
+const err17 = {instancePath:instancePath+"/path",schemaPath:"#/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -277,10 +570,10 @@ vErrors.push(err17);
 errors++;
 }
 }
-if(data.skipReason !== undefined){
-let data9 = data.skipReason;
-if(typeof data9 !== "string"){
-const err18 = {instancePath:instancePath+"/skipReason",schemaPath:"#/$defs/SkipReason/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.seed !== undefined){
+let data8 = data.seed;
+if(!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))){
+const err18 = {instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -289,8 +582,10 @@ vErrors.push(err18);
 }
 errors++;
 }
-if(!((((((((((((((data9 === "not-selected") || (data9 === "other-binding")) || (data9 === "capability-not-declared")) || (data9 === "capability-declared")) || (data9 === "not-observable")) || (data9 === "needs-cooperation")) || (data9 === "not-reached")) || (data9 === "no-card")) || (data9 === "feature-absent")) || (data9 === "not-applicable")) || (data9 === "no-credentials")) || (data9 === "precondition-not-met")) || (data9 === "inconclusive")) || (data9 === "suite-limitation"))){
-const err19 = {instancePath:instancePath+"/skipReason",schemaPath:"#/$defs/SkipReason/enum",keyword:"enum",params:{allowedValues: schema41.enum},message:"must be equal to one of the allowed values"};
+}
+if(data.curl !== undefined){
+if(typeof data.curl !== "string"){
+const err19 = {instancePath:instancePath+"/curl",schemaPath:"#/properties/curl/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -300,9 +595,10 @@ vErrors.push(err19);
 errors++;
 }
 }
-}
-else {
-const err20 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.skipReason !== undefined){
+let data10 = data.skipReason;
+if(typeof data10 !== "string"){
+const err20 = {instancePath:instancePath+"/skipReason",schemaPath:"#/$defs/SkipReason/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -311,16 +607,38 @@ vErrors.push(err20);
 }
 errors++;
 }
-validate23.errors = vErrors;
+if(!((((((((((((((data10 === "not-selected") || (data10 === "other-binding")) || (data10 === "capability-not-declared")) || (data10 === "capability-declared")) || (data10 === "not-observable")) || (data10 === "needs-cooperation")) || (data10 === "not-reached")) || (data10 === "no-card")) || (data10 === "feature-absent")) || (data10 === "not-applicable")) || (data10 === "no-credentials")) || (data10 === "precondition-not-met")) || (data10 === "inconclusive")) || (data10 === "suite-limitation"))){
+const err21 = {instancePath:instancePath+"/skipReason",schemaPath:"#/$defs/SkipReason/enum",keyword:"enum",params:{allowedValues: schema46.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+}
+else {
+const err22 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+validate25.errors = vErrors;
 return errors === 0;
 }
-validate23.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate25.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate22(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate22.evaluated;
+const evaluated0 = validate24.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -389,7 +707,7 @@ vErrors.push(err5);
 errors++;
 }
 for(const key0 in data){
-if(!(((((((key0 === "id") || (key0 === "section")) || (key0 === "level")) || (key0 === "text")) || (key0 === "verdict")) || (key0 === "baselined")) || (key0 === "findings"))){
+if(!((((((((key0 === "id") || (key0 === "section")) || (key0 === "level")) || (key0 === "text")) || (key0 === "verdict")) || (key0 === "baselined")) || (key0 === "bindings")) || (key0 === "findings"))){
 const err6 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err6];
@@ -437,7 +755,7 @@ vErrors.push(err9);
 errors++;
 }
 if(!(((data2 === "MUST") || (data2 === "SHOULD")) || (data2 === "MAY"))){
-const err10 = {instancePath:instancePath+"/level",schemaPath:"#/properties/level/enum",keyword:"enum",params:{allowedValues: schema37.properties.level.enum},message:"must be equal to one of the allowed values"};
+const err10 = {instancePath:instancePath+"/level",schemaPath:"#/properties/level/enum",keyword:"enum",params:{allowedValues: schema39.properties.level.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -472,7 +790,7 @@ vErrors.push(err12);
 errors++;
 }
 if(!(((((data4 === "PASS") || (data4 === "FAIL")) || (data4 === "WARN")) || (data4 === "SKIP")) || (data4 === "ERROR"))){
-const err13 = {instancePath:instancePath+"/verdict",schemaPath:"#/$defs/Verdict/enum",keyword:"enum",params:{allowedValues: schema38.enum},message:"must be equal to one of the allowed values"};
+const err13 = {instancePath:instancePath+"/verdict",schemaPath:"#/$defs/Verdict/enum",keyword:"enum",params:{allowedValues: schema40.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -494,19 +812,12 @@ vErrors.push(err14);
 errors++;
 }
 }
-if(data.findings !== undefined){
-let data6 = data.findings;
-if(Array.isArray(data6)){
-const len0 = data6.length;
-for(let i0=0; i0<len0; i0++){
-if(!(validate23(data6[i0], {instancePath:instancePath+"/findings/" + i0,parentData:data6,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate23.errors : vErrors.concat(validate23.errors);
-errors = vErrors.length;
-}
-}
-}
-else {
-const err15 = {instancePath:instancePath+"/findings",schemaPath:"#/properties/findings/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data.bindings !== undefined){
+let data6 = data.bindings;
+if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
+for(const key1 in data6){
+if(!((key1 === "JSONRPC") || (key1 === "HTTP+JSON"))){
+const err15 = {instancePath:instancePath+"/bindings",schemaPath:"#/properties/bindings/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -516,9 +827,10 @@ vErrors.push(err15);
 errors++;
 }
 }
-}
-else {
-const err16 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data6.JSONRPC !== undefined){
+let data7 = data6.JSONRPC;
+if(typeof data7 !== "string"){
+const err16 = {instancePath:instancePath+"/bindings/JSONRPC",schemaPath:"#/$defs/Verdict/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -527,10 +839,89 @@ vErrors.push(err16);
 }
 errors++;
 }
-validate22.errors = vErrors;
+if(!(((((data7 === "PASS") || (data7 === "FAIL")) || (data7 === "WARN")) || (data7 === "SKIP")) || (data7 === "ERROR"))){
+const err17 = {instancePath:instancePath+"/bindings/JSONRPC",schemaPath:"#/$defs/Verdict/enum",keyword:"enum",params:{allowedValues: schema40.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+if(data6["HTTP+JSON"] !== undefined){
+let data8 = data6["HTTP+JSON"];
+if(typeof data8 !== "string"){
+const err18 = {instancePath:instancePath+"/bindings/HTTP+JSON",schemaPath:"#/$defs/Verdict/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+if(!(((((data8 === "PASS") || (data8 === "FAIL")) || (data8 === "WARN")) || (data8 === "SKIP")) || (data8 === "ERROR"))){
+const err19 = {instancePath:instancePath+"/bindings/HTTP+JSON",schemaPath:"#/$defs/Verdict/enum",keyword:"enum",params:{allowedValues: schema40.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+}
+else {
+const err20 = {instancePath:instancePath+"/bindings",schemaPath:"#/properties/bindings/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+}
+if(data.findings !== undefined){
+let data9 = data.findings;
+if(Array.isArray(data9)){
+const len0 = data9.length;
+for(let i0=0; i0<len0; i0++){
+if(!(validate25(data9[i0], {instancePath:instancePath+"/findings/" + i0,parentData:data9,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate25.errors : vErrors.concat(validate25.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err21 = {instancePath:instancePath+"/findings",schemaPath:"#/properties/findings/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+}
+else {
+const err22 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+validate24.errors = vErrors;
 return errors === 0;
 }
-validate22.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate24.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
 function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -802,10 +1193,16 @@ errors++;
 }
 }
 if(data.target !== undefined){
-let data7 = data.target;
-if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
-if(data7.url === undefined){
-const err23 = {instancePath:instancePath+"/target",schemaPath:"#/$defs/TargetInfo/required",keyword:"required",params:{missingProperty: "url"},message:"must have required property '"+"url"+"'"};
+if(!(validate22(data.target, {instancePath:instancePath+"/target",parentData:data,parentDataProperty:"target",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate22.errors : vErrors.concat(validate22.errors);
+errors = vErrors.length;
+}
+}
+if(data.options !== undefined){
+let data8 = data.options;
+if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
+if(data8.level === undefined){
+const err23 = {instancePath:instancePath+"/options",schemaPath:"#/$defs/RunOptionsInfo/required",keyword:"required",params:{missingProperty: "level"},message:"must have required property '"+"level"+"'"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -814,8 +1211,8 @@ vErrors.push(err23);
 }
 errors++;
 }
-if(data7.endpoint === undefined){
-const err24 = {instancePath:instancePath+"/target",schemaPath:"#/$defs/TargetInfo/required",keyword:"required",params:{missingProperty: "endpoint"},message:"must have required property '"+"endpoint"+"'"};
+if(data8.runs === undefined){
+const err24 = {instancePath:instancePath+"/options",schemaPath:"#/$defs/RunOptionsInfo/required",keyword:"required",params:{missingProperty: "runs"},message:"must have required property '"+"runs"+"'"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -824,8 +1221,8 @@ vErrors.push(err24);
 }
 errors++;
 }
-if(data7.binding === undefined){
-const err25 = {instancePath:instancePath+"/target",schemaPath:"#/$defs/TargetInfo/required",keyword:"required",params:{missingProperty: "binding"},message:"must have required property '"+"binding"+"'"};
+if(data8.seed === undefined){
+const err25 = {instancePath:instancePath+"/options",schemaPath:"#/$defs/RunOptionsInfo/required",keyword:"required",params:{missingProperty: "seed"},message:"must have required property '"+"seed"+"'"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -834,8 +1231,8 @@ vErrors.push(err25);
 }
 errors++;
 }
-if(data7.assumedCard === undefined){
-const err26 = {instancePath:instancePath+"/target",schemaPath:"#/$defs/TargetInfo/required",keyword:"required",params:{missingProperty: "assumedCard"},message:"must have required property '"+"assumedCard"+"'"};
+if(data8.timeoutMs === undefined){
+const err26 = {instancePath:instancePath+"/options",schemaPath:"#/$defs/RunOptionsInfo/required",keyword:"required",params:{missingProperty: "timeoutMs"},message:"must have required property '"+"timeoutMs"+"'"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -844,8 +1241,9 @@ vErrors.push(err26);
 }
 errors++;
 }
-if(data7.mode === undefined){
-const err27 = {instancePath:instancePath+"/target",schemaPath:"#/$defs/TargetInfo/required",keyword:"required",params:{missingProperty: "mode"},message:"must have required property '"+"mode"+"'"};
+for(const key2 in data8){
+if(!((((((key2 === "level") || (key2 === "runs")) || (key2 === "seed")) || (key2 === "timeoutMs")) || (key2 === "only")) || (key2 === "skip"))){
+const err27 = {instancePath:instancePath+"/options",schemaPath:"#/$defs/RunOptionsInfo/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -854,9 +1252,11 @@ vErrors.push(err27);
 }
 errors++;
 }
-for(const key2 in data7){
-if(!(((((((key2 === "url") || (key2 === "cardUrl")) || (key2 === "endpoint")) || (key2 === "binding")) || (key2 === "agentName")) || (key2 === "assumedCard")) || (key2 === "mode"))){
-const err28 = {instancePath:instancePath+"/target",schemaPath:"#/$defs/TargetInfo/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
+}
+if(data8.level !== undefined){
+let data9 = data8.level;
+if(typeof data9 !== "string"){
+const err28 = {instancePath:instancePath+"/options/level",schemaPath:"#/$defs/RunOptionsInfo/properties/level/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -865,10 +1265,8 @@ vErrors.push(err28);
 }
 errors++;
 }
-}
-if(data7.url !== undefined){
-if(typeof data7.url !== "string"){
-const err29 = {instancePath:instancePath+"/target/url",schemaPath:"#/$defs/TargetInfo/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(((data9 === "must") || (data9 === "should")) || (data9 === "may"))){
+const err29 = {instancePath:instancePath+"/options/level",schemaPath:"#/$defs/RunOptionsInfo/properties/level/enum",keyword:"enum",params:{allowedValues: schema37.properties.level.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -878,9 +1276,10 @@ vErrors.push(err29);
 errors++;
 }
 }
-if(data7.cardUrl !== undefined){
-if(typeof data7.cardUrl !== "string"){
-const err30 = {instancePath:instancePath+"/target/cardUrl",schemaPath:"#/$defs/TargetInfo/properties/cardUrl/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data8.runs !== undefined){
+let data10 = data8.runs;
+if(!(((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10))) && (isFinite(data10)))){
+const err30 = {instancePath:instancePath+"/options/runs",schemaPath:"#/$defs/RunOptionsInfo/properties/runs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -889,10 +1288,9 @@ vErrors.push(err30);
 }
 errors++;
 }
-}
-if(data7.endpoint !== undefined){
-if(typeof data7.endpoint !== "string"){
-const err31 = {instancePath:instancePath+"/target/endpoint",schemaPath:"#/$defs/TargetInfo/properties/endpoint/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if((typeof data10 == "number") && (isFinite(data10))){
+if(data10 < 1 || isNaN(data10)){
+const err31 = {instancePath:instancePath+"/options/runs",schemaPath:"#/$defs/RunOptionsInfo/properties/runs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -902,10 +1300,11 @@ vErrors.push(err31);
 errors++;
 }
 }
-if(data7.binding !== undefined){
-let data11 = data7.binding;
-if(typeof data11 !== "string"){
-const err32 = {instancePath:instancePath+"/target/binding",schemaPath:"#/$defs/TargetInfo/properties/binding/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+if(data8.seed !== undefined){
+let data11 = data8.seed;
+if(!(((typeof data11 == "number") && (!(data11 % 1) && !isNaN(data11))) && (isFinite(data11)))){
+const err32 = {instancePath:instancePath+"/options/seed",schemaPath:"#/$defs/RunOptionsInfo/properties/seed/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -914,8 +1313,11 @@ vErrors.push(err32);
 }
 errors++;
 }
-if(!((data11 === "JSONRPC") || (data11 === "HTTP+JSON"))){
-const err33 = {instancePath:instancePath+"/target/binding",schemaPath:"#/$defs/TargetInfo/properties/binding/enum",keyword:"enum",params:{allowedValues: schema34.properties.binding.enum},message:"must be equal to one of the allowed values"};
+}
+if(data8.timeoutMs !== undefined){
+let data12 = data8.timeoutMs;
+if(!(((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12))) && (isFinite(data12)))){
+const err33 = {instancePath:instancePath+"/options/timeoutMs",schemaPath:"#/$defs/RunOptionsInfo/properties/timeoutMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -924,10 +1326,9 @@ vErrors.push(err33);
 }
 errors++;
 }
-}
-if(data7.agentName !== undefined){
-if(typeof data7.agentName !== "string"){
-const err34 = {instancePath:instancePath+"/target/agentName",schemaPath:"#/$defs/TargetInfo/properties/agentName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if((typeof data12 == "number") && (isFinite(data12))){
+if(data12 < 1 || isNaN(data12)){
+const err34 = {instancePath:instancePath+"/options/timeoutMs",schemaPath:"#/$defs/RunOptionsInfo/properties/timeoutMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -937,9 +1338,14 @@ vErrors.push(err34);
 errors++;
 }
 }
-if(data7.assumedCard !== undefined){
-if(typeof data7.assumedCard !== "boolean"){
-const err35 = {instancePath:instancePath+"/target/assumedCard",schemaPath:"#/$defs/TargetInfo/properties/assumedCard/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+}
+if(data8.only !== undefined){
+let data13 = data8.only;
+if(Array.isArray(data13)){
+const len0 = data13.length;
+for(let i0=0; i0<len0; i0++){
+if(typeof data13[i0] !== "string"){
+const err35 = {instancePath:instancePath+"/options/only/" + i0,schemaPath:"#/$defs/RunOptionsInfo/properties/only/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -949,10 +1355,9 @@ vErrors.push(err35);
 errors++;
 }
 }
-if(data7.mode !== undefined){
-let data14 = data7.mode;
-if(typeof data14 !== "string"){
-const err36 = {instancePath:instancePath+"/target/mode",schemaPath:"#/$defs/TargetInfo/properties/mode/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err36 = {instancePath:instancePath+"/options/only",schemaPath:"#/$defs/RunOptionsInfo/properties/only/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -961,8 +1366,14 @@ vErrors.push(err36);
 }
 errors++;
 }
-if(!((data14 === "black-box") || (data14 === "cooperative"))){
-const err37 = {instancePath:instancePath+"/target/mode",schemaPath:"#/$defs/TargetInfo/properties/mode/enum",keyword:"enum",params:{allowedValues: schema34.properties.mode.enum},message:"must be equal to one of the allowed values"};
+}
+if(data8.skip !== undefined){
+let data15 = data8.skip;
+if(Array.isArray(data15)){
+const len1 = data15.length;
+for(let i1=0; i1<len1; i1++){
+if(typeof data15[i1] !== "string"){
+const err37 = {instancePath:instancePath+"/options/skip/" + i1,schemaPath:"#/$defs/RunOptionsInfo/properties/skip/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -974,7 +1385,7 @@ errors++;
 }
 }
 else {
-const err38 = {instancePath:instancePath+"/target",schemaPath:"#/$defs/TargetInfo/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err38 = {instancePath:instancePath+"/options/skip",schemaPath:"#/$defs/RunOptionsInfo/properties/skip/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -984,11 +1395,9 @@ vErrors.push(err38);
 errors++;
 }
 }
-if(data.options !== undefined){
-let data15 = data.options;
-if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
-if(data15.level === undefined){
-const err39 = {instancePath:instancePath+"/options",schemaPath:"#/$defs/RunOptionsInfo/required",keyword:"required",params:{missingProperty: "level"},message:"must have required property '"+"level"+"'"};
+}
+else {
+const err39 = {instancePath:instancePath+"/options",schemaPath:"#/$defs/RunOptionsInfo/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -997,8 +1406,12 @@ vErrors.push(err39);
 }
 errors++;
 }
-if(data15.runs === undefined){
-const err40 = {instancePath:instancePath+"/options",schemaPath:"#/$defs/RunOptionsInfo/required",keyword:"required",params:{missingProperty: "runs"},message:"must have required property '"+"runs"+"'"};
+}
+if(data.summary !== undefined){
+let data17 = data.summary;
+if(data17 && typeof data17 == "object" && !Array.isArray(data17)){
+if(data17.PASS === undefined){
+const err40 = {instancePath:instancePath+"/summary",schemaPath:"#/$defs/Summary/required",keyword:"required",params:{missingProperty: "PASS"},message:"must have required property '"+"PASS"+"'"};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -1007,8 +1420,8 @@ vErrors.push(err40);
 }
 errors++;
 }
-if(data15.seed === undefined){
-const err41 = {instancePath:instancePath+"/options",schemaPath:"#/$defs/RunOptionsInfo/required",keyword:"required",params:{missingProperty: "seed"},message:"must have required property '"+"seed"+"'"};
+if(data17.FAIL === undefined){
+const err41 = {instancePath:instancePath+"/summary",schemaPath:"#/$defs/Summary/required",keyword:"required",params:{missingProperty: "FAIL"},message:"must have required property '"+"FAIL"+"'"};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -1017,8 +1430,8 @@ vErrors.push(err41);
 }
 errors++;
 }
-if(data15.timeoutMs === undefined){
-const err42 = {instancePath:instancePath+"/options",schemaPath:"#/$defs/RunOptionsInfo/required",keyword:"required",params:{missingProperty: "timeoutMs"},message:"must have required property '"+"timeoutMs"+"'"};
+if(data17.WARN === undefined){
+const err42 = {instancePath:instancePath+"/summary",schemaPath:"#/$defs/Summary/required",keyword:"required",params:{missingProperty: "WARN"},message:"must have required property '"+"WARN"+"'"};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -1027,9 +1440,8 @@ vErrors.push(err42);
 }
 errors++;
 }
-for(const key3 in data15){
-if(!((((((key3 === "level") || (key3 === "runs")) || (key3 === "seed")) || (key3 === "timeoutMs")) || (key3 === "only")) || (key3 === "skip"))){
-const err43 = {instancePath:instancePath+"/options",schemaPath:"#/$defs/RunOptionsInfo/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"};
+if(data17.SKIP === undefined){
+const err43 = {instancePath:instancePath+"/summary",schemaPath:"#/$defs/Summary/required",keyword:"required",params:{missingProperty: "SKIP"},message:"must have required property '"+"SKIP"+"'"};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -1038,11 +1450,8 @@ vErrors.push(err43);
 }
 errors++;
 }
-}
-if(data15.level !== undefined){
-let data16 = data15.level;
-if(typeof data16 !== "string"){
-const err44 = {instancePath:instancePath+"/options/level",schemaPath:"#/$defs/RunOptionsInfo/properties/level/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data17.ERROR === undefined){
+const err44 = {instancePath:instancePath+"/summary",schemaPath:"#/$defs/Summary/required",keyword:"required",params:{missingProperty: "ERROR"},message:"must have required property '"+"ERROR"+"'"};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -1051,8 +1460,8 @@ vErrors.push(err44);
 }
 errors++;
 }
-if(!(((data16 === "must") || (data16 === "should")) || (data16 === "may"))){
-const err45 = {instancePath:instancePath+"/options/level",schemaPath:"#/$defs/RunOptionsInfo/properties/level/enum",keyword:"enum",params:{allowedValues: schema35.properties.level.enum},message:"must be equal to one of the allowed values"};
+if(data17.mustFailures === undefined){
+const err45 = {instancePath:instancePath+"/summary",schemaPath:"#/$defs/Summary/required",keyword:"required",params:{missingProperty: "mustFailures"},message:"must have required property '"+"mustFailures"+"'"};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -1061,11 +1470,8 @@ vErrors.push(err45);
 }
 errors++;
 }
-}
-if(data15.runs !== undefined){
-let data17 = data15.runs;
-if(!(((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17))) && (isFinite(data17)))){
-const err46 = {instancePath:instancePath+"/options/runs",schemaPath:"#/$defs/RunOptionsInfo/properties/runs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data17.requests === undefined){
+const err46 = {instancePath:instancePath+"/summary",schemaPath:"#/$defs/Summary/required",keyword:"required",params:{missingProperty: "requests"},message:"must have required property '"+"requests"+"'"};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -1074,9 +1480,8 @@ vErrors.push(err46);
 }
 errors++;
 }
-if((typeof data17 == "number") && (isFinite(data17))){
-if(data17 < 1 || isNaN(data17)){
-const err47 = {instancePath:instancePath+"/options/runs",schemaPath:"#/$defs/RunOptionsInfo/properties/runs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(data17.deniedRequests === undefined){
+const err47 = {instancePath:instancePath+"/summary",schemaPath:"#/$defs/Summary/required",keyword:"required",params:{missingProperty: "deniedRequests"},message:"must have required property '"+"deniedRequests"+"'"};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -1085,12 +1490,8 @@ vErrors.push(err47);
 }
 errors++;
 }
-}
-}
-if(data15.seed !== undefined){
-let data18 = data15.seed;
-if(!(((typeof data18 == "number") && (!(data18 % 1) && !isNaN(data18))) && (isFinite(data18)))){
-const err48 = {instancePath:instancePath+"/options/seed",schemaPath:"#/$defs/RunOptionsInfo/properties/seed/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data17.baselineStale === undefined){
+const err48 = {instancePath:instancePath+"/summary",schemaPath:"#/$defs/Summary/required",keyword:"required",params:{missingProperty: "baselineStale"},message:"must have required property '"+"baselineStale"+"'"};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -1099,11 +1500,9 @@ vErrors.push(err48);
 }
 errors++;
 }
-}
-if(data15.timeoutMs !== undefined){
-let data19 = data15.timeoutMs;
-if(!(((typeof data19 == "number") && (!(data19 % 1) && !isNaN(data19))) && (isFinite(data19)))){
-const err49 = {instancePath:instancePath+"/options/timeoutMs",schemaPath:"#/$defs/RunOptionsInfo/properties/timeoutMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+for(const key3 in data17){
+if(!(func1.call(schema38.properties, key3))){
+const err49 = {instancePath:instancePath+"/summary",schemaPath:"#/$defs/Summary/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -1112,9 +1511,11 @@ vErrors.push(err49);
 }
 errors++;
 }
-if((typeof data19 == "number") && (isFinite(data19))){
-if(data19 < 1 || isNaN(data19)){
-const err50 = {instancePath:instancePath+"/options/timeoutMs",schemaPath:"#/$defs/RunOptionsInfo/properties/timeoutMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+if(data17.PASS !== undefined){
+let data18 = data17.PASS;
+if(!(((typeof data18 == "number") && (!(data18 % 1) && !isNaN(data18))) && (isFinite(data18)))){
+const err50 = {instancePath:instancePath+"/summary/PASS",schemaPath:"#/$defs/Summary/properties/PASS/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -1123,15 +1524,9 @@ vErrors.push(err50);
 }
 errors++;
 }
-}
-}
-if(data15.only !== undefined){
-let data20 = data15.only;
-if(Array.isArray(data20)){
-const len0 = data20.length;
-for(let i0=0; i0<len0; i0++){
-if(typeof data20[i0] !== "string"){
-const err51 = {instancePath:instancePath+"/options/only/" + i0,schemaPath:"#/$defs/RunOptionsInfo/properties/only/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if((typeof data18 == "number") && (isFinite(data18))){
+if(data18 < 0 || isNaN(data18)){
+const err51 = {instancePath:instancePath+"/summary/PASS",schemaPath:"#/$defs/Summary/properties/PASS/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -1142,8 +1537,10 @@ errors++;
 }
 }
 }
-else {
-const err52 = {instancePath:instancePath+"/options/only",schemaPath:"#/$defs/RunOptionsInfo/properties/only/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data17.FAIL !== undefined){
+let data19 = data17.FAIL;
+if(!(((typeof data19 == "number") && (!(data19 % 1) && !isNaN(data19))) && (isFinite(data19)))){
+const err52 = {instancePath:instancePath+"/summary/FAIL",schemaPath:"#/$defs/Summary/properties/FAIL/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -1152,14 +1549,9 @@ vErrors.push(err52);
 }
 errors++;
 }
-}
-if(data15.skip !== undefined){
-let data22 = data15.skip;
-if(Array.isArray(data22)){
-const len1 = data22.length;
-for(let i1=0; i1<len1; i1++){
-if(typeof data22[i1] !== "string"){
-const err53 = {instancePath:instancePath+"/options/skip/" + i1,schemaPath:"#/$defs/RunOptionsInfo/properties/skip/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if((typeof data19 == "number") && (isFinite(data19))){
+if(data19 < 0 || isNaN(data19)){
+const err53 = {instancePath:instancePath+"/summary/FAIL",schemaPath:"#/$defs/Summary/properties/FAIL/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -1170,8 +1562,10 @@ errors++;
 }
 }
 }
-else {
-const err54 = {instancePath:instancePath+"/options/skip",schemaPath:"#/$defs/RunOptionsInfo/properties/skip/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data17.WARN !== undefined){
+let data20 = data17.WARN;
+if(!(((typeof data20 == "number") && (!(data20 % 1) && !isNaN(data20))) && (isFinite(data20)))){
+const err54 = {instancePath:instancePath+"/summary/WARN",schemaPath:"#/$defs/Summary/properties/WARN/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -1180,10 +1574,9 @@ vErrors.push(err54);
 }
 errors++;
 }
-}
-}
-else {
-const err55 = {instancePath:instancePath+"/options",schemaPath:"#/$defs/RunOptionsInfo/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if((typeof data20 == "number") && (isFinite(data20))){
+if(data20 < 0 || isNaN(data20)){
+const err55 = {instancePath:instancePath+"/summary/WARN",schemaPath:"#/$defs/Summary/properties/WARN/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -1193,11 +1586,11 @@ vErrors.push(err55);
 errors++;
 }
 }
-if(data.summary !== undefined){
-let data24 = data.summary;
-if(data24 && typeof data24 == "object" && !Array.isArray(data24)){
-if(data24.PASS === undefined){
-const err56 = {instancePath:instancePath+"/summary",schemaPath:"#/$defs/Summary/required",keyword:"required",params:{missingProperty: "PASS"},message:"must have required property '"+"PASS"+"'"};
+}
+if(data17.SKIP !== undefined){
+let data21 = data17.SKIP;
+if(!(((typeof data21 == "number") && (!(data21 % 1) && !isNaN(data21))) && (isFinite(data21)))){
+const err56 = {instancePath:instancePath+"/summary/SKIP",schemaPath:"#/$defs/Summary/properties/SKIP/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -1206,8 +1599,9 @@ vErrors.push(err56);
 }
 errors++;
 }
-if(data24.FAIL === undefined){
-const err57 = {instancePath:instancePath+"/summary",schemaPath:"#/$defs/Summary/required",keyword:"required",params:{missingProperty: "FAIL"},message:"must have required property '"+"FAIL"+"'"};
+if((typeof data21 == "number") && (isFinite(data21))){
+if(data21 < 0 || isNaN(data21)){
+const err57 = {instancePath:instancePath+"/summary/SKIP",schemaPath:"#/$defs/Summary/properties/SKIP/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -1216,8 +1610,12 @@ vErrors.push(err57);
 }
 errors++;
 }
-if(data24.WARN === undefined){
-const err58 = {instancePath:instancePath+"/summary",schemaPath:"#/$defs/Summary/required",keyword:"required",params:{missingProperty: "WARN"},message:"must have required property '"+"WARN"+"'"};
+}
+}
+if(data17.ERROR !== undefined){
+let data22 = data17.ERROR;
+if(!(((typeof data22 == "number") && (!(data22 % 1) && !isNaN(data22))) && (isFinite(data22)))){
+const err58 = {instancePath:instancePath+"/summary/ERROR",schemaPath:"#/$defs/Summary/properties/ERROR/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -1226,8 +1624,9 @@ vErrors.push(err58);
 }
 errors++;
 }
-if(data24.SKIP === undefined){
-const err59 = {instancePath:instancePath+"/summary",schemaPath:"#/$defs/Summary/required",keyword:"required",params:{missingProperty: "SKIP"},message:"must have required property '"+"SKIP"+"'"};
+if((typeof data22 == "number") && (isFinite(data22))){
+if(data22 < 0 || isNaN(data22)){
+const err59 = {instancePath:instancePath+"/summary/ERROR",schemaPath:"#/$defs/Summary/properties/ERROR/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err59];
 }
@@ -1236,8 +1635,12 @@ vErrors.push(err59);
 }
 errors++;
 }
-if(data24.ERROR === undefined){
-const err60 = {instancePath:instancePath+"/summary",schemaPath:"#/$defs/Summary/required",keyword:"required",params:{missingProperty: "ERROR"},message:"must have required property '"+"ERROR"+"'"};
+}
+}
+if(data17.mustFailures !== undefined){
+let data23 = data17.mustFailures;
+if(!(((typeof data23 == "number") && (!(data23 % 1) && !isNaN(data23))) && (isFinite(data23)))){
+const err60 = {instancePath:instancePath+"/summary/mustFailures",schemaPath:"#/$defs/Summary/properties/mustFailures/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -1246,8 +1649,9 @@ vErrors.push(err60);
 }
 errors++;
 }
-if(data24.mustFailures === undefined){
-const err61 = {instancePath:instancePath+"/summary",schemaPath:"#/$defs/Summary/required",keyword:"required",params:{missingProperty: "mustFailures"},message:"must have required property '"+"mustFailures"+"'"};
+if((typeof data23 == "number") && (isFinite(data23))){
+if(data23 < 0 || isNaN(data23)){
+const err61 = {instancePath:instancePath+"/summary/mustFailures",schemaPath:"#/$defs/Summary/properties/mustFailures/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err61];
 }
@@ -1256,8 +1660,12 @@ vErrors.push(err61);
 }
 errors++;
 }
-if(data24.requests === undefined){
-const err62 = {instancePath:instancePath+"/summary",schemaPath:"#/$defs/Summary/required",keyword:"required",params:{missingProperty: "requests"},message:"must have required property '"+"requests"+"'"};
+}
+}
+if(data17.requests !== undefined){
+let data24 = data17.requests;
+if(!(((typeof data24 == "number") && (!(data24 % 1) && !isNaN(data24))) && (isFinite(data24)))){
+const err62 = {instancePath:instancePath+"/summary/requests",schemaPath:"#/$defs/Summary/properties/requests/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -1266,8 +1674,9 @@ vErrors.push(err62);
 }
 errors++;
 }
-if(data24.deniedRequests === undefined){
-const err63 = {instancePath:instancePath+"/summary",schemaPath:"#/$defs/Summary/required",keyword:"required",params:{missingProperty: "deniedRequests"},message:"must have required property '"+"deniedRequests"+"'"};
+if((typeof data24 == "number") && (isFinite(data24))){
+if(data24 < 0 || isNaN(data24)){
+const err63 = {instancePath:instancePath+"/summary/requests",schemaPath:"#/$defs/Summary/properties/requests/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -1276,8 +1685,12 @@ vErrors.push(err63);
 }
 errors++;
 }
-if(data24.baselineStale === undefined){
-const err64 = {instancePath:instancePath+"/summary",schemaPath:"#/$defs/Summary/required",keyword:"required",params:{missingProperty: "baselineStale"},message:"must have required property '"+"baselineStale"+"'"};
+}
+}
+if(data17.deniedRequests !== undefined){
+let data25 = data17.deniedRequests;
+if(!(((typeof data25 == "number") && (!(data25 % 1) && !isNaN(data25))) && (isFinite(data25)))){
+const err64 = {instancePath:instancePath+"/summary/deniedRequests",schemaPath:"#/$defs/Summary/properties/deniedRequests/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err64];
 }
@@ -1286,9 +1699,9 @@ vErrors.push(err64);
 }
 errors++;
 }
-for(const key4 in data24){
-if(!(func1.call(schema36.properties, key4))){
-const err65 = {instancePath:instancePath+"/summary",schemaPath:"#/$defs/Summary/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"};
+if((typeof data25 == "number") && (isFinite(data25))){
+if(data25 < 0 || isNaN(data25)){
+const err65 = {instancePath:instancePath+"/summary/deniedRequests",schemaPath:"#/$defs/Summary/properties/deniedRequests/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err65];
 }
@@ -1298,10 +1711,14 @@ vErrors.push(err65);
 errors++;
 }
 }
-if(data24.PASS !== undefined){
-let data25 = data24.PASS;
-if(!(((typeof data25 == "number") && (!(data25 % 1) && !isNaN(data25))) && (isFinite(data25)))){
-const err66 = {instancePath:instancePath+"/summary/PASS",schemaPath:"#/$defs/Summary/properties/PASS/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+}
+if(data17.baselineStale !== undefined){
+let data26 = data17.baselineStale;
+if(Array.isArray(data26)){
+const len2 = data26.length;
+for(let i2=0; i2<len2; i2++){
+if(typeof data26[i2] !== "string"){
+const err66 = {instancePath:instancePath+"/summary/baselineStale/" + i2,schemaPath:"#/$defs/Summary/properties/baselineStale/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err66];
 }
@@ -1310,9 +1727,10 @@ vErrors.push(err66);
 }
 errors++;
 }
-if((typeof data25 == "number") && (isFinite(data25))){
-if(data25 < 0 || isNaN(data25)){
-const err67 = {instancePath:instancePath+"/summary/PASS",schemaPath:"#/$defs/Summary/properties/PASS/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+}
+else {
+const err67 = {instancePath:instancePath+"/summary/baselineStale",schemaPath:"#/$defs/Summary/properties/baselineStale/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err67];
 }
@@ -1323,10 +1741,8 @@ errors++;
 }
 }
 }
-if(data24.FAIL !== undefined){
-let data26 = data24.FAIL;
-if(!(((typeof data26 == "number") && (!(data26 % 1) && !isNaN(data26))) && (isFinite(data26)))){
-const err68 = {instancePath:instancePath+"/summary/FAIL",schemaPath:"#/$defs/Summary/properties/FAIL/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+else {
+const err68 = {instancePath:instancePath+"/summary",schemaPath:"#/$defs/Summary/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err68];
 }
@@ -1335,9 +1751,14 @@ vErrors.push(err68);
 }
 errors++;
 }
-if((typeof data26 == "number") && (isFinite(data26))){
-if(data26 < 0 || isNaN(data26)){
-const err69 = {instancePath:instancePath+"/summary/FAIL",schemaPath:"#/$defs/Summary/properties/FAIL/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+if(data.warnings !== undefined){
+let data28 = data.warnings;
+if(Array.isArray(data28)){
+const len3 = data28.length;
+for(let i3=0; i3<len3; i3++){
+if(typeof data28[i3] !== "string"){
+const err69 = {instancePath:instancePath+"/warnings/" + i3,schemaPath:"#/properties/warnings/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err69];
 }
@@ -1348,10 +1769,8 @@ errors++;
 }
 }
 }
-if(data24.WARN !== undefined){
-let data27 = data24.WARN;
-if(!(((typeof data27 == "number") && (!(data27 % 1) && !isNaN(data27))) && (isFinite(data27)))){
-const err70 = {instancePath:instancePath+"/summary/WARN",schemaPath:"#/$defs/Summary/properties/WARN/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+else {
+const err70 = {instancePath:instancePath+"/warnings",schemaPath:"#/properties/warnings/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err70];
 }
@@ -1360,9 +1779,20 @@ vErrors.push(err70);
 }
 errors++;
 }
-if((typeof data27 == "number") && (isFinite(data27))){
-if(data27 < 0 || isNaN(data27)){
-const err71 = {instancePath:instancePath+"/summary/WARN",schemaPath:"#/$defs/Summary/properties/WARN/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+if(data.results !== undefined){
+let data30 = data.results;
+if(Array.isArray(data30)){
+const len4 = data30.length;
+for(let i4=0; i4<len4; i4++){
+if(!(validate24(data30[i4], {instancePath:instancePath+"/results/" + i4,parentData:data30,parentDataProperty:i4,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err71 = {instancePath:instancePath+"/results",schemaPath:"#/properties/results/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err71];
 }
@@ -1373,10 +1803,8 @@ errors++;
 }
 }
 }
-if(data24.SKIP !== undefined){
-let data28 = data24.SKIP;
-if(!(((typeof data28 == "number") && (!(data28 % 1) && !isNaN(data28))) && (isFinite(data28)))){
-const err72 = {instancePath:instancePath+"/summary/SKIP",schemaPath:"#/$defs/Summary/properties/SKIP/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+else {
+const err72 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err72];
 }
@@ -1385,231 +1813,17 @@ vErrors.push(err72);
 }
 errors++;
 }
-if((typeof data28 == "number") && (isFinite(data28))){
-if(data28 < 0 || isNaN(data28)){
-const err73 = {instancePath:instancePath+"/summary/SKIP",schemaPath:"#/$defs/Summary/properties/SKIP/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err73];
-}
-else {
-vErrors.push(err73);
-}
-errors++;
-}
-}
-}
-if(data24.ERROR !== undefined){
-let data29 = data24.ERROR;
-if(!(((typeof data29 == "number") && (!(data29 % 1) && !isNaN(data29))) && (isFinite(data29)))){
-const err74 = {instancePath:instancePath+"/summary/ERROR",schemaPath:"#/$defs/Summary/properties/ERROR/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err74];
-}
-else {
-vErrors.push(err74);
-}
-errors++;
-}
-if((typeof data29 == "number") && (isFinite(data29))){
-if(data29 < 0 || isNaN(data29)){
-const err75 = {instancePath:instancePath+"/summary/ERROR",schemaPath:"#/$defs/Summary/properties/ERROR/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err75];
-}
-else {
-vErrors.push(err75);
-}
-errors++;
-}
-}
-}
-if(data24.mustFailures !== undefined){
-let data30 = data24.mustFailures;
-if(!(((typeof data30 == "number") && (!(data30 % 1) && !isNaN(data30))) && (isFinite(data30)))){
-const err76 = {instancePath:instancePath+"/summary/mustFailures",schemaPath:"#/$defs/Summary/properties/mustFailures/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err76];
-}
-else {
-vErrors.push(err76);
-}
-errors++;
-}
-if((typeof data30 == "number") && (isFinite(data30))){
-if(data30 < 0 || isNaN(data30)){
-const err77 = {instancePath:instancePath+"/summary/mustFailures",schemaPath:"#/$defs/Summary/properties/mustFailures/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err77];
-}
-else {
-vErrors.push(err77);
-}
-errors++;
-}
-}
-}
-if(data24.requests !== undefined){
-let data31 = data24.requests;
-if(!(((typeof data31 == "number") && (!(data31 % 1) && !isNaN(data31))) && (isFinite(data31)))){
-const err78 = {instancePath:instancePath+"/summary/requests",schemaPath:"#/$defs/Summary/properties/requests/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err78];
-}
-else {
-vErrors.push(err78);
-}
-errors++;
-}
-if((typeof data31 == "number") && (isFinite(data31))){
-if(data31 < 0 || isNaN(data31)){
-const err79 = {instancePath:instancePath+"/summary/requests",schemaPath:"#/$defs/Summary/properties/requests/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err79];
-}
-else {
-vErrors.push(err79);
-}
-errors++;
-}
-}
-}
-if(data24.deniedRequests !== undefined){
-let data32 = data24.deniedRequests;
-if(!(((typeof data32 == "number") && (!(data32 % 1) && !isNaN(data32))) && (isFinite(data32)))){
-const err80 = {instancePath:instancePath+"/summary/deniedRequests",schemaPath:"#/$defs/Summary/properties/deniedRequests/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err80];
-}
-else {
-vErrors.push(err80);
-}
-errors++;
-}
-if((typeof data32 == "number") && (isFinite(data32))){
-if(data32 < 0 || isNaN(data32)){
-const err81 = {instancePath:instancePath+"/summary/deniedRequests",schemaPath:"#/$defs/Summary/properties/deniedRequests/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err81];
-}
-else {
-vErrors.push(err81);
-}
-errors++;
-}
-}
-}
-if(data24.baselineStale !== undefined){
-let data33 = data24.baselineStale;
-if(Array.isArray(data33)){
-const len2 = data33.length;
-for(let i2=0; i2<len2; i2++){
-if(typeof data33[i2] !== "string"){
-const err82 = {instancePath:instancePath+"/summary/baselineStale/" + i2,schemaPath:"#/$defs/Summary/properties/baselineStale/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err82];
-}
-else {
-vErrors.push(err82);
-}
-errors++;
-}
-}
-}
-else {
-const err83 = {instancePath:instancePath+"/summary/baselineStale",schemaPath:"#/$defs/Summary/properties/baselineStale/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err83];
-}
-else {
-vErrors.push(err83);
-}
-errors++;
-}
-}
-}
-else {
-const err84 = {instancePath:instancePath+"/summary",schemaPath:"#/$defs/Summary/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err84];
-}
-else {
-vErrors.push(err84);
-}
-errors++;
-}
-}
-if(data.warnings !== undefined){
-let data35 = data.warnings;
-if(Array.isArray(data35)){
-const len3 = data35.length;
-for(let i3=0; i3<len3; i3++){
-if(typeof data35[i3] !== "string"){
-const err85 = {instancePath:instancePath+"/warnings/" + i3,schemaPath:"#/properties/warnings/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err85];
-}
-else {
-vErrors.push(err85);
-}
-errors++;
-}
-}
-}
-else {
-const err86 = {instancePath:instancePath+"/warnings",schemaPath:"#/properties/warnings/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err86];
-}
-else {
-vErrors.push(err86);
-}
-errors++;
-}
-}
-if(data.results !== undefined){
-let data37 = data.results;
-if(Array.isArray(data37)){
-const len4 = data37.length;
-for(let i4=0; i4<len4; i4++){
-if(!(validate22(data37[i4], {instancePath:instancePath+"/results/" + i4,parentData:data37,parentDataProperty:i4,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate22.errors : vErrors.concat(validate22.errors);
-errors = vErrors.length;
-}
-}
-}
-else {
-const err87 = {instancePath:instancePath+"/results",schemaPath:"#/properties/results/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err87];
-}
-else {
-vErrors.push(err87);
-}
-errors++;
-}
-}
-}
-else {
-const err88 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err88];
-}
-else {
-vErrors.push(err88);
-}
-errors++;
-}
 validate21.errors = vErrors;
 return errors === 0;
 }
 validate21.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateToolInfo = validate26;
+export const validateToolInfo = validate28;
 
-function validate26(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate28(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate26.evaluated;
+const evaluated0 = validate28.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1684,17 +1898,17 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate26.errors = vErrors;
+validate28.errors = vErrors;
 return errors === 0;
 }
-validate26.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate28.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateTargetInfo = validate27;
+export const validateTargetInfo = validate29;
 
-function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate29(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate27.evaluated;
+const evaluated0 = validate29.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1753,7 +1967,7 @@ vErrors.push(err4);
 errors++;
 }
 for(const key0 in data){
-if(!(((((((key0 === "url") || (key0 === "cardUrl")) || (key0 === "endpoint")) || (key0 === "binding")) || (key0 === "agentName")) || (key0 === "assumedCard")) || (key0 === "mode"))){
+if(!((((((((key0 === "url") || (key0 === "cardUrl")) || (key0 === "endpoint")) || (key0 === "binding")) || (key0 === "interfaces")) || (key0 === "agentName")) || (key0 === "assumedCard")) || (key0 === "mode"))){
 const err5 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err5];
@@ -1803,7 +2017,7 @@ errors++;
 if(data.binding !== undefined){
 let data3 = data.binding;
 if(typeof data3 !== "string"){
-const err9 = {instancePath:instancePath+"/binding",schemaPath:"#/properties/binding/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err9 = {instancePath:instancePath+"/binding",schemaPath:"#/$defs/Binding/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -1813,7 +2027,7 @@ vErrors.push(err9);
 errors++;
 }
 if(!((data3 === "JSONRPC") || (data3 === "HTTP+JSON"))){
-const err10 = {instancePath:instancePath+"/binding",schemaPath:"#/properties/binding/enum",keyword:"enum",params:{allowedValues: schema34.properties.binding.enum},message:"must be equal to one of the allowed values"};
+const err10 = {instancePath:instancePath+"/binding",schemaPath:"#/$defs/Binding/enum",keyword:"enum",params:{allowedValues: schema35.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -1823,9 +2037,15 @@ vErrors.push(err10);
 errors++;
 }
 }
-if(data.agentName !== undefined){
-if(typeof data.agentName !== "string"){
-const err11 = {instancePath:instancePath+"/agentName",schemaPath:"#/properties/agentName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.interfaces !== undefined){
+let data4 = data.interfaces;
+if(Array.isArray(data4)){
+const len0 = data4.length;
+for(let i0=0; i0<len0; i0++){
+let data5 = data4[i0];
+if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
+if(data5.binding === undefined){
+const err11 = {instancePath:instancePath+"/interfaces/" + i0,schemaPath:"#/properties/interfaces/items/required",keyword:"required",params:{missingProperty: "binding"},message:"must have required property '"+"binding"+"'"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -1834,10 +2054,8 @@ vErrors.push(err11);
 }
 errors++;
 }
-}
-if(data.assumedCard !== undefined){
-if(typeof data.assumedCard !== "boolean"){
-const err12 = {instancePath:instancePath+"/assumedCard",schemaPath:"#/properties/assumedCard/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data5.endpoint === undefined){
+const err12 = {instancePath:instancePath+"/interfaces/" + i0,schemaPath:"#/properties/interfaces/items/required",keyword:"required",params:{missingProperty: "endpoint"},message:"must have required property '"+"endpoint"+"'"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -1846,11 +2064,9 @@ vErrors.push(err12);
 }
 errors++;
 }
-}
-if(data.mode !== undefined){
-let data6 = data.mode;
-if(typeof data6 !== "string"){
-const err13 = {instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key1 in data5){
+if(!((key1 === "binding") || (key1 === "endpoint"))){
+const err13 = {instancePath:instancePath+"/interfaces/" + i0,schemaPath:"#/properties/interfaces/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -1859,8 +2075,11 @@ vErrors.push(err13);
 }
 errors++;
 }
-if(!((data6 === "black-box") || (data6 === "cooperative"))){
-const err14 = {instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/enum",keyword:"enum",params:{allowedValues: schema34.properties.mode.enum},message:"must be equal to one of the allowed values"};
+}
+if(data5.binding !== undefined){
+let data6 = data5.binding;
+if(typeof data6 !== "string"){
+const err14 = {instancePath:instancePath+"/interfaces/" + i0+"/binding",schemaPath:"#/$defs/Binding/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -1869,10 +2088,8 @@ vErrors.push(err14);
 }
 errors++;
 }
-}
-}
-else {
-const err15 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(!((data6 === "JSONRPC") || (data6 === "HTTP+JSON"))){
+const err15 = {instancePath:instancePath+"/interfaces/" + i0+"/binding",schemaPath:"#/$defs/Binding/enum",keyword:"enum",params:{allowedValues: schema35.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -1881,17 +2098,112 @@ vErrors.push(err15);
 }
 errors++;
 }
-validate27.errors = vErrors;
+}
+if(data5.endpoint !== undefined){
+if(typeof data5.endpoint !== "string"){
+const err16 = {instancePath:instancePath+"/interfaces/" + i0+"/endpoint",schemaPath:"#/properties/interfaces/items/properties/endpoint/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+}
+else {
+const err17 = {instancePath:instancePath+"/interfaces/" + i0,schemaPath:"#/properties/interfaces/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+}
+else {
+const err18 = {instancePath:instancePath+"/interfaces",schemaPath:"#/properties/interfaces/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+if(data.agentName !== undefined){
+if(typeof data.agentName !== "string"){
+const err19 = {instancePath:instancePath+"/agentName",schemaPath:"#/properties/agentName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+if(data.assumedCard !== undefined){
+if(typeof data.assumedCard !== "boolean"){
+const err20 = {instancePath:instancePath+"/assumedCard",schemaPath:"#/properties/assumedCard/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+}
+if(data.mode !== undefined){
+let data10 = data.mode;
+if(typeof data10 !== "string"){
+const err21 = {instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+if(!((data10 === "black-box") || (data10 === "cooperative"))){
+const err22 = {instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/enum",keyword:"enum",params:{allowedValues: schema34.properties.mode.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+}
+else {
+const err23 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+validate29.errors = vErrors;
 return errors === 0;
 }
-validate27.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate29.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateRunOptionsInfo = validate28;
+export const validateRunOptionsInfo = validate30;
 
-function validate28(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate30(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate28.evaluated;
+const evaluated0 = validate30.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1964,7 +2276,7 @@ vErrors.push(err5);
 errors++;
 }
 if(!(((data0 === "must") || (data0 === "should")) || (data0 === "may"))){
-const err6 = {instancePath:instancePath+"/level",schemaPath:"#/properties/level/enum",keyword:"enum",params:{allowedValues: schema35.properties.level.enum},message:"must be equal to one of the allowed values"};
+const err6 = {instancePath:instancePath+"/level",schemaPath:"#/properties/level/enum",keyword:"enum",params:{allowedValues: schema37.properties.level.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -2104,17 +2416,17 @@ vErrors.push(err16);
 }
 errors++;
 }
-validate28.errors = vErrors;
+validate30.errors = vErrors;
 return errors === 0;
 }
-validate28.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate30.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateSummary = validate29;
+export const validateSummary = validate31;
 
-function validate29(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate31(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate29.evaluated;
+const evaluated0 = validate31.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2213,7 +2525,7 @@ vErrors.push(err8);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema36.properties, key0))){
+if(!(func1.call(schema38.properties, key0))){
 const err9 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err9];
@@ -2463,17 +2775,17 @@ vErrors.push(err28);
 }
 errors++;
 }
-validate29.errors = vErrors;
+validate31.errors = vErrors;
 return errors === 0;
 }
-validate29.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate31.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateVerdict = validate30;
+export const validateVerdict = validate32;
 
-function validate30(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate32(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate30.evaluated;
+const evaluated0 = validate32.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2491,7 +2803,7 @@ vErrors.push(err0);
 errors++;
 }
 if(!(((((data === "PASS") || (data === "FAIL")) || (data === "WARN")) || (data === "SKIP")) || (data === "ERROR"))){
-const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema38.enum},message:"must be equal to one of the allowed values"};
+const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema40.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -2500,17 +2812,17 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate30.errors = vErrors;
+validate32.errors = vErrors;
 return errors === 0;
 }
-validate30.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate32.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-export const validateRequirementResult = validate31;
+export const validateRequirementResult = validate33;
 
-function validate31(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate31.evaluated;
+const evaluated0 = validate33.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2579,7 +2891,7 @@ vErrors.push(err5);
 errors++;
 }
 for(const key0 in data){
-if(!(((((((key0 === "id") || (key0 === "section")) || (key0 === "level")) || (key0 === "text")) || (key0 === "verdict")) || (key0 === "baselined")) || (key0 === "findings"))){
+if(!((((((((key0 === "id") || (key0 === "section")) || (key0 === "level")) || (key0 === "text")) || (key0 === "verdict")) || (key0 === "baselined")) || (key0 === "bindings")) || (key0 === "findings"))){
 const err6 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err6];
@@ -2627,7 +2939,7 @@ vErrors.push(err9);
 errors++;
 }
 if(!(((data2 === "MUST") || (data2 === "SHOULD")) || (data2 === "MAY"))){
-const err10 = {instancePath:instancePath+"/level",schemaPath:"#/properties/level/enum",keyword:"enum",params:{allowedValues: schema37.properties.level.enum},message:"must be equal to one of the allowed values"};
+const err10 = {instancePath:instancePath+"/level",schemaPath:"#/properties/level/enum",keyword:"enum",params:{allowedValues: schema39.properties.level.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -2662,7 +2974,7 @@ vErrors.push(err12);
 errors++;
 }
 if(!(((((data4 === "PASS") || (data4 === "FAIL")) || (data4 === "WARN")) || (data4 === "SKIP")) || (data4 === "ERROR"))){
-const err13 = {instancePath:instancePath+"/verdict",schemaPath:"#/$defs/Verdict/enum",keyword:"enum",params:{allowedValues: schema38.enum},message:"must be equal to one of the allowed values"};
+const err13 = {instancePath:instancePath+"/verdict",schemaPath:"#/$defs/Verdict/enum",keyword:"enum",params:{allowedValues: schema40.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -2684,19 +2996,12 @@ vErrors.push(err14);
 errors++;
 }
 }
-if(data.findings !== undefined){
-let data6 = data.findings;
-if(Array.isArray(data6)){
-const len0 = data6.length;
-for(let i0=0; i0<len0; i0++){
-if(!(validate23(data6[i0], {instancePath:instancePath+"/findings/" + i0,parentData:data6,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate23.errors : vErrors.concat(validate23.errors);
-errors = vErrors.length;
-}
-}
-}
-else {
-const err15 = {instancePath:instancePath+"/findings",schemaPath:"#/properties/findings/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data.bindings !== undefined){
+let data6 = data.bindings;
+if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
+for(const key1 in data6){
+if(!((key1 === "JSONRPC") || (key1 === "HTTP+JSON"))){
+const err15 = {instancePath:instancePath+"/bindings",schemaPath:"#/properties/bindings/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -2706,9 +3011,10 @@ vErrors.push(err15);
 errors++;
 }
 }
-}
-else {
-const err16 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data6.JSONRPC !== undefined){
+let data7 = data6.JSONRPC;
+if(typeof data7 !== "string"){
+const err16 = {instancePath:instancePath+"/bindings/JSONRPC",schemaPath:"#/$defs/Verdict/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -2717,17 +3023,96 @@ vErrors.push(err16);
 }
 errors++;
 }
-validate31.errors = vErrors;
+if(!(((((data7 === "PASS") || (data7 === "FAIL")) || (data7 === "WARN")) || (data7 === "SKIP")) || (data7 === "ERROR"))){
+const err17 = {instancePath:instancePath+"/bindings/JSONRPC",schemaPath:"#/$defs/Verdict/enum",keyword:"enum",params:{allowedValues: schema40.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+if(data6["HTTP+JSON"] !== undefined){
+let data8 = data6["HTTP+JSON"];
+if(typeof data8 !== "string"){
+const err18 = {instancePath:instancePath+"/bindings/HTTP+JSON",schemaPath:"#/$defs/Verdict/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+if(!(((((data8 === "PASS") || (data8 === "FAIL")) || (data8 === "WARN")) || (data8 === "SKIP")) || (data8 === "ERROR"))){
+const err19 = {instancePath:instancePath+"/bindings/HTTP+JSON",schemaPath:"#/$defs/Verdict/enum",keyword:"enum",params:{allowedValues: schema40.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+}
+else {
+const err20 = {instancePath:instancePath+"/bindings",schemaPath:"#/properties/bindings/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+}
+if(data.findings !== undefined){
+let data9 = data.findings;
+if(Array.isArray(data9)){
+const len0 = data9.length;
+for(let i0=0; i0<len0; i0++){
+if(!(validate25(data9[i0], {instancePath:instancePath+"/findings/" + i0,parentData:data9,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate25.errors : vErrors.concat(validate25.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err21 = {instancePath:instancePath+"/findings",schemaPath:"#/properties/findings/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+}
+else {
+const err22 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+validate33.errors = vErrors;
 return errors === 0;
 }
-validate31.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate33.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateFinding = validate33;
+export const validateFinding = validate35;
 
-function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate35(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate33.evaluated;
+const evaluated0 = validate35.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -2865,7 +3250,7 @@ vErrors.push(err7);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema39.properties, key0))){
+if(!(func1.call(schema43.properties, key0))){
 const err8 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err8];
@@ -2889,7 +3274,7 @@ vErrors.push(err9);
 errors++;
 }
 if(!(((((data1 === "PASS") || (data1 === "FAIL")) || (data1 === "WARN")) || (data1 === "SKIP")) || (data1 === "ERROR"))){
-const err10 = {instancePath:instancePath+"/verdict",schemaPath:"#/$defs/Verdict/enum",keyword:"enum",params:{allowedValues: schema38.enum},message:"must be equal to one of the allowed values"};
+const err10 = {instancePath:instancePath+"/verdict",schemaPath:"#/$defs/Verdict/enum",keyword:"enum",params:{allowedValues: schema40.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -2911,9 +3296,10 @@ vErrors.push(err11);
 errors++;
 }
 }
-if(data.message !== undefined){
-if(typeof data.message !== "string"){
-const err12 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.binding !== undefined){
+let data3 = data.binding;
+if(typeof data3 !== "string"){
+const err12 = {instancePath:instancePath+"/binding",schemaPath:"#/$defs/Binding/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -2922,10 +3308,8 @@ vErrors.push(err12);
 }
 errors++;
 }
-}
-if(data.expected !== undefined){
-if(typeof data.expected !== "string"){
-const err13 = {instancePath:instancePath+"/expected",schemaPath:"#/properties/expected/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!((data3 === "JSONRPC") || (data3 === "HTTP+JSON"))){
+const err13 = {instancePath:instancePath+"/binding",schemaPath:"#/$defs/Binding/enum",keyword:"enum",params:{allowedValues: schema35.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -2935,9 +3319,9 @@ vErrors.push(err13);
 errors++;
 }
 }
-if(data.observed !== undefined){
-if(typeof data.observed !== "string"){
-const err14 = {instancePath:instancePath+"/observed",schemaPath:"#/properties/observed/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.message !== undefined){
+if(typeof data.message !== "string"){
+const err14 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -2947,9 +3331,9 @@ vErrors.push(err14);
 errors++;
 }
 }
-if(data.path !== undefined){
-if(typeof data.path !== "string"){
-const err15 = {instancePath:instancePath+"/path",schemaPath:"#/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.expected !== undefined){
+if(typeof data.expected !== "string"){
+const err15 = {instancePath:instancePath+"/expected",schemaPath:"#/properties/expected/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -2959,10 +3343,9 @@ vErrors.push(err15);
 errors++;
 }
 }
-if(data.seed !== undefined){
-let data7 = data.seed;
-if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
-const err16 = {instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.observed !== undefined){
+if(typeof data.observed !== "string"){
+const err16 = {instancePath:instancePath+"/observed",schemaPath:"#/properties/observed/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -2972,9 +3355,9 @@ vErrors.push(err16);
 errors++;
 }
 }
-if(data.curl !== undefined){
-if(typeof data.curl !== "string"){
-const err17 = {instancePath:instancePath+"/curl",schemaPath:"#/properties/curl/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.path !== undefined){
+if(typeof data.path !== "string"){
+const err17 = {instancePath:instancePath+"/path",schemaPath:"#/properties/path/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -2984,10 +3367,10 @@ vErrors.push(err17);
 errors++;
 }
 }
-if(data.skipReason !== undefined){
-let data9 = data.skipReason;
-if(typeof data9 !== "string"){
-const err18 = {instancePath:instancePath+"/skipReason",schemaPath:"#/$defs/SkipReason/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.seed !== undefined){
+let data8 = data.seed;
+if(!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))){
+const err18 = {instancePath:instancePath+"/seed",schemaPath:"#/properties/seed/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -2996,8 +3379,10 @@ vErrors.push(err18);
 }
 errors++;
 }
-if(!((((((((((((((data9 === "not-selected") || (data9 === "other-binding")) || (data9 === "capability-not-declared")) || (data9 === "capability-declared")) || (data9 === "not-observable")) || (data9 === "needs-cooperation")) || (data9 === "not-reached")) || (data9 === "no-card")) || (data9 === "feature-absent")) || (data9 === "not-applicable")) || (data9 === "no-credentials")) || (data9 === "precondition-not-met")) || (data9 === "inconclusive")) || (data9 === "suite-limitation"))){
-const err19 = {instancePath:instancePath+"/skipReason",schemaPath:"#/$defs/SkipReason/enum",keyword:"enum",params:{allowedValues: schema41.enum},message:"must be equal to one of the allowed values"};
+}
+if(data.curl !== undefined){
+if(typeof data.curl !== "string"){
+const err19 = {instancePath:instancePath+"/curl",schemaPath:"#/properties/curl/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -3007,9 +3392,10 @@ vErrors.push(err19);
 errors++;
 }
 }
-}
-else {
-const err20 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.skipReason !== undefined){
+let data10 = data.skipReason;
+if(typeof data10 !== "string"){
+const err20 = {instancePath:instancePath+"/skipReason",schemaPath:"#/$defs/SkipReason/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -3018,17 +3404,76 @@ vErrors.push(err20);
 }
 errors++;
 }
-validate33.errors = vErrors;
+if(!((((((((((((((data10 === "not-selected") || (data10 === "other-binding")) || (data10 === "capability-not-declared")) || (data10 === "capability-declared")) || (data10 === "not-observable")) || (data10 === "needs-cooperation")) || (data10 === "not-reached")) || (data10 === "no-card")) || (data10 === "feature-absent")) || (data10 === "not-applicable")) || (data10 === "no-credentials")) || (data10 === "precondition-not-met")) || (data10 === "inconclusive")) || (data10 === "suite-limitation"))){
+const err21 = {instancePath:instancePath+"/skipReason",schemaPath:"#/$defs/SkipReason/enum",keyword:"enum",params:{allowedValues: schema46.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+}
+else {
+const err22 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+validate35.errors = vErrors;
 return errors === 0;
 }
-validate33.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate35.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateSkipReason = validate34;
+export const validateBinding = validate36;
 
-function validate34(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate36(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate34.evaluated;
+const evaluated0 = validate36.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(typeof data !== "string"){
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(!((data === "JSONRPC") || (data === "HTTP+JSON"))){
+const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema35.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+validate36.errors = vErrors;
+return errors === 0;
+}
+validate36.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+export const validateSkipReason = validate37;
+
+function validate37(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate37.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3046,7 +3491,7 @@ vErrors.push(err0);
 errors++;
 }
 if(!((((((((((((((data === "not-selected") || (data === "other-binding")) || (data === "capability-not-declared")) || (data === "capability-declared")) || (data === "not-observable")) || (data === "needs-cooperation")) || (data === "not-reached")) || (data === "no-card")) || (data === "feature-absent")) || (data === "not-applicable")) || (data === "no-credentials")) || (data === "precondition-not-met")) || (data === "inconclusive")) || (data === "suite-limitation"))){
-const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema41.enum},message:"must be equal to one of the allowed values"};
+const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema46.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -3055,10 +3500,10 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate34.errors = vErrors;
+validate37.errors = vErrors;
 return errors === 0;
 }
-validate34.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate37.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 
 /** Every validator by the name of its def. */
@@ -3071,5 +3516,6 @@ export const validators = {
   Verdict: validateVerdict,
   RequirementResult: validateRequirementResult,
   Finding: validateFinding,
+  Binding: validateBinding,
   SkipReason: validateSkipReason,
 };

@@ -1,5 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
+import { BINDING_FLAGS } from '../../conformance/core/bindings.js';
 import { TargetError } from '../../conformance/core/target.js';
 import { loadBaseline } from '../../conformance/report/baseline.js';
 import { renderConsole } from '../../conformance/report/console.js';
@@ -38,7 +39,11 @@ export function addConformCommand(program: Command, setExitCode: (code: number) 
     )
     .option('--token <token>', 'send Authorization: Bearer <token> with every request')
     .option('--header <header...>', "extra request header, 'Name: value' (repeatable)")
-    .option('--binding <binding>', 'protocol binding to test (jsonrpc)', 'jsonrpc')
+    .option(
+      '--binding <binding>',
+      'protocol binding to test: jsonrpc, http+json, or all (every binding the card declares that the suite speaks)',
+      'all',
+    )
     .option('--level <level>', 'lowest requirement level to test: must, should or may', 'may')
     .option('--runs <n>', 'fast-check runs per property', '50')
     .option('--seed <n>', 'fast-check seed (printed in every report; reuse it to replay)')
@@ -62,7 +67,8 @@ async function conform(url: string, flags: ConformFlags): Promise<number> {
     process.stderr.write(`a2a-hub conform: ${message}\n`);
     return 2;
   };
-  if (flags.binding.toLowerCase() !== 'jsonrpc') return usage(`binding ${flags.binding} is not supported yet; use --binding jsonrpc`);
+  const binding = Object.hasOwn(BINDING_FLAGS, flags.binding.toLowerCase()) ? BINDING_FLAGS[flags.binding.toLowerCase()] : undefined;
+  if (binding === undefined) return usage(`--binding takes ${Object.keys(BINDING_FLAGS).join(', ')}, got ${JSON.stringify(flags.binding)}`);
   if (!['must', 'should', 'may'].includes(flags.level)) return usage('--level must be must, should or may');
   const runs = Number(flags.runs);
   const timeoutMs = Number(flags.timeout);
@@ -86,6 +92,7 @@ async function conform(url: string, flags: ConformFlags): Promise<number> {
   const tty = process.stdout.isTTY === true;
   const options: ConformOptions = {
     headers,
+    binding,
     level: flags.level as ConformOptions['level'],
     runs,
     seed,
@@ -94,8 +101,8 @@ async function conform(url: string, flags: ConformFlags): Promise<number> {
     ...(flags.only ? { only: flags.only.split(',').map((id) => id.trim()) } : {}),
     ...(flags.skip ? { skip: flags.skip.split(',').map((id) => id.trim()) } : {}),
     ...(baseline ? { baseline } : {}),
-    onProgress: ({ check, index, total }) => {
-      const line = `[${index + 1}/${total}] ${check.id}: ${check.title}`;
+    onProgress: ({ check, index, total, binding: on }) => {
+      const line = `[${index + 1}/${total}] ${on === undefined ? '' : `${on} `}${check.id}: ${check.title}`;
       if (tty) process.stdout.write(`\r\x1b[2K${line.slice(0, (process.stdout.columns || 80) - 1)}`);
       else process.stdout.write(`${line}\n`);
     },

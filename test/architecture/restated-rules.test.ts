@@ -59,7 +59,10 @@ const RULES: readonly { readonly name: string; readonly pattern: RegExp }[] = [
   },
   {
     name: 'an HTTP+JSON route (use routeOf, fillRoute, matchRestRoute from src/protocol/rest-routes.ts)',
-    pattern: new RegExp(`(['"\`])[^'"\`\n]*(?:${ROUTE_FRAGMENTS.map(escape).join('|')})\\b`, 'g'),
+    pattern: new RegExp(
+      `(['"\`])[^'"\`\n]*(?:${ROUTE_FRAGMENTS.map((fragment) => (fragment.startsWith(':') ? `[}\\w]${escape(fragment)}` : escape(fragment))).join('|')})\\b`,
+      'g',
+    ),
   },
   {
     name: 'a control API path (use CONTROL_API.basePath, panelPath, CONTROL_ENDPOINTS)',
@@ -120,7 +123,7 @@ describe('protocol rules are not restated outside spec/', () => {
       media: "response.setHeader('content-type', 'text/event-stream; charset=utf-8');",
       control: "router.get('/a2a/panel', serve);",
       route: 'const url = `${base}/tasks/${encodeURIComponent(id)}:cancel`;',
-      send: "await post(`${base}/message:send`, body);",
+      send: 'await post(`${base}/message:send`, body);',
     };
     for (const [what, text] of Object.entries(planted))
       expect(restatedRules(new Map([['src/planted.ts', text]]), ['src/']), what).toHaveLength(1);

@@ -140,5 +140,24 @@ describe('a2a-hub conform', () => {
     const badLevel = await conform([hub.url, '--level', 'sometimes']);
     expect(badLevel.status).toBe(2);
     expect(badLevel.stderr).toContain('--level must be must, should or may');
+    const badBinding = await conform([hub.url, '--binding', 'grpc']);
+    expect(badBinding.status).toBe(2);
+    expect(badBinding.stderr).toContain('--binding takes jsonrpc, http+json, all, got "grpc"');
+  });
+
+  it('tests the bindings --binding names, and exits 2 for one the card does not declare', async () => {
+    const card = (await (await fetch(`${hub.url}/.well-known/agent-card.json`)).json()) as {
+      supportedInterfaces: { protocolBinding: string }[];
+    };
+    const declared = card.supportedInterfaces.map((entry) => entry.protocolBinding);
+    const json = join(scratch, 'bindings.json');
+    const jsonrpc = await conform([hub.url, '--binding', 'jsonrpc', '--only', 'GET-002', '--json', json]);
+    expect(jsonrpc.status, jsonrpc.stderr).toBe(0);
+    const report = JSON.parse(readFileSync(json, 'utf8')) as { target: { interfaces: { binding: string }[] } };
+    expect(report.target.interfaces.map((entry) => entry.binding)).toEqual(['JSONRPC']);
+    if (declared.includes('HTTP+JSON')) return;
+    const rest = await conform([hub.url, '--binding', 'HTTP+JSON']);
+    expect(rest.status).toBe(2);
+    expect(rest.stderr).toMatch(/declares no HTTP\+JSON interface for protocol version 1\.x \(it declares JSONRPC\)/);
   });
 });

@@ -31,7 +31,7 @@ Object.assign(HUB_EXPECTED, {
   'CARD-010': 'SKIP',
   'VER-007': 'SKIP',
   'VER-010': 'SKIP',
-  'DATA-001': 'SKIP',
+  'DATA-001': 'PASS',
   'DATA-004': 'SKIP',
   'XCARD-003': 'SKIP',
   // The hub declares streaming and extendedAgentCard, so their absence checks do not apply.

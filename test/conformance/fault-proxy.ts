@@ -1239,3 +1239,95 @@ export const GAPS: readonly Fault[] = [
     ),
   },
 ];
+
+// --- HTTP+JSON faults, planted in front of an agent that serves the REST binding ---
+
+const ERROR_INFO_TYPE = 'type.googleapis.com/google.rpc.ErrorInfo';
+
+/** The google.rpc.Status of an HTTP+JSON error body. */
+function restStatus(body: unknown): JsonObject | undefined {
+  return isObject(body) && isObject(body['error']) && typeof body['error']['status'] === 'string' ? body['error'] : undefined;
+}
+
+function pathOnly(ctx: RequestContext): string {
+  return ctx.path.split('?')[0] ?? ctx.path;
+}
+
+/** Faults of the HTTP+JSON binding: each must make the named requirements FAIL on a `--binding http+json` run. */
+export const REST_FAULTS: readonly Fault[] = [
+  {
+    id: 'rest-status-without-error-info',
+    description: 'HTTP+JSON error bodies lose the ErrorInfo from details',
+    expect: ['REST-ENV-004'],
+    onJson: (body) => {
+      const status = restStatus(body);
+      if (status !== undefined && Array.isArray(status['details']))
+        status['details'] = status['details'].filter((detail) => !(isObject(detail) && detail['@type'] === ERROR_INFO_TYPE));
+      return undefined;
+    },
+  },
+  {
+    id: 'rest-untyped-detail',
+    description: 'HTTP+JSON error details gain an element without @type',
+    expect: ['REST-ENV-005'],
+    onJson: (body) => {
+      const status = restStatus(body);
+      if (status !== undefined)
+        status['details'] = [...(Array.isArray(status['details']) ? (status['details'] as unknown[]) : []), { note: 'no type' }];
+      return undefined;
+    },
+  },
+  {
+    id: 'rest-task-not-found-400',
+    description: 'TaskNotFoundError comes back as HTTP 400 (the Status body unchanged)',
+    expect: ['REST-ENV-003'],
+    onHeaders: (response, ctx) => {
+      if (response.status === 404 && /\/tasks\//.test(pathOnly(ctx))) response.status = 400;
+    },
+  },
+  {
+    id: 'rest-sse-jsonrpc-envelope',
+    description: 'HTTP+JSON SSE frames are wrapped in a JSON-RPC envelope',
+    expect: ['SSE-004'],
+    onSse: (events) =>
+      events.map((event) => (event.json === undefined ? event : { ...event, json: { jsonrpc: '2.0', id: 1, result: event.json } })),
+  },
+  {
+    id: 'rest-malformed-query-500',
+    description: 'a GET refused with 400 (a malformed query parameter) becomes a 500',
+    expect: ['ROBUST-003'],
+    onHeaders: (response, ctx) => {
+      if (ctx.httpMethod === 'GET' && response.status === 400) response.status = 500;
+    },
+  },
+  {
+    id: 'rest-cancel-other-error',
+    description:
+      'over HTTP+JSON only, CancelTask of an unknown task names TaskNotCancelableError (consistently rendered), JSON-RPC says TaskNotFoundError',
+    expect: ['REST-ENV-008'],
+    onJson: (body, ctx) => {
+      const status = restStatus(body);
+      if (status === undefined || !pathOnly(ctx).endsWith(':cancel') || status['status'] !== 'NOT_FOUND') return undefined;
+      return {
+        error: {
+          code: 400,
+          status: 'FAILED_PRECONDITION',
+          message: 'not cancelable',
+          details: [{ '@type': ERROR_INFO_TYPE, reason: 'TASK_NOT_CANCELABLE', domain: 'a2a-protocol.org' }],
+        },
+      };
+    },
+    onHeaders: (response, ctx) => {
+      if (pathOnly(ctx).endsWith(':cancel') && response.status === 404) response.status = 400;
+    },
+  },
+  {
+    id: 'rest-tenant-routes-missing',
+    description: 'the /{tenant}/ routes are not served (a bare 404 without ErrorInfo)',
+    expect: ['REST-ENV-007'],
+    onRequest: (_request, ctx) =>
+      /\/conform-tenant\//.test(pathOnly(ctx))
+        ? { status: 404, body: { error: { code: 404, status: 'NOT_FOUND', message: 'no such route', details: [] } } }
+        : undefined,
+  },
+];

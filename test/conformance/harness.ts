@@ -1,6 +1,6 @@
 import type { ConformanceReport, RequirementResult } from '../../generated/conformance/types.js';
 import type { Check } from '../../conformance/core/check.js';
-import { JsonRpcTransport } from '../../conformance/core/jsonrpc-transport.js';
+import { transportsFor, type BindingSelection } from '../../conformance/core/bindings.js';
 import { runSuite, type RunOptions } from '../../conformance/core/runner.js';
 import { resolveTarget, type Target } from '../../conformance/core/target.js';
 
@@ -8,17 +8,17 @@ import { resolveTarget, type Target } from '../../conformance/core/target.js';
 export async function runChecks(
   url: string | Target,
   checks: readonly Check[],
-  options: Partial<RunOptions> & { headers?: Record<string, string> } = {},
+  options: Partial<RunOptions> & { headers?: Record<string, string>; binding?: BindingSelection } = {},
 ): Promise<ConformanceReport> {
   const timeoutMs = options.timeoutMs ?? 5000;
   const target =
     typeof url === 'string' ? await resolveTarget(url, { timeoutMs, ...(options.headers ? { headers: options.headers } : {}) }) : url;
-  const transport = new JsonRpcTransport({
-    endpoint: target.endpoint,
+  // JSON-RPC unless asked: most harness tests plant faults in one binding's answers.
+  const transports = transportsFor(target, options.binding ?? 'JSONRPC', {
     timeoutMs,
     ...(options.headers ? { headers: options.headers } : {}),
   });
-  return runSuite(target, transport, checks, {
+  return runSuite(target, transports, checks, {
     level: 'may',
     runs: 20,
     seed: 42,

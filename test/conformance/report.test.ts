@@ -571,3 +571,42 @@ describe('baseline files', () => {
     );
   });
 });
+
+describe('a run over two bindings', () => {
+  /** The sample report as a run over JSON-RPC and HTTP+JSON, with one failure found on HTTP+JSON only. */
+  function twoBindings(): ConformanceReport {
+    const report = sampleReport();
+    const failing: RequirementResult = {
+      id: 'REST-ENV-004',
+      section: '11.6',
+      level: 'MUST',
+      text: 'ErrorInfo in details',
+      verdict: 'FAIL',
+      bindings: { 'HTTP+JSON': 'FAIL' },
+      findings: [{ verdict: 'FAIL', check: 'rest-error-bodies', binding: 'HTTP+JSON', message: 'no ErrorInfo in details' }],
+    };
+    return {
+      ...report,
+      target: {
+        ...report.target,
+        interfaces: [
+          { binding: 'JSONRPC', endpoint: 'https://agent.example/a2a' },
+          { binding: 'HTTP+JSON', endpoint: 'https://agent.example/rest' },
+        ],
+      },
+      results: [...report.results, failing],
+    };
+  }
+
+  it('is valid against the schema, and every report names each endpoint and the binding of each finding', () => {
+    const report = twoBindings();
+    expect(validateConformanceReport(report), JSON.stringify(validateConformanceReport.errors)).toBe(true);
+    const plain = renderConsole(report, { color: false, verbose: true });
+    expect(plain).toContain('endpoint  https://agent.example/a2a · JSONRPC');
+    expect(plain).toContain('endpoint  https://agent.example/rest · HTTP+JSON');
+    expect(plain).toContain('[rest-error-bodies · HTTP+JSON] no ErrorInfo in details');
+    expect(renderHtml(report)).toContain('rest-error-bodies · HTTP+JSON');
+    expect(renderJUnit(report)).toContain('FAIL [rest-error-bodies · HTTP+JSON] no ErrorInfo in details');
+    expect(renderJUnit(report)).toContain('name="endpoint.HTTP+JSON" value="https://agent.example/rest"');
+  });
+});

@@ -104,7 +104,7 @@ describe('the runner', () => {
         return Promise.resolve();
       },
     };
-    await runConformance(hub.url, { checks: [probe], only: ['JSONRPC-ENV-006', 'GET-002'], seed: 1 });
+    await runConformance(hub.url, { checks: [probe], only: ['JSONRPC-ENV-006', 'GET-002'], seed: 1, binding: 'JSONRPC' });
     expect(verdicts).toEqual([true, false, true]);
   });
 
@@ -128,5 +128,67 @@ describe('the runner', () => {
     } finally {
       hub.inbounds.setAuth('default', undefined);
     }
+  });
+});
+
+describe('a run over two bindings', () => {
+  /** Checks that only record what binding they ran on: the runner's bookkeeping is what is tested. */
+  const ran: string[] = [];
+  const recording: Check[] = [
+    {
+      id: 'neutral',
+      title: 'runs on each binding',
+      requirements: ['GET-002', 'JSONRPC-ENV-009'],
+      run(context) {
+        ran.push(`neutral ${context.transport.binding}`);
+        context.pass('GET-002', 'found');
+        // A method check records the JSON-RPC code rule too: only the JSON-RPC run may judge it.
+        context.fail('JSONRPC-ENV-009', { message: `judged on ${context.transport.binding}` });
+        return Promise.resolve();
+      },
+    },
+    {
+      id: 'rest-only',
+      title: 'runs on HTTP+JSON only',
+      bindings: ['HTTP+JSON'],
+      requirements: ['REST-ENV-001'],
+      run(context) {
+        ran.push(`rest-only ${context.transport.binding}`);
+        context.fail('REST-ENV-001', { message: 'a route is missing' });
+        return Promise.resolve();
+      },
+    },
+    {
+      id: 'card',
+      title: 'runs once',
+      once: true,
+      requirements: ['CARD-002'],
+      run(context) {
+        ran.push(`card ${context.transports.length}`);
+        context.pass('CARD-002');
+        return Promise.resolve();
+      },
+    },
+  ];
+
+  it('runs each check on the bindings it applies to, and reports the verdict per binding', async () => {
+    ran.length = 0;
+    const report = await runChecks(hub.url, recording, { binding: 'JSONRPC' });
+    expect(ran).toEqual(['neutral JSONRPC', 'card 1']);
+    expect(report.results.find((result) => result.id === 'REST-ENV-008')?.findings[0]?.skipReason).toBe('other-binding');
+
+    // The hub's card declares both bindings.
+    const both = await resolveTarget(hub.url, { timeoutMs: 5000 });
+    ran.length = 0;
+    const twice = await runChecks(both, recording, { binding: 'all' });
+    expect(ran).toEqual(['neutral JSONRPC', 'neutral HTTP+JSON', 'rest-only HTTP+JSON', 'card 2']);
+    const result = (id: RequirementId) => twice.results.find((entry) => entry.id === id);
+    expect(result('GET-002')?.bindings).toEqual({ JSONRPC: 'PASS', 'HTTP+JSON': 'PASS' });
+    expect(result('JSONRPC-ENV-009')?.findings.map((finding) => finding.message)).toEqual(['judged on JSONRPC']);
+    expect(result('REST-ENV-001')?.findings).toEqual([
+      expect.objectContaining({ verdict: 'FAIL', binding: 'HTTP+JSON', check: 'rest-only' }),
+    ]);
+    expect(result('CARD-002')?.findings[0]?.binding).toBeUndefined();
+    expect(twice.target.interfaces?.map((entry) => entry.binding)).toEqual(['JSONRPC', 'HTTP+JSON']);
   });
 });

@@ -4,7 +4,8 @@ import { renderConsole } from '../../conformance/report/console.js';
 import { renderJson } from '../../conformance/report/json.js';
 import { runConformance } from '../../conformance/suite.js';
 import { TEST_DIRECTIVES_EXTENSION } from '../../generated/hub/test-directives.js';
-import { SDK_AGENT_JSONRPC_PATH, TEST_DIRECTIVES_URI, startSdkAgent, type SdkAgent } from '../interop/sdk-agent.js';
+import { REQUIREMENTS } from '../../generated/conformance/requirements.js';
+import { SDK_AGENT_JSONRPC_PATH, SDK_AGENT_REST_PATH, TEST_DIRECTIVES_URI, startSdkAgent, type SdkAgent } from '../interop/sdk-agent.js';
 
 /**
  * The conformance suite against a third-party implementation: sdk-echo, an agent built only
@@ -73,6 +74,35 @@ describe('sdk-echo, an @a2a-js/sdk agent', () => {
     expect(() => renderJson(report)).not.toThrow();
     // The SDK logs each version probe it refuses; sdk-echo keeps those lines out of stderr.
     expect(agent.sdkLog()).toContainEqual(expect.stringMatching(/^Unhandled error in JSON-RPC POST handler: VersionNotSupportedError: /));
+  }, 300_000);
+});
+
+describe("sdk-echo over both bindings (the SDK's JSON-RPC and REST middlewares on one request handler)", () => {
+  let both: SdkAgent;
+  beforeAll(async () => {
+    both = await startSdkAgent({ bindings: ['JSONRPC', 'HTTP+JSON'] });
+  });
+  afterAll(() => both?.close());
+
+  it('runs the whole suite over JSON-RPC and HTTP+JSON without an ERROR, judging every REST requirement', async () => {
+    const { report } = await runConformance(both.url, { runs: 10, seed: 7, timeoutMs: 5000 });
+    if (process.env['CONFORM_PRINT']) console.log(renderConsole(report, { color: false }));
+
+    expect(report.target.interfaces).toEqual([
+      { binding: 'JSONRPC', endpoint: both.endpoint },
+      { binding: 'HTTP+JSON', endpoint: `${both.url}${SDK_AGENT_REST_PATH}` },
+    ]);
+    expect(errorsOf(report), `requirements with verdict ERROR:\n${errorsOf(report).join('\n')}`).toEqual([]);
+    expect(() => renderJson(report)).not.toThrow();
+    // Every requirement of the REST binding was judged by a check, none left to the runner's skips.
+    const restOnly: string[] = REQUIREMENTS.filter((entry) => !entry.bindings.includes('JSONRPC')).map((entry) => entry.id);
+    const unjudged = report.results
+      .filter((result) => restOnly.includes(result.id) && result.verdict === 'SKIP')
+      .map((result) => result.id);
+    expect(unjudged).toEqual([]);
+    // The binding-neutral requirements carry a verdict per binding; the comparison of the two passes.
+    expect(report.results.find((result) => result.id === 'GET-002')?.bindings).toEqual({ JSONRPC: 'PASS', 'HTTP+JSON': 'PASS' });
+    expect(report.results.find((result) => result.id === 'REST-ENV-008')?.verdict).toBe('PASS');
   }, 300_000);
 });
 

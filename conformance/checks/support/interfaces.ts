@@ -5,6 +5,8 @@ import { isRecord } from '../../../src/support/records.js';
 import { errorLabel, isError, observedOf, reasonOf } from '../../core/answers.js';
 import type { CheckContext } from '../../core/check.js';
 import { VERSION_HEADER, type Exchange } from '../../core/exchange.js';
+import { REST_ACCEPT } from '../../core/rest-transport.js';
+import { fillRoute, routeOf } from '../../../src/protocol/rest-routes.js';
 
 /*
  * Probing each interface a card declares in its own binding and version (CARD-005, DATA-001):
@@ -13,8 +15,7 @@ import { VERSION_HEADER, type Exchange } from '../../core/exchange.js';
 
 /** What an unknown task id must be answered with, on every binding. */
 const TASK_NOT_FOUND_ERROR = ERRORS.TaskNotFoundError;
-/** What the suite accepts from an HTTP+JSON route. */
-export const REST_ACCEPT = `${MEDIA_TYPES.a2aJson}, ${MEDIA_TYPES.json}`;
+export { REST_ACCEPT };
 
 export interface InterfaceProbe {
   readonly label: string;
@@ -67,7 +68,8 @@ export async function probeInterface(
   if (entry.protocolBinding === 'HTTP+JSON') {
     let url: string;
     try {
-      url = `${new URL(entry.url).href.replace(/\/+$/, '')}${tenant ? `/${encodeURIComponent(tenant)}` : ''}/tasks/${encodeURIComponent(taskId)}`;
+      const path = fillRoute(routeOf('GetTask', tenant !== undefined), { id: taskId, ...(tenant ? { tenant } : {}) }) ?? '';
+      url = `${new URL(entry.url).href.replace(/\/+$/, '')}${path}`;
     } catch {
       return undefined;
     }

@@ -4,7 +4,7 @@ import { canTransition, isInterruptedState, isTerminalState, TASK_STATES } from 
 import type { TaskState } from '../../../generated/a2a/1.0/types.js';
 import type { RequirementId } from '../../../generated/conformance/requirements.js';
 import { isRecord } from '../../../src/support/records.js';
-import { errorLabel, rpcOf } from '../../core/answers.js';
+import { errorLabel, rpcOf, short } from '../../core/answers.js';
 import type { CheckContext } from '../../core/check.js';
 import type { ParamsOf, RpcExchange, StreamExchange, StreamingMethodName, StreamOptions } from '../../core/transport.js';
 import { describeEnding, describeEvent, describeEvents, idsIn, kindOf, kindsOf, payloadOf, stateIn } from './frames.js';
@@ -82,8 +82,11 @@ export function examine(context: CheckContext, opened: Opened, options: { sse002
         else if (hasError && !options.allowErrors)
           envelopeProblems.push(`event ${index}: an error (${JSON.stringify(body['error']).slice(0, 120)}) instead of a result`);
       }
-    } else if (event.frame === undefined && !(options.allowErrors && event.error !== undefined)) {
-      oneofProblems.push(`event ${index}: the data is not a StreamResponse object`);
+    } else {
+      if (event.frame === undefined && !(options.allowErrors && event.error !== undefined))
+        oneofProblems.push(`event ${index}: the data is not a StreamResponse object`);
+      if (isRecord(event.json) && ('jsonrpc' in event.json || 'result' in event.json))
+        envelopeProblems.push(`event ${index}: a JSON-RPC envelope (${short(event.data, 120)})`);
     }
     if (event.frame === undefined) continue;
     const kinds = kindsOf(event.frame);
@@ -114,6 +117,16 @@ export function examine(context: CheckContext, opened: Opened, options: { sse002
         'SSE-003',
         `${opened.method}: ${exchange.events.length} events, each a JSON-RPC response echoing the id with a valid StreamResponse`,
       );
+  }
+  if (!jsonrpc) {
+    if (envelopeProblems.length > 0)
+      context.fail('SSE-004', {
+        message: `${opened.method}: an SSE data item is wrapped instead of a bare StreamResponse`,
+        expected: 'a bare StreamResponse object in every data item, without jsonrpc, id or result',
+        observed: envelopeProblems.slice(0, 5).join('; '),
+        exchange,
+      });
+    else if (exchange.events.length > 0) context.pass('SSE-004', `${opened.method}: every data item is a bare StreamResponse`);
   }
   if (oneofProblems.length > 0) {
     context.fail('SSE-005', {

@@ -310,12 +310,12 @@ export async function probeTask(
 // ---------------------------------------------------------------------------------------------
 // Task references for the streaming checks: id and state only, read without judging the answer.
 
-interface TaskRef {
+export interface TaskRef {
   readonly id: string;
   readonly state: TaskState;
 }
 
-function taskRefOf(value: unknown): TaskRef | undefined {
+export function taskRefOf(value: unknown): TaskRef | undefined {
   if (!isRecord(value)) return undefined;
   const status = value['status'];
   const state = isRecord(status) ? status['state'] : undefined;
