@@ -51,6 +51,8 @@ export interface BindingDriver {
    * `params.`, HTTP+JSON (whose body or path is the request message) at the root.
    */
   readonly wireField: (field: string) => string;
+  /** This binding's interface URL among an instance's (a snapshot row's). */
+  readonly urlOf: (urls: { readonly jsonRpcUrl: string; readonly restUrl: string }) => string;
   /** The inverse of wireField, failing on a field this binding would not name so. */
   readonly rootField: (field: string) => string;
 }
@@ -95,6 +97,7 @@ export const JSON_RPC: BindingDriver = {
     const result = await stream(url, method as 'SendStreamingMessage', withTenant(params, tenant), { headers });
     return result.events.map((event) => event.frame);
   },
+  urlOf: (urls) => urls.jsonRpcUrl,
   wireField: (field) => `params.${field}`,
   rootField: (field) => {
     expect(field, 'JSON-RPC names a violated field under params').toMatch(/^params\./);
@@ -128,6 +131,7 @@ export const HTTP_JSON: BindingDriver = {
     expect(result.errors).toEqual([]);
     return result.events.map((event) => event.frame);
   },
+  urlOf: (urls) => urls.restUrl,
   wireField: (field) => field,
   rootField: (field) => {
     expect(field, 'HTTP+JSON names a violated field from the request message, not under params').not.toMatch(/^params\./);
