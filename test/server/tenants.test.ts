@@ -4,13 +4,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MethodName, MethodTypes } from '../../generated/a2a/1.0/methods.js';
-import type { StreamResponse, Task } from '../../generated/a2a/1.0/types.js';
+import type { AgentCard, StreamResponse, Task } from '../../generated/a2a/1.0/types.js';
+import { validateAgentCard } from '../../generated/a2a/1.0/validators.js';
 import { PresetRegistry, type AgentExecutor } from '../../src/index.js';
 import { userMessage } from '../helpers/a2a-client.js';
 import { BINDING_DRIVERS, type BindingAnswer, type BindingDriver, type WireError } from '../helpers/bindings.js';
 import { createInbound, inboundRow } from '../helpers/control.js';
 import type { ErrorName } from '../helpers/errors.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
+import { send } from '../helpers/raw-http.js';
 
 /**
  * Tenants over the wire, every case over both bindings through the shared drivers
@@ -93,6 +95,7 @@ const references: AgentExecutor = {
 
 /** An instance's interface URLs, as its snapshot row gives them. */
 interface Urls {
+  readonly cardUrl: string;
   readonly jsonRpcUrl: string;
   readonly restUrl: string;
 }
@@ -245,6 +248,25 @@ describe.each(BINDING_DRIVERS)('an instance configured with the tenants it serve
         ]);
         expect(error.message).toContain('"acme", "globex"');
       }
+    }
+  });
+
+  it('lists each binding once per tenant it serves, with the tenant set; each such interface is served', async () => {
+    const answer = await send(urls.cardUrl);
+    const card = JSON.parse(answer.text) as AgentCard;
+    expect(validateAgentCard(card) ? [] : validateAgentCard.errors, 'AgentCard').toEqual([]);
+    const entries = card.supportedInterfaces.map((entry) => [entry.protocolBinding, entry.tenant]);
+    expect(entries).toEqual(
+      served.flatMap((tenant) => [
+        ['JSONRPC', tenant],
+        ['HTTP+JSON', tenant],
+      ]),
+    );
+    for (const entry of card.supportedInterfaces.filter((candidate) => candidate.url === driver.urlOf(urls))) {
+      const ofCard = bind(driver, () => entry.url);
+      expect(resultOf(await ofCard.call(entry.tenant, 'ListTasks', {})).tasks, `${entry.protocolBinding} ${String(entry.tenant)}`).toEqual(
+        [],
+      );
     }
   });
 
