@@ -10,6 +10,8 @@ export interface CardSource {
   readonly jsonRpcPath: string;
   /** The base of the HTTP+JSON routes. */
   readonly restPath: string;
+  /** The only tenants served, if the instance names them. */
+  readonly tenants?: readonly string[];
   readonly skills: readonly AgentSkill[];
   readonly presetId: string;
   readonly inputModes: readonly string[];
@@ -26,6 +28,21 @@ export const CAPABILITIES = { streaming: true, pushNotifications: false, extende
  * instance serves. With a token the card
  * names a bearer scheme and requires it, but never carries the token itself.
  */
+/**
+ * Both bindings, JSON-RPC first: a client that takes the first interface it knows keeps the
+ * binding it always had. An instance that serves named tenants only refuses a request under
+ * none, so each binding is listed once per tenant with `tenant` set (AgentInterface.tenant: a
+ * client sends the tenant of the interface it picked); without them every client would be refused.
+ */
+function interfacesOf(source: CardSource, baseUrl: string): AgentCard['supportedInterfaces'] {
+  const bindings = [
+    { url: `${baseUrl}${source.jsonRpcPath}`, protocolBinding: 'JSONRPC', protocolVersion: PROTOCOL_VERSION },
+    { url: `${baseUrl}${source.restPath}`, protocolBinding: 'HTTP+JSON', protocolVersion: PROTOCOL_VERSION },
+  ];
+  if (source.tenants === undefined) return bindings;
+  return source.tenants.flatMap((tenant) => bindings.map((entry) => ({ ...entry, tenant })));
+}
+
 export function buildAgentCard(source: CardSource, baseUrl: string): AgentCard {
   const auth = source.requiresToken
     ? {
@@ -36,11 +53,7 @@ export function buildAgentCard(source: CardSource, baseUrl: string): AgentCard {
   return {
     name: source.name,
     description: source.description,
-    // JSON-RPC first: a client that takes the first interface it knows keeps the binding it always had.
-    supportedInterfaces: [
-      { url: `${baseUrl}${source.jsonRpcPath}`, protocolBinding: 'JSONRPC', protocolVersion: PROTOCOL_VERSION },
-      { url: `${baseUrl}${source.restPath}`, protocolBinding: 'HTTP+JSON', protocolVersion: PROTOCOL_VERSION },
-    ],
+    supportedInterfaces: interfacesOf(source, baseUrl),
     ...(source.provider === undefined ? {} : { provider: source.provider }),
     version: source.version,
     capabilities: {

@@ -415,6 +415,7 @@ export class InboundRegistry implements AgentDirectory {
       endpointPath: config.endpointPath,
       jsonRpcPath,
       restPath,
+      ...(config.tenants === undefined ? {} : { tenants: config.tenants }),
       skills,
       presetId: preset.id,
       ...media,

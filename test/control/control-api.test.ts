@@ -6,12 +6,13 @@ import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERRORS } from '../../generated/a2a/1.0/errors.js';
 import type { StreamResponse, Task, TaskState } from '../../generated/a2a/1.0/types.js';
-import type { ActionFailure, ActionSuccess, InboundRow, ReadError, Snapshot } from '../../generated/control/types.js';
+import type { ActionFailure, ActionSuccess, ReadError } from '../../generated/control/types.js';
 import { testDirectiveMetadata } from '../../generated/hub/test-directives.js';
 import { A2A_1_0 } from '../../src/protocol/a2a-schema.js';
-import { CONTROL, type ControlDefs } from '../../src/protocol/control-schema.js';
+import type { ControlDefs } from '../../src/protocol/control-schema.js';
 import { checkValue } from '../../src/protocol/validation.js';
 import { call, expectRpcError, rpc, userMessage } from '../helpers/a2a-client.js';
+import { controlAction, controlSnapshot, createInbound, expectControl, inboundRow } from '../helpers/control.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { listTasksStatus, nodeRequest, send, statusOf } from '../helpers/raw-http.js';
 import { artifactText } from '../helpers/tasks.js';
@@ -36,12 +37,7 @@ interface Answer {
   readonly body: unknown;
 }
 
-/** Validates `body` as the control def `def` with the exact validators and returns it typed. */
-function valid<K extends ControlDef>(def: K, body: unknown): ControlDefs[K] {
-  const verdict = checkValue(CONTROL, def, body, { flavour: 'exact' });
-  expect(verdict.ok ? [] : verdict.violations, `${def}: ${JSON.stringify(body)}`).toEqual([]);
-  return body as ControlDefs[K];
-}
+const valid = expectControl;
 
 function parseJson(text: string): unknown {
   try {
@@ -91,16 +87,7 @@ async function post(base: string, body: string, headers: Record<string, string> 
   return http(base, '/a2a/api', { method: 'POST', headers, body });
 }
 
-/** Runs an action and expects 200 with a valid ActionSuccess. */
-async function ok(base: string, action: Record<string, unknown>): Promise<ActionSuccess> {
-  const answer = await post(base, JSON.stringify(action));
-  expect(answer.status, `${String(action['action'])}: ${answer.text}`).toBe(200);
-  expect(answer.headers.get('content-type')).toMatch(/^application\/json/);
-  const body = valid('ActionSuccess', answer.body);
-  expect(body.ok).toBe(true);
-  expect(body.message.length).toBeGreaterThan(0);
-  return body;
-}
+const ok = controlAction;
 
 /** Runs an action and expects `status` (409 by default) with a valid ActionFailure. */
 async function fails(base: string, action: Record<string, unknown> | string, status = 409): Promise<ActionFailure & { text: string }> {
@@ -114,13 +101,7 @@ async function fails(base: string, action: Record<string, unknown> | string, sta
   return { ...body, text: answer.text };
 }
 
-async function snapshot(base: string, query = ''): Promise<Snapshot> {
-  return read(base, `/a2a/api${query}`, 'Snapshot');
-}
-
-async function inboundRow(base: string, id: string): Promise<InboundRow | undefined> {
-  return (await snapshot(base)).inbounds.find((row) => row.id === id);
-}
+const snapshot = controlSnapshot;
 
 /** GET /a2a/api/task: a full A2A Task (valid as one once `serverId` and `tenant` are set aside) plus serverId and, if any, tenant. */
 async function taskOf(base: string, id: string): Promise<Task & { serverId: string; tenant?: string }> {
@@ -230,12 +211,7 @@ beforeAll(async () => {
 });
 afterAll(() => hub.dispose());
 
-/** Creates an inbound instance through the API and returns its id. */
-async function create(name: string, extra: Record<string, unknown> = {}): Promise<string> {
-  const created = await ok(base, { action: 'inbound.create', name, description: `${name} agent`, version: '0.1.0', ...extra });
-  expect(created.id).toBeDefined();
-  return created.id ?? '';
-}
+const create = (name: string, extra: Record<string, unknown> = {}): Promise<string> => createInbound(base, name, extra);
 
 // ---------------------------------------------------------------------------------------------
 // Read endpoints

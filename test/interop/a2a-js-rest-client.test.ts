@@ -2,7 +2,9 @@ import { Role, TaskState } from '@a2a-js/sdk';
 import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, RestTransportFactory, type Client } from '@a2a-js/sdk/client';
 import { TaskNotCancelableError, TaskNotFoundError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createInbound, inboundRow } from '../helpers/control.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
+import { restCall } from '../helpers/rest-client.js';
 import { asTask, collect, expectLifecycle, sendRequest, stateName, textOf, userMessage } from './sdk-client-helpers.js';
 import { createWireLog, type WireLog } from './wire-log.js';
 
@@ -16,9 +18,8 @@ let hub: TestHub;
 let wire: WireLog;
 let client: Client;
 
-beforeAll(async () => {
-  hub = await startTestHub();
-  wire = createWireLog();
+/** The SDK's client preferring HTTP+JSON, from the card at `cardUrl` (the hub's well-known card by default). */
+function restClient(cardUrl?: string): Promise<Client> {
   const factory = new ClientFactory(
     ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
       transports: [new RestTransportFactory({ fetchImpl: wire.fetch })],
@@ -26,7 +27,13 @@ beforeAll(async () => {
       preferredTransports: ['HTTP+JSON'],
     }),
   );
-  client = await factory.createFromUrl(hub.url);
+  return factory.createFromUrl(hub.url, cardUrl);
+}
+
+beforeAll(async () => {
+  hub = await startTestHub();
+  wire = createWireLog();
+  client = await restClient();
 });
 
 afterAll(async () => {
@@ -41,11 +48,11 @@ beforeEach((context) => {
 });
 
 /** Every request after the card went to an HTTP+JSON route below the interface URL, none was a JSON-RPC POST. */
-function expectRestOnly(): void {
+function expectRestOnly(below = hub.endpoint): void {
   const calls = wire.exchanges.filter((exchange) => !exchange.url.endsWith('agent-card.json'));
   expect(calls.length).toBeGreaterThan(0);
   for (const exchange of calls) {
-    expect(exchange.url.startsWith(`${hub.endpoint}/`), exchange.url).toBe(true);
+    expect(exchange.url.startsWith(`${below}/`), exchange.url).toBe(true);
     expect(exchange.requestBody ?? '').not.toContain('"jsonrpc"');
   }
 }
@@ -144,5 +151,20 @@ describe('@a2a-js/sdk client against the hub (HTTP+JSON, A2A 1.0)', () => {
     const card = await client.getAgentCard();
     expect(card.supportedInterfaces.map((entry) => entry.protocolBinding)).toEqual(['JSONRPC', 'HTTP+JSON']);
     expect(wire.exchanges.some((exchange) => exchange.method === 'GET' && exchange.url.endsWith('/extendedAgentCard'))).toBe(true);
+  });
+});
+
+describe('@a2a-js/sdk client against an instance with its own restPath that serves one tenant', () => {
+  it("takes the tenant from the card's interface: every request goes below /v1/a2a/acme, and the task is acme's", async () => {
+    const id = await createInbound(hub.url, 'Awaken', { endpointPath: '/v1/awaken', restPath: '/v1/a2a', tenants: ['acme'] });
+    const row = await inboundRow(hub.url, id);
+    const awaken = await restClient(row?.cardUrl);
+    expect(awaken.transport.protocolName).toBe('HTTP+JSON');
+    wire.clear();
+    const task = asTask(await awaken.sendMessage(sendRequest('hello acme')));
+    expect(textOf(task.artifacts.flatMap((artifact) => artifact.parts))).toBe('echo: hello acme');
+    expect((await awaken.getTask({ tenant: '', id: task.id })).id).toBe(task.id);
+    expectRestOnly(`${hub.url}/v1/a2a/acme`);
+    expect((await restCall(`${hub.url}/v1/a2a`, 'GetTask', { id: task.id }, { tenant: 'acme' })).id).toBe(task.id);
   });
 });

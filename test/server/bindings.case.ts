@@ -35,7 +35,7 @@ export type GivenTask = 'completed' | 'input-required' | 'working';
 export interface Want {
   /** The error, by registry name; per binding where the bindings name it differently. */
   readonly error?: ErrorName | { readonly 'JSON-RPC': ErrorName; readonly 'HTTP+JSON': ErrorName };
-  /** Fields the BadRequest detail names, from the request message's root. */
+  /** Fields the BadRequest detail names, from the request message's root: JSON-RPC must name them under `params.`, HTTP+JSON as written. */
   readonly fields?: readonly string[];
   /** The state of the task answered (or of the last task state a stream reports). */
   readonly state?: TaskState;

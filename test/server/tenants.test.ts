@@ -2,68 +2,64 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { ERRORS } from '../../generated/a2a/1.0/errors.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MethodName, MethodTypes } from '../../generated/a2a/1.0/methods.js';
-import type { Task } from '../../generated/a2a/1.0/types.js';
+import type { AgentCard, StreamResponse, Task } from '../../generated/a2a/1.0/types.js';
+import { validateAgentCard } from '../../generated/a2a/1.0/validators.js';
 import { PresetRegistry, type AgentExecutor } from '../../src/index.js';
-import type { InboundAgent, RestTarget } from '../../src/server/hosted-agent.js';
-import { rpc, stream, userMessage } from '../helpers/a2a-client.js';
-import { badRequestOf, errorInfoOf, expectNamedError, type ErrorName } from '../helpers/errors.js';
+import { userMessage } from '../helpers/a2a-client.js';
+import { BINDING_DRIVERS, type BindingAnswer, type BindingDriver, type WireError } from '../helpers/bindings.js';
+import { createInbound, inboundRow } from '../helpers/control.js';
+import type { ErrorName } from '../helpers/errors.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
+import { send } from '../helpers/raw-http.js';
 
 /**
- * Tenants over the wire. The cases are written against `TenantBinding`, which only JSON-RPC
- * implements today: each case is meant to become a row of the shared two-binding table
- * (test/server/bindings.case.ts), where HTTP+JSON puts the tenant in the `/{tenant}/` prefix.
+ * Tenants over the wire, every case over both bindings through the shared drivers
+ * (test/helpers/bindings.ts): JSON-RPC carries the tenant in `params.tenant`, HTTP+JSON in the
+ * `/{tenant}/` route prefix, and a violated field is written here once, from the request
+ * message's root, and placed by the driver.
  */
 
-type Params<M extends MethodName> = Omit<MethodTypes[M]['params'], 'tenant'>;
+type Params<M extends MethodName> = Omit<MethodTypes[M]['params'], 'tenant'> | Record<string, unknown>;
 
-/** An error as both bindings carry it: the ErrorInfo reason and metadata, the message, the violated fields. */
-interface WireError {
-  readonly reason: string;
-  readonly message: string;
-  readonly metadata: Record<string, string | undefined>;
-  readonly violations: readonly { readonly field: string; readonly description: string }[];
-}
+/** A driver's answer, its result typed by the method called. */
+type Answer<M extends MethodName> = BindingAnswer & { readonly result?: MethodTypes[M]['result'] };
 
-type Outcome<M extends MethodName> =
-  { readonly ok: true; readonly result: MethodTypes[M]['result'] } | { readonly ok: false; readonly error: WireError };
-
+/** A driver bound to an interface URL, called per tenant (undefined: the request names none). */
 interface TenantBinding {
-  /** Calls `method` under `tenant` (undefined: the request names none). */
   call<M extends MethodName>(
     tenant: string | undefined,
     method: M,
     params: Params<M>,
     headers?: Record<string, string>,
-  ): Promise<Outcome<M>>;
+  ): Promise<Answer<M>>;
+  stream(
+    tenant: string | undefined,
+    method: 'SendStreamingMessage' | 'SubscribeToTask',
+    params: Record<string, unknown>,
+    headers?: Record<string, string>,
+  ): Promise<StreamResponse[]>;
+  /** Where the binding names the root-relative field `field`. */
+  field(field: string): string;
 }
 
-function jsonRpcBinding(url: () => string): TenantBinding {
+function bind(driver: BindingDriver, url: () => string): TenantBinding {
   return {
-    async call(tenant, method, params, headers = {}) {
-      const response = await rpc(url(), method, tenant === undefined ? params : { ...params, tenant }, { headers });
-      const error = response.body.error;
-      if (error === undefined) return { ok: true, result: response.body.result as never };
-      const info = errorInfoOf(error.data);
-      const violations = (error.data ?? []).length > 1 ? badRequestOf(error.data).fieldViolations : [];
-      return { ok: false, error: { reason: info.reason, message: error.message, metadata: info.metadata ?? {}, violations } };
-    },
+    call: async <M extends MethodName>(tenant: string | undefined, method: M, params: Params<M>, headers: Record<string, string> = {}) =>
+      (await driver.call({ url: url(), method, params, headers, tenant })) as Answer<M>,
+    stream: (tenant, method, params, headers = {}) => driver.stream({ url: url(), method, params, headers, tenant }),
+    field: driver.wireField,
   };
 }
 
-function expectError(outcome: Outcome<MethodName>, name: ErrorName): WireError {
-  expect(outcome.ok, `expected ${name}`).toBe(false);
-  const error = (outcome as { error: WireError }).error;
-  expect(error.reason).toBe(ERRORS[name].reason);
-  return error;
+function expectError(answer: BindingAnswer, name: ErrorName): WireError {
+  return answer.expectError(name);
 }
 
-function resultOf<M extends MethodName>(outcome: Outcome<M>): MethodTypes[M]['result'] {
-  expect(outcome.ok ? undefined : outcome.error, 'expected a result').toBeUndefined();
-  return (outcome as { result: MethodTypes[M]['result'] }).result;
+function resultOf<M extends MethodName>(answer: Answer<M>): MethodTypes[M]['result'] {
+  expect(answer.error, 'expected a result').toBeUndefined();
+  return answer.result as MethodTypes[M]['result'];
 }
 
 async function taskUnder(
@@ -97,8 +93,16 @@ const references: AgentExecutor = {
   },
 };
 
+/** An instance's interface URLs, as its snapshot row gives them. */
+interface Urls {
+  readonly cardUrl: string;
+  readonly jsonRpcUrl: string;
+  readonly restUrl: string;
+}
+
 let hub: TestHub;
-let referencesUrl: string;
+let defaultUrls: Urls;
+let referencesUrls: Urls;
 beforeAll(async () => {
   const presets = new PresetRegistry();
   presets.register({
@@ -112,20 +116,15 @@ beforeAll(async () => {
     extensions: [],
   });
   hub = await startTestHub({ presets });
-  const instance = hub.inbounds.create({ name: 'references', description: 'names references', version: '1.0.0', preset: 'references' });
-  referencesUrl = `${hub.url}${instance.endpointPath}`;
+  defaultUrls = (await inboundRow(hub.url, 'default')) as Urls;
+  referencesUrls = (await inboundRow(hub.url, await createInbound(hub.url, 'references', { preset: 'references' }))) as Urls;
 });
 afterAll(async () => {
   await hub.dispose();
 });
 
-/** The bindings the cases run over, each given the endpoint it is to call (known once the hub runs). */
-const BINDINGS: readonly { readonly name: string; readonly at: (url: () => string) => TenantBinding }[] = [
-  { name: 'JSON-RPC', at: jsonRpcBinding },
-];
-
-describe.each(BINDINGS)('tenants over $name', ({ at }) => {
-  const binding = at(() => hub.endpoint);
+describe.each(BINDING_DRIVERS)('tenants over $name', (driver) => {
+  const binding = bind(driver, () => driver.urlOf(defaultUrls));
 
   it("a task of tenant a is found under a, and under b, no tenant and '' is an id that never existed", async () => {
     const task = await taskUnder(binding, 'tenant-a', 'hello\n::input-required');
@@ -182,7 +181,7 @@ describe.each(BINDINGS)('tenants over $name', ({ at }) => {
       await binding.call('tenant-b', 'ListTasks', { contextId, pageSize: 1, pageToken: first.nextPageToken }),
       'InvalidParamsError',
     );
-    expect(replayed.violations.map((violation) => violation.field)).toEqual(['params.pageToken']);
+    expect(replayed.violations.map((violation) => violation.field)).toEqual([binding.field('pageToken')]);
   });
 
   it('a contextId reused under another tenant is another conversation, and joins none of the first', async () => {
@@ -211,9 +210,9 @@ describe.each(BINDINGS)('tenants over $name', ({ at }) => {
   });
 });
 
-describe.each(BINDINGS)('referenceTaskIds over $name', ({ at }) => {
+describe.each(BINDING_DRIVERS)('referenceTaskIds over $name', (driver) => {
   it("hand the executor the referenced tasks of the message's own tenant only; another tenant's read as unknown", async () => {
-    const binding = at(() => referencesUrl);
+    const binding = bind(driver, () => driver.urlOf(referencesUrls));
     const inA = await taskUnder(binding, 'tenant-a', 'first');
     const alsoInA = await taskUnder(binding, 'tenant-a', 'second');
     const inB = await taskUnder(binding, 'tenant-b', 'third');
@@ -227,30 +226,16 @@ describe.each(BINDINGS)('referenceTaskIds over $name', ({ at }) => {
   });
 });
 
-describe.each(BINDINGS)('an agent that names the tenants it serves, over $name', ({ at }) => {
+describe.each(BINDING_DRIVERS)('an instance configured with the tenants it serves, over $name', (driver) => {
   const served = ['acme', 'globex'];
-  const binding = at(() => hub.endpoint);
+  let urls: Urls;
+  const binding = bind(driver, () => driver.urlOf(urls));
 
-  beforeAll(() => {
-    // Until the instance configuration carries `tenants` (the inbound-paths work), the directory's answer is given them here.
-    const directory = hub.inbounds;
-    const withTenants = (agent: InboundAgent): InboundAgent => (agent.id === 'default' ? { ...agent, tenants: served } : agent);
-    const byJsonRpcPath = directory.byJsonRpcPath.bind(directory);
-    const byRestPath = directory.byRestPath.bind(directory);
-    vi.spyOn(directory, 'byJsonRpcPath').mockImplementation((path: string): InboundAgent | undefined => {
-      const agent = byJsonRpcPath(path);
-      return agent === undefined ? agent : withTenants(agent);
-    });
-    vi.spyOn(directory, 'byRestPath').mockImplementation((path: string): RestTarget | undefined => {
-      const target = byRestPath(path);
-      return target === undefined || !('agent' in target) ? target : { ...target, agent: withTenants(target.agent) };
-    });
-  });
-  afterAll(() => {
-    vi.restoreAllMocks();
+  beforeAll(async () => {
+    urls = (await inboundRow(hub.url, await createInbound(hub.url, `served ${driver.name}`, { tenants: served }))) as Urls;
   });
 
-  it('refuses any other tenant, and a request under none, with InvalidParams naming params.tenant and the tenants it serves', async () => {
+  it('refuses any other tenant, and a request under none, with InvalidParams naming the tenant and the tenants it serves', async () => {
     for (const tenant of ['initech', undefined, '']) {
       for (const [method, params] of [
         ['ListTasks', {}],
@@ -259,10 +244,29 @@ describe.each(BINDINGS)('an agent that names the tenants it serves, over $name',
       ] as const) {
         const error = expectError(await binding.call(tenant, method, params), 'InvalidParamsError');
         expect(error.violations, `${method} under ${String(tenant)}`).toEqual([
-          { field: 'params.tenant', description: 'must be one of "acme", "globex"', reason: 'INVALID_VALUE' },
+          { field: binding.field('tenant'), description: 'must be one of "acme", "globex"', reason: 'INVALID_VALUE' },
         ]);
         expect(error.message).toContain('"acme", "globex"');
       }
+    }
+  });
+
+  it('lists each binding once per tenant it serves, with the tenant set; each such interface is served', async () => {
+    const answer = await send(urls.cardUrl);
+    const card = JSON.parse(answer.text) as AgentCard;
+    expect(validateAgentCard(card) ? [] : validateAgentCard.errors, 'AgentCard').toEqual([]);
+    const entries = card.supportedInterfaces.map((entry) => [entry.protocolBinding, entry.tenant]);
+    expect(entries).toEqual(
+      served.flatMap((tenant) => [
+        ['JSONRPC', tenant],
+        ['HTTP+JSON', tenant],
+      ]),
+    );
+    for (const entry of card.supportedInterfaces.filter((candidate) => candidate.url === driver.urlOf(urls))) {
+      const ofCard = bind(driver, () => entry.url);
+      expect(resultOf(await ofCard.call(entry.tenant, 'ListTasks', {})).tasks, `${entry.protocolBinding} ${String(entry.tenant)}`).toEqual(
+        [],
+      );
     }
   });
 
@@ -273,40 +277,34 @@ describe.each(BINDINGS)('an agent that names the tenants it serves, over $name',
   });
 });
 
-describe('tenants over JSON-RPC streams', () => {
+describe.each(BINDING_DRIVERS)('tenants of streams over $name', (driver) => {
+  const binding = bind(driver, () => driver.urlOf(defaultUrls));
+
   it('resumes a stream (Last-Event-ID) only under the tenant of its task', async () => {
-    const started = await stream(hub.endpoint, 'SendStreamingMessage', {
-      tenant: 'tenant-a',
-      message: userMessage('hello\n::input-required'),
-    });
-    const taskId = started.events[0]?.frame.task?.id ?? '';
+    const started = await binding.stream('tenant-a', 'SendStreamingMessage', { message: userMessage('hello\n::input-required') });
+    const taskId = started[0]?.task?.id ?? '';
     expect(taskId).not.toBe('');
-    const elsewhere = await rpc(hub.endpoint, 'SubscribeToTask', { tenant: 'tenant-b', id: taskId }, { headers: { 'last-event-id': '1' } });
-    expectNamedError(elsewhere.body.error, 'TaskNotFoundError');
-    const resumed = await stream(
-      hub.endpoint,
-      'SubscribeToTask',
-      { tenant: 'tenant-a', id: taskId },
-      { headers: { 'last-event-id': '1' } },
-    );
-    expect(resumed.events[0]?.frame.task?.id).toBe(taskId);
+    const resume = { 'last-event-id': '1' };
+    expectError(await binding.call('tenant-b', 'SubscribeToTask', { id: taskId }, resume), 'TaskNotFoundError');
+    const resumed = await binding.stream('tenant-a', 'SubscribeToTask', { id: taskId }, resume);
+    expect(resumed[0]?.task?.id).toBe(taskId);
   });
 });
 
-describe('a restart', () => {
+describe.each(BINDING_DRIVERS)('a restart, over $name', (driver) => {
   it('keeps each task under its tenant', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'a2a-hub-tenants-'));
     try {
       const first = await startTestHub({ dataDir });
       const task = await taskUnder(
-        jsonRpcBinding(() => first.endpoint),
+        bind(driver, () => first.endpoint),
         'tenant-a',
         'hello\n::input-required',
       );
       await first.close();
       const second = await startTestHub({ dataDir });
       try {
-        const binding = jsonRpcBinding(() => second.endpoint);
+        const binding = bind(driver, () => second.endpoint);
         expect(resultOf(await binding.call('tenant-a', 'GetTask', { id: task.id })).status.state).toBe('TASK_STATE_INPUT_REQUIRED');
         expectError(await binding.call(undefined, 'GetTask', { id: task.id }), 'TaskNotFoundError');
         const listed = resultOf(await binding.call('tenant-a', 'ListTasks', { contextId: task.contextId }));
