@@ -265,9 +265,7 @@ export class A2AHandler {
     } catch (error) {
       if (!(error instanceof InvalidCursorError)) throw error;
       throw a2aError('InvalidParamsError', error.message, {
-        violations: [
-          { field: 'pageToken', description: 'is not a page token from this server for this query; start again without it' },
-        ],
+        violations: [{ field: 'pageToken', description: 'is not a page token from this server for this query; start again without it' }],
       });
     }
   }
