@@ -8,9 +8,9 @@ import {
   TaskNotFoundError,
   UnsupportedOperationError,
 } from '@a2a-js/sdk/errors';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
-import { createWireLog, type WireLog } from './wire-log.js';
+import { createWireLog, showWireOnFailure, type WireLog } from './wire-log.js';
 import {
   asTask,
   collect,
@@ -51,12 +51,7 @@ afterAll(async () => {
   await hub?.dispose();
 });
 
-beforeEach((context) => {
-  wire.clear();
-  context.onTestFailed(() => {
-    console.error(`wire log of "${context.task.name}" (last exchanges):\n${wire.format()}`);
-  });
-});
+showWireOnFailure(() => wire);
 
 describe('@a2a-js/sdk client against the hub (JSON-RPC, A2A 1.0)', () => {
   it('resolves the agent card and picks our JSON-RPC interface', async () => {

@@ -1,12 +1,12 @@
 import { Role, TaskState } from '@a2a-js/sdk';
 import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, RestTransportFactory, type Client } from '@a2a-js/sdk/client';
 import { TaskNotCancelableError, TaskNotFoundError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createInbound, inboundRow } from '../helpers/control.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { restCall } from '../helpers/rest-client.js';
 import { asTask, collect, expectLifecycle, sendRequest, stateName, textOf, userMessage } from './sdk-client-helpers.js';
-import { createWireLog, type WireLog } from './wire-log.js';
+import { createWireLog, showWireOnFailure, type WireLog } from './wire-log.js';
 
 /**
  * Interop over HTTP+JSON: the official @a2a-js/sdk client (1.3.0), told to prefer its REST
@@ -40,12 +40,7 @@ afterAll(async () => {
   await hub?.dispose();
 });
 
-beforeEach((context) => {
-  wire.clear();
-  context.onTestFailed(() => {
-    console.error(`wire log of "${context.task.name}" (last exchanges):\n${wire.format()}`);
-  });
-});
+showWireOnFailure(() => wire);
 
 /** Every request after the card went to an HTTP+JSON route below the interface URL, none was a JSON-RPC POST. */
 function expectRestOnly(below = hub.endpoint): void {

@@ -1,3 +1,5 @@
+import { beforeEach } from 'vitest';
+
 /**
  * A logging `fetch` for third-party clients that accept a custom fetch: it records what the
  * client sent and what came back, byte for byte, without changing either. Response bodies
@@ -110,4 +112,17 @@ export function createWireLog(inner: typeof fetch = globalThis.fetch): WireLog {
         .join('\n');
     },
   };
+}
+
+/**
+ * For each test: starts `wire` afresh and, when the test fails, prints its last exchanges
+ * (console.error: a failing test may write to stderr, a passing one never does).
+ */
+export function showWireOnFailure(wire: () => WireLog): void {
+  beforeEach((context) => {
+    wire().clear();
+    context.onTestFailed(() => {
+      console.error(`wire log of "${context.task.name}" (last exchanges):\n${wire().format()}`);
+    });
+  });
 }
