@@ -11,6 +11,7 @@ import { HubMetrics } from './control/metrics.js';
 import { PeerTracker, type Peer } from './control/peers.js';
 import { PresetRegistry } from './executors/presets.js';
 import { RELAY_PRESET, relayPreset } from './executors/relay-preset.js';
+import { answerClientError } from './http/client-error.js';
 import { createHttpApp } from './http/app.js';
 import type { EndpointObserver, RequestObservation } from './http/endpoint-observer.js';
 import { RateLimiter } from './http/rate-limit.js';
@@ -155,6 +156,7 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
   const handle = app.callback();
   const server = createServer((request, response) => void handle(request, response));
   server.keepAliveTimeout = 5000;
+  server.on('clientError', answerClientError);
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);

@@ -1,4 +1,4 @@
-import { ERRORS, ERROR_NAMES, type ErrorName } from '../../generated/a2a/1.0/errors.js';
+import { ERRORS, ERROR_NAMES, type ErrorDefinition, type ErrorName } from '../../generated/a2a/1.0/errors.js';
 import { METHODS, type MethodName } from '../../generated/a2a/1.0/methods.js';
 import type { A2AError } from '../protocol/a2a-error.js';
 import { registeredErrorOf } from '../protocol/error-info.js';
@@ -46,16 +46,18 @@ export function restStatusOf(body: unknown): RestStatus | undefined {
 
 /**
  * The A2AError of a Status received with HTTP `httpStatus`: named by its ErrorInfo when that
- * names a registered error of this HTTP status; else by the statuses, when exactly one error
- * the method may return (or else exactly one spec error) has them; else InternalError. HTTP 401
- * is UnauthenticatedError whatever the body says.
+ * names a registered error, whatever the HTTP status (the ErrorInfo is what §11.6 requires of
+ * this binding, while the statuses of some errors changed from 1.0.0 to 1.0.1, and an agent
+ * on either table, or on a proxy's idea of one, still means the error it names); else by the
+ * statuses, when exactly one error the method may return (or else exactly one spec error) has
+ * them in the 1.0.1 table or the 1.0.0 one; else InternalError. HTTP 401 is
+ * UnauthenticatedError whatever the body says.
  */
 export function restError(method: MethodName, httpStatus: number, status: RestStatus): A2AError {
   const name =
     httpStatus === UNAUTHENTICATED_STATUS
       ? 'UnauthenticatedError'
-      : (registeredErrorOf(status.details, (definition) => definition.httpStatus === httpStatus) ??
-        errorByStatus(method, httpStatus, status.status));
+      : (registeredErrorOf(status.details, () => true) ?? errorByStatus(method, httpStatus, status.status));
   return remoteError(
     name,
     status.message,
@@ -68,8 +70,12 @@ export function restError(method: MethodName, httpStatus: number, status: RestSt
 const SPEC_ERRORS: readonly ErrorName[] = ERROR_NAMES.filter((name) => ERRORS[name].category !== 'hub');
 
 function errorByStatus(method: MethodName, httpStatus: number, grpcStatus: string | undefined): ErrorName | undefined {
-  const matches = (name: ErrorName): boolean =>
-    ERRORS[name].httpStatus === httpStatus && (grpcStatus === undefined || ERRORS[name].grpcStatus === grpcStatus);
+  const matches = (name: ErrorName): boolean => {
+    const definition: ErrorDefinition = ERRORS[name];
+    return [definition, definition.legacy].some(
+      (table) => table !== undefined && table.httpStatus === httpStatus && (grpcStatus === undefined || table.grpcStatus === grpcStatus),
+    );
+  };
   const declared = METHODS[method].errors.filter(matches);
   if (declared.length === 1) return declared[0];
   const spec = SPEC_ERRORS.filter(matches);

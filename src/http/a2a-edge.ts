@@ -73,15 +73,26 @@ export function negotiateServiceParameters(ctx: Context, agent: InboundAgent, op
 
 /** The context the handler gets for this request. */
 export function callContextOf(ctx: Context, agent: InboundAgent, options: A2AEndpointOptions): CallContext {
-  const lastEventId = Number.parseInt(ctx.get('last-event-id'), 10);
+  const lastEventId = lastEventIdOf(ctx.get('last-event-id'));
   return {
     agent,
     // Only GetExtendedAgentCard needs it.
     get baseUrl() {
       return baseUrlOf(ctx, options);
     },
-    ...(Number.isSafeInteger(lastEventId) && lastEventId >= 0 ? { lastEventId } : {}),
+    ...(lastEventId === undefined ? {} : { lastEventId }),
   };
+}
+
+/**
+ * The frame id a resuming client names: the hub's ids are decimal sequence numbers, so only
+ * digits count; anything else (`3abc`, `1e9`, `-1`) is ignored as an absent header would be,
+ * rather than read as a prefix that would replay frames the client never asked for.
+ */
+function lastEventIdOf(header: string): number | undefined {
+  if (!/^\d+$/.test(header)) return undefined;
+  const id = Number(header);
+  return Number.isSafeInteger(id) ? id : undefined;
 }
 
 /** A2A errors go out as they are; anything else is ours, logged, and reported without details. */

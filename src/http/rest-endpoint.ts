@@ -1,6 +1,7 @@
 import type { Context } from 'koa';
 import { HEADERS, MEDIA_TYPES, PROTOCOL_VERSION } from '../../generated/a2a/1.0/protocol.js';
 import { a2aError, type A2AError } from '../protocol/a2a-error.js';
+import { invalidParams } from '../protocol/params.js';
 import { resolveRestCall } from '../protocol/rest-request.js';
 import { matchRestRoute, routeOf } from '../protocol/rest-routes.js';
 import type { RestTarget } from '../server/hosted-agent.js';
@@ -53,8 +54,14 @@ export async function serveRest(ctx: Context, target: RestTarget, options: A2AEn
       ctx.set('Allow', match.allowed.join(', '));
       throw a2aError('MethodNotAllowedError', `${ctx.method} is not allowed on ${ctx.path}; use ${match.allowed.join(' or ')}`);
     }
+    if (match.kind === 'malformed') {
+      throw invalidParams([{ field: match.field, description: 'is not valid percent-encoding (RFC 3986 §2.1) of UTF-8 in the path' }]);
+    }
     method = match.route.method;
-    const body = await readA2ABody(ctx, options.bodyLimitBytes, { optional: true });
+    // GET and DELETE carry no content (RFC 9110 §9.3.1, §9.3.5): a body a client sends anyway is
+    // not read, so it can neither change the request nor fail it on its media type.
+    const readsBody = match.route.verb !== 'GET' && match.route.verb !== 'DELETE';
+    const body = readsBody ? await readA2ABody(ctx, options.bodyLimitBytes, { optional: true }) : undefined;
     negotiateServiceParameters(ctx, agent, options);
     const resolved = resolveRestCall(match.route, match.pathParams, new URLSearchParams(ctx.querystring), body);
     if (!resolved.ok) throw resolved.error;

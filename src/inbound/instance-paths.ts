@@ -111,5 +111,7 @@ export function clashWith(config: PathsConfig, other: PathsConfig & { readonly i
 function routeAt(subpath: string): string | undefined {
   const first = matchRestRoute('GET', subpath);
   const match = first.kind === 'wrong-verb' ? matchRestRoute(first.allowed[0] ?? 'GET', subpath) : first;
-  return match.kind === 'route' ? `${match.route.method} (${match.route.verb} ${match.route.template})` : undefined;
+  return match.kind === 'route' || match.kind === 'malformed'
+    ? `${match.route.method} (${match.route.verb} ${match.route.template})`
+    : undefined;
 }

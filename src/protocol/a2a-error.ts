@@ -11,6 +11,12 @@ export interface A2AErrorOptions {
   readonly cause?: unknown;
 }
 
+/**
+ * How many field violations an error answer lists. A request with thousands of bad members
+ * would otherwise get an answer many times its own size; the first ones say what to fix.
+ */
+export const LISTED_VIOLATIONS = 20;
+
 const ERROR_INFO_TYPE = 'type.googleapis.com/google.rpc.ErrorInfo';
 const BAD_REQUEST_TYPE = 'type.googleapis.com/google.rpc.BadRequest';
 
@@ -58,7 +64,7 @@ export class A2AError extends Error {
     const info: ErrorInfo = { '@type': ERROR_INFO_TYPE, reason: this.definition.reason, domain: this.definition.domain };
     if (Object.keys(this.metadata).length > 0) info.metadata = { ...this.metadata };
     if (this.violations.length === 0) return [info];
-    return [info, { '@type': BAD_REQUEST_TYPE, fieldViolations: this.violations.map((violation) => ({ ...violation })) }];
+    return [info, { '@type': BAD_REQUEST_TYPE, fieldViolations: listedViolations(this.violations) }];
   }
 
   toJsonRpcError(): JSONRPCError {
@@ -88,4 +94,12 @@ export function isA2AError(value: unknown): value is A2AError {
  */
 export function a2aError(name: ErrorName, message?: string, options?: A2AErrorOptions): A2AError {
   return new A2AError(ERRORS[name], message, options);
+}
+
+/** The first LISTED_VIOLATIONS violations, then one counting the rest (its field empty: it names no single field). */
+function listedViolations(violations: readonly FieldViolation[]): FieldViolation[] {
+  const listed = violations.slice(0, LISTED_VIOLATIONS).map((violation) => ({ ...violation }));
+  const rest = violations.length - listed.length;
+  if (rest > 0) listed.push({ field: '', description: `and ${rest} more violation${rest === 1 ? '' : 's'}, not listed` });
+  return listed;
 }

@@ -44,10 +44,15 @@ export function readQuery(def: string, query: Iterable<[string, string]>, boundB
     else entry.values.push(value);
   }
   const value: Record<string, unknown> = {};
+  let acceptedNamed = false;
   for (const [name, { sentAs, values }] of grouped) {
     const member = Object.hasOwn(members, name) ? members[name] : undefined;
     if (member === undefined) {
-      violations.push({ field: sentAs, description: `is not a query parameter of ${def}; it takes ${queryNames(members, boundByPath)}` });
+      // The accepted names once, on the first unknown parameter: repeating them on each made the
+      // answer to a long query many times its size.
+      const accepted = acceptedNamed ? '' : `; it takes ${queryNames(members, boundByPath)}`;
+      acceptedNamed = true;
+      violations.push({ field: sentAs, description: `is not a query parameter of ${def}${accepted}` });
       continue;
     }
     if (boundByPath.includes(name)) {

@@ -20,7 +20,9 @@ export type RestCall =
  * naming the field, not a silent override. The result is checked like JSON-RPC params, with
  * field paths from the request message's root (`message.parts`, `pageSize`).
  *
- * `body` is the parsed JSON body, undefined when the request had none.
+ * `body` is the parsed JSON body, undefined when the request had none. A route without a body
+ * (POST `:subscribe`) takes one only when it adds nothing to the path: `{}`, or members equal
+ * to the path's, as clients such as a2a-js send; anything else is a violation naming `body`.
  */
 export function resolveRestCall(
   route: RestRoute,
@@ -36,7 +38,16 @@ export function resolveRestCall(
     if (!isRecord(body)) return { ok: false, error: invalidParams([{ field: 'body', description: `must be a JSON object (a ${def})` }]) };
     const named = toJsonNames(PROTO_NAMES, def, body);
     if (!named.ok) return { ok: false, error: invalidParams(named.violations) };
-    request = { ...(named.value as Record<string, unknown>) };
+    if (!route.body) {
+      const extra = Object.entries(named.value as Record<string, unknown>).filter(
+        ([name, value]) => !(Object.hasOwn(pathParams, name) && pathParams[name] === value),
+      );
+      if (extra.length > 0) {
+        const names = extra.map(([name]) => name).join(', ');
+        const description = `is not taken by this route, which reads its request from the path and the query (the body gives ${names})`;
+        return { ok: false, error: invalidParams([{ field: 'body', description }]) };
+      }
+    } else request = { ...(named.value as Record<string, unknown>) };
   }
   const fromQuery = route.body ? bodyRouteQuery(query, def) : readQuery(def, query, route.pathFields);
   if (!fromQuery.ok) violations.push(...fromQuery.violations);

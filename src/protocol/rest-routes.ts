@@ -34,6 +34,8 @@ export type RouteMatch =
   | { readonly kind: 'route'; readonly route: RestRoute; readonly pathParams: Readonly<Record<string, string>> }
   /** The path is a route, but not for this verb: answer 405 with `Allow`. */
   | { readonly kind: 'wrong-verb'; readonly allowed: readonly string[] }
+  /** The path is this route's but for a path variable whose percent-encoding does not decode: a 400 naming the field. */
+  | { readonly kind: 'malformed'; readonly route: RestRoute; readonly field: string }
   | { readonly kind: 'none' };
 
 export const REST_ROUTES: readonly RestRoute[] = Object.values(METHODS).flatMap((definition) => [
@@ -44,18 +46,27 @@ export const REST_ROUTES: readonly RestRoute[] = Object.values(METHODS).flatMap(
 /**
  * The route `subpath` (the request path below the interface URL, starting with `/`) names.
  * Routes without a tenant come first in the table, so a path both could mean (`/tasks/tasks`)
- * is read without one.
+ * is read without one. HEAD is GET without a body (RFC 9110 §9.3.2), so it matches GET routes
+ * and `Allow` lists it beside GET; a path variable that does not decode counts only when no
+ * route binds the path cleanly.
  */
 export function matchRestRoute(verb: string, subpath: string): RouteMatch {
   const split = splitPath(subpath);
   if (split === undefined) return { kind: 'none' };
+  const wanted = verb === 'HEAD' ? 'GET' : verb;
   const allowed: string[] = [];
+  let malformed: RouteMatch | undefined;
   for (const route of REST_ROUTES) {
-    const pathParams = bind(route, split);
-    if (pathParams === undefined) continue;
-    if (route.verb === verb) return { kind: 'route', route, pathParams };
-    if (!allowed.includes(route.verb)) allowed.push(route.verb);
+    const bound = bind(route, split);
+    if (bound === undefined) continue;
+    if (route.verb === wanted) {
+      if (!('malformed' in bound)) return { kind: 'route', route, pathParams: bound.pathParams };
+      malformed ??= { kind: 'malformed', route, field: bound.malformed };
+      continue;
+    }
+    for (const allow of route.verb === 'GET' ? ['GET', 'HEAD'] : [route.verb]) if (!allowed.includes(allow)) allowed.push(allow);
   }
+  if (malformed !== undefined) return malformed;
   return allowed.length === 0 ? { kind: 'none' } : { kind: 'wrong-verb', allowed };
 }
 
@@ -128,9 +139,13 @@ function splitPath(subpath: string): SplitPath | undefined {
   return { segments, customVerb: last.slice(colon + 1) };
 }
 
-function bind(route: RestRoute, path: SplitPath): Record<string, string> | undefined {
+type Binding = { readonly pathParams: Record<string, string> } | { readonly malformed: string };
+
+/** The path fields `path` binds on `route`, or the first field whose segment does not decode; undefined when the path is not the route's. */
+function bind(route: RestRoute, path: SplitPath): Binding | undefined {
   if (route.customVerb !== path.customVerb || route.segments.length !== path.segments.length) return undefined;
   const bound: Record<string, string> = {};
+  let malformed: string | undefined;
   for (let index = 0; index < route.segments.length; index++) {
     const segment = route.segments[index] as Segment;
     const text = path.segments[index] as string;
@@ -138,14 +153,12 @@ function bind(route: RestRoute, path: SplitPath): Record<string, string> | undef
       if (segment.literal !== text) return undefined;
       continue;
     }
-    let value: string;
+    if (text === '') return undefined;
     try {
-      value = decodeURIComponent(text);
+      bound[segment.field] = decodeURIComponent(text);
     } catch {
-      return undefined;
+      malformed ??= segment.field;
     }
-    if (value === '') return undefined;
-    bound[segment.field] = value;
   }
-  return bound;
+  return malformed === undefined ? { pathParams: bound } : { malformed };
 }

@@ -189,6 +189,40 @@ describe('RestBinding: answers and errors', () => {
     );
   });
 
+  it('trusts a registered ErrorInfo at the 1.0.0 status of its row, or at any other status', async () => {
+    const atStatus = (error: A2AError, httpStatus: number, grpcStatus: string) => {
+      const body = error.toRestErrorResponse();
+      return { error: { ...body.error, code: httpStatus, status: grpcStatus } };
+    };
+    const notCancelable = ERRORS.TaskNotCancelableError.legacy;
+    const unsupported = ERRORS.ContentTypeNotSupportedError.legacy;
+    expect(notCancelable?.httpStatus).toBe(409);
+    expect(unsupported?.httpStatus).toBe(415);
+    await withRest(
+      (call, res) => {
+        if (call.verb === 'GET') {
+          return replyRest(res, atStatus(a2aError('TaskNotFoundError', 'odd status'), 418, 'UNKNOWN'), 418);
+        }
+        if (call.path === pathOf('SendMessage')) {
+          const { httpStatus, grpcStatus } = unsupported;
+          return replyRest(res, atStatus(a2aError('ContentTypeNotSupportedError', 'no png'), httpStatus, grpcStatus), httpStatus);
+        }
+        const { httpStatus, grpcStatus } = notCancelable;
+        return replyRest(res, atStatus(a2aError('TaskNotCancelableError', 'done already'), httpStatus, grpcStatus), httpStatus);
+      },
+      async (client) => {
+        const cancel = await client.cancelTask({ id: TASK_ID }).catch((caught: unknown) => caught);
+        expect((cancel as A2AError).name).toBe('TaskNotCancelableError');
+        expect((cancel as A2AError).message).toBe('done already');
+        const send = await client.sendMessage({ message }).catch((caught: unknown) => caught);
+        expect((send as A2AError).name).toBe('ContentTypeNotSupportedError');
+        const get = await client.getTask({ id: TASK_ID }).catch((caught: unknown) => caught);
+        expect((get as A2AError).name).toBe('TaskNotFoundError');
+        expect((get as A2AError).message).toBe('odd status');
+      },
+    );
+  });
+
   it('is UnauthenticatedError on HTTP 401 with or without a Status body', async () => {
     const status = ERRORS.UnauthenticatedError.httpStatus;
     await withRest(

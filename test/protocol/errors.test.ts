@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ERRORS, SPEC_ERROR_BY_CODE, ERROR_BY_REASON, type ErrorName } from '../../generated/a2a/1.0/errors.js';
-import { a2aError, A2AError } from '../../src/protocol/a2a-error.js';
+import { a2aError, A2AError, LISTED_VIOLATIONS } from '../../src/protocol/a2a-error.js';
 import { A2A_1_0 } from '../../src/protocol/a2a-schema.js';
 import { checkValue } from '../../src/protocol/validation.js';
 
@@ -73,6 +73,19 @@ describe('the generated error registry', () => {
       fieldViolations: [{ field: 'params.message.messageId', description: 'is required' }],
     });
     expect(checkValue(A2A_1_0, 'JSONRPCErrorResponse', { jsonrpc: '2.0', id: null, error: wire }, { flavour: 'exact' }).ok).toBe(true);
+  });
+
+  it('lists at most LISTED_VIOLATIONS violations on both bindings, then one counting the rest', () => {
+    const violations = Array.from({ length: 1500 }, (_, index) => ({ field: `f${index}`, description: 'is unknown' }));
+    const error = a2aError('InvalidParamsError', 'many', { violations });
+    const fieldsOf = (details: readonly unknown[] | undefined) =>
+      (details?.[1] as { fieldViolations: { field: string; description: string }[] }).fieldViolations;
+    for (const listed of [fieldsOf(error.toJsonRpcError().data), fieldsOf(error.toRestErrorResponse().error.details)]) {
+      expect(listed).toHaveLength(LISTED_VIOLATIONS + 1);
+      expect(listed[0]).toEqual(violations[0]);
+      expect(listed[LISTED_VIOLATIONS]).toEqual({ field: '', description: `and ${1500 - LISTED_VIOLATIONS} more violations, not listed` });
+    }
+    expect(error.violations).toHaveLength(1500);
   });
 
   it('the exact envelope rejects an ErrorInfo without reason even though unknown details are allowed', () => {

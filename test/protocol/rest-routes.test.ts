@@ -33,14 +33,20 @@ describe('REST routes compiled from methods.json', () => {
       want: { method: 'DeleteTaskPushNotificationConfig', pathParams: { taskId: 't-1', id: 'c-1' } },
     },
     { given: ['GET', '/extendedAgentCard'], want: { method: 'GetExtendedAgentCard', pathParams: {} } },
-    { given: ['POST', '/tasks/t-1'], want: { kind: 'wrong-verb', allowed: ['GET'] } },
+    { given: ['HEAD', '/tasks/t-1'], want: { method: 'GetTask', pathParams: { id: 't-1' } } },
+    { given: ['POST', '/tasks/t-1'], want: { kind: 'wrong-verb', allowed: ['GET', 'HEAD'] } },
+    { given: ['HEAD', '/message:send'], want: { kind: 'wrong-verb', allowed: ['POST'] } },
     { given: ['GET', '/message:send'], want: { kind: 'wrong-verb', allowed: ['POST'] } },
-    { given: ['PUT', '/tasks/t-1:subscribe'], want: { kind: 'wrong-verb', allowed: ['GET', 'POST'] } },
+    { given: ['PUT', '/tasks/t-1:subscribe'], want: { kind: 'wrong-verb', allowed: ['GET', 'HEAD', 'POST'] } },
     { given: ['GET', '/tasks/t-1:frobnicate'], want: { kind: 'none' } },
     { given: ['GET', '/nothing/here/at/all'], want: { kind: 'none' } },
     { given: ['GET', '/tasks/'], want: { kind: 'none' } },
-    { given: ['GET', '/tasks/%E0%A4%A'], want: { kind: 'none' } },
   ];
+  const malformed = (method: MethodName, field: string) => ({ kind: 'malformed', route: routeOf(method, field === 'tenant'), field });
+  cases.push(
+    { given: ['GET', '/tasks/%E0%A4%A'], want: malformed('GetTask', 'id') as ReturnType<typeof matchRestRoute> },
+    { given: ['POST', '/%E0/tasks/t-1:cancel'], want: malformed('CancelTask', 'tenant') as ReturnType<typeof matchRestRoute> },
+  );
   it.each(cases)('$given.0 $given.1', ({ given, want }) => {
     const match = matchRestRoute(given[0], given[1]);
     if ('method' in want) {

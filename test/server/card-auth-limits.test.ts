@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import { maxHeaderSize } from 'node:http';
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentCard } from '../../generated/a2a/1.0/types.js';
 import { bearerMatches } from '../../src/http/bearer.js';
@@ -514,5 +516,43 @@ describe('disabled instances', () => {
     const response = await rpc(hub.endpoint, 'ListTasks', {});
     expect(response.status).toBe(200);
     expect(response.body.error).toBeUndefined();
+  });
+});
+
+describe('requests Node cannot parse', () => {
+  let hub: TestHub;
+  beforeAll(async () => {
+    hub = await startTestHub();
+  });
+  afterAll(async () => {
+    await hub?.dispose();
+  });
+
+  /** What the hub answers raw bytes, read until it closes the connection. */
+  async function rawExchange(bytes: string): Promise<RawResponse> {
+    const { hostname, port } = new URL(hub.url);
+    const socket = connect(Number(port), hostname);
+    const chunks: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    await new Promise<void>((resolve, reject) => {
+      socket.on('error', reject);
+      socket.on('close', () => resolve());
+      socket.write(bytes);
+    });
+    const text = Buffer.concat(chunks).toString('utf8');
+    const [head = '', body = ''] = text.split('\r\n\r\n');
+    const [statusLine = '', ...lines] = head.split('\r\n');
+    const headers = new Headers(lines.map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 1).trim()]));
+    return { status: Number(statusLine.split(' ')[1]), headers, text: body };
+  }
+
+  it('a query over the header limit is 431 with a Status body, not a bare status line', async () => {
+    const query = Array.from({ length: 2000 }, (_, index) => `pageSize${index}=1`).join('&');
+    const body = expectRestError(await nodeRequest(`${hub.endpoint}/tasks?${query}`), 'HeadersTooLargeError');
+    expect(body.error.message).toContain(String(maxHeaderSize));
+  });
+
+  it('bytes that are not HTTP/1.1 are 400 InvalidRequest with a Status body', async () => {
+    expectRestError(await rawExchange('NOT HTTP AT ALL\r\n\r\n'), 'InvalidRequestError');
   });
 });

@@ -9,7 +9,7 @@ import { REST_ROUTES, fillRoute, routeOf } from '../../src/protocol/rest-routes.
 import { userMessage } from '../helpers/a2a-client.js';
 import { badRequestOf, type ErrorName } from '../helpers/errors.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
-import { expectRestError, send, type RawResponse } from '../helpers/raw-http.js';
+import { expectRestError, nodeRequest, send, type RawResponse } from '../helpers/raw-http.js';
 import { expectRestErrorAnswer, restCall, restRpc, restStream } from '../helpers/rest-client.js';
 
 /**
@@ -137,6 +137,38 @@ describe('HTTP+JSON routes', () => {
   });
 });
 
+describe('bodies on routes without one', () => {
+  const JSON_TYPE = { 'content-type': 'application/json' };
+
+  it('GET and DELETE ignore a body: it is neither merged nor read for its media type', async () => {
+    await completedTask();
+    await completedTask();
+    // node:http sends a GET or DELETE body only with its length given.
+    const withBody = (verb: string, type: string, body: string) =>
+      ({ method: verb, headers: { 'content-type': type, 'content-length': String(Buffer.byteLength(body)) }, body }) as const;
+    const listed = await nodeRequest(`${base}/tasks`, withBody('GET', 'application/json', JSON.stringify({ pageSize: 1 })));
+    expect(listed.status).toBe(200);
+    expect((JSON.parse(listed.text) as { tasks: Task[] }).tasks.length).toBeGreaterThan(1);
+    expect((await nodeRequest(`${base}/tasks`, withBody('GET', 'text/plain', 'x'))).status).toBe(200);
+    const configPath = fillRoute(routeOf('DeleteTaskPushNotificationConfig', false), { taskId: 't1', id: 'c1' });
+    expectError(await nodeRequest(`${base}${configPath}`, withBody('DELETE', 'text/plain', 'x')), 'PushNotificationNotSupportedError');
+  });
+
+  it("POST :subscribe takes no body, {} or the path's own id; anything else is a 400 naming body", async () => {
+    const post = REST_ROUTES.find((route) => route.method === 'SubscribeToTask' && route.verb === 'POST' && !route.tenant);
+    const task = await completedTask();
+    const path = `${base}${fillRoute(post!, { id: task.id })}`;
+    for (const body of [undefined, '{}', JSON.stringify({ id: task.id })]) {
+      const response = await nodeRequest(path, { method: 'POST', headers: JSON_TYPE, ...(body === undefined ? {} : { body }) });
+      expectError(response, 'UnsupportedOperationError');
+    }
+    for (const body of [JSON.stringify({ historyLength: 1 }), '[]', JSON.stringify({ id: 'other' })]) {
+      const response = await nodeRequest(path, { method: 'POST', headers: JSON_TYPE, body });
+      expect(fieldsOf(expectError(response, 'InvalidParamsError')), body).toEqual(['body']);
+    }
+  });
+});
+
 describe('query parameters (spec §11.5)', () => {
   let task: Task;
   beforeAll(async () => {
@@ -184,6 +216,17 @@ describe('query parameters (spec §11.5)', () => {
     expect(badRequestOf(body.error.details).fieldViolations.map((violation) => violation.field)).toEqual([field]);
   });
 
+  it('an error lists at most 20 violations and one more counting the rest, and names the accepted parameters once', async () => {
+    const query = Array.from({ length: 1500 }, (_, index) => `u${index}=1`).join('&');
+    const response = await list(query);
+    const violations = badRequestOf(expectError(response, 'InvalidParamsError').error.details).fieldViolations;
+    expect(violations.length).toBe(21);
+    expect(violations.slice(0, 20).map((violation) => violation.field)).toEqual(Array.from({ length: 20 }, (_, index) => `u${index}`));
+    expect(violations[20]?.description).toContain('1480 more');
+    expect(violations.filter((violation) => violation.description.includes('pageSize'))).toHaveLength(1);
+    expect(response.text.length).toBeLessThan(query.length);
+  });
+
   it('a path field given again in the query is refused, not overridden', async () => {
     const body = expectError(await send(`${base}/tasks/${task.id}?id=other`), 'InvalidParamsError');
     expect(badRequestOf(body.error.details).fieldViolations.map((violation) => violation.field)).toEqual(['id']);
@@ -206,14 +249,33 @@ describe('HTTP renderings', () => {
   });
 
   it.each([
-    ['DELETE', '/tasks', 'GET'],
+    ['DELETE', '/tasks', 'GET, HEAD'],
     ['GET', '/message:send', 'POST'],
-    ['PUT', '/tasks/t1:subscribe', 'GET, POST'],
-    ['POST', '/extendedAgentCard', 'GET'],
+    ['PUT', '/tasks/t1:subscribe', 'GET, HEAD, POST'],
+    ['POST', '/extendedAgentCard', 'GET, HEAD'],
   ])('%s %s is 405 with Allow: %s', async (verb, path, allow) => {
     const response = await send(`${base}${path}`, { method: verb });
     expectError(response, 'MethodNotAllowedError');
     expect(response.headers.get('allow')).toBe(allow);
+  });
+
+  it('HEAD is GET without the body on every GET route, and Allow lists it wherever GET is allowed', async () => {
+    const task = await completedTask();
+    const head = await send(`${base}${fillRoute(routeOf('GetTask', false), { id: task.id })}`, { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(head.text).toBe('');
+    expect(head.headers.get('content-type')).toMatch(/^application\/a2a\+json/);
+    expect((await send(`${base}/tasks`, { method: 'HEAD' })).status).toBe(200);
+    const wrong = await send(`${base}${fillRoute(routeOf('SendMessage', false), {})}`, { method: 'HEAD' });
+    expect(wrong.status).toBe(ERRORS.MethodNotAllowedError.httpStatus);
+    expect(wrong.headers.get('allow')).toBe('POST');
+  });
+
+  it('a path variable with malformed percent-encoding is 400 naming its field', async () => {
+    const body = expectError(await send(`${base}/tasks/%E0%A4%A`), 'InvalidParamsError');
+    expect(badRequestOf(body.error.details).fieldViolations.map((violation) => violation.field)).toEqual(['id']);
+    const tenant = expectError(await send(`${base}/%E0%A4%A/tasks`), 'InvalidParamsError');
+    expect(badRequestOf(tenant.error.details).fieldViolations.map((violation) => violation.field)).toEqual(['tenant']);
   });
 
   it('a body that is not JSON by its media type is 415; application/a2a+json and a charset are accepted', async () => {

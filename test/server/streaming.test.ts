@@ -3,6 +3,7 @@ import type { StreamResponse } from '../../generated/a2a/1.0/types.js';
 import { testDirectiveMetadata } from '../../generated/hub/test-directives.js';
 import { call, expectErrorResponse, rpc, stream, userMessage, type SseEvent } from '../helpers/a2a-client.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
+import { restStream } from '../helpers/rest-client.js';
 import { artifactText } from '../helpers/tasks.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -184,6 +185,32 @@ describe('SubscribeToTask', () => {
     const ids = frames.map((event) => Number(event.id));
     expect([...ids].sort((a, b) => a - b)).toEqual(ids);
     expect(states(resumed.events).slice(-2)).toEqual(['TASK_STATE_COMPLETED', 'task:TASK_STATE_COMPLETED']);
+  });
+
+  it('ignores a Last-Event-ID that is not a decimal integer, on both bindings, as if it were absent', async () => {
+    const taskId = await slowTask(8, 30);
+    // Frames 1 to 3 exist before the subscriptions below, so reading any of these ids as a
+    // number (parseInt read '1abc' as 1) would replay some of them.
+    await stream(hub.endpoint, 'SubscribeToTask', { id: taskId }, { until: (event) => Number(event.id) >= 3 });
+    const garbage = ['1abc', '1e0', '1.5', '0x1', '+1', '-1', '1 2'];
+    const resumed = await Promise.all(
+      garbage.flatMap((lastEventId) => {
+        const headers = { 'last-event-id': lastEventId };
+        return [
+          stream(hub.endpoint, 'SubscribeToTask', { id: taskId }, { headers }),
+          restStream(hub.endpoint, 'SubscribeToTask', { id: taskId }, { headers }),
+        ];
+      }),
+    );
+    for (const [index, { events }] of resumed.entries()) {
+      const label = `${index % 2 === 0 ? 'JSON-RPC' : 'HTTP+JSON'} Last-Event-ID: ${garbage[Math.floor(index / 2)]}`;
+      const [snapshot, ...frames] = events;
+      expect(snapshot?.frame.task?.id, label).toBe(taskId);
+      expect(
+        frames.filter((event) => Number(event.id) <= Number(snapshot?.id)),
+        label,
+      ).toEqual([]);
+    }
   });
 
   it('with Last-Event-ID on a task that has since stopped for input: the snapshot, the missed statuses, then the stream ends', async () => {

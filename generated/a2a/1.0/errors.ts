@@ -24,6 +24,7 @@ export type ErrorName =
   | "AgentUnavailableError"
   | "StreamOverrunError"
   | "PayloadTooLargeError"
+  | "HeadersTooLargeError"
   | "UnsupportedMediaTypeError"
   | "NotFoundError"
   | "MethodNotAllowedError";
@@ -287,6 +288,17 @@ export const ERRORS = {
     "httpStatus": 413,
     "grpcStatus": "INVALID_ARGUMENT",
     "message": "Payload too large"
+  },
+  /** Request header fields too large (a2a-hub transport error). a2a-hub's own error: the request line and headers (a long query string included) exceed Node's header size limit (16 KB by default), so the request was not parsed and no route or binding was chosen; the answer is a google.rpc.Status body whatever the path. */
+  HeadersTooLargeError: {
+    "name": "HeadersTooLargeError",
+    "category": "hub",
+    "code": -32600,
+    "reason": "HEADERS_TOO_LARGE",
+    "domain": "a2a-hub.dev",
+    "httpStatus": 431,
+    "grpcStatus": "INVALID_ARGUMENT",
+    "message": "Request header fields too large"
   },
   /** Unsupported media type (a2a-hub transport error). a2a-hub's own error: a request with a body has a Content-Type other than application/json or application/a2a+json (both accepted on both HTTP bindings, spec §9.1 and §11.1). */
   UnsupportedMediaTypeError: {
