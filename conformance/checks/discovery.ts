@@ -7,7 +7,7 @@ import type { Check } from '../core/check.js';
 import { VERSION_HEADER } from '../core/exchange.js';
 import type { MethodCall } from '../core/transport.js';
 import { cardStructureProblems, legacyCardProblems } from './support/card-problems.js';
-import { capabilityDeclared, cardEvidence, classifyUrl, declaredExtensions, interfacesOf, NO_CARD, withTenant } from './support/card.js';
+import { capabilityDeclared, cardEvidence, classifyUrl, declaredExtensions, interfacesOf, NO_CARD } from './support/card.js';
 import { directive, stateOfOutcome } from './support/directives.js';
 import { fillRoute, routeOf } from '../../src/protocol/rest-routes.js';
 import { looksLikeRestRoute, probeInterface, REST_ACCEPT, type InterfaceProbe } from './support/interfaces.js';
@@ -295,15 +295,12 @@ export const discoveryChecks: readonly Check[] = [
     title: 'Timestamps and member names in task responses',
     requirements: ['DATA-002', 'CARD-006'],
     async run(context) {
-      const sent = await context.transport.call(
-        'SendMessage',
-        withTenant(context, { message: context.message('conformance: timestamp probe') }),
-      );
+      const sent = await context.transport.call('SendMessage', { message: context.message('conformance: timestamp probe') });
       let seen = isRecord(sent.result) ? checkTimestamps(context, sent.result, sent) : 0;
       if (isRecord(sent.result)) reportNaming(context, sent.result, 'the SendMessage result', sent);
       const task = isRecord(sent.result) && isRecord(sent.result['task']) ? sent.result['task'] : undefined;
       if (task !== undefined && typeof task['id'] === 'string') {
-        const got = await context.transport.call('GetTask', withTenant(context, { id: task['id'] }));
+        const got = await context.transport.call('GetTask', { id: task['id'] });
         if (isRecord(got.result)) {
           seen += checkTimestamps(context, got.result, got);
           reportNaming(context, got.result, 'the GetTask result', got);
@@ -340,10 +337,9 @@ export const discoveryChecks: readonly Check[] = [
         context.pass('DIRECTIVES-001', 'the card lists the test-directive extension, not required');
       }
       const metadata = directive('input-required');
-      const exchange = await context.transport.call(
-        'SendMessage',
-        withTenant(context, { message: context.message('conformance: directive probe', { metadata }) }),
-      );
+      const exchange = await context.transport.call('SendMessage', {
+        message: context.message('conformance: directive probe', { metadata }),
+      });
       const task = isRecord(exchange.result) && isRecord(exchange.result['task']) ? exchange.result['task'] : undefined;
       const state = task !== undefined && isRecord(task['status']) ? task['status']['state'] : undefined;
       const wanted = stateOfOutcome('input-required');
@@ -359,8 +355,7 @@ export const discoveryChecks: readonly Check[] = [
         checkTimestamps(context, exchange.result, exchange);
         reportNaming(context, exchange.result, 'the SendMessage result', exchange);
       }
-      if (task !== undefined && typeof task['id'] === 'string')
-        await context.transport.call('CancelTask', withTenant(context, { id: task['id'] }));
+      if (task !== undefined && typeof task['id'] === 'string') await context.transport.call('CancelTask', { id: task['id'] });
     },
   },
   {
@@ -379,7 +374,7 @@ export const discoveryChecks: readonly Check[] = [
       }
       const streamed = await context.transport.stream(
         'SendStreamingMessage',
-        withTenant(context, { message: context.message('conformance: streaming must be refused') }),
+        { message: context.message('conformance: streaming must be refused') },
         { until: () => true },
       );
       expectRefusedStream(context, 'SSE-001', streamed);
@@ -388,7 +383,7 @@ export const discoveryChecks: readonly Check[] = [
         context.skip('SUB-001', 'precondition-not-met', `no task could be created to subscribe to (${observedOf(exchange)})`);
         return;
       }
-      const subscribed = await context.transport.stream('SubscribeToTask', withTenant(context, { id: taskId }), { until: () => true });
+      const subscribed = await context.transport.stream('SubscribeToTask', { id: taskId }, { until: () => true });
       expectRefusedStream(context, 'SUB-001', subscribed);
     },
   },
@@ -414,11 +409,7 @@ export const discoveryChecks: readonly Check[] = [
         ['DeleteTaskPushNotificationConfig', { taskId, id: configId }],
       ];
       for (const [method, params] of calls) {
-        context.expectError(
-          'PUSH-001',
-          await context.transport.call(method, withTenant(context, params)),
-          'PushNotificationNotSupportedError',
-        );
+        context.expectError('PUSH-001', await context.transport.call(method, params), 'PushNotificationNotSupportedError');
       }
     },
   },
@@ -435,11 +426,7 @@ export const discoveryChecks: readonly Check[] = [
         );
         return;
       }
-      context.expectError(
-        'XCARD-001',
-        await context.transport.call('GetExtendedAgentCard', withTenant(context, {})),
-        'UnsupportedOperationError',
-      );
+      context.expectError('XCARD-001', await context.transport.call('GetExtendedAgentCard', {}), 'UnsupportedOperationError');
     },
   },
   {
@@ -448,7 +435,7 @@ export const discoveryChecks: readonly Check[] = [
     requirements: ['XCARD-002', 'XCARD-004'],
     capability: 'extendedAgentCard',
     async run(context) {
-      const exchange = await context.transport.call('GetExtendedAgentCard', withTenant(context, {}));
+      const exchange = await context.transport.call('GetExtendedAgentCard', {});
       if (exchange.status === 401) {
         skipAll(
           context,

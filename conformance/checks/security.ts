@@ -7,9 +7,10 @@ import type { Check, CheckContext } from '../core/check.js';
 import { headersOf, VERSION_HEADER, type Exchange } from '../core/exchange.js';
 import type { MethodCall, ParamsOf } from '../core/transport.js';
 import { verifySignature } from './support/card-signing.js';
-import { cardEvidence, classifyUrl, interfacesOf, NO_CARD, withTenant } from './support/card.js';
+import { cardEvidence, classifyUrl, interfacesOf, NO_CARD } from './support/card.js';
 import { unknownTaskId } from './support/tasks.js';
 import { skipAll } from './support/verdicts.js';
+import { withInterfaceTenant } from '../../src/protocol/interface-tenant.js';
 
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
 
@@ -36,7 +37,13 @@ async function postWithout<M extends MethodName>(
   const endpoint = context.transport.endpoint;
   const url = query === '' ? endpoint : `${endpoint}${endpoint.includes('?') ? '&' : '?'}${query}`;
   const allHeaders = { 'content-type': MEDIA_TYPES.json, accept: MEDIA_TYPES.json, [VERSION_HEADER]: PROTOCOL_VERSION, ...headers };
-  const body = JSON.stringify({ jsonrpc: '2.0', id: 'conform-no-credentials', method, params });
+  // Sent past the transport, so it adds the interface's tenant as the transport would.
+  const body = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 'conform-no-credentials',
+    method,
+    params: withInterfaceTenant(params, context.transport.tenant),
+  });
   const request = { method: 'POST', url, headers: allHeaders, body };
   const started = Date.now();
   try {
@@ -232,10 +239,10 @@ export const securityChecks: readonly Check[] = [
       }
       const id = unknownTaskId();
       const operations: MethodCall[] = [
-        ['GetTask', withTenant(context, { id })],
-        ['ListTasks', withTenant(context, {})],
-        ['CancelTask', withTenant(context, { id })],
-        ['SendMessage', withTenant(context, { message: context.message('conformance: this must be refused without credentials') })],
+        ['GetTask', { id }],
+        ['ListTasks', {}],
+        ['CancelTask', { id }],
+        ['SendMessage', { message: context.message('conformance: this must be refused without credentials') }],
       ];
       for (const [method, params] of operations)
         expectUnauthorized(context, 'DATA-004', await postWithout(context, method, params), `${method} without credentials`);
@@ -244,11 +251,11 @@ export const securityChecks: readonly Check[] = [
         expectUnauthorized(
           context,
           'DATA-004',
-          await postWithout(context, 'GetTask', withTenant(context, { id }), wrong.headers, wrong.query),
+          await postWithout(context, 'GetTask', { id }, wrong.headers, wrong.query),
           `GetTask with invalid credentials for scheme ${wrong.scheme}`,
         );
       }
-      const valid = await context.transport.call('GetTask', withTenant(context, { id }));
+      const valid = await context.transport.call('GetTask', { id });
       if (valid.status === 401)
         context.skip(
           'DATA-004',
@@ -283,7 +290,7 @@ export const securityChecks: readonly Check[] = [
       expectUnauthorized(
         context,
         'XCARD-003',
-        await postWithout(context, 'GetExtendedAgentCard', withTenant(context, {})),
+        await postWithout(context, 'GetExtendedAgentCard', {}),
         'GetExtendedAgentCard without credentials',
       );
     },

@@ -1,5 +1,5 @@
 import { ERRORS } from '../../generated/a2a/1.0/errors.js';
-import { HEADERS, MEDIA_TYPES, PROTOCOL_VERSION, VERSION_QUERY_PARAMETER } from '../../generated/a2a/1.0/protocol.js';
+import { HEADERS, PROTOCOL_VERSION, VERSION_QUERY_PARAMETER } from '../../generated/a2a/1.0/protocol.js';
 import type { RequirementId } from '../../generated/conformance/requirements.js';
 import { TEST_DIRECTIVES_EXTENSION } from '../../generated/hub/test-directives.js';
 import { isRecord } from '../../src/support/records.js';
@@ -7,9 +7,10 @@ import { errorLabel, isError, observedOf, reasonOf } from '../core/answers.js';
 import type { Check, CheckContext } from '../core/check.js';
 import { EXTENSIONS_HEADER, VERSION_HEADER, type Exchange } from '../core/exchange.js';
 import type { CallOptions, RpcExchange } from '../core/transport.js';
-import { declaredExtensions, interfacesOf, withTenant } from './support/card.js';
+import { declaredExtensions, interfacesOf } from './support/card.js';
 import { directive } from './support/directives.js';
 import { unknownTaskId } from './support/tasks.js';
+import { interfaceProbe } from '../../src/protocol/interface-probe.js';
 
 const UNKNOWN_EXTENSION = 'https://example.invalid/ext/v1';
 /** A version no agent serves. */
@@ -31,10 +32,14 @@ function outcomeOf(exchange: RpcExchange): ProbeOutcome {
 
 /** GetTask for an unknown id, with the version the options carry (the protocol version unless told otherwise). */
 async function probe(context: CheckContext, options: CallOptions = {}): Promise<RpcExchange> {
-  return context.transport.call('GetTask', withTenant(context, { id: unknownTaskId() }), {
-    ...options,
-    headers: { ...requiredExtensionsHeader(context), ...options.headers },
-  });
+  return context.transport.call(
+    'GetTask',
+    { id: unknownTaskId() },
+    {
+      ...options,
+      headers: { ...requiredExtensionsHeader(context), ...options.headers },
+    },
+  );
 }
 
 /** A2A-Extensions naming the card's required extensions, so that VER-007 does not get in the way of other checks. */
@@ -90,7 +95,7 @@ export const versioningChecks: readonly Check[] = [
       );
       const sent = await context.transport.call(
         'SendMessage',
-        withTenant(context, { message: context.message('conformance: version probe') }),
+        { message: context.message('conformance: version probe') },
         { headers: { [VERSION_HEADER]: PROTOCOL_VERSION, ...requiredExtensionsHeader(context) } },
       );
       const result = sent.result;
@@ -227,7 +232,7 @@ export const versioningChecks: readonly Check[] = [
         context.skip('VER-007', 'feature-absent', 'the card declares no extension with required: true');
         return;
       }
-      const without = await context.transport.call('GetTask', withTenant(context, { id: unknownTaskId() }));
+      const without = await context.transport.call('GetTask', { id: unknownTaskId() });
       context.expectError('VER-007', without, 'ExtensionSupportRequiredError');
       const withAll = await probe(context);
       if (isError(withAll, 'ExtensionSupportRequiredError')) {
@@ -280,7 +285,7 @@ export const versioningChecks: readonly Check[] = [
       const metadata = declared.includes(TEST_DIRECTIVES_EXTENSION) ? { metadata: directive('completed') } : {};
       const exchange = await context.transport.call(
         'SendMessage',
-        withTenant(context, { message: context.message('conformance: extension activation probe', metadata) }),
+        { message: context.message('conformance: extension activation probe', metadata) },
         {
           headers: { [EXTENSIONS_HEADER]: declared.join(', ') },
         },
@@ -327,19 +332,16 @@ export const versioningChecks: readonly Check[] = [
       let probed = 0;
       for (const entry of tenanted) {
         const tenant = entry.tenant as string;
-        const id = unknownTaskId();
+        const probe = interfaceProbe(entry, unknownTaskId(), { rpcId: 'conform-tenant' });
+        if (probe === undefined) continue;
+        probed += 1;
+        const { url } = probe;
+        const exchange = await context.transport.raw(probe.body, {
+          method: probe.method,
+          url,
+          headers: { ...probe.headers, ...requiredExtensionsHeader(context) },
+        });
         if (entry.protocolBinding === 'JSONRPC') {
-          probed += 1;
-          const body = JSON.stringify({ jsonrpc: '2.0', id: 'conform-tenant', method: 'GetTask', params: { tenant, id } });
-          const exchange = await context.transport.raw(body, {
-            url: entry.url,
-            headers: {
-              'content-type': MEDIA_TYPES.json,
-              accept: MEDIA_TYPES.json,
-              [VERSION_HEADER]: PROTOCOL_VERSION,
-              ...requiredExtensionsHeader(context),
-            },
-          });
           if (isError(exchange, 'TaskNotFoundError')) context.pass('VER-010', `tenant ${tenant} at ${entry.url}: served`);
           else
             context.fail('VER-010', {
@@ -348,18 +350,7 @@ export const versioningChecks: readonly Check[] = [
               observed: observedOf(exchange),
               exchange,
             });
-        } else if (entry.protocolBinding === 'HTTP+JSON') {
-          probed += 1;
-          const url = `${entry.url.replace(/\/+$/, '')}/${encodeURIComponent(tenant)}/tasks/${encodeURIComponent(id)}`;
-          const exchange = await context.transport.raw(undefined, {
-            method: 'GET',
-            url,
-            headers: {
-              accept: `${MEDIA_TYPES.a2aJson}, ${MEDIA_TYPES.json}`,
-              [VERSION_HEADER]: PROTOCOL_VERSION,
-              ...requiredExtensionsHeader(context),
-            },
-          });
+        } else {
           const reason = reasonOf(isRecord(exchange.json) ? exchange.json['error'] : undefined);
           const { httpStatus, reason: notFound } = ERRORS.TaskNotFoundError;
           if (exchange.status === httpStatus && reason === notFound) context.pass('VER-010', `tenant ${tenant} at ${url}: served`);

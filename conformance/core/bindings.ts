@@ -22,9 +22,12 @@ export function transportsFor(target: Target, selection: BindingSelection, optio
   return target.interfaces
     .filter((entry) => selection === 'all' || entry.binding === selection)
     .map((entry) => {
-      const common = { endpoint: entry.url, timeoutMs: options.timeoutMs, ...(options.headers ? { headers: options.headers } : {}) };
-      return entry.binding === 'JSONRPC'
-        ? new JsonRpcTransport(common)
-        : new RestTransport({ ...common, ...(entry.tenant === undefined ? {} : { tenant: entry.tenant }) });
+      const common = {
+        endpoint: entry.url,
+        timeoutMs: options.timeoutMs,
+        ...(options.headers ? { headers: options.headers } : {}),
+        ...(entry.tenant === undefined ? {} : { tenant: entry.tenant }),
+      };
+      return entry.binding === 'JSONRPC' ? new JsonRpcTransport(common) : new RestTransport(common);
     });
 }

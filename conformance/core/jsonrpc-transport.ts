@@ -1,6 +1,7 @@
 import type { MethodName } from '../../generated/a2a/1.0/methods.js';
 import { MEDIA_TYPES, PROTOCOL_VERSION } from '../../generated/a2a/1.0/protocol.js';
 import type { StreamResponse } from '../../generated/a2a/1.0/types.js';
+import { interfaceTenant, withInterfaceTenant } from '../../src/protocol/interface-tenant.js';
 import { VERSION_HEADER, type Exchange } from './exchange.js';
 import { readStream, send, withQuery, type HttpStats } from './http.js';
 import type {
@@ -17,6 +18,8 @@ import type {
 
 export interface JsonRpcTransportOptions {
   readonly endpoint: string;
+  /** The interface's tenant, put into the params of every call that names none. */
+  readonly tenant?: string;
   /** Headers sent with every request (authentication). */
   readonly headers?: Readonly<Record<string, string>>;
   readonly timeoutMs: number;
@@ -32,6 +35,11 @@ export class JsonRpcTransport implements Transport {
 
   constructor(private readonly options: JsonRpcTransportOptions) {
     this.endpoint = options.endpoint;
+  }
+
+  /** The tenant the card's interface names, sent in every call whose params name none. */
+  get tenant(): string | undefined {
+    return interfaceTenant(this.options.tenant);
   }
 
   call<M extends MethodName>(method: M, params: ParamsOf<M>, options: CallOptions = {}): Promise<RpcExchange> {
@@ -92,7 +100,12 @@ export class JsonRpcTransport implements Transport {
 
   #envelope(method: string, params: unknown, options: CallOptions): { body: string; id: string | number | null | undefined } {
     const id = options.notification ? undefined : options.id === undefined ? `conform-${this.#nextId++}` : options.id;
-    const envelope = { jsonrpc: '2.0', ...(id === undefined ? {} : { id }), method, ...(options.omitParams ? {} : { params }) };
+    const envelope = {
+      jsonrpc: '2.0',
+      ...(id === undefined ? {} : { id }),
+      method,
+      ...(options.omitParams ? {} : { params: withInterfaceTenant(params, this.options.tenant) }),
+    };
     return { body: JSON.stringify(envelope), id };
   }
 

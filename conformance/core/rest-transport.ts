@@ -2,11 +2,13 @@ import { METHODS, type MethodName } from '../../generated/a2a/1.0/methods.js';
 import { MEDIA_TYPES, PROTOCOL_VERSION } from '../../generated/a2a/1.0/protocol.js';
 import type { StreamResponse } from '../../generated/a2a/1.0/types.js';
 import { writeQuery } from '../../src/protocol/rest-query.js';
+import { interfaceTenant, namesTenant, withInterfaceTenant } from '../../src/protocol/interface-tenant.js';
 import { fillRoute, matchRestRoute, routeOf, type RestRoute } from '../../src/protocol/rest-routes.js';
+import { urlBelow } from '../../src/protocol/rest-url.js';
 import { isRecord } from '../../src/support/records.js';
 import { rpcErrorOfStatus } from './answers.js';
 import { VERSION_HEADER, type Exchange } from './exchange.js';
-import { readStream, send, withQuery, type EventReading, type HttpRequest, type HttpStats } from './http.js';
+import { readStream, send, type EventReading, type HttpRequest, type HttpStats } from './http.js';
 import type {
   CallOptions,
   ParamsOf,
@@ -42,12 +44,9 @@ export class RestTransport implements Transport {
   readonly binding = 'HTTP+JSON' as const;
   readonly endpoint: string;
   readonly stats: HttpStats = { requests: 0, denied: 0 };
-  /** The interface URL without a trailing slash: routes start with one. */
-  readonly #base: string;
 
   constructor(private readonly options: RestTransportOptions) {
     this.endpoint = options.endpoint;
-    this.#base = options.endpoint.replace(/\/+$/, '');
   }
 
   call<M extends MethodName>(method: M, params: ParamsOf<M>, options: CallOptions = {}): Promise<RpcExchange> {
@@ -82,14 +81,14 @@ export class RestTransport implements Transport {
 
   raw(body: string | undefined, options: RawOptions = {}): Promise<Exchange> {
     const headers = { ...this.options.headers, ...(options.headers ?? { 'content-type': MEDIA_TYPES.json }) };
-    const url = options.url ?? `${this.#base}${this.pathOf('SendMessage', {})}`;
+    const url = options.url ?? urlBelow(this.endpoint, this.pathOf('SendMessage', {}));
     const request = { method: options.method ?? 'POST', url, headers, ...(body === undefined ? {} : { body }) };
     return send(request, options.timeoutMs ?? this.options.timeoutMs, this.stats);
   }
 
   /** The tenant the card's interface names, sent on every call whose params name none. */
   get tenant(): string | undefined {
-    return this.options.tenant === '' ? undefined : this.options.tenant;
+    return interfaceTenant(this.options.tenant);
   }
 
   /** `method` with `params` as `call` sends it, but over `verb` (the REST checks: wrong verbs, the other verb of a route). */
@@ -134,7 +133,7 @@ export class RestTransport implements Transport {
 
   /** The URL of `method`'s route for `params` (the card's tenant when they name none). */
   urlOf(method: MethodName, params: Readonly<Record<string, unknown>>): string {
-    return `${this.#base}${this.pathOf(method, params)}`;
+    return urlBelow(this.endpoint, this.pathOf(method, params));
   }
 
   /** The route `method` is sent on for `params`. */
@@ -159,7 +158,7 @@ export class RestTransport implements Transport {
     if (known === undefined) {
       return {
         method: 'POST',
-        url: withQuery(`${this.#base}${unknownPath(method)}`, options.query),
+        url: urlBelow(this.endpoint, unknownPath(method), options.query),
         headers: { ...headers, 'content-type': MEDIA_TYPES.json, ...options.headers },
         ...(options.omitParams ? {} : { body: JSON.stringify(params) }),
       };
@@ -170,7 +169,7 @@ export class RestTransport implements Transport {
     if (route.body) {
       return {
         method: route.verb,
-        url: withQuery(`${this.#base}${path}`, options.query),
+        url: urlBelow(this.endpoint, path, options.query),
         headers: { ...headers, 'content-type': MEDIA_TYPES.json, ...options.headers },
         ...(options.omitParams ? {} : { body: JSON.stringify(isRecord(params) ? rest : params) }),
       };
@@ -178,7 +177,7 @@ export class RestTransport implements Transport {
     const query = writeQuery(queryable(rest), route.pathFields).toString();
     return {
       method: route.verb,
-      url: withQuery(withQuery(`${this.#base}${path}`, query), options.query),
+      url: urlBelow(this.endpoint, path, [query, options.query].filter(Boolean).join('&')),
       headers: { ...headers, ...options.headers },
     };
   }
@@ -194,11 +193,11 @@ export class RestTransport implements Transport {
     return fillRoute(route, values) as string;
   }
 
+  /** The tenant segment: the request's own or the interface's; one that is not a string is sent as its JSON text. */
   #tenantOf(params: Readonly<Record<string, unknown>>): string | undefined {
-    const tenant = params['tenant'];
-    if (typeof tenant === 'string' && tenant !== '') return tenant;
-    if (tenant !== undefined && tenant !== '') return JSON.stringify(tenant);
-    return this.options.tenant === '' ? undefined : this.options.tenant;
+    const tenant = withInterfaceTenant(params, this.options.tenant)['tenant'];
+    if (!namesTenant(tenant)) return undefined;
+    return typeof tenant === 'string' ? tenant : JSON.stringify(tenant);
   }
 }
 

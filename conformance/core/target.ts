@@ -2,7 +2,7 @@ import { ERRORS } from '../../generated/a2a/1.0/errors.js';
 import { MEDIA_TYPES, PROTOCOL_VERSION } from '../../generated/a2a/1.0/protocol.js';
 import type { AgentCard } from '../../generated/a2a/1.0/types.js';
 import { belongsTo, cardCandidates, looksLikeCard, notTheAgentAsked } from '../../src/protocol/card-location.js';
-import { fillRoute, routeOf } from '../../src/protocol/rest-routes.js';
+import { interfaceProbe } from '../../src/protocol/interface-probe.js';
 import { isRecord } from '../../src/support/records.js';
 import { reasonOf } from './answers.js';
 import { headersOf, VERSION_HEADER, type Exchange } from './exchange.js';
@@ -104,12 +104,12 @@ export async function resolveTarget(url: string, options: TargetOptions): Promis
     if (candidate.source !== 'well-known')
       throw new TargetError(`the card at ${candidate.url} declares no JSONRPC or HTTP+JSON interface for protocol version 1.x`);
   }
-  const probe = await probeJsonRpc(url, options);
+  const probe = await probeJsonRpc({ binding: 'JSONRPC', url }, options);
   if (probe.status === UNAUTHENTICATED_STATUS) throw refused(url, probe, options);
   if (probe.status === UNAVAILABLE_STATUS) throw unavailable(url, url, probe.status, probe.message);
   if (probe.jsonRpc) return assumed(url, 'JSONRPC');
   // No card and no JSON-RPC: a bare HTTP+JSON interface URL answers its GetTask route with a Status body.
-  const rest = await probeRest(url, undefined, options);
+  const rest = await probeRest({ binding: 'HTTP+JSON', url }, options);
   if (rest.status === UNAUTHENTICATED_STATUS) throw refused(url, rest, options);
   if (rest.status === UNAVAILABLE_STATUS) throw unavailable(url, url, rest.status, rest.message);
   if (rest.answered) return assumed(url, 'HTTP+JSON');
@@ -148,16 +148,25 @@ interface Probe {
   readonly message?: string;
 }
 
-/** GetTask for a task that cannot exist on the HTTP+JSON route: a Status body (or a Task) shows the interface is there. */
-async function probeRest(endpoint: string, tenant: string | undefined, options: TargetOptions): Promise<Probe> {
-  const route = routeOf('GetTask', tenant !== undefined);
-  const url = `${endpoint.replace(/\/+$/, '')}${fillRoute(route, { id: 'conform-probe', ...(tenant === undefined ? {} : { tenant }) }) ?? ''}`;
-  const response = await fetch(url, {
-    headers: { accept: `${MEDIA_TYPES.a2aJson}, ${MEDIA_TYPES.json}`, [VERSION_HEADER]: PROTOCOL_VERSION, ...options.headers },
+/** GetTask for a task that cannot exist, on the interface's route and under its tenant (src/protocol/interface-probe.ts). */
+async function sendProbe(entry: TargetInterface, options: TargetOptions): Promise<Response> {
+  const probe = interfaceProbe({ protocolBinding: entry.binding, url: entry.url, tenant: entry.tenant }, 'conform-probe', {
+    rpcId: 'conform-probe',
+  });
+  if (probe === undefined) throw new TargetError(`${entry.url}: the suite cannot probe ${entry.binding}`);
+  return fetch(probe.url, {
+    method: probe.method,
+    headers: { ...probe.headers, ...options.headers },
+    ...(probe.body === undefined ? {} : { body: probe.body }),
     signal: AbortSignal.timeout(options.timeoutMs),
   }).catch((error: unknown) => {
-    throw new TargetError(`${endpoint} is not reachable: ${String(error)}`);
+    throw new TargetError(`${entry.url} is not reachable: ${String(error)}`);
   });
+}
+
+/** On the HTTP+JSON route a Status body (or a Task) shows the interface is there. */
+async function probeRest(entry: TargetInterface, options: TargetOptions): Promise<Probe> {
+  const response = await sendProbe(entry, options);
   const body: unknown = await response.json().catch(() => undefined);
   const message = errorMessageOf(body);
   const error = isRecord(body) ? body['error'] : undefined;
@@ -169,16 +178,9 @@ async function probeRest(endpoint: string, tenant: string | undefined, options: 
   return { status: response.status, jsonRpc: false, answered, ...(message === undefined ? {} : { message }) };
 }
 
-/** A GetTask for a task that cannot exist: any JSON-RPC answer shows the endpoint is there, HTTP 401 that it is locked. */
-async function probeJsonRpc(endpoint: string, options: TargetOptions): Promise<Probe> {
-  const response = await fetch(endpoint, {
-    method: 'POST',
-    headers: { 'content-type': MEDIA_TYPES.json, [VERSION_HEADER]: PROTOCOL_VERSION, ...options.headers },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 'conform-probe', method: 'GetTask', params: { id: 'conform-probe' } }),
-    signal: AbortSignal.timeout(options.timeoutMs),
-  }).catch((error: unknown) => {
-    throw new TargetError(`${endpoint} is not reachable: ${String(error)}`);
-  });
+/** Any JSON-RPC answer shows the endpoint is there, HTTP 401 that it is locked. */
+async function probeJsonRpc(entry: TargetInterface, options: TargetOptions): Promise<Probe> {
+  const response = await sendProbe(entry, options);
   const body: unknown = await response.json().catch(() => undefined);
   const message = errorMessageOf(body);
   return { status: response.status, jsonRpc: isRecord(body) && body['jsonrpc'] === '2.0', ...(message === undefined ? {} : { message }) };
@@ -190,9 +192,7 @@ async function probeJsonRpc(endpoint: string, options: TargetOptions): Promise<P
  * only report its refusal.
  */
 async function requireAccess(url: string, entry: TargetInterface, options: TargetOptions): Promise<void> {
-  const probe = await (entry.binding === 'JSONRPC' ? probeJsonRpc(entry.url, options) : probeRest(entry.url, entry.tenant, options)).catch(
-    () => undefined,
-  );
+  const probe = await (entry.binding === 'JSONRPC' ? probeJsonRpc(entry, options) : probeRest(entry, options)).catch(() => undefined);
   if (probe?.status === UNAUTHENTICATED_STATUS) throw refused(entry.url, probe, options);
   if (probe?.status === UNAVAILABLE_STATUS) throw unavailable(url, entry.url, probe.status, probe.message);
 }

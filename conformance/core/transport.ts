@@ -94,6 +94,8 @@ export type Binding = 'JSONRPC' | 'HTTP+JSON';
 export interface Transport {
   readonly binding: Binding;
   readonly endpoint: string;
+  /** The tenant of the card's interface, which every call whose params name none is sent under (spec §8.3.2). */
+  readonly tenant: string | undefined;
   call<M extends MethodName>(method: M, params: ParamsOf<M>, options?: CallOptions): Promise<RpcExchange>;
   stream<M extends StreamingMethodName>(method: M, params: ParamsOf<M>, options?: StreamOptions): Promise<StreamExchange>;
   callRaw(method: string, params: unknown, options?: CallOptions): Promise<RpcExchange>;

@@ -1,4 +1,3 @@
-import { ERRORS } from '../../generated/a2a/1.0/errors.js';
 import { MEDIA_TYPES, PROTOCOL_VERSION } from '../../generated/a2a/1.0/protocol.js';
 import type { AgentCard, AgentInterface } from '../../generated/a2a/1.0/types.js';
 import { a2aError } from '../protocol/a2a-error.js';
@@ -7,6 +6,7 @@ import { errorInfoMetadata, registeredErrorOf } from '../protocol/error-info.js'
 import { describeError } from '../support/describe-error.js';
 import { conforming } from './answer-validation.js';
 import { HttpTransport } from './http-transport.js';
+import { UNAUTHENTICATED_STATUS } from './remote-error.js';
 import { readRestStatus } from './rest-error.js';
 import { DEFAULT_TIMEOUT_MS, requestHeaders, type RequestOptions } from './request-options.js';
 import { A2ATransportError } from './transport-error.js';
@@ -189,5 +189,3 @@ function serverError(cardUrl: string, status: number, text: string): Error {
   if (name === undefined) return new A2ATransportError(message, { status });
   return a2aError(name, message, { metadata: errorInfoMetadata(error.details) });
 }
-
-const UNAUTHENTICATED_STATUS = ERRORS.UnauthenticatedError.httpStatus;

@@ -3,6 +3,7 @@ import type { MethodName, MethodTypes } from '../../generated/a2a/1.0/methods.js
 import { MEDIA_TYPES } from '../../generated/a2a/1.0/protocol.js';
 import { a2aError, type A2AError } from '../protocol/a2a-error.js';
 import { registeredErrorOf } from '../protocol/error-info.js';
+import { interfaceTenant, withInterfaceTenant } from '../protocol/interface-tenant.js';
 import { readJsonRpcAnswer } from '../protocol/jsonrpc.js';
 import { isRecord } from '../support/records.js';
 import { validateResult } from './answer-validation.js';
@@ -25,7 +26,7 @@ export class JsonRpcBinding implements ClientBinding {
 
   constructor(endpoint: string, options: RequestOptions, transport: HttpTransport, tenant?: string) {
     this.endpoint = endpoint;
-    this.tenant = tenant === '' ? undefined : tenant;
+    this.tenant = interfaceTenant(tenant);
     this.context = { transport, options, binding: 'JSON-RPC', isErrorAnswer: isJsonRpcError };
   }
 
@@ -56,17 +57,12 @@ export class JsonRpcBinding implements ClientBinding {
     });
   }
 
-  private scoped(params: unknown): unknown {
-    if (this.tenant === undefined || !isRecord(params) || (typeof params['tenant'] === 'string' && params['tenant'] !== '')) return params;
-    return { ...params, tenant: this.tenant };
-  }
-
   private request(method: MethodName, params: unknown, accept: string): HttpCall {
     return {
       url: this.endpoint,
       verb: 'POST',
       headers: { 'content-type': MEDIA_TYPES.json, accept },
-      body: JSON.stringify({ jsonrpc: '2.0', id: this.nextId++, method, params: this.scoped(params) }),
+      body: JSON.stringify({ jsonrpc: '2.0', id: this.nextId++, method, params: withInterfaceTenant(params, this.tenant) }),
     };
   }
 }

@@ -1,8 +1,10 @@
 import { METHODS, type MethodName, type MethodTypes } from '../../generated/a2a/1.0/methods.js';
 import { MEDIA_TYPES } from '../../generated/a2a/1.0/protocol.js';
 import { a2aError, type A2AError } from '../protocol/a2a-error.js';
-import { fillRoute, routeOf } from '../protocol/rest-routes.js';
+import { interfaceTenant, withInterfaceTenant } from '../protocol/interface-tenant.js';
+import { routeOf } from '../protocol/rest-routes.js';
 import { writeQuery } from '../protocol/rest-query.js';
+import { restUrl } from '../protocol/rest-url.js';
 import { validateResult } from './answer-validation.js';
 import type { BindingCallOptions, BindingStreamOptions, ClientBinding, StreamingMethod } from './binding.js';
 import { callSignal, exchange, streamExchange, type HttpBindingContext, type HttpCall } from './http-exchange.js';
@@ -30,7 +32,7 @@ export class RestBinding implements ClientBinding {
 
   constructor(endpoint: string, tenant: string | undefined, options: RequestOptions, transport: HttpTransport) {
     this.endpoint = endpoint;
-    this.tenant = tenant === '' ? undefined : tenant;
+    this.tenant = interfaceTenant(tenant);
     this.context = { transport, options, binding: 'HTTP+JSON', isErrorAnswer: (text) => readRestStatus(text) !== undefined };
   }
 
@@ -57,13 +59,19 @@ export class RestBinding implements ClientBinding {
 
   /** The route, path, query and body of one call; a field the path needs and params lack is refused before anything is sent. */
   private request(method: MethodName, params: unknown, accept: string): HttpCall {
-    const given = { ...(params as Record<string, unknown>) };
-    const tenant = typeof given['tenant'] === 'string' && given['tenant'] !== '' ? given['tenant'] : this.tenant;
-    delete given['tenant'];
-    const route = routeOf(method, tenant !== undefined);
-    const values = tenant === undefined ? given : { ...given, tenant };
-    const path = fillRoute(route, values);
-    if (path === undefined) {
+    const values = withInterfaceTenant({ ...(params as Record<string, unknown>) }, this.tenant);
+    const { tenant, ...given } = values;
+    const route = routeOf(method, typeof tenant === 'string' && tenant !== '');
+    let query = '';
+    if (!route.body) {
+      try {
+        query = writeQuery(given, route.pathFields).toString();
+      } catch (error) {
+        throw a2aError('InvalidParamsError', `${method}: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
+    const url = restUrl(this.endpoint, route, values, query);
+    if (url === undefined) {
       const missing = route.pathFields.filter((field) => typeof values[field] !== 'string' || values[field] === '');
       throw a2aError(
         'InvalidParamsError',
@@ -73,18 +81,11 @@ export class RestBinding implements ClientBinding {
         },
       );
     }
-    const url = `${this.endpoint.replace(/\/+$/, '')}${path}`;
     if (route.body) {
       const body = Object.fromEntries(Object.entries(given).filter(([name]) => !route.pathFields.includes(name)));
       return { url, verb: route.verb, headers: { 'content-type': MEDIA_TYPES.a2aJson, accept }, body: JSON.stringify(body) };
     }
-    let query: string;
-    try {
-      query = writeQuery(given, route.pathFields).toString();
-    } catch (error) {
-      throw a2aError('InvalidParamsError', `${method}: ${error instanceof Error ? error.message : String(error)}`);
-    }
-    return { url: query === '' ? url : `${url}?${query}`, verb: route.verb, headers: { accept } };
+    return { url, verb: route.verb, headers: { accept } };
   }
 }
 

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { HEADERS, MEDIA_TYPES, PROTOCOL_VERSION } from '../../generated/a2a/1.0/protocol.js';
 import type { AgentCard } from '../../generated/a2a/1.0/types.js';
 import type { DiscoverPreview } from '../../generated/control/types.js';
 import { A2AClient, isClientBinding, pickInterface, type ConnectOptions } from '../client/a2a-client.js';
@@ -7,7 +6,7 @@ import { HttpTransport, type HttpRequest } from '../client/http-transport.js';
 import { readRestStatus } from '../client/rest-error.js';
 import type { UrlPolicy } from '../client/url-policy.js';
 import { readJsonRpcAnswer } from '../protocol/jsonrpc.js';
-import { fillRoute, routeOf } from '../protocol/rest-routes.js';
+import { interfaceProbe } from '../protocol/interface-probe.js';
 import { describeError } from '../support/describe-error.js';
 import { isRecord } from '../support/records.js';
 
@@ -92,25 +91,25 @@ interface Probe {
 
 function probeOf(client: A2AClient): Probe {
   const id = `a2a-hub-connect-check-${randomUUID()}`;
+  // The interface the client chose: its tenant is what the client's own requests carry.
+  const tenant = client.card.supportedInterfaces.find(
+    (entry) => entry.url === client.endpoint && entry.protocolBinding === client.protocolBinding,
+  )?.tenant;
+  const probe = interfaceProbe({ protocolBinding: client.protocolBinding, url: client.endpoint, tenant }, id);
+  if (probe === undefined) throw new ConnectError(`the client chose ${client.protocolBinding}, a binding the connect check cannot probe`);
+  const { url, ...request } = probe;
   if (client.protocolBinding === 'HTTP+JSON') {
-    const tenant = pickInterface(client.card, { binding: 'HTTP+JSON' })?.tenant;
-    const scoped = tenant !== undefined && tenant !== '';
-    const path = fillRoute(routeOf('GetTask', scoped), scoped ? { id, tenant } : { id }) ?? '';
     return {
-      url: `${client.endpoint.replace(/\/+$/, '')}${path}`,
-      request: { method: 'GET', headers: { accept: `${MEDIA_TYPES.a2aJson}, ${MEDIA_TYPES.json}` } },
+      url,
+      request: { ...request, headers: { ...request.headers } },
       errorMessage: (text) => readRestStatus(text)?.message,
       isAnswer: (text) => readRestStatus(text) !== undefined,
       answer: 'an HTTP+JSON answer',
     };
   }
   return {
-    url: client.endpoint,
-    request: {
-      method: 'POST',
-      headers: { 'content-type': MEDIA_TYPES.json, accept: MEDIA_TYPES.json },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'GetTask', params: { id } }),
-    },
+    url,
+    request: { ...request, headers: { ...request.headers } },
     errorMessage: jsonRpcErrorMessage,
     isAnswer: (text) => readJsonRpcAnswer(text) !== undefined,
     answer: 'a JSON-RPC answer',
@@ -129,7 +128,6 @@ async function checkEndpoint(client: A2AClient, settings: RemoteSettings): Promi
       ...probe.request,
       headers: {
         ...probe.request.headers,
-        [HEADERS.version]: PROTOCOL_VERSION,
         ...(settings.token === undefined ? {} : { authorization: `Bearer ${settings.token}` }),
       },
       signal,

@@ -20,10 +20,11 @@ export interface FakeAgent {
   close(): Promise<void>;
 }
 
-export async function fakeAgent(handler: RpcHandler): Promise<FakeAgent> {
+/** `card` may change the card of the JSON-RPC interface at `<url>/rpc`, e.g. to add a tenant. */
+export async function fakeAgent(handler: RpcHandler, card: (rpcUrl: string) => AgentCard = fakeCard): Promise<FakeAgent> {
   const calls: RpcCall[] = [];
   const listening = await listenFake(
-    (base) => fakeCard(`${base}/rpc`),
+    (base) => card(`${base}/rpc`),
     (req, res, body) => {
       const envelope = JSON.parse(body) as { id: unknown; method: string; params: Record<string, unknown> };
       const call: RpcCall = { method: envelope.method, params: envelope.params, id: envelope.id, headers: req.headers };

@@ -116,6 +116,28 @@ describe('RestBinding: requests', () => {
     );
   });
 
+  it("keeps a query the interface URL carries (an API key) after every route, before the route's own parameters", async () => {
+    await withRest(
+      (call, res) => replyRest(res, call.verb === 'GET' ? task : { task }),
+      async (client, fake) => {
+        await client.sendMessage({ message });
+        await client.getTask({ id: TASK_ID, historyLength: 2 });
+        expect(fake.calls.map((call) => call.path)).toEqual([pathOf('SendMessage'), pathOf('GetTask', { id: TASK_ID })]);
+        expect(fake.calls.map((call) => [...call.query])).toEqual([
+          [['key', 'k1']],
+          [
+            ['key', 'k1'],
+            ['historyLength', '2'],
+          ],
+        ]);
+      },
+      (url) => ({
+        ...fakeRestCard(url),
+        supportedInterfaces: [{ url: `${url}/?key=k1`, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' }],
+      }),
+    );
+  });
+
   it('DELETEs a push config and takes HTTP 204 as the Empty result', async () => {
     await withRest(
       (_call, res) => {

@@ -6,6 +6,7 @@ import type { Finding, SkipReason } from '../../generated/conformance/types.js';
 import { loadBaseline } from '../../conformance/report/baseline.js';
 import { renderConsole } from '../../conformance/report/console.js';
 import { runConformance } from '../../conformance/suite.js';
+import { createInbound, inboundRow } from '../helpers/control.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
 
 const BASELINE = join(REPO_ROOT, 'test', 'conformance', 'hub-baseline.json');
@@ -36,44 +37,67 @@ const ACCEPTED_SKIPS: readonly AcceptedSkip[] = [
   },
   {
     reason: 'feature-absent',
-    requirements: ['CARD-009', 'CARD-010', 'VER-007', 'VER-010', 'DATA-001', 'DATA-004', 'XCARD-003'],
-    why: 'the default instance has an unsigned card, no required extension, no tenant, one interface and no token',
+    requirements: ['CARD-009', 'CARD-010', 'VER-007', 'DATA-001', 'DATA-004', 'XCARD-003'],
+    why: 'the instances have unsigned cards, no required extension, one interface per binding and no token',
   },
   { reason: 'not-applicable', requirements: ['SEND-013'], why: 'the echo agent accepts every media type' },
 ];
 
-/** The bindings the hub's card declares: the suite runs over each (runConformance's default, --binding all). */
-let declared: readonly string[] = [];
+/** The bindings a card declares: the suite runs over each (runConformance's default, --binding all). */
+async function declaredBindings(cardUrl: string): Promise<readonly string[]> {
+  const card = (await (await fetch(cardUrl)).json()) as { supportedInterfaces: { protocolBinding: string }[] };
+  return [...new Set(card.supportedInterfaces.map((entry) => entry.protocolBinding))];
+}
 
-function accepted(id: RequirementId, finding: Finding): boolean {
+function accepted(id: RequirementId, finding: Finding, declared: readonly string[], extra: readonly AcceptedSkip[]): boolean {
   if (finding.skipReason === 'other-binding') {
     const bindings = REQUIREMENT_BY_ID.get(id)?.bindings ?? [];
     // REST-ENV-008 compares two bindings: moot while the hub declares one.
     return !bindings.some((binding) => declared.includes(binding)) || (id === 'REST-ENV-008' && declared.length < 2);
   }
-  return ACCEPTED_SKIPS.some((entry) => entry.reason === finding.skipReason && entry.requirements.includes(id));
+  return [...ACCEPTED_SKIPS, ...extra].some((entry) => entry.reason === finding.skipReason && entry.requirements.includes(id));
+}
+
+interface SuiteTarget {
+  readonly name: string;
+  /** What `a2a-hub conform` is given for this instance. */
+  readonly url: () => string;
+  /** Skips accepted for this instance only. */
+  readonly skips: readonly AcceptedSkip[];
 }
 
 let hub: TestHub;
+/** The card URL of an instance created through the control API that serves tenant acme only: its card puts the tenant on each interface. */
+let tenantCardUrl = '';
 beforeAll(async () => {
   hub = await startTestHub();
-  const card = (await (await fetch(`${hub.url}/.well-known/agent-card.json`)).json()) as {
-    supportedInterfaces: { protocolBinding: string }[];
-  };
-  declared = [...new Set(card.supportedInterfaces.map((entry) => entry.protocolBinding))];
+  const id = await createInbound(hub.url, 'Acme', { endpointPath: '/a2a/acme-only', tenants: ['acme'] });
+  tenantCardUrl = (await inboundRow(hub.url, id))?.cardUrl ?? '';
 });
 afterAll(() => hub.dispose());
 
-describe('the conformance suite against the hub (cooperative, full catalog)', () => {
+const TARGETS: readonly SuiteTarget[] = [
+  {
+    name: 'the default instance',
+    url: () => hub.url,
+    skips: [{ reason: 'feature-absent', requirements: ['VER-010'], why: 'the default instance serves requests under no tenant' }],
+  },
+  { name: 'an instance that serves tenant acme only', url: () => tenantCardUrl, skips: [] },
+];
+
+describe.each(TARGETS)('the conformance suite against $name (cooperative, full catalog, every binding)', (target) => {
   it('passes every MUST and SHOULD requirement, or has it in the checked-in baseline with a reason', async () => {
     const baseline = loadBaseline(BASELINE);
-    const { report, exitCode } = await runConformance(hub.url, { runs: 30, seed: 20261130, timeoutMs: 5000, baseline });
+    const url = target.url();
+    const declared = await declaredBindings(url.endsWith('.json') ? url : `${url}/.well-known/agent-card.json`);
+    const { report, exitCode } = await runConformance(url, { runs: 30, seed: 20261130, timeoutMs: 5000, baseline });
     if (process.env['CONFORM_PRINT']) process.stdout.write(renderConsole(report, { color: false }));
     const problems = report.results
       .filter((result) => result.level !== 'MAY')
       .filter((result) => {
         if (result.verdict === 'PASS' || result.baselined !== undefined) return false;
-        if (result.verdict === 'SKIP') return !result.findings.every((finding) => accepted(result.id as RequirementId, finding));
+        if (result.verdict === 'SKIP')
+          return !result.findings.every((finding) => accepted(result.id as RequirementId, finding, declared, target.skips));
         return true;
       })
       .map(
@@ -85,12 +109,14 @@ describe('the conformance suite against the hub (cooperative, full catalog)', ()
     expect(report.summary.baselineStale).toEqual([]);
     expect(exitCode).toBe(0);
     expect(report.target.mode).toBe('cooperative');
-    // Every binding the card declares was tested (JSON-RPC today; HTTP+JSON too once the hub serves it).
+    // Every binding the card declares was tested.
     expect(report.target.interfaces?.map((entry) => entry.binding)).toEqual(
       declared.filter((binding) => ['JSONRPC', 'HTTP+JSON'].includes(binding)),
     );
   });
+});
 
+describe('the conformance suite against the hub (MAY)', () => {
   it('passes every MAY requirement too (the hub implements its own seed features)', async () => {
     const { report } = await runConformance(hub.url, { runs: 10, seed: 7, timeoutMs: 5000, level: 'may' });
     const may = report.results.filter((result) => result.level === 'MAY' && result.verdict !== 'PASS' && result.verdict !== 'SKIP');

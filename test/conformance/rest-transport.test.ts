@@ -93,6 +93,17 @@ describe('the HTTP+JSON transport', () => {
     ]);
   });
 
+  it("keeps a query the interface URL carries (an API key) after the route, before the route's own parameters", async () => {
+    seen.length = 0;
+    const keyed = new RestTransport({ endpoint: `${base}/rest/?key=k1`, timeoutMs: 3000 });
+    await keyed.call('GetTask', { id: 'x', historyLength: 2 });
+    await keyed.call('CancelTask', { id: 'x' });
+    expect(seen.map((entry) => entry.url)).toEqual([
+      `/rest${fillRoute(routeOf('GetTask', false), { id: 'x' }) ?? ''}?key=k1&historyLength=2`,
+      `/rest${fillRoute(routeOf('CancelTask', false), { id: 'x' }) ?? ''}?key=k1`,
+    ]);
+  });
+
   it('sends a body route its request without the path fields, and garbage as garbage', async () => {
     seen.length = 0;
     await transport().callRaw('CancelTask', { id: 't-9', metadata: 'not an object' });
@@ -127,6 +138,23 @@ describe('both transports on the shared HTTP reader', () => {
     await new JsonRpcTransport({ endpoint: `${base}/rpc`, timeoutMs: 3000, headers }).stream('SubscribeToTask', { id: 't-1' });
     await new JsonRpcTransport({ endpoint: `${base}/rpc`, timeoutMs: 3000, headers }).call('GetTask', { id: 't-1' });
     expect(seen.map((entry) => entry.authorization)).toEqual(['Bearer conform-secret', 'Bearer conform-secret', 'Bearer conform-secret']);
+  });
+});
+
+describe("the interface's tenant on the JSON-RPC transport", () => {
+  it('is put into the params of every call that names none; a call naming its own keeps it', async () => {
+    seen.length = 0;
+    const scoped = new JsonRpcTransport({ endpoint: `${base}/rpc`, timeoutMs: 3000, tenant: 'acme' });
+    await scoped.call('GetTask', { id: 't-1' });
+    await scoped.call('GetTask', { id: 't-1', tenant: 'other' });
+    await scoped.stream('SubscribeToTask', { id: 't-1' });
+    await new JsonRpcTransport({ endpoint: `${base}/rpc`, timeoutMs: 3000, tenant: '' }).call('GetTask', { id: 't-1' });
+    expect(seen.map((entry) => (JSON.parse(entry.body) as { params: unknown }).params)).toEqual([
+      { id: 't-1', tenant: 'acme' },
+      { id: 't-1', tenant: 'other' },
+      { id: 't-1', tenant: 'acme' },
+      { id: 't-1' },
+    ]);
   });
 });
 

@@ -3,7 +3,7 @@ import type { AgentCard } from '../../generated/a2a/1.0/types.js';
 import { a2aError } from '../../src/protocol/a2a-error.js';
 import { fillRoute, routeOf } from '../../src/protocol/rest-routes.js';
 import type { TestHub } from '../helpers/hub.js';
-import { fakeRestAgent, fakeRestCard, replyRest, type FakeRestAgent, type RestHandler } from '../client/fake-agent.js';
+import { fakeAgent, fakeCard, fakeRestAgent, fakeRestCard, replyRest, type FakeRestAgent, type RestHandler } from '../client/fake-agent.js';
 import { fails, ok, outboundRow, startLocalHub } from './helpers.js';
 
 /**
@@ -93,5 +93,45 @@ describe('outbound connections to a REST-only remote', () => {
         expect(failure.message).toContain(`the endpoint ${remote.interfaceUrl} answered HTTP 404 without an HTTP+JSON answer`);
       },
     );
+  });
+});
+
+describe('the connect check asks the chosen interface as the client would', () => {
+  it('keeps a query the HTTP+JSON interface URL carries (an API key) after the GetTask route', async () => {
+    const keyed = (url: string): AgentCard => ({
+      ...fakeRestCard(url),
+      supportedInterfaces: [{ url: `${url}?key=k1`, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' }],
+    });
+    await withRemote(
+      notFound,
+      async (remote) => {
+        const created = await ok(hub.url, { action: 'outbound.create', name: 'keyed', agentCardUrl: remote.url });
+        expect(await outboundRow(hub.url, created.id ?? '')).toMatchObject({ state: 'connected' });
+        const [probe] = remote.calls;
+        const id = decodeURIComponent(probe?.path.split('/').at(-1) ?? '');
+        expect(probe?.path).toBe(fillRoute(routeOf('GetTask', false), { id }));
+        expect(Object.fromEntries(probe?.query ?? [])).toEqual({ key: 'k1' });
+        await ok(hub.url, { action: 'outbound.remove', id: created.id });
+      },
+      keyed,
+    );
+  });
+
+  it("sends the JSON-RPC interface's tenant in the GetTask probe", async () => {
+    const remote = await fakeAgent(
+      (call, res) => {
+        const error = a2aError('TaskNotFoundError', 'no such task').toJsonRpcError();
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: call.id, error }));
+      },
+      (url) => ({ ...fakeCard(url), supportedInterfaces: [{ url, protocolBinding: 'JSONRPC', protocolVersion: '1.0', tenant: 'acme' }] }),
+    );
+    try {
+      const created = await ok(hub.url, { action: 'outbound.create', name: 'tenanted-rpc', agentCardUrl: remote.url });
+      expect(await outboundRow(hub.url, created.id ?? '')).toMatchObject({ state: 'connected' });
+      expect(remote.calls[0]).toMatchObject({ method: 'GetTask', params: { tenant: 'acme' } });
+      await ok(hub.url, { action: 'outbound.remove', id: created.id });
+    } finally {
+      await remote.close();
+    }
   });
 });

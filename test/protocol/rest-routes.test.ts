@@ -3,6 +3,7 @@ import { METHODS, type MethodName } from '../../generated/a2a/1.0/methods.js';
 import { resolveRestCall } from '../../src/protocol/rest-request.js';
 import { readQuery, writeQuery } from '../../src/protocol/rest-query.js';
 import { fillRoute, matchRestRoute, REST_ROUTES, routeOf } from '../../src/protocol/rest-routes.js';
+import { restUrl, urlBelow } from '../../src/protocol/rest-url.js';
 
 describe('REST routes compiled from methods.json', () => {
   it('has every annotated route of every method, tenant variants included', () => {
@@ -150,5 +151,23 @@ describe('resolveRestCall', () => {
       expect(result.error.definition.name).toBe('InvalidParamsError');
       expect(result.error.violations.map((violation) => violation.field)).toContain(field);
     }
+  });
+});
+
+describe('URLs below an interface URL', () => {
+  const path = fillRoute(routeOf('GetTask', false), { id: 'a/b' }) ?? '';
+
+  it("puts the route into the interface's path, keeping its query before the route's own and dropping a fragment", () => {
+    expect(urlBelow('https://x.example/a2a/?key=1#card', path, 'historyLength=2')).toBe(
+      `https://x.example/a2a${path}?key=1&historyLength=2`,
+    );
+    expect(restUrl('https://x.example/a2a', routeOf('GetTask', true), { id: 'a/b', tenant: 'acme' })).toBe(
+      `https://x.example/a2a${fillRoute(routeOf('GetTask', true), { id: 'a/b', tenant: 'acme' }) ?? ''}`,
+    );
+    expect(restUrl('https://x.example/a2a', routeOf('GetTask', false), {})).toBeUndefined();
+  });
+
+  it('joins a URL that does not parse as text, so that fetch refuses it with its own reason', () => {
+    expect(urlBelow('not a url/', path, 'q=1')).toBe(`not a url${path}?q=1`);
   });
 });

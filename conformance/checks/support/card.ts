@@ -16,19 +16,6 @@ export function interfacesOf(context: CheckContext): AgentInterface[] {
   return Array.isArray(list) ? list.filter((entry): entry is AgentInterface => isRecord(entry)) : [];
 }
 
-/** The interface the transport talks to. */
-function selectedInterface(context: CheckContext): AgentInterface | undefined {
-  return interfacesOf(context).find(
-    (entry) => entry.url === context.transport.endpoint && entry.protocolBinding === context.transport.binding,
-  );
-}
-
-/** Params with the selected interface's tenant, which a client MUST copy into every request (spec §8.3.2). */
-export function withTenant<T extends object>(context: CheckContext, params: T): T {
-  const tenant = selectedInterface(context)?.tenant;
-  return typeof tenant === 'string' && tenant !== '' ? { ...params, tenant } : params;
-}
-
 export function capabilityDeclared(context: CheckContext, name: Capability): boolean {
   const capabilities = (context.target.card as { capabilities?: unknown }).capabilities;
   return isRecord(capabilities) && capabilities[name] === true;

@@ -1,12 +1,11 @@
 import { ERRORS } from '../../../generated/a2a/1.0/errors.js';
-import { MEDIA_TYPES } from '../../../generated/a2a/1.0/protocol.js';
 import type { AgentInterface } from '../../../generated/a2a/1.0/types.js';
 import { isRecord } from '../../../src/support/records.js';
 import { errorLabel, isError, observedOf, reasonOf } from '../../core/answers.js';
 import type { CheckContext } from '../../core/check.js';
-import { VERSION_HEADER, type Exchange } from '../../core/exchange.js';
+import type { Exchange } from '../../core/exchange.js';
 import { REST_ACCEPT } from '../../core/rest-transport.js';
-import { fillRoute, routeOf } from '../../../src/protocol/rest-routes.js';
+import { interfaceProbe } from '../../../src/protocol/interface-probe.js';
 
 /*
  * Probing each interface a card declares in its own binding and version (CARD-005, DATA-001):
@@ -40,20 +39,13 @@ export async function probeInterface(
 ): Promise<InterfaceProbe | undefined> {
   if (typeof entry.url !== 'string' || typeof entry.protocolVersion !== 'string' || !/^1\.\d+/.test(entry.protocolVersion))
     return undefined;
-  const tenant = typeof entry.tenant === 'string' && entry.tenant !== '' ? entry.tenant : undefined;
-  const version = majorMinor(entry.protocolVersion);
+  // A route cannot be put below a URL that does not parse: the card checks report that URL.
+  if (entry.protocolBinding === 'HTTP+JSON' && !URL.canParse(entry.url)) return undefined;
   const label = `supportedInterfaces[${index}] (${entry.protocolBinding} ${entry.url})`;
+  const probe = interfaceProbe(entry, taskId, { version: majorMinor(entry.protocolVersion), rpcId: 'conform-interface-probe' });
+  if (probe === undefined) return undefined;
+  const exchange = await context.transport.raw(probe.body, { method: probe.method, url: probe.url, headers: { ...probe.headers } });
   if (entry.protocolBinding === 'JSONRPC') {
-    const body = JSON.stringify({
-      jsonrpc: '2.0',
-      id: 'conform-interface-probe',
-      method: 'GetTask',
-      params: { id: taskId, ...(tenant ? { tenant } : {}) },
-    });
-    const exchange = await context.transport.raw(body, {
-      url: entry.url,
-      headers: { 'content-type': MEDIA_TYPES.json, accept: MEDIA_TYPES.json, [VERSION_HEADER]: version },
-    });
     const found = isError(exchange, 'TaskNotFoundError');
     const json = exchange.json;
     const errorType = found ? TASK_NOT_FOUND_ERROR.reason : observedOf(exchange);
@@ -65,37 +57,22 @@ export async function probeInterface(
       errorType,
     };
   }
-  if (entry.protocolBinding === 'HTTP+JSON') {
-    let url: string;
-    try {
-      const path = fillRoute(routeOf('GetTask', tenant !== undefined), { id: taskId, ...(tenant ? { tenant } : {}) }) ?? '';
-      url = `${new URL(entry.url).href.replace(/\/+$/, '')}${path}`;
-    } catch {
-      return undefined;
-    }
-    const exchange = await context.transport.raw(undefined, {
-      method: 'GET',
-      url,
-      headers: { accept: REST_ACCEPT, [VERSION_HEADER]: version },
-    });
-    const error = isRecord(exchange.json) ? exchange.json['error'] : undefined;
-    const reason = reasonOf(error);
-    const { httpStatus, grpcStatus } = TASK_NOT_FOUND_ERROR;
-    const ok =
-      exchange.status === httpStatus &&
-      isRecord(error) &&
-      error['code'] === httpStatus &&
-      error['status'] === grpcStatus &&
-      (reason === undefined || reason === TASK_NOT_FOUND_ERROR.reason);
-    return {
-      label,
-      exchange,
-      ok,
-      expected: `HTTP ${httpStatus} with a google.rpc.Status body {"error":{"code":${httpStatus},"status":"${grpcStatus}",…}} (reason ${TASK_NOT_FOUND_ERROR.reason})`,
-      errorType: ok ? TASK_NOT_FOUND_ERROR.reason : observedOf(exchange),
-    };
-  }
-  return undefined;
+  const error = isRecord(exchange.json) ? exchange.json['error'] : undefined;
+  const reason = reasonOf(error);
+  const { httpStatus, grpcStatus } = TASK_NOT_FOUND_ERROR;
+  const ok =
+    exchange.status === httpStatus &&
+    isRecord(error) &&
+    error['code'] === httpStatus &&
+    error['status'] === grpcStatus &&
+    (reason === undefined || reason === TASK_NOT_FOUND_ERROR.reason);
+  return {
+    label,
+    exchange,
+    ok,
+    expected: `HTTP ${httpStatus} with a google.rpc.Status body {"error":{"code":${httpStatus},"status":"${grpcStatus}",…}} (reason ${TASK_NOT_FOUND_ERROR.reason})`,
+    errorType: ok ? TASK_NOT_FOUND_ERROR.reason : observedOf(exchange),
+  };
 }
 
 /** Whether an answer to an HTTP+JSON route probe shows the route exists. */

@@ -16,7 +16,6 @@ import { isRecord } from '../../../src/support/records.js';
 import { observedOf, short } from '../../core/answers.js';
 import type { CheckContext } from '../../core/check.js';
 import type { RpcExchange } from '../../core/transport.js';
-import { withTenant } from './card.js';
 import { directive, directiveMessage } from './directives.js';
 import { isTaskState, stateLabel } from './states.js';
 import { passOnce } from './verdicts.js';
@@ -296,13 +295,10 @@ export async function probeTask(
   options: { interrupted?: boolean } = {},
 ): Promise<{ taskId?: string; exchange: RpcExchange }> {
   const metadata = options.interrupted && context.cooperative ? { metadata: directive('input-required') } : {};
-  const exchange = await context.transport.call(
-    'SendMessage',
-    withTenant(context, {
-      message: context.message('conformance: a task to probe with', metadata),
-      configuration: { returnImmediately: true },
-    }),
-  );
+  const exchange = await context.transport.call('SendMessage', {
+    message: context.message('conformance: a task to probe with', metadata),
+    configuration: { returnImmediately: true },
+  });
   const task = isRecord(exchange.result) && isRecord(exchange.result['task']) ? exchange.result['task'] : undefined;
   return { ...(task && typeof task['id'] === 'string' ? { taskId: task['id'] } : {}), exchange };
 }
