@@ -20,7 +20,7 @@ import {
   sendRequest,
   stateName,
   textOf,
-  userMessage,
+  continueRequest,
 } from './sdk-client-helpers.js';
 
 /**
@@ -257,12 +257,7 @@ describe('@a2a-js/sdk client against the hub (JSON-RPC, A2A 1.0)', () => {
     expect(first.status?.message?.role).toBe(Role.ROLE_AGENT);
     expect(textOf(first.status?.message?.parts ?? [])).toMatch(/more input/);
 
-    const second = asTask(
-      await client.sendMessage({
-        ...sendRequest(''),
-        message: userMessage('second turn', { taskId: first.id, contextId: first.contextId }),
-      }),
-    );
+    const second = asTask(await client.sendMessage(continueRequest(first, 'second turn')));
     expect(second.id).toBe(first.id);
     expect(stateName(second.status?.state)).toBe('TASK_STATE_COMPLETED');
     expect(textOf(second.artifacts.at(-1)?.parts ?? [])).toBe('echo: second turn');
@@ -279,12 +274,7 @@ describe('@a2a-js/sdk client against the hub (JSON-RPC, A2A 1.0)', () => {
     const first = asTask(await client.sendMessage(sendRequest('::input-required\nfirst turn')));
     expect(stateName(first.status?.state)).toBe('TASK_STATE_INPUT_REQUIRED');
 
-    const events = await collect(
-      client.sendMessageStream({
-        ...sendRequest(''),
-        message: userMessage('second turn', { taskId: first.id, contextId: first.contextId }),
-      }),
-    );
+    const events = await collect(client.sendMessageStream(continueRequest(first, 'second turn')));
     expect(wire.rpcRequests().at(-1)).toMatchObject({
       method: 'SendStreamingMessage',
       params: { message: { taskId: first.id, contextId: first.contextId } },

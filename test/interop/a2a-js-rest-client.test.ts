@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createInbound, inboundRow } from '../helpers/control.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { restCall } from '../helpers/rest-client.js';
-import { asTask, collect, expectLifecycle, sendRequest, stateName, textOf, userMessage } from './sdk-client-helpers.js';
+import { asTask, collect, expectLifecycle, sendRequest, stateName, textOf, continueRequest } from './sdk-client-helpers.js';
 import { createWireLog, showWireOnFailure, type WireLog } from './wire-log.js';
 
 /**
@@ -120,22 +120,12 @@ describe('@a2a-js/sdk client against the hub (HTTP+JSON, A2A 1.0)', () => {
     const first = asTask(await client.sendMessage(sendRequest('::input-required\nfirst turn')));
     expect(stateName(first.status?.state)).toBe('TASK_STATE_INPUT_REQUIRED');
     expect(first.status?.message?.role).toBe(Role.ROLE_AGENT);
-    const second = asTask(
-      await client.sendMessage({
-        ...sendRequest(''),
-        message: userMessage('second turn', { taskId: first.id, contextId: first.contextId }),
-      }),
-    );
+    const second = asTask(await client.sendMessage(continueRequest(first, 'second turn')));
     expect(second.id).toBe(first.id);
     expect(stateName(second.status?.state)).toBe('TASK_STATE_COMPLETED');
 
     const waiting = asTask(await client.sendMessage(sendRequest('::input-required\nagain')));
-    const events = await collect(
-      client.sendMessageStream({
-        ...sendRequest(''),
-        message: userMessage('streamed turn', { taskId: waiting.id, contextId: waiting.contextId }),
-      }),
-    );
+    const events = await collect(client.sendMessageStream(continueRequest(waiting, 'streamed turn')));
     const { task, text } = expectLifecycle(events, TaskState.TASK_STATE_COMPLETED);
     expect(task.id).toBe(waiting.id);
     expect(text).toBe('echo: streamed turn');

@@ -39,6 +39,11 @@ export function sendRequest(
   };
 }
 
+/** A request that continues `task` (its taskId and contextId) with `text`. */
+export function continueRequest(task: Pick<Task, 'id' | 'contextId'>, text: string): SendMessageRequest {
+  return { ...sendRequest(''), message: userMessage(text, { taskId: task.id, contextId: task.contextId }) };
+}
+
 export function isMessage(result: Message | Task): result is Message {
   return 'messageId' in result;
 }
