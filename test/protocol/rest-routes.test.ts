@@ -105,6 +105,17 @@ describe('query parameters (§11.5)', () => {
     expect(read.violations[0]?.description).toMatch(says);
   });
 
+  it('reads a repeated field from repeated parameters and from comma lists alike', () => {
+    // No GET route of A2A 1.0 has a repeated field, so the rule is shown on a message that has one.
+    const read = readQuery('SendMessageConfiguration', [
+      ['acceptedOutputModes', 'text/plain,application/json'],
+      ['accepted_output_modes', 'image/png'],
+    ]);
+    expect(read).toEqual({ ok: true, value: { acceptedOutputModes: ['text/plain', 'application/json', 'image/png'] } });
+    const nested = readQuery('SendMessageConfiguration', [['taskPushNotificationConfig', '{}']]);
+    expect(nested.ok === false && nested.violations[0]).toMatchObject({ field: 'taskPushNotificationConfig' });
+  });
+
   it('refuses a path field in the query', () => {
     const read = readQuery('GetTaskRequest', [['id', 'x']], ['id']);
     expect(read.ok === false && read.violations[0]?.description).toMatch(/from the path/);

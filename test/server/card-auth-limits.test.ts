@@ -30,8 +30,12 @@ function cardOf(response: RawResponse): AgentCard {
   return card;
 }
 
-function interfaceUrl(response: RawResponse): string | undefined {
-  return cardOf(response).supportedInterfaces[0]?.url;
+/** The one URL every interface of the card is at (both bindings sit at the instance's paths), or a list when they disagree. */
+function interfaceUrl(response: RawResponse): string | string[] | undefined {
+  const interfaces = cardOf(response).supportedInterfaces;
+  expect(interfaces.map((entry) => entry.protocolBinding)).toEqual(['JSONRPC', 'HTTP+JSON']);
+  const urls = [...new Set(interfaces.map((entry) => entry.url))];
+  return urls.length === 1 ? urls[0] : urls;
 }
 
 describe('agent cards', () => {

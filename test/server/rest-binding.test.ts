@@ -200,6 +200,24 @@ describe('query parameters (spec §11.5)', () => {
     expect(got.result?.history?.length).toBeGreaterThan(0);
   });
 
+  it('accepts proto field names in a body, and refuses the two spellings of one field with different values', async () => {
+    const path = `${base}${fillRoute(routeOf('SendMessage', false), {})}`;
+    const post = (body: unknown) =>
+      send(path, { method: 'POST', headers: { 'content-type': 'application/a2a+json', 'a2a-version': '1.0' }, body: JSON.stringify(body) });
+    const message = { message_id: `m-${Date.now()}`, role: 'ROLE_USER', parts: [{ text: 'snake' }] };
+    const first = await post({ message, configuration: { return_immediately: false, history_length: 0 } });
+    expect(first.status).toBe(200);
+    const task = (JSON.parse(first.text) as { task: Task }).task;
+    expect(task.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(task.history ?? []).toEqual([]);
+    // context_id continues the conversation, as contextId would.
+    const next = await post({ message: { ...message, message_id: `${message.message_id}-2`, context_id: task.contextId } });
+    expect((JSON.parse(next.text) as { task: Task }).task.contextId).toBe(task.contextId);
+    const twice = await post({ message: { ...message, message_id: `${message.message_id}-3`, context_id: 'a', contextId: 'b' } });
+    const body = expectError(twice, 'InvalidParamsError');
+    expect(fieldsOf(body)).toEqual(['message.contextId']);
+  });
+
   it.each([
     ['pageSize=abc', 'pageSize'],
     ['pageSize=1.5', 'pageSize'],
