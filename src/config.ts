@@ -6,9 +6,9 @@ import { validateHubConfig } from '../generated/hub/validators.js';
 import { toFieldViolations, violationPhrases } from './protocol/violations.js';
 import document from '../generated/hub/schema.json' with { type: 'json' };
 
-/** The configuration with every default filled in; `outbound` fills its own defaults (src/outbound/outbound-registry.ts). */
-export type ResolvedHubConfig = Required<Omit<HubConfig, 'publicUrl' | 'provider' | 'outbound'>> &
-  Pick<HubConfig, 'publicUrl' | 'provider' | 'outbound'>;
+/** The configuration with every default filled in; `outbound` and `push` fill their own defaults (src/outbound/outbound-registry.ts, src/push/push-settings.ts). */
+export type ResolvedHubConfig = Required<Omit<HubConfig, 'publicUrl' | 'provider' | 'outbound' | 'push'>> &
+  Pick<HubConfig, 'publicUrl' | 'provider' | 'outbound' | 'push'>;
 
 /** Every default of spec/hub/config.schema.json, the one place they are written. */
 export const DEFAULTS: ResolvedHubConfig = { ...SCHEMA_DEFAULTS.HubConfig };

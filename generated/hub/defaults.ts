@@ -11,6 +11,8 @@ export interface Defaults {
   readonly HubConfig: Frozen<Required<Pick<T.HubConfig, "host" | "port" | "dataDir" | "store" | "trustProxy" | "strictVersion" | "bodyLimitBytes" | "rateLimit" | "cardMaxAgeSeconds" | "wellKnownInstance" | "shutdownGraceMs" | "sessionIdleMs" | "maxSessions" | "sseHeartbeatMs" | "eventLogSize" | "streamFinalTask" | "selfCheck" | "logLevel">>>;
   readonly OutboundSettings: Frozen<Required<Pick<T.OutboundSettings, "reconnectMinMs" | "reconnectMaxMs">>>;
   readonly UrlPolicySettings: Frozen<Required<Pick<T.UrlPolicySettings, "allowedSchemes" | "allowPrivate" | "allowLinkLocal" | "allowLoopback">>>;
+  readonly PushSettings: Frozen<Required<Pick<T.PushSettings, "maxConfigsPerTask" | "timeoutMs" | "concurrency" | "retryMinMs" | "retryMaxMs" | "failingAfter" | "attemptsKept">>>;
+  readonly PushDestinationSettings: Frozen<Required<Pick<T.PushDestinationSettings, "allowedSchemes" | "allowPrivate" | "allowLinkLocal" | "allowLoopback">>>;
 }
 
 /** Frozen all the way down: a default is shared by every configuration that takes it. */
@@ -47,5 +49,20 @@ export const DEFAULTS: Defaults = Object.freeze({
     "allowPrivate": false,
     "allowLinkLocal": false,
     "allowLoopback": true,
+  }),
+  PushSettings: Object.freeze({
+    "maxConfigsPerTask": 10,
+    "timeoutMs": 10000,
+    "concurrency": 16,
+    "retryMinMs": 1000,
+    "retryMaxMs": 300000,
+    "failingAfter": 8,
+    "attemptsKept": 20,
+  }),
+  PushDestinationSettings: Object.freeze({
+    "allowedSchemes": Object.freeze(["https"]),
+    "allowPrivate": false,
+    "allowLinkLocal": false,
+    "allowLoopback": false,
   }),
 });

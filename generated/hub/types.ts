@@ -82,6 +82,7 @@ export interface HubConfig {
   logLevel?: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
   provider?: ProviderConfig;
   outbound?: OutboundSettings;
+  push?: PushSettings;
 }
 /**
  * A token bucket per source address.
@@ -145,6 +146,75 @@ export interface UrlPolicySettings {
   allowLinkLocal?: boolean;
   /**
    * Whether loopback addresses (127/8, ::1, localhost) may be contacted.
+   */
+  allowLoopback?: boolean;
+}
+/**
+ * Push notifications (spec §4.3, §13.2): config limits, the secret key, delivery timing and the webhook destination policy.
+ */
+export interface PushSettings {
+  /**
+   * Most push configs one task may have; one more is refused with InvalidParams (-32602) naming taskId.
+   */
+  maxConfigsPerTask?: number;
+  /**
+   * Environment variable holding the key that encrypts push tokens, credentials and signing secrets at rest (AES-256-GCM): 32 bytes as 64 hex digits or base64. Unset: they are stored in clear in the hub's own database file.
+   */
+  secretKeyEnv?: string;
+  /**
+   * Time limit of one webhook attempt, from connect to the end of the answer.
+   */
+  timeoutMs?: number;
+  /**
+   * Most webhook requests in flight at once across every task and config (each config has at most one).
+   */
+  concurrency?: number;
+  /**
+   * First retry delay after a failed attempt that may succeed later (connection error, timeout, 408, 429, 5xx); each further failure doubles it, with jitter.
+   */
+  retryMinMs?: number;
+  /**
+   * Longest delay between retries, and between probes of a failing config.
+   */
+  retryMaxMs?: number;
+  /**
+   * Consecutive failed attempts after which a config is marked failing: its deliveries wait, and one probe is sent every retryMaxMs until an attempt succeeds (or the config is created again).
+   */
+  failingAfter?: number;
+  /**
+   * Delivery attempts remembered per config for the control API.
+   */
+  attemptsKept?: number;
+  destinations?: PushDestinationSettings;
+}
+/**
+ * The destination policy (src/net/destination-policy.ts) of push webhooks. Stricter defaults than the client's UrlPolicySettings: https only, and no loopback, private or link-local address.
+ */
+export interface PushDestinationSettings {
+  /**
+   * URL schemes a webhook may use; add "http" for plain-HTTP receivers (development).
+   *
+   * @minItems 1
+   */
+  allowedSchemes?: string[];
+  /**
+   * When set, the only hosts webhooks may go to: exact names or IP addresses, and *.example.com wildcards (subdomains only). Unset: any host.
+   */
+  allowedHosts?: string[];
+  /**
+   * Address ranges (e.g. 10.20.0.0/16, fd00::/8) a webhook may reach even though they are private, loopback or link-local.
+   */
+  allowedCidrs?: string[];
+  /**
+   * Whether private and reserved addresses (RFC 1918, RFC 4193, CGNAT, benchmarking, multicast, …) may be reached.
+   */
+  allowPrivate?: boolean;
+  /**
+   * Whether link-local addresses (169.254/16, where cloud metadata lives, and fe80::/10) may be reached.
+   */
+  allowLinkLocal?: boolean;
+  /**
+   * Whether loopback addresses (127/8, ::1, localhost) may be reached.
    */
   allowLoopback?: boolean;
 }

@@ -15,6 +15,8 @@ export declare const validateRateLimitConfig: Validator<T.RateLimitConfig>;
 export declare const validateOutboundSettings: Validator<T.OutboundSettings>;
 export declare const validateUrlPolicySettings: Validator<T.UrlPolicySettings>;
 export declare const validateProviderConfig: Validator<T.ProviderConfig>;
+export declare const validatePushSettings: Validator<T.PushSettings>;
+export declare const validatePushDestinationSettings: Validator<T.PushDestinationSettings>;
 
 /** Every validator by the name of its def. */
 export declare const validators: {
@@ -23,4 +25,6 @@ export declare const validators: {
   readonly OutboundSettings: Validator<T.OutboundSettings>;
   readonly UrlPolicySettings: Validator<T.UrlPolicySettings>;
   readonly ProviderConfig: Validator<T.ProviderConfig>;
+  readonly PushSettings: Validator<T.PushSettings>;
+  readonly PushDestinationSettings: Validator<T.PushDestinationSettings>;
 };

@@ -13,7 +13,7 @@ import {
   type ConnectOptions,
 } from '../client/a2a-client.js';
 import { isFinalState } from '../client/task-stream.js';
-import { UrlPolicyError } from '../client/url-policy.js';
+import { UrlPolicyError } from '../net/destination-policy.js';
 import { A2AError, type ErrorName } from '../protocol/a2a-error.js';
 import { A2A_1_0 } from '../protocol/a2a-schema.js';
 import { checkValue } from '../protocol/validation.js';

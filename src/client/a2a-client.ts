@@ -42,7 +42,7 @@ export {
 export type { FetchLike } from './http-transport.js';
 export type { StreamEvent } from './task-stream.js';
 export { A2ATransportError } from './transport-error.js';
-export { DEFAULT_URL_POLICY, UrlPolicyError, type UrlPolicy } from './url-policy.js';
+export { DEFAULT_URL_POLICY, UrlPolicyError, type UrlPolicy } from '../net/destination-policy.js';
 
 export interface ConnectOptions extends RequestOptions, InterfaceChoice {
   /** Re-subscribe (SubscribeToTask + Last-Event-ID) when a stream drops before a final state. Default `{ attempts: 3 }`. */

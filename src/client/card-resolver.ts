@@ -10,7 +10,7 @@ import { UNAUTHENTICATED_STATUS } from './remote-error.js';
 import { readRestStatus } from './rest-error.js';
 import { DEFAULT_TIMEOUT_MS, requestHeaders, type RequestOptions } from './request-options.js';
 import { A2ATransportError } from './transport-error.js';
-import { UrlPolicyError } from './url-policy.js';
+import { UrlPolicyError } from '../net/destination-policy.js';
 
 /**
  * From the URL a user gives to the interface the client will call: read the card, accept it

@@ -8,7 +8,7 @@ import { DEFAULT_RETRIES, DEFAULT_RETRY_BASE_MS, DEFAULT_TIMEOUT_MS, requestHead
 import { readEventStream, isEventStream, type EventSourceMessage } from './sse-reader.js';
 import type { StreamEvent } from './task-stream.js';
 import { A2ATransportError, abortError } from './transport-error.js';
-import { findUrlPolicyError } from './url-policy.js';
+import { findUrlPolicyError } from '../net/destination-policy.js';
 
 /**
  * What every HTTP binding of the client does alike, so that they fail alike (binding.ts): one

@@ -1,7 +1,7 @@
 import type { LookupFunction } from 'node:net';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { A2ATransportError } from './transport-error.js';
-import { checkUrl, findUrlPolicyError, guardLookup, resolveUrlPolicy, type UrlPolicy } from './url-policy.js';
+import { checkUrl, findUrlPolicyError, guardLookup, resolveUrlPolicy, type UrlPolicy } from '../net/destination-policy.js';
 
 /**
  * HTTP for the client with the URL policy applied: every URL (redirect hops included) is

@@ -3,7 +3,7 @@ import type { DiscoverPreview } from '../../generated/control/types.js';
 import { DEFAULTS } from '../../generated/hub/defaults.js';
 import type { OutboundSettings } from '../../generated/hub/types.js';
 import type { A2AClient } from '../client/a2a-client.js';
-import type { UrlPolicy } from '../client/url-policy.js';
+import type { UrlPolicy } from '../net/destination-policy.js';
 import type { OutboundConfigs } from '../store/task-store.js';
 import { describeError } from '../support/describe-error.js';
 import type { LogFunction } from '../support/log.js';

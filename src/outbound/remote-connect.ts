@@ -4,7 +4,7 @@ import type { DiscoverPreview } from '../../generated/control/types.js';
 import { A2AClient, isClientBinding, pickInterface, type ConnectOptions } from '../client/a2a-client.js';
 import { HttpTransport, type HttpRequest } from '../client/http-transport.js';
 import { readRestStatus } from '../client/rest-error.js';
-import type { UrlPolicy } from '../client/url-policy.js';
+import type { UrlPolicy } from '../net/destination-policy.js';
 import { readJsonRpcAnswer } from '../protocol/jsonrpc.js';
 import { interfaceProbe } from '../protocol/interface-probe.js';
 import { describeError } from '../support/describe-error.js';

@@ -5,6 +5,15 @@ import type { ListPosition } from './cursor.js';
 import { cloneJson } from './json.js';
 import { compareIds, compareListOrder, listTasks, matchesFilter, type ListFilter, type ListRequest } from './listing.js';
 import { messageTarget } from './message-target.js';
+import {
+  deliveryPairKey,
+  HEALTHY,
+  type PushAttempt,
+  type PushConfigRecord,
+  type PushDelivery,
+  type PushHealth,
+  type StoredPushConfig,
+} from './push-store.js';
 import { StoredSettings, type ConfigTable, type MetaTable, type StoredConfig } from './stored-settings.js';
 import {
   DuplicateKeyError,
@@ -63,6 +72,13 @@ interface State {
   readonly instances: Map<string, StoredInstance>;
   readonly outbounds: Map<string, StoredOutbound>;
   readonly meta: Map<string, string>;
+  /** By task, then by config id in first-creation order (replacing an entry keeps its place). */
+  readonly pushConfigs: Map<string, Map<string, PushConfigRecord>>;
+  /** By delivery id, which increases: iteration is queue order. */
+  readonly outbox: Map<number, PushDelivery>;
+  lastDeliveryId: number;
+  /** By deliveryPairKey, newest first. */
+  readonly attempts: Map<string, PushAttempt[]>;
 }
 
 function emptyState(): State {
@@ -74,6 +90,10 @@ function emptyState(): State {
     instances: new Map(),
     outbounds: new Map(),
     meta: new Map(),
+    pushConfigs: new Map(),
+    outbox: new Map(),
+    lastDeliveryId: 0,
+    attempts: new Map(),
   };
 }
 
@@ -214,6 +234,7 @@ export class MemoryTaskStore extends StoredSettings implements TaskStore {
   appendEvent(taskId: string, frame: StreamResponse): number {
     const task = this.require(taskId);
     const seq = ++task.lastSeq;
+    for (const config of this.state.pushConfigs.get(taskId)?.values() ?? []) this.enqueueDelivery(taskId, config.id, frame);
     if (frame.artifactUpdate !== undefined) return seq;
     task.events.push({ seq, frame: cloneJson(frame) });
     if (task.events[0] !== undefined && task.events[0].seq <= seq - this.#eventLogSize)
@@ -254,6 +275,107 @@ export class MemoryTaskStore extends StoredSettings implements TaskStore {
     return binding === undefined ? undefined : { ...binding };
   }
 
+  putPushConfig(config: StoredPushConfig): void {
+    this.require(config.taskId);
+    let configs = this.state.pushConfigs.get(config.taskId);
+    if (configs === undefined) {
+      configs = new Map();
+      this.state.pushConfigs.set(config.taskId, configs);
+    }
+    configs.set(config.id, { ...cloneJson(config), health: HEALTHY });
+  }
+
+  getPushConfig(taskId: string, configId: string): PushConfigRecord | undefined {
+    const record = this.state.pushConfigs.get(taskId)?.get(configId);
+    return record === undefined ? undefined : cloneJson(record);
+  }
+
+  listPushConfigs(taskId: string): PushConfigRecord[] {
+    return cloneJson([...(this.state.pushConfigs.get(taskId)?.values() ?? [])]);
+  }
+
+  countPushConfigs(taskId: string): number {
+    return this.state.pushConfigs.get(taskId)?.size ?? 0;
+  }
+
+  deletePushConfig(taskId: string, configId: string): boolean {
+    const configs = this.state.pushConfigs.get(taskId);
+    if (configs?.delete(configId) !== true) return false;
+    if (configs.size === 0) this.state.pushConfigs.delete(taskId);
+    this.dropDeliveries(taskId, configId);
+    this.state.attempts.delete(deliveryPairKey(taskId, configId));
+    return true;
+  }
+
+  setPushHealth(taskId: string, configId: string, health: PushHealth): void {
+    const record = this.state.pushConfigs.get(taskId)?.get(configId);
+    if (record === undefined) return;
+    this.state.pushConfigs.get(taskId)?.set(configId, { ...record, health: cloneJson(health) });
+    if (health.state === 'disabled') this.dropDeliveries(taskId, configId);
+  }
+
+  unhealthyPushConfigs(): PushConfigRecord[] {
+    const unhealthy = [...this.state.pushConfigs.values()].flatMap((configs) =>
+      [...configs.values()].filter((record) => record.health.state !== 'active'),
+    );
+    return cloneJson(unhealthy.sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0)));
+  }
+
+  enqueueDelivery(taskId: string, configId: string, frame: StreamResponse): void {
+    const record = this.state.pushConfigs.get(taskId)?.get(configId);
+    if (record === undefined || record.health.state === 'disabled') return;
+    const id = ++this.state.lastDeliveryId;
+    this.state.outbox.set(id, { id, taskId, configId, frame: cloneJson(frame), attempts: 0, dueAt: 0, createdAt: new Date().toISOString() });
+  }
+
+  dueDeliveries(nowMs: number, limit: number, busy: ReadonlySet<string> = new Set()): PushDelivery[] {
+    const due: PushDelivery[] = [];
+    for (const delivery of this.heads()) {
+      if (due.length >= limit) break;
+      if (delivery.dueAt <= nowMs && !busy.has(deliveryPairKey(delivery.taskId, delivery.configId))) due.push(cloneJson(delivery));
+    }
+    return due;
+  }
+
+  nextDueAt(): number | undefined {
+    let next: number | undefined;
+    for (const delivery of this.heads()) if (next === undefined || delivery.dueAt < next) next = delivery.dueAt;
+    return next;
+  }
+
+  completeDelivery(deliveryId: number): void {
+    this.state.outbox.delete(deliveryId);
+  }
+
+  retryDelivery(deliveryId: number, dueAt: number): void {
+    const delivery = this.state.outbox.get(deliveryId);
+    if (delivery !== undefined) this.state.outbox.set(deliveryId, { ...delivery, attempts: delivery.attempts + 1, dueAt });
+  }
+
+  rescheduleConfig(taskId: string, configId: string, dueAt: number): void {
+    for (const delivery of this.state.outbox.values())
+      if (delivery.taskId === taskId && delivery.configId === configId) this.state.outbox.set(delivery.id, { ...delivery, dueAt });
+  }
+
+  pendingDeliveries(taskId?: string, configId?: string): number {
+    if (taskId === undefined && configId === undefined) return this.state.outbox.size;
+    let count = 0;
+    for (const delivery of this.state.outbox.values())
+      if ((taskId === undefined || delivery.taskId === taskId) && (configId === undefined || delivery.configId === configId)) count += 1;
+    return count;
+  }
+
+  recordAttempt(attempt: PushAttempt, keep: number): void {
+    const key = deliveryPairKey(attempt.taskId, attempt.configId);
+    if (this.state.pushConfigs.get(attempt.taskId)?.has(attempt.configId) !== true) return;
+    const attempts = [cloneJson(attempt), ...(this.state.attempts.get(key) ?? [])].slice(0, keep);
+    this.state.attempts.set(key, attempts);
+  }
+
+  listAttempts(taskId: string, configId: string, limit: number): PushAttempt[] {
+    return cloneJson((this.state.attempts.get(deliveryPairKey(taskId, configId)) ?? []).slice(0, limit));
+  }
+
   settleUnfinished(status: (task: TaskInfo) => TaskStatus): string[] {
     return this.transaction(() => {
       const unfinished = [...this.state.tasks.values()].filter((task) => ACTIVE_STATES.has(task.status.state));
@@ -264,6 +386,22 @@ export class MemoryTaskStore extends StoredSettings implements TaskStore {
 
   close(): void {
     this.state = emptyState();
+  }
+
+  /** Each pair's oldest pending delivery, in id order. */
+  private *heads(): Generator<PushDelivery> {
+    const seen = new Set<string>();
+    for (const delivery of this.state.outbox.values()) {
+      const key = deliveryPairKey(delivery.taskId, delivery.configId);
+      if (seen.has(key)) continue;
+      seen.add(key);
+      yield delivery;
+    }
+  }
+
+  private dropDeliveries(taskId: string, configId: string): void {
+    for (const delivery of [...this.state.outbox.values()])
+      if (delivery.taskId === taskId && delivery.configId === configId) this.state.outbox.delete(delivery.id);
   }
 
   private require(taskId: string): StoredTask {

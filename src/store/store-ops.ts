@@ -1,4 +1,5 @@
 import type { Artifact, Message, StreamResponse, TaskStatus } from '../../generated/a2a/1.0/types.js';
+import type { PushConfigs, PushOutbox, StoredPushConfig } from './push-store.js';
 import type {
   ContextBindings,
   EventLog,
@@ -21,14 +22,18 @@ export type StoreOp =
   | { readonly op: 'putArtifact'; readonly taskId: string; readonly artifact: Artifact; readonly append: boolean }
   | { readonly op: 'appendEvent'; readonly taskId: string; readonly frame: StreamResponse }
   | { readonly op: 'recordIdempotent'; readonly instanceId: string; readonly key: MessageKey; readonly result: IdempotentResult }
-  | { readonly op: 'touchContext'; readonly instanceId: string; readonly tenant: string; readonly contextId: string; readonly at: string };
+  | { readonly op: 'touchContext'; readonly instanceId: string; readonly tenant: string; readonly contextId: string; readonly at: string }
+  | { readonly op: 'putPushConfig'; readonly config: StoredPushConfig }
+  | { readonly op: 'enqueueDelivery'; readonly taskId: string; readonly configId: string; readonly frame: StreamResponse };
 
 /** What a batch of ops writes to. */
 export type OpTarget = Transactional &
   Omit<TaskWrites, 'settleUnfinished'> &
   Pick<EventLog, 'appendEvent'> &
   Pick<IdempotencyIndex, 'recordIdempotent'> &
-  Pick<ContextBindings, 'touchContext'>;
+  Pick<ContextBindings, 'touchContext'> &
+  Pick<PushConfigs, 'putPushConfig'> &
+  Pick<PushOutbox, 'enqueueDelivery'>;
 
 /** Applies the ops in order and returns the event-log sequence number of the last appendEvent, if any. */
 export function applyOps(store: OpTarget, ops: readonly StoreOp[]): number | undefined {
@@ -55,6 +60,12 @@ export function applyOps(store: OpTarget, ops: readonly StoreOp[]): number | und
         break;
       case 'touchContext':
         store.touchContext(op.instanceId, op.contextId, op.at, op.tenant);
+        break;
+      case 'putPushConfig':
+        store.putPushConfig(op.config);
+        break;
+      case 'enqueueDelivery':
+        store.enqueueDelivery(op.taskId, op.configId, op.frame);
         break;
     }
   }

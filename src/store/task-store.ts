@@ -1,10 +1,12 @@
 import { DEFAULTS as HUB_DEFAULTS } from '../../generated/hub/defaults.js';
 import type { Artifact, Message, StreamResponse, Task, TaskState, TaskStatus } from '../../generated/a2a/1.0/types.js';
+import type { PushConfigs, PushOutbox } from './push-store.js';
 
 /**
  * Durable state of the hub: tasks with their status history, messages and artifacts, the
  * per-task event log that SSE replay reads, context bindings, the messageId idempotency
- * index, and the configuration of instances and outbound connections. Two implementations
+ * index, push-notification configs and their delivery outbox (push-store.ts), and the
+ * configuration of instances and outbound connections. Two implementations
  * share one contract test: SQLite (default, `sqlite-store.ts`) and memory (`memory-store.ts`,
  * for tests).
  *
@@ -21,7 +23,17 @@ import type { Artifact, Message, StreamResponse, Task, TaskState, TaskStatus } f
  * undefined, `[]` or 0 instead.
  */
 export interface TaskStore
-  extends Transactional, TaskReads, TaskWrites, EventLog, IdempotencyIndex, ContextBindings, InstanceConfigs, OutboundConfigs, MetaStore {
+  extends Transactional,
+    TaskReads,
+    TaskWrites,
+    EventLog,
+    IdempotencyIndex,
+    ContextBindings,
+    PushConfigs,
+    PushOutbox,
+    InstanceConfigs,
+    OutboundConfigs,
+    MetaStore {
   close(): void;
 }
 
@@ -101,6 +113,9 @@ export interface EventLog {
    * log keeps those among the newest `eventLogSize` (default `EVENT_LOG_LIMIT`) sequence numbers. A store may also
    * leave out the frames logged in the transaction that made their task terminal: no replay
    * serves a terminal task (SubscribeToTask refuses it), so they would never be read.
+   *
+   * Every frame, whether logged or not, is also queued in the same transaction for delivery to
+   * each config of the task that is not disabled (PushOutbox).
    */
   appendEvent(taskId: string, frame: StreamResponse): number;
   /** Frames with a sequence number greater than `afterSeq`, oldest first. */

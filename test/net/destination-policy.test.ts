@@ -4,10 +4,10 @@ import type { AddressInfo, LookupFunction } from 'node:net';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { AgentCard } from '../../generated/a2a/1.0/types.js';
 import { A2AClient, A2ATransportError, fetchAgentCard } from '../../src/client/a2a-client.js';
-import { classifyAddress } from '../../src/client/ip-ranges.js';
-import { DEFAULT_URL_POLICY, UrlPolicyError, checkUrl, guardLookup, type UrlPolicy } from '../../src/client/url-policy.js';
+import { classifyAddress } from '../../src/net/ip-ranges.js';
+import { DEFAULT_URL_POLICY, UrlPolicyError, checkUrl, guardLookup, type UrlPolicy } from '../../src/net/destination-policy.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
-import { watchLoopbackOnly, type LoopbackOnly } from './loopback-only.js';
+import { watchLoopbackOnly, type LoopbackOnly } from '../client/loopback-only.js';
 
 /** What checkUrl throws for `url`, or undefined when it passes. */
 function refusal(url: string, policy: UrlPolicy = {}): UrlPolicyError | undefined {
