@@ -21,6 +21,7 @@ import { listenError } from './listen-error.js';
 import { createLogger, logFunction } from './logging.js';
 import { OutboundRegistry } from './outbound/outbound-registry.js';
 import { ToolRegistry } from './outbound/tool-registry.js';
+import { PushConfigService, pushSealer } from './push/push-configs.js';
 import { A2AHandler } from './server/a2a-handler.js';
 import { MemoryTaskStore } from './store/memory-store.js';
 import { folderError, StoreOpenError } from './store/open-errors.js';
@@ -78,6 +79,8 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
   const logger = options.logger ?? createLogger(config.logLevel);
   const log = logFunction(logger);
   const now = monotonicClock();
+  // Before the store opens: a bad key is the operator's to fix, and holds no lock meanwhile.
+  const sealer = pushSealer(config.push, options.env ?? process.env);
   const store = options.taskStore ?? openStore(config);
   const channels = new TaskChannels();
   const sessions = new SessionRegistry(config.sessionIdleMs, now, config.maxSessions);
@@ -135,7 +138,8 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
     log,
   });
 
-  const handler = new A2AHandler(runtime, channels, store, { finalTask: config.streamFinalTask });
+  const push = new PushConfigService({ store, tasks: runtime, sealer, now, ...(config.push ? { settings: config.push } : {}) });
+  const handler = new A2AHandler(runtime, channels, store, { finalTask: config.streamFinalTask, push });
   const app = createHttpApp({
     directory: inbounds,
     handler,

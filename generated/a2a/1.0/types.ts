@@ -1138,7 +1138,10 @@ export interface ListTaskPushNotificationConfigsRequest {
    * Id of the parent task. REQUIRED and non-empty.
    */
   taskId: string;
-  pageSize?: Int32;
+  /**
+   * Maximum number of configurations per page, from 1 to 100. Absent: every config of the task (a2a-hub caps them per task, push.maxConfigsPerTask).
+   */
+  pageSize?: number;
   /**
    * Cursor from a previous response's nextPageToken, to fetch the following page.
    */
