@@ -163,7 +163,8 @@ export class PushConfigService {
         },
       ]);
     const all = this.#deps.store.listPushConfigs(taskId);
-    const end = request.pageSize === undefined ? all.length : offset + request.pageSize;
+    // 0 is the proto default: no page size given.
+    const end = request.pageSize === undefined || request.pageSize === 0 ? all.length : offset + request.pageSize;
     const configs = all.slice(offset, end).map((record) => record.config);
     // Present even when empty (digest ambiguity 11): ProtoJSON would omit it, and clients then cannot tell the last page.
     return { configs, nextPageToken: end < all.length ? encodePageToken(taskId, end) : '' };

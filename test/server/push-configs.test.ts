@@ -192,7 +192,7 @@ describe.each(WIRES.map((wire) => [wire.name, wire] as const))('push configs ove
     expect(foreign.expectError('InvalidParamsError')).toEqual([wire.field('pageToken')]);
     const junk = await wire.call(hub.endpoint, 'ListTaskPushNotificationConfigs', { taskId: task.id, pageToken: 'not-a-token' });
     expect(junk.expectError('InvalidParamsError')).toEqual([wire.field('pageToken')]);
-    for (const pageSize of [0, 101]) {
+    for (const pageSize of [-1, 101]) {
       const bad = await wire.call(hub.endpoint, 'ListTaskPushNotificationConfigs', { taskId: task.id, pageSize });
       expect(bad.expectError('InvalidParamsError')).toEqual([wire.field('pageSize')]);
     }

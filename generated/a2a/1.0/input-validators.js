@@ -9191,7 +9191,7 @@ return errors === 0;
 validate120.evaluated = {"props":{"tenant":true,"taskId":true,"id":true},"dynamicProps":false,"dynamicItems":false};
 
 export const validateListTaskPushNotificationConfigsRequest = validate121;
-const schema145 = {"title":"ListTaskPushNotificationConfigsRequest","description":"Params of ListTaskPushNotificationConfigs: the task whose push notification configs to list, with optional pagination.","type":"object","properties":{"tenant":{"description":"Opaque routing identifier; must match the selected AgentInterface's tenant when that is set.","type":"string"},"taskId":{"description":"Id of the parent task. REQUIRED and non-empty.","type":"string","minLength":1},"pageSize":{"description":"Maximum number of configurations per page, from 1 to 100. Absent: every config of the task (a2a-hub caps them per task, push.maxConfigsPerTask).","type":"integer","minimum":1,"maximum":100,"x-presence":"explicit"},"pageToken":{"description":"Cursor from a previous response's nextPageToken, to fetch the following page.","type":"string"}},"required":["taskId"]};
+const schema145 = {"title":"ListTaskPushNotificationConfigsRequest","description":"Params of ListTaskPushNotificationConfigs: the task whose push notification configs to list, with optional pagination.","type":"object","properties":{"tenant":{"description":"Opaque routing identifier; must match the selected AgentInterface's tenant when that is set.","type":"string"},"taskId":{"description":"Id of the parent task. REQUIRED and non-empty.","type":"string","minLength":1},"pageSize":{"description":"Maximum number of configurations per page, up to 100. 0 (the proto default, so the same as absent): every config of the task, which a2a-hub caps per task (push.maxConfigsPerTask).","type":"integer","minimum":0,"maximum":100},"pageToken":{"description":"Cursor from a previous response's nextPageToken, to fetch the following page.","type":"string"}},"required":["taskId"]};
 
 function validate121(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -9274,8 +9274,8 @@ vErrors.push(err5);
 }
 errors++;
 }
-if(data2 < 1 || isNaN(data2)){
-const err6 = {instancePath:instancePath+"/pageSize",schemaPath:"#/properties/pageSize/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(data2 < 0 || isNaN(data2)){
+const err6 = {instancePath:instancePath+"/pageSize",schemaPath:"#/properties/pageSize/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err6];
 }

@@ -1139,7 +1139,7 @@ export interface ListTaskPushNotificationConfigsRequest {
    */
   taskId: string;
   /**
-   * Maximum number of configurations per page, from 1 to 100. Absent: every config of the task (a2a-hub caps them per task, push.maxConfigsPerTask).
+   * Maximum number of configurations per page, up to 100. 0 (the proto default, so the same as absent): every config of the task, which a2a-hub caps per task (push.maxConfigsPerTask).
    */
   pageSize?: number;
   /**
