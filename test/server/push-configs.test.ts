@@ -9,6 +9,7 @@ import type { StreamResponse, Task, TaskPushNotificationConfig } from '../../gen
 import type { HubOptions } from '../../src/hub.js';
 import { WEBHOOK_SECRET_HEADER } from '../../src/protocol/hub-headers.js';
 import { rpc, stream, userMessage } from '../helpers/a2a-client.js';
+import { controlAction, createInbound } from '../helpers/control.js';
 import { expectNamedError, type ErrorName } from '../helpers/errors.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { expectRestErrorAnswer, restRpc, restStream } from '../helpers/rest-client.js';
@@ -391,6 +392,22 @@ describe('an instance that turns push off', () => {
     const task = await completedTask({ ...hub, endpoint: path } as TestHub);
     const answer = await JSON_RPC.call(path, 'CreateTaskPushNotificationConfig', { taskId: task.id, url: RECEIVER });
     expect(answer.result).toMatchObject({ taskId: task.id });
+  });
+});
+
+describe('pushNotifications through the control API', () => {
+  it('inbound.create with pushNotifications false turns push off on the card, inbound.update turns it on again', async () => {
+    const cardOf = async (id: string) => {
+      const row = hub.inbounds.get(id);
+      const card = (await (await fetch(`${hub.url}${row?.endpointPath ?? ''}/agent-card.json`)).json()) as {
+        capabilities: Record<string, unknown>;
+      };
+      return card.capabilities.pushNotifications;
+    };
+    const id = await createInbound(hub.url, 'controlled', { preset: 'echo', pushNotifications: false });
+    expect(await cardOf(id)).toBe(false);
+    await controlAction(hub.url, { action: 'inbound.update', id, pushNotifications: true });
+    expect(await cardOf(id)).toBe(true);
   });
 });
 
