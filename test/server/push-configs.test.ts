@@ -62,7 +62,7 @@ const JSON_RPC: Wire = {
         expectNamedError(response.body.error, name);
         return fieldsOf(response.body.error?.data);
       },
-    } as Answer<MethodTypes[typeof method]['result']>;
+    };
   },
   field: (field) => `params.${field}`,
 };
@@ -78,7 +78,7 @@ const HTTP_JSON: Wire = {
         const error = expectRestErrorAnswer(response, name);
         return fieldsOf(error.details);
       },
-    } as Answer<MethodTypes[typeof method]['result']>;
+    };
   },
   field: (field) => field,
 };
@@ -124,12 +124,8 @@ describe.each(WIRES.map((wire) => [wire.name, wire] as const))('push configs ove
       authentication: { scheme: 'Bearer', credentials: 'receiver-credentials-1' },
     });
     const config = created.result as TaskPushNotificationConfig;
-    expect(config).toEqual({
-      id: expect.stringMatching(/^[0-9a-f-]{36}$/),
-      taskId: task.id,
-      url: RECEIVER,
-      authentication: { scheme: 'Bearer' },
-    });
+    expect(config.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    expect(config).toEqual({ id: config.id, taskId: task.id, url: RECEIVER, authentication: { scheme: 'Bearer' } });
     expect(created.headers.get(WEBHOOK_SECRET_HEADER)).toMatch(/^whsec_[A-Za-z0-9+/]+=*$/);
 
     const got = await wire.call(hub.endpoint, 'GetTaskPushNotificationConfig', { taskId: task.id, id: config.id });
@@ -343,6 +339,25 @@ describe('the inline config of SendMessage and SendStreamingMessage', () => {
     },
   );
 
+  it('refuses a continued task that has no room, and an inline taskId of another task, before anything is written', async () => {
+    const task = await inputRequiredTask(hub.endpoint);
+    for (const id of ['x1', 'x2', 'x3'])
+      await JSON_RPC.call(hub.endpoint, 'CreateTaskPushNotificationConfig', { taskId: task.id, id, url: RECEIVER });
+    const full = await JSON_RPC.call(hub.endpoint, 'SendMessage', {
+      message: userMessage('more', { taskId: task.id }),
+      ...inline({ id: 'x4' }),
+    });
+    expect(full.expectError('InvalidParamsError')).toEqual(['params.message.taskId']);
+    const other = await JSON_RPC.call(hub.endpoint, 'SendMessage', {
+      message: userMessage('more', { taskId: task.id }),
+      ...inline({ taskId: 'another-task' }),
+    });
+    expect(other.expectError('InvalidParamsError')).toEqual(['params.configuration.taskPushNotificationConfig.taskId']);
+    const after = await JSON_RPC.call(hub.endpoint, 'GetTask', { id: task.id });
+    expect(after.result?.status.state, 'the refused messages did not continue the task').toBe('TASK_STATE_INPUT_REQUIRED');
+    expect(after.result?.history?.length).toBe(task.history?.length);
+  });
+
   it('registers nothing and sends no secret when the agent answers with a direct Message', async () => {
     const response = await rpc(hub.endpoint, 'SendMessage', { message: userMessage('hi\n::message'), ...inline() });
     expect(response.body.result?.message).toBeDefined();
@@ -373,7 +388,7 @@ describe('an instance that turns push off', () => {
   it.each(WIRES.map((wire) => [wire.name, wire] as const))(
     'answers PushNotificationNotSupportedError over %s to the four methods and an inline config',
     async (_name, wire) => {
-      const task = await completedTask({ ...hub, endpoint: path } as TestHub);
+      const task = await completedTask({ ...hub, endpoint: path });
       for (const [method, params] of [
         ['CreateTaskPushNotificationConfig', { taskId: task.id, url: RECEIVER }],
         ['GetTaskPushNotificationConfig', { taskId: task.id, id: 'x' }],
@@ -389,7 +404,7 @@ describe('an instance that turns push off', () => {
   it('serves push again once turned back on', async () => {
     const id = hub.inbounds.list().find((config) => config.name === 'quiet')?.id ?? '';
     hub.inbounds.update(id, { pushNotifications: true });
-    const task = await completedTask({ ...hub, endpoint: path } as TestHub);
+    const task = await completedTask({ ...hub, endpoint: path });
     const answer = await JSON_RPC.call(path, 'CreateTaskPushNotificationConfig', { taskId: task.id, url: RECEIVER });
     expect(answer.result).toMatchObject({ taskId: task.id });
   });
