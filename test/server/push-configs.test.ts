@@ -482,6 +482,8 @@ describe('durability and secrets', () => {
           token: TOKEN,
           authentication: { scheme: 'Basic', credentials: CREDENTIALS },
         });
+        // Something the hub does log, so that the sink is shown to capture.
+        first.inbounds.create({ name: 'logged', description: 'warns', version: '1', preset: 'echo', authTokenEnv: 'A2A_HUB_UNSET_TOKEN' });
         return { task: given, secret: created.headers.get(WEBHOOK_SECRET_HEADER) ?? 'no secret' };
       });
       const bytes = dbBytes(dataDir);
@@ -494,6 +496,7 @@ describe('durability and secrets', () => {
         const record = second.store.getPushConfig(task.id, 'kept');
         expect(record?.secrets).toMatch(/^aes256gcm:/);
       });
+      expect(log.text()).toContain('A2A_HUB_UNSET_TOKEN');
       for (const value of [TOKEN, CREDENTIALS, secret]) expect(log.text()).not.toContain(value);
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
