@@ -88,10 +88,10 @@ function urlProblem(url: string, policy: UrlPolicy): string | undefined {
  */
 function policyReason(error: UrlPolicyError): string {
   const reason = error.message
-    .replace(/^URL policy: /, '')
+    .replace(/^URL policy: .*? is refused: /, '')
     .replace(/; set urlPolicy\.\w+: true to allow it$/, '')
     .replace(/urlPolicy\./g, 'push.destinations.');
-  return `${reason} (push.destinations.${error.rule} in the hub config allows it)`;
+  return `${reason}; push.destinations.${error.rule} in the hub config decides this`;
 }
 
 function idProblem(id: string): string | undefined {
