@@ -107,6 +107,8 @@ describe('checkUrl', () => {
       allowPrivate: false,
       allowLinkLocal: false,
       allowLoopback: true,
+      allowedCidrs: [],
+      configuredAt: 'urlPolicy',
     });
   });
 
