@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { isSigningSecret } from '../push/signature.js';
-import { startWebhookReceiver, type WebhookDelivery } from '../push/webhook-receiver.js';
+import { startWebhookReceiver, type WebhookDelivery, type WebhookReceiver } from '../push/webhook-receiver.js';
 
 interface WebhookFlags {
   host: string;
@@ -46,14 +46,22 @@ async function webhook(flags: WebhookFlags): Promise<number> {
     return USAGE;
   }
   const print = flags.json === true ? jsonLine : textLine;
-  const receiver = await startWebhookReceiver({
-    host: flags.host,
-    port,
-    answerStatus: status,
-    ...(flags.secret === undefined ? {} : { secret: flags.secret }),
-    ...(flags.task === undefined ? {} : { expectTaskId: flags.task }),
-    onDelivery: (delivery) => process.stdout.write(`${print(delivery)}\n`),
-  });
+  let receiver: WebhookReceiver;
+  try {
+    receiver = await startWebhookReceiver({
+      host: flags.host,
+      port,
+      answerStatus: status,
+      ...(flags.secret === undefined ? {} : { secret: flags.secret }),
+      ...(flags.task === undefined ? {} : { expectTaskId: flags.task }),
+      onDelivery: (delivery) => process.stdout.write(`${print(delivery)}\n`),
+    });
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    const hint = code === 'EADDRINUSE' ? ': the port is in use; pick another with --port N (0 picks a free one)' : '';
+    process.stderr.write(`a2a-hub webhook: cannot listen on ${flags.host} port ${port}: ${(error as Error).message}${hint}\n`);
+    return USAGE;
+  }
   process.stdout.write(flags.json === true ? `${JSON.stringify({ listening: receiver.url })}\n` : `Webhook URL: ${receiver.url}\n`);
   await untilSignal();
   await receiver.close();

@@ -70,13 +70,17 @@ export async function startWebhookReceiver(options: WebhookReceiverOptions = {})
   const deliveries: WebhookDelivery[] = [];
   const accepted = new Set<string>();
   const server = createServer((request, response) => {
-    void receive(request, options, accepted).then((judged) => {
-      answer(response, judged);
-      if (judged.delivery === undefined) return;
-      deliveries.push(judged.delivery);
-      if (judged.delivery.status < 300 && judged.delivery.webhookId !== undefined) accepted.add(judged.delivery.webhookId);
-      options.onDelivery?.(judged.delivery);
-    });
+    receive(request, options, accepted).then(
+      (judged) => {
+        answer(response, judged);
+        if (judged.delivery === undefined) return;
+        deliveries.push(judged.delivery);
+        if (judged.delivery.status < 300 && judged.delivery.webhookId !== undefined) accepted.add(judged.delivery.webhookId);
+        options.onDelivery?.(judged.delivery);
+      },
+      // Only reading the body can fail (the sender went away mid-request): there is no one left to answer.
+      () => response.destroy(),
+    );
   });
   const host = options.host ?? '127.0.0.1';
   await new Promise<void>((resolve, reject) => {

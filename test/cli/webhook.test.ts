@@ -1,3 +1,5 @@
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { StreamResponse } from '../../generated/a2a/1.0/types.js';
 import { generateSigningSecret, signWebhook } from '../../src/push/signature.js';
@@ -83,5 +85,19 @@ describe('a2a-hub webhook', () => {
     expect(result.stderr).toContain('--status must be an HTTP status from 200 to 599, got "42"');
     expect(result.stderr).toContain('--secret must be whsec_ followed by base64');
     expect(result.stderr).not.toContain('hunter2');
+  });
+
+  it('says so when the port is taken', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (taken.address() as AddressInfo).port;
+      const result = runCli(['webhook', '--port', String(port)]);
+      expect(result.status).toBe(2);
+      expect(result.stderr).toContain(`a2a-hub webhook: cannot listen on 127.0.0.1 port ${port}: `);
+      expect(result.stderr).toContain('the port is in use; pick another with --port N');
+    } finally {
+      await new Promise<void>((resolve) => taken.close(() => resolve()));
+    }
   });
 });
