@@ -61,7 +61,7 @@ export class DestinationPolicyError extends Error {
 
 const URL_POLICY_DEFAULTS = DEFAULTS.UrlPolicySettings;
 
-/** Resolved policies, so resolving one again (every check does) costs nothing and keeps its parsed ranges. */
+/** The parsed ranges of each resolved policy. Being a key also marks a policy as resolved: resolving it again (every check does) returns it as it is. */
 const parsedRanges = new WeakMap<ResolvedUrlPolicy, readonly Cidr[]>();
 
 /** The defaults of spec/hub/config.schema.json's UrlPolicySettings: any host, no private or link-local address. */
