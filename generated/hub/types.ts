@@ -149,7 +149,7 @@ export interface UrlPolicySettings {
    */
   allowLinkLocal?: boolean;
   /**
-   * Whether loopback addresses (127/8, ::1, localhost) may be contacted.
+   * Whether loopback addresses (127/8, ::1, localhost, and 0.0.0.0 and ::, which reach this machine) may be contacted.
    */
   allowLoopback?: boolean;
 }
@@ -218,7 +218,7 @@ export interface PushDestinationSettings {
    */
   allowLinkLocal?: boolean;
   /**
-   * Whether loopback addresses (127/8, ::1, localhost) may be reached.
+   * Whether loopback addresses (127/8, ::1, localhost, and 0.0.0.0 and ::, which reach this machine) may be reached.
    */
   allowLoopback?: boolean;
 }

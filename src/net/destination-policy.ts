@@ -17,11 +17,11 @@ export interface UrlPolicy {
   readonly allowedSchemes?: readonly string[];
   /** When set, the only hosts the client may contact: exact names (`agent.example.com`, `10.0.0.5`) and `*.example.com` wildcards (subdomains only). */
   readonly allowedHosts?: readonly string[];
-  /** Private and reserved targets: 10/8, 172.16/12, 192.168/16, 100.64/10, 0/8, fc00::/7, ::, multicast, documentation and benchmarking ranges. Default false. */
+  /** Private and reserved targets: 10/8, 172.16/12, 192.168/16, 100.64/10, the rest of 0/8, fc00::/7, multicast, documentation and benchmarking ranges. Default false. */
   readonly allowPrivate?: boolean;
   /** Link-local targets: 169.254/16 (cloud metadata) and fe80::/10. Default false. */
   readonly allowLinkLocal?: boolean;
-  /** Loopback targets: 127/8 and ::1. Default true, so agents on this machine work during development. */
+  /** Loopback targets: 127/8, ::1, and 0.0.0.0 and :: (connecting to them reaches this machine). Default true, so agents on this machine work during development. */
   readonly allowLoopback?: boolean;
   /**
    * Address ranges (`10.20.0.0/16`, `fd00::/8`, or one address) that may be reached even though

@@ -30,7 +30,8 @@ interface Range extends Cidr {
 }
 
 const IPV4_RANGES: readonly Range[] = [
-  range('0.0.0.0/32', 'private', 'unspecified'),
+  // Connecting to the unspecified address reaches this machine's own listeners, so it is judged as loopback.
+  range('0.0.0.0/32', 'loopback', 'unspecified (reaches this machine)'),
   range('0.0.0.0/8', 'private', '"this network"'),
   range('10.0.0.0/8', 'private', 'private (RFC 1918)'),
   range('100.64.0.0/10', 'private', 'carrier-grade NAT (RFC 6598)'),
@@ -49,7 +50,7 @@ const IPV4_RANGES: readonly Range[] = [
 ];
 
 const IPV6_RANGES: readonly Range[] = [
-  range('::/128', 'private', 'unspecified'),
+  range('::/128', 'loopback', 'unspecified (reaches this machine)'),
   range('::1/128', 'loopback', 'loopback'),
   range('64:ff9b:1::/48', 'private', 'local-use NAT64'),
   range('100::/64', 'private', 'discard-only'),

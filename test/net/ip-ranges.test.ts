@@ -27,9 +27,10 @@ const REFUSED_BY_CLASS: { readonly given: string; readonly kind: string; readonl
   { given: '224.0.0.251', kind: 'private', range: '224.0.0.0/4 multicast' },
   { given: '239.255.255.250', kind: 'private', range: '224.0.0.0/4 multicast' },
   { given: 'ff02::fb', kind: 'private', range: 'ff00::/8 multicast' },
-  // unspecified
-  { given: '0.0.0.0', kind: 'private', range: '0.0.0.0/32 unspecified' },
-  { given: '::', kind: 'private', range: '::/128 unspecified' },
+  // unspecified: judged as loopback, since connecting to it reaches this machine
+  { given: '0.0.0.0', kind: 'loopback', range: '0.0.0.0/32 unspecified (reaches this machine)' },
+  { given: '::', kind: 'loopback', range: '::/128 unspecified (reaches this machine)' },
+  { given: '0.1.2.3', kind: 'private', range: '0.0.0.0/8 "this network"' },
   // IPv4-mapped (::ffff:0:0/96) and IPv4-compatible (::/96) forms of each of them
   { given: '::ffff:127.0.0.1', kind: 'loopback', range: '127.0.0.0/8 loopback via IPv4-mapped 127.0.0.1' },
   { given: '::ffff:7f00:1', kind: 'loopback', range: '127.0.0.0/8 loopback via IPv4-mapped 127.0.0.1' },
@@ -43,7 +44,7 @@ const REFUSED_BY_CLASS: { readonly given: string; readonly kind: string; readonl
   { given: '::ffff:100.64.0.1', kind: 'private', range: '100.64.0.0/10 carrier-grade NAT (RFC 6598) via IPv4-mapped 100.64.0.1' },
   { given: '::ffff:198.18.0.1', kind: 'private', range: '198.18.0.0/15 benchmarking (RFC 2544) via IPv4-mapped 198.18.0.1' },
   { given: '::ffff:224.0.0.1', kind: 'private', range: '224.0.0.0/4 multicast via IPv4-mapped 224.0.0.1' },
-  { given: '::ffff:0.0.0.0', kind: 'private', range: '0.0.0.0/32 unspecified via IPv4-mapped 0.0.0.0' },
+  { given: '::ffff:0.0.0.0', kind: 'loopback', range: '0.0.0.0/32 unspecified (reaches this machine) via IPv4-mapped 0.0.0.0' },
   { given: '::127.0.0.1', kind: 'loopback', range: '127.0.0.0/8 loopback via IPv4-compatible 127.0.0.1' },
   {
     given: '::a9fe:a9fe',

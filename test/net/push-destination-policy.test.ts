@@ -55,9 +55,9 @@ describe('pushDestinationPolicy', () => {
     ['https://100.64.1.1/', 'allowPrivate', '100.64.1.1'],
     ['https://198.18.5.5/', 'allowPrivate', '198.18.5.5'],
     ['https://224.0.0.1/', 'allowPrivate', '224.0.0.1'],
-    ['https://0.0.0.0/', 'allowPrivate', '0.0.0.0'],
-    ['https://0/', 'allowPrivate', '0.0.0.0'],
-    ['https://[::]/', 'allowPrivate', '::'],
+    ['https://0.0.0.0/', 'allowLoopback', '0.0.0.0'],
+    ['https://0/', 'allowLoopback', '0.0.0.0'],
+    ['https://[::]/', 'allowLoopback', '::'],
   ])('refuses %s by default (%s)', (url, rule, address) => {
     for (const policy of [pushDestinationPolicy(), PUSH_OVER_HTTP]) {
       const error = refusal(url, policy);

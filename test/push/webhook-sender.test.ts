@@ -112,6 +112,15 @@ describe('the destination policy, before and at dial time', () => {
     expect(target.requests).toHaveLength(2);
   });
 
+  it('refuses 0.0.0.0, which would reach the loopback receiver, even when private addresses are allowed', async () => {
+    const target = await scripted({ status: 204 });
+    const url = target.url.replace('127.0.0.1', '0.0.0.0');
+    const attempt = await sender(pushDestinationPolicy({ allowedSchemes: ['http'], allowPrivate: true })).send(webhook(url));
+    expect(attempt.outcome).toBe('refused');
+    expect(attempt.error).toContain('0.0.0.0/32 unspecified (reaches this machine); set push.destinations.allowLoopback: true');
+    expect(target.requests).toHaveLength(0);
+  });
+
   it('refuses localhost by default, by name', async () => {
     const target = await scripted({ status: 204 });
     const url = target.url.replace('127.0.0.1', 'localhost');
