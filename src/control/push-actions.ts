@@ -34,10 +34,11 @@ export const PUSH_ACTION_HANDLERS: {
     store.rescheduleConfig(taskId, configId, Date.now());
     kickPush();
     const pending = store.pendingDeliveries(taskId, configId);
+    const now = health.state === 'active' ? 'is active' : 'is active again';
     const dropped = health.state === 'disabled' ? '; it had been disabled, and the deliveries dropped then are not restored' : '';
     return {
       ok: true,
-      message: `push config "${configId}" of task ${taskId} is active again: ${plural(pending, 'pending delivery', 'pending deliveries')} due now${dropped}`,
+      message: `push config "${configId}" of task ${taskId} ${now}: ${plural(pending, 'pending delivery', 'pending deliveries')} due now${dropped}`,
       taskId,
       id: configId,
     };

@@ -303,6 +303,19 @@ describe('push.retry', () => {
     expect(hub.store.pendingDeliveries(task.id, 'hook')).toBe(1);
   });
 
+  it('on an active config, resets its failures and makes its backlog due all the same', async () => {
+    const task = await newTask();
+    seedPushConfig(hub.store, task.id, 'hook');
+    queueDeliveries(hub.store, task, 'hook', 1);
+    postpone(task.id, 'hook');
+    hub.store.setPushHealth(task.id, 'hook', { state: 'active', consecutiveFailures: 2, lastError: 'HTTP 502' });
+
+    const done = await act({ action: 'push.retry', taskId: task.id, configId: 'hook' });
+    expect(done.message).toBe(`push config "hook" of task ${task.id} is active: 1 pending delivery due now`);
+    expect(hub.store.getPushConfig(task.id, 'hook')?.health).toEqual({ state: 'active', consecutiveFailures: 0 });
+    expect(isDue(task.id, 'hook')).toBe(true);
+  });
+
   it('fails with 409 naming an unknown task or config, and wakes nothing', async () => {
     const task = await newTask();
     const kicksBefore = kicks;
