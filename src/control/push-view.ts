@@ -1,10 +1,12 @@
 import type { PushAttemptRow, PushConfigRow, PushSummary, TaskPushView } from '../../generated/control/types.js';
 import type { PushAttempt, PushConfigRecord } from '../store/push-store.js';
 import type { TaskInfo } from '../store/task-store.js';
+import { CONTROL } from '../protocol/control-schema.js';
+import { schemaAt } from '../protocol/json-schema.js';
 import type { PushControlStore } from './control-deps.js';
 
-/** Most unhealthy configs one snapshot lists (PushSummary.unhealthy's maxItems); the counts cover all of them. */
-const UNHEALTHY_LISTED = 100;
+/** Most unhealthy configs one snapshot lists, as spec/control caps PushSummary.unhealthy; the counts cover all of them. */
+const UNHEALTHY_LISTED = unhealthyCap();
 
 /**
  * One config as the control API shows it. The row is built member by member from the stored
@@ -77,4 +79,10 @@ export function pushSummary(store: PushControlStore): PushSummary {
 function newestFirst(a: PushAttempt, b: PushAttempt): number {
   if (a.at !== b.at) return a.at < b.at ? 1 : -1;
   return b.deliveryId - a.deliveryId || b.attempt - a.attempt;
+}
+
+function unhealthyCap(): number {
+  const cap = schemaAt(CONTROL.document, 'PushSummary', '/unhealthy')?.['maxItems'];
+  if (typeof cap !== 'number') throw new Error('spec/control: PushSummary.unhealthy declares no maxItems');
+  return cap;
 }

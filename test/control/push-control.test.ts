@@ -250,6 +250,24 @@ describe('the snapshot', () => {
   });
 });
 
+describe('the snapshot, with more unhealthy configs than it lists', () => {
+  it('lists 100 and counts them all', async () => {
+    const task = await newTask();
+    const ids = Array.from({ length: 101 }, (_, index) => `many-${String(index).padStart(3, '0')}`);
+    for (const id of ids) {
+      seedPushConfig(hub.store, task.id, id);
+      hub.store.setPushHealth(task.id, id, { state: 'failing', consecutiveFailures: 8 });
+    }
+    try {
+      const { push } = await controlSnapshot(control.url);
+      expect(push.unhealthy).toHaveLength(100);
+      expect(push.failingConfigs).toBeGreaterThanOrEqual(101);
+    } finally {
+      for (const id of ids) hub.store.deletePushConfig(task.id, id);
+    }
+  });
+});
+
 describe('push.retry', () => {
   it('makes a failing config active with no failures, its deliveries due now, and wakes the dispatcher', async () => {
     const task = await newTask();
