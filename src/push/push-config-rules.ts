@@ -82,16 +82,9 @@ function urlProblem(url: string, policy: UrlPolicy): string | undefined {
   return undefined;
 }
 
-/**
- * The policy's reason in the words of the push settings: the policy names its own members
- * (`urlPolicy.allowLoopback`), which for webhooks sit under `push.destinations`.
- */
+/** The policy's own reason, which names the push.destinations member that decides it, without the URL the field already is. */
 function policyReason(error: UrlPolicyError): string {
-  const reason = error.message
-    .replace(/^URL policy: .*? is refused: /, '')
-    .replace(/; set urlPolicy\.\w+: true to allow it$/, '')
-    .replace(/urlPolicy\./g, 'push.destinations.');
-  return `${reason}; push.destinations.${error.rule} in the hub config decides this`;
+  return error.message.replace(/^URL policy: .*? is refused: /, '');
 }
 
 function idProblem(id: string): string | undefined {

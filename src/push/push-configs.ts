@@ -7,7 +7,7 @@ import type {
   Task,
   TaskPushNotificationConfig,
 } from '../../generated/a2a/1.0/types.js';
-import type { UrlPolicy } from '../net/destination-policy.js';
+import { pushDestinationPolicy, type UrlPolicy } from '../net/destination-policy.js';
 import { a2aError, type A2AError } from '../protocol/a2a-error.js';
 import { invalidParams } from '../protocol/params.js';
 import type { PushConfigs, StoredPushConfig } from '../store/push-store.js';
@@ -79,7 +79,7 @@ export class PushConfigService {
 
   constructor(deps: PushConfigDeps) {
     this.#deps = deps;
-    this.#policy = { ...DEFAULTS.PushDestinationSettings, ...deps.settings?.destinations };
+    this.#policy = pushDestinationPolicy(deps.settings?.destinations);
     this.#maxPerTask = deps.settings?.maxConfigsPerTask ?? DEFAULTS.PushSettings.maxConfigsPerTask;
   }
 
