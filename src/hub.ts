@@ -95,15 +95,24 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
     ...(config.outbound ? { settings: config.outbound } : {}),
   });
   const tools = new ToolRegistry(outbounds);
-  // The metrics are made after the parts they read; attempts can only come once the hub listens.
-  let metrics: HubMetrics | undefined;
-  const push = createHubPush({
-    store,
-    settings: config.push,
-    env: options.env ?? process.env,
-    log,
-    onAttempt: (attempt) => metrics?.recordPushAttempt(attempt.outcome, attempt.latencyMs / 1000),
+  const rateLimiter = config.rateLimit === false ? undefined : new RateLimiter(config.rateLimit);
+  const streams = new StreamTracker();
+  const metrics = new HubMetrics({
+    tasksByState: () => store.countByState(),
+    openStreams: () => streams.count,
+    sessions: () => sessions.list().length,
+    rateLimitRejections: () => rateLimiter?.rejections ?? 0,
+    pushPending: () => store.pendingDeliveries(),
   });
+  const push = withStoreClosedOnError(store, options.taskStore === undefined, () =>
+    createHubPush({
+      store,
+      settings: config.push,
+      env: options.env ?? process.env,
+      log,
+      onAttempt: (attempt) => metrics.recordPushAttempt(attempt.outcome, attempt.latencyMs / 1000),
+    }),
+  );
   const runtime = new TaskRuntime({ store, channels, sessions, now, log, tools, onCommitted: (tasks) => push.dispatcher.committed(tasks) });
   // The relay preset reads an instance's relayTo when a message arrives, from the registry
   // created next: that one needs the presets first, to check instances against them.
@@ -127,8 +136,6 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
     log('warn', `wellKnownInstance names "${wellKnown}", which is no inbound instance: /.well-known/agent-card.json answers 404`, {
       wellKnownInstance: wellKnown,
     });
-  const rateLimiter = config.rateLimit === false ? undefined : new RateLimiter(config.rateLimit);
-  const streams = new StreamTracker();
   const parts: HubParts = {
     config,
     store,
@@ -145,13 +152,6 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
     log,
   };
   const peers = new PeerTracker(now);
-  metrics = new HubMetrics({
-    tasksByState: () => store.countByState(),
-    openStreams: () => streams.count,
-    sessions: () => sessions.list().length,
-    rateLimitRejections: () => rateLimiter?.rejections ?? 0,
-    pushPending: () => store.pendingDeliveries(),
-  });
   const control = createControlRouter({
     deps: { ...parts, peers },
     metrics,
@@ -262,6 +262,16 @@ class EndpointRequest implements RequestObservation {
     return () => {
       peer.openStreams -= 1;
     };
+  }
+}
+
+/** A start-up step that may refuse the configuration (a bad push key): the data dir's lock is released first. */
+function withStoreClosedOnError<T>(store: TaskStore, ownStore: boolean, step: () => T): T {
+  try {
+    return step();
+  } catch (error) {
+    if (ownStore) store.close();
+    throw error;
   }
 }
 

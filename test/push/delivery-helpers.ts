@@ -52,7 +52,7 @@ export interface ReceivedWebhook {
   readonly headers: IncomingHttpHeaders;
   readonly body: string;
   readonly frame: StreamResponse;
-  /** The status the receiver answered. */
+  /** The status the receiver answered; 0 when it never did. */
   readonly status: number;
 }
 
@@ -95,7 +95,7 @@ export async function startReceiver(
       const body = Buffer.concat(chunks).toString('utf8');
       const webhook = { path: request.url ?? '', headers: request.headers, body, frame: JSON.parse(body) as StreamResponse };
       const reply = answer(received.length, webhook);
-      received.push({ ...webhook, status: reply.status });
+      received.push({ ...webhook, status: reply.hang === true ? 0 : reply.status });
       if (reply.hang === true) return;
       setTimeout(() => {
         response.writeHead(reply.status, reply.headers ?? {});
