@@ -88,6 +88,15 @@ export class PushDispatcher {
   }
 
   /**
+   * Makes a config's pending deliveries due now and looks at once: the control API's "retry
+   * now", and a re-created config (whose deliveries may wait for a failing config's probe time).
+   */
+  retryNow(taskId: string, configId: string): void {
+    this.#options.store.rescheduleConfig(taskId, configId, this.#now());
+    this.kick();
+  }
+
+  /**
    * A write batch of these tasks was committed. The store queues their deliveries in that
    * transaction; a task without configs costs one in-memory lookup, no query.
    */

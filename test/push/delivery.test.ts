@@ -162,6 +162,21 @@ describe('push delivery', () => {
     expect(hub.store.getPushConfig(task.id, 'c1')?.health).toMatchObject({ state: 'active', consecutiveFailures: 0 });
   });
 
+  it('retryNow sends a failing config\'s waiting deliveries at once instead of at the next probe', async () => {
+    hub = await startTestHub({ push: { ...TEST_PUSH, failingAfter: 1, retryMaxMs: 600_000 } });
+    let up = false;
+    const hook = await receiver(() => (up ? { status: 200 } : { status: 503 }));
+    const task = await inputRequiredTask(hub.endpoint);
+    registerPushConfig(hub, task, { id: 'c1', url: hook.url });
+    await until(() => hub!.store.getPushConfig(task.id, 'c1')?.health.state === 'failing', 'the config to be failing');
+    await continueTask(task.id);
+    expect(hook.received).toHaveLength(1);
+    up = true;
+    hub.push.dispatcher.retryNow(task.id, 'c1');
+    await until(() => hook.delivered().length === COMPLETED.length, 'every event, long before the next probe');
+    expect(hook.delivered().map((webhook) => labelOf(webhook.frame))).toEqual(COMPLETED);
+  });
+
   it('with the default destination policy a loopback receiver receives nothing, and the attempts say refused', async () => {
     hub = await startTestHub({ push: { retryMinMs: 10, retryMaxMs: 50 } });
     const hook = await receiver();
