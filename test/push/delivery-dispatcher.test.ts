@@ -90,7 +90,8 @@ describe('the dispatcher in the hub', () => {
     hub.push.dispatcher.kick();
     await until(() => hub!.store.listAttempts(task.id, 'c1', 10).length >= 2, 'two attempts');
     const [attempt] = hub.store.listAttempts(task.id, 'c1', 1);
-    expect(attempt).toMatchObject({ outcome: 'retry', error: expect.stringMatching(/do not open with this key/) });
+    expect(attempt).toMatchObject({ outcome: 'retry' });
+    expect(attempt?.error).toMatch(/do not open with this key/);
     const shown = JSON.stringify([hub.store.listAttempts(task.id, 'c1', 10), hub.store.getPushConfig(task.id, 'c1')?.health]);
     for (const secret of [signingSecret, 'the-token', key]) expect(shown).not.toContain(secret);
     expect(hook.received).toHaveLength(0);

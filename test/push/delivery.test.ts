@@ -162,7 +162,7 @@ describe('push delivery', () => {
     expect(hub.store.getPushConfig(task.id, 'c1')?.health).toMatchObject({ state: 'active', consecutiveFailures: 0 });
   });
 
-  it('retryNow sends a failing config\'s waiting deliveries at once instead of at the next probe', async () => {
+  it("retryNow sends a failing config's waiting deliveries at once instead of at the next probe", async () => {
     hub = await startTestHub({ push: { ...TEST_PUSH, failingAfter: 1, retryMaxMs: 600_000 } });
     let up = false;
     const hook = await receiver(() => (up ? { status: 200 } : { status: 503 }));
