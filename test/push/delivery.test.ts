@@ -61,6 +61,11 @@ describe('push delivery', () => {
       ok: false,
     });
     await until(() => hub!.store.pendingDeliveries() === 0, 'the outbox to drain');
+    // c2 has neither authentication nor token: neither header is sent.
+    const plain = hook.received.at(-1);
+    expect(hook.received).toHaveLength(COMPLETED.length + 1);
+    expect(plain?.headers['authorization']).toBeUndefined();
+    expect(plain?.headers['a2a-notification-token']).toBeUndefined();
     expect(hub.store.getPushConfig(task.id, 'c1')?.health).toMatchObject({ state: 'active', consecutiveFailures: 0 });
     expect(attempts(task.id, 'c1').every((attempt) => attempt.outcome === 'delivered' && attempt.status === 204)).toBe(true);
   });
