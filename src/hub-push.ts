@@ -1,5 +1,5 @@
 import type { PushSettings } from '../generated/hub/types.js';
-import { policyAgent } from './client/http-transport.js';
+import { guardedAgent } from './net/guarded-agent.js';
 import { ConfigError } from './config.js';
 import { PushDispatcher, type AttemptObservation } from './push/push-dispatcher.js';
 import { resolvePushSettings, type ResolvedPushSettings } from './push/push-settings.js';
@@ -33,7 +33,7 @@ export interface HubPushOptions {
 export function createHubPush(options: HubPushOptions): HubPush {
   const settings = resolvePushSettings(options.settings);
   const sealer = sealerFrom(settings.secretKeyEnv, options.env);
-  const sender = new WebhookSender({ policy: settings.policy, dispatcher: policyAgent(settings.policy), timeoutMs: settings.timeoutMs });
+  const sender = new WebhookSender({ policy: settings.policy, dispatcher: guardedAgent(settings.policy), timeoutMs: settings.timeoutMs });
   const dispatcher = new PushDispatcher({
     store: options.store,
     sender,

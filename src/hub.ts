@@ -153,8 +153,7 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
   };
   const peers = new PeerTracker(now);
   const control = createControlRouter({
-    // TODO(push): kickPush is a no-op until the dispatcher lands; connect it to pushDispatcher.kick() at the merge.
-    deps: { ...parts, peers, kickPush: () => {} },
+    deps: { ...parts, peers, kickPush: () => push.dispatcher.kick() },
     metrics,
     bodyLimitBytes: Math.min(config.bodyLimitBytes, 1024 * 1024),
     trustProxy: config.trustProxy,

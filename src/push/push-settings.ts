@@ -1,6 +1,6 @@
 import { DEFAULTS } from '../../generated/hub/defaults.js';
 import type { PushSettings } from '../../generated/hub/types.js';
-import type { UrlPolicy } from '../net/destination-policy.js';
+import { pushDestinationPolicy, type UrlPolicy } from '../net/destination-policy.js';
 
 /** PushSettings with every default filled in; `secretKeyEnv` stays optional (no key: secrets kept in clear). */
 export type ResolvedPushSettings = Required<Omit<PushSettings, 'secretKeyEnv' | 'destinations'>> &
@@ -12,16 +12,9 @@ export type ResolvedPushSettings = Required<Omit<PushSettings, 'secretKeyEnv' | 
 /** The hub's `push` settings with the schema's defaults for what they leave out. */
 export function resolvePushSettings(settings: PushSettings = {}): ResolvedPushSettings {
   const { destinations = {}, ...rest } = settings;
-  const defaults = DEFAULTS.PushDestinationSettings;
   return {
     ...DEFAULTS.PushSettings,
     ...rest,
-    policy: {
-      allowedSchemes: destinations.allowedSchemes ?? defaults.allowedSchemes,
-      allowPrivate: destinations.allowPrivate ?? defaults.allowPrivate,
-      allowLinkLocal: destinations.allowLinkLocal ?? defaults.allowLinkLocal,
-      allowLoopback: destinations.allowLoopback ?? defaults.allowLoopback,
-      ...(destinations.allowedHosts === undefined ? {} : { allowedHosts: destinations.allowedHosts }),
-    },
+    policy: pushDestinationPolicy(destinations),
   };
 }
