@@ -12,6 +12,7 @@ import { PeerTracker, type Peer } from './control/peers.js';
 import { PresetRegistry } from './executors/presets.js';
 import { RELAY_PRESET, relayPreset } from './executors/relay-preset.js';
 import { answerClientError } from './http/client-error.js';
+import { createHubPush, type HubPush } from './hub-push.js';
 import { createHttpApp } from './http/app.js';
 import type { EndpointObserver, RequestObservation } from './http/endpoint-observer.js';
 import { RateLimiter } from './http/rate-limit.js';
@@ -21,7 +22,7 @@ import { listenError } from './listen-error.js';
 import { createLogger, logFunction } from './logging.js';
 import { OutboundRegistry } from './outbound/outbound-registry.js';
 import { ToolRegistry } from './outbound/tool-registry.js';
-import { PushConfigService, pushSealer } from './push/push-configs.js';
+import { PushConfigService } from './push/push-configs.js';
 import { A2AHandler } from './server/a2a-handler.js';
 import { MemoryTaskStore } from './store/memory-store.js';
 import { folderError, StoreOpenError } from './store/open-errors.js';
@@ -59,6 +60,8 @@ export interface HubParts {
   readonly presets: PresetRegistry;
   readonly rateLimiter: RateLimiter | undefined;
   readonly streams: StreamTracker;
+  /** Webhook delivery (docs/push.md): `push.dispatcher.kick()` after registering a config. */
+  readonly push: HubPush;
   readonly log: LogFunction;
 }
 
@@ -79,8 +82,6 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
   const logger = options.logger ?? createLogger(config.logLevel);
   const log = logFunction(logger);
   const now = monotonicClock();
-  // Before the store opens: a bad key is the operator's to fix, and holds no lock meanwhile.
-  const sealer = pushSealer(config.push, options.env ?? process.env);
   const store = options.taskStore ?? openStore(config);
   const channels = new TaskChannels();
   const sessions = new SessionRegistry(config.sessionIdleMs, now, config.maxSessions);
@@ -95,7 +96,25 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
     ...(config.outbound ? { settings: config.outbound } : {}),
   });
   const tools = new ToolRegistry(outbounds);
-  const runtime = new TaskRuntime({ store, channels, sessions, now, log, tools });
+  const rateLimiter = config.rateLimit === false ? undefined : new RateLimiter(config.rateLimit);
+  const streams = new StreamTracker();
+  const metrics = new HubMetrics({
+    tasksByState: () => store.countByState(),
+    openStreams: () => streams.count,
+    sessions: () => sessions.list().length,
+    rateLimitRejections: () => rateLimiter?.rejections ?? 0,
+    pushPending: () => store.pendingDeliveries(),
+  });
+  const push = withStoreClosedOnError(store, options.taskStore === undefined, () =>
+    createHubPush({
+      store,
+      settings: config.push,
+      env: options.env ?? process.env,
+      log,
+      onAttempt: (attempt) => metrics.recordPushAttempt(attempt.outcome, attempt.latencyMs / 1000),
+    }),
+  );
+  const runtime = new TaskRuntime({ store, channels, sessions, now, log, tools, onCommitted: (tasks) => push.dispatcher.committed(tasks) });
   // The relay preset reads an instance's relayTo when a message arrives, from the registry
   // created next: that one needs the presets first, to check instances against them.
   if (presets.get(RELAY_PRESET) === undefined)
@@ -118,19 +137,24 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
     log('warn', `wellKnownInstance names "${wellKnown}", which is no inbound instance: /.well-known/agent-card.json answers 404`, {
       wellKnownInstance: wellKnown,
     });
-  const rateLimiter = config.rateLimit === false ? undefined : new RateLimiter(config.rateLimit);
-  const streams = new StreamTracker();
-  const parts: HubParts = { config, store, runtime, channels, sessions, inbounds, outbounds, tools, presets, rateLimiter, streams, log };
+  const parts: HubParts = {
+    config,
+    store,
+    runtime,
+    channels,
+    sessions,
+    inbounds,
+    outbounds,
+    tools,
+    presets,
+    rateLimiter,
+    streams,
+    push,
+    log,
+  };
   const peers = new PeerTracker(now);
-  const metrics = new HubMetrics({
-    tasksByState: () => store.countByState(),
-    openStreams: () => streams.count,
-    sessions: () => sessions.list().length,
-    rateLimitRejections: () => rateLimiter?.rejections ?? 0,
-  });
   const control = createControlRouter({
-    // TODO(push): kickPush is a no-op until the dispatcher lands; connect it to pushDispatcher.kick() at the merge.
-    deps: { ...parts, peers, kickPush: () => {} },
+    deps: { ...parts, peers, kickPush: () => push.dispatcher.kick() },
     metrics,
     bodyLimitBytes: Math.min(config.bodyLimitBytes, 1024 * 1024),
     trustProxy: config.trustProxy,
@@ -139,8 +163,15 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
     log,
   });
 
-  const push = new PushConfigService({ store, tasks: runtime, sealer, now, ...(config.push ? { settings: config.push } : {}) });
-  const handler = new A2AHandler(runtime, channels, store, { finalTask: config.streamFinalTask, push });
+  const pushConfigs = new PushConfigService({
+    store,
+    tasks: runtime,
+    sealer: push.sealer,
+    settings: push.settings,
+    now,
+    kick: () => push.dispatcher.kick(),
+  });
+  const handler = new A2AHandler(runtime, channels, store, { finalTask: config.streamFinalTask, push: pushConfigs });
   const app = createHttpApp({
     directory: inbounds,
     handler,
@@ -182,6 +213,7 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   // Only now: a connection may point at one of this hub's own instances.
   outbounds.start();
+  push.dispatcher.start();
   let closing: Promise<void> | undefined;
   return {
     ...parts,
@@ -205,6 +237,9 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
         await stopped;
         sessions.close();
         runtime.close();
+        // After the runtime's last commit, so its deliveries are queued; before the store closes,
+        // so attempts in flight can record how they ended.
+        await push.dispatcher.close();
         store.close();
       })();
       return closing;
@@ -236,6 +271,16 @@ class EndpointRequest implements RequestObservation {
     return () => {
       peer.openStreams -= 1;
     };
+  }
+}
+
+/** A start-up step that may refuse the configuration (a bad push key): the data dir's lock is released first. */
+function withStoreClosedOnError<T>(store: TaskStore, ownStore: boolean, step: () => T): T {
+  try {
+    return step();
+  } catch (error) {
+    if (ownStore) store.close();
+    throw error;
   }
 }
 

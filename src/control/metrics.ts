@@ -15,12 +15,17 @@ export interface GaugeSources {
   readonly openStreams: () => number;
   readonly sessions: () => number;
   readonly rateLimitRejections: () => number;
+  /** Webhook deliveries waiting in the push outbox (read when scraped). */
+  readonly pushPending?: () => number;
 }
 
 /** Request counters and latency histograms of the A2A endpoints, plus gauges read on demand. */
 export class HubMetrics {
   readonly #requests = new Map<string, Map<string, number>>();
   readonly #latency = new Map<string, Histogram>();
+  /** Webhook attempts by outcome (delivered, retry, failed, disabled, refused): never by URL or config. */
+  readonly #pushAttempts = new Map<string, number>();
+  readonly #pushLatency = emptyHistogram();
 
   constructor(private readonly gauges: GaugeSources) {}
 
@@ -28,13 +33,15 @@ export class HubMetrics {
     const outcomes = this.#requests.get(method) ?? new Map<string, number>();
     outcomes.set(outcome, (outcomes.get(outcome) ?? 0) + 1);
     this.#requests.set(method, outcomes);
-    const histogram = this.#latency.get(method) ?? { counts: BUCKETS.map(() => 0), sum: 0, count: 0 };
-    for (let index = 0; index < BUCKETS.length; index += 1) {
-      if (seconds <= (BUCKETS[index] ?? 0)) histogram.counts[index] = (histogram.counts[index] ?? 0) + 1;
-    }
-    histogram.sum += seconds;
-    histogram.count += 1;
+    const histogram = this.#latency.get(method) ?? emptyHistogram();
+    observe(histogram, seconds);
     this.#latency.set(method, histogram);
+  }
+
+  /** One webhook attempt (the push dispatcher's onAttempt). */
+  recordPushAttempt(outcome: string, seconds: number): void {
+    this.#pushAttempts.set(outcome, (this.#pushAttempts.get(outcome) ?? 0) + 1);
+    observe(this.#pushLatency, seconds);
   }
 
   toJson(): Metrics {
@@ -44,16 +51,12 @@ export class HubMetrics {
       openStreams: this.gauges.openStreams(),
       sessions: this.gauges.sessions(),
       rateLimitRejections: this.gauges.rateLimitRejections(),
-      latencySeconds: Object.fromEntries(
-        [...this.#latency].map(([method, histogram]) => [
-          method,
-          {
-            count: histogram.count,
-            sum: round(histogram.sum),
-            buckets: Object.fromEntries(BUCKETS.map((bound, index) => [String(bound), histogram.counts[index] ?? 0])),
-          },
-        ]),
-      ),
+      latencySeconds: Object.fromEntries([...this.#latency].map(([method, histogram]) => [method, histogramJson(histogram)])),
+      push: {
+        attempts: Object.fromEntries(this.#pushAttempts),
+        pending: this.gauges.pushPending?.() ?? 0,
+        latencySeconds: histogramJson(this.#pushLatency),
+      },
     };
   }
 
@@ -67,14 +70,8 @@ export class HubMetrics {
         lines.push(`a2a_hub_requests_total{method="${label(method)}",outcome="${label(outcome)}"} ${count}`);
     }
     family('a2a_hub_request_duration_seconds', 'histogram', 'Time to answer (for streams: to open) A2A endpoint requests.');
-    for (const [method, histogram] of this.#latency) {
-      BUCKETS.forEach((bound, index) =>
-        lines.push(`a2a_hub_request_duration_seconds_bucket{method="${label(method)}",le="${bound}"} ${histogram.counts[index] ?? 0}`),
-      );
-      lines.push(`a2a_hub_request_duration_seconds_bucket{method="${label(method)}",le="+Inf"} ${histogram.count}`);
-      lines.push(`a2a_hub_request_duration_seconds_sum{method="${label(method)}"} ${round(histogram.sum)}`);
-      lines.push(`a2a_hub_request_duration_seconds_count{method="${label(method)}"} ${histogram.count}`);
-    }
+    for (const [method, histogram] of this.#latency)
+      lines.push(...histogramLines('a2a_hub_request_duration_seconds', `method="${label(method)}"`, histogram));
     family('a2a_hub_tasks', 'gauge', 'Stored tasks by state.');
     for (const [state, count] of Object.entries(this.gauges.tasksByState())) lines.push(`a2a_hub_tasks{state="${state}"} ${count ?? 0}`);
     family('a2a_hub_open_streams', 'gauge', 'SSE streams open now.');
@@ -83,8 +80,46 @@ export class HubMetrics {
     lines.push(`a2a_hub_sessions ${this.gauges.sessions()}`);
     family('a2a_hub_rate_limit_rejections_total', 'counter', 'Requests refused by the rate limiter.');
     lines.push(`a2a_hub_rate_limit_rejections_total ${this.gauges.rateLimitRejections()}`);
+    family('a2a_hub_push_attempts_total', 'counter', 'Webhook delivery attempts by outcome.');
+    for (const [outcome, count] of this.#pushAttempts) lines.push(`a2a_hub_push_attempts_total{outcome="${label(outcome)}"} ${count}`);
+    family('a2a_hub_push_attempt_duration_seconds', 'histogram', 'Time of webhook delivery attempts, connect to the end of the answer.');
+    lines.push(...histogramLines('a2a_hub_push_attempt_duration_seconds', '', this.#pushLatency));
+    family('a2a_hub_push_pending', 'gauge', 'Webhook deliveries waiting in the push outbox.');
+    lines.push(`a2a_hub_push_pending ${this.gauges.pushPending?.() ?? 0}`);
     return `${lines.join('\n')}\n`;
   }
+}
+
+function emptyHistogram(): Histogram {
+  return { counts: BUCKETS.map(() => 0), sum: 0, count: 0 };
+}
+
+function observe(histogram: Histogram, seconds: number): void {
+  for (let index = 0; index < BUCKETS.length; index += 1) {
+    if (seconds <= (BUCKETS[index] ?? 0)) histogram.counts[index] = (histogram.counts[index] ?? 0) + 1;
+  }
+  histogram.sum += seconds;
+  histogram.count += 1;
+}
+
+function histogramJson(histogram: Histogram): { count: number; sum: number; buckets: Record<string, number> } {
+  return {
+    count: histogram.count,
+    sum: round(histogram.sum),
+    buckets: Object.fromEntries(BUCKETS.map((bound, index) => [String(bound), histogram.counts[index] ?? 0])),
+  };
+}
+
+/** A histogram's bucket, sum and count lines; `labels` are the series' other labels (may be empty). */
+function histogramLines(name: string, labels: string, histogram: Histogram): string[] {
+  const withLe = (le: string): string => `{${labels === '' ? '' : `${labels},`}le="${le}"}`;
+  const plain = labels === '' ? '' : `{${labels}}`;
+  return [
+    ...BUCKETS.map((bound, index) => `${name}_bucket${withLe(String(bound))} ${histogram.counts[index] ?? 0}`),
+    `${name}_bucket${withLe('+Inf')} ${histogram.count}`,
+    `${name}_sum${plain} ${round(histogram.sum)}`,
+    `${name}_count${plain} ${histogram.count}`,
+  ];
 }
 
 function label(value: string): string {

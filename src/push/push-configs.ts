@@ -1,20 +1,19 @@
 import { randomUUID } from 'node:crypto';
-import { DEFAULTS } from '../../generated/hub/defaults.js';
-import type { PushSettings } from '../../generated/hub/types.js';
 import type {
   ListTaskPushNotificationConfigsRequest,
   ListTaskPushNotificationConfigsResponse,
   Task,
   TaskPushNotificationConfig,
 } from '../../generated/a2a/1.0/types.js';
-import { pushDestinationPolicy, type UrlPolicy } from '../net/destination-policy.js';
+import type { UrlPolicy } from '../net/destination-policy.js';
 import { a2aError, type A2AError } from '../protocol/a2a-error.js';
 import { invalidParams } from '../protocol/params.js';
 import type { PushConfigs, StoredPushConfig } from '../store/push-store.js';
 import { applyOps, type OpTarget, type StoreOp } from '../store/store-ops.js';
 import { configViolations } from './push-config-rules.js';
 import { decodePageToken, encodePageToken } from './push-config-pages.js';
-import { configIdentity, SealedSecretsError, SecretSealer, type PushSecrets } from './sealed-secrets.js';
+import { resolvePushSettings, type ResolvedPushSettings } from './push-settings.js';
+import { configIdentity, type PushSecrets, type SecretSealer } from './sealed-secrets.js';
 import { generateSigningSecret } from './signature.js';
 
 /** Whose call this is: a task is found only under its own instance and tenant. */
@@ -36,7 +35,8 @@ export interface PushConfigDeps {
   readonly store: PushConfigStore;
   readonly tasks: TaskLookup;
   readonly sealer: SecretSealer;
-  readonly settings?: PushSettings;
+  /** The cap and the destination policy; the schema's defaults without it. */
+  readonly settings?: Pick<ResolvedPushSettings, 'maxConfigsPerTask' | 'policy'>;
   readonly now: () => string;
   /** Wakes the delivery machinery once a registration (and its first delivery) is committed. */
   readonly kick?: () => void;
@@ -79,8 +79,9 @@ export class PushConfigService {
 
   constructor(deps: PushConfigDeps) {
     this.#deps = deps;
-    this.#policy = pushDestinationPolicy(deps.settings?.destinations);
-    this.#maxPerTask = deps.settings?.maxConfigsPerTask ?? DEFAULTS.PushSettings.maxConfigsPerTask;
+    const settings = deps.settings ?? resolvePushSettings();
+    this.#policy = settings.policy;
+    this.#maxPerTask = settings.maxConfigsPerTask;
   }
 
   create(scope: PushScope, request: TaskPushNotificationConfig): Registration {
@@ -213,25 +214,6 @@ export class PushConfigService {
       ...(request.authentication === undefined ? {} : { authentication: { scheme: request.authentication.scheme } }),
     };
     return { taskId, id, config, secrets: this.#deps.sealer.seal(secrets, configIdentity(taskId, id)), createdAt: this.#deps.now() };
-  }
-}
-
-/**
- * The sealer of push secrets: keyed from the variable `push.secretKeyEnv` names, without a key
- * when it names none. A named variable that is unset or holds no valid key stops the hub
- * from starting, with a message that says which: storing secrets in clear after the operator
- * asked for encryption would be worse than not starting.
- */
-export function pushSealer(settings: PushSettings | undefined, env: NodeJS.ProcessEnv): SecretSealer {
-  const name = settings?.secretKeyEnv;
-  if (name === undefined || name === '') return new SecretSealer();
-  const key = env[name];
-  if (key === undefined || key === '')
-    throw new SealedSecretsError(`push.secretKeyEnv names ${name}, which is not set; set it to a 32-byte key (openssl rand -hex 32)`);
-  try {
-    return new SecretSealer(key);
-  } catch (error) {
-    throw new SealedSecretsError(`push.secretKeyEnv (${name}): ${error instanceof Error ? error.message : String(error)}`);
   }
 }
 

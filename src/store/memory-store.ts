@@ -298,6 +298,10 @@ export class MemoryTaskStore extends StoredSettings implements TaskStore {
     return this.state.pushConfigs.get(taskId)?.size ?? 0;
   }
 
+  mayHavePushConfigs(taskId: string): boolean {
+    return this.state.pushConfigs.has(taskId);
+  }
+
   deletePushConfig(taskId: string, configId: string): boolean {
     const configs = this.state.pushConfigs.get(taskId);
     if (configs?.delete(configId) !== true) return false;

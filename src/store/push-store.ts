@@ -25,6 +25,12 @@ export interface PushConfigs {
   /** How many configs the task has. */
   countPushConfigs(taskId: string): number;
   /**
+   * False when the task certainly has no config deliveries are queued for; true when it may
+   * have one. Answered from memory, without a query: the dispatcher asks it after every commit,
+   * and tasks without configs must pay nothing for push.
+   */
+  mayHavePushConfigs(taskId: string): boolean;
+  /**
    * Forgets the config with its pending deliveries and its attempts. Returns whether there was
    * one: deleting again is not an error.
    */

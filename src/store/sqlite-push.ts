@@ -141,6 +141,10 @@ export class SqlitePushTables {
     return this.#sql.count.get(taskId) ?? 0;
   }
 
+  mayHaveConfigs(taskId: string): boolean {
+    return this.#pushed.has(taskId);
+  }
+
   delete(taskId: string, configId: string): boolean {
     const { changes } = this.#sql.deleteConfig.run(taskId, configId);
     if (changes === 0) return false;

@@ -283,6 +283,10 @@ export class SqliteTaskStore extends StoredSettings implements TaskStore {
     return this.#push.count(taskId);
   }
 
+  mayHavePushConfigs(taskId: string): boolean {
+    return this.#push.mayHaveConfigs(taskId);
+  }
+
   deletePushConfig(taskId: string, configId: string): boolean {
     return this.transaction(() => this.#push.delete(taskId, configId));
   }

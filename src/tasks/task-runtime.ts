@@ -70,6 +70,8 @@ export interface RuntimeDeps {
   readonly log?: LogFunction;
   /** The tools executors may call; none without it. */
   readonly tools?: ToolProvider;
+  /** Told the tasks of every committed write batch (the push dispatcher listens: src/push/push-dispatcher.ts). */
+  readonly onCommitted?: (taskIds: ReadonlySet<string>) => void;
 }
 
 const NO_MODES: readonly string[] = [];
@@ -94,7 +96,7 @@ export class TaskRuntime {
 
   constructor(deps: RuntimeDeps) {
     this.#deps = deps;
-    this.#writes = new WriteQueue(deps.store, deps.channels, deps.log);
+    this.#writes = new WriteQueue(deps.store, deps.channels, deps.log, deps.onCommitted);
     this.#host = { writes: this.#writes, now: deps.now, ...(deps.log ? { log: deps.log } : {}) };
   }
 

@@ -34,6 +34,11 @@ export class WriteQueue {
     private readonly store: OpTarget,
     private readonly channels: TaskChannels,
     private readonly log?: LogFunction,
+    /**
+     * Told the tasks of every committed batch. The push outbox is filled in the batch's
+     * transaction, so this is where the dispatcher learns there may be deliveries to make.
+     */
+    private readonly onCommitted?: (taskIds: ReadonlySet<string>) => void,
   ) {}
 
   enqueue(write: QueuedWrite): void {
@@ -73,6 +78,7 @@ export class WriteQueue {
     this.#scheduled = false;
     if (this.#queue.length === 0 || this.#closed) return;
     const writes = this.#queue;
+    const tasks = this.#queuedTasks;
     const callbacks = this.#afterCommit;
     this.#queue = [];
     this.#queuedTasks = new Set();
@@ -94,6 +100,7 @@ export class WriteQueue {
       if (write.frame !== undefined && outcome.seq !== undefined)
         this.channels.publish(write.taskId, { seq: outcome.seq, frame: write.frame, final: write.final });
     });
+    this.onCommitted?.(tasks);
     for (const callback of callbacks) callback();
   }
 

@@ -2,18 +2,20 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pino } from 'pino';
-import type { SendMessageRequest, TaskState } from '../../generated/a2a/1.0/types.js';
+import type { SendMessageRequest, Task, TaskState } from '../../generated/a2a/1.0/types.js';
 import { startHub } from '../../src/hub.js';
-import { cpuNow, memoryNow, serveIpc, type FillReport, type HubOps, type StoreCounts } from './ipc.js';
+import { registerPushConfig } from '../push/delivery-helpers.js';
+import { cpuNow, memoryNow, serveIpc, type FillReport, type HubOps, type PushReport, type StoreCounts } from './ipc.js';
 
 /**
  * The hub under test, in its own process: production defaults (SQLite in WAL mode with
  * synchronous=NORMAL, selfCheck on, body limit, SSE heartbeats…) except that rate limiting is
- * off and the logger is silent. argv: <dataDir> [selfCheck: on|off]. The parent owns the
+ * off and the logger is silent. argv: <dataDir> [selfCheck: on|off] [push]. With `push`,
+ * webhooks may go to plain-HTTP loopback receivers (the bench's own). The parent owns the
  * data dir and deletes it.
  */
-const [dataDir, selfCheckArg] = process.argv.slice(2);
-if (dataDir === undefined) throw new Error('usage: hub-process.ts <dataDir> [on|off]');
+const [dataDir, selfCheckArg, pushArg] = process.argv.slice(2);
+if (dataDir === undefined) throw new Error('usage: hub-process.ts <dataDir> [on|off] [push]');
 
 const hub = await startHub({
   host: '127.0.0.1',
@@ -22,6 +24,7 @@ const hub = await startHub({
   rateLimit: false,
   logger: pino({ level: 'silent' }),
   ...(selfCheckArg === 'off' ? { selfCheck: false } : {}),
+  ...(pushArg === 'push' ? { push: { destinations: { allowLoopback: true, allowedSchemes: ['http'] } } } : {}),
 });
 const agent = required(hub.inbounds.defaultAgent(), 'the hub has no default agent');
 
@@ -54,6 +57,28 @@ function counts(): StoreCounts {
     requests: inFlight,
     sessions: hub.sessions.list().length,
   };
+}
+
+/** Registers a config per new task and waits for the outbox to drain: webhook throughput to the parent's receiver. */
+async function pushDeliveries(tasks: number, url: string, timeoutMs: number): Promise<PushReport> {
+  const created: Task[] = [];
+  for (let n = 0; n < tasks; n += 1) {
+    const request: SendMessageRequest = { message: { messageId: `push-${randomUUID()}`, role: 'ROLE_USER', parts: [{ text: 'hello' }] } };
+    const outcome = await hub.runtime.send(agent, request);
+    if (outcome.kind !== 'task') throw new Error('push: the echo agent answered with a message instead of a task');
+    await hub.runtime.settled(outcome.taskId);
+    created.push(required(hub.store.getTask(agent.id, outcome.taskId), `push: task ${outcome.taskId} was not stored`));
+  }
+  const pendingBefore = hub.store.pendingDeliveries();
+  if (pendingBefore !== 0) throw new Error(`push: ${pendingBefore} deliveries were pending before the run`);
+  const started = performance.now();
+  const deadline = started + timeoutMs;
+  for (const task of created) registerPushConfig(hub, task, { id: 'bench', url });
+  while (hub.store.pendingDeliveries() > 0 && performance.now() < deadline) await sleep(5);
+  const seconds = (performance.now() - started) / 1000;
+  const pending = hub.store.pendingDeliveries();
+  const retried = created.filter((task) => hub.store.listAttempts(task.id, 'bench', 10).length > 1).length;
+  return { delivered: tasks - pending, seconds, timedOut: pending > 0, retried };
 }
 
 async function fill(total: number, concurrency: number, timeoutMs: number): Promise<FillReport> {
@@ -108,6 +133,7 @@ serveIpc<HubOps>(
     },
     fill: ({ count: total, concurrency, timeoutMs }) => fill(total, concurrency, timeoutMs),
     memory: () => memoryNow(),
+    pushDeliveries: ({ tasks, url, timeoutMs }) => pushDeliveries(tasks, url, timeoutMs),
     async close() {
       await close();
       // Exit once the reply is on its way; exiting also writes a --cpu-prof profile.

@@ -75,7 +75,21 @@ export interface HubOps {
   /** Creates tasks through hub.runtime.send (the echo executor, durable in SQLite), `concurrency` at a time. */
   fill: { args: { count: number; concurrency: number; timeoutMs: number }; result: FillReport };
   memory: { args: undefined; result: MemoryReport };
+  /**
+   * Push hubs only: creates `tasks` tasks through hub.runtime.send, registers one webhook
+   * config to `url` on each (its Task snapshot is queued), and waits (bounded) until the outbox is empty.
+   */
+  pushDeliveries: { args: { tasks: number; url: string; timeoutMs: number }; result: PushReport };
   close: { args: undefined; result: null };
+}
+
+export interface PushReport {
+  readonly delivered: number;
+  /** From the first registration until the outbox was empty. */
+  readonly seconds: number;
+  readonly timedOut: boolean;
+  /** Deliveries that needed more than one attempt. */
+  readonly retried: number;
 }
 
 /** What the bare reference child serves. */

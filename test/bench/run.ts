@@ -1,7 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ChildServer, type BareOps, type HubOps, type MemoryReport, type StoreCounts } from './ipc.js';
+import { ChildServer, type BareOps, type HubOps, type MemoryReport, type PushReport, type StoreCounts } from './ipc.js';
 import { runLoad, type LoadResult, type LoadSpec } from './load.js';
 import { fixed, median, mib, table } from './report.js';
 import {
@@ -30,8 +32,8 @@ import {
  * Environment: BENCH_DURATION (s per measured run, default 5), BENCH_CONNECTIONS (50),
  * BENCH_WARMUP (s, 1), BENCH_TASKS (20000), BENCH_SELF_CHECK (on|off, default on as in
  * production), BENCH_CPU_PROF (a directory: profile the load-test hub with --cpu-prof),
- * BENCH_SCENARIOS (comma list of card, send, stream, rest-send, rest-stream, memory; default
- * all), BENCH_ROUNDS (3):
+ * BENCH_SCENARIOS (comma list of card, send, stream, rest-send, rest-stream, memory, push;
+ * default all), BENCH_PUSH_TASKS (2000 webhook deliveries for push), BENCH_ROUNDS (3):
  * each scenario runs this many rounds of one bare and one hub run back to back, in
  * alternating order, and the ratio is the median of the rounds' ratios.
  */
@@ -45,20 +47,26 @@ interface Settings {
   readonly cpuProfDir: string | undefined;
   /** Rounds per scenario, each a bare and a hub run side by side (alternating which goes first). */
   readonly rounds: number;
-  /** Scenarios to run, in the order of `scenarios()`; `memory` is the 20k-task fill and ListTasks walk. */
-  readonly only: ReadonlySet<ScenarioName | 'memory'>;
+  /** Webhook deliveries measured by the push part (BENCH_PUSH_TASKS). */
+  readonly pushTasks: number;
+  /**
+   * Scenarios to run, in the order of `scenarios()`; `memory` is the 20k-task fill and ListTasks
+   * walk; `push` is webhook throughput and blocking SendMessage with and without registered configs.
+   */
+  readonly only: ReadonlySet<Part>;
 }
 
-const ALL_PARTS = ['card', 'send', 'stream', 'rest-send', 'rest-stream', 'memory'] as const;
+const ALL_PARTS = ['card', 'send', 'stream', 'rest-send', 'rest-stream', 'memory', 'push'] as const;
+type Part = ScenarioName | 'memory' | 'push';
 
-function readParts(): ReadonlySet<ScenarioName | 'memory'> {
+function readParts(): ReadonlySet<Part> {
   const raw = process.env['BENCH_SCENARIOS'];
   if (raw === undefined || raw.trim() === '') return new Set(ALL_PARTS);
   const parts = raw.split(',').map((part) => part.trim());
   const unknown = parts.filter((part) => !(ALL_PARTS as readonly string[]).includes(part));
   if (unknown.length > 0 || parts.length === 0)
     throw new Error(`BENCH_SCENARIOS is a comma list of ${ALL_PARTS.join(', ')}; got ${JSON.stringify(raw)}`);
-  return new Set(parts as (ScenarioName | 'memory')[]);
+  return new Set(parts as Part[]);
 }
 
 function envInt(name: string, fallback: number, min: number, max: number): number {
@@ -81,6 +89,7 @@ function readSettings(): Settings {
     selfCheck: selfCheck === 'on',
     cpuProfDir: process.env['BENCH_CPU_PROF'] || undefined,
     rounds: envInt('BENCH_ROUNDS', 3, 1, 20),
+    pushTasks: envInt('BENCH_PUSH_TASKS', 2000, 10, 100_000),
     only: readParts(),
   };
 }
@@ -112,6 +121,7 @@ const FILL_CONCURRENCY = 100;
 const FILL_TIMEOUT_MS = 180_000;
 const LIST_WALKS = 3;
 const START_TIMEOUT_MS = 30_000;
+const PUSH_TIMEOUT_MS = 120_000;
 
 function scenarios(settings: Settings): Scenario[] {
   const common = { connections: settings.connections, durationSeconds: settings.durationSeconds };
@@ -311,8 +321,12 @@ async function main(): Promise<number> {
   const base = mkdtempSync(join(tmpdir(), 'a2a-hub-bench-'));
   const children: (ChildServer<HubOps> | ChildServer<BareOps>)[] = [];
   const plan = scenarios(settings);
+  const pushRuns = settings.only.has('push') ? 1 : 0;
   const budgetMs =
-    plan.length * settings.rounds * 2 * (settings.warmupSeconds + settings.durationSeconds + 25) * 1000 + FILL_TIMEOUT_MS + 180_000;
+    (plan.length + pushRuns) * settings.rounds * 2 * (settings.warmupSeconds + settings.durationSeconds + 25) * 1000 +
+    FILL_TIMEOUT_MS +
+    pushRuns * PUSH_TIMEOUT_MS +
+    180_000;
   const abort = (why: string, code: number): void => {
     console.error(`\nbench: ${why}; stopping`);
     for (const child of children) child.kill();
@@ -428,9 +442,12 @@ async function main(): Promise<number> {
       memoryReport = { bareMemory, loadHubMemory, loadHubCounts, fillCounts, emptyMemory, fullMemory, afterWalkMemory, fill, walks };
     }
 
+    const pushReport = settings.only.has('push') ? await measurePush(base, settings, children, problems) : undefined;
+
     printResults(plan, results, settings);
     printDurability(plan, results);
     if (memoryReport) printMemory(memoryReport);
+    if (pushReport) printPush(pushReport, settings);
     const load1 = loadavg();
     console.log(`\nload average at the end: ${load1.map((v) => v.toFixed(2)).join(' ')} (${availableParallelism()} CPUs)`);
   } finally {
@@ -513,6 +530,107 @@ function printResults(plan: readonly Scenario[], results: ReadonlyMap<ScenarioNa
   console.log(
     `(${availableParallelism()} CPUs = ${availableParallelism() * 100}%; "other processes" above ~20% means the machine was busy and the req/s columns are low, by ±30% or more)`,
   );
+}
+
+interface PushMeasurement {
+  readonly deliveries: PushReport;
+  /** Blocking SendMessage on a hub holding delivered push configs, against one holding none, round by round. */
+  readonly rounds: readonly { readonly with: SideResult; readonly without: SideResult }[];
+}
+
+/**
+ * Webhook throughput: a push hub registers a config on each of `pushTasks` tasks and delivers
+ * their snapshots to a node:http receiver in this process (204 for every POST). Then blocking
+ * SendMessage, rounds alternating, on that hub (its configs registered and delivered) and on
+ * a fresh hub with no config; the tasks the load creates have no config themselves.
+ */
+async function measurePush(
+  base: string,
+  settings: Settings,
+  children: (ChildServer<HubOps> | ChildServer<BareOps>)[],
+  problems: string[],
+): Promise<PushMeasurement> {
+  const receiver = createServer((request, response) => {
+    request.resume();
+    request.on('end', () => response.writeHead(204).end());
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  try {
+    const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+    const selfCheck = settings.selfCheck ? 'on' : 'off';
+    const withConfigs = await ChildServer.start<HubOps>('push hub', {
+      module: './hub-process.ts',
+      args: [join(base, 'push-on'), selfCheck, 'push'],
+      startTimeoutMs: START_TIMEOUT_MS,
+    });
+    children.push(withConfigs);
+    const without = await ChildServer.start<HubOps>('hub without push configs', {
+      module: './hub-process.ts',
+      args: [join(base, 'push-off'), selfCheck],
+      startTimeoutMs: START_TIMEOUT_MS,
+    });
+    children.push(without);
+    process.stdout.write(`\ndelivering ${settings.pushTasks} webhooks to a receiver on 127.0.0.1… `);
+    const deliveries = await withConfigs.call(
+      'pushDeliveries',
+      { tasks: settings.pushTasks, url, timeoutMs: PUSH_TIMEOUT_MS },
+      PUSH_TIMEOUT_MS + 60_000,
+    );
+    console.log(`${deliveries.delivered} in ${fixed(deliveries.seconds, 1)} s`);
+    if (deliveries.timedOut) problems.push(`push: only ${deliveries.delivered} of ${settings.pushTasks} webhooks delivered in time`);
+    const [send] = scenarios({ ...settings, only: new Set(['send']) });
+    if (send === undefined) throw new Error('the send scenario is missing');
+    process.stdout.write('running SendMessage with and without registered push configs:');
+    const rounds: { with: SideResult; without: SideResult }[] = [];
+    for (let round = 1; round <= settings.rounds; round += 1) {
+      const sides = round % 2 === 1 ? (['without', 'with'] as const) : (['with', 'without'] as const);
+      const measured: Partial<Record<'with' | 'without', SideResult>> = {};
+      for (const side of sides) {
+        process.stdout.write(` ${side}…`);
+        const target = hubTarget(side === 'with' ? withConfigs : without);
+        const result = await measure(target, send, settings, `push-${side}-${round}-${Date.now().toString(36)}`);
+        problems.push(...problemsOf(send, `${side} push configs, round ${round}`, result));
+        measured[side] = result;
+      }
+      if (measured.with && measured.without) rounds.push({ with: measured.with, without: measured.without });
+    }
+    console.log(' done');
+    await withConfigs.stop();
+    await without.stop();
+    return { deliveries, rounds };
+  } finally {
+    await new Promise<void>((resolve) => {
+      receiver.closeAllConnections();
+      receiver.close(() => resolve());
+    });
+  }
+}
+
+function printPush(report: PushMeasurement, settings: Settings): void {
+  const { deliveries, rounds } = report;
+  console.log('\npush notifications\n');
+  console.log(
+    `webhook throughput: ${fixed(deliveries.delivered / Math.max(1e-9, deliveries.seconds), 0)} deliveries/s (${deliveries.delivered} Task snapshots, one config per task, default concurrency, to a node:http receiver on 127.0.0.1; ${deliveries.retried} needed a retry)`,
+  );
+  const ratios = rounds.map((round) => round.with.load.reqPerSec / round.without.load.reqPerSec);
+  const cpu = rounds.map((round) => cpuPerRequest(round.without) / cpuPerRequest(round.with));
+  const ratio = median(ratios);
+  console.log(
+    table(
+      ['SendMessage (blocking, echo)', 'req/s', 'p50 ms', 'p99 ms', 'server CPU µs/req'],
+      [
+        ['hub with push configs registered', ...sideColumns(combine(rounds.map((round) => round.with)))],
+        ['hub without push configs', ...sideColumns(combine(rounds.map((round) => round.without)))],
+      ],
+    ),
+  );
+  console.log(
+    `target: registered push configs slow blocking SendMessage by at most 15 %: ${ratio >= 0.85 ? 'met' : 'MISSED'} (req/s ratio ${fixed(ratio, 2)}, per round ${ratios.map((one) => fixed(one, 2)).join(' ')}; CPU ratio ${fixed(median(cpu), 3)}; ${settings.rounds} rounds; informational, not asserted)`,
+  );
+}
+
+function sideColumns(side: SideResult): string[] {
+  return [fixed(side.load.reqPerSec, 0), fixed(side.load.p50, 2), fixed(side.load.p99, 2), fixed(cpuPerRequest(side), 0)];
 }
 
 function cpuPerRequest(side: SideResult): number {

@@ -493,6 +493,9 @@ describe('GET /a2a/api/metrics', () => {
       a2a_hub_open_streams: 'gauge',
       a2a_hub_sessions: 'gauge',
       a2a_hub_rate_limit_rejections_total: 'counter',
+      a2a_hub_push_attempts_total: 'counter',
+      a2a_hub_push_attempt_duration_seconds: 'histogram',
+      a2a_hub_push_pending: 'gauge',
     });
     expect(lines).toContain('a2a_hub_requests_total{method="SendMessage",outcome="ok"} 4');
     expect(lines).toContain(`a2a_hub_requests_total{method="GetTask",outcome="${ERRORS.TaskNotFoundError.code}"} 1`);

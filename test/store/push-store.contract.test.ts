@@ -93,6 +93,15 @@ describe.each(IMPLEMENTATIONS)('push store contract: $name', ({ open }) => {
     expect(store.listPushConfigs('unknown')).toEqual([]);
   });
 
+  it('says from memory which tasks may have configs: none before the first, one after, none once the last is deleted', () => {
+    expect(store.mayHavePushConfigs('t1')).toBe(false);
+    store.putPushConfig(config('t1', 'a'));
+    expect(store.mayHavePushConfigs('t1')).toBe(true);
+    expect(store.mayHavePushConfigs('t2')).toBe(false);
+    store.deletePushConfig('t1', 'a');
+    expect(store.mayHavePushConfigs('t1')).toBe(false);
+  });
+
   it('refuses a config for a task it does not hold', () => {
     expect(() => store.putPushConfig(config('nope', 'a'))).toThrow(UnknownTaskError);
   });

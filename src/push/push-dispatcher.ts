@@ -1,0 +1,327 @@
+import { createHash } from 'node:crypto';
+import type { LogFunction } from '../support/log.js';
+import {
+  deliveryPairKey,
+  type PushConfigRecord,
+  type PushConfigs,
+  type PushDelivery,
+  type PushHealth,
+  type PushOutbox,
+  type PushOutcome,
+} from '../store/push-store.js';
+import { retryDelayMs, type BackoffSettings } from './backoff.js';
+import { configIdentity, SealedSecretsError, type PushSecrets } from './sealed-secrets.js';
+import type { WebhookAttempt, WebhookRequest } from './webhook-sender.js';
+
+export interface DispatcherSettings extends BackoffSettings {
+  /** Most attempts in flight at once, over every task and config. */
+  readonly concurrency: number;
+  /** Consecutive failed attempts after which a config is failing (probed once per retryMaxMs). */
+  readonly failingAfter: number;
+  /** Attempts remembered per config. */
+  readonly attemptsKept: number;
+}
+
+/** What one finished attempt was, for metrics: no URL, token or secret. */
+export interface AttemptObservation {
+  readonly outcome: PushOutcome;
+  readonly status?: number;
+  readonly latencyMs: number;
+}
+
+export interface PushDispatcherOptions {
+  readonly store: PushConfigs & PushOutbox;
+  readonly sender: { send(webhook: WebhookRequest, signal?: AbortSignal): Promise<WebhookAttempt> };
+  readonly sealer: { open(sealed: string, configIdentity: string): PushSecrets };
+  readonly settings: DispatcherSettings;
+  readonly log?: LogFunction;
+  /** Called after every attempt (the hub's metrics). */
+  readonly onAttempt?: (attempt: AttemptObservation) => void;
+  /** ms since the epoch; defaults to the clock. */
+  readonly nowMs?: () => number;
+  /** In [0, 1); defaults to Math.random (the backoff's jitter). */
+  readonly random?: () => number;
+}
+
+/** close() waits at most this long for attempts in flight before aborting them. */
+const CLOSE_WAIT_MS = 2000;
+/**
+ * While some pair's attempt is in flight, nextDueAt() reports that pair's head (due, but
+ * busy), which hides when the next other delivery is due; the dispatcher looks again this often.
+ */
+const BUSY_RECHECK_MS = 250;
+/** setTimeout's limit; a later due time is waited for in steps. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * Drains the durable push outbox (src/store/push-store.ts): one attempt in flight per
+ * (task, config), so each config gets its deliveries in event order; different pairs in
+ * parallel up to `concurrency`. What happens after each outcome is in docs/push.md
+ * ("Delivery, retries and failing configs"). Deliveries leave the outbox only once accepted
+ * or given up, so a crash at any point means at least once, never lost.
+ */
+export class PushDispatcher {
+  readonly #options: PushDispatcherOptions;
+  /** Attempts in flight, by pair key; aborted on close. */
+  readonly #inFlight = new Map<string, AbortController>();
+  readonly #settled = new Set<Promise<void>>();
+  #running = false;
+  #drainScheduled = false;
+  #timer: NodeJS.Timeout | undefined;
+
+  constructor(options: PushDispatcherOptions) {
+    this.#options = options;
+  }
+
+  /** Starts draining what is pending (deliveries a previous process left included). */
+  start(): void {
+    if (this.#running) return;
+    this.#running = true;
+    this.kick();
+  }
+
+  /** There may be new deliveries due now (a config was registered, a retry was asked for): look soon. */
+  kick(): void {
+    if (!this.#running || this.#drainScheduled) return;
+    this.#drainScheduled = true;
+    setImmediate(() => this.#drain());
+  }
+
+  /**
+   * Makes a config's pending deliveries due now and looks at once: the control API's "retry
+   * now", and a re-created config (whose deliveries may wait for a failing config's probe time).
+   */
+  retryNow(taskId: string, configId: string): void {
+    this.#options.store.rescheduleConfig(taskId, configId, this.#now());
+    this.kick();
+  }
+
+  /**
+   * A write batch of these tasks was committed. The store queues their deliveries in that
+   * transaction; a task without configs costs one in-memory lookup, no query.
+   */
+  committed(taskIds: ReadonlySet<string>): void {
+    if (!this.#running) return;
+    for (const taskId of taskIds) {
+      if (this.#options.store.mayHavePushConfigs(taskId)) {
+        this.kick();
+        return;
+      }
+    }
+  }
+
+  /** Attempts in flight now. */
+  get inFlight(): number {
+    return this.#inFlight.size;
+  }
+
+  /**
+   * Stops taking work, gives the attempts in flight a moment to finish, then aborts the rest.
+   * Whatever was not delivered stays in the outbox for the next start.
+   */
+  async close(waitMs = CLOSE_WAIT_MS): Promise<void> {
+    this.#running = false;
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    if (this.#settled.size === 0) return;
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise<void>((resolve) => (timer = setTimeout(resolve, waitMs)));
+    await Promise.race([Promise.all(this.#settled), waited]);
+    clearTimeout(timer);
+    for (const controller of this.#inFlight.values()) controller.abort();
+    await Promise.all(this.#settled);
+  }
+
+  #drain(): void {
+    this.#drainScheduled = false;
+    if (!this.#running) return;
+    const { store, settings } = this.#options;
+    try {
+      const free = settings.concurrency - this.#inFlight.size;
+      if (free > 0) for (const delivery of store.dueDeliveries(this.#now(), free, new Set(this.#inFlight.keys()))) this.#launch(delivery);
+      this.#arm();
+    } catch (error) {
+      this.#options.log?.('error', 'the push dispatcher could not read the outbox', { error: String(error) });
+      this.#armIn(settings.retryMinMs);
+    }
+  }
+
+  /** Sleeps until the next delivery is due; an attempt finishing or a kick wakes it sooner. */
+  #arm(): void {
+    if (this.#inFlight.size >= this.#options.settings.concurrency) return; // a finishing attempt drains again
+    const next = this.#options.store.nextDueAt();
+    if (next === undefined) return;
+    const wait = next - this.#now();
+    this.#armIn(wait > 0 ? wait : this.#inFlight.size > 0 ? BUSY_RECHECK_MS : 0);
+  }
+
+  #armIn(ms: number): void {
+    clearTimeout(this.#timer);
+    this.#timer = setTimeout(
+      () => {
+        this.#timer = undefined;
+        this.kick();
+      },
+      Math.min(Math.max(0, ms), MAX_TIMER_MS),
+    );
+    this.#timer.unref();
+  }
+
+  #launch(delivery: PushDelivery): void {
+    const key = deliveryPairKey(delivery.taskId, delivery.configId);
+    const controller = new AbortController();
+    this.#inFlight.set(key, controller);
+    const settled: Promise<void> = this.#attempt(delivery, controller.signal)
+      .catch((error: unknown) => {
+        this.#options.log?.('error', 'a push delivery attempt could not be recorded', {
+          taskId: delivery.taskId,
+          configId: delivery.configId,
+          error: String(error),
+        });
+      })
+      .finally(() => {
+        this.#inFlight.delete(key);
+        this.#settled.delete(settled);
+        this.kick();
+      });
+    this.#settled.add(settled);
+  }
+
+  async #attempt(delivery: PushDelivery, signal: AbortSignal): Promise<void> {
+    const { store } = this.#options;
+    const config = store.getPushConfig(delivery.taskId, delivery.configId);
+    // Deleted or disabled since it was handed out: the store has dropped (or is dropping) its deliveries.
+    if (config === undefined || config.health.state === 'disabled') return;
+    const startedAt = this.#now();
+    const attempt = await this.#send(delivery, config, signal);
+    // Aborted by close(): not the receiver's failure; the delivery stays as it was for the next start.
+    if (signal.aborted && !this.#running) return;
+    this.#settle(delivery, config, attempt, startedAt);
+  }
+
+  async #send(delivery: PushDelivery, config: PushConfigRecord, signal: AbortSignal): Promise<WebhookAttempt> {
+    let secrets: PushSecrets;
+    try {
+      secrets = this.#options.sealer.open(config.secrets, configIdentity(config.taskId, config.id));
+    } catch (error) {
+      // The sealer's messages name the problem (no key, another key, damage) and never the secrets.
+      const reason = error instanceof SealedSecretsError ? error.message : 'the stored push secrets could not be read';
+      return { outcome: 'retry', error: reason, latencyMs: 0 };
+    }
+    const { authentication } = config.config;
+    return this.#options.sender.send(
+      {
+        url: config.config.url,
+        body: JSON.stringify(delivery.frame),
+        webhookId: webhookIdOf(delivery),
+        signingSecret: secrets.signingSecret,
+        ...(authentication === undefined
+          ? {}
+          : {
+              authentication: {
+                scheme: authentication.scheme,
+                ...(secrets.credentials === undefined ? {} : { credentials: secrets.credentials }),
+              },
+            }),
+        ...(secrets.token === undefined ? {} : { token: secrets.token }),
+      },
+      signal,
+    );
+  }
+
+  /** The outcome's consequences for the delivery and the config's health, and the attempt log. */
+  #settle(delivery: PushDelivery, config: PushConfigRecord, attempt: WebhookAttempt, startedAt: number): void {
+    const { store, settings } = this.#options;
+    const now = this.#now();
+    const at = new Date(startedAt).toISOString();
+    const { taskId, configId } = delivery;
+    store.recordAttempt(
+      {
+        taskId,
+        configId,
+        deliveryId: delivery.id,
+        at,
+        attempt: delivery.attempts + 1,
+        outcome: attempt.outcome,
+        latencyMs: attempt.latencyMs,
+        ...(attempt.status === undefined ? {} : { status: attempt.status }),
+        ...(attempt.error === undefined ? {} : { error: attempt.error }),
+      },
+      settings.attemptsKept,
+    );
+    this.#options.onAttempt?.({
+      outcome: attempt.outcome,
+      latencyMs: attempt.latencyMs,
+      ...(attempt.status === undefined ? {} : { status: attempt.status }),
+    });
+    const before = config.health;
+    const kept = before.lastSuccessAt === undefined ? {} : { lastSuccessAt: before.lastSuccessAt };
+    switch (attempt.outcome) {
+      case 'delivered': {
+        store.completeDelivery(delivery.id);
+        store.setPushHealth(taskId, configId, { state: 'active', consecutiveFailures: 0, lastAttemptAt: at, lastSuccessAt: at });
+        // A recovered config's other deliveries may have been pushed back to the probe time: they go now, in order.
+        if (before.state !== 'active') store.rescheduleConfig(taskId, configId, now);
+        return;
+      }
+      case 'disabled':
+        store.setPushHealth(taskId, configId, this.#failure(before, 'disabled', attempt, at, kept));
+        this.#options.log?.('warn', 'a push config was disabled: its receiver answered 410 Gone', { taskId, configId });
+        return;
+      case 'failed': {
+        // The receiver will never take this one (a 4xx, a 3xx): drop it, count the failure.
+        store.completeDelivery(delivery.id);
+        const health = this.#failure(before, undefined, attempt, at, kept);
+        store.setPushHealth(taskId, configId, health);
+        if (health.state === 'failing') store.rescheduleConfig(taskId, configId, now + settings.retryMaxMs);
+        return;
+      }
+      case 'retry':
+      case 'refused': {
+        // A refused destination is retried too: the policy is checked again, and DNS can change.
+        const health = this.#failure(before, undefined, attempt, at, kept);
+        store.setPushHealth(taskId, configId, health);
+        const delay =
+          health.state === 'failing'
+            ? settings.retryMaxMs
+            : retryDelayMs(delivery.attempts + 1, settings, this.#options.random ?? Math.random, attempt.retryAfterMs);
+        store.retryDelivery(delivery.id, now + delay);
+        return;
+      }
+    }
+  }
+
+  #failure(
+    before: PushHealth,
+    state: 'disabled' | undefined,
+    attempt: WebhookAttempt,
+    at: string,
+    kept: Pick<PushHealth, 'lastSuccessAt'>,
+  ): PushHealth {
+    const consecutiveFailures = before.consecutiveFailures + 1;
+    return {
+      state: state ?? (consecutiveFailures >= this.#options.settings.failingAfter ? 'failing' : 'active'),
+      consecutiveFailures,
+      lastAttemptAt: at,
+      ...(attempt.error === undefined ? {} : { lastError: attempt.error }),
+      ...kept,
+    };
+  }
+
+  #now(): number {
+    return this.#options.nowMs?.() ?? Date.now();
+  }
+}
+
+/**
+ * The `webhook-id` of a delivery: `msg_` and 32 hex digits of SHA-256 over the task id, the
+ * config id, the delivery's number (never reused by the store) and when it was queued. The
+ * same for every attempt, before and after a restart, so receivers can dedupe; it reveals
+ * nothing about the task.
+ */
+export function webhookIdOf(delivery: Pick<PushDelivery, 'taskId' | 'configId' | 'id' | 'createdAt'>): string {
+  const digest = createHash('sha256')
+    .update(JSON.stringify([delivery.taskId, delivery.configId, delivery.id, delivery.createdAt]))
+    .digest('hex');
+  return `msg_${digest.slice(0, 32)}`;
+}
