@@ -8,12 +8,15 @@ import type { MethodName, MethodTypes } from '../../generated/a2a/1.0/methods.js
 import type { StreamResponse, Task, TaskPushNotificationConfig } from '../../generated/a2a/1.0/types.js';
 import type { HubOptions } from '../../src/hub.js';
 import { WEBHOOK_SECRET_HEADER } from '../../src/protocol/hub-headers.js';
+import { verifyWebhook } from '../../src/push/signature.js';
 import { rpc, stream, userMessage } from '../helpers/a2a-client.js';
 import { controlAction, createInbound } from '../helpers/control.js';
 import { expectNamedError, type ErrorName } from '../helpers/errors.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { expectRestErrorAnswer, restRpc, restStream } from '../helpers/rest-client.js';
 import { sendTask, inputRequiredTask } from '../helpers/tasks.js';
+import { until } from '../helpers/wait.js';
+import { labelOf, startReceiver, TEST_PUSH, type Receiver } from '../push/delivery-helpers.js';
 
 /**
  * The push-config methods and the inline config over real HTTP, on both bindings where the
@@ -407,6 +410,50 @@ describe('an instance that turns push off', () => {
     const task = await completedTask({ ...hub, endpoint: path });
     const answer = await JSON_RPC.call(path, 'CreateTaskPushNotificationConfig', { taskId: task.id, url: RECEIVER });
     expect(answer.result).toMatchObject({ taskId: task.id });
+  });
+});
+
+describe('registrations reach the receiver', () => {
+  let delivering: TestHub;
+  let receiver: Receiver;
+  beforeAll(async () => {
+    [delivering, receiver] = await Promise.all([startTestHub({ store: 'memory', push: TEST_PUSH }), startReceiver()]);
+  });
+  afterAll(async () => {
+    await Promise.all([delivering?.dispose(), receiver?.close()]);
+  });
+
+  it('an inline config gets the task as created, then every event, signed with the secret its send returned', async () => {
+    const response = await rpc(delivering.endpoint, 'SendMessage', {
+      message: userMessage('hello'),
+      configuration: {
+        taskPushNotificationConfig: {
+          url: `${receiver.url}/inline`,
+          token: 'tok-1',
+          authentication: { scheme: 'Bearer', credentials: 'cred-1' },
+        },
+      },
+    });
+    const secret = response.headers.get(WEBHOOK_SECRET_HEADER) ?? '';
+    const mine = () => receiver.delivered().filter((webhook) => webhook.path.endsWith('/inline'));
+    await until(() => mine().at(-1)?.frame.statusUpdate?.status.state === 'TASK_STATE_COMPLETED', 'the final status delivered');
+    const labels = mine().map((webhook) => labelOf(webhook.frame));
+    expect(labels[0]).toBe('task:submitted');
+    expect(labels.at(-1)).toBe('status:completed');
+    for (const webhook of mine()) {
+      expect(webhook.headers['authorization']).toBe('Bearer cred-1');
+      expect(webhook.headers['a2a-notification-token']).toBe('tok-1');
+      expect(verifyWebhook({ secret, body: webhook.body, headers: webhook.headers }).ok).toBe(true);
+    }
+  });
+
+  it('a created config gets the task as it is now', async () => {
+    const task = await completedTask(delivering);
+    await JSON_RPC.call(delivering.endpoint, 'CreateTaskPushNotificationConfig', { taskId: task.id, url: `${receiver.url}/created` });
+    await until(() => receiver.delivered().some((webhook) => webhook.path.endsWith('/created')), 'the snapshot delivered');
+    const first = receiver.delivered().find((webhook) => webhook.path.endsWith('/created'));
+    expect(first?.frame.task?.id).toBe(task.id);
+    expect(first?.frame.task?.status.state).toBe('TASK_STATE_COMPLETED');
   });
 });
 
