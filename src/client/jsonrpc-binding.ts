@@ -38,7 +38,7 @@ export class JsonRpcBinding implements ClientBinding {
     const { response, text } = await exchange(
       this.context,
       method,
-      this.request(method, params, MEDIA_TYPES.json),
+      { ...this.request(method, params, MEDIA_TYPES.json), onHeaders: options.onHeaders },
       callSignal(this.context.options, options),
       true,
     );

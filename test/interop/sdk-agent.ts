@@ -47,6 +47,12 @@ export interface SdkAgentOptions {
   readonly bindings?: readonly ('JSONRPC' | 'HTTP+JSON')[];
   /** capabilities.streaming of the card (the SDK serves streams either way). Default true. */
   readonly streaming?: boolean;
+  /**
+   * capabilities.pushNotifications of the card. When true the SDK wires its own in-memory push
+   * config store and its DefaultPushNotificationSender, which POSTs every event to any URL
+   * (it has no destination policy; tests only ever register loopback receivers). Default false.
+   */
+  readonly push?: boolean;
 }
 export const TEST_DIRECTIVES_URI = 'https://a2a-hub.dev/extensions/test-directives/v1';
 const DIRECTIVE_KEY = 'a2a-hub/test';
@@ -76,7 +82,7 @@ export async function startSdkAgent(options: SdkAgentOptions = {}): Promise<SdkA
 
   // The card must name the real endpoint, known only once the port is: routes are mounted now,
   // before the URL is handed to anyone, so no request can arrive first.
-  const card = sdkEchoCard(interfaces, options.streaming ?? true);
+  const card = sdkEchoCard(interfaces, options.streaming ?? true, options.push ?? false);
   // validateInputModes (off by default) makes the SDK refuse parts whose mediaType the card's
   // defaultInputModes leave out with ContentTypeNotSupportedError, as §3.1.1 asks.
   const requestHandler = new DefaultRequestHandler(
@@ -110,7 +116,7 @@ export async function startSdkAgent(options: SdkAgentOptions = {}): Promise<SdkA
   };
 }
 
-function sdkEchoCard(supportedInterfaces: AgentCard['supportedInterfaces'], streaming: boolean): AgentCard {
+function sdkEchoCard(supportedInterfaces: AgentCard['supportedInterfaces'], streaming: boolean, push: boolean): AgentCard {
   return {
     name: 'sdk-echo',
     description: 'Echoes every message back as an artifact; an @a2a-js/sdk agent that follows the a2a-hub test directives.',
@@ -119,9 +125,8 @@ function sdkEchoCard(supportedInterfaces: AgentCard['supportedInterfaces'], stre
     version: '1.0.0',
     capabilities: {
       streaming,
-      // The SDK supports push only when a PushNotificationStore and sender are wired into the
-      // DefaultRequestHandler; this agent wires none, which is the SDK's default.
-      pushNotifications: false,
+      // With this flag the DefaultRequestHandler creates its in-memory push store and sender itself.
+      pushNotifications: push,
       extendedAgentCard: false,
       extensions: [
         {
