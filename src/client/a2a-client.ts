@@ -126,10 +126,10 @@ export class A2AClient {
   }
 
   /** SendMessage; `pushConfig` registers a webhook for the task (see PushSendOptions). */
-  sendMessage(params: SendMessageRequest, options: SendOptions = {}): Promise<SendMessageResponse> {
+  async sendMessage(params: SendMessageRequest, options: SendOptions = {}): Promise<SendMessageResponse> {
     const request = withInlinePushConfig('SendMessage', params, options.pushConfig);
     const onHeaders = signingSecretHook(options);
-    return this.binding.call('SendMessage', request, { signal: options.signal, ...(onHeaders === undefined ? {} : { onHeaders }) });
+    return await this.binding.call('SendMessage', request, { signal: options.signal, ...(onHeaders === undefined ? {} : { onHeaders }) });
   }
 
   getTask(params: GetTaskRequest, options: CallOptions = {}): Promise<Task> {
