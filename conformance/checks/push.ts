@@ -455,12 +455,30 @@ async function awaitDeliveries(
     const polled = await pollTask(context, answered.id, (task) => isFinal(task.status.state), context.webhookTimeoutMs);
     finalState = polled.task !== undefined && isFinal(polled.task.status.state) ? polled.task.status.state : undefined;
   }
-  const deliveries = await inbox.waitFor(
+  const started = Date.now();
+  await inbox.waitFor(
     (arrived) =>
       arrived.some((delivery) => (finalState === undefined ? isFinal(stateIn(delivery.json)) : stateIn(delivery.json) === finalState)),
     context.webhookTimeoutMs,
   );
+  const deliveries = await quietInbox(inbox, Math.max(0, context.webhookTimeoutMs - (Date.now() - started)));
   judgeDeliveries(context, deliveries, { taskId: answered.id, finalState, authorization, inbox, evidence });
+}
+
+/** How long the webhook must stay quiet after the final state before the deliveries are judged. */
+const QUIET_MS = 500;
+
+/**
+ * The deliveries once none has arrived for QUIET_MS (or `withinMs` ran out): an agent that
+ * delivers out of order may send the final state first and the earlier events just after it.
+ */
+async function quietInbox(inbox: WebhookInbox, withinMs: number): Promise<readonly WebhookDelivery[]> {
+  const deadline = Date.now() + withinMs;
+  for (;;) {
+    const seen = inbox.deliveries().length;
+    const now = await inbox.waitFor((arrived) => arrived.length > seen, Math.min(QUIET_MS, Math.max(0, deadline - Date.now())));
+    if (now.length === seen || Date.now() >= deadline) return now;
+  }
 }
 
 interface Expected {

@@ -1,3 +1,10 @@
+import type { Task as SdkTask, StreamResponse as SdkStreamResponse, TaskPushNotificationConfig as SdkConfig } from '@a2a-js/sdk';
+import {
+  V1PushNotificationSerializer,
+  type PushNotificationSender,
+  type PushNotificationStore,
+  type ServerCallContext,
+} from '@a2a-js/sdk/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RequirementId } from '../../generated/conformance/requirements.js';
 import { discoveryChecks } from '../../conformance/checks/discovery.js';
@@ -44,6 +51,11 @@ describe('the push checks against an @a2a-js/sdk agent with push', () => {
       );
       expect(report.summary.ERROR).toBe(0);
       expect(report.results.find((result) => result.id === 'WIRE-001')?.verdict).toBe('PASS');
+      // Both ways of registering a webhook were observed: inline with the message, and created for the running task.
+      const judgedBy = report.results
+        .find((result) => result.id === 'PUSH-009')
+        ?.findings.map((finding) => `${finding.check} ${finding.verdict}`);
+      expect(judgedBy).toEqual(['push-delivery-inline PASS', 'push-delivery-created PASS']);
     },
     120_000,
   );
@@ -86,6 +98,116 @@ describe('the suite webhook receiver', () => {
       expect(two.deliveries()).toEqual([]);
     } finally {
       await receiver.close();
+    }
+  });
+});
+
+// --- Agents that get push wrong on purpose: each fault must turn the requirement it breaks red. ---
+
+type Fault = 'no-auth' | 'reversed' | 'silent';
+
+/** A push sender with one fault; the SDK's own serializer writes the bodies. */
+function faultySender(fault: Fault): (store: PushNotificationStore) => PushNotificationSender {
+  return (store) => {
+    const serializer = new V1PushNotificationSerializer();
+    const held = new Map<string, { url: string; body: string }[]>();
+    const post = (url: string, body: string, headers: Record<string, string>): Promise<unknown> =>
+      fetch(url, { method: 'POST', headers, body })
+        .then((response) => response.body?.cancel())
+        .catch(() => undefined);
+    return {
+      async send(frame: SdkStreamResponse, context: ServerCallContext, _task?: SdkTask): Promise<void> {
+        const payload = frame.payload;
+        if (fault === 'silent' || payload === undefined) return;
+        const taskId = payload.$case === 'task' ? payload.value.id : payload.value.taskId;
+        const { body } = serializer.serialize(frame);
+        for (const config of await store.load(taskId, context)) {
+          if (fault === 'no-auth') {
+            await post(config.url, body, { 'content-type': 'application/json' });
+            continue;
+          }
+          // Held back until the task ends, then sent newest first.
+          const queue = held.get(taskId) ?? [];
+          queue.push({ url: config.url, body });
+          held.set(taskId, queue);
+          const auth = config.authentication;
+          if (!body.includes('TASK_STATE_COMPLETED')) continue;
+          for (const entry of queue.reverse())
+            await post(entry.url, entry.body, {
+              'content-type': 'application/a2a+json',
+              authorization: `${auth?.scheme ?? ''} ${auth?.credentials ?? ''}`,
+            });
+        }
+      },
+    };
+  };
+}
+
+/** Keeps every create (a same-id create is added, not replaced) and leaves the secrets out of reads. */
+class AppendingRedactingStore implements PushNotificationStore {
+  private readonly configs = new Map<string, SdkConfig[]>();
+
+  save(taskId: string, _context: ServerCallContext, config: SdkConfig): Promise<void> {
+    if (!config.id) config.id = crypto.randomUUID();
+    this.configs.set(taskId, [...(this.configs.get(taskId) ?? []), structuredClone(config)]);
+    return Promise.resolve();
+  }
+
+  load(taskId: string): Promise<SdkConfig[]> {
+    return Promise.resolve((this.configs.get(taskId) ?? []).map((config) => ({ ...config, token: '', authentication: undefined })));
+  }
+
+  delete(taskId: string, _context: ServerCallContext, configId?: string): Promise<void> {
+    this.configs.set(
+      taskId,
+      (this.configs.get(taskId) ?? []).filter((config) => configId !== undefined && config.id !== configId),
+    );
+    return Promise.resolve();
+  }
+}
+
+describe('the push checks catch what an agent gets wrong', () => {
+  it.each<[Fault, Record<string, RegExp>]>([
+    [
+      'no-auth',
+      {
+        'PUSH-007': /^FAIL — delivery 1 does not carry the configured Authorization/,
+        'PUSH-008': /^FAIL — delivery 1 has another Content-Type/,
+        'PUSH-009': /^PASS$/,
+      },
+    ],
+    ['reversed', { 'PUSH-015': /^FAIL — the webhook received \w+ after COMPLETED/, 'PUSH-007': /^PASS$/ }],
+    [
+      'silent',
+      { 'PUSH-007': /^FAIL — no request reached the webhook within 1500 ms/, 'PUSH-009': /^FAIL — no request reached the webhook/ },
+    ],
+  ])('a sender with fault %s', async (fault, expected) => {
+    const agent = await startSdkAgent({ push: true, pushSender: faultySender(fault) });
+    try {
+      const checks = pushChecks.filter((check) => check.id === 'push-delivery-inline');
+      const report = await runChecks(agent.url, checks, { webhookTimeoutMs: 1500 });
+      const found = verdicts(report, Object.keys(expected));
+      for (const [id, pattern] of Object.entries(expected)) expect(found[id], id).toMatch(pattern);
+    } finally {
+      await agent.close();
+    }
+  });
+
+  it('a store that adds a same-id create beside the old one fails PUSH-012, and one that redacts secrets passes PUSH-013', async () => {
+    const agent = await startSdkAgent({ push: true, pushStore: new AppendingRedactingStore() });
+    try {
+      const report = await runChecks(
+        agent.url,
+        pushChecks.filter((check) => check.id === 'push-config-crud'),
+      );
+      const found = verdicts(report, ['PUSH-002', 'PUSH-012', 'PUSH-013']);
+      expect(found['PUSH-002']).toBe('PASS');
+      expect(found['PUSH-012']).toMatch(
+        /^FAIL — (Get after the re-create returned another config|after a re-create List does not hold the config once)/,
+      );
+      expect(found['PUSH-013']).toBe('PASS');
+    } finally {
+      await agent.close();
     }
   });
 });

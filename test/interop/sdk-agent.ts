@@ -5,9 +5,12 @@ import { Role, TaskState, type AgentCard, type Artifact, type Message, type Part
 import {
   AgentEvent,
   DefaultRequestHandler,
+  InMemoryPushNotificationStore,
   InMemoryTaskStore,
   type AgentExecutor,
   type ExecutionEventBus,
+  type PushNotificationSender,
+  type PushNotificationStore,
   type RequestContext,
 } from '@a2a-js/sdk/server';
 import { UserBuilder, agentCardHandler, jsonRpcHandler, restHandler } from '@a2a-js/sdk/server/express';
@@ -53,6 +56,10 @@ export interface SdkAgentOptions {
    * (it has no destination policy; tests only ever register loopback receivers). Default false.
    */
   readonly push?: boolean;
+  /** Replaces the SDK's in-memory push config store (with `push`), e.g. by one that misbehaves on purpose. */
+  readonly pushStore?: PushNotificationStore;
+  /** Replaces the SDK's push sender (with `push`); it is given the store the configs are in. */
+  readonly pushSender?: (store: PushNotificationStore) => PushNotificationSender;
 }
 export const TEST_DIRECTIVES_URI = 'https://a2a-hub.dev/extensions/test-directives/v1';
 const DIRECTIVE_KEY = 'a2a-hub/test';
@@ -85,13 +92,14 @@ export async function startSdkAgent(options: SdkAgentOptions = {}): Promise<SdkA
   const card = sdkEchoCard(interfaces, options.streaming ?? true, options.push ?? false);
   // validateInputModes (off by default) makes the SDK refuse parts whose mediaType the card's
   // defaultInputModes leave out with ContentTypeNotSupportedError, as §3.1.1 asks.
+  const pushStore = options.pushStore ?? (options.pushSender === undefined ? undefined : new InMemoryPushNotificationStore());
   const requestHandler = new DefaultRequestHandler(
     card,
     new InMemoryTaskStore(),
     new EchoExecutor(),
     undefined,
-    undefined,
-    undefined,
+    pushStore,
+    pushStore === undefined ? undefined : options.pushSender?.(pushStore),
     undefined,
     undefined,
     { validateInputModes: true },
