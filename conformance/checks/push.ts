@@ -12,7 +12,7 @@ import type { WebhookDelivery, WebhookInbox } from '../core/webhook-receiver.js'
 import { SLOW_WORK, directive } from './support/directives.js';
 import { idsIn, kindsOf, stateIn } from './support/frames.js';
 import { stateLabel } from './support/states.js';
-import { noTask, pollTask, probeTask, send, unknownTaskId } from './support/tasks.js';
+import { currentTask, noTask, pollTask, probeTask, send, unknownTaskId } from './support/tasks.js';
 import { expectA2AError, passOnce, skipAll } from './support/verdicts.js';
 
 /*
@@ -241,7 +241,10 @@ export const pushChecks: readonly Check[] = [
           'precondition-not-met',
           `the agent refused to register ${inbox.url} for running task ${sent.task.id} (${observedOf(created)})${webhookHostHint(inbox)}`,
         );
-      await awaitDeliveries(context, inbox, sent.task, created, `Bearer ${credentials}`);
+      // A task that ended while the webhook was being registered owes it nothing: that is no failure to deliver.
+      const after = await currentTask(context, sent.task.id);
+      const endedFirst = after !== undefined && isFinal(after.state) ? after.state : undefined;
+      await awaitDeliveries(context, inbox, sent.task, created, `Bearer ${credentials}`, endedFirst);
     },
   },
 ];
@@ -449,6 +452,8 @@ async function awaitDeliveries(
   answered: Task,
   evidence: RpcExchange,
   authorization: string,
+  /** The task was already in this final state just after the webhook was registered (a created config). */
+  endedFirst?: TaskState,
 ): Promise<void> {
   let finalState = isFinal(answered.status.state) ? answered.status.state : undefined;
   if (finalState === undefined) {
@@ -462,6 +467,13 @@ async function awaitDeliveries(
     context.webhookTimeoutMs,
   );
   const deliveries = await quietInbox(inbox, Math.max(0, context.webhookTimeoutMs - (Date.now() - started)));
+  if (deliveries.length === 0 && endedFirst !== undefined)
+    return skipAll(
+      context,
+      DELIVERY,
+      'precondition-not-met',
+      `the task was ${stateLabel(endedFirst)} by the time its webhook was registered, and nothing arrived: it may have had no later event to deliver`,
+    );
   judgeDeliveries(context, deliveries, { taskId: answered.id, finalState, authorization, inbox, evidence });
 }
 

@@ -180,7 +180,7 @@ describe('push config answers', () => {
       p3: { configs: [], nextPageToken: 'p2' },
     };
     await withRpc(
-      (call, res) => reply(res, call, pages[String(call.params['pageToken'] ?? '')]),
+      (call, res) => reply(res, call, pages[typeof call.params['pageToken'] === 'string' ? call.params['pageToken'] : '']),
       async (client) => {
         const ids: string[] = [];
         const walk = async (): Promise<void> => {
