@@ -325,7 +325,15 @@ export class MemoryTaskStore extends StoredSettings implements TaskStore {
     const record = this.state.pushConfigs.get(taskId)?.get(configId);
     if (record === undefined || record.health.state === 'disabled') return;
     const id = ++this.state.lastDeliveryId;
-    this.state.outbox.set(id, { id, taskId, configId, frame: cloneJson(frame), attempts: 0, dueAt: 0, createdAt: new Date().toISOString() });
+    this.state.outbox.set(id, {
+      id,
+      taskId,
+      configId,
+      frame: cloneJson(frame),
+      attempts: 0,
+      dueAt: 0,
+      createdAt: new Date().toISOString(),
+    });
   }
 
   dueDeliveries(nowMs: number, limit: number, busy: ReadonlySet<string> = new Set()): PushDelivery[] {

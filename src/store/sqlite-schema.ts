@@ -348,6 +348,52 @@ export const MIGRATIONS: readonly string[] = [
   DROP TABLE contexts;
   ALTER TABLE contexts_v9 RENAME TO contexts;
   `,
+  `
+  -- Push notifications: each task's webhook configs, the outbox of deliveries owed to them
+  -- (filled in the transaction that logs the event, so none is lost or reordered by a crash),
+  -- and the recent attempts the control API shows. Filed by task id rather than key: a config
+  -- may be registered in the transaction that creates its task, before the task row is written.
+  CREATE TABLE push_configs (
+    task_id         TEXT NOT NULL,
+    config_id       TEXT NOT NULL,
+    ord             INTEGER NOT NULL,  -- first-creation order within the task; a re-create keeps it
+    config_json     TEXT NOT NULL,     -- the config without its secrets
+    secrets         TEXT NOT NULL,     -- sealed by the push layer
+    created_at      TEXT NOT NULL,
+    state           TEXT NOT NULL,     -- active, failing or disabled
+    failures        INTEGER NOT NULL,
+    last_error      TEXT,
+    last_attempt_at TEXT,
+    last_success_at TEXT,
+    PRIMARY KEY (task_id, config_id)
+  ) WITHOUT ROWID;
+  CREATE INDEX push_configs_unhealthy ON push_configs (state, created_at) WHERE state <> 'active';
+
+  CREATE TABLE push_outbox (
+    id         INTEGER PRIMARY KEY AUTOINCREMENT,  -- never reused: a pair's deliveries go in id order
+    task_id    TEXT NOT NULL,
+    config_id  TEXT NOT NULL,
+    frame_json TEXT NOT NULL,
+    attempts   INTEGER NOT NULL,
+    due_at     INTEGER NOT NULL,  -- ms since the epoch
+    created_at TEXT NOT NULL
+  );
+  CREATE INDEX push_outbox_by_pair ON push_outbox (task_id, config_id, id);
+
+  CREATE TABLE push_attempts (
+    seq         INTEGER PRIMARY KEY AUTOINCREMENT,
+    task_id     TEXT NOT NULL,
+    config_id   TEXT NOT NULL,
+    delivery_id INTEGER NOT NULL,
+    at          TEXT NOT NULL,
+    attempt     INTEGER NOT NULL,
+    outcome     TEXT NOT NULL,
+    status      INTEGER,
+    latency_ms  REAL NOT NULL,
+    error       TEXT
+  );
+  CREATE INDEX push_attempts_by_pair ON push_attempts (task_id, config_id, seq);
+  `,
 ];
 
 /** The schema version this code writes. */

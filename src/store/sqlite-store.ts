@@ -11,6 +11,8 @@ import { databaseError, folderError, StoreOpenError } from './open-errors.js';
 import { countQuery, pageQuery } from './sqlite-listing.js';
 import { messageTarget } from './message-target.js';
 import { MessageKeys } from './sqlite-message-keys.js';
+import type { PushAttempt, PushConfigRecord, PushDelivery, PushHealth, StoredPushConfig } from './push-store.js';
+import { SqlitePushTables } from './sqlite-push.js';
 import { migrate } from './sqlite-schema.js';
 import {
   isConstraintError,
@@ -25,6 +27,7 @@ import { WriteBuffer } from './sqlite-write-buffer.js';
 import { StoredSettings, type ConfigTable, type MetaTable } from './stored-settings.js';
 import {
   DuplicateKeyError,
+  UnknownTaskError,
   type ContextBinding,
   type IdempotentResult,
   type LoggedEvent,
@@ -55,6 +58,7 @@ export class SqliteTaskStore extends StoredSettings implements TaskStore {
   private readonly sql: Statements;
   private readonly listing: StatementCache;
   readonly #writes: WriteBuffer;
+  readonly #push: SqlitePushTables;
   /** Only with exclusive locking (see MessageKeys). */
   readonly #messageKeys: MessageKeys | undefined;
   protected readonly instanceTable: ConfigTable;
@@ -70,6 +74,7 @@ export class SqliteTaskStore extends StoredSettings implements TaskStore {
     this.sql = prepareStatements(db);
     this.listing = new StatementCache(db);
     this.#writes = new WriteBuffer(this.sql, eventLogSize);
+    this.#push = new SqlitePushTables(db);
     this.#messageKeys = exclusive ? new MessageKeys(this.sql) : undefined;
     this.instanceTable = prepareConfigTable(db, 'instances');
     this.outboundTable = prepareConfigTable(db, 'outbounds');
@@ -254,7 +259,76 @@ export class SqliteTaskStore extends StoredSettings implements TaskStore {
 
   appendEvent(taskId: string, frame: StreamResponse): number {
     if (!this.#inTransaction) return this.transaction(() => this.appendEvent(taskId, frame));
-    return this.#writes.appendEvent(taskId, frame);
+    const seq = this.#writes.appendEvent(taskId, frame);
+    this.#push.onEvent(taskId, frame);
+    return seq;
+  }
+
+  putPushConfig(config: StoredPushConfig): void {
+    this.transaction(() => {
+      if (this.#writes.findKey(config.taskId) === undefined) throw new UnknownTaskError(config.taskId);
+      this.#push.put(config);
+    });
+  }
+
+  getPushConfig(taskId: string, configId: string): PushConfigRecord | undefined {
+    return this.#push.get(taskId, configId);
+  }
+
+  listPushConfigs(taskId: string): PushConfigRecord[] {
+    return this.#push.list(taskId);
+  }
+
+  countPushConfigs(taskId: string): number {
+    return this.#push.count(taskId);
+  }
+
+  deletePushConfig(taskId: string, configId: string): boolean {
+    return this.transaction(() => this.#push.delete(taskId, configId));
+  }
+
+  setPushHealth(taskId: string, configId: string, health: PushHealth): void {
+    this.transaction(() => this.#push.setHealth(taskId, configId, health));
+  }
+
+  unhealthyPushConfigs(): PushConfigRecord[] {
+    return this.#push.unhealthy();
+  }
+
+  enqueueDelivery(taskId: string, configId: string, frame: StreamResponse): void {
+    this.#push.enqueue(taskId, configId, frame);
+  }
+
+  dueDeliveries(nowMs: number, limit: number, busy?: ReadonlySet<string>): PushDelivery[] {
+    return this.#push.due(nowMs, limit, busy);
+  }
+
+  nextDueAt(): number | undefined {
+    return this.#push.nextDueAt();
+  }
+
+  completeDelivery(deliveryId: number): void {
+    this.#push.complete(deliveryId);
+  }
+
+  retryDelivery(deliveryId: number, dueAt: number): void {
+    this.#push.retry(deliveryId, dueAt);
+  }
+
+  rescheduleConfig(taskId: string, configId: string, dueAt: number): void {
+    this.#push.reschedule(taskId, configId, dueAt);
+  }
+
+  pendingDeliveries(taskId?: string, configId?: string): number {
+    return this.#push.pending(taskId, configId);
+  }
+
+  recordAttempt(attempt: PushAttempt, keep: number): void {
+    this.#push.recordAttempt(attempt, keep);
+  }
+
+  listAttempts(taskId: string, configId: string, limit: number): PushAttempt[] {
+    return this.#push.attempts(taskId, configId, limit);
   }
 
   eventsAfter(taskId: string, afterSeq: number): LoggedEvent[] {

@@ -23,7 +23,8 @@ import type { PushConfigs, PushOutbox } from './push-store.js';
  * undefined, `[]` or 0 instead.
  */
 export interface TaskStore
-  extends Transactional,
+  extends
+    Transactional,
     TaskReads,
     TaskWrites,
     EventLog,

@@ -1,0 +1,237 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { StreamResponse } from '../../generated/a2a/1.0/types.js';
+import { MemoryTaskStore } from '../../src/store/memory-store.js';
+import { deliveryPairKey, type StoredPushConfig } from '../../src/store/push-store.js';
+import { SqliteTaskStore } from '../../src/store/sqlite-store.js';
+import { applyBatch } from '../../src/store/store-ops.js';
+import { UnknownTaskError, type NewTask, type TaskStore } from '../../src/store/task-store.js';
+
+const scratch = mkdtempSync(join(tmpdir(), 'a2a-hub-push-store-'));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+let databases = 0;
+const path = (): string => join(scratch, `push-${++databases}.db`);
+
+const IMPLEMENTATIONS = [
+  { name: 'MemoryTaskStore', open: (): TaskStore => new MemoryTaskStore(), reopen: undefined },
+  {
+    name: 'SqliteTaskStore',
+    open: (): TaskStore => SqliteTaskStore.open(path(), { exclusive: true }),
+    reopen: (file: string): TaskStore => SqliteTaskStore.open(file, { exclusive: true }),
+  },
+];
+
+function newTask(id: string): NewTask {
+  return {
+    id,
+    instanceId: 'default',
+    contextId: `ctx-${id}`,
+    skill: 'echo',
+    status: { state: 'TASK_STATE_SUBMITTED', timestamp: '2026-01-01T00:00:00.000Z' },
+    message: { messageId: `m-${id}`, role: 'ROLE_USER', parts: [{ text: 'hi' }] },
+    createdAt: '2026-01-01T00:00:00.000Z',
+  };
+}
+
+function config(taskId: string, id: string, url = `https://hooks.example.com/${id}`): StoredPushConfig {
+  return { taskId, id, config: { id, taskId, url }, secrets: `sealed-${id}`, createdAt: '2026-01-01T00:00:01.000Z' };
+}
+
+function working(taskId: string, text: string): StreamResponse {
+  return {
+    statusUpdate: {
+      taskId,
+      contextId: `ctx-${taskId}`,
+      status: { state: 'TASK_STATE_WORKING', message: { messageId: text, role: 'ROLE_AGENT', parts: [{ text }] } },
+    },
+  };
+}
+
+function chunk(taskId: string, text: string): StreamResponse {
+  return { artifactUpdate: { taskId, contextId: `ctx-${taskId}`, artifact: { artifactId: 'a', parts: [{ text }] }, append: true } };
+}
+
+/** The text each queued frame of a pair carries, in delivery order, completing each head in turn. */
+function drain(store: TaskStore, taskId: string, configId: string): string[] {
+  const texts: string[] = [];
+  for (;;) {
+    const [head] = store.dueDeliveries(Date.now(), 100).filter((d) => d.taskId === taskId && d.configId === configId);
+    if (head === undefined) return texts;
+    const frame = head.frame;
+    texts.push(
+      frame.statusUpdate?.status.message?.parts[0]?.text ?? frame.artifactUpdate?.artifact.parts[0]?.text ?? (frame.task ? 'task' : '?'),
+    );
+    store.completeDelivery(head.id);
+  }
+}
+
+describe.each(IMPLEMENTATIONS)('push store contract: $name', ({ open }) => {
+  let store: TaskStore;
+  beforeEach(() => {
+    store = open();
+    store.createTask(newTask('t1'));
+    store.createTask(newTask('t2'));
+  });
+  afterEach(() => store.close());
+
+  it('stores, replaces in place, lists in creation order, counts and deletes idempotently', () => {
+    store.putPushConfig(config('t1', 'a'));
+    store.putPushConfig(config('t1', 'b'));
+    store.putPushConfig(config('t1', 'a', 'https://hooks.example.com/a2'));
+    expect(store.listPushConfigs('t1').map((c) => [c.id, c.config.url])).toEqual([
+      ['a', 'https://hooks.example.com/a2'],
+      ['b', 'https://hooks.example.com/b'],
+    ]);
+    expect(store.countPushConfigs('t1')).toBe(2);
+    expect(store.getPushConfig('t1', 'b')).toMatchObject({ secrets: 'sealed-b', health: { state: 'active', consecutiveFailures: 0 } });
+    expect(store.getPushConfig('t2', 'b')).toBeUndefined();
+    expect(store.deletePushConfig('t1', 'b')).toBe(true);
+    expect(store.deletePushConfig('t1', 'b')).toBe(false);
+    expect(store.getPushConfig('t1', 'b')).toBeUndefined();
+    expect(store.listPushConfigs('unknown')).toEqual([]);
+  });
+
+  it('refuses a config for a task it does not hold', () => {
+    expect(() => store.putPushConfig(config('nope', 'a'))).toThrow(UnknownTaskError);
+  });
+
+  it('queues every frame appendEvent numbers, chunks included, for each config, in order', () => {
+    store.putPushConfig(config('t1', 'a'));
+    store.putPushConfig(config('t1', 'b'));
+    store.appendEvent('t1', working('t1', 'one'));
+    store.appendEvent('t1', chunk('t1', 'two'));
+    store.appendEvent('t2', working('t2', 'other task'));
+    store.appendEvent('t1', working('t1', 'three'));
+    expect(store.pendingDeliveries()).toBe(6);
+    expect(store.pendingDeliveries('t1', 'a')).toBe(3);
+    expect(drain(store, 't1', 'a')).toEqual(['one', 'two', 'three']);
+    expect(drain(store, 't1', 'b')).toEqual(['one', 'two', 'three']);
+    expect(store.pendingDeliveries()).toBe(0);
+  });
+
+  it('queues in the transaction of the event: a rolled-back event queues nothing', () => {
+    store.putPushConfig(config('t1', 'a'));
+    expect(() =>
+      store.transaction(() => {
+        store.appendEvent('t1', working('t1', 'lost'));
+        throw new Error('roll back');
+      }),
+    ).toThrow('roll back');
+    expect(store.pendingDeliveries()).toBe(0);
+  });
+
+  it('registers a config and queues its snapshot in the batch that creates the task', () => {
+    const [outcome] = applyBatch(store, [
+      [
+        { op: 'createTask', task: newTask('t3') },
+        { op: 'putPushConfig', config: config('t3', 'inline') },
+        {
+          op: 'enqueueDelivery',
+          taskId: 't3',
+          configId: 'inline',
+          frame: { task: { id: 't3', contextId: 'ctx-t3', status: { state: 'TASK_STATE_SUBMITTED' } } },
+        },
+        { op: 'setStatus', taskId: 't3', status: { state: 'TASK_STATE_COMPLETED' } },
+        { op: 'appendEvent', taskId: 't3', frame: working('t3', 'done') },
+      ],
+    ]);
+    expect(outcome?.ok).toBe(true);
+    expect(drain(store, 't3', 'inline')).toEqual(['task', 'done']);
+  });
+
+  it('hands out one delivery per pair at a time, skips busy pairs and respects dueAt', () => {
+    store.putPushConfig(config('t1', 'a'));
+    store.putPushConfig(config('t2', 'a'));
+    store.appendEvent('t1', working('t1', 'x1'));
+    store.appendEvent('t1', working('t1', 'x2'));
+    store.appendEvent('t2', working('t2', 'y1'));
+    const now = Date.now();
+    const due = store.dueDeliveries(now, 10);
+    expect(due.map((d) => [d.taskId, d.attempts])).toEqual([
+      ['t1', 0],
+      ['t2', 0],
+    ]);
+    expect(store.dueDeliveries(now, 10, new Set([deliveryPairKey('t1', 'a')])).map((d) => d.taskId)).toEqual(['t2']);
+    expect(store.dueDeliveries(now, 1)).toHaveLength(1);
+    const head = due[0];
+    if (head === undefined) throw new Error('no head');
+    store.retryDelivery(head.id, now + 60_000);
+    // The pair waits for its head: the second frame is not handed out ahead of it.
+    expect(store.dueDeliveries(now, 10).map((d) => d.taskId)).toEqual(['t2']);
+    expect(store.nextDueAt()).toBe(0);
+    store.completeDelivery(due[1]?.id ?? -1);
+    expect(store.nextDueAt()).toBe(now + 60_000);
+    expect(store.dueDeliveries(now + 60_000, 10)).toMatchObject([{ id: head.id, attempts: 1 }]);
+    store.rescheduleConfig('t1', 'a', now);
+    expect(store.dueDeliveries(now, 10)).toMatchObject([{ id: head.id }]);
+  });
+
+  it('disabling a config drops its deliveries and queues none after; a re-create makes it healthy again', () => {
+    store.putPushConfig(config('t1', 'a'));
+    store.appendEvent('t1', working('t1', 'before'));
+    store.setPushHealth('t1', 'a', { state: 'disabled', consecutiveFailures: 1, lastError: 'HTTP 410' });
+    store.appendEvent('t1', working('t1', 'after'));
+    store.enqueueDelivery('t1', 'a', working('t1', 'direct'));
+    expect(store.pendingDeliveries('t1', 'a')).toBe(0);
+    expect(store.unhealthyPushConfigs().map((c) => [c.id, c.health.state, c.health.lastError])).toEqual([['a', 'disabled', 'HTTP 410']]);
+    store.putPushConfig(config('t1', 'a'));
+    expect(store.getPushConfig('t1', 'a')?.health).toEqual({ state: 'active', consecutiveFailures: 0 });
+    store.appendEvent('t1', working('t1', 'again'));
+    expect(drain(store, 't1', 'a')).toEqual(['again']);
+  });
+
+  it('keeps the newest attempts per config, newest first, and forgets them with the config', () => {
+    store.putPushConfig(config('t1', 'a'));
+    for (let attempt = 1; attempt <= 5; attempt += 1)
+      store.recordAttempt(
+        {
+          taskId: 't1',
+          configId: 'a',
+          deliveryId: 1,
+          at: `2026-01-01T00:00:0${attempt}.000Z`,
+          attempt,
+          outcome: 'retry',
+          status: 503,
+          latencyMs: 1.5,
+        },
+        3,
+      );
+    expect(store.listAttempts('t1', 'a', 10).map((a) => a.attempt)).toEqual([5, 4, 3]);
+    expect(store.listAttempts('t1', 'a', 1)).toEqual([
+      {
+        taskId: 't1',
+        configId: 'a',
+        deliveryId: 1,
+        at: '2026-01-01T00:00:05.000Z',
+        attempt: 5,
+        outcome: 'retry',
+        status: 503,
+        latencyMs: 1.5,
+      },
+    ]);
+    store.deletePushConfig('t1', 'a');
+    expect(store.listAttempts('t1', 'a', 10)).toEqual([]);
+  });
+});
+
+describe('SqliteTaskStore keeps configs and pending deliveries across a reopen', () => {
+  it('delivers after a reopen what was queued before it, in order', () => {
+    const file = path();
+    const first = SqliteTaskStore.open(file, { exclusive: true });
+    first.createTask(newTask('t1'));
+    first.putPushConfig(config('t1', 'a'));
+    first.appendEvent('t1', working('t1', 'one'));
+    first.appendEvent('t1', working('t1', 'two'));
+    first.close();
+    const second = SqliteTaskStore.open(file, { exclusive: true });
+    try {
+      expect(second.getPushConfig('t1', 'a')?.config.url).toBe('https://hooks.example.com/a');
+      second.appendEvent('t1', working('t1', 'three'));
+      expect(drain(second, 't1', 'a')).toEqual(['one', 'two', 'three']);
+    } finally {
+      second.close();
+    }
+  });
+});
