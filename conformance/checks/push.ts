@@ -10,7 +10,7 @@ import type { Check, CheckContext } from '../core/check.js';
 import type { RpcExchange } from '../core/transport.js';
 import type { WebhookDelivery, WebhookInbox } from '../core/webhook-receiver.js';
 import { SLOW_WORK, directive } from './support/directives.js';
-import { idsIn, kindsOf, stateIn } from './support/frames.js';
+import { idsIn, kindsOf, payloadOf, stateIn } from './support/frames.js';
 import { stateLabel } from './support/states.js';
 import { currentTask, noTask, pollTask, probeTask, send, unknownTaskId } from './support/tasks.js';
 import { expectA2AError, passOnce, skipAll } from './support/verdicts.js';
@@ -562,11 +562,7 @@ function judgeDelivery(context: CheckContext, delivery: WebhookDelivery, index: 
   const shaped = context.checkShape('PUSH-007', 'StreamResponse', delivery.json, { exchange, path: `webhook[${index}]` });
   if (shaped) passOnce(context, 'PUSH-007', 'webhook bodies are StreamResponse JSON', 'PUSH-007:body');
   const kinds = kindsOf(delivery.json);
-  const taskId =
-    idsIn(delivery.json)?.taskId ??
-    (kinds[0] === 'message' && isRecord(delivery.json) && isRecord(delivery.json['message'])
-      ? delivery.json['message']['taskId']
-      : undefined);
+  const taskId = idsIn(delivery.json)?.taskId ?? payloadOf(delivery.json, 'message')?.['taskId'];
   if (kinds.length === 1 && taskId === expected.taskId)
     passOnce(context, 'PUSH-010', 'every webhook body holds one StreamResponse member about the task');
   else

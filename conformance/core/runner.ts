@@ -31,7 +31,7 @@ export interface RunOptions {
   readonly skip?: readonly string[];
   /** Expected failures: requirement id → reason. */
   readonly baseline?: ReadonlyMap<string, string>;
-  /** Longest a single check may run before it is an ERROR. Default 60 s, and never less than two webhook waits and a minute. */
+  /** Longest a single check may run before it is an ERROR. Default 60 s plus two webhook waits (a push check may wait twice). */
   readonly checkTimeoutMs?: number;
   /** The address the webhook receiver of the push checks binds and gives agents. Default 127.0.0.1. */
   readonly webhookHost?: string;
@@ -94,7 +94,7 @@ export async function runSuite(
   const webhooks = new LazyReceiver(options.webhookHost ?? DEFAULT_WEBHOOK_HOST);
   const webhookTimeoutMs = options.webhookTimeoutMs ?? DEFAULT_WEBHOOK_TIMEOUT_MS;
   // A push check may wait out two webhook windows; that is slowness the user allowed, not a hang.
-  const checkTimeoutMs = Math.max(options.checkTimeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS, 2 * webhookTimeoutMs + DEFAULT_CHECK_TIMEOUT_MS);
+  const checkTimeoutMs = options.checkTimeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS + 2 * webhookTimeoutMs;
   const runnable = checks.filter((check) => check.requirements.some(selected));
 
   // Every check on each binding it applies to: the binding-neutral ones on every transport, in turn.
