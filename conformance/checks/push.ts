@@ -178,6 +178,41 @@ export const pushChecks: readonly Check[] = [
     },
   },
   {
+    id: 'push-config-loopback-refused',
+    title: 'A webhook on a loopback address is refused when it is registered (SSRF)',
+    requirements: ['PUSH-011'],
+    capability: 'pushNotifications',
+    async run(context) {
+      const sent = await send(context, { message: context.message('conformance: a task to register a loopback webhook for') });
+      if (sent.kind !== 'task') return context.skip('PUSH-011', 'precondition-not-met', noTask(sent));
+      const taskId = sent.task.id;
+      // Port 9 (discard) on the agent's own loopback: an agent that accepts it reaches nothing.
+      const url = `http://127.0.0.1:9/a2a-conformance-ssrf-probe/${randomUUID()}`;
+      const created = await context.transport.call('CreateTaskPushNotificationConfig', { taskId, url });
+      if (created.error !== undefined) {
+        if (isError(created, 'TaskNotFoundError') || isError(created, 'PushNotificationNotSupportedError'))
+          return context.skip('PUSH-011', 'precondition-not-met', `Create was refused for another reason (${observedOf(created)})`);
+        if (isError(created, 'InternalError'))
+          return context.fail('PUSH-011', {
+            message: 'a loopback webhook made Create fail with InternalError, not a refusal',
+            expected: 'an error naming the url (InvalidParamsError, say)',
+            observed: observedOf(created),
+            exchange: created,
+          });
+        return context.pass('PUSH-011', `a loopback webhook is refused at create time (${observedOf(created)})`);
+      }
+      context.fail('PUSH-011', {
+        message: 'a webhook on a loopback address was accepted',
+        expected:
+          'an error: webhook URLs on loopback, private or link-local addresses are refused (spec §13.2), unless configured otherwise',
+        observed: observedOf(created),
+        exchange: created,
+      });
+      const id = isRecord(created.result) ? created.result['id'] : undefined;
+      if (typeof id === 'string' && id !== '') await context.transport.call('DeleteTaskPushNotificationConfig', { taskId, id });
+    },
+  },
+  {
     id: 'push-delivery-inline',
     title: "A webhook given inline with SendMessage receives the task's events, authenticated, in order",
     requirements: [...DELIVERY, 'WIRE-001'],

@@ -5,6 +5,7 @@ import {
   type PushNotificationStore,
   type ServerCallContext,
 } from '@a2a-js/sdk/server';
+import { RequestMalformedError } from '@a2a-js/sdk/errors';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RequirementId } from '../../generated/conformance/requirements.js';
 import { discoveryChecks } from '../../conformance/checks/discovery.js';
@@ -46,6 +47,8 @@ describe('the push checks against an @a2a-js/sdk agent with push', () => {
       const pass = Object.fromEntries([...CRUD, ...DELIVERY].map((id) => [id, 'PASS']));
       expect(verdicts(report, [...CRUD, ...DELIVERY])).toEqual(pass);
       // The SDK stores and returns configs as given: token and credentials come back on Get and List.
+      // Nor does it guard against SSRF: a loopback webhook is accepted.
+      expect(verdicts(report, ['PUSH-011'])['PUSH-011']).toMatch(/^FAIL — a webhook on a loopback address was accepted/);
       expect(verdicts(report, ['PUSH-013'])['PUSH-013']).toMatch(
         /^WARN — Get returns the config's token and authentication\.credentials as given/,
       );
@@ -143,11 +146,13 @@ function faultySender(fault: Fault): (store: PushNotificationStore) => PushNotif
   };
 }
 
-/** Keeps every create (a same-id create is added, not replaced) and leaves the secrets out of reads. */
+/** Keeps every create (a same-id create is added, not replaced), leaves the secrets out of reads, and refuses loopback webhooks. */
 class AppendingRedactingStore implements PushNotificationStore {
   private readonly configs = new Map<string, SdkConfig[]>();
 
   save(taskId: string, _context: ServerCallContext, config: SdkConfig): Promise<void> {
+    if (new URL(config.url).hostname === '127.0.0.1')
+      return Promise.reject(new RequestMalformedError('url: loopback webhooks are refused'));
     if (!config.id) config.id = crypto.randomUUID();
     this.configs.set(taskId, [...(this.configs.get(taskId) ?? []), structuredClone(config)]);
     return Promise.resolve();
@@ -193,7 +198,7 @@ describe('the push checks catch what an agent gets wrong', () => {
     }
   });
 
-  it('a store that adds a same-id create beside the old one fails PUSH-012, and one that redacts secrets passes PUSH-013', async () => {
+  it('a store that adds a same-id create beside the old one fails PUSH-012; one that redacts secrets and refuses loopback passes PUSH-013 and PUSH-011', async () => {
     const agent = await startSdkAgent({ push: true, pushStore: new AppendingRedactingStore() });
     try {
       const report = await runChecks(
