@@ -52,13 +52,23 @@ export const pushChecks: readonly Check[] = [
       if (sent.kind !== 'task') return skipAll(context, CRUD, 'precondition-not-met', noTask(sent));
       const taskId = sent.task.id;
       const secrets = freshSecrets();
-      const url = placeholderUrl();
-      const created = await context.transport.call('CreateTaskPushNotificationConfig', {
-        taskId,
-        url,
-        token: secrets.token,
-        authentication: { scheme: 'Bearer', credentials: secrets.credentials },
-      });
+      const register = (url: string): Promise<RpcExchange> =>
+        context.transport.call('CreateTaskPushNotificationConfig', {
+          taskId,
+          url,
+          token: secrets.token,
+          authentication: { scheme: 'Bearer', credentials: secrets.credentials },
+        });
+      let nextUrl = placeholderUrl;
+      let url = nextUrl();
+      let created = await register(url);
+      if (created.error !== undefined && !isError(created, 'TaskNotFoundError') && !isError(created, 'PushNotificationNotSupportedError')) {
+        // An agent that resolves the host at create time refuses the placeholder: the suite's own receiver resolves.
+        const receiver = await context.webhooks();
+        nextUrl = () => receiver.inbox().url;
+        url = nextUrl();
+        created = await register(url);
+      }
       if (created.error !== undefined) {
         if (isError(created, 'TaskNotFoundError') || isError(created, 'PushNotificationNotSupportedError'))
           context.fail('PUSH-002', {
@@ -72,7 +82,7 @@ export const pushChecks: readonly Check[] = [
             context,
             CRUD,
             'precondition-not-met',
-            `the agent refused to register the webhook ${url} (${observedOf(created)}), so no config could be read back`,
+            `the agent refused to register a webhook at ${url}, and at an address that does not resolve before it (${observedOf(created)}), so no config could be read back`,
           );
         return;
       }
@@ -114,7 +124,7 @@ export const pushChecks: readonly Check[] = [
         if (listed.exchange !== undefined && found.length > 0) echo(found, listed.exchange, 'List');
       }
 
-      await judgeReplacement(context, taskId, id);
+      await judgeReplacement(context, taskId, id, nextUrl());
       await judgeDeletion(context, taskId, id);
     },
   },
@@ -400,8 +410,7 @@ function judgeRedaction(
 }
 
 /** PUSH-012: a Create with the id of an existing config replaces it. */
-async function judgeReplacement(context: CheckContext, taskId: string, id: string): Promise<void> {
-  const url = placeholderUrl();
+async function judgeReplacement(context: CheckContext, taskId: string, id: string, url: string): Promise<void> {
   const wanted = { taskId, id, url };
   const replaced = await context.transport.call('CreateTaskPushNotificationConfig', { taskId, id, url });
   if (expectConfig(context, 'PUSH-012', replaced, wanted, 'Create with the id of an existing config') === undefined) return;

@@ -1,5 +1,6 @@
 import type { Task as SdkTask, StreamResponse as SdkStreamResponse, TaskPushNotificationConfig as SdkConfig } from '@a2a-js/sdk';
 import {
+  InMemoryPushNotificationStore,
   V1PushNotificationSerializer,
   type PushNotificationSender,
   type PushNotificationStore,
@@ -170,6 +171,36 @@ class AppendingRedactingStore implements PushNotificationStore {
     return Promise.resolve();
   }
 }
+
+/** Refuses a webhook whose host cannot resolve, as an agent that checks destinations at create time does. */
+class ResolvingStore extends InMemoryPushNotificationStore {
+  override save(taskId: string, context: ServerCallContext, config: SdkConfig): Promise<void> {
+    if (new URL(config.url).hostname.endsWith('.invalid'))
+      return Promise.reject(new RequestMalformedError('url: the host does not resolve'));
+    return super.save(taskId, context, config);
+  }
+}
+
+describe('the push checks against an agent that resolves webhook hosts at create time', () => {
+  it('register the CRUD configs at the suite receiver instead, and pass', async () => {
+    const agent = await startSdkAgent({ push: true, pushStore: new ResolvingStore() });
+    try {
+      const report = await runChecks(
+        agent.url,
+        pushChecks.filter((check) => check.id === 'push-config-crud'),
+      );
+      expect(verdicts(report, ['PUSH-002', 'PUSH-004', 'PUSH-005', 'PUSH-006', 'PUSH-012'])).toEqual({
+        'PUSH-002': 'PASS',
+        'PUSH-004': 'PASS',
+        'PUSH-005': 'PASS',
+        'PUSH-006': 'PASS',
+        'PUSH-012': 'PASS',
+      });
+    } finally {
+      await agent.close();
+    }
+  });
+});
 
 describe('the push checks catch what an agent gets wrong', () => {
   it.each<[Fault, Record<string, RegExp>]>([
