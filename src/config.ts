@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { DEFAULTS as SCHEMA_DEFAULTS } from '../generated/hub/defaults.js';
 import type { HubConfig } from '../generated/hub/types.js';
 import { validateHubConfig } from '../generated/hub/validators.js';
+import { DestinationPolicyError, pushDestinationPolicy, resolveUrlPolicy } from './net/destination-policy.js';
 import { toFieldViolations, violationPhrases } from './protocol/violations.js';
 import document from '../generated/hub/schema.json' with { type: 'json' };
 
@@ -115,10 +116,24 @@ function memberType(member: keyof HubConfig): unknown {
 
 /** `named` says what to call a top-level member: the flag or variable it was written as. */
 function checked(value: unknown, where: string, named: (member: string) => string = (member) => member): HubConfig {
-  if (validateHubConfig(value)) return value;
+  if (validateHubConfig(value)) {
+    checkDestinationPolicies(value, where);
+    return value;
+  }
   const violations = toFieldViolations(validateHubConfig.errors ?? [], { document, def: 'HubConfig', data: value }).map((violation) => {
     const [member = '', ...rest] = violation.field.split('.');
     return { ...violation, field: [named(member), ...rest].join('.') };
   });
   throw new ConfigError(`invalid configuration (${where}): ${violationPhrases(violations, 'config').join('; ')}`);
+}
+
+/** Address ranges are beyond JSON Schema: the policies parse them, and a bad one is refused here, naming its member, rather than at the first request. */
+function checkDestinationPolicies(config: HubConfig, where: string): void {
+  try {
+    if (config.outbound?.urlPolicy !== undefined) resolveUrlPolicy({ ...config.outbound.urlPolicy, configuredAt: 'outbound.urlPolicy' });
+    if (config.push?.destinations !== undefined) pushDestinationPolicy(config.push.destinations);
+  } catch (error) {
+    if (error instanceof DestinationPolicyError) throw new ConfigError(`invalid configuration (${where}): ${error.message}`);
+    throw error;
+  }
 }

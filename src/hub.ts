@@ -126,7 +126,8 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
     rateLimitRejections: () => rateLimiter?.rejections ?? 0,
   });
   const control = createControlRouter({
-    deps: { ...parts, peers },
+    // TODO(push): kickPush is a no-op until the dispatcher lands; connect it to pushDispatcher.kick() at the merge.
+    deps: { ...parts, peers, kickPush: () => {} },
     metrics,
     bodyLimitBytes: Math.min(config.bodyLimitBytes, 1024 * 1024),
     trustProxy: config.trustProxy,

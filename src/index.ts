@@ -27,7 +27,14 @@ export {
   type SendStreamOptions,
   type StreamEvent,
 } from './client/a2a-client.js';
-export { DEFAULT_URL_POLICY, UrlPolicyError, type UrlPolicy } from './net/destination-policy.js';
+export {
+  DEFAULT_URL_POLICY,
+  DestinationPolicyError,
+  UrlPolicyError,
+  pushDestinationPolicy,
+  type UrlPolicy,
+} from './net/destination-policy.js';
+export { startWebhookReceiver, type WebhookDelivery, type WebhookReceiver, type WebhookReceiverOptions } from './push/webhook-receiver.js';
 export { runRemoteTurn, type RemoteTurnOptions, type RemoteTurnResult } from './client/remote-run.js';
 export { ToolRegistry, ToolError, type ToolDefinition, type ToolResult } from './outbound/tool-registry.js';
 export { OutboundRegistry, type OutboundConnection } from './outbound/outbound-registry.js';

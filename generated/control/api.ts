@@ -142,6 +142,35 @@ export const CONTROL_API = {
     },
     {
       "method": "GET",
+      "path": "/a2a/api/push",
+      "description": "A task's push notifications: its configs, redacted (never the token, the authentication credentials or the signing secret), with health and pending deliveries, and its recent delivery attempts.",
+      "query": [
+        {
+          "name": "taskId",
+          "type": "string",
+          "description": "Task id.",
+          "required": true
+        },
+        {
+          "name": "attemptLimit",
+          "type": "integer",
+          "description": "Most attempts to answer, newest first over all the task's configs.",
+          "default": 20,
+          "minimum": 1,
+          "maximum": 1000
+        }
+      ],
+      "response": "TaskPushView",
+      "failure": "ReadError",
+      "statuses": [
+        200,
+        400,
+        403,
+        404
+      ]
+    },
+    {
+      "method": "GET",
       "path": "/a2a/api/session",
       "description": "The detail of one live session.",
       "query": [
@@ -241,7 +270,7 @@ export const CONTROL_API = {
     },
     {
       "status": 404,
-      "meaning": "The path is not an endpoint of the API, or a read endpoint (card, task, session) does not know the id."
+      "meaning": "The path is not an endpoint of the API, or a read endpoint (card, task, session, push) does not know the id."
     },
     {
       "status": 405,
@@ -288,6 +317,8 @@ export interface ControlActionTypes {
   'task.cancel': T.TaskCancelAction;
   'session.cancel': T.SessionCancelAction;
   'session.close': T.SessionCloseAction;
+  'push.retry': T.PushRetryAction;
+  'push.delete': T.PushDeleteAction;
 }
 
 export type ControlActionName = keyof ControlActionTypes;
@@ -435,6 +466,20 @@ export const CONTROL_ACTIONS: { readonly [A in ControlActionName]: ControlAction
     returns: "nothing else",
     validate: exact.validateSessionCloseAction,
   },
+  'push.retry': {
+    action: 'push.retry',
+    schema: "PushRetryAction",
+    effect: "Sets the config's health to active with no consecutive failures, makes its pending deliveries due now and wakes the push dispatcher, so the next delivery is attempted at once. A disabled config (410 Gone) is enabled again; the deliveries dropped when it was disabled are not restored. Fails on an unknown task or a config the task does not have.",
+    returns: "taskId, and id: the config id",
+    validate: exact.validatePushRetryAction,
+  },
+  'push.delete': {
+    action: 'push.delete',
+    schema: "PushDeleteAction",
+    effect: "Deletes the config with its pending deliveries and remembered attempts. Idempotent: a config that is already gone succeeds and says so. Fails on an unknown task.",
+    returns: "taskId, and id: the config id",
+    validate: exact.validatePushDeleteAction,
+  },
 };
 
 export function isControlActionName(name: string): name is ControlActionName {
@@ -448,6 +493,7 @@ export interface ControlEndpointTypes {
   'GET /a2a/api/presets': { response: T.PresetList; failure: T.ReadError };
   'GET /a2a/api/card': { response: T.AgentCardJson; failure: T.ReadError };
   'GET /a2a/api/task': { response: T.TaskJson; failure: T.ReadError };
+  'GET /a2a/api/push': { response: T.TaskPushView; failure: T.ReadError };
   'GET /a2a/api/session': { response: T.SessionView; failure: T.ReadError };
   'GET /a2a/api/tools': { response: T.ToolList; failure: T.ReadError };
   'GET /a2a/api/metrics': { response: T.Metrics; failure: T.ReadError };
@@ -462,6 +508,7 @@ export interface ControlQueryTypes {
   'GET /a2a/api/presets': Record<string, never>;
   'GET /a2a/api/card': { readonly id: string };
   'GET /a2a/api/task': { readonly id: string };
+  'GET /a2a/api/push': { readonly taskId: string; readonly attemptLimit: number };
   'GET /a2a/api/session': { readonly contextId: string; readonly serverId: string; readonly tenant?: string };
   'GET /a2a/api/tools': { readonly format: "hub" | "openai" | "anthropic" };
   'GET /a2a/api/metrics': { readonly format: "json" | "prometheus" };
@@ -534,6 +581,18 @@ export const CONTROL_ENDPOINTS: { readonly [K in ControlEndpointKey]: ControlEnd
       404
     ],
     validateResponse: exact.validateTaskJson,
+    validateFailure: exact.validateReadError,
+  },
+  'GET /a2a/api/push': {
+    method: "GET",
+    path: "/a2a/api/push",
+    statuses: [
+      200,
+      400,
+      403,
+      404
+    ],
+    validateResponse: exact.validateTaskPushView,
     validateFailure: exact.validateReadError,
   },
   'GET /a2a/api/session': {

@@ -11,7 +11,7 @@ const schema34 = {"title":"ProviderConfig","description":"The organization that 
 const func1 = require("ajv/dist/runtime/ucs2length").default;
 const formats0 = require("ajv-formats/dist/formats").fullFormats.uri;
 const schema35 = {"title":"OutboundSettings","description":"Settings of the outbound connections (docs/outbound.md).","type":"object","properties":{"urlPolicy":{"description":"Which URLs the hub may fetch cards from and call; applies to every client the hub creates (outbound.create, outbound.discover, reconnects, tool calls).","$ref":"#/$defs/UrlPolicySettings"},"reconnectMinMs":{"description":"First delay before a connection in state error is retried; each failed retry doubles it.","type":"integer","minimum":10,"default":1000},"reconnectMaxMs":{"description":"Longest delay between retries.","type":"integer","minimum":10,"default":60000}}};
-const schema36 = {"title":"UrlPolicySettings","description":"The URL policy of the A2A client (src/client/url-policy.ts): members given replace the defaults, members left out keep them.","type":"object","properties":{"allowedSchemes":{"description":"URL schemes that may be used.","type":"array","items":{"type":"string","minLength":1},"uniqueItems":true,"default":["http","https"]},"allowedHosts":{"description":"When set, the only hosts that may be contacted: exact names or IP addresses, and *.example.com wildcards (subdomains only). Unset: any host.","type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"allowPrivate":{"description":"Whether private and reserved addresses (10/8, 172.16/12, 192.168/16, 100.64/10, fc00::/7, …) may be contacted.","type":"boolean","default":false},"allowLinkLocal":{"description":"Whether link-local addresses (169.254/16, where cloud metadata services live, and fe80::/10) may be contacted.","type":"boolean","default":false},"allowLoopback":{"description":"Whether loopback addresses (127/8, ::1, localhost) may be contacted.","type":"boolean","default":true}}};
+const schema36 = {"title":"UrlPolicySettings","description":"The destination policy (src/net/destination-policy.ts) of the A2A client and of outbound connections: members given replace the defaults, members left out keep them.","type":"object","properties":{"allowedSchemes":{"description":"URL schemes that may be used.","type":"array","items":{"type":"string","minLength":1},"uniqueItems":true,"default":["http","https"]},"allowedHosts":{"description":"When set, the only hosts that may be contacted: exact names or IP addresses, and *.example.com wildcards (subdomains only). Unset: any host.","type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"allowedCidrs":{"description":"Address ranges (e.g. 10.20.0.0/16, fd00::/8, or one address) that may be contacted even though they are private, loopback or link-local.","type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"allowPrivate":{"description":"Whether private and reserved addresses (10/8, 172.16/12, 192.168/16, 100.64/10, fc00::/7, …) may be contacted.","type":"boolean","default":false},"allowLinkLocal":{"description":"Whether link-local addresses (169.254/16, where cloud metadata services live, and fe80::/10) may be contacted.","type":"boolean","default":false},"allowLoopback":{"description":"Whether loopback addresses (127/8, ::1, localhost, and 0.0.0.0 and ::, which reach this machine) may be contacted.","type":"boolean","default":true}}};
 
 function validate22(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -157,9 +157,15 @@ vErrors.push(err7);
 errors++;
 }
 }
-if(data0.allowPrivate !== undefined){
-if(typeof data0.allowPrivate !== "boolean"){
-const err8 = {instancePath:instancePath+"/urlPolicy/allowPrivate",schemaPath:"#/$defs/UrlPolicySettings/properties/allowPrivate/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data0.allowedCidrs !== undefined){
+let data5 = data0.allowedCidrs;
+if(Array.isArray(data5)){
+const len2 = data5.length;
+for(let i4=0; i4<len2; i4++){
+let data6 = data5[i4];
+if(typeof data6 === "string"){
+if(func1(data6) < 1){
+const err8 = {instancePath:instancePath+"/urlPolicy/allowedCidrs/" + i4,schemaPath:"#/$defs/UrlPolicySettings/properties/allowedCidrs/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -169,9 +175,8 @@ vErrors.push(err8);
 errors++;
 }
 }
-if(data0.allowLinkLocal !== undefined){
-if(typeof data0.allowLinkLocal !== "boolean"){
-const err9 = {instancePath:instancePath+"/urlPolicy/allowLinkLocal",schemaPath:"#/$defs/UrlPolicySettings/properties/allowLinkLocal/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+else {
+const err9 = {instancePath:instancePath+"/urlPolicy/allowedCidrs/" + i4,schemaPath:"#/$defs/UrlPolicySettings/properties/allowedCidrs/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -181,9 +186,18 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data0.allowLoopback !== undefined){
-if(typeof data0.allowLoopback !== "boolean"){
-const err10 = {instancePath:instancePath+"/urlPolicy/allowLoopback",schemaPath:"#/$defs/UrlPolicySettings/properties/allowLoopback/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+let i5 = data5.length;
+let j2;
+if(i5 > 1){
+const indices2 = {};
+for(;i5--;){
+let item2 = data5[i5];
+if(typeof item2 !== "string"){
+continue;
+}
+if(typeof indices2[item2] == "number"){
+j2 = indices2[item2];
+const err10 = {instancePath:instancePath+"/urlPolicy/allowedCidrs",schemaPath:"#/$defs/UrlPolicySettings/properties/allowedCidrs/uniqueItems",keyword:"uniqueItems",params:{i: i5, j: j2},message:"must NOT have duplicate items (items ## "+j2+" and "+i5+" are identical)"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -191,11 +205,14 @@ else {
 vErrors.push(err10);
 }
 errors++;
+break;
+}
+indices2[item2] = i5;
 }
 }
 }
 else {
-const err11 = {instancePath:instancePath+"/urlPolicy",schemaPath:"#/$defs/UrlPolicySettings/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err11 = {instancePath:instancePath+"/urlPolicy/allowedCidrs",schemaPath:"#/$defs/UrlPolicySettings/properties/allowedCidrs/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -205,10 +222,9 @@ vErrors.push(err11);
 errors++;
 }
 }
-if(data.reconnectMinMs !== undefined){
-let data8 = data.reconnectMinMs;
-if(!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))){
-const err12 = {instancePath:instancePath+"/reconnectMinMs",schemaPath:"#/properties/reconnectMinMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data0.allowPrivate !== undefined){
+if(typeof data0.allowPrivate !== "boolean"){
+const err12 = {instancePath:instancePath+"/urlPolicy/allowPrivate",schemaPath:"#/$defs/UrlPolicySettings/properties/allowPrivate/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -217,9 +233,10 @@ vErrors.push(err12);
 }
 errors++;
 }
-if((typeof data8 == "number") && (isFinite(data8))){
-if(data8 < 10 || isNaN(data8)){
-const err13 = {instancePath:instancePath+"/reconnectMinMs",schemaPath:"#/properties/reconnectMinMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 10},message:"must be >= 10"};
+}
+if(data0.allowLinkLocal !== undefined){
+if(typeof data0.allowLinkLocal !== "boolean"){
+const err13 = {instancePath:instancePath+"/urlPolicy/allowLinkLocal",schemaPath:"#/$defs/UrlPolicySettings/properties/allowLinkLocal/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -229,11 +246,9 @@ vErrors.push(err13);
 errors++;
 }
 }
-}
-if(data.reconnectMaxMs !== undefined){
-let data9 = data.reconnectMaxMs;
-if(!(((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9))) && (isFinite(data9)))){
-const err14 = {instancePath:instancePath+"/reconnectMaxMs",schemaPath:"#/properties/reconnectMaxMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data0.allowLoopback !== undefined){
+if(typeof data0.allowLoopback !== "boolean"){
+const err14 = {instancePath:instancePath+"/urlPolicy/allowLoopback",schemaPath:"#/$defs/UrlPolicySettings/properties/allowLoopback/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -242,9 +257,10 @@ vErrors.push(err14);
 }
 errors++;
 }
-if((typeof data9 == "number") && (isFinite(data9))){
-if(data9 < 10 || isNaN(data9)){
-const err15 = {instancePath:instancePath+"/reconnectMaxMs",schemaPath:"#/properties/reconnectMaxMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 10},message:"must be >= 10"};
+}
+}
+else {
+const err15 = {instancePath:instancePath+"/urlPolicy",schemaPath:"#/$defs/UrlPolicySettings/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -254,15 +270,64 @@ vErrors.push(err15);
 errors++;
 }
 }
-}
-}
-else {
-const err16 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.reconnectMinMs !== undefined){
+let data10 = data.reconnectMinMs;
+if(!(((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10))) && (isFinite(data10)))){
+const err16 = {instancePath:instancePath+"/reconnectMinMs",schemaPath:"#/properties/reconnectMinMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err16];
 }
 else {
 vErrors.push(err16);
+}
+errors++;
+}
+if((typeof data10 == "number") && (isFinite(data10))){
+if(data10 < 10 || isNaN(data10)){
+const err17 = {instancePath:instancePath+"/reconnectMinMs",schemaPath:"#/properties/reconnectMinMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 10},message:"must be >= 10"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+}
+if(data.reconnectMaxMs !== undefined){
+let data11 = data.reconnectMaxMs;
+if(!(((typeof data11 == "number") && (!(data11 % 1) && !isNaN(data11))) && (isFinite(data11)))){
+const err18 = {instancePath:instancePath+"/reconnectMaxMs",schemaPath:"#/properties/reconnectMaxMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+if((typeof data11 == "number") && (isFinite(data11))){
+if(data11 < 10 || isNaN(data11)){
+const err19 = {instancePath:instancePath+"/reconnectMaxMs",schemaPath:"#/properties/reconnectMaxMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 10},message:"must be >= 10"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err20 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
 }
 errors++;
 }
@@ -272,7 +337,7 @@ return errors === 0;
 validate22.evaluated = {"props":{"urlPolicy":true,"reconnectMinMs":true,"reconnectMaxMs":true},"dynamicProps":false,"dynamicItems":false};
 
 const schema37 = {"title":"PushSettings","description":"Push notifications (spec §4.3, §13.2): config limits, the secret key, delivery timing and the webhook destination policy.","type":"object","properties":{"maxConfigsPerTask":{"description":"Most push configs one task may have; one more is refused with InvalidParams (-32602) naming taskId.","type":"integer","minimum":1,"maximum":1000,"default":10},"secretKeyEnv":{"description":"Environment variable holding the key that encrypts push tokens, credentials and signing secrets at rest (AES-256-GCM): 32 bytes as 64 hex digits or base64. Unset: they are stored in clear in the hub's own database file.","type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]*$"},"timeoutMs":{"description":"Time limit of one webhook attempt, from connect to the end of the answer.","type":"integer","minimum":100,"maximum":300000,"default":10000},"concurrency":{"description":"Most webhook requests in flight at once across every task and config (each config has at most one).","type":"integer","minimum":1,"maximum":1024,"default":16},"retryMinMs":{"description":"First retry delay after a failed attempt that may succeed later (connection error, timeout, 408, 429, 5xx); each further failure doubles it, with jitter.","type":"integer","minimum":10,"default":1000},"retryMaxMs":{"description":"Longest delay between retries, and between probes of a failing config.","type":"integer","minimum":10,"default":300000},"failingAfter":{"description":"Consecutive failed attempts after which a config is marked failing: its deliveries wait, and one probe is sent every retryMaxMs until an attempt succeeds (or the config is created again).","type":"integer","minimum":1,"default":8},"attemptsKept":{"description":"Delivery attempts remembered per config for the control API.","type":"integer","minimum":0,"maximum":1000,"default":20},"destinations":{"description":"Which webhook URLs may be registered and called. Checked when a config is created and again at every connection, address by address.","$ref":"#/$defs/PushDestinationSettings"}}};
-const schema38 = {"title":"PushDestinationSettings","description":"The destination policy (src/net/destination-policy.ts) of push webhooks. Stricter defaults than the client's UrlPolicySettings: https only, and no loopback, private or link-local address.","type":"object","properties":{"allowedSchemes":{"description":"URL schemes a webhook may use; add \"http\" for plain-HTTP receivers (development).","type":"array","items":{"type":"string","pattern":"^https?$"},"minItems":1,"uniqueItems":true,"default":["https"]},"allowedHosts":{"description":"When set, the only hosts webhooks may go to: exact names or IP addresses, and *.example.com wildcards (subdomains only). Unset: any host.","type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"allowedCidrs":{"description":"Address ranges (e.g. 10.20.0.0/16, fd00::/8) a webhook may reach even though they are private, loopback or link-local.","type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"allowPrivate":{"description":"Whether private and reserved addresses (RFC 1918, RFC 4193, CGNAT, benchmarking, multicast, …) may be reached.","type":"boolean","default":false},"allowLinkLocal":{"description":"Whether link-local addresses (169.254/16, where cloud metadata lives, and fe80::/10) may be reached.","type":"boolean","default":false},"allowLoopback":{"description":"Whether loopback addresses (127/8, ::1, localhost) may be reached.","type":"boolean","default":false}}};
+const schema38 = {"title":"PushDestinationSettings","description":"The destination policy (src/net/destination-policy.ts) of push webhooks. Stricter defaults than the client's UrlPolicySettings: https only, and no loopback, private or link-local address.","type":"object","properties":{"allowedSchemes":{"description":"URL schemes a webhook may use; add \"http\" for plain-HTTP receivers (development).","type":"array","items":{"type":"string","pattern":"^https?$"},"minItems":1,"uniqueItems":true,"default":["https"]},"allowedHosts":{"description":"When set, the only hosts webhooks may go to: exact names or IP addresses, and *.example.com wildcards (subdomains only). Unset: any host.","type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"allowedCidrs":{"description":"Address ranges (e.g. 10.20.0.0/16, fd00::/8) a webhook may reach even though they are private, loopback or link-local.","type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"allowPrivate":{"description":"Whether private and reserved addresses (RFC 1918, RFC 4193, CGNAT, benchmarking, multicast, …) may be reached.","type":"boolean","default":false},"allowLinkLocal":{"description":"Whether link-local addresses (169.254/16, where cloud metadata lives, and fe80::/10) may be reached.","type":"boolean","default":false},"allowLoopback":{"description":"Whether loopback addresses (127/8, ::1, localhost, and 0.0.0.0 and ::, which reach this machine) may be reached.","type":"boolean","default":false}}};
 const pattern4 = new RegExp("^[A-Za-z_][A-Za-z0-9_]*$", "u");
 const pattern5 = new RegExp("^https?$", "u");
 
@@ -1741,9 +1806,15 @@ vErrors.push(err7);
 errors++;
 }
 }
-if(data0.allowPrivate !== undefined){
-if(typeof data0.allowPrivate !== "boolean"){
-const err8 = {instancePath:instancePath+"/urlPolicy/allowPrivate",schemaPath:"#/$defs/UrlPolicySettings/properties/allowPrivate/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data0.allowedCidrs !== undefined){
+let data5 = data0.allowedCidrs;
+if(Array.isArray(data5)){
+const len2 = data5.length;
+for(let i4=0; i4<len2; i4++){
+let data6 = data5[i4];
+if(typeof data6 === "string"){
+if(func1(data6) < 1){
+const err8 = {instancePath:instancePath+"/urlPolicy/allowedCidrs/" + i4,schemaPath:"#/$defs/UrlPolicySettings/properties/allowedCidrs/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -1753,9 +1824,8 @@ vErrors.push(err8);
 errors++;
 }
 }
-if(data0.allowLinkLocal !== undefined){
-if(typeof data0.allowLinkLocal !== "boolean"){
-const err9 = {instancePath:instancePath+"/urlPolicy/allowLinkLocal",schemaPath:"#/$defs/UrlPolicySettings/properties/allowLinkLocal/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+else {
+const err9 = {instancePath:instancePath+"/urlPolicy/allowedCidrs/" + i4,schemaPath:"#/$defs/UrlPolicySettings/properties/allowedCidrs/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -1765,9 +1835,18 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data0.allowLoopback !== undefined){
-if(typeof data0.allowLoopback !== "boolean"){
-const err10 = {instancePath:instancePath+"/urlPolicy/allowLoopback",schemaPath:"#/$defs/UrlPolicySettings/properties/allowLoopback/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+let i5 = data5.length;
+let j2;
+if(i5 > 1){
+const indices2 = {};
+for(;i5--;){
+let item2 = data5[i5];
+if(typeof item2 !== "string"){
+continue;
+}
+if(typeof indices2[item2] == "number"){
+j2 = indices2[item2];
+const err10 = {instancePath:instancePath+"/urlPolicy/allowedCidrs",schemaPath:"#/$defs/UrlPolicySettings/properties/allowedCidrs/uniqueItems",keyword:"uniqueItems",params:{i: i5, j: j2},message:"must NOT have duplicate items (items ## "+j2+" and "+i5+" are identical)"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -1775,11 +1854,14 @@ else {
 vErrors.push(err10);
 }
 errors++;
+break;
+}
+indices2[item2] = i5;
 }
 }
 }
 else {
-const err11 = {instancePath:instancePath+"/urlPolicy",schemaPath:"#/$defs/UrlPolicySettings/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err11 = {instancePath:instancePath+"/urlPolicy/allowedCidrs",schemaPath:"#/$defs/UrlPolicySettings/properties/allowedCidrs/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -1789,10 +1871,9 @@ vErrors.push(err11);
 errors++;
 }
 }
-if(data.reconnectMinMs !== undefined){
-let data8 = data.reconnectMinMs;
-if(!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))){
-const err12 = {instancePath:instancePath+"/reconnectMinMs",schemaPath:"#/properties/reconnectMinMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data0.allowPrivate !== undefined){
+if(typeof data0.allowPrivate !== "boolean"){
+const err12 = {instancePath:instancePath+"/urlPolicy/allowPrivate",schemaPath:"#/$defs/UrlPolicySettings/properties/allowPrivate/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -1801,9 +1882,10 @@ vErrors.push(err12);
 }
 errors++;
 }
-if((typeof data8 == "number") && (isFinite(data8))){
-if(data8 < 10 || isNaN(data8)){
-const err13 = {instancePath:instancePath+"/reconnectMinMs",schemaPath:"#/properties/reconnectMinMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 10},message:"must be >= 10"};
+}
+if(data0.allowLinkLocal !== undefined){
+if(typeof data0.allowLinkLocal !== "boolean"){
+const err13 = {instancePath:instancePath+"/urlPolicy/allowLinkLocal",schemaPath:"#/$defs/UrlPolicySettings/properties/allowLinkLocal/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -1813,11 +1895,9 @@ vErrors.push(err13);
 errors++;
 }
 }
-}
-if(data.reconnectMaxMs !== undefined){
-let data9 = data.reconnectMaxMs;
-if(!(((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9))) && (isFinite(data9)))){
-const err14 = {instancePath:instancePath+"/reconnectMaxMs",schemaPath:"#/properties/reconnectMaxMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data0.allowLoopback !== undefined){
+if(typeof data0.allowLoopback !== "boolean"){
+const err14 = {instancePath:instancePath+"/urlPolicy/allowLoopback",schemaPath:"#/$defs/UrlPolicySettings/properties/allowLoopback/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -1826,9 +1906,10 @@ vErrors.push(err14);
 }
 errors++;
 }
-if((typeof data9 == "number") && (isFinite(data9))){
-if(data9 < 10 || isNaN(data9)){
-const err15 = {instancePath:instancePath+"/reconnectMaxMs",schemaPath:"#/properties/reconnectMaxMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 10},message:"must be >= 10"};
+}
+}
+else {
+const err15 = {instancePath:instancePath+"/urlPolicy",schemaPath:"#/$defs/UrlPolicySettings/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -1838,15 +1919,64 @@ vErrors.push(err15);
 errors++;
 }
 }
-}
-}
-else {
-const err16 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.reconnectMinMs !== undefined){
+let data10 = data.reconnectMinMs;
+if(!(((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10))) && (isFinite(data10)))){
+const err16 = {instancePath:instancePath+"/reconnectMinMs",schemaPath:"#/properties/reconnectMinMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err16];
 }
 else {
 vErrors.push(err16);
+}
+errors++;
+}
+if((typeof data10 == "number") && (isFinite(data10))){
+if(data10 < 10 || isNaN(data10)){
+const err17 = {instancePath:instancePath+"/reconnectMinMs",schemaPath:"#/properties/reconnectMinMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 10},message:"must be >= 10"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+}
+if(data.reconnectMaxMs !== undefined){
+let data11 = data.reconnectMaxMs;
+if(!(((typeof data11 == "number") && (!(data11 % 1) && !isNaN(data11))) && (isFinite(data11)))){
+const err18 = {instancePath:instancePath+"/reconnectMaxMs",schemaPath:"#/properties/reconnectMaxMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+if((typeof data11 == "number") && (isFinite(data11))){
+if(data11 < 10 || isNaN(data11)){
+const err19 = {instancePath:instancePath+"/reconnectMaxMs",schemaPath:"#/properties/reconnectMaxMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 10},message:"must be >= 10"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err20 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
 }
 errors++;
 }
@@ -1998,9 +2128,15 @@ vErrors.push(err7);
 errors++;
 }
 }
-if(data.allowPrivate !== undefined){
-if(typeof data.allowPrivate !== "boolean"){
-const err8 = {instancePath:instancePath+"/allowPrivate",schemaPath:"#/properties/allowPrivate/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data.allowedCidrs !== undefined){
+let data4 = data.allowedCidrs;
+if(Array.isArray(data4)){
+const len2 = data4.length;
+for(let i4=0; i4<len2; i4++){
+let data5 = data4[i4];
+if(typeof data5 === "string"){
+if(func1(data5) < 1){
+const err8 = {instancePath:instancePath+"/allowedCidrs/" + i4,schemaPath:"#/properties/allowedCidrs/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -2010,9 +2146,8 @@ vErrors.push(err8);
 errors++;
 }
 }
-if(data.allowLinkLocal !== undefined){
-if(typeof data.allowLinkLocal !== "boolean"){
-const err9 = {instancePath:instancePath+"/allowLinkLocal",schemaPath:"#/properties/allowLinkLocal/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+else {
+const err9 = {instancePath:instancePath+"/allowedCidrs/" + i4,schemaPath:"#/properties/allowedCidrs/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -2022,9 +2157,18 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data.allowLoopback !== undefined){
-if(typeof data.allowLoopback !== "boolean"){
-const err10 = {instancePath:instancePath+"/allowLoopback",schemaPath:"#/properties/allowLoopback/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+let i5 = data4.length;
+let j2;
+if(i5 > 1){
+const indices2 = {};
+for(;i5--;){
+let item2 = data4[i5];
+if(typeof item2 !== "string"){
+continue;
+}
+if(typeof indices2[item2] == "number"){
+j2 = indices2[item2];
+const err10 = {instancePath:instancePath+"/allowedCidrs",schemaPath:"#/properties/allowedCidrs/uniqueItems",keyword:"uniqueItems",params:{i: i5, j: j2},message:"must NOT have duplicate items (items ## "+j2+" and "+i5+" are identical)"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -2032,11 +2176,14 @@ else {
 vErrors.push(err10);
 }
 errors++;
+break;
+}
+indices2[item2] = i5;
 }
 }
 }
 else {
-const err11 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err11 = {instancePath:instancePath+"/allowedCidrs",schemaPath:"#/properties/allowedCidrs/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -2045,10 +2192,58 @@ vErrors.push(err11);
 }
 errors++;
 }
+}
+if(data.allowPrivate !== undefined){
+if(typeof data.allowPrivate !== "boolean"){
+const err12 = {instancePath:instancePath+"/allowPrivate",schemaPath:"#/properties/allowPrivate/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data.allowLinkLocal !== undefined){
+if(typeof data.allowLinkLocal !== "boolean"){
+const err13 = {instancePath:instancePath+"/allowLinkLocal",schemaPath:"#/properties/allowLinkLocal/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+if(data.allowLoopback !== undefined){
+if(typeof data.allowLoopback !== "boolean"){
+const err14 = {instancePath:instancePath+"/allowLoopback",schemaPath:"#/properties/allowLoopback/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+}
+else {
+const err15 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
 validate28.errors = vErrors;
 return errors === 0;
 }
-validate28.evaluated = {"props":{"allowedSchemes":true,"allowedHosts":true,"allowPrivate":true,"allowLinkLocal":true,"allowLoopback":true},"dynamicProps":false,"dynamicItems":false};
+validate28.evaluated = {"props":{"allowedSchemes":true,"allowedHosts":true,"allowedCidrs":true,"allowPrivate":true,"allowLinkLocal":true,"allowLoopback":true},"dynamicProps":false,"dynamicItems":false};
 
 export const validateProviderConfig = validate29;
 

@@ -125,7 +125,7 @@ export interface OutboundSettings {
   reconnectMaxMs?: number;
 }
 /**
- * The URL policy of the A2A client (src/client/url-policy.ts): members given replace the defaults, members left out keep them.
+ * The destination policy (src/net/destination-policy.ts) of the A2A client and of outbound connections: members given replace the defaults, members left out keep them.
  */
 export interface UrlPolicySettings {
   /**
@@ -137,6 +137,10 @@ export interface UrlPolicySettings {
    */
   allowedHosts?: string[];
   /**
+   * Address ranges (e.g. 10.20.0.0/16, fd00::/8, or one address) that may be contacted even though they are private, loopback or link-local.
+   */
+  allowedCidrs?: string[];
+  /**
    * Whether private and reserved addresses (10/8, 172.16/12, 192.168/16, 100.64/10, fc00::/7, …) may be contacted.
    */
   allowPrivate?: boolean;
@@ -145,7 +149,7 @@ export interface UrlPolicySettings {
    */
   allowLinkLocal?: boolean;
   /**
-   * Whether loopback addresses (127/8, ::1, localhost) may be contacted.
+   * Whether loopback addresses (127/8, ::1, localhost, and 0.0.0.0 and ::, which reach this machine) may be contacted.
    */
   allowLoopback?: boolean;
 }
@@ -214,7 +218,7 @@ export interface PushDestinationSettings {
    */
   allowLinkLocal?: boolean;
   /**
-   * Whether loopback addresses (127/8, ::1, localhost) may be reached.
+   * Whether loopback addresses (127/8, ::1, localhost, and 0.0.0.0 and ::, which reach this machine) may be reached.
    */
   allowLoopback?: boolean;
 }

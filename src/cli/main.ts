@@ -5,6 +5,7 @@ import { ConfigError } from '../config.js';
 import { addClientCommands } from './client-commands.js';
 import { addConformCommand } from './conform.js';
 import { addServeCommand } from './serve.js';
+import { addWebhookCommand } from './webhook-command.js';
 
 function packageVersion(): string {
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -37,6 +38,7 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
   addServeCommand(program, setExitCode);
   addConformCommand(program, setExitCode);
   addClientCommands(program, setExitCode);
+  addWebhookCommand(program, setExitCode);
   return program;
 }
 

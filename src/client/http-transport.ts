@@ -1,7 +1,8 @@
 import type { LookupFunction } from 'node:net';
-import { Agent, fetch as undiciFetch } from 'undici';
+import { fetch as undiciFetch } from 'undici';
 import { A2ATransportError } from './transport-error.js';
-import { checkUrl, findUrlPolicyError, guardLookup, resolveUrlPolicy, type UrlPolicy } from '../net/destination-policy.js';
+import { checkUrl, findUrlPolicyError, type UrlPolicy } from '../net/destination-policy.js';
+import { guardedAgent } from '../net/guarded-agent.js';
 
 /**
  * HTTP for the client with the URL policy applied: every URL (redirect hops included) is
@@ -39,7 +40,7 @@ export class HttpTransport {
     if (injected !== undefined) {
       this.doFetch = (url, init) => injected(url, init);
     } else {
-      const dispatcher = policyAgent(this.policy, options.lookup);
+      const dispatcher = guardedAgent(this.policy, options.lookup);
       this.doFetch = async (url, init) => {
         const { method, headers, body, signal } = init;
         const response = await undiciFetch(url, {
@@ -88,30 +89,6 @@ export class HttpTransport {
       current = next.href;
     }
   }
-}
-
-const agents = new Map<string, Agent>();
-const agentsByLookup = new WeakMap<LookupFunction, Map<string, Agent>>();
-
-/**
- * The undici Agent whose connector refuses addresses the policy forbids. Shared per policy
- * (and resolver) so that clients reuse connections; idle sockets do not keep the process alive.
- */
-export function policyAgent(policy: UrlPolicy = {}, lookup?: LookupFunction): Agent {
-  const effective = resolveUrlPolicy(policy);
-  // Only the address classes matter at connect time; schemes and hosts are checked per URL.
-  const key = `${effective.allowPrivate}/${effective.allowLinkLocal}/${effective.allowLoopback}`;
-  let cache = agents;
-  if (lookup !== undefined) {
-    cache = agentsByLookup.get(lookup) ?? new Map<string, Agent>();
-    agentsByLookup.set(lookup, cache);
-  }
-  let agent = cache.get(key);
-  if (agent === undefined) {
-    agent = new Agent({ connect: { lookup: guardLookup(effective, lookup) } });
-    cache.set(key, agent);
-  }
-  return agent;
 }
 
 function withoutAuthorization(headers: Readonly<Record<string, string>>): Record<string, string> {

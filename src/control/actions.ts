@@ -8,6 +8,7 @@ import { isA2AError } from '../protocol/a2a-error.js';
 import { OperationError } from '../support/operation-error.js';
 import type { ControlDeps } from './control-deps.js';
 import type { RequestConnection } from './peers.js';
+import { PUSH_ACTION_HANDLERS } from './push-actions.js';
 
 type Handler<A extends ControlActionName> = (
   action: ControlActionTypes[A],
@@ -179,6 +180,7 @@ export const ACTION_HANDLERS: { readonly [A in ControlActionName]: Handler<A> } 
       },
     );
   },
+  ...PUSH_ACTION_HANDLERS,
 };
 
 /**

@@ -2,6 +2,7 @@ import type { PresetRegistry } from '../executors/presets.js';
 import type { InboundRegistry } from '../inbound/inbound-registry.js';
 import type { OutboundRegistry } from '../outbound/outbound-registry.js';
 import type { ToolRegistry } from '../outbound/tool-registry.js';
+import type { PushConfigs, PushOutbox } from '../store/push-store.js';
 import type { ContextBindings, TaskReads } from '../store/task-store.js';
 import type { SessionRegistry } from '../tasks/sessions.js';
 import type { TaskRuntime } from '../tasks/task-runtime.js';
@@ -16,9 +17,21 @@ export interface ControlDeps {
   readonly inbounds: InboundRegistry;
   readonly outbounds: OutboundRegistry;
   readonly runtime: Pick<TaskRuntime, 'send' | 'settled' | 'getTask' | 'cancel'>;
-  readonly store: Pick<TaskReads, 'getTask' | 'getTaskInfo' | 'browseTasks'> & Pick<ContextBindings, 'getContext'>;
+  readonly store: Pick<TaskReads, 'getTask' | 'getTaskInfo' | 'browseTasks'> & Pick<ContextBindings, 'getContext'> & PushControlStore;
   readonly sessions: Pick<SessionRegistry, 'list' | 'get' | 'release'>;
   readonly presets: Pick<PresetRegistry, 'list'>;
   readonly tools: Pick<ToolRegistry, 'list'>;
   readonly peers: PeerTracker;
+  /** Wakes the push dispatcher, so that deliveries push.retry made due are attempted now rather than at its next poll. */
+  readonly kickPush: () => void;
 }
+
+/**
+ * What the control API reads and changes of push configs. Their sealed secrets are never
+ * read here: the views copy named members only (src/control/push-view.ts).
+ */
+export type PushControlStore = Pick<
+  PushConfigs,
+  'getPushConfig' | 'listPushConfigs' | 'deletePushConfig' | 'setPushHealth' | 'unhealthyPushConfigs'
+> &
+  Pick<PushOutbox, 'rescheduleConfig' | 'pendingDeliveries' | 'listAttempts'>;

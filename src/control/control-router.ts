@@ -23,6 +23,7 @@ import { isLoopbackAddress } from './loopback.js';
 import type { HubMetrics } from './metrics.js';
 import type { RequestConnection } from './peers.js';
 import { PANEL_HTML } from './panel.js';
+import { taskPushView } from './push-view.js';
 import { parseQuery } from './query.js';
 import { ControlReplies, type ReplyOptions } from './replies.js';
 import { buildSnapshot, taskRow } from './snapshot.js';
@@ -148,6 +149,16 @@ export function createControlRouter(options: ControlRouterOptions): Router {
     if (info === undefined || task === undefined)
       return replies.fail(ctx, endpoint, 404, { ok: false, message: `no task has id ${JSON.stringify(query.id)}` });
     replies.ok(ctx, endpoint, { ...task, serverId: info.instanceId, ...(info.tenant === '' ? {} : { tenant: info.tenant }) });
+  });
+
+  router.get(CONTROL_ENDPOINTS['GET /a2a/api/push'].path, (ctx) => {
+    const endpoint = 'GET /a2a/api/push';
+    const query = readQuery(ctx, endpoint);
+    if (query === undefined) return;
+    const info = deps.store.getTaskInfo(query.taskId);
+    if (info === undefined)
+      return replies.fail(ctx, endpoint, 404, { ok: false, message: `no task has id ${JSON.stringify(query.taskId)}` });
+    replies.ok(ctx, endpoint, taskPushView(deps.store, info, query.attemptLimit));
   });
 
   router.get(CONTROL_ENDPOINTS['GET /a2a/api/session'].path, (ctx) => {

@@ -3,6 +3,7 @@ import type { InboundRow, OutboundRow, SessionRow, Snapshot, TaskRow } from '../
 import { pathsOf } from '../inbound/instance-paths.js';
 import type { TaskInfo } from '../store/task-store.js';
 import type { ControlDeps } from './control-deps.js';
+import { pushSummary } from './push-view.js';
 
 export interface TaskPageQuery {
   readonly taskLimit: number;
@@ -12,7 +13,7 @@ export interface TaskPageQuery {
   readonly taskServerId?: string;
 }
 
-/** The whole picture the panel shows: instances, connections, a page of tasks, peers and sessions. Never a token. */
+/** The whole picture the panel shows: instances, connections, a page of tasks, peers, sessions and push health. Never a token. */
 export function buildSnapshot(deps: ControlDeps, query: TaskPageQuery, baseUrl: string): Snapshot {
   const page = deps.store.browseTasks({
     limit: query.taskLimit,
@@ -48,6 +49,7 @@ export function buildSnapshot(deps: ControlDeps, query: TaskPageQuery, baseUrl: 
       lastActiveAt: session.lastActiveAt,
     })),
     taskPage: { limit: query.taskLimit, offset: query.taskOffset, total: page.total },
+    push: pushSummary(deps.store),
   };
 }
 

@@ -2,24 +2,38 @@ import { lookup as dnsLookup } from 'node:dns';
 import type { LookupAddress } from 'node:dns';
 import type { LookupFunction } from 'node:net';
 import { DEFAULTS } from '../../generated/hub/defaults.js';
-import { classifyAddress, type AddressClass } from './ip-ranges.js';
+import type { PushDestinationSettings } from '../../generated/hub/types.js';
+import { cidrContains, classifyAddress, parseCidr, type AddressClass, type Cidr } from './ip-ranges.js';
 
 /**
- * Where the client may send requests. A card fetched from the internet chooses the URLs the
- * client calls next, so without this a remote agent could point us at the cloud metadata
- * service or at hosts on our private network (SSRF).
+ * Where the hub and the client may send requests: the one destination policy of every outbound
+ * request (client calls, outbound connections, push webhooks). A card fetched from the internet
+ * chooses the URLs the client calls next, and a push config chooses where webhooks go, so without
+ * this a remote party could point us at the cloud metadata service or at hosts on our private
+ * network (SSRF).
  */
 export interface UrlPolicy {
   /** URL schemes the client may use. Default `['http', 'https']`. */
   readonly allowedSchemes?: readonly string[];
   /** When set, the only hosts the client may contact: exact names (`agent.example.com`, `10.0.0.5`) and `*.example.com` wildcards (subdomains only). */
   readonly allowedHosts?: readonly string[];
-  /** Private and reserved targets: 10/8, 172.16/12, 192.168/16, 100.64/10, 0/8, fc00::/7, ::, multicast, documentation and benchmarking ranges. Default false. */
+  /** Private and reserved targets: 10/8, 172.16/12, 192.168/16, 100.64/10, the rest of 0/8, fc00::/7, multicast, documentation and benchmarking ranges. Default false. */
   readonly allowPrivate?: boolean;
   /** Link-local targets: 169.254/16 (cloud metadata) and fe80::/10. Default false. */
   readonly allowLinkLocal?: boolean;
-  /** Loopback targets: 127/8 and ::1. Default true, so agents on this machine work during development. */
+  /** Loopback targets: 127/8, ::1, and 0.0.0.0 and :: (connecting to them reaches this machine). Default true, so agents on this machine work during development. */
   readonly allowLoopback?: boolean;
+  /**
+   * Address ranges (`10.20.0.0/16`, `fd00::/8`, or one address) that may be reached even though
+   * they are private, loopback or link-local; an IPv6 form carrying an IPv4 address in a range
+   * counts as in it. A range that does not parse throws DestinationPolicyError.
+   */
+  readonly allowedCidrs?: readonly string[];
+  /**
+   * Where the policy is configured, for the hint in refusals ("set urlPolicy.allowPrivate: true
+   * to allow it"). Default `urlPolicy`.
+   */
+  readonly configuredAt?: string;
 }
 
 export interface ResolvedUrlPolicy {
@@ -28,16 +42,39 @@ export interface ResolvedUrlPolicy {
   readonly allowPrivate: boolean;
   readonly allowLinkLocal: boolean;
   readonly allowLoopback: boolean;
+  /** Canonical forms of the allowed ranges, e.g. `10.20.0.0/16`. */
+  readonly allowedCidrs: readonly string[];
+  readonly configuredAt: string;
+}
+
+/** A policy that cannot be used as written: a range that does not parse. */
+export class DestinationPolicyError extends Error {
+  /** The member at fault, e.g. `push.destinations.allowedCidrs[1]`. */
+  readonly field: string;
+
+  constructor(message: string, field: string) {
+    super(message);
+    this.name = 'DestinationPolicyError';
+    this.field = field;
+  }
 }
 
 const URL_POLICY_DEFAULTS = DEFAULTS.UrlPolicySettings;
 
+/** The parsed ranges of each resolved policy. Being a key also marks a policy as resolved: resolving it again (every check does) returns it as it is. */
+const parsedRanges = new WeakMap<ResolvedUrlPolicy, readonly Cidr[]>();
+
 /** The defaults of spec/hub/config.schema.json's UrlPolicySettings: any host, no private or link-local address. */
-export const DEFAULT_URL_POLICY: ResolvedUrlPolicy = Object.freeze({
-  ...URL_POLICY_DEFAULTS,
-  allowedSchemes: Object.freeze([...URL_POLICY_DEFAULTS.allowedSchemes]),
-  allowedHosts: undefined,
-});
+export const DEFAULT_URL_POLICY: ResolvedUrlPolicy = resolveUrlPolicy({});
+
+/**
+ * The policy of push webhooks: PushDestinationSettings (hub config `push.destinations`) over its
+ * defaults, which are stricter than the client's: https only, no loopback, private or link-local
+ * address. Throws DestinationPolicyError for a range that does not parse.
+ */
+export function pushDestinationPolicy(settings: PushDestinationSettings = {}): ResolvedUrlPolicy {
+  return resolveUrlPolicy({ ...DEFAULTS.PushDestinationSettings, ...settings, configuredAt: 'push.destinations' });
+}
 
 /** The policy member that would have allowed what was refused. */
 export type UrlPolicyRule = 'allowedSchemes' | 'allowedHosts' | 'allowPrivate' | 'allowLinkLocal' | 'allowLoopback';
@@ -61,14 +98,35 @@ export class UrlPolicyError extends Error {
   }
 }
 
+/** The policy with every default filled in and its ranges parsed; throws DestinationPolicyError for a bad range. */
 export function resolveUrlPolicy(policy: UrlPolicy = {}): ResolvedUrlPolicy {
-  return {
-    allowedSchemes: (policy.allowedSchemes ?? DEFAULT_URL_POLICY.allowedSchemes).map((scheme) => scheme.toLowerCase().replace(/:$/, '')),
-    allowedHosts: policy.allowedHosts?.map(normaliseHost),
-    allowPrivate: policy.allowPrivate ?? DEFAULT_URL_POLICY.allowPrivate,
-    allowLinkLocal: policy.allowLinkLocal ?? DEFAULT_URL_POLICY.allowLinkLocal,
-    allowLoopback: policy.allowLoopback ?? DEFAULT_URL_POLICY.allowLoopback,
-  };
+  if (parsedRanges.has(policy as ResolvedUrlPolicy)) return policy as ResolvedUrlPolicy;
+  const configuredAt = policy.configuredAt ?? 'urlPolicy';
+  const ranges = (policy.allowedCidrs ?? []).map((text, index) => {
+    const parsed = parseCidr(text);
+    if (parsed.ok) return parsed.cidr;
+    const field = `${configuredAt}.allowedCidrs[${index}]`;
+    throw new DestinationPolicyError(`${field}: ${parsed.problem}`, field);
+  });
+  const resolved: ResolvedUrlPolicy = Object.freeze({
+    allowedSchemes: Object.freeze(
+      (policy.allowedSchemes ?? URL_POLICY_DEFAULTS.allowedSchemes).map((scheme) => scheme.toLowerCase().replace(/:$/, '')),
+    ),
+    allowedHosts: policy.allowedHosts === undefined ? undefined : Object.freeze(policy.allowedHosts.map(normaliseHost)),
+    allowPrivate: policy.allowPrivate ?? URL_POLICY_DEFAULTS.allowPrivate,
+    allowLinkLocal: policy.allowLinkLocal ?? URL_POLICY_DEFAULTS.allowLinkLocal,
+    allowLoopback: policy.allowLoopback ?? URL_POLICY_DEFAULTS.allowLoopback,
+    allowedCidrs: Object.freeze(ranges.map((range) => range.cidr)),
+    configuredAt,
+  });
+  parsedRanges.set(resolved, Object.freeze(ranges));
+  return resolved;
+}
+
+/** What decides whether a connection may be made once the URL passed: the address classes and ranges allowed. */
+export function addressPolicyKey(policy: UrlPolicy): string {
+  const effective = resolveUrlPolicy(policy);
+  return [effective.allowPrivate, effective.allowLinkLocal, effective.allowLoopback, ...effective.allowedCidrs].join('/');
 }
 
 /**
@@ -88,20 +146,23 @@ export function checkUrl(url: string | URL, policy: UrlPolicy = DEFAULT_URL_POLI
   const scheme = parsed.protocol.replace(/:$/, '').toLowerCase();
   if (!effective.allowedSchemes.includes(scheme)) {
     throw new UrlPolicyError(
-      `URL policy: ${href} is refused: scheme "${scheme}" is not in urlPolicy.allowedSchemes (${effective.allowedSchemes.join(', ')})`,
+      `URL policy: ${href} is refused: scheme "${scheme}" is not in ${effective.configuredAt}.allowedSchemes (${effective.allowedSchemes.join(', ')})`,
       { target: href, rule: 'allowedSchemes' },
     );
   }
   const host = normaliseHost(parsed.hostname);
   if (effective.allowedHosts !== undefined && !effective.allowedHosts.some((pattern) => hostMatches(pattern, host))) {
-    throw new UrlPolicyError(`URL policy: ${href} is refused: host ${host} is not in urlPolicy.allowedHosts`, {
+    throw new UrlPolicyError(`URL policy: ${href} is refused: host ${host} is not in ${effective.configuredAt}.allowedHosts`, {
       target: href,
       rule: 'allowedHosts',
     });
   }
   if (host === 'localhost' || host.endsWith('.localhost')) {
     // RFC 6761: these names are loopback whatever DNS says, and an injected fetch skips our lookup.
-    if (!effective.allowLoopback) throw refusal(href, host, { kind: 'loopback', range: 'localhost' }, 'allowLoopback');
+    // A range holding 127.0.0.1 lets them through here; the connect-time check still sees what they resolve to.
+    if (!effective.allowLoopback && !inAllowedRange(effective, '127.0.0.1')) {
+      throw refusal(href, host, { kind: 'loopback', range: 'localhost' }, 'allowLoopback', effective.configuredAt);
+    }
     return parsed;
   }
   checkAddress(host, href, effective);
@@ -114,18 +175,25 @@ export function checkAddress(address: string, target: string, policy: UrlPolicy 
   const verdict = classifyAddress(address);
   if (verdict === undefined || verdict.kind === 'public') return;
   const rule = RULE_BY_KIND[verdict.kind];
-  if (!effective[rule]) throw refusal(target, address, verdict, rule);
+  if (!effective[rule] && !inAllowedRange(effective, address)) throw refusal(target, address, verdict, rule, effective.configuredAt);
 }
 
 const RULE_BY_KIND = { loopback: 'allowLoopback', linkLocal: 'allowLinkLocal', private: 'allowPrivate' } as const;
 
-function refusal(target: string, address: string, verdict: AddressClass, rule: UrlPolicyRule): UrlPolicyError {
+function inAllowedRange(policy: ResolvedUrlPolicy, address: string): boolean {
+  return (parsedRanges.get(policy) ?? []).some((range) => cidrContains(range, address));
+}
+
+function refusal(target: string, address: string, verdict: AddressClass, rule: UrlPolicyRule, configuredAt: string): UrlPolicyError {
   const what = target === address ? address : `${target} (${address})`;
-  return new UrlPolicyError(`URL policy: ${what} is refused: ${verdict.range ?? verdict.kind}; set urlPolicy.${rule}: true to allow it`, {
-    target,
-    rule,
-    address,
-  });
+  return new UrlPolicyError(
+    `URL policy: ${what} is refused: ${verdict.range ?? verdict.kind}; set ${configuredAt}.${rule}: true to allow it`,
+    {
+      target,
+      rule,
+      address,
+    },
+  );
 }
 
 /**

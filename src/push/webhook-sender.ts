@@ -80,6 +80,9 @@ export class WebhookSender {
       return { ...classify(answer.statusCode, answer.headers['retry-after'], this.#nowMs()), latencyMs: latency() };
     } catch (error) {
       if (findUrlPolicyError(error) !== undefined) return { outcome: 'refused', error: describe(error), latencyMs: latency() };
+      // A request undici will not build (a header value with CR/LF) fails the same way every time: retrying cannot help.
+      if (isInvalidRequest(error))
+        return { outcome: 'failed', error: `the request cannot be made: ${describe(error)}`, latencyMs: latency() };
       const timedOut = timeout.aborted && signal?.aborted !== true;
       return {
         outcome: 'retry',
@@ -134,6 +137,10 @@ export function retryAfterMs(value: string | undefined, nowMs: number): number |
   const date = Date.parse(text);
   if (Number.isNaN(date)) return undefined;
   return Math.min(Math.max(0, date - nowMs), RETRY_AFTER_CAP_MS);
+}
+
+function isInvalidRequest(error: unknown): boolean {
+  return error instanceof Error && (error as { code?: unknown }).code === 'UND_ERR_INVALID_ARG';
 }
 
 /** An error's message for the attempt log: the code and message of the cause, no stack. */

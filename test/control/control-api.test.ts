@@ -218,9 +218,9 @@ const create = (name: string, extra: Record<string, unknown> = {}): Promise<stri
 // ---------------------------------------------------------------------------------------------
 
 describe('GET /a2a/api: the snapshot', () => {
-  it('answers { inbounds, outbounds, tasks, peers, sessions, taskPage } and lists the default instance without a token', async () => {
+  it('answers { inbounds, outbounds, tasks, peers, sessions, taskPage, push } and lists the default instance without a token', async () => {
     const body = await snapshot(base);
-    expect(Object.keys(body).sort()).toEqual(['inbounds', 'outbounds', 'peers', 'sessions', 'taskPage', 'tasks']);
+    expect(Object.keys(body).sort()).toEqual(['inbounds', 'outbounds', 'peers', 'push', 'sessions', 'taskPage', 'tasks']);
     expect(body.outbounds).toEqual([]);
     expect(body.taskPage).toMatchObject({ limit: 50, offset: 0 });
     const row = body.inbounds.find((inbound) => inbound.id === 'default');
@@ -413,6 +413,7 @@ describe('the 400 answers of the read endpoints', () => {
       '/a2a/api/task',
       '/a2a/api/session?contextId=x',
       '/a2a/api/metrics?format=xml',
+      '/a2a/api/push',
     ]) {
       const answer = await http(base, path);
       expect(answer.status, path).toBe(400);
@@ -1134,7 +1135,7 @@ describe('405 with Allow, and 404 for unknown paths', () => {
   });
 
   it('the read paths answer 405 with Allow: GET to other methods', async () => {
-    for (const path of ['/a2a/api/presets', '/a2a/api/card', '/a2a/api/task', '/a2a/api/session', '/a2a/api/metrics']) {
+    for (const path of ['/a2a/api/presets', '/a2a/api/card', '/a2a/api/task', '/a2a/api/session', '/a2a/api/metrics', '/a2a/api/push']) {
       for (const method of ['POST', 'DELETE', 'PUT']) {
         const failure = await readFailure(base, path, 405, { method });
         expect(failure.headers.get('allow'), `${method} ${path}`).toBe('GET');

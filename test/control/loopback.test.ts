@@ -8,7 +8,10 @@ import { PeerTracker } from '../../src/control/peers.js';
 import { CONTROL } from '../../src/protocol/control-schema.js';
 import { checkValue } from '../../src/protocol/validation.js';
 import { askAs, type FakeAnswer, type FakeRequest } from '../helpers/fake-peer.js';
+import { userMessage } from '../helpers/a2a-client.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
+import { seedPushConfig } from '../helpers/push-fixtures.js';
+import { sendTask } from '../helpers/tasks.js';
 
 describe('isLoopbackAddress', () => {
   it.each([
@@ -72,6 +75,7 @@ describe('isLoopbackAddress', () => {
 describe('the control router decides by the socket address, never by headers', () => {
   let hub: TestHub;
   const routers = new Map<boolean, Router>();
+  let kicks = 0;
 
   beforeAll(async () => {
     hub = await startTestHub();
@@ -79,7 +83,7 @@ describe('the control router decides by the socket address, never by headers', (
       routers.set(
         trustProxy,
         createControlRouter({
-          deps: { ...hub, peers: new PeerTracker(() => new Date().toISOString()) },
+          deps: { ...hub, peers: new PeerTracker(() => new Date().toISOString()), kickPush: () => (kicks += 1) },
           metrics: new HubMetrics({ tasksByState: () => ({}), openStreams: () => 0, sessions: () => 0, rateLimitRejections: () => 0 }),
           bodyLimitBytes: 4096,
           trustProxy,
@@ -119,6 +123,7 @@ describe('the control router decides by the socket address, never by headers', (
           '/a2a/api/presets',
           '/a2a/api/card?id=default',
           '/a2a/api/metrics',
+          '/a2a/api/push?taskId=any-task',
           '/a2a/api/nothing-here',
           '/a2a/panel',
         ]) {
@@ -137,6 +142,21 @@ describe('the control router decides by the socket address, never by headers', (
       expectForbidden(await ask(address, { method: 'POST', headers: CLAIMS, body, trustProxy: true }), 'ActionFailure');
       expect(hub.inbounds.list()).toHaveLength(before);
       expect(hub.inbounds.list().some((inbound) => inbound.name === 'intruder')).toBe(false);
+    });
+
+    it(`${address} can neither read, retry nor delete a push config, even with X-Forwarded-For: 127.0.0.1`, async () => {
+      const task = await sendTask(hub.endpoint, { message: userMessage('push behind the loopback check') });
+      seedPushConfig(hub.store, task.id, 'hook');
+      const failing = { state: 'failing', consecutiveFailures: 8, lastError: 'HTTP 503' } as const;
+      hub.store.setPushHealth(task.id, 'hook', failing);
+      expectForbidden(await ask(address, { path: `/a2a/api/push?taskId=${task.id}`, headers: CLAIMS }));
+      for (const action of ['push.retry', 'push.delete']) {
+        const body = JSON.stringify({ action, taskId: task.id, configId: 'hook' });
+        expectForbidden(await ask(address, { method: 'POST', headers: CLAIMS, body }), 'ActionFailure');
+        expectForbidden(await ask(address, { method: 'POST', headers: CLAIMS, body, trustProxy: true }), 'ActionFailure');
+      }
+      expect(hub.store.getPushConfig(task.id, 'hook')?.health).toEqual(failing);
+      expect(kicks).toBe(0);
     });
   }
 

@@ -114,7 +114,14 @@ describe.skipIf(reason !== undefined)('the control API refuses a real non-loopba
 
   it('every control path answers 403, with or without headers claiming loopback', async () => {
     const claims = { 'x-forwarded-for': '127.0.0.1', 'x-real-ip': '127.0.0.1', forwarded: 'for=127.0.0.1' };
-    for (const path of ['/a2a/api', '/a2a/api/presets', '/a2a/api/card?id=default', '/a2a/api/metrics?format=prometheus', '/a2a/panel']) {
+    for (const path of [
+      '/a2a/api',
+      '/a2a/api/presets',
+      '/a2a/api/card?id=default',
+      '/a2a/api/metrics?format=prometheus',
+      '/a2a/api/push?taskId=x',
+      '/a2a/panel',
+    ]) {
       expectForbidden(await fetchFromNamespace(path));
       expectForbidden(await fetchFromNamespace(path, { headers: claims }));
     }

@@ -23,6 +23,11 @@ export function spawnHub(dataDir: string, extraArgs: string[] = []): Promise<Chi
   );
 }
 
+/** Runs `a2a-hub <args>` in a separate process; resolves once `urlLine` has matched its stdout. */
+export function spawnCliUntilUrl(args: string[], urlLine: RegExp): Promise<ChildHub> {
+  return spawnUntilUrl([join(REPO_ROOT, 'src', 'cli', 'bin.js'), ...args], REPO_ROOT, urlLine);
+}
+
 /** Runs a TypeScript file with tsx in `cwd`, as `npx tsx <file>` would; resolves once `urlLine` has matched. */
 export function spawnTsUntilUrl(file: string, cwd: string, urlLine: RegExp): Promise<ChildHub> {
   return spawnUntilUrl(['--import', TSX_LOADER, file], cwd, urlLine);

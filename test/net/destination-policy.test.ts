@@ -41,7 +41,7 @@ describe('classifyAddress', () => {
   it.each([
     ['8.8.8.8', 'public'],
     ['1.1.1.1', 'public'],
-    ['0.0.0.0', 'private'],
+    ['0.0.0.0', 'loopback'],
     ['0.255.255.255', 'private'],
     ['10.0.0.5', 'private'],
     ['10.255.255.255', 'private'],
@@ -65,7 +65,7 @@ describe('classifyAddress', () => {
     ['224.0.0.1', 'private'],
     ['239.255.255.250', 'private'],
     ['255.255.255.255', 'private'],
-    ['::', 'private'],
+    ['::', 'loopback'],
     ['::1', 'loopback'],
     ['fc00::1', 'private'],
     ['fdff:ffff::1', 'private'],
@@ -107,6 +107,8 @@ describe('checkUrl', () => {
       allowPrivate: false,
       allowLinkLocal: false,
       allowLoopback: true,
+      allowedCidrs: [],
+      configuredAt: 'urlPolicy',
     });
   });
 
@@ -156,10 +158,8 @@ describe('checkUrl', () => {
       ['http://172.20.1.1:8080/', 'allowPrivate', '172.20.1.1'],
       ['http://192.168.0.10/', 'allowPrivate', '192.168.0.10'],
       ['http://100.100.100.200/', 'allowPrivate', '100.100.100.200'],
-      ['http://0.0.0.0:3080/', 'allowPrivate', '0.0.0.0'],
       ['http://224.0.0.251/', 'allowPrivate', '224.0.0.251'],
       ['http://[fd12:3456::1]/', 'allowPrivate', 'fd12:3456::1'],
-      ['http://[::]/', 'allowPrivate', '::'],
       ['http://[fe80::1]/', 'allowLinkLocal', 'fe80::1'],
       ['http://[::ffff:10.0.0.1]/', 'allowPrivate', '::ffff:a00:1'],
       ['http://[::ffff:169.254.169.254]/', 'allowLinkLocal', '::ffff:a9fe:a9fe'],
@@ -183,7 +183,7 @@ describe('checkUrl', () => {
     expect(refusal('http://0251.0376.0251.0376/')?.address).toBe('169.254.169.254');
     expect(refusal('http://2852039166/')?.address).toBe('169.254.169.254');
     expect(refusal('http://10.1/')?.address).toBe('10.0.0.1');
-    expect(refusal('http://0/')?.address).toBe('0.0.0.0');
+    expect(refusal('http://0/', { allowLoopback: false })?.address).toBe('0.0.0.0');
     expect(refusal('http://[0:0:0:0:0:ffff:0a00:0001]/')?.address).toBe('::ffff:a00:1');
     expect(refusal('http://0x7f.1/')).toBeUndefined();
     expect(refusal('http://0x7f.1/', { allowLoopback: false })?.address).toBe('127.0.0.1');
@@ -196,6 +196,16 @@ describe('checkUrl', () => {
     expect(refusal('http://127.0.0.1:3080/', { allowLoopback: false })?.rule).toBe('allowLoopback');
     expect(refusal('http://[::1]:3080/', { allowLoopback: false })?.rule).toBe('allowLoopback');
     expect(refusal('http://api.localhost:3080/', { allowLoopback: false })?.rule).toBe('allowLoopback');
+  });
+
+  it('judges the unspecified addresses as loopback: connecting to them reaches this machine', () => {
+    expect(refusal('http://0.0.0.0:3080/')).toBeUndefined();
+    for (const url of ['http://0.0.0.0:3080/', 'http://[::]:3080/', 'http://[::ffff:0.0.0.0]:3080/']) {
+      // Allowing private addresses must not open this machine's own listeners.
+      const error = refusal(url, { allowLoopback: false, allowPrivate: true });
+      expect(error?.rule, url).toBe('allowLoopback');
+      expect(error?.message, url).toContain('unspecified (reaches this machine)');
+    }
   });
 
   it('leaves hostnames to the connect-time check', () => {

@@ -131,6 +131,8 @@ describe('the control API registry', () => {
         'task.cancel',
         'session.cancel',
         'session.close',
+        'push.retry',
+        'push.delete',
       ].sort(),
     );
     expect(isControlActionName('inbound.explode')).toBe(false);

@@ -74,7 +74,9 @@ describe('field violations from validator errors', () => {
     const [only, ...rest] = violations(result);
     expect(rest).toEqual([]);
     expect(only?.field).toBe('action');
-    expect(only?.description).toMatch(/^must be one of "inbound\.create", .*"session\.close", got "inbound\.explode"$/);
+    expect(only?.description).toMatch(
+      /^must be one of "inbound\.create", .*"session\.close", "push\.retry", "push\.delete", got "inbound\.explode"$/,
+    );
   });
 
   it('a control action with a member it does not take lists the members it does', () => {

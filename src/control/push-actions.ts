@@ -1,0 +1,63 @@
+import { CONTROL_ENDPOINTS, type ControlActionTypes } from '../../generated/control/api.js';
+import type { ActionSuccess } from '../../generated/control/types.js';
+import type { PushHealth } from '../store/push-store.js';
+import { OperationError } from '../support/operation-error.js';
+import type { ControlDeps } from './control-deps.js';
+
+type PushActionName = 'push.retry' | 'push.delete';
+
+const PUSH_READ_PATH = CONTROL_ENDPOINTS['GET /a2a/api/push'].path;
+
+/**
+ * The push actions of the control API. Like every action, a failure is an OperationError the
+ * router answers with 409; the task is looked up first, so an unknown task always reads the
+ * same as it does for task.cancel.
+ */
+export const PUSH_ACTION_HANDLERS: {
+  readonly [A in PushActionName]: (action: ControlActionTypes[A], deps: ControlDeps) => ActionSuccess;
+} = {
+  'push.retry': ({ taskId, configId }, { store, kickPush }) => {
+    requireTask(store, taskId);
+    const record = store.getPushConfig(taskId, configId);
+    if (record === undefined)
+      throw new OperationError(`task ${taskId} has no push config "${configId}"; GET ${PUSH_READ_PATH}?taskId=${taskId} lists its configs`);
+    const { health } = record;
+    // A retry forgets the failures, not the history: the times of the last attempt and success stay.
+    const healthy: PushHealth = {
+      state: 'active',
+      consecutiveFailures: 0,
+      ...(health.lastAttemptAt === undefined ? {} : { lastAttemptAt: health.lastAttemptAt }),
+      ...(health.lastSuccessAt === undefined ? {} : { lastSuccessAt: health.lastSuccessAt }),
+    };
+    // Health first: a disabled config queues deliveries again only once it is active.
+    store.setPushHealth(taskId, configId, healthy);
+    store.rescheduleConfig(taskId, configId, Date.now());
+    kickPush();
+    const pending = store.pendingDeliveries(taskId, configId);
+    const now = health.state === 'active' ? 'is active' : 'is active again';
+    const dropped = health.state === 'disabled' ? '; it had been disabled, and the deliveries dropped then are not restored' : '';
+    return {
+      ok: true,
+      message: `push config "${configId}" of task ${taskId} ${now}: ${plural(pending, 'pending delivery', 'pending deliveries')} due now${dropped}`,
+      taskId,
+      id: configId,
+    };
+  },
+  'push.delete': ({ taskId, configId }, { store }) => {
+    requireTask(store, taskId);
+    const pending = store.pendingDeliveries(taskId, configId);
+    const deleted = store.deletePushConfig(taskId, configId);
+    const message = deleted
+      ? `push config "${configId}" of task ${taskId} deleted with ${plural(pending, 'pending delivery', 'pending deliveries')}`
+      : `task ${taskId} has no push config "${configId}" (already deleted): nothing to do`;
+    return { ok: true, message, taskId, id: configId };
+  },
+};
+
+function requireTask(store: ControlDeps['store'], taskId: string): void {
+  if (store.getTaskInfo(taskId) === undefined) throw new OperationError(`no task has id "${taskId}"`);
+}
+
+function plural(count: number, one: string, many: string): string {
+  return `${count} ${count === 1 ? one : many}`;
+}
