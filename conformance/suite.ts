@@ -6,6 +6,7 @@ import { envelopeChecks } from './checks/envelope.js';
 import { equivalenceChecks } from './checks/equivalence.js';
 import { hubBehaviourChecks } from './checks/hub-behaviour.js';
 import { propertyChecks } from './checks/properties.js';
+import { pushChecks } from './checks/push.js';
 import { restChecks } from './checks/rest.js';
 import { securityChecks } from './checks/security.js';
 import { sendMessageChecks } from './checks/send-message.js';
@@ -30,6 +31,7 @@ export const ALL_CHECKS: readonly Check[] = [
   ...sendMessageChecks,
   ...taskChecks,
   ...streamingChecks,
+  ...pushChecks,
   ...hubBehaviourChecks,
   ...wireChecks,
   ...propertyChecks,
@@ -51,6 +53,10 @@ export interface ConformOptions {
   readonly baseline?: ReadonlyMap<string, string>;
   readonly checks?: readonly Check[];
   readonly onProgress?: RunOptions['onProgress'];
+  /** The address the push checks' webhook receiver binds and gives agents (`--webhook-host`). Default 127.0.0.1. */
+  readonly webhookHost?: string;
+  /** How long a push check waits for webhook deliveries (`--webhook-timeout`). Default 20000. */
+  readonly webhookTimeoutMs?: number;
 }
 
 /** Resolves the target, runs the suite and computes the exit code (0: no MUST failed, 1: one did). */
@@ -75,6 +81,8 @@ export async function runConformance(url: string, options: ConformOptions = {}):
     ...(options.skip ? { skip: options.skip } : {}),
     ...(options.baseline ? { baseline: options.baseline } : {}),
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+    ...(options.webhookHost === undefined ? {} : { webhookHost: options.webhookHost }),
+    ...(options.webhookTimeoutMs === undefined ? {} : { webhookTimeoutMs: options.webhookTimeoutMs }),
     toolVersion: (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version,
   });
   return { report, exitCode: exitCodeOf(report, options.baseline !== undefined) };

@@ -18,8 +18,13 @@ export {
   textOf,
   fetchAgentCard,
   pickInterface,
+  WEBHOOK_SECRET_HEADER,
   type ClientBindingName,
   type ConnectOptions,
+  type CreatedPushConfig,
+  type InlinePushConfig,
+  type SendOptions,
+  type SendStreamOptions,
   type StreamEvent,
 } from './client/a2a-client.js';
 export {

@@ -7,6 +7,7 @@ import type { A2ADefs } from '../../src/protocol/a2a-schema.js';
 import type { Exchange } from './exchange.js';
 import type { Target } from './target.js';
 import type { Binding, RpcExchange, Transport } from './transport.js';
+import type { WebhookReceiver } from './webhook-receiver.js';
 
 /** What a check reports about one requirement, beyond the verdict. */
 export interface FindingInput {
@@ -33,6 +34,10 @@ export interface CheckContext {
   readonly runs: number;
   readonly seed: number;
   readonly timeoutMs: number;
+  /** How long a push check waits for webhook deliveries to arrive (`--webhook-timeout`). */
+  readonly webhookTimeoutMs: number;
+  /** The suite's webhook receiver, started on first use (on `--webhook-host`) and closed after the run. */
+  webhooks(): Promise<WebhookReceiver>;
 
   pass(requirement: RequirementId, message?: string): void;
   fail(requirement: RequirementId, finding: FindingInput): void;

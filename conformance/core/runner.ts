@@ -17,6 +17,7 @@ import type { Check, CheckContext, FindingInput } from './check.js';
 import { curlOf } from './exchange.js';
 import type { Target } from './target.js';
 import type { Binding, Transport } from './transport.js';
+import { DEFAULT_WEBHOOK_HOST, startWebhookReceiver, type WebhookReceiver } from './webhook-receiver.js';
 
 export type Level = 'must' | 'should' | 'may';
 
@@ -30,8 +31,12 @@ export interface RunOptions {
   readonly skip?: readonly string[];
   /** Expected failures: requirement id → reason. */
   readonly baseline?: ReadonlyMap<string, string>;
-  /** Longest a single check may run before it is an ERROR. */
+  /** Longest a single check may run before it is an ERROR. Default 60 s plus two webhook waits (a push check may wait twice). */
   readonly checkTimeoutMs?: number;
+  /** The address the webhook receiver of the push checks binds and gives agents. Default 127.0.0.1. */
+  readonly webhookHost?: string;
+  /** How long a push check waits for deliveries. Default 20 s. */
+  readonly webhookTimeoutMs?: number;
   readonly onProgress?: (event: { check: Check; index: number; total: number; binding?: Binding }) => void;
   readonly toolVersion: string;
 }
@@ -41,6 +46,8 @@ const CUTOFF: Record<Level, number> = { must: 0, should: 1, may: 2 };
 const SEVERITY: Record<Verdict, number> = { FAIL: 4, ERROR: 3, WARN: 2, PASS: 1, SKIP: 0 };
 /** The requirement that compares the bindings with each other: moot when one was tested. */
 const EQUIVALENCE: RequirementId = 'REST-ENV-008';
+const DEFAULT_CHECK_TIMEOUT_MS = 60_000;
+export const DEFAULT_WEBHOOK_TIMEOUT_MS = 20_000;
 
 /** Runs checks against a target and turns their findings into a report with a verdict on every requirement. */
 export async function runSuite(
@@ -84,42 +91,53 @@ export async function runSuite(
     findings.set(requirement, list);
   };
   const capabilities = target.card.capabilities as Record<string, boolean | undefined>;
+  const webhooks = new LazyReceiver(options.webhookHost ?? DEFAULT_WEBHOOK_HOST);
+  const webhookTimeoutMs = options.webhookTimeoutMs ?? DEFAULT_WEBHOOK_TIMEOUT_MS;
+  // A push check may wait out two webhook windows; that is slowness the user allowed, not a hang.
+  const checkTimeoutMs = options.checkTimeoutMs ?? DEFAULT_CHECK_TIMEOUT_MS + 2 * webhookTimeoutMs;
   const runnable = checks.filter((check) => check.requirements.some(selected));
 
   // Every check on each binding it applies to: the binding-neutral ones on every transport, in turn.
   const runs = runnable.flatMap((check) => runsOf(check, transports).map((transport) => ({ check, transport })));
-  for (const [index, { check, transport }] of runs.entries()) {
-    options.onProgress?.({
-      check,
-      index,
-      total: runs.length,
-      ...(transports.length > 1 && transport !== undefined ? { binding: transport.binding } : {}),
-    });
-    const binding = check.once ? undefined : transport?.binding;
-    if (check.capability !== undefined && capabilities[check.capability] !== true) {
-      for (const requirement of check.requirements)
-        record(requirement, {
-          ...skipFinding(check.id, 'capability-not-declared', `the card does not declare capabilities.${check.capability}`),
-          ...(binding === undefined ? {} : { binding }),
-        });
-      continue;
-    }
-    if (check.cooperative && !options.cooperative) continue;
-    const context = createContext(check, target, transport ?? (transports[0] as Transport), transports, binding, options, record);
-    try {
-      await withTimeout(check.run(context), options.checkTimeoutMs ?? 60_000, check.id);
-    } catch (error) {
-      for (const requirement of check.requirements) {
-        if (!(findings.get(requirement) ?? []).some((finding) => finding.check === check.id && finding.binding === binding)) {
+  try {
+    for (const [index, { check, transport }] of runs.entries()) {
+      options.onProgress?.({
+        check,
+        index,
+        total: runs.length,
+        ...(transports.length > 1 && transport !== undefined ? { binding: transport.binding } : {}),
+      });
+      const binding = check.once ? undefined : transport?.binding;
+      if (check.capability !== undefined && capabilities[check.capability] !== true) {
+        for (const requirement of check.requirements)
           record(requirement, {
-            verdict: 'ERROR',
-            check: check.id,
+            ...skipFinding(check.id, 'capability-not-declared', `the card does not declare capabilities.${check.capability}`),
             ...(binding === undefined ? {} : { binding }),
-            message: `the check itself failed: ${error instanceof Error ? error.message : String(error)}`,
           });
+        continue;
+      }
+      if (check.cooperative && !options.cooperative) continue;
+      const context = createContext(check, target, transport ?? (transports[0] as Transport), transports, binding, options, record, {
+        webhooks: () => webhooks.get(),
+        webhookTimeoutMs,
+      });
+      try {
+        await withTimeout(check.run(context), checkTimeoutMs, check.id);
+      } catch (error) {
+        for (const requirement of check.requirements) {
+          if (!(findings.get(requirement) ?? []).some((finding) => finding.check === check.id && finding.binding === binding)) {
+            record(requirement, {
+              verdict: 'ERROR',
+              check: check.id,
+              ...(binding === undefined ? {} : { binding }),
+              message: `the check itself failed: ${error instanceof Error ? error.message : String(error)}`,
+            });
+          }
         }
       }
     }
+  } finally {
+    await webhooks.close();
   }
 
   const tested = transports.map((transport) => transport.binding);
@@ -281,6 +299,7 @@ function createContext(
   binding: Binding | undefined,
   options: RunOptions,
   record: (requirement: RequirementId, finding: Finding) => void,
+  push: Pick<CheckContext, 'webhooks' | 'webhookTimeoutMs'>,
 ): CheckContext {
   const tagged = binding === undefined ? {} : { binding };
   const finding = (verdict: Verdict, input: FindingInput): Finding => ({
@@ -303,6 +322,7 @@ function createContext(
     runs: options.runs,
     seed: options.seed,
     timeoutMs: options.timeoutMs,
+    ...push,
     pass: (requirement, message) => record(requirement, { verdict: 'PASS', check: check.id, ...tagged, message: message ?? 'as required' }),
     fail: (requirement, input) => record(requirement, finding('FAIL', input)),
     warn: (requirement, input) => record(requirement, finding('WARN', input)),
@@ -356,6 +376,24 @@ function createContext(
     },
   };
   return context;
+}
+
+/** The webhook receiver, started by the first check that asks for it: runs that test no push agent open no port. */
+class LazyReceiver {
+  private started: Promise<WebhookReceiver> | undefined;
+
+  constructor(private readonly host: string) {}
+
+  get(): Promise<WebhookReceiver> {
+    this.started ??= startWebhookReceiver(this.host);
+    return this.started;
+  }
+
+  async close(): Promise<void> {
+    const started = this.started;
+    this.started = undefined;
+    if (started !== undefined) await (await started.catch(() => undefined))?.close();
+  }
 }
 
 async function withTimeout<T>(work: Promise<T>, ms: number, what: string): Promise<T> {

@@ -96,6 +96,10 @@ export type RequirementId =
   | "PUSH-009"
   | "PUSH-010"
   | "PUSH-011"
+  | "PUSH-012"
+  | "PUSH-013"
+  | "PUSH-014"
+  | "PUSH-015"
   | "XCARD-001"
   | "XCARD-002"
   | "XCARD-003"
@@ -1327,13 +1331,13 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "id": "PUSH-002",
     "section": "3.1.7",
     "level": "MUST",
-    "text": "CreateTaskPushNotificationConfig with a url for an existing non-terminal task returns a TaskPushNotificationConfig with a non-empty id, that taskId and that url.",
+    "text": "CreateTaskPushNotificationConfig with a url and no id for an existing task (one the agent created for a SendMessage) returns a TaskPushNotificationConfig with a non-empty id the agent assigned, that taskId and that url.",
     "bindings": [
       "JSONRPC",
       "HTTP+JSON"
     ],
     "capability": "pushNotifications",
-    "mode": "cooperative",
+    "mode": "black-box",
     "source": "spec",
     "digest": 83
   },
@@ -1361,7 +1365,7 @@ export const REQUIREMENTS: readonly Requirement[] = [
       "HTTP+JSON"
     ],
     "capability": "pushNotifications",
-    "mode": "cooperative",
+    "mode": "black-box",
     "source": "spec",
     "digest": 85
   },
@@ -1375,7 +1379,7 @@ export const REQUIREMENTS: readonly Requirement[] = [
       "HTTP+JSON"
     ],
     "capability": "pushNotifications",
-    "mode": "cooperative",
+    "mode": "black-box",
     "source": "spec",
     "digest": 86
   },
@@ -1389,7 +1393,7 @@ export const REQUIREMENTS: readonly Requirement[] = [
       "HTTP+JSON"
     ],
     "capability": "pushNotifications",
-    "mode": "cooperative",
+    "mode": "black-box",
     "source": "spec",
     "digest": 87
   },
@@ -1462,6 +1466,58 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "mode": "black-box",
     "source": "spec",
     "digest": 92
+  },
+  {
+    "id": "PUSH-012",
+    "section": "3.1.7",
+    "level": "MUST",
+    "text": "A second CreateTaskPushNotificationConfig with the id of an existing config of the same task replaces it: the answer, Get and List then show the new url, and List holds that id once.",
+    "bindings": [
+      "JSONRPC",
+      "HTTP+JSON"
+    ],
+    "capability": "pushNotifications",
+    "mode": "black-box",
+    "source": "convention"
+  },
+  {
+    "id": "PUSH-013",
+    "section": "13.2",
+    "level": "MAY",
+    "text": "Get and List do not return a config's secrets: the token and authentication.credentials given at create time are left out or masked (A2A's push-config security work asks for redaction; 1.0 does not require it, so an echo is a warning).",
+    "bindings": [
+      "JSONRPC",
+      "HTTP+JSON"
+    ],
+    "capability": "pushNotifications",
+    "mode": "black-box",
+    "source": "convention"
+  },
+  {
+    "id": "PUSH-014",
+    "section": "3.1.9",
+    "level": "MUST",
+    "text": "ListTaskPushNotificationConfigs and DeleteTaskPushNotificationConfig for a task id that does not exist are refused with TaskNotFoundError (-32001 / 404); Delete of a config id an existing task never had either succeeds (delete is idempotent) or is refused with TaskNotFoundError.",
+    "bindings": [
+      "JSONRPC",
+      "HTTP+JSON"
+    ],
+    "capability": "pushNotifications",
+    "mode": "black-box",
+    "source": "spec"
+  },
+  {
+    "id": "PUSH-015",
+    "section": "4.3.3",
+    "level": "SHOULD",
+    "text": "The webhook receives a task's events in the order they happened: the task states its deliveries carry, read in arrival order, follow the task state machine (no transition out of a terminal state, none the state table forbids), and the last one is the task's final state.",
+    "bindings": [
+      "JSONRPC",
+      "HTTP+JSON"
+    ],
+    "capability": "pushNotifications",
+    "mode": "black-box",
+    "source": "convention"
   },
   {
     "id": "XCARD-001",

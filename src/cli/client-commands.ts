@@ -11,12 +11,14 @@ import {
   textOf,
   type ClientBindingName,
   type ConnectOptions,
+  type PushSendOptions,
 } from '../client/a2a-client.js';
 import { isFinalState } from '../client/task-stream.js';
 import { UrlPolicyError } from '../net/destination-policy.js';
 import { A2AError, type ErrorName } from '../protocol/a2a-error.js';
 import { A2A_1_0 } from '../protocol/a2a-schema.js';
 import { checkValue } from '../protocol/validation.js';
+import { pushConfigOf, type PushFlags } from './push-flags.js';
 
 interface CardFlags {
   binding?: string;
@@ -26,7 +28,7 @@ interface CardFlags {
   allowLinkLocal?: boolean;
 }
 
-interface SendFlags extends CardFlags {
+interface SendFlags extends CardFlags, PushFlags {
   stream?: boolean;
   contextId?: string;
   taskId?: string;
@@ -46,22 +48,19 @@ const USAGE = 2;
 /** The exit code of a command ended by Ctrl-C, as shells report it (128 + SIGINT). */
 const INTERRUPTED = 130;
 
-/** `a2a-hub card <url>` and `a2a-hub send <url> <text>`: 0 ok, 1 invalid card / failed task / A2A error, 2 unreachable or refused by the URL policy, 130 interrupted. */
+/** `a2a-hub card <url>`, `a2a-hub send <url> <text>` and `a2a-hub push list|get|delete <url> <taskId> [id]`: 0 ok, 1 invalid card / failed task / A2A error, 2 unreachable or refused by the URL policy, 130 interrupted. */
 export function addClientCommands(program: Command, setExitCode: (code: number) => void): void {
-  program
+  const cardCommand = program
     .command('card')
     .description("fetch an agent's card, check it against A2A 1.0 and print it")
     .argument('<url>', URL_ARGUMENT)
     .option('--interfaces', "print the card's interfaces, one a line, the one send would use marked *, instead of the card")
-    .option(`--binding <${BINDING_FLAG}>`, `check the card offers this binding, as send --binding would; ${BINDING_HELP}`)
-    .option('--token <token>', 'send Authorization: Bearer <token>')
-    .option('--allow-private', 'allow private network targets (10/8, 172.16/12, 192.168/16, fc00::/7, …)')
-    .option('--allow-link-local', 'allow link-local targets (169.254/16, fe80::/10)')
-    .action(async (url: string, flags: CardFlags) => {
-      setExitCode(await card(url, flags));
-    });
+    .option(`--binding <${BINDING_FLAG}>`, `check the card offers this binding, as send --binding would; ${BINDING_HELP}`);
+  withAccessFlags(cardCommand).action(async (url: string, flags: CardFlags) => {
+    setExitCode(await card(url, flags));
+  });
 
-  program
+  const sendCommand = program
     .command('send')
     .description('send a text message to an A2A 1.0 agent and print the outcome')
     .argument('<url>', URL_ARGUMENT)
@@ -69,13 +68,73 @@ export function addClientCommands(program: Command, setExitCode: (code: number) 
     .option('--stream', 'use SendStreamingMessage and print updates as they arrive')
     .option('--context-id <id>', 'continue this context')
     .option('--task-id <id>', 'continue this task (e.g. one waiting for input)')
-    .option(`--binding <${BINDING_FLAG}>`, BINDING_HELP)
+    .option('--push-url <url>', "register this webhook for the task's events (an inline push config)")
+    .option('--push-token <token>', "the push config's token, for the webhook to check")
+    .option('--push-auth <auth>', 'how the agent authenticates to the webhook: "SCHEME CREDENTIALS", sent as Authorization')
+    .option(`--binding <${BINDING_FLAG}>`, BINDING_HELP);
+  withAccessFlags(sendCommand).action(async (url: string, text: string, flags: SendFlags) => {
+    setExitCode(await send(url, text, flags));
+  });
+
+  const push = program.command('push').description("read or delete a task's push notification configs on an A2A 1.0 agent");
+  const pushCommand = (name: string, description: string): Command =>
+    withAccessFlags(
+      push
+        .command(name)
+        .description(description)
+        .argument('<url>', URL_ARGUMENT)
+        .argument('<taskId>', 'the task')
+        .option(`--binding <${BINDING_FLAG}>`, BINDING_HELP),
+    );
+  pushCommand('list', 'print every push config of the task as JSON').action(async (url: string, taskId: string, flags: CardFlags) => {
+    setExitCode(await pushConfigs('list', url, flags, async (client) => print(await collect(client.listAllPushConfigs({ taskId })))));
+  });
+  pushCommand('get', 'print one push config of the task as JSON')
+    .argument('<id>', 'the config id')
+    .action(async (url: string, taskId: string, id: string, flags: CardFlags) => {
+      setExitCode(await pushConfigs('get', url, flags, async (client) => print(await client.getPushConfig({ taskId, id }))));
+    });
+  pushCommand('delete', 'delete one push config of the task (deleting it again succeeds too)')
+    .argument('<id>', 'the config id')
+    .action(async (url: string, taskId: string, id: string, flags: CardFlags) => {
+      setExitCode(
+        await pushConfigs('delete', url, flags, async (client) => {
+          await client.deletePushConfig({ taskId, id });
+          process.stdout.write(`deleted push config ${id} of task ${taskId}\n`);
+        }),
+      );
+    });
+}
+
+/** The options every command that talks to an agent takes: credentials and how far the URL policy reaches. */
+function withAccessFlags(command: Command): Command {
+  return command
     .option('--token <token>', 'send Authorization: Bearer <token>')
     .option('--allow-private', 'allow private network targets (10/8, 172.16/12, 192.168/16, fc00::/7, …)')
-    .option('--allow-link-local', 'allow link-local targets (169.254/16, fe80::/10)')
-    .action(async (url: string, text: string, flags: SendFlags) => {
-      setExitCode(await send(url, text, flags));
-    });
+    .option('--allow-link-local', 'allow link-local targets (169.254/16, fe80::/10)');
+}
+
+/** `a2a-hub push <verb>`: connects, runs `work`, and turns errors into the exit codes card and send use. */
+async function pushConfigs(verb: string, url: string, flags: CardFlags, work: (client: A2AClient) => Promise<void>): Promise<number> {
+  const command = `push ${verb}`;
+  const binding = bindingOf(command, flags);
+  if (binding === null) return USAGE;
+  try {
+    await work(await A2AClient.connect(url, { ...connectOptions(flags), ...(binding === undefined ? {} : { binding }) }));
+    return 0;
+  } catch (error) {
+    return failure(command, error, flags);
+  }
+}
+
+async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
+  const all: T[] = [];
+  for await (const item of items) all.push(item);
+  return all;
+}
+
+function print(value: unknown): void {
+  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 }
 
 async function card(url: string, flags: CardFlags): Promise<number> {
@@ -99,6 +158,13 @@ async function card(url: string, flags: CardFlags): Promise<number> {
 async function send(url: string, text: string, flags: SendFlags): Promise<number> {
   const binding = bindingOf('send', flags);
   if (binding === null) return USAGE;
+  const push = pushConfigOf(flags);
+  if ('problem' in push) {
+    process.stderr.write(`a2a-hub send: ${push.problem}\n`);
+    return USAGE;
+  }
+  const pushOptions =
+    push.config === undefined ? {} : { pushConfig: push.config, onSigningSecret: tellSigningSecret(push.config.id ?? '') };
   try {
     const cancelProblems: string[] = [];
     const client = await A2AClient.connect(url, {
@@ -115,10 +181,10 @@ async function send(url: string, text: string, flags: SendFlags): Promise<number
       ...(flags.taskId === undefined ? {} : { taskId: flags.taskId }),
     };
     const params: SendMessageRequest = { message };
-    if (flags.stream) return await sendStreaming(client, params, cancelProblems);
-    const response = await client.sendMessage(params);
+    if (flags.stream) return await sendStreaming(client, params, cancelProblems, pushOptions);
+    const response = await client.sendMessage(params, pushOptions);
     if (response.message !== undefined) return printMessage(response.message);
-    return printTask(response.task);
+    return printTask(response.task, push.config?.id);
   } catch (error) {
     return failure('send', error, flags);
   }
@@ -163,8 +229,22 @@ function connectOptions(flags: CardFlags): ConnectOptions {
   };
 }
 
+/**
+ * The signing secret an agent (a2a-hub) returns once for an inline config: said on stderr, apart
+ * from the outcome on stdout, so that piping the outcome does not carry the secret along.
+ */
+function tellSigningSecret(configId: string): (secret: string) => void {
+  return (secret) =>
+    process.stderr.write(`a2a-hub send: webhook signing secret of push config ${configId} (shown once, keep it): ${secret}\n`);
+}
+
 /** Ctrl-C aborts the stream; the client then cancels the remote task before the abort surfaces here. */
-async function sendStreaming(client: A2AClient, params: SendMessageRequest, cancelProblems: readonly string[]): Promise<number> {
+async function sendStreaming(
+  client: A2AClient,
+  params: SendMessageRequest,
+  cancelProblems: readonly string[],
+  pushOptions: PushSendOptions,
+): Promise<number> {
   const interrupt = new AbortController();
   const onSigint = (): void => interrupt.abort(new Error('interrupted'));
   // once: a second Ctrl-C falls back to Node's default and ends the process at once.
@@ -177,7 +257,7 @@ async function sendStreaming(client: A2AClient, params: SendMessageRequest, canc
     openLine = false;
   };
   try {
-    for await (const frame of client.sendStreamingMessage(params, { signal: interrupt.signal })) {
+    for await (const frame of client.sendStreamingMessage(params, { ...pushOptions, signal: interrupt.signal })) {
       if (frame.message !== undefined) {
         endLine();
         return printMessage(frame.message);
@@ -217,6 +297,7 @@ async function sendStreaming(client: A2AClient, params: SendMessageRequest, canc
   }
   process.stdout.write(`final state: ${shortState(lastState)}\n`);
   if (ids !== undefined) process.stdout.write(`task: ${ids.taskId}\ncontext: ${ids.contextId ?? '(none)'}\n`);
+  if (pushOptions.pushConfig?.id !== undefined) process.stdout.write(`push config: ${pushOptions.pushConfig.id}\n`);
   return isFailureState(lastState) ? 1 : 0;
 }
 
@@ -226,7 +307,7 @@ function printMessage(message: Message): number {
   return 0;
 }
 
-function printTask(task: Task | undefined): number {
+function printTask(task: Task | undefined, pushConfigId: string | undefined): number {
   if (task === undefined) return 1;
   const state = task.status.state;
   process.stdout.write(`state: ${shortState(state)}\n`);
@@ -234,6 +315,7 @@ function printTask(task: Task | undefined): number {
   if (note) process.stdout.write(`status message: ${note}\n`);
   for (const artifact of task.artifacts ?? []) process.stdout.write(`${textOf(artifact)}\n`);
   process.stdout.write(`task: ${task.id}\ncontext: ${task.contextId ?? '(none)'}\n`);
+  if (pushConfigId !== undefined) process.stdout.write(`push config: ${pushConfigId}\n`);
   return isFailureState(state) ? 1 : 0;
 }
 

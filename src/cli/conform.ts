@@ -1,4 +1,5 @@
 import { writeFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import type { Command } from 'commander';
 import { BINDING_FLAGS } from '../../conformance/core/bindings.js';
 import { TargetError } from '../../conformance/core/target.js';
@@ -23,6 +24,8 @@ interface ConformFlags {
   junit?: string;
   html?: string;
   timeout: string;
+  webhookHost?: string;
+  webhookTimeout: string;
   cooperative?: boolean;
   blackBox?: boolean;
   verbose?: boolean;
@@ -54,6 +57,11 @@ export function addConformCommand(program: Command, setExitCode: (code: number) 
     .option('--junit <file>', 'write a JUnit XML report')
     .option('--html <file>', 'write a self-contained HTML report')
     .option('--timeout <ms>', 'per-request timeout', '10000')
+    .option(
+      '--webhook-host <host>',
+      "address the push checks' webhook receiver listens on and gives the agent (default 127.0.0.1; use one the agent can reach, e.g. from a container)",
+    )
+    .option('--webhook-timeout <ms>', 'how long a push check waits for webhook deliveries (a slow agent may need more)', '20000')
     .option('--cooperative', 'the agent follows the test directives (docs/test-directives.md): run the lifecycle checks too')
     .option('--black-box', 'only behaviour-agnostic checks, even if the card advertises the test directives')
     .option('--verbose', 'list every requirement in the console report, passed ones included')
@@ -72,9 +80,23 @@ async function conform(url: string, flags: ConformFlags): Promise<number> {
   if (!['must', 'should', 'may'].includes(flags.level)) return usage('--level must be must, should or may');
   const runs = Number(flags.runs);
   const timeoutMs = Number(flags.timeout);
+  const webhookTimeoutMs = Number(flags.webhookTimeout);
   const seed = flags.seed === undefined ? Math.floor(Math.random() * 2 ** 31) : Number(flags.seed);
-  if (!Number.isInteger(runs) || runs < 1 || !Number.isInteger(timeoutMs) || timeoutMs < 1 || !Number.isInteger(seed)) {
-    return usage('--runs, --timeout and --seed take whole numbers');
+  if (
+    !Number.isInteger(runs) ||
+    runs < 1 ||
+    !Number.isInteger(timeoutMs) ||
+    timeoutMs < 1 ||
+    !Number.isInteger(webhookTimeoutMs) ||
+    webhookTimeoutMs < 1 ||
+    !Number.isInteger(seed)
+  ) {
+    return usage('--runs, --timeout, --webhook-timeout and --seed take whole numbers');
+  }
+  const webhookHost = flags.webhookHost?.replace(/^\[(.*)\]$/, '$1');
+  // The address is both bound and handed to the agent, so it must be one the agent can dial.
+  if (webhookHost !== undefined && (isIP(webhookHost) === 0 || webhookHost === '0.0.0.0' || webhookHost === '::')) {
+    return usage(`--webhook-host takes an IP address of this machine that the agent can reach, got ${JSON.stringify(flags.webhookHost)}`);
   }
   const headers: Record<string, string> = {};
   if (flags.token) headers['authorization'] = `Bearer ${flags.token}`;
@@ -97,6 +119,8 @@ async function conform(url: string, flags: ConformFlags): Promise<number> {
     runs,
     seed,
     timeoutMs,
+    webhookTimeoutMs,
+    ...(webhookHost === undefined ? {} : { webhookHost }),
     ...(flags.cooperative ? { cooperative: true } : flags.blackBox ? { cooperative: false } : {}),
     ...(flags.only ? { only: flags.only.split(',').map((id) => id.trim()) } : {}),
     ...(flags.skip ? { skip: flags.skip.split(',').map((id) => id.trim()) } : {}),

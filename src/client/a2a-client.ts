@@ -2,7 +2,11 @@ import type { MethodName, MethodTypes } from '../../generated/a2a/1.0/methods.js
 import type {
   AgentCard,
   CancelTaskRequest,
+  DeleteTaskPushNotificationConfigRequest,
+  GetTaskPushNotificationConfigRequest,
   GetTaskRequest,
+  ListTaskPushNotificationConfigsRequest,
+  ListTaskPushNotificationConfigsResponse,
   ListTasksRequest,
   ListTasksResponse,
   SendMessageRequest,
@@ -10,10 +14,19 @@ import type {
   StreamResponse,
   SubscribeToTaskRequest,
   Task,
+  TaskPushNotificationConfig,
 } from '../../generated/a2a/1.0/types.js';
 import type { ClientBinding, StreamingMethod } from './binding.js';
 import { resolveCard, type InterfaceChoice, type ResolvedCard } from './card-resolver.js';
 import { HttpTransport } from './http-transport.js';
+import {
+  everyPage,
+  signingSecretHook,
+  signingSecretOf,
+  withInlinePushConfig,
+  type CreatedPushConfig,
+  type PushSendOptions,
+} from './push-configs.js';
 import { JsonRpcBinding } from './jsonrpc-binding.js';
 import { RestBinding } from './rest-binding.js';
 import { DEFAULT_RETRY_BASE_MS, type RequestOptions } from './request-options.js';
@@ -40,7 +53,9 @@ export {
   type InterfaceChoice,
 } from './card-resolver.js';
 export type { FetchLike } from './http-transport.js';
+export type { CreatedPushConfig, InlinePushConfig, PushSendOptions } from './push-configs.js';
 export type { StreamEvent } from './task-stream.js';
+export { WEBHOOK_SECRET_HEADER } from '../protocol/push-headers.js';
 export { A2ATransportError } from './transport-error.js';
 export { DEFAULT_URL_POLICY, UrlPolicyError, type UrlPolicy } from '../net/destination-policy.js';
 
@@ -65,6 +80,10 @@ export interface StreamOptions extends CallOptions {
   /** Send CancelTask when `signal` aborts the stream after the task id is known. Default true. */
   readonly cancelOnAbort?: boolean;
 }
+
+export interface SendOptions extends CallOptions, PushSendOptions {}
+
+export interface SendStreamOptions extends StreamOptions, PushSendOptions {}
 
 export interface SubscribeOptions extends StreamOptions {
   /** Resume after this SSE event id (sent as Last-Event-ID). */
@@ -106,8 +125,11 @@ export class A2AClient {
     return new A2AClient(resolved.card, resolved.cardUrl, bindingFor(resolved, options, transport), options);
   }
 
-  sendMessage(params: SendMessageRequest, options: CallOptions = {}): Promise<SendMessageResponse> {
-    return this.call('SendMessage', params, options);
+  /** SendMessage; `pushConfig` registers a webhook for the task (see PushSendOptions). */
+  async sendMessage(params: SendMessageRequest, options: SendOptions = {}): Promise<SendMessageResponse> {
+    const request = withInlinePushConfig('SendMessage', params, options.pushConfig);
+    const onHeaders = signingSecretHook(options);
+    return await this.binding.call('SendMessage', request, { signal: options.signal, ...(onHeaders === undefined ? {} : { onHeaders }) });
   }
 
   getTask(params: GetTaskRequest, options: CallOptions = {}): Promise<Task> {
@@ -126,11 +148,17 @@ export class A2AClient {
    * Streams the answer. A dropped stream is resumed with SubscribeToTask (see `resume`), and an
    * abort through `signal` sends CancelTask for the task before the abort is rethrown.
    */
-  async *sendStreamingMessage(params: SendMessageRequest, options: StreamOptions = {}): AsyncGenerator<StreamResponse, void, undefined> {
+  async *sendStreamingMessage(
+    params: SendMessageRequest,
+    options: SendStreamOptions = {},
+  ): AsyncGenerator<StreamResponse, void, undefined> {
     const continuation = params.message.taskId !== undefined;
-    const events = this.followTask(() => this.stream('SendStreamingMessage', params, options, undefined), params.tenant, options, {
-      continuation,
-    });
+    const request = withInlinePushConfig('SendStreamingMessage', params, options.pushConfig);
+    // Only this first stream registers the config; a resumed one (SubscribeToTask) carries no secret.
+    const onHeaders = signingSecretHook(options);
+    const open = (): AsyncIterable<StreamEvent> =>
+      this.binding.stream('SendStreamingMessage', request, { signal: options.signal, ...(onHeaders === undefined ? {} : { onHeaders }) });
+    const events = this.followTask(open, params.tenant, options, { continuation });
     for await (const event of events) yield event.frame;
   }
 
@@ -138,6 +166,44 @@ export class A2AClient {
   subscribeToTask(params: SubscribeToTaskRequest, options: SubscribeOptions = {}): AsyncGenerator<StreamEvent, void, undefined> {
     const lastEventId = options.lastEventId === undefined ? {} : { lastEventId: options.lastEventId };
     return this.followTask(() => this.stream('SubscribeToTask', params, options, options.lastEventId), params.tenant, options, lastEventId);
+  }
+
+  /**
+   * CreateTaskPushNotificationConfig: registers a webhook for a task. Resolves to the stored
+   * config and, from a2a-hub, the signing secret of its deliveries (returned this once only).
+   */
+  async createPushConfig(params: TaskPushNotificationConfig, options: CallOptions = {}): Promise<CreatedPushConfig> {
+    let signingSecret: string | undefined;
+    const config = await this.binding.call('CreateTaskPushNotificationConfig', params, {
+      signal: options.signal,
+      onHeaders: (headers) => (signingSecret = signingSecretOf(headers)),
+    });
+    return signingSecret === undefined ? { config } : { config, signingSecret };
+  }
+
+  getPushConfig(params: GetTaskPushNotificationConfigRequest, options: CallOptions = {}): Promise<TaskPushNotificationConfig> {
+    return this.call('GetTaskPushNotificationConfig', params, options);
+  }
+
+  /** One page of a task's configs; `nextPageToken` (empty or absent on the last page) asks for the next. */
+  listPushConfigs(
+    params: ListTaskPushNotificationConfigsRequest,
+    options: CallOptions = {},
+  ): Promise<ListTaskPushNotificationConfigsResponse> {
+    return this.call('ListTaskPushNotificationConfigs', params, options);
+  }
+
+  /** Every config of the task, page after page (`pageSize` sets the page size asked for). */
+  listAllPushConfigs(
+    params: Omit<ListTaskPushNotificationConfigsRequest, 'pageToken'>,
+    options: CallOptions = {},
+  ): AsyncGenerator<TaskPushNotificationConfig, void, undefined> {
+    return everyPage((pageToken) => this.listPushConfigs(pageToken === undefined ? params : { ...params, pageToken }, options));
+  }
+
+  /** DeleteTaskPushNotificationConfig; deleting a config already deleted succeeds too (spec §3.1.10). */
+  async deletePushConfig(params: DeleteTaskPushNotificationConfigRequest, options: CallOptions = {}): Promise<void> {
+    await this.call('DeleteTaskPushNotificationConfig', params, options);
   }
 
   /**

@@ -20,6 +20,11 @@ export type StreamingMethod = StreamingMethodName;
 
 export interface BindingCallOptions {
   readonly signal?: AbortSignal;
+  /**
+   * Told the HTTP headers of the answer (once, before its body is judged), for what an agent
+   * says beside the result: a2a-hub's one-time webhook signing secret (docs/client.md).
+   */
+  readonly onHeaders?: ((headers: Headers) => void) | undefined;
 }
 
 export interface BindingStreamOptions extends BindingCallOptions {

@@ -31,6 +31,8 @@ export interface HttpCall {
   /** Besides the shared ones (version, credentials, the caller's headers). */
   readonly headers: Readonly<Record<string, string>>;
   readonly body?: string;
+  /** Told the headers of the answer that is returned (not of a retried or redirected one). */
+  readonly onHeaders?: ((headers: Headers) => void) | undefined;
 }
 
 export interface HttpAnswer {
@@ -86,7 +88,10 @@ export async function exchange(
         { status: response.status },
       );
     }
-    if (!readBody && response.ok && isEventStream(response)) return { response, text: undefined };
+    if (!readBody && response.ok && isEventStream(response)) {
+      call.onHeaders?.(response.headers);
+      return { response, text: undefined };
+    }
     let text: string;
     try {
       text = await response.text();
@@ -102,6 +107,7 @@ export async function exchange(
       await backoff(base, attempt, signal);
       continue;
     }
+    call.onHeaders?.(response.headers);
     return { response, text };
   }
 }
@@ -140,7 +146,13 @@ export async function* streamExchange(
     context.options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
   );
   try {
-    const { response, text } = await exchange(context, method, { ...call, headers }, controller.signal, false);
+    const { response, text } = await exchange(
+      context,
+      method,
+      { ...call, headers, onHeaders: options.onHeaders },
+      controller.signal,
+      false,
+    );
     clearTimeout(timer);
     if (text !== undefined || !isEventStream(response)) {
       // A JSON answer to a streaming method carries at most one frame.

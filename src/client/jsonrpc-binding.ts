@@ -1,5 +1,5 @@
 import { SPEC_ERROR_BY_CODE, type ErrorName } from '../../generated/a2a/1.0/errors.js';
-import type { MethodName, MethodTypes } from '../../generated/a2a/1.0/methods.js';
+import { METHODS, type MethodName, type MethodTypes } from '../../generated/a2a/1.0/methods.js';
 import { MEDIA_TYPES } from '../../generated/a2a/1.0/protocol.js';
 import { a2aError, type A2AError } from '../protocol/a2a-error.js';
 import { registeredErrorOf } from '../protocol/error-info.js';
@@ -38,12 +38,13 @@ export class JsonRpcBinding implements ClientBinding {
     const { response, text } = await exchange(
       this.context,
       method,
-      this.request(method, params, MEDIA_TYPES.json),
+      { ...this.request(method, params, MEDIA_TYPES.json), onHeaders: options.onHeaders },
       callSignal(this.context.options, options),
       true,
     );
-    const envelope = parseEnvelope(method, text ?? '', response.status);
-    return validateResult(method, envelope.result);
+    const { result } = parseEnvelope(method, text ?? '', response.status);
+    // An Empty result is `{}` in ProtoJSON, but servers (@a2a-js/sdk among them) answer null: the same nothing.
+    return validateResult(method, result === null && METHODS[method].resultType === 'Empty' ? {} : result);
   }
 
   stream<M extends StreamingMethod>(

@@ -41,7 +41,7 @@ export class RestBinding implements ClientBinding {
     params: MethodTypes[M]['params'],
     options: BindingCallOptions = {},
   ): Promise<MethodTypes[M]['result']> {
-    const request = this.request(method, params, `${MEDIA_TYPES.a2aJson}, ${MEDIA_TYPES.json}`);
+    const request = { ...this.request(method, params, `${MEDIA_TYPES.a2aJson}, ${MEDIA_TYPES.json}`), onHeaders: options.onHeaders };
     const { response, text } = await exchange(this.context, method, request, callSignal(this.context.options, options), true);
     return validateResult(method, parseAnswer(method, text ?? '', response.status));
   }

@@ -8,7 +8,9 @@ import { A2AClient } from '../../src/client/a2a-client.js';
 import { fillRoute, routeOf } from '../../src/protocol/rest-routes.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { startSdkAgent } from '../interop/sdk-agent.js';
-import { fakeRestAgent, fakeRestCard, replyRest, type RestHandler } from './fake-agent.js';
+import { startWebhookReceiver } from '../../conformance/core/webhook-receiver.js';
+import { WEBHOOK_SECRET_HEADER } from '../../src/client/a2a-client.js';
+import { fakeAgent, fakeRestAgent, fakeRestCard, reply, replyRest, taskFrame, type RestHandler } from './fake-agent.js';
 
 const BIN = fileURLToPath(new URL('../../src/cli/bin.js', import.meta.url));
 
@@ -289,6 +291,102 @@ describe('a2a-hub card / send with a choice of bindings', () => {
       expect(preferred.stdout).toBe(`  HTTP+JSON 1.0 ${both.interfaceUrl} tenant=acme\n* JSONRPC 1.0 ${both.url}/rpc\n`);
     } finally {
       await both.close();
+    }
+  });
+});
+
+describe('a2a-hub send --push-url and a2a-hub push', () => {
+  it('send --push-url registers an inline config the webhook then hears from, and push list / get / delete manage it', async () => {
+    const sdk = await startSdkAgent({ push: true, bindings: ['JSONRPC', 'HTTP+JSON'] });
+    const receiver = await startWebhookReceiver();
+    try {
+      const inbox = receiver.inbox();
+      const sent = await runCli([
+        'send',
+        sdk.url,
+        'hello',
+        '--push-url',
+        inbox.url,
+        '--push-token',
+        'tok',
+        '--push-auth',
+        'Bearer hook-secret',
+      ]);
+      expect(sent.stderr).toBe('');
+      expect(sent.code).toBe(0);
+      const taskId = /^task: (\S+)$/m.exec(sent.stdout)?.[1] ?? '';
+      const configId = /^push config: (\S+)$/m.exec(sent.stdout)?.[1] ?? '';
+      expect(configId).toMatch(/^[0-9a-f-]{36}$/);
+      const deliveries = await inbox.waitFor((list) => list.some((delivery) => delivery.bodyText.includes('TASK_STATE_COMPLETED')), 10_000);
+      expect(deliveries.map((delivery) => delivery.headers['authorization'])).toContain('Bearer hook-secret');
+
+      const listed = await runCli(['push', 'list', sdk.url, taskId, '--binding', 'http+json']);
+      expect(listed.code).toBe(0);
+      expect((JSON.parse(listed.stdout) as { id: string; url: string }[]).map((config) => [config.id, config.url])).toEqual([
+        [configId, inbox.url],
+      ]);
+      const got = await runCli(['push', 'get', sdk.url, taskId, configId]);
+      expect(got.code).toBe(0);
+      expect(JSON.parse(got.stdout)).toMatchObject({ id: configId, taskId, url: inbox.url });
+      const deleted = await runCli(['push', 'delete', sdk.url, taskId, configId]);
+      expect(deleted.stdout).toBe(`deleted push config ${configId} of task ${taskId}\n`);
+      const gone = await runCli(['push', 'get', sdk.url, taskId, configId]);
+      expect(gone.code).toBe(1);
+      expect(gone.stderr).toMatch(/^a2a-hub push get: TaskNotFoundError \(-32001\): /);
+    } finally {
+      await receiver.close();
+      await sdk.close();
+    }
+  });
+
+  it('send --push-url --stream prints the signing secret an a2a-hub answer carries, once, on stderr', async () => {
+    const task = taskFrame('TASK_STATE_COMPLETED').task;
+    const fake = await fakeAgent((call, res) => {
+      res.setHeader(WEBHOOK_SECRET_HEADER, 'whsec_cli');
+      if (call.method === 'SendMessage') return reply(res, call, { task });
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.end(`data: ${JSON.stringify({ jsonrpc: '2.0', id: call.id, result: { task } })}\n\n`);
+    });
+    try {
+      for (const stream of [[], ['--stream']]) {
+        const run = await runCli(['send', fake.url, 'hello', '--push-url', 'https://hooks.example/a2a', ...stream]);
+        expect(run.code).toBe(0);
+        const configId = /^push config: (\S+)$/m.exec(run.stdout)?.[1] ?? '';
+        expect(run.stderr).toBe(`a2a-hub send: webhook signing secret of push config ${configId} (shown once, keep it): whsec_cli\n`);
+        expect(run.stdout).not.toContain('whsec_cli');
+      }
+      expect(
+        fake.calls.map((call) => (call.params['configuration'] as { taskPushNotificationConfig?: unknown }).taskPushNotificationConfig),
+      ).toEqual([
+        expect.objectContaining({ url: 'https://hooks.example/a2a' }),
+        expect.objectContaining({ url: 'https://hooks.example/a2a' }),
+      ]);
+    } finally {
+      await fake.close();
+    }
+  });
+
+  it.each([
+    [['--push-url', 'ftp://hooks.example/'], '--push-url takes an http or https URL, got ftp'],
+    [['--push-url', 'hooks.example'], '--push-url takes an absolute http(s) URL, got "hooks.example"'],
+    [
+      ['--push-url', 'https://user:pw@hooks.example/'],
+      '--push-url must not carry credentials; give them with --push-auth "SCHEME CREDENTIALS"',
+    ],
+    [['--push-token', 'tok'], '--push-token and --push-auth describe the webhook of --push-url, which is missing'],
+    [
+      ['--push-url', 'https://hooks.example/', '--push-auth', 'Bad/Scheme x'],
+      '--push-auth takes "SCHEME CREDENTIALS" with an HTTP auth scheme such as Bearer or Basic, got scheme "Bad/Scheme"',
+    ],
+  ])('send %j is a usage error that sends nothing', async (flags, message) => {
+    const fake = await fakeAgent((call, res) => reply(res, call, { task: taskFrame('TASK_STATE_COMPLETED').task }));
+    try {
+      const run = await runCli(['send', fake.url, 'hello', ...flags]);
+      expect(run.code).toBe(2);
+      expect(run.stderr).toBe(`a2a-hub send: ${message}\n`);
+      expect(fake.calls).toEqual([]);
+    } finally {
+      await fake.close();
     }
   });
 });

@@ -5,9 +5,12 @@ import { Role, TaskState, type AgentCard, type Artifact, type Message, type Part
 import {
   AgentEvent,
   DefaultRequestHandler,
+  InMemoryPushNotificationStore,
   InMemoryTaskStore,
   type AgentExecutor,
   type ExecutionEventBus,
+  type PushNotificationSender,
+  type PushNotificationStore,
   type RequestContext,
 } from '@a2a-js/sdk/server';
 import { UserBuilder, agentCardHandler, jsonRpcHandler, restHandler } from '@a2a-js/sdk/server/express';
@@ -47,6 +50,16 @@ export interface SdkAgentOptions {
   readonly bindings?: readonly ('JSONRPC' | 'HTTP+JSON')[];
   /** capabilities.streaming of the card (the SDK serves streams either way). Default true. */
   readonly streaming?: boolean;
+  /**
+   * capabilities.pushNotifications of the card. When true the SDK wires its own in-memory push
+   * config store and its DefaultPushNotificationSender, which POSTs every event to any URL
+   * (it has no destination policy; tests only ever register loopback receivers). Default false.
+   */
+  readonly push?: boolean;
+  /** Replaces the SDK's in-memory push config store (with `push`), e.g. by one that misbehaves on purpose. */
+  readonly pushStore?: PushNotificationStore;
+  /** Replaces the SDK's push sender (with `push`); it is given the store the configs are in. */
+  readonly pushSender?: (store: PushNotificationStore) => PushNotificationSender;
 }
 export const TEST_DIRECTIVES_URI = 'https://a2a-hub.dev/extensions/test-directives/v1';
 const DIRECTIVE_KEY = 'a2a-hub/test';
@@ -76,16 +89,17 @@ export async function startSdkAgent(options: SdkAgentOptions = {}): Promise<SdkA
 
   // The card must name the real endpoint, known only once the port is: routes are mounted now,
   // before the URL is handed to anyone, so no request can arrive first.
-  const card = sdkEchoCard(interfaces, options.streaming ?? true);
+  const card = sdkEchoCard(interfaces, options.streaming ?? true, options.push ?? false);
   // validateInputModes (off by default) makes the SDK refuse parts whose mediaType the card's
   // defaultInputModes leave out with ContentTypeNotSupportedError, as §3.1.1 asks.
+  const pushStore = options.pushStore ?? (options.pushSender === undefined ? undefined : new InMemoryPushNotificationStore());
   const requestHandler = new DefaultRequestHandler(
     card,
     new InMemoryTaskStore(),
     new EchoExecutor(),
     undefined,
-    undefined,
-    undefined,
+    pushStore,
+    pushStore === undefined ? undefined : options.pushSender?.(pushStore),
     undefined,
     undefined,
     { validateInputModes: true },
@@ -110,7 +124,7 @@ export async function startSdkAgent(options: SdkAgentOptions = {}): Promise<SdkA
   };
 }
 
-function sdkEchoCard(supportedInterfaces: AgentCard['supportedInterfaces'], streaming: boolean): AgentCard {
+function sdkEchoCard(supportedInterfaces: AgentCard['supportedInterfaces'], streaming: boolean, push: boolean): AgentCard {
   return {
     name: 'sdk-echo',
     description: 'Echoes every message back as an artifact; an @a2a-js/sdk agent that follows the a2a-hub test directives.',
@@ -119,9 +133,8 @@ function sdkEchoCard(supportedInterfaces: AgentCard['supportedInterfaces'], stre
     version: '1.0.0',
     capabilities: {
       streaming,
-      // The SDK supports push only when a PushNotificationStore and sender are wired into the
-      // DefaultRequestHandler; this agent wires none, which is the SDK's default.
-      pushNotifications: false,
+      // With this flag the DefaultRequestHandler creates its in-memory push store and sender itself.
+      pushNotifications: push,
       extendedAgentCard: false,
       extensions: [
         {

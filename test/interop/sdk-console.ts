@@ -5,7 +5,8 @@ import { A2AError } from '@a2a-js/sdk/errors';
  * The @a2a-js/sdk server has no logger option: it writes every A2A error it answers with to
  * console.error (and a referenced task it cannot find to console.warn), so each bad request a
  * conformance probe sends on purpose would print a stack trace in a green test run. While a
- * capture is open, those lines are recorded instead of printed. Everything else, including an
+ * capture is open, those lines are recorded instead of printed, and so is the console.info line
+ * its push sender writes for every webhook delivery. Everything else, including an
  * internal error inside the SDK or anything our own code logs, still goes to the console.
  */
 export interface SdkConsoleCapture {
@@ -18,7 +19,8 @@ export interface SdkConsoleCapture {
 /** Where the SDK's bundles are installed: a console call made from there is the SDK's own. */
 const SDK_FRAME = '/node_modules/@a2a-js/sdk/';
 const REFERENCE_TASK_WARNING = /^Reference task .* not found\.$/;
-const METHODS = ['error', 'warn'] as const;
+const PUSH_SENT = /^Push notification sent for task_id=/;
+const METHODS = ['error', 'warn', 'info'] as const;
 
 const openCaptures = new Set<string[]>();
 let restoreConsole: (() => void) | undefined;
@@ -61,11 +63,11 @@ function calledFromSdk(diverted: (...args: unknown[]) => void): boolean {
 }
 
 /**
- * An A2A error the SDK also sent to the client (the wire answer tests judge), or its warning
- * about an unknown referenceTaskId; an INTERNAL_ERROR is a fault in the agent and stays visible.
+ * An A2A error the SDK also sent to the client (the wire answer tests judge), its warning
+ * about an unknown referenceTaskId, or its note of a push delivery that succeeded; an INTERNAL_ERROR is a fault in the agent and stays visible.
  */
 function isAnsweredError(args: readonly unknown[]): boolean {
-  if (args.length === 1 && typeof args[0] === 'string') return REFERENCE_TASK_WARNING.test(args[0]);
+  if (args.length === 1 && typeof args[0] === 'string') return REFERENCE_TASK_WARNING.test(args[0]) || PUSH_SENT.test(args[0]);
   return args.some((arg) => arg instanceof A2AError && arg.reason !== 'INTERNAL_ERROR');
 }
 
