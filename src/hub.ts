@@ -22,6 +22,7 @@ import { listenError } from './listen-error.js';
 import { createLogger, logFunction } from './logging.js';
 import { OutboundRegistry } from './outbound/outbound-registry.js';
 import { ToolRegistry } from './outbound/tool-registry.js';
+import { PushConfigService } from './push/push-configs.js';
 import { A2AHandler } from './server/a2a-handler.js';
 import { MemoryTaskStore } from './store/memory-store.js';
 import { folderError, StoreOpenError } from './store/open-errors.js';
@@ -162,7 +163,15 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
     log,
   });
 
-  const handler = new A2AHandler(runtime, channels, store, { finalTask: config.streamFinalTask });
+  const pushConfigs = new PushConfigService({
+    store,
+    tasks: runtime,
+    sealer: push.sealer,
+    settings: push.settings,
+    now,
+    kick: () => push.dispatcher.kick(),
+  });
+  const handler = new A2AHandler(runtime, channels, store, { finalTask: config.streamFinalTask, push: pushConfigs });
   const app = createHttpApp({
     directory: inbounds,
     handler,

@@ -8,13 +8,14 @@ export type Frozen<V> = V extends readonly (infer I)[] ? readonly Frozen<I>[] : 
 
 /** Per def, the value of each member that has a `default` in the schema. */
 export interface Defaults {
-  readonly InboundCreateAction: Frozen<Required<Pick<T.InboundCreateAction, "enabled">>>;
+  readonly InboundCreateAction: Frozen<Required<Pick<T.InboundCreateAction, "pushNotifications" | "enabled">>>;
   readonly OutboundCreateAction: Frozen<Required<Pick<T.OutboundCreateAction, "enabled" | "timeoutMs" | "pollIntervalMs">>>;
 }
 
 /** Frozen all the way down: a default is shared by every configuration that takes it. */
 export const DEFAULTS: Defaults = Object.freeze({
   InboundCreateAction: Object.freeze({
+    "pushNotifications": true,
     "enabled": true,
   }),
   OutboundCreateAction: Object.freeze({

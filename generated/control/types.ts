@@ -120,6 +120,10 @@ export interface InboundCreateAction {
    */
   relayTo?: string;
   /**
+   * Whether the instance serves push notifications (its card's capabilities.pushNotifications): the four push-config methods and the inline configuration.taskPushNotificationConfig. Off, they answer PushNotificationNotSupportedError.
+   */
+  pushNotifications?: boolean;
+  /**
    * Whether the instance starts serving at once.
    */
   enabled?: boolean;
@@ -170,6 +174,10 @@ export interface InboundUpdateAction {
    * New outbound connection id for the relay preset; the empty string clears it.
    */
   relayTo?: string;
+  /**
+   * Turns push notifications on or off for the instance (its card's capabilities.pushNotifications); configs already stored are kept.
+   */
+  pushNotifications?: boolean;
 }
 /**
  * inbound.remove: unregisters and deletes an inbound instance.
@@ -1239,6 +1247,10 @@ export interface StoredInbound {
    * The outbound connection id the relay preset forwards to.
    */
   relayTo?: string;
+  /**
+   * false when the instance does not serve push notifications; absent (rows written before it existed, too): it does.
+   */
+  pushNotifications?: boolean;
   /**
    * When the instance was created (RFC 3339).
    */

@@ -37,6 +37,7 @@ export const ACTION_HANDLERS: { readonly [A in ControlActionName]: Handler<A> } 
       ...(action.authTokenEnv === undefined ? {} : { authTokenEnv: action.authTokenEnv }),
       ...(action.enabled === undefined ? {} : { enabled: action.enabled }),
       ...(action.relayTo === undefined ? {} : { relayTo: action.relayTo }),
+      ...(action.pushNotifications === undefined ? {} : { pushNotifications: action.pushNotifications }),
     });
     return done(`inbound server "${created.name}" created`, { id: created.id });
   },

@@ -5,7 +5,7 @@ import type { StreamResponse } from '../../generated/a2a/1.0/types.js';
 import { validateStreamResponse, type Validator } from '../../generated/a2a/1.0/validators.js';
 import { a2aError, isA2AError, type A2AError } from '../protocol/a2a-error.js';
 import { negotiateVersion, type VersionPolicy } from '../protocol/versions.js';
-import type { A2AHandler, CallContext } from '../server/a2a-handler.js';
+import type { A2AHandler, CallContext, CallResult } from '../server/a2a-handler.js';
 import type { FrameQueue } from '../server/frame-queue.js';
 import type { InboundAgent, UnavailableAgent } from '../server/hosted-agent.js';
 import type { LogFunction } from '../support/log.js';
@@ -107,6 +107,14 @@ export function toWireError(error: unknown, binding: string, options: A2AEndpoin
 /** The outcome metrics and the peer list record for an error, the same on every binding. */
 export function outcomeOf(error: A2AError): string {
   return error.definition.category === 'hub' ? `http-${error.definition.httpStatus}` : String(error.code);
+}
+
+/**
+ * Sends the headers the handler put on a result (a registered push config's signing secret),
+ * on every binding alike; for a stream, before it opens.
+ */
+export function sendResultHeaders(ctx: Context, result: CallResult): void {
+  for (const [name, value] of Object.entries(result.headers ?? {})) ctx.set(name, value);
 }
 
 /** Checks a method's result before it is sent (when selfCheck is on). */

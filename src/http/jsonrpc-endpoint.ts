@@ -10,6 +10,7 @@ import {
   checkResult,
   negotiateServiceParameters,
   outcomeOf,
+  sendResultHeaders,
   streamFrames,
   toWireError,
   unavailableError,
@@ -48,6 +49,7 @@ export async function serveJsonRpc(ctx: Context, agent: InboundAgent, options: A
       .catch((error: unknown) => {
         throw isA2AError(error) ? error.withFieldPrefix(PARAMS_MEMBER) : error;
       });
+    sendResultHeaders(ctx, result);
     if (call.notification) {
       if (result.kind === 'stream') result.frames.end();
       ctx.status = 204;

@@ -11,6 +11,7 @@ import {
   checkResult,
   negotiateServiceParameters,
   outcomeOf,
+  sendResultHeaders,
   streamFrames,
   toWireError,
   unavailableError,
@@ -66,6 +67,7 @@ export async function serveRest(ctx: Context, target: RestTarget, options: A2AEn
     const resolved = resolveRestCall(match.route, match.pathParams, new URLSearchParams(ctx.querystring), body);
     if (!resolved.ok) throw resolved.error;
     const result = await options.handler.call(resolved.method, resolved.params as never, callContextOf(ctx, agent, options));
+    sendResultHeaders(ctx, result);
     if (result.kind === 'stream') {
       streamFrames(ctx, result.frames, resolved.method, REST_SSE, observation, options, { [HEADERS.version]: PROTOCOL_VERSION });
       return;

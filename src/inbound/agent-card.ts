@@ -1,4 +1,5 @@
 import { PROTOCOL_VERSION } from '../../generated/a2a/1.0/protocol.js';
+import type { Capability } from '../../generated/a2a/1.0/methods.js';
 import type { AgentCard, AgentProvider, AgentSkill } from '../../generated/a2a/1.0/types.js';
 
 export interface CardSource {
@@ -19,9 +20,16 @@ export interface CardSource {
   readonly extensions: readonly string[];
   readonly requiresToken: boolean;
   readonly provider?: AgentProvider;
+  readonly capabilities: InstanceCapabilities;
 }
 
-export const CAPABILITIES = { streaming: true, pushNotifications: false, extendedAgentCard: true } as const;
+/** What an instance's card declares in `capabilities` (extensions aside), which is also what its endpoints serve. */
+export type InstanceCapabilities = Readonly<Record<Capability, boolean>>;
+
+/** Streaming and the extended card are always served; push notifications unless the instance turns them off. */
+export function capabilitiesOf(instance: { readonly pushNotifications?: boolean }): InstanceCapabilities {
+  return Object.freeze({ streaming: true, pushNotifications: instance.pushNotifications !== false, extendedAgentCard: true });
+}
 
 /**
  * The AgentCard of an inbound instance in A2A 1.0.1 ProtoJSON form, listing both bindings the
@@ -57,7 +65,7 @@ export function buildAgentCard(source: CardSource, baseUrl: string): AgentCard {
     ...(source.provider === undefined ? {} : { provider: source.provider }),
     version: source.version,
     capabilities: {
-      ...CAPABILITIES,
+      ...source.capabilities,
       ...(source.extensions.length === 0
         ? {}
         : { extensions: source.extensions.map((uri) => ({ uri, description: `Implemented by the ${source.presetId} preset.` })) }),

@@ -8,7 +8,7 @@ import type { InstanceConfigs, MetaStore } from '../store/task-store.js';
 import type { LogFunction } from '../support/log.js';
 import { OperationError } from '../support/operation-error.js';
 import { tokenDigest } from '../support/token-digest.js';
-import { buildAgentCard, CAPABILITIES } from './agent-card.js';
+import { buildAgentCard, capabilitiesOf } from './agent-card.js';
 import { clashWith, isReserved, ownPathProblem, pathsOf, samePaths } from './instance-paths.js';
 import { inboundConfigOf, readStoredInbound, type InboundConfig } from './stored-inbound.js';
 
@@ -31,13 +31,25 @@ export interface InboundInput {
   readonly enabled?: boolean;
   readonly skills?: readonly AgentSkill[];
   readonly relayTo?: string;
+  /** Whether the instance serves push notifications; default true. */
+  readonly pushNotifications?: boolean;
 }
 
 /** Members to change; an empty `jsonRpcPath`, `restPath`, `authTokenEnv` or `relayTo`, or empty `tenants`, clears the member. */
 export type InboundPatch = Partial<
   Pick<
     InboundConfig,
-    'name' | 'description' | 'version' | 'endpointPath' | 'jsonRpcPath' | 'restPath' | 'preset' | 'authTokenEnv' | 'skills' | 'relayTo'
+    | 'name'
+    | 'description'
+    | 'version'
+    | 'endpointPath'
+    | 'jsonRpcPath'
+    | 'restPath'
+    | 'preset'
+    | 'authTokenEnv'
+    | 'skills'
+    | 'relayTo'
+    | 'pushNotifications'
   > & { readonly tenants: readonly string[] }
 >;
 
@@ -72,6 +84,7 @@ const PRESET_FREE_MEMBERS: ReadonlySet<string> = new Set([
   'restPath',
   'tenants',
   'authTokenEnv',
+  'pushNotifications',
 ]);
 
 /** The members an empty value clears instead of setting. */
@@ -191,6 +204,8 @@ export class InboundRegistry implements AgentDirectory {
       ...(input.authTokenEnv === undefined ? {} : { authTokenEnv: input.authTokenEnv }),
       ...(input.skills === undefined ? {} : { skills: input.skills }),
       ...(input.relayTo === undefined || input.relayTo === '' ? {} : { relayTo: input.relayTo }),
+      // Stored only when off, so rows written before the member existed read as they always served.
+      ...(input.pushNotifications === false ? { pushNotifications: false } : {}),
       createdAt: now,
       updatedAt: now,
     };
@@ -408,6 +423,7 @@ export class InboundRegistry implements AgentDirectory {
     const digest = this.#digestOf(config);
     const skillIds = skills.map((skill) => skill.id);
     const { jsonRpcPath, restPath } = pathsOf(config);
+    const capabilities = capabilitiesOf(config);
     const source = {
       name: config.name,
       description: config.description,
@@ -420,6 +436,7 @@ export class InboundRegistry implements AgentDirectory {
       presetId: preset.id,
       ...media,
       requiresToken: digest !== undefined,
+      capabilities,
       ...(this.#options.provider === undefined ? {} : { provider: this.#options.provider }),
     };
     return {
@@ -432,7 +449,7 @@ export class InboundRegistry implements AgentDirectory {
       executor: preset.executor,
       skills: skillIds,
       defaultSkill: skillIds.includes('chat') ? 'chat' : (skillIds[0] ?? 'chat'),
-      capabilities: CAPABILITIES,
+      capabilities,
       extensions: media.extensions,
       inputModes: media.inputModes,
       card: (baseUrl) => buildAgentCard(source, baseUrl),

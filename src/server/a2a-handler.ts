@@ -4,11 +4,13 @@ import { isInterruptedState, isTerminalState } from '../../generated/a2a/1.0/tas
 import type { ListTasksResponse, SendMessageRequest, SendMessageResponse, Task } from '../../generated/a2a/1.0/types.js';
 import type { FieldViolationReason } from '../../generated/hub/field-violations.js';
 import { a2aError } from '../protocol/a2a-error.js';
+import { WEBHOOK_SECRET_HEADER } from '../protocol/push-headers.js';
 import { admitsText, mediaRangeCovers, mediaTypeOfPart } from '../protocol/media-types.js';
+import type { InlineRegistration, PushConfigService, PushScope } from '../push/push-configs.js';
 import { InvalidCursorError, tenantOf, type EventLog, type TaskReads } from '../store/task-store.js';
 import { toWireTask, type TaskContent } from '../store/task-view.js';
 import type { TaskChannels } from '../tasks/task-channels.js';
-import type { TaskRuntime } from '../tasks/task-runtime.js';
+import type { SendPush, TaskRuntime } from '../tasks/task-runtime.js';
 import { FrameQueue } from './frame-queue.js';
 import type { HostedAgent } from './hosted-agent.js';
 
@@ -25,9 +27,16 @@ export interface CallContext {
 export interface HandlerOptions {
   /** End every stream of a task with the full Task after its terminal status update (spec §11.7, seed 001 §2.4.1). */
   readonly finalTask: boolean;
+  /** The push-config methods and inline configs; without it every agent answers them as one without push. */
+  readonly push?: PushConfigService;
 }
 
-export type CallResult = { readonly kind: 'result'; readonly result: unknown } | { readonly kind: 'stream'; readonly frames: FrameQueue };
+/** Response headers a result asks every binding to send, by name as sent. */
+export type ResponseHeaders = Readonly<Record<string, string>>;
+
+export type CallResult = (
+  { readonly kind: 'result'; readonly result: unknown } | { readonly kind: 'stream'; readonly frames: FrameQueue }
+) & { readonly headers?: ResponseHeaders };
 
 /** The call as the methods see it: the tenant the request names ('' for none) scopes every task it touches. */
 interface ScopedCall extends CallContext {
@@ -67,8 +76,8 @@ export class A2AHandler {
    * compile until it has a handler here.
    */
   readonly #methods: MethodHandlers = {
-    SendMessage: async (params, context) => ({ kind: 'result', result: await this.#sendMessage(params, context) }),
-    SendStreamingMessage: async (params, context) => ({ kind: 'stream', frames: await this.#sendStreamingMessage(params, context) }),
+    SendMessage: (params, context) => this.#sendMessage(params, context),
+    SendStreamingMessage: (params, context) => this.#sendStreamingMessage(params, context),
     GetTask: ({ id, historyLength }, context) => ({
       kind: 'result',
       result: this.runtime.getTask(context.agent.id, id, { tenant: context.tenant, ...historyView(historyLength) }),
@@ -77,12 +86,25 @@ export class A2AHandler {
     CancelTask: ({ id }, context) => ({ kind: 'result', result: this.runtime.cancel(context.agent.id, id, { tenant: context.tenant }) }),
     SubscribeToTask: ({ id }, context) => ({ kind: 'stream', frames: this.#subscribe(id, context) }),
     GetExtendedAgentCard: (_params, context) => ({ kind: 'result', result: context.agent.card(context.baseUrl) }),
-    // The capability check has refused these unless push is on, and a2a-hub does not deliver push yet.
-    CreateTaskPushNotificationConfig: () => pushNotSupported(),
-    GetTaskPushNotificationConfig: () => pushNotSupported(),
-    ListTaskPushNotificationConfigs: () => pushNotSupported(),
-    DeleteTaskPushNotificationConfig: () => pushNotSupported(),
+    // The capability check has let these through only for an agent that declares push.
+    CreateTaskPushNotificationConfig: (params, context) => {
+      const registered = this.#push().create(scopeOf(context), params);
+      return { kind: 'result', result: registered.config, headers: secretHeader(registered.signingSecret) };
+    },
+    GetTaskPushNotificationConfig: ({ taskId, id }, context) => ({
+      kind: 'result',
+      result: this.#push().get(scopeOf(context), taskId, id),
+    }),
+    ListTaskPushNotificationConfigs: (params, context) => ({ kind: 'result', result: this.#push().list(scopeOf(context), params) }),
+    DeleteTaskPushNotificationConfig: ({ taskId, id }, context) => {
+      this.#push().delete(scopeOf(context), taskId, id);
+      return { kind: 'result', result: {} };
+    },
   };
+
+  #push(): PushConfigService {
+    return this.options.push ?? pushNotSupported();
+  }
 
   async call<M extends MethodName>(method: M, params: MethodTypes[M]['params'], context: CallContext): Promise<CallResult> {
     const tenant = tenantOf(params);
@@ -105,10 +127,23 @@ export class A2AHandler {
     throw a2aError('UnsupportedOperationError', `${method} needs capabilities.${capability}, which this agent does not declare`);
   }
 
+  /**
+   * The inline push config of a send, checked before any task exists (a bad one fails the send
+   * and creates nothing); the runtime registers it in the write that creates or continues the task.
+   */
+  #inlinePush(params: SendMessageRequest, context: ScopedCall): InlineRegistration | undefined {
+    const config = params.configuration?.taskPushNotificationConfig;
+    if (config === undefined) return undefined;
+    return this.#push().prepareInline(config, 'configuration.taskPushNotificationConfig', {
+      tenant: context.tenant,
+      ...(params.message.taskId === undefined ? {} : { taskId: params.message.taskId }),
+    });
+  }
+
   /** Checks shared by both send methods, before any task is created. */
   #checkSend(params: SendMessageRequest, agent: HostedAgent): void {
     const configuration = params.configuration;
-    if (configuration?.taskPushNotificationConfig !== undefined && !agent.capabilities.pushNotifications) {
+    if (configuration?.taskPushNotificationConfig !== undefined && !(agent.capabilities.pushNotifications && this.options.push)) {
       throw a2aError(
         'PushNotificationNotSupportedError',
         'configuration.taskPushNotificationConfig was given, but this agent does not support push notifications',
@@ -138,10 +173,17 @@ export class A2AHandler {
     }
   }
 
-  async #sendMessage(params: SendMessageRequest, context: ScopedCall): Promise<SendMessageResponse> {
+  async #sendMessage(params: SendMessageRequest, context: ScopedCall): Promise<CallResult> {
     this.#checkSend(params, context.agent);
+    const push = this.#inlinePush(params, context);
+    const response = await this.#sendAnswer(params, context, push);
+    return withHeaders({ kind: 'result', result: response }, registeredSecret(push));
+  }
+
+  async #sendAnswer(params: SendMessageRequest, context: ScopedCall, push: SendPush | undefined): Promise<SendMessageResponse> {
     const outcome = await this.runtime.send(context.agent, params, {
       acceptedOutputModes: params.configuration?.acceptedOutputModes ?? [],
+      ...(push === undefined ? {} : { push }),
     });
     if (outcome.kind === 'message') return { message: outcome.message };
     const view = historyView(params.configuration?.historyLength);
@@ -152,12 +194,14 @@ export class A2AHandler {
     return { task: this.runtime.getTask(context.agent.id, outcome.taskId, { tenant: context.tenant, ...view }) };
   }
 
-  async #sendStreamingMessage(params: SendMessageRequest, context: ScopedCall): Promise<FrameQueue> {
+  async #sendStreamingMessage(params: SendMessageRequest, context: ScopedCall): Promise<CallResult> {
     this.#checkSend(params, context.agent);
+    const push = this.#inlinePush(params, context);
     const frames = new FrameQueue();
     const outcome = await this.runtime.send(context.agent, params, {
       acceptedOutputModes: params.configuration?.acceptedOutputModes ?? [],
       streaming: true,
+      ...(push === undefined ? {} : { push }),
       onTask: (taskId, created) =>
         this.#follow(taskId, context, frames, historyView(params.configuration?.historyLength), undefined, created),
     });
@@ -165,7 +209,7 @@ export class A2AHandler {
       frames.push({ message: outcome.message }, 0);
       frames.end();
     }
-    return frames;
+    return withHeaders({ kind: 'stream', frames }, registeredSecret(push));
   }
 
   #subscribe(taskId: string, context: ScopedCall): FrameQueue {
@@ -295,6 +339,23 @@ function requireServedTenant(agent: HostedAgent, tenant: string): void {
 
 function historyView(historyLength: number | undefined): { historyLength?: number } {
   return historyLength === undefined ? {} : { historyLength };
+}
+
+function scopeOf(context: ScopedCall): PushScope {
+  return { instanceId: context.agent.id, tenant: context.tenant };
+}
+
+function secretHeader(signingSecret: string): ResponseHeaders {
+  return { [WEBHOOK_SECRET_HEADER]: signingSecret };
+}
+
+/** The inline config's secret, once the runtime registered it: not for a direct reply, nor for a resend. */
+function registeredSecret(push: InlineRegistration | undefined): ResponseHeaders | undefined {
+  return push?.registered === true ? secretHeader(push.signingSecret) : undefined;
+}
+
+function withHeaders(result: CallResult, headers: ResponseHeaders | undefined): CallResult {
+  return headers === undefined ? result : { ...result, headers };
 }
 
 function pushNotSupported(): never {

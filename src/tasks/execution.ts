@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { canTransition, isInterruptedState, isTerminalState } from '../../generated/a2a/1.0/task-states.js';
-import type { Message, TaskState, TaskStatus } from '../../generated/a2a/1.0/types.js';
+import type { Message, Task, TaskState, TaskStatus } from '../../generated/a2a/1.0/types.js';
 import type { ArtifactChunk, Content, ExecutionEvents, ExecutorTools } from '../executors/executor.js';
 import { tenantOf, type MessageKey, type NewTask } from '../store/task-store.js';
-import type { TaskContent } from '../store/task-view.js';
+import type { StoreOp } from '../store/store-ops.js';
+import { toWireTask, type TaskContent } from '../store/task-view.js';
 import type { LogFunction } from '../support/log.js';
 import { agentMessage, artifactFrame, artifactOf, status, statusFrame } from './frames.js';
 import type { LiveTask } from './live-task.js';
@@ -12,6 +13,22 @@ import type { ToolProvider } from './tool-provider.js';
 import type { QueuedWrite, WriteQueue } from './write-queue.js';
 
 export type SendOutcome = { readonly kind: 'message'; readonly message: Message } | { readonly kind: 'task'; readonly taskId: string };
+
+/**
+ * A push config sent with the message (SendMessageConfiguration.taskPushNotificationConfig),
+ * already checked. When the executor answers with a direct Message no task exists and nothing
+ * is registered: there is nothing to push.
+ */
+export interface SendPush {
+  /**
+   * The writes that register it on the task, with `snapshot` (the task as it is stored by the
+   * same write) as its first delivery. May throw, e.g. for a continued task with too many
+   * configs, before anything is written.
+   */
+  opsFor(taskId: string, snapshot: Task): readonly StoreOp[];
+  /** Called once those writes are committed. */
+  committed(): void;
+}
 
 export interface ExecutionHost {
   readonly writes: WriteQueue;
@@ -30,6 +47,8 @@ export interface NewTaskStart {
   readonly live: LiveTask;
   /** The send's hook: the task exists, before any of its frames is published. */
   readonly onTask: ((taskId: string, created?: TaskContent) => void) | undefined;
+  /** The send's inline push config, registered with the task. */
+  readonly push: SendPush | undefined;
   /** Answers the send: with the task once it is stored, or with the executor's direct reply. */
   readonly answer: (outcome: SendOutcome) => void;
 }
@@ -68,8 +87,11 @@ export class Execution {
     const start = this.#start;
     if (start === undefined) return;
     this.#start = undefined;
-    this.host.writes.enqueue(createTaskWrite(start.task, start.key));
-    start.onTask?.(this.taskId, start.live.content());
+    const created = start.live.content();
+    const push = start.push;
+    this.host.writes.enqueue(createTaskWrite(start.task, start.key, push?.opsFor(this.taskId, toWireTask(created))));
+    if (push !== undefined) this.host.writes.afterCommit(() => push.committed());
+    start.onTask?.(this.taskId, created);
     start.answer({ kind: 'task', taskId: this.taskId });
   }
 
@@ -215,14 +237,19 @@ export function callerIdOf({ instanceId, tenant, contextId }: ConversationKey): 
   return tenant === '' ? `${instanceId}/${contextId}` : JSON.stringify([instanceId, tenant, contextId]);
 }
 
-/** The writes that store a new task: the task, the idempotency record of the message `key` and its context. */
-export function createTaskWrite(task: NewTask, key: MessageKey): QueuedWrite {
+/**
+ * The writes that store a new task: the task, the idempotency record of the message `key` and
+ * its context, and `extra` ops that belong with the task from its first commit (an inline push
+ * config, whose first delivery is the task as created).
+ */
+export function createTaskWrite(task: NewTask, key: MessageKey, extra: readonly StoreOp[] = []): QueuedWrite {
   const { id, instanceId, contextId, createdAt } = task;
   return {
     taskId: id,
     final: false,
     ops: [
       { op: 'createTask', task },
+      ...extra,
       { op: 'recordIdempotent', instanceId, key, result: { kind: 'task', taskId: id } },
       { op: 'touchContext', instanceId, tenant: tenantOf(task), contextId, at: createdAt },
     ],

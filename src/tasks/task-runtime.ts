@@ -14,7 +14,7 @@ import {
   type TaskReads,
   type TaskWrites,
 } from '../store/task-store.js';
-import type { TaskContent } from '../store/task-view.js';
+import { toWireTask, type TaskContent } from '../store/task-view.js';
 import type { LogFunction } from '../support/log.js';
 import {
   createTaskWrite,
@@ -25,6 +25,7 @@ import {
   type ExecutionHost,
   type NewTaskStart,
   type SendOutcome,
+  type SendPush,
 } from './execution.js';
 import { agentMessage, status, statusFrame } from './frames.js';
 import { timeOrderedId } from './ids.js';
@@ -43,7 +44,7 @@ export interface RuntimeInstance {
   readonly defaultSkill: string;
 }
 
-export type { SendOutcome } from './execution.js';
+export type { SendOutcome, SendPush } from './execution.js';
 
 export interface SendHooks {
   /**
@@ -56,6 +57,8 @@ export interface SendHooks {
   readonly acceptedOutputModes?: readonly string[];
   /** The message came on a stream (ExecutionRequest.streaming). */
   readonly streaming?: boolean;
+  /** An inline push config, registered in the write that creates or continues the task. */
+  readonly push?: SendPush;
 }
 
 export interface RuntimeDeps {
@@ -270,8 +273,10 @@ export class TaskRuntime {
     };
 
     if (!instance.skills.includes(skill)) {
-      this.#writes.enqueue(createTaskWrite(task, key));
-      hooks.onTask?.(taskId, { id: taskId, contextId, status: submitted, metadata, history: [message], artifacts: [] });
+      const created: TaskContent = { id: taskId, contextId, status: submitted, metadata, history: [message], artifacts: [] };
+      this.#writes.enqueue(createTaskWrite(task, key, hooks.push?.opsFor(taskId, toWireTask(created))));
+      if (hooks.push !== undefined) this.#writes.afterCommit(() => hooks.push?.committed());
+      hooks.onTask?.(taskId, created);
       this.#writes.enqueue(
         statusWrite(
           taskId,
@@ -293,6 +298,7 @@ export class TaskRuntime {
         key,
         live: new LiveTask(taskId, contextId, submitted, message, metadata),
         onTask: hooks.onTask,
+        push: hooks.push,
         answer,
       };
       const execution = new Execution(this.#host, instance.id, tenant, taskId, contextId, 'TASK_STATE_SUBMITTED', start);
@@ -340,15 +346,19 @@ export class TaskRuntime {
     }
     const message: Message = { ...request.message, contextId: info.contextId, taskId };
     const skill = requestedSkill(request) ?? info.skill;
+    // Registered before the message is added, so its snapshot is the task the message continues.
+    const pushOps = hooks.push?.opsFor(taskId, this.getTask(instance.id, taskId, { tenant })) ?? [];
     this.#writes.enqueue({
       taskId,
       final: false,
       ops: [
+        ...pushOps,
         { op: 'appendMessage', taskId, message },
         { op: 'recordIdempotent', instanceId: instance.id, key, result: { kind: 'task', taskId } },
         { op: 'touchContext', instanceId: instance.id, tenant, contextId: info.contextId, at: now() },
       ],
     });
+    if (hooks.push !== undefined) this.#writes.afterCommit(() => hooks.push?.committed());
     const task = this.getTask(instance.id, taskId, { tenant });
     // The question is answered: the task works again from here. Left in INPUT_REQUIRED until
     // the executor's first event, a stream's first frame would repeat the question, and a

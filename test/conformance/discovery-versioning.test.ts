@@ -34,9 +34,10 @@ Object.assign(HUB_EXPECTED, {
   'DATA-001': 'PASS',
   'DATA-004': 'SKIP',
   'XCARD-003': 'SKIP',
-  // The hub declares streaming and extendedAgentCard, so their absence checks do not apply.
+  // The hub declares streaming, push notifications and extendedAgentCard, so their absence checks do not apply.
   'SSE-001': 'SKIP',
   'SUB-001': 'SKIP',
+  'PUSH-001': 'SKIP',
   'XCARD-001': 'SKIP',
 });
 

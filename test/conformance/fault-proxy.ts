@@ -577,7 +577,13 @@ export const FAULTS: readonly Fault[] = [
     id: 'push-unsupported-as-unsupported-operation',
     description: 'push-config methods are refused with -32004 instead of -32003',
     expect: ['PUSH-001'],
-    onJson: remapError(-32003, -32004),
+    // The hub serves push, so the proxy plays an agent without it: the card says so, and the
+    // four methods get the wrong refusal.
+    onJson: onCard((card) => {
+      if (isObject(card['capabilities'])) card['capabilities']['pushNotifications'] = false;
+    }),
+    onRequest: (_request, ctx) =>
+      ctx.method !== undefined && ctx.method.includes('PushNotificationConfig') ? rpcErrorReply(ctx, -32004, 'not supported') : undefined,
   },
   {
     id: 'extended-card-internal-error',

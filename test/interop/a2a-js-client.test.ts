@@ -17,6 +17,7 @@ import {
   describeEvents,
   expectLifecycle,
   isMessage,
+  pushConfigRoundTrip,
   sendRequest,
   stateName,
   textOf,
@@ -232,6 +233,11 @@ describe('@a2a-js/sdk client against the hub (JSON-RPC, A2A 1.0)', () => {
     const terminalError = await collect(client.resubscribeTask({ tenant: '', id: done.id })).catch((caught: unknown) => caught);
     expect(terminalError).toBeInstanceOf(UnsupportedOperationError);
     expect(isJsonRpcError(terminalError) && terminalError.envelopeCode).toBe(A2A_ERROR_CODE.UNSUPPORTED_OPERATION);
+  });
+
+  it('creates, gets, lists and deletes push configs over JSON-RPC', async () => {
+    const task = asTask(await client.sendMessage(sendRequest('push me')));
+    await pushConfigRoundTrip(client, task.id);
   });
 
   it('a `::message` directive makes the SDK return a Message, not a Task', async () => {

@@ -5,7 +5,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createInbound, inboundRow } from '../helpers/control.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { restCall } from '../helpers/rest-client.js';
-import { asTask, collect, expectLifecycle, sendRequest, stateName, textOf, continueRequest } from './sdk-client-helpers.js';
+import {
+  asTask,
+  collect,
+  expectLifecycle,
+  pushConfigRoundTrip,
+  sendRequest,
+  stateName,
+  textOf,
+  continueRequest,
+} from './sdk-client-helpers.js';
 import { createWireLog, showWireOnFailure, type WireLog } from './wire-log.js';
 
 /**
@@ -114,6 +123,13 @@ describe('@a2a-js/sdk client against the hub (HTTP+JSON, A2A 1.0)', () => {
     const done = asTask(await client.sendMessage(sendRequest('already done')));
     const terminal = await collect(client.resubscribeTask({ tenant: '', id: done.id })).catch((error: unknown) => error);
     expect(terminal).toBeInstanceOf(UnsupportedOperationError);
+  });
+
+  it('creates, gets, lists and deletes push configs over HTTP+JSON', async () => {
+    const task = asTask(await client.sendMessage(sendRequest('push me')));
+    wire.clear();
+    await pushConfigRoundTrip(client, task.id);
+    expectRestOnly();
   });
 
   it('multi-turn: INPUT_REQUIRED, then a follow-up on the same task completes (blocking and streaming)', async () => {

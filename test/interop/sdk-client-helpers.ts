@@ -1,4 +1,6 @@
 import { Role, TaskState, type Message, type Part, type SendMessageRequest, type StreamResponse, type Task } from '@a2a-js/sdk';
+import type { Client } from '@a2a-js/sdk/client';
+import { TaskNotFoundError } from '@a2a-js/sdk/errors';
 import { expect } from 'vitest';
 import { isTerminalState } from '../../generated/a2a/1.0/task-states.js';
 import type { TaskState as WireTaskState } from '../../generated/a2a/1.0/types.js';
@@ -133,4 +135,36 @@ export function expectLifecycle(stream: readonly StreamResponse[], finalState: T
     expect((finalTask?.artifacts ?? []).map((artifact) => textOf(artifact.parts)).join('')).toBe(text);
   } else expect(finalTask, 'no final Task after an interrupted state').toBeUndefined();
   return { task, text };
+}
+
+/**
+ * The four push-config calls of the SDK's client on one task of the hub, whichever transport
+ * it uses: create (server-assigned id, secrets not echoed), get, list, delete, and a Get after
+ * the delete failing with the SDK's TaskNotFoundError.
+ */
+export async function pushConfigRoundTrip(client: Client, taskId: string): Promise<void> {
+  const created = await client.createTaskPushNotificationConfig({
+    tenant: '',
+    id: '',
+    taskId,
+    url: 'https://push.example.test/sdk-hook',
+    token: 'sdk-token',
+    authentication: { scheme: 'Bearer', credentials: 'sdk-credentials' },
+  });
+  expect(created.id).not.toBe('');
+  expect(created).toMatchObject({
+    taskId,
+    url: 'https://push.example.test/sdk-hook',
+    token: '',
+    authentication: { scheme: 'Bearer', credentials: '' },
+  });
+  const got = await client.getTaskPushNotificationConfig({ tenant: '', taskId, id: created.id });
+  expect(got).toEqual(created);
+  const listed = await client.listTaskPushNotificationConfig({ tenant: '', taskId, pageSize: 0, pageToken: '' });
+  expect(listed.configs).toEqual([created]);
+  expect(listed.nextPageToken).toBe('');
+  await client.deleteTaskPushNotificationConfig({ tenant: '', taskId, id: created.id });
+  await expect(client.getTaskPushNotificationConfig({ tenant: '', taskId, id: created.id })).rejects.toBeInstanceOf(TaskNotFoundError);
+  // Permanent and idempotent: deleting again succeeds.
+  await client.deleteTaskPushNotificationConfig({ tenant: '', taskId, id: created.id });
 }

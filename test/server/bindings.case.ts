@@ -14,8 +14,8 @@ import type { ErrorName } from '../helpers/errors.js';
  */
 export interface BindingCase {
   readonly name: string;
-  /** The instance called: the echo agent, one that wants a bearer token, or one whose preset is missing. */
-  readonly agent?: 'default' | 'locked' | 'unavailable';
+  /** The instance called: the echo agent, one that wants a bearer token, one whose preset is missing, or one that turns push off. */
+  readonly agent?: 'default' | 'locked' | 'unavailable' | 'no-push';
   /** A hub whose rate limit this row spends first. */
   readonly rateLimited?: true;
   readonly given?: GivenTask;
@@ -42,6 +42,9 @@ export interface Want {
   /** The answer is about the given task (same id and context). */
   readonly sameTask?: true;
 }
+
+/** A receiver the default destination policy accepts at create time (https, a hostname; nothing is delivered in these tests). */
+const PUSH_URL = 'https://push.example.test/hook';
 
 /** The body cap of the hub the table runs on (bindings.test.ts). */
 export const CASE_BODY_LIMIT = 16 * 1024;
@@ -120,6 +123,48 @@ export const BINDING_CASES: readonly BindingCase[] = [
     want: { state: 'TASK_STATE_COMPLETED', sameTask: true },
   },
   { name: 'GetExtendedAgentCard', method: 'GetExtendedAgentCard', params: () => ({}), want: {} },
+  {
+    name: 'CreateTaskPushNotificationConfig',
+    given: 'completed',
+    method: 'CreateTaskPushNotificationConfig',
+    params: (task) => ({ taskId: task?.id, url: PUSH_URL, token: 'case-token', authentication: { scheme: 'Bearer', credentials: 'c' } }),
+    want: {},
+  },
+  {
+    name: 'CreateTaskPushNotificationConfig under a tenant',
+    tenant: 'acme',
+    given: 'completed',
+    method: 'CreateTaskPushNotificationConfig',
+    params: (task) => ({ taskId: task?.id, id: 'tenant-hook', url: PUSH_URL }),
+    want: {},
+  },
+  {
+    name: 'ListTaskPushNotificationConfigs',
+    given: 'completed',
+    method: 'ListTaskPushNotificationConfigs',
+    params: (task) => ({ taskId: task?.id, pageSize: 5 }),
+    want: {},
+  },
+  {
+    name: 'DeleteTaskPushNotificationConfig of a config that is not there',
+    given: 'completed',
+    method: 'DeleteTaskPushNotificationConfig',
+    params: (task) => ({ taskId: task?.id, id: 'c1' }),
+    want: {},
+  },
+  {
+    name: 'SendMessage with an inline push config',
+    method: 'SendMessage',
+    params: () => ({ ...message('hi'), configuration: { taskPushNotificationConfig: { url: PUSH_URL, token: 'inline' } } }),
+    want: { state: 'TASK_STATE_COMPLETED' },
+  },
+  {
+    name: 'SendStreamingMessage with an inline push config',
+    method: 'SendStreamingMessage',
+    stream: true,
+    params: () => ({ ...message('hi'), configuration: { taskPushNotificationConfig: { url: PUSH_URL } } }),
+    want: { state: 'TASK_STATE_COMPLETED' },
+  },
 
   // Every error of the catalogue the hub can produce.
   { name: 'GetTask of an unknown id', method: 'GetTask', params: () => ({ id: 'no-such-task' }), want: { error: 'TaskNotFoundError' } },
@@ -162,31 +207,75 @@ export const BINDING_CASES: readonly BindingCase[] = [
     want: { error: 'ContentTypeNotSupportedError' },
   },
   {
-    name: 'CreateTaskPushNotificationConfig',
+    name: 'CreateTaskPushNotificationConfig with a loopback URL',
     given: 'completed',
     method: 'CreateTaskPushNotificationConfig',
-    params: (task) => ({ taskId: task?.id, url: 'https://push.example.test/hook' }),
+    params: (task) => ({ taskId: task?.id, url: 'https://127.0.0.1/hook' }),
+    want: { error: 'InvalidParamsError', fields: ['url'] },
+  },
+  {
+    name: 'CreateTaskPushNotificationConfig with a scheme that is no token',
+    given: 'completed',
+    method: 'CreateTaskPushNotificationConfig',
+    params: (task) => ({ taskId: task?.id, url: PUSH_URL, authentication: { scheme: 'Bearer token', credentials: 'x' } }),
+    want: { error: 'InvalidParamsError', fields: ['authentication.scheme'] },
+  },
+  {
+    name: 'CreateTaskPushNotificationConfig of an unknown task',
+    method: 'CreateTaskPushNotificationConfig',
+    params: () => ({ taskId: 'no-such-task', url: PUSH_URL }),
+    want: { error: 'TaskNotFoundError' },
+  },
+  {
+    name: 'GetTaskPushNotificationConfig of an unknown config',
+    given: 'completed',
+    method: 'GetTaskPushNotificationConfig',
+    params: (task) => ({ taskId: task?.id, id: 'c1' }),
+    want: { error: 'TaskNotFoundError' },
+  },
+  {
+    name: 'SendMessage with a refused inline push config',
+    method: 'SendMessage',
+    params: () => ({ ...message('hi'), configuration: { taskPushNotificationConfig: { url: 'http://push.example.test/hook' } } }),
+    want: { error: 'InvalidParamsError', fields: ['configuration.taskPushNotificationConfig.url'] },
+  },
+  {
+    name: 'CreateTaskPushNotificationConfig without push',
+    agent: 'no-push',
+    given: 'completed',
+    method: 'CreateTaskPushNotificationConfig',
+    params: (task) => ({ taskId: task?.id, url: PUSH_URL }),
     want: { error: 'PushNotificationNotSupportedError' },
   },
   {
-    name: 'GetTaskPushNotificationConfig',
+    name: 'GetTaskPushNotificationConfig without push',
+    agent: 'no-push',
     given: 'completed',
     method: 'GetTaskPushNotificationConfig',
     params: (task) => ({ taskId: task?.id, id: 'c1' }),
     want: { error: 'PushNotificationNotSupportedError' },
   },
   {
-    name: 'ListTaskPushNotificationConfigs',
+    name: 'ListTaskPushNotificationConfigs without push',
+    agent: 'no-push',
     given: 'completed',
     method: 'ListTaskPushNotificationConfigs',
     params: (task) => ({ taskId: task?.id }),
     want: { error: 'PushNotificationNotSupportedError' },
   },
   {
-    name: 'DeleteTaskPushNotificationConfig',
+    name: 'DeleteTaskPushNotificationConfig without push',
+    agent: 'no-push',
     given: 'completed',
     method: 'DeleteTaskPushNotificationConfig',
     params: (task) => ({ taskId: task?.id, id: 'c1' }),
+    want: { error: 'PushNotificationNotSupportedError' },
+  },
+  {
+    name: 'SendMessage with an inline push config without push',
+    agent: 'no-push',
+    method: 'SendMessage',
+    params: () => ({ ...message('hi'), configuration: { taskPushNotificationConfig: { url: PUSH_URL } } }),
     want: { error: 'PushNotificationNotSupportedError' },
   },
   {

@@ -31,7 +31,7 @@ const TOKEN = 'case-table-token';
 let hub: TestHub;
 let limited: TestHub;
 let dataDir: string;
-const paths: Record<NonNullable<BindingCase['agent']>, string> = { default: '/a2a/default', locked: '', unavailable: '' };
+const paths: Record<NonNullable<BindingCase['agent']>, string> = { default: '/a2a/default', locked: '', unavailable: '', 'no-push': '' };
 
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'a2a-hub-bindings-'));
@@ -43,6 +43,13 @@ beforeAll(async () => {
   const locked = hub.inbounds.create({ name: 'locked', description: 'wants a token', version: '1.0.0', preset: 'echo' });
   hub.inbounds.setAuth(locked.id, TOKEN);
   paths.locked = locked.endpointPath;
+  paths['no-push'] = hub.inbounds.create({
+    name: 'no push',
+    description: 'turns push off',
+    version: '1.0.0',
+    preset: 'echo',
+    pushNotifications: false,
+  }).endpointPath;
   paths.unavailable = gone?.endpointPath ?? '';
 });
 

@@ -64,7 +64,7 @@ describe('agent cards', () => {
         { url: `${hub.url}/a2a/default`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
         { url: `${hub.url}/a2a/default`, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
       ]);
-      expect(card.capabilities).toMatchObject({ streaming: true, pushNotifications: false, extendedAgentCard: true });
+      expect(card.capabilities).toMatchObject({ streaming: true, pushNotifications: true, extendedAgentCard: true });
       expect(card.securitySchemes).toBeUndefined();
       expect(card.securityRequirements).toBeUndefined();
       expect(response.headers.get('etag')).toMatch(/^"[^"]+"$/);

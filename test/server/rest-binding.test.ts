@@ -49,10 +49,8 @@ function expectError(response: RawResponse, name: ErrorName) {
 const REFUSED_ON_A_COMPLETED_TASK: Partial<Record<string, ErrorName>> = {
   CancelTask: 'TaskNotCancelableError',
   SubscribeToTask: 'UnsupportedOperationError',
-  CreateTaskPushNotificationConfig: 'PushNotificationNotSupportedError',
-  GetTaskPushNotificationConfig: 'PushNotificationNotSupportedError',
-  ListTaskPushNotificationConfigs: 'PushNotificationNotSupportedError',
-  DeleteTaskPushNotificationConfig: 'PushNotificationNotSupportedError',
+  // The task has no config config-1 (Delete is idempotent, so it succeeds).
+  GetTaskPushNotificationConfig: 'TaskNotFoundError',
 };
 
 describe('HTTP+JSON routes', () => {
@@ -75,7 +73,7 @@ describe('HTTP+JSON routes', () => {
         ...(route.body ? { body: JSON.stringify(body) } : {}),
       });
       // Neither of the binding's own refusals: the request reached the handler of its method, which
-      // refuses only what a completed task or an agent without push notifications must refuse.
+      // refuses only what a completed task (or one without config-1) must refuse.
       const refusal = REFUSED_ON_A_COMPLETED_TASK[route.method];
       if (refusal !== undefined) {
         expectError(response, refusal);
@@ -151,7 +149,7 @@ describe('bodies on routes without one', () => {
     expect((JSON.parse(listed.text) as { tasks: Task[] }).tasks.length).toBeGreaterThan(1);
     expect((await nodeRequest(`${base}/tasks`, withBody('GET', 'text/plain', 'x'))).status).toBe(200);
     const configPath = fillRoute(routeOf('DeleteTaskPushNotificationConfig', false), { taskId: 't1', id: 'c1' });
-    expectError(await nodeRequest(`${base}${configPath}`, withBody('DELETE', 'text/plain', 'x')), 'PushNotificationNotSupportedError');
+    expectError(await nodeRequest(`${base}${configPath}`, withBody('DELETE', 'text/plain', 'x')), 'TaskNotFoundError');
   });
 
   it("POST :subscribe takes no body, {} or the path's own id; anything else is a 400 naming body", async () => {

@@ -439,10 +439,18 @@ describe('SendMessage direct messages and failure outcomes', () => {
 });
 
 describe('SendMessage push notification config', () => {
-  it('configuration.taskPushNotificationConfig is PUSH_NOTIFICATION_NOT_SUPPORTED', async () => {
+  it('configuration.taskPushNotificationConfig is PUSH_NOTIFICATION_NOT_SUPPORTED on an instance without push', async () => {
     const contextId = `ctx-push-${randomUUID()}`;
+    const quiet = hub.inbounds.create({
+      name: 'no push',
+      description: 'push off',
+      version: '1.0.0',
+      preset: 'echo',
+      pushNotifications: false,
+    });
+    const endpoint = `${hub.url}${quiet.endpointPath}`;
     await expectRpcError(
-      hub.endpoint,
+      endpoint,
       'SendMessage',
       {
         message: userMessage('hello', { contextId }),
@@ -451,7 +459,7 @@ describe('SendMessage push notification config', () => {
       'PushNotificationNotSupportedError',
     );
     // Refused before any task was created.
-    const list = await call(hub.endpoint, 'ListTasks', { contextId });
+    const list = await call(endpoint, 'ListTasks', { contextId });
     expect(list.totalSize).toBe(0);
   });
 });

@@ -430,18 +430,26 @@ describe('CancelTask', () => {
 });
 
 describe('push notification config methods', () => {
-  it('all four are PUSH_NOTIFICATION_NOT_SUPPORTED', async () => {
-    const task = await completedTask(`ctx-${randomUUID()}`);
+  it('all four are PUSH_NOTIFICATION_NOT_SUPPORTED on an instance that turns push off', async () => {
+    const quiet = hub.inbounds.create({
+      name: 'no push',
+      description: 'push off',
+      version: '1.0.0',
+      preset: 'echo',
+      pushNotifications: false,
+    });
+    const endpoint = `${hub.url}${quiet.endpointPath}`;
+    const task = await completedTask(`ctx-${randomUUID()}`, 'hello', endpoint);
     const taskId = task.id;
     await expectRpcError(
-      hub.endpoint,
+      endpoint,
       'CreateTaskPushNotificationConfig',
       { taskId, url: 'https://example.com/webhook' },
       'PushNotificationNotSupportedError',
     );
-    await expectRpcError(hub.endpoint, 'GetTaskPushNotificationConfig', { taskId, id: 'config-1' }, 'PushNotificationNotSupportedError');
-    await expectRpcError(hub.endpoint, 'ListTaskPushNotificationConfigs', { taskId }, 'PushNotificationNotSupportedError');
-    await expectRpcError(hub.endpoint, 'DeleteTaskPushNotificationConfig', { taskId, id: 'config-1' }, 'PushNotificationNotSupportedError');
+    await expectRpcError(endpoint, 'GetTaskPushNotificationConfig', { taskId, id: 'config-1' }, 'PushNotificationNotSupportedError');
+    await expectRpcError(endpoint, 'ListTaskPushNotificationConfigs', { taskId }, 'PushNotificationNotSupportedError');
+    await expectRpcError(endpoint, 'DeleteTaskPushNotificationConfig', { taskId, id: 'config-1' }, 'PushNotificationNotSupportedError');
   });
 });
 

@@ -9191,7 +9191,7 @@ return errors === 0;
 validate120.evaluated = {"props":{"tenant":true,"taskId":true,"id":true},"dynamicProps":false,"dynamicItems":false};
 
 export const validateListTaskPushNotificationConfigsRequest = validate121;
-const schema145 = {"title":"ListTaskPushNotificationConfigsRequest","description":"Params of ListTaskPushNotificationConfigs: the task whose push notification configs to list, with optional pagination.","type":"object","properties":{"tenant":{"description":"Opaque routing identifier; must match the selected AgentInterface's tenant when that is set.","type":"string"},"taskId":{"description":"Id of the parent task. REQUIRED and non-empty.","type":"string","minLength":1},"pageSize":{"$ref":"#/$defs/Int32","description":"Maximum number of configurations to return."},"pageToken":{"description":"Cursor from a previous response's nextPageToken, to fetch the following page.","type":"string"}},"required":["taskId"]};
+const schema145 = {"title":"ListTaskPushNotificationConfigsRequest","description":"Params of ListTaskPushNotificationConfigs: the task whose push notification configs to list, with optional pagination.","type":"object","properties":{"tenant":{"description":"Opaque routing identifier; must match the selected AgentInterface's tenant when that is set.","type":"string"},"taskId":{"description":"Id of the parent task. REQUIRED and non-empty.","type":"string","minLength":1},"pageSize":{"description":"Maximum number of configurations per page, up to 100. 0 (the proto default, so the same as absent): every config of the task, which a2a-hub caps per task (push.maxConfigsPerTask).","type":"integer","minimum":0,"maximum":100},"pageToken":{"description":"Cursor from a previous response's nextPageToken, to fetch the following page.","type":"string"}},"required":["taskId"]};
 
 function validate121(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -9254,7 +9254,7 @@ errors++;
 if(data.pageSize !== undefined){
 let data2 = data.pageSize;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
-const err4 = {instancePath:instancePath+"/pageSize",schemaPath:"#/$defs/Int32/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err4 = {instancePath:instancePath+"/pageSize",schemaPath:"#/properties/pageSize/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -9264,8 +9264,8 @@ vErrors.push(err4);
 errors++;
 }
 if((typeof data2 == "number") && (isFinite(data2))){
-if(data2 > 2147483647 || isNaN(data2)){
-const err5 = {instancePath:instancePath+"/pageSize",schemaPath:"#/$defs/Int32/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2147483647},message:"must be <= 2147483647"};
+if(data2 > 100 || isNaN(data2)){
+const err5 = {instancePath:instancePath+"/pageSize",schemaPath:"#/properties/pageSize/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -9274,8 +9274,8 @@ vErrors.push(err5);
 }
 errors++;
 }
-if(data2 < -2147483648 || isNaN(data2)){
-const err6 = {instancePath:instancePath+"/pageSize",schemaPath:"#/$defs/Int32/minimum",keyword:"minimum",params:{comparison: ">=", limit: -2147483648},message:"must be >= -2147483648"};
+if(data2 < 0 || isNaN(data2)){
+const err6 = {instancePath:instancePath+"/pageSize",schemaPath:"#/properties/pageSize/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -9315,7 +9315,7 @@ return errors === 0;
 validate121.evaluated = {"props":{"tenant":true,"taskId":true,"pageSize":true,"pageToken":true},"dynamicProps":false,"dynamicItems":false};
 
 export const validateListTaskPushNotificationConfigsResponse = validate122;
-const schema147 = {"title":"ListTaskPushNotificationConfigsResponse","description":"Result of ListTaskPushNotificationConfigs: one page of a task's push notification configs. Neither field is REQUIRED.","type":"object","properties":{"configs":{"description":"The push notification configurations on this page.","type":"array","items":{"$ref":"#/$defs/TaskPushNotificationConfig"}},"nextPageToken":{"description":"Cursor for the next page; empty or absent on the last page.","type":"string"}}};
+const schema146 = {"title":"ListTaskPushNotificationConfigsResponse","description":"Result of ListTaskPushNotificationConfigs: one page of a task's push notification configs. Neither field is REQUIRED.","type":"object","properties":{"configs":{"description":"The push notification configurations on this page.","type":"array","items":{"$ref":"#/$defs/TaskPushNotificationConfig"}},"nextPageToken":{"description":"Cursor for the next page; empty or absent on the last page.","type":"string"}}};
 
 function validate122(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -9379,7 +9379,7 @@ return errors === 0;
 validate122.evaluated = {"props":{"configs":true,"nextPageToken":true},"dynamicProps":false,"dynamicItems":false};
 
 export const validateGetExtendedAgentCardRequest = validate124;
-const schema148 = {"title":"GetExtendedAgentCardRequest","description":"Params of GetExtendedAgentCard, which returns the AgentCard for an authenticated client; only the tenant can be given.","type":"object","properties":{"tenant":{"description":"Opaque routing identifier; must match the selected AgentInterface's tenant when that is set.","type":"string"}}};
+const schema147 = {"title":"GetExtendedAgentCardRequest","description":"Params of GetExtendedAgentCard, which returns the AgentCard for an authenticated client; only the tenant can be given.","type":"object","properties":{"tenant":{"description":"Opaque routing identifier; must match the selected AgentInterface's tenant when that is set.","type":"string"}}};
 
 function validate124(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;

@@ -1138,7 +1138,10 @@ export interface ListTaskPushNotificationConfigsRequest {
    * Id of the parent task. REQUIRED and non-empty.
    */
   taskId: string;
-  pageSize?: Int32;
+  /**
+   * Maximum number of configurations per page, up to 100. 0 (the proto default, so the same as absent): every config of the task, which a2a-hub caps per task (push.maxConfigsPerTask).
+   */
+  pageSize?: number;
   /**
    * Cursor from a previous response's nextPageToken, to fetch the following page.
    */
