@@ -181,16 +181,22 @@ export class PushDispatcher {
     const wait = next - now;
     if (wait > 0) return this.#armIn(wait);
     // The head due now belongs to a busy pair: look again when one may have become free.
-    const coolingEnds = Math.min(...[...this.#cooling.values()].map((cooling) => cooling.until - now));
-    if (this.#inFlight.size > 0 || this.#cooling.size > 0) return this.#armIn(Math.min(BUSY_RECHECK_MS, coolingEnds));
+    const coolingEnds = [...this.#cooling.values()].map((cooling) => cooling.until - now).filter((ms) => ms > 0);
+    if (this.#inFlight.size > 0 || coolingEnds.length > 0) return this.#armIn(Math.min(BUSY_RECHECK_MS, ...coolingEnds));
     this.#armIn(0);
   }
 
   /** Pairs not to hand out now: those in flight and those cooling down after a store error. */
   #busyPairs(): Set<string> {
     const now = this.#now();
-    for (const [key, cooling] of this.#cooling) if (cooling.until <= now && !this.#inFlight.has(key)) this.#cooling.delete(key);
-    return new Set([...this.#inFlight.keys(), ...this.#cooling.keys()]);
+    const busy = new Set(this.#inFlight.keys());
+    for (const [key, cooling] of this.#cooling) {
+      // A cooled-down pair keeps its error count (the next cooldown grows) until an attempt is
+      // recorded; one not tried for a long while (its config deleted, say) is forgotten.
+      if (cooling.until > now) busy.add(key);
+      else if (now - cooling.until > this.#options.settings.retryMaxMs) this.#cooling.delete(key);
+    }
+    return busy;
   }
 
   #armIn(ms: number): void {
