@@ -164,7 +164,12 @@ export class SqlitePushTables {
       taskId,
       configId,
     );
-    if (changes === 0 || health.state !== 'disabled') return;
+    if (changes === 0) return;
+    // A config made deliverable again (push.retry of a disabled one) needs its task back in the set.
+    if (health.state !== 'disabled') {
+      this.#pushed.add(taskId);
+      return;
+    }
     this.#sql.dropDeliveries.run(taskId, configId);
     this.#recount(taskId);
   }

@@ -29,6 +29,9 @@ describe.skipIf(!available)('the push view of the control panel', () => {
 
   beforeAll(async () => {
     hub = await startTestHub();
+    // The seeded configs point at hosts that do not exist: with the dispatcher running, Retry
+    // would start a real attempt whose failure races the assertions. The panel is under test here.
+    await hub.push.dispatcher.close();
     task = await sendTask(hub.endpoint, { message: userMessage('push in the panel') });
     seedPushConfig(hub.store, task.id, 'hook', { url: 'https://receiver.example/<b>hook</b>' });
     seedPushConfig(hub.store, task.id, 'quiet', { url: 'https://quiet.example/hook', scheme: null });

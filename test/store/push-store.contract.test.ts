@@ -191,6 +191,16 @@ describe.each(IMPLEMENTATIONS)('push store contract: $name', ({ open }) => {
     expect(drain(store, 't1', 'a')).toEqual(['again']);
   });
 
+  it('queues again for a disabled config made active again (without a re-create)', () => {
+    store.putPushConfig(config('t1', 'a'));
+    store.setPushHealth('t1', 'a', { state: 'disabled', consecutiveFailures: 1, lastError: 'HTTP 410' });
+    store.appendEvent('t1', working('t1', 'while disabled'));
+    store.setPushHealth('t1', 'a', { state: 'active', consecutiveFailures: 0 });
+    expect(store.mayHavePushConfigs('t1')).toBe(true);
+    store.appendEvent('t1', working('t1', 'active again'));
+    expect(drain(store, 't1', 'a')).toEqual(['active again']);
+  });
+
   it('keeps the newest attempts per config, newest first, and forgets them with the config', () => {
     store.putPushConfig(config('t1', 'a'));
     for (let attempt = 1; attempt <= 5; attempt += 1)
