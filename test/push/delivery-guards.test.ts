@@ -97,7 +97,7 @@ describe('the dispatcher guards', () => {
     expect(old.received).toHaveLength(1);
   });
 
-  it("re-creating a failing config through the API makes its waiting deliveries due at once, not at the next probe", async () => {
+  it('re-creating a failing config through the API makes its waiting deliveries due at once, not at the next probe', async () => {
     hub = await startTestHub({ push: { ...TEST_PUSH, failingAfter: 1, retryMaxMs: 600_000 } });
     const down = await receiver(() => ({ status: 503 }));
     const up = await receiver();
@@ -107,7 +107,7 @@ describe('the dispatcher guards', () => {
     await continueTask(task.id);
     await until(() => heldBack(task.id, 'c1', 1 + EVENTS.length), 'the events to wait for the probe');
     const created = await rpc(hub.endpoint, 'CreateTaskPushNotificationConfig', { taskId: task.id, id: 'c1', url: up.url });
-    expect(created.error).toBeUndefined();
+    expect(created.body.error).toBeUndefined();
     await until(() => up.delivered().length === 2 + EVENTS.length, 'every waiting delivery and the new snapshot');
     // The new registration's snapshot is the task as it is now, after the events.
     expect(up.delivered().map((webhook) => labelOf(webhook.frame))).toEqual(['task:input_required', ...EVENTS, 'task:completed']);
