@@ -309,9 +309,12 @@ export class PushDispatcher {
    */
   #settle(delivery: PushDelivery, sentTo: PushConfigRecord, attempt: WebhookAttempt, startedAt: number): void {
     const { store, settings } = this.#options;
-    store.transaction(() => {
+    const applied = store.transaction(() => {
       const current = store.getPushConfig(delivery.taskId, delivery.configId);
-      if (current === undefined || current.secrets !== sentTo.secrets) return this.#settleRowOnly(delivery, attempt);
+      if (current === undefined || current.secrets !== sentTo.secrets) {
+        this.#settleRowOnly(delivery, attempt);
+        return false;
+      }
       store.recordAttempt(
         {
           taskId: delivery.taskId,
@@ -327,13 +330,14 @@ export class PushDispatcher {
         settings.attemptsKept,
       );
       this.#applyOutcome(delivery, current.health, attempt, startedAt);
+      return true;
     });
     this.#options.onAttempt?.({
       outcome: attempt.outcome,
       latencyMs: attempt.latencyMs,
       ...(attempt.status === undefined ? {} : { status: attempt.status }),
     });
-    if (attempt.outcome === 'disabled')
+    if (applied && attempt.outcome === 'disabled')
       this.#options.log?.('warn', 'a push config was disabled: its receiver answered 410 Gone', {
         taskId: delivery.taskId,
         configId: delivery.configId,
