@@ -60,7 +60,7 @@ export interface HubParts {
   readonly presets: PresetRegistry;
   readonly rateLimiter: RateLimiter | undefined;
   readonly streams: StreamTracker;
-  /** Webhook delivery (docs/push.md): `push.dispatcher.kick()` after registering a config. */
+  /** Webhook delivery (docs/push.md): `push.dispatcher.retryNow(taskId, configId)` after registering a config outside the push methods. */
   readonly push: HubPush;
   readonly log: LogFunction;
 }
