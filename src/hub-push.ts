@@ -6,6 +6,7 @@ import { resolvePushSettings, type ResolvedPushSettings } from './push/push-sett
 import { SealedSecretsError, SecretSealer } from './push/sealed-secrets.js';
 import { WebhookSender } from './push/webhook-sender.js';
 import type { PushConfigs, PushOutbox } from './store/push-store.js';
+import type { TaskReads, Transactional } from './store/task-store.js';
 import type { LogFunction } from './support/log.js';
 
 /** The push side of a running hub (HubParts.push). */
@@ -17,8 +18,10 @@ export interface HubPush {
 }
 
 export interface HubPushOptions {
-  readonly store: PushConfigs & PushOutbox;
+  readonly store: PushConfigs & PushOutbox & Transactional & Pick<TaskReads, 'getTaskInfo'>;
   readonly settings: PushSettings | undefined;
+  /** Whether an instance serves push now; see PushDispatcherOptions.pushEnabled. */
+  readonly pushEnabled?: (instanceId: string) => boolean;
   readonly env: NodeJS.ProcessEnv;
   readonly log: LogFunction;
   readonly onAttempt?: (attempt: AttemptObservation) => void;
@@ -40,6 +43,7 @@ export function createHubPush(options: HubPushOptions): HubPush {
     sealer,
     settings,
     log: options.log,
+    ...(options.pushEnabled ? { pushEnabled: options.pushEnabled } : {}),
     ...(options.onAttempt ? { onAttempt: options.onAttempt } : {}),
   });
   return { settings, sealer, dispatcher };

@@ -60,7 +60,7 @@ export interface HubParts {
   readonly presets: PresetRegistry;
   readonly rateLimiter: RateLimiter | undefined;
   readonly streams: StreamTracker;
-  /** Webhook delivery (docs/push.md): `push.dispatcher.kick()` after registering a config. */
+  /** Webhook delivery (docs/push.md): `push.dispatcher.retryNow(taskId, configId)` after registering a config outside the push methods. */
   readonly push: HubPush;
   readonly log: LogFunction;
 }
@@ -111,6 +111,8 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
       settings: config.push,
       env: options.env ?? process.env,
       log,
+      // Read when a delivery is due, from the registry created below (its instances can change at run time).
+      pushEnabled: (instanceId) => inbounds.get(instanceId)?.pushNotifications !== false,
       onAttempt: (attempt) => metrics.recordPushAttempt(attempt.outcome, attempt.latencyMs / 1000),
     }),
   );
@@ -154,7 +156,7 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
   };
   const peers = new PeerTracker(now);
   const control = createControlRouter({
-    deps: { ...parts, peers, kickPush: () => push.dispatcher.kick() },
+    deps: { ...parts, peers, retryPush: (taskId, configId) => push.dispatcher.retryNow(taskId, configId) },
     metrics,
     bodyLimitBytes: Math.min(config.bodyLimitBytes, 1024 * 1024),
     trustProxy: config.trustProxy,
@@ -169,7 +171,7 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
     sealer: push.sealer,
     settings: push.settings,
     now,
-    kick: () => push.dispatcher.kick(),
+    retryNow: (taskId, configId) => push.dispatcher.retryNow(taskId, configId),
   });
   const handler = new A2AHandler(runtime, channels, store, { finalTask: config.streamFinalTask, push: pushConfigs });
   const app = createHttpApp({

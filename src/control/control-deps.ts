@@ -22,8 +22,8 @@ export interface ControlDeps {
   readonly presets: Pick<PresetRegistry, 'list'>;
   readonly tools: Pick<ToolRegistry, 'list'>;
   readonly peers: PeerTracker;
-  /** Wakes the push dispatcher, so that deliveries push.retry made due are attempted now rather than at its next poll. */
-  readonly kickPush: () => void;
+  /** push.retry: the config is active again with its pending deliveries due now, and the dispatcher wakes (PushDispatcher.retryNow). */
+  readonly retryPush: (taskId: string, configId: string) => void;
 }
 
 /**

@@ -1,6 +1,5 @@
 import { CONTROL_ENDPOINTS, type ControlActionTypes } from '../../generated/control/api.js';
 import type { ActionSuccess } from '../../generated/control/types.js';
-import type { PushHealth } from '../store/push-store.js';
 import { OperationError } from '../support/operation-error.js';
 import type { ControlDeps } from './control-deps.js';
 
@@ -16,23 +15,13 @@ const PUSH_READ_PATH = CONTROL_ENDPOINTS['GET /a2a/api/push'].path;
 export const PUSH_ACTION_HANDLERS: {
   readonly [A in PushActionName]: (action: ControlActionTypes[A], deps: ControlDeps) => ActionSuccess;
 } = {
-  'push.retry': ({ taskId, configId }, { store, kickPush }) => {
+  'push.retry': ({ taskId, configId }, { store, retryPush }) => {
     requireTask(store, taskId);
     const record = store.getPushConfig(taskId, configId);
     if (record === undefined)
       throw new OperationError(`task ${taskId} has no push config "${configId}"; GET ${PUSH_READ_PATH}?taskId=${taskId} lists its configs`);
     const { health } = record;
-    // A retry forgets the failures, not the history: the times of the last attempt and success stay.
-    const healthy: PushHealth = {
-      state: 'active',
-      consecutiveFailures: 0,
-      ...(health.lastAttemptAt === undefined ? {} : { lastAttemptAt: health.lastAttemptAt }),
-      ...(health.lastSuccessAt === undefined ? {} : { lastSuccessAt: health.lastSuccessAt }),
-    };
-    // Health first: a disabled config queues deliveries again only once it is active.
-    store.setPushHealth(taskId, configId, healthy);
-    store.rescheduleConfig(taskId, configId, Date.now());
-    kickPush();
+    retryPush(taskId, configId);
     const pending = store.pendingDeliveries(taskId, configId);
     const now = health.state === 'active' ? 'is active' : 'is active again';
     const dropped = health.state === 'disabled' ? '; it had been disabled, and the deliveries dropped then are not restored' : '';

@@ -20,3 +20,16 @@ export function retryDelayMs(failedAttempts: number, settings: BackoffSettings, 
   const jittered = Math.round(step / 2 + random() * (step / 2));
   return retryAfterMs === undefined ? jittered : Math.max(jittered, Math.min(retryAfterMs, settings.retryMaxMs));
 }
+
+/**
+ * The wait before the next probe of a failing config: between half and all of retryMaxMs, so
+ * that configs which started failing together (one receiver down) do not all probe together.
+ */
+export function probeDelayMs(settings: BackoffSettings, random: () => number): number {
+  return Math.round(settings.retryMaxMs / 2 + random() * (settings.retryMaxMs / 2));
+}
+
+/** The shortest gap probeDelayMs gives: a failing config is sent nothing sooner than this after its last attempt. */
+export function minProbeGapMs(settings: BackoffSettings): number {
+  return Math.round(settings.retryMaxMs / 2);
+}

@@ -38,8 +38,12 @@ export interface PushConfigDeps {
   /** The cap and the destination policy; the schema's defaults without it. */
   readonly settings?: Pick<ResolvedPushSettings, 'maxConfigsPerTask' | 'policy'>;
   readonly now: () => string;
-  /** Wakes the delivery machinery once a registration (and its first delivery) is committed. */
-  readonly kick?: () => void;
+  /**
+   * Called once a registration (and its first delivery) is committed: the config's pending
+   * deliveries, which a replaced failing config may have left waiting for a probe, become due
+   * now, and the delivery machinery wakes (PushDispatcher.retryNow).
+   */
+  readonly retryNow?: (taskId: string, configId: string) => void;
 }
 
 /** A registered config as the caller may see it, and its signing secret, which goes out once (WEBHOOK_SECRET_HEADER). */
@@ -96,7 +100,7 @@ export class PushConfigService {
     this.#requireRoom(taskId, stored.id, 'taskId');
     const { store } = this.#deps;
     store.transaction(() => applyOps(store, registrationOps(stored, task)));
-    this.#deps.kick?.();
+    this.#deps.retryNow?.(taskId, stored.id);
     return { config: stored.config, signingSecret };
   }
 
@@ -128,19 +132,21 @@ export class PushConfigService {
       });
     if (violations.length > 0) throw invalidParams(violations, 'invalid push notification config');
     const signingSecret = generateSigningSecret();
-    let registered = false;
+    let registered: StoredPushConfig | undefined;
     return {
       signingSecret,
       get registered() {
-        return registered;
+        return registered !== undefined;
       },
       opsFor: (taskId, snapshot) => {
         const stored = this.#stored(taskId, request, signingSecret);
         this.#requireRoom(taskId, stored.id, 'message.taskId');
-        registered = true;
+        registered = stored;
         return registrationOps(stored, snapshot);
       },
-      committed: () => this.#deps.kick?.(),
+      committed: () => {
+        if (registered !== undefined) this.#deps.retryNow?.(registered.taskId, registered.id);
+      },
     };
   }
 

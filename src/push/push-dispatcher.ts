@@ -9,7 +9,8 @@ import {
   type PushOutbox,
   type PushOutcome,
 } from '../store/push-store.js';
-import { retryDelayMs, type BackoffSettings } from './backoff.js';
+import type { TaskReads, Transactional } from '../store/task-store.js';
+import { minProbeGapMs, probeDelayMs, retryDelayMs, type BackoffSettings } from './backoff.js';
 import { configIdentity, SealedSecretsError, type PushSecrets } from './sealed-secrets.js';
 import type { WebhookAttempt, WebhookRequest } from './webhook-sender.js';
 
@@ -30,7 +31,12 @@ export interface AttemptObservation {
 }
 
 export interface PushDispatcherOptions {
-  readonly store: PushConfigs & PushOutbox;
+  readonly store: PushConfigs & PushOutbox & Transactional & Pick<TaskReads, 'getTaskInfo'>;
+  /**
+   * Whether the instance serves push now (its capabilities.pushNotifications); when it does
+   * not, its tasks' deliveries wait, uncounted, until it does again. Always, without it.
+   */
+  readonly pushEnabled?: (instanceId: string) => boolean;
   readonly sender: { send(webhook: WebhookRequest, signal?: AbortSignal): Promise<WebhookAttempt> };
   readonly sealer: { open(sealed: string, configIdentity: string): PushSecrets };
   readonly settings: DispatcherSettings;
@@ -65,6 +71,11 @@ export class PushDispatcher {
   /** Attempts in flight, by pair key; aborted on close. */
   readonly #inFlight = new Map<string, AbortController>();
   readonly #settled = new Set<Promise<void>>();
+  /**
+   * Pairs whose last attempt could not be read or recorded (a store error), by pair key: not
+   * tried again before `until`, so a store that keeps failing is not hammered with resends.
+   */
+  readonly #cooling = new Map<string, { readonly until: number; readonly errors: number }>();
   #running = false;
   #drainScheduled = false;
   #timer: NodeJS.Timeout | undefined;
@@ -92,7 +103,22 @@ export class PushDispatcher {
    * now", and a re-created config (whose deliveries may wait for a failing config's probe time).
    */
   retryNow(taskId: string, configId: string): void {
-    this.#options.store.rescheduleConfig(taskId, configId, this.#now());
+    const { store } = this.#options;
+    store.transaction(() => {
+      const record = store.getPushConfig(taskId, configId);
+      if (record === undefined) return;
+      const { lastAttemptAt, lastSuccessAt } = record.health;
+      // The failures are forgotten, not the history: the times of the last attempt and success stay.
+      // Health first: a disabled config queues deliveries again only once it is active.
+      store.setPushHealth(taskId, configId, {
+        state: 'active',
+        consecutiveFailures: 0,
+        ...(lastAttemptAt === undefined ? {} : { lastAttemptAt }),
+        ...(lastSuccessAt === undefined ? {} : { lastSuccessAt }),
+      });
+      store.rescheduleConfig(taskId, configId, this.#now());
+    });
+    this.#cooling.delete(deliveryPairKey(taskId, configId));
     this.kick();
   }
 
@@ -138,7 +164,7 @@ export class PushDispatcher {
     const { store, settings } = this.#options;
     try {
       const free = settings.concurrency - this.#inFlight.size;
-      if (free > 0) for (const delivery of store.dueDeliveries(this.#now(), free, new Set(this.#inFlight.keys()))) this.#launch(delivery);
+      if (free > 0) for (const delivery of store.dueDeliveries(this.#now(), free, this.#busyPairs())) this.#launch(delivery);
       this.#arm();
     } catch (error) {
       this.#options.log?.('error', 'the push dispatcher could not read the outbox', { error: String(error) });
@@ -151,8 +177,26 @@ export class PushDispatcher {
     if (this.#inFlight.size >= this.#options.settings.concurrency) return; // a finishing attempt drains again
     const next = this.#options.store.nextDueAt();
     if (next === undefined) return;
-    const wait = next - this.#now();
-    this.#armIn(wait > 0 ? wait : this.#inFlight.size > 0 ? BUSY_RECHECK_MS : 0);
+    const now = this.#now();
+    const wait = next - now;
+    if (wait > 0) return this.#armIn(wait);
+    // The head due now belongs to a busy pair: look again when one may have become free.
+    const coolingEnds = [...this.#cooling.values()].map((cooling) => cooling.until - now).filter((ms) => ms > 0);
+    if (this.#inFlight.size > 0 || coolingEnds.length > 0) return this.#armIn(Math.min(BUSY_RECHECK_MS, ...coolingEnds));
+    this.#armIn(0);
+  }
+
+  /** Pairs not to hand out now: those in flight and those cooling down after a store error. */
+  #busyPairs(): Set<string> {
+    const now = this.#now();
+    const busy = new Set(this.#inFlight.keys());
+    for (const [key, cooling] of this.#cooling) {
+      // A cooled-down pair keeps its error count (the next cooldown grows) until an attempt is
+      // recorded; one not tried for a long while (its config deleted, say) is forgotten.
+      if (cooling.until > now) busy.add(key);
+      else if (now - cooling.until > this.#options.settings.retryMaxMs) this.#cooling.delete(key);
+    }
+    return busy;
   }
 
   #armIn(ms: number): void {
@@ -172,13 +216,20 @@ export class PushDispatcher {
     const controller = new AbortController();
     this.#inFlight.set(key, controller);
     const settled: Promise<void> = this.#attempt(delivery, controller.signal)
-      .catch((error: unknown) => {
-        this.#options.log?.('error', 'a push delivery attempt could not be recorded', {
-          taskId: delivery.taskId,
-          configId: delivery.configId,
-          error: String(error),
-        });
-      })
+      .then(
+        () => {
+          this.#cooling.delete(key);
+        },
+        (error: unknown) => {
+          const errors = (this.#cooling.get(key)?.errors ?? 0) + 1;
+          this.#cooling.set(key, { until: this.#now() + retryDelayMs(errors, this.#options.settings, this.#random()), errors });
+          this.#options.log?.('error', 'a push delivery attempt could not be recorded', {
+            taskId: delivery.taskId,
+            configId: delivery.configId,
+            error: String(error),
+          });
+        },
+      )
       .finally(() => {
         this.#inFlight.delete(key);
         this.#settled.delete(settled);
@@ -192,11 +243,32 @@ export class PushDispatcher {
     const config = store.getPushConfig(delivery.taskId, delivery.configId);
     // Deleted or disabled since it was handed out: the store has dropped (or is dropping) its deliveries.
     if (config === undefined || config.health.state === 'disabled') return;
+    const holdUntil = this.#holdUntil(config);
+    if (holdUntil !== undefined) return store.rescheduleConfig(delivery.taskId, delivery.configId, holdUntil);
     const startedAt = this.#now();
     const attempt = await this.#send(delivery, config, signal);
     // Aborted by close(): not the receiver's failure; the delivery stays as it was for the next start.
     if (signal.aborted && !this.#running) return;
     this.#settle(delivery, config, attempt, startedAt);
+  }
+
+  /**
+   * When a config must not be sent to now, the time its deliveries wait until (no attempt is
+   * counted): its instance has push turned off, or it is failing and was tried too recently,
+   * whatever is at its head (a new event included).
+   */
+  #holdUntil(config: PushConfigRecord): number | undefined {
+    const { store, settings, pushEnabled } = this.#options;
+    const now = this.#now();
+    if (pushEnabled !== undefined) {
+      const instanceId = store.getTaskInfo(config.taskId)?.instanceId;
+      if (instanceId !== undefined && !pushEnabled(instanceId)) return now + settings.retryMaxMs;
+    }
+    const { state, lastAttemptAt } = config.health;
+    if (state !== 'failing' || lastAttemptAt === undefined) return undefined;
+    const last = Date.parse(lastAttemptAt);
+    if (now - last >= minProbeGapMs(settings)) return undefined;
+    return last + probeDelayMs(settings, this.#random());
   }
 
   async #send(delivery: PushDelivery, config: PushConfigRecord, signal: AbortSignal): Promise<WebhookAttempt> {
@@ -229,32 +301,61 @@ export class PushDispatcher {
     );
   }
 
-  /** The outcome's consequences for the delivery and the config's health, and the attempt log. */
-  #settle(delivery: PushDelivery, config: PushConfigRecord, attempt: WebhookAttempt, startedAt: number): void {
+  /**
+   * The outcome's consequences for the delivery and the config's health, and the attempt log,
+   * in one transaction so that none is half applied. The config is read again: if it was
+   * deleted or re-created (a new signing secret, so new secrets) while the attempt was out,
+   * the outcome says nothing about the config now stored, and only the delivery row is settled.
+   */
+  #settle(delivery: PushDelivery, sentTo: PushConfigRecord, attempt: WebhookAttempt, startedAt: number): void {
     const { store, settings } = this.#options;
-    const now = this.#now();
-    const at = new Date(startedAt).toISOString();
-    const { taskId, configId } = delivery;
-    store.recordAttempt(
-      {
-        taskId,
-        configId,
-        deliveryId: delivery.id,
-        at,
-        attempt: delivery.attempts + 1,
-        outcome: attempt.outcome,
-        latencyMs: attempt.latencyMs,
-        ...(attempt.status === undefined ? {} : { status: attempt.status }),
-        ...(attempt.error === undefined ? {} : { error: attempt.error }),
-      },
-      settings.attemptsKept,
-    );
+    const applied = store.transaction(() => {
+      const current = store.getPushConfig(delivery.taskId, delivery.configId);
+      if (current === undefined || current.secrets !== sentTo.secrets) {
+        this.#settleRowOnly(delivery, attempt);
+        return false;
+      }
+      store.recordAttempt(
+        {
+          taskId: delivery.taskId,
+          configId: delivery.configId,
+          deliveryId: delivery.id,
+          at: new Date(startedAt).toISOString(),
+          attempt: delivery.attempts + 1,
+          outcome: attempt.outcome,
+          latencyMs: attempt.latencyMs,
+          ...(attempt.status === undefined ? {} : { status: attempt.status }),
+          ...(attempt.error === undefined ? {} : { error: attempt.error }),
+        },
+        settings.attemptsKept,
+      );
+      this.#applyOutcome(delivery, current.health, attempt, startedAt);
+      return true;
+    });
     this.#options.onAttempt?.({
       outcome: attempt.outcome,
       latencyMs: attempt.latencyMs,
       ...(attempt.status === undefined ? {} : { status: attempt.status }),
     });
-    const before = config.health;
+    if (applied && attempt.outcome === 'disabled')
+      this.#options.log?.('warn', 'a push config was disabled: its receiver answered 410 Gone', {
+        taskId: delivery.taskId,
+        configId: delivery.configId,
+      });
+  }
+
+  /** The config the attempt went to is gone: a delivered or refused-for-good row leaves, any other goes out again now (to the new config). */
+  #settleRowOnly(delivery: PushDelivery, attempt: WebhookAttempt): void {
+    const { store } = this.#options;
+    if (attempt.outcome === 'delivered' || attempt.outcome === 'failed') store.completeDelivery(delivery.id);
+    else store.retryDelivery(delivery.id, this.#now());
+  }
+
+  #applyOutcome(delivery: PushDelivery, before: PushHealth, attempt: WebhookAttempt, startedAt: number): void {
+    const { store, settings } = this.#options;
+    const now = this.#now();
+    const at = new Date(startedAt).toISOString();
+    const { taskId, configId } = delivery;
     const kept = before.lastSuccessAt === undefined ? {} : { lastSuccessAt: before.lastSuccessAt };
     switch (attempt.outcome) {
       case 'delivered': {
@@ -266,14 +367,13 @@ export class PushDispatcher {
       }
       case 'disabled':
         store.setPushHealth(taskId, configId, this.#failure(before, 'disabled', attempt, at, kept));
-        this.#options.log?.('warn', 'a push config was disabled: its receiver answered 410 Gone', { taskId, configId });
         return;
       case 'failed': {
         // The receiver will never take this one (a 4xx, a 3xx): drop it, count the failure.
         store.completeDelivery(delivery.id);
         const health = this.#failure(before, undefined, attempt, at, kept);
         store.setPushHealth(taskId, configId, health);
-        if (health.state === 'failing') store.rescheduleConfig(taskId, configId, now + settings.retryMaxMs);
+        if (health.state === 'failing') store.rescheduleConfig(taskId, configId, now + probeDelayMs(settings, this.#random()));
         return;
       }
       case 'retry':
@@ -283,8 +383,8 @@ export class PushDispatcher {
         store.setPushHealth(taskId, configId, health);
         const delay =
           health.state === 'failing'
-            ? settings.retryMaxMs
-            : retryDelayMs(delivery.attempts + 1, settings, this.#options.random ?? Math.random, attempt.retryAfterMs);
+            ? probeDelayMs(settings, this.#random())
+            : retryDelayMs(delivery.attempts + 1, settings, this.#random(), attempt.retryAfterMs);
         store.retryDelivery(delivery.id, now + delay);
         return;
       }
@@ -306,6 +406,10 @@ export class PushDispatcher {
       ...(attempt.error === undefined ? {} : { lastError: attempt.error }),
       ...kept,
     };
+  }
+
+  #random(): () => number {
+    return this.#options.random ?? Math.random;
   }
 
   #now(): number {

@@ -83,7 +83,7 @@ describe('the control router decides by the socket address, never by headers', (
       routers.set(
         trustProxy,
         createControlRouter({
-          deps: { ...hub, peers: new PeerTracker(() => new Date().toISOString()), kickPush: () => (kicks += 1) },
+          deps: { ...hub, peers: new PeerTracker(() => new Date().toISOString()), retryPush: () => (kicks += 1) },
           metrics: new HubMetrics({ tasksByState: () => ({}), openStreams: () => 0, sessions: () => 0, rateLimitRejections: () => 0 }),
           bodyLimitBytes: 4096,
           trustProxy,

@@ -21,7 +21,8 @@ import { sendTask } from '../helpers/tasks.js';
  * and the push.retry and push.delete actions. Configs, attempts and health are put straight
  * into the hub's store (what the dispatcher would write), so each test states exactly what
  * the API must show. The control router is served here on its own 127.0.0.1 port with the
- * hub's parts and a kickPush that counts, so that a retry is seen to wake the dispatcher.
+ * hub's parts and a retryPush that counts and calls the (closed) dispatcher's retryNow, so that a
+ * retry is seen to go through the one retry path.
  * Every answer is kept, and none may carry a push secret.
  */
 
@@ -97,8 +98,14 @@ function isDue(taskId: string, configId: string): boolean {
 
 beforeAll(async () => {
   hub = await startTestHub();
+  // The store holds exactly what each test put there: no delivery is attempted behind its back.
+  await hub.push.dispatcher.close();
+  const retryPush = (taskId: string, configId: string): void => {
+    kicks += 1;
+    hub.push.dispatcher.retryNow(taskId, configId);
+  };
   const router = createControlRouter({
-    deps: { ...hub, peers: new PeerTracker(() => new Date().toISOString()), kickPush: () => (kicks += 1) },
+    deps: { ...hub, peers: new PeerTracker(() => new Date().toISOString()), retryPush },
     metrics: new HubMetrics({ tasksByState: () => ({}), openStreams: () => 0, sessions: () => 0, rateLimitRejections: () => 0 }),
     bodyLimitBytes: 64 * 1024,
     trustProxy: false,
