@@ -33,8 +33,11 @@ export type SignedHeaders = {
   readonly [WEBHOOK_SIGNATURE_HEADER]: string;
 };
 
-/** The three headers of one attempt: the id stays the same across retries, the timestamp is the attempt's. */
-export function signWebhook(secret: string, id: string, body: string, timestampSeconds: number): SignedHeaders {
+/**
+ * The three headers of one attempt: the id stays the same across retries, the timestamp is the attempt's.
+ * `body` must be exactly what is sent: a string is signed as its UTF-8 bytes.
+ */
+export function signWebhook(secret: string, id: string, body: string | Uint8Array, timestampSeconds: number): SignedHeaders {
   const key = secretKey(secret);
   if (key === undefined) throw new TypeError('a signing secret is whsec_ followed by base64');
   const timestamp = String(Math.floor(timestampSeconds));
@@ -80,8 +83,7 @@ export function verifyWebhook(options: VerifyOptions): WebhookVerdict {
   const now = options.nowSeconds ?? Date.now() / 1000;
   const tolerance = options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS;
   if (Math.abs(now - seconds) > tolerance) return { ok: false, reason: `webhook-timestamp is more than ${tolerance} s from now` };
-  const body = typeof options.body === 'string' ? options.body : Buffer.from(options.body).toString('utf8');
-  const expected = Buffer.from(hmac(key, id, timestamp, body), 'base64');
+  const expected = Buffer.from(hmac(key, id, timestamp, options.body), 'base64');
   for (const entry of signatures.split(' ')) {
     const [version, signature] = entry.split(',', 2);
     if (version !== 'v1' || signature === undefined) continue;
@@ -91,8 +93,12 @@ export function verifyWebhook(options: VerifyOptions): WebhookVerdict {
   return { ok: false, reason: 'no v1 signature matches the body' };
 }
 
-function hmac(key: Buffer, id: string, timestamp: string, body: string): string {
-  return createHmac('sha256', key).update(`${id}.${timestamp}.${body}`).digest('base64');
+/**
+ * The MAC covers the body's bytes as they are: decoding them to text first would map every
+ * invalid UTF-8 sequence to U+FFFD, and two different bodies would then share one signature.
+ */
+function hmac(key: Buffer, id: string, timestamp: string, body: string | Uint8Array): string {
+  return createHmac('sha256', key).update(`${id}.${timestamp}.`).update(body).digest('base64');
 }
 
 function secretKey(secret: string): Buffer | undefined {

@@ -26,6 +26,11 @@ export interface WebhookReceiverOptions {
   readonly answerStatus?: number;
   /** Called for every request recorded, good or refused, after it was answered. */
   readonly onDelivery?: (delivery: WebhookDelivery) => void;
+  /**
+   * How many deliveries `deliveries` keeps, newest last (default 1000), and as many accepted
+   * webhook-ids are remembered to mark duplicates: a receiver left running must not grow forever.
+   */
+  readonly historyLimit?: number;
 }
 
 export type SignatureCheck = 'ok' | 'bad' | 'none';
@@ -47,7 +52,7 @@ export interface WebhookDelivery {
   readonly duplicate: boolean;
   /** The request headers as received (Authorization included: this is the receiver's own record). */
   readonly headers: IncomingHttpHeaders;
-  /** The raw body. */
+  /** The body as UTF-8 text (the signature was checked over its raw bytes). */
   readonly body: string;
   /** The parsed StreamResponse, when the body was one. */
   readonly frame?: StreamResponse;
@@ -58,15 +63,19 @@ export interface WebhookDelivery {
 export interface WebhookReceiver {
   /** Where to point a push config, e.g. `http://127.0.0.1:40123/`. */
   readonly url: string;
-  /** Every request recorded, in arrival order. */
+  /** The newest `historyLimit` requests recorded, in arrival order. */
   readonly deliveries: readonly WebhookDelivery[];
   close(): Promise<void>;
 }
 
 /** Larger bodies get 413 unread: one StreamResponse of a test agent is far smaller. */
 const BODY_LIMIT_BYTES = 10 * 1024 * 1024;
+const DEFAULT_HISTORY_LIMIT = 1000;
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
 export async function startWebhookReceiver(options: WebhookReceiverOptions = {}): Promise<WebhookReceiver> {
+  const limit = options.historyLimit ?? DEFAULT_HISTORY_LIMIT;
+  if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError(`historyLimit is a whole number of at least 1, not ${limit}`);
   const deliveries: WebhookDelivery[] = [];
   const accepted = new Set<string>();
   const server = createServer((request, response) => {
@@ -75,7 +84,8 @@ export async function startWebhookReceiver(options: WebhookReceiverOptions = {})
         answer(response, judged);
         if (judged.delivery === undefined) return;
         deliveries.push(judged.delivery);
-        if (judged.delivery.status < 300 && judged.delivery.webhookId !== undefined) accepted.add(judged.delivery.webhookId);
+        if (deliveries.length > limit) deliveries.shift();
+        if (judged.delivery.status < 300 && judged.delivery.webhookId !== undefined) remember(accepted, judged.delivery.webhookId, limit);
         options.onDelivery?.(judged.delivery);
       },
       // Only reading the body can fail (the sender went away mid-request): there is no one left to answer.
@@ -115,27 +125,30 @@ async function receive(request: IncomingMessage, options: WebhookReceiverOptions
     request.resume();
     return { status: 405, reason: 'webhooks are POSTed', headers: { allow: 'POST' } };
   }
-  const body = await readBody(request);
+  const bytes = await readBody(request);
+  const body = bytes === undefined ? undefined : utf8(bytes);
   const webhookId = headerText(request.headers, WEBHOOK_ID_HEADER);
   const webhookTimestamp = headerText(request.headers, WEBHOOK_TIMESTAMP_HEADER);
   const base = {
     receivedAt: new Date().toISOString(),
     path: request.url ?? '/',
     headers: request.headers,
-    body: body ?? '',
+    body: body ?? bytes?.toString('utf8') ?? '',
     duplicate: webhookId !== undefined && accepted.has(webhookId),
     ...(webhookId === undefined ? {} : { webhookId }),
     ...(webhookTimestamp === undefined ? {} : { webhookTimestamp }),
   };
   const signature =
-    options.secret === undefined ? undefined : verifyWebhook({ secret: options.secret, body: body ?? '', headers: request.headers });
+    options.secret === undefined || bytes === undefined
+      ? undefined
+      : verifyWebhook({ secret: options.secret, body: bytes, headers: request.headers });
   const check: SignatureCheck = signature === undefined ? 'none' : signature.ok ? 'ok' : 'bad';
   const refuse = (status: number, reason: string, extra: Partial<WebhookDelivery> = {}): Judged => ({
     status,
     reason,
     delivery: { ...base, ...extra, status, reason, signature: check },
   });
-  if (body === undefined) return refuse(413, `the body is larger than ${BODY_LIMIT_BYTES} bytes`);
+  if (bytes === undefined) return refuse(413, `the body is larger than ${BODY_LIMIT_BYTES} bytes`);
   const mediaType = (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
   if (mediaType !== MEDIA_TYPES.a2aJson) {
     return refuse(
@@ -144,6 +157,7 @@ async function receive(request: IncomingMessage, options: WebhookReceiverOptions
     );
   }
   if (signature !== undefined && !signature.ok) return refuse(401, `signature: ${signature.reason}`);
+  if (body === undefined) return refuse(400, 'the body is not valid UTF-8');
   const parsed = parseFrame(body);
   if (!parsed.ok) return refuse(400, parsed.reason);
   const summary = summarizeFrame(parsed.frame);
@@ -176,8 +190,8 @@ function describeViolations(violations: readonly FieldViolation[]): string {
     .join('; ');
 }
 
-/** The body as text, or undefined when it is over the limit (the rest is not read). */
-async function readBody(request: IncomingMessage): Promise<string | undefined> {
+/** The raw body, or undefined when it is over the limit (the rest is not read). */
+async function readBody(request: IncomingMessage): Promise<Buffer | undefined> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of request as AsyncIterable<Buffer>) {
@@ -188,7 +202,22 @@ async function readBody(request: IncomingMessage): Promise<string | undefined> {
     }
     chunks.push(chunk);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
+}
+
+function utf8(bytes: Buffer): string | undefined {
+  try {
+    return UTF8.decode(bytes);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Adds `id`, forgetting the oldest once more than `limit` are held (a Set iterates in insertion order). */
+function remember(ids: Set<string>, id: string, limit: number): void {
+  ids.delete(id);
+  ids.add(id);
+  if (ids.size > limit) ids.delete(ids.values().next().value as string);
 }
 
 function headerText(headers: IncomingHttpHeaders, name: string): string | undefined {

@@ -35,6 +35,20 @@ describe('Standard Webhooks signatures', () => {
     expect(verifyWebhook({ secret: generateSigningSecret(), body, headers, nowSeconds: NOW }).ok).toBe(false);
   });
 
+  it('signs the body bytes as they are: bodies that decode to the same text do not share a signature', () => {
+    const first = Buffer.from([0x7b, 0xff, 0x7d]);
+    const second = Buffer.from([0x7b, 0xfe, 0x7d]);
+    expect(first.toString('utf8')).toBe(second.toString('utf8'));
+    const headers = signWebhook(secret, 'msg_1', first, NOW);
+    expect(verifyWebhook({ secret, body: first, headers, nowSeconds: NOW }).ok).toBe(true);
+    expect(verifyWebhook({ secret, body: second, headers, nowSeconds: NOW }).ok).toBe(false);
+    expect(verifyWebhook({ secret, body: first.toString('utf8'), headers, nowSeconds: NOW }).ok).toBe(false);
+    // A text body is signed as its UTF-8 bytes, so either form verifies.
+    const text = '{"note":"héllo ✓"}';
+    const signed = signWebhook(secret, 'msg_2', text, NOW);
+    expect(verifyWebhook({ secret, body: new TextEncoder().encode(text), headers: signed, nowSeconds: NOW }).ok).toBe(true);
+  });
+
   it('refuses stale and future timestamps beyond the tolerance, and missing headers', () => {
     const headers = signWebhook(secret, 'msg_1', body, NOW);
     expect(verifyWebhook({ secret, body, headers, nowSeconds: NOW + 301 })).toEqual({

@@ -154,6 +154,43 @@ describe('startWebhookReceiver', () => {
     expect(hub.deliveries.map((delivery) => delivery.status)).toEqual([400, 400, 400, 400]);
   });
 
+  it('checks the signature over the raw bytes and refuses a body that is not UTF-8 with 400', async () => {
+    const hub = await start({ secret: SECRET });
+    const bytes = Buffer.concat([Buffer.from(JSON.stringify(STATUS_UPDATE).slice(0, -1)), Buffer.from([0xff]), Buffer.from('}')]);
+    const post = (signedBytes: Buffer) =>
+      fetch(hub.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/a2a+json', ...signWebhook(SECRET, 'msg_raw', signedBytes, Date.now() / 1000) },
+        body: bytes,
+      });
+    // Signed over other bytes that decode to the same text: the signature does not match.
+    const lookalike = Buffer.from(bytes);
+    lookalike[lookalike.length - 2] = 0xfe;
+    const forged = await post(lookalike);
+    expect(forged.status).toBe(401);
+    const genuine = await post(bytes);
+    expect(genuine.status).toBe(400);
+    expect(errorOf(await genuine.text())).toBe('the body is not valid UTF-8');
+    expect(hub.deliveries.map((delivery) => [delivery.status, delivery.signature])).toEqual([
+      [401, 'bad'],
+      [400, 'ok'],
+    ]);
+  });
+
+  it('keeps the newest historyLimit deliveries and still marks a recent retry as a duplicate', async () => {
+    const hub = await start({ historyLimit: 3 });
+    const send = (id: string) => deliver(hub.url, STATUS_UPDATE, { id });
+    for (let n = 1; n <= 5; n += 1) expect((await send(`msg_${n}`)).status).toBe(204);
+    expect(hub.deliveries.map((delivery) => delivery.webhookId)).toEqual(['msg_3', 'msg_4', 'msg_5']);
+    await send('msg_5');
+    await send('msg_1');
+    expect(hub.deliveries.slice(-2).map((delivery) => [delivery.webhookId, delivery.duplicate])).toEqual([
+      ['msg_5', true],
+      ['msg_1', false],
+    ]);
+    await expect(startWebhookReceiver({ historyLimit: 0 })).rejects.toThrow(/historyLimit/);
+  });
+
   it('checks the expected task id', async () => {
     const hub = await start({ expectTaskId: 'task-1' });
     expect((await deliver(hub.url, STATUS_UPDATE)).status).toBe(204);
