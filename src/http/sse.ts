@@ -21,12 +21,15 @@ export function openSse(ctx: Context, heartbeatMs: number, headers: Record<strin
   const listeners: (() => void)[] = [];
   let closed = false;
   ctx.status = 200;
+  // A Cache-Control already set (no-store on an answer carrying a secret) replaces no-cache, but
+  // a stream must never be transformed (compressed, buffered) by a proxy, so no-transform stays.
+  const { 'Cache-Control': given = ctx.response.get('Cache-Control') || 'no-cache', ...rest } = headers;
   ctx.set({
     'Content-Type': `${MEDIA_TYPES.eventStream}; charset=utf-8`,
-    'Cache-Control': 'no-cache, no-transform',
+    'Cache-Control': `${given}, no-transform`,
     Connection: 'keep-alive',
     'X-Accel-Buffering': 'no',
-    ...headers,
+    ...rest,
   });
   ctx.body = body;
   ctx.req.socket.setTimeout(0);

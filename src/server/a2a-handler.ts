@@ -4,7 +4,7 @@ import { isInterruptedState, isTerminalState } from '../../generated/a2a/1.0/tas
 import type { ListTasksResponse, SendMessageRequest, SendMessageResponse, Task } from '../../generated/a2a/1.0/types.js';
 import type { FieldViolationReason } from '../../generated/hub/field-violations.js';
 import { a2aError } from '../protocol/a2a-error.js';
-import { WEBHOOK_SECRET_HEADER } from '../protocol/push-headers.js';
+import { signingSecretHeaders } from '../protocol/push-headers.js';
 import { admitsText, mediaRangeCovers, mediaTypeOfPart } from '../protocol/media-types.js';
 import type { InlineRegistration, PushConfigService, PushScope } from '../push/push-configs.js';
 import { InvalidCursorError, tenantOf, type EventLog, type TaskReads } from '../store/task-store.js';
@@ -346,7 +346,7 @@ function scopeOf(context: ScopedCall): PushScope {
 }
 
 function secretHeader(signingSecret: string): ResponseHeaders {
-  return { [WEBHOOK_SECRET_HEADER]: signingSecret };
+  return signingSecretHeaders(signingSecret);
 }
 
 /** The inline config's secret, once the runtime registered it: not for a direct reply, nor for a resend. */

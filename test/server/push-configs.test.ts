@@ -130,6 +130,7 @@ describe.each(WIRES.map((wire) => [wire.name, wire] as const))('push configs ove
     expect(config.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
     expect(config).toEqual({ id: config.id, taskId: task.id, url: RECEIVER, authentication: { scheme: 'Bearer' } });
     expect(created.headers.get(WEBHOOK_SECRET_HEADER)).toMatch(/^whsec_[A-Za-z0-9+/]+=*$/);
+    expect(created.headers.get('cache-control'), 'no cache keeps the one copy of the secret').toBe('no-store');
 
     const got = await wire.call(hub.endpoint, 'GetTaskPushNotificationConfig', { taskId: task.id, id: config.id });
     expect(got.result).toEqual(config);
@@ -296,6 +297,7 @@ describe('the inline config of SendMessage and SendStreamingMessage', () => {
     const task = response.body.result?.task as Task;
     expect(task.status.state).toBe('TASK_STATE_COMPLETED');
     expect(response.headers.get(WEBHOOK_SECRET_HEADER)).toMatch(/^whsec_/);
+    expect(response.headers.get('cache-control')).toBe('no-store');
     const config = await JSON_RPC.call(hub.endpoint, 'GetTaskPushNotificationConfig', { taskId: task.id, id: 'inline' });
     expect(config.result).toEqual({ id: 'inline', taskId: task.id, url: RECEIVER });
     const frames = drainOutbox(hub, task.id, 'inline');
@@ -314,6 +316,7 @@ describe('the inline config of SendMessage and SendStreamingMessage', () => {
         ? (await stream(hub.endpoint, 'SendStreamingMessage', params)).headers
         : (await restStream(hub.endpoint, 'SendStreamingMessage', params)).headers;
     expect(headers.get(WEBHOOK_SECRET_HEADER)).toMatch(/^whsec_/);
+    expect(headers.get('cache-control')).toBe('no-store, no-transform');
   });
 
   it('registers it on the task a message continues, starting from that task', async () => {
