@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { InlinePushConfig } from '../client/a2a-client.js';
+import { isFieldValue, isHttpToken, MAX_HEADER_VALUE_LENGTH } from '../support/http-syntax.js';
 
 /**
  * `send --push-url URL [--push-token TOKEN] [--push-auth "SCHEME CREDENTIALS"]`: the inline push
@@ -14,9 +15,10 @@ export interface PushFlags {
   pushAuth?: string;
 }
 
-/** An HTTP token (RFC 9110 §5.6.2), what an authentication scheme must be. */
-const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-const LINE_BREAK = /[\r\n]/;
+/** A value the agent will send in a header: one line, no control characters, not over the hub's limit. */
+function headerValue(value: string): boolean {
+  return value.length <= MAX_HEADER_VALUE_LENGTH && isFieldValue(value);
+}
 
 /** The config the flags describe, undefined without --push-url, or the usage problem in words. */
 export function pushConfigOf(flags: PushFlags): { config?: InlinePushConfig } | { problem: string } {
@@ -35,8 +37,10 @@ export function pushConfigOf(flags: PushFlags): { config?: InlinePushConfig } | 
     return { problem: `--push-url takes an http or https URL, got ${url.protocol.slice(0, -1)}` };
   if (url.username !== '' || url.password !== '')
     return { problem: '--push-url must not carry credentials; give them with --push-auth "SCHEME CREDENTIALS"' };
-  if (flags.pushToken !== undefined && (flags.pushToken === '' || LINE_BREAK.test(flags.pushToken)))
-    return { problem: '--push-token takes a non-empty value on one line' };
+  if (flags.pushToken !== undefined && (flags.pushToken === '' || !headerValue(flags.pushToken)))
+    return {
+      problem: `--push-token takes a non-empty value on one line, without control characters, of at most ${MAX_HEADER_VALUE_LENGTH} characters`,
+    };
   const authentication = flags.pushAuth === undefined ? undefined : authenticationOf(flags.pushAuth);
   if (typeof authentication === 'string') return { problem: authentication };
   return {
@@ -53,8 +57,9 @@ export function pushConfigOf(flags: PushFlags): { config?: InlinePushConfig } | 
 function authenticationOf(value: string): InlinePushConfig['authentication'] | string {
   const [scheme = '', ...rest] = value.trim().split(/ +/);
   const credentials = rest.join(' ');
-  if (!TOKEN.test(scheme))
+  if (!isHttpToken(scheme) || scheme.length > MAX_HEADER_VALUE_LENGTH)
     return `--push-auth takes "SCHEME CREDENTIALS" with an HTTP auth scheme such as Bearer or Basic, got scheme ${JSON.stringify(scheme)}`;
-  if (LINE_BREAK.test(credentials)) return '--push-auth credentials must be on one line';
+  if (!headerValue(credentials))
+    return `--push-auth credentials must be one line, without control characters, of at most ${MAX_HEADER_VALUE_LENGTH} characters`;
   return credentials === '' ? { scheme } : { scheme, credentials };
 }

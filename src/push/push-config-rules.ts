@@ -1,6 +1,7 @@
 import type { FieldViolation, TaskPushNotificationConfig } from '../../generated/a2a/1.0/types.js';
 import type { FieldViolationReason } from '../../generated/hub/field-violations.js';
 import { checkUrl, UrlPolicyError, type UrlPolicy } from '../net/destination-policy.js';
+import { isFieldValue, isHttpToken, MAX_HEADER_VALUE_LENGTH } from '../support/http-syntax.js';
 
 /**
  * What a push config must be before a2a-hub stores it, beyond its schema: rules that the
@@ -14,10 +15,6 @@ export const MAX_URL_LENGTH = 2048;
 /** Longest config id taken: it is a path segment of the HTTP+JSON routes and part of every delivery's key. */
 export const MAX_CONFIG_ID_LENGTH = 128;
 
-/** RFC 9110 §5.6.2 token: what an authentication scheme name is (§11.1). */
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-/** RFC 9110 §5.5 field-value characters: visible ASCII, space, tab and obs-text; no CR, LF or other control character. */
-const FIELD_VALUE = /^[\t\u0020-\u007e\u0080-\u00ff]*$/;
 /** What a path segment cannot carry, even percent-encoded: a2a-hub's routes match one segment, decoded. */
 function unfitForSegment(id: string): boolean {
   if (id === '.' || id === '..') return true;
@@ -44,19 +41,22 @@ export function configViolations(config: TaskPushNotificationConfig, policy: Url
     const id = idProblem(config.id);
     if (id !== undefined) violations.push({ field: at('id'), description: id, reason: INVALID });
   }
-  if (config.token !== undefined && !FIELD_VALUE.test(config.token))
-    violations.push({ field: at('token'), description: headerValueProblem('A2A-Notification-Token'), reason: INVALID });
+  const header = (field: string, value: string | undefined, name: string): void => {
+    const problem = value === undefined ? undefined : headerValueProblem(value, name);
+    if (problem !== undefined) violations.push({ field: at(field), description: problem, reason: INVALID });
+  };
+  header('token', config.token, 'A2A-Notification-Token');
   const auth = config.authentication;
   if (auth !== undefined) {
-    if (!TOKEN.test(auth.scheme))
+    if (auth.scheme.length > MAX_HEADER_VALUE_LENGTH) header('authentication.scheme', auth.scheme, 'Authorization');
+    else if (!isHttpToken(auth.scheme))
       violations.push({
         field: at('authentication.scheme'),
         description:
           "must be an HTTP authentication scheme name (an RFC 9110 token: letters, digits and !#$%&'*+-.^_`|~, no space), e.g. Bearer or Basic",
         reason: INVALID,
       });
-    if (auth.credentials !== undefined && !FIELD_VALUE.test(auth.credentials))
-      violations.push({ field: at('authentication.credentials'), description: headerValueProblem('Authorization'), reason: INVALID });
+    header('authentication.credentials', auth.credentials, 'Authorization');
   }
   return violations;
 }
@@ -94,6 +94,11 @@ function idProblem(id: string): string | undefined {
   return undefined;
 }
 
-function headerValueProblem(header: string): string {
-  return `is sent in the ${header} header of every delivery, so it must be a valid header value: no CR, LF or other control character`;
+/** What keeps `value` from going out in the `header` of every delivery, if anything. The length is told, never the value. */
+function headerValueProblem(value: string, header: string): string | undefined {
+  if (value.length > MAX_HEADER_VALUE_LENGTH)
+    return `is ${value.length} characters long; a value sent in the ${header} header may have at most ${MAX_HEADER_VALUE_LENGTH}`;
+  if (!isFieldValue(value))
+    return `is sent in the ${header} header of every delivery, so it must be a valid header value: no CR, LF or other control character`;
+  return undefined;
 }

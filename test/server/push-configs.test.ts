@@ -244,6 +244,14 @@ describe.each(WIRES.map((wire) => [wire.name, wire] as const))('push configs ove
     ['LF in the token', { url: RECEIVER, token: 'abc\ndef' }, 'token'],
     ['an id with a slash', { url: RECEIVER, id: 'a/b' }, 'id'],
     ['an absurdly long id', { url: RECEIVER, id: 'x'.repeat(500) }, 'id'],
+    ['a URL over 2048 characters', { url: `${RECEIVER}?${'q'.repeat(2048)}` }, 'url'],
+    ['a token over 4096 characters', { url: RECEIVER, token: 't'.repeat(4097) }, 'token'],
+    ['a scheme over 4096 characters', { url: RECEIVER, authentication: { scheme: 'B'.repeat(4097) } }, 'authentication.scheme'],
+    [
+      'credentials over 4096 characters',
+      { url: RECEIVER, authentication: { scheme: 'Bearer', credentials: 'c'.repeat(4097) } },
+      'authentication.credentials',
+    ],
   ];
 
   it.each(INVALID)('refuses %s with InvalidParams naming the field', async (_what, config, field) => {
