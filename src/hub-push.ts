@@ -1,3 +1,4 @@
+import type { LookupFunction } from 'node:net';
 import type { PushSettings } from '../generated/hub/types.js';
 import { guardedAgent } from './net/guarded-agent.js';
 import { ConfigError } from './config.js';
@@ -25,6 +26,8 @@ export interface HubPushOptions {
   readonly env: NodeJS.ProcessEnv;
   readonly log: LogFunction;
   readonly onAttempt?: (attempt: AttemptObservation) => void;
+  /** The resolver deliveries connect through (default: node:dns lookup); HubOptions.lookup. */
+  readonly lookup?: LookupFunction;
 }
 
 /**
@@ -36,7 +39,11 @@ export interface HubPushOptions {
 export function createHubPush(options: HubPushOptions): HubPush {
   const settings = resolvePushSettings(options.settings);
   const sealer = sealerFrom(settings.secretKeyEnv, options.env);
-  const sender = new WebhookSender({ policy: settings.policy, dispatcher: guardedAgent(settings.policy), timeoutMs: settings.timeoutMs });
+  const sender = new WebhookSender({
+    policy: settings.policy,
+    dispatcher: guardedAgent(settings.policy, options.lookup),
+    timeoutMs: settings.timeoutMs,
+  });
   const dispatcher = new PushDispatcher({
     store: options.store,
     sender,

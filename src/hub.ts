@@ -1,3 +1,4 @@
+import type { LookupFunction } from 'node:net';
 import { mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -43,6 +44,11 @@ export interface HubOptions extends Partial<ResolvedHubConfig> {
   readonly env?: NodeJS.ProcessEnv;
   /** Extra routers (the control API) to mount. */
   readonly routers?: (hub: HubParts) => readonly Router[];
+  /**
+   * The resolver for webhook hosts, when a push config is registered and when a delivery connects
+   * (default: node:dns lookup). For tests, and for a hub that must resolve through its own DNS.
+   */
+  readonly lookup?: LookupFunction;
 }
 
 /** The pieces a running hub is made of, for the control API and for tests. */
@@ -111,6 +117,7 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
       settings: config.push,
       env: options.env ?? process.env,
       log,
+      ...(options.lookup ? { lookup: options.lookup } : {}),
       // Read when a delivery is due, from the registry created below (its instances can change at run time).
       pushEnabled: (instanceId) => inbounds.get(instanceId)?.pushNotifications !== false,
       onAttempt: (attempt) => metrics.recordPushAttempt(attempt.outcome, attempt.latencyMs / 1000),
@@ -172,6 +179,7 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
     settings: push.settings,
     now,
     retryNow: (taskId, configId) => push.dispatcher.retryNow(taskId, configId),
+    ...(options.lookup ? { lookup: options.lookup } : {}),
   });
   const handler = new A2AHandler(runtime, channels, store, { finalTask: config.streamFinalTask, push: pushConfigs });
   const app = createHttpApp({

@@ -1,6 +1,6 @@
 import { lookup as dnsLookup } from 'node:dns';
 import type { LookupAddress } from 'node:dns';
-import type { LookupFunction } from 'node:net';
+import { isIP, type LookupFunction } from 'node:net';
 import { DEFAULTS } from '../../generated/hub/defaults.js';
 import type { PushDestinationSettings } from '../../generated/hub/types.js';
 import { cidrContains, classifyAddress, parseCidr, type AddressClass, type Cidr } from './ip-ranges.js';
@@ -240,4 +240,38 @@ function normaliseHost(host: string): string {
     .toLowerCase()
     .replace(/^\[(.*)\]$/, '$1')
     .replace(/\.$/, '');
+}
+
+/**
+ * Resolves `url`'s host and checks every address it has now against the policy, for a check at
+ * the time a destination is registered (a push config), so that the caller hears of a refused
+ * host at once rather than from failed deliveries. Resolves to the refusal, or to undefined when
+ * the host is allowed, is an IP literal (checkUrl judged those), or cannot be resolved within
+ * `timeoutMs`: DNS can change, and the check at connection time stays the one that decides.
+ */
+export function screenHost(
+  url: URL,
+  policy: UrlPolicy = DEFAULT_URL_POLICY,
+  options: { readonly lookup?: LookupFunction; readonly timeoutMs?: number } = {},
+): Promise<UrlPolicyError | undefined> {
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  if (isIP(host) !== 0 || host === '') return Promise.resolve(undefined);
+  const effective = resolveUrlPolicy(policy);
+  const lookup = options.lookup ?? dnsLookup;
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(undefined), options.timeoutMs ?? 2000);
+    timer.unref();
+    lookup(host, { all: true }, (error, addresses) => {
+      clearTimeout(timer);
+      if (error) return resolve(undefined);
+      const list = typeof addresses === 'string' ? [addresses] : addresses.map((entry: LookupAddress) => entry.address);
+      try {
+        for (const address of list) checkAddress(address, host, effective);
+        resolve(undefined);
+      } catch (refused) {
+        // checkAddress throws nothing else.
+        resolve(refused as UrlPolicyError);
+      }
+    });
+  });
 }

@@ -1,6 +1,7 @@
 import type { FieldViolation, TaskPushNotificationConfig } from '../../generated/a2a/1.0/types.js';
 import type { FieldViolationReason } from '../../generated/hub/field-violations.js';
-import { checkUrl, UrlPolicyError, type UrlPolicy } from '../net/destination-policy.js';
+import { checkUrl, screenHost, UrlPolicyError, type UrlPolicy } from '../net/destination-policy.js';
+import type { LookupFunction } from 'node:net';
 import { isFieldValue, isHttpToken, MAX_HEADER_VALUE_LENGTH } from '../support/http-syntax.js';
 
 /**
@@ -59,6 +60,27 @@ export function configViolations(config: TaskPushNotificationConfig, policy: Url
     header('authentication.credentials', auth.credentials, 'Authorization');
   }
   return violations;
+}
+
+/**
+ * The violation of a config whose host resolves, now, to an address the policy refuses, if it
+ * does. Run after configViolations found none: it only resolves names (IP literals were judged there).
+ */
+// The message names the refused range, not the address: a caller must not learn how this hub
+// resolves names it could not otherwise see (internal DNS).
+export async function destinationViolation(
+  config: TaskPushNotificationConfig,
+  policy: UrlPolicy,
+  prefix: string,
+  options: { readonly lookup?: LookupFunction; readonly timeoutMs?: number } = {},
+): Promise<FieldViolation | undefined> {
+  const refused = await screenHost(new URL(config.url), policy, options);
+  if (refused === undefined) return undefined;
+  return {
+    field: prefix === '' ? 'url' : `${prefix}.url`,
+    description: `is refused by the push destination policy: its host resolves to an address in ${policyReason(refused)}`,
+    reason: INVALID,
+  };
 }
 
 function urlProblem(url: string, policy: UrlPolicy): string | undefined {

@@ -1,3 +1,4 @@
+import type { LookupFunction } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import type {
   ListTaskPushNotificationConfigsRequest,
@@ -10,7 +11,7 @@ import { a2aError, type A2AError } from '../protocol/a2a-error.js';
 import { invalidParams } from '../protocol/params.js';
 import type { PushConfigs, StoredPushConfig } from '../store/push-store.js';
 import { applyOps, type OpTarget, type StoreOp } from '../store/store-ops.js';
-import { configViolations } from './push-config-rules.js';
+import { configViolations, destinationViolation } from './push-config-rules.js';
 import { decodePageToken, encodePageToken } from './push-config-pages.js';
 import { resolvePushSettings, type ResolvedPushSettings } from './push-settings.js';
 import { configIdentity, type PushSecrets, type SecretSealer } from './sealed-secrets.js';
@@ -44,6 +45,8 @@ export interface PushConfigDeps {
    * now, and the delivery machinery wakes (PushDispatcher.retryNow).
    */
   readonly retryNow?: (taskId: string, configId: string) => void;
+  /** The resolver a config's host is checked with at registration (default: node:dns lookup). */
+  readonly lookup?: LookupFunction;
 }
 
 /** A registered config as the caller may see it, and its signing secret, which goes out once (WEBHOOK_SECRET_HEADER). */
@@ -88,12 +91,15 @@ export class PushConfigService {
     this.#maxPerTask = settings.maxConfigsPerTask;
   }
 
-  create(scope: PushScope, request: TaskPushNotificationConfig): Registration {
+  async create(scope: PushScope, request: TaskPushNotificationConfig): Promise<Registration> {
     const taskId = request.taskId ?? '';
     const violations = configViolations(request, this.#policy, '');
     if (taskId === '')
       violations.unshift({ field: 'taskId', description: 'is required: the id of the task the config is for', reason: 'REQUIRED' });
     if (violations.length > 0) throw invalidParams(violations, 'invalid push notification config');
+    this.#deps.tasks.getTask(scope.instanceId, taskId, { tenant: scope.tenant });
+    await this.screenDestination(request, '');
+    // Read again after the lookup: the task may have moved on while it ran.
     const task = this.#deps.tasks.getTask(scope.instanceId, taskId, { tenant: scope.tenant });
     const signingSecret = generateSigningSecret();
     const stored = this.#stored(taskId, request, signingSecret);
@@ -102,6 +108,17 @@ export class PushConfigService {
     store.transaction(() => applyOps(store, registrationOps(stored, task)));
     this.#deps.retryNow?.(taskId, stored.id);
     return { config: stored.config, signingSecret };
+  }
+
+  /**
+   * Resolves the config's host and refuses it (InvalidParams naming `url` under `prefix`) when an
+   * address it has now is one the destination policy refuses. Call once the config passed the
+   * other checks. A name that does not resolve passes: DNS can change, and every delivery is
+   * checked again when it connects.
+   */
+  async screenDestination(request: TaskPushNotificationConfig, prefix: string): Promise<void> {
+    const violation = await destinationViolation(request, this.#policy, prefix, this.#deps.lookup ? { lookup: this.#deps.lookup } : {});
+    if (violation !== undefined) throw invalidParams([violation], 'invalid push notification config');
   }
 
   /**

@@ -87,8 +87,8 @@ export class A2AHandler {
     SubscribeToTask: ({ id }, context) => ({ kind: 'stream', frames: this.#subscribe(id, context) }),
     GetExtendedAgentCard: (_params, context) => ({ kind: 'result', result: context.agent.card(context.baseUrl) }),
     // The capability check has let these through only for an agent that declares push.
-    CreateTaskPushNotificationConfig: (params, context) => {
-      const registered = this.#push().create(scopeOf(context), params);
+    CreateTaskPushNotificationConfig: async (params, context) => {
+      const registered = await this.#push().create(scopeOf(context), params);
       return { kind: 'result', result: registered.config, headers: secretHeader(registered.signingSecret) };
     },
     GetTaskPushNotificationConfig: ({ taskId, id }, context) => ({
@@ -131,13 +131,16 @@ export class A2AHandler {
    * The inline push config of a send, checked before any task exists (a bad one fails the send
    * and creates nothing); the runtime registers it in the write that creates or continues the task.
    */
-  #inlinePush(params: SendMessageRequest, context: ScopedCall): InlineRegistration | undefined {
+  async #inlinePush(params: SendMessageRequest, context: ScopedCall): Promise<InlineRegistration | undefined> {
     const config = params.configuration?.taskPushNotificationConfig;
     if (config === undefined) return undefined;
-    return this.#push().prepareInline(config, 'configuration.taskPushNotificationConfig', {
+    const prefix = 'configuration.taskPushNotificationConfig';
+    const prepared = this.#push().prepareInline(config, prefix, {
       tenant: context.tenant,
       ...(params.message.taskId === undefined ? {} : { taskId: params.message.taskId }),
     });
+    await this.#push().screenDestination(config, prefix);
+    return prepared;
   }
 
   /** Checks shared by both send methods, before any task is created. */
@@ -175,7 +178,7 @@ export class A2AHandler {
 
   async #sendMessage(params: SendMessageRequest, context: ScopedCall): Promise<CallResult> {
     this.#checkSend(params, context.agent);
-    const push = this.#inlinePush(params, context);
+    const push = await this.#inlinePush(params, context);
     const response = await this.#sendAnswer(params, context, push);
     return withHeaders({ kind: 'result', result: response }, registeredSecret(push));
   }
@@ -196,7 +199,7 @@ export class A2AHandler {
 
   async #sendStreamingMessage(params: SendMessageRequest, context: ScopedCall): Promise<CallResult> {
     this.#checkSend(params, context.agent);
-    const push = this.#inlinePush(params, context);
+    const push = await this.#inlinePush(params, context);
     const frames = new FrameQueue();
     const outcome = await this.runtime.send(context.agent, params, {
       acceptedOutputModes: params.configuration?.acceptedOutputModes ?? [],

@@ -1,3 +1,4 @@
+import type { LookupFunction } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,6 +23,7 @@ export async function startTestHub(options: HubOptions = {}): Promise<TestHub> {
     rateLimit: false,
     logger: pino({ level: 'silent' }),
     shutdownGraceMs: 2000,
+    lookup: hermeticLookup,
     ...options,
   });
   return Object.assign(hub, {
@@ -33,3 +35,18 @@ export async function startTestHub(options: HubOptions = {}): Promise<TestHub> {
     },
   });
 }
+
+/**
+ * The resolver test hubs use unless a test gives its own: localhost is loopback and every other
+ * name does not exist, so no test sends a DNS query off the machine.
+ */
+export const hermeticLookup: LookupFunction = (hostname, options, callback) => {
+  const all = typeof options === 'object' && options.all === true;
+  if (hostname !== 'localhost') {
+    const error: NodeJS.ErrnoException = Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND', hostname });
+    callback(error, all ? [] : '', 4);
+    return;
+  }
+  if (all) callback(null, [{ address: '127.0.0.1', family: 4 }]);
+  else callback(null, '127.0.0.1', 4);
+};

@@ -1,6 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { LookupFunction } from 'node:net';
 import { Writable } from 'node:stream';
 import { pino, type Logger } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -273,6 +274,70 @@ describe.each(WIRES.map((wire) => [wire.name, wire] as const))('push configs ove
       url: 'http://192.168.1.1/hook',
     });
     expect(privateAddress.expectError('InvalidParamsError'), 'allowLoopback does not allow private ranges').toEqual([wire.field('url')]);
+  });
+});
+
+describe('hostnames resolved at create time', () => {
+  /** A resolver for names under example.test only; anything else does not exist. */
+  const ANSWERS: Record<string, readonly string[]> = {
+    'loopback.example.test': ['127.0.0.1'],
+    'mixed.example.test': ['93.184.215.14', '10.0.0.5'],
+    'public.example.test': ['93.184.215.14', '2606:2800:21f:cb07:6820:80da:af6b:8b2c'],
+  };
+  const lookup: LookupFunction = (hostname, _options, callback) => {
+    const addresses = ANSWERS[hostname];
+    if (addresses === undefined) {
+      callback(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' }), [], 4);
+      return;
+    }
+    callback(
+      null,
+      addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 })),
+      4,
+    );
+  };
+  let resolving: TestHub;
+  beforeAll(async () => {
+    resolving = await startTestHub({ store: 'memory', lookup });
+  });
+  afterAll(async () => {
+    await resolving?.dispose();
+  });
+
+  it.each(WIRES.map((wire) => [wire.name, wire] as const))(
+    'over %s refuses a name with any refused address, naming url, and takes public or unresolvable ones',
+    async (_name, wire) => {
+      const task = await completedTask(resolving);
+      for (const host of ['loopback.example.test', 'mixed.example.test']) {
+        const answer = await wire.call(resolving.endpoint, 'CreateTaskPushNotificationConfig', {
+          taskId: task.id,
+          url: `https://${host}/hook`,
+        });
+        expect(answer.expectError('InvalidParamsError'), host).toEqual([wire.field('url')]);
+      }
+      for (const host of ['public.example.test', 'gone.example.test']) {
+        const answer = await wire.call(resolving.endpoint, 'CreateTaskPushNotificationConfig', {
+          taskId: task.id,
+          url: `https://${host}/hook`,
+        });
+        expect(answer.result?.url, host).toBe(`https://${host}/hook`);
+      }
+      const listed = await wire.call(resolving.endpoint, 'ListTaskPushNotificationConfigs', { taskId: task.id });
+      expect(listed.result?.configs?.map((config) => new URL(config.url).hostname)).toEqual(['public.example.test', 'gone.example.test']);
+    },
+  );
+
+  it('refuses an inline config whose name resolves to a private address, and creates no task', async () => {
+    const before = resolving.store.listTasks('default', { pageSize: 1 }).totalSize;
+    const response = await rpc(resolving.endpoint, 'SendMessage', {
+      message: userMessage('hello'),
+      configuration: { taskPushNotificationConfig: { url: 'https://mixed.example.test/hook' } },
+    });
+    expectNamedError(response.body.error, 'InvalidParamsError');
+    expect(fieldsOf(response.body.error?.data)).toEqual(['params.configuration.taskPushNotificationConfig.url']);
+    expect(response.body.error?.message).toContain('resolves to an address in 10.0.0.0/8 private');
+    expect(JSON.stringify(response.body.error), 'how the hub resolves names stays its own').not.toContain('10.0.0.5');
+    expect(resolving.store.listTasks('default', { pageSize: 1 }).totalSize).toBe(before);
   });
 });
 
