@@ -21,7 +21,6 @@ export function pushConfigRow(record: PushConfigRecord, pendingDeliveries: numbe
     configId: record.id,
     url: config.url,
     ...(scheme === undefined || scheme === '' ? {} : { authenticationScheme: scheme }),
-    ...(config.tenant === undefined || config.tenant === '' ? {} : { tenant: config.tenant }),
     createdAt: record.createdAt,
     state: health.state,
     consecutiveFailures: health.consecutiveFailures,
