@@ -10576,7 +10576,7 @@ return errors === 0;
 validate106.evaluated = {"props":{"contextId":true,"serverId":true,"tenant":true,"activeTasks":true,"taskCount":true,"createdAt":true,"lastActiveAt":true},"dynamicProps":false,"dynamicItems":false};
 
 const schema157 = {"title":"PushSummary","description":"The push part of the snapshot: how many deliveries wait, and the configs that are failing or disabled (redacted like every PushConfigRow). GET /a2a/api/push?taskId= shows one task's configs and attempts.","type":"object","properties":{"pendingDeliveries":{"description":"Deliveries queued over every task and config.","type":"integer","minimum":0},"failingConfigs":{"description":"Configs in state failing.","type":"integer","minimum":0},"disabledConfigs":{"description":"Configs in state disabled.","type":"integer","minimum":0},"unhealthy":{"description":"The failing and disabled configs, oldest first, at most 100 (the two counts are complete).","type":"array","maxItems":100,"items":{"$ref":"#/$defs/PushConfigRow"}}},"required":["pendingDeliveries","failingConfigs","disabledConfigs","unhealthy"]};
-const schema158 = {"title":"PushConfigRow","description":"One push config of a task with its delivery health. Redacted: the config's token, its authentication.credentials and the hub's signing secret are never shown, by any read of the control API; only the authentication scheme is.","type":"object","properties":{"taskId":{"description":"Id of the task the config belongs to.","type":"string","minLength":1},"configId":{"description":"The config id (TaskPushNotificationConfig.id).","type":"string","minLength":1},"url":{"description":"The webhook URL deliveries are POSTed to.","type":"string"},"authenticationScheme":{"description":"The scheme of the Authorization header sent with each delivery (authentication.scheme, e.g. Bearer); absent when the config has no authentication. Its credentials are never shown.","type":"string"},"tenant":{"description":"The tenant the config was created under; absent for none.","type":"string","minLength":1},"createdAt":{"$ref":"#/$defs/DateTime","description":"When the config was created (or last re-created with the same id)."},"state":{"$ref":"#/$defs/PushConfigState","description":"Delivery health."},"consecutiveFailures":{"description":"Failed attempts since the last success.","type":"integer","minimum":0},"lastError":{"description":"What the last failed attempt met (e.g. HTTP 503, a timeout, a refused destination); never a secret.","type":"string"},"lastAttemptAt":{"$ref":"#/$defs/DateTime","description":"When a delivery was last attempted."},"lastSuccessAt":{"$ref":"#/$defs/DateTime","description":"When a delivery last succeeded."},"pendingDeliveries":{"description":"Deliveries queued for this config and not yet accepted by the receiver.","type":"integer","minimum":0}},"required":["taskId","configId","url","createdAt","state","consecutiveFailures","pendingDeliveries"]};
+const schema158 = {"title":"PushConfigRow","description":"One push config of a task with its delivery health. Redacted: the config's token, its authentication.credentials and the hub's signing secret are never shown, by any read of the control API; only the authentication scheme is.","type":"object","properties":{"taskId":{"description":"Id of the task the config belongs to.","type":"string","minLength":1},"configId":{"description":"The config id (TaskPushNotificationConfig.id).","type":"string","minLength":1},"url":{"description":"The webhook URL deliveries are POSTed to.","type":"string"},"authenticationScheme":{"description":"The scheme of the Authorization header sent with each delivery (authentication.scheme, e.g. Bearer); absent when the config has no authentication. Its credentials are never shown.","type":"string"},"createdAt":{"$ref":"#/$defs/DateTime","description":"When the config was created (or last re-created with the same id)."},"state":{"$ref":"#/$defs/PushConfigState","description":"Delivery health."},"consecutiveFailures":{"description":"Failed attempts since the last success.","type":"integer","minimum":0},"lastError":{"description":"What the last failed attempt met (e.g. HTTP 503, a timeout, a refused destination); never a secret.","type":"string"},"lastAttemptAt":{"$ref":"#/$defs/DateTime","description":"When a delivery was last attempted."},"lastSuccessAt":{"$ref":"#/$defs/DateTime","description":"When a delivery last succeeded."},"pendingDeliveries":{"description":"Deliveries queued for this config and not yet accepted by the receiver.","type":"integer","minimum":0}},"required":["taskId","configId","url","createdAt","state","consecutiveFailures","pendingDeliveries"]};
 const schema160 = {"title":"PushConfigState","description":"Delivery health of a push config. active: delivered as events come; failing: after PushSettings.failingAfter consecutive failed attempts, one probe at a time until an attempt succeeds (push.retry makes it active at once); disabled: the receiver answered 410 Gone, nothing more is queued or delivered (push.retry re-enables it).","type":"string","enum":["active","failing","disabled"]};
 
 function validate109(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -10734,11 +10734,11 @@ vErrors.push(err12);
 errors++;
 }
 }
-if(data.tenant !== undefined){
-let data4 = data.tenant;
+if(data.createdAt !== undefined){
+let data4 = data.createdAt;
 if(typeof data4 === "string"){
-if(func1(data4) < 1){
-const err13 = {instancePath:instancePath+"/tenant",schemaPath:"#/properties/tenant/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!pattern28.test(data4)){
+const err13 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -10747,9 +10747,8 @@ vErrors.push(err13);
 }
 errors++;
 }
-}
-else {
-const err14 = {instancePath:instancePath+"/tenant",schemaPath:"#/properties/tenant/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(formats22.validate(data4))){
+const err14 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -10759,11 +10758,8 @@ vErrors.push(err14);
 errors++;
 }
 }
-if(data.createdAt !== undefined){
-let data5 = data.createdAt;
-if(typeof data5 === "string"){
-if(!pattern28.test(data5)){
-const err15 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
+else {
+const err15 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -10772,8 +10768,11 @@ vErrors.push(err15);
 }
 errors++;
 }
-if(!(formats22.validate(data5))){
-const err16 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+}
+if(data.state !== undefined){
+let data5 = data.state;
+if(typeof data5 !== "string"){
+const err16 = {instancePath:instancePath+"/state",schemaPath:"#/$defs/PushConfigState/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -10782,9 +10781,8 @@ vErrors.push(err16);
 }
 errors++;
 }
-}
-else {
-const err17 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(((data5 === "active") || (data5 === "failing")) || (data5 === "disabled"))){
+const err17 = {instancePath:instancePath+"/state",schemaPath:"#/$defs/PushConfigState/enum",keyword:"enum",params:{allowedValues: schema160.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -10794,10 +10792,10 @@ vErrors.push(err17);
 errors++;
 }
 }
-if(data.state !== undefined){
-let data6 = data.state;
-if(typeof data6 !== "string"){
-const err18 = {instancePath:instancePath+"/state",schemaPath:"#/$defs/PushConfigState/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.consecutiveFailures !== undefined){
+let data6 = data.consecutiveFailures;
+if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
+const err18 = {instancePath:instancePath+"/consecutiveFailures",schemaPath:"#/properties/consecutiveFailures/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -10806,8 +10804,9 @@ vErrors.push(err18);
 }
 errors++;
 }
-if(!(((data6 === "active") || (data6 === "failing")) || (data6 === "disabled"))){
-const err19 = {instancePath:instancePath+"/state",schemaPath:"#/$defs/PushConfigState/enum",keyword:"enum",params:{allowedValues: schema160.enum},message:"must be equal to one of the allowed values"};
+if((typeof data6 == "number") && (isFinite(data6))){
+if(data6 < 0 || isNaN(data6)){
+const err19 = {instancePath:instancePath+"/consecutiveFailures",schemaPath:"#/properties/consecutiveFailures/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -10817,10 +10816,10 @@ vErrors.push(err19);
 errors++;
 }
 }
-if(data.consecutiveFailures !== undefined){
-let data7 = data.consecutiveFailures;
-if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
-const err20 = {instancePath:instancePath+"/consecutiveFailures",schemaPath:"#/properties/consecutiveFailures/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+}
+if(data.lastError !== undefined){
+if(typeof data.lastError !== "string"){
+const err20 = {instancePath:instancePath+"/lastError",schemaPath:"#/properties/lastError/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -10829,9 +10828,12 @@ vErrors.push(err20);
 }
 errors++;
 }
-if((typeof data7 == "number") && (isFinite(data7))){
-if(data7 < 0 || isNaN(data7)){
-const err21 = {instancePath:instancePath+"/consecutiveFailures",schemaPath:"#/properties/consecutiveFailures/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+if(data.lastAttemptAt !== undefined){
+let data8 = data.lastAttemptAt;
+if(typeof data8 === "string"){
+if(!pattern28.test(data8)){
+const err21 = {instancePath:instancePath+"/lastAttemptAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -10840,11 +10842,8 @@ vErrors.push(err21);
 }
 errors++;
 }
-}
-}
-if(data.lastError !== undefined){
-if(typeof data.lastError !== "string"){
-const err22 = {instancePath:instancePath+"/lastError",schemaPath:"#/properties/lastError/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(formats22.validate(data8))){
+const err22 = {instancePath:instancePath+"/lastAttemptAt",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -10854,11 +10853,8 @@ vErrors.push(err22);
 errors++;
 }
 }
-if(data.lastAttemptAt !== undefined){
-let data9 = data.lastAttemptAt;
-if(typeof data9 === "string"){
-if(!pattern28.test(data9)){
-const err23 = {instancePath:instancePath+"/lastAttemptAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
+else {
+const err23 = {instancePath:instancePath+"/lastAttemptAt",schemaPath:"#/$defs/DateTime/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -10867,8 +10863,12 @@ vErrors.push(err23);
 }
 errors++;
 }
-if(!(formats22.validate(data9))){
-const err24 = {instancePath:instancePath+"/lastAttemptAt",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+}
+if(data.lastSuccessAt !== undefined){
+let data9 = data.lastSuccessAt;
+if(typeof data9 === "string"){
+if(!pattern28.test(data9)){
+const err24 = {instancePath:instancePath+"/lastSuccessAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -10877,9 +10877,8 @@ vErrors.push(err24);
 }
 errors++;
 }
-}
-else {
-const err25 = {instancePath:instancePath+"/lastAttemptAt",schemaPath:"#/$defs/DateTime/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(formats22.validate(data9))){
+const err25 = {instancePath:instancePath+"/lastSuccessAt",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -10889,11 +10888,8 @@ vErrors.push(err25);
 errors++;
 }
 }
-if(data.lastSuccessAt !== undefined){
-let data10 = data.lastSuccessAt;
-if(typeof data10 === "string"){
-if(!pattern28.test(data10)){
-const err26 = {instancePath:instancePath+"/lastSuccessAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
+else {
+const err26 = {instancePath:instancePath+"/lastSuccessAt",schemaPath:"#/$defs/DateTime/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -10902,8 +10898,11 @@ vErrors.push(err26);
 }
 errors++;
 }
-if(!(formats22.validate(data10))){
-const err27 = {instancePath:instancePath+"/lastSuccessAt",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+}
+if(data.pendingDeliveries !== undefined){
+let data10 = data.pendingDeliveries;
+if(!(((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10))) && (isFinite(data10)))){
+const err27 = {instancePath:instancePath+"/pendingDeliveries",schemaPath:"#/properties/pendingDeliveries/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -10912,9 +10911,9 @@ vErrors.push(err27);
 }
 errors++;
 }
-}
-else {
-const err28 = {instancePath:instancePath+"/lastSuccessAt",schemaPath:"#/$defs/DateTime/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if((typeof data10 == "number") && (isFinite(data10))){
+if(data10 < 0 || isNaN(data10)){
+const err28 = {instancePath:instancePath+"/pendingDeliveries",schemaPath:"#/properties/pendingDeliveries/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -10924,10 +10923,10 @@ vErrors.push(err28);
 errors++;
 }
 }
-if(data.pendingDeliveries !== undefined){
-let data11 = data.pendingDeliveries;
-if(!(((typeof data11 == "number") && (!(data11 % 1) && !isNaN(data11))) && (isFinite(data11)))){
-const err29 = {instancePath:instancePath+"/pendingDeliveries",schemaPath:"#/properties/pendingDeliveries/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+}
+}
+else {
+const err29 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -10936,34 +10935,10 @@ vErrors.push(err29);
 }
 errors++;
 }
-if((typeof data11 == "number") && (isFinite(data11))){
-if(data11 < 0 || isNaN(data11)){
-const err30 = {instancePath:instancePath+"/pendingDeliveries",schemaPath:"#/properties/pendingDeliveries/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err30];
-}
-else {
-vErrors.push(err30);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err31 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err31];
-}
-else {
-vErrors.push(err31);
-}
-errors++;
-}
 validate109.errors = vErrors;
 return errors === 0;
 }
-validate109.evaluated = {"props":{"taskId":true,"configId":true,"url":true,"authenticationScheme":true,"tenant":true,"createdAt":true,"state":true,"consecutiveFailures":true,"lastError":true,"lastAttemptAt":true,"lastSuccessAt":true,"pendingDeliveries":true},"dynamicProps":false,"dynamicItems":false};
+validate109.evaluated = {"props":{"taskId":true,"configId":true,"url":true,"authenticationScheme":true,"createdAt":true,"state":true,"consecutiveFailures":true,"lastError":true,"lastAttemptAt":true,"lastSuccessAt":true,"pendingDeliveries":true},"dynamicProps":false,"dynamicItems":false};
 
 
 function validate108(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -14104,11 +14079,11 @@ vErrors.push(err12);
 errors++;
 }
 }
-if(data.tenant !== undefined){
-let data4 = data.tenant;
+if(data.createdAt !== undefined){
+let data4 = data.createdAt;
 if(typeof data4 === "string"){
-if(func1(data4) < 1){
-const err13 = {instancePath:instancePath+"/tenant",schemaPath:"#/properties/tenant/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!pattern28.test(data4)){
+const err13 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -14117,9 +14092,8 @@ vErrors.push(err13);
 }
 errors++;
 }
-}
-else {
-const err14 = {instancePath:instancePath+"/tenant",schemaPath:"#/properties/tenant/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(formats22.validate(data4))){
+const err14 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -14129,11 +14103,8 @@ vErrors.push(err14);
 errors++;
 }
 }
-if(data.createdAt !== undefined){
-let data5 = data.createdAt;
-if(typeof data5 === "string"){
-if(!pattern28.test(data5)){
-const err15 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
+else {
+const err15 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -14142,8 +14113,11 @@ vErrors.push(err15);
 }
 errors++;
 }
-if(!(formats22.validate(data5))){
-const err16 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+}
+if(data.state !== undefined){
+let data5 = data.state;
+if(typeof data5 !== "string"){
+const err16 = {instancePath:instancePath+"/state",schemaPath:"#/$defs/PushConfigState/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -14152,9 +14126,8 @@ vErrors.push(err16);
 }
 errors++;
 }
-}
-else {
-const err17 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(((data5 === "active") || (data5 === "failing")) || (data5 === "disabled"))){
+const err17 = {instancePath:instancePath+"/state",schemaPath:"#/$defs/PushConfigState/enum",keyword:"enum",params:{allowedValues: schema160.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -14164,10 +14137,10 @@ vErrors.push(err17);
 errors++;
 }
 }
-if(data.state !== undefined){
-let data6 = data.state;
-if(typeof data6 !== "string"){
-const err18 = {instancePath:instancePath+"/state",schemaPath:"#/$defs/PushConfigState/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.consecutiveFailures !== undefined){
+let data6 = data.consecutiveFailures;
+if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
+const err18 = {instancePath:instancePath+"/consecutiveFailures",schemaPath:"#/properties/consecutiveFailures/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -14176,8 +14149,9 @@ vErrors.push(err18);
 }
 errors++;
 }
-if(!(((data6 === "active") || (data6 === "failing")) || (data6 === "disabled"))){
-const err19 = {instancePath:instancePath+"/state",schemaPath:"#/$defs/PushConfigState/enum",keyword:"enum",params:{allowedValues: schema160.enum},message:"must be equal to one of the allowed values"};
+if((typeof data6 == "number") && (isFinite(data6))){
+if(data6 < 0 || isNaN(data6)){
+const err19 = {instancePath:instancePath+"/consecutiveFailures",schemaPath:"#/properties/consecutiveFailures/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -14187,10 +14161,10 @@ vErrors.push(err19);
 errors++;
 }
 }
-if(data.consecutiveFailures !== undefined){
-let data7 = data.consecutiveFailures;
-if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
-const err20 = {instancePath:instancePath+"/consecutiveFailures",schemaPath:"#/properties/consecutiveFailures/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+}
+if(data.lastError !== undefined){
+if(typeof data.lastError !== "string"){
+const err20 = {instancePath:instancePath+"/lastError",schemaPath:"#/properties/lastError/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -14199,9 +14173,12 @@ vErrors.push(err20);
 }
 errors++;
 }
-if((typeof data7 == "number") && (isFinite(data7))){
-if(data7 < 0 || isNaN(data7)){
-const err21 = {instancePath:instancePath+"/consecutiveFailures",schemaPath:"#/properties/consecutiveFailures/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+if(data.lastAttemptAt !== undefined){
+let data8 = data.lastAttemptAt;
+if(typeof data8 === "string"){
+if(!pattern28.test(data8)){
+const err21 = {instancePath:instancePath+"/lastAttemptAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -14210,11 +14187,8 @@ vErrors.push(err21);
 }
 errors++;
 }
-}
-}
-if(data.lastError !== undefined){
-if(typeof data.lastError !== "string"){
-const err22 = {instancePath:instancePath+"/lastError",schemaPath:"#/properties/lastError/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(formats22.validate(data8))){
+const err22 = {instancePath:instancePath+"/lastAttemptAt",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -14224,11 +14198,8 @@ vErrors.push(err22);
 errors++;
 }
 }
-if(data.lastAttemptAt !== undefined){
-let data9 = data.lastAttemptAt;
-if(typeof data9 === "string"){
-if(!pattern28.test(data9)){
-const err23 = {instancePath:instancePath+"/lastAttemptAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
+else {
+const err23 = {instancePath:instancePath+"/lastAttemptAt",schemaPath:"#/$defs/DateTime/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -14237,8 +14208,12 @@ vErrors.push(err23);
 }
 errors++;
 }
-if(!(formats22.validate(data9))){
-const err24 = {instancePath:instancePath+"/lastAttemptAt",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+}
+if(data.lastSuccessAt !== undefined){
+let data9 = data.lastSuccessAt;
+if(typeof data9 === "string"){
+if(!pattern28.test(data9)){
+const err24 = {instancePath:instancePath+"/lastSuccessAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -14247,9 +14222,8 @@ vErrors.push(err24);
 }
 errors++;
 }
-}
-else {
-const err25 = {instancePath:instancePath+"/lastAttemptAt",schemaPath:"#/$defs/DateTime/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(formats22.validate(data9))){
+const err25 = {instancePath:instancePath+"/lastSuccessAt",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -14259,11 +14233,8 @@ vErrors.push(err25);
 errors++;
 }
 }
-if(data.lastSuccessAt !== undefined){
-let data10 = data.lastSuccessAt;
-if(typeof data10 === "string"){
-if(!pattern28.test(data10)){
-const err26 = {instancePath:instancePath+"/lastSuccessAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
+else {
+const err26 = {instancePath:instancePath+"/lastSuccessAt",schemaPath:"#/$defs/DateTime/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -14272,8 +14243,11 @@ vErrors.push(err26);
 }
 errors++;
 }
-if(!(formats22.validate(data10))){
-const err27 = {instancePath:instancePath+"/lastSuccessAt",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+}
+if(data.pendingDeliveries !== undefined){
+let data10 = data.pendingDeliveries;
+if(!(((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10))) && (isFinite(data10)))){
+const err27 = {instancePath:instancePath+"/pendingDeliveries",schemaPath:"#/properties/pendingDeliveries/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -14282,9 +14256,9 @@ vErrors.push(err27);
 }
 errors++;
 }
-}
-else {
-const err28 = {instancePath:instancePath+"/lastSuccessAt",schemaPath:"#/$defs/DateTime/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if((typeof data10 == "number") && (isFinite(data10))){
+if(data10 < 0 || isNaN(data10)){
+const err28 = {instancePath:instancePath+"/pendingDeliveries",schemaPath:"#/properties/pendingDeliveries/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -14294,10 +14268,10 @@ vErrors.push(err28);
 errors++;
 }
 }
-if(data.pendingDeliveries !== undefined){
-let data11 = data.pendingDeliveries;
-if(!(((typeof data11 == "number") && (!(data11 % 1) && !isNaN(data11))) && (isFinite(data11)))){
-const err29 = {instancePath:instancePath+"/pendingDeliveries",schemaPath:"#/properties/pendingDeliveries/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+}
+}
+else {
+const err29 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -14306,34 +14280,10 @@ vErrors.push(err29);
 }
 errors++;
 }
-if((typeof data11 == "number") && (isFinite(data11))){
-if(data11 < 0 || isNaN(data11)){
-const err30 = {instancePath:instancePath+"/pendingDeliveries",schemaPath:"#/properties/pendingDeliveries/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err30];
-}
-else {
-vErrors.push(err30);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err31 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err31];
-}
-else {
-vErrors.push(err31);
-}
-errors++;
-}
 validate124.errors = vErrors;
 return errors === 0;
 }
-validate124.evaluated = {"props":{"taskId":true,"configId":true,"url":true,"authenticationScheme":true,"tenant":true,"createdAt":true,"state":true,"consecutiveFailures":true,"lastError":true,"lastAttemptAt":true,"lastSuccessAt":true,"pendingDeliveries":true},"dynamicProps":false,"dynamicItems":false};
+validate124.evaluated = {"props":{"taskId":true,"configId":true,"url":true,"authenticationScheme":true,"createdAt":true,"state":true,"consecutiveFailures":true,"lastError":true,"lastAttemptAt":true,"lastSuccessAt":true,"pendingDeliveries":true},"dynamicProps":false,"dynamicItems":false};
 
 export const validatePushOutcome = validate125;
 const schema190 = {"title":"PushOutcome","description":"How one delivery attempt ended. delivered: the receiver answered 2xx; retry: it may succeed later (connection error, timeout, 408, 429, 5xx) and is tried again; failed: it will not (another 4xx, a 3xx), the delivery is dropped; disabled: 410 Gone, the config is disabled; refused: the destination policy refused the address.","type":"string","enum":["delivered","retry","failed","disabled","refused"]};

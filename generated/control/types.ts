@@ -1060,10 +1060,6 @@ export interface PushConfigRow {
    * The scheme of the Authorization header sent with each delivery (authentication.scheme, e.g. Bearer); absent when the config has no authentication. Its credentials are never shown.
    */
   authenticationScheme?: string;
-  /**
-   * The tenant the config was created under; absent for none.
-   */
-  tenant?: string;
   createdAt: DateTime;
   state: PushConfigState;
   /**

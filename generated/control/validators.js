@@ -11302,7 +11302,7 @@ return errors === 0;
 validate106.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 const schema157 = {"title":"PushSummary","description":"The push part of the snapshot: how many deliveries wait, and the configs that are failing or disabled (redacted like every PushConfigRow). GET /a2a/api/push?taskId= shows one task's configs and attempts.","type":"object","properties":{"pendingDeliveries":{"description":"Deliveries queued over every task and config.","type":"integer","minimum":0},"failingConfigs":{"description":"Configs in state failing.","type":"integer","minimum":0},"disabledConfigs":{"description":"Configs in state disabled.","type":"integer","minimum":0},"unhealthy":{"description":"The failing and disabled configs, oldest first, at most 100 (the two counts are complete).","type":"array","maxItems":100,"items":{"$ref":"#/$defs/PushConfigRow"}}},"required":["pendingDeliveries","failingConfigs","disabledConfigs","unhealthy"],"additionalProperties":false};
-const schema158 = {"title":"PushConfigRow","description":"One push config of a task with its delivery health. Redacted: the config's token, its authentication.credentials and the hub's signing secret are never shown, by any read of the control API; only the authentication scheme is.","type":"object","properties":{"taskId":{"description":"Id of the task the config belongs to.","type":"string","minLength":1},"configId":{"description":"The config id (TaskPushNotificationConfig.id).","type":"string","minLength":1},"url":{"description":"The webhook URL deliveries are POSTed to.","type":"string"},"authenticationScheme":{"description":"The scheme of the Authorization header sent with each delivery (authentication.scheme, e.g. Bearer); absent when the config has no authentication. Its credentials are never shown.","type":"string"},"tenant":{"description":"The tenant the config was created under; absent for none.","type":"string","minLength":1},"createdAt":{"$ref":"#/$defs/DateTime","description":"When the config was created (or last re-created with the same id)."},"state":{"$ref":"#/$defs/PushConfigState","description":"Delivery health."},"consecutiveFailures":{"description":"Failed attempts since the last success.","type":"integer","minimum":0},"lastError":{"description":"What the last failed attempt met (e.g. HTTP 503, a timeout, a refused destination); never a secret.","type":"string"},"lastAttemptAt":{"$ref":"#/$defs/DateTime","description":"When a delivery was last attempted."},"lastSuccessAt":{"$ref":"#/$defs/DateTime","description":"When a delivery last succeeded."},"pendingDeliveries":{"description":"Deliveries queued for this config and not yet accepted by the receiver.","type":"integer","minimum":0}},"required":["taskId","configId","url","createdAt","state","consecutiveFailures","pendingDeliveries"],"additionalProperties":false};
+const schema158 = {"title":"PushConfigRow","description":"One push config of a task with its delivery health. Redacted: the config's token, its authentication.credentials and the hub's signing secret are never shown, by any read of the control API; only the authentication scheme is.","type":"object","properties":{"taskId":{"description":"Id of the task the config belongs to.","type":"string","minLength":1},"configId":{"description":"The config id (TaskPushNotificationConfig.id).","type":"string","minLength":1},"url":{"description":"The webhook URL deliveries are POSTed to.","type":"string"},"authenticationScheme":{"description":"The scheme of the Authorization header sent with each delivery (authentication.scheme, e.g. Bearer); absent when the config has no authentication. Its credentials are never shown.","type":"string"},"createdAt":{"$ref":"#/$defs/DateTime","description":"When the config was created (or last re-created with the same id)."},"state":{"$ref":"#/$defs/PushConfigState","description":"Delivery health."},"consecutiveFailures":{"description":"Failed attempts since the last success.","type":"integer","minimum":0},"lastError":{"description":"What the last failed attempt met (e.g. HTTP 503, a timeout, a refused destination); never a secret.","type":"string"},"lastAttemptAt":{"$ref":"#/$defs/DateTime","description":"When a delivery was last attempted."},"lastSuccessAt":{"$ref":"#/$defs/DateTime","description":"When a delivery last succeeded."},"pendingDeliveries":{"description":"Deliveries queued for this config and not yet accepted by the receiver.","type":"integer","minimum":0}},"required":["taskId","configId","url","createdAt","state","consecutiveFailures","pendingDeliveries"],"additionalProperties":false};
 const schema160 = {"title":"PushConfigState","description":"Delivery health of a push config. active: delivered as events come; failing: after PushSettings.failingAfter consecutive failed attempts, one probe at a time until an attempt succeeds (push.retry makes it active at once); disabled: the receiver answered 410 Gone, nothing more is queued or delivered (push.retry re-enables it).","type":"string","enum":["active","failing","disabled"]};
 
 function validate109(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -11472,11 +11472,11 @@ vErrors.push(err13);
 errors++;
 }
 }
-if(data.tenant !== undefined){
-let data4 = data.tenant;
+if(data.createdAt !== undefined){
+let data4 = data.createdAt;
 if(typeof data4 === "string"){
-if(func2(data4) < 1){
-const err14 = {instancePath:instancePath+"/tenant",schemaPath:"#/properties/tenant/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!pattern28.test(data4)){
+const err14 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -11485,9 +11485,8 @@ vErrors.push(err14);
 }
 errors++;
 }
-}
-else {
-const err15 = {instancePath:instancePath+"/tenant",schemaPath:"#/properties/tenant/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(formats22.validate(data4))){
+const err15 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -11497,11 +11496,8 @@ vErrors.push(err15);
 errors++;
 }
 }
-if(data.createdAt !== undefined){
-let data5 = data.createdAt;
-if(typeof data5 === "string"){
-if(!pattern28.test(data5)){
-const err16 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
+else {
+const err16 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -11510,8 +11506,11 @@ vErrors.push(err16);
 }
 errors++;
 }
-if(!(formats22.validate(data5))){
-const err17 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+}
+if(data.state !== undefined){
+let data5 = data.state;
+if(typeof data5 !== "string"){
+const err17 = {instancePath:instancePath+"/state",schemaPath:"#/$defs/PushConfigState/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -11520,9 +11519,8 @@ vErrors.push(err17);
 }
 errors++;
 }
-}
-else {
-const err18 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(((data5 === "active") || (data5 === "failing")) || (data5 === "disabled"))){
+const err18 = {instancePath:instancePath+"/state",schemaPath:"#/$defs/PushConfigState/enum",keyword:"enum",params:{allowedValues: schema160.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -11532,10 +11530,10 @@ vErrors.push(err18);
 errors++;
 }
 }
-if(data.state !== undefined){
-let data6 = data.state;
-if(typeof data6 !== "string"){
-const err19 = {instancePath:instancePath+"/state",schemaPath:"#/$defs/PushConfigState/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.consecutiveFailures !== undefined){
+let data6 = data.consecutiveFailures;
+if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
+const err19 = {instancePath:instancePath+"/consecutiveFailures",schemaPath:"#/properties/consecutiveFailures/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -11544,8 +11542,9 @@ vErrors.push(err19);
 }
 errors++;
 }
-if(!(((data6 === "active") || (data6 === "failing")) || (data6 === "disabled"))){
-const err20 = {instancePath:instancePath+"/state",schemaPath:"#/$defs/PushConfigState/enum",keyword:"enum",params:{allowedValues: schema160.enum},message:"must be equal to one of the allowed values"};
+if((typeof data6 == "number") && (isFinite(data6))){
+if(data6 < 0 || isNaN(data6)){
+const err20 = {instancePath:instancePath+"/consecutiveFailures",schemaPath:"#/properties/consecutiveFailures/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -11555,10 +11554,10 @@ vErrors.push(err20);
 errors++;
 }
 }
-if(data.consecutiveFailures !== undefined){
-let data7 = data.consecutiveFailures;
-if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
-const err21 = {instancePath:instancePath+"/consecutiveFailures",schemaPath:"#/properties/consecutiveFailures/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+}
+if(data.lastError !== undefined){
+if(typeof data.lastError !== "string"){
+const err21 = {instancePath:instancePath+"/lastError",schemaPath:"#/properties/lastError/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -11567,9 +11566,12 @@ vErrors.push(err21);
 }
 errors++;
 }
-if((typeof data7 == "number") && (isFinite(data7))){
-if(data7 < 0 || isNaN(data7)){
-const err22 = {instancePath:instancePath+"/consecutiveFailures",schemaPath:"#/properties/consecutiveFailures/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+if(data.lastAttemptAt !== undefined){
+let data8 = data.lastAttemptAt;
+if(typeof data8 === "string"){
+if(!pattern28.test(data8)){
+const err22 = {instancePath:instancePath+"/lastAttemptAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -11578,11 +11580,8 @@ vErrors.push(err22);
 }
 errors++;
 }
-}
-}
-if(data.lastError !== undefined){
-if(typeof data.lastError !== "string"){
-const err23 = {instancePath:instancePath+"/lastError",schemaPath:"#/properties/lastError/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(formats22.validate(data8))){
+const err23 = {instancePath:instancePath+"/lastAttemptAt",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -11592,11 +11591,8 @@ vErrors.push(err23);
 errors++;
 }
 }
-if(data.lastAttemptAt !== undefined){
-let data9 = data.lastAttemptAt;
-if(typeof data9 === "string"){
-if(!pattern28.test(data9)){
-const err24 = {instancePath:instancePath+"/lastAttemptAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
+else {
+const err24 = {instancePath:instancePath+"/lastAttemptAt",schemaPath:"#/$defs/DateTime/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -11605,8 +11601,12 @@ vErrors.push(err24);
 }
 errors++;
 }
-if(!(formats22.validate(data9))){
-const err25 = {instancePath:instancePath+"/lastAttemptAt",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+}
+if(data.lastSuccessAt !== undefined){
+let data9 = data.lastSuccessAt;
+if(typeof data9 === "string"){
+if(!pattern28.test(data9)){
+const err25 = {instancePath:instancePath+"/lastSuccessAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -11615,9 +11615,8 @@ vErrors.push(err25);
 }
 errors++;
 }
-}
-else {
-const err26 = {instancePath:instancePath+"/lastAttemptAt",schemaPath:"#/$defs/DateTime/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(formats22.validate(data9))){
+const err26 = {instancePath:instancePath+"/lastSuccessAt",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -11627,11 +11626,8 @@ vErrors.push(err26);
 errors++;
 }
 }
-if(data.lastSuccessAt !== undefined){
-let data10 = data.lastSuccessAt;
-if(typeof data10 === "string"){
-if(!pattern28.test(data10)){
-const err27 = {instancePath:instancePath+"/lastSuccessAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
+else {
+const err27 = {instancePath:instancePath+"/lastSuccessAt",schemaPath:"#/$defs/DateTime/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -11640,8 +11636,11 @@ vErrors.push(err27);
 }
 errors++;
 }
-if(!(formats22.validate(data10))){
-const err28 = {instancePath:instancePath+"/lastSuccessAt",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+}
+if(data.pendingDeliveries !== undefined){
+let data10 = data.pendingDeliveries;
+if(!(((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10))) && (isFinite(data10)))){
+const err28 = {instancePath:instancePath+"/pendingDeliveries",schemaPath:"#/properties/pendingDeliveries/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -11650,9 +11649,9 @@ vErrors.push(err28);
 }
 errors++;
 }
-}
-else {
-const err29 = {instancePath:instancePath+"/lastSuccessAt",schemaPath:"#/$defs/DateTime/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if((typeof data10 == "number") && (isFinite(data10))){
+if(data10 < 0 || isNaN(data10)){
+const err29 = {instancePath:instancePath+"/pendingDeliveries",schemaPath:"#/properties/pendingDeliveries/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -11662,39 +11661,15 @@ vErrors.push(err29);
 errors++;
 }
 }
-if(data.pendingDeliveries !== undefined){
-let data11 = data.pendingDeliveries;
-if(!(((typeof data11 == "number") && (!(data11 % 1) && !isNaN(data11))) && (isFinite(data11)))){
-const err30 = {instancePath:instancePath+"/pendingDeliveries",schemaPath:"#/properties/pendingDeliveries/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+}
+}
+else {
+const err30 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err30];
 }
 else {
 vErrors.push(err30);
-}
-errors++;
-}
-if((typeof data11 == "number") && (isFinite(data11))){
-if(data11 < 0 || isNaN(data11)){
-const err31 = {instancePath:instancePath+"/pendingDeliveries",schemaPath:"#/properties/pendingDeliveries/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err31];
-}
-else {
-vErrors.push(err31);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err32 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err32];
-}
-else {
-vErrors.push(err32);
 }
 errors++;
 }
@@ -14986,11 +14961,11 @@ vErrors.push(err13);
 errors++;
 }
 }
-if(data.tenant !== undefined){
-let data4 = data.tenant;
+if(data.createdAt !== undefined){
+let data4 = data.createdAt;
 if(typeof data4 === "string"){
-if(func2(data4) < 1){
-const err14 = {instancePath:instancePath+"/tenant",schemaPath:"#/properties/tenant/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!pattern28.test(data4)){
+const err14 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -14999,9 +14974,8 @@ vErrors.push(err14);
 }
 errors++;
 }
-}
-else {
-const err15 = {instancePath:instancePath+"/tenant",schemaPath:"#/properties/tenant/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(formats22.validate(data4))){
+const err15 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -15011,11 +14985,8 @@ vErrors.push(err15);
 errors++;
 }
 }
-if(data.createdAt !== undefined){
-let data5 = data.createdAt;
-if(typeof data5 === "string"){
-if(!pattern28.test(data5)){
-const err16 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
+else {
+const err16 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -15024,8 +14995,11 @@ vErrors.push(err16);
 }
 errors++;
 }
-if(!(formats22.validate(data5))){
-const err17 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+}
+if(data.state !== undefined){
+let data5 = data.state;
+if(typeof data5 !== "string"){
+const err17 = {instancePath:instancePath+"/state",schemaPath:"#/$defs/PushConfigState/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -15034,9 +15008,8 @@ vErrors.push(err17);
 }
 errors++;
 }
-}
-else {
-const err18 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(((data5 === "active") || (data5 === "failing")) || (data5 === "disabled"))){
+const err18 = {instancePath:instancePath+"/state",schemaPath:"#/$defs/PushConfigState/enum",keyword:"enum",params:{allowedValues: schema160.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -15046,10 +15019,10 @@ vErrors.push(err18);
 errors++;
 }
 }
-if(data.state !== undefined){
-let data6 = data.state;
-if(typeof data6 !== "string"){
-const err19 = {instancePath:instancePath+"/state",schemaPath:"#/$defs/PushConfigState/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.consecutiveFailures !== undefined){
+let data6 = data.consecutiveFailures;
+if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
+const err19 = {instancePath:instancePath+"/consecutiveFailures",schemaPath:"#/properties/consecutiveFailures/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -15058,8 +15031,9 @@ vErrors.push(err19);
 }
 errors++;
 }
-if(!(((data6 === "active") || (data6 === "failing")) || (data6 === "disabled"))){
-const err20 = {instancePath:instancePath+"/state",schemaPath:"#/$defs/PushConfigState/enum",keyword:"enum",params:{allowedValues: schema160.enum},message:"must be equal to one of the allowed values"};
+if((typeof data6 == "number") && (isFinite(data6))){
+if(data6 < 0 || isNaN(data6)){
+const err20 = {instancePath:instancePath+"/consecutiveFailures",schemaPath:"#/properties/consecutiveFailures/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -15069,10 +15043,10 @@ vErrors.push(err20);
 errors++;
 }
 }
-if(data.consecutiveFailures !== undefined){
-let data7 = data.consecutiveFailures;
-if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
-const err21 = {instancePath:instancePath+"/consecutiveFailures",schemaPath:"#/properties/consecutiveFailures/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+}
+if(data.lastError !== undefined){
+if(typeof data.lastError !== "string"){
+const err21 = {instancePath:instancePath+"/lastError",schemaPath:"#/properties/lastError/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -15081,9 +15055,12 @@ vErrors.push(err21);
 }
 errors++;
 }
-if((typeof data7 == "number") && (isFinite(data7))){
-if(data7 < 0 || isNaN(data7)){
-const err22 = {instancePath:instancePath+"/consecutiveFailures",schemaPath:"#/properties/consecutiveFailures/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+if(data.lastAttemptAt !== undefined){
+let data8 = data.lastAttemptAt;
+if(typeof data8 === "string"){
+if(!pattern28.test(data8)){
+const err22 = {instancePath:instancePath+"/lastAttemptAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -15092,11 +15069,8 @@ vErrors.push(err22);
 }
 errors++;
 }
-}
-}
-if(data.lastError !== undefined){
-if(typeof data.lastError !== "string"){
-const err23 = {instancePath:instancePath+"/lastError",schemaPath:"#/properties/lastError/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(formats22.validate(data8))){
+const err23 = {instancePath:instancePath+"/lastAttemptAt",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -15106,11 +15080,8 @@ vErrors.push(err23);
 errors++;
 }
 }
-if(data.lastAttemptAt !== undefined){
-let data9 = data.lastAttemptAt;
-if(typeof data9 === "string"){
-if(!pattern28.test(data9)){
-const err24 = {instancePath:instancePath+"/lastAttemptAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
+else {
+const err24 = {instancePath:instancePath+"/lastAttemptAt",schemaPath:"#/$defs/DateTime/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -15119,8 +15090,12 @@ vErrors.push(err24);
 }
 errors++;
 }
-if(!(formats22.validate(data9))){
-const err25 = {instancePath:instancePath+"/lastAttemptAt",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+}
+if(data.lastSuccessAt !== undefined){
+let data9 = data.lastSuccessAt;
+if(typeof data9 === "string"){
+if(!pattern28.test(data9)){
+const err25 = {instancePath:instancePath+"/lastSuccessAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -15129,9 +15104,8 @@ vErrors.push(err25);
 }
 errors++;
 }
-}
-else {
-const err26 = {instancePath:instancePath+"/lastAttemptAt",schemaPath:"#/$defs/DateTime/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(formats22.validate(data9))){
+const err26 = {instancePath:instancePath+"/lastSuccessAt",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -15141,11 +15115,8 @@ vErrors.push(err26);
 errors++;
 }
 }
-if(data.lastSuccessAt !== undefined){
-let data10 = data.lastSuccessAt;
-if(typeof data10 === "string"){
-if(!pattern28.test(data10)){
-const err27 = {instancePath:instancePath+"/lastSuccessAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
+else {
+const err27 = {instancePath:instancePath+"/lastSuccessAt",schemaPath:"#/$defs/DateTime/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -15154,8 +15125,11 @@ vErrors.push(err27);
 }
 errors++;
 }
-if(!(formats22.validate(data10))){
-const err28 = {instancePath:instancePath+"/lastSuccessAt",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+}
+if(data.pendingDeliveries !== undefined){
+let data10 = data.pendingDeliveries;
+if(!(((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10))) && (isFinite(data10)))){
+const err28 = {instancePath:instancePath+"/pendingDeliveries",schemaPath:"#/properties/pendingDeliveries/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -15164,9 +15138,9 @@ vErrors.push(err28);
 }
 errors++;
 }
-}
-else {
-const err29 = {instancePath:instancePath+"/lastSuccessAt",schemaPath:"#/$defs/DateTime/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if((typeof data10 == "number") && (isFinite(data10))){
+if(data10 < 0 || isNaN(data10)){
+const err29 = {instancePath:instancePath+"/pendingDeliveries",schemaPath:"#/properties/pendingDeliveries/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -15176,39 +15150,15 @@ vErrors.push(err29);
 errors++;
 }
 }
-if(data.pendingDeliveries !== undefined){
-let data11 = data.pendingDeliveries;
-if(!(((typeof data11 == "number") && (!(data11 % 1) && !isNaN(data11))) && (isFinite(data11)))){
-const err30 = {instancePath:instancePath+"/pendingDeliveries",schemaPath:"#/properties/pendingDeliveries/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+}
+}
+else {
+const err30 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err30];
 }
 else {
 vErrors.push(err30);
-}
-errors++;
-}
-if((typeof data11 == "number") && (isFinite(data11))){
-if(data11 < 0 || isNaN(data11)){
-const err31 = {instancePath:instancePath+"/pendingDeliveries",schemaPath:"#/properties/pendingDeliveries/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err31];
-}
-else {
-vErrors.push(err31);
-}
-errors++;
-}
-}
-}
-}
-else {
-const err32 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err32];
-}
-else {
-vErrors.push(err32);
 }
 errors++;
 }

@@ -23,6 +23,7 @@ import {
   everyPage,
   signingSecretHook,
   signingSecretOf,
+  withConfigId,
   withInlinePushConfig,
   type CreatedPushConfig,
   type PushSendOptions,
@@ -171,10 +172,11 @@ export class A2AClient {
   /**
    * CreateTaskPushNotificationConfig: registers a webhook for a task. Resolves to the stored
    * config and, from a2a-hub, the signing secret of its deliveries (returned this once only).
+   * Without an `id` the client sends a fresh UUID, so a retry replaces rather than duplicates.
    */
   async createPushConfig(params: TaskPushNotificationConfig, options: CallOptions = {}): Promise<CreatedPushConfig> {
     let signingSecret: string | undefined;
-    const config = await this.binding.call('CreateTaskPushNotificationConfig', params, {
+    const config = await this.binding.call('CreateTaskPushNotificationConfig', withConfigId(params), {
       signal: options.signal,
       onHeaders: (headers) => (signingSecret = signingSecretOf(headers)),
     });

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type {
   ListTaskPushNotificationConfigsResponse,
   SendMessageRequest,
@@ -17,7 +18,7 @@ export type InlinePushConfig = Omit<TaskPushNotificationConfig, 'taskId'>;
 
 /** What CreateTaskPushNotificationConfig gave back. */
 export interface CreatedPushConfig {
-  /** The stored config, as the agent returned it (with the `id` it assigned when none was given). */
+  /** The stored config, as the agent returned it (its `id` is the caller's or the UUID the client chose). */
   readonly config: TaskPushNotificationConfig;
   /**
    * The secret a2a-hub signs this config's deliveries with (Standard Webhooks `webhook-signature`),
@@ -35,7 +36,15 @@ export interface PushSendOptions {
   readonly onSigningSecret?: (secret: string) => void;
 }
 
-/** `params` with `pushConfig` as its inline config; giving one both ways is a mistake, refused before anything is sent. */
+/**
+ * `config` with an id: the caller's, else a fresh UUID. Choosing it here rather than leaving it
+ * to the agent makes a retried create replace the config it already made instead of adding a twin.
+ */
+export function withConfigId<T extends { readonly id?: string }>(config: T): T {
+  return config.id === undefined || config.id === '' ? { ...config, id: randomUUID() } : config;
+}
+
+/** `params` with `pushConfig` (given an id by withConfigId) as its inline config; giving one both ways is a mistake, refused before anything is sent. */
 export function withInlinePushConfig(
   method: string,
   params: SendMessageRequest,
@@ -49,7 +58,7 @@ export function withInlinePushConfig(
       { violations: [{ field: 'configuration.taskPushNotificationConfig', description: 'is also given as the pushConfig option' }] },
     );
   }
-  return { ...params, configuration: { ...params.configuration, taskPushNotificationConfig: pushConfig } };
+  return { ...params, configuration: { ...params.configuration, taskPushNotificationConfig: withConfigId(pushConfig) } };
 }
 
 /** The signing secret an answer carries (a2a-hub's `A2A-Hub-Webhook-Secret` header), if any. */

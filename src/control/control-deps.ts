@@ -32,6 +32,6 @@ export interface ControlDeps {
  */
 export type PushControlStore = Pick<
   PushConfigs,
-  'getPushConfig' | 'listPushConfigs' | 'deletePushConfig' | 'setPushHealth' | 'unhealthyPushConfigs'
+  'getPushConfig' | 'listPushConfigs' | 'deletePushConfig' | 'setPushHealth' | 'unhealthyPushConfigs' | 'unhealthyPushConfigCounts'
 > &
   Pick<PushOutbox, 'rescheduleConfig' | 'pendingDeliveries' | 'listAttempts'>;

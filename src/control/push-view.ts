@@ -21,7 +21,6 @@ export function pushConfigRow(record: PushConfigRecord, pendingDeliveries: numbe
     configId: record.id,
     url: config.url,
     ...(scheme === undefined || scheme === '' ? {} : { authenticationScheme: scheme }),
-    ...(config.tenant === undefined || config.tenant === '' ? {} : { tenant: config.tenant }),
     createdAt: record.createdAt,
     state: health.state,
     consecutiveFailures: health.consecutiveFailures,
@@ -64,13 +63,13 @@ export function taskPushView(store: PushControlStore, info: TaskInfo, attemptLim
 
 /** The snapshot's push part: the whole backlog and every config that is not active. */
 export function pushSummary(store: PushControlStore): PushSummary {
-  const unhealthy = store.unhealthyPushConfigs();
+  const counts = store.unhealthyPushConfigCounts();
   return {
     pendingDeliveries: store.pendingDeliveries(),
-    failingConfigs: unhealthy.filter((record) => record.health.state === 'failing').length,
-    disabledConfigs: unhealthy.filter((record) => record.health.state === 'disabled').length,
-    unhealthy: unhealthy
-      .slice(0, UNHEALTHY_LISTED)
+    failingConfigs: counts.failing,
+    disabledConfigs: counts.disabled,
+    unhealthy: store
+      .unhealthyPushConfigs(UNHEALTHY_LISTED)
       .map((record) => pushConfigRow(record, store.pendingDeliveries(record.taskId, record.id))),
   };
 }

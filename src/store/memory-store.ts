@@ -13,6 +13,7 @@ import {
   type PushDelivery,
   type PushHealth,
   type StoredPushConfig,
+  type UnhealthyCounts,
 } from './push-store.js';
 import { StoredSettings, type ConfigTable, type MetaTable, type StoredConfig } from './stored-settings.js';
 import {
@@ -318,11 +319,21 @@ export class MemoryTaskStore extends StoredSettings implements TaskStore {
     if (health.state === 'disabled') this.dropDeliveries(taskId, configId);
   }
 
-  unhealthyPushConfigs(): PushConfigRecord[] {
-    const unhealthy = [...this.state.pushConfigs.values()].flatMap((configs) =>
+  unhealthyPushConfigs(limit?: number): PushConfigRecord[] {
+    const unhealthy = this.unhealthyRecords().sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0));
+    return cloneJson(unhealthy.slice(0, limit));
+  }
+
+  unhealthyPushConfigCounts(): UnhealthyCounts {
+    const counts = { failing: 0, disabled: 0 };
+    for (const { health } of this.unhealthyRecords()) if (health.state !== 'active') counts[health.state] += 1;
+    return counts;
+  }
+
+  private unhealthyRecords(): PushConfigRecord[] {
+    return [...this.state.pushConfigs.values()].flatMap((configs) =>
       [...configs.values()].filter((record) => record.health.state !== 'active'),
     );
-    return cloneJson(unhealthy.sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0)));
   }
 
   enqueueDelivery(taskId: string, configId: string, frame: StreamResponse): void {

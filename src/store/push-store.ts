@@ -40,8 +40,15 @@ export interface PushConfigs {
    * appendEvent queues none for it from then on. Does nothing for an unknown config.
    */
   setPushHealth(taskId: string, configId: string, health: PushHealth): void;
-  /** Configs in any state but active, oldest first, for the control API and metrics. */
-  unhealthyPushConfigs(): PushConfigRecord[];
+  /** Configs in any state but active, oldest first, at most `limit` (all without one): the snapshot lists only the first few. */
+  unhealthyPushConfigs(limit?: number): PushConfigRecord[];
+  /** How many configs are in each state but active, counted whatever unhealthyPushConfigs' limit. */
+  unhealthyPushConfigCounts(): UnhealthyCounts;
+}
+
+export interface UnhealthyCounts {
+  readonly failing: number;
+  readonly disabled: number;
 }
 
 export interface PushOutbox {

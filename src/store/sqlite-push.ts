@@ -10,6 +10,7 @@ import {
   type PushOutcome,
   type PushState,
   type StoredPushConfig,
+  type UnhealthyCounts,
 } from './push-store.js';
 
 interface ConfigRow {
@@ -71,7 +72,10 @@ function prepare(db: Database.Database) {
       `UPDATE push_configs SET state = ?, failures = ?, last_error = ?, last_attempt_at = ?, last_success_at = ?
        WHERE task_id = ? AND config_id = ?`,
     ),
-    unhealthy: db.prepare<[], ConfigRow>("SELECT * FROM push_configs WHERE state <> 'active' ORDER BY created_at"),
+    unhealthy: db.prepare<[number], ConfigRow>("SELECT * FROM push_configs WHERE state <> 'active' ORDER BY created_at LIMIT ?"),
+    stateCounts: db.prepare<[], { state: PushState; n: number }>(
+      "SELECT state, COUNT(*) AS n FROM push_configs WHERE state <> 'active' GROUP BY state",
+    ),
     enqueue: db.prepare<[string, string, string, string]>(
       'INSERT INTO push_outbox (task_id, config_id, frame_json, attempts, due_at, created_at) VALUES (?, ?, ?, 0, 0, ?)',
     ),
@@ -174,8 +178,15 @@ export class SqlitePushTables {
     this.#recount(taskId);
   }
 
-  unhealthy(): PushConfigRecord[] {
-    return this.#sql.unhealthy.all().map(recordOf);
+  /** SQLite reads LIMIT -1 as no limit. */
+  unhealthy(limit = -1): PushConfigRecord[] {
+    return this.#sql.unhealthy.all(limit).map(recordOf);
+  }
+
+  unhealthyCounts(): UnhealthyCounts {
+    const counts = { failing: 0, disabled: 0 };
+    for (const { state, n } of this.#sql.stateCounts.all()) if (state !== 'active') counts[state] = n;
+    return counts;
   }
 
   /** Queues the frame for every deliverable config of the task: appendEvent's share of the outbox. */

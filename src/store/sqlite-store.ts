@@ -11,7 +11,7 @@ import { databaseError, folderError, StoreOpenError } from './open-errors.js';
 import { countQuery, pageQuery } from './sqlite-listing.js';
 import { messageTarget } from './message-target.js';
 import { MessageKeys } from './sqlite-message-keys.js';
-import type { PushAttempt, PushConfigRecord, PushDelivery, PushHealth, StoredPushConfig } from './push-store.js';
+import type { PushAttempt, PushConfigRecord, PushDelivery, PushHealth, StoredPushConfig, UnhealthyCounts } from './push-store.js';
 import { SqlitePushTables } from './sqlite-push.js';
 import { migrate } from './sqlite-schema.js';
 import {
@@ -295,8 +295,12 @@ export class SqliteTaskStore extends StoredSettings implements TaskStore {
     this.transaction(() => this.#push.setHealth(taskId, configId, health));
   }
 
-  unhealthyPushConfigs(): PushConfigRecord[] {
-    return this.#push.unhealthy();
+  unhealthyPushConfigs(limit?: number): PushConfigRecord[] {
+    return this.#push.unhealthy(limit);
+  }
+
+  unhealthyPushConfigCounts(): UnhealthyCounts {
+    return this.#push.unhealthyCounts();
   }
 
   enqueueDelivery(taskId: string, configId: string, frame: StreamResponse): void {

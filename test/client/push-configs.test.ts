@@ -13,6 +13,7 @@ import { TASK_ID, fakeAgent, fakeRestAgent, reply, replyRest, taskFrame, type Fa
  * what the SDK cannot show: a2a-hub's one-time signing secret header, paging, bad answers.
  */
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const message = (text: string): Message => ({ messageId: crypto.randomUUID(), role: 'ROLE_USER', parts: [{ text }] });
 
 let withPush: SdkAgent;
@@ -59,7 +60,7 @@ describe.each(['JSONRPC', 'HTTP+JSON'] as const)('push configs over %s against a
     expect(new Set(deliveries.map((delivery) => delivery.headers['authorization']))).toEqual(new Set(['Bearer hook-credentials']));
   });
 
-  it('creates (the agent assigns the id), gets, lists page by page and deletes a config; a deleted or unknown one is TaskNotFound', async () => {
+  it('creates (the client assigns the id), gets, lists page by page and deletes a config; a deleted or unknown one is TaskNotFound', async () => {
     const client = await A2AClient.connect(withPush.url, { binding });
     const taskId = (await client.sendMessage({ message: message('a task') })).task?.id ?? '';
     const url = receiver.inbox().url;
@@ -149,10 +150,28 @@ describe("a2a-hub's signing secret header", () => {
         ))
           expect(frame.task?.id).toBe(TASK_ID);
         expect(secrets).toEqual(['whsec_SendMessage', 'whsec_SendStreamingMessage']);
-        expect(fake.calls.map((call) => (call.params['configuration'] as Record<string, unknown>)['taskPushNotificationConfig'])).toEqual([
-          pushConfig,
-          pushConfig,
-        ]);
+        const sent = fake.calls.map((call) => (call.params['configuration'] as Record<string, unknown>)['taskPushNotificationConfig']);
+        const withId = { ...pushConfig, id: expect.stringMatching(UUID) as unknown };
+        expect(sent).toEqual([withId, withId]);
+      },
+    );
+  });
+
+  it('a config without an id is sent with a fresh UUID, so creating it again replaces it; a given id is kept', async () => {
+    await withRpc(
+      (call, res) => reply(res, call, call.params),
+      async (client, fake) => {
+        const { taskId, url } = config;
+        const first = await client.createPushConfig({ taskId, url });
+        expect(first.config.id).toMatch(UUID);
+        await client.createPushConfig({ ...first.config });
+        await client.createPushConfig({ taskId, url });
+        await client.createPushConfig({ taskId, id: 'mine', url });
+        const ids = fake.calls.map((call) => call.params['id']);
+        expect(ids[1]).toBe(first.config.id);
+        expect(ids[2]).toMatch(UUID);
+        expect(ids[2]).not.toBe(ids[0]);
+        expect(ids[3]).toBe('mine');
       },
     );
   });

@@ -128,6 +128,14 @@ afterAll(async () => {
 });
 
 describe('GET /a2a/api/push', () => {
+  it("a config row has no tenant of its own, even when the stored config names one: the task view carries the task's", async () => {
+    const task = await newTask();
+    seedPushConfig(hub.store, task.id, 'tenanted', { tenant: 'acme' });
+    const view = await readPush(task.id);
+    expect(view.configs.map((row) => row.configId)).toEqual(['tenanted']);
+    expect(view.configs[0]).not.toHaveProperty('tenant');
+  });
+
   it("shows a task's configs, redacted, with health and pending deliveries, and its attempts newest first", async () => {
     const task = await newTask();
     const first = seedPushConfig(hub.store, task.id, 'first', { url: 'https://one.example/hook' });

@@ -177,6 +177,17 @@ describe.each(IMPLEMENTATIONS)('push store contract: $name', ({ open }) => {
     expect(store.dueDeliveries(now, 10)).toMatchObject([{ id: head.id }]);
   });
 
+  it('unhealthyPushConfigs takes a limit, oldest first, and the counts stay exact past it', () => {
+    for (const [i, id] of ['d', 'c', 'b', 'a'].entries())
+      store.putPushConfig({ ...config('t1', id), createdAt: `2026-01-01T00:00:0${4 - i}.000Z` });
+    store.setPushHealth('t1', 'a', { state: 'failing', consecutiveFailures: 2 });
+    store.setPushHealth('t1', 'b', { state: 'disabled', consecutiveFailures: 1 });
+    store.setPushHealth('t1', 'c', { state: 'failing', consecutiveFailures: 1 });
+    expect(store.unhealthyPushConfigs().map((c) => c.id)).toEqual(['a', 'b', 'c']); // by createdAt, not by insertion
+    expect(store.unhealthyPushConfigs(2).map((c) => c.id)).toEqual(['a', 'b']);
+    expect(store.unhealthyPushConfigCounts()).toEqual({ failing: 2, disabled: 1 });
+  });
+
   it('disabling a config drops its deliveries and queues none after; a re-create makes it healthy again', () => {
     store.putPushConfig(config('t1', 'a'));
     store.appendEvent('t1', working('t1', 'before'));
