@@ -6,13 +6,14 @@ import {
   type PushNotificationStore,
   type ServerCallContext,
 } from '@a2a-js/sdk/server';
-import { RequestMalformedError } from '@a2a-js/sdk/errors';
+import { RequestMalformedError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RequirementId } from '../../generated/conformance/requirements.js';
 import { discoveryChecks } from '../../conformance/checks/discovery.js';
 import { pushChecks } from '../../conformance/checks/push.js';
 import { sendMessageChecks } from '../../conformance/checks/send-message.js';
 import { startWebhookReceiver } from '../../conformance/core/webhook-receiver.js';
+import { startTestHub } from '../helpers/hub.js';
 import { startSdkAgent, type SdkAgent } from '../interop/sdk-agent.js';
 import { runChecks, verdicts } from './harness.js';
 
@@ -147,13 +148,23 @@ function faultySender(fault: Fault): (store: PushNotificationStore) => PushNotif
   };
 }
 
-/** Keeps every create (a same-id create is added, not replaced), leaves the secrets out of reads, and refuses loopback webhooks. */
+/**
+ * Keeps every create (a same-id create is added, not replaced), leaves the secrets out of reads, and
+ * refuses loopback webhooks: by default only the literal 127.0.0.1, as a guard comparing strings does,
+ * and with InvalidParams; `refusal` changes both.
+ */
 class AppendingRedactingStore implements PushNotificationStore {
   private readonly configs = new Map<string, SdkConfig[]>();
 
+  constructor(
+    private readonly refusal: { readonly hosts: readonly string[]; readonly error: () => Error } = {
+      hosts: ['127.0.0.1'],
+      error: () => new RequestMalformedError('url: loopback webhooks are refused'),
+    },
+  ) {}
+
   save(taskId: string, _context: ServerCallContext, config: SdkConfig): Promise<void> {
-    if (new URL(config.url).hostname === '127.0.0.1')
-      return Promise.reject(new RequestMalformedError('url: loopback webhooks are refused'));
+    if (this.refusal.hosts.includes(new URL(config.url).hostname)) return Promise.reject(this.refusal.error());
     if (!config.id) config.id = crypto.randomUUID();
     this.configs.set(taskId, [...(this.configs.get(taskId) ?? []), structuredClone(config)]);
     return Promise.resolve();
@@ -226,6 +237,42 @@ describe('the push checks catch what an agent gets wrong', () => {
       for (const [id, pattern] of Object.entries(expected)) expect(found[id], id).toMatch(pattern);
     } finally {
       await agent.close();
+    }
+  });
+
+  it('PUSH-011 probes the IPv4-mapped form too: a guard that compares address strings fails, a refusal of another kind warns', async () => {
+    const loopbackCheck = pushChecks.filter((check) => check.id === 'push-config-loopback-refused');
+    const naive = await startSdkAgent({ push: true, pushStore: new AppendingRedactingStore() });
+    const unsupported = await startSdkAgent({
+      push: true,
+      pushStore: new AppendingRedactingStore({
+        hosts: ['127.0.0.1', '[::ffff:7f00:1]'],
+        error: () => new UnsupportedOperationError('no loopback webhooks'),
+      }),
+    });
+    try {
+      const failed = verdicts(await runChecks(naive.url, loopbackCheck), ['PUSH-011'])['PUSH-011'];
+      expect(failed).toMatch(/^FAIL — a webhook on a loopback address was accepted: https:\/\/\[::ffff:127\.0\.0\.1\]:9\//);
+      const warned = verdicts(await runChecks(unsupported.url, loopbackCheck), ['PUSH-011'])['PUSH-011'];
+      expect(warned).toMatch(/^WARN — a loopback webhook was refused, but not as invalid params/);
+    } finally {
+      await Promise.all([naive.close(), unsupported.close()]);
+    }
+  });
+
+  it('PUSH-011 passes against the hub under its default destination policy, which refuses both forms', async () => {
+    const hub = await startTestHub({ store: 'memory' });
+    try {
+      const report = await runChecks(
+        hub.endpoint,
+        pushChecks.filter((check) => check.id === 'push-config-loopback-refused'),
+      );
+      expect(verdicts(report, ['PUSH-011'])['PUSH-011']).toBe('PASS');
+      expect(report.results.find((result) => result.id === 'PUSH-011')?.findings.map((finding) => finding.message)).toContain(
+        'loopback webhooks (2 forms, IPv4-mapped included) are refused at create time as invalid params',
+      );
+    } finally {
+      await hub.dispose();
     }
   });
 
