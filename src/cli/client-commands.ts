@@ -335,7 +335,9 @@ function failure(command: string, error: unknown, flags: CardFlags): number {
     const flag = FLAG_BY_RULE[error.rule];
     // On the command line the way to allow it is a flag, not a library option.
     const message =
-      flag === undefined ? error.message : error.message.replace(/set urlPolicy\.\w+: true to allow it$/, `pass ${flag} to allow it`);
+      flag === undefined
+        ? error.message
+        : error.message.replace(/set urlPolicy\.\w+: true, or .* to allow it$/, `pass ${flag} to allow it`);
     process.stderr.write(`a2a-hub ${command}: ${message}\n`);
     return 2;
   }

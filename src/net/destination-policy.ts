@@ -76,8 +76,8 @@ export function pushDestinationPolicy(settings: PushDestinationSettings = {}): R
   return resolveUrlPolicy({ ...DEFAULTS.PushDestinationSettings, ...settings, configuredAt: 'push.destinations' });
 }
 
-/** The policy member that would have allowed what was refused. */
-export type UrlPolicyRule = 'allowedSchemes' | 'allowedHosts' | 'allowPrivate' | 'allowLinkLocal' | 'allowLoopback';
+/** The policy member that would have allowed what was refused; `notAUrl` when nothing would (the text is no URL). */
+export type UrlPolicyRule = 'notAUrl' | 'allowedSchemes' | 'allowedHosts' | 'allowPrivate' | 'allowLinkLocal' | 'allowLoopback';
 
 /** A request refused by the URL policy, before any connection was made to the refused target. */
 export class UrlPolicyError extends Error {
@@ -140,7 +140,7 @@ export function checkUrl(url: string | URL, policy: UrlPolicy = DEFAULT_URL_POLI
   try {
     parsed = typeof url === 'string' ? new URL(url) : url;
   } catch {
-    throw new UrlPolicyError(`URL policy: ${String(url)} is not a URL`, { target: String(url), rule: 'allowedSchemes' });
+    throw new UrlPolicyError(`URL policy: ${String(url)} is not a URL`, { target: String(url), rule: 'notAUrl' });
   }
   const href = parsed.href;
   const scheme = parsed.protocol.replace(/:$/, '').toLowerCase();
@@ -187,7 +187,7 @@ function inAllowedRange(policy: ResolvedUrlPolicy, address: string): boolean {
 function refusal(target: string, address: string, verdict: AddressClass, rule: UrlPolicyRule, configuredAt: string): UrlPolicyError {
   const what = target === address ? address : `${target} (${address})`;
   return new UrlPolicyError(
-    `URL policy: ${what} is refused: ${verdict.range ?? verdict.kind}; set ${configuredAt}.${rule}: true to allow it`,
+    `URL policy: ${what} is refused: ${verdict.range ?? verdict.kind}; set ${configuredAt}.${rule}: true, or add its range to ${configuredAt}.allowedCidrs, to allow it`,
     {
       target,
       rule,

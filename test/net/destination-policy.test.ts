@@ -123,6 +123,7 @@ describe('checkUrl', () => {
     expect(refusal('file:///etc/passwd')?.rule).toBe('allowedSchemes');
     expect(refusal('http://agent.example.com/', { allowedSchemes: ['https'] })?.rule).toBe('allowedSchemes');
     expect(refusal('not a url')?.message).toMatch(/is not a URL/);
+    expect(refusal('not a url')?.rule, 'no member would allow it').toBe('notAUrl');
   });
 
   it('applies the host allowlist with exact names and *. wildcards', () => {
@@ -151,7 +152,7 @@ describe('checkUrl', () => {
     expect(metadata?.rule).toBe('allowLinkLocal');
     expect(metadata?.address).toBe('169.254.169.254');
     expect(metadata?.message).toBe(
-      'URL policy: http://169.254.169.254/latest/meta-data/ (169.254.169.254) is refused: 169.254.0.0/16 link-local (cloud metadata lives here); set urlPolicy.allowLinkLocal: true to allow it',
+      'URL policy: http://169.254.169.254/latest/meta-data/ (169.254.169.254) is refused: 169.254.0.0/16 link-local (cloud metadata lives here); set urlPolicy.allowLinkLocal: true, or add its range to urlPolicy.allowedCidrs, to allow it',
     );
     const cases: [string, string, string][] = [
       ['http://10.0.0.5/', 'allowPrivate', '10.0.0.5'],
@@ -240,7 +241,7 @@ describe('guardLookup', () => {
     expect(mixed.error).toBeInstanceOf(UrlPolicyError);
     expect((mixed.error as UrlPolicyError).address).toBe('10.0.0.5');
     expect(mixed.error?.message).toBe(
-      'URL policy: mixed.test (10.0.0.5) is refused: 10.0.0.0/8 private (RFC 1918); set urlPolicy.allowPrivate: true to allow it',
+      'URL policy: mixed.test (10.0.0.5) is refused: 10.0.0.0/8 private (RFC 1918); set urlPolicy.allowPrivate: true, or add its range to urlPolicy.allowedCidrs, to allow it',
     );
     const meta = await resolve(lookup, 'meta.test', false);
     expect((meta.error as UrlPolicyError).rule).toBe('allowLinkLocal');

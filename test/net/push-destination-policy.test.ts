@@ -63,7 +63,9 @@ describe('pushDestinationPolicy', () => {
       const error = refusal(url, policy);
       expect(error?.rule).toBe(rule);
       expect(error?.address).toBe(address);
-      expect(error?.message).toContain(`set push.destinations.${rule}: true to allow it`);
+      expect(error?.message).toContain(
+        `set push.destinations.${rule}: true, or add its range to push.destinations.allowedCidrs, to allow it`,
+      );
     }
     expect(refusal(url.replace(/^https/, 'http'), PUSH_OVER_HTTP)?.rule).toBe(rule);
   });
@@ -113,7 +115,9 @@ describe('allowedCidrs', () => {
   it('works for the client policy too, keeping its own defaults', () => {
     const client: UrlPolicy = { allowedCidrs: ['192.168.50.0/24'] };
     expect(refusal('http://192.168.50.7/', client)).toBeUndefined();
-    expect(refusal('http://192.168.51.7/', client)?.message).toContain('set urlPolicy.allowPrivate: true to allow it');
+    expect(refusal('http://192.168.51.7/', client)?.message).toContain(
+      'set urlPolicy.allowPrivate: true, or add its range to urlPolicy.allowedCidrs, to allow it',
+    );
     expect(refusal('http://127.0.0.1/', client)).toBeUndefined();
   });
 

@@ -407,7 +407,9 @@ describe('the URL policy of the hub configuration', () => {
     const strict = await startLocalHub({ outbound: { urlPolicy: { allowLoopback: false } } });
     try {
       const discover = await fails(strict.url, { action: 'outbound.discover', agentCardUrl: cardUrl(remote) });
-      expect(discover.message).toMatch(/URL policy: .* is refused: .*set urlPolicy\.allowLoopback: true to allow it/);
+      expect(discover.message).toMatch(
+        /URL policy: .* is refused: .*set urlPolicy\.allowLoopback: true, or add its range to urlPolicy\.allowedCidrs, to allow it/,
+      );
       const create = await post(strict.url, { action: 'outbound.create', name: 'local', agentCardUrl: cardUrl(remote) });
       expect(create.status).toBe(409);
       expect(valid('ActionFailure', create.body).message).toMatch(/URL policy/);

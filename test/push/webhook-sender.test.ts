@@ -95,7 +95,9 @@ describe('the destination policy, before and at dial time', () => {
     expect(byScheme.error).toContain('scheme "http" is not in push.destinations.allowedSchemes');
     const byAddress = await sender(pushDestinationPolicy({ allowedSchemes: ['http'] })).send(webhook(target.url));
     expect(byAddress).toMatchObject({ outcome: 'refused' });
-    expect(byAddress.error).toContain('127.0.0.0/8 loopback; set push.destinations.allowLoopback: true to allow it');
+    expect(byAddress.error).toContain(
+      '127.0.0.0/8 loopback; set push.destinations.allowLoopback: true, or add its range to push.destinations.allowedCidrs, to allow it',
+    );
     expect(byAddress.status).toBeUndefined();
     for (const attempt of [byScheme, byAddress]) expectNoSecret(attempt);
     expect(target.requests).toHaveLength(0);
@@ -142,7 +144,7 @@ describe('the destination policy, before and at dial time', () => {
     const refused = await sender(pushDestinationPolicy({ allowedSchemes: ['http'] }), { lookup }).send(webhook(url));
     expect(refused.outcome).toBe('refused');
     expect(refused.error).toBe(
-      'URL policy: hooks.test (127.0.0.1) is refused: 127.0.0.0/8 loopback; set push.destinations.allowLoopback: true to allow it',
+      'URL policy: hooks.test (127.0.0.1) is refused: 127.0.0.0/8 loopback; set push.destinations.allowLoopback: true, or add its range to push.destinations.allowedCidrs, to allow it',
     );
     expect(target.requests).toHaveLength(0);
     expect(await sender(LOOPBACK_HTTP, { lookup }).send(webhook(url))).toMatchObject({ outcome: 'delivered' });
