@@ -233,7 +233,7 @@ export const pushChecks: readonly Check[] = [
       if (otherwise.length > 0)
         return context.warn('PUSH-011', {
           message: 'a loopback webhook was refused, but not as invalid params',
-          expected: 'InvalidParamsError (-32602) naming the url',
+          expected: `${errorLabel('InvalidParamsError')} naming the url`,
           observed: otherwise.join('; '),
           ...(last === undefined ? {} : { exchange: last }),
         });
