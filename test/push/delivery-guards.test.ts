@@ -89,6 +89,8 @@ describe('the dispatcher guards', () => {
     registerPushConfig(hub, task, { id: 'c1', url: fresh.url });
     // The old URL's snapshot delivery is retried to the new URL, then the new registration's snapshot.
     await until(() => fresh.delivered().length === 2, 'both snapshots at the new URL');
+    // The receiver has its answer before the hub records the attempt.
+    await until(() => hub!.store.listAttempts(task.id, 'c1', 100).length >= 2, 'both attempts recorded');
     expect(hub.store.getPushConfig(task.id, 'c1')?.health.state).toBe('active');
     expect(hub.store.listAttempts(task.id, 'c1', 100).map((attempt) => attempt.outcome)).toEqual(['delivered', 'delivered']);
     await continueTask(task.id);
