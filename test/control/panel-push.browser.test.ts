@@ -1,8 +1,8 @@
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Task } from '../../generated/a2a/1.0/types.js';
 import { userMessage } from '../helpers/a2a-client.js';
-import { chromiumAvailable, CHROMIUM, CHROMIUM_FLAGS } from '../helpers/chromium.js';
+import { chromiumAvailable, openPanel } from '../helpers/chromium.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { PUSH_SECRET_MARKERS, queueDeliveries, seedPushConfig } from '../helpers/push-fixtures.js';
 import { sendTask } from '../helpers/tasks.js';
@@ -49,16 +49,7 @@ describe.skipIf(!available)('the push view of the control panel', () => {
       20,
     );
 
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS });
-    page = await browser.newPage({ viewport: { width: 1366, height: 900 } });
-    page.setDefaultTimeout(8000);
-    page.on('pageerror', (error) => pageErrors.push(`pageerror: ${error.message}`));
-    page.on('console', (entry) => {
-      if (entry.type() === 'error' && !entry.text().startsWith('Failed to load resource')) pageErrors.push(`console: ${entry.text()}`);
-    });
-    const response = await page.goto(`${hub.url}/a2a/panel`);
-    expect(response?.status()).toBe(200);
-    await page.getByTestId('live-status').and(page.locator('[data-state="live"]')).waitFor();
+    ({ browser, page } = await openPanel(hub.url, pageErrors));
   });
 
   afterAll(async () => {

@@ -1,11 +1,11 @@
 import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ActionFailure, Metrics, Snapshot } from '../../generated/control/types.js';
 import { timeOrderedId } from '../../src/tasks/ids.js';
 import { userMessage } from '../helpers/a2a-client.js';
-import { chromiumAvailable, CHROMIUM, CHROMIUM_FLAGS } from '../helpers/chromium.js';
+import { chromiumAvailable, openPanel } from '../helpers/chromium.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { REPO_ROOT } from '../helpers/paths.js';
 import { post } from '../helpers/raw-http.js';
@@ -31,17 +31,7 @@ describe.skipIf(!available)('the control panel in a browser', () => {
 
   beforeAll(async () => {
     hub = await startTestHub();
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_FLAGS });
-    page = await browser.newPage({ viewport: { width: 1366, height: 900 } });
-    page.setDefaultTimeout(8000);
-    page.on('pageerror', (error) => pageErrors.push(`pageerror: ${error.message}`));
-    page.on('console', (entry) => {
-      // The browser logs every non-2xx fetch ("Failed to load resource"); the refused action and the favicon are expected ones.
-      if (entry.type() === 'error' && !entry.text().startsWith('Failed to load resource')) pageErrors.push(`console: ${entry.text()}`);
-    });
-    const response = await page.goto(`${hub.url}/a2a/panel`);
-    expect(response?.status()).toBe(200);
-    await page.getByTestId('live-status').and(page.locator('[data-state="live"]')).waitFor();
+    ({ browser, page } = await openPanel(hub.url, pageErrors));
   });
 
   afterAll(async () => {

@@ -5,20 +5,10 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import type { AgentCard } from '../../generated/a2a/1.0/types.js';
 import { A2AClient, A2ATransportError, fetchAgentCard } from '../../src/client/a2a-client.js';
 import { classifyAddress } from '../../src/net/ip-ranges.js';
-import { DEFAULT_URL_POLICY, UrlPolicyError, checkUrl, guardLookup, type UrlPolicy } from '../../src/net/destination-policy.js';
+import { DEFAULT_URL_POLICY, UrlPolicyError, guardLookup, type UrlPolicy } from '../../src/net/destination-policy.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { watchLoopbackOnly, type LoopbackOnly } from '../client/loopback-only.js';
-
-/** What checkUrl throws for `url`, or undefined when it passes. */
-function refusal(url: string, policy: UrlPolicy = {}): UrlPolicyError | undefined {
-  try {
-    checkUrl(url, policy);
-    return undefined;
-  } catch (error) {
-    if (error instanceof UrlPolicyError) return error;
-    throw error;
-  }
-}
+import { refusal } from './policy-helpers.js';
 
 /** A resolver that answers from a table, as dns.lookup would (single or `all`). */
 function fakeLookup(table: Record<string, string[]>, calls: string[] = []): LookupFunction {

@@ -2,23 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULTS } from '../../generated/hub/defaults.js';
 import {
   DestinationPolicyError,
-  UrlPolicyError,
   checkUrl,
   pushDestinationPolicy,
   resolveUrlPolicy,
   type UrlPolicy,
 } from '../../src/net/destination-policy.js';
-
-/** What checkUrl throws for `url`, or undefined when it passes. */
-function refusal(url: string, policy: UrlPolicy): UrlPolicyError | undefined {
-  try {
-    checkUrl(url, policy);
-    return undefined;
-  } catch (error) {
-    if (error instanceof UrlPolicyError) return error;
-    throw error;
-  }
-}
+import { refusal } from './policy-helpers.js';
 
 /** Only the schemes of the push policy relaxed, so each row below is refused for its address alone. */
 const PUSH_OVER_HTTP = pushDestinationPolicy({ allowedSchemes: ['http', 'https'] });

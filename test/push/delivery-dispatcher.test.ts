@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { retryDelayMs } from '../../src/push/backoff.js';
 import { webhookIdOf } from '../../src/push/push-dispatcher.js';
 import { configIdentity, SecretSealer } from '../../src/push/sealed-secrets.js';
@@ -13,7 +13,8 @@ import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { send } from '../helpers/raw-http.js';
 import { inputRequiredTask, sendTask } from '../helpers/tasks.js';
 import { until } from '../helpers/wait.js';
-import { registerPushConfig, startReceiver, TEST_PUSH, type Receiver } from './delivery-helpers.js';
+import { closeAfterEach } from './delivery-fixture.js';
+import { registerPushConfig, TEST_PUSH } from './delivery-helpers.js';
 
 describe('retry delays', () => {
   const settings = { retryMinMs: 1000, retryMaxMs: 60_000 };
@@ -45,12 +46,10 @@ describe('webhook ids', () => {
 
 describe('the dispatcher in the hub', () => {
   let hub: TestHub | undefined;
-  const receivers: Receiver[] = [];
-  afterEach(async () => {
-    await hub?.dispose();
-    hub = undefined;
-    await Promise.all(receivers.splice(0).map((receiver) => receiver.close()));
-  });
+  const receiver = closeAfterEach(
+    () => hub,
+    () => (hub = undefined),
+  );
 
   it('costs tasks without configs no outbox query: the commit hook asks the store from memory', async () => {
     const counted = new CountingStore();
@@ -60,8 +59,7 @@ describe('the dispatcher in the hub', () => {
     for (let i = 0; i < 5; i += 1) await sendTask(hub.endpoint, { message: userMessage(`no push ${i}`) });
     expect(counted.outboxReads).toBe(atStart);
     // With a config the same hook wakes the dispatcher.
-    const hook = await startReceiver();
-    receivers.push(hook);
+    const hook = await receiver();
     const task = await inputRequiredTask(hub.endpoint);
     registerPushConfig(hub, task, { id: 'c1', url: hook.url });
     await until(() => hook.delivered().length === 1, 'the snapshot');
@@ -74,8 +72,7 @@ describe('the dispatcher in the hub', () => {
   it('secrets that do not open are a clear failure with no secret in it, retried, and nothing is sent', async () => {
     const key = randomBytes(32).toString('hex');
     hub = await startTestHub({ push: { ...TEST_PUSH, secretKeyEnv: 'PUSH_TEST_KEY' }, env: { PUSH_TEST_KEY: key } });
-    const hook = await startReceiver();
-    receivers.push(hook);
+    const hook = await receiver();
     const task = await inputRequiredTask(hub.endpoint);
     const signingSecret = generateSigningSecret();
     const other = new SecretSealer(randomBytes(32).toString('hex'));
@@ -125,8 +122,7 @@ describe('the dispatcher in the hub', () => {
 
   it('counts attempts by outcome, their latency and the pending deliveries in the metrics, with no URL or secret', async () => {
     hub = await startTestHub({ push: TEST_PUSH });
-    const hook = await startReceiver((index) => (index === 0 ? { status: 503 } : { status: 200 }));
-    receivers.push(hook);
+    const hook = await receiver((index) => (index === 0 ? { status: 503 } : { status: 200 }));
     const task = await inputRequiredTask(hub.endpoint);
     registerPushConfig(hub, task, {
       id: 'c1',
@@ -151,8 +147,7 @@ describe('the dispatcher in the hub', () => {
   it('close() does not wait for a receiver that never answers, and the delivery is made after the next start', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'a2a-hub-push-close-'));
     let answering = false;
-    const hook = await startReceiver(() => (answering ? { status: 200 } : { status: 200, hang: true }));
-    receivers.push(hook);
+    const hook = await receiver(() => (answering ? { status: 200 } : { status: 200, hang: true }));
     try {
       hub = await startTestHub({ dataDir, push: { ...TEST_PUSH, timeoutMs: 300_000 } });
       const task = await inputRequiredTask(hub.endpoint);

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { probeDelayMs } from '../../src/push/backoff.js';
 import { MemoryTaskStore } from '../../src/store/memory-store.js';
 import { type PushAttempt, type PushDelivery, type PushHealth } from '../../src/store/push-store.js';
@@ -7,7 +7,8 @@ import { controlAction } from '../helpers/control.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { inputRequiredTask, sendTask } from '../helpers/tasks.js';
 import { until } from '../helpers/wait.js';
-import { labelOf, registerPushConfig, startReceiver, TEST_PUSH, type Receiver } from './delivery-helpers.js';
+import { closeAfterEach } from './delivery-fixture.js';
+import { labelOf, registerPushConfig, TEST_PUSH } from './delivery-helpers.js';
 
 /**
  * The dispatcher's guards: an attempt settling onto a config that was replaced meanwhile, one
@@ -52,18 +53,10 @@ describe('probe delays', () => {
 
 describe('the dispatcher guards', () => {
   let hub: TestHub | undefined;
-  const receivers: Receiver[] = [];
-  afterEach(async () => {
-    await hub?.dispose();
-    hub = undefined;
-    await Promise.all(receivers.splice(0).map((receiver) => receiver.close()));
-  });
-
-  async function receiver(...args: Parameters<typeof startReceiver>): Promise<Receiver> {
-    const started = await startReceiver(...args);
-    receivers.push(started);
-    return started;
-  }
+  const receiver = closeAfterEach(
+    () => hub,
+    () => (hub = undefined),
+  );
 
   async function continueTask(taskId: string): Promise<void> {
     await sendTask(hub!.endpoint, { message: userMessage('go on\n::slow 2', { taskId }) });

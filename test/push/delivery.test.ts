@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MEDIA_TYPES } from '../../generated/a2a/1.0/protocol.js';
 import type { StreamResponse } from '../../generated/a2a/1.0/types.js';
 import { verifyWebhook } from '../../src/push/signature.js';
@@ -6,7 +6,8 @@ import { userMessage } from '../helpers/a2a-client.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { inputRequiredTask, sendTask } from '../helpers/tasks.js';
 import { until } from '../helpers/wait.js';
-import { labelOf, registerPushConfig, startReceiver, TEST_PUSH, type Receiver } from './delivery-helpers.js';
+import { closeAfterEach } from './delivery-fixture.js';
+import { labelOf, registerPushConfig, TEST_PUSH } from './delivery-helpers.js';
 
 /** The frames the echo agent's input-required task gives a config registered on it, then continued with "::slow 2". */
 const CONTINUED = ['task:input_required', 'status:working', 'status:working:step 1 of 2', 'status:working:step 2 of 2'];
@@ -14,18 +15,10 @@ const COMPLETED = [...CONTINUED, 'artifact:echo: go on', 'status:completed'];
 
 describe('push delivery', () => {
   let hub: TestHub | undefined;
-  const receivers: Receiver[] = [];
-  afterEach(async () => {
-    await hub?.dispose();
-    hub = undefined;
-    await Promise.all(receivers.splice(0).map((receiver) => receiver.close()));
-  });
-
-  async function receiver(...args: Parameters<typeof startReceiver>): Promise<Receiver> {
-    const started = await startReceiver(...args);
-    receivers.push(started);
-    return started;
-  }
+  const receiver = closeAfterEach(
+    () => hub,
+    () => (hub = undefined),
+  );
 
   async function continueTask(taskId: string, text = 'go on\n::slow 2'): Promise<void> {
     await sendTask(hub!.endpoint, { message: userMessage(text, { taskId }) });
