@@ -35,6 +35,17 @@ export {
   type UrlPolicy,
 } from './net/destination-policy.js';
 export { startWebhookReceiver, type WebhookDelivery, type WebhookReceiver, type WebhookReceiverOptions } from './push/webhook-receiver.js';
+export {
+  DEFAULT_TOLERANCE_SECONDS,
+  WEBHOOK_ID_HEADER,
+  WEBHOOK_SIGNATURE_HEADER,
+  WEBHOOK_TIMESTAMP_HEADER,
+  generateSigningSecret,
+  signWebhook,
+  verifyWebhook,
+  type VerifyOptions,
+  type WebhookVerdict,
+} from './push/signature.js';
 export { runRemoteTurn, type RemoteTurnOptions, type RemoteTurnResult } from './client/remote-run.js';
 export { ToolRegistry, ToolError, type ToolDefinition, type ToolResult } from './outbound/tool-registry.js';
 export { OutboundRegistry, type OutboundConnection } from './outbound/outbound-registry.js';

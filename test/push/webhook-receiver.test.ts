@@ -1,12 +1,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { StreamResponse } from '../../generated/a2a/1.0/types.js';
-import { generateSigningSecret, signWebhook } from '../../src/push/signature.js';
+// Through the public API: the receiver and the signer are what library users import.
 import {
+  generateSigningSecret,
+  signWebhook,
   startWebhookReceiver,
   type WebhookDelivery,
   type WebhookReceiver,
   type WebhookReceiverOptions,
-} from '../../src/push/webhook-receiver.js';
+} from '../../src/index.js';
 
 const SECRET = generateSigningSecret();
 

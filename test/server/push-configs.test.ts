@@ -9,7 +9,8 @@ import type { MethodName, MethodTypes } from '../../generated/a2a/1.0/methods.js
 import type { StreamResponse, Task, TaskPushNotificationConfig } from '../../generated/a2a/1.0/types.js';
 import type { HubOptions } from '../../src/hub.js';
 import { WEBHOOK_SECRET_HEADER } from '../../src/protocol/push-headers.js';
-import { verifyWebhook } from '../../src/push/signature.js';
+// Through the public API, as a receiver written against the library would.
+import { verifyWebhook } from '../../src/index.js';
 import { rpc, stream, userMessage } from '../helpers/a2a-client.js';
 import { controlAction, createInbound } from '../helpers/control.js';
 import { expectNamedError, type ErrorName } from '../helpers/errors.js';
