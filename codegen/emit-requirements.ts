@@ -11,6 +11,7 @@ interface RequirementRow {
   capability: string | null;
   mode: string;
   source: string;
+  warns?: string;
   digest?: number;
 }
 
@@ -34,6 +35,8 @@ export function emitRequirements(specDir: string, family: Family): string {
     '',
     "export type RequirementLevel = 'MUST' | 'SHOULD' | 'MAY';",
     "export type RequirementMode = 'black-box' | 'cooperative' | 'unreachable';",
+    '/** What a violation of the requirement is: a FAIL for a MUST, a WARN for a SHOULD or MAY. */',
+    "export type ViolationVerdict = 'FAIL' | 'WARN';",
     '',
     'export interface Requirement {',
     '  readonly id: RequirementId;',
@@ -47,13 +50,17 @@ export function emitRequirements(specDir: string, family: Family): string {
       .join(' | ')} | null;`,
     '  readonly mode: RequirementMode;',
     '  readonly source: string;',
+    '  /** The only observations that WARN rather than get the level\'s verdict; a MUST without it never warns. */',
+    '  readonly warns?: string;',
+    '  /** The verdict a violation gets, from the level. */',
+    '  readonly violation: ViolationVerdict;',
     '  readonly digest?: number;',
     '}',
     '',
     `export const REQUIREMENTS_SPEC_VERSION = ${literal(table.specVersion)};`,
     '',
     '/** The catalog, in report order. */',
-    `export const REQUIREMENTS: readonly Requirement[] = ${literal(table.requirements)};`,
+    `export const REQUIREMENTS: readonly Requirement[] = ${literal(table.requirements.map((row) => ({ ...row, violation: row.level === 'MUST' ? 'FAIL' : 'WARN' })))};`,
     '',
     'export const REQUIREMENT_BY_ID: ReadonlyMap<string, Requirement> = new Map(REQUIREMENTS.map((requirement) => [requirement.id, requirement]));',
     '',

@@ -60,6 +60,11 @@ export async function runSuite(
   if (transports.length === 0) throw new Error('runSuite needs at least one transport');
   const started = Date.now();
   const findings = new Map<RequirementId, Finding[]>();
+  /** Exchanges behind each requirement's verdict: those of every check run that judged it. */
+  const evidence = new Map<RequirementId, number>();
+  /** The requirements the running check has judged (recorded something other than a SKIP on). */
+  let judged = new Set<RequirementId>();
+  const requestsSoFar = (): number => transports.reduce((sum, transport) => sum + transport.stats.requests, 0);
   const selected = (id: RequirementId): boolean => {
     const requirement = REQUIREMENT_BY_ID.get(id);
     if (requirement === undefined) return false;
@@ -76,8 +81,12 @@ export async function runSuite(
     // method's outcome): only the run on that binding judges them.
     if (finding.binding !== undefined && !REQUIREMENT_BY_ID.get(requirement)?.bindings.includes(finding.binding)) return;
     const list = findings.get(requirement) ?? [];
-    // A MAY is optional: an agent that does not offer it deviates from nothing, so it warns.
-    const optional = REQUIREMENT_BY_ID.get(requirement)?.level === 'MAY' && finding.verdict === 'FAIL';
+    const entry = REQUIREMENT_BY_ID.get(requirement) as Requirement;
+    // Only the catalog's warns may soften a MUST; a WARN anywhere else on a MUST is the suite's mistake.
+    if (finding.verdict === 'WARN' && entry.level === 'MUST' && entry.warns === undefined)
+      throw new Error(
+        `${finding.check} warned on ${requirement}, a MUST whose catalog entry allows no warning (a violation of a MUST is a FAIL): ${finding.message}`,
+      );
     // One PASS per check and message is evidence enough; repeats would only bloat the report.
     if (
       finding.verdict === 'PASS' &&
@@ -87,8 +96,9 @@ export async function runSuite(
       )
     )
       return;
-    list.push(optional ? { ...finding, verdict: 'WARN', message: `optional behaviour not offered: ${finding.message}` } : finding);
+    list.push(finding.verdict === 'FAIL' ? asViolationOf(entry, finding) : finding);
     findings.set(requirement, list);
+    if (finding.verdict !== 'SKIP') judged.add(requirement);
   };
   const capabilities = target.card.capabilities as Record<string, boolean | undefined>;
   const webhooks = new LazyReceiver(options.webhookHost ?? DEFAULT_WEBHOOK_HOST);
@@ -121,6 +131,8 @@ export async function runSuite(
         webhooks: () => webhooks.get(),
         webhookTimeoutMs,
       });
+      judged = new Set();
+      const before = requestsSoFar();
       try {
         await withTimeout(check.run(context), checkTimeoutMs, check.id);
       } catch (error) {
@@ -135,6 +147,9 @@ export async function runSuite(
           }
         }
       }
+      // A check that judged from the card alone sent nothing: the card the target was resolved from is its exchange.
+      const made = requestsSoFar() - before || (check.once && target.cardExchange !== undefined ? 1 : 0);
+      for (const requirement of judged) evidence.set(requirement, (evidence.get(requirement) ?? 0) + made);
     }
   } finally {
     await webhooks.close();
@@ -142,7 +157,15 @@ export async function runSuite(
 
   const tested = transports.map((transport) => transport.binding);
   const results = REQUIREMENTS.map((requirement) =>
-    resultOf(requirement, findings.get(requirement.id), selected(requirement.id), options, target, tested),
+    resultOf(
+      requirement,
+      findings.get(requirement.id),
+      evidence.get(requirement.id) ?? 0,
+      selected(requirement.id),
+      options,
+      target,
+      tested,
+    ),
   );
   const stats = transports.reduce(
     (sum, transport) => ({ requests: sum.requests + transport.stats.requests, denied: sum.denied + transport.stats.denied }),
@@ -199,12 +222,13 @@ function runsOf(check: Check, transports: readonly Transport[]): (Transport | un
 function resultOf(
   requirement: Requirement,
   found: Finding[] | undefined,
+  evidence: number,
   selected: boolean,
   options: RunOptions,
   target: Target,
   tested: readonly Binding[],
 ): RequirementResult {
-  const base = { id: requirement.id, section: requirement.section, level: requirement.level, text: requirement.text };
+  const base = { id: requirement.id, section: requirement.section, level: requirement.level, text: requirement.text, evidence };
   const list = found ?? [];
   if (!selected)
     return { ...base, verdict: 'SKIP', findings: [skipFinding('runner', 'not-selected', 'not selected (--level, --only or --skip)')] };
@@ -254,6 +278,13 @@ function unreachedFinding(requirement: Requirement, options: RunOptions, target:
   if (requirement.mode === 'cooperative' && !options.cooperative)
     return skipFinding('runner', 'needs-cooperation', 'needs an agent that follows the test directives (--cooperative)');
   return skipFinding('runner', 'not-reached', 'no check reached this requirement');
+}
+
+/** A FAIL recorded on a requirement, as its level makes it: a FAIL of a MUST, a WARN of a SHOULD or MAY. */
+function asViolationOf(requirement: Requirement, finding: Finding): Finding {
+  if (requirement.violation === 'FAIL') return finding;
+  const what = requirement.level === 'SHOULD' ? 'recommended behaviour not met' : 'optional behaviour not offered';
+  return { ...finding, verdict: 'WARN', message: `${what}: ${finding.message}` };
 }
 
 function skipFinding(check: string, reason: SkipReason, message: string): Finding {

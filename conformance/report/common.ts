@@ -202,3 +202,9 @@ export function checkLabel(finding: Pick<Finding, 'check' | 'binding'>): string 
 export function interfacesOf(target: ConformanceReport['target']): { binding: string; endpoint: string }[] {
   return target.interfaces ?? [{ binding: target.binding, endpoint: target.endpoint }];
 }
+
+/** How many exchanges backed a verdict, in words: `3 exchanges`, `no exchange` (a PASS on nothing shows). */
+export function exchangesOf(result: Pick<RequirementResult, 'evidence'>): string {
+  if (result.evidence === 0) return 'no exchange';
+  return `${result.evidence} exchange${result.evidence === 1 ? '' : 's'}`;
+}

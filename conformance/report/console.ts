@@ -14,6 +14,7 @@ import {
   type VerdictCounts,
   checkLabel,
   interfacesOf,
+  exchangesOf,
 } from './common.js';
 
 export interface ConsoleOptions {
@@ -114,7 +115,7 @@ export function renderConsole(report: ConformanceReport, options: ConsoleOptions
     return lines;
   };
   const problem = (result: RequirementResult): string[] => {
-    const lines = [requirementLine(result), `        ${paint(`section ${safe(result.section)}`, 'dim')}`];
+    const lines = [requirementLine(result), `        ${paint(`section ${safe(result.section)} · ${exchangesOf(result)}`, 'dim')}`];
     if (result.baselined !== undefined) lines.push(`        ${paint('baselined:', 'yellow')} ${safe(result.baselined)}`);
     const shown = options.verbose ? result.findings : notableFindings(result);
     for (const finding of shown.slice(0, options.verbose ? undefined : FINDINGS_MAX)) lines.push(...findingLines(finding));

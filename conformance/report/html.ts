@@ -13,6 +13,7 @@ import {
   visibleText,
   checkLabel,
   interfacesOf,
+  exchangesOf,
 } from './common.js';
 
 /** Counterexamples are shown pretty-printed up to this many characters; the JSON report keeps them whole. */
@@ -103,7 +104,7 @@ function detailsHtml(result: RequirementResult): string {
     .map((code) => ` <code>${h(code)}</code>`)
     .join('');
   const parts = [
-    `<p class="muted">Section ${h(result.section)}${result.verdict === 'PASS' || result.verdict === 'SKIP' ? ` · ${h(explanationOf(result))}${codes}` : ''}</p>`,
+    `<p class="muted">Section ${h(result.section)} · ${h(exchangesOf(result))}${result.verdict === 'PASS' || result.verdict === 'SKIP' ? ` · ${h(explanationOf(result))}${codes}` : ''}</p>`,
   ];
   if (result.baselined !== undefined) parts.push(`<p><strong>Baselined:</strong> ${h(result.baselined)}</p>`);
   parts.push(...notable.map(findingHtml));

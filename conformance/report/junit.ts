@@ -54,25 +54,27 @@ function testcase(area: string, result: RequirementResult): string {
   const open = `    <testcase${attributes({ classname: area, name: `${result.id} ${result.text}`, time: '0' })}`;
   const firstOf = (verdict: Finding['verdict']): Finding | undefined =>
     result.findings.find((finding) => finding.verdict === verdict) ?? result.findings[0];
+  // How many exchanges backed the verdict, so that a PASS on none shows in any JUnit viewer.
+  const properties = `\n      <properties><property${attributes({ name: 'evidence', value: String(result.evidence) })}/></properties>`;
   switch (result.verdict) {
     case 'PASS':
-      return `${open}/>`;
+      return `${open}>${properties}\n    </testcase>`;
     case 'SKIP':
-      return `${open}>\n      <skipped${attributes({ message: explanationOf(result), type: skipReasonsOf(result).join(', ') || undefined })}/>\n    </testcase>`;
+      return `${open}>${properties}\n      <skipped${attributes({ message: explanationOf(result), type: skipReasonsOf(result).join(', ') || undefined })}/>\n    </testcase>`;
     case 'WARN':
-      return `${open}>\n      <system-out>${xmlText(evidence(result, notableFindings(result)))}</system-out>\n    </testcase>`;
+      return `${open}>${properties}\n      <system-out>${xmlText(evidence(result, notableFindings(result)))}</system-out>\n    </testcase>`;
     case 'FAIL': {
       const first = firstOf('FAIL');
       const body = xmlText(evidence(result, notableFindings(result)));
       if (result.baselined !== undefined) {
         // An accepted failure, like pytest's xfail: reported as skipped so CI stays green, with the evidence kept.
-        return `${open}>\n      <skipped${attributes({ message: `expected failure (baseline): ${result.baselined}` })}/>\n      <system-out>${body}</system-out>\n    </testcase>`;
+        return `${open}>${properties}\n      <skipped${attributes({ message: `expected failure (baseline): ${result.baselined}` })}/>\n      <system-out>${body}</system-out>\n    </testcase>`;
       }
-      return `${open}>\n      <failure${attributes({ message: first?.message ?? 'failed', type: `${result.level} FAIL` })}>${body}</failure>\n    </testcase>`;
+      return `${open}>${properties}\n      <failure${attributes({ message: first?.message ?? 'failed', type: `${result.level} FAIL` })}>${body}</failure>\n    </testcase>`;
     }
     case 'ERROR': {
       const first = firstOf('ERROR');
-      return `${open}>\n      <error${attributes({ message: first?.message ?? 'the check itself failed', type: 'suite ERROR' })}>${xmlText(evidence(result, notableFindings(result)))}</error>\n    </testcase>`;
+      return `${open}>${properties}\n      <error${attributes({ message: first?.message ?? 'the check itself failed', type: 'suite ERROR' })}>${xmlText(evidence(result, notableFindings(result)))}</error>\n    </testcase>`;
     }
   }
 }

@@ -282,7 +282,7 @@ return errors === 0;
 }
 validate22.evaluated = {"props":{"url":true,"cardUrl":true,"endpoint":true,"binding":true,"interfaces":true,"agentName":true,"assumedCard":true,"mode":true},"dynamicProps":false,"dynamicItems":false};
 
-const schema39 = {"title":"RequirementResult","description":"The verdict on one requirement and the evidence for it.","type":"object","properties":{"id":{"description":"Requirement id, e.g. JSONRPC-ENV-003.","type":"string"},"section":{"description":"Spec section.","type":"string"},"level":{"description":"MUST, SHOULD or MAY.","type":"string","enum":["MUST","SHOULD","MAY"]},"text":{"description":"The requirement in our words.","type":"string"},"verdict":{"description":"The worst verdict among the findings (FAIL over ERROR over WARN over PASS); SKIP when nothing was found.","$ref":"#/$defs/Verdict"},"baselined":{"description":"The failure is listed in the baseline file, with its reason.","type":"string"},"bindings":{"description":"When more than one binding was tested: the verdict of the findings made on each binding (findings that concern no single binding, such as the card's, count for none).","type":"object","properties":{"JSONRPC":{"$ref":"#/$defs/Verdict"},"HTTP+JSON":{"$ref":"#/$defs/Verdict"}}},"findings":{"description":"What the checks observed.","type":"array","items":{"$ref":"#/$defs/Finding"}}},"required":["id","section","level","text","verdict","findings"]};
+const schema39 = {"title":"RequirementResult","description":"The verdict on one requirement and the evidence for it.","type":"object","properties":{"id":{"description":"Requirement id, e.g. JSONRPC-ENV-003.","type":"string"},"section":{"description":"Spec section.","type":"string"},"level":{"description":"MUST, SHOULD or MAY.","type":"string","enum":["MUST","SHOULD","MAY"]},"text":{"description":"The requirement in our words.","type":"string"},"verdict":{"description":"The worst verdict among the findings (FAIL over ERROR over WARN over PASS); SKIP when nothing was found.","$ref":"#/$defs/Verdict"},"evidence":{"description":"How many exchanges backed the verdict: the requests sent by every check that judged the requirement (the card read at discovery for a check that judged the card alone). 0 for a SKIP.","type":"integer","minimum":0},"baselined":{"description":"The failure is listed in the baseline file, with its reason.","type":"string"},"bindings":{"description":"When more than one binding was tested: the verdict of the findings made on each binding (findings that concern no single binding, such as the card's, count for none).","type":"object","properties":{"JSONRPC":{"$ref":"#/$defs/Verdict"},"HTTP+JSON":{"$ref":"#/$defs/Verdict"}}},"findings":{"description":"What the checks observed.","type":"array","items":{"$ref":"#/$defs/Finding"}}},"required":["id","section","level","text","verdict","evidence","findings"]};
 const schema40 = {"title":"Verdict","description":"PASS, FAIL, WARN, SKIP or ERROR.","type":"string","enum":["PASS","FAIL","WARN","SKIP","ERROR"]};
 const schema43 = {"title":"Finding","description":"One observation of a check about a requirement.","type":"object","properties":{"verdict":{"description":"What this observation means for the requirement.","$ref":"#/$defs/Verdict"},"check":{"description":"The check that made it.","type":"string"},"binding":{"description":"The binding the check ran on; absent for findings that concern no single binding (the card, the comparison of bindings).","$ref":"#/$defs/Binding"},"message":{"description":"What happened, in a sentence.","type":"string"},"expected":{"description":"What the requirement asks for.","type":"string"},"observed":{"description":"What came back.","type":"string"},"path":{"description":"JSON path of the offending value, when there is one.","type":"string"},"counterexample":{"description":"The (shrunk) input that shows the failure."},"seed":{"description":"fast-check seed that reproduces it.","type":"integer"},"curl":{"description":"A copy-pasteable command that sends the same request.","type":"string"},"skipReason":{"description":"Why nothing was judged, as a code; present on every SKIP finding and only there.","$ref":"#/$defs/SkipReason"}},"required":["verdict","check","message"],"if":{"properties":{"verdict":{"const":"SKIP"}}},"then":{"required":["skipReason"]},"else":{"not":{"required":["skipReason"]}}};
 const schema46 = {"title":"SkipReason","description":"Why a requirement was not judged, for tools that sort or accept skips without reading the message. not-selected: left out by --level, --only or --skip. other-binding: it concerns a protocol binding (or version) other than the one tested, or one the suite does not speak. capability-not-declared: it needs a capability (streaming, pushNotifications, extendedAgentCard) the card does not declare. capability-declared: it is about how a missing capability is refused, and the card declares that capability. not-observable: no client can observe it from outside the agent (it needs, say, a second principal). needs-cooperation: it needs an agent that follows the test directives, and the run is black-box. not-reached: no check reached it although it applies. no-card: no agent card was found, so there is no card to check. feature-absent: the agent does not offer the optional feature it concerns (a card signature, a required extension, a tenant, a second interface, declared security, a configured extended card, SSE event ids). not-applicable: how the agent is declared makes it moot (its card accepts every media type, the URL also serves 0.3). no-credentials: it needs valid credentials the suite was not given. precondition-not-met: the agent did not produce the situation the check needs (no task, a direct Message instead of a task, a task in another state, the task finished too soon). inconclusive: the exchanges showed nothing to judge either way (no timestamp, no artifact, no update, a stream still open when the suite stopped waiting). suite-limitation: the suite cannot judge this case (a signature algorithm it does not verify, key material it does not fetch, its time budget spent).","type":"string","enum":["not-selected","other-binding","capability-not-declared","capability-declared","not-observable","needs-cooperation","not-reached","no-card","feature-absent","not-applicable","no-credentials","precondition-not-met","inconclusive","suite-limitation"]};
@@ -659,8 +659,8 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(data.findings === undefined){
-const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "findings"},message:"must have required property '"+"findings"+"'"};
+if(data.evidence === undefined){
+const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "evidence"},message:"must have required property '"+"evidence"+"'"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -669,9 +669,8 @@ vErrors.push(err5);
 }
 errors++;
 }
-if(data.id !== undefined){
-if(typeof data.id !== "string"){
-const err6 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.findings === undefined){
+const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "findings"},message:"must have required property '"+"findings"+"'"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -680,10 +679,9 @@ vErrors.push(err6);
 }
 errors++;
 }
-}
-if(data.section !== undefined){
-if(typeof data.section !== "string"){
-const err7 = {instancePath:instancePath+"/section",schemaPath:"#/properties/section/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.id !== undefined){
+if(typeof data.id !== "string"){
+const err7 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -693,10 +691,9 @@ vErrors.push(err7);
 errors++;
 }
 }
-if(data.level !== undefined){
-let data2 = data.level;
-if(typeof data2 !== "string"){
-const err8 = {instancePath:instancePath+"/level",schemaPath:"#/properties/level/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.section !== undefined){
+if(typeof data.section !== "string"){
+const err8 = {instancePath:instancePath+"/section",schemaPath:"#/properties/section/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -705,8 +702,11 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(!(((data2 === "MUST") || (data2 === "SHOULD")) || (data2 === "MAY"))){
-const err9 = {instancePath:instancePath+"/level",schemaPath:"#/properties/level/enum",keyword:"enum",params:{allowedValues: schema39.properties.level.enum},message:"must be equal to one of the allowed values"};
+}
+if(data.level !== undefined){
+let data2 = data.level;
+if(typeof data2 !== "string"){
+const err9 = {instancePath:instancePath+"/level",schemaPath:"#/properties/level/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -715,10 +715,8 @@ vErrors.push(err9);
 }
 errors++;
 }
-}
-if(data.text !== undefined){
-if(typeof data.text !== "string"){
-const err10 = {instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(((data2 === "MUST") || (data2 === "SHOULD")) || (data2 === "MAY"))){
+const err10 = {instancePath:instancePath+"/level",schemaPath:"#/properties/level/enum",keyword:"enum",params:{allowedValues: schema39.properties.level.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -728,10 +726,9 @@ vErrors.push(err10);
 errors++;
 }
 }
-if(data.verdict !== undefined){
-let data4 = data.verdict;
-if(typeof data4 !== "string"){
-const err11 = {instancePath:instancePath+"/verdict",schemaPath:"#/$defs/Verdict/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.text !== undefined){
+if(typeof data.text !== "string"){
+const err11 = {instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -740,8 +737,11 @@ vErrors.push(err11);
 }
 errors++;
 }
-if(!(((((data4 === "PASS") || (data4 === "FAIL")) || (data4 === "WARN")) || (data4 === "SKIP")) || (data4 === "ERROR"))){
-const err12 = {instancePath:instancePath+"/verdict",schemaPath:"#/$defs/Verdict/enum",keyword:"enum",params:{allowedValues: schema40.enum},message:"must be equal to one of the allowed values"};
+}
+if(data.verdict !== undefined){
+let data4 = data.verdict;
+if(typeof data4 !== "string"){
+const err12 = {instancePath:instancePath+"/verdict",schemaPath:"#/$defs/Verdict/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -750,10 +750,8 @@ vErrors.push(err12);
 }
 errors++;
 }
-}
-if(data.baselined !== undefined){
-if(typeof data.baselined !== "string"){
-const err13 = {instancePath:instancePath+"/baselined",schemaPath:"#/properties/baselined/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(((((data4 === "PASS") || (data4 === "FAIL")) || (data4 === "WARN")) || (data4 === "SKIP")) || (data4 === "ERROR"))){
+const err13 = {instancePath:instancePath+"/verdict",schemaPath:"#/$defs/Verdict/enum",keyword:"enum",params:{allowedValues: schema40.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -763,13 +761,10 @@ vErrors.push(err13);
 errors++;
 }
 }
-if(data.bindings !== undefined){
-let data6 = data.bindings;
-if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
-if(data6.JSONRPC !== undefined){
-let data7 = data6.JSONRPC;
-if(typeof data7 !== "string"){
-const err14 = {instancePath:instancePath+"/bindings/JSONRPC",schemaPath:"#/$defs/Verdict/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.evidence !== undefined){
+let data5 = data.evidence;
+if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
+const err14 = {instancePath:instancePath+"/evidence",schemaPath:"#/properties/evidence/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -778,8 +773,9 @@ vErrors.push(err14);
 }
 errors++;
 }
-if(!(((((data7 === "PASS") || (data7 === "FAIL")) || (data7 === "WARN")) || (data7 === "SKIP")) || (data7 === "ERROR"))){
-const err15 = {instancePath:instancePath+"/bindings/JSONRPC",schemaPath:"#/$defs/Verdict/enum",keyword:"enum",params:{allowedValues: schema40.enum},message:"must be equal to one of the allowed values"};
+if((typeof data5 == "number") && (isFinite(data5))){
+if(data5 < 0 || isNaN(data5)){
+const err15 = {instancePath:instancePath+"/evidence",schemaPath:"#/properties/evidence/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -789,10 +785,10 @@ vErrors.push(err15);
 errors++;
 }
 }
-if(data6["HTTP+JSON"] !== undefined){
-let data8 = data6["HTTP+JSON"];
-if(typeof data8 !== "string"){
-const err16 = {instancePath:instancePath+"/bindings/HTTP+JSON",schemaPath:"#/$defs/Verdict/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+if(data.baselined !== undefined){
+if(typeof data.baselined !== "string"){
+const err16 = {instancePath:instancePath+"/baselined",schemaPath:"#/properties/baselined/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -801,8 +797,14 @@ vErrors.push(err16);
 }
 errors++;
 }
-if(!(((((data8 === "PASS") || (data8 === "FAIL")) || (data8 === "WARN")) || (data8 === "SKIP")) || (data8 === "ERROR"))){
-const err17 = {instancePath:instancePath+"/bindings/HTTP+JSON",schemaPath:"#/$defs/Verdict/enum",keyword:"enum",params:{allowedValues: schema40.enum},message:"must be equal to one of the allowed values"};
+}
+if(data.bindings !== undefined){
+let data7 = data.bindings;
+if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
+if(data7.JSONRPC !== undefined){
+let data8 = data7.JSONRPC;
+if(typeof data8 !== "string"){
+const err17 = {instancePath:instancePath+"/bindings/JSONRPC",schemaPath:"#/$defs/Verdict/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -811,10 +813,8 @@ vErrors.push(err17);
 }
 errors++;
 }
-}
-}
-else {
-const err18 = {instancePath:instancePath+"/bindings",schemaPath:"#/properties/bindings/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(!(((((data8 === "PASS") || (data8 === "FAIL")) || (data8 === "WARN")) || (data8 === "SKIP")) || (data8 === "ERROR"))){
+const err18 = {instancePath:instancePath+"/bindings/JSONRPC",schemaPath:"#/$defs/Verdict/enum",keyword:"enum",params:{allowedValues: schema40.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -824,19 +824,10 @@ vErrors.push(err18);
 errors++;
 }
 }
-if(data.findings !== undefined){
-let data9 = data.findings;
-if(Array.isArray(data9)){
-const len0 = data9.length;
-for(let i0=0; i0<len0; i0++){
-if(!(validate25(data9[i0], {instancePath:instancePath+"/findings/" + i0,parentData:data9,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate25.errors : vErrors.concat(validate25.errors);
-errors = vErrors.length;
-}
-}
-}
-else {
-const err19 = {instancePath:instancePath+"/findings",schemaPath:"#/properties/findings/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data7["HTTP+JSON"] !== undefined){
+let data9 = data7["HTTP+JSON"];
+if(typeof data9 !== "string"){
+const err19 = {instancePath:instancePath+"/bindings/HTTP+JSON",schemaPath:"#/$defs/Verdict/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -845,10 +836,8 @@ vErrors.push(err19);
 }
 errors++;
 }
-}
-}
-else {
-const err20 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(!(((((data9 === "PASS") || (data9 === "FAIL")) || (data9 === "WARN")) || (data9 === "SKIP")) || (data9 === "ERROR"))){
+const err20 = {instancePath:instancePath+"/bindings/HTTP+JSON",schemaPath:"#/$defs/Verdict/enum",keyword:"enum",params:{allowedValues: schema40.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -857,10 +846,56 @@ vErrors.push(err20);
 }
 errors++;
 }
+}
+}
+else {
+const err21 = {instancePath:instancePath+"/bindings",schemaPath:"#/properties/bindings/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+if(data.findings !== undefined){
+let data10 = data.findings;
+if(Array.isArray(data10)){
+const len0 = data10.length;
+for(let i0=0; i0<len0; i0++){
+if(!(validate25(data10[i0], {instancePath:instancePath+"/findings/" + i0,parentData:data10,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate25.errors : vErrors.concat(validate25.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err22 = {instancePath:instancePath+"/findings",schemaPath:"#/properties/findings/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+}
+else {
+const err23 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
 validate24.errors = vErrors;
 return errors === 0;
 }
-validate24.evaluated = {"props":{"id":true,"section":true,"level":true,"text":true,"verdict":true,"baselined":true,"bindings":true,"findings":true},"dynamicProps":false,"dynamicItems":false};
+validate24.evaluated = {"props":{"id":true,"section":true,"level":true,"text":true,"verdict":true,"evidence":true,"baselined":true,"bindings":true,"findings":true},"dynamicProps":false,"dynamicItems":false};
 
 
 function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -2711,8 +2746,8 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(data.findings === undefined){
-const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "findings"},message:"must have required property '"+"findings"+"'"};
+if(data.evidence === undefined){
+const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "evidence"},message:"must have required property '"+"evidence"+"'"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -2721,9 +2756,8 @@ vErrors.push(err5);
 }
 errors++;
 }
-if(data.id !== undefined){
-if(typeof data.id !== "string"){
-const err6 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.findings === undefined){
+const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "findings"},message:"must have required property '"+"findings"+"'"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -2732,10 +2766,9 @@ vErrors.push(err6);
 }
 errors++;
 }
-}
-if(data.section !== undefined){
-if(typeof data.section !== "string"){
-const err7 = {instancePath:instancePath+"/section",schemaPath:"#/properties/section/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.id !== undefined){
+if(typeof data.id !== "string"){
+const err7 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -2745,10 +2778,9 @@ vErrors.push(err7);
 errors++;
 }
 }
-if(data.level !== undefined){
-let data2 = data.level;
-if(typeof data2 !== "string"){
-const err8 = {instancePath:instancePath+"/level",schemaPath:"#/properties/level/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.section !== undefined){
+if(typeof data.section !== "string"){
+const err8 = {instancePath:instancePath+"/section",schemaPath:"#/properties/section/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -2757,8 +2789,11 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(!(((data2 === "MUST") || (data2 === "SHOULD")) || (data2 === "MAY"))){
-const err9 = {instancePath:instancePath+"/level",schemaPath:"#/properties/level/enum",keyword:"enum",params:{allowedValues: schema39.properties.level.enum},message:"must be equal to one of the allowed values"};
+}
+if(data.level !== undefined){
+let data2 = data.level;
+if(typeof data2 !== "string"){
+const err9 = {instancePath:instancePath+"/level",schemaPath:"#/properties/level/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -2767,10 +2802,8 @@ vErrors.push(err9);
 }
 errors++;
 }
-}
-if(data.text !== undefined){
-if(typeof data.text !== "string"){
-const err10 = {instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(((data2 === "MUST") || (data2 === "SHOULD")) || (data2 === "MAY"))){
+const err10 = {instancePath:instancePath+"/level",schemaPath:"#/properties/level/enum",keyword:"enum",params:{allowedValues: schema39.properties.level.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -2780,10 +2813,9 @@ vErrors.push(err10);
 errors++;
 }
 }
-if(data.verdict !== undefined){
-let data4 = data.verdict;
-if(typeof data4 !== "string"){
-const err11 = {instancePath:instancePath+"/verdict",schemaPath:"#/$defs/Verdict/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.text !== undefined){
+if(typeof data.text !== "string"){
+const err11 = {instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -2792,8 +2824,11 @@ vErrors.push(err11);
 }
 errors++;
 }
-if(!(((((data4 === "PASS") || (data4 === "FAIL")) || (data4 === "WARN")) || (data4 === "SKIP")) || (data4 === "ERROR"))){
-const err12 = {instancePath:instancePath+"/verdict",schemaPath:"#/$defs/Verdict/enum",keyword:"enum",params:{allowedValues: schema40.enum},message:"must be equal to one of the allowed values"};
+}
+if(data.verdict !== undefined){
+let data4 = data.verdict;
+if(typeof data4 !== "string"){
+const err12 = {instancePath:instancePath+"/verdict",schemaPath:"#/$defs/Verdict/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -2802,10 +2837,8 @@ vErrors.push(err12);
 }
 errors++;
 }
-}
-if(data.baselined !== undefined){
-if(typeof data.baselined !== "string"){
-const err13 = {instancePath:instancePath+"/baselined",schemaPath:"#/properties/baselined/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(((((data4 === "PASS") || (data4 === "FAIL")) || (data4 === "WARN")) || (data4 === "SKIP")) || (data4 === "ERROR"))){
+const err13 = {instancePath:instancePath+"/verdict",schemaPath:"#/$defs/Verdict/enum",keyword:"enum",params:{allowedValues: schema40.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -2815,13 +2848,10 @@ vErrors.push(err13);
 errors++;
 }
 }
-if(data.bindings !== undefined){
-let data6 = data.bindings;
-if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
-if(data6.JSONRPC !== undefined){
-let data7 = data6.JSONRPC;
-if(typeof data7 !== "string"){
-const err14 = {instancePath:instancePath+"/bindings/JSONRPC",schemaPath:"#/$defs/Verdict/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.evidence !== undefined){
+let data5 = data.evidence;
+if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
+const err14 = {instancePath:instancePath+"/evidence",schemaPath:"#/properties/evidence/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -2830,8 +2860,9 @@ vErrors.push(err14);
 }
 errors++;
 }
-if(!(((((data7 === "PASS") || (data7 === "FAIL")) || (data7 === "WARN")) || (data7 === "SKIP")) || (data7 === "ERROR"))){
-const err15 = {instancePath:instancePath+"/bindings/JSONRPC",schemaPath:"#/$defs/Verdict/enum",keyword:"enum",params:{allowedValues: schema40.enum},message:"must be equal to one of the allowed values"};
+if((typeof data5 == "number") && (isFinite(data5))){
+if(data5 < 0 || isNaN(data5)){
+const err15 = {instancePath:instancePath+"/evidence",schemaPath:"#/properties/evidence/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -2841,10 +2872,10 @@ vErrors.push(err15);
 errors++;
 }
 }
-if(data6["HTTP+JSON"] !== undefined){
-let data8 = data6["HTTP+JSON"];
-if(typeof data8 !== "string"){
-const err16 = {instancePath:instancePath+"/bindings/HTTP+JSON",schemaPath:"#/$defs/Verdict/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+if(data.baselined !== undefined){
+if(typeof data.baselined !== "string"){
+const err16 = {instancePath:instancePath+"/baselined",schemaPath:"#/properties/baselined/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -2853,8 +2884,14 @@ vErrors.push(err16);
 }
 errors++;
 }
-if(!(((((data8 === "PASS") || (data8 === "FAIL")) || (data8 === "WARN")) || (data8 === "SKIP")) || (data8 === "ERROR"))){
-const err17 = {instancePath:instancePath+"/bindings/HTTP+JSON",schemaPath:"#/$defs/Verdict/enum",keyword:"enum",params:{allowedValues: schema40.enum},message:"must be equal to one of the allowed values"};
+}
+if(data.bindings !== undefined){
+let data7 = data.bindings;
+if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
+if(data7.JSONRPC !== undefined){
+let data8 = data7.JSONRPC;
+if(typeof data8 !== "string"){
+const err17 = {instancePath:instancePath+"/bindings/JSONRPC",schemaPath:"#/$defs/Verdict/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -2863,10 +2900,8 @@ vErrors.push(err17);
 }
 errors++;
 }
-}
-}
-else {
-const err18 = {instancePath:instancePath+"/bindings",schemaPath:"#/properties/bindings/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(!(((((data8 === "PASS") || (data8 === "FAIL")) || (data8 === "WARN")) || (data8 === "SKIP")) || (data8 === "ERROR"))){
+const err18 = {instancePath:instancePath+"/bindings/JSONRPC",schemaPath:"#/$defs/Verdict/enum",keyword:"enum",params:{allowedValues: schema40.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -2876,19 +2911,10 @@ vErrors.push(err18);
 errors++;
 }
 }
-if(data.findings !== undefined){
-let data9 = data.findings;
-if(Array.isArray(data9)){
-const len0 = data9.length;
-for(let i0=0; i0<len0; i0++){
-if(!(validate25(data9[i0], {instancePath:instancePath+"/findings/" + i0,parentData:data9,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate25.errors : vErrors.concat(validate25.errors);
-errors = vErrors.length;
-}
-}
-}
-else {
-const err19 = {instancePath:instancePath+"/findings",schemaPath:"#/properties/findings/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data7["HTTP+JSON"] !== undefined){
+let data9 = data7["HTTP+JSON"];
+if(typeof data9 !== "string"){
+const err19 = {instancePath:instancePath+"/bindings/HTTP+JSON",schemaPath:"#/$defs/Verdict/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -2897,10 +2923,8 @@ vErrors.push(err19);
 }
 errors++;
 }
-}
-}
-else {
-const err20 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(!(((((data9 === "PASS") || (data9 === "FAIL")) || (data9 === "WARN")) || (data9 === "SKIP")) || (data9 === "ERROR"))){
+const err20 = {instancePath:instancePath+"/bindings/HTTP+JSON",schemaPath:"#/$defs/Verdict/enum",keyword:"enum",params:{allowedValues: schema40.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -2909,10 +2933,56 @@ vErrors.push(err20);
 }
 errors++;
 }
+}
+}
+else {
+const err21 = {instancePath:instancePath+"/bindings",schemaPath:"#/properties/bindings/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+if(data.findings !== undefined){
+let data10 = data.findings;
+if(Array.isArray(data10)){
+const len0 = data10.length;
+for(let i0=0; i0<len0; i0++){
+if(!(validate25(data10[i0], {instancePath:instancePath+"/findings/" + i0,parentData:data10,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate25.errors : vErrors.concat(validate25.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err22 = {instancePath:instancePath+"/findings",schemaPath:"#/properties/findings/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+}
+else {
+const err23 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
 validate33.errors = vErrors;
 return errors === 0;
 }
-validate33.evaluated = {"props":{"id":true,"section":true,"level":true,"text":true,"verdict":true,"baselined":true,"bindings":true,"findings":true},"dynamicProps":false,"dynamicItems":false};
+validate33.evaluated = {"props":{"id":true,"section":true,"level":true,"text":true,"verdict":true,"evidence":true,"baselined":true,"bindings":true,"findings":true},"dynamicProps":false,"dynamicItems":false};
 
 export const validateFinding = validate35;
 

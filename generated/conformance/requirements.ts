@@ -152,6 +152,8 @@ export type RequirementId =
 
 export type RequirementLevel = 'MUST' | 'SHOULD' | 'MAY';
 export type RequirementMode = 'black-box' | 'cooperative' | 'unreachable';
+/** What a violation of the requirement is: a FAIL for a MUST, a WARN for a SHOULD or MAY. */
+export type ViolationVerdict = 'FAIL' | 'WARN';
 
 export interface Requirement {
   readonly id: RequirementId;
@@ -162,6 +164,10 @@ export interface Requirement {
   readonly capability: "extendedAgentCard" | "pushNotifications" | "streaming" | null;
   readonly mode: RequirementMode;
   readonly source: string;
+  /** The only observations that WARN rather than get the level's verdict; a MUST without it never warns. */
+  readonly warns?: string;
+  /** The verdict a violation gets, from the level. */
+  readonly violation: ViolationVerdict;
   readonly digest?: number;
 }
 
@@ -181,7 +187,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "capability": null,
     "mode": "black-box",
     "source": "spec",
-    "digest": 1
+    "digest": 1,
+    "violation": "FAIL"
   },
   {
     "id": "CARD-002",
@@ -194,8 +201,10 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
     "capability": null,
     "mode": "black-box",
+    "warns": "an empty skills array",
     "source": "spec",
-    "digest": 2
+    "digest": 2,
+    "violation": "FAIL"
   },
   {
     "id": "CARD-003",
@@ -209,7 +218,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "capability": null,
     "mode": "black-box",
     "source": "spec",
-    "digest": 3
+    "digest": 3,
+    "violation": "FAIL"
   },
   {
     "id": "CARD-004",
@@ -223,7 +233,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "capability": null,
     "mode": "black-box",
     "source": "spec",
-    "digest": 4
+    "digest": 4,
+    "violation": "FAIL"
   },
   {
     "id": "CARD-005",
@@ -237,7 +248,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "capability": null,
     "mode": "black-box",
     "source": "spec",
-    "digest": 5
+    "digest": 5,
+    "violation": "FAIL"
   },
   {
     "id": "CARD-006",
@@ -251,7 +263,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "capability": null,
     "mode": "black-box",
     "source": "spec",
-    "digest": 6
+    "digest": 6,
+    "violation": "FAIL"
   },
   {
     "id": "CARD-007",
@@ -265,7 +278,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "capability": null,
     "mode": "black-box",
     "source": "spec",
-    "digest": 7
+    "digest": 7,
+    "violation": "FAIL"
   },
   {
     "id": "CARD-008",
@@ -279,7 +293,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "capability": null,
     "mode": "black-box",
     "source": "spec",
-    "digest": 8
+    "digest": 8,
+    "violation": "WARN"
   },
   {
     "id": "CARD-009",
@@ -292,8 +307,10 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
     "capability": null,
     "mode": "black-box",
+    "warns": "a protected header whose typ is not \"JOSE\"",
     "source": "spec",
-    "digest": 9
+    "digest": 9,
+    "violation": "FAIL"
   },
   {
     "id": "CARD-010",
@@ -307,7 +324,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "capability": null,
     "mode": "black-box",
     "source": "spec",
-    "digest": 10
+    "digest": 10,
+    "violation": "FAIL"
   },
   {
     "id": "CARD-011",
@@ -320,8 +338,10 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
     "capability": null,
     "mode": "black-box",
+    "warns": "a plain http interface URL to a host that is not loopback",
     "source": "spec",
-    "digest": 11
+    "digest": 11,
+    "violation": "FAIL"
   },
   {
     "id": "VER-001",
@@ -335,7 +355,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "capability": null,
     "mode": "black-box",
     "source": "spec",
-    "digest": 12
+    "digest": 12,
+    "violation": "FAIL"
   },
   {
     "id": "VER-002",
@@ -349,7 +370,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "capability": null,
     "mode": "black-box",
     "source": "spec",
-    "digest": 13
+    "digest": 13,
+    "violation": "FAIL"
   },
   {
     "id": "VER-003",
@@ -362,8 +384,10 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
     "capability": null,
     "mode": "black-box",
+    "warns": "a request without A2A-Version served as 1.0, as many 1.0 servers do (docs/spec-policy.md 5.1)",
     "source": "spec",
-    "digest": 14
+    "digest": 14,
+    "violation": "FAIL"
   },
   {
     "id": "VER-004",
@@ -377,7 +401,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "capability": null,
     "mode": "black-box",
     "source": "spec",
-    "digest": 15
+    "digest": 15,
+    "violation": "FAIL"
   },
   {
     "id": "VER-005",
@@ -391,7 +416,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "capability": null,
     "mode": "black-box",
     "source": "convention",
-    "digest": 16
+    "digest": 16,
+    "violation": "WARN"
   },
   {
     "id": "VER-006",
@@ -405,7 +431,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "capability": null,
     "mode": "black-box",
     "source": "spec",
-    "digest": 17
+    "digest": 17,
+    "violation": "FAIL"
   },
   {
     "id": "VER-007",
@@ -419,7 +446,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "capability": null,
     "mode": "black-box",
     "source": "spec",
-    "digest": 18
+    "digest": 18,
+    "violation": "FAIL"
   },
   {
     "id": "VER-008",
@@ -433,7 +461,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "capability": null,
     "mode": "black-box",
     "source": "spec",
-    "digest": 19
+    "digest": 19,
+    "violation": "WARN"
   },
   {
     "id": "VER-009",
@@ -447,7 +476,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "capability": null,
     "mode": "black-box",
     "source": "spec",
-    "digest": 20
+    "digest": 20,
+    "violation": "WARN"
   },
   {
     "id": "VER-010",
@@ -461,7 +491,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "capability": null,
     "mode": "black-box",
     "source": "spec",
-    "digest": 21
+    "digest": 21,
+    "violation": "FAIL"
   },
   {
     "id": "SEND-001",
@@ -475,7 +506,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "capability": null,
     "mode": "black-box",
     "source": "spec",
-    "digest": 22
+    "digest": 22,
+    "violation": "FAIL"
   },
   {
     "id": "SEND-002",
@@ -489,7 +521,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "capability": null,
     "mode": "black-box",
     "source": "spec",
-    "digest": 23
+    "digest": 23,
+    "violation": "FAIL"
   },
   {
     "id": "SEND-003",
@@ -503,7 +536,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "capability": null,
     "mode": "black-box",
     "source": "spec",
-    "digest": 24
+    "digest": 24,
+    "violation": "FAIL"
   },
   {
     "id": "SEND-004",
@@ -517,7 +551,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "capability": null,
     "mode": "black-box",
     "source": "spec",
-    "digest": 25
+    "digest": 25,
+    "violation": "FAIL"
   },
   {
     "id": "SEND-005",
@@ -531,7 +566,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "capability": null,
     "mode": "black-box",
     "source": "spec",
-    "digest": 26
+    "digest": 26,
+    "violation": "FAIL"
   },
   {
     "id": "SEND-006",
@@ -545,7 +581,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "capability": null,
     "mode": "cooperative",
     "source": "spec",
-    "digest": 27
+    "digest": 27,
+    "violation": "FAIL"
   },
   {
     "id": "SEND-007",
@@ -558,8 +595,10 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
     "capability": null,
     "mode": "black-box",
+    "warns": "historyLength 0 answered with an empty history array instead of none",
     "source": "spec",
-    "digest": 28
+    "digest": 28,
+    "violation": "FAIL"
   },
   {
     "id": "SEND-008",
@@ -573,7 +612,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "capability": null,
     "mode": "black-box",
     "source": "spec",
-    "digest": 29
+    "digest": 29,
+    "violation": "FAIL"
   },
   {
     "id": "SEND-009",
@@ -587,7 +627,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "capability": null,
     "mode": "cooperative",
     "source": "spec",
-    "digest": 30
+    "digest": 30,
+    "violation": "FAIL"
   },
   {
     "id": "SEND-010",
@@ -600,8 +641,10 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
     "capability": null,
     "mode": "cooperative",
+    "warns": "a refusal with another error than InvalidParamsError",
     "source": "spec",
-    "digest": 31
+    "digest": 31,
+    "violation": "FAIL"
   },
   {
     "id": "SEND-011",
@@ -615,7 +658,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "capability": null,
     "mode": "cooperative",
     "source": "spec",
-    "digest": 32
+    "digest": 32,
+    "violation": "FAIL"
   },
   {
     "id": "SEND-012",
@@ -629,7 +673,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "capability": null,
     "mode": "cooperative",
     "source": "spec",
-    "digest": 33
+    "digest": 33,
+    "violation": "FAIL"
   },
   {
     "id": "SEND-013",
@@ -643,7 +688,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "capability": null,
     "mode": "black-box",
     "source": "spec",
-    "digest": 34
+    "digest": 34,
+    "violation": "FAIL"
   },
   {
     "id": "SEND-014",
@@ -657,7 +703,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "capability": null,
     "mode": "black-box",
     "source": "spec",
-    "digest": 35
+    "digest": 35,
+    "violation": "FAIL"
   },
   {
     "id": "SEND-015",
@@ -671,7 +718,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "capability": null,
     "mode": "black-box",
     "source": "spec",
-    "digest": 36
+    "digest": 36,
+    "violation": "FAIL"
   },
   {
     "id": "SEND-016",
@@ -685,7 +733,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "capability": null,
     "mode": "black-box",
     "source": "spec",
-    "digest": 37
+    "digest": 37,
+    "violation": "FAIL"
   },
   {
     "id": "SEND-017",
@@ -699,7 +748,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "capability": null,
     "mode": "black-box",
     "source": "spec",
-    "digest": 38
+    "digest": 38,
+    "violation": "WARN"
   },
   {
     "id": "SEND-018",
@@ -713,7 +763,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "capability": null,
     "mode": "black-box",
     "source": "convention",
-    "digest": 39
+    "digest": 39,
+    "violation": "WARN"
   },
   {
     "id": "SEND-019",
@@ -727,7 +778,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "capability": null,
     "mode": "black-box",
     "source": "spec",
-    "digest": 40
+    "digest": 40,
+    "violation": "FAIL"
   },
   {
     "id": "SSE-001",
@@ -741,7 +793,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "capability": null,
     "mode": "black-box",
     "source": "spec",
-    "digest": 41
+    "digest": 41,
+    "violation": "FAIL"
   },
   {
     "id": "SSE-002",
@@ -755,7 +808,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "capability": "streaming",
     "mode": "black-box",
     "source": "spec",
-    "digest": 42
+    "digest": 42,
+    "violation": "FAIL"
   },
   {
     "id": "SSE-003",
@@ -768,7 +822,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "capability": "streaming",
     "mode": "black-box",
     "source": "spec",
-    "digest": 43
+    "digest": 43,
+    "violation": "FAIL"
   },
   {
     "id": "SSE-004",
@@ -781,7 +836,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "capability": "streaming",
     "mode": "black-box",
     "source": "spec",
-    "digest": 44
+    "digest": 44,
+    "violation": "FAIL"
   },
   {
     "id": "SSE-005",
@@ -795,7 +851,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "capability": "streaming",
     "mode": "black-box",
     "source": "spec",
-    "digest": 45
+    "digest": 45,
+    "violation": "FAIL"
   },
   {
     "id": "SSE-006",
@@ -809,7 +866,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "capability": "streaming",
     "mode": "cooperative",
     "source": "spec",
-    "digest": 46
+    "digest": 46,
+    "violation": "FAIL"
   },
   {
     "id": "SSE-007",
@@ -823,7 +881,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "capability": "streaming",
     "mode": "black-box",
     "source": "spec",
-    "digest": 47
+    "digest": 47,
+    "violation": "FAIL"
   },
   {
     "id": "SSE-008",
@@ -837,7 +896,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "capability": "streaming",
     "mode": "black-box",
     "source": "spec",
-    "digest": 48
+    "digest": 48,
+    "violation": "FAIL"
   },
   {
     "id": "SSE-009",
@@ -851,7 +911,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "capability": "streaming",
     "mode": "black-box",
     "source": "spec",
-    "digest": 49
+    "digest": 49,
+    "violation": "FAIL"
   },
   {
     "id": "SSE-010",
@@ -865,7 +926,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "capability": "streaming",
     "mode": "black-box",
     "source": "spec",
-    "digest": 50
+    "digest": 50,
+    "violation": "FAIL"
   },
   {
     "id": "SSE-011",
@@ -879,7 +941,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "capability": "streaming",
     "mode": "cooperative",
     "source": "spec",
-    "digest": 51
+    "digest": 51,
+    "violation": "FAIL"
   },
   {
     "id": "SSE-012",
@@ -893,7 +956,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "capability": "streaming",
     "mode": "cooperative",
     "source": "spec",
-    "digest": 52
+    "digest": 52,
+    "violation": "FAIL"
   },
   {
     "id": "SSE-013",
@@ -906,7 +970,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
     "capability": "streaming",
     "mode": "cooperative",
-    "source": "spec"
+    "source": "spec",
+    "violation": "FAIL"
   },
   {
     "id": "GET-001",
@@ -920,7 +985,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "capability": null,
     "mode": "black-box",
     "source": "spec",
-    "digest": 53
+    "digest": 53,
+    "violation": "FAIL"
   },
   {
     "id": "GET-002",
@@ -934,7 +1000,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "capability": null,
     "mode": "black-box",
     "source": "spec",
-    "digest": 54
+    "digest": 54,
+    "violation": "FAIL"
   },
   {
     "id": "GET-003",
@@ -948,7 +1015,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "capability": null,
     "mode": "black-box",
     "source": "spec",
-    "digest": 55
+    "digest": 55,
+    "violation": "FAIL"
   },
   {
     "id": "GET-004",
@@ -962,7 +1030,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "capability": null,
     "mode": "black-box",
     "source": "spec",
-    "digest": 56
+    "digest": 56,
+    "violation": "WARN"
   },
   {
     "id": "GET-005",
@@ -976,7 +1045,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "capability": null,
     "mode": "black-box",
     "source": "convention",
-    "digest": 57
+    "digest": 57,
+    "violation": "WARN"
   },
   {
     "id": "GET-006",
@@ -990,7 +1060,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "capability": null,
     "mode": "unreachable",
     "source": "spec",
-    "digest": 58
+    "digest": 58,
+    "violation": "FAIL"
   },
   {
     "id": "LIST-001",
@@ -1004,7 +1075,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "capability": null,
     "mode": "black-box",
     "source": "spec",
-    "digest": 59
+    "digest": 59,
+    "violation": "FAIL"
   },
   {
     "id": "LIST-002",
@@ -1017,8 +1089,10 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
     "capability": null,
     "mode": "black-box",
+    "warns": "a token on the page holding the last matching task that leads to an empty page (the spec does not say whether that empty page is the last one)",
     "source": "spec",
-    "digest": 60
+    "digest": 60,
+    "violation": "FAIL"
   },
   {
     "id": "LIST-003",
@@ -1032,7 +1106,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "capability": null,
     "mode": "black-box",
     "source": "spec",
-    "digest": 61
+    "digest": 61,
+    "violation": "FAIL"
   },
   {
     "id": "LIST-004",
@@ -1046,7 +1121,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "capability": null,
     "mode": "black-box",
     "source": "spec",
-    "digest": 62
+    "digest": 62,
+    "violation": "FAIL"
   },
   {
     "id": "LIST-005",
@@ -1060,7 +1136,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "capability": null,
     "mode": "black-box",
     "source": "spec",
-    "digest": 63
+    "digest": 63,
+    "violation": "WARN"
   },
   {
     "id": "LIST-006",
@@ -1074,7 +1151,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "capability": null,
     "mode": "black-box",
     "source": "spec",
-    "digest": 64
+    "digest": 64,
+    "violation": "FAIL"
   },
   {
     "id": "LIST-007",
@@ -1088,7 +1166,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "capability": null,
     "mode": "black-box",
     "source": "spec",
-    "digest": 65
+    "digest": 65,
+    "violation": "FAIL"
   },
   {
     "id": "LIST-008",
@@ -1101,8 +1180,10 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
     "capability": null,
     "mode": "black-box",
+    "warns": "pageSize 0 or 150 clamped instead of refused",
     "source": "spec",
-    "digest": 66
+    "digest": 66,
+    "violation": "FAIL"
   },
   {
     "id": "LIST-009",
@@ -1116,7 +1197,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "capability": null,
     "mode": "black-box",
     "source": "spec",
-    "digest": 67
+    "digest": 67,
+    "violation": "FAIL"
   },
   {
     "id": "LIST-010",
@@ -1130,7 +1212,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "capability": null,
     "mode": "unreachable",
     "source": "spec",
-    "digest": 68
+    "digest": 68,
+    "violation": "FAIL"
   },
   {
     "id": "LIST-011",
@@ -1144,7 +1227,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "capability": null,
     "mode": "black-box",
     "source": "spec",
-    "digest": 69
+    "digest": 69,
+    "violation": "FAIL"
   },
   {
     "id": "LIST-012",
@@ -1158,7 +1242,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "capability": null,
     "mode": "black-box",
     "source": "spec",
-    "digest": 70
+    "digest": 70,
+    "violation": "FAIL"
   },
   {
     "id": "CANCEL-001",
@@ -1172,7 +1257,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "capability": null,
     "mode": "cooperative",
     "source": "spec",
-    "digest": 71
+    "digest": 71,
+    "violation": "FAIL"
   },
   {
     "id": "CANCEL-002",
@@ -1186,7 +1272,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "capability": null,
     "mode": "black-box",
     "source": "spec",
-    "digest": 72
+    "digest": 72,
+    "violation": "FAIL"
   },
   {
     "id": "CANCEL-003",
@@ -1200,7 +1287,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "capability": null,
     "mode": "cooperative",
     "source": "spec",
-    "digest": 73
+    "digest": 73,
+    "violation": "FAIL"
   },
   {
     "id": "CANCEL-004",
@@ -1214,7 +1302,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "capability": null,
     "mode": "cooperative",
     "source": "convention",
-    "digest": 74
+    "digest": 74,
+    "violation": "WARN"
   },
   {
     "id": "SUB-001",
@@ -1228,7 +1317,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "capability": null,
     "mode": "black-box",
     "source": "spec",
-    "digest": 75
+    "digest": 75,
+    "violation": "FAIL"
   },
   {
     "id": "SUB-002",
@@ -1242,7 +1332,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "capability": "streaming",
     "mode": "cooperative",
     "source": "spec",
-    "digest": 76
+    "digest": 76,
+    "violation": "FAIL"
   },
   {
     "id": "SUB-003",
@@ -1256,7 +1347,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "capability": "streaming",
     "mode": "black-box",
     "source": "spec",
-    "digest": 77
+    "digest": 77,
+    "violation": "FAIL"
   },
   {
     "id": "SUB-004",
@@ -1270,7 +1362,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "capability": "streaming",
     "mode": "cooperative",
     "source": "spec",
-    "digest": 78
+    "digest": 78,
+    "violation": "FAIL"
   },
   {
     "id": "SUB-005",
@@ -1283,8 +1376,10 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
     "capability": "streaming",
     "mode": "cooperative",
+    "warns": "a subscription to an INPUT_REQUIRED task that closes at that state (§11.7 lets a stream close at an interrupted state, §3.1.6 says it ends at a terminal one)",
     "source": "spec",
-    "digest": 79
+    "digest": 79,
+    "violation": "FAIL"
   },
   {
     "id": "SUB-006",
@@ -1298,7 +1393,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "capability": "streaming",
     "mode": "cooperative",
     "source": "spec",
-    "digest": 80
+    "digest": 80,
+    "violation": "FAIL"
   },
   {
     "id": "SUB-007",
@@ -1311,7 +1407,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "capability": "streaming",
     "mode": "cooperative",
     "source": "convention",
-    "digest": 81
+    "digest": 81,
+    "violation": "WARN"
   },
   {
     "id": "PUSH-001",
@@ -1325,7 +1422,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "capability": null,
     "mode": "black-box",
     "source": "spec",
-    "digest": 82
+    "digest": 82,
+    "violation": "FAIL"
   },
   {
     "id": "PUSH-002",
@@ -1339,7 +1437,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "capability": "pushNotifications",
     "mode": "black-box",
     "source": "spec",
-    "digest": 83
+    "digest": 83,
+    "violation": "FAIL"
   },
   {
     "id": "PUSH-003",
@@ -1353,7 +1452,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "capability": "pushNotifications",
     "mode": "black-box",
     "source": "spec",
-    "digest": 84
+    "digest": 84,
+    "violation": "FAIL"
   },
   {
     "id": "PUSH-004",
@@ -1367,7 +1467,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "capability": "pushNotifications",
     "mode": "black-box",
     "source": "spec",
-    "digest": 85
+    "digest": 85,
+    "violation": "FAIL"
   },
   {
     "id": "PUSH-005",
@@ -1381,7 +1482,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "capability": "pushNotifications",
     "mode": "black-box",
     "source": "spec",
-    "digest": 86
+    "digest": 86,
+    "violation": "FAIL"
   },
   {
     "id": "PUSH-006",
@@ -1394,8 +1496,10 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
     "capability": "pushNotifications",
     "mode": "black-box",
+    "warns": "a second Delete of the same config refused with TaskNotFoundError (the spec does not say that delete is idempotent)",
     "source": "spec",
-    "digest": 87
+    "digest": 87,
+    "violation": "FAIL"
   },
   {
     "id": "PUSH-007",
@@ -1409,7 +1513,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "capability": "pushNotifications",
     "mode": "black-box",
     "source": "spec",
-    "digest": 88
+    "digest": 88,
+    "violation": "FAIL"
   },
   {
     "id": "PUSH-008",
@@ -1423,7 +1528,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "capability": "pushNotifications",
     "mode": "black-box",
     "source": "spec",
-    "digest": 89
+    "digest": 89,
+    "violation": "WARN"
   },
   {
     "id": "PUSH-009",
@@ -1437,7 +1543,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "capability": "pushNotifications",
     "mode": "black-box",
     "source": "spec",
-    "digest": 90
+    "digest": 90,
+    "violation": "FAIL"
   },
   {
     "id": "PUSH-010",
@@ -1451,7 +1558,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "capability": "pushNotifications",
     "mode": "black-box",
     "source": "convention",
-    "digest": 91
+    "digest": 91,
+    "violation": "WARN"
   },
   {
     "id": "PUSH-011",
@@ -1465,7 +1573,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "capability": "pushNotifications",
     "mode": "black-box",
     "source": "spec",
-    "digest": 92
+    "digest": 92,
+    "violation": "WARN"
   },
   {
     "id": "PUSH-012",
@@ -1478,7 +1587,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
     "capability": "pushNotifications",
     "mode": "black-box",
-    "source": "convention"
+    "source": "convention",
+    "violation": "FAIL"
   },
   {
     "id": "PUSH-013",
@@ -1491,7 +1601,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
     "capability": "pushNotifications",
     "mode": "black-box",
-    "source": "convention"
+    "source": "convention",
+    "violation": "WARN"
   },
   {
     "id": "PUSH-014",
@@ -1504,7 +1615,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
     "capability": "pushNotifications",
     "mode": "black-box",
-    "source": "spec"
+    "source": "spec",
+    "violation": "FAIL"
   },
   {
     "id": "PUSH-015",
@@ -1517,7 +1629,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
     "capability": "pushNotifications",
     "mode": "black-box",
-    "source": "convention"
+    "source": "convention",
+    "violation": "WARN"
   },
   {
     "id": "XCARD-001",
@@ -1531,7 +1644,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "capability": null,
     "mode": "black-box",
     "source": "spec",
-    "digest": 93
+    "digest": 93,
+    "violation": "FAIL"
   },
   {
     "id": "XCARD-002",
@@ -1545,7 +1659,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "capability": "extendedAgentCard",
     "mode": "black-box",
     "source": "spec",
-    "digest": 94
+    "digest": 94,
+    "violation": "FAIL"
   },
   {
     "id": "XCARD-003",
@@ -1559,7 +1674,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "capability": "extendedAgentCard",
     "mode": "black-box",
     "source": "spec",
-    "digest": 95
+    "digest": 95,
+    "violation": "FAIL"
   },
   {
     "id": "XCARD-004",
@@ -1573,7 +1689,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "capability": "extendedAgentCard",
     "mode": "black-box",
     "source": "spec",
-    "digest": 96
+    "digest": 96,
+    "violation": "FAIL"
   },
   {
     "id": "JSONRPC-ENV-001",
@@ -1586,7 +1703,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "capability": null,
     "mode": "black-box",
     "source": "spec",
-    "digest": 97
+    "digest": 97,
+    "violation": "FAIL"
   },
   {
     "id": "JSONRPC-ENV-002",
@@ -1599,7 +1717,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "capability": null,
     "mode": "black-box",
     "source": "spec",
-    "digest": 98
+    "digest": 98,
+    "violation": "FAIL"
   },
   {
     "id": "JSONRPC-ENV-003",
@@ -1612,7 +1731,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "capability": null,
     "mode": "black-box",
     "source": "spec",
-    "digest": 99
+    "digest": 99,
+    "violation": "FAIL"
   },
   {
     "id": "JSONRPC-ENV-004",
@@ -1625,7 +1745,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "capability": null,
     "mode": "black-box",
     "source": "spec",
-    "digest": 100
+    "digest": 100,
+    "violation": "FAIL"
   },
   {
     "id": "JSONRPC-ENV-005",
@@ -1638,7 +1759,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "capability": null,
     "mode": "black-box",
     "source": "spec",
-    "digest": 101
+    "digest": 101,
+    "violation": "FAIL"
   },
   {
     "id": "JSONRPC-ENV-006",
@@ -1651,7 +1773,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "capability": null,
     "mode": "black-box",
     "source": "spec",
-    "digest": 102
+    "digest": 102,
+    "violation": "FAIL"
   },
   {
     "id": "JSONRPC-ENV-007",
@@ -1664,7 +1787,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "capability": null,
     "mode": "black-box",
     "source": "spec",
-    "digest": 103
+    "digest": 103,
+    "violation": "FAIL"
   },
   {
     "id": "JSONRPC-ENV-008",
@@ -1677,7 +1801,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "capability": null,
     "mode": "black-box",
     "source": "spec",
-    "digest": 104
+    "digest": 104,
+    "violation": "WARN"
   },
   {
     "id": "JSONRPC-ENV-009",
@@ -1690,7 +1815,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "capability": null,
     "mode": "black-box",
     "source": "spec",
-    "digest": 105
+    "digest": 105,
+    "violation": "FAIL"
   },
   {
     "id": "REST-ENV-001",
@@ -1703,7 +1829,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "capability": null,
     "mode": "black-box",
     "source": "spec",
-    "digest": 106
+    "digest": 106,
+    "violation": "FAIL"
   },
   {
     "id": "REST-ENV-002",
@@ -1716,7 +1843,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "capability": null,
     "mode": "black-box",
     "source": "spec",
-    "digest": 107
+    "digest": 107,
+    "violation": "WARN"
   },
   {
     "id": "REST-ENV-003",
@@ -1728,8 +1856,10 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
     "capability": null,
     "mode": "black-box",
+    "warns": "a validation error whose Status carries no BadRequest naming the field (the requirement names the body, not the BadRequest)",
     "source": "spec",
-    "digest": 108
+    "digest": 108,
+    "violation": "FAIL"
   },
   {
     "id": "REST-ENV-004",
@@ -1742,7 +1872,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "capability": null,
     "mode": "black-box",
     "source": "spec",
-    "digest": 109
+    "digest": 109,
+    "violation": "FAIL"
   },
   {
     "id": "REST-ENV-005",
@@ -1755,7 +1886,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "capability": null,
     "mode": "black-box",
     "source": "spec",
-    "digest": 110
+    "digest": 110,
+    "violation": "FAIL"
   },
   {
     "id": "REST-ENV-006",
@@ -1768,7 +1900,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "capability": null,
     "mode": "black-box",
     "source": "spec",
-    "digest": 111
+    "digest": 111,
+    "violation": "FAIL"
   },
   {
     "id": "REST-ENV-007",
@@ -1781,7 +1914,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "capability": null,
     "mode": "black-box",
     "source": "spec",
-    "digest": 112
+    "digest": 112,
+    "violation": "FAIL"
   },
   {
     "id": "REST-ENV-008",
@@ -1793,7 +1927,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
     "capability": null,
     "mode": "black-box",
-    "source": "spec"
+    "source": "spec",
+    "violation": "FAIL"
   },
   {
     "id": "DATA-001",
@@ -1807,7 +1942,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "capability": null,
     "mode": "black-box",
     "source": "spec",
-    "digest": 113
+    "digest": 113,
+    "violation": "FAIL"
   },
   {
     "id": "DATA-002",
@@ -1820,8 +1956,10 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
     "capability": null,
     "mode": "black-box",
+    "warns": "a timestamp whose precision is not milliseconds",
     "source": "spec",
-    "digest": 114
+    "digest": 114,
+    "violation": "FAIL"
   },
   {
     "id": "DATA-003",
@@ -1835,7 +1973,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "capability": null,
     "mode": "black-box",
     "source": "spec",
-    "digest": 115
+    "digest": 115,
+    "violation": "FAIL"
   },
   {
     "id": "DATA-004",
@@ -1849,7 +1988,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "capability": null,
     "mode": "black-box",
     "source": "spec",
-    "digest": 116
+    "digest": 116,
+    "violation": "FAIL"
   },
   {
     "id": "DATA-005",
@@ -1863,7 +2003,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "capability": null,
     "mode": "unreachable",
     "source": "spec",
-    "digest": 117
+    "digest": 117,
+    "violation": "FAIL"
   },
   {
     "id": "DATA-006",
@@ -1876,8 +2017,10 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
     "capability": null,
     "mode": "black-box",
+    "warns": "a plain http URL to a host that is not loopback",
     "source": "spec",
-    "digest": 118
+    "digest": 118,
+    "violation": "FAIL"
   },
   {
     "id": "DATA-007",
@@ -1891,7 +2034,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "capability": null,
     "mode": "cooperative",
     "source": "spec",
-    "digest": 119
+    "digest": 119,
+    "violation": "FAIL"
   },
   {
     "id": "WIRE-001",
@@ -1904,7 +2048,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
     "capability": null,
     "mode": "black-box",
-    "source": "spec"
+    "source": "spec",
+    "violation": "FAIL"
   },
   {
     "id": "WIRE-002",
@@ -1917,7 +2062,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
     "capability": null,
     "mode": "black-box",
-    "source": "spec"
+    "source": "spec",
+    "violation": "FAIL"
   },
   {
     "id": "WIRE-003",
@@ -1930,7 +2076,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
     "capability": null,
     "mode": "black-box",
-    "source": "spec"
+    "source": "spec",
+    "violation": "FAIL"
   },
   {
     "id": "WIRE-004",
@@ -1943,7 +2090,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
     "capability": null,
     "mode": "black-box",
-    "source": "spec"
+    "source": "spec",
+    "violation": "WARN"
   },
   {
     "id": "WIRE-005",
@@ -1956,7 +2104,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
     "capability": null,
     "mode": "black-box",
-    "source": "spec"
+    "source": "spec",
+    "violation": "FAIL"
   },
   {
     "id": "ROBUST-001",
@@ -1969,7 +2118,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
     "capability": null,
     "mode": "black-box",
-    "source": "convention"
+    "source": "convention",
+    "violation": "FAIL"
   },
   {
     "id": "ROBUST-002",
@@ -1982,7 +2132,9 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
     "capability": null,
     "mode": "black-box",
-    "source": "convention"
+    "warns": "a decimal string accepted where a number is expected, as ProtoJSON parsers read it (docs/spec-policy.md 2.4)",
+    "source": "convention",
+    "violation": "FAIL"
   },
   {
     "id": "ROBUST-003",
@@ -1995,7 +2147,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
     "capability": null,
     "mode": "black-box",
-    "source": "convention"
+    "source": "convention",
+    "violation": "FAIL"
   },
   {
     "id": "ROBUST-004",
@@ -2008,7 +2161,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
     "capability": null,
     "mode": "black-box",
-    "source": "convention"
+    "source": "convention",
+    "violation": "WARN"
   },
   {
     "id": "STATE-001",
@@ -2021,7 +2175,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
     "capability": null,
     "mode": "black-box",
-    "source": "convention"
+    "source": "convention",
+    "violation": "FAIL"
   },
   {
     "id": "STATE-002",
@@ -2034,7 +2189,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
     "capability": null,
     "mode": "cooperative",
-    "source": "convention"
+    "source": "convention",
+    "violation": "FAIL"
   },
   {
     "id": "STATE-003",
@@ -2047,7 +2203,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
     "capability": null,
     "mode": "black-box",
-    "source": "convention"
+    "source": "convention",
+    "violation": "FAIL"
   },
   {
     "id": "STATE-004",
@@ -2060,7 +2217,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
     "capability": null,
     "mode": "cooperative",
-    "source": "seed-001"
+    "source": "seed-001",
+    "violation": "WARN"
   },
   {
     "id": "STATE-005",
@@ -2073,7 +2231,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
     "capability": null,
     "mode": "cooperative",
-    "source": "convention"
+    "source": "convention",
+    "violation": "FAIL"
   },
   {
     "id": "HUB-001",
@@ -2086,7 +2245,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
     "capability": null,
     "mode": "black-box",
-    "source": "seed-001"
+    "source": "seed-001",
+    "violation": "WARN"
   },
   {
     "id": "HUB-002",
@@ -2099,7 +2259,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
     "capability": null,
     "mode": "black-box",
-    "source": "seed-001"
+    "source": "seed-001",
+    "violation": "WARN"
   },
   {
     "id": "HUB-003",
@@ -2112,7 +2273,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
     "capability": "streaming",
     "mode": "cooperative",
-    "source": "seed-001"
+    "source": "seed-001",
+    "violation": "WARN"
   },
   {
     "id": "HUB-004",
@@ -2125,7 +2287,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
     "capability": null,
     "mode": "black-box",
-    "source": "seed-001"
+    "source": "seed-001",
+    "violation": "WARN"
   },
   {
     "id": "HUB-005",
@@ -2138,7 +2301,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
     "capability": null,
     "mode": "cooperative",
-    "source": "seed-001"
+    "source": "seed-001",
+    "violation": "WARN"
   },
   {
     "id": "HUB-006",
@@ -2151,7 +2315,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
     "capability": "streaming",
     "mode": "black-box",
-    "source": "seed-001"
+    "source": "seed-001",
+    "violation": "WARN"
   },
   {
     "id": "DIRECTIVES-001",
@@ -2164,7 +2329,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     ],
     "capability": null,
     "mode": "cooperative",
-    "source": "convention"
+    "source": "convention",
+    "violation": "WARN"
   }
 ];
 

@@ -205,6 +205,10 @@ export interface RequirementResult {
   text: string;
   verdict: Verdict;
   /**
+   * How many exchanges backed the verdict: the requests sent by every check that judged the requirement (the card read at discovery for a check that judged the card alone). 0 for a SKIP.
+   */
+  evidence: number;
+  /**
    * The failure is listed in the baseline file, with its reason.
    */
   baselined?: string;

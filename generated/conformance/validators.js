@@ -307,7 +307,7 @@ return errors === 0;
 }
 validate22.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema39 = {"title":"RequirementResult","description":"The verdict on one requirement and the evidence for it.","type":"object","properties":{"id":{"description":"Requirement id, e.g. JSONRPC-ENV-003.","type":"string"},"section":{"description":"Spec section.","type":"string"},"level":{"description":"MUST, SHOULD or MAY.","type":"string","enum":["MUST","SHOULD","MAY"]},"text":{"description":"The requirement in our words.","type":"string"},"verdict":{"description":"The worst verdict among the findings (FAIL over ERROR over WARN over PASS); SKIP when nothing was found.","$ref":"#/$defs/Verdict"},"baselined":{"description":"The failure is listed in the baseline file, with its reason.","type":"string"},"bindings":{"description":"When more than one binding was tested: the verdict of the findings made on each binding (findings that concern no single binding, such as the card's, count for none).","type":"object","properties":{"JSONRPC":{"$ref":"#/$defs/Verdict"},"HTTP+JSON":{"$ref":"#/$defs/Verdict"}},"additionalProperties":false},"findings":{"description":"What the checks observed.","type":"array","items":{"$ref":"#/$defs/Finding"}}},"required":["id","section","level","text","verdict","findings"],"additionalProperties":false};
+const schema39 = {"title":"RequirementResult","description":"The verdict on one requirement and the evidence for it.","type":"object","properties":{"id":{"description":"Requirement id, e.g. JSONRPC-ENV-003.","type":"string"},"section":{"description":"Spec section.","type":"string"},"level":{"description":"MUST, SHOULD or MAY.","type":"string","enum":["MUST","SHOULD","MAY"]},"text":{"description":"The requirement in our words.","type":"string"},"verdict":{"description":"The worst verdict among the findings (FAIL over ERROR over WARN over PASS); SKIP when nothing was found.","$ref":"#/$defs/Verdict"},"evidence":{"description":"How many exchanges backed the verdict: the requests sent by every check that judged the requirement (the card read at discovery for a check that judged the card alone). 0 for a SKIP.","type":"integer","minimum":0},"baselined":{"description":"The failure is listed in the baseline file, with its reason.","type":"string"},"bindings":{"description":"When more than one binding was tested: the verdict of the findings made on each binding (findings that concern no single binding, such as the card's, count for none).","type":"object","properties":{"JSONRPC":{"$ref":"#/$defs/Verdict"},"HTTP+JSON":{"$ref":"#/$defs/Verdict"}},"additionalProperties":false},"findings":{"description":"What the checks observed.","type":"array","items":{"$ref":"#/$defs/Finding"}}},"required":["id","section","level","text","verdict","evidence","findings"],"additionalProperties":false};
 const schema40 = {"title":"Verdict","description":"PASS, FAIL, WARN, SKIP or ERROR.","type":"string","enum":["PASS","FAIL","WARN","SKIP","ERROR"]};
 const schema43 = {"title":"Finding","description":"One observation of a check about a requirement.","type":"object","properties":{"verdict":{"description":"What this observation means for the requirement.","$ref":"#/$defs/Verdict"},"check":{"description":"The check that made it.","type":"string"},"binding":{"description":"The binding the check ran on; absent for findings that concern no single binding (the card, the comparison of bindings).","$ref":"#/$defs/Binding"},"message":{"description":"What happened, in a sentence.","type":"string"},"expected":{"description":"What the requirement asks for.","type":"string"},"observed":{"description":"What came back.","type":"string"},"path":{"description":"JSON path of the offending value, when there is one.","type":"string"},"counterexample":{"description":"The (shrunk) input that shows the failure."},"seed":{"description":"fast-check seed that reproduces it.","type":"integer"},"curl":{"description":"A copy-pasteable command that sends the same request.","type":"string"},"skipReason":{"description":"Why nothing was judged, as a code; present on every SKIP finding and only there.","$ref":"#/$defs/SkipReason"}},"required":["verdict","check","message"],"if":{"properties":{"verdict":{"const":"SKIP"}}},"then":{"required":["skipReason"]},"else":{"not":{"required":["skipReason"]}},"additionalProperties":false};
 const schema46 = {"title":"SkipReason","description":"Why a requirement was not judged, for tools that sort or accept skips without reading the message. not-selected: left out by --level, --only or --skip. other-binding: it concerns a protocol binding (or version) other than the one tested, or one the suite does not speak. capability-not-declared: it needs a capability (streaming, pushNotifications, extendedAgentCard) the card does not declare. capability-declared: it is about how a missing capability is refused, and the card declares that capability. not-observable: no client can observe it from outside the agent (it needs, say, a second principal). needs-cooperation: it needs an agent that follows the test directives, and the run is black-box. not-reached: no check reached it although it applies. no-card: no agent card was found, so there is no card to check. feature-absent: the agent does not offer the optional feature it concerns (a card signature, a required extension, a tenant, a second interface, declared security, a configured extended card, SSE event ids). not-applicable: how the agent is declared makes it moot (its card accepts every media type, the URL also serves 0.3). no-credentials: it needs valid credentials the suite was not given. precondition-not-met: the agent did not produce the situation the check needs (no task, a direct Message instead of a task, a task in another state, the task finished too soon). inconclusive: the exchanges showed nothing to judge either way (no timestamp, no artifact, no update, a stream still open when the suite stopped waiting). suite-limitation: the suite cannot judge this case (a signature algorithm it does not verify, key material it does not fetch, its time budget spent).","type":"string","enum":["not-selected","other-binding","capability-not-declared","capability-declared","not-observable","needs-cooperation","not-reached","no-card","feature-absent","not-applicable","no-credentials","precondition-not-met","inconclusive","suite-limitation"]};
@@ -696,8 +696,8 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(data.findings === undefined){
-const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "findings"},message:"must have required property '"+"findings"+"'"};
+if(data.evidence === undefined){
+const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "evidence"},message:"must have required property '"+"evidence"+"'"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -706,9 +706,8 @@ vErrors.push(err5);
 }
 errors++;
 }
-for(const key0 in data){
-if(!((((((((key0 === "id") || (key0 === "section")) || (key0 === "level")) || (key0 === "text")) || (key0 === "verdict")) || (key0 === "baselined")) || (key0 === "bindings")) || (key0 === "findings"))){
-const err6 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(data.findings === undefined){
+const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "findings"},message:"must have required property '"+"findings"+"'"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -717,10 +716,9 @@ vErrors.push(err6);
 }
 errors++;
 }
-}
-if(data.id !== undefined){
-if(typeof data.id !== "string"){
-const err7 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key0 in data){
+if(!(func1.call(schema39.properties, key0))){
+const err7 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -730,9 +728,9 @@ vErrors.push(err7);
 errors++;
 }
 }
-if(data.section !== undefined){
-if(typeof data.section !== "string"){
-const err8 = {instancePath:instancePath+"/section",schemaPath:"#/properties/section/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.id !== undefined){
+if(typeof data.id !== "string"){
+const err8 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -742,10 +740,9 @@ vErrors.push(err8);
 errors++;
 }
 }
-if(data.level !== undefined){
-let data2 = data.level;
-if(typeof data2 !== "string"){
-const err9 = {instancePath:instancePath+"/level",schemaPath:"#/properties/level/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.section !== undefined){
+if(typeof data.section !== "string"){
+const err9 = {instancePath:instancePath+"/section",schemaPath:"#/properties/section/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -754,8 +751,11 @@ vErrors.push(err9);
 }
 errors++;
 }
-if(!(((data2 === "MUST") || (data2 === "SHOULD")) || (data2 === "MAY"))){
-const err10 = {instancePath:instancePath+"/level",schemaPath:"#/properties/level/enum",keyword:"enum",params:{allowedValues: schema39.properties.level.enum},message:"must be equal to one of the allowed values"};
+}
+if(data.level !== undefined){
+let data2 = data.level;
+if(typeof data2 !== "string"){
+const err10 = {instancePath:instancePath+"/level",schemaPath:"#/properties/level/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -764,10 +764,8 @@ vErrors.push(err10);
 }
 errors++;
 }
-}
-if(data.text !== undefined){
-if(typeof data.text !== "string"){
-const err11 = {instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(((data2 === "MUST") || (data2 === "SHOULD")) || (data2 === "MAY"))){
+const err11 = {instancePath:instancePath+"/level",schemaPath:"#/properties/level/enum",keyword:"enum",params:{allowedValues: schema39.properties.level.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -777,10 +775,9 @@ vErrors.push(err11);
 errors++;
 }
 }
-if(data.verdict !== undefined){
-let data4 = data.verdict;
-if(typeof data4 !== "string"){
-const err12 = {instancePath:instancePath+"/verdict",schemaPath:"#/$defs/Verdict/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.text !== undefined){
+if(typeof data.text !== "string"){
+const err12 = {instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -789,8 +786,11 @@ vErrors.push(err12);
 }
 errors++;
 }
-if(!(((((data4 === "PASS") || (data4 === "FAIL")) || (data4 === "WARN")) || (data4 === "SKIP")) || (data4 === "ERROR"))){
-const err13 = {instancePath:instancePath+"/verdict",schemaPath:"#/$defs/Verdict/enum",keyword:"enum",params:{allowedValues: schema40.enum},message:"must be equal to one of the allowed values"};
+}
+if(data.verdict !== undefined){
+let data4 = data.verdict;
+if(typeof data4 !== "string"){
+const err13 = {instancePath:instancePath+"/verdict",schemaPath:"#/$defs/Verdict/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -799,10 +799,8 @@ vErrors.push(err13);
 }
 errors++;
 }
-}
-if(data.baselined !== undefined){
-if(typeof data.baselined !== "string"){
-const err14 = {instancePath:instancePath+"/baselined",schemaPath:"#/properties/baselined/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(((((data4 === "PASS") || (data4 === "FAIL")) || (data4 === "WARN")) || (data4 === "SKIP")) || (data4 === "ERROR"))){
+const err14 = {instancePath:instancePath+"/verdict",schemaPath:"#/$defs/Verdict/enum",keyword:"enum",params:{allowedValues: schema40.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -812,12 +810,10 @@ vErrors.push(err14);
 errors++;
 }
 }
-if(data.bindings !== undefined){
-let data6 = data.bindings;
-if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
-for(const key1 in data6){
-if(!((key1 === "JSONRPC") || (key1 === "HTTP+JSON"))){
-const err15 = {instancePath:instancePath+"/bindings",schemaPath:"#/properties/bindings/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+if(data.evidence !== undefined){
+let data5 = data.evidence;
+if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
+const err15 = {instancePath:instancePath+"/evidence",schemaPath:"#/properties/evidence/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -826,11 +822,9 @@ vErrors.push(err15);
 }
 errors++;
 }
-}
-if(data6.JSONRPC !== undefined){
-let data7 = data6.JSONRPC;
-if(typeof data7 !== "string"){
-const err16 = {instancePath:instancePath+"/bindings/JSONRPC",schemaPath:"#/$defs/Verdict/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if((typeof data5 == "number") && (isFinite(data5))){
+if(data5 < 0 || isNaN(data5)){
+const err16 = {instancePath:instancePath+"/evidence",schemaPath:"#/properties/evidence/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -839,8 +833,11 @@ vErrors.push(err16);
 }
 errors++;
 }
-if(!(((((data7 === "PASS") || (data7 === "FAIL")) || (data7 === "WARN")) || (data7 === "SKIP")) || (data7 === "ERROR"))){
-const err17 = {instancePath:instancePath+"/bindings/JSONRPC",schemaPath:"#/$defs/Verdict/enum",keyword:"enum",params:{allowedValues: schema40.enum},message:"must be equal to one of the allowed values"};
+}
+}
+if(data.baselined !== undefined){
+if(typeof data.baselined !== "string"){
+const err17 = {instancePath:instancePath+"/baselined",schemaPath:"#/properties/baselined/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -850,10 +847,12 @@ vErrors.push(err17);
 errors++;
 }
 }
-if(data6["HTTP+JSON"] !== undefined){
-let data8 = data6["HTTP+JSON"];
-if(typeof data8 !== "string"){
-const err18 = {instancePath:instancePath+"/bindings/HTTP+JSON",schemaPath:"#/$defs/Verdict/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.bindings !== undefined){
+let data7 = data.bindings;
+if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
+for(const key1 in data7){
+if(!((key1 === "JSONRPC") || (key1 === "HTTP+JSON"))){
+const err18 = {instancePath:instancePath+"/bindings",schemaPath:"#/properties/bindings/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -862,8 +861,11 @@ vErrors.push(err18);
 }
 errors++;
 }
-if(!(((((data8 === "PASS") || (data8 === "FAIL")) || (data8 === "WARN")) || (data8 === "SKIP")) || (data8 === "ERROR"))){
-const err19 = {instancePath:instancePath+"/bindings/HTTP+JSON",schemaPath:"#/$defs/Verdict/enum",keyword:"enum",params:{allowedValues: schema40.enum},message:"must be equal to one of the allowed values"};
+}
+if(data7.JSONRPC !== undefined){
+let data8 = data7.JSONRPC;
+if(typeof data8 !== "string"){
+const err19 = {instancePath:instancePath+"/bindings/JSONRPC",schemaPath:"#/$defs/Verdict/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -872,10 +874,8 @@ vErrors.push(err19);
 }
 errors++;
 }
-}
-}
-else {
-const err20 = {instancePath:instancePath+"/bindings",schemaPath:"#/properties/bindings/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(!(((((data8 === "PASS") || (data8 === "FAIL")) || (data8 === "WARN")) || (data8 === "SKIP")) || (data8 === "ERROR"))){
+const err20 = {instancePath:instancePath+"/bindings/JSONRPC",schemaPath:"#/$defs/Verdict/enum",keyword:"enum",params:{allowedValues: schema40.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -885,19 +885,10 @@ vErrors.push(err20);
 errors++;
 }
 }
-if(data.findings !== undefined){
-let data9 = data.findings;
-if(Array.isArray(data9)){
-const len0 = data9.length;
-for(let i0=0; i0<len0; i0++){
-if(!(validate25(data9[i0], {instancePath:instancePath+"/findings/" + i0,parentData:data9,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate25.errors : vErrors.concat(validate25.errors);
-errors = vErrors.length;
-}
-}
-}
-else {
-const err21 = {instancePath:instancePath+"/findings",schemaPath:"#/properties/findings/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data7["HTTP+JSON"] !== undefined){
+let data9 = data7["HTTP+JSON"];
+if(typeof data9 !== "string"){
+const err21 = {instancePath:instancePath+"/bindings/HTTP+JSON",schemaPath:"#/$defs/Verdict/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -906,15 +897,59 @@ vErrors.push(err21);
 }
 errors++;
 }
-}
-}
-else {
-const err22 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(!(((((data9 === "PASS") || (data9 === "FAIL")) || (data9 === "WARN")) || (data9 === "SKIP")) || (data9 === "ERROR"))){
+const err22 = {instancePath:instancePath+"/bindings/HTTP+JSON",schemaPath:"#/$defs/Verdict/enum",keyword:"enum",params:{allowedValues: schema40.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err22];
 }
 else {
 vErrors.push(err22);
+}
+errors++;
+}
+}
+}
+else {
+const err23 = {instancePath:instancePath+"/bindings",schemaPath:"#/properties/bindings/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+}
+if(data.findings !== undefined){
+let data10 = data.findings;
+if(Array.isArray(data10)){
+const len0 = data10.length;
+for(let i0=0; i0<len0; i0++){
+if(!(validate25(data10[i0], {instancePath:instancePath+"/findings/" + i0,parentData:data10,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate25.errors : vErrors.concat(validate25.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err24 = {instancePath:instancePath+"/findings",schemaPath:"#/properties/findings/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+}
+else {
+const err25 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
 }
 errors++;
 }
@@ -2880,8 +2915,8 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(data.findings === undefined){
-const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "findings"},message:"must have required property '"+"findings"+"'"};
+if(data.evidence === undefined){
+const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "evidence"},message:"must have required property '"+"evidence"+"'"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -2890,9 +2925,8 @@ vErrors.push(err5);
 }
 errors++;
 }
-for(const key0 in data){
-if(!((((((((key0 === "id") || (key0 === "section")) || (key0 === "level")) || (key0 === "text")) || (key0 === "verdict")) || (key0 === "baselined")) || (key0 === "bindings")) || (key0 === "findings"))){
-const err6 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(data.findings === undefined){
+const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "findings"},message:"must have required property '"+"findings"+"'"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -2901,10 +2935,9 @@ vErrors.push(err6);
 }
 errors++;
 }
-}
-if(data.id !== undefined){
-if(typeof data.id !== "string"){
-const err7 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key0 in data){
+if(!(func1.call(schema39.properties, key0))){
+const err7 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -2914,9 +2947,9 @@ vErrors.push(err7);
 errors++;
 }
 }
-if(data.section !== undefined){
-if(typeof data.section !== "string"){
-const err8 = {instancePath:instancePath+"/section",schemaPath:"#/properties/section/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.id !== undefined){
+if(typeof data.id !== "string"){
+const err8 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -2926,10 +2959,9 @@ vErrors.push(err8);
 errors++;
 }
 }
-if(data.level !== undefined){
-let data2 = data.level;
-if(typeof data2 !== "string"){
-const err9 = {instancePath:instancePath+"/level",schemaPath:"#/properties/level/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.section !== undefined){
+if(typeof data.section !== "string"){
+const err9 = {instancePath:instancePath+"/section",schemaPath:"#/properties/section/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -2938,8 +2970,11 @@ vErrors.push(err9);
 }
 errors++;
 }
-if(!(((data2 === "MUST") || (data2 === "SHOULD")) || (data2 === "MAY"))){
-const err10 = {instancePath:instancePath+"/level",schemaPath:"#/properties/level/enum",keyword:"enum",params:{allowedValues: schema39.properties.level.enum},message:"must be equal to one of the allowed values"};
+}
+if(data.level !== undefined){
+let data2 = data.level;
+if(typeof data2 !== "string"){
+const err10 = {instancePath:instancePath+"/level",schemaPath:"#/properties/level/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -2948,10 +2983,8 @@ vErrors.push(err10);
 }
 errors++;
 }
-}
-if(data.text !== undefined){
-if(typeof data.text !== "string"){
-const err11 = {instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(((data2 === "MUST") || (data2 === "SHOULD")) || (data2 === "MAY"))){
+const err11 = {instancePath:instancePath+"/level",schemaPath:"#/properties/level/enum",keyword:"enum",params:{allowedValues: schema39.properties.level.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -2961,10 +2994,9 @@ vErrors.push(err11);
 errors++;
 }
 }
-if(data.verdict !== undefined){
-let data4 = data.verdict;
-if(typeof data4 !== "string"){
-const err12 = {instancePath:instancePath+"/verdict",schemaPath:"#/$defs/Verdict/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.text !== undefined){
+if(typeof data.text !== "string"){
+const err12 = {instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -2973,8 +3005,11 @@ vErrors.push(err12);
 }
 errors++;
 }
-if(!(((((data4 === "PASS") || (data4 === "FAIL")) || (data4 === "WARN")) || (data4 === "SKIP")) || (data4 === "ERROR"))){
-const err13 = {instancePath:instancePath+"/verdict",schemaPath:"#/$defs/Verdict/enum",keyword:"enum",params:{allowedValues: schema40.enum},message:"must be equal to one of the allowed values"};
+}
+if(data.verdict !== undefined){
+let data4 = data.verdict;
+if(typeof data4 !== "string"){
+const err13 = {instancePath:instancePath+"/verdict",schemaPath:"#/$defs/Verdict/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -2983,10 +3018,8 @@ vErrors.push(err13);
 }
 errors++;
 }
-}
-if(data.baselined !== undefined){
-if(typeof data.baselined !== "string"){
-const err14 = {instancePath:instancePath+"/baselined",schemaPath:"#/properties/baselined/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(((((data4 === "PASS") || (data4 === "FAIL")) || (data4 === "WARN")) || (data4 === "SKIP")) || (data4 === "ERROR"))){
+const err14 = {instancePath:instancePath+"/verdict",schemaPath:"#/$defs/Verdict/enum",keyword:"enum",params:{allowedValues: schema40.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -2996,12 +3029,10 @@ vErrors.push(err14);
 errors++;
 }
 }
-if(data.bindings !== undefined){
-let data6 = data.bindings;
-if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
-for(const key1 in data6){
-if(!((key1 === "JSONRPC") || (key1 === "HTTP+JSON"))){
-const err15 = {instancePath:instancePath+"/bindings",schemaPath:"#/properties/bindings/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+if(data.evidence !== undefined){
+let data5 = data.evidence;
+if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
+const err15 = {instancePath:instancePath+"/evidence",schemaPath:"#/properties/evidence/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -3010,11 +3041,9 @@ vErrors.push(err15);
 }
 errors++;
 }
-}
-if(data6.JSONRPC !== undefined){
-let data7 = data6.JSONRPC;
-if(typeof data7 !== "string"){
-const err16 = {instancePath:instancePath+"/bindings/JSONRPC",schemaPath:"#/$defs/Verdict/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if((typeof data5 == "number") && (isFinite(data5))){
+if(data5 < 0 || isNaN(data5)){
+const err16 = {instancePath:instancePath+"/evidence",schemaPath:"#/properties/evidence/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -3023,8 +3052,11 @@ vErrors.push(err16);
 }
 errors++;
 }
-if(!(((((data7 === "PASS") || (data7 === "FAIL")) || (data7 === "WARN")) || (data7 === "SKIP")) || (data7 === "ERROR"))){
-const err17 = {instancePath:instancePath+"/bindings/JSONRPC",schemaPath:"#/$defs/Verdict/enum",keyword:"enum",params:{allowedValues: schema40.enum},message:"must be equal to one of the allowed values"};
+}
+}
+if(data.baselined !== undefined){
+if(typeof data.baselined !== "string"){
+const err17 = {instancePath:instancePath+"/baselined",schemaPath:"#/properties/baselined/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -3034,10 +3066,12 @@ vErrors.push(err17);
 errors++;
 }
 }
-if(data6["HTTP+JSON"] !== undefined){
-let data8 = data6["HTTP+JSON"];
-if(typeof data8 !== "string"){
-const err18 = {instancePath:instancePath+"/bindings/HTTP+JSON",schemaPath:"#/$defs/Verdict/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.bindings !== undefined){
+let data7 = data.bindings;
+if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
+for(const key1 in data7){
+if(!((key1 === "JSONRPC") || (key1 === "HTTP+JSON"))){
+const err18 = {instancePath:instancePath+"/bindings",schemaPath:"#/properties/bindings/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -3046,8 +3080,11 @@ vErrors.push(err18);
 }
 errors++;
 }
-if(!(((((data8 === "PASS") || (data8 === "FAIL")) || (data8 === "WARN")) || (data8 === "SKIP")) || (data8 === "ERROR"))){
-const err19 = {instancePath:instancePath+"/bindings/HTTP+JSON",schemaPath:"#/$defs/Verdict/enum",keyword:"enum",params:{allowedValues: schema40.enum},message:"must be equal to one of the allowed values"};
+}
+if(data7.JSONRPC !== undefined){
+let data8 = data7.JSONRPC;
+if(typeof data8 !== "string"){
+const err19 = {instancePath:instancePath+"/bindings/JSONRPC",schemaPath:"#/$defs/Verdict/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -3056,10 +3093,8 @@ vErrors.push(err19);
 }
 errors++;
 }
-}
-}
-else {
-const err20 = {instancePath:instancePath+"/bindings",schemaPath:"#/properties/bindings/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(!(((((data8 === "PASS") || (data8 === "FAIL")) || (data8 === "WARN")) || (data8 === "SKIP")) || (data8 === "ERROR"))){
+const err20 = {instancePath:instancePath+"/bindings/JSONRPC",schemaPath:"#/$defs/Verdict/enum",keyword:"enum",params:{allowedValues: schema40.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -3069,19 +3104,10 @@ vErrors.push(err20);
 errors++;
 }
 }
-if(data.findings !== undefined){
-let data9 = data.findings;
-if(Array.isArray(data9)){
-const len0 = data9.length;
-for(let i0=0; i0<len0; i0++){
-if(!(validate25(data9[i0], {instancePath:instancePath+"/findings/" + i0,parentData:data9,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate25.errors : vErrors.concat(validate25.errors);
-errors = vErrors.length;
-}
-}
-}
-else {
-const err21 = {instancePath:instancePath+"/findings",schemaPath:"#/properties/findings/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data7["HTTP+JSON"] !== undefined){
+let data9 = data7["HTTP+JSON"];
+if(typeof data9 !== "string"){
+const err21 = {instancePath:instancePath+"/bindings/HTTP+JSON",schemaPath:"#/$defs/Verdict/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -3090,15 +3116,59 @@ vErrors.push(err21);
 }
 errors++;
 }
-}
-}
-else {
-const err22 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(!(((((data9 === "PASS") || (data9 === "FAIL")) || (data9 === "WARN")) || (data9 === "SKIP")) || (data9 === "ERROR"))){
+const err22 = {instancePath:instancePath+"/bindings/HTTP+JSON",schemaPath:"#/$defs/Verdict/enum",keyword:"enum",params:{allowedValues: schema40.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err22];
 }
 else {
 vErrors.push(err22);
+}
+errors++;
+}
+}
+}
+else {
+const err23 = {instancePath:instancePath+"/bindings",schemaPath:"#/properties/bindings/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+}
+if(data.findings !== undefined){
+let data10 = data.findings;
+if(Array.isArray(data10)){
+const len0 = data10.length;
+for(let i0=0; i0<len0; i0++){
+if(!(validate25(data10[i0], {instancePath:instancePath+"/findings/" + i0,parentData:data10,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate25.errors : vErrors.concat(validate25.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err24 = {instancePath:instancePath+"/findings",schemaPath:"#/properties/findings/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+}
+else {
+const err25 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
 }
 errors++;
 }

@@ -1213,10 +1213,7 @@ export const FAULTS: readonly Fault[] = [
           : [event];
       }),
   },
-];
 
-/** Faults that break a SHOULD the suite reports as a warning, by design, not as a FAIL. */
-export const WARNED_FAULTS: readonly Fault[] = [
   {
     id: 'card-cache-headers-removed',
     description: 'the card response has no Cache-Control or ETag',
@@ -1228,17 +1225,10 @@ export const WARNED_FAULTS: readonly Fault[] = [
       }
     },
   },
-];
 
-/**
- * Suite gaps: faults that break the spec but that the suite, as implemented, does not FAIL.
- * `expect` names the requirement that should catch each. The self-test pins the gap (the
- * requirement is not FAIL); once the suite catches one, move it to FAULTS.
- */
-export const GAPS: readonly Fault[] = [
   {
     id: 'sse-terminal-frame-dropped',
-    description: 'the terminal statusUpdate of SendStreamingMessage streams is dropped, so the stream ends at WORKING; SSE-008 only warns',
+    description: 'the terminal statusUpdate of SendStreamingMessage streams is dropped, so the stream ends at WORKING',
     expect: ['SSE-008'],
     onSse: onSendStream((events) =>
       events.filter((event) => !TERMINAL.has(String(stateOf(frameOf(event)))) || isObject(frameOf(event)?.['task'])),

@@ -23,6 +23,7 @@ function sampleReport(): ConformanceReport {
       level: 'MUST',
       text: 'The agent card is served at /.well-known/agent-card.json',
       verdict: 'PASS',
+      evidence: 3,
       findings: [{ verdict: 'PASS', check: 'card-fetch', message: 'as required' }],
     },
     {
@@ -31,6 +32,7 @@ function sampleReport(): ConformanceReport {
       level: 'SHOULD',
       text: 'The card declares a description',
       verdict: 'WARN',
+      evidence: 3,
       findings: [
         {
           verdict: 'WARN',
@@ -48,6 +50,7 @@ function sampleReport(): ConformanceReport {
       level: 'MUST',
       text: 'GetTask returns the task',
       verdict: 'PASS',
+      evidence: 3,
       findings: [{ verdict: 'PASS', check: 'get-task', message: 'as required' }],
     },
     {
@@ -56,6 +59,7 @@ function sampleReport(): ConformanceReport {
       level: 'MUST',
       text: 'SendMessage rejects an empty parts array',
       verdict: 'FAIL',
+      evidence: 3,
       baselined: 'known bug, tracked in issue 12',
       findings: [
         {
@@ -74,6 +78,7 @@ function sampleReport(): ConformanceReport {
       level: 'MUST',
       text: 'SendMessage answers a Task or a Message',
       verdict: 'FAIL',
+      evidence: 3,
       findings: [
         { verdict: 'PASS', check: 'send-basic', message: 'as required' },
         {
@@ -95,6 +100,7 @@ function sampleReport(): ConformanceReport {
       level: 'MUST',
       text: 'A notification is never answered',
       verdict: 'ERROR',
+      evidence: 3,
       findings: [{ verdict: 'ERROR', check: 'envelope', message: 'the check itself failed: socket hang up' }],
     },
     {
@@ -103,6 +109,7 @@ function sampleReport(): ConformanceReport {
       level: 'SHOULD',
       text: 'Streams carry a heartbeat',
       verdict: 'SKIP',
+      evidence: 0,
       findings: [
         {
           verdict: 'SKIP',
@@ -118,6 +125,7 @@ function sampleReport(): ConformanceReport {
       level: 'MAY',
       text: 'Push configs can be listed',
       verdict: 'SKIP',
+      evidence: 0,
       findings: [{ verdict: 'SKIP', check: 'runner', message: 'not selected (--level, --only or --skip)', skipReason: 'not-selected' }],
     },
   ];
@@ -351,7 +359,15 @@ describe('renderJUnit', () => {
         .flatMap((suite) => suite.children.filter((child) => child.name === 'testcase'))
         .map((testcase) => [testcase.attributes.name?.split(' ')[0] ?? '', testcase]),
     );
-    expect(byId.get('CARD-001')?.children).toEqual([]);
+    // A PASS holds only its evidence count; every testcase carries one.
+    expect(byId.get('CARD-001')?.children.map((child) => child.name)).toEqual(['properties']);
+    const evidence = (id: string) =>
+      byId
+        .get(id)
+        ?.children.find((child) => child.name === 'properties')
+        ?.children.find((child) => child.attributes.name === 'evidence')?.attributes.value;
+    expect(evidence('CARD-001')).toBe('3');
+    expect(evidence('SSE-001')).toBe('0');
     expect(byId.get('CARD-001')?.attributes.name).toBe('CARD-001 The agent card is served at /.well-known/agent-card.json');
     const failure = byId.get('SEND-031')?.children.find((child) => child.name === 'failure');
     expect(failure?.attributes.message).toBe(
@@ -366,7 +382,7 @@ describe('renderJUnit', () => {
     expect(skipped?.attributes.message).toBe('the card does not declare capabilities.streaming');
     expect(skipped?.attributes.type).toBe('capability-not-declared');
     const warn = byId.get('CARD-002');
-    expect(warn?.children.map((child) => child.name)).toEqual(['system-out']);
+    expect(warn?.children.map((child) => child.name)).toEqual(['properties', 'system-out']);
     expect(warn?.children[0]?.text).toContain('description is empty');
     const baselined = byId.get('SEND-030');
     expect(baselined?.children.find((child) => child.name === 'skipped')?.attributes.message).toBe(
@@ -582,6 +598,7 @@ describe('a run over two bindings', () => {
       level: 'MUST',
       text: 'ErrorInfo in details',
       verdict: 'FAIL',
+      evidence: 3,
       bindings: { 'HTTP+JSON': 'FAIL' },
       findings: [{ verdict: 'FAIL', check: 'rest-error-bodies', binding: 'HTTP+JSON', message: 'no ErrorInfo in details' }],
     };

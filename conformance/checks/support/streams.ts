@@ -366,7 +366,7 @@ export function analyseTaskStream(
       `the task was still ${previous === undefined ? 'in an unknown state' : stateLabel(previous)} when the suite stopped waiting (${limitNote})`,
     );
   } else if (exchange.ending !== 'stopped') {
-    context.warn(requirements.ending, {
+    context.fail(requirements.ending, {
       message: `the stream ended while the task was still ${previous === undefined ? 'in an unknown state' : stateLabel(previous)}`,
       expected: 'the stream stays open until the task is terminal (or interrupted)',
       observed: `${describeEnding(exchange)}; events: ${describeEvents(events)}`,
