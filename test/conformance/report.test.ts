@@ -383,7 +383,7 @@ describe('renderJUnit', () => {
     expect(skipped?.attributes.type).toBe('capability-not-declared');
     const warn = byId.get('CARD-002');
     expect(warn?.children.map((child) => child.name)).toEqual(['properties', 'system-out']);
-    expect(warn?.children[0]?.text).toContain('description is empty');
+    expect(warn?.children[1]?.text).toContain('description is empty');
     const baselined = byId.get('SEND-030');
     expect(baselined?.children.find((child) => child.name === 'skipped')?.attributes.message).toBe(
       'expected failure (baseline): known bug, tracked in issue 12',
