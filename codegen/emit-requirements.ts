@@ -50,7 +50,7 @@ export function emitRequirements(specDir: string, family: Family): string {
       .join(' | ')} | null;`,
     '  readonly mode: RequirementMode;',
     '  readonly source: string;',
-    '  /** The only observations that WARN rather than get the level\'s verdict; a MUST without it never warns. */',
+    "  /** The only observations that WARN rather than get the level's verdict; a MUST without it never warns. */",
     '  readonly warns?: string;',
     '  /** The verdict a violation gets, from the level. */',
     '  readonly violation: ViolationVerdict;',

@@ -10,6 +10,7 @@ import { emitProtocol } from './emit-protocol.js';
 import { emitProtoNames } from './emit-proto-names.js';
 import { emitRequirements } from './emit-requirements.js';
 import { emitTaskStates } from './emit-task-states.js';
+import { emitTckScenarios } from './emit-tck-scenarios.js';
 import { emitTestDirectives } from './emit-test-directives.js';
 import { emitTypes } from './emit-types.js';
 import { emitValidators, VALIDATOR_MODULES } from './emit-validators.js';
@@ -73,6 +74,7 @@ async function emitFamily(specDir: string, family: Family): Promise<Map<string, 
     'api.json',
     'requirements.json',
     'test-directives.json',
+    'tck-scenarios.json',
     'field-violations.json',
   ]);
   for (const name of family.tables.keys()) {
@@ -107,6 +109,10 @@ async function emitFamily(specDir: string, family: Family): Promise<Map<string, 
   if (family.tables.has('test-directives.json')) {
     files.set('test-directives.ts', emitTestDirectives(specDir, family));
     barrel.push("export * from './test-directives.js';");
+  }
+  if (family.tables.has('tck-scenarios.json')) {
+    files.set('tck-scenarios.ts', emitTckScenarios(specDir, family));
+    barrel.push("export * from './tck-scenarios.js';");
   }
   if (family.tables.has('field-violations.json')) {
     files.set('field-violations.ts', emitFieldViolations(specDir, family));

@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
 import type { ConformanceReport } from '../generated/conformance/types.js';
-import { TEST_DIRECTIVES_EXTENSION } from '../generated/hub/test-directives.js';
 import { discoveryChecks } from './checks/discovery.js';
 import { envelopeChecks } from './checks/envelope.js';
 import { equivalenceChecks } from './checks/equivalence.js';
@@ -17,6 +16,7 @@ import { versioningChecks } from './checks/versioning.js';
 import { wireChecks } from './checks/wire.js';
 import type { Check } from './core/check.js';
 import { transportsFor, type BindingSelection } from './core/bindings.js';
+import { advertisedProfile, PROFILES, type ProfileId } from './core/profiles.js';
 import { exitCodeOf, runSuite, type Level, type RunOptions } from './core/runner.js';
 import { resolveTarget, TargetError } from './core/target.js';
 
@@ -46,7 +46,9 @@ export interface ConformOptions {
   readonly runs?: number;
   readonly seed?: number;
   readonly timeoutMs?: number;
-  /** Force cooperative (true) or black-box (false); by default cooperative when the card advertises the test directives. */
+  /** The cooperation profile (`--profile`); by default the one the card advertises (the test directives), else none. */
+  readonly profile?: ProfileId;
+  /** Older spelling: true is the directives profile, false none. `profile` wins. */
   readonly cooperative?: boolean;
   readonly only?: readonly string[];
   readonly skip?: readonly string[];
@@ -64,7 +66,8 @@ export async function runConformance(url: string, options: ConformOptions = {}):
   const timeoutMs = options.timeoutMs ?? 10_000;
   const headers = options.headers ?? {};
   const target = await resolveTarget(url, { headers, timeoutMs });
-  const advertises = (target.card.capabilities.extensions ?? []).some((extension) => extension.uri === TEST_DIRECTIVES_EXTENSION);
+  const profile =
+    options.profile ?? (options.cooperative === undefined ? advertisedProfile(target.card) : options.cooperative ? 'directives' : 'none');
   const selection = options.binding ?? 'all';
   const transports = transportsFor(target, selection, { headers, timeoutMs });
   if (transports.length === 0) {
@@ -76,7 +79,7 @@ export async function runConformance(url: string, options: ConformOptions = {}):
     runs: options.runs ?? 50,
     seed: options.seed ?? Math.floor(Math.random() * 2 ** 31),
     timeoutMs,
-    cooperative: options.cooperative ?? advertises,
+    profile: PROFILES[profile],
     ...(options.only ? { only: options.only } : {}),
     ...(options.skip ? { skip: options.skip } : {}),
     ...(options.baseline ? { baseline: options.baseline } : {}),

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { MEDIA_TYPES, PROTOCOL_VERSION, WELL_KNOWN_AGENT_CARD_PATH } from '../../generated/a2a/1.0/protocol.js';
-import { TEST_DIRECTIVES_EXTENSION } from '../../generated/hub/test-directives.js';
+import { TEST_DIRECTIVES_EXTENSION, testDirectiveMetadata } from '../../generated/hub/test-directives.js';
 import { isRecord } from '../../src/support/records.js';
 import { errorLabel, isError, observedOf } from '../core/answers.js';
 import type { Check } from '../core/check.js';
@@ -8,7 +8,7 @@ import { VERSION_HEADER } from '../core/exchange.js';
 import type { MethodCall } from '../core/transport.js';
 import { cardStructureProblems, legacyCardProblems } from './support/card-problems.js';
 import { capabilityDeclared, cardEvidence, classifyUrl, declaredExtensions, interfacesOf, NO_CARD } from './support/card.js';
-import { directive, stateOfOutcome } from './support/directives.js';
+import { stateOfOutcome } from './support/directives.js';
 import { fillRoute, routeOf } from '../../src/protocol/rest-routes.js';
 import { looksLikeRestRoute, probeInterface, REST_ACCEPT, type InterfaceProbe } from './support/interfaces.js';
 import { checkTimestamps, reportNaming } from './support/response-values.js';
@@ -313,13 +313,21 @@ export const discoveryChecks: readonly Check[] = [
     id: 'test-directives',
     title: 'The card advertises the test-directive extension and a directive is obeyed',
     requirements: ['DIRECTIVES-001', 'DATA-002', 'CARD-006'],
-    cooperative: true,
     async run(context) {
       const extension = declaredExtensions(context).find((entry) => entry.uri === TEST_DIRECTIVES_EXTENSION);
       const evidence = cardEvidence(context);
+      if (extension === undefined && context.profile.id !== 'directives') {
+        skipAll(
+          context,
+          ['DIRECTIVES-001', 'DATA-002', 'CARD-006'],
+          'feature-absent',
+          'the card does not advertise the test directives, and the run does not use them (--profile directives)',
+        );
+        return;
+      }
       if (extension === undefined) {
         context.warn('DIRECTIVES-001', {
-          message: 'cooperative mode, but the card does not list the test-directive extension',
+          message: 'the run uses the test directives, but the card does not list their extension',
           expected: `capabilities.extensions containing {"uri": "${TEST_DIRECTIVES_EXTENSION}"}`,
           observed: JSON.stringify(declaredExtensions(context).map((entry) => entry.uri)),
           path: 'capabilities.extensions',
@@ -336,7 +344,7 @@ export const discoveryChecks: readonly Check[] = [
       } else {
         context.pass('DIRECTIVES-001', 'the card lists the test-directive extension, not required');
       }
-      const metadata = directive('input-required');
+      const metadata = testDirectiveMetadata({ outcome: 'input-required' });
       const exchange = await context.transport.call('SendMessage', {
         message: context.message('conformance: directive probe', { metadata }),
       });

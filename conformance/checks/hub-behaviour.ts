@@ -4,7 +4,7 @@ import { mediaRangeCovers } from '../../src/protocol/media-types.js';
 import { errorLabel, isError, observedOf, short } from '../core/answers.js';
 import type { Check } from '../core/check.js';
 import { cardModes } from './support/card.js';
-import { directive, SLOW_WORK } from './support/directives.js';
+import { directiveMessage, SLOW_WORK } from './support/directives.js';
 import { getTask, noTask, send } from './support/tasks.js';
 import { concatenatedText } from './support/text.js';
 import { recordErrorCode } from './support/verdicts.js';
@@ -111,10 +111,10 @@ export const hubBehaviourChecks: readonly Check[] = [
     id: 'hub-message-to-running-task',
     title: 'A message to a task that is still working is UnsupportedOperation',
     requirements: ['HUB-005', 'JSONRPC-ENV-009'],
-    cooperative: true,
+    needs: ['slow'],
     async run(context) {
       const sent = await send(context, {
-        message: context.message('slow work', { metadata: directive('completed', SLOW_WORK) }),
+        message: directiveMessage(context, 'slow work', SLOW_WORK),
         configuration: { returnImmediately: true },
       });
       if (sent.kind !== 'task' || isTerminalState(sent.task.status.state) || isInterruptedState(sent.task.status.state)) {

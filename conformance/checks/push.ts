@@ -9,7 +9,7 @@ import { errorLabel, isError, observedOf, short } from '../core/answers.js';
 import type { Check, CheckContext } from '../core/check.js';
 import type { RpcExchange } from '../core/transport.js';
 import type { WebhookDelivery, WebhookInbox } from '../core/webhook-receiver.js';
-import { SLOW_WORK, directive } from './support/directives.js';
+import { SLOW_WORK, directiveMessage } from './support/directives.js';
 import { idsIn, kindsOf, payloadOf, stateIn } from './support/frames.js';
 import { stateLabel } from './support/states.js';
 import { currentTask, noTask, pollTask, probeTask, send, unknownTaskId } from './support/tasks.js';
@@ -278,10 +278,9 @@ export const pushChecks: readonly Check[] = [
     requirements: [...DELIVERY, 'WIRE-001'],
     capability: 'pushNotifications',
     async run(context) {
-      // Black-box, the task is running only if the agent is slow; cooperative agents are asked to be.
-      const metadata = context.cooperative ? { metadata: directive('completed', SLOW_WORK) } : {};
+      // Black-box, the task is running only if the agent is slow; a profile that can ask for slow work does.
       const sent = await send(context, {
-        message: context.message('conformance: a running task to register a webhook for', metadata),
+        message: directiveMessage(context, 'conformance: a running task to register a webhook for', SLOW_WORK),
         configuration: { returnImmediately: true },
       });
       if (sent.kind !== 'task') return skipAll(context, DELIVERY, 'precondition-not-met', noTask(sent));

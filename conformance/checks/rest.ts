@@ -418,7 +418,7 @@ export const restChecks: readonly Check[] = [
     title: 'GET and POST on :subscribe both open a stream',
     requirements: ['SUB-007'],
     capability: 'streaming',
-    cooperative: true,
+    needs: ['slow'],
     run: checkSubscribeVerbs,
   },
 ];

@@ -6,8 +6,8 @@ import { isRecord } from '../../src/support/records.js';
 import { errorLabel, isError, observedOf, short } from '../core/answers.js';
 import type { Check } from '../core/check.js';
 import { capabilityDeclared, cardModes } from './support/card.js';
-import { directive, SLOW_WORK } from './support/directives.js';
-import { getTask, noTask, send, sendRaw } from './support/tasks.js';
+import { canAsk, directiveMessage, SLOW_WORK } from './support/directives.js';
+import { finishedTask, getTask, noTask, send, sendRaw } from './support/tasks.js';
 import { expectA2AError, recordErrorCode, skipAll } from './support/verdicts.js';
 
 function historyOf(task: Task): unknown[] | undefined {
@@ -119,10 +119,10 @@ export const sendMessageChecks: readonly Check[] = [
     id: 'send-return-immediately',
     title: 'returnImmediately returns the task while it still works',
     requirements: ['SEND-006'],
-    cooperative: true,
+    needs: ['slow'],
     async run(context) {
       const sent = await send(context, {
-        message: context.message('slow work', { metadata: directive('completed', SLOW_WORK) }),
+        message: directiveMessage(context, 'slow work', SLOW_WORK),
         configuration: { returnImmediately: true },
       });
       if (sent.kind !== 'task') {
@@ -155,8 +155,8 @@ export const sendMessageChecks: readonly Check[] = [
     requirements: ['SEND-007'],
     async run(context) {
       // A cooperative agent gives a longer history to cap: the INPUT_REQUIRED status message joins the request.
-      const metadata = context.cooperative ? directive('input-required') : undefined;
-      const message = (): Message => context.message('hello', metadata ? { metadata } : {});
+      const interrupted = canAsk(context, { outcome: 'input-required' });
+      const message = (): Message => directiveMessage(context, 'hello', { outcome: 'input-required' });
       const one = await send(context, { message: message(), configuration: { historyLength: 1 } });
       if (one.kind !== 'task') {
         context.skip('SEND-007', 'precondition-not-met', noTask(one));
@@ -164,7 +164,10 @@ export const sendMessageChecks: readonly Check[] = [
       }
       const history = historyOf(one.task);
       if (history === undefined || history.length <= 1)
-        context.pass('SEND-007', `historyLength 1 gave ${history?.length ?? 0} messages${metadata ? ' (of an INPUT_REQUIRED task)' : ''}`);
+        context.pass(
+          'SEND-007',
+          `historyLength 1 gave ${history?.length ?? 0} messages${interrupted ? ' (of an INPUT_REQUIRED task)' : ''}`,
+        );
       else
         context.fail('SEND-007', {
           message: 'historyLength 1 returned more history',
@@ -179,7 +182,7 @@ export const sendMessageChecks: readonly Check[] = [
         return;
       }
       // Leave no interrupted task behind.
-      if (metadata) for (const sent of [one, none]) await context.transport.call('CancelTask', { id: sent.task.id });
+      if (interrupted) for (const sent of [one, none]) await context.transport.call('CancelTask', { id: sent.task.id });
       const empty = none.task.history;
       if (empty === undefined) context.pass('SEND-007', 'historyLength 0 left history out');
       else if (Array.isArray(empty) && empty.length === 0)
@@ -224,18 +227,13 @@ export const sendMessageChecks: readonly Check[] = [
     id: 'send-to-terminal-task',
     title: 'A message to a completed task is UnsupportedOperation and leaves it unchanged',
     requirements: ['SEND-009', 'JSONRPC-ENV-009'],
-    cooperative: true,
     async run(context) {
-      const done = await send(context, { message: context.message('finish', { metadata: directive('completed') }) });
-      if (done.kind !== 'task' || !isTerminalState(done.task.status.state)) {
-        context.skip(
-          'SEND-009',
-          'precondition-not-met',
-          done.kind === 'task' ? `the task ended in ${done.task.status.state}, not a terminal state` : noTask(done),
-        );
+      const done = await finishedTask(context, 'finish');
+      if (!done.ok) {
+        context.skip('SEND-009', 'precondition-not-met', `no finished task to write to: ${done.reason}`);
         return;
       }
-      const task = done.task;
+      const { task } = done.value;
       const message = context.message('one more thing', { taskId: task.id, ...(task.contextId ? { contextId: task.contextId } : {}) });
       const again = await send(context, { message });
       expectA2AError(context, 'SEND-009', again.exchange, 'UnsupportedOperationError');
@@ -257,9 +255,9 @@ export const sendMessageChecks: readonly Check[] = [
     id: 'send-interrupted-follow-up',
     title: 'Follow-ups to an INPUT_REQUIRED task: a mismatched contextId is refused, taskId alone continues it',
     requirements: ['SEND-010', 'SEND-011', 'SEND-012'],
-    cooperative: true,
+    needs: ['input-required'],
     async run(context) {
-      const asked = await send(context, { message: context.message('ask me for more', { metadata: directive('input-required') }) });
+      const asked = await send(context, { message: directiveMessage(context, 'ask me for more', { outcome: 'input-required' }) });
       if (asked.kind !== 'task' || asked.task.status.state !== 'TASK_STATE_INPUT_REQUIRED') {
         skipAll(
           context,

@@ -2,13 +2,15 @@ import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import type { MethodName } from '../../generated/a2a/1.0/methods.js';
 import { canTransition, isInterruptedState, isTerminalState, TASK_STATES } from '../../generated/a2a/1.0/task-states.js';
-import type { TaskState } from '../../generated/a2a/1.0/types.js';
-import { TEST_OUTCOMES, testDirectiveMetadata, type TestOutcome } from '../../generated/hub/test-directives.js';
+import type { Message, TaskState } from '../../generated/a2a/1.0/types.js';
+import { TEST_OUTCOMES, type TestOutcome } from '../../generated/hub/test-directives.js';
 import { brokenAnswer, isError, observedOf } from '../core/answers.js';
 import type { Check, CheckContext } from '../core/check.js';
 import type { Exchange } from '../core/exchange.js';
+import { missingAsks, type Profile } from '../core/profiles.js';
 import type { ParamsOf, RpcExchange, SseEvent } from '../core/transport.js';
 import { capabilityDeclared } from './support/card.js';
+import { directiveMessage } from './support/directives.js';
 import { checkAgainstAgent, PropertyViolation } from './support/property-runs.js';
 import { isTaskState } from './support/states.js';
 
@@ -22,8 +24,8 @@ import { isTaskState } from './support/states.js';
 
 type StateRequirement = 'STATE-001' | 'STATE-002' | 'STATE-003' | 'STATE-004' | 'STATE-005';
 const ALL: readonly StateRequirement[] = ['STATE-001', 'STATE-002', 'STATE-003', 'STATE-004', 'STATE-005'];
-/** What a black-box run exercises: the rest needs the test directives or follows from them. */
-const BLACK_BOX: readonly StateRequirement[] = ['STATE-001', 'STATE-003'];
+/** What a black-box run exercises, on the tasks the agent finishes on its own: STATE-004 needs slow work of a chosen length. */
+const BLACK_BOX: readonly StateRequirement[] = ['STATE-001', 'STATE-002', 'STATE-003', 'STATE-005'];
 const LIST_PAGE_SIZE = 2;
 const MAX_PAGES = 100;
 
@@ -196,11 +198,31 @@ interface Directive {
 /** The outcomes the random sequences ask for: every one but auth-required (input-required covers the interrupted case). */
 const OUTCOMES: readonly TestOutcome[] = TEST_OUTCOMES.map((outcome) => outcome.name).filter((name) => name !== 'auth-required');
 
-/** The message members that carry `directive`: `{ metadata }`, or nothing for a plain message. */
-function directiveMembers(directive: Directive | undefined): Record<string, unknown> {
+/** A message in the run's context asking for `directive` as the run's profile can (plain without one). */
+function directedMessage(session: Session, model: Model, text: string, directive: Directive | undefined): Message {
   return directive === undefined
-    ? {}
-    : { metadata: testDirectiveMetadata({ outcome: directive.outcome, steps: directive.steps, stepMs: 50 }) };
+    ? userMessage(session, model, text)
+    : directiveMessage(
+        session.context,
+        text,
+        { outcome: directive.outcome, steps: directive.steps, stepMs: 50 },
+        { contextId: model.contextId },
+      );
+}
+
+/** What the random sequences may ask the run's profile for: timed work and interruptions only where it can ask for them. */
+interface Repertoire {
+  readonly outcomes: readonly TestOutcome[];
+  readonly timed: boolean;
+  readonly interrupts: boolean;
+}
+
+function repertoireOf(profile: Profile): Repertoire {
+  return {
+    outcomes: OUTCOMES.filter((outcome) => profile.asks.has(outcome)),
+    timed: profile.asks.has('timed'),
+    interrupts: profile.asks.has('input-required'),
+  };
 }
 
 /** A plain SendMessage in the run's context; the task it created, registered, or undefined. */
@@ -276,7 +298,7 @@ class Send implements StateCommand {
   }
   async run(model: Model, session: Session): Promise<void> {
     const params = {
-      message: userMessage(session, model, 'conformance state check', directiveMembers(this.directive)),
+      message: directedMessage(session, model, 'conformance state check', this.directive),
       configuration: { returnImmediately: this.returnImmediately },
     };
     const exchange = await session.call('SendMessage', params);
@@ -539,7 +561,7 @@ class Resend implements StateCommand {
     return true;
   }
   async run(model: Model, session: Session): Promise<void> {
-    const message = userMessage(session, model, 'conformance resend check', directiveMembers({ outcome: 'completed', steps: 4 }));
+    const message = directedMessage(session, model, 'conformance resend check', { outcome: 'completed', steps: 4 });
     const params = { message, configuration: { returnImmediately: true } };
     const first = await session.call('SendMessage', params);
     if (brokenAnswer(first)) model.uncertain = true;
@@ -572,10 +594,14 @@ class Resend implements StateCommand {
   }
 }
 
-function commandArbitraries(cooperative: boolean, streaming: boolean): fc.Arbitrary<StateCommand>[] {
-  const directive: fc.Arbitrary<Directive | undefined> = cooperative
-    ? fc.option(fc.record({ outcome: fc.constantFrom(...OUTCOMES), steps: fc.integer({ min: 0, max: 3 }) }), { nil: undefined })
-    : fc.constant(undefined);
+function commandArbitraries(repertoire: Repertoire, streaming: boolean): fc.Arbitrary<StateCommand>[] {
+  const directive: fc.Arbitrary<Directive | undefined> =
+    repertoire.outcomes.length > 0
+      ? fc.option(
+          fc.record({ outcome: fc.constantFrom(...repertoire.outcomes), steps: fc.integer({ min: 0, max: repertoire.timed ? 3 : 0 }) }),
+          { nil: undefined },
+        )
+      : fc.constant(undefined);
   const which = fc.nat({ max: 9 });
   return [
     fc.tuple(directive, fc.boolean()).map(([chosen, immediately]): StateCommand => new Send(chosen, immediately)),
@@ -583,16 +609,15 @@ function commandArbitraries(cooperative: boolean, streaming: boolean): fc.Arbitr
     fc.constant(undefined).map((): StateCommand => new List()),
     which.map((index): StateCommand => new Cancel(index)),
     ...(streaming ? [which.map((index): StateCommand => new Subscribe(index))] : []),
-    ...(cooperative
-      ? [which.map((index): StateCommand => new Continue(index)), fc.constant(undefined).map((): StateCommand => new Resend())]
-      : []),
+    ...(repertoire.interrupts ? [which.map((index): StateCommand => new Continue(index))] : []),
+    ...(repertoire.timed ? [fc.constant(undefined).map((): StateCommand => new Resend())] : []),
   ];
 }
 
 /** One sequence that reaches every requirement, run after the random ones so that none is left unexercised. */
-function directedCommands(cooperative: boolean, streaming: boolean): StateCommand[] {
+function directedCommands(repertoire: Repertoire, streaming: boolean): StateCommand[] {
   // Gets first, so that the model knows which of the setup's tasks have ended.
-  if (!cooperative) {
+  if (!repertoire.timed || !repertoire.interrupts) {
     return [
       new Send(undefined, false),
       new Get(0),
@@ -665,7 +690,10 @@ async function runCommands(session: Session, commands: Iterable<StateCommand>): 
 
 async function checkTaskStates(context: CheckContext): Promise<void> {
   const streaming = capabilityDeclared(context, 'streaming');
-  const active = new Set<StateRequirement>(context.cooperative ? ALL : BLACK_BOX);
+  const repertoire = repertoireOf(context.profile);
+  const active = new Set<StateRequirement>(repertoire.timed ? ALL : BLACK_BOX);
+  if (!repertoire.timed)
+    context.skip('STATE-004', 'needs-cooperation', missingAsks(context.profile, ['timed']) ?? 'needs slow work of a chosen length');
   const probe = await context.transport.call('SendMessage', {
     message: context.message('conformance state check: does SendMessage make tasks?'),
     configuration: { returnImmediately: true },
@@ -694,7 +722,7 @@ async function checkTaskStates(context: CheckContext): Promise<void> {
       observed: violation.observed,
       ...(violation.details.path === undefined ? {} : { path: violation.details.path }),
       ...(violation.exchange === undefined ? {} : { exchange: violation.exchange }),
-      counterexample: { commands: violation.details.sent, mode: context.cooperative ? 'cooperative' : 'black-box' },
+      counterexample: { commands: violation.details.sent, profile: context.profile.id },
       seed: context.seed,
     });
     muted.add(requirement);
@@ -702,7 +730,7 @@ async function checkTaskStates(context: CheckContext): Promise<void> {
   };
 
   const numRuns = Math.max(3, Math.floor(context.runs / 10));
-  const commands = fc.commands(commandArbitraries(context.cooperative, streaming), { maxCommands: 15, size: 'medium' });
+  const commands = fc.commands(commandArbitraries(repertoire, streaming), { maxCommands: 15, size: 'medium' });
   const started = Date.now();
   // A failure mutes its requirement and the runs start over, so that one broken invariant does not hide another.
   while (muted.size < active.size && Date.now() - started < 30_000) {
@@ -713,7 +741,7 @@ async function checkTaskStates(context: CheckContext): Promise<void> {
   }
   // Then one sequence that reaches every requirement, so that none depends on what the random ones happened to do.
   if (muted.size < active.size) {
-    const directed = await runCommands(new Session(context, active, muted, exercised), directedCommands(context.cooperative, streaming));
+    const directed = await runCommands(new Session(context, active, muted, exercised), directedCommands(repertoire, streaming));
     if (directed !== undefined && !fail(directed, '(in the directed command sequence, not shrunk)')) return;
   }
   for (const requirement of active) {

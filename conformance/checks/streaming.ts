@@ -6,7 +6,8 @@ import { isRecord } from '../../src/support/records.js';
 import { errorLabel, isError } from '../core/answers.js';
 import type { Check, CheckContext } from '../core/check.js';
 import type { SseEvent } from '../core/transport.js';
-import { directive, directiveMessage } from './support/directives.js';
+import { asksOf, missingAsks } from '../core/profiles.js';
+import { canAsk, directiveMessage } from './support/directives.js';
 import { analyseTaskStream, checkMessageStream, examine, expectStreamRefusal, openStream, type Opened } from './support/streams.js';
 import {
   describeEnding,
@@ -70,7 +71,7 @@ export const streamingChecks: readonly Check[] = [
     title: 'A direct Message is streamed as one message event, then the stream ends',
     requirements: ['SSE-006'],
     capability: 'streaming',
-    cooperative: true,
+    needs: ['message'],
     async run(context) {
       const opened = await openStream(
         context,
@@ -95,15 +96,25 @@ export const streamingChecks: readonly Check[] = [
     title: 'Task streams for every outcome (failed, rejected, interrupted, slow) follow the state machine and end where they may',
     requirements: ['SSE-007', 'SSE-008', 'SSE-009', 'SSE-010'],
     capability: 'streaming',
-    cooperative: true,
     async run(context) {
-      const directives: TestDirectiveRequest[] = [
+      const asked: TestDirectiveRequest[] = [
         { outcome: 'failed' },
         { outcome: 'rejected' },
         { outcome: 'input-required' },
         { outcome: 'auth-required' },
         { steps: 3, stepMs: 20 },
       ];
+      // The outcomes the profile can ask for; a black-box run has the plain stream of sse-send-stream only.
+      const directives = asked.filter((request) => canAsk(context, request));
+      if (directives.length === 0) {
+        skipAll(
+          context,
+          ['SSE-007', 'SSE-008', 'SSE-009', 'SSE-010'],
+          'needs-cooperation',
+          missingAsks(context.profile, [...new Set(asked.flatMap(asksOf))]) ?? 'no outcome to ask for',
+        );
+        return;
+      }
       const streams = await Promise.all(
         directives.map((directive) =>
           openStream(
@@ -125,7 +136,6 @@ export const streamingChecks: readonly Check[] = [
     title: `SendStreamingMessage on an unknown task is ${errorLabel('TaskNotFoundError')} and on a terminal task ${errorLabel('UnsupportedOperationError')}, never task events`,
     requirements: ['SSE-011'],
     capability: 'streaming',
-    cooperative: true,
     async run(context) {
       const unknown = await openStream(
         context,
@@ -153,7 +163,6 @@ export const streamingChecks: readonly Check[] = [
     title: 'An artifact streamed in chunks: append only to artifacts already sent, lastChunk on the last chunk',
     requirements: ['SSE-012'],
     capability: 'streaming',
-    cooperative: true,
     async run(context) {
       const opened = await openStream(
         context,
@@ -207,7 +216,9 @@ export const streamingChecks: readonly Check[] = [
         context.skip(
           'SSE-012',
           'inconclusive',
-          `the agent sent ${chunks} artifactUpdate event(s) although 4 chunks were asked for: chunking was not exercised`,
+          canAsk(context, { chunks: 4 })
+            ? `the agent sent ${chunks} artifactUpdate event(s) although 4 chunks were asked for: chunking was not exercised`
+            : `the agent sent ${chunks} artifactUpdate event(s) on its own, and ${context.profile.title} cannot ask for more: chunking was not exercised`,
         );
         return;
       }
@@ -252,7 +263,7 @@ export const streamingChecks: readonly Check[] = [
     title: 'Dropping a SendStreamingMessage or SubscribeToTask connection leaves the task running to completion',
     requirements: ['SSE-013'],
     capability: 'streaming',
-    cooperative: true,
+    needs: ['slow'],
     async run(context) {
       const untilStatus = (event: SseEvent): boolean => kindOf(event.frame) === 'statusUpdate';
       const bound = STREAM_SLOW_MS + context.timeoutMs;
@@ -329,7 +340,6 @@ export const streamingChecks: readonly Check[] = [
     title: 'SubscribeToTask on a terminal task is UnsupportedOperationError',
     requirements: ['SUB-002'],
     capability: 'streaming',
-    cooperative: true,
     async run(context) {
       const finished = await terminalTask(context);
       if (!finished.ok) {
@@ -345,7 +355,7 @@ export const streamingChecks: readonly Check[] = [
     title: 'SubscribeToTask on a working task: the current task first, then the stream ends at the terminal state',
     requirements: ['SUB-004', 'SUB-005'],
     capability: 'streaming',
-    cooperative: true,
+    needs: ['slow'],
     async run(context) {
       const started = await slowTask(context, 'conformance: slow task to subscribe to', STREAM_SLOW_WORK);
       if (!started.ok) {
@@ -382,10 +392,10 @@ export const streamingChecks: readonly Check[] = [
     title: 'SubscribeToTask on an INPUT_REQUIRED task: the task first, then the stream follows the resumed turn to its terminal state',
     requirements: ['SUB-004', 'SUB-005'],
     capability: 'streaming',
-    cooperative: true,
+    needs: ['input-required'],
     async run(context) {
       const asked = await send(context, {
-        message: context.message('conformance: ask me for more', { metadata: directive('input-required') }),
+        message: directiveMessage(context, 'conformance: ask me for more', { outcome: 'input-required' }),
       });
       if (asked.kind !== 'task' || asked.task.status.state !== 'TASK_STATE_INPUT_REQUIRED') {
         const reason =
@@ -436,7 +446,7 @@ export const streamingChecks: readonly Check[] = [
     title: 'Concurrent SubscribeToTask streams get the same events, and closing one does not disturb the others',
     requirements: ['SUB-006'],
     capability: 'streaming',
-    cooperative: true,
+    needs: ['slow'],
     async run(context) {
       const started = await slowTask(context, 'conformance: slow task with several subscribers', STREAM_SLOW_WORK);
       if (!started.ok) {
@@ -509,7 +519,7 @@ export const streamingChecks: readonly Check[] = [
     title: 'SubscribeToTask with Last-Event-ID: the snapshot, then the missed status frames, then live frames',
     requirements: ['HUB-003'],
     capability: 'streaming',
-    cooperative: true,
+    needs: ['timed'],
     async run(context) {
       const started = await slowTask(context, 'conformance: slow task to resubscribe to', STREAM_SLOW_WORK);
       if (!started.ok) {

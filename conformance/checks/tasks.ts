@@ -6,9 +6,10 @@ import { isRecord } from '../../src/support/records.js';
 import { errorLabel, isError, observedOf, short } from '../core/answers.js';
 import type { Check, CheckContext } from '../core/check.js';
 import type { RpcExchange } from '../core/transport.js';
-import { directive, SLOW_WORK } from './support/directives.js';
+import { canAsk, directiveMessage, SLOW_WORK } from './support/directives.js';
 import { sameJson } from './support/json.js';
-import { getTask, inspectTask, isTaskLike, listTasks, noTask, pollTask, send } from './support/tasks.js';
+import { finishedTask, getTask, inspectTask, isTaskLike, listTasks, noTask, pollTask, send } from './support/tasks.js';
+import { stateLabel } from './support/states.js';
 import { expectA2AError, recordErrorCode, skipAll } from './support/verdicts.js';
 
 /** -1, 0 or 1 as `a` is before, equal to or after `b`; undefined when either is unreadable. */
@@ -67,9 +68,12 @@ async function seedContext(context: CheckContext): Promise<Fixture | string> {
   let contextId: string = randomUUID();
   const tasks: Task[] = [];
   for (let index = 0; index < FIXTURE_SIZE; index += 1) {
-    const metadata = context.cooperative && index === 1 ? directive('failed') : undefined;
+    // A profile that cannot ask for failure gets a plain message: the fixture then has one state.
     let sent = await send(context, {
-      message: context.message(`listing fixture ${index + 1}`, { contextId, ...(metadata ? { metadata } : {}) }),
+      message:
+        index === 1
+          ? directiveMessage(context, `listing fixture ${index + 1}`, { outcome: 'failed' }, { contextId })
+          : context.message(`listing fixture ${index + 1}`, { contextId }),
     });
     if (index === 0 && sent.kind === 'error') {
       sent = await send(context, { message: context.message('listing fixture 1') });
@@ -160,8 +164,8 @@ export const taskChecks: readonly Check[] = [
 
       // GET-003: choose N below the full history when there is enough of it, so the cap bites. A
       // cooperative agent gives a longer history: the INPUT_REQUIRED status message joins the request.
-      const asked = context.cooperative
-        ? await send(context, { message: context.message('ask me for more', { metadata: directive('input-required') }) })
+      const asked = canAsk(context, { outcome: 'input-required' })
+        ? await send(context, { message: directiveMessage(context, 'ask me for more', { outcome: 'input-required' }) })
         : undefined;
       const subject = asked?.kind === 'task' ? asked.task.id : created.id;
       const fullHistory = (subject === created.id ? got.task : (await getTask(context, { id: subject })).task)?.history ?? [];
@@ -591,10 +595,10 @@ export const taskChecks: readonly Check[] = [
     id: 'cancel-working-task',
     title: 'CancelTask stops a working task; a second cancel returns it again or is TaskNotCancelable',
     requirements: ['CANCEL-001', 'CANCEL-004', 'JSONRPC-ENV-009'],
-    cooperative: true,
+    needs: ['slow'],
     async run(context) {
       const sent = await send(context, {
-        message: context.message('slow work to cancel', { metadata: directive('completed', SLOW_WORK) }),
+        message: directiveMessage(context, 'slow work to cancel', SLOW_WORK),
         configuration: { returnImmediately: true },
       });
       if (sent.kind !== 'task' || isTerminalState(sent.task.status.state) || isInterruptedState(sent.task.status.state)) {
@@ -675,18 +679,13 @@ export const taskChecks: readonly Check[] = [
     id: 'cancel-terminal-task',
     title: 'CancelTask on a completed task is TaskNotCancelable and leaves it unchanged',
     requirements: ['CANCEL-003', 'JSONRPC-ENV-009'],
-    cooperative: true,
     async run(context) {
-      const done = await send(context, { message: context.message('finish', { metadata: directive('completed') }) });
-      if (done.kind !== 'task' || !isTerminalState(done.task.status.state)) {
-        context.skip(
-          'CANCEL-003',
-          'precondition-not-met',
-          done.kind === 'task' ? `the task ended in ${done.task.status.state}, not a terminal state` : noTask(done),
-        );
+      const done = await finishedTask(context, 'finish');
+      if (!done.ok) {
+        context.skip('CANCEL-003', 'precondition-not-met', `no finished task to cancel: ${done.reason}`);
         return;
       }
-      const task = done.task;
+      const { task } = done.value;
       const refused = await context.transport.call('CancelTask', { id: task.id });
       expectA2AError(context, 'CANCEL-003', refused, 'TaskNotCancelableError');
       const after = await getTask(context, { id: task.id });
@@ -704,20 +703,21 @@ export const taskChecks: readonly Check[] = [
     id: 'artifacts-persist',
     title: 'A completed task keeps its state and final artifacts in later GetTask calls',
     requirements: ['DATA-007'],
-    cooperative: true,
     async run(context) {
-      const done = await send(context, { message: context.message('keep this', { metadata: directive('completed') }) });
-      if (done.kind !== 'task' || !isTerminalState(done.task.status.state) || (done.task.artifacts?.length ?? 0) === 0) {
+      const done = await finishedTask(context, 'keep this');
+      if (!done.ok) {
+        context.skip('DATA-007', 'precondition-not-met', `no finished task: ${done.reason}`);
+        return;
+      }
+      const { task } = done.value;
+      if (task.status.state !== 'TASK_STATE_COMPLETED' || (task.artifacts?.length ?? 0) === 0) {
         context.skip(
           'DATA-007',
           'precondition-not-met',
-          done.kind === 'task'
-            ? `the task ended in ${done.task.status.state} with ${done.task.artifacts?.length ?? 0} artifacts`
-            : noTask(done),
+          `the task ended in ${stateLabel(task.status.state)} with ${task.artifacts?.length ?? 0} artifacts, so there are no final artifacts to compare`,
         );
         return;
       }
-      const task = done.task;
       await new Promise((resolve) => setTimeout(resolve, 200));
       const later = await getTask(context, { id: task.id });
       if (later.task === undefined) {

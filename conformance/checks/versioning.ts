@@ -1,14 +1,13 @@
 import { ERRORS } from '../../generated/a2a/1.0/errors.js';
 import { HEADERS, PROTOCOL_VERSION, VERSION_QUERY_PARAMETER } from '../../generated/a2a/1.0/protocol.js';
 import type { RequirementId } from '../../generated/conformance/requirements.js';
-import { TEST_DIRECTIVES_EXTENSION } from '../../generated/hub/test-directives.js';
+import { TEST_DIRECTIVES_EXTENSION, testDirectiveMetadata } from '../../generated/hub/test-directives.js';
 import { isRecord } from '../../src/support/records.js';
 import { errorLabel, isError, observedOf, reasonOf } from '../core/answers.js';
 import type { Check, CheckContext } from '../core/check.js';
 import { EXTENSIONS_HEADER, VERSION_HEADER, type Exchange } from '../core/exchange.js';
 import type { CallOptions, RpcExchange } from '../core/transport.js';
 import { declaredExtensions, interfacesOf } from './support/card.js';
-import { directive } from './support/directives.js';
 import { unknownTaskId } from './support/tasks.js';
 import { interfaceProbe } from '../../src/protocol/interface-probe.js';
 
@@ -282,7 +281,7 @@ export const versioningChecks: readonly Check[] = [
         context.skip('VER-009', 'feature-absent', 'the card declares no extension');
         return;
       }
-      const metadata = declared.includes(TEST_DIRECTIVES_EXTENSION) ? { metadata: directive('completed') } : {};
+      const metadata = declared.includes(TEST_DIRECTIVES_EXTENSION) ? { metadata: testDirectiveMetadata({ outcome: 'completed' }) } : {};
       const exchange = await context.transport.call(
         'SendMessage',
         { message: context.message('conformance: extension activation probe', metadata) },

@@ -1,5 +1,5 @@
 import { TASK_STATES } from '../../generated/a2a/1.0/task-states.js';
-import { testDirectiveMetadata } from '../../generated/hub/test-directives.js';
+import { directiveMessage } from './support/directives.js';
 import { A2A_1_0 } from '../../src/protocol/a2a-schema.js';
 import { short } from '../core/answers.js';
 import type { Check, CheckContext } from '../core/check.js';
@@ -206,10 +206,10 @@ export const wireChecks: readonly Check[] = [
         scan(exchange.result, 'result', exchange);
         scan(exchange.error?.data, 'error.data', exchange);
       };
-      // Artifacts in chunks make append and lastChunk appear, where an agent follows the directives.
-      const chunked = (chunks: number) => (context.cooperative ? { metadata: testDirectiveMetadata({ chunks }) } : {});
+      // Artifacts in chunks make append and lastChunk appear, where the profile can ask for them.
+      const chunked = (text: string, chunks: number) => directiveMessage(context, text, { chunks });
 
-      const sent = await context.transport.call('SendMessage', { message: context.message('conformance wire-format check', chunked(2)) });
+      const sent = await context.transport.call('SendMessage', { message: chunked('conformance wire-format check', 2) });
       scanRpc(sent);
       const result = sent.result as { task?: { id?: unknown; contextId?: unknown }; message?: { contextId?: unknown } } | undefined;
       const taskId = typeof result?.task?.id === 'string' ? result.task.id : undefined;
@@ -224,7 +224,7 @@ export const wireChecks: readonly Check[] = [
       );
       if (capabilityDeclared(context, 'streaming')) {
         const stream: StreamExchange = await context.transport.stream('SendStreamingMessage', {
-          message: context.message('conformance wire-format stream check', chunked(3)),
+          message: chunked('conformance wire-format stream check', 3),
         });
         scan((stream.json as { error?: { data?: unknown } } | undefined)?.error?.data, 'error.data', stream);
         stream.events.forEach((event, index) => {

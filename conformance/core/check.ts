@@ -5,6 +5,7 @@ import type { RequirementId } from '../../generated/conformance/requirements.js'
 import type { SkipReason } from '../../generated/conformance/types.js';
 import type { A2ADefs } from '../../src/protocol/a2a-schema.js';
 import type { Exchange } from './exchange.js';
+import type { Ask, Profile } from './profiles.js';
 import type { Target } from './target.js';
 import type { Binding, RpcExchange, Transport } from './transport.js';
 import type { WebhookReceiver } from './webhook-receiver.js';
@@ -28,8 +29,8 @@ export interface CheckContext {
   /** Every binding of the run, in order (for the checks that compare them). */
   readonly transports: readonly Transport[];
   readonly target: Target;
-  /** The agent follows the test directives (docs/test-directives.md). */
-  readonly cooperative: boolean;
+  /** How the suite can ask the agent for a lifecycle (none on a black-box run): `directiveMessage` steers by it. */
+  readonly profile: Profile;
   /** fast-check runs per property, and the seed of this run. */
   readonly runs: number;
   readonly seed: number;
@@ -76,8 +77,8 @@ export interface Check {
   readonly requirements: readonly RequirementId[];
   /** Run only when the card declares this capability (the check may test its absence itself otherwise). */
   readonly capability?: Capability;
-  /** Run only in cooperative mode. */
-  readonly cooperative?: boolean;
+  /** What the check must be able to ask the agent for; a run whose profile cannot ask for all of it skips the check, saying what was missing. */
+  readonly needs?: readonly Ask[];
   /** The bindings the check speaks (it builds their bodies itself); by default every one, each in turn. */
   readonly bindings?: readonly Binding[];
   /** It does not depend on the binding (the card, or a comparison of the bindings): run once, on the first transport. */

@@ -15,6 +15,7 @@ import { checkValue } from '../../src/protocol/validation.js';
 import { errorLabel, observedOf, reasonOf } from './answers.js';
 import type { Check, CheckContext, FindingInput } from './check.js';
 import { curlOf } from './exchange.js';
+import { missingAsks, type Profile } from './profiles.js';
 import type { Target } from './target.js';
 import type { Binding, Transport } from './transport.js';
 import { DEFAULT_WEBHOOK_HOST, startWebhookReceiver, type WebhookReceiver } from './webhook-receiver.js';
@@ -26,7 +27,8 @@ export interface RunOptions {
   readonly runs: number;
   readonly seed: number;
   readonly timeoutMs: number;
-  readonly cooperative: boolean;
+  /** How the suite may ask the agent for lifecycles; PROFILES.none is a black-box run. */
+  readonly profile: Profile;
   readonly only?: readonly string[];
   readonly skip?: readonly string[];
   /** Expected failures: requirement id → reason. */
@@ -126,7 +128,12 @@ export async function runSuite(
           });
         continue;
       }
-      if (check.cooperative && !options.cooperative) continue;
+      const missing = check.needs === undefined ? undefined : missingAsks(options.profile, check.needs);
+      if (missing !== undefined) {
+        for (const requirement of check.requirements)
+          record(requirement, { ...skipFinding(check.id, 'needs-cooperation', missing), ...(binding === undefined ? {} : { binding }) });
+        continue;
+      }
       const context = createContext(check, target, transport ?? (transports[0] as Transport), transports, binding, options, record, {
         webhooks: () => webhooks.get(),
         webhookTimeoutMs,
@@ -195,7 +202,8 @@ export async function runSuite(
       interfaces: transports.map((transport) => ({ binding: transport.binding, endpoint: transport.endpoint })),
       agentName: target.card.name,
       assumedCard: target.assumedCard,
-      mode: options.cooperative ? 'cooperative' : 'black-box',
+      mode: options.profile.id === 'none' ? 'black-box' : 'cooperative',
+      profile: options.profile.id,
     },
     options: {
       level: options.level,
@@ -275,8 +283,12 @@ function unreachedFinding(requirement: Requirement, options: RunOptions, target:
   if (requirement.capability !== null && !declared)
     return skipFinding('runner', 'capability-not-declared', `the card does not declare capabilities.${requirement.capability}`);
   if (requirement.mode === 'unreachable') return skipFinding('runner', 'not-observable', 'not observable from outside the agent');
-  if (requirement.mode === 'cooperative' && !options.cooperative)
-    return skipFinding('runner', 'needs-cooperation', 'needs an agent that follows the test directives (--cooperative)');
+  if (requirement.mode === 'cooperative' && options.profile.id === 'none')
+    return skipFinding(
+      'runner',
+      'needs-cooperation',
+      'needs an agent that can be asked for a lifecycle, and the run is black-box (--profile directives or --profile tck)',
+    );
   return skipFinding('runner', 'not-reached', 'no check reached this requirement');
 }
 
@@ -349,7 +361,7 @@ function createContext(
     transport,
     transports,
     target,
-    cooperative: options.cooperative,
+    profile: options.profile,
     runs: options.runs,
     seed: options.seed,
     timeoutMs: options.timeoutMs,

@@ -70,7 +70,10 @@ export function renderConsole(report: ConformanceReport, options: ConsoleOptions
   out.push(
     `  target    ${safe(target.url)}${target.cardUrl === undefined ? '' : `  (card ${safe(target.cardUrl)})`}${target.assumedCard ? '  (no card found; a minimal card was assumed)' : ''}`,
   );
-  for (const entry of interfacesOf(target)) out.push(`  endpoint  ${safe(entry.endpoint)} · ${entry.binding} · ${target.mode}`);
+  for (const entry of interfacesOf(target))
+    out.push(
+      `  endpoint  ${safe(entry.endpoint)} · ${entry.binding} · ${target.mode}${target.profile === undefined || target.profile === 'none' ? '' : ` (profile ${target.profile})`}`,
+    );
   const selection = [
     run.only?.length ? `only ${run.only.map(safe).join(',')}` : '',
     run.skip?.length ? `skip ${run.skip.map(safe).join(',')}` : '',

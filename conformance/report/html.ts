@@ -161,7 +161,12 @@ export function renderHtml(report: ConformanceReport): string {
           ? '<span class="muted">not fetched</span>'
           : `<code>${h(target.cardUrl)}</code>`,
     ),
-    ...interfacesOf(target).map((entry) => kv('Endpoint', `<code>${h(entry.endpoint)}</code> · ${h(entry.binding)} · ${h(target.mode)}`)),
+    ...interfacesOf(target).map((entry) =>
+      kv(
+        'Endpoint',
+        `<code>${h(entry.endpoint)}</code> · ${h(entry.binding)} · ${h(target.mode)}${target.profile === undefined || target.profile === 'none' ? '' : ` (profile ${h(target.profile)})`}`,
+      ),
+    ),
     kv('Options', optionText),
     kv('Spec version', `A2A ${h(report.specVersion)}`),
     kv(

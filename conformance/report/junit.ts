@@ -93,6 +93,7 @@ export function renderJUnit(report: ConformanceReport): string {
     ['binding', report.target.binding],
     ...interfacesOf(report.target).map((entry): [string, string] => [`endpoint.${entry.binding}`, entry.endpoint]),
     ['mode', report.target.mode],
+    ['profile', report.target.profile ?? 'none'],
     ['specVersion', report.specVersion],
     ['tool', `${report.tool.name} ${report.tool.version}`],
     ['level', report.options.level],

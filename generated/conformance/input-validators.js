@@ -10,7 +10,7 @@ const schema33 = {"title":"ToolInfo","description":"Name and version of the suit
 const schema37 = {"title":"RunOptionsInfo","description":"The options of the run that change what is tested.","type":"object","properties":{"level":{"description":"Lowest requirement level tested.","type":"string","enum":["must","should","may"]},"runs":{"description":"fast-check runs per property.","type":"integer","minimum":1},"seed":{"description":"fast-check seed; the same seed replays the same random cases.","type":"integer"},"timeoutMs":{"description":"Per-request timeout.","type":"integer","minimum":1},"only":{"description":"Requirement ids the run was restricted to.","type":"array","items":{"type":"string"}},"skip":{"description":"Requirement ids skipped on request.","type":"array","items":{"type":"string"}}},"required":["level","runs","seed","timeoutMs"]};
 const schema38 = {"title":"Summary","description":"How many requirements got each verdict, and the numbers the exit code depends on.","type":"object","properties":{"PASS":{"description":"Requirements met.","type":"integer","minimum":0},"FAIL":{"description":"Requirements not met.","type":"integer","minimum":0},"WARN":{"description":"A SHOULD not met, or behaviour the spec leaves open.","type":"integer","minimum":0},"SKIP":{"description":"Not tested, with a reason.","type":"integer","minimum":0},"ERROR":{"description":"The suite itself broke; never counted against the agent.","type":"integer","minimum":0},"mustFailures":{"description":"FAIL verdicts of MUST requirements that are not in the baseline.","type":"integer","minimum":0},"requests":{"description":"HTTP requests sent.","type":"integer","minimum":0},"deniedRequests":{"description":"Requests answered 401 or 404.","type":"integer","minimum":0},"baselineStale":{"description":"Baseline entries that no longer fail (the baseline must be updated).","type":"array","items":{"type":"string"}}},"required":["PASS","FAIL","WARN","SKIP","ERROR","mustFailures","requests","deniedRequests","baselineStale"]};
 const formats0 = require("ajv-formats/dist/formats").fullFormats["date-time"];
-const schema34 = {"title":"TargetInfo","description":"The endpoint under test as the suite resolved it.","type":"object","properties":{"url":{"description":"The URL given on the command line.","type":"string"},"cardUrl":{"description":"Where the agent card was fetched, when it was.","type":"string"},"endpoint":{"description":"The interface URL of the first binding tested.","type":"string"},"binding":{"description":"The first protocol binding tested (the one of endpoint).","$ref":"#/$defs/Binding"},"interfaces":{"description":"Every interface tested, one per binding, in the order they ran (a2a-hub conform --binding).","type":"array","items":{"type":"object","properties":{"binding":{"$ref":"#/$defs/Binding"},"endpoint":{"description":"The interface URL the requests of this binding went to.","type":"string"}},"required":["binding","endpoint"]}},"agentName":{"description":"The card's name.","type":"string"},"assumedCard":{"description":"True when no card could be read and a minimal card was assumed (a JSON-RPC endpoint URL was given).","type":"boolean"},"mode":{"description":"black-box: behaviour-agnostic checks only; cooperative: the agent follows the test directives, so lifecycle checks run too.","type":"string","enum":["black-box","cooperative"]}},"required":["url","endpoint","binding","assumedCard","mode"]};
+const schema34 = {"title":"TargetInfo","description":"The endpoint under test as the suite resolved it.","type":"object","properties":{"url":{"description":"The URL given on the command line.","type":"string"},"cardUrl":{"description":"Where the agent card was fetched, when it was.","type":"string"},"endpoint":{"description":"The interface URL of the first binding tested.","type":"string"},"binding":{"description":"The first protocol binding tested (the one of endpoint).","$ref":"#/$defs/Binding"},"interfaces":{"description":"Every interface tested, one per binding, in the order they ran (a2a-hub conform --binding).","type":"array","items":{"type":"object","properties":{"binding":{"$ref":"#/$defs/Binding"},"endpoint":{"description":"The interface URL the requests of this binding went to.","type":"string"}},"required":["binding","endpoint"]}},"agentName":{"description":"The card's name.","type":"string"},"assumedCard":{"description":"True when no card could be read and a minimal card was assumed (a JSON-RPC endpoint URL was given).","type":"boolean"},"mode":{"description":"black-box: the suite asks the agent for nothing and judges what it does on its own; cooperative: a cooperation profile steers it, so the lifecycle checks run too.","type":"string","enum":["black-box","cooperative"]},"profile":{"description":"The cooperation profile: none (black-box), directives (a2a-hub's test directives, docs/test-directives.md) or tck (the official A2A TCK's messageId-prefix scenarios).","type":"string","enum":["none","directives","tck"]}},"required":["url","endpoint","binding","assumedCard","mode"]};
 const schema35 = {"title":"Binding","description":"A protocol binding the suite speaks (AgentInterface.protocolBinding).","type":"string","enum":["JSONRPC","HTTP+JSON"]};
 
 function validate22(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -266,9 +266,10 @@ vErrors.push(err20);
 errors++;
 }
 }
-}
-else {
-const err21 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.profile !== undefined){
+let data11 = data.profile;
+if(typeof data11 !== "string"){
+const err21 = {instancePath:instancePath+"/profile",schemaPath:"#/properties/profile/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -277,10 +278,32 @@ vErrors.push(err21);
 }
 errors++;
 }
+if(!(((data11 === "none") || (data11 === "directives")) || (data11 === "tck"))){
+const err22 = {instancePath:instancePath+"/profile",schemaPath:"#/properties/profile/enum",keyword:"enum",params:{allowedValues: schema34.properties.profile.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+}
+else {
+const err23 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
 validate22.errors = vErrors;
 return errors === 0;
 }
-validate22.evaluated = {"props":{"url":true,"cardUrl":true,"endpoint":true,"binding":true,"interfaces":true,"agentName":true,"assumedCard":true,"mode":true},"dynamicProps":false,"dynamicItems":false};
+validate22.evaluated = {"props":{"url":true,"cardUrl":true,"endpoint":true,"binding":true,"interfaces":true,"agentName":true,"assumedCard":true,"mode":true,"profile":true},"dynamicProps":false,"dynamicItems":false};
 
 const schema39 = {"title":"RequirementResult","description":"The verdict on one requirement and the evidence for it.","type":"object","properties":{"id":{"description":"Requirement id, e.g. JSONRPC-ENV-003.","type":"string"},"section":{"description":"Spec section.","type":"string"},"level":{"description":"MUST, SHOULD or MAY.","type":"string","enum":["MUST","SHOULD","MAY"]},"text":{"description":"The requirement in our words.","type":"string"},"verdict":{"description":"The worst verdict among the findings (FAIL over ERROR over WARN over PASS); SKIP when nothing was found.","$ref":"#/$defs/Verdict"},"evidence":{"description":"How many exchanges backed the verdict: the requests sent by every check that judged the requirement (the card read at discovery for a check that judged the card alone). 0 for a SKIP.","type":"integer","minimum":0},"baselined":{"description":"The failure is listed in the baseline file, with its reason.","type":"string"},"bindings":{"description":"When more than one binding was tested: the verdict of the findings made on each binding (findings that concern no single binding, such as the card's, count for none).","type":"object","properties":{"JSONRPC":{"$ref":"#/$defs/Verdict"},"HTTP+JSON":{"$ref":"#/$defs/Verdict"}}},"findings":{"description":"What the checks observed.","type":"array","items":{"$ref":"#/$defs/Finding"}}},"required":["id","section","level","text","verdict","evidence","findings"]};
 const schema40 = {"title":"Verdict","description":"PASS, FAIL, WARN, SKIP or ERROR.","type":"string","enum":["PASS","FAIL","WARN","SKIP","ERROR"]};
@@ -2072,9 +2095,10 @@ vErrors.push(err20);
 errors++;
 }
 }
-}
-else {
-const err21 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.profile !== undefined){
+let data11 = data.profile;
+if(typeof data11 !== "string"){
+const err21 = {instancePath:instancePath+"/profile",schemaPath:"#/properties/profile/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -2083,10 +2107,32 @@ vErrors.push(err21);
 }
 errors++;
 }
+if(!(((data11 === "none") || (data11 === "directives")) || (data11 === "tck"))){
+const err22 = {instancePath:instancePath+"/profile",schemaPath:"#/properties/profile/enum",keyword:"enum",params:{allowedValues: schema34.properties.profile.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+}
+else {
+const err23 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
 validate29.errors = vErrors;
 return errors === 0;
 }
-validate29.evaluated = {"props":{"url":true,"cardUrl":true,"endpoint":true,"binding":true,"interfaces":true,"agentName":true,"assumedCard":true,"mode":true},"dynamicProps":false,"dynamicItems":false};
+validate29.evaluated = {"props":{"url":true,"cardUrl":true,"endpoint":true,"binding":true,"interfaces":true,"agentName":true,"assumedCard":true,"mode":true,"profile":true},"dynamicProps":false,"dynamicItems":false};
 
 export const validateRunOptionsInfo = validate30;
 

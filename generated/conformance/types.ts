@@ -109,9 +109,13 @@ export interface TargetInfo {
    */
   assumedCard: boolean;
   /**
-   * black-box: behaviour-agnostic checks only; cooperative: the agent follows the test directives, so lifecycle checks run too.
+   * black-box: the suite asks the agent for nothing and judges what it does on its own; cooperative: a cooperation profile steers it, so the lifecycle checks run too.
    */
   mode: "black-box" | "cooperative";
+  /**
+   * The cooperation profile: none (black-box), directives (a2a-hub's test directives, docs/test-directives.md) or tck (the official A2A TCK's messageId-prefix scenarios).
+   */
+  profile?: "none" | "directives" | "tck";
 }
 /**
  * The options of the run that change what is tested.

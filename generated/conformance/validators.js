@@ -11,7 +11,7 @@ const schema37 = {"title":"RunOptionsInfo","description":"The options of the run
 const schema38 = {"title":"Summary","description":"How many requirements got each verdict, and the numbers the exit code depends on.","type":"object","properties":{"PASS":{"description":"Requirements met.","type":"integer","minimum":0},"FAIL":{"description":"Requirements not met.","type":"integer","minimum":0},"WARN":{"description":"A SHOULD not met, or behaviour the spec leaves open.","type":"integer","minimum":0},"SKIP":{"description":"Not tested, with a reason.","type":"integer","minimum":0},"ERROR":{"description":"The suite itself broke; never counted against the agent.","type":"integer","minimum":0},"mustFailures":{"description":"FAIL verdicts of MUST requirements that are not in the baseline.","type":"integer","minimum":0},"requests":{"description":"HTTP requests sent.","type":"integer","minimum":0},"deniedRequests":{"description":"Requests answered 401 or 404.","type":"integer","minimum":0},"baselineStale":{"description":"Baseline entries that no longer fail (the baseline must be updated).","type":"array","items":{"type":"string"}}},"required":["PASS","FAIL","WARN","SKIP","ERROR","mustFailures","requests","deniedRequests","baselineStale"],"additionalProperties":false};
 const func1 = Object.prototype.hasOwnProperty;
 const formats0 = require("ajv-formats/dist/formats").fullFormats["date-time"];
-const schema34 = {"title":"TargetInfo","description":"The endpoint under test as the suite resolved it.","type":"object","properties":{"url":{"description":"The URL given on the command line.","type":"string"},"cardUrl":{"description":"Where the agent card was fetched, when it was.","type":"string"},"endpoint":{"description":"The interface URL of the first binding tested.","type":"string"},"binding":{"description":"The first protocol binding tested (the one of endpoint).","$ref":"#/$defs/Binding"},"interfaces":{"description":"Every interface tested, one per binding, in the order they ran (a2a-hub conform --binding).","type":"array","items":{"type":"object","properties":{"binding":{"$ref":"#/$defs/Binding"},"endpoint":{"description":"The interface URL the requests of this binding went to.","type":"string"}},"required":["binding","endpoint"],"additionalProperties":false}},"agentName":{"description":"The card's name.","type":"string"},"assumedCard":{"description":"True when no card could be read and a minimal card was assumed (a JSON-RPC endpoint URL was given).","type":"boolean"},"mode":{"description":"black-box: behaviour-agnostic checks only; cooperative: the agent follows the test directives, so lifecycle checks run too.","type":"string","enum":["black-box","cooperative"]}},"required":["url","endpoint","binding","assumedCard","mode"],"additionalProperties":false};
+const schema34 = {"title":"TargetInfo","description":"The endpoint under test as the suite resolved it.","type":"object","properties":{"url":{"description":"The URL given on the command line.","type":"string"},"cardUrl":{"description":"Where the agent card was fetched, when it was.","type":"string"},"endpoint":{"description":"The interface URL of the first binding tested.","type":"string"},"binding":{"description":"The first protocol binding tested (the one of endpoint).","$ref":"#/$defs/Binding"},"interfaces":{"description":"Every interface tested, one per binding, in the order they ran (a2a-hub conform --binding).","type":"array","items":{"type":"object","properties":{"binding":{"$ref":"#/$defs/Binding"},"endpoint":{"description":"The interface URL the requests of this binding went to.","type":"string"}},"required":["binding","endpoint"],"additionalProperties":false}},"agentName":{"description":"The card's name.","type":"string"},"assumedCard":{"description":"True when no card could be read and a minimal card was assumed (a JSON-RPC endpoint URL was given).","type":"boolean"},"mode":{"description":"black-box: the suite asks the agent for nothing and judges what it does on its own; cooperative: a cooperation profile steers it, so the lifecycle checks run too.","type":"string","enum":["black-box","cooperative"]},"profile":{"description":"The cooperation profile: none (black-box), directives (a2a-hub's test directives, docs/test-directives.md) or tck (the official A2A TCK's messageId-prefix scenarios).","type":"string","enum":["none","directives","tck"]}},"required":["url","endpoint","binding","assumedCard","mode"],"additionalProperties":false};
 const schema35 = {"title":"Binding","description":"A protocol binding the suite speaks (AgentInterface.protocolBinding).","type":"string","enum":["JSONRPC","HTTP+JSON"]};
 
 function validate22(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -76,7 +76,7 @@ vErrors.push(err4);
 errors++;
 }
 for(const key0 in data){
-if(!((((((((key0 === "url") || (key0 === "cardUrl")) || (key0 === "endpoint")) || (key0 === "binding")) || (key0 === "interfaces")) || (key0 === "agentName")) || (key0 === "assumedCard")) || (key0 === "mode"))){
+if(!(func1.call(schema34.properties, key0))){
 const err5 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err5];
@@ -291,14 +291,37 @@ vErrors.push(err22);
 errors++;
 }
 }
-}
-else {
-const err23 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.profile !== undefined){
+let data11 = data.profile;
+if(typeof data11 !== "string"){
+const err23 = {instancePath:instancePath+"/profile",schemaPath:"#/properties/profile/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err23];
 }
 else {
 vErrors.push(err23);
+}
+errors++;
+}
+if(!(((data11 === "none") || (data11 === "directives")) || (data11 === "tck"))){
+const err24 = {instancePath:instancePath+"/profile",schemaPath:"#/properties/profile/enum",keyword:"enum",params:{allowedValues: schema34.properties.profile.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+}
+else {
+const err25 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
 }
 errors++;
 }
@@ -2002,7 +2025,7 @@ vErrors.push(err4);
 errors++;
 }
 for(const key0 in data){
-if(!((((((((key0 === "url") || (key0 === "cardUrl")) || (key0 === "endpoint")) || (key0 === "binding")) || (key0 === "interfaces")) || (key0 === "agentName")) || (key0 === "assumedCard")) || (key0 === "mode"))){
+if(!(func1.call(schema34.properties, key0))){
 const err5 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err5];
@@ -2217,14 +2240,37 @@ vErrors.push(err22);
 errors++;
 }
 }
-}
-else {
-const err23 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.profile !== undefined){
+let data11 = data.profile;
+if(typeof data11 !== "string"){
+const err23 = {instancePath:instancePath+"/profile",schemaPath:"#/properties/profile/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err23];
 }
 else {
 vErrors.push(err23);
+}
+errors++;
+}
+if(!(((data11 === "none") || (data11 === "directives")) || (data11 === "tck"))){
+const err24 = {instancePath:instancePath+"/profile",schemaPath:"#/properties/profile/enum",keyword:"enum",params:{allowedValues: schema34.properties.profile.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+}
+else {
+const err25 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
 }
 errors++;
 }

@@ -5,4 +5,5 @@ export * from './validators.js';
 export * as inputValidators from './input-validators.js';
 export * from './defaults.js';
 export * from './test-directives.js';
+export * from './tck-scenarios.js';
 export * from './field-violations.js';

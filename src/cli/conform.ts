@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import type { Command } from 'commander';
 import { BINDING_FLAGS } from '../../conformance/core/bindings.js';
+import { isProfileId, PROFILES } from '../../conformance/core/profiles.js';
 import { TargetError } from '../../conformance/core/target.js';
 import { loadBaseline } from '../../conformance/report/baseline.js';
 import { renderConsole } from '../../conformance/report/console.js';
@@ -26,6 +27,7 @@ interface ConformFlags {
   timeout: string;
   webhookHost?: string;
   webhookTimeout: string;
+  profile?: string;
   cooperative?: boolean;
   blackBox?: boolean;
   verbose?: boolean;
@@ -62,8 +64,12 @@ export function addConformCommand(program: Command, setExitCode: (code: number) 
       "address the push checks' webhook receiver listens on and gives the agent (default 127.0.0.1; use one the agent can reach, e.g. from a container)",
     )
     .option('--webhook-timeout <ms>', 'how long a push check waits for webhook deliveries (a slow agent may need more)', '20000')
-    .option('--cooperative', 'the agent follows the test directives (docs/test-directives.md): run the lifecycle checks too')
-    .option('--black-box', 'only behaviour-agnostic checks, even if the card advertises the test directives')
+    .option(
+      '--profile <profile>',
+      'how to ask the agent for lifecycles: directives (a2a-hub test directives, docs/test-directives.md), tck (the official TCK messageId prefixes) or none (black-box); default: the one the card advertises, else none',
+    )
+    .option('--cooperative', 'same as --profile directives')
+    .option('--black-box', 'same as --profile none')
     .option('--verbose', 'list every requirement in the console report, passed ones included')
     .action(async (url: string, flags: ConformFlags) => {
       setExitCode(await conform(url, flags));
@@ -98,6 +104,13 @@ async function conform(url: string, flags: ConformFlags): Promise<number> {
   if (webhookHost !== undefined && (isIP(webhookHost) === 0 || webhookHost === '0.0.0.0' || webhookHost === '::')) {
     return usage(`--webhook-host takes an IP address of this machine that the agent can reach, got ${JSON.stringify(flags.webhookHost)}`);
   }
+  const chosen = [flags.profile, flags.cooperative ? 'directives' : undefined, flags.blackBox ? 'none' : undefined].filter(
+    (value) => value !== undefined,
+  );
+  if (new Set(chosen).size > 1) return usage(`--profile, --cooperative and --black-box disagree (${chosen.join(', ')})`);
+  const profile = chosen[0];
+  if (profile !== undefined && !isProfileId(profile))
+    return usage(`--profile takes ${Object.keys(PROFILES).join(', ')}, got ${JSON.stringify(profile)}`);
   const headers: Record<string, string> = {};
   if (flags.token) headers['authorization'] = `Bearer ${flags.token}`;
   for (const header of flags.header ?? []) {
@@ -121,7 +134,7 @@ async function conform(url: string, flags: ConformFlags): Promise<number> {
     timeoutMs,
     webhookTimeoutMs,
     ...(webhookHost === undefined ? {} : { webhookHost }),
-    ...(flags.cooperative ? { cooperative: true } : flags.blackBox ? { cooperative: false } : {}),
+    ...(profile === undefined ? {} : { profile }),
     ...(flags.only ? { only: flags.only.split(',').map((id) => id.trim()) } : {}),
     ...(flags.skip ? { skip: flags.skip.split(',').map((id) => id.trim()) } : {}),
     ...(baseline ? { baseline } : {}),

@@ -1228,11 +1228,10 @@ export const FAULTS: readonly Fault[] = [
 
   {
     id: 'sse-terminal-frame-dropped',
-    description: 'the terminal statusUpdate of SendStreamingMessage streams is dropped, so the stream ends at WORKING',
+    description:
+      'SendStreamingMessage streams lose every frame in a terminal state (the terminal statusUpdate and the closing Task), so they end at WORKING',
     expect: ['SSE-008'],
-    onSse: onSendStream((events) =>
-      events.filter((event) => !TERMINAL.has(String(stateOf(frameOf(event)))) || isObject(frameOf(event)?.['task'])),
-    ),
+    onSse: onSendStream((events) => events.filter((event) => !TERMINAL.has(String(stateOf(frameOf(event)))))),
   },
 ];
 

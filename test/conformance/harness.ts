@@ -1,3 +1,4 @@
+import { PROFILES } from '../../conformance/core/profiles.js';
 import type { ConformanceReport, RequirementResult } from '../../generated/conformance/types.js';
 import type { Check } from '../../conformance/core/check.js';
 import { transportsFor, type BindingSelection } from '../../conformance/core/bindings.js';
@@ -23,7 +24,7 @@ export async function runChecks(
     runs: 20,
     seed: 42,
     timeoutMs,
-    cooperative: true,
+    profile: PROFILES.directives,
     toolVersion: 'test',
     ...options,
   });

@@ -1,3 +1,4 @@
+import { PROFILES } from '../../conformance/core/profiles.js';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,7 +11,7 @@ import { runChecks, verdicts } from './harness.js';
 /** The hub is tested over JSON-RPC here: the requirements of the other binding (SSE-004) are the REST run's. */
 const onJsonRpc = (id: string): boolean => REQUIREMENT_BY_ID.get(id)?.bindings.includes('JSONRPC') === true;
 const ALL = [...new Set(streamingChecks.flatMap((check) => check.requirements))].filter(onJsonRpc);
-const BLACK_BOX = [...new Set(streamingChecks.filter((check) => check.cooperative !== true).flatMap((check) => check.requirements))].filter(
+const BLACK_BOX = [...new Set(streamingChecks.filter((check) => check.needs === undefined).flatMap((check) => check.requirements))].filter(
   onJsonRpc,
 );
 const COOPERATIVE_ONLY = ALL.filter((id) => !BLACK_BOX.includes(id));
@@ -42,7 +43,7 @@ describe('streaming checks against the hub', () => {
   });
 
   it('skip the cooperative requirements in black-box mode and pass the rest', async () => {
-    const report = await runChecks(hub.url, streamingChecks, { cooperative: false });
+    const report = await runChecks(hub.url, streamingChecks, { profile: PROFILES.none });
     expect(verdicts(report, BLACK_BOX)).toEqual(Object.fromEntries(BLACK_BOX.map((id) => [id, 'PASS'])));
     for (const id of COOPERATIVE_ONLY) expect(verdictOf(report, id), id).toBe('SKIP');
   });
@@ -118,7 +119,7 @@ describe('streaming checks against broken agents', () => {
   it('fail SSE-007 when the first event is a statusUpdate instead of the task', async () => {
     const agent = await startBrokenAgent('status-first');
     try {
-      const report = await runChecks(agent.url, SEND_STREAM, { cooperative: false });
+      const report = await runChecks(agent.url, SEND_STREAM, { profile: PROFILES.none });
       const result = verdicts(report, ['SSE-007', 'SSE-008', 'SSE-010']);
       expect(result['SSE-007']).toMatch(/^FAIL — the first event .* is not a task/);
       expect(result['SSE-007']).toContain('statusUpdate WORKING');
@@ -132,7 +133,7 @@ describe('streaming checks against broken agents', () => {
   it('fail SSE-010 when a WORKING status follows COMPLETED', async () => {
     const agent = await startBrokenAgent('working-after-completed');
     try {
-      const report = await runChecks(agent.url, SEND_STREAM, { cooperative: false });
+      const report = await runChecks(agent.url, SEND_STREAM, { profile: PROFILES.none });
       const result = verdicts(report, ['SSE-007', 'SSE-010']);
       expect(result['SSE-007']).toBe('PASS');
       expect(result['SSE-010']).toMatch(/^FAIL — events arrived after the terminal status COMPLETED/);
@@ -145,7 +146,7 @@ describe('streaming checks against broken agents', () => {
   it('fail SSE-008 with a timeout when the stream never closes after COMPLETED', async () => {
     const agent = await startBrokenAgent('never-closes');
     try {
-      const report = await runChecks(agent.url, SEND_STREAM, { cooperative: false, timeoutMs: 400 });
+      const report = await runChecks(agent.url, SEND_STREAM, { profile: PROFILES.none, timeoutMs: 400 });
       const result = verdicts(report, ['SSE-007', 'SSE-008', 'SSE-010']);
       expect(result['SSE-007']).toBe('PASS');
       expect(result['SSE-010']).toBe('PASS');

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { isTerminalState } from '../../../generated/a2a/1.0/task-states.js';
+import { isInterruptedState, isTerminalState } from '../../../generated/a2a/1.0/task-states.js';
 import type {
   GetTaskRequest,
   ListTasksRequest,
@@ -16,7 +16,7 @@ import { isRecord } from '../../../src/support/records.js';
 import { observedOf, short } from '../../core/answers.js';
 import type { CheckContext } from '../../core/check.js';
 import type { RpcExchange } from '../../core/transport.js';
-import { directive, directiveMessage } from './directives.js';
+import { directiveMessage } from './directives.js';
 import { isTaskState, stateLabel } from './states.js';
 import { passOnce } from './verdicts.js';
 
@@ -294,9 +294,10 @@ export async function probeTask(
   context: CheckContext,
   options: { interrupted?: boolean } = {},
 ): Promise<{ taskId?: string; exchange: RpcExchange }> {
-  const metadata = options.interrupted && context.cooperative ? { metadata: directive('input-required') } : {};
   const exchange = await context.transport.call('SendMessage', {
-    message: context.message('conformance: a task to probe with', metadata),
+    message: options.interrupted
+      ? directiveMessage(context, 'conformance: a task to probe with', { outcome: 'input-required' })
+      : context.message('conformance: a task to probe with'),
     configuration: { returnImmediately: true },
   });
   const task = isRecord(exchange.result) && isRecord(exchange.result['task']) ? exchange.result['task'] : undefined;
@@ -342,6 +343,39 @@ export async function pollUntilTerminal(
 }
 
 export type Attempt<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly reason: string };
+
+/**
+ * A task that has finished, judged like `send`: the message (asking the profile's agent to
+ * complete, a plain one on a black-box run) is sent, and a task the answer shows still going is
+ * polled until terminal. Fails with the precise reason there is none: a Message, a refusal, or a
+ * task that stopped short of a terminal state or outlasted the timeout.
+ */
+export async function finishedTask(context: CheckContext, text: string): Promise<Attempt<{ task: Task; sent: Sent }>> {
+  const sent = await send(context, { message: directiveMessage(context, text, { outcome: 'completed' }) });
+  if (sent.kind !== 'task') return { ok: false, reason: noTask(sent) };
+  if (isTerminalState(sent.task.status.state)) return { ok: true, value: { task: sent.task, sent } };
+  const polled = await pollTask(
+    context,
+    sent.task.id,
+    (task) => isTerminalState(task.status.state) || isInterrupted(task),
+    context.timeoutMs,
+  );
+  const state = polled.task?.status.state;
+  if (polled.task !== undefined && state !== undefined && isTerminalState(state)) return { ok: true, value: { task: polled.task, sent } };
+  return {
+    ok: false,
+    reason:
+      state === undefined
+        ? `GetTask of the task ${sent.task.id} failed (${polled.exchange ? observedOf(polled.exchange) : 'no answer'}), so its end is unknown`
+        : !isInterruptedState(state)
+          ? `the task ${sent.task.id} was still ${stateLabel(state)} after ${context.timeoutMs} ms`
+          : `the task ${sent.task.id} stopped in ${stateLabel(state)}, not a terminal state`,
+  };
+}
+
+function isInterrupted(task: Task): boolean {
+  return isInterruptedState(task.status.state);
+}
 
 /** A task that has finished: a message asking a cooperative agent to complete, polled until terminal. */
 export async function terminalTask(context: CheckContext): Promise<Attempt<TaskRef>> {
