@@ -11,6 +11,7 @@ import {
   type TestDirectiveParameterDefinition,
   type TestOutcome,
 } from '../../generated/hub/test-directives.js';
+import { TCK_SCENARIOS, type TckScenario } from '../../generated/hub/tck-scenarios.js';
 import { isRecord } from '../support/records.js';
 
 /**
@@ -20,6 +21,10 @@ import { isRecord } from '../support/records.js';
  *
  * A directive is given either in message metadata, `{"a2a-hub/test": {"outcome": "input-required", "steps": 5, "stepMs": 50}}`,
  * or as a line of the message text, `::input-required`, `::slow 5`, `::chunks 4`.
+ *
+ * The official A2A TCK asks the same way by messageId prefix (spec/hub/tck-scenarios.json,
+ * `tck-input-required-…`); a prefix is read as the directive it stands for, so the echo preset is
+ * also a TCK system under test. A directive in the text or metadata wins over the prefix.
  */
 export {
   TEST_DIRECTIVES_EXTENSION,
@@ -47,6 +52,7 @@ export function parseTestDirective(
     outcome: DEFAULT_TEST_OUTCOME,
     ...(Object.fromEntries(PARAMETERS.map(([name, parameter]) => [name, parameter.default])) as Record<TestDirectiveParameter, number>),
     ...defaults,
+    ...tckDirective(message.messageId),
   };
   // Most messages hold no directive line: skip splitting them.
   for (const line of text.includes(TEST_DIRECTIVE_TEXT_PREFIX) ? text.split('\n') : []) {
@@ -68,6 +74,17 @@ export function parseTestDirective(
     }
   }
   return directive;
+}
+
+/** The directive a TCK messageId prefix stands for: its outcome, one silent-length step of slow work, two chunks. */
+function tckDirective(messageId: string): Partial<TestDirective> {
+  const scenario: TckScenario | undefined = TCK_SCENARIOS.find((entry) => messageId.startsWith(entry.prefix));
+  if (scenario === undefined) return {};
+  return {
+    outcome: scenario.outcome,
+    ...(scenario.slow ? { steps: 1, stepMs: scenario.minimumMs } : {}),
+    ...(scenario.chunked ? { chunks: 2 } : {}),
+  };
 }
 
 /** A whole number within the parameter's range; anything not finite is its minimum. */

@@ -16,6 +16,7 @@ import {
 import { UserBuilder, agentCardHandler, jsonRpcHandler, restHandler } from '@a2a-js/sdk/server/express';
 import express from 'express';
 import { captureSdkConsole } from './sdk-console.js';
+import { tckPlan } from './tck-plan.js';
 
 /**
  * A third-party A2A 1.0 agent, built only with the official @a2a-js/sdk (1.3.0) server side
@@ -60,6 +61,12 @@ export interface SdkAgentOptions {
   readonly pushStore?: PushNotificationStore;
   /** Replaces the SDK's push sender (with `push`); it is given the store the configs are in. */
   readonly pushSender?: (store: PushNotificationStore) => PushNotificationSender;
+  /**
+   * How a client can ask the agent for a lifecycle: `directives` (a2a-hub's test directives, advertised
+   * on the card; the default), `tck` (the official TCK's messageId prefixes, ./tck-plan.ts; not
+   * advertised, as TCK agents do not) or `none` (a plain echo agent that completes every task).
+   */
+  readonly convention?: 'directives' | 'tck' | 'none';
 }
 export const TEST_DIRECTIVES_URI = 'https://a2a-hub.dev/extensions/test-directives/v1';
 const DIRECTIVE_KEY = 'a2a-hub/test';
@@ -89,14 +96,15 @@ export async function startSdkAgent(options: SdkAgentOptions = {}): Promise<SdkA
 
   // The card must name the real endpoint, known only once the port is: routes are mounted now,
   // before the URL is handed to anyone, so no request can arrive first.
-  const card = sdkEchoCard(interfaces, options.streaming ?? true, options.push ?? false);
+  const convention = options.convention ?? 'directives';
+  const card = sdkEchoCard(interfaces, options.streaming ?? true, options.push ?? false, convention === 'directives');
   // validateInputModes (off by default) makes the SDK refuse parts whose mediaType the card's
   // defaultInputModes leave out with ContentTypeNotSupportedError, as §3.1.1 asks.
   const pushStore = options.pushStore ?? (options.pushSender === undefined ? undefined : new InMemoryPushNotificationStore());
   const requestHandler = new DefaultRequestHandler(
     card,
     new InMemoryTaskStore(),
-    new EchoExecutor(),
+    new EchoExecutor(convention === 'directives' ? directivePlan : convention === 'tck' ? tckPlan : echoPlan),
     undefined,
     pushStore,
     pushStore === undefined ? undefined : options.pushSender?.(pushStore),
@@ -124,7 +132,12 @@ export async function startSdkAgent(options: SdkAgentOptions = {}): Promise<SdkA
   };
 }
 
-function sdkEchoCard(supportedInterfaces: AgentCard['supportedInterfaces'], streaming: boolean, push: boolean): AgentCard {
+function sdkEchoCard(
+  supportedInterfaces: AgentCard['supportedInterfaces'],
+  streaming: boolean,
+  push: boolean,
+  advertiseDirectives: boolean,
+): AgentCard {
   return {
     name: 'sdk-echo',
     description: 'Echoes every message back as an artifact; an @a2a-js/sdk agent that follows the a2a-hub test directives.',
@@ -136,14 +149,16 @@ function sdkEchoCard(supportedInterfaces: AgentCard['supportedInterfaces'], stre
       // With this flag the DefaultRequestHandler creates its in-memory push store and sender itself.
       pushNotifications: push,
       extendedAgentCard: false,
-      extensions: [
-        {
-          uri: TEST_DIRECTIVES_URI,
-          description: 'Follows the a2a-hub test directives (docs/test-directives.md).',
-          required: false,
-          params: undefined,
-        },
-      ],
+      extensions: advertiseDirectives
+        ? [
+            {
+              uri: TEST_DIRECTIVES_URI,
+              description: 'Follows the a2a-hub test directives (docs/test-directives.md).',
+              required: false,
+              params: undefined,
+            },
+          ]
+        : [],
     },
     securitySchemes: {},
     securityRequirements: [],
@@ -167,13 +182,39 @@ function sdkEchoCard(supportedInterfaces: AgentCard['supportedInterfaces'], stre
 
 // --- The test directives (docs/test-directives.md) ---
 
-type Outcome = 'completed' | 'input-required' | 'auth-required' | 'failed' | 'rejected' | 'message';
+export type Outcome = 'completed' | 'input-required' | 'auth-required' | 'failed' | 'rejected' | 'message';
 
 interface Directive {
   outcome: Outcome;
   steps: number;
   stepMs: number;
   chunks: number;
+}
+
+/** What the executor does with one message: the convention (directives, TCK prefixes, none) decides. */
+export interface Plan {
+  readonly outcome: Outcome;
+  /** Steps of work before the outcome, stepMs each; with `progress`, each reported as a WORKING update. */
+  readonly steps: number;
+  readonly stepMs: number;
+  readonly progress: boolean;
+  /** The reply artifact's text, chunk by chunk; none: no artifact. */
+  readonly chunks?: readonly string[];
+  /** The text of the reply Message (outcome `message`) or of the final status message. */
+  readonly text?: string;
+}
+
+export type Planner = (message: Message, resumed: boolean) => Plan;
+
+/** The test directives (docs/test-directives.md): the reply echoes the message in the chunks asked for. */
+function directivePlan(message: Message): Plan {
+  const directive = parseDirective(message);
+  return { ...directive, progress: true, chunks: split(`echo: ${echoOf(message.parts)}`, directive.chunks) };
+}
+
+/** A plain echo agent: every message completes at once with the echo artifact, in two chunks. */
+function echoPlan(message: Message): Plan {
+  return { outcome: 'completed', steps: 0, stepMs: 0, progress: false, chunks: split(`echo: ${echoOf(message.parts)}`, 2) };
 }
 
 const OUTCOMES: readonly Outcome[] = ['completed', 'input-required', 'auth-required', 'failed', 'rejected', 'message'];
@@ -263,6 +304,8 @@ const TERMINAL = new Set([
 ]);
 
 class EchoExecutor implements AgentExecutor {
+  constructor(private readonly plan: Planner) {}
+
   /** Executions in progress, aborted by cancelTask. */
   private readonly running = new Map<string, AbortController>();
   /** contextId of every task not yet in a terminal state, so that cancelTask can publish for it. */
@@ -271,14 +314,14 @@ class EchoExecutor implements AgentExecutor {
   execute = async (requestContext: RequestContext, eventBus: ExecutionEventBus): Promise<void> => {
     const { taskId, contextId, userMessage } = requestContext;
     const existing = requestContext.task;
-    const directive = parseDirective(userMessage);
+    const plan = this.plan(userMessage, existing !== undefined);
     // The SDK's way to use an extension: the executor activates it, and the transport then lists
     // it in the A2A-Extensions response header (of a blocking call).
     if (requestContext.context.requestedExtensions?.includes(TEST_DIRECTIVES_URI))
       requestContext.context.addActivatedExtension(TEST_DIRECTIVES_URI);
 
-    if (directive.outcome === 'message' && existing === undefined) {
-      eventBus.publish(AgentEvent.message(agentMessage(`echo: ${echoOf(userMessage.parts)}`, contextId)));
+    if (plan.outcome === 'message' && existing === undefined) {
+      eventBus.publish(AgentEvent.message(agentMessage(plan.text ?? `echo: ${echoOf(userMessage.parts)}`, contextId)));
       return;
     }
 
@@ -315,14 +358,14 @@ class EchoExecutor implements AgentExecutor {
       eventBus.publish(AgentEvent.task(task));
       status(TaskState.TASK_STATE_WORKING);
 
-      for (let step = 1; step <= directive.steps; step += 1) {
-        await sleep(directive.stepMs, undefined, { signal: controller.signal }).catch(() => undefined);
+      for (let step = 1; step <= plan.steps; step += 1) {
+        await sleep(plan.stepMs, undefined, { signal: controller.signal }).catch(() => undefined);
         if (controller.signal.aborted) return;
-        status(TaskState.TASK_STATE_WORKING, `step ${step} of ${directive.steps}`);
+        if (plan.progress) status(TaskState.TASK_STATE_WORKING, `step ${step} of ${plan.steps}`);
       }
 
       // A resumed task completes unless the follow-up carries a directive of its own.
-      switch (directive.outcome) {
+      switch (plan.outcome) {
         case 'input-required':
           return status(TaskState.TASK_STATE_INPUT_REQUIRED, 'sdk-echo needs more input: send another message with this taskId');
         case 'auth-required':
@@ -338,7 +381,7 @@ class EchoExecutor implements AgentExecutor {
           break;
       }
 
-      const chunks = split(`echo: ${echoOf(userMessage.parts)}`, directive.chunks);
+      const chunks = plan.chunks ?? [];
       const artifactId = crypto.randomUUID();
       chunks.forEach((chunk, index) => {
         if (controller.signal.aborted) return;
@@ -361,7 +404,7 @@ class EchoExecutor implements AgentExecutor {
           }),
         );
       });
-      status(TaskState.TASK_STATE_COMPLETED);
+      status(TaskState.TASK_STATE_COMPLETED, plan.text);
     } finally {
       if (this.running.get(taskId) === controller) this.running.delete(taskId);
     }
