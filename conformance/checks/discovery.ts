@@ -82,7 +82,7 @@ export const discoveryChecks: readonly Check[] = [
       const structure = cardStructureProblems(card);
       for (const problem of structure)
         context.fail('CARD-003', {
-          message: 'a card member lacks a required field',
+          message: 'a card member is missing a required field or malformed',
           expected:
             'url, protocolBinding, protocolVersion per interface; id, name, description, tags per skill; url and organization in a provider',
           observed: problem.problem,

@@ -88,7 +88,7 @@ export function isProfileId(value: unknown): value is ProfileId {
 
 /** The profile an agent advertises on its card: the test-directive extension, else none (the TCK convention has no marker). */
 export function advertisedProfile(card: AgentCard): ProfileId {
-  return (card.capabilities.extensions ?? []).some((extension) => extension.uri === TEST_DIRECTIVES_EXTENSION) ? 'directives' : 'none';
+  return (card.capabilities?.extensions ?? []).some((extension) => extension.uri === TEST_DIRECTIVES_EXTENSION) ? 'directives' : 'none';
 }
 
 /** Why a check that needs `needs` cannot run under `profile`, or undefined when it can. */

@@ -39,6 +39,11 @@ export interface RunOptions {
   readonly webhookHost?: string;
   /** How long a push check waits for deliveries. Default 20 s. */
   readonly webhookTimeoutMs?: number;
+  /**
+   * Set when the suite found nothing it can test at the URL (core/untestable.ts): the problems are
+   * recorded as FAILs before any check, and every requirement no check judged is a SKIP saying why.
+   */
+  readonly untestable?: { readonly reason: string; readonly problems: readonly { requirement: RequirementId; finding: Finding }[] };
   readonly onProgress?: (event: { check: Check; index: number; total: number; binding?: Binding }) => void;
   readonly toolVersion: string;
 }
@@ -102,7 +107,12 @@ export async function runSuite(
     findings.set(requirement, list);
     if (finding.verdict !== 'SKIP') judged.add(requirement);
   };
-  const capabilities = target.card.capabilities as Record<string, boolean | undefined>;
+  // A card read as found (an A2A 0.3 card, say) may lack capabilities altogether.
+  const capabilities = (target.card.capabilities ?? {}) as Record<string, boolean | undefined>;
+  for (const { requirement, finding } of options.untestable?.problems ?? []) {
+    record(requirement, finding);
+    evidence.set(requirement, (evidence.get(requirement) ?? 0) + 1);
+  }
   const webhooks = new LazyReceiver(options.webhookHost ?? DEFAULT_WEBHOOK_HOST);
   const webhookTimeoutMs = options.webhookTimeoutMs ?? DEFAULT_WEBHOOK_TIMEOUT_MS;
   // A push check may wait out two webhook windows; that is slowness the user allowed, not a hang.
@@ -266,7 +276,8 @@ function worstOf(list: readonly Finding[]): Verdict {
 
 /** Why no check judged a requirement that was selected. */
 function unreachedFinding(requirement: Requirement, options: RunOptions, target: Target, tested: readonly Binding[]): Finding {
-  const declared = (target.card.capabilities as Record<string, boolean | undefined>)[requirement.capability ?? ''] === true;
+  if (options.untestable !== undefined) return skipFinding('runner', 'precondition-not-met', options.untestable.reason);
+  const declared = ((target.card.capabilities ?? {}) as Record<string, boolean | undefined>)[requirement.capability ?? ''] === true;
   if (!requirement.bindings.some((binding) => tested.includes(binding as Binding))) {
     return skipFinding(
       'runner',

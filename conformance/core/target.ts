@@ -1,7 +1,8 @@
 import { ERRORS } from '../../generated/a2a/1.0/errors.js';
-import { MEDIA_TYPES, PROTOCOL_VERSION } from '../../generated/a2a/1.0/protocol.js';
+import { isThisProtocolVersion, MEDIA_TYPES, PROTOCOL_VERSION } from '../../generated/a2a/1.0/protocol.js';
 import type { AgentCard } from '../../generated/a2a/1.0/types.js';
-import { belongsTo, cardCandidates, looksLikeCard, notTheAgentAsked } from '../../src/protocol/card-location.js';
+import type { RequirementId } from '../../generated/conformance/requirements.js';
+import { belongsTo, cardCandidates, isOrigin, looksLikeCard, notTheAgentAsked } from '../../src/protocol/card-location.js';
 import { interfaceProbe } from '../../src/protocol/interface-probe.js';
 import { isRecord } from '../../src/support/records.js';
 import { reasonOf } from './answers.js';
@@ -34,14 +35,25 @@ export interface Target {
   readonly assumedCard: boolean;
 }
 
+/** What the suite found at a URL where it found nothing it can test: the report's FAILs (core/untestable.ts). */
+export interface Untestable {
+  /** What is wrong, each on the requirement it breaks, with the exchange that shows it. */
+  readonly problems: readonly { readonly requirement: RequirementId; readonly message: string; readonly exchange?: Exchange }[];
+  /** The agent's card, when one was found but declares no interface the suite can test (an A2A 0.3 card, say). */
+  readonly card?: { readonly json: Record<string, unknown>; readonly url: string; readonly exchange: Exchange };
+}
+
 export class TargetError extends Error {
   /** The endpoint refused the credentials, or wanted some: the CLI says how to pass them. */
   readonly unauthenticated: boolean;
+  /** Set when there is an agent's URL but nothing testable behind it: the suite reports why instead of stopping (exit 1, not 2). */
+  readonly untestable: Untestable | undefined;
 
-  constructor(message: string, options: { unauthenticated?: boolean } = {}) {
+  constructor(message: string, options: { unauthenticated?: boolean; untestable?: Untestable } = {}) {
     super(message);
     this.name = 'TargetError';
     this.unauthenticated = options.unauthenticated === true;
+    this.untestable = options.untestable;
   }
 }
 
@@ -74,13 +86,23 @@ export async function resolveTarget(url: string, options: TargetOptions): Promis
   }
   const candidates = cardCandidates(asked);
   let foreignCard = false;
+  const read: { readonly url: string; readonly exchange: Exchange }[] = [];
+  let untestableCard: Untestable['card'];
+  /** The untestable card is the one the URL names (not the origin's well-known card of a longer URL): stop there. */
+  let untestableIsOwn = false;
   for (const candidate of candidates) {
     const exchange = await get(candidate.url, options);
+    read.push({ url: candidate.url, exchange });
     if (candidate.source !== 'well-known' && refusesService(exchange.status, exchange.json)) {
       throw unavailable(url, candidate.url, exchange.status, errorMessageOf(exchange.json));
     }
     const card = exchange.json;
-    if (exchange.status !== 200 || !looksLikeCard(card) || !Array.isArray(card['supportedInterfaces'])) continue;
+    if (exchange.status !== 200 || !looksLikeCard(card)) continue;
+    if (!Array.isArray(card['supportedInterfaces'])) {
+      // A card without supportedInterfaces (an A2A 0.3 card, say) is the agent's if it is the one asked for.
+      if (candidate.source !== 'well-known' || isOrigin(asked)) untestableCard ??= { json: card, url: candidate.url, exchange };
+      continue;
+    }
     if (!belongsTo(asked, candidate, card)) {
       foreignCard = true;
       continue;
@@ -101,20 +123,64 @@ export async function resolveTarget(url: string, options: TargetOptions): Promis
       };
     }
     // A base URL's card without a 1.x interface may be a 0.3 card beside a 1.0 endpoint: probe the URL.
-    if (candidate.source !== 'well-known')
-      throw new TargetError(`the card at ${candidate.url} declares no JSONRPC or HTTP+JSON interface for protocol version 1.x`);
+    untestableCard ??= { json: card, url: candidate.url, exchange };
+    if (candidate.source !== 'well-known') {
+      untestableIsOwn = true;
+      break;
+    }
   }
-  const probe = await probeJsonRpc({ binding: 'JSONRPC', url }, options);
+  if (untestableCard !== undefined && untestableIsOwn) throw noInterface(untestableCard);
+  const probe = await probeJsonRpc({ binding: 'JSONRPC', url }, options).catch((error: unknown) => {
+    throw noAgent(url, read, error instanceof Error ? error.message : String(error));
+  });
   if (probe.status === UNAUTHENTICATED_STATUS) throw refused(url, probe, options);
   if (probe.status === UNAVAILABLE_STATUS) throw unavailable(url, url, probe.status, probe.message);
   if (probe.jsonRpc) return assumed(url, 'JSONRPC');
   // No card and no JSON-RPC: a bare HTTP+JSON interface URL answers its GetTask route with a Status body.
-  const rest = await probeRest({ binding: 'HTTP+JSON', url }, options);
+  const rest = await probeRest({ binding: 'HTTP+JSON', url }, options).catch((error: unknown) => {
+    throw noAgent(url, read, error instanceof Error ? error.message : String(error));
+  });
   if (rest.status === UNAUTHENTICATED_STATUS) throw refused(url, rest, options);
   if (rest.status === UNAVAILABLE_STATUS) throw unavailable(url, url, rest.status, rest.message);
   if (rest.answered) return assumed(url, 'HTTP+JSON');
   if (foreignCard) throw new TargetError(notTheAgentAsked(asked, candidates));
-  throw new TargetError(`${url} serves no agent card and answers neither JSON-RPC nor HTTP+JSON (HTTP ${probe.status})`);
+  if (untestableCard !== undefined) throw noInterface(untestableCard);
+  throw noAgent(url, read, `${url} answers neither JSON-RPC nor HTTP+JSON (HTTP ${probe.status})`);
+}
+
+/** A card the suite can read but not test through: no JSONRPC or HTTP+JSON interface for protocol version 1.x. */
+function noInterface(card: NonNullable<Untestable['card']>): TargetError {
+  const declared = Array.isArray(card.json['supportedInterfaces'])
+    ? (card.json['supportedInterfaces'] as unknown[])
+        .map((entry) => (isRecord(entry) ? `${String(entry['protocolBinding'])} ${String(entry['protocolVersion'])}` : 'a malformed entry'))
+        .join(', ')
+    : '';
+  // digest §14: a top-level protocolVersion, url or preferredTransport is how a 0.3 card shows itself.
+  const legacy = typeof card.json['protocolVersion'] === 'string' ? ` (an A2A ${card.json['protocolVersion']} card)` : '';
+  const message =
+    declared === ''
+      ? `the card at ${card.url} declares no supportedInterfaces${legacy}, so there is no A2A 1.x interface to test`
+      : `the card at ${card.url} declares no JSONRPC or HTTP+JSON interface for protocol version 1.x; it declares ${declared}`;
+  return new TargetError(message, { untestable: { problems: [{ requirement: 'CARD-005', message, exchange: card.exchange }], card } });
+}
+
+/** Nothing at the URL answers like an A2A agent: every card location read, and why each is not a card. */
+function noAgent(url: string, read: readonly { readonly url: string; readonly exchange: Exchange }[], endpoint: string): TargetError {
+  const problems = read.map(({ url: where, exchange }) => ({
+    requirement: 'CARD-001' as const,
+    message: whyNotACard(where, exchange),
+    exchange,
+  }));
+  const message = `${url} serves no agent card and no A2A endpoint: ${[...problems.map((problem) => problem.message), endpoint].join('; ')}`;
+  return new TargetError(message, { untestable: { problems: [...problems, { requirement: 'CARD-001', message: endpoint }] } });
+}
+
+function whyNotACard(url: string, exchange: Exchange): string {
+  if (exchange.transportError !== undefined) return `GET ${url} failed: ${exchange.transportError}`;
+  if (exchange.status !== 200) return `GET ${url} answered HTTP ${exchange.status}`;
+  if (exchange.json === undefined)
+    return `GET ${url} answered 200 with a body that is not JSON (${exchange.headers['content-type'] ?? 'no Content-Type'}): ${JSON.stringify(exchange.bodyText.slice(0, 80))}`;
+  return `GET ${url} answered JSON that is not an agent card (no name or supportedInterfaces)`;
 }
 
 function assumed(url: string, binding: Binding): Target {
@@ -130,7 +196,8 @@ function testableInterfaces(entries: readonly unknown[]): TargetInterface[] {
         isRecord(candidate) &&
         candidate['protocolBinding'] === binding &&
         typeof candidate['protocolVersion'] === 'string' &&
-        /^1\.\d+$/.test(candidate['protocolVersion']) &&
+        // "1.0.0" is tested as 1.0 too; the card checks report that it is not Major.Minor (CARD-003).
+        (/^1\.\d+$/.test(candidate['protocolVersion']) || isThisProtocolVersion(candidate['protocolVersion'])) &&
         typeof candidate['url'] === 'string',
     );
     if (entry === undefined) continue;

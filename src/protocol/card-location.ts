@@ -82,7 +82,8 @@ function listed(items: readonly string[]): string {
   return items.length < 2 ? items.join('') : `${items.slice(0, -1).join(', ')} and ${items.at(-1) ?? ''}`;
 }
 
-function isOrigin(url: URL): boolean {
+/** A URL that names only an origin: its card is the well-known one. */
+export function isOrigin(url: URL): boolean {
   return url.pathname === '/' || url.pathname === '';
 }
 

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ConformanceReport } from '../../generated/conformance/types.js';
 import { validateConformanceReport } from '../../generated/conformance/validators.js';
 import { REPO_ROOT } from '../../codegen/paths.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
@@ -133,10 +134,24 @@ describe('a2a-hub conform', () => {
     }
   });
 
-  it('exits 2 when the target cannot be reached, and on bad options', async () => {
-    const unreachable = await conform(['http://127.0.0.1:9/', '--timeout', '2000']);
-    expect(unreachable.status).toBe(2);
-    expect(unreachable.stderr).toMatch(/not reachable|serves no agent card/);
+  it('reports an unreachable target with exit 1 (a finding, not a usage error), and exits 2 on bad options', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'a2a-hub-conform-unreachable-'));
+    try {
+      const json = join(dir, 'report.json');
+      const unreachable = await conform(['http://127.0.0.1:9/', '--timeout', '2000', '--json', json]);
+      expect(unreachable.status, unreachable.stderr).toBe(1);
+      expect(unreachable.stdout).toMatch(/CARD-001/);
+      const report = JSON.parse(readFileSync(json, 'utf8')) as ConformanceReport;
+      expect(validateConformanceReport(report)).toBe(true);
+      const card = report.results.find((result) => result.id === 'CARD-001');
+      expect(card?.verdict).toBe('FAIL');
+      expect(card?.findings[0]?.message).toMatch(/^GET http:\/\/127\.0\.0\.1:9\/\.well-known\/agent-card\.json failed: /);
+      expect(report.results.find((result) => result.id === 'GET-001')?.findings[0]?.message).toMatch(
+        /^not tested: http:\/\/127\.0\.0\.1:9\/ serves no agent card/,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
     const badLevel = await conform([hub.url, '--level', 'sometimes']);
     expect(badLevel.status).toBe(2);
     expect(badLevel.stderr).toContain('--level must be must, should or may');

@@ -1226,6 +1226,35 @@ export const FAULTS: readonly Fault[] = [
     },
   },
 
+  // --- the card as a client finds it: the suite must write a report that says what is wrong ---
+  {
+    id: 'card-not-json',
+    description: 'the well-known card is answered 200 with an HTML page',
+    expect: ['CARD-001'],
+    onRequest: (_request, ctx) =>
+      ctx.path.startsWith('/.well-known/agent-card.json')
+        ? { status: 200, headers: { 'content-type': 'text/html' }, body: '<html><body>Welcome</body></html>' }
+        : undefined,
+  },
+  {
+    id: 'card-a2a-0.3-shape',
+    description: 'the card is an A2A 0.3 card: top-level url, preferredTransport and protocolVersion 0.3.0, no supportedInterfaces',
+    expect: ['CARD-002', 'CARD-005', 'CARD-007'],
+    onJson: onCard((card) => {
+      const first = Array.isArray(card['supportedInterfaces']) ? card['supportedInterfaces'].find(isObject) : undefined;
+      delete card['supportedInterfaces'];
+      Object.assign(card, { protocolVersion: '0.3.0', url: first?.['url'], preferredTransport: 'JSONRPC' });
+    }),
+  },
+  {
+    id: 'card-protocol-version-with-patch',
+    description: 'every interface declares protocolVersion "1.0.0" instead of "1.0"',
+    expect: ['CARD-003'],
+    onJson: onCard((card) => {
+      for (const entry of Array.isArray(card['supportedInterfaces']) ? card['supportedInterfaces'].filter(isObject) : [])
+        entry['protocolVersion'] = '1.0.0';
+    }),
+  },
   {
     id: 'sse-terminal-frame-dropped',
     description:

@@ -1,3 +1,4 @@
+import { isThisProtocolVersion, PROTOCOL_VERSION } from '../../../generated/a2a/1.0/protocol.js';
 import { A2A_1_0 } from '../../../src/protocol/a2a-schema.js';
 import { oneofMembers } from '../../../src/protocol/json-schema.js';
 import { isRecord } from '../../../src/support/records.js';
@@ -35,6 +36,13 @@ export function cardStructureProblems(card: unknown): { path: string; problem: s
       if (!isRecord(entry) || !nonEmptyString(entry[member]))
         problems.push({ path: `supportedInterfaces[${index}].${member}`, problem: `supportedInterfaces[${index}] has no ${member}` });
     }
+    const version = isRecord(entry) ? entry['protocolVersion'] : undefined;
+    // A card names the version Major.Minor; a patch in it ("1.0.0") breaks clients that compare it.
+    if (typeof version === 'string' && version !== PROTOCOL_VERSION && isThisProtocolVersion(version))
+      problems.push({
+        path: `supportedInterfaces[${index}].protocolVersion`,
+        problem: `supportedInterfaces[${index}].protocolVersion is ${JSON.stringify(version)}: a protocol version is Major.Minor (${JSON.stringify(PROTOCOL_VERSION)})`,
+      });
   });
   const skills = Array.isArray(card['skills']) ? (card['skills'] as unknown[]) : [];
   skills.forEach((skill, index) => {
