@@ -1,6 +1,7 @@
 import type { MethodName } from '../../generated/a2a/1.0/methods.js';
 import { MEDIA_TYPES, PROTOCOL_VERSION } from '../../generated/a2a/1.0/protocol.js';
 import type { RequirementId } from '../../generated/conformance/requirements.js';
+import { isHttpToken } from '../../src/support/http-syntax.js';
 import { isRecord } from '../../src/support/records.js';
 import { errorLabel, isError, observedOf } from '../core/answers.js';
 import type { Check, CheckContext } from '../core/check.js';
@@ -101,10 +102,47 @@ function wrongCredentials(context: CheckContext): { headers: Record<string, stri
   return { headers: { authorization: 'Bearer conform-invalid-token' }, query: '', scheme: name };
 }
 
+/** The auth-schemes of the card's HTTP authentication schemes (`Bearer`, `Basic`), lower-case. */
+function declaredHttpSchemes(context: CheckContext): string[] {
+  const schemes = (context.target.card as { securitySchemes?: unknown }).securitySchemes;
+  return Object.values(isRecord(schemes) ? schemes : {}).flatMap((scheme) => {
+    const http = isRecord(scheme) ? scheme['httpAuthSecurityScheme'] : undefined;
+    return isRecord(http) && typeof http['scheme'] === 'string' ? [http['scheme'].toLowerCase()] : [];
+  });
+}
+
+/** DATA-008: a 401 carries a challenge, for a scheme the card declares when it declares HTTP authentication. */
+function expectChallenge(context: CheckContext, exchange: Exchange, what: string): void {
+  const challenge = exchange.headers['www-authenticate'];
+  // RFC 9110 §11.6.1: each challenge starts with its auth-scheme token.
+  const offered = (challenge ?? '')
+    .split(',')
+    .map((part) => part.trim().split(/\s+/)[0] ?? '')
+    .filter((token) => isHttpToken(token) && !token.includes('='))
+    .map((token) => token.toLowerCase());
+  const declared = declaredHttpSchemes(context);
+  if (challenge === undefined || challenge.trim() === '')
+    context.fail('DATA-008', {
+      message: `${what}: HTTP 401 without WWW-Authenticate`,
+      expected: `a WWW-Authenticate challenge${declared.length > 0 ? ` for ${declared.join(' or ')}` : ''}`,
+      observed: 'no WWW-Authenticate header',
+      exchange,
+    });
+  else if (declared.length > 0 && !declared.some((scheme) => offered.includes(scheme)))
+    context.fail('DATA-008', {
+      message: `${what}: the WWW-Authenticate challenge names none of the card's HTTP schemes`,
+      expected: `a challenge for ${declared.join(' or ')}`,
+      observed: `WWW-Authenticate: ${challenge.slice(0, 200)}`,
+      exchange,
+    });
+  else context.pass('DATA-008', `401 answers carry WWW-Authenticate (${offered.join(', ')})`);
+}
+
 function expectUnauthorized(context: CheckContext, requirement: RequirementId, plain: Plain, what: string): boolean {
   const { exchange } = plain;
   if (exchange.status === 401 && plain.result === undefined) {
     context.pass(requirement, `${what}: HTTP 401`);
+    expectChallenge(context, exchange, what);
     return true;
   }
   context.fail(requirement, {
@@ -230,11 +268,11 @@ export const securityChecks: readonly Check[] = [
   {
     id: 'authentication',
     bindings: ['JSONRPC'],
-    title: 'With declared security, requests without or with wrong credentials get 401',
-    requirements: ['DATA-004'],
+    title: 'With declared security, requests without or with wrong credentials get 401 with a WWW-Authenticate challenge',
+    requirements: ['DATA-004', 'DATA-008'],
     async run(context) {
       if (context.target.assumedCard || !declaresSecurity(context)) {
-        context.skip('DATA-004', 'feature-absent', 'the card declares no securitySchemes and securityRequirements');
+        skipAll(context, ['DATA-004', 'DATA-008'], 'feature-absent', 'the card declares no securitySchemes and securityRequirements');
         return;
       }
       const id = unknownTaskId();
@@ -276,7 +314,7 @@ export const securityChecks: readonly Check[] = [
     id: 'extended-card-authentication',
     bindings: ['JSONRPC'],
     title: 'GetExtendedAgentCard without credentials is refused with 401',
-    requirements: ['XCARD-003'],
+    requirements: ['XCARD-003', 'DATA-008'],
     capability: 'extendedAgentCard',
     async run(context) {
       if (!declaresSecurity(context)) {

@@ -128,6 +128,7 @@ export type RequirementId =
   | "DATA-005"
   | "DATA-006"
   | "DATA-007"
+  | "DATA-008"
   | "WIRE-001"
   | "WIRE-002"
   | "WIRE-003"
@@ -625,7 +626,7 @@ export const REQUIREMENTS: readonly Requirement[] = [
       "HTTP+JSON"
     ],
     "capability": null,
-    "mode": "cooperative",
+    "mode": "black-box",
     "source": "spec",
     "digest": 30,
     "violation": "FAIL"
@@ -939,7 +940,7 @@ export const REQUIREMENTS: readonly Requirement[] = [
       "HTTP+JSON"
     ],
     "capability": "streaming",
-    "mode": "cooperative",
+    "mode": "black-box",
     "source": "spec",
     "digest": 51,
     "violation": "FAIL"
@@ -954,7 +955,7 @@ export const REQUIREMENTS: readonly Requirement[] = [
       "HTTP+JSON"
     ],
     "capability": "streaming",
-    "mode": "cooperative",
+    "mode": "black-box",
     "source": "spec",
     "digest": 52,
     "violation": "FAIL"
@@ -1285,7 +1286,7 @@ export const REQUIREMENTS: readonly Requirement[] = [
       "HTTP+JSON"
     ],
     "capability": null,
-    "mode": "cooperative",
+    "mode": "black-box",
     "source": "spec",
     "digest": 73,
     "violation": "FAIL"
@@ -1330,7 +1331,7 @@ export const REQUIREMENTS: readonly Requirement[] = [
       "HTTP+JSON"
     ],
     "capability": "streaming",
-    "mode": "cooperative",
+    "mode": "black-box",
     "source": "spec",
     "digest": 76,
     "violation": "FAIL"
@@ -2032,9 +2033,23 @@ export const REQUIREMENTS: readonly Requirement[] = [
       "HTTP+JSON"
     ],
     "capability": null,
-    "mode": "cooperative",
+    "mode": "black-box",
     "source": "spec",
     "digest": 119,
+    "violation": "FAIL"
+  },
+  {
+    "id": "DATA-008",
+    "section": "7.4",
+    "level": "MUST",
+    "text": "Every HTTP 401 answer carries a WWW-Authenticate header with a challenge (RFC 9110 §15.5.2 requires one), naming the scheme when the card declares HTTP authentication (e.g. Bearer).",
+    "bindings": [
+      "JSONRPC",
+      "HTTP+JSON"
+    ],
+    "capability": null,
+    "mode": "black-box",
+    "source": "spec",
     "violation": "FAIL"
   },
   {
@@ -2188,7 +2203,7 @@ export const REQUIREMENTS: readonly Requirement[] = [
       "HTTP+JSON"
     ],
     "capability": null,
-    "mode": "cooperative",
+    "mode": "black-box",
     "source": "convention",
     "violation": "FAIL"
   },
@@ -2230,7 +2245,7 @@ export const REQUIREMENTS: readonly Requirement[] = [
       "HTTP+JSON"
     ],
     "capability": null,
-    "mode": "cooperative",
+    "mode": "black-box",
     "source": "convention",
     "violation": "FAIL"
   },

@@ -72,6 +72,8 @@ export interface Fault {
   readonly description: string;
   /** Requirement ids that must FAIL with this fault planted. */
   readonly expect: readonly string[];
+  /** Headers the suite sends with every request of this fault's run (`--header`), e.g. the credentials a locked agent wants. */
+  readonly headers?: Readonly<Record<string, string>>;
   /** The suite's timeout for this fault's run, when the fault makes it wait. */
   readonly timeoutMs?: number;
   /** Before forwarding: change the request in place, or answer it by returning a Reply (no other hook applies to a Reply). */
@@ -80,6 +82,8 @@ export interface Fault {
   readonly onHeaders?: (response: ResponseHead, ctx: FaultContext) => void;
   /** A JSON response body: change it in place, or return a replacement (undefined keeps it). */
   readonly onJson?: (body: unknown, ctx: FaultContext) => unknown;
+  /** A JSON response body answered by the proxy's own Reply instead (undefined keeps the answer), e.g. a stream where an error was. */
+  readonly replaceJson?: (body: unknown, ctx: FaultContext) => Reply | undefined;
   /** A whole SSE stream (buffered until the upstream ends): return the events to send. */
   readonly onSse?: (events: SseFrame[], ctx: FaultContext) => SseFrame[];
   /** Keep SSE responses open this many ms after the upstream stream ended, then end them. */
@@ -253,6 +257,13 @@ async function readChunk(reader: { read(): Promise<unknown> } | undefined): Prom
   return chunk.done ? undefined : chunk.value;
 }
 
+/** A Reply: a string body as text/plain, anything else as JSON, unless its headers say otherwise. */
+function sendReply(response: ServerResponse, reply: Reply): void {
+  const text = typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body);
+  const type = typeof reply.body === 'string' ? 'text/plain; charset=utf-8' : 'application/json';
+  send(response, reply.status, { 'content-type': type, ...reply.headers }, text);
+}
+
 function send(response: ServerResponse, status: number, headers: Record<string, string>, body: string): void {
   response.writeHead(status, { ...headers, 'content-length': String(Buffer.byteLength(body)) });
   response.end(body);
@@ -295,9 +306,7 @@ export async function startFaultProxy(upstream: string, fault: Fault | undefined
       const ctx: RequestContext = { httpMethod: proxied.httpMethod, path: proxied.path, ...rpcOf(body), memory, origin };
       const reply = fault?.onRequest?.(proxied, ctx);
       if (reply !== undefined) {
-        const text = typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body);
-        const type = typeof reply.body === 'string' ? 'text/plain; charset=utf-8' : 'application/json';
-        send(response, reply.status, { 'content-type': type, ...reply.headers }, text);
+        sendReply(response, reply);
         return;
       }
 
@@ -352,6 +361,19 @@ export async function startFaultProxy(upstream: string, fault: Fault | undefined
       let text = await upstreamResponse.text();
       // The card (and the extended card) name the upstream's URLs: point them at the proxy.
       if (text.includes(upstreamOrigin)) text = text.replaceAll(upstreamOrigin, origin);
+      if (fault?.replaceJson !== undefined && /json/i.test(upstreamType)) {
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(text) as unknown;
+        } catch {
+          parsed = undefined;
+        }
+        const replaced = parsed === undefined ? undefined : fault.replaceJson(parsed, faultCtx);
+        if (replaced !== undefined) {
+          sendReply(response, replaced);
+          return;
+        }
+      }
       if (fault?.onJson !== undefined && /json/i.test(upstreamType)) {
         let parsed: unknown;
         let isJson = true;
@@ -440,6 +462,9 @@ function stateOf(frame: JsonObject | undefined): unknown {
   const holder = isObject(frame?.['statusUpdate']) ? frame['statusUpdate'] : isObject(frame?.['task']) ? frame['task'] : undefined;
   return isObject(holder?.['status']) ? holder['status']['state'] : undefined;
 }
+
+/** The credentials the auth faults accept; their runs send them (Fault.headers), the checks' probes do not. */
+const VALID_TOKEN = 'Bearer conform-valid-token';
 
 const SECURITY = {
   securitySchemes: { bearer: { httpAuthSecurityScheme: { scheme: 'Bearer' } } },
@@ -1167,6 +1192,32 @@ export const FAULTS: readonly Fault[] = [
         : undefined,
   },
   {
+    id: 'auth-401-without-challenge',
+    description: 'the card requires a bearer token, and requests without one get 401 with no WWW-Authenticate header',
+    expect: ['DATA-008'],
+    headers: { authorization: VALID_TOKEN },
+    onJson: onCard((card) => Object.assign(card, SECURITY)),
+    onRequest: (request, ctx) =>
+      request.httpMethod === 'POST' && request.headers['authorization'] !== VALID_TOKEN
+        ? { status: 401, body: { jsonrpc: '2.0', id: ctx.id ?? null, error: { code: -32000, message: 'unauthenticated' } } }
+        : undefined,
+  },
+  {
+    id: 'auth-401-other-scheme',
+    description: 'the card requires a bearer token, and the 401 answers challenge Basic only',
+    expect: ['DATA-008'],
+    headers: { authorization: VALID_TOKEN },
+    onJson: onCard((card) => Object.assign(card, SECURITY)),
+    onRequest: (request, ctx) =>
+      request.httpMethod === 'POST' && request.headers['authorization'] !== VALID_TOKEN
+        ? {
+            status: 401,
+            headers: { 'www-authenticate': 'Basic realm="agent"' },
+            body: { jsonrpc: '2.0', id: ctx.id ?? null, error: { code: -32000, message: 'unauthenticated' } },
+          }
+        : undefined,
+  },
+  {
     id: 'error-without-message',
     description: 'JSON-RPC error objects lack the message member (JSON-RPC 2.0 §5.1 requires a string)',
     expect: ['JSONRPC-ENV-002'],
@@ -1226,6 +1277,127 @@ export const FAULTS: readonly Fault[] = [
     },
   },
 
+  // --- faults an agent that finishes every task at once still shows (black-box) ---
+  {
+    id: 'cancel-terminal-returns-task',
+    description: 'CancelTask of a completed task answers the unchanged task instead of TaskNotCancelableError',
+    expect: ['CANCEL-003'],
+    onJson: (body, ctx) => {
+      const error = rpcError(body);
+      if (ctx.method !== 'CancelTask' || error?.['code'] !== -32002) return body;
+      const id = ctx.params?.['id'];
+      return {
+        jsonrpc: '2.0',
+        id: ctx.id ?? null,
+        result: {
+          id,
+          contextId: `context-of-${String(id)}`,
+          status: { state: 'TASK_STATE_COMPLETED', timestamp: new Date().toISOString() },
+        },
+      };
+    },
+  },
+  {
+    id: 'subscribe-terminal-opens-stream',
+    description: 'SubscribeToTask on a completed task opens a stream with the task instead of refusing with -32004',
+    expect: ['SUB-002'],
+    replaceJson: (body, ctx) => {
+      const error = rpcError(body);
+      if (ctx.method !== 'SubscribeToTask' || error?.['code'] !== -32004) return undefined;
+      const task = { id: ctx.params?.['id'], contextId: 'conform-context', status: { state: 'TASK_STATE_COMPLETED' } };
+      return {
+        status: 200,
+        headers: { 'content-type': 'text/event-stream' },
+        body: serializeSse([{ data: '', json: { jsonrpc: '2.0', id: ctx.id ?? null, result: { task } } }]),
+      };
+    },
+  },
+  {
+    id: 'sse-artifact-after-terminal',
+    description: 'the artifact frames of a SendStreamingMessage stream arrive after its terminal status',
+    expect: ['SSE-008'],
+    onSse: onSendStream((events) => {
+      const artifacts = events.filter((event) => isObject(frameOf(event)?.['artifactUpdate']));
+      const terminal = events.findIndex((event) => TERMINAL.has(String(stateOf(frameOf(event)))));
+      if (artifacts.length === 0 || terminal === -1) return events;
+      const rest = events.filter((event) => !artifacts.includes(event));
+      const at = rest.findIndex((event) => TERMINAL.has(String(stateOf(frameOf(event)))));
+      return [...rest.slice(0, at + 1), ...artifacts, ...rest.slice(at + 1)];
+    }),
+  },
+  {
+    id: 'sse-first-chunk-dropped',
+    description: 'the first chunk of every streamed artifact is dropped, the next one keeps append: true',
+    expect: ['SSE-012'],
+    onSse: (events) => {
+      const seen = new Set<string>();
+      return events.filter((event) => {
+        const update = frameOf(event)?.['artifactUpdate'];
+        const artifact = isObject(update) && isObject(update['artifact']) ? update['artifact'] : undefined;
+        const id = typeof artifact?.['artifactId'] === 'string' ? artifact['artifactId'] : undefined;
+        if (id === undefined || seen.has(id)) return true;
+        seen.add(id);
+        return false;
+      });
+    },
+  },
+  {
+    id: 'sse-middle-chunk-dropped',
+    description: 'the middle chunk of a three-chunk artifact is dropped: the flags stay consistent, the text does not',
+    expect: ['SSE-012'],
+    onSse: (events) => {
+      const chunks = events.filter((event) => isObject(frameOf(event)?.['artifactUpdate']));
+      return chunks.length < 3 ? events : events.filter((event) => event !== chunks[1]);
+    },
+  },
+  // --- push notification configs: every check runs black-box on an agent that declares push ---
+  {
+    id: 'push-create-without-id',
+    description: 'CreateTaskPushNotificationConfig answers the config without the id the agent assigned',
+    expect: ['PUSH-002'],
+    onJson: onResult('CreateTaskPushNotificationConfig', (result, _ctx, body) => {
+      delete result['id'];
+      return body;
+    }),
+  },
+  {
+    id: 'push-list-empty',
+    description: 'ListTaskPushNotificationConfigs always answers an empty list',
+    expect: ['PUSH-005'],
+    onJson: onResult('ListTaskPushNotificationConfigs', (result, _ctx, body) => {
+      result['configs'] = [];
+      return body;
+    }),
+  },
+  {
+    id: 'push-delete-ignored',
+    description: 'DeleteTaskPushNotificationConfig answers success but keeps the config',
+    expect: ['PUSH-006'],
+    onRequest: (request, ctx) =>
+      ctx.method === 'DeleteTaskPushNotificationConfig'
+        ? { status: 200, body: { jsonrpc: '2.0', id: ctx.id ?? null, result: {} } }
+        : undefined,
+  },
+  {
+    id: 'push-unknown-task-accepted',
+    description: 'CreateTaskPushNotificationConfig for a task that does not exist is accepted',
+    expect: ['PUSH-003'],
+    onJson: (body, ctx) => {
+      const error = rpcError(body);
+      if (ctx.method !== 'CreateTaskPushNotificationConfig' || error?.['code'] !== -32001) return body;
+      return { jsonrpc: '2.0', id: ctx.id ?? null, result: { ...ctx.params, id: 'conform-accepted' } };
+    },
+  },
+  {
+    id: 'push-get-unknown-config-found',
+    description: 'GetTaskPushNotificationConfig of a config id the task never had answers a config',
+    expect: ['PUSH-004'],
+    onJson: (body, ctx) => {
+      const error = rpcError(body);
+      if (ctx.method !== 'GetTaskPushNotificationConfig' || error?.['code'] !== -32001) return body;
+      return { jsonrpc: '2.0', id: ctx.id ?? null, result: { ...ctx.params, url: 'https://example.invalid/hook' } };
+    },
+  },
   // --- the card as a client finds it: the suite must write a report that says what is wrong ---
   {
     id: 'card-not-json',

@@ -37,7 +37,14 @@ function violated(id: string): RegExp {
 
 /** Restricted to the fault's requirements: each run exercises only the checks that reach them. */
 function faultRun(fault: Fault): ConformOptions {
-  return { runs: 10, seed: 1, cooperative: true, timeoutMs: fault.timeoutMs ?? 5000, only: fault.expect };
+  return {
+    runs: 10,
+    seed: 1,
+    cooperative: true,
+    timeoutMs: fault.timeoutMs ?? 5000,
+    only: fault.expect,
+    ...(fault.headers === undefined ? {} : { headers: fault.headers }),
+  };
 }
 
 describe('the conformance suite against a fault-injecting proxy in front of the hub', () => {
