@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { isTerminalState } from '../../generated/a2a/1.0/task-states.js';
 import { MEDIA_TYPES, PROTOCOL_VERSION, WELL_KNOWN_AGENT_CARD_PATH } from '../../generated/a2a/1.0/protocol.js';
 import { TEST_DIRECTIVES_EXTENSION, testDirectiveMetadata } from '../../generated/hub/test-directives.js';
 import { isRecord } from '../../src/support/records.js';
@@ -13,7 +14,8 @@ import { fillRoute, routeOf } from '../../src/protocol/rest-routes.js';
 import { looksLikeRestRoute, probeInterface, REST_ACCEPT, type InterfaceProbe } from './support/interfaces.js';
 import { checkTimestamps, reportNaming } from './support/response-values.js';
 import { expectRefusedStream } from './support/streams.js';
-import { probeTask, unknownTaskId } from './support/tasks.js';
+import { probeTask, taskRefOf, unknownTaskId } from './support/tasks.js';
+import { stateLabel } from './support/states.js';
 import { skipAll } from './support/verdicts.js';
 
 const PLACEHOLDER_SKILL = { id: 'placeholder', name: 'placeholder', description: 'placeholder', tags: ['placeholder'] };
@@ -389,6 +391,16 @@ export const discoveryChecks: readonly Check[] = [
       const { taskId, exchange } = await probeTask(context, { interrupted: true });
       if (taskId === undefined) {
         context.skip('SUB-001', 'precondition-not-met', `no task could be created to subscribe to (${observedOf(exchange)})`);
+        return;
+      }
+      const state = taskRefOf(isRecord(exchange.result) ? exchange.result['task'] : undefined)?.state;
+      // A terminal task's subscription is refused with the same error whether or not the agent streams.
+      if (state !== undefined && isTerminalState(state)) {
+        context.skip(
+          'SUB-001',
+          'precondition-not-met',
+          `the task the agent made was already ${stateLabel(state)}, and SubscribeToTask on a terminal task is refused with streaming too`,
+        );
         return;
       }
       const subscribed = await context.transport.stream('SubscribeToTask', { id: taskId }, { until: () => true });

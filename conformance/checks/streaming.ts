@@ -34,6 +34,13 @@ import { skipAll } from './support/verdicts.js';
 /** A slow task for the cooperative checks: 10 steps of 100 ms, about one second of work. */
 const STREAM_SLOW_WORK = { steps: 10, stepMs: 100 } as const satisfies TestDirectiveRequest;
 const STREAM_SLOW_MS = STREAM_SLOW_WORK.steps * STREAM_SLOW_WORK.stepMs;
+/** A stream whose terminal event comes sooner than this cannot show buffering. */
+const BUFFERING_VISIBLE_MS = 500;
+
+/** How long a stream of slow work may take: the work (as the profile makes it) and the request timeout, twice. */
+function slowBoundMs(context: CheckContext): number {
+  return Math.max(STREAM_SLOW_MS, context.profile.slowMs) + context.timeoutMs * 2;
+}
 
 /**
  * The events without the Task snapshot a stream may send after its terminal status (§11.7):
@@ -259,6 +266,53 @@ export const streamingChecks: readonly Check[] = [
     },
   },
   {
+    id: 'sse-not-buffered',
+    title: 'A stream of slow work delivers its first event at once, not all events when the task ends',
+    requirements: ['SSE-014'],
+    capability: 'streaming',
+    needs: ['slow'],
+    async run(context) {
+      const opened = await openStream(
+        context,
+        'SendStreamingMessage',
+        { message: directiveMessage(context, 'conformance: slow task, streamed as it goes', STREAM_SLOW_WORK) },
+        { timeoutMs: slowBoundMs(context) },
+      );
+      if (!examine(context, opened, { sse002: true })) {
+        context.skip('SSE-014', 'precondition-not-met', `SendStreamingMessage opened no stream (${describeEnding(opened.exchange)})`);
+        return;
+      }
+      const events = opened.exchange.events;
+      const first = events[0];
+      const last = events.findLast((event) => {
+        const state = stateIn(event.frame);
+        return state !== undefined && isTerminalState(state);
+      });
+      if (first === undefined || last === undefined) {
+        context.skip('SSE-014', 'inconclusive', `the stream carried no terminal state to time against: ${describeEvents(events)}`);
+        return;
+      }
+      const workMs = last.receivedAtMs - first.receivedAtMs;
+      // Below this the work was too quick for buffering to show.
+      if (last.receivedAtMs < BUFFERING_VISIBLE_MS) {
+        context.skip(
+          'SSE-014',
+          'inconclusive',
+          `the slow task ended ${last.receivedAtMs} ms after the request: too soon to tell buffering`,
+        );
+        return;
+      }
+      if (workMs < last.receivedAtMs / 4)
+        context.fail('SSE-014', {
+          message: `the first event arrived ${first.receivedAtMs} ms after the request, only ${workMs} ms before the terminal one: the stream was buffered`,
+          expected: 'the task event at once, the terminal status when the work ends',
+          observed: events.map((event) => `${kindOf(event.frame) ?? 'event'} at ${event.receivedAtMs} ms`).join(', '),
+          exchange: opened.exchange,
+        });
+      else context.pass('SSE-014', `the first event came ${first.receivedAtMs} ms after the request, the terminal one ${workMs} ms later`);
+    },
+  },
+  {
     id: 'sse-drop-does-not-cancel',
     title: 'Dropping a SendStreamingMessage or SubscribeToTask connection leaves the task running to completion',
     requirements: ['SSE-013'],
@@ -266,7 +320,7 @@ export const streamingChecks: readonly Check[] = [
     needs: ['slow'],
     async run(context) {
       const untilStatus = (event: SseEvent): boolean => kindOf(event.frame) === 'statusUpdate';
-      const bound = STREAM_SLOW_MS + context.timeoutMs;
+      const bound = Math.max(STREAM_SLOW_MS, context.profile.slowMs) + context.timeoutMs;
       const viaSend = async (): Promise<void> => {
         const opened = await openStream(
           context,
@@ -316,7 +370,7 @@ export const streamingChecks: readonly Check[] = [
             polled.state === 'TASK_STATE_CANCELED'
               ? `dropping the ${opened.method} stream canceled the task`
               : `after the ${opened.method} stream was dropped the task did not complete`,
-          expected: `GetTask shows TASK_STATE_COMPLETED within ${bound} ms (the task was asked to complete after ${STREAM_SLOW_MS} ms of work)`,
+          expected: `GetTask shows TASK_STATE_COMPLETED within ${bound} ms (the task was asked to complete after ${Math.max(STREAM_SLOW_MS, context.profile.slowMs)} ms of work)`,
           observed:
             polled.state === undefined ? `GetTask did not return the task ${taskId}` : `${polled.state} after ${polled.waitedMs} ms`,
           exchange,
@@ -364,12 +418,23 @@ export const streamingChecks: readonly Check[] = [
       }
       const id = started.value.id;
       const before = (await currentTask(context, id))?.state ?? started.value.state;
-      const opened = await openStream(context, 'SubscribeToTask', { id }, { timeoutMs: STREAM_SLOW_MS + context.timeoutMs * 2 });
+      const opened = await openStream(context, 'SubscribeToTask', { id }, { timeoutMs: slowBoundMs(context) });
       if (!examine(context, opened)) {
         failNoSubscription(context, opened, 'a working task');
         return;
       }
       const summary = analyseTaskStream(context, opened, { first: 'SUB-004', ending: 'SUB-005', taskId: id });
+      if (opened.exchange.ending === 'timeout') {
+        // A subscription that stays silent after its snapshot while the task finishes has dropped the updates.
+        const now = await currentTask(context, id);
+        if (now !== undefined && isTerminalState(now.state))
+          context.fail('SUB-005', {
+            message: `the task is ${stateLabel(now.state)} (GetTask), but the subscription delivered no update after the snapshot and stayed open`,
+            expected: 'the task’s later events, then the end of the stream at its terminal state',
+            observed: describeEvents(opened.exchange.events),
+            exchange: opened.exchange,
+          });
+      }
       const snapshot = summary?.firstState;
       if (snapshot !== undefined && snapshot !== before && !canTransition(before, snapshot)) {
         context.fail('SUB-004', {
@@ -454,7 +519,7 @@ export const streamingChecks: readonly Check[] = [
         return;
       }
       const id = started.value.id;
-      const limit = STREAM_SLOW_MS + context.timeoutMs * 2;
+      const limit = slowBoundMs(context);
       const [a, b, early] = await Promise.all([
         openStream(context, 'SubscribeToTask', { id }, { timeoutMs: limit }),
         openStream(context, 'SubscribeToTask', { id }, { timeoutMs: limit }),
@@ -527,7 +592,7 @@ export const streamingChecks: readonly Check[] = [
         return;
       }
       const id = started.value.id;
-      const limit = STREAM_SLOW_MS + context.timeoutMs * 2;
+      const limit = slowBoundMs(context);
       // A subscriber that reads everything, to know which frames the task produced.
       const observing = openStream(context, 'SubscribeToTask', { id }, { timeoutMs: limit });
       const first = await openStream(

@@ -180,6 +180,12 @@ export const taskChecks: readonly Check[] = [
           observed: observedOf(capped.exchange),
           exchange: capped.exchange,
         });
+      else if (full < 2)
+        context.skip(
+          'GET-003',
+          'precondition-not-met',
+          `the task's history holds ${full} message${full === 1 ? '' : 's'}, so a historyLength below it cannot be seen${canAsk(context, { outcome: 'input-required' }) ? '' : ' (a profile that can ask for input-required gives a longer one)'}`,
+        );
       else if ((capped.task.history?.length ?? 0) > limit)
         context.fail('GET-003', {
           message: `historyLength ${limit} returned more history`,

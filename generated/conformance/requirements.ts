@@ -78,6 +78,7 @@ export type RequirementId =
   | "CANCEL-002"
   | "CANCEL-003"
   | "CANCEL-004"
+  | "SSE-014"
   | "SUB-001"
   | "SUB-002"
   | "SUB-003"
@@ -1305,6 +1306,20 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "source": "convention",
     "digest": 74,
     "violation": "WARN"
+  },
+  {
+    "id": "SSE-014",
+    "section": "3.1.2",
+    "level": "MUST",
+    "text": "A stream delivers events as they happen (immediate progress feedback): for a task that works for a second or more, the first event arrives well before the terminal one, not all at once when the task ends.",
+    "bindings": [
+      "JSONRPC",
+      "HTTP+JSON"
+    ],
+    "capability": "streaming",
+    "mode": "cooperative",
+    "source": "spec",
+    "violation": "FAIL"
   },
   {
     "id": "SUB-001",

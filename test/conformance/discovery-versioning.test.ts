@@ -33,6 +33,7 @@ Object.assign(HUB_EXPECTED, {
   'VER-010': 'SKIP',
   'DATA-001': 'PASS',
   'DATA-004': 'SKIP',
+  'DATA-008': 'SKIP',
   'XCARD-003': 'SKIP',
   // The hub declares streaming, push notifications and extendedAgentCard, so their absence checks do not apply.
   'SSE-001': 'SKIP',
@@ -67,8 +68,9 @@ describe('discovery, versioning and security checks against the hub', () => {
     hub.inbounds.setAuth('default', 'tkn');
     try {
       const report = await runChecks(hub.url, checks, { headers: { authorization: 'Bearer tkn' } });
-      expect(verdicts(report, ['DATA-004', 'XCARD-003', 'XCARD-002', 'XCARD-004', 'CARD-001', 'VER-001'])).toEqual({
+      expect(verdicts(report, ['DATA-004', 'DATA-008', 'XCARD-003', 'XCARD-002', 'XCARD-004', 'CARD-001', 'VER-001'])).toEqual({
         'DATA-004': 'PASS',
+        'DATA-008': 'PASS',
         'XCARD-003': 'PASS',
         'XCARD-002': 'PASS',
         'XCARD-004': 'PASS',

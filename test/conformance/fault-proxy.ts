@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Ask } from '../../conformance/core/profiles.js';
 
 /*
  * A fault-injecting HTTP proxy for the conformance suite's self-test. It forwards every request
@@ -37,6 +38,8 @@ export interface RequestContext {
   readonly memory: Map<string, unknown>;
   /** The proxy's origin, e.g. http://127.0.0.1:41234. */
   readonly origin: string;
+  /** Counts this exchange as changed by the fault when the change does not show in the bytes (a stream re-timed, say). */
+  markPlanted(): void;
 }
 
 /** Status and headers (lower-case names) of the response; hooks change them in place. */
@@ -70,8 +73,13 @@ export interface Reply {
 export interface Fault {
   readonly id: string;
   readonly description: string;
-  /** Requirement ids that must FAIL with this fault planted. */
+  /** Requirement ids whose violation the fault is (FAIL for a MUST, WARN for a SHOULD or MAY). */
   readonly expect: readonly string[];
+  /**
+   * What the agent must be asked for before the fault can show (an agent that finishes every task
+   * at once never shows a lost update of slow work); none: observable black-box, on any agent.
+   */
+  readonly needs?: readonly Ask[];
   /** Headers the suite sends with every request of this fault's run (`--header`), e.g. the credentials a locked agent wants. */
   readonly headers?: Readonly<Record<string, string>>;
   /** The suite's timeout for this fault's run, when the fault makes it wait. */
@@ -92,6 +100,8 @@ export interface Fault {
 
 export interface FaultProxy {
   readonly url: string;
+  /** How many exchanges the fault changed (answered, rewrote, held or re-timed): 0 means the run never met the fault. */
+  planted(): number;
   close(): Promise<void>;
 }
 
@@ -277,6 +287,7 @@ export async function startFaultProxy(upstream: string, fault: Fault | undefined
   const upstreamBase = upstream.replace(/\/+$/, '');
   const upstreamOrigin = new URL(upstream).origin;
   const memory = new Map<string, unknown>();
+  let planted = 0;
   /** Stops in-flight exchanges (aborts upstream fetches, ends held streams) at close. */
   const stoppers = new Set<() => void>();
   let origin = '';
@@ -303,12 +314,20 @@ export async function startFaultProxy(upstream: string, fault: Fault | undefined
         headers: requestHeaders(request),
         body,
       };
-      const ctx: RequestContext = { httpMethod: proxied.httpMethod, path: proxied.path, ...rpcOf(body), memory, origin };
+      let changed = false;
+      const mark = (): void => {
+        if (!changed) planted += 1;
+        changed = true;
+      };
+      const ctx: RequestContext = { httpMethod: proxied.httpMethod, path: proxied.path, ...rpcOf(body), memory, origin, markPlanted: mark };
+      const sentAs = JSON.stringify([proxied.headers, proxied.body]);
       const reply = fault?.onRequest?.(proxied, ctx);
       if (reply !== undefined) {
+        mark();
         sendReply(response, reply);
         return;
       }
+      if (JSON.stringify([proxied.headers, proxied.body]) !== sentAs) mark();
 
       const upstreamResponse = await fetch(`${upstreamBase}${proxied.path}`, {
         method: proxied.httpMethod,
@@ -323,7 +342,9 @@ export async function startFaultProxy(upstream: string, fault: Fault | undefined
       });
       const upstreamType = head.headers['content-type'] ?? '';
       const faultCtx: FaultContext = { ...ctx, response: head };
+      const headAs = JSON.stringify(head);
       fault?.onHeaders?.(head, faultCtx);
+      if (JSON.stringify(head) !== headAs) mark();
 
       if (/^text\/event-stream\b/i.test(upstreamType)) {
         const reader = upstreamResponse.body?.getReader();
@@ -345,10 +366,14 @@ export async function startFaultProxy(upstream: string, fault: Fault | undefined
             if (chunk === undefined) break;
             text += decoder.decode(chunk, { stream: true });
           }
+          const before = serializeSse(parseSse(text));
+          const after = serializeSse(transform(parseSse(text), faultCtx));
+          if (after !== before) mark();
           response.writeHead(head.status, head.headers);
-          response.write(serializeSse(transform(parseSse(text), faultCtx)));
+          response.write(after);
         }
         if (fault?.hold !== undefined && !stopped) {
+          mark();
           await new Promise<void>((resolve) => {
             releaseHold = resolve;
             holdTimer = setTimeout(resolve, fault.hold);
@@ -370,6 +395,7 @@ export async function startFaultProxy(upstream: string, fault: Fault | undefined
         }
         const replaced = parsed === undefined ? undefined : fault.replaceJson(parsed, faultCtx);
         if (replaced !== undefined) {
+          mark();
           sendReply(response, replaced);
           return;
         }
@@ -383,8 +409,10 @@ export async function startFaultProxy(upstream: string, fault: Fault | undefined
           isJson = false;
         }
         if (isJson) {
-          const changed = fault.onJson(parsed, faultCtx);
-          text = JSON.stringify(changed === undefined ? parsed : changed);
+          const before = JSON.stringify(parsed);
+          const replacement = fault.onJson(parsed, faultCtx);
+          text = JSON.stringify(replacement === undefined ? parsed : replacement);
+          if (text !== before) mark();
         }
       }
       send(response, head.status, head.headers, text);
@@ -410,6 +438,7 @@ export async function startFaultProxy(upstream: string, fault: Fault | undefined
   origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     url: origin,
+    planted: () => planted,
     async close() {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       for (const stop of stoppers) stop();
@@ -747,6 +776,7 @@ export const FAULTS: readonly Fault[] = [
     id: 'return-immediately-ignored',
     description: 'configuration.returnImmediately is dropped, so SendMessage blocks until the task ends',
     expect: ['SEND-006'],
+    needs: ['slow'],
     onRequest: (request, ctx) => {
       if (ctx.method === 'SendMessage')
         rewriteParams(request, (params) =>
@@ -804,6 +834,7 @@ export const FAULTS: readonly Fault[] = [
     id: 'cancel-ignored',
     description: 'CancelTask is forwarded as GetTask: the task is returned but never canceled',
     expect: ['CANCEL-001'],
+    needs: ['slow'],
     onRequest: (request, ctx) => {
       if (ctx.method === 'CancelTask' && request.body !== undefined)
         request.body = request.body.replace('"method":"CancelTask"', '"method":"GetTask"');
@@ -877,6 +908,7 @@ export const FAULTS: readonly Fault[] = [
     id: 'get-history-length-ignored',
     description: 'GetTask historyLength is dropped before it reaches the agent',
     expect: ['GET-003', 'GET-004'],
+    needs: ['input-required'],
     onRequest: (request, ctx) => {
       if (ctx.method === 'GetTask') rewriteParams(request, (params) => delete params['historyLength']);
       return undefined;
@@ -1034,6 +1066,7 @@ export const FAULTS: readonly Fault[] = [
     id: 'subscribe-first-frame-dropped',
     description: 'the task snapshot that opens a SubscribeToTask stream is dropped',
     expect: ['SUB-004'],
+    needs: ['slow'],
     onSse: (events, ctx) => (ctx.method === 'SubscribeToTask' ? events.slice(1) : events),
   },
   {
@@ -1240,6 +1273,7 @@ export const FAULTS: readonly Fault[] = [
     id: 'history-oldest-messages',
     description: 'GetTask historyLength N returns the OLDEST N messages instead of the most recent N',
     expect: ['GET-003'],
+    needs: ['input-required'],
     onRequest: (request, ctx) => {
       if (ctx.method === 'GetTask') rewriteParams(request, (params) => delete params['historyLength']);
       return undefined;
@@ -1397,6 +1431,25 @@ export const FAULTS: readonly Fault[] = [
       if (ctx.method !== 'GetTaskPushNotificationConfig' || error?.['code'] !== -32001) return body;
       return { jsonrpc: '2.0', id: ctx.id ?? null, result: { ...ctx.params, url: 'https://example.invalid/hook' } };
     },
+  },
+  {
+    id: 'sse-buffered',
+    description: 'every stream is buffered and delivered at once when it ends',
+    expect: ['SSE-014'],
+    needs: ['slow'],
+    onSse: (events, ctx) => {
+      ctx.markPlanted();
+      return events;
+    },
+  },
+  {
+    id: 'subscribe-updates-dropped',
+    description: 'a SubscribeToTask stream sends the task snapshot and then nothing: every later update is dropped, and it stays open',
+    expect: ['SUB-005'],
+    needs: ['slow'],
+    onSse: (events, ctx) => (ctx.method === 'SubscribeToTask' ? events.slice(0, 1) : events),
+    hold: 15_000,
+    timeoutMs: 2000,
   },
   // --- the card as a client finds it: the suite must write a report that says what is wrong ---
   {

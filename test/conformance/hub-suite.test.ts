@@ -37,7 +37,7 @@ const ACCEPTED_SKIPS: readonly AcceptedSkip[] = [
   },
   {
     reason: 'feature-absent',
-    requirements: ['CARD-009', 'CARD-010', 'VER-007', 'DATA-001', 'DATA-004', 'XCARD-003'],
+    requirements: ['CARD-009', 'CARD-010', 'VER-007', 'DATA-001', 'DATA-004', 'DATA-008', 'XCARD-003'],
     why: 'the instances have unsigned cards, no required extension, one interface per binding and no token',
   },
   { reason: 'not-applicable', requirements: ['SEND-013'], why: 'the echo agent accepts every media type' },

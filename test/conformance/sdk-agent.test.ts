@@ -106,6 +106,64 @@ describe("sdk-echo over both bindings (the SDK's JSON-RPC and REST middlewares o
   }, 300_000);
 });
 
+/**
+ * A black-box run against sdk-echo before the suite judged the tasks and streams an agent makes
+ * on its own (issue 17): 61 SKIPs, 23 of them waiting for a cooperative agent.
+ */
+const BEFORE = { skips: 61, needsCooperation: 23 };
+
+describe('a plain @a2a-js/sdk echo agent that knows no test convention (black-box)', () => {
+  let plain: SdkAgent;
+  beforeAll(async () => {
+    plain = await startSdkAgent({ convention: 'none' });
+  });
+  afterAll(() => plain?.close());
+
+  it('is tested black-box without an ERROR, judging terminal tasks and streams the agent produces on its own', async () => {
+    const { report } = await runConformance(plain.url, { runs: 10, seed: 7, timeoutMs: 5000 });
+    if (process.env['CONFORM_PRINT']) console.log(renderConsole(report, { color: false }));
+    expect(report.target).toMatchObject({ mode: 'black-box', profile: 'none' });
+    expect(errorsOf(report)).toEqual([]);
+    expect(report.summary.SKIP).toBeLessThan(BEFORE.skips);
+    const waiting = report.results.filter((result) => result.verdict === 'SKIP' && result.findings[0]?.skipReason === 'needs-cooperation');
+    expect(waiting.length).toBeLessThanOrEqual(BEFORE.needsCooperation - 8);
+    // Judged on the tasks the agent finished by itself: no longer waiting for a cooperative agent.
+    for (const id of ['SEND-009', 'CANCEL-003', 'SUB-002', 'SSE-011', 'SSE-012', 'DATA-007', 'STATE-002', 'STATE-005'])
+      expect(report.results.find((result) => result.id === id)?.verdict, id).not.toBe('SKIP');
+    // Every SKIP says what could not be observed, as a code and in words naming the missing ask.
+    const skips = report.results.filter((result) => result.verdict === 'SKIP');
+    expect(skips.filter((result) => result.findings[0]?.skipReason === 'not-reached').map((result) => result.id)).toEqual([]);
+    for (const result of skips.filter((entry) => entry.findings[0]?.skipReason === 'needs-cooperation'))
+      expect(result.findings[0]?.message, result.id).toMatch(/^needs an agent that can be asked for .+; a black-box run asks for nothing/);
+    // No verdict without the exchanges behind it.
+    expect(report.results.filter((result) => result.verdict === 'PASS' && result.evidence === 0).map((result) => result.id)).toEqual([]);
+  }, 300_000);
+});
+
+describe('an @a2a-js/sdk agent that follows the official TCK messageId prefixes (--profile tck)', () => {
+  let tck: SdkAgent;
+  beforeAll(async () => {
+    tck = await startSdkAgent({ convention: 'tck' });
+  });
+  afterAll(() => tck?.close());
+
+  it('is driven through input-required, cancel of running work, live subscriptions and slow streams, without an ERROR', async () => {
+    const { report } = await runConformance(tck.url, { runs: 10, seed: 7, timeoutMs: 5000, profile: 'tck' });
+    if (process.env['CONFORM_PRINT']) console.log(renderConsole(report, { color: false }));
+    expect(report.target).toMatchObject({ mode: 'cooperative', profile: 'tck' });
+    expect(errorsOf(report)).toEqual([]);
+    const lifecycle = ['SEND-006', 'SEND-012', 'SSE-006', 'SSE-013', 'SSE-014', 'CANCEL-001', 'SUB-004', 'SUB-005', 'SUB-006'];
+    expect(Object.fromEntries(lifecycle.map((id) => [id, report.results.find((result) => result.id === id)?.verdict]))).toEqual(
+      Object.fromEntries(lifecycle.map((id) => [id, 'PASS'])),
+    );
+    // What the TCK convention cannot ask for is named: timed work with progress updates.
+    expect(report.results.find((result) => result.id === 'HUB-003')?.findings[0]?.message).toMatch(
+      /which the official A2A TCK's messageId-prefix scenarios cannot ask for/,
+    );
+    expect(report.durationMs).toBeLessThan(60_000);
+  }, 300_000);
+});
+
 /** `ID: message; message` for every requirement the suite could not judge. */
 function errorsOf(report: ConformanceReport): string[] {
   return report.results
