@@ -155,6 +155,12 @@ describe('a2a-hub conform', () => {
     const badLevel = await conform([hub.url, '--level', 'sometimes']);
     expect(badLevel.status).toBe(2);
     expect(badLevel.stderr).toContain('--level must be must, should or may');
+    const badProfile = await conform([hub.url, '--profile', 'tcks']);
+    expect(badProfile.status).toBe(2);
+    expect(badProfile.stderr).toContain('--profile takes none, directives, tck, got "tcks"');
+    const torn = await conform([hub.url, '--profile', 'tck', '--black-box']);
+    expect(torn.status).toBe(2);
+    expect(torn.stderr).toContain('--profile, --cooperative and --black-box disagree (tck, none)');
     const badBinding = await conform([hub.url, '--binding', 'grpc']);
     expect(badBinding.status).toBe(2);
     expect(badBinding.stderr).toContain('--binding takes jsonrpc, http+json, all, got "grpc"');
@@ -174,5 +180,17 @@ describe('a2a-hub conform', () => {
     const rest = await conform([hub.url, '--binding', 'HTTP+JSON']);
     expect(rest.status).toBe(2);
     expect(rest.stderr).toMatch(/declares no HTTP\+JSON interface for protocol version 1\.x \(it declares JSONRPC\)/);
+  });
+
+  it('takes the profile the card advertises, or the one --profile names', async () => {
+    const json = join(scratch, 'profile.json');
+    const profileOf = async (...flags: string[]): Promise<unknown> => {
+      const run = await conform([hub.url, '--only', 'SEND-006', '--json', json, ...flags]);
+      expect(run.status, run.stderr).toBe(0);
+      return (JSON.parse(readFileSync(json, 'utf8')) as ConformanceReport).target.profile;
+    };
+    expect(await profileOf()).toBe('directives');
+    expect(await profileOf('--profile', 'tck')).toBe('tck');
+    expect(await profileOf('--black-box')).toBe('none');
   });
 });
