@@ -40,7 +40,7 @@ export interface RunOptions {
   /** How long a push check waits for deliveries. Default 20 s. */
   readonly webhookTimeoutMs?: number;
   /**
-   * Set when the suite found nothing it can test at the URL (core/untestable.ts): the problems are
+   * Set when the suite found nothing it can test at the URL (runUntestable in suite.ts): the problems are
    * recorded as FAILs before any check, and every requirement no check judged is a SKIP saying why.
    */
   readonly untestable?: { readonly reason: string; readonly problems: readonly { requirement: RequirementId; finding: Finding }[] };

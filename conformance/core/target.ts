@@ -35,7 +35,7 @@ export interface Target {
   readonly assumedCard: boolean;
 }
 
-/** What the suite found at a URL where it found nothing it can test: the report's FAILs (core/untestable.ts). */
+/** What the suite found at a URL where it found nothing it can test: the report's FAILs (runUntestable in suite.ts). */
 export interface Untestable {
   /** What is wrong, each on the requirement it breaks, with the exchange that shows it. */
   readonly problems: readonly { readonly requirement: RequirementId; readonly message: string; readonly exchange?: Exchange }[];
