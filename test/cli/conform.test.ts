@@ -138,9 +138,16 @@ describe('a2a-hub conform', () => {
     const dir = mkdtempSync(join(tmpdir(), 'a2a-hub-conform-unreachable-'));
     try {
       const json = join(dir, 'report.json');
-      const unreachable = await conform(['http://127.0.0.1:9/', '--timeout', '2000', '--json', json]);
+      const junit = join(dir, 'report.xml');
+      const html = join(dir, 'report.html');
+      const unreachable = await conform(['http://127.0.0.1:9/', '--timeout', '2000', '--json', json, '--junit', junit, '--html', html]);
       expect(unreachable.status, unreachable.stderr).toBe(1);
       expect(unreachable.stdout).toMatch(/CARD-001/);
+      // Every format is written, each with the failure that says why.
+      expect(readFileSync(junit, 'utf8')).toMatch(
+        /<testcase[^>]*name="CARD-001 [^"]*"[^>]*>[\s\S]*?<failure[^>]*message="GET http:\/\/127\.0\.0\.1:9\/\.well-known\/agent-card\.json failed: /,
+      );
+      expect(readFileSync(html, 'utf8')).toContain('127.0.0.1:9/.well-known/agent-card.json failed: ');
       const report = JSON.parse(readFileSync(json, 'utf8')) as ConformanceReport;
       expect(validateConformanceReport(report)).toBe(true);
       const card = report.results.find((result) => result.id === 'CARD-001');

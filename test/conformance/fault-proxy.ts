@@ -1472,6 +1472,15 @@ export const FAULTS: readonly Fault[] = [
     }),
   },
   {
+    id: 'card-interfaces-other-version',
+    description: 'every interface of the card declares protocolVersion "0.3": none is one the suite tests',
+    expect: ['CARD-005'],
+    onJson: onCard((card) => {
+      for (const entry of Array.isArray(card['supportedInterfaces']) ? card['supportedInterfaces'].filter(isObject) : [])
+        entry['protocolVersion'] = '0.3';
+    }),
+  },
+  {
     id: 'card-protocol-version-with-patch',
     description: 'every interface declares protocolVersion "1.0.0" instead of "1.0"',
     expect: ['CARD-003'],
