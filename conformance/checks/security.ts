@@ -1,73 +1,33 @@
 import type { MethodName } from '../../generated/a2a/1.0/methods.js';
-import { MEDIA_TYPES, PROTOCOL_VERSION } from '../../generated/a2a/1.0/protocol.js';
 import type { RequirementId } from '../../generated/conformance/requirements.js';
 import { isHttpToken } from '../../src/support/http-syntax.js';
 import { isRecord } from '../../src/support/records.js';
 import { errorLabel, isError, observedOf } from '../core/answers.js';
 import type { Check, CheckContext } from '../core/check.js';
-import { headersOf, VERSION_HEADER, type Exchange } from '../core/exchange.js';
-import type { MethodCall, ParamsOf } from '../core/transport.js';
+import type { Exchange } from '../core/exchange.js';
+import type { MethodCall, ParamsOf, RpcExchange } from '../core/transport.js';
 import { verifySignature } from './support/card-signing.js';
 import { cardEvidence, classifyUrl, interfacesOf, NO_CARD } from './support/card.js';
 import { unknownTaskId } from './support/tasks.js';
 import { skipAll } from './support/verdicts.js';
-import { withInterfaceTenant } from '../../src/protocol/interface-tenant.js';
 
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
 
 // ---------------------------------------------------------------------------------------------
 // Requests without the configured credentials.
 
-interface Plain {
-  readonly exchange: Exchange;
-  /** The request's JSON-RPC answer, if the body was one. */
-  readonly result?: unknown;
-}
-
 /**
- * A JSON-RPC POST sent with fetch directly, so it carries none of the headers the transport
- * adds to every request (the user's --token): only those given here.
+ * A call on the check's binding without the run's own headers (the user's --token or
+ * --header), carrying only `headers`: the request a client without credentials makes.
  */
-async function postWithout<M extends MethodName>(
+function callWithout<M extends MethodName>(
   context: CheckContext,
   method: M,
   params: ParamsOf<M>,
   headers: Readonly<Record<string, string>> = {},
   query = '',
-): Promise<Plain> {
-  const endpoint = context.transport.endpoint;
-  const url = query === '' ? endpoint : `${endpoint}${endpoint.includes('?') ? '&' : '?'}${query}`;
-  const allHeaders = { 'content-type': MEDIA_TYPES.json, accept: MEDIA_TYPES.json, [VERSION_HEADER]: PROTOCOL_VERSION, ...headers };
-  // Sent past the transport, so it adds the interface's tenant as the transport would.
-  const body = JSON.stringify({
-    jsonrpc: '2.0',
-    id: 'conform-no-credentials',
-    method,
-    params: withInterfaceTenant(params, context.transport.tenant),
-  });
-  const request = { method: 'POST', url, headers: allHeaders, body };
-  const started = Date.now();
-  try {
-    const response = await fetch(url, { method: 'POST', headers: allHeaders, body, signal: AbortSignal.timeout(context.timeoutMs) });
-    const bodyText = await response.text();
-    let json: unknown;
-    try {
-      json = JSON.parse(bodyText);
-    } catch {
-      json = undefined;
-    }
-    const exchange: Exchange = {
-      request,
-      status: response.status,
-      headers: headersOf(response.headers),
-      bodyText,
-      ...(json === undefined ? {} : { json }),
-      durationMs: Date.now() - started,
-    };
-    return { exchange, ...(isRecord(json) && 'result' in json ? { result: json['result'] } : {}) };
-  } catch (error) {
-    return { exchange: { request, status: 0, headers: {}, bodyText: '', transportError: String(error), durationMs: Date.now() - started } };
-  }
+): Promise<RpcExchange> {
+  return context.transport.call(method, params, { withoutRunHeaders: true, headers, ...(query === '' ? {} : { query }) });
 }
 
 function declaresSecurity(context: CheckContext): boolean {
@@ -138,9 +98,8 @@ function expectChallenge(context: CheckContext, exchange: Exchange, what: string
   else context.pass('DATA-008', `401 answers carry WWW-Authenticate (${offered.join(', ')})`);
 }
 
-function expectUnauthorized(context: CheckContext, requirement: RequirementId, plain: Plain, what: string): boolean {
-  const { exchange } = plain;
-  if (exchange.status === 401 && plain.result === undefined) {
+function expectUnauthorized(context: CheckContext, requirement: RequirementId, exchange: RpcExchange, what: string): boolean {
+  if (exchange.status === 401 && exchange.result === undefined) {
     context.pass(requirement, `${what}: HTTP 401`);
     expectChallenge(context, exchange, what);
     return true;
@@ -267,7 +226,6 @@ export const securityChecks: readonly Check[] = [
   },
   {
     id: 'authentication',
-    bindings: ['JSONRPC'],
     title: 'With declared security, requests without or with wrong credentials get 401 with a WWW-Authenticate challenge',
     requirements: ['DATA-004', 'DATA-008'],
     async run(context) {
@@ -283,13 +241,13 @@ export const securityChecks: readonly Check[] = [
         ['SendMessage', { message: context.message('conformance: this must be refused without credentials') }],
       ];
       for (const [method, params] of operations)
-        expectUnauthorized(context, 'DATA-004', await postWithout(context, method, params), `${method} without credentials`);
+        expectUnauthorized(context, 'DATA-004', await callWithout(context, method, params), `${method} without credentials`);
       const wrong = wrongCredentials(context);
       if (wrong !== undefined) {
         expectUnauthorized(
           context,
           'DATA-004',
-          await postWithout(context, 'GetTask', { id }, wrong.headers, wrong.query),
+          await callWithout(context, 'GetTask', { id }, wrong.headers, wrong.query),
           `GetTask with invalid credentials for scheme ${wrong.scheme}`,
         );
       }
@@ -312,7 +270,6 @@ export const securityChecks: readonly Check[] = [
   },
   {
     id: 'extended-card-authentication',
-    bindings: ['JSONRPC'],
     title: 'GetExtendedAgentCard without credentials is refused with 401',
     requirements: ['XCARD-003', 'DATA-008'],
     capability: 'extendedAgentCard',
@@ -328,7 +285,7 @@ export const securityChecks: readonly Check[] = [
       expectUnauthorized(
         context,
         'XCARD-003',
-        await postWithout(context, 'GetExtendedAgentCard', {}),
+        await callWithout(context, 'GetExtendedAgentCard', {}),
         'GetExtendedAgentCard without credentials',
       );
     },

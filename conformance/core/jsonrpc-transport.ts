@@ -54,6 +54,7 @@ export class JsonRpcTransport implements Transport {
     const { body, id } = this.#envelope(method, params, options);
     const exchange = await this.raw(body, {
       headers: this.#headers(options, MEDIA_TYPES.json),
+      ...(options.withoutRunHeaders === true ? { withoutRunHeaders: true } : {}),
       timeoutMs: options.timeoutMs,
       url: withQuery(this.endpoint, options.query),
     });
@@ -88,7 +89,10 @@ export class JsonRpcTransport implements Transport {
   }
 
   raw(body: string | undefined, options: RawOptions = {}): Promise<Exchange> {
-    const headers = { ...this.options.headers, ...(options.headers ?? { 'content-type': MEDIA_TYPES.json }) };
+    const headers = {
+      ...(options.withoutRunHeaders === true ? {} : this.options.headers),
+      ...(options.headers ?? { 'content-type': MEDIA_TYPES.json }),
+    };
     const request = {
       method: options.method ?? 'POST',
       url: options.url ?? this.endpoint,
@@ -111,7 +115,7 @@ export class JsonRpcTransport implements Transport {
 
   #headers(options: CallOptions, accept: string): Record<string, string> {
     return {
-      ...this.options.headers,
+      ...(options.withoutRunHeaders === true ? {} : this.options.headers),
       'content-type': MEDIA_TYPES.json,
       accept,
       ...(options.noVersionHeader ? {} : { [VERSION_HEADER]: this.options.version ?? PROTOCOL_VERSION }),

@@ -80,7 +80,10 @@ export class RestTransport implements Transport {
   }
 
   raw(body: string | undefined, options: RawOptions = {}): Promise<Exchange> {
-    const headers = { ...this.options.headers, ...(options.headers ?? { 'content-type': MEDIA_TYPES.json }) };
+    const headers = {
+      ...(options.withoutRunHeaders === true ? {} : this.options.headers),
+      ...(options.headers ?? { 'content-type': MEDIA_TYPES.json }),
+    };
     const url = options.url ?? urlBelow(this.endpoint, this.pathOf('SendMessage', {}));
     const request = { method: options.method ?? 'POST', url, headers, ...(body === undefined ? {} : { body }) };
     return send(request, options.timeoutMs ?? this.options.timeoutMs, this.stats);
@@ -151,7 +154,7 @@ export class RestTransport implements Transport {
     const values = isRecord(params) ? params : {};
     const known = Object.hasOwn(METHODS, method) ? (method as MethodName) : undefined;
     const headers: Record<string, string> = {
-      ...this.options.headers,
+      ...(options.withoutRunHeaders === true ? {} : this.options.headers),
       accept,
       ...(options.noVersionHeader ? {} : { [VERSION_HEADER]: this.options.version ?? PROTOCOL_VERSION }),
     };

@@ -28,6 +28,8 @@ export interface StreamExchange extends Exchange {
 
 export interface CallOptions {
   readonly headers?: Readonly<Record<string, string>>;
+  /** Send none of the run's own headers (`--header`, `--token`), only `headers`: for requests that must go without credentials. */
+  readonly withoutRunHeaders?: boolean;
   /** JSON-RPC id; `null` sends `"id": null`, `undefined` picks a fresh one. */
   readonly id?: string | number | null;
   /** Send no id member (a notification). */
@@ -67,6 +69,8 @@ export interface RpcExchange extends Exchange {
 export interface RawOptions {
   readonly method?: string;
   readonly headers?: Readonly<Record<string, string>>;
+  /** As CallOptions.withoutRunHeaders. */
+  readonly withoutRunHeaders?: boolean;
   /** Default: the JSON-RPC endpoint; on HTTP+JSON the SendMessage route. */
   readonly url?: string;
   readonly timeoutMs?: number;

@@ -41,7 +41,10 @@ export class RestBinding implements ClientBinding {
     params: MethodTypes[M]['params'],
     options: BindingCallOptions = {},
   ): Promise<MethodTypes[M]['result']> {
-    const request = { ...this.request(method, params, `${MEDIA_TYPES.a2aJson}, ${MEDIA_TYPES.json}`), onHeaders: options.onHeaders };
+    const request = {
+      ...restCall(this.endpoint, this.tenant, method, params, `${MEDIA_TYPES.a2aJson}, ${MEDIA_TYPES.json}`),
+      onHeaders: options.onHeaders,
+    };
     const { response, text } = await exchange(this.context, method, request, callSignal(this.context.options, options), true);
     return validateResult(method, parseAnswer(method, text ?? '', response.status));
   }
@@ -51,42 +54,52 @@ export class RestBinding implements ClientBinding {
     params: MethodTypes[M]['params'],
     options: BindingStreamOptions = {},
   ): AsyncGenerator<StreamEvent, void, undefined> {
-    return streamExchange(this.context, method, this.request(method, params, MEDIA_TYPES.eventStream), options, {
+    return streamExchange(this.context, method, restCall(this.endpoint, this.tenant, method, params, MEDIA_TYPES.eventStream), options, {
       single: (text, status) => validateResult<StreamingMethod>(method, parseAnswer(method, text, status)),
       event: (message, status) => validateResult<StreamingMethod>(method, parseEvent(method, message, status)),
     });
   }
+}
 
-  /** The route, path, query and body of one call; a field the path needs and params lack is refused before anything is sent. */
-  private request(method: MethodName, params: unknown, accept: string): HttpCall {
-    const values = withInterfaceTenant({ ...(params as Record<string, unknown>) }, this.tenant);
-    const { tenant, ...given } = values;
-    const route = routeOf(method, typeof tenant === 'string' && tenant !== '');
-    let query = '';
-    if (!route.body) {
-      try {
-        query = writeQuery(given, route.pathFields).toString();
-      } catch (error) {
-        throw a2aError('InvalidParamsError', `${method}: ${error instanceof Error ? error.message : String(error)}`);
-      }
+/**
+ * The route, path, query and body of one call below the interface URL `endpoint`; a field the
+ * path needs and params lack is refused before anything is sent. Exported for tools that
+ * re-render a request (the suite's fault proxy), so no second copy of the mapping exists.
+ */
+export function restCall(
+  endpoint: string,
+  interfaceTenantId: string | undefined,
+  method: MethodName,
+  params: unknown,
+  accept: string,
+): HttpCall {
+  const values = withInterfaceTenant({ ...(params as Record<string, unknown>) }, interfaceTenantId);
+  const { tenant, ...given } = values;
+  const route = routeOf(method, typeof tenant === 'string' && tenant !== '');
+  let query = '';
+  if (!route.body) {
+    try {
+      query = writeQuery(given, route.pathFields).toString();
+    } catch (error) {
+      throw a2aError('InvalidParamsError', `${method}: ${error instanceof Error ? error.message : String(error)}`);
     }
-    const url = restUrl(this.endpoint, route, values, query);
-    if (url === undefined) {
-      const missing = route.pathFields.filter((field) => typeof values[field] !== 'string' || values[field] === '');
-      throw a2aError(
-        'InvalidParamsError',
-        `${method}: ${missing.join(', ')} must be a non-empty string (the HTTP+JSON route carries it in the path)`,
-        {
-          violations: missing.map((field) => ({ field, description: 'is required' })),
-        },
-      );
-    }
-    if (route.body) {
-      const body = Object.fromEntries(Object.entries(given).filter(([name]) => !route.pathFields.includes(name)));
-      return { url, verb: route.verb, headers: { 'content-type': MEDIA_TYPES.a2aJson, accept }, body: JSON.stringify(body) };
-    }
-    return { url, verb: route.verb, headers: { accept } };
   }
+  const url = restUrl(endpoint, route, values, query);
+  if (url === undefined) {
+    const missing = route.pathFields.filter((field) => typeof values[field] !== 'string' || values[field] === '');
+    throw a2aError(
+      'InvalidParamsError',
+      `${method}: ${missing.join(', ')} must be a non-empty string (the HTTP+JSON route carries it in the path)`,
+      {
+        violations: missing.map((field) => ({ field, description: 'is required' })),
+      },
+    );
+  }
+  if (route.body) {
+    const body = Object.fromEntries(Object.entries(given).filter(([name]) => !route.pathFields.includes(name)));
+    return { url, verb: route.verb, headers: { 'content-type': MEDIA_TYPES.a2aJson, accept }, body: JSON.stringify(body) };
+  }
+  return { url, verb: route.verb, headers: { accept } };
 }
 
 /** The JSON of a success answer; throws the matching A2AError for an error answer. */

@@ -67,7 +67,7 @@ describe('discovery, versioning and security checks against the hub', () => {
   it('passes the authentication requirements when the hub requires a token', async () => {
     hub.inbounds.setAuth('default', 'tkn');
     try {
-      const report = await runChecks(hub.url, checks, { headers: { authorization: 'Bearer tkn' } });
+      const report = await runChecks(hub.url, checks, { headers: { authorization: 'Bearer tkn' }, binding: 'all' });
       expect(verdicts(report, ['DATA-004', 'DATA-008', 'XCARD-003', 'XCARD-002', 'XCARD-004', 'CARD-001', 'VER-001'])).toEqual({
         'DATA-004': 'PASS',
         'DATA-008': 'PASS',
@@ -78,6 +78,9 @@ describe('discovery, versioning and security checks against the hub', () => {
         'VER-001': 'PASS',
       });
       expect(report.summary.FAIL).toBe(0);
+      // Judged on each binding the card declares, each without the run's credentials.
+      for (const id of ['DATA-004', 'DATA-008', 'XCARD-003'])
+        expect(report.results.find((result) => result.id === id)?.bindings, id).toEqual({ JSONRPC: 'PASS', 'HTTP+JSON': 'PASS' });
     } finally {
       hub.inbounds.setAuth('default', undefined);
     }

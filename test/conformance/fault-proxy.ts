@@ -2,6 +2,19 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Ask } from '../../conformance/core/profiles.js';
+import { REQUIREMENT_BY_ID } from '../../generated/conformance/requirements.js';
+import {
+  canonicalAnswer,
+  canonicalFrame,
+  classify,
+  emptyInterfacePaths,
+  learnInterfaces,
+  renderAnswer,
+  renderFrame,
+  renderRest,
+  type ExchangeBinding,
+  type RestExchange,
+} from './fault-binding.js';
 
 /*
  * A fault-injecting HTTP proxy for the conformance suite's self-test. It forwards every request
@@ -9,15 +22,19 @@ import type { Ask } from '../../conformance/core/profiles.js';
  * data (a few hooks), applied to the request before it is forwarded, to the response head, to
  * JSON bodies (parsed, changed, re-serialized) or to SSE streams (parsed into events). The card's
  * interface URLs are always rewritten to the proxy's origin, so the suite talks to the proxy.
+ *
+ * A fault is written once, in JSON-RPC shapes, and planted on every binding its requirements
+ * apply to: fault-binding.ts shows an HTTP+JSON exchange to it as the JSON-RPC one it means and
+ * renders the change back. A fault written for HTTP+JSON's own shapes says `view: 'wire'`.
  */
 
 export type JsonObject = Record<string, unknown>;
 
 /** The request as it will be forwarded; hooks may change headers and body in place. */
 export interface ProxiedRequest {
-  readonly httpMethod: string;
+  httpMethod: string;
   /** Path and query, e.g. `/a2a/default?A2A-Version=1.0`. */
-  readonly path: string;
+  path: string;
   /** Lower-case names, without hop-by-hop headers and host. */
   headers: Record<string, string>;
   /** The raw body, forwarded as is unless a hook replaces it. */
@@ -28,11 +45,13 @@ export interface ProxiedRequest {
 export interface RequestContext {
   readonly httpMethod: string;
   readonly path: string;
-  /** The JSON-RPC method of the request, when its body is a JSON-RPC request. */
+  /** The binding of the request, by the interfaces the card declares; undefined for the card itself and undeclared paths. */
+  readonly binding: ExchangeBinding | undefined;
+  /** The A2A method of the request: the JSON-RPC method, or the method an HTTP+JSON route serves. */
   readonly method?: string;
   /** The JSON-RPC id of the request (undefined when absent or not JSON-RPC). */
   readonly id?: unknown;
-  /** The JSON-RPC params, when they are an object. */
+  /** The JSON-RPC params, when they are an object, or the request message of an HTTP+JSON route. */
   readonly params?: JsonObject;
   /** Memory shared by every exchange through this proxy, for faults that depend on history. */
   readonly memory: Map<string, unknown>;
@@ -96,12 +115,27 @@ export interface Fault {
   readonly onSse?: (events: SseFrame[], ctx: FaultContext) => SseFrame[];
   /** Keep SSE responses open this many ms after the upstream stream ended, then end them. */
   readonly hold?: number;
+  /** The bindings whose exchanges it changes; by default every binding a requirement it names applies to. */
+  readonly bindings?: readonly ExchangeBinding[];
+  /** `wire`: its hooks read HTTP+JSON exchanges as they are, not shown as JSON-RPC ones (a fault of that binding's own shapes). */
+  readonly view?: 'wire';
+}
+
+/** The bindings a fault is planted on. */
+export function bindingsOf(fault: Fault): readonly ExchangeBinding[] {
+  if (fault.bindings !== undefined) return fault.bindings;
+  const named = new Set(fault.expect.flatMap((id) => REQUIREMENT_BY_ID.get(id)?.bindings ?? []));
+  return (['JSONRPC', 'HTTP+JSON'] as const).filter((binding) => named.has(binding));
 }
 
 export interface FaultProxy {
   readonly url: string;
-  /** How many exchanges the fault changed (answered, rewrote, held or re-timed): 0 means the run never met the fault. */
-  planted(): number;
+  /**
+   * How many exchanges the fault changed (answered, rewrote, held or re-timed): 0 means the run
+   * never met the fault. With `binding`, those of that binding; `card` counts the card and
+   * undeclared paths.
+   */
+  planted(binding?: ExchangeBinding | 'card'): number;
   close(): Promise<void>;
 }
 
@@ -279,6 +313,42 @@ function send(response: ServerResponse, status: number, headers: Record<string, 
   response.end(body);
 }
 
+/** A Reply written in JSON-RPC shapes, as the HTTP+JSON answer it means. */
+function restReply(reply: Reply): Reply {
+  if (typeof reply.body !== 'string') {
+    const rendered = renderAnswer(reply.body, undefined, reply.status);
+    return rendered === undefined ? reply : { ...reply, status: rendered.status, body: rendered.json };
+  }
+  if (!/event-stream/i.test(reply.headers?.['content-type'] ?? '')) return reply;
+  return { ...reply, body: serializeSse(parseSse(reply.body).map(restFrameOf)) };
+}
+
+/** A frame written in JSON-RPC shapes, as the HTTP+JSON frame it means. */
+function restFrameOf(frame: SseFrame): SseFrame {
+  const rendered = frame.json === undefined ? undefined : renderFrame(frame.json);
+  if (rendered === undefined) return frame;
+  const { event: _event, ...rest } = frame;
+  return { ...rest, ...(rendered.event === undefined ? {} : { event: rendered.event }), json: rendered.json };
+}
+
+/** The frames of an HTTP+JSON stream, each shown as the JSON-RPC envelope it means. */
+function canonicalFrames(exchange: RestExchange, frames: readonly SseFrame[]): SseFrame[] {
+  return frames.map((frame) => {
+    const envelope = frame.json === undefined ? undefined : canonicalFrame(exchange.method, frame.event, frame.json);
+    if (envelope === undefined) return frame;
+    const { event: _event, ...rest } = frame;
+    return { ...rest, json: envelope };
+  });
+}
+
+function parseJson(text: string): { ok: true; value: unknown } | { ok: false } {
+  try {
+    return { ok: true, value: JSON.parse(text) as unknown };
+  } catch {
+    return { ok: false };
+  }
+}
+
 /**
  * Starts the proxy on 127.0.0.1, port 0, in front of `upstream` (an origin such as the hub's
  * URL), planting `fault` (none: a transparent proxy).
@@ -287,7 +357,9 @@ export async function startFaultProxy(upstream: string, fault: Fault | undefined
   const upstreamBase = upstream.replace(/\/+$/, '');
   const upstreamOrigin = new URL(upstream).origin;
   const memory = new Map<string, unknown>();
-  let planted = 0;
+  const interfaces = emptyInterfacePaths();
+  const plantedOn = new Map<ExchangeBinding | 'card', number>();
+  const faultBindings = fault === undefined ? [] : bindingsOf(fault);
   /** Stops in-flight exchanges (aborts upstream fetches, ends held streams) at close. */
   const stoppers = new Set<() => void>();
   let origin = '';
@@ -314,20 +386,48 @@ export async function startFaultProxy(upstream: string, fault: Fault | undefined
         headers: requestHeaders(request),
         body,
       };
+      const classified = classify(proxied.httpMethod, proxied.path, body, interfaces);
+      const binding = classified.binding;
+      const rest = classified.binding === 'HTTP+JSON' ? classified.rest : undefined;
+      // The card and undeclared paths belong to every binding; an exchange of a binding the fault is not planted on passes untouched.
+      const active = fault !== undefined && (binding === undefined || faultBindings.includes(binding)) ? fault : undefined;
+      // An HTTP+JSON exchange shown to the fault as the JSON-RPC one it means.
+      const shown = rest !== undefined && active?.view !== 'wire' ? rest : undefined;
       let changed = false;
       const mark = (): void => {
-        if (!changed) planted += 1;
+        if (!changed) plantedOn.set(binding ?? 'card', (plantedOn.get(binding ?? 'card') ?? 0) + 1);
         changed = true;
       };
-      const ctx: RequestContext = { httpMethod: proxied.httpMethod, path: proxied.path, ...rpcOf(body), memory, origin, markPlanted: mark };
-      const sentAs = JSON.stringify([proxied.headers, proxied.body]);
-      const reply = fault?.onRequest?.(proxied, ctx);
+      const call = rest === undefined ? rpcOf(body) : { method: rest.method, params: rest.params };
+      const ctx: RequestContext = {
+        httpMethod: proxied.httpMethod,
+        path: proxied.path,
+        binding,
+        ...call,
+        memory,
+        origin,
+        markPlanted: mark,
+      };
+      if (shown !== undefined) proxied.body = shown.canonical;
+      const sentAs = JSON.stringify([proxied.headers, proxied.body, proxied.httpMethod, proxied.path]);
+      const reply = active?.onRequest?.(proxied, ctx);
       if (reply !== undefined) {
         mark();
-        sendReply(response, reply);
+        sendReply(response, shown === undefined ? reply : restReply(reply));
         return;
       }
-      if (JSON.stringify([proxied.headers, proxied.body]) !== sentAs) mark();
+      if (JSON.stringify([proxied.headers, proxied.body, proxied.httpMethod, proxied.path]) !== sentAs) mark();
+      if (shown !== undefined) {
+        const rendered =
+          proxied.body === shown.canonical ? undefined : renderRest(shown, proxied.body ?? '', proxied.headers['accept'] ?? '*/*');
+        if (rendered === undefined) proxied.body = body;
+        else {
+          proxied.httpMethod = rendered.httpMethod;
+          proxied.path = rendered.path;
+          proxied.body = rendered.body;
+          if (rendered.body !== undefined) proxied.headers['content-type'] ??= 'application/json';
+        }
+      }
 
       const upstreamResponse = await fetch(`${upstreamBase}${proxied.path}`, {
         method: proxied.httpMethod,
@@ -343,13 +443,13 @@ export async function startFaultProxy(upstream: string, fault: Fault | undefined
       const upstreamType = head.headers['content-type'] ?? '';
       const faultCtx: FaultContext = { ...ctx, response: head };
       const headAs = JSON.stringify(head);
-      fault?.onHeaders?.(head, faultCtx);
+      active?.onHeaders?.(head, faultCtx);
       if (JSON.stringify(head) !== headAs) mark();
 
       if (/^text\/event-stream\b/i.test(upstreamType)) {
         const reader = upstreamResponse.body?.getReader();
         const decoder = new TextDecoder();
-        const transform = fault?.onSse;
+        const transform = active?.onSse;
         if (transform === undefined) {
           // Pass-through: each chunk as it arrives, so the client sees events live.
           response.writeHead(head.status, head.headers);
@@ -366,17 +466,20 @@ export async function startFaultProxy(upstream: string, fault: Fault | undefined
             if (chunk === undefined) break;
             text += decoder.decode(chunk, { stream: true });
           }
-          const before = serializeSse(parseSse(text));
-          const after = serializeSse(transform(parseSse(text), faultCtx));
-          if (after !== before) mark();
+          const frames = shown === undefined ? parseSse(text) : canonicalFrames(shown, parseSse(text));
+          const before = serializeSse(frames);
+          const transformed = transform(frames, faultCtx);
+          const changedFrames = serializeSse(transformed) !== before;
+          if (changedFrames) mark();
+          const written = !changedFrames ? parseSse(text) : shown === undefined ? transformed : transformed.map(restFrameOf);
           response.writeHead(head.status, head.headers);
-          response.write(after);
+          response.write(serializeSse(written));
         }
-        if (fault?.hold !== undefined && !stopped) {
+        if (active?.hold !== undefined && !stopped) {
           mark();
           await new Promise<void>((resolve) => {
             releaseHold = resolve;
-            holdTimer = setTimeout(resolve, fault.hold);
+            holdTimer = setTimeout(resolve, active.hold);
           });
         }
         response.end();
@@ -384,35 +487,38 @@ export async function startFaultProxy(upstream: string, fault: Fault | undefined
       }
 
       let text = await upstreamResponse.text();
+      const json = /json/i.test(upstreamType) ? parseJson(text) : ({ ok: false } as const);
+      if (json.ok) learnInterfaces(json.value, interfaces);
       // The card (and the extended card) name the upstream's URLs: point them at the proxy.
       if (text.includes(upstreamOrigin)) text = text.replaceAll(upstreamOrigin, origin);
-      if (fault?.replaceJson !== undefined && /json/i.test(upstreamType)) {
-        let parsed: unknown;
-        try {
-          parsed = JSON.parse(text) as unknown;
-        } catch {
-          parsed = undefined;
-        }
-        const replaced = parsed === undefined ? undefined : fault.replaceJson(parsed, faultCtx);
+      const parsed = parseJson(text);
+      // What the fault's JSON hooks read: the body, or for HTTP+JSON the envelope it means (none for a body that is neither a result nor a Status).
+      const view =
+        !json.ok || !parsed.ok ? undefined : shown === undefined ? parsed.value : canonicalAnswer(shown.method, head.status, parsed.value);
+      if (active?.replaceJson !== undefined && view !== undefined) {
+        const replaced = active.replaceJson(view, faultCtx);
         if (replaced !== undefined) {
           mark();
-          sendReply(response, replaced);
+          sendReply(response, shown === undefined ? replaced : restReply(replaced));
           return;
         }
       }
-      if (fault?.onJson !== undefined && /json/i.test(upstreamType)) {
-        let parsed: unknown;
-        let isJson = true;
-        try {
-          parsed = JSON.parse(text) as unknown;
-        } catch {
-          isJson = false;
-        }
-        if (isJson) {
-          const before = JSON.stringify(parsed);
-          const replacement = fault.onJson(parsed, faultCtx);
-          text = JSON.stringify(replacement === undefined ? parsed : replacement);
-          if (text !== before) mark();
+      if (active?.onJson !== undefined && view !== undefined) {
+        const before = JSON.stringify(view);
+        const original = structuredClone(view);
+        const status = head.status;
+        const replacement = active.onJson(view, faultCtx);
+        const after = replacement === undefined ? view : replacement;
+        if (JSON.stringify(after) !== before || head.status !== status) {
+          mark();
+          if (shown === undefined) text = JSON.stringify(after);
+          else {
+            const rendered = renderAnswer(after, original as JsonObject, head.status === status ? undefined : head.status);
+            if (rendered !== undefined) {
+              head.status = rendered.status;
+              text = JSON.stringify(rendered.json);
+            }
+          }
         }
       }
       send(response, head.status, head.headers, text);
@@ -438,7 +544,8 @@ export async function startFaultProxy(upstream: string, fault: Fault | undefined
   origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     url: origin,
-    planted: () => planted,
+    planted: (binding) =>
+      binding === undefined ? [...plantedOn.values()].reduce((sum, count) => sum + count, 0) : (plantedOn.get(binding) ?? 0),
     async close() {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       for (const stop of stoppers) stop();
@@ -1219,8 +1326,8 @@ export const FAULTS: readonly Fault[] = [
     description: 'the card requires a bearer token, and requests without a valid one get 403 instead of 401',
     expect: ['DATA-004'],
     onJson: onCard((card) => Object.assign(card, SECURITY)),
-    onRequest: (request) =>
-      request.httpMethod === 'POST' && request.headers['authorization'] !== 'Bearer conform-valid-token'
+    onRequest: (request, ctx) =>
+      ctx.binding !== undefined && request.headers['authorization'] !== 'Bearer conform-valid-token'
         ? { status: 403, body: { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'forbidden' } } }
         : undefined,
   },
@@ -1231,7 +1338,7 @@ export const FAULTS: readonly Fault[] = [
     headers: { authorization: VALID_TOKEN },
     onJson: onCard((card) => Object.assign(card, SECURITY)),
     onRequest: (request, ctx) =>
-      request.httpMethod === 'POST' && request.headers['authorization'] !== VALID_TOKEN
+      ctx.binding !== undefined && request.headers['authorization'] !== VALID_TOKEN
         ? { status: 401, body: { jsonrpc: '2.0', id: ctx.id ?? null, error: { code: -32000, message: 'unauthenticated' } } }
         : undefined,
   },
@@ -1242,7 +1349,7 @@ export const FAULTS: readonly Fault[] = [
     headers: { authorization: VALID_TOKEN },
     onJson: onCard((card) => Object.assign(card, SECURITY)),
     onRequest: (request, ctx) =>
-      request.httpMethod === 'POST' && request.headers['authorization'] !== VALID_TOKEN
+      ctx.binding !== undefined && request.headers['authorization'] !== VALID_TOKEN
         ? {
             status: 401,
             headers: { 'www-authenticate': 'Basic realm="agent"' },
@@ -1511,81 +1618,83 @@ function pathOnly(ctx: RequestContext): string {
   return ctx.path.split('?')[0] ?? ctx.path;
 }
 
-/** Faults of the HTTP+JSON binding: each must make the named requirements FAIL on a `--binding http+json` run. */
-export const REST_FAULTS: readonly Fault[] = [
-  {
-    id: 'rest-status-without-error-info',
-    description: 'HTTP+JSON error bodies lose the ErrorInfo from details',
-    expect: ['REST-ENV-004'],
-    onJson: (body) => {
-      const status = restStatus(body);
-      if (status !== undefined && Array.isArray(status['details']))
-        status['details'] = status['details'].filter((detail) => !(isObject(detail) && detail['@type'] === ERROR_INFO_TYPE));
-      return undefined;
+/** Faults of the HTTP+JSON binding's own shapes (Status bodies, bare frames, routes), planted on it alone. */
+export const REST_FAULTS: readonly Fault[] = (
+  [
+    {
+      id: 'rest-status-without-error-info',
+      description: 'HTTP+JSON error bodies lose the ErrorInfo from details',
+      expect: ['REST-ENV-004'],
+      onJson: (body) => {
+        const status = restStatus(body);
+        if (status !== undefined && Array.isArray(status['details']))
+          status['details'] = status['details'].filter((detail) => !(isObject(detail) && detail['@type'] === ERROR_INFO_TYPE));
+        return undefined;
+      },
     },
-  },
-  {
-    id: 'rest-untyped-detail',
-    description: 'HTTP+JSON error details gain an element without @type',
-    expect: ['REST-ENV-005'],
-    onJson: (body) => {
-      const status = restStatus(body);
-      if (status !== undefined)
-        status['details'] = [...(Array.isArray(status['details']) ? (status['details'] as unknown[]) : []), { note: 'no type' }];
-      return undefined;
+    {
+      id: 'rest-untyped-detail',
+      description: 'HTTP+JSON error details gain an element without @type',
+      expect: ['REST-ENV-005'],
+      onJson: (body) => {
+        const status = restStatus(body);
+        if (status !== undefined)
+          status['details'] = [...(Array.isArray(status['details']) ? (status['details'] as unknown[]) : []), { note: 'no type' }];
+        return undefined;
+      },
     },
-  },
-  {
-    id: 'rest-task-not-found-400',
-    description: 'TaskNotFoundError comes back as HTTP 400 (the Status body unchanged)',
-    expect: ['REST-ENV-003'],
-    onHeaders: (response, ctx) => {
-      if (response.status === 404 && /\/tasks\//.test(pathOnly(ctx))) response.status = 400;
+    {
+      id: 'rest-task-not-found-400',
+      description: 'TaskNotFoundError comes back as HTTP 400 (the Status body unchanged)',
+      expect: ['REST-ENV-003'],
+      onHeaders: (response, ctx) => {
+        if (response.status === 404 && /\/tasks\//.test(pathOnly(ctx))) response.status = 400;
+      },
     },
-  },
-  {
-    id: 'rest-sse-jsonrpc-envelope',
-    description: 'HTTP+JSON SSE frames are wrapped in a JSON-RPC envelope',
-    expect: ['SSE-004'],
-    onSse: (events) =>
-      events.map((event) => (event.json === undefined ? event : { ...event, json: { jsonrpc: '2.0', id: 1, result: event.json } })),
-  },
-  {
-    id: 'rest-malformed-query-500',
-    description: 'a GET refused with 400 (a malformed query parameter) becomes a 500',
-    expect: ['ROBUST-003'],
-    onHeaders: (response, ctx) => {
-      if (ctx.httpMethod === 'GET' && response.status === 400) response.status = 500;
+    {
+      id: 'rest-sse-jsonrpc-envelope',
+      description: 'HTTP+JSON SSE frames are wrapped in a JSON-RPC envelope',
+      expect: ['SSE-004'],
+      onSse: (events) =>
+        events.map((event) => (event.json === undefined ? event : { ...event, json: { jsonrpc: '2.0', id: 1, result: event.json } })),
     },
-  },
-  {
-    id: 'rest-cancel-other-error',
-    description:
-      'over HTTP+JSON only, CancelTask of an unknown task names TaskNotCancelableError (consistently rendered), JSON-RPC says TaskNotFoundError',
-    expect: ['REST-ENV-008'],
-    onJson: (body, ctx) => {
-      const status = restStatus(body);
-      if (status === undefined || !pathOnly(ctx).endsWith(':cancel') || status['status'] !== 'NOT_FOUND') return undefined;
-      return {
-        error: {
-          code: 400,
-          status: 'FAILED_PRECONDITION',
-          message: 'not cancelable',
-          details: [{ '@type': ERROR_INFO_TYPE, reason: 'TASK_NOT_CANCELABLE', domain: 'a2a-protocol.org' }],
-        },
-      };
+    {
+      id: 'rest-malformed-query-500',
+      description: 'a GET refused with 400 (a malformed query parameter) becomes a 500',
+      expect: ['ROBUST-003'],
+      onHeaders: (response, ctx) => {
+        if (ctx.httpMethod === 'GET' && response.status === 400) response.status = 500;
+      },
     },
-    onHeaders: (response, ctx) => {
-      if (pathOnly(ctx).endsWith(':cancel') && response.status === 404) response.status = 400;
+    {
+      id: 'rest-cancel-other-error',
+      description:
+        'over HTTP+JSON only, CancelTask of an unknown task names TaskNotCancelableError (consistently rendered), JSON-RPC says TaskNotFoundError',
+      expect: ['REST-ENV-008'],
+      onJson: (body, ctx) => {
+        const status = restStatus(body);
+        if (status === undefined || !pathOnly(ctx).endsWith(':cancel') || status['status'] !== 'NOT_FOUND') return undefined;
+        return {
+          error: {
+            code: 400,
+            status: 'FAILED_PRECONDITION',
+            message: 'not cancelable',
+            details: [{ '@type': ERROR_INFO_TYPE, reason: 'TASK_NOT_CANCELABLE', domain: 'a2a-protocol.org' }],
+          },
+        };
+      },
+      onHeaders: (response, ctx) => {
+        if (pathOnly(ctx).endsWith(':cancel') && response.status === 404) response.status = 400;
+      },
     },
-  },
-  {
-    id: 'rest-tenant-routes-missing',
-    description: 'the /{tenant}/ routes are not served (a bare 404 without ErrorInfo)',
-    expect: ['REST-ENV-007'],
-    onRequest: (_request, ctx) =>
-      /\/conform-tenant\//.test(pathOnly(ctx))
-        ? { status: 404, body: { error: { code: 404, status: 'NOT_FOUND', message: 'no such route', details: [] } } }
-        : undefined,
-  },
-];
+    {
+      id: 'rest-tenant-routes-missing',
+      description: 'the /{tenant}/ routes are not served (a bare 404 without ErrorInfo)',
+      expect: ['REST-ENV-007'],
+      onRequest: (_request, ctx) =>
+        /\/conform-tenant\//.test(pathOnly(ctx))
+          ? { status: 404, body: { error: { code: 404, status: 'NOT_FOUND', message: 'no such route', details: [] } } }
+          : undefined,
+    },
+  ] satisfies Fault[]
+).map((fault): Fault => ({ ...fault, bindings: ['HTTP+JSON'], view: 'wire' }));
