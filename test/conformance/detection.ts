@@ -38,8 +38,8 @@ const JUDGED_ONCE = new Set<string>(
 export function judgedOn(fault: Fault): { readonly binding: RowBinding; readonly expect: readonly string[] }[] {
   const bindings = bindingsOf(fault);
   const once = fault.expect.filter((id) => JUDGED_ONCE.has(id));
-  const rows = bindings.map((binding) => ({
-    binding: binding as RowBinding,
+  const rows: { binding: RowBinding; expect: string[] }[] = bindings.map((binding) => ({
+    binding,
     expect: fault.expect.filter(
       (id) =>
         (!JUDGED_ONCE.has(id) && REQUIREMENT_BY_ID.get(id)?.bindings.includes(binding) === true) ||
