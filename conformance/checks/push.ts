@@ -524,13 +524,16 @@ async function awaitDeliveries(
     const polled = await pollTask(context, answered.id, (task) => isFinal(task.status.state), context.webhookTimeoutMs);
     finalState = polled.task !== undefined && isFinal(polled.task.status.state) ? polled.task.status.state : undefined;
   }
+  // A task that had settled before its webhook existed owes it nothing, so waiting the whole
+  // --webhook-timeout for it would only slow the run: stragglers get one quiet period.
+  const waitMs = endedFirst === undefined ? context.webhookTimeoutMs : Math.min(context.webhookTimeoutMs, QUIET_MS);
   const started = Date.now();
   await inbox.waitFor(
     (arrived) =>
       arrived.some((delivery) => (finalState === undefined ? isFinal(stateIn(delivery.json)) : stateIn(delivery.json) === finalState)),
-    context.webhookTimeoutMs,
+    waitMs,
   );
-  const deliveries = await quietInbox(inbox, Math.max(0, context.webhookTimeoutMs - (Date.now() - started)));
+  const deliveries = await quietInbox(inbox, Math.max(0, waitMs - (Date.now() - started)));
   if (deliveries.length === 0 && endedFirst !== undefined)
     return skipAll(
       context,

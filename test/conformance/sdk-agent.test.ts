@@ -110,14 +110,18 @@ describe("sdk-echo over both bindings (the SDK's JSON-RPC and REST middlewares o
 
 /**
  * A black-box run against sdk-echo before the suite judged the tasks and streams an agent makes
- * on its own (issue 17): 61 SKIPs, 23 of them waiting for a cooperative agent.
+ * on its own (issue 17): 61 SKIPs, 23 of them waiting for a cooperative agent. The agent below
+ * declares both bindings and push, so the card lets the suite try every binding and the push
+ * config methods too: measured after, 35 SKIPs, 16 of them needing slow work, input-required or
+ * a direct Message, which an agent that completes every task at once cannot be asked for.
  */
 const BEFORE = { skips: 61, needsCooperation: 23 };
+const AFTER = { skips: 35, needsCooperation: 16 };
 
 describe('a plain @a2a-js/sdk echo agent that knows no test convention (black-box)', () => {
   let plain: SdkAgent;
   beforeAll(async () => {
-    plain = await startSdkAgent({ convention: 'none' });
+    plain = await startSdkAgent({ convention: 'none', bindings: ['JSONRPC', 'HTTP+JSON'], push: true });
   });
   afterAll(() => plain?.close());
 
@@ -128,11 +132,17 @@ describe('a plain @a2a-js/sdk echo agent that knows no test convention (black-bo
     expect(errorsOf(report)).toEqual([]);
     expect(undocumentedFails(report)).toEqual([]);
     expect(report.summary.SKIP).toBeLessThan(BEFORE.skips);
+    expect(report.summary.SKIP).toBeLessThanOrEqual(AFTER.skips);
     const waiting = report.results.filter((result) => result.verdict === 'SKIP' && result.findings[0]?.skipReason === 'needs-cooperation');
-    expect(waiting.length).toBeLessThanOrEqual(BEFORE.needsCooperation - 8);
+    expect(waiting.length).toBeLessThanOrEqual(AFTER.needsCooperation);
     // Judged on the tasks the agent finished by itself: no longer waiting for a cooperative agent.
     for (const id of ['SEND-009', 'CANCEL-003', 'SUB-002', 'SSE-011', 'SSE-012', 'DATA-007', 'STATE-002', 'STATE-005'])
       expect(report.results.find((result) => result.id === id)?.verdict, id).not.toBe('SKIP');
+    // The card declares push and both bindings: the push config checks run on tasks the agent
+    // finished, and every requirement of either binding is judged.
+    for (const result of report.results.filter((entry) => /^PUSH-0(0[2-9]|1[0-5])$/.test(entry.id)))
+      expect(result.verdict, result.id).not.toBe('SKIP');
+    expect(report.results.filter((result) => result.findings[0]?.skipReason === 'other-binding').map((result) => result.id)).toEqual([]);
     // Every SKIP says what could not be observed, as a code and in words naming the missing ask.
     const skips = report.results.filter((result) => result.verdict === 'SKIP');
     expect(skips.filter((result) => result.findings[0]?.skipReason === 'not-reached').map((result) => result.id)).toEqual([]);

@@ -4,6 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Role, TaskState, type AgentCard, type Artifact, type Message, type Part, type Task } from '@a2a-js/sdk';
 import {
   AgentEvent,
+  DefaultPushNotificationSender,
   DefaultRequestHandler,
   InMemoryPushNotificationStore,
   InMemoryTaskStore,
@@ -52,9 +53,10 @@ export interface SdkAgentOptions {
   /** capabilities.streaming of the card (the SDK serves streams either way). Default true. */
   readonly streaming?: boolean;
   /**
-   * capabilities.pushNotifications of the card. When true the SDK wires its own in-memory push
-   * config store and its DefaultPushNotificationSender, which POSTs every event to any URL
-   * (it has no destination policy; tests only ever register loopback receivers). Default false.
+   * capabilities.pushNotifications of the card. When true the agent keeps configs in the SDK's
+   * in-memory store and delivers with its DefaultPushNotificationSender, shown only the configs
+   * whose URL is on loopback: the SDK has no destination policy, and the suite's property checks
+   * register generated URLs on hosts that must never be looked up. Default false.
    */
   readonly push?: boolean;
   /** Replaces the SDK's in-memory push config store (with `push`), e.g. by one that misbehaves on purpose. */
@@ -100,14 +102,15 @@ export async function startSdkAgent(options: SdkAgentOptions = {}): Promise<SdkA
   const card = sdkEchoCard(interfaces, options.streaming ?? true, options.push ?? false, convention === 'directives');
   // validateInputModes (off by default) makes the SDK refuse parts whose mediaType the card's
   // defaultInputModes leave out with ContentTypeNotSupportedError, as §3.1.1 asks.
-  const pushStore = options.pushStore ?? (options.pushSender === undefined ? undefined : new InMemoryPushNotificationStore());
+  const pushStore =
+    options.pushStore ?? (options.push === true || options.pushSender !== undefined ? new InMemoryPushNotificationStore() : undefined);
   const requestHandler = new DefaultRequestHandler(
     card,
     new InMemoryTaskStore(),
     new EchoExecutor(convention === 'directives' ? directivePlan : convention === 'tck' ? tckPlan : echoPlan),
     undefined,
     pushStore,
-    pushStore === undefined ? undefined : options.pushSender?.(pushStore),
+    pushStore === undefined ? undefined : (options.pushSender?.(pushStore) ?? new DefaultPushNotificationSender(loopbackOnly(pushStore))),
     undefined,
     undefined,
     { validateInputModes: true },
@@ -130,6 +133,24 @@ export async function startSdkAgent(options: SdkAgentOptions = {}): Promise<SdkA
         server.closeAllConnections();
       }).finally(() => sdkConsole.stop()),
   };
+}
+
+/** The configs of `store` a sender may deliver to: those whose webhook is on this machine's loopback. */
+function loopbackOnly(store: PushNotificationStore): PushNotificationStore {
+  return {
+    save: (taskId, context, config) => store.save(taskId, context, config),
+    delete: (taskId, context, configId) => store.delete(taskId, context, configId),
+    load: async (taskId, context) => (await store.load(taskId, context)).filter((config) => isLoopbackUrl(config.url)),
+  };
+}
+
+function isLoopbackUrl(url: string): boolean {
+  try {
+    const { hostname } = new URL(url);
+    return hostname === 'localhost' || hostname === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(hostname);
+  } catch {
+    return false;
+  }
 }
 
 function sdkEchoCard(
