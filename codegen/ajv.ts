@@ -9,11 +9,13 @@ export const ANNOTATION_KEYWORDS = ['x-presence', 'x-oneof', 'x-proto-unspecifie
  * `strictRequired`: a proto oneof is written as branches that only say `required: [member]`
  * while the member is declared on the parent, which strictRequired cannot see. The codegen's
  * own convention check enforces what strictRequired would (every required name is declared).
+ * `allowUnionTypes`: A2A 0.3's JSON Schema writes a JSON-RPC id as `"type": ["string", "integer", "null"]`.
  */
 export function createAjv(options: Options = {}): Ajv2020 {
   const ajv = new Ajv2020({
     strict: true,
     strictRequired: false,
+    allowUnionTypes: true,
     allErrors: true,
     discriminator: true,
     keywords: [...ANNOTATION_KEYWORDS],

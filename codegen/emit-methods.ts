@@ -2,7 +2,7 @@ import type { ErrorsTable } from './emit-errors.js';
 import { validatorName } from './emit-validators.js';
 import type { Family } from './families.js';
 import { generatedHeader } from './header.js';
-import { checkedTable, literal, requireKnown } from './tables.js';
+import { checkedTable, literal, objectKey, requireKnown } from './tables.js';
 
 interface HttpRoute {
   verb: string;
@@ -20,6 +20,7 @@ interface MethodRow {
   result: string;
   streaming: boolean;
   capability: string | null;
+  cardFlag?: string;
   errors: string[];
   http: HttpRoute[];
   httpAlternates?: HttpRoute[];
@@ -55,7 +56,15 @@ export function emitMethods(specDir: string, family: Family, errors: ErrorsTable
     Object.entries(flags['AgentCapabilities']?.properties ?? {}).flatMap(([name, member]) => (member.type === 'boolean' ? [name] : [])),
   );
   requireKnown('capability (not a boolean of AgentCapabilities)', capabilities, declared, where);
-  const types = table.methods.map((method) => `  ${method.name}: { params: T.${method.params}; result: T.${method.result} };`);
+  const cardFlags = [...new Set(table.methods.flatMap((method) => (method.cardFlag === undefined ? [] : [method.cardFlag])))].sort();
+  const cardBooleans = new Set(
+    Object.entries(flags['AgentCard']?.properties ?? {}).flatMap(([name, member]) => (member.type === 'boolean' ? [name] : [])),
+  );
+  requireKnown('card flag (not a boolean of AgentCard)', cardFlags, cardBooleans, where);
+  const bodies = [
+    ...new Set(table.methods.flatMap((method) => [...method.http, ...(method.httpAlternates ?? [])].flatMap((route) => route.body ?? []))),
+  ].sort();
+  const types = table.methods.map((method) => `  ${objectKey(method.name)}: { params: T.${method.params}; result: T.${method.result} };`);
   const entries = table.methods.map((method) => {
     const data = {
       name: method.name,
@@ -67,13 +76,14 @@ export function emitMethods(specDir: string, family: Family, errors: ErrorsTable
       paramsOptional: method.paramsOptional,
       streaming: method.streaming,
       capability: method.capability,
+      cardFlag: method.cardFlag ?? null,
       errors: method.errors,
       http: method.http,
       httpAlternates: method.httpAlternates ?? [],
     };
     const json = literal(data).replace(/\n}$/, ',');
     return [
-      `  ${method.name}: ${json.replaceAll('\n', '\n  ')}`,
+      `  ${objectKey(method.name)}: ${json.replaceAll('\n', '\n  ')}`,
       `    validateParams: input.${validatorName(method.params)},`,
       `    validateResult: exact.${validatorName(method.result)},`,
       '  },',
@@ -105,12 +115,12 @@ export function emitMethods(specDir: string, family: Family, errors: ErrorsTable
     'export interface HttpRoute {',
     "  readonly verb: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';",
     '  readonly path: string;',
-    "  readonly body?: '*';",
+    `  readonly body?: ${bodies.map((body) => literal(body)).join(' | ')};`,
     '}',
     '',
     'export interface MethodDefinition<N extends MethodName = MethodName> {',
     '  readonly name: N;',
-    '  /** The JSON-RPC name of the same operation in A2A 0.3, if it had one. */',
+    '  /** The JSON-RPC name of the same operation in the version before this one (1.0: the 0.3 name), if it had one. */',
     '  readonly legacyName: string | null;',
     '  readonly description: string;',
     '  readonly specSection: string;',
@@ -121,6 +131,8 @@ export function emitMethods(specDir: string, family: Family, errors: ErrorsTable
     '  readonly streaming: boolean;',
     '  /** The AgentCapabilities flag that must be true for the method to be served. */',
     '  readonly capability: Capability | null;',
+    '  /** A boolean member of AgentCard itself that must be true for the method to be served (0.3 gates the extended card so). */',
+    `  readonly cardFlag: ${cardFlags.length === 0 ? 'null' : `${cardFlags.map((name) => literal(name)).join(' | ')} | null`};`,
     '  /** A2A errors the method may return, besides those every method may return. */',
     '  readonly errors: readonly ErrorName[];',
     '  /** HTTP+JSON routes from the proto annotations, tenant-prefixed variants included. */',
@@ -144,13 +156,18 @@ export function emitMethods(specDir: string, family: Family, errors: ErrorsTable
     '  return Object.hasOwn(METHODS, name);',
     '}',
     '',
-    '/** A2A 0.3 method names (message/send, ...) to the 1.0 method of the same operation. */',
-    'export const METHOD_BY_LEGACY_NAME: ReadonlyMap<string, MethodName> = new Map(',
-    '  METHOD_NAMES.flatMap((name): [string, MethodName][] => {',
-    '    const legacy = METHODS[name].legacyName;',
-    '    return legacy === null ? [] : [[legacy, name]];',
-    '  }),',
-    ');',
-    '',
+    ...(table.methods.some((method) => method.legacyName !== undefined) ? LEGACY_LOOKUP : []),
   ].join('\n');
 }
+
+/** Emitted for a version whose methods had other names before (1.0: the 0.3 names). */
+const LEGACY_LOOKUP = [
+  '/** A2A 0.3 method names (message/send, ...) to the 1.0 method of the same operation. */',
+  'export const METHOD_BY_LEGACY_NAME: ReadonlyMap<string, MethodName> = new Map(',
+  '  METHOD_NAMES.flatMap((name): [string, MethodName][] => {',
+  '    const legacy = METHODS[name].legacyName;',
+  '    return legacy === null ? [] : [[legacy, name]];',
+  '  }),',
+  ');',
+  '',
+];

@@ -5,9 +5,9 @@ import { checkedTable, literal } from './tables.js';
 interface ProtocolTable {
   protocolVersion: string;
   specVersion: string;
-  headers: { version: string; extensions: string };
-  versionQueryParameter: string;
-  mediaTypes: { json: string; a2aJson: string; eventStream: string };
+  headers: { version: string | null; extensions: string };
+  versionQueryParameter: string | null;
+  mediaTypes: { json: string; a2aJson: string | null; eventStream: string };
   wellKnownAgentCardPath: string;
 }
 

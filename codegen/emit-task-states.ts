@@ -1,15 +1,18 @@
 import type { Family } from './families.js';
 import { generatedHeader } from './header.js';
-import { checkedTable, enumValues, literal, requireKnown } from './tables.js';
+import { checkedTable, enumValues, literal, objectKey, requireKnown } from './tables.js';
 
 interface StateRow {
   name: string;
-  class: 'active' | 'interrupted' | 'terminal';
+  class: 'active' | 'interrupted' | 'terminal' | 'unknown';
   initial: boolean;
   outcome: 'success' | 'failure' | null;
   description: string;
   transitions: string[];
 }
+
+/** Every class a state may have, in the order the generated union lists those a family uses. */
+const CLASSES: readonly StateRow['class'][] = ['active', 'interrupted', 'terminal', 'unknown'];
 
 interface TaskStatesTable {
   states: StateRow[];
@@ -34,14 +37,16 @@ export function emitTaskStates(specDir: string, family: Family): string {
       throw new Error(`${where}: terminal state ${state.name} cannot have transitions`);
     }
   }
-  const entries = table.states.map((state) => `  ${state.name}: ${literal(state).replaceAll('\n', '\n  ')},`);
+  const entries = table.states.map((state) => `  ${objectKey(state.name)}: ${literal(state).replaceAll('\n', '\n  ')},`);
   const ofClass = (cls: StateRow['class']) => literal(table.states.filter((s) => s.class === cls).map((s) => s.name));
   const ofOutcome = (outcome: StateRow['outcome']) => literal(table.states.filter((s) => s.outcome === outcome).map((s) => s.name));
   return [
     generatedHeader(`spec/${family.id}/task-states.json`),
     "import type { TaskState } from './types.js';",
     '',
-    "export type TaskStateClass = 'active' | 'interrupted' | 'terminal';",
+    `export type TaskStateClass = ${CLASSES.filter((cls) => table.states.some((state) => state.class === cls))
+      .map((cls) => literal(cls))
+      .join(' | ')};`,
     "export type TaskOutcome = 'success' | 'failure';",
     '',
     'export interface TaskStateDefinition {',

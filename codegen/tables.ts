@@ -33,6 +33,11 @@ export function literal(value: unknown): string {
   return JSON.stringify(value, null, 2);
 }
 
+/** A name as an object key in generated TypeScript, quoted unless it is an identifier (0.3 has message/send, input-required). */
+export function objectKey(name: string): string {
+  return /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(name) ? name : literal(name);
+}
+
 export function enumValues(family: Family, def: string): string[] {
   const defs = family.document['$defs'];
   const schema = isJsonObject(defs) ? defs[def] : undefined;

@@ -32,12 +32,12 @@ export type StreamingMethodName = "SendStreamingMessage" | "SubscribeToTask";
 export interface HttpRoute {
   readonly verb: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   readonly path: string;
-  readonly body?: '*';
+  readonly body?: "*";
 }
 
 export interface MethodDefinition<N extends MethodName = MethodName> {
   readonly name: N;
-  /** The JSON-RPC name of the same operation in A2A 0.3, if it had one. */
+  /** The JSON-RPC name of the same operation in the version before this one (1.0: the 0.3 name), if it had one. */
   readonly legacyName: string | null;
   readonly description: string;
   readonly specSection: string;
@@ -48,6 +48,8 @@ export interface MethodDefinition<N extends MethodName = MethodName> {
   readonly streaming: boolean;
   /** The AgentCapabilities flag that must be true for the method to be served. */
   readonly capability: Capability | null;
+  /** A boolean member of AgentCard itself that must be true for the method to be served (0.3 gates the extended card so). */
+  readonly cardFlag: null;
   /** A2A errors the method may return, besides those every method may return. */
   readonly errors: readonly ErrorName[];
   /** HTTP+JSON routes from the proto annotations, tenant-prefixed variants included. */
@@ -72,6 +74,7 @@ export const METHODS: { readonly [N in MethodName]: MethodDefinition<N> } = {
     "paramsOptional": false,
     "streaming": false,
     "capability": null,
+    "cardFlag": null,
     "errors": [
       "TaskNotFoundError",
       "PushNotificationNotSupportedError",
@@ -105,6 +108,7 @@ export const METHODS: { readonly [N in MethodName]: MethodDefinition<N> } = {
     "paramsOptional": false,
     "streaming": true,
     "capability": "streaming",
+    "cardFlag": null,
     "errors": [
       "TaskNotFoundError",
       "PushNotificationNotSupportedError",
@@ -138,6 +142,7 @@ export const METHODS: { readonly [N in MethodName]: MethodDefinition<N> } = {
     "paramsOptional": false,
     "streaming": false,
     "capability": null,
+    "cardFlag": null,
     "errors": [
       "TaskNotFoundError"
     ],
@@ -165,6 +170,7 @@ export const METHODS: { readonly [N in MethodName]: MethodDefinition<N> } = {
     "paramsOptional": true,
     "streaming": false,
     "capability": null,
+    "cardFlag": null,
     "errors": [],
     "http": [
       {
@@ -190,6 +196,7 @@ export const METHODS: { readonly [N in MethodName]: MethodDefinition<N> } = {
     "paramsOptional": false,
     "streaming": false,
     "capability": null,
+    "cardFlag": null,
     "errors": [
       "TaskNotFoundError",
       "TaskNotCancelableError"
@@ -220,6 +227,7 @@ export const METHODS: { readonly [N in MethodName]: MethodDefinition<N> } = {
     "paramsOptional": false,
     "streaming": true,
     "capability": "streaming",
+    "cardFlag": null,
     "errors": [
       "TaskNotFoundError",
       "UnsupportedOperationError"
@@ -257,6 +265,7 @@ export const METHODS: { readonly [N in MethodName]: MethodDefinition<N> } = {
     "paramsOptional": false,
     "streaming": false,
     "capability": "pushNotifications",
+    "cardFlag": null,
     "errors": [
       "TaskNotFoundError",
       "PushNotificationNotSupportedError"
@@ -287,6 +296,7 @@ export const METHODS: { readonly [N in MethodName]: MethodDefinition<N> } = {
     "paramsOptional": false,
     "streaming": false,
     "capability": "pushNotifications",
+    "cardFlag": null,
     "errors": [
       "TaskNotFoundError",
       "PushNotificationNotSupportedError"
@@ -315,6 +325,7 @@ export const METHODS: { readonly [N in MethodName]: MethodDefinition<N> } = {
     "paramsOptional": false,
     "streaming": false,
     "capability": "pushNotifications",
+    "cardFlag": null,
     "errors": [
       "TaskNotFoundError",
       "PushNotificationNotSupportedError"
@@ -343,6 +354,7 @@ export const METHODS: { readonly [N in MethodName]: MethodDefinition<N> } = {
     "paramsOptional": true,
     "streaming": false,
     "capability": "extendedAgentCard",
+    "cardFlag": null,
     "errors": [
       "UnsupportedOperationError",
       "ExtendedAgentCardNotConfiguredError"
@@ -371,6 +383,7 @@ export const METHODS: { readonly [N in MethodName]: MethodDefinition<N> } = {
     "paramsOptional": false,
     "streaming": false,
     "capability": "pushNotifications",
+    "cardFlag": null,
     "errors": [
       "TaskNotFoundError",
       "PushNotificationNotSupportedError"

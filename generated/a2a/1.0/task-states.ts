@@ -3,7 +3,7 @@
 
 import type { TaskState } from './types.js';
 
-export type TaskStateClass = 'active' | 'interrupted' | 'terminal';
+export type TaskStateClass = "active" | "interrupted" | "terminal";
 export type TaskOutcome = 'success' | 'failure';
 
 export interface TaskStateDefinition {
