@@ -29,7 +29,7 @@ export interface HubConfig {
    */
   trustProxy?: boolean;
   /**
-   * Reject requests without an A2A-Version header with VersionNotSupported (-32009), as spec §3.6.2 reads. False serves them as 1.0.
+   * Read a request without A2A-Version as A2A 0.3, as spec §3.6.2 says: JSON-RPC serves it in 0.3, HTTP+JSON (1.0 only) refuses it with VersionNotSupported. False serves it as 1.0, unless its method is a 0.3 name (message/send).
    */
   strictVersion?: boolean;
   /**

@@ -1,10 +1,11 @@
 import type { Context } from 'koa';
 import { METHODS, type MethodName } from '../../generated/a2a/1.0/methods.js';
-import { HEADERS, VERSION_QUERY_PARAMETER } from '../../generated/a2a/1.0/protocol.js';
+import { HEADERS as HEADERS_03 } from '../../generated/a2a/0.3/protocol.js';
+import { HEADERS, PROTOCOL_VERSION, VERSION_QUERY_PARAMETER } from '../../generated/a2a/1.0/protocol.js';
 import type { StreamResponse } from '../../generated/a2a/1.0/types.js';
 import { validateStreamResponse, type Validator } from '../../generated/a2a/1.0/validators.js';
 import { a2aError, isA2AError, type A2AError } from '../protocol/a2a-error.js';
-import { negotiateVersion, type VersionPolicy } from '../protocol/versions.js';
+import { negotiateVersion, type ServedVersion, type VersionPolicy, type VersionRequest } from '../protocol/versions.js';
 import type { A2AHandler, CallContext, CallResult } from '../server/a2a-handler.js';
 import type { FrameQueue } from '../server/frame-queue.js';
 import type { InboundAgent, UnavailableAgent } from '../server/hosted-agent.js';
@@ -63,12 +64,20 @@ export function unavailableError(agent: UnavailableAgent): A2AError {
  * The service parameters of a request (spec §3.2.6, §3.6): throws VersionNotSupportedError for
  * a version this endpoint does not serve; names the activated extensions on the response.
  */
-export function negotiateServiceParameters(ctx: Context, agent: InboundAgent, options: A2AEndpointOptions): void {
-  const version = negotiateVersion(ctx.get(HEADERS.version) || queryVersion(ctx), options.version);
+export function negotiateServiceParameters(
+  ctx: Context,
+  agent: InboundAgent,
+  options: A2AEndpointOptions,
+  request: Omit<VersionRequest, 'requested'>,
+): ServedVersion {
+  const version = negotiateVersion({ ...request, requested: ctx.get(HEADERS.version) || queryVersion(ctx) }, options.version);
   if (!version.ok) throw version.error;
-  const activated = activatedExtensions(ctx.get(HEADERS.extensions), agent.extensions);
+  // 0.3 named the extensions header X-A2A-Extensions; a 0.3 client sends and reads that one.
+  const extensionsHeader = version.version === PROTOCOL_VERSION ? HEADERS.extensions : HEADERS_03.extensions;
+  const activated = activatedExtensions(ctx.get(extensionsHeader), agent.extensions);
   // Spec topics/extensions: the response names the extensions that were activated.
-  if (activated.length > 0) ctx.set(HEADERS.extensions, activated.join(', '));
+  if (activated.length > 0) ctx.set(extensionsHeader, activated.join(', '));
+  return version.version;
 }
 
 /** The context the handler gets for this request. */
@@ -168,7 +177,7 @@ function queryVersion(ctx: Context): string | undefined {
 }
 
 /** Our own output must validate; a failure is a bug in the hub, logged with what was wrong. */
-function selfCheck(validate: Validator<unknown>, value: unknown, method: string, options: A2AEndpointOptions): void {
+export function selfCheck(validate: Validator<unknown>, value: unknown, method: string, options: A2AEndpointOptions): void {
   if (validate(value)) return;
   const problems = (validate.errors ?? []).slice(0, 5).map((error) => `${error.instancePath} ${error.message ?? ''}`);
   options.log('error', 'a response did not validate against the generated schema', { method, problems });

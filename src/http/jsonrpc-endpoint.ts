@@ -1,8 +1,22 @@
 import type { Context } from 'koa';
+import { METHODS as METHODS_03, type MethodName as Method03 } from '../../generated/a2a/0.3/methods.js';
+import { isThisProtocolVersion as is03, PROTOCOL_VERSION as VERSION_03 } from '../../generated/a2a/0.3/protocol.js';
+import type { MethodName } from '../../generated/a2a/1.0/methods.js';
 import { HEADERS, MEDIA_TYPES, PROTOCOL_VERSION } from '../../generated/a2a/1.0/protocol.js';
 import type { StreamResponse } from '../../generated/a2a/1.0/types.js';
 import { isA2AError, type A2AError } from '../protocol/a2a-error.js';
-import { errorResponse, PARAMS_MEMBER, parseEnvelope, resolveCall, successResponse, type JsonRpcId } from '../protocol/jsonrpc.js';
+import {
+  errorResponse,
+  PARAMS_MEMBER,
+  parseEnvelope,
+  resolveCall,
+  successResponse,
+  type Envelope,
+  type JsonRpcId,
+} from '../protocol/jsonrpc.js';
+import { jsonRpcErrorTo03 } from '../protocol/v03/errors.js';
+import type { ServedVersion } from '../protocol/versions.js';
+import { isSlashMethodName, resolve03Call, run03Call } from '../server/v03-calls.js';
 import type { InboundAgent, UnavailableAgent } from '../server/hosted-agent.js';
 import {
   admit,
@@ -10,6 +24,7 @@ import {
   checkResult,
   negotiateServiceParameters,
   outcomeOf,
+  selfCheck,
   sendResultHeaders,
   streamFrames,
   toWireError,
@@ -25,13 +40,16 @@ import type { RequestObservation } from './endpoint-observer.js';
  * method; params), then the
  * transport-neutral handler, then a JSON body or an SSE stream. Every failure is a JSON-RPC
  * error object with an ErrorInfo; HTTP status is 200 except for the transport failures that
- * have their own (401, 413, 415, 429).
+ * have their own (401, 413, 415, 429). A request made in A2A 0.3 (`A2A-Version: 0.3`, a 0.3
+ * method name, or no version under `strictVersion`) is served and answered in 0.3.
  */
 export async function serveJsonRpc(ctx: Context, agent: InboundAgent, options: A2AEndpointOptions): Promise<void> {
   ctx.set(HEADERS.version, PROTOCOL_VERSION);
   let id: JsonRpcId = null;
   let notification = false;
   let method = '-';
+  // Until the version is negotiated, a failure is rendered as the header asks.
+  let version: ServedVersion = is03(ctx.get(HEADERS.version)) ? VERSION_03 : PROTOCOL_VERSION;
   const observation = options.observer?.request(ctx.socket, agent.id);
   try {
     admit(ctx, agent, options);
@@ -39,7 +57,13 @@ export async function serveJsonRpc(ctx: Context, agent: InboundAgent, options: A
     id = envelope.id;
     if (!envelope.ok) throw envelope.error;
     notification = envelope.value.notification;
-    negotiateServiceParameters(ctx, agent, options);
+    version = negotiateServiceParameters(ctx, agent, options, { served: SERVED, legacyRequest: isSlashMethodName(envelope.value.method) });
+    if (version === VERSION_03) {
+      ctx.set(HEADERS.version, VERSION_03);
+      method = envelope.value.method;
+      await serve03(ctx, agent, envelope.value, observation, options);
+      return;
+    }
     const resolved = resolveCall(envelope.value);
     if (!resolved.ok) throw resolved.error;
     const call = resolved.value;
@@ -76,9 +100,62 @@ export async function serveJsonRpc(ctx: Context, agent: InboundAgent, options: A
       { [HEADERS.version]: PROTOCOL_VERSION },
     );
   } catch (error) {
-    respondWithFailure(ctx, error, { id, notification, method, observation }, options);
+    respondWithFailure(ctx, error, { id, notification, method, observation, version }, options);
   }
 }
+
+/** JSON-RPC serves both versions on one endpoint, chosen per request. */
+const SERVED: readonly ServedVersion[] = [PROTOCOL_VERSION, VERSION_03];
+
+/**
+ * A request made in 0.3 (src/server/v03-calls.ts): its method and params checked as 0.3, the
+ * 1.0 handler run on their translation, the result and every stream frame translated back.
+ * Failures propagate to serveJsonRpc, which renders them as 0.3 errors.
+ */
+async function serve03(
+  ctx: Context,
+  agent: InboundAgent,
+  envelope: Envelope,
+  observation: RequestObservation | undefined,
+  options: A2AEndpointOptions,
+): Promise<void> {
+  const resolved = resolve03Call(envelope.method, envelope.params, PARAMS_MEMBER);
+  if (!resolved.ok) throw resolved.error;
+  const call = resolved.value;
+  const result = await run03Call(options.handler, call, callContextOf(ctx, agent, options), PARAMS_MEMBER);
+  sendResultHeaders(ctx, result);
+  if (envelope.notification) {
+    if (result.kind === 'stream') result.frames.end();
+    ctx.status = 204;
+    observation?.done(call.method, 'notification');
+    return;
+  }
+  if (result.kind === 'result') {
+    if (options.selfCheck) selfCheck(METHODS_03[call.method].validateResult, result.result, call.method, options);
+    respond(ctx, 200, successResponse(envelope.id, result.result));
+    observation?.done(call.method, 'ok');
+    return;
+  }
+  const requestId = envelope.id;
+  streamFrames(
+    ctx,
+    result.frames,
+    METHOD_OF_STREAM[call.method] ?? 'SendStreamingMessage',
+    {
+      frame: (frame: StreamResponse) => JSON.stringify(successResponse(requestId, result.frame(frame))),
+      error: (error: A2AError) => JSON.stringify({ jsonrpc: '2.0', id: requestId, error: jsonRpcErrorTo03(error) }),
+    },
+    observation,
+    options,
+    { [HEADERS.version]: VERSION_03 },
+  );
+}
+
+/** The 1.0 method a 0.3 stream's frames are self-checked as (before they are translated). */
+const METHOD_OF_STREAM: Partial<Record<Method03, MethodName>> = {
+  'message/stream': 'SendStreamingMessage',
+  'tasks/resubscribe': 'SubscribeToTask',
+};
 
 /**
  * The endpoint of an instance that cannot run here: past the same rate limit and token check
@@ -101,6 +178,8 @@ interface Failed {
   readonly notification: boolean;
   readonly method: string;
   readonly observation: RequestObservation | undefined;
+  /** The version the error is rendered in. */
+  readonly version?: ServedVersion;
 }
 
 function respondWithFailure(ctx: Context, error: unknown, failed: Failed, options: A2AEndpointOptions): void {
@@ -111,6 +190,11 @@ function respondWithFailure(ctx: Context, error: unknown, failed: Failed, option
   failed.observation?.done(failed.method, outcomeOf(wireError));
   if (failed.notification && status === 200) {
     ctx.status = 204;
+    return;
+  }
+  if (failed.version === VERSION_03) {
+    ctx.set(HEADERS.version, VERSION_03);
+    respond(ctx, status, { jsonrpc: '2.0', id: failed.id, error: jsonRpcErrorTo03(wireError) });
     return;
   }
   respond(ctx, status, errorResponse(failed.id, wireError));

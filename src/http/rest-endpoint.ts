@@ -63,7 +63,8 @@ export async function serveRest(ctx: Context, target: RestTarget, options: A2AEn
     // not read, so it can neither change the request nor fail it on its media type.
     const readsBody = match.route.verb !== 'GET' && match.route.verb !== 'DELETE';
     const body = readsBody ? await readA2ABody(ctx, options.bodyLimitBytes, { optional: true }) : undefined;
-    negotiateServiceParameters(ctx, agent, options);
+    // HTTP+JSON serves 1.0 only: 0.3's /v1 routes are not served yet.
+    negotiateServiceParameters(ctx, agent, options, { served: [PROTOCOL_VERSION] });
     const resolved = resolveRestCall(match.route, match.pathParams, new URLSearchParams(ctx.querystring), body);
     if (!resolved.ok) throw resolved.error;
     const result = await options.handler.call(resolved.method, resolved.params as never, callContextOf(ctx, agent, options));

@@ -97,7 +97,7 @@ export function a2aError(name: ErrorName, message?: string, options?: A2AErrorOp
 }
 
 /** The first LISTED_VIOLATIONS violations, then one counting the rest (its field empty: it names no single field). */
-function listedViolations(violations: readonly FieldViolation[]): FieldViolation[] {
+export function listedViolations(violations: readonly FieldViolation[]): FieldViolation[] {
   const listed = violations.slice(0, LISTED_VIOLATIONS).map((violation) => ({ ...violation }));
   const rest = violations.length - listed.length;
   if (rest > 0) listed.push({ field: '', description: `and ${rest} more violation${rest === 1 ? '' : 's'}, not listed` });

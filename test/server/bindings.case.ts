@@ -282,7 +282,7 @@ export const BINDING_CASES: readonly BindingCase[] = [
     name: 'an unsupported A2A-Version',
     method: 'ListTasks',
     params: () => ({}),
-    wire: { headers: { 'a2a-version': '0.3' } },
+    wire: { headers: { 'a2a-version': '0.5' } },
     want: { error: 'VersionNotSupportedError' },
   },
   {

@@ -449,6 +449,15 @@ describe('A2A-Version negotiation', () => {
     expect(response.headers.get('a2a-version')).toBe('1.0');
   }
 
+  /** A 0.3 error object (data an object with the reason, not a list of details), labelled 0.3. */
+  function expectIn03(response: RawResponse, code: number): void {
+    expect(response.status).toBe(200);
+    const body = JSON.parse(response.text) as { error?: { code?: number; data?: unknown } };
+    expect(body.error?.code).toBe(code);
+    expect(body.error?.data).toMatchObject({ reason: expect.any(String) as unknown, domain: 'a2a-protocol.org' });
+    expect(response.headers.get('a2a-version')).toBe('0.3');
+  }
+
   function expectRefused(response: RawResponse, id: string | number | null = 'v'): void {
     expectJsonRpcError(response, 'VersionNotSupportedError', { id });
     expect(response.headers.get('a2a-version')).toBe('1.0');
@@ -458,7 +467,7 @@ describe('A2A-Version negotiation', () => {
     expectServed(await post(endpoint, listTasks, { 'content-type': 'application/json', 'A2A-Version': version }));
   });
 
-  it.each(['0.3', '2.0', '1.1', 'abc', '1', 'v1.0', '1.0, 0.3'])('A2A-Version: %s → VersionNotSupportedError', async (version) => {
+  it.each(['0.5', '2.0', '1.1', 'abc', '1', 'v1.0', '1.0, 0.3'])('A2A-Version: %s → VersionNotSupportedError', async (version) => {
     expectRefused(await post(endpoint, listTasks, { 'content-type': 'application/json', 'A2A-Version': version }));
   });
 
@@ -466,17 +475,23 @@ describe('A2A-Version negotiation', () => {
     expectServed(await post(endpoint, listTasks, { 'content-type': 'application/json' }));
   });
 
-  it('?A2A-Version=1.0 is accepted, ?A2A-Version=0.3 refused', async () => {
+  it('?A2A-Version=1.0 is accepted, ?A2A-Version=0.5 refused, and ?A2A-Version=0.3 selects 0.3, which has no ListTasks', async () => {
     expectServed(await post(`${endpoint}?A2A-Version=1.0`, listTasks, { 'content-type': 'application/json' }));
-    expectRefused(await post(`${endpoint}?A2A-Version=0.3`, listTasks, { 'content-type': 'application/json' }));
+    expectRefused(await post(`${endpoint}?A2A-Version=0.5`, listTasks, { 'content-type': 'application/json' }));
+    expectIn03(await post(`${endpoint}?A2A-Version=0.3`, listTasks, { 'content-type': 'application/json' }), -32601);
+  });
+
+  it('A2A-Version: 0.3 selects 0.3: answered with a 0.3 error object and A2A-Version: 0.3', async () => {
+    expectIn03(await post(endpoint, listTasks, { 'content-type': 'application/json', 'A2A-Version': '0.3' }), -32601);
+    expectIn03(await post(endpoint, '{', { 'content-type': 'application/json', 'A2A-Version': '0.3' }), -32700);
   });
 
   it('the header wins over the query parameter', async () => {
     expectServed(await post(`${endpoint}?A2A-Version=0.3`, listTasks, { 'content-type': 'application/json', 'A2A-Version': '1.0' }));
   });
 
-  it('strictVersion: an absent A2A-Version → VersionNotSupportedError, while 1.0 (header or query) is accepted', async () => {
-    expectRefused(await post(strict.endpoint, listTasks, { 'content-type': 'application/json' }));
+  it('strictVersion: an absent A2A-Version is 0.3 (spec §3.6.2), while 1.0 (header or query) is accepted', async () => {
+    expectIn03(await post(strict.endpoint, listTasks, { 'content-type': 'application/json' }), -32601);
     expectServed(await post(strict.endpoint, listTasks, { 'content-type': 'application/json', 'A2A-Version': '1.0' }));
     expectServed(await post(`${strict.endpoint}?A2A-Version=1.0`, listTasks, { 'content-type': 'application/json' }));
   });
@@ -501,7 +516,7 @@ describe('A2A-Version negotiation', () => {
     expectRefused(
       await post(endpoint, '{"jsonrpc":"2.0","id":"v","method":"message/send","params":{}}', {
         'content-type': 'application/json',
-        'A2A-Version': '0.3',
+        'A2A-Version': '0.5',
       }),
     );
     expectRefused(
@@ -518,7 +533,7 @@ describe('A2A-Version negotiation', () => {
     const failure = await rpc(endpoint, 'GetTask', { id: 'missing' });
     expectErrorResponse(failure, 'TaskNotFoundError');
     expect(failure.headers.get('a2a-version')).toBe('1.0');
-    const refused = await post(endpoint, listTasks, { 'content-type': 'application/json', 'A2A-Version': '0.3' });
+    const refused = await post(endpoint, listTasks, { 'content-type': 'application/json', 'A2A-Version': '0.5' });
     expect(refused.headers.get('a2a-version')).toBe('1.0');
     const parseError = await post(endpoint, '{', JSON_HEADERS);
     expect(parseError.headers.get('a2a-version')).toBe('1.0');

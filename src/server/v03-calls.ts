@@ -1,0 +1,216 @@
+import { METHODS as METHODS_03, type MethodName as Method03, type MethodTypes as Types03 } from '../../generated/a2a/0.3/methods.js';
+import { METHODS, type MethodName, type MethodTypes } from '../../generated/a2a/1.0/methods.js';
+import type { StreamResponse, TaskPushNotificationConfig } from '../../generated/a2a/1.0/types.js';
+import { a2aError, isA2AError, type A2AError } from '../protocol/a2a-error.js';
+import { A2A_0_3 } from '../protocol/a2a-schema.js';
+import { checkParams, invalidParams } from '../protocol/params.js';
+import { projectToSchema } from '../protocol/project.js';
+import { agentCardTo03 } from '../protocol/v03/agent-cards.js';
+import { sendResultTo03, streamResponseTo03 } from '../protocol/v03/events.js';
+import * as params03 from '../protocol/v03/params.js';
+import { taskPushConfigTo03 } from '../protocol/v03/push-configs.js';
+import { taskTo03 } from '../protocol/v03/tasks.js';
+import { UntranslatableError } from '../protocol/v03/untranslatable.js';
+import { checkValue } from '../protocol/validation.js';
+import type { A2AHandler, CallContext, CallResult } from './a2a-handler.js';
+
+/**
+ * A2A 0.3 calls served by the 1.0 handler: the 0.3 params are checked against spec/a2a/0.3,
+ * translated (src/protocol/v03), checked again as the 1.0 request (1.0 constrains values 0.3
+ * leaves free), and the 1.0 result or stream frames are translated back. Tasks are the same
+ * tasks whichever version created or reads them. Transport-neutral, like the handler.
+ */
+export interface Call03 {
+  readonly method: Method03;
+  readonly params: unknown;
+}
+
+/** A 0.3 result, or a stream whose 1.0 frames the binding renders with `frame`. */
+export type Result03 =
+  | { readonly kind: 'result'; readonly result: unknown; readonly headers?: CallResult['headers'] }
+  | {
+      readonly kind: 'stream';
+      readonly frames: Extract<CallResult, { kind: 'stream' }>['frames'];
+      readonly frame: (frame: StreamResponse) => unknown;
+      readonly headers?: CallResult['headers'];
+    };
+
+/**
+ * The 0.3 method a name selects: its own slash name, or (seed 004's gateway aliases) the 1.0
+ * PascalCase name of the same operation, which a request made in 0.3 may use with 0.3 shapes.
+ */
+export function method03Of(name: string): Method03 | undefined {
+  if (Object.hasOwn(METHODS_03, name)) return name as Method03;
+  const legacy = Object.hasOwn(METHODS, name) ? METHODS[name as MethodName].legacyName : null;
+  return legacy !== null && Object.hasOwn(METHODS_03, legacy) ? (legacy as Method03) : undefined;
+}
+
+/** Whether a method name is one only 0.3 has (message/send), so that it selects 0.3 by itself. */
+export function isSlashMethodName(name: string): boolean {
+  return Object.hasOwn(METHODS_03, name);
+}
+
+/** Resolves and checks a 0.3 call: -32601 for a method 0.3 does not have, -32602 for params its schema refuses. */
+export function resolve03Call(
+  name: string,
+  raw: unknown,
+  fieldPrefix: string,
+): { ok: true; value: Call03 } | { ok: false; error: A2AError } {
+  const method = method03Of(name);
+  if (method === undefined)
+    return {
+      ok: false,
+      error: a2aError(
+        'MethodNotFoundError',
+        `method ${JSON.stringify(name)} does not exist in A2A 0.3 (send A2A-Version: 1.0 for the 1.0 methods)`,
+        {
+          metadata: { method: name },
+        },
+      ),
+    };
+  const definition = METHODS_03[method];
+  if (raw === undefined && !definition.paramsOptional)
+    return {
+      ok: false,
+      error: invalidParams([{ field: fieldPrefix, description: 'is required' }], `${method} needs params (a ${definition.paramsType})`),
+    };
+  const checked = checkValue(A2A_0_3, definition.paramsType as never, raw ?? {}, fieldPrefix === '' ? {} : { fieldPrefix });
+  if (!checked.ok) return { ok: false, error: invalidParams(checked.violations) };
+  return { ok: true, value: { method, params: projectToSchema(A2A_0_3.document, definition.paramsType, checked.value) } };
+}
+
+/** Runs a checked 0.3 call on the 1.0 handler and translates what comes back. */
+export async function run03Call(handler: A2AHandler, call: Call03, context: CallContext, fieldPrefix: string): Promise<Result03> {
+  const run = RUNS[call.method] as Run<Method03>;
+  return run(call.params as never, { handler, context, fieldPrefix });
+}
+
+interface Running {
+  readonly handler: A2AHandler;
+  readonly context: CallContext;
+  readonly fieldPrefix: string;
+}
+
+type Run<M extends Method03> = (params: Types03[M]['params'], running: Running) => Promise<Result03>;
+
+/** One entry per 0.3 method: a method added to spec/a2a/0.3/methods.json does not compile until it has one. */
+const RUNS: { readonly [M in Method03]: Run<M> } = {
+  'message/send': async (params, running) =>
+    result(
+      await call(
+        running,
+        'SendMessage',
+        translated(() => params03.sendParamsFrom03(params), running),
+      ),
+      sendResultTo03,
+    ),
+  'message/stream': async (params, running) =>
+    stream(
+      await call(
+        running,
+        'SendStreamingMessage',
+        translated(() => params03.sendParamsFrom03(params), running),
+      ),
+    ),
+  'tasks/get': async (params, running) => result(await call(running, 'GetTask', params03.getTaskParamsFrom03(params)), taskTo03),
+  'tasks/cancel': async (params, running) => result(await call(running, 'CancelTask', params03.cancelParamsFrom03(params)), taskTo03),
+  'tasks/resubscribe': async (params, running) => stream(await call(running, 'SubscribeToTask', params03.subscribeParamsFrom03(params))),
+  'tasks/pushNotificationConfig/set': async (params, running) =>
+    result(
+      await call(
+        running,
+        'CreateTaskPushNotificationConfig',
+        translated(() => params03.setPushConfigParamsFrom03(params), running),
+      ),
+      taskPushConfigTo03,
+    ),
+  'tasks/pushNotificationConfig/get': async (params, running) => {
+    const request = params03.getPushConfigParamsFrom03(params);
+    if (request.id !== undefined)
+      return result(await call(running, 'GetTaskPushNotificationConfig', { taskId: request.taskId, id: request.id }), taskPushConfigTo03);
+    // 0.3 asks by the task alone for the task's one config (0.2 had one per task): the first stored.
+    const configs = await allConfigs(running, request.taskId);
+    const first = configs[0];
+    if (first === undefined)
+      throw invalidParams(
+        [{ field: `${running.fieldPrefix}.id`, description: 'names a task without push notification configs' }],
+        `task ${request.taskId} has no push notification config`,
+      );
+    return { kind: 'result', result: taskPushConfigTo03(first) };
+  },
+  'tasks/pushNotificationConfig/list': async (params, running) => ({
+    kind: 'result',
+    result: (await allConfigs(running, params03.listPushConfigParamsFrom03(params).taskId)).map(taskPushConfigTo03),
+  }),
+  'tasks/pushNotificationConfig/delete': async (params, running) =>
+    result(await call(running, 'DeleteTaskPushNotificationConfig', params03.deletePushConfigParamsFrom03(params)), () => null),
+  'agent/getAuthenticatedExtendedCard': async (_params, running) =>
+    result(await call(running, 'GetExtendedAgentCard', {}), (card) => agentCardTo03(servedIn03(card))),
+};
+
+/** 0.3 lists every config of a task at once; 1.0 pages, so every page is read. */
+async function allConfigs(running: Running, taskId: string): Promise<TaskPushNotificationConfig[]> {
+  const configs: TaskPushNotificationConfig[] = [];
+  let pageToken: string | undefined;
+  do {
+    const page = await call(running, 'ListTaskPushNotificationConfigs', { taskId, ...(pageToken === undefined ? {} : { pageToken }) });
+    if (page.kind !== 'result') break;
+    const listed = page.result as MethodTypes['ListTaskPushNotificationConfigs']['result'];
+    configs.push(...(listed.configs ?? []));
+    pageToken = listed.nextPageToken === '' ? undefined : listed.nextPageToken;
+  } while (pageToken !== undefined);
+  return configs;
+}
+
+/**
+ * The translated request, checked as the 1.0 request message of `method`: the values 1.0
+ * constrains (non-empty ids and parts, timestamps, base64) are refused with field paths, as
+ * they would be for a 1.0 caller.
+ */
+async function call<M extends MethodName>(running: Running, method: M, request: MethodTypes[M]['params']): Promise<CallResult> {
+  const checked = checkParams(method, request, running.fieldPrefix);
+  if (!checked.ok) throw checked.error;
+  return running.handler.call(method, checked.value as MethodTypes[M]['params'], running.context).catch((error: unknown) => {
+    throw isA2AError(error) ? error.withFieldPrefix(running.fieldPrefix) : error;
+  });
+}
+
+/** A 0.3 value with no 1.0 counterpart (e.g. an empty authentication scheme list) is an invalid param. */
+function translated<T>(translate: () => T, running: Running): T {
+  try {
+    return translate();
+  } catch (error) {
+    if (!(error instanceof UntranslatableError)) throw error;
+    throw invalidParams([{ field: `${running.fieldPrefix}.${error.path}`, description: error.message.slice(error.path.length + 2) }]);
+  }
+}
+
+function result(answer: CallResult, translate: (value: never) => unknown): Result03 {
+  if (answer.kind !== 'result') throw new Error('a 0.3 unary method got a stream from the handler');
+  return {
+    kind: 'result',
+    result: translate(answer.result as never),
+    ...(answer.headers === undefined ? {} : { headers: answer.headers }),
+  };
+}
+
+function stream(answer: CallResult): Result03 {
+  if (answer.kind !== 'stream') return { kind: 'result', result: answer.result };
+  return {
+    kind: 'stream',
+    frames: answer.frames,
+    frame: streamResponseTo03,
+    ...(answer.headers === undefined ? {} : { headers: answer.headers }),
+  };
+}
+
+/**
+ * The hub serves 0.3 on the same JSON-RPC endpoints as 1.0, so the 0.3 view of its card is the
+ * card with its JSON-RPC interfaces taken as 0.3 ones (HTTP+JSON serves 1.0 only so far).
+ */
+export function servedIn03<C extends { supportedInterfaces: { protocolBinding: string; protocolVersion: string }[] }>(card: C): C {
+  const interfaces = card.supportedInterfaces
+    .filter((entry) => entry.protocolBinding === 'JSONRPC')
+    .map((entry) => ({ ...entry, protocolVersion: '0.3' }));
+  return { ...card, supportedInterfaces: interfaces };
+}
