@@ -22,7 +22,7 @@ const ENV: Record<string, keyof HubConfig> = {
   A2A_HUB_STORE: 'store',
   A2A_HUB_PUBLIC_URL: 'publicUrl',
   A2A_HUB_TRUST_PROXY: 'trustProxy',
-  A2A_HUB_STRICT_VERSION: 'strictVersion',
+  A2A_HUB_ABSENT_VERSION: 'absentVersion',
   A2A_HUB_BODY_LIMIT_BYTES: 'bodyLimitBytes',
   A2A_HUB_LOG_LEVEL: 'logLevel',
 };

@@ -186,7 +186,7 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
     directory: inbounds,
     handler,
     bodyLimitBytes: config.bodyLimitBytes,
-    version: { strict: config.strictVersion },
+    version: { absent: config.absentVersion },
     ...(rateLimiter ? { rateLimiter } : {}),
     selfCheck: config.selfCheck,
     streams,

@@ -8,8 +8,10 @@ import type { Check, CheckContext } from '../core/check.js';
 import { EXTENSIONS_HEADER, VERSION_HEADER, type Exchange } from '../core/exchange.js';
 import type { CallOptions, RpcExchange } from '../core/transport.js';
 import { declaredExtensions, interfacesOf } from './support/card.js';
-import { unknownTaskId } from './support/tasks.js';
+import { finishedTask, unknownTaskId } from './support/tasks.js';
 import { interfaceProbe } from '../../src/protocol/interface-probe.js';
+import { A2A_0_3, A2A_1_0 } from '../../src/protocol/a2a-schema.js';
+import { checkValue } from '../../src/protocol/validation.js';
 
 const UNKNOWN_EXTENSION = 'https://example.invalid/ext/v1';
 /** A version no agent serves. */
@@ -67,6 +69,44 @@ function dualStack(context: CheckContext): boolean {
     (entry) =>
       entry.url === context.transport.endpoint && typeof entry.protocolVersion === 'string' && entry.protocolVersion.startsWith('0.'),
   );
+}
+
+/**
+ * VER-003 where the endpoint also declares 0.3: a request without A2A-Version must then be
+ * served in 0.3. GetTask with `{id}` is a valid request of both versions, so its answer shows
+ * which one the agent took: a 0.3 Task (`kind`, kebab-case state) or a 1.0 one. Only JSON-RPC
+ * has one endpoint for both; HTTP+JSON gives 0.3 routes of their own (`/v1/…`).
+ */
+async function absentSelects03(context: CheckContext): Promise<void> {
+  if (context.transport.binding !== 'JSONRPC') {
+    context.skip('VER-003', 'not-applicable', 'HTTP+JSON serves 0.3 on routes of its own (/v1/…), so the 1.0 routes say nothing of it');
+    return;
+  }
+  const finished = await finishedTask(context, 'conformance: a task to read without a version');
+  if (!finished.ok) {
+    context.skip('VER-003', 'precondition-not-met', `no task to read: ${finished.reason}`);
+    return;
+  }
+  const task = finished.value.task;
+  const exchange = await context.transport.call('GetTask', { id: task.id }, { noVersionHeader: true });
+  const what = `GetTask {"id"} for task ${task.id} without ${HEADERS.version}`;
+  if (checkValue(A2A_0_3, 'Task', exchange.result, { flavour: 'input' }).ok) {
+    context.pass('VER-003', `${what}: answered in 0.3 (a Task with kind "task" and a 0.3 state)`);
+  } else if (checkValue(A2A_1_0, 'Task', exchange.result, { flavour: 'input' }).ok) {
+    context.warn('VER-003', {
+      message: `${what} was answered in 1.0, although the endpoint also declares 0.3, which spec §3.6.2 says an absent ${HEADERS.version} selects`,
+      expected: 'the task as a 0.3 Task: kind "task", a kebab-case state',
+      observed: observedOf(exchange),
+      exchange,
+    });
+  } else {
+    context.fail('VER-003', {
+      message: `${what} was answered neither in 0.3 nor in 1.0`,
+      expected: 'the task as a 0.3 Task (kind "task", a kebab-case state); a 1.0 Task would only be a warning',
+      observed: observedOf(exchange),
+      exchange,
+    });
+  }
 }
 
 /** The A2A-Extensions response header as a list of URIs. */
@@ -137,7 +177,7 @@ export const versioningChecks: readonly Check[] = [
     requirements: ['VER-003'],
     async run(context) {
       if (dualStack(context)) {
-        context.skip('VER-003', 'not-applicable', `the endpoint also declares 0.3, which an absent ${HEADERS.version} selects`);
+        await absentSelects03(context);
         return;
       }
       const cases: [string, RpcExchange][] = [

@@ -379,7 +379,7 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "id": "VER-003",
     "section": "3.6.2",
     "level": "MUST",
-    "text": "A request without an A2A-Version header, or with an empty one, is taken as version 0.3, so an interface that declares only 1.0 refuses it with VersionNotSupportedError (-32009 / 400 VERSION_NOT_SUPPORTED); serving it as 1.0 is reported as a warning.",
+    "text": "A request without an A2A-Version header, or with an empty one, is taken as version 0.3, so an interface that declares only 1.0 refuses it with VersionNotSupportedError (-32009 / 400 VERSION_NOT_SUPPORTED), and a JSON-RPC endpoint that also declares 0.3 answers it in 0.3; serving it as 1.0 is reported as a warning.",
     "bindings": [
       "JSONRPC",
       "HTTP+JSON"

@@ -29,9 +29,9 @@ export interface HubConfig {
    */
   trustProxy?: boolean;
   /**
-   * Read a request without A2A-Version as A2A 0.3, as spec §3.6.2 says: JSON-RPC serves it in 0.3, HTTP+JSON (1.0 only) refuses it with VersionNotSupported. False serves it as 1.0, unless its method is a 0.3 name (message/send).
+   * The A2A version of a request without A2A-Version. "0.3" is spec §3.6.2: JSON-RPC serves it in 0.3 (a 1.0-shaped request under a 1.0 method name is still served as 1.0, docs/spec-policy.md 5.1), HTTP+JSON (1.0 only) refuses it with VersionNotSupported. "1.0" serves it as 1.0 for clients that omit the header, unless its method is a 0.3 name (message/send).
    */
-  strictVersion?: boolean;
+  absentVersion?: "0.3" | "1.0";
   /**
    * Largest request body accepted; raw file parts are base64, so allow for that.
    */

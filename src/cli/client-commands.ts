@@ -1,5 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Command } from 'commander';
+import { PROTOCOL_VERSION as VERSION_03 } from '../../generated/a2a/0.3/protocol.js';
+import type { AgentCard as V03AgentCard } from '../../generated/a2a/0.3/types.js';
+import { PROTOCOL_VERSION } from '../../generated/a2a/1.0/protocol.js';
 import { isFailureState } from '../../generated/a2a/1.0/task-states.js';
 import type { AgentCard, Message, SendMessageRequest, Task, TaskState } from '../../generated/a2a/1.0/types.js';
 import {
@@ -16,7 +19,9 @@ import {
 import { isFinalState } from '../client/task-stream.js';
 import { UrlPolicyError } from '../net/destination-policy.js';
 import { A2AError, type ErrorName } from '../protocol/a2a-error.js';
-import { A2A_1_0 } from '../protocol/a2a-schema.js';
+import { A2A_0_3, A2A_1_0 } from '../protocol/a2a-schema.js';
+import { isCard03 } from '../protocol/card-location.js';
+import { agentCardFrom03 } from '../protocol/v03/agent-cards.js';
 import { checkValue } from '../protocol/validation.js';
 import { pushConfigOf, type PushFlags } from './push-flags.js';
 
@@ -142,14 +147,19 @@ async function card(url: string, flags: CardFlags): Promise<number> {
   if (binding === null) return USAGE;
   try {
     const fetched = await fetchAgentCard(url, connectOptions(flags));
-    const verdict = checkValue(A2A_1_0, 'AgentCard', fetched.card, { flavour: 'exact', fieldPrefix: 'card' });
+    // A 0.3 card is judged as 0.3 and listed through its 1.0 reading, as the client would use it.
+    const legacy = isCard03(fetched.card);
+    const verdict = legacy
+      ? checkValue(A2A_0_3, 'AgentCard', fetched.card, { flavour: 'exact', fieldPrefix: 'card' })
+      : checkValue(A2A_1_0, 'AgentCard', fetched.card, { flavour: 'exact', fieldPrefix: 'card' });
     if (flags.interfaces !== true) process.stdout.write(`${JSON.stringify(fetched.card, null, 2)}\n`);
     if (!verdict.ok) {
-      process.stderr.write(`the card at ${fetched.cardUrl} does not conform to A2A 1.0:\n`);
+      process.stderr.write(`the card at ${fetched.cardUrl} does not conform to A2A ${legacy ? VERSION_03 : PROTOCOL_VERSION}:\n`);
       for (const violation of verdict.violations) process.stderr.write(`  ${violation.field}: ${violation.description}\n`);
       return 1;
     }
-    return usableInterface(verdict.value, binding, flags.interfaces === true);
+    const read = legacy ? agentCardFrom03(verdict.value as V03AgentCard) : (verdict.value as AgentCard);
+    return usableInterface(read, binding, flags.interfaces === true);
   } catch (error) {
     return failure('card', error, flags);
   }
@@ -216,7 +226,7 @@ function usableInterface(card: AgentCard, binding: ClientBindingName | undefined
   if (selected !== undefined || binding === undefined) return 0;
   const declared = card.supportedInterfaces.map((entry) => `${entry.protocolBinding} ${entry.protocolVersion}`).join(', ');
   process.stderr.write(
-    `a2a-hub card: the card declares no ${binding} interface for protocol version 1.x (it declares ${declared}); send cannot use it\n`,
+    `a2a-hub card: the card declares no ${binding} interface for protocol version 1.x${binding === 'JSONRPC' ? ` or ${VERSION_03}` : ''} (it declares ${declared}); send cannot use it\n`,
   );
   return 1;
 }

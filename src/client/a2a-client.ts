@@ -1,4 +1,6 @@
+import { isThisProtocolVersion as is03, PROTOCOL_VERSION as VERSION_03 } from '../../generated/a2a/0.3/protocol.js';
 import type { MethodName, MethodTypes } from '../../generated/a2a/1.0/methods.js';
+import { PROTOCOL_VERSION } from '../../generated/a2a/1.0/protocol.js';
 import type {
   AgentCard,
   CancelTaskRequest,
@@ -28,6 +30,7 @@ import {
   type CreatedPushConfig,
   type PushSendOptions,
 } from './push-configs.js';
+import { JSONRPC_0_3 } from './jsonrpc-03.js';
 import { JsonRpcBinding } from './jsonrpc-binding.js';
 import { RestBinding } from './rest-binding.js';
 import { DEFAULT_RETRY_BASE_MS, type RequestOptions } from './request-options.js';
@@ -101,6 +104,11 @@ export class A2AClient {
   readonly endpoint: string;
   /** The binding the client speaks to it (`JSONRPC`, `HTTP+JSON`). */
   readonly protocolBinding: string;
+  /**
+   * The protocol version spoken on the wire: `1.0`, or `0.3` for an agent that offers no 1.x
+   * interface the client speaks. Whichever it is, every method takes and returns 1.0 shapes.
+   */
+  readonly protocolVersion: string;
   private readonly binding: ClientBinding;
   private readonly options: ConnectOptions;
 
@@ -110,6 +118,7 @@ export class A2AClient {
     this.cardUrl = cardUrl;
     this.endpoint = binding.endpoint;
     this.protocolBinding = binding.protocolBinding;
+    this.protocolVersion = binding.protocolVersion ?? PROTOCOL_VERSION;
     this.binding = binding;
     this.options = options;
   }
@@ -262,9 +271,10 @@ export class A2AClient {
 }
 
 function bindingFor({ selected }: ResolvedCard, options: ConnectOptions, transport: HttpTransport): ClientBinding {
-  // resolveCard only selects interfaces of CLIENT_BINDINGS.
+  // resolveCard only selects interfaces of CLIENT_BINDINGS, and of 0.3 only JSON-RPC ones.
   if (selected.protocolBinding === 'HTTP+JSON') return new RestBinding(selected.url, selected.tenant, options, transport);
-  return new JsonRpcBinding(selected.url, options, transport, selected.tenant);
+  const version = is03(selected.protocolVersion) ? { protocolVersion: VERSION_03, dialect: JSONRPC_0_3 } : undefined;
+  return new JsonRpcBinding(selected.url, options, transport, selected.tenant, version);
 }
 
 function resumeAttempts(option: ResumeOption | undefined): number {

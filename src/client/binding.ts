@@ -37,6 +37,8 @@ export interface ClientBinding {
   readonly endpoint: string;
   /** The binding as AgentInterface.protocolBinding names it (`JSONRPC`, `HTTP+JSON`, or a custom binding's own name). */
   readonly protocolBinding: string;
+  /** The protocol version it speaks on the wire (AgentInterface.protocolVersion); 1.0 when absent. Its callers see 1.0 either way. */
+  readonly protocolVersion?: string;
   /** One request, one answer: the validated result of `method`. */
   call<M extends MethodName>(method: M, params: MethodTypes[M]['params'], options?: BindingCallOptions): Promise<MethodTypes[M]['result']>;
   /** The validated frames of a streaming method, in order; the connection closes when the consumer stops pulling. */

@@ -1,7 +1,21 @@
+import { isThisProtocolVersion as is03, PROTOCOL_VERSION as VERSION_03 } from '../../generated/a2a/0.3/protocol.js';
 import { MEDIA_TYPES, PROTOCOL_VERSION } from '../../generated/a2a/1.0/protocol.js';
 import type { AgentCard, AgentInterface } from '../../generated/a2a/1.0/types.js';
 import { a2aError } from '../protocol/a2a-error.js';
-import { belongsTo, cardCandidates, looksLikeCard, noCardFound, notTheAgentAsked, type CardMiss } from '../protocol/card-location.js';
+import { A2A_0_3 } from '../protocol/a2a-schema.js';
+import {
+  belongsTo,
+  cardCandidates,
+  isCard03,
+  looksLikeCard,
+  noCardFound,
+  notTheAgentAsked,
+  type CardMiss,
+} from '../protocol/card-location.js';
+import { projectToSchema } from '../protocol/project.js';
+import { agentCardFrom03 } from '../protocol/v03/agent-cards.js';
+import { UntranslatableError } from '../protocol/v03/untranslatable.js';
+import { checkValue } from '../protocol/validation.js';
 import { errorInfoMetadata, registeredErrorOf } from '../protocol/error-info.js';
 import { describeError } from '../support/describe-error.js';
 import { conforming } from './answer-validation.js';
@@ -63,8 +77,7 @@ export async function resolveCard(
   choice: InterfaceChoice = {},
 ): Promise<ResolvedCard> {
   const { cardUrl, card } = await readCard(url, options, transport);
-  // Members 1.0 removed (stateTransitionHistory) or a vendor added are ignored, then dropped.
-  const known = conforming('AgentCard', card, 'card', `the agent card at ${cardUrl}`);
+  const known = acceptedCard(card, cardUrl);
   const selected = pickInterface(known, choice);
   if (selected === undefined) throw noUsableInterface(cardUrl, known, choice);
   // A card from anywhere must not aim the client at the metadata service or the local network.
@@ -72,11 +85,47 @@ export async function resolveCard(
   return { cardUrl, card: known, selected };
 }
 
+/**
+ * A card as the client holds it, exact 1.0: a 1.0 card (a dual-stack one included) with the
+ * members 1.0 removed (stateTransitionHistory) or a vendor added ignored, then dropped; a 0.3
+ * card (no `supportedInterfaces`) checked as 0.3 and translated, its interfaces declaring 0.3.
+ */
+function acceptedCard(card: unknown, cardUrl: string): AgentCard {
+  if (!isCard03(card)) return conforming('AgentCard', card, 'card', `the agent card at ${cardUrl}`);
+  const verdict = checkValue(A2A_0_3, 'AgentCard', card, { flavour: 'input', fieldPrefix: 'card' });
+  if (!verdict.ok) {
+    const summary = verdict.violations.map((violation) => `${violation.field}: ${violation.description}`).join('; ');
+    throw a2aError('InvalidAgentResponseError', `the A2A ${VERSION_03} agent card at ${cardUrl} does not conform: ${summary}`, {
+      violations: verdict.violations,
+    });
+  }
+  try {
+    return conforming(
+      'AgentCard',
+      agentCardFrom03(projectToSchema(A2A_0_3.document, 'AgentCard', verdict.value)),
+      'card',
+      `the agent card at ${cardUrl}`,
+    );
+  } catch (error) {
+    if (!(error instanceof UntranslatableError)) throw error;
+    throw a2aError('InvalidAgentResponseError', `the A2A ${VERSION_03} agent card at ${cardUrl} cannot be read as 1.0: ${error.message}`);
+  }
+}
+
 const PROTOCOL_MAJOR = PROTOCOL_VERSION.split('.')[0] ?? '';
 
 /** Whether an interface is for a Major.Minor version of our major (1.x: minor versions stay compatible). */
 function speaksOurVersion(entry: AgentInterface): boolean {
   return /^\d+\.\d+$/.test(entry.protocolVersion) && entry.protocolVersion.split('.')[0] === PROTOCOL_MAJOR;
+}
+
+/** The bindings the client speaks to an interface of A2A 0.3 (its HTTP+JSON, on `/v1` routes, it does not). */
+const BINDINGS_03: readonly string[] = ['JSONRPC'];
+
+/** Whether the client speaks an interface: a 1.x one of its bindings, or a 0.3 one it has a dialect for. */
+function isUsable(entry: AgentInterface): boolean {
+  if (!isClientBinding(entry.protocolBinding)) return false;
+  return speaksOurVersion(entry) || (is03(entry.protocolVersion) && BINDINGS_03.includes(entry.protocolBinding));
 }
 
 /** Which interface of a card the client takes (ConnectOptions). */
@@ -90,10 +139,23 @@ export interface InterfaceChoice {
 /**
  * The interface the client calls: the first 1.x interface in the card's order (spec §8.3.1:
  * the agent lists its preferred one first) whose binding the client speaks, after those of
- * `preferredBindings`; with `binding`, that binding's first 1.x interface or none.
+ * `preferredBindings`; with `binding`, that binding's first 1.x interface. Only when the card
+ * has no such 1.x interface, the same choice among its 0.3 interfaces (JSON-RPC, spoken through
+ * jsonrpc-03.ts), so a dual-stack agent is always spoken to in 1.0.
  */
 export function pickInterface(card: AgentCard, choice: InterfaceChoice = {}): AgentInterface | undefined {
-  const usable = card.supportedInterfaces.filter((entry) => isClientBinding(entry.protocolBinding) && speaksOurVersion(entry));
+  const usable = card.supportedInterfaces.filter(isUsable);
+  const current = usable.filter(speaksOurVersion);
+  return (
+    pickAmong(current, choice) ??
+    pickAmong(
+      usable.filter((entry) => !speaksOurVersion(entry)),
+      choice,
+    )
+  );
+}
+
+function pickAmong(usable: readonly AgentInterface[], choice: InterfaceChoice): AgentInterface | undefined {
   const order = choice.binding === undefined ? [...(choice.preferredBindings ?? []), ...CLIENT_BINDINGS] : [choice.binding];
   const ranked = usable
     .map((entry, position) => ({ entry, rank: order.indexOf(entry.protocolBinding as ClientBindingName), position }))
@@ -116,10 +178,13 @@ export function pickJsonRpcInterface(card: AgentCard): AgentInterface | undefine
 
 function noUsableInterface(cardUrl: string, card: AgentCard, choice: InterfaceChoice): Error {
   const declared = card.supportedInterfaces.map((entry) => `${entry.protocolBinding} ${entry.protocolVersion}`).join(', ');
-  const wanted = choice.binding ?? CLIENT_BINDINGS.join(' or ');
+  const versions =
+    choice.binding === undefined
+      ? `${CLIENT_BINDINGS.join(' or ')} interface for protocol version 1.x, nor a ${BINDINGS_03.join(' or ')} one for ${VERSION_03}`
+      : `${choice.binding} interface for protocol version 1.x${BINDINGS_03.includes(choice.binding) ? ` or ${VERSION_03}` : ''}`;
   return a2aError(
     'InvalidAgentResponseError',
-    `the agent card at ${cardUrl} declares no ${wanted} interface for protocol version 1.x; it declares ${declared === '' ? 'no interface' : declared}`,
+    `the agent card at ${cardUrl} declares no ${versions}; it declares ${declared === '' ? 'no interface' : declared}`,
   );
 }
 

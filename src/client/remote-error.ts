@@ -1,6 +1,6 @@
 import { ERRORS, type ErrorName } from '../../generated/a2a/1.0/errors.js';
 import type { FieldViolation } from '../../generated/a2a/1.0/types.js';
-import { a2aError, type A2AError } from '../protocol/a2a-error.js';
+import { a2aError, type A2AError, type A2AErrorOptions } from '../protocol/a2a-error.js';
 import { errorInfoMetadata } from '../protocol/error-info.js';
 import { isRecord } from '../support/records.js';
 
@@ -18,7 +18,11 @@ export const UNAUTHENTICATED_STATUS = ERRORS.UnauthenticatedError.httpStatus;
  * registry entry names is InternalError, its message followed by `unnamed` (what the agent sent instead).
  */
 export function remoteError(name: ErrorName | undefined, message: string, details: unknown, unnamed: string): A2AError {
-  const options = { metadata: errorInfoMetadata(details), violations: fieldViolationsOf(details) };
+  return namedRemoteError(name, message, { metadata: errorInfoMetadata(details), violations: fieldViolationsOf(details) }, unnamed);
+}
+
+/** As remoteError, for an error whose metadata and violations were read already (a 0.3 error's free-form `data`). */
+export function namedRemoteError(name: ErrorName | undefined, message: string, options: A2AErrorOptions, unnamed: string): A2AError {
   if (name === undefined) return a2aError('InternalError', `${message} (${unnamed})`, options);
   return a2aError(name, message, options);
 }

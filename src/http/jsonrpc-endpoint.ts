@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import { METHODS as METHODS_03, type MethodName as Method03 } from '../../generated/a2a/0.3/methods.js';
 import { isThisProtocolVersion as is03, PROTOCOL_VERSION as VERSION_03 } from '../../generated/a2a/0.3/protocol.js';
-import type { MethodName } from '../../generated/a2a/1.0/methods.js';
+import { isMethodName, type MethodName } from '../../generated/a2a/1.0/methods.js';
 import { HEADERS, MEDIA_TYPES, PROTOCOL_VERSION } from '../../generated/a2a/1.0/protocol.js';
 import type { StreamResponse } from '../../generated/a2a/1.0/types.js';
 import { isA2AError, type A2AError } from '../protocol/a2a-error.js';
@@ -17,7 +17,7 @@ import {
 import { jsonRpcErrorTo03 } from '../protocol/v03/errors.js';
 import type { ServedVersion } from '../protocol/versions.js';
 import { isSlashMethodName, resolve03Call, run03Call } from '../server/v03-calls.js';
-import type { InboundAgent, UnavailableAgent } from '../server/hosted-agent.js';
+import { jsonRpcVersionsOf, type InboundAgent, type UnavailableAgent } from '../server/hosted-agent.js';
 import {
   admit,
   callContextOf,
@@ -57,7 +57,8 @@ export async function serveJsonRpc(ctx: Context, agent: InboundAgent, options: A
     id = envelope.id;
     if (!envelope.ok) throw envelope.error;
     notification = envelope.value.notification;
-    version = negotiateServiceParameters(ctx, agent, options, { served: SERVED, legacyRequest: isSlashMethodName(envelope.value.method) });
+    const request = envelope.value;
+    version = negotiateServiceParameters(ctx, agent, options, { served: jsonRpcVersionsOf(agent), implied: () => impliedVersion(request) });
     if (version === VERSION_03) {
       ctx.set(HEADERS.version, VERSION_03);
       method = envelope.value.method;
@@ -104,8 +105,25 @@ export async function serveJsonRpc(ctx: Context, agent: InboundAgent, options: A
   }
 }
 
-/** JSON-RPC serves both versions on one endpoint, chosen per request. */
-const SERVED: readonly ServedVersion[] = [PROTOCOL_VERSION, VERSION_03];
+/**
+ * The version a request without A2A-Version shows by itself (docs/spec-policy.md 5.1): a 0.3
+ * method name is 0.3. A 1.0 method name is also a 0.3 alias (seed 004), so its params decide:
+ * those only one version accepts are that version's; when both refuse them, the version that
+ * finds fewer violations is the one the caller meant, so its error is the one that helps.
+ * Params both accept (GetTask's `{id}`) show nothing, and the hub's absent-version policy rules.
+ */
+function impliedVersion(envelope: Envelope): ServedVersion | undefined {
+  if (isSlashMethodName(envelope.method)) return VERSION_03;
+  if (!isMethodName(envelope.method)) return undefined;
+  const as10 = resolveCall(envelope);
+  const as03 = resolve03Call(envelope.method, envelope.params, PARAMS_MEMBER);
+  if (as10.ok === as03.ok) {
+    if (as10.ok || as03.ok) return undefined;
+    const [violations10, violations03] = [as10.error.violations.length, as03.error.violations.length];
+    return violations10 === violations03 ? undefined : violations10 < violations03 ? PROTOCOL_VERSION : VERSION_03;
+  }
+  return as10.ok ? PROTOCOL_VERSION : VERSION_03;
+}
 
 /**
  * A request made in 0.3 (src/server/v03-calls.ts): its method and params checked as 0.3, the
@@ -142,7 +160,10 @@ async function serve03(
     result.frames,
     METHOD_OF_STREAM[call.method] ?? 'SendStreamingMessage',
     {
-      frame: (frame: StreamResponse) => JSON.stringify(successResponse(requestId, result.frame(frame))),
+      frame: (frame: StreamResponse) => {
+        const translated = result.frame(frame);
+        return translated === undefined ? undefined : JSON.stringify(successResponse(requestId, translated));
+      },
       error: (error: A2AError) => JSON.stringify({ jsonrpc: '2.0', id: requestId, error: jsonRpcErrorTo03(error) }),
     },
     observation,

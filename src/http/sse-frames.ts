@@ -8,7 +8,8 @@ const MAX_BACKLOG = 1000;
 
 /** How a binding writes a stream: frames and the error that ends a stream early. */
 export interface SseRendering {
-  frame(frame: StreamResponse): string;
+  /** The data of a frame's event; undefined sends no event for it (a frame the binding's version has no place for). */
+  frame(frame: StreamResponse): string | undefined;
   error(error: A2AError): string;
   /** The SSE event type of the error (`error` on HTTP+JSON); the default type when undefined. */
   readonly errorEvent?: string;
@@ -52,7 +53,9 @@ export function pipeFramesToSse(frames: FrameQueue, sse: SseStream, rendering: S
         cutOff();
         return;
       }
-      backlog.push({ data: rendering.frame(frame), id: eventId });
+      const data = rendering.frame(frame);
+      if (data === undefined) return;
+      backlog.push({ data, id: eventId });
       taskId ??= taskIdOf(frame);
       void pump();
     },

@@ -1,6 +1,7 @@
 import { PROTOCOL_VERSION } from '../../generated/a2a/1.0/protocol.js';
 import type { Capability } from '../../generated/a2a/1.0/methods.js';
 import type { AgentCard, AgentProvider, AgentSkill } from '../../generated/a2a/1.0/types.js';
+import { jsonRpcVersionsOf } from '../server/hosted-agent.js';
 
 export interface CardSource {
   readonly name: string;
@@ -41,14 +42,21 @@ export function capabilitiesOf(instance: { readonly pushNotifications?: boolean 
  * binding it always had. An instance that serves named tenants only refuses a request under
  * none, so each binding is listed once per tenant with `tenant` set (AgentInterface.tenant: a
  * client sends the tenant of the interface it picked); without them every client would be refused.
+ * The JSON-RPC endpoint also serves A2A 0.3, chosen per request, so it is listed a second time
+ * with that version, last, where 1.0 clients skip it and the 0.3 card finds it
+ * (docs/spec-policy.md 5.1). 0.3 has no tenants, so an instance that needs one serves 1.0 only.
  */
 function interfacesOf(source: CardSource, baseUrl: string): AgentCard['supportedInterfaces'] {
+  const jsonRpcUrl = `${baseUrl}${source.jsonRpcPath}`;
   const bindings = [
-    { url: `${baseUrl}${source.jsonRpcPath}`, protocolBinding: 'JSONRPC', protocolVersion: PROTOCOL_VERSION },
+    { url: jsonRpcUrl, protocolBinding: 'JSONRPC', protocolVersion: PROTOCOL_VERSION },
     { url: `${baseUrl}${source.restPath}`, protocolBinding: 'HTTP+JSON', protocolVersion: PROTOCOL_VERSION },
   ];
-  if (source.tenants === undefined) return bindings;
-  return source.tenants.flatMap((tenant) => bindings.map((entry) => ({ ...entry, tenant })));
+  if (source.tenants !== undefined) return source.tenants.flatMap((tenant) => bindings.map((entry) => ({ ...entry, tenant })));
+  const legacy = jsonRpcVersionsOf(source)
+    .filter((version) => version !== PROTOCOL_VERSION)
+    .map((protocolVersion) => ({ url: jsonRpcUrl, protocolBinding: 'JSONRPC', protocolVersion }));
+  return [...bindings, ...legacy];
 }
 
 export function buildAgentCard(source: CardSource, baseUrl: string): AgentCard {

@@ -55,13 +55,29 @@ export function looksLikeCard(json: unknown): json is Record<string, unknown> {
   return isRecord(json) && ('supportedInterfaces' in json || 'name' in json);
 }
 
+/**
+ * Whether a card is an A2A 0.3 one: no `supportedInterfaces`, and 0.3's main `url` instead (digest
+ * §14.2). A dual-stack card has both and is read as 1.0.
+ */
+export function isCard03(card: unknown): card is Record<string, unknown> {
+  return isRecord(card) && !('supportedInterfaces' in card) && typeof card['url'] === 'string';
+}
+
+/** The interface URLs a card declares: 1.0's `supportedInterfaces`, or 0.3's `url` and `additionalInterfaces`. */
+function interfaceUrlsOf(card: Record<string, unknown>): string[] {
+  const entries = isCard03(card) ? [{ url: card['url'] }, ...asArray(card['additionalInterfaces'])] : asArray(card['supportedInterfaces']);
+  return entries.flatMap((entry: unknown) => (isRecord(entry) && typeof entry['url'] === 'string' ? [entry['url']] : []));
+}
+
+function asArray(value: unknown): unknown[] {
+  return Array.isArray(value) ? (value as unknown[]) : [];
+}
+
 /** Whether a card read from `candidate` is the card of `asked` (see `cardCandidates`). */
 export function belongsTo(asked: URL, candidate: CardCandidate, card: Record<string, unknown>): boolean {
   if (candidate.source !== 'well-known' || isOrigin(asked)) return true;
-  const interfaces = card['supportedInterfaces'];
-  if (!Array.isArray(interfaces)) return false;
   const target = comparable(asked.href);
-  return interfaces.some((entry: unknown) => isRecord(entry) && typeof entry['url'] === 'string' && comparable(entry['url']) === target);
+  return interfaceUrlsOf(card).some((url) => comparable(url) === target);
 }
 
 /** The refusal when the only card found describes another agent of the same origin. */

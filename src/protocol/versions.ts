@@ -7,11 +7,11 @@ export type ServedVersion = typeof PROTOCOL_VERSION | typeof VERSION_03;
 
 export interface VersionPolicy {
   /**
-   * Spec §3.6.2 reads an absent A2A-Version as 0.3. `strict` applies that literally; otherwise
-   * (the default, for the many 1.0 clients that omit the header) an absent version is 1.0,
-   * unless the request itself is 0.3 (a 0.3 method name such as message/send).
+   * The version of a request without A2A-Version that does not show its own (see
+   * VersionRequest.implied). Spec §3.6.2 says 0.3, the default; `1.0` serves 1.0 clients that
+   * omit the header.
    */
-  readonly strict: boolean;
+  readonly absent: ServedVersion;
 }
 
 export interface VersionRequest {
@@ -19,8 +19,12 @@ export interface VersionRequest {
   readonly requested: string | undefined;
   /** The versions this binding serves: JSON-RPC both, HTTP+JSON 1.0 only (for now). */
   readonly served: readonly ServedVersion[];
-  /** True when the request is unmistakably 0.3 whatever its header says (a slash method name). */
-  readonly legacyRequest?: boolean;
+  /**
+   * The version a request without A2A-Version shows by itself, if it shows one: 0.3 for a
+   * 0.3 method name (message/send), 1.0 for a 1.0 method whose params only 1.0 accepts.
+   * Asked only when no version was sent.
+   */
+  readonly implied?: () => ServedVersion | undefined;
 }
 
 /**
@@ -34,10 +38,12 @@ export function negotiateVersion(
   const value = request.requested?.trim() ?? '';
   const supported = request.served.join(' and ');
   if (value === '') {
-    const version: ServedVersion = policy.strict || request.legacyRequest === true ? VERSION_03 : PROTOCOL_VERSION;
+    const version: ServedVersion = request.implied?.() ?? policy.absent;
     if (request.served.includes(version)) return { ok: true, version };
     return refuse(
-      `no A2A-Version was sent, which means ${VERSION_03} (spec §3.6.2); this endpoint serves ${supported}: send A2A-Version: ${PROTOCOL_VERSION}`,
+      version === VERSION_03
+        ? `no A2A-Version was sent, which means ${VERSION_03} (spec §3.6.2); this endpoint serves ${supported}: send A2A-Version: ${PROTOCOL_VERSION}`
+        : `no A2A-Version was sent, which this hub reads as ${version}; this endpoint serves ${supported}`,
       '',
       supported,
     );

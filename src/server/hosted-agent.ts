@@ -1,6 +1,9 @@
+import { PROTOCOL_VERSION as VERSION_03 } from '../../generated/a2a/0.3/protocol.js';
 import type { Capability } from '../../generated/a2a/1.0/methods.js';
+import { PROTOCOL_VERSION } from '../../generated/a2a/1.0/protocol.js';
 import type { AgentCard } from '../../generated/a2a/1.0/types.js';
 import { CARD_PATH_SUFFIX } from '../protocol/card-location.js';
+import type { ServedVersion } from '../protocol/versions.js';
 import type { RuntimeInstance } from '../tasks/task-runtime.js';
 
 /** An agent as the request handler sees it: what it runs, and what its card promises. */
@@ -59,3 +62,15 @@ export interface AgentDirectory {
 export function cardPathOf(endpointPath: string): string {
   return `${endpointPath}${CARD_PATH_SUFFIX}`;
 }
+
+/**
+ * The versions an agent's JSON-RPC endpoint serves, chosen per request: 1.0 and 0.3. 0.3 has no
+ * tenants, so an agent that serves named tenants only, and refuses a request under none, serves
+ * 1.0 alone; its card lists no 0.3 interface.
+ */
+export function jsonRpcVersionsOf(agent: { readonly tenants?: readonly string[] }): readonly ServedVersion[] {
+  return agent.tenants === undefined ? BOTH_VERSIONS : ONLY_CURRENT;
+}
+
+const BOTH_VERSIONS: readonly ServedVersion[] = [PROTOCOL_VERSION, VERSION_03];
+const ONLY_CURRENT: readonly ServedVersion[] = [PROTOCOL_VERSION];

@@ -31,6 +31,7 @@ export type Result03 =
   | {
       readonly kind: 'stream';
       readonly frames: Extract<CallResult, { kind: 'stream' }>['frames'];
+      /** A frame in 0.3; undefined for one sent after the final status event, which ends a 0.3 stream. */
       readonly frame: (frame: StreamResponse) => unknown;
       readonly headers?: CallResult['headers'];
     };
@@ -144,8 +145,7 @@ const RUNS: { readonly [M in Method03]: Run<M> } = {
   }),
   'tasks/pushNotificationConfig/delete': async (params, running) =>
     result(await call(running, 'DeleteTaskPushNotificationConfig', params03.deletePushConfigParamsFrom03(params)), () => null),
-  'agent/getAuthenticatedExtendedCard': async (_params, running) =>
-    result(await call(running, 'GetExtendedAgentCard', {}), (card) => agentCardTo03(servedIn03(card))),
+  'agent/getAuthenticatedExtendedCard': async (_params, running) => result(await call(running, 'GetExtendedAgentCard', {}), agentCardTo03),
 };
 
 /** 0.3 lists every config of a task at once; 1.0 pages, so every page is read. */
@@ -196,21 +196,18 @@ function result(answer: CallResult, translate: (value: never) => unknown): Resul
 
 function stream(answer: CallResult): Result03 {
   if (answer.kind !== 'stream') return { kind: 'result', result: answer.result };
+  // A 0.3 client reads `final: true` as the end of the stream: the Task snapshot a 1.0 stream
+  // closes with after its terminal status event has no place in 0.3 (docs/spec-policy.md 10.3).
+  let ended = false;
   return {
     kind: 'stream',
     frames: answer.frames,
-    frame: streamResponseTo03,
+    frame: (frame) => {
+      if (ended) return undefined;
+      const translated = streamResponseTo03(frame);
+      ended = translated.kind === 'status-update' && translated.final;
+      return translated;
+    },
     ...(answer.headers === undefined ? {} : { headers: answer.headers }),
   };
-}
-
-/**
- * The hub serves 0.3 on the same JSON-RPC endpoints as 1.0, so the 0.3 view of its card is the
- * card with its JSON-RPC interfaces taken as 0.3 ones (HTTP+JSON serves 1.0 only so far).
- */
-export function servedIn03<C extends { supportedInterfaces: { protocolBinding: string; protocolVersion: string }[] }>(card: C): C {
-  const interfaces = card.supportedInterfaces
-    .filter((entry) => entry.protocolBinding === 'JSONRPC')
-    .map((entry) => ({ ...entry, protocolVersion: '0.3' }));
-  return { ...card, supportedInterfaces: interfaces };
 }

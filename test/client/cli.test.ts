@@ -140,7 +140,10 @@ describe('a2a-hub card / send talk to the agent of the URL given', () => {
     const card = await runCli(['card', reverser]);
     expect(card.stderr).toBe('');
     expect(card.code).toBe(0);
-    expect(JSON.parse(card.stdout)).toMatchObject({ name: 'reverser', supportedInterfaces: [{ url: reverser }, { url: reverser }] });
+    expect(JSON.parse(card.stdout)).toMatchObject({
+      name: 'reverser',
+      supportedInterfaces: [{ url: reverser }, { url: reverser }, { url: reverser }],
+    });
     const sent = await runCli(['send', reverser, 'hello']);
     expect(sent.code).toBe(0);
     const taskId = /^task: (\S+)$/m.exec(sent.stdout)?.[1] ?? '';
@@ -258,7 +261,7 @@ describe('a2a-hub card / send with a choice of bindings', () => {
       const undeclared = await runCli(['send', restOnly.url, 'hello', '--binding', 'jsonrpc']);
       expect(undeclared.code).toBe(1);
       expect(undeclared.stderr.trim().split('\n')).toHaveLength(1);
-      expect(undeclared.stderr).toMatch(/declares no JSONRPC interface for protocol version 1\.x; it declares HTTP\+JSON 1\.0/);
+      expect(undeclared.stderr).toMatch(/declares no JSONRPC interface for protocol version 1\.x or 0\.3; it declares HTTP\+JSON 1\.0/);
       const card = await runCli(['card', restOnly.url, '--binding', 'jsonrpc']);
       expect(card.code).toBe(1);
       expect(card.stderr).toMatch(/declares no JSONRPC interface .*it declares HTTP\+JSON 1\.0/);

@@ -424,7 +424,7 @@ describe('choosing the interface', () => {
       const error = await A2AClient.connect(fake.url).catch((caught: unknown) => caught);
       expect((error as A2AError).name).toBe('InvalidAgentResponseError');
       expect((error as A2AError).message).toMatch(
-        /declares no JSONRPC or HTTP\+JSON interface for protocol version 1\.x; it declares GRPC 1\.0, HTTP\+JSON 0\.3/,
+        /declares no JSONRPC or HTTP\+JSON interface for protocol version 1\.x, nor a JSONRPC one for 0\.3; it declares GRPC 1\.0, HTTP\+JSON 0\.3/,
       );
       const restOnly = await fakeRestAgent((_call, res) => replyRest(res, task));
       try {

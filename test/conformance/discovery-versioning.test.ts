@@ -24,8 +24,6 @@ const ids = [...new Set(checks.flatMap((check) => check.requirements))].sort();
 /** What the hub is expected to get, and why anything is not PASS. */
 const HUB_EXPECTED: Record<string, 'PASS' | 'WARN' | 'SKIP'> = Object.fromEntries(ids.map((id) => [id, 'PASS']));
 Object.assign(HUB_EXPECTED, {
-  // Documented hub policy: a request without A2A-Version is served as 1.0 (versions.ts, lenient by default).
-  'VER-003': 'WARN',
   // Absent features: the card is unsigned, declares no required extension, no tenant, one interface, no security.
   'CARD-009': 'SKIP',
   'CARD-010': 'SKIP',
@@ -59,9 +57,20 @@ describe('discovery, versioning and security checks against the hub', () => {
     const detail = verdicts(report, ids);
     // A mismatch shows the finding behind it.
     expect(Object.fromEntries(ids.map((id) => [id, got[id] === HUB_EXPECTED[id] ? got[id] : detail[id]]))).toEqual(HUB_EXPECTED);
-    const lenient = report.results.find((result) => result.id === 'VER-003')?.findings.find((finding) => finding.verdict === 'WARN');
-    expect(lenient?.message).toMatch(/lenient/);
-    expect(lenient?.curl).toMatch(/^curl /);
+    const absent = report.results.find((result) => result.id === 'VER-003')?.findings.map((finding) => finding.message);
+    expect(absent).toEqual([expect.stringMatching(/answered in 0\.3/)]);
+  });
+
+  it('warns on VER-003 when the hub serves a request without A2A-Version as 1.0 (absentVersion "1.0")', async () => {
+    const lenient = await startTestHub({ absentVersion: '1.0' });
+    try {
+      const report = await runChecks(lenient.url, versioningChecks);
+      const warned = report.results.find((result) => result.id === 'VER-003')?.findings.find((finding) => finding.verdict === 'WARN');
+      expect(warned?.message).toMatch(/answered in 1\.0/);
+      expect(warned?.curl).toMatch(/^curl /);
+    } finally {
+      await lenient.dispose();
+    }
   });
 
   it('passes the authentication requirements when the hub requires a token', async () => {

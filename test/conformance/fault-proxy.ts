@@ -1194,11 +1194,11 @@ export const FAULTS: readonly Fault[] = [
 
   // --- versioning --------------------------------------------------------------------------
   {
-    id: 'version-header-stripped',
-    description: 'A2A-Version is stripped before forwarding, so 99.0 is served as if absent',
+    id: 'version-header-ignored',
+    description: 'A2A-Version is rewritten to 1.0 before forwarding, so 99.0 is served as 1.0',
     expect: ['VER-002', 'VER-006'],
     onRequest: (request) => {
-      delete request.headers['a2a-version'];
+      if (request.headers['a2a-version'] !== undefined) request.headers['a2a-version'] = '1.0';
       return undefined;
     },
   },

@@ -341,7 +341,7 @@ describe('GET /a2a/api/card', () => {
     const card = await read(base, '/a2a/api/card?id=default', 'AgentCardJson');
     const verdict = checkValue(A2A_1_0, 'AgentCard', card, { flavour: 'exact' });
     expect(verdict.ok ? [] : verdict.violations).toEqual([]);
-    const published = (await http(base, '/a2a/default/agent-card.json')).body;
+    const published = (await http(base, '/a2a/default/agent-card.json', { headers: { 'a2a-version': '1.0' } })).body;
     expect(card).toEqual(published);
   });
 

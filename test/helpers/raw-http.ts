@@ -27,6 +27,17 @@ export async function send(url: string, init: RawInit = {}): Promise<RawResponse
   return result;
 }
 
+/**
+ * `init` with `A2A-Version: 1.0` added unless it names a version itself (header, any case) or
+ * `url` does (query parameter): the HTTP+JSON routes of 1.0 refuse a request without one,
+ * which spec §3.6.2 reads as 0.3.
+ */
+export function as10<T extends { headers?: unknown }>(url: string, init: T): T {
+  const headers = { ...((init.headers ?? {}) as Record<string, string>) };
+  const named = Object.keys(headers).some((name) => name.toLowerCase() === 'a2a-version') || /[?&]A2A-Version=/i.test(url);
+  return named ? init : { ...init, headers: { 'a2a-version': '1.0', ...headers } };
+}
+
 /** POSTs a body as given, with only the headers given (no A2A-Version unless you pass one). */
 export function post(
   url: string,

@@ -68,6 +68,7 @@ describe('@a2a-js/sdk client against the hub (JSON-RPC, A2A 1.0)', () => {
     expect(card.supportedInterfaces).toEqual([
       expect.objectContaining({ url: endpoint, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }),
       expect.objectContaining({ url: endpoint, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' }),
+      expect.objectContaining({ url: endpoint, protocolBinding: 'JSONRPC', protocolVersion: '0.3' }),
     ]);
     const [cardFetch] = wire.exchanges;
     expect(cardFetch?.url).toBe(cardUrl);
@@ -95,7 +96,7 @@ describe('@a2a-js/sdk client against the hub (JSON-RPC, A2A 1.0)', () => {
     const extended = await fromCardUrl.getAgentCard();
     expect(wire.rpcRequests().map((request) => request.method)).toEqual(['GetExtendedAgentCard']);
     expect(extended.name).toBe('a2a-hub echo');
-    expect(extended.supportedInterfaces.map((iface) => iface.url)).toEqual([endpoint, endpoint]);
+    expect(extended.supportedInterfaces.map((iface) => iface.url)).toEqual([endpoint, endpoint, endpoint]);
   });
 
   it('sendMessage (blocking) returns a COMPLETED task whose artifact assembles to the echo', async () => {
@@ -299,8 +300,8 @@ describe('@a2a-js/sdk client against the hub (JSON-RPC, A2A 1.0)', () => {
     expectLifecycle(events, TaskState.TASK_STATE_FAILED);
   });
 
-  it('works unchanged against a hub that enforces A2A-Version (strictVersion)', async () => {
-    const strict = await startTestHub({ strictVersion: true });
+  it('works unchanged against a hub that serves a request without A2A-Version as 1.0 (absentVersion)', async () => {
+    const strict = await startTestHub({ absentVersion: '1.0' });
     try {
       const strictClient = await factory.createFromUrl(strict.url);
       const task = asTask(await strictClient.sendMessage(sendRequest('strict hello')));

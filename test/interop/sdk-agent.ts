@@ -205,7 +205,7 @@ function sdkEchoCard(
 
 export type Outcome = 'completed' | 'input-required' | 'auth-required' | 'failed' | 'rejected' | 'message';
 
-interface Directive {
+export interface Directive {
   outcome: Outcome;
   steps: number;
   stepMs: number;
@@ -249,9 +249,14 @@ const TEXT_OUTCOMES: Readonly<Record<string, Outcome>> = {
 };
 
 function parseDirective(message: Message): Directive {
+  return directiveOf(textOf(message.parts), message.metadata);
+}
+
+/** The directive of a message's text and metadata (shared with the 0.3 agent, ./sdk03-agent.ts). */
+export function directiveOf(text: string, metadata: Readonly<Record<string, unknown>> | undefined): Directive {
   // Two chunks unless asked otherwise (the convention's own default, 3, is the echo preset's).
   const directive: Directive = { outcome: 'completed', steps: 0, stepMs: 100, chunks: 2 };
-  for (const line of textOf(message.parts).split('\n')) {
+  for (const line of text.split('\n')) {
     const match = /^::([a-z-]+)(?:\s+(\d+))?\s*$/.exec(line.trim());
     if (!match?.[1]) continue;
     const outcome = TEXT_OUTCOMES[match[1]];
@@ -259,7 +264,7 @@ function parseDirective(message: Message): Directive {
     else if (match[1] === 'slow') directive.steps = bounded(Number(match[2] ?? 10), 0, 1000);
     else if (match[1] === 'chunks') directive.chunks = bounded(Number(match[2] ?? 3), 1, 100);
   }
-  const meta: unknown = message.metadata?.[DIRECTIVE_KEY];
+  const meta: unknown = metadata?.[DIRECTIVE_KEY];
   if (typeof meta === 'object' && meta !== null) {
     const { outcome, steps, stepMs, chunks } = meta as Record<string, unknown>;
     if (typeof outcome === 'string' && (OUTCOMES as readonly string[]).includes(outcome)) directive.outcome = outcome as Outcome;

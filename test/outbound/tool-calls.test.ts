@@ -5,6 +5,7 @@ import { ToolError, type ToolResult } from '../../src/outbound/tool-registry.js'
 import type { TestHub } from '../helpers/hub.js';
 import { startTestHub } from '../helpers/hub.js';
 import { startSdkAgent, type SdkAgent } from '../interop/sdk-agent.js';
+import { startSdk03Agent, type Sdk03Agent } from '../interop/sdk03-agent.js';
 import { cardUrl, createOutbound, ok, slowTaskUnderway, startLocalHub, until } from './helpers.js';
 
 /**
@@ -18,24 +19,28 @@ let sdk: SdkAgent;
 /** The same agent serving only HTTP+JSON (an Awaken-style REST-only card), streaming and not. */
 let sdkRest: SdkAgent;
 let sdkRestPolled: SdkAgent;
+/** An A2A 0.3 agent (the last 0.3 @a2a-js/sdk), spoken to in 0.3. */
+let sdk03: Sdk03Agent;
 let hub: TestHub;
 
 beforeAll(async () => {
-  [remote, sdk, sdkRest, sdkRestPolled] = await Promise.all([
+  [remote, sdk, sdkRest, sdkRestPolled, sdk03] = await Promise.all([
     startTestHub(),
     startSdkAgent(),
     startSdkAgent({ bindings: ['HTTP+JSON'] }),
     startSdkAgent({ bindings: ['HTTP+JSON'], streaming: false }),
+    startSdk03Agent(),
   ]);
   hub = await startLocalHub();
   await createOutbound(hub.url, 'hub', cardUrl(remote));
   await createOutbound(hub.url, 'sdk', sdk.url);
   await createOutbound(hub.url, 'rest', sdkRest.url);
   await createOutbound(hub.url, 'polled', sdkRestPolled.url, { pollIntervalMs: 50 });
+  await createOutbound(hub.url, 'old', sdk03.url);
 });
 afterAll(async () => {
   await hub.dispose();
-  await Promise.all([remote.dispose(), sdk.close(), sdkRest.close(), sdkRestPolled.close()]);
+  await Promise.all([remote.dispose(), sdk.close(), sdkRest.close(), sdkRestPolled.close(), sdk03.close()]);
 });
 
 /** The ToolError a call rejects with. */
@@ -53,6 +58,7 @@ describe.each([
   { remoteName: '@a2a-js/sdk', tool: 'a2a__sdk__chat', agent: 'sdk-echo', polled: false },
   { remoteName: '@a2a-js/sdk over HTTP+JSON only', tool: 'a2a__rest__chat', agent: 'sdk-echo', polled: false },
   { remoteName: '@a2a-js/sdk over HTTP+JSON only, not streaming (polled)', tool: 'a2a__polled__chat', agent: 'sdk-echo', polled: true },
+  { remoteName: '@a2a-js/sdk 0.3 (A2A 0.3)', tool: 'a2a__old__chat', agent: 'sdk03-echo', polled: false },
 ])('tool calls to an $remoteName agent', ({ tool, agent, polled }) => {
   it('COMPLETED: returns the text of the artifacts', async () => {
     const result = await hub.tools.call(tool, { prompt: 'hello there' });
@@ -184,6 +190,22 @@ describe('tool calls to an a2a-hub agent: what the remote sees', () => {
       message: 'the call of tool a2a__doomed__chat was stopped: outbound connection "doomed" was removed',
     });
     await until(() => remote.store.getTaskInfo(taskId)?.state === 'TASK_STATE_CANCELED', 'the remote task to be CANCELED');
+  });
+});
+
+describe('tool calls to an A2A 0.3 agent: what the remote sees', () => {
+  it('an abort during ::slow cancels the remote task through tasks/cancel', async () => {
+    const controller = new AbortController();
+    const before = sdk03.canceled().length;
+    const call = hub.tools.call(
+      'a2a__old__chat',
+      { prompt: 'slow work\n::slow 100' },
+      { signal: controller.signal, callerId: 'aborter-03' },
+    );
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    controller.abort();
+    expect((await toolError(call)).kind).toBe('aborted');
+    await until(() => sdk03.canceled().length > before, 'the 0.3 agent to be asked to cancel');
   });
 });
 

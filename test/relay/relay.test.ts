@@ -14,6 +14,7 @@ import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { artifactText } from '../helpers/tasks.js';
 import { waitFor } from '../helpers/wait.js';
 import { startSdkAgent, type SdkAgent } from '../interop/sdk-agent.js';
+import { startSdk03Agent, type Sdk03Agent } from '../interop/sdk03-agent.js';
 import { fails, ok, snapshot } from '../outbound/helpers.js';
 
 /**
@@ -208,8 +209,6 @@ describe('the relay preset', () => {
     });
     const problems = report.results
       .filter((result) => result.verdict === 'FAIL' || result.verdict === 'ERROR')
-      // The one entry of the hub's own baseline: absent A2A-Version is served leniently.
-      .filter((result) => result.id !== 'VER-003')
       .map((result) => `${result.id} ${result.verdict}: ${result.findings.map((finding) => finding.message).join(' | ')}`);
     expect(problems).toEqual([]);
     expect(report.target.mode).toBe('cooperative');
@@ -314,6 +313,58 @@ describe('the relay preset in front of an @a2a-js/sdk agent', () => {
     expect(frames.at(-2)?.statusUpdate?.status.state).toBe('TASK_STATE_COMPLETED');
     expect(frames.at(-1)?.task?.status.state).toBe('TASK_STATE_COMPLETED');
     expect(frames.flatMap((frame) => frame.artifactUpdate?.artifact.parts.map((part) => part.text) ?? []).join('')).toBe('echo: stream me');
+  });
+});
+
+describe('the relay preset in front of an A2A 0.3 agent (@a2a-js/sdk 0.3)', () => {
+  let sdk03: Sdk03Agent;
+  let endpoint: string;
+  beforeAll(async () => {
+    sdk03 = await startSdk03Agent();
+    const created = await ok(gateway.url, { action: 'outbound.create', name: 'sdk03-echo', agentCardUrl: sdk03.url });
+    endpoint = await createRelay(gateway, '0.3 gateway', created.id ?? '');
+  });
+  afterAll(() => sdk03.close());
+
+  it("publishes a 1.0 card with the 0.3 agent's skills", async () => {
+    const card = (await (await fetch(`${endpoint}/agent-card.json`, { headers: { 'a2a-version': '1.0' } })).json()) as AgentCard;
+    expect(card.skills.map((skill) => skill.id)).toEqual(['chat']);
+  });
+
+  it('relays a message, and streams one through with its artifact chunks, in 1.0 to its callers', async () => {
+    const { task } = await call(endpoint, 'SendMessage', { message: userMessage('hello 0.3 remote') });
+    expect(task?.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(artifactText(task as Task)).toBe('echo: hello 0.3 remote');
+    const { events } = await stream(endpoint, 'SendStreamingMessage', { message: userMessage('::slow 2\nstream me') });
+    const frames = events.map((event) => event.frame);
+    expect(frames.some((frame) => frame.statusUpdate?.status.state === 'TASK_STATE_WORKING')).toBe(true);
+    expect(frames.at(-1)?.task?.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(frames.flatMap((frame) => frame.artifactUpdate?.artifact.parts.map((part) => part.text) ?? []).join('')).toBe('echo: stream me');
+  });
+
+  it('continues a task waiting for input on the same remote task', async () => {
+    const first = await call(endpoint, 'SendMessage', { message: userMessage('::input-required') });
+    expect(first.task?.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+    expect(first.task?.status.message?.parts[0]?.text).toBe('sdk03-echo needs more input: send another message with this taskId');
+    const second = await call(endpoint, 'SendMessage', { message: userMessage('later', { taskId: first.task?.id }) });
+    expect(second.task?.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(artifactText(second.task as Task)).toBe('echo: later');
+  });
+
+  it('propagates a local CancelTask to the remote task (tasks/cancel)', async () => {
+    const before = sdk03.canceled().length;
+    const started = await call(endpoint, 'SendMessage', {
+      message: userMessage('::slow 100\nlong'),
+      configuration: { returnImmediately: true },
+    });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const canceled = await call(endpoint, 'CancelTask', { id: started.task?.id ?? '' });
+    expect(canceled.status.state).toBe('TASK_STATE_CANCELED');
+    await waitFor(
+      () => Promise.resolve(sdk03.canceled().length),
+      (count) => count > before,
+      'the 0.3 agent to be asked to cancel',
+    );
   });
 });
 

@@ -10,12 +10,25 @@ import { A2A_1_0 } from '../../src/protocol/a2a-schema.js';
 import { checkValue } from '../../src/protocol/validation.js';
 import { call, rpc, stream, userMessage } from '../helpers/a2a-client.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
-import { expectJsonRpcError, expectRestError, nodeRequest, post, send, type RawResponse } from '../helpers/raw-http.js';
+import {
+  as10,
+  expectJsonRpcError,
+  expectRestError,
+  nodeRequest as rawNodeRequest,
+  post,
+  send as rawSend,
+  type RawInit,
+  type RawResponse,
+} from '../helpers/raw-http.js';
 
 /**
  * Agent cards (URLs, caching, Host and proxy handling), bearer authentication, rate limiting
  * and disabled instances, over real HTTP (docs/spec-policy.md 4.6, 4.7, 5.13, 5.17, 8.4, 8.5).
  */
+
+// Requests name 1.0 as a 1.0 client does: the card of a request without A2A-Version is the 0.3 form (dual-stack-card.test.ts).
+const send = (url: string, init: RawInit = {}) => rawSend(url, as10(url, init));
+const nodeRequest = (url: string, options: Parameters<typeof rawNodeRequest>[1] = {}) => rawNodeRequest(url, as10(url, options));
 
 const LIST_TASKS = '{"jsonrpc":"2.0","id":"q","method":"ListTasks"}';
 const JSON_HEADERS = { 'content-type': 'application/json', 'a2a-version': '1.0' };
@@ -33,7 +46,11 @@ function cardOf(response: RawResponse): AgentCard {
 /** The one URL every interface of the card is at (both bindings sit at the instance's paths), or a list when they disagree. */
 function interfaceUrl(response: RawResponse): string | string[] | undefined {
   const interfaces = cardOf(response).supportedInterfaces;
-  expect(interfaces.map((entry) => entry.protocolBinding)).toEqual(['JSONRPC', 'HTTP+JSON']);
+  expect(interfaces.map((entry) => `${entry.protocolBinding} ${entry.protocolVersion}`)).toEqual([
+    'JSONRPC 1.0',
+    'HTTP+JSON 1.0',
+    'JSONRPC 0.3',
+  ]);
   const urls = [...new Set(interfaces.map((entry) => entry.url))];
   return urls.length === 1 ? urls[0] : urls;
 }
@@ -63,6 +80,7 @@ describe('agent cards', () => {
       expect(card.supportedInterfaces).toEqual([
         { url: `${hub.url}/a2a/default`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
         { url: `${hub.url}/a2a/default`, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
+        { url: `${hub.url}/a2a/default`, protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
       ]);
       expect(card.capabilities).toMatchObject({ streaming: true, pushNotifications: true, extendedAgentCard: true });
       expect(card.securitySchemes).toBeUndefined();

@@ -28,11 +28,11 @@ describe('configuration layers', () => {
 
   it('applies file, then environment, then flags', () => {
     const config = resolveConfig({
-      file: file({ port: 4000, host: '0.0.0.0', strictVersion: true, rateLimit: false }),
+      file: file({ port: 4000, host: '0.0.0.0', absentVersion: '1.0', rateLimit: false }),
       env: { A2A_HUB_PORT: '5000', A2A_HUB_TRUST_PROXY: 'true', UNRELATED: 'x' },
       flags: { port: 6000 },
     });
-    expect(config).toMatchObject({ port: 6000, host: '0.0.0.0', strictVersion: true, trustProxy: true, rateLimit: false });
+    expect(config).toMatchObject({ port: 6000, host: '0.0.0.0', absentVersion: '1.0', trustProxy: true, rateLimit: false });
   });
 
   it('names the member that is wrong', () => {
@@ -103,9 +103,9 @@ describe('settings written as text', () => {
     expect(problem({ env: { A2A_HUB_TRUST_PROXY: 'yes' } })).toBe(
       'invalid configuration (environment): A2A_HUB_TRUST_PROXY must be true, false, 1 or 0, got "yes"',
     );
-    expect(problem({ env: { A2A_HUB_STRICT_VERSION: 'TRUE ' } })).toMatch(
-      /A2A_HUB_STRICT_VERSION must be true, false, 1 or 0, got "TRUE "/,
-    );
+    expect(problem({ env: { A2A_HUB_TRUST_PROXY: 'TRUE ' } })).toMatch(/A2A_HUB_TRUST_PROXY must be true, false, 1 or 0, got "TRUE "/);
+    expect(resolveConfig({ env: { A2A_HUB_ABSENT_VERSION: '1.0' } }).absentVersion).toBe('1.0');
+    expect(problem({ env: { A2A_HUB_ABSENT_VERSION: '1.1' } })).toMatch(/A2A_HUB_ABSENT_VERSION must be one of/);
   });
 
   it('treats an empty variable as unset', () => {

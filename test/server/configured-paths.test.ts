@@ -23,7 +23,8 @@ afterAll(() => hub.dispose());
 
 /** The card of the instance `row` describes, valid as an AgentCard. */
 async function cardOf(row: InboundRow): Promise<AgentCard> {
-  const answer = await send(row.cardUrl);
+  // A 1.0 caller's card (one without A2A-Version gets the 0.3 form, dual-stack-card.test.ts).
+  const answer = await send(row.cardUrl, { headers: { 'a2a-version': '1.0' } });
   expect(answer.status, answer.text).toBe(200);
   const card = JSON.parse(answer.text) as unknown;
   expect(validateAgentCard(card) ? [] : validateAgentCard.errors, 'AgentCard').toEqual([]);

@@ -415,7 +415,7 @@ describe('routes and verbs', () => {
       // expectClean (no HTML, no stack trace) runs inside nodeRequest for every response.
       const response = await nodeRequest(`${hub.url}${path}`, {
         method,
-        headers: { 'content-type': 'application/json' },
+        headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
         ...(body === undefined ? {} : { body }),
       });
       expect(response.status, `${method} ${path}`).toBeLessThan(500);
@@ -429,14 +429,14 @@ describe('routes and verbs', () => {
 });
 
 describe('A2A-Version negotiation', () => {
-  let strict: TestHub;
+  let lenient: TestHub;
 
   beforeAll(async () => {
-    strict = await startTestHub({ strictVersion: true });
+    lenient = await startTestHub({ absentVersion: '1.0' });
   });
 
   afterAll(async () => {
-    await strict?.dispose();
+    await lenient?.dispose();
   });
 
   const listTasks = '{"jsonrpc":"2.0","id":"v","method":"ListTasks"}';
@@ -471,8 +471,18 @@ describe('A2A-Version negotiation', () => {
     expectRefused(await post(endpoint, listTasks, { 'content-type': 'application/json', 'A2A-Version': version }));
   });
 
-  it('an absent A2A-Version is served as 1.0 by default (lenient)', async () => {
-    expectServed(await post(endpoint, listTasks, { 'content-type': 'application/json' }));
+  const getTask = '{"jsonrpc":"2.0","id":"v","method":"GetTask","params":{"id":"no-such-task"}}';
+
+  it('an absent or empty A2A-Version is 0.3 (spec §3.6.2): a request both versions could mean is answered in 0.3', async () => {
+    expectIn03(await post(endpoint, getTask, { 'content-type': 'application/json' }), -32001);
+    expectIn03(await post(endpoint, getTask, { 'content-type': 'application/json', 'A2A-Version': '' }), -32001);
+  });
+
+  it('absentVersion "1.0" serves a request without A2A-Version as 1.0', async () => {
+    const response = await post(lenient.endpoint, getTask, { 'content-type': 'application/json' });
+    expectJsonRpcError(response, 'TaskNotFoundError', { id: 'v' });
+    expect(response.headers.get('a2a-version')).toBe('1.0');
+    expectServed(await post(lenient.endpoint, listTasks, { 'content-type': 'application/json' }));
   });
 
   it('?A2A-Version=1.0 is accepted, ?A2A-Version=0.5 refused, and ?A2A-Version=0.3 selects 0.3, which has no ListTasks', async () => {
@@ -490,16 +500,15 @@ describe('A2A-Version negotiation', () => {
     expectServed(await post(`${endpoint}?A2A-Version=0.3`, listTasks, { 'content-type': 'application/json', 'A2A-Version': '1.0' }));
   });
 
-  it('strictVersion: an absent A2A-Version is 0.3 (spec §3.6.2), while 1.0 (header or query) is accepted', async () => {
-    expectIn03(await post(strict.endpoint, listTasks, { 'content-type': 'application/json' }), -32601);
-    expectServed(await post(strict.endpoint, listTasks, { 'content-type': 'application/json', 'A2A-Version': '1.0' }));
-    expectServed(await post(`${strict.endpoint}?A2A-Version=1.0`, listTasks, { 'content-type': 'application/json' }));
+  it('by default 1.0 (header or query) is still accepted', async () => {
+    expectServed(await post(endpoint, listTasks, { 'content-type': 'application/json', 'A2A-Version': '1.0' }));
+    expectServed(await post(`${endpoint}?A2A-Version=1.0`, listTasks, { 'content-type': 'application/json' }));
   });
 
   it('the header name is case-insensitive', async () => {
     for (const name of ['a2a-version', 'A2A-VERSION', 'A2a-VeRsIoN']) {
       expectServed(
-        await nodeRequest(strict.endpoint, {
+        await nodeRequest(endpoint, {
           method: 'POST',
           headers: { 'Content-Type': 'application/json', [name]: '1.0' },
           body: listTasks,

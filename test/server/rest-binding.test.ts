@@ -9,7 +9,14 @@ import { REST_ROUTES, fillRoute, routeOf } from '../../src/protocol/rest-routes.
 import { userMessage } from '../helpers/a2a-client.js';
 import { badRequestOf, type ErrorName } from '../helpers/errors.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
-import { expectRestError, nodeRequest, send, type RawResponse } from '../helpers/raw-http.js';
+import {
+  as10,
+  expectRestError,
+  nodeRequest as rawNodeRequest,
+  send as rawSend,
+  type RawInit,
+  type RawResponse,
+} from '../helpers/raw-http.js';
 import { expectRestErrorAnswer, restCall, restRpc, restStream } from '../helpers/rest-client.js';
 
 /**
@@ -21,6 +28,10 @@ import { expectRestErrorAnswer, restCall, restRpc, restStream } from '../helpers
 
 let hub: TestHub;
 let base: string;
+
+// A 1.0 client names its version; without it a request is 0.3 (spec §3.6.2), which these routes do not serve.
+const send = (url: string, init: RawInit = {}) => rawSend(url, as10(url, init));
+const nodeRequest = (url: string, options: Parameters<typeof rawNodeRequest>[1] = {}) => rawNodeRequest(url, as10(url, options));
 
 beforeAll(async () => {
   hub = await startTestHub({ bodyLimitBytes: 4096 });
@@ -100,9 +111,10 @@ describe('HTTP+JSON routes', () => {
 
   it('GET /extendedAgentCard is the card, with both interfaces', async () => {
     const card = await restCall(base, 'GetExtendedAgentCard', {});
-    expect(card.supportedInterfaces.map((entry) => [entry.protocolBinding, entry.url])).toEqual([
-      ['JSONRPC', base],
-      ['HTTP+JSON', base],
+    expect(card.supportedInterfaces.map((entry) => [entry.protocolBinding, entry.protocolVersion, entry.url])).toEqual([
+      ['JSONRPC', '1.0', base],
+      ['HTTP+JSON', '1.0', base],
+      ['JSONRPC', '0.3', base],
     ]);
   });
 

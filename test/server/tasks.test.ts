@@ -455,7 +455,7 @@ describe('push notification config methods', () => {
 
 describe('GetExtendedAgentCard', () => {
   async function publicCard(): Promise<AgentCard> {
-    const response = await fetch(`${hub.endpoint}/agent-card.json`);
+    const response = await fetch(`${hub.endpoint}/agent-card.json`, { headers: { 'a2a-version': '1.0' } });
     expect(response.status).toBe(200);
     const card = (await response.json()) as AgentCard;
     const verdict = checkValue(A2A_1_0, 'AgentCard', card, { flavour: 'exact' });

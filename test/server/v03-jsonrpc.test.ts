@@ -10,20 +10,20 @@ import { startTestHub, type TestHub } from '../helpers/hub.js';
 
 /**
  * The hub serving A2A 0.3 callers on its JSON-RPC endpoints: chosen per request by
- * `A2A-Version: 0.3`, a 0.3 method name, or (strictVersion) no version at all; answered with
+ * `A2A-Version: 0.3`, a 0.3 method name, or no version at all (spec §3.6.2); answered with
  * 0.3 shapes (bare results with `kind`, kebab-case states, `final`), 0.3 error objects, and the
  * same tasks 1.0 callers see. Every result is checked with the generated 0.3 validators.
  */
 
 let hub: TestHub;
-let strict: TestHub;
+let lenient: TestHub;
 
 beforeAll(async () => {
-  [hub, strict] = await Promise.all([startTestHub({ store: 'memory' }), startTestHub({ store: 'memory', strictVersion: true })]);
+  [hub, lenient] = await Promise.all([startTestHub({ store: 'memory' }), startTestHub({ store: 'memory', absentVersion: '1.0' })]);
 });
 
 afterAll(async () => {
-  await Promise.all([hub?.dispose(), strict?.dispose()]);
+  await Promise.all([hub?.dispose(), lenient?.dispose()]);
 });
 
 interface Answer03 {
@@ -172,14 +172,48 @@ describe('0.3 requests on the JSON-RPC endpoint', () => {
     expect(none.error?.message).toMatch(new RegExp(`^task ${task.id} has no push notification config`));
   });
 
-  it('without a version header a PascalCase request stays 1.0; with strictVersion it is 0.3 (spec §3.6.2)', async () => {
-    const lenient = await rpc03(hub.endpoint, 'SendMessage', {
+  it('without a version header a PascalCase request is 0.3 (spec §3.6.2), unless its params only 1.0 accepts', async () => {
+    const shaped10 = await rpc03(hub.endpoint, 'SendMessage', {
       message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text: 'x' }] },
     });
-    expect(lenient.result).toMatchObject({ task: { status: { state: 'TASK_STATE_COMPLETED' } } });
-    const literal = await rpc03(strict.endpoint, 'SendMessage', { message: message03('strict') });
-    expect(literal.result).toMatchObject({ kind: 'task', status: { state: 'completed' } });
-    expect(literal.headers.get('a2a-version')).toBe('0.3');
+    expect(shaped10.result).toMatchObject({ task: { status: { state: 'TASK_STATE_COMPLETED' } } });
+    expect(shaped10.headers.get('a2a-version')).toBe('1.0');
+    const shaped03 = await rpc03(hub.endpoint, 'SendMessage', { message: message03('absent') });
+    expect(shaped03.result).toMatchObject({ kind: 'task', status: { state: 'completed' } });
+    expect(shaped03.headers.get('a2a-version')).toBe('0.3');
+    // {id} is a GetTask of either version: the absent header decides.
+    const id = (shaped03.result as V03.Task).id;
+    const either = await rpc03(hub.endpoint, 'GetTask', { id });
+    expect(either.result).toMatchObject({ kind: 'task', id, status: { state: 'completed' } });
+    expect(either.headers.get('a2a-version')).toBe('0.3');
+  });
+
+  it('absentVersion "1.0": a request both versions could mean is 1.0; one only 0.3 accepts is still 0.3', async () => {
+    const sent = await rpc03(lenient.endpoint, 'SendMessage', { message: message03('lenient') });
+    expect(sent.result).toMatchObject({ kind: 'task', status: { state: 'completed' } });
+    const id = (sent.result as V03.Task).id;
+    const either = await rpc03(lenient.endpoint, 'GetTask', { id });
+    expect(either.result).toMatchObject({ id, status: { state: 'TASK_STATE_COMPLETED' } });
+    expect(either.result).not.toHaveProperty('kind');
+    expect(either.headers.get('a2a-version')).toBe('1.0');
+  });
+
+  it('an instance that serves named tenants only serves 1.0 alone: 0.3 has no tenants', async () => {
+    const created = hub.inbounds.create({ name: 'Tenants only', description: 'acme', version: '1.0.0', tenants: ['acme'] });
+    try {
+      const endpoint = `${hub.url}${created.endpointPath}`;
+      for (const [method, headers] of [
+        ['message/send', {}],
+        ['SendMessage', { 'A2A-Version': '0.3' }],
+        ['SendMessage', {}],
+      ] as const) {
+        const answer = await rpc03(endpoint, method, { message: message03('tenant') }, headers);
+        expect(answer.error, `${method} ${JSON.stringify(headers)}`).toMatchObject({ code: -32009 });
+        expect(answer.error?.message).toMatch(/serves 1\.0/);
+      }
+    } finally {
+      hub.inbounds.remove(created.id);
+    }
   });
 
   it('a 0.3 version on HTTP+JSON is refused: 0.3 is served on JSON-RPC only, so far', async () => {

@@ -56,6 +56,20 @@ export function agentCardTo03(card: V10.AgentCard): V03.AgentCard {
   });
 }
 
+/**
+ * The card a dual-stack agent gives a caller that names no version or 0.3: the 0.3 card, with
+ * the 1.0 `supportedInterfaces` beside its members, so that a 0.3 client reads its `url` and a
+ * 1.0 client its interfaces (the form of the @a2a-js/sdk 1.x compatibility layer;
+ * docs/spec-policy.md 5.1).
+ */
+export function servesVersion03(card: V10.AgentCard): boolean {
+  return card.supportedInterfaces.some((entry) => is03(entry.protocolVersion));
+}
+
+export function dualStackCard(card: V10.AgentCard): V03.AgentCard & Pick<V10.AgentCard, 'supportedInterfaces'> {
+  return { ...agentCardTo03(card), supportedInterfaces: card.supportedInterfaces };
+}
+
 export function agentCardFrom03(card: V03.AgentCard): V10.AgentCard {
   const version = card.protocolVersion.split('.').slice(0, 2).join('.');
   const main = { url: card.url, transport: card.preferredTransport ?? 'JSONRPC' };

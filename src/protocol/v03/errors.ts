@@ -1,4 +1,8 @@
 import type * as V03 from '../../../generated/a2a/0.3/types.js';
+import { ERROR_BY_REASON, ERRORS, SPEC_ERROR_BY_CODE, type ErrorName } from '../../../generated/a2a/1.0/errors.js';
+import type { FieldViolation } from '../../../generated/a2a/1.0/types.js';
+import { setOwn } from '../../support/own-property.js';
+import { isRecord } from '../../support/records.js';
 import { listedViolations, type A2AError } from '../a2a-error.js';
 
 /**
@@ -11,4 +15,37 @@ export function jsonRpcErrorTo03(error: A2AError): V03.JSONRPCError {
   if (Object.keys(error.metadata).length > 0) data['metadata'] = { ...error.metadata };
   if (error.violations.length > 0) data['fieldViolations'] = listedViolations(error.violations);
   return { code: error.code, message: error.message, data };
+}
+
+/** What a 0.3 error object says, read as 1.0 knows errors. */
+export interface ErrorFrom03 {
+  /** The registered error, or undefined for a code neither version defines. */
+  readonly name: ErrorName | undefined;
+  readonly metadata: Record<string, string>;
+  readonly violations: FieldViolation[];
+}
+
+/**
+ * A 0.3 agent's error: its code names the error (the numbers are 1.0's; 0.3's -32007
+ * AuthenticatedExtendedCardNotConfigured is 1.0's ExtendedAgentCardNotConfigured), unless `data`
+ * names a registered reason of the same code, as jsonRpcErrorTo03 writes it (a hub error such as
+ * -32000 needs that). `data` is free-form in 0.3: its `metadata` strings and `fieldViolations`
+ * are read when it has them, anything else is ignored.
+ */
+export function jsonRpcErrorFrom03(error: { readonly code: number; readonly data?: unknown }): ErrorFrom03 {
+  const data = isRecord(error.data) ? error.data : {};
+  const reason = typeof data['reason'] === 'string' ? data['reason'] : undefined;
+  const byReason = reason === undefined ? undefined : ERROR_BY_REASON.get(reason);
+  const name = byReason !== undefined && ERRORS[byReason].code === error.code ? byReason : SPEC_ERROR_BY_CODE.get(error.code);
+  const metadata: Record<string, string> = {};
+  if (isRecord(data['metadata']))
+    for (const [key, value] of Object.entries(data['metadata'])) if (typeof value === 'string') setOwn(metadata, key, value);
+  const violations = Array.isArray(data['fieldViolations'])
+    ? (data['fieldViolations'] as unknown[]).flatMap((entry) =>
+        isRecord(entry) && typeof entry['field'] === 'string' && typeof entry['description'] === 'string'
+          ? [{ field: entry['field'], description: entry['description'] }]
+          : [],
+      )
+    : [];
+  return { name, metadata, violations };
 }
