@@ -10,6 +10,7 @@ import { emitProtocol } from './emit-protocol.js';
 import { emitProtoNames } from './emit-proto-names.js';
 import { emitRequirements } from './emit-requirements.js';
 import { emitTaskStates } from './emit-task-states.js';
+import { emitGatewayMethods } from './emit-gateway-methods.js';
 import { emitTckScenarios } from './emit-tck-scenarios.js';
 import { emitTestDirectives } from './emit-test-directives.js';
 import { emitTypes } from './emit-types.js';
@@ -76,6 +77,7 @@ async function emitFamily(specDir: string, family: Family): Promise<Map<string, 
     'test-directives.json',
     'tck-scenarios.json',
     'field-violations.json',
+    'gateway-methods.json',
   ]);
   for (const name of family.tables.keys()) {
     if (!known.has(name)) throw new Error(`spec/${family.id}/${name}: no generator knows this table`);
@@ -113,6 +115,10 @@ async function emitFamily(specDir: string, family: Family): Promise<Map<string, 
   if (family.tables.has('tck-scenarios.json')) {
     files.set('tck-scenarios.ts', emitTckScenarios(specDir, family));
     barrel.push("export * from './tck-scenarios.js';");
+  }
+  if (family.tables.has('gateway-methods.json')) {
+    files.set('gateway-methods.ts', emitGatewayMethods(specDir, family));
+    barrel.push("export * from './gateway-methods.js';");
   }
   if (family.tables.has('field-violations.json')) {
     files.set('field-violations.ts', emitFieldViolations(specDir, family));

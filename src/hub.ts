@@ -12,6 +12,7 @@ import { HubMetrics } from './control/metrics.js';
 import { PeerTracker, type Peer } from './control/peers.js';
 import { PresetRegistry } from './executors/presets.js';
 import { RELAY_PRESET, relayPreset } from './executors/relay-preset.js';
+import { WORKER_PRESET, workerPreset } from './executors/worker.js';
 import { answerClientError } from './http/client-error.js';
 import { createHubPush, type HubPush } from './hub-push.js';
 import { createHttpApp } from './http/app.js';
@@ -128,6 +129,8 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
   // created next: that one needs the presets first, to check instances against them.
   if (presets.get(RELAY_PRESET) === undefined)
     presets.register(relayPreset({ outbounds, meta: store, relayToOf: (id) => inbounds.get(id)?.relayTo }));
+  // Its boards hold this hub's tasks for their workers, so each hub has its own.
+  if (presets.get(WORKER_PRESET) === undefined) presets.register(workerPreset());
   const inbounds = new InboundRegistry({
     store,
     presets,

@@ -13,6 +13,7 @@ export interface Defaults {
   readonly UrlPolicySettings: Frozen<Required<Pick<T.UrlPolicySettings, "allowedSchemes" | "allowPrivate" | "allowLinkLocal" | "allowLoopback">>>;
   readonly PushSettings: Frozen<Required<Pick<T.PushSettings, "maxConfigsPerTask" | "timeoutMs" | "concurrency" | "retryMinMs" | "retryMaxMs" | "failingAfter" | "attemptsKept">>>;
   readonly PushDestinationSettings: Frozen<Required<Pick<T.PushDestinationSettings, "allowedSchemes" | "allowPrivate" | "allowLinkLocal" | "allowLoopback">>>;
+  readonly GatewayListTasksParams: Frozen<Required<Pick<T.GatewayListTasksParams, "limit" | "offset">>>;
 }
 
 /** Frozen all the way down: a default is shared by every configuration that takes it. */
@@ -64,5 +65,9 @@ export const DEFAULTS: Defaults = Object.freeze({
     "allowPrivate": false,
     "allowLinkLocal": false,
     "allowLoopback": false,
+  }),
+  GatewayListTasksParams: Object.freeze({
+    "limit": 20,
+    "offset": 0,
   }),
 });

@@ -6,4 +6,5 @@ export * as inputValidators from './input-validators.js';
 export * from './defaults.js';
 export * from './test-directives.js';
 export * from './tck-scenarios.js';
+export * from './gateway-methods.js';
 export * from './field-violations.js';

@@ -17,6 +17,16 @@ export declare const validateUrlPolicySettings: Validator<T.UrlPolicySettings>;
 export declare const validateProviderConfig: Validator<T.ProviderConfig>;
 export declare const validatePushSettings: Validator<T.PushSettings>;
 export declare const validatePushDestinationSettings: Validator<T.PushDestinationSettings>;
+export declare const validateGatewaySendConfiguration: Validator<T.GatewaySendConfiguration>;
+export declare const validateGatewayListTasksParams: Validator<T.GatewayListTasksParams>;
+export declare const validateGatewayListTasksResult: Validator<T.GatewayListTasksResult>;
+export declare const validateGatewayArtifact: Validator<T.GatewayArtifact>;
+export declare const validateGatewayStatusMessage: Validator<T.GatewayStatusMessage>;
+export declare const validateCompleteTaskParams: Validator<T.CompleteTaskParams>;
+export declare const validateUpdateStatusParams: Validator<T.UpdateStatusParams>;
+export declare const validateGatewayStatus: Validator<T.GatewayStatus>;
+export declare const validateWorkerAssignment: Validator<T.WorkerAssignment>;
+export declare const validateWorkerRelease: Validator<T.WorkerRelease>;
 
 /** Every validator by the name of its def. */
 export declare const validators: {
@@ -27,4 +37,14 @@ export declare const validators: {
   readonly ProviderConfig: Validator<T.ProviderConfig>;
   readonly PushSettings: Validator<T.PushSettings>;
   readonly PushDestinationSettings: Validator<T.PushDestinationSettings>;
+  readonly GatewaySendConfiguration: Validator<T.GatewaySendConfiguration>;
+  readonly GatewayListTasksParams: Validator<T.GatewayListTasksParams>;
+  readonly GatewayListTasksResult: Validator<T.GatewayListTasksResult>;
+  readonly GatewayArtifact: Validator<T.GatewayArtifact>;
+  readonly GatewayStatusMessage: Validator<T.GatewayStatusMessage>;
+  readonly CompleteTaskParams: Validator<T.CompleteTaskParams>;
+  readonly UpdateStatusParams: Validator<T.UpdateStatusParams>;
+  readonly GatewayStatus: Validator<T.GatewayStatus>;
+  readonly WorkerAssignment: Validator<T.WorkerAssignment>;
+  readonly WorkerRelease: Validator<T.WorkerRelease>;
 };

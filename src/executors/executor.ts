@@ -94,6 +94,11 @@ export interface ArtifactChunk {
 }
 
 export interface ExecutionEvents {
+  /**
+   * Makes the task exist, SUBMITTED, and answers the send with it, for an executor that will not
+   * work on it at once (the worker preset's task waits for a worker). Any other event does so too.
+   */
+  accept(): void;
   /** WORKING, optionally with a progress message. */
   working(message?: Content): void;
   /** Emits an artifact or a chunk of one; returns its artifactId. */

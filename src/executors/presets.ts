@@ -2,6 +2,7 @@ import type { AgentSkill } from '../../generated/a2a/1.0/types.js';
 import { echoExecutor } from './echo.js';
 import type { AgentExecutor } from './executor.js';
 import { TEST_DIRECTIVES_EXTENSION } from './test-directives.js';
+import type { WorkerBoard } from './worker.js';
 
 /** A kind of agent an inbound instance can run: its executor and what its card says about it. */
 export interface Preset {
@@ -22,6 +23,8 @@ export interface Preset {
    * undefined members fall back to the fields above. Read whenever the instance table is rebuilt.
    */
   readonly profile?: (instance: PresetInstance) => PresetProfile | undefined;
+  /** For a preset whose tasks an external worker does (worker.ts): the board of an instance, where its worker connects. */
+  readonly workerOf?: (instanceId: string) => WorkerBoard;
 }
 
 /** The part of an inbound instance's configuration a preset may look at. */

@@ -9,6 +9,7 @@ import { respondMethodNotAllowed, respondNotFound, respondWithError } from './ht
 import { unavailableError, type A2AEndpointOptions } from './a2a-edge.js';
 import { serveJsonRpc, serveUnavailable } from './jsonrpc-endpoint.js';
 import { serveRest } from './rest-endpoint.js';
+import { serveWorkerFeed, WORKER_FEED_SUFFIX } from './worker-feed.js';
 
 export interface HttpAppOptions extends A2AEndpointOptions {
   readonly directory: AgentDirectory;
@@ -56,6 +57,12 @@ export function createHttpApp(options: HttpAppOptions): Koa {
       }
       const unavailable = options.directory.unavailableAt(endpointPath);
       if (unavailable !== undefined) return respondWithError(ctx, unavailableError(unavailable));
+    }
+    // Below the endpoint path, where no HTTP+JSON route reaches (no route ends in /worker/feed).
+    if (path.endsWith(WORKER_FEED_SUFFIX)) {
+      const agent = options.directory.byEndpointPath(path.slice(0, -WORKER_FEED_SUFFIX.length));
+      const worker = agent?.worker;
+      if (agent !== undefined && worker !== undefined) return serveWorkerFeed(ctx, { ...agent, worker }, options);
     }
     const agent = options.directory.byJsonRpcPath(path);
     const unavailable = agent === undefined ? options.directory.unavailableAt(path) : undefined;

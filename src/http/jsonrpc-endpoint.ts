@@ -4,7 +4,11 @@ import { isThisProtocolVersion as is03, PROTOCOL_VERSION as VERSION_03 } from '.
 import { isMethodName, type MethodName } from '../../generated/a2a/1.0/methods.js';
 import { HEADERS, MEDIA_TYPES, PROTOCOL_VERSION } from '../../generated/a2a/1.0/protocol.js';
 import type { StreamResponse } from '../../generated/a2a/1.0/types.js';
-import { isA2AError, type A2AError } from '../protocol/a2a-error.js';
+import { validateTask as validateTask03 } from '../../generated/a2a/0.3/validators.js';
+import { validateTask as validateTask10 } from '../../generated/a2a/1.0/validators.js';
+import type { GatewayMethod } from '../../generated/hub/gateway-methods.js';
+import { validateGatewayListTasksResult } from '../../generated/hub/validators.js';
+import { a2aError, isA2AError, type A2AError } from '../protocol/a2a-error.js';
 import {
   errorResponse,
   PARAMS_MEMBER,
@@ -16,7 +20,9 @@ import {
 } from '../protocol/jsonrpc.js';
 import { jsonRpcErrorTo03 } from '../protocol/v03/errors.js';
 import type { ServedVersion } from '../protocol/versions.js';
-import { isSlashMethodName, resolve03Call, run03Call } from '../server/v03-calls.js';
+import { gatewayAnswerIn, gatewayMethodOf, resolveGatewayCall } from '../server/gateway-calls.js';
+import type { GatewayAnswer } from '../server/gateway-handler.js';
+import { method03Of, resolve03Call, run03Call } from '../server/v03-calls.js';
 import { jsonRpcVersionsOf, type InboundAgent, type UnavailableAgent } from '../server/hosted-agent.js';
 import {
   admit,
@@ -59,6 +65,12 @@ export async function serveJsonRpc(ctx: Context, agent: InboundAgent, options: A
     notification = envelope.value.notification;
     const request = envelope.value;
     version = negotiateServiceParameters(ctx, agent, options, { served: jsonRpcVersionsOf(agent), implied: () => impliedVersion(request) });
+    const gateway = gatewayMethodOf(request.method, version);
+    if (gateway !== undefined) {
+      method = gateway.name;
+      serveGateway(ctx, agent, gateway, request, version, observation, options);
+      return;
+    }
     if (version === VERSION_03) {
       ctx.set(HEADERS.version, VERSION_03);
       method = envelope.value.method;
@@ -106,23 +118,93 @@ export async function serveJsonRpc(ctx: Context, agent: InboundAgent, options: A
 }
 
 /**
- * The version a request without A2A-Version shows by itself (docs/spec-policy.md 5.1): a 0.3
- * method name is 0.3. A 1.0 method name is also a 0.3 alias (seed 004), so its params decide:
- * those only one version accepts are that version's; when both refuse them, the version that
- * finds fewer violations is the one the caller meant, so its error is the one that helps.
- * Params both accept (GetTask's `{id}`) show nothing, and the hub's absent-version policy rules.
+ * The version a request without A2A-Version shows by itself (docs/spec-policy.md 5.1): the one
+ * version in which its method exists and its params are valid; when both versions refuse it,
+ * the one that finds fewer violations (a method a version lacks counts as the most), so the
+ * error is in the dialect the caller meant. A request both versions accept (GetTask's `{id}`)
+ * shows nothing, and the hub's absent-version policy rules.
  */
 function impliedVersion(envelope: Envelope): ServedVersion | undefined {
-  if (isSlashMethodName(envelope.method)) return VERSION_03;
-  if (!isMethodName(envelope.method)) return undefined;
-  const as10 = resolveCall(envelope);
-  const as03 = resolve03Call(envelope.method, envelope.params, PARAMS_MEMBER);
-  if (as10.ok === as03.ok) {
-    if (as10.ok || as03.ok) return undefined;
-    const [violations10, violations03] = [as10.error.violations.length, as03.error.violations.length];
-    return violations10 === violations03 ? undefined : violations10 < violations03 ? PROTOCOL_VERSION : VERSION_03;
+  const [as10, as03] = [misfitIn(PROTOCOL_VERSION, envelope), misfitIn(VERSION_03, envelope)];
+  if (as10 === as03) return undefined;
+  return as10 < as03 ? PROTOCOL_VERSION : VERSION_03;
+}
+
+/** How badly a request fits a version: 0 when valid, its violations when not, Infinity when the version has no such method. */
+function misfitIn(version: ServedVersion, envelope: Envelope): number {
+  const gateway = gatewayMethodOf(envelope.method, version);
+  const resolved =
+    gateway !== undefined
+      ? resolveGatewayCall(gateway, envelope.params, version, PARAMS_MEMBER, { exact: true })
+      : version === VERSION_03
+        ? method03Of(envelope.method) === undefined
+          ? undefined
+          : resolve03Call(envelope.method, envelope.params, PARAMS_MEMBER)
+        : isMethodName(envelope.method)
+          ? resolveCall(envelope)
+          : undefined;
+  if (resolved === undefined) return Number.POSITIVE_INFINITY;
+  return resolved.ok ? 0 : Math.max(1, resolved.error.violations.length);
+}
+
+/**
+ * One of seed 004's gateway methods (src/server/gateway-calls.ts), in the request's version.
+ * Those the agent's worker calls need the instance's token: without one, anybody could
+ * complete its tasks.
+ */
+function serveGateway(
+  ctx: Context,
+  agent: InboundAgent,
+  gateway: GatewayMethod,
+  envelope: Envelope,
+  version: ServedVersion,
+  observation: RequestObservation | undefined,
+  options: A2AEndpointOptions,
+): void {
+  if (version === VERSION_03) ctx.set(HEADERS.version, VERSION_03);
+  if (gateway.side === 'agent' && agent.worker === undefined) {
+    throw a2aError(
+      'MethodNotFoundError',
+      `${gateway.name} is called by the worker of an agent on the worker preset; this agent is not one`,
+      {
+        metadata: { method: gateway.name },
+      },
+    );
   }
-  return as10.ok ? PROTOCOL_VERSION : VERSION_03;
+  if (gateway.side === 'agent' && agent.tokenDigest === undefined) {
+    throw a2aError(
+      'UnauthenticatedError',
+      `${gateway.name} is the worker's method and needs the agent's token, but this agent has none: give it one (inbound.setAuth or authTokenEnv)`,
+    );
+  }
+  const resolved = resolveGatewayCall(gateway, envelope.params, version, PARAMS_MEMBER);
+  if (!resolved.ok) throw resolved.error;
+  let answer: GatewayAnswer;
+  try {
+    answer = options.handler.gateway.call(resolved.value, callContextOf(ctx, agent, options));
+  } catch (error) {
+    throw isA2AError(error) ? error.withFieldPrefix(PARAMS_MEMBER) : error;
+  }
+  const result = gatewayAnswerIn(answer, version);
+  if (options.selfCheck) selfCheckGateway(answer, result, version, options);
+  if (envelope.notification) {
+    ctx.status = 204;
+    observation?.done(gateway.name, 'notification');
+    return;
+  }
+  respond(ctx, 200, successResponse(envelope.id, result));
+  observation?.done(gateway.name, 'ok');
+}
+
+/** A gateway answer holds Tasks of the request's version; a list page is a hub def around them. */
+function selfCheckGateway(answer: GatewayAnswer, result: unknown, version: ServedVersion, options: A2AEndpointOptions): void {
+  const validateTask = version === VERSION_03 ? validateTask03 : validateTask10;
+  if (answer.method === 'task') {
+    selfCheck(validateTask, result, 'gateway', options);
+    return;
+  }
+  selfCheck(validateGatewayListTasksResult, result, 'tasks/list', options);
+  for (const task of (result as { tasks: unknown[] }).tasks) selfCheck(validateTask, task, 'tasks/list', options);
 }
 
 /**

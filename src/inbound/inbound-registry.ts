@@ -454,6 +454,7 @@ export class InboundRegistry implements AgentDirectory {
       inputModes: media.inputModes,
       card: (baseUrl) => buildAgentCard(source, baseUrl),
       ...(digest === undefined ? {} : { tokenDigest: digest }),
+      ...(preset.workerOf === undefined ? {} : { worker: preset.workerOf(config.id) }),
     };
   }
 }

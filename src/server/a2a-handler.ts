@@ -12,6 +12,7 @@ import { toWireTask, type TaskContent } from '../store/task-view.js';
 import type { TaskChannels } from '../tasks/task-channels.js';
 import type { SendPush, TaskRuntime } from '../tasks/task-runtime.js';
 import { FrameQueue } from './frame-queue.js';
+import { GatewayHandler } from './gateway-handler.js';
 import type { HostedAgent } from './hosted-agent.js';
 
 /** What the transport knows about the call, beyond the params. */
@@ -54,13 +55,17 @@ type MethodHandlers = { readonly [M in MethodName]: MethodHandler<M> };
 export class A2AHandler {
   /** Streams following a task live, so that shutdown can end those no task will end. */
   readonly #following = new Set<FrameQueue>();
+  /** Seed 004's gateway methods, beside A2A's own (gateway-handler.ts). */
+  readonly gateway: GatewayHandler;
 
   constructor(
     private readonly runtime: TaskRuntime,
     private readonly channels: TaskChannels,
     private readonly store: TaskReads & EventLog,
     private readonly options: HandlerOptions = { finalTask: true },
-  ) {}
+  ) {
+    this.gateway = new GatewayHandler(runtime, store);
+  }
 
   /**
    * Ends every stream still following a task. Call at shutdown once the tasks are settled and

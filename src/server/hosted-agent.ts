@@ -1,7 +1,9 @@
 import { PROTOCOL_VERSION as VERSION_03 } from '../../generated/a2a/0.3/protocol.js';
 import type { Capability } from '../../generated/a2a/1.0/methods.js';
 import { PROTOCOL_VERSION } from '../../generated/a2a/1.0/protocol.js';
-import type { AgentCard } from '../../generated/a2a/1.0/types.js';
+import type { AgentCard, Artifact, Message } from '../../generated/a2a/1.0/types.js';
+import type { WORKER_STATES } from '../../generated/hub/gateway-methods.js';
+import type { WorkerAssignment, WorkerRelease } from '../../generated/hub/types.js';
 import { CARD_PATH_SUFFIX } from '../protocol/card-location.js';
 import type { ServedVersion } from '../protocol/versions.js';
 import type { RuntimeInstance } from '../tasks/task-runtime.js';
@@ -17,6 +19,29 @@ export interface HostedAgent extends RuntimeInstance {
   readonly inputModes: readonly string[];
   /** The tenants whose requests the agent serves (spec §8.3.2); undefined serves any tenant, and requests without one. */
   readonly tenants?: readonly string[];
+  /** Where an external worker takes the agent's tasks and hands in their results (the worker preset); undefined for any other agent. */
+  readonly worker?: WorkerPort;
+}
+
+/** A state a worker may post (spec/hub/gateway-methods.json workerStates). */
+export type WorkerState = (typeof WORKER_STATES)[number];
+
+/**
+ * The worker side of an agent whose tasks an external process does (docs/worker.md): the hub
+ * holds each task, offers it to one connected feed, and applies what that worker hands in.
+ */
+export interface WorkerPort {
+  /** Connects a feed: it is told of each task given to it and of each taken back. Returns the disconnect. */
+  attach(feed: WorkerFeed): () => void;
+  /** Completes a task a worker holds with its artifacts; an A2AError when no worker holds it. */
+  complete(taskId: string, result: { readonly artifacts: readonly Artifact[]; readonly message?: Message }): void;
+  /** Posts a status for a task a worker holds; a state that interrupts or ends it gives the task back. */
+  update(taskId: string, state: WorkerState, message?: Message): void;
+}
+
+export interface WorkerFeed {
+  assigned(assignment: WorkerAssignment): void;
+  released(release: WorkerRelease): void;
 }
 
 /** A hosted agent as the HTTP layer routes to it. */

@@ -1,6 +1,10 @@
+import { randomUUID } from 'node:crypto';
 import { METHODS as METHODS_03, type MethodName as Method03, type MethodTypes as Types03 } from '../../generated/a2a/0.3/methods.js';
 import { METHODS, type MethodName, type MethodTypes } from '../../generated/a2a/1.0/methods.js';
-import type { StreamResponse, TaskPushNotificationConfig } from '../../generated/a2a/1.0/types.js';
+import type { SendMessageRequest, StreamResponse, TaskPushNotificationConfig } from '../../generated/a2a/1.0/types.js';
+import type { GatewaySendConfiguration } from '../../generated/hub/types.js';
+import { HUB } from '../protocol/hub-schema.js';
+import { isRecord } from '../support/records.js';
 import { a2aError, isA2AError, type A2AError } from '../protocol/a2a-error.js';
 import { A2A_0_3 } from '../protocol/a2a-schema.js';
 import { checkParams, invalidParams } from '../protocol/params.js';
@@ -23,6 +27,8 @@ import type { A2AHandler, CallContext, CallResult } from './a2a-handler.js';
 export interface Call03 {
   readonly method: Method03;
   readonly params: unknown;
+  /** Seed 004's `configuration.skills` of a send: the skills the task may run (gateway.schema.json GatewaySendConfiguration). */
+  readonly skills?: readonly string[];
 }
 
 /** A 0.3 result, or a stream whose 1.0 frames the binding renders with `frame`. */
@@ -44,11 +50,6 @@ export function method03Of(name: string): Method03 | undefined {
   if (Object.hasOwn(METHODS_03, name)) return name as Method03;
   const legacy = Object.hasOwn(METHODS, name) ? METHODS[name as MethodName].legacyName : null;
   return legacy !== null && Object.hasOwn(METHODS_03, legacy) ? (legacy as Method03) : undefined;
-}
-
-/** Whether a method name is one only 0.3 has (message/send), so that it selects 0.3 by itself. */
-export function isSlashMethodName(name: string): boolean {
-  return Object.hasOwn(METHODS_03, name);
 }
 
 /** Resolves and checks a 0.3 call: -32601 for a method 0.3 does not have, -32602 for params its schema refuses. */
@@ -75,21 +76,75 @@ export function resolve03Call(
       ok: false,
       error: invalidParams([{ field: fieldPrefix, description: 'is required' }], `${method} needs params (a ${definition.paramsType})`),
     };
-  const checked = checkValue(A2A_0_3, definition.paramsType as never, raw ?? {}, fieldPrefix === '' ? {} : { fieldPrefix });
+  const sends = definition.paramsType === 'MessageSendParams';
+  const given = sends ? withGatewayMessageDefaults(raw) : raw;
+  const checked = checkValue(A2A_0_3, definition.paramsType as never, given ?? {}, fieldPrefix === '' ? {} : { fieldPrefix });
   if (!checked.ok) return { ok: false, error: invalidParams(checked.violations) };
-  return { ok: true, value: { method, params: projectToSchema(A2A_0_3.document, definition.paramsType, checked.value) } };
+  const params = projectToSchema(A2A_0_3.document, definition.paramsType, checked.value);
+  const gateway = sends ? gatewayConfigurationOf(raw, fieldPrefix) : { ok: true as const, value: {} };
+  if (!gateway.ok) return gateway;
+  return { ok: true, value: { method, params, ...(gateway.value.skills === undefined ? {} : { skills: gateway.value.skills }) } };
+}
+
+/**
+ * Seed 004's gateway takes a sent message without `kind` and `messageId` (its own example has
+ * neither): the message kind is the only one a send's message can have, and a missing id gets a
+ * fresh one, so such a message is never taken for a resend of another (docs/spec-policy.md 10.4).
+ */
+function withGatewayMessageDefaults(raw: unknown): unknown {
+  if (!isRecord(raw) || !isRecord(raw['message'])) return raw;
+  const message = raw['message'];
+  if (message['kind'] !== undefined && message['messageId'] !== undefined) return raw;
+  return { ...raw, message: { kind: 'message', messageId: randomUUID(), ...message } };
+}
+
+/** The members seed 004 adds to a send's configuration, which the 0.3 schema does not know. */
+function gatewayConfigurationOf(
+  raw: unknown,
+  fieldPrefix: string,
+): { ok: true; value: GatewaySendConfiguration } | { ok: false; error: A2AError } {
+  const configuration = isRecord(raw) ? raw['configuration'] : undefined;
+  if (configuration === undefined) return { ok: true, value: {} };
+  const field = fieldPrefix === '' ? 'configuration' : `${fieldPrefix}.configuration`;
+  const checked = checkValue(HUB, 'GatewaySendConfiguration', configuration, { fieldPrefix: field });
+  return checked.ok ? { ok: true, value: checked.value } : { ok: false, error: invalidParams(checked.violations) };
+}
+
+/**
+ * A send limited to `skills` (seed 004): the skill the message names must be one of them, and
+ * one that names none runs the first of them the agent advertises (or the first, which the
+ * runtime then rejects as unknown, naming the skills the agent has).
+ */
+function limitedToSkills(request: SendMessageRequest, running: Running): SendMessageRequest {
+  const skills = running.skills;
+  if (skills === undefined) return request;
+  const named = [request.message.metadata?.['skill'], request.metadata?.['skill']].find(
+    (skill): skill is string => typeof skill === 'string' && skill !== '',
+  );
+  if (named !== undefined) {
+    if (skills.includes(named)) return request;
+    throw invalidParams([
+      {
+        field: `${running.fieldPrefix}.configuration.skills`,
+        description: `does not include ${JSON.stringify(named)}, the skill the message names`,
+      },
+    ]);
+  }
+  const skill = skills.find((candidate) => running.context.agent.skills.includes(candidate)) ?? skills[0];
+  return { ...request, metadata: { ...request.metadata, skill } };
 }
 
 /** Runs a checked 0.3 call on the 1.0 handler and translates what comes back. */
 export async function run03Call(handler: A2AHandler, call: Call03, context: CallContext, fieldPrefix: string): Promise<Result03> {
   const run = RUNS[call.method] as Run<Method03>;
-  return run(call.params as never, { handler, context, fieldPrefix });
+  return run(call.params as never, { handler, context, fieldPrefix, ...(call.skills === undefined ? {} : { skills: call.skills }) });
 }
 
 interface Running {
   readonly handler: A2AHandler;
   readonly context: CallContext;
   readonly fieldPrefix: string;
+  readonly skills?: readonly string[];
 }
 
 type Run<M extends Method03> = (params: Types03[M]['params'], running: Running) => Promise<Result03>;
@@ -101,7 +156,10 @@ const RUNS: { readonly [M in Method03]: Run<M> } = {
       await call(
         running,
         'SendMessage',
-        translated(() => params03.sendParamsFrom03(params), running),
+        limitedToSkills(
+          translated(() => params03.sendParamsFrom03(params), running),
+          running,
+        ),
       ),
       sendResultTo03,
     ),
@@ -110,7 +168,10 @@ const RUNS: { readonly [M in Method03]: Run<M> } = {
       await call(
         running,
         'SendStreamingMessage',
-        translated(() => params03.sendParamsFrom03(params), running),
+        limitedToSkills(
+          translated(() => params03.sendParamsFrom03(params), running),
+          running,
+        ),
       ),
     ),
   'tasks/get': async (params, running) => result(await call(running, 'GetTask', params03.getTaskParamsFrom03(params)), taskTo03),

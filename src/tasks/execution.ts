@@ -173,6 +173,10 @@ export class RunEvents implements ExecutionEvents {
     this.#run = run;
   }
 
+  accept(): void {
+    if (!this.#run.settled) this.#run.ensureStored();
+  }
+
   working(message?: Content): void {
     this.#run.apply('TASK_STATE_WORKING', message);
   }

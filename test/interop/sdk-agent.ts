@@ -1,4 +1,4 @@
-import { createServer } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Role, TaskState, type AgentCard, type Artifact, type Message, type Part, type Task } from '@a2a-js/sdk';
@@ -16,7 +16,7 @@ import {
 } from '@a2a-js/sdk/server';
 import { UserBuilder, agentCardHandler, jsonRpcHandler, restHandler } from '@a2a-js/sdk/server/express';
 import express from 'express';
-import { captureSdkConsole } from './sdk-console.js';
+import { captureSdkConsole, type SdkConsoleCapture } from './sdk-console.js';
 import { tckPlan } from './tck-plan.js';
 
 /**
@@ -73,9 +73,8 @@ export interface SdkAgentOptions {
 export const TEST_DIRECTIVES_URI = 'https://a2a-hub.dev/extensions/test-directives/v1';
 const DIRECTIVE_KEY = 'a2a-hub/test';
 
-/** Starts sdk-echo on 127.0.0.1, on a port of the system's choosing. */
-export async function startSdkAgent(options: SdkAgentOptions = {}): Promise<SdkAgent> {
-  const app = express();
+/** An Express app served on 127.0.0.1, on a port of the system's choosing, with the SDK's console kept out of the test output. */
+export async function listenOnLoopback(app: express.Express): Promise<{ server: Server; url: string; sdkConsole: SdkConsoleCapture }> {
   const server = createServer(app);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -85,8 +84,13 @@ export async function startSdkAgent(options: SdkAgentOptions = {}): Promise<SdkA
     });
   });
   const { port } = server.address() as AddressInfo;
-  const sdkConsole = captureSdkConsole();
-  const url = `http://127.0.0.1:${port}`;
+  return { server, url: `http://127.0.0.1:${port}`, sdkConsole: captureSdkConsole() };
+}
+
+/** Starts sdk-echo on 127.0.0.1, on a port of the system's choosing. */
+export async function startSdkAgent(options: SdkAgentOptions = {}): Promise<SdkAgent> {
+  const app = express();
+  const { server, url, sdkConsole } = await listenOnLoopback(app);
   const bindings = options.bindings ?? ['JSONRPC'];
   const interfaces = bindings.map((binding) => ({
     url: `${url}${binding === 'JSONRPC' ? SDK_AGENT_JSONRPC_PATH : SDK_AGENT_REST_PATH}`,

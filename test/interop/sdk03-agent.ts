@@ -1,6 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { AgentCard, Message, Part, Task, TaskState } from 'a2a-sdk-03';
 import {
@@ -14,8 +12,7 @@ import {
 } from 'a2a-sdk-03/server';
 import { A2AExpressApp } from 'a2a-sdk-03/server/express';
 import express from 'express';
-import { captureSdkConsole } from './sdk-console.js';
-import { directiveOf } from './sdk-agent.js';
+import { directiveOf, listenOnLoopback } from './sdk-agent.js';
 
 /**
  * A third-party A2A 0.3 agent, built only with the last 0.3 release of the official
@@ -52,16 +49,7 @@ export interface Sdk03AgentOptions {
 /** Starts sdk03-echo on 127.0.0.1, on a port of the system's choosing. */
 export async function startSdk03Agent(options: Sdk03AgentOptions = {}): Promise<Sdk03Agent> {
   const app = express();
-  const server = createServer(app);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const sdkConsole = captureSdkConsole();
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const { server, url, sdkConsole } = await listenOnLoopback(app);
   const endpoint = `${url}/`;
   const card = sdk03Card(endpoint, options.token !== undefined);
   const pushStore = new InMemoryPushNotificationStore();

@@ -485,14 +485,14 @@ describe('A2A-Version negotiation', () => {
     expectServed(await post(lenient.endpoint, listTasks, { 'content-type': 'application/json' }));
   });
 
-  it('?A2A-Version=1.0 is accepted, ?A2A-Version=0.5 refused, and ?A2A-Version=0.3 selects 0.3, which has no ListTasks', async () => {
+  it('?A2A-Version=1.0 is accepted, ?A2A-Version=0.5 refused, and ?A2A-Version=0.3 selects 0.3', async () => {
     expectServed(await post(`${endpoint}?A2A-Version=1.0`, listTasks, { 'content-type': 'application/json' }));
     expectRefused(await post(`${endpoint}?A2A-Version=0.5`, listTasks, { 'content-type': 'application/json' }));
-    expectIn03(await post(`${endpoint}?A2A-Version=0.3`, listTasks, { 'content-type': 'application/json' }), -32601);
+    expectIn03(await post(`${endpoint}?A2A-Version=0.3`, getTask, { 'content-type': 'application/json' }), -32001);
   });
 
   it('A2A-Version: 0.3 selects 0.3: answered with a 0.3 error object and A2A-Version: 0.3', async () => {
-    expectIn03(await post(endpoint, listTasks, { 'content-type': 'application/json', 'A2A-Version': '0.3' }), -32601);
+    expectIn03(await post(endpoint, getTask, { 'content-type': 'application/json', 'A2A-Version': '0.3' }), -32001);
     expectIn03(await post(endpoint, '{', { 'content-type': 'application/json', 'A2A-Version': '0.3' }), -32700);
   });
 

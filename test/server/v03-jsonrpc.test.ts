@@ -143,7 +143,8 @@ describe('0.3 requests on the JSON-RPC endpoint', () => {
     expect(wrong.error?.code).toBe(-32602);
     const fields = (wrong.error?.data?.['fieldViolations'] as { field: string }[]).map((violation) => violation.field);
     expect(fields).toEqual(expect.arrayContaining(['params.message.role']));
-    const unknown = await rpc03(hub.endpoint, 'tasks/list', {}, { 'A2A-Version': '0.3' });
+    // tasks/list is seed 004's (gateway-worker.test.ts); a name neither version nor the gateway has:
+    const unknown = await rpc03(hub.endpoint, 'tasks/frobnicate', {}, { 'A2A-Version': '0.3' });
     expect(unknown.error).toMatchObject({ code: -32601, data: { reason: 'METHOD_NOT_FOUND' } });
     // 1.0 constrains what 0.3 leaves free: an empty messageId is refused as it would be in 1.0.
     const empty = await rpc03(hub.endpoint, 'message/send', { message: message03('x', { messageId: '' }) });

@@ -1,0 +1,93 @@
+import type { Artifact, Message, Task, TaskState } from '../../generated/a2a/1.0/types.js';
+import type { GatewayMethodName } from '../../generated/hub/gateway-methods.js';
+import { a2aError } from '../protocol/a2a-error.js';
+import type { TaskReads } from '../store/task-store.js';
+import type { TaskRuntime } from '../tasks/task-runtime.js';
+import type { CallContext } from './a2a-handler.js';
+import type { WorkerState } from './hosted-agent.js';
+
+/**
+ * Seed 004's gateway methods (spec/hub/gateway-methods.json) over A2A 1.0 values, with no
+ * knowledge of any binding or version: src/server/gateway-calls.ts reads them from a request
+ * of either version and renders the answer back in it.
+ */
+/** Each method's params as 1.0 values; a method added to the table does not compile until it has an entry here. */
+export interface GatewayParams extends Record<GatewayMethodName, unknown> {
+  readonly 'tasks/list': GatewayListQuery;
+  readonly 'tasks/complete': { readonly id: string; readonly artifacts: readonly Artifact[]; readonly message?: Message };
+  readonly 'tasks/updateStatus': { readonly id: string; readonly state: WorkerState; readonly message?: Message };
+}
+
+export type GatewayCall = { [M in GatewayMethodName]: { readonly method: M; readonly params: GatewayParams[M] } }[GatewayMethodName];
+
+export interface GatewayListQuery {
+  readonly limit: number;
+  readonly offset: number;
+  readonly contextId?: string;
+  readonly state?: TaskState;
+  readonly historyLength?: number;
+}
+
+export interface GatewayListPage {
+  readonly tasks: Task[];
+  readonly total: number;
+  readonly limit: number;
+  readonly offset: number;
+}
+
+export type GatewayAnswer =
+  { readonly method: 'tasks/list'; readonly page: GatewayListPage } | { readonly method: 'task'; readonly task: Task };
+
+export class GatewayHandler {
+  constructor(
+    private readonly runtime: TaskRuntime,
+    private readonly store: TaskReads,
+  ) {}
+
+  call(call: GatewayCall, context: CallContext): GatewayAnswer {
+    switch (call.method) {
+      case 'tasks/list':
+        return { method: 'tasks/list', page: this.#list(call.params, context) };
+      case 'tasks/complete': {
+        this.#worker(call.method, context).complete(call.params.id, call.params);
+        return { method: 'task', task: this.#task(call.params.id, context) };
+      }
+      case 'tasks/updateStatus': {
+        const { id, state, message } = call.params;
+        this.#worker(call.method, context).update(id, state, message);
+        return { method: 'task', task: this.#task(id, context) };
+      }
+    }
+  }
+
+  /** The caller's tasks (those under no tenant: 0.3 has none) by offset, newest status first, as the control API's table reads them. */
+  #list(query: GatewayListQuery, context: CallContext): GatewayListPage {
+    const { rows, total } = this.store.browseTasks({
+      instanceId: context.agent.id,
+      tenant: '',
+      limit: query.limit,
+      offset: query.offset,
+      ...(query.contextId === undefined ? {} : { contextId: query.contextId }),
+      ...(query.state === undefined ? {} : { state: query.state }),
+    });
+    const view = query.historyLength === undefined ? {} : { historyLength: query.historyLength };
+    const tasks = rows.flatMap((row) => this.store.getTask(context.agent.id, row.id, { tenant: '', ...view }) ?? []);
+    return { tasks, total, limit: query.limit, offset: query.offset };
+  }
+
+  #worker(method: string, context: CallContext) {
+    const worker = context.agent.worker;
+    if (worker === undefined) {
+      throw a2aError('MethodNotFoundError', `${method} is called by the worker of an agent on the worker preset; this agent is not one`, {
+        metadata: { method },
+      });
+    }
+    return worker;
+  }
+
+  /** The task as the worker's report left it, under its own tenant. */
+  #task(taskId: string, context: CallContext): Task {
+    const info = this.store.getTaskInfo(taskId);
+    return this.runtime.getTask(context.agent.id, taskId, { tenant: info?.tenant ?? '' });
+  }
+}
