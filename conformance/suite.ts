@@ -15,8 +15,14 @@ import { streamingChecks } from './checks/streaming.js';
 import { taskChecks } from './checks/tasks.js';
 import { versioningChecks } from './checks/versioning.js';
 import { wireChecks } from './checks/wire.js';
+import { card03Checks } from './checks/v03/card.js';
+import { protocolRules03Checks } from './checks/v03/protocol-rules.js';
+import { streaming03Checks } from './checks/v03/streaming.js';
+import { tasks03Checks } from './checks/v03/tasks.js';
 import type { Check } from './core/check.js';
-import { transportsFor, type BindingSelection } from './core/bindings.js';
+import { PROTOCOL_VERSION } from '../generated/a2a/1.0/protocol.js';
+import { CATALOG_VERSIONS, type ProtocolVersion } from '../generated/conformance/requirements.js';
+import { transportsFor, type BindingSelection, type ProtocolSelection } from './core/bindings.js';
 import { advertisedProfile, PROFILES, type Profile, type ProfileId } from './core/profiles.js';
 import { exitCodeOf, runSuite, type Level, type RunOptions } from './core/runner.js';
 import { JsonRpcTransport } from './core/jsonrpc-transport.js';
@@ -39,6 +45,11 @@ export const ALL_CHECKS: readonly Check[] = [
   ...wireChecks,
   ...propertyChecks,
   ...statefulChecks,
+  // A2A 0.3 (spec/conformance/requirements-0.3.json), on the agent's 0.3 interface.
+  ...card03Checks,
+  ...protocolRules03Checks,
+  ...tasks03Checks,
+  ...streaming03Checks,
 ];
 
 /** Per-request timeout when none is given (`--timeout`). */
@@ -48,6 +59,8 @@ export interface ConformOptions {
   readonly headers?: Readonly<Record<string, string>>;
   /** The bindings to test (`--binding`): by default every one the card declares that the suite speaks. */
   readonly binding?: BindingSelection;
+  /** The protocol versions to test (`--protocol`): by default every one the card declares that the suite has a catalog of. */
+  readonly protocol?: ProtocolSelection;
   readonly level?: Level;
   readonly runs?: number;
   readonly seed?: number;
@@ -82,10 +95,21 @@ export async function runConformance(url: string, options: ConformOptions = {}):
   const profile =
     options.profile ?? (options.cooperative === undefined ? advertisedProfile(target.card) : options.cooperative ? 'directives' : 'none');
   const selection = options.binding ?? 'all';
-  const transports = transportsFor(target, selection, { headers, timeoutMs });
+  const protocol = options.protocol ?? 'all';
+  const transports = transportsFor(target, selection, { headers, timeoutMs }, protocol);
   if (transports.length === 0) {
-    const declared = target.interfaces.map((entry) => entry.binding).join(' and ');
-    throw new TargetError(`the agent at ${url} declares no ${selection} interface for protocol version 1.x (it declares ${declared})`);
+    const declared = target.interfaces.map((entry) => `${entry.binding} ${entry.protocolVersion}`).join(' and ');
+    const versions = protocol === 'all' ? CATALOG_VERSIONS.join(' or ') : protocol;
+    const message = `the agent at ${url} declares no ${selection === 'all' ? '' : `${selection} `}interface for protocol version ${versions} (it declares ${declared})`;
+    // An agent of another version is a finding about the version asked for (an A2A 0.3 agent has no 1.0 interface);
+    // a binding that is not declared is a wrong flag (exit 2).
+    if (selection !== 'all' || protocol === 'all' || target.cardExchange === undefined) throw new TargetError(message);
+    const card = { json: target.cardExchange.json as Record<string, unknown>, url: target.cardUrl ?? url, exchange: target.cardExchange };
+    const requirement = protocol === PROTOCOL_VERSION ? 'CARD-005' : 'V03-CARD-001';
+    const untestable = new TargetError(message, {
+      untestable: { problems: [{ requirement, message, exchange: target.cardExchange }], card },
+    });
+    return runUntestable(url, untestable, options, protocol);
   }
   const report = await runSuite(target, transports, options.checks ?? ALL_CHECKS, runOptionsOf(options, PROFILES[profile]));
   return { report, exitCode: exitCodeOf(report, options.baseline !== undefined) };
@@ -100,6 +124,7 @@ async function runUntestable(
   url: string,
   error: TargetError,
   options: ConformOptions,
+  protocolVersion: ProtocolVersion = PROTOCOL_VERSION,
 ): Promise<{ report: ConformanceReport; exitCode: number }> {
   const untestable = error.untestable as Untestable;
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
@@ -113,7 +138,12 @@ async function runUntestable(
     assumedCard: card === undefined,
   };
   // The card checks fetch what they need by URL; the transport only carries their exchanges.
-  const transport = new JsonRpcTransport({ endpoint: url, timeoutMs, ...(options.headers ? { headers: options.headers } : {}) });
+  const transport = new JsonRpcTransport({
+    endpoint: url,
+    timeoutMs,
+    protocolVersion,
+    ...(options.headers ? { headers: options.headers } : {}),
+  });
   const checks =
     card === undefined ? [] : (options.checks ?? ALL_CHECKS).filter((check) => check.once && check.id !== 'bindings-equivalent');
   const report = await runSuite(target, [transport], checks, {

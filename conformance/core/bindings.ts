@@ -1,10 +1,20 @@
 import { JsonRpcTransport } from './jsonrpc-transport.js';
 import { RestTransport } from './rest-transport.js';
+import { CATALOG_VERSIONS, type ProtocolVersion } from '../../generated/conformance/requirements.js';
 import type { Target } from './target.js';
 import type { Binding, Transport } from './transport.js';
 
 /** Which bindings a run tests: one, or every one the card declares that the suite speaks. */
 export type BindingSelection = Binding | 'all';
+
+/** Which protocol versions a run tests: one, or every one the card declares that the suite has a catalog of. */
+export type ProtocolSelection = ProtocolVersion | 'all';
+
+/** The versions `--protocol` takes. */
+export const PROTOCOL_FLAGS: Readonly<Record<string, ProtocolSelection>> = {
+  ...Object.fromEntries(CATALOG_VERSIONS.map((version) => [version, version])),
+  all: 'all',
+};
 
 export interface TransportOptions {
   readonly headers?: Readonly<Record<string, string>>;
@@ -15,12 +25,18 @@ export interface TransportOptions {
 export const BINDING_FLAGS: Readonly<Record<string, BindingSelection>> = { jsonrpc: 'JSONRPC', 'http+json': 'HTTP+JSON', all: 'all' };
 
 /**
- * One transport per selected binding of the target, in the target's order (JSON-RPC first).
- * Empty when the card declares none of the selected bindings: the caller says so.
+ * One transport per selected interface of the target, in the target's order (the 1.x bindings,
+ * JSON-RPC first, then 0.3's JSON-RPC). Empty when the card declares none of the selected
+ * bindings and versions: the caller says so.
  */
-export function transportsFor(target: Target, selection: BindingSelection, options: TransportOptions): Transport[] {
+export function transportsFor(
+  target: Target,
+  selection: BindingSelection,
+  options: TransportOptions,
+  protocol: ProtocolSelection = 'all',
+): Transport[] {
   return target.interfaces
-    .filter((entry) => selection === 'all' || entry.binding === selection)
+    .filter((entry) => (selection === 'all' || entry.binding === selection) && (protocol === 'all' || entry.protocolVersion === protocol))
     .map((entry) => {
       const common = {
         endpoint: entry.url,
@@ -28,6 +44,7 @@ export function transportsFor(target: Target, selection: BindingSelection, optio
         ...(options.headers ? { headers: options.headers } : {}),
         ...(entry.tenant === undefined ? {} : { tenant: entry.tenant }),
       };
-      return entry.binding === 'JSONRPC' ? new JsonRpcTransport(common) : new RestTransport(common);
+      if (entry.binding === 'HTTP+JSON') return new RestTransport(common);
+      return new JsonRpcTransport({ ...common, protocolVersion: entry.protocolVersion });
     });
 }

@@ -1,7 +1,7 @@
 import type { ErrorName } from '../../generated/a2a/1.0/errors.js';
 import type { Capability } from '../../generated/a2a/1.0/methods.js';
 import type { Message } from '../../generated/a2a/1.0/types.js';
-import type { RequirementId } from '../../generated/conformance/requirements.js';
+import type { ProtocolVersion, RequirementId } from '../../generated/conformance/requirements.js';
 import type { SkipReason } from '../../generated/conformance/types.js';
 import type { A2ADefs } from '../../src/protocol/a2a-schema.js';
 import type { Exchange } from './exchange.js';
@@ -83,5 +83,7 @@ export interface Check {
   readonly bindings?: readonly Binding[];
   /** It does not depend on the binding (the card, or a comparison of the bindings): run once, on the first transport. */
   readonly once?: boolean;
+  /** The protocol version it tests, whose catalog its requirements are of: it runs on that version's transports only. Default 1.0. */
+  readonly protocol?: ProtocolVersion;
   run(context: CheckContext): Promise<void>;
 }

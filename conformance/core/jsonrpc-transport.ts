@@ -1,4 +1,5 @@
 import type { MethodName } from '../../generated/a2a/1.0/methods.js';
+import type { ProtocolVersion } from '../../generated/conformance/requirements.js';
 import { MEDIA_TYPES, PROTOCOL_VERSION } from '../../generated/a2a/1.0/protocol.js';
 import type { StreamResponse } from '../../generated/a2a/1.0/types.js';
 import { interfaceTenant, withInterfaceTenant } from '../../src/protocol/interface-tenant.js';
@@ -23,18 +24,23 @@ export interface JsonRpcTransportOptions {
   /** Headers sent with every request (authentication). */
   readonly headers?: Readonly<Record<string, string>>;
   readonly timeoutMs: number;
+  /** The A2A-Version header sent (default the protocol version); a 0.3 transport sends none, as 0.3 clients do. */
   readonly version?: string;
+  /** The protocol version spoken. Default 1.0. */
+  readonly protocolVersion?: ProtocolVersion;
 }
 
 /** The JSON-RPC binding over HTTP, recording every exchange as evidence. */
 export class JsonRpcTransport implements Transport {
   readonly binding = 'JSONRPC' as const;
   readonly endpoint: string;
+  readonly protocolVersion: ProtocolVersion;
   readonly stats: HttpStats = { requests: 0, denied: 0 };
   #nextId = 1;
 
   constructor(private readonly options: JsonRpcTransportOptions) {
     this.endpoint = options.endpoint;
+    this.protocolVersion = options.protocolVersion ?? PROTOCOL_VERSION;
   }
 
   /** The tenant the card's interface names, sent in every call whose params name none. */
@@ -118,7 +124,9 @@ export class JsonRpcTransport implements Transport {
       ...(options.withoutRunHeaders === true ? {} : this.options.headers),
       'content-type': MEDIA_TYPES.json,
       accept,
-      ...(options.noVersionHeader ? {} : { [VERSION_HEADER]: this.options.version ?? PROTOCOL_VERSION }),
+      ...(options.noVersionHeader || this.protocolVersion !== PROTOCOL_VERSION
+        ? {}
+        : { [VERSION_HEADER]: this.options.version ?? PROTOCOL_VERSION }),
       ...options.headers,
     };
   }

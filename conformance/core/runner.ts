@@ -3,9 +3,11 @@ import { ERRORS } from '../../generated/a2a/1.0/errors.js';
 import { PROTOCOL_VERSION } from '../../generated/a2a/1.0/protocol.js';
 import type { Message } from '../../generated/a2a/1.0/types.js';
 import {
+  CATALOG_VERSIONS,
   isRequirementId,
   REQUIREMENT_BY_ID,
   REQUIREMENTS,
+  type ProtocolVersion,
   type Requirement,
   type RequirementId,
 } from '../../generated/conformance/requirements.js';
@@ -65,6 +67,8 @@ export async function runSuite(
 ): Promise<ConformanceReport> {
   const transports: readonly Transport[] = Array.isArray(transportOrList) ? transportOrList : [transportOrList as Transport];
   if (transports.length === 0) throw new Error('runSuite needs at least one transport');
+  // Each version tested brings its own catalog; the others are not part of the report.
+  const protocols = CATALOG_VERSIONS.filter((version) => transports.some((transport) => transport.protocolVersion === version));
   const started = Date.now();
   const findings = new Map<RequirementId, Finding[]>();
   /** Exchanges behind each requirement's verdict: those of every check run that judged it. */
@@ -74,7 +78,7 @@ export async function runSuite(
   const requestsSoFar = (): number => transports.reduce((sum, transport) => sum + transport.stats.requests, 0);
   const selected = (id: RequirementId): boolean => {
     const requirement = REQUIREMENT_BY_ID.get(id);
-    if (requirement === undefined) return false;
+    if (requirement === undefined || !protocols.includes(requirement.protocol)) return false;
     if (options.only && options.only.length > 0 && !options.only.includes(id)) return false;
     if (options.skip?.includes(id)) return false;
     return LEVEL_RANK[requirement.level] <= CUTOFF[options.level];
@@ -120,6 +124,11 @@ export async function runSuite(
   const runnable = checks.filter((check) => check.requirements.some(selected));
 
   // Every check on each binding it applies to: the binding-neutral ones on every transport, in turn.
+  for (const check of runnable) {
+    const stray = check.requirements.find((id) => REQUIREMENT_BY_ID.get(id)?.protocol !== protocolOf(check));
+    if (stray !== undefined)
+      throw new Error(`check ${check.id} (A2A ${protocolOf(check)}) names ${stray}, a requirement of another version's catalog`);
+  }
   const runs = runnable.flatMap((check) => runsOf(check, transports).map((transport) => ({ check, transport })));
   try {
     for (const [index, { check, transport }] of runs.entries()) {
@@ -144,7 +153,9 @@ export async function runSuite(
           record(requirement, { ...skipFinding(check.id, 'needs-cooperation', missing), ...(binding === undefined ? {} : { binding }) });
         continue;
       }
-      const context = createContext(check, target, transport ?? (transports[0] as Transport), transports, binding, options, record, {
+      // A check compares the bindings of its own version only.
+      const peers = transports.filter((candidate) => candidate.protocolVersion === protocolOf(check));
+      const context = createContext(check, target, transport ?? (peers[0] as Transport), peers, binding, options, record, {
         webhooks: () => webhooks.get(),
         webhookTimeoutMs,
       });
@@ -173,7 +184,7 @@ export async function runSuite(
   }
 
   const tested = transports.map((transport) => transport.binding);
-  const results = REQUIREMENTS.map((requirement) =>
+  const results = REQUIREMENTS.filter((requirement) => protocols.includes(requirement.protocol)).map((requirement) =>
     resultOf(
       requirement,
       findings.get(requirement.id),
@@ -209,7 +220,12 @@ export async function runSuite(
       ...(target.cardUrl ? { cardUrl: target.cardUrl } : {}),
       endpoint: first.endpoint,
       binding: first.binding,
-      interfaces: transports.map((transport) => ({ binding: transport.binding, endpoint: transport.endpoint })),
+      interfaces: transports.map((transport) => ({
+        binding: transport.binding,
+        protocolVersion: transport.protocolVersion,
+        endpoint: transport.endpoint,
+      })),
+      protocolVersions: [...protocols],
       agentName: target.card.name,
       assumedCard: target.assumedCard,
       mode: options.profile.id === 'none' ? 'black-box' : 'cooperative',
@@ -229,10 +245,20 @@ export async function runSuite(
   };
 }
 
-/** The transports a check runs on: every one it applies to, or only the first for a check that does not depend on the binding. */
+/** The protocol version a check is written for. */
+function protocolOf(check: Check): ProtocolVersion {
+  return check.protocol ?? PROTOCOL_VERSION;
+}
+
+/**
+ * The transports a check runs on: those of its protocol version it applies to, or only the
+ * first of them for a check that does not depend on the binding; none when its version is not tested.
+ */
 function runsOf(check: Check, transports: readonly Transport[]): (Transport | undefined)[] {
-  if (check.once) return [transports[0]];
-  const applicable = transports.filter((transport) => check.bindings === undefined || check.bindings.includes(transport.binding));
+  const own = transports.filter((transport) => transport.protocolVersion === protocolOf(check));
+  if (own.length === 0) return [];
+  if (check.once) return [own[0]];
+  const applicable = own.filter((transport) => check.bindings === undefined || check.bindings.includes(transport.binding));
   // A check for bindings none of which is tested does not run; its requirements get the runner's other-binding skip.
   return applicable;
 }
@@ -246,7 +272,14 @@ function resultOf(
   target: Target,
   tested: readonly Binding[],
 ): RequirementResult {
-  const base = { id: requirement.id, section: requirement.section, level: requirement.level, text: requirement.text, evidence };
+  const base = {
+    id: requirement.id,
+    protocol: requirement.protocol,
+    section: requirement.section,
+    level: requirement.level,
+    text: requirement.text,
+    evidence,
+  };
   const list = found ?? [];
   if (!selected)
     return { ...base, verdict: 'SKIP', findings: [skipFinding('runner', 'not-selected', 'not selected (--level, --only or --skip)')] };

@@ -1,8 +1,14 @@
 import { ERRORS } from '../../generated/a2a/1.0/errors.js';
 import { isThisProtocolVersion, MEDIA_TYPES, PROTOCOL_VERSION } from '../../generated/a2a/1.0/protocol.js';
 import type { AgentCard } from '../../generated/a2a/1.0/types.js';
-import type { RequirementId } from '../../generated/conformance/requirements.js';
-import { belongsTo, cardCandidates, isOrigin, looksLikeCard, notTheAgentAsked } from '../../src/protocol/card-location.js';
+import { ERRORS as ERRORS_03 } from '../../generated/a2a/0.3/errors.js';
+import { isThisProtocolVersion as is03, PROTOCOL_VERSION as VERSION_03 } from '../../generated/a2a/0.3/protocol.js';
+import type { ProtocolVersion, RequirementId } from '../../generated/conformance/requirements.js';
+import { belongsTo, cardCandidates, isCard03, isOrigin, looksLikeCard, notTheAgentAsked } from '../../src/protocol/card-location.js';
+import { A2A_0_3 } from '../../src/protocol/a2a-schema.js';
+import { projectToSchema } from '../../src/protocol/project.js';
+import { agentCardFrom03 } from '../../src/protocol/v03/agent-cards.js';
+import { checkValue } from '../../src/protocol/validation.js';
 import { interfaceProbe } from '../../src/protocol/interface-probe.js';
 import { isRecord } from '../../src/support/records.js';
 import { reasonOf } from './answers.js';
@@ -12,10 +18,12 @@ import type { Binding } from './transport.js';
 /** The bindings the suite speaks, in the order it runs them. */
 export const SUITE_BINDINGS: readonly Binding[] = ['JSONRPC', 'HTTP+JSON'];
 
-/** A declared interface the suite can test: the first 1.x one of its binding. */
+/** A declared interface the suite can test: the first 1.x one of its binding, or the first 0.3 JSON-RPC one. */
 export interface TargetInterface {
   readonly binding: Binding;
   readonly url: string;
+  /** The protocol version it is tested in. */
+  readonly protocolVersion: ProtocolVersion;
   /** The tenant the card asks clients to send on it, when it names one. */
   readonly tenant?: string;
 }
@@ -29,7 +37,7 @@ export interface Target {
   readonly cardExchange?: Exchange;
   /** The URL of the first interface tested (the JSON-RPC one when there is one). */
   readonly endpoint: string;
-  /** Every interface the suite can test, one per binding, JSON-RPC first. */
+  /** Every interface the suite can test: one per 1.x binding, JSON-RPC first, then the 0.3 JSON-RPC one. */
   readonly interfaces: readonly TargetInterface[];
   /** No card could be read; a minimal one (no capabilities) is assumed. */
   readonly assumedCard: boolean;
@@ -99,7 +107,21 @@ export async function resolveTarget(url: string, options: TargetOptions): Promis
     const card = exchange.json;
     if (exchange.status !== 200 || !looksLikeCard(card)) continue;
     if (!Array.isArray(card['supportedInterfaces'])) {
-      // A card without supportedInterfaces (an A2A 0.3 card, say) is the agent's if it is the one asked for.
+      // An A2A 0.3 card (a main url, no supportedInterfaces) is tested in 0.3 when it is the agent's.
+      const legacy = isCard03(card) && belongsTo(asked, candidate, card) ? interface03Of(card) : undefined;
+      if (legacy !== undefined) {
+        await requireAccess(url, legacy, options);
+        return {
+          url,
+          card: readIn10(card, legacy),
+          cardUrl: candidate.url,
+          cardExchange: exchange,
+          endpoint: legacy.url,
+          interfaces: [legacy],
+          assumedCard: false,
+        };
+      }
+      // Any other card without supportedInterfaces is the agent's if it is the one asked for.
       if (candidate.source !== 'well-known' || isOrigin(asked)) untestableCard ??= { json: card, url: candidate.url, exchange };
       continue;
     }
@@ -130,14 +152,15 @@ export async function resolveTarget(url: string, options: TargetOptions): Promis
     }
   }
   if (untestableCard !== undefined && untestableIsOwn) throw noInterface(untestableCard);
-  const probe = await probeJsonRpc({ binding: 'JSONRPC', url }, options).catch((error: unknown) => {
+  const probe = await probeJsonRpc({ binding: 'JSONRPC', url, protocolVersion: PROTOCOL_VERSION }, options).catch((error: unknown) => {
     throw noAgent(url, read, error instanceof Error ? error.message : String(error));
   });
   if (probe.status === UNAUTHENTICATED_STATUS) throw refused(url, probe, options);
   if (probe.status === UNAVAILABLE_STATUS) throw unavailable(url, url, probe.status, probe.message);
-  if (probe.jsonRpc) return assumed(url, 'JSONRPC');
+  if (probe.jsonRpc)
+    return assumed(url, 'JSONRPC', probe.methodMissing === true && (await answers03(url, options)) ? VERSION_03 : PROTOCOL_VERSION);
   // No card and no JSON-RPC: a bare HTTP+JSON interface URL answers its GetTask route with a Status body.
-  const rest = await probeRest({ binding: 'HTTP+JSON', url }, options).catch((error: unknown) => {
+  const rest = await probeRest({ binding: 'HTTP+JSON', url, protocolVersion: PROTOCOL_VERSION }, options).catch((error: unknown) => {
     throw noAgent(url, read, error instanceof Error ? error.message : String(error));
   });
   if (rest.status === UNAUTHENTICATED_STATUS) throw refused(url, rest, options);
@@ -183,11 +206,70 @@ function whyNotACard(url: string, exchange: Exchange): string {
   return `GET ${url} answered JSON that is not an agent card (no name or supportedInterfaces)`;
 }
 
-function assumed(url: string, binding: Binding): Target {
-  return { url, card: minimalCard(url, binding), endpoint: url, interfaces: [{ binding, url }], assumedCard: true };
+/** An endpoint without a card, tested with a minimal one in the version its answers showed. */
+function assumed(url: string, binding: Binding, protocolVersion: ProtocolVersion = PROTOCOL_VERSION): Target {
+  return {
+    url,
+    card: minimalCard(url, binding, protocolVersion),
+    endpoint: url,
+    interfaces: [{ binding, url, protocolVersion }],
+    assumedCard: true,
+  };
 }
 
-/** The first well-formed 1.x interface of each binding the suite speaks, JSON-RPC first. */
+/**
+ * Digest §14.2's probe, for a JSON-RPC endpoint without a card that does not know the 1.0
+ * GetTask: a 0.3 `tasks/get` without A2A-Version (as 0.3 clients send it) answered with
+ * TaskNotFoundError's code shows a 0.3 agent.
+ */
+async function answers03(url: string, options: TargetOptions): Promise<boolean> {
+  const body = JSON.stringify({ jsonrpc: '2.0', id: 'conform-probe-0.3', method: 'tasks/get', params: { id: 'conform-probe' } });
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': MEDIA_TYPES.json, accept: MEDIA_TYPES.json, ...options.headers },
+    body,
+    signal: AbortSignal.timeout(options.timeoutMs),
+  }).catch(() => undefined);
+  const json: unknown = await response?.json().catch(() => undefined);
+  const error = isRecord(json) ? json['error'] : undefined;
+  return isRecord(error) && error['code'] === ERRORS_03.TaskNotFoundError.code;
+}
+
+/**
+ * The 0.3 JSON-RPC interface of a 0.3 card: its main `url` when `preferredTransport` is JSONRPC
+ * (the default), else a JSONRPC entry of `additionalInterfaces`.
+ */
+function interface03Of(card: Record<string, unknown>): TargetInterface | undefined {
+  const preferred = card['preferredTransport'] ?? 'JSONRPC';
+  if (preferred === 'JSONRPC' && typeof card['url'] === 'string')
+    return { binding: 'JSONRPC', url: card['url'], protocolVersion: VERSION_03 };
+  const additional = Array.isArray(card['additionalInterfaces']) ? (card['additionalInterfaces'] as unknown[]) : [];
+  const entry = additional.find(
+    (candidate): candidate is { url: string } =>
+      isRecord(candidate) && candidate['transport'] === 'JSONRPC' && typeof candidate['url'] === 'string',
+  );
+  return entry === undefined ? undefined : { binding: 'JSONRPC', url: entry.url, protocolVersion: VERSION_03 };
+}
+
+/**
+ * A 0.3 card as the runner reads every card (name, capabilities): its 1.0 reading when it has
+ * one, else the members it has over a minimal card. The 0.3 card checks judge the card itself.
+ */
+function readIn10(card: Record<string, unknown>, entry: TargetInterface): AgentCard {
+  const checked = checkValue(A2A_0_3, 'AgentCard', card);
+  if (checked.ok) {
+    try {
+      return agentCardFrom03(projectToSchema(A2A_0_3.document, 'AgentCard', checked.value));
+    } catch {
+      // Untranslatable members: fall through to the minimal reading.
+    }
+  }
+  const minimal = minimalCard(entry.url, entry.binding, VERSION_03);
+  const capabilities = isRecord(card['capabilities']) ? (card['capabilities'] as AgentCard['capabilities']) : {};
+  return { ...minimal, ...(typeof card['name'] === 'string' ? { name: card['name'] } : {}), capabilities };
+}
+
+/** The first well-formed 1.x interface of each binding the suite speaks, JSON-RPC first, then the first 0.3 JSON-RPC one. */
 function testableInterfaces(entries: readonly unknown[]): TargetInterface[] {
   const found: TargetInterface[] = [];
   for (const binding of SUITE_BINDINGS) {
@@ -202,14 +284,25 @@ function testableInterfaces(entries: readonly unknown[]): TargetInterface[] {
     );
     if (entry === undefined) continue;
     const tenant = typeof entry.tenant === 'string' && entry.tenant !== '' ? entry.tenant : undefined;
-    found.push({ binding, url: entry.url, ...(tenant === undefined ? {} : { tenant }) });
+    found.push({ binding, url: entry.url, protocolVersion: PROTOCOL_VERSION, ...(tenant === undefined ? {} : { tenant }) });
   }
+  const legacy = entries.find(
+    (candidate): candidate is { url: string } =>
+      isRecord(candidate) &&
+      candidate['protocolBinding'] === 'JSONRPC' &&
+      typeof candidate['protocolVersion'] === 'string' &&
+      is03(candidate['protocolVersion']) &&
+      typeof candidate['url'] === 'string',
+  );
+  if (legacy !== undefined) found.push({ binding: 'JSONRPC', url: legacy.url, protocolVersion: VERSION_03 });
   return found;
 }
 
 interface Probe {
   readonly status: number;
   readonly jsonRpc: boolean;
+  /** JSON-RPC: the endpoint answered that it has no such method (a 0.3 agent asked the 1.0 GetTask). */
+  readonly methodMissing?: boolean;
   /** HTTP+JSON: the answer is an A2A error body or a Task, so the route is there. */
   readonly answered?: boolean;
   readonly message?: string;
@@ -250,7 +343,13 @@ async function probeJsonRpc(entry: TargetInterface, options: TargetOptions): Pro
   const response = await sendProbe(entry, options);
   const body: unknown = await response.json().catch(() => undefined);
   const message = errorMessageOf(body);
-  return { status: response.status, jsonRpc: isRecord(body) && body['jsonrpc'] === '2.0', ...(message === undefined ? {} : { message }) };
+  const error = isRecord(body) ? body['error'] : undefined;
+  return {
+    status: response.status,
+    jsonRpc: isRecord(body) && body['jsonrpc'] === '2.0',
+    methodMissing: isRecord(error) && error['code'] === ERRORS.MethodNotFoundError.code,
+    ...(message === undefined ? {} : { message }),
+  };
 }
 
 /**
@@ -289,11 +388,11 @@ function refused(endpoint: string, probe: Probe, options: TargetOptions): Target
   );
 }
 
-function minimalCard(endpoint: string, binding: Binding): AgentCard {
+function minimalCard(endpoint: string, binding: Binding, protocolVersion: string = PROTOCOL_VERSION): AgentCard {
   return {
     name: 'unknown agent (no card found)',
     description: 'A minimal card assumed by the conformance suite.',
-    supportedInterfaces: [{ url: endpoint, protocolBinding: binding, protocolVersion: PROTOCOL_VERSION }],
+    supportedInterfaces: [{ url: endpoint, protocolBinding: binding, protocolVersion }],
     version: '0',
     capabilities: {},
     defaultInputModes: ['text/plain'],

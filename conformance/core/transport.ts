@@ -1,5 +1,6 @@
 import type { MethodName, MethodTypes, StreamingMethodName } from '../../generated/a2a/1.0/methods.js';
 import type { StreamResponse } from '../../generated/a2a/1.0/types.js';
+import type { ProtocolVersion } from '../../generated/conformance/requirements.js';
 import type { Exchange } from './exchange.js';
 
 /** An SSE event as it arrived, before any interpretation. */
@@ -97,6 +98,8 @@ export type Binding = 'JSONRPC' | 'HTTP+JSON';
 
 export interface Transport {
   readonly binding: Binding;
+  /** The protocol version spoken: a check runs only on transports of its own version (Check.protocol). */
+  readonly protocolVersion: ProtocolVersion;
   readonly endpoint: string;
   /** The tenant of the card's interface, which every call whose params name none is sent under (spec §8.3.2). */
   readonly tenant: string | undefined;

@@ -198,9 +198,19 @@ export function checkLabel(finding: Pick<Finding, 'check' | 'binding'>): string 
   return finding.binding === undefined ? finding.check : `${finding.check} · ${finding.binding}`;
 }
 
-/** The interfaces of a run, `url · binding` each, for the report headers. */
-export function interfacesOf(target: ConformanceReport['target']): { binding: string; endpoint: string }[] {
-  return target.interfaces ?? [{ binding: target.binding, endpoint: target.endpoint }];
+/** The interfaces of a run, each with the binding and the A2A version spoken on it, for the report headers. */
+export function interfacesOf(target: ConformanceReport['target']): { binding: string; protocolVersion: string; endpoint: string }[] {
+  return target.interfaces ?? [{ binding: target.binding, protocolVersion: versionsOf(target)[0] ?? '', endpoint: target.endpoint }];
+}
+
+/** The A2A versions a run tested, the current one first: every report says which. */
+export function versionsOf(target: ConformanceReport['target']): readonly string[] {
+  return target.protocolVersions;
+}
+
+/** `JSONRPC 0.3`: a binding and the version spoken on it, as the reports name an interface. */
+export function interfaceLabel(entry: { binding: string; protocolVersion: string }): string {
+  return `${entry.binding} ${entry.protocolVersion}`;
 }
 
 /** How many exchanges backed a verdict, in words: `3 exchanges`, `no exchange` (a PASS on nothing shows). */

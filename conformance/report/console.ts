@@ -13,7 +13,9 @@ import {
   visibleText,
   type VerdictCounts,
   checkLabel,
+  interfaceLabel,
   interfacesOf,
+  versionsOf,
   exchangesOf,
 } from './common.js';
 
@@ -63,7 +65,7 @@ export function renderConsole(report: ConformanceReport, options: ConsoleOptions
   const { target, options: run, tool } = report;
   out.push(
     paint(
-      `${safe(tool.name)} conform ${safe(tool.version)} · A2A ${safe(report.specVersion)}${target.agentName === undefined ? '' : ` · ${safe(target.agentName)}`}`,
+      `${safe(tool.name)} conform ${safe(tool.version)} · A2A ${versionsOf(target).map(safe).join(' and ')}${target.agentName === undefined ? '' : ` · ${safe(target.agentName)}`}`,
       'bold',
     ),
   );
@@ -72,7 +74,7 @@ export function renderConsole(report: ConformanceReport, options: ConsoleOptions
   );
   for (const entry of interfacesOf(target))
     out.push(
-      `  endpoint  ${safe(entry.endpoint)} · ${entry.binding} · ${target.mode}${target.profile === undefined || target.profile === 'none' ? '' : ` (profile ${target.profile})`}`,
+      `  endpoint  ${safe(entry.endpoint)} · ${safe(interfaceLabel(entry))} · ${target.mode}${target.profile === undefined || target.profile === 'none' ? '' : ` (profile ${target.profile})`}`,
     );
   const selection = [
     run.only?.length ? `only ${run.only.map(safe).join(',')}` : '',

@@ -12,7 +12,9 @@ import {
   summaryLine,
   visibleText,
   checkLabel,
+  interfaceLabel,
   interfacesOf,
+  versionsOf,
   exchangesOf,
 } from './common.js';
 
@@ -164,11 +166,16 @@ export function renderHtml(report: ConformanceReport): string {
     ...interfacesOf(target).map((entry) =>
       kv(
         'Endpoint',
-        `<code>${h(entry.endpoint)}</code> · ${h(entry.binding)} · ${h(target.mode)}${target.profile === undefined || target.profile === 'none' ? '' : ` (profile ${h(target.profile)})`}`,
+        `<code>${h(entry.endpoint)}</code> · ${h(interfaceLabel(entry))} · ${h(target.mode)}${target.profile === undefined || target.profile === 'none' ? '' : ` (profile ${h(target.profile)})`}`,
       ),
     ),
     kv('Options', optionText),
-    kv('Spec version', `A2A ${h(report.specVersion)}`),
+    kv(
+      'Protocol versions',
+      versionsOf(target)
+        .map((version) => `A2A ${h(version)}`)
+        .join(' and '),
+    ),
     kv(
       'Run',
       `${h(report.startedAt)} · ${h(formatDuration(report.durationMs))} · ${summary.requests} requests${summary.deniedRequests > 0 ? ` (${summary.deniedRequests} answered 401/404)` : ''}`,

@@ -10,6 +10,7 @@ import {
   visibleText,
   checkLabel,
   interfacesOf,
+  versionsOf,
 } from './common.js';
 
 /** Text content of an element: `&`, `<`, `>` escaped (quotes too, harmlessly), invalid XML 1.0 characters made visible. */
@@ -91,10 +92,15 @@ export function renderJUnit(report: ConformanceReport): string {
     ['target', report.target.url],
     ['endpoint', report.target.endpoint],
     ['binding', report.target.binding],
-    ...interfacesOf(report.target).map((entry): [string, string] => [`endpoint.${entry.binding}`, entry.endpoint]),
+    // The current version keeps the plain key it always had; another version's interface names its version.
+    ...interfacesOf(report.target).map((entry): [string, string] => [
+      entry.protocolVersion === report.specVersion ? `endpoint.${entry.binding}` : `endpoint.${entry.binding}.${entry.protocolVersion}`,
+      entry.endpoint,
+    ]),
     ['mode', report.target.mode],
     ['profile', report.target.profile ?? 'none'],
     ['specVersion', report.specVersion],
+    ['protocolVersions', versionsOf(report.target).join(',')],
     ['tool', `${report.tool.name} ${report.tool.version}`],
     ['level', report.options.level],
     ['runs', String(report.options.runs)],

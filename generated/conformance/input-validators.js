@@ -10,8 +10,9 @@ const schema33 = {"title":"ToolInfo","description":"Name and version of the suit
 const schema37 = {"title":"RunOptionsInfo","description":"The options of the run that change what is tested.","type":"object","properties":{"level":{"description":"Lowest requirement level tested.","type":"string","enum":["must","should","may"]},"runs":{"description":"fast-check runs per property.","type":"integer","minimum":1},"seed":{"description":"fast-check seed; the same seed replays the same random cases.","type":"integer"},"timeoutMs":{"description":"Per-request timeout.","type":"integer","minimum":1},"only":{"description":"Requirement ids the run was restricted to.","type":"array","items":{"type":"string"}},"skip":{"description":"Requirement ids skipped on request.","type":"array","items":{"type":"string"}}},"required":["level","runs","seed","timeoutMs"]};
 const schema38 = {"title":"Summary","description":"How many requirements got each verdict, and the numbers the exit code depends on.","type":"object","properties":{"PASS":{"description":"Requirements met.","type":"integer","minimum":0},"FAIL":{"description":"Requirements not met.","type":"integer","minimum":0},"WARN":{"description":"A SHOULD not met, or behaviour the spec leaves open.","type":"integer","minimum":0},"SKIP":{"description":"Not tested, with a reason.","type":"integer","minimum":0},"ERROR":{"description":"The suite itself broke; never counted against the agent.","type":"integer","minimum":0},"mustFailures":{"description":"FAIL verdicts of MUST requirements that are not in the baseline.","type":"integer","minimum":0},"requests":{"description":"HTTP requests sent.","type":"integer","minimum":0},"deniedRequests":{"description":"Requests answered 401 or 404.","type":"integer","minimum":0},"baselineStale":{"description":"Baseline entries that no longer fail (the baseline must be updated).","type":"array","items":{"type":"string"}}},"required":["PASS","FAIL","WARN","SKIP","ERROR","mustFailures","requests","deniedRequests","baselineStale"]};
 const formats0 = require("ajv-formats/dist/formats").fullFormats["date-time"];
-const schema34 = {"title":"TargetInfo","description":"The endpoint under test as the suite resolved it.","type":"object","properties":{"url":{"description":"The URL given on the command line.","type":"string"},"cardUrl":{"description":"Where the agent card was fetched, when it was.","type":"string"},"endpoint":{"description":"The interface URL of the first binding tested.","type":"string"},"binding":{"description":"The first protocol binding tested (the one of endpoint).","$ref":"#/$defs/Binding"},"interfaces":{"description":"Every interface tested, one per binding, in the order they ran (a2a-hub conform --binding).","type":"array","items":{"type":"object","properties":{"binding":{"$ref":"#/$defs/Binding"},"endpoint":{"description":"The interface URL the requests of this binding went to.","type":"string"}},"required":["binding","endpoint"]}},"agentName":{"description":"The card's name.","type":"string"},"assumedCard":{"description":"True when no card could be read and a minimal card was assumed (a JSON-RPC endpoint URL was given).","type":"boolean"},"mode":{"description":"black-box: the suite asks the agent for nothing and judges what it does on its own; cooperative: a cooperation profile steers it, so the lifecycle checks run too.","type":"string","enum":["black-box","cooperative"]},"profile":{"description":"The cooperation profile: none (black-box), directives (a2a-hub's test directives, docs/test-directives.md) or tck (the official A2A TCK's messageId-prefix scenarios).","type":"string","enum":["none","directives","tck"]}},"required":["url","endpoint","binding","assumedCard","mode"]};
+const schema34 = {"title":"TargetInfo","description":"The endpoint under test as the suite resolved it.","type":"object","properties":{"url":{"description":"The URL given on the command line.","type":"string"},"cardUrl":{"description":"Where the agent card was fetched, when it was.","type":"string"},"endpoint":{"description":"The interface URL of the first binding tested.","type":"string"},"binding":{"description":"The first protocol binding tested (the one of endpoint).","$ref":"#/$defs/Binding"},"interfaces":{"description":"Every interface tested, one per binding, in the order they ran (a2a-hub conform --binding).","type":"array","items":{"type":"object","properties":{"binding":{"$ref":"#/$defs/Binding"},"protocolVersion":{"description":"The A2A version spoken on it.","type":"string","pattern":"^[0-9]+\\.[0-9]+$"},"endpoint":{"description":"The interface URL the requests of this binding went to.","type":"string"}},"required":["binding","protocolVersion","endpoint"]}},"protocolVersions":{"description":"The A2A versions tested, the current one first: the catalog of each is in results (a2a-hub conform --protocol).","type":"array","minItems":1,"items":{"type":"string","pattern":"^[0-9]+\\.[0-9]+$"}},"agentName":{"description":"The card's name.","type":"string"},"assumedCard":{"description":"True when no card could be read and a minimal card was assumed (a JSON-RPC endpoint URL was given).","type":"boolean"},"mode":{"description":"black-box: the suite asks the agent for nothing and judges what it does on its own; cooperative: a cooperation profile steers it, so the lifecycle checks run too.","type":"string","enum":["black-box","cooperative"]},"profile":{"description":"The cooperation profile: none (black-box), directives (a2a-hub's test directives, docs/test-directives.md) or tck (the official A2A TCK's messageId-prefix scenarios).","type":"string","enum":["none","directives","tck"]}},"required":["url","endpoint","binding","protocolVersions","assumedCard","mode"]};
 const schema35 = {"title":"Binding","description":"A protocol binding the suite speaks (AgentInterface.protocolBinding).","type":"string","enum":["JSONRPC","HTTP+JSON"]};
+const pattern4 = new RegExp("^[0-9]+\\.[0-9]+$", "u");
 
 function validate22(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -54,8 +55,8 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(data.assumedCard === undefined){
-const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "assumedCard"},message:"must have required property '"+"assumedCard"+"'"};
+if(data.protocolVersions === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "protocolVersions"},message:"must have required property '"+"protocolVersions"+"'"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -64,8 +65,8 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(data.mode === undefined){
-const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "mode"},message:"must have required property '"+"mode"+"'"};
+if(data.assumedCard === undefined){
+const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "assumedCard"},message:"must have required property '"+"assumedCard"+"'"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -74,9 +75,8 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(data.url !== undefined){
-if(typeof data.url !== "string"){
-const err5 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.mode === undefined){
+const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "mode"},message:"must have required property '"+"mode"+"'"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -85,10 +85,9 @@ vErrors.push(err5);
 }
 errors++;
 }
-}
-if(data.cardUrl !== undefined){
-if(typeof data.cardUrl !== "string"){
-const err6 = {instancePath:instancePath+"/cardUrl",schemaPath:"#/properties/cardUrl/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.url !== undefined){
+if(typeof data.url !== "string"){
+const err6 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -98,9 +97,9 @@ vErrors.push(err6);
 errors++;
 }
 }
-if(data.endpoint !== undefined){
-if(typeof data.endpoint !== "string"){
-const err7 = {instancePath:instancePath+"/endpoint",schemaPath:"#/properties/endpoint/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.cardUrl !== undefined){
+if(typeof data.cardUrl !== "string"){
+const err7 = {instancePath:instancePath+"/cardUrl",schemaPath:"#/properties/cardUrl/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -110,10 +109,9 @@ vErrors.push(err7);
 errors++;
 }
 }
-if(data.binding !== undefined){
-let data3 = data.binding;
-if(typeof data3 !== "string"){
-const err8 = {instancePath:instancePath+"/binding",schemaPath:"#/$defs/Binding/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.endpoint !== undefined){
+if(typeof data.endpoint !== "string"){
+const err8 = {instancePath:instancePath+"/endpoint",schemaPath:"#/properties/endpoint/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -122,13 +120,26 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(!((data3 === "JSONRPC") || (data3 === "HTTP+JSON"))){
-const err9 = {instancePath:instancePath+"/binding",schemaPath:"#/$defs/Binding/enum",keyword:"enum",params:{allowedValues: schema35.enum},message:"must be equal to one of the allowed values"};
+}
+if(data.binding !== undefined){
+let data3 = data.binding;
+if(typeof data3 !== "string"){
+const err9 = {instancePath:instancePath+"/binding",schemaPath:"#/$defs/Binding/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err9];
 }
 else {
 vErrors.push(err9);
+}
+errors++;
+}
+if(!((data3 === "JSONRPC") || (data3 === "HTTP+JSON"))){
+const err10 = {instancePath:instancePath+"/binding",schemaPath:"#/$defs/Binding/enum",keyword:"enum",params:{allowedValues: schema35.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
 }
 errors++;
 }
@@ -141,17 +152,7 @@ for(let i0=0; i0<len0; i0++){
 let data5 = data4[i0];
 if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
 if(data5.binding === undefined){
-const err10 = {instancePath:instancePath+"/interfaces/" + i0,schemaPath:"#/properties/interfaces/items/required",keyword:"required",params:{missingProperty: "binding"},message:"must have required property '"+"binding"+"'"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-if(data5.endpoint === undefined){
-const err11 = {instancePath:instancePath+"/interfaces/" + i0,schemaPath:"#/properties/interfaces/items/required",keyword:"required",params:{missingProperty: "endpoint"},message:"must have required property '"+"endpoint"+"'"};
+const err11 = {instancePath:instancePath+"/interfaces/" + i0,schemaPath:"#/properties/interfaces/items/required",keyword:"required",params:{missingProperty: "binding"},message:"must have required property '"+"binding"+"'"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -160,10 +161,8 @@ vErrors.push(err11);
 }
 errors++;
 }
-if(data5.binding !== undefined){
-let data6 = data5.binding;
-if(typeof data6 !== "string"){
-const err12 = {instancePath:instancePath+"/interfaces/" + i0+"/binding",schemaPath:"#/$defs/Binding/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data5.protocolVersion === undefined){
+const err12 = {instancePath:instancePath+"/interfaces/" + i0,schemaPath:"#/properties/interfaces/items/required",keyword:"required",params:{missingProperty: "protocolVersion"},message:"must have required property '"+"protocolVersion"+"'"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -172,8 +171,8 @@ vErrors.push(err12);
 }
 errors++;
 }
-if(!((data6 === "JSONRPC") || (data6 === "HTTP+JSON"))){
-const err13 = {instancePath:instancePath+"/interfaces/" + i0+"/binding",schemaPath:"#/$defs/Binding/enum",keyword:"enum",params:{allowedValues: schema35.enum},message:"must be equal to one of the allowed values"};
+if(data5.endpoint === undefined){
+const err13 = {instancePath:instancePath+"/interfaces/" + i0,schemaPath:"#/properties/interfaces/items/required",keyword:"required",params:{missingProperty: "endpoint"},message:"must have required property '"+"endpoint"+"'"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -182,10 +181,10 @@ vErrors.push(err13);
 }
 errors++;
 }
-}
-if(data5.endpoint !== undefined){
-if(typeof data5.endpoint !== "string"){
-const err14 = {instancePath:instancePath+"/interfaces/" + i0+"/endpoint",schemaPath:"#/properties/interfaces/items/properties/endpoint/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data5.binding !== undefined){
+let data6 = data5.binding;
+if(typeof data6 !== "string"){
+const err14 = {instancePath:instancePath+"/interfaces/" + i0+"/binding",schemaPath:"#/$defs/Binding/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -194,10 +193,8 @@ vErrors.push(err14);
 }
 errors++;
 }
-}
-}
-else {
-const err15 = {instancePath:instancePath+"/interfaces/" + i0,schemaPath:"#/properties/interfaces/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(!((data6 === "JSONRPC") || (data6 === "HTTP+JSON"))){
+const err15 = {instancePath:instancePath+"/interfaces/" + i0+"/binding",schemaPath:"#/$defs/Binding/enum",keyword:"enum",params:{allowedValues: schema35.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -207,9 +204,11 @@ vErrors.push(err15);
 errors++;
 }
 }
-}
-else {
-const err16 = {instancePath:instancePath+"/interfaces",schemaPath:"#/properties/interfaces/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data5.protocolVersion !== undefined){
+let data7 = data5.protocolVersion;
+if(typeof data7 === "string"){
+if(!pattern4.test(data7)){
+const err16 = {instancePath:instancePath+"/interfaces/" + i0+"/protocolVersion",schemaPath:"#/properties/interfaces/items/properties/protocolVersion/pattern",keyword:"pattern",params:{pattern: "^[0-9]+\\.[0-9]+$"},message:"must match pattern \""+"^[0-9]+\\.[0-9]+$"+"\""};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -219,9 +218,8 @@ vErrors.push(err16);
 errors++;
 }
 }
-if(data.agentName !== undefined){
-if(typeof data.agentName !== "string"){
-const err17 = {instancePath:instancePath+"/agentName",schemaPath:"#/properties/agentName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err17 = {instancePath:instancePath+"/interfaces/" + i0+"/protocolVersion",schemaPath:"#/properties/interfaces/items/properties/protocolVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -231,9 +229,9 @@ vErrors.push(err17);
 errors++;
 }
 }
-if(data.assumedCard !== undefined){
-if(typeof data.assumedCard !== "boolean"){
-const err18 = {instancePath:instancePath+"/assumedCard",schemaPath:"#/properties/assumedCard/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data5.endpoint !== undefined){
+if(typeof data5.endpoint !== "string"){
+const err18 = {instancePath:instancePath+"/interfaces/" + i0+"/endpoint",schemaPath:"#/properties/interfaces/items/properties/endpoint/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -243,10 +241,9 @@ vErrors.push(err18);
 errors++;
 }
 }
-if(data.mode !== undefined){
-let data10 = data.mode;
-if(typeof data10 !== "string"){
-const err19 = {instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err19 = {instancePath:instancePath+"/interfaces/" + i0,schemaPath:"#/properties/interfaces/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -255,8 +252,10 @@ vErrors.push(err19);
 }
 errors++;
 }
-if(!((data10 === "black-box") || (data10 === "cooperative"))){
-const err20 = {instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/enum",keyword:"enum",params:{allowedValues: schema34.properties.mode.enum},message:"must be equal to one of the allowed values"};
+}
+}
+else {
+const err20 = {instancePath:instancePath+"/interfaces",schemaPath:"#/properties/interfaces/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -266,10 +265,11 @@ vErrors.push(err20);
 errors++;
 }
 }
-if(data.profile !== undefined){
-let data11 = data.profile;
-if(typeof data11 !== "string"){
-const err21 = {instancePath:instancePath+"/profile",schemaPath:"#/properties/profile/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.protocolVersions !== undefined){
+let data9 = data.protocolVersions;
+if(Array.isArray(data9)){
+if(data9.length < 1){
+const err21 = {instancePath:instancePath+"/protocolVersions",schemaPath:"#/properties/protocolVersions/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -278,8 +278,12 @@ vErrors.push(err21);
 }
 errors++;
 }
-if(!(((data11 === "none") || (data11 === "directives")) || (data11 === "tck"))){
-const err22 = {instancePath:instancePath+"/profile",schemaPath:"#/properties/profile/enum",keyword:"enum",params:{allowedValues: schema34.properties.profile.enum},message:"must be equal to one of the allowed values"};
+const len1 = data9.length;
+for(let i1=0; i1<len1; i1++){
+let data10 = data9[i1];
+if(typeof data10 === "string"){
+if(!pattern4.test(data10)){
+const err22 = {instancePath:instancePath+"/protocolVersions/" + i1,schemaPath:"#/properties/protocolVersions/items/pattern",keyword:"pattern",params:{pattern: "^[0-9]+\\.[0-9]+$"},message:"must match pattern \""+"^[0-9]+\\.[0-9]+$"+"\""};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -289,9 +293,8 @@ vErrors.push(err22);
 errors++;
 }
 }
-}
 else {
-const err23 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err23 = {instancePath:instancePath+"/protocolVersions/" + i1,schemaPath:"#/properties/protocolVersions/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -300,12 +303,106 @@ vErrors.push(err23);
 }
 errors++;
 }
+}
+}
+else {
+const err24 = {instancePath:instancePath+"/protocolVersions",schemaPath:"#/properties/protocolVersions/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+if(data.agentName !== undefined){
+if(typeof data.agentName !== "string"){
+const err25 = {instancePath:instancePath+"/agentName",schemaPath:"#/properties/agentName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+}
+if(data.assumedCard !== undefined){
+if(typeof data.assumedCard !== "boolean"){
+const err26 = {instancePath:instancePath+"/assumedCard",schemaPath:"#/properties/assumedCard/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+}
+if(data.mode !== undefined){
+let data13 = data.mode;
+if(typeof data13 !== "string"){
+const err27 = {instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+if(!((data13 === "black-box") || (data13 === "cooperative"))){
+const err28 = {instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/enum",keyword:"enum",params:{allowedValues: schema34.properties.mode.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+}
+if(data.profile !== undefined){
+let data14 = data.profile;
+if(typeof data14 !== "string"){
+const err29 = {instancePath:instancePath+"/profile",schemaPath:"#/properties/profile/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+if(!(((data14 === "none") || (data14 === "directives")) || (data14 === "tck"))){
+const err30 = {instancePath:instancePath+"/profile",schemaPath:"#/properties/profile/enum",keyword:"enum",params:{allowedValues: schema34.properties.profile.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+}
+}
+else {
+const err31 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
 validate22.errors = vErrors;
 return errors === 0;
 }
-validate22.evaluated = {"props":{"url":true,"cardUrl":true,"endpoint":true,"binding":true,"interfaces":true,"agentName":true,"assumedCard":true,"mode":true,"profile":true},"dynamicProps":false,"dynamicItems":false};
+validate22.evaluated = {"props":{"url":true,"cardUrl":true,"endpoint":true,"binding":true,"interfaces":true,"protocolVersions":true,"agentName":true,"assumedCard":true,"mode":true,"profile":true},"dynamicProps":false,"dynamicItems":false};
 
-const schema39 = {"title":"RequirementResult","description":"The verdict on one requirement and the evidence for it.","type":"object","properties":{"id":{"description":"Requirement id, e.g. JSONRPC-ENV-003.","type":"string"},"section":{"description":"Spec section.","type":"string"},"level":{"description":"MUST, SHOULD or MAY.","type":"string","enum":["MUST","SHOULD","MAY"]},"text":{"description":"The requirement in our words.","type":"string"},"verdict":{"description":"The worst verdict among the findings (FAIL over ERROR over WARN over PASS); SKIP when nothing was found.","$ref":"#/$defs/Verdict"},"evidence":{"description":"How many exchanges backed the verdict: the requests sent by every check that judged the requirement (the card read at discovery for a check that judged the card alone). 0 for a SKIP.","type":"integer","minimum":0},"baselined":{"description":"The failure is listed in the baseline file, with its reason.","type":"string"},"bindings":{"description":"When more than one binding was tested: the verdict of the findings made on each binding (findings that concern no single binding, such as the card's, count for none).","type":"object","properties":{"JSONRPC":{"$ref":"#/$defs/Verdict"},"HTTP+JSON":{"$ref":"#/$defs/Verdict"}}},"findings":{"description":"What the checks observed.","type":"array","items":{"$ref":"#/$defs/Finding"}}},"required":["id","section","level","text","verdict","evidence","findings"]};
+const schema39 = {"title":"RequirementResult","description":"The verdict on one requirement and the evidence for it.","type":"object","properties":{"id":{"description":"Requirement id, e.g. JSONRPC-ENV-003.","type":"string"},"protocol":{"description":"The A2A version whose catalog the requirement is of.","type":"string","pattern":"^[0-9]+\\.[0-9]+$"},"section":{"description":"Spec section.","type":"string"},"level":{"description":"MUST, SHOULD or MAY.","type":"string","enum":["MUST","SHOULD","MAY"]},"text":{"description":"The requirement in our words.","type":"string"},"verdict":{"description":"The worst verdict among the findings (FAIL over ERROR over WARN over PASS); SKIP when nothing was found.","$ref":"#/$defs/Verdict"},"evidence":{"description":"How many exchanges backed the verdict: the requests sent by every check that judged the requirement (the card read at discovery for a check that judged the card alone). 0 for a SKIP.","type":"integer","minimum":0},"baselined":{"description":"The failure is listed in the baseline file, with its reason.","type":"string"},"bindings":{"description":"When more than one binding was tested: the verdict of the findings made on each binding (findings that concern no single binding, such as the card's, count for none).","type":"object","properties":{"JSONRPC":{"$ref":"#/$defs/Verdict"},"HTTP+JSON":{"$ref":"#/$defs/Verdict"}}},"findings":{"description":"What the checks observed.","type":"array","items":{"$ref":"#/$defs/Finding"}}},"required":["id","protocol","section","level","text","verdict","evidence","findings"]};
 const schema40 = {"title":"Verdict","description":"PASS, FAIL, WARN, SKIP or ERROR.","type":"string","enum":["PASS","FAIL","WARN","SKIP","ERROR"]};
 const schema43 = {"title":"Finding","description":"One observation of a check about a requirement.","type":"object","properties":{"verdict":{"description":"What this observation means for the requirement.","$ref":"#/$defs/Verdict"},"check":{"description":"The check that made it.","type":"string"},"binding":{"description":"The binding the check ran on; absent for findings that concern no single binding (the card, the comparison of bindings).","$ref":"#/$defs/Binding"},"message":{"description":"What happened, in a sentence.","type":"string"},"expected":{"description":"What the requirement asks for.","type":"string"},"observed":{"description":"What came back.","type":"string"},"path":{"description":"JSON path of the offending value, when there is one.","type":"string"},"counterexample":{"description":"The (shrunk) input that shows the failure."},"seed":{"description":"fast-check seed that reproduces it.","type":"integer"},"curl":{"description":"A copy-pasteable command that sends the same request.","type":"string"},"skipReason":{"description":"Why nothing was judged, as a code; present on every SKIP finding and only there.","$ref":"#/$defs/SkipReason"}},"required":["verdict","check","message"],"if":{"properties":{"verdict":{"const":"SKIP"}}},"then":{"required":["skipReason"]},"else":{"not":{"required":["skipReason"]}}};
 const schema46 = {"title":"SkipReason","description":"Why a requirement was not judged, for tools that sort or accept skips without reading the message. not-selected: left out by --level, --only or --skip. other-binding: it concerns a protocol binding (or version) other than the one tested, or one the suite does not speak. capability-not-declared: it needs a capability (streaming, pushNotifications, extendedAgentCard) the card does not declare. capability-declared: it is about how a missing capability is refused, and the card declares that capability. not-observable: no client can observe it from outside the agent (it needs, say, a second principal). needs-cooperation: it needs the agent to be asked for a lifecycle (slow work, input-required, a direct Message) that the run's cooperation profile cannot ask for. not-reached: no check reached it although it applies. no-card: no agent card was found, so there is no card to check. feature-absent: the agent does not offer the optional feature it concerns (a card signature, a required extension, a tenant, a second interface, declared security, a configured extended card, SSE event ids). not-applicable: how the agent is declared makes it moot (its card accepts every media type, the URL also serves 0.3). no-credentials: it needs valid credentials the suite was not given. precondition-not-met: the agent did not produce the situation the check needs (no task, a direct Message instead of a task, a task in another state, the task finished too soon). inconclusive: the exchanges showed nothing to judge either way (no timestamp, no artifact, no update, a stream still open when the suite stopped waiting). suite-limitation: the suite cannot judge this case (a signature algorithm it does not verify, key material it does not fetch, its time budget spent).","type":"string","enum":["not-selected","other-binding","capability-not-declared","capability-declared","not-observable","needs-cooperation","not-reached","no-card","feature-absent","not-applicable","no-credentials","precondition-not-met","inconclusive","suite-limitation"]};
@@ -642,8 +739,8 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.section === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "section"},message:"must have required property '"+"section"+"'"};
+if(data.protocol === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "protocol"},message:"must have required property '"+"protocol"+"'"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -652,8 +749,8 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(data.level === undefined){
-const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "level"},message:"must have required property '"+"level"+"'"};
+if(data.section === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "section"},message:"must have required property '"+"section"+"'"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -662,8 +759,8 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(data.text === undefined){
-const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "text"},message:"must have required property '"+"text"+"'"};
+if(data.level === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "level"},message:"must have required property '"+"level"+"'"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -672,8 +769,8 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(data.verdict === undefined){
-const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "verdict"},message:"must have required property '"+"verdict"+"'"};
+if(data.text === undefined){
+const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "text"},message:"must have required property '"+"text"+"'"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -682,8 +779,8 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(data.evidence === undefined){
-const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "evidence"},message:"must have required property '"+"evidence"+"'"};
+if(data.verdict === undefined){
+const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "verdict"},message:"must have required property '"+"verdict"+"'"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -692,8 +789,8 @@ vErrors.push(err5);
 }
 errors++;
 }
-if(data.findings === undefined){
-const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "findings"},message:"must have required property '"+"findings"+"'"};
+if(data.evidence === undefined){
+const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "evidence"},message:"must have required property '"+"evidence"+"'"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -702,9 +799,8 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(data.id !== undefined){
-if(typeof data.id !== "string"){
-const err7 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.findings === undefined){
+const err7 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "findings"},message:"must have required property '"+"findings"+"'"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -713,10 +809,9 @@ vErrors.push(err7);
 }
 errors++;
 }
-}
-if(data.section !== undefined){
-if(typeof data.section !== "string"){
-const err8 = {instancePath:instancePath+"/section",schemaPath:"#/properties/section/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.id !== undefined){
+if(typeof data.id !== "string"){
+const err8 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -726,10 +821,11 @@ vErrors.push(err8);
 errors++;
 }
 }
-if(data.level !== undefined){
-let data2 = data.level;
-if(typeof data2 !== "string"){
-const err9 = {instancePath:instancePath+"/level",schemaPath:"#/properties/level/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.protocol !== undefined){
+let data1 = data.protocol;
+if(typeof data1 === "string"){
+if(!pattern4.test(data1)){
+const err9 = {instancePath:instancePath+"/protocol",schemaPath:"#/properties/protocol/pattern",keyword:"pattern",params:{pattern: "^[0-9]+\\.[0-9]+$"},message:"must match pattern \""+"^[0-9]+\\.[0-9]+$"+"\""};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -738,8 +834,9 @@ vErrors.push(err9);
 }
 errors++;
 }
-if(!(((data2 === "MUST") || (data2 === "SHOULD")) || (data2 === "MAY"))){
-const err10 = {instancePath:instancePath+"/level",schemaPath:"#/properties/level/enum",keyword:"enum",params:{allowedValues: schema39.properties.level.enum},message:"must be equal to one of the allowed values"};
+}
+else {
+const err10 = {instancePath:instancePath+"/protocol",schemaPath:"#/properties/protocol/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -749,9 +846,9 @@ vErrors.push(err10);
 errors++;
 }
 }
-if(data.text !== undefined){
-if(typeof data.text !== "string"){
-const err11 = {instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.section !== undefined){
+if(typeof data.section !== "string"){
+const err11 = {instancePath:instancePath+"/section",schemaPath:"#/properties/section/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -761,10 +858,10 @@ vErrors.push(err11);
 errors++;
 }
 }
-if(data.verdict !== undefined){
-let data4 = data.verdict;
-if(typeof data4 !== "string"){
-const err12 = {instancePath:instancePath+"/verdict",schemaPath:"#/$defs/Verdict/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.level !== undefined){
+let data3 = data.level;
+if(typeof data3 !== "string"){
+const err12 = {instancePath:instancePath+"/level",schemaPath:"#/properties/level/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -773,8 +870,8 @@ vErrors.push(err12);
 }
 errors++;
 }
-if(!(((((data4 === "PASS") || (data4 === "FAIL")) || (data4 === "WARN")) || (data4 === "SKIP")) || (data4 === "ERROR"))){
-const err13 = {instancePath:instancePath+"/verdict",schemaPath:"#/$defs/Verdict/enum",keyword:"enum",params:{allowedValues: schema40.enum},message:"must be equal to one of the allowed values"};
+if(!(((data3 === "MUST") || (data3 === "SHOULD")) || (data3 === "MAY"))){
+const err13 = {instancePath:instancePath+"/level",schemaPath:"#/properties/level/enum",keyword:"enum",params:{allowedValues: schema39.properties.level.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -784,10 +881,9 @@ vErrors.push(err13);
 errors++;
 }
 }
-if(data.evidence !== undefined){
-let data5 = data.evidence;
-if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-const err14 = {instancePath:instancePath+"/evidence",schemaPath:"#/properties/evidence/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.text !== undefined){
+if(typeof data.text !== "string"){
+const err14 = {instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -796,9 +892,11 @@ vErrors.push(err14);
 }
 errors++;
 }
-if((typeof data5 == "number") && (isFinite(data5))){
-if(data5 < 0 || isNaN(data5)){
-const err15 = {instancePath:instancePath+"/evidence",schemaPath:"#/properties/evidence/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+if(data.verdict !== undefined){
+let data5 = data.verdict;
+if(typeof data5 !== "string"){
+const err15 = {instancePath:instancePath+"/verdict",schemaPath:"#/$defs/Verdict/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -807,11 +905,8 @@ vErrors.push(err15);
 }
 errors++;
 }
-}
-}
-if(data.baselined !== undefined){
-if(typeof data.baselined !== "string"){
-const err16 = {instancePath:instancePath+"/baselined",schemaPath:"#/properties/baselined/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(((((data5 === "PASS") || (data5 === "FAIL")) || (data5 === "WARN")) || (data5 === "SKIP")) || (data5 === "ERROR"))){
+const err16 = {instancePath:instancePath+"/verdict",schemaPath:"#/$defs/Verdict/enum",keyword:"enum",params:{allowedValues: schema40.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -821,13 +916,10 @@ vErrors.push(err16);
 errors++;
 }
 }
-if(data.bindings !== undefined){
-let data7 = data.bindings;
-if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
-if(data7.JSONRPC !== undefined){
-let data8 = data7.JSONRPC;
-if(typeof data8 !== "string"){
-const err17 = {instancePath:instancePath+"/bindings/JSONRPC",schemaPath:"#/$defs/Verdict/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.evidence !== undefined){
+let data6 = data.evidence;
+if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
+const err17 = {instancePath:instancePath+"/evidence",schemaPath:"#/properties/evidence/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -836,8 +928,9 @@ vErrors.push(err17);
 }
 errors++;
 }
-if(!(((((data8 === "PASS") || (data8 === "FAIL")) || (data8 === "WARN")) || (data8 === "SKIP")) || (data8 === "ERROR"))){
-const err18 = {instancePath:instancePath+"/bindings/JSONRPC",schemaPath:"#/$defs/Verdict/enum",keyword:"enum",params:{allowedValues: schema40.enum},message:"must be equal to one of the allowed values"};
+if((typeof data6 == "number") && (isFinite(data6))){
+if(data6 < 0 || isNaN(data6)){
+const err18 = {instancePath:instancePath+"/evidence",schemaPath:"#/properties/evidence/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -847,10 +940,10 @@ vErrors.push(err18);
 errors++;
 }
 }
-if(data7["HTTP+JSON"] !== undefined){
-let data9 = data7["HTTP+JSON"];
-if(typeof data9 !== "string"){
-const err19 = {instancePath:instancePath+"/bindings/HTTP+JSON",schemaPath:"#/$defs/Verdict/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+if(data.baselined !== undefined){
+if(typeof data.baselined !== "string"){
+const err19 = {instancePath:instancePath+"/baselined",schemaPath:"#/properties/baselined/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -859,8 +952,14 @@ vErrors.push(err19);
 }
 errors++;
 }
-if(!(((((data9 === "PASS") || (data9 === "FAIL")) || (data9 === "WARN")) || (data9 === "SKIP")) || (data9 === "ERROR"))){
-const err20 = {instancePath:instancePath+"/bindings/HTTP+JSON",schemaPath:"#/$defs/Verdict/enum",keyword:"enum",params:{allowedValues: schema40.enum},message:"must be equal to one of the allowed values"};
+}
+if(data.bindings !== undefined){
+let data8 = data.bindings;
+if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
+if(data8.JSONRPC !== undefined){
+let data9 = data8.JSONRPC;
+if(typeof data9 !== "string"){
+const err20 = {instancePath:instancePath+"/bindings/JSONRPC",schemaPath:"#/$defs/Verdict/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -869,10 +968,8 @@ vErrors.push(err20);
 }
 errors++;
 }
-}
-}
-else {
-const err21 = {instancePath:instancePath+"/bindings",schemaPath:"#/properties/bindings/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(!(((((data9 === "PASS") || (data9 === "FAIL")) || (data9 === "WARN")) || (data9 === "SKIP")) || (data9 === "ERROR"))){
+const err21 = {instancePath:instancePath+"/bindings/JSONRPC",schemaPath:"#/$defs/Verdict/enum",keyword:"enum",params:{allowedValues: schema40.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -882,19 +979,10 @@ vErrors.push(err21);
 errors++;
 }
 }
-if(data.findings !== undefined){
-let data10 = data.findings;
-if(Array.isArray(data10)){
-const len0 = data10.length;
-for(let i0=0; i0<len0; i0++){
-if(!(validate25(data10[i0], {instancePath:instancePath+"/findings/" + i0,parentData:data10,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate25.errors : vErrors.concat(validate25.errors);
-errors = vErrors.length;
-}
-}
-}
-else {
-const err22 = {instancePath:instancePath+"/findings",schemaPath:"#/properties/findings/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data8["HTTP+JSON"] !== undefined){
+let data10 = data8["HTTP+JSON"];
+if(typeof data10 !== "string"){
+const err22 = {instancePath:instancePath+"/bindings/HTTP+JSON",schemaPath:"#/$defs/Verdict/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -903,10 +991,8 @@ vErrors.push(err22);
 }
 errors++;
 }
-}
-}
-else {
-const err23 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(!(((((data10 === "PASS") || (data10 === "FAIL")) || (data10 === "WARN")) || (data10 === "SKIP")) || (data10 === "ERROR"))){
+const err23 = {instancePath:instancePath+"/bindings/HTTP+JSON",schemaPath:"#/$defs/Verdict/enum",keyword:"enum",params:{allowedValues: schema40.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -915,10 +1001,56 @@ vErrors.push(err23);
 }
 errors++;
 }
+}
+}
+else {
+const err24 = {instancePath:instancePath+"/bindings",schemaPath:"#/properties/bindings/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+if(data.findings !== undefined){
+let data11 = data.findings;
+if(Array.isArray(data11)){
+const len0 = data11.length;
+for(let i0=0; i0<len0; i0++){
+if(!(validate25(data11[i0], {instancePath:instancePath+"/findings/" + i0,parentData:data11,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate25.errors : vErrors.concat(validate25.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err25 = {instancePath:instancePath+"/findings",schemaPath:"#/properties/findings/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+}
+}
+else {
+const err26 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
 validate24.errors = vErrors;
 return errors === 0;
 }
-validate24.evaluated = {"props":{"id":true,"section":true,"level":true,"text":true,"verdict":true,"evidence":true,"baselined":true,"bindings":true,"findings":true},"dynamicProps":false,"dynamicItems":false};
+validate24.evaluated = {"props":{"id":true,"protocol":true,"section":true,"level":true,"text":true,"verdict":true,"evidence":true,"baselined":true,"bindings":true,"findings":true},"dynamicProps":false,"dynamicItems":false};
 
 
 function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -1883,8 +2015,8 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(data.assumedCard === undefined){
-const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "assumedCard"},message:"must have required property '"+"assumedCard"+"'"};
+if(data.protocolVersions === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "protocolVersions"},message:"must have required property '"+"protocolVersions"+"'"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -1893,8 +2025,8 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(data.mode === undefined){
-const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "mode"},message:"must have required property '"+"mode"+"'"};
+if(data.assumedCard === undefined){
+const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "assumedCard"},message:"must have required property '"+"assumedCard"+"'"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -1903,9 +2035,8 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(data.url !== undefined){
-if(typeof data.url !== "string"){
-const err5 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.mode === undefined){
+const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "mode"},message:"must have required property '"+"mode"+"'"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -1914,10 +2045,9 @@ vErrors.push(err5);
 }
 errors++;
 }
-}
-if(data.cardUrl !== undefined){
-if(typeof data.cardUrl !== "string"){
-const err6 = {instancePath:instancePath+"/cardUrl",schemaPath:"#/properties/cardUrl/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.url !== undefined){
+if(typeof data.url !== "string"){
+const err6 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -1927,9 +2057,9 @@ vErrors.push(err6);
 errors++;
 }
 }
-if(data.endpoint !== undefined){
-if(typeof data.endpoint !== "string"){
-const err7 = {instancePath:instancePath+"/endpoint",schemaPath:"#/properties/endpoint/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.cardUrl !== undefined){
+if(typeof data.cardUrl !== "string"){
+const err7 = {instancePath:instancePath+"/cardUrl",schemaPath:"#/properties/cardUrl/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -1939,10 +2069,9 @@ vErrors.push(err7);
 errors++;
 }
 }
-if(data.binding !== undefined){
-let data3 = data.binding;
-if(typeof data3 !== "string"){
-const err8 = {instancePath:instancePath+"/binding",schemaPath:"#/$defs/Binding/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.endpoint !== undefined){
+if(typeof data.endpoint !== "string"){
+const err8 = {instancePath:instancePath+"/endpoint",schemaPath:"#/properties/endpoint/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -1951,13 +2080,26 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(!((data3 === "JSONRPC") || (data3 === "HTTP+JSON"))){
-const err9 = {instancePath:instancePath+"/binding",schemaPath:"#/$defs/Binding/enum",keyword:"enum",params:{allowedValues: schema35.enum},message:"must be equal to one of the allowed values"};
+}
+if(data.binding !== undefined){
+let data3 = data.binding;
+if(typeof data3 !== "string"){
+const err9 = {instancePath:instancePath+"/binding",schemaPath:"#/$defs/Binding/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err9];
 }
 else {
 vErrors.push(err9);
+}
+errors++;
+}
+if(!((data3 === "JSONRPC") || (data3 === "HTTP+JSON"))){
+const err10 = {instancePath:instancePath+"/binding",schemaPath:"#/$defs/Binding/enum",keyword:"enum",params:{allowedValues: schema35.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
 }
 errors++;
 }
@@ -1970,17 +2112,7 @@ for(let i0=0; i0<len0; i0++){
 let data5 = data4[i0];
 if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
 if(data5.binding === undefined){
-const err10 = {instancePath:instancePath+"/interfaces/" + i0,schemaPath:"#/properties/interfaces/items/required",keyword:"required",params:{missingProperty: "binding"},message:"must have required property '"+"binding"+"'"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-if(data5.endpoint === undefined){
-const err11 = {instancePath:instancePath+"/interfaces/" + i0,schemaPath:"#/properties/interfaces/items/required",keyword:"required",params:{missingProperty: "endpoint"},message:"must have required property '"+"endpoint"+"'"};
+const err11 = {instancePath:instancePath+"/interfaces/" + i0,schemaPath:"#/properties/interfaces/items/required",keyword:"required",params:{missingProperty: "binding"},message:"must have required property '"+"binding"+"'"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -1989,10 +2121,8 @@ vErrors.push(err11);
 }
 errors++;
 }
-if(data5.binding !== undefined){
-let data6 = data5.binding;
-if(typeof data6 !== "string"){
-const err12 = {instancePath:instancePath+"/interfaces/" + i0+"/binding",schemaPath:"#/$defs/Binding/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data5.protocolVersion === undefined){
+const err12 = {instancePath:instancePath+"/interfaces/" + i0,schemaPath:"#/properties/interfaces/items/required",keyword:"required",params:{missingProperty: "protocolVersion"},message:"must have required property '"+"protocolVersion"+"'"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -2001,8 +2131,8 @@ vErrors.push(err12);
 }
 errors++;
 }
-if(!((data6 === "JSONRPC") || (data6 === "HTTP+JSON"))){
-const err13 = {instancePath:instancePath+"/interfaces/" + i0+"/binding",schemaPath:"#/$defs/Binding/enum",keyword:"enum",params:{allowedValues: schema35.enum},message:"must be equal to one of the allowed values"};
+if(data5.endpoint === undefined){
+const err13 = {instancePath:instancePath+"/interfaces/" + i0,schemaPath:"#/properties/interfaces/items/required",keyword:"required",params:{missingProperty: "endpoint"},message:"must have required property '"+"endpoint"+"'"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -2011,10 +2141,10 @@ vErrors.push(err13);
 }
 errors++;
 }
-}
-if(data5.endpoint !== undefined){
-if(typeof data5.endpoint !== "string"){
-const err14 = {instancePath:instancePath+"/interfaces/" + i0+"/endpoint",schemaPath:"#/properties/interfaces/items/properties/endpoint/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data5.binding !== undefined){
+let data6 = data5.binding;
+if(typeof data6 !== "string"){
+const err14 = {instancePath:instancePath+"/interfaces/" + i0+"/binding",schemaPath:"#/$defs/Binding/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -2023,10 +2153,8 @@ vErrors.push(err14);
 }
 errors++;
 }
-}
-}
-else {
-const err15 = {instancePath:instancePath+"/interfaces/" + i0,schemaPath:"#/properties/interfaces/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(!((data6 === "JSONRPC") || (data6 === "HTTP+JSON"))){
+const err15 = {instancePath:instancePath+"/interfaces/" + i0+"/binding",schemaPath:"#/$defs/Binding/enum",keyword:"enum",params:{allowedValues: schema35.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -2036,9 +2164,11 @@ vErrors.push(err15);
 errors++;
 }
 }
-}
-else {
-const err16 = {instancePath:instancePath+"/interfaces",schemaPath:"#/properties/interfaces/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data5.protocolVersion !== undefined){
+let data7 = data5.protocolVersion;
+if(typeof data7 === "string"){
+if(!pattern4.test(data7)){
+const err16 = {instancePath:instancePath+"/interfaces/" + i0+"/protocolVersion",schemaPath:"#/properties/interfaces/items/properties/protocolVersion/pattern",keyword:"pattern",params:{pattern: "^[0-9]+\\.[0-9]+$"},message:"must match pattern \""+"^[0-9]+\\.[0-9]+$"+"\""};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -2048,9 +2178,8 @@ vErrors.push(err16);
 errors++;
 }
 }
-if(data.agentName !== undefined){
-if(typeof data.agentName !== "string"){
-const err17 = {instancePath:instancePath+"/agentName",schemaPath:"#/properties/agentName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err17 = {instancePath:instancePath+"/interfaces/" + i0+"/protocolVersion",schemaPath:"#/properties/interfaces/items/properties/protocolVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -2060,9 +2189,9 @@ vErrors.push(err17);
 errors++;
 }
 }
-if(data.assumedCard !== undefined){
-if(typeof data.assumedCard !== "boolean"){
-const err18 = {instancePath:instancePath+"/assumedCard",schemaPath:"#/properties/assumedCard/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data5.endpoint !== undefined){
+if(typeof data5.endpoint !== "string"){
+const err18 = {instancePath:instancePath+"/interfaces/" + i0+"/endpoint",schemaPath:"#/properties/interfaces/items/properties/endpoint/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -2072,10 +2201,9 @@ vErrors.push(err18);
 errors++;
 }
 }
-if(data.mode !== undefined){
-let data10 = data.mode;
-if(typeof data10 !== "string"){
-const err19 = {instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err19 = {instancePath:instancePath+"/interfaces/" + i0,schemaPath:"#/properties/interfaces/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -2084,8 +2212,10 @@ vErrors.push(err19);
 }
 errors++;
 }
-if(!((data10 === "black-box") || (data10 === "cooperative"))){
-const err20 = {instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/enum",keyword:"enum",params:{allowedValues: schema34.properties.mode.enum},message:"must be equal to one of the allowed values"};
+}
+}
+else {
+const err20 = {instancePath:instancePath+"/interfaces",schemaPath:"#/properties/interfaces/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -2095,10 +2225,11 @@ vErrors.push(err20);
 errors++;
 }
 }
-if(data.profile !== undefined){
-let data11 = data.profile;
-if(typeof data11 !== "string"){
-const err21 = {instancePath:instancePath+"/profile",schemaPath:"#/properties/profile/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.protocolVersions !== undefined){
+let data9 = data.protocolVersions;
+if(Array.isArray(data9)){
+if(data9.length < 1){
+const err21 = {instancePath:instancePath+"/protocolVersions",schemaPath:"#/properties/protocolVersions/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -2107,8 +2238,12 @@ vErrors.push(err21);
 }
 errors++;
 }
-if(!(((data11 === "none") || (data11 === "directives")) || (data11 === "tck"))){
-const err22 = {instancePath:instancePath+"/profile",schemaPath:"#/properties/profile/enum",keyword:"enum",params:{allowedValues: schema34.properties.profile.enum},message:"must be equal to one of the allowed values"};
+const len1 = data9.length;
+for(let i1=0; i1<len1; i1++){
+let data10 = data9[i1];
+if(typeof data10 === "string"){
+if(!pattern4.test(data10)){
+const err22 = {instancePath:instancePath+"/protocolVersions/" + i1,schemaPath:"#/properties/protocolVersions/items/pattern",keyword:"pattern",params:{pattern: "^[0-9]+\\.[0-9]+$"},message:"must match pattern \""+"^[0-9]+\\.[0-9]+$"+"\""};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -2118,9 +2253,8 @@ vErrors.push(err22);
 errors++;
 }
 }
-}
 else {
-const err23 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err23 = {instancePath:instancePath+"/protocolVersions/" + i1,schemaPath:"#/properties/protocolVersions/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -2129,10 +2263,104 @@ vErrors.push(err23);
 }
 errors++;
 }
+}
+}
+else {
+const err24 = {instancePath:instancePath+"/protocolVersions",schemaPath:"#/properties/protocolVersions/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+if(data.agentName !== undefined){
+if(typeof data.agentName !== "string"){
+const err25 = {instancePath:instancePath+"/agentName",schemaPath:"#/properties/agentName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+}
+if(data.assumedCard !== undefined){
+if(typeof data.assumedCard !== "boolean"){
+const err26 = {instancePath:instancePath+"/assumedCard",schemaPath:"#/properties/assumedCard/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+}
+if(data.mode !== undefined){
+let data13 = data.mode;
+if(typeof data13 !== "string"){
+const err27 = {instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+if(!((data13 === "black-box") || (data13 === "cooperative"))){
+const err28 = {instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/enum",keyword:"enum",params:{allowedValues: schema34.properties.mode.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+}
+if(data.profile !== undefined){
+let data14 = data.profile;
+if(typeof data14 !== "string"){
+const err29 = {instancePath:instancePath+"/profile",schemaPath:"#/properties/profile/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+if(!(((data14 === "none") || (data14 === "directives")) || (data14 === "tck"))){
+const err30 = {instancePath:instancePath+"/profile",schemaPath:"#/properties/profile/enum",keyword:"enum",params:{allowedValues: schema34.properties.profile.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+}
+}
+else {
+const err31 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
 validate29.errors = vErrors;
 return errors === 0;
 }
-validate29.evaluated = {"props":{"url":true,"cardUrl":true,"endpoint":true,"binding":true,"interfaces":true,"agentName":true,"assumedCard":true,"mode":true,"profile":true},"dynamicProps":false,"dynamicItems":false};
+validate29.evaluated = {"props":{"url":true,"cardUrl":true,"endpoint":true,"binding":true,"interfaces":true,"protocolVersions":true,"agentName":true,"assumedCard":true,"mode":true,"profile":true},"dynamicProps":false,"dynamicItems":false};
 
 export const validateRunOptionsInfo = validate30;
 
@@ -2752,8 +2980,8 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.section === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "section"},message:"must have required property '"+"section"+"'"};
+if(data.protocol === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "protocol"},message:"must have required property '"+"protocol"+"'"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -2762,8 +2990,8 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(data.level === undefined){
-const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "level"},message:"must have required property '"+"level"+"'"};
+if(data.section === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "section"},message:"must have required property '"+"section"+"'"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -2772,8 +3000,8 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(data.text === undefined){
-const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "text"},message:"must have required property '"+"text"+"'"};
+if(data.level === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "level"},message:"must have required property '"+"level"+"'"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -2782,8 +3010,8 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(data.verdict === undefined){
-const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "verdict"},message:"must have required property '"+"verdict"+"'"};
+if(data.text === undefined){
+const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "text"},message:"must have required property '"+"text"+"'"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -2792,8 +3020,8 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(data.evidence === undefined){
-const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "evidence"},message:"must have required property '"+"evidence"+"'"};
+if(data.verdict === undefined){
+const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "verdict"},message:"must have required property '"+"verdict"+"'"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -2802,8 +3030,8 @@ vErrors.push(err5);
 }
 errors++;
 }
-if(data.findings === undefined){
-const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "findings"},message:"must have required property '"+"findings"+"'"};
+if(data.evidence === undefined){
+const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "evidence"},message:"must have required property '"+"evidence"+"'"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -2812,9 +3040,8 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(data.id !== undefined){
-if(typeof data.id !== "string"){
-const err7 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.findings === undefined){
+const err7 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "findings"},message:"must have required property '"+"findings"+"'"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -2823,10 +3050,9 @@ vErrors.push(err7);
 }
 errors++;
 }
-}
-if(data.section !== undefined){
-if(typeof data.section !== "string"){
-const err8 = {instancePath:instancePath+"/section",schemaPath:"#/properties/section/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.id !== undefined){
+if(typeof data.id !== "string"){
+const err8 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -2836,10 +3062,11 @@ vErrors.push(err8);
 errors++;
 }
 }
-if(data.level !== undefined){
-let data2 = data.level;
-if(typeof data2 !== "string"){
-const err9 = {instancePath:instancePath+"/level",schemaPath:"#/properties/level/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.protocol !== undefined){
+let data1 = data.protocol;
+if(typeof data1 === "string"){
+if(!pattern4.test(data1)){
+const err9 = {instancePath:instancePath+"/protocol",schemaPath:"#/properties/protocol/pattern",keyword:"pattern",params:{pattern: "^[0-9]+\\.[0-9]+$"},message:"must match pattern \""+"^[0-9]+\\.[0-9]+$"+"\""};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -2848,8 +3075,9 @@ vErrors.push(err9);
 }
 errors++;
 }
-if(!(((data2 === "MUST") || (data2 === "SHOULD")) || (data2 === "MAY"))){
-const err10 = {instancePath:instancePath+"/level",schemaPath:"#/properties/level/enum",keyword:"enum",params:{allowedValues: schema39.properties.level.enum},message:"must be equal to one of the allowed values"};
+}
+else {
+const err10 = {instancePath:instancePath+"/protocol",schemaPath:"#/properties/protocol/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -2859,9 +3087,9 @@ vErrors.push(err10);
 errors++;
 }
 }
-if(data.text !== undefined){
-if(typeof data.text !== "string"){
-const err11 = {instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.section !== undefined){
+if(typeof data.section !== "string"){
+const err11 = {instancePath:instancePath+"/section",schemaPath:"#/properties/section/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -2871,10 +3099,10 @@ vErrors.push(err11);
 errors++;
 }
 }
-if(data.verdict !== undefined){
-let data4 = data.verdict;
-if(typeof data4 !== "string"){
-const err12 = {instancePath:instancePath+"/verdict",schemaPath:"#/$defs/Verdict/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.level !== undefined){
+let data3 = data.level;
+if(typeof data3 !== "string"){
+const err12 = {instancePath:instancePath+"/level",schemaPath:"#/properties/level/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -2883,8 +3111,8 @@ vErrors.push(err12);
 }
 errors++;
 }
-if(!(((((data4 === "PASS") || (data4 === "FAIL")) || (data4 === "WARN")) || (data4 === "SKIP")) || (data4 === "ERROR"))){
-const err13 = {instancePath:instancePath+"/verdict",schemaPath:"#/$defs/Verdict/enum",keyword:"enum",params:{allowedValues: schema40.enum},message:"must be equal to one of the allowed values"};
+if(!(((data3 === "MUST") || (data3 === "SHOULD")) || (data3 === "MAY"))){
+const err13 = {instancePath:instancePath+"/level",schemaPath:"#/properties/level/enum",keyword:"enum",params:{allowedValues: schema39.properties.level.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -2894,10 +3122,9 @@ vErrors.push(err13);
 errors++;
 }
 }
-if(data.evidence !== undefined){
-let data5 = data.evidence;
-if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-const err14 = {instancePath:instancePath+"/evidence",schemaPath:"#/properties/evidence/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.text !== undefined){
+if(typeof data.text !== "string"){
+const err14 = {instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -2906,9 +3133,11 @@ vErrors.push(err14);
 }
 errors++;
 }
-if((typeof data5 == "number") && (isFinite(data5))){
-if(data5 < 0 || isNaN(data5)){
-const err15 = {instancePath:instancePath+"/evidence",schemaPath:"#/properties/evidence/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+if(data.verdict !== undefined){
+let data5 = data.verdict;
+if(typeof data5 !== "string"){
+const err15 = {instancePath:instancePath+"/verdict",schemaPath:"#/$defs/Verdict/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -2917,11 +3146,8 @@ vErrors.push(err15);
 }
 errors++;
 }
-}
-}
-if(data.baselined !== undefined){
-if(typeof data.baselined !== "string"){
-const err16 = {instancePath:instancePath+"/baselined",schemaPath:"#/properties/baselined/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(((((data5 === "PASS") || (data5 === "FAIL")) || (data5 === "WARN")) || (data5 === "SKIP")) || (data5 === "ERROR"))){
+const err16 = {instancePath:instancePath+"/verdict",schemaPath:"#/$defs/Verdict/enum",keyword:"enum",params:{allowedValues: schema40.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -2931,13 +3157,10 @@ vErrors.push(err16);
 errors++;
 }
 }
-if(data.bindings !== undefined){
-let data7 = data.bindings;
-if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
-if(data7.JSONRPC !== undefined){
-let data8 = data7.JSONRPC;
-if(typeof data8 !== "string"){
-const err17 = {instancePath:instancePath+"/bindings/JSONRPC",schemaPath:"#/$defs/Verdict/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.evidence !== undefined){
+let data6 = data.evidence;
+if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
+const err17 = {instancePath:instancePath+"/evidence",schemaPath:"#/properties/evidence/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -2946,8 +3169,9 @@ vErrors.push(err17);
 }
 errors++;
 }
-if(!(((((data8 === "PASS") || (data8 === "FAIL")) || (data8 === "WARN")) || (data8 === "SKIP")) || (data8 === "ERROR"))){
-const err18 = {instancePath:instancePath+"/bindings/JSONRPC",schemaPath:"#/$defs/Verdict/enum",keyword:"enum",params:{allowedValues: schema40.enum},message:"must be equal to one of the allowed values"};
+if((typeof data6 == "number") && (isFinite(data6))){
+if(data6 < 0 || isNaN(data6)){
+const err18 = {instancePath:instancePath+"/evidence",schemaPath:"#/properties/evidence/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -2957,10 +3181,10 @@ vErrors.push(err18);
 errors++;
 }
 }
-if(data7["HTTP+JSON"] !== undefined){
-let data9 = data7["HTTP+JSON"];
-if(typeof data9 !== "string"){
-const err19 = {instancePath:instancePath+"/bindings/HTTP+JSON",schemaPath:"#/$defs/Verdict/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+if(data.baselined !== undefined){
+if(typeof data.baselined !== "string"){
+const err19 = {instancePath:instancePath+"/baselined",schemaPath:"#/properties/baselined/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -2969,8 +3193,14 @@ vErrors.push(err19);
 }
 errors++;
 }
-if(!(((((data9 === "PASS") || (data9 === "FAIL")) || (data9 === "WARN")) || (data9 === "SKIP")) || (data9 === "ERROR"))){
-const err20 = {instancePath:instancePath+"/bindings/HTTP+JSON",schemaPath:"#/$defs/Verdict/enum",keyword:"enum",params:{allowedValues: schema40.enum},message:"must be equal to one of the allowed values"};
+}
+if(data.bindings !== undefined){
+let data8 = data.bindings;
+if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
+if(data8.JSONRPC !== undefined){
+let data9 = data8.JSONRPC;
+if(typeof data9 !== "string"){
+const err20 = {instancePath:instancePath+"/bindings/JSONRPC",schemaPath:"#/$defs/Verdict/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -2979,10 +3209,8 @@ vErrors.push(err20);
 }
 errors++;
 }
-}
-}
-else {
-const err21 = {instancePath:instancePath+"/bindings",schemaPath:"#/properties/bindings/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(!(((((data9 === "PASS") || (data9 === "FAIL")) || (data9 === "WARN")) || (data9 === "SKIP")) || (data9 === "ERROR"))){
+const err21 = {instancePath:instancePath+"/bindings/JSONRPC",schemaPath:"#/$defs/Verdict/enum",keyword:"enum",params:{allowedValues: schema40.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -2992,19 +3220,10 @@ vErrors.push(err21);
 errors++;
 }
 }
-if(data.findings !== undefined){
-let data10 = data.findings;
-if(Array.isArray(data10)){
-const len0 = data10.length;
-for(let i0=0; i0<len0; i0++){
-if(!(validate25(data10[i0], {instancePath:instancePath+"/findings/" + i0,parentData:data10,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate25.errors : vErrors.concat(validate25.errors);
-errors = vErrors.length;
-}
-}
-}
-else {
-const err22 = {instancePath:instancePath+"/findings",schemaPath:"#/properties/findings/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data8["HTTP+JSON"] !== undefined){
+let data10 = data8["HTTP+JSON"];
+if(typeof data10 !== "string"){
+const err22 = {instancePath:instancePath+"/bindings/HTTP+JSON",schemaPath:"#/$defs/Verdict/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -3013,10 +3232,8 @@ vErrors.push(err22);
 }
 errors++;
 }
-}
-}
-else {
-const err23 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(!(((((data10 === "PASS") || (data10 === "FAIL")) || (data10 === "WARN")) || (data10 === "SKIP")) || (data10 === "ERROR"))){
+const err23 = {instancePath:instancePath+"/bindings/HTTP+JSON",schemaPath:"#/$defs/Verdict/enum",keyword:"enum",params:{allowedValues: schema40.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -3025,10 +3242,56 @@ vErrors.push(err23);
 }
 errors++;
 }
+}
+}
+else {
+const err24 = {instancePath:instancePath+"/bindings",schemaPath:"#/properties/bindings/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+if(data.findings !== undefined){
+let data11 = data.findings;
+if(Array.isArray(data11)){
+const len0 = data11.length;
+for(let i0=0; i0<len0; i0++){
+if(!(validate25(data11[i0], {instancePath:instancePath+"/findings/" + i0,parentData:data11,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate25.errors : vErrors.concat(validate25.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err25 = {instancePath:instancePath+"/findings",schemaPath:"#/properties/findings/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+}
+}
+else {
+const err26 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
 validate33.errors = vErrors;
 return errors === 0;
 }
-validate33.evaluated = {"props":{"id":true,"section":true,"level":true,"text":true,"verdict":true,"evidence":true,"baselined":true,"bindings":true,"findings":true},"dynamicProps":false,"dynamicItems":false};
+validate33.evaluated = {"props":{"id":true,"protocol":true,"section":true,"level":true,"text":true,"verdict":true,"evidence":true,"baselined":true,"bindings":true,"findings":true},"dynamicProps":false,"dynamicItems":false};
 
 export const validateFinding = validate35;
 

@@ -96,10 +96,20 @@ export interface TargetInfo {
   interfaces?: {
     binding: Binding;
     /**
+     * The A2A version spoken on it.
+     */
+    protocolVersion: string;
+    /**
      * The interface URL the requests of this binding went to.
      */
     endpoint: string;
   }[];
+  /**
+   * The A2A versions tested, the current one first: the catalog of each is in results (a2a-hub conform --protocol).
+   *
+   * @minItems 1
+   */
+  protocolVersions: string[];
   /**
    * The card's name.
    */
@@ -195,6 +205,10 @@ export interface RequirementResult {
    * Requirement id, e.g. JSONRPC-ENV-003.
    */
   id: string;
+  /**
+   * The A2A version whose catalog the requirement is of.
+   */
+  protocol: string;
   /**
    * Spec section.
    */

@@ -11,8 +11,9 @@ const schema37 = {"title":"RunOptionsInfo","description":"The options of the run
 const schema38 = {"title":"Summary","description":"How many requirements got each verdict, and the numbers the exit code depends on.","type":"object","properties":{"PASS":{"description":"Requirements met.","type":"integer","minimum":0},"FAIL":{"description":"Requirements not met.","type":"integer","minimum":0},"WARN":{"description":"A SHOULD not met, or behaviour the spec leaves open.","type":"integer","minimum":0},"SKIP":{"description":"Not tested, with a reason.","type":"integer","minimum":0},"ERROR":{"description":"The suite itself broke; never counted against the agent.","type":"integer","minimum":0},"mustFailures":{"description":"FAIL verdicts of MUST requirements that are not in the baseline.","type":"integer","minimum":0},"requests":{"description":"HTTP requests sent.","type":"integer","minimum":0},"deniedRequests":{"description":"Requests answered 401 or 404.","type":"integer","minimum":0},"baselineStale":{"description":"Baseline entries that no longer fail (the baseline must be updated).","type":"array","items":{"type":"string"}}},"required":["PASS","FAIL","WARN","SKIP","ERROR","mustFailures","requests","deniedRequests","baselineStale"],"additionalProperties":false};
 const func1 = Object.prototype.hasOwnProperty;
 const formats0 = require("ajv-formats/dist/formats").fullFormats["date-time"];
-const schema34 = {"title":"TargetInfo","description":"The endpoint under test as the suite resolved it.","type":"object","properties":{"url":{"description":"The URL given on the command line.","type":"string"},"cardUrl":{"description":"Where the agent card was fetched, when it was.","type":"string"},"endpoint":{"description":"The interface URL of the first binding tested.","type":"string"},"binding":{"description":"The first protocol binding tested (the one of endpoint).","$ref":"#/$defs/Binding"},"interfaces":{"description":"Every interface tested, one per binding, in the order they ran (a2a-hub conform --binding).","type":"array","items":{"type":"object","properties":{"binding":{"$ref":"#/$defs/Binding"},"endpoint":{"description":"The interface URL the requests of this binding went to.","type":"string"}},"required":["binding","endpoint"],"additionalProperties":false}},"agentName":{"description":"The card's name.","type":"string"},"assumedCard":{"description":"True when no card could be read and a minimal card was assumed (a JSON-RPC endpoint URL was given).","type":"boolean"},"mode":{"description":"black-box: the suite asks the agent for nothing and judges what it does on its own; cooperative: a cooperation profile steers it, so the lifecycle checks run too.","type":"string","enum":["black-box","cooperative"]},"profile":{"description":"The cooperation profile: none (black-box), directives (a2a-hub's test directives, docs/test-directives.md) or tck (the official A2A TCK's messageId-prefix scenarios).","type":"string","enum":["none","directives","tck"]}},"required":["url","endpoint","binding","assumedCard","mode"],"additionalProperties":false};
+const schema34 = {"title":"TargetInfo","description":"The endpoint under test as the suite resolved it.","type":"object","properties":{"url":{"description":"The URL given on the command line.","type":"string"},"cardUrl":{"description":"Where the agent card was fetched, when it was.","type":"string"},"endpoint":{"description":"The interface URL of the first binding tested.","type":"string"},"binding":{"description":"The first protocol binding tested (the one of endpoint).","$ref":"#/$defs/Binding"},"interfaces":{"description":"Every interface tested, one per binding, in the order they ran (a2a-hub conform --binding).","type":"array","items":{"type":"object","properties":{"binding":{"$ref":"#/$defs/Binding"},"protocolVersion":{"description":"The A2A version spoken on it.","type":"string","pattern":"^[0-9]+\\.[0-9]+$"},"endpoint":{"description":"The interface URL the requests of this binding went to.","type":"string"}},"required":["binding","protocolVersion","endpoint"],"additionalProperties":false}},"protocolVersions":{"description":"The A2A versions tested, the current one first: the catalog of each is in results (a2a-hub conform --protocol).","type":"array","minItems":1,"items":{"type":"string","pattern":"^[0-9]+\\.[0-9]+$"}},"agentName":{"description":"The card's name.","type":"string"},"assumedCard":{"description":"True when no card could be read and a minimal card was assumed (a JSON-RPC endpoint URL was given).","type":"boolean"},"mode":{"description":"black-box: the suite asks the agent for nothing and judges what it does on its own; cooperative: a cooperation profile steers it, so the lifecycle checks run too.","type":"string","enum":["black-box","cooperative"]},"profile":{"description":"The cooperation profile: none (black-box), directives (a2a-hub's test directives, docs/test-directives.md) or tck (the official A2A TCK's messageId-prefix scenarios).","type":"string","enum":["none","directives","tck"]}},"required":["url","endpoint","binding","protocolVersions","assumedCard","mode"],"additionalProperties":false};
 const schema35 = {"title":"Binding","description":"A protocol binding the suite speaks (AgentInterface.protocolBinding).","type":"string","enum":["JSONRPC","HTTP+JSON"]};
+const pattern4 = new RegExp("^[0-9]+\\.[0-9]+$", "u");
 
 function validate22(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -55,8 +56,8 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(data.assumedCard === undefined){
-const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "assumedCard"},message:"must have required property '"+"assumedCard"+"'"};
+if(data.protocolVersions === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "protocolVersions"},message:"must have required property '"+"protocolVersions"+"'"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -65,8 +66,8 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(data.mode === undefined){
-const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "mode"},message:"must have required property '"+"mode"+"'"};
+if(data.assumedCard === undefined){
+const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "assumedCard"},message:"must have required property '"+"assumedCard"+"'"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -75,9 +76,8 @@ vErrors.push(err4);
 }
 errors++;
 }
-for(const key0 in data){
-if(!(func1.call(schema34.properties, key0))){
-const err5 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(data.mode === undefined){
+const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "mode"},message:"must have required property '"+"mode"+"'"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -86,10 +86,9 @@ vErrors.push(err5);
 }
 errors++;
 }
-}
-if(data.url !== undefined){
-if(typeof data.url !== "string"){
-const err6 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key0 in data){
+if(!(func1.call(schema34.properties, key0))){
+const err6 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -99,9 +98,9 @@ vErrors.push(err6);
 errors++;
 }
 }
-if(data.cardUrl !== undefined){
-if(typeof data.cardUrl !== "string"){
-const err7 = {instancePath:instancePath+"/cardUrl",schemaPath:"#/properties/cardUrl/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.url !== undefined){
+if(typeof data.url !== "string"){
+const err7 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -111,9 +110,9 @@ vErrors.push(err7);
 errors++;
 }
 }
-if(data.endpoint !== undefined){
-if(typeof data.endpoint !== "string"){
-const err8 = {instancePath:instancePath+"/endpoint",schemaPath:"#/properties/endpoint/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.cardUrl !== undefined){
+if(typeof data.cardUrl !== "string"){
+const err8 = {instancePath:instancePath+"/cardUrl",schemaPath:"#/properties/cardUrl/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -123,10 +122,9 @@ vErrors.push(err8);
 errors++;
 }
 }
-if(data.binding !== undefined){
-let data3 = data.binding;
-if(typeof data3 !== "string"){
-const err9 = {instancePath:instancePath+"/binding",schemaPath:"#/$defs/Binding/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.endpoint !== undefined){
+if(typeof data.endpoint !== "string"){
+const err9 = {instancePath:instancePath+"/endpoint",schemaPath:"#/properties/endpoint/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -135,13 +133,26 @@ vErrors.push(err9);
 }
 errors++;
 }
-if(!((data3 === "JSONRPC") || (data3 === "HTTP+JSON"))){
-const err10 = {instancePath:instancePath+"/binding",schemaPath:"#/$defs/Binding/enum",keyword:"enum",params:{allowedValues: schema35.enum},message:"must be equal to one of the allowed values"};
+}
+if(data.binding !== undefined){
+let data3 = data.binding;
+if(typeof data3 !== "string"){
+const err10 = {instancePath:instancePath+"/binding",schemaPath:"#/$defs/Binding/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err10];
 }
 else {
 vErrors.push(err10);
+}
+errors++;
+}
+if(!((data3 === "JSONRPC") || (data3 === "HTTP+JSON"))){
+const err11 = {instancePath:instancePath+"/binding",schemaPath:"#/$defs/Binding/enum",keyword:"enum",params:{allowedValues: schema35.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
 }
 errors++;
 }
@@ -154,17 +165,7 @@ for(let i0=0; i0<len0; i0++){
 let data5 = data4[i0];
 if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
 if(data5.binding === undefined){
-const err11 = {instancePath:instancePath+"/interfaces/" + i0,schemaPath:"#/properties/interfaces/items/required",keyword:"required",params:{missingProperty: "binding"},message:"must have required property '"+"binding"+"'"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-if(data5.endpoint === undefined){
-const err12 = {instancePath:instancePath+"/interfaces/" + i0,schemaPath:"#/properties/interfaces/items/required",keyword:"required",params:{missingProperty: "endpoint"},message:"must have required property '"+"endpoint"+"'"};
+const err12 = {instancePath:instancePath+"/interfaces/" + i0,schemaPath:"#/properties/interfaces/items/required",keyword:"required",params:{missingProperty: "binding"},message:"must have required property '"+"binding"+"'"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -173,9 +174,8 @@ vErrors.push(err12);
 }
 errors++;
 }
-for(const key1 in data5){
-if(!((key1 === "binding") || (key1 === "endpoint"))){
-const err13 = {instancePath:instancePath+"/interfaces/" + i0,schemaPath:"#/properties/interfaces/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+if(data5.protocolVersion === undefined){
+const err13 = {instancePath:instancePath+"/interfaces/" + i0,schemaPath:"#/properties/interfaces/items/required",keyword:"required",params:{missingProperty: "protocolVersion"},message:"must have required property '"+"protocolVersion"+"'"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -184,11 +184,8 @@ vErrors.push(err13);
 }
 errors++;
 }
-}
-if(data5.binding !== undefined){
-let data6 = data5.binding;
-if(typeof data6 !== "string"){
-const err14 = {instancePath:instancePath+"/interfaces/" + i0+"/binding",schemaPath:"#/$defs/Binding/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data5.endpoint === undefined){
+const err14 = {instancePath:instancePath+"/interfaces/" + i0,schemaPath:"#/properties/interfaces/items/required",keyword:"required",params:{missingProperty: "endpoint"},message:"must have required property '"+"endpoint"+"'"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -197,8 +194,9 @@ vErrors.push(err14);
 }
 errors++;
 }
-if(!((data6 === "JSONRPC") || (data6 === "HTTP+JSON"))){
-const err15 = {instancePath:instancePath+"/interfaces/" + i0+"/binding",schemaPath:"#/$defs/Binding/enum",keyword:"enum",params:{allowedValues: schema35.enum},message:"must be equal to one of the allowed values"};
+for(const key1 in data5){
+if(!(((key1 === "binding") || (key1 === "protocolVersion")) || (key1 === "endpoint"))){
+const err15 = {instancePath:instancePath+"/interfaces/" + i0,schemaPath:"#/properties/interfaces/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -208,9 +206,10 @@ vErrors.push(err15);
 errors++;
 }
 }
-if(data5.endpoint !== undefined){
-if(typeof data5.endpoint !== "string"){
-const err16 = {instancePath:instancePath+"/interfaces/" + i0+"/endpoint",schemaPath:"#/properties/interfaces/items/properties/endpoint/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data5.binding !== undefined){
+let data6 = data5.binding;
+if(typeof data6 !== "string"){
+const err16 = {instancePath:instancePath+"/interfaces/" + i0+"/binding",schemaPath:"#/$defs/Binding/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -219,10 +218,8 @@ vErrors.push(err16);
 }
 errors++;
 }
-}
-}
-else {
-const err17 = {instancePath:instancePath+"/interfaces/" + i0,schemaPath:"#/properties/interfaces/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(!((data6 === "JSONRPC") || (data6 === "HTTP+JSON"))){
+const err17 = {instancePath:instancePath+"/interfaces/" + i0+"/binding",schemaPath:"#/$defs/Binding/enum",keyword:"enum",params:{allowedValues: schema35.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -232,9 +229,11 @@ vErrors.push(err17);
 errors++;
 }
 }
-}
-else {
-const err18 = {instancePath:instancePath+"/interfaces",schemaPath:"#/properties/interfaces/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data5.protocolVersion !== undefined){
+let data7 = data5.protocolVersion;
+if(typeof data7 === "string"){
+if(!pattern4.test(data7)){
+const err18 = {instancePath:instancePath+"/interfaces/" + i0+"/protocolVersion",schemaPath:"#/properties/interfaces/items/properties/protocolVersion/pattern",keyword:"pattern",params:{pattern: "^[0-9]+\\.[0-9]+$"},message:"must match pattern \""+"^[0-9]+\\.[0-9]+$"+"\""};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -244,9 +243,8 @@ vErrors.push(err18);
 errors++;
 }
 }
-if(data.agentName !== undefined){
-if(typeof data.agentName !== "string"){
-const err19 = {instancePath:instancePath+"/agentName",schemaPath:"#/properties/agentName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err19 = {instancePath:instancePath+"/interfaces/" + i0+"/protocolVersion",schemaPath:"#/properties/interfaces/items/properties/protocolVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -256,9 +254,9 @@ vErrors.push(err19);
 errors++;
 }
 }
-if(data.assumedCard !== undefined){
-if(typeof data.assumedCard !== "boolean"){
-const err20 = {instancePath:instancePath+"/assumedCard",schemaPath:"#/properties/assumedCard/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data5.endpoint !== undefined){
+if(typeof data5.endpoint !== "string"){
+const err20 = {instancePath:instancePath+"/interfaces/" + i0+"/endpoint",schemaPath:"#/properties/interfaces/items/properties/endpoint/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -268,10 +266,9 @@ vErrors.push(err20);
 errors++;
 }
 }
-if(data.mode !== undefined){
-let data10 = data.mode;
-if(typeof data10 !== "string"){
-const err21 = {instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err21 = {instancePath:instancePath+"/interfaces/" + i0,schemaPath:"#/properties/interfaces/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -280,8 +277,10 @@ vErrors.push(err21);
 }
 errors++;
 }
-if(!((data10 === "black-box") || (data10 === "cooperative"))){
-const err22 = {instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/enum",keyword:"enum",params:{allowedValues: schema34.properties.mode.enum},message:"must be equal to one of the allowed values"};
+}
+}
+else {
+const err22 = {instancePath:instancePath+"/interfaces",schemaPath:"#/properties/interfaces/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -291,10 +290,11 @@ vErrors.push(err22);
 errors++;
 }
 }
-if(data.profile !== undefined){
-let data11 = data.profile;
-if(typeof data11 !== "string"){
-const err23 = {instancePath:instancePath+"/profile",schemaPath:"#/properties/profile/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.protocolVersions !== undefined){
+let data9 = data.protocolVersions;
+if(Array.isArray(data9)){
+if(data9.length < 1){
+const err23 = {instancePath:instancePath+"/protocolVersions",schemaPath:"#/properties/protocolVersions/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -303,8 +303,12 @@ vErrors.push(err23);
 }
 errors++;
 }
-if(!(((data11 === "none") || (data11 === "directives")) || (data11 === "tck"))){
-const err24 = {instancePath:instancePath+"/profile",schemaPath:"#/properties/profile/enum",keyword:"enum",params:{allowedValues: schema34.properties.profile.enum},message:"must be equal to one of the allowed values"};
+const len1 = data9.length;
+for(let i1=0; i1<len1; i1++){
+let data10 = data9[i1];
+if(typeof data10 === "string"){
+if(!pattern4.test(data10)){
+const err24 = {instancePath:instancePath+"/protocolVersions/" + i1,schemaPath:"#/properties/protocolVersions/items/pattern",keyword:"pattern",params:{pattern: "^[0-9]+\\.[0-9]+$"},message:"must match pattern \""+"^[0-9]+\\.[0-9]+$"+"\""};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -314,9 +318,8 @@ vErrors.push(err24);
 errors++;
 }
 }
-}
 else {
-const err25 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err25 = {instancePath:instancePath+"/protocolVersions/" + i1,schemaPath:"#/properties/protocolVersions/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -325,12 +328,106 @@ vErrors.push(err25);
 }
 errors++;
 }
+}
+}
+else {
+const err26 = {instancePath:instancePath+"/protocolVersions",schemaPath:"#/properties/protocolVersions/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+}
+if(data.agentName !== undefined){
+if(typeof data.agentName !== "string"){
+const err27 = {instancePath:instancePath+"/agentName",schemaPath:"#/properties/agentName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+}
+if(data.assumedCard !== undefined){
+if(typeof data.assumedCard !== "boolean"){
+const err28 = {instancePath:instancePath+"/assumedCard",schemaPath:"#/properties/assumedCard/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+}
+if(data.mode !== undefined){
+let data13 = data.mode;
+if(typeof data13 !== "string"){
+const err29 = {instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+if(!((data13 === "black-box") || (data13 === "cooperative"))){
+const err30 = {instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/enum",keyword:"enum",params:{allowedValues: schema34.properties.mode.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+}
+if(data.profile !== undefined){
+let data14 = data.profile;
+if(typeof data14 !== "string"){
+const err31 = {instancePath:instancePath+"/profile",schemaPath:"#/properties/profile/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+if(!(((data14 === "none") || (data14 === "directives")) || (data14 === "tck"))){
+const err32 = {instancePath:instancePath+"/profile",schemaPath:"#/properties/profile/enum",keyword:"enum",params:{allowedValues: schema34.properties.profile.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
+}
+errors++;
+}
+}
+}
+else {
+const err33 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+}
 validate22.errors = vErrors;
 return errors === 0;
 }
 validate22.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema39 = {"title":"RequirementResult","description":"The verdict on one requirement and the evidence for it.","type":"object","properties":{"id":{"description":"Requirement id, e.g. JSONRPC-ENV-003.","type":"string"},"section":{"description":"Spec section.","type":"string"},"level":{"description":"MUST, SHOULD or MAY.","type":"string","enum":["MUST","SHOULD","MAY"]},"text":{"description":"The requirement in our words.","type":"string"},"verdict":{"description":"The worst verdict among the findings (FAIL over ERROR over WARN over PASS); SKIP when nothing was found.","$ref":"#/$defs/Verdict"},"evidence":{"description":"How many exchanges backed the verdict: the requests sent by every check that judged the requirement (the card read at discovery for a check that judged the card alone). 0 for a SKIP.","type":"integer","minimum":0},"baselined":{"description":"The failure is listed in the baseline file, with its reason.","type":"string"},"bindings":{"description":"When more than one binding was tested: the verdict of the findings made on each binding (findings that concern no single binding, such as the card's, count for none).","type":"object","properties":{"JSONRPC":{"$ref":"#/$defs/Verdict"},"HTTP+JSON":{"$ref":"#/$defs/Verdict"}},"additionalProperties":false},"findings":{"description":"What the checks observed.","type":"array","items":{"$ref":"#/$defs/Finding"}}},"required":["id","section","level","text","verdict","evidence","findings"],"additionalProperties":false};
+const schema39 = {"title":"RequirementResult","description":"The verdict on one requirement and the evidence for it.","type":"object","properties":{"id":{"description":"Requirement id, e.g. JSONRPC-ENV-003.","type":"string"},"protocol":{"description":"The A2A version whose catalog the requirement is of.","type":"string","pattern":"^[0-9]+\\.[0-9]+$"},"section":{"description":"Spec section.","type":"string"},"level":{"description":"MUST, SHOULD or MAY.","type":"string","enum":["MUST","SHOULD","MAY"]},"text":{"description":"The requirement in our words.","type":"string"},"verdict":{"description":"The worst verdict among the findings (FAIL over ERROR over WARN over PASS); SKIP when nothing was found.","$ref":"#/$defs/Verdict"},"evidence":{"description":"How many exchanges backed the verdict: the requests sent by every check that judged the requirement (the card read at discovery for a check that judged the card alone). 0 for a SKIP.","type":"integer","minimum":0},"baselined":{"description":"The failure is listed in the baseline file, with its reason.","type":"string"},"bindings":{"description":"When more than one binding was tested: the verdict of the findings made on each binding (findings that concern no single binding, such as the card's, count for none).","type":"object","properties":{"JSONRPC":{"$ref":"#/$defs/Verdict"},"HTTP+JSON":{"$ref":"#/$defs/Verdict"}},"additionalProperties":false},"findings":{"description":"What the checks observed.","type":"array","items":{"$ref":"#/$defs/Finding"}}},"required":["id","protocol","section","level","text","verdict","evidence","findings"],"additionalProperties":false};
 const schema40 = {"title":"Verdict","description":"PASS, FAIL, WARN, SKIP or ERROR.","type":"string","enum":["PASS","FAIL","WARN","SKIP","ERROR"]};
 const schema43 = {"title":"Finding","description":"One observation of a check about a requirement.","type":"object","properties":{"verdict":{"description":"What this observation means for the requirement.","$ref":"#/$defs/Verdict"},"check":{"description":"The check that made it.","type":"string"},"binding":{"description":"The binding the check ran on; absent for findings that concern no single binding (the card, the comparison of bindings).","$ref":"#/$defs/Binding"},"message":{"description":"What happened, in a sentence.","type":"string"},"expected":{"description":"What the requirement asks for.","type":"string"},"observed":{"description":"What came back.","type":"string"},"path":{"description":"JSON path of the offending value, when there is one.","type":"string"},"counterexample":{"description":"The (shrunk) input that shows the failure."},"seed":{"description":"fast-check seed that reproduces it.","type":"integer"},"curl":{"description":"A copy-pasteable command that sends the same request.","type":"string"},"skipReason":{"description":"Why nothing was judged, as a code; present on every SKIP finding and only there.","$ref":"#/$defs/SkipReason"}},"required":["verdict","check","message"],"if":{"properties":{"verdict":{"const":"SKIP"}}},"then":{"required":["skipReason"]},"else":{"not":{"required":["skipReason"]}},"additionalProperties":false};
 const schema46 = {"title":"SkipReason","description":"Why a requirement was not judged, for tools that sort or accept skips without reading the message. not-selected: left out by --level, --only or --skip. other-binding: it concerns a protocol binding (or version) other than the one tested, or one the suite does not speak. capability-not-declared: it needs a capability (streaming, pushNotifications, extendedAgentCard) the card does not declare. capability-declared: it is about how a missing capability is refused, and the card declares that capability. not-observable: no client can observe it from outside the agent (it needs, say, a second principal). needs-cooperation: it needs the agent to be asked for a lifecycle (slow work, input-required, a direct Message) that the run's cooperation profile cannot ask for. not-reached: no check reached it although it applies. no-card: no agent card was found, so there is no card to check. feature-absent: the agent does not offer the optional feature it concerns (a card signature, a required extension, a tenant, a second interface, declared security, a configured extended card, SSE event ids). not-applicable: how the agent is declared makes it moot (its card accepts every media type, the URL also serves 0.3). no-credentials: it needs valid credentials the suite was not given. precondition-not-met: the agent did not produce the situation the check needs (no task, a direct Message instead of a task, a task in another state, the task finished too soon). inconclusive: the exchanges showed nothing to judge either way (no timestamp, no artifact, no update, a stream still open when the suite stopped waiting). suite-limitation: the suite cannot judge this case (a signature algorithm it does not verify, key material it does not fetch, its time budget spent).","type":"string","enum":["not-selected","other-binding","capability-not-declared","capability-declared","not-observable","needs-cooperation","not-reached","no-card","feature-absent","not-applicable","no-credentials","precondition-not-met","inconclusive","suite-limitation"]};
@@ -679,8 +776,8 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.section === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "section"},message:"must have required property '"+"section"+"'"};
+if(data.protocol === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "protocol"},message:"must have required property '"+"protocol"+"'"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -689,8 +786,8 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(data.level === undefined){
-const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "level"},message:"must have required property '"+"level"+"'"};
+if(data.section === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "section"},message:"must have required property '"+"section"+"'"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -699,8 +796,8 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(data.text === undefined){
-const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "text"},message:"must have required property '"+"text"+"'"};
+if(data.level === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "level"},message:"must have required property '"+"level"+"'"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -709,8 +806,8 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(data.verdict === undefined){
-const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "verdict"},message:"must have required property '"+"verdict"+"'"};
+if(data.text === undefined){
+const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "text"},message:"must have required property '"+"text"+"'"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -719,8 +816,8 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(data.evidence === undefined){
-const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "evidence"},message:"must have required property '"+"evidence"+"'"};
+if(data.verdict === undefined){
+const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "verdict"},message:"must have required property '"+"verdict"+"'"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -729,8 +826,8 @@ vErrors.push(err5);
 }
 errors++;
 }
-if(data.findings === undefined){
-const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "findings"},message:"must have required property '"+"findings"+"'"};
+if(data.evidence === undefined){
+const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "evidence"},message:"must have required property '"+"evidence"+"'"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -739,9 +836,8 @@ vErrors.push(err6);
 }
 errors++;
 }
-for(const key0 in data){
-if(!(func1.call(schema39.properties, key0))){
-const err7 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(data.findings === undefined){
+const err7 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "findings"},message:"must have required property '"+"findings"+"'"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -750,10 +846,9 @@ vErrors.push(err7);
 }
 errors++;
 }
-}
-if(data.id !== undefined){
-if(typeof data.id !== "string"){
-const err8 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key0 in data){
+if(!(func1.call(schema39.properties, key0))){
+const err8 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -763,9 +858,9 @@ vErrors.push(err8);
 errors++;
 }
 }
-if(data.section !== undefined){
-if(typeof data.section !== "string"){
-const err9 = {instancePath:instancePath+"/section",schemaPath:"#/properties/section/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.id !== undefined){
+if(typeof data.id !== "string"){
+const err9 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -775,10 +870,11 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data.level !== undefined){
-let data2 = data.level;
-if(typeof data2 !== "string"){
-const err10 = {instancePath:instancePath+"/level",schemaPath:"#/properties/level/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.protocol !== undefined){
+let data1 = data.protocol;
+if(typeof data1 === "string"){
+if(!pattern4.test(data1)){
+const err10 = {instancePath:instancePath+"/protocol",schemaPath:"#/properties/protocol/pattern",keyword:"pattern",params:{pattern: "^[0-9]+\\.[0-9]+$"},message:"must match pattern \""+"^[0-9]+\\.[0-9]+$"+"\""};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -787,8 +883,9 @@ vErrors.push(err10);
 }
 errors++;
 }
-if(!(((data2 === "MUST") || (data2 === "SHOULD")) || (data2 === "MAY"))){
-const err11 = {instancePath:instancePath+"/level",schemaPath:"#/properties/level/enum",keyword:"enum",params:{allowedValues: schema39.properties.level.enum},message:"must be equal to one of the allowed values"};
+}
+else {
+const err11 = {instancePath:instancePath+"/protocol",schemaPath:"#/properties/protocol/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -798,9 +895,9 @@ vErrors.push(err11);
 errors++;
 }
 }
-if(data.text !== undefined){
-if(typeof data.text !== "string"){
-const err12 = {instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.section !== undefined){
+if(typeof data.section !== "string"){
+const err12 = {instancePath:instancePath+"/section",schemaPath:"#/properties/section/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -810,10 +907,10 @@ vErrors.push(err12);
 errors++;
 }
 }
-if(data.verdict !== undefined){
-let data4 = data.verdict;
-if(typeof data4 !== "string"){
-const err13 = {instancePath:instancePath+"/verdict",schemaPath:"#/$defs/Verdict/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.level !== undefined){
+let data3 = data.level;
+if(typeof data3 !== "string"){
+const err13 = {instancePath:instancePath+"/level",schemaPath:"#/properties/level/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -822,8 +919,8 @@ vErrors.push(err13);
 }
 errors++;
 }
-if(!(((((data4 === "PASS") || (data4 === "FAIL")) || (data4 === "WARN")) || (data4 === "SKIP")) || (data4 === "ERROR"))){
-const err14 = {instancePath:instancePath+"/verdict",schemaPath:"#/$defs/Verdict/enum",keyword:"enum",params:{allowedValues: schema40.enum},message:"must be equal to one of the allowed values"};
+if(!(((data3 === "MUST") || (data3 === "SHOULD")) || (data3 === "MAY"))){
+const err14 = {instancePath:instancePath+"/level",schemaPath:"#/properties/level/enum",keyword:"enum",params:{allowedValues: schema39.properties.level.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -833,10 +930,9 @@ vErrors.push(err14);
 errors++;
 }
 }
-if(data.evidence !== undefined){
-let data5 = data.evidence;
-if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-const err15 = {instancePath:instancePath+"/evidence",schemaPath:"#/properties/evidence/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.text !== undefined){
+if(typeof data.text !== "string"){
+const err15 = {instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -845,9 +941,11 @@ vErrors.push(err15);
 }
 errors++;
 }
-if((typeof data5 == "number") && (isFinite(data5))){
-if(data5 < 0 || isNaN(data5)){
-const err16 = {instancePath:instancePath+"/evidence",schemaPath:"#/properties/evidence/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+if(data.verdict !== undefined){
+let data5 = data.verdict;
+if(typeof data5 !== "string"){
+const err16 = {instancePath:instancePath+"/verdict",schemaPath:"#/$defs/Verdict/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -856,11 +954,8 @@ vErrors.push(err16);
 }
 errors++;
 }
-}
-}
-if(data.baselined !== undefined){
-if(typeof data.baselined !== "string"){
-const err17 = {instancePath:instancePath+"/baselined",schemaPath:"#/properties/baselined/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(((((data5 === "PASS") || (data5 === "FAIL")) || (data5 === "WARN")) || (data5 === "SKIP")) || (data5 === "ERROR"))){
+const err17 = {instancePath:instancePath+"/verdict",schemaPath:"#/$defs/Verdict/enum",keyword:"enum",params:{allowedValues: schema40.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -870,12 +965,10 @@ vErrors.push(err17);
 errors++;
 }
 }
-if(data.bindings !== undefined){
-let data7 = data.bindings;
-if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
-for(const key1 in data7){
-if(!((key1 === "JSONRPC") || (key1 === "HTTP+JSON"))){
-const err18 = {instancePath:instancePath+"/bindings",schemaPath:"#/properties/bindings/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+if(data.evidence !== undefined){
+let data6 = data.evidence;
+if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
+const err18 = {instancePath:instancePath+"/evidence",schemaPath:"#/properties/evidence/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -884,11 +977,9 @@ vErrors.push(err18);
 }
 errors++;
 }
-}
-if(data7.JSONRPC !== undefined){
-let data8 = data7.JSONRPC;
-if(typeof data8 !== "string"){
-const err19 = {instancePath:instancePath+"/bindings/JSONRPC",schemaPath:"#/$defs/Verdict/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if((typeof data6 == "number") && (isFinite(data6))){
+if(data6 < 0 || isNaN(data6)){
+const err19 = {instancePath:instancePath+"/evidence",schemaPath:"#/properties/evidence/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -897,8 +988,11 @@ vErrors.push(err19);
 }
 errors++;
 }
-if(!(((((data8 === "PASS") || (data8 === "FAIL")) || (data8 === "WARN")) || (data8 === "SKIP")) || (data8 === "ERROR"))){
-const err20 = {instancePath:instancePath+"/bindings/JSONRPC",schemaPath:"#/$defs/Verdict/enum",keyword:"enum",params:{allowedValues: schema40.enum},message:"must be equal to one of the allowed values"};
+}
+}
+if(data.baselined !== undefined){
+if(typeof data.baselined !== "string"){
+const err20 = {instancePath:instancePath+"/baselined",schemaPath:"#/properties/baselined/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -908,10 +1002,12 @@ vErrors.push(err20);
 errors++;
 }
 }
-if(data7["HTTP+JSON"] !== undefined){
-let data9 = data7["HTTP+JSON"];
-if(typeof data9 !== "string"){
-const err21 = {instancePath:instancePath+"/bindings/HTTP+JSON",schemaPath:"#/$defs/Verdict/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.bindings !== undefined){
+let data8 = data.bindings;
+if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
+for(const key1 in data8){
+if(!((key1 === "JSONRPC") || (key1 === "HTTP+JSON"))){
+const err21 = {instancePath:instancePath+"/bindings",schemaPath:"#/properties/bindings/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -920,8 +1016,11 @@ vErrors.push(err21);
 }
 errors++;
 }
-if(!(((((data9 === "PASS") || (data9 === "FAIL")) || (data9 === "WARN")) || (data9 === "SKIP")) || (data9 === "ERROR"))){
-const err22 = {instancePath:instancePath+"/bindings/HTTP+JSON",schemaPath:"#/$defs/Verdict/enum",keyword:"enum",params:{allowedValues: schema40.enum},message:"must be equal to one of the allowed values"};
+}
+if(data8.JSONRPC !== undefined){
+let data9 = data8.JSONRPC;
+if(typeof data9 !== "string"){
+const err22 = {instancePath:instancePath+"/bindings/JSONRPC",schemaPath:"#/$defs/Verdict/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -930,10 +1029,8 @@ vErrors.push(err22);
 }
 errors++;
 }
-}
-}
-else {
-const err23 = {instancePath:instancePath+"/bindings",schemaPath:"#/properties/bindings/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(!(((((data9 === "PASS") || (data9 === "FAIL")) || (data9 === "WARN")) || (data9 === "SKIP")) || (data9 === "ERROR"))){
+const err23 = {instancePath:instancePath+"/bindings/JSONRPC",schemaPath:"#/$defs/Verdict/enum",keyword:"enum",params:{allowedValues: schema40.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -943,19 +1040,10 @@ vErrors.push(err23);
 errors++;
 }
 }
-if(data.findings !== undefined){
-let data10 = data.findings;
-if(Array.isArray(data10)){
-const len0 = data10.length;
-for(let i0=0; i0<len0; i0++){
-if(!(validate25(data10[i0], {instancePath:instancePath+"/findings/" + i0,parentData:data10,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate25.errors : vErrors.concat(validate25.errors);
-errors = vErrors.length;
-}
-}
-}
-else {
-const err24 = {instancePath:instancePath+"/findings",schemaPath:"#/properties/findings/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data8["HTTP+JSON"] !== undefined){
+let data10 = data8["HTTP+JSON"];
+if(typeof data10 !== "string"){
+const err24 = {instancePath:instancePath+"/bindings/HTTP+JSON",schemaPath:"#/$defs/Verdict/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -964,15 +1052,59 @@ vErrors.push(err24);
 }
 errors++;
 }
-}
-}
-else {
-const err25 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(!(((((data10 === "PASS") || (data10 === "FAIL")) || (data10 === "WARN")) || (data10 === "SKIP")) || (data10 === "ERROR"))){
+const err25 = {instancePath:instancePath+"/bindings/HTTP+JSON",schemaPath:"#/$defs/Verdict/enum",keyword:"enum",params:{allowedValues: schema40.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err25];
 }
 else {
 vErrors.push(err25);
+}
+errors++;
+}
+}
+}
+else {
+const err26 = {instancePath:instancePath+"/bindings",schemaPath:"#/properties/bindings/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+}
+if(data.findings !== undefined){
+let data11 = data.findings;
+if(Array.isArray(data11)){
+const len0 = data11.length;
+for(let i0=0; i0<len0; i0++){
+if(!(validate25(data11[i0], {instancePath:instancePath+"/findings/" + i0,parentData:data11,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate25.errors : vErrors.concat(validate25.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err27 = {instancePath:instancePath+"/findings",schemaPath:"#/properties/findings/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+}
+}
+else {
+const err28 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
 }
 errors++;
 }
@@ -2004,8 +2136,8 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(data.assumedCard === undefined){
-const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "assumedCard"},message:"must have required property '"+"assumedCard"+"'"};
+if(data.protocolVersions === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "protocolVersions"},message:"must have required property '"+"protocolVersions"+"'"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -2014,8 +2146,8 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(data.mode === undefined){
-const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "mode"},message:"must have required property '"+"mode"+"'"};
+if(data.assumedCard === undefined){
+const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "assumedCard"},message:"must have required property '"+"assumedCard"+"'"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -2024,9 +2156,8 @@ vErrors.push(err4);
 }
 errors++;
 }
-for(const key0 in data){
-if(!(func1.call(schema34.properties, key0))){
-const err5 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(data.mode === undefined){
+const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "mode"},message:"must have required property '"+"mode"+"'"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -2035,10 +2166,9 @@ vErrors.push(err5);
 }
 errors++;
 }
-}
-if(data.url !== undefined){
-if(typeof data.url !== "string"){
-const err6 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key0 in data){
+if(!(func1.call(schema34.properties, key0))){
+const err6 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -2048,9 +2178,9 @@ vErrors.push(err6);
 errors++;
 }
 }
-if(data.cardUrl !== undefined){
-if(typeof data.cardUrl !== "string"){
-const err7 = {instancePath:instancePath+"/cardUrl",schemaPath:"#/properties/cardUrl/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.url !== undefined){
+if(typeof data.url !== "string"){
+const err7 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -2060,9 +2190,9 @@ vErrors.push(err7);
 errors++;
 }
 }
-if(data.endpoint !== undefined){
-if(typeof data.endpoint !== "string"){
-const err8 = {instancePath:instancePath+"/endpoint",schemaPath:"#/properties/endpoint/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.cardUrl !== undefined){
+if(typeof data.cardUrl !== "string"){
+const err8 = {instancePath:instancePath+"/cardUrl",schemaPath:"#/properties/cardUrl/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -2072,10 +2202,9 @@ vErrors.push(err8);
 errors++;
 }
 }
-if(data.binding !== undefined){
-let data3 = data.binding;
-if(typeof data3 !== "string"){
-const err9 = {instancePath:instancePath+"/binding",schemaPath:"#/$defs/Binding/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.endpoint !== undefined){
+if(typeof data.endpoint !== "string"){
+const err9 = {instancePath:instancePath+"/endpoint",schemaPath:"#/properties/endpoint/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -2084,13 +2213,26 @@ vErrors.push(err9);
 }
 errors++;
 }
-if(!((data3 === "JSONRPC") || (data3 === "HTTP+JSON"))){
-const err10 = {instancePath:instancePath+"/binding",schemaPath:"#/$defs/Binding/enum",keyword:"enum",params:{allowedValues: schema35.enum},message:"must be equal to one of the allowed values"};
+}
+if(data.binding !== undefined){
+let data3 = data.binding;
+if(typeof data3 !== "string"){
+const err10 = {instancePath:instancePath+"/binding",schemaPath:"#/$defs/Binding/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err10];
 }
 else {
 vErrors.push(err10);
+}
+errors++;
+}
+if(!((data3 === "JSONRPC") || (data3 === "HTTP+JSON"))){
+const err11 = {instancePath:instancePath+"/binding",schemaPath:"#/$defs/Binding/enum",keyword:"enum",params:{allowedValues: schema35.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
 }
 errors++;
 }
@@ -2103,17 +2245,7 @@ for(let i0=0; i0<len0; i0++){
 let data5 = data4[i0];
 if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
 if(data5.binding === undefined){
-const err11 = {instancePath:instancePath+"/interfaces/" + i0,schemaPath:"#/properties/interfaces/items/required",keyword:"required",params:{missingProperty: "binding"},message:"must have required property '"+"binding"+"'"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-if(data5.endpoint === undefined){
-const err12 = {instancePath:instancePath+"/interfaces/" + i0,schemaPath:"#/properties/interfaces/items/required",keyword:"required",params:{missingProperty: "endpoint"},message:"must have required property '"+"endpoint"+"'"};
+const err12 = {instancePath:instancePath+"/interfaces/" + i0,schemaPath:"#/properties/interfaces/items/required",keyword:"required",params:{missingProperty: "binding"},message:"must have required property '"+"binding"+"'"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -2122,9 +2254,8 @@ vErrors.push(err12);
 }
 errors++;
 }
-for(const key1 in data5){
-if(!((key1 === "binding") || (key1 === "endpoint"))){
-const err13 = {instancePath:instancePath+"/interfaces/" + i0,schemaPath:"#/properties/interfaces/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+if(data5.protocolVersion === undefined){
+const err13 = {instancePath:instancePath+"/interfaces/" + i0,schemaPath:"#/properties/interfaces/items/required",keyword:"required",params:{missingProperty: "protocolVersion"},message:"must have required property '"+"protocolVersion"+"'"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -2133,11 +2264,8 @@ vErrors.push(err13);
 }
 errors++;
 }
-}
-if(data5.binding !== undefined){
-let data6 = data5.binding;
-if(typeof data6 !== "string"){
-const err14 = {instancePath:instancePath+"/interfaces/" + i0+"/binding",schemaPath:"#/$defs/Binding/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data5.endpoint === undefined){
+const err14 = {instancePath:instancePath+"/interfaces/" + i0,schemaPath:"#/properties/interfaces/items/required",keyword:"required",params:{missingProperty: "endpoint"},message:"must have required property '"+"endpoint"+"'"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -2146,8 +2274,9 @@ vErrors.push(err14);
 }
 errors++;
 }
-if(!((data6 === "JSONRPC") || (data6 === "HTTP+JSON"))){
-const err15 = {instancePath:instancePath+"/interfaces/" + i0+"/binding",schemaPath:"#/$defs/Binding/enum",keyword:"enum",params:{allowedValues: schema35.enum},message:"must be equal to one of the allowed values"};
+for(const key1 in data5){
+if(!(((key1 === "binding") || (key1 === "protocolVersion")) || (key1 === "endpoint"))){
+const err15 = {instancePath:instancePath+"/interfaces/" + i0,schemaPath:"#/properties/interfaces/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -2157,9 +2286,10 @@ vErrors.push(err15);
 errors++;
 }
 }
-if(data5.endpoint !== undefined){
-if(typeof data5.endpoint !== "string"){
-const err16 = {instancePath:instancePath+"/interfaces/" + i0+"/endpoint",schemaPath:"#/properties/interfaces/items/properties/endpoint/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data5.binding !== undefined){
+let data6 = data5.binding;
+if(typeof data6 !== "string"){
+const err16 = {instancePath:instancePath+"/interfaces/" + i0+"/binding",schemaPath:"#/$defs/Binding/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -2168,10 +2298,8 @@ vErrors.push(err16);
 }
 errors++;
 }
-}
-}
-else {
-const err17 = {instancePath:instancePath+"/interfaces/" + i0,schemaPath:"#/properties/interfaces/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(!((data6 === "JSONRPC") || (data6 === "HTTP+JSON"))){
+const err17 = {instancePath:instancePath+"/interfaces/" + i0+"/binding",schemaPath:"#/$defs/Binding/enum",keyword:"enum",params:{allowedValues: schema35.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -2181,9 +2309,11 @@ vErrors.push(err17);
 errors++;
 }
 }
-}
-else {
-const err18 = {instancePath:instancePath+"/interfaces",schemaPath:"#/properties/interfaces/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data5.protocolVersion !== undefined){
+let data7 = data5.protocolVersion;
+if(typeof data7 === "string"){
+if(!pattern4.test(data7)){
+const err18 = {instancePath:instancePath+"/interfaces/" + i0+"/protocolVersion",schemaPath:"#/properties/interfaces/items/properties/protocolVersion/pattern",keyword:"pattern",params:{pattern: "^[0-9]+\\.[0-9]+$"},message:"must match pattern \""+"^[0-9]+\\.[0-9]+$"+"\""};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -2193,9 +2323,8 @@ vErrors.push(err18);
 errors++;
 }
 }
-if(data.agentName !== undefined){
-if(typeof data.agentName !== "string"){
-const err19 = {instancePath:instancePath+"/agentName",schemaPath:"#/properties/agentName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err19 = {instancePath:instancePath+"/interfaces/" + i0+"/protocolVersion",schemaPath:"#/properties/interfaces/items/properties/protocolVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -2205,9 +2334,9 @@ vErrors.push(err19);
 errors++;
 }
 }
-if(data.assumedCard !== undefined){
-if(typeof data.assumedCard !== "boolean"){
-const err20 = {instancePath:instancePath+"/assumedCard",schemaPath:"#/properties/assumedCard/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data5.endpoint !== undefined){
+if(typeof data5.endpoint !== "string"){
+const err20 = {instancePath:instancePath+"/interfaces/" + i0+"/endpoint",schemaPath:"#/properties/interfaces/items/properties/endpoint/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -2217,10 +2346,9 @@ vErrors.push(err20);
 errors++;
 }
 }
-if(data.mode !== undefined){
-let data10 = data.mode;
-if(typeof data10 !== "string"){
-const err21 = {instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err21 = {instancePath:instancePath+"/interfaces/" + i0,schemaPath:"#/properties/interfaces/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -2229,8 +2357,10 @@ vErrors.push(err21);
 }
 errors++;
 }
-if(!((data10 === "black-box") || (data10 === "cooperative"))){
-const err22 = {instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/enum",keyword:"enum",params:{allowedValues: schema34.properties.mode.enum},message:"must be equal to one of the allowed values"};
+}
+}
+else {
+const err22 = {instancePath:instancePath+"/interfaces",schemaPath:"#/properties/interfaces/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -2240,10 +2370,11 @@ vErrors.push(err22);
 errors++;
 }
 }
-if(data.profile !== undefined){
-let data11 = data.profile;
-if(typeof data11 !== "string"){
-const err23 = {instancePath:instancePath+"/profile",schemaPath:"#/properties/profile/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.protocolVersions !== undefined){
+let data9 = data.protocolVersions;
+if(Array.isArray(data9)){
+if(data9.length < 1){
+const err23 = {instancePath:instancePath+"/protocolVersions",schemaPath:"#/properties/protocolVersions/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -2252,8 +2383,12 @@ vErrors.push(err23);
 }
 errors++;
 }
-if(!(((data11 === "none") || (data11 === "directives")) || (data11 === "tck"))){
-const err24 = {instancePath:instancePath+"/profile",schemaPath:"#/properties/profile/enum",keyword:"enum",params:{allowedValues: schema34.properties.profile.enum},message:"must be equal to one of the allowed values"};
+const len1 = data9.length;
+for(let i1=0; i1<len1; i1++){
+let data10 = data9[i1];
+if(typeof data10 === "string"){
+if(!pattern4.test(data10)){
+const err24 = {instancePath:instancePath+"/protocolVersions/" + i1,schemaPath:"#/properties/protocolVersions/items/pattern",keyword:"pattern",params:{pattern: "^[0-9]+\\.[0-9]+$"},message:"must match pattern \""+"^[0-9]+\\.[0-9]+$"+"\""};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -2263,14 +2398,107 @@ vErrors.push(err24);
 errors++;
 }
 }
-}
 else {
-const err25 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err25 = {instancePath:instancePath+"/protocolVersions/" + i1,schemaPath:"#/properties/protocolVersions/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err25];
 }
 else {
 vErrors.push(err25);
+}
+errors++;
+}
+}
+}
+else {
+const err26 = {instancePath:instancePath+"/protocolVersions",schemaPath:"#/properties/protocolVersions/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+}
+if(data.agentName !== undefined){
+if(typeof data.agentName !== "string"){
+const err27 = {instancePath:instancePath+"/agentName",schemaPath:"#/properties/agentName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+}
+if(data.assumedCard !== undefined){
+if(typeof data.assumedCard !== "boolean"){
+const err28 = {instancePath:instancePath+"/assumedCard",schemaPath:"#/properties/assumedCard/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+}
+if(data.mode !== undefined){
+let data13 = data.mode;
+if(typeof data13 !== "string"){
+const err29 = {instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+if(!((data13 === "black-box") || (data13 === "cooperative"))){
+const err30 = {instancePath:instancePath+"/mode",schemaPath:"#/properties/mode/enum",keyword:"enum",params:{allowedValues: schema34.properties.mode.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+}
+if(data.profile !== undefined){
+let data14 = data.profile;
+if(typeof data14 !== "string"){
+const err31 = {instancePath:instancePath+"/profile",schemaPath:"#/properties/profile/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+if(!(((data14 === "none") || (data14 === "directives")) || (data14 === "tck"))){
+const err32 = {instancePath:instancePath+"/profile",schemaPath:"#/properties/profile/enum",keyword:"enum",params:{allowedValues: schema34.properties.profile.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
+}
+errors++;
+}
+}
+}
+else {
+const err33 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
 }
 errors++;
 }
@@ -2921,8 +3149,8 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.section === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "section"},message:"must have required property '"+"section"+"'"};
+if(data.protocol === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "protocol"},message:"must have required property '"+"protocol"+"'"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -2931,8 +3159,8 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(data.level === undefined){
-const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "level"},message:"must have required property '"+"level"+"'"};
+if(data.section === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "section"},message:"must have required property '"+"section"+"'"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -2941,8 +3169,8 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(data.text === undefined){
-const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "text"},message:"must have required property '"+"text"+"'"};
+if(data.level === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "level"},message:"must have required property '"+"level"+"'"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -2951,8 +3179,8 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(data.verdict === undefined){
-const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "verdict"},message:"must have required property '"+"verdict"+"'"};
+if(data.text === undefined){
+const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "text"},message:"must have required property '"+"text"+"'"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -2961,8 +3189,8 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(data.evidence === undefined){
-const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "evidence"},message:"must have required property '"+"evidence"+"'"};
+if(data.verdict === undefined){
+const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "verdict"},message:"must have required property '"+"verdict"+"'"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -2971,8 +3199,8 @@ vErrors.push(err5);
 }
 errors++;
 }
-if(data.findings === undefined){
-const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "findings"},message:"must have required property '"+"findings"+"'"};
+if(data.evidence === undefined){
+const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "evidence"},message:"must have required property '"+"evidence"+"'"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -2981,9 +3209,8 @@ vErrors.push(err6);
 }
 errors++;
 }
-for(const key0 in data){
-if(!(func1.call(schema39.properties, key0))){
-const err7 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(data.findings === undefined){
+const err7 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "findings"},message:"must have required property '"+"findings"+"'"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -2992,10 +3219,9 @@ vErrors.push(err7);
 }
 errors++;
 }
-}
-if(data.id !== undefined){
-if(typeof data.id !== "string"){
-const err8 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+for(const key0 in data){
+if(!(func1.call(schema39.properties, key0))){
+const err8 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -3005,9 +3231,9 @@ vErrors.push(err8);
 errors++;
 }
 }
-if(data.section !== undefined){
-if(typeof data.section !== "string"){
-const err9 = {instancePath:instancePath+"/section",schemaPath:"#/properties/section/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.id !== undefined){
+if(typeof data.id !== "string"){
+const err9 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -3017,10 +3243,11 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data.level !== undefined){
-let data2 = data.level;
-if(typeof data2 !== "string"){
-const err10 = {instancePath:instancePath+"/level",schemaPath:"#/properties/level/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.protocol !== undefined){
+let data1 = data.protocol;
+if(typeof data1 === "string"){
+if(!pattern4.test(data1)){
+const err10 = {instancePath:instancePath+"/protocol",schemaPath:"#/properties/protocol/pattern",keyword:"pattern",params:{pattern: "^[0-9]+\\.[0-9]+$"},message:"must match pattern \""+"^[0-9]+\\.[0-9]+$"+"\""};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -3029,8 +3256,9 @@ vErrors.push(err10);
 }
 errors++;
 }
-if(!(((data2 === "MUST") || (data2 === "SHOULD")) || (data2 === "MAY"))){
-const err11 = {instancePath:instancePath+"/level",schemaPath:"#/properties/level/enum",keyword:"enum",params:{allowedValues: schema39.properties.level.enum},message:"must be equal to one of the allowed values"};
+}
+else {
+const err11 = {instancePath:instancePath+"/protocol",schemaPath:"#/properties/protocol/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -3040,9 +3268,9 @@ vErrors.push(err11);
 errors++;
 }
 }
-if(data.text !== undefined){
-if(typeof data.text !== "string"){
-const err12 = {instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.section !== undefined){
+if(typeof data.section !== "string"){
+const err12 = {instancePath:instancePath+"/section",schemaPath:"#/properties/section/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -3052,10 +3280,10 @@ vErrors.push(err12);
 errors++;
 }
 }
-if(data.verdict !== undefined){
-let data4 = data.verdict;
-if(typeof data4 !== "string"){
-const err13 = {instancePath:instancePath+"/verdict",schemaPath:"#/$defs/Verdict/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.level !== undefined){
+let data3 = data.level;
+if(typeof data3 !== "string"){
+const err13 = {instancePath:instancePath+"/level",schemaPath:"#/properties/level/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -3064,8 +3292,8 @@ vErrors.push(err13);
 }
 errors++;
 }
-if(!(((((data4 === "PASS") || (data4 === "FAIL")) || (data4 === "WARN")) || (data4 === "SKIP")) || (data4 === "ERROR"))){
-const err14 = {instancePath:instancePath+"/verdict",schemaPath:"#/$defs/Verdict/enum",keyword:"enum",params:{allowedValues: schema40.enum},message:"must be equal to one of the allowed values"};
+if(!(((data3 === "MUST") || (data3 === "SHOULD")) || (data3 === "MAY"))){
+const err14 = {instancePath:instancePath+"/level",schemaPath:"#/properties/level/enum",keyword:"enum",params:{allowedValues: schema39.properties.level.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -3075,10 +3303,9 @@ vErrors.push(err14);
 errors++;
 }
 }
-if(data.evidence !== undefined){
-let data5 = data.evidence;
-if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-const err15 = {instancePath:instancePath+"/evidence",schemaPath:"#/properties/evidence/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.text !== undefined){
+if(typeof data.text !== "string"){
+const err15 = {instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -3087,9 +3314,11 @@ vErrors.push(err15);
 }
 errors++;
 }
-if((typeof data5 == "number") && (isFinite(data5))){
-if(data5 < 0 || isNaN(data5)){
-const err16 = {instancePath:instancePath+"/evidence",schemaPath:"#/properties/evidence/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+if(data.verdict !== undefined){
+let data5 = data.verdict;
+if(typeof data5 !== "string"){
+const err16 = {instancePath:instancePath+"/verdict",schemaPath:"#/$defs/Verdict/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -3098,11 +3327,8 @@ vErrors.push(err16);
 }
 errors++;
 }
-}
-}
-if(data.baselined !== undefined){
-if(typeof data.baselined !== "string"){
-const err17 = {instancePath:instancePath+"/baselined",schemaPath:"#/properties/baselined/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(((((data5 === "PASS") || (data5 === "FAIL")) || (data5 === "WARN")) || (data5 === "SKIP")) || (data5 === "ERROR"))){
+const err17 = {instancePath:instancePath+"/verdict",schemaPath:"#/$defs/Verdict/enum",keyword:"enum",params:{allowedValues: schema40.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -3112,12 +3338,10 @@ vErrors.push(err17);
 errors++;
 }
 }
-if(data.bindings !== undefined){
-let data7 = data.bindings;
-if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
-for(const key1 in data7){
-if(!((key1 === "JSONRPC") || (key1 === "HTTP+JSON"))){
-const err18 = {instancePath:instancePath+"/bindings",schemaPath:"#/properties/bindings/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+if(data.evidence !== undefined){
+let data6 = data.evidence;
+if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
+const err18 = {instancePath:instancePath+"/evidence",schemaPath:"#/properties/evidence/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -3126,11 +3350,9 @@ vErrors.push(err18);
 }
 errors++;
 }
-}
-if(data7.JSONRPC !== undefined){
-let data8 = data7.JSONRPC;
-if(typeof data8 !== "string"){
-const err19 = {instancePath:instancePath+"/bindings/JSONRPC",schemaPath:"#/$defs/Verdict/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if((typeof data6 == "number") && (isFinite(data6))){
+if(data6 < 0 || isNaN(data6)){
+const err19 = {instancePath:instancePath+"/evidence",schemaPath:"#/properties/evidence/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -3139,8 +3361,11 @@ vErrors.push(err19);
 }
 errors++;
 }
-if(!(((((data8 === "PASS") || (data8 === "FAIL")) || (data8 === "WARN")) || (data8 === "SKIP")) || (data8 === "ERROR"))){
-const err20 = {instancePath:instancePath+"/bindings/JSONRPC",schemaPath:"#/$defs/Verdict/enum",keyword:"enum",params:{allowedValues: schema40.enum},message:"must be equal to one of the allowed values"};
+}
+}
+if(data.baselined !== undefined){
+if(typeof data.baselined !== "string"){
+const err20 = {instancePath:instancePath+"/baselined",schemaPath:"#/properties/baselined/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -3150,10 +3375,12 @@ vErrors.push(err20);
 errors++;
 }
 }
-if(data7["HTTP+JSON"] !== undefined){
-let data9 = data7["HTTP+JSON"];
-if(typeof data9 !== "string"){
-const err21 = {instancePath:instancePath+"/bindings/HTTP+JSON",schemaPath:"#/$defs/Verdict/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.bindings !== undefined){
+let data8 = data.bindings;
+if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
+for(const key1 in data8){
+if(!((key1 === "JSONRPC") || (key1 === "HTTP+JSON"))){
+const err21 = {instancePath:instancePath+"/bindings",schemaPath:"#/properties/bindings/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -3162,8 +3389,11 @@ vErrors.push(err21);
 }
 errors++;
 }
-if(!(((((data9 === "PASS") || (data9 === "FAIL")) || (data9 === "WARN")) || (data9 === "SKIP")) || (data9 === "ERROR"))){
-const err22 = {instancePath:instancePath+"/bindings/HTTP+JSON",schemaPath:"#/$defs/Verdict/enum",keyword:"enum",params:{allowedValues: schema40.enum},message:"must be equal to one of the allowed values"};
+}
+if(data8.JSONRPC !== undefined){
+let data9 = data8.JSONRPC;
+if(typeof data9 !== "string"){
+const err22 = {instancePath:instancePath+"/bindings/JSONRPC",schemaPath:"#/$defs/Verdict/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -3172,10 +3402,8 @@ vErrors.push(err22);
 }
 errors++;
 }
-}
-}
-else {
-const err23 = {instancePath:instancePath+"/bindings",schemaPath:"#/properties/bindings/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(!(((((data9 === "PASS") || (data9 === "FAIL")) || (data9 === "WARN")) || (data9 === "SKIP")) || (data9 === "ERROR"))){
+const err23 = {instancePath:instancePath+"/bindings/JSONRPC",schemaPath:"#/$defs/Verdict/enum",keyword:"enum",params:{allowedValues: schema40.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -3185,19 +3413,10 @@ vErrors.push(err23);
 errors++;
 }
 }
-if(data.findings !== undefined){
-let data10 = data.findings;
-if(Array.isArray(data10)){
-const len0 = data10.length;
-for(let i0=0; i0<len0; i0++){
-if(!(validate25(data10[i0], {instancePath:instancePath+"/findings/" + i0,parentData:data10,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate25.errors : vErrors.concat(validate25.errors);
-errors = vErrors.length;
-}
-}
-}
-else {
-const err24 = {instancePath:instancePath+"/findings",schemaPath:"#/properties/findings/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data8["HTTP+JSON"] !== undefined){
+let data10 = data8["HTTP+JSON"];
+if(typeof data10 !== "string"){
+const err24 = {instancePath:instancePath+"/bindings/HTTP+JSON",schemaPath:"#/$defs/Verdict/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -3206,15 +3425,59 @@ vErrors.push(err24);
 }
 errors++;
 }
-}
-}
-else {
-const err25 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(!(((((data10 === "PASS") || (data10 === "FAIL")) || (data10 === "WARN")) || (data10 === "SKIP")) || (data10 === "ERROR"))){
+const err25 = {instancePath:instancePath+"/bindings/HTTP+JSON",schemaPath:"#/$defs/Verdict/enum",keyword:"enum",params:{allowedValues: schema40.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err25];
 }
 else {
 vErrors.push(err25);
+}
+errors++;
+}
+}
+}
+else {
+const err26 = {instancePath:instancePath+"/bindings",schemaPath:"#/properties/bindings/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+}
+if(data.findings !== undefined){
+let data11 = data.findings;
+if(Array.isArray(data11)){
+const len0 = data11.length;
+for(let i0=0; i0<len0; i0++){
+if(!(validate25(data11[i0], {instancePath:instancePath+"/findings/" + i0,parentData:data11,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate25.errors : vErrors.concat(validate25.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err27 = {instancePath:instancePath+"/findings",schemaPath:"#/properties/findings/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+}
+}
+else {
+const err28 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
 }
 errors++;
 }

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import type { Command } from 'commander';
-import { BINDING_FLAGS } from '../../conformance/core/bindings.js';
+import { BINDING_FLAGS, PROTOCOL_FLAGS } from '../../conformance/core/bindings.js';
 import { isProfileId, PROFILES } from '../../conformance/core/profiles.js';
 import { TargetError } from '../../conformance/core/target.js';
 import { loadBaseline } from '../../conformance/report/baseline.js';
@@ -15,6 +15,7 @@ interface ConformFlags {
   token?: string;
   header?: string[];
   binding: string;
+  protocol: string;
   level: string;
   runs: string;
   seed?: string;
@@ -37,7 +38,7 @@ interface ConformFlags {
 export function addConformCommand(program: Command, setExitCode: (code: number) => void): void {
   program
     .command('conform')
-    .description('test any A2A 1.0 endpoint (card URL, base URL or JSON-RPC URL) against the spec')
+    .description('test any A2A 1.0 or 0.3 endpoint (card URL, base URL or JSON-RPC URL) against the spec of each version it declares')
     .argument(
       '<url>',
       "the agent's card URL, its JSON-RPC endpoint URL (card at <url>/agent-card.json or the well-known card naming it; none: a minimal card is assumed) or a base URL (card at /.well-known/agent-card.json)",
@@ -47,6 +48,11 @@ export function addConformCommand(program: Command, setExitCode: (code: number) 
     .option(
       '--binding <binding>',
       'protocol binding to test: jsonrpc, http+json, or all (every binding the card declares that the suite speaks)',
+      'all',
+    )
+    .option(
+      '--protocol <version>',
+      `protocol version to test: ${Object.keys(PROTOCOL_FLAGS).join(', ')} (every version the card declares that the suite has a catalog of)`,
       'all',
     )
     .option('--level <level>', 'lowest requirement level to test: must, should or may', 'may')
@@ -83,6 +89,9 @@ async function conform(url: string, flags: ConformFlags): Promise<number> {
   };
   const binding = Object.hasOwn(BINDING_FLAGS, flags.binding.toLowerCase()) ? BINDING_FLAGS[flags.binding.toLowerCase()] : undefined;
   if (binding === undefined) return usage(`--binding takes ${Object.keys(BINDING_FLAGS).join(', ')}, got ${JSON.stringify(flags.binding)}`);
+  const protocol = Object.hasOwn(PROTOCOL_FLAGS, flags.protocol) ? PROTOCOL_FLAGS[flags.protocol] : undefined;
+  if (protocol === undefined)
+    return usage(`--protocol takes ${Object.keys(PROTOCOL_FLAGS).join(', ')}, got ${JSON.stringify(flags.protocol)}`);
   if (!['must', 'should', 'may'].includes(flags.level)) return usage('--level must be must, should or may');
   const runs = Number(flags.runs);
   const timeoutMs = Number(flags.timeout);
@@ -128,6 +137,7 @@ async function conform(url: string, flags: ConformFlags): Promise<number> {
   const options: ConformOptions = {
     headers,
     binding,
+    protocol,
     level: flags.level as ConformOptions['level'],
     runs,
     seed,
@@ -139,7 +149,8 @@ async function conform(url: string, flags: ConformFlags): Promise<number> {
     ...(flags.skip ? { skip: flags.skip.split(',').map((id) => id.trim()) } : {}),
     ...(baseline ? { baseline } : {}),
     onProgress: ({ check, index, total, binding: on }) => {
-      const line = `[${index + 1}/${total}] ${on === undefined ? '' : `${on} `}${check.id}: ${check.title}`;
+      const version = check.protocol === undefined ? '' : `${check.protocol} `;
+      const line = `[${index + 1}/${total}] ${version}${on === undefined ? '' : `${on} `}${check.id}: ${check.title}`;
       if (tty) process.stdout.write(`\r\x1b[2K${line.slice(0, (process.stdout.columns || 80) - 1)}`);
       else process.stdout.write(`${line}\n`);
     },

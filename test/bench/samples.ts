@@ -8,6 +8,8 @@ import { fillRoute, routeOf } from '../../src/protocol/rest-routes.js';
  */
 
 export const RPC_HEADERS = { 'content-type': 'application/json', 'a2a-version': '1.0' } as const;
+/** A 1.0 client's card request: without a version the hub answers the larger 0.3 form (docs/server.md). */
+export const CARD_HEADERS = { 'a2a-version': '1.0' } as const;
 export const SSE_HEADERS = { ...RPC_HEADERS, accept: 'text/event-stream' } as const;
 export const COMPLETED_MARKER = '"TASK_STATE_COMPLETED"';
 export const MESSAGE_TEXT = 'hello';
@@ -45,7 +47,10 @@ export interface Samples {
 
 /** Fetches one card, one blocking SendMessage and one SendStreamingMessage from the hub and checks each. */
 export async function sampleHub(hubUrl: string, runTag: string): Promise<Samples> {
-  const cardResponse = await fetch(`${hubUrl}/.well-known/agent-card.json`, { signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) });
+  const cardResponse = await fetch(`${hubUrl}/.well-known/agent-card.json`, {
+    headers: CARD_HEADERS,
+    signal: AbortSignal.timeout(FETCH_TIMEOUT_MS),
+  });
   const card = await cardResponse.text();
   const parsedCard = JSON.parse(card) as { name?: unknown };
   if (cardResponse.status !== 200 || typeof parsedCard.name !== 'string')

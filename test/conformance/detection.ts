@@ -88,6 +88,8 @@ export async function detect(upstream: string, fault: Fault, profile: ProfileId)
       runs: 10,
       seed: 1,
       profile,
+      // The faults break 1.0's rules; the hub's 0.3 side has faults of its own (v03-suite.test.ts).
+      protocol: '1.0',
       timeoutMs: fault.timeoutMs ?? 5000,
       only: fault.expect,
       ...(fault.headers === undefined ? {} : { headers: fault.headers }),

@@ -16,6 +16,7 @@ import type { Check } from '../../conformance/core/check.js';
 import { resolveTarget, TargetError } from '../../conformance/core/target.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { storeOnMissingPreset } from '../helpers/missing-preset.js';
+import { runConformance } from '../../conformance/suite.js';
 import { runChecks, verdicts } from './harness.js';
 
 const checks: readonly Check[] = [...discoveryChecks, ...versioningChecks, ...securityChecks];
@@ -309,9 +310,16 @@ describe('the checks against a deliberately broken agent', () => {
       skills: [],
     }));
     try {
-      const report = await runChecks(pure.url, checks);
-      expect(summary(report, ['CARD-001', 'CARD-002'])).toEqual({ 'CARD-001': 'FAIL', 'CARD-002': 'SKIP' });
+      // Asked for 1.0, the agent has nothing to test: a report whose FAILs say why (runUntestable).
+      const { report, exitCode } = await runConformance(pure.url, { protocol: '1.0', checks, timeoutMs: 5000 });
+      expect(exitCode).toBe(1);
+      expect(report.target.protocolVersions).toEqual(['1.0']);
+      expect(summary(report, ['CARD-001', 'CARD-005'])).toEqual({ 'CARD-001': 'FAIL', 'CARD-005': 'FAIL' });
       expect(report.results.find((result) => result.id === 'CARD-001')?.findings[0]?.message).toMatch(/0\.3/);
+      // By default it is tested in 0.3, the version it declares.
+      const all = await runConformance(pure.url, { checks: [], timeoutMs: 5000 });
+      expect(all.report.target.protocolVersions).toEqual(['0.3']);
+      expect(all.report.target.interfaces).toEqual([{ binding: 'JSONRPC', protocolVersion: '0.3', endpoint: `${pure.url}/rpc` }]);
     } finally {
       await pure.close();
     }

@@ -1,7 +1,7 @@
 import { PROFILES } from '../../conformance/core/profiles.js';
 import type { ConformanceReport, RequirementResult } from '../../generated/conformance/types.js';
 import type { Check } from '../../conformance/core/check.js';
-import { transportsFor, type BindingSelection } from '../../conformance/core/bindings.js';
+import { transportsFor, type BindingSelection, type ProtocolSelection } from '../../conformance/core/bindings.js';
 import { runSuite, type RunOptions } from '../../conformance/core/runner.js';
 import { resolveTarget, type Target } from '../../conformance/core/target.js';
 
@@ -9,16 +9,18 @@ import { resolveTarget, type Target } from '../../conformance/core/target.js';
 export async function runChecks(
   url: string | Target,
   checks: readonly Check[],
-  options: Partial<RunOptions> & { headers?: Record<string, string>; binding?: BindingSelection } = {},
+  options: Partial<RunOptions> & { headers?: Record<string, string>; binding?: BindingSelection; protocol?: ProtocolSelection } = {},
 ): Promise<ConformanceReport> {
   const timeoutMs = options.timeoutMs ?? 5000;
   const target =
     typeof url === 'string' ? await resolveTarget(url, { timeoutMs, ...(options.headers ? { headers: options.headers } : {}) }) : url;
-  // JSON-RPC unless asked: most harness tests plant faults in one binding's answers.
-  const transports = transportsFor(target, options.binding ?? 'JSONRPC', {
-    timeoutMs,
-    ...(options.headers ? { headers: options.headers } : {}),
-  });
+  // JSON-RPC in 1.0 unless asked: most harness tests plant faults in one binding's answers.
+  const transports = transportsFor(
+    target,
+    options.binding ?? 'JSONRPC',
+    { timeoutMs, ...(options.headers ? { headers: options.headers } : {}) },
+    options.protocol ?? '1.0',
+  );
   return runSuite(target, transports, checks, {
     level: 'may',
     runs: 20,

@@ -19,6 +19,7 @@ function sampleReport(): ConformanceReport {
   const results: RequirementResult[] = [
     {
       id: 'CARD-001',
+      protocol: '1.0',
       section: '8.2',
       level: 'MUST',
       text: 'The agent card is served at /.well-known/agent-card.json',
@@ -28,6 +29,7 @@ function sampleReport(): ConformanceReport {
     },
     {
       id: 'CARD-002',
+      protocol: '1.0',
       section: '8.3',
       level: 'SHOULD',
       text: 'The card declares a description',
@@ -46,6 +48,7 @@ function sampleReport(): ConformanceReport {
     },
     {
       id: 'GET-001',
+      protocol: '1.0',
       section: '9.3',
       level: 'MUST',
       text: 'GetTask returns the task',
@@ -55,6 +58,7 @@ function sampleReport(): ConformanceReport {
     },
     {
       id: 'SEND-030',
+      protocol: '1.0',
       section: '9.1',
       level: 'MUST',
       text: 'SendMessage rejects an empty parts array',
@@ -74,6 +78,7 @@ function sampleReport(): ConformanceReport {
     },
     {
       id: 'SEND-031',
+      protocol: '1.0',
       section: '9.1',
       level: 'MUST',
       text: 'SendMessage answers a Task or a Message',
@@ -96,6 +101,7 @@ function sampleReport(): ConformanceReport {
     },
     {
       id: 'JSONRPC-ENV-003',
+      protocol: '1.0',
       section: '11.2',
       level: 'MUST',
       text: 'A notification is never answered',
@@ -105,6 +111,7 @@ function sampleReport(): ConformanceReport {
     },
     {
       id: 'SSE-001',
+      protocol: '1.0',
       section: '9.4',
       level: 'SHOULD',
       text: 'Streams carry a heartbeat',
@@ -121,6 +128,7 @@ function sampleReport(): ConformanceReport {
     },
     {
       id: 'PUSH-002',
+      protocol: '1.0',
       section: '9.7',
       level: 'MAY',
       text: 'Push configs can be listed',
@@ -140,6 +148,7 @@ function sampleReport(): ConformanceReport {
       cardUrl: 'https://agent.example/.well-known/agent-card.json',
       endpoint: 'https://agent.example/a2a',
       binding: 'JSONRPC',
+      protocolVersions: ['1.0'],
       agentName: 'Evil <img src=x onerror=alert(1)> agent',
       assumedCard: false,
       mode: 'black-box',
@@ -594,6 +603,7 @@ describe('a run over two bindings', () => {
     const report = sampleReport();
     const failing: RequirementResult = {
       id: 'REST-ENV-004',
+      protocol: '1.0',
       section: '11.6',
       level: 'MUST',
       text: 'ErrorInfo in details',
@@ -607,8 +617,8 @@ describe('a run over two bindings', () => {
       target: {
         ...report.target,
         interfaces: [
-          { binding: 'JSONRPC', endpoint: 'https://agent.example/a2a' },
-          { binding: 'HTTP+JSON', endpoint: 'https://agent.example/rest' },
+          { binding: 'JSONRPC', protocolVersion: '1.0', endpoint: 'https://agent.example/a2a' },
+          { binding: 'HTTP+JSON', protocolVersion: '1.0', endpoint: 'https://agent.example/rest' },
         ],
       },
       results: [...report.results, failing],

@@ -162,7 +162,7 @@ describe('finding a bare HTTP+JSON interface', () => {
   it('tests a URL with no card that answers GetTask with a Status naming TaskNotFoundError, as HTTP+JSON with a minimal card', async () => {
     const target = await resolveTarget(`${base}/rest`, { timeoutMs: 3000 });
     expect(target.assumedCard).toBe(true);
-    expect(target.interfaces).toEqual([{ binding: 'HTTP+JSON', url: `${base}/rest` }]);
+    expect(target.interfaces).toEqual([{ binding: 'HTTP+JSON', url: `${base}/rest`, protocolVersion: '1.0' }]);
     expect(target.card.supportedInterfaces).toEqual([expect.objectContaining({ protocolBinding: 'HTTP+JSON', url: `${base}/rest` })]);
   });
 });

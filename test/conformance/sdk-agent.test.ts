@@ -90,8 +90,8 @@ describe("sdk-echo over both bindings (the SDK's JSON-RPC and REST middlewares o
     if (process.env['CONFORM_PRINT']) console.log(renderConsole(report, { color: false }));
 
     expect(report.target.interfaces).toEqual([
-      { binding: 'JSONRPC', endpoint: both.endpoint },
-      { binding: 'HTTP+JSON', endpoint: `${both.url}${SDK_AGENT_REST_PATH}` },
+      { binding: 'JSONRPC', protocolVersion: '1.0', endpoint: both.endpoint },
+      { binding: 'HTTP+JSON', protocolVersion: '1.0', endpoint: `${both.url}${SDK_AGENT_REST_PATH}` },
     ]);
     expect(errorsOf(report), `requirements with verdict ERROR:\n${errorsOf(report).join('\n')}`).toEqual([]);
     expect(undocumentedFails(report)).toEqual([]);

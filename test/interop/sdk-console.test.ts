@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { startSdkAgent, type SdkAgent } from './sdk-agent.js';
+import { startSdk03Agent } from './sdk03-agent.js';
 
 /**
  * The @a2a-js/sdk server logs every error it answers with console.error, a bad request from a
@@ -52,6 +53,29 @@ describe("sdk-echo's console", () => {
 
     expect(printed).not.toHaveBeenCalled();
     expect(agent.sdkLog()).toEqual(['Reference task no-such-task-%s not found.']);
+  });
+
+  it('does the same for the 0.3 SDK: its errors for refused requests and its note of a direct Message', async () => {
+    const printed = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    const old = await startSdk03Agent();
+    try {
+      const call = async (method: string, params: unknown) =>
+        await fetch(old.endpoint, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+        }).then((response) => response.text());
+      // tasks/resubscribe of an unknown task: the SDK logs the TaskNotFound it streams back.
+      expect(await call('tasks/resubscribe', { id: 'no-such-task' })).toMatch(/-32001/);
+      const message = { kind: 'message', messageId: crypto.randomUUID(), role: 'user', parts: [{ kind: 'text', text: '::message' }] };
+      expect(await call('message/send', { message })).toMatch(/"kind":"message"/);
+      expect(printed).not.toHaveBeenCalled();
+      expect(old.sdkLog()).toEqual(
+        expect.arrayContaining([expect.stringMatching(/Task not found: no-such-task/), 'Task ID not found for event message.']),
+      );
+    } finally {
+      await old.close();
+    }
   });
 
   it('still prints what does not come from the SDK', async () => {

@@ -1,5 +1,7 @@
 import { inspect } from 'node:util';
 import { A2AError } from '@a2a-js/sdk/errors';
+import { A2AError as A2AError03 } from 'a2a-sdk-03/server';
+import { ERRORS as ERRORS_03 } from '../../generated/a2a/0.3/errors.js';
 
 /**
  * The @a2a-js/sdk server has no logger option: it writes every A2A error it answers with to
@@ -16,10 +18,12 @@ export interface SdkConsoleCapture {
   stop(): void;
 }
 
-/** Where the SDK's bundles are installed: a console call made from there is the SDK's own. */
-const SDK_FRAME = '/node_modules/@a2a-js/sdk/';
+/** Where the SDK's bundles are installed (1.x, and 0.3 under its alias): a console call made from there is the SDK's own. */
+const SDK_FRAMES = ['/node_modules/@a2a-js/sdk/', '/node_modules/a2a-sdk-03/'];
 const REFERENCE_TASK_WARNING = /^Reference task .* not found\.$/;
 const PUSH_SENT = /^Push notification sent for task_id=/;
+/** 0.3's ResultManager notes that a direct Message belongs to no task: what such an answer is. */
+const MESSAGE_WITHOUT_TASK = /^Task ID not found for event message\.$/;
 const METHODS = ['error', 'warn', 'info'] as const;
 
 const openCaptures = new Set<string[]>();
@@ -59,16 +63,24 @@ function calledFromSdk(diverted: (...args: unknown[]) => void): boolean {
   const holder: { stack?: string } = {};
   Error.captureStackTrace(holder, diverted);
   // Line 0 is the header; line 1 is the frame that called console.
-  return holder.stack?.split('\n')[1]?.includes(SDK_FRAME) ?? false;
+  const caller = holder.stack?.split('\n')[1] ?? '';
+  return SDK_FRAMES.some((frame) => caller.includes(frame));
 }
 
 /**
  * An A2A error the SDK also sent to the client (the wire answer tests judge), its warning
- * about an unknown referenceTaskId, or its note of a push delivery that succeeded; an INTERNAL_ERROR is a fault in the agent and stays visible.
+ * about an unknown referenceTaskId, its note of a push delivery that succeeded, or 0.3's note that a
+ * direct Message has no task; an INTERNAL_ERROR is a fault in the agent and stays visible.
  */
 function isAnsweredError(args: readonly unknown[]): boolean {
-  if (args.length === 1 && typeof args[0] === 'string') return REFERENCE_TASK_WARNING.test(args[0]) || PUSH_SENT.test(args[0]);
-  return args.some((arg) => arg instanceof A2AError && arg.reason !== 'INTERNAL_ERROR');
+  if (args.length === 1 && typeof args[0] === 'string')
+    return [REFERENCE_TASK_WARNING, PUSH_SENT, MESSAGE_WITHOUT_TASK].some((pattern) => pattern.test(args[0] as string));
+  return args.some(
+    (arg) =>
+      (arg instanceof A2AError && arg.reason !== 'INTERNAL_ERROR') ||
+      // 0.3's errors carry a code, not a reason.
+      (arg instanceof A2AError03 && arg.code !== ERRORS_03.InternalError.code),
+  );
 }
 
 function describeArgument(arg: unknown): string {
