@@ -8,8 +8,11 @@ import { toFieldViolations, violationPhrases } from './protocol/violations.js';
 import document from '../generated/hub/schema.json' with { type: 'json' };
 
 /** The configuration with every default filled in; `outbound` and `push` fill their own defaults (src/outbound/outbound-registry.ts, src/push/push-settings.ts). */
-export type ResolvedHubConfig = Required<Omit<HubConfig, 'publicUrl' | 'provider' | 'outbound' | 'push'>> &
+export type ResolvedHubConfig = Required<Omit<HubConfig, 'publicUrl' | 'provider' | 'outbound' | 'push' | DeprecatedMember>> &
   Pick<HubConfig, 'publicUrl' | 'provider' | 'outbound' | 'push'>;
+
+/** Members still read for old configs, each turned into its replacement by `current`. */
+type DeprecatedMember = 'strictVersion';
 
 /** Every default of spec/hub/config.schema.json, the one place they are written. */
 export const DEFAULTS: ResolvedHubConfig = { ...SCHEMA_DEFAULTS.HubConfig };
@@ -23,6 +26,7 @@ const ENV: Record<string, keyof HubConfig> = {
   A2A_HUB_PUBLIC_URL: 'publicUrl',
   A2A_HUB_TRUST_PROXY: 'trustProxy',
   A2A_HUB_ABSENT_VERSION: 'absentVersion',
+  A2A_HUB_STRICT_VERSION: 'strictVersion',
   A2A_HUB_BODY_LIMIT_BYTES: 'bodyLimitBytes',
   A2A_HUB_LOG_LEVEL: 'logLevel',
 };
@@ -51,18 +55,46 @@ export function resolveConfig(layers: {
   env?: NodeJS.ProcessEnv;
   args?: readonly TextSetting[];
   flags?: HubConfig;
+  /** Told once per deprecated member a layer uses, with what to write instead. */
+  onDeprecated?: (message: string) => void;
 }): ResolvedHubConfig {
-  const fromFile = layers.file === undefined ? {} : checked(readConfigFile(layers.file), `config file ${layers.file}`);
+  const current = (layer: HubConfig, written: string): Omit<HubConfig, DeprecatedMember> => currentOf(layer, written, layers.onDeprecated);
+  const fromFile =
+    layers.file === undefined
+      ? {}
+      : current(checked(readConfigFile(layers.file), `config file ${layers.file}`), `strictVersion in ${layers.file}`);
   const envSettings = Object.entries(ENV).flatMap(([name, member]) => {
     const text = layers.env?.[name];
     // An empty variable is how shells and compose files leave one unset.
     return text === undefined || text === '' ? [] : [{ member, name, text }];
   });
-  const fromEnv = checkedText(envSettings, 'environment');
-  const fromArgs = checkedText(layers.args ?? [], 'command line');
-  const fromFlags = checked(layers.flags ?? {}, 'command line');
+  const fromEnv = current(checkedText(envSettings, 'environment'), 'A2A_HUB_STRICT_VERSION');
+  const fromArgs = current(checkedText(layers.args ?? [], 'command line'), 'strictVersion');
+  const fromFlags = current(checked(layers.flags ?? {}, 'command line'), 'strictVersion');
   const merged = { ...DEFAULTS, ...fromFile, ...fromEnv, ...fromArgs, ...fromFlags };
   return { ...merged, dataDir: resolve(merged.dataDir) };
+}
+
+/**
+ * A layer in today's members. `strictVersion` predates serving 0.3: true refused a request
+ * without A2A-Version, which is what absentVersion "0.3" does on a 1.0-only binding; false
+ * served it as 1.0. Each layer is translated by itself, so a later layer's absentVersion or
+ * strictVersion overrides an earlier one's either way.
+ */
+function currentOf(
+  layer: HubConfig,
+  written: string,
+  onDeprecated: ((message: string) => void) | undefined,
+): Omit<HubConfig, DeprecatedMember> {
+  const { strictVersion, ...rest } = layer;
+  if (strictVersion === undefined) return rest;
+  const translated = strictVersion ? '0.3' : '1.0';
+  onDeprecated?.(
+    rest.absentVersion === undefined
+      ? `${written} is deprecated; read as absentVersion "${translated}" (A2A_HUB_ABSENT_VERSION), set that instead`
+      : `${written} is deprecated and ignored, since absentVersion is set beside it; remove it`,
+  );
+  return { absentVersion: translated, ...rest };
 }
 
 function readConfigFile(path: string): unknown {
@@ -97,7 +129,7 @@ function parseText({ member, text }: TextSetting): Parsed {
       // Number() would take "", "0x10" and "1e3"; a port or a size is written in decimal.
       return /^-?\d+$/.test(text)
         ? { ok: true, value: Number(text) }
-        : { ok: false, problem: `must be a whole number such as ${JSON.stringify(DEFAULTS[member])}, ${got}` };
+        : { ok: false, problem: `must be a whole number such as ${JSON.stringify(DEFAULTS[member as keyof ResolvedHubConfig])}, ${got}` };
     case 'boolean':
       if (text === 'true' || text === '1') return { ok: true, value: true };
       if (text === 'false' || text === '0') return { ok: true, value: false };

@@ -239,6 +239,8 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
         await runtime.shutdown(config.shutdownGraceMs);
         // Tasks had their grace period; tool calls still running now are aborted, and reconnects stop.
         outbounds.close();
+        // Workers have been told their tasks are released; their feeds would otherwise hold the drain below.
+        for (const preset of presets.list()) preset.close?.();
         // Every task is settled now; once that is committed, every stream of a task has its last
         // frame, and the subscriptions still open wait on interrupted tasks: end them too.
         await runtime.committed();

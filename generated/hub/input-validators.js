@@ -5,7 +5,7 @@
 import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 export const validateHubConfig = validate21;
-const schema32 = {"title":"HubConfig","description":"Settings of one a2a-hub process. Every member is optional; the defaults are documented on each.","type":"object","properties":{"host":{"description":"Address to listen on.","type":"string","minLength":1,"default":"127.0.0.1"},"port":{"description":"TCP port; 0 picks a free one.","type":"integer","minimum":0,"maximum":65535,"default":3080},"dataDir":{"description":"Folder for the SQLite database (created when missing).","type":"string","minLength":1,"default":".a2a-hub"},"store":{"description":"Where tasks live: sqlite (durable) or memory (lost on exit; for tests).","type":"string","enum":["sqlite","memory"],"default":"sqlite"},"publicUrl":{"description":"Base URL to put in agent cards instead of the one each request used, e.g. https://agents.example.com.","type":"string","format":"uri"},"trustProxy":{"description":"Derive card URLs from X-Forwarded-Proto and X-Forwarded-Host. Only behind a proxy you control.","type":"boolean","default":false},"absentVersion":{"description":"The A2A version of a request without A2A-Version. \"0.3\" is spec §3.6.2: JSON-RPC serves it in 0.3 (a 1.0-shaped request under a 1.0 method name is still served as 1.0, docs/spec-policy.md 5.1), HTTP+JSON (1.0 only) refuses it with VersionNotSupported. \"1.0\" serves it as 1.0 for clients that omit the header, unless its method is a 0.3 name (message/send).","type":"string","enum":["0.3","1.0"],"default":"0.3"},"bodyLimitBytes":{"description":"Largest request body accepted; raw file parts are base64, so allow for that.","type":"integer","minimum":1024,"default":10485760},"rateLimit":{"description":"Per-source-address rate limit of the A2A endpoints, or false to turn it off.","anyOf":[{"$ref":"#/$defs/RateLimitConfig"},{"const":false}],"default":{"perSecond":200,"burst":400}},"cardMaxAgeSeconds":{"description":"Cache-Control max-age of agent cards.","type":"integer","minimum":0,"default":300},"wellKnownInstance":{"description":"Id of the inbound instance whose card /.well-known/agent-card.json serves, or false for none. While that instance does not exist, is disabled or is unavailable, the well-known location answers 404.","anyOf":[{"type":"string","minLength":1},{"const":false}],"default":"default"},"shutdownGraceMs":{"description":"How long running tasks may finish after SIGINT/SIGTERM before they are failed.","type":"integer","minimum":0,"default":10000},"sessionIdleMs":{"description":"A conversation's live session is released after this long without activity.","type":"integer","minimum":1000,"default":1800000},"maxSessions":{"description":"Most live sessions kept at once; past it, the least recently active idle session is released first (its tasks and context stay stored).","type":"integer","minimum":1,"default":10000},"sseHeartbeatMs":{"description":"Interval of the SSE keep-alive comments on open streams.","type":"integer","minimum":10,"default":15000},"eventLogSize":{"description":"Stream frames kept per task for Last-Event-ID replay (the newest ones; older ones are pruned).","type":"integer","minimum":1,"default":200},"streamFinalTask":{"description":"End every task stream (SendStreamingMessage, SubscribeToTask) with the full Task after its terminal status update; false ends it at that update.","type":"boolean","default":true},"selfCheck":{"description":"Validate every response against the generated schemas before sending and log any that fails.","type":"boolean","default":true},"logLevel":{"description":"pino log level.","type":"string","enum":["fatal","error","warn","info","debug","trace","silent"],"default":"info"},"provider":{"description":"The AgentProvider put on every card.","$ref":"#/$defs/ProviderConfig"},"outbound":{"description":"How the hub reaches remote agents through outbound connections; members left out take the defaults of OutboundSettings.","$ref":"#/$defs/OutboundSettings"},"push":{"description":"How the hub stores push-notification configs and delivers webhooks (docs/push.md); members left out take the defaults of PushSettings.","$ref":"#/$defs/PushSettings"}}};
+const schema32 = {"title":"HubConfig","description":"Settings of one a2a-hub process. Every member is optional; the defaults are documented on each.","type":"object","properties":{"host":{"description":"Address to listen on.","type":"string","minLength":1,"default":"127.0.0.1"},"port":{"description":"TCP port; 0 picks a free one.","type":"integer","minimum":0,"maximum":65535,"default":3080},"dataDir":{"description":"Folder for the SQLite database (created when missing).","type":"string","minLength":1,"default":".a2a-hub"},"store":{"description":"Where tasks live: sqlite (durable) or memory (lost on exit; for tests).","type":"string","enum":["sqlite","memory"],"default":"sqlite"},"publicUrl":{"description":"Base URL to put in agent cards instead of the one each request used, e.g. https://agents.example.com.","type":"string","format":"uri"},"trustProxy":{"description":"Derive card URLs from X-Forwarded-Proto and X-Forwarded-Host. Only behind a proxy you control.","type":"boolean","default":false},"absentVersion":{"description":"The A2A version of a request without A2A-Version. \"0.3\" is spec §3.6.2: JSON-RPC serves it in 0.3 (a 1.0-shaped request under a 1.0 method name is still served as 1.0, docs/spec-policy.md 5.1), HTTP+JSON (1.0 only) refuses it with VersionNotSupported. \"1.0\" serves it as 1.0 for clients that omit the header, unless its method is a 0.3 name (message/send).","type":"string","enum":["0.3","1.0"],"default":"0.3"},"strictVersion":{"description":"Deprecated: use absentVersion. Read for configs written before 0.3 was served: true is absentVersion \"0.3\" (a request without A2A-Version is not 1.0), false is \"1.0\"; an absentVersion in the same layer wins.","type":"boolean","deprecated":true},"bodyLimitBytes":{"description":"Largest request body accepted; raw file parts are base64, so allow for that.","type":"integer","minimum":1024,"default":10485760},"rateLimit":{"description":"Per-source-address rate limit of the A2A endpoints, or false to turn it off.","anyOf":[{"$ref":"#/$defs/RateLimitConfig"},{"const":false}],"default":{"perSecond":200,"burst":400}},"cardMaxAgeSeconds":{"description":"Cache-Control max-age of agent cards.","type":"integer","minimum":0,"default":300},"wellKnownInstance":{"description":"Id of the inbound instance whose card /.well-known/agent-card.json serves, or false for none. While that instance does not exist, is disabled or is unavailable, the well-known location answers 404.","anyOf":[{"type":"string","minLength":1},{"const":false}],"default":"default"},"shutdownGraceMs":{"description":"How long running tasks may finish after SIGINT/SIGTERM before they are failed.","type":"integer","minimum":0,"default":10000},"sessionIdleMs":{"description":"A conversation's live session is released after this long without activity.","type":"integer","minimum":1000,"default":1800000},"maxSessions":{"description":"Most live sessions kept at once; past it, the least recently active idle session is released first (its tasks and context stay stored).","type":"integer","minimum":1,"default":10000},"sseHeartbeatMs":{"description":"Interval of the SSE keep-alive comments on open streams.","type":"integer","minimum":10,"default":15000},"eventLogSize":{"description":"Stream frames kept per task for Last-Event-ID replay (the newest ones; older ones are pruned).","type":"integer","minimum":1,"default":200},"streamFinalTask":{"description":"End every task stream (SendStreamingMessage, SubscribeToTask) with the full Task after its terminal status update; false ends it at that update.","type":"boolean","default":true},"selfCheck":{"description":"Validate every response against the generated schemas before sending and log any that fails.","type":"boolean","default":true},"logLevel":{"description":"pino log level.","type":"string","enum":["fatal","error","warn","info","debug","trace","silent"],"default":"info"},"provider":{"description":"The AgentProvider put on every card.","$ref":"#/$defs/ProviderConfig"},"outbound":{"description":"How the hub reaches remote agents through outbound connections; members left out take the defaults of OutboundSettings.","$ref":"#/$defs/OutboundSettings"},"push":{"description":"How the hub stores push-notification configs and delivers webhooks (docs/push.md); members left out take the defaults of PushSettings.","$ref":"#/$defs/PushSettings"}}};
 const schema33 = {"title":"RateLimitConfig","description":"A token bucket per source address.","type":"object","properties":{"perSecond":{"description":"Sustained requests per second.","type":"number","exclusiveMinimum":0},"burst":{"description":"Requests allowed at once above the sustained rate.","type":"integer","minimum":1}},"required":["perSecond","burst"]};
 const schema34 = {"title":"ProviderConfig","description":"The organization that runs the hub, as AgentProvider.","type":"object","properties":{"organization":{"description":"Organization name.","type":"string","minLength":1},"url":{"description":"Its website.","type":"string","format":"uri"}},"required":["organization","url"]};
 const func1 = require("ajv/dist/runtime/ucs2length").default;
@@ -1044,10 +1044,9 @@ vErrors.push(err13);
 errors++;
 }
 }
-if(data.bodyLimitBytes !== undefined){
-let data7 = data.bodyLimitBytes;
-if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
-const err14 = {instancePath:instancePath+"/bodyLimitBytes",schemaPath:"#/properties/bodyLimitBytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.strictVersion !== undefined){
+if(typeof data.strictVersion !== "boolean"){
+const err14 = {instancePath:instancePath+"/strictVersion",schemaPath:"#/properties/strictVersion/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -1056,9 +1055,11 @@ vErrors.push(err14);
 }
 errors++;
 }
-if((typeof data7 == "number") && (isFinite(data7))){
-if(data7 < 1024 || isNaN(data7)){
-const err15 = {instancePath:instancePath+"/bodyLimitBytes",schemaPath:"#/properties/bodyLimitBytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"};
+}
+if(data.bodyLimitBytes !== undefined){
+let data8 = data.bodyLimitBytes;
+if(!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))){
+const err15 = {instancePath:instancePath+"/bodyLimitBytes",schemaPath:"#/properties/bodyLimitBytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -1067,16 +1068,9 @@ vErrors.push(err15);
 }
 errors++;
 }
-}
-}
-if(data.rateLimit !== undefined){
-let data8 = data.rateLimit;
-const _errs18 = errors;
-let valid1 = false;
-const _errs19 = errors;
-if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
-if(data8.perSecond === undefined){
-const err16 = {instancePath:instancePath+"/rateLimit",schemaPath:"#/$defs/RateLimitConfig/required",keyword:"required",params:{missingProperty: "perSecond"},message:"must have required property '"+"perSecond"+"'"};
+if((typeof data8 == "number") && (isFinite(data8))){
+if(data8 < 1024 || isNaN(data8)){
+const err16 = {instancePath:instancePath+"/bodyLimitBytes",schemaPath:"#/properties/bodyLimitBytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -1085,8 +1079,16 @@ vErrors.push(err16);
 }
 errors++;
 }
-if(data8.burst === undefined){
-const err17 = {instancePath:instancePath+"/rateLimit",schemaPath:"#/$defs/RateLimitConfig/required",keyword:"required",params:{missingProperty: "burst"},message:"must have required property '"+"burst"+"'"};
+}
+}
+if(data.rateLimit !== undefined){
+let data9 = data.rateLimit;
+const _errs20 = errors;
+let valid1 = false;
+const _errs21 = errors;
+if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
+if(data9.perSecond === undefined){
+const err17 = {instancePath:instancePath+"/rateLimit",schemaPath:"#/$defs/RateLimitConfig/required",keyword:"required",params:{missingProperty: "perSecond"},message:"must have required property '"+"perSecond"+"'"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -1095,11 +1097,8 @@ vErrors.push(err17);
 }
 errors++;
 }
-if(data8.perSecond !== undefined){
-let data9 = data8.perSecond;
-if((typeof data9 == "number") && (isFinite(data9))){
-if(data9 <= 0 || isNaN(data9)){
-const err18 = {instancePath:instancePath+"/rateLimit/perSecond",schemaPath:"#/$defs/RateLimitConfig/properties/perSecond/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
+if(data9.burst === undefined){
+const err18 = {instancePath:instancePath+"/rateLimit",schemaPath:"#/$defs/RateLimitConfig/required",keyword:"required",params:{missingProperty: "burst"},message:"must have required property '"+"burst"+"'"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -1108,9 +1107,11 @@ vErrors.push(err18);
 }
 errors++;
 }
-}
-else {
-const err19 = {instancePath:instancePath+"/rateLimit/perSecond",schemaPath:"#/$defs/RateLimitConfig/properties/perSecond/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data9.perSecond !== undefined){
+let data10 = data9.perSecond;
+if((typeof data10 == "number") && (isFinite(data10))){
+if(data10 <= 0 || isNaN(data10)){
+const err19 = {instancePath:instancePath+"/rateLimit/perSecond",schemaPath:"#/$defs/RateLimitConfig/properties/perSecond/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -1120,10 +1121,8 @@ vErrors.push(err19);
 errors++;
 }
 }
-if(data8.burst !== undefined){
-let data10 = data8.burst;
-if(!(((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10))) && (isFinite(data10)))){
-const err20 = {instancePath:instancePath+"/rateLimit/burst",schemaPath:"#/$defs/RateLimitConfig/properties/burst/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+else {
+const err20 = {instancePath:instancePath+"/rateLimit/perSecond",schemaPath:"#/$defs/RateLimitConfig/properties/perSecond/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -1132,9 +1131,11 @@ vErrors.push(err20);
 }
 errors++;
 }
-if((typeof data10 == "number") && (isFinite(data10))){
-if(data10 < 1 || isNaN(data10)){
-const err21 = {instancePath:instancePath+"/rateLimit/burst",schemaPath:"#/$defs/RateLimitConfig/properties/burst/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+if(data9.burst !== undefined){
+let data11 = data9.burst;
+if(!(((typeof data11 == "number") && (!(data11 % 1) && !isNaN(data11))) && (isFinite(data11)))){
+const err21 = {instancePath:instancePath+"/rateLimit/burst",schemaPath:"#/$defs/RateLimitConfig/properties/burst/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -1143,11 +1144,9 @@ vErrors.push(err21);
 }
 errors++;
 }
-}
-}
-}
-else {
-const err22 = {instancePath:instancePath+"/rateLimit",schemaPath:"#/$defs/RateLimitConfig/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if((typeof data11 == "number") && (isFinite(data11))){
+if(data11 < 1 || isNaN(data11)){
+const err22 = {instancePath:instancePath+"/rateLimit/burst",schemaPath:"#/$defs/RateLimitConfig/properties/burst/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -1156,16 +1155,11 @@ vErrors.push(err22);
 }
 errors++;
 }
-var _valid0 = _errs19 === errors;
-valid1 = valid1 || _valid0;
-if(_valid0){
-var props0 = {};
-props0.perSecond = true;
-props0.burst = true;
 }
-const _errs26 = errors;
-if(false !== data8){
-const err23 = {instancePath:instancePath+"/rateLimit",schemaPath:"#/properties/rateLimit/anyOf/1/const",keyword:"const",params:{allowedValue: false},message:"must be equal to constant"};
+}
+}
+else {
+const err23 = {instancePath:instancePath+"/rateLimit",schemaPath:"#/$defs/RateLimitConfig/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -1174,10 +1168,16 @@ vErrors.push(err23);
 }
 errors++;
 }
-var _valid0 = _errs26 === errors;
+var _valid0 = _errs21 === errors;
 valid1 = valid1 || _valid0;
-if(!valid1){
-const err24 = {instancePath:instancePath+"/rateLimit",schemaPath:"#/properties/rateLimit/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(_valid0){
+var props0 = {};
+props0.perSecond = true;
+props0.burst = true;
+}
+const _errs28 = errors;
+if(false !== data9){
+const err24 = {instancePath:instancePath+"/rateLimit",schemaPath:"#/properties/rateLimit/anyOf/1/const",keyword:"const",params:{allowedValue: false},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -1186,22 +1186,10 @@ vErrors.push(err24);
 }
 errors++;
 }
-else {
-errors = _errs18;
-if(vErrors !== null){
-if(_errs18){
-vErrors.length = _errs18;
-}
-else {
-vErrors = null;
-}
-}
-}
-}
-if(data.cardMaxAgeSeconds !== undefined){
-let data11 = data.cardMaxAgeSeconds;
-if(!(((typeof data11 == "number") && (!(data11 % 1) && !isNaN(data11))) && (isFinite(data11)))){
-const err25 = {instancePath:instancePath+"/cardMaxAgeSeconds",schemaPath:"#/properties/cardMaxAgeSeconds/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+var _valid0 = _errs28 === errors;
+valid1 = valid1 || _valid0;
+if(!valid1){
+const err25 = {instancePath:instancePath+"/rateLimit",schemaPath:"#/properties/rateLimit/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -1210,9 +1198,22 @@ vErrors.push(err25);
 }
 errors++;
 }
-if((typeof data11 == "number") && (isFinite(data11))){
-if(data11 < 0 || isNaN(data11)){
-const err26 = {instancePath:instancePath+"/cardMaxAgeSeconds",schemaPath:"#/properties/cardMaxAgeSeconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+else {
+errors = _errs20;
+if(vErrors !== null){
+if(_errs20){
+vErrors.length = _errs20;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data.cardMaxAgeSeconds !== undefined){
+let data12 = data.cardMaxAgeSeconds;
+if(!(((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12))) && (isFinite(data12)))){
+const err26 = {instancePath:instancePath+"/cardMaxAgeSeconds",schemaPath:"#/properties/cardMaxAgeSeconds/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -1221,16 +1222,9 @@ vErrors.push(err26);
 }
 errors++;
 }
-}
-}
-if(data.wellKnownInstance !== undefined){
-let data12 = data.wellKnownInstance;
-const _errs30 = errors;
-let valid4 = false;
-const _errs31 = errors;
-if(typeof data12 === "string"){
-if(func1(data12) < 1){
-const err27 = {instancePath:instancePath+"/wellKnownInstance",schemaPath:"#/properties/wellKnownInstance/anyOf/0/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if((typeof data12 == "number") && (isFinite(data12))){
+if(data12 < 0 || isNaN(data12)){
+const err27 = {instancePath:instancePath+"/cardMaxAgeSeconds",schemaPath:"#/properties/cardMaxAgeSeconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -1240,8 +1234,15 @@ vErrors.push(err27);
 errors++;
 }
 }
-else {
-const err28 = {instancePath:instancePath+"/wellKnownInstance",schemaPath:"#/properties/wellKnownInstance/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+if(data.wellKnownInstance !== undefined){
+let data13 = data.wellKnownInstance;
+const _errs32 = errors;
+let valid4 = false;
+const _errs33 = errors;
+if(typeof data13 === "string"){
+if(func1(data13) < 1){
+const err28 = {instancePath:instancePath+"/wellKnownInstance",schemaPath:"#/properties/wellKnownInstance/anyOf/0/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -1250,11 +1251,9 @@ vErrors.push(err28);
 }
 errors++;
 }
-var _valid1 = _errs31 === errors;
-valid4 = valid4 || _valid1;
-const _errs33 = errors;
-if(false !== data12){
-const err29 = {instancePath:instancePath+"/wellKnownInstance",schemaPath:"#/properties/wellKnownInstance/anyOf/1/const",keyword:"const",params:{allowedValue: false},message:"must be equal to constant"};
+}
+else {
+const err29 = {instancePath:instancePath+"/wellKnownInstance",schemaPath:"#/properties/wellKnownInstance/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -1265,8 +1264,9 @@ errors++;
 }
 var _valid1 = _errs33 === errors;
 valid4 = valid4 || _valid1;
-if(!valid4){
-const err30 = {instancePath:instancePath+"/wellKnownInstance",schemaPath:"#/properties/wellKnownInstance/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+const _errs35 = errors;
+if(false !== data13){
+const err30 = {instancePath:instancePath+"/wellKnownInstance",schemaPath:"#/properties/wellKnownInstance/anyOf/1/const",keyword:"const",params:{allowedValue: false},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -1275,22 +1275,10 @@ vErrors.push(err30);
 }
 errors++;
 }
-else {
-errors = _errs30;
-if(vErrors !== null){
-if(_errs30){
-vErrors.length = _errs30;
-}
-else {
-vErrors = null;
-}
-}
-}
-}
-if(data.shutdownGraceMs !== undefined){
-let data13 = data.shutdownGraceMs;
-if(!(((typeof data13 == "number") && (!(data13 % 1) && !isNaN(data13))) && (isFinite(data13)))){
-const err31 = {instancePath:instancePath+"/shutdownGraceMs",schemaPath:"#/properties/shutdownGraceMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+var _valid1 = _errs35 === errors;
+valid4 = valid4 || _valid1;
+if(!valid4){
+const err31 = {instancePath:instancePath+"/wellKnownInstance",schemaPath:"#/properties/wellKnownInstance/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -1299,9 +1287,22 @@ vErrors.push(err31);
 }
 errors++;
 }
-if((typeof data13 == "number") && (isFinite(data13))){
-if(data13 < 0 || isNaN(data13)){
-const err32 = {instancePath:instancePath+"/shutdownGraceMs",schemaPath:"#/properties/shutdownGraceMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+else {
+errors = _errs32;
+if(vErrors !== null){
+if(_errs32){
+vErrors.length = _errs32;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data.shutdownGraceMs !== undefined){
+let data14 = data.shutdownGraceMs;
+if(!(((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14))) && (isFinite(data14)))){
+const err32 = {instancePath:instancePath+"/shutdownGraceMs",schemaPath:"#/properties/shutdownGraceMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -1310,12 +1311,9 @@ vErrors.push(err32);
 }
 errors++;
 }
-}
-}
-if(data.sessionIdleMs !== undefined){
-let data14 = data.sessionIdleMs;
-if(!(((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14))) && (isFinite(data14)))){
-const err33 = {instancePath:instancePath+"/sessionIdleMs",schemaPath:"#/properties/sessionIdleMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if((typeof data14 == "number") && (isFinite(data14))){
+if(data14 < 0 || isNaN(data14)){
+const err33 = {instancePath:instancePath+"/shutdownGraceMs",schemaPath:"#/properties/shutdownGraceMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -1324,9 +1322,12 @@ vErrors.push(err33);
 }
 errors++;
 }
-if((typeof data14 == "number") && (isFinite(data14))){
-if(data14 < 1000 || isNaN(data14)){
-const err34 = {instancePath:instancePath+"/sessionIdleMs",schemaPath:"#/properties/sessionIdleMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1000},message:"must be >= 1000"};
+}
+}
+if(data.sessionIdleMs !== undefined){
+let data15 = data.sessionIdleMs;
+if(!(((typeof data15 == "number") && (!(data15 % 1) && !isNaN(data15))) && (isFinite(data15)))){
+const err34 = {instancePath:instancePath+"/sessionIdleMs",schemaPath:"#/properties/sessionIdleMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -1335,12 +1336,9 @@ vErrors.push(err34);
 }
 errors++;
 }
-}
-}
-if(data.maxSessions !== undefined){
-let data15 = data.maxSessions;
-if(!(((typeof data15 == "number") && (!(data15 % 1) && !isNaN(data15))) && (isFinite(data15)))){
-const err35 = {instancePath:instancePath+"/maxSessions",schemaPath:"#/properties/maxSessions/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if((typeof data15 == "number") && (isFinite(data15))){
+if(data15 < 1000 || isNaN(data15)){
+const err35 = {instancePath:instancePath+"/sessionIdleMs",schemaPath:"#/properties/sessionIdleMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1000},message:"must be >= 1000"};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -1349,9 +1347,12 @@ vErrors.push(err35);
 }
 errors++;
 }
-if((typeof data15 == "number") && (isFinite(data15))){
-if(data15 < 1 || isNaN(data15)){
-const err36 = {instancePath:instancePath+"/maxSessions",schemaPath:"#/properties/maxSessions/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+}
+if(data.maxSessions !== undefined){
+let data16 = data.maxSessions;
+if(!(((typeof data16 == "number") && (!(data16 % 1) && !isNaN(data16))) && (isFinite(data16)))){
+const err36 = {instancePath:instancePath+"/maxSessions",schemaPath:"#/properties/maxSessions/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -1360,12 +1361,9 @@ vErrors.push(err36);
 }
 errors++;
 }
-}
-}
-if(data.sseHeartbeatMs !== undefined){
-let data16 = data.sseHeartbeatMs;
-if(!(((typeof data16 == "number") && (!(data16 % 1) && !isNaN(data16))) && (isFinite(data16)))){
-const err37 = {instancePath:instancePath+"/sseHeartbeatMs",schemaPath:"#/properties/sseHeartbeatMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if((typeof data16 == "number") && (isFinite(data16))){
+if(data16 < 1 || isNaN(data16)){
+const err37 = {instancePath:instancePath+"/maxSessions",schemaPath:"#/properties/maxSessions/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -1374,9 +1372,12 @@ vErrors.push(err37);
 }
 errors++;
 }
-if((typeof data16 == "number") && (isFinite(data16))){
-if(data16 < 10 || isNaN(data16)){
-const err38 = {instancePath:instancePath+"/sseHeartbeatMs",schemaPath:"#/properties/sseHeartbeatMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 10},message:"must be >= 10"};
+}
+}
+if(data.sseHeartbeatMs !== undefined){
+let data17 = data.sseHeartbeatMs;
+if(!(((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17))) && (isFinite(data17)))){
+const err38 = {instancePath:instancePath+"/sseHeartbeatMs",schemaPath:"#/properties/sseHeartbeatMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -1385,12 +1386,9 @@ vErrors.push(err38);
 }
 errors++;
 }
-}
-}
-if(data.eventLogSize !== undefined){
-let data17 = data.eventLogSize;
-if(!(((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17))) && (isFinite(data17)))){
-const err39 = {instancePath:instancePath+"/eventLogSize",schemaPath:"#/properties/eventLogSize/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if((typeof data17 == "number") && (isFinite(data17))){
+if(data17 < 10 || isNaN(data17)){
+const err39 = {instancePath:instancePath+"/sseHeartbeatMs",schemaPath:"#/properties/sseHeartbeatMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 10},message:"must be >= 10"};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -1399,9 +1397,12 @@ vErrors.push(err39);
 }
 errors++;
 }
-if((typeof data17 == "number") && (isFinite(data17))){
-if(data17 < 1 || isNaN(data17)){
-const err40 = {instancePath:instancePath+"/eventLogSize",schemaPath:"#/properties/eventLogSize/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+}
+if(data.eventLogSize !== undefined){
+let data18 = data.eventLogSize;
+if(!(((typeof data18 == "number") && (!(data18 % 1) && !isNaN(data18))) && (isFinite(data18)))){
+const err40 = {instancePath:instancePath+"/eventLogSize",schemaPath:"#/properties/eventLogSize/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -1410,11 +1411,9 @@ vErrors.push(err40);
 }
 errors++;
 }
-}
-}
-if(data.streamFinalTask !== undefined){
-if(typeof data.streamFinalTask !== "boolean"){
-const err41 = {instancePath:instancePath+"/streamFinalTask",schemaPath:"#/properties/streamFinalTask/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if((typeof data18 == "number") && (isFinite(data18))){
+if(data18 < 1 || isNaN(data18)){
+const err41 = {instancePath:instancePath+"/eventLogSize",schemaPath:"#/properties/eventLogSize/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -1424,9 +1423,10 @@ vErrors.push(err41);
 errors++;
 }
 }
-if(data.selfCheck !== undefined){
-if(typeof data.selfCheck !== "boolean"){
-const err42 = {instancePath:instancePath+"/selfCheck",schemaPath:"#/properties/selfCheck/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+}
+if(data.streamFinalTask !== undefined){
+if(typeof data.streamFinalTask !== "boolean"){
+const err42 = {instancePath:instancePath+"/streamFinalTask",schemaPath:"#/properties/streamFinalTask/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -1436,10 +1436,9 @@ vErrors.push(err42);
 errors++;
 }
 }
-if(data.logLevel !== undefined){
-let data20 = data.logLevel;
-if(typeof data20 !== "string"){
-const err43 = {instancePath:instancePath+"/logLevel",schemaPath:"#/properties/logLevel/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.selfCheck !== undefined){
+if(typeof data.selfCheck !== "boolean"){
+const err43 = {instancePath:instancePath+"/selfCheck",schemaPath:"#/properties/selfCheck/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -1448,8 +1447,11 @@ vErrors.push(err43);
 }
 errors++;
 }
-if(!(((((((data20 === "fatal") || (data20 === "error")) || (data20 === "warn")) || (data20 === "info")) || (data20 === "debug")) || (data20 === "trace")) || (data20 === "silent"))){
-const err44 = {instancePath:instancePath+"/logLevel",schemaPath:"#/properties/logLevel/enum",keyword:"enum",params:{allowedValues: schema32.properties.logLevel.enum},message:"must be equal to one of the allowed values"};
+}
+if(data.logLevel !== undefined){
+let data21 = data.logLevel;
+if(typeof data21 !== "string"){
+const err44 = {instancePath:instancePath+"/logLevel",schemaPath:"#/properties/logLevel/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -1458,12 +1460,8 @@ vErrors.push(err44);
 }
 errors++;
 }
-}
-if(data.provider !== undefined){
-let data21 = data.provider;
-if(data21 && typeof data21 == "object" && !Array.isArray(data21)){
-if(data21.organization === undefined){
-const err45 = {instancePath:instancePath+"/provider",schemaPath:"#/$defs/ProviderConfig/required",keyword:"required",params:{missingProperty: "organization"},message:"must have required property '"+"organization"+"'"};
+if(!(((((((data21 === "fatal") || (data21 === "error")) || (data21 === "warn")) || (data21 === "info")) || (data21 === "debug")) || (data21 === "trace")) || (data21 === "silent"))){
+const err45 = {instancePath:instancePath+"/logLevel",schemaPath:"#/properties/logLevel/enum",keyword:"enum",params:{allowedValues: schema32.properties.logLevel.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -1472,8 +1470,12 @@ vErrors.push(err45);
 }
 errors++;
 }
-if(data21.url === undefined){
-const err46 = {instancePath:instancePath+"/provider",schemaPath:"#/$defs/ProviderConfig/required",keyword:"required",params:{missingProperty: "url"},message:"must have required property '"+"url"+"'"};
+}
+if(data.provider !== undefined){
+let data22 = data.provider;
+if(data22 && typeof data22 == "object" && !Array.isArray(data22)){
+if(data22.organization === undefined){
+const err46 = {instancePath:instancePath+"/provider",schemaPath:"#/$defs/ProviderConfig/required",keyword:"required",params:{missingProperty: "organization"},message:"must have required property '"+"organization"+"'"};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -1482,11 +1484,8 @@ vErrors.push(err46);
 }
 errors++;
 }
-if(data21.organization !== undefined){
-let data22 = data21.organization;
-if(typeof data22 === "string"){
-if(func1(data22) < 1){
-const err47 = {instancePath:instancePath+"/provider/organization",schemaPath:"#/$defs/ProviderConfig/properties/organization/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data22.url === undefined){
+const err47 = {instancePath:instancePath+"/provider",schemaPath:"#/$defs/ProviderConfig/required",keyword:"required",params:{missingProperty: "url"},message:"must have required property '"+"url"+"'"};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -1495,9 +1494,11 @@ vErrors.push(err47);
 }
 errors++;
 }
-}
-else {
-const err48 = {instancePath:instancePath+"/provider/organization",schemaPath:"#/$defs/ProviderConfig/properties/organization/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data22.organization !== undefined){
+let data23 = data22.organization;
+if(typeof data23 === "string"){
+if(func1(data23) < 1){
+const err48 = {instancePath:instancePath+"/provider/organization",schemaPath:"#/$defs/ProviderConfig/properties/organization/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -1507,11 +1508,8 @@ vErrors.push(err48);
 errors++;
 }
 }
-if(data21.url !== undefined){
-let data23 = data21.url;
-if(typeof data23 === "string"){
-if(!(formats0(data23))){
-const err49 = {instancePath:instancePath+"/provider/url",schemaPath:"#/$defs/ProviderConfig/properties/url/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
+else {
+const err49 = {instancePath:instancePath+"/provider/organization",schemaPath:"#/$defs/ProviderConfig/properties/organization/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -1521,8 +1519,11 @@ vErrors.push(err49);
 errors++;
 }
 }
-else {
-const err50 = {instancePath:instancePath+"/provider/url",schemaPath:"#/$defs/ProviderConfig/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data22.url !== undefined){
+let data24 = data22.url;
+if(typeof data24 === "string"){
+if(!(formats0(data24))){
+const err50 = {instancePath:instancePath+"/provider/url",schemaPath:"#/$defs/ProviderConfig/properties/url/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -1532,14 +1533,25 @@ vErrors.push(err50);
 errors++;
 }
 }
-}
 else {
-const err51 = {instancePath:instancePath+"/provider",schemaPath:"#/$defs/ProviderConfig/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err51 = {instancePath:instancePath+"/provider/url",schemaPath:"#/$defs/ProviderConfig/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err51];
 }
 else {
 vErrors.push(err51);
+}
+errors++;
+}
+}
+}
+else {
+const err52 = {instancePath:instancePath+"/provider",schemaPath:"#/$defs/ProviderConfig/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err52];
+}
+else {
+vErrors.push(err52);
 }
 errors++;
 }
@@ -1558,19 +1570,19 @@ errors = vErrors.length;
 }
 }
 else {
-const err52 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err53 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err52];
+vErrors = [err53];
 }
 else {
-vErrors.push(err52);
+vErrors.push(err53);
 }
 errors++;
 }
 validate21.errors = vErrors;
 return errors === 0;
 }
-validate21.evaluated = {"props":{"host":true,"port":true,"dataDir":true,"store":true,"publicUrl":true,"trustProxy":true,"absentVersion":true,"bodyLimitBytes":true,"rateLimit":true,"cardMaxAgeSeconds":true,"wellKnownInstance":true,"shutdownGraceMs":true,"sessionIdleMs":true,"maxSessions":true,"sseHeartbeatMs":true,"eventLogSize":true,"streamFinalTask":true,"selfCheck":true,"logLevel":true,"provider":true,"outbound":true,"push":true},"dynamicProps":false,"dynamicItems":false};
+validate21.evaluated = {"props":{"host":true,"port":true,"dataDir":true,"store":true,"publicUrl":true,"trustProxy":true,"absentVersion":true,"strictVersion":true,"bodyLimitBytes":true,"rateLimit":true,"cardMaxAgeSeconds":true,"wellKnownInstance":true,"shutdownGraceMs":true,"sessionIdleMs":true,"maxSessions":true,"sseHeartbeatMs":true,"eventLogSize":true,"streamFinalTask":true,"selfCheck":true,"logLevel":true,"provider":true,"outbound":true,"push":true},"dynamicProps":false,"dynamicItems":false};
 
 export const validateRateLimitConfig = validate26;
 
@@ -3855,7 +3867,8 @@ return errors === 0;
 validate36.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 export const validateCompleteTaskParams = validate37;
-const schema52 = {"title":"CompleteTaskParams","description":"tasks/complete (CompleteTask): the worker holding a task completes it with its artifacts.","type":"object","properties":{"id":{"description":"The task to complete.","type":"string","minLength":1},"artifacts":{"description":"The artifacts of the result, in order.","type":"array","items":{"$ref":"#/$defs/GatewayArtifact"}},"message":{"$ref":"#/$defs/GatewayStatusMessage","description":"The status message of the completed task."},"metadata":{"description":"Request metadata; not used.","type":"object"}},"required":["id"]};
+const schema52 = {"title":"CompleteTaskParams","description":"tasks/complete (CompleteTask): the worker holding a task completes it with its artifacts.","type":"object","properties":{"id":{"description":"The task to complete.","type":"string","minLength":1},"assignmentId":{"$ref":"#/$defs/AssignmentId"},"artifacts":{"description":"The artifacts of the result, in order.","type":"array","items":{"$ref":"#/$defs/GatewayArtifact"}},"message":{"$ref":"#/$defs/GatewayStatusMessage","description":"The status message of the completed task."},"metadata":{"description":"Request metadata; not used.","type":"object"}},"required":["id"]};
+const schema53 = {"title":"AssignmentId","description":"The assignmentId of the `assigned` event the report answers. Optional (seed 004's examples have none); with it, a report from a worker whose feed closed, after the task went to another, is refused (-32001), and the worker is not sent a `released` event for its own report.","type":"string","minLength":1};
 
 function validate37(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -3903,15 +3916,11 @@ vErrors.push(err2);
 errors++;
 }
 }
-if(data.artifacts !== undefined){
-let data1 = data.artifacts;
-if(Array.isArray(data1)){
-const len0 = data1.length;
-for(let i0=0; i0<len0; i0++){
-let data2 = data1[i0];
-if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
-if(data2.parts === undefined){
-const err3 = {instancePath:instancePath+"/artifacts/" + i0,schemaPath:"#/$defs/GatewayArtifact/required",keyword:"required",params:{missingProperty: "parts"},message:"must have required property '"+"parts"+"'"};
+if(data.assignmentId !== undefined){
+let data1 = data.assignmentId;
+if(typeof data1 === "string"){
+if(func1(data1) < 1){
+const err3 = {instancePath:instancePath+"/assignmentId",schemaPath:"#/$defs/AssignmentId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -3920,11 +3929,9 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(data2.artifactId !== undefined){
-let data3 = data2.artifactId;
-if(typeof data3 === "string"){
-if(func1(data3) < 1){
-const err4 = {instancePath:instancePath+"/artifacts/" + i0+"/artifactId",schemaPath:"#/$defs/GatewayArtifact/properties/artifactId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err4 = {instancePath:instancePath+"/assignmentId",schemaPath:"#/$defs/AssignmentId/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -3934,8 +3941,15 @@ vErrors.push(err4);
 errors++;
 }
 }
-else {
-const err5 = {instancePath:instancePath+"/artifacts/" + i0+"/artifactId",schemaPath:"#/$defs/GatewayArtifact/properties/artifactId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.artifacts !== undefined){
+let data2 = data.artifacts;
+if(Array.isArray(data2)){
+const len0 = data2.length;
+for(let i0=0; i0<len0; i0++){
+let data3 = data2[i0];
+if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
+if(data3.parts === undefined){
+const err5 = {instancePath:instancePath+"/artifacts/" + i0,schemaPath:"#/$defs/GatewayArtifact/required",keyword:"required",params:{missingProperty: "parts"},message:"must have required property '"+"parts"+"'"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -3944,10 +3958,11 @@ vErrors.push(err5);
 }
 errors++;
 }
-}
-if(data2.name !== undefined){
-if(typeof data2.name !== "string"){
-const err6 = {instancePath:instancePath+"/artifacts/" + i0+"/name",schemaPath:"#/$defs/GatewayArtifact/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data3.artifactId !== undefined){
+let data4 = data3.artifactId;
+if(typeof data4 === "string"){
+if(func1(data4) < 1){
+const err6 = {instancePath:instancePath+"/artifacts/" + i0+"/artifactId",schemaPath:"#/$defs/GatewayArtifact/properties/artifactId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -3957,9 +3972,8 @@ vErrors.push(err6);
 errors++;
 }
 }
-if(data2.description !== undefined){
-if(typeof data2.description !== "string"){
-const err7 = {instancePath:instancePath+"/artifacts/" + i0+"/description",schemaPath:"#/$defs/GatewayArtifact/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err7 = {instancePath:instancePath+"/artifacts/" + i0+"/artifactId",schemaPath:"#/$defs/GatewayArtifact/properties/artifactId/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -3969,11 +3983,9 @@ vErrors.push(err7);
 errors++;
 }
 }
-if(data2.parts !== undefined){
-let data6 = data2.parts;
-if(Array.isArray(data6)){
-if(data6.length < 1){
-const err8 = {instancePath:instancePath+"/artifacts/" + i0+"/parts",schemaPath:"#/$defs/GatewayArtifact/properties/parts/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(data3.name !== undefined){
+if(typeof data3.name !== "string"){
+const err8 = {instancePath:instancePath+"/artifacts/" + i0+"/name",schemaPath:"#/$defs/GatewayArtifact/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -3982,11 +3994,10 @@ vErrors.push(err8);
 }
 errors++;
 }
-const len1 = data6.length;
-for(let i1=0; i1<len1; i1++){
-let data7 = data6[i1];
-if(!(data7 && typeof data7 == "object" && !Array.isArray(data7))){
-const err9 = {instancePath:instancePath+"/artifacts/" + i0+"/parts/" + i1,schemaPath:"#/$defs/GatewayArtifact/properties/parts/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+}
+if(data3.description !== undefined){
+if(typeof data3.description !== "string"){
+const err9 = {instancePath:instancePath+"/artifacts/" + i0+"/description",schemaPath:"#/$defs/GatewayArtifact/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -3996,9 +4007,11 @@ vErrors.push(err9);
 errors++;
 }
 }
-}
-else {
-const err10 = {instancePath:instancePath+"/artifacts/" + i0+"/parts",schemaPath:"#/$defs/GatewayArtifact/properties/parts/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data3.parts !== undefined){
+let data7 = data3.parts;
+if(Array.isArray(data7)){
+if(data7.length < 1){
+const err10 = {instancePath:instancePath+"/artifacts/" + i0+"/parts",schemaPath:"#/$defs/GatewayArtifact/properties/parts/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -4007,11 +4020,11 @@ vErrors.push(err10);
 }
 errors++;
 }
-}
-if(data2.metadata !== undefined){
-let data8 = data2.metadata;
+const len1 = data7.length;
+for(let i1=0; i1<len1; i1++){
+let data8 = data7[i1];
 if(!(data8 && typeof data8 == "object" && !Array.isArray(data8))){
-const err11 = {instancePath:instancePath+"/artifacts/" + i0+"/metadata",schemaPath:"#/$defs/GatewayArtifact/properties/metadata/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err11 = {instancePath:instancePath+"/artifacts/" + i0+"/parts/" + i1,schemaPath:"#/$defs/GatewayArtifact/properties/parts/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -4021,13 +4034,9 @@ vErrors.push(err11);
 errors++;
 }
 }
-if(data2.extensions !== undefined){
-let data9 = data2.extensions;
-if(Array.isArray(data9)){
-const len2 = data9.length;
-for(let i2=0; i2<len2; i2++){
-if(typeof data9[i2] !== "string"){
-const err12 = {instancePath:instancePath+"/artifacts/" + i0+"/extensions/" + i2,schemaPath:"#/$defs/GatewayArtifact/properties/extensions/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err12 = {instancePath:instancePath+"/artifacts/" + i0+"/parts",schemaPath:"#/$defs/GatewayArtifact/properties/parts/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -4037,9 +4046,10 @@ vErrors.push(err12);
 errors++;
 }
 }
-}
-else {
-const err13 = {instancePath:instancePath+"/artifacts/" + i0+"/extensions",schemaPath:"#/$defs/GatewayArtifact/properties/extensions/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data3.metadata !== undefined){
+let data9 = data3.metadata;
+if(!(data9 && typeof data9 == "object" && !Array.isArray(data9))){
+const err13 = {instancePath:instancePath+"/artifacts/" + i0+"/metadata",schemaPath:"#/$defs/GatewayArtifact/properties/metadata/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -4049,9 +4059,13 @@ vErrors.push(err13);
 errors++;
 }
 }
-}
-else {
-const err14 = {instancePath:instancePath+"/artifacts/" + i0,schemaPath:"#/$defs/GatewayArtifact/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data3.extensions !== undefined){
+let data10 = data3.extensions;
+if(Array.isArray(data10)){
+const len2 = data10.length;
+for(let i2=0; i2<len2; i2++){
+if(typeof data10[i2] !== "string"){
+const err14 = {instancePath:instancePath+"/artifacts/" + i0+"/extensions/" + i2,schemaPath:"#/$defs/GatewayArtifact/properties/extensions/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -4063,7 +4077,7 @@ errors++;
 }
 }
 else {
-const err15 = {instancePath:instancePath+"/artifacts",schemaPath:"#/properties/artifacts/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err15 = {instancePath:instancePath+"/artifacts/" + i0+"/extensions",schemaPath:"#/$defs/GatewayArtifact/properties/extensions/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -4073,15 +4087,9 @@ vErrors.push(err15);
 errors++;
 }
 }
-if(data.message !== undefined){
-let data11 = data.message;
-const _errs26 = errors;
-let valid10 = false;
-let passing0 = null;
-const _errs27 = errors;
-if(typeof data11 === "string"){
-if(func1(data11) < 1){
-const err16 = {instancePath:instancePath+"/message",schemaPath:"#/$defs/GatewayStatusMessage/oneOf/0/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+else {
+const err16 = {instancePath:instancePath+"/artifacts/" + i0,schemaPath:"#/$defs/GatewayArtifact/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -4091,8 +4099,9 @@ vErrors.push(err16);
 errors++;
 }
 }
+}
 else {
-const err17 = {instancePath:instancePath+"/message",schemaPath:"#/$defs/GatewayStatusMessage/oneOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err17 = {instancePath:instancePath+"/artifacts",schemaPath:"#/properties/artifacts/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -4101,14 +4110,16 @@ vErrors.push(err17);
 }
 errors++;
 }
-var _valid0 = _errs27 === errors;
-if(_valid0){
-valid10 = true;
-passing0 = 0;
 }
+if(data.message !== undefined){
+let data12 = data.message;
 const _errs29 = errors;
-if(!(data11 && typeof data11 == "object" && !Array.isArray(data11))){
-const err18 = {instancePath:instancePath+"/message",schemaPath:"#/$defs/GatewayStatusMessage/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+let valid11 = false;
+let passing0 = null;
+const _errs30 = errors;
+if(typeof data12 === "string"){
+if(func1(data12) < 1){
+const err18 = {instancePath:instancePath+"/message",schemaPath:"#/$defs/GatewayStatusMessage/oneOf/0/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -4117,19 +4128,9 @@ vErrors.push(err18);
 }
 errors++;
 }
-var _valid0 = _errs29 === errors;
-if(_valid0 && valid10){
-valid10 = false;
-passing0 = [passing0, 1];
 }
 else {
-if(_valid0){
-valid10 = true;
-passing0 = 1;
-}
-}
-if(!valid10){
-const err19 = {instancePath:instancePath+"/message",schemaPath:"#/$defs/GatewayStatusMessage/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
+const err19 = {instancePath:instancePath+"/message",schemaPath:"#/$defs/GatewayStatusMessage/oneOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -4138,22 +4139,14 @@ vErrors.push(err19);
 }
 errors++;
 }
-else {
-errors = _errs26;
-if(vErrors !== null){
-if(_errs26){
-vErrors.length = _errs26;
+var _valid0 = _errs30 === errors;
+if(_valid0){
+valid11 = true;
+passing0 = 0;
 }
-else {
-vErrors = null;
-}
-}
-}
-}
-if(data.metadata !== undefined){
-let data12 = data.metadata;
+const _errs32 = errors;
 if(!(data12 && typeof data12 == "object" && !Array.isArray(data12))){
-const err20 = {instancePath:instancePath+"/metadata",schemaPath:"#/properties/metadata/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err20 = {instancePath:instancePath+"/message",schemaPath:"#/$defs/GatewayStatusMessage/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -4162,10 +4155,19 @@ vErrors.push(err20);
 }
 errors++;
 }
-}
+var _valid0 = _errs32 === errors;
+if(_valid0 && valid11){
+valid11 = false;
+passing0 = [passing0, 1];
 }
 else {
-const err21 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(_valid0){
+valid11 = true;
+passing0 = 1;
+}
+}
+if(!valid11){
+const err21 = {instancePath:instancePath+"/message",schemaPath:"#/$defs/GatewayStatusMessage/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -4174,14 +4176,50 @@ vErrors.push(err21);
 }
 errors++;
 }
+else {
+errors = _errs29;
+if(vErrors !== null){
+if(_errs29){
+vErrors.length = _errs29;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data.metadata !== undefined){
+let data13 = data.metadata;
+if(!(data13 && typeof data13 == "object" && !Array.isArray(data13))){
+const err22 = {instancePath:instancePath+"/metadata",schemaPath:"#/properties/metadata/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+}
+else {
+const err23 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
 validate37.errors = vErrors;
 return errors === 0;
 }
-validate37.evaluated = {"props":{"id":true,"artifacts":true,"message":true,"metadata":true},"dynamicProps":false,"dynamicItems":false};
+validate37.evaluated = {"props":{"id":true,"assignmentId":true,"artifacts":true,"message":true,"metadata":true},"dynamicProps":false,"dynamicItems":false};
 
 export const validateUpdateStatusParams = validate38;
-const schema55 = {"title":"UpdateStatusParams","description":"tasks/updateStatus (UpdateStatus): the worker holding a task reports progress, or moves it to a state other than completed and canceled.","type":"object","properties":{"id":{"description":"The task.","type":"string","minLength":1},"status":{"$ref":"#/$defs/GatewayStatus"},"metadata":{"description":"Request metadata; not used.","type":"object"}},"required":["id","status"]};
-const schema56 = {"title":"GatewayStatus","description":"The status a worker posts.","type":"object","properties":{"state":{"description":"The state, named as the request's version names states: one of gateway-methods.json workerStates (\"working\" in 0.3, TASK_STATE_WORKING in 1.0).","type":"string","minLength":1},"message":{"$ref":"#/$defs/GatewayStatusMessage"}},"required":["state"]};
+const schema56 = {"title":"UpdateStatusParams","description":"tasks/updateStatus (UpdateStatus): the worker holding a task reports progress, or moves it to a state other than completed and canceled.","type":"object","properties":{"id":{"description":"The task.","type":"string","minLength":1},"assignmentId":{"$ref":"#/$defs/AssignmentId"},"status":{"$ref":"#/$defs/GatewayStatus"},"metadata":{"description":"Request metadata; not used.","type":"object"}},"required":["id","status"]};
+const schema58 = {"title":"GatewayStatus","description":"The status a worker posts.","type":"object","properties":{"state":{"description":"The state, named as the request's version names states: one of gateway-methods.json workerStates (\"working\" in 0.3, TASK_STATE_WORKING in 1.0).","type":"string","minLength":1},"message":{"$ref":"#/$defs/GatewayStatusMessage"}},"required":["state"]};
 
 function validate39(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -4379,16 +4417,11 @@ vErrors.push(err3);
 errors++;
 }
 }
-if(data.status !== undefined){
-if(!(validate39(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate39.errors : vErrors.concat(validate39.errors);
-errors = vErrors.length;
-}
-}
-if(data.metadata !== undefined){
-let data2 = data.metadata;
-if(!(data2 && typeof data2 == "object" && !Array.isArray(data2))){
-const err4 = {instancePath:instancePath+"/metadata",schemaPath:"#/properties/metadata/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.assignmentId !== undefined){
+let data1 = data.assignmentId;
+if(typeof data1 === "string"){
+if(func1(data1) < 1){
+const err4 = {instancePath:instancePath+"/assignmentId",schemaPath:"#/$defs/AssignmentId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -4398,9 +4431,8 @@ vErrors.push(err4);
 errors++;
 }
 }
-}
 else {
-const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err5 = {instancePath:instancePath+"/assignmentId",schemaPath:"#/$defs/AssignmentId/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -4409,10 +4441,41 @@ vErrors.push(err5);
 }
 errors++;
 }
+}
+if(data.status !== undefined){
+if(!(validate39(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate39.errors : vErrors.concat(validate39.errors);
+errors = vErrors.length;
+}
+}
+if(data.metadata !== undefined){
+let data3 = data.metadata;
+if(!(data3 && typeof data3 == "object" && !Array.isArray(data3))){
+const err6 = {instancePath:instancePath+"/metadata",schemaPath:"#/properties/metadata/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+}
+else {
+const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
 validate38.errors = vErrors;
 return errors === 0;
 }
-validate38.evaluated = {"props":{"id":true,"status":true,"metadata":true},"dynamicProps":false,"dynamicItems":false};
+validate38.evaluated = {"props":{"id":true,"assignmentId":true,"status":true,"metadata":true},"dynamicProps":false,"dynamicItems":false};
 
 export const validateGatewayStatus = validate41;
 
@@ -4556,7 +4619,7 @@ return errors === 0;
 validate41.evaluated = {"props":{"state":true,"message":true},"dynamicProps":false,"dynamicItems":false};
 
 export const validateWorkerAssignment = validate42;
-const schema60 = {"title":"WorkerAssignment","description":"An `assigned` event of the worker feed: a task for the worker to do, started or resumed by this message.","type":"object","properties":{"taskId":{"description":"The task.","type":"string","minLength":1},"contextId":{"description":"Its conversation.","type":"string","minLength":1},"tenant":{"description":"The tenant it belongs to; empty for none.","type":"string"},"skill":{"description":"The skill it runs.","type":"string","minLength":1},"resumed":{"description":"True when the message continues a task that waited for input or authentication.","type":"boolean"},"text":{"description":"The text parts of the message, one per line.","type":"string"},"message":{"description":"The message, an A2A 1.0 Message.","type":"object"}},"required":["taskId","contextId","tenant","skill","resumed","text","message"]};
+const schema62 = {"title":"WorkerAssignment","description":"An `assigned` event of the worker feed: a task for the worker to do, started or resumed by this message.","type":"object","properties":{"assignmentId":{"description":"This giving-out of the task: a report that names it is refused once the task has gone to another worker, and its holder is not told of its own report.","type":"string","minLength":1},"taskId":{"description":"The task.","type":"string","minLength":1},"contextId":{"description":"Its conversation.","type":"string","minLength":1},"tenant":{"description":"The tenant it belongs to; empty for none.","type":"string"},"skill":{"description":"The skill it runs.","type":"string","minLength":1},"resumed":{"description":"True when the message continues a task that waited for input or authentication.","type":"boolean"},"text":{"description":"The text parts of the message, one per line.","type":"string"},"message":{"description":"The message, an A2A 1.0 Message.","type":"object"}},"required":["assignmentId","taskId","contextId","tenant","skill","resumed","text","message"]};
 
 function validate42(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -4569,8 +4632,8 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.taskId === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "taskId"},message:"must have required property '"+"taskId"+"'"};
+if(data.assignmentId === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "assignmentId"},message:"must have required property '"+"assignmentId"+"'"};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -4579,8 +4642,8 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(data.contextId === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "contextId"},message:"must have required property '"+"contextId"+"'"};
+if(data.taskId === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "taskId"},message:"must have required property '"+"taskId"+"'"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -4589,8 +4652,8 @@ vErrors.push(err1);
 }
 errors++;
 }
-if(data.tenant === undefined){
-const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "tenant"},message:"must have required property '"+"tenant"+"'"};
+if(data.contextId === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "contextId"},message:"must have required property '"+"contextId"+"'"};
 if(vErrors === null){
 vErrors = [err2];
 }
@@ -4599,8 +4662,8 @@ vErrors.push(err2);
 }
 errors++;
 }
-if(data.skill === undefined){
-const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "skill"},message:"must have required property '"+"skill"+"'"};
+if(data.tenant === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "tenant"},message:"must have required property '"+"tenant"+"'"};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -4609,8 +4672,8 @@ vErrors.push(err3);
 }
 errors++;
 }
-if(data.resumed === undefined){
-const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "resumed"},message:"must have required property '"+"resumed"+"'"};
+if(data.skill === undefined){
+const err4 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "skill"},message:"must have required property '"+"skill"+"'"};
 if(vErrors === null){
 vErrors = [err4];
 }
@@ -4619,8 +4682,8 @@ vErrors.push(err4);
 }
 errors++;
 }
-if(data.text === undefined){
-const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "text"},message:"must have required property '"+"text"+"'"};
+if(data.resumed === undefined){
+const err5 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "resumed"},message:"must have required property '"+"resumed"+"'"};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -4629,8 +4692,8 @@ vErrors.push(err5);
 }
 errors++;
 }
-if(data.message === undefined){
-const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'"};
+if(data.text === undefined){
+const err6 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "text"},message:"must have required property '"+"text"+"'"};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -4639,11 +4702,8 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(data.taskId !== undefined){
-let data0 = data.taskId;
-if(typeof data0 === "string"){
-if(func1(data0) < 1){
-const err7 = {instancePath:instancePath+"/taskId",schemaPath:"#/properties/taskId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data.message === undefined){
+const err7 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -4652,9 +4712,11 @@ vErrors.push(err7);
 }
 errors++;
 }
-}
-else {
-const err8 = {instancePath:instancePath+"/taskId",schemaPath:"#/properties/taskId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.assignmentId !== undefined){
+let data0 = data.assignmentId;
+if(typeof data0 === "string"){
+if(func1(data0) < 1){
+const err8 = {instancePath:instancePath+"/assignmentId",schemaPath:"#/properties/assignmentId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -4664,11 +4726,8 @@ vErrors.push(err8);
 errors++;
 }
 }
-if(data.contextId !== undefined){
-let data1 = data.contextId;
-if(typeof data1 === "string"){
-if(func1(data1) < 1){
-const err9 = {instancePath:instancePath+"/contextId",schemaPath:"#/properties/contextId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+else {
+const err9 = {instancePath:instancePath+"/assignmentId",schemaPath:"#/properties/assignmentId/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -4678,8 +4737,11 @@ vErrors.push(err9);
 errors++;
 }
 }
-else {
-const err10 = {instancePath:instancePath+"/contextId",schemaPath:"#/properties/contextId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.taskId !== undefined){
+let data1 = data.taskId;
+if(typeof data1 === "string"){
+if(func1(data1) < 1){
+const err10 = {instancePath:instancePath+"/taskId",schemaPath:"#/properties/taskId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -4689,9 +4751,8 @@ vErrors.push(err10);
 errors++;
 }
 }
-if(data.tenant !== undefined){
-if(typeof data.tenant !== "string"){
-const err11 = {instancePath:instancePath+"/tenant",schemaPath:"#/properties/tenant/type",keyword:"type",params:{type: "string"},message:"must be string"};
+else {
+const err11 = {instancePath:instancePath+"/taskId",schemaPath:"#/properties/taskId/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -4701,11 +4762,11 @@ vErrors.push(err11);
 errors++;
 }
 }
-if(data.skill !== undefined){
-let data3 = data.skill;
-if(typeof data3 === "string"){
-if(func1(data3) < 1){
-const err12 = {instancePath:instancePath+"/skill",schemaPath:"#/properties/skill/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data.contextId !== undefined){
+let data2 = data.contextId;
+if(typeof data2 === "string"){
+if(func1(data2) < 1){
+const err12 = {instancePath:instancePath+"/contextId",schemaPath:"#/properties/contextId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -4716,7 +4777,7 @@ errors++;
 }
 }
 else {
-const err13 = {instancePath:instancePath+"/skill",schemaPath:"#/properties/skill/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err13 = {instancePath:instancePath+"/contextId",schemaPath:"#/properties/contextId/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -4726,9 +4787,9 @@ vErrors.push(err13);
 errors++;
 }
 }
-if(data.resumed !== undefined){
-if(typeof data.resumed !== "boolean"){
-const err14 = {instancePath:instancePath+"/resumed",schemaPath:"#/properties/resumed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data.tenant !== undefined){
+if(typeof data.tenant !== "string"){
+const err14 = {instancePath:instancePath+"/tenant",schemaPath:"#/properties/tenant/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -4738,9 +4799,11 @@ vErrors.push(err14);
 errors++;
 }
 }
-if(data.text !== undefined){
-if(typeof data.text !== "string"){
-const err15 = {instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.skill !== undefined){
+let data4 = data.skill;
+if(typeof data4 === "string"){
+if(func1(data4) < 1){
+const err15 = {instancePath:instancePath+"/skill",schemaPath:"#/properties/skill/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -4750,10 +4813,8 @@ vErrors.push(err15);
 errors++;
 }
 }
-if(data.message !== undefined){
-let data6 = data.message;
-if(!(data6 && typeof data6 == "object" && !Array.isArray(data6))){
-const err16 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "object"},message:"must be object"};
+else {
+const err16 = {instancePath:instancePath+"/skill",schemaPath:"#/properties/skill/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -4763,9 +4824,9 @@ vErrors.push(err16);
 errors++;
 }
 }
-}
-else {
-const err17 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.resumed !== undefined){
+if(typeof data.resumed !== "boolean"){
+const err17 = {instancePath:instancePath+"/resumed",schemaPath:"#/properties/resumed/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -4774,18 +4835,94 @@ vErrors.push(err17);
 }
 errors++;
 }
+}
+if(data.text !== undefined){
+if(typeof data.text !== "string"){
+const err18 = {instancePath:instancePath+"/text",schemaPath:"#/properties/text/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+if(data.message !== undefined){
+let data7 = data.message;
+if(!(data7 && typeof data7 == "object" && !Array.isArray(data7))){
+const err19 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+}
+}
+else {
+const err20 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
 validate42.errors = vErrors;
 return errors === 0;
 }
-validate42.evaluated = {"props":{"taskId":true,"contextId":true,"tenant":true,"skill":true,"resumed":true,"text":true,"message":true},"dynamicProps":false,"dynamicItems":false};
+validate42.evaluated = {"props":{"assignmentId":true,"taskId":true,"contextId":true,"tenant":true,"skill":true,"resumed":true,"text":true,"message":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateWorkerRelease = validate43;
-const schema61 = {"title":"WorkerRelease","description":"A `released` event of the worker feed: the worker must stop working on the task (it was canceled, or failed by the hub).","type":"object","properties":{"taskId":{"description":"The task.","type":"string","minLength":1},"reason":{"description":"Why.","type":"string","minLength":1}},"required":["taskId","reason"]};
+export const validateAssignmentId = validate43;
 
 function validate43(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate43.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(typeof data === "string"){
+if(func1(data) < 1){
+const err0 = {instancePath,schemaPath:"#/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+else {
+const err1 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+validate43.errors = vErrors;
+return errors === 0;
+}
+validate43.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+export const validateWorkerRelease = validate44;
+const schema64 = {"title":"WorkerRelease","description":"A `released` event of the worker feed: the task is no longer this worker's (the client canceled it, the hub is shutting down, or a report that named no assignment of this worker ended or interrupted it).","type":"object","properties":{"taskId":{"description":"The task.","type":"string","minLength":1},"reason":{"description":"Why.","type":"string","minLength":1}},"required":["taskId","reason"]};
+
+function validate44(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate44.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4874,10 +5011,10 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate43.errors = vErrors;
+validate44.errors = vErrors;
 return errors === 0;
 }
-validate43.evaluated = {"props":{"taskId":true,"reason":true},"dynamicProps":false,"dynamicItems":false};
+validate44.evaluated = {"props":{"taskId":true,"reason":true},"dynamicProps":false,"dynamicItems":false};
 
 
 /** Every validator by the name of its def. */
@@ -4898,5 +5035,6 @@ export const validators = {
   UpdateStatusParams: validateUpdateStatusParams,
   GatewayStatus: validateGatewayStatus,
   WorkerAssignment: validateWorkerAssignment,
+  AssignmentId: validateAssignmentId,
   WorkerRelease: validateWorkerRelease,
 };

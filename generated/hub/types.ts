@@ -4,6 +4,10 @@
  * A status message from a worker: plain text (seed 004's form), which becomes an agent message with one text part, or a Message of the request's version.
  */
 export type GatewayStatusMessage = string | {};
+/**
+ * The assignmentId of the `assigned` event the report answers. Optional (seed 004's examples have none); with it, a report from a worker whose feed closed, after the task went to another, is refused (-32001), and the worker is not sent a `released` event for its own report.
+ */
+export type AssignmentId = string;
 
 /**
  * Settings of one a2a-hub process. Every member is optional; the defaults are documented on each.
@@ -37,6 +41,11 @@ export interface HubConfig {
    * The A2A version of a request without A2A-Version. "0.3" is spec §3.6.2: JSON-RPC serves it in 0.3 (a 1.0-shaped request under a 1.0 method name is still served as 1.0, docs/spec-policy.md 5.1), HTTP+JSON (1.0 only) refuses it with VersionNotSupported. "1.0" serves it as 1.0 for clients that omit the header, unless its method is a 0.3 name (message/send).
    */
   absentVersion?: "0.3" | "1.0";
+  /**
+   * @deprecated
+   * Deprecated: use absentVersion. Read for configs written before 0.3 was served: true is absentVersion "0.3" (a request without A2A-Version is not 1.0), false is "1.0"; an absentVersion in the same layer wins.
+   */
+  strictVersion?: boolean;
   /**
    * Largest request body accepted; raw file parts are base64, so allow for that.
    */
@@ -327,6 +336,7 @@ export interface CompleteTaskParams {
    * The task to complete.
    */
   id: string;
+  assignmentId?: AssignmentId;
   /**
    * The artifacts of the result, in order.
    */
@@ -345,6 +355,7 @@ export interface UpdateStatusParams {
    * The task.
    */
   id: string;
+  assignmentId?: AssignmentId;
   status: GatewayStatus;
   /**
    * Request metadata; not used.
@@ -365,6 +376,10 @@ export interface GatewayStatus {
  * An `assigned` event of the worker feed: a task for the worker to do, started or resumed by this message.
  */
 export interface WorkerAssignment {
+  /**
+   * This giving-out of the task: a report that names it is refused once the task has gone to another worker, and its holder is not told of its own report.
+   */
+  assignmentId: string;
   /**
    * The task.
    */
@@ -395,7 +410,7 @@ export interface WorkerAssignment {
   message: {};
 }
 /**
- * A `released` event of the worker feed: the worker must stop working on the task (it was canceled, or failed by the hub).
+ * A `released` event of the worker feed: the task is no longer this worker's (the client canceled it, the hub is shutting down, or a report that named no assignment of this worker ended or interrupted it).
  */
 export interface WorkerRelease {
   /**

@@ -26,6 +26,7 @@ export declare const validateCompleteTaskParams: Validator<T.CompleteTaskParams>
 export declare const validateUpdateStatusParams: Validator<T.UpdateStatusParams>;
 export declare const validateGatewayStatus: Validator<T.GatewayStatus>;
 export declare const validateWorkerAssignment: Validator<T.WorkerAssignment>;
+export declare const validateAssignmentId: Validator<T.AssignmentId>;
 export declare const validateWorkerRelease: Validator<T.WorkerRelease>;
 
 /** Every validator by the name of its def. */
@@ -46,5 +47,6 @@ export declare const validators: {
   readonly UpdateStatusParams: Validator<T.UpdateStatusParams>;
   readonly GatewayStatus: Validator<T.GatewayStatus>;
   readonly WorkerAssignment: Validator<T.WorkerAssignment>;
+  readonly AssignmentId: Validator<T.AssignmentId>;
   readonly WorkerRelease: Validator<T.WorkerRelease>;
 };

@@ -30,6 +30,7 @@ export function addServeCommand(program: Command, setExitCode: (code: number) =>
         ...(file ? { file } : {}),
         env: process.env,
         args: settingArgs(flags),
+        onDeprecated: (message) => process.stderr.write(`warning: ${message}\n`),
       });
       const hub = await startHub(config);
       process.stdout.write(`${bannerLines(hub).join('\n')}\n`);

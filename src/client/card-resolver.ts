@@ -171,9 +171,9 @@ function tier(rank: number, preferredCount: number): number {
   return Math.min(rank, preferredCount);
 }
 
-/** The JSONRPC 1.x interface of a card, if any. */
+/** The JSONRPC 1.x interface of a card, if any; a 0.3 one is not (pickInterface falls back to it). */
 export function pickJsonRpcInterface(card: AgentCard): AgentInterface | undefined {
-  return pickInterface(card, { binding: 'JSONRPC' });
+  return pickAmong(card.supportedInterfaces.filter(isUsable).filter(speaksOurVersion), { binding: 'JSONRPC' });
 }
 
 function noUsableInterface(cardUrl: string, card: AgentCard, choice: InterfaceChoice): Error {

@@ -91,6 +91,8 @@ export interface ArtifactChunk {
   /** This is the final chunk of the artifact. */
   readonly lastChunk?: boolean;
   readonly metadata?: Artifact['metadata'];
+  /** URIs of extensions the artifact uses. */
+  readonly extensions?: Artifact['extensions'];
 }
 
 export interface ExecutionEvents {

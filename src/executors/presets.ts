@@ -25,6 +25,8 @@ export interface Preset {
   readonly profile?: (instance: PresetInstance) => PresetProfile | undefined;
   /** For a preset whose tasks an external worker does (worker.ts): the board of an instance, where its worker connects. */
   readonly workerOf?: (instanceId: string) => WorkerBoard;
+  /** Ends what the preset holds open (a worker's feed) when its hub shuts down, after the tasks' grace period. */
+  readonly close?: () => void;
 }
 
 /** The part of an inbound instance's configuration a preset may look at. */

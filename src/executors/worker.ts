@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Artifact, Message } from '../../generated/a2a/1.0/types.js';
 import type { WORKER_STATES } from '../../generated/hub/gateway-methods.js';
 import type { WorkerAssignment, WorkerRelease } from '../../generated/hub/types.js';
@@ -16,17 +17,25 @@ import type { Preset } from './presets.js';
 
 export const WORKER_PRESET = 'worker';
 
+// The shapes of src/server/hosted-agent.ts's WorkerPort, which executors may not import (layers.json).
 type WorkerState = (typeof WORKER_STATES)[number];
 
-/** One connected worker: told of the tasks it gets and of those taken back. */
+/** One connected worker: told of the tasks it gets and of those taken back, and disconnected by the hub. */
 export interface WorkerFeedSink {
   assigned(assignment: WorkerAssignment): void;
   released(release: WorkerRelease): void;
+  /** Ends the feed; its tasks go back in line (the detach the attach returned runs). */
+  close(): void;
+}
+
+/** What a worker's report says about itself: the assignment it got, when it names it. */
+export interface ReportOrigin {
+  readonly assignmentId?: string | undefined;
 }
 
 /** A task waiting for a worker or held by one, with the execution that ends when the worker is done. */
 interface Job {
-  readonly assignment: WorkerAssignment;
+  assignment: WorkerAssignment;
   readonly events: ExecutionEvents;
   /** Resolves the execution: the task is interrupted or finished, or was taken back. */
   readonly finish: () => void;
@@ -53,13 +62,17 @@ export class WorkerBoard {
     };
   }
 
-  /** How many workers are connected. */
-  get feedCount(): number {
-    return this.#feeds.size;
+  /** Disconnects every worker (the instance's token, path or preset changed, or it went away): each may reconnect if it still can. */
+  closeFeeds(): void {
+    for (const feed of [...this.#feeds.keys()]) feed.close();
   }
 
-  complete(taskId: string, result: { readonly artifacts: readonly Artifact[]; readonly message?: Message }): void {
-    const job = this.#held(taskId);
+  complete(
+    taskId: string,
+    result: { readonly artifacts: readonly Artifact[]; readonly message?: Message },
+    origin: ReportOrigin = {},
+  ): void {
+    const job = this.#held(taskId, origin);
     for (const artifact of result.artifacts) {
       job.events.artifact({
         artifactId: artifact.artifactId,
@@ -68,14 +81,15 @@ export class WorkerBoard {
         ...(artifact.name === undefined ? {} : { name: artifact.name }),
         ...(artifact.description === undefined ? {} : { description: artifact.description }),
         ...(artifact.metadata === undefined ? {} : { metadata: artifact.metadata }),
+        ...(artifact.extensions === undefined ? {} : { extensions: artifact.extensions }),
       });
     }
     job.events.complete(result.message?.parts);
-    this.#settle(job);
+    this.#settle(job, origin, 'completed by CompleteTask');
   }
 
-  update(taskId: string, state: WorkerState, message?: Message): void {
-    const job = this.#held(taskId);
+  update(taskId: string, state: WorkerState, message?: Message, origin: ReportOrigin = {}): void {
+    const job = this.#held(taskId, origin);
     const parts = message?.parts;
     if (state === 'TASK_STATE_WORKING') {
       job.events.working(parts);
@@ -90,14 +104,17 @@ export class WorkerBoard {
       TASK_STATE_REJECTED: () => job.events.reject(said),
     };
     apply[state]();
-    this.#settle(job);
+    this.#settle(job, origin, `set ${state} by UpdateStatus`);
   }
 
   /** Runs one execution: the task waits for a worker, and the execution ends when the worker is done or the task is canceled. */
   run(request: ExecutionRequest, events: ExecutionEvents, signal: AbortSignal): Promise<void> {
+    // Canceled before it was queued: nothing to give a worker.
+    if (signal.aborted) return Promise.resolve();
     return new Promise<void>((resolve) => {
       const job: Job = {
         assignment: {
+          assignmentId: '',
           taskId: request.taskId,
           contextId: request.contextId,
           tenant: request.tenant,
@@ -119,8 +136,15 @@ export class WorkerBoard {
     });
   }
 
-  #held(taskId: string): Job {
+  #held(taskId: string, origin: ReportOrigin): Job {
     const job = this.#jobs.get(taskId);
+    if (job !== undefined && origin.assignmentId !== undefined && origin.assignmentId !== job.assignment.assignmentId) {
+      throw a2aError(
+        'TaskNotFoundError',
+        `assignment ${origin.assignmentId} of task ${taskId} is over: the task was given to another worker after this one's feed closed`,
+        { metadata: { taskId } },
+      );
+    }
     if (job === undefined || job.holder === undefined) {
       throw a2aError(
         'TaskNotFoundError',
@@ -139,14 +163,23 @@ export class WorkerBoard {
       const job = this.#waiting.shift() as Job;
       const [feed, held] = [...this.#feeds].reduce((least, entry) => (entry[1].size < least[1].size ? entry : least));
       job.holder = feed;
+      // Each time the task is given out it has a new assignment, so a report can say which it answers.
+      job.assignment = { ...job.assignment, assignmentId: randomUUID() };
       held.add(job.assignment.taskId);
       job.events.working();
       feed.assigned(job.assignment);
     }
   }
 
-  #settle(job: Job): void {
+  /**
+   * The task leaves the board. Its holder is told, unless the report named the holder's own
+   * assignment: a report without one may come from a worker that held the task before.
+   */
+  #settle(job: Job, origin: ReportOrigin, reason: string): void {
+    const holder = job.holder;
+    const mine = origin.assignmentId !== undefined && origin.assignmentId === job.assignment.assignmentId;
     this.#forget(job);
+    if (!mine) holder?.released({ taskId: job.assignment.taskId, reason });
     job.finish();
   }
 
@@ -204,5 +237,8 @@ export function workerPreset(): Preset {
     outputModes: ['text/plain', 'application/json', '*/*'],
     extensions: [],
     workerOf: boardOf,
+    close: () => {
+      for (const board of boards.values()) board.closeFeeds();
+    },
   };
 }

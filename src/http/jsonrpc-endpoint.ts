@@ -7,7 +7,6 @@ import type { StreamResponse } from '../../generated/a2a/1.0/types.js';
 import { validateTask as validateTask03 } from '../../generated/a2a/0.3/validators.js';
 import { validateTask as validateTask10 } from '../../generated/a2a/1.0/validators.js';
 import type { GatewayMethod } from '../../generated/hub/gateway-methods.js';
-import { validateGatewayListTasksResult } from '../../generated/hub/validators.js';
 import { a2aError, isA2AError, type A2AError } from '../protocol/a2a-error.js';
 import {
   errorResponse,
@@ -21,7 +20,7 @@ import {
 import { jsonRpcErrorTo03 } from '../protocol/v03/errors.js';
 import type { ServedVersion } from '../protocol/versions.js';
 import { gatewayAnswerIn, gatewayMethodOf, resolveGatewayCall } from '../server/gateway-calls.js';
-import type { GatewayAnswer } from '../server/gateway-handler.js';
+import { workerOf, type GatewayAnswer } from '../server/gateway-handler.js';
 import { method03Of, resolve03Call, run03Call } from '../server/v03-calls.js';
 import { jsonRpcVersionsOf, type InboundAgent, type UnavailableAgent } from '../server/hosted-agent.js';
 import {
@@ -46,8 +45,9 @@ import type { RequestObservation } from './endpoint-observer.js';
  * method; params), then the
  * transport-neutral handler, then a JSON body or an SSE stream. Every failure is a JSON-RPC
  * error object with an ErrorInfo; HTTP status is 200 except for the transport failures that
- * have their own (401, 413, 415, 429). A request made in A2A 0.3 (`A2A-Version: 0.3`, a 0.3
- * method name, or no version under `strictVersion`) is served and answered in 0.3.
+ * have their own (401, 413, 415, 429). A request made in A2A 0.3 (`A2A-Version: 0.3`, or no
+ * header and a method and params that only 0.3 has or `absentVersion` says 0.3) is served and
+ * answered in 0.3.
  */
 export async function serveJsonRpc(ctx: Context, agent: InboundAgent, options: A2AEndpointOptions): Promise<void> {
   ctx.set(HEADERS.version, PROTOCOL_VERSION);
@@ -162,15 +162,7 @@ function serveGateway(
   options: A2AEndpointOptions,
 ): void {
   if (version === VERSION_03) ctx.set(HEADERS.version, VERSION_03);
-  if (gateway.side === 'agent' && agent.worker === undefined) {
-    throw a2aError(
-      'MethodNotFoundError',
-      `${gateway.name} is called by the worker of an agent on the worker preset; this agent is not one`,
-      {
-        metadata: { method: gateway.name },
-      },
-    );
-  }
+  if (gateway.side === 'agent') workerOf(gateway.name, agent);
   if (gateway.side === 'agent' && agent.tokenDigest === undefined) {
     throw a2aError(
       'UnauthenticatedError',
@@ -186,7 +178,7 @@ function serveGateway(
     throw isA2AError(error) ? error.withFieldPrefix(PARAMS_MEMBER) : error;
   }
   const result = gatewayAnswerIn(answer, version);
-  if (options.selfCheck) selfCheckGateway(answer, result, version, options);
+  if (options.selfCheck) selfCheckGateway(gateway, answer, result, version, options);
   if (envelope.notification) {
     ctx.status = 204;
     observation?.done(gateway.name, 'notification');
@@ -197,14 +189,20 @@ function serveGateway(
 }
 
 /** A gateway answer holds Tasks of the request's version; a list page is a hub def around them. */
-function selfCheckGateway(answer: GatewayAnswer, result: unknown, version: ServedVersion, options: A2AEndpointOptions): void {
+function selfCheckGateway(
+  gateway: GatewayMethod,
+  answer: GatewayAnswer,
+  result: unknown,
+  version: ServedVersion,
+  options: A2AEndpointOptions,
+): void {
   const validateTask = version === VERSION_03 ? validateTask03 : validateTask10;
   if (answer.method === 'task') {
-    selfCheck(validateTask, result, 'gateway', options);
+    selfCheck(validateTask, result, gateway.name, options);
     return;
   }
-  selfCheck(validateGatewayListTasksResult, result, 'tasks/list', options);
-  for (const task of (result as { tasks: unknown[] }).tasks) selfCheck(validateTask, task, 'tasks/list', options);
+  if (gateway.validateResult !== null) selfCheck(gateway.validateResult, result, gateway.name, options);
+  for (const task of (result as { tasks: unknown[] }).tasks) selfCheck(validateTask, task, gateway.name, options);
 }
 
 /**

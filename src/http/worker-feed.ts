@@ -37,6 +37,7 @@ export function serveWorkerFeed(ctx: Context, agent: InboundAgent & { readonly w
   const detach = agent.worker.attach({
     assigned: (assignment) => void sse.send(JSON.stringify(assignment), undefined, 'assigned'),
     released: (release) => void sse.send(JSON.stringify(release), undefined, 'released'),
+    close: () => sse.end(),
   });
   sse.onClose(detach);
 }

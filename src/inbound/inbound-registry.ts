@@ -243,10 +243,12 @@ export class InboundRegistry implements AgentDirectory {
 
   /** Deletes an instance, also one whose stored configuration could not be read. */
   remove(id: string): void {
+    const before = this.#configs.get(id);
     if (!this.#unreadable.delete(id)) this.#require(id);
     this.#options.store.deleteInstance(id);
     this.#configs.delete(id);
     this.#rebuild();
+    this.#disconnectWorkers(before, undefined);
   }
 
   byEndpointPath(path: string): InboundAgent | undefined {
@@ -311,10 +313,30 @@ export class InboundRegistry implements AgentDirectory {
     const read = inboundConfigOf(given);
     if (!read.ok) throw new OperationError(`the instance configuration is not valid: ${read.problems.join('; ')}`);
     const config = read.config;
+    const before = this.#configs.get(config.id);
     this.#options.store.saveInstance({ id: config.id, config });
     this.#configs.set(config.id, config);
     this.#rebuild();
+    this.#disconnectWorkers(before, config);
     return config;
+  }
+
+  /**
+   * A connected worker was let in with the instance's token at its feed's URL: a change of
+   * either, or the instance going away or off, disconnects it (it reconnects if it still may,
+   * and the tasks it held wait for the next worker).
+   */
+  #disconnectWorkers(before: InboundConfig | undefined, after: InboundConfig | undefined): void {
+    const board = before === undefined ? undefined : this.#options.presets.get(before.preset)?.workerOf?.(before.id);
+    if (board === undefined || before === undefined) return;
+    const unchanged =
+      after !== undefined &&
+      after.enabled !== false &&
+      after.preset === before.preset &&
+      after.endpointPath === before.endpointPath &&
+      after.tokenDigest === before.tokenDigest &&
+      after.authTokenEnv === before.authTokenEnv;
+    if (!unchanged) board.closeFeeds();
   }
 
   #check(config: InboundConfig, presetFree: boolean): void {

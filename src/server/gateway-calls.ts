@@ -93,6 +93,7 @@ const READERS: { readonly [M in GatewayCall['method']]: (params: never, reader: 
     method: 'tasks/complete',
     params: withoutUndefined({
       id: params.id,
+      assignmentId: params.assignmentId,
       artifacts: (params.artifacts ?? []).flatMap((artifact, index) => reader.artifact(artifact, `artifacts[${index}]`) ?? []),
       message: params.message === undefined ? undefined : reader.message(params.message, 'message'),
     }),
@@ -101,6 +102,7 @@ const READERS: { readonly [M in GatewayCall['method']]: (params: never, reader: 
     method: 'tasks/updateStatus',
     params: withoutUndefined({
       id: params.id,
+      assignmentId: params.assignmentId,
       state: reader.workerState(params.status.state, 'status.state'),
       message: params.status.message === undefined ? undefined : reader.message(params.status.message, 'status.message'),
     }) as GatewayParams['tasks/updateStatus'],

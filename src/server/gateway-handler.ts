@@ -4,7 +4,7 @@ import { a2aError } from '../protocol/a2a-error.js';
 import type { TaskReads } from '../store/task-store.js';
 import type { TaskRuntime } from '../tasks/task-runtime.js';
 import type { CallContext } from './a2a-handler.js';
-import type { WorkerState } from './hosted-agent.js';
+import type { HostedAgent, WorkerPort, WorkerState } from './hosted-agent.js';
 
 /**
  * Seed 004's gateway methods (spec/hub/gateway-methods.json) over A2A 1.0 values, with no
@@ -14,8 +14,18 @@ import type { WorkerState } from './hosted-agent.js';
 /** Each method's params as 1.0 values; a method added to the table does not compile until it has an entry here. */
 export interface GatewayParams extends Record<GatewayMethodName, unknown> {
   readonly 'tasks/list': GatewayListQuery;
-  readonly 'tasks/complete': { readonly id: string; readonly artifacts: readonly Artifact[]; readonly message?: Message };
-  readonly 'tasks/updateStatus': { readonly id: string; readonly state: WorkerState; readonly message?: Message };
+  readonly 'tasks/complete': {
+    readonly id: string;
+    readonly assignmentId?: string;
+    readonly artifacts: readonly Artifact[];
+    readonly message?: Message;
+  };
+  readonly 'tasks/updateStatus': {
+    readonly id: string;
+    readonly assignmentId?: string;
+    readonly state: WorkerState;
+    readonly message?: Message;
+  };
 }
 
 export type GatewayCall = { [M in GatewayMethodName]: { readonly method: M; readonly params: GatewayParams[M] } }[GatewayMethodName];
@@ -49,12 +59,13 @@ export class GatewayHandler {
       case 'tasks/list':
         return { method: 'tasks/list', page: this.#list(call.params, context) };
       case 'tasks/complete': {
-        this.#worker(call.method, context).complete(call.params.id, call.params);
-        return { method: 'task', task: this.#task(call.params.id, context) };
+        const { id, assignmentId } = call.params;
+        workerOf(call.method, context.agent).complete(id, call.params, { assignmentId });
+        return { method: 'task', task: this.#task(id, context) };
       }
       case 'tasks/updateStatus': {
-        const { id, state, message } = call.params;
-        this.#worker(call.method, context).update(id, state, message);
+        const { id, assignmentId, state, message } = call.params;
+        workerOf(call.method, context.agent).update(id, state, message, { assignmentId });
         return { method: 'task', task: this.#task(id, context) };
       }
     }
@@ -75,19 +86,18 @@ export class GatewayHandler {
     return { tasks, total, limit: query.limit, offset: query.offset };
   }
 
-  #worker(method: string, context: CallContext) {
-    const worker = context.agent.worker;
-    if (worker === undefined) {
-      throw a2aError('MethodNotFoundError', `${method} is called by the worker of an agent on the worker preset; this agent is not one`, {
-        metadata: { method },
-      });
-    }
-    return worker;
-  }
-
   /** The task as the worker's report left it, under its own tenant. */
   #task(taskId: string, context: CallContext): Task {
     const info = this.store.getTaskInfo(taskId);
     return this.runtime.getTask(context.agent.id, taskId, { tenant: info?.tenant ?? '' });
   }
+}
+
+/** The worker side of the agent a worker method was called on; -32601 for an agent not on the worker preset. */
+export function workerOf(method: string, agent: HostedAgent): WorkerPort {
+  const worker = agent.worker;
+  if (worker !== undefined) return worker;
+  throw a2aError('MethodNotFoundError', `${method} is called by the worker of an agent on the worker preset; this agent is not one`, {
+    metadata: { method },
+  });
 }

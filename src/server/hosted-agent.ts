@@ -33,15 +33,26 @@ export type WorkerState = (typeof WORKER_STATES)[number];
 export interface WorkerPort {
   /** Connects a feed: it is told of each task given to it and of each taken back. Returns the disconnect. */
   attach(feed: WorkerFeed): () => void;
-  /** Completes a task a worker holds with its artifacts; an A2AError when no worker holds it. */
-  complete(taskId: string, result: { readonly artifacts: readonly Artifact[]; readonly message?: Message }): void;
+  /** Completes a task a worker holds with its artifacts; an A2AError when no worker holds it (or, named, that assignment is over). */
+  complete(
+    taskId: string,
+    result: { readonly artifacts: readonly Artifact[]; readonly message?: Message },
+    origin?: WorkerReportOrigin,
+  ): void;
   /** Posts a status for a task a worker holds; a state that interrupts or ends it gives the task back. */
-  update(taskId: string, state: WorkerState, message?: Message): void;
+  update(taskId: string, state: WorkerState, message?: Message, origin?: WorkerReportOrigin): void;
+}
+
+/** The assignment a worker's report answers, when it names it (WorkerAssignment.assignmentId). */
+export interface WorkerReportOrigin {
+  readonly assignmentId?: string | undefined;
 }
 
 export interface WorkerFeed {
   assigned(assignment: WorkerAssignment): void;
   released(release: WorkerRelease): void;
+  /** Ends the feed: the hub disconnects the worker. */
+  close(): void;
 }
 
 /** A hosted agent as the HTTP layer routes to it. */

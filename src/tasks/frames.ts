@@ -37,6 +37,7 @@ export function artifactOf(chunk: ArtifactChunk, artifactId: string): Artifact {
   if (chunk.description !== undefined) artifact.description = chunk.description;
   artifact.parts = toParts(chunk.parts);
   if (chunk.metadata !== undefined) artifact.metadata = chunk.metadata;
+  if (chunk.extensions !== undefined) artifact.extensions = [...chunk.extensions];
   return artifact as Artifact;
 }
 

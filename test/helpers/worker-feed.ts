@@ -15,6 +15,8 @@ export interface OpenFeed {
   readonly events: FeedEvent[];
   /** Resolves with the first event not taken yet that matches, waiting for it if need be. */
   next(matching?: (event: FeedEvent) => boolean, timeoutMs?: number): Promise<FeedEvent>;
+  /** Resolves when the stream has ended: `ended` when the hub finished the response, `broken` when the connection was cut (or close() was called). */
+  readonly ended: Promise<'ended' | 'broken'>;
   close(): void;
 }
 
@@ -27,6 +29,7 @@ export async function openFeed(endpoint: string, token: string | undefined): Pro
   const events: FeedEvent[] = [];
   const taken = new Set<FeedEvent>();
   const waiters: (() => void)[] = [];
+  let ended: Promise<'ended' | 'broken'> = Promise.resolve('ended');
   if (response.ok && response.body !== null) {
     const parser = createParser({
       onEvent(message) {
@@ -37,19 +40,21 @@ export async function openFeed(endpoint: string, token: string | undefined): Pro
         for (const wake of waiters.splice(0)) wake();
       },
     });
-    void (async () => {
+    ended = (async () => {
       const decoder = new TextDecoder();
       try {
         for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>)
           parser.feed(decoder.decode(chunk, { stream: true }));
+        return 'ended' as const;
       } catch {
-        // Closed by close(), or by the hub.
+        return 'broken' as const;
       }
     })();
   }
   return {
     status: response.status,
     events,
+    ended,
     async next(matching = () => true, timeoutMs = 5000) {
       const deadline = Date.now() + timeoutMs;
       for (;;) {

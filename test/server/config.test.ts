@@ -35,6 +35,21 @@ describe('configuration layers', () => {
     expect(config).toMatchObject({ port: 6000, host: '0.0.0.0', absentVersion: '1.0', trustProxy: true, rateLimit: false });
   });
 
+  it('reads the deprecated strictVersion as absentVersion, says so, and lets absentVersion win', () => {
+    const told: string[] = [];
+    const onDeprecated = (message: string): void => void told.push(message);
+    expect(resolveConfig({ file: file({ strictVersion: false }), onDeprecated })).not.toHaveProperty('strictVersion');
+    expect(resolveConfig({ file: file({ strictVersion: false }), onDeprecated }).absentVersion).toBe('1.0');
+    expect(resolveConfig({ env: { A2A_HUB_STRICT_VERSION: 'true' }, flags: {}, onDeprecated }).absentVersion).toBe('0.3');
+    expect(told.at(-1)).toMatch(/A2A_HUB_STRICT_VERSION is deprecated; read as absentVersion "0.3"/);
+    expect(resolveConfig({ file: file({ strictVersion: false, absentVersion: '0.3' }), onDeprecated }).absentVersion).toBe('0.3');
+    expect(told.at(-1)).toMatch(/strictVersion in .* is deprecated and ignored, since absentVersion is set beside it/);
+    // A later layer overrides an earlier one whichever name either uses.
+    expect(resolveConfig({ file: file({ absentVersion: '0.3' }), env: { A2A_HUB_STRICT_VERSION: 'false' } }).absentVersion).toBe('1.0');
+    expect(resolveConfig({ file: file({ strictVersion: false }), env: { A2A_HUB_ABSENT_VERSION: '0.3' } }).absentVersion).toBe('0.3');
+    expect(() => resolveConfig({ env: { A2A_HUB_STRICT_VERSION: 'yes' } })).toThrow(/A2A_HUB_STRICT_VERSION must be true, false, 1 or 0/);
+  });
+
   it('names the member that is wrong', () => {
     expect(() => resolveConfig({ file: file({ port: 'eighty' }) })).toThrow(ConfigError);
     expect(() => resolveConfig({ file: file({ port: 'eighty' }) })).toThrow(/port must be an integer/);

@@ -24,9 +24,7 @@ let open: string;
 
 beforeAll(async () => {
   hub = await startTestHub({ store: 'memory' });
-  const created = hub.inbounds.create({ name: 'Worker', description: 'done by a worker', version: '1.0.0', preset: 'worker' });
-  hub.inbounds.setAuth(created.id, TOKEN);
-  worker = `${hub.url}${created.endpointPath}`;
+  worker = workerInstance('Worker').endpoint;
   const unprotected = hub.inbounds.create({ name: 'Open worker', description: 'no token', version: '1.0.0', preset: 'worker' });
   open = `${hub.url}${unprotected.endpointPath}`;
 });
@@ -52,6 +50,13 @@ async function rpc(endpoint: string, envelope: unknown, headers: Record<string, 
 }
 
 const bearer = { authorization: `Bearer ${TOKEN}` };
+
+/** An instance of its own on the worker preset, with TOKEN: a feed another test closed may still be attached to a shared one. */
+function workerInstance(name: string, on: TestHub = hub): { id: string; endpoint: string } {
+  const created = on.inbounds.create({ name, description: `${name} (worker preset)`, version: '1.0.0', preset: 'worker' });
+  on.inbounds.setAuth(created.id, TOKEN);
+  return { id: created.id, endpoint: `${on.url}${created.endpointPath}` };
+}
 
 function task03(answer: Answer): V03.Task {
   expect(answer.error, JSON.stringify(answer.error)).toBeUndefined();
@@ -223,10 +228,7 @@ describe('the worker feed and the agent-side methods', () => {
   });
 
   it('a task waits for a worker; one whose worker goes away is given to the next', async () => {
-    // An instance of its own: a feed another test closed may still be attached for a moment.
-    const created = hub.inbounds.create({ name: 'Lonely worker', description: 'no feed yet', version: '1.0.0', preset: 'worker' });
-    hub.inbounds.setAuth(created.id, TOKEN);
-    const worker = `${hub.url}${created.endpointPath}`;
+    const { endpoint: worker } = workerInstance('Lonely worker');
     const sent = rpc(
       worker,
       { jsonrpc: '2.0', id: 1, method: 'message/send', params: { message: message03('nobody yet'), configuration: { blocking: false } } },
@@ -250,6 +252,86 @@ describe('the worker feed and the agent-side methods', () => {
     } finally {
       second.close();
     }
+  });
+
+  it("a report naming an assignment that is over is refused; one naming the holder's is not echoed back as a release", async () => {
+    const { endpoint } = workerInstance('Handover');
+    const first = await openFeed(endpoint, TOKEN);
+    const sent = rpc(endpoint, { jsonrpc: '2.0', id: 1, method: 'message/send', params: { message: message03('handover') } }, bearer);
+    const before = await first.next((event) => event.event === 'assigned');
+    const taskId = before.data.taskId;
+    first.close();
+    await first.ended;
+    const second = await openFeed(endpoint, TOKEN);
+    try {
+      const after = await second.next((event) => event.event === 'assigned' && event.data.taskId === taskId);
+      const [old, current] = [before, after].map((event) => (event.event === 'assigned' ? event.data.assignmentId : ''));
+      expect(current).not.toBe(old);
+      const stale = await rpc(
+        endpoint,
+        { jsonrpc: '2.0', id: 2, method: 'tasks/complete', params: { id: taskId, assignmentId: old, message: 'late' } },
+        bearer,
+      );
+      expect(stale.error).toMatchObject({ code: -32001, data: { metadata: { taskId } } });
+      expect(stale.error?.message).toMatch(/is over: the task was given to another worker/);
+      const working = await rpc(
+        endpoint,
+        {
+          jsonrpc: '2.0',
+          id: 3,
+          method: 'tasks/updateStatus',
+          params: { id: taskId, assignmentId: current, status: { state: 'working' } },
+        },
+        bearer,
+      );
+      expect(task03(working).status.state).toBe('working');
+      const done = await rpc(
+        endpoint,
+        { jsonrpc: '2.0', id: 4, method: 'tasks/complete', params: { id: taskId, assignmentId: current, message: 'mine' } },
+        bearer,
+      );
+      expect(task03(done).status.state).toBe('completed');
+      expect(task03(await sent).status.message?.parts).toEqual([{ kind: 'text', text: 'mine' }]);
+      // A report that names no assignment may be anyone's: the holder hears of it.
+      const other = rpc(endpoint, { jsonrpc: '2.0', id: 5, method: 'message/send', params: { message: message03('anonymous') } }, bearer);
+      const next = await second.next((event) => event.event === 'assigned' && event.data.text === 'anonymous');
+      await rpc(endpoint, { jsonrpc: '2.0', id: 6, method: 'CompleteTask', params: { id: next.data.taskId } }, bearer);
+      expect(task03(await other).status.state).toBe('completed');
+      const released = await second.next((event) => event.event === 'released');
+      expect(released.data).toEqual({ taskId: next.data.taskId, reason: 'completed by CompleteTask' });
+      expect(second.events.filter((event) => event.event === 'released').map((event) => event.data.taskId)).toEqual([next.data.taskId]);
+    } finally {
+      second.close();
+    }
+  });
+
+  it('a new token, the instance turned off or removed disconnects its workers; tasks they held wait for the next', async () => {
+    const { id, endpoint } = workerInstance('Rekeyed');
+    const feed = await openFeed(endpoint, TOKEN);
+    const sent = rpc(endpoint, { jsonrpc: '2.0', id: 1, method: 'message/send', params: { message: message03('rekey') } }, bearer);
+    const taskId = (await feed.next((event) => event.event === 'assigned')).data.taskId;
+    // A change that leaves token and path alone keeps the worker.
+    hub.inbounds.update(id, { description: 'still the same worker' });
+    hub.inbounds.setAuth(id, 'new-secret');
+    expect(await feed.ended).toBe('ended');
+    expect((await openFeed(endpoint, TOKEN)).status).toBe(401);
+    const rekeyed = await openFeed(endpoint, 'new-secret');
+    const stillTheTask = await rekeyed.next((event) => event.event === 'assigned' && event.data.taskId === taskId);
+    expect(stillTheTask.data).toMatchObject({ taskId, resumed: false });
+    hub.inbounds.setEnabled(id, false);
+    expect(await rekeyed.ended).toBe('ended');
+    hub.inbounds.setEnabled(id, true);
+    const again = await openFeed(endpoint, 'new-secret');
+    await again.next((event) => event.event === 'assigned' && event.data.taskId === taskId);
+    const done = await rpc(
+      endpoint,
+      { jsonrpc: '2.0', id: 2, method: 'CompleteTask', params: { id: taskId } },
+      { authorization: 'Bearer new-secret' },
+    );
+    expect(task03(done).status.state).toBe('completed');
+    expect(task03(await sent).status.state).toBe('completed');
+    hub.inbounds.remove(id);
+    expect(await again.ended).toBe('ended');
   });
 
   it('a 1.0 worker reports in 1.0 shapes and gets 1.0 tasks back', async () => {
@@ -348,5 +430,32 @@ describe('configuration.skills (seed 004)', () => {
     expect(outside.error).toMatchObject({ code: -32602, data: { fieldViolations: [{ field: 'params.configuration.skills' }] } });
     const empty = await send({ skills: [] });
     expect(empty.error).toMatchObject({ code: -32602, data: { fieldViolations: [{ field: 'params.configuration.skills' }] } });
+  });
+});
+
+describe('hub shutdown', () => {
+  it('takes back the tasks workers hold and ends their feeds', async () => {
+    const own = await startTestHub({ store: 'memory', shutdownGraceMs: 50 });
+    let disposed = false;
+    try {
+      const { endpoint } = workerInstance('Shut', own);
+      const feed = await openFeed(endpoint, TOKEN);
+      const sent = rpc(
+        endpoint,
+        { jsonrpc: '2.0', id: 1, method: 'message/send', params: { message: message03('held'), configuration: { blocking: false } } },
+        bearer,
+      );
+      const taskId = task03(await sent).id;
+      await feed.next((event) => event.event === 'assigned' && event.data.taskId === taskId);
+      await own.dispose();
+      disposed = true;
+      // Finished by the hub, not cut when the server dropped its last connections.
+      expect(await feed.ended).toBe('ended');
+      const released = feed.events.find((event) => event.event === 'released');
+      expect(released?.data.taskId).toBe(taskId);
+      expect(released?.data.reason).not.toBe('');
+    } finally {
+      if (!disposed) await own.dispose();
+    }
   });
 });

@@ -56,16 +56,17 @@ export function agentCardTo03(card: V10.AgentCard): V03.AgentCard {
   });
 }
 
+/** Whether the card lists an interface in 0.3: only then has it a 0.3 form. */
+export function servesVersion03(card: V10.AgentCard): boolean {
+  return card.supportedInterfaces.some((entry) => is03(entry.protocolVersion));
+}
+
 /**
  * The card a dual-stack agent gives a caller that names no version or 0.3: the 0.3 card, with
  * the 1.0 `supportedInterfaces` beside its members, so that a 0.3 client reads its `url` and a
  * 1.0 client its interfaces (the form of the @a2a-js/sdk 1.x compatibility layer;
  * docs/spec-policy.md 5.1).
  */
-export function servesVersion03(card: V10.AgentCard): boolean {
-  return card.supportedInterfaces.some((entry) => is03(entry.protocolVersion));
-}
-
 export function dualStackCard(card: V10.AgentCard): V03.AgentCard & Pick<V10.AgentCard, 'supportedInterfaces'> {
   return { ...agentCardTo03(card), supportedInterfaces: card.supportedInterfaces };
 }
