@@ -2,7 +2,7 @@ import addFormatsModule from 'ajv-formats';
 import { Ajv2020, type Options } from 'ajv/dist/2020.js';
 
 /** Annotation keywords spec/ may use besides standard 2020-12 (see spec/README.md). */
-export const ANNOTATION_KEYWORDS = ['x-presence', 'x-oneof', 'x-proto-unspecified', 'x-pattern-description'] as const;
+export const ANNOTATION_KEYWORDS = ['x-presence', 'x-oneof', 'x-proto-unspecified', 'x-pattern-description', 'x-proto-name'] as const;
 
 /**
  * The one ajv configuration every spec schema is compiled with. Strict mode stays on, except

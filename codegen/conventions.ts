@@ -72,6 +72,9 @@ export function checkConventions(files: SpecFile[]): string[] {
 }
 
 /** Subschemas reached through these keywords describe the same instance as their parent. */
+/** What a `$ref` may sit beside: annotations of the member, never constraints that would merge into the target. */
+const REF_SIBLINGS: ReadonlySet<string> = new Set(['$ref', 'description', 'default', 'x-proto-name']);
+
 const SAME_INSTANCE = /^(allOf|anyOf|oneOf|not|if|then|else|dependentSchemas)(\/|$)/;
 
 function checkSchema(
@@ -83,8 +86,8 @@ function checkSchema(
 ): void {
   if (!isDef && 'title' in schema) at(pointer, 'only defs carry a title (named types live in $defs)');
   if ('$ref' in schema) {
-    const extra = Object.keys(schema).filter((key) => key !== '$ref' && key !== 'description' && key !== 'default');
-    if (extra.length > 0) at(pointer, `a $ref may only have a sibling description and default, found ${extra.join(', ')}`);
+    const extra = Object.keys(schema).filter((key) => !REF_SIBLINGS.has(key));
+    if (extra.length > 0) at(pointer, `a $ref may only have a sibling description, default and x-proto-name, found ${extra.join(', ')}`);
   }
   const own = isJsonObject(schema['properties']) ? Object.keys(schema['properties']) : [];
   const declared = [...inherited, ...own];

@@ -24,6 +24,7 @@ interface MethodRow {
   errors: string[];
   http: HttpRoute[];
   httpAlternates?: HttpRoute[];
+  restMessages?: { family: string; request: string; response: string };
   note?: string;
 }
 
@@ -80,6 +81,7 @@ export function emitMethods(specDir: string, family: Family, errors: ErrorsTable
       errors: method.errors,
       http: method.http,
       httpAlternates: method.httpAlternates ?? [],
+      restMessages: method.restMessages ?? null,
     };
     const json = literal(data).replace(/\n}$/, ',');
     return [
@@ -139,6 +141,8 @@ export function emitMethods(specDir: string, family: Family, errors: ErrorsTable
     '  readonly http: readonly HttpRoute[];',
     '  /** Routes served as well because the spec prose and the proto disagree (docs/spec-policy.md). */',
     '  readonly httpAlternates: readonly HttpRoute[];',
+    '  /** The request and response messages of the HTTP+JSON binding, when they are defs of another family (0.3: its ProtoJSON). */',
+    '  readonly restMessages: { readonly family: string; readonly request: string; readonly response: string } | null;',
     '  /** Tolerant validator for params (unknown members ignored). */',
     "  readonly validateParams: Validator<MethodTypes[N]['params']>;",
     '  /** Exact validator for the result. */',

@@ -32,7 +32,9 @@ export function emitProtoNames(family: Family): string {
     if (!isJsonObject(schema) || !isJsonObject(schema['properties'])) continue;
     const names: DefNames = { renames: [], nested: [] };
     for (const [name, member] of Object.entries(schema['properties'])) {
-      const protoName = protoFieldName(name);
+      // A proto `json_name` option breaks the derivation; the member then says its field name.
+      const declared = isJsonObject(member) ? member['x-proto-name'] : undefined;
+      const protoName = typeof declared === 'string' ? declared : protoFieldName(name);
       if (protoName !== name) names.renames.push([protoName, name]);
       const target = messageTarget(defs, member);
       if (target !== undefined) names.nested.push([name, ...target]);

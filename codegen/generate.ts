@@ -1,5 +1,5 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { basename, dirname, join, relative } from 'node:path';
 import { checkConventions } from './conventions.js';
 import { emitControlApi } from './emit-control-api.js';
 import { emitDefaults } from './emit-defaults.js';
@@ -85,7 +85,10 @@ async function emitFamily(specDir: string, family: Family): Promise<Map<string, 
   if (family.tables.has('protocol.json')) {
     files.set('protocol.ts', emitProtocol(specDir, family));
     barrel.push("export * from './protocol.js';");
-    // A wire protocol family: its input may use the proto field names as well.
+  }
+  // A wire protocol family, or a binding's ProtoJSON payloads (a `rest/` folder): input may use
+  // the proto field names as well.
+  if (family.tables.has('protocol.json') || basename(family.dir) === 'rest') {
     files.set('proto-names.ts', emitProtoNames(family));
     barrel.push("export * from './proto-names.js';");
   }

@@ -17,6 +17,7 @@ import { versioningChecks } from './checks/versioning.js';
 import { wireChecks } from './checks/wire.js';
 import { card03Checks } from './checks/v03/card.js';
 import { protocolRules03Checks } from './checks/v03/protocol-rules.js';
+import { rest03Checks } from './checks/v03/rest.js';
 import { streaming03Checks } from './checks/v03/streaming.js';
 import { tasks03Checks } from './checks/v03/tasks.js';
 import type { Check } from './core/check.js';
@@ -50,6 +51,7 @@ export const ALL_CHECKS: readonly Check[] = [
   ...protocolRules03Checks,
   ...tasks03Checks,
   ...streaming03Checks,
+  ...rest03Checks,
 ];
 
 /** Per-request timeout when none is given (`--timeout`). */

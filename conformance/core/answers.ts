@@ -10,7 +10,7 @@ import type { RpcExchange, StreamExchange } from './transport.js';
  */
 
 /** An exchange that may carry a JSON-RPC error and result already picked out (RpcExchange), or only its parsed body. */
-type Answer = Exchange & { readonly error?: unknown; readonly result?: unknown };
+type Answer = Exchange & { readonly error?: unknown; readonly result?: unknown; readonly unreadable?: string };
 
 /** `<code> (InvalidParamsError)`, the code read from the registry: how titles, messages and expectations name an error. */
 export function errorLabel(name: ErrorName): string {
@@ -72,6 +72,8 @@ export function observedOf(exchange: Answer): string {
     return short(`HTTP ${exchange.status}, error ${JSON.stringify(error['code'])}${reason ? ` (${reason})` : ''}: ${message}`, 400);
   }
   const json = exchange.json;
+  if (exchange.unreadable !== undefined)
+    return `HTTP ${exchange.status}, a body that is no ${exchange.unreadable}: ${short(exchange.bodyText)}`;
   if ('result' in exchange) return `HTTP ${exchange.status}, result ${short(exchange.result)}`;
   if (isRecord(json) && 'result' in json) return `HTTP ${exchange.status}, result ${short(json['result'])}`;
   return `HTTP ${exchange.status}: ${short(exchange.bodyText) || '(empty body)'}`;

@@ -1,5 +1,7 @@
 import { JsonRpcTransport } from './jsonrpc-transport.js';
+import { Rest03Transport } from './rest03-transport.js';
 import { RestTransport } from './rest-transport.js';
+import { isThisProtocolVersion as is03 } from '../../generated/a2a/0.3/protocol.js';
 import { CATALOG_VERSIONS, type ProtocolVersion } from '../../generated/conformance/requirements.js';
 import type { Target } from './target.js';
 import type { Binding, Transport } from './transport.js';
@@ -26,7 +28,7 @@ export const BINDING_FLAGS: Readonly<Record<string, BindingSelection>> = { jsonr
 
 /**
  * One transport per selected interface of the target, in the target's order (the 1.x bindings,
- * JSON-RPC first, then 0.3's JSON-RPC). Empty when the card declares none of the selected
+ * JSON-RPC first, then 0.3's, JSON-RPC first). Empty when the card declares none of the selected
  * bindings and versions: the caller says so.
  */
 export function transportsFor(
@@ -44,7 +46,9 @@ export function transportsFor(
         ...(options.headers ? { headers: options.headers } : {}),
         ...(entry.tenant === undefined ? {} : { tenant: entry.tenant }),
       };
-      if (entry.binding === 'HTTP+JSON') return new RestTransport(common);
+      if (entry.binding === 'HTTP+JSON') {
+        return is03(entry.protocolVersion) ? new Rest03Transport(common) : new RestTransport(common);
+      }
       return new JsonRpcTransport({ ...common, protocolVersion: entry.protocolVersion });
     });
 }

@@ -1,4 +1,5 @@
 import { createParser } from 'eventsource-parser';
+import { MEDIA_TYPES } from '../../generated/a2a/1.0/protocol.js';
 import { describeError } from '../../src/support/describe-error.js';
 import { headersOf, type Exchange } from './exchange.js';
 import type { SseEvent, StreamExchange } from './transport.js';
@@ -56,6 +57,20 @@ export interface SseOptions {
   readonly interpret: (event: { readonly event?: string; readonly json?: unknown }) => EventReading;
   /** The media type a stream answer has; anything else is read as a plain body. */
   readonly eventStreamType: string;
+}
+
+/** The SSE options of a stream call: its own timeout and stop condition, else the transport's timeout. */
+export function sseOptions(
+  call: { readonly timeoutMs?: number; readonly until?: SseOptions['until'] },
+  timeoutMs: number,
+  interpret: SseOptions['interpret'],
+): SseOptions {
+  return {
+    timeoutMs: call.timeoutMs ?? timeoutMs,
+    eventStreamType: MEDIA_TYPES.eventStream,
+    ...(call.until ? { until: call.until } : {}),
+    interpret,
+  };
 }
 
 /** Opens a stream and reads it until the server closes it, `until` says stop, or the timeout hits. */

@@ -4,7 +4,7 @@ import { MEDIA_TYPES, PROTOCOL_VERSION } from '../../generated/a2a/1.0/protocol.
 import type { StreamResponse } from '../../generated/a2a/1.0/types.js';
 import { interfaceTenant, withInterfaceTenant } from '../../src/protocol/interface-tenant.js';
 import { VERSION_HEADER, type Exchange } from './exchange.js';
-import { readStream, send, withQuery, type HttpStats } from './http.js';
+import { readStream, send, sseOptions, withQuery, type HttpStats } from './http.js';
 import type {
   CallOptions,
   ParamsOf,
@@ -76,22 +76,14 @@ export class JsonRpcTransport implements Transport {
       headers: this.#headers(options, MEDIA_TYPES.eventStream),
       body,
     };
-    return readStream(
-      request,
-      {
-        timeoutMs: options.timeoutMs ?? this.options.timeoutMs,
-        eventStreamType: MEDIA_TYPES.eventStream,
-        ...(options.until ? { until: options.until } : {}),
-        interpret: ({ json }) => {
-          const envelope = json as { result?: StreamResponse; error?: SseEvent['error'] } | undefined;
-          return {
-            ...(envelope?.result === undefined ? {} : { frame: envelope.result }),
-            ...(envelope?.error === undefined ? {} : { error: envelope.error }),
-          };
-        },
-      },
-      this.stats,
-    );
+    const interpret = ({ json }: { readonly json?: unknown }) => {
+      const envelope = json as { result?: StreamResponse; error?: SseEvent['error'] } | undefined;
+      return {
+        ...(envelope?.result === undefined ? {} : { frame: envelope.result }),
+        ...(envelope?.error === undefined ? {} : { error: envelope.error }),
+      };
+    };
+    return readStream(request, sseOptions(options, this.options.timeoutMs, interpret), this.stats);
   }
 
   raw(body: string | undefined, options: RawOptions = {}): Promise<Exchange> {

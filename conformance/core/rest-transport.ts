@@ -8,7 +8,7 @@ import { urlBelow } from '../../src/protocol/rest-url.js';
 import { isRecord } from '../../src/support/records.js';
 import { rpcErrorOfStatus } from './answers.js';
 import { VERSION_HEADER, type Exchange } from './exchange.js';
-import { readStream, send, type EventReading, type HttpRequest, type HttpStats } from './http.js';
+import { readStream, send, sseOptions, type EventReading, type HttpRequest, type HttpStats } from './http.js';
 import type {
   CallOptions,
   ParamsOf,
@@ -71,12 +71,7 @@ export class RestTransport implements Transport {
   streamRaw(method: string, params: unknown, options: StreamOptions = {}): Promise<StreamExchange> {
     return readStream(
       this.request(method, params, options, MEDIA_TYPES.eventStream),
-      {
-        timeoutMs: options.timeoutMs ?? this.options.timeoutMs,
-        eventStreamType: MEDIA_TYPES.eventStream,
-        ...(options.until ? { until: options.until } : {}),
-        interpret: interpretEvent,
-      },
+      sseOptions(options, this.options.timeoutMs, interpretEvent),
       this.stats,
     );
   }
@@ -115,16 +110,7 @@ export class RestTransport implements Transport {
     options: StreamOptions = {},
   ): Promise<StreamExchange> {
     const request = this.#via(verb, this.request(method, params, options, MEDIA_TYPES.eventStream));
-    return readStream(
-      request,
-      {
-        timeoutMs: options.timeoutMs ?? this.options.timeoutMs,
-        eventStreamType: MEDIA_TYPES.eventStream,
-        ...(options.until ? { until: options.until } : {}),
-        interpret: interpretEvent,
-      },
-      this.stats,
-    );
+    return readStream(request, sseOptions(options, this.options.timeoutMs, interpretEvent), this.stats);
   }
 
   /** A request moved to another verb: a GET carries no body; a POST without one sends none either. */

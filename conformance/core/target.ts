@@ -9,7 +9,7 @@ import { A2A_0_3 } from '../../src/protocol/a2a-schema.js';
 import { projectToSchema } from '../../src/protocol/project.js';
 import { agentCardFrom03 } from '../../src/protocol/v03/agent-cards.js';
 import { checkValue } from '../../src/protocol/validation.js';
-import { interfaceProbe } from '../../src/protocol/interface-probe.js';
+import { versionedInterfaceProbe } from '../../src/protocol/v03/interface-probe.js';
 import { isRecord } from '../../src/support/records.js';
 import { reasonOf } from './answers.js';
 import { headersOf, VERSION_HEADER, type Exchange } from './exchange.js';
@@ -18,7 +18,7 @@ import type { Binding } from './transport.js';
 /** The bindings the suite speaks, in the order it runs them. */
 export const SUITE_BINDINGS: readonly Binding[] = ['JSONRPC', 'HTTP+JSON'];
 
-/** A declared interface the suite can test: the first 1.x one of its binding, or the first 0.3 JSON-RPC one. */
+/** A declared interface the suite can test: the first 1.x or 0.3 one of its binding. */
 export interface TargetInterface {
   readonly binding: Binding;
   readonly url: string;
@@ -37,7 +37,7 @@ export interface Target {
   readonly cardExchange?: Exchange;
   /** The URL of the first interface tested (the JSON-RPC one when there is one). */
   readonly endpoint: string;
-  /** Every interface the suite can test: one per 1.x binding, JSON-RPC first, then the 0.3 JSON-RPC one. */
+  /** Every interface the suite can test: one per binding of 1.x, JSON-RPC first, then of 0.3. */
   readonly interfaces: readonly TargetInterface[];
   /** No card could be read; a minimal one (no capabilities) is assumed. */
   readonly assumedCard: boolean;
@@ -108,16 +108,17 @@ export async function resolveTarget(url: string, options: TargetOptions): Promis
     if (exchange.status !== 200 || !looksLikeCard(card)) continue;
     if (!Array.isArray(card['supportedInterfaces'])) {
       // An A2A 0.3 card (a main url, no supportedInterfaces) is tested in 0.3 when it is the agent's.
-      const legacy = isCard03(card) && belongsTo(asked, candidate, card) ? interface03Of(card) : undefined;
-      if (legacy !== undefined) {
-        await requireAccess(url, legacy, options);
+      const legacy = isCard03(card) && belongsTo(asked, candidate, card) ? interfaces03Of(card) : [];
+      const [first] = legacy;
+      if (first !== undefined) {
+        for (const entry of legacy) await requireAccess(url, entry, options);
         return {
           url,
-          card: readIn10(card, legacy),
+          card: readIn10(card, first),
           cardUrl: candidate.url,
           cardExchange: exchange,
-          endpoint: legacy.url,
-          interfaces: [legacy],
+          endpoint: first.url,
+          interfaces: legacy,
           assumedCard: false,
         };
       }
@@ -236,19 +237,21 @@ async function answers03(url: string, options: TargetOptions): Promise<boolean> 
 }
 
 /**
- * The 0.3 JSON-RPC interface of a 0.3 card: its main `url` when `preferredTransport` is JSONRPC
- * (the default), else a JSONRPC entry of `additionalInterfaces`.
+ * The interfaces of a 0.3 card, JSON-RPC first: for each binding the suite speaks, its main
+ * `url` when `preferredTransport` names the binding (JSONRPC when it names none), else the
+ * binding's first entry of `additionalInterfaces`.
  */
-function interface03Of(card: Record<string, unknown>): TargetInterface | undefined {
+function interfaces03Of(card: Record<string, unknown>): TargetInterface[] {
   const preferred = card['preferredTransport'] ?? 'JSONRPC';
-  if (preferred === 'JSONRPC' && typeof card['url'] === 'string')
-    return { binding: 'JSONRPC', url: card['url'], protocolVersion: VERSION_03 };
   const additional = Array.isArray(card['additionalInterfaces']) ? (card['additionalInterfaces'] as unknown[]) : [];
-  const entry = additional.find(
-    (candidate): candidate is { url: string } =>
-      isRecord(candidate) && candidate['transport'] === 'JSONRPC' && typeof candidate['url'] === 'string',
-  );
-  return entry === undefined ? undefined : { binding: 'JSONRPC', url: entry.url, protocolVersion: VERSION_03 };
+  return SUITE_BINDINGS.flatMap((binding): TargetInterface[] => {
+    if (preferred === binding && typeof card['url'] === 'string') return [{ binding, url: card['url'], protocolVersion: VERSION_03 }];
+    const entry = additional.find(
+      (candidate): candidate is { url: string } =>
+        isRecord(candidate) && candidate['transport'] === binding && typeof candidate['url'] === 'string',
+    );
+    return entry === undefined ? [] : [{ binding, url: entry.url, protocolVersion: VERSION_03 }];
+  });
 }
 
 /**
@@ -269,7 +272,7 @@ function readIn10(card: Record<string, unknown>, entry: TargetInterface): AgentC
   return { ...minimal, ...(typeof card['name'] === 'string' ? { name: card['name'] } : {}), capabilities };
 }
 
-/** The first well-formed 1.x interface of each binding the suite speaks, JSON-RPC first, then the first 0.3 JSON-RPC one. */
+/** The first well-formed 1.x interface of each binding the suite speaks, JSON-RPC first, then the first 0.3 one of each. */
 function testableInterfaces(entries: readonly unknown[]): TargetInterface[] {
   const found: TargetInterface[] = [];
   for (const binding of SUITE_BINDINGS) {
@@ -286,15 +289,18 @@ function testableInterfaces(entries: readonly unknown[]): TargetInterface[] {
     const tenant = typeof entry.tenant === 'string' && entry.tenant !== '' ? entry.tenant : undefined;
     found.push({ binding, url: entry.url, protocolVersion: PROTOCOL_VERSION, ...(tenant === undefined ? {} : { tenant }) });
   }
-  const legacy = entries.find(
-    (candidate): candidate is { url: string } =>
-      isRecord(candidate) &&
-      candidate['protocolBinding'] === 'JSONRPC' &&
-      typeof candidate['protocolVersion'] === 'string' &&
-      is03(candidate['protocolVersion']) &&
-      typeof candidate['url'] === 'string',
-  );
-  if (legacy !== undefined) found.push({ binding: 'JSONRPC', url: legacy.url, protocolVersion: VERSION_03 });
+  // Then 0.3's, JSON-RPC first.
+  for (const binding of SUITE_BINDINGS) {
+    const legacy = entries.find(
+      (candidate): candidate is { url: string } =>
+        isRecord(candidate) &&
+        candidate['protocolBinding'] === binding &&
+        typeof candidate['protocolVersion'] === 'string' &&
+        is03(candidate['protocolVersion']) &&
+        typeof candidate['url'] === 'string',
+    );
+    if (legacy !== undefined) found.push({ binding, url: legacy.url, protocolVersion: VERSION_03 });
+  }
   return found;
 }
 
@@ -310,9 +316,11 @@ interface Probe {
 
 /** GetTask for a task that cannot exist, on the interface's route and under its tenant (src/protocol/interface-probe.ts). */
 async function sendProbe(entry: TargetInterface, options: TargetOptions): Promise<Response> {
-  const probe = interfaceProbe({ protocolBinding: entry.binding, url: entry.url, tenant: entry.tenant }, 'conform-probe', {
-    rpcId: 'conform-probe',
-  });
+  const probe = versionedInterfaceProbe(
+    { protocolBinding: entry.binding, url: entry.url, tenant: entry.tenant, protocolVersion: entry.protocolVersion },
+    'conform-probe',
+    { rpcId: 'conform-probe' },
+  );
   if (probe === undefined) throw new TargetError(`${entry.url}: the suite cannot probe ${entry.binding}`);
   return fetch(probe.url, {
     method: probe.method,

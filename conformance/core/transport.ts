@@ -64,6 +64,11 @@ export interface RpcExchange extends Exchange {
   readonly error?: { code: number; message: string; data?: unknown };
   /** HTTP+JSON: the `error` member of the body (a google.rpc.Status) as sent, for the REST checks. */
   readonly restError?: unknown;
+  /**
+   * HTTP+JSON in 0.3: why a 2xx body could not be read as the route's response message (the
+   * first violation), when it could not; `result` is then the body as sent.
+   */
+  readonly unreadable?: string;
 }
 
 /** How `Transport.raw` sends its body. */

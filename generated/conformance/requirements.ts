@@ -169,6 +169,8 @@ export type RequirementId =
   | "V03-RPC-005"
   | "V03-RPC-006"
   | "V03-RPC-007"
+  | "V03-REST-001"
+  | "V03-REST-002"
   | "V03-SEND-001"
   | "V03-SEND-002"
   | "V03-SEND-003"
@@ -2560,7 +2562,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "level": "MUST",
     "text": "The agent card is served with HTTP 200 and a JSON body to a client that sends no A2A-Version, as a 0.3 client does: at the URL given, or at /.well-known/agent-card.json on the agent's origin.",
     "bindings": [
-      "JSONRPC"
+      "JSONRPC",
+      "HTTP+JSON"
     ],
     "capability": null,
     "mode": "black-box",
@@ -2574,7 +2577,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "level": "MUST",
     "text": "The card is an A2A 0.3 AgentCard: name, description, url, version, protocolVersion, capabilities, defaultInputModes, defaultOutputModes and skills present and of the right types (members the schema does not know are ignored).",
     "bindings": [
-      "JSONRPC"
+      "JSONRPC",
+      "HTTP+JSON"
     ],
     "capability": null,
     "mode": "black-box",
@@ -2588,7 +2592,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "level": "SHOULD",
     "text": "The card's protocolVersion is 0.3.0, the version whose rules the card and its interface follow.",
     "bindings": [
-      "JSONRPC"
+      "JSONRPC",
+      "HTTP+JSON"
     ],
     "capability": null,
     "mode": "black-box",
@@ -2602,7 +2607,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "level": "MUST",
     "text": "The card declares the transport of its main url in preferredTransport.",
     "bindings": [
-      "JSONRPC"
+      "JSONRPC",
+      "HTTP+JSON"
     ],
     "capability": null,
     "mode": "black-box",
@@ -2645,7 +2651,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "level": "SHOULD",
     "text": "additionalInterfaces, when present, repeats the main url with its preferredTransport, so that a client reading the list alone finds it.",
     "bindings": [
-      "JSONRPC"
+      "JSONRPC",
+      "HTTP+JSON"
     ],
     "capability": null,
     "mode": "black-box",
@@ -2659,7 +2666,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "level": "MUST",
     "text": "With capabilities.streaming true, message/stream answers with an SSE stream.",
     "bindings": [
-      "JSONRPC"
+      "JSONRPC",
+      "HTTP+JSON"
     ],
     "capability": "streaming",
     "mode": "black-box",
@@ -2671,9 +2679,10 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "id": "V03-CAP-002",
     "section": "7.2, 8.2",
     "level": "SHOULD",
-    "text": "With capabilities.streaming false or absent, message/stream is refused with a JSON-RPC error (-32004 UnsupportedOperationError) instead of a stream.",
+    "text": "With capabilities.streaming false or absent, message/stream is refused with an error (-32004 UnsupportedOperationError) instead of a stream.",
     "bindings": [
-      "JSONRPC"
+      "JSONRPC",
+      "HTTP+JSON"
     ],
     "capability": null,
     "mode": "black-box",
@@ -2687,7 +2696,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "level": "SHOULD",
     "text": "With capabilities.pushNotifications false or absent, tasks/pushNotificationConfig/set is refused with -32003 PushNotificationNotSupportedError.",
     "bindings": [
-      "JSONRPC"
+      "JSONRPC",
+      "HTTP+JSON"
     ],
     "capability": null,
     "mode": "black-box",
@@ -2701,7 +2711,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "level": "SHOULD",
     "text": "With supportsAuthenticatedExtendedCard false or absent, agent/getAuthenticatedExtendedCard is refused with -32007 AuthenticatedExtendedCardNotConfiguredError; with it true, the result is an AgentCard.",
     "bindings": [
-      "JSONRPC"
+      "JSONRPC",
+      "HTTP+JSON"
     ],
     "capability": null,
     "mode": "black-box",
@@ -2808,12 +2819,41 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "violation": "FAIL"
   },
   {
+    "id": "V03-REST-001",
+    "section": "3.2.3, 3.5",
+    "level": "MUST",
+    "text": "Over HTTP+JSON, every 0.3 method answers on its route below /v1 of the interface URL with its verb (the 0.3 proto's google.api.http annotations): an unknown task gets an A2A error, not 404 or 405; a path outside the routes gets 404.",
+    "bindings": [
+      "HTTP+JSON"
+    ],
+    "capability": null,
+    "mode": "black-box",
+    "source": "spec",
+    "protocol": "0.3",
+    "violation": "FAIL"
+  },
+  {
+    "id": "V03-REST-002",
+    "section": "3.2.3",
+    "level": "SHOULD",
+    "text": "Over HTTP+JSON, a refusal has a 4xx or 5xx status and a JSON body with the 0.3 error's integer code and a string message, as the 0.3 SDKs write it, so that a client tells the A2A errors apart.",
+    "bindings": [
+      "HTTP+JSON"
+    ],
+    "capability": null,
+    "mode": "black-box",
+    "source": "convention",
+    "protocol": "0.3",
+    "violation": "WARN"
+  },
+  {
     "id": "V03-SEND-001",
     "section": "7.1",
     "level": "MUST",
     "text": "message/send with one text part answers a Task (kind \"task\") or a Message (kind \"message\") that is valid 0.3.",
     "bindings": [
-      "JSONRPC"
+      "JSONRPC",
+      "HTTP+JSON"
     ],
     "capability": null,
     "mode": "black-box",
@@ -2827,7 +2867,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "level": "MUST",
     "text": "A Task a send creates has a non-empty id and contextId; a message that names no context gets one the server made.",
     "bindings": [
-      "JSONRPC"
+      "JSONRPC",
+      "HTTP+JSON"
     ],
     "capability": null,
     "mode": "black-box",
@@ -2841,7 +2882,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "level": "MUST",
     "text": "A message that names a contextId gets a task in that context.",
     "bindings": [
-      "JSONRPC"
+      "JSONRPC",
+      "HTTP+JSON"
     ],
     "capability": null,
     "mode": "black-box",
@@ -2855,7 +2897,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "level": "SHOULD",
     "text": "A message naming the taskId of a task in a terminal state is refused with an error: a terminal task cannot be restarted.",
     "bindings": [
-      "JSONRPC"
+      "JSONRPC",
+      "HTTP+JSON"
     ],
     "capability": null,
     "mode": "black-box",
@@ -2869,7 +2912,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "level": "SHOULD",
     "text": "configuration.historyLength 1 returns a task with at most one history message.",
     "bindings": [
-      "JSONRPC"
+      "JSONRPC",
+      "HTTP+JSON"
     ],
     "capability": null,
     "mode": "black-box",
@@ -2883,7 +2927,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "level": "MUST",
     "text": "tasks/get of a task a send created answers that task (same id), valid 0.3.",
     "bindings": [
-      "JSONRPC"
+      "JSONRPC",
+      "HTTP+JSON"
     ],
     "capability": null,
     "mode": "black-box",
@@ -2897,7 +2942,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "level": "SHOULD",
     "text": "tasks/get, tasks/cancel and tasks/resubscribe of a task that does not exist get -32001 TaskNotFoundError.",
     "bindings": [
-      "JSONRPC"
+      "JSONRPC",
+      "HTTP+JSON"
     ],
     "capability": null,
     "mode": "black-box",
@@ -2911,7 +2957,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "level": "SHOULD",
     "text": "tasks/get with historyLength 1 answers at most one history message.",
     "bindings": [
-      "JSONRPC"
+      "JSONRPC",
+      "HTTP+JSON"
     ],
     "capability": null,
     "mode": "black-box",
@@ -2925,7 +2972,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "level": "SHOULD",
     "text": "tasks/cancel of a task in a terminal state gets -32002 TaskNotCancelableError.",
     "bindings": [
-      "JSONRPC"
+      "JSONRPC",
+      "HTTP+JSON"
     ],
     "capability": null,
     "mode": "black-box",
@@ -2939,7 +2987,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "level": "MUST",
     "text": "tasks/cancel of a task still working answers the task, canceled (or -32002 when it could not be canceled), and tasks/get then shows it canceled.",
     "bindings": [
-      "JSONRPC"
+      "JSONRPC",
+      "HTTP+JSON"
     ],
     "capability": null,
     "mode": "cooperative",
@@ -2953,7 +3002,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "level": "MUST",
     "text": "A task that reached a terminal state (completed, canceled, failed, rejected) keeps it: tasks/get afterwards answers the same state.",
     "bindings": [
-      "JSONRPC"
+      "JSONRPC",
+      "HTTP+JSON"
     ],
     "capability": null,
     "mode": "black-box",
@@ -2967,7 +3017,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "level": "MUST",
     "text": "message/stream answers HTTP 200 with Content-Type text/event-stream.",
     "bindings": [
-      "JSONRPC"
+      "JSONRPC",
+      "HTTP+JSON"
     ],
     "capability": "streaming",
     "mode": "black-box",
@@ -2979,9 +3030,10 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "id": "V03-SSE-002",
     "section": "3.3.1, 7.2.1",
     "level": "MUST",
-    "text": "Every event's data is a JSON-RPC response with the request's id whose result is a valid 0.3 Task, Message, status-update or artifact-update event.",
+    "text": "Every event's data is the binding's frame of a valid 0.3 Task, Message, status-update or artifact-update event: over JSON-RPC a response with the request's id whose result is that event, over HTTP+JSON the 0.3 proto's StreamResponse.",
     "bindings": [
-      "JSONRPC"
+      "JSONRPC",
+      "HTTP+JSON"
     ],
     "capability": "streaming",
     "mode": "black-box",
@@ -2995,7 +3047,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "level": "MUST",
     "text": "A task's stream ends with a status-update whose final is true, and nothing follows it; no earlier event says final true.",
     "bindings": [
-      "JSONRPC"
+      "JSONRPC",
+      "HTTP+JSON"
     ],
     "capability": "streaming",
     "mode": "black-box",
@@ -3009,7 +3062,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "level": "MUST",
     "text": "The taskId and contextId of a stream's events are those of the Task it started with.",
     "bindings": [
-      "JSONRPC"
+      "JSONRPC",
+      "HTTP+JSON"
     ],
     "capability": "streaming",
     "mode": "black-box",
@@ -3023,7 +3077,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "level": "SHOULD",
     "text": "Artifact chunks assembled by artifactId and append give the artifacts tasks/get answers once the task is done.",
     "bindings": [
-      "JSONRPC"
+      "JSONRPC",
+      "HTTP+JSON"
     ],
     "capability": "streaming",
     "mode": "black-box",
@@ -3037,7 +3092,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "level": "MUST",
     "text": "With push notifications declared, tasks/pushNotificationConfig/set answers the config (taskId and pushNotificationConfig with its url), get and list answer it, delete answers a null result, and list no longer has it.",
     "bindings": [
-      "JSONRPC"
+      "JSONRPC",
+      "HTTP+JSON"
     ],
     "capability": "pushNotifications",
     "mode": "black-box",
@@ -3051,7 +3107,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "level": "MAY",
     "text": "An X-A2A-Extensions header naming an extension the agent does not support is ignored: the request is served as without it.",
     "bindings": [
-      "JSONRPC"
+      "JSONRPC",
+      "HTTP+JSON"
     ],
     "capability": null,
     "mode": "black-box",
@@ -3064,7 +3121,7 @@ export const REQUIREMENTS: readonly Requirement[] = [
 /** How many requirements the catalog of each version has. */
 export const CATALOG_SIZES: Readonly<Record<ProtocolVersion, number>> = {
   "1.0": 148,
-  "0.3": 36
+  "0.3": 38
 };
 
 export const REQUIREMENT_BY_ID: ReadonlyMap<string, Requirement> = new Map(REQUIREMENTS.map((requirement) => [requirement.id, requirement]));

@@ -33,6 +33,7 @@ import {
 import { JSONRPC_0_3 } from './jsonrpc-03.js';
 import { JsonRpcBinding } from './jsonrpc-binding.js';
 import { RestBinding } from './rest-binding.js';
+import { Rest03Binding } from './rest-03.js';
 import { DEFAULT_RETRY_BASE_MS, type RequestOptions } from './request-options.js';
 import { followTaskStream, type StreamEvent, type TaskStreamOptions } from './task-stream.js';
 
@@ -271,9 +272,11 @@ export class A2AClient {
 }
 
 function bindingFor({ selected }: ResolvedCard, options: ConnectOptions, transport: HttpTransport): ClientBinding {
-  // resolveCard only selects interfaces of CLIENT_BINDINGS, and of 0.3 only JSON-RPC ones.
-  if (selected.protocolBinding === 'HTTP+JSON') return new RestBinding(selected.url, selected.tenant, options, transport);
-  const version = is03(selected.protocolVersion) ? { protocolVersion: VERSION_03, dialect: JSONRPC_0_3 } : undefined;
+  // resolveCard only selects interfaces of CLIENT_BINDINGS, in 1.x or 0.3.
+  const old = is03(selected.protocolVersion);
+  if (selected.protocolBinding === 'HTTP+JSON')
+    return old ? new Rest03Binding(selected.url, options, transport) : new RestBinding(selected.url, selected.tenant, options, transport);
+  const version = old ? { protocolVersion: VERSION_03, dialect: JSONRPC_0_3 } : undefined;
   return new JsonRpcBinding(selected.url, options, transport, selected.tenant, version);
 }
 

@@ -14,7 +14,7 @@ import {
 } from '../protocol/card-location.js';
 import { projectToSchema } from '../protocol/project.js';
 import { agentCardFrom03 } from '../protocol/v03/agent-cards.js';
-import { UntranslatableError } from '../protocol/v03/untranslatable.js';
+import { UntranslatableError } from '../protocol/untranslatable.js';
 import { checkValue } from '../protocol/validation.js';
 import { errorInfoMetadata, registeredErrorOf } from '../protocol/error-info.js';
 import { describeError } from '../support/describe-error.js';
@@ -119,8 +119,8 @@ function speaksOurVersion(entry: AgentInterface): boolean {
   return /^\d+\.\d+$/.test(entry.protocolVersion) && entry.protocolVersion.split('.')[0] === PROTOCOL_MAJOR;
 }
 
-/** The bindings the client speaks to an interface of A2A 0.3 (its HTTP+JSON, on `/v1` routes, it does not). */
-const BINDINGS_03: readonly string[] = ['JSONRPC'];
+/** The bindings the client speaks to an interface of A2A 0.3 (jsonrpc-03.ts, rest-03.ts). */
+const BINDINGS_03: readonly string[] = ['JSONRPC', 'HTTP+JSON'];
 
 /** Whether the client speaks an interface: a 1.x one of its bindings, or a 0.3 one it has a dialect for. */
 function isUsable(entry: AgentInterface): boolean {
@@ -134,25 +134,25 @@ export interface InterfaceChoice {
   readonly preferredBindings?: readonly ClientBindingName[];
   /** Only this binding: a card that does not offer it is refused. */
   readonly binding?: ClientBindingName;
+  /**
+   * Only interfaces of this protocol version (`1.0` for any 1.x, or `0.3`): a dual-stack agent
+   * spoken to in 0.3, say. By default 1.x is preferred and 0.3 is the fallback.
+   */
+  readonly protocolVersion?: '1.0' | '0.3';
 }
 
 /**
  * The interface the client calls: the first 1.x interface in the card's order (spec §8.3.1:
  * the agent lists its preferred one first) whose binding the client speaks, after those of
  * `preferredBindings`; with `binding`, that binding's first 1.x interface. Only when the card
- * has no such 1.x interface, the same choice among its 0.3 interfaces (JSON-RPC, spoken through
- * jsonrpc-03.ts), so a dual-stack agent is always spoken to in 1.0.
+ * has no such 1.x interface, the same choice among its 0.3 interfaces (spoken through
+ * jsonrpc-03.ts and rest-03.ts), so a dual-stack agent is always spoken to in 1.0.
  */
 export function pickInterface(card: AgentCard, choice: InterfaceChoice = {}): AgentInterface | undefined {
   const usable = card.supportedInterfaces.filter(isUsable);
-  const current = usable.filter(speaksOurVersion);
-  return (
-    pickAmong(current, choice) ??
-    pickAmong(
-      usable.filter((entry) => !speaksOurVersion(entry)),
-      choice,
-    )
-  );
+  const current = choice.protocolVersion === VERSION_03 ? [] : usable.filter(speaksOurVersion);
+  const old = choice.protocolVersion === PROTOCOL_VERSION ? [] : usable.filter((entry) => !speaksOurVersion(entry));
+  return pickAmong(current, choice) ?? pickAmong(old, choice);
 }
 
 function pickAmong(usable: readonly AgentInterface[], choice: InterfaceChoice): AgentInterface | undefined {
@@ -178,10 +178,17 @@ export function pickJsonRpcInterface(card: AgentCard): AgentInterface | undefine
 
 function noUsableInterface(cardUrl: string, card: AgentCard, choice: InterfaceChoice): Error {
   const declared = card.supportedInterfaces.map((entry) => `${entry.protocolBinding} ${entry.protocolVersion}`).join(', ');
+  const bindings = choice.binding === undefined ? CLIENT_BINDINGS.join(' or ') : choice.binding;
+  const bindings03 =
+    choice.binding === undefined ? BINDINGS_03.join(' or ') : BINDINGS_03.includes(choice.binding) ? choice.binding : undefined;
   const versions =
-    choice.binding === undefined
-      ? `${CLIENT_BINDINGS.join(' or ')} interface for protocol version 1.x, nor a ${BINDINGS_03.join(' or ')} one for ${VERSION_03}`
-      : `${choice.binding} interface for protocol version 1.x${BINDINGS_03.includes(choice.binding) ? ` or ${VERSION_03}` : ''}`;
+    choice.protocolVersion === VERSION_03
+      ? `${bindings03 ?? bindings} interface for protocol version ${VERSION_03}`
+      : choice.protocolVersion === PROTOCOL_VERSION || bindings03 === undefined
+        ? `${bindings} interface for protocol version 1.x`
+        : choice.binding === undefined
+          ? `${bindings} interface for protocol version 1.x, nor a ${bindings03} one for ${VERSION_03}`
+          : `${bindings} interface for protocol version 1.x or ${VERSION_03}`;
   return a2aError(
     'InvalidAgentResponseError',
     `the agent card at ${cardUrl} declares no ${versions}; it declares ${declared === '' ? 'no interface' : declared}`,

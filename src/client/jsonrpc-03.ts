@@ -8,7 +8,7 @@ import { A2A_0_3, type A2A03Defs } from '../protocol/a2a-schema.js';
 import { projectToSchema } from '../protocol/project.js';
 import { callIn03, type CallIn03 } from '../protocol/v03/calls.js';
 import { jsonRpcErrorFrom03 } from '../protocol/v03/errors.js';
-import { UntranslatableError } from '../protocol/v03/untranslatable.js';
+import { UntranslatableError } from '../protocol/untranslatable.js';
 import { checkValue } from '../protocol/validation.js';
 import { validateResult } from './answer-validation.js';
 import type { StreamingMethod } from './binding.js';

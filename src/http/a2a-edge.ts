@@ -169,7 +169,7 @@ function activatedExtensions(header: string, supported: readonly string[]): stri
 }
 
 /** A2A-Version may also come as a query parameter (spec §3.6.1). */
-function queryVersion(ctx: Context): string | undefined {
+export function queryVersion(ctx: Context): string | undefined {
   // Almost no request has a query string; parsing an empty one still costs an object or two.
   if (ctx.querystring === '') return undefined;
   const value = ctx.query[VERSION_QUERY_PARAMETER] ?? ctx.query[VERSION_QUERY_PARAMETER.toLowerCase()];

@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
-import { METHODS as METHODS_03, type MethodName as Method03 } from '../../generated/a2a/0.3/methods.js';
+import { METHODS as METHODS_03 } from '../../generated/a2a/0.3/methods.js';
 import { isThisProtocolVersion as is03, PROTOCOL_VERSION as VERSION_03 } from '../../generated/a2a/0.3/protocol.js';
-import { isMethodName, type MethodName } from '../../generated/a2a/1.0/methods.js';
+import { isMethodName } from '../../generated/a2a/1.0/methods.js';
 import { HEADERS, MEDIA_TYPES, PROTOCOL_VERSION } from '../../generated/a2a/1.0/protocol.js';
 import type { StreamResponse } from '../../generated/a2a/1.0/types.js';
 import { validateTask as validateTask03 } from '../../generated/a2a/0.3/validators.js';
@@ -22,7 +22,7 @@ import type { ServedVersion } from '../protocol/versions.js';
 import { gatewayAnswerIn, gatewayMethodOf, resolveGatewayCall } from '../server/gateway-calls.js';
 import { workerOf, type GatewayAnswer } from '../server/gateway-handler.js';
 import { method03Of, resolve03Call, run03Call } from '../server/v03-calls.js';
-import { jsonRpcVersionsOf, type InboundAgent, type UnavailableAgent } from '../server/hosted-agent.js';
+import { versionsServedBy, type InboundAgent, type UnavailableAgent } from '../server/hosted-agent.js';
 import {
   admit,
   callContextOf,
@@ -64,7 +64,7 @@ export async function serveJsonRpc(ctx: Context, agent: InboundAgent, options: A
     if (!envelope.ok) throw envelope.error;
     notification = envelope.value.notification;
     const request = envelope.value;
-    version = negotiateServiceParameters(ctx, agent, options, { served: jsonRpcVersionsOf(agent), implied: () => impliedVersion(request) });
+    version = negotiateServiceParameters(ctx, agent, options, { served: versionsServedBy(agent), implied: () => impliedVersion(request) });
     const gateway = gatewayMethodOf(request.method, version);
     if (gateway !== undefined) {
       method = gateway.name;
@@ -238,7 +238,7 @@ async function serve03(
   streamFrames(
     ctx,
     result.frames,
-    METHOD_OF_STREAM[call.method] ?? 'SendStreamingMessage',
+    result.streamedAs,
     {
       frame: (frame: StreamResponse) => {
         const translated = result.frame(frame);
@@ -251,12 +251,6 @@ async function serve03(
     { [HEADERS.version]: VERSION_03 },
   );
 }
-
-/** The 1.0 method a 0.3 stream's frames are self-checked as (before they are translated). */
-const METHOD_OF_STREAM: Partial<Record<Method03, MethodName>> = {
-  'message/stream': 'SendStreamingMessage',
-  'tasks/resubscribe': 'SubscribeToTask',
-};
 
 /**
  * The endpoint of an instance that cannot run here: past the same rate limit and token check

@@ -1,16 +1,20 @@
 import type { Context } from 'koa';
+import { isThisProtocolVersion as is03, PROTOCOL_VERSION as VERSION_03 } from '../../generated/a2a/0.3/protocol.js';
 import { HEADERS, MEDIA_TYPES, PROTOCOL_VERSION } from '../../generated/a2a/1.0/protocol.js';
-import { a2aError, type A2AError } from '../protocol/a2a-error.js';
-import { invalidParams } from '../protocol/params.js';
+import type { A2AError } from '../protocol/a2a-error.js';
 import { resolveRestCall } from '../protocol/rest-request.js';
-import { matchRestRoute, routeOf } from '../protocol/rest-routes.js';
-import type { RestTarget } from '../server/hosted-agent.js';
+import { matchRestRoute } from '../protocol/rest-routes.js';
+import { httpStatusIn03, jsonRpcErrorTo03 } from '../protocol/v03/errors.js';
+import { isBelowV1, isRest03Path } from '../protocol/v03/rest-routes.js';
+import type { ServedVersion } from '../protocol/versions.js';
+import { versionsServedBy, type RestTarget } from '../server/hosted-agent.js';
 import {
   admit,
   callContextOf,
   checkResult,
   negotiateServiceParameters,
   outcomeOf,
+  queryVersion,
   sendResultHeaders,
   streamFrames,
   toWireError,
@@ -18,6 +22,8 @@ import {
   type A2AEndpointOptions,
 } from './a2a-edge.js';
 import { readA2ABody } from './body.js';
+import { respond03, serveRest03 } from './rest-endpoint-03.js';
+import { matchedRoute, noRoute } from './rest-match.js';
 
 /** How HTTP+JSON writes a stream: bare StreamResponse frames, and a Status body in an `error` event. */
 const REST_SSE = {
@@ -38,33 +44,31 @@ export async function serveRest(ctx: Context, target: RestTarget, options: A2AEn
   ctx.set(HEADERS.version, PROTOCOL_VERSION);
   const instance = 'agent' in target ? target.agent : target.unavailable;
   const observation = options.observer?.request(ctx.socket, instance.id);
-  let method = '-';
+  const method = { name: '-' };
+  // A failure is rendered as the request looks: a 0.3 client names 0.3, or sends no version and
+  // uses 0.3's /v1 paths. A 1.0 client that forgot the header gets its refusal as 1.0 writes it.
+  const version: ServedVersion = requested03(ctx, target.subpath) ? VERSION_03 : PROTOCOL_VERSION;
   try {
     admit(ctx, instance, options);
     if (!('agent' in target)) throw unavailableError(target.unavailable);
     const agent = target.agent;
-    const match = matchRestRoute(ctx.method, target.subpath);
-    if (match.kind === 'none') {
-      const example = routeOf('SendMessage', false);
-      throw a2aError(
-        'NotFoundError',
-        `${ctx.method} ${ctx.path} is no HTTP+JSON route of this agent; its routes sit below ${agent.restPath}, e.g. ${example.verb} ${agent.restPath}${example.template}`,
-      );
+    // The version decides which route table applies: 0.3's routes sit below /v1, where 1.0
+    // would read `v1` as a tenant. A request without A2A-Version on one of them is 0.3's.
+    const negotiated = negotiateServiceParameters(ctx, agent, options, {
+      served: versionsServedBy(agent),
+      implied: () => versionOfPath(ctx.method, target.subpath),
+    });
+    if (negotiated === VERSION_03) {
+      ctx.set(HEADERS.version, VERSION_03);
+      await serveRest03(ctx, agent, target.subpath, { method, observation }, options);
+      return;
     }
-    if (match.kind === 'wrong-verb') {
-      ctx.set('Allow', match.allowed.join(', '));
-      throw a2aError('MethodNotAllowedError', `${ctx.method} is not allowed on ${ctx.path}; use ${match.allowed.join(' or ')}`);
-    }
-    if (match.kind === 'malformed') {
-      throw invalidParams([{ field: match.field, description: 'is not valid percent-encoding (RFC 3986 §2.1) of UTF-8 in the path' }]);
-    }
-    method = match.route.method;
+    const match = matchedRoute(ctx, matchRestRoute(ctx.method, target.subpath), () => noRoute(ctx, agent.restPath, PROTOCOL_VERSION));
+    method.name = match.route.method;
     // GET and DELETE carry no content (RFC 9110 §9.3.1, §9.3.5): a body a client sends anyway is
     // not read, so it can neither change the request nor fail it on its media type.
     const readsBody = match.route.verb !== 'GET' && match.route.verb !== 'DELETE';
     const body = readsBody ? await readA2ABody(ctx, options.bodyLimitBytes, { optional: true }) : undefined;
-    // HTTP+JSON serves 1.0 only: 0.3's /v1 routes are not served yet.
-    negotiateServiceParameters(ctx, agent, options, { served: [PROTOCOL_VERSION] });
     const resolved = resolveRestCall(match.route, match.pathParams, new URLSearchParams(ctx.querystring), body);
     if (!resolved.ok) throw resolved.error;
     const result = await options.handler.call(resolved.method, resolved.params as never, callContextOf(ctx, agent, options));
@@ -75,12 +79,34 @@ export async function serveRest(ctx: Context, target: RestTarget, options: A2AEn
     }
     checkResult(resolved.method, result.result, options);
     respond(ctx, 200, result.result);
-    observation?.done(method, 'ok');
+    observation?.done(method.name, 'ok');
   } catch (error) {
     const wireError = toWireError(error, 'HTTP+JSON', options);
-    observation?.done(method, outcomeOf(wireError));
-    respond(ctx, wireError.definition.httpStatus, wireError.toRestErrorResponse());
+    observation?.done(method.name, outcomeOf(wireError));
+    if (version === VERSION_03) {
+      ctx.set(HEADERS.version, VERSION_03);
+      respond03(ctx, httpStatusIn03(wireError), jsonRpcErrorTo03(wireError));
+    } else respond(ctx, wireError.definition.httpStatus, wireError.toRestErrorResponse());
   }
+}
+
+/** A request that names 0.3, or names no version and has a path of 0.3's. */
+function requested03(ctx: Context, subpath: string): boolean {
+  const named = ctx.get(HEADERS.version) || queryVersion(ctx);
+  if (named !== undefined && named !== '') return is03(named);
+  return versionOfPath(ctx.method, subpath) === VERSION_03;
+}
+
+/**
+ * The version a request without A2A-Version means by its path: 0.3 on 0.3's routes; on 1.0's,
+ * whatever the hub reads an absent header as (0.3 by default, spec §3.6.2, so a 1.0 client that
+ * forgot the header is told to send it). A path of neither table is 0.3's below `/v1` and 1.0's
+ * elsewhere, so its 404 reads as its client writes.
+ */
+function versionOfPath(verb: string, subpath: string): ServedVersion | undefined {
+  if (isRest03Path(subpath)) return VERSION_03;
+  if (matchRestRoute(verb, subpath).kind !== 'none') return undefined;
+  return isBelowV1(subpath) ? VERSION_03 : PROTOCOL_VERSION;
 }
 
 function respond(ctx: Context, status: number, body: unknown): void {

@@ -1,7 +1,7 @@
 import { PROTOCOL_VERSION } from '../../generated/a2a/1.0/protocol.js';
 import type { Capability } from '../../generated/a2a/1.0/methods.js';
 import type { AgentCard, AgentProvider, AgentSkill } from '../../generated/a2a/1.0/types.js';
-import { jsonRpcVersionsOf } from '../server/hosted-agent.js';
+import { versionsServedBy } from '../server/hosted-agent.js';
 
 export interface CardSource {
   readonly name: string;
@@ -42,9 +42,10 @@ export function capabilitiesOf(instance: { readonly pushNotifications?: boolean 
  * binding it always had. An instance that serves named tenants only refuses a request under
  * none, so each binding is listed once per tenant with `tenant` set (AgentInterface.tenant: a
  * client sends the tenant of the interface it picked); without them every client would be refused.
- * The JSON-RPC endpoint also serves A2A 0.3, chosen per request, so it is listed a second time
- * with that version, last, where 1.0 clients skip it and the 0.3 card finds it
- * (docs/spec-policy.md 5.1). 0.3 has no tenants, so an instance that needs one serves 1.0 only.
+ * Both bindings also serve A2A 0.3, chosen per request (HTTP+JSON at the same URL, with 0.3's
+ * routes below /v1), so each is listed a second time with that version, last, where 1.0 clients
+ * skip them and the 0.3 card finds them (docs/spec-policy.md 5.1). 0.3 has no tenants, so an
+ * instance that needs one serves 1.0 only.
  */
 function interfacesOf(source: CardSource, baseUrl: string): AgentCard['supportedInterfaces'] {
   const jsonRpcUrl = `${baseUrl}${source.jsonRpcPath}`;
@@ -53,9 +54,9 @@ function interfacesOf(source: CardSource, baseUrl: string): AgentCard['supported
     { url: `${baseUrl}${source.restPath}`, protocolBinding: 'HTTP+JSON', protocolVersion: PROTOCOL_VERSION },
   ];
   if (source.tenants !== undefined) return source.tenants.flatMap((tenant) => bindings.map((entry) => ({ ...entry, tenant })));
-  const legacy = jsonRpcVersionsOf(source)
+  const legacy = versionsServedBy(source)
     .filter((version) => version !== PROTOCOL_VERSION)
-    .map((protocolVersion) => ({ url: jsonRpcUrl, protocolBinding: 'JSONRPC', protocolVersion }));
+    .flatMap((protocolVersion) => bindings.map((entry) => ({ ...entry, protocolVersion })));
   return [...bindings, ...legacy];
 }
 

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { isThisProtocolVersion as is03 } from '../../generated/a2a/0.3/protocol.js';
 import type { AgentCard } from '../../generated/a2a/1.0/types.js';
 import type { DiscoverPreview } from '../../generated/control/types.js';
 import { A2AClient, isClientBinding, pickInterface, type ConnectOptions } from '../client/a2a-client.js';
@@ -6,7 +7,8 @@ import { HttpTransport, type HttpRequest } from '../client/http-transport.js';
 import { readRestStatus } from '../client/rest-error.js';
 import type { UrlPolicy } from '../net/destination-policy.js';
 import { readJsonRpcAnswer } from '../protocol/jsonrpc.js';
-import { interfaceProbe } from '../protocol/interface-probe.js';
+import { versionedInterfaceProbe } from '../protocol/v03/interface-probe.js';
+import { errorObject03 } from '../protocol/v03/errors.js';
 import { describeError } from '../support/describe-error.js';
 import { isRecord } from '../support/records.js';
 
@@ -95,9 +97,21 @@ function probeOf(client: A2AClient): Probe {
   const tenant = client.card.supportedInterfaces.find(
     (entry) => entry.url === client.endpoint && entry.protocolBinding === client.protocolBinding,
   )?.tenant;
-  const probe = interfaceProbe({ protocolBinding: client.protocolBinding, url: client.endpoint, tenant }, id);
+  const probe = versionedInterfaceProbe(
+    { protocolBinding: client.protocolBinding, url: client.endpoint, tenant, protocolVersion: client.protocolVersion },
+    id,
+  );
   if (probe === undefined) throw new ConnectError(`the client chose ${client.protocolBinding}, a binding the connect check cannot probe`);
   const { url, ...request } = probe;
+  if (client.protocolBinding === 'HTTP+JSON' && is03(client.protocolVersion)) {
+    return {
+      url,
+      request: { ...request, headers: { ...request.headers } },
+      errorMessage: (text) => errorObject03(parsedJson(text))?.message,
+      isAnswer: (text) => errorObject03(parsedJson(text)) !== undefined,
+      answer: 'an A2A 0.3 HTTP+JSON answer',
+    };
+  }
   if (client.protocolBinding === 'HTTP+JSON') {
     return {
       url,
@@ -147,6 +161,14 @@ async function checkEndpoint(client: A2AClient, settings: RemoteSettings): Promi
   // A REST agent may answer the probe with a task of that id rather than an error: any JSON success counts too.
   if (!probe.isAnswer(text) && !(client.protocolBinding === 'HTTP+JSON' && response.ok))
     throw new ConnectError(`the endpoint ${endpoint} answered HTTP ${response.status} without ${probe.answer}`);
+}
+
+function parsedJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }
 
 function jsonRpcErrorMessage(text: string): string | undefined {

@@ -1,5 +1,6 @@
 import { ERRORS, type ErrorDefinition, type ErrorName } from '../../generated/a2a/1.0/errors.js';
 import type { BadRequest, ErrorInfo, FieldViolation, JSONRPCError, RestErrorResponse } from '../../generated/a2a/1.0/types.js';
+import { underPrefix } from './violations.js';
 
 export type { ErrorDefinition, ErrorName };
 
@@ -46,7 +47,7 @@ export class A2AError extends Error {
     if (this.violations.length === 0) return this;
     return new A2AError(this.definition, this.message, {
       metadata: this.metadata,
-      violations: this.violations.map((violation) => ({ ...violation, field: `${prefix}.${violation.field}` })),
+      violations: this.violations.map((violation) => ({ ...violation, field: underPrefix(prefix, violation.field) })),
       cause: this,
     });
   }

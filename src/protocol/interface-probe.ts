@@ -7,7 +7,8 @@ import { getTaskUrl } from './rest-url.js';
  * GetTask for a task that cannot exist, sent to one interface of a card: an agent's answer in
  * its binding (TaskNotFoundError) shows the interface is there and serves requests under its
  * tenant. The outbound connect check and the suite's discovery and interface checks all probe
- * this way, so each gets the interface's route, tenant and query alike.
+ * this way, so each gets the interface's route, tenant and query alike (a 0.3 interface:
+ * v03/interface-probe.ts).
  */
 export interface InterfaceProbe {
   readonly method: 'GET' | 'POST';

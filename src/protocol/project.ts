@@ -48,12 +48,20 @@ function projectorOf(document: SchemaDocument, raw: JsonSchema): Projector {
       const consts = Object.entries(properties(resolved)).flatMap(([name, member]) =>
         'const' in member ? [[name, member['const']] as const] : [],
       );
-      return { consts, shape: shapeOf(document, resolved) };
+      return { consts, members: Object.keys(properties(resolved)), shape: shapeOf(document, resolved) };
     });
     return (value) => {
       if (typeof value !== 'object' || value === null) return own(value);
       const record = value as Record<string, unknown>;
-      const match = tests.find((test) => test.consts.every(([name, constant]) => record[name] === constant));
+      // Branches without consts all match: the one that declares the most of the value's members
+      // keeps them (0.3's `TaskIdParams | GetTaskPushNotificationConfigParams` differ by one member).
+      let match: (typeof tests)[number] | undefined;
+      let covered = -1;
+      for (const test of tests) {
+        if (!test.consts.every(([name, constant]) => record[name] === constant)) continue;
+        const count = test.members.filter((name) => Object.hasOwn(record, name)).length;
+        if (count > covered) [match, covered] = [test, count];
+      }
       return (match?.shape ?? own)(value);
     };
   });

@@ -30,7 +30,8 @@ function message(table: ProtoNameTable, def: string, value: unknown, path: strin
   let result = value;
   let twice: [string, string][] | undefined;
   for (const key of Object.keys(value)) {
-    if (!key.includes('_') || !Object.hasOwn(names.renames, key)) continue;
+    // Not only snake_case: a json_name field's proto name may be any word (0.3's `request`, `msg`).
+    if (!Object.hasOwn(names.renames, key)) continue;
     const jsonName = names.renames[key] as string;
     if (result === value) result = { ...value };
     delete result[key];

@@ -4,7 +4,7 @@ import type { FieldViolation } from '../../generated/a2a/1.0/types.js';
 import { setOwn } from '../support/own-property.js';
 import { isRecord } from '../support/records.js';
 import { A2A_1_0 } from './a2a-schema.js';
-import { properties, resolveRef, type JsonSchema } from './json-schema.js';
+import { properties, resolveRef, type JsonSchema, type SchemaDocument } from './json-schema.js';
 
 /**
  * HTTP+JSON query parameters (spec §11.5) read and written along the request message's schema:
@@ -18,6 +18,18 @@ import { properties, resolveRef, type JsonSchema } from './json-schema.js';
 export type QueryRead =
   { readonly ok: true; readonly value: Record<string, unknown> } | { readonly ok: false; readonly violations: FieldViolation[] };
 
+/** The schema family whose request messages a query carries fields of (the 0.3 binding has its own). */
+export interface QuerySchemas {
+  readonly document: SchemaDocument;
+  /** Proto field names a query may use for the JSON names of a def's members. */
+  readonly renamesOf: (def: string) => Readonly<Record<string, string>>;
+}
+
+const A2A_1_0_QUERIES: QuerySchemas = {
+  document: A2A_1_0.document,
+  renamesOf: (def) => PROTO_NAMES[def]?.renames ?? {},
+};
+
 type Scalar = 'string' | 'integer' | 'number' | 'boolean';
 type Kind = { readonly scalar: Scalar; readonly repeated: boolean } | { readonly unsupported: string };
 
@@ -29,11 +41,18 @@ const SERVICE_PARAMETERS: ReadonlySet<string> = new Set([VERSION_QUERY_PARAMETER
  * from the path, which a query may not set again. Every parameter must be a field of the
  * request: an unknown one is a violation, never silently ignored.
  */
-export function readQuery(def: string, query: Iterable<[string, string]>, boundByPath: readonly string[] = []): QueryRead {
-  const schema = A2A_1_0.document.$defs[def];
+export function readQuery(
+  def: string,
+  query: Iterable<[string, string]>,
+  boundByPath: readonly string[] = [],
+  schemas: QuerySchemas = A2A_1_0_QUERIES,
+): QueryRead {
+  const document = schemas.document;
+  const schema = document.$defs[def];
   if (schema === undefined) throw new Error(`no def ${def}`);
-  const members = properties(resolveRef(A2A_1_0.document, schema));
-  const renames = PROTO_NAMES[def]?.renames ?? {};
+  const members = properties(resolveRef(document, schema));
+  const renames = schemas.renamesOf(def);
+  const kindOf = (member: JsonSchema): Kind => kindIn(document, member);
   const grouped = new Map<string, { readonly sentAs: string; readonly values: string[] }>();
   const violations: FieldViolation[] = [];
   for (const [sentAs, value] of query) {
@@ -50,7 +69,7 @@ export function readQuery(def: string, query: Iterable<[string, string]>, boundB
     if (member === undefined) {
       // The accepted names once, on the first unknown parameter: repeating them on each made the
       // answer to a long query many times its size.
-      const accepted = acceptedNamed ? '' : `; it takes ${queryNames(members, boundByPath)}`;
+      const accepted = acceptedNamed ? '' : `; it takes ${queryNames(members, boundByPath, kindOf)}`;
       acceptedNamed = true;
       violations.push({ field: sentAs, description: `is not a query parameter of ${def}${accepted}` });
       continue;
@@ -97,11 +116,11 @@ export function writeQuery(params: Readonly<Record<string, unknown>>, boundByPat
   return query;
 }
 
-function kindOf(member: JsonSchema): Kind {
-  const schema = resolveRef(A2A_1_0.document, member);
+function kindIn(document: SchemaDocument, member: JsonSchema): Kind {
+  const schema = resolveRef(document, member);
   if (schema['type'] === 'array') {
     const items = schema['items'];
-    const item = isRecord(items) ? kindOf(items) : { unsupported: 'a list' };
+    const item = isRecord(items) ? kindIn(document, items) : { unsupported: 'a list' };
     return 'scalar' in item && !item.repeated ? { scalar: item.scalar, repeated: true } : { unsupported: 'a list of messages' };
   }
   const type = schema['type'];
@@ -136,7 +155,11 @@ function describeScalar(scalar: Scalar): string {
   }
 }
 
-function queryNames(members: { readonly [name: string]: JsonSchema }, boundByPath: readonly string[]): string {
+function queryNames(
+  members: { readonly [name: string]: JsonSchema },
+  boundByPath: readonly string[],
+  kindOf: (member: JsonSchema) => Kind,
+): string {
   const names = Object.keys(members).filter(
     (name) => !boundByPath.includes(name) && !('unsupported' in kindOf(members[name] as JsonSchema)),
   );

@@ -234,6 +234,12 @@ function describeFormat(schema: JsonSchema | undefined, error: ErrorObject, valu
   }
 }
 
+/** A field path below `prefix` (`params`, or '' for a request message's root). */
+export function underPrefix(prefix: string, field: string): string {
+  if (prefix === '') return field;
+  return field === '' ? prefix : `${prefix}.${field}`;
+}
+
 /** `/message/parts/0/text` → `message.parts[0].text`, the form google.rpc.BadRequest uses. */
 export function fieldPath(pointer: string, prefix?: string): string {
   let path = prefix ?? '';

@@ -19,10 +19,11 @@ import { projectToSchema } from '../protocol/project.js';
 import { messageFrom03 } from '../protocol/v03/messages.js';
 import { stateFrom03, stateTo03 } from '../protocol/v03/states.js';
 import { artifactFrom03, taskTo03 } from '../protocol/v03/tasks.js';
-import { UntranslatableError } from '../protocol/v03/untranslatable.js';
+import { UntranslatableError } from '../protocol/untranslatable.js';
 import { checkValue } from '../protocol/validation.js';
 import { withoutUndefined } from '../support/records.js';
 import type { ServedVersion } from '../protocol/versions.js';
+import { underPrefix } from '../protocol/violations.js';
 import type { GatewayAnswer, GatewayCall, GatewayParams } from './gateway-handler.js';
 import type { WorkerState } from './hosted-agent.js';
 
@@ -180,7 +181,7 @@ class VersionedReader {
   }
 
   #field(path: string): string {
-    return this.fieldPrefix === '' ? path : `${this.fieldPrefix}.${path}`;
+    return underPrefix(this.fieldPrefix, path);
   }
 
   #refuse(violations: readonly FieldViolation[]): undefined {

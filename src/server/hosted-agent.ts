@@ -100,11 +100,12 @@ export function cardPathOf(endpointPath: string): string {
 }
 
 /**
- * The versions an agent's JSON-RPC endpoint serves, chosen per request: 1.0 and 0.3. 0.3 has no
- * tenants, so an agent that serves named tenants only, and refuses a request under none, serves
- * 1.0 alone; its card lists no 0.3 interface.
+ * The versions an agent serves on both bindings, chosen per request: 1.0 and 0.3 (JSON-RPC on
+ * one endpoint, HTTP+JSON with 0.3's routes below /v1). 0.3 has no tenants, so an agent that
+ * serves named tenants only, and refuses a request under none, serves 1.0 alone; its card lists
+ * no 0.3 interface.
  */
-export function jsonRpcVersionsOf(agent: { readonly tenants?: readonly string[] }): readonly ServedVersion[] {
+export function versionsServedBy(agent: { readonly tenants?: readonly string[] }): readonly ServedVersion[] {
   return agent.tenants === undefined ? BOTH_VERSIONS : ONLY_CURRENT;
 }
 

@@ -14,8 +14,9 @@ import { sendResultTo03, streamResponseTo03 } from '../protocol/v03/events.js';
 import * as params03 from '../protocol/v03/params.js';
 import { taskPushConfigTo03 } from '../protocol/v03/push-configs.js';
 import { taskTo03 } from '../protocol/v03/tasks.js';
-import { UntranslatableError } from '../protocol/v03/untranslatable.js';
+import { UntranslatableError } from '../protocol/untranslatable.js';
 import { checkValue } from '../protocol/validation.js';
+import { underPrefix } from '../protocol/violations.js';
 import type { A2AHandler, CallContext, CallResult } from './a2a-handler.js';
 
 /**
@@ -39,6 +40,8 @@ export type Result03 =
       readonly frames: Extract<CallResult, { kind: 'stream' }>['frames'];
       /** A frame in 0.3; undefined for one sent after the final status event, which ends a 0.3 stream. */
       readonly frame: (frame: StreamResponse) => unknown;
+      /** The 1.0 method whose frames these are, which they are self-checked as before translation. */
+      readonly streamedAs: MethodName;
       readonly headers?: CallResult['headers'];
     };
 
@@ -105,7 +108,7 @@ function gatewayConfigurationOf(
 ): { ok: true; value: GatewaySendConfiguration } | { ok: false; error: A2AError } {
   const configuration = isRecord(raw) ? raw['configuration'] : undefined;
   if (configuration === undefined) return { ok: true, value: {} };
-  const field = fieldPrefix === '' ? 'configuration' : `${fieldPrefix}.configuration`;
+  const field = underPrefix(fieldPrefix, 'configuration');
   const checked = checkValue(HUB, 'GatewaySendConfiguration', configuration, { fieldPrefix: field });
   return checked.ok ? { ok: true, value: checked.value } : { ok: false, error: invalidParams(checked.violations) };
 }
@@ -125,7 +128,7 @@ function limitedToSkills(request: SendMessageRequest, running: Running): SendMes
     if (skills.includes(named)) return request;
     throw invalidParams([
       {
-        field: `${running.fieldPrefix}.configuration.skills`,
+        field: underPrefix(running.fieldPrefix, 'configuration.skills'),
         description: `does not include ${JSON.stringify(named)}, the skill the message names`,
       },
     ]);
@@ -165,6 +168,7 @@ const RUNS: { readonly [M in Method03]: Run<M> } = {
     ),
   'message/stream': async (params, running) =>
     stream(
+      'SendStreamingMessage',
       await call(
         running,
         'SendStreamingMessage',
@@ -176,7 +180,8 @@ const RUNS: { readonly [M in Method03]: Run<M> } = {
     ),
   'tasks/get': async (params, running) => result(await call(running, 'GetTask', params03.getTaskParamsFrom03(params)), taskTo03),
   'tasks/cancel': async (params, running) => result(await call(running, 'CancelTask', params03.cancelParamsFrom03(params)), taskTo03),
-  'tasks/resubscribe': async (params, running) => stream(await call(running, 'SubscribeToTask', params03.subscribeParamsFrom03(params))),
+  'tasks/resubscribe': async (params, running) =>
+    stream('SubscribeToTask', await call(running, 'SubscribeToTask', params03.subscribeParamsFrom03(params))),
   'tasks/pushNotificationConfig/set': async (params, running) =>
     result(
       await call(
@@ -195,7 +200,7 @@ const RUNS: { readonly [M in Method03]: Run<M> } = {
     const first = configs[0];
     if (first === undefined)
       throw invalidParams(
-        [{ field: `${running.fieldPrefix}.id`, description: 'names a task without push notification configs' }],
+        [{ field: underPrefix(running.fieldPrefix, 'id'), description: 'names a task without push notification configs' }],
         `task ${request.taskId} has no push notification config`,
       );
     return { kind: 'result', result: taskPushConfigTo03(first) };
@@ -242,7 +247,7 @@ function translated<T>(translate: () => T, running: Running): T {
     return translate();
   } catch (error) {
     if (!(error instanceof UntranslatableError)) throw error;
-    throw invalidParams([{ field: `${running.fieldPrefix}.${error.path}`, description: error.message.slice(error.path.length + 2) }]);
+    throw invalidParams([{ field: underPrefix(running.fieldPrefix, error.path), description: error.message.slice(error.path.length + 2) }]);
   }
 }
 
@@ -255,7 +260,7 @@ function result(answer: CallResult, translate: (value: never) => unknown): Resul
   };
 }
 
-function stream(answer: CallResult): Result03 {
+function stream(streamedAs: MethodName, answer: CallResult): Result03 {
   if (answer.kind !== 'stream') return { kind: 'result', result: answer.result };
   // A 0.3 client reads `final: true` as the end of the stream: the Task snapshot a 1.0 stream
   // closes with after its terminal status event has no place in 0.3 (docs/spec-policy.md 10.3).
@@ -263,6 +268,7 @@ function stream(answer: CallResult): Result03 {
   return {
     kind: 'stream',
     frames: answer.frames,
+    streamedAs,
     frame: (frame) => {
       if (ended) return undefined;
       const translated = streamResponseTo03(frame);

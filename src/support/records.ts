@@ -10,3 +10,14 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
 export function withoutUndefined<T extends object>(value: T): T {
   return Object.fromEntries(Object.entries(value).filter(([, member]) => member !== undefined)) as T;
 }
+
+/**
+ * A record with `map` applied to each value, undefined values left out. Built with
+ * Object.fromEntries, so a key such as `__proto__` stays an own entry.
+ */
+export function mapValues<A, B>(
+  record: { readonly [name: string]: A | undefined },
+  map: (value: A, name: string) => B,
+): { [name: string]: B } {
+  return Object.fromEntries(Object.entries(record).flatMap(([name, value]) => (value === undefined ? [] : [[name, map(value, name)]])));
+}

@@ -142,7 +142,7 @@ describe('a2a-hub card / send talk to the agent of the URL given', () => {
     expect(card.code).toBe(0);
     expect(JSON.parse(card.stdout)).toMatchObject({
       name: 'reverser',
-      supportedInterfaces: [{ url: reverser }, { url: reverser }, { url: reverser }],
+      supportedInterfaces: [{ url: reverser }, { url: reverser }, { url: reverser }, { url: reverser }],
     });
     const sent = await runCli(['send', reverser, 'hello']);
     expect(sent.code).toBe(0);

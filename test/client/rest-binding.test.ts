@@ -416,7 +416,7 @@ describe('choosing the interface', () => {
       ...fakeCard(url),
       supportedInterfaces: [
         { url: 'localhost:50051', protocolBinding: 'GRPC', protocolVersion: '1.0' },
-        { url, protocolBinding: 'HTTP+JSON', protocolVersion: '0.3' },
+        { url, protocolBinding: 'GRPC', protocolVersion: '0.3' },
       ],
     });
     const fake = await fakeRestAgent((_call, res) => replyRest(res, task), grpcOnly);
@@ -424,7 +424,7 @@ describe('choosing the interface', () => {
       const error = await A2AClient.connect(fake.url).catch((caught: unknown) => caught);
       expect((error as A2AError).name).toBe('InvalidAgentResponseError');
       expect((error as A2AError).message).toMatch(
-        /declares no JSONRPC or HTTP\+JSON interface for protocol version 1\.x, nor a JSONRPC one for 0\.3; it declares GRPC 1\.0, HTTP\+JSON 0\.3/,
+        /declares no JSONRPC or HTTP\+JSON interface for protocol version 1\.x, nor a JSONRPC or HTTP\+JSON one for 0\.3; it declares GRPC 1\.0, GRPC 0\.3/,
       );
       const restOnly = await fakeRestAgent((_call, res) => replyRest(res, task));
       try {

@@ -44,7 +44,7 @@ describe('the generator refuses a spec that breaks the conventions, naming file 
     const dir = specWith('a2a/1.0/task.schema.json', (json) => {
       json['$defs']['Task'].properties.status.minItems = 1;
     });
-    await expect(buildOutputs(dir)).rejects.toThrow('a $ref may only have a sibling description and default, found minItems');
+    await expect(buildOutputs(dir)).rejects.toThrow('a $ref may only have a sibling description, default and x-proto-name, found minItems');
   });
 
   it('a oneof branch that says more than which member it requires', async () => {

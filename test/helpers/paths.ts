@@ -7,6 +7,8 @@ export { REPO_ROOT };
 /** `../shared` beside the repository: reference material CI has, a fresh clone elsewhere may not. */
 export const SHARED_DIR = join(REPO_ROOT, '..', 'shared');
 export const PROTO_1_0 = join(SHARED_DIR, 'reference', 'a2a-1.0', 'a2a.proto');
+/** The A2A 0.3.0 proto (package a2a.v1), which spec/a2a/0.3/rest is held to. */
+export const PROTO_0_3 = join(SHARED_DIR, 'reference', 'a2a-0.3', 'a2a.proto');
 /** The official A2A 0.3.0 JSON Schema, which spec/a2a/0.3 is held to. */
 export const SCHEMA_0_3 = join(SHARED_DIR, 'reference', 'a2a-0.3', 'a2a.json');
 export const SEED_001 = join(SHARED_DIR, 'seeds', '001_960fe3608a32b124.txt');

@@ -1,33 +1,38 @@
 import { randomUUID } from 'node:crypto';
 import type { Message, MessageSendParams, Task, TaskStatusUpdateEvent } from 'a2a-sdk-03';
-import { A2AClient, ClientFactory, type Client } from 'a2a-sdk-03/client';
+import {
+  A2AClient,
+  ClientFactory,
+  ClientFactoryOptions,
+  JsonRpcTransportFactory,
+  RestTransportFactory,
+  TaskNotCancelableError,
+  TaskNotFoundError,
+  type Client,
+  type TransportFactory,
+} from 'a2a-sdk-03/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { METHODS as METHODS_03, type MethodName as Method03 } from '../../generated/a2a/0.3/methods.js';
-import { A2A_0_3 } from '../../src/protocol/a2a-schema.js';
+import { A2A_0_3, A2A_0_3_REST, type A2A03Defs, type A2A03RestDefs } from '../../src/protocol/a2a-schema.js';
+import { matchRest03Route } from '../../src/protocol/v03/rest-routes.js';
 import { checkValue } from '../../src/protocol/validation.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
-import { createWireLog, type WireLog } from './wire-log.js';
+import { createWireLog, type WireExchange, type WireLog } from './wire-log.js';
 
 /**
  * The official @a2a-js/sdk of the old generation (0.3.14, the last 0.3 release, installed as
- * `a2a-sdk-03`), unmodified, against the hub: both of its card resolvers read the hub's card
- * (the 0.3 form a caller without A2A-Version gets, with the 1.0 interfaces beside it), and its
- * clients send, stream, get, cancel, resubscribe and set and get push configs in 0.3. Every
- * answer the hub sent is checked against the generated 0.3 validators as well.
+ * `a2a-sdk-03`), unmodified, against the hub, on each of its transports in turn: its Client
+ * picks the card's interface of that binding (the 0.3 form of the card a caller without
+ * A2A-Version gets, with the 1.0 interfaces beside it), sends no A2A-Version, and sends, streams,
+ * gets, cancels, resubscribes and manages push configs in 0.3. Every answer the hub sent is held
+ * to spec/a2a/0.3 as well (over HTTP+JSON to its route's response message in spec/a2a/0.3/rest),
+ * so a translation the SDK's lenient reading would paper over still fails here.
  */
 
 let hub: TestHub;
-let wire: WireLog;
-let legacy: A2AClient;
-let client: Client;
-
 beforeAll(async () => {
   hub = await startTestHub({ store: 'memory' });
-  wire = createWireLog();
-  legacy = await A2AClient.fromCardUrl(`${hub.url}/.well-known/agent-card.json`, { fetchImpl: wire.fetch });
-  client = await new ClientFactory().createFromUrl(hub.url);
 });
-
 afterAll(() => hub.dispose());
 
 function message(text: string, extra: Partial<Message> = {}): MessageSendParams {
@@ -41,54 +46,113 @@ function echoOf(task: Task): string {
     .join('');
 }
 
-/** Every JSON-RPC answer the hub sent on the wire, held to the 0.3 result def of its method. */
-function expectWireConforms03(): void {
-  for (const exchange of wire.exchanges.filter((entry) => entry.method === 'POST')) {
-    const request = JSON.parse(exchange.requestBody ?? '{}') as { method: Method03 };
-    const def = METHODS_03[request.method].resultType;
-    const bodies = exchange.responseHeaders?.['content-type']?.startsWith('text/event-stream')
-      ? exchange.responseBody
-          .split('\n')
-          .filter((line) => line.startsWith('data:'))
-          .map((line) => line.slice(5).trim())
-      : [exchange.responseBody];
-    for (const body of bodies) {
-      const envelope = JSON.parse(body) as { result?: unknown; error?: unknown };
-      if (envelope.error !== undefined) continue;
-      const verdict = checkValue(A2A_0_3, def as never, envelope.result, { flavour: 'exact' });
-      expect(verdict.ok ? [] : verdict.violations, `${request.method}: ${body.slice(0, 200)}`).toEqual([]);
-    }
-  }
+/** The bodies of an answer: each SSE frame's data, or the body. */
+function bodiesOf(exchange: WireExchange): string[] {
+  return exchange.responseHeaders?.['content-type']?.startsWith('text/event-stream')
+    ? exchange.responseBody
+        .split('\n')
+        .filter((line) => line.startsWith('data:'))
+        .map((line) => line.slice(5).trim())
+    : [exchange.responseBody];
 }
 
-describe('@a2a-js/sdk 0.3 clients against the hub', () => {
-  it('both card resolvers read the card and take the JSON-RPC endpoint; neither sends A2A-Version', async () => {
-    const card = await legacy.getAgentCard();
-    expect(card).toMatchObject({ protocolVersion: '0.3.0', url: hub.endpoint, preferredTransport: 'JSONRPC' });
-    const [cardFetch] = wire.exchanges;
-    expect(cardFetch?.requestHeaders['a2a-version']).toBeUndefined();
-    expect(cardFetch?.responseHeaders?.['vary']).toMatch(/A2A-Version/);
-    expect((await client.getAgentCard()).url).toBe(hub.endpoint);
+interface Row {
+  readonly binding: 'JSONRPC' | 'HTTP+JSON';
+  readonly transport: (fetchImpl: typeof fetch) => TransportFactory;
+  /** Where a send goes, below the interface URL. */
+  readonly sendPath: string;
+  /** Holds every successful answer on the wire to spec/a2a/0.3; how many bodies it checked. */
+  readonly conforms: (wire: WireLog) => number;
+}
+
+const ROWS: readonly Row[] = [
+  {
+    binding: 'JSONRPC',
+    transport: (fetchImpl) => new JsonRpcTransportFactory({ fetchImpl }),
+    sendPath: '',
+    conforms(wire) {
+      let checked = 0;
+      for (const exchange of wire.exchanges.filter((entry) => entry.method === 'POST' && entry.done)) {
+        const request = JSON.parse(exchange.requestBody ?? '{}') as { method: Method03 };
+        const def = METHODS_03[request.method].resultType as keyof A2A03Defs;
+        for (const body of bodiesOf(exchange)) {
+          const envelope = JSON.parse(body) as { result?: unknown; error?: unknown };
+          if (envelope.error !== undefined) continue;
+          const verdict = checkValue(A2A_0_3, def, envelope.result, { flavour: 'exact' });
+          expect(verdict.ok ? [] : verdict.violations, `${request.method}: ${body.slice(0, 200)}`).toEqual([]);
+          checked += 1;
+        }
+      }
+      return checked;
+    },
+  },
+  {
+    binding: 'HTTP+JSON',
+    transport: (fetchImpl) => new RestTransportFactory({ fetchImpl }),
+    sendPath: '/v1/message:send',
+    conforms(wire) {
+      let checked = 0;
+      for (const exchange of wire.exchanges) {
+        const url = new URL(exchange.url);
+        const match = matchRest03Route(exchange.method, url.pathname.slice(new URL(hub.endpoint).pathname.length));
+        expect(match.kind, `${exchange.method} ${url.pathname}`).toBe('route');
+        // A body the client never read (DELETE's Empty) was not recorded: test/server/v03-rest.test.ts checks it.
+        if (match.kind !== 'route' || exchange.status === undefined || exchange.status >= 300 || !exchange.done) continue;
+        const response = METHODS_03[match.route.method].restMessages?.response as keyof A2A03RestDefs;
+        for (const body of bodiesOf(exchange)) {
+          const verdict = checkValue(A2A_0_3_REST, response, JSON.parse(body), { flavour: 'exact' });
+          expect(verdict.ok ? [] : verdict.violations, `${exchange.method} ${url.pathname}: ${body.slice(0, 200)}`).toEqual([]);
+          checked += 1;
+        }
+      }
+      return checked;
+    },
+  },
+];
+
+describe.each(ROWS)('@a2a-js/sdk 0.3 Client over $binding against the hub', (row) => {
+  let wire: WireLog;
+  let client: Client;
+  beforeAll(async () => {
+    wire = createWireLog();
+    const options = ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+      transports: [row.transport(wire.fetch)],
+      preferredTransports: [row.binding],
+    });
+    client = await new ClientFactory(options).createFromUrl(hub.url);
   });
 
-  it('message/send, tasks/get and tasks/cancel (A2AClient), answered in 0.3', async () => {
+  it("takes the card's interface of its binding, sends no A2A-Version, and is answered in 0.3", async () => {
     wire.clear();
-    const sent = await legacy.sendMessage(message('hello from 0.3'));
-    expect('error' in sent).toBe(false);
-    const task = (sent as { result: Task }).result;
-    expect(task).toMatchObject({ kind: 'task', status: { state: 'completed' } });
-    expect(echoOf(task)).toBe('echo: hello from 0.3');
-    const got = await legacy.getTask({ id: task.id, historyLength: 1 });
-    expect((got as { result: Task }).result).toMatchObject({ kind: 'task', id: task.id, status: { state: 'completed' } });
-    // A terminal task cannot be canceled: the 0.3 code, -32002.
-    const canceled = await legacy.cancelTask({ id: task.id });
-    expect((canceled as { error?: { code: number } }).error?.code).toBe(-32002);
-    expectWireConforms03();
+    const sent = (await client.sendMessage(message('hello from 0.3'))) as Task;
+    expect(sent).toMatchObject({ kind: 'task', status: { state: 'completed' } });
+    expect(echoOf(sent)).toBe('echo: hello from 0.3');
+    const [exchange] = wire.exchanges;
+    expect(exchange?.url).toBe(`${hub.endpoint}${row.sendPath}`);
+    expect(exchange?.requestHeaders['a2a-version']).toBeUndefined();
+    expect(exchange?.responseHeaders?.['content-type']).toMatch(/^application\/json/);
+    expect(row.conforms(wire)).toBe(1);
   });
 
-  it('message/stream (Client): the task, status updates with final on the last, artifact chunks', async () => {
+  it('message/send answers a direct Message as one', async () => {
+    expect(await client.sendMessage(message('::message'))).toMatchObject({ kind: 'message', role: 'agent' });
+  });
+
+  it('tasks/get with historyLength; tasks/cancel of a terminal task is TaskNotCancelable, an unknown task TaskNotFound', async () => {
+    wire.clear();
+    const sent = (await client.sendMessage(message('to read back'))) as Task;
+    const got = await client.getTask({ id: sent.id, historyLength: 1 });
+    expect(got).toMatchObject({ kind: 'task', id: sent.id, contextId: sent.contextId, status: { state: 'completed' } });
+    expect(got.history).toHaveLength(1);
+    await expect(client.cancelTask({ id: sent.id })).rejects.toBeInstanceOf(TaskNotCancelableError);
+    await expect(client.getTask({ id: randomUUID() })).rejects.toBeInstanceOf(TaskNotFoundError);
+    expect(row.conforms(wire)).toBe(2);
+  });
+
+  it('message/stream: the task, status updates with final on the last, artifact chunks', async () => {
+    wire.clear();
     const events = [];
-    for await (const event of client.sendMessageStream(message('streamed to 0.3'))) events.push(event);
+    for await (const event of client.sendMessageStream(message('::chunks 3\nstreamed to 0.3'))) events.push(event);
     expect(events[0]).toMatchObject({ kind: 'task' });
     const last = events.at(-1) as TaskStatusUpdateEvent;
     expect(last).toMatchObject({ kind: 'status-update', final: true, status: { state: 'completed' } });
@@ -96,46 +160,61 @@ describe('@a2a-js/sdk 0.3 clients against the hub', () => {
     const text = events
       .flatMap((event) => (event.kind === 'artifact-update' ? event.artifact.parts : []))
       .map((part) => (part.kind === 'text' ? part.text : ''));
-    expect(text.join('')).toBe('echo: streamed to 0.3');
+    expect(text.join('')).toContain('streamed to 0.3');
+    expect(row.conforms(wire)).toBe(events.length);
   });
 
-  it('tasks/cancel of a running task and tasks/resubscribe of another until completed', async () => {
-    const slow = await client.sendMessage({ ...message('::slow 50'), configuration: { blocking: false } });
-    expect(slow).toMatchObject({ kind: 'task' });
-    const canceled = await client.cancelTask({ id: (slow as Task).id });
+  it('tasks/cancel of a running task, and tasks/resubscribe of another until completed', async () => {
+    wire.clear();
+    const slow = (await client.sendMessage({ ...message('::slow 50'), configuration: { blocking: false } })) as Task;
+    expect(slow.status.state).not.toBe('completed');
+    const canceled = await client.cancelTask({ id: slow.id });
     expect(canceled.status.state).toBe('canceled');
 
     const running = (await client.sendMessage({ ...message('::slow 3'), configuration: { blocking: false } })) as Task;
     const events = [];
     for await (const event of client.resubscribeTask({ id: running.id })) events.push(event);
     expect(events.at(-1)).toMatchObject({ kind: 'status-update', final: true, status: { state: 'completed' } });
+    row.conforms(wire);
   });
 
-  it('tasks/pushNotificationConfig/set and get, the config in 0.3 shape; the task is the same for a 1.0 caller', async () => {
+  it('push configs: set, get, list and delete, the token never answered; the same config a 1.0 caller reads', async () => {
+    wire.clear();
     const running = (await client.sendMessage({ ...message('::slow 50'), configuration: { blocking: false } })) as Task;
+    const id = `hook-${row.binding}`;
     const set = await client.setTaskPushNotificationConfig({
       taskId: running.id,
-      pushNotificationConfig: { id: 'hook-03', url: 'https://hooks.example.test/a2a', token: 'tok' },
+      pushNotificationConfig: { id, url: 'https://hooks.example.test/a2a', token: 'tok' },
     });
-    // The token is a secret: the hub stores it and never answers it (docs/push.md).
-    expect(set).toEqual({ taskId: running.id, pushNotificationConfig: { id: 'hook-03', url: 'https://hooks.example.test/a2a' } });
-    expect(await client.getTaskPushNotificationConfig({ id: running.id })).toEqual(set);
+    // The token is a secret: stored, never answered (docs/push.md).
+    expect(set).toEqual({ taskId: running.id, pushNotificationConfig: { id, url: 'https://hooks.example.test/a2a' } });
+    // Client types the argument as TaskIdParams; its REST transport needs the config id as well.
+    const byId = { id: running.id, pushNotificationConfigId: id } as { id: string };
+    expect(await client.getTaskPushNotificationConfig(byId)).toEqual(set);
     expect(await client.listTaskPushNotificationConfig({ id: running.id })).toEqual([set]);
-    const as10 = await fetch(hub.endpoint, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'a2a-version': '1.0' },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'GetTaskPushNotificationConfig',
-        params: { taskId: running.id, id: 'hook-03' },
-      }),
-    });
-    expect(((await as10.json()) as { result: unknown }).result).toMatchObject({
-      taskId: running.id,
-      id: 'hook-03',
-      url: 'https://hooks.example.test/a2a',
-    });
+    const as10 = await fetch(`${hub.endpoint}/tasks/${running.id}/pushNotificationConfigs/${id}`, { headers: { 'a2a-version': '1.0' } });
+    expect(await as10.json()).toMatchObject({ taskId: running.id, id, url: 'https://hooks.example.test/a2a' });
+    await client.deleteTaskPushNotificationConfig({ id: running.id, pushNotificationConfigId: id });
+    expect(await client.listTaskPushNotificationConfig({ id: running.id })).toEqual([]);
     await client.cancelTask({ id: running.id });
+    row.conforms(wire);
+  });
+});
+
+describe('@a2a-js/sdk 0.3 card resolution', () => {
+  it('the legacy A2AClient reads the card without A2A-Version and takes the JSON-RPC endpoint; the Client factory its preferred one', async () => {
+    const wire = createWireLog();
+    const legacy = await A2AClient.fromCardUrl(`${hub.url}/.well-known/agent-card.json`, { fetchImpl: wire.fetch });
+    const card = await legacy.getAgentCard();
+    expect(card).toMatchObject({ protocolVersion: '0.3.0', url: hub.endpoint, preferredTransport: 'JSONRPC' });
+    expect(card.additionalInterfaces?.map((entry) => entry.transport)).toEqual(expect.arrayContaining(['JSONRPC', 'HTTP+JSON']));
+    const [cardFetch] = wire.exchanges;
+    expect(cardFetch?.requestHeaders['a2a-version']).toBeUndefined();
+    expect(cardFetch?.responseHeaders?.['vary']).toMatch(/A2A-Version/);
+    expect((await new ClientFactory().createFromUrl(hub.url).then((client) => client.getAgentCard())).url).toBe(hub.endpoint);
+    // The legacy client answers JSON-RPC shapes: a terminal task's cancel is the 0.3 code -32002.
+    const sent = (await legacy.sendMessage(message('legacy'))) as { result: Task };
+    const canceled = await legacy.cancelTask({ id: sent.result.id });
+    expect((canceled as { error?: { code: number } }).error?.code).toBe(-32002);
   });
 });

@@ -69,6 +69,7 @@ describe('@a2a-js/sdk client against the hub (JSON-RPC, A2A 1.0)', () => {
       expect.objectContaining({ url: endpoint, protocolBinding: 'JSONRPC', protocolVersion: '1.0' }),
       expect.objectContaining({ url: endpoint, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' }),
       expect.objectContaining({ url: endpoint, protocolBinding: 'JSONRPC', protocolVersion: '0.3' }),
+      expect.objectContaining({ url: endpoint, protocolBinding: 'HTTP+JSON', protocolVersion: '0.3' }),
     ]);
     const [cardFetch] = wire.exchanges;
     expect(cardFetch?.url).toBe(cardUrl);
@@ -96,7 +97,7 @@ describe('@a2a-js/sdk client against the hub (JSON-RPC, A2A 1.0)', () => {
     const extended = await fromCardUrl.getAgentCard();
     expect(wire.rpcRequests().map((request) => request.method)).toEqual(['GetExtendedAgentCard']);
     expect(extended.name).toBe('a2a-hub echo');
-    expect(extended.supportedInterfaces.map((iface) => iface.url)).toEqual([endpoint, endpoint, endpoint]);
+    expect(extended.supportedInterfaces.map((iface) => iface.url)).toEqual([endpoint, endpoint, endpoint, endpoint]);
   });
 
   it('sendMessage (blocking) returns a COMPLETED task whose artifact assembles to the echo', async () => {

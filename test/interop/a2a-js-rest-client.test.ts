@@ -150,7 +150,7 @@ describe('@a2a-js/sdk client against the hub (HTTP+JSON, A2A 1.0)', () => {
 
   it('getAgentCard fetches GET /extendedAgentCard', async () => {
     const card = await client.getAgentCard();
-    expect(card.supportedInterfaces.map((entry) => entry.protocolBinding)).toEqual(['JSONRPC', 'HTTP+JSON', 'JSONRPC']);
+    expect(card.supportedInterfaces.map((entry) => entry.protocolBinding)).toEqual(['JSONRPC', 'HTTP+JSON', 'JSONRPC', 'HTTP+JSON']);
     expect(wire.exchanges.some((exchange) => exchange.method === 'GET' && exchange.url.endsWith('/extendedAgentCard'))).toBe(true);
   });
 });

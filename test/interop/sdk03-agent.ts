@@ -10,7 +10,7 @@ import {
   type ExecutionEventBus,
   type RequestContext,
 } from 'a2a-sdk-03/server';
-import { A2AExpressApp } from 'a2a-sdk-03/server/express';
+import { A2AExpressApp, restHandler, UserBuilder } from 'a2a-sdk-03/server/express';
 import express from 'express';
 import { directiveOf, listenOnLoopback } from './sdk-agent.js';
 
@@ -31,8 +31,10 @@ import { directiveOf, listenOnLoopback } from './sdk-agent.js';
 export interface Sdk03Agent {
   /** The agent's base URL: its card is at /.well-known/agent-card.json, its JSON-RPC endpoint is the URL itself. */
   readonly url: string;
-  /** The card's `url`: the JSON-RPC endpoint. */
+  /** The JSON-RPC endpoint (served whether the card declares it or not). */
   readonly endpoint: string;
+  /** The SDK's HTTP+JSON binding (its `/v1` routes below it), when the card declares it. */
+  readonly restEndpoint: string | undefined;
   readonly card: AgentCard;
   /** The ids of the tasks the agent was asked to cancel, in order: what proves a cancel reached it. */
   canceled(): readonly string[];
@@ -44,6 +46,11 @@ export interface Sdk03Agent {
 export interface Sdk03AgentOptions {
   /** A bearer token the JSON-RPC endpoint requires (the card declares the scheme); none by default. */
   readonly token?: string;
+  /**
+   * The bindings the card declares, the preferred (the card's `url`) first: JSON-RPC at `/`, and
+   * HTTP+JSON (the SDK's `restHandler`) at `/rest`. Default JSON-RPC only.
+   */
+  readonly bindings?: readonly ('JSONRPC' | 'HTTP+JSON')[];
 }
 
 /** Starts sdk03-echo on 127.0.0.1, on a port of the system's choosing. */
@@ -51,7 +58,10 @@ export async function startSdk03Agent(options: Sdk03AgentOptions = {}): Promise<
   const app = express();
   const { server, url, sdkConsole } = await listenOnLoopback(app);
   const endpoint = `${url}/`;
-  const card = sdk03Card(endpoint, options.token !== undefined);
+  const bindings = options.bindings ?? ['JSONRPC'];
+  const restEndpoint = bindings.includes('HTTP+JSON') ? `${url}/rest` : undefined;
+  const interfaces = bindings.map((binding) => ({ url: binding === 'JSONRPC' ? endpoint : `${url}/rest`, transport: binding }));
+  const card = sdk03Card(interfaces, options.token !== undefined);
   const pushStore = new InMemoryPushNotificationStore();
   const executor = new Echo03Executor();
   const requestHandler = new DefaultRequestHandler(
@@ -72,10 +82,13 @@ export async function startSdk03Agent(options: Sdk03AgentOptions = {}): Promise<
             response.status(401).set('WWW-Authenticate', 'Bearer').json({ error: 'unauthenticated' });
           },
         ];
+  if (restEndpoint !== undefined)
+    app.use('/rest', ...middlewares, restHandler({ requestHandler, userBuilder: UserBuilder.noAuthentication }));
   new A2AExpressApp(requestHandler).setupRoutes(app, '', middlewares);
   return {
     url,
     endpoint,
+    restEndpoint,
     card,
     canceled: () => [...executor.canceled],
     sdkLog: () => sdkConsole.lines(),
@@ -87,14 +100,16 @@ export async function startSdk03Agent(options: Sdk03AgentOptions = {}): Promise<
   };
 }
 
-function sdk03Card(endpoint: string, bearer: boolean): AgentCard {
+function sdk03Card(interfaces: readonly { url: string; transport: string }[], bearer: boolean): AgentCard {
+  const [preferred] = interfaces;
+  if (preferred === undefined) throw new Error('sdk03-echo needs at least one binding');
   return {
     protocolVersion: '0.3.0',
     name: 'sdk03-echo',
     description: 'Echoes every message back as an artifact; an @a2a-js/sdk 0.3 agent that follows the a2a-hub text directives.',
-    url: endpoint,
-    preferredTransport: 'JSONRPC',
-    additionalInterfaces: [{ url: endpoint, transport: 'JSONRPC' }],
+    url: preferred.url,
+    preferredTransport: preferred.transport,
+    additionalInterfaces: [...interfaces],
     version: '0.3.14',
     capabilities: { streaming: true, pushNotifications: true, stateTransitionHistory: false },
     ...(bearer ? { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } }, security: [{ bearer: [] }] } : {}),

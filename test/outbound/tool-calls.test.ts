@@ -19,17 +19,19 @@ let sdk: SdkAgent;
 /** The same agent serving only HTTP+JSON (an Awaken-style REST-only card), streaming and not. */
 let sdkRest: SdkAgent;
 let sdkRestPolled: SdkAgent;
-/** An A2A 0.3 agent (the last 0.3 @a2a-js/sdk), spoken to in 0.3. */
+/** An A2A 0.3 agent (the last 0.3 @a2a-js/sdk), spoken to in 0.3: on JSON-RPC, and on HTTP+JSON only. */
 let sdk03: Sdk03Agent;
+let sdk03Rest: Sdk03Agent;
 let hub: TestHub;
 
 beforeAll(async () => {
-  [remote, sdk, sdkRest, sdkRestPolled, sdk03] = await Promise.all([
+  [remote, sdk, sdkRest, sdkRestPolled, sdk03, sdk03Rest] = await Promise.all([
     startTestHub(),
     startSdkAgent(),
     startSdkAgent({ bindings: ['HTTP+JSON'] }),
     startSdkAgent({ bindings: ['HTTP+JSON'], streaming: false }),
     startSdk03Agent(),
+    startSdk03Agent({ bindings: ['HTTP+JSON'] }),
   ]);
   hub = await startLocalHub();
   await createOutbound(hub.url, 'hub', cardUrl(remote));
@@ -37,10 +39,11 @@ beforeAll(async () => {
   await createOutbound(hub.url, 'rest', sdkRest.url);
   await createOutbound(hub.url, 'polled', sdkRestPolled.url, { pollIntervalMs: 50 });
   await createOutbound(hub.url, 'old', sdk03.url);
+  await createOutbound(hub.url, 'oldrest', sdk03Rest.url);
 });
 afterAll(async () => {
   await hub.dispose();
-  await Promise.all([remote.dispose(), sdk.close(), sdkRest.close(), sdkRestPolled.close(), sdk03.close()]);
+  await Promise.all([remote.dispose(), sdk.close(), sdkRest.close(), sdkRestPolled.close(), sdk03.close(), sdk03Rest.close()]);
 });
 
 /** The ToolError a call rejects with. */
@@ -59,6 +62,7 @@ describe.each([
   { remoteName: '@a2a-js/sdk over HTTP+JSON only', tool: 'a2a__rest__chat', agent: 'sdk-echo', polled: false },
   { remoteName: '@a2a-js/sdk over HTTP+JSON only, not streaming (polled)', tool: 'a2a__polled__chat', agent: 'sdk-echo', polled: true },
   { remoteName: '@a2a-js/sdk 0.3 (A2A 0.3)', tool: 'a2a__old__chat', agent: 'sdk03-echo', polled: false },
+  { remoteName: '@a2a-js/sdk 0.3 over HTTP+JSON only (A2A 0.3)', tool: 'a2a__oldrest__chat', agent: 'sdk03-echo', polled: false },
 ])('tool calls to an $remoteName agent', ({ tool, agent, polled }) => {
   it('COMPLETED: returns the text of the artifacts', async () => {
     const result = await hub.tools.call(tool, { prompt: 'hello there' });
@@ -194,18 +198,17 @@ describe('tool calls to an a2a-hub agent: what the remote sees', () => {
 });
 
 describe('tool calls to an A2A 0.3 agent: what the remote sees', () => {
-  it('an abort during ::slow cancels the remote task through tasks/cancel', async () => {
+  it.each([
+    { binding: 'JSON-RPC (tasks/cancel)', tool: 'a2a__old__chat', agent: () => sdk03 },
+    { binding: 'HTTP+JSON (POST /v1/tasks/{id}:cancel)', tool: 'a2a__oldrest__chat', agent: () => sdk03Rest },
+  ])('an abort during ::slow cancels the remote task over $binding', async ({ tool, agent }) => {
     const controller = new AbortController();
-    const before = sdk03.canceled().length;
-    const call = hub.tools.call(
-      'a2a__old__chat',
-      { prompt: 'slow work\n::slow 100' },
-      { signal: controller.signal, callerId: 'aborter-03' },
-    );
+    const before = agent().canceled().length;
+    const call = hub.tools.call(tool, { prompt: 'slow work\n::slow 100' }, { signal: controller.signal, callerId: `aborter-${tool}` });
     await new Promise((resolve) => setTimeout(resolve, 300));
     controller.abort();
     expect((await toolError(call)).kind).toBe('aborted');
-    await until(() => sdk03.canceled().length > before, 'the 0.3 agent to be asked to cancel');
+    await until(() => agent().canceled().length > before, 'the 0.3 agent to be asked to cancel');
   });
 });
 

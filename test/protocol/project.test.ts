@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { arbitraryFor } from '../../conformance/arbitraries/from-schema.js';
 import { mutatedArbitrary } from '../../conformance/arbitraries/mutations.js';
-import { A2A_1_0 } from '../../src/protocol/a2a-schema.js';
+import { A2A_0_3, A2A_1_0 } from '../../src/protocol/a2a-schema.js';
 import { projectToSchema } from '../../src/protocol/project.js';
 import { checkValue } from '../../src/protocol/validation.js';
 
@@ -29,6 +29,16 @@ describe('projecting tolerant input onto the exact shape', () => {
       }),
       { numRuns: 100 },
     );
+  });
+
+  it('of union branches without a const to tell them apart, keeps the one declaring most of the value', () => {
+    // 0.3's tasks/pushNotificationConfig/get params: TaskIdParams | GetTaskPushNotificationConfigParams.
+    const def = 'GetTaskPushNotificationConfigRequestParams';
+    expect(projectToSchema(A2A_0_3.document, def, { id: 't', pushNotificationConfigId: 'c', extra: 1 })).toEqual({
+      id: 't',
+      pushNotificationConfigId: 'c',
+    });
+    expect(projectToSchema(A2A_0_3.document, def, { id: 't', extra: 1 })).toEqual({ id: 't' });
   });
 
   it('keeps free-form metadata whole', () => {

@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { METHODS as METHODS_03 } from '../../generated/a2a/0.3/methods.js';
 import { METHODS, METHOD_NAMES, isMethodName } from '../../generated/a2a/1.0/methods.js';
 import { TASK_STATES, canTransition, isInterruptedState, isTerminalState, TERMINAL_STATES } from '../../generated/a2a/1.0/task-states.js';
 import type { TaskState } from '../../generated/a2a/1.0/types.js';
 import { CONTROL_ACTIONS, CONTROL_API, isControlActionName } from '../../generated/control/api.js';
+import { A2A_0_3_REST } from '../../src/protocol/a2a-schema.js';
 
 describe('the method registry', () => {
   it('holds exactly the 11 A2A 1.0 methods and none of the 0.3 names', () => {
@@ -24,6 +26,18 @@ describe('the method registry', () => {
     for (const legacy of ['message/send', 'tasks/get', 'SetTaskPushNotificationConfig', 'ListTaskPushNotificationConfig']) {
       expect(isMethodName(legacy)).toBe(false);
     }
+  });
+
+  it('gives every 0.3 method with an HTTP route the request and response messages of spec/a2a/0.3/rest', () => {
+    const missing = Object.values(METHODS_03).flatMap((method) => {
+      if (method.http.length === 0) return [];
+      const messages = method.restMessages;
+      if (messages === null) return [`${method.name}: no restMessages`];
+      return [messages.request, messages.response]
+        .filter((def) => messages.family !== 'a2a/0.3/rest' || A2A_0_3_REST.document.$defs[def] === undefined)
+        .map((def) => `${method.name}: ${messages.family} has no ${def}`);
+    });
+    expect(missing).toEqual([]);
   });
 
   it('marks streaming methods and the capability that gates each method', () => {

@@ -2,7 +2,16 @@ import { describe, expect, it } from 'vitest';
 import { METHODS, type MethodName } from '../../generated/a2a/1.0/methods.js';
 import { resolveRestCall } from '../../src/protocol/rest-request.js';
 import { readQuery, writeQuery } from '../../src/protocol/rest-query.js';
-import { fillRoute, matchRestRoute, REST_ROUTES, routeOf } from '../../src/protocol/rest-routes.js';
+import {
+  fillRoute,
+  matchRestRoute,
+  namePatternOf,
+  piecesOfName,
+  resourceNameOf,
+  REST_ROUTES,
+  routeOf,
+} from '../../src/protocol/rest-routes.js';
+import { route03Of } from '../../src/protocol/v03/rest-routes.js';
 import { restUrl, urlBelow } from '../../src/protocol/rest-url.js';
 
 describe('REST routes compiled from methods.json', () => {
@@ -180,5 +189,37 @@ describe('URLs below an interface URL', () => {
 
   it('joins a URL that does not parse as text, so that fetch refuses it with its own reason', () => {
     expect(urlBelow('not a url/', path, 'q=1')).toBe(`not a url${path}?q=1`);
+  });
+});
+
+describe("resource names of 0.3's routes", () => {
+  const route = route03Of('tasks/pushNotificationConfig/get');
+  const cases: { given: { name: string; known?: string }; want: string[] | undefined }[] = [
+    { given: { name: 'tasks/t-1/pushNotificationConfigs/c-1' }, want: ['t-1', 'c-1'] },
+    // Ids are written as they are: the last takes the rest, an earlier one ends at the next literal.
+    { given: { name: 'tasks/t-1/pushNotificationConfigs/c/1' }, want: ['t-1', 'c/1'] },
+    { given: { name: 'tasks/a/b/pushNotificationConfigs/c' }, want: ['a/b', 'c'] },
+    // A known task id wins over the first literal, so a task id holding the literal still reads.
+    {
+      given: { name: 'tasks/a/pushNotificationConfigs/b/pushNotificationConfigs/c', known: 'a/pushNotificationConfigs/b' },
+      want: ['a/pushNotificationConfigs/b', 'c'],
+    },
+    { given: { name: 'tasks/a/pushNotificationConfigs/b/pushNotificationConfigs/c' }, want: ['a', 'b/pushNotificationConfigs/c'] },
+    { given: { name: 'tasks/t-1/pushNotificationConfigs/' }, want: ['t-1', ''] },
+    { given: { name: 'tasks//pushNotificationConfigs/c' }, want: undefined },
+    { given: { name: 'tasks/t-1/pushNotificationConfigs' }, want: undefined },
+    { given: { name: 'tasks/t-1/pushNotificationConfigsX/c' }, want: undefined },
+    { given: { name: 'task/t-1/pushNotificationConfigs/c' }, want: undefined },
+    { given: { name: '' }, want: undefined },
+  ];
+
+  it.each(cases)('$given.name → $want', ({ given, want }) => {
+    expect(piecesOfName(route, 'name', given.name, [given.known])).toEqual(want);
+  });
+
+  it('writes a name from its ids and reads them back, and names its pattern', () => {
+    expect(resourceNameOf(route, 'name', ['t/1', 'c 2'])).toBe('tasks/t/1/pushNotificationConfigs/c 2');
+    expect(piecesOfName(route, 'name', resourceNameOf(route, 'name', ['t/1', 'c 2']), ['t/1'])).toEqual(['t/1', 'c 2']);
+    expect(namePatternOf(route, 'name')).toBe('tasks/*/pushNotificationConfigs/*');
   });
 });

@@ -23,7 +23,7 @@ import { taskPushConfigFrom03, taskPushConfigTo03 } from '../../src/protocol/v03
 import { securitySchemeFrom03, securitySchemeTo03 } from '../../src/protocol/v03/security-schemes.js';
 import { statePairs, stateFrom03 } from '../../src/protocol/v03/states.js';
 import { artifactFrom03, artifactTo03, statusFrom03, statusTo03, taskFrom03, taskTo03 } from '../../src/protocol/v03/tasks.js';
-import { UntranslatableError } from '../../src/protocol/v03/untranslatable.js';
+import { UntranslatableError } from '../../src/protocol/untranslatable.js';
 import { checkValue } from '../../src/protocol/validation.js';
 import { isRecord } from '../../src/support/records.js';
 

@@ -50,6 +50,7 @@ function interfaceUrl(response: RawResponse): string | string[] | undefined {
     'JSONRPC 1.0',
     'HTTP+JSON 1.0',
     'JSONRPC 0.3',
+    'HTTP+JSON 0.3',
   ]);
   const urls = [...new Set(interfaces.map((entry) => entry.url))];
   return urls.length === 1 ? urls[0] : urls;
@@ -81,6 +82,7 @@ describe('agent cards', () => {
         { url: `${hub.url}/a2a/default`, protocolBinding: 'JSONRPC', protocolVersion: '1.0' },
         { url: `${hub.url}/a2a/default`, protocolBinding: 'HTTP+JSON', protocolVersion: '1.0' },
         { url: `${hub.url}/a2a/default`, protocolBinding: 'JSONRPC', protocolVersion: '0.3' },
+        { url: `${hub.url}/a2a/default`, protocolBinding: 'HTTP+JSON', protocolVersion: '0.3' },
       ]);
       expect(card.capabilities).toMatchObject({ streaming: true, pushNotifications: true, extendedAgentCard: true });
       expect(card.securitySchemes).toBeUndefined();

@@ -55,7 +55,10 @@ describe('the card a caller of either generation gets', () => {
       protocolVersion: '0.3.0',
       url: hub.endpoint,
       preferredTransport: 'JSONRPC',
-      additionalInterfaces: [{ url: hub.endpoint, transport: 'JSONRPC' }],
+      additionalInterfaces: [
+        { url: hub.endpoint, transport: 'JSONRPC' },
+        { url: hub.endpoint, transport: 'HTTP+JSON' },
+      ],
       supportsAuthenticatedExtendedCard: true,
       name: plain.name,
       skills: plain.skills,
@@ -65,6 +68,7 @@ describe('the card a caller of either generation gets', () => {
       'JSONRPC 1.0',
       'HTTP+JSON 1.0',
       'JSONRPC 0.3',
+      'HTTP+JSON 0.3',
     ]);
   });
 

@@ -115,6 +115,7 @@ describe('HTTP+JSON routes', () => {
       ['JSONRPC', '1.0', base],
       ['HTTP+JSON', '1.0', base],
       ['JSONRPC', '0.3', base],
+      ['HTTP+JSON', '0.3', base],
     ]);
   });
 
@@ -265,7 +266,13 @@ describe('query parameters (spec §11.5)', () => {
     const json = { 'content-type': 'application/json' };
     const body = JSON.stringify({ message: userMessage('hi') });
     expect((await send(`${base}${sendPath}?A2A-Version=1.0`, { method: 'POST', headers: json, body })).status).toBe(200);
-    expectError(await send(`${base}${sendPath}?A2A-Version=0.3`, { method: 'POST', headers: json, body }), 'VersionNotSupportedError');
+    // Naming 0.3 picks 0.3's route table, and the refusal is written as 0.3 writes errors.
+    const as03 = await send(`${base}${sendPath}?A2A-Version=0.3`, { method: 'POST', headers: json, body });
+    expect([as03.status, as03.headers.get('a2a-version'), (JSON.parse(as03.text) as { code: number }).code]).toEqual([
+      ERRORS.VersionNotSupportedError.httpStatus,
+      '0.3',
+      ERRORS.VersionNotSupportedError.code,
+    ]);
     expectError(await send(`${base}${sendPath}?pageSize=1`, { method: 'POST', headers: json, body }), 'InvalidParamsError');
   });
 });

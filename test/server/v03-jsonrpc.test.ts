@@ -216,12 +216,4 @@ describe('0.3 requests on the JSON-RPC endpoint', () => {
       hub.inbounds.remove(created.id);
     }
   });
-
-  it('a 0.3 version on HTTP+JSON is refused: 0.3 is served on JSON-RPC only, so far', async () => {
-    const response = await fetch(`${hub.endpoint}/tasks/x`, { headers: { 'A2A-Version': '0.3' } });
-    expect(response.status).toBe(400);
-    const body = (await response.json()) as { error?: { status?: string; message?: string } };
-    expect(body.error?.status).toBe('FAILED_PRECONDITION');
-    expect(body.error?.message).toMatch(/serves 1\.0$/);
-  });
 });

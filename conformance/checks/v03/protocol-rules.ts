@@ -3,7 +3,7 @@ import { isRecord } from '../../../src/support/records.js';
 import { observedOf } from '../../core/answers.js';
 import type { Check, CheckContext } from '../../core/check.js';
 import type { Exchange } from '../../core/exchange.js';
-import { call03, expectError03, isError03, label03, message03, shape03, stream03, unknownTaskId03 } from './support.js';
+import { call03, expectError03, isError03, label03, message03, shape03, stream03, streamRefusal03, unknownTaskId03 } from './support.js';
 
 /*
  * The JSON-RPC envelope of 0.3, and what the card's capability flags gate: each flag that is off
@@ -50,6 +50,7 @@ export const protocolRules03Checks: readonly Check[] = [
     id: 'v03-envelope',
     title: 'The 0.3 JSON-RPC envelope: content type, id echo, and the five JSON-RPC errors',
     protocol: '0.3',
+    bindings: ['JSONRPC'],
     requirements: ['V03-RPC-001', 'V03-RPC-002', 'V03-RPC-003', 'V03-RPC-004', 'V03-RPC-005', 'V03-RPC-006', 'V03-RPC-007'],
     async run(context) {
       for (const id of ['conform-string-id', 7]) {
@@ -133,7 +134,7 @@ export const protocolRules03Checks: readonly Check[] = [
           });
       } else {
         const unsupported = label03('UnsupportedOperationError');
-        if (streamed.ending === 'not-a-stream' && isError03(errorOf(streamed), 'UnsupportedOperationError'))
+        if (streamed.ending === 'not-a-stream' && isError03(streamRefusal03(streamed), 'UnsupportedOperationError'))
           context.pass('V03-CAP-002', `message/stream refused with ${unsupported}`);
         else
           context.fail('V03-CAP-002', {

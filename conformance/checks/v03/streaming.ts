@@ -3,10 +3,11 @@ import type * as V03 from '../../../generated/a2a/0.3/types.js';
 import { isRecord } from '../../../src/support/records.js';
 import { observedOf } from '../../core/answers.js';
 import type { Check } from '../../core/check.js';
-import { call03, message03, shape03, stream03, taskOf, unknownTaskId03 } from './support.js';
+import { call03, message03, shape03, stream03, streamEvents03, taskOf, unknownTaskId03 } from './support.js';
 
 /*
- * message/stream in 0.3: SSE, one JSON-RPC response per event, each result a 0.3 stream event,
+ * message/stream in 0.3: SSE, one frame per event (a JSON-RPC response, or over HTTP+JSON a
+ * StreamResponse of the 0.3 proto), each a 0.3 stream event,
  * the one status-update with final true last, and the assembled artifacts what tasks/get shows.
  * tasks/pushNotificationConfig/* round-trip a config.
  */
@@ -52,20 +53,17 @@ export const streaming03Checks: readonly Check[] = [
         return;
       }
       const results: StreamResult[] = [];
-      for (const [index, event] of exchange.events.entries()) {
-        const envelope = event.json;
-        if (!isRecord(envelope) || envelope['jsonrpc'] !== '2.0' || envelope['id'] !== id || !('result' in envelope)) {
+      for (const [index, event] of streamEvents03(context, exchange, id).entries()) {
+        if (!event.ok) {
           context.fail('V03-SSE-002', {
-            message: `event ${index} is not a JSON-RPC response with the request's id and a result`,
-            observed: event.data.slice(0, 300),
+            message: `event ${index} ${event.problem}`,
+            observed: exchange.events[index]?.data.slice(0, 300),
             exchange,
           });
           continue;
         }
-        if (
-          shape03(context, 'V03-SSE-002', 'SendStreamingMessageResult', envelope['result'], { exchange, what: `event ${index}'s result` })
-        )
-          results.push(envelope['result'] as StreamResult);
+        if (shape03(context, 'V03-SSE-002', 'SendStreamingMessageResult', event.result, { exchange, what: `event ${index}'s result` }))
+          results.push(event.result as StreamResult);
       }
       if (results.length === exchange.events.length && results.length > 0)
         context.pass('V03-SSE-002', `${results.length} valid 0.3 events`);

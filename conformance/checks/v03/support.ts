@@ -5,7 +5,9 @@ import type * as V03 from '../../../generated/a2a/0.3/types.js';
 import type { RequirementId } from '../../../generated/conformance/requirements.js';
 import type { TestDirectiveRequest } from '../../../generated/hub/test-directives.js';
 import { A2A_0_3, type A2A03Defs } from '../../../src/protocol/a2a-schema.js';
+import { errorObject03 } from '../../../src/protocol/v03/errors.js';
 import { messageTo03 } from '../../../src/protocol/v03/messages.js';
+import { rest03Result } from '../../../src/protocol/v03/rest-requests.js';
 import { checkValue } from '../../../src/protocol/validation.js';
 import { isRecord } from '../../../src/support/records.js';
 import { observedOf } from '../../core/answers.js';
@@ -15,8 +17,9 @@ import type { CallOptions, RpcExchange, StreamExchange, StreamOptions } from '..
 import { directiveMessage } from '../support/directives.js';
 
 /*
- * What the A2A 0.3 checks share: calls in 0.3 method names and shapes over the run's JSON-RPC
- * transport (which sends no A2A-Version, as 0.3 clients do), values held to spec/a2a/0.3, and the
+ * What the A2A 0.3 checks share: calls in 0.3 method names and shapes over the run's 0.3
+ * transports (JSON-RPC, or HTTP+JSON on the /v1 routes; neither sends A2A-Version, as 0.3
+ * clients do), answers read as JSON-RPC carries them, values held to spec/a2a/0.3, and the
  * 0.3 error codes (generated/a2a/0.3/errors.ts). Messages are made as the 1.0 checks make them,
  * steered by the run's cooperation profile, and sent in their 0.3 form.
  */
@@ -129,6 +132,42 @@ export async function terminal03(context: CheckContext, task: V03.Task): Promise
     current = polled;
   }
   return { ok: true, value: current };
+}
+
+/**
+ * The error a stream request was refused with instead of a stream: an error event, or the error
+ * of a plain answer (a JSON-RPC response's, or an HTTP+JSON body's `{code, message}`).
+ */
+export function streamRefusal03(exchange: StreamExchange): unknown {
+  const event = exchange.events.find((candidate) => candidate.error !== undefined)?.error;
+  if (event !== undefined) return event;
+  const json = exchange.json;
+  if (!isRecord(json)) return undefined;
+  return isRecord(json['error']) ? json['error'] : errorObject03(json);
+}
+
+/** One SSE event of a 0.3 stream read as the 0.3 event it carries, or why it carries none. */
+export type StreamEvent03 = { readonly ok: true; readonly result: unknown } | { readonly ok: false; readonly problem: string };
+
+/**
+ * What each event of a 0.3 stream carries, read as its binding frames it: over JSON-RPC a
+ * response with the request's `id` whose result is the event; over HTTP+JSON the 0.3 proto's
+ * StreamResponse, translated (src/protocol/v03/rest-requests.ts). Shapes are the caller's to judge.
+ */
+export function streamEvents03(context: CheckContext, exchange: StreamExchange, id: string | number): StreamEvent03[] {
+  return exchange.events.map((event): StreamEvent03 => {
+    const json = event.json;
+    if (context.transport.binding === 'JSONRPC') {
+      return isRecord(json) && json['jsonrpc'] === '2.0' && json['id'] === id && 'result' in json
+        ? { ok: true, result: json['result'] }
+        : { ok: false, problem: "is not a JSON-RPC response with the request's id and a result" };
+    }
+    if (event.error !== undefined) return { ok: false, problem: `is an error event (${event.error.code} ${event.error.message})` };
+    const read = rest03Result('message/stream', json);
+    if (read.ok) return { ok: true, result: read.value };
+    const first = read.violations[0];
+    return { ok: false, problem: `is not a 0.3 StreamResponse: ${first === undefined ? '' : `${first.field} ${first.description}`}` };
+  });
 }
 
 /** A JSON-RPC id that cannot name a task. */

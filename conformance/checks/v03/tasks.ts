@@ -12,6 +12,7 @@ import {
   sentTask03,
   shape03,
   stream03,
+  streamRefusal03,
   taskOf,
   terminal03,
   unknownTaskId03,
@@ -107,9 +108,7 @@ export const tasks03Checks: readonly Check[] = [
       );
       if (context.target.card.capabilities?.streaming === true) {
         const resubscribed = await stream03(context, 'tasks/resubscribe', { id: missing });
-        const error =
-          resubscribed.events.find((event) => event.error !== undefined)?.error ??
-          (isRecord(resubscribed.json) && isRecord(resubscribed.json['error']) ? resubscribed.json['error'] : undefined);
+        const error = streamRefusal03(resubscribed);
         const notFound = label03('TaskNotFoundError');
         if (isError03(error, 'TaskNotFoundError')) context.pass('V03-TASK-002', `tasks/resubscribe of an unknown task: ${notFound}`);
         else

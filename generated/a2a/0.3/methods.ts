@@ -55,6 +55,8 @@ export interface MethodDefinition<N extends MethodName = MethodName> {
   readonly http: readonly HttpRoute[];
   /** Routes served as well because the spec prose and the proto disagree (docs/spec-policy.md). */
   readonly httpAlternates: readonly HttpRoute[];
+  /** The request and response messages of the HTTP+JSON binding, when they are defs of another family (0.3: its ProtoJSON). */
+  readonly restMessages: { readonly family: string; readonly request: string; readonly response: string } | null;
   /** Tolerant validator for params (unknown members ignored). */
   readonly validateParams: Validator<MethodTypes[N]['params']>;
   /** Exact validator for the result. */
@@ -89,6 +91,11 @@ export const METHODS: { readonly [N in MethodName]: MethodDefinition<N> } = {
       }
     ],
     "httpAlternates": [],
+    "restMessages": {
+      "family": "a2a/0.3/rest",
+      "request": "SendMessageRequest",
+      "response": "SendMessageResponse"
+    },
     validateParams: input.validateMessageSendParams,
     validateResult: exact.validateSendMessageResult,
   },
@@ -118,6 +125,11 @@ export const METHODS: { readonly [N in MethodName]: MethodDefinition<N> } = {
       }
     ],
     "httpAlternates": [],
+    "restMessages": {
+      "family": "a2a/0.3/rest",
+      "request": "SendMessageRequest",
+      "response": "StreamResponse"
+    },
     validateParams: input.validateMessageSendParams,
     validateResult: exact.validateSendStreamingMessageResult,
   },
@@ -142,6 +154,11 @@ export const METHODS: { readonly [N in MethodName]: MethodDefinition<N> } = {
       }
     ],
     "httpAlternates": [],
+    "restMessages": {
+      "family": "a2a/0.3/rest",
+      "request": "GetTaskRequest",
+      "response": "Task"
+    },
     validateParams: input.validateTaskQueryParams,
     validateResult: exact.validateTask,
   },
@@ -168,6 +185,11 @@ export const METHODS: { readonly [N in MethodName]: MethodDefinition<N> } = {
       }
     ],
     "httpAlternates": [],
+    "restMessages": {
+      "family": "a2a/0.3/rest",
+      "request": "CancelTaskRequest",
+      "response": "Task"
+    },
     validateParams: input.validateTaskIdParams,
     validateResult: exact.validateTask,
   },
@@ -200,6 +222,11 @@ export const METHODS: { readonly [N in MethodName]: MethodDefinition<N> } = {
         "body": "config"
       }
     ],
+    "restMessages": {
+      "family": "a2a/0.3/rest",
+      "request": "CreateTaskPushNotificationConfigRequest",
+      "response": "TaskPushNotificationConfig"
+    },
     validateParams: input.validateTaskPushNotificationConfig,
     validateResult: exact.validateTaskPushNotificationConfig,
   },
@@ -225,6 +252,11 @@ export const METHODS: { readonly [N in MethodName]: MethodDefinition<N> } = {
       }
     ],
     "httpAlternates": [],
+    "restMessages": {
+      "family": "a2a/0.3/rest",
+      "request": "GetTaskPushNotificationConfigRequest",
+      "response": "TaskPushNotificationConfig"
+    },
     validateParams: input.validateGetTaskPushNotificationConfigRequestParams,
     validateResult: exact.validateTaskPushNotificationConfig,
   },
@@ -249,7 +281,17 @@ export const METHODS: { readonly [N in MethodName]: MethodDefinition<N> } = {
         "path": "/v1/{name=tasks/*}:subscribe"
       }
     ],
-    "httpAlternates": [],
+    "httpAlternates": [
+      {
+        "verb": "POST",
+        "path": "/v1/{name=tasks/*}:subscribe"
+      }
+    ],
+    "restMessages": {
+      "family": "a2a/0.3/rest",
+      "request": "TaskSubscriptionRequest",
+      "response": "StreamResponse"
+    },
     validateParams: input.validateTaskIdParams,
     validateResult: exact.validateSendStreamingMessageResult,
   },
@@ -275,6 +317,11 @@ export const METHODS: { readonly [N in MethodName]: MethodDefinition<N> } = {
       }
     ],
     "httpAlternates": [],
+    "restMessages": {
+      "family": "a2a/0.3/rest",
+      "request": "ListTaskPushNotificationConfigRequest",
+      "response": "ListTaskPushNotificationConfigResponse"
+    },
     validateParams: input.validateListTaskPushNotificationConfigParams,
     validateResult: exact.validateListTaskPushNotificationConfigResult,
   },
@@ -299,6 +346,11 @@ export const METHODS: { readonly [N in MethodName]: MethodDefinition<N> } = {
       }
     ],
     "httpAlternates": [],
+    "restMessages": {
+      "family": "a2a/0.3/rest",
+      "request": "GetAgentCardRequest",
+      "response": "AgentCard"
+    },
     validateParams: input.validateGetAuthenticatedExtendedCardParams,
     validateResult: exact.validateAgentCard,
   },
@@ -324,6 +376,11 @@ export const METHODS: { readonly [N in MethodName]: MethodDefinition<N> } = {
       }
     ],
     "httpAlternates": [],
+    "restMessages": {
+      "family": "a2a/0.3/rest",
+      "request": "DeleteTaskPushNotificationConfigRequest",
+      "response": "Empty"
+    },
     validateParams: input.validateDeleteTaskPushNotificationConfigParams,
     validateResult: exact.validateDeleteTaskPushNotificationConfigResult,
   },

@@ -56,6 +56,8 @@ export interface MethodDefinition<N extends MethodName = MethodName> {
   readonly http: readonly HttpRoute[];
   /** Routes served as well because the spec prose and the proto disagree (docs/spec-policy.md). */
   readonly httpAlternates: readonly HttpRoute[];
+  /** The request and response messages of the HTTP+JSON binding, when they are defs of another family (0.3: its ProtoJSON). */
+  readonly restMessages: { readonly family: string; readonly request: string; readonly response: string } | null;
   /** Tolerant validator for params (unknown members ignored). */
   readonly validateParams: Validator<MethodTypes[N]['params']>;
   /** Exact validator for the result. */
@@ -95,6 +97,7 @@ export const METHODS: { readonly [N in MethodName]: MethodDefinition<N> } = {
       }
     ],
     "httpAlternates": [],
+    "restMessages": null,
     validateParams: input.validateSendMessageRequest,
     validateResult: exact.validateSendMessageResponse,
   },
@@ -129,6 +132,7 @@ export const METHODS: { readonly [N in MethodName]: MethodDefinition<N> } = {
       }
     ],
     "httpAlternates": [],
+    "restMessages": null,
     validateParams: input.validateSendMessageRequest,
     validateResult: exact.validateStreamResponse,
   },
@@ -157,6 +161,7 @@ export const METHODS: { readonly [N in MethodName]: MethodDefinition<N> } = {
       }
     ],
     "httpAlternates": [],
+    "restMessages": null,
     validateParams: input.validateGetTaskRequest,
     validateResult: exact.validateTask,
   },
@@ -183,6 +188,7 @@ export const METHODS: { readonly [N in MethodName]: MethodDefinition<N> } = {
       }
     ],
     "httpAlternates": [],
+    "restMessages": null,
     validateParams: input.validateListTasksRequest,
     validateResult: exact.validateListTasksResponse,
   },
@@ -214,6 +220,7 @@ export const METHODS: { readonly [N in MethodName]: MethodDefinition<N> } = {
       }
     ],
     "httpAlternates": [],
+    "restMessages": null,
     validateParams: input.validateCancelTaskRequest,
     validateResult: exact.validateTask,
   },
@@ -252,6 +259,7 @@ export const METHODS: { readonly [N in MethodName]: MethodDefinition<N> } = {
         "path": "/{tenant}/tasks/{id=*}:subscribe"
       }
     ],
+    "restMessages": null,
     validateParams: input.validateSubscribeToTaskRequest,
     validateResult: exact.validateStreamResponse,
   },
@@ -283,6 +291,7 @@ export const METHODS: { readonly [N in MethodName]: MethodDefinition<N> } = {
       }
     ],
     "httpAlternates": [],
+    "restMessages": null,
     validateParams: input.validateTaskPushNotificationConfig,
     validateResult: exact.validateTaskPushNotificationConfig,
   },
@@ -312,6 +321,7 @@ export const METHODS: { readonly [N in MethodName]: MethodDefinition<N> } = {
       }
     ],
     "httpAlternates": [],
+    "restMessages": null,
     validateParams: input.validateGetTaskPushNotificationConfigRequest,
     validateResult: exact.validateTaskPushNotificationConfig,
   },
@@ -341,6 +351,7 @@ export const METHODS: { readonly [N in MethodName]: MethodDefinition<N> } = {
       }
     ],
     "httpAlternates": [],
+    "restMessages": null,
     validateParams: input.validateListTaskPushNotificationConfigsRequest,
     validateResult: exact.validateListTaskPushNotificationConfigsResponse,
   },
@@ -370,6 +381,7 @@ export const METHODS: { readonly [N in MethodName]: MethodDefinition<N> } = {
       }
     ],
     "httpAlternates": [],
+    "restMessages": null,
     validateParams: input.validateGetExtendedAgentCardRequest,
     validateResult: exact.validateAgentCard,
   },
@@ -399,6 +411,7 @@ export const METHODS: { readonly [N in MethodName]: MethodDefinition<N> } = {
       }
     ],
     "httpAlternates": [],
+    "restMessages": null,
     validateParams: input.validateDeleteTaskPushNotificationConfigRequest,
     validateResult: exact.validateEmpty,
   },

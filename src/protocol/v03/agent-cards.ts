@@ -5,9 +5,9 @@ import {
 } from '../../../generated/a2a/0.3/protocol.js';
 import type * as V03 from '../../../generated/a2a/0.3/types.js';
 import type * as V10 from '../../../generated/a2a/1.0/types.js';
-import { withoutUndefined } from '../../support/records.js';
+import { mapValues, withoutUndefined } from '../../support/records.js';
 import { requirementsFrom03, requirementsTo03, securitySchemeFrom03, securitySchemeTo03 } from './security-schemes.js';
-import { UntranslatableError } from './untranslatable.js';
+import { UntranslatableError } from '../untranslatable.js';
 
 /**
  * Agent cards. A 0.3 card speaks one version on a main `url` with its `preferredTransport`,
@@ -96,8 +96,4 @@ export function agentCardFrom03(card: V03.AgentCard): V10.AgentCard {
       withoutUndefined({ ...skill, securityRequirements: security === undefined ? undefined : requirementsFrom03(security) }),
     ),
   });
-}
-
-function mapValues<A, B>(record: { [name: string]: A | undefined }, map: (value: A, name: string) => B): { [name: string]: B } {
-  return Object.fromEntries(Object.entries(record).flatMap(([name, value]) => (value === undefined ? [] : [[name, map(value, name)]])));
 }

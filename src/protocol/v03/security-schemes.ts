@@ -1,7 +1,7 @@
 import type * as V03 from '../../../generated/a2a/0.3/types.js';
 import type * as V10 from '../../../generated/a2a/1.0/types.js';
 import { withoutUndefined } from '../../support/records.js';
-import { UntranslatableError } from './untranslatable.js';
+import { UntranslatableError } from '../untranslatable.js';
 
 /**
  * Security schemes. 0.3 discriminates by `type` (OpenAPI's names, `in` for the API key's

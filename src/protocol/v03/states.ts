@@ -2,7 +2,7 @@ import type * as V03 from '../../../generated/a2a/0.3/types.js';
 import { TASK_STATES as STATES_03 } from '../../../generated/a2a/0.3/task-states.js';
 import type * as V10 from '../../../generated/a2a/1.0/types.js';
 import { TASK_STATES as STATES_10 } from '../../../generated/a2a/1.0/task-states.js';
-import { UntranslatableError } from './untranslatable.js';
+import { UntranslatableError } from '../untranslatable.js';
 
 /**
  * Task states and roles between the versions. 1.0 renamed every enum value to its proto name

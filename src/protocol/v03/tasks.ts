@@ -4,7 +4,7 @@ import { withoutUndefined } from '../../support/records.js';
 import { messageFrom03, messageTo03 } from './messages.js';
 import { partFrom03, partTo03 } from './parts.js';
 import { stateFrom03, stateTo03 } from './states.js';
-import { UntranslatableError } from './untranslatable.js';
+import { UntranslatableError } from '../untranslatable.js';
 
 export function statusTo03(status: V10.TaskStatus): V03.TaskStatus {
   return withoutUndefined({
