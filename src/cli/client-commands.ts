@@ -10,10 +10,11 @@ import {
   A2ATransportError,
   CLIENT_BINDINGS,
   fetchAgentCard,
+  noUsableInterface,
   pickInterface,
   textOf,
-  type ClientBindingName,
   type ConnectOptions,
+  type InterfaceChoice,
   type PushSendOptions,
 } from '../client/a2a-client.js';
 import { isFinalState } from '../client/task-stream.js';
@@ -27,6 +28,7 @@ import { pushConfigOf, type PushFlags } from './push-flags.js';
 
 interface CardFlags {
   binding?: string;
+  protocol?: string;
   interfaces?: boolean;
   token?: string;
   allowPrivate?: boolean;
@@ -47,6 +49,10 @@ const URL_ARGUMENT =
 const BINDING_FLAG = CLIENT_BINDINGS.map((binding) => binding.toLowerCase()).join('|');
 const BINDING_HELP = `the interface to use, ${CLIENT_BINDINGS.map((binding) => binding.toLowerCase()).join(' or ')} (default: the first the card lists that the client speaks)`;
 
+/** The --protocol values: a version the client speaks, `1.0` for any 1.x. */
+const PROTOCOL_FLAGS: readonly NonNullable<InterfaceChoice['protocolVersion']>[] = [PROTOCOL_VERSION, VERSION_03];
+const PROTOCOL_HELP = `the protocol version to speak, ${PROTOCOL_FLAGS.join(' or ')} (default: 1.x when the card has such an interface, else ${VERSION_03})`;
+
 /** The exit code of a usage error, as for `conform`. */
 const USAGE = 2;
 
@@ -60,7 +66,8 @@ export function addClientCommands(program: Command, setExitCode: (code: number) 
     .description("fetch an agent's card, check it against A2A 1.0 and print it")
     .argument('<url>', URL_ARGUMENT)
     .option('--interfaces', "print the card's interfaces, one a line, the one send would use marked *, instead of the card")
-    .option(`--binding <${BINDING_FLAG}>`, `check the card offers this binding, as send --binding would; ${BINDING_HELP}`);
+    .option(`--binding <${BINDING_FLAG}>`, `check the card offers this binding, as send --binding would; ${BINDING_HELP}`)
+    .option(`--protocol <${PROTOCOL_FLAGS.join('|')}>`, `check the card offers this version, as send --protocol would; ${PROTOCOL_HELP}`);
   withAccessFlags(cardCommand).action(async (url: string, flags: CardFlags) => {
     setExitCode(await card(url, flags));
   });
@@ -76,7 +83,8 @@ export function addClientCommands(program: Command, setExitCode: (code: number) 
     .option('--push-url <url>', "register this webhook for the task's events (an inline push config)")
     .option('--push-token <token>', "the push config's token, for the webhook to check")
     .option('--push-auth <auth>', 'how the agent authenticates to the webhook: "SCHEME CREDENTIALS", sent as Authorization')
-    .option(`--binding <${BINDING_FLAG}>`, BINDING_HELP);
+    .option(`--binding <${BINDING_FLAG}>`, BINDING_HELP)
+    .option(`--protocol <${PROTOCOL_FLAGS.join('|')}>`, PROTOCOL_HELP);
   withAccessFlags(sendCommand).action(async (url: string, text: string, flags: SendFlags) => {
     setExitCode(await send(url, text, flags));
   });
@@ -89,7 +97,8 @@ export function addClientCommands(program: Command, setExitCode: (code: number) 
         .description(description)
         .argument('<url>', URL_ARGUMENT)
         .argument('<taskId>', 'the task')
-        .option(`--binding <${BINDING_FLAG}>`, BINDING_HELP),
+        .option(`--binding <${BINDING_FLAG}>`, BINDING_HELP)
+        .option(`--protocol <${PROTOCOL_FLAGS.join('|')}>`, PROTOCOL_HELP),
     );
   pushCommand('list', 'print every push config of the task as JSON').action(async (url: string, taskId: string, flags: CardFlags) => {
     setExitCode(await pushConfigs('list', url, flags, async (client) => print(await collect(client.listAllPushConfigs({ taskId })))));
@@ -122,10 +131,10 @@ function withAccessFlags(command: Command): Command {
 /** `a2a-hub push <verb>`: connects, runs `work`, and turns errors into the exit codes card and send use. */
 async function pushConfigs(verb: string, url: string, flags: CardFlags, work: (client: A2AClient) => Promise<void>): Promise<number> {
   const command = `push ${verb}`;
-  const binding = bindingOf(command, flags);
-  if (binding === null) return USAGE;
+  const choice = choiceOf(command, flags);
+  if (choice === null) return USAGE;
   try {
-    await work(await A2AClient.connect(url, { ...connectOptions(flags), ...(binding === undefined ? {} : { binding }) }));
+    await work(await A2AClient.connect(url, { ...connectOptions(flags), ...choice }));
     return 0;
   } catch (error) {
     return failure(command, error, flags);
@@ -143,8 +152,8 @@ function print(value: unknown): void {
 }
 
 async function card(url: string, flags: CardFlags): Promise<number> {
-  const binding = bindingOf('card', flags);
-  if (binding === null) return USAGE;
+  const choice = choiceOf('card', flags);
+  if (choice === null) return USAGE;
   try {
     const fetched = await fetchAgentCard(url, connectOptions(flags));
     // A 0.3 card is judged as 0.3 and listed through its 1.0 reading, as the client would use it.
@@ -159,15 +168,15 @@ async function card(url: string, flags: CardFlags): Promise<number> {
       return 1;
     }
     const read = legacy ? agentCardFrom03(verdict.value as V03AgentCard) : (verdict.value as AgentCard);
-    return usableInterface(read, binding, flags.interfaces === true);
+    return usableInterface(fetched.cardUrl, read, choice, flags.interfaces === true);
   } catch (error) {
     return failure('card', error, flags);
   }
 }
 
 async function send(url: string, text: string, flags: SendFlags): Promise<number> {
-  const binding = bindingOf('send', flags);
-  if (binding === null) return USAGE;
+  const choice = choiceOf('send', flags);
+  if (choice === null) return USAGE;
   const push = pushConfigOf(flags);
   if ('problem' in push) {
     process.stderr.write(`a2a-hub send: ${push.problem}\n`);
@@ -179,7 +188,7 @@ async function send(url: string, text: string, flags: SendFlags): Promise<number
     const cancelProblems: string[] = [];
     const client = await A2AClient.connect(url, {
       ...connectOptions(flags),
-      ...(binding === undefined ? {} : { binding }),
+      ...choice,
       onCancelError: (error, taskId) =>
         cancelProblems.push(`could not cancel task ${taskId}: ${error instanceof Error ? error.message : String(error)}`),
     });
@@ -200,13 +209,21 @@ async function send(url: string, text: string, flags: SendFlags): Promise<number
   }
 }
 
-/** The binding --binding names (case-insensitively), undefined without the flag, null (after saying why) for an unknown one. */
-function bindingOf(command: string, flags: CardFlags): ClientBindingName | undefined | null {
-  if (flags.binding === undefined) return undefined;
-  const named = CLIENT_BINDINGS.find((binding) => binding.toLowerCase() === flags.binding?.toLowerCase());
-  if (named !== undefined) return named;
-  process.stderr.write(`a2a-hub ${command}: --binding takes ${BINDING_FLAG.replace('|', ' or ')}, not ${JSON.stringify(flags.binding)}\n`);
-  return null;
+/** The interface --binding (case-insensitively) and --protocol ask for; null (after saying why) for a value neither takes. */
+function choiceOf(command: string, flags: CardFlags): InterfaceChoice | null {
+  const binding = CLIENT_BINDINGS.find((candidate) => candidate.toLowerCase() === flags.binding?.toLowerCase());
+  if (flags.binding !== undefined && binding === undefined) {
+    process.stderr.write(
+      `a2a-hub ${command}: --binding takes ${BINDING_FLAG.replace('|', ' or ')}, not ${JSON.stringify(flags.binding)}\n`,
+    );
+    return null;
+  }
+  const protocolVersion = PROTOCOL_FLAGS.find((candidate) => candidate === flags.protocol);
+  if (flags.protocol !== undefined && protocolVersion === undefined) {
+    process.stderr.write(`a2a-hub ${command}: --protocol takes ${PROTOCOL_FLAGS.join(' or ')}, not ${JSON.stringify(flags.protocol)}\n`);
+    return null;
+  }
+  return { ...(binding === undefined ? {} : { binding }), ...(protocolVersion === undefined ? {} : { protocolVersion }) };
 }
 
 /**
@@ -214,20 +231,17 @@ function bindingOf(command: string, flags: CardFlags): ClientBindingName | undef
  * speaks), after printing, with `list`, one line per interface in the card's order, the one
  * send would use marked `*`: which one is called is not obvious from the JSON of a card that lists several.
  */
-function usableInterface(card: AgentCard, binding: ClientBindingName | undefined, list: boolean): number {
-  const selected = pickInterface(card, binding === undefined ? {} : { binding });
+function usableInterface(cardUrl: string, card: AgentCard, choice: InterfaceChoice, list: boolean): number {
+  const selected = pickInterface(card, choice);
   if (list) {
     for (const entry of card.supportedInterfaces) {
       const tenant = entry.tenant === undefined || entry.tenant === '' ? '' : ` tenant=${entry.tenant}`;
       process.stdout.write(`${entry === selected ? '*' : ' '} ${entry.protocolBinding} ${entry.protocolVersion} ${entry.url}${tenant}\n`);
     }
   }
-  // Without --binding a card is printed, not judged by what this client speaks.
-  if (selected !== undefined || binding === undefined) return 0;
-  const declared = card.supportedInterfaces.map((entry) => `${entry.protocolBinding} ${entry.protocolVersion}`).join(', ');
-  process.stderr.write(
-    `a2a-hub card: the card declares no ${binding} interface for protocol version 1.x${binding === 'JSONRPC' ? ` or ${VERSION_03}` : ''} (it declares ${declared}); send cannot use it\n`,
-  );
+  // Without --binding or --protocol a card is printed, not judged by what this client speaks.
+  if (selected !== undefined || (choice.binding === undefined && choice.protocolVersion === undefined)) return 0;
+  process.stderr.write(`a2a-hub card: ${noUsableInterface(cardUrl, card, choice).message}; send cannot use it\n`);
   return 1;
 }
 

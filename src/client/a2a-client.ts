@@ -51,6 +51,7 @@ export {
   CLIENT_BINDINGS,
   fetchAgentCard,
   isClientBinding,
+  noUsableInterface,
   pickInterface,
   pickJsonRpcInterface,
   type ClientBindingName,

@@ -176,7 +176,8 @@ export function pickJsonRpcInterface(card: AgentCard): AgentInterface | undefine
   return pickAmong(card.supportedInterfaces.filter(isUsable).filter(speaksOurVersion), { binding: 'JSONRPC' });
 }
 
-function noUsableInterface(cardUrl: string, card: AgentCard, choice: InterfaceChoice): Error {
+/** The refusal of a card none of whose interfaces `choice` allows, naming what it declares. */
+export function noUsableInterface(cardUrl: string, card: AgentCard, choice: InterfaceChoice): Error {
   const declared = card.supportedInterfaces.map((entry) => `${entry.protocolBinding} ${entry.protocolVersion}`).join(', ');
   const bindings = choice.binding === undefined ? CLIENT_BINDINGS.join(' or ') : choice.binding;
   const bindings03 =

@@ -292,9 +292,30 @@ describe('a2a-hub card / send with a choice of bindings', () => {
       expect(listed.stdout).toBe(`* HTTP+JSON 1.0 ${both.interfaceUrl} tenant=acme\n  JSONRPC 1.0 ${both.url}/rpc\n`);
       const preferred = await runCli(['card', both.url, '--interfaces', '--binding', 'jsonrpc']);
       expect(preferred.stdout).toBe(`  HTTP+JSON 1.0 ${both.interfaceUrl} tenant=acme\n* JSONRPC 1.0 ${both.url}/rpc\n`);
+      const none03 = await runCli(['card', both.url, '--interfaces', '--protocol', '0.3']);
+      expect([none03.code, none03.stderr]).toEqual([
+        1,
+        expect.stringMatching(
+          /declares no JSONRPC or HTTP\+JSON interface for protocol version 0\.3; it declares HTTP\+JSON 1\.0, JSONRPC 1\.0; send cannot use it\n$/,
+        ),
+      ]);
     } finally {
       await both.close();
     }
+  });
+
+  it('--protocol 0.3 speaks 0.3 to a dual-stack agent, on the binding --binding names; a version the client does not speak is a usage error', async () => {
+    const listed = await runCli(['card', hub.url, '--interfaces', '--protocol', '0.3', '--binding', 'http+json']);
+    expect(listed.stdout.split('\n').filter((line) => line.startsWith('*'))).toEqual([`* HTTP+JSON 0.3 ${hub.endpoint}`]);
+    const sent = await runCli(['send', hub.url, 'in 0.3', '--protocol', '0.3', '--binding', 'http+json']);
+    expect(sent.code, sent.stderr).toBe(0);
+    expect(sent.stdout).toContain('echo: in 0.3');
+    // The task it made is the one a 1.0 caller reads: the hub holds one task whichever version made it.
+    const taskId = /task: (\S+)/.exec(sent.stdout)?.[1] ?? '';
+    const as10 = await fetch(`${hub.endpoint}/tasks/${taskId}`, { headers: { 'a2a-version': '1.0' } });
+    expect(((await as10.json()) as { status: { state: string } }).status.state).toBe('TASK_STATE_COMPLETED');
+    const wrong = await runCli(['send', hub.url, 'x', '--protocol', '2.0']);
+    expect([wrong.code, wrong.stderr]).toEqual([2, 'a2a-hub send: --protocol takes 1.0 or 0.3, not "2.0"\n']);
   });
 });
 
