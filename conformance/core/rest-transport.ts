@@ -42,7 +42,7 @@ export const REST_ACCEPT = `${MEDIA_TYPES.a2aJson}, ${MEDIA_TYPES.json}`;
  */
 export class RestTransport implements Transport {
   readonly binding = 'HTTP+JSON' as const;
-  /** HTTP+JSON is tested in 1.0 only: 0.3's /v1 routes are not in the suite yet. */
+  /** HTTP+JSON in 1.x; 0.3's /v1 routes are rest03-transport.ts's. */
   readonly protocolVersion = PROTOCOL_VERSION;
   readonly endpoint: string;
   readonly stats: HttpStats = { requests: 0, denied: 0 };

@@ -2,7 +2,7 @@ import { METHODS, type MethodName, type MethodTypes } from '../../generated/a2a/
 import { MEDIA_TYPES } from '../../generated/a2a/1.0/protocol.js';
 import { a2aError, type A2AError } from '../protocol/a2a-error.js';
 import { interfaceTenant, withInterfaceTenant } from '../protocol/interface-tenant.js';
-import { routeOf } from '../protocol/rest-routes.js';
+import { pathSegmentProblem, routeOf } from '../protocol/rest-routes.js';
 import { writeQuery } from '../protocol/rest-query.js';
 import { restUrl } from '../protocol/rest-url.js';
 import { validateResult } from './answer-validation.js';
@@ -86,13 +86,14 @@ export function restCall(
   }
   const url = restUrl(endpoint, route, values, query);
   if (url === undefined) {
-    const missing = route.pathFields.filter((field) => typeof values[field] !== 'string' || values[field] === '');
+    const violations = route.pathFields.flatMap((field) => {
+      const problem = pathSegmentProblem(values[field]);
+      return problem === undefined ? [] : [{ field, description: problem }];
+    });
     throw a2aError(
       'InvalidParamsError',
-      `${method}: ${missing.join(', ')} must be a non-empty string (the HTTP+JSON route carries it in the path)`,
-      {
-        violations: missing.map((field) => ({ field, description: 'is required' })),
-      },
+      `${method}: ${violations.map((violation) => `${violation.field} ${violation.description}`).join('; ')}`,
+      { violations },
     );
   }
   if (route.body) {

@@ -83,16 +83,21 @@ export async function serveRest(ctx: Context, target: RestTarget, options: A2AEn
   } catch (error) {
     const wireError = toWireError(error, 'HTTP+JSON', options);
     observation?.done(method.name, outcomeOf(wireError));
+    // The header says the form of the body, which negotiation may have set otherwise before it failed.
     if (version === VERSION_03) {
       ctx.set(HEADERS.version, VERSION_03);
       respond03(ctx, httpStatusIn03(wireError), jsonRpcErrorTo03(wireError));
-    } else respond(ctx, wireError.definition.httpStatus, wireError.toRestErrorResponse());
+    } else {
+      ctx.set(HEADERS.version, PROTOCOL_VERSION);
+      respond(ctx, wireError.definition.httpStatus, wireError.toRestErrorResponse());
+    }
   }
 }
 
 /** A request that names 0.3, or names no version and has a path of 0.3's. */
 function requested03(ctx: Context, subpath: string): boolean {
-  const named = ctx.get(HEADERS.version) || queryVersion(ctx);
+  // Read as negotiateVersion reads it, so that a refusal is written in the version that was served.
+  const named = (ctx.get(HEADERS.version) || queryVersion(ctx))?.trim();
   if (named !== undefined && named !== '') return is03(named);
   return versionOfPath(ctx.method, subpath) === VERSION_03;
 }

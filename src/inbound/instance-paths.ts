@@ -2,6 +2,7 @@ import { WELL_KNOWN_AGENT_CARD_PATH } from '../../generated/a2a/1.0/protocol.js'
 import { CONTROL_API } from '../../generated/control/api.js';
 import { validateEndpointPath } from '../../generated/control/validators.js';
 import { matchRestRoute } from '../protocol/rest-routes.js';
+import { matchRest03Route } from '../protocol/v03/rest-routes.js';
 import { cardPathOf } from '../server/hosted-agent.js';
 import type { InboundConfig } from './stored-inbound.js';
 
@@ -107,11 +108,15 @@ export function clashWith(config: PathsConfig, other: PathsConfig & { readonly i
   return undefined;
 }
 
-/** The method of the REST route at `subpath` with whatever verb, e.g. `ListTasks (GET /{tenant}/tasks)`. */
+/**
+ * The method of the REST route at `subpath` with whatever verb, of either version's table, e.g.
+ * `ListTasks (GET /{tenant}/tasks)` or `agent/getAuthenticatedExtendedCard (GET /v1/card)`.
+ */
 function routeAt(subpath: string): string | undefined {
-  const first = matchRestRoute('GET', subpath);
-  const match = first.kind === 'wrong-verb' ? matchRestRoute(first.allowed[0] ?? 'GET', subpath) : first;
-  return match.kind === 'route' || match.kind === 'malformed'
-    ? `${match.route.method} (${match.route.verb} ${match.route.template})`
-    : undefined;
+  for (const matcher of [matchRestRoute, matchRest03Route] as const) {
+    const first = matcher('GET', subpath);
+    const match = first.kind === 'wrong-verb' ? matcher(first.allowed[0] ?? 'GET', subpath) : first;
+    if (match.kind === 'route' || match.kind === 'malformed') return `${match.route.method} (${match.route.verb} ${match.route.template})`;
+  }
+  return undefined;
 }

@@ -95,7 +95,11 @@ function probeOf(client: A2AClient): Probe {
   const id = `a2a-hub-connect-check-${randomUUID()}`;
   // The interface the client chose: its tenant is what the client's own requests carry.
   const tenant = client.card.supportedInterfaces.find(
-    (entry) => entry.url === client.endpoint && entry.protocolBinding === client.protocolBinding,
+    (entry) =>
+      entry.url === client.endpoint &&
+      entry.protocolBinding === client.protocolBinding &&
+      // The same generation: a dual-stack card lists a URL once per version, and only 1.x has tenants.
+      is03(entry.protocolVersion) === is03(client.protocolVersion),
   )?.tenant;
   const probe = versionedInterfaceProbe(
     { protocolBinding: client.protocolBinding, url: client.endpoint, tenant, protocolVersion: client.protocolVersion },

@@ -119,9 +119,20 @@ export function routeOf(method: MethodName, tenant: boolean): RestRoute {
 }
 
 /**
+ * Why a value cannot be one segment of a path: missing or empty, or `.` or `..`, which URL
+ * parsing resolves away (RFC 3986 §5.2.4), percent-encoded (`%2E`) or not, so the request would
+ * reach another route. Undefined when it can.
+ */
+export function pathSegmentProblem(value: unknown): string | undefined {
+  if (typeof value !== 'string' || value === '') return 'must be a non-empty string: the HTTP+JSON route carries it in the path';
+  if (value === '.' || value === '..') return `cannot be ${JSON.stringify(value)}: a URL path resolves it away`;
+  return undefined;
+}
+
+/**
  * The path (relative to the interface URL) that carries `values` on `route`, each `*` of a
- * variable percent-encoded as one segment; undefined when a bound field is missing or empty, or
- * a resource name does not fit its pattern.
+ * variable percent-encoded as one segment; undefined when a bound field cannot be a segment
+ * (pathSegmentProblem), or a resource name does not fit its pattern.
  */
 export function fillRoute<M extends string>(route: RestRoute<M>, values: Readonly<Record<string, unknown>>): string | undefined {
   const parts: string[] = [];
@@ -144,7 +155,7 @@ export function fillRoute<M extends string>(route: RestRoute<M>, values: Readonl
       pieces.set(field, remaining);
     }
     const piece = remaining.shift();
-    if (piece === undefined || piece === '') return undefined;
+    if (piece === undefined || pathSegmentProblem(piece) !== undefined) return undefined;
     if ('field' in segment) parts.push(encodeURIComponent(piece));
     else if (piece === segment.literal) parts.push(piece);
     else return undefined;
@@ -156,7 +167,7 @@ export function fillRoute<M extends string>(route: RestRoute<M>, values: Readonl
 /**
  * The path of `route` with each `*` of a variable taken, in order, from that variable's
  * `captures` (a match's `captures`, backwards), each percent-encoded as one segment, so that an
- * id holding `/` stays one segment of a resource name; undefined when one is missing or empty.
+ * id holding `/` stays one segment of a resource name; undefined when one cannot be a segment (pathSegmentProblem).
  */
 export function fillCaptures<M extends string>(
   route: RestRoute<M>,
@@ -171,7 +182,7 @@ export function fillCaptures<M extends string>(
     }
     const index = taken.get(segment.field) ?? 0;
     const piece = captures[segment.field]?.[index];
-    if (piece === undefined || piece === '') return undefined;
+    if (piece === undefined || pathSegmentProblem(piece) !== undefined) return undefined;
     taken.set(segment.field, index + 1);
     parts.push(encodeURIComponent(piece));
   }

@@ -17,7 +17,7 @@ export interface VersionPolicy {
 export interface VersionRequest {
   /** The A2A-Version header, or the query parameter when the header is absent. */
   readonly requested: string | undefined;
-  /** The versions this binding serves: JSON-RPC both, HTTP+JSON 1.0 only (for now). */
+  /** The versions the agent serves on this binding (both, on either binding; versionsServedBy). */
   readonly served: readonly ServedVersion[];
   /**
    * The version a request without A2A-Version shows by itself, if it shows one: 0.3 for a

@@ -43,13 +43,16 @@ export function resolveRest03Call(match: Route03, query: Iterable<[string, strin
       return failed([{ field: 'body', description: 'is not taken by this route, which reads its request from the path and the query' }]);
     }
   }
-  // google.api.http: the fields neither the path nor a `body: "*"` binds ride in the query.
-  if (!route.body) {
-    const bound = route.bodyField === undefined ? route.pathFields : [...route.pathFields, route.bodyField];
-    const read = readQuery(messages.request, query, bound, REST_03_QUERIES);
-    if (!read.ok) return failed(read.violations);
-    Object.assign(request, read.value);
-  }
+  // google.api.http: the fields neither the path nor a `body: "*"` binds ride in the query. A
+  // `body: "*"` route binds them all, so a query field there is refused rather than ignored.
+  const bound = route.bodyField === undefined ? route.pathFields : [...route.pathFields, route.bodyField];
+  const read = readQuery(messages.request, query, bound, REST_03_QUERIES);
+  if (!read.ok) return failed(read.violations);
+  if (route.body) {
+    const given = Object.keys(read.value);
+    if (given.length > 0)
+      return failed(given.map((field) => ({ field, description: 'is a query parameter, but this route takes its request in the body' })));
+  } else Object.assign(request, read.value);
   // The path names the resource; a body naming another is a mistake, not an override.
   for (const [field, value] of Object.entries(pathParams)) {
     if (Object.hasOwn(request, field) && request[field] !== value)

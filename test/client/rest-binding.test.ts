@@ -151,13 +151,17 @@ describe('RestBinding: requests', () => {
     );
   });
 
-  it('refuses, before sending, a call whose path field is missing', async () => {
+  it('refuses, before sending, a call whose path field is missing, or a dot segment a URL would resolve away', async () => {
     await withRest(
       (_call, res) => replyRest(res, task),
       async (client, fake) => {
-        const error = await client.getTask({ id: '' }).catch((caught: unknown) => caught);
-        expect((error as A2AError).name).toBe('InvalidParamsError');
-        expect((error as A2AError).violations.map((violation) => violation.field)).toEqual(['id']);
+        for (const id of ['', '.', '..']) {
+          const error = await client.getTask({ id }).catch((caught: unknown) => caught);
+          expect((error as A2AError).name, JSON.stringify(id)).toBe('InvalidParamsError');
+          expect((error as A2AError).violations.map((violation) => violation.field)).toEqual(['id']);
+        }
+        const dotted = await client.listPushConfigs({ taskId: '.' }).catch((caught: unknown) => caught);
+        expect((dotted as A2AError).message).toMatch(/taskId cannot be "\.": a URL path resolves it away/);
         expect(fake.calls).toHaveLength(0);
       },
     );

@@ -216,6 +216,10 @@ describe('path clash rules', () => {
     ).toMatch(
       /^cardPath \/v1\/a2a\/tasks\/agent-card\.json is also the path of the HTTP\+JSON route of GetTask \(GET \/tasks\/\{id=\*\}\)/,
     );
+    // 0.3's routes below /v1 of the REST base count too: a 0.3 client's GET /v1/card would find the JSON-RPC endpoint.
+    expect(refusal(() => registry.create(instance('x', { restPath: '/v1/a2a', jsonRpcPath: '/v1/a2a/v1/card' })))).toBe(
+      "jsonRpcPath /v1/a2a/v1/card is also the path of the HTTP+JSON route of agent/getAuthenticatedExtendedCard (GET /v1/card) below the instance's restPath /v1/a2a: move one of them",
+    );
     // Below its own REST base, a path that is no route is fine: the JSON-RPC path and the card are matched first.
     expect(registry.create(instance('ok', { endpointPath: '/v1/a2a/ok', restPath: '/v1/a2a', jsonRpcPath: '/v1/a2a/jsonrpc' })).id).toBe(
       'ok',

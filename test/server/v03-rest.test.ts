@@ -193,6 +193,15 @@ describe('A2A 0.3 over HTTP+JSON', () => {
         }),
       ),
     ).toEqual(['config.name']);
+    // A name naming another config than the config's own id is refused too, not decided for one of them.
+    expect(
+      fieldsOf(
+        await rest('POST', `/v1/tasks/${id}/pushNotificationConfigs`, {
+          name: `tasks/${id}/pushNotificationConfigs/c`,
+          pushNotificationConfig: { ...hook, id: 'd' },
+        }),
+      ),
+    ).toEqual(['config.name']);
     expect(fieldsOf(await rest('POST', `/v1/tasks/${id}/pushNotificationConfigs`, { pushNotificationConfig: {} }))).toEqual([
       'config.pushNotificationConfig.url',
     ]);
@@ -218,6 +227,9 @@ describe('A2A 0.3 over HTTP+JSON', () => {
       ['POST', '/v1/message:send', [1], ['body']],
       ['GET', `/v1/tasks/${randomUUID()}?historyLength=many`, undefined, ['historyLength']],
       ['GET', `/v1/tasks/${randomUUID()}?pageSize=3`, undefined, ['pageSize']],
+      // A `body: "*"` route takes nothing from the query: refused, not ignored.
+      ['POST', '/v1/message:send?configuration.blocking=false', { message: userMessage('x') }, ['configuration.blocking']],
+      ['POST', '/v1/message:send?foo=bar', { message: userMessage('x') }, ['foo']],
     ];
     for (const [verb, path, body, fields] of cases) {
       const error = expectError(await rest(verb, path, body), 'InvalidParamsError');
@@ -256,6 +268,8 @@ describe('A2A 0.3 over HTTP+JSON', () => {
     // Without a version, a 1.0 route is refused the way a 1.0 client that forgot the header reads it.
     const bare = await rest('GET', `/tasks/${id}`);
     expect(bare.body).toMatchObject({ error: { status: 'FAILED_PRECONDITION' } });
+    // The header says the form of the body: 1.0's, though the request was read as 0.3.
+    expect(bare.headers.get('a2a-version')).toBe('1.0');
     // The query parameter names a version as the header does.
     expectAnswer(await rest('GET', `/v1/card?A2A-Version=0.3`), 'AgentCard');
   });

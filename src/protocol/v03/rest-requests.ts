@@ -5,7 +5,7 @@ import type * as V03 from '../../../generated/a2a/0.3/types.js';
 import type { FieldViolation } from '../../../generated/a2a/1.0/types.js';
 import { A2A_0_3_REST, type A2A03RestDefs } from '../a2a-schema.js';
 import { toJsonNames } from '../proto-names.js';
-import { fillCaptures, type RestRoute } from '../rest-routes.js';
+import { fillCaptures, pathSegmentProblem, type RestRoute } from '../rest-routes.js';
 import { checkValue } from '../validation.js';
 import { isRecord } from '../../support/records.js';
 import { agentCardFromProto } from './proto/agent-cards.js';
@@ -82,9 +82,9 @@ interface Made {
 function inPath(params: unknown, ...fields: string[]): string[] {
   return fields.map((field) => {
     const value = isRecord(params) ? params[field] : undefined;
-    if (typeof value !== 'string' || value === '')
-      throw new UntranslatableError(field, 'must be a non-empty string: the HTTP+JSON route carries it in the path');
-    return value;
+    const problem = pathSegmentProblem(value);
+    if (problem !== undefined) throw new UntranslatableError(field, problem);
+    return value as string;
   });
 }
 

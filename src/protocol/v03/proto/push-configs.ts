@@ -84,6 +84,13 @@ export function taskPushConfigFromProto(
   if (task === undefined) throw new UntranslatableError(`${path}.name`, 'is required: it names the task');
   if (config.pushNotificationConfig === undefined) throw new UntranslatableError(`${path}.pushNotificationConfig`, 'is required');
   const pushed = pushConfigFromProto(config.pushNotificationConfig, `${path}.pushNotificationConfig`);
-  const id = pushed.id ?? (named?.config === '' ? undefined : named?.config);
+  const nameId = named?.config === '' ? undefined : named?.config;
+  if (pushed.id !== undefined && nameId !== undefined && pushed.id !== nameId) {
+    throw new UntranslatableError(
+      `${path}.name`,
+      `names config ${JSON.stringify(nameId)}, but the config's id is ${JSON.stringify(pushed.id)}`,
+    );
+  }
+  const id = pushed.id ?? nameId;
   return { taskId: task, pushNotificationConfig: withoutUndefined({ ...pushed, id }) };
 }
