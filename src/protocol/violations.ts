@@ -154,7 +154,10 @@ function describe(error: ErrorObject, context: ViolationContext): FieldViolation
       const got = valueAt(context.data, error.instancePath);
       // Only the proto enums of A2A 1.0 were lowercase words in 0.3; a lowercase value of any other enum is just wrong.
       const protoEnum = schema()?.['x-proto-unspecified'] !== undefined;
-      const legacy = protoEnum && typeof got === 'string' && /^[a-z]+(-[a-z]+)*$/.test(got) ? ' (a lowercase value is A2A 0.3 style)' : '';
+      const legacy =
+        protoEnum && typeof got === 'string' && /^[a-z]+(-[a-z]+)*$/.test(got)
+          ? ' (a lowercase value is how A2A 0.3 JSON-RPC spells it)'
+          : '';
       return at(error.instancePath, `must be one of ${allowed.join(', ')}, got ${JSON.stringify(got)}${legacy}`);
     }
     case 'type':

@@ -110,7 +110,9 @@ describe('a value that does not match a pattern', () => {
 describe('A2A 0.3 hints', () => {
   it('a lowercase value of a proto enum gets the 0.3 hint', () => {
     const [only] = violations(checkValue(A2A_1_0, 'Message', { messageId: 'm', role: 'user', parts: [{ text: 'a' }] }));
-    expect(only?.description).toBe('must be one of "ROLE_USER", "ROLE_AGENT", got "user" (a lowercase value is A2A 0.3 style)');
+    expect(only?.description).toBe(
+      'must be one of "ROLE_USER", "ROLE_AGENT", got "user" (a lowercase value is how A2A 0.3 JSON-RPC spells it)',
+    );
   });
 
   it('a lowercase value of an enum whose values are lowercase words does not', () => {

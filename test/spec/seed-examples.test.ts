@@ -102,7 +102,7 @@ describe.skipIf(!sharedFileAvailable(SEED_004, 'seed 004 0.3-style payloads'))('
       { field: 'artifacts[0].artifactId', reason: 'REQUIRED' },
       { field: 'artifacts[0].parts[0].kind', reason: 'UNKNOWN_MEMBER' },
     ]);
-    expect(asTask.ok ? '' : asTask.violations[0]?.description).toContain('0.3 style');
+    expect(asTask.ok ? '' : asTask.violations[0]?.description).toContain('how A2A 0.3 JSON-RPC spells it');
   });
 
   it('lowercase "working" and a string status message in UpdateStatus', () => {
