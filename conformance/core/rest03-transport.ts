@@ -66,7 +66,8 @@ export class Rest03Transport implements Transport {
       options.timeoutMs ?? this.options.timeoutMs,
       this.stats,
     );
-    return readAnswer03(method, exchange);
+    const known = Object.hasOwn(METHODS_03, method) ? sendable(method as Method03, params) : undefined;
+    return readAnswer03(method, exchange, known?.taskId);
   }
 
   streamRaw(method: string, params: unknown, options: StreamOptions = {}): Promise<StreamExchange> {
@@ -140,12 +141,12 @@ function placeholderPath(route: RestRoute<Method03>): string {
   return fillCaptures(route, captures) as string;
 }
 
-/** An answer read as 0.3's JSON-RPC would have carried it. */
-export function readAnswer03(method: string, exchange: Exchange): RpcExchange {
+/** An answer read as 0.3's JSON-RPC would have carried it; `taskId` is the task the request's path named. */
+export function readAnswer03(method: string, exchange: Exchange, taskId?: string): RpcExchange {
   const json = exchange.json;
   if (exchange.status >= 200 && exchange.status < 300) {
     if (!Object.hasOwn(METHODS_03, method)) return { ...exchange, id: undefined, ...(json === undefined ? {} : { result: json }) };
-    const read = rest03Result(method as Method03, json);
+    const read = rest03Result(method as Method03, json, taskId);
     if (read.ok) return { ...exchange, id: undefined, result: read.value };
     const [first] = read.violations;
     const response = METHODS_03[method as Method03].restMessages?.response ?? 'response';

@@ -42,7 +42,7 @@ export class Rest03Binding implements ClientBinding {
     params: MethodTypes[M]['params'],
     options: BindingCallOptions = {},
   ): Promise<MethodTypes[M]['result']> {
-    const { wire, call } = this.request(method, params, MEDIA_TYPES.json);
+    const { wire, call, taskId } = this.request(method, params, MEDIA_TYPES.json);
     const { response, text } = await exchange(
       this.context,
       method,
@@ -50,7 +50,7 @@ export class Rest03Binding implements ClientBinding {
       callSignal(this.context.options, options),
       true,
     );
-    return JSONRPC_0_3.result(method, answerOf(method, wire, text ?? '', response.status));
+    return JSONRPC_0_3.result(method, answerOf(method, wire, text ?? '', response.status, taskId));
   }
 
   stream<M extends StreamingMethod>(
@@ -65,7 +65,11 @@ export class Rest03Binding implements ClientBinding {
     });
   }
 
-  private request(method: MethodName, params: unknown, accept: string): { readonly wire: Method03; readonly call: HttpCall } {
+  private request(
+    method: MethodName,
+    params: unknown,
+    accept: string,
+  ): { readonly wire: Method03; readonly call: HttpCall; readonly taskId: string | undefined } {
     const made = JSONRPC_0_3.request(method, params);
     const wire = made.method as Method03;
     let request;
@@ -83,12 +87,12 @@ export class Rest03Binding implements ClientBinding {
       request.body === undefined
         ? { url, verb: request.route.verb, headers }
         : { url, verb: request.route.verb, headers: { ...headers, 'content-type': MEDIA_TYPES.json }, body: JSON.stringify(request.body) };
-    return { wire, call };
+    return { wire, call, taskId: request.taskId };
   }
 }
 
 /** The 0.3 result of an answer; throws the A2AError of an error answer. */
-function answerOf(method: MethodName, wire: Method03, text: string, status: number): unknown {
+function answerOf(method: MethodName, wire: Method03, text: string, status: number, taskId?: string): unknown {
   const json = parsed(text);
   if (status === UNAUTHENTICATED_STATUS) {
     const error = errorObject03(json);
@@ -100,7 +104,7 @@ function answerOf(method: MethodName, wire: Method03, text: string, status: numb
     throw new A2ATransportError(`${method}: HTTP ${status} without an A2A error body`, { status });
   }
   if (json === NOT_JSON) throw a2aError('InvalidAgentResponseError', `${method}: the answer is not JSON`);
-  return resultOf(method, wire, json);
+  return resultOf(method, wire, json, taskId);
 }
 
 /** One SSE event: a StreamResponse, or (`event: error`) a 0.3 error object. */
@@ -115,8 +119,9 @@ function eventOf(method: MethodName, wire: Method03, message: EventSourceMessage
   return resultOf(method, wire, json);
 }
 
-function resultOf(method: MethodName, wire: Method03, json: unknown): unknown {
-  const read = rest03Result(wire, json);
+/** The 0.3 result of an answer body; `taskId` is the task the request's path named. */
+function resultOf(method: MethodName, wire: Method03, json: unknown, taskId?: string): unknown {
+  const read = rest03Result(wire, json, taskId);
   if (read.ok) return read.value;
   const summary = read.violations.map((violation) => `${violation.field}: ${violation.description}`).join('; ');
   throw a2aError('InvalidAgentResponseError', `${method}: the ${wire} answer does not conform to A2A ${VERSION_03}: ${summary}`, {

@@ -18,6 +18,7 @@ import {
   taskToProto,
 } from '../../src/protocol/v03/proto/tasks.js';
 import { UntranslatableError } from '../../src/protocol/untranslatable.js';
+import { rest03Request, rest03Result } from '../../src/protocol/v03/rest-requests.js';
 import { checkValue } from '../../src/protocol/validation.js';
 import { setOwn } from '../../src/support/own-property.js';
 import { isRecord } from '../../src/support/records.js';
@@ -281,5 +282,24 @@ describe('A2A 0.3 JSON ↔ ProtoJSON (src/protocol/v03/proto)', () => {
     expect(statusToProto({ state: 'unknown' })).toEqual({});
     expect(statusToProto({ state: 'canceled' })).toEqual({ state: 'TASK_STATE_CANCELLED' });
     expect(statusFromProto({}, 's')).toEqual({ state: 'unknown' });
+  });
+});
+
+describe('push-config resource names in answers (src/protocol/v03/rest-requests.ts)', () => {
+  const name = 'tasks/a/pushNotificationConfigs/b/pushNotificationConfigs/c';
+  const answer = { name, pushNotificationConfig: { id: 'c', url: 'https://hooks.example.test/a2a' } };
+
+  it('reads a name against the task the request named, so a task id holding the literal reads back whole', () => {
+    const request = rest03Request('tasks/pushNotificationConfig/get', { id: 'a/pushNotificationConfigs/b', pushNotificationConfigId: 'c' });
+    expect(request.taskId).toBe('a/pushNotificationConfigs/b');
+    expect(rest03Result('tasks/pushNotificationConfig/get', answer, request.taskId)).toEqual({
+      ok: true,
+      value: { taskId: 'a/pushNotificationConfigs/b', pushNotificationConfig: { id: 'c', url: 'https://hooks.example.test/a2a' } },
+    });
+  });
+
+  it('without it, the first literal ends the task id, and the name then contradicts the config id', () => {
+    const read = rest03Result('tasks/pushNotificationConfig/get', answer);
+    expect(read.ok ? [] : read.violations.map((violation) => violation.field)).toEqual(['result.name']);
   });
 });

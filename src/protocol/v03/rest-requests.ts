@@ -31,6 +31,8 @@ export interface Rest03Request {
   readonly query: string;
   /** The ProtoJSON body; undefined for a route without one. */
   readonly body: unknown;
+  /** The task the path names, which the answer's resource names are read against (rest03Result). */
+  readonly taskId: string | undefined;
 }
 
 /** The request of `method` with its 0.3 params; throws UntranslatableError for params the route cannot carry. */
@@ -41,7 +43,9 @@ export function rest03Request(method: Method03, params: unknown): Rest03Request 
   if (path === undefined) throw new Error(`${method}: the captures made do not fill ${route.template}`);
   const query = new URLSearchParams();
   for (const [name, value] of Object.entries(made.query ?? {})) if (value !== undefined) query.append(name, String(value));
-  return { route, path, query: query.toString(), body: route.verb === 'GET' || route.verb === 'DELETE' ? undefined : (made.body ?? {}) };
+  const taskId = made.captures?.['name']?.[0] ?? made.captures?.['parent']?.[0];
+  const body = route.verb === 'GET' || route.verb === 'DELETE' ? undefined : (made.body ?? {});
+  return { route, path, query: query.toString(), body, taskId };
 }
 
 export type Rest03Answer = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly violations: FieldViolation[] };
@@ -51,9 +55,11 @@ export type Rest03Answer = { readonly ok: true; readonly value: unknown } | { re
  * for an answer without a body): read with
  * either field name of each member, checked against the route's response message in
  * spec/a2a/0.3/rest (members it does not know are ignored) and translated; the violations,
- * with paths below `result`, when it is not that message.
+ * with paths below `result`, when it is not that message. `taskId` is the task the request's
+ * path named (Rest03Request.taskId): a config's resource name is read against it, so a task id
+ * that holds a literal of the name still reads back whole.
  */
-export function rest03Result(method: Method03, answer: unknown): Rest03Answer {
+export function rest03Result(method: Method03, answer: unknown, taskId?: string): Rest03Answer {
   const messages = METHODS_03[method].restMessages;
   if (messages === null) throw new Error(`spec/a2a/0.3/methods.json gives ${method} no restMessages`);
   // Empty may come as no body at all (HTTP 204, as @a2a-js/sdk 0.3 answers a delete).
@@ -63,7 +69,7 @@ export function rest03Result(method: Method03, answer: unknown): Rest03Answer {
   const checked = checkValue(A2A_0_3_REST, messages.response as keyof A2A03RestDefs, named.value, { fieldPrefix: 'result' });
   if (!checked.ok) return { ok: false, violations: checked.violations };
   try {
-    return { ok: true, value: RESULTS[method](checked.value as never) };
+    return { ok: true, value: RESULTS[method](checked.value as never, taskId) };
   } catch (error) {
     if (!(error instanceof UntranslatableError)) throw error;
     const field = error.path.startsWith('result') ? error.path : `result.${error.path}`;
@@ -117,16 +123,16 @@ const REQUESTS: { readonly [M in Method03]: (params: never) => Made } = {
 };
 
 /** Each method's response message as its 0.3 JSON-RPC result. */
-const RESULTS: { readonly [M in Method03]: (answer: never) => unknown } = {
+const RESULTS: { readonly [M in Method03]: (answer: never, taskId: string | undefined) => unknown } = {
   'message/send': (answer: P.SendMessageResponse) => sendResultFromProto(answer, 'result'),
   'message/stream': (frame: P.StreamResponse) => streamEventFromProto(frame, 'result'),
   'tasks/get': (task: P.Task) => taskFromProto(task, 'result'),
   'tasks/cancel': (task: P.Task) => taskFromProto(task, 'result'),
   'tasks/resubscribe': (frame: P.StreamResponse) => streamEventFromProto(frame, 'result'),
-  'tasks/pushNotificationConfig/set': (config: P.TaskPushNotificationConfig) => taskPushConfigFromProto(config, 'result'),
-  'tasks/pushNotificationConfig/get': (config: P.TaskPushNotificationConfig) => taskPushConfigFromProto(config, 'result'),
-  'tasks/pushNotificationConfig/list': (answer: P.ListTaskPushNotificationConfigResponse) =>
-    (answer.configs ?? []).map((config, index) => taskPushConfigFromProto(config, `result.configs[${index}]`)),
+  'tasks/pushNotificationConfig/set': (config: P.TaskPushNotificationConfig, taskId) => taskPushConfigFromProto(config, 'result', taskId),
+  'tasks/pushNotificationConfig/get': (config: P.TaskPushNotificationConfig, taskId) => taskPushConfigFromProto(config, 'result', taskId),
+  'tasks/pushNotificationConfig/list': (answer: P.ListTaskPushNotificationConfigResponse, taskId) =>
+    (answer.configs ?? []).map((config, index) => taskPushConfigFromProto(config, `result.configs[${index}]`, taskId)),
   // 0.3's JSON-RPC answers delete with null; over HTTP+JSON it is the proto's Empty (or no body).
   'tasks/pushNotificationConfig/delete': () => null,
   'agent/getAuthenticatedExtendedCard': (card: P.AgentCard) => agentCardFromProto(card),
