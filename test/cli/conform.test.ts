@@ -190,6 +190,33 @@ describe('a2a-hub conform', () => {
     expect(rest.stderr).toMatch(/declares no HTTP\+JSON interface for protocol version 1\.0 or 0\.3 \(it declares JSONRPC 1\.0\)/);
   });
 
+  it('tests the versions --protocol names: 0.3 alone on both of its bindings, or all; another value is a usage error', async () => {
+    const json = join(scratch, 'protocol.json');
+    const tested = async (...flags: string[]): Promise<{ versions: string[]; interfaces: string[]; catalogs: string[] }> => {
+      const run = await conform([hub.url, '--only', 'GET-002,V03-TASK-002', '--json', json, ...flags]);
+      expect(run.status, run.stderr).toBe(0);
+      const report = JSON.parse(readFileSync(json, 'utf8')) as ConformanceReport;
+      return {
+        versions: report.target.protocolVersions ?? [],
+        interfaces: (report.target.interfaces ?? []).map((entry) => `${entry.binding} ${entry.protocolVersion}`),
+        // The results are the catalogs of the versions tested, whatever --only ran.
+        catalogs: [...new Set(report.results.map((result) => (result.id.startsWith('V03-') ? '0.3' : '1.0')))],
+      };
+    };
+    expect(await tested('--protocol', '0.3')).toEqual({
+      versions: ['0.3'],
+      interfaces: ['JSONRPC 0.3', 'HTTP+JSON 0.3'],
+      catalogs: ['0.3'],
+    });
+    expect(await tested('--protocol', 'all')).toEqual({
+      versions: ['1.0', '0.3'],
+      interfaces: ['JSONRPC 1.0', 'HTTP+JSON 1.0', 'JSONRPC 0.3', 'HTTP+JSON 0.3'],
+      catalogs: ['1.0', '0.3'],
+    });
+    const bad = await conform([hub.url, '--protocol', '2.0']);
+    expect([bad.status, bad.stderr]).toEqual([2, expect.stringContaining('--protocol takes 1.0, 0.3, all, got "2.0"')]);
+  });
+
   it('takes the profile the card advertises, or the one --profile names', async () => {
     const json = join(scratch, 'profile.json');
     const profileOf = async (...flags: string[]): Promise<unknown> => {
