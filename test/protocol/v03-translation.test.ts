@@ -25,6 +25,7 @@ import { statePairs, stateFrom03 } from '../../src/protocol/v03/states.js';
 import { artifactFrom03, artifactTo03, statusFrom03, statusTo03, taskFrom03, taskTo03 } from '../../src/protocol/v03/tasks.js';
 import { UntranslatableError } from '../../src/protocol/untranslatable.js';
 import { checkValue } from '../../src/protocol/validation.js';
+import { setOwn } from '../../src/support/own-property.js';
 import { isRecord } from '../../src/support/records.js';
 
 const RUNS = Number(process.env['FC_RUNS'] ?? 150);
@@ -45,7 +46,7 @@ function lossless10(value: Json, rootKey?: string): Json {
     const out: Record<string, Json> = {};
     for (const [name, member] of Object.entries(node)) {
       if (name === 'tenant' || name === 'signatures') continue; // 0.3 has no tenants; signatures sign the other document
-      out[name] = walk(member, name);
+      setOwn(out, name, walk(member, name)); // a map key may be __proto__
     }
     if (key === 'part' && ('text' in out || 'data' in out)) {
       delete out['mediaType']; // 0.3 has media types and file names on file parts only
@@ -80,23 +81,30 @@ function writableIn03(scheme: Json): boolean {
 
 /** The same for a 0.3 value: what must survive 0.3 → 1.0 → 0.3 unchanged. */
 function lossless03(value: Json): Json {
-  const walk = (node: Json, key?: string): Json => {
+  const walk = (node: Json): Json => {
     if (Array.isArray(node)) return node.map((item) => walk(item));
     if (!isRecord(node)) return node;
     const out: Record<string, Json> = {};
     for (const [name, member] of Object.entries(node)) {
       if (name === 'signatures' || name === 'stateTransitionHistory') continue;
-      out[name] = walk(member, name);
+      setOwn(out, name, walk(member)); // a map key may be __proto__
     }
     if (out['state'] === 'unknown') out['state'] = 'working'; // untranslatable: tested on its own below
     if (out['kind'] === 'status-update' && isRecord(out['status'])) {
       const state = STATES_03[out['status']['state'] as V03.TaskState];
       out['final'] = state.class === 'terminal' || state.class === 'interrupted'; // derived from the state in 0.3 → 1.0 → 0.3
     }
-    if (key === 'authentication' && Array.isArray(out['schemes'])) out['schemes'] = [out['schemes'][0] ?? 'Bearer']; // 1.0 has one
-    if (key === 'flows') {
-      const first = ['authorizationCode', 'clientCredentials', 'implicit', 'password'].find((flow) => flow in out);
-      return first === undefined ? { clientCredentials: { tokenUrl: 'https://auth.example/token', scopes: {} } } : { [first]: out[first] };
+    // Rewritten in their parents, by what the parent is: a map (securitySchemes) may have a key
+    // named `flows` or `authentication` that is no such member.
+    const authentication = out['authentication'];
+    if (typeof out['url'] === 'string' && isRecord(authentication) && Array.isArray(authentication['schemes'])) {
+      out['authentication'] = { ...authentication, schemes: [authentication['schemes'][0] ?? 'Bearer'] }; // 1.0 has one
+    }
+    const flows = out['flows'];
+    if (out['type'] === 'oauth2' && isRecord(flows)) {
+      const first = ['authorizationCode', 'clientCredentials', 'implicit', 'password'].find((flow) => flow in flows);
+      out['flows'] =
+        first === undefined ? { clientCredentials: { tokenUrl: 'https://auth.example/token', scopes: {} } } : { [first]: flows[first] };
     }
     if (typeof out['url'] === 'string' && typeof out['protocolVersion'] === 'string' && 'skills' in out) {
       const main = { url: out['url'], transport: out['preferredTransport'] ?? 'JSONRPC' };
