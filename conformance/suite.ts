@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import type { AgentCard } from '../generated/a2a/1.0/types.js';
 import type { ConformanceReport } from '../generated/conformance/types.js';
 import { discoveryChecks } from './checks/discovery.js';
@@ -28,6 +27,7 @@ import { advertisedProfile, PROFILES, type Profile, type ProfileId } from './cor
 import { exitCodeOf, runSuite, type Level, type RunOptions } from './core/runner.js';
 import { JsonRpcTransport } from './core/jsonrpc-transport.js';
 import { curlOf } from './core/exchange.js';
+import { packageVersion } from '../src/support/package-version.js';
 import { resolveTarget, TargetError, type Target, type Untestable } from './core/target.js';
 
 /** Every check of the suite, in report order. */
@@ -179,6 +179,6 @@ function runOptionsOf(options: ConformOptions, profile: Profile): RunOptions {
     ...(options.onProgress ? { onProgress: options.onProgress } : {}),
     ...(options.webhookHost === undefined ? {} : { webhookHost: options.webhookHost }),
     ...(options.webhookTimeoutMs === undefined ? {} : { webhookTimeoutMs: options.webhookTimeoutMs }),
-    toolVersion: (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version,
+    toolVersion: packageVersion(),
   };
 }

@@ -12,6 +12,7 @@ import { HubMetrics } from './control/metrics.js';
 import { PeerTracker, type Peer } from './control/peers.js';
 import { PresetRegistry } from './executors/presets.js';
 import { RELAY_PRESET, relayPreset } from './executors/relay-preset.js';
+import { STANDARD_PRESET, standardPreset } from './executors/standard/standard-preset.js';
 import { WORKER_PRESET, workerPreset } from './executors/worker.js';
 import { answerClientError } from './http/client-error.js';
 import { createHubPush, type HubPush } from './hub-push.js';
@@ -50,6 +51,12 @@ export interface HubOptions extends Partial<ResolvedHubConfig> {
    * (default: node:dns lookup). For tests, and for a hub that must resolve through its own DNS.
    */
   readonly lookup?: LookupFunction;
+  /**
+   * Sets up the inbound instances before the hub listens (`serve --agents`: the declared agents),
+   * in place of the `default` echo instance a data dir's first start creates. A throw stops the
+   * start, with the data dir released.
+   */
+  readonly setUpInstances?: (parts: Pick<HubParts, 'inbounds' | 'presets'>) => void;
 }
 
 /** The pieces a running hub is made of, for the control API and for tests. */
@@ -129,6 +136,14 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
   // created next: that one needs the presets first, to check instances against them.
   if (presets.get(RELAY_PRESET) === undefined)
     presets.register(relayPreset({ outbounds, meta: store, relayToOf: (id) => inbounds.get(id)?.relayTo }));
+  if (presets.get(STANDARD_PRESET) === undefined)
+    presets.register(
+      standardPreset({
+        instanceOf: (id) => inbounds.get(id),
+        ...(options.env ? { env: options.env } : {}),
+        ...(config.outbound?.urlPolicy ? { urlPolicy: config.outbound.urlPolicy } : {}),
+      }),
+    );
   // Its boards hold this hub's tasks for their workers, so each hub has its own.
   if (presets.get(WORKER_PRESET) === undefined) presets.register(workerPreset());
   const inbounds = new InboundRegistry({
@@ -143,7 +158,18 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
     ...(options.env ? { env: options.env } : {}),
     ...(config.provider ? { provider: config.provider } : {}),
   });
-  inbounds.ensureDefault();
+  if (options.setUpInstances === undefined) inbounds.ensureDefault();
+  else {
+    try {
+      options.setUpInstances({ inbounds, presets });
+      inbounds.ensureDefault({ create: false });
+    } catch (error) {
+      sessions.close();
+      runtime.close();
+      if (options.taskStore === undefined) store.close();
+      throw error;
+    }
+  }
   const wellKnown = inbounds.wellKnownInstance;
   if (wellKnown !== undefined && inbounds.get(wellKnown) === undefined)
     log('warn', `wellKnownInstance names "${wellKnown}", which is no inbound instance: /.well-known/agent-card.json answers 404`, {

@@ -8,13 +8,20 @@ export type Frozen<V> = V extends readonly (infer I)[] ? readonly Frozen<I>[] : 
 
 /** Per def, the value of each member that has a `default` in the schema. */
 export interface Defaults {
-  readonly InboundCreateAction: Frozen<Required<Pick<T.InboundCreateAction, "pushNotifications" | "enabled">>>;
+  readonly ModelOptions: Frozen<Required<Pick<T.ModelOptions, "timeoutMs" | "maxRetries">>>;
+  readonly InboundCreateAction: Frozen<Required<Pick<T.InboundCreateAction, "maxToolRounds" | "executionTimeoutMs" | "pushNotifications" | "enabled">>>;
   readonly OutboundCreateAction: Frozen<Required<Pick<T.OutboundCreateAction, "enabled" | "timeoutMs" | "pollIntervalMs">>>;
 }
 
 /** Frozen all the way down: a default is shared by every configuration that takes it. */
 export const DEFAULTS: Defaults = Object.freeze({
+  ModelOptions: Object.freeze({
+    "timeoutMs": 120000,
+    "maxRetries": 2,
+  }),
   InboundCreateAction: Object.freeze({
+    "maxToolRounds": 8,
+    "executionTimeoutMs": 600000,
     "pushNotifications": true,
     "enabled": true,
   }),

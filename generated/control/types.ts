@@ -39,6 +39,38 @@ export type TenantName = string;
  */
 export type TenantNames = TenantName[];
 /**
+ * Skills the instance's card advertises instead of its preset's: A2A 1.0 AgentSkill objects (id, name, description, tags, examples, …), each checked against spec/a2a/1.0 when saved. The first is the default skill unless one has the id chat.
+ *
+ * @minItems 1
+ */
+export type SkillList = {
+  [k: string]: unknown | undefined;
+}[];
+/**
+ * The name of an environment variable.
+ */
+export type EnvName = string;
+/**
+ * The system prompt of a `standard` instance's model (seed 002's SCENARIO instructions).
+ */
+export type Instructions = string;
+/**
+ * The outbound tools (a2a__<connection>__<skill>) an instance's model may see and call: exact tool names, or patterns where * stands for any run of characters (a2a__weather__*). Absent: every enabled tool; empty: none. Only enabled tools of connected outbound connections are ever offered.
+ */
+export type ToolAllowlist = string[];
+/**
+ * How many rounds of tool calls a `standard` instance's model may make in one turn; after the last, the model is asked once more without tools and must answer.
+ */
+export type MaxToolRounds = number;
+/**
+ * How long one run of the instance's executor on a task may take, in milliseconds (seed 004's task timeout); a task still running then is canceled and ends FAILED with a status message that says so. 0: no limit. Time a task waits in its session's queue does not count.
+ */
+export type ExecutionTimeoutMs = number;
+/**
+ * How messages of one session (instance, tenant and contextId) are processed: fifo runs one task at a time in arrival order, a later one waiting as SUBMITTED until the one before it is settled (completed, failed, canceled, rejected, or waiting for input); concurrent runs them side by side. Absent: the preset's default (fifo for standard, concurrent for echo, relay and worker).
+ */
+export type SessionOrder = "fifo" | "concurrent";
+/**
  * Per-call timeout of an outbound connection in milliseconds, from 100 ms to 10 minutes.
  */
 export type TimeoutMs = number;
@@ -46,6 +78,14 @@ export type TimeoutMs = number;
  * How often a task of a remote agent that does not stream is polled with GetTask, in milliseconds, from 10 ms to 10 minutes (seed 003 poll_interval_ms). The first polls come sooner, from 100 ms doubling while the task is unchanged, never further apart than this.
  */
 export type PollIntervalMs = number;
+/**
+ * A protocol binding the hub's client speaks: the remote's card must list an interface of it (of A2A 1.0 or 0.3), or the connect fails naming the bindings the card offers.
+ */
+export type OutboundBinding = "JSONRPC" | "HTTP+JSON";
+/**
+ * The id of a declared instance: the key the file is reconciled on (a stored instance with this id is updated, otherwise one is created with it), and the last segment of its default endpointPath /a2a/<id>. The ids inbound.create gives (<slug-of-name>-<8 hex>) have this shape too, so a file can take over an instance created through the control API.
+ */
+export type AgentId = string;
 /**
  * A2A 1.0 task state names (lf.a2a.v1.TaskState without TASK_STATE_UNSPECIFIED), repeated here so that this family stands alone.
  */
@@ -119,6 +159,13 @@ export interface InboundCreateAction {
    * Id of the outbound connection the relay preset forwards every message to; required with preset relay.
    */
   relayTo?: string;
+  skills?: SkillList;
+  model?: ModelOptions;
+  instructions?: Instructions;
+  tools?: ToolAllowlist;
+  maxToolRounds?: MaxToolRounds;
+  executionTimeoutMs?: ExecutionTimeoutMs;
+  sessionOrder?: SessionOrder;
   /**
    * Whether the instance serves push notifications (its card's capabilities.pushNotifications): the four push-config methods and the inline configuration.taskPushNotificationConfig. Off, they answer PushNotificationNotSupportedError.
    */
@@ -127,6 +174,36 @@ export interface InboundCreateAction {
    * Whether the instance starts serving at once.
    */
   enabled?: boolean;
+}
+/**
+ * The OpenAI-compatible Chat Completions endpoint a `standard` instance's model runs on (OpenAI, DeepSeek, Ollama, vLLM, llama.cpp's server). The API key is read from the environment variable `apiKeyEnv` when a turn starts: never sent in a request to the hub, never stored, shown or logged.
+ */
+export interface ModelOptions {
+  /**
+   * The API base, e.g. https://api.openai.com/v1 or http://127.0.0.1:11434/v1 (Ollama); requests go to <baseURL>/chat/completions through the outbound destination policy (outbound.urlPolicy).
+   */
+  baseURL: string;
+  /**
+   * The model name the endpoint knows, e.g. gpt-4o-mini, deepseek-chat, llama3.2.
+   */
+  model: string;
+  apiKeyEnv?: EnvName;
+  /**
+   * Sampling temperature; absent: the endpoint's default.
+   */
+  temperature?: number;
+  /**
+   * Most tokens the model may produce per call (max_tokens); absent: the endpoint's default.
+   */
+  maxTokens?: number;
+  /**
+   * How long one model call may take, from the request to the last streamed token, in milliseconds.
+   */
+  timeoutMs?: number;
+  /**
+   * Retries of a model call that failed before it streamed anything (connection errors, 408, 409, 429, 5xx), with backoff.
+   */
+  maxRetries?: number;
 }
 /**
  * inbound.update: changes the given members of an inbound instance; absent members are kept. A changed endpointPath, jsonRpcPath or restPath moves the routes at once.
@@ -174,6 +251,19 @@ export interface InboundUpdateAction {
    * New outbound connection id for the relay preset; the empty string clears it.
    */
   relayTo?: string;
+  /**
+   * New skills to advertise; an empty list goes back to the preset's.
+   */
+  skills?: SkillList | unknown[];
+  model?: ModelOptions;
+  instructions?: Instructions;
+  tools?: ToolAllowlist;
+  maxToolRounds?: MaxToolRounds;
+  executionTimeoutMs?: ExecutionTimeoutMs;
+  /**
+   * New session order; the empty string goes back to the preset's default.
+   */
+  sessionOrder?: SessionOrder | "";
   /**
    * Turns push notifications on or off for the instance (its card's capabilities.pushNotifications); configs already stored are kept.
    */
@@ -308,6 +398,7 @@ export interface OutboundCreateAction {
    */
   disabledSkills?: string[];
   skillOverrides?: SkillOverrides;
+  binding?: OutboundBinding;
 }
 /**
  * Map from a remote skill id to its local override.
@@ -351,6 +442,10 @@ export interface OutboundUpdateAction {
    */
   disabledSkills?: string[];
   skillOverrides?: SkillOverrides;
+  /**
+   * New binding to speak to the remote (it reconnects); the empty string goes back to the card's first.
+   */
+  binding?: OutboundBinding | "";
 }
 /**
  * outbound.remove: disconnects and deletes an outbound connection and its tools.
@@ -524,6 +619,155 @@ export interface ControlAction2 {
    * The action name; each value selects exactly one branch below.
    */
   action: string;
+}
+/**
+ * An agents file: the instances it declares, each by a stable id. Declared instances are created or brought in line with their declaration; stored instances the file does not declare are left alone (or disabled, with --agents-exclusive).
+ */
+export interface AgentsFile {
+  /**
+   * The version of this format; 1, the only one so far.
+   */
+  version?: 1;
+  /**
+   * The declared instances, each id once; an empty list declares none.
+   */
+  agents: AgentDeclaration[];
+}
+/**
+ * One declared instance: the members of inbound.create, with its id. The declaration is the whole truth about the instance: a member left out takes its default, so deleting a line (instructions, a restPath) clears what it set.
+ */
+export interface AgentDeclaration {
+  id: AgentId;
+  /**
+   * Agent name, published in the AgentCard.
+   */
+  name: string;
+  /**
+   * Agent description, published in the AgentCard.
+   */
+  description: string;
+  /**
+   * Agent version, published in the AgentCard; quote it in YAML ("1.0"), where 1.0 alone is a number.
+   */
+  version: string;
+  endpointPath?: EndpointPath;
+  jsonRpcPath?: EndpointPath;
+  restPath?: EndpointPath;
+  tenants?: TenantNames;
+  /**
+   * Agent preset id (GET /a2a/api/presets: echo, relay, worker, standard, …); default: the preset marked isDefault, echo.
+   */
+  preset?: string;
+  authTokenEnv?: EnvName;
+  /**
+   * Id of the outbound connection the relay preset forwards every message to; required with preset relay.
+   */
+  relayTo?: string;
+  skills?: SkillList;
+  model?: ModelOptions;
+  instructions?: Instructions;
+  tools?: ToolAllowlist;
+  maxToolRounds?: MaxToolRounds;
+  executionTimeoutMs?: ExecutionTimeoutMs;
+  sessionOrder?: SessionOrder;
+  /**
+   * Whether the instance serves push notifications (its card's capabilities.pushNotifications); default: inbound.create's, true.
+   */
+  pushNotifications?: boolean;
+  /**
+   * Whether the instance serves; false keeps it stored with its routes unregistered; default: inbound.create's, true.
+   */
+  enabled?: boolean;
+}
+/**
+ * Seed 002's agent YAML (DataAgent's serve-a2a --config), as `a2a-hub serve --agent FILE` reads it: AGENT_CONFIG names the agent, MODEL its model, SCENARIO.chat its instructions; it runs on preset standard. Other sections are DataAgent's and are ignored.
+ */
+export interface DataAgentConfig {
+  AGENT_CONFIG: DataAgentIdentity;
+  /**
+   * The models by a key of the file's choosing (deepseek, gpt, …); the entry whose model_type is chat is used, else the only one.
+   */
+  MODEL: {
+    [k: string]: DataAgentModel | undefined;
+  };
+  /**
+   * The agent's scenarios; only chat is read.
+   */
+  SCENARIO?: {
+    /**
+     * The chat scenario.
+     */
+    chat?: {
+      instructions?: Instructions;
+      [k: string]: unknown | undefined;
+    };
+    [k: string]: unknown | undefined;
+  };
+  [k: string]: unknown | undefined;
+}
+/**
+ * Seed 002's AGENT_CONFIG section. backend and type choose DataAgent's own runtime; a2a-hub notes and ignores them.
+ */
+export interface DataAgentIdentity {
+  /**
+   * Agent name, published in the AgentCard.
+   */
+  name: string;
+  /**
+   * Agent version, published in the AgentCard; quote it ("1.0.0").
+   */
+  version: string;
+  /**
+   * Agent description, published in the AgentCard.
+   */
+  description: string;
+  /**
+   * DataAgent's runtime (langgraph); ignored.
+   */
+  backend?: string;
+  /**
+   * DataAgent's agent type (react); ignored.
+   */
+  type?: string;
+  [k: string]: unknown | undefined;
+}
+/**
+ * One entry of seed 002's MODEL section. provider deepseek, openai and ollama have a known OpenAI-compatible endpoint (docs/server.md); any other needs params.base_url.
+ */
+export interface DataAgentModel {
+  /**
+   * What the model is for; chat is the one used.
+   */
+  model_type?: string;
+  /**
+   * Who serves the model: deepseek, openai, ollama, or another with params.base_url.
+   */
+  provider: string;
+  params: DataAgentModelParams;
+  [k: string]: unknown | undefined;
+}
+/**
+ * The params of a seed 002 MODEL entry, as ModelOptions reads them. An api_key is never read: the key comes from the environment variable api_key_env (or the provider's usual one).
+ */
+export interface DataAgentModelParams {
+  /**
+   * The model name the endpoint knows (deepseek-chat).
+   */
+  model: string;
+  /**
+   * The OpenAI-compatible API base; default: the provider's.
+   */
+  base_url?: string;
+  api_key_env?: EnvName;
+  /**
+   * Sampling temperature.
+   */
+  temperature?: number;
+  /**
+   * Most tokens per call.
+   */
+  max_tokens?: number;
+  [k: string]: unknown | undefined;
 }
 /**
  * 200 answer to a control action. inbound.create and outbound.create carry `id`; outbound.discover carries `preview`; inbound.sendTest carries `taskId`, `state` and `contextId`.
@@ -1243,6 +1487,12 @@ export interface StoredInbound {
    * The outbound connection id the relay preset forwards to.
    */
   relayTo?: string;
+  model?: ModelOptions;
+  instructions?: Instructions;
+  tools?: ToolAllowlist;
+  maxToolRounds?: MaxToolRounds;
+  executionTimeoutMs?: ExecutionTimeoutMs;
+  sessionOrder?: SessionOrder;
   /**
    * false when the instance does not serve push notifications; absent (rows written before it existed, too): it does.
    */
@@ -1295,6 +1545,7 @@ export interface StoredOutbound {
    */
   disabledSkills?: string[];
   skillOverrides?: SkillOverrides;
+  binding?: OutboundBinding;
   /**
    * When the connection was created (RFC 3339).
    */

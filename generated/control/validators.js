@@ -6,25 +6,31 @@ import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 export const validateControlAction = validate21;
 const schema32 = {"title":"ControlAction","description":"Any control action: the union of the 21 action bodies, selected by the `action` tag (ajv `discriminator` option). An unknown or missing tag is rejected with 400 and one violation naming the known actions.","type":"object","discriminator":{"propertyName":"action"},"properties":{"action":{"description":"The action name; each value selects exactly one branch below.","type":"string"}},"required":["action"],"oneOf":[{"$ref":"#/$defs/InboundCreateAction"},{"$ref":"#/$defs/InboundUpdateAction"},{"$ref":"#/$defs/InboundRemoveAction"},{"$ref":"#/$defs/InboundEnableAction"},{"$ref":"#/$defs/InboundDisableAction"},{"$ref":"#/$defs/InboundSetAuthAction"},{"$ref":"#/$defs/InboundSendTestAction"},{"$ref":"#/$defs/InboundCloseAction"},{"$ref":"#/$defs/OutboundCreateAction"},{"$ref":"#/$defs/OutboundUpdateAction"},{"$ref":"#/$defs/OutboundRemoveAction"},{"$ref":"#/$defs/OutboundEnableAction"},{"$ref":"#/$defs/OutboundDisableAction"},{"$ref":"#/$defs/OutboundRefreshAction"},{"$ref":"#/$defs/OutboundSetAuthAction"},{"$ref":"#/$defs/OutboundDiscoverAction"},{"$ref":"#/$defs/TaskCancelAction"},{"$ref":"#/$defs/SessionCancelAction"},{"$ref":"#/$defs/SessionCloseAction"},{"$ref":"#/$defs/PushRetryAction"},{"$ref":"#/$defs/PushDeleteAction"}]};
-const schema51 = {"title":"InboundRemoveAction","description":"inbound.remove: unregisters and deletes an inbound instance.","type":"object","properties":{"action":{"description":"The action tag.","const":"inbound.remove"},"id":{"description":"Inbound instance id.","type":"string","minLength":1}},"required":["action","id"],"additionalProperties":false};
-const schema52 = {"title":"InboundEnableAction","description":"inbound.enable: registers the instance's endpoint and card routes.","type":"object","properties":{"action":{"description":"The action tag.","const":"inbound.enable"},"id":{"description":"Inbound instance id.","type":"string","minLength":1}},"required":["action","id"],"additionalProperties":false};
-const schema53 = {"title":"InboundDisableAction","description":"inbound.disable: unregisters the instance's endpoint and card routes; the instance is kept.","type":"object","properties":{"action":{"description":"The action tag.","const":"inbound.disable"},"id":{"description":"Inbound instance id.","type":"string","minLength":1}},"required":["action","id"],"additionalProperties":false};
-const schema54 = {"title":"InboundSetAuthAction","description":"inbound.setAuth: sets or clears the bearer token the instance's endpoint requires.","type":"object","properties":{"action":{"description":"The action tag.","const":"inbound.setAuth"},"id":{"description":"Inbound instance id.","type":"string","minLength":1},"token":{"description":"The new bearer token; omitted or empty clears it (no Authorization header required). Never echoed back.","type":"string"}},"required":["action","id"],"additionalProperties":false};
-const schema55 = {"title":"InboundSendTestAction","description":"inbound.sendTest: sends a test message to the instance's own executor and waits for the task to settle. Success carries taskId and the final state.","type":"object","properties":{"action":{"description":"The action tag.","const":"inbound.sendTest"},"id":{"description":"Inbound instance id.","type":"string","minLength":1},"text":{"description":"Text of the test message.","type":"string","minLength":1},"contextId":{"description":"Context to continue; omitted starts a new one.","type":"string"},"skill":{"description":"Advertised skill id to select (message metadata.skill); default chat.","type":"string"}},"required":["action","id","text"],"additionalProperties":false};
-const schema56 = {"title":"InboundCloseAction","description":"inbound.close: closes the connection and open streams of one connected peer (snapshot peers[].id). Its tasks keep running.","type":"object","properties":{"action":{"description":"The action tag.","const":"inbound.close"},"id":{"description":"Peer id.","type":"string","minLength":1}},"required":["action","id"],"additionalProperties":false};
-const schema57 = {"title":"OutboundRemoveAction","description":"outbound.remove: disconnects and deletes an outbound connection and its tools.","type":"object","properties":{"action":{"description":"The action tag.","const":"outbound.remove"},"id":{"description":"Outbound connection id.","type":"string","minLength":1}},"required":["action","id"],"additionalProperties":false};
-const schema58 = {"title":"OutboundEnableAction","description":"outbound.enable: enables the connection and connects (fetches the card, registers the tools).","type":"object","properties":{"action":{"description":"The action tag.","const":"outbound.enable"},"id":{"description":"Outbound connection id.","type":"string","minLength":1}},"required":["action","id"],"additionalProperties":false};
-const schema59 = {"title":"OutboundDisableAction","description":"outbound.disable: disconnects and unregisters the connection's tools; the connection is kept (state disabled).","type":"object","properties":{"action":{"description":"The action tag.","const":"outbound.disable"},"id":{"description":"Outbound connection id.","type":"string","minLength":1}},"required":["action","id"],"additionalProperties":false};
-const schema60 = {"title":"OutboundRefreshAction","description":"outbound.refresh: re-fetches the remote card and rebuilds the connection's tools.","type":"object","properties":{"action":{"description":"The action tag.","const":"outbound.refresh"},"id":{"description":"Outbound connection id.","type":"string","minLength":1}},"required":["action","id"],"additionalProperties":false};
-const schema61 = {"title":"OutboundSetAuthAction","description":"outbound.setAuth: sets or clears the bearer token sent to the remote agent.","type":"object","properties":{"action":{"description":"The action tag.","const":"outbound.setAuth"},"id":{"description":"Outbound connection id.","type":"string","minLength":1},"token":{"description":"The new bearer token; omitted or empty clears it. Never echoed back.","type":"string"}},"required":["action","id"],"additionalProperties":false};
-const schema62 = {"title":"OutboundDiscoverAction","description":"outbound.discover: fetches and checks a remote AgentCard without creating a connection. Success carries a DiscoverPreview.","type":"object","properties":{"action":{"description":"The action tag.","const":"outbound.discover"},"agentCardUrl":{"description":"URL of the remote AgentCard.","type":"string","minLength":1,"format":"uri"},"token":{"description":"Bearer token sent with the card request (for an extended or protected card). Not stored.","type":"string"}},"required":["action","agentCardUrl"],"additionalProperties":false};
-const schema63 = {"title":"TaskCancelAction","description":"task.cancel: aborts a task and marks it TASK_STATE_CANCELED.","type":"object","properties":{"action":{"description":"The action tag.","const":"task.cancel"},"id":{"description":"Task id.","type":"string","minLength":1}},"required":["action","id"],"additionalProperties":false};
-const schema64 = {"title":"SessionCancelAction","description":"session.cancel: cancels the active tasks of a context; the session stays open.","type":"object","properties":{"action":{"description":"The action tag.","const":"session.cancel"},"id":{"description":"Context id.","type":"string","minLength":1},"serverId":{"description":"Inbound instance id scoping the cancel; omitted means every instance the context is bound to.","type":"string"}},"required":["action","id"],"additionalProperties":false};
-const schema65 = {"title":"SessionCloseAction","description":"session.close: cancels the context's active tasks and releases its live session handle. A later message with the same contextId starts a new live session.","type":"object","properties":{"action":{"description":"The action tag.","const":"session.close"},"id":{"description":"Context id.","type":"string","minLength":1},"serverId":{"description":"Inbound instance id scoping the close; omitted means every instance the context is bound to.","type":"string"}},"required":["action","id"],"additionalProperties":false};
-const schema66 = {"title":"PushRetryAction","description":"push.retry: makes a task's push config healthy again (state active, no consecutive failures) and makes its pending deliveries due now, then wakes the dispatcher. Also re-enables a config a receiver disabled with 410 Gone; deliveries dropped then are not restored.","type":"object","properties":{"action":{"description":"The action tag.","const":"push.retry"},"taskId":{"description":"Id of the task the config belongs to.","type":"string","minLength":1},"configId":{"description":"Id of the push config (TaskPushNotificationConfig.id).","type":"string","minLength":1}},"required":["action","taskId","configId"],"additionalProperties":false};
-const schema67 = {"title":"PushDeleteAction","description":"push.delete: deletes a task's push config with its pending deliveries and remembered attempts, as DeleteTaskPushNotificationConfig does. Idempotent: a config that is already gone is not an error.","type":"object","properties":{"action":{"description":"The action tag.","const":"push.delete"},"taskId":{"description":"Id of the task the config belongs to.","type":"string","minLength":1},"configId":{"description":"Id of the push config (TaskPushNotificationConfig.id).","type":"string","minLength":1}},"required":["action","taskId","configId"],"additionalProperties":false};
-const schema33 = {"title":"InboundCreateAction","description":"inbound.create: creates an inbound A2A server instance and, unless `enabled` is false, registers its routes. Success carries the new id, <slug-of-name>-<8 hex>.","type":"object","properties":{"action":{"description":"The action tag.","const":"inbound.create"},"name":{"description":"Agent name, published in the AgentCard.","type":"string","minLength":1},"description":{"description":"Agent description, published in the AgentCard.","type":"string","minLength":1},"version":{"description":"Agent version, published in the AgentCard.","type":"string","minLength":1},"endpointPath":{"$ref":"#/$defs/EndpointPath","description":"The instance's base path, its card at <endpointPath>/agent-card.json; default /a2a/<id>."},"jsonRpcPath":{"$ref":"#/$defs/EndpointPath","description":"Where the JSON-RPC binding is POSTed; default: endpointPath (and it follows endpointPath when that moves)."},"restPath":{"$ref":"#/$defs/EndpointPath","description":"The base the HTTP+JSON routes sit below (<restPath>/message:send, <restPath>/<tenant>/tasks); default: endpointPath (and it follows endpointPath when that moves)."},"tenants":{"$ref":"#/$defs/TenantNames","description":"The only tenants the instance accepts; absent or empty: any tenant."},"preset":{"description":"Agent preset id (GET /a2a/api/presets); default: the preset marked isDefault.","type":"string"},"authTokenEnv":{"description":"Name of an environment variable holding the bearer token the endpoint requires. The token itself is never stored in or shown by the control API.","type":"string","minLength":1},"relayTo":{"description":"Id of the outbound connection the relay preset forwards every message to; required with preset relay.","type":"string"},"pushNotifications":{"description":"Whether the instance serves push notifications (its card's capabilities.pushNotifications): the four push-config methods and the inline configuration.taskPushNotificationConfig. Off, they answer PushNotificationNotSupportedError.","type":"boolean","default":true},"enabled":{"description":"Whether the instance starts serving at once.","type":"boolean","default":true}},"required":["action","name","description","version"],"additionalProperties":false};
+const schema67 = {"title":"InboundRemoveAction","description":"inbound.remove: unregisters and deletes an inbound instance.","type":"object","properties":{"action":{"description":"The action tag.","const":"inbound.remove"},"id":{"description":"Inbound instance id.","type":"string","minLength":1}},"required":["action","id"],"additionalProperties":false};
+const schema68 = {"title":"InboundEnableAction","description":"inbound.enable: registers the instance's endpoint and card routes.","type":"object","properties":{"action":{"description":"The action tag.","const":"inbound.enable"},"id":{"description":"Inbound instance id.","type":"string","minLength":1}},"required":["action","id"],"additionalProperties":false};
+const schema69 = {"title":"InboundDisableAction","description":"inbound.disable: unregisters the instance's endpoint and card routes; the instance is kept.","type":"object","properties":{"action":{"description":"The action tag.","const":"inbound.disable"},"id":{"description":"Inbound instance id.","type":"string","minLength":1}},"required":["action","id"],"additionalProperties":false};
+const schema70 = {"title":"InboundSetAuthAction","description":"inbound.setAuth: sets or clears the bearer token the instance's endpoint requires.","type":"object","properties":{"action":{"description":"The action tag.","const":"inbound.setAuth"},"id":{"description":"Inbound instance id.","type":"string","minLength":1},"token":{"description":"The new bearer token; omitted or empty clears it (no Authorization header required). Never echoed back.","type":"string"}},"required":["action","id"],"additionalProperties":false};
+const schema71 = {"title":"InboundSendTestAction","description":"inbound.sendTest: sends a test message to the instance's own executor and waits for the task to settle. Success carries taskId and the final state.","type":"object","properties":{"action":{"description":"The action tag.","const":"inbound.sendTest"},"id":{"description":"Inbound instance id.","type":"string","minLength":1},"text":{"description":"Text of the test message.","type":"string","minLength":1},"contextId":{"description":"Context to continue; omitted starts a new one.","type":"string"},"skill":{"description":"Advertised skill id to select (message metadata.skill); default chat.","type":"string"}},"required":["action","id","text"],"additionalProperties":false};
+const schema72 = {"title":"InboundCloseAction","description":"inbound.close: closes the connection and open streams of one connected peer (snapshot peers[].id). Its tasks keep running.","type":"object","properties":{"action":{"description":"The action tag.","const":"inbound.close"},"id":{"description":"Peer id.","type":"string","minLength":1}},"required":["action","id"],"additionalProperties":false};
+const schema73 = {"title":"OutboundRemoveAction","description":"outbound.remove: disconnects and deletes an outbound connection and its tools.","type":"object","properties":{"action":{"description":"The action tag.","const":"outbound.remove"},"id":{"description":"Outbound connection id.","type":"string","minLength":1}},"required":["action","id"],"additionalProperties":false};
+const schema74 = {"title":"OutboundEnableAction","description":"outbound.enable: enables the connection and connects (fetches the card, registers the tools).","type":"object","properties":{"action":{"description":"The action tag.","const":"outbound.enable"},"id":{"description":"Outbound connection id.","type":"string","minLength":1}},"required":["action","id"],"additionalProperties":false};
+const schema75 = {"title":"OutboundDisableAction","description":"outbound.disable: disconnects and unregisters the connection's tools; the connection is kept (state disabled).","type":"object","properties":{"action":{"description":"The action tag.","const":"outbound.disable"},"id":{"description":"Outbound connection id.","type":"string","minLength":1}},"required":["action","id"],"additionalProperties":false};
+const schema76 = {"title":"OutboundRefreshAction","description":"outbound.refresh: re-fetches the remote card and rebuilds the connection's tools.","type":"object","properties":{"action":{"description":"The action tag.","const":"outbound.refresh"},"id":{"description":"Outbound connection id.","type":"string","minLength":1}},"required":["action","id"],"additionalProperties":false};
+const schema77 = {"title":"OutboundSetAuthAction","description":"outbound.setAuth: sets or clears the bearer token sent to the remote agent.","type":"object","properties":{"action":{"description":"The action tag.","const":"outbound.setAuth"},"id":{"description":"Outbound connection id.","type":"string","minLength":1},"token":{"description":"The new bearer token; omitted or empty clears it. Never echoed back.","type":"string"}},"required":["action","id"],"additionalProperties":false};
+const schema78 = {"title":"OutboundDiscoverAction","description":"outbound.discover: fetches and checks a remote AgentCard without creating a connection. Success carries a DiscoverPreview.","type":"object","properties":{"action":{"description":"The action tag.","const":"outbound.discover"},"agentCardUrl":{"description":"URL of the remote AgentCard.","type":"string","minLength":1,"format":"uri"},"token":{"description":"Bearer token sent with the card request (for an extended or protected card). Not stored.","type":"string"}},"required":["action","agentCardUrl"],"additionalProperties":false};
+const schema79 = {"title":"TaskCancelAction","description":"task.cancel: aborts a task and marks it TASK_STATE_CANCELED.","type":"object","properties":{"action":{"description":"The action tag.","const":"task.cancel"},"id":{"description":"Task id.","type":"string","minLength":1}},"required":["action","id"],"additionalProperties":false};
+const schema80 = {"title":"SessionCancelAction","description":"session.cancel: cancels the active tasks of a context; the session stays open.","type":"object","properties":{"action":{"description":"The action tag.","const":"session.cancel"},"id":{"description":"Context id.","type":"string","minLength":1},"serverId":{"description":"Inbound instance id scoping the cancel; omitted means every instance the context is bound to.","type":"string"}},"required":["action","id"],"additionalProperties":false};
+const schema81 = {"title":"SessionCloseAction","description":"session.close: cancels the context's active tasks and releases its live session handle. A later message with the same contextId starts a new live session.","type":"object","properties":{"action":{"description":"The action tag.","const":"session.close"},"id":{"description":"Context id.","type":"string","minLength":1},"serverId":{"description":"Inbound instance id scoping the close; omitted means every instance the context is bound to.","type":"string"}},"required":["action","id"],"additionalProperties":false};
+const schema82 = {"title":"PushRetryAction","description":"push.retry: makes a task's push config healthy again (state active, no consecutive failures) and makes its pending deliveries due now, then wakes the dispatcher. Also re-enables a config a receiver disabled with 410 Gone; deliveries dropped then are not restored.","type":"object","properties":{"action":{"description":"The action tag.","const":"push.retry"},"taskId":{"description":"Id of the task the config belongs to.","type":"string","minLength":1},"configId":{"description":"Id of the push config (TaskPushNotificationConfig.id).","type":"string","minLength":1}},"required":["action","taskId","configId"],"additionalProperties":false};
+const schema83 = {"title":"PushDeleteAction","description":"push.delete: deletes a task's push config with its pending deliveries and remembered attempts, as DeleteTaskPushNotificationConfig does. Idempotent: a config that is already gone is not an error.","type":"object","properties":{"action":{"description":"The action tag.","const":"push.delete"},"taskId":{"description":"Id of the task the config belongs to.","type":"string","minLength":1},"configId":{"description":"Id of the push config (TaskPushNotificationConfig.id).","type":"string","minLength":1}},"required":["action","taskId","configId"],"additionalProperties":false};
+const schema33 = {"title":"InboundCreateAction","description":"inbound.create: creates an inbound A2A server instance and, unless `enabled` is false, registers its routes. Success carries the new id, <slug-of-name>-<8 hex>.","type":"object","properties":{"action":{"description":"The action tag.","const":"inbound.create"},"name":{"description":"Agent name, published in the AgentCard.","type":"string","minLength":1},"description":{"description":"Agent description, published in the AgentCard.","type":"string","minLength":1},"version":{"description":"Agent version, published in the AgentCard.","type":"string","minLength":1},"endpointPath":{"$ref":"#/$defs/EndpointPath","description":"The instance's base path, its card at <endpointPath>/agent-card.json; default /a2a/<id>."},"jsonRpcPath":{"$ref":"#/$defs/EndpointPath","description":"Where the JSON-RPC binding is POSTed; default: endpointPath (and it follows endpointPath when that moves)."},"restPath":{"$ref":"#/$defs/EndpointPath","description":"The base the HTTP+JSON routes sit below (<restPath>/message:send, <restPath>/<tenant>/tasks); default: endpointPath (and it follows endpointPath when that moves)."},"tenants":{"$ref":"#/$defs/TenantNames","description":"The only tenants the instance accepts; absent or empty: any tenant."},"preset":{"description":"Agent preset id (GET /a2a/api/presets); default: the preset marked isDefault.","type":"string"},"authTokenEnv":{"description":"Name of an environment variable holding the bearer token the endpoint requires. The token itself is never stored in or shown by the control API.","type":"string","minLength":1},"relayTo":{"description":"Id of the outbound connection the relay preset forwards every message to; required with preset relay.","type":"string"},"skills":{"$ref":"#/$defs/SkillList","description":"Skills to advertise instead of the preset's."},"model":{"$ref":"#/$defs/ModelOptions","description":"The model endpoint; required with preset standard."},"instructions":{"$ref":"#/$defs/Instructions","description":"The system prompt of preset standard."},"tools":{"$ref":"#/$defs/ToolAllowlist","description":"The outbound tools preset standard's model may call; absent: every enabled tool."},"maxToolRounds":{"$ref":"#/$defs/MaxToolRounds","description":"Tool-call rounds per turn for preset standard.","default":8},"executionTimeoutMs":{"$ref":"#/$defs/ExecutionTimeoutMs","description":"How long a run of the executor may take.","default":600000},"sessionOrder":{"$ref":"#/$defs/SessionOrder","description":"fifo or concurrent; absent: the preset's default."},"pushNotifications":{"description":"Whether the instance serves push notifications (its card's capabilities.pushNotifications): the four push-config methods and the inline configuration.taskPushNotificationConfig. Off, they answer PushNotificationNotSupportedError.","type":"boolean","default":true},"enabled":{"description":"Whether the instance starts serving at once.","type":"boolean","default":true}},"required":["action","name","description","version"],"additionalProperties":false};
 const schema34 = {"title":"EndpointPath","description":"Absolute URL path of an inbound instance: its endpointPath (its card is at <endpointPath>/agent-card.json), its jsonRpcPath or its restPath. One or more non-empty segments of unreserved characters, no trailing slash, no `.` or `..` segment, and never /a2a/api or below it (the control API). The clash rules between instances are checked at run time (409, docs/control-api.md).","type":"string","minLength":2,"pattern":"^(?!/a2a/api(?:/|$))(?!.*/\\.\\.?(?:/|$))/(?:[A-Za-z0-9._~-]+/)*[A-Za-z0-9._~-]+$","x-pattern-description":"an absolute path such as /a2a/my-agent: one or more segments of letters, digits, -, _, . and ~ after a /, no trailing /, no . or .. segment, and not /a2a/api or below it"};
+const schema39 = {"title":"SkillList","description":"Skills the instance's card advertises instead of its preset's: A2A 1.0 AgentSkill objects (id, name, description, tags, examples, …), each checked against spec/a2a/1.0 when saved. The first is the default skill unless one has the id chat.","type":"array","items":{"type":"object","additionalProperties":true},"minItems":1};
+const schema42 = {"title":"Instructions","description":"The system prompt of a `standard` instance's model (seed 002's SCENARIO instructions).","type":"string","maxLength":100000};
+const schema43 = {"title":"ToolAllowlist","description":"The outbound tools (a2a__<connection>__<skill>) an instance's model may see and call: exact tool names, or patterns where * stands for any run of characters (a2a__weather__*). Absent: every enabled tool; empty: none. Only enabled tools of connected outbound connections are ever offered.","type":"array","items":{"type":"string","minLength":1,"maxLength":200},"uniqueItems":true};
+const schema44 = {"title":"MaxToolRounds","description":"How many rounds of tool calls a `standard` instance's model may make in one turn; after the last, the model is asked once more without tools and must answer.","type":"integer","minimum":0,"maximum":64};
+const schema45 = {"title":"ExecutionTimeoutMs","description":"How long one run of the instance's executor on a task may take, in milliseconds (seed 004's task timeout); a task still running then is canceled and ends FAILED with a status message that says so. 0: no limit. Time a task waits in its session's queue does not count.","type":"integer","minimum":0,"maximum":604800000};
+const schema46 = {"title":"SessionOrder","description":"How messages of one session (instance, tenant and contextId) are processed: fifo runs one task at a time in arrival order, a later one waiting as SUBMITTED until the one before it is settled (completed, failed, canceled, rejected, or waiting for input); concurrent runs them side by side. Absent: the preset's default (fifo for standard, concurrent for echo, relay and worker).","type":"string","enum":["fifo","concurrent"]};
 const func1 = Object.prototype.hasOwnProperty;
 const func2 = require("ajv/dist/runtime/ucs2length").default;
 const pattern4 = new RegExp("^(?!/a2a/api(?:/|$))(?!.*/\\.\\.?(?:/|$))/(?:[A-Za-z0-9._~-]+/)*[A-Za-z0-9._~-]+$", "u");
@@ -105,6 +111,296 @@ validate23.errors = vErrors;
 return errors === 0;
 }
 validate23.evaluated = {"items":true,"dynamicProps":false,"dynamicItems":false};
+
+const schema40 = {"title":"ModelOptions","description":"The OpenAI-compatible Chat Completions endpoint a `standard` instance's model runs on (OpenAI, DeepSeek, Ollama, vLLM, llama.cpp's server). The API key is read from the environment variable `apiKeyEnv` when a turn starts: never sent in a request to the hub, never stored, shown or logged.","type":"object","properties":{"baseURL":{"description":"The API base, e.g. https://api.openai.com/v1 or http://127.0.0.1:11434/v1 (Ollama); requests go to <baseURL>/chat/completions through the outbound destination policy (outbound.urlPolicy).","type":"string","format":"uri","pattern":"^[hH][tT][tT][pP][sS]?://","x-pattern-description":"an http or https URL such as http://127.0.0.1:11434/v1"},"model":{"description":"The model name the endpoint knows, e.g. gpt-4o-mini, deepseek-chat, llama3.2.","type":"string","minLength":1},"apiKeyEnv":{"$ref":"#/$defs/EnvName","description":"Name of the environment variable holding the API key; absent: no key is sent (Ollama, llama.cpp)."},"temperature":{"description":"Sampling temperature; absent: the endpoint's default.","type":"number","minimum":0,"maximum":2},"maxTokens":{"description":"Most tokens the model may produce per call (max_tokens); absent: the endpoint's default.","type":"integer","minimum":1,"maximum":1000000},"timeoutMs":{"description":"How long one model call may take, from the request to the last streamed token, in milliseconds.","type":"integer","minimum":100,"maximum":3600000,"default":120000},"maxRetries":{"description":"Retries of a model call that failed before it streamed anything (connection errors, 408, 409, 429, 5xx), with backoff.","type":"integer","minimum":0,"maximum":10,"default":2}},"required":["baseURL","model"],"additionalProperties":false};
+const schema41 = {"title":"EnvName","description":"The name of an environment variable.","type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]*$","x-pattern-description":"an environment variable name such as OPENAI_API_KEY: letters, digits and _, not starting with a digit"};
+const formats0 = require("ajv-formats/dist/formats").fullFormats.uri;
+const pattern8 = new RegExp("^[hH][tT][tT][pP][sS]?://", "u");
+const pattern9 = new RegExp("^[A-Za-z_][A-Za-z0-9_]*$", "u");
+
+function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate25.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.baseURL === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "baseURL"},message:"must have required property '"+"baseURL"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.model === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "model"},message:"must have required property '"+"model"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(((((((key0 === "baseURL") || (key0 === "model")) || (key0 === "apiKeyEnv")) || (key0 === "temperature")) || (key0 === "maxTokens")) || (key0 === "timeoutMs")) || (key0 === "maxRetries"))){
+const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.baseURL !== undefined){
+let data0 = data.baseURL;
+if(typeof data0 === "string"){
+if(!pattern8.test(data0)){
+const err3 = {instancePath:instancePath+"/baseURL",schemaPath:"#/properties/baseURL/pattern",keyword:"pattern",params:{pattern: "^[hH][tT][tT][pP][sS]?://"},message:"must match pattern \""+"^[hH][tT][tT][pP][sS]?://"+"\""};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(!(formats0(data0))){
+const err4 = {instancePath:instancePath+"/baseURL",schemaPath:"#/properties/baseURL/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+else {
+const err5 = {instancePath:instancePath+"/baseURL",schemaPath:"#/properties/baseURL/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data.model !== undefined){
+let data1 = data.model;
+if(typeof data1 === "string"){
+if(func2(data1) < 1){
+const err6 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+else {
+const err7 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data.apiKeyEnv !== undefined){
+let data2 = data.apiKeyEnv;
+if(typeof data2 === "string"){
+if(!pattern9.test(data2)){
+const err8 = {instancePath:instancePath+"/apiKeyEnv",schemaPath:"#/$defs/EnvName/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z_][A-Za-z0-9_]*$"},message:"must match pattern \""+"^[A-Za-z_][A-Za-z0-9_]*$"+"\""};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+else {
+const err9 = {instancePath:instancePath+"/apiKeyEnv",schemaPath:"#/$defs/EnvName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data.temperature !== undefined){
+let data3 = data.temperature;
+if((typeof data3 == "number") && (isFinite(data3))){
+if(data3 > 2 || isNaN(data3)){
+const err10 = {instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2},message:"must be <= 2"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+if(data3 < 0 || isNaN(data3)){
+const err11 = {instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+else {
+const err12 = {instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data.maxTokens !== undefined){
+let data4 = data.maxTokens;
+if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
+const err13 = {instancePath:instancePath+"/maxTokens",schemaPath:"#/properties/maxTokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+if((typeof data4 == "number") && (isFinite(data4))){
+if(data4 > 1000000 || isNaN(data4)){
+const err14 = {instancePath:instancePath+"/maxTokens",schemaPath:"#/properties/maxTokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+if(data4 < 1 || isNaN(data4)){
+const err15 = {instancePath:instancePath+"/maxTokens",schemaPath:"#/properties/maxTokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+}
+if(data.timeoutMs !== undefined){
+let data5 = data.timeoutMs;
+if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
+const err16 = {instancePath:instancePath+"/timeoutMs",schemaPath:"#/properties/timeoutMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+if((typeof data5 == "number") && (isFinite(data5))){
+if(data5 > 3600000 || isNaN(data5)){
+const err17 = {instancePath:instancePath+"/timeoutMs",schemaPath:"#/properties/timeoutMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3600000},message:"must be <= 3600000"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+if(data5 < 100 || isNaN(data5)){
+const err18 = {instancePath:instancePath+"/timeoutMs",schemaPath:"#/properties/timeoutMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+}
+if(data.maxRetries !== undefined){
+let data6 = data.maxRetries;
+if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
+const err19 = {instancePath:instancePath+"/maxRetries",schemaPath:"#/properties/maxRetries/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+if((typeof data6 == "number") && (isFinite(data6))){
+if(data6 > 10 || isNaN(data6)){
+const err20 = {instancePath:instancePath+"/maxRetries",schemaPath:"#/properties/maxRetries/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10},message:"must be <= 10"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+if(data6 < 0 || isNaN(data6)){
+const err21 = {instancePath:instancePath+"/maxRetries",schemaPath:"#/properties/maxRetries/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err22 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+validate25.errors = vErrors;
+return errors === 0;
+}
+validate25.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
 function validate22(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -417,9 +713,11 @@ vErrors.push(err24);
 errors++;
 }
 }
-if(data.pushNotifications !== undefined){
-if(typeof data.pushNotifications !== "boolean"){
-const err25 = {instancePath:instancePath+"/pushNotifications",schemaPath:"#/properties/pushNotifications/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data.skills !== undefined){
+let data11 = data.skills;
+if(Array.isArray(data11)){
+if(data11.length < 1){
+const err25 = {instancePath:instancePath+"/skills",schemaPath:"#/$defs/SkillList/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -428,10 +726,13 @@ vErrors.push(err25);
 }
 errors++;
 }
+const len0 = data11.length;
+for(let i0=0; i0<len0; i0++){
+let data12 = data11[i0];
+if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
 }
-if(data.enabled !== undefined){
-if(typeof data.enabled !== "boolean"){
-const err26 = {instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+else {
+const err26 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillList/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -443,7 +744,7 @@ errors++;
 }
 }
 else {
-const err27 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err27 = {instancePath:instancePath+"/skills",schemaPath:"#/$defs/SkillList/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -452,17 +753,252 @@ vErrors.push(err27);
 }
 errors++;
 }
+}
+if(data.model !== undefined){
+if(!(validate25(data.model, {instancePath:instancePath+"/model",parentData:data,parentDataProperty:"model",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate25.errors : vErrors.concat(validate25.errors);
+errors = vErrors.length;
+}
+}
+if(data.instructions !== undefined){
+let data14 = data.instructions;
+if(typeof data14 === "string"){
+if(func2(data14) > 100000){
+const err28 = {instancePath:instancePath+"/instructions",schemaPath:"#/$defs/Instructions/maxLength",keyword:"maxLength",params:{limit: 100000},message:"must NOT have more than 100000 characters"};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+}
+else {
+const err29 = {instancePath:instancePath+"/instructions",schemaPath:"#/$defs/Instructions/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+}
+if(data.tools !== undefined){
+let data15 = data.tools;
+if(Array.isArray(data15)){
+const len1 = data15.length;
+for(let i1=0; i1<len1; i1++){
+let data16 = data15[i1];
+if(typeof data16 === "string"){
+if(func2(data16) > 200){
+const err30 = {instancePath:instancePath+"/tools/" + i1,schemaPath:"#/$defs/ToolAllowlist/items/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+if(func2(data16) < 1){
+const err31 = {instancePath:instancePath+"/tools/" + i1,schemaPath:"#/$defs/ToolAllowlist/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+}
+else {
+const err32 = {instancePath:instancePath+"/tools/" + i1,schemaPath:"#/$defs/ToolAllowlist/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
+}
+errors++;
+}
+}
+let i2 = data15.length;
+let j0;
+if(i2 > 1){
+const indices0 = {};
+for(;i2--;){
+let item0 = data15[i2];
+if(typeof item0 !== "string"){
+continue;
+}
+if(typeof indices0[item0] == "number"){
+j0 = indices0[item0];
+const err33 = {instancePath:instancePath+"/tools",schemaPath:"#/$defs/ToolAllowlist/uniqueItems",keyword:"uniqueItems",params:{i: i2, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i2+" are identical)"};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+break;
+}
+indices0[item0] = i2;
+}
+}
+}
+else {
+const err34 = {instancePath:instancePath+"/tools",schemaPath:"#/$defs/ToolAllowlist/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+}
+if(data.maxToolRounds !== undefined){
+let data17 = data.maxToolRounds;
+if(!(((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17))) && (isFinite(data17)))){
+const err35 = {instancePath:instancePath+"/maxToolRounds",schemaPath:"#/$defs/MaxToolRounds/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+}
+if((typeof data17 == "number") && (isFinite(data17))){
+if(data17 > 64 || isNaN(data17)){
+const err36 = {instancePath:instancePath+"/maxToolRounds",schemaPath:"#/$defs/MaxToolRounds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 64},message:"must be <= 64"};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
+}
+errors++;
+}
+if(data17 < 0 || isNaN(data17)){
+const err37 = {instancePath:instancePath+"/maxToolRounds",schemaPath:"#/$defs/MaxToolRounds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
+}
+errors++;
+}
+}
+}
+if(data.executionTimeoutMs !== undefined){
+let data18 = data.executionTimeoutMs;
+if(!(((typeof data18 == "number") && (!(data18 % 1) && !isNaN(data18))) && (isFinite(data18)))){
+const err38 = {instancePath:instancePath+"/executionTimeoutMs",schemaPath:"#/$defs/ExecutionTimeoutMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err38];
+}
+else {
+vErrors.push(err38);
+}
+errors++;
+}
+if((typeof data18 == "number") && (isFinite(data18))){
+if(data18 > 604800000 || isNaN(data18)){
+const err39 = {instancePath:instancePath+"/executionTimeoutMs",schemaPath:"#/$defs/ExecutionTimeoutMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 604800000},message:"must be <= 604800000"};
+if(vErrors === null){
+vErrors = [err39];
+}
+else {
+vErrors.push(err39);
+}
+errors++;
+}
+if(data18 < 0 || isNaN(data18)){
+const err40 = {instancePath:instancePath+"/executionTimeoutMs",schemaPath:"#/$defs/ExecutionTimeoutMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err40];
+}
+else {
+vErrors.push(err40);
+}
+errors++;
+}
+}
+}
+if(data.sessionOrder !== undefined){
+let data19 = data.sessionOrder;
+if(typeof data19 !== "string"){
+const err41 = {instancePath:instancePath+"/sessionOrder",schemaPath:"#/$defs/SessionOrder/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err41];
+}
+else {
+vErrors.push(err41);
+}
+errors++;
+}
+if(!((data19 === "fifo") || (data19 === "concurrent"))){
+const err42 = {instancePath:instancePath+"/sessionOrder",schemaPath:"#/$defs/SessionOrder/enum",keyword:"enum",params:{allowedValues: schema46.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err42];
+}
+else {
+vErrors.push(err42);
+}
+errors++;
+}
+}
+if(data.pushNotifications !== undefined){
+if(typeof data.pushNotifications !== "boolean"){
+const err43 = {instancePath:instancePath+"/pushNotifications",schemaPath:"#/properties/pushNotifications/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err43];
+}
+else {
+vErrors.push(err43);
+}
+errors++;
+}
+}
+if(data.enabled !== undefined){
+if(typeof data.enabled !== "boolean"){
+const err44 = {instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err44];
+}
+else {
+vErrors.push(err44);
+}
+errors++;
+}
+}
+}
+else {
+const err45 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err45];
+}
+else {
+vErrors.push(err45);
+}
+errors++;
+}
 validate22.errors = vErrors;
 return errors === 0;
 }
 validate22.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema39 = {"title":"InboundUpdateAction","description":"inbound.update: changes the given members of an inbound instance; absent members are kept. A changed endpointPath, jsonRpcPath or restPath moves the routes at once.","type":"object","properties":{"action":{"description":"The action tag.","const":"inbound.update"},"id":{"description":"Inbound instance id.","type":"string","minLength":1},"name":{"description":"New agent name.","type":"string","minLength":1},"description":{"description":"New agent description.","type":"string","minLength":1},"version":{"description":"New agent version.","type":"string","minLength":1},"endpointPath":{"$ref":"#/$defs/EndpointPath","description":"New endpoint path."},"jsonRpcPath":{"description":"New JSON-RPC path; the empty string goes back to the default, endpointPath.","anyOf":[{"$ref":"#/$defs/EndpointPath"},{"const":""}]},"restPath":{"description":"New REST base; the empty string goes back to the default, endpointPath.","anyOf":[{"$ref":"#/$defs/EndpointPath"},{"const":""}]},"tenants":{"$ref":"#/$defs/TenantNames","description":"The new list of accepted tenants; an empty list accepts any tenant again."},"preset":{"description":"New agent preset id.","type":"string"},"authTokenEnv":{"description":"New name of the environment variable holding the bearer token; the empty string stops reading the token from the environment.","type":"string"},"relayTo":{"description":"New outbound connection id for the relay preset; the empty string clears it.","type":"string"},"pushNotifications":{"description":"Turns push notifications on or off for the instance (its card's capabilities.pushNotifications); configs already stored are kept.","type":"boolean"}},"required":["action","id"],"additionalProperties":false};
+const schema47 = {"title":"InboundUpdateAction","description":"inbound.update: changes the given members of an inbound instance; absent members are kept. A changed endpointPath, jsonRpcPath or restPath moves the routes at once.","type":"object","properties":{"action":{"description":"The action tag.","const":"inbound.update"},"id":{"description":"Inbound instance id.","type":"string","minLength":1},"name":{"description":"New agent name.","type":"string","minLength":1},"description":{"description":"New agent description.","type":"string","minLength":1},"version":{"description":"New agent version.","type":"string","minLength":1},"endpointPath":{"$ref":"#/$defs/EndpointPath","description":"New endpoint path."},"jsonRpcPath":{"description":"New JSON-RPC path; the empty string goes back to the default, endpointPath.","anyOf":[{"$ref":"#/$defs/EndpointPath"},{"const":""}]},"restPath":{"description":"New REST base; the empty string goes back to the default, endpointPath.","anyOf":[{"$ref":"#/$defs/EndpointPath"},{"const":""}]},"tenants":{"$ref":"#/$defs/TenantNames","description":"The new list of accepted tenants; an empty list accepts any tenant again."},"preset":{"description":"New agent preset id.","type":"string"},"authTokenEnv":{"description":"New name of the environment variable holding the bearer token; the empty string stops reading the token from the environment.","type":"string"},"relayTo":{"description":"New outbound connection id for the relay preset; the empty string clears it.","type":"string"},"skills":{"description":"New skills to advertise; an empty list goes back to the preset's.","anyOf":[{"$ref":"#/$defs/SkillList"},{"type":"array","maxItems":0}]},"model":{"$ref":"#/$defs/ModelOptions","description":"New model endpoint (replaces the whole object)."},"instructions":{"$ref":"#/$defs/Instructions","description":"New system prompt; the empty string clears it."},"tools":{"$ref":"#/$defs/ToolAllowlist","description":"New tool allowlist (an empty list allows no tool)."},"maxToolRounds":{"$ref":"#/$defs/MaxToolRounds","description":"New tool-call rounds per turn."},"executionTimeoutMs":{"$ref":"#/$defs/ExecutionTimeoutMs","description":"New execution timeout; 0: none."},"sessionOrder":{"description":"New session order; the empty string goes back to the preset's default.","anyOf":[{"$ref":"#/$defs/SessionOrder"},{"const":""}]},"pushNotifications":{"description":"Turns push notifications on or off for the instance (its card's capabilities.pushNotifications); configs already stored are kept.","type":"boolean"}},"required":["action","id"],"additionalProperties":false};
 
-function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate25.evaluated;
+const evaluated0 = validate27.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -491,7 +1027,7 @@ vErrors.push(err1);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema39.properties, key0))){
+if(!(func1.call(schema47.properties, key0))){
 const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err2];
@@ -839,9 +1375,14 @@ vErrors.push(err27);
 errors++;
 }
 }
-if(data.pushNotifications !== undefined){
-if(typeof data.pushNotifications !== "boolean"){
-const err28 = {instancePath:instancePath+"/pushNotifications",schemaPath:"#/properties/pushNotifications/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data.skills !== undefined){
+let data12 = data.skills;
+const _errs34 = errors;
+let valid6 = false;
+const _errs35 = errors;
+if(Array.isArray(data12)){
+if(data12.length < 1){
+const err28 = {instancePath:instancePath+"/skills",schemaPath:"#/$defs/SkillList/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -850,10 +1391,13 @@ vErrors.push(err28);
 }
 errors++;
 }
-}
+const len0 = data12.length;
+for(let i0=0; i0<len0; i0++){
+let data13 = data12[i0];
+if(data13 && typeof data13 == "object" && !Array.isArray(data13)){
 }
 else {
-const err29 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err29 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillList/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -862,22 +1406,344 @@ vErrors.push(err29);
 }
 errors++;
 }
-validate25.errors = vErrors;
+}
+}
+else {
+const err30 = {instancePath:instancePath+"/skills",schemaPath:"#/$defs/SkillList/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+var _valid2 = _errs35 === errors;
+valid6 = valid6 || _valid2;
+const _errs41 = errors;
+if(Array.isArray(data12)){
+if(data12.length > 0){
+const err31 = {instancePath:instancePath+"/skills",schemaPath:"#/properties/skills/anyOf/1/maxItems",keyword:"maxItems",params:{limit: 0},message:"must NOT have more than 0 items"};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+}
+else {
+const err32 = {instancePath:instancePath+"/skills",schemaPath:"#/properties/skills/anyOf/1/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
+}
+errors++;
+}
+var _valid2 = _errs41 === errors;
+valid6 = valid6 || _valid2;
+if(!valid6){
+const err33 = {instancePath:instancePath+"/skills",schemaPath:"#/properties/skills/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+}
+else {
+errors = _errs34;
+if(vErrors !== null){
+if(_errs34){
+vErrors.length = _errs34;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data.model !== undefined){
+if(!(validate25(data.model, {instancePath:instancePath+"/model",parentData:data,parentDataProperty:"model",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate25.errors : vErrors.concat(validate25.errors);
+errors = vErrors.length;
+}
+}
+if(data.instructions !== undefined){
+let data15 = data.instructions;
+if(typeof data15 === "string"){
+if(func2(data15) > 100000){
+const err34 = {instancePath:instancePath+"/instructions",schemaPath:"#/$defs/Instructions/maxLength",keyword:"maxLength",params:{limit: 100000},message:"must NOT have more than 100000 characters"};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+}
+else {
+const err35 = {instancePath:instancePath+"/instructions",schemaPath:"#/$defs/Instructions/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+}
+}
+if(data.tools !== undefined){
+let data16 = data.tools;
+if(Array.isArray(data16)){
+const len1 = data16.length;
+for(let i1=0; i1<len1; i1++){
+let data17 = data16[i1];
+if(typeof data17 === "string"){
+if(func2(data17) > 200){
+const err36 = {instancePath:instancePath+"/tools/" + i1,schemaPath:"#/$defs/ToolAllowlist/items/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
+}
+errors++;
+}
+if(func2(data17) < 1){
+const err37 = {instancePath:instancePath+"/tools/" + i1,schemaPath:"#/$defs/ToolAllowlist/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
+}
+errors++;
+}
+}
+else {
+const err38 = {instancePath:instancePath+"/tools/" + i1,schemaPath:"#/$defs/ToolAllowlist/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err38];
+}
+else {
+vErrors.push(err38);
+}
+errors++;
+}
+}
+let i2 = data16.length;
+let j0;
+if(i2 > 1){
+const indices0 = {};
+for(;i2--;){
+let item0 = data16[i2];
+if(typeof item0 !== "string"){
+continue;
+}
+if(typeof indices0[item0] == "number"){
+j0 = indices0[item0];
+const err39 = {instancePath:instancePath+"/tools",schemaPath:"#/$defs/ToolAllowlist/uniqueItems",keyword:"uniqueItems",params:{i: i2, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i2+" are identical)"};
+if(vErrors === null){
+vErrors = [err39];
+}
+else {
+vErrors.push(err39);
+}
+errors++;
+break;
+}
+indices0[item0] = i2;
+}
+}
+}
+else {
+const err40 = {instancePath:instancePath+"/tools",schemaPath:"#/$defs/ToolAllowlist/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err40];
+}
+else {
+vErrors.push(err40);
+}
+errors++;
+}
+}
+if(data.maxToolRounds !== undefined){
+let data18 = data.maxToolRounds;
+if(!(((typeof data18 == "number") && (!(data18 % 1) && !isNaN(data18))) && (isFinite(data18)))){
+const err41 = {instancePath:instancePath+"/maxToolRounds",schemaPath:"#/$defs/MaxToolRounds/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err41];
+}
+else {
+vErrors.push(err41);
+}
+errors++;
+}
+if((typeof data18 == "number") && (isFinite(data18))){
+if(data18 > 64 || isNaN(data18)){
+const err42 = {instancePath:instancePath+"/maxToolRounds",schemaPath:"#/$defs/MaxToolRounds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 64},message:"must be <= 64"};
+if(vErrors === null){
+vErrors = [err42];
+}
+else {
+vErrors.push(err42);
+}
+errors++;
+}
+if(data18 < 0 || isNaN(data18)){
+const err43 = {instancePath:instancePath+"/maxToolRounds",schemaPath:"#/$defs/MaxToolRounds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err43];
+}
+else {
+vErrors.push(err43);
+}
+errors++;
+}
+}
+}
+if(data.executionTimeoutMs !== undefined){
+let data19 = data.executionTimeoutMs;
+if(!(((typeof data19 == "number") && (!(data19 % 1) && !isNaN(data19))) && (isFinite(data19)))){
+const err44 = {instancePath:instancePath+"/executionTimeoutMs",schemaPath:"#/$defs/ExecutionTimeoutMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err44];
+}
+else {
+vErrors.push(err44);
+}
+errors++;
+}
+if((typeof data19 == "number") && (isFinite(data19))){
+if(data19 > 604800000 || isNaN(data19)){
+const err45 = {instancePath:instancePath+"/executionTimeoutMs",schemaPath:"#/$defs/ExecutionTimeoutMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 604800000},message:"must be <= 604800000"};
+if(vErrors === null){
+vErrors = [err45];
+}
+else {
+vErrors.push(err45);
+}
+errors++;
+}
+if(data19 < 0 || isNaN(data19)){
+const err46 = {instancePath:instancePath+"/executionTimeoutMs",schemaPath:"#/$defs/ExecutionTimeoutMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err46];
+}
+else {
+vErrors.push(err46);
+}
+errors++;
+}
+}
+}
+if(data.sessionOrder !== undefined){
+let data20 = data.sessionOrder;
+const _errs59 = errors;
+let valid17 = false;
+const _errs60 = errors;
+if(typeof data20 !== "string"){
+const err47 = {instancePath:instancePath+"/sessionOrder",schemaPath:"#/$defs/SessionOrder/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err47];
+}
+else {
+vErrors.push(err47);
+}
+errors++;
+}
+if(!((data20 === "fifo") || (data20 === "concurrent"))){
+const err48 = {instancePath:instancePath+"/sessionOrder",schemaPath:"#/$defs/SessionOrder/enum",keyword:"enum",params:{allowedValues: schema46.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err48];
+}
+else {
+vErrors.push(err48);
+}
+errors++;
+}
+var _valid3 = _errs60 === errors;
+valid17 = valid17 || _valid3;
+const _errs63 = errors;
+if("" !== data20){
+const err49 = {instancePath:instancePath+"/sessionOrder",schemaPath:"#/properties/sessionOrder/anyOf/1/const",keyword:"const",params:{allowedValue: ""},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err49];
+}
+else {
+vErrors.push(err49);
+}
+errors++;
+}
+var _valid3 = _errs63 === errors;
+valid17 = valid17 || _valid3;
+if(!valid17){
+const err50 = {instancePath:instancePath+"/sessionOrder",schemaPath:"#/properties/sessionOrder/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err50];
+}
+else {
+vErrors.push(err50);
+}
+errors++;
+}
+else {
+errors = _errs59;
+if(vErrors !== null){
+if(_errs59){
+vErrors.length = _errs59;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data.pushNotifications !== undefined){
+if(typeof data.pushNotifications !== "boolean"){
+const err51 = {instancePath:instancePath+"/pushNotifications",schemaPath:"#/properties/pushNotifications/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err51];
+}
+else {
+vErrors.push(err51);
+}
+errors++;
+}
+}
+}
+else {
+const err52 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err52];
+}
+else {
+vErrors.push(err52);
+}
+errors++;
+}
+validate27.errors = vErrors;
 return errors === 0;
 }
-validate25.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate27.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema43 = {"title":"OutboundCreateAction","description":"outbound.create: creates a connection to a remote A2A agent and, unless `enabled` is false, fetches its card and exposes its skills as tools. Success carries the new id.","type":"object","properties":{"action":{"description":"The action tag.","const":"outbound.create"},"name":{"description":"Connection name, used in tool names a2a__<name>__<skill>.","type":"string","minLength":1},"agentCardUrl":{"description":"URL of the remote AgentCard.","type":"string","minLength":1,"format":"uri"},"bearerTokenEnv":{"description":"Name of an environment variable holding the bearer token sent to the remote.","type":"string"},"preset":{"description":"Agent preset id recorded for a future local hand-off session.","type":"string"},"enabled":{"description":"Whether to connect at once.","type":"boolean","default":true},"timeoutMs":{"$ref":"#/$defs/TimeoutMs","description":"Per-call timeout.","default":60000},"pollIntervalMs":{"$ref":"#/$defs/PollIntervalMs","description":"Poll interval for a remote that does not stream.","default":1000},"disabledSkills":{"description":"Remote skill ids not exposed as tools.","type":"array","items":{"type":"string"},"uniqueItems":true},"skillOverrides":{"$ref":"#/$defs/SkillOverrides","description":"Per-skill overrides of the exposed tools."}},"required":["action","name","agentCardUrl"],"additionalProperties":false};
-const schema44 = {"title":"TimeoutMs","description":"Per-call timeout of an outbound connection in milliseconds, from 100 ms to 10 minutes.","type":"integer","minimum":100,"maximum":600000};
-const schema45 = {"title":"PollIntervalMs","description":"How often a task of a remote agent that does not stream is polled with GetTask, in milliseconds, from 10 ms to 10 minutes (seed 003 poll_interval_ms). The first polls come sooner, from 100 ms doubling while the task is unchanged, never further apart than this.","type":"integer","minimum":10,"maximum":600000};
-const formats0 = require("ajv-formats/dist/formats").fullFormats.uri;
-const schema46 = {"title":"SkillOverrides","description":"Map from a remote skill id to its local override.","type":"object","additionalProperties":{"$ref":"#/$defs/SkillOverride"}};
-const schema47 = {"title":"SkillOverride","description":"Local override of one remote skill as it is exposed as a model tool.","type":"object","properties":{"description":{"description":"Replaces the remote skill's description in the tool definition.","type":"string"}},"required":["description"],"additionalProperties":false};
+const schema57 = {"title":"OutboundCreateAction","description":"outbound.create: creates a connection to a remote A2A agent and, unless `enabled` is false, fetches its card and exposes its skills as tools. Success carries the new id.","type":"object","properties":{"action":{"description":"The action tag.","const":"outbound.create"},"name":{"description":"Connection name, used in tool names a2a__<name>__<skill>.","type":"string","minLength":1},"agentCardUrl":{"description":"URL of the remote AgentCard.","type":"string","minLength":1,"format":"uri"},"bearerTokenEnv":{"description":"Name of an environment variable holding the bearer token sent to the remote.","type":"string"},"preset":{"description":"Agent preset id recorded for a future local hand-off session.","type":"string"},"enabled":{"description":"Whether to connect at once.","type":"boolean","default":true},"timeoutMs":{"$ref":"#/$defs/TimeoutMs","description":"Per-call timeout.","default":60000},"pollIntervalMs":{"$ref":"#/$defs/PollIntervalMs","description":"Poll interval for a remote that does not stream.","default":1000},"disabledSkills":{"description":"Remote skill ids not exposed as tools.","type":"array","items":{"type":"string"},"uniqueItems":true},"skillOverrides":{"$ref":"#/$defs/SkillOverrides","description":"Per-skill overrides of the exposed tools."},"binding":{"$ref":"#/$defs/OutboundBinding","description":"The binding to speak to the remote; absent: the first interface of its card the client speaks."}},"required":["action","name","agentCardUrl"],"additionalProperties":false};
+const schema58 = {"title":"TimeoutMs","description":"Per-call timeout of an outbound connection in milliseconds, from 100 ms to 10 minutes.","type":"integer","minimum":100,"maximum":600000};
+const schema59 = {"title":"PollIntervalMs","description":"How often a task of a remote agent that does not stream is polled with GetTask, in milliseconds, from 10 ms to 10 minutes (seed 003 poll_interval_ms). The first polls come sooner, from 100 ms doubling while the task is unchanged, never further apart than this.","type":"integer","minimum":10,"maximum":600000};
+const schema62 = {"title":"OutboundBinding","description":"A protocol binding the hub's client speaks: the remote's card must list an interface of it (of A2A 1.0 or 0.3), or the connect fails naming the bindings the card offers.","type":"string","enum":["JSONRPC","HTTP+JSON"]};
+const schema60 = {"title":"SkillOverrides","description":"Map from a remote skill id to its local override.","type":"object","additionalProperties":{"$ref":"#/$defs/SkillOverride"}};
+const schema61 = {"title":"SkillOverride","description":"Local override of one remote skill as it is exposed as a model tool.","type":"object","properties":{"description":{"description":"Replaces the remote skill's description in the tool definition.","type":"string"}},"required":["description"],"additionalProperties":false};
 
-function validate28(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate31(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate28.evaluated;
+const evaluated0 = validate31.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -945,16 +1811,16 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate28.errors = vErrors;
+validate31.errors = vErrors;
 return errors === 0;
 }
-validate28.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate31.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate30(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate27.evaluated;
+const evaluated0 = validate30.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -993,7 +1859,7 @@ vErrors.push(err2);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema43.properties, key0))){
+if(!(func1.call(schema57.properties, key0))){
 const err3 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err3];
@@ -1235,14 +2101,15 @@ errors++;
 }
 }
 if(data.skillOverrides !== undefined){
-if(!(validate28(data.skillOverrides, {instancePath:instancePath+"/skillOverrides",parentData:data,parentDataProperty:"skillOverrides",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate28.errors : vErrors.concat(validate28.errors);
+if(!(validate31(data.skillOverrides, {instancePath:instancePath+"/skillOverrides",parentData:data,parentDataProperty:"skillOverrides",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate31.errors : vErrors.concat(validate31.errors);
 errors = vErrors.length;
 }
 }
-}
-else {
-const err22 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.binding !== undefined){
+let data11 = data.binding;
+if(typeof data11 !== "string"){
+const err22 = {instancePath:instancePath+"/binding",schemaPath:"#/$defs/OutboundBinding/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -1251,17 +2118,39 @@ vErrors.push(err22);
 }
 errors++;
 }
-validate27.errors = vErrors;
+if(!((data11 === "JSONRPC") || (data11 === "HTTP+JSON"))){
+const err23 = {instancePath:instancePath+"/binding",schemaPath:"#/$defs/OutboundBinding/enum",keyword:"enum",params:{allowedValues: schema62.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+}
+}
+else {
+const err24 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+validate30.errors = vErrors;
 return errors === 0;
 }
-validate27.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate30.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema48 = {"title":"OutboundUpdateAction","description":"outbound.update: changes the given members of an outbound connection; absent members are kept.","type":"object","properties":{"action":{"description":"The action tag.","const":"outbound.update"},"id":{"description":"Outbound connection id.","type":"string","minLength":1},"name":{"description":"New connection name.","type":"string","minLength":1},"preset":{"description":"New agent preset id.","type":"string"},"timeoutMs":{"$ref":"#/$defs/TimeoutMs","description":"New per-call timeout."},"pollIntervalMs":{"$ref":"#/$defs/PollIntervalMs","description":"New poll interval for a remote that does not stream."},"disabledSkills":{"description":"Replaces the list of remote skill ids not exposed as tools.","type":"array","items":{"type":"string"},"uniqueItems":true},"skillOverrides":{"$ref":"#/$defs/SkillOverrides","description":"Replaces the per-skill overrides."}},"required":["action","id"],"additionalProperties":false};
+const schema63 = {"title":"OutboundUpdateAction","description":"outbound.update: changes the given members of an outbound connection; absent members are kept.","type":"object","properties":{"action":{"description":"The action tag.","const":"outbound.update"},"id":{"description":"Outbound connection id.","type":"string","minLength":1},"name":{"description":"New connection name.","type":"string","minLength":1},"preset":{"description":"New agent preset id.","type":"string"},"timeoutMs":{"$ref":"#/$defs/TimeoutMs","description":"New per-call timeout."},"pollIntervalMs":{"$ref":"#/$defs/PollIntervalMs","description":"New poll interval for a remote that does not stream."},"disabledSkills":{"description":"Replaces the list of remote skill ids not exposed as tools.","type":"array","items":{"type":"string"},"uniqueItems":true},"skillOverrides":{"$ref":"#/$defs/SkillOverrides","description":"Replaces the per-skill overrides."},"binding":{"description":"New binding to speak to the remote (it reconnects); the empty string goes back to the card's first.","anyOf":[{"$ref":"#/$defs/OutboundBinding"},{"const":""}]}},"required":["action","id"],"additionalProperties":false};
 
-function validate30(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate30.evaluated;
+const evaluated0 = validate33.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -1290,7 +2179,7 @@ vErrors.push(err1);
 errors++;
 }
 for(const key0 in data){
-if(!((((((((key0 === "action") || (key0 === "id")) || (key0 === "name")) || (key0 === "preset")) || (key0 === "timeoutMs")) || (key0 === "pollIntervalMs")) || (key0 === "disabledSkills")) || (key0 === "skillOverrides"))){
+if(!(func1.call(schema63.properties, key0))){
 const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err2];
@@ -1498,14 +2387,18 @@ errors++;
 }
 }
 if(data.skillOverrides !== undefined){
-if(!(validate28(data.skillOverrides, {instancePath:instancePath+"/skillOverrides",parentData:data,parentDataProperty:"skillOverrides",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate28.errors : vErrors.concat(validate28.errors);
+if(!(validate31(data.skillOverrides, {instancePath:instancePath+"/skillOverrides",parentData:data,parentDataProperty:"skillOverrides",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate31.errors : vErrors.concat(validate31.errors);
 errors = vErrors.length;
 }
 }
-}
-else {
-const err18 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.binding !== undefined){
+let data9 = data.binding;
+const _errs21 = errors;
+let valid6 = false;
+const _errs22 = errors;
+if(typeof data9 !== "string"){
+const err18 = {instancePath:instancePath+"/binding",schemaPath:"#/$defs/OutboundBinding/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -1514,10 +2407,68 @@ vErrors.push(err18);
 }
 errors++;
 }
-validate30.errors = vErrors;
+if(!((data9 === "JSONRPC") || (data9 === "HTTP+JSON"))){
+const err19 = {instancePath:instancePath+"/binding",schemaPath:"#/$defs/OutboundBinding/enum",keyword:"enum",params:{allowedValues: schema62.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+var _valid0 = _errs22 === errors;
+valid6 = valid6 || _valid0;
+const _errs25 = errors;
+if("" !== data9){
+const err20 = {instancePath:instancePath+"/binding",schemaPath:"#/properties/binding/anyOf/1/const",keyword:"const",params:{allowedValue: ""},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+var _valid0 = _errs25 === errors;
+valid6 = valid6 || _valid0;
+if(!valid6){
+const err21 = {instancePath:instancePath+"/binding",schemaPath:"#/properties/binding/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+else {
+errors = _errs21;
+if(vErrors !== null){
+if(_errs21){
+vErrors.length = _errs21;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+}
+else {
+const err22 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+validate33.errors = vErrors;
 return errors === 0;
 }
-validate30.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate33.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
 function validate21(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -1563,8 +2514,8 @@ errors = vErrors.length;
 var props0 = true;
 }
 else if(tag0 === "inbound.update"){
-if(!(validate25(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate25.errors : vErrors.concat(validate25.errors);
+if(!(validate27(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate27.errors : vErrors.concat(validate27.errors);
 errors = vErrors.length;
 }
 if(props0 !== true){
@@ -2159,8 +3110,8 @@ props0 = true;
 }
 }
 else if(tag0 === "outbound.create"){
-if(!(validate27(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate27.errors : vErrors.concat(validate27.errors);
+if(!(validate30(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate30.errors : vErrors.concat(validate30.errors);
 errors = vErrors.length;
 }
 if(props0 !== true){
@@ -2168,8 +3119,8 @@ props0 = true;
 }
 }
 else if(tag0 === "outbound.update"){
-if(!(validate30(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate30.errors : vErrors.concat(validate30.errors);
+if(!(validate33(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate33.errors : vErrors.concat(validate33.errors);
 errors = vErrors.length;
 }
 if(props0 !== true){
@@ -3288,12 +4239,12 @@ return errors === 0;
 }
 validate21.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-export const validateEndpointPath = validate36;
+export const validateEndpointPath = validate39;
 
-function validate36(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate39(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate36.evaluated;
+const evaluated0 = validate39.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3332,17 +4283,17 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate36.errors = vErrors;
+validate39.errors = vErrors;
 return errors === 0;
 }
-validate36.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate39.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-export const validateTenantName = validate37;
+export const validateTenantName = validate40;
 
-function validate37(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate40(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate37.evaluated;
+const evaluated0 = validate40.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3371,17 +4322,17 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate37.errors = vErrors;
+validate40.errors = vErrors;
 return errors === 0;
 }
-validate37.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate40.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-export const validateTenantNames = validate38;
+export const validateTenantNames = validate41;
 
-function validate38(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate41(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate38.evaluated;
+const evaluated0 = validate41.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3446,17 +4397,17 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate38.errors = vErrors;
+validate41.errors = vErrors;
 return errors === 0;
 }
-validate38.evaluated = {"items":true,"dynamicProps":false,"dynamicItems":false};
+validate41.evaluated = {"items":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateTimeoutMs = validate39;
+export const validateTimeoutMs = validate42;
 
-function validate39(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate42(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate39.evaluated;
+const evaluated0 = validate42.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3495,17 +4446,17 @@ vErrors.push(err2);
 errors++;
 }
 }
-validate39.errors = vErrors;
+validate42.errors = vErrors;
 return errors === 0;
 }
-validate39.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate42.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-export const validatePollIntervalMs = validate40;
+export const validatePollIntervalMs = validate43;
 
-function validate40(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate43(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate40.evaluated;
+const evaluated0 = validate43.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3544,17 +4495,54 @@ vErrors.push(err2);
 errors++;
 }
 }
-validate40.errors = vErrors;
+validate43.errors = vErrors;
 return errors === 0;
 }
-validate40.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate43.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-export const validateSkillOverride = validate41;
+export const validateOutboundBinding = validate44;
 
-function validate41(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate44(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate41.evaluated;
+const evaluated0 = validate44.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(typeof data !== "string"){
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(!((data === "JSONRPC") || (data === "HTTP+JSON"))){
+const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema62.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+validate44.errors = vErrors;
+return errors === 0;
+}
+validate44.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+export const validateSkillOverride = validate45;
+
+function validate45(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate45.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3607,17 +4595,17 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate41.errors = vErrors;
+validate45.errors = vErrors;
 return errors === 0;
 }
-validate41.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate45.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateSkillOverrides = validate42;
+export const validateSkillOverrides = validate46;
 
-function validate42(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate46(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate42.evaluated;
+const evaluated0 = validate46.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3685,17 +4673,660 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate42.errors = vErrors;
+validate46.errors = vErrors;
 return errors === 0;
 }
-validate42.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate46.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateInboundCreateAction = validate43;
+export const validateModelOptions = validate47;
 
-function validate43(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate47(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate43.evaluated;
+const evaluated0 = validate47.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.baseURL === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "baseURL"},message:"must have required property '"+"baseURL"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.model === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "model"},message:"must have required property '"+"model"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(((((((key0 === "baseURL") || (key0 === "model")) || (key0 === "apiKeyEnv")) || (key0 === "temperature")) || (key0 === "maxTokens")) || (key0 === "timeoutMs")) || (key0 === "maxRetries"))){
+const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.baseURL !== undefined){
+let data0 = data.baseURL;
+if(typeof data0 === "string"){
+if(!pattern8.test(data0)){
+const err3 = {instancePath:instancePath+"/baseURL",schemaPath:"#/properties/baseURL/pattern",keyword:"pattern",params:{pattern: "^[hH][tT][tT][pP][sS]?://"},message:"must match pattern \""+"^[hH][tT][tT][pP][sS]?://"+"\""};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(!(formats0(data0))){
+const err4 = {instancePath:instancePath+"/baseURL",schemaPath:"#/properties/baseURL/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+else {
+const err5 = {instancePath:instancePath+"/baseURL",schemaPath:"#/properties/baseURL/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data.model !== undefined){
+let data1 = data.model;
+if(typeof data1 === "string"){
+if(func2(data1) < 1){
+const err6 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+else {
+const err7 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data.apiKeyEnv !== undefined){
+let data2 = data.apiKeyEnv;
+if(typeof data2 === "string"){
+if(!pattern9.test(data2)){
+const err8 = {instancePath:instancePath+"/apiKeyEnv",schemaPath:"#/$defs/EnvName/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z_][A-Za-z0-9_]*$"},message:"must match pattern \""+"^[A-Za-z_][A-Za-z0-9_]*$"+"\""};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+else {
+const err9 = {instancePath:instancePath+"/apiKeyEnv",schemaPath:"#/$defs/EnvName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data.temperature !== undefined){
+let data3 = data.temperature;
+if((typeof data3 == "number") && (isFinite(data3))){
+if(data3 > 2 || isNaN(data3)){
+const err10 = {instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2},message:"must be <= 2"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+if(data3 < 0 || isNaN(data3)){
+const err11 = {instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+else {
+const err12 = {instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data.maxTokens !== undefined){
+let data4 = data.maxTokens;
+if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
+const err13 = {instancePath:instancePath+"/maxTokens",schemaPath:"#/properties/maxTokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+if((typeof data4 == "number") && (isFinite(data4))){
+if(data4 > 1000000 || isNaN(data4)){
+const err14 = {instancePath:instancePath+"/maxTokens",schemaPath:"#/properties/maxTokens/maximum",keyword:"maximum",params:{comparison: "<=", limit: 1000000},message:"must be <= 1000000"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+if(data4 < 1 || isNaN(data4)){
+const err15 = {instancePath:instancePath+"/maxTokens",schemaPath:"#/properties/maxTokens/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+}
+if(data.timeoutMs !== undefined){
+let data5 = data.timeoutMs;
+if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
+const err16 = {instancePath:instancePath+"/timeoutMs",schemaPath:"#/properties/timeoutMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+if((typeof data5 == "number") && (isFinite(data5))){
+if(data5 > 3600000 || isNaN(data5)){
+const err17 = {instancePath:instancePath+"/timeoutMs",schemaPath:"#/properties/timeoutMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3600000},message:"must be <= 3600000"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+if(data5 < 100 || isNaN(data5)){
+const err18 = {instancePath:instancePath+"/timeoutMs",schemaPath:"#/properties/timeoutMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 100},message:"must be >= 100"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+}
+if(data.maxRetries !== undefined){
+let data6 = data.maxRetries;
+if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
+const err19 = {instancePath:instancePath+"/maxRetries",schemaPath:"#/properties/maxRetries/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+if((typeof data6 == "number") && (isFinite(data6))){
+if(data6 > 10 || isNaN(data6)){
+const err20 = {instancePath:instancePath+"/maxRetries",schemaPath:"#/properties/maxRetries/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10},message:"must be <= 10"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+if(data6 < 0 || isNaN(data6)){
+const err21 = {instancePath:instancePath+"/maxRetries",schemaPath:"#/properties/maxRetries/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err22 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+validate47.errors = vErrors;
+return errors === 0;
+}
+validate47.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateEnvName = validate48;
+
+function validate48(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate48.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(typeof data === "string"){
+if(!pattern9.test(data)){
+const err0 = {instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z_][A-Za-z0-9_]*$"},message:"must match pattern \""+"^[A-Za-z_][A-Za-z0-9_]*$"+"\""};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+else {
+const err1 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+validate48.errors = vErrors;
+return errors === 0;
+}
+validate48.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+export const validateToolAllowlist = validate49;
+
+function validate49(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate49.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(Array.isArray(data)){
+const len0 = data.length;
+for(let i0=0; i0<len0; i0++){
+let data0 = data[i0];
+if(typeof data0 === "string"){
+if(func2(data0) > 200){
+const err0 = {instancePath:instancePath+"/" + i0,schemaPath:"#/items/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(func2(data0) < 1){
+const err1 = {instancePath:instancePath+"/" + i0,schemaPath:"#/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+else {
+const err2 = {instancePath:instancePath+"/" + i0,schemaPath:"#/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+let i1 = data.length;
+let j0;
+if(i1 > 1){
+const indices0 = {};
+for(;i1--;){
+let item0 = data[i1];
+if(typeof item0 !== "string"){
+continue;
+}
+if(typeof indices0[item0] == "number"){
+j0 = indices0[item0];
+const err3 = {instancePath,schemaPath:"#/uniqueItems",keyword:"uniqueItems",params:{i: i1, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i1+" are identical)"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+break;
+}
+indices0[item0] = i1;
+}
+}
+}
+else {
+const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+validate49.errors = vErrors;
+return errors === 0;
+}
+validate49.evaluated = {"items":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateInstructions = validate50;
+
+function validate50(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate50.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(typeof data === "string"){
+if(func2(data) > 100000){
+const err0 = {instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 100000},message:"must NOT have more than 100000 characters"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+else {
+const err1 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+validate50.errors = vErrors;
+return errors === 0;
+}
+validate50.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+export const validateMaxToolRounds = validate51;
+
+function validate51(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate51.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(((typeof data == "number") && (!(data % 1) && !isNaN(data))) && (isFinite(data)))){
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if((typeof data == "number") && (isFinite(data))){
+if(data > 64 || isNaN(data)){
+const err1 = {instancePath,schemaPath:"#/maximum",keyword:"maximum",params:{comparison: "<=", limit: 64},message:"must be <= 64"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data < 0 || isNaN(data)){
+const err2 = {instancePath,schemaPath:"#/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+validate51.errors = vErrors;
+return errors === 0;
+}
+validate51.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+export const validateExecutionTimeoutMs = validate52;
+
+function validate52(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate52.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(!(((typeof data == "number") && (!(data % 1) && !isNaN(data))) && (isFinite(data)))){
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if((typeof data == "number") && (isFinite(data))){
+if(data > 604800000 || isNaN(data)){
+const err1 = {instancePath,schemaPath:"#/maximum",keyword:"maximum",params:{comparison: "<=", limit: 604800000},message:"must be <= 604800000"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data < 0 || isNaN(data)){
+const err2 = {instancePath,schemaPath:"#/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+validate52.errors = vErrors;
+return errors === 0;
+}
+validate52.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+export const validateSessionOrder = validate53;
+
+function validate53(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate53.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(typeof data !== "string"){
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(!((data === "fifo") || (data === "concurrent"))){
+const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema46.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+validate53.errors = vErrors;
+return errors === 0;
+}
+validate53.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+export const validateSkillList = validate54;
+
+function validate54(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate54.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(Array.isArray(data)){
+if(data.length < 1){
+const err0 = {instancePath,schemaPath:"#/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+const len0 = data.length;
+for(let i0=0; i0<len0; i0++){
+let data0 = data[i0];
+if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
+}
+else {
+const err1 = {instancePath:instancePath+"/" + i0,schemaPath:"#/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+}
+else {
+const err2 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+validate54.errors = vErrors;
+return errors === 0;
+}
+validate54.evaluated = {"items":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateInboundCreateAction = validate55;
+
+function validate55(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate55.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4002,9 +5633,11 @@ vErrors.push(err24);
 errors++;
 }
 }
-if(data.pushNotifications !== undefined){
-if(typeof data.pushNotifications !== "boolean"){
-const err25 = {instancePath:instancePath+"/pushNotifications",schemaPath:"#/properties/pushNotifications/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data.skills !== undefined){
+let data11 = data.skills;
+if(Array.isArray(data11)){
+if(data11.length < 1){
+const err25 = {instancePath:instancePath+"/skills",schemaPath:"#/$defs/SkillList/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -4013,10 +5646,13 @@ vErrors.push(err25);
 }
 errors++;
 }
+const len0 = data11.length;
+for(let i0=0; i0<len0; i0++){
+let data12 = data11[i0];
+if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
 }
-if(data.enabled !== undefined){
-if(typeof data.enabled !== "boolean"){
-const err26 = {instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+else {
+const err26 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillList/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -4028,7 +5664,7 @@ errors++;
 }
 }
 else {
-const err27 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err27 = {instancePath:instancePath+"/skills",schemaPath:"#/$defs/SkillList/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -4037,17 +5673,252 @@ vErrors.push(err27);
 }
 errors++;
 }
-validate43.errors = vErrors;
+}
+if(data.model !== undefined){
+if(!(validate25(data.model, {instancePath:instancePath+"/model",parentData:data,parentDataProperty:"model",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate25.errors : vErrors.concat(validate25.errors);
+errors = vErrors.length;
+}
+}
+if(data.instructions !== undefined){
+let data14 = data.instructions;
+if(typeof data14 === "string"){
+if(func2(data14) > 100000){
+const err28 = {instancePath:instancePath+"/instructions",schemaPath:"#/$defs/Instructions/maxLength",keyword:"maxLength",params:{limit: 100000},message:"must NOT have more than 100000 characters"};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+}
+else {
+const err29 = {instancePath:instancePath+"/instructions",schemaPath:"#/$defs/Instructions/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+}
+if(data.tools !== undefined){
+let data15 = data.tools;
+if(Array.isArray(data15)){
+const len1 = data15.length;
+for(let i1=0; i1<len1; i1++){
+let data16 = data15[i1];
+if(typeof data16 === "string"){
+if(func2(data16) > 200){
+const err30 = {instancePath:instancePath+"/tools/" + i1,schemaPath:"#/$defs/ToolAllowlist/items/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+if(func2(data16) < 1){
+const err31 = {instancePath:instancePath+"/tools/" + i1,schemaPath:"#/$defs/ToolAllowlist/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+}
+else {
+const err32 = {instancePath:instancePath+"/tools/" + i1,schemaPath:"#/$defs/ToolAllowlist/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
+}
+errors++;
+}
+}
+let i2 = data15.length;
+let j0;
+if(i2 > 1){
+const indices0 = {};
+for(;i2--;){
+let item0 = data15[i2];
+if(typeof item0 !== "string"){
+continue;
+}
+if(typeof indices0[item0] == "number"){
+j0 = indices0[item0];
+const err33 = {instancePath:instancePath+"/tools",schemaPath:"#/$defs/ToolAllowlist/uniqueItems",keyword:"uniqueItems",params:{i: i2, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i2+" are identical)"};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+break;
+}
+indices0[item0] = i2;
+}
+}
+}
+else {
+const err34 = {instancePath:instancePath+"/tools",schemaPath:"#/$defs/ToolAllowlist/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+}
+if(data.maxToolRounds !== undefined){
+let data17 = data.maxToolRounds;
+if(!(((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17))) && (isFinite(data17)))){
+const err35 = {instancePath:instancePath+"/maxToolRounds",schemaPath:"#/$defs/MaxToolRounds/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+}
+if((typeof data17 == "number") && (isFinite(data17))){
+if(data17 > 64 || isNaN(data17)){
+const err36 = {instancePath:instancePath+"/maxToolRounds",schemaPath:"#/$defs/MaxToolRounds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 64},message:"must be <= 64"};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
+}
+errors++;
+}
+if(data17 < 0 || isNaN(data17)){
+const err37 = {instancePath:instancePath+"/maxToolRounds",schemaPath:"#/$defs/MaxToolRounds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
+}
+errors++;
+}
+}
+}
+if(data.executionTimeoutMs !== undefined){
+let data18 = data.executionTimeoutMs;
+if(!(((typeof data18 == "number") && (!(data18 % 1) && !isNaN(data18))) && (isFinite(data18)))){
+const err38 = {instancePath:instancePath+"/executionTimeoutMs",schemaPath:"#/$defs/ExecutionTimeoutMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err38];
+}
+else {
+vErrors.push(err38);
+}
+errors++;
+}
+if((typeof data18 == "number") && (isFinite(data18))){
+if(data18 > 604800000 || isNaN(data18)){
+const err39 = {instancePath:instancePath+"/executionTimeoutMs",schemaPath:"#/$defs/ExecutionTimeoutMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 604800000},message:"must be <= 604800000"};
+if(vErrors === null){
+vErrors = [err39];
+}
+else {
+vErrors.push(err39);
+}
+errors++;
+}
+if(data18 < 0 || isNaN(data18)){
+const err40 = {instancePath:instancePath+"/executionTimeoutMs",schemaPath:"#/$defs/ExecutionTimeoutMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err40];
+}
+else {
+vErrors.push(err40);
+}
+errors++;
+}
+}
+}
+if(data.sessionOrder !== undefined){
+let data19 = data.sessionOrder;
+if(typeof data19 !== "string"){
+const err41 = {instancePath:instancePath+"/sessionOrder",schemaPath:"#/$defs/SessionOrder/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err41];
+}
+else {
+vErrors.push(err41);
+}
+errors++;
+}
+if(!((data19 === "fifo") || (data19 === "concurrent"))){
+const err42 = {instancePath:instancePath+"/sessionOrder",schemaPath:"#/$defs/SessionOrder/enum",keyword:"enum",params:{allowedValues: schema46.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err42];
+}
+else {
+vErrors.push(err42);
+}
+errors++;
+}
+}
+if(data.pushNotifications !== undefined){
+if(typeof data.pushNotifications !== "boolean"){
+const err43 = {instancePath:instancePath+"/pushNotifications",schemaPath:"#/properties/pushNotifications/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err43];
+}
+else {
+vErrors.push(err43);
+}
+errors++;
+}
+}
+if(data.enabled !== undefined){
+if(typeof data.enabled !== "boolean"){
+const err44 = {instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err44];
+}
+else {
+vErrors.push(err44);
+}
+errors++;
+}
+}
+}
+else {
+const err45 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err45];
+}
+else {
+vErrors.push(err45);
+}
+errors++;
+}
+validate55.errors = vErrors;
 return errors === 0;
 }
-validate43.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate55.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateInboundUpdateAction = validate45;
+export const validateInboundUpdateAction = validate58;
 
-function validate45(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate58(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate45.evaluated;
+const evaluated0 = validate58.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4076,7 +5947,7 @@ vErrors.push(err1);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema39.properties, key0))){
+if(!(func1.call(schema47.properties, key0))){
 const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err2];
@@ -4424,9 +6295,14 @@ vErrors.push(err27);
 errors++;
 }
 }
-if(data.pushNotifications !== undefined){
-if(typeof data.pushNotifications !== "boolean"){
-const err28 = {instancePath:instancePath+"/pushNotifications",schemaPath:"#/properties/pushNotifications/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data.skills !== undefined){
+let data12 = data.skills;
+const _errs34 = errors;
+let valid6 = false;
+const _errs35 = errors;
+if(Array.isArray(data12)){
+if(data12.length < 1){
+const err28 = {instancePath:instancePath+"/skills",schemaPath:"#/$defs/SkillList/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -4435,10 +6311,13 @@ vErrors.push(err28);
 }
 errors++;
 }
-}
+const len0 = data12.length;
+for(let i0=0; i0<len0; i0++){
+let data13 = data12[i0];
+if(data13 && typeof data13 == "object" && !Array.isArray(data13)){
 }
 else {
-const err29 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err29 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillList/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -4447,17 +6326,339 @@ vErrors.push(err29);
 }
 errors++;
 }
-validate45.errors = vErrors;
+}
+}
+else {
+const err30 = {instancePath:instancePath+"/skills",schemaPath:"#/$defs/SkillList/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+var _valid2 = _errs35 === errors;
+valid6 = valid6 || _valid2;
+const _errs41 = errors;
+if(Array.isArray(data12)){
+if(data12.length > 0){
+const err31 = {instancePath:instancePath+"/skills",schemaPath:"#/properties/skills/anyOf/1/maxItems",keyword:"maxItems",params:{limit: 0},message:"must NOT have more than 0 items"};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+}
+else {
+const err32 = {instancePath:instancePath+"/skills",schemaPath:"#/properties/skills/anyOf/1/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
+}
+errors++;
+}
+var _valid2 = _errs41 === errors;
+valid6 = valid6 || _valid2;
+if(!valid6){
+const err33 = {instancePath:instancePath+"/skills",schemaPath:"#/properties/skills/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+}
+else {
+errors = _errs34;
+if(vErrors !== null){
+if(_errs34){
+vErrors.length = _errs34;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data.model !== undefined){
+if(!(validate25(data.model, {instancePath:instancePath+"/model",parentData:data,parentDataProperty:"model",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate25.errors : vErrors.concat(validate25.errors);
+errors = vErrors.length;
+}
+}
+if(data.instructions !== undefined){
+let data15 = data.instructions;
+if(typeof data15 === "string"){
+if(func2(data15) > 100000){
+const err34 = {instancePath:instancePath+"/instructions",schemaPath:"#/$defs/Instructions/maxLength",keyword:"maxLength",params:{limit: 100000},message:"must NOT have more than 100000 characters"};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+}
+else {
+const err35 = {instancePath:instancePath+"/instructions",schemaPath:"#/$defs/Instructions/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+}
+}
+if(data.tools !== undefined){
+let data16 = data.tools;
+if(Array.isArray(data16)){
+const len1 = data16.length;
+for(let i1=0; i1<len1; i1++){
+let data17 = data16[i1];
+if(typeof data17 === "string"){
+if(func2(data17) > 200){
+const err36 = {instancePath:instancePath+"/tools/" + i1,schemaPath:"#/$defs/ToolAllowlist/items/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
+}
+errors++;
+}
+if(func2(data17) < 1){
+const err37 = {instancePath:instancePath+"/tools/" + i1,schemaPath:"#/$defs/ToolAllowlist/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
+}
+errors++;
+}
+}
+else {
+const err38 = {instancePath:instancePath+"/tools/" + i1,schemaPath:"#/$defs/ToolAllowlist/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err38];
+}
+else {
+vErrors.push(err38);
+}
+errors++;
+}
+}
+let i2 = data16.length;
+let j0;
+if(i2 > 1){
+const indices0 = {};
+for(;i2--;){
+let item0 = data16[i2];
+if(typeof item0 !== "string"){
+continue;
+}
+if(typeof indices0[item0] == "number"){
+j0 = indices0[item0];
+const err39 = {instancePath:instancePath+"/tools",schemaPath:"#/$defs/ToolAllowlist/uniqueItems",keyword:"uniqueItems",params:{i: i2, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i2+" are identical)"};
+if(vErrors === null){
+vErrors = [err39];
+}
+else {
+vErrors.push(err39);
+}
+errors++;
+break;
+}
+indices0[item0] = i2;
+}
+}
+}
+else {
+const err40 = {instancePath:instancePath+"/tools",schemaPath:"#/$defs/ToolAllowlist/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err40];
+}
+else {
+vErrors.push(err40);
+}
+errors++;
+}
+}
+if(data.maxToolRounds !== undefined){
+let data18 = data.maxToolRounds;
+if(!(((typeof data18 == "number") && (!(data18 % 1) && !isNaN(data18))) && (isFinite(data18)))){
+const err41 = {instancePath:instancePath+"/maxToolRounds",schemaPath:"#/$defs/MaxToolRounds/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err41];
+}
+else {
+vErrors.push(err41);
+}
+errors++;
+}
+if((typeof data18 == "number") && (isFinite(data18))){
+if(data18 > 64 || isNaN(data18)){
+const err42 = {instancePath:instancePath+"/maxToolRounds",schemaPath:"#/$defs/MaxToolRounds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 64},message:"must be <= 64"};
+if(vErrors === null){
+vErrors = [err42];
+}
+else {
+vErrors.push(err42);
+}
+errors++;
+}
+if(data18 < 0 || isNaN(data18)){
+const err43 = {instancePath:instancePath+"/maxToolRounds",schemaPath:"#/$defs/MaxToolRounds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err43];
+}
+else {
+vErrors.push(err43);
+}
+errors++;
+}
+}
+}
+if(data.executionTimeoutMs !== undefined){
+let data19 = data.executionTimeoutMs;
+if(!(((typeof data19 == "number") && (!(data19 % 1) && !isNaN(data19))) && (isFinite(data19)))){
+const err44 = {instancePath:instancePath+"/executionTimeoutMs",schemaPath:"#/$defs/ExecutionTimeoutMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err44];
+}
+else {
+vErrors.push(err44);
+}
+errors++;
+}
+if((typeof data19 == "number") && (isFinite(data19))){
+if(data19 > 604800000 || isNaN(data19)){
+const err45 = {instancePath:instancePath+"/executionTimeoutMs",schemaPath:"#/$defs/ExecutionTimeoutMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 604800000},message:"must be <= 604800000"};
+if(vErrors === null){
+vErrors = [err45];
+}
+else {
+vErrors.push(err45);
+}
+errors++;
+}
+if(data19 < 0 || isNaN(data19)){
+const err46 = {instancePath:instancePath+"/executionTimeoutMs",schemaPath:"#/$defs/ExecutionTimeoutMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err46];
+}
+else {
+vErrors.push(err46);
+}
+errors++;
+}
+}
+}
+if(data.sessionOrder !== undefined){
+let data20 = data.sessionOrder;
+const _errs59 = errors;
+let valid17 = false;
+const _errs60 = errors;
+if(typeof data20 !== "string"){
+const err47 = {instancePath:instancePath+"/sessionOrder",schemaPath:"#/$defs/SessionOrder/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err47];
+}
+else {
+vErrors.push(err47);
+}
+errors++;
+}
+if(!((data20 === "fifo") || (data20 === "concurrent"))){
+const err48 = {instancePath:instancePath+"/sessionOrder",schemaPath:"#/$defs/SessionOrder/enum",keyword:"enum",params:{allowedValues: schema46.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err48];
+}
+else {
+vErrors.push(err48);
+}
+errors++;
+}
+var _valid3 = _errs60 === errors;
+valid17 = valid17 || _valid3;
+const _errs63 = errors;
+if("" !== data20){
+const err49 = {instancePath:instancePath+"/sessionOrder",schemaPath:"#/properties/sessionOrder/anyOf/1/const",keyword:"const",params:{allowedValue: ""},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err49];
+}
+else {
+vErrors.push(err49);
+}
+errors++;
+}
+var _valid3 = _errs63 === errors;
+valid17 = valid17 || _valid3;
+if(!valid17){
+const err50 = {instancePath:instancePath+"/sessionOrder",schemaPath:"#/properties/sessionOrder/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err50];
+}
+else {
+vErrors.push(err50);
+}
+errors++;
+}
+else {
+errors = _errs59;
+if(vErrors !== null){
+if(_errs59){
+vErrors.length = _errs59;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data.pushNotifications !== undefined){
+if(typeof data.pushNotifications !== "boolean"){
+const err51 = {instancePath:instancePath+"/pushNotifications",schemaPath:"#/properties/pushNotifications/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err51];
+}
+else {
+vErrors.push(err51);
+}
+errors++;
+}
+}
+}
+else {
+const err52 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err52];
+}
+else {
+vErrors.push(err52);
+}
+errors++;
+}
+validate58.errors = vErrors;
 return errors === 0;
 }
-validate45.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate58.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateInboundRemoveAction = validate47;
+export const validateInboundRemoveAction = validate61;
 
-function validate47(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate61(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate47.evaluated;
+const evaluated0 = validate61.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4545,17 +6746,17 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate47.errors = vErrors;
+validate61.errors = vErrors;
 return errors === 0;
 }
-validate47.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate61.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateInboundEnableAction = validate48;
+export const validateInboundEnableAction = validate62;
 
-function validate48(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate62(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate48.evaluated;
+const evaluated0 = validate62.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4643,17 +6844,17 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate48.errors = vErrors;
+validate62.errors = vErrors;
 return errors === 0;
 }
-validate48.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate62.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateInboundDisableAction = validate49;
+export const validateInboundDisableAction = validate63;
 
-function validate49(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate63(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate49.evaluated;
+const evaluated0 = validate63.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4741,17 +6942,17 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate49.errors = vErrors;
+validate63.errors = vErrors;
 return errors === 0;
 }
-validate49.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate63.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateInboundSetAuthAction = validate50;
+export const validateInboundSetAuthAction = validate64;
 
-function validate50(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate64(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate50.evaluated;
+const evaluated0 = validate64.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4851,17 +7052,17 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate50.errors = vErrors;
+validate64.errors = vErrors;
 return errors === 0;
 }
-validate50.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate64.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateInboundSendTestAction = validate51;
+export const validateInboundSendTestAction = validate65;
 
-function validate51(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate65(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate51.evaluated;
+const evaluated0 = validate65.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5008,17 +7209,17 @@ vErrors.push(err11);
 }
 errors++;
 }
-validate51.errors = vErrors;
+validate65.errors = vErrors;
 return errors === 0;
 }
-validate51.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate65.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateInboundCloseAction = validate52;
+export const validateInboundCloseAction = validate66;
 
-function validate52(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate66(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate52.evaluated;
+const evaluated0 = validate66.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5106,17 +7307,17 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate52.errors = vErrors;
+validate66.errors = vErrors;
 return errors === 0;
 }
-validate52.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate66.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateOutboundCreateAction = validate53;
+export const validateOutboundCreateAction = validate67;
 
-function validate53(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate67(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate53.evaluated;
+const evaluated0 = validate67.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5155,7 +7356,7 @@ vErrors.push(err2);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema43.properties, key0))){
+if(!(func1.call(schema57.properties, key0))){
 const err3 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err3];
@@ -5397,14 +7598,15 @@ errors++;
 }
 }
 if(data.skillOverrides !== undefined){
-if(!(validate28(data.skillOverrides, {instancePath:instancePath+"/skillOverrides",parentData:data,parentDataProperty:"skillOverrides",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate28.errors : vErrors.concat(validate28.errors);
+if(!(validate31(data.skillOverrides, {instancePath:instancePath+"/skillOverrides",parentData:data,parentDataProperty:"skillOverrides",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate31.errors : vErrors.concat(validate31.errors);
 errors = vErrors.length;
 }
 }
-}
-else {
-const err22 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.binding !== undefined){
+let data11 = data.binding;
+if(typeof data11 !== "string"){
+const err22 = {instancePath:instancePath+"/binding",schemaPath:"#/$defs/OutboundBinding/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -5413,17 +7615,39 @@ vErrors.push(err22);
 }
 errors++;
 }
-validate53.errors = vErrors;
+if(!((data11 === "JSONRPC") || (data11 === "HTTP+JSON"))){
+const err23 = {instancePath:instancePath+"/binding",schemaPath:"#/$defs/OutboundBinding/enum",keyword:"enum",params:{allowedValues: schema62.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+}
+}
+else {
+const err24 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+validate67.errors = vErrors;
 return errors === 0;
 }
-validate53.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate67.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateOutboundUpdateAction = validate55;
+export const validateOutboundUpdateAction = validate69;
 
-function validate55(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate69(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate55.evaluated;
+const evaluated0 = validate69.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5452,7 +7676,7 @@ vErrors.push(err1);
 errors++;
 }
 for(const key0 in data){
-if(!((((((((key0 === "action") || (key0 === "id")) || (key0 === "name")) || (key0 === "preset")) || (key0 === "timeoutMs")) || (key0 === "pollIntervalMs")) || (key0 === "disabledSkills")) || (key0 === "skillOverrides"))){
+if(!(func1.call(schema63.properties, key0))){
 const err2 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err2];
@@ -5660,14 +7884,18 @@ errors++;
 }
 }
 if(data.skillOverrides !== undefined){
-if(!(validate28(data.skillOverrides, {instancePath:instancePath+"/skillOverrides",parentData:data,parentDataProperty:"skillOverrides",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate28.errors : vErrors.concat(validate28.errors);
+if(!(validate31(data.skillOverrides, {instancePath:instancePath+"/skillOverrides",parentData:data,parentDataProperty:"skillOverrides",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate31.errors : vErrors.concat(validate31.errors);
 errors = vErrors.length;
 }
 }
-}
-else {
-const err18 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.binding !== undefined){
+let data9 = data.binding;
+const _errs21 = errors;
+let valid6 = false;
+const _errs22 = errors;
+if(typeof data9 !== "string"){
+const err18 = {instancePath:instancePath+"/binding",schemaPath:"#/$defs/OutboundBinding/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -5676,17 +7904,75 @@ vErrors.push(err18);
 }
 errors++;
 }
-validate55.errors = vErrors;
+if(!((data9 === "JSONRPC") || (data9 === "HTTP+JSON"))){
+const err19 = {instancePath:instancePath+"/binding",schemaPath:"#/$defs/OutboundBinding/enum",keyword:"enum",params:{allowedValues: schema62.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+var _valid0 = _errs22 === errors;
+valid6 = valid6 || _valid0;
+const _errs25 = errors;
+if("" !== data9){
+const err20 = {instancePath:instancePath+"/binding",schemaPath:"#/properties/binding/anyOf/1/const",keyword:"const",params:{allowedValue: ""},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+var _valid0 = _errs25 === errors;
+valid6 = valid6 || _valid0;
+if(!valid6){
+const err21 = {instancePath:instancePath+"/binding",schemaPath:"#/properties/binding/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+else {
+errors = _errs21;
+if(vErrors !== null){
+if(_errs21){
+vErrors.length = _errs21;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+}
+else {
+const err22 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+validate69.errors = vErrors;
 return errors === 0;
 }
-validate55.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate69.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateOutboundRemoveAction = validate57;
+export const validateOutboundRemoveAction = validate71;
 
-function validate57(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate71(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate57.evaluated;
+const evaluated0 = validate71.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5774,17 +8060,17 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate57.errors = vErrors;
+validate71.errors = vErrors;
 return errors === 0;
 }
-validate57.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate71.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateOutboundEnableAction = validate58;
+export const validateOutboundEnableAction = validate72;
 
-function validate58(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate72(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate58.evaluated;
+const evaluated0 = validate72.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5872,17 +8158,17 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate58.errors = vErrors;
+validate72.errors = vErrors;
 return errors === 0;
 }
-validate58.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate72.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateOutboundDisableAction = validate59;
+export const validateOutboundDisableAction = validate73;
 
-function validate59(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate73(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate59.evaluated;
+const evaluated0 = validate73.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5970,17 +8256,17 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate59.errors = vErrors;
+validate73.errors = vErrors;
 return errors === 0;
 }
-validate59.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate73.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateOutboundRefreshAction = validate60;
+export const validateOutboundRefreshAction = validate74;
 
-function validate60(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate74(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate60.evaluated;
+const evaluated0 = validate74.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6068,17 +8354,17 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate60.errors = vErrors;
+validate74.errors = vErrors;
 return errors === 0;
 }
-validate60.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate74.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateOutboundSetAuthAction = validate61;
+export const validateOutboundSetAuthAction = validate75;
 
-function validate61(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate75(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate61.evaluated;
+const evaluated0 = validate75.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6178,17 +8464,17 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate61.errors = vErrors;
+validate75.errors = vErrors;
 return errors === 0;
 }
-validate61.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate75.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateOutboundDiscoverAction = validate62;
+export const validateOutboundDiscoverAction = validate76;
 
-function validate62(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate76(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate62.evaluated;
+const evaluated0 = validate76.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6298,17 +8584,17 @@ vErrors.push(err8);
 }
 errors++;
 }
-validate62.errors = vErrors;
+validate76.errors = vErrors;
 return errors === 0;
 }
-validate62.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate76.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateTaskCancelAction = validate63;
+export const validateTaskCancelAction = validate77;
 
-function validate63(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate77(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate63.evaluated;
+const evaluated0 = validate77.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6396,17 +8682,17 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate63.errors = vErrors;
+validate77.errors = vErrors;
 return errors === 0;
 }
-validate63.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate77.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateSessionCancelAction = validate64;
+export const validateSessionCancelAction = validate78;
 
-function validate64(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate78(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate64.evaluated;
+const evaluated0 = validate78.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6506,17 +8792,17 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate64.errors = vErrors;
+validate78.errors = vErrors;
 return errors === 0;
 }
-validate64.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate78.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateSessionCloseAction = validate65;
+export const validateSessionCloseAction = validate79;
 
-function validate65(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate79(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate65.evaluated;
+const evaluated0 = validate79.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6616,17 +8902,17 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate65.errors = vErrors;
+validate79.errors = vErrors;
 return errors === 0;
 }
-validate65.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate79.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validatePushRetryAction = validate66;
+export const validatePushRetryAction = validate80;
 
-function validate66(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate80(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate66.evaluated;
+const evaluated0 = validate80.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6749,17 +9035,17 @@ vErrors.push(err9);
 }
 errors++;
 }
-validate66.errors = vErrors;
+validate80.errors = vErrors;
 return errors === 0;
 }
-validate66.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate80.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validatePushDeleteAction = validate67;
+export const validatePushDeleteAction = validate81;
 
-function validate67(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate81(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate67.evaluated;
+const evaluated0 = validate81.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6882,21 +9168,2303 @@ vErrors.push(err9);
 }
 errors++;
 }
-validate67.errors = vErrors;
+validate81.errors = vErrors;
 return errors === 0;
 }
-validate67.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate81.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateActionSuccess = validate68;
-const schema108 = {"title":"ActionSuccess","description":"200 answer to a control action. inbound.create and outbound.create carry `id`; outbound.discover carries `preview`; inbound.sendTest carries `taskId`, `state` and `contextId`.","type":"object","properties":{"ok":{"description":"Always true.","const":true},"message":{"description":"Human-readable outcome, e.g. inbound server \"b-server\" created.","type":"string"},"id":{"description":"Id of the created inbound instance (<slug-of-name>-<8 hex>) or outbound connection.","type":"string","minLength":1},"preview":{"$ref":"#/$defs/DiscoverPreview","description":"The remote card as outbound.discover read it."},"taskId":{"description":"Id of the task inbound.sendTest ran.","type":"string","minLength":1},"state":{"$ref":"#/$defs/TaskState","description":"State the inbound.sendTest task settled in."},"contextId":{"description":"Context id of the inbound.sendTest task (the given one or a new one).","type":"string","minLength":1}},"required":["ok","message"],"additionalProperties":false};
-const schema111 = {"title":"TaskState","description":"A2A 1.0 task state names (lf.a2a.v1.TaskState without TASK_STATE_UNSPECIFIED), repeated here so that this family stands alone.","type":"string","enum":["TASK_STATE_SUBMITTED","TASK_STATE_WORKING","TASK_STATE_COMPLETED","TASK_STATE_FAILED","TASK_STATE_CANCELED","TASK_STATE_INPUT_REQUIRED","TASK_STATE_REJECTED","TASK_STATE_AUTH_REQUIRED"]};
-const schema109 = {"title":"DiscoverPreview","description":"What outbound.discover read from a remote AgentCard, without creating a connection.","type":"object","properties":{"name":{"description":"AgentCard.name.","type":"string"},"version":{"description":"AgentCard.version.","type":"string"},"description":{"description":"AgentCard.description.","type":"string"},"endpoint":{"description":"URL of the interface the hub would call (the preferred supportedInterfaces[].url).","type":"string","format":"uri"},"protocolVersion":{"description":"A2A protocol version of that interface, e.g. 1.0.","type":"string"},"skills":{"description":"Skills the card advertises.","type":"array","items":{"$ref":"#/$defs/SkillSummary"}}},"required":["name","version","description","endpoint","skills"],"additionalProperties":false};
-const schema110 = {"title":"SkillSummary","description":"A skill as the control API lists it: the id, name, description and tags of an A2A AgentSkill.","type":"object","properties":{"id":{"description":"Skill id (message metadata.skill selects it).","type":"string","minLength":1},"name":{"description":"Human-readable skill name.","type":"string"},"description":{"description":"What the skill does.","type":"string"},"tags":{"description":"Keywords of the skill.","type":"array","items":{"type":"string"}}},"required":["id","name","description"],"additionalProperties":false};
+export const validateAgentsFile = validate82;
+const schema148 = {"title":"AgentsFile","description":"An agents file: the instances it declares, each by a stable id. Declared instances are created or brought in line with their declaration; stored instances the file does not declare are left alone (or disabled, with --agents-exclusive).","type":"object","properties":{"version":{"description":"The version of this format; 1, the only one so far.","const":1},"agents":{"description":"The declared instances, each id once; an empty list declares none.","type":"array","items":{"$ref":"#/$defs/AgentDeclaration"}}},"required":["agents"],"additionalProperties":false};
+const schema149 = {"title":"AgentDeclaration","description":"One declared instance: the members of inbound.create, with its id. The declaration is the whole truth about the instance: a member left out takes its default, so deleting a line (instructions, a restPath) clears what it set.","type":"object","properties":{"id":{"$ref":"#/$defs/AgentId","description":"The instance's id; required in an agents file, and `agent` when a one-agent file (serve --agent) leaves it out."},"name":{"description":"Agent name, published in the AgentCard.","type":"string","minLength":1},"description":{"description":"Agent description, published in the AgentCard.","type":"string","minLength":1},"version":{"description":"Agent version, published in the AgentCard; quote it in YAML (\"1.0\"), where 1.0 alone is a number.","type":"string","minLength":1},"endpointPath":{"$ref":"#/$defs/EndpointPath","description":"The instance's base path, its card at <endpointPath>/agent-card.json; default /a2a/<id>."},"jsonRpcPath":{"$ref":"#/$defs/EndpointPath","description":"Where the JSON-RPC binding is POSTed; default: endpointPath."},"restPath":{"$ref":"#/$defs/EndpointPath","description":"The base the HTTP+JSON routes sit below; default: endpointPath."},"tenants":{"$ref":"#/$defs/TenantNames","description":"The only tenants the instance accepts; absent or empty: any tenant."},"preset":{"description":"Agent preset id (GET /a2a/api/presets: echo, relay, worker, standard, …); default: the preset marked isDefault, echo.","type":"string","minLength":1},"authTokenEnv":{"$ref":"#/$defs/EnvName","description":"Name of the environment variable holding the bearer token the endpoint requires; absent: no token is required. The token itself never appears in the file."},"relayTo":{"description":"Id of the outbound connection the relay preset forwards every message to; required with preset relay.","type":"string","minLength":1},"skills":{"$ref":"#/$defs/SkillList","description":"Skills to advertise instead of the preset's, each an A2A 1.0 AgentSkill."},"model":{"$ref":"#/$defs/ModelOptions","description":"The model endpoint; required with preset standard."},"instructions":{"$ref":"#/$defs/Instructions","description":"The system prompt of preset standard."},"tools":{"$ref":"#/$defs/ToolAllowlist","description":"The outbound tools preset standard's model may call; absent: every enabled tool."},"maxToolRounds":{"$ref":"#/$defs/MaxToolRounds","description":"Tool-call rounds per turn for preset standard; default: inbound.create's."},"executionTimeoutMs":{"$ref":"#/$defs/ExecutionTimeoutMs","description":"How long a run of the executor may take; 0: no limit; default: inbound.create's."},"sessionOrder":{"$ref":"#/$defs/SessionOrder","description":"fifo or concurrent; absent: the preset's default."},"pushNotifications":{"description":"Whether the instance serves push notifications (its card's capabilities.pushNotifications); default: inbound.create's, true.","type":"boolean"},"enabled":{"description":"Whether the instance serves; false keeps it stored with its routes unregistered; default: inbound.create's, true.","type":"boolean"}},"required":["id","name","description","version"],"additionalProperties":false};
+const schema150 = {"title":"AgentId","description":"The id of a declared instance: the key the file is reconciled on (a stored instance with this id is updated, otherwise one is created with it), and the last segment of its default endpointPath /a2a/<id>. The ids inbound.create gives (<slug-of-name>-<8 hex>) have this shape too, so a file can take over an instance created through the control API.","type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$","x-pattern-description":"an id such as reports or data-agent: 1 to 64 letters, digits, - and _, starting with a letter or digit"};
+const pattern25 = new RegExp("^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$", "u");
 
-function validate69(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate83(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate69.evaluated;
+const evaluated0 = validate83.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.id === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.name === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.description === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "description"},message:"must have required property '"+"description"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.version === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "version"},message:"must have required property '"+"version"+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(func1.call(schema149.properties, key0))){
+const err4 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.id !== undefined){
+let data0 = data.id;
+if(typeof data0 === "string"){
+if(!pattern25.test(data0)){
+const err5 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/AgentId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$"+"\""};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+else {
+const err6 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/AgentId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.name !== undefined){
+let data1 = data.name;
+if(typeof data1 === "string"){
+if(func2(data1) < 1){
+const err7 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+else {
+const err8 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+if(data.description !== undefined){
+let data2 = data.description;
+if(typeof data2 === "string"){
+if(func2(data2) < 1){
+const err9 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+else {
+const err10 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data.version !== undefined){
+let data3 = data.version;
+if(typeof data3 === "string"){
+if(func2(data3) < 1){
+const err11 = {instancePath:instancePath+"/version",schemaPath:"#/properties/version/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+else {
+const err12 = {instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data.endpointPath !== undefined){
+let data4 = data.endpointPath;
+if(typeof data4 === "string"){
+if(func2(data4) < 2){
+const err13 = {instancePath:instancePath+"/endpointPath",schemaPath:"#/$defs/EndpointPath/minLength",keyword:"minLength",params:{limit: 2},message:"must NOT have fewer than 2 characters"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+if(!pattern4.test(data4)){
+const err14 = {instancePath:instancePath+"/endpointPath",schemaPath:"#/$defs/EndpointPath/pattern",keyword:"pattern",params:{pattern: "^(?!/a2a/api(?:/|$))(?!.*/\\.\\.?(?:/|$))/(?:[A-Za-z0-9._~-]+/)*[A-Za-z0-9._~-]+$"},message:"must match pattern \""+"^(?!/a2a/api(?:/|$))(?!.*/\\.\\.?(?:/|$))/(?:[A-Za-z0-9._~-]+/)*[A-Za-z0-9._~-]+$"+"\""};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+else {
+const err15 = {instancePath:instancePath+"/endpointPath",schemaPath:"#/$defs/EndpointPath/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+if(data.jsonRpcPath !== undefined){
+let data5 = data.jsonRpcPath;
+if(typeof data5 === "string"){
+if(func2(data5) < 2){
+const err16 = {instancePath:instancePath+"/jsonRpcPath",schemaPath:"#/$defs/EndpointPath/minLength",keyword:"minLength",params:{limit: 2},message:"must NOT have fewer than 2 characters"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+if(!pattern4.test(data5)){
+const err17 = {instancePath:instancePath+"/jsonRpcPath",schemaPath:"#/$defs/EndpointPath/pattern",keyword:"pattern",params:{pattern: "^(?!/a2a/api(?:/|$))(?!.*/\\.\\.?(?:/|$))/(?:[A-Za-z0-9._~-]+/)*[A-Za-z0-9._~-]+$"},message:"must match pattern \""+"^(?!/a2a/api(?:/|$))(?!.*/\\.\\.?(?:/|$))/(?:[A-Za-z0-9._~-]+/)*[A-Za-z0-9._~-]+$"+"\""};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+else {
+const err18 = {instancePath:instancePath+"/jsonRpcPath",schemaPath:"#/$defs/EndpointPath/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+if(data.restPath !== undefined){
+let data6 = data.restPath;
+if(typeof data6 === "string"){
+if(func2(data6) < 2){
+const err19 = {instancePath:instancePath+"/restPath",schemaPath:"#/$defs/EndpointPath/minLength",keyword:"minLength",params:{limit: 2},message:"must NOT have fewer than 2 characters"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+if(!pattern4.test(data6)){
+const err20 = {instancePath:instancePath+"/restPath",schemaPath:"#/$defs/EndpointPath/pattern",keyword:"pattern",params:{pattern: "^(?!/a2a/api(?:/|$))(?!.*/\\.\\.?(?:/|$))/(?:[A-Za-z0-9._~-]+/)*[A-Za-z0-9._~-]+$"},message:"must match pattern \""+"^(?!/a2a/api(?:/|$))(?!.*/\\.\\.?(?:/|$))/(?:[A-Za-z0-9._~-]+/)*[A-Za-z0-9._~-]+$"+"\""};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+}
+else {
+const err21 = {instancePath:instancePath+"/restPath",schemaPath:"#/$defs/EndpointPath/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+if(data.tenants !== undefined){
+if(!(validate23(data.tenants, {instancePath:instancePath+"/tenants",parentData:data,parentDataProperty:"tenants",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate23.errors : vErrors.concat(validate23.errors);
+errors = vErrors.length;
+}
+}
+if(data.preset !== undefined){
+let data8 = data.preset;
+if(typeof data8 === "string"){
+if(func2(data8) < 1){
+const err22 = {instancePath:instancePath+"/preset",schemaPath:"#/properties/preset/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+else {
+const err23 = {instancePath:instancePath+"/preset",schemaPath:"#/properties/preset/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+}
+if(data.authTokenEnv !== undefined){
+let data9 = data.authTokenEnv;
+if(typeof data9 === "string"){
+if(!pattern9.test(data9)){
+const err24 = {instancePath:instancePath+"/authTokenEnv",schemaPath:"#/$defs/EnvName/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z_][A-Za-z0-9_]*$"},message:"must match pattern \""+"^[A-Za-z_][A-Za-z0-9_]*$"+"\""};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+else {
+const err25 = {instancePath:instancePath+"/authTokenEnv",schemaPath:"#/$defs/EnvName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+}
+if(data.relayTo !== undefined){
+let data10 = data.relayTo;
+if(typeof data10 === "string"){
+if(func2(data10) < 1){
+const err26 = {instancePath:instancePath+"/relayTo",schemaPath:"#/properties/relayTo/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+}
+else {
+const err27 = {instancePath:instancePath+"/relayTo",schemaPath:"#/properties/relayTo/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+}
+if(data.skills !== undefined){
+let data11 = data.skills;
+if(Array.isArray(data11)){
+if(data11.length < 1){
+const err28 = {instancePath:instancePath+"/skills",schemaPath:"#/$defs/SkillList/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+const len0 = data11.length;
+for(let i0=0; i0<len0; i0++){
+let data12 = data11[i0];
+if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
+}
+else {
+const err29 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillList/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+}
+}
+else {
+const err30 = {instancePath:instancePath+"/skills",schemaPath:"#/$defs/SkillList/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+}
+if(data.model !== undefined){
+if(!(validate25(data.model, {instancePath:instancePath+"/model",parentData:data,parentDataProperty:"model",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate25.errors : vErrors.concat(validate25.errors);
+errors = vErrors.length;
+}
+}
+if(data.instructions !== undefined){
+let data14 = data.instructions;
+if(typeof data14 === "string"){
+if(func2(data14) > 100000){
+const err31 = {instancePath:instancePath+"/instructions",schemaPath:"#/$defs/Instructions/maxLength",keyword:"maxLength",params:{limit: 100000},message:"must NOT have more than 100000 characters"};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+}
+else {
+const err32 = {instancePath:instancePath+"/instructions",schemaPath:"#/$defs/Instructions/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
+}
+errors++;
+}
+}
+if(data.tools !== undefined){
+let data15 = data.tools;
+if(Array.isArray(data15)){
+const len1 = data15.length;
+for(let i1=0; i1<len1; i1++){
+let data16 = data15[i1];
+if(typeof data16 === "string"){
+if(func2(data16) > 200){
+const err33 = {instancePath:instancePath+"/tools/" + i1,schemaPath:"#/$defs/ToolAllowlist/items/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+}
+if(func2(data16) < 1){
+const err34 = {instancePath:instancePath+"/tools/" + i1,schemaPath:"#/$defs/ToolAllowlist/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+}
+else {
+const err35 = {instancePath:instancePath+"/tools/" + i1,schemaPath:"#/$defs/ToolAllowlist/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+}
+}
+let i2 = data15.length;
+let j0;
+if(i2 > 1){
+const indices0 = {};
+for(;i2--;){
+let item0 = data15[i2];
+if(typeof item0 !== "string"){
+continue;
+}
+if(typeof indices0[item0] == "number"){
+j0 = indices0[item0];
+const err36 = {instancePath:instancePath+"/tools",schemaPath:"#/$defs/ToolAllowlist/uniqueItems",keyword:"uniqueItems",params:{i: i2, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i2+" are identical)"};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
+}
+errors++;
+break;
+}
+indices0[item0] = i2;
+}
+}
+}
+else {
+const err37 = {instancePath:instancePath+"/tools",schemaPath:"#/$defs/ToolAllowlist/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
+}
+errors++;
+}
+}
+if(data.maxToolRounds !== undefined){
+let data17 = data.maxToolRounds;
+if(!(((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17))) && (isFinite(data17)))){
+const err38 = {instancePath:instancePath+"/maxToolRounds",schemaPath:"#/$defs/MaxToolRounds/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err38];
+}
+else {
+vErrors.push(err38);
+}
+errors++;
+}
+if((typeof data17 == "number") && (isFinite(data17))){
+if(data17 > 64 || isNaN(data17)){
+const err39 = {instancePath:instancePath+"/maxToolRounds",schemaPath:"#/$defs/MaxToolRounds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 64},message:"must be <= 64"};
+if(vErrors === null){
+vErrors = [err39];
+}
+else {
+vErrors.push(err39);
+}
+errors++;
+}
+if(data17 < 0 || isNaN(data17)){
+const err40 = {instancePath:instancePath+"/maxToolRounds",schemaPath:"#/$defs/MaxToolRounds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err40];
+}
+else {
+vErrors.push(err40);
+}
+errors++;
+}
+}
+}
+if(data.executionTimeoutMs !== undefined){
+let data18 = data.executionTimeoutMs;
+if(!(((typeof data18 == "number") && (!(data18 % 1) && !isNaN(data18))) && (isFinite(data18)))){
+const err41 = {instancePath:instancePath+"/executionTimeoutMs",schemaPath:"#/$defs/ExecutionTimeoutMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err41];
+}
+else {
+vErrors.push(err41);
+}
+errors++;
+}
+if((typeof data18 == "number") && (isFinite(data18))){
+if(data18 > 604800000 || isNaN(data18)){
+const err42 = {instancePath:instancePath+"/executionTimeoutMs",schemaPath:"#/$defs/ExecutionTimeoutMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 604800000},message:"must be <= 604800000"};
+if(vErrors === null){
+vErrors = [err42];
+}
+else {
+vErrors.push(err42);
+}
+errors++;
+}
+if(data18 < 0 || isNaN(data18)){
+const err43 = {instancePath:instancePath+"/executionTimeoutMs",schemaPath:"#/$defs/ExecutionTimeoutMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err43];
+}
+else {
+vErrors.push(err43);
+}
+errors++;
+}
+}
+}
+if(data.sessionOrder !== undefined){
+let data19 = data.sessionOrder;
+if(typeof data19 !== "string"){
+const err44 = {instancePath:instancePath+"/sessionOrder",schemaPath:"#/$defs/SessionOrder/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err44];
+}
+else {
+vErrors.push(err44);
+}
+errors++;
+}
+if(!((data19 === "fifo") || (data19 === "concurrent"))){
+const err45 = {instancePath:instancePath+"/sessionOrder",schemaPath:"#/$defs/SessionOrder/enum",keyword:"enum",params:{allowedValues: schema46.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err45];
+}
+else {
+vErrors.push(err45);
+}
+errors++;
+}
+}
+if(data.pushNotifications !== undefined){
+if(typeof data.pushNotifications !== "boolean"){
+const err46 = {instancePath:instancePath+"/pushNotifications",schemaPath:"#/properties/pushNotifications/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err46];
+}
+else {
+vErrors.push(err46);
+}
+errors++;
+}
+}
+if(data.enabled !== undefined){
+if(typeof data.enabled !== "boolean"){
+const err47 = {instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err47];
+}
+else {
+vErrors.push(err47);
+}
+errors++;
+}
+}
+}
+else {
+const err48 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err48];
+}
+else {
+vErrors.push(err48);
+}
+errors++;
+}
+validate83.errors = vErrors;
+return errors === 0;
+}
+validate83.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate82(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate82.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.agents === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "agents"},message:"must have required property '"+"agents"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+for(const key0 in data){
+if(!((key0 === "version") || (key0 === "agents"))){
+const err1 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.version !== undefined){
+if(1 !== data.version){
+const err2 = {instancePath:instancePath+"/version",schemaPath:"#/properties/version/const",keyword:"const",params:{allowedValue: 1},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.agents !== undefined){
+let data1 = data.agents;
+if(Array.isArray(data1)){
+const len0 = data1.length;
+for(let i0=0; i0<len0; i0++){
+if(!(validate83(data1[i0], {instancePath:instancePath+"/agents/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate83.errors : vErrors.concat(validate83.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err3 = {instancePath:instancePath+"/agents",schemaPath:"#/properties/agents/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+else {
+const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+validate82.errors = vErrors;
+return errors === 0;
+}
+validate82.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateAgentId = validate87;
+
+function validate87(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate87.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(typeof data === "string"){
+if(!pattern25.test(data)){
+const err0 = {instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$"+"\""};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+else {
+const err1 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+validate87.errors = vErrors;
+return errors === 0;
+}
+validate87.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+export const validateAgentDeclaration = validate88;
+
+function validate88(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate88.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.id === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.name === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.description === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "description"},message:"must have required property '"+"description"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.version === undefined){
+const err3 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "version"},message:"must have required property '"+"version"+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+for(const key0 in data){
+if(!(func1.call(schema149.properties, key0))){
+const err4 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.id !== undefined){
+let data0 = data.id;
+if(typeof data0 === "string"){
+if(!pattern25.test(data0)){
+const err5 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/AgentId/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$"},message:"must match pattern \""+"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$"+"\""};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+else {
+const err6 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/AgentId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.name !== undefined){
+let data1 = data.name;
+if(typeof data1 === "string"){
+if(func2(data1) < 1){
+const err7 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+else {
+const err8 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+if(data.description !== undefined){
+let data2 = data.description;
+if(typeof data2 === "string"){
+if(func2(data2) < 1){
+const err9 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+else {
+const err10 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data.version !== undefined){
+let data3 = data.version;
+if(typeof data3 === "string"){
+if(func2(data3) < 1){
+const err11 = {instancePath:instancePath+"/version",schemaPath:"#/properties/version/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+else {
+const err12 = {instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+if(data.endpointPath !== undefined){
+let data4 = data.endpointPath;
+if(typeof data4 === "string"){
+if(func2(data4) < 2){
+const err13 = {instancePath:instancePath+"/endpointPath",schemaPath:"#/$defs/EndpointPath/minLength",keyword:"minLength",params:{limit: 2},message:"must NOT have fewer than 2 characters"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+if(!pattern4.test(data4)){
+const err14 = {instancePath:instancePath+"/endpointPath",schemaPath:"#/$defs/EndpointPath/pattern",keyword:"pattern",params:{pattern: "^(?!/a2a/api(?:/|$))(?!.*/\\.\\.?(?:/|$))/(?:[A-Za-z0-9._~-]+/)*[A-Za-z0-9._~-]+$"},message:"must match pattern \""+"^(?!/a2a/api(?:/|$))(?!.*/\\.\\.?(?:/|$))/(?:[A-Za-z0-9._~-]+/)*[A-Za-z0-9._~-]+$"+"\""};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+else {
+const err15 = {instancePath:instancePath+"/endpointPath",schemaPath:"#/$defs/EndpointPath/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+if(data.jsonRpcPath !== undefined){
+let data5 = data.jsonRpcPath;
+if(typeof data5 === "string"){
+if(func2(data5) < 2){
+const err16 = {instancePath:instancePath+"/jsonRpcPath",schemaPath:"#/$defs/EndpointPath/minLength",keyword:"minLength",params:{limit: 2},message:"must NOT have fewer than 2 characters"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+if(!pattern4.test(data5)){
+const err17 = {instancePath:instancePath+"/jsonRpcPath",schemaPath:"#/$defs/EndpointPath/pattern",keyword:"pattern",params:{pattern: "^(?!/a2a/api(?:/|$))(?!.*/\\.\\.?(?:/|$))/(?:[A-Za-z0-9._~-]+/)*[A-Za-z0-9._~-]+$"},message:"must match pattern \""+"^(?!/a2a/api(?:/|$))(?!.*/\\.\\.?(?:/|$))/(?:[A-Za-z0-9._~-]+/)*[A-Za-z0-9._~-]+$"+"\""};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+else {
+const err18 = {instancePath:instancePath+"/jsonRpcPath",schemaPath:"#/$defs/EndpointPath/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+if(data.restPath !== undefined){
+let data6 = data.restPath;
+if(typeof data6 === "string"){
+if(func2(data6) < 2){
+const err19 = {instancePath:instancePath+"/restPath",schemaPath:"#/$defs/EndpointPath/minLength",keyword:"minLength",params:{limit: 2},message:"must NOT have fewer than 2 characters"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+if(!pattern4.test(data6)){
+const err20 = {instancePath:instancePath+"/restPath",schemaPath:"#/$defs/EndpointPath/pattern",keyword:"pattern",params:{pattern: "^(?!/a2a/api(?:/|$))(?!.*/\\.\\.?(?:/|$))/(?:[A-Za-z0-9._~-]+/)*[A-Za-z0-9._~-]+$"},message:"must match pattern \""+"^(?!/a2a/api(?:/|$))(?!.*/\\.\\.?(?:/|$))/(?:[A-Za-z0-9._~-]+/)*[A-Za-z0-9._~-]+$"+"\""};
+if(vErrors === null){
+vErrors = [err20];
+}
+else {
+vErrors.push(err20);
+}
+errors++;
+}
+}
+else {
+const err21 = {instancePath:instancePath+"/restPath",schemaPath:"#/$defs/EndpointPath/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err21];
+}
+else {
+vErrors.push(err21);
+}
+errors++;
+}
+}
+if(data.tenants !== undefined){
+if(!(validate23(data.tenants, {instancePath:instancePath+"/tenants",parentData:data,parentDataProperty:"tenants",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate23.errors : vErrors.concat(validate23.errors);
+errors = vErrors.length;
+}
+}
+if(data.preset !== undefined){
+let data8 = data.preset;
+if(typeof data8 === "string"){
+if(func2(data8) < 1){
+const err22 = {instancePath:instancePath+"/preset",schemaPath:"#/properties/preset/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+}
+else {
+const err23 = {instancePath:instancePath+"/preset",schemaPath:"#/properties/preset/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+}
+if(data.authTokenEnv !== undefined){
+let data9 = data.authTokenEnv;
+if(typeof data9 === "string"){
+if(!pattern9.test(data9)){
+const err24 = {instancePath:instancePath+"/authTokenEnv",schemaPath:"#/$defs/EnvName/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z_][A-Za-z0-9_]*$"},message:"must match pattern \""+"^[A-Za-z_][A-Za-z0-9_]*$"+"\""};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+else {
+const err25 = {instancePath:instancePath+"/authTokenEnv",schemaPath:"#/$defs/EnvName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+}
+if(data.relayTo !== undefined){
+let data10 = data.relayTo;
+if(typeof data10 === "string"){
+if(func2(data10) < 1){
+const err26 = {instancePath:instancePath+"/relayTo",schemaPath:"#/properties/relayTo/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+}
+else {
+const err27 = {instancePath:instancePath+"/relayTo",schemaPath:"#/properties/relayTo/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+}
+if(data.skills !== undefined){
+let data11 = data.skills;
+if(Array.isArray(data11)){
+if(data11.length < 1){
+const err28 = {instancePath:instancePath+"/skills",schemaPath:"#/$defs/SkillList/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+const len0 = data11.length;
+for(let i0=0; i0<len0; i0++){
+let data12 = data11[i0];
+if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
+}
+else {
+const err29 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillList/items/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+}
+}
+else {
+const err30 = {instancePath:instancePath+"/skills",schemaPath:"#/$defs/SkillList/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+}
+if(data.model !== undefined){
+if(!(validate25(data.model, {instancePath:instancePath+"/model",parentData:data,parentDataProperty:"model",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate25.errors : vErrors.concat(validate25.errors);
+errors = vErrors.length;
+}
+}
+if(data.instructions !== undefined){
+let data14 = data.instructions;
+if(typeof data14 === "string"){
+if(func2(data14) > 100000){
+const err31 = {instancePath:instancePath+"/instructions",schemaPath:"#/$defs/Instructions/maxLength",keyword:"maxLength",params:{limit: 100000},message:"must NOT have more than 100000 characters"};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+}
+else {
+const err32 = {instancePath:instancePath+"/instructions",schemaPath:"#/$defs/Instructions/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
+}
+errors++;
+}
+}
+if(data.tools !== undefined){
+let data15 = data.tools;
+if(Array.isArray(data15)){
+const len1 = data15.length;
+for(let i1=0; i1<len1; i1++){
+let data16 = data15[i1];
+if(typeof data16 === "string"){
+if(func2(data16) > 200){
+const err33 = {instancePath:instancePath+"/tools/" + i1,schemaPath:"#/$defs/ToolAllowlist/items/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+}
+if(func2(data16) < 1){
+const err34 = {instancePath:instancePath+"/tools/" + i1,schemaPath:"#/$defs/ToolAllowlist/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+}
+else {
+const err35 = {instancePath:instancePath+"/tools/" + i1,schemaPath:"#/$defs/ToolAllowlist/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+}
+}
+let i2 = data15.length;
+let j0;
+if(i2 > 1){
+const indices0 = {};
+for(;i2--;){
+let item0 = data15[i2];
+if(typeof item0 !== "string"){
+continue;
+}
+if(typeof indices0[item0] == "number"){
+j0 = indices0[item0];
+const err36 = {instancePath:instancePath+"/tools",schemaPath:"#/$defs/ToolAllowlist/uniqueItems",keyword:"uniqueItems",params:{i: i2, j: j0},message:"must NOT have duplicate items (items ## "+j0+" and "+i2+" are identical)"};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
+}
+errors++;
+break;
+}
+indices0[item0] = i2;
+}
+}
+}
+else {
+const err37 = {instancePath:instancePath+"/tools",schemaPath:"#/$defs/ToolAllowlist/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
+}
+errors++;
+}
+}
+if(data.maxToolRounds !== undefined){
+let data17 = data.maxToolRounds;
+if(!(((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17))) && (isFinite(data17)))){
+const err38 = {instancePath:instancePath+"/maxToolRounds",schemaPath:"#/$defs/MaxToolRounds/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err38];
+}
+else {
+vErrors.push(err38);
+}
+errors++;
+}
+if((typeof data17 == "number") && (isFinite(data17))){
+if(data17 > 64 || isNaN(data17)){
+const err39 = {instancePath:instancePath+"/maxToolRounds",schemaPath:"#/$defs/MaxToolRounds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 64},message:"must be <= 64"};
+if(vErrors === null){
+vErrors = [err39];
+}
+else {
+vErrors.push(err39);
+}
+errors++;
+}
+if(data17 < 0 || isNaN(data17)){
+const err40 = {instancePath:instancePath+"/maxToolRounds",schemaPath:"#/$defs/MaxToolRounds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err40];
+}
+else {
+vErrors.push(err40);
+}
+errors++;
+}
+}
+}
+if(data.executionTimeoutMs !== undefined){
+let data18 = data.executionTimeoutMs;
+if(!(((typeof data18 == "number") && (!(data18 % 1) && !isNaN(data18))) && (isFinite(data18)))){
+const err41 = {instancePath:instancePath+"/executionTimeoutMs",schemaPath:"#/$defs/ExecutionTimeoutMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err41];
+}
+else {
+vErrors.push(err41);
+}
+errors++;
+}
+if((typeof data18 == "number") && (isFinite(data18))){
+if(data18 > 604800000 || isNaN(data18)){
+const err42 = {instancePath:instancePath+"/executionTimeoutMs",schemaPath:"#/$defs/ExecutionTimeoutMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 604800000},message:"must be <= 604800000"};
+if(vErrors === null){
+vErrors = [err42];
+}
+else {
+vErrors.push(err42);
+}
+errors++;
+}
+if(data18 < 0 || isNaN(data18)){
+const err43 = {instancePath:instancePath+"/executionTimeoutMs",schemaPath:"#/$defs/ExecutionTimeoutMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err43];
+}
+else {
+vErrors.push(err43);
+}
+errors++;
+}
+}
+}
+if(data.sessionOrder !== undefined){
+let data19 = data.sessionOrder;
+if(typeof data19 !== "string"){
+const err44 = {instancePath:instancePath+"/sessionOrder",schemaPath:"#/$defs/SessionOrder/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err44];
+}
+else {
+vErrors.push(err44);
+}
+errors++;
+}
+if(!((data19 === "fifo") || (data19 === "concurrent"))){
+const err45 = {instancePath:instancePath+"/sessionOrder",schemaPath:"#/$defs/SessionOrder/enum",keyword:"enum",params:{allowedValues: schema46.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err45];
+}
+else {
+vErrors.push(err45);
+}
+errors++;
+}
+}
+if(data.pushNotifications !== undefined){
+if(typeof data.pushNotifications !== "boolean"){
+const err46 = {instancePath:instancePath+"/pushNotifications",schemaPath:"#/properties/pushNotifications/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err46];
+}
+else {
+vErrors.push(err46);
+}
+errors++;
+}
+}
+if(data.enabled !== undefined){
+if(typeof data.enabled !== "boolean"){
+const err47 = {instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err47];
+}
+else {
+vErrors.push(err47);
+}
+errors++;
+}
+}
+}
+else {
+const err48 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err48];
+}
+else {
+vErrors.push(err48);
+}
+errors++;
+}
+validate88.errors = vErrors;
+return errors === 0;
+}
+validate88.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateDataAgentConfig = validate91;
+const schema174 = {"title":"DataAgentConfig","description":"Seed 002's agent YAML (DataAgent's serve-a2a --config), as `a2a-hub serve --agent FILE` reads it: AGENT_CONFIG names the agent, MODEL its model, SCENARIO.chat its instructions; it runs on preset standard. Other sections are DataAgent's and are ignored.","type":"object","properties":{"AGENT_CONFIG":{"$ref":"#/$defs/DataAgentIdentity","description":"The agent's name, version and description (the card's)."},"MODEL":{"description":"The models by a key of the file's choosing (deepseek, gpt, …); the entry whose model_type is chat is used, else the only one.","type":"object","additionalProperties":{"$ref":"#/$defs/DataAgentModel"}},"SCENARIO":{"description":"The agent's scenarios; only chat is read.","type":"object","properties":{"chat":{"description":"The chat scenario.","type":"object","properties":{"instructions":{"$ref":"#/$defs/Instructions","description":"The system prompt."}},"additionalProperties":true}},"additionalProperties":true}},"required":["AGENT_CONFIG","MODEL"],"additionalProperties":true};
+const schema175 = {"title":"DataAgentIdentity","description":"Seed 002's AGENT_CONFIG section. backend and type choose DataAgent's own runtime; a2a-hub notes and ignores them.","type":"object","properties":{"name":{"description":"Agent name, published in the AgentCard.","type":"string","minLength":1},"version":{"description":"Agent version, published in the AgentCard; quote it (\"1.0.0\").","type":"string","minLength":1},"description":{"description":"Agent description, published in the AgentCard.","type":"string","minLength":1},"backend":{"description":"DataAgent's runtime (langgraph); ignored.","type":"string"},"type":{"description":"DataAgent's agent type (react); ignored.","type":"string"}},"required":["name","version","description"],"additionalProperties":true};
+const schema176 = {"title":"DataAgentModel","description":"One entry of seed 002's MODEL section. provider deepseek, openai and ollama have a known OpenAI-compatible endpoint (docs/server.md); any other needs params.base_url.","type":"object","properties":{"model_type":{"description":"What the model is for; chat is the one used.","type":"string"},"provider":{"description":"Who serves the model: deepseek, openai, ollama, or another with params.base_url.","type":"string","minLength":1},"params":{"$ref":"#/$defs/DataAgentModelParams","description":"The model's parameters."}},"required":["provider","params"],"additionalProperties":true};
+const schema177 = {"title":"DataAgentModelParams","description":"The params of a seed 002 MODEL entry, as ModelOptions reads them. An api_key is never read: the key comes from the environment variable api_key_env (or the provider's usual one).","type":"object","properties":{"model":{"description":"The model name the endpoint knows (deepseek-chat).","type":"string","minLength":1},"base_url":{"description":"The OpenAI-compatible API base; default: the provider's.","type":"string","minLength":1},"api_key_env":{"$ref":"#/$defs/EnvName","description":"The environment variable holding the API key; default: the provider's usual one (DEEPSEEK_API_KEY, OPENAI_API_KEY)."},"temperature":{"description":"Sampling temperature.","type":"number"},"max_tokens":{"description":"Most tokens per call.","type":"integer"}},"required":["model"],"additionalProperties":true};
+
+function validate93(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate93.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.model === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "model"},message:"must have required property '"+"model"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.model !== undefined){
+let data0 = data.model;
+if(typeof data0 === "string"){
+if(func2(data0) < 1){
+const err1 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+else {
+const err2 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.base_url !== undefined){
+let data1 = data.base_url;
+if(typeof data1 === "string"){
+if(func2(data1) < 1){
+const err3 = {instancePath:instancePath+"/base_url",schemaPath:"#/properties/base_url/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+else {
+const err4 = {instancePath:instancePath+"/base_url",schemaPath:"#/properties/base_url/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.api_key_env !== undefined){
+let data2 = data.api_key_env;
+if(typeof data2 === "string"){
+if(!pattern9.test(data2)){
+const err5 = {instancePath:instancePath+"/api_key_env",schemaPath:"#/$defs/EnvName/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z_][A-Za-z0-9_]*$"},message:"must match pattern \""+"^[A-Za-z_][A-Za-z0-9_]*$"+"\""};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+else {
+const err6 = {instancePath:instancePath+"/api_key_env",schemaPath:"#/$defs/EnvName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.temperature !== undefined){
+let data3 = data.temperature;
+if(!((typeof data3 == "number") && (isFinite(data3)))){
+const err7 = {instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data.max_tokens !== undefined){
+let data4 = data.max_tokens;
+if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
+const err8 = {instancePath:instancePath+"/max_tokens",schemaPath:"#/properties/max_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+}
+else {
+const err9 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+validate93.errors = vErrors;
+return errors === 0;
+}
+validate93.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate92(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate92.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.provider === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "provider"},message:"must have required property '"+"provider"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.params === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "params"},message:"must have required property '"+"params"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.model_type !== undefined){
+if(typeof data.model_type !== "string"){
+const err2 = {instancePath:instancePath+"/model_type",schemaPath:"#/properties/model_type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.provider !== undefined){
+let data1 = data.provider;
+if(typeof data1 === "string"){
+if(func2(data1) < 1){
+const err3 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+else {
+const err4 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.params !== undefined){
+if(!(validate93(data.params, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate93.errors : vErrors.concat(validate93.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+validate92.errors = vErrors;
+return errors === 0;
+}
+validate92.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+
+function validate91(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate91.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.AGENT_CONFIG === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "AGENT_CONFIG"},message:"must have required property '"+"AGENT_CONFIG"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.MODEL === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "MODEL"},message:"must have required property '"+"MODEL"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.AGENT_CONFIG !== undefined){
+let data0 = data.AGENT_CONFIG;
+if(data0 && typeof data0 == "object" && !Array.isArray(data0)){
+if(data0.name === undefined){
+const err2 = {instancePath:instancePath+"/AGENT_CONFIG",schemaPath:"#/$defs/DataAgentIdentity/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data0.version === undefined){
+const err3 = {instancePath:instancePath+"/AGENT_CONFIG",schemaPath:"#/$defs/DataAgentIdentity/required",keyword:"required",params:{missingProperty: "version"},message:"must have required property '"+"version"+"'"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(data0.description === undefined){
+const err4 = {instancePath:instancePath+"/AGENT_CONFIG",schemaPath:"#/$defs/DataAgentIdentity/required",keyword:"required",params:{missingProperty: "description"},message:"must have required property '"+"description"+"'"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if(data0.name !== undefined){
+let data1 = data0.name;
+if(typeof data1 === "string"){
+if(func2(data1) < 1){
+const err5 = {instancePath:instancePath+"/AGENT_CONFIG/name",schemaPath:"#/$defs/DataAgentIdentity/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+else {
+const err6 = {instancePath:instancePath+"/AGENT_CONFIG/name",schemaPath:"#/$defs/DataAgentIdentity/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data0.version !== undefined){
+let data2 = data0.version;
+if(typeof data2 === "string"){
+if(func2(data2) < 1){
+const err7 = {instancePath:instancePath+"/AGENT_CONFIG/version",schemaPath:"#/$defs/DataAgentIdentity/properties/version/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+else {
+const err8 = {instancePath:instancePath+"/AGENT_CONFIG/version",schemaPath:"#/$defs/DataAgentIdentity/properties/version/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+if(data0.description !== undefined){
+let data3 = data0.description;
+if(typeof data3 === "string"){
+if(func2(data3) < 1){
+const err9 = {instancePath:instancePath+"/AGENT_CONFIG/description",schemaPath:"#/$defs/DataAgentIdentity/properties/description/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+else {
+const err10 = {instancePath:instancePath+"/AGENT_CONFIG/description",schemaPath:"#/$defs/DataAgentIdentity/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+if(data0.backend !== undefined){
+if(typeof data0.backend !== "string"){
+const err11 = {instancePath:instancePath+"/AGENT_CONFIG/backend",schemaPath:"#/$defs/DataAgentIdentity/properties/backend/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+}
+if(data0.type !== undefined){
+if(typeof data0.type !== "string"){
+const err12 = {instancePath:instancePath+"/AGENT_CONFIG/type",schemaPath:"#/$defs/DataAgentIdentity/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err12];
+}
+else {
+vErrors.push(err12);
+}
+errors++;
+}
+}
+}
+else {
+const err13 = {instancePath:instancePath+"/AGENT_CONFIG",schemaPath:"#/$defs/DataAgentIdentity/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+if(data.MODEL !== undefined){
+let data6 = data.MODEL;
+if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
+for(const key0 in data6){
+if(!(validate92(data6[key0], {instancePath:instancePath+"/MODEL/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data6,parentDataProperty:key0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate92.errors : vErrors.concat(validate92.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err14 = {instancePath:instancePath+"/MODEL",schemaPath:"#/properties/MODEL/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+}
+if(data.SCENARIO !== undefined){
+let data8 = data.SCENARIO;
+if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
+if(data8.chat !== undefined){
+let data9 = data8.chat;
+if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
+if(data9.instructions !== undefined){
+let data10 = data9.instructions;
+if(typeof data10 === "string"){
+if(func2(data10) > 100000){
+const err15 = {instancePath:instancePath+"/SCENARIO/chat/instructions",schemaPath:"#/$defs/Instructions/maxLength",keyword:"maxLength",params:{limit: 100000},message:"must NOT have more than 100000 characters"};
+if(vErrors === null){
+vErrors = [err15];
+}
+else {
+vErrors.push(err15);
+}
+errors++;
+}
+}
+else {
+const err16 = {instancePath:instancePath+"/SCENARIO/chat/instructions",schemaPath:"#/$defs/Instructions/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err16];
+}
+else {
+vErrors.push(err16);
+}
+errors++;
+}
+}
+}
+else {
+const err17 = {instancePath:instancePath+"/SCENARIO/chat",schemaPath:"#/properties/SCENARIO/properties/chat/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err17];
+}
+else {
+vErrors.push(err17);
+}
+errors++;
+}
+}
+}
+else {
+const err18 = {instancePath:instancePath+"/SCENARIO",schemaPath:"#/properties/SCENARIO/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err18];
+}
+else {
+vErrors.push(err18);
+}
+errors++;
+}
+}
+}
+else {
+const err19 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err19];
+}
+else {
+vErrors.push(err19);
+}
+errors++;
+}
+validate91.errors = vErrors;
+return errors === 0;
+}
+validate91.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateDataAgentIdentity = validate96;
+
+function validate96(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate96.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.name === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.version === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "version"},message:"must have required property '"+"version"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.description === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "description"},message:"must have required property '"+"description"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.name !== undefined){
+let data0 = data.name;
+if(typeof data0 === "string"){
+if(func2(data0) < 1){
+const err3 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+else {
+const err4 = {instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.version !== undefined){
+let data1 = data.version;
+if(typeof data1 === "string"){
+if(func2(data1) < 1){
+const err5 = {instancePath:instancePath+"/version",schemaPath:"#/properties/version/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+else {
+const err6 = {instancePath:instancePath+"/version",schemaPath:"#/properties/version/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.description !== undefined){
+let data2 = data.description;
+if(typeof data2 === "string"){
+if(func2(data2) < 1){
+const err7 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+else {
+const err8 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+if(data.backend !== undefined){
+if(typeof data.backend !== "string"){
+const err9 = {instancePath:instancePath+"/backend",schemaPath:"#/properties/backend/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+if(data.type !== undefined){
+if(typeof data.type !== "string"){
+const err10 = {instancePath:instancePath+"/type",schemaPath:"#/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+}
+else {
+const err11 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+validate96.errors = vErrors;
+return errors === 0;
+}
+validate96.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateDataAgentModel = validate97;
+
+function validate97(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate97.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.provider === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "provider"},message:"must have required property '"+"provider"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.params === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "params"},message:"must have required property '"+"params"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.model_type !== undefined){
+if(typeof data.model_type !== "string"){
+const err2 = {instancePath:instancePath+"/model_type",schemaPath:"#/properties/model_type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.provider !== undefined){
+let data1 = data.provider;
+if(typeof data1 === "string"){
+if(func2(data1) < 1){
+const err3 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+else {
+const err4 = {instancePath:instancePath+"/provider",schemaPath:"#/properties/provider/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.params !== undefined){
+if(!(validate93(data.params, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate93.errors : vErrors.concat(validate93.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err5 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+validate97.errors = vErrors;
+return errors === 0;
+}
+validate97.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateDataAgentModelParams = validate99;
+
+function validate99(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate99.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.model === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "model"},message:"must have required property '"+"model"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.model !== undefined){
+let data0 = data.model;
+if(typeof data0 === "string"){
+if(func2(data0) < 1){
+const err1 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+else {
+const err2 = {instancePath:instancePath+"/model",schemaPath:"#/properties/model/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.base_url !== undefined){
+let data1 = data.base_url;
+if(typeof data1 === "string"){
+if(func2(data1) < 1){
+const err3 = {instancePath:instancePath+"/base_url",schemaPath:"#/properties/base_url/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+else {
+const err4 = {instancePath:instancePath+"/base_url",schemaPath:"#/properties/base_url/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+if(data.api_key_env !== undefined){
+let data2 = data.api_key_env;
+if(typeof data2 === "string"){
+if(!pattern9.test(data2)){
+const err5 = {instancePath:instancePath+"/api_key_env",schemaPath:"#/$defs/EnvName/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z_][A-Za-z0-9_]*$"},message:"must match pattern \""+"^[A-Za-z_][A-Za-z0-9_]*$"+"\""};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+else {
+const err6 = {instancePath:instancePath+"/api_key_env",schemaPath:"#/$defs/EnvName/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+if(data.temperature !== undefined){
+let data3 = data.temperature;
+if(!((typeof data3 == "number") && (isFinite(data3)))){
+const err7 = {instancePath:instancePath+"/temperature",schemaPath:"#/properties/temperature/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data.max_tokens !== undefined){
+let data4 = data.max_tokens;
+if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
+const err8 = {instancePath:instancePath+"/max_tokens",schemaPath:"#/properties/max_tokens/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+}
+else {
+const err9 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+validate99.errors = vErrors;
+return errors === 0;
+}
+validate99.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateActionSuccess = validate100;
+const schema184 = {"title":"ActionSuccess","description":"200 answer to a control action. inbound.create and outbound.create carry `id`; outbound.discover carries `preview`; inbound.sendTest carries `taskId`, `state` and `contextId`.","type":"object","properties":{"ok":{"description":"Always true.","const":true},"message":{"description":"Human-readable outcome, e.g. inbound server \"b-server\" created.","type":"string"},"id":{"description":"Id of the created inbound instance (<slug-of-name>-<8 hex>) or outbound connection.","type":"string","minLength":1},"preview":{"$ref":"#/$defs/DiscoverPreview","description":"The remote card as outbound.discover read it."},"taskId":{"description":"Id of the task inbound.sendTest ran.","type":"string","minLength":1},"state":{"$ref":"#/$defs/TaskState","description":"State the inbound.sendTest task settled in."},"contextId":{"description":"Context id of the inbound.sendTest task (the given one or a new one).","type":"string","minLength":1}},"required":["ok","message"],"additionalProperties":false};
+const schema187 = {"title":"TaskState","description":"A2A 1.0 task state names (lf.a2a.v1.TaskState without TASK_STATE_UNSPECIFIED), repeated here so that this family stands alone.","type":"string","enum":["TASK_STATE_SUBMITTED","TASK_STATE_WORKING","TASK_STATE_COMPLETED","TASK_STATE_FAILED","TASK_STATE_CANCELED","TASK_STATE_INPUT_REQUIRED","TASK_STATE_REJECTED","TASK_STATE_AUTH_REQUIRED"]};
+const schema185 = {"title":"DiscoverPreview","description":"What outbound.discover read from a remote AgentCard, without creating a connection.","type":"object","properties":{"name":{"description":"AgentCard.name.","type":"string"},"version":{"description":"AgentCard.version.","type":"string"},"description":{"description":"AgentCard.description.","type":"string"},"endpoint":{"description":"URL of the interface the hub would call (the preferred supportedInterfaces[].url).","type":"string","format":"uri"},"protocolVersion":{"description":"A2A protocol version of that interface, e.g. 1.0.","type":"string"},"skills":{"description":"Skills the card advertises.","type":"array","items":{"$ref":"#/$defs/SkillSummary"}}},"required":["name","version","description","endpoint","skills"],"additionalProperties":false};
+const schema186 = {"title":"SkillSummary","description":"A skill as the control API lists it: the id, name, description and tags of an A2A AgentSkill.","type":"object","properties":{"id":{"description":"Skill id (message metadata.skill selects it).","type":"string","minLength":1},"name":{"description":"Human-readable skill name.","type":"string"},"description":{"description":"What the skill does.","type":"string"},"tags":{"description":"Keywords of the skill.","type":"array","items":{"type":"string"}}},"required":["id","name","description"],"additionalProperties":false};
+
+function validate101(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate101.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7200,16 +11768,16 @@ vErrors.push(err24);
 }
 errors++;
 }
-validate69.errors = vErrors;
+validate101.errors = vErrors;
 return errors === 0;
 }
-validate69.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate101.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate68(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate100(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate68.evaluated;
+const evaluated0 = validate100.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7299,8 +11867,8 @@ errors++;
 }
 }
 if(data.preview !== undefined){
-if(!(validate69(data.preview, {instancePath:instancePath+"/preview",parentData:data,parentDataProperty:"preview",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate69.errors : vErrors.concat(validate69.errors);
+if(!(validate101(data.preview, {instancePath:instancePath+"/preview",parentData:data,parentDataProperty:"preview",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate101.errors : vErrors.concat(validate101.errors);
 errors = vErrors.length;
 }
 }
@@ -7342,7 +11910,7 @@ vErrors.push(err9);
 errors++;
 }
 if(!((((((((data5 === "TASK_STATE_SUBMITTED") || (data5 === "TASK_STATE_WORKING")) || (data5 === "TASK_STATE_COMPLETED")) || (data5 === "TASK_STATE_FAILED")) || (data5 === "TASK_STATE_CANCELED")) || (data5 === "TASK_STATE_INPUT_REQUIRED")) || (data5 === "TASK_STATE_REJECTED")) || (data5 === "TASK_STATE_AUTH_REQUIRED"))){
-const err10 = {instancePath:instancePath+"/state",schemaPath:"#/$defs/TaskState/enum",keyword:"enum",params:{allowedValues: schema111.enum},message:"must be equal to one of the allowed values"};
+const err10 = {instancePath:instancePath+"/state",schemaPath:"#/$defs/TaskState/enum",keyword:"enum",params:{allowedValues: schema187.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -7388,19 +11956,19 @@ vErrors.push(err13);
 }
 errors++;
 }
-validate68.errors = vErrors;
+validate100.errors = vErrors;
 return errors === 0;
 }
-validate68.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate100.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateActionFailure = validate71;
-const schema112 = {"title":"ActionFailure","description":"Body of a failed POST /a2a/api: 400 when the body is not JSON or not a valid action (with violations), 409 when a valid action failed (unknown id, failed connect, ...), 403 and 413 as in the status table.","type":"object","properties":{"ok":{"description":"Always false.","const":false},"message":{"description":"Human-readable reason.","type":"string"},"violations":{"description":"One entry per schema violation when the body does not validate against ControlAction.","type":"array","items":{"$ref":"#/$defs/Violation"},"minItems":1}},"required":["ok","message"],"additionalProperties":false};
-const schema113 = {"title":"Violation","description":"One reason a control action body was rejected.","type":"object","properties":{"field":{"description":"Path of the offending member in the request body as google.rpc.BadRequest writes it (e.g. timeoutMs, skillOverrides.chat.description); the empty string for the body itself.","type":"string"},"description":{"description":"What is wrong with it.","type":"string"}},"required":["field","description"],"additionalProperties":false};
+export const validateActionFailure = validate103;
+const schema188 = {"title":"ActionFailure","description":"Body of a failed POST /a2a/api: 400 when the body is not JSON or not a valid action (with violations), 409 when a valid action failed (unknown id, failed connect, ...), 403 and 413 as in the status table.","type":"object","properties":{"ok":{"description":"Always false.","const":false},"message":{"description":"Human-readable reason.","type":"string"},"violations":{"description":"One entry per schema violation when the body does not validate against ControlAction.","type":"array","items":{"$ref":"#/$defs/Violation"},"minItems":1}},"required":["ok","message"],"additionalProperties":false};
+const schema189 = {"title":"Violation","description":"One reason a control action body was rejected.","type":"object","properties":{"field":{"description":"Path of the offending member in the request body as google.rpc.BadRequest writes it (e.g. timeoutMs, skillOverrides.chat.description); the empty string for the body itself.","type":"string"},"description":{"description":"What is wrong with it.","type":"string"}},"required":["field","description"],"additionalProperties":false};
 
-function validate71(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate103(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate71.evaluated;
+const evaluated0 = validate103.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7572,17 +12140,17 @@ vErrors.push(err13);
 }
 errors++;
 }
-validate71.errors = vErrors;
+validate103.errors = vErrors;
 return errors === 0;
 }
-validate71.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate103.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateViolation = validate72;
+export const validateViolation = validate104;
 
-function validate72(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate104(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate72.evaluated;
+const evaluated0 = validate104.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7657,18 +12225,18 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate72.errors = vErrors;
+validate104.errors = vErrors;
 return errors === 0;
 }
-validate72.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate104.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateReadError = validate73;
-const schema115 = {"title":"ReadError","description":"Body of every other non-200 answer (400 bad query parameter, 403 not loopback, 404 unknown path or id, 405 method not allowed, 413 body too large).","type":"object","properties":{"ok":{"description":"Always false.","const":false},"message":{"description":"Human-readable reason.","type":"string"},"violations":{"description":"For a bad query: every parameter that is wrong and why.","type":"array","minItems":1,"items":{"$ref":"#/$defs/Violation"}}},"required":["ok","message"],"additionalProperties":false};
+export const validateReadError = validate105;
+const schema191 = {"title":"ReadError","description":"Body of every other non-200 answer (400 bad query parameter, 403 not loopback, 404 unknown path or id, 405 method not allowed, 413 body too large).","type":"object","properties":{"ok":{"description":"Always false.","const":false},"message":{"description":"Human-readable reason.","type":"string"},"violations":{"description":"For a bad query: every parameter that is wrong and why.","type":"array","minItems":1,"items":{"$ref":"#/$defs/Violation"}}},"required":["ok","message"],"additionalProperties":false};
 
-function validate73(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate105(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate73.evaluated;
+const evaluated0 = validate105.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7840,17 +12408,17 @@ vErrors.push(err13);
 }
 errors++;
 }
-validate73.errors = vErrors;
+validate105.errors = vErrors;
 return errors === 0;
 }
-validate73.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate105.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateDiscoverPreview = validate74;
+export const validateDiscoverPreview = validate106;
 
-function validate74(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate106(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate74.evaluated;
+const evaluated0 = validate106.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8154,19 +12722,19 @@ vErrors.push(err24);
 }
 errors++;
 }
-validate74.errors = vErrors;
+validate106.errors = vErrors;
 return errors === 0;
 }
-validate74.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate106.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateToolName = validate75;
-const schema119 = {"title":"ToolName","description":"Name of a model tool: a2a__<connection-name>__<skill-id> with every character outside [A-Za-z0-9_-] replaced by _, at most 64 characters, with a short stable hash appended when two tools would otherwise share a name.","type":"string","pattern":"^[A-Za-z0-9_-]{1,64}$"};
-const pattern20 = new RegExp("^[A-Za-z0-9_-]{1,64}$", "u");
+export const validateToolName = validate107;
+const schema195 = {"title":"ToolName","description":"Name of a model tool: a2a__<connection-name>__<skill-id> with every character outside [A-Za-z0-9_-] replaced by _, at most 64 characters, with a short stable hash appended when two tools would otherwise share a name.","type":"string","pattern":"^[A-Za-z0-9_-]{1,64}$"};
+const pattern38 = new RegExp("^[A-Za-z0-9_-]{1,64}$", "u");
 
-function validate75(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate107(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate75.evaluated;
+const evaluated0 = validate107.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8174,7 +12742,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data === "string"){
-if(!pattern20.test(data)){
+if(!pattern38.test(data)){
 const err0 = {instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]{1,64}$"},message:"must match pattern \""+"^[A-Za-z0-9_-]{1,64}$"+"\""};
 if(vErrors === null){
 vErrors = [err0];
@@ -8195,18 +12763,18 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate75.errors = vErrors;
+validate107.errors = vErrors;
 return errors === 0;
 }
-validate75.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate107.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-export const validateToolInputSchema = validate76;
-const schema120 = {"title":"ToolInputSchema","description":"The JSON Schema of a tool's arguments, in the subset function-calling LLM APIs accept: an object with a required string `prompt` and an optional string `taskId` (continues a remote task that asked for input or authentication), and nothing else.","type":"object","additionalProperties":true};
+export const validateToolInputSchema = validate108;
+const schema196 = {"title":"ToolInputSchema","description":"The JSON Schema of a tool's arguments, in the subset function-calling LLM APIs accept: an object with a required string `prompt` and an optional string `taskId` (continues a remote task that asked for input or authentication), and nothing else.","type":"object","additionalProperties":true};
 
-function validate76(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate108(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate76.evaluated;
+const evaluated0 = validate108.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8225,18 +12793,18 @@ vErrors.push(err0);
 }
 errors++;
 }
-validate76.errors = vErrors;
+validate108.errors = vErrors;
 return errors === 0;
 }
-validate76.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate108.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateToolDefinitionJson = validate77;
-const schema121 = {"title":"ToolDefinitionJson","description":"One model tool as a2a-hub describes it (GET /a2a/api/tools in the default format hub): one enabled skill of a connected outbound connection.","type":"object","properties":{"name":{"$ref":"#/$defs/ToolName","description":"The tool name."},"description":{"description":"The remote skill's description, or the description its skillOverrides entry gives.","type":"string"},"inputSchema":{"$ref":"#/$defs/ToolInputSchema","description":"JSON Schema of the arguments."},"connectionId":{"description":"Id of the outbound connection the tool calls.","type":"string","minLength":1},"connectionName":{"description":"Name of that connection.","type":"string"},"skillId":{"description":"Id of the remote skill, sent as message metadata.skill.","type":"string","minLength":1}},"required":["name","description","inputSchema","connectionId","connectionName","skillId"],"additionalProperties":false};
+export const validateToolDefinitionJson = validate109;
+const schema197 = {"title":"ToolDefinitionJson","description":"One model tool as a2a-hub describes it (GET /a2a/api/tools in the default format hub): one enabled skill of a connected outbound connection.","type":"object","properties":{"name":{"$ref":"#/$defs/ToolName","description":"The tool name."},"description":{"description":"The remote skill's description, or the description its skillOverrides entry gives.","type":"string"},"inputSchema":{"$ref":"#/$defs/ToolInputSchema","description":"JSON Schema of the arguments."},"connectionId":{"description":"Id of the outbound connection the tool calls.","type":"string","minLength":1},"connectionName":{"description":"Name of that connection.","type":"string"},"skillId":{"description":"Id of the remote skill, sent as message metadata.skill.","type":"string","minLength":1}},"required":["name","description","inputSchema","connectionId","connectionName","skillId"],"additionalProperties":false};
 
-function validate77(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate109(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate77.evaluated;
+const evaluated0 = validate109.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8319,7 +12887,7 @@ errors++;
 if(data.name !== undefined){
 let data0 = data.name;
 if(typeof data0 === "string"){
-if(!pattern20.test(data0)){
+if(!pattern38.test(data0)){
 const err7 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/ToolName/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]{1,64}$"},message:"must match pattern \""+"^[A-Za-z0-9_-]{1,64}$"+"\""};
 if(vErrors === null){
 vErrors = [err7];
@@ -8441,18 +13009,18 @@ vErrors.push(err16);
 }
 errors++;
 }
-validate77.errors = vErrors;
+validate109.errors = vErrors;
 return errors === 0;
 }
-validate77.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate109.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateHubToolList = validate78;
-const schema124 = {"title":"HubToolList","description":"GET /a2a/api/tools (format hub, the default): every tool with its connection and skill.","type":"object","properties":{"tools":{"description":"The tools, ordered by name.","type":"array","items":{"$ref":"#/$defs/ToolDefinitionJson"}}},"required":["tools"],"additionalProperties":false};
+export const validateHubToolList = validate110;
+const schema200 = {"title":"HubToolList","description":"GET /a2a/api/tools (format hub, the default): every tool with its connection and skill.","type":"object","properties":{"tools":{"description":"The tools, ordered by name.","type":"array","items":{"$ref":"#/$defs/ToolDefinitionJson"}}},"required":["tools"],"additionalProperties":false};
 
-function validate78(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate110(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate78.evaluated;
+const evaluated0 = validate110.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8487,8 +13055,8 @@ let data0 = data.tools;
 if(Array.isArray(data0)){
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate77(data0[i0], {instancePath:instancePath+"/tools/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate77.errors : vErrors.concat(validate77.errors);
+if(!(validate109(data0[i0], {instancePath:instancePath+"/tools/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate109.errors : vErrors.concat(validate109.errors);
 errors = vErrors.length;
 }
 }
@@ -8515,18 +13083,18 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate78.errors = vErrors;
+validate110.errors = vErrors;
 return errors === 0;
 }
-validate78.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate110.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateOpenAiFunction = validate80;
-const schema125 = {"title":"OpenAiFunction","description":"The `function` member of an OpenAI-style tool (Chat Completions `tools[].function`).","type":"object","properties":{"name":{"$ref":"#/$defs/ToolName","description":"The tool name."},"description":{"description":"What the tool does.","type":"string"},"parameters":{"$ref":"#/$defs/ToolInputSchema","description":"JSON Schema of the arguments."}},"required":["name","description","parameters"],"additionalProperties":false};
+export const validateOpenAiFunction = validate112;
+const schema201 = {"title":"OpenAiFunction","description":"The `function` member of an OpenAI-style tool (Chat Completions `tools[].function`).","type":"object","properties":{"name":{"$ref":"#/$defs/ToolName","description":"The tool name."},"description":{"description":"What the tool does.","type":"string"},"parameters":{"$ref":"#/$defs/ToolInputSchema","description":"JSON Schema of the arguments."}},"required":["name","description","parameters"],"additionalProperties":false};
 
-function validate80(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate112(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate80.evaluated;
+const evaluated0 = validate112.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8579,7 +13147,7 @@ errors++;
 if(data.name !== undefined){
 let data0 = data.name;
 if(typeof data0 === "string"){
-if(!pattern20.test(data0)){
+if(!pattern38.test(data0)){
 const err4 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/ToolName/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]{1,64}$"},message:"must match pattern \""+"^[A-Za-z0-9_-]{1,64}$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
@@ -8639,18 +13207,18 @@ vErrors.push(err8);
 }
 errors++;
 }
-validate80.errors = vErrors;
+validate112.errors = vErrors;
 return errors === 0;
 }
-validate80.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate112.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateOpenAiTool = validate81;
-const schema128 = {"title":"OpenAiTool","description":"A tool in the shape of an entry of the OpenAI Chat Completions `tools` array.","type":"object","properties":{"type":{"description":"Always function.","const":"function"},"function":{"$ref":"#/$defs/OpenAiFunction","description":"The function."}},"required":["type","function"],"additionalProperties":false};
+export const validateOpenAiTool = validate113;
+const schema204 = {"title":"OpenAiTool","description":"A tool in the shape of an entry of the OpenAI Chat Completions `tools` array.","type":"object","properties":{"type":{"description":"Always function.","const":"function"},"function":{"$ref":"#/$defs/OpenAiFunction","description":"The function."}},"required":["type","function"],"additionalProperties":false};
 
-function validate81(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate113(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate81.evaluated;
+const evaluated0 = validate113.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8703,8 +13271,8 @@ errors++;
 }
 }
 if(data.function !== undefined){
-if(!(validate80(data.function, {instancePath:instancePath+"/function",parentData:data,parentDataProperty:"function",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate80.errors : vErrors.concat(validate80.errors);
+if(!(validate112(data.function, {instancePath:instancePath+"/function",parentData:data,parentDataProperty:"function",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate112.errors : vErrors.concat(validate112.errors);
 errors = vErrors.length;
 }
 }
@@ -8719,18 +13287,18 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate81.errors = vErrors;
+validate113.errors = vErrors;
 return errors === 0;
 }
-validate81.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate113.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateOpenAiToolList = validate83;
-const schema129 = {"title":"OpenAiToolList","description":"GET /a2a/api/tools?format=openai: `tools` can be passed as it is as the `tools` parameter of an OpenAI-style chat completion.","type":"object","properties":{"tools":{"description":"The tools, ordered by name.","type":"array","items":{"$ref":"#/$defs/OpenAiTool"}}},"required":["tools"],"additionalProperties":false};
+export const validateOpenAiToolList = validate115;
+const schema205 = {"title":"OpenAiToolList","description":"GET /a2a/api/tools?format=openai: `tools` can be passed as it is as the `tools` parameter of an OpenAI-style chat completion.","type":"object","properties":{"tools":{"description":"The tools, ordered by name.","type":"array","items":{"$ref":"#/$defs/OpenAiTool"}}},"required":["tools"],"additionalProperties":false};
 
-function validate83(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate115(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate83.evaluated;
+const evaluated0 = validate115.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8765,8 +13333,8 @@ let data0 = data.tools;
 if(Array.isArray(data0)){
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate81(data0[i0], {instancePath:instancePath+"/tools/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate81.errors : vErrors.concat(validate81.errors);
+if(!(validate113(data0[i0], {instancePath:instancePath+"/tools/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate113.errors : vErrors.concat(validate113.errors);
 errors = vErrors.length;
 }
 }
@@ -8793,18 +13361,18 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate83.errors = vErrors;
+validate115.errors = vErrors;
 return errors === 0;
 }
-validate83.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate115.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateAnthropicTool = validate85;
-const schema130 = {"title":"AnthropicTool","description":"A tool in the shape of an entry of the Anthropic Messages API `tools` array.","type":"object","properties":{"name":{"$ref":"#/$defs/ToolName","description":"The tool name."},"description":{"description":"What the tool does.","type":"string"},"input_schema":{"$ref":"#/$defs/ToolInputSchema","description":"JSON Schema of the arguments."}},"required":["name","description","input_schema"],"additionalProperties":false};
+export const validateAnthropicTool = validate117;
+const schema206 = {"title":"AnthropicTool","description":"A tool in the shape of an entry of the Anthropic Messages API `tools` array.","type":"object","properties":{"name":{"$ref":"#/$defs/ToolName","description":"The tool name."},"description":{"description":"What the tool does.","type":"string"},"input_schema":{"$ref":"#/$defs/ToolInputSchema","description":"JSON Schema of the arguments."}},"required":["name","description","input_schema"],"additionalProperties":false};
 
-function validate85(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate117(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate85.evaluated;
+const evaluated0 = validate117.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8857,7 +13425,7 @@ errors++;
 if(data.name !== undefined){
 let data0 = data.name;
 if(typeof data0 === "string"){
-if(!pattern20.test(data0)){
+if(!pattern38.test(data0)){
 const err4 = {instancePath:instancePath+"/name",schemaPath:"#/$defs/ToolName/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9_-]{1,64}$"},message:"must match pattern \""+"^[A-Za-z0-9_-]{1,64}$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
@@ -8917,18 +13485,18 @@ vErrors.push(err8);
 }
 errors++;
 }
-validate85.errors = vErrors;
+validate117.errors = vErrors;
 return errors === 0;
 }
-validate85.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate117.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateAnthropicToolList = validate86;
-const schema133 = {"title":"AnthropicToolList","description":"GET /a2a/api/tools?format=anthropic: `tools` can be passed as it is as the `tools` parameter of an Anthropic Messages request.","type":"object","properties":{"tools":{"description":"The tools, ordered by name.","type":"array","items":{"$ref":"#/$defs/AnthropicTool"}}},"required":["tools"],"additionalProperties":false};
+export const validateAnthropicToolList = validate118;
+const schema209 = {"title":"AnthropicToolList","description":"GET /a2a/api/tools?format=anthropic: `tools` can be passed as it is as the `tools` parameter of an Anthropic Messages request.","type":"object","properties":{"tools":{"description":"The tools, ordered by name.","type":"array","items":{"$ref":"#/$defs/AnthropicTool"}}},"required":["tools"],"additionalProperties":false};
 
-function validate86(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate118(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate86.evaluated;
+const evaluated0 = validate118.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8963,8 +13531,8 @@ let data0 = data.tools;
 if(Array.isArray(data0)){
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate85(data0[i0], {instancePath:instancePath+"/tools/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate85.errors : vErrors.concat(validate85.errors);
+if(!(validate117(data0[i0], {instancePath:instancePath+"/tools/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate117.errors : vErrors.concat(validate117.errors);
 errors = vErrors.length;
 }
 }
@@ -8991,18 +13559,18 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate86.errors = vErrors;
+validate118.errors = vErrors;
 return errors === 0;
 }
-validate86.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate118.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateToolList = validate88;
-const schema134 = {"title":"ToolList","description":"GET /a2a/api/tools: the model tools of the connected outbound connections, in the format the `format` query parameter names. Every format answers {tools: [...]}.","anyOf":[{"$ref":"#/$defs/HubToolList"},{"$ref":"#/$defs/OpenAiToolList"},{"$ref":"#/$defs/AnthropicToolList"}]};
+export const validateToolList = validate120;
+const schema210 = {"title":"ToolList","description":"GET /a2a/api/tools: the model tools of the connected outbound connections, in the format the `format` query parameter names. Every format answers {tools: [...]}.","anyOf":[{"$ref":"#/$defs/HubToolList"},{"$ref":"#/$defs/OpenAiToolList"},{"$ref":"#/$defs/AnthropicToolList"}]};
 
-function validate88(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate120(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate88.evaluated;
+const evaluated0 = validate120.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9012,8 +13580,8 @@ evaluated0.items = undefined;
 const _errs0 = errors;
 let valid0 = false;
 const _errs1 = errors;
-if(!(validate78(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate78.errors : vErrors.concat(validate78.errors);
+if(!(validate110(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate110.errors : vErrors.concat(validate110.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs1 === errors;
@@ -9022,8 +13590,8 @@ if(_valid0){
 var props0 = true;
 }
 const _errs2 = errors;
-if(!(validate83(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate83.errors : vErrors.concat(validate83.errors);
+if(!(validate115(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate115.errors : vErrors.concat(validate115.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs2 === errors;
@@ -9034,8 +13602,8 @@ props0 = true;
 }
 }
 const _errs3 = errors;
-if(!(validate86(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate86.errors : vErrors.concat(validate86.errors);
+if(!(validate118(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate118.errors : vErrors.concat(validate118.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs3 === errors;
@@ -9066,19 +13634,19 @@ vErrors = null;
 }
 }
 }
-validate88.errors = vErrors;
+validate120.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
 }
-validate88.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate120.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-export const validateAgentCardJson = validate92;
-const schema135 = {"title":"AgentCardJson","description":"GET /a2a/api/card?id=: the A2A 1.0 AgentCard the inbound instance publishes (AgentCard in spec/a2a/1.0); left open here so that this family stands alone.","type":"object","additionalProperties":true};
+export const validateAgentCardJson = validate124;
+const schema211 = {"title":"AgentCardJson","description":"GET /a2a/api/card?id=: the A2A 1.0 AgentCard the inbound instance publishes (AgentCard in spec/a2a/1.0); left open here so that this family stands alone.","type":"object","additionalProperties":true};
 
-function validate92(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate124(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate92.evaluated;
+const evaluated0 = validate124.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9097,18 +13665,18 @@ vErrors.push(err0);
 }
 errors++;
 }
-validate92.errors = vErrors;
+validate124.errors = vErrors;
 return errors === 0;
 }
-validate92.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate124.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateTaskJson = validate93;
-const schema136 = {"title":"TaskJson","description":"GET /a2a/api/task?id=: the full A2A 1.0 Task (Task in spec/a2a/1.0) with the serverId of its instance and, for a task created under a tenant, its tenant; left open here so that this family stands alone.","type":"object","additionalProperties":true};
+export const validateTaskJson = validate125;
+const schema212 = {"title":"TaskJson","description":"GET /a2a/api/task?id=: the full A2A 1.0 Task (Task in spec/a2a/1.0) with the serverId of its instance and, for a task created under a tenant, its tenant; left open here so that this family stands alone.","type":"object","additionalProperties":true};
 
-function validate93(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate125(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate93.evaluated;
+const evaluated0 = validate125.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9127,18 +13695,18 @@ vErrors.push(err0);
 }
 errors++;
 }
-validate93.errors = vErrors;
+validate125.errors = vErrors;
 return errors === 0;
 }
-validate93.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate125.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateSessionView = validate94;
-const schema137 = {"title":"SessionView","description":"GET /a2a/api/session?contextId=&serverId=: the detail of one live session. Its shape is not fixed yet; it is expected to carry at least the SessionRow members.","type":"object","additionalProperties":true};
+export const validateSessionView = validate126;
+const schema213 = {"title":"SessionView","description":"GET /a2a/api/session?contextId=&serverId=: the detail of one live session. Its shape is not fixed yet; it is expected to carry at least the SessionRow members.","type":"object","additionalProperties":true};
 
-function validate94(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate126(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate94.evaluated;
+const evaluated0 = validate126.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9157,21 +13725,21 @@ vErrors.push(err0);
 }
 errors++;
 }
-validate94.errors = vErrors;
+validate126.errors = vErrors;
 return errors === 0;
 }
-validate94.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate126.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateSnapshot = validate95;
-const schema138 = {"title":"Snapshot","description":"The whole hub state as the panel shows it. `tasks` is one page selected by the task* query parameters of GET /a2a/api; `taskPage` describes that page.","type":"object","properties":{"inbounds":{"description":"Every inbound instance, enabled or not.","type":"array","items":{"$ref":"#/$defs/InboundRow"}},"outbounds":{"description":"Every outbound connection.","type":"array","items":{"$ref":"#/$defs/OutboundRow"}},"tasks":{"description":"One page of tasks, most recently updated first.","type":"array","items":{"$ref":"#/$defs/TaskRow"}},"peers":{"description":"Clients currently connected to an inbound endpoint.","type":"array","items":{"$ref":"#/$defs/PeerRow"}},"sessions":{"description":"Live sessions, one per (contextId, serverId).","type":"array","items":{"$ref":"#/$defs/SessionRow"}},"taskPage":{"$ref":"#/$defs/TaskPage","description":"The limit, offset and filtered total of the task page."},"push":{"$ref":"#/$defs/PushSummary","description":"Push notifications across every task: pending deliveries and the configs that are not healthy."}},"required":["inbounds","outbounds","tasks","peers","sessions","taskPage","push"],"additionalProperties":false};
-const schema156 = {"title":"TaskPage","description":"The page of tasks a snapshot carries: the effective taskLimit and taskOffset, and how many tasks match the filters in all.","type":"object","properties":{"limit":{"description":"Page size used (taskLimit).","type":"integer","minimum":1,"maximum":500},"offset":{"description":"Number of matching tasks skipped (taskOffset).","type":"integer","minimum":0},"total":{"description":"Number of tasks matching taskState, taskContextId and taskServerId.","type":"integer","minimum":0}},"required":["limit","offset","total"],"additionalProperties":false};
-const schema139 = {"title":"InboundRow","description":"One inbound A2A server instance. The bearer token is never shown: `authEnabled` says whether one is set and `authTokenEnv` names its environment variable when it comes from one.","type":"object","properties":{"id":{"description":"Instance id, <slug-of-name>-<8 hex>.","type":"string","minLength":1},"name":{"description":"Agent name (AgentCard.name).","type":"string"},"description":{"description":"Agent description (AgentCard.description).","type":"string"},"version":{"description":"Agent version (AgentCard.version).","type":"string"},"endpointPath":{"$ref":"#/$defs/EndpointPath","description":"The instance's base path, its card below it; default /a2a/<id>."},"jsonRpcPath":{"$ref":"#/$defs/EndpointPath","description":"Where its JSON-RPC binding is POSTed: the configured jsonRpcPath, else endpointPath."},"restPath":{"$ref":"#/$defs/EndpointPath","description":"The base its HTTP+JSON routes sit below: the configured restPath, else endpointPath."},"tenants":{"$ref":"#/$defs/TenantNames","description":"The only tenants it accepts; absent when it accepts any."},"preset":{"description":"Agent preset id.","type":"string"},"cardPath":{"description":"Path of the AgentCard: <endpointPath>/agent-card.json.","type":"string","pattern":"^/(?:[A-Za-z0-9._~-]+/)+agent-card\\.json$"},"cardUrl":{"description":"Absolute URL of the instance's AgentCard: <base URL><endpointPath>/agent-card.json, what a2a-hub send, card and conform and outbound.create take.","type":"string","format":"uri"},"endpointUrl":{"description":"Absolute URL of the instance's base: <base URL><endpointPath>, which a2a-hub send, card and conform also take (they find the card below it). It is the JSON-RPC URL too unless jsonRpcPath is set.","type":"string","format":"uri"},"jsonRpcUrl":{"description":"Absolute URL of the JSON-RPC interface, as the AgentCard advertises it (supportedInterfaces[].url of JSONRPC): <base URL><jsonRpcPath>.","type":"string","format":"uri"},"restUrl":{"description":"Absolute URL of the HTTP+JSON interface, as the AgentCard advertises it (supportedInterfaces[].url of HTTP+JSON): <base URL><restPath>; the routes are below it (<restUrl>/message:send).","type":"string","format":"uri"},"enabled":{"description":"Whether the routes are registered.","type":"boolean"},"authEnabled":{"description":"Whether the endpoint requires a bearer token.","type":"boolean"},"authTokenEnv":{"description":"Name of the environment variable the token is read from; absent when the token was set with inbound.setAuth or there is none.","type":"string"},"relayTo":{"description":"Id of the outbound connection a relay instance forwards to.","type":"string"},"skills":{"description":"Skills the AgentCard advertises.","type":"array","items":{"$ref":"#/$defs/SkillSummary"}},"status":{"description":"available: the hub can run it; unavailable: its stored configuration cannot run in this hub (see `unavailableReason`), so its endpoint and card answer AgentUnavailableError while it is enabled. inbound.update fixes it, inbound.remove deletes it.","type":"string","enum":["available","unavailable"]},"unavailableReason":{"description":"Why the instance is unavailable; present exactly when `status` is unavailable.","type":"string"}},"required":["id","name","description","version","endpointPath","preset","jsonRpcPath","restPath","cardPath","cardUrl","endpointUrl","jsonRpcUrl","restUrl","enabled","authEnabled","skills","status"],"additionalProperties":false};
-const pattern27 = new RegExp("^/(?:[A-Za-z0-9._~-]+/)+agent-card\\.json$", "u");
+export const validateSnapshot = validate127;
+const schema214 = {"title":"Snapshot","description":"The whole hub state as the panel shows it. `tasks` is one page selected by the task* query parameters of GET /a2a/api; `taskPage` describes that page.","type":"object","properties":{"inbounds":{"description":"Every inbound instance, enabled or not.","type":"array","items":{"$ref":"#/$defs/InboundRow"}},"outbounds":{"description":"Every outbound connection.","type":"array","items":{"$ref":"#/$defs/OutboundRow"}},"tasks":{"description":"One page of tasks, most recently updated first.","type":"array","items":{"$ref":"#/$defs/TaskRow"}},"peers":{"description":"Clients currently connected to an inbound endpoint.","type":"array","items":{"$ref":"#/$defs/PeerRow"}},"sessions":{"description":"Live sessions, one per (contextId, serverId).","type":"array","items":{"$ref":"#/$defs/SessionRow"}},"taskPage":{"$ref":"#/$defs/TaskPage","description":"The limit, offset and filtered total of the task page."},"push":{"$ref":"#/$defs/PushSummary","description":"Push notifications across every task: pending deliveries and the configs that are not healthy."}},"required":["inbounds","outbounds","tasks","peers","sessions","taskPage","push"],"additionalProperties":false};
+const schema232 = {"title":"TaskPage","description":"The page of tasks a snapshot carries: the effective taskLimit and taskOffset, and how many tasks match the filters in all.","type":"object","properties":{"limit":{"description":"Page size used (taskLimit).","type":"integer","minimum":1,"maximum":500},"offset":{"description":"Number of matching tasks skipped (taskOffset).","type":"integer","minimum":0},"total":{"description":"Number of tasks matching taskState, taskContextId and taskServerId.","type":"integer","minimum":0}},"required":["limit","offset","total"],"additionalProperties":false};
+const schema215 = {"title":"InboundRow","description":"One inbound A2A server instance. The bearer token is never shown: `authEnabled` says whether one is set and `authTokenEnv` names its environment variable when it comes from one.","type":"object","properties":{"id":{"description":"Instance id, <slug-of-name>-<8 hex>.","type":"string","minLength":1},"name":{"description":"Agent name (AgentCard.name).","type":"string"},"description":{"description":"Agent description (AgentCard.description).","type":"string"},"version":{"description":"Agent version (AgentCard.version).","type":"string"},"endpointPath":{"$ref":"#/$defs/EndpointPath","description":"The instance's base path, its card below it; default /a2a/<id>."},"jsonRpcPath":{"$ref":"#/$defs/EndpointPath","description":"Where its JSON-RPC binding is POSTed: the configured jsonRpcPath, else endpointPath."},"restPath":{"$ref":"#/$defs/EndpointPath","description":"The base its HTTP+JSON routes sit below: the configured restPath, else endpointPath."},"tenants":{"$ref":"#/$defs/TenantNames","description":"The only tenants it accepts; absent when it accepts any."},"preset":{"description":"Agent preset id.","type":"string"},"cardPath":{"description":"Path of the AgentCard: <endpointPath>/agent-card.json.","type":"string","pattern":"^/(?:[A-Za-z0-9._~-]+/)+agent-card\\.json$"},"cardUrl":{"description":"Absolute URL of the instance's AgentCard: <base URL><endpointPath>/agent-card.json, what a2a-hub send, card and conform and outbound.create take.","type":"string","format":"uri"},"endpointUrl":{"description":"Absolute URL of the instance's base: <base URL><endpointPath>, which a2a-hub send, card and conform also take (they find the card below it). It is the JSON-RPC URL too unless jsonRpcPath is set.","type":"string","format":"uri"},"jsonRpcUrl":{"description":"Absolute URL of the JSON-RPC interface, as the AgentCard advertises it (supportedInterfaces[].url of JSONRPC): <base URL><jsonRpcPath>.","type":"string","format":"uri"},"restUrl":{"description":"Absolute URL of the HTTP+JSON interface, as the AgentCard advertises it (supportedInterfaces[].url of HTTP+JSON): <base URL><restPath>; the routes are below it (<restUrl>/message:send).","type":"string","format":"uri"},"enabled":{"description":"Whether the routes are registered.","type":"boolean"},"authEnabled":{"description":"Whether the endpoint requires a bearer token.","type":"boolean"},"authTokenEnv":{"description":"Name of the environment variable the token is read from; absent when the token was set with inbound.setAuth or there is none.","type":"string"},"relayTo":{"description":"Id of the outbound connection a relay instance forwards to.","type":"string"},"skills":{"description":"Skills the AgentCard advertises.","type":"array","items":{"$ref":"#/$defs/SkillSummary"}},"status":{"description":"available: the hub can run it; unavailable: its stored configuration cannot run in this hub (see `unavailableReason`), so its endpoint and card answer AgentUnavailableError while it is enabled. inbound.update fixes it, inbound.remove deletes it.","type":"string","enum":["available","unavailable"]},"unavailableReason":{"description":"Why the instance is unavailable; present exactly when `status` is unavailable.","type":"string"}},"required":["id","name","description","version","endpointPath","preset","jsonRpcPath","restPath","cardPath","cardUrl","endpointUrl","jsonRpcUrl","restUrl","enabled","authEnabled","skills","status"],"additionalProperties":false};
+const pattern45 = new RegExp("^/(?:[A-Za-z0-9._~-]+/)+agent-card\\.json$", "u");
 
-function validate96(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate128(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate96.evaluated;
+const evaluated0 = validate128.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9350,7 +13918,7 @@ vErrors.push(err16);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema139.properties, key0))){
+if(!(func1.call(schema215.properties, key0))){
 const err17 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err17];
@@ -9548,7 +14116,7 @@ errors++;
 if(data.cardPath !== undefined){
 let data9 = data.cardPath;
 if(typeof data9 === "string"){
-if(!pattern27.test(data9)){
+if(!pattern45.test(data9)){
 const err33 = {instancePath:instancePath+"/cardPath",schemaPath:"#/properties/cardPath/pattern",keyword:"pattern",params:{pattern: "^/(?:[A-Za-z0-9._~-]+/)+agent-card\\.json$"},message:"must match pattern \""+"^/(?:[A-Za-z0-9._~-]+/)+agent-card\\.json$"+"\""};
 if(vErrors === null){
 vErrors = [err33];
@@ -9881,7 +14449,7 @@ vErrors.push(err59);
 errors++;
 }
 if(!((data25 === "available") || (data25 === "unavailable"))){
-const err60 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema139.properties.status.enum},message:"must be equal to one of the allowed values"};
+const err60 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema215.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -9914,17 +14482,17 @@ vErrors.push(err62);
 }
 errors++;
 }
-validate96.errors = vErrors;
+validate128.errors = vErrors;
 return errors === 0;
 }
-validate96.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate128.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema144 = {"title":"OutboundRow","description":"One outbound connection to a remote A2A agent. `error` is present exactly when `state` is error.","type":"object","properties":{"id":{"description":"Connection id (e.g. out-2c6d9dbd-cf6).","type":"string","minLength":1},"name":{"description":"Connection name, used in tool names a2a__<name>__<skill>.","type":"string"},"agentCardUrl":{"description":"URL of the remote AgentCard.","type":"string","format":"uri"},"enabled":{"description":"Whether the connection is enabled.","type":"boolean"},"timeoutMs":{"$ref":"#/$defs/TimeoutMs","description":"Per-call timeout."},"pollIntervalMs":{"$ref":"#/$defs/PollIntervalMs","description":"Poll interval for a remote that does not stream."},"state":{"description":"connecting: fetching the card; connected: tools registered; error: the last connect or refresh failed (see `error`); disabled: not enabled.","type":"string","enum":["connecting","connected","error","disabled"]},"error":{"description":"Why the last connect or refresh failed.","type":"string"},"skillCount":{"description":"Number of skills the remote card advertises.","type":"integer","minimum":0},"toolCount":{"description":"Number of model tools registered (skills minus disabled ones).","type":"integer","minimum":0},"preset":{"description":"Agent preset id recorded for a future local hand-off session.","type":"string"},"bearerTokenEnv":{"description":"Name of the environment variable the bearer token is read from, when one is used.","type":"string"},"authEnabled":{"description":"Whether a bearer token is sent to the remote.","type":"boolean"},"disabledSkills":{"description":"Remote skill ids not exposed as tools.","type":"array","items":{"type":"string"}},"skillOverrides":{"$ref":"#/$defs/SkillOverrides","description":"Per-skill overrides of the exposed tools."}},"required":["id","name","agentCardUrl","enabled","timeoutMs","pollIntervalMs","state","skillCount","toolCount","authEnabled"],"if":{"properties":{"state":{"const":"error"}},"required":["state"]},"then":{"required":["error"]},"else":{"not":{"required":["error"]}},"additionalProperties":false};
+const schema220 = {"title":"OutboundRow","description":"One outbound connection to a remote A2A agent. `error` is present exactly when `state` is error.","type":"object","properties":{"id":{"description":"Connection id (e.g. out-2c6d9dbd-cf6).","type":"string","minLength":1},"name":{"description":"Connection name, used in tool names a2a__<name>__<skill>.","type":"string"},"agentCardUrl":{"description":"URL of the remote AgentCard.","type":"string","format":"uri"},"enabled":{"description":"Whether the connection is enabled.","type":"boolean"},"timeoutMs":{"$ref":"#/$defs/TimeoutMs","description":"Per-call timeout."},"pollIntervalMs":{"$ref":"#/$defs/PollIntervalMs","description":"Poll interval for a remote that does not stream."},"state":{"description":"connecting: fetching the card; connected: tools registered; error: the last connect or refresh failed (see `error`); disabled: not enabled.","type":"string","enum":["connecting","connected","error","disabled"]},"error":{"description":"Why the last connect or refresh failed.","type":"string"},"skillCount":{"description":"Number of skills the remote card advertises.","type":"integer","minimum":0},"toolCount":{"description":"Number of model tools registered (skills minus disabled ones).","type":"integer","minimum":0},"preset":{"description":"Agent preset id recorded for a future local hand-off session.","type":"string"},"bearerTokenEnv":{"description":"Name of the environment variable the bearer token is read from, when one is used.","type":"string"},"authEnabled":{"description":"Whether a bearer token is sent to the remote.","type":"boolean"},"disabledSkills":{"description":"Remote skill ids not exposed as tools.","type":"array","items":{"type":"string"}},"skillOverrides":{"$ref":"#/$defs/SkillOverrides","description":"Per-skill overrides of the exposed tools."}},"required":["id","name","agentCardUrl","enabled","timeoutMs","pollIntervalMs","state","skillCount","toolCount","authEnabled"],"if":{"properties":{"state":{"const":"error"}},"required":["state"]},"then":{"required":["error"]},"else":{"not":{"required":["error"]}},"additionalProperties":false};
 
-function validate99(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate131(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate99.evaluated;
+const evaluated0 = validate131.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10145,7 +14713,7 @@ vErrors.push(err15);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema144.properties, key0))){
+if(!(func1.call(schema220.properties, key0))){
 const err16 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err16];
@@ -10313,7 +14881,7 @@ vErrors.push(err29);
 errors++;
 }
 if(!((((data7 === "connecting") || (data7 === "connected")) || (data7 === "error")) || (data7 === "disabled"))){
-const err30 = {instancePath:instancePath+"/state",schemaPath:"#/properties/state/enum",keyword:"enum",params:{allowedValues: schema144.properties.state.enum},message:"must be equal to one of the allowed values"};
+const err30 = {instancePath:instancePath+"/state",schemaPath:"#/properties/state/enum",keyword:"enum",params:{allowedValues: schema220.properties.state.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -10450,8 +15018,8 @@ errors++;
 }
 }
 if(data.skillOverrides !== undefined){
-if(!(validate28(data.skillOverrides, {instancePath:instancePath+"/skillOverrides",parentData:data,parentDataProperty:"skillOverrides",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate28.errors : vErrors.concat(validate28.errors);
+if(!(validate31(data.skillOverrides, {instancePath:instancePath+"/skillOverrides",parentData:data,parentDataProperty:"skillOverrides",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate31.errors : vErrors.concat(validate31.errors);
 errors = vErrors.length;
 }
 }
@@ -10466,20 +15034,20 @@ vErrors.push(err41);
 }
 errors++;
 }
-validate99.errors = vErrors;
+validate131.errors = vErrors;
 return errors === 0;
 }
-validate99.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate131.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema147 = {"title":"TaskRow","description":"One task as the panel lists it; GET /a2a/api/task?id= returns the full A2A Task.","type":"object","properties":{"id":{"description":"Task id.","type":"string","minLength":1},"contextId":{"description":"Context (conversation) id.","type":"string","minLength":1},"serverId":{"description":"Id of the inbound instance that owns the task.","type":"string","minLength":1},"tenant":{"description":"The tenant the task was created under (A2A `tenant`); absent for none.","type":"string","minLength":1},"state":{"$ref":"#/$defs/TaskState","description":"Current task state."},"createdAt":{"$ref":"#/$defs/DateTime","description":"When the task was created."},"updatedAt":{"$ref":"#/$defs/DateTime","description":"When the task status last changed."},"skill":{"description":"Skill id the task runs.","type":"string"},"summary":{"description":"Short text describing the task (e.g. the start of its input).","type":"string"}},"required":["id","contextId","serverId","state","createdAt","updatedAt"],"additionalProperties":false};
-const schema149 = {"title":"DateTime","description":"An RFC 3339 date-time in UTC with the `Z` suffix; the hub writes milliseconds.","type":"string","format":"date-time","pattern":"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"};
-const formats22 = require("ajv-formats/dist/formats").fullFormats["date-time"];
-const pattern28 = new RegExp("^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$", "u");
+const schema223 = {"title":"TaskRow","description":"One task as the panel lists it; GET /a2a/api/task?id= returns the full A2A Task.","type":"object","properties":{"id":{"description":"Task id.","type":"string","minLength":1},"contextId":{"description":"Context (conversation) id.","type":"string","minLength":1},"serverId":{"description":"Id of the inbound instance that owns the task.","type":"string","minLength":1},"tenant":{"description":"The tenant the task was created under (A2A `tenant`); absent for none.","type":"string","minLength":1},"state":{"$ref":"#/$defs/TaskState","description":"Current task state."},"createdAt":{"$ref":"#/$defs/DateTime","description":"When the task was created."},"updatedAt":{"$ref":"#/$defs/DateTime","description":"When the task status last changed."},"skill":{"description":"Skill id the task runs.","type":"string"},"summary":{"description":"Short text describing the task (e.g. the start of its input).","type":"string"}},"required":["id","contextId","serverId","state","createdAt","updatedAt"],"additionalProperties":false};
+const schema225 = {"title":"DateTime","description":"An RFC 3339 date-time in UTC with the `Z` suffix; the hub writes milliseconds.","type":"string","format":"date-time","pattern":"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"};
+const formats26 = require("ajv-formats/dist/formats").fullFormats["date-time"];
+const pattern46 = new RegExp("^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$", "u");
 
-function validate102(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate134(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate102.evaluated;
+const evaluated0 = validate134.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10548,7 +15116,7 @@ vErrors.push(err5);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema147.properties, key0))){
+if(!(func1.call(schema223.properties, key0))){
 const err6 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err6];
@@ -10672,7 +15240,7 @@ vErrors.push(err15);
 errors++;
 }
 if(!((((((((data4 === "TASK_STATE_SUBMITTED") || (data4 === "TASK_STATE_WORKING")) || (data4 === "TASK_STATE_COMPLETED")) || (data4 === "TASK_STATE_FAILED")) || (data4 === "TASK_STATE_CANCELED")) || (data4 === "TASK_STATE_INPUT_REQUIRED")) || (data4 === "TASK_STATE_REJECTED")) || (data4 === "TASK_STATE_AUTH_REQUIRED"))){
-const err16 = {instancePath:instancePath+"/state",schemaPath:"#/$defs/TaskState/enum",keyword:"enum",params:{allowedValues: schema111.enum},message:"must be equal to one of the allowed values"};
+const err16 = {instancePath:instancePath+"/state",schemaPath:"#/$defs/TaskState/enum",keyword:"enum",params:{allowedValues: schema187.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -10685,7 +15253,7 @@ errors++;
 if(data.createdAt !== undefined){
 let data5 = data.createdAt;
 if(typeof data5 === "string"){
-if(!pattern28.test(data5)){
+if(!pattern46.test(data5)){
 const err17 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err17];
@@ -10695,7 +15263,7 @@ vErrors.push(err17);
 }
 errors++;
 }
-if(!(formats22.validate(data5))){
+if(!(formats26.validate(data5))){
 const err18 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err18];
@@ -10720,7 +15288,7 @@ errors++;
 if(data.updatedAt !== undefined){
 let data6 = data.updatedAt;
 if(typeof data6 === "string"){
-if(!pattern28.test(data6)){
+if(!pattern46.test(data6)){
 const err20 = {instancePath:instancePath+"/updatedAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err20];
@@ -10730,7 +15298,7 @@ vErrors.push(err20);
 }
 errors++;
 }
-if(!(formats22.validate(data6))){
+if(!(formats26.validate(data6))){
 const err21 = {instancePath:instancePath+"/updatedAt",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err21];
@@ -10787,17 +15355,17 @@ vErrors.push(err25);
 }
 errors++;
 }
-validate102.errors = vErrors;
+validate134.errors = vErrors;
 return errors === 0;
 }
-validate102.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate134.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema151 = {"title":"PeerRow","description":"A client connected to an inbound endpoint; inbound.close closes it.","type":"object","properties":{"id":{"description":"Peer id.","type":"string","minLength":1},"address":{"description":"Remote address of the peer (IP, optionally with port).","type":"string"},"serverId":{"description":"Id of the inbound instance it is connected to.","type":"string","minLength":1},"openStreams":{"description":"Number of SSE streams it has open.","type":"integer","minimum":0},"since":{"$ref":"#/$defs/DateTime","description":"When the peer connected."}},"required":["id","address","serverId","openStreams","since"],"additionalProperties":false};
+const schema227 = {"title":"PeerRow","description":"A client connected to an inbound endpoint; inbound.close closes it.","type":"object","properties":{"id":{"description":"Peer id.","type":"string","minLength":1},"address":{"description":"Remote address of the peer (IP, optionally with port).","type":"string"},"serverId":{"description":"Id of the inbound instance it is connected to.","type":"string","minLength":1},"openStreams":{"description":"Number of SSE streams it has open.","type":"integer","minimum":0},"since":{"$ref":"#/$defs/DateTime","description":"When the peer connected."}},"required":["id","address","serverId","openStreams","since"],"additionalProperties":false};
 
-function validate104(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate136(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate104.evaluated;
+const evaluated0 = validate136.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10957,7 +15525,7 @@ errors++;
 if(data.since !== undefined){
 let data4 = data.since;
 if(typeof data4 === "string"){
-if(!pattern28.test(data4)){
+if(!pattern46.test(data4)){
 const err13 = {instancePath:instancePath+"/since",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err13];
@@ -10967,7 +15535,7 @@ vErrors.push(err13);
 }
 errors++;
 }
-if(!(formats22.validate(data4))){
+if(!(formats26.validate(data4))){
 const err14 = {instancePath:instancePath+"/since",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err14];
@@ -11000,17 +15568,17 @@ vErrors.push(err16);
 }
 errors++;
 }
-validate104.errors = vErrors;
+validate136.errors = vErrors;
 return errors === 0;
 }
-validate104.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate136.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema153 = {"title":"SessionRow","description":"A live session: the executor state bound to one context on one inbound instance.","type":"object","properties":{"contextId":{"description":"Context id.","type":"string","minLength":1},"serverId":{"description":"Id of the inbound instance.","type":"string","minLength":1},"tenant":{"description":"The tenant of the conversation; absent for none (one contextId under two tenants is two sessions).","type":"string","minLength":1},"activeTasks":{"description":"Number of non-terminal tasks in the session.","type":"integer","minimum":0},"taskCount":{"description":"Number of tasks the session has run.","type":"integer","minimum":0},"createdAt":{"$ref":"#/$defs/DateTime","description":"When the session started."},"lastActiveAt":{"$ref":"#/$defs/DateTime","description":"When the session last received a message or task update."}},"required":["contextId","serverId","activeTasks","taskCount","createdAt","lastActiveAt"],"additionalProperties":false};
+const schema229 = {"title":"SessionRow","description":"A live session: the executor state bound to one context on one inbound instance.","type":"object","properties":{"contextId":{"description":"Context id.","type":"string","minLength":1},"serverId":{"description":"Id of the inbound instance.","type":"string","minLength":1},"tenant":{"description":"The tenant of the conversation; absent for none (one contextId under two tenants is two sessions).","type":"string","minLength":1},"activeTasks":{"description":"Number of non-terminal tasks in the session.","type":"integer","minimum":0},"taskCount":{"description":"Number of tasks the session has run.","type":"integer","minimum":0},"createdAt":{"$ref":"#/$defs/DateTime","description":"When the session started."},"lastActiveAt":{"$ref":"#/$defs/DateTime","description":"When the session last received a message or task update."}},"required":["contextId","serverId","activeTasks","taskCount","createdAt","lastActiveAt"],"additionalProperties":false};
 
-function validate106(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate138(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate106.evaluated;
+const evaluated0 = validate138.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11218,7 +15786,7 @@ errors++;
 if(data.createdAt !== undefined){
 let data5 = data.createdAt;
 if(typeof data5 === "string"){
-if(!pattern28.test(data5)){
+if(!pattern46.test(data5)){
 const err17 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err17];
@@ -11228,7 +15796,7 @@ vErrors.push(err17);
 }
 errors++;
 }
-if(!(formats22.validate(data5))){
+if(!(formats26.validate(data5))){
 const err18 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err18];
@@ -11253,7 +15821,7 @@ errors++;
 if(data.lastActiveAt !== undefined){
 let data6 = data.lastActiveAt;
 if(typeof data6 === "string"){
-if(!pattern28.test(data6)){
+if(!pattern46.test(data6)){
 const err20 = {instancePath:instancePath+"/lastActiveAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err20];
@@ -11263,7 +15831,7 @@ vErrors.push(err20);
 }
 errors++;
 }
-if(!(formats22.validate(data6))){
+if(!(formats26.validate(data6))){
 const err21 = {instancePath:instancePath+"/lastActiveAt",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err21];
@@ -11296,19 +15864,19 @@ vErrors.push(err23);
 }
 errors++;
 }
-validate106.errors = vErrors;
+validate138.errors = vErrors;
 return errors === 0;
 }
-validate106.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate138.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema157 = {"title":"PushSummary","description":"The push part of the snapshot: how many deliveries wait, and the configs that are failing or disabled (redacted like every PushConfigRow). GET /a2a/api/push?taskId= shows one task's configs and attempts.","type":"object","properties":{"pendingDeliveries":{"description":"Deliveries queued over every task and config.","type":"integer","minimum":0},"failingConfigs":{"description":"Configs in state failing.","type":"integer","minimum":0},"disabledConfigs":{"description":"Configs in state disabled.","type":"integer","minimum":0},"unhealthy":{"description":"The failing and disabled configs, oldest first, at most 100 (the two counts are complete).","type":"array","maxItems":100,"items":{"$ref":"#/$defs/PushConfigRow"}}},"required":["pendingDeliveries","failingConfigs","disabledConfigs","unhealthy"],"additionalProperties":false};
-const schema158 = {"title":"PushConfigRow","description":"One push config of a task with its delivery health. Redacted: the config's token, its authentication.credentials and the hub's signing secret are never shown, by any read of the control API; only the authentication scheme is.","type":"object","properties":{"taskId":{"description":"Id of the task the config belongs to.","type":"string","minLength":1},"configId":{"description":"The config id (TaskPushNotificationConfig.id).","type":"string","minLength":1},"url":{"description":"The webhook URL deliveries are POSTed to.","type":"string"},"authenticationScheme":{"description":"The scheme of the Authorization header sent with each delivery (authentication.scheme, e.g. Bearer); absent when the config has no authentication. Its credentials are never shown.","type":"string"},"createdAt":{"$ref":"#/$defs/DateTime","description":"When the config was created (or last re-created with the same id)."},"state":{"$ref":"#/$defs/PushConfigState","description":"Delivery health."},"consecutiveFailures":{"description":"Failed attempts since the last success.","type":"integer","minimum":0},"lastError":{"description":"What the last failed attempt met (e.g. HTTP 503, a timeout, a refused destination); never a secret.","type":"string"},"lastAttemptAt":{"$ref":"#/$defs/DateTime","description":"When a delivery was last attempted."},"lastSuccessAt":{"$ref":"#/$defs/DateTime","description":"When a delivery last succeeded."},"pendingDeliveries":{"description":"Deliveries queued for this config and not yet accepted by the receiver.","type":"integer","minimum":0}},"required":["taskId","configId","url","createdAt","state","consecutiveFailures","pendingDeliveries"],"additionalProperties":false};
-const schema160 = {"title":"PushConfigState","description":"Delivery health of a push config. active: delivered as events come; failing: after PushSettings.failingAfter consecutive failed attempts, one probe at a time until an attempt succeeds (push.retry makes it active at once); disabled: the receiver answered 410 Gone, nothing more is queued or delivered (push.retry re-enables it).","type":"string","enum":["active","failing","disabled"]};
+const schema233 = {"title":"PushSummary","description":"The push part of the snapshot: how many deliveries wait, and the configs that are failing or disabled (redacted like every PushConfigRow). GET /a2a/api/push?taskId= shows one task's configs and attempts.","type":"object","properties":{"pendingDeliveries":{"description":"Deliveries queued over every task and config.","type":"integer","minimum":0},"failingConfigs":{"description":"Configs in state failing.","type":"integer","minimum":0},"disabledConfigs":{"description":"Configs in state disabled.","type":"integer","minimum":0},"unhealthy":{"description":"The failing and disabled configs, oldest first, at most 100 (the two counts are complete).","type":"array","maxItems":100,"items":{"$ref":"#/$defs/PushConfigRow"}}},"required":["pendingDeliveries","failingConfigs","disabledConfigs","unhealthy"],"additionalProperties":false};
+const schema234 = {"title":"PushConfigRow","description":"One push config of a task with its delivery health. Redacted: the config's token, its authentication.credentials and the hub's signing secret are never shown, by any read of the control API; only the authentication scheme is.","type":"object","properties":{"taskId":{"description":"Id of the task the config belongs to.","type":"string","minLength":1},"configId":{"description":"The config id (TaskPushNotificationConfig.id).","type":"string","minLength":1},"url":{"description":"The webhook URL deliveries are POSTed to.","type":"string"},"authenticationScheme":{"description":"The scheme of the Authorization header sent with each delivery (authentication.scheme, e.g. Bearer); absent when the config has no authentication. Its credentials are never shown.","type":"string"},"createdAt":{"$ref":"#/$defs/DateTime","description":"When the config was created (or last re-created with the same id)."},"state":{"$ref":"#/$defs/PushConfigState","description":"Delivery health."},"consecutiveFailures":{"description":"Failed attempts since the last success.","type":"integer","minimum":0},"lastError":{"description":"What the last failed attempt met (e.g. HTTP 503, a timeout, a refused destination); never a secret.","type":"string"},"lastAttemptAt":{"$ref":"#/$defs/DateTime","description":"When a delivery was last attempted."},"lastSuccessAt":{"$ref":"#/$defs/DateTime","description":"When a delivery last succeeded."},"pendingDeliveries":{"description":"Deliveries queued for this config and not yet accepted by the receiver.","type":"integer","minimum":0}},"required":["taskId","configId","url","createdAt","state","consecutiveFailures","pendingDeliveries"],"additionalProperties":false};
+const schema236 = {"title":"PushConfigState","description":"Delivery health of a push config. active: delivered as events come; failing: after PushSettings.failingAfter consecutive failed attempts, one probe at a time until an attempt succeeds (push.retry makes it active at once); disabled: the receiver answered 410 Gone, nothing more is queued or delivered (push.retry re-enables it).","type":"string","enum":["active","failing","disabled"]};
 
-function validate109(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate141(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate109.evaluated;
+const evaluated0 = validate141.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11387,7 +15955,7 @@ vErrors.push(err6);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema158.properties, key0))){
+if(!(func1.call(schema234.properties, key0))){
 const err7 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err7];
@@ -11475,7 +16043,7 @@ errors++;
 if(data.createdAt !== undefined){
 let data4 = data.createdAt;
 if(typeof data4 === "string"){
-if(!pattern28.test(data4)){
+if(!pattern46.test(data4)){
 const err14 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err14];
@@ -11485,7 +16053,7 @@ vErrors.push(err14);
 }
 errors++;
 }
-if(!(formats22.validate(data4))){
+if(!(formats26.validate(data4))){
 const err15 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err15];
@@ -11520,7 +16088,7 @@ vErrors.push(err17);
 errors++;
 }
 if(!(((data5 === "active") || (data5 === "failing")) || (data5 === "disabled"))){
-const err18 = {instancePath:instancePath+"/state",schemaPath:"#/$defs/PushConfigState/enum",keyword:"enum",params:{allowedValues: schema160.enum},message:"must be equal to one of the allowed values"};
+const err18 = {instancePath:instancePath+"/state",schemaPath:"#/$defs/PushConfigState/enum",keyword:"enum",params:{allowedValues: schema236.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -11570,7 +16138,7 @@ errors++;
 if(data.lastAttemptAt !== undefined){
 let data8 = data.lastAttemptAt;
 if(typeof data8 === "string"){
-if(!pattern28.test(data8)){
+if(!pattern46.test(data8)){
 const err22 = {instancePath:instancePath+"/lastAttemptAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err22];
@@ -11580,7 +16148,7 @@ vErrors.push(err22);
 }
 errors++;
 }
-if(!(formats22.validate(data8))){
+if(!(formats26.validate(data8))){
 const err23 = {instancePath:instancePath+"/lastAttemptAt",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err23];
@@ -11605,7 +16173,7 @@ errors++;
 if(data.lastSuccessAt !== undefined){
 let data9 = data.lastSuccessAt;
 if(typeof data9 === "string"){
-if(!pattern28.test(data9)){
+if(!pattern46.test(data9)){
 const err25 = {instancePath:instancePath+"/lastSuccessAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err25];
@@ -11615,7 +16183,7 @@ vErrors.push(err25);
 }
 errors++;
 }
-if(!(formats22.validate(data9))){
+if(!(formats26.validate(data9))){
 const err26 = {instancePath:instancePath+"/lastSuccessAt",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err26];
@@ -11673,16 +16241,16 @@ vErrors.push(err30);
 }
 errors++;
 }
-validate109.errors = vErrors;
+validate141.errors = vErrors;
 return errors === 0;
 }
-validate109.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate141.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate108(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate140(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate108.evaluated;
+const evaluated0 = validate140.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11832,8 +16400,8 @@ errors++;
 }
 const len0 = data3.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate109(data3[i0], {instancePath:instancePath+"/unhealthy/" + i0,parentData:data3,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate109.errors : vErrors.concat(validate109.errors);
+if(!(validate141(data3[i0], {instancePath:instancePath+"/unhealthy/" + i0,parentData:data3,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate141.errors : vErrors.concat(validate141.errors);
 errors = vErrors.length;
 }
 }
@@ -11860,16 +16428,16 @@ vErrors.push(err13);
 }
 errors++;
 }
-validate108.errors = vErrors;
+validate140.errors = vErrors;
 return errors === 0;
 }
-validate108.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate140.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate95(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate127(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate95.evaluated;
+const evaluated0 = validate127.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11964,8 +16532,8 @@ let data0 = data.inbounds;
 if(Array.isArray(data0)){
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate96(data0[i0], {instancePath:instancePath+"/inbounds/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate96.errors : vErrors.concat(validate96.errors);
+if(!(validate128(data0[i0], {instancePath:instancePath+"/inbounds/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate128.errors : vErrors.concat(validate128.errors);
 errors = vErrors.length;
 }
 }
@@ -11986,8 +16554,8 @@ let data2 = data.outbounds;
 if(Array.isArray(data2)){
 const len1 = data2.length;
 for(let i1=0; i1<len1; i1++){
-if(!(validate99(data2[i1], {instancePath:instancePath+"/outbounds/" + i1,parentData:data2,parentDataProperty:i1,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate99.errors : vErrors.concat(validate99.errors);
+if(!(validate131(data2[i1], {instancePath:instancePath+"/outbounds/" + i1,parentData:data2,parentDataProperty:i1,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate131.errors : vErrors.concat(validate131.errors);
 errors = vErrors.length;
 }
 }
@@ -12008,8 +16576,8 @@ let data4 = data.tasks;
 if(Array.isArray(data4)){
 const len2 = data4.length;
 for(let i2=0; i2<len2; i2++){
-if(!(validate102(data4[i2], {instancePath:instancePath+"/tasks/" + i2,parentData:data4,parentDataProperty:i2,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate102.errors : vErrors.concat(validate102.errors);
+if(!(validate134(data4[i2], {instancePath:instancePath+"/tasks/" + i2,parentData:data4,parentDataProperty:i2,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate134.errors : vErrors.concat(validate134.errors);
 errors = vErrors.length;
 }
 }
@@ -12030,8 +16598,8 @@ let data6 = data.peers;
 if(Array.isArray(data6)){
 const len3 = data6.length;
 for(let i3=0; i3<len3; i3++){
-if(!(validate104(data6[i3], {instancePath:instancePath+"/peers/" + i3,parentData:data6,parentDataProperty:i3,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate104.errors : vErrors.concat(validate104.errors);
+if(!(validate136(data6[i3], {instancePath:instancePath+"/peers/" + i3,parentData:data6,parentDataProperty:i3,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate136.errors : vErrors.concat(validate136.errors);
 errors = vErrors.length;
 }
 }
@@ -12052,8 +16620,8 @@ let data8 = data.sessions;
 if(Array.isArray(data8)){
 const len4 = data8.length;
 for(let i4=0; i4<len4; i4++){
-if(!(validate106(data8[i4], {instancePath:instancePath+"/sessions/" + i4,parentData:data8,parentDataProperty:i4,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate106.errors : vErrors.concat(validate106.errors);
+if(!(validate138(data8[i4], {instancePath:instancePath+"/sessions/" + i4,parentData:data8,parentDataProperty:i4,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate138.errors : vErrors.concat(validate138.errors);
 errors = vErrors.length;
 }
 }
@@ -12212,8 +16780,8 @@ errors++;
 }
 }
 if(data.push !== undefined){
-if(!(validate108(data.push, {instancePath:instancePath+"/push",parentData:data,parentDataProperty:"push",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate108.errors : vErrors.concat(validate108.errors);
+if(!(validate140(data.push, {instancePath:instancePath+"/push",parentData:data,parentDataProperty:"push",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate140.errors : vErrors.concat(validate140.errors);
 errors = vErrors.length;
 }
 }
@@ -12228,17 +16796,17 @@ vErrors.push(err25);
 }
 errors++;
 }
-validate95.errors = vErrors;
+validate127.errors = vErrors;
 return errors === 0;
 }
-validate95.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate127.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateTaskState = validate112;
+export const validateTaskState = validate144;
 
-function validate112(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate144(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate112.evaluated;
+const evaluated0 = validate144.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12256,7 +16824,7 @@ vErrors.push(err0);
 errors++;
 }
 if(!((((((((data === "TASK_STATE_SUBMITTED") || (data === "TASK_STATE_WORKING")) || (data === "TASK_STATE_COMPLETED")) || (data === "TASK_STATE_FAILED")) || (data === "TASK_STATE_CANCELED")) || (data === "TASK_STATE_INPUT_REQUIRED")) || (data === "TASK_STATE_REJECTED")) || (data === "TASK_STATE_AUTH_REQUIRED"))){
-const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema111.enum},message:"must be equal to one of the allowed values"};
+const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema187.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -12265,17 +16833,17 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate112.errors = vErrors;
+validate144.errors = vErrors;
 return errors === 0;
 }
-validate112.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate144.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-export const validateDateTime = validate113;
+export const validateDateTime = validate145;
 
-function validate113(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate145(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate113.evaluated;
+const evaluated0 = validate145.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12283,7 +16851,7 @@ if(evaluated0.dynamicItems){
 evaluated0.items = undefined;
 }
 if(typeof data === "string"){
-if(!pattern28.test(data)){
+if(!pattern46.test(data)){
 const err0 = {instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err0];
@@ -12293,7 +16861,7 @@ vErrors.push(err0);
 }
 errors++;
 }
-if(!(formats22.validate(data))){
+if(!(formats26.validate(data))){
 const err1 = {instancePath,schemaPath:"#/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err1];
@@ -12314,17 +16882,17 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate113.errors = vErrors;
+validate145.errors = vErrors;
 return errors === 0;
 }
-validate113.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate145.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-export const validateSkillSummary = validate114;
+export const validateSkillSummary = validate146;
 
-function validate114(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate146(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate114.evaluated;
+const evaluated0 = validate146.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12462,17 +17030,17 @@ vErrors.push(err10);
 }
 errors++;
 }
-validate114.errors = vErrors;
+validate146.errors = vErrors;
 return errors === 0;
 }
-validate114.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate146.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateInboundRow = validate115;
+export const validateInboundRow = validate147;
 
-function validate115(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate147(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate115.evaluated;
+const evaluated0 = validate147.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12651,7 +17219,7 @@ vErrors.push(err16);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema139.properties, key0))){
+if(!(func1.call(schema215.properties, key0))){
 const err17 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err17];
@@ -12849,7 +17417,7 @@ errors++;
 if(data.cardPath !== undefined){
 let data9 = data.cardPath;
 if(typeof data9 === "string"){
-if(!pattern27.test(data9)){
+if(!pattern45.test(data9)){
 const err33 = {instancePath:instancePath+"/cardPath",schemaPath:"#/properties/cardPath/pattern",keyword:"pattern",params:{pattern: "^/(?:[A-Za-z0-9._~-]+/)+agent-card\\.json$"},message:"must match pattern \""+"^/(?:[A-Za-z0-9._~-]+/)+agent-card\\.json$"+"\""};
 if(vErrors === null){
 vErrors = [err33];
@@ -13182,7 +17750,7 @@ vErrors.push(err59);
 errors++;
 }
 if(!((data25 === "available") || (data25 === "unavailable"))){
-const err60 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema139.properties.status.enum},message:"must be equal to one of the allowed values"};
+const err60 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema215.properties.status.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -13215,17 +17783,17 @@ vErrors.push(err62);
 }
 errors++;
 }
-validate115.errors = vErrors;
+validate147.errors = vErrors;
 return errors === 0;
 }
-validate115.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate147.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateOutboundRow = validate117;
+export const validateOutboundRow = validate149;
 
-function validate117(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate149(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate117.evaluated;
+const evaluated0 = validate149.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -13446,7 +18014,7 @@ vErrors.push(err15);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema144.properties, key0))){
+if(!(func1.call(schema220.properties, key0))){
 const err16 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err16];
@@ -13614,7 +18182,7 @@ vErrors.push(err29);
 errors++;
 }
 if(!((((data7 === "connecting") || (data7 === "connected")) || (data7 === "error")) || (data7 === "disabled"))){
-const err30 = {instancePath:instancePath+"/state",schemaPath:"#/properties/state/enum",keyword:"enum",params:{allowedValues: schema144.properties.state.enum},message:"must be equal to one of the allowed values"};
+const err30 = {instancePath:instancePath+"/state",schemaPath:"#/properties/state/enum",keyword:"enum",params:{allowedValues: schema220.properties.state.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -13751,8 +18319,8 @@ errors++;
 }
 }
 if(data.skillOverrides !== undefined){
-if(!(validate28(data.skillOverrides, {instancePath:instancePath+"/skillOverrides",parentData:data,parentDataProperty:"skillOverrides",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate28.errors : vErrors.concat(validate28.errors);
+if(!(validate31(data.skillOverrides, {instancePath:instancePath+"/skillOverrides",parentData:data,parentDataProperty:"skillOverrides",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate31.errors : vErrors.concat(validate31.errors);
 errors = vErrors.length;
 }
 }
@@ -13767,17 +18335,17 @@ vErrors.push(err41);
 }
 errors++;
 }
-validate117.errors = vErrors;
+validate149.errors = vErrors;
 return errors === 0;
 }
-validate117.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate149.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateTaskRow = validate119;
+export const validateTaskRow = validate151;
 
-function validate119(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate151(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate119.evaluated;
+const evaluated0 = validate151.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -13846,7 +18414,7 @@ vErrors.push(err5);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema147.properties, key0))){
+if(!(func1.call(schema223.properties, key0))){
 const err6 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err6];
@@ -13970,7 +18538,7 @@ vErrors.push(err15);
 errors++;
 }
 if(!((((((((data4 === "TASK_STATE_SUBMITTED") || (data4 === "TASK_STATE_WORKING")) || (data4 === "TASK_STATE_COMPLETED")) || (data4 === "TASK_STATE_FAILED")) || (data4 === "TASK_STATE_CANCELED")) || (data4 === "TASK_STATE_INPUT_REQUIRED")) || (data4 === "TASK_STATE_REJECTED")) || (data4 === "TASK_STATE_AUTH_REQUIRED"))){
-const err16 = {instancePath:instancePath+"/state",schemaPath:"#/$defs/TaskState/enum",keyword:"enum",params:{allowedValues: schema111.enum},message:"must be equal to one of the allowed values"};
+const err16 = {instancePath:instancePath+"/state",schemaPath:"#/$defs/TaskState/enum",keyword:"enum",params:{allowedValues: schema187.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -13983,7 +18551,7 @@ errors++;
 if(data.createdAt !== undefined){
 let data5 = data.createdAt;
 if(typeof data5 === "string"){
-if(!pattern28.test(data5)){
+if(!pattern46.test(data5)){
 const err17 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err17];
@@ -13993,7 +18561,7 @@ vErrors.push(err17);
 }
 errors++;
 }
-if(!(formats22.validate(data5))){
+if(!(formats26.validate(data5))){
 const err18 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err18];
@@ -14018,7 +18586,7 @@ errors++;
 if(data.updatedAt !== undefined){
 let data6 = data.updatedAt;
 if(typeof data6 === "string"){
-if(!pattern28.test(data6)){
+if(!pattern46.test(data6)){
 const err20 = {instancePath:instancePath+"/updatedAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err20];
@@ -14028,7 +18596,7 @@ vErrors.push(err20);
 }
 errors++;
 }
-if(!(formats22.validate(data6))){
+if(!(formats26.validate(data6))){
 const err21 = {instancePath:instancePath+"/updatedAt",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err21];
@@ -14085,17 +18653,17 @@ vErrors.push(err25);
 }
 errors++;
 }
-validate119.errors = vErrors;
+validate151.errors = vErrors;
 return errors === 0;
 }
-validate119.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate151.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateTaskPage = validate120;
+export const validateTaskPage = validate152;
 
-function validate120(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate152(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate120.evaluated;
+const evaluated0 = validate152.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -14241,17 +18809,17 @@ vErrors.push(err11);
 }
 errors++;
 }
-validate120.errors = vErrors;
+validate152.errors = vErrors;
 return errors === 0;
 }
-validate120.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate152.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validatePeerRow = validate121;
+export const validatePeerRow = validate153;
 
-function validate121(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate153(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate121.evaluated;
+const evaluated0 = validate153.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -14411,7 +18979,7 @@ errors++;
 if(data.since !== undefined){
 let data4 = data.since;
 if(typeof data4 === "string"){
-if(!pattern28.test(data4)){
+if(!pattern46.test(data4)){
 const err13 = {instancePath:instancePath+"/since",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err13];
@@ -14421,7 +18989,7 @@ vErrors.push(err13);
 }
 errors++;
 }
-if(!(formats22.validate(data4))){
+if(!(formats26.validate(data4))){
 const err14 = {instancePath:instancePath+"/since",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err14];
@@ -14454,17 +19022,17 @@ vErrors.push(err16);
 }
 errors++;
 }
-validate121.errors = vErrors;
+validate153.errors = vErrors;
 return errors === 0;
 }
-validate121.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate153.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateSessionRow = validate122;
+export const validateSessionRow = validate154;
 
-function validate122(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate154(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate122.evaluated;
+const evaluated0 = validate154.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -14672,7 +19240,7 @@ errors++;
 if(data.createdAt !== undefined){
 let data5 = data.createdAt;
 if(typeof data5 === "string"){
-if(!pattern28.test(data5)){
+if(!pattern46.test(data5)){
 const err17 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err17];
@@ -14682,7 +19250,7 @@ vErrors.push(err17);
 }
 errors++;
 }
-if(!(formats22.validate(data5))){
+if(!(formats26.validate(data5))){
 const err18 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err18];
@@ -14707,7 +19275,7 @@ errors++;
 if(data.lastActiveAt !== undefined){
 let data6 = data.lastActiveAt;
 if(typeof data6 === "string"){
-if(!pattern28.test(data6)){
+if(!pattern46.test(data6)){
 const err20 = {instancePath:instancePath+"/lastActiveAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err20];
@@ -14717,7 +19285,7 @@ vErrors.push(err20);
 }
 errors++;
 }
-if(!(formats22.validate(data6))){
+if(!(formats26.validate(data6))){
 const err21 = {instancePath:instancePath+"/lastActiveAt",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err21];
@@ -14750,17 +19318,17 @@ vErrors.push(err23);
 }
 errors++;
 }
-validate122.errors = vErrors;
+validate154.errors = vErrors;
 return errors === 0;
 }
-validate122.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate154.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validatePushConfigState = validate123;
+export const validatePushConfigState = validate155;
 
-function validate123(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate155(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate123.evaluated;
+const evaluated0 = validate155.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -14778,7 +19346,7 @@ vErrors.push(err0);
 errors++;
 }
 if(!(((data === "active") || (data === "failing")) || (data === "disabled"))){
-const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema160.enum},message:"must be equal to one of the allowed values"};
+const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema236.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -14787,17 +19355,17 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate123.errors = vErrors;
+validate155.errors = vErrors;
 return errors === 0;
 }
-validate123.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate155.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-export const validatePushConfigRow = validate124;
+export const validatePushConfigRow = validate156;
 
-function validate124(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate156(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate124.evaluated;
+const evaluated0 = validate156.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -14876,7 +19444,7 @@ vErrors.push(err6);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema158.properties, key0))){
+if(!(func1.call(schema234.properties, key0))){
 const err7 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err7];
@@ -14964,7 +19532,7 @@ errors++;
 if(data.createdAt !== undefined){
 let data4 = data.createdAt;
 if(typeof data4 === "string"){
-if(!pattern28.test(data4)){
+if(!pattern46.test(data4)){
 const err14 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err14];
@@ -14974,7 +19542,7 @@ vErrors.push(err14);
 }
 errors++;
 }
-if(!(formats22.validate(data4))){
+if(!(formats26.validate(data4))){
 const err15 = {instancePath:instancePath+"/createdAt",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err15];
@@ -15009,7 +19577,7 @@ vErrors.push(err17);
 errors++;
 }
 if(!(((data5 === "active") || (data5 === "failing")) || (data5 === "disabled"))){
-const err18 = {instancePath:instancePath+"/state",schemaPath:"#/$defs/PushConfigState/enum",keyword:"enum",params:{allowedValues: schema160.enum},message:"must be equal to one of the allowed values"};
+const err18 = {instancePath:instancePath+"/state",schemaPath:"#/$defs/PushConfigState/enum",keyword:"enum",params:{allowedValues: schema236.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -15059,7 +19627,7 @@ errors++;
 if(data.lastAttemptAt !== undefined){
 let data8 = data.lastAttemptAt;
 if(typeof data8 === "string"){
-if(!pattern28.test(data8)){
+if(!pattern46.test(data8)){
 const err22 = {instancePath:instancePath+"/lastAttemptAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err22];
@@ -15069,7 +19637,7 @@ vErrors.push(err22);
 }
 errors++;
 }
-if(!(formats22.validate(data8))){
+if(!(formats26.validate(data8))){
 const err23 = {instancePath:instancePath+"/lastAttemptAt",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err23];
@@ -15094,7 +19662,7 @@ errors++;
 if(data.lastSuccessAt !== undefined){
 let data9 = data.lastSuccessAt;
 if(typeof data9 === "string"){
-if(!pattern28.test(data9)){
+if(!pattern46.test(data9)){
 const err25 = {instancePath:instancePath+"/lastSuccessAt",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err25];
@@ -15104,7 +19672,7 @@ vErrors.push(err25);
 }
 errors++;
 }
-if(!(formats22.validate(data9))){
+if(!(formats26.validate(data9))){
 const err26 = {instancePath:instancePath+"/lastSuccessAt",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err26];
@@ -15162,18 +19730,18 @@ vErrors.push(err30);
 }
 errors++;
 }
-validate124.errors = vErrors;
+validate156.errors = vErrors;
 return errors === 0;
 }
-validate124.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate156.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validatePushOutcome = validate125;
-const schema190 = {"title":"PushOutcome","description":"How one delivery attempt ended. delivered: the receiver answered 2xx; retry: it may succeed later (connection error, timeout, 408, 429, 5xx) and is tried again; failed: it will not (another 4xx, a 3xx), the delivery is dropped; disabled: 410 Gone, the config is disabled; refused: the destination policy refused the address.","type":"string","enum":["delivered","retry","failed","disabled","refused"]};
+export const validatePushOutcome = validate157;
+const schema266 = {"title":"PushOutcome","description":"How one delivery attempt ended. delivered: the receiver answered 2xx; retry: it may succeed later (connection error, timeout, 408, 429, 5xx) and is tried again; failed: it will not (another 4xx, a 3xx), the delivery is dropped; disabled: 410 Gone, the config is disabled; refused: the destination policy refused the address.","type":"string","enum":["delivered","retry","failed","disabled","refused"]};
 
-function validate125(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate157(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate125.evaluated;
+const evaluated0 = validate157.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -15191,7 +19759,7 @@ vErrors.push(err0);
 errors++;
 }
 if(!(((((data === "delivered") || (data === "retry")) || (data === "failed")) || (data === "disabled")) || (data === "refused"))){
-const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema190.enum},message:"must be equal to one of the allowed values"};
+const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema266.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -15200,18 +19768,18 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate125.errors = vErrors;
+validate157.errors = vErrors;
 return errors === 0;
 }
-validate125.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate157.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-export const validatePushAttemptRow = validate126;
-const schema191 = {"title":"PushAttemptRow","description":"One remembered delivery attempt (PushSettings.attemptsKept are kept per config). Never carries a secret.","type":"object","properties":{"configId":{"description":"The config the attempt delivered to.","type":"string","minLength":1},"deliveryId":{"description":"The delivery attempted: every attempt of one delivery has the same id (and the same webhook-id header).","type":"integer","minimum":0},"at":{"$ref":"#/$defs/DateTime","description":"When the attempt started."},"attempt":{"description":"1 for the first attempt of this delivery, 2 for its first retry, and so on.","type":"integer","minimum":1},"outcome":{"$ref":"#/$defs/PushOutcome","description":"How it ended."},"status":{"description":"The HTTP status the receiver answered, when it answered.","type":"integer","minimum":100,"maximum":999},"latencyMs":{"description":"From the start of the attempt to the end of the answer (or the failure).","type":"number","minimum":0},"error":{"description":"What went wrong, when something did; never a secret.","type":"string"}},"required":["configId","deliveryId","at","attempt","outcome","latencyMs"],"additionalProperties":false};
+export const validatePushAttemptRow = validate158;
+const schema267 = {"title":"PushAttemptRow","description":"One remembered delivery attempt (PushSettings.attemptsKept are kept per config). Never carries a secret.","type":"object","properties":{"configId":{"description":"The config the attempt delivered to.","type":"string","minLength":1},"deliveryId":{"description":"The delivery attempted: every attempt of one delivery has the same id (and the same webhook-id header).","type":"integer","minimum":0},"at":{"$ref":"#/$defs/DateTime","description":"When the attempt started."},"attempt":{"description":"1 for the first attempt of this delivery, 2 for its first retry, and so on.","type":"integer","minimum":1},"outcome":{"$ref":"#/$defs/PushOutcome","description":"How it ended."},"status":{"description":"The HTTP status the receiver answered, when it answered.","type":"integer","minimum":100,"maximum":999},"latencyMs":{"description":"From the start of the attempt to the end of the answer (or the failure).","type":"number","minimum":0},"error":{"description":"What went wrong, when something did; never a secret.","type":"string"}},"required":["configId","deliveryId","at","attempt","outcome","latencyMs"],"additionalProperties":false};
 
-function validate126(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate158(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate126.evaluated;
+const evaluated0 = validate158.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -15344,7 +19912,7 @@ errors++;
 if(data.at !== undefined){
 let data2 = data.at;
 if(typeof data2 === "string"){
-if(!pattern28.test(data2)){
+if(!pattern46.test(data2)){
 const err11 = {instancePath:instancePath+"/at",schemaPath:"#/$defs/DateTime/pattern",keyword:"pattern",params:{pattern: "^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"},message:"must match pattern \""+"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"+"\""};
 if(vErrors === null){
 vErrors = [err11];
@@ -15354,7 +19922,7 @@ vErrors.push(err11);
 }
 errors++;
 }
-if(!(formats22.validate(data2))){
+if(!(formats26.validate(data2))){
 const err12 = {instancePath:instancePath+"/at",schemaPath:"#/$defs/DateTime/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err12];
@@ -15414,7 +19982,7 @@ vErrors.push(err16);
 errors++;
 }
 if(!(((((data4 === "delivered") || (data4 === "retry")) || (data4 === "failed")) || (data4 === "disabled")) || (data4 === "refused"))){
-const err17 = {instancePath:instancePath+"/outcome",schemaPath:"#/$defs/PushOutcome/enum",keyword:"enum",params:{allowedValues: schema190.enum},message:"must be equal to one of the allowed values"};
+const err17 = {instancePath:instancePath+"/outcome",schemaPath:"#/$defs/PushOutcome/enum",keyword:"enum",params:{allowedValues: schema266.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -15507,18 +20075,18 @@ vErrors.push(err24);
 }
 errors++;
 }
-validate126.errors = vErrors;
+validate158.errors = vErrors;
 return errors === 0;
 }
-validate126.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate158.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateTaskPushView = validate127;
-const schema194 = {"title":"TaskPushView","description":"GET /a2a/api/push?taskId=: a task's push configs (redacted: no token, no credentials, no signing secret) with their health and pending deliveries, and its recent delivery attempts.","type":"object","properties":{"taskId":{"description":"The task id.","type":"string","minLength":1},"serverId":{"description":"Id of the inbound instance that owns the task.","type":"string","minLength":1},"tenant":{"description":"The tenant the task was created under; absent for none.","type":"string","minLength":1},"configs":{"description":"The task's configs, in the order they were first created.","type":"array","items":{"$ref":"#/$defs/PushConfigRow"}},"attempts":{"description":"The newest attempts over all its configs, newest first, at most attemptLimit.","type":"array","items":{"$ref":"#/$defs/PushAttemptRow"}}},"required":["taskId","serverId","configs","attempts"],"additionalProperties":false};
+export const validateTaskPushView = validate159;
+const schema270 = {"title":"TaskPushView","description":"GET /a2a/api/push?taskId=: a task's push configs (redacted: no token, no credentials, no signing secret) with their health and pending deliveries, and its recent delivery attempts.","type":"object","properties":{"taskId":{"description":"The task id.","type":"string","minLength":1},"serverId":{"description":"Id of the inbound instance that owns the task.","type":"string","minLength":1},"tenant":{"description":"The tenant the task was created under; absent for none.","type":"string","minLength":1},"configs":{"description":"The task's configs, in the order they were first created.","type":"array","items":{"$ref":"#/$defs/PushConfigRow"}},"attempts":{"description":"The newest attempts over all its configs, newest first, at most attemptLimit.","type":"array","items":{"$ref":"#/$defs/PushAttemptRow"}}},"required":["taskId","serverId","configs","attempts"],"additionalProperties":false};
 
-function validate127(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate159(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate127.evaluated;
+const evaluated0 = validate159.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -15658,8 +20226,8 @@ let data3 = data.configs;
 if(Array.isArray(data3)){
 const len0 = data3.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate109(data3[i0], {instancePath:instancePath+"/configs/" + i0,parentData:data3,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate109.errors : vErrors.concat(validate109.errors);
+if(!(validate141(data3[i0], {instancePath:instancePath+"/configs/" + i0,parentData:data3,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate141.errors : vErrors.concat(validate141.errors);
 errors = vErrors.length;
 }
 }
@@ -15680,8 +20248,8 @@ let data5 = data.attempts;
 if(Array.isArray(data5)){
 const len1 = data5.length;
 for(let i1=0; i1<len1; i1++){
-if(!(validate126(data5[i1], {instancePath:instancePath+"/attempts/" + i1,parentData:data5,parentDataProperty:i1,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate126.errors : vErrors.concat(validate126.errors);
+if(!(validate158(data5[i1], {instancePath:instancePath+"/attempts/" + i1,parentData:data5,parentDataProperty:i1,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate158.errors : vErrors.concat(validate158.errors);
 errors = vErrors.length;
 }
 }
@@ -15708,17 +20276,17 @@ vErrors.push(err13);
 }
 errors++;
 }
-validate127.errors = vErrors;
+validate159.errors = vErrors;
 return errors === 0;
 }
-validate127.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate159.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validatePushSummary = validate130;
+export const validatePushSummary = validate162;
 
-function validate130(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate162(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate130.evaluated;
+const evaluated0 = validate162.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -15868,8 +20436,8 @@ errors++;
 }
 const len0 = data3.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate109(data3[i0], {instancePath:instancePath+"/unhealthy/" + i0,parentData:data3,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate109.errors : vErrors.concat(validate109.errors);
+if(!(validate141(data3[i0], {instancePath:instancePath+"/unhealthy/" + i0,parentData:data3,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate141.errors : vErrors.concat(validate141.errors);
 errors = vErrors.length;
 }
 }
@@ -15896,18 +20464,18 @@ vErrors.push(err13);
 }
 errors++;
 }
-validate130.errors = vErrors;
+validate162.errors = vErrors;
 return errors === 0;
 }
-validate130.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate162.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validatePreset = validate132;
-const schema196 = {"title":"Preset","description":"An agent preset an inbound instance or outbound connection can name.","type":"object","properties":{"id":{"description":"Preset id.","type":"string","minLength":1},"name":{"description":"Display name.","type":"string"},"description":{"description":"What the preset configures.","type":"string"},"isDefault":{"description":"True for the preset used when an action names none; at most one preset has it.","type":"boolean"}},"required":["id"],"additionalProperties":false};
+export const validatePreset = validate164;
+const schema272 = {"title":"Preset","description":"An agent preset an inbound instance or outbound connection can name.","type":"object","properties":{"id":{"description":"Preset id.","type":"string","minLength":1},"name":{"description":"Display name.","type":"string"},"description":{"description":"What the preset configures.","type":"string"},"isDefault":{"description":"True for the preset used when an action names none; at most one preset has it.","type":"boolean"}},"required":["id"],"additionalProperties":false};
 
-function validate132(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate164(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate132.evaluated;
+const evaluated0 = validate164.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -16009,18 +20577,18 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate132.errors = vErrors;
+validate164.errors = vErrors;
 return errors === 0;
 }
-validate132.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate164.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validatePresetList = validate133;
-const schema197 = {"title":"PresetList","description":"The agent-preset roster of GET /a2a/api/presets.","type":"array","items":{"$ref":"#/$defs/Preset"}};
+export const validatePresetList = validate165;
+const schema273 = {"title":"PresetList","description":"The agent-preset roster of GET /a2a/api/presets.","type":"array","items":{"$ref":"#/$defs/Preset"}};
 
-function validate133(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate165(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate133.evaluated;
+const evaluated0 = validate165.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -16138,18 +20706,18 @@ vErrors.push(err8);
 }
 errors++;
 }
-validate133.errors = vErrors;
+validate165.errors = vErrors;
 return errors === 0;
 }
-validate133.evaluated = {"items":true,"dynamicProps":false,"dynamicItems":false};
+validate165.evaluated = {"items":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateMetrics = validate134;
-const schema199 = {"title":"Metrics","description":"GET /a2a/api/metrics?format=json: process-local counters and gauges since start. Open-ended: the members below are always present, and more may be added.","type":"object","properties":{"requests":{"description":"A2A requests counted by JSON-RPC method name, then by outcome (e.g. ok, or an error name).","type":"object","additionalProperties":{"type":"object","additionalProperties":{"type":"integer","minimum":0}}},"tasksByState":{"description":"Number of stored tasks in each state; absent states count 0.","type":"object","propertyNames":{"$ref":"#/$defs/TaskState"},"additionalProperties":{"type":"integer","minimum":0}},"openStreams":{"description":"SSE streams currently open.","type":"integer","minimum":0},"sessions":{"description":"Live sessions.","type":"integer","minimum":0},"rateLimitRejections":{"description":"Requests rejected by the rate limiter.","type":"integer","minimum":0}},"required":["requests","tasksByState","openStreams","sessions","rateLimitRejections"],"additionalProperties":true};
+export const validateMetrics = validate166;
+const schema275 = {"title":"Metrics","description":"GET /a2a/api/metrics?format=json: process-local counters and gauges since start. Open-ended: the members below are always present, and more may be added.","type":"object","properties":{"requests":{"description":"A2A requests counted by JSON-RPC method name, then by outcome (e.g. ok, or an error name).","type":"object","additionalProperties":{"type":"object","additionalProperties":{"type":"integer","minimum":0}}},"tasksByState":{"description":"Number of stored tasks in each state; absent states count 0.","type":"object","propertyNames":{"$ref":"#/$defs/TaskState"},"additionalProperties":{"type":"integer","minimum":0}},"openStreams":{"description":"SSE streams currently open.","type":"integer","minimum":0},"sessions":{"description":"Live sessions.","type":"integer","minimum":0},"rateLimitRejections":{"description":"Requests rejected by the rate limiter.","type":"integer","minimum":0}},"required":["requests","tasksByState","openStreams","sessions","rateLimitRejections"],"additionalProperties":true};
 
-function validate134(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate166(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate134.evaluated;
+const evaluated0 = validate166.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -16278,7 +20846,7 @@ vErrors.push(err9);
 errors++;
 }
 if(!((((((((key2 === "TASK_STATE_SUBMITTED") || (key2 === "TASK_STATE_WORKING")) || (key2 === "TASK_STATE_COMPLETED")) || (key2 === "TASK_STATE_FAILED")) || (key2 === "TASK_STATE_CANCELED")) || (key2 === "TASK_STATE_INPUT_REQUIRED")) || (key2 === "TASK_STATE_REJECTED")) || (key2 === "TASK_STATE_AUTH_REQUIRED"))){
-const err10 = {instancePath:instancePath+"/tasksByState",schemaPath:"#/$defs/TaskState/enum",keyword:"enum",params:{allowedValues: schema111.enum},message:"must be equal to one of the allowed values",propertyName:key2};
+const err10 = {instancePath:instancePath+"/tasksByState",schemaPath:"#/$defs/TaskState/enum",keyword:"enum",params:{allowedValues: schema187.enum},message:"must be equal to one of the allowed values",propertyName:key2};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -16422,19 +20990,19 @@ vErrors.push(err21);
 }
 errors++;
 }
-validate134.errors = vErrors;
+validate166.errors = vErrors;
 return errors === 0;
 }
-validate134.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate166.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateStoredInbound = validate135;
-const schema201 = {"title":"StoredInbound","description":"An inbound instance's configuration as persisted. It holds a token's digest, never the token.","type":"object","properties":{"id":{"description":"Instance id.","type":"string","minLength":1},"name":{"description":"Display name, also the card's name.","type":"string"},"description":{"description":"The card's description.","type":"string"},"version":{"description":"The card's version.","type":"string"},"endpointPath":{"$ref":"#/$defs/EndpointPath","description":"The instance's base path: its card is below it."},"jsonRpcPath":{"$ref":"#/$defs/EndpointPath","description":"Where JSON-RPC is POSTed when not at endpointPath; rows written before it existed lack it."},"restPath":{"$ref":"#/$defs/EndpointPath","description":"The REST base when not endpointPath; rows written before it existed lack it."},"tenants":{"description":"The only tenants the instance accepts; absent: any.","type":"array","items":{"$ref":"#/$defs/TenantName"},"minItems":1,"uniqueItems":true},"preset":{"description":"Agent preset id.","type":"string","minLength":1},"enabled":{"description":"Whether its routes are registered.","type":"boolean"},"authTokenEnv":{"description":"Name of the environment variable holding the bearer token.","type":"string","minLength":1},"tokenDigest":{"description":"SHA-256 (hex) of a token set at run time; takes precedence over authTokenEnv.","type":"string","pattern":"^[0-9a-f]{64}$"},"skills":{"description":"Skills to advertise instead of the preset's: A2A 1.0 AgentSkill objects, each checked against spec/a2a/1.0 when the row is loaded.","type":"array","items":{"type":"object","additionalProperties":true}},"relayTo":{"description":"The outbound connection id the relay preset forwards to.","type":"string","minLength":1},"pushNotifications":{"description":"false when the instance does not serve push notifications; absent (rows written before it existed, too): it does.","type":"boolean"},"createdAt":{"description":"When the instance was created (RFC 3339).","type":"string","format":"date-time"},"updatedAt":{"description":"When it last changed (RFC 3339).","type":"string","format":"date-time"}},"required":["id","name","description","version","endpointPath","preset","enabled","createdAt","updatedAt"],"additionalProperties":false};
-const pattern54 = new RegExp("^[0-9a-f]{64}$", "u");
+export const validateStoredInbound = validate167;
+const schema277 = {"title":"StoredInbound","description":"An inbound instance's configuration as persisted. It holds a token's digest, never the token.","type":"object","properties":{"id":{"description":"Instance id.","type":"string","minLength":1},"name":{"description":"Display name, also the card's name.","type":"string"},"description":{"description":"The card's description.","type":"string"},"version":{"description":"The card's version.","type":"string"},"endpointPath":{"$ref":"#/$defs/EndpointPath","description":"The instance's base path: its card is below it."},"jsonRpcPath":{"$ref":"#/$defs/EndpointPath","description":"Where JSON-RPC is POSTed when not at endpointPath; rows written before it existed lack it."},"restPath":{"$ref":"#/$defs/EndpointPath","description":"The REST base when not endpointPath; rows written before it existed lack it."},"tenants":{"description":"The only tenants the instance accepts; absent: any.","type":"array","items":{"$ref":"#/$defs/TenantName"},"minItems":1,"uniqueItems":true},"preset":{"description":"Agent preset id.","type":"string","minLength":1},"enabled":{"description":"Whether its routes are registered.","type":"boolean"},"authTokenEnv":{"description":"Name of the environment variable holding the bearer token.","type":"string","minLength":1},"tokenDigest":{"description":"SHA-256 (hex) of a token set at run time; takes precedence over authTokenEnv.","type":"string","pattern":"^[0-9a-f]{64}$"},"skills":{"description":"Skills to advertise instead of the preset's: A2A 1.0 AgentSkill objects, each checked against spec/a2a/1.0 when the row is loaded.","type":"array","items":{"type":"object","additionalProperties":true}},"relayTo":{"description":"The outbound connection id the relay preset forwards to.","type":"string","minLength":1},"model":{"$ref":"#/$defs/ModelOptions","description":"The model endpoint of preset standard."},"instructions":{"$ref":"#/$defs/Instructions","description":"The system prompt of preset standard."},"tools":{"$ref":"#/$defs/ToolAllowlist","description":"The outbound tools preset standard's model may call; absent: every enabled tool."},"maxToolRounds":{"$ref":"#/$defs/MaxToolRounds","description":"Tool-call rounds per turn; absent: the default."},"executionTimeoutMs":{"$ref":"#/$defs/ExecutionTimeoutMs","description":"How long a run of the executor may take; absent: the default."},"sessionOrder":{"$ref":"#/$defs/SessionOrder","description":"fifo or concurrent; absent: the preset's default."},"pushNotifications":{"description":"false when the instance does not serve push notifications; absent (rows written before it existed, too): it does.","type":"boolean"},"createdAt":{"description":"When the instance was created (RFC 3339).","type":"string","format":"date-time"},"updatedAt":{"description":"When it last changed (RFC 3339).","type":"string","format":"date-time"}},"required":["id","name","description","version","endpointPath","preset","enabled","createdAt","updatedAt"],"additionalProperties":false};
+const pattern72 = new RegExp("^[0-9a-f]{64}$", "u");
 
-function validate135(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate167(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate135.evaluated;
+const evaluated0 = validate167.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -16533,7 +21101,7 @@ vErrors.push(err8);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema201.properties, key0))){
+if(!(func1.call(schema277.properties, key0))){
 const err9 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err9];
@@ -16846,7 +21414,7 @@ errors++;
 if(data.tokenDigest !== undefined){
 let data12 = data.tokenDigest;
 if(typeof data12 === "string"){
-if(!pattern54.test(data12)){
+if(!pattern72.test(data12)){
 const err34 = {instancePath:instancePath+"/tokenDigest",schemaPath:"#/properties/tokenDigest/pattern",keyword:"pattern",params:{pattern: "^[0-9a-f]{64}$"},message:"must match pattern \""+"^[0-9a-f]{64}$"+"\""};
 if(vErrors === null){
 vErrors = [err34];
@@ -16924,9 +21492,17 @@ vErrors.push(err39);
 errors++;
 }
 }
-if(data.pushNotifications !== undefined){
-if(typeof data.pushNotifications !== "boolean"){
-const err40 = {instancePath:instancePath+"/pushNotifications",schemaPath:"#/properties/pushNotifications/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data.model !== undefined){
+if(!(validate25(data.model, {instancePath:instancePath+"/model",parentData:data,parentDataProperty:"model",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate25.errors : vErrors.concat(validate25.errors);
+errors = vErrors.length;
+}
+}
+if(data.instructions !== undefined){
+let data17 = data.instructions;
+if(typeof data17 === "string"){
+if(func2(data17) > 100000){
+const err40 = {instancePath:instancePath+"/instructions",schemaPath:"#/$defs/Instructions/maxLength",keyword:"maxLength",params:{limit: 100000},message:"must NOT have more than 100000 characters"};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -16936,11 +21512,8 @@ vErrors.push(err40);
 errors++;
 }
 }
-if(data.createdAt !== undefined){
-let data17 = data.createdAt;
-if(typeof data17 === "string"){
-if(!(formats22.validate(data17))){
-const err41 = {instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+else {
+const err41 = {instancePath:instancePath+"/instructions",schemaPath:"#/$defs/Instructions/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -16950,8 +21523,15 @@ vErrors.push(err41);
 errors++;
 }
 }
-else {
-const err42 = {instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.tools !== undefined){
+let data18 = data.tools;
+if(Array.isArray(data18)){
+const len2 = data18.length;
+for(let i3=0; i3<len2; i3++){
+let data19 = data18[i3];
+if(typeof data19 === "string"){
+if(func2(data19) > 200){
+const err42 = {instancePath:instancePath+"/tools/" + i3,schemaPath:"#/$defs/ToolAllowlist/items/maxLength",keyword:"maxLength",params:{limit: 200},message:"must NOT have more than 200 characters"};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -16960,12 +21540,8 @@ vErrors.push(err42);
 }
 errors++;
 }
-}
-if(data.updatedAt !== undefined){
-let data18 = data.updatedAt;
-if(typeof data18 === "string"){
-if(!(formats22.validate(data18))){
-const err43 = {instancePath:instancePath+"/updatedAt",schemaPath:"#/properties/updatedAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(func2(data19) < 1){
+const err43 = {instancePath:instancePath+"/tools/" + i3,schemaPath:"#/$defs/ToolAllowlist/items/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -16976,7 +21552,7 @@ errors++;
 }
 }
 else {
-const err44 = {instancePath:instancePath+"/updatedAt",schemaPath:"#/properties/updatedAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err44 = {instancePath:instancePath+"/tools/" + i3,schemaPath:"#/$defs/ToolAllowlist/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -16986,9 +21562,18 @@ vErrors.push(err44);
 errors++;
 }
 }
+let i4 = data18.length;
+let j1;
+if(i4 > 1){
+const indices0 = {};
+for(;i4--;){
+let item0 = data18[i4];
+if(typeof item0 !== "string"){
+continue;
 }
-else {
-const err45 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(typeof indices0[item0] == "number"){
+j1 = indices0[item0];
+const err45 = {instancePath:instancePath+"/tools",schemaPath:"#/$defs/ToolAllowlist/uniqueItems",keyword:"uniqueItems",params:{i: i4, j: j1},message:"must NOT have duplicate items (items ## "+j1+" and "+i4+" are identical)"};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -16996,19 +21581,201 @@ else {
 vErrors.push(err45);
 }
 errors++;
+break;
 }
-validate135.errors = vErrors;
+indices0[item0] = i4;
+}
+}
+}
+else {
+const err46 = {instancePath:instancePath+"/tools",schemaPath:"#/$defs/ToolAllowlist/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err46];
+}
+else {
+vErrors.push(err46);
+}
+errors++;
+}
+}
+if(data.maxToolRounds !== undefined){
+let data20 = data.maxToolRounds;
+if(!(((typeof data20 == "number") && (!(data20 % 1) && !isNaN(data20))) && (isFinite(data20)))){
+const err47 = {instancePath:instancePath+"/maxToolRounds",schemaPath:"#/$defs/MaxToolRounds/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err47];
+}
+else {
+vErrors.push(err47);
+}
+errors++;
+}
+if((typeof data20 == "number") && (isFinite(data20))){
+if(data20 > 64 || isNaN(data20)){
+const err48 = {instancePath:instancePath+"/maxToolRounds",schemaPath:"#/$defs/MaxToolRounds/maximum",keyword:"maximum",params:{comparison: "<=", limit: 64},message:"must be <= 64"};
+if(vErrors === null){
+vErrors = [err48];
+}
+else {
+vErrors.push(err48);
+}
+errors++;
+}
+if(data20 < 0 || isNaN(data20)){
+const err49 = {instancePath:instancePath+"/maxToolRounds",schemaPath:"#/$defs/MaxToolRounds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err49];
+}
+else {
+vErrors.push(err49);
+}
+errors++;
+}
+}
+}
+if(data.executionTimeoutMs !== undefined){
+let data21 = data.executionTimeoutMs;
+if(!(((typeof data21 == "number") && (!(data21 % 1) && !isNaN(data21))) && (isFinite(data21)))){
+const err50 = {instancePath:instancePath+"/executionTimeoutMs",schemaPath:"#/$defs/ExecutionTimeoutMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err50];
+}
+else {
+vErrors.push(err50);
+}
+errors++;
+}
+if((typeof data21 == "number") && (isFinite(data21))){
+if(data21 > 604800000 || isNaN(data21)){
+const err51 = {instancePath:instancePath+"/executionTimeoutMs",schemaPath:"#/$defs/ExecutionTimeoutMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 604800000},message:"must be <= 604800000"};
+if(vErrors === null){
+vErrors = [err51];
+}
+else {
+vErrors.push(err51);
+}
+errors++;
+}
+if(data21 < 0 || isNaN(data21)){
+const err52 = {instancePath:instancePath+"/executionTimeoutMs",schemaPath:"#/$defs/ExecutionTimeoutMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err52];
+}
+else {
+vErrors.push(err52);
+}
+errors++;
+}
+}
+}
+if(data.sessionOrder !== undefined){
+let data22 = data.sessionOrder;
+if(typeof data22 !== "string"){
+const err53 = {instancePath:instancePath+"/sessionOrder",schemaPath:"#/$defs/SessionOrder/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err53];
+}
+else {
+vErrors.push(err53);
+}
+errors++;
+}
+if(!((data22 === "fifo") || (data22 === "concurrent"))){
+const err54 = {instancePath:instancePath+"/sessionOrder",schemaPath:"#/$defs/SessionOrder/enum",keyword:"enum",params:{allowedValues: schema46.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err54];
+}
+else {
+vErrors.push(err54);
+}
+errors++;
+}
+}
+if(data.pushNotifications !== undefined){
+if(typeof data.pushNotifications !== "boolean"){
+const err55 = {instancePath:instancePath+"/pushNotifications",schemaPath:"#/properties/pushNotifications/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err55];
+}
+else {
+vErrors.push(err55);
+}
+errors++;
+}
+}
+if(data.createdAt !== undefined){
+let data24 = data.createdAt;
+if(typeof data24 === "string"){
+if(!(formats26.validate(data24))){
+const err56 = {instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err56];
+}
+else {
+vErrors.push(err56);
+}
+errors++;
+}
+}
+else {
+const err57 = {instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err57];
+}
+else {
+vErrors.push(err57);
+}
+errors++;
+}
+}
+if(data.updatedAt !== undefined){
+let data25 = data.updatedAt;
+if(typeof data25 === "string"){
+if(!(formats26.validate(data25))){
+const err58 = {instancePath:instancePath+"/updatedAt",schemaPath:"#/properties/updatedAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err58];
+}
+else {
+vErrors.push(err58);
+}
+errors++;
+}
+}
+else {
+const err59 = {instancePath:instancePath+"/updatedAt",schemaPath:"#/properties/updatedAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err59];
+}
+else {
+vErrors.push(err59);
+}
+errors++;
+}
+}
+}
+else {
+const err60 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err60];
+}
+else {
+vErrors.push(err60);
+}
+errors++;
+}
+validate167.errors = vErrors;
 return errors === 0;
 }
-validate135.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate167.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateStoredOutbound = validate136;
-const schema206 = {"title":"StoredOutbound","description":"An outbound connection's configuration as persisted. A token set with outbound.setAuth must be sent to the remote, so unlike an inbound token it is stored in clear; it is never shown, logged or echoed. Rows written by earlier versions may lack timeoutMs, pollIntervalMs, disabledSkills and skillOverrides, which then take their defaults.","type":"object","properties":{"id":{"description":"Connection id, out-<8 hex>-<3 hex>.","type":"string","minLength":1},"name":{"description":"Display name, part of the tool names.","type":"string","minLength":1},"agentCardUrl":{"description":"The remote's card URL or base URL.","type":"string","minLength":1},"bearerTokenEnv":{"description":"Name of the environment variable holding the bearer token.","type":"string","minLength":1},"token":{"description":"A token set with outbound.setAuth; takes precedence over bearerTokenEnv.","type":"string","minLength":1},"preset":{"description":"Recorded for a future local hand-off session.","type":"string"},"enabled":{"description":"Whether it connects.","type":"boolean"},"timeoutMs":{"$ref":"#/$defs/TimeoutMs","description":"Per-call timeout."},"pollIntervalMs":{"$ref":"#/$defs/PollIntervalMs","description":"Poll interval for a remote that does not stream."},"disabledSkills":{"description":"Remote skill ids exposed as no tool.","type":"array","items":{"type":"string"}},"skillOverrides":{"$ref":"#/$defs/SkillOverrides","description":"Per-skill overrides of the exposed tools."},"createdAt":{"description":"When the connection was created (RFC 3339).","type":"string","format":"date-time"},"updatedAt":{"description":"When it last changed (RFC 3339).","type":"string","format":"date-time"}},"required":["id","name","agentCardUrl","enabled","createdAt","updatedAt"],"additionalProperties":false};
+export const validateStoredOutbound = validate169;
+const schema287 = {"title":"StoredOutbound","description":"An outbound connection's configuration as persisted. A token set with outbound.setAuth must be sent to the remote, so unlike an inbound token it is stored in clear; it is never shown, logged or echoed. Rows written by earlier versions may lack timeoutMs, pollIntervalMs, disabledSkills and skillOverrides, which then take their defaults.","type":"object","properties":{"id":{"description":"Connection id, out-<8 hex>-<3 hex>.","type":"string","minLength":1},"name":{"description":"Display name, part of the tool names.","type":"string","minLength":1},"agentCardUrl":{"description":"The remote's card URL or base URL.","type":"string","minLength":1},"bearerTokenEnv":{"description":"Name of the environment variable holding the bearer token.","type":"string","minLength":1},"token":{"description":"A token set with outbound.setAuth; takes precedence over bearerTokenEnv.","type":"string","minLength":1},"preset":{"description":"Recorded for a future local hand-off session.","type":"string"},"enabled":{"description":"Whether it connects.","type":"boolean"},"timeoutMs":{"$ref":"#/$defs/TimeoutMs","description":"Per-call timeout."},"pollIntervalMs":{"$ref":"#/$defs/PollIntervalMs","description":"Poll interval for a remote that does not stream."},"disabledSkills":{"description":"Remote skill ids exposed as no tool.","type":"array","items":{"type":"string"}},"skillOverrides":{"$ref":"#/$defs/SkillOverrides","description":"Per-skill overrides of the exposed tools."},"binding":{"$ref":"#/$defs/OutboundBinding","description":"The binding spoken to the remote; absent: the card's first the client speaks."},"createdAt":{"description":"When the connection was created (RFC 3339).","type":"string","format":"date-time"},"updatedAt":{"description":"When it last changed (RFC 3339).","type":"string","format":"date-time"}},"required":["id","name","agentCardUrl","enabled","createdAt","updatedAt"],"additionalProperties":false};
 
-function validate136(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate169(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate136.evaluated;
+const evaluated0 = validate169.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -17077,7 +21844,7 @@ vErrors.push(err5);
 errors++;
 }
 for(const key0 in data){
-if(!(func1.call(schema206.properties, key0))){
+if(!(func1.call(schema287.properties, key0))){
 const err6 = {instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err6];
@@ -17336,16 +22103,15 @@ errors++;
 }
 }
 if(data.skillOverrides !== undefined){
-if(!(validate28(data.skillOverrides, {instancePath:instancePath+"/skillOverrides",parentData:data,parentDataProperty:"skillOverrides",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate28.errors : vErrors.concat(validate28.errors);
+if(!(validate31(data.skillOverrides, {instancePath:instancePath+"/skillOverrides",parentData:data,parentDataProperty:"skillOverrides",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate31.errors : vErrors.concat(validate31.errors);
 errors = vErrors.length;
 }
 }
-if(data.createdAt !== undefined){
-let data12 = data.createdAt;
-if(typeof data12 === "string"){
-if(!(formats22.validate(data12))){
-const err27 = {instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(data.binding !== undefined){
+let data12 = data.binding;
+if(typeof data12 !== "string"){
+const err27 = {instancePath:instancePath+"/binding",schemaPath:"#/$defs/OutboundBinding/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -17354,9 +22120,8 @@ vErrors.push(err27);
 }
 errors++;
 }
-}
-else {
-const err28 = {instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!((data12 === "JSONRPC") || (data12 === "HTTP+JSON"))){
+const err28 = {instancePath:instancePath+"/binding",schemaPath:"#/$defs/OutboundBinding/enum",keyword:"enum",params:{allowedValues: schema62.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -17366,11 +22131,11 @@ vErrors.push(err28);
 errors++;
 }
 }
-if(data.updatedAt !== undefined){
-let data13 = data.updatedAt;
+if(data.createdAt !== undefined){
+let data13 = data.createdAt;
 if(typeof data13 === "string"){
-if(!(formats22.validate(data13))){
-const err29 = {instancePath:instancePath+"/updatedAt",schemaPath:"#/properties/updatedAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(!(formats26.validate(data13))){
+const err29 = {instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -17381,7 +22146,7 @@ errors++;
 }
 }
 else {
-const err30 = {instancePath:instancePath+"/updatedAt",schemaPath:"#/properties/updatedAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err30 = {instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -17391,9 +22156,11 @@ vErrors.push(err30);
 errors++;
 }
 }
-}
-else {
-const err31 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.updatedAt !== undefined){
+let data14 = data.updatedAt;
+if(typeof data14 === "string"){
+if(!(formats26.validate(data14))){
+const err31 = {instancePath:instancePath+"/updatedAt",schemaPath:"#/properties/updatedAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -17402,10 +22169,33 @@ vErrors.push(err31);
 }
 errors++;
 }
-validate136.errors = vErrors;
+}
+else {
+const err32 = {instancePath:instancePath+"/updatedAt",schemaPath:"#/properties/updatedAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
+}
+errors++;
+}
+}
+}
+else {
+const err33 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+}
+validate169.errors = vErrors;
 return errors === 0;
 }
-validate136.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate169.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
 /** Every validator by the name of its def. */
@@ -17416,8 +22206,17 @@ export const validators = {
   TenantNames: validateTenantNames,
   TimeoutMs: validateTimeoutMs,
   PollIntervalMs: validatePollIntervalMs,
+  OutboundBinding: validateOutboundBinding,
   SkillOverride: validateSkillOverride,
   SkillOverrides: validateSkillOverrides,
+  ModelOptions: validateModelOptions,
+  EnvName: validateEnvName,
+  ToolAllowlist: validateToolAllowlist,
+  Instructions: validateInstructions,
+  MaxToolRounds: validateMaxToolRounds,
+  ExecutionTimeoutMs: validateExecutionTimeoutMs,
+  SessionOrder: validateSessionOrder,
+  SkillList: validateSkillList,
   InboundCreateAction: validateInboundCreateAction,
   InboundUpdateAction: validateInboundUpdateAction,
   InboundRemoveAction: validateInboundRemoveAction,
@@ -17439,6 +22238,13 @@ export const validators = {
   SessionCloseAction: validateSessionCloseAction,
   PushRetryAction: validatePushRetryAction,
   PushDeleteAction: validatePushDeleteAction,
+  AgentsFile: validateAgentsFile,
+  AgentId: validateAgentId,
+  AgentDeclaration: validateAgentDeclaration,
+  DataAgentConfig: validateDataAgentConfig,
+  DataAgentIdentity: validateDataAgentIdentity,
+  DataAgentModel: validateDataAgentModel,
+  DataAgentModelParams: validateDataAgentModelParams,
   ActionSuccess: validateActionSuccess,
   ActionFailure: validateActionFailure,
   Violation: validateViolation,

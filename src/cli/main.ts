@@ -1,15 +1,30 @@
-import { readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
-import { runGenerate } from '../../codegen/main.js';
 import { ConfigError } from '../config.js';
+import { packageVersion } from '../support/package-version.js';
 import { addClientCommands } from './client-commands.js';
 import { addConformCommand } from './conform.js';
 import { addServeCommand } from './serve.js';
 import { addWebhookCommand } from './webhook-command.js';
 
-function packageVersion(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
-  return pkg.version;
+/**
+ * codegen/ (spec/ compiled into generated/) is in a clone of the repository only: the npm package
+ * ships generated/ compiled, without the compiler or its dependencies. There the command is left
+ * out of --help and, when asked for, says where it runs. A computed specifier, so that the build
+ * (tsconfig.build.json) does not compile codegen/ into the package.
+ */
+const CODEGEN = new URL('../../codegen/main.ts', import.meta.url);
+const NO_CODEGEN =
+  'a2a-hub generate compiles spec/ into generated/ and runs from a clone of the repository (npm run generate); ' +
+  'the installed package ships generated/ already compiled.';
+
+async function runGenerate(args: string[]): Promise<number> {
+  if (!existsSync(CODEGEN)) {
+    console.error(NO_CODEGEN);
+    return 2;
+  }
+  const codegen = (await import(CODEGEN.href)) as { runGenerate(args: string[]): Promise<number> };
+  return codegen.runGenerate(args);
 }
 
 /** Builds the command tree; each subcommand sets the exit code through `setExitCode`. */
@@ -21,7 +36,7 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
     .showHelpAfterError();
 
   program
-    .command('generate')
+    .command('generate', { hidden: !existsSync(CODEGEN) })
     .description('compile spec/ into generated/ (types, validators, registries)')
     .option('--check', 'compare generated/ with spec/ instead of writing; exit 1 when stale')
     .option('--spec-dir <dir>', 'the spec folder to compile')

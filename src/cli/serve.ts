@@ -2,10 +2,13 @@ import type { Command } from 'commander';
 import { PROTOCOL_VERSION, WELL_KNOWN_AGENT_CARD_PATH } from '../../generated/a2a/1.0/protocol.js';
 import { CONTROL_API } from '../../generated/control/api.js';
 import { resolveConfig, type TextSetting } from '../config.js';
+import type { ReconcileSummary } from '../declared-agents.js';
 import { startHub, type Hub } from '../hub.js';
 import { cardPathOf } from '../server/hosted-agent.js';
+import { addAgentsOptions, agentsSourceOf, applyAgents, startReloads, summaryLine, type AgentsFlags } from './agents-flags.js';
+import { singleAgentBannerLines } from './single-agent-banner.js';
 
-interface ServeFlags {
+interface ServeFlags extends AgentsFlags {
   host?: string;
   port?: string;
   dataDir?: string;
@@ -17,26 +20,56 @@ const SETTING_FLAGS = { host: '--host', port: '--port', dataDir: '--data-dir' } 
 
 /** `a2a-hub serve`: starts the hub and prints where everything is, like seed 002 §1.4. */
 export function addServeCommand(program: Command, setExitCode: (code: number) => void): void {
-  program
+  const command = program
     .command('serve')
-    .description('start the hub (SQLite under the data dir, a default echo agent on first start)')
+    .description('start the hub (SQLite under the data dir, a default echo agent on first start unless agents are declared)')
     .option('--host <address>', 'address to listen on [env A2A_HUB_HOST] (default 127.0.0.1)')
     .option('--port <port>', 'port; 0 picks a free one [env A2A_HUB_PORT] (default 3080)')
     .option('--data-dir <dir>', 'folder for the database [env A2A_HUB_DATA_DIR] (default .a2a-hub)')
-    .option('--config <file>', 'JSON config file, see docs/server.md [env A2A_HUB_CONFIG]')
-    .action(async (flags: ServeFlags) => {
-      const file = flags.config ?? process.env['A2A_HUB_CONFIG'];
-      const config = resolveConfig({
-        ...(file ? { file } : {}),
-        env: process.env,
-        args: settingArgs(flags),
-        onDeprecated: (message) => process.stderr.write(`warning: ${message}\n`),
-      });
-      const hub = await startHub(config);
-      process.stdout.write(`${bannerLines(hub).join('\n')}\n`);
-      await untilSignal(hub);
-      setExitCode(0);
+    .option('--config <file>', 'JSON config file, see docs/server.md [env A2A_HUB_CONFIG]');
+  addAgentsOptions(command).action(async (flags: ServeFlags) => {
+    const warn = (message: string): void => void process.stderr.write(`warning: ${message}\n`);
+    const source = agentsSourceOf(flags, process.env, warn);
+    // Read before anything starts: a file with mistakes is reported without touching the data dir.
+    const declared = source?.read();
+    for (const note of declared?.notes ?? []) process.stderr.write(`note: ${note}\n`);
+    const single = source?.single === true ? declared?.agents[0]?.declaration.id : undefined;
+    const file = flags.config ?? process.env['A2A_HUB_CONFIG'];
+    const config = resolveConfig({
+      ...(file ? { file } : {}),
+      env: process.env,
+      args: settingArgs(flags),
+      // The one agent is the hub's well-known card, whatever the config file says.
+      ...(single === undefined ? {} : { flags: { wellKnownInstance: single } }),
+      onDeprecated: warn,
     });
+    let summary: ReconcileSummary | undefined;
+    const hub = await startHub({
+      ...config,
+      ...(source === undefined || declared === undefined
+        ? {}
+        : {
+            setUpInstances: (parts) => {
+              summary = applyAgents(parts, source, declared);
+            },
+          }),
+    });
+    const banner = single === undefined ? bannerLines(hub) : singleAgentBannerLines(hub, single);
+    if (source !== undefined && summary !== undefined) {
+      // Above the last line, "Stop with Ctrl-C".
+      banner.splice(-1, 0, `${single === undefined ? 'Agents:      ' : 'Agent file:'} ${summaryLine(source.file, summary)}`);
+    }
+    process.stdout.write(`${banner.join('\n')}\n`);
+    const reloads =
+      source === undefined
+        ? undefined
+        : startReloads(hub, source, {
+            info: (line) => void process.stdout.write(`${line}\n`),
+            error: (line) => void process.stderr.write(`${line}\n`),
+          });
+    await untilSignal(hub, () => reloads?.stop());
+    setExitCode(0);
+  });
 }
 
 /** Every setting flag given, even an empty one: `--host ""` is a mistake to report, not a default to fall back on. */
@@ -77,7 +110,7 @@ export function bannerLines(hub: Pick<Hub, 'url' | 'inbounds' | 'config'>): stri
 }
 
 /** Resolves after SIGINT or SIGTERM has shut the hub down; a second signal exits at once. */
-function untilSignal(hub: Hub): Promise<void> {
+function untilSignal(hub: Hub, onStop: () => void): Promise<void> {
   return new Promise((resolve) => {
     let stopping = false;
     const stop = (signal: NodeJS.Signals): void => {
@@ -86,6 +119,7 @@ function untilSignal(hub: Hub): Promise<void> {
         process.exit(1);
       }
       stopping = true;
+      onStop();
       process.stdout.write(`${signal}: shutting down (grace ${hub.config.shutdownGraceMs} ms)\n`);
       hub.close().then(resolve, (error: unknown) => {
         process.stderr.write(`shutdown failed: ${String(error)}\n`);

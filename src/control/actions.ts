@@ -25,20 +25,9 @@ const done = (message: string, extra: Omit<ActionSuccess, 'ok' | 'message'> = {}
  */
 export const ACTION_HANDLERS: { readonly [A in ControlActionName]: Handler<A> } = {
   'inbound.create': (action, { inbounds }) => {
-    const created = inbounds.create({
-      name: action.name,
-      description: action.description,
-      version: action.version,
-      ...(action.endpointPath === undefined ? {} : { endpointPath: action.endpointPath }),
-      ...(action.jsonRpcPath === undefined ? {} : { jsonRpcPath: action.jsonRpcPath }),
-      ...(action.restPath === undefined ? {} : { restPath: action.restPath }),
-      ...(action.tenants === undefined ? {} : { tenants: action.tenants }),
-      ...(action.preset === undefined ? {} : { preset: action.preset }),
-      ...(action.authTokenEnv === undefined ? {} : { authTokenEnv: action.authTokenEnv }),
-      ...(action.enabled === undefined ? {} : { enabled: action.enabled }),
-      ...(action.relayTo === undefined ? {} : { relayTo: action.relayTo }),
-      ...(action.pushNotifications === undefined ? {} : { pushNotifications: action.pushNotifications }),
-    });
+    const { action: _action, ...input } = action;
+    void _action;
+    const created = inbounds.create(input);
     return done(`inbound server "${created.name}" created`, { id: created.id });
   },
   'inbound.update': (action, { inbounds }) => {

@@ -55,6 +55,13 @@ export interface ExecutionRequest {
   /** State kept for the conversation (instance, tenant, contextId) across messages and tasks. */
   readonly session: SessionState;
   /**
+   * The conversation's earlier tasks (same instance, tenant and contextId; this one left out) as
+   * stored, oldest first, with their history and artifacts: at most the newest `limit` (default
+   * 20, at most 100). What an executor rebuilds a conversation from when its session state is gone
+   * (a restart, an idle session released); read from the store on each call.
+   */
+  contextTasks(limit?: number): readonly Task[];
+  /**
    * The tools made of the connected remote agents' skills (docs/outbound.md). Calls are made on
    * behalf of this conversation, so the remote sees one conversation per local one, and abort
    * with the task.

@@ -1,4 +1,5 @@
 import type { AgentSkill } from '../../generated/a2a/1.0/types.js';
+import type { ModelOptions } from '../../generated/control/types.js';
 import { echoExecutor } from './echo.js';
 import type { AgentExecutor } from './executor.js';
 import { TEST_DIRECTIVES_EXTENSION } from './test-directives.js';
@@ -16,6 +17,8 @@ export interface Preset {
   readonly outputModes: readonly string[];
   /** Extension URIs the preset implements (declared on the card, never required). */
   readonly extensions: readonly string[];
+  /** How an instance processes the messages of one session unless it says (SessionOrder); default concurrent. */
+  readonly sessionOrder?: 'fifo' | 'concurrent';
   /** Why this instance's configuration cannot run on the preset, if it cannot. */
   readonly validate?: (instance: PresetInstance) => string | undefined;
   /**
@@ -34,6 +37,11 @@ export interface PresetInstance {
   readonly id: string;
   /** The outbound connection a relay instance forwards to. */
   readonly relayTo?: string;
+  /** The model endpoint of a standard instance. */
+  readonly model?: ModelOptions;
+  readonly instructions?: string;
+  readonly tools?: readonly string[];
+  readonly maxToolRounds?: number;
 }
 
 export interface PresetProfile {

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import type { AgentProvider, AgentSkill } from '../../generated/a2a/1.0/types.js';
+import type { AgentProvider } from '../../generated/a2a/1.0/types.js';
+import type { ModelOptions, SessionOrder } from '../../generated/control/types.js';
 import { DEFAULTS } from '../../generated/control/defaults.js';
 import { DEFAULTS as HUB_DEFAULTS } from '../../generated/hub/defaults.js';
 import { DEFAULT_PRESET, type PresetRegistry } from '../executors/presets.js';
@@ -29,13 +30,29 @@ export interface InboundInput {
   readonly preset?: string;
   readonly authTokenEnv?: string;
   readonly enabled?: boolean;
-  readonly skills?: readonly AgentSkill[];
+  /** Skills to advertise instead of the preset's: each is checked as an A2A 1.0 AgentSkill when saved. */
+  readonly skills?: readonly unknown[];
   readonly relayTo?: string;
   /** Whether the instance serves push notifications; default true. */
   readonly pushNotifications?: boolean;
+  /** The model endpoint of the standard preset. */
+  readonly model?: ModelOptions;
+  /** The standard preset's system prompt. */
+  readonly instructions?: string;
+  /** The outbound tools the standard preset's model may call; absent: every enabled tool. */
+  readonly tools?: readonly string[];
+  readonly maxToolRounds?: number;
+  /** How long one run of the executor may take; 0: no limit. */
+  readonly executionTimeoutMs?: number;
+  /** fifo or concurrent; absent: the preset's default. */
+  readonly sessionOrder?: SessionOrder;
 }
 
-/** Members to change; an empty `jsonRpcPath`, `restPath`, `authTokenEnv` or `relayTo`, or empty `tenants`, clears the member. */
+/**
+ * Members to change; an empty `jsonRpcPath`, `restPath`, `authTokenEnv`, `relayTo`,
+ * `instructions` or `sessionOrder`, or empty `tenants` or `skills`, clears the member, and so does
+ * null for `model` and `tools` (whose empty list means something: no tool).
+ */
 export type InboundPatch = Partial<
   Pick<
     InboundConfig,
@@ -47,10 +64,18 @@ export type InboundPatch = Partial<
     | 'restPath'
     | 'preset'
     | 'authTokenEnv'
-    | 'skills'
     | 'relayTo'
     | 'pushNotifications'
-  > & { readonly tenants: readonly string[] }
+    | 'instructions'
+    | 'maxToolRounds'
+    | 'executionTimeoutMs'
+  > & {
+    readonly tenants: readonly string[];
+    readonly skills: readonly unknown[];
+    readonly tools: readonly string[] | null;
+    readonly model: ModelOptions | null;
+    readonly sessionOrder: SessionOrder | '';
+  }
 >;
 
 export interface InboundRegistryOptions {
@@ -85,10 +110,21 @@ const PRESET_FREE_MEMBERS: ReadonlySet<string> = new Set([
   'tenants',
   'authTokenEnv',
   'pushNotifications',
+  'executionTimeoutMs',
+  'sessionOrder',
 ]);
 
 /** The members an empty value clears instead of setting. */
-const CLEARED_BY_EMPTY = ['jsonRpcPath', 'restPath', 'tenants', 'authTokenEnv', 'relayTo'] as const;
+const CLEARED_BY_EMPTY = [
+  'jsonRpcPath',
+  'restPath',
+  'tenants',
+  'authTokenEnv',
+  'relayTo',
+  'instructions',
+  'sessionOrder',
+  'skills',
+] as const;
 
 const FIRST_START_KEY = 'inbound.defaultCreated';
 
@@ -138,12 +174,16 @@ export class InboundRegistry implements AgentDirectory {
     }
   }
 
-  /** On the very first start of a data dir, creates the `default` instance on the echo preset. */
-  ensureDefault(): void {
+  /**
+   * On the very first start of a data dir, creates the `default` instance on the echo preset;
+   * with `create: false` (the instances are declared elsewhere: serve --agents) only records that
+   * the first start is past, so a later plain start does not add it either.
+   */
+  ensureDefault({ create = true }: { readonly create?: boolean } = {}): void {
     const { store } = this.#options;
     if (store.getMeta(FIRST_START_KEY) !== undefined) return;
     // An unreadable row under the id was logged when loaded; creating over it would fail the start.
-    if (!this.#configs.has('default') && !this.#unreadable.has('default')) {
+    if (create && !this.#configs.has('default') && !this.#unreadable.has('default')) {
       this.create({
         id: 'default',
         name: 'a2a-hub echo',
@@ -195,17 +235,18 @@ export class InboundRegistry implements AgentDirectory {
       name: input.name,
       description: input.description,
       version: input.version,
-      endpointPath: input.endpointPath ?? `/a2a/${id}`,
+      endpointPath: input.endpointPath ?? defaultEndpointPath(id),
       ...(input.jsonRpcPath === undefined ? {} : { jsonRpcPath: input.jsonRpcPath }),
       ...(input.restPath === undefined ? {} : { restPath: input.restPath }),
       ...(input.tenants === undefined || input.tenants.length === 0 ? {} : { tenants: [...input.tenants] }),
       preset: input.preset ?? DEFAULT_PRESET,
       enabled: input.enabled ?? DEFAULTS.InboundCreateAction.enabled,
       ...(input.authTokenEnv === undefined ? {} : { authTokenEnv: input.authTokenEnv }),
-      ...(input.skills === undefined ? {} : { skills: input.skills }),
+      ...(input.skills === undefined || input.skills.length === 0 ? {} : { skills: input.skills as InboundConfig['skills'] }),
       ...(input.relayTo === undefined || input.relayTo === '' ? {} : { relayTo: input.relayTo }),
       // Stored only when off, so rows written before the member existed read as they always served.
       ...(input.pushNotifications === false ? { pushNotifications: false } : {}),
+      ...(definedMembers(input, PRESET_OPTIONS) as Partial<InboundConfig>),
       createdAt: now,
       updatedAt: now,
     };
@@ -218,7 +259,8 @@ export class InboundRegistry implements AgentDirectory {
     const next: Record<string, unknown> = { ...current, updatedAt: this.#options.now() };
     for (const [member, value] of defined) {
       const clears =
-        (CLEARED_BY_EMPTY as readonly string[]).includes(member) && (value === '' || (Array.isArray(value) && value.length === 0));
+        value === null ||
+        ((CLEARED_BY_EMPTY as readonly string[]).includes(member) && (value === '' || (Array.isArray(value) && value.length === 0)));
       if (clears) delete next[member];
       else next[member] = value;
     }
@@ -471,6 +513,8 @@ export class InboundRegistry implements AgentDirectory {
       executor: preset.executor,
       skills: skillIds,
       defaultSkill: skillIds.includes('chat') ? 'chat' : (skillIds[0] ?? 'chat'),
+      sessionOrder: config.sessionOrder ?? preset.sessionOrder ?? 'concurrent',
+      executionTimeoutMs: config.executionTimeoutMs ?? DEFAULTS.InboundCreateAction.executionTimeoutMs,
       capabilities,
       extensions: media.extensions,
       inputModes: media.inputModes,
@@ -499,6 +543,23 @@ function emptyTables(): RoutingTables {
     unavailableByPath: new Map(),
     unavailableByRestPath: new Map(),
   };
+}
+
+/** Where an instance that names no endpointPath is served. */
+export function defaultEndpointPath(id: string): string {
+  return `/a2a/${id}`;
+}
+
+/** Members an instance keeps for its preset and runtime, stored as given when given. */
+const PRESET_OPTIONS = ['model', 'instructions', 'tools', 'maxToolRounds', 'executionTimeoutMs', 'sessionOrder'] as const;
+
+function definedMembers<T extends object, K extends keyof T>(source: T, members: readonly K[]): Partial<Pick<T, K>> {
+  const picked: Partial<Pick<T, K>> = {};
+  for (const member of members) {
+    const value = source[member];
+    if (value !== undefined && value !== '') picked[member] = value;
+  }
+  return picked;
 }
 
 /** `Reports Agent!` → `reports-agent`: the readable half of a generated instance id. */

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { DEFAULTS } from '../../generated/control/defaults.js';
-import type { SkillOverrides, StoredOutbound } from '../../generated/control/types.js';
+import type { OutboundBinding, SkillOverrides, StoredOutbound } from '../../generated/control/types.js';
 import { CONTROL } from '../protocol/control-schema.js';
 import { projectToSchema } from '../protocol/project.js';
 import { checkValue } from '../protocol/validation.js';
@@ -36,10 +36,14 @@ export interface OutboundInput {
   readonly pollIntervalMs?: number;
   readonly disabledSkills?: readonly string[];
   readonly skillOverrides?: Readonly<SkillOverrides>;
+  readonly binding?: OutboundBinding;
 }
 
+/** Members to change; `binding: ""` goes back to the card's first binding. */
 export type OutboundPatch = Partial<
-  Pick<OutboundConfig, 'name' | 'preset' | 'timeoutMs' | 'pollIntervalMs' | 'disabledSkills' | 'skillOverrides'>
+  Pick<OutboundConfig, 'name' | 'preset' | 'timeoutMs' | 'pollIntervalMs' | 'disabledSkills' | 'skillOverrides'> & {
+    readonly binding: OutboundBinding | '';
+  }
 >;
 
 export function newOutboundId(): string {
@@ -60,6 +64,7 @@ export function newOutboundConfig(input: OutboundInput, now: string): OutboundCo
     pollIntervalMs: input.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS,
     disabledSkills: [...(input.disabledSkills ?? [])],
     skillOverrides: { ...input.skillOverrides },
+    ...(input.binding === undefined ? {} : { binding: input.binding }),
     createdAt: now,
     updatedAt: now,
   };

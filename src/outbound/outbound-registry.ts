@@ -186,11 +186,16 @@ export class OutboundRegistry {
   /** Changes the given members; a new timeoutMs reconnects an enabled connection, whose outcome is returned. */
   async update(id: string, patch: OutboundPatch): Promise<{ config: OutboundConfig; outcome?: ConnectOutcome }> {
     const current = this.#require(id);
-    const defined = Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined)) as OutboundPatch;
-    const config: OutboundConfig = { ...current, ...defined, updatedAt: this.#options.now() };
+    const { binding, ...rest } = patch;
+    const defined = Object.fromEntries(Object.entries(rest).filter(([, value]) => value !== undefined)) as OutboundPatch;
+    const { binding: _binding, ...unbound } = current;
+    void _binding;
+    const kept = binding === undefined ? current : binding === '' ? unbound : { ...unbound, binding };
+    const config: OutboundConfig = { ...kept, ...defined, updatedAt: this.#options.now() } as OutboundConfig;
     this.#save(config);
-    // The client's per-request timeout is fixed when it connects.
-    if (config.enabled && config.timeoutMs !== current.timeoutMs) return { config, outcome: await this.#connections.connect(config) };
+    // The client's per-request timeout and its binding are fixed when it connects.
+    if (config.enabled && (config.timeoutMs !== current.timeoutMs || config.binding !== current.binding))
+      return { config, outcome: await this.#connections.connect(config) };
     this.#changed();
     return { config };
   }
@@ -288,6 +293,7 @@ export class OutboundRegistry {
       ...(token === undefined ? {} : { token }),
       ...(this.#urlPolicy === undefined ? {} : { urlPolicy: this.#urlPolicy }),
       ...(signal === undefined ? {} : { signal }),
+      ...(config.binding === undefined ? {} : { binding: config.binding }),
     };
   }
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { isThisProtocolVersion as is03 } from '../../generated/a2a/0.3/protocol.js';
 import type { AgentCard } from '../../generated/a2a/1.0/types.js';
 import type { DiscoverPreview } from '../../generated/control/types.js';
-import { A2AClient, isClientBinding, pickInterface, type ConnectOptions } from '../client/a2a-client.js';
+import { A2AClient, isClientBinding, pickInterface, type ClientBindingName, type ConnectOptions } from '../client/a2a-client.js';
 import { HttpTransport, type HttpRequest } from '../client/http-transport.js';
 import { readRestStatus } from '../client/rest-error.js';
 import type { UrlPolicy } from '../net/destination-policy.js';
@@ -19,6 +19,8 @@ export interface RemoteSettings {
   readonly urlPolicy?: UrlPolicy;
   /** Aborts the endpoint check (the card fetch is bounded by timeoutMs alone). */
   readonly signal?: AbortSignal;
+  /** The binding to speak; absent: the card's first the client speaks. */
+  readonly binding?: ClientBindingName;
 }
 
 /** Why a connect failed, in words a person can act on. */
@@ -35,6 +37,7 @@ export function clientOptions(settings: RemoteSettings): ConnectOptions {
     timeoutMs: settings.timeoutMs,
     ...(settings.token === undefined ? {} : { token: settings.token }),
     ...(settings.urlPolicy === undefined ? {} : { urlPolicy: settings.urlPolicy }),
+    ...(settings.binding === undefined ? {} : { binding: settings.binding }),
   };
 }
 

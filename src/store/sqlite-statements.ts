@@ -32,10 +32,50 @@ export interface ArtifactRow {
   readonly chunk_json: string | null;
 }
 
-/** Every fixed statement, prepared once when the store opens. */
-export type Statements = ReturnType<typeof prepareStatements>;
+type Statement<P extends unknown[] | object, R = unknown> = Database.Statement<P, R>;
 
-export function prepareStatements(db: Database.Database) {
+/**
+ * Every fixed statement, prepared once when the store opens. Spelled out rather than inferred:
+ * the inferred type names @types/better-sqlite3's inner namespace, which a declaration file
+ * (npm run build) cannot refer to.
+ */
+export interface Statements {
+  task: Statement<[string], TaskRow>;
+  insertTask: Statement<[number, string, string, string, string, string, string, string | null, TaskState, string, number, number, number]>;
+  maxKey: Statement<[], number>;
+  clock: Statement<[], number>;
+  setClock: Statement<[number]>;
+  supersede: Statement<[number, number]>;
+  keyOf: Statement<[string], number>;
+  statusTs: Statement<[number], number>;
+  updateStatus: Statement<[TaskState, string, number, number, number]>;
+  unfinished: Statement<TaskState[], TaskRow>;
+  insertMessageAt: Statement<[number, number, string]>;
+  insertMessage: Statement<[{ task: number; json: string }]>;
+  messages: Statement<[number], string>;
+  lastMessages: Statement<[number, number], string>;
+  artifactHeader: Statement<[number, string], string>;
+  insertArtifactAt: Statement<[number, string, number, string, string]>;
+  insertArtifact: Statement<[{ task: number; artifact: string; meta: string; parts: string }]>;
+  updateArtifactHeader: Statement<[string, number, string]>;
+  replaceArtifact: Statement<[string, string, number, string]>;
+  deleteChunks: Statement<[number, string]>;
+  appendChunk: Statement<[{ task: number; artifact: string; json: string }]>;
+  artifacts: Statement<[number], ArtifactRow>;
+  insertEvent: Statement<[number, number, string]>;
+  lastEventSeq: Statement<[number], number>;
+  setLastEventSeq: Statement<[number, number]>;
+  pruneEvents: Statement<[number, number]>;
+  eventsAfter: Statement<[number, number], { seq: number; frame_json: string }>;
+  idempotent: Statement<[string, string, string, string], { task_id: string | null; message_json: string | null }>;
+  idempotentCount: Statement<[], number>;
+  idempotentKeys: Statement<[], { instance_id: string; message_id: string }>;
+  insertIdempotent: Statement<[string, string, string, string, string | null, string | null]>;
+  touchContext: Statement<[{ instance: string; tenant: string; context: string; at: string }]>;
+  context: Statement<[string, string, string], ContextBinding>;
+}
+
+export function prepareStatements(db: Database.Database): Statements {
   return {
     task: db.prepare<[string], TaskRow>('SELECT * FROM tasks WHERE id = ?'),
     insertTask: db.prepare<

@@ -13,6 +13,9 @@ export class Session implements SessionState {
   /** How many tasks of this context have their executor running now. */
   activeTasks = 0;
   #values: Map<string, unknown> | undefined;
+  /** The end of the queue of a fifo session's runs; undefined while none runs or waits. */
+  #tail: Promise<void> | undefined;
+  #queued = 0;
 
   constructor(
     readonly instanceId: string,
@@ -21,6 +24,25 @@ export class Session implements SessionState {
     readonly createdAt: string,
     public lastActiveAt: string,
   ) {}
+
+  /** Whether a run holds this fifo session, so that a new one has to wait. */
+  get busy(): boolean {
+    return this.#queued > 0;
+  }
+
+  /**
+   * Runs `run` once every run queued before it has ended (fifo sessions): messages of one
+   * conversation are processed in order, one at a time. A run that throws does not stop the queue.
+   */
+  inTurn(run: () => Promise<void>): Promise<void> {
+    this.#queued += 1;
+    const turn = (this.#tail ?? Promise.resolve()).then(run).finally(() => {
+      this.#queued -= 1;
+      if (this.#queued === 0) this.#tail = undefined;
+    });
+    this.#tail = turn.catch(() => undefined);
+    return turn;
+  }
 
   /** Made on first use: most conversations never store anything, and a busy hub holds thousands. */
   get values(): Map<string, unknown> {

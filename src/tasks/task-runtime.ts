@@ -42,6 +42,13 @@ export interface RuntimeInstance {
   /** Ids of the skills the card advertises. */
   readonly skills: readonly string[];
   readonly defaultSkill: string;
+  /**
+   * fifo: the session's tasks run one at a time in arrival order, a later one waiting as
+   * SUBMITTED (seed 002 §8); concurrent (the default): side by side.
+   */
+  readonly sessionOrder?: 'fifo' | 'concurrent';
+  /** How long one run of the executor may take before the task is stopped and FAILED; 0 or absent: no limit. */
+  readonly executionTimeoutMs?: number;
 }
 
 export type { SendOutcome, SendPush } from './execution.js';
@@ -401,9 +408,29 @@ export class TaskRuntime {
       acceptedOutputModes: run.acceptedOutputModes,
       streaming: run.streaming,
       session,
+      contextTasks: (limit = 20) => this.#contextTasks(instance.id, tenant, contextId, taskId, limit),
       tools: new RunTools(this.#deps.tools, { instanceId: instance.id, tenant, contextId }, execution.controller),
     };
-    execution.done = this.#run(instance.executor, request, execution, session);
+    if (instance.sessionOrder !== 'fifo') {
+      execution.done = this.#run(instance, request, execution, session);
+      return;
+    }
+    // A task that has to wait is stored and answered now, SUBMITTED, so that a non-blocking
+    // send returns and a stream shows it; its executor starts when the one before it settles.
+    if (session.busy) execution.ensureStored();
+    execution.done = session.inTurn(() => this.#run(instance, request, execution, session));
+  }
+
+  /** Up to `limit` tasks of the conversation other than `taskId`, oldest first (task ids are time-ordered). */
+  #contextTasks(instanceId: string, tenant: string, contextId: string, taskId: string, limit: number): readonly Task[] {
+    const wanted = Math.max(0, Math.min(100, Math.floor(limit)));
+    if (wanted === 0) return NO_TASKS;
+    // Newest status first: one more than wanted, in case this task is among them.
+    const page = this.#deps.store.listTasks(instanceId, { tenant, contextId, pageSize: Math.min(100, wanted + 1) });
+    return page.tasks
+      .filter((task) => task.id !== taskId)
+      .slice(0, wanted)
+      .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   }
 
   /** The referenced tasks the caller may see: of this instance and tenant; other ids read as unknown, and are left out. */
@@ -416,15 +443,28 @@ export class TaskRuntime {
     });
   }
 
-  /** Runs the executor on a later microtask, after the send's hooks, and settles what it leaves open. */
-  async #run(executor: AgentExecutor, request: ExecutionRequest, execution: Execution, session: Session): Promise<void> {
+  /**
+   * Runs the executor on a later microtask, and settles what it leaves open. The run ends when
+   * the executor returns or when the task is settled from outside (a cancel, the execution
+   * timeout), whichever is first: an executor that ignores its signal cannot hold the session's
+   * queue, and its later events are ignored.
+   */
+  async #run(instance: RuntimeInstance, request: ExecutionRequest, execution: Execution, session: Session): Promise<void> {
     await Promise.resolve();
+    const timeoutMs = instance.executionTimeoutMs ?? 0;
+    const timer = timeoutMs > 0 && !execution.settled ? setTimeout(() => this.#timeOut(execution, timeoutMs), timeoutMs) : undefined;
     try {
       let failure: { error: unknown } | undefined;
-      try {
-        await executor.execute(request, new RunEvents(execution), execution.controller.signal);
-      } catch (error) {
-        failure = { error };
+      // Canceled while it waited for its turn: nothing to run.
+      if (!execution.settled) {
+        try {
+          const running = instance.executor.execute(request, new RunEvents(execution), execution.controller.signal);
+          await Promise.race([running, abortOf(execution.controller.signal)]);
+          // What an executor that was stopped throws later is of no interest to anyone.
+          running.catch(() => undefined);
+        } catch (error) {
+          failure = { error };
+        }
       }
       if (execution.settled) return;
       if (failure === undefined) {
@@ -439,12 +479,22 @@ export class TaskRuntime {
     } catch (error) {
       this.#deps.log?.('error', 'could not settle a task', { taskId: request.taskId, error: String(error) });
     } finally {
+      clearTimeout(timer);
       session.activeTasks -= 1;
       session.lastActiveAt = this.#deps.now();
       // Held until its last writes are committed, so that settled() answers from memory.
       if (this.#writes.isQueued(request.taskId)) await this.#writes.committed();
       if (this.#active.get(request.taskId) === execution) this.#active.delete(request.taskId);
     }
+  }
+
+  /** The execution timeout: the task ends FAILED, saying why, and the executor is told to stop. */
+  #timeOut(execution: Execution, timeoutMs: number): void {
+    if (execution.settled) return;
+    const reason = `the task ran longer than this agent's execution timeout of ${durationText(timeoutMs)} and was stopped; ${RETRY_ADVICE}`;
+    this.#deps.log?.('warn', 'a task ran past its execution timeout', { taskId: execution.taskId, timeoutMs });
+    execution.apply('TASK_STATE_FAILED', reason);
+    execution.controller.abort(new Error(reason));
   }
 }
 
@@ -460,6 +510,19 @@ function requestedSkill(request: SendMessageRequest): string | undefined {
     if (typeof skill === 'string' && skill !== '') return skill;
   }
   return undefined;
+}
+
+/** Resolves when the signal aborts (at once if it has): a run that was stopped from outside ends there. */
+function abortOf(signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+}
+
+/** 90000 → "90 s", 600000 → "10 min", 250 → "250 ms". */
+function durationText(ms: number): string {
+  if (ms < 1000) return `${ms} ms`;
+  if (ms < 120_000 || ms % 60_000 !== 0) return `${Math.round(ms / 100) / 10} s`;
+  return `${ms / 60_000} min`;
 }
 
 function stateWord(state: TaskState): string {

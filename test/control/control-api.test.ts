@@ -332,6 +332,7 @@ describe('GET /a2a/api/presets', () => {
     expect(presets).toEqual([
       { id: 'echo', name: 'Echo', description: expect.any(String) as string, isDefault: true },
       { id: 'relay', name: 'Relay', description: expect.any(String) as string, isDefault: false },
+      { id: 'standard', name: 'Standard', description: expect.any(String) as string, isDefault: false },
       { id: 'worker', name: 'Worker', description: expect.any(String) as string, isDefault: false },
     ]);
   });

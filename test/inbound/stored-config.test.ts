@@ -103,7 +103,7 @@ describe('stored inbound configurations are checked when the hub loads them', ()
 
   it('refuses to save a configuration it could not load again', () => {
     const { registry } = registryOver([]);
-    expect(() => registry.create({ name: 'skilled', description: 'd', version: '1', skills: [{ id: 'x' } as never] })).toThrow(
+    expect(() => registry.create({ name: 'skilled', description: 'd', version: '1', skills: [{ id: 'x' }] })).toThrow(
       /the instance configuration is not valid: skills\[0\]\.name is required/,
     );
   });

@@ -1,0 +1,176 @@
+import { randomUUID } from 'node:crypto';
+import type { ChatCompletionFunctionTool } from 'openai/resources/chat/completions';
+import { DEFAULTS } from '../../../generated/control/defaults.js';
+import type { AgentExecutor, ExecutionEvents, ExecutionRequest, ExecutorTools } from '../executor.js';
+import type { PresetInstance } from '../presets.js';
+import { ModelError, type ChatModel, type ModelToolCall } from './chat-model.js';
+import { ANSWER_ARTIFACT, Conversation } from './conversation.js';
+import { ASK_USER_TOOL, askUserQuestion, callTool, toolAllowed } from './tool-use.js';
+
+/** Where a session keeps its conversation. */
+const CONVERSATION_KEY = 'standard.conversation';
+
+export interface StandardExecutorDeps {
+  /** The instance's configuration as it is now (it can change between messages). */
+  readonly instanceOf: (instanceId: string) => PresetInstance | undefined;
+  /** The model of an instance, built for its current options. */
+  readonly modelOf: (instance: PresetInstance) => ChatModel | undefined;
+}
+
+/**
+ * The `standard` preset's executor: one turn of a model-backed conversation per message. The
+ * model's text streams as chunks of an `answer` artifact; the enabled outbound tools the instance
+ * allows are offered, and each call and its result appear as a `tool-call-<id>` artifact of data
+ * parts (seed 001 §2.4.1); an `ask_user` call ends the turn INPUT_REQUIRED with the question.
+ */
+export function standardExecutor(deps: StandardExecutorDeps): AgentExecutor {
+  return {
+    async execute(request, events, signal) {
+      const instance = deps.instanceOf(request.instanceId);
+      const model = instance === undefined ? undefined : deps.modelOf(instance);
+      if (instance === undefined || model === undefined) {
+        events.fail('this agent has no model configured (model.baseURL and model.model of the standard preset)');
+        return;
+      }
+      const conversation = conversationOf(request);
+      if (!request.resumed) conversation.abandonQuestion();
+      conversation.addUser(request.message);
+      events.working();
+      await new Turn(request, events, signal, model, instance, conversation).run();
+    },
+  };
+}
+
+/** The session's conversation, or one rebuilt from the stored tasks of the context when the session is new. */
+function conversationOf(request: ExecutionRequest): Conversation {
+  const held = request.session.values.get(CONVERSATION_KEY);
+  if (held instanceof Conversation) return held;
+  const conversation = Conversation.rebuilt(request.contextTasks());
+  if (request.resumed) conversation.replayCurrent(request.task, request.message);
+  request.session.values.set(CONVERSATION_KEY, conversation);
+  return conversation;
+}
+
+/** One turn: model calls and tool rounds until the model answers, asks, or the round budget is spent. */
+class Turn {
+  readonly #answerId = `${ANSWER_ARTIFACT}-${randomUUID()}`;
+  #answer = '';
+  #chunks = 0;
+
+  constructor(
+    private readonly request: ExecutionRequest,
+    private readonly events: ExecutionEvents,
+    private readonly signal: AbortSignal,
+    private readonly model: ChatModel,
+    private readonly instance: PresetInstance,
+    private readonly conversation: Conversation,
+  ) {}
+
+  async run(): Promise<void> {
+    const maxRounds = this.instance.maxToolRounds ?? DEFAULTS.InboundCreateAction.maxToolRounds;
+    const tools = offeredTools(this.request.tools, this.instance.tools);
+    for (let round = 0; ; round += 1) {
+      const lastRound = round >= maxRounds;
+      // Said for this one call only: the conversation keeps no stale budget notes.
+      const note =
+        lastRound && round > 0
+          ? `You have used all ${maxRounds} rounds of tool calls allowed for this turn. Answer the user now with what you have.`
+          : undefined;
+      const answer = await this.#complete(lastRound ? [] : tools, note);
+      if (lastRound && answer.toolCalls.length > 0 && answer.text === '')
+        throw new ModelError(`the model kept calling tools after the last of its ${maxRounds} rounds (maxToolRounds) and gave no answer`);
+      const calls = lastRound ? [] : answer.toolCalls;
+      this.conversation.addAssistant(answer.text, calls);
+      if (calls.length === 0) {
+        if (answer.finishReason === 'length' && this.#answer === '')
+          throw new ModelError('the model stopped at its token limit before saying anything (model.maxTokens)');
+        this.#closeAnswer();
+        this.events.complete();
+        return;
+      }
+      // Other calls first, so that every call has its result before the turn waits for the user.
+      const question = calls.find((call) => call.name === ASK_USER_TOOL.function.name);
+      for (const call of calls) {
+        if (call !== question) await this.#runTool(call);
+        if (this.signal.aborted) return;
+      }
+      if (question !== undefined) {
+        this.conversation.pendingQuestion = question.id;
+        this.#closeAnswer();
+        this.events.inputRequired(askUserQuestion(question));
+        return;
+      }
+    }
+  }
+
+  async #complete(tools: readonly ChatCompletionFunctionTool[], note: string | undefined) {
+    const messages = this.conversation.messages(this.instance.instructions);
+    if (note !== undefined) messages.push({ role: 'system', content: note });
+    return this.model.complete({ messages, tools }, (delta) => this.#stream(delta), this.signal);
+  }
+
+  /** A text delta: on a stream, a chunk of the answer at once; otherwise held for the one part the stored task shows. */
+  #stream(delta: string): void {
+    this.#answer += delta;
+    if (!this.request.streaming) return;
+    this.events.artifact({
+      artifactId: this.#answerId,
+      name: ANSWER_ARTIFACT,
+      parts: delta,
+      append: this.#chunks > 0,
+      lastChunk: false,
+    });
+    this.#chunks += 1;
+  }
+
+  /**
+   * The answer's closing chunk: the whole text in one part, replacing the streamed pieces
+   * (append false), so the stored task holds one part and a client that follows the chunks ends
+   * with the same text.
+   */
+  #closeAnswer(): void {
+    if (this.#answer === '' && this.#chunks === 0) return;
+    this.events.artifact({ artifactId: this.#answerId, name: ANSWER_ARTIFACT, parts: this.#answer, append: false, lastChunk: true });
+  }
+
+  async #runTool(call: ModelToolCall): Promise<void> {
+    const artifactId = `tool-call-${call.id}`;
+    this.events.artifact({
+      artifactId,
+      name: `tool call ${call.name}`,
+      parts: [{ data: { type: 'tool_call', id: call.id, name: call.name, arguments: parsedArguments(call.arguments) } }],
+      append: false,
+      lastChunk: false,
+    });
+    const outcome = await callTool(this.request.tools, call, this.instance.tools);
+    if (this.signal.aborted) return;
+    this.events.artifact({
+      artifactId,
+      parts: [{ data: { type: 'tool_result', id: call.id, name: call.name, ...outcome.data } }],
+      append: true,
+      lastChunk: true,
+    });
+    this.conversation.addToolResult(call.id, outcome.forModel);
+  }
+}
+
+/** The tools the model is offered: ask_user, and the outbound tools the instance's allowlist lets through. */
+function offeredTools(tools: ExecutorTools, allowlist: readonly string[] | undefined): ChatCompletionFunctionTool[] {
+  const outbound = tools
+    .list()
+    .filter((tool) => toolAllowed(tool.name, allowlist))
+    .map((tool): ChatCompletionFunctionTool => ({
+      type: 'function',
+      function: { name: tool.name, description: tool.description, parameters: tool.inputSchema as Record<string, unknown> },
+    }));
+  return [ASK_USER_TOOL, ...outbound];
+}
+
+/** The arguments as JSON when they parse (the artifact shows structure), else the text the model wrote. */
+function parsedArguments(text: string): unknown {
+  try {
+    return JSON.parse(text === '' ? '{}' : text) as unknown;
+  } catch {
+    return text;
+  }
+}

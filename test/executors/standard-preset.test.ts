@@ -1,0 +1,365 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Artifact, StreamResponse, Task } from '../../generated/a2a/1.0/types.js';
+import { call, stream, userMessage } from '../helpers/a2a-client.js';
+import { controlAction } from '../helpers/control.js';
+import { startTestHub, type TestHub } from '../helpers/hub.js';
+import { startScriptedModel, type ScriptedModel } from '../helpers/scripted-model.js';
+import { startSdkAgent, type SdkAgent } from '../interop/sdk-agent.js';
+import { cardUrl, closedPort, createOutbound, fails, until } from '../outbound/helpers.js';
+
+/**
+ * The `standard` preset against a scripted OpenAI-compatible server (real HTTP and SSE): what the
+ * model is sent, what the stream and the stored task show, tools on both bindings, ask_user,
+ * sessions across a restart, and each way a model call can fail.
+ */
+
+const KEY = 'sk-test-0123456789abcdef';
+const env = { TEST_MODEL_KEY: KEY };
+
+let model: ScriptedModel;
+let remote: TestHub;
+let sdkRest: SdkAgent;
+let hub: TestHub;
+let dataDir: string;
+
+async function createStandard(name: string, extra: Record<string, unknown> = {}): Promise<string> {
+  const { model: modelExtra, ...rest } = extra as { model?: Record<string, unknown> };
+  const created = await controlAction(hub.url, {
+    action: 'inbound.create',
+    name,
+    description: `${name} agent`,
+    version: '1.0.0',
+    preset: 'standard',
+    model: { baseURL: model.baseURL, model: 'test-model', apiKeyEnv: 'TEST_MODEL_KEY', maxRetries: 0, timeoutMs: 5000, ...modelExtra },
+    instructions: 'You are terse.',
+    ...rest,
+  });
+  return endpointOf(created.id ?? '');
+}
+
+/** An instance's endpoint on the hub as it runs now (a restart moves it to another port). */
+function endpointOf(id: string): string {
+  return `${hub.url}/a2a/${id}`;
+}
+
+function answerOf(task: Task | undefined): Artifact | undefined {
+  return task?.artifacts?.findLast((artifact) => artifact.name === 'answer');
+}
+
+function artifactFrames(events: readonly { frame: StreamResponse }[]) {
+  return events.flatMap(({ frame }) => (frame.artifactUpdate === undefined ? [] : [frame.artifactUpdate]));
+}
+
+let chatId: string;
+const chat = (): string => endpointOf(chatId);
+
+beforeAll(async () => {
+  [model, remote, sdkRest] = await Promise.all([startScriptedModel(), startTestHub(), startSdkAgent({ bindings: ['HTTP+JSON'] })]);
+  hub = await startTestHub({ env });
+  dataDir = hub.dataDir;
+  await createOutbound(hub.url, 'remote', cardUrl(remote));
+  const restId = await createOutbound(hub.url, 'remoterest', cardUrl(remote), { binding: 'HTTP+JSON' });
+  await createOutbound(hub.url, 'rest', sdkRest.url);
+  await until(() => hub.tools.list().length === 3, 'the outbound connections to offer their tools');
+  expect(hub.outbounds.client(restId)?.client.protocolBinding).toBe('HTTP+JSON');
+  chatId = (await createStandard('chat')).split('/').at(-1) ?? '';
+});
+afterAll(async () => {
+  await hub.close();
+  await Promise.all([model.close(), remote.dispose(), sdkRest.close()]);
+});
+beforeEach(() => {
+  model.respondWith(undefined);
+});
+
+describe('the standard preset: one turn', () => {
+  it('answers a blocking send with the whole answer in one part, and sends the model the instructions, the message and the key', async () => {
+    model.push({ text: ['Hel', 'lo'], reasoning: ['thinking hard'] });
+    const before = model.requests.length;
+    const { task } = await call(chat(), 'SendMessage', { message: userMessage('hi there') });
+    expect(task?.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(answerOf(task)?.parts).toEqual([{ text: 'Hello' }]);
+    expect(JSON.stringify(task)).not.toContain('thinking hard');
+    const sent = model.requests[before];
+    expect(sent?.headers.authorization).toBe(`Bearer ${KEY}`);
+    expect(sent?.body).toMatchObject({ model: 'test-model', stream: true });
+    expect(sent?.body.messages).toEqual([
+      { role: 'system', content: 'You are terse.' },
+      { role: 'user', content: 'hi there' },
+    ]);
+    expect(sent?.body.tools?.map((tool) => tool.function.name)).toEqual([
+      'ask_user',
+      'a2a__remote__chat',
+      'a2a__remoterest__chat',
+      'a2a__rest__chat',
+    ]);
+  });
+
+  it('streams the text deltas as chunks and closes the answer with the whole text (seed 001 §2.4.1)', async () => {
+    model.push({ text: ['one ', 'two ', 'three'], reasoning: ['hidden'], delayMs: 5 });
+    const { events } = await stream(chat(), 'SendStreamingMessage', { message: userMessage('count') });
+    const chunks = artifactFrames(events).filter((update) => update.artifact.name === 'answer');
+    expect(chunks.map((update) => [update.artifact.parts[0]?.text, update.append ?? false, update.lastChunk ?? false])).toEqual([
+      ['one ', false, false],
+      ['two ', true, false],
+      ['three', true, false],
+      ['one two three', false, true],
+    ]);
+    expect(new Set(chunks.map((update) => update.artifact.artifactId)).size).toBe(1);
+    expect(JSON.stringify(events)).not.toContain('hidden');
+    const last = events.at(-1)?.frame;
+    expect(last?.statusUpdate?.status.state ?? last?.task?.status.state).toBe('TASK_STATE_COMPLETED');
+    const stored = await call(chat(), 'GetTask', { id: chunks[0]?.taskId ?? '' });
+    expect(answerOf(stored)?.parts).toEqual([{ text: 'one two three' }]);
+  });
+});
+
+describe('the standard preset: conversations', () => {
+  it('keeps the conversation per contextId, and rebuilds it from the stored tasks after a restart', async () => {
+    model.push({ text: ['Nice to meet you, Ada.'] }, { text: ['You are Ada.'] });
+    const first = await call(chat(), 'SendMessage', { message: userMessage('My name is Ada.') });
+    const contextId = first.task?.contextId ?? '';
+    const start = model.requests.length;
+    await call(chat(), 'SendMessage', { message: userMessage('Who am I?', { contextId }) });
+    const remembered = [
+      { role: 'user', content: 'My name is Ada.' },
+      { role: 'assistant', content: 'Nice to meet you, Ada.' },
+      { role: 'user', content: 'Who am I?' },
+    ];
+    expect(model.requests[start]?.body.messages.slice(1)).toEqual(remembered);
+
+    // Another context is another conversation.
+    model.push({ text: ['No idea.'] });
+    await call(chat(), 'SendMessage', { message: userMessage('Who am I?') });
+    expect(model.requests.at(-1)?.body.messages.slice(1)).toEqual([{ role: 'user', content: 'Who am I?' }]);
+
+    await hub.close();
+    hub = await startTestHub({ env, dataDir });
+    model.push({ text: ['Still Ada.'] });
+    await call(chat(), 'SendMessage', { message: userMessage('And now?', { contextId }) });
+    expect(model.requests.at(-1)?.body.messages.slice(1)).toEqual([
+      ...remembered,
+      { role: 'assistant', content: 'You are Ada.' },
+      { role: 'user', content: 'And now?' },
+    ]);
+  });
+});
+
+describe('the standard preset: tools', () => {
+  it.each([
+    { binding: 'JSON-RPC (another a2a-hub)', tool: 'a2a__remote__chat' },
+    { binding: 'HTTP+JSON (another a2a-hub)', tool: 'a2a__remoterest__chat' },
+    { binding: 'HTTP+JSON (an @a2a-js/sdk agent)', tool: 'a2a__rest__chat' },
+  ])('answers by calling a remote agent over $binding, streaming the tool call and its result', async ({ tool }) => {
+    model.push(
+      { toolCalls: [{ id: 'call_7', name: tool, arguments: '{"prompt":"ping"}' }] },
+      { text: ['The remote said ', 'echo: ping.'] },
+    );
+    const start = model.requests.length;
+    const { events } = await stream(chat(), 'SendStreamingMessage', { message: userMessage('ask the remote') });
+    const updates = artifactFrames(events);
+    const toolCall = updates.filter((update) => update.artifact.artifactId === 'tool-call-call_7');
+    expect(toolCall.map((update) => update.artifact.parts[0]?.data)).toEqual([
+      { type: 'tool_call', id: 'call_7', name: tool, arguments: { prompt: 'ping' } },
+      {
+        type: 'tool_result',
+        id: 'call_7',
+        name: tool,
+        state: 'TASK_STATE_COMPLETED',
+        taskId: expect.any(String) as unknown,
+        text: 'echo: ping',
+      },
+    ]);
+    expect(toolCall.map((update) => [update.append ?? false, update.lastChunk ?? false])).toEqual([
+      [false, false],
+      [true, true],
+    ]);
+    const answer = updates.filter((update) => update.artifact.name === 'answer').at(-1);
+    expect(answer?.artifact.parts[0]?.text).toBe('The remote said echo: ping.');
+    const followUp = model.requests[start + 1]?.body.messages ?? [];
+    expect(followUp.at(-2)).toMatchObject({ role: 'assistant', tool_calls: [{ id: 'call_7', function: { name: tool } }] });
+    expect(followUp.at(-1)).toEqual({ role: 'tool', tool_call_id: 'call_7', content: 'echo: ping' });
+  });
+
+  it('returns a remote INPUT_REQUIRED to the model as text with the remote taskId, and a failure as an error it can read', async () => {
+    model.push(
+      { toolCalls: [{ id: 'call_a', name: 'a2a__remote__chat', arguments: '{"prompt":"::input-required"}' }] },
+      { toolCalls: [{ id: 'call_b', name: 'a2a__remote__chat', arguments: '{"prompt":"::fail"}' }] },
+      { text: ['done'] },
+    );
+    const start = model.requests.length;
+    const { task } = await call(chat(), 'SendMessage', { message: userMessage('try things') });
+    expect(task?.status.state).toBe('TASK_STATE_COMPLETED');
+    const second = model.requests[start + 1]?.body.messages.at(-1);
+    expect(second).toMatchObject({ role: 'tool', tool_call_id: 'call_a' });
+    const remoteTaskId = (
+      task?.artifacts?.find((artifact) => artifact.artifactId === 'tool-call-call_a')?.parts[1]?.data as { taskId?: string }
+    )?.taskId;
+    expect(remoteTaskId).toMatch(/.+/);
+    expect(String(second?.content)).toContain(remoteTaskId);
+    const third = model.requests[start + 2]?.body.messages.at(-1);
+    expect(third).toMatchObject({ role: 'tool', tool_call_id: 'call_b' });
+    expect(String(third?.content)).toMatch(/^error: .*fail/i);
+  });
+
+  it('a cancel of the local task cancels the remote task of the tool call in flight', async () => {
+    model.push({ toolCalls: [{ id: 'call_slow', name: 'a2a__remote__chat', arguments: '{"prompt":"::slow 200"}' }] });
+    const { task } = await call(chat(), 'SendMessage', { message: userMessage('be slow'), configuration: { returnImmediately: true } });
+    let remoteId: string | undefined;
+    await until(() => {
+      remoteId = remote.store.browseTasks({ instanceId: 'default', state: 'TASK_STATE_WORKING', limit: 10, offset: 0 }).rows[0]?.id;
+      return remoteId !== undefined;
+    }, 'the remote task to start');
+    const canceled = await call(chat(), 'CancelTask', { id: task?.id ?? '' });
+    expect(canceled.status.state).toBe('TASK_STATE_CANCELED');
+    await until(
+      async () => (await call(`${remote.url}/a2a/default`, 'GetTask', { id: remoteId ?? '' })).status.state === 'TASK_STATE_CANCELED',
+      'the remote task to be canceled',
+    );
+  });
+
+  it('offers only the tools the allowlist names, and refuses a call to another', async () => {
+    const limited = await createStandard('limited', { tools: ['a2a__rest__*'] });
+    model.push({ toolCalls: [{ id: 'call_x', name: 'a2a__remote__chat', arguments: '{"prompt":"sneak"}' }] }, { text: ['ok'] });
+    const start = model.requests.length;
+    const { task } = await call(limited, 'SendMessage', { message: userMessage('go') });
+    expect(model.requests[start]?.body.tools?.map((tool) => tool.function.name)).toEqual(['ask_user', 'a2a__rest__chat']);
+    expect(model.requests[start + 1]?.body.messages.at(-1)).toEqual({
+      role: 'tool',
+      tool_call_id: 'call_x',
+      content: 'error: tool a2a__remote__chat is not available to this agent',
+    });
+    expect(task?.status.state).toBe('TASK_STATE_COMPLETED');
+    const remoteTasks = await call(`${remote.url}/a2a/default`, 'ListTasks', { pageSize: 100, historyLength: 1 });
+    expect(remoteTasks.tasks.some((remoteTask) => remoteTask.history?.[0]?.parts[0]?.text === 'sneak')).toBe(false);
+  });
+
+  it('after maxToolRounds rounds, asks the model once more without tools', async () => {
+    const bounded = await createStandard('bounded', { maxToolRounds: 1 });
+    model.push({ toolCalls: [{ id: 'r1', name: 'a2a__remote__chat', arguments: '{"prompt":"one"}' }] }, { text: ['enough'] });
+    const start = model.requests.length;
+    const { task } = await call(bounded, 'SendMessage', { message: userMessage('loop') });
+    expect(task?.status.state).toBe('TASK_STATE_COMPLETED');
+    const last = model.requests[start + 1]?.body;
+    expect(last?.tools).toBeUndefined();
+    expect(last?.messages.at(-1)).toMatchObject({
+      role: 'system',
+      content: expect.stringMatching(/all 1 rounds of tool calls/) as unknown,
+    });
+    // The note was for that call only.
+    model.push({ text: ['next'] });
+    await call(bounded, 'SendMessage', { message: userMessage('again', { contextId: task?.contextId }) });
+    expect(model.requests.at(-1)?.body.messages.filter((message) => message.role === 'system')).toEqual([
+      { role: 'system', content: 'You are terse.' },
+    ]);
+  });
+
+  it('a model that still calls tools after the last round, saying nothing, fails the task with a reason', async () => {
+    const bounded = await createStandard('stubborn', { maxToolRounds: 1 });
+    const again = { toolCalls: [{ id: 'again', name: 'a2a__remote__chat', arguments: '{"prompt":"more"}' }] };
+    model.push(again, again);
+    const { task } = await call(bounded, 'SendMessage', { message: userMessage('loop') });
+    expect(task?.status.state).toBe('TASK_STATE_FAILED');
+    expect(task?.status.message?.parts[0]?.text).toMatch(/kept calling tools after the last of its 1 rounds/);
+  });
+});
+
+describe('the standard preset: ask_user', () => {
+  it('ends the turn INPUT_REQUIRED with the question, and gives the model the answer as the tool result', async () => {
+    model.push({ text: ['Let me check. '], toolCalls: [{ id: 'ask_1', name: 'ask_user', arguments: '{"question":"Which city?"}' }] });
+    const first = await call(chat(), 'SendMessage', { message: userMessage('weather please') });
+    expect(first.task?.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+    expect(first.task?.status.message?.parts).toEqual([{ text: 'Which city?' }]);
+    model.push({ text: ['Sunny in Paris.'] });
+    const second = await call(chat(), 'SendMessage', { message: userMessage('Paris', { taskId: first.task?.id }) });
+    expect(second.task?.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(model.requests.at(-1)?.body.messages.slice(-3)).toEqual([
+      { role: 'user', content: 'weather please' },
+      {
+        role: 'assistant',
+        content: 'Let me check. ',
+        tool_calls: [{ id: 'ask_1', type: 'function', function: { name: 'ask_user', arguments: '{"question":"Which city?"}' } }],
+      },
+      { role: 'tool', tool_call_id: 'ask_1', content: 'Paris' },
+    ]);
+    expect(answerOf(second.task)?.parts).toEqual([{ text: 'Sunny in Paris.' }]);
+  });
+});
+
+describe('the standard preset: failures say what happened, never the key', () => {
+  it('an endpoint that refuses the key: FAILED with the status, the hint and no key material', async () => {
+    model.push({ error: { status: 401, message: `Incorrect API key provided: ${KEY}. Also sk-abc***xyz.` } });
+    const { task } = await call(chat(), 'SendMessage', { message: userMessage('hi') });
+    expect(task?.status.state).toBe('TASK_STATE_FAILED');
+    const text = task?.status.message?.parts[0]?.text ?? '';
+    expect(text).toMatch(/model endpoint .* answered HTTP 401/);
+    expect(text).toContain('TEST_MODEL_KEY');
+    expect(text).not.toContain(KEY);
+    expect(text).not.toContain('sk-abc');
+  });
+
+  it('an endpoint nobody listens on: FAILED, "could not be reached"', async () => {
+    const down = await createStandard('down', { model: { baseURL: `http://127.0.0.1:${await closedPort()}/v1` } });
+    const { task } = await call(down, 'SendMessage', { message: userMessage('hi') });
+    expect(task?.status.state).toBe('TASK_STATE_FAILED');
+    expect(task?.status.message?.parts[0]?.text).toMatch(/could not be reached: .*ECONNREFUSED/);
+  });
+
+  it('a stream that stalls: FAILED after model.timeoutMs, and the connection is closed', async () => {
+    const slow = await createStandard('slow', { model: { timeoutMs: 300 } });
+    model.push({ text: ['a', 'b'], stallAfter: 2 });
+    const start = model.requests.length;
+    const { task } = await call(slow, 'SendMessage', { message: userMessage('hi') });
+    expect(task?.status.state).toBe('TASK_STATE_FAILED');
+    expect(task?.status.message?.parts[0]?.text).toMatch(/did not finish answering within 300 ms/);
+    await until(() => model.requests[start]?.closedEarly === true, 'the model connection to close');
+  });
+
+  it('a missing key variable: FAILED naming the variable, and no request is made', async () => {
+    const keyless = await createStandard('keyless', { model: { apiKeyEnv: 'NO_SUCH_KEY_VARIABLE' } });
+    const start = model.requests.length;
+    const { task } = await call(keyless, 'SendMessage', { message: userMessage('hi') });
+    expect(task?.status.state).toBe('TASK_STATE_FAILED');
+    expect(task?.status.message?.parts[0]?.text).toMatch(/NO_SUCH_KEY_VARIABLE is not set/);
+    expect(model.requests.length).toBe(start);
+  });
+
+  it('a cancel aborts the model call', async () => {
+    model.push({ text: ['x'], stallAfter: 2 });
+    const start = model.requests.length;
+    const { task } = await call(chat(), 'SendMessage', { message: userMessage('slow'), configuration: { returnImmediately: true } });
+    await until(() => model.requests.length > start, 'the model to be called');
+    const canceled = await call(chat(), 'CancelTask', { id: task?.id ?? '' });
+    expect(canceled.status.state).toBe('TASK_STATE_CANCELED');
+    await until(() => model.requests[start]?.closedEarly === true, 'the model connection to close');
+  });
+
+  it('an endpoint without a key gets no Authorization header', async () => {
+    const open = await createStandard('open', { model: { apiKeyEnv: undefined } });
+    model.push({ text: ['hi'] });
+    await call(open, 'SendMessage', { message: userMessage('hi') });
+    expect(model.requests.at(-1)?.headers.authorization).toBeUndefined();
+  });
+
+  it('an endpoint the outbound destination policy refuses is refused when the instance is saved', async () => {
+    const strict = await startTestHub({ env, outbound: { urlPolicy: { allowLoopback: false } } });
+    try {
+      const refused = await fails(strict.url, {
+        action: 'inbound.create',
+        name: 'blocked',
+        description: 'd',
+        version: '1',
+        preset: 'standard',
+        model: { baseURL: model.baseURL, model: 'test-model' },
+      });
+      expect(refused.text).toMatch(/model\.baseURL: .*outbound\.urlPolicy\.allowLoopback/);
+    } finally {
+      await strict.dispose();
+    }
+  });
+
+  it('an instance of the standard preset needs a model', async () => {
+    const refused = await fails(hub.url, { action: 'inbound.create', name: 'nomodel', description: 'd', version: '1', preset: 'standard' });
+    expect(refused.text).toMatch(/standard preset needs model/);
+  });
+});
