@@ -112,10 +112,10 @@ return errors === 0;
 }
 validate23.evaluated = {"items":true,"dynamicProps":false,"dynamicItems":false};
 
-const schema40 = {"title":"ModelOptions","description":"The OpenAI-compatible Chat Completions endpoint a `standard` instance's model runs on (OpenAI, DeepSeek, Ollama, vLLM, llama.cpp's server). The API key is read from the environment variable `apiKeyEnv` when a turn starts: never sent in a request to the hub, never stored, shown or logged.","type":"object","properties":{"baseURL":{"description":"The API base, e.g. https://api.openai.com/v1 or http://127.0.0.1:11434/v1 (Ollama); requests go to <baseURL>/chat/completions through the outbound destination policy (outbound.urlPolicy).","type":"string","format":"uri","pattern":"^[hH][tT][tT][pP][sS]?://","x-pattern-description":"an http or https URL such as http://127.0.0.1:11434/v1"},"model":{"description":"The model name the endpoint knows, e.g. gpt-4o-mini, deepseek-chat, llama3.2.","type":"string","minLength":1},"apiKeyEnv":{"$ref":"#/$defs/EnvName","description":"Name of the environment variable holding the API key; absent: no key is sent (Ollama, llama.cpp)."},"temperature":{"description":"Sampling temperature; absent: the endpoint's default.","type":"number","minimum":0,"maximum":2},"maxTokens":{"description":"Most tokens the model may produce per call (max_tokens); absent: the endpoint's default.","type":"integer","minimum":1,"maximum":1000000},"timeoutMs":{"description":"How long one model call may take, from the request to the last streamed token, in milliseconds.","type":"integer","minimum":100,"maximum":3600000,"default":120000},"maxRetries":{"description":"Retries of a model call that failed before it streamed anything (connection errors, 408, 409, 429, 5xx), with backoff.","type":"integer","minimum":0,"maximum":10,"default":2}},"required":["baseURL","model"],"additionalProperties":false};
+const schema40 = {"title":"ModelOptions","description":"The OpenAI-compatible Chat Completions endpoint a `standard` instance's model runs on (OpenAI, DeepSeek, Ollama, vLLM, llama.cpp's server). The API key is read from the environment variable `apiKeyEnv` when a turn starts: never sent in a request to the hub, never stored, shown or logged.","type":"object","properties":{"baseURL":{"description":"The API base, e.g. https://api.openai.com/v1 or http://127.0.0.1:11434/v1 (Ollama); requests go to <baseURL>/chat/completions through the outbound destination policy (outbound.urlPolicy).","type":"string","format":"uri","pattern":"^[hH][tT][tT][pP][sS]?://(?![^/?#]*@)","x-pattern-description":"an http or https URL such as http://127.0.0.1:11434/v1, with no user:password@ in it (the key belongs in apiKeyEnv)"},"model":{"description":"The model name the endpoint knows, e.g. gpt-4o-mini, deepseek-chat, llama3.2.","type":"string","minLength":1},"apiKeyEnv":{"$ref":"#/$defs/EnvName","description":"Name of the environment variable holding the API key; absent: no key is sent (Ollama, llama.cpp)."},"temperature":{"description":"Sampling temperature; absent: the endpoint's default.","type":"number","minimum":0,"maximum":2},"maxTokens":{"description":"Most tokens the model may produce per call (max_tokens); absent: the endpoint's default.","type":"integer","minimum":1,"maximum":1000000},"timeoutMs":{"description":"How long one model call may take, from the request to the last streamed token, in milliseconds.","type":"integer","minimum":100,"maximum":3600000,"default":120000},"maxRetries":{"description":"Retries of a model call that failed before it streamed anything (connection errors, 408, 409, 429, 5xx), with backoff.","type":"integer","minimum":0,"maximum":10,"default":2}},"required":["baseURL","model"],"additionalProperties":false};
 const schema41 = {"title":"EnvName","description":"The name of an environment variable.","type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]*$","x-pattern-description":"an environment variable name such as OPENAI_API_KEY: letters, digits and _, not starting with a digit"};
 const formats0 = require("ajv-formats/dist/formats").fullFormats.uri;
-const pattern8 = new RegExp("^[hH][tT][tT][pP][sS]?://", "u");
+const pattern8 = new RegExp("^[hH][tT][tT][pP][sS]?://(?![^/?#]*@)", "u");
 const pattern9 = new RegExp("^[A-Za-z_][A-Za-z0-9_]*$", "u");
 
 function validate25(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
@@ -165,7 +165,7 @@ if(data.baseURL !== undefined){
 let data0 = data.baseURL;
 if(typeof data0 === "string"){
 if(!pattern8.test(data0)){
-const err3 = {instancePath:instancePath+"/baseURL",schemaPath:"#/properties/baseURL/pattern",keyword:"pattern",params:{pattern: "^[hH][tT][tT][pP][sS]?://"},message:"must match pattern \""+"^[hH][tT][tT][pP][sS]?://"+"\""};
+const err3 = {instancePath:instancePath+"/baseURL",schemaPath:"#/properties/baseURL/pattern",keyword:"pattern",params:{pattern: "^[hH][tT][tT][pP][sS]?://(?![^/?#]*@)"},message:"must match pattern \""+"^[hH][tT][tT][pP][sS]?://(?![^/?#]*@)"+"\""};
 if(vErrors === null){
 vErrors = [err3];
 }
@@ -4727,7 +4727,7 @@ if(data.baseURL !== undefined){
 let data0 = data.baseURL;
 if(typeof data0 === "string"){
 if(!pattern8.test(data0)){
-const err3 = {instancePath:instancePath+"/baseURL",schemaPath:"#/properties/baseURL/pattern",keyword:"pattern",params:{pattern: "^[hH][tT][tT][pP][sS]?://"},message:"must match pattern \""+"^[hH][tT][tT][pP][sS]?://"+"\""};
+const err3 = {instancePath:instancePath+"/baseURL",schemaPath:"#/properties/baseURL/pattern",keyword:"pattern",params:{pattern: "^[hH][tT][tT][pP][sS]?://(?![^/?#]*@)"},message:"must match pattern \""+"^[hH][tT][tT][pP][sS]?://(?![^/?#]*@)"+"\""};
 if(vErrors === null){
 vErrors = [err3];
 }

@@ -83,6 +83,10 @@ export function agentsSourceOf(flags: AgentsFlags, env: NodeJS.ProcessEnv, warn:
   if (flags.authToken !== undefined && flags.authTokenEnv !== undefined) {
     throw new ConfigError('give --auth-token-env NAME or --auth-token TOKEN, not both');
   }
+  if (flags.authToken !== undefined && flags.authToken.trim() === '') {
+    // `--auth-token "$TOKEN"` with TOKEN unset: serving with no auth at all would be the wrong way to fail.
+    throw new ConfigError('--auth-token is empty: give the token (better: --auth-token-env NAME), or leave the flag out to require none');
+  }
   if (flags.authToken !== undefined) {
     warn(
       '--auth-token puts the token on the command line, where other users of this machine can read it (ps, /proc): put it in an environment variable and pass --auth-token-env NAME instead. The hub stores only its SHA-256 digest.',
@@ -178,13 +182,21 @@ export function startReloads(
       for (const note of read.notes) out.error(`note: ${note}`);
       out.info(`${why}: reloaded ${summaryLine(source.file, applyAgents(parts, source, read))}`);
     } catch (error) {
-      if (!(error instanceof AgentsFileError) && !(error instanceof ConfigError)) throw error;
-      out.error(`${why}: ${source.file} not applied; still serving the agents as they were:\n${error.message}`);
+      // A reload runs from a signal or a file event: whatever goes wrong is said, and the hub serves on.
+      const known = error instanceof AgentsFileError || error instanceof ConfigError;
+      const text = known ? error.message : `unexpected error: ${error instanceof Error ? error.message : String(error)}`;
+      out.error(`${why}: ${source.file} not applied; still serving the agents as they were:\n${text}`);
     }
   };
   const onHangup = (): void => reload('SIGHUP');
   process.on('SIGHUP', onHangup);
-  const watcher = source.watch ? watchFile(source.file, () => reload('changed')) : undefined;
+  const watcher = source.watch
+    ? watchFile(
+        source.file,
+        () => reload('changed'),
+        (error) => out.error(`--watch: stopped watching ${source.file} (${error.message}); SIGHUP still reloads it`),
+      )
+    : undefined;
   return {
     stop() {
       process.off('SIGHUP', onHangup);
@@ -198,7 +210,7 @@ export function startReloads(
  * was last seen. The folder is watched, not the file: editors save by writing a new file and
  * renaming it over the old one, which a watch on the old file would not see.
  */
-function watchFile(file: string, changed: () => void): FSWatcher {
+function watchFile(file: string, changed: () => void, failed: (error: Error) => void): FSWatcher {
   const name = basename(file);
   const contentOf = (): string | undefined => {
     try {
@@ -221,5 +233,10 @@ function watchFile(file: string, changed: () => void): FSWatcher {
     }, WATCH_DEBOUNCE_MS);
   });
   watcher.on('close', () => clearTimeout(timer));
+  // The folder removed or unreadable: an FSWatcher without a listener would throw and end the hub.
+  watcher.on('error', (error) => {
+    watcher.close();
+    failed(error);
+  });
   return watcher;
 }

@@ -274,6 +274,8 @@ async function sendStreaming(
   // once: a second Ctrl-C falls back to Node's default and ends the process at once.
   process.once('SIGINT', onSigint);
   let openLine = false;
+  /** The text shown so far of each artifact, by id. */
+  const printed = new Map<string, string>();
   let lastState: TaskState | undefined;
   let ids: { taskId: string; contextId?: string } | undefined;
   const endLine = (): void => {
@@ -297,11 +299,20 @@ async function sendStreaming(
         process.stdout.write(`status: ${shortState(status.state)}${note ? ` (${note})` : ''}\n`);
       }
       if (frame.artifactUpdate !== undefined) {
-        const chunk = textOf(frame.artifactUpdate.artifact);
-        if (frame.artifactUpdate.append !== true) endLine();
-        process.stdout.write(chunk);
+        const update = frame.artifactUpdate;
+        const chunk = textOf(update.artifact);
+        const shown = printed.get(update.artifact.artifactId);
+        const replaces = update.append !== true && shown !== undefined;
+        // A chunk that replaces text already on the line (the standard preset closes its streamed answer with the whole
+        // text) prints only what is new; one that says something else starts a line of its own.
+        if (replaces && openLine && chunk.startsWith(shown)) process.stdout.write(chunk.slice(shown.length));
+        else {
+          if (update.append !== true) endLine();
+          process.stdout.write(chunk);
+        }
+        printed.set(update.artifact.artifactId, update.append === true ? `${shown ?? ''}${chunk}` : chunk);
         openLine = true;
-        if (frame.artifactUpdate.lastChunk === true) endLine();
+        if (update.lastChunk === true) endLine();
       }
     }
   } catch (error) {

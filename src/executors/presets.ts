@@ -42,6 +42,7 @@ export interface PresetInstance {
   readonly instructions?: string;
   readonly tools?: readonly string[];
   readonly maxToolRounds?: number;
+  readonly sessionOrder?: 'fifo' | 'concurrent';
 }
 
 export interface PresetProfile {

@@ -61,7 +61,8 @@ export interface NewTaskStart {
 export class Execution {
   readonly controller = new AbortController();
   /** Terminal or interrupted: later events are ignored. */
-  settled = false;
+  #settled = false;
+  #onSettled: (() => void) | undefined;
   done!: Promise<void>;
   /** The task as stored, for a task this run created (a resumed one is not held). */
   readonly live: LiveTask | undefined;
@@ -80,6 +81,30 @@ export class Execution {
   ) {
     this.#start = start;
     this.live = start?.live;
+  }
+
+  /** Terminal or interrupted (or answered with a direct reply): later events are ignored. */
+  get settled(): boolean {
+    return this.#settled;
+  }
+
+  /** Resolves once the run is settled, by its executor or from outside (a cancel, the timeout, a shutdown). */
+  whenSettled(): Promise<void> {
+    if (this.#settled) return Promise.resolve();
+    return new Promise((resolve) => {
+      const before = this.#onSettled;
+      this.#onSettled = () => {
+        before?.();
+        resolve();
+      };
+    });
+  }
+
+  #settle(): void {
+    this.#settled = true;
+    const onSettled = this.#onSettled;
+    this.#onSettled = undefined;
+    onSettled?.();
   }
 
   /** Stores the new task on the executor's first event other than a direct reply. */
@@ -113,7 +138,7 @@ export class Execution {
     const message = content === undefined ? undefined : agentMessage(content, this.taskId, this.contextId);
     this.state = state;
     const final = isTerminalState(state) || isInterruptedState(state);
-    if (final) this.settled = true;
+    if (final) this.#settle();
     const taskStatus = status(state, this.host.now(), message);
     this.live?.setStatus(taskStatus, final);
     this.host.writes.enqueue(statusWrite(this.taskId, this.contextId, taskStatus, final));
@@ -149,7 +174,7 @@ export class Execution {
       return;
     }
     this.#start = undefined;
-    this.settled = true;
+    this.#settle();
     const reply = agentMessage(content, undefined, this.contextId);
     const { instanceId, message } = start.task;
     // Keyed by the message, as no task exists; the runtime answers resends until it is committed.

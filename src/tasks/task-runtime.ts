@@ -421,14 +421,15 @@ export class TaskRuntime {
     execution.done = session.inTurn(() => this.#run(instance, request, execution, session));
   }
 
-  /** Up to `limit` tasks of the conversation other than `taskId`, oldest first (task ids are time-ordered). */
+  /** Up to `limit` tasks of the conversation created before `taskId`, oldest first (task ids are time-ordered). */
   #contextTasks(instanceId: string, tenant: string, contextId: string, taskId: string, limit: number): readonly Task[] {
     const wanted = Math.max(0, Math.min(100, Math.floor(limit)));
     if (wanted === 0) return NO_TASKS;
     // Newest status first: one more than wanted, in case this task is among them.
     const page = this.#deps.store.listTasks(instanceId, { tenant, contextId, pageSize: Math.min(100, wanted + 1) });
+    // Earlier only: ids are time-ordered, and a fifo session's later tasks may already wait, SUBMITTED.
     return page.tasks
-      .filter((task) => task.id !== taskId)
+      .filter((task) => task.id < taskId)
       .slice(0, wanted)
       .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   }
@@ -457,14 +458,18 @@ export class TaskRuntime {
       let failure: { error: unknown } | undefined;
       // Canceled while it waited for its turn: nothing to run.
       if (!execution.settled) {
+        const signal = execution.controller.signal;
+        // Through a promise, so that an executor that returns none, or throws at once, is handled like any other.
+        const running = Promise.resolve().then(() => instance.executor.execute(request, new RunEvents(execution), signal));
         try {
-          const running = instance.executor.execute(request, new RunEvents(execution), execution.controller.signal);
-          await Promise.race([running, abortOf(execution.controller.signal)]);
-          // What an executor that was stopped throws later is of no interest to anyone.
-          running.catch(() => undefined);
+          await Promise.race([running, abortOf(signal), execution.whenSettled()]);
         } catch (error) {
           failure = { error };
         }
+        // What an executor that was stopped throws later is of no interest to anyone.
+        running.catch(() => undefined);
+        // Aborted without being settled (a shutdown of a task not stored yet): that is no success.
+        if (failure === undefined && !execution.settled && signal.aborted) failure = { error: signal.reason };
       }
       if (execution.settled) return;
       if (failure === undefined) {

@@ -37,6 +37,8 @@ describe('serve agent flags', () => {
     );
     expect(refused({ watch: true })).toBe('--watch needs --agents FILE or --agent FILE');
     expect(refused({ agent: one, authToken: 't', authTokenEnv: 'T' })).toBe('give --auth-token-env NAME or --auth-token TOKEN, not both');
+    // `--auth-token "$TOKEN"` with TOKEN unset must not start an agent without auth.
+    expect(refused({ agent: one, authToken: '' })).toMatch(/^--auth-token is empty/);
   });
 
   it('take A2A_HUB_AGENTS for --agents, unless --agent is given', () => {

@@ -1,3 +1,5 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Artifact, StreamResponse, Task } from '../../generated/a2a/1.0/types.js';
 import { call, stream, userMessage } from '../helpers/a2a-client.js';
@@ -13,6 +15,7 @@ import { cardUrl, closedPort, createOutbound, fails, until } from '../outbound/h
  * sessions across a restart, and each way a model call can fail.
  */
 
+const BIN = fileURLToPath(new URL('../../src/cli/bin.js', import.meta.url));
 const KEY = 'sk-test-0123456789abcdef';
 const env = { TEST_MODEL_KEY: KEY };
 
@@ -216,6 +219,14 @@ describe('the standard preset: tools', () => {
       async () => (await call(`${remote.url}/a2a/default`, 'GetTask', { id: remoteId ?? '' })).status.state === 'TASK_STATE_CANCELED',
       'the remote task to be canceled',
     );
+    // The stopped turn left no tool call without its result: the next turn's conversation is valid.
+    model.push({ text: ['fine'] });
+    const next = await call(chat(), 'SendMessage', { message: userMessage('next', { contextId: task?.contextId }) });
+    expect(next.task?.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(model.requests.at(-1)?.body.messages.slice(1)).toEqual([
+      { role: 'user', content: 'be slow' },
+      { role: 'user', content: 'next' },
+    ]);
   });
 
   it('offers only the tools the allowlist names, and refuses a call to another', async () => {
@@ -283,6 +294,52 @@ describe('the standard preset: ask_user', () => {
       { role: 'tool', tool_call_id: 'ask_1', content: 'Paris' },
     ]);
     expect(answerOf(second.task)?.parts).toEqual([{ text: 'Sunny in Paris.' }]);
+  });
+});
+
+describe('the standard preset: two questions in one context', () => {
+  it('gives each task waiting for input its own answer, whichever is answered first', async () => {
+    model.push({ toolCalls: [{ id: 'qA', name: 'ask_user', arguments: '{"question":"Which city?"}' }] });
+    const a = await call(chat(), 'SendMessage', { message: userMessage('weather') });
+    const contextId = a.task?.contextId;
+    model.push({ toolCalls: [{ id: 'qB', name: 'ask_user', arguments: '{"question":"Which date?"}' }] });
+    const b = await call(chat(), 'SendMessage', { message: userMessage('calendar', { contextId }) });
+    expect([a.task?.status.state, b.task?.status.state]).toEqual(['TASK_STATE_INPUT_REQUIRED', 'TASK_STATE_INPUT_REQUIRED']);
+    // B's question is still open when A is answered: it is closed, and A's answer names A's question.
+    model.push({ text: ['Sunny in Paris.'] });
+    await call(chat(), 'SendMessage', { message: userMessage('Paris', { taskId: a.task?.id }) });
+    expect(model.requests.at(-1)?.body.messages.slice(-4)).toEqual([
+      { role: 'user', content: 'calendar' },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'qB', type: 'function', function: { name: 'ask_user', arguments: '{"question":"Which date?"}' } }],
+      },
+      { role: 'tool', tool_call_id: 'qB', content: expect.stringMatching(/^\(no answer yet/) as unknown },
+      { role: 'user', content: '(answering your question "Which city?") Paris' },
+    ]);
+    model.push({ text: ['Booked.'] });
+    const answered = await call(chat(), 'SendMessage', { message: userMessage('Monday', { taskId: b.task?.id }) });
+    expect(answered.task?.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(model.requests.at(-1)?.body.messages.at(-1)).toEqual({
+      role: 'user',
+      content: '(answering your question "Which date?") Monday',
+    });
+  });
+});
+
+describe('the standard preset: the a2a-hub command', () => {
+  it('send --stream prints the streamed answer once, not again when the closing chunk replaces it', async () => {
+    model.push({ text: ['one ', 'two ', 'three'] });
+    const run = await new Promise<{ code: number | null; stdout: string }>((resolve, reject) => {
+      const child = spawn(process.execPath, [BIN, 'send', chat(), 'count', '--stream'], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let stdout = '';
+      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+      child.on('error', reject);
+      child.on('close', (code) => resolve({ code, stdout }));
+    });
+    expect(run.code).toBe(0);
+    expect(run.stdout.split('one two three')).toHaveLength(2);
   });
 });
 

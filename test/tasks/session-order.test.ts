@@ -68,17 +68,22 @@ beforeEach(() => {
 });
 
 describe('fifo sessions', () => {
-  it('processes concurrent messages of one context one at a time, in arrival order', async () => {
+  it('processes the messages of one context one at a time, in arrival order', async () => {
     const first = await call(endpoint('fifo'), 'SendMessage', {
       message: userMessage('150 a'),
       configuration: { returnImmediately: true },
     });
     const contextId = first.task?.contextId ?? '';
-    const later = await Promise.all(
-      ['20 b', '20 c', '20 d'].map((text) =>
-        call(endpoint('fifo'), 'SendMessage', { message: userMessage(text, { contextId }), configuration: { returnImmediately: true } }),
-      ),
-    );
+    // One after the other, so the arrival order is known; all of them while the first still runs.
+    const later = [];
+    for (const text of ['20 b', '20 c', '20 d']) {
+      later.push(
+        await call(endpoint('fifo'), 'SendMessage', {
+          message: userMessage(text, { contextId }),
+          configuration: { returnImmediately: true },
+        }),
+      );
+    }
     // The waiting ones exist and say so.
     for (const { task } of later) expect(task?.status.state).toBe('TASK_STATE_SUBMITTED');
     await until(() => trace.filter((line) => line.startsWith('end')).length === 4, 'all four to end');
@@ -86,6 +91,24 @@ describe('fifo sessions', () => {
     for (const { task } of later) {
       const stored = await call(endpoint('fifo'), 'GetTask', { id: task?.id ?? '' });
       expect(stored.status.state).toBe('TASK_STATE_COMPLETED');
+    }
+  });
+
+  it('never runs two tasks of one context at once, however many blocking sends arrive together', async () => {
+    const first = await call(endpoint('fifo'), 'SendMessage', {
+      message: userMessage('30 head'),
+      configuration: { returnImmediately: true },
+    });
+    const contextId = first.task?.contextId ?? '';
+    const texts = Array.from({ length: 8 }, (_, index) => `10 burst-${index}`);
+    const answers = await Promise.all(
+      texts.map((text) => call(endpoint('fifo'), 'SendMessage', { message: userMessage(text, { contextId }) })),
+    );
+    for (const { task } of answers) expect(task?.status.state).toBe('TASK_STATE_COMPLETED');
+    // Every start is followed by its own end before anything else starts.
+    expect(trace).toHaveLength(18);
+    for (let index = 0; index < trace.length; index += 2) {
+      expect(trace[index]?.replace(/^start /, 'end ')).toBe(trace[index + 1]);
     }
   });
 

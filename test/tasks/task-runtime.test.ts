@@ -141,6 +141,37 @@ describe.each(stores)('TaskRuntime on $name', ({ open }) => {
   });
 });
 
+describe.each(stores)('TaskRuntime, executors that do not behave, on $name', ({ open }) => {
+  it('completes a task whose executor returns no promise (plain JavaScript)', async () => {
+    const plain = {
+      execute(_request: unknown, events: { artifact(chunk: { parts: string }): string }) {
+        events.artifact({ parts: 'done' });
+      },
+    } as unknown as AgentExecutor;
+    const { runtime, send } = setUp(open, plain);
+    const outcome = await send('hi');
+    if (outcome.kind !== 'task') throw new Error('expected a task');
+    await runtime.settled(outcome.taskId);
+    const task = runtime.getTask('agent', outcome.taskId);
+    expect(task.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(task.artifacts?.[0]?.parts).toEqual([{ text: 'done' }]);
+  });
+
+  it('a shutdown never stores a task that was stopped before it said anything as COMPLETED', async () => {
+    const { runtime, send } = setUp(open, {
+      execute: (_request, _events, signal) =>
+        new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(new Error('stopped')), { once: true })),
+    });
+    const sent = send('wait');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await runtime.shutdown(10);
+    const outcome = await sent;
+    if (outcome.kind !== 'task') throw new Error('expected a task');
+    await runtime.committed();
+    expect(runtime.getTask('agent', outcome.taskId).status.state).toBe('TASK_STATE_FAILED');
+  });
+});
+
 describe('monotonicClock', () => {
   it('formats each millisecond once and never goes backwards', () => {
     let wall = Date.parse('2026-01-01T00:00:00.005Z');

@@ -1,4 +1,5 @@
-import OpenAI, { APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
+import { randomUUID } from 'node:crypto';
+import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import type { ChatCompletionFunctionTool, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import { fetch as undiciFetch } from 'undici';
 import type { ModelOptions } from '../../../generated/control/types.js';
@@ -89,13 +90,16 @@ export class ChatModel {
           text += delta.content;
           onText(delta.content);
         }
-        for (const piece of delta?.tool_calls ?? []) {
-          const held = calls.get(piece.index) ?? { id: '', name: '', arguments: '' };
+        (delta?.tool_calls ?? []).forEach((piece, position) => {
+          // Some servers leave index out; the position in the delta stands in for it then.
+          const index = typeof piece.index === 'number' ? piece.index : position;
+          const held = calls.get(index) ?? { id: '', name: '', arguments: '' };
           if (piece.id) held.id = piece.id;
-          if (piece.function?.name) held.name += piece.function.name;
+          // Assigned, as the package's own accumulator does: servers repeat the name, never split it.
+          if (piece.function?.name) held.name = piece.function.name;
           if (piece.function?.arguments) held.arguments += piece.function.arguments;
-          calls.set(piece.index, held);
-        }
+          calls.set(index, held);
+        });
         if (choice.finish_reason) finishReason = choice.finish_reason;
       }
     } catch (error) {
@@ -109,7 +113,8 @@ export class ChatModel {
       throw new ModelError(`the model endpoint ${options.baseURL} ended its answer without saying anything`);
     const toolCalls = [...calls.entries()]
       .sort(([a], [b]) => a - b)
-      .map(([index, held]) => ({ ...held, id: held.id === '' ? `call_${index}` : held.id }))
+      // A call id must be unique in the conversation (it names the tool-call artifact and its result).
+      .map(([, held]) => ({ ...held, id: held.id === '' ? `call_${randomUUID()}` : held.id }))
       .filter((held) => held.name !== '');
     return { text, toolCalls, finishReason };
   }
@@ -144,7 +149,8 @@ export class ChatModel {
         checkUrl(target, policy);
         const headers = new Headers(init?.headers);
         if (key === undefined) headers.delete('authorization');
-        const request = { ...init, headers: Object.fromEntries(headers.entries()), dispatcher };
+        // A redirect would lead past the URL check above (only the address check at connect time would remain).
+        const request = { ...init, headers: Object.fromEntries(headers.entries()), dispatcher, redirect: 'error' };
         return await undiciFetch(target, request as unknown as Parameters<typeof undiciFetch>[1]);
       },
     });
@@ -173,6 +179,9 @@ export class ChatModel {
       return new ModelError(`${endpoint} answered HTTP ${error.status}${said === '' ? '' : `: ${said}`}${hint}`);
     }
     if (error instanceof APIUserAbortError) return new ModelError(`${endpoint}: the call was aborted`);
+    // An error event inside the stream, or a chunk that is not JSON: the endpoint was reached.
+    if ((error instanceof APIError && !(error instanceof APIConnectionError)) || error instanceof SyntaxError)
+      return new ModelError(`${endpoint} sent an error while streaming its answer: ${clean(messageOf(error))}`);
     const cause = rootCause(error);
     return new ModelError(`${endpoint} could not be reached: ${clean(cause)}`);
   }

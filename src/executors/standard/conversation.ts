@@ -1,23 +1,36 @@
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
-import type { Message, Part, Task } from '../../../generated/a2a/1.0/types.js';
+import type { Artifact, Message, Part, Task, TaskState } from '../../../generated/a2a/1.0/types.js';
 import type { ModelToolCall } from './chat-model.js';
 
-/** The artifact the standard preset writes each turn's answer into (one per task run, the name shared). */
+/** The artifact the standard preset writes each turn's answer into (one per turn, the name shared). */
 export const ANSWER_ARTIFACT = 'answer';
+
+/** Artifact metadata: the messageId of the user message an answer answers, so a rebuilt conversation puts it in its place. */
+export const ANSWERS_KEY = 'a2a-hub/answers';
 
 /** Turns kept per conversation: beyond it the oldest are dropped, a whole exchange at a time. */
 const MAX_MESSAGES = 200;
+
+/** States whose status message reports on the agent rather than speaking in the conversation. */
+const NOT_SAID: ReadonlySet<TaskState> = new Set(['TASK_STATE_FAILED', 'TASK_STATE_CANCELED', 'TASK_STATE_REJECTED']);
+
+/** An ask_user call: open while the model still waits for its tool result. */
+interface Question {
+  readonly callId: string;
+  readonly text: string;
+  open: boolean;
+}
 
 /**
  * The model's side of one A2A conversation (instance, tenant, contextId): the chat messages so
  * far, kept in the session between turns. When the session is gone (a restart, an idle session
  * released) it is rebuilt from the stored tasks of the context: what the user said, what the
- * agent asked and answered. Tool calls are not rebuilt, only their outcome as the answer says it.
+ * agent asked and answered. Tool calls are not rebuilt, only their outcome as the answers say it.
  */
 export class Conversation {
   readonly #messages: ChatCompletionMessageParam[] = [];
-  /** The ask_user call the model is waiting on: the next user message answers it. */
-  pendingQuestion: string | undefined;
+  /** ask_user questions by the task that asked, until the user answers on that task. */
+  readonly #questions = new Map<string, Question>();
 
   /** The conversation as the stored tasks of its context tell it, oldest first. */
   static rebuilt(tasks: readonly Task[]): Conversation {
@@ -38,23 +51,32 @@ export class Conversation {
       : [{ role: 'system', content: instructions }, ...this.#messages];
   }
 
-  /** The user's message; when the model asked a question with ask_user, it is the answer. */
-  addUser(message: Message): void {
+  /**
+   * The user's message on task `taskId`. When the model asked that task a question with ask_user
+   * and still waits, it is the tool result; when the question was left open by another request
+   * since, it is a user message that says which question it answers. Any other open question is
+   * closed first, since a chat may not go on past a tool call without its result.
+   */
+  addUser(message: Message, taskId: string): void {
     const content = promptOf(message.parts);
-    if (this.pendingQuestion !== undefined) {
-      this.#messages.push({ role: 'tool', tool_call_id: this.pendingQuestion, content });
-      this.pendingQuestion = undefined;
+    const question = this.#questions.get(taskId);
+    this.#questions.delete(taskId);
+    if (question?.open === true) {
+      this.#closeOpenQuestions();
+      this.#messages.push({ role: 'tool', tool_call_id: question.callId, content });
       return;
     }
-    this.#messages.push({ role: 'user', content });
+    this.#closeOpenQuestions();
+    this.#messages.push({
+      role: 'user',
+      content: question === undefined ? content : `(answering your question "${question.text}") ${content}`,
+    });
     this.#trim();
   }
 
-  /** A new task in the context while the model still waits for an answer: the question stays unanswered. */
-  abandonQuestion(): void {
-    if (this.pendingQuestion === undefined) return;
-    this.#messages.push({ role: 'tool', tool_call_id: this.pendingQuestion, content: '(no answer: the user sent a new request instead)' });
-    this.pendingQuestion = undefined;
+  /** The model asked the user on task `taskId`; the turn ends, and the answer comes with the next message on that task. */
+  asked(taskId: string, callId: string, text: string): void {
+    this.#questions.set(taskId, { callId, text, open: true });
   }
 
   addAssistant(text: string, toolCalls: readonly ModelToolCall[]): void {
@@ -81,19 +103,49 @@ export class Conversation {
     return this.#messages.length;
   }
 
-  #replay(task: Task, stopAt: string | undefined): void {
-    for (const message of task.history ?? []) {
-      if (message.messageId === stopAt) return;
-      const content = promptOf(message.parts);
-      if (content === '') continue;
-      this.#messages.push(message.role === 'ROLE_USER' ? { role: 'user', content } : { role: 'assistant', content });
+  /** Forgets what came after `length` messages: a turn that was stopped leaves no half-made exchange (a tool call without its result). */
+  rollback(length: number): void {
+    if (length < this.#messages.length) this.#messages.splice(length);
+  }
+
+  #closeOpenQuestions(): void {
+    for (const question of this.#questions.values()) {
+      if (!question.open) continue;
+      question.open = false;
+      this.#messages.push({
+        role: 'tool',
+        tool_call_id: question.callId,
+        content: '(no answer yet: the user sent another message instead; they may still answer later)',
+      });
     }
-    const answer = (task.artifacts ?? [])
-      .filter((artifact) => artifact.name === ANSWER_ARTIFACT)
-      .map((artifact) => promptOf(artifact.parts))
-      .join('\n');
-    if (answer !== '') this.#messages.push({ role: 'assistant', content: answer });
+  }
+
+  #replay(task: Task, stopAt: string | undefined): void {
+    const answers = (task.artifacts ?? []).filter((artifact) => artifact.name === ANSWER_ARTIFACT);
+    const placed = new Set<Artifact>();
+    const unsaid = task.status.message !== undefined && NOT_SAID.has(task.status.state) ? task.status.message.messageId : undefined;
+    for (const message of task.history ?? []) {
+      if (message.messageId === stopAt) break;
+      if (message.messageId === unsaid) continue;
+      const content = promptOf(message.parts);
+      if (message.role !== 'ROLE_USER') {
+        if (content !== '') this.#messages.push({ role: 'assistant', content });
+        continue;
+      }
+      if (content !== '') this.#messages.push({ role: 'user', content });
+      const own = answers.filter((artifact) => artifact.metadata?.[ANSWERS_KEY] === message.messageId);
+      for (const artifact of own) placed.add(artifact);
+      this.#pushAnswer(own);
+    }
+    // Answers stored without the message they answer: after the task's turns.
+    if (stopAt === undefined)
+      this.#pushAnswer(answers.filter((artifact) => !placed.has(artifact) && artifact.metadata?.[ANSWERS_KEY] === undefined));
     this.#trim();
+  }
+
+  #pushAnswer(artifacts: readonly Artifact[]): void {
+    const text = artifacts.map((artifact) => promptOf(artifact.parts)).join('\n');
+    if (text !== '') this.#messages.push({ role: 'assistant', content: text });
   }
 
   /** Drops the oldest turns beyond the cap, starting again at a user message so no tool result is orphaned. */

@@ -4,7 +4,7 @@ import { DEFAULTS } from '../../../generated/control/defaults.js';
 import type { AgentExecutor, ExecutionEvents, ExecutionRequest, ExecutorTools } from '../executor.js';
 import type { PresetInstance } from '../presets.js';
 import { ModelError, type ChatModel, type ModelToolCall } from './chat-model.js';
-import { ANSWER_ARTIFACT, Conversation } from './conversation.js';
+import { ANSWER_ARTIFACT, ANSWERS_KEY, Conversation } from './conversation.js';
 import { ASK_USER_TOOL, askUserQuestion, callTool, toolAllowed } from './tool-use.js';
 
 /** Where a session keeps its conversation. */
@@ -33,10 +33,17 @@ export function standardExecutor(deps: StandardExecutorDeps): AgentExecutor {
         return;
       }
       const conversation = conversationOf(request);
-      if (!request.resumed) conversation.abandonQuestion();
-      conversation.addUser(request.message);
+      conversation.addUser(request.message, request.taskId);
+      const mark = conversation.length;
       events.working();
-      await new Turn(request, events, signal, model, instance, conversation).run();
+      let finished = false;
+      try {
+        await new Turn(request, events, signal, model, instance, conversation).run();
+        finished = !signal.aborted;
+      } finally {
+        // A turn that was stopped (cancel, timeout) or failed leaves no half-made exchange behind.
+        if (!finished) conversation.rollback(mark);
+      }
     },
   };
 }
@@ -95,9 +102,10 @@ class Turn {
         if (this.signal.aborted) return;
       }
       if (question !== undefined) {
-        this.conversation.pendingQuestion = question.id;
+        const text = askUserQuestion(question);
+        this.conversation.asked(this.request.taskId, question.id, text);
         this.#closeAnswer();
-        this.events.inputRequired(askUserQuestion(question));
+        this.events.inputRequired(text);
         return;
       }
     }
@@ -119,6 +127,7 @@ class Turn {
       parts: delta,
       append: this.#chunks > 0,
       lastChunk: false,
+      ...(this.#chunks > 0 ? {} : { metadata: this.#answerMetadata() }),
     });
     this.#chunks += 1;
   }
@@ -130,7 +139,19 @@ class Turn {
    */
   #closeAnswer(): void {
     if (this.#answer === '' && this.#chunks === 0) return;
-    this.events.artifact({ artifactId: this.#answerId, name: ANSWER_ARTIFACT, parts: this.#answer, append: false, lastChunk: true });
+    this.events.artifact({
+      artifactId: this.#answerId,
+      name: ANSWER_ARTIFACT,
+      parts: this.#answer,
+      append: false,
+      lastChunk: true,
+      metadata: this.#answerMetadata(),
+    });
+  }
+
+  /** Which message this answer answers, for a conversation rebuilt from the stored tasks. */
+  #answerMetadata(): Record<string, unknown> {
+    return { [ANSWERS_KEY]: this.request.message.messageId };
   }
 
   async #runTool(call: ModelToolCall): Promise<void> {

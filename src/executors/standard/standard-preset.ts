@@ -54,7 +54,10 @@ export function standardPreset(deps: StandardPresetDeps): Preset {
     outputModes: ['text/plain', 'application/json'],
     extensions: [],
     sessionOrder: 'fifo',
-    validate: (instance) => modelProblem(instance.model, deps.urlPolicy),
+    validate: (instance) =>
+      instance.sessionOrder === 'concurrent'
+        ? 'the standard preset keeps one conversation per session and answers its messages in order: sessionOrder must be fifo (or left out)'
+        : modelProblem(instance.model, deps.urlPolicy),
   };
 }
 
