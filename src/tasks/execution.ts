@@ -62,7 +62,8 @@ export class Execution {
   readonly controller = new AbortController();
   /** Terminal or interrupted: later events are ignored. */
   #settled = false;
-  #onSettled: (() => void) | undefined;
+  #stopped: Promise<void> | undefined;
+  #wake: (() => void) | undefined;
   done!: Promise<void>;
   /** The task as stored, for a task this run created (a resumed one is not held). */
   readonly live: LiveTask | undefined;
@@ -88,23 +89,32 @@ export class Execution {
     return this.#settled;
   }
 
-  /** Resolves once the run is settled, by its executor or from outside (a cancel, the timeout, a shutdown). */
-  whenSettled(): Promise<void> {
-    if (this.#settled) return Promise.resolve();
-    return new Promise((resolve) => {
-      const before = this.#onSettled;
-      this.#onSettled = () => {
-        before?.();
-        resolve();
-      };
-    });
+  /**
+   * Resolves once the run is settled (by its executor or from outside: a cancel, the timeout) or
+   * stopped: what a run waits for besides its executor, so that an executor that never returns
+   * cannot hold it. One promise per run, made on first ask; no listener on the signal, which costs
+   * more than the rest of a short run.
+   */
+  whenStopped(): Promise<void> {
+    if (this.#settled || this.controller.signal.aborted) return Promise.resolve();
+    return (this.#stopped ??= new Promise((resolve) => (this.#wake = resolve)));
+  }
+
+  /** Aborts the executor's signal with `reason`: the run ends at once, whatever the executor does. */
+  stop(reason: Error): void {
+    this.controller.abort(reason);
+    this.#wakeUp();
   }
 
   #settle(): void {
     this.#settled = true;
-    const onSettled = this.#onSettled;
-    this.#onSettled = undefined;
-    onSettled?.();
+    this.#wakeUp();
+  }
+
+  #wakeUp(): void {
+    const wake = this.#wake;
+    this.#wake = undefined;
+    wake?.();
   }
 
   /** Stores the new task on the executor's first event other than a direct reply. */

@@ -197,7 +197,7 @@ export class TaskRuntime {
     const execution = this.#active.get(taskId);
     if (execution !== undefined && !execution.settled) {
       execution.apply('TASK_STATE_CANCELED', reason);
-      execution.controller.abort(new Error(reason));
+      execution.stop(new Error(reason));
     } else {
       const contextId = info.contextId;
       this.#writes.enqueue(
@@ -246,7 +246,7 @@ export class TaskRuntime {
     clearTimeout(timer);
     for (const execution of [...this.#active.values()]) {
       if (!execution.unstored) execution.apply('TASK_STATE_FAILED', `the hub shut down before the task finished; ${RETRY_ADVICE}`);
-      execution.controller.abort(new Error('shutdown'));
+      execution.stop(new Error('shutdown'));
     }
   }
 
@@ -459,15 +459,18 @@ export class TaskRuntime {
       // Canceled while it waited for its turn: nothing to run.
       if (!execution.settled) {
         const signal = execution.controller.signal;
-        // Through a promise, so that an executor that returns none, or throws at once, is handled like any other.
-        const running = Promise.resolve().then(() => instance.executor.execute(request, new RunEvents(execution), signal));
         try {
-          await Promise.race([running, abortOf(signal), execution.whenSettled()]);
+          const returned: unknown = instance.executor.execute(request, new RunEvents(execution), signal);
+          // A plain-JavaScript executor may return nothing: it is done.
+          if (isThenable(returned)) {
+            const running = Promise.resolve(returned);
+            // What an executor that was stopped throws later is of no interest to anyone.
+            running.catch(() => undefined);
+            await Promise.race([running, execution.whenStopped()]);
+          }
         } catch (error) {
           failure = { error };
         }
-        // What an executor that was stopped throws later is of no interest to anyone.
-        running.catch(() => undefined);
         // Aborted without being settled (a shutdown of a task not stored yet): that is no success.
         if (failure === undefined && !execution.settled && signal.aborted) failure = { error: signal.reason };
       }
@@ -499,7 +502,7 @@ export class TaskRuntime {
     const reason = `the task ran longer than this agent's execution timeout of ${durationText(timeoutMs)} and was stopped; ${RETRY_ADVICE}`;
     this.#deps.log?.('warn', 'a task ran past its execution timeout', { taskId: execution.taskId, timeoutMs });
     execution.apply('TASK_STATE_FAILED', reason);
-    execution.controller.abort(new Error(reason));
+    execution.stop(new Error(reason));
   }
 }
 
@@ -517,10 +520,8 @@ function requestedSkill(request: SendMessageRequest): string | undefined {
   return undefined;
 }
 
-/** Resolves when the signal aborts (at once if it has): a run that was stopped from outside ends there. */
-function abortOf(signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.resolve();
-  return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
 }
 
 /** 90000 → "90 s", 600000 → "10 min", 250 → "250 ms". */
