@@ -107,7 +107,7 @@ describe('reading an agents file', () => {
       'agents.yaml:5: agents[0].version must be a string, got a number: write it in quotes, version: "1.0"',
       'agents.yaml:6: agents[1].name is required',
       'agents.yaml:9: agents[1].colour is not a member of this object; known members: id, name, description, version, endpointPath, jsonRpcPath, restPath, tenants, preset, authTokenEnv, relayTo, skills, model, instructions, tools, maxToolRounds, executionTimeoutMs, sessionOrder, pushNotifications, enabled',
-      'agents.yaml:15: agents[2].model.baseURL must be an http or https URL such as http://127.0.0.1:11434/v1, got "ftp://models.example"',
+      'agents.yaml:15: agents[2].model.baseURL must be an http or https URL such as http://127.0.0.1:11434/v1, with no user:password@ in it, got "ftp://models.example"',
     ]);
   });
 
@@ -247,7 +247,7 @@ SCENARIO:
     expect(
       problemsOf(() => readSingleAgentFile(path('  x:\n    provider: acme\n    params:\n      model: m\n      base_url: ftp://nope\n'))),
     ).toEqual([
-      `${join(dir, 'bad.yaml')}:10: MODEL.x.params.base_url must be an http or https URL such as http://127.0.0.1:11434/v1, got "ftp://nope"`,
+      `${join(dir, 'bad.yaml')}:10: MODEL.x.params.base_url must be an http or https URL such as http://127.0.0.1:11434/v1, with no user:password@ in it, got "ftp://nope"`,
     ]);
     expect(problemsOf(() => readSingleAgentFile(path('  x:\n    provider: deepseek\n    params: {}\n')))).toEqual([
       `${join(dir, 'bad.yaml')}:8: MODEL.x.params.model is required`,

@@ -1,5 +1,6 @@
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
-import type { Artifact, Message, Part, Task, TaskState } from '../../../generated/a2a/1.0/types.js';
+import { isFailureState } from '../../../generated/a2a/1.0/task-states.js';
+import type { Artifact, Message, Part, Task } from '../../../generated/a2a/1.0/types.js';
 import type { ModelToolCall } from './chat-model.js';
 
 /** The artifact the standard preset writes each turn's answer into (one per turn, the name shared). */
@@ -10,9 +11,6 @@ export const ANSWERS_KEY = 'a2a-hub/answers';
 
 /** Turns kept per conversation: beyond it the oldest are dropped, a whole exchange at a time. */
 const MAX_MESSAGES = 200;
-
-/** States whose status message reports on the agent rather than speaking in the conversation. */
-const NOT_SAID: ReadonlySet<TaskState> = new Set(['TASK_STATE_FAILED', 'TASK_STATE_CANCELED', 'TASK_STATE_REJECTED']);
 
 /** An ask_user call: open while the model still waits for its tool result. */
 interface Question {
@@ -123,7 +121,8 @@ export class Conversation {
   #replay(task: Task, stopAt: string | undefined): void {
     const answers = (task.artifacts ?? []).filter((artifact) => artifact.name === ANSWER_ARTIFACT);
     const placed = new Set<Artifact>();
-    const unsaid = task.status.message !== undefined && NOT_SAID.has(task.status.state) ? task.status.message.messageId : undefined;
+    // The status message of a task that ended in failure reports on the agent; it was never said in the conversation.
+    const unsaid = task.status.message !== undefined && isFailureState(task.status.state) ? task.status.message.messageId : undefined;
     for (const message of task.history ?? []) {
       if (message.messageId === stopAt) break;
       if (message.messageId === unsaid) continue;
