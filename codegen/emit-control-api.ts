@@ -43,6 +43,7 @@ interface ActionRow {
 interface ControlApiTable {
   basePath: string;
   panelPath: string;
+  healthPaths: { live: string; ready: string };
   loopbackOnly: boolean;
   endpoints: Endpoint[];
   actions: ActionRow[];

@@ -211,7 +211,10 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
     ...(options.lookup ? { lookup: options.lookup } : {}),
   });
   const handler = new A2AHandler(runtime, channels, store, { finalTask: config.streamFinalTask, push: pushConfigs });
+  // Set by close(): readiness says so at once, so a load balancer stops sending before the server stops listening.
+  let shuttingDown = false;
   const app = createHttpApp({
+    readiness: () => (shuttingDown ? 'the hub is shutting down' : storeProblem(store)),
     directory: inbounds,
     handler,
     bodyLimitBytes: config.bodyLimitBytes,
@@ -259,6 +262,7 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
     server,
     url: `http://${host}:${address.port}`,
     close() {
+      shuttingDown = true;
       closing ??= (async () => {
         const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
@@ -344,4 +348,14 @@ function openStore(config: ResolvedHubConfig): TaskStore {
 function withDataDirHint(error: unknown): unknown {
   if (!(error instanceof StoreOpenError)) return error;
   return new StoreOpenError(`${error.message}; fix that, or choose another data dir with --data-dir or A2A_HUB_DATA_DIR`, { cause: error });
+}
+
+/** Why the store cannot answer now, for the readiness endpoint; undefined when it can. */
+function storeProblem(store: Pick<TaskStore, 'ping'>): string | undefined {
+  try {
+    store.ping();
+    return undefined;
+  } catch (error) {
+    return `the task store does not answer: ${error instanceof Error ? error.message : String(error)}`;
+  }
 }

@@ -10,6 +10,10 @@ export const CONTROL_API = {
   "$schema": "../meta/control-api.schema.json",
   "basePath": "/a2a/api",
   "panelPath": "/a2a/panel",
+  "healthPaths": {
+    "live": "/livez",
+    "ready": "/readyz"
+  },
   "loopbackOnly": true,
   "loopbackAddresses": [
     "127.0.0.1",

@@ -5,6 +5,7 @@ import { a2aError } from '../protocol/a2a-error.js';
 import { CARD_PATH_SUFFIX } from '../protocol/card-location.js';
 import type { AgentDirectory } from '../server/hosted-agent.js';
 import { serveCard } from './card-endpoint.js';
+import { healthRouter, type ReadinessCheck } from './health.js';
 import { respondMethodNotAllowed, respondNotFound, respondWithError } from './http-errors.js';
 import { unavailableError, type A2AEndpointOptions } from './a2a-edge.js';
 import { serveJsonRpc, serveUnavailable } from './jsonrpc-endpoint.js';
@@ -18,6 +19,8 @@ export interface HttpAppOptions extends A2AEndpointOptions {
   readonly routers?: readonly Router[];
   /** The answer where nothing is served; default a JSON 404. */
   readonly notFound?: (ctx: Koa.Context) => void;
+  /** What the readiness endpoint asks (src/http/health.ts); without it the hub is always ready. */
+  readonly readiness?: ReadinessCheck;
 }
 
 /**
@@ -98,7 +101,8 @@ export function createHttpApp(options: HttpAppOptions): Koa {
   // After the agent endpoints, whose paths never overlap the routers' (those are reserved),
   // so that A2A requests skip matching every route. Routers answer their own 405s with JSON
   // bodies; koa-router's allowedMethods() would rewrite the status after our JSON 404 body.
-  for (const router of [wellKnown, ...(options.routers ?? [])]) app.use(router.routes());
+  const health = healthRouter(options.readiness ?? (() => undefined));
+  for (const router of [wellKnown, health, ...(options.routers ?? [])]) app.use(router.routes());
 
   const notFound = options.notFound ?? respondNotFound;
   app.use((ctx) => notFound(ctx));

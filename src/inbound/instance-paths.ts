@@ -11,6 +11,8 @@ export const RESERVED_PATHS: readonly string[] = [
   WELL_KNOWN_AGENT_CARD_PATH.slice(0, WELL_KNOWN_AGENT_CARD_PATH.lastIndexOf('/')),
   CONTROL_API.basePath,
   CONTROL_API.panelPath,
+  CONTROL_API.healthPaths.live,
+  CONTROL_API.healthPaths.ready,
 ];
 
 export function isReserved(path: string): boolean {

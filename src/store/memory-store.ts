@@ -407,6 +407,10 @@ export class MemoryTaskStore extends StoredSettings implements TaskStore {
     });
   }
 
+  ping(): void {
+    // Memory answers as long as the process does.
+  }
+
   close(): void {
     this.state = emptyState();
   }

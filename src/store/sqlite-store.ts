@@ -389,6 +389,11 @@ export class SqliteTaskStore extends StoredSettings implements TaskStore {
     });
   }
 
+  ping(): void {
+    // A read of the schema's own table: cheap, and it fails once the file or the connection is gone.
+    this.db.prepare('SELECT 1 FROM sqlite_master LIMIT 1').get();
+  }
+
   close(): void {
     this.db.close();
   }

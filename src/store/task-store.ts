@@ -35,6 +35,11 @@ export interface TaskStore
     InstanceConfigs,
     OutboundConfigs,
     MetaStore {
+  /**
+   * Throws when the store cannot answer a read now (a closed database, a file it can no longer
+   * read): what the readiness endpoint asks before it says the hub should get traffic.
+   */
+  ping(): void;
   close(): void;
 }
 

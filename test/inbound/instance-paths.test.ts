@@ -147,7 +147,7 @@ describe('path clash rules', () => {
     ['jsonRpcPath', '/.well-known/rpc'],
   ] as const)('refuse a %s "%s" that is not a path of their own', (member, path) => {
     expect(refusal(() => withDefault().create(instance('x', { [member]: path })))).toBe(
-      `${member} "${path}" is not usable: give an absolute path like /a2a/reports outside /.well-known, /a2a/api, /a2a/panel`,
+      `${member} "${path}" is not usable: give an absolute path like /a2a/reports outside /.well-known, /a2a/api, /a2a/panel, /livez, /readyz`,
     );
   });
 
