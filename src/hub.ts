@@ -211,7 +211,7 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
     ...(options.lookup ? { lookup: options.lookup } : {}),
   });
   const handler = new A2AHandler(runtime, channels, store, { finalTask: config.streamFinalTask, push: pushConfigs });
-  // Set by close(): readiness says so at once, so a load balancer stops sending before the server stops listening.
+  // Set by close(): a probe on a connection still open during the grace period hears the hub is going.
   let shuttingDown = false;
   const app = createHttpApp({
     readiness: () => (shuttingDown ? 'the hub is shutting down' : storeProblem(store)),
