@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { LookupFunction } from 'node:net';
 import { mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -264,6 +265,8 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
     close() {
       shuttingDown = true;
       closing ??= (async () => {
+        // Still serving, while readiness says 503: a load balancer that only probes takes this replica out first.
+        if (config.shutdownDrainMs > 0) await sleep(config.shutdownDrainMs);
         const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
         await runtime.shutdown(config.shutdownGraceMs);

@@ -67,6 +67,10 @@ export interface HubConfig {
    */
   shutdownGraceMs?: number;
   /**
+   * At SIGINT/SIGTERM, how long the hub keeps serving with /readyz answering 503 before it stops accepting connections, so that a load balancer that only probes takes it out of rotation first. 0: stop accepting at once (one process, no load balancer).
+   */
+  shutdownDrainMs?: number;
+  /**
    * A conversation's live session is released after this long without activity.
    */
   sessionIdleMs?: number;

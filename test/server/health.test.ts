@@ -65,3 +65,18 @@ describe('health endpoints', () => {
     }
   });
 });
+
+describe('shutdownDrainMs', () => {
+  it('keeps serving, with readiness at 503 and liveness at 200, for the drain, then stops accepting', async () => {
+    const draining = await startTestHub({ shutdownDrainMs: 400 });
+    const closed = draining.dispose();
+    const readyAnswer = await fetch(`${draining.url}${ready}`);
+    expect(readyAnswer.status).toBe(503);
+    expect(await readyAnswer.json()).toEqual({ status: 'not ready', reason: 'the hub is shutting down' });
+    expect((await fetch(`${draining.url}${live}`)).status).toBe(200);
+    // A2A requests are still served during the drain.
+    expect((await fetch(`${draining.endpoint}/agent-card.json`)).status).toBe(200);
+    await closed;
+    await expect(fetch(`${draining.url}${live}`)).rejects.toThrow();
+  });
+});
