@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { pino } from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Artifact, StreamResponse, Task } from '../../generated/a2a/1.0/types.js';
 import { call, stream, userMessage } from '../helpers/a2a-client.js';
@@ -325,6 +326,63 @@ describe('the standard preset: two questions in one context', () => {
       role: 'user',
       content: '(answering your question "Which date?") Monday',
     });
+  });
+});
+
+describe('the standard preset: options, sessions and where the key never goes', () => {
+  it('sends temperature and maxTokens as configured, and leaves them out when they are not', async () => {
+    const tuned = await createStandard('tuned', { model: { temperature: 0.2, maxTokens: 64 } });
+    model.push({ text: ['ok'] }, { text: ['ok'] });
+    await call(tuned, 'SendMessage', { message: userMessage('hi') });
+    expect(model.requests.at(-1)?.body).toMatchObject({ temperature: 0.2, max_tokens: 64 });
+    await call(chat(), 'SendMessage', { message: userMessage('hi') });
+    expect(model.requests.at(-1)?.body.temperature).toBeUndefined();
+    expect(model.requests.at(-1)?.body.max_tokens).toBeUndefined();
+  });
+
+  it('session.close releases the live session; the next message rebuilds the conversation from the stored tasks', async () => {
+    model.push({ text: ['Noted: blue.'] });
+    const first = await call(chat(), 'SendMessage', { message: userMessage('My colour is blue.') });
+    const contextId = first.task?.contextId ?? '';
+    expect(hub.sessions.list().some((session) => session.contextId === contextId)).toBe(true);
+    await controlAction(hub.url, { action: 'session.close', id: contextId });
+    expect(hub.sessions.list().some((session) => session.contextId === contextId)).toBe(false);
+    model.push({ text: ['Blue.'] });
+    await call(chat(), 'SendMessage', { message: userMessage('My colour?', { contextId }) });
+    expect(model.requests.at(-1)?.body.messages.slice(1)).toEqual([
+      { role: 'user', content: 'My colour is blue.' },
+      { role: 'assistant', content: 'Noted: blue.' },
+      { role: 'user', content: 'My colour?' },
+    ]);
+  });
+
+  it('the key is in no log line, stored configuration, snapshot or task, even when the endpoint quotes it back', async () => {
+    const lines: string[] = [];
+    const logged = await startTestHub({ env, logger: pino({ level: 'debug' }, { write: (line: string) => void lines.push(line) }) });
+    try {
+      const created = await controlAction(logged.url, {
+        action: 'inbound.create',
+        name: 'keyed',
+        description: 'd',
+        version: '1',
+        preset: 'standard',
+        model: { baseURL: model.baseURL, model: 'test-model', apiKeyEnv: 'TEST_MODEL_KEY', maxRetries: 0 },
+      });
+      model.push({ error: { status: 401, message: `Incorrect API key provided: ${KEY}` } }, { text: ['fine'] });
+      const failed = await call(`${logged.url}/a2a/${created.id ?? ''}`, 'SendMessage', { message: userMessage('hi') });
+      expect(failed.task?.status.state).toBe('TASK_STATE_FAILED');
+      const ok = await call(`${logged.url}/a2a/${created.id ?? ''}`, 'SendMessage', { message: userMessage('again') });
+      expect(model.requests.at(-1)?.headers.authorization).toBe(`Bearer ${KEY}`);
+      const snapshot = await (await fetch(`${logged.url}/a2a/api`)).text();
+      const stored = JSON.stringify(logged.store.loadInstances());
+      const tasks = JSON.stringify([failed, ok]);
+      // The failure is logged, with the endpoint's words: the line a leaking key would be in.
+      expect(lines.join('\n')).toMatch(/answered HTTP 401: Incorrect API key provided: \[redacted\]/);
+      for (const text of [lines.join('\n'), snapshot, stored, tasks]) expect(text).not.toContain(KEY);
+      expect(stored).toContain('TEST_MODEL_KEY');
+    } finally {
+      await logged.dispose();
+    }
   });
 });
 
