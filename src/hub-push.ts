@@ -7,7 +7,7 @@ import { resolvePushSettings, type ResolvedPushSettings } from './push/push-sett
 import { SealedSecretsError, SecretSealer } from './push/sealed-secrets.js';
 import { WebhookSender } from './push/webhook-sender.js';
 import type { PushConfigs, PushOutbox } from './store/push-store.js';
-import type { TaskReads, Transactional } from './store/task-store.js';
+import type { TaskReads, BatchWrites } from './store/task-store.js';
 import type { LogFunction } from './support/log.js';
 
 /** The push side of a running hub (HubParts.push). */
@@ -19,7 +19,7 @@ export interface HubPush {
 }
 
 export interface HubPushOptions {
-  readonly store: PushConfigs & PushOutbox & Transactional & Pick<TaskReads, 'getTaskInfo'>;
+  readonly store: PushConfigs & PushOutbox & BatchWrites & Pick<TaskReads, 'getTaskInfo'>;
   readonly settings: PushSettings | undefined;
   /** Whether an instance serves push now; see PushDispatcherOptions.pushEnabled. */
   readonly pushEnabled?: (instanceId: string) => boolean;

@@ -101,7 +101,7 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
   const channels = new TaskChannels();
   const sessions = new SessionRegistry(config.sessionIdleMs, now, config.maxSessions);
   const presets = options.presets ?? new PresetRegistry();
-  const recovered = TaskRuntime.recover(store, now);
+  const recovered = await TaskRuntime.recover(store, now);
   if (recovered.length > 0) log('warn', 'settled tasks left running by an earlier process as FAILED', { count: recovered.length });
   const outbounds = new OutboundRegistry({
     store,
@@ -120,7 +120,7 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
     rateLimitRejections: () => rateLimiter?.rejections ?? 0,
     pushPending: () => store.pendingDeliveries(),
   });
-  const push = withStoreClosedOnError(store, options.taskStore === undefined, () =>
+  const push = await withStoreClosedOnError(store, options.taskStore === undefined, () =>
     createHubPush({
       store,
       settings: config.push,
@@ -166,8 +166,8 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
       inbounds.ensureDefault({ create: false });
     } catch (error) {
       sessions.close();
-      runtime.close();
-      if (options.taskStore === undefined) store.close();
+      await runtime.close();
+      if (options.taskStore === undefined) await store.close();
       throw error;
     }
   }
@@ -215,7 +215,7 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
   // Set by close(): a probe on a connection still open during the grace period hears the hub is going.
   let shuttingDown = false;
   const app = createHttpApp({
-    readiness: () => (shuttingDown ? 'the hub is shutting down' : storeProblem(store)),
+    readiness: async () => (shuttingDown ? 'the hub is shutting down' : await storeProblem(store)),
     directory: inbounds,
     handler,
     bodyLimitBytes: config.bodyLimitBytes,
@@ -248,8 +248,8 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
     // Release the data dir's exclusive lock, so the same process may start a hub on another port;
     // a store the caller passed in is the caller's to close (it may start a hub on it again).
     sessions.close();
-    runtime.close();
-    if (options.taskStore === undefined) store.close();
+    await runtime.close();
+    if (options.taskStore === undefined) await store.close();
     throw listenError(error, config.host, config.port);
   }
   const address = server.address() as AddressInfo;
@@ -284,11 +284,11 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
         server.closeAllConnections();
         await stopped;
         sessions.close();
-        runtime.close();
+        await runtime.close();
         // After the runtime's last commit, so its deliveries are queued; before the store closes,
         // so attempts in flight can record how they ended.
         await push.dispatcher.close();
-        store.close();
+        await store.close();
       })();
       return closing;
     },
@@ -323,11 +323,11 @@ class EndpointRequest implements RequestObservation {
 }
 
 /** A start-up step that may refuse the configuration (a bad push key): the data dir's lock is released first. */
-function withStoreClosedOnError<T>(store: TaskStore, ownStore: boolean, step: () => T): T {
+async function withStoreClosedOnError<T>(store: TaskStore, ownStore: boolean, step: () => T): Promise<T> {
   try {
     return step();
   } catch (error) {
-    if (ownStore) store.close();
+    if (ownStore) await store.close();
     throw error;
   }
 }
@@ -354,9 +354,9 @@ function withDataDirHint(error: unknown): unknown {
 }
 
 /** Why the store cannot answer now, for the readiness endpoint; undefined when it can. */
-function storeProblem(store: Pick<TaskStore, 'ping'>): string | undefined {
+async function storeProblem(store: Pick<TaskStore, 'ping'>): Promise<string | undefined> {
   try {
-    store.ping();
+    await store.ping();
     return undefined;
   } catch (error) {
     return `the task store does not answer: ${error instanceof Error ? error.message : String(error)}`;

@@ -81,7 +81,7 @@ export const ACTION_HANDLERS: { readonly [A in ControlActionName]: Handler<A> } 
         });
       }
       await runtime.settled(outcome.taskId);
-      const task = runtime.getTask(agent.id, outcome.taskId, { historyLength: 0 });
+      const task = await runtime.getTask(agent.id, outcome.taskId, { historyLength: 0 });
       return done(`test message to "${agent.name}" ended ${task.status.state}`, {
         id: task.id,
         taskId: task.id,
@@ -140,23 +140,23 @@ export const ACTION_HANDLERS: { readonly [A in ControlActionName]: Handler<A> } 
       { preview },
     );
   },
-  'task.cancel': (action, { store, runtime }) => {
-    const info = store.getTaskInfo(action.id);
+  'task.cancel': async (action, { store, runtime }) => {
+    const info = await store.getTaskInfo(action.id);
     if (info === undefined) throw new OperationError(`no task has id "${action.id}"`);
     try {
-      const task = runtime.cancel(info.instanceId, info.id, { tenant: info.tenant, reason: 'canceled from the control API' });
+      const task = await runtime.cancel(info.instanceId, info.id, { tenant: info.tenant, reason: 'canceled from the control API' });
       return done(`task ${action.id} canceled`, { id: action.id, taskId: action.id, state: task.status.state });
     } catch (error) {
       if (isA2AError(error)) throw new OperationError(error.message);
       throw error;
     }
   },
-  'session.cancel': (action, deps) => {
-    const canceled = cancelContext(deps, action.id, action.serverId);
+  'session.cancel': async (action, deps) => {
+    const canceled = await cancelContext(deps, action.id, action.serverId);
     return done(`canceled ${canceled} active task${canceled === 1 ? '' : 's'} of context ${action.id}`, { contextId: action.id });
   },
-  'session.close': (action, deps) => {
-    const canceled = cancelContext(deps, action.id, action.serverId);
+  'session.close': async (action, deps) => {
+    const canceled = await cancelContext(deps, action.id, action.serverId);
     const instances = new Set(instancesOf(deps, action.serverId));
     // The operator names a context, not a tenant: its live session under every tenant goes.
     const released = deps.sessions
@@ -177,21 +177,23 @@ export const ACTION_HANDLERS: { readonly [A in ControlActionName]: Handler<A> } 
  * Cancels every task of the context that is not terminal, under every tenant that has one (the
  * operator names a context, not a tenant); fails when the context is unknown.
  */
-function cancelContext(deps: ControlDeps, contextId: string, serverId: string | undefined): number {
+async function cancelContext(deps: ControlDeps, contextId: string, serverId: string | undefined): Promise<number> {
   const instances = instancesOf(deps, serverId);
   const live = new Set(deps.sessions.list().flatMap((session) => (session.contextId === contextId ? [session.instanceId] : [])));
-  const known = instances.some(
-    (instanceId) =>
+  let known = false;
+  for (const instanceId of instances) {
+    known =
       live.has(instanceId) ||
-      deps.store.getContext(instanceId, contextId) !== undefined ||
-      deps.store.browseTasks({ instanceId, contextId, limit: 1, offset: 0 }).total > 0,
-  );
+      (await deps.store.getContext(instanceId, contextId)) !== undefined ||
+      (await deps.store.browseTasks({ instanceId, contextId, limit: 1, offset: 0 })).total > 0;
+    if (known) break;
+  }
   if (!known) throw new OperationError(`no session has context id "${contextId}"${serverId ? ` on instance "${serverId}"` : ''}`);
   let canceled = 0;
   for (const instanceId of instances) {
-    const { rows } = deps.store.browseTasks({ instanceId, contextId, limit: 10_000, offset: 0 });
+    const { rows } = await deps.store.browseTasks({ instanceId, contextId, limit: 10_000, offset: 0 });
     for (const row of rows.filter((task) => !isTerminalState(task.state))) {
-      deps.runtime.cancel(instanceId, row.id, { tenant: row.tenant, reason: 'the session was canceled from the control API' });
+      await deps.runtime.cancel(instanceId, row.id, { tenant: row.tenant, reason: 'the session was canceled from the control API' });
       canceled += 1;
     }
   }

@@ -23,7 +23,7 @@ export interface ControlDeps {
   readonly tools: Pick<ToolRegistry, 'list'>;
   readonly peers: PeerTracker;
   /** push.retry: the config is active again with its pending deliveries due now, and the dispatcher wakes (PushDispatcher.retryNow). */
-  readonly retryPush: (taskId: string, configId: string) => void;
+  readonly retryPush: (taskId: string, configId: string) => Promise<void>;
 }
 
 /**

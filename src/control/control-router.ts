@@ -77,10 +77,10 @@ export function createControlRouter(options: ControlRouterOptions): Router {
     ctx.body = PANEL_HTML;
   });
 
-  router.get(CONTROL_BASE, (ctx) => {
+  router.get(CONTROL_BASE, async (ctx) => {
     const query = readQuery(ctx, 'GET /a2a/api');
     if (query === undefined) return;
-    replies.ok(ctx, 'GET /a2a/api', buildSnapshot(deps, query, baseUrlOf(ctx, options)));
+    replies.ok(ctx, 'GET /a2a/api', await buildSnapshot(deps, query, baseUrlOf(ctx, options)));
   });
 
   router.post(CONTROL_BASE, async (ctx) => {
@@ -140,35 +140,35 @@ export function createControlRouter(options: ControlRouterOptions): Router {
     replies.ok(ctx, endpoint, { ...agent.card(baseUrlOf(ctx, options)) });
   });
 
-  router.get(CONTROL_ENDPOINTS['GET /a2a/api/task'].path, (ctx) => {
+  router.get(CONTROL_ENDPOINTS['GET /a2a/api/task'].path, async (ctx) => {
     const endpoint = 'GET /a2a/api/task';
     const query = readQuery(ctx, endpoint);
     if (query === undefined) return;
-    const info = deps.store.getTaskInfo(query.id);
-    const task = info === undefined ? undefined : deps.store.getTask(info.instanceId, info.id, { tenant: info.tenant });
+    const info = await deps.store.getTaskInfo(query.id);
+    const task = info === undefined ? undefined : await deps.store.getTask(info.instanceId, info.id, { tenant: info.tenant });
     if (info === undefined || task === undefined)
       return replies.fail(ctx, endpoint, 404, { ok: false, message: `no task has id ${JSON.stringify(query.id)}` });
     replies.ok(ctx, endpoint, { ...task, serverId: info.instanceId, ...(info.tenant === '' ? {} : { tenant: info.tenant }) });
   });
 
-  router.get(CONTROL_ENDPOINTS['GET /a2a/api/push'].path, (ctx) => {
+  router.get(CONTROL_ENDPOINTS['GET /a2a/api/push'].path, async (ctx) => {
     const endpoint = 'GET /a2a/api/push';
     const query = readQuery(ctx, endpoint);
     if (query === undefined) return;
-    const info = deps.store.getTaskInfo(query.taskId);
+    const info = await deps.store.getTaskInfo(query.taskId);
     if (info === undefined)
       return replies.fail(ctx, endpoint, 404, { ok: false, message: `no task has id ${JSON.stringify(query.taskId)}` });
-    replies.ok(ctx, endpoint, taskPushView(deps.store, info, query.attemptLimit));
+    replies.ok(ctx, endpoint, await taskPushView(deps.store, info, query.attemptLimit));
   });
 
-  router.get(CONTROL_ENDPOINTS['GET /a2a/api/session'].path, (ctx) => {
+  router.get(CONTROL_ENDPOINTS['GET /a2a/api/session'].path, async (ctx) => {
     const endpoint = 'GET /a2a/api/session';
     const query = readQuery(ctx, endpoint);
     if (query === undefined) return;
     const { contextId, serverId } = query;
     // One contextId under two tenants is two conversations: the query names which.
     const tenant = query.tenant ?? '';
-    const binding = deps.store.getContext(serverId, contextId, tenant);
+    const binding = await deps.store.getContext(serverId, contextId, tenant);
     const live = deps.sessions.get(serverId, contextId, tenant);
     const createdAt = binding?.createdAt ?? live?.createdAt;
     const lastActiveAt = live?.lastActiveAt ?? binding?.lastActiveAt;
@@ -179,7 +179,7 @@ export function createControlRouter(options: ControlRouterOptions): Router {
         message: `no session has context id ${JSON.stringify(contextId)} on instance ${JSON.stringify(serverId)}${under}`,
       });
     }
-    const tasks = deps.store.browseTasks({ instanceId: serverId, tenant, contextId, limit: 100, offset: 0 });
+    const tasks = await deps.store.browseTasks({ instanceId: serverId, tenant, contextId, limit: 100, offset: 0 });
     replies.ok(ctx, endpoint, {
       contextId,
       serverId,
@@ -199,17 +199,17 @@ export function createControlRouter(options: ControlRouterOptions): Router {
     replies.ok(ctx, 'GET /a2a/api/tools', formatTools(deps.tools.list(), query.format));
   });
 
-  router.get(CONTROL_ENDPOINTS['GET /a2a/api/metrics'].path, (ctx) => {
+  router.get(CONTROL_ENDPOINTS['GET /a2a/api/metrics'].path, async (ctx) => {
     const query = readQuery(ctx, 'GET /a2a/api/metrics');
     if (query === undefined) return;
     const prometheus = query.format === 'prometheus' || (ctx.query['format'] === undefined && /^text\/plain/.test(ctx.get('accept')));
     if (prometheus) {
       ctx.status = 200;
       ctx.type = 'text/plain; version=0.0.4; charset=utf-8';
-      ctx.body = options.metrics.toPrometheus();
+      ctx.body = await options.metrics.toPrometheus();
       return;
     }
-    replies.ok(ctx, 'GET /a2a/api/metrics', options.metrics.toJson());
+    replies.ok(ctx, 'GET /a2a/api/metrics', await options.metrics.toJson());
   });
 
   // Known paths with a method they do not serve get 405 and Allow; anything else under the base, 404.

@@ -1,5 +1,6 @@
 import type { TaskState } from '../../generated/a2a/1.0/types.js';
 import type { Metrics } from '../../generated/control/types.js';
+import type { Awaitable } from '../support/awaitable.js';
 
 /** Latency bucket bounds in seconds, Prometheus style. */
 const BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -11,12 +12,12 @@ interface Histogram {
 }
 
 export interface GaugeSources {
-  readonly tasksByState: () => Partial<Record<TaskState, number>>;
+  readonly tasksByState: () => Awaitable<Partial<Record<TaskState, number>>>;
   readonly openStreams: () => number;
   readonly sessions: () => number;
   readonly rateLimitRejections: () => number;
   /** Webhook deliveries waiting in the push outbox (read when scraped). */
-  readonly pushPending?: () => number;
+  readonly pushPending?: () => Awaitable<number>;
 }
 
 /** Request counters and latency histograms of the A2A endpoints, plus gauges read on demand. */
@@ -44,24 +45,26 @@ export class HubMetrics {
     observe(this.#pushLatency, seconds);
   }
 
-  toJson(): Metrics {
+  async toJson(): Promise<Metrics> {
+    const [tasksByState, pushPending] = await Promise.all([this.gauges.tasksByState(), this.gauges.pushPending?.() ?? 0]);
     return {
       requests: Object.fromEntries([...this.#requests].map(([method, outcomes]) => [method, Object.fromEntries(outcomes)])),
-      tasksByState: this.gauges.tasksByState(),
+      tasksByState,
       openStreams: this.gauges.openStreams(),
       sessions: this.gauges.sessions(),
       rateLimitRejections: this.gauges.rateLimitRejections(),
       latencySeconds: Object.fromEntries([...this.#latency].map(([method, histogram]) => [method, histogramJson(histogram)])),
       push: {
         attempts: Object.fromEntries(this.#pushAttempts),
-        pending: this.gauges.pushPending?.() ?? 0,
+        pending: pushPending,
         latencySeconds: histogramJson(this.#pushLatency),
       },
     };
   }
 
   /** The Prometheus text exposition format (version 0.0.4). */
-  toPrometheus(): string {
+  async toPrometheus(): Promise<string> {
+    const [tasksByState, pushPending] = await Promise.all([this.gauges.tasksByState(), this.gauges.pushPending?.() ?? 0]);
     const lines: string[] = [];
     const family = (name: string, type: string, help: string) => lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
     family('a2a_hub_requests_total', 'counter', 'A2A endpoint requests by JSON-RPC method and outcome.');
@@ -73,7 +76,7 @@ export class HubMetrics {
     for (const [method, histogram] of this.#latency)
       lines.push(...histogramLines('a2a_hub_request_duration_seconds', `method="${label(method)}"`, histogram));
     family('a2a_hub_tasks', 'gauge', 'Stored tasks by state.');
-    for (const [state, count] of Object.entries(this.gauges.tasksByState())) lines.push(`a2a_hub_tasks{state="${state}"} ${count ?? 0}`);
+    for (const [state, count] of Object.entries(tasksByState)) lines.push(`a2a_hub_tasks{state="${state}"} ${count ?? 0}`);
     family('a2a_hub_open_streams', 'gauge', 'SSE streams open now.');
     lines.push(`a2a_hub_open_streams ${this.gauges.openStreams()}`);
     family('a2a_hub_sessions', 'gauge', 'Live sessions (instance, contextId).');
@@ -85,7 +88,7 @@ export class HubMetrics {
     family('a2a_hub_push_attempt_duration_seconds', 'histogram', 'Time of webhook delivery attempts, connect to the end of the answer.');
     lines.push(...histogramLines('a2a_hub_push_attempt_duration_seconds', '', this.#pushLatency));
     family('a2a_hub_push_pending', 'gauge', 'Webhook deliveries waiting in the push outbox.');
-    lines.push(`a2a_hub_push_pending ${this.gauges.pushPending?.() ?? 0}`);
+    lines.push(`a2a_hub_push_pending ${pushPending}`);
     return `${lines.join('\n')}\n`;
   }
 }

@@ -13,16 +13,16 @@ const PUSH_READ_PATH = CONTROL_ENDPOINTS['GET /a2a/api/push'].path;
  * same as it does for task.cancel.
  */
 export const PUSH_ACTION_HANDLERS: {
-  readonly [A in PushActionName]: (action: ControlActionTypes[A], deps: ControlDeps) => ActionSuccess;
+  readonly [A in PushActionName]: (action: ControlActionTypes[A], deps: ControlDeps) => Promise<ActionSuccess>;
 } = {
-  'push.retry': ({ taskId, configId }, { store, retryPush }) => {
-    requireTask(store, taskId);
-    const record = store.getPushConfig(taskId, configId);
+  'push.retry': async ({ taskId, configId }, { store, retryPush }) => {
+    await requireTask(store, taskId);
+    const record = await store.getPushConfig(taskId, configId);
     if (record === undefined)
       throw new OperationError(`task ${taskId} has no push config "${configId}"; GET ${PUSH_READ_PATH}?taskId=${taskId} lists its configs`);
     const { health } = record;
-    retryPush(taskId, configId);
-    const pending = store.pendingDeliveries(taskId, configId);
+    await retryPush(taskId, configId);
+    const pending = await store.pendingDeliveries(taskId, configId);
     const now = health.state === 'active' ? 'is active' : 'is active again';
     const dropped = health.state === 'disabled' ? '; it had been disabled, and the deliveries dropped then are not restored' : '';
     return {
@@ -32,10 +32,10 @@ export const PUSH_ACTION_HANDLERS: {
       id: configId,
     };
   },
-  'push.delete': ({ taskId, configId }, { store }) => {
-    requireTask(store, taskId);
-    const pending = store.pendingDeliveries(taskId, configId);
-    const deleted = store.deletePushConfig(taskId, configId);
+  'push.delete': async ({ taskId, configId }, { store }) => {
+    await requireTask(store, taskId);
+    const pending = await store.pendingDeliveries(taskId, configId);
+    const deleted = await store.deletePushConfig(taskId, configId);
     const message = deleted
       ? `push config "${configId}" of task ${taskId} deleted with ${plural(pending, 'pending delivery', 'pending deliveries')}`
       : `task ${taskId} has no push config "${configId}" (already deleted): nothing to do`;
@@ -43,8 +43,8 @@ export const PUSH_ACTION_HANDLERS: {
   },
 };
 
-function requireTask(store: ControlDeps['store'], taskId: string): void {
-  if (store.getTaskInfo(taskId) === undefined) throw new OperationError(`no task has id "${taskId}"`);
+async function requireTask(store: ControlDeps['store'], taskId: string): Promise<void> {
+  if ((await store.getTaskInfo(taskId)) === undefined) throw new OperationError(`no task has id "${taskId}"`);
 }
 
 function plural(count: number, one: string, many: string): string {

@@ -45,32 +45,36 @@ export function pushAttemptRow(attempt: PushAttempt): PushAttemptRow {
 }
 
 /** A task's configs with their health and backlog, and its newest `attemptLimit` attempts over all of them. */
-export function taskPushView(store: PushControlStore, info: TaskInfo, attemptLimit: number): TaskPushView {
-  const records = store.listPushConfigs(info.id);
+export async function taskPushView(store: PushControlStore, info: TaskInfo, attemptLimit: number): Promise<TaskPushView> {
+  const records = await store.listPushConfigs(info.id);
   // The store keeps attempts per config; the newest `attemptLimit` of the task are among each config's newest as many.
-  const attempts = records
-    .flatMap((record) => store.listAttempts(info.id, record.id, attemptLimit))
-    .sort(newestFirst)
-    .slice(0, attemptLimit);
+  const [perConfig, pending] = await Promise.all([
+    Promise.all(records.map(async (record) => store.listAttempts(info.id, record.id, attemptLimit))),
+    Promise.all(records.map(async (record) => store.pendingDeliveries(info.id, record.id))),
+  ]);
+  const attempts = perConfig.flat().sort(newestFirst).slice(0, attemptLimit);
   return {
     taskId: info.id,
     serverId: info.instanceId,
     ...(info.tenant === '' ? {} : { tenant: info.tenant }),
-    configs: records.map((record) => pushConfigRow(record, store.pendingDeliveries(info.id, record.id))),
+    configs: records.map((record, index) => pushConfigRow(record, pending[index] ?? 0)),
     attempts: attempts.map(pushAttemptRow),
   };
 }
 
 /** The snapshot's push part: the whole backlog and every config that is not active. */
-export function pushSummary(store: PushControlStore): PushSummary {
-  const counts = store.unhealthyPushConfigCounts();
+export async function pushSummary(store: PushControlStore): Promise<PushSummary> {
+  const [counts, pendingDeliveries, unhealthy] = await Promise.all([
+    store.unhealthyPushConfigCounts(),
+    store.pendingDeliveries(),
+    store.unhealthyPushConfigs(UNHEALTHY_LISTED),
+  ]);
+  const pending = await Promise.all(unhealthy.map(async (record) => store.pendingDeliveries(record.taskId, record.id)));
   return {
-    pendingDeliveries: store.pendingDeliveries(),
+    pendingDeliveries,
     failingConfigs: counts.failing,
     disabledConfigs: counts.disabled,
-    unhealthy: store
-      .unhealthyPushConfigs(UNHEALTHY_LISTED)
-      .map((record) => pushConfigRow(record, store.pendingDeliveries(record.taskId, record.id))),
+    unhealthy: unhealthy.map((record, index) => pushConfigRow(record, pending[index] ?? 0)),
   };
 }
 

@@ -14,14 +14,32 @@ export interface TaskPageQuery {
 }
 
 /** The whole picture the panel shows: instances, connections, a page of tasks, peers, sessions and push health. Never a token. */
-export function buildSnapshot(deps: ControlDeps, query: TaskPageQuery, baseUrl: string): Snapshot {
-  const page = deps.store.browseTasks({
-    limit: query.taskLimit,
-    offset: query.taskOffset,
-    ...(query.taskState === undefined ? {} : { state: query.taskState }),
-    ...(query.taskContextId === undefined ? {} : { contextId: query.taskContextId }),
-    ...(query.taskServerId === undefined ? {} : { instanceId: query.taskServerId }),
-  });
+export async function buildSnapshot(deps: ControlDeps, query: TaskPageQuery, baseUrl: string): Promise<Snapshot> {
+  const sessions = deps.sessions.list();
+  const [page, taskCounts, push] = await Promise.all([
+    deps.store.browseTasks({
+      limit: query.taskLimit,
+      offset: query.taskOffset,
+      ...(query.taskState === undefined ? {} : { state: query.taskState }),
+      ...(query.taskContextId === undefined ? {} : { contextId: query.taskContextId }),
+      ...(query.taskServerId === undefined ? {} : { instanceId: query.taskServerId }),
+    }),
+    Promise.all(
+      sessions.map(
+        async (session) =>
+          (
+            await deps.store.browseTasks({
+              instanceId: session.instanceId,
+              tenant: session.tenant,
+              contextId: session.contextId,
+              limit: 1,
+              offset: 0,
+            })
+          ).total,
+      ),
+    ),
+    pushSummary(deps.store),
+  ]);
   return {
     inbounds: deps.inbounds
       .list()
@@ -33,23 +51,17 @@ export function buildSnapshot(deps: ControlDeps, query: TaskPageQuery, baseUrl: 
       .filter((row): row is OutboundRow => row !== undefined),
     tasks: page.rows.map(taskRow),
     peers: deps.peers.list(),
-    sessions: deps.sessions.list().map((session): SessionRow => ({
+    sessions: sessions.map((session, index): SessionRow => ({
       contextId: session.contextId,
       serverId: session.instanceId,
       ...(session.tenant === '' ? {} : { tenant: session.tenant }),
       activeTasks: session.activeTasks,
-      taskCount: deps.store.browseTasks({
-        instanceId: session.instanceId,
-        tenant: session.tenant,
-        contextId: session.contextId,
-        limit: 1,
-        offset: 0,
-      }).total,
+      taskCount: taskCounts[index] ?? 0,
       createdAt: session.createdAt,
       lastActiveAt: session.lastActiveAt,
     })),
     taskPage: { limit: query.taskLimit, offset: query.taskOffset, total: page.total },
-    push: pushSummary(deps.store),
+    push,
   };
 }
 

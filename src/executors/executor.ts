@@ -60,7 +60,7 @@ export interface ExecutionRequest {
    * 20, at most 100). What an executor rebuilds a conversation from when its session state is gone
    * (a restart, an idle session released); read from the store on each call.
    */
-  contextTasks(limit?: number): readonly Task[];
+  contextTasks(limit?: number): Promise<readonly Task[]>;
   /**
    * The tools made of the connected remote agents' skills (docs/outbound.md). Calls are made on
    * behalf of this conversation, so the remote sees one conversation per local one, and abort

@@ -101,7 +101,7 @@ export function createHttpApp(options: HttpAppOptions): Koa {
   // After the agent endpoints, whose paths never overlap the routers' (those are reserved),
   // so that A2A requests skip matching every route. Routers answer their own 405s with JSON
   // bodies; koa-router's allowedMethods() would rewrite the status after our JSON 404 body.
-  const health = healthRouter(options.readiness ?? (() => undefined));
+  const health = healthRouter(options.readiness ?? (() => Promise.resolve(undefined)));
   for (const router of [wellKnown, health, ...(options.routers ?? [])]) app.use(router.routes());
 
   const notFound = options.notFound ?? respondNotFound;

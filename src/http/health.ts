@@ -3,7 +3,7 @@ import { CONTROL_API } from '../../generated/control/api.js';
 import { respondMethodNotAllowed } from './http-errors.js';
 
 /** Why the hub should not get traffic now, or undefined when it should. */
-export type ReadinessCheck = () => string | undefined;
+export type ReadinessCheck = () => Promise<string | undefined>;
 
 /**
  * The health endpoints (spec/control/api.json healthPaths), open to any peer and never behind
@@ -20,10 +20,10 @@ export function healthRouter(ready: ReadinessCheck): Router {
     ctx.set('Cache-Control', 'no-store');
     ctx.body = { status: 'live' };
   });
-  router.all(readyPath, (ctx) => {
+  router.all(readyPath, async (ctx) => {
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return respondMethodNotAllowed(ctx, ['GET']);
     ctx.set('Cache-Control', 'no-store');
-    const problem = ready();
+    const problem = await ready();
     ctx.status = problem === undefined ? 200 : 503;
     ctx.body = problem === undefined ? { status: 'ready' } : { status: 'not ready', reason: problem };
   });

@@ -68,7 +68,7 @@ export async function serveJsonRpc(ctx: Context, agent: InboundAgent, options: A
     const gateway = gatewayMethodOf(request.method, version);
     if (gateway !== undefined) {
       method = gateway.name;
-      serveGateway(ctx, agent, gateway, request, version, observation, options);
+      await serveGateway(ctx, agent, gateway, request, version, observation, options);
       return;
     }
     if (version === VERSION_03) {
@@ -152,7 +152,7 @@ function misfitIn(version: ServedVersion, envelope: Envelope): number {
  * Those the agent's worker calls need the instance's token: without one, anybody could
  * complete its tasks.
  */
-function serveGateway(
+async function serveGateway(
   ctx: Context,
   agent: InboundAgent,
   gateway: GatewayMethod,
@@ -160,7 +160,7 @@ function serveGateway(
   version: ServedVersion,
   observation: RequestObservation | undefined,
   options: A2AEndpointOptions,
-): void {
+): Promise<void> {
   if (version === VERSION_03) ctx.set(HEADERS.version, VERSION_03);
   if (gateway.side === 'agent') workerOf(gateway.name, agent);
   if (gateway.side === 'agent' && agent.tokenDigest === undefined) {
@@ -173,7 +173,7 @@ function serveGateway(
   if (!resolved.ok) throw resolved.error;
   let answer: GatewayAnswer;
   try {
-    answer = options.handler.gateway.call(resolved.value, callContextOf(ctx, agent, options));
+    answer = await options.handler.gateway.call(resolved.value, callContextOf(ctx, agent, options));
   } catch (error) {
     throw isA2AError(error) ? error.withFieldPrefix(PARAMS_MEMBER) : error;
   }

@@ -10,7 +10,8 @@ import type { UrlPolicy } from '../net/destination-policy.js';
 import { a2aError, type A2AError } from '../protocol/a2a-error.js';
 import { invalidParams } from '../protocol/params.js';
 import type { PushConfigs, StoredPushConfig } from '../store/push-store.js';
-import { applyOps, type OpTarget, type StoreOp } from '../store/store-ops.js';
+import type { StoreOp } from '../store/store-ops.js';
+import type { BatchWrites } from '../store/task-store.js';
 import { configViolations, destinationViolation } from './push-config-rules.js';
 import { decodePageToken, encodePageToken } from './push-config-pages.js';
 import { resolvePushSettings, type ResolvedPushSettings } from './push-settings.js';
@@ -26,11 +27,12 @@ export interface PushScope {
 
 /** Reads a task the caller may see; throws TaskNotFoundError for any other (the task runtime's getTask). */
 export interface TaskLookup {
-  getTask(instanceId: string, taskId: string, read: { readonly tenant: string; readonly historyLength?: number }): Task;
+  getTask(instanceId: string, taskId: string, read: { readonly tenant: string; readonly historyLength?: number }): Promise<Task>;
 }
 
 /** Registrations are written as store ops, the form the task runtime writes an inline one in. */
-export type PushConfigStore = OpTarget & Pick<PushConfigs, 'getPushConfig' | 'listPushConfigs' | 'countPushConfigs' | 'deletePushConfig'>;
+export type PushConfigStore = BatchWrites &
+  Pick<PushConfigs, 'getPushConfig' | 'listPushConfigs' | 'countPushConfigs' | 'deletePushConfig'>;
 
 export interface PushConfigDeps {
   readonly store: PushConfigStore;
@@ -44,7 +46,7 @@ export interface PushConfigDeps {
    * deliveries, which a replaced failing config may have left waiting for a probe, become due
    * now, and the delivery machinery wakes (PushDispatcher.retryNow).
    */
-  readonly retryNow?: (taskId: string, configId: string) => void;
+  readonly retryNow?: (taskId: string, configId: string) => Promise<void>;
   /** The resolver a config's host is checked with at registration (default: node:dns lookup). */
   readonly lookup?: LookupFunction;
 }
@@ -64,10 +66,9 @@ export interface InlineRegistration {
   readonly signingSecret: string;
   /** Whether opsFor was called: the send made or continued a task (a direct reply or a resend registers nothing). */
   readonly registered: boolean;
-  /**
-   * The writes that register the config on this task, with `snapshot` as its first delivery.
-   * Throws (the per-task cap) for a task that has too many already.
-   */
+  /** Refuses (InvalidParams) a continued task that has as many configs as it may; call before opsFor. */
+  requireRoom(taskId: string): Promise<void>;
+  /** The writes that register the config on this task, with `snapshot` as its first delivery. */
   opsFor(taskId: string, snapshot: Task): StoreOp[];
   /** Call once those writes are committed. */
   committed(): void;
@@ -97,16 +98,16 @@ export class PushConfigService {
     if (taskId === '')
       violations.unshift({ field: 'taskId', description: 'is required: the id of the task the config is for', reason: 'REQUIRED' });
     if (violations.length > 0) throw invalidParams(violations, 'invalid push notification config');
-    this.#deps.tasks.getTask(scope.instanceId, taskId, { tenant: scope.tenant });
+    await this.#deps.tasks.getTask(scope.instanceId, taskId, { tenant: scope.tenant });
     await this.screenDestination(request, '');
     // Read again after the lookup: the task may have moved on while it ran.
-    const task = this.#deps.tasks.getTask(scope.instanceId, taskId, { tenant: scope.tenant });
+    const task = await this.#deps.tasks.getTask(scope.instanceId, taskId, { tenant: scope.tenant });
     const signingSecret = generateSigningSecret();
     const stored = this.#stored(taskId, request, signingSecret);
-    this.#requireRoom(taskId, stored.id, 'taskId');
-    const { store } = this.#deps;
-    store.transaction(() => applyOps(store, registrationOps(stored, task)));
-    this.#deps.retryNow?.(taskId, stored.id);
+    await this.#requireRoom(taskId, stored.id, 'taskId');
+    const [outcome] = await this.#deps.store.commit([registrationOps(stored, task)]);
+    if (outcome?.ok !== true) throw new Error(`the push notification config could not be stored: ${outcome?.error ?? 'no outcome'}`);
+    await this.#deps.retryNow?.(taskId, stored.id);
     return { config: stored.config, signingSecret };
   }
 
@@ -155,28 +156,28 @@ export class PushConfigService {
       get registered() {
         return registered !== undefined;
       },
+      requireRoom: (taskId) => this.#requireRoom(taskId, request.id || undefined, 'message.taskId'),
       opsFor: (taskId, snapshot) => {
         const stored = this.#stored(taskId, request, signingSecret);
-        this.#requireRoom(taskId, stored.id, 'message.taskId');
         registered = stored;
         return registrationOps(stored, snapshot);
       },
       committed: () => {
-        if (registered !== undefined) this.#deps.retryNow?.(registered.taskId, registered.id);
+        if (registered !== undefined) void this.#deps.retryNow?.(registered.taskId, registered.id);
       },
     };
   }
 
-  get(scope: PushScope, taskId: string, id: string): TaskPushNotificationConfig {
-    this.#requireTask(scope, taskId);
-    const record = this.#deps.store.getPushConfig(taskId, id);
+  async get(scope: PushScope, taskId: string, id: string): Promise<TaskPushNotificationConfig> {
+    await this.#requireTask(scope, taskId);
+    const record = await this.#deps.store.getPushConfig(taskId, id);
     if (record === undefined) throw configNotFound(taskId, id);
     return record.config;
   }
 
-  list(scope: PushScope, request: ListTaskPushNotificationConfigsRequest): ListTaskPushNotificationConfigsResponse {
+  async list(scope: PushScope, request: ListTaskPushNotificationConfigsRequest): Promise<ListTaskPushNotificationConfigsResponse> {
     const { taskId } = request;
-    this.#requireTask(scope, taskId);
+    await this.#requireTask(scope, taskId);
     const offset = request.pageToken ? decodePageToken(request.pageToken, taskId) : 0;
     if (offset === undefined)
       throw invalidParams([
@@ -186,7 +187,7 @@ export class PushConfigService {
           reason: 'INVALID_VALUE',
         },
       ]);
-    const all = this.#deps.store.listPushConfigs(taskId);
+    const all = await this.#deps.store.listPushConfigs(taskId);
     // 0 is the proto default: no page size given.
     const end = request.pageSize === undefined || request.pageSize === 0 ? all.length : offset + request.pageSize;
     const configs = all.slice(offset, end).map((record) => record.config);
@@ -195,19 +196,20 @@ export class PushConfigService {
   }
 
   /** Permanent and idempotent: a config that is not there is deleted already. */
-  delete(scope: PushScope, taskId: string, id: string): void {
-    this.#requireTask(scope, taskId);
-    this.#deps.store.deletePushConfig(taskId, id);
+  async delete(scope: PushScope, taskId: string, id: string): Promise<void> {
+    await this.#requireTask(scope, taskId);
+    await this.#deps.store.deletePushConfig(taskId, id);
   }
 
-  #requireTask(scope: PushScope, taskId: string): void {
-    this.#deps.tasks.getTask(scope.instanceId, taskId, { tenant: scope.tenant, historyLength: 0 });
+  async #requireTask(scope: PushScope, taskId: string): Promise<void> {
+    await this.#deps.tasks.getTask(scope.instanceId, taskId, { tenant: scope.tenant, historyLength: 0 });
   }
 
-  /** The per-task cap; replacing a config (same id) takes no room. */
-  #requireRoom(taskId: string, id: string, field: string): void {
+  /** The per-task cap; replacing a config (same id; none: a new id) takes no room. */
+  async #requireRoom(taskId: string, id: string | undefined, field: string): Promise<void> {
     const { store } = this.#deps;
-    if (store.getPushConfig(taskId, id) !== undefined || store.countPushConfigs(taskId) < this.#maxPerTask) return;
+    if (id !== undefined && (await store.getPushConfig(taskId, id)) !== undefined) return;
+    if ((await store.countPushConfigs(taskId)) < this.#maxPerTask) return;
     throw invalidParams(
       [
         {

@@ -9,7 +9,8 @@ import {
   type PushOutbox,
   type PushOutcome,
 } from '../store/push-store.js';
-import type { TaskReads, Transactional } from '../store/task-store.js';
+import type { StoreOp } from '../store/store-ops.js';
+import type { BatchWrites, TaskReads } from '../store/task-store.js';
 import { minProbeGapMs, probeDelayMs, retryDelayMs, type BackoffSettings } from './backoff.js';
 import { configIdentity, SealedSecretsError, type PushSecrets } from './sealed-secrets.js';
 import type { WebhookAttempt, WebhookRequest } from './webhook-sender.js';
@@ -31,7 +32,7 @@ export interface AttemptObservation {
 }
 
 export interface PushDispatcherOptions {
-  readonly store: PushConfigs & PushOutbox & Transactional & Pick<TaskReads, 'getTaskInfo'>;
+  readonly store: PushConfigs & PushOutbox & BatchWrites & Pick<TaskReads, 'getTaskInfo'>;
   /**
    * Whether the instance serves push now (its capabilities.pushNotifications); when it does
    * not, its tasks' deliveries wait, uncounted, until it does again. Always, without it.
@@ -78,6 +79,10 @@ export class PushDispatcher {
   readonly #cooling = new Map<string, { readonly until: number; readonly errors: number }>();
   #running = false;
   #drainScheduled = false;
+  /** A drain reads the outbox and launches what it found; one at a time, so no delivery is launched twice. */
+  #draining = false;
+  /** A kick came while a drain was reading: drain again when it is done. */
+  #drainAgain = false;
   #timer: NodeJS.Timeout | undefined;
 
   constructor(options: PushDispatcherOptions) {
@@ -95,31 +100,51 @@ export class PushDispatcher {
   kick(): void {
     if (!this.#running || this.#drainScheduled) return;
     this.#drainScheduled = true;
-    setImmediate(() => this.#drain());
+    setImmediate(() => void this.#drain());
   }
 
   /**
    * Makes a config's pending deliveries due now and looks at once: the control API's "retry
    * now", and a re-created config (whose deliveries may wait for a failing config's probe time).
    */
-  retryNow(taskId: string, configId: string): void {
-    const { store } = this.#options;
-    store.transaction(() => {
-      const record = store.getPushConfig(taskId, configId);
-      if (record === undefined) return;
-      const { lastAttemptAt, lastSuccessAt } = record.health;
-      // The failures are forgotten, not the history: the times of the last attempt and success stay.
-      // Health first: a disabled config queues deliveries again only once it is active.
-      store.setPushHealth(taskId, configId, {
-        state: 'active',
-        consecutiveFailures: 0,
-        ...(lastAttemptAt === undefined ? {} : { lastAttemptAt }),
-        ...(lastSuccessAt === undefined ? {} : { lastSuccessAt }),
-      });
-      store.rescheduleConfig(taskId, configId, this.#now());
-    });
+  async retryNow(taskId: string, configId: string): Promise<void> {
+    try {
+      await this.#makeDueNow(taskId, configId);
+    } catch (error) {
+      // Nothing is lost: the deliveries stay queued, due when they were.
+      this.#options.log?.('error', "could not make a push config's deliveries due now", { taskId, configId, error: String(error) });
+    }
     this.#cooling.delete(deliveryPairKey(taskId, configId));
     this.kick();
+  }
+
+  async #makeDueNow(taskId: string, configId: string): Promise<void> {
+    const { store } = this.#options;
+    const record = await store.getPushConfig(taskId, configId);
+    if (record !== undefined) {
+      const { lastAttemptAt, lastSuccessAt } = record.health;
+      // The failures are forgotten, not the history: the times of the last attempt and success stay.
+      // Health first: a disabled config queues deliveries again only once it is active. Guarded:
+      // a config deleted or re-created meanwhile is left as it is now.
+      const [outcome] = await store.commit([
+        [
+          { op: 'expectPushConfig', taskId, configId, secrets: record.secrets },
+          {
+            op: 'setPushHealth',
+            taskId,
+            configId,
+            health: {
+              state: 'active',
+              consecutiveFailures: 0,
+              ...(lastAttemptAt === undefined ? {} : { lastAttemptAt }),
+              ...(lastSuccessAt === undefined ? {} : { lastSuccessAt }),
+            },
+          },
+          { op: 'rescheduleConfig', taskId, configId, dueAt: this.#now() },
+        ],
+      ]);
+      if (outcome?.ok === false && !outcome.stale) throw new Error(outcome.error);
+    }
   }
 
   /**
@@ -158,24 +183,35 @@ export class PushDispatcher {
     await Promise.all(this.#settled);
   }
 
-  #drain(): void {
+  async #drain(): Promise<void> {
     this.#drainScheduled = false;
     if (!this.#running) return;
+    if (this.#draining) {
+      this.#drainAgain = true;
+      return;
+    }
+    this.#draining = true;
     const { store, settings } = this.#options;
     try {
       const free = settings.concurrency - this.#inFlight.size;
-      if (free > 0) for (const delivery of store.dueDeliveries(this.#now(), free, this.#busyPairs())) this.#launch(delivery);
-      this.#arm();
+      if (free > 0) for (const delivery of await store.dueDeliveries(this.#now(), free, this.#busyPairs())) this.#launch(delivery);
+      await this.#arm();
     } catch (error) {
       this.#options.log?.('error', 'the push dispatcher could not read the outbox', { error: String(error) });
       this.#armIn(settings.retryMinMs);
+    } finally {
+      this.#draining = false;
+      if (this.#drainAgain) {
+        this.#drainAgain = false;
+        this.kick();
+      }
     }
   }
 
   /** Sleeps until the next delivery is due; an attempt finishing or a kick wakes it sooner. */
-  #arm(): void {
+  async #arm(): Promise<void> {
     if (this.#inFlight.size >= this.#options.settings.concurrency) return; // a finishing attempt drains again
-    const next = this.#options.store.nextDueAt();
+    const next = await this.#options.store.nextDueAt();
     if (next === undefined) return;
     const now = this.#now();
     const wait = next - now;
@@ -240,16 +276,16 @@ export class PushDispatcher {
 
   async #attempt(delivery: PushDelivery, signal: AbortSignal): Promise<void> {
     const { store } = this.#options;
-    const config = store.getPushConfig(delivery.taskId, delivery.configId);
+    const config = await store.getPushConfig(delivery.taskId, delivery.configId);
     // Deleted or disabled since it was handed out: the store has dropped (or is dropping) its deliveries.
     if (config === undefined || config.health.state === 'disabled') return;
-    const holdUntil = this.#holdUntil(config);
+    const holdUntil = await this.#holdUntil(config);
     if (holdUntil !== undefined) return store.rescheduleConfig(delivery.taskId, delivery.configId, holdUntil);
     const startedAt = this.#now();
     const attempt = await this.#send(delivery, config, signal);
     // Aborted by close(): not the receiver's failure; the delivery stays as it was for the next start.
     if (signal.aborted && !this.#running) return;
-    this.#settle(delivery, config, attempt, startedAt);
+    await this.#settle(delivery, config, attempt, startedAt);
   }
 
   /**
@@ -257,11 +293,11 @@ export class PushDispatcher {
    * counted): its instance has push turned off, or it is failing and was tried too recently,
    * whatever is at its head (a new event included).
    */
-  #holdUntil(config: PushConfigRecord): number | undefined {
+  async #holdUntil(config: PushConfigRecord): Promise<number | undefined> {
     const { store, settings, pushEnabled } = this.#options;
     const now = this.#now();
     if (pushEnabled !== undefined) {
-      const instanceId = store.getTaskInfo(config.taskId)?.instanceId;
+      const instanceId = (await store.getTaskInfo(config.taskId))?.instanceId;
       if (instanceId !== undefined && !pushEnabled(instanceId)) return now + settings.retryMaxMs;
     }
     const { state, lastAttemptAt } = config.health;
@@ -303,35 +339,43 @@ export class PushDispatcher {
 
   /**
    * The outcome's consequences for the delivery and the config's health, and the attempt log,
-   * in one transaction so that none is half applied. The config is read again: if it was
-   * deleted or re-created (a new signing secret, so new secrets) while the attempt was out,
-   * the outcome says nothing about the config now stored, and only the delivery row is settled.
+   * in one write so that none is half applied. The write is guarded by the config it was
+   * computed from: if that was deleted or re-created (a new signing secret, so new secrets)
+   * while the attempt was out, the outcome says nothing about the config now stored, and only
+   * the delivery row is settled.
    */
-  #settle(delivery: PushDelivery, sentTo: PushConfigRecord, attempt: WebhookAttempt, startedAt: number): void {
+  async #settle(delivery: PushDelivery, sentTo: PushConfigRecord, attempt: WebhookAttempt, startedAt: number): Promise<void> {
     const { store, settings } = this.#options;
-    const applied = store.transaction(() => {
-      const current = store.getPushConfig(delivery.taskId, delivery.configId);
-      if (current === undefined || current.secrets !== sentTo.secrets) {
-        this.#settleRowOnly(delivery, attempt);
-        return false;
-      }
-      store.recordAttempt(
+    const current = await store.getPushConfig(delivery.taskId, delivery.configId);
+    let applied = current !== undefined && current.secrets === sentTo.secrets;
+    if (current !== undefined && applied) {
+      const ops: StoreOp[] = [
+        { op: 'expectPushConfig', taskId: delivery.taskId, configId: delivery.configId, secrets: current.secrets },
         {
-          taskId: delivery.taskId,
-          configId: delivery.configId,
-          deliveryId: delivery.id,
-          at: new Date(startedAt).toISOString(),
-          attempt: delivery.attempts + 1,
-          outcome: attempt.outcome,
-          latencyMs: attempt.latencyMs,
-          ...(attempt.status === undefined ? {} : { status: attempt.status }),
-          ...(attempt.error === undefined ? {} : { error: attempt.error }),
+          op: 'recordAttempt',
+          attempt: {
+            taskId: delivery.taskId,
+            configId: delivery.configId,
+            deliveryId: delivery.id,
+            at: new Date(startedAt).toISOString(),
+            attempt: delivery.attempts + 1,
+            outcome: attempt.outcome,
+            latencyMs: attempt.latencyMs,
+            ...(attempt.status === undefined ? {} : { status: attempt.status }),
+            ...(attempt.error === undefined ? {} : { error: attempt.error }),
+          },
+          keep: settings.attemptsKept,
         },
-        settings.attemptsKept,
-      );
-      this.#applyOutcome(delivery, current.health, attempt, startedAt);
-      return true;
-    });
+        ...this.#outcomeOps(delivery, current.health, attempt, startedAt),
+      ];
+      const [outcome] = await store.commit([ops]);
+      if (outcome?.ok === false && !outcome.stale) throw new Error(outcome.error);
+      applied = outcome?.ok === true;
+    }
+    if (!applied) {
+      const [outcome] = await store.commit([this.#rowOnlyOps(delivery, attempt)]);
+      if (outcome?.ok === false) throw new Error(outcome.error);
+    }
     this.#options.onAttempt?.({
       outcome: attempt.outcome,
       latencyMs: attempt.latencyMs,
@@ -345,48 +389,55 @@ export class PushDispatcher {
   }
 
   /** The config the attempt went to is gone: a delivered or refused-for-good row leaves, any other goes out again now (to the new config). */
-  #settleRowOnly(delivery: PushDelivery, attempt: WebhookAttempt): void {
-    const { store } = this.#options;
-    if (attempt.outcome === 'delivered' || attempt.outcome === 'failed') store.completeDelivery(delivery.id);
-    else store.retryDelivery(delivery.id, this.#now());
+  #rowOnlyOps(delivery: PushDelivery, attempt: WebhookAttempt): StoreOp[] {
+    if (attempt.outcome === 'delivered' || attempt.outcome === 'failed') return [{ op: 'completeDelivery', deliveryId: delivery.id }];
+    return [{ op: 'retryDelivery', deliveryId: delivery.id, dueAt: this.#now() }];
   }
 
-  #applyOutcome(delivery: PushDelivery, before: PushHealth, attempt: WebhookAttempt, startedAt: number): void {
-    const { store, settings } = this.#options;
+  #outcomeOps(delivery: PushDelivery, before: PushHealth, attempt: WebhookAttempt, startedAt: number): StoreOp[] {
+    const { settings } = this.#options;
     const now = this.#now();
     const at = new Date(startedAt).toISOString();
     const { taskId, configId } = delivery;
     const kept = before.lastSuccessAt === undefined ? {} : { lastSuccessAt: before.lastSuccessAt };
     switch (attempt.outcome) {
-      case 'delivered': {
-        store.completeDelivery(delivery.id);
-        store.setPushHealth(taskId, configId, { state: 'active', consecutiveFailures: 0, lastAttemptAt: at, lastSuccessAt: at });
-        // A recovered config's other deliveries may have been pushed back to the probe time: they go now, in order.
-        if (before.state !== 'active') store.rescheduleConfig(taskId, configId, now);
-        return;
-      }
+      case 'delivered':
+        return [
+          { op: 'completeDelivery', deliveryId: delivery.id },
+          {
+            op: 'setPushHealth',
+            taskId,
+            configId,
+            health: { state: 'active', consecutiveFailures: 0, lastAttemptAt: at, lastSuccessAt: at },
+          },
+          // A recovered config's other deliveries may have been pushed back to the probe time: they go now, in order.
+          ...(before.state === 'active' ? [] : [{ op: 'rescheduleConfig', taskId, configId, dueAt: now } as const]),
+        ];
       case 'disabled':
-        store.setPushHealth(taskId, configId, this.#failure(before, 'disabled', attempt, at, kept));
-        return;
+        return [{ op: 'setPushHealth', taskId, configId, health: this.#failure(before, 'disabled', attempt, at, kept) }];
       case 'failed': {
         // The receiver will never take this one (a 4xx, a 3xx): drop it, count the failure.
-        store.completeDelivery(delivery.id);
         const health = this.#failure(before, undefined, attempt, at, kept);
-        store.setPushHealth(taskId, configId, health);
-        if (health.state === 'failing') store.rescheduleConfig(taskId, configId, now + probeDelayMs(settings, this.#random()));
-        return;
+        return [
+          { op: 'completeDelivery', deliveryId: delivery.id },
+          { op: 'setPushHealth', taskId, configId, health },
+          ...(health.state === 'failing'
+            ? [{ op: 'rescheduleConfig', taskId, configId, dueAt: now + probeDelayMs(settings, this.#random()) } as const]
+            : []),
+        ];
       }
       case 'retry':
       case 'refused': {
         // A refused destination is retried too: the policy is checked again, and DNS can change.
         const health = this.#failure(before, undefined, attempt, at, kept);
-        store.setPushHealth(taskId, configId, health);
         const delay =
           health.state === 'failing'
             ? probeDelayMs(settings, this.#random())
             : retryDelayMs(delivery.attempts + 1, settings, this.#random(), attempt.retryAfterMs);
-        store.retryDelivery(delivery.id, now + delay);
-        return;
+        return [
+          { op: 'setPushHealth', taskId, configId, health },
+          { op: 'retryDelivery', deliveryId: delivery.id, dueAt: now + delay },
+        ];
       }
     }
   }

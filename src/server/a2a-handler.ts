@@ -1,17 +1,18 @@
 import { DEFAULTS } from '../../generated/a2a/1.0/defaults.js';
 import { METHODS, type MethodName, type MethodTypes } from '../../generated/a2a/1.0/methods.js';
-import { isInterruptedState, isTerminalState } from '../../generated/a2a/1.0/task-states.js';
-import type { ListTasksResponse, SendMessageRequest, SendMessageResponse, Task } from '../../generated/a2a/1.0/types.js';
+import { isTerminalState } from '../../generated/a2a/1.0/task-states.js';
+import type { ListTasksResponse, SendMessageRequest, SendMessageResponse } from '../../generated/a2a/1.0/types.js';
 import type { FieldViolationReason } from '../../generated/hub/field-violations.js';
 import { a2aError } from '../protocol/a2a-error.js';
 import { signingSecretHeaders } from '../protocol/push-headers.js';
 import { admitsText, mediaRangeCovers, mediaTypeOfPart } from '../protocol/media-types.js';
 import type { InlineRegistration, PushConfigService, PushScope } from '../push/push-configs.js';
 import { InvalidCursorError, tenantOf, type EventLog, type TaskReads } from '../store/task-store.js';
-import { toWireTask, type TaskContent } from '../store/task-view.js';
+import { toWireTask } from '../store/task-view.js';
 import type { TaskChannels } from '../tasks/task-channels.js';
 import type { SendPush, TaskRuntime } from '../tasks/task-runtime.js';
 import { FrameQueue } from './frame-queue.js';
+import { TaskFollower, type FollowTarget } from './task-follower.js';
 import { GatewayHandler } from './gateway-handler.js';
 import type { HostedAgent } from './hosted-agent.js';
 
@@ -83,26 +84,32 @@ export class A2AHandler {
   readonly #methods: MethodHandlers = {
     SendMessage: (params, context) => this.#sendMessage(params, context),
     SendStreamingMessage: (params, context) => this.#sendStreamingMessage(params, context),
-    GetTask: ({ id, historyLength }, context) => ({
+    GetTask: async ({ id, historyLength }, context) => ({
       kind: 'result',
-      result: this.runtime.getTask(context.agent.id, id, { tenant: context.tenant, ...historyView(historyLength) }),
+      result: await this.runtime.getTask(context.agent.id, id, { tenant: context.tenant, ...historyView(historyLength) }),
     }),
-    ListTasks: (params, context) => ({ kind: 'result', result: this.#listTasks(params, context) }),
-    CancelTask: ({ id }, context) => ({ kind: 'result', result: this.runtime.cancel(context.agent.id, id, { tenant: context.tenant }) }),
-    SubscribeToTask: ({ id }, context) => ({ kind: 'stream', frames: this.#subscribe(id, context) }),
+    ListTasks: async (params, context) => ({ kind: 'result', result: await this.#listTasks(params, context) }),
+    CancelTask: async ({ id }, context) => ({
+      kind: 'result',
+      result: await this.runtime.cancel(context.agent.id, id, { tenant: context.tenant }),
+    }),
+    SubscribeToTask: async ({ id }, context) => ({ kind: 'stream', frames: await this.#subscribe(id, context) }),
     GetExtendedAgentCard: (_params, context) => ({ kind: 'result', result: context.agent.card(context.baseUrl) }),
     // The capability check has let these through only for an agent that declares push.
     CreateTaskPushNotificationConfig: async (params, context) => {
       const registered = await this.#push().create(scopeOf(context), params);
       return { kind: 'result', result: registered.config, headers: secretHeader(registered.signingSecret) };
     },
-    GetTaskPushNotificationConfig: ({ taskId, id }, context) => ({
+    GetTaskPushNotificationConfig: async ({ taskId, id }, context) => ({
       kind: 'result',
-      result: this.#push().get(scopeOf(context), taskId, id),
+      result: await this.#push().get(scopeOf(context), taskId, id),
     }),
-    ListTaskPushNotificationConfigs: (params, context) => ({ kind: 'result', result: this.#push().list(scopeOf(context), params) }),
-    DeleteTaskPushNotificationConfig: ({ taskId, id }, context) => {
-      this.#push().delete(scopeOf(context), taskId, id);
+    ListTaskPushNotificationConfigs: async (params, context) => ({
+      kind: 'result',
+      result: await this.#push().list(scopeOf(context), params),
+    }),
+    DeleteTaskPushNotificationConfig: async ({ taskId, id }, context) => {
+      await this.#push().delete(scopeOf(context), taskId, id);
       return { kind: 'result', result: {} };
     },
   };
@@ -199,20 +206,27 @@ export class A2AHandler {
       const settled = await this.runtime.settled(outcome.taskId);
       if (settled !== undefined) return { task: toWireTask(settled, view) };
     }
-    return { task: this.runtime.getTask(context.agent.id, outcome.taskId, { tenant: context.tenant, ...view }) };
+    return { task: await this.runtime.getTask(context.agent.id, outcome.taskId, { tenant: context.tenant, ...view }) };
   }
 
   async #sendStreamingMessage(params: SendMessageRequest, context: ScopedCall): Promise<CallResult> {
     this.#checkSend(params, context.agent);
     const push = await this.#inlinePush(params, context);
     const frames = new FrameQueue();
+    let following: Promise<void> | undefined;
     const outcome = await this.runtime.send(context.agent, params, {
       acceptedOutputModes: params.configuration?.acceptedOutputModes ?? [],
       streaming: true,
       ...(push === undefined ? {} : { push }),
-      onTask: (taskId, created) =>
-        this.#follow(taskId, context, frames, historyView(params.configuration?.historyLength), undefined, created),
+      onTask: (taskId, created) => {
+        const view = historyView(params.configuration?.historyLength);
+        const follower = this.#follow(frames, { instanceId: context.agent.id, tenant: context.tenant, taskId, view, kind: 'turn' });
+        // A task created by this very request has logged no frame yet, and is what `created` says.
+        if (created !== undefined) follower.start({ task: toWireTask(created, view), seq: 0 });
+        else following = follower.startFromStore();
+      },
     });
+    await following;
     if (outcome.kind === 'message') {
       frames.push({ message: outcome.message }, 0);
       frames.end();
@@ -220,90 +234,45 @@ export class A2AHandler {
     return withHeaders({ kind: 'stream', frames }, registeredSecret(push));
   }
 
-  #subscribe(taskId: string, context: ScopedCall): FrameQueue {
-    const task = this.runtime.getTask(context.agent.id, taskId, { tenant: context.tenant, historyLength: 0 });
-    if (isTerminalState(task.status.state)) {
-      throw a2aError(
-        'UnsupportedOperationError',
-        `task ${taskId} is already ${task.status.state}; SubscribeToTask serves tasks that are not terminal (use GetTask)`,
-        {
-          metadata: { taskId, state: task.status.state },
-        },
-      );
-    }
+  async #subscribe(taskId: string, context: ScopedCall): Promise<FrameQueue> {
     const frames = new FrameQueue();
     // With Last-Event-ID the client resumes a stream that dropped, so it ends where that turn ended.
     const kind = context.lastEventId === undefined ? 'subscription' : 'turn';
-    this.#follow(taskId, context, frames, {}, context.lastEventId, undefined, kind);
+    const follower = this.#follow(frames, {
+      instanceId: context.agent.id,
+      tenant: context.tenant,
+      taskId,
+      view: {},
+      kind,
+      ...(context.lastEventId === undefined ? {} : { lastEventId: context.lastEventId }),
+    });
+    await follower.startFromStore((task) => {
+      if (!isTerminalState(task.status.state)) return;
+      throw a2aError(
+        'UnsupportedOperationError',
+        `task ${taskId} is already ${task.status.state}; SubscribeToTask serves tasks that are not terminal (use GetTask)`,
+        { metadata: { taskId, state: task.status.state } },
+      );
+    });
     return frames;
   }
 
-  /**
-   * Snapshot, optional replay, then live frames, in one synchronous step so that nothing is
-   * published in between. A reconnecting client (Last-Event-ID) gets the current Task and
-   * the status frames it missed; artifact chunks are not replayed because the snapshot
-   * already holds the assembled artifacts.
-   *
-   * A `turn` (SendStreamingMessage, or a SubscribeToTask with Last-Event-ID resuming one) ends
-   * where its turn does, interrupted states included. A `subscription` to an interrupted task
-   * waits for it to move on, since its next turn comes through another request, and ends at the
-   * next terminal or interrupted state.
-   */
-  #follow(
-    taskId: string,
-    context: ScopedCall,
-    frames: FrameQueue,
-    view: { historyLength?: number },
-    lastEventId?: number,
-    created?: TaskContent,
-    kind: 'turn' | 'subscription' = 'turn',
-  ): void {
-    // A task created by this very request has logged no frame yet, and is what `created` says.
-    const snapshot: Task =
-      created === undefined
-        ? this.runtime.getTask(context.agent.id, taskId, { tenant: context.tenant, ...view })
-        : toWireTask(created, view);
-    const seq = created === undefined ? this.store.lastEventSeq(taskId) : 0;
-    frames.push({ task: snapshot }, seq);
-    if (lastEventId !== undefined) {
-      for (const event of this.store.eventsAfter(taskId, lastEventId)) {
-        if (event.seq <= seq && event.frame.statusUpdate !== undefined) frames.push(event.frame, event.seq);
-      }
-    }
-    const state = snapshot.status.state;
-    const settled = isTerminalState(state) || (isInterruptedState(state) && kind === 'turn');
-    if (settled && !this.runtime.isRunning(taskId)) {
-      frames.end();
-      return;
-    }
-    const unsubscribe = this.channels.subscribe(taskId, (frame) => {
-      if (frame.seq <= seq) return;
-      frames.push(frame.frame, frame.seq);
-      if (!frame.final) return;
-      const finalState = frame.frame.statusUpdate?.status.state;
-      if (this.options.finalTask && finalState !== undefined && isTerminalState(finalState))
-        frames.push({ task: this.#finalTask(context, taskId, view) }, frame.seq);
-      frames.end();
-    });
+  /** A follower of the task for this stream, which shutdown can end (endStreams). */
+  #follow(frames: FrameQueue, target: Omit<FollowTarget, 'finalTask'>): TaskFollower {
+    const follower = new TaskFollower(
+      { runtime: this.runtime, channels: this.channels, events: this.store },
+      { ...target, finalTask: this.options.finalTask },
+      frames,
+    );
     this.#following.add(frames);
-    frames.onDetach(() => {
-      unsubscribe();
-      this.#following.delete(frames);
-    });
+    frames.onDetach(() => this.#following.delete(frames));
+    return follower;
   }
 
-  /** The task as its terminal status left it, with every artifact assembled. */
-  #finalTask(context: ScopedCall, taskId: string, view: { historyLength?: number }): Task {
-    const live = this.runtime.settledContent(taskId);
-    return live === undefined
-      ? this.runtime.getTask(context.agent.id, taskId, { tenant: context.tenant, ...view })
-      : toWireTask(live, view);
-  }
-
-  #listTasks(params: MethodTypes['ListTasks']['params'], context: ScopedCall): ListTasksResponse {
+  async #listTasks(params: MethodTypes['ListTasks']['params'], context: ScopedCall): Promise<ListTasksResponse> {
     const pageSize = params.pageSize ?? DEFAULTS.ListTasksRequest.pageSize;
     try {
-      const page = this.store.listTasks(context.agent.id, {
+      const page = await this.store.listTasks(context.agent.id, {
         tenant: context.tenant,
         pageSize,
         ...(params.contextId ? { contextId: params.contextId } : {}),

@@ -54,26 +54,26 @@ export class GatewayHandler {
     private readonly store: TaskReads,
   ) {}
 
-  call(call: GatewayCall, context: CallContext): GatewayAnswer {
+  async call(call: GatewayCall, context: CallContext): Promise<GatewayAnswer> {
     switch (call.method) {
       case 'tasks/list':
-        return { method: 'tasks/list', page: this.#list(call.params, context) };
+        return { method: 'tasks/list', page: await this.#list(call.params, context) };
       case 'tasks/complete': {
         const { id, assignmentId } = call.params;
         workerOf(call.method, context.agent).complete(id, call.params, { assignmentId });
-        return { method: 'task', task: this.#task(id, context) };
+        return { method: 'task', task: await this.#task(id, context) };
       }
       case 'tasks/updateStatus': {
         const { id, assignmentId, state, message } = call.params;
         workerOf(call.method, context.agent).update(id, state, message, { assignmentId });
-        return { method: 'task', task: this.#task(id, context) };
+        return { method: 'task', task: await this.#task(id, context) };
       }
     }
   }
 
   /** The caller's tasks (those under no tenant: 0.3 has none) by offset, newest status first, as the control API's table reads them. */
-  #list(query: GatewayListQuery, context: CallContext): GatewayListPage {
-    const { rows, total } = this.store.browseTasks({
+  async #list(query: GatewayListQuery, context: CallContext): Promise<GatewayListPage> {
+    const { rows, total } = await this.store.browseTasks({
       instanceId: context.agent.id,
       tenant: '',
       limit: query.limit,
@@ -82,13 +82,14 @@ export class GatewayHandler {
       ...(query.state === undefined ? {} : { state: query.state }),
     });
     const view = query.historyLength === undefined ? {} : { historyLength: query.historyLength };
-    const tasks = rows.flatMap((row) => this.store.getTask(context.agent.id, row.id, { tenant: '', ...view }) ?? []);
+    const read = await Promise.all(rows.map(async (row) => this.store.getTask(context.agent.id, row.id, { tenant: '', ...view })));
+    const tasks = read.filter((task) => task !== undefined);
     return { tasks, total, limit: query.limit, offset: query.offset };
   }
 
   /** The task as the worker's report left it, under its own tenant. */
-  #task(taskId: string, context: CallContext): Task {
-    const info = this.store.getTaskInfo(taskId);
+  async #task(taskId: string, context: CallContext): Promise<Task> {
+    const info = await this.store.getTaskInfo(taskId);
     return this.runtime.getTask(context.agent.id, taskId, { tenant: info?.tenant ?? '' });
   }
 }

@@ -32,9 +32,11 @@ import {
   type TaskPage,
   type TaskQuery,
   type TaskRead,
+  type TaskSnapshot,
   type TaskStore,
   tenantOf,
 } from './task-store.js';
+import { applyBatch, type StoreOp, type WriteOutcome } from './store-ops.js';
 import { toWireTask } from './task-view.js';
 import { millisToTimestamp, statusMillis, timestampMillis } from './timestamps.js';
 
@@ -137,6 +139,16 @@ export class MemoryTaskStore extends StoredSettings implements TaskStore {
   constructor(options: { readonly eventLogSize?: number } = {}) {
     super();
     this.#eventLogSize = options.eventLogSize ?? EVENT_LOG_LIMIT;
+  }
+
+  commit(batch: readonly (readonly StoreOp[])[]): WriteOutcome[] {
+    return applyBatch(this, batch);
+  }
+
+  snapshotTask(instanceId: string, taskId: string, read: TaskRead = {}): TaskSnapshot | undefined {
+    // Synchronous: no commit can come between the two reads.
+    const task = this.getTask(instanceId, taskId, read);
+    return task === undefined ? undefined : { task, seq: this.lastEventSeq(taskId) };
   }
 
   transaction<T>(work: () => T): T {

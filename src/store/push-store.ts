@@ -1,3 +1,4 @@
+import type { Awaitable } from '../support/awaitable.js';
 import type { StreamResponse, TaskPushNotificationConfig } from '../../generated/a2a/1.0/types.js';
 
 /**
@@ -17,13 +18,13 @@ export interface PushConfigs {
    * replacement keeps the old one's pending deliveries (they go to the new URL) and starts
    * healthy. Throws UnknownTaskError for a task the store does not hold.
    */
-  putPushConfig(config: StoredPushConfig): void;
+  putPushConfig(config: StoredPushConfig): Awaitable<void>;
   /** The config with this id of this task, or undefined. */
-  getPushConfig(taskId: string, configId: string): PushConfigRecord | undefined;
+  getPushConfig(taskId: string, configId: string): Awaitable<PushConfigRecord | undefined>;
   /** The task's configs, in the order they were first created ([] for an unknown task). */
-  listPushConfigs(taskId: string): PushConfigRecord[];
+  listPushConfigs(taskId: string): Awaitable<PushConfigRecord[]>;
   /** How many configs the task has. */
-  countPushConfigs(taskId: string): number;
+  countPushConfigs(taskId: string): Awaitable<number>;
   /**
    * False when the task certainly has no config deliveries are queued for; true when it may
    * have one. Answered from memory, without a query: the dispatcher asks it after every commit,
@@ -34,16 +35,16 @@ export interface PushConfigs {
    * Forgets the config with its pending deliveries and its attempts. Returns whether there was
    * one: deleting again is not an error.
    */
-  deletePushConfig(taskId: string, configId: string): boolean;
+  deletePushConfig(taskId: string, configId: string): Awaitable<boolean>;
   /**
    * Records a config's delivery health. `disabled` also drops its pending deliveries, and
    * appendEvent queues none for it from then on. Does nothing for an unknown config.
    */
-  setPushHealth(taskId: string, configId: string, health: PushHealth): void;
+  setPushHealth(taskId: string, configId: string, health: PushHealth): Awaitable<void>;
   /** Configs in any state but active, oldest first, at most `limit` (all without one): the snapshot lists only the first few. */
-  unhealthyPushConfigs(limit?: number): PushConfigRecord[];
+  unhealthyPushConfigs(limit?: number): Awaitable<PushConfigRecord[]>;
   /** How many configs are in each state but active, counted whatever unhealthyPushConfigs' limit. */
-  unhealthyPushConfigCounts(): UnhealthyCounts;
+  unhealthyPushConfigCounts(): Awaitable<UnhealthyCounts>;
 }
 
 export interface UnhealthyCounts {
@@ -57,27 +58,27 @@ export interface PushOutbox {
    * queued for it (the Task snapshot sent when a config is registered). Nothing is queued for
    * an unknown or disabled config.
    */
-  enqueueDelivery(taskId: string, configId: string, frame: StreamResponse): void;
+  enqueueDelivery(taskId: string, configId: string, frame: StreamResponse): Awaitable<void>;
   /**
    * The deliveries that may be attempted now: for each (task, config) pair not in `busy`
    * (keys from `deliveryPairKey`), its oldest pending delivery, if that one is due at
    * `nowMs` (ms since the epoch). Oldest first (by id), at most `limit`.
    */
-  dueDeliveries(nowMs: number, limit: number, busy?: ReadonlySet<string>): PushDelivery[];
+  dueDeliveries(nowMs: number, limit: number, busy?: ReadonlySet<string>): Awaitable<PushDelivery[]>;
   /** The earliest `dueAt` of any pair's oldest pending delivery, or undefined when nothing is pending. */
-  nextDueAt(): number | undefined;
+  nextDueAt(): Awaitable<number | undefined>;
   /** The delivery was accepted (or will never be): it leaves the outbox. */
-  completeDelivery(deliveryId: number): void;
+  completeDelivery(deliveryId: number): Awaitable<void>;
   /** The attempt failed and may succeed later: count it and try again at `dueAt`. */
-  retryDelivery(deliveryId: number, dueAt: number): void;
+  retryDelivery(deliveryId: number, dueAt: number): Awaitable<void>;
   /** Moves every pending delivery of a config to `dueAt` (a retry requested through the control API). */
-  rescheduleConfig(taskId: string, configId: string, dueAt: number): void;
+  rescheduleConfig(taskId: string, configId: string, dueAt: number): Awaitable<void>;
   /** How many deliveries wait for this config (for every config when both are unset). */
-  pendingDeliveries(taskId?: string, configId?: string): number;
+  pendingDeliveries(taskId?: string, configId?: string): Awaitable<number>;
   /** Remembers an attempt; only the newest `keep` per config are kept. */
-  recordAttempt(attempt: PushAttempt, keep: number): void;
+  recordAttempt(attempt: PushAttempt, keep: number): Awaitable<void>;
   /** A config's attempts, newest first, at most `limit`. */
-  listAttempts(taskId: string, configId: string, limit: number): PushAttempt[];
+  listAttempts(taskId: string, configId: string, limit: number): Awaitable<PushAttempt[]>;
 }
 
 /** A config as stored: the wire config without its secrets, and the secrets as the push layer sealed them. */

@@ -24,6 +24,7 @@ import {
   type TaskRow,
 } from './sqlite-statements.js';
 import { WriteBuffer } from './sqlite-write-buffer.js';
+import { applyBatch, type StoreOp, type WriteOutcome } from './store-ops.js';
 import { StoredSettings, type ConfigTable, type MetaTable } from './stored-settings.js';
 import {
   DuplicateKeyError,
@@ -38,6 +39,7 @@ import {
   type TaskPage,
   type TaskQuery,
   type TaskRead,
+  type TaskSnapshot,
   type TaskStore,
   tenantOf,
 } from './task-store.js';
@@ -139,6 +141,16 @@ export class SqliteTaskStore extends StoredSettings implements TaskStore {
   #run: ((work: () => unknown) => unknown) | undefined;
   /** Inside #run: kept here because asking the connection is a native call per store call. */
   #inTransaction = false;
+
+  commit(batch: readonly (readonly StoreOp[])[]): WriteOutcome[] {
+    return applyBatch(this, batch);
+  }
+
+  snapshotTask(instanceId: string, taskId: string, read: TaskRead = {}): TaskSnapshot | undefined {
+    // Synchronous: no commit can come between the two reads.
+    const task = this.getTask(instanceId, taskId, read);
+    return task === undefined ? undefined : { task, seq: this.lastEventSeq(taskId) };
+  }
 
   transaction<T>(work: () => T): T {
     // Nested calls join the outer transaction (the interface's contract). Not creating a

@@ -1,15 +1,6 @@
 import type { Artifact, Message, StreamResponse, TaskStatus } from '../../generated/a2a/1.0/types.js';
-import type { PushConfigs, PushOutbox, StoredPushConfig } from './push-store.js';
-import type {
-  ContextBindings,
-  EventLog,
-  IdempotencyIndex,
-  IdempotentResult,
-  MessageKey,
-  NewTask,
-  TaskWrites,
-  Transactional,
-} from './task-store.js';
+import type { PushAttempt, PushConfigRecord, PushHealth, StoredPushConfig } from './push-store.js';
+import { StaleWriteError, type IdempotentResult, type MessageKey, type NewTask, type Transactional } from './task-store.js';
 
 /**
  * A task write as plain data rather than a closure, so that what a batch will do is visible in one
@@ -24,19 +15,43 @@ export type StoreOp =
   | { readonly op: 'recordIdempotent'; readonly instanceId: string; readonly key: MessageKey; readonly result: IdempotentResult }
   | { readonly op: 'touchContext'; readonly instanceId: string; readonly tenant: string; readonly contextId: string; readonly at: string }
   | { readonly op: 'putPushConfig'; readonly config: StoredPushConfig }
-  | { readonly op: 'enqueueDelivery'; readonly taskId: string; readonly configId: string; readonly frame: StreamResponse };
+  | { readonly op: 'enqueueDelivery'; readonly taskId: string; readonly configId: string; readonly frame: StreamResponse }
+  | { readonly op: 'setPushHealth'; readonly taskId: string; readonly configId: string; readonly health: PushHealth }
+  | { readonly op: 'rescheduleConfig'; readonly taskId: string; readonly configId: string; readonly dueAt: number }
+  | { readonly op: 'completeDelivery'; readonly deliveryId: number }
+  | { readonly op: 'retryDelivery'; readonly deliveryId: number; readonly dueAt: number }
+  | { readonly op: 'recordAttempt'; readonly attempt: PushAttempt; readonly keep: number }
+  /**
+   * A guard: the write fails with StaleWriteError unless the config is stored with exactly these
+   * secrets, i.e. it is the config the write was computed from (not deleted, not re-created).
+   */
+  | { readonly op: 'expectPushConfig'; readonly taskId: string; readonly configId: string; readonly secrets: string };
 
-/** What a batch of ops writes to. */
-export type OpTarget = Transactional &
-  Omit<TaskWrites, 'settleUnfinished'> &
-  Pick<EventLog, 'appendEvent'> &
-  Pick<IdempotencyIndex, 'recordIdempotent'> &
-  Pick<ContextBindings, 'touchContext'> &
-  Pick<PushConfigs, 'putPushConfig'> &
-  Pick<PushOutbox, 'enqueueDelivery'>;
+/**
+ * A store that applies ops with synchronous calls inside a synchronous transaction (SQLite,
+ * memory): what `applyOps` and `applyBatch` drive. A store that talks to a server implements
+ * `commit` its own way.
+ */
+export interface SyncOpTarget extends Transactional {
+  createTask(task: NewTask): void;
+  setStatus(taskId: string, status: TaskStatus): void;
+  appendMessage(taskId: string, message: Message): void;
+  putArtifact(taskId: string, artifact: Artifact, append: boolean): void;
+  appendEvent(taskId: string, frame: StreamResponse): number;
+  recordIdempotent(instanceId: string, key: MessageKey, result: IdempotentResult): void;
+  touchContext(instanceId: string, contextId: string, at: string, tenant?: string): void;
+  putPushConfig(config: StoredPushConfig): void;
+  getPushConfig(taskId: string, configId: string): PushConfigRecord | undefined;
+  enqueueDelivery(taskId: string, configId: string, frame: StreamResponse): void;
+  setPushHealth(taskId: string, configId: string, health: PushHealth): void;
+  rescheduleConfig(taskId: string, configId: string, dueAt: number): void;
+  completeDelivery(deliveryId: number): void;
+  retryDelivery(deliveryId: number, dueAt: number): void;
+  recordAttempt(attempt: PushAttempt, keep: number): void;
+}
 
 /** Applies the ops in order and returns the event-log sequence number of the last appendEvent, if any. */
-export function applyOps(store: OpTarget, ops: readonly StoreOp[]): number | undefined {
+export function applyOps(store: SyncOpTarget, ops: readonly StoreOp[]): number | undefined {
   let seq: number | undefined;
   for (const op of ops) {
     switch (op.op) {
@@ -67,27 +82,52 @@ export function applyOps(store: OpTarget, ops: readonly StoreOp[]): number | und
       case 'enqueueDelivery':
         store.enqueueDelivery(op.taskId, op.configId, op.frame);
         break;
+      case 'setPushHealth':
+        store.setPushHealth(op.taskId, op.configId, op.health);
+        break;
+      case 'rescheduleConfig':
+        store.rescheduleConfig(op.taskId, op.configId, op.dueAt);
+        break;
+      case 'completeDelivery':
+        store.completeDelivery(op.deliveryId);
+        break;
+      case 'retryDelivery':
+        store.retryDelivery(op.deliveryId, op.dueAt);
+        break;
+      case 'recordAttempt':
+        store.recordAttempt(op.attempt, op.keep);
+        break;
+      case 'expectPushConfig':
+        if (store.getPushConfig(op.taskId, op.configId)?.secrets !== op.secrets)
+          throw new StaleWriteError(`push config ${op.configId} of task ${op.taskId} changed since it was read`);
+        break;
     }
   }
   return seq;
 }
 
-/** What became of one write of a batch: the sequence number its frame got, or why it failed. */
-export type WriteOutcome = { readonly ok: true; readonly seq?: number } | { readonly ok: false; readonly error: string };
+/**
+ * What became of one write of a batch: the sequence number its frame got, or why it failed
+ * (`stale` when a guard found the data changed since the write was computed).
+ */
+export type WriteOutcome =
+  { readonly ok: true; readonly seq?: number } | { readonly ok: false; readonly error: string; readonly stale: boolean };
 
 /**
  * Applies a batch of writes in one transaction. If the batch fails, each write is applied in a
  * transaction of its own, so that one bad write does not take the others with it.
  */
-export function applyBatch(store: OpTarget, batch: readonly (readonly StoreOp[])[]): WriteOutcome[] {
+export function applyBatch(store: SyncOpTarget, batch: readonly (readonly StoreOp[])[]): WriteOutcome[] {
   try {
     return store.transaction(() => batch.map((ops) => succeeded(applyOps(store, ops))));
-  } catch {
+  } catch (error) {
+    // A batch of one write has failed on its own already.
+    if (batch.length === 1) return [{ ok: false, error: String(error), stale: error instanceof StaleWriteError }];
     return batch.map((ops): WriteOutcome => {
       try {
         return succeeded(store.transaction(() => applyOps(store, ops)));
       } catch (error) {
-        return { ok: false, error: String(error) };
+        return { ok: false, error: String(error), stale: error instanceof StaleWriteError };
       }
     });
   }

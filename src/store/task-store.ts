@@ -1,6 +1,8 @@
 import { DEFAULTS as HUB_DEFAULTS } from '../../generated/hub/defaults.js';
 import type { Artifact, Message, StreamResponse, Task, TaskState, TaskStatus } from '../../generated/a2a/1.0/types.js';
 import type { PushConfigs, PushOutbox } from './push-store.js';
+import type { Awaitable } from '../support/awaitable.js';
+import type { StoreOp, WriteOutcome } from './store-ops.js';
 
 /**
  * Durable state of the hub: tasks with their status history, messages and artifacts, the
@@ -13,9 +15,12 @@ import type { PushConfigs, PushOutbox } from './push-store.js';
  * The contract is split by job (below); a module depends on the slices it uses, so what it can
  * touch is visible in its types. `TaskStore` is all of them, for the code that opens a store.
  *
- * The API is synchronous on purpose: better-sqlite3 is synchronous, and a sequence of calls
- * made without an `await` in between is atomic in Node, which is what makes the idempotency
- * check-and-insert safe under concurrent identical requests.
+ * Every method returns an `Awaitable`: a store that answers at once (SQLite through
+ * better-sqlite3, memory) returns the value itself, so the hot path pays no promise for it; one
+ * that must wait for a server (PostgreSQL) returns a promise. Callers always await. Nothing may
+ * rely on two calls being atomic together: what must be (the writes of one task update, a
+ * check and the write it guards) goes in one `commit` batch, whose guards make a stale write
+ * fail instead of overwriting another writer's work.
  *
  * Everything stored as JSON comes back deep-equal to what was given (members set to
  * `undefined` are dropped, as JSON drops them), and every object returned is a copy.
@@ -24,7 +29,7 @@ import type { PushConfigs, PushOutbox } from './push-store.js';
  */
 export interface TaskStore
   extends
-    Transactional,
+    BatchWrites,
     TaskReads,
     TaskWrites,
     EventLog,
@@ -39,10 +44,23 @@ export interface TaskStore
    * Throws when the store cannot answer a read now (a closed database, a file it can no longer
    * read): what the readiness endpoint asks before it says the hub should get traffic.
    */
-  ping(): void;
-  close(): void;
+  ping(): Awaitable<void>;
+  close(): Awaitable<void>;
 }
 
+export type { Awaitable };
+
+/** Writes as data (store-ops.ts), applied in transactions: how the hub changes tasks. */
+export interface BatchWrites {
+  /**
+   * Applies a batch of writes in one transaction, each write's ops in order. When that fails,
+   * each write is applied in a transaction of its own, so one bad write (or one whose guard
+   * finds the data changed) does not take the others with it. One outcome per write.
+   */
+  commit(batch: readonly (readonly StoreOp[])[]): Awaitable<WriteOutcome[]>;
+}
+
+/** A store whose transactions run synchronous work (SQLite, memory): what `applyBatch` builds on. */
 export interface Transactional {
   /**
    * Runs `work` in one transaction, all or nothing. A nested call joins the outer transaction
@@ -59,9 +77,14 @@ export interface TaskReads {
    * The task as it is on the wire, or undefined when this instance has no such task under the
    * tenant `read.tenant` names (none by default): a task of another tenant reads as unknown.
    */
-  getTask(instanceId: string, taskId: string, read?: TaskRead): Task | undefined;
+  getTask(instanceId: string, taskId: string, read?: TaskRead): Awaitable<Task | undefined>;
+  /**
+   * The task as getTask reads it together with the sequence number of its newest frame, both as
+   * of one moment: what a stream starts from, so that it neither misses nor repeats a frame.
+   */
+  snapshotTask(instanceId: string, taskId: string, read?: TaskRead): Awaitable<TaskSnapshot | undefined>;
   /** Bookkeeping the protocol does not show: owner, skill, timestamps. */
-  getTaskInfo(taskId: string): TaskInfo | undefined;
+  getTaskInfo(taskId: string): Awaitable<TaskInfo | undefined>;
   /**
    * A page of the instance's tasks under `query.tenant` (none by default), newest status timestamp first, ties by task id descending.
    * A walk through the pages is a snapshot taken at its first page: it returns every task
@@ -70,14 +93,14 @@ export interface TaskReads {
    * page. The tasks themselves carry their current data. Throws InvalidCursorError for a
    * cursor this store did not issue or one issued for other filters (or another instance or tenant).
    */
-  listTasks(instanceId: string, query: TaskQuery): TaskPage;
+  listTasks(instanceId: string, query: TaskQuery): Awaitable<TaskPage>;
   /**
    * Tasks across instances for the control API's task table: offset-paged (the panel jumps to
    * pages), newest status first. Not the protocol's ListTasks, whose cursor is stable.
    */
-  browseTasks(query: TaskBrowseQuery): { rows: TaskInfo[]; total: number };
+  browseTasks(query: TaskBrowseQuery): Awaitable<{ rows: TaskInfo[]; total: number }>;
   /** How many stored tasks are in each state (states without tasks are left out). */
-  countByState(): Partial<Record<TaskState, number>>;
+  countByState(): Awaitable<Partial<Record<TaskState, number>>>;
 }
 
 /** Changing tasks. */
@@ -86,28 +109,28 @@ export interface TaskWrites {
    * Creates a task with its first status and its first history message. Throws
    * DuplicateKeyError for an id already stored; `createdAt` must be an RFC 3339 timestamp.
    */
-  createTask(task: NewTask): void;
+  createTask(task: NewTask): Awaitable<void>;
   /**
    * Records a new status (with its message, if any, inside it) in the task's status history
    * and makes it the current one. History is not touched: append a message for that. The
    * status timestamp (RFC 3339) places the task in ListTasks; a status without one keeps the
    * task where it was.
    */
-  setStatus(taskId: string, status: TaskStatus): void;
+  setStatus(taskId: string, status: TaskStatus): Awaitable<void>;
   /** Adds a message to the task's history. */
-  appendMessage(taskId: string, message: Message): void;
+  appendMessage(taskId: string, message: Message): Awaitable<void>;
   /**
    * Stores an artifact chunk: with `append`, its parts are added after the parts already
    * stored for the same artifactId (name, description, metadata and extensions are updated
    * when given); without, the artifact is replaced. Never rewrites the whole task.
    */
-  putArtifact(taskId: string, artifact: Artifact, append: boolean): void;
+  putArtifact(taskId: string, artifact: Artifact, append: boolean): Awaitable<void>;
   /**
    * Settles every task left SUBMITTED or WORKING by a crash: each gets the status `status`
    * returns for it (FAILED with an explanatory message), recorded like setStatus, all in one
    * transaction. Returns the ids it settled, oldest task first.
    */
-  settleUnfinished(status: (task: TaskInfo) => TaskStatus): string[];
+  settleUnfinished(status: (task: TaskInfo) => TaskStatus): Awaitable<string[]>;
 }
 
 /** Each task's log of stream frames, which SSE replay reads. */
@@ -123,11 +146,11 @@ export interface EventLog {
    * Every frame, whether logged or not, is also queued in the same transaction for delivery to
    * each config of the task that is not disabled (PushOutbox).
    */
-  appendEvent(taskId: string, frame: StreamResponse): number;
+  appendEvent(taskId: string, frame: StreamResponse): Awaitable<number>;
   /** Frames with a sequence number greater than `afterSeq`, oldest first. */
-  eventsAfter(taskId: string, afterSeq: number): LoggedEvent[];
+  eventsAfter(taskId: string, afterSeq: number): Awaitable<LoggedEvent[]>;
   /** The sequence number of the newest frame, 0 when there is none. */
-  lastEventSeq(taskId: string): number;
+  lastEventSeq(taskId: string): Awaitable<number>;
 }
 
 /**
@@ -137,9 +160,9 @@ export interface EventLog {
  */
 export interface IdempotencyIndex {
   /** The task an earlier message with this key produced, or the direct reply it got. */
-  findIdempotent(instanceId: string, key: MessageKey): IdempotentResult | undefined;
+  findIdempotent(instanceId: string, key: MessageKey): Awaitable<IdempotentResult | undefined>;
   /** Throws DuplicateKeyError when the key is already recorded: the first result stands. */
-  recordIdempotent(instanceId: string, key: MessageKey, result: IdempotentResult): void;
+  recordIdempotent(instanceId: string, key: MessageKey, result: IdempotentResult): Awaitable<void>;
 }
 
 /**
@@ -158,8 +181,8 @@ export type MessageKey = Pick<Message, 'messageId' | 'taskId' | 'contextId'> & {
  */
 export interface ContextBindings {
   /** Marks the context as used by the instance under `tenant` (none by default) at `at`, creating the binding when new. */
-  touchContext(instanceId: string, contextId: string, at: string, tenant?: string): void;
-  getContext(instanceId: string, contextId: string, tenant?: string): ContextBinding | undefined;
+  touchContext(instanceId: string, contextId: string, at: string, tenant?: string): Awaitable<void>;
+  getContext(instanceId: string, contextId: string, tenant?: string): Awaitable<ContextBinding | undefined>;
 }
 
 /** The inbound instances' configuration. */
@@ -266,6 +289,12 @@ export interface TaskPage {
   readonly nextCursor: string;
 }
 
+export interface TaskSnapshot {
+  readonly task: Task;
+  /** The task's newest frame when it was read: frames numbered after it are news to the reader. */
+  readonly seq: number;
+}
+
 export interface LoggedEvent {
   readonly seq: number;
   readonly frame: StreamResponse;
@@ -315,6 +344,17 @@ export class UnknownTaskError extends Error {
   constructor(readonly taskId: string) {
     super(`no task ${taskId} is stored`);
     this.name = 'UnknownTaskError';
+  }
+}
+
+/**
+ * Thrown by a write whose guard finds that what it was computed from has changed (another
+ * writer got there first): the write is refused, never applied over the newer data.
+ */
+export class StaleWriteError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'StaleWriteError';
   }
 }
 

@@ -21,9 +21,13 @@ export type SendOutcome = { readonly kind: 'message'; readonly message: Message 
  */
 export interface SendPush {
   /**
+   * Refuses (InvalidParams) a continued task that has as many configs as it may: call before
+   * anything is written. A new task has none.
+   */
+  requireRoom(taskId: string): Promise<void>;
+  /**
    * The writes that register it on the task, with `snapshot` (the task as it is stored by the
-   * same write) as its first delivery. May throw, e.g. for a continued task with too many
-   * configs, before anything is written.
+   * same write) as its first delivery.
    */
   opsFor(taskId: string, snapshot: Task): readonly StoreOp[];
   /** Called once those writes are committed. */

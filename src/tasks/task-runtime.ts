@@ -2,16 +2,17 @@ import { isActiveState, isTerminalState } from '../../generated/a2a/1.0/task-sta
 import type { Message, SendMessageRequest, Task, TaskState } from '../../generated/a2a/1.0/types.js';
 import { promptText, type AgentExecutor, type ExecutionRequest } from '../executors/executor.js';
 import { a2aError, type A2AError } from '../protocol/a2a-error.js';
-import type { OpTarget } from '../store/store-ops.js';
 import { messageTarget } from '../store/message-target.js';
 import {
   tenantOf,
+  type BatchWrites,
   type EventLog,
   type IdempotencyIndex,
   type MessageKey,
   type TaskInfo,
   type TaskRead,
   type TaskReads,
+  type TaskSnapshot,
   type TaskWrites,
 } from '../store/task-store.js';
 import { toWireTask, type TaskContent } from '../store/task-view.js';
@@ -70,7 +71,7 @@ export interface SendHooks {
 
 export interface RuntimeDeps {
   /** Reads tasks and idempotency keys; writes go through the write queue, which batches them. */
-  readonly store: TaskReads & Pick<IdempotencyIndex, 'findIdempotent'> & OpTarget;
+  readonly store: TaskReads & Pick<IdempotencyIndex, 'findIdempotent'> & BatchWrites;
   readonly channels: TaskChannels;
   readonly sessions: SessionRegistry;
   readonly now: () => string;
@@ -98,8 +99,13 @@ export class TaskRuntime {
   readonly #writes: WriteQueue;
   readonly #host: ExecutionHost;
   readonly #active = new Map<string, Execution>();
-  /** Sends whose executor has not said yet whether it makes a task, by (instance, messageId, target). */
+  /**
+   * Sends not answered yet, or whose records are not committed yet, by (instance, tenant,
+   * messageId, target): an identical send arriving meanwhile waits for the first one's outcome.
+   */
   readonly #pending = new Map<string, Promise<SendOutcome>>();
+  /** Tasks a message is continuing right now, between reading the task and launching its run. */
+  readonly #resuming = new Set<string>();
 
   constructor(deps: RuntimeDeps) {
     this.#deps = deps;
@@ -117,35 +123,37 @@ export class TaskRuntime {
   }
 
   async send(instance: RuntimeInstance, request: SendMessageRequest, hooks: SendHooks = {}): Promise<SendOutcome> {
-    const { store } = this.#deps;
     const message = request.message;
     const tenant = tenantOf(request);
     // The target as sent: a messageId reused for another task or context is a new message.
     const messageKey: MessageKey = { messageId: message.messageId, taskId: message.taskId, contextId: message.contextId, tenant };
     const key = JSON.stringify([instance.id, tenant, message.messageId, messageTarget(messageKey)]);
-    // No flush here: a send stays in #pending until its idempotency record is committed, so a
-    // resend finds it in one place or the other, and sends keep sharing commits. A resume
-    // commits its record before it returns (it reads the task back), so it needs no entry.
-    const earlier = store.findIdempotent(instance.id, messageKey);
-    if (earlier !== undefined) {
-      if (earlier.kind === 'message') return earlier;
-      hooks.onTask?.(earlier.taskId);
-      return earlier;
-    }
     const pending = this.#pending.get(key);
     if (pending !== undefined) {
       const outcome = await pending;
       if (outcome.kind === 'task') hooks.onTask?.(outcome.taskId);
       return outcome;
     }
-    if (message.taskId !== undefined && message.taskId !== '') return this.#resume(instance, request, messageKey, hooks);
-    const started = this.#start(instance, request, messageKey, hooks);
-    this.#pending.set(key, started);
+    // Registered before the first await, and kept until the send's records are committed: a
+    // resend finds the send here or its record in the store, never neither.
+    const sent = this.#sendOnce(instance, request, messageKey, hooks);
+    this.#pending.set(key, sent);
     try {
-      return await started;
+      return await sent;
     } finally {
       this.#writes.afterCommit(() => this.#pending.delete(key));
     }
+  }
+
+  async #sendOnce(instance: RuntimeInstance, request: SendMessageRequest, messageKey: MessageKey, hooks: SendHooks): Promise<SendOutcome> {
+    const earlier = await this.#deps.store.findIdempotent(instance.id, messageKey);
+    if (earlier !== undefined) {
+      if (earlier.kind === 'task') hooks.onTask?.(earlier.taskId);
+      return earlier;
+    }
+    const taskId = request.message.taskId;
+    if (taskId !== undefined && taskId !== '') return this.#resume(instance, request, messageKey, hooks);
+    return this.#start(instance, request, messageKey, hooks);
   }
 
   /**
@@ -177,18 +185,29 @@ export class TaskRuntime {
   }
 
   /** The task of this instance under `read.tenant` (none by default); TaskNotFoundError for any other, as for an unknown id. */
-  getTask(instanceId: string, taskId: string, read?: TaskRead): Task {
-    this.#writes.flushFor(taskId);
-    const task = this.#deps.store.getTask(instanceId, taskId, read);
+  async getTask(instanceId: string, taskId: string, read?: TaskRead): Promise<Task> {
+    await this.#writes.flushFor(taskId);
+    const task = await this.#deps.store.getTask(instanceId, taskId, read);
     if (task === undefined) throw taskNotFound(taskId);
     return task;
   }
 
-  cancel(instanceId: string, taskId: string, options: { readonly tenant?: string; readonly reason?: string } = {}): Task {
+  /**
+   * The task with the sequence number of its newest frame, read together (TaskReads.snapshotTask);
+   * TaskNotFoundError as getTask.
+   */
+  async snapshotTask(instanceId: string, taskId: string, read?: TaskRead): Promise<TaskSnapshot> {
+    await this.#writes.flushFor(taskId);
+    const snapshot = await this.#deps.store.snapshotTask(instanceId, taskId, read);
+    if (snapshot === undefined) throw taskNotFound(taskId);
+    return snapshot;
+  }
+
+  async cancel(instanceId: string, taskId: string, options: { readonly tenant?: string; readonly reason?: string } = {}): Promise<Task> {
     const tenant = tenantOf(options);
     const reason = options.reason ?? 'canceled by the client';
-    this.#writes.flushFor(taskId);
-    const info = this.#infoOf(instanceId, tenant, taskId);
+    await this.#writes.flushFor(taskId);
+    const info = await this.#infoOf(instanceId, tenant, taskId);
     if (isTerminalState(info.state)) {
       throw a2aError('TaskNotCancelableError', `task ${taskId} is already ${stateWord(info.state)} and cannot be canceled`, {
         metadata: { taskId, state: info.state },
@@ -211,8 +230,11 @@ export class TaskRuntime {
    * Settles the tasks a crash left SUBMITTED or WORKING as FAILED, with a frame in their
    * event log so a replaying client sees it. Call once at start-up, before serving.
    */
-  static recover(store: TaskReads & Pick<TaskWrites, 'settleUnfinished'> & Pick<EventLog, 'appendEvent'>, now: () => string): string[] {
-    const settled = store.settleUnfinished((task) =>
+  static async recover(
+    store: TaskReads & Pick<TaskWrites, 'settleUnfinished'> & Pick<EventLog, 'appendEvent'>,
+    now: () => string,
+  ): Promise<string[]> {
+    const settled = await store.settleUnfinished((task) =>
       status(
         'TASK_STATE_FAILED',
         now(),
@@ -220,10 +242,10 @@ export class TaskRuntime {
       ),
     );
     for (const taskId of settled) {
-      const info = store.getTaskInfo(taskId);
+      const info = await store.getTaskInfo(taskId);
       if (info === undefined) continue;
-      const task = store.getTask(info.instanceId, taskId, { tenant: info.tenant, historyLength: 0, includeArtifacts: false });
-      if (task !== undefined) store.appendEvent(taskId, statusFrame(taskId, task.contextId ?? '', task.status));
+      const task = await store.getTask(info.instanceId, taskId, { tenant: info.tenant, historyLength: 0, includeArtifacts: false });
+      if (task !== undefined) await store.appendEvent(taskId, statusFrame(taskId, task.contextId ?? '', task.status));
     }
     return settled;
   }
@@ -234,8 +256,8 @@ export class TaskRuntime {
   }
 
   /** Commits every queued write and accepts no more; the store may close after this. */
-  close(): void {
-    this.#writes.close();
+  close(): Promise<void> {
+    return this.#writes.close();
   }
 
   /** Waits up to graceMs for running tasks, then fails the rest so none is left WORKING. */
@@ -251,14 +273,18 @@ export class TaskRuntime {
   }
 
   /** The task's bookkeeping, when it is of this instance and tenant: any other reads as unknown. */
-  #infoOf(instanceId: string, tenant: string, taskId: string): TaskInfo {
-    const info = this.#deps.store.getTaskInfo(taskId);
+  async #infoOf(instanceId: string, tenant: string, taskId: string): Promise<TaskInfo> {
+    const info = await this.#deps.store.getTaskInfo(taskId);
     if (info === undefined || info.instanceId !== instanceId || info.tenant !== tenant) throw taskNotFound(taskId);
     return info;
   }
 
-  #start(instance: RuntimeInstance, request: SendMessageRequest, key: MessageKey, hooks: SendHooks): Promise<SendOutcome> {
+  async #start(instance: RuntimeInstance, request: SendMessageRequest, key: MessageKey, hooks: SendHooks): Promise<SendOutcome> {
     const { now } = this.#deps;
+    // Most messages reference no task: no read, and no pause before the task is created.
+    const referenceTasks = request.message.referenceTaskIds?.length
+      ? await this.#referenceTasks(instance.id, tenantOf(request), request.message)
+      : NO_TASKS;
     const taskId = timeOrderedId();
     const contextId = request.message.contextId || timeOrderedId();
     const message: Message = { ...request.message, contextId, taskId };
@@ -296,7 +322,7 @@ export class TaskRuntime {
           true,
         ),
       );
-      return Promise.resolve({ kind: 'task', taskId });
+      return { kind: 'task', taskId };
     }
 
     return new Promise<SendOutcome>((answer) => {
@@ -314,6 +340,7 @@ export class TaskRuntime {
         skill,
         message,
         task: wire,
+        referenceTasks,
         resumed: false,
         acceptedOutputModes: hooks.acceptedOutputModes ?? NO_MODES,
         streaming: hooks.streaming === true,
@@ -321,11 +348,10 @@ export class TaskRuntime {
     });
   }
 
-  #resume(instance: RuntimeInstance, request: SendMessageRequest, key: MessageKey, hooks: SendHooks): Promise<SendOutcome> {
-    const { now } = this.#deps;
+  async #resume(instance: RuntimeInstance, request: SendMessageRequest, key: MessageKey, hooks: SendHooks): Promise<SendOutcome> {
     const taskId = request.message.taskId ?? '';
     const tenant = tenantOf(request);
-    const info = this.#infoOf(instance.id, tenant, taskId);
+    const info = await this.#infoOf(instance.id, tenant, taskId);
     if (request.message.contextId && request.message.contextId !== info.contextId) {
       throw a2aError('InvalidParamsError', `message.contextId does not match the context of task ${taskId}`, {
         violations: [
@@ -342,7 +368,7 @@ export class TaskRuntime {
         },
       );
     }
-    if (isActiveState(info.state) || this.isRunning(taskId)) {
+    if (isActiveState(info.state) || this.isRunning(taskId) || this.#resuming.has(taskId)) {
       throw a2aError(
         'UnsupportedOperationError',
         `task ${taskId} is still running; wait until it asks for input before sending another message`,
@@ -351,10 +377,31 @@ export class TaskRuntime {
         },
       );
     }
+    // Claimed until the run is launched, so that a second message read the task meanwhile is refused.
+    this.#resuming.add(taskId);
+    try {
+      return await this.#continue(instance, request, key, hooks, info);
+    } finally {
+      this.#resuming.delete(taskId);
+    }
+  }
+
+  async #continue(
+    instance: RuntimeInstance,
+    request: SendMessageRequest,
+    key: MessageKey,
+    hooks: SendHooks,
+    info: TaskInfo,
+  ): Promise<SendOutcome> {
+    const { now } = this.#deps;
+    const taskId = info.id;
+    const tenant = info.tenant;
     const message: Message = { ...request.message, contextId: info.contextId, taskId };
     const skill = requestedSkill(request) ?? info.skill;
+    const referenceTasks = await this.#referenceTasks(instance.id, tenant, message);
+    await hooks.push?.requireRoom(taskId);
     // Registered before the message is added, so its snapshot is the task the message continues.
-    const pushOps = hooks.push?.opsFor(taskId, this.getTask(instance.id, taskId, { tenant })) ?? [];
+    const pushOps = hooks.push === undefined ? [] : hooks.push.opsFor(taskId, await this.getTask(instance.id, taskId, { tenant }));
     this.#writes.enqueue({
       taskId,
       final: false,
@@ -366,7 +413,7 @@ export class TaskRuntime {
       ],
     });
     if (hooks.push !== undefined) this.#writes.afterCommit(() => hooks.push?.committed());
-    const task = this.getTask(instance.id, taskId, { tenant });
+    const task = await this.getTask(instance.id, taskId, { tenant });
     // The question is answered: the task works again from here. Left in INPUT_REQUIRED until
     // the executor's first event, a stream's first frame would repeat the question, and a
     // client may close a stream at an interrupted state (spec §11.7) before it has begun.
@@ -375,6 +422,7 @@ export class TaskRuntime {
       skill,
       message,
       task,
+      referenceTasks,
       resumed: true,
       acceptedOutputModes: hooks.acceptedOutputModes ?? NO_MODES,
       streaming: hooks.streaming === true,
@@ -382,13 +430,13 @@ export class TaskRuntime {
     // After launch, so a stream following the task sees it running and stays open; the
     // executor starts on a later tick, so no frame can have been published yet.
     hooks.onTask?.(taskId);
-    return Promise.resolve({ kind: 'task', taskId });
+    return { kind: 'task', taskId };
   }
 
   #launch(
     instance: RuntimeInstance,
     execution: Execution,
-    run: Pick<ExecutionRequest, 'skill' | 'message' | 'task' | 'resumed' | 'acceptedOutputModes' | 'streaming'>,
+    run: Pick<ExecutionRequest, 'skill' | 'message' | 'task' | 'referenceTasks' | 'resumed' | 'acceptedOutputModes' | 'streaming'>,
   ): void {
     const { taskId, contextId, tenant } = execution;
     const session = this.#deps.sessions.acquire(instance.id, contextId, tenant);
@@ -403,7 +451,7 @@ export class TaskRuntime {
       message: run.message,
       text: promptText(run.message),
       task: run.task,
-      referenceTasks: this.#referenceTasks(instance.id, tenant, run.message),
+      referenceTasks: run.referenceTasks,
       resumed: run.resumed,
       acceptedOutputModes: run.acceptedOutputModes,
       streaming: run.streaming,
@@ -422,11 +470,11 @@ export class TaskRuntime {
   }
 
   /** Up to `limit` tasks of the conversation created before `taskId`, oldest first (task ids are time-ordered). */
-  #contextTasks(instanceId: string, tenant: string, contextId: string, taskId: string, limit: number): readonly Task[] {
+  async #contextTasks(instanceId: string, tenant: string, contextId: string, taskId: string, limit: number): Promise<readonly Task[]> {
     const wanted = Math.max(0, Math.min(100, Math.floor(limit)));
     if (wanted === 0) return NO_TASKS;
     // Newest status first: one more than wanted, in case this task is among them.
-    const page = this.#deps.store.listTasks(instanceId, { tenant, contextId, pageSize: Math.min(100, wanted + 1) });
+    const page = await this.#deps.store.listTasks(instanceId, { tenant, contextId, pageSize: Math.min(100, wanted + 1) });
     // Earlier only: ids are time-ordered, and a fifo session's later tasks may already wait, SUBMITTED.
     return page.tasks
       .filter((task) => task.id < taskId)
@@ -435,13 +483,16 @@ export class TaskRuntime {
   }
 
   /** The referenced tasks the caller may see: of this instance and tenant; other ids read as unknown, and are left out. */
-  #referenceTasks(instanceId: string, tenant: string, message: Message): readonly Task[] {
+  async #referenceTasks(instanceId: string, tenant: string, message: Message): Promise<readonly Task[]> {
     const ids = message.referenceTaskIds ?? [];
     if (ids.length === 0) return NO_TASKS;
-    return [...new Set(ids)].flatMap((taskId) => {
-      this.#writes.flushFor(taskId);
-      return this.#deps.store.getTask(instanceId, taskId, { tenant }) ?? [];
-    });
+    const tasks = await Promise.all(
+      [...new Set(ids)].map(async (taskId) => {
+        await this.#writes.flushFor(taskId);
+        return this.#deps.store.getTask(instanceId, taskId, { tenant });
+      }),
+    );
+    return tasks.filter((task) => task !== undefined);
   }
 
   /**

@@ -1,6 +1,7 @@
 import type { StreamResponse } from '../../generated/a2a/1.0/types.js';
-import { applyBatch, type StoreOp } from '../store/store-ops.js';
-import type { OpTarget } from '../store/store-ops.js';
+import type { StoreOp, WriteOutcome } from '../store/store-ops.js';
+import type { BatchWrites } from '../store/task-store.js';
+import type { Awaitable } from '../support/awaitable.js';
 import type { LogFunction } from '../support/log.js';
 import type { TaskChannels } from './task-channels.js';
 
@@ -19,19 +20,27 @@ export interface QueuedWrite {
  * the event loop; writing each event in its own transaction made commits the cost of a task.
  * Writes queued in one turn are committed together, and only then are their frames
  * published, so nothing is visible before it is durable. A reader that must see a task's
- * writes at once calls `flushFor(taskId)`; one that can wait awaits `committed()`, which
+ * writes at once awaits `flushFor(taskId)`; one that can wait awaits `committed()`, which
  * keeps the batch whole.
+ *
+ * A store that commits synchronously (SQLite) is committed and published within `flush`. With
+ * one that answers later (PostgreSQL) one batch is in flight at a time, so batches commit, and
+ * their frames are published, in the order they were queued; writes queued meanwhile form the
+ * next batch.
  */
 export class WriteQueue {
   #queue: QueuedWrite[] = [];
   /** Tasks with writes in the queue, so that a reader of one task need not commit everyone's. */
   #queuedTasks = new Set<string>();
+  /** Called once the queue's writes are committed. */
   #afterCommit: (() => void)[] = [];
+  /** The batch a store that answers later is committing now. */
+  #inFlight: InFlightBatch | undefined;
   #scheduled = false;
   #closed = false;
 
   constructor(
-    private readonly store: OpTarget,
+    private readonly store: BatchWrites,
     private readonly channels: TaskChannels,
     private readonly log?: LogFunction,
     /**
@@ -49,33 +58,36 @@ export class WriteQueue {
     this.#scheduled = true;
     // Flushing on the next turn of the event loop, not the next microtask, lets the writes of
     // every request handled in this turn share one commit.
-    setImmediate(() => this.flush());
+    setImmediate(() => void this.flush());
   }
 
-  /** Commits the queue now if it holds a write of this task. */
-  flushFor(taskId: string): void {
-    if (this.#queuedTasks.has(taskId)) this.flush();
+  /** Commits the queue now if it holds a write of this task; resolves once the task's writes are committed. */
+  flushFor(taskId: string): Awaitable<void> {
+    if (this.#queuedTasks.has(taskId)) return this.flush();
+    if (this.#inFlight?.tasks.has(taskId) === true) return this.#inFlight.done;
   }
 
-  /** Whether a write of this task waits for the next commit. */
+  /** Whether a write of this task waits for a commit. */
   isQueued(taskId: string): boolean {
-    return this.#queuedTasks.has(taskId);
+    return this.#queuedTasks.has(taskId) || this.#inFlight?.tasks.has(taskId) === true;
   }
 
   /** Resolves once everything queued so far is committed (at once if nothing is queued). */
   committed(): Promise<void> {
-    if (this.#queue.length === 0) return Promise.resolve();
-    return new Promise((resolve) => this.#afterCommit.push(resolve));
+    return new Promise((resolve) => this.afterCommit(resolve));
   }
 
   /** Calls back once everything queued so far is committed (at once if nothing is queued). */
   afterCommit(callback: () => void): void {
-    if (this.#queue.length === 0) callback();
-    else this.#afterCommit.push(callback);
+    if (this.#queue.length > 0) this.#afterCommit.push(callback);
+    else if (this.#inFlight !== undefined) this.#inFlight.callbacks.push(callback);
+    else callback();
   }
 
-  flush(): void {
+  /** Commits what is queued; resolves once it is committed (at once when the store commits synchronously). */
+  flush(): Awaitable<void> {
     this.#scheduled = false;
+    if (this.#inFlight !== undefined) return this.#inFlight.done.then(() => this.flush());
     if (this.#queue.length === 0 || this.#closed) return;
     const writes = this.#queue;
     const tasks = this.#queuedTasks;
@@ -83,11 +95,40 @@ export class WriteQueue {
     this.#queue = [];
     this.#queuedTasks = new Set();
     this.#afterCommit = [];
-    // One bad write must not take the others with it: applyBatch retries each on its own.
-    const outcomes = applyBatch(
-      this.store,
-      writes.map((write) => write.ops),
-    );
+    let outcomes: Awaitable<WriteOutcome[]>;
+    try {
+      outcomes = this.store.commit(writes.map((write) => write.ops));
+    } catch (error) {
+      outcomes = writes.map(() => failed(error));
+    }
+    if (!(outcomes instanceof Promise)) return this.#committed(writes, tasks, callbacks, outcomes);
+    const inFlight: InFlightBatch = {
+      tasks,
+      callbacks,
+      done: outcomes
+        .catch((error: unknown) => writes.map(() => failed(error)))
+        .then((settled) => {
+          this.#inFlight = undefined;
+          this.#committed(writes, tasks, inFlight.callbacks, settled);
+        }),
+    };
+    this.#inFlight = inFlight;
+    return inFlight.done;
+  }
+
+  /** Commits what is queued and refuses further writes: call before the store closes. */
+  async close(): Promise<void> {
+    await this.flush();
+    this.#closed = true;
+  }
+
+  /** Publishes the frames of the writes that were stored, logs the others, and calls back. */
+  #committed(
+    writes: readonly QueuedWrite[],
+    tasks: ReadonlySet<string>,
+    callbacks: readonly (() => void)[],
+    outcomes: readonly WriteOutcome[],
+  ): void {
     writes.forEach((write, index) => {
       const outcome = outcomes[index];
       if (outcome === undefined || !outcome.ok) {
@@ -103,10 +144,15 @@ export class WriteQueue {
     this.onCommitted?.(tasks);
     for (const callback of callbacks) callback();
   }
+}
 
-  /** Commits what is queued and refuses further writes: call before the store closes. */
-  close(): void {
-    this.flush();
-    this.#closed = true;
-  }
+interface InFlightBatch {
+  readonly tasks: ReadonlySet<string>;
+  /** Called once this batch is committed: those registered while it was in flight with nothing queued. */
+  readonly callbacks: (() => void)[];
+  readonly done: Promise<void>;
+}
+
+function failed(error: unknown): WriteOutcome {
+  return { ok: false, error: String(error), stale: false };
 }

@@ -40,19 +40,21 @@ hub.server.on('request', (_request: IncomingMessage, response: ServerResponse) =
   response.once('close', () => (inFlight -= 1));
 });
 
-function count(state?: TaskState): number {
-  return hub.store.listTasks(agent.id, {
-    pageSize: 1,
-    historyLength: 0,
-    includeArtifacts: false,
-    ...(state === undefined ? {} : { state }),
-  }).totalSize;
+async function count(state?: TaskState): Promise<number> {
+  return (
+    await hub.store.listTasks(agent.id, {
+      pageSize: 1,
+      historyLength: 0,
+      includeArtifacts: false,
+      ...(state === undefined ? {} : { state }),
+    })
+  ).totalSize;
 }
 
-function counts(): StoreCounts {
+async function counts(): Promise<StoreCounts> {
   return {
-    tasks: count(),
-    completed: count('TASK_STATE_COMPLETED'),
+    tasks: await count(),
+    completed: await count('TASK_STATE_COMPLETED'),
     active: hub.runtime.activeCount,
     requests: inFlight,
     sessions: hub.sessions.list().length,
@@ -67,17 +69,18 @@ async function pushDeliveries(tasks: number, url: string, timeoutMs: number): Pr
     const outcome = await hub.runtime.send(agent, request);
     if (outcome.kind !== 'task') throw new Error('push: the echo agent answered with a message instead of a task');
     await hub.runtime.settled(outcome.taskId);
-    created.push(required(hub.store.getTask(agent.id, outcome.taskId), `push: task ${outcome.taskId} was not stored`));
+    created.push(required(await hub.store.getTask(agent.id, outcome.taskId), `push: task ${outcome.taskId} was not stored`));
   }
-  const pendingBefore = hub.store.pendingDeliveries();
+  const pendingBefore = await hub.store.pendingDeliveries();
   if (pendingBefore !== 0) throw new Error(`push: ${pendingBefore} deliveries were pending before the run`);
   const started = performance.now();
   const deadline = started + timeoutMs;
-  for (const task of created) registerPushConfig(hub, task, { id: 'bench', url });
-  while (hub.store.pendingDeliveries() > 0 && performance.now() < deadline) await sleep(5);
+  for (const task of created) await registerPushConfig(hub, task, { id: 'bench', url });
+  while ((await hub.store.pendingDeliveries()) > 0 && performance.now() < deadline) await sleep(5);
   const seconds = (performance.now() - started) / 1000;
-  const pending = hub.store.pendingDeliveries();
-  const retried = created.filter((task) => hub.store.listAttempts(task.id, 'bench', 10).length > 1).length;
+  const pending = await hub.store.pendingDeliveries();
+  let retried = 0;
+  for (const task of created) if ((await hub.store.listAttempts(task.id, 'bench', 10)).length > 1) retried += 1;
   return { delivered: tasks - pending, seconds, timedOut: pending > 0, retried };
 }
 
@@ -120,11 +123,11 @@ serveIpc<HubOps>(
       // the accept queue (a saturated loop accepts about one connection per turn); once the
       // loop is idle they are accepted within milliseconds, so a quiet window catches them.
       const deadline = performance.now() + timeoutMs;
-      let last = counts();
+      let last = await counts();
       let quietSince = performance.now();
       while (performance.now() < deadline) {
         await sleep(25);
-        const now = counts();
+        const now = await counts();
         if (now.active > 0 || now.requests > 0 || now.tasks !== last.tasks) quietSince = performance.now();
         last = now;
         if (performance.now() - quietSince >= QUIET_MS) return { ...now, settled: true };

@@ -83,7 +83,7 @@ describe('the control router decides by the socket address, never by headers', (
       routers.set(
         trustProxy,
         createControlRouter({
-          deps: { ...hub, peers: new PeerTracker(() => new Date().toISOString()), retryPush: () => (kicks += 1) },
+          deps: { ...hub, peers: new PeerTracker(() => new Date().toISOString()), retryPush: () => Promise.resolve(void (kicks += 1)) },
           metrics: new HubMetrics({ tasksByState: () => ({}), openStreams: () => 0, sessions: () => 0, rateLimitRejections: () => 0 }),
           bodyLimitBytes: 4096,
           trustProxy,
@@ -146,16 +146,16 @@ describe('the control router decides by the socket address, never by headers', (
 
     it(`${address} can neither read, retry nor delete a push config, even with X-Forwarded-For: 127.0.0.1`, async () => {
       const task = await sendTask(hub.endpoint, { message: userMessage('push behind the loopback check') });
-      seedPushConfig(hub.store, task.id, 'hook');
+      await seedPushConfig(hub.store, task.id, 'hook');
       const failing = { state: 'failing', consecutiveFailures: 8, lastError: 'HTTP 503' } as const;
-      hub.store.setPushHealth(task.id, 'hook', failing);
+      await hub.store.setPushHealth(task.id, 'hook', failing);
       expectForbidden(await ask(address, { path: `/a2a/api/push?taskId=${task.id}`, headers: CLAIMS }));
       for (const action of ['push.retry', 'push.delete']) {
         const body = JSON.stringify({ action, taskId: task.id, configId: 'hook' });
         expectForbidden(await ask(address, { method: 'POST', headers: CLAIMS, body }), 'ActionFailure');
         expectForbidden(await ask(address, { method: 'POST', headers: CLAIMS, body, trustProxy: true }), 'ActionFailure');
       }
-      expect(hub.store.getPushConfig(task.id, 'hook')?.health).toEqual(failing);
+      expect((await hub.store.getPushConfig(task.id, 'hook'))?.health).toEqual(failing);
       expect(kicks).toBe(0);
     });
   }

@@ -33,18 +33,21 @@ describe.skipIf(!available)('the push view of the control panel', () => {
     // would start a real attempt whose failure races the assertions. The panel is under test here.
     await hub.push.dispatcher.close();
     task = await sendTask(hub.endpoint, { message: userMessage('push in the panel') });
-    seedPushConfig(hub.store, task.id, 'hook', { url: 'https://receiver.example/<b>hook</b>' });
-    seedPushConfig(hub.store, task.id, 'quiet', { url: 'https://quiet.example/hook', scheme: null });
-    queueDeliveries(hub.store, task, 'hook', 3);
-    hub.store.setPushHealth(task.id, 'hook', {
+    await seedPushConfig(hub.store, task.id, 'hook', { url: 'https://receiver.example/<b>hook</b>' });
+    await seedPushConfig(hub.store, task.id, 'quiet', { url: 'https://quiet.example/hook', scheme: null });
+    await queueDeliveries(hub.store, task, 'hook', 3);
+    await hub.store.setPushHealth(task.id, 'hook', {
       state: 'failing',
       consecutiveFailures: 8,
       lastError: 'HTTP 503',
       lastAttemptAt: new Date().toISOString(),
     });
     const base = { taskId: task.id, configId: 'hook', deliveryId: 1, latencyMs: 41 } as const;
-    hub.store.recordAttempt({ ...base, at: '2026-01-01T00:00:01.000Z', attempt: 1, outcome: 'retry', status: 503, error: 'HTTP 503' }, 20);
-    hub.store.recordAttempt(
+    await hub.store.recordAttempt(
+      { ...base, at: '2026-01-01T00:00:01.000Z', attempt: 1, outcome: 'retry', status: 503, error: 'HTTP 503' },
+      20,
+    );
+    await hub.store.recordAttempt(
       { ...base, at: '2026-01-01T00:00:02.000Z', attempt: 2, outcome: 'retry', error: 'timed out after 10000 ms' },
       20,
     );
@@ -98,8 +101,8 @@ describe.skipIf(!available)('the push view of the control panel', () => {
     await message().filter({ hasText: 'is active again: 3 pending deliveries due now' }).waitFor();
     await configRow('hook').getByTestId('push-state').filter({ hasText: 'active' }).waitFor();
     expect(await configRow('hook').getByTestId('push-failures').textContent()).toBe('0');
-    expect(hub.store.getPushConfig(task.id, 'hook')?.health).toMatchObject({ state: 'active', consecutiveFailures: 0 });
-    expect(hub.store.dueDeliveries(Date.now(), 100).some((delivery) => delivery.configId === 'hook')).toBe(true);
+    expect((await hub.store.getPushConfig(task.id, 'hook'))?.health).toMatchObject({ state: 'active', consecutiveFailures: 0 });
+    expect((await hub.store.dueDeliveries(Date.now(), 100)).some((delivery) => delivery.configId === 'hook')).toBe(true);
     await page.getByTestId('push-unhealthy-row-hook').waitFor({ state: 'detached' });
     expect(await page.getByTestId('metric-push-health').textContent()).toBe('every config delivering');
   });
@@ -109,7 +112,7 @@ describe.skipIf(!available)('the push view of the control panel', () => {
     await configRow('hook').getByTestId('push-delete').click();
     await message().filter({ hasText: 'push config "hook"' }).filter({ hasText: 'deleted with 3 pending deliveries' }).waitFor();
     await configRow('hook').waitFor({ state: 'detached' });
-    expect(hub.store.getPushConfig(task.id, 'hook')).toBeUndefined();
+    expect(await hub.store.getPushConfig(task.id, 'hook')).toBeUndefined();
     expect(await configRow('quiet').count()).toBe(1);
     expect(await page.getByTestId('metric-push-pending').textContent()).toBe('0');
   });

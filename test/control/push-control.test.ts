@@ -86,23 +86,25 @@ function attempt(task: Task, configId: string, deliveryId: number, at: string, e
 }
 
 /** Makes the config's oldest pending delivery wait an hour, as a backoff would. */
-function postpone(taskId: string, configId: string): void {
-  const due = hub.store.dueDeliveries(Date.now(), 1000).find((delivery) => delivery.taskId === taskId && delivery.configId === configId);
+async function postpone(taskId: string, configId: string): Promise<void> {
+  const due = (await hub.store.dueDeliveries(Date.now(), 1000)).find(
+    (delivery) => delivery.taskId === taskId && delivery.configId === configId,
+  );
   expect(due, 'a pending delivery to postpone').toBeDefined();
-  hub.store.retryDelivery(due?.id ?? -1, Date.now() + 3_600_000);
+  await hub.store.retryDelivery(due?.id ?? -1, Date.now() + 3_600_000);
 }
 
-function isDue(taskId: string, configId: string): boolean {
-  return hub.store.dueDeliveries(Date.now(), 1000).some((delivery) => delivery.taskId === taskId && delivery.configId === configId);
+async function isDue(taskId: string, configId: string): Promise<boolean> {
+  return (await hub.store.dueDeliveries(Date.now(), 1000)).some((delivery) => delivery.taskId === taskId && delivery.configId === configId);
 }
 
 beforeAll(async () => {
   hub = await startTestHub();
   // The store holds exactly what each test put there: no delivery is attempted behind its back.
   await hub.push.dispatcher.close();
-  const retryPush = (taskId: string, configId: string): void => {
+  const retryPush = (taskId: string, configId: string): Promise<void> => {
     kicks += 1;
-    hub.push.dispatcher.retryNow(taskId, configId);
+    return hub.push.dispatcher.retryNow(taskId, configId);
   };
   const router = createControlRouter({
     deps: { ...hub, peers: new PeerTracker(() => new Date().toISOString()), retryPush },
@@ -130,7 +132,7 @@ afterAll(async () => {
 describe('GET /a2a/api/push', () => {
   it("a config row has no tenant of its own, even when the stored config names one: the task view carries the task's", async () => {
     const task = await newTask();
-    seedPushConfig(hub.store, task.id, 'tenanted', { tenant: 'acme' });
+    await seedPushConfig(hub.store, task.id, 'tenanted', { tenant: 'acme' });
     const view = await readPush(task.id);
     expect(view.configs.map((row) => row.configId)).toEqual(['tenanted']);
     expect(view.configs[0]).not.toHaveProperty('tenant');
@@ -138,22 +140,22 @@ describe('GET /a2a/api/push', () => {
 
   it("shows a task's configs, redacted, with health and pending deliveries, and its attempts newest first", async () => {
     const task = await newTask();
-    const first = seedPushConfig(hub.store, task.id, 'first', { url: 'https://one.example/hook' });
-    seedPushConfig(hub.store, task.id, 'second', { url: 'https://two.example/hook', scheme: null });
-    queueDeliveries(hub.store, task, 'first', 3);
-    hub.store.setPushHealth(task.id, 'first', {
+    const first = await seedPushConfig(hub.store, task.id, 'first', { url: 'https://one.example/hook' });
+    await seedPushConfig(hub.store, task.id, 'second', { url: 'https://two.example/hook', scheme: null });
+    await queueDeliveries(hub.store, task, 'first', 3);
+    await hub.store.setPushHealth(task.id, 'first', {
       state: 'failing',
       consecutiveFailures: 8,
       lastError: 'HTTP 503',
       lastAttemptAt: '2026-01-01T00:00:03.000Z',
       lastSuccessAt: '2026-01-01T00:00:00.000Z',
     });
-    hub.store.recordAttempt(attempt(task, 'first', 7, '2026-01-01T00:00:01.000Z'), 20);
-    hub.store.recordAttempt(
+    await hub.store.recordAttempt(attempt(task, 'first', 7, '2026-01-01T00:00:01.000Z'), 20);
+    await hub.store.recordAttempt(
       attempt(task, 'second', 8, '2026-01-01T00:00:02.000Z', { outcome: 'delivered', status: 200, error: undefined }),
       20,
     );
-    hub.store.recordAttempt(
+    await hub.store.recordAttempt(
       attempt(task, 'first', 7, '2026-01-01T00:00:03.000Z', { attempt: 2, status: undefined, error: 'timed out after 10000 ms' }),
       20,
     );
@@ -243,13 +245,13 @@ describe('the snapshot', () => {
   it('counts pending deliveries and lists the failing and disabled configs', async () => {
     const before = (await controlSnapshot(control.url)).push;
     const task = await newTask();
-    seedPushConfig(hub.store, task.id, 'fine');
-    seedPushConfig(hub.store, task.id, 'failing');
-    seedPushConfig(hub.store, task.id, 'gone');
-    queueDeliveries(hub.store, task, 'fine', 1);
-    queueDeliveries(hub.store, task, 'failing', 2);
-    hub.store.setPushHealth(task.id, 'failing', { state: 'failing', consecutiveFailures: 9, lastError: 'connection refused' });
-    hub.store.setPushHealth(task.id, 'gone', { state: 'disabled', consecutiveFailures: 1, lastError: 'HTTP 410' });
+    await seedPushConfig(hub.store, task.id, 'fine');
+    await seedPushConfig(hub.store, task.id, 'failing');
+    await seedPushConfig(hub.store, task.id, 'gone');
+    await queueDeliveries(hub.store, task, 'fine', 1);
+    await queueDeliveries(hub.store, task, 'failing', 2);
+    await hub.store.setPushHealth(task.id, 'failing', { state: 'failing', consecutiveFailures: 9, lastError: 'connection refused' });
+    await hub.store.setPushHealth(task.id, 'gone', { state: 'disabled', consecutiveFailures: 1, lastError: 'HTTP 410' });
 
     const snapshot = await controlSnapshot(control.url);
     answers.push(JSON.stringify(snapshot));
@@ -270,15 +272,15 @@ describe('the snapshot, with more unhealthy configs than it lists', () => {
     const task = await newTask();
     const ids = Array.from({ length: 101 }, (_, index) => `many-${String(index).padStart(3, '0')}`);
     for (const id of ids) {
-      seedPushConfig(hub.store, task.id, id);
-      hub.store.setPushHealth(task.id, id, { state: 'failing', consecutiveFailures: 8 });
+      await seedPushConfig(hub.store, task.id, id);
+      await hub.store.setPushHealth(task.id, id, { state: 'failing', consecutiveFailures: 8 });
     }
     try {
       const { push } = await controlSnapshot(control.url);
       expect(push.unhealthy).toHaveLength(100);
       expect(push.failingConfigs).toBeGreaterThanOrEqual(101);
     } finally {
-      for (const id of ids) hub.store.deletePushConfig(task.id, id);
+      for (const id of ids) await hub.store.deletePushConfig(task.id, id);
     }
   });
 });
@@ -286,17 +288,17 @@ describe('the snapshot, with more unhealthy configs than it lists', () => {
 describe('push.retry', () => {
   it('makes a failing config active with no failures, its deliveries due now, and wakes the dispatcher', async () => {
     const task = await newTask();
-    seedPushConfig(hub.store, task.id, 'hook');
-    queueDeliveries(hub.store, task, 'hook', 2);
-    postpone(task.id, 'hook');
-    hub.store.setPushHealth(task.id, 'hook', {
+    await seedPushConfig(hub.store, task.id, 'hook');
+    await queueDeliveries(hub.store, task, 'hook', 2);
+    await postpone(task.id, 'hook');
+    await hub.store.setPushHealth(task.id, 'hook', {
       state: 'failing',
       consecutiveFailures: 8,
       lastError: 'HTTP 503',
       lastAttemptAt: '2026-01-01T00:00:03.000Z',
       lastSuccessAt: '2026-01-01T00:00:00.000Z',
     });
-    expect(isDue(task.id, 'hook')).toBe(false);
+    expect(await isDue(task.id, 'hook')).toBe(false);
     const kicksBefore = kicks;
 
     const done = await act({ action: 'push.retry', taskId: task.id, configId: 'hook' });
@@ -307,8 +309,8 @@ describe('push.retry', () => {
       id: 'hook',
     });
     expect(kicks).toBe(kicksBefore + 1);
-    expect(isDue(task.id, 'hook')).toBe(true);
-    expect(hub.store.getPushConfig(task.id, 'hook')?.health).toEqual({
+    expect(await isDue(task.id, 'hook')).toBe(true);
+    expect((await hub.store.getPushConfig(task.id, 'hook'))?.health).toEqual({
       state: 'active',
       consecutiveFailures: 0,
       lastAttemptAt: '2026-01-01T00:00:03.000Z',
@@ -321,32 +323,32 @@ describe('push.retry', () => {
 
   it('enables a config the receiver disabled again, and says that the dropped deliveries stay dropped', async () => {
     const task = await newTask();
-    seedPushConfig(hub.store, task.id, 'hook');
-    queueDeliveries(hub.store, task, 'hook', 1);
-    hub.store.setPushHealth(task.id, 'hook', { state: 'disabled', consecutiveFailures: 1, lastError: 'HTTP 410' });
-    expect(hub.store.pendingDeliveries(task.id, 'hook')).toBe(0);
+    await seedPushConfig(hub.store, task.id, 'hook');
+    await queueDeliveries(hub.store, task, 'hook', 1);
+    await hub.store.setPushHealth(task.id, 'hook', { state: 'disabled', consecutiveFailures: 1, lastError: 'HTTP 410' });
+    expect(await hub.store.pendingDeliveries(task.id, 'hook')).toBe(0);
 
     const done = await act({ action: 'push.retry', taskId: task.id, configId: 'hook' });
     expect(done.message).toBe(
       `push config "hook" of task ${task.id} is active again: 0 pending deliveries due now; it had been disabled, and the deliveries dropped then are not restored`,
     );
-    expect(hub.store.getPushConfig(task.id, 'hook')?.health.state).toBe('active');
+    expect((await hub.store.getPushConfig(task.id, 'hook'))?.health.state).toBe('active');
     // Active again, it is owed the task's next events.
-    queueDeliveries(hub.store, task, 'hook', 1);
-    expect(hub.store.pendingDeliveries(task.id, 'hook')).toBe(1);
+    await queueDeliveries(hub.store, task, 'hook', 1);
+    expect(await hub.store.pendingDeliveries(task.id, 'hook')).toBe(1);
   });
 
   it('on an active config, resets its failures and makes its backlog due all the same', async () => {
     const task = await newTask();
-    seedPushConfig(hub.store, task.id, 'hook');
-    queueDeliveries(hub.store, task, 'hook', 1);
-    postpone(task.id, 'hook');
-    hub.store.setPushHealth(task.id, 'hook', { state: 'active', consecutiveFailures: 2, lastError: 'HTTP 502' });
+    await seedPushConfig(hub.store, task.id, 'hook');
+    await queueDeliveries(hub.store, task, 'hook', 1);
+    await postpone(task.id, 'hook');
+    await hub.store.setPushHealth(task.id, 'hook', { state: 'active', consecutiveFailures: 2, lastError: 'HTTP 502' });
 
     const done = await act({ action: 'push.retry', taskId: task.id, configId: 'hook' });
     expect(done.message).toBe(`push config "hook" of task ${task.id} is active: 1 pending delivery due now`);
-    expect(hub.store.getPushConfig(task.id, 'hook')?.health).toEqual({ state: 'active', consecutiveFailures: 0 });
-    expect(isDue(task.id, 'hook')).toBe(true);
+    expect((await hub.store.getPushConfig(task.id, 'hook'))?.health).toEqual({ state: 'active', consecutiveFailures: 0 });
+    expect(await isDue(task.id, 'hook')).toBe(true);
   });
 
   it('fails with 409 naming an unknown task or config, and wakes nothing', async () => {
@@ -367,10 +369,10 @@ describe('push.retry', () => {
 describe('push.delete', () => {
   it('deletes a config with its deliveries and attempts, and succeeds again when it is gone', async () => {
     const task = await newTask();
-    seedPushConfig(hub.store, task.id, 'hook');
-    seedPushConfig(hub.store, task.id, 'kept');
-    queueDeliveries(hub.store, task, 'hook', 2);
-    hub.store.recordAttempt(attempt(task, 'hook', 1, new Date().toISOString()), 20);
+    await seedPushConfig(hub.store, task.id, 'hook');
+    await seedPushConfig(hub.store, task.id, 'kept');
+    await queueDeliveries(hub.store, task, 'hook', 2);
+    await hub.store.recordAttempt(attempt(task, 'hook', 1, new Date().toISOString()), 20);
 
     const done = await act({ action: 'push.delete', taskId: task.id, configId: 'hook' });
     expect(done).toEqual({
@@ -379,8 +381,8 @@ describe('push.delete', () => {
       taskId: task.id,
       id: 'hook',
     });
-    expect(hub.store.getPushConfig(task.id, 'hook')).toBeUndefined();
-    expect(hub.store.pendingDeliveries(task.id, 'hook')).toBe(0);
+    expect(await hub.store.getPushConfig(task.id, 'hook')).toBeUndefined();
+    expect(await hub.store.pendingDeliveries(task.id, 'hook')).toBe(0);
     const view = await readPush(task.id);
     expect(view.configs.map((row) => row.configId)).toEqual(['kept']);
     expect(view.attempts).toEqual([]);
@@ -421,8 +423,8 @@ describe('bad push action bodies', () => {
 describe('no push secret leaves the control API', () => {
   it('in no answer above, nor in the task read, the snapshot, the metrics or the panel', async () => {
     const task = await newTask();
-    seedPushConfig(hub.store, task.id, 'hook');
-    hub.store.setPushHealth(task.id, 'hook', { state: 'failing', consecutiveFailures: 8, lastError: 'HTTP 500' });
+    await seedPushConfig(hub.store, task.id, 'hook');
+    await hub.store.setPushHealth(task.id, 'hook', { state: 'failing', consecutiveFailures: 8, lastError: 'HTTP 500' });
     for (const path of [
       `${PUSH_PATH}?taskId=${task.id}`,
       `${CONTROL_API.basePath}/task?id=${task.id}`,
@@ -437,8 +439,8 @@ describe('no push secret leaves the control API', () => {
     answers.push(JSON.stringify(await act({ action: 'push.delete', taskId: task.id, configId: 'hook' })));
 
     // The sealed value in the store does hold them: the check below would see a leak.
-    seedPushConfig(hub.store, task.id, 'probe');
-    expect(JSON.stringify(hub.store.getPushConfig(task.id, 'probe'))).toContain(PUSH_SECRET_MARKERS[0]);
+    await seedPushConfig(hub.store, task.id, 'probe');
+    expect(JSON.stringify(await hub.store.getPushConfig(task.id, 'probe'))).toContain(PUSH_SECRET_MARKERS[0]);
     expect(answers.length).toBeGreaterThan(20);
     for (const marker of PUSH_SECRET_MARKERS) expect(answers.filter((text) => text.includes(marker))).toEqual([]);
   });

@@ -210,8 +210,8 @@ describe('the standard preset: tools', () => {
     model.push({ toolCalls: [{ id: 'call_slow', name: 'a2a__remote__chat', arguments: '{"prompt":"::slow 200"}' }] });
     const { task } = await call(chat(), 'SendMessage', { message: userMessage('be slow'), configuration: { returnImmediately: true } });
     let remoteId: string | undefined;
-    await until(() => {
-      remoteId = remote.store.browseTasks({ instanceId: 'default', state: 'TASK_STATE_WORKING', limit: 10, offset: 0 }).rows[0]?.id;
+    await until(async () => {
+      remoteId = (await remote.store.browseTasks({ instanceId: 'default', state: 'TASK_STATE_WORKING', limit: 10, offset: 0 })).rows[0]?.id;
       return remoteId !== undefined;
     }, 'the remote task to start');
     const canceled = await call(chat(), 'CancelTask', { id: task?.id ?? '' });

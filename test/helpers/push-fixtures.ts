@@ -26,7 +26,7 @@ export interface SeedOptions {
 }
 
 /** Stores config `id` of `taskId` with a token, credentials and a signing secret, as the push layer would. */
-export function seedPushConfig(store: Store, taskId: string, id: string, options: SeedOptions = {}): StoredPushConfig {
+export async function seedPushConfig(store: Store, taskId: string, id: string, options: SeedOptions = {}): Promise<StoredPushConfig> {
   const scheme = options.scheme === undefined ? 'Bearer' : options.scheme;
   const stored: StoredPushConfig = {
     taskId,
@@ -44,11 +44,11 @@ export function seedPushConfig(store: Store, taskId: string, id: string, options
     ),
     createdAt: new Date().toISOString(),
   };
-  store.putPushConfig(stored);
+  await store.putPushConfig(stored);
   return stored;
 }
 
 /** Queues `count` deliveries of the task's snapshot to one config. */
-export function queueDeliveries(store: Store, task: Task, configId: string, count: number): void {
-  for (let index = 0; index < count; index += 1) store.enqueueDelivery(task.id, configId, { task });
+export async function queueDeliveries(store: Store, task: Task, configId: string, count: number): Promise<void> {
+  for (let index = 0; index < count; index += 1) await store.enqueueDelivery(task.id, configId, { task });
 }

@@ -96,13 +96,9 @@ export { until };
  */
 export async function slowTaskUnderway(remote: TestHub, instanceId = 'default'): Promise<string> {
   let taskId: string | undefined;
-  await until(() => {
-    for (const row of remote.store.browseTasks({ instanceId, state: 'TASK_STATE_WORKING', limit: 10, offset: 0 }).rows) {
-      const said =
-        remote.store
-          .getTask(instanceId, row.id)
-          ?.status.message?.parts.map((part) => part.text ?? '')
-          .join('') ?? '';
+  await until(async () => {
+    for (const row of (await remote.store.browseTasks({ instanceId, state: 'TASK_STATE_WORKING', limit: 10, offset: 0 })).rows) {
+      const said = (await remote.store.getTask(instanceId, row.id))?.status.message?.parts.map((part) => part.text ?? '').join('') ?? '';
       if (/^step ([2-9]|\d\d+) of /.test(said)) taskId = row.id;
     }
     return taskId !== undefined;

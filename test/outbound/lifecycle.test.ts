@@ -28,7 +28,11 @@ describe('hub.close()', () => {
         kind: 'not-connected',
         message: 'the call of tool a2a__closing__chat was stopped: the hub is shutting down',
       });
-      await until(() => remote.store.getTaskInfo(taskId)?.state === 'TASK_STATE_CANCELED', 'the remote task to be CANCELED', 3000);
+      await until(
+        async () => (await remote.store.getTaskInfo(taskId))?.state === 'TASK_STATE_CANCELED',
+        'the remote task to be CANCELED',
+        3000,
+      );
     } finally {
       if (!closed) await hub.dispose();
     }

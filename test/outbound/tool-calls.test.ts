@@ -149,14 +149,14 @@ describe('tool calls to an a2a-hub agent: what the remote sees', () => {
     await createOutbound(hub.url, 'skills', cardUrl(remote, instance));
     const result = await hub.tools.call('a2a__skills__beta', { prompt: 'routed' });
     expect(result.text).toBe('echo: routed');
-    expect(remote.store.getTaskInfo(result.taskId ?? '')).toMatchObject({ instanceId: instance, skill: 'beta' });
+    expect(await remote.store.getTaskInfo(result.taskId ?? '')).toMatchObject({ instanceId: instance, skill: 'beta' });
   });
 
   it('the contextId of a caller is the remote task context', async () => {
     const first = await hub.tools.call('a2a__hub__chat', { prompt: 'a' }, { callerId: 'carol' });
     const second = await hub.tools.call('a2a__hub__chat', { prompt: 'b' }, { callerId: 'carol' });
-    expect(remote.store.getTaskInfo(first.taskId ?? '')?.contextId).toBe(first.contextId);
-    expect(remote.store.getTaskInfo(second.taskId ?? '')?.contextId).toBe(first.contextId);
+    expect((await remote.store.getTaskInfo(first.taskId ?? ''))?.contextId).toBe(first.contextId);
+    expect((await remote.store.getTaskInfo(second.taskId ?? ''))?.contextId).toBe(first.contextId);
   });
 
   it('an abort during ::slow cancels the remote task', async () => {
@@ -166,7 +166,7 @@ describe('tool calls to an a2a-hub agent: what the remote sees', () => {
     controller.abort();
     const error = await toolError(call);
     expect(error.kind).toBe('aborted');
-    await until(() => remote.store.getTaskInfo(taskId)?.state === 'TASK_STATE_CANCELED', 'the remote task to be CANCELED');
+    await until(async () => (await remote.store.getTaskInfo(taskId))?.state === 'TASK_STATE_CANCELED', 'the remote task to be CANCELED');
   });
 
   it('a call that outlives the connection timeoutMs is a timeout, and the remote task is canceled', async () => {
@@ -178,8 +178,11 @@ describe('tool calls to an a2a-hub agent: what the remote sees', () => {
       "tool a2a__hasty__chat got no final answer within the connection's timeoutMs (600 ms); the remote task was asked to cancel",
     );
     expect(Date.now() - started).toBeLessThan(5000);
-    const canceled = remote.store.browseTasks({ instanceId: 'default', limit: 1, offset: 0 }).rows[0];
-    await until(() => remote.store.getTaskInfo(canceled?.id ?? '')?.state === 'TASK_STATE_CANCELED', 'the remote task to be CANCELED');
+    const canceled = (await remote.store.browseTasks({ instanceId: 'default', limit: 1, offset: 0 })).rows[0];
+    await until(
+      async () => (await remote.store.getTaskInfo(canceled?.id ?? ''))?.state === 'TASK_STATE_CANCELED',
+      'the remote task to be CANCELED',
+    );
     await ok(hub.url, { action: 'outbound.remove', id });
   });
 
@@ -193,7 +196,7 @@ describe('tool calls to an a2a-hub agent: what the remote sees', () => {
       kind: 'not-connected',
       message: 'the call of tool a2a__doomed__chat was stopped: outbound connection "doomed" was removed',
     });
-    await until(() => remote.store.getTaskInfo(taskId)?.state === 'TASK_STATE_CANCELED', 'the remote task to be CANCELED');
+    await until(async () => (await remote.store.getTaskInfo(taskId))?.state === 'TASK_STATE_CANCELED', 'the remote task to be CANCELED');
   });
 });
 

@@ -61,7 +61,7 @@ describe('the dispatcher in the hub', () => {
     // With a config the same hook wakes the dispatcher.
     const hook = await receiver();
     const task = await inputRequiredTask(hub.endpoint);
-    registerPushConfig(hub, task, { id: 'c1', url: hook.url });
+    await registerPushConfig(hub, task, { id: 'c1', url: hook.url });
     await until(() => hook.delivered().length === 1, 'the snapshot');
     const beforeEvents = counted.outboxReads;
     await sendTask(hub.endpoint, { message: userMessage('more', { taskId: task.id }) });
@@ -76,26 +76,26 @@ describe('the dispatcher in the hub', () => {
     const task = await inputRequiredTask(hub.endpoint);
     const signingSecret = generateSigningSecret();
     const other = new SecretSealer(randomBytes(32).toString('hex'));
-    hub.store.putPushConfig({
+    await hub.store.putPushConfig({
       taskId: task.id,
       id: 'c1',
       config: { id: 'c1', taskId: task.id, url: hook.url },
       secrets: other.seal({ signingSecret, token: 'the-token' }, configIdentity(task.id, 'c1')),
       createdAt: new Date().toISOString(),
     });
-    hub.store.enqueueDelivery(task.id, 'c1', { task });
+    await hub.store.enqueueDelivery(task.id, 'c1', { task });
     hub.push.dispatcher.kick();
-    await until(() => hub!.store.listAttempts(task.id, 'c1', 10).length >= 2, 'two attempts');
-    const [attempt] = hub.store.listAttempts(task.id, 'c1', 1);
+    await until(async () => (await hub!.store.listAttempts(task.id, 'c1', 10)).length >= 2, 'two attempts');
+    const [attempt] = await hub.store.listAttempts(task.id, 'c1', 1);
     expect(attempt).toMatchObject({ outcome: 'retry' });
     expect(attempt?.error).toMatch(/do not open with this key/);
-    const shown = JSON.stringify([hub.store.listAttempts(task.id, 'c1', 10), hub.store.getPushConfig(task.id, 'c1')?.health]);
+    const shown = JSON.stringify([await hub.store.listAttempts(task.id, 'c1', 10), (await hub.store.getPushConfig(task.id, 'c1'))?.health]);
     for (const secret of [signingSecret, 'the-token', key]) expect(shown).not.toContain(secret);
     expect(hook.received).toHaveLength(0);
-    expect(hub.store.pendingDeliveries(task.id, 'c1')).toBe(1);
+    expect(await hub.store.pendingDeliveries(task.id, 'c1')).toBe(1);
     // The hub's own sealer works: a config registered with it is delivered (and encrypted at rest).
     expect(hub.push.sealer.encrypts).toBe(true);
-    registerPushConfig(hub, task, { id: 'c2', url: hook.url });
+    await registerPushConfig(hub, task, { id: 'c2', url: hook.url });
     await until(() => hook.delivered().length === 1, 'the delivery of the good config');
   });
 
@@ -124,7 +124,7 @@ describe('the dispatcher in the hub', () => {
     hub = await startTestHub({ push: TEST_PUSH });
     const hook = await receiver((index) => (index === 0 ? { status: 503 } : { status: 200 }));
     const task = await inputRequiredTask(hub.endpoint);
-    registerPushConfig(hub, task, {
+    await registerPushConfig(hub, task, {
       id: 'c1',
       url: hook.url,
       token: 'metrics-token',
@@ -151,7 +151,7 @@ describe('the dispatcher in the hub', () => {
     try {
       hub = await startTestHub({ dataDir, push: { ...TEST_PUSH, timeoutMs: 300_000 } });
       const task = await inputRequiredTask(hub.endpoint);
-      registerPushConfig(hub, task, { id: 'c1', url: hook.url });
+      await registerPushConfig(hub, task, { id: 'c1', url: hook.url });
       await until(() => hook.received.length === 1, 'the attempt to hang');
       await hub.close();
       answering = true;
@@ -159,7 +159,7 @@ describe('the dispatcher in the hub', () => {
       await until(() => hook.delivered().length === 1, 'the delivery after the restart');
       expect(hook.received[1]?.headers['webhook-id']).toBe(hook.received[0]?.headers['webhook-id']);
       // The aborted attempt was the hub's doing, not the receiver's: it counts no failure.
-      expect(hub.store.listAttempts(task.id, 'c1', 10).map((attempt) => attempt.outcome)).toEqual(['delivered']);
+      expect((await hub.store.listAttempts(task.id, 'c1', 10)).map((attempt) => attempt.outcome)).toEqual(['delivered']);
     } finally {
       await hub?.close();
       hub = undefined;

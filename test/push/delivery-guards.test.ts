@@ -62,13 +62,15 @@ describe('the dispatcher guards', () => {
     await sendTask(hub!.endpoint, { message: userMessage('go on\n::slow 2', { taskId }) });
   }
 
-  function isDue(delivery: Pick<PushDelivery, 'taskId' | 'configId'>): boolean {
-    return hub!.store.dueDeliveries(Date.now(), 1000).some((due) => due.taskId === delivery.taskId && due.configId === delivery.configId);
+  async function isDue(delivery: Pick<PushDelivery, 'taskId' | 'configId'>): Promise<boolean> {
+    return (await hub!.store.dueDeliveries(Date.now(), 1000)).some(
+      (due) => due.taskId === delivery.taskId && due.configId === delivery.configId,
+    );
   }
 
   /** The config's deliveries all wait (the dispatcher held them back), and there are `count`. */
-  function heldBack(taskId: string, configId: string, count: number): boolean {
-    return hub!.store.pendingDeliveries(taskId, configId) === count && !isDue({ taskId, configId });
+  async function heldBack(taskId: string, configId: string, count: number): Promise<boolean> {
+    return (await hub!.store.pendingDeliveries(taskId, configId)) === count && !(await isDue({ taskId, configId }));
   }
 
   it('an attempt answered 410 by the old URL of a replaced config disables nothing: its delivery goes to the new one', async () => {
@@ -77,15 +79,15 @@ describe('the dispatcher guards', () => {
     const old = await receiver(() => ({ status: 410, delayMs: 1500 }));
     const fresh = await receiver();
     const task = await inputRequiredTask(hub.endpoint);
-    registerPushConfig(hub, task, { id: 'c1', url: old.url });
+    await registerPushConfig(hub, task, { id: 'c1', url: old.url });
     await until(() => old.received.length === 1, 'the attempt to the old URL');
-    registerPushConfig(hub, task, { id: 'c1', url: fresh.url });
+    await registerPushConfig(hub, task, { id: 'c1', url: fresh.url });
     // The old URL's snapshot delivery is retried to the new URL, then the new registration's snapshot.
     await until(() => fresh.delivered().length === 2, 'both snapshots at the new URL');
     // The receiver has its answer before the hub records the attempt.
-    await until(() => hub!.store.listAttempts(task.id, 'c1', 100).length >= 2, 'both attempts recorded');
-    expect(hub.store.getPushConfig(task.id, 'c1')?.health.state).toBe('active');
-    expect(hub.store.listAttempts(task.id, 'c1', 100).map((attempt) => attempt.outcome)).toEqual(['delivered', 'delivered']);
+    await until(async () => (await hub!.store.listAttempts(task.id, 'c1', 100)).length >= 2, 'both attempts recorded');
+    expect((await hub.store.getPushConfig(task.id, 'c1'))?.health.state).toBe('active');
+    expect((await hub.store.listAttempts(task.id, 'c1', 100)).map((attempt) => attempt.outcome)).toEqual(['delivered', 'delivered']);
     await continueTask(task.id);
     await until(() => fresh.delivered().length === 2 + EVENTS.length, 'the events at the new URL');
     expect(fresh.delivered().map((webhook) => labelOf(webhook.frame))).toEqual(['task:input_required', 'task:input_required', ...EVENTS]);
@@ -97,8 +99,8 @@ describe('the dispatcher guards', () => {
     const down = await receiver(() => ({ status: 503 }));
     const up = await receiver();
     const task = await inputRequiredTask(hub.endpoint);
-    registerPushConfig(hub, task, { id: 'c1', url: down.url });
-    await until(() => hub!.store.getPushConfig(task.id, 'c1')?.health.state === 'failing', 'the config to be failing');
+    await registerPushConfig(hub, task, { id: 'c1', url: down.url });
+    await until(async () => (await hub!.store.getPushConfig(task.id, 'c1'))?.health.state === 'failing', 'the config to be failing');
     await continueTask(task.id);
     await until(() => heldBack(task.id, 'c1', 1 + EVENTS.length), 'the events to wait for the probe');
     const created = await rpc(hub.endpoint, 'CreateTaskPushNotificationConfig', { taskId: task.id, id: 'c1', url: up.url });
@@ -113,28 +115,28 @@ describe('the dispatcher guards', () => {
     // 400 drops the snapshot's delivery: the config is failing with an empty outbox.
     const hook = await receiver(() => ({ status: 400 }));
     const task = await inputRequiredTask(hub.endpoint);
-    registerPushConfig(hub, task, { id: 'c1', url: hook.url });
-    await until(() => hub!.store.getPushConfig(task.id, 'c1')?.health.state === 'failing', 'the config to be failing');
-    expect(hub.store.pendingDeliveries(task.id, 'c1')).toBe(0);
+    await registerPushConfig(hub, task, { id: 'c1', url: hook.url });
+    await until(async () => (await hub!.store.getPushConfig(task.id, 'c1'))?.health.state === 'failing', 'the config to be failing');
+    expect(await hub.store.pendingDeliveries(task.id, 'c1')).toBe(0);
     await continueTask(task.id);
     await until(() => heldBack(task.id, 'c1', EVENTS.length), 'the new events to wait');
     expect(hook.received).toHaveLength(1);
-    expect(hub.store.getPushConfig(task.id, 'c1')?.health.consecutiveFailures).toBe(1);
-    expect(hub.store.listAttempts(task.id, 'c1', 100)).toHaveLength(1);
+    expect((await hub.store.getPushConfig(task.id, 'c1'))?.health.consecutiveFailures).toBe(1);
+    expect(await hub.store.listAttempts(task.id, 'c1', 100)).toHaveLength(1);
   });
 
   it('an instance with push turned off delivers nothing; turned on again, its deliveries arrive in order', async () => {
     hub = await startTestHub({ push: TEST_PUSH });
     const hook = await receiver();
     const task = await inputRequiredTask(hub.endpoint);
-    registerPushConfig(hub, task, { id: 'c1', url: hook.url });
+    await registerPushConfig(hub, task, { id: 'c1', url: hook.url });
     await until(() => hook.delivered().length === 1, 'the snapshot');
-    const instanceId = hub.store.getTaskInfo(task.id)?.instanceId ?? '';
+    const instanceId = (await hub.store.getTaskInfo(task.id))?.instanceId ?? '';
     await controlAction(hub.url, { action: 'inbound.update', id: instanceId, pushNotifications: false });
     await continueTask(task.id);
     await until(() => heldBack(task.id, 'c1', EVENTS.length), 'the events to wait while push is off');
     expect(hook.received).toHaveLength(1);
-    expect(hub.store.getPushConfig(task.id, 'c1')?.health).toMatchObject({ state: 'active', consecutiveFailures: 0 });
+    expect((await hub.store.getPushConfig(task.id, 'c1'))?.health).toMatchObject({ state: 'active', consecutiveFailures: 0 });
     await controlAction(hub.url, { action: 'inbound.update', id: instanceId, pushNotifications: true });
     await until(() => hook.delivered().length === 1 + EVENTS.length, 'the events once push is on');
     expect(hook.delivered().map((webhook) => labelOf(webhook.frame))).toEqual(['task:input_required', ...EVENTS]);
@@ -150,7 +152,7 @@ describe('the dispatcher guards', () => {
     });
     const task = await inputRequiredTask(hub.endpoint);
     store.failRecordAttempt = 2;
-    registerPushConfig(hub, task, { id: 'c1', url: hook.url });
+    await registerPushConfig(hub, task, { id: 'c1', url: hook.url });
     await until(() => store.listAttempts(task.id, 'c1', 10).length === 1, 'an attempt recorded once the store recovers');
     // Two failed settles, then one that held: three sends of the same delivery, after cooldowns of ≥ 500 and ≥ 1000 ms.
     expect(hook.received).toHaveLength(3);
@@ -167,7 +169,7 @@ describe('the dispatcher guards', () => {
     const task = await inputRequiredTask(hub.endpoint);
     // completeDelivery runs before setPushHealth throws: without one transaction the delivery would be gone.
     store.failSetPushHealth = 1;
-    registerPushConfig(hub, task, { id: 'c1', url: hook.url });
+    await registerPushConfig(hub, task, { id: 'c1', url: hook.url });
     await until(() => hook.received.length === 2, 'the delivery sent again');
     await until(() => store.pendingDeliveries(task.id, 'c1') === 0, 'the delivery completed');
     expect(new Set(hook.received.map((webhook) => webhook.headers['webhook-id'])).size).toBe(1);

@@ -23,7 +23,7 @@ export interface ConfigRequest {
  * CreateTaskPushNotificationConfig will. Until that method is served this goes through the
  * store; switching to the API changes this function only. Returns the signing secret.
  */
-export function registerPushConfig(hub: Pick<HubParts, 'store' | 'push'>, task: Task, request: ConfigRequest): string {
+export async function registerPushConfig(hub: Pick<HubParts, 'store' | 'push'>, task: Task, request: ConfigRequest): Promise<string> {
   const signingSecret = generateSigningSecret();
   const { token, authentication, ...shown } = request;
   const secrets = hub.push.sealer.seal(
@@ -34,14 +34,14 @@ export function registerPushConfig(hub: Pick<HubParts, 'store' | 'push'>, task: 
     },
     configIdentity(task.id, request.id),
   );
-  hub.store.putPushConfig({
+  await hub.store.putPushConfig({
     taskId: task.id,
     id: request.id,
     config: { ...shown, taskId: task.id, ...(authentication === undefined ? {} : { authentication: { scheme: authentication.scheme } }) },
     secrets,
     createdAt: new Date().toISOString(),
   });
-  hub.store.enqueueDelivery(task.id, request.id, { task });
+  await hub.store.enqueueDelivery(task.id, request.id, { task });
   hub.push.dispatcher.kick();
   return signingSecret;
 }

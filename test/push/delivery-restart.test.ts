@@ -44,8 +44,11 @@ describe('push delivery across a crash', () => {
     // 1. Configs registered while the receiver is down: the snapshots wait in the outbox.
     const first = await startTestHub({ dataDir, push: TEST_PUSH });
     const tasks = await Promise.all([1, 2, 3].map(() => inputRequiredTask(first.endpoint)));
-    for (const task of tasks) registerPushConfig(first, task, { id: 'c1', url: hook.url });
-    await until(() => tasks.every((task) => first.store.listAttempts(task.id, 'c1', 1).length > 0), 'a failed attempt per config');
+    for (const task of tasks) await registerPushConfig(first, task, { id: 'c1', url: hook.url });
+    await until(async () => {
+      for (const task of tasks) if ((await first.store.listAttempts(task.id, 'c1', 1)).length === 0) return false;
+      return true;
+    }, 'a failed attempt per config');
     await first.close();
 
     // 2. The real a2a-hub process: it continues the tasks (their events join the outbox), delivers some, and is killed mid-attempt.
@@ -68,7 +71,7 @@ describe('push delivery across a crash', () => {
     phase = 'up';
     const restarted = await startTestHub({ dataDir, push: TEST_PUSH });
     cleanups.push(() => restarted.close());
-    await until(() => restarted.store.pendingDeliveries() === 0, 'the outbox to drain after the restart');
+    await until(async () => (await restarted.store.pendingDeliveries()) === 0, 'the outbox to drain after the restart');
     expect(hook.received.length).toBeGreaterThan(beforeRestart);
     const accepted = hook.delivered();
     for (const task of tasks) {

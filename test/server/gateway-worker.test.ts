@@ -419,7 +419,7 @@ describe('configuration.skills (seed 004)', () => {
 
   it('runs the first listed skill the agent has, and rejects a task none of whose skills it has', async () => {
     const beta = task03(await send({ skills: ['gamma', 'beta'] }));
-    expect(hub.store.getTaskInfo(beta.id)?.skill).toBe('beta');
+    expect((await hub.store.getTaskInfo(beta.id))?.skill).toBe('beta');
     const none = task03(await send({ skills: ['gamma'] }));
     expect(none.status.state).toBe('rejected');
     expect(none.status.message?.parts).toEqual([{ kind: 'text', text: 'unknown skill "gamma"; this agent advertises: alpha, beta' }]);

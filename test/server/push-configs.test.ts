@@ -109,13 +109,15 @@ async function completedTask(target: TestHub = hub, tenant?: string): Promise<Ta
 }
 
 /** Every delivery queued for one config, oldest first, taken out of the outbox (nothing else reads it in these tests). */
-function drainOutbox(target: TestHub, taskId: string, configId: string): StreamResponse[] {
+async function drainOutbox(target: TestHub, taskId: string, configId: string): Promise<StreamResponse[]> {
   const frames: StreamResponse[] = [];
   for (;;) {
-    const next = target.store.dueDeliveries(Date.now() + 3_600_000, 1000).find((d) => d.taskId === taskId && d.configId === configId);
+    const next = (await target.store.dueDeliveries(Date.now() + 3_600_000, 1000)).find(
+      (d) => d.taskId === taskId && d.configId === configId,
+    );
     if (next === undefined) return frames;
     frames.push(next.frame);
-    target.store.completeDelivery(next.id);
+    await target.store.completeDelivery(next.id);
   }
 }
 
@@ -329,7 +331,7 @@ describe('hostnames resolved at create time', () => {
   );
 
   it('refuses an inline config whose name resolves to a private address, and creates no task', async () => {
-    const before = resolving.store.listTasks('default', { pageSize: 1 }).totalSize;
+    const before = (await resolving.store.listTasks('default', { pageSize: 1 })).totalSize;
     const response = await rpc(resolving.endpoint, 'SendMessage', {
       message: userMessage('hello'),
       configuration: { taskPushNotificationConfig: { url: 'https://mixed.example.test/hook' } },
@@ -338,7 +340,7 @@ describe('hostnames resolved at create time', () => {
     expect(fieldsOf(response.body.error?.data)).toEqual(['params.configuration.taskPushNotificationConfig.url']);
     expect(response.body.error?.message).toContain('resolves to an address in 10.0.0.0/8 private');
     expect(JSON.stringify(response.body.error), 'how the hub resolves names stays its own').not.toContain('10.0.0.5');
-    expect(resolving.store.listTasks('default', { pageSize: 1 }).totalSize).toBe(before);
+    expect((await resolving.store.listTasks('default', { pageSize: 1 })).totalSize).toBe(before);
   });
 });
 
@@ -374,7 +376,7 @@ describe('the inline config of SendMessage and SendStreamingMessage', () => {
     expect(response.headers.get('cache-control')).toBe('no-store');
     const config = await JSON_RPC.call(hub.endpoint, 'GetTaskPushNotificationConfig', { taskId: task.id, id: 'inline' });
     expect(config.result).toEqual({ id: 'inline', taskId: task.id, url: RECEIVER });
-    const frames = drainOutbox(hub, task.id, 'inline');
+    const frames = await drainOutbox(hub, task.id, 'inline');
     expect(frames[0]?.task?.status.state, 'the first delivery is the task as created').toBe('TASK_STATE_SUBMITTED');
     expect(frames[0]?.task?.id).toBe(task.id);
     const rest = frames.slice(1);
@@ -401,7 +403,7 @@ describe('the inline config of SendMessage and SendStreamingMessage', () => {
     });
     expect(answer.body.result?.task?.status.state).toBe('TASK_STATE_COMPLETED');
     expect(answer.headers.get(WEBHOOK_SECRET_HEADER)).toMatch(/^whsec_/);
-    const frames = drainOutbox(hub, task.id, 'later');
+    const frames = await drainOutbox(hub, task.id, 'later');
     expect(frames[0]?.task?.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
     expect(frames.at(-1)?.statusUpdate?.status.state).toBe('TASK_STATE_COMPLETED');
   });
@@ -409,13 +411,13 @@ describe('the inline config of SendMessage and SendStreamingMessage', () => {
   it.each(WIRES.map((wire) => [wire.name, wire] as const))(
     'fails the send over %s on a bad config, and creates no task',
     async (_name, wire) => {
-      const before = hub.store.countByState();
+      const before = await hub.store.countByState();
       const answer = await wire.call(hub.endpoint, 'SendMessage', {
         message: userMessage('hello'),
         ...inline({ url: 'https://127.0.0.1/hook' }),
       });
       expect(answer.expectError('InvalidParamsError')).toEqual([wire.field('configuration.taskPushNotificationConfig.url')]);
-      expect(hub.store.countByState()).toEqual(before);
+      expect(await hub.store.countByState()).toEqual(before);
     },
   );
 
@@ -617,7 +619,7 @@ describe('durability and secrets', () => {
       await withHub({ dataDir, env, push, logger: log.logger }, async (second) => {
         const got = await JSON_RPC.call(second.endpoint, 'GetTaskPushNotificationConfig', { taskId: task.id, id: 'kept' });
         expect(got.result).toEqual({ id: 'kept', taskId: task.id, url: RECEIVER, authentication: { scheme: 'Basic' } });
-        const record = second.store.getPushConfig(task.id, 'kept');
+        const record = await second.store.getPushConfig(task.id, 'kept');
         expect(record?.secrets).toMatch(/^aes256gcm:/);
       });
       expect(log.text()).toContain('A2A_HUB_UNSET_TOKEN');

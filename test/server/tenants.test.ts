@@ -195,8 +195,8 @@ describe.each(BINDING_DRIVERS)('tenants over $name', (driver) => {
     expect(sessionA?.tenant).toBe('tenant-a');
     expect(sessionB?.tenant).toBe('tenant-b');
     expect(hub.sessions.get('default', contextId)).toBeUndefined();
-    expect(hub.store.getContext('default', contextId, 'tenant-a')?.contextId).toBe(contextId);
-    expect(hub.store.getContext('default', contextId)).toBeUndefined();
+    expect((await hub.store.getContext('default', contextId, 'tenant-a'))?.contextId).toBe(contextId);
+    expect(await hub.store.getContext('default', contextId)).toBeUndefined();
   });
 
   it('answers a resent message under its tenant with the first task; the same messageId under another tenant is a new message', async () => {

@@ -7,7 +7,13 @@ import { MemoryTaskStore } from '../../src/store/memory-store.js';
 import { deliveryPairKey, type StoredPushConfig } from '../../src/store/push-store.js';
 import { SqliteTaskStore } from '../../src/store/sqlite-store.js';
 import { applyBatch } from '../../src/store/store-ops.js';
-import { UnknownTaskError, type NewTask, type TaskStore } from '../../src/store/task-store.js';
+import { UnknownTaskError, type NewTask } from '../../src/store/task-store.js';
+
+/**
+ * The stores that answer synchronously. The contract allows promises (a store on a database
+ * server answers later); these tests read the answers directly.
+ */
+type TaskStore = MemoryTaskStore | SqliteTaskStore;
 
 const scratch = mkdtempSync(join(tmpdir(), 'a2a-hub-push-store-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -91,6 +97,26 @@ describe.each(IMPLEMENTATIONS)('push store contract: $name', ({ open }) => {
     expect(store.deletePushConfig('t1', 'b')).toBe(false);
     expect(store.getPushConfig('t1', 'b')).toBeUndefined();
     expect(store.listPushConfigs('unknown')).toEqual([]);
+  });
+
+  it('refuses a write guarded by a config that was re-created or deleted since it was read, applying none of it', () => {
+    store.putPushConfig(config('t1', 'a'));
+    const read = store.getPushConfig('t1', 'a');
+    const guarded = (secrets: string) => [
+      [
+        { op: 'expectPushConfig', taskId: 't1', configId: 'a', secrets } as const,
+        { op: 'setPushHealth', taskId: 't1', configId: 'a', health: { state: 'failing', consecutiveFailures: 3 } } as const,
+      ],
+    ];
+    store.putPushConfig({ ...config('t1', 'a'), secrets: 'sealed-again' });
+    const [stale] = store.commit(guarded(read?.secrets ?? ''));
+    expect(stale).toMatchObject({ ok: false, stale: true });
+    expect(store.getPushConfig('t1', 'a')?.health.state).toBe('active');
+    const [fresh] = store.commit(guarded('sealed-again'));
+    expect(fresh).toEqual({ ok: true });
+    expect(store.getPushConfig('t1', 'a')?.health.state).toBe('failing');
+    store.deletePushConfig('t1', 'a');
+    expect(store.commit(guarded('sealed-again'))[0]).toMatchObject({ ok: false, stale: true });
   });
 
   it('says from memory which tasks may have configs: none before the first, one after, none once the last is deleted', () => {

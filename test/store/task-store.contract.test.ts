@@ -18,8 +18,13 @@ import {
   type NewTask,
   type TaskPage,
   type TaskQuery,
-  type TaskStore,
 } from '../../src/store/task-store.js';
+
+/**
+ * The stores that answer synchronously. The contract allows promises (a store on a database
+ * server answers later); these tests read the answers directly.
+ */
+type TaskStore = MemoryTaskStore | SqliteTaskStore;
 
 const scratch = mkdtempSync(join(tmpdir(), 'a2a-hub-store-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));

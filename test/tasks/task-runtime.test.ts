@@ -5,6 +5,7 @@ import { MemoryTaskStore } from '../../src/store/memory-store.js';
 import { SqliteTaskStore } from '../../src/store/sqlite-store.js';
 import type { TaskStore } from '../../src/store/task-store.js';
 import { toWireTask } from '../../src/store/task-view.js';
+import { deferredStore } from '../helpers/deferred-store.js';
 import { monotonicClock } from '../../src/tasks/frames.js';
 import { SessionRegistry } from '../../src/tasks/sessions.js';
 import { TaskChannels } from '../../src/tasks/task-channels.js';
@@ -14,21 +15,23 @@ import type { ToolProvider } from '../../src/tasks/tool-provider.js';
 const stores: { name: string; open: () => TaskStore }[] = [
   { name: 'MemoryTaskStore', open: () => new MemoryTaskStore() },
   { name: 'SqliteTaskStore', open: () => SqliteTaskStore.open(':memory:') },
+  // Answers on a later turn, as a store on a database server does.
+  { name: 'a store that answers later', open: () => deferredStore(new MemoryTaskStore()) },
 ];
 
-const cleanups: (() => void)[] = [];
-afterEach(() => {
-  for (const cleanup of cleanups.splice(0)) cleanup();
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0)) await cleanup();
 });
 
 function setUp(open: () => TaskStore, executor: AgentExecutor) {
   const store = open();
   const sessions = new SessionRegistry(60_000, monotonicClock());
   const runtime = new TaskRuntime({ store, channels: new TaskChannels(), sessions, now: monotonicClock() });
-  cleanups.push(() => {
+  cleanups.push(async () => {
     sessions.close();
-    runtime.close();
-    store.close();
+    await runtime.close();
+    await store.close();
   });
   const instance: RuntimeInstance = { id: 'agent', executor, skills: ['chat'], defaultSkill: 'chat' };
   let n = 0;
@@ -46,7 +49,7 @@ describe.each(stores)('TaskRuntime on $name', ({ open }) => {
     await Promise.resolve();
     const settled = await runtime.settled(outcome.taskId);
     expect(settled).toBeDefined();
-    const stored = runtime.getTask('agent', outcome.taskId);
+    const stored = await runtime.getTask('agent', outcome.taskId);
     expect(stored.status.state).toBe('TASK_STATE_COMPLETED');
     expect(toWireTask(settled!)).toStrictEqual(stored);
     expect(runtime.activeCount).toBe(0);
@@ -69,7 +72,7 @@ describe.each(stores)('TaskRuntime on $name', ({ open }) => {
     if (outcome.kind !== 'task') throw new Error('expected a task');
     await runtime.settled(outcome.taskId);
     await new Promise((resolve) => setTimeout(resolve, 10));
-    const task = runtime.getTask('agent', outcome.taskId);
+    const task = await runtime.getTask('agent', outcome.taskId);
     expect(task.status.state).toBe('TASK_STATE_FAILED');
     expect(task.status.message?.parts).toEqual([{ text: 'the agent failed: boom' }]);
     expect(task.artifacts).toBeUndefined();
@@ -91,7 +94,7 @@ describe.each(stores)('TaskRuntime on $name', ({ open }) => {
     expect(first.kind).toBe('message');
     expect(again).toStrictEqual(first);
     expect(runs).toBe(1);
-    expect(store.listTasks('agent', { pageSize: 10 }).totalSize).toBe(0);
+    expect((await store.listTasks('agent', { pageSize: 10 })).totalSize).toBe(0);
   });
 
   it('runs a message once however often it is sent, 20 copies at once included; a messageId reused with another target runs as new', async () => {
@@ -115,7 +118,7 @@ describe.each(stores)('TaskRuntime on $name', ({ open }) => {
       expect(ids.size, `${text}: one answer for all copies`).toBe(1);
       const [taskId = ''] = ids;
       await runtime.settled(taskId);
-      return runtime.getTask('agent', taskId);
+      return await runtime.getTask('agent', taskId);
     };
 
     const asked = await copies({ text: 'ask' });
@@ -152,7 +155,7 @@ describe.each(stores)('TaskRuntime, executors that do not behave, on $name', ({ 
     const outcome = await send('hi');
     if (outcome.kind !== 'task') throw new Error('expected a task');
     await runtime.settled(outcome.taskId);
-    const task = runtime.getTask('agent', outcome.taskId);
+    const task = await runtime.getTask('agent', outcome.taskId);
     expect(task.status.state).toBe('TASK_STATE_COMPLETED');
     expect(task.artifacts?.[0]?.parts).toEqual([{ text: 'done' }]);
   });
@@ -168,7 +171,7 @@ describe.each(stores)('TaskRuntime, executors that do not behave, on $name', ({ 
     const outcome = await sent;
     if (outcome.kind !== 'task') throw new Error('expected a task');
     await runtime.committed();
-    expect(runtime.getTask('agent', outcome.taskId).status.state).toBe('TASK_STATE_FAILED');
+    expect((await runtime.getTask('agent', outcome.taskId)).status.state).toBe('TASK_STATE_FAILED');
   });
 });
 
@@ -207,9 +210,9 @@ describe('TaskRuntime under tenants', () => {
     const store = new MemoryTaskStore();
     const sessions = new SessionRegistry(60_000, monotonicClock());
     const runtime = new TaskRuntime({ store, channels: new TaskChannels(), sessions, now: monotonicClock(), tools });
-    cleanups.push(() => {
+    cleanups.push(async () => {
       sessions.close();
-      runtime.close();
+      await runtime.close();
       store.close();
     });
     const instance: RuntimeInstance = { id: 'agent', executor, skills: ['chat'], defaultSkill: 'chat' };

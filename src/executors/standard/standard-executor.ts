@@ -32,7 +32,7 @@ export function standardExecutor(deps: StandardExecutorDeps): AgentExecutor {
         events.fail('this agent has no model configured (model.baseURL and model.model of the standard preset)');
         return;
       }
-      const conversation = conversationOf(request);
+      const conversation = await conversationOf(request);
       conversation.addUser(request.message, request.taskId);
       const mark = conversation.length;
       events.working();
@@ -49,10 +49,10 @@ export function standardExecutor(deps: StandardExecutorDeps): AgentExecutor {
 }
 
 /** The session's conversation, or one rebuilt from the stored tasks of the context when the session is new. */
-function conversationOf(request: ExecutionRequest): Conversation {
+async function conversationOf(request: ExecutionRequest): Promise<Conversation> {
   const held = request.session.values.get(CONVERSATION_KEY);
   if (held instanceof Conversation) return held;
-  const conversation = Conversation.rebuilt(request.contextTasks());
+  const conversation = Conversation.rebuilt(await request.contextTasks());
   if (request.resumed) conversation.replayCurrent(request.task, request.message);
   request.session.values.set(CONVERSATION_KEY, conversation);
   return conversation;
