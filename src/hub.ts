@@ -57,7 +57,7 @@ export interface HubOptions extends Partial<ResolvedHubConfig> {
    * in place of the `default` echo instance a data dir's first start creates. A throw stops the
    * start, with the data dir released.
    */
-  readonly setUpInstances?: (parts: Pick<HubParts, 'inbounds' | 'presets'>) => void;
+  readonly setUpInstances?: (parts: Pick<HubParts, 'inbounds' | 'presets'>) => Promise<void> | void;
 }
 
 /** The pieces a running hub is made of, for the control API and for tests. */
@@ -103,7 +103,7 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
   const presets = options.presets ?? new PresetRegistry();
   const recovered = await TaskRuntime.recover(store, now);
   if (recovered.length > 0) log('warn', 'settled tasks left running by an earlier process as FAILED', { count: recovered.length });
-  const outbounds = new OutboundRegistry({
+  const outbounds = await OutboundRegistry.open({
     store,
     now,
     log,
@@ -147,7 +147,7 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
     );
   // Its boards hold this hub's tasks for their workers, so each hub has its own.
   if (presets.get(WORKER_PRESET) === undefined) presets.register(workerPreset());
-  const inbounds = new InboundRegistry({
+  const inbounds = await InboundRegistry.open({
     store,
     presets,
     now,
@@ -159,11 +159,11 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
     ...(options.env ? { env: options.env } : {}),
     ...(config.provider ? { provider: config.provider } : {}),
   });
-  if (options.setUpInstances === undefined) inbounds.ensureDefault();
+  if (options.setUpInstances === undefined) await inbounds.ensureDefault();
   else {
     try {
-      options.setUpInstances({ inbounds, presets });
-      inbounds.ensureDefault({ create: false });
+      await options.setUpInstances({ inbounds, presets });
+      await inbounds.ensureDefault({ create: false });
     } catch (error) {
       sessions.close();
       await runtime.close();

@@ -144,7 +144,11 @@ function withCommandLine(read: ReadAgents, flags: AgentsFlags): ReadAgents {
 }
 
 /** Reconciles the hub's instances with what the source declares: at start, and on every reload. */
-export function applyAgents(parts: Pick<HubParts, 'inbounds' | 'presets'>, source: AgentsSource, read: ReadAgents): ReconcileSummary {
+export function applyAgents(
+  parts: Pick<HubParts, 'inbounds' | 'presets'>,
+  source: AgentsSource,
+  read: ReadAgents,
+): Promise<ReconcileSummary> {
   return reconcileAgents(parts.inbounds, parts.presets, read.agents, { exclusive: source.exclusive });
 }
 
@@ -176,17 +180,22 @@ export function startReloads(
   source: AgentsSource,
   out: { info: (line: string) => void; error: (line: string) => void },
 ): Reloads {
-  const reload = (why: string): void => {
+  const reloadNow = async (why: string): Promise<void> => {
     try {
       const read = source.read();
       for (const note of read.notes) out.error(`note: ${note}`);
-      out.info(`${why}: reloaded ${summaryLine(source.file, applyAgents(parts, source, read))}`);
+      out.info(`${why}: reloaded ${summaryLine(source.file, await applyAgents(parts, source, read))}`);
     } catch (error) {
       // A reload runs from a signal or a file event: whatever goes wrong is said, and the hub serves on.
       const known = error instanceof AgentsFileError || error instanceof ConfigError;
       const text = known ? error.message : `unexpected error: ${error instanceof Error ? error.message : String(error)}`;
       out.error(`${why}: ${source.file} not applied; still serving the agents as they were:\n${text}`);
     }
+  };
+  // One reload at a time, in the order they were asked for: a save during a reload is applied after it.
+  let reloading = Promise.resolve();
+  const reload = (why: string): void => {
+    reloading = reloading.then(() => reloadNow(why));
   };
   const onHangup = (): void => reload('SIGHUP');
   process.on('SIGHUP', onHangup);

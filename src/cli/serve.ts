@@ -49,8 +49,8 @@ export function addServeCommand(program: Command, setExitCode: (code: number) =>
       ...(source === undefined || declared === undefined
         ? {}
         : {
-            setUpInstances: (parts) => {
-              summary = applyAgents(parts, source, declared);
+            setUpInstances: async (parts) => {
+              summary = await applyAgents(parts, source, declared);
             },
           }),
     });

@@ -24,21 +24,21 @@ const done = (message: string, extra: Omit<ActionSuccess, 'ok' | 'message'> = {}
  * turns that into 409.
  */
 export const ACTION_HANDLERS: { readonly [A in ControlActionName]: Handler<A> } = {
-  'inbound.create': (action, { inbounds }) => {
+  'inbound.create': async (action, { inbounds }) => {
     const { action: _action, ...input } = action;
     void _action;
-    const created = inbounds.create(input);
+    const created = await inbounds.create(input);
     return done(`inbound server "${created.name}" created`, { id: created.id });
   },
-  'inbound.update': (action, { inbounds }) => {
+  'inbound.update': async (action, { inbounds }) => {
     const { action: _action, id, ...patch } = action;
     void _action;
-    const updated = inbounds.update(id, patch);
+    const updated = await inbounds.update(id, patch);
     return done(`inbound server "${updated.name}" updated`, { id });
   },
-  'inbound.remove': (action, { inbounds, peers }, connection) => {
+  'inbound.remove': async (action, { inbounds, peers }, connection) => {
     const name = inbounds.get(action.id)?.name ?? action.id;
-    inbounds.remove(action.id);
+    await inbounds.remove(action.id);
     const closed = peers.closeInstance(action.id, connection);
     const wellKnown = inbounds.wellKnownInstance === action.id ? `; ${WELL_KNOWN_AGENT_CARD_PATH} answers 404 now (wellKnownInstance)` : '';
     return done(
@@ -46,12 +46,12 @@ export const ACTION_HANDLERS: { readonly [A in ControlActionName]: Handler<A> } 
       { id: action.id },
     );
   },
-  'inbound.enable': (action, { inbounds }) =>
-    done(`inbound server "${inbounds.setEnabled(action.id, true).name}" enabled`, { id: action.id }),
-  'inbound.disable': (action, { inbounds }) =>
-    done(`inbound server "${inbounds.setEnabled(action.id, false).name}" disabled`, { id: action.id }),
-  'inbound.setAuth': (action, { inbounds }) => {
-    const updated = inbounds.setAuth(action.id, action.token);
+  'inbound.enable': async (action, { inbounds }) =>
+    done(`inbound server "${(await inbounds.setEnabled(action.id, true)).name}" enabled`, { id: action.id }),
+  'inbound.disable': async (action, { inbounds }) =>
+    done(`inbound server "${(await inbounds.setEnabled(action.id, false)).name}" disabled`, { id: action.id }),
+  'inbound.setAuth': async (action, { inbounds }) => {
+    const updated = await inbounds.setAuth(action.id, action.token);
     const on = action.token !== undefined && action.token !== '';
     return done(`bearer auth ${on ? 'enabled' : 'cleared'} for inbound server "${updated.name}"`, { id: action.id });
   },
@@ -111,8 +111,8 @@ export const ACTION_HANDLERS: { readonly [A in ControlActionName]: Handler<A> } 
     const { config, outcome } = await outbounds.update(id, patch);
     return done(`outbound connection "${config.name}" updated${outcomeText(outbounds, id, outcome)}`, { id });
   },
-  'outbound.remove': (action, { outbounds }) =>
-    done(`outbound connection "${outbounds.remove(action.id).name}" removed with its tools`, { id: action.id }),
+  'outbound.remove': async (action, { outbounds }) =>
+    done(`outbound connection "${(await outbounds.remove(action.id)).name}" removed with its tools`, { id: action.id }),
   'outbound.enable': async (action, { outbounds }) => {
     const config = await outbounds.setEnabled(action.id, true);
     return done(`outbound connection "${config.name}" enabled and connected: ${counts(outbounds, action.id)}`, { id: action.id });

@@ -2,6 +2,7 @@ import { isInterruptedState } from '../../generated/a2a/1.0/task-states.js';
 import type { Message, SendMessageRequest } from '../../generated/a2a/1.0/types.js';
 import { runRemoteTurn } from '../client/remote-run.js';
 import type { OutboundConnection } from '../outbound/outbound-registry.js';
+import type { Awaitable } from '../support/awaitable.js';
 import { turnOptionsOf } from '../outbound/turn-options.js';
 import type { AgentExecutor, ExecutionEvents, ExecutionRequest } from './executor.js';
 import { RemoteTaskMirror } from './relay-mirror.js';
@@ -11,9 +12,9 @@ export interface RelayDeps {
   /** The connected outbound connection the instance relays to, or why there is none. */
   readonly target: (instanceId: string) => OutboundConnection | { readonly unavailable: string };
   /** Durable key/value storage (the store's meta table). */
-  readonly get: (key: string) => string | undefined;
-  readonly set: (key: string, value: string) => void;
-  readonly delete: (key: string) => void;
+  readonly get: (key: string) => Awaitable<string | undefined>;
+  readonly set: (key: string, value: string) => Awaitable<void>;
+  readonly delete: (key: string) => Awaitable<void>;
 }
 
 /**
@@ -48,15 +49,15 @@ export function relayExecutor(deps: RelayDeps): AgentExecutor {
       }
       const contextKey = relayContextKey(request);
       const taskKey = `relay.task.${request.instanceId}.${request.taskId}`;
-      const earlier = request.resumed ? parseIds(deps.get(taskKey)) : undefined;
+      const earlier = request.resumed ? parseIds(await deps.get(taskKey)) : undefined;
       if (request.resumed && earlier === undefined) {
         events.fail('the remote task this task relayed to is not known any more; start a new task');
         return;
       }
-      const remoteContextId = earlier?.contextId ?? deps.get(contextKey);
+      const remoteContextId = earlier?.contextId ?? (await deps.get(contextKey));
       const mirror = new RemoteTaskMirror(events, target.redact, request.task.artifacts ?? []);
-      const rememberContext = (contextId: string | undefined): void => {
-        if (contextId !== undefined && contextId !== '' && contextId !== remoteContextId) deps.set(contextKey, contextId);
+      const rememberContext = async (contextId: string | undefined): Promise<void> => {
+        if (contextId !== undefined && contextId !== '' && contextId !== remoteContextId) await deps.set(contextKey, contextId);
       };
       const outgoing: SendMessageRequest = {
         message: remoteMessage(request.message, earlier?.taskId, remoteContextId),
@@ -71,15 +72,15 @@ export function relayExecutor(deps: RelayDeps): AgentExecutor {
         });
         if (signal.aborted) return;
         if (outcome.task !== undefined) {
-          rememberContext(outcome.task.contextId);
+          await rememberContext(outcome.task.contextId);
           // Only a task waiting for input or authentication can be continued: keep its remote
           // ids until then, and no longer.
           if (isInterruptedState(outcome.task.status.state))
-            deps.set(taskKey, JSON.stringify({ taskId: outcome.task.id, contextId: outcome.task.contextId }));
-          else if (earlier !== undefined) deps.delete(taskKey);
+            await deps.set(taskKey, JSON.stringify({ taskId: outcome.task.id, contextId: outcome.task.contextId }));
+          else if (earlier !== undefined) await deps.delete(taskKey);
           mirror.settle(outcome.task);
         } else if (outcome.message !== undefined) {
-          rememberContext(outcome.message.contextId);
+          await rememberContext(outcome.message.contextId);
           // Before any task event this answers the client with a Message too; after, it completes the task.
           events.reply(outcome.message.parts);
         }

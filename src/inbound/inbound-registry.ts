@@ -5,7 +5,7 @@ import { DEFAULTS } from '../../generated/control/defaults.js';
 import { DEFAULTS as HUB_DEFAULTS } from '../../generated/hub/defaults.js';
 import { DEFAULT_PRESET, type PresetRegistry } from '../executors/presets.js';
 import type { AgentDirectory, InboundAgent, RestTarget, UnavailableAgent } from '../server/hosted-agent.js';
-import type { InstanceConfigs, MetaStore } from '../store/task-store.js';
+import type { InstanceConfigs, MetaStore, StoredInstance } from '../store/task-store.js';
 import type { LogFunction } from '../support/log.js';
 import { OperationError } from '../support/operation-error.js';
 import { tokenDigest } from '../support/token-digest.js';
@@ -146,19 +146,27 @@ export class InboundRegistry implements AgentDirectory {
   #unavailable = new Map<string, UnavailableAgent>();
   #builtAt: number | undefined;
 
-  constructor(options: InboundRegistryOptions) {
+  /** Changes, one at a time: each is checked against the table the one before it left. */
+  #changes: Promise<unknown> = Promise.resolve();
+
+  /** Reads the stored instances and builds the routing table from them. */
+  static async open(options: InboundRegistryOptions): Promise<InboundRegistry> {
+    return new InboundRegistry(options, await options.store.loadInstances());
+  }
+
+  private constructor(options: InboundRegistryOptions, stored: readonly StoredInstance[]) {
     this.#options = options;
-    for (const stored of options.store.loadInstances()) {
-      const loaded = readStoredInbound(stored.id, stored.config);
+    for (const row of stored) {
+      const loaded = readStoredInbound(row.id, row.config);
       if (loaded.ok) {
-        this.#configs.set(stored.id, loaded.config);
+        this.#configs.set(row.id, loaded.config);
         continue;
       }
-      this.#unreadable.set(stored.id, loaded.problems);
+      this.#unreadable.set(row.id, loaded.problems);
       options.log?.(
         'error',
         'a stored inbound instance is not a valid configuration: it is not served until fixed or removed (inbound.remove)',
-        { instance: stored.id, problems: loaded.problems },
+        { instance: row.id, problems: loaded.problems },
       );
     }
     this.#rebuild();
@@ -179,12 +187,12 @@ export class InboundRegistry implements AgentDirectory {
    * with `create: false` (the instances are declared elsewhere: serve --agents) only records that
    * the first start is past, so a later plain start does not add it either.
    */
-  ensureDefault({ create = true }: { readonly create?: boolean } = {}): void {
+  async ensureDefault({ create = true }: { readonly create?: boolean } = {}): Promise<void> {
     const { store } = this.#options;
-    if (store.getMeta(FIRST_START_KEY) !== undefined) return;
+    if ((await store.getMeta(FIRST_START_KEY)) !== undefined) return;
     // An unreadable row under the id was logged when loaded; creating over it would fail the start.
     if (create && !this.#configs.has('default') && !this.#unreadable.has('default')) {
-      this.create({
+      await this.create({
         id: 'default',
         name: 'a2a-hub echo',
         description: 'The default a2a-hub agent: echoes what it is sent, and follows the a2a-hub test directives.',
@@ -192,7 +200,7 @@ export class InboundRegistry implements AgentDirectory {
         preset: DEFAULT_PRESET,
       });
     }
-    store.setMeta(FIRST_START_KEY, this.#options.now());
+    await store.setMeta(FIRST_START_KEY, this.#options.now());
   }
 
   list(): InboundConfig[] {
@@ -220,7 +228,52 @@ export class InboundRegistry implements AgentDirectory {
     return this.#tables;
   }
 
-  create(input: InboundInput): InboundConfig {
+  create(input: InboundInput): Promise<InboundConfig> {
+    return this.#change(() => this.#create(input));
+  }
+
+  update(id: string, patch: InboundPatch): Promise<InboundConfig> {
+    return this.#change(() => this.#update(id, patch));
+  }
+
+  setEnabled(id: string, enabled: boolean): Promise<InboundConfig> {
+    return this.#change(() =>
+      this.#save({ ...this.#require(id), enabled, updatedAt: this.#options.now() }, { presetFree: this.#unavailable.has(id) }),
+    );
+  }
+
+  /** Sets a bearer token, or with an empty or absent token clears every form of auth. */
+  setAuth(id: string, token: string | undefined): Promise<InboundConfig> {
+    return this.#change(() => {
+      const { tokenDigest: _digest, authTokenEnv: _env, ...rest } = this.#require(id);
+      void _digest;
+      void _env;
+      const auth = token === undefined || token === '' ? {} : { tokenDigest: tokenDigest(token) };
+      return this.#save({ ...rest, ...auth, updatedAt: this.#options.now() }, { presetFree: this.#unavailable.has(id) });
+    });
+  }
+
+  /** Deletes an instance, also one whose stored configuration could not be read. */
+  remove(id: string): Promise<void> {
+    return this.#change(async () => {
+      const before = this.#configs.get(id);
+      if (!this.#unreadable.has(id)) this.#require(id);
+      await this.#options.store.deleteInstance(id);
+      this.#unreadable.delete(id);
+      this.#configs.delete(id);
+      this.#rebuild();
+      this.#disconnectWorkers(before, undefined);
+    });
+  }
+
+  /** Runs one change after those before it have finished, whether they succeeded or not. */
+  #change<T>(work: () => Promise<T>): Promise<T> {
+    const next = this.#changes.then(work, work);
+    this.#changes = next.catch(() => undefined);
+    return next;
+  }
+
+  #create(input: InboundInput): Promise<InboundConfig> {
     const id = input.id ?? `${slug(input.name)}-${randomBytes(4).toString('hex')}`;
     if (this.#configs.has(id)) throw new OperationError(`an inbound instance with id "${id}" already exists`);
     const unreadable = this.#unreadable.get(id);
@@ -253,7 +306,7 @@ export class InboundRegistry implements AgentDirectory {
     return this.#save(config);
   }
 
-  update(id: string, patch: InboundPatch): InboundConfig {
+  #update(id: string, patch: InboundPatch): Promise<InboundConfig> {
     const current = this.#require(id);
     const defined = Object.entries(patch).filter(([, value]) => value !== undefined);
     const next: Record<string, unknown> = { ...current, updatedAt: this.#options.now() };
@@ -268,29 +321,6 @@ export class InboundRegistry implements AgentDirectory {
       this.#unavailable.has(id) &&
       defined.every(([member, value]) => PRESET_FREE_MEMBERS.has(member) || (member === 'preset' && value === current.preset));
     return this.#save(next as InboundConfig, { presetFree });
-  }
-
-  setEnabled(id: string, enabled: boolean): InboundConfig {
-    return this.#save({ ...this.#require(id), enabled, updatedAt: this.#options.now() }, { presetFree: this.#unavailable.has(id) });
-  }
-
-  /** Sets a bearer token, or with an empty or absent token clears every form of auth. */
-  setAuth(id: string, token: string | undefined): InboundConfig {
-    const { tokenDigest: _digest, authTokenEnv: _env, ...rest } = this.#require(id);
-    void _digest;
-    void _env;
-    const auth = token === undefined || token === '' ? {} : { tokenDigest: tokenDigest(token) };
-    return this.#save({ ...rest, ...auth, updatedAt: this.#options.now() }, { presetFree: this.#unavailable.has(id) });
-  }
-
-  /** Deletes an instance, also one whose stored configuration could not be read. */
-  remove(id: string): void {
-    const before = this.#configs.get(id);
-    if (!this.#unreadable.delete(id)) this.#require(id);
-    this.#options.store.deleteInstance(id);
-    this.#configs.delete(id);
-    this.#rebuild();
-    this.#disconnectWorkers(before, undefined);
   }
 
   byEndpointPath(path: string): InboundAgent | undefined {
@@ -349,14 +379,14 @@ export class InboundRegistry implements AgentDirectory {
   }
 
   /** `presetFree`: the change is one an unavailable instance may make (PRESET_FREE_MEMBERS), so its preset is not checked. */
-  #save(given: InboundConfig, { presetFree = false } = {}): InboundConfig {
+  async #save(given: InboundConfig, { presetFree = false } = {}): Promise<InboundConfig> {
     this.#check(given, presetFree);
     // What is saved is what the next start reads back: the same check and projection as a stored row.
     const read = inboundConfigOf(given);
     if (!read.ok) throw new OperationError(`the instance configuration is not valid: ${read.problems.join('; ')}`);
     const config = read.config;
     const before = this.#configs.get(config.id);
-    this.#options.store.saveInstance({ id: config.id, config });
+    await this.#options.store.saveInstance({ id: config.id, config });
     this.#configs.set(config.id, config);
     this.#rebuild();
     this.#disconnectWorkers(before, config);

@@ -4,7 +4,7 @@ import { DEFAULTS } from '../../generated/hub/defaults.js';
 import type { OutboundSettings } from '../../generated/hub/types.js';
 import type { A2AClient } from '../client/a2a-client.js';
 import type { UrlPolicy } from '../net/destination-policy.js';
-import type { OutboundConfigs } from '../store/task-store.js';
+import type { OutboundConfigs, StoredOutbound } from '../store/task-store.js';
 import { describeError } from '../support/describe-error.js';
 import type { LogFunction } from '../support/log.js';
 import { OperationError } from '../support/operation-error.js';
@@ -69,7 +69,12 @@ export class OutboundRegistry {
   readonly #urlPolicy: UrlPolicy | undefined;
   #version = 0;
 
-  constructor(options: OutboundRegistryOptions) {
+  /** Reads the stored connections; start() connects the enabled ones. */
+  static async open(options: OutboundRegistryOptions): Promise<OutboundRegistry> {
+    return new OutboundRegistry(options, await options.store.loadOutbounds());
+  }
+
+  private constructor(options: OutboundRegistryOptions, rows: readonly StoredOutbound[]) {
     this.#options = options;
     this.#urlPolicy = options.settings?.urlPolicy;
     const reconnectMinMs = options.settings?.reconnectMinMs ?? DEFAULTS.OutboundSettings.reconnectMinMs;
@@ -84,7 +89,7 @@ export class OutboundRegistry {
       reconnectMinMs,
       reconnectMaxMs: Math.max(reconnectMinMs, options.settings?.reconnectMaxMs ?? DEFAULTS.OutboundSettings.reconnectMaxMs),
     });
-    for (const stored of options.store.loadOutbounds()) {
+    for (const stored of rows) {
       const loaded = readStoredOutbound(stored.id, stored.config);
       if (!loaded.ok) {
         this.#unreadable.add(stored.id);
@@ -162,7 +167,7 @@ export class OutboundRegistry {
       );
     const config = newOutboundConfig(input, this.#options.now());
     if (!config.enabled) {
-      this.#save(config);
+      await this.#save(config);
       this.#connections.add(config.id, 'disabled');
       this.#changed();
       return config;
@@ -176,7 +181,7 @@ export class OutboundRegistry {
       );
     }
     this.#requireOpen();
-    this.#save(config);
+    await this.#save(config);
     this.#connections.addConnected(config.id, client);
     this.#log('info', 'outbound connection created and connected', config);
     this.#changed();
@@ -192,7 +197,7 @@ export class OutboundRegistry {
     void _binding;
     const kept = binding === undefined ? current : binding === '' ? unbound : { ...unbound, binding };
     const config: OutboundConfig = { ...kept, ...defined, updatedAt: this.#options.now() } as OutboundConfig;
-    this.#save(config);
+    await this.#save(config);
     // The client's per-request timeout and its binding are fixed when it connects.
     if (config.enabled && (config.timeoutMs !== current.timeoutMs || config.binding !== current.binding))
       return { config, outcome: await this.#connections.connect(config) };
@@ -201,13 +206,14 @@ export class OutboundRegistry {
   }
 
   /** Deletes a connection with its tools, also one whose stored configuration could not be read. */
-  remove(id: string): Pick<OutboundConfig, 'id' | 'name'> {
-    if (this.#unreadable.delete(id)) {
-      this.#options.store.deleteOutbound(id);
+  async remove(id: string): Promise<Pick<OutboundConfig, 'id' | 'name'>> {
+    if (this.#unreadable.has(id)) {
+      await this.#options.store.deleteOutbound(id);
+      this.#unreadable.delete(id);
       return { id, name: id };
     }
     const config = this.#require(id);
-    this.#options.store.deleteOutbound(id);
+    await this.#options.store.deleteOutbound(id);
     this.#connections.remove(id, `outbound connection "${config.name}" was removed`);
     this.#configs.delete(id);
     this.#log('info', 'outbound connection removed', config);
@@ -219,7 +225,7 @@ export class OutboundRegistry {
   async setEnabled(id: string, enabled: boolean): Promise<OutboundConfig> {
     const current = this.#require(id);
     const config: OutboundConfig = { ...current, enabled, updatedAt: this.#options.now() };
-    this.#save(config);
+    await this.#save(config);
     if (!enabled) {
       this.#connections.disable(id, `outbound connection "${config.name}" was disabled`);
       this.#changed();
@@ -257,7 +263,7 @@ export class OutboundRegistry {
     void _token;
     void _env;
     const config: OutboundConfig = { ...rest, ...(token === undefined || token === '' ? {} : { token }), updatedAt: this.#options.now() };
-    this.#save(config);
+    await this.#save(config);
     if (!config.enabled) {
       this.#changed();
       return { config };
@@ -320,11 +326,11 @@ export class OutboundRegistry {
     return scrub(text, token);
   }
 
-  #save(given: OutboundConfig): void {
+  async #save(given: OutboundConfig): Promise<void> {
     // What is saved is what the next start reads back: the same check and projection as a stored row.
     const read = outboundConfigOf(given);
     if (!read.ok) throw new OperationError(`the outbound configuration is not valid: ${read.problems.join('; ')}`);
-    this.#options.store.saveOutbound({ id: read.config.id, config: read.config });
+    await this.#options.store.saveOutbound({ id: read.config.id, config: read.config });
     this.#configs.set(read.config.id, read.config);
   }
 

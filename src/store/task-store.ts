@@ -188,28 +188,28 @@ export interface ContextBindings {
 /** The inbound instances' configuration. */
 export interface InstanceConfigs {
   /** Every saved instance, by id. */
-  loadInstances(): StoredInstance[];
+  loadInstances(): Awaitable<StoredInstance[]>;
   /** Inserts or replaces the instance with this id. */
-  saveInstance(instance: StoredInstance): void;
+  saveInstance(instance: StoredInstance): Awaitable<void>;
   /** Forgets the instance's configuration; its tasks, contexts and idempotency keys stay. */
-  deleteInstance(id: string): void;
+  deleteInstance(id: string): Awaitable<void>;
 }
 
 /** The outbound connections' configuration. */
 export interface OutboundConfigs {
   /** Every saved outbound connection, by id. */
-  loadOutbounds(): StoredOutbound[];
+  loadOutbounds(): Awaitable<StoredOutbound[]>;
   /** Inserts or replaces the outbound connection with this id. */
-  saveOutbound(outbound: StoredOutbound): void;
+  saveOutbound(outbound: StoredOutbound): Awaitable<void>;
   /** Forgets the outbound connection's configuration. */
-  deleteOutbound(id: string): void;
+  deleteOutbound(id: string): Awaitable<void>;
 }
 
 /** A small key/value area for the hub's own flags (e.g. that first-start setup ran). */
 export interface MetaStore {
-  getMeta(key: string): string | undefined;
-  setMeta(key: string, value: string): void;
-  deleteMeta(key: string): void;
+  getMeta(key: string): Awaitable<string | undefined>;
+  setMeta(key: string, value: string): Awaitable<void>;
+  deleteMeta(key: string): Awaitable<void>;
 }
 
 /** Frames a task's event log keeps unless the store is opened with another `eventLogSize` (HubConfig.eventLogSize). */

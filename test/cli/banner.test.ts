@@ -11,8 +11,8 @@ beforeAll(async () => {
 afterAll(() => hub.dispose());
 
 describe('the start-up banner', () => {
-  it('prints a JSON-RPC, a REST and a card line per enabled instance, at the paths each instance configured', () => {
-    hub.inbounds.create({
+  it('prints a JSON-RPC, a REST and a card line per enabled instance, at the paths each instance configured', async () => {
+    await hub.inbounds.create({
       id: 'data',
       name: 'DataAgent',
       description: 'd',
@@ -21,7 +21,7 @@ describe('the start-up banner', () => {
       jsonRpcPath: '/a2a/jsonrpc',
       restPath: '/a2a/rest',
     });
-    hub.inbounds.create({ id: 'off', name: 'off', description: 'd', version: '1', enabled: false });
+    await hub.inbounds.create({ id: 'off', name: 'off', description: 'd', version: '1', enabled: false });
     const lines = bannerLines(hub);
     const at = (line: string): number => lines.indexOf(line);
     expect(lines).toContain(`JSON-RPC:     ${hub.url}/a2a/default   (default, preset echo)`);

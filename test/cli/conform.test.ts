@@ -92,7 +92,7 @@ describe('a2a-hub conform', () => {
   });
 
   it('tests the instance of the endpoint URL given, and refuses a path no agent is at or a protected one without --token', async () => {
-    const instance = hub.inbounds.create({ name: 'second', description: 'not the default', version: '1.0.0' });
+    const instance = await hub.inbounds.create({ name: 'second', description: 'not the default', version: '1.0.0' });
     const json = join(scratch, 'instance.json');
     const tested = await conform([`${hub.url}${instance.endpointPath}`, '--only', 'CARD-002', '--seed', '5', '--json', json]);
     expect(tested.status, tested.stderr).toBe(0);
@@ -105,7 +105,7 @@ describe('a2a-hub conform', () => {
     expect(typo.stderr).toMatch(
       /^a2a-hub conform: no agent card at .*\/a2a\/nope .*has one, so use that URL if you mean the agent it describes\n$/,
     );
-    hub.inbounds.setAuth(instance.id, 'conform-secret');
+    await hub.inbounds.setAuth(instance.id, 'conform-secret');
     try {
       const locked = await conform([`${hub.url}${instance.endpointPath}`, '--only', 'CARD-002']);
       expect(locked.status).toBe(2);
@@ -116,7 +116,7 @@ describe('a2a-hub conform', () => {
       const unlocked = await conform([`${hub.url}${instance.endpointPath}`, '--only', 'CARD-002', '--token', 'conform-secret']);
       expect(unlocked.status, unlocked.stderr).toBe(0);
     } finally {
-      hub.inbounds.remove(instance.id);
+      await hub.inbounds.remove(instance.id);
     }
   });
 

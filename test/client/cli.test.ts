@@ -59,9 +59,9 @@ let reverser: string;
 let guarded: string;
 beforeAll(async () => {
   hub = await startTestHub();
-  reverser = `${hub.url}${hub.inbounds.create({ name: 'reverser', description: 'not the default agent', version: '2.0.0' }).endpointPath}`;
-  const guardedId = hub.inbounds.create({ name: 'guarded', description: 'needs a token', version: '1.0.0' }).id;
-  hub.inbounds.setAuth(guardedId, 'cli-secret');
+  reverser = `${hub.url}${(await hub.inbounds.create({ name: 'reverser', description: 'not the default agent', version: '2.0.0' })).endpointPath}`;
+  const guardedId = (await hub.inbounds.create({ name: 'guarded', description: 'needs a token', version: '1.0.0' })).id;
+  await hub.inbounds.setAuth(guardedId, 'cli-secret');
   guarded = `${hub.url}${hub.inbounds.get(guardedId)?.endpointPath ?? ''}`;
 });
 afterAll(async () => {

@@ -75,7 +75,7 @@ describe('discovery, versioning and security checks against the hub', () => {
   });
 
   it('passes the authentication requirements when the hub requires a token', async () => {
-    hub.inbounds.setAuth('default', 'tkn');
+    await hub.inbounds.setAuth('default', 'tkn');
     try {
       const report = await runChecks(hub.url, checks, { headers: { authorization: 'Bearer tkn' }, binding: 'all' });
       expect(verdicts(report, ['DATA-004', 'DATA-008', 'XCARD-003', 'XCARD-002', 'XCARD-004', 'CARD-001', 'VER-001'])).toEqual({
@@ -92,7 +92,7 @@ describe('discovery, versioning and security checks against the hub', () => {
       for (const id of ['DATA-004', 'DATA-008', 'XCARD-003'])
         expect(report.results.find((result) => result.id === id)?.bindings, id).toEqual({ JSONRPC: 'PASS', 'HTTP+JSON': 'PASS' });
     } finally {
-      hub.inbounds.setAuth('default', undefined);
+      await hub.inbounds.setAuth('default', undefined);
     }
   });
 });
@@ -103,9 +103,9 @@ describe('target discovery finds the agent of the URL given', () => {
   let guarded: string;
   beforeAll(async () => {
     hub = await startTestHub();
-    reverser = `${hub.url}${hub.inbounds.create({ name: 'reverser', description: 'not the default', version: '2.0.0' }).endpointPath}`;
-    const guardedId = hub.inbounds.create({ name: 'guarded', description: 'needs a token', version: '1.0.0' }).id;
-    hub.inbounds.setAuth(guardedId, 'tkn');
+    reverser = `${hub.url}${(await hub.inbounds.create({ name: 'reverser', description: 'not the default', version: '2.0.0' })).endpointPath}`;
+    const guardedId = (await hub.inbounds.create({ name: 'guarded', description: 'needs a token', version: '1.0.0' })).id;
+    await hub.inbounds.setAuth(guardedId, 'tkn');
     guarded = `${hub.url}${hub.inbounds.get(guardedId)?.endpointPath ?? ''}`;
   });
   afterAll(() => hub.dispose());

@@ -189,7 +189,7 @@ describe('SEND-013 against an agent with restrictive input modes', () => {
     presets.register({ ...echo, id: 'text-only', inputModes: ['text/plain'] });
     const strict = await startTestHub({ presets });
     try {
-      strict.inbounds.update('default', { preset: 'text-only' });
+      await strict.inbounds.update('default', { preset: 'text-only' });
       const report = await runChecks(strict.url, checks, { only: ['SEND-013'] });
       expect(verdicts(report, ['SEND-013'])).toEqual({ 'SEND-013': 'PASS' });
     } finally {

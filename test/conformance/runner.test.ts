@@ -111,7 +111,7 @@ describe('the runner', () => {
   it('warns that a run proves little when most requests end in 401 or 404', async () => {
     // A locked endpoint is refused before the run (below); the warning is for credentials that stop working during one.
     const target = await resolveTarget(hub.url, { timeoutMs: 5000 });
-    hub.inbounds.setAuth('default', 'runner-test-token');
+    await hub.inbounds.setAuth('default', 'runner-test-token');
     try {
       const refused = await runConformance(hub.url, { checks: envelopeChecks, seed: 1 }).catch((error: unknown) => error);
       expect(refused).toBeInstanceOf(TargetError);
@@ -126,7 +126,7 @@ describe('the runner', () => {
       });
       expect(authorised.report.warnings.join('\n')).not.toMatch(/proves little/);
     } finally {
-      hub.inbounds.setAuth('default', undefined);
+      await hub.inbounds.setAuth('default', undefined);
     }
   });
 });

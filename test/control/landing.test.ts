@@ -23,7 +23,7 @@ let disabledId = '';
 
 beforeAll(async () => {
   hub = await startTestHub();
-  const disabled = hub.inbounds.create({ name: 'dormant', description: 'kept disabled', version: '1', enabled: false });
+  const disabled = await hub.inbounds.create({ name: 'dormant', description: 'kept disabled', version: '1', enabled: false });
   disabledId = disabled.id;
 });
 afterAll(() => hub.dispose());
@@ -75,7 +75,7 @@ describe('where nothing is served, for a loopback peer', () => {
   });
 
   it('names each binding of an instance at the paths it configured', async () => {
-    const placed = hub.inbounds.create({
+    const placed = await hub.inbounds.create({
       name: 'placed',
       description: 'd',
       version: '1',
@@ -89,7 +89,7 @@ describe('where nothing is served, for a loopback peer', () => {
         `"placed": JSON-RPC at ${hub.url}/landing/placed/jsonrpc, HTTP+JSON below ${hub.url}/v1/placed, card at ${hub.url}/landing/placed/agent-card.json`,
       );
     } finally {
-      hub.inbounds.remove(placed.id);
+      await hub.inbounds.remove(placed.id);
     }
   });
 

@@ -30,7 +30,7 @@ describe.skipIf(!chromiumAvailable())('the panel shows an instance this hub cann
     expect(await mark.textContent()).toMatch(/^unavailable.*preset "shout" is not registered in this hub/);
     expect(await page.getByTestId('inbound-row-default').getByTestId('inbound-unavailable').count()).toBe(0);
 
-    hub.inbounds.update(stored?.id ?? '', { preset: 'echo' });
+    await hub.inbounds.update(stored?.id ?? '', { preset: 'echo' });
     await mark.waitFor({ state: 'detached' });
     expect(await row.getByTestId('inbound-status').textContent()).toBe('enabled');
   });

@@ -22,11 +22,11 @@ export function storedInbound(overrides: Record<string, unknown>): Record<string
 }
 
 /** An inbound registry over a memory store holding `rows`, with the default presets, and every line it logs. */
-export function registryOver(rows: { id: string; config: Record<string, unknown> }[]) {
+export async function registryOver(rows: { id: string; config: Record<string, unknown> }[]) {
   const store = new MemoryTaskStore();
   for (const row of rows) store.saveInstance(row);
   const logged: { message: string; details?: Record<string, unknown> }[] = [];
   const log: LogFunction = (_level, message, details) => logged.push({ message, ...(details === undefined ? {} : { details }) });
-  const registry = new InboundRegistry({ store, presets: new PresetRegistry(), now: () => STORED_AT, log });
+  const registry = await InboundRegistry.open({ store, presets: new PresetRegistry(), now: () => STORED_AT, log });
   return { store, registry, logged };
 }

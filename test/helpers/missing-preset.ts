@@ -21,7 +21,9 @@ export async function storeOnMissingPreset(dataDir: string, names: readonly stri
   });
   const hub = await startTestHub({ dataDir, presets });
   try {
-    return names.map((name) => hub.inbounds.create({ name, description: 'shouts', version: '1.0.0', preset: 'shout' }));
+    const created = [];
+    for (const name of names) created.push(await hub.inbounds.create({ name, description: 'shouts', version: '1.0.0', preset: 'shout' }));
+    return created;
   } finally {
     await hub.close();
   }

@@ -30,6 +30,17 @@ function problemsOf(read: () => unknown): string[] {
   throw new Error('no AgentsFileError was thrown');
 }
 
+/** problemsOf for what answers later (a reconcile). */
+async function problemsOfLater(read: () => Promise<unknown>): Promise<string[]> {
+  try {
+    await read();
+  } catch (error) {
+    if (error instanceof AgentsFileError) return [...error.problems];
+    throw error;
+  }
+  throw new Error('no AgentsFileError was thrown');
+}
+
 function fileWith(name: string, text: string): string {
   const path = join(dir, name);
   writeFileSync(path, text);
@@ -263,8 +274,8 @@ SCENARIO:
 describe('reconciling the stored instances with the declared agents', () => {
   const presets = new PresetRegistry();
 
-  it('creates what is missing, updates what differs, leaves the rest, and says so', () => {
-    const { registry } = registryOver([
+  it('creates what is missing, updates what differs, leaves the rest, and says so', async () => {
+    const { registry } = await registryOver([
       { id: 'reports', config: storedInbound({ description: 'old' }) },
       {
         id: 'quiet',
@@ -279,7 +290,7 @@ describe('reconciling the stored instances with the declared agents', () => {
       },
       { id: 'other', config: storedInbound({ id: 'other', endpointPath: '/a2a/other' }) },
     ]);
-    const summary = reconcileAgents(registry, presets, declared(THREE));
+    const summary = await reconcileAgents(registry, presets, declared(THREE));
     expect(summary).toEqual({
       created: ['support'],
       updated: [{ id: 'reports', members: ['name', 'description', 'version', 'skills'] }],
@@ -294,13 +305,13 @@ describe('reconciling the stored instances with the declared agents', () => {
       authTokenEnv: 'SUPPORT_TOKEN',
     });
     expect(registry.get('other')?.enabled).toBe(true);
-    expect(reconcileAgents(registry, presets, declared(THREE)).unchanged).toEqual(['reports', 'support', 'quiet']);
+    expect((await reconcileAgents(registry, presets, declared(THREE))).unchanged).toEqual(['reports', 'support', 'quiet']);
   });
 
-  it('a member the declaration no longer has goes back to its default', () => {
-    const { registry } = registryOver([]);
+  it('a member the declaration no longer has goes back to its default', async () => {
+    const { registry } = await registryOver([]);
     const base = 'agents:\n  - id: a\n    name: A\n    description: d\n    version: "1"\n';
-    reconcileAgents(
+    await reconcileAgents(
       registry,
       presets,
       declared(
@@ -314,7 +325,7 @@ describe('reconciling the stored instances with the declared agents', () => {
       maxToolRounds: 2,
       pushNotifications: false,
     });
-    const summary = reconcileAgents(registry, presets, declared(base));
+    const summary = await reconcileAgents(registry, presets, declared(base));
     expect(summary.updated).toEqual([
       { id: 'a', members: ['restPath', 'model', 'instructions', 'tools', 'maxToolRounds', 'pushNotifications'] },
     ]);
@@ -322,11 +333,11 @@ describe('reconciling the stored instances with the declared agents', () => {
     for (const member of ['restPath', 'model', 'instructions', 'tools'] as const) expect(after?.[member], member).toBeUndefined();
     expect(after?.maxToolRounds ?? 8).toBe(8);
     expect(after?.pushNotifications ?? true).toBe(true);
-    expect(reconcileAgents(registry, presets, declared(base)).unchanged).toEqual(['a']);
+    expect((await reconcileAgents(registry, presets, declared(base))).unchanged).toEqual(['a']);
   });
 
-  it('is all or nothing: a declaration the registry refuses changes nothing and names its line', () => {
-    const { registry } = registryOver([]);
+  it('is all or nothing: a declaration the registry refuses changes nothing and names its line', async () => {
+    const { registry } = await registryOver([]);
     const text = `agents:
   - id: a
     name: A
@@ -343,52 +354,54 @@ describe('reconciling the stored instances with the declared agents', () => {
     version: "1"
     preset: nowhere
 `;
-    expect(problemsOf(() => reconcileAgents(registry, presets, declared(text)))).toEqual([
+    expect(await problemsOfLater(async () => await reconcileAgents(registry, presets, declared(text)))).toEqual([
       'agents.yaml:6: agent "b": endpointPath /a2a/a is already used by instance "a"',
     ]);
     expect(registry.list()).toEqual([]);
     const unknown = text.replace('    endpointPath: /a2a/a\n', '');
-    expect(problemsOf(() => reconcileAgents(registry, presets, declared(unknown)))[0]).toMatch(
+    expect((await problemsOfLater(async () => await reconcileAgents(registry, presets, declared(unknown))))[0]).toMatch(
       /^agents\.yaml:10: agent "c": unknown preset "nowhere"; available: echo/,
     );
     expect(registry.list()).toEqual([]);
   });
 
-  it('with exclusive, disables what is not declared (kept, with its tasks), and enables it again once declared', () => {
-    const { registry } = registryOver([{ id: 'reports', config: storedInbound({}) }]);
+  it('with exclusive, disables what is not declared (kept, with its tasks), and enables it again once declared', async () => {
+    const { registry } = await registryOver([{ id: 'reports', config: storedInbound({}) }]);
     const other = 'agents:\n  - id: b\n    name: B\n    description: d\n    version: "1"\n';
-    expect(reconcileAgents(registry, presets, declared(other), { exclusive: true })).toMatchObject({
+    expect(await reconcileAgents(registry, presets, declared(other), { exclusive: true })).toMatchObject({
       created: ['b'],
       disabled: ['reports'],
     });
     expect(registry.get('reports')?.enabled).toBe(false);
-    expect(reconcileAgents(registry, presets, declared(other), { exclusive: true })).toMatchObject({
+    expect(await reconcileAgents(registry, presets, declared(other), { exclusive: true })).toMatchObject({
       disabled: [],
       undeclared: ['reports'],
     });
     const both = `${other}  - id: reports\n    name: reports\n    description: r\n    version: "1"\n`;
-    expect(reconcileAgents(registry, presets, declared(both)).updated).toEqual([{ id: 'reports', members: ['enabled'] }]);
+    expect((await reconcileAgents(registry, presets, declared(both))).updated).toEqual([{ id: 'reports', members: ['enabled'] }]);
     expect(registry.get('reports')?.enabled).toBe(true);
   });
 
-  it('keeps a token set at run time unless the declaration names authTokenEnv or settles the token', () => {
-    const { registry } = registryOver([]);
+  it('keeps a token set at run time unless the declaration names authTokenEnv or settles the token', async () => {
+    const { registry } = await registryOver([]);
     const [agent] = declared('agents:\n  - id: a\n    name: A\n    description: d\n    version: "1"\n');
     if (agent === undefined) throw new Error('no agent');
-    reconcileAgents(registry, presets, [agent]);
-    registry.setAuth('a', 'runtime-token');
-    expect(reconcileAgents(registry, presets, [agent]).unchanged).toEqual(['a']);
+    await reconcileAgents(registry, presets, [agent]);
+    await registry.setAuth('a', 'runtime-token');
+    expect((await reconcileAgents(registry, presets, [agent])).unchanged).toEqual(['a']);
     expect(registry.get('a')?.tokenDigest).toBe(tokenDigest('runtime-token'));
-    expect(reconcileAgents(registry, presets, [{ ...agent, token: 'flag-token', settlesToken: true }]).updated).toEqual([
+    expect((await reconcileAgents(registry, presets, [{ ...agent, token: 'flag-token', settlesToken: true }])).updated).toEqual([
       { id: 'a', members: ['tokenDigest'] },
     ]);
     expect(registry.get('a')?.tokenDigest).toBe(tokenDigest('flag-token'));
     const withEnv = { ...agent, declaration: { ...agent.declaration, authTokenEnv: 'A_TOKEN' } };
-    expect(reconcileAgents(registry, presets, [withEnv]).updated).toEqual([{ id: 'a', members: ['authTokenEnv', 'tokenDigest'] }]);
+    expect((await reconcileAgents(registry, presets, [withEnv])).updated).toEqual([{ id: 'a', members: ['authTokenEnv', 'tokenDigest'] }]);
     expect(registry.get('a')).toMatchObject({ authTokenEnv: 'A_TOKEN' });
     expect(registry.get('a')?.tokenDigest).toBeUndefined();
-    registry.setAuth('a', 'again');
-    expect(reconcileAgents(registry, presets, [{ ...agent, settlesToken: true }]).updated).toEqual([{ id: 'a', members: ['tokenDigest'] }]);
+    await registry.setAuth('a', 'again');
+    expect((await reconcileAgents(registry, presets, [{ ...agent, settlesToken: true }])).updated).toEqual([
+      { id: 'a', members: ['tokenDigest'] },
+    ]);
     expect(registry.authOf('a')).toEqual({ enabled: false });
   });
 
@@ -397,7 +410,7 @@ describe('reconciling the stored instances with the declared agents', () => {
     try {
       expect(hub.inbounds.list()).toEqual([]);
       const relay = 'agents:\n  - id: r\n    name: R\n    description: d\n    version: "1"\n    preset: relay\n';
-      expect(problemsOf(() => reconcileAgents(hub.inbounds, hub.presets, declared(relay)))[0]).toMatch(
+      expect((await problemsOfLater(async () => await reconcileAgents(hub.inbounds, hub.presets, declared(relay))))[0]).toMatch(
         /^agents\.yaml:2: agent "r": .*relayTo/,
       );
       expect(hub.inbounds.list()).toEqual([]);

@@ -24,8 +24,8 @@ const bodies: string[] = [];
 
 beforeAll(async () => {
   remote = await startTestHub();
-  guarded = remote.inbounds.create({ name: 'guarded', description: 'needs a token', version: '1.0.0' }).id;
-  remote.inbounds.setAuth(guarded, TOKEN);
+  guarded = (await remote.inbounds.create({ name: 'guarded', description: 'needs a token', version: '1.0.0' })).id;
+  await remote.inbounds.setAuth(guarded, TOKEN);
   hub = await startLocalHub({
     logger: pino({ level: 'trace' }, { write: (line: string) => void logLines.push(line) }),
     env: { GUARDED_TOKEN: TOKEN },
@@ -125,7 +125,7 @@ describe('the token', () => {
   it('is stored for the connection (it must be sent), in the data dir', async () => {
     const id = await createOutbound(base, 'stored', cardUrl(remote, guarded), { enabled: false });
     keep(await ok(base, { action: 'outbound.setAuth', id, token: TOKEN }));
-    expect(hub.store.loadOutbounds().find((stored) => stored.id === id)?.config['token']).toBe(TOKEN);
+    expect((await hub.store.loadOutbounds()).find((stored) => stored.id === id)?.config['token']).toBe(TOKEN);
   });
 
   it('appears in no snapshot, tool list, action answer, error body or log line', async () => {

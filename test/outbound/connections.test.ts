@@ -37,12 +37,14 @@ beforeAll(async () => {
   remote = await startTestHub();
   hub = await startLocalHub();
   base = hub.url;
-  multiId = remote.inbounds.create({
-    name: 'multi',
-    description: 'three skills',
-    version: '2.0.0',
-    skills: [skill('alpha'), skill('beta'), skill('gamma')],
-  }).id;
+  multiId = (
+    await remote.inbounds.create({
+      name: 'multi',
+      description: 'three skills',
+      version: '2.0.0',
+      skills: [skill('alpha'), skill('beta'), skill('gamma')],
+    })
+  ).id;
 });
 afterAll(async () => {
   await hub.dispose();
@@ -284,10 +286,12 @@ describe('outbound.disable, outbound.enable and outbound.remove', () => {
 
 describe('outbound.refresh', () => {
   it('picks up skills the remote added', async () => {
-    const instance = remote.inbounds.create({ name: 'growing', description: 'gains a skill', version: '1.0.0', skills: [skill('one')] }).id;
+    const instance = (
+      await remote.inbounds.create({ name: 'growing', description: 'gains a skill', version: '1.0.0', skills: [skill('one')] })
+    ).id;
     const id = await createOutbound(base, 'growing', cardUrl(remote, instance));
     expect(await outboundRow(base, id)).toMatchObject({ skillCount: 1, toolCount: 1 });
-    remote.inbounds.update(instance, { skills: [skill('one'), skill('two')] });
+    await remote.inbounds.update(instance, { skills: [skill('one'), skill('two')] });
     // Nothing changes until the card is read again.
     expect(await outboundRow(base, id)).toMatchObject({ skillCount: 1, toolCount: 1 });
     expect((await ok(base, { action: 'outbound.refresh', id })).message).toBe('outbound connection "growing" refreshed: 2 skills, 2 tools');
@@ -304,9 +308,9 @@ describe('outbound.refresh', () => {
   });
 
   it('fails with 409 when the remote is gone, leaving state error with the reason', async () => {
-    const instance = remote.inbounds.create({ name: 'leaving', description: 'goes away', version: '1.0.0' }).id;
+    const instance = (await remote.inbounds.create({ name: 'leaving', description: 'goes away', version: '1.0.0' })).id;
     const id = await createOutbound(base, 'leaving', cardUrl(remote, instance));
-    remote.inbounds.remove(instance);
+    await remote.inbounds.remove(instance);
     const failure = await fails(base, { action: 'outbound.refresh', id });
     expect(failure.message).toMatch(
       /^refreshing outbound connection "leaving" failed: no agent card at .*\. It is in state error and is retried in the background$/,

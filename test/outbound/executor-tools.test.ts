@@ -42,7 +42,7 @@ beforeAll(async () => {
   });
   hub = await startTestHub({ presets });
   await hub.outbounds.create({ name: 'remote', agentCardUrl: `${remote.url}/a2a/default/agent-card.json` });
-  const created = hub.inbounds.create({ name: 'delegator', description: 'uses a tool', version: '1.0.0', preset: 'delegate' });
+  const created = await hub.inbounds.create({ name: 'delegator', description: 'uses a tool', version: '1.0.0', preset: 'delegate' });
   endpoint = `${hub.url}${created.endpointPath}`;
 });
 afterAll(async () => {

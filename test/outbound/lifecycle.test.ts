@@ -45,7 +45,7 @@ describe('a hub on the memory store', () => {
     try {
       const id = await createOutbound(hub.url, 'in-memory', cardUrl(remote));
       expect(await outboundRow(hub.url, id)).toMatchObject({ state: 'connected', toolCount: 1 });
-      expect(hub.store.loadOutbounds().map((stored) => stored.id)).toEqual([id]);
+      expect((await hub.store.loadOutbounds()).map((stored) => stored.id)).toEqual([id]);
     } finally {
       await hub.dispose();
     }

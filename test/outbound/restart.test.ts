@@ -16,8 +16,8 @@ const dirs: string[] = [];
 
 beforeAll(async () => {
   remote = await startTestHub();
-  guarded = remote.inbounds.create({ name: 'guarded', description: 'needs a token', version: '1.0.0' }).id;
-  remote.inbounds.setAuth(guarded, TOKEN);
+  guarded = (await remote.inbounds.create({ name: 'guarded', description: 'needs a token', version: '1.0.0' })).id;
+  await remote.inbounds.setAuth(guarded, TOKEN);
 });
 afterAll(async () => {
   await remote.dispose();

@@ -17,23 +17,23 @@ function row(overrides: Record<string, unknown>): Record<string, unknown> {
   };
 }
 
-function registryOver(config: Record<string, unknown>) {
+async function registryOver(config: Record<string, unknown>) {
   const store = new MemoryTaskStore();
   store.saveOutbound({ id: 'out-00000000-000', config });
   const logged: { message: string; details?: Record<string, unknown> }[] = [];
   const log: LogFunction = (_level, message, details) => logged.push({ message, ...(details === undefined ? {} : { details }) });
-  return { store, logged, registry: new OutboundRegistry({ store, now: () => NOW, log }) };
+  return { store, logged, registry: await OutboundRegistry.open({ store, now: () => NOW, log }) };
 }
 
 describe('stored outbound connections are checked when the hub loads them', () => {
-  it('fills the members rows of earlier versions lack', () => {
-    const { registry, logged } = registryOver(row({}));
+  it('fills the members rows of earlier versions lack', async () => {
+    const { registry, logged } = await registryOver(row({}));
     expect(registry.get('out-00000000-000')).toMatchObject({ timeoutMs: 60_000, disabledSkills: [], skillOverrides: {} });
     expect(logged).toEqual([]);
   });
 
   it('drops the members it does not know, so a loaded row can be changed and saved again', async () => {
-    const { store, registry } = registryOver(row({ someFutureMember: true }));
+    const { store, registry } = await registryOver(row({ someFutureMember: true }));
     expect(registry.get('out-00000000-000')).not.toHaveProperty('someFutureMember');
     await registry.update('out-00000000-000', { name: 'weather-2' });
     const saved = store.loadOutbounds()[0]?.config;
@@ -45,13 +45,13 @@ describe('stored outbound connections are checked when the hub loads them', () =
     ['a timeout out of range', row({ timeoutMs: 5 }), 'timeoutMs must be >= 100'],
     ['no agentCardUrl', row({ agentCardUrl: undefined }), 'agentCardUrl is required'],
     ['a skill override without a description', row({ skillOverrides: { chat: {} } }), 'skillOverrides.chat.description is required'],
-  ])('does not load a row with %s, logs why, keeps it, and lets outbound.remove delete it', (_what, config, problem) => {
-    const { store, registry, logged } = registryOver(config);
+  ])('does not load a row with %s, logs why, keeps it, and lets outbound.remove delete it', async (_what, config, problem) => {
+    const { store, registry, logged } = await registryOver(config);
     expect(registry.get('out-00000000-000')).toBeUndefined();
     expect(registry.list()).toEqual([]);
     expect((logged[0]?.details?.['problems'] as string[]).join('; ')).toContain(problem);
     expect(store.loadOutbounds()).toHaveLength(1);
-    expect(registry.remove('out-00000000-000')).toEqual({ id: 'out-00000000-000', name: 'out-00000000-000' });
+    expect(await registry.remove('out-00000000-000')).toEqual({ id: 'out-00000000-000', name: 'out-00000000-000' });
     expect(store.loadOutbounds()).toEqual([]);
   });
 });

@@ -140,12 +140,14 @@ describe.each([
 describe('tool calls to an a2a-hub agent: what the remote sees', () => {
   it('sends metadata.skill, so a remote with several skills runs the one the tool names', async () => {
     const skill = (id: string): AgentSkill => ({ id, name: id, description: `the ${id} skill`, tags: ['test'] });
-    const instance = remote.inbounds.create({
-      name: 'skills',
-      description: 'two skills',
-      version: '1.0.0',
-      skills: [skill('alpha'), skill('beta')],
-    }).id;
+    const instance = (
+      await remote.inbounds.create({
+        name: 'skills',
+        description: 'two skills',
+        version: '1.0.0',
+        skills: [skill('alpha'), skill('beta')],
+      })
+    ).id;
     await createOutbound(hub.url, 'skills', cardUrl(remote, instance));
     const result = await hub.tools.call('a2a__skills__beta', { prompt: 'routed' });
     expect(result.text).toBe('echo: routed');

@@ -115,7 +115,7 @@ presets.register({ id: 'shout', name: 'Shout', description: 'Answers in capitals
   inputModes: ['text/plain'], outputModes: ['text/plain'], extensions: [] });
 const hub = await startHub({ presets, store: 'memory', port: 0, logLevel: 'warn' });
 try {
-  const shouter = hub.inbounds.create({ id: 'shouter', name: 'shouter', description: 'shouts', version: '1.0.0', preset: 'shout' });
+  const shouter = (await hub.inbounds.create({ id: 'shouter', name: 'shouter', description: 'shouts', version: '1.0.0', preset: 'shout' }));
   const client = await A2AClient.connect(hub.url + shouter.endpointPath);
   const answer = await client.sendMessage({ message: { messageId: 'm-1', role: 'ROLE_USER', parts: [{ text: 'hello there' }] } });
   console.log(JSON.stringify({

@@ -100,7 +100,7 @@ describe('the relay preset', () => {
     const local = first.task as Task;
     expect(local.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
     const relayInstance = new URL(relayEndpoint).pathname.split('/').at(-1) ?? '';
-    expect(JSON.parse(gateway.store.getMeta(`relay.task.${relayInstance}.${local.id}`) ?? '{}')).toMatchObject({
+    expect(JSON.parse((await gateway.store.getMeta(`relay.task.${relayInstance}.${local.id}`)) ?? '{}')).toMatchObject({
       taskId: expect.any(String) as string,
     });
     expect(local.status.message?.parts[0]?.text).toMatch(/needs more input/);
@@ -112,7 +112,7 @@ describe('the relay preset', () => {
     expect(artifactText(second.task as Task)).toContain('echo: the answer');
     // The remote ids were kept while the task waited, and are gone now that it has ended.
     const relayId = new URL(relayEndpoint).pathname.split('/').at(-1) ?? '';
-    expect(gateway.store.getMeta(`relay.task.${relayId}.${local.id}`)).toBeUndefined();
+    expect(await gateway.store.getMeta(`relay.task.${relayId}.${local.id}`)).toBeUndefined();
     // One remote task served both turns.
     const remoteTask = (await call(`${remote.url}/a2a/default`, 'ListTasks', { pageSize: 1 })).tasks[0];
     expect(remoteTask?.status.state).toBe('TASK_STATE_COMPLETED');

@@ -40,16 +40,18 @@ beforeAll(async () => {
     startTestHub({ dataDir, bodyLimitBytes: CASE_BODY_LIMIT }),
     startTestHub({ rateLimit: { perSecond: 0.001, burst: 1 } }),
   ]);
-  const locked = hub.inbounds.create({ name: 'locked', description: 'wants a token', version: '1.0.0', preset: 'echo' });
-  hub.inbounds.setAuth(locked.id, TOKEN);
+  const locked = await hub.inbounds.create({ name: 'locked', description: 'wants a token', version: '1.0.0', preset: 'echo' });
+  await hub.inbounds.setAuth(locked.id, TOKEN);
   paths.locked = locked.endpointPath;
-  paths['no-push'] = hub.inbounds.create({
-    name: 'no push',
-    description: 'turns push off',
-    version: '1.0.0',
-    preset: 'echo',
-    pushNotifications: false,
-  }).endpointPath;
+  paths['no-push'] = (
+    await hub.inbounds.create({
+      name: 'no push',
+      description: 'turns push off',
+      version: '1.0.0',
+      preset: 'echo',
+      pushNotifications: false,
+    })
+  ).endpointPath;
   paths.unavailable = gone?.endpointPath ?? '';
 });
 

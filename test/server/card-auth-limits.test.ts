@@ -120,19 +120,19 @@ describe('agent cards', () => {
   });
 
   it('a changed instance gets a new card and a new ETag at once (the rendered card is cached per agent)', async () => {
-    const created = hub.inbounds.create({ name: 'Before', description: 'renamed next', version: '1.0.0' });
+    const created = await hub.inbounds.create({ name: 'Before', description: 'renamed next', version: '1.0.0' });
     try {
       const url = `${hub.url}${created.endpointPath}/agent-card.json`;
       const before = await send(url);
       expect(cardOf(before).name).toBe('Before');
       expect((await send(url)).headers.get('etag')).toBe(before.headers.get('etag'));
-      hub.inbounds.update(created.id, { name: 'After' });
+      await hub.inbounds.update(created.id, { name: 'After' });
       const after = await send(url, { headers: { 'if-none-match': before.headers.get('etag') ?? '' } });
       expect(after.status).toBe(200);
       expect(cardOf(after).name).toBe('After');
       expect(after.headers.get('etag')).not.toBe(before.headers.get('etag'));
     } finally {
-      hub.inbounds.remove(created.id);
+      await hub.inbounds.remove(created.id);
     }
   });
 
@@ -188,25 +188,25 @@ describe('the well-known card is chosen by configuration (wellKnownInstance)', (
 
   it('serves the named instance, not the default one, and 404 once it is disabled or removed, with no stand-in', async () => {
     const hub = await start({ wellKnownInstance: 'front' });
-    hub.inbounds.create({ id: 'front', name: 'Front desk', description: 'the one the origin shows', version: '1.0.0' });
+    await hub.inbounds.create({ id: 'front', name: 'Front desk', description: 'the one the origin shows', version: '1.0.0' });
     expect(cardOf(await wellKnownOf(hub)).name).toBe('Front desk');
 
-    hub.inbounds.setEnabled('front', false);
+    await hub.inbounds.setEnabled('front', false);
     const disabled = expectRestError(await wellKnownOf(hub), 'NotFoundError');
     expect(disabled.error.message).toMatch(/publishes no agent card at \/\.well-known\/agent-card\.json/);
-    hub.inbounds.setEnabled('front', true);
+    await hub.inbounds.setEnabled('front', true);
     expect(cardOf(await wellKnownOf(hub)).name).toBe('Front desk');
 
-    hub.inbounds.remove('front');
+    await hub.inbounds.remove('front');
     expectRestError(await wellKnownOf(hub), 'NotFoundError');
     expect(cardOf(await send(`${hub.endpoint}/agent-card.json`)).name).toBe('a2a-hub echo');
   });
 
   it('by default serves the default instance, and nothing once that is disabled', async () => {
     const hub = await start({});
-    hub.inbounds.create({ name: 'Other', description: 'enabled, but not chosen', version: '1.0.0' });
+    await hub.inbounds.create({ name: 'Other', description: 'enabled, but not chosen', version: '1.0.0' });
     expect(cardOf(await wellKnownOf(hub)).name).toBe('a2a-hub echo');
-    hub.inbounds.setEnabled('default', false);
+    await hub.inbounds.setEnabled('default', false);
     expectRestError(await wellKnownOf(hub), 'NotFoundError');
   });
 
@@ -223,7 +223,7 @@ describe('bearer authentication', () => {
 
   beforeAll(async () => {
     hub = await startTestHub();
-    hub.inbounds.setAuth('default', TOKEN);
+    await hub.inbounds.setAuth('default', TOKEN);
   });
 
   afterAll(async () => {
@@ -317,7 +317,7 @@ describe('bearer authentication', () => {
 
   it('clearing the token reopens the endpoint and removes the scheme from the card', async () => {
     try {
-      hub.inbounds.setAuth('default', undefined);
+      await hub.inbounds.setAuth('default', undefined);
       const response = await post(hub.endpoint, LIST_TASKS, JSON_HEADERS);
       expect(response.status).toBe(200);
       expect((JSON.parse(response.text) as { error?: unknown }).error).toBeUndefined();
@@ -325,7 +325,7 @@ describe('bearer authentication', () => {
       expect(card.securitySchemes).toBeUndefined();
       expect(card.securityRequirements).toBeUndefined();
     } finally {
-      hub.inbounds.setAuth('default', TOKEN);
+      await hub.inbounds.setAuth('default', TOKEN);
     }
     expectUnauthenticated(await post(hub.endpoint, LIST_TASKS, JSON_HEADERS));
   });
@@ -343,7 +343,7 @@ describe('bearer tokens from the environment (authTokenEnv)', () => {
   });
 
   it('the token in the named variable is required and accepted', async () => {
-    hub.inbounds.update('default', { authTokenEnv: 'MY_TOKEN' });
+    await hub.inbounds.update('default', { authTokenEnv: 'MY_TOKEN' });
     const refused = await post(hub.endpoint, LIST_TASKS, JSON_HEADERS);
     expectJsonRpcError(refused, 'UnauthenticatedError', { httpStatus: 401, id: null });
     expect(refused.headers.get('www-authenticate')).toMatch(/^Bearer/);
@@ -361,7 +361,7 @@ describe('bearer tokens from the environment (authTokenEnv)', () => {
   });
 
   it.each(['UNSET_TOKEN_VARIABLE', 'EMPTY_TOKEN'])('a variable that is %s fails closed: every request is 401', async (variable) => {
-    hub.inbounds.update('default', { authTokenEnv: variable });
+    await hub.inbounds.update('default', { authTokenEnv: variable });
     for (const authorization of [undefined, 'Bearer from-env', 'Bearer ', 'Bearer undefined', `Bearer ${'0'.repeat(64)}`]) {
       const response = await post(hub.endpoint, LIST_TASKS, { ...JSON_HEADERS, ...(authorization === undefined ? {} : { authorization }) });
       expectJsonRpcError(response, 'UnauthenticatedError', { httpStatus: 401, id: null });
@@ -525,7 +525,7 @@ describe('disabled instances', () => {
   });
 
   it('a disabled instance answers 404 on its card and endpoint; re-enabled it serves again', async () => {
-    hub.inbounds.setEnabled('default', false);
+    await hub.inbounds.setEnabled('default', false);
     try {
       for (const path of ['/a2a/default/agent-card.json', '/.well-known/agent-card.json']) {
         expectRestError(await send(`${hub.url}${path}`), 'NotFoundError');
@@ -533,7 +533,7 @@ describe('disabled instances', () => {
       expectRestError(await post(hub.endpoint, LIST_TASKS, JSON_HEADERS), 'NotFoundError');
       expectRestError(await send(hub.endpoint), 'NotFoundError');
     } finally {
-      hub.inbounds.setEnabled('default', true);
+      await hub.inbounds.setEnabled('default', true);
     }
     cardOf(await send(`${hub.url}/a2a/default/agent-card.json`));
     cardOf(await send(`${hub.url}/.well-known/agent-card.json`));

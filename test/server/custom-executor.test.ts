@@ -52,7 +52,7 @@ describe('a custom executor', () => {
       extensions: [],
     });
     hub = await startTestHub({ presets });
-    const shouter = hub.inbounds.create({ name: 'shouter', description: 'shouts', version: '1.0.0', preset: 'shout' });
+    const shouter = await hub.inbounds.create({ name: 'shouter', description: 'shouts', version: '1.0.0', preset: 'shout' });
     const endpoint = `${hub.url}${shouter.endpointPath}`;
 
     const result = await call(endpoint, 'SendMessage', { message: userMessage('hello there') });
@@ -69,7 +69,7 @@ describe('a custom executor', () => {
       'task',
     ]);
 
-    const failing = hub.inbounds.create({ name: 'broken', description: 'fails', version: '1.0.0', preset: 'broken' });
+    const failing = await hub.inbounds.create({ name: 'broken', description: 'fails', version: '1.0.0', preset: 'broken' });
     const failed = await call(`${hub.url}${failing.endpointPath}`, 'SendMessage', { message: userMessage('try') });
     expect(failed.task?.status.state).toBe('TASK_STATE_FAILED');
     expect(failed.task?.status.message?.parts[0]?.text).toBe('the agent failed: database unreachable');

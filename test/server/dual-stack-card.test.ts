@@ -108,12 +108,12 @@ describe('the card a caller of either generation gets', () => {
   });
 
   it('an instance that serves named tenants only has no 0.3 interface, so every caller gets its 1.0 card', async () => {
-    const created = hub.inbounds.create({ name: 'Tenants only', description: 'acme', version: '1.0.0', tenants: ['acme'] });
+    const created = await hub.inbounds.create({ name: 'Tenants only', description: 'acme', version: '1.0.0', tenants: ['acme'] });
     try {
       const card = plainCardOf(await send(`${hub.url}${created.endpointPath}/agent-card.json`));
       expect(card.supportedInterfaces.every((entry) => entry.protocolVersion === '1.0' && entry.tenant === 'acme')).toBe(true);
     } finally {
-      hub.inbounds.remove(created.id);
+      await hub.inbounds.remove(created.id);
     }
   });
 });

@@ -24,8 +24,8 @@ let open: string;
 
 beforeAll(async () => {
   hub = await startTestHub({ store: 'memory' });
-  worker = workerInstance('Worker').endpoint;
-  const unprotected = hub.inbounds.create({ name: 'Open worker', description: 'no token', version: '1.0.0', preset: 'worker' });
+  worker = (await workerInstance('Worker')).endpoint;
+  const unprotected = await hub.inbounds.create({ name: 'Open worker', description: 'no token', version: '1.0.0', preset: 'worker' });
   open = `${hub.url}${unprotected.endpointPath}`;
 });
 
@@ -52,9 +52,9 @@ async function rpc(endpoint: string, envelope: unknown, headers: Record<string, 
 const bearer = { authorization: `Bearer ${TOKEN}` };
 
 /** An instance of its own on the worker preset, with TOKEN: a feed another test closed may still be attached to a shared one. */
-function workerInstance(name: string, on: TestHub = hub): { id: string; endpoint: string } {
-  const created = on.inbounds.create({ name, description: `${name} (worker preset)`, version: '1.0.0', preset: 'worker' });
-  on.inbounds.setAuth(created.id, TOKEN);
+async function workerInstance(name: string, on: TestHub = hub): Promise<{ id: string; endpoint: string }> {
+  const created = await on.inbounds.create({ name, description: `${name} (worker preset)`, version: '1.0.0', preset: 'worker' });
+  await on.inbounds.setAuth(created.id, TOKEN);
   return { id: created.id, endpoint: `${on.url}${created.endpointPath}` };
 }
 
@@ -228,7 +228,7 @@ describe('the worker feed and the agent-side methods', () => {
   });
 
   it('a task waits for a worker; one whose worker goes away is given to the next', async () => {
-    const { endpoint: worker } = workerInstance('Lonely worker');
+    const { endpoint: worker } = await workerInstance('Lonely worker');
     const sent = rpc(
       worker,
       { jsonrpc: '2.0', id: 1, method: 'message/send', params: { message: message03('nobody yet'), configuration: { blocking: false } } },
@@ -255,7 +255,7 @@ describe('the worker feed and the agent-side methods', () => {
   });
 
   it("a report naming an assignment that is over is refused; one naming the holder's is not echoed back as a release", async () => {
-    const { endpoint } = workerInstance('Handover');
+    const { endpoint } = await workerInstance('Handover');
     const first = await openFeed(endpoint, TOKEN);
     const sent = rpc(endpoint, { jsonrpc: '2.0', id: 1, method: 'message/send', params: { message: message03('handover') } }, bearer);
     const before = await first.next((event) => event.event === 'assigned');
@@ -306,21 +306,21 @@ describe('the worker feed and the agent-side methods', () => {
   });
 
   it('a new token, the instance turned off or removed disconnects its workers; tasks they held wait for the next', async () => {
-    const { id, endpoint } = workerInstance('Rekeyed');
+    const { id, endpoint } = await workerInstance('Rekeyed');
     const feed = await openFeed(endpoint, TOKEN);
     const sent = rpc(endpoint, { jsonrpc: '2.0', id: 1, method: 'message/send', params: { message: message03('rekey') } }, bearer);
     const taskId = (await feed.next((event) => event.event === 'assigned')).data.taskId;
     // A change that leaves token and path alone keeps the worker.
-    hub.inbounds.update(id, { description: 'still the same worker' });
-    hub.inbounds.setAuth(id, 'new-secret');
+    await hub.inbounds.update(id, { description: 'still the same worker' });
+    await hub.inbounds.setAuth(id, 'new-secret');
     expect(await feed.ended).toBe('ended');
     expect((await openFeed(endpoint, TOKEN)).status).toBe(401);
     const rekeyed = await openFeed(endpoint, 'new-secret');
     const stillTheTask = await rekeyed.next((event) => event.event === 'assigned' && event.data.taskId === taskId);
     expect(stillTheTask.data).toMatchObject({ taskId, resumed: false });
-    hub.inbounds.setEnabled(id, false);
+    await hub.inbounds.setEnabled(id, false);
     expect(await rekeyed.ended).toBe('ended');
-    hub.inbounds.setEnabled(id, true);
+    await hub.inbounds.setEnabled(id, true);
     const again = await openFeed(endpoint, 'new-secret');
     await again.next((event) => event.event === 'assigned' && event.data.taskId === taskId);
     const done = await rpc(
@@ -330,7 +330,7 @@ describe('the worker feed and the agent-side methods', () => {
     );
     expect(task03(done).status.state).toBe('completed');
     expect(task03(await sent).status.state).toBe('completed');
-    hub.inbounds.remove(id);
+    await hub.inbounds.remove(id);
     expect(await again.ended).toBe('ended');
   });
 
@@ -398,9 +398,9 @@ describe('tasks/list (seed 004)', () => {
 
 describe('configuration.skills (seed 004)', () => {
   let skilled: string;
-  beforeAll(() => {
+  beforeAll(async () => {
     const skill = (id: string) => ({ id, name: id, description: `the ${id} skill`, tags: ['test'] });
-    const created = hub.inbounds.create({
+    const created = await hub.inbounds.create({
       name: 'Skilled',
       description: 'two skills',
       version: '1.0.0',
@@ -438,7 +438,7 @@ describe('hub shutdown', () => {
     const own = await startTestHub({ store: 'memory', shutdownGraceMs: 50 });
     let disposed = false;
     try {
-      const { endpoint } = workerInstance('Shut', own);
+      const { endpoint } = await workerInstance('Shut', own);
       const feed = await openFeed(endpoint, TOKEN);
       const sent = rpc(
         endpoint,

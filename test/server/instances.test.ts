@@ -16,7 +16,7 @@ const endpointStatus = (path: string): Promise<number> => listTasksStatus(`${hub
 
 describe('inbound instances through the module API take effect on live routes', () => {
   it('creates an instance with a <slug>-<8 hex> id whose card and endpoint answer at once', async () => {
-    const created = hub.inbounds.create({ name: 'Quarterly Reports!', description: 'reports', version: '0.1.0' });
+    const created = await hub.inbounds.create({ name: 'Quarterly Reports!', description: 'reports', version: '0.1.0' });
     expect(created.id).toMatch(/^quarterly-reports-[0-9a-f]{8}$/);
     expect(created.endpointPath).toBe(`/a2a/${created.id}`);
     expect(await cardStatus(`/a2a/${created.id}`)).toBe(200);
@@ -25,8 +25,8 @@ describe('inbound instances through the module API take effect on live routes', 
   });
 
   it('moves both routes when endpointPath changes', async () => {
-    const created = hub.inbounds.create({ name: 'mover', description: 'd', version: '1' });
-    hub.inbounds.update(created.id, { endpointPath: '/agents/moved' });
+    const created = await hub.inbounds.create({ name: 'mover', description: 'd', version: '1' });
+    await hub.inbounds.update(created.id, { endpointPath: '/agents/moved' });
     expect(await cardStatus(`/a2a/${created.id}`)).toBe(404);
     expect(await endpointStatus(`/a2a/${created.id}`)).toBe(404);
     expect(await cardStatus('/agents/moved')).toBe(200);
@@ -36,36 +36,40 @@ describe('inbound instances through the module API take effect on live routes', 
   });
 
   it('a disabled instance answers 404 on card and endpoint until enabled again', async () => {
-    const created = hub.inbounds.create({ name: 'toggle', description: 'd', version: '1', enabled: false });
+    const created = await hub.inbounds.create({ name: 'toggle', description: 'd', version: '1', enabled: false });
     expect(await cardStatus(`/a2a/${created.id}`)).toBe(404);
-    hub.inbounds.setEnabled(created.id, true);
+    await hub.inbounds.setEnabled(created.id, true);
     expect(await endpointStatus(`/a2a/${created.id}`)).toBe(200);
-    hub.inbounds.setEnabled(created.id, false);
+    await hub.inbounds.setEnabled(created.id, false);
     expect(await endpointStatus(`/a2a/${created.id}`)).toBe(404);
   });
 
   it('a removed instance is gone', async () => {
-    const created = hub.inbounds.create({ name: 'temp', description: 'd', version: '1' });
-    hub.inbounds.remove(created.id);
+    const created = await hub.inbounds.create({ name: 'temp', description: 'd', version: '1' });
+    await hub.inbounds.remove(created.id);
     expect(hub.inbounds.get(created.id)).toBeUndefined();
     expect(await cardStatus(`/a2a/${created.id}`)).toBe(404);
-    expect(() => hub.inbounds.remove(created.id)).toThrow(OperationError);
+    await expect(hub.inbounds.remove(created.id)).rejects.toThrow(OperationError);
   });
 
-  it('refuses paths the hub serves itself, paths in use and unknown presets, with messages a person can act on', () => {
-    expect(() => hub.inbounds.create({ name: 'x', description: 'd', version: '1', endpointPath: '/a2a/api/x' })).toThrow(/not usable/);
-    expect(() => hub.inbounds.create({ name: 'x', description: 'd', version: '1', endpointPath: '/a2a/default' })).toThrow(
+  it('refuses paths the hub serves itself, paths in use and unknown presets, with messages a person can act on', async () => {
+    await expect(hub.inbounds.create({ name: 'x', description: 'd', version: '1', endpointPath: '/a2a/api/x' })).rejects.toThrow(
+      /not usable/,
+    );
+    await expect(hub.inbounds.create({ name: 'x', description: 'd', version: '1', endpointPath: '/a2a/default' })).rejects.toThrow(
       /already used by instance "default"/,
     );
-    expect(() => hub.inbounds.create({ name: 'x', description: 'd', version: '1', endpointPath: 'no-slash' })).toThrow(/not usable/);
-    expect(() => hub.inbounds.create({ name: 'x', description: 'd', version: '1', preset: 'oracle' })).toThrow(
+    await expect(hub.inbounds.create({ name: 'x', description: 'd', version: '1', endpointPath: 'no-slash' })).rejects.toThrow(
+      /not usable/,
+    );
+    await expect(hub.inbounds.create({ name: 'x', description: 'd', version: '1', preset: 'oracle' })).rejects.toThrow(
       /unknown preset "oracle"; available: echo/,
     );
-    expect(() => hub.inbounds.update('nope', { name: 'y' })).toThrow(/no inbound instance has id "nope"/);
+    await expect(hub.inbounds.update('nope', { name: 'y' })).rejects.toThrow(/no inbound instance has id "nope"/);
   });
 
   it('advertises configured skills instead of the preset ones, and routes metadata.skill by them', async () => {
-    const created = hub.inbounds.create({
+    const created = await hub.inbounds.create({
       name: 'skilled',
       description: 'd',
       version: '1',

@@ -449,8 +449,8 @@ describe('the inline config of SendMessage and SendStreamingMessage', () => {
 
 describe('an instance that turns push off', () => {
   let path: string;
-  beforeAll(() => {
-    const created = hub.inbounds.create({
+  beforeAll(async () => {
+    const created = await hub.inbounds.create({
       name: 'quiet',
       description: 'no push',
       version: '1.0.0',
@@ -485,7 +485,7 @@ describe('an instance that turns push off', () => {
 
   it('serves push again once turned back on', async () => {
     const id = hub.inbounds.list().find((config) => config.name === 'quiet')?.id ?? '';
-    hub.inbounds.update(id, { pushNotifications: true });
+    await hub.inbounds.update(id, { pushNotifications: true });
     const task = await completedTask({ ...hub, endpoint: path });
     const answer = await JSON_RPC.call(path, 'CreateTaskPushNotificationConfig', { taskId: task.id, url: RECEIVER });
     expect(answer.result).toMatchObject({ taskId: task.id });
@@ -609,7 +609,13 @@ describe('durability and secrets', () => {
           authentication: { scheme: 'Basic', credentials: CREDENTIALS },
         });
         // Something the hub does log, so that the sink is shown to capture.
-        first.inbounds.create({ name: 'logged', description: 'warns', version: '1', preset: 'echo', authTokenEnv: 'A2A_HUB_UNSET_TOKEN' });
+        await first.inbounds.create({
+          name: 'logged',
+          description: 'warns',
+          version: '1',
+          preset: 'echo',
+          authTokenEnv: 'A2A_HUB_UNSET_TOKEN',
+        });
         return { task: given, secret: created.headers.get(WEBHOOK_SECRET_HEADER) ?? 'no secret' };
       });
       const bytes = dbBytes(dataDir);

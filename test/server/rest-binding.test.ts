@@ -350,7 +350,7 @@ describe('authentication and rate limits', () => {
 
   beforeAll(async () => {
     [locked, limited] = await Promise.all([startTestHub(), startTestHub({ rateLimit: { perSecond: 0.001, burst: 1 } })]);
-    locked.inbounds.setAuth('default', TOKEN);
+    await locked.inbounds.setAuth('default', TOKEN);
   });
 
   afterAll(async () => {

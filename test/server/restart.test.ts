@@ -33,7 +33,7 @@ describe('a restart keeps what the hub promised', () => {
     const completedMessage = userMessage('before restart', { contextId });
     const completed = await call(first.endpoint, 'SendMessage', { message: completedMessage });
     const waiting = await call(first.endpoint, 'SendMessage', { message: userMessage('::input-required', { contextId }) });
-    const reports = first.inbounds.create({ name: 'Reports', description: 'reporting agent', version: '0.1.0' });
+    const reports = await first.inbounds.create({ name: 'Reports', description: 'reporting agent', version: '0.1.0' });
     await first.close();
 
     const second = await startTestHub({ dataDir });
@@ -71,7 +71,7 @@ describe('a restart keeps what the hub promised', () => {
   it('does not recreate the default agent after it was removed', async () => {
     const dataDir = freshDir();
     const first = await startTestHub({ dataDir });
-    first.inbounds.remove('default');
+    await first.inbounds.remove('default');
     await first.close();
     const second = await startTestHub({ dataDir });
     try {

@@ -441,7 +441,7 @@ describe('SendMessage direct messages and failure outcomes', () => {
 describe('SendMessage push notification config', () => {
   it('configuration.taskPushNotificationConfig is PUSH_NOTIFICATION_NOT_SUPPORTED on an instance without push', async () => {
     const contextId = `ctx-push-${randomUUID()}`;
-    const quiet = hub.inbounds.create({
+    const quiet = await hub.inbounds.create({
       name: 'no push',
       description: 'push off',
       version: '1.0.0',

@@ -22,7 +22,7 @@ let otherUrl: string;
 
 beforeAll(async () => {
   hub = await startTestHub();
-  const other = hub.inbounds.create({ name: 'other', description: 'd', version: '1' });
+  const other = await hub.inbounds.create({ name: 'other', description: 'd', version: '1' });
   otherUrl = `${hub.url}/a2a/${other.id}`;
 });
 
@@ -431,7 +431,7 @@ describe('CancelTask', () => {
 
 describe('push notification config methods', () => {
   it('all four are PUSH_NOTIFICATION_NOT_SUPPORTED on an instance that turns push off', async () => {
-    const quiet = hub.inbounds.create({
+    const quiet = await hub.inbounds.create({
       name: 'no push',
       description: 'push off',
       version: '1.0.0',
@@ -477,7 +477,7 @@ describe('GetExtendedAgentCard', () => {
   });
 
   it('needs the bearer token once the instance has one', async () => {
-    hub.inbounds.setAuth('default', 't0ken');
+    await hub.inbounds.setAuth('default', 't0ken');
     try {
       const missing = await rpc(hub.endpoint, 'GetExtendedAgentCard', {});
       expectErrorResponse(missing, 'UnauthenticatedError', { httpStatus: 401 });
@@ -493,7 +493,7 @@ describe('GetExtendedAgentCard', () => {
       expect(card.securitySchemes).toHaveProperty('bearer');
       expect(JSON.stringify(card)).not.toContain('t0ken');
     } finally {
-      hub.inbounds.setAuth('default', undefined);
+      await hub.inbounds.setAuth('default', undefined);
     }
     // Open again once the token is cleared.
     expect((await call(hub.endpoint, 'GetExtendedAgentCard', {})).name).toBe((await publicCard()).name);

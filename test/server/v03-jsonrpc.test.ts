@@ -200,7 +200,7 @@ describe('0.3 requests on the JSON-RPC endpoint', () => {
   });
 
   it('an instance that serves named tenants only serves 1.0 alone: 0.3 has no tenants', async () => {
-    const created = hub.inbounds.create({ name: 'Tenants only', description: 'acme', version: '1.0.0', tenants: ['acme'] });
+    const created = await hub.inbounds.create({ name: 'Tenants only', description: 'acme', version: '1.0.0', tenants: ['acme'] });
     try {
       const endpoint = `${hub.url}${created.endpointPath}`;
       for (const [method, headers] of [
@@ -213,7 +213,7 @@ describe('0.3 requests on the JSON-RPC endpoint', () => {
         expect(answer.error?.message).toMatch(/serves 1\.0/);
       }
     } finally {
-      hub.inbounds.remove(created.id);
+      await hub.inbounds.remove(created.id);
     }
   });
 });

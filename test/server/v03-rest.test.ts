@@ -20,8 +20,8 @@ let lockedBase: string;
 
 beforeAll(async () => {
   hub = await startTestHub({ store: 'memory' });
-  const locked = hub.inbounds.create({ name: 'locked', description: 'wants a token', version: '1.0.0', preset: 'echo' });
-  hub.inbounds.setAuth(locked.id, TOKEN);
+  const locked = await hub.inbounds.create({ name: 'locked', description: 'wants a token', version: '1.0.0', preset: 'echo' });
+  await hub.inbounds.setAuth(locked.id, TOKEN);
   lockedBase = `${hub.url}${locked.endpointPath}`;
 });
 

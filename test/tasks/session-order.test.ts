@@ -48,9 +48,9 @@ beforeAll(async () => {
     extensions: [],
   });
   hub = await startTestHub({ presets });
-  hub.inbounds.create({ id: 'fifo', name: 'fifo', description: 'in order', version: '1', preset: 'probe', sessionOrder: 'fifo' });
-  hub.inbounds.create({ id: 'side', name: 'side', description: 'side by side', version: '1', preset: 'probe' });
-  hub.inbounds.create({
+  await hub.inbounds.create({ id: 'fifo', name: 'fifo', description: 'in order', version: '1', preset: 'probe', sessionOrder: 'fifo' });
+  await hub.inbounds.create({ id: 'side', name: 'side', description: 'side by side', version: '1', preset: 'probe' });
+  await hub.inbounds.create({
     id: 'bounded',
     name: 'bounded',
     description: 'times out',
@@ -188,9 +188,9 @@ describe('the execution timeout', () => {
     expect(second.task?.status.state).toBe('TASK_STATE_COMPLETED');
   });
 
-  it('defaults to 10 minutes, and 0 means none', () => {
+  it('defaults to 10 minutes, and 0 means none', async () => {
     expect(hub.inbounds.agent('side')?.executionTimeoutMs).toBe(600_000);
-    hub.inbounds.update('side', { executionTimeoutMs: 0 });
+    await hub.inbounds.update('side', { executionTimeoutMs: 0 });
     expect(hub.inbounds.agent('side')?.executionTimeoutMs).toBe(0);
     expect(hub.inbounds.agent('side')?.sessionOrder).toBe('concurrent');
     expect(hub.inbounds.agent('fifo')?.sessionOrder).toBe('fifo');

@@ -34,15 +34,15 @@ export interface ReconcileOptions {
  * checks), so a path clash, an unknown preset or a relay without its connection is refused with
  * the line of the agent it concerns before anything real changes.
  */
-export function reconcileAgents(
+export async function reconcileAgents(
   inbounds: InboundRegistry,
   presets: PresetRegistry,
   agents: readonly DeclaredAgent[],
   options: ReconcileOptions = {},
-): ReconcileSummary {
-  applyAgents(rehearsalOf(inbounds, presets), agents, options);
+): Promise<ReconcileSummary> {
+  await applyAgents(await rehearsalOf(inbounds, presets), agents, options);
   try {
-    return applyAgents(inbounds, agents, options);
+    return await applyAgents(inbounds, agents, options);
   } catch (error) {
     // The rehearsal passed, so only the store itself failing gets here.
     if (error instanceof AgentsFileError) throw new AgentsFileError([...error.problems, 'the agents before it were applied']);
@@ -50,7 +50,11 @@ export function reconcileAgents(
   }
 }
 
-function applyAgents(inbounds: InboundRegistry, agents: readonly DeclaredAgent[], options: ReconcileOptions): ReconcileSummary {
+async function applyAgents(
+  inbounds: InboundRegistry,
+  agents: readonly DeclaredAgent[],
+  options: ReconcileOptions,
+): Promise<ReconcileSummary> {
   const created: string[] = [];
   const updated: { id: string; members: string[] }[] = [];
   const unchanged: string[] = [];
@@ -59,14 +63,14 @@ function applyAgents(inbounds: InboundRegistry, agents: readonly DeclaredAgent[]
     try {
       const current = inbounds.get(id);
       if (current === undefined) {
-        create(inbounds, agent);
+        await create(inbounds, agent);
         created.push(id);
         continue;
       }
       const members = changedMembers(current, agent);
       if (members.length === 0) unchanged.push(id);
       else {
-        update(inbounds, current, agent, members);
+        await update(inbounds, current, agent, members);
         updated.push({ id, members });
       }
     } catch (error) {
@@ -76,7 +80,7 @@ function applyAgents(inbounds: InboundRegistry, agents: readonly DeclaredAgent[]
   const declared = new Set(agents.map((agent) => agent.declaration.id));
   const others = inbounds.list().filter((config) => !declared.has(config.id));
   const disabled = options.exclusive ? others.filter((config) => config.enabled).map((config) => config.id) : [];
-  for (const id of disabled) inbounds.setEnabled(id, false);
+  for (const id of disabled) await inbounds.setEnabled(id, false);
   const undeclared = others.map((config) => config.id).filter((id) => !disabled.includes(id));
   return { created, updated, unchanged, disabled, undeclared };
 }
@@ -163,11 +167,11 @@ function changedMembers(current: InboundConfig, agent: DeclaredAgent): string[] 
   return SETTLED.filter((member) => text(stored[member]) !== text(declared[member]));
 }
 
-function create(inbounds: InboundRegistry, agent: DeclaredAgent): void {
+async function create(inbounds: InboundRegistry, agent: DeclaredAgent): Promise<void> {
   const { declaration, token } = agent;
   const input: InboundInput = token === undefined ? declaration : { ...declaration, authTokenEnv: undefined };
-  inbounds.create(input);
-  if (token !== undefined) inbounds.setAuth(declaration.id, token);
+  await inbounds.create(input);
+  if (token !== undefined) await inbounds.setAuth(declaration.id, token);
 }
 
 /** What a patch writes to clear a member, where the registry clears it (src/inbound/inbound-registry.ts, InboundPatch). */
@@ -184,7 +188,7 @@ const CLEARED: Partial<Record<keyof InboundPatch, unknown>> = {
   tools: null,
 };
 
-function update(inbounds: InboundRegistry, current: InboundConfig, agent: DeclaredAgent, members: readonly string[]): void {
+async function update(inbounds: InboundRegistry, current: InboundConfig, agent: DeclaredAgent, members: readonly string[]): Promise<void> {
   const id = current.id;
   const declared = declaredState(agent, current);
   const patch: Record<string, unknown> = {};
@@ -195,30 +199,30 @@ function update(inbounds: InboundRegistry, current: InboundConfig, agent: Declar
   // setAuth clears the token's digest and the variable together: the variable the declaration names goes back in with the patch.
   const dropDigest = members.includes('tokenDigest') && current.tokenDigest !== undefined && agent.token === undefined;
   if (dropDigest) {
-    inbounds.setAuth(id, undefined);
+    await inbounds.setAuth(id, undefined);
     if (declared.authTokenEnv !== undefined) patch['authTokenEnv'] = declared.authTokenEnv;
   }
-  if (Object.keys(patch).length > 0) inbounds.update(id, patch);
-  if (agent.token !== undefined && members.includes('tokenDigest')) inbounds.setAuth(id, agent.token);
-  if (members.includes('enabled')) inbounds.setEnabled(id, declared.enabled as boolean);
+  if (Object.keys(patch).length > 0) await inbounds.update(id, patch);
+  if (agent.token !== undefined && members.includes('tokenDigest')) await inbounds.setAuth(id, agent.token);
+  if (members.includes('enabled')) await inbounds.setEnabled(id, declared.enabled as boolean);
 }
 
 /**
  * A registry over a copy of the stored configurations, with the same presets minus what reaches
  * outside (worker feeds), where a reconcile can fail without touching anything real.
  */
-function rehearsalOf(inbounds: InboundRegistry, presets: PresetRegistry): InboundRegistry {
+function rehearsalOf(inbounds: InboundRegistry, presets: PresetRegistry): Promise<InboundRegistry> {
   const rows = new Map<string, StoredInstance>(inbounds.list().map((config) => [config.id, { id: config.id, config }]));
   const meta = new Map<string, string>();
   const copies = new PresetRegistry();
   for (const { workerOf: _workerOf, close: _close, ...preset } of presets.list()) copies.register(preset);
-  return new InboundRegistry({
+  return InboundRegistry.open({
     store: {
       loadInstances: () => [...rows.values()],
-      saveInstance: (row) => rows.set(row.id, row),
-      deleteInstance: (id) => rows.delete(id),
+      saveInstance: (row) => void rows.set(row.id, row),
+      deleteInstance: (id) => void rows.delete(id),
       getMeta: (key) => meta.get(key),
-      setMeta: (key, value) => meta.set(key, value),
+      setMeta: (key, value) => void meta.set(key, value),
     },
     presets: copies,
     now: () => new Date().toISOString(),
