@@ -8,8 +8,10 @@ import { toFieldViolations, violationPhrases } from './protocol/violations.js';
 import document from '../generated/hub/schema.json' with { type: 'json' };
 
 /** The configuration with every default filled in; `outbound` and `push` fill their own defaults (src/outbound/outbound-registry.ts, src/push/push-settings.ts). */
-export type ResolvedHubConfig = Required<Omit<HubConfig, 'publicUrl' | 'provider' | 'outbound' | 'push' | DeprecatedMember>> &
-  Pick<HubConfig, 'publicUrl' | 'provider' | 'outbound' | 'push'>;
+export type ResolvedHubConfig = Required<
+  Omit<HubConfig, 'publicUrl' | 'databaseUrl' | 'provider' | 'outbound' | 'push' | DeprecatedMember>
+> &
+  Pick<HubConfig, 'publicUrl' | 'databaseUrl' | 'provider' | 'outbound' | 'push'>;
 
 /** Members still read for old configs, each turned into its replacement by `current`. */
 type DeprecatedMember = 'strictVersion';
@@ -23,6 +25,8 @@ const ENV: Record<string, keyof HubConfig> = {
   A2A_HUB_PORT: 'port',
   A2A_HUB_DATA_DIR: 'dataDir',
   A2A_HUB_STORE: 'store',
+  A2A_HUB_DATABASE_URL: 'databaseUrl',
+  A2A_HUB_DATABASE_POOL_SIZE: 'databasePoolSize',
   A2A_HUB_PUBLIC_URL: 'publicUrl',
   A2A_HUB_TRUST_PROXY: 'trustProxy',
   A2A_HUB_ABSENT_VERSION: 'absentVersion',
@@ -71,8 +75,19 @@ export function resolveConfig(layers: {
   const fromEnv = current(checkedText(envSettings, 'environment'), 'A2A_HUB_STRICT_VERSION');
   const fromArgs = current(checkedText(layers.args ?? [], 'command line'), 'strictVersion');
   const fromFlags = current(checked(layers.flags ?? {}, 'command line'), 'strictVersion');
+  const layered = [fromFile, fromEnv, fromArgs, fromFlags];
   const merged = { ...DEFAULTS, ...fromFile, ...fromEnv, ...fromArgs, ...fromFlags };
-  return { ...merged, dataDir: resolve(merged.dataDir) };
+  // A database URL alone says where the tasks go; a store named anywhere says it instead.
+  const store = layered.some((layer) => layer.store !== undefined)
+    ? merged.store
+    : merged.databaseUrl === undefined
+      ? merged.store
+      : 'postgres';
+  if (store === 'postgres' && merged.databaseUrl === undefined)
+    throw new ConfigError(
+      'invalid configuration: store postgres needs databaseUrl (A2A_HUB_DATABASE_URL), e.g. postgres://a2ahub@127.0.0.1:5432/a2ahub',
+    );
+  return { ...merged, store, dataDir: resolve(merged.dataDir) };
 }
 
 /**

@@ -31,6 +31,8 @@ import { A2AHandler } from './server/a2a-handler.js';
 import { MemoryTaskStore } from './store/memory-store.js';
 import { folderError, StoreOpenError } from './store/open-errors.js';
 import { SqliteTaskStore } from './store/sqlite-store.js';
+import { PostgresTaskStore } from './store/postgres-store.js';
+import { shownUrl } from './support/shown-url.js';
 import type { TaskStore } from './store/task-store.js';
 import type { LogFunction } from './support/log.js';
 import { monotonicClock } from './tasks/frames.js';
@@ -97,7 +99,7 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
   const logger = options.logger ?? createLogger(config.logLevel);
   const log = logFunction(logger);
   const now = monotonicClock();
-  const store = options.taskStore ?? openStore(config);
+  const store = options.taskStore ?? (await openStore(config));
   const channels = new TaskChannels();
   const sessions = new SessionRegistry(config.sessionIdleMs, now, config.maxSessions);
   const presets = options.presets ?? new PresetRegistry();
@@ -332,8 +334,9 @@ async function withStoreClosedOnError<T>(store: TaskStore, ownStore: boolean, st
   }
 }
 
-function openStore(config: ResolvedHubConfig): TaskStore {
+async function openStore(config: ResolvedHubConfig): Promise<TaskStore> {
   if (config.store === 'memory') return new MemoryTaskStore({ eventLogSize: config.eventLogSize });
+  if (config.store === 'postgres') return openPostgres(config);
   try {
     mkdirSync(config.dataDir, { recursive: true });
   } catch (error) {
@@ -345,6 +348,26 @@ function openStore(config: ResolvedHubConfig): TaskStore {
   } catch (error) {
     throw withDataDirHint(error);
   }
+}
+
+async function openPostgres(config: ResolvedHubConfig): Promise<TaskStore> {
+  const url = config.databaseUrl ?? '';
+  try {
+    return await PostgresTaskStore.open({ url, poolSize: config.databasePoolSize, eventLogSize: config.eventLogSize });
+  } catch (error) {
+    // node-postgres names the host and the reason, never the password; the URL is shown without it.
+    throw new StoreOpenError(
+      `cannot use the PostgreSQL database ${shownUrl(url)}: ${error instanceof Error ? error.message : String(error)}; check databaseUrl (A2A_HUB_DATABASE_URL) and that the server is up`,
+      { cause: error },
+    );
+  }
+}
+
+/** Where the hub keeps its tasks, for banners: the data dir, memory, or the database without its password. */
+export function storeLocation(config: Pick<ResolvedHubConfig, 'store' | 'dataDir' | 'databaseUrl'>): string {
+  if (config.store === 'memory') return 'in memory (lost on exit)';
+  if (config.store === 'postgres') return `PostgreSQL ${shownUrl(config.databaseUrl ?? '')}`;
+  return config.dataDir;
 }
 
 /** A data dir the hub cannot use is the user's to fix; any other error is left as it is. */

@@ -26,9 +26,17 @@ export interface HubConfig {
    */
   dataDir?: string;
   /**
-   * Where tasks live: sqlite (durable) or memory (lost on exit; for tests).
+   * Where tasks live: sqlite (durable, in dataDir), memory (lost on exit; for tests), or postgres (a PostgreSQL database several replicas share; needs databaseUrl). Setting databaseUrl alone chooses postgres.
    */
-  store?: "sqlite" | "memory";
+  store?: "sqlite" | "memory" | "postgres";
+  /**
+   * The PostgreSQL database of store postgres, as postgres://user:password@host:port/database (node-postgres reads it; sslmode and the other libpq parameters go in its query). It may hold a password: it is never logged or shown.
+   */
+  databaseUrl?: string;
+  /**
+   * Connections to PostgreSQL this process keeps open at most (store postgres).
+   */
+  databasePoolSize?: number;
   /**
    * Base URL to put in agent cards instead of the one each request used, e.g. https://agents.example.com.
    */

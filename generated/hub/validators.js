@@ -5,11 +5,12 @@
 import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 export const validateHubConfig = validate21;
-const schema32 = {"title":"HubConfig","description":"Settings of one a2a-hub process. Every member is optional; the defaults are documented on each.","type":"object","properties":{"host":{"description":"Address to listen on.","type":"string","minLength":1,"default":"127.0.0.1"},"port":{"description":"TCP port; 0 picks a free one.","type":"integer","minimum":0,"maximum":65535,"default":3080},"dataDir":{"description":"Folder for the SQLite database (created when missing).","type":"string","minLength":1,"default":".a2a-hub"},"store":{"description":"Where tasks live: sqlite (durable) or memory (lost on exit; for tests).","type":"string","enum":["sqlite","memory"],"default":"sqlite"},"publicUrl":{"description":"Base URL to put in agent cards instead of the one each request used, e.g. https://agents.example.com.","type":"string","format":"uri"},"trustProxy":{"description":"Derive card URLs from X-Forwarded-Proto and X-Forwarded-Host. Only behind a proxy you control.","type":"boolean","default":false},"absentVersion":{"description":"The A2A version of a request without A2A-Version. \"0.3\" is spec §3.6.2: JSON-RPC serves it in 0.3 (a 1.0-shaped request under a 1.0 method name is still served as 1.0, docs/spec-policy.md 5.1), HTTP+JSON (1.0 only) refuses it with VersionNotSupported. \"1.0\" serves it as 1.0 for clients that omit the header, unless its method is a 0.3 name (message/send).","type":"string","enum":["0.3","1.0"],"default":"0.3"},"strictVersion":{"description":"Deprecated: use absentVersion. Read for configs written before 0.3 was served: true is absentVersion \"0.3\" (a request without A2A-Version is not 1.0), false is \"1.0\"; an absentVersion in the same layer wins.","type":"boolean","deprecated":true},"bodyLimitBytes":{"description":"Largest request body accepted; raw file parts are base64, so allow for that.","type":"integer","minimum":1024,"default":10485760},"rateLimit":{"description":"Per-source-address rate limit of the A2A endpoints, or false to turn it off.","anyOf":[{"$ref":"#/$defs/RateLimitConfig"},{"const":false}],"default":{"perSecond":200,"burst":400}},"cardMaxAgeSeconds":{"description":"Cache-Control max-age of agent cards.","type":"integer","minimum":0,"default":300},"wellKnownInstance":{"description":"Id of the inbound instance whose card /.well-known/agent-card.json serves, or false for none. While that instance does not exist, is disabled or is unavailable, the well-known location answers 404.","anyOf":[{"type":"string","minLength":1},{"const":false}],"default":"default"},"shutdownGraceMs":{"description":"How long running tasks may finish after SIGINT/SIGTERM before they are failed.","type":"integer","minimum":0,"default":10000},"shutdownDrainMs":{"description":"At SIGINT/SIGTERM, how long the hub keeps serving with /readyz answering 503 before it stops accepting connections, so that a load balancer that only probes takes it out of rotation first. 0: stop accepting at once (one process, no load balancer).","type":"integer","minimum":0,"maximum":600000,"default":0},"sessionIdleMs":{"description":"A conversation's live session is released after this long without activity.","type":"integer","minimum":1000,"default":1800000},"maxSessions":{"description":"Most live sessions kept at once; past it, the least recently active idle session is released first (its tasks and context stay stored).","type":"integer","minimum":1,"default":10000},"sseHeartbeatMs":{"description":"Interval of the SSE keep-alive comments on open streams.","type":"integer","minimum":10,"default":15000},"eventLogSize":{"description":"Stream frames kept per task for Last-Event-ID replay (the newest ones; older ones are pruned).","type":"integer","minimum":1,"default":200},"streamFinalTask":{"description":"End every task stream (SendStreamingMessage, SubscribeToTask) with the full Task after its terminal status update; false ends it at that update.","type":"boolean","default":true},"selfCheck":{"description":"Validate every response against the generated schemas before sending and log any that fails.","type":"boolean","default":true},"logLevel":{"description":"pino log level.","type":"string","enum":["fatal","error","warn","info","debug","trace","silent"],"default":"info"},"provider":{"description":"The AgentProvider put on every card.","$ref":"#/$defs/ProviderConfig"},"outbound":{"description":"How the hub reaches remote agents through outbound connections; members left out take the defaults of OutboundSettings.","$ref":"#/$defs/OutboundSettings"},"push":{"description":"How the hub stores push-notification configs and delivers webhooks (docs/push.md); members left out take the defaults of PushSettings.","$ref":"#/$defs/PushSettings"}},"additionalProperties":false};
+const schema32 = {"title":"HubConfig","description":"Settings of one a2a-hub process. Every member is optional; the defaults are documented on each.","type":"object","properties":{"host":{"description":"Address to listen on.","type":"string","minLength":1,"default":"127.0.0.1"},"port":{"description":"TCP port; 0 picks a free one.","type":"integer","minimum":0,"maximum":65535,"default":3080},"dataDir":{"description":"Folder for the SQLite database (created when missing).","type":"string","minLength":1,"default":".a2a-hub"},"store":{"description":"Where tasks live: sqlite (durable, in dataDir), memory (lost on exit; for tests), or postgres (a PostgreSQL database several replicas share; needs databaseUrl). Setting databaseUrl alone chooses postgres.","type":"string","enum":["sqlite","memory","postgres"],"default":"sqlite"},"databaseUrl":{"description":"The PostgreSQL database of store postgres, as postgres://user:password@host:port/database (node-postgres reads it; sslmode and the other libpq parameters go in its query). It may hold a password: it is never logged or shown.","type":"string","pattern":"^postgres(ql)?://","minLength":1},"databasePoolSize":{"description":"Connections to PostgreSQL this process keeps open at most (store postgres).","type":"integer","minimum":1,"maximum":100,"default":10},"publicUrl":{"description":"Base URL to put in agent cards instead of the one each request used, e.g. https://agents.example.com.","type":"string","format":"uri"},"trustProxy":{"description":"Derive card URLs from X-Forwarded-Proto and X-Forwarded-Host. Only behind a proxy you control.","type":"boolean","default":false},"absentVersion":{"description":"The A2A version of a request without A2A-Version. \"0.3\" is spec §3.6.2: JSON-RPC serves it in 0.3 (a 1.0-shaped request under a 1.0 method name is still served as 1.0, docs/spec-policy.md 5.1), HTTP+JSON (1.0 only) refuses it with VersionNotSupported. \"1.0\" serves it as 1.0 for clients that omit the header, unless its method is a 0.3 name (message/send).","type":"string","enum":["0.3","1.0"],"default":"0.3"},"strictVersion":{"description":"Deprecated: use absentVersion. Read for configs written before 0.3 was served: true is absentVersion \"0.3\" (a request without A2A-Version is not 1.0), false is \"1.0\"; an absentVersion in the same layer wins.","type":"boolean","deprecated":true},"bodyLimitBytes":{"description":"Largest request body accepted; raw file parts are base64, so allow for that.","type":"integer","minimum":1024,"default":10485760},"rateLimit":{"description":"Per-source-address rate limit of the A2A endpoints, or false to turn it off.","anyOf":[{"$ref":"#/$defs/RateLimitConfig"},{"const":false}],"default":{"perSecond":200,"burst":400}},"cardMaxAgeSeconds":{"description":"Cache-Control max-age of agent cards.","type":"integer","minimum":0,"default":300},"wellKnownInstance":{"description":"Id of the inbound instance whose card /.well-known/agent-card.json serves, or false for none. While that instance does not exist, is disabled or is unavailable, the well-known location answers 404.","anyOf":[{"type":"string","minLength":1},{"const":false}],"default":"default"},"shutdownGraceMs":{"description":"How long running tasks may finish after SIGINT/SIGTERM before they are failed.","type":"integer","minimum":0,"default":10000},"shutdownDrainMs":{"description":"At SIGINT/SIGTERM, how long the hub keeps serving with /readyz answering 503 before it stops accepting connections, so that a load balancer that only probes takes it out of rotation first. 0: stop accepting at once (one process, no load balancer).","type":"integer","minimum":0,"maximum":600000,"default":0},"sessionIdleMs":{"description":"A conversation's live session is released after this long without activity.","type":"integer","minimum":1000,"default":1800000},"maxSessions":{"description":"Most live sessions kept at once; past it, the least recently active idle session is released first (its tasks and context stay stored).","type":"integer","minimum":1,"default":10000},"sseHeartbeatMs":{"description":"Interval of the SSE keep-alive comments on open streams.","type":"integer","minimum":10,"default":15000},"eventLogSize":{"description":"Stream frames kept per task for Last-Event-ID replay (the newest ones; older ones are pruned).","type":"integer","minimum":1,"default":200},"streamFinalTask":{"description":"End every task stream (SendStreamingMessage, SubscribeToTask) with the full Task after its terminal status update; false ends it at that update.","type":"boolean","default":true},"selfCheck":{"description":"Validate every response against the generated schemas before sending and log any that fails.","type":"boolean","default":true},"logLevel":{"description":"pino log level.","type":"string","enum":["fatal","error","warn","info","debug","trace","silent"],"default":"info"},"provider":{"description":"The AgentProvider put on every card.","$ref":"#/$defs/ProviderConfig"},"outbound":{"description":"How the hub reaches remote agents through outbound connections; members left out take the defaults of OutboundSettings.","$ref":"#/$defs/OutboundSettings"},"push":{"description":"How the hub stores push-notification configs and delivers webhooks (docs/push.md); members left out take the defaults of PushSettings.","$ref":"#/$defs/PushSettings"}},"additionalProperties":false};
 const schema33 = {"title":"RateLimitConfig","description":"A token bucket per source address.","type":"object","properties":{"perSecond":{"description":"Sustained requests per second.","type":"number","exclusiveMinimum":0},"burst":{"description":"Requests allowed at once above the sustained rate.","type":"integer","minimum":1}},"required":["perSecond","burst"],"additionalProperties":false};
 const schema34 = {"title":"ProviderConfig","description":"The organization that runs the hub, as AgentProvider.","type":"object","properties":{"organization":{"description":"Organization name.","type":"string","minLength":1},"url":{"description":"Its website.","type":"string","format":"uri"}},"required":["organization","url"],"additionalProperties":false};
 const func1 = Object.prototype.hasOwnProperty;
 const func2 = require("ajv/dist/runtime/ucs2length").default;
+const pattern4 = new RegExp("^postgres(ql)?://", "u");
 const formats0 = require("ajv-formats/dist/formats").fullFormats.uri;
 const schema35 = {"title":"OutboundSettings","description":"Settings of the outbound connections (docs/outbound.md).","type":"object","properties":{"urlPolicy":{"description":"Which URLs the hub may fetch cards from and call; applies to every client the hub creates (outbound.create, outbound.discover, reconnects, tool calls).","$ref":"#/$defs/UrlPolicySettings"},"reconnectMinMs":{"description":"First delay before a connection in state error is retried; each failed retry doubles it.","type":"integer","minimum":10,"default":1000},"reconnectMaxMs":{"description":"Longest delay between retries.","type":"integer","minimum":10,"default":60000}},"additionalProperties":false};
 const schema36 = {"title":"UrlPolicySettings","description":"The destination policy (src/net/destination-policy.ts) of the A2A client and of outbound connections: members given replace the defaults, members left out keep them.","type":"object","properties":{"allowedSchemes":{"description":"URL schemes that may be used.","type":"array","items":{"type":"string","minLength":1},"uniqueItems":true,"default":["http","https"]},"allowedHosts":{"description":"When set, the only hosts that may be contacted: exact names or IP addresses, and *.example.com wildcards (subdomains only). Unset: any host.","type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"allowedCidrs":{"description":"Address ranges (e.g. 10.20.0.0/16, fd00::/8, or one address) that may be contacted even though they are private, loopback or link-local.","type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"allowPrivate":{"description":"Whether private and reserved addresses (10/8, 172.16/12, 192.168/16, 100.64/10, fc00::/7, …) may be contacted.","type":"boolean","default":false},"allowLinkLocal":{"description":"Whether link-local addresses (169.254/16, where cloud metadata services live, and fe80::/10) may be contacted.","type":"boolean","default":false},"allowLoopback":{"description":"Whether loopback addresses (127/8, ::1, localhost, and 0.0.0.0 and ::, which reach this machine) may be contacted.","type":"boolean","default":true}},"additionalProperties":false};
@@ -363,8 +364,8 @@ validate22.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 const schema37 = {"title":"PushSettings","description":"Push notifications (spec §4.3, §13.2): config limits, the secret key, delivery timing and the webhook destination policy.","type":"object","properties":{"maxConfigsPerTask":{"description":"Most push configs one task may have; one more is refused with InvalidParams (-32602) naming taskId.","type":"integer","minimum":1,"maximum":1000,"default":10},"secretKeyEnv":{"description":"Environment variable holding the key that encrypts push tokens, credentials and signing secrets at rest (AES-256-GCM): 32 bytes as 64 hex digits or base64. Unset: they are stored in clear in the hub's own database file.","type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]*$"},"timeoutMs":{"description":"Time limit of one webhook attempt, from connect to the end of the answer.","type":"integer","minimum":100,"maximum":300000,"default":10000},"concurrency":{"description":"Most webhook requests in flight at once across every task and config (each config has at most one).","type":"integer","minimum":1,"maximum":1024,"default":16},"retryMinMs":{"description":"First retry delay after a failed attempt that may succeed later (connection error, timeout, 408, 429, 5xx); each further failure doubles it, with jitter.","type":"integer","minimum":10,"default":1000},"retryMaxMs":{"description":"Longest delay between retries, and between probes of a failing config.","type":"integer","minimum":10,"default":300000},"failingAfter":{"description":"Consecutive failed attempts after which a config is marked failing: its deliveries wait, and one probe is sent every retryMaxMs until an attempt succeeds (or the config is created again).","type":"integer","minimum":1,"default":8},"attemptsKept":{"description":"Delivery attempts remembered per config for the control API.","type":"integer","minimum":0,"maximum":1000,"default":20},"destinations":{"description":"Which webhook URLs may be registered and called. Checked when a config is created and again at every connection, address by address.","$ref":"#/$defs/PushDestinationSettings"}},"additionalProperties":false};
 const schema38 = {"title":"PushDestinationSettings","description":"The destination policy (src/net/destination-policy.ts) of push webhooks. Stricter defaults than the client's UrlPolicySettings: https only, and no loopback, private or link-local address.","type":"object","properties":{"allowedSchemes":{"description":"URL schemes a webhook may use; add \"http\" for plain-HTTP receivers (development).","type":"array","items":{"type":"string","pattern":"^https?$"},"minItems":1,"uniqueItems":true,"default":["https"]},"allowedHosts":{"description":"When set, the only hosts webhooks may go to: exact names or IP addresses, and *.example.com wildcards (subdomains only). Unset: any host.","type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"allowedCidrs":{"description":"Address ranges (e.g. 10.20.0.0/16, fd00::/8) a webhook may reach even though they are private, loopback or link-local.","type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"allowPrivate":{"description":"Whether private and reserved addresses (RFC 1918, RFC 4193, CGNAT, benchmarking, multicast, …) may be reached.","type":"boolean","default":false},"allowLinkLocal":{"description":"Whether link-local addresses (169.254/16, where cloud metadata lives, and fe80::/10) may be reached.","type":"boolean","default":false},"allowLoopback":{"description":"Whether loopback addresses (127/8, ::1, localhost, and 0.0.0.0 and ::, which reach this machine) may be reached.","type":"boolean","default":false}},"additionalProperties":false};
-const pattern4 = new RegExp("^[A-Za-z_][A-Za-z0-9_]*$", "u");
-const pattern5 = new RegExp("^https?$", "u");
+const pattern5 = new RegExp("^[A-Za-z_][A-Za-z0-9_]*$", "u");
+const pattern6 = new RegExp("^https?$", "u");
 
 function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -427,7 +428,7 @@ errors++;
 if(data.secretKeyEnv !== undefined){
 let data1 = data.secretKeyEnv;
 if(typeof data1 === "string"){
-if(!pattern4.test(data1)){
+if(!pattern5.test(data1)){
 const err4 = {instancePath:instancePath+"/secretKeyEnv",schemaPath:"#/properties/secretKeyEnv/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z_][A-Za-z0-9_]*$"},message:"must match pattern \""+"^[A-Za-z_][A-Za-z0-9_]*$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
@@ -661,7 +662,7 @@ const len0 = data9.length;
 for(let i0=0; i0<len0; i0++){
 let data10 = data9[i0];
 if(typeof data10 === "string"){
-if(!pattern5.test(data10)){
+if(!pattern6.test(data10)){
 const err23 = {instancePath:instancePath+"/destinations/allowedSchemes/" + i0,schemaPath:"#/$defs/PushDestinationSettings/properties/allowedSchemes/items/pattern",keyword:"pattern",params:{pattern: "^https?$"},message:"must match pattern \""+"^https?$"+"\""};
 if(vErrors === null){
 vErrors = [err23];
@@ -1034,7 +1035,7 @@ vErrors.push(err8);
 }
 errors++;
 }
-if(!((data3 === "sqlite") || (data3 === "memory"))){
+if(!(((data3 === "sqlite") || (data3 === "memory")) || (data3 === "postgres"))){
 const err9 = {instancePath:instancePath+"/store",schemaPath:"#/properties/store/enum",keyword:"enum",params:{allowedValues: schema32.properties.store.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err9];
@@ -1045,11 +1046,11 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data.publicUrl !== undefined){
-let data4 = data.publicUrl;
+if(data.databaseUrl !== undefined){
+let data4 = data.databaseUrl;
 if(typeof data4 === "string"){
-if(!(formats0(data4))){
-const err10 = {instancePath:instancePath+"/publicUrl",schemaPath:"#/properties/publicUrl/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
+if(func2(data4) < 1){
+const err10 = {instancePath:instancePath+"/databaseUrl",schemaPath:"#/properties/databaseUrl/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -1058,9 +1059,8 @@ vErrors.push(err10);
 }
 errors++;
 }
-}
-else {
-const err11 = {instancePath:instancePath+"/publicUrl",schemaPath:"#/properties/publicUrl/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!pattern4.test(data4)){
+const err11 = {instancePath:instancePath+"/databaseUrl",schemaPath:"#/properties/databaseUrl/pattern",keyword:"pattern",params:{pattern: "^postgres(ql)?://"},message:"must match pattern \""+"^postgres(ql)?://"+"\""};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -1070,9 +1070,8 @@ vErrors.push(err11);
 errors++;
 }
 }
-if(data.trustProxy !== undefined){
-if(typeof data.trustProxy !== "boolean"){
-const err12 = {instancePath:instancePath+"/trustProxy",schemaPath:"#/properties/trustProxy/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+else {
+const err12 = {instancePath:instancePath+"/databaseUrl",schemaPath:"#/properties/databaseUrl/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -1082,10 +1081,10 @@ vErrors.push(err12);
 errors++;
 }
 }
-if(data.absentVersion !== undefined){
-let data6 = data.absentVersion;
-if(typeof data6 !== "string"){
-const err13 = {instancePath:instancePath+"/absentVersion",schemaPath:"#/properties/absentVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.databasePoolSize !== undefined){
+let data5 = data.databasePoolSize;
+if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
+const err13 = {instancePath:instancePath+"/databasePoolSize",schemaPath:"#/properties/databasePoolSize/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -1094,8 +1093,9 @@ vErrors.push(err13);
 }
 errors++;
 }
-if(!((data6 === "0.3") || (data6 === "1.0"))){
-const err14 = {instancePath:instancePath+"/absentVersion",schemaPath:"#/properties/absentVersion/enum",keyword:"enum",params:{allowedValues: schema32.properties.absentVersion.enum},message:"must be equal to one of the allowed values"};
+if((typeof data5 == "number") && (isFinite(data5))){
+if(data5 > 100 || isNaN(data5)){
+const err14 = {instancePath:instancePath+"/databasePoolSize",schemaPath:"#/properties/databasePoolSize/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -1104,10 +1104,8 @@ vErrors.push(err14);
 }
 errors++;
 }
-}
-if(data.strictVersion !== undefined){
-if(typeof data.strictVersion !== "boolean"){
-const err15 = {instancePath:instancePath+"/strictVersion",schemaPath:"#/properties/strictVersion/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data5 < 1 || isNaN(data5)){
+const err15 = {instancePath:instancePath+"/databasePoolSize",schemaPath:"#/properties/databasePoolSize/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -1117,10 +1115,12 @@ vErrors.push(err15);
 errors++;
 }
 }
-if(data.bodyLimitBytes !== undefined){
-let data8 = data.bodyLimitBytes;
-if(!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))){
-const err16 = {instancePath:instancePath+"/bodyLimitBytes",schemaPath:"#/properties/bodyLimitBytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+}
+if(data.publicUrl !== undefined){
+let data6 = data.publicUrl;
+if(typeof data6 === "string"){
+if(!(formats0(data6))){
+const err16 = {instancePath:instancePath+"/publicUrl",schemaPath:"#/properties/publicUrl/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -1129,9 +1129,9 @@ vErrors.push(err16);
 }
 errors++;
 }
-if((typeof data8 == "number") && (isFinite(data8))){
-if(data8 < 1024 || isNaN(data8)){
-const err17 = {instancePath:instancePath+"/bodyLimitBytes",schemaPath:"#/properties/bodyLimitBytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"};
+}
+else {
+const err17 = {instancePath:instancePath+"/publicUrl",schemaPath:"#/properties/publicUrl/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -1141,15 +1141,9 @@ vErrors.push(err17);
 errors++;
 }
 }
-}
-if(data.rateLimit !== undefined){
-let data9 = data.rateLimit;
-const _errs21 = errors;
-let valid1 = false;
-const _errs22 = errors;
-if(data9 && typeof data9 == "object" && !Array.isArray(data9)){
-if(data9.perSecond === undefined){
-const err18 = {instancePath:instancePath+"/rateLimit",schemaPath:"#/$defs/RateLimitConfig/required",keyword:"required",params:{missingProperty: "perSecond"},message:"must have required property '"+"perSecond"+"'"};
+if(data.trustProxy !== undefined){
+if(typeof data.trustProxy !== "boolean"){
+const err18 = {instancePath:instancePath+"/trustProxy",schemaPath:"#/properties/trustProxy/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -1158,8 +1152,11 @@ vErrors.push(err18);
 }
 errors++;
 }
-if(data9.burst === undefined){
-const err19 = {instancePath:instancePath+"/rateLimit",schemaPath:"#/$defs/RateLimitConfig/required",keyword:"required",params:{missingProperty: "burst"},message:"must have required property '"+"burst"+"'"};
+}
+if(data.absentVersion !== undefined){
+let data8 = data.absentVersion;
+if(typeof data8 !== "string"){
+const err19 = {instancePath:instancePath+"/absentVersion",schemaPath:"#/properties/absentVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -1168,9 +1165,8 @@ vErrors.push(err19);
 }
 errors++;
 }
-for(const key1 in data9){
-if(!((key1 === "perSecond") || (key1 === "burst"))){
-const err20 = {instancePath:instancePath+"/rateLimit",schemaPath:"#/$defs/RateLimitConfig/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+if(!((data8 === "0.3") || (data8 === "1.0"))){
+const err20 = {instancePath:instancePath+"/absentVersion",schemaPath:"#/properties/absentVersion/enum",keyword:"enum",params:{allowedValues: schema32.properties.absentVersion.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -1180,11 +1176,9 @@ vErrors.push(err20);
 errors++;
 }
 }
-if(data9.perSecond !== undefined){
-let data10 = data9.perSecond;
-if((typeof data10 == "number") && (isFinite(data10))){
-if(data10 <= 0 || isNaN(data10)){
-const err21 = {instancePath:instancePath+"/rateLimit/perSecond",schemaPath:"#/$defs/RateLimitConfig/properties/perSecond/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
+if(data.strictVersion !== undefined){
+if(typeof data.strictVersion !== "boolean"){
+const err21 = {instancePath:instancePath+"/strictVersion",schemaPath:"#/properties/strictVersion/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -1194,8 +1188,10 @@ vErrors.push(err21);
 errors++;
 }
 }
-else {
-const err22 = {instancePath:instancePath+"/rateLimit/perSecond",schemaPath:"#/$defs/RateLimitConfig/properties/perSecond/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data.bodyLimitBytes !== undefined){
+let data10 = data.bodyLimitBytes;
+if(!(((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10))) && (isFinite(data10)))){
+const err22 = {instancePath:instancePath+"/bodyLimitBytes",schemaPath:"#/properties/bodyLimitBytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -1204,11 +1200,9 @@ vErrors.push(err22);
 }
 errors++;
 }
-}
-if(data9.burst !== undefined){
-let data11 = data9.burst;
-if(!(((typeof data11 == "number") && (!(data11 % 1) && !isNaN(data11))) && (isFinite(data11)))){
-const err23 = {instancePath:instancePath+"/rateLimit/burst",schemaPath:"#/$defs/RateLimitConfig/properties/burst/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if((typeof data10 == "number") && (isFinite(data10))){
+if(data10 < 1024 || isNaN(data10)){
+const err23 = {instancePath:instancePath+"/bodyLimitBytes",schemaPath:"#/properties/bodyLimitBytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -1217,9 +1211,16 @@ vErrors.push(err23);
 }
 errors++;
 }
-if((typeof data11 == "number") && (isFinite(data11))){
-if(data11 < 1 || isNaN(data11)){
-const err24 = {instancePath:instancePath+"/rateLimit/burst",schemaPath:"#/$defs/RateLimitConfig/properties/burst/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+}
+if(data.rateLimit !== undefined){
+let data11 = data.rateLimit;
+const _errs25 = errors;
+let valid1 = false;
+const _errs26 = errors;
+if(data11 && typeof data11 == "object" && !Array.isArray(data11)){
+if(data11.perSecond === undefined){
+const err24 = {instancePath:instancePath+"/rateLimit",schemaPath:"#/$defs/RateLimitConfig/required",keyword:"required",params:{missingProperty: "perSecond"},message:"must have required property '"+"perSecond"+"'"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -1228,11 +1229,8 @@ vErrors.push(err24);
 }
 errors++;
 }
-}
-}
-}
-else {
-const err25 = {instancePath:instancePath+"/rateLimit",schemaPath:"#/$defs/RateLimitConfig/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data11.burst === undefined){
+const err25 = {instancePath:instancePath+"/rateLimit",schemaPath:"#/$defs/RateLimitConfig/required",keyword:"required",params:{missingProperty: "burst"},message:"must have required property '"+"burst"+"'"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -1241,11 +1239,9 @@ vErrors.push(err25);
 }
 errors++;
 }
-var _valid0 = _errs22 === errors;
-valid1 = valid1 || _valid0;
-const _errs30 = errors;
-if(false !== data9){
-const err26 = {instancePath:instancePath+"/rateLimit",schemaPath:"#/properties/rateLimit/anyOf/1/const",keyword:"const",params:{allowedValue: false},message:"must be equal to constant"};
+for(const key1 in data11){
+if(!((key1 === "perSecond") || (key1 === "burst"))){
+const err26 = {instancePath:instancePath+"/rateLimit",schemaPath:"#/$defs/RateLimitConfig/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -1254,10 +1250,12 @@ vErrors.push(err26);
 }
 errors++;
 }
-var _valid0 = _errs30 === errors;
-valid1 = valid1 || _valid0;
-if(!valid1){
-const err27 = {instancePath:instancePath+"/rateLimit",schemaPath:"#/properties/rateLimit/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+}
+if(data11.perSecond !== undefined){
+let data12 = data11.perSecond;
+if((typeof data12 == "number") && (isFinite(data12))){
+if(data12 <= 0 || isNaN(data12)){
+const err27 = {instancePath:instancePath+"/rateLimit/perSecond",schemaPath:"#/$defs/RateLimitConfig/properties/perSecond/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -1266,22 +1264,9 @@ vErrors.push(err27);
 }
 errors++;
 }
-else {
-errors = _errs21;
-if(vErrors !== null){
-if(_errs21){
-vErrors.length = _errs21;
 }
 else {
-vErrors = null;
-}
-}
-}
-}
-if(data.cardMaxAgeSeconds !== undefined){
-let data12 = data.cardMaxAgeSeconds;
-if(!(((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12))) && (isFinite(data12)))){
-const err28 = {instancePath:instancePath+"/cardMaxAgeSeconds",schemaPath:"#/properties/cardMaxAgeSeconds/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err28 = {instancePath:instancePath+"/rateLimit/perSecond",schemaPath:"#/$defs/RateLimitConfig/properties/perSecond/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -1290,9 +1275,11 @@ vErrors.push(err28);
 }
 errors++;
 }
-if((typeof data12 == "number") && (isFinite(data12))){
-if(data12 < 0 || isNaN(data12)){
-const err29 = {instancePath:instancePath+"/cardMaxAgeSeconds",schemaPath:"#/properties/cardMaxAgeSeconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+if(data11.burst !== undefined){
+let data13 = data11.burst;
+if(!(((typeof data13 == "number") && (!(data13 % 1) && !isNaN(data13))) && (isFinite(data13)))){
+const err29 = {instancePath:instancePath+"/rateLimit/burst",schemaPath:"#/$defs/RateLimitConfig/properties/burst/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -1301,16 +1288,9 @@ vErrors.push(err29);
 }
 errors++;
 }
-}
-}
-if(data.wellKnownInstance !== undefined){
-let data13 = data.wellKnownInstance;
-const _errs34 = errors;
-let valid4 = false;
-const _errs35 = errors;
-if(typeof data13 === "string"){
-if(func2(data13) < 1){
-const err30 = {instancePath:instancePath+"/wellKnownInstance",schemaPath:"#/properties/wellKnownInstance/anyOf/0/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if((typeof data13 == "number") && (isFinite(data13))){
+if(data13 < 1 || isNaN(data13)){
+const err30 = {instancePath:instancePath+"/rateLimit/burst",schemaPath:"#/$defs/RateLimitConfig/properties/burst/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -1320,8 +1300,10 @@ vErrors.push(err30);
 errors++;
 }
 }
+}
+}
 else {
-const err31 = {instancePath:instancePath+"/wellKnownInstance",schemaPath:"#/properties/wellKnownInstance/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err31 = {instancePath:instancePath+"/rateLimit",schemaPath:"#/$defs/RateLimitConfig/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -1330,11 +1312,11 @@ vErrors.push(err31);
 }
 errors++;
 }
-var _valid1 = _errs35 === errors;
-valid4 = valid4 || _valid1;
-const _errs37 = errors;
-if(false !== data13){
-const err32 = {instancePath:instancePath+"/wellKnownInstance",schemaPath:"#/properties/wellKnownInstance/anyOf/1/const",keyword:"const",params:{allowedValue: false},message:"must be equal to constant"};
+var _valid0 = _errs26 === errors;
+valid1 = valid1 || _valid0;
+const _errs34 = errors;
+if(false !== data11){
+const err32 = {instancePath:instancePath+"/rateLimit",schemaPath:"#/properties/rateLimit/anyOf/1/const",keyword:"const",params:{allowedValue: false},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -1343,10 +1325,10 @@ vErrors.push(err32);
 }
 errors++;
 }
-var _valid1 = _errs37 === errors;
-valid4 = valid4 || _valid1;
-if(!valid4){
-const err33 = {instancePath:instancePath+"/wellKnownInstance",schemaPath:"#/properties/wellKnownInstance/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+var _valid0 = _errs34 === errors;
+valid1 = valid1 || _valid0;
+if(!valid1){
+const err33 = {instancePath:instancePath+"/rateLimit",schemaPath:"#/properties/rateLimit/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -1356,10 +1338,10 @@ vErrors.push(err33);
 errors++;
 }
 else {
-errors = _errs34;
+errors = _errs25;
 if(vErrors !== null){
-if(_errs34){
-vErrors.length = _errs34;
+if(_errs25){
+vErrors.length = _errs25;
 }
 else {
 vErrors = null;
@@ -1367,10 +1349,10 @@ vErrors = null;
 }
 }
 }
-if(data.shutdownGraceMs !== undefined){
-let data14 = data.shutdownGraceMs;
+if(data.cardMaxAgeSeconds !== undefined){
+let data14 = data.cardMaxAgeSeconds;
 if(!(((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14))) && (isFinite(data14)))){
-const err34 = {instancePath:instancePath+"/shutdownGraceMs",schemaPath:"#/properties/shutdownGraceMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err34 = {instancePath:instancePath+"/cardMaxAgeSeconds",schemaPath:"#/properties/cardMaxAgeSeconds/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -1381,7 +1363,7 @@ errors++;
 }
 if((typeof data14 == "number") && (isFinite(data14))){
 if(data14 < 0 || isNaN(data14)){
-const err35 = {instancePath:instancePath+"/shutdownGraceMs",schemaPath:"#/properties/shutdownGraceMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+const err35 = {instancePath:instancePath+"/cardMaxAgeSeconds",schemaPath:"#/properties/cardMaxAgeSeconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -1392,10 +1374,14 @@ errors++;
 }
 }
 }
-if(data.shutdownDrainMs !== undefined){
-let data15 = data.shutdownDrainMs;
-if(!(((typeof data15 == "number") && (!(data15 % 1) && !isNaN(data15))) && (isFinite(data15)))){
-const err36 = {instancePath:instancePath+"/shutdownDrainMs",schemaPath:"#/properties/shutdownDrainMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.wellKnownInstance !== undefined){
+let data15 = data.wellKnownInstance;
+const _errs38 = errors;
+let valid4 = false;
+const _errs39 = errors;
+if(typeof data15 === "string"){
+if(func2(data15) < 1){
+const err36 = {instancePath:instancePath+"/wellKnownInstance",schemaPath:"#/properties/wellKnownInstance/anyOf/0/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -1404,9 +1390,9 @@ vErrors.push(err36);
 }
 errors++;
 }
-if((typeof data15 == "number") && (isFinite(data15))){
-if(data15 > 600000 || isNaN(data15)){
-const err37 = {instancePath:instancePath+"/shutdownDrainMs",schemaPath:"#/properties/shutdownDrainMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000"};
+}
+else {
+const err37 = {instancePath:instancePath+"/wellKnownInstance",schemaPath:"#/properties/wellKnownInstance/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -1415,8 +1401,11 @@ vErrors.push(err37);
 }
 errors++;
 }
-if(data15 < 0 || isNaN(data15)){
-const err38 = {instancePath:instancePath+"/shutdownDrainMs",schemaPath:"#/properties/shutdownDrainMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+var _valid1 = _errs39 === errors;
+valid4 = valid4 || _valid1;
+const _errs41 = errors;
+if(false !== data15){
+const err38 = {instancePath:instancePath+"/wellKnownInstance",schemaPath:"#/properties/wellKnownInstance/anyOf/1/const",keyword:"const",params:{allowedValue: false},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -1425,12 +1414,10 @@ vErrors.push(err38);
 }
 errors++;
 }
-}
-}
-if(data.sessionIdleMs !== undefined){
-let data16 = data.sessionIdleMs;
-if(!(((typeof data16 == "number") && (!(data16 % 1) && !isNaN(data16))) && (isFinite(data16)))){
-const err39 = {instancePath:instancePath+"/sessionIdleMs",schemaPath:"#/properties/sessionIdleMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+var _valid1 = _errs41 === errors;
+valid4 = valid4 || _valid1;
+if(!valid4){
+const err39 = {instancePath:instancePath+"/wellKnownInstance",schemaPath:"#/properties/wellKnownInstance/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -1439,9 +1426,22 @@ vErrors.push(err39);
 }
 errors++;
 }
-if((typeof data16 == "number") && (isFinite(data16))){
-if(data16 < 1000 || isNaN(data16)){
-const err40 = {instancePath:instancePath+"/sessionIdleMs",schemaPath:"#/properties/sessionIdleMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1000},message:"must be >= 1000"};
+else {
+errors = _errs38;
+if(vErrors !== null){
+if(_errs38){
+vErrors.length = _errs38;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data.shutdownGraceMs !== undefined){
+let data16 = data.shutdownGraceMs;
+if(!(((typeof data16 == "number") && (!(data16 % 1) && !isNaN(data16))) && (isFinite(data16)))){
+const err40 = {instancePath:instancePath+"/shutdownGraceMs",schemaPath:"#/properties/shutdownGraceMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -1450,12 +1450,9 @@ vErrors.push(err40);
 }
 errors++;
 }
-}
-}
-if(data.maxSessions !== undefined){
-let data17 = data.maxSessions;
-if(!(((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17))) && (isFinite(data17)))){
-const err41 = {instancePath:instancePath+"/maxSessions",schemaPath:"#/properties/maxSessions/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if((typeof data16 == "number") && (isFinite(data16))){
+if(data16 < 0 || isNaN(data16)){
+const err41 = {instancePath:instancePath+"/shutdownGraceMs",schemaPath:"#/properties/shutdownGraceMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -1464,9 +1461,12 @@ vErrors.push(err41);
 }
 errors++;
 }
-if((typeof data17 == "number") && (isFinite(data17))){
-if(data17 < 1 || isNaN(data17)){
-const err42 = {instancePath:instancePath+"/maxSessions",schemaPath:"#/properties/maxSessions/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+}
+if(data.shutdownDrainMs !== undefined){
+let data17 = data.shutdownDrainMs;
+if(!(((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17))) && (isFinite(data17)))){
+const err42 = {instancePath:instancePath+"/shutdownDrainMs",schemaPath:"#/properties/shutdownDrainMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -1475,12 +1475,9 @@ vErrors.push(err42);
 }
 errors++;
 }
-}
-}
-if(data.sseHeartbeatMs !== undefined){
-let data18 = data.sseHeartbeatMs;
-if(!(((typeof data18 == "number") && (!(data18 % 1) && !isNaN(data18))) && (isFinite(data18)))){
-const err43 = {instancePath:instancePath+"/sseHeartbeatMs",schemaPath:"#/properties/sseHeartbeatMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if((typeof data17 == "number") && (isFinite(data17))){
+if(data17 > 600000 || isNaN(data17)){
+const err43 = {instancePath:instancePath+"/shutdownDrainMs",schemaPath:"#/properties/shutdownDrainMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000"};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -1489,9 +1486,8 @@ vErrors.push(err43);
 }
 errors++;
 }
-if((typeof data18 == "number") && (isFinite(data18))){
-if(data18 < 10 || isNaN(data18)){
-const err44 = {instancePath:instancePath+"/sseHeartbeatMs",schemaPath:"#/properties/sseHeartbeatMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 10},message:"must be >= 10"};
+if(data17 < 0 || isNaN(data17)){
+const err44 = {instancePath:instancePath+"/shutdownDrainMs",schemaPath:"#/properties/shutdownDrainMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -1502,10 +1498,10 @@ errors++;
 }
 }
 }
-if(data.eventLogSize !== undefined){
-let data19 = data.eventLogSize;
-if(!(((typeof data19 == "number") && (!(data19 % 1) && !isNaN(data19))) && (isFinite(data19)))){
-const err45 = {instancePath:instancePath+"/eventLogSize",schemaPath:"#/properties/eventLogSize/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.sessionIdleMs !== undefined){
+let data18 = data.sessionIdleMs;
+if(!(((typeof data18 == "number") && (!(data18 % 1) && !isNaN(data18))) && (isFinite(data18)))){
+const err45 = {instancePath:instancePath+"/sessionIdleMs",schemaPath:"#/properties/sessionIdleMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -1514,9 +1510,9 @@ vErrors.push(err45);
 }
 errors++;
 }
-if((typeof data19 == "number") && (isFinite(data19))){
-if(data19 < 1 || isNaN(data19)){
-const err46 = {instancePath:instancePath+"/eventLogSize",schemaPath:"#/properties/eventLogSize/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if((typeof data18 == "number") && (isFinite(data18))){
+if(data18 < 1000 || isNaN(data18)){
+const err46 = {instancePath:instancePath+"/sessionIdleMs",schemaPath:"#/properties/sessionIdleMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1000},message:"must be >= 1000"};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -1527,9 +1523,10 @@ errors++;
 }
 }
 }
-if(data.streamFinalTask !== undefined){
-if(typeof data.streamFinalTask !== "boolean"){
-const err47 = {instancePath:instancePath+"/streamFinalTask",schemaPath:"#/properties/streamFinalTask/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data.maxSessions !== undefined){
+let data19 = data.maxSessions;
+if(!(((typeof data19 == "number") && (!(data19 % 1) && !isNaN(data19))) && (isFinite(data19)))){
+const err47 = {instancePath:instancePath+"/maxSessions",schemaPath:"#/properties/maxSessions/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -1538,10 +1535,9 @@ vErrors.push(err47);
 }
 errors++;
 }
-}
-if(data.selfCheck !== undefined){
-if(typeof data.selfCheck !== "boolean"){
-const err48 = {instancePath:instancePath+"/selfCheck",schemaPath:"#/properties/selfCheck/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if((typeof data19 == "number") && (isFinite(data19))){
+if(data19 < 1 || isNaN(data19)){
+const err48 = {instancePath:instancePath+"/maxSessions",schemaPath:"#/properties/maxSessions/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -1551,10 +1547,11 @@ vErrors.push(err48);
 errors++;
 }
 }
-if(data.logLevel !== undefined){
-let data22 = data.logLevel;
-if(typeof data22 !== "string"){
-const err49 = {instancePath:instancePath+"/logLevel",schemaPath:"#/properties/logLevel/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+if(data.sseHeartbeatMs !== undefined){
+let data20 = data.sseHeartbeatMs;
+if(!(((typeof data20 == "number") && (!(data20 % 1) && !isNaN(data20))) && (isFinite(data20)))){
+const err49 = {instancePath:instancePath+"/sseHeartbeatMs",schemaPath:"#/properties/sseHeartbeatMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -1563,8 +1560,9 @@ vErrors.push(err49);
 }
 errors++;
 }
-if(!(((((((data22 === "fatal") || (data22 === "error")) || (data22 === "warn")) || (data22 === "info")) || (data22 === "debug")) || (data22 === "trace")) || (data22 === "silent"))){
-const err50 = {instancePath:instancePath+"/logLevel",schemaPath:"#/properties/logLevel/enum",keyword:"enum",params:{allowedValues: schema32.properties.logLevel.enum},message:"must be equal to one of the allowed values"};
+if((typeof data20 == "number") && (isFinite(data20))){
+if(data20 < 10 || isNaN(data20)){
+const err50 = {instancePath:instancePath+"/sseHeartbeatMs",schemaPath:"#/properties/sseHeartbeatMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 10},message:"must be >= 10"};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -1574,11 +1572,11 @@ vErrors.push(err50);
 errors++;
 }
 }
-if(data.provider !== undefined){
-let data23 = data.provider;
-if(data23 && typeof data23 == "object" && !Array.isArray(data23)){
-if(data23.organization === undefined){
-const err51 = {instancePath:instancePath+"/provider",schemaPath:"#/$defs/ProviderConfig/required",keyword:"required",params:{missingProperty: "organization"},message:"must have required property '"+"organization"+"'"};
+}
+if(data.eventLogSize !== undefined){
+let data21 = data.eventLogSize;
+if(!(((typeof data21 == "number") && (!(data21 % 1) && !isNaN(data21))) && (isFinite(data21)))){
+const err51 = {instancePath:instancePath+"/eventLogSize",schemaPath:"#/properties/eventLogSize/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -1587,8 +1585,9 @@ vErrors.push(err51);
 }
 errors++;
 }
-if(data23.url === undefined){
-const err52 = {instancePath:instancePath+"/provider",schemaPath:"#/$defs/ProviderConfig/required",keyword:"required",params:{missingProperty: "url"},message:"must have required property '"+"url"+"'"};
+if((typeof data21 == "number") && (isFinite(data21))){
+if(data21 < 1 || isNaN(data21)){
+const err52 = {instancePath:instancePath+"/eventLogSize",schemaPath:"#/properties/eventLogSize/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -1597,9 +1596,11 @@ vErrors.push(err52);
 }
 errors++;
 }
-for(const key2 in data23){
-if(!((key2 === "organization") || (key2 === "url"))){
-const err53 = {instancePath:instancePath+"/provider",schemaPath:"#/$defs/ProviderConfig/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
+}
+}
+if(data.streamFinalTask !== undefined){
+if(typeof data.streamFinalTask !== "boolean"){
+const err53 = {instancePath:instancePath+"/streamFinalTask",schemaPath:"#/properties/streamFinalTask/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -1609,11 +1610,9 @@ vErrors.push(err53);
 errors++;
 }
 }
-if(data23.organization !== undefined){
-let data24 = data23.organization;
-if(typeof data24 === "string"){
-if(func2(data24) < 1){
-const err54 = {instancePath:instancePath+"/provider/organization",schemaPath:"#/$defs/ProviderConfig/properties/organization/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data.selfCheck !== undefined){
+if(typeof data.selfCheck !== "boolean"){
+const err54 = {instancePath:instancePath+"/selfCheck",schemaPath:"#/properties/selfCheck/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -1623,8 +1622,10 @@ vErrors.push(err54);
 errors++;
 }
 }
-else {
-const err55 = {instancePath:instancePath+"/provider/organization",schemaPath:"#/$defs/ProviderConfig/properties/organization/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.logLevel !== undefined){
+let data24 = data.logLevel;
+if(typeof data24 !== "string"){
+const err55 = {instancePath:instancePath+"/logLevel",schemaPath:"#/properties/logLevel/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -1633,12 +1634,8 @@ vErrors.push(err55);
 }
 errors++;
 }
-}
-if(data23.url !== undefined){
-let data25 = data23.url;
-if(typeof data25 === "string"){
-if(!(formats0(data25))){
-const err56 = {instancePath:instancePath+"/provider/url",schemaPath:"#/$defs/ProviderConfig/properties/url/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
+if(!(((((((data24 === "fatal") || (data24 === "error")) || (data24 === "warn")) || (data24 === "info")) || (data24 === "debug")) || (data24 === "trace")) || (data24 === "silent"))){
+const err56 = {instancePath:instancePath+"/logLevel",schemaPath:"#/properties/logLevel/enum",keyword:"enum",params:{allowedValues: schema32.properties.logLevel.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -1648,8 +1645,11 @@ vErrors.push(err56);
 errors++;
 }
 }
-else {
-const err57 = {instancePath:instancePath+"/provider/url",schemaPath:"#/$defs/ProviderConfig/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.provider !== undefined){
+let data25 = data.provider;
+if(data25 && typeof data25 == "object" && !Array.isArray(data25)){
+if(data25.organization === undefined){
+const err57 = {instancePath:instancePath+"/provider",schemaPath:"#/$defs/ProviderConfig/required",keyword:"required",params:{missingProperty: "organization"},message:"must have required property '"+"organization"+"'"};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -1658,15 +1658,86 @@ vErrors.push(err57);
 }
 errors++;
 }
-}
-}
-else {
-const err58 = {instancePath:instancePath+"/provider",schemaPath:"#/$defs/ProviderConfig/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data25.url === undefined){
+const err58 = {instancePath:instancePath+"/provider",schemaPath:"#/$defs/ProviderConfig/required",keyword:"required",params:{missingProperty: "url"},message:"must have required property '"+"url"+"'"};
 if(vErrors === null){
 vErrors = [err58];
 }
 else {
 vErrors.push(err58);
+}
+errors++;
+}
+for(const key2 in data25){
+if(!((key2 === "organization") || (key2 === "url"))){
+const err59 = {instancePath:instancePath+"/provider",schemaPath:"#/$defs/ProviderConfig/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err59];
+}
+else {
+vErrors.push(err59);
+}
+errors++;
+}
+}
+if(data25.organization !== undefined){
+let data26 = data25.organization;
+if(typeof data26 === "string"){
+if(func2(data26) < 1){
+const err60 = {instancePath:instancePath+"/provider/organization",schemaPath:"#/$defs/ProviderConfig/properties/organization/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err60];
+}
+else {
+vErrors.push(err60);
+}
+errors++;
+}
+}
+else {
+const err61 = {instancePath:instancePath+"/provider/organization",schemaPath:"#/$defs/ProviderConfig/properties/organization/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err61];
+}
+else {
+vErrors.push(err61);
+}
+errors++;
+}
+}
+if(data25.url !== undefined){
+let data27 = data25.url;
+if(typeof data27 === "string"){
+if(!(formats0(data27))){
+const err62 = {instancePath:instancePath+"/provider/url",schemaPath:"#/$defs/ProviderConfig/properties/url/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
+if(vErrors === null){
+vErrors = [err62];
+}
+else {
+vErrors.push(err62);
+}
+errors++;
+}
+}
+else {
+const err63 = {instancePath:instancePath+"/provider/url",schemaPath:"#/$defs/ProviderConfig/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err63];
+}
+else {
+vErrors.push(err63);
+}
+errors++;
+}
+}
+}
+else {
+const err64 = {instancePath:instancePath+"/provider",schemaPath:"#/$defs/ProviderConfig/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err64];
+}
+else {
+vErrors.push(err64);
 }
 errors++;
 }
@@ -1685,12 +1756,12 @@ errors = vErrors.length;
 }
 }
 else {
-const err59 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err65 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err59];
+vErrors = [err65];
 }
 else {
-vErrors.push(err59);
+vErrors.push(err65);
 }
 errors++;
 }
@@ -2605,7 +2676,7 @@ errors++;
 if(data.secretKeyEnv !== undefined){
 let data1 = data.secretKeyEnv;
 if(typeof data1 === "string"){
-if(!pattern4.test(data1)){
+if(!pattern5.test(data1)){
 const err4 = {instancePath:instancePath+"/secretKeyEnv",schemaPath:"#/properties/secretKeyEnv/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z_][A-Za-z0-9_]*$"},message:"must match pattern \""+"^[A-Za-z_][A-Za-z0-9_]*$"+"\""};
 if(vErrors === null){
 vErrors = [err4];
@@ -2839,7 +2910,7 @@ const len0 = data9.length;
 for(let i0=0; i0<len0; i0++){
 let data10 = data9[i0];
 if(typeof data10 === "string"){
-if(!pattern5.test(data10)){
+if(!pattern6.test(data10)){
 const err23 = {instancePath:instancePath+"/destinations/allowedSchemes/" + i0,schemaPath:"#/$defs/PushDestinationSettings/properties/allowedSchemes/items/pattern",keyword:"pattern",params:{pattern: "^https?$"},message:"must match pattern \""+"^https?$"+"\""};
 if(vErrors === null){
 vErrors = [err23];
@@ -3133,7 +3204,7 @@ const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 let data1 = data0[i0];
 if(typeof data1 === "string"){
-if(!pattern5.test(data1)){
+if(!pattern6.test(data1)){
 const err2 = {instancePath:instancePath+"/allowedSchemes/" + i0,schemaPath:"#/properties/allowedSchemes/items/pattern",keyword:"pattern",params:{pattern: "^https?$"},message:"must match pattern \""+"^https?$"+"\""};
 if(vErrors === null){
 vErrors = [err2];

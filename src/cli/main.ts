@@ -4,6 +4,7 @@ import { ConfigError } from '../config.js';
 import { packageVersion } from '../support/package-version.js';
 import { addClientCommands } from './client-commands.js';
 import { addConformCommand } from './conform.js';
+import { addDbCommand } from './db-command.js';
 import { addServeCommand } from './serve.js';
 import { addWebhookCommand } from './webhook-command.js';
 
@@ -54,6 +55,7 @@ export function buildProgram(setExitCode: (code: number) => void): Command {
   addConformCommand(program, setExitCode);
   addClientCommands(program, setExitCode);
   addWebhookCommand(program, setExitCode);
+  addDbCommand(program, setExitCode);
   return program;
 }
 

@@ -3,7 +3,7 @@ import { PROTOCOL_VERSION, WELL_KNOWN_AGENT_CARD_PATH } from '../../generated/a2
 import { CONTROL_API } from '../../generated/control/api.js';
 import { resolveConfig, type TextSetting } from '../config.js';
 import type { ReconcileSummary } from '../declared-agents.js';
-import { startHub, type Hub } from '../hub.js';
+import { startHub, storeLocation, type Hub } from '../hub.js';
 import { cardPathOf } from '../server/hosted-agent.js';
 import { addAgentsOptions, agentsSourceOf, applyAgents, startReloads, summaryLine, type AgentsFlags } from './agents-flags.js';
 import { singleAgentBannerLines } from './single-agent-banner.js';
@@ -103,7 +103,7 @@ export function bannerLines(hub: Pick<Hub, 'url' | 'inbounds' | 'config'>): stri
     }),
     `Control API:  ${hub.url}${CONTROL_API.basePath}   (loopback peers only)`,
     `Panel:        ${hub.url}${CONTROL_API.panelPath}`,
-    `Data:         ${hub.config.store === 'sqlite' ? hub.config.dataDir : 'in memory (lost on exit)'}`,
+    `Data:         ${storeLocation(hub.config)}`,
     ...(enabled.length === 0 ? ['No enabled inbound agent: create one through the control API.'] : []),
     'Stop with Ctrl-C (running tasks get a grace period).',
   ];

@@ -1,6 +1,6 @@
 import { PROTOCOL_VERSION, WELL_KNOWN_AGENT_CARD_PATH } from '../../generated/a2a/1.0/protocol.js';
 import { CONTROL_API } from '../../generated/control/api.js';
-import type { Hub } from '../hub.js';
+import { storeLocation, type Hub } from '../hub.js';
 
 /**
  * The banner of `serve --agent`: seed 002 §1.4's five lines first (name, server, card, JSON-RPC,
@@ -33,7 +33,7 @@ export function singleAgentBannerLines(hub: Pick<Hub, 'url' | 'inbounds' | 'conf
         `Also:       ${hub.url}${hub.inbounds.agent(inbound.id)?.jsonRpcPath ?? inbound.endpointPath}   (${inbound.id}, stored earlier)`,
     ),
     `Control:    ${hub.url}${CONTROL_API.basePath}   (loopback peers only; panel ${hub.url}${CONTROL_API.panelPath})`,
-    `Data:       ${hub.config.store === 'sqlite' ? hub.config.dataDir : 'in memory (lost on exit)'}`,
+    `Data:       ${storeLocation(hub.config)}`,
     'Stop with Ctrl-C (running tasks get a grace period).',
   ];
 }

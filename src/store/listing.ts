@@ -67,11 +67,46 @@ export function listTasks(instanceId: string, query: TaskQuery, source: ListSour
   const asOf = request.resume?.asOf ?? source.watermark();
   const total = request.resume?.total ?? source.count(request.filter);
   const positions = source.positions(request, asOf);
-  const page = positions.slice(0, request.pageSize);
-  const tasks = page.flatMap((position) => source.load(position.id) ?? []);
-  const last = page.at(-1);
+  const tasks = positions.slice(0, request.pageSize).flatMap((position) => source.load(position.id) ?? []);
+  return pageOf(request, { asOf, total }, positions, tasks);
+}
+
+/** What a store that answers later contributes to ListTasks. */
+export interface LaterListSource {
+  /** A first page's watermark and count, read in one snapshot, so that the count is what the walk visits. */
+  start(filter: ListFilter): Promise<{ readonly asOf: number; readonly total: number }>;
+  positions(request: ListRequest, asOf: number): Promise<ListPosition[]>;
+  load(taskId: string): Promise<Task | undefined>;
+}
+
+/** ListTasks over a store that answers later: the same walk as listTasks. */
+export async function listTasksLater(instanceId: string, query: TaskQuery, source: LaterListSource): Promise<TaskPage> {
+  const request = readQuery(instanceId, query);
+  const walk = request.resume ?? (await source.start(request.filter));
+  const positions = await source.positions(request, walk.asOf);
+  const loaded = await Promise.all(positions.slice(0, request.pageSize).map((position) => source.load(position.id)));
+  return pageOf(
+    request,
+    walk,
+    positions,
+    loaded.filter((task) => task !== undefined),
+  );
+}
+
+/** The page of `positions` (one more than a page was fetched), and the cursor to the next when there is one. */
+function pageOf(
+  request: ListRequest,
+  walk: { readonly asOf: number; readonly total: number },
+  positions: readonly ListPosition[],
+  tasks: Task[],
+): TaskPage {
+  const last = positions.slice(0, request.pageSize).at(-1);
   const more = positions.length > request.pageSize && last !== undefined;
-  return { tasks, totalSize: total, nextCursor: more ? encodeCursor({ asOf, after: last, total }, request.key) : '' };
+  return {
+    tasks,
+    totalSize: walk.total,
+    nextCursor: more ? encodeCursor({ asOf: walk.asOf, after: last, total: walk.total }, request.key) : '',
+  };
 }
 
 /** Whether a task, seen at `state` and `ts`, passes the filter (its instance and tenant aside). */

@@ -1,5 +1,17 @@
 import type { ListFilter, ListRequest } from './listing.js';
 
+/**
+ * The ListTasks statements of the SQL stores. The text is SQL both SQLite and PostgreSQL run;
+ * they differ only in how a status history row names its task (`statusJoin`), and PostgreSQL
+ * takes positional parameters (`positional`).
+ */
+export interface ListingDialect {
+  /** Joins the history rows `s` to their tasks `t`. */
+  readonly statusJoin: string;
+}
+
+export const SQLITE_LISTING: ListingDialect = { statusJoin: 'JOIN tasks t ON t.key = s.task_key' };
+
 /** One ListTasks statement: its text depends only on which filters are set, so it caches well. */
 export interface SqlQuery {
   readonly sql: string;
@@ -45,7 +57,7 @@ export function countQuery(filter: ListFilter): SqlQuery {
  *   then: the history row replaced after the watermark but set at or before it. Those rows
  *   are a range of the history's key; tasks created after the watermark have none.
  */
-export function pageQuery(request: ListRequest, asOf: number): SqlQuery {
+export function pageQuery(request: ListRequest, asOf: number, dialect: ListingDialect = SQLITE_LISTING): SqlQuery {
   const params: Params = { asOf, fetch: request.fetch };
   const unchanged = filterTerms(request.filter, 't.state', 't.status_ts', params);
   const changed = filterTerms(request.filter, 's.state', 's.ts', params);
@@ -60,13 +72,24 @@ export function pageQuery(request: ListRequest, asOf: number): SqlQuery {
       SELECT t.id AS id, t.status_ts AS ts FROM tasks t
       WHERE ${unchanged.join(' AND ')} AND t.status_version <= @asOf
       ORDER BY t.status_ts DESC, t.id DESC LIMIT @fetch
-    )
+    ) AS unchanged
     UNION ALL
     SELECT id, ts FROM (
       SELECT t.id AS id, s.ts AS ts FROM task_status s
-      JOIN tasks t ON t.key = s.task_key
+      ${dialect.statusJoin}
       WHERE ${changed.join(' AND ')} AND s.superseded_by > @asOf AND s.version <= @asOf
-    )
+    ) AS changed
     ORDER BY ts DESC, id DESC LIMIT @fetch`;
   return { sql, params };
+}
+
+/** The statement with `$1, $2, …` for its `@name` parameters, as PostgreSQL takes them. */
+export function positional(query: SqlQuery): [string, unknown[]] {
+  const order: string[] = [];
+  const text = query.sql.replace(/@(\w+)/g, (_match, name: string) => {
+    let index = order.indexOf(name);
+    if (index < 0) index = order.push(name) - 1;
+    return `$${index + 1}`;
+  });
+  return [text, order.map((name) => query.params[name])];
 }

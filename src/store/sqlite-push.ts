@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
-import type { StreamResponse, TaskPushNotificationConfig } from '../../generated/a2a/1.0/types.js';
-import { fromJson, toJson } from './json.js';
+import type { StreamResponse } from '../../generated/a2a/1.0/types.js';
+import { toJson } from './json.js';
+import { attemptOf, deliveryOf, PUSH_HEADS as HEADS, recordOf, type AttemptRow, type ConfigRow, type DeliveryRow } from './push-rows.js';
 import {
   deliveryPairKey,
   type PushAttempt,
@@ -12,44 +13,6 @@ import {
   type StoredPushConfig,
   type UnhealthyCounts,
 } from './push-store.js';
-
-interface ConfigRow {
-  readonly task_id: string;
-  readonly config_id: string;
-  readonly config_json: string;
-  readonly secrets: string;
-  readonly created_at: string;
-  readonly state: PushState;
-  readonly failures: number;
-  readonly last_error: string | null;
-  readonly last_attempt_at: string | null;
-  readonly last_success_at: string | null;
-}
-
-interface DeliveryRow {
-  readonly id: number;
-  readonly task_id: string;
-  readonly config_id: string;
-  readonly frame_json: string;
-  readonly attempts: number;
-  readonly due_at: number;
-  readonly created_at: string;
-}
-
-interface AttemptRow {
-  readonly task_id: string;
-  readonly config_id: string;
-  readonly delivery_id: number;
-  readonly at: string;
-  readonly attempt: number;
-  readonly outcome: PushOutcome;
-  readonly status: number | null;
-  readonly latency_ms: number;
-  readonly error: string | null;
-}
-
-/** Each pair's oldest pending delivery: the only one of the pair that may be attempted. */
-const HEADS = 'SELECT o.* FROM (SELECT min(id) AS id FROM push_outbox GROUP BY task_id, config_id) h JOIN push_outbox o ON o.id = h.id';
 
 function prepare(db: Database.Database) {
   return {
@@ -261,47 +224,4 @@ export class SqlitePushTables {
   #recount(taskId: string): void {
     if (this.#sql.deliverable.all(taskId).length === 0) this.#pushed.delete(taskId);
   }
-}
-
-function recordOf(row: ConfigRow): PushConfigRecord {
-  return {
-    taskId: row.task_id,
-    id: row.config_id,
-    config: fromJson<TaskPushNotificationConfig>(row.config_json),
-    secrets: row.secrets,
-    createdAt: row.created_at,
-    health: {
-      state: row.state,
-      consecutiveFailures: row.failures,
-      ...(row.last_error === null ? {} : { lastError: row.last_error }),
-      ...(row.last_attempt_at === null ? {} : { lastAttemptAt: row.last_attempt_at }),
-      ...(row.last_success_at === null ? {} : { lastSuccessAt: row.last_success_at }),
-    },
-  };
-}
-
-function deliveryOf(row: DeliveryRow): PushDelivery {
-  return {
-    id: row.id,
-    taskId: row.task_id,
-    configId: row.config_id,
-    frame: fromJson<StreamResponse>(row.frame_json),
-    attempts: row.attempts,
-    dueAt: row.due_at,
-    createdAt: row.created_at,
-  };
-}
-
-function attemptOf(row: AttemptRow): PushAttempt {
-  return {
-    taskId: row.task_id,
-    configId: row.config_id,
-    deliveryId: row.delivery_id,
-    at: row.at,
-    attempt: row.attempt,
-    outcome: row.outcome,
-    ...(row.status === null ? {} : { status: row.status }),
-    latencyMs: row.latency_ms,
-    ...(row.error === null ? {} : { error: row.error }),
-  };
 }

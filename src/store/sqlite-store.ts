@@ -44,7 +44,7 @@ import {
   tenantOf,
 } from './task-store.js';
 import { historyLimit, toWireTask, wantsArtifacts } from './task-view.js';
-import { millisToTimestamp } from './timestamps.js';
+import { infoOf } from './task-info-row.js';
 
 /**
  * The TaskStore on SQLite (better-sqlite3). Every write touches only the rows it concerns: a
@@ -423,17 +423,4 @@ export class SqliteTaskStore extends StoredSettings implements TaskStore {
     }
     return [...byId.values()].map(({ header, parts }) => withParts(header, parts));
   }
-}
-
-function infoOf(row: TaskRow): TaskInfo {
-  return {
-    id: row.id,
-    instanceId: row.instance_id,
-    tenant: row.tenant,
-    contextId: row.context_id,
-    skill: row.skill,
-    state: row.state,
-    createdAt: row.created_at,
-    updatedAt: millisToTimestamp(row.status_ts),
-  };
 }

@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -78,4 +79,36 @@ function freePort(): Promise<number> {
       server.close(() => resolve(port));
     });
   });
+}
+
+/** Whether the PostgreSQL cases run here: the server is installed, or CI requires it (and then a missing one fails). */
+export const POSTGRES_AVAILABLE = postgresBinDir() !== undefined || POSTGRES_REQUIRED;
+
+/**
+ * One cluster per test file, started on first use and stopped when the process exits, with a
+ * fresh schema for every database a test asks for: `databaseUrl()` is a URL whose connections
+ * work in a schema of their own, as an empty database would.
+ */
+export function sharedTestPostgres(): { databaseUrl(): Promise<string> } {
+  let cluster: Promise<TestPostgres> | undefined;
+  let schemas = 0;
+  return {
+    async databaseUrl() {
+      if (cluster === undefined) {
+        cluster = startTestPostgres();
+        const started = await cluster;
+        process.once('exit', () => started.stop());
+      }
+      const { url } = await cluster;
+      const schema = `test_${process.pid}_${(schemas += 1)}`;
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      try {
+        await client.query(`CREATE SCHEMA ${schema}`);
+      } finally {
+        await client.end();
+      }
+      return `${url}?options=${encodeURIComponent(`-c search_path=${schema}`)}`;
+    },
+  };
 }

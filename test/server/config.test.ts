@@ -138,10 +138,24 @@ describe('messages of the config file', () => {
     expect(problem({ file: file({ rateLimit: true }) })).toMatch(/: rateLimit must be RateLimitConfig or false, got true$/);
   });
 
+  it('reads a database URL alone as store postgres, lets a named store win, and refuses postgres without a URL', () => {
+    const url = 'postgres://a2ahub:pw@127.0.0.1:5432/hub';
+    expect(resolveConfig({ env: { A2A_HUB_DATABASE_URL: url } })).toMatchObject({
+      store: 'postgres',
+      databaseUrl: url,
+      databasePoolSize: 10,
+    });
+    expect(resolveConfig({ env: { A2A_HUB_DATABASE_URL: url, A2A_HUB_STORE: 'memory' } }).store).toBe('memory');
+    expect(() => resolveConfig({ env: { A2A_HUB_STORE: 'postgres' } })).toThrow(
+      /store postgres needs databaseUrl \(A2A_HUB_DATABASE_URL\)/,
+    );
+    expect(() => resolveConfig({ env: { A2A_HUB_DATABASE_URL: 'mysql://x' } })).toThrow(/A2A_HUB_DATABASE_URL/);
+  });
+
   it('lists the allowed values of an enum without an A2A 0.3 hint', () => {
     const message = problem({ file: file({ logLevel: 'verbose', store: 'mem' }) });
     expect(message).toContain('logLevel must be one of "fatal", "error", "warn", "info", "debug", "trace", "silent", got "verbose"');
-    expect(message).toContain('store must be one of "sqlite", "memory", got "mem"');
+    expect(message).toContain('store must be one of "sqlite", "memory", "postgres", got "mem"');
     expect(message).not.toContain('0.3');
   });
 });

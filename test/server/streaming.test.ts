@@ -5,6 +5,8 @@ import { call, expectErrorResponse, rpc, stream, userMessage, type SseEvent } fr
 import { MemoryTaskStore } from '../../src/store/memory-store.js';
 import type { TaskStore } from '../../src/store/task-store.js';
 import { deferredStore } from '../helpers/deferred-store.js';
+import { POSTGRES_AVAILABLE, sharedTestPostgres } from '../helpers/postgres.js';
+import { PostgresTaskStore } from '../../src/store/postgres-store.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { restStream } from '../helpers/rest-client.js';
 import { artifactText } from '../helpers/tasks.js';
@@ -26,18 +28,27 @@ function assembled(frames: StreamResponse[]): string {
  * Every case runs on the default SQLite store and on one that answers later, as a store on a
  * database server does: a stream's snapshot read then overlaps the task's first commits.
  */
-const STORES = [
-  { name: 'SQLite', taskStore: (): TaskStore | undefined => undefined },
-  { name: 'a store that answers later', taskStore: (): TaskStore | undefined => deferredStore(new MemoryTaskStore()) },
+const postgres = sharedTestPostgres();
+
+const STORES: { name: string; taskStore: () => Promise<TaskStore | undefined> }[] = [
+  { name: 'SQLite', taskStore: () => Promise.resolve(undefined) },
+  { name: 'a store that answers later', taskStore: () => Promise.resolve(deferredStore(new MemoryTaskStore())) },
+  ...(POSTGRES_AVAILABLE
+    ? [{ name: 'PostgreSQL', taskStore: async () => PostgresTaskStore.open({ url: await postgres.databaseUrl() }) }]
+    : []),
 ];
 
 describe.each(STORES)('on $name', ({ taskStore }) => {
   let hub: TestHub;
+  let store: TaskStore | undefined;
   beforeAll(async () => {
-    const store = taskStore();
+    store = await taskStore();
     hub = await startTestHub(store === undefined ? {} : { taskStore: store });
   });
-  afterAll(() => hub.dispose());
+  afterAll(async () => {
+    await hub?.dispose();
+    await store?.close();
+  });
 
   describe('SendStreamingMessage', () => {
     it('streams the Task first, then status and artifact frames in order, each with an SSE id, the final Task, and closes', async () => {

@@ -6,17 +6,24 @@ import { SqliteTaskStore } from '../../src/store/sqlite-store.js';
 import type { TaskStore } from '../../src/store/task-store.js';
 import { toWireTask } from '../../src/store/task-view.js';
 import { deferredStore } from '../helpers/deferred-store.js';
+import { POSTGRES_AVAILABLE, sharedTestPostgres } from '../helpers/postgres.js';
+import { PostgresTaskStore } from '../../src/store/postgres-store.js';
 import { monotonicClock } from '../../src/tasks/frames.js';
 import { SessionRegistry } from '../../src/tasks/sessions.js';
 import { TaskChannels } from '../../src/tasks/task-channels.js';
 import { TaskRuntime, type RuntimeInstance } from '../../src/tasks/task-runtime.js';
 import type { ToolProvider } from '../../src/tasks/tool-provider.js';
 
-const stores: { name: string; open: () => TaskStore }[] = [
+const postgres = sharedTestPostgres();
+
+const stores: { name: string; open: () => Promise<TaskStore> | TaskStore }[] = [
   { name: 'MemoryTaskStore', open: () => new MemoryTaskStore() },
   { name: 'SqliteTaskStore', open: () => SqliteTaskStore.open(':memory:') },
   // Answers on a later turn, as a store on a database server does.
   { name: 'a store that answers later', open: () => deferredStore(new MemoryTaskStore()) },
+  ...(POSTGRES_AVAILABLE
+    ? [{ name: 'PostgresTaskStore', open: async () => PostgresTaskStore.open({ url: await postgres.databaseUrl() }) }]
+    : []),
 ];
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -24,8 +31,8 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0)) await cleanup();
 });
 
-function setUp(open: () => TaskStore, executor: AgentExecutor) {
-  const store = open();
+async function setUp(open: () => Promise<TaskStore> | TaskStore, executor: AgentExecutor) {
+  const store = await open();
   const sessions = new SessionRegistry(60_000, monotonicClock());
   const runtime = new TaskRuntime({ store, channels: new TaskChannels(), sessions, now: monotonicClock() });
   cleanups.push(async () => {
@@ -42,7 +49,7 @@ function setUp(open: () => TaskStore, executor: AgentExecutor) {
 
 describe.each(stores)('TaskRuntime on $name', ({ open }) => {
   it('answers settled() from the task it stored, equal to reading it back, once the executor has returned', async () => {
-    const { runtime, send } = setUp(open, echoExecutor);
+    const { runtime, send } = await setUp(open, echoExecutor);
     const outcome = await send('hello');
     if (outcome.kind !== 'task') throw new Error('echo answered with a message');
     // By now the executor has returned; the answer must still come from memory.
@@ -57,7 +64,7 @@ describe.each(stores)('TaskRuntime on $name', ({ open }) => {
 
   it('fails a task whose executor throws, with the error as the status message, and ignores events after the end', async () => {
     const late: string[] = [];
-    const { runtime, send } = setUp(open, {
+    const { runtime, send } = await setUp(open, {
       async execute(_request, events) {
         events.working('on it');
         await Promise.resolve();
@@ -81,7 +88,7 @@ describe.each(stores)('TaskRuntime on $name', ({ open }) => {
 
   it('stores no task for a direct reply, and answers a resend with the same message without running again', async () => {
     let runs = 0;
-    const { store, send } = setUp(open, {
+    const { store, send } = await setUp(open, {
       execute(_request, events) {
         runs += 1;
         events.reply('just a message');
@@ -99,7 +106,7 @@ describe.each(stores)('TaskRuntime on $name', ({ open }) => {
 
   it('runs a message once however often it is sent, 20 copies at once included; a messageId reused with another target runs as new', async () => {
     const runs: string[] = [];
-    const { runtime, instance } = setUp(open, {
+    const { runtime, instance } = await setUp(open, {
       execute(request, events) {
         runs.push(request.resumed ? `${request.text} (resumed)` : request.text);
         if (request.text === 'ask') events.inputRequired('more?');
@@ -151,7 +158,7 @@ describe.each(stores)('TaskRuntime, executors that do not behave, on $name', ({ 
         events.artifact({ parts: 'done' });
       },
     } as unknown as AgentExecutor;
-    const { runtime, send } = setUp(open, plain);
+    const { runtime, send } = await setUp(open, plain);
     const outcome = await send('hi');
     if (outcome.kind !== 'task') throw new Error('expected a task');
     await runtime.settled(outcome.taskId);
@@ -161,7 +168,7 @@ describe.each(stores)('TaskRuntime, executors that do not behave, on $name', ({ 
   });
 
   it('a shutdown never stores a task that was stopped before it said anything as COMPLETED', async () => {
-    const { runtime, send } = setUp(open, {
+    const { runtime, send } = await setUp(open, {
       execute: (_request, _events, signal) =>
         new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(new Error('stopped')), { once: true })),
     });

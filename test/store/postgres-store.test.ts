@@ -1,0 +1,122 @@
+import pg from 'pg';
+import { afterEach, describe, expect, it } from 'vitest';
+import { migrationStatus, SCHEMA_VERSION } from '../../src/store/postgres-schema.js';
+import { PostgresTaskStore } from '../../src/store/postgres-store.js';
+import { DuplicateKeyError, InvalidCursorError, type NewTask, type TaskStore } from '../../src/store/task-store.js';
+import { POSTGRES_AVAILABLE, sharedTestPostgres } from '../helpers/postgres.js';
+
+/**
+ * What the PostgreSQL store does beyond the shared contract tests (push-store.contract, the task
+ * runtime's and the streaming tests run on it too): versioned migrations, ListTasks walks, and
+ * two stores on one database, as two replicas see it.
+ */
+
+const postgres = sharedTestPostgres();
+const opened: TaskStore[] = [];
+afterEach(async () => {
+  for (const store of opened.splice(0)) await store.close();
+});
+
+async function open(url: string): Promise<PostgresTaskStore> {
+  const store = await PostgresTaskStore.open({ url });
+  opened.push(store);
+  return store;
+}
+
+function newTask(id: string, second: number, overrides: Partial<NewTask> = {}): NewTask {
+  const at = new Date(Date.UTC(2026, 0, 1, 0, 0, second)).toISOString();
+  return {
+    id,
+    instanceId: 'agent',
+    contextId: 'context',
+    skill: 'chat',
+    status: { state: 'TASK_STATE_SUBMITTED', timestamp: at },
+    message: { messageId: `m-${id}`, role: 'ROLE_USER', parts: [{ text: id }] },
+    createdAt: at,
+    ...overrides,
+  };
+}
+
+async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+describe.skipIf(!POSTGRES_AVAILABLE)('PostgresTaskStore', () => {
+  it('migrates an empty database once: a second opener applies nothing, and the ledger says what ran', async () => {
+    const url = await postgres.databaseUrl();
+    await Promise.all([open(url), open(url)]);
+    const status = await withClient(url, (client) => migrationStatus(client));
+    expect(status.applied.map((migration) => migration.version)).toEqual(Array.from({ length: SCHEMA_VERSION }, (_, index) => index + 1));
+    expect(status.pending).toEqual([]);
+    expect(status.ahead).toBe(false);
+  });
+
+  it('refuses a database a newer a2a-hub migrated, saying which versions', async () => {
+    const url = await postgres.databaseUrl();
+    await (await open(url)).close();
+    await withClient(url, (client) => client.query("INSERT INTO a2a_hub_migrations (version, name) VALUES (999, 'from the future')"));
+    await expect(PostgresTaskStore.open({ url })).rejects.toThrow(
+      `schema version 999, newer than this a2a-hub understands (${SCHEMA_VERSION})`,
+    );
+  });
+
+  it('walks ListTasks pages newest first, each task once, with one totalSize, and refuses a cursor of other filters', async () => {
+    const store = await open(await postgres.databaseUrl());
+    const seconds = [5, 1, 9, 3, 7, 2, 8];
+    for (const [n, second] of seconds.entries()) await store.createTask(newTask(`t${n}`, second));
+    const ids: string[] = [];
+    let page = await store.listTasks('agent', { pageSize: 3 });
+    const total = page.totalSize;
+    for (;;) {
+      expect(page.totalSize).toBe(total);
+      ids.push(...page.tasks.map((task) => task.id));
+      if (page.nextCursor === '') break;
+      // A task created mid-walk is not in it: the walk reads the snapshot of its first page.
+      await store.createTask(newTask(`late-${ids.length}`, 10));
+      page = await store.listTasks('agent', { pageSize: 3, cursor: page.nextCursor });
+    }
+    expect(total).toBe(seconds.length);
+    expect(ids).toEqual(['t2', 't6', 't4', 't0', 't3', 't5', 't1']);
+    const first = await store.listTasks('agent', { pageSize: 2 });
+    await expect(store.listTasks('agent', { pageSize: 2, state: 'TASK_STATE_WORKING', cursor: first.nextCursor })).rejects.toThrow(
+      InvalidCursorError,
+    );
+  });
+
+  it('shares one database between two stores as replicas do: a task written through one is read through the other at once', async () => {
+    const url = await postgres.databaseUrl();
+    const [a, b] = await Promise.all([open(url), open(url)]);
+    await a.createTask(newTask('shared', 1));
+    await a.appendEvent('shared', { statusUpdate: { taskId: 'shared', contextId: 'context', status: { state: 'TASK_STATE_WORKING' } } });
+    expect((await b.getTask('agent', 'shared'))?.history?.[0]?.messageId).toBe('m-shared');
+    expect(await b.lastEventSeq('shared')).toBe(1);
+    expect((await b.snapshotTask('agent', 'shared'))?.seq).toBe(1);
+    await expect(b.createTask(newTask('shared', 2))).rejects.toThrow(DuplicateKeyError);
+  });
+
+  it('lets one of 20 identical first writes of a message, spread over two stores at once, create its task', async () => {
+    const url = await postgres.databaseUrl();
+    const [a, b] = await Promise.all([open(url), open(url)]);
+    const key = { messageId: 'same-message', tenant: '' };
+    const outcomes = await Promise.all(
+      Array.from({ length: 20 }, (_, n) =>
+        (n % 2 === 0 ? a : b).commit([
+          [
+            { op: 'createTask', task: newTask(`attempt-${n}`, 1) },
+            { op: 'recordIdempotent', instanceId: 'agent', key, result: { kind: 'task', taskId: `attempt-${n}` } },
+          ],
+        ]),
+      ),
+    );
+    const stored = outcomes.flatMap((outcome, n) => (outcome[0]?.ok === true ? [`attempt-${n}`] : []));
+    expect(stored).toHaveLength(1);
+    expect(await b.findIdempotent('agent', key)).toEqual({ kind: 'task', taskId: stored[0] });
+    expect((await a.browseTasks({ limit: 100, offset: 0 })).total).toBe(1);
+  });
+});
