@@ -105,6 +105,10 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
   const presets = options.presets ?? new PresetRegistry();
   const recovered = await TaskRuntime.recover(store, now);
   if (recovered.length > 0) log('warn', 'settled tasks left running by an earlier process as FAILED', { count: recovered.length });
+  // A store replicas share: a replica may die at any time, and its tasks' leases lapse; settle them here too.
+  const recovery =
+    store.recoverEveryMs === undefined ? undefined : setInterval(() => void settleLapsed(store, now, log), store.recoverEveryMs);
+  recovery?.unref();
   const outbounds = await OutboundRegistry.open({
     store,
     now,
@@ -290,6 +294,7 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
         // After the runtime's last commit, so its deliveries are queued; before the store closes,
         // so attempts in flight can record how they ended.
         await push.dispatcher.close();
+        clearInterval(recovery);
         await store.close();
       })();
       return closing;
@@ -360,6 +365,17 @@ async function openPostgres(config: ResolvedHubConfig): Promise<TaskStore> {
       `cannot use the PostgreSQL database ${shownUrl(url)}: ${error instanceof Error ? error.message : String(error)}; check databaseUrl (A2A_HUB_DATABASE_URL) and that the server is up`,
       { cause: error },
     );
+  }
+}
+
+/** Settles the tasks whose replica stopped renewing their leases, saying how many; a store error is logged, and tried again next time. */
+async function settleLapsed(store: TaskStore, now: () => string, log: LogFunction): Promise<void> {
+  try {
+    const settled = await TaskRuntime.recover(store, now);
+    if (settled.length > 0)
+      log('warn', 'settled tasks of a replica that stopped renewing their leases as FAILED', { count: settled.length });
+  } catch (error) {
+    log('error', 'could not settle the tasks of stopped replicas', { error: String(error) });
   }
 }
 

@@ -28,8 +28,13 @@ export const MIGRATIONS: readonly { readonly name: string; readonly sql: string 
       last_event_seq BIGINT NOT NULL DEFAULT 0,
       messages       INTEGER NOT NULL DEFAULT 0,
       artifacts      INTEGER NOT NULL DEFAULT 0,
-      version        BIGINT NOT NULL DEFAULT 1  -- bumped by every write to the task
+      version        BIGINT NOT NULL DEFAULT 1,  -- bumped by every write to the task
+      -- While the task is SUBMITTED or WORKING: the replica running it, and until when its
+      -- lease holds (ms since the epoch). The replica renews it; once it lapses, another settles the task.
+      owner          TEXT,
+      lease_until    BIGINT
     );
+    CREATE INDEX tasks_by_owner ON tasks (owner) WHERE owner IS NOT NULL;
     CREATE INDEX tasks_by_time ON tasks (instance_id, tenant, status_ts, id);
     CREATE INDEX tasks_by_context ON tasks (instance_id, tenant, context_id, status_ts, id);
     CREATE INDEX tasks_by_state ON tasks (instance_id, tenant, state, status_ts, id);

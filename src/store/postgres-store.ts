@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { ACTIVE_STATES } from '../../generated/a2a/1.0/task-states.js';
 import type { Artifact, Message, Part, StreamResponse, Task, TaskState, TaskStatus } from '../../generated/a2a/1.0/types.js';
@@ -7,7 +8,7 @@ import { listTasksLater } from './listing.js';
 import { messageTarget } from './message-target.js';
 import { migrate } from './postgres-schema.js';
 import { pagePositions, taskCount } from './postgres-listing.js';
-import { PostgresWrites, type Sql } from './postgres-writes.js';
+import { PostgresWrites, type Lease, type Sql } from './postgres-writes.js';
 import { attemptOf, deliveryOf, PUSH_HEADS, recordOf, type AttemptRow, type ConfigRow, type DeliveryRow } from './push-rows.js';
 import {
   deliveryPairKey,
@@ -47,7 +48,11 @@ export interface PostgresStoreOptions {
   /** Connections this replica keeps open at most (default 10). */
   readonly poolSize?: number;
   readonly eventLogSize?: number;
+  /** How long a running task's lease holds unrenewed (default 30 s): how soon a dead replica's tasks are settled by another. */
+  readonly leaseMs?: number;
 }
+
+const LEASE_MS = 30_000;
 
 /** How long a connection to the database may take, and one statement, before the call fails. */
 const CONNECT_TIMEOUT_MS = 5_000;
@@ -74,9 +79,33 @@ export class PostgresTaskStore implements TaskStore {
   readonly #eventLogSize: number;
   #closing: Promise<void> | undefined;
 
-  private constructor(pool: pg.Pool, eventLogSize: number) {
+  /** This process's name on the tasks it runs, and how long their leases hold. */
+  readonly #lease: Lease;
+  readonly #heartbeat: NodeJS.Timeout;
+
+  private constructor(pool: pg.Pool, eventLogSize: number, leaseMs: number) {
     this.#pool = pool;
     this.#eventLogSize = eventLogSize;
+    this.#lease = { owner: randomUUID(), ms: leaseMs };
+    // Renewed three times per lease, so one slow renewal does not let it lapse.
+    this.#heartbeat = setInterval(() => void this.#renewLeases().catch(() => undefined), Math.max(1, Math.floor(leaseMs / 3)));
+    this.#heartbeat.unref();
+  }
+
+  /**
+   * How often the hub settles the tasks of replicas whose leases lapsed (TaskRuntime.recover):
+   * the lease's length, so a dead replica's tasks are FAILED within about two leases.
+   */
+  get recoverEveryMs(): number {
+    return this.#lease.ms;
+  }
+
+  async #renewLeases(): Promise<void> {
+    await this.#pool.query('UPDATE tasks SET lease_until = $2 WHERE owner = $1 AND state = ANY($3)', [
+      this.#lease.owner,
+      Date.now() + this.#lease.ms,
+      [...ACTIVE_STATES],
+    ]);
   }
 
   /** Connects, brings the schema up to date (migrations.ts), and returns the store. */
@@ -97,7 +126,7 @@ export class PostgresTaskStore implements TaskStore {
       await pool.end();
       throw error;
     }
-    return new PostgresTaskStore(pool, options.eventLogSize ?? EVENT_LOG_LIMIT);
+    return new PostgresTaskStore(pool, options.eventLogSize ?? EVENT_LOG_LIMIT, options.leaseMs ?? LEASE_MS);
   }
 
   async commit(batch: readonly (readonly StoreOp[])[]): Promise<WriteOutcome[]> {
@@ -268,8 +297,10 @@ export class PostgresTaskStore implements TaskStore {
   async settleUnfinished(status: (task: TaskInfo) => TaskStatus): Promise<string[]> {
     return this.#transaction(async (writes, sql) => {
       const { rows } = await sql.query<TaskInfoRow>(
-        `SELECT ${INFO_COLUMNS} FROM tasks WHERE state = ANY($1) ORDER BY created_at, id FOR UPDATE`,
-        [[...ACTIVE_STATES]],
+        // Only tasks no live replica holds: another replica's running tasks keep their leases renewed.
+        `SELECT ${INFO_COLUMNS} FROM tasks WHERE state = ANY($1) AND (lease_until IS NULL OR lease_until < $2)
+         ORDER BY created_at, id FOR UPDATE SKIP LOCKED`,
+        [[...ACTIVE_STATES], Date.now()],
       );
       for (const row of rows) await writes.setStatus(row.id, status(infoOf(row)));
       return rows.map((row) => row.id);
@@ -438,6 +469,7 @@ export class PostgresTaskStore implements TaskStore {
 
   /** Ends the pool once; closing again is not an error. */
   close(): Promise<void> {
+    clearInterval(this.#heartbeat);
     this.#closing ??= this.#pool.end();
     return this.#closing;
   }
@@ -466,7 +498,7 @@ export class PostgresTaskStore implements TaskStore {
     const client = await this.#pool.connect();
     try {
       await client.query('BEGIN');
-      const result = await work(new PostgresWrites(client, this.#eventLogSize), client);
+      const result = await work(new PostgresWrites(client, this.#eventLogSize, this.#lease), client);
       await client.query('COMMIT');
       return result;
     } catch (error) {

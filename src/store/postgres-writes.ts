@@ -14,6 +14,9 @@ import {
   type NewTask,
 } from './task-store.js';
 import { statusMillis, timestampMillis } from './timestamps.js';
+import { ACTIVE_STATES, TERMINAL_STATES } from '../../generated/a2a/1.0/task-states.js';
+
+const ACTIVE: ReadonlySet<string> = new Set(ACTIVE_STATES);
 
 /** What the writes run their SQL on: a client inside an open transaction. */
 export interface Sql {
@@ -29,10 +32,17 @@ export interface Sql {
  * statement). They run inside the caller's transaction; every write to a task bumps its
  * `version` and takes its row lock, so two replicas writing one task serialise on it.
  */
+/** Who holds the running tasks this store writes, and for how long a write's lease holds. */
+export interface Lease {
+  readonly owner: string;
+  readonly ms: number;
+}
+
 export class PostgresWrites {
   constructor(
     private readonly sql: Sql,
     private readonly eventLogSize: number,
+    private readonly lease: Lease,
   ) {}
 
   /** Applies the ops in order; returns the sequence number of the last appendEvent, if any. */
@@ -84,8 +94,8 @@ export class PostgresWrites {
     const statusTs = statusMillis(task.status, timestampMillis(task.createdAt));
     const { rowCount } = await this.sql.query(
       `WITH t AS (
-         INSERT INTO tasks (id, instance_id, tenant, context_id, skill, created_at, metadata_json, state, status_json, status_ts, status_version, messages)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, nextval('status_clock'), 1)
+         INSERT INTO tasks (id, instance_id, tenant, context_id, skill, created_at, metadata_json, state, status_json, status_ts, status_version, messages, owner, lease_until)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, nextval('status_clock'), 1, $12, $13)
          ON CONFLICT (id) DO NOTHING RETURNING id
        )
        INSERT INTO task_messages (task_id, seq, message_json) SELECT id, 0, $11 FROM t`,
@@ -101,28 +111,44 @@ export class PostgresWrites {
         toJson(task.status),
         statusTs,
         toJson(task.message),
+        ...this.#leaseOf(task.status.state),
       ],
     );
     if (rowCount === 0) throw new DuplicateKeyError(`task ${task.id} already exists`);
     return undefined;
   }
 
+  /**
+   * A terminal task takes no other status: one another replica settled (its lease lapsed, or a
+   * cancel) is not overwritten by the replica that still ran it, whose write fails as stale.
+   */
   async setStatus(taskId: string, status: TaskStatus): Promise<undefined> {
     // Checked before anything is written: a bad timestamp changes nothing.
     const ts = status.timestamp === undefined ? null : timestampMillis(status.timestamp);
-    const { rowCount } = await this.sql.query(
-      `WITH v AS (SELECT nextval('status_clock') AS n),
-       old AS (SELECT id, status_version, state, status_ts FROM tasks WHERE id = $1 FOR UPDATE),
+    const { rows } = await this.sql.query<{ state: string; settled: boolean }>(
+      `WITH old AS (SELECT id, status_version, state, status_ts, state = ANY($7) AS settled FROM tasks WHERE id = $1 FOR UPDATE),
+       v AS (SELECT nextval('status_clock') AS n FROM old WHERE NOT old.settled),
        kept AS (
          INSERT INTO task_status (superseded_by, task_id, version, state, ts)
          SELECT v.n, old.id, old.status_version, old.state, old.status_ts FROM old, v
+       ),
+       changed AS (
+         UPDATE tasks t SET state = $2, status_json = $3, status_ts = coalesce($4, t.status_ts), status_version = v.n,
+           version = t.version + 1, owner = $5, lease_until = $6
+         FROM v WHERE t.id = $1
        )
-       UPDATE tasks t SET state = $2, status_json = $3, status_ts = coalesce($4, t.status_ts), status_version = v.n, version = t.version + 1
-       FROM v WHERE t.id = $1`,
-      [taskId, status.state, toJson(status), ts],
+       SELECT state, settled FROM old`,
+      [taskId, status.state, toJson(status), ts, ...this.#leaseOf(status.state), [...TERMINAL_STATES]],
     );
-    if (rowCount === 0) throw new UnknownTaskError(taskId);
+    const old = rows[0];
+    if (old === undefined) throw new UnknownTaskError(taskId);
+    if (old.settled) throw new StaleWriteError(`task ${taskId} is already ${old.state}: it was settled elsewhere`);
     return undefined;
+  }
+
+  /** The owner and lease a task in `state` gets from this write: this replica's while it runs, none once it waits or ends. */
+  #leaseOf(state: string): [string | null, number | null] {
+    return ACTIVE.has(state) ? [this.lease.owner, Date.now() + this.lease.ms] : [null, null];
   }
 
   async appendMessage(taskId: string, message: Message): Promise<undefined> {

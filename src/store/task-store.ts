@@ -46,6 +46,12 @@ export interface TaskStore
    */
   ping(): Awaitable<void>;
   close(): Awaitable<void>;
+  /**
+   * Set by a store several hub replicas share: how often the hub settles the unfinished tasks
+   * no live replica holds (settleUnfinished), since a replica may die at any time, not only
+   * before this one starts.
+   */
+  readonly recoverEveryMs?: number;
 }
 
 export type { Awaitable };

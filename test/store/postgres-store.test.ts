@@ -2,6 +2,7 @@ import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { migrationStatus, SCHEMA_VERSION } from '../../src/store/postgres-schema.js';
 import { PostgresTaskStore } from '../../src/store/postgres-store.js';
+import type { TaskStatus } from '../../generated/a2a/1.0/types.js';
 import { DuplicateKeyError, InvalidCursorError, type NewTask, type TaskStore } from '../../src/store/task-store.js';
 import { POSTGRES_AVAILABLE, sharedTestPostgres } from '../helpers/postgres.js';
 
@@ -118,5 +119,32 @@ describe.skipIf(!POSTGRES_AVAILABLE)('PostgresTaskStore', () => {
     expect(stored).toHaveLength(1);
     expect(await b.findIdempotent('agent', key)).toEqual({ kind: 'task', taskId: stored[0] });
     expect((await a.browseTasks({ limit: 100, offset: 0 })).total).toBe(1);
+  });
+
+  it('settles only the running tasks whose replica stopped renewing their lease, and refuses a late write from that replica', async () => {
+    const url = await postgres.databaseUrl();
+    const alive = await PostgresTaskStore.open({ url, leaseMs: 150 });
+    const dying = await PostgresTaskStore.open({ url, leaseMs: 150 });
+    const survivor = await open(url);
+    opened.push(alive);
+    const working = { state: 'TASK_STATE_WORKING' } as const;
+    await alive.createTask(newTask('held', 1));
+    await alive.setStatus('held', working);
+    await dying.createTask(newTask('orphan', 2));
+    await dying.setStatus('orphan', working);
+    const failed = (task: { id: string }): TaskStatus => ({
+      state: 'TASK_STATE_FAILED',
+      message: { messageId: `x-${task.id}`, role: 'ROLE_AGENT', parts: [{ text: 'lease lapsed' }] },
+    });
+    expect(await survivor.settleUnfinished(failed)).toEqual([]);
+    // The dying replica stops renewing (its process is gone); the live one renews three times a lease.
+    await dying.close();
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(await survivor.settleUnfinished(failed)).toEqual(['orphan']);
+    expect((await survivor.getTaskInfo('held'))?.state).toBe('TASK_STATE_WORKING');
+    // The replica that ran the orphan comes back late with its result: refused, the task stays FAILED.
+    const late = await open(url);
+    await expect(late.setStatus('orphan', { state: 'TASK_STATE_COMPLETED' })).rejects.toThrow(/already TASK_STATE_FAILED/);
+    expect((await survivor.getTaskInfo('orphan'))?.state).toBe('TASK_STATE_FAILED');
   });
 });
