@@ -105,10 +105,6 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
   const presets = options.presets ?? new PresetRegistry();
   const recovered = await TaskRuntime.recover(store, now);
   if (recovered.length > 0) log('warn', 'settled tasks left running by an earlier process as FAILED', { count: recovered.length });
-  // A store replicas share: a replica may die at any time, and its tasks' leases lapse; settle them here too.
-  const recovery =
-    store.recoverEveryMs === undefined ? undefined : setInterval(() => void settleLapsed(store, now, log), store.recoverEveryMs);
-  recovery?.unref();
   const outbounds = await OutboundRegistry.open({
     store,
     now,
@@ -263,6 +259,10 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
   // Only now: a connection may point at one of this hub's own instances.
   outbounds.start();
   push.dispatcher.start();
+  // Once serving. A store replicas share: a replica may die at any time, and its tasks' leases lapse; settle them here too.
+  const recovery =
+    store.recoverEveryMs === undefined ? undefined : setInterval(() => void settleLapsed(store, now, log), store.recoverEveryMs);
+  recovery?.unref();
   let closing: Promise<void> | undefined;
   return {
     ...parts,

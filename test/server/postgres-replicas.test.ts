@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { storeLocation } from '../../src/hub.js';
 import { call, userMessage } from '../helpers/a2a-client.js';
+import { PostgresTaskStore } from '../../src/store/postgres-store.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
+import { until } from '../helpers/wait.js';
 import { POSTGRES_AVAILABLE, sharedTestPostgres } from '../helpers/postgres.js';
 
 /**
@@ -39,6 +41,36 @@ describe.skipIf(!POSTGRES_AVAILABLE)('two hubs on one PostgreSQL database', () =
     expect(resent.task?.id).toBe(taskId);
     const control = await fetch(`${b.url}/a2a/api/task?id=${taskId}`);
     expect(((await control.json()) as { status?: { state?: string } }).status?.state).toBe('TASK_STATE_COMPLETED');
+  });
+
+  it('settles the running task of a replica that died, from a live replica, once its lease lapses', async () => {
+    const databaseUrl = await postgres.databaseUrl();
+    const survivorStore = await PostgresTaskStore.open({ url: databaseUrl, leaseMs: 150 });
+    const survivor = await startTestHub({ taskStore: survivorStore });
+    try {
+      // A replica that stored a running task and then died: its store stops renewing the lease.
+      const dead = await PostgresTaskStore.open({ url: databaseUrl, leaseMs: 150 });
+      const at = new Date().toISOString();
+      await dead.createTask({
+        id: 'orphan',
+        instanceId: 'default',
+        contextId: 'c',
+        skill: 'echo',
+        status: { state: 'TASK_STATE_WORKING', timestamp: at },
+        message: userMessage('left running'),
+        createdAt: at,
+      });
+      await dead.close();
+      await until(
+        async () => (await call(survivor.endpoint, 'GetTask', { id: 'orphan' })).status.state === 'TASK_STATE_FAILED',
+        'the orphan FAILED',
+      );
+      const settled = await call(survivor.endpoint, 'GetTask', { id: 'orphan' });
+      expect(settled.status.message?.parts[0]?.text).toMatch(/retry/);
+    } finally {
+      await survivor.dispose();
+      await survivorStore.close();
+    }
   });
 
   it('names its store in the banner as PostgreSQL without the password', () => {
