@@ -27,6 +27,7 @@ const ENV: Record<string, keyof HubConfig> = {
   A2A_HUB_STORE: 'store',
   A2A_HUB_DATABASE_URL: 'databaseUrl',
   A2A_HUB_DATABASE_POOL_SIZE: 'databasePoolSize',
+  A2A_HUB_DATABASE_LEASE_MS: 'databaseLeaseMs',
   A2A_HUB_PUBLIC_URL: 'publicUrl',
   A2A_HUB_TRUST_PROXY: 'trustProxy',
   A2A_HUB_ABSENT_VERSION: 'absentVersion',

@@ -22,6 +22,7 @@ import type { EndpointObserver, RequestObservation } from './http/endpoint-obser
 import { RateLimiter } from './http/rate-limit.js';
 import { StreamTracker } from './http/stream-tracker.js';
 import { InboundRegistry } from './inbound/inbound-registry.js';
+import { ReplicaLink } from './hub-replicas.js';
 import { listenError } from './listen-error.js';
 import { createLogger, logFunction } from './logging.js';
 import { OutboundRegistry } from './outbound/outbound-registry.js';
@@ -105,10 +106,13 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
   const presets = options.presets ?? new PresetRegistry();
   const recovered = await TaskRuntime.recover(store, now);
   if (recovered.length > 0) log('warn', 'settled tasks left running by an earlier process as FAILED', { count: recovered.length });
+  // Set once the registries exist; their changes and this runtime's cancels are told to the other replicas.
+  let replicas: ReplicaLink | undefined;
   const outbounds = await OutboundRegistry.open({
     store,
     now,
     log,
+    changed: () => replicas?.configChanged(),
     ...(options.env ? { env: options.env } : {}),
     ...(config.outbound ? { settings: config.outbound } : {}),
   });
@@ -134,7 +138,17 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
       onAttempt: (attempt) => metrics.recordPushAttempt(attempt.outcome, attempt.latencyMs / 1000),
     }),
   );
-  const runtime = new TaskRuntime({ store, channels, sessions, now, log, tools, onCommitted: (tasks) => push.dispatcher.committed(tasks) });
+  const runtime = new TaskRuntime({
+    store,
+    channels,
+    sessions,
+    now,
+    log,
+    tools,
+    onCommitted: (tasks) => push.dispatcher.committed(tasks),
+    onSettled: (taskId) => replicas?.settled(taskId),
+    shared: store.signals !== undefined,
+  });
   // The relay preset reads an instance's relayTo when a message arrives, from the registry
   // created next: that one needs the presets first, to check instances against them.
   if (presets.get(RELAY_PRESET) === undefined)
@@ -157,6 +171,7 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
     // A relay instance's card follows its remote's, so the table is rebuilt when connections change.
     revision: () => outbounds.version,
     wellKnownInstance: config.wellKnownInstance,
+    changed: () => replicas?.configChanged(),
     ...(options.taskStore === undefined && config.store === 'sqlite' ? { dataDir: resolve(config.dataDir) } : {}),
     ...(options.env ? { env: options.env } : {}),
     ...(config.provider ? { provider: config.provider } : {}),
@@ -172,6 +187,12 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
       if (options.taskStore === undefined) await store.close();
       throw error;
     }
+  }
+  if (store.signals !== undefined) {
+    const signals = store.signals;
+    replicas = await withStoreClosedOnError(store, options.taskStore === undefined, () =>
+      ReplicaLink.join({ signals, channels, runtime, inbounds, outbounds, log }),
+    );
   }
   const wellKnown = inbounds.wellKnownInstance;
   if (wellKnown !== undefined && inbounds.get(wellKnown) === undefined)
@@ -213,7 +234,12 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
     retryNow: (taskId, configId) => push.dispatcher.retryNow(taskId, configId),
     ...(options.lookup ? { lookup: options.lookup } : {}),
   });
-  const handler = new A2AHandler(runtime, channels, store, { finalTask: config.streamFinalTask, push: pushConfigs });
+  const handler = new A2AHandler(runtime, channels, store, {
+    finalTask: config.streamFinalTask,
+    push: pushConfigs,
+    shared: store.signals !== undefined,
+    log,
+  });
   // Set by close(): a probe on a connection still open during the grace period hears the hub is going.
   let shuttingDown = false;
   const app = createHttpApp({
@@ -259,9 +285,16 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
   // Only now: a connection may point at one of this hub's own instances.
   outbounds.start();
   push.dispatcher.start();
-  // Once serving. A store replicas share: a replica may die at any time, and its tasks' leases lapse; settle them here too.
+  // Once serving. A store replicas share: a replica may die at any time, and its tasks' leases
+  // lapse; settle them here too. Its push deliveries wait in the outbox, which this replica's
+  // dispatcher is not told of: look at it too.
   const recovery =
-    store.recoverEveryMs === undefined ? undefined : setInterval(() => void settleLapsed(store, now, log), store.recoverEveryMs);
+    store.recoverEveryMs === undefined
+      ? undefined
+      : setInterval(() => {
+          void settleLapsed(store, now, log);
+          push.dispatcher.kick();
+        }, store.recoverEveryMs);
   recovery?.unref();
   let closing: Promise<void> | undefined;
   return {
@@ -295,6 +328,7 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
         // so attempts in flight can record how they ended.
         await push.dispatcher.close();
         clearInterval(recovery);
+        replicas?.close();
         await store.close();
       })();
       return closing;
@@ -332,7 +366,7 @@ class EndpointRequest implements RequestObservation {
 /** A start-up step that may refuse the configuration (a bad push key): the data dir's lock is released first. */
 async function withStoreClosedOnError<T>(store: TaskStore, ownStore: boolean, step: () => T): Promise<T> {
   try {
-    return step();
+    return await step();
   } catch (error) {
     if (ownStore) await store.close();
     throw error;
@@ -358,7 +392,12 @@ async function openStore(config: ResolvedHubConfig): Promise<TaskStore> {
 async function openPostgres(config: ResolvedHubConfig): Promise<TaskStore> {
   const url = config.databaseUrl ?? '';
   try {
-    return await PostgresTaskStore.open({ url, poolSize: config.databasePoolSize, eventLogSize: config.eventLogSize });
+    return await PostgresTaskStore.open({
+      url,
+      poolSize: config.databasePoolSize,
+      eventLogSize: config.eventLogSize,
+      leaseMs: config.databaseLeaseMs,
+    });
   } catch (error) {
     // node-postgres names the host and the reason, never the password; the URL is shown without it.
     throw new StoreOpenError(

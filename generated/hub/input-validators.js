@@ -5,7 +5,7 @@
 import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 export const validateHubConfig = validate21;
-const schema32 = {"title":"HubConfig","description":"Settings of one a2a-hub process. Every member is optional; the defaults are documented on each.","type":"object","properties":{"host":{"description":"Address to listen on.","type":"string","minLength":1,"default":"127.0.0.1"},"port":{"description":"TCP port; 0 picks a free one.","type":"integer","minimum":0,"maximum":65535,"default":3080},"dataDir":{"description":"Folder for the SQLite database (created when missing).","type":"string","minLength":1,"default":".a2a-hub"},"store":{"description":"Where tasks live: sqlite (durable, in dataDir), memory (lost on exit; for tests), or postgres (a PostgreSQL database several replicas share; needs databaseUrl). Setting databaseUrl alone chooses postgres.","type":"string","enum":["sqlite","memory","postgres"],"default":"sqlite"},"databaseUrl":{"description":"The PostgreSQL database of store postgres, as postgres://user:password@host:port/database (node-postgres reads it; sslmode and the other libpq parameters go in its query). It may hold a password: it is never logged or shown.","type":"string","pattern":"^postgres(ql)?://","minLength":1},"databasePoolSize":{"description":"Connections to PostgreSQL this process keeps open at most (store postgres).","type":"integer","minimum":1,"maximum":100,"default":10},"publicUrl":{"description":"Base URL to put in agent cards instead of the one each request used, e.g. https://agents.example.com.","type":"string","format":"uri"},"trustProxy":{"description":"Derive card URLs from X-Forwarded-Proto and X-Forwarded-Host. Only behind a proxy you control.","type":"boolean","default":false},"absentVersion":{"description":"The A2A version of a request without A2A-Version. \"0.3\" is spec §3.6.2: JSON-RPC serves it in 0.3 (a 1.0-shaped request under a 1.0 method name is still served as 1.0, docs/spec-policy.md 5.1), HTTP+JSON (1.0 only) refuses it with VersionNotSupported. \"1.0\" serves it as 1.0 for clients that omit the header, unless its method is a 0.3 name (message/send).","type":"string","enum":["0.3","1.0"],"default":"0.3"},"strictVersion":{"description":"Deprecated: use absentVersion. Read for configs written before 0.3 was served: true is absentVersion \"0.3\" (a request without A2A-Version is not 1.0), false is \"1.0\"; an absentVersion in the same layer wins.","type":"boolean","deprecated":true},"bodyLimitBytes":{"description":"Largest request body accepted; raw file parts are base64, so allow for that.","type":"integer","minimum":1024,"default":10485760},"rateLimit":{"description":"Per-source-address rate limit of the A2A endpoints, or false to turn it off.","anyOf":[{"$ref":"#/$defs/RateLimitConfig"},{"const":false}],"default":{"perSecond":200,"burst":400}},"cardMaxAgeSeconds":{"description":"Cache-Control max-age of agent cards.","type":"integer","minimum":0,"default":300},"wellKnownInstance":{"description":"Id of the inbound instance whose card /.well-known/agent-card.json serves, or false for none. While that instance does not exist, is disabled or is unavailable, the well-known location answers 404.","anyOf":[{"type":"string","minLength":1},{"const":false}],"default":"default"},"shutdownGraceMs":{"description":"How long running tasks may finish after SIGINT/SIGTERM before they are failed.","type":"integer","minimum":0,"default":10000},"shutdownDrainMs":{"description":"At SIGINT/SIGTERM, how long the hub keeps serving with /readyz answering 503 before it stops accepting connections, so that a load balancer that only probes takes it out of rotation first. 0: stop accepting at once (one process, no load balancer).","type":"integer","minimum":0,"maximum":600000,"default":0},"sessionIdleMs":{"description":"A conversation's live session is released after this long without activity.","type":"integer","minimum":1000,"default":1800000},"maxSessions":{"description":"Most live sessions kept at once; past it, the least recently active idle session is released first (its tasks and context stay stored).","type":"integer","minimum":1,"default":10000},"sseHeartbeatMs":{"description":"Interval of the SSE keep-alive comments on open streams.","type":"integer","minimum":10,"default":15000},"eventLogSize":{"description":"Stream frames kept per task for Last-Event-ID replay (the newest ones; older ones are pruned).","type":"integer","minimum":1,"default":200},"streamFinalTask":{"description":"End every task stream (SendStreamingMessage, SubscribeToTask) with the full Task after its terminal status update; false ends it at that update.","type":"boolean","default":true},"selfCheck":{"description":"Validate every response against the generated schemas before sending and log any that fails.","type":"boolean","default":true},"logLevel":{"description":"pino log level.","type":"string","enum":["fatal","error","warn","info","debug","trace","silent"],"default":"info"},"provider":{"description":"The AgentProvider put on every card.","$ref":"#/$defs/ProviderConfig"},"outbound":{"description":"How the hub reaches remote agents through outbound connections; members left out take the defaults of OutboundSettings.","$ref":"#/$defs/OutboundSettings"},"push":{"description":"How the hub stores push-notification configs and delivers webhooks (docs/push.md); members left out take the defaults of PushSettings.","$ref":"#/$defs/PushSettings"}}};
+const schema32 = {"title":"HubConfig","description":"Settings of one a2a-hub process. Every member is optional; the defaults are documented on each.","type":"object","properties":{"host":{"description":"Address to listen on.","type":"string","minLength":1,"default":"127.0.0.1"},"port":{"description":"TCP port; 0 picks a free one.","type":"integer","minimum":0,"maximum":65535,"default":3080},"dataDir":{"description":"Folder for the SQLite database (created when missing).","type":"string","minLength":1,"default":".a2a-hub"},"store":{"description":"Where tasks live: sqlite (durable, in dataDir), memory (lost on exit; for tests), or postgres (a PostgreSQL database several replicas share; needs databaseUrl). Setting databaseUrl alone chooses postgres.","type":"string","enum":["sqlite","memory","postgres"],"default":"sqlite"},"databaseUrl":{"description":"The PostgreSQL database of store postgres, as postgres://user:password@host:port/database (node-postgres reads it; sslmode and the other libpq parameters go in its query). It may hold a password: it is never logged or shown.","type":"string","pattern":"^postgres(ql)?://","minLength":1},"databasePoolSize":{"description":"Connections to PostgreSQL this process keeps open at most (store postgres).","type":"integer","minimum":1,"maximum":100,"default":10},"databaseLeaseMs":{"description":"How long a running task's execution lease holds unrenewed (store postgres): a replica renews its tasks' leases three times per lease, and the tasks of a replica that died are settled by a survivor within about two leases; a push delivery a replica claimed is attempted by another once the claim, as long, lapses.","type":"integer","minimum":300,"maximum":3600000,"default":30000},"publicUrl":{"description":"Base URL to put in agent cards instead of the one each request used, e.g. https://agents.example.com.","type":"string","format":"uri"},"trustProxy":{"description":"Derive card URLs from X-Forwarded-Proto and X-Forwarded-Host. Only behind a proxy you control.","type":"boolean","default":false},"absentVersion":{"description":"The A2A version of a request without A2A-Version. \"0.3\" is spec §3.6.2: JSON-RPC serves it in 0.3 (a 1.0-shaped request under a 1.0 method name is still served as 1.0, docs/spec-policy.md 5.1), HTTP+JSON (1.0 only) refuses it with VersionNotSupported. \"1.0\" serves it as 1.0 for clients that omit the header, unless its method is a 0.3 name (message/send).","type":"string","enum":["0.3","1.0"],"default":"0.3"},"strictVersion":{"description":"Deprecated: use absentVersion. Read for configs written before 0.3 was served: true is absentVersion \"0.3\" (a request without A2A-Version is not 1.0), false is \"1.0\"; an absentVersion in the same layer wins.","type":"boolean","deprecated":true},"bodyLimitBytes":{"description":"Largest request body accepted; raw file parts are base64, so allow for that.","type":"integer","minimum":1024,"default":10485760},"rateLimit":{"description":"Per-source-address rate limit of the A2A endpoints, or false to turn it off.","anyOf":[{"$ref":"#/$defs/RateLimitConfig"},{"const":false}],"default":{"perSecond":200,"burst":400}},"cardMaxAgeSeconds":{"description":"Cache-Control max-age of agent cards.","type":"integer","minimum":0,"default":300},"wellKnownInstance":{"description":"Id of the inbound instance whose card /.well-known/agent-card.json serves, or false for none. While that instance does not exist, is disabled or is unavailable, the well-known location answers 404.","anyOf":[{"type":"string","minLength":1},{"const":false}],"default":"default"},"shutdownGraceMs":{"description":"How long running tasks may finish after SIGINT/SIGTERM before they are failed.","type":"integer","minimum":0,"default":10000},"shutdownDrainMs":{"description":"At SIGINT/SIGTERM, how long the hub keeps serving with /readyz answering 503 before it stops accepting connections, so that a load balancer that only probes takes it out of rotation first. 0: stop accepting at once (one process, no load balancer).","type":"integer","minimum":0,"maximum":600000,"default":0},"sessionIdleMs":{"description":"A conversation's live session is released after this long without activity.","type":"integer","minimum":1000,"default":1800000},"maxSessions":{"description":"Most live sessions kept at once; past it, the least recently active idle session is released first (its tasks and context stay stored).","type":"integer","minimum":1,"default":10000},"sseHeartbeatMs":{"description":"Interval of the SSE keep-alive comments on open streams.","type":"integer","minimum":10,"default":15000},"eventLogSize":{"description":"Stream frames kept per task for Last-Event-ID replay (the newest ones; older ones are pruned).","type":"integer","minimum":1,"default":200},"streamFinalTask":{"description":"End every task stream (SendStreamingMessage, SubscribeToTask) with the full Task after its terminal status update; false ends it at that update.","type":"boolean","default":true},"selfCheck":{"description":"Validate every response against the generated schemas before sending and log any that fails.","type":"boolean","default":true},"logLevel":{"description":"pino log level.","type":"string","enum":["fatal","error","warn","info","debug","trace","silent"],"default":"info"},"provider":{"description":"The AgentProvider put on every card.","$ref":"#/$defs/ProviderConfig"},"outbound":{"description":"How the hub reaches remote agents through outbound connections; members left out take the defaults of OutboundSettings.","$ref":"#/$defs/OutboundSettings"},"push":{"description":"How the hub stores push-notification configs and delivers webhooks (docs/push.md); members left out take the defaults of PushSettings.","$ref":"#/$defs/PushSettings"}}};
 const schema33 = {"title":"RateLimitConfig","description":"A token bucket per source address.","type":"object","properties":{"perSecond":{"description":"Sustained requests per second.","type":"number","exclusiveMinimum":0},"burst":{"description":"Requests allowed at once above the sustained rate.","type":"integer","minimum":1}},"required":["perSecond","burst"]};
 const schema34 = {"title":"ProviderConfig","description":"The organization that runs the hub, as AgentProvider.","type":"object","properties":{"organization":{"description":"Organization name.","type":"string","minLength":1},"url":{"description":"Its website.","type":"string","format":"uri"}},"required":["organization","url"]};
 const func1 = require("ajv/dist/runtime/ucs2length").default;
@@ -1055,11 +1055,10 @@ errors++;
 }
 }
 }
-if(data.publicUrl !== undefined){
-let data6 = data.publicUrl;
-if(typeof data6 === "string"){
-if(!(formats0(data6))){
-const err15 = {instancePath:instancePath+"/publicUrl",schemaPath:"#/properties/publicUrl/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
+if(data.databaseLeaseMs !== undefined){
+let data6 = data.databaseLeaseMs;
+if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
+const err15 = {instancePath:instancePath+"/databaseLeaseMs",schemaPath:"#/properties/databaseLeaseMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -1068,9 +1067,9 @@ vErrors.push(err15);
 }
 errors++;
 }
-}
-else {
-const err16 = {instancePath:instancePath+"/publicUrl",schemaPath:"#/properties/publicUrl/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if((typeof data6 == "number") && (isFinite(data6))){
+if(data6 > 3600000 || isNaN(data6)){
+const err16 = {instancePath:instancePath+"/databaseLeaseMs",schemaPath:"#/properties/databaseLeaseMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3600000},message:"must be <= 3600000"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -1079,10 +1078,8 @@ vErrors.push(err16);
 }
 errors++;
 }
-}
-if(data.trustProxy !== undefined){
-if(typeof data.trustProxy !== "boolean"){
-const err17 = {instancePath:instancePath+"/trustProxy",schemaPath:"#/properties/trustProxy/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data6 < 300 || isNaN(data6)){
+const err17 = {instancePath:instancePath+"/databaseLeaseMs",schemaPath:"#/properties/databaseLeaseMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 300},message:"must be >= 300"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -1092,10 +1089,12 @@ vErrors.push(err17);
 errors++;
 }
 }
-if(data.absentVersion !== undefined){
-let data8 = data.absentVersion;
-if(typeof data8 !== "string"){
-const err18 = {instancePath:instancePath+"/absentVersion",schemaPath:"#/properties/absentVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+if(data.publicUrl !== undefined){
+let data7 = data.publicUrl;
+if(typeof data7 === "string"){
+if(!(formats0(data7))){
+const err18 = {instancePath:instancePath+"/publicUrl",schemaPath:"#/properties/publicUrl/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -1104,8 +1103,9 @@ vErrors.push(err18);
 }
 errors++;
 }
-if(!((data8 === "0.3") || (data8 === "1.0"))){
-const err19 = {instancePath:instancePath+"/absentVersion",schemaPath:"#/properties/absentVersion/enum",keyword:"enum",params:{allowedValues: schema32.properties.absentVersion.enum},message:"must be equal to one of the allowed values"};
+}
+else {
+const err19 = {instancePath:instancePath+"/publicUrl",schemaPath:"#/properties/publicUrl/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -1115,9 +1115,9 @@ vErrors.push(err19);
 errors++;
 }
 }
-if(data.strictVersion !== undefined){
-if(typeof data.strictVersion !== "boolean"){
-const err20 = {instancePath:instancePath+"/strictVersion",schemaPath:"#/properties/strictVersion/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data.trustProxy !== undefined){
+if(typeof data.trustProxy !== "boolean"){
+const err20 = {instancePath:instancePath+"/trustProxy",schemaPath:"#/properties/trustProxy/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -1127,10 +1127,10 @@ vErrors.push(err20);
 errors++;
 }
 }
-if(data.bodyLimitBytes !== undefined){
-let data10 = data.bodyLimitBytes;
-if(!(((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10))) && (isFinite(data10)))){
-const err21 = {instancePath:instancePath+"/bodyLimitBytes",schemaPath:"#/properties/bodyLimitBytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.absentVersion !== undefined){
+let data9 = data.absentVersion;
+if(typeof data9 !== "string"){
+const err21 = {instancePath:instancePath+"/absentVersion",schemaPath:"#/properties/absentVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -1139,9 +1139,8 @@ vErrors.push(err21);
 }
 errors++;
 }
-if((typeof data10 == "number") && (isFinite(data10))){
-if(data10 < 1024 || isNaN(data10)){
-const err22 = {instancePath:instancePath+"/bodyLimitBytes",schemaPath:"#/properties/bodyLimitBytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"};
+if(!((data9 === "0.3") || (data9 === "1.0"))){
+const err22 = {instancePath:instancePath+"/absentVersion",schemaPath:"#/properties/absentVersion/enum",keyword:"enum",params:{allowedValues: schema32.properties.absentVersion.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -1151,15 +1150,9 @@ vErrors.push(err22);
 errors++;
 }
 }
-}
-if(data.rateLimit !== undefined){
-let data11 = data.rateLimit;
-const _errs24 = errors;
-let valid1 = false;
-const _errs25 = errors;
-if(data11 && typeof data11 == "object" && !Array.isArray(data11)){
-if(data11.perSecond === undefined){
-const err23 = {instancePath:instancePath+"/rateLimit",schemaPath:"#/$defs/RateLimitConfig/required",keyword:"required",params:{missingProperty: "perSecond"},message:"must have required property '"+"perSecond"+"'"};
+if(data.strictVersion !== undefined){
+if(typeof data.strictVersion !== "boolean"){
+const err23 = {instancePath:instancePath+"/strictVersion",schemaPath:"#/properties/strictVersion/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -1168,8 +1161,11 @@ vErrors.push(err23);
 }
 errors++;
 }
-if(data11.burst === undefined){
-const err24 = {instancePath:instancePath+"/rateLimit",schemaPath:"#/$defs/RateLimitConfig/required",keyword:"required",params:{missingProperty: "burst"},message:"must have required property '"+"burst"+"'"};
+}
+if(data.bodyLimitBytes !== undefined){
+let data11 = data.bodyLimitBytes;
+if(!(((typeof data11 == "number") && (!(data11 % 1) && !isNaN(data11))) && (isFinite(data11)))){
+const err24 = {instancePath:instancePath+"/bodyLimitBytes",schemaPath:"#/properties/bodyLimitBytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -1178,11 +1174,9 @@ vErrors.push(err24);
 }
 errors++;
 }
-if(data11.perSecond !== undefined){
-let data12 = data11.perSecond;
-if((typeof data12 == "number") && (isFinite(data12))){
-if(data12 <= 0 || isNaN(data12)){
-const err25 = {instancePath:instancePath+"/rateLimit/perSecond",schemaPath:"#/$defs/RateLimitConfig/properties/perSecond/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
+if((typeof data11 == "number") && (isFinite(data11))){
+if(data11 < 1024 || isNaN(data11)){
+const err25 = {instancePath:instancePath+"/bodyLimitBytes",schemaPath:"#/properties/bodyLimitBytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -1192,8 +1186,15 @@ vErrors.push(err25);
 errors++;
 }
 }
-else {
-const err26 = {instancePath:instancePath+"/rateLimit/perSecond",schemaPath:"#/$defs/RateLimitConfig/properties/perSecond/type",keyword:"type",params:{type: "number"},message:"must be number"};
+}
+if(data.rateLimit !== undefined){
+let data12 = data.rateLimit;
+const _errs26 = errors;
+let valid1 = false;
+const _errs27 = errors;
+if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
+if(data12.perSecond === undefined){
+const err26 = {instancePath:instancePath+"/rateLimit",schemaPath:"#/$defs/RateLimitConfig/required",keyword:"required",params:{missingProperty: "perSecond"},message:"must have required property '"+"perSecond"+"'"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -1202,11 +1203,8 @@ vErrors.push(err26);
 }
 errors++;
 }
-}
-if(data11.burst !== undefined){
-let data13 = data11.burst;
-if(!(((typeof data13 == "number") && (!(data13 % 1) && !isNaN(data13))) && (isFinite(data13)))){
-const err27 = {instancePath:instancePath+"/rateLimit/burst",schemaPath:"#/$defs/RateLimitConfig/properties/burst/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data12.burst === undefined){
+const err27 = {instancePath:instancePath+"/rateLimit",schemaPath:"#/$defs/RateLimitConfig/required",keyword:"required",params:{missingProperty: "burst"},message:"must have required property '"+"burst"+"'"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -1215,9 +1213,11 @@ vErrors.push(err27);
 }
 errors++;
 }
+if(data12.perSecond !== undefined){
+let data13 = data12.perSecond;
 if((typeof data13 == "number") && (isFinite(data13))){
-if(data13 < 1 || isNaN(data13)){
-const err28 = {instancePath:instancePath+"/rateLimit/burst",schemaPath:"#/$defs/RateLimitConfig/properties/burst/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(data13 <= 0 || isNaN(data13)){
+const err28 = {instancePath:instancePath+"/rateLimit/perSecond",schemaPath:"#/$defs/RateLimitConfig/properties/perSecond/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -1227,10 +1227,8 @@ vErrors.push(err28);
 errors++;
 }
 }
-}
-}
 else {
-const err29 = {instancePath:instancePath+"/rateLimit",schemaPath:"#/$defs/RateLimitConfig/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err29 = {instancePath:instancePath+"/rateLimit/perSecond",schemaPath:"#/$defs/RateLimitConfig/properties/perSecond/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -1239,16 +1237,11 @@ vErrors.push(err29);
 }
 errors++;
 }
-var _valid0 = _errs25 === errors;
-valid1 = valid1 || _valid0;
-if(_valid0){
-var props0 = {};
-props0.perSecond = true;
-props0.burst = true;
 }
-const _errs32 = errors;
-if(false !== data11){
-const err30 = {instancePath:instancePath+"/rateLimit",schemaPath:"#/properties/rateLimit/anyOf/1/const",keyword:"const",params:{allowedValue: false},message:"must be equal to constant"};
+if(data12.burst !== undefined){
+let data14 = data12.burst;
+if(!(((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14))) && (isFinite(data14)))){
+const err30 = {instancePath:instancePath+"/rateLimit/burst",schemaPath:"#/$defs/RateLimitConfig/properties/burst/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -1257,10 +1250,9 @@ vErrors.push(err30);
 }
 errors++;
 }
-var _valid0 = _errs32 === errors;
-valid1 = valid1 || _valid0;
-if(!valid1){
-const err31 = {instancePath:instancePath+"/rateLimit",schemaPath:"#/properties/rateLimit/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if((typeof data14 == "number") && (isFinite(data14))){
+if(data14 < 1 || isNaN(data14)){
+const err31 = {instancePath:instancePath+"/rateLimit/burst",schemaPath:"#/$defs/RateLimitConfig/properties/burst/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -1269,22 +1261,11 @@ vErrors.push(err31);
 }
 errors++;
 }
-else {
-errors = _errs24;
-if(vErrors !== null){
-if(_errs24){
-vErrors.length = _errs24;
+}
+}
 }
 else {
-vErrors = null;
-}
-}
-}
-}
-if(data.cardMaxAgeSeconds !== undefined){
-let data14 = data.cardMaxAgeSeconds;
-if(!(((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14))) && (isFinite(data14)))){
-const err32 = {instancePath:instancePath+"/cardMaxAgeSeconds",schemaPath:"#/properties/cardMaxAgeSeconds/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err32 = {instancePath:instancePath+"/rateLimit",schemaPath:"#/$defs/RateLimitConfig/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -1293,9 +1274,16 @@ vErrors.push(err32);
 }
 errors++;
 }
-if((typeof data14 == "number") && (isFinite(data14))){
-if(data14 < 0 || isNaN(data14)){
-const err33 = {instancePath:instancePath+"/cardMaxAgeSeconds",schemaPath:"#/properties/cardMaxAgeSeconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+var _valid0 = _errs27 === errors;
+valid1 = valid1 || _valid0;
+if(_valid0){
+var props0 = {};
+props0.perSecond = true;
+props0.burst = true;
+}
+const _errs34 = errors;
+if(false !== data12){
+const err33 = {instancePath:instancePath+"/rateLimit",schemaPath:"#/properties/rateLimit/anyOf/1/const",keyword:"const",params:{allowedValue: false},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -1304,16 +1292,10 @@ vErrors.push(err33);
 }
 errors++;
 }
-}
-}
-if(data.wellKnownInstance !== undefined){
-let data15 = data.wellKnownInstance;
-const _errs36 = errors;
-let valid4 = false;
-const _errs37 = errors;
-if(typeof data15 === "string"){
-if(func1(data15) < 1){
-const err34 = {instancePath:instancePath+"/wellKnownInstance",schemaPath:"#/properties/wellKnownInstance/anyOf/0/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+var _valid0 = _errs34 === errors;
+valid1 = valid1 || _valid0;
+if(!valid1){
+const err34 = {instancePath:instancePath+"/rateLimit",schemaPath:"#/properties/rateLimit/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -1322,9 +1304,22 @@ vErrors.push(err34);
 }
 errors++;
 }
+else {
+errors = _errs26;
+if(vErrors !== null){
+if(_errs26){
+vErrors.length = _errs26;
 }
 else {
-const err35 = {instancePath:instancePath+"/wellKnownInstance",schemaPath:"#/properties/wellKnownInstance/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+vErrors = null;
+}
+}
+}
+}
+if(data.cardMaxAgeSeconds !== undefined){
+let data15 = data.cardMaxAgeSeconds;
+if(!(((typeof data15 == "number") && (!(data15 % 1) && !isNaN(data15))) && (isFinite(data15)))){
+const err35 = {instancePath:instancePath+"/cardMaxAgeSeconds",schemaPath:"#/properties/cardMaxAgeSeconds/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -1333,11 +1328,9 @@ vErrors.push(err35);
 }
 errors++;
 }
-var _valid1 = _errs37 === errors;
-valid4 = valid4 || _valid1;
-const _errs39 = errors;
-if(false !== data15){
-const err36 = {instancePath:instancePath+"/wellKnownInstance",schemaPath:"#/properties/wellKnownInstance/anyOf/1/const",keyword:"const",params:{allowedValue: false},message:"must be equal to constant"};
+if((typeof data15 == "number") && (isFinite(data15))){
+if(data15 < 0 || isNaN(data15)){
+const err36 = {instancePath:instancePath+"/cardMaxAgeSeconds",schemaPath:"#/properties/cardMaxAgeSeconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -1346,10 +1339,16 @@ vErrors.push(err36);
 }
 errors++;
 }
-var _valid1 = _errs39 === errors;
-valid4 = valid4 || _valid1;
-if(!valid4){
-const err37 = {instancePath:instancePath+"/wellKnownInstance",schemaPath:"#/properties/wellKnownInstance/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+}
+}
+if(data.wellKnownInstance !== undefined){
+let data16 = data.wellKnownInstance;
+const _errs38 = errors;
+let valid4 = false;
+const _errs39 = errors;
+if(typeof data16 === "string"){
+if(func1(data16) < 1){
+const err37 = {instancePath:instancePath+"/wellKnownInstance",schemaPath:"#/properties/wellKnownInstance/anyOf/0/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -1358,22 +1357,9 @@ vErrors.push(err37);
 }
 errors++;
 }
-else {
-errors = _errs36;
-if(vErrors !== null){
-if(_errs36){
-vErrors.length = _errs36;
 }
 else {
-vErrors = null;
-}
-}
-}
-}
-if(data.shutdownGraceMs !== undefined){
-let data16 = data.shutdownGraceMs;
-if(!(((typeof data16 == "number") && (!(data16 % 1) && !isNaN(data16))) && (isFinite(data16)))){
-const err38 = {instancePath:instancePath+"/shutdownGraceMs",schemaPath:"#/properties/shutdownGraceMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err38 = {instancePath:instancePath+"/wellKnownInstance",schemaPath:"#/properties/wellKnownInstance/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -1382,9 +1368,11 @@ vErrors.push(err38);
 }
 errors++;
 }
-if((typeof data16 == "number") && (isFinite(data16))){
-if(data16 < 0 || isNaN(data16)){
-const err39 = {instancePath:instancePath+"/shutdownGraceMs",schemaPath:"#/properties/shutdownGraceMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+var _valid1 = _errs39 === errors;
+valid4 = valid4 || _valid1;
+const _errs41 = errors;
+if(false !== data16){
+const err39 = {instancePath:instancePath+"/wellKnownInstance",schemaPath:"#/properties/wellKnownInstance/anyOf/1/const",keyword:"const",params:{allowedValue: false},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -1393,12 +1381,10 @@ vErrors.push(err39);
 }
 errors++;
 }
-}
-}
-if(data.shutdownDrainMs !== undefined){
-let data17 = data.shutdownDrainMs;
-if(!(((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17))) && (isFinite(data17)))){
-const err40 = {instancePath:instancePath+"/shutdownDrainMs",schemaPath:"#/properties/shutdownDrainMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+var _valid1 = _errs41 === errors;
+valid4 = valid4 || _valid1;
+if(!valid4){
+const err40 = {instancePath:instancePath+"/wellKnownInstance",schemaPath:"#/properties/wellKnownInstance/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -1407,9 +1393,22 @@ vErrors.push(err40);
 }
 errors++;
 }
-if((typeof data17 == "number") && (isFinite(data17))){
-if(data17 > 600000 || isNaN(data17)){
-const err41 = {instancePath:instancePath+"/shutdownDrainMs",schemaPath:"#/properties/shutdownDrainMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000"};
+else {
+errors = _errs38;
+if(vErrors !== null){
+if(_errs38){
+vErrors.length = _errs38;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data.shutdownGraceMs !== undefined){
+let data17 = data.shutdownGraceMs;
+if(!(((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17))) && (isFinite(data17)))){
+const err41 = {instancePath:instancePath+"/shutdownGraceMs",schemaPath:"#/properties/shutdownGraceMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -1418,8 +1417,9 @@ vErrors.push(err41);
 }
 errors++;
 }
+if((typeof data17 == "number") && (isFinite(data17))){
 if(data17 < 0 || isNaN(data17)){
-const err42 = {instancePath:instancePath+"/shutdownDrainMs",schemaPath:"#/properties/shutdownDrainMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+const err42 = {instancePath:instancePath+"/shutdownGraceMs",schemaPath:"#/properties/shutdownGraceMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -1430,10 +1430,10 @@ errors++;
 }
 }
 }
-if(data.sessionIdleMs !== undefined){
-let data18 = data.sessionIdleMs;
+if(data.shutdownDrainMs !== undefined){
+let data18 = data.shutdownDrainMs;
 if(!(((typeof data18 == "number") && (!(data18 % 1) && !isNaN(data18))) && (isFinite(data18)))){
-const err43 = {instancePath:instancePath+"/sessionIdleMs",schemaPath:"#/properties/sessionIdleMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err43 = {instancePath:instancePath+"/shutdownDrainMs",schemaPath:"#/properties/shutdownDrainMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -1443,8 +1443,8 @@ vErrors.push(err43);
 errors++;
 }
 if((typeof data18 == "number") && (isFinite(data18))){
-if(data18 < 1000 || isNaN(data18)){
-const err44 = {instancePath:instancePath+"/sessionIdleMs",schemaPath:"#/properties/sessionIdleMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1000},message:"must be >= 1000"};
+if(data18 > 600000 || isNaN(data18)){
+const err44 = {instancePath:instancePath+"/shutdownDrainMs",schemaPath:"#/properties/shutdownDrainMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000"};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -1453,12 +1453,8 @@ vErrors.push(err44);
 }
 errors++;
 }
-}
-}
-if(data.maxSessions !== undefined){
-let data19 = data.maxSessions;
-if(!(((typeof data19 == "number") && (!(data19 % 1) && !isNaN(data19))) && (isFinite(data19)))){
-const err45 = {instancePath:instancePath+"/maxSessions",schemaPath:"#/properties/maxSessions/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data18 < 0 || isNaN(data18)){
+const err45 = {instancePath:instancePath+"/shutdownDrainMs",schemaPath:"#/properties/shutdownDrainMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -1467,9 +1463,12 @@ vErrors.push(err45);
 }
 errors++;
 }
-if((typeof data19 == "number") && (isFinite(data19))){
-if(data19 < 1 || isNaN(data19)){
-const err46 = {instancePath:instancePath+"/maxSessions",schemaPath:"#/properties/maxSessions/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+}
+if(data.sessionIdleMs !== undefined){
+let data19 = data.sessionIdleMs;
+if(!(((typeof data19 == "number") && (!(data19 % 1) && !isNaN(data19))) && (isFinite(data19)))){
+const err46 = {instancePath:instancePath+"/sessionIdleMs",schemaPath:"#/properties/sessionIdleMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -1478,12 +1477,9 @@ vErrors.push(err46);
 }
 errors++;
 }
-}
-}
-if(data.sseHeartbeatMs !== undefined){
-let data20 = data.sseHeartbeatMs;
-if(!(((typeof data20 == "number") && (!(data20 % 1) && !isNaN(data20))) && (isFinite(data20)))){
-const err47 = {instancePath:instancePath+"/sseHeartbeatMs",schemaPath:"#/properties/sseHeartbeatMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if((typeof data19 == "number") && (isFinite(data19))){
+if(data19 < 1000 || isNaN(data19)){
+const err47 = {instancePath:instancePath+"/sessionIdleMs",schemaPath:"#/properties/sessionIdleMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1000},message:"must be >= 1000"};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -1492,9 +1488,12 @@ vErrors.push(err47);
 }
 errors++;
 }
-if((typeof data20 == "number") && (isFinite(data20))){
-if(data20 < 10 || isNaN(data20)){
-const err48 = {instancePath:instancePath+"/sseHeartbeatMs",schemaPath:"#/properties/sseHeartbeatMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 10},message:"must be >= 10"};
+}
+}
+if(data.maxSessions !== undefined){
+let data20 = data.maxSessions;
+if(!(((typeof data20 == "number") && (!(data20 % 1) && !isNaN(data20))) && (isFinite(data20)))){
+const err48 = {instancePath:instancePath+"/maxSessions",schemaPath:"#/properties/maxSessions/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -1503,12 +1502,9 @@ vErrors.push(err48);
 }
 errors++;
 }
-}
-}
-if(data.eventLogSize !== undefined){
-let data21 = data.eventLogSize;
-if(!(((typeof data21 == "number") && (!(data21 % 1) && !isNaN(data21))) && (isFinite(data21)))){
-const err49 = {instancePath:instancePath+"/eventLogSize",schemaPath:"#/properties/eventLogSize/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if((typeof data20 == "number") && (isFinite(data20))){
+if(data20 < 1 || isNaN(data20)){
+const err49 = {instancePath:instancePath+"/maxSessions",schemaPath:"#/properties/maxSessions/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -1517,9 +1513,12 @@ vErrors.push(err49);
 }
 errors++;
 }
-if((typeof data21 == "number") && (isFinite(data21))){
-if(data21 < 1 || isNaN(data21)){
-const err50 = {instancePath:instancePath+"/eventLogSize",schemaPath:"#/properties/eventLogSize/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+}
+if(data.sseHeartbeatMs !== undefined){
+let data21 = data.sseHeartbeatMs;
+if(!(((typeof data21 == "number") && (!(data21 % 1) && !isNaN(data21))) && (isFinite(data21)))){
+const err50 = {instancePath:instancePath+"/sseHeartbeatMs",schemaPath:"#/properties/sseHeartbeatMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -1528,11 +1527,9 @@ vErrors.push(err50);
 }
 errors++;
 }
-}
-}
-if(data.streamFinalTask !== undefined){
-if(typeof data.streamFinalTask !== "boolean"){
-const err51 = {instancePath:instancePath+"/streamFinalTask",schemaPath:"#/properties/streamFinalTask/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if((typeof data21 == "number") && (isFinite(data21))){
+if(data21 < 10 || isNaN(data21)){
+const err51 = {instancePath:instancePath+"/sseHeartbeatMs",schemaPath:"#/properties/sseHeartbeatMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 10},message:"must be >= 10"};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -1542,9 +1539,11 @@ vErrors.push(err51);
 errors++;
 }
 }
-if(data.selfCheck !== undefined){
-if(typeof data.selfCheck !== "boolean"){
-const err52 = {instancePath:instancePath+"/selfCheck",schemaPath:"#/properties/selfCheck/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+}
+if(data.eventLogSize !== undefined){
+let data22 = data.eventLogSize;
+if(!(((typeof data22 == "number") && (!(data22 % 1) && !isNaN(data22))) && (isFinite(data22)))){
+const err52 = {instancePath:instancePath+"/eventLogSize",schemaPath:"#/properties/eventLogSize/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -1553,11 +1552,9 @@ vErrors.push(err52);
 }
 errors++;
 }
-}
-if(data.logLevel !== undefined){
-let data24 = data.logLevel;
-if(typeof data24 !== "string"){
-const err53 = {instancePath:instancePath+"/logLevel",schemaPath:"#/properties/logLevel/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if((typeof data22 == "number") && (isFinite(data22))){
+if(data22 < 1 || isNaN(data22)){
+const err53 = {instancePath:instancePath+"/eventLogSize",schemaPath:"#/properties/eventLogSize/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -1566,8 +1563,11 @@ vErrors.push(err53);
 }
 errors++;
 }
-if(!(((((((data24 === "fatal") || (data24 === "error")) || (data24 === "warn")) || (data24 === "info")) || (data24 === "debug")) || (data24 === "trace")) || (data24 === "silent"))){
-const err54 = {instancePath:instancePath+"/logLevel",schemaPath:"#/properties/logLevel/enum",keyword:"enum",params:{allowedValues: schema32.properties.logLevel.enum},message:"must be equal to one of the allowed values"};
+}
+}
+if(data.streamFinalTask !== undefined){
+if(typeof data.streamFinalTask !== "boolean"){
+const err54 = {instancePath:instancePath+"/streamFinalTask",schemaPath:"#/properties/streamFinalTask/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -1577,11 +1577,9 @@ vErrors.push(err54);
 errors++;
 }
 }
-if(data.provider !== undefined){
-let data25 = data.provider;
-if(data25 && typeof data25 == "object" && !Array.isArray(data25)){
-if(data25.organization === undefined){
-const err55 = {instancePath:instancePath+"/provider",schemaPath:"#/$defs/ProviderConfig/required",keyword:"required",params:{missingProperty: "organization"},message:"must have required property '"+"organization"+"'"};
+if(data.selfCheck !== undefined){
+if(typeof data.selfCheck !== "boolean"){
+const err55 = {instancePath:instancePath+"/selfCheck",schemaPath:"#/properties/selfCheck/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -1590,8 +1588,11 @@ vErrors.push(err55);
 }
 errors++;
 }
-if(data25.url === undefined){
-const err56 = {instancePath:instancePath+"/provider",schemaPath:"#/$defs/ProviderConfig/required",keyword:"required",params:{missingProperty: "url"},message:"must have required property '"+"url"+"'"};
+}
+if(data.logLevel !== undefined){
+let data25 = data.logLevel;
+if(typeof data25 !== "string"){
+const err56 = {instancePath:instancePath+"/logLevel",schemaPath:"#/properties/logLevel/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -1600,11 +1601,8 @@ vErrors.push(err56);
 }
 errors++;
 }
-if(data25.organization !== undefined){
-let data26 = data25.organization;
-if(typeof data26 === "string"){
-if(func1(data26) < 1){
-const err57 = {instancePath:instancePath+"/provider/organization",schemaPath:"#/$defs/ProviderConfig/properties/organization/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!(((((((data25 === "fatal") || (data25 === "error")) || (data25 === "warn")) || (data25 === "info")) || (data25 === "debug")) || (data25 === "trace")) || (data25 === "silent"))){
+const err57 = {instancePath:instancePath+"/logLevel",schemaPath:"#/properties/logLevel/enum",keyword:"enum",params:{allowedValues: schema32.properties.logLevel.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -1614,8 +1612,11 @@ vErrors.push(err57);
 errors++;
 }
 }
-else {
-const err58 = {instancePath:instancePath+"/provider/organization",schemaPath:"#/$defs/ProviderConfig/properties/organization/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.provider !== undefined){
+let data26 = data.provider;
+if(data26 && typeof data26 == "object" && !Array.isArray(data26)){
+if(data26.organization === undefined){
+const err58 = {instancePath:instancePath+"/provider",schemaPath:"#/$defs/ProviderConfig/required",keyword:"required",params:{missingProperty: "organization"},message:"must have required property '"+"organization"+"'"};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -1624,12 +1625,8 @@ vErrors.push(err58);
 }
 errors++;
 }
-}
-if(data25.url !== undefined){
-let data27 = data25.url;
-if(typeof data27 === "string"){
-if(!(formats0(data27))){
-const err59 = {instancePath:instancePath+"/provider/url",schemaPath:"#/$defs/ProviderConfig/properties/url/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
+if(data26.url === undefined){
+const err59 = {instancePath:instancePath+"/provider",schemaPath:"#/$defs/ProviderConfig/required",keyword:"required",params:{missingProperty: "url"},message:"must have required property '"+"url"+"'"};
 if(vErrors === null){
 vErrors = [err59];
 }
@@ -1638,9 +1635,11 @@ vErrors.push(err59);
 }
 errors++;
 }
-}
-else {
-const err60 = {instancePath:instancePath+"/provider/url",schemaPath:"#/$defs/ProviderConfig/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data26.organization !== undefined){
+let data27 = data26.organization;
+if(typeof data27 === "string"){
+if(func1(data27) < 1){
+const err60 = {instancePath:instancePath+"/provider/organization",schemaPath:"#/$defs/ProviderConfig/properties/organization/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -1650,14 +1649,50 @@ vErrors.push(err60);
 errors++;
 }
 }
-}
 else {
-const err61 = {instancePath:instancePath+"/provider",schemaPath:"#/$defs/ProviderConfig/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err61 = {instancePath:instancePath+"/provider/organization",schemaPath:"#/$defs/ProviderConfig/properties/organization/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err61];
 }
 else {
 vErrors.push(err61);
+}
+errors++;
+}
+}
+if(data26.url !== undefined){
+let data28 = data26.url;
+if(typeof data28 === "string"){
+if(!(formats0(data28))){
+const err62 = {instancePath:instancePath+"/provider/url",schemaPath:"#/$defs/ProviderConfig/properties/url/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
+if(vErrors === null){
+vErrors = [err62];
+}
+else {
+vErrors.push(err62);
+}
+errors++;
+}
+}
+else {
+const err63 = {instancePath:instancePath+"/provider/url",schemaPath:"#/$defs/ProviderConfig/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err63];
+}
+else {
+vErrors.push(err63);
+}
+errors++;
+}
+}
+}
+else {
+const err64 = {instancePath:instancePath+"/provider",schemaPath:"#/$defs/ProviderConfig/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err64];
+}
+else {
+vErrors.push(err64);
 }
 errors++;
 }
@@ -1676,19 +1711,19 @@ errors = vErrors.length;
 }
 }
 else {
-const err62 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err65 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err62];
+vErrors = [err65];
 }
 else {
-vErrors.push(err62);
+vErrors.push(err65);
 }
 errors++;
 }
 validate21.errors = vErrors;
 return errors === 0;
 }
-validate21.evaluated = {"props":{"host":true,"port":true,"dataDir":true,"store":true,"databaseUrl":true,"databasePoolSize":true,"publicUrl":true,"trustProxy":true,"absentVersion":true,"strictVersion":true,"bodyLimitBytes":true,"rateLimit":true,"cardMaxAgeSeconds":true,"wellKnownInstance":true,"shutdownGraceMs":true,"shutdownDrainMs":true,"sessionIdleMs":true,"maxSessions":true,"sseHeartbeatMs":true,"eventLogSize":true,"streamFinalTask":true,"selfCheck":true,"logLevel":true,"provider":true,"outbound":true,"push":true},"dynamicProps":false,"dynamicItems":false};
+validate21.evaluated = {"props":{"host":true,"port":true,"dataDir":true,"store":true,"databaseUrl":true,"databasePoolSize":true,"databaseLeaseMs":true,"publicUrl":true,"trustProxy":true,"absentVersion":true,"strictVersion":true,"bodyLimitBytes":true,"rateLimit":true,"cardMaxAgeSeconds":true,"wellKnownInstance":true,"shutdownGraceMs":true,"shutdownDrainMs":true,"sessionIdleMs":true,"maxSessions":true,"sseHeartbeatMs":true,"eventLogSize":true,"streamFinalTask":true,"selfCheck":true,"logLevel":true,"provider":true,"outbound":true,"push":true},"dynamicProps":false,"dynamicItems":false};
 
 export const validateRateLimitConfig = validate26;
 

@@ -38,6 +38,10 @@ export interface HubConfig {
    */
   databasePoolSize?: number;
   /**
+   * How long a running task's execution lease holds unrenewed (store postgres): a replica renews its tasks' leases three times per lease, and the tasks of a replica that died are settled by a survivor within about two leases; a push delivery a replica claimed is attempted by another once the claim, as long, lapses.
+   */
+  databaseLeaseMs?: number;
+  /**
    * Base URL to put in agent cards instead of the one each request used, e.g. https://agents.example.com.
    */
   publicUrl?: string;

@@ -13,10 +13,11 @@ interface ServeFlags extends AgentsFlags {
   port?: string;
   dataDir?: string;
   config?: string;
+  databaseUrl?: string;
 }
 
 /** The flags that set a HubConfig member, by the commander option name; the member is the same name. */
-const SETTING_FLAGS = { host: '--host', port: '--port', dataDir: '--data-dir' } as const;
+const SETTING_FLAGS = { host: '--host', port: '--port', dataDir: '--data-dir', databaseUrl: '--database-url' } as const;
 
 /** `a2a-hub serve`: starts the hub and prints where everything is, like seed 002 §1.4. */
 export function addServeCommand(program: Command, setExitCode: (code: number) => void): void {
@@ -26,7 +27,8 @@ export function addServeCommand(program: Command, setExitCode: (code: number) =>
     .option('--host <address>', 'address to listen on [env A2A_HUB_HOST] (default 127.0.0.1)')
     .option('--port <port>', 'port; 0 picks a free one [env A2A_HUB_PORT] (default 3080)')
     .option('--data-dir <dir>', 'folder for the database [env A2A_HUB_DATA_DIR] (default .a2a-hub)')
-    .option('--config <file>', 'JSON config file, see docs/server.md [env A2A_HUB_CONFIG]');
+    .option('--config <file>', 'JSON config file, see docs/server.md [env A2A_HUB_CONFIG]')
+    .option('--database-url <url>', 'PostgreSQL instead of SQLite, for replicas: postgres://… [env A2A_HUB_DATABASE_URL]');
   addAgentsOptions(command).action(async (flags: ServeFlags) => {
     const warn = (message: string): void => void process.stderr.write(`warning: ${message}\n`);
     const source = agentsSourceOf(flags, process.env, warn);

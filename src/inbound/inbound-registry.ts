@@ -94,6 +94,8 @@ export interface InboundRegistryOptions {
   readonly dataDir?: string;
   /** The instance whose card /.well-known/agent-card.json serves, or false for none (HubConfig.wellKnownInstance). */
   readonly wellKnownInstance?: string | false;
+  /** Told after every stored change (with replicas sharing the store, the hub tells the others). */
+  readonly changed?: () => void;
 }
 
 /**
@@ -156,19 +158,7 @@ export class InboundRegistry implements AgentDirectory {
 
   private constructor(options: InboundRegistryOptions, stored: readonly StoredInstance[]) {
     this.#options = options;
-    for (const row of stored) {
-      const loaded = readStoredInbound(row.id, row.config);
-      if (loaded.ok) {
-        this.#configs.set(row.id, loaded.config);
-        continue;
-      }
-      this.#unreadable.set(row.id, loaded.problems);
-      options.log?.(
-        'error',
-        'a stored inbound instance is not a valid configuration: it is not served until fixed or removed (inbound.remove)',
-        { instance: row.id, problems: loaded.problems },
-      );
-    }
+    this.#load(stored);
     this.#rebuild();
     this.#warnOfStoredClashes();
     for (const { id } of this.#unavailable.values()) {
@@ -178,6 +168,45 @@ export class InboundRegistry implements AgentDirectory {
         'warn',
         `stored inbound instance "${id}" in ${dataDir} names preset "${config?.preset}", which this hub has not registered: its endpoint answers AgentUnavailableError until inbound.update gives it a registered preset or inbound.remove deletes it`,
         { instance: id, preset: config?.preset, dataDir, registered: this.#registeredPresets() },
+      );
+    }
+  }
+
+  /**
+   * Reads the stored instances again and serves them: another replica sharing the store changed
+   * them through its control API. A worker whose instance changed is disconnected, as after a
+   * change made here.
+   */
+  reload(): Promise<void> {
+    return this.#change(async () => {
+      const stored = await this.#options.store.loadInstances();
+      const before = new Map(this.#configs);
+      const unreadableBefore = new Set(this.#unreadable.keys());
+      this.#configs.clear();
+      this.#unreadable.clear();
+      this.#load(stored, unreadableBefore);
+      this.#rebuild();
+      for (const [id, config] of before) {
+        const after = this.#configs.get(id);
+        if (after === undefined || JSON.stringify(after) !== JSON.stringify(config)) this.#disconnectWorkers(config, after);
+      }
+    });
+  }
+
+  /** Takes the stored rows that form a configuration; logs the others, except those `known` to be unreadable already. */
+  #load(stored: readonly StoredInstance[], known: ReadonlySet<string> = new Set()): void {
+    for (const row of stored) {
+      const loaded = readStoredInbound(row.id, row.config);
+      if (loaded.ok) {
+        this.#configs.set(row.id, loaded.config);
+        continue;
+      }
+      this.#unreadable.set(row.id, loaded.problems);
+      if (known.has(row.id)) continue;
+      this.#options.log?.(
+        'error',
+        'a stored inbound instance is not a valid configuration: it is not served until fixed or removed (inbound.remove)',
+        { instance: row.id, problems: loaded.problems },
       );
     }
   }
@@ -263,6 +292,7 @@ export class InboundRegistry implements AgentDirectory {
       this.#configs.delete(id);
       this.#rebuild();
       this.#disconnectWorkers(before, undefined);
+      this.#options.changed?.();
     });
   }
 
@@ -390,6 +420,7 @@ export class InboundRegistry implements AgentDirectory {
     this.#configs.set(config.id, config);
     this.#rebuild();
     this.#disconnectWorkers(before, config);
+    this.#options.changed?.();
     return config;
   }
 

@@ -52,6 +52,8 @@ export interface OutboundRegistryOptions {
   readonly env?: NodeJS.ProcessEnv;
   readonly settings?: OutboundSettings;
   readonly log?: LogFunction;
+  /** Told after every stored change (with replicas sharing the store, the hub tells the others). */
+  readonly changed?: () => void;
 }
 
 /**
@@ -102,6 +104,41 @@ export class OutboundRegistry {
       }
       this.#configs.set(loaded.config.id, loaded.config);
       this.#connections.add(loaded.config.id, loaded.config.enabled ? 'connecting' : 'disabled');
+    }
+  }
+
+  /**
+   * Reads the stored connections again: another replica sharing the store changed them through
+   * its control API. New enabled ones connect, removed ones are dropped with their tools, and a
+   * changed one reconnects (or is disabled), each in the background.
+   */
+  async reload(): Promise<void> {
+    const rows = await this.#options.store.loadOutbounds();
+    if (this.#connections.closed) return;
+    const stored = new Set<string>();
+    this.#unreadable.clear();
+    for (const row of rows) {
+      stored.add(row.id);
+      const loaded = readStoredOutbound(row.id, row.config);
+      if (!loaded.ok) {
+        this.#unreadable.add(row.id);
+        if (this.#configs.delete(row.id)) this.#connections.remove(row.id, `outbound connection "${row.id}" can no longer be read`);
+        continue;
+      }
+      const config = loaded.config;
+      const current = this.#configs.get(config.id);
+      if (current !== undefined && JSON.stringify(current) === JSON.stringify(config)) continue;
+      this.#configs.set(config.id, config);
+      if (current === undefined) this.#connections.add(config.id, config.enabled ? 'connecting' : 'disabled');
+      if (config.enabled) void this.#connections.connect(config);
+      else if (current?.enabled === true) this.#connections.disable(config.id, `outbound connection "${config.name}" was disabled`);
+      this.#changed();
+    }
+    for (const config of [...this.#configs.values()]) {
+      if (stored.has(config.id)) continue;
+      this.#connections.remove(config.id, `outbound connection "${config.name}" was removed`);
+      this.#configs.delete(config.id);
+      this.#changed();
     }
   }
 
@@ -210,10 +247,12 @@ export class OutboundRegistry {
     if (this.#unreadable.has(id)) {
       await this.#options.store.deleteOutbound(id);
       this.#unreadable.delete(id);
+      this.#options.changed?.();
       return { id, name: id };
     }
     const config = this.#require(id);
     await this.#options.store.deleteOutbound(id);
+    this.#options.changed?.();
     this.#connections.remove(id, `outbound connection "${config.name}" was removed`);
     this.#configs.delete(id);
     this.#log('info', 'outbound connection removed', config);
@@ -332,6 +371,7 @@ export class OutboundRegistry {
     if (!read.ok) throw new OperationError(`the outbound configuration is not valid: ${read.problems.join('; ')}`);
     await this.#options.store.saveOutbound({ id: read.config.id, config: read.config });
     this.#configs.set(read.config.id, read.config);
+    this.#options.changed?.();
   }
 
   #require(id: string): OutboundConfig {

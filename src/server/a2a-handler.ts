@@ -9,10 +9,11 @@ import { admitsText, mediaRangeCovers, mediaTypeOfPart } from '../protocol/media
 import type { InlineRegistration, PushConfigService, PushScope } from '../push/push-configs.js';
 import { InvalidCursorError, tenantOf, type EventLog, type TaskReads } from '../store/task-store.js';
 import { toWireTask } from '../store/task-view.js';
+import type { LogFunction } from '../support/log.js';
 import type { TaskChannels } from '../tasks/task-channels.js';
 import type { SendPush, TaskRuntime } from '../tasks/task-runtime.js';
 import { FrameQueue } from './frame-queue.js';
-import { TaskFollower, type FollowTarget } from './task-follower.js';
+import { TaskFollower, type FollowDeps, type FollowTarget } from './task-follower.js';
 import { GatewayHandler } from './gateway-handler.js';
 import type { HostedAgent } from './hosted-agent.js';
 
@@ -31,6 +32,9 @@ export interface HandlerOptions {
   readonly finalTask: boolean;
   /** The push-config methods and inline configs; without it every agent answers them as one without push. */
   readonly push?: PushConfigService;
+  /** Replicas share the store: streams read frames other replicas log (FollowDeps.shared). */
+  readonly shared?: boolean;
+  readonly log?: LogFunction;
 }
 
 /** Response headers a result asks every binding to send, by name as sent. */
@@ -56,6 +60,7 @@ type MethodHandlers = { readonly [M in MethodName]: MethodHandler<M> };
 export class A2AHandler {
   /** Streams following a task live, so that shutdown can end those no task will end. */
   readonly #following = new Set<FrameQueue>();
+  readonly #followDeps: FollowDeps;
   /** Seed 004's gateway methods, beside A2A's own (gateway-handler.ts). */
   readonly gateway: GatewayHandler;
 
@@ -66,6 +71,7 @@ export class A2AHandler {
     private readonly options: HandlerOptions = { finalTask: true },
   ) {
     this.gateway = new GatewayHandler(runtime, store);
+    this.#followDeps = { runtime, channels, events: store, shared: options.shared === true, ...(options.log ? { log: options.log } : {}) };
   }
 
   /**
@@ -259,11 +265,7 @@ export class A2AHandler {
 
   /** A follower of the task for this stream, which shutdown can end (endStreams). */
   #follow(frames: FrameQueue, target: Omit<FollowTarget, 'finalTask'>): TaskFollower {
-    const follower = new TaskFollower(
-      { runtime: this.runtime, channels: this.channels, events: this.store },
-      { ...target, finalTask: this.options.finalTask },
-      frames,
-    );
+    const follower = new TaskFollower(this.#followDeps, { ...target, finalTask: this.options.finalTask }, frames);
     this.#following.add(frames);
     frames.onDetach(() => this.#following.delete(frames));
     return follower;

@@ -2,7 +2,8 @@ import { isInterruptedState, isTerminalState } from '../../generated/a2a/1.0/tas
 import type { Task } from '../../generated/a2a/1.0/types.js';
 import type { EventLog, LoggedEvent, TaskRead, TaskSnapshot } from '../store/task-store.js';
 import { toWireTask } from '../store/task-view.js';
-import type { TaskChannels, TaskFrame } from '../tasks/task-channels.js';
+import type { LogFunction } from '../support/log.js';
+import { endsStreams, type TaskChannels, type TaskFrame } from '../tasks/task-channels.js';
 import type { TaskRuntime } from '../tasks/task-runtime.js';
 import type { FrameQueue } from './frame-queue.js';
 
@@ -30,6 +31,12 @@ export interface FollowDeps {
   readonly runtime: TaskRuntime;
   readonly channels: TaskChannels;
   readonly events: Pick<EventLog, 'eventsAfter'>;
+  /**
+   * Replicas share the store: frames of a task another replica runs are only announced here
+   * (TaskChannels.announce), and are read from the log.
+   */
+  readonly shared?: boolean;
+  readonly log?: LogFunction;
 }
 
 /**
@@ -40,21 +47,40 @@ export interface FollowDeps {
  * current Task and the status frames it missed; artifact chunks are not replayed because the
  * snapshot already holds the assembled artifacts.
  *
+ * On a store replicas share, the frames pass in log order without a gap: a frame published here
+ * that is not the next one, or an announcement of a frame logged elsewhere, makes the follower
+ * read the log from the last frame it passed. So a task another replica runs, or one that moves
+ * between replicas from turn to turn, is followed frame by frame.
+ *
  * A class, not closures: every stream makes one.
  */
 export class TaskFollower {
-  /** The snapshot's frame number once started; frames until then are held. */
-  #from: number | undefined;
+  /** Whether it has its snapshot; frames until then are held. */
+  #started = false;
+  /** The number of the last frame passed on (the snapshot's, to begin with). */
+  #last = 0;
   #held: TaskFrame[] = [];
   #done = false;
+  /** A read of the log is under way; `#again` asks for another once it ends. */
+  #reading = false;
+  #again = false;
+  /** Frames were announced before the snapshot was in hand: the log is read once it is. */
+  #announced = false;
 
   constructor(
     private readonly deps: FollowDeps,
     private readonly target: FollowTarget,
     private readonly frames: FrameQueue,
   ) {
-    const unsubscribe = deps.channels.subscribe(target.taskId, (frame) => this.#receive(frame));
-    frames.onDetach(unsubscribe);
+    const unsubscribe = deps.channels.subscribe(
+      target.taskId,
+      (frame) => this.#receive(frame),
+      deps.shared === true ? (seq) => this.#logged(seq) : undefined,
+    );
+    frames.onDetach(() => {
+      this.#done = true;
+      unsubscribe();
+    });
   }
 
   get read(): TaskRead {
@@ -68,16 +94,19 @@ export class TaskFollower {
     if (this.target.lastEventId !== undefined) {
       for (const event of replay) if (event.seq <= seq && event.frame.statusUpdate !== undefined) this.frames.push(event.frame, event.seq);
     }
-    this.#from = seq;
+    this.#started = true;
+    this.#last = seq;
     const state = task.status.state;
     const settled = isTerminalState(state) || (isInterruptedState(state) && this.target.kind === 'turn');
     if (settled && !this.deps.runtime.isRunning(this.target.taskId)) {
+      this.#done = true;
       this.frames.end();
       return;
     }
     const held = this.#held;
     this.#held = [];
-    for (const frame of held) this.#pass(frame);
+    for (const frame of held) this.#receive(frame);
+    if (this.#announced) void this.#readLog();
   }
 
   /**
@@ -98,12 +127,48 @@ export class TaskFollower {
   }
 
   #receive(frame: TaskFrame): void {
-    if (this.#from === undefined) this.#held.push(frame);
+    if (!this.#started) this.#held.push(frame);
+    else if (this.deps.shared !== true) this.#pass(frame);
+    else if (this.#reading || frame.seq > this.#last + 1) this.#logged(frame.seq);
     else this.#pass(frame);
   }
 
+  /** Frame `seq` (or, undefined, maybe some) was logged where this follower did not see it published. */
+  #logged(seq: number | undefined): void {
+    if (!this.#started) {
+      this.#announced = true;
+      return;
+    }
+    if (this.#done || (seq !== undefined && seq <= this.#last)) return;
+    // A poll, not an announcement: a task running here publishes every frame it logs.
+    if (seq === undefined && this.deps.runtime.isRunning(this.target.taskId)) return;
+    void this.#readLog();
+  }
+
+  /** Passes on the logged frames after the last one passed, reading again if more were announced meanwhile. */
+  async #readLog(): Promise<void> {
+    if (this.#reading) {
+      this.#again = true;
+      return;
+    }
+    this.#reading = true;
+    try {
+      do {
+        this.#again = false;
+        const events = await this.deps.events.eventsAfter(this.target.taskId, this.#last);
+        for (const event of events) this.#pass({ seq: event.seq, frame: event.frame, final: endsStreams(event.frame) });
+      } while (this.#again && !this.#done);
+    } catch (error) {
+      // The next announcement or poll reads again.
+      this.deps.log?.('warn', 'could not read the event log of a followed task', { taskId: this.target.taskId, error: String(error) });
+    } finally {
+      this.#reading = false;
+    }
+  }
+
   #pass(frame: TaskFrame): void {
-    if (this.#done || frame.seq <= (this.#from ?? 0)) return;
+    if (this.#done || frame.seq <= this.#last) return;
+    this.#last = frame.seq;
     this.frames.push(frame.frame, frame.seq);
     if (!frame.final) return;
     this.#done = true;

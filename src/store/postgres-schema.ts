@@ -146,6 +146,12 @@ export const MIGRATIONS: readonly { readonly name: string; readonly sql: string 
     CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
     `,
   },
+  {
+    name: 'push delivery claims: one replica attempts each delivery',
+    sql: `
+    ALTER TABLE push_outbox ADD COLUMN claimed_by TEXT, ADD COLUMN claim_until BIGINT;
+    `,
+  },
 ];
 
 /** The schema version this code writes. */

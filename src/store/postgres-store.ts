@@ -8,7 +8,8 @@ import { listTasksLater } from './listing.js';
 import { messageTarget } from './message-target.js';
 import { migrate } from './postgres-schema.js';
 import { pagePositions, taskCount } from './postgres-listing.js';
-import { PostgresWrites, type Lease, type Sql } from './postgres-writes.js';
+import { channelOf, PostgresSignals } from './postgres-signals.js';
+import { PostgresWrites, type Lease, type Sql, type WriteSettings } from './postgres-writes.js';
 import { attemptOf, deliveryOf, PUSH_HEADS, recordOf, type AttemptRow, type ConfigRow, type DeliveryRow } from './push-rows.js';
 import {
   deliveryPairKey,
@@ -76,17 +77,20 @@ function storeTypes(): pg.TypeOverrides {
  */
 export class PostgresTaskStore implements TaskStore {
   readonly #pool: pg.Pool;
-  readonly #eventLogSize: number;
+  readonly #settings: WriteSettings;
   #closing: Promise<void> | undefined;
 
   /** This process's name on the tasks it runs, and how long their leases hold. */
   readonly #lease: Lease;
   readonly #heartbeat: NodeJS.Timeout;
+  /** LISTEN/NOTIFY between the replicas on this schema; every frame's commit is announced on its channel. */
+  readonly signals: PostgresSignals;
 
-  private constructor(pool: pg.Pool, eventLogSize: number, leaseMs: number) {
+  private constructor(pool: pg.Pool, url: string, channel: string, eventLogSize: number, leaseMs: number) {
     this.#pool = pool;
-    this.#eventLogSize = eventLogSize;
     this.#lease = { owner: randomUUID(), ms: leaseMs };
+    this.#settings = { eventLogSize, lease: this.#lease, channel };
+    this.signals = new PostgresSignals(url, channel, pool);
     // Renewed three times per lease, so one slow renewal does not let it lapse.
     this.#heartbeat = setInterval(() => void this.#renewLeases().catch(() => undefined), Math.max(1, Math.floor(leaseMs / 3)));
     this.#heartbeat.unref();
@@ -120,13 +124,21 @@ export class PostgresTaskStore implements TaskStore {
     });
     // An idle connection the server drops must not take the process down.
     pool.on('error', () => undefined);
+    let schema: string;
     try {
       await migrate(pool);
+      schema = (await pool.query<{ schema: string }>('SELECT current_schema() AS schema')).rows[0]?.schema ?? 'public';
     } catch (error) {
       await pool.end();
       throw error;
     }
-    return new PostgresTaskStore(pool, options.eventLogSize ?? EVENT_LOG_LIMIT, options.leaseMs ?? LEASE_MS);
+    return new PostgresTaskStore(
+      pool,
+      options.url,
+      channelOf(schema),
+      options.eventLogSize ?? EVENT_LOG_LIMIT,
+      options.leaseMs ?? LEASE_MS,
+    );
   }
 
   async commit(batch: readonly (readonly StoreOp[])[]): Promise<WriteOutcome[]> {
@@ -391,19 +403,40 @@ export class PostgresTaskStore implements TaskStore {
     return counts;
   }
 
+  /**
+   * Due heads no other replica holds, each claimed for this one for a lease's length before it
+   * is returned: of replicas looking at once, one gets each delivery, so each webhook gets its
+   * frames one at a time and in order. (Within this replica the dispatcher's busy pairs keep an
+   * attempt from starting twice, so its own claims do not hide a head from it.) A claim ends
+   * with the attempt (the delivery is deleted, or rescheduled unclaimed); a replica that dies
+   * mid-attempt leaves a claim that lapses, and a survivor attempts the delivery again (at least
+   * once, as after a restart).
+   */
   async dueDeliveries(nowMs: number, limit: number, busy?: ReadonlySet<string>): Promise<PushDelivery[]> {
-    const { rows } = await this.#pool.query<DeliveryRow>(`${PUSH_HEADS} WHERE o.due_at <= $1 ORDER BY o.id`, [nowMs]);
-    const due: PushDelivery[] = [];
-    for (const row of rows) {
-      if (busy?.has(deliveryPairKey(row.task_id, row.config_id)) === true) continue;
-      due.push(deliveryOf(row));
-      if (due.length >= limit) break;
-    }
-    return due;
+    const owner = this.#lease.owner;
+    const { rows } = await this.#pool.query<DeliveryRow>(
+      `${PUSH_HEADS} WHERE o.due_at <= $1 AND (o.claim_until IS NULL OR o.claim_until < $1 OR o.claimed_by = $2) ORDER BY o.id`,
+      [nowMs, owner],
+    );
+    const wanted = rows.filter((row) => busy?.has(deliveryPairKey(row.task_id, row.config_id)) !== true).slice(0, limit);
+    if (wanted.length === 0) return [];
+    // The row lock makes a second claimer re-read the row, which the first one's claim now excludes.
+    const claimed = await this.#pool.query<{ id: number }>(
+      `UPDATE push_outbox SET claimed_by = $1, claim_until = $2
+       WHERE id = ANY($3) AND (claim_until IS NULL OR claim_until < $4 OR claimed_by = $1) RETURNING id`,
+      [owner, nowMs + this.#lease.ms, wanted.map((row) => row.id), nowMs],
+    );
+    const mine = new Set(claimed.rows.map((row) => row.id));
+    return wanted.filter((row) => mine.has(row.id)).map(deliveryOf);
   }
 
+  /** A head another replica holds is due, for this one, when its claim lapses. */
   async nextDueAt(): Promise<number | undefined> {
-    const { rows } = await this.#pool.query<{ due: number | null }>(`SELECT min(due_at) AS due FROM (${PUSH_HEADS}) h`);
+    const { rows } = await this.#pool.query<{ due: number | null }>(
+      `SELECT min(CASE WHEN claimed_by IS NULL OR claimed_by = $1 THEN due_at ELSE greatest(due_at, claim_until) END) AS due
+       FROM (${PUSH_HEADS}) h`,
+      [this.#lease.owner],
+    );
     return rows[0]?.due ?? undefined;
   }
 
@@ -470,7 +503,7 @@ export class PostgresTaskStore implements TaskStore {
   /** Ends the pool once; closing again is not an error. */
   close(): Promise<void> {
     clearInterval(this.#heartbeat);
-    this.#closing ??= this.#pool.end();
+    this.#closing ??= this.signals.close().then(() => this.#pool.end());
     return this.#closing;
   }
 
@@ -498,7 +531,7 @@ export class PostgresTaskStore implements TaskStore {
     const client = await this.#pool.connect();
     try {
       await client.query('BEGIN');
-      const result = await work(new PostgresWrites(client, this.#eventLogSize, this.#lease), client);
+      const result = await work(new PostgresWrites(client, this.#settings), client);
       await client.query('COMMIT');
       return result;
     } catch (error) {

@@ -26,24 +26,35 @@ export interface Sql {
   ): Promise<{ rows: R[]; rowCount: number | null }>;
 }
 
-/**
- * The task writes of the PostgreSQL store, one function per StoreOp, each as few statements as
- * the op allows (appendEvent is one: numbering, logging, pruning and the push outbox in one
- * statement). They run inside the caller's transaction; every write to a task bumps its
- * `version` and takes its row lock, so two replicas writing one task serialise on it.
- */
 /** Who holds the running tasks this store writes, and for how long a write's lease holds. */
 export interface Lease {
   readonly owner: string;
   readonly ms: number;
 }
 
+/** What every write of one store shares. */
+export interface WriteSettings {
+  readonly eventLogSize: number;
+  readonly lease: Lease;
+  /** Where a committed frame is announced to the replicas (postgres-signals.ts). */
+  readonly channel: string;
+}
+
+/**
+ * The task writes of the PostgreSQL store, one function per StoreOp, each as few statements as
+ * the op allows (appendEvent is one: numbering, logging, pruning, the push outbox and the
+ * announcement in one statement). They run inside the caller's transaction; every write to a
+ * task bumps its `version` and takes its row lock, so two replicas writing one task serialise on it.
+ */
 export class PostgresWrites {
+  readonly #lease: Lease;
+
   constructor(
     private readonly sql: Sql,
-    private readonly eventLogSize: number,
-    private readonly lease: Lease,
-  ) {}
+    private readonly settings: WriteSettings,
+  ) {
+    this.#lease = settings.lease;
+  }
 
   /** Applies the ops in order; returns the sequence number of the last appendEvent, if any. */
   async apply(ops: readonly StoreOp[]): Promise<number | undefined> {
@@ -148,7 +159,7 @@ export class PostgresWrites {
 
   /** The owner and lease a task in `state` gets from this write: this replica's while it runs, none once it waits or ends. */
   #leaseOf(state: string): [string | null, number | null] {
-    return ACTIVE.has(state) ? [this.lease.owner, Date.now() + this.lease.ms] : [null, null];
+    return ACTIVE.has(state) ? [this.#lease.owner, Date.now() + this.#lease.ms] : [null, null];
   }
 
   async appendMessage(taskId: string, message: Message): Promise<undefined> {
@@ -162,12 +173,16 @@ export class PostgresWrites {
   }
 
   async putArtifact(taskId: string, artifact: Artifact, append: boolean): Promise<undefined> {
-    // The task's row lock orders the artifact writes of replicas writing one task.
-    const task = await this.sql.query<{ artifacts: number }>('UPDATE tasks SET version = version + 1 WHERE id = $1 RETURNING artifacts', [
-      taskId,
-    ]);
-    const artifacts = task.rows[0]?.artifacts;
-    if (artifacts === undefined) throw new UnknownTaskError(taskId);
+    // The task's row lock orders the artifact writes of replicas writing one task; a task another
+    // replica settled (a cancel) takes no more output from the one still running it.
+    const task = await this.sql.query<{ artifacts: number; state: string; settled: boolean }>(
+      'UPDATE tasks SET version = version + 1 WHERE id = $1 RETURNING artifacts, state, state = ANY($2) AS settled',
+      [taskId, [...TERMINAL_STATES]],
+    );
+    const held = task.rows[0];
+    if (held === undefined) throw new UnknownTaskError(taskId);
+    if (held.settled) throw new StaleWriteError(`task ${taskId} is already ${held.state}: it was settled elsewhere`);
+    const artifacts = held.artifacts;
     const { artifactId } = artifact;
     const stored = await this.sql.query<{ meta_json: string; chunks: number }>(
       'SELECT meta_json, chunks FROM task_artifacts WHERE task_id = $1 AND artifact_id = $2',
@@ -204,22 +219,25 @@ export class PostgresWrites {
   }
 
   /**
-   * One statement: the task's next number, the frame logged (artifact frames only take a
-   * number), the log cut to its newest `eventLogSize`, and a delivery queued for every config
-   * of the task that is not disabled.
+   * One statement: the task's next number, the frame logged (every frame, artifact chunks
+   * included: a replica following the task reads them here), the log cut to its newest
+   * `eventLogSize`, a delivery queued for every config of the task that is not disabled, and
+   * the frame announced to every replica. NOTIFY is delivered when the transaction commits, so
+   * a replica that hears it can read the frame.
    */
   async appendEvent(taskId: string, frame: StreamResponse): Promise<number> {
+    const json = toJson(frame);
     const { rows } = await this.sql.query<{ seq: number }>(
       `WITH s AS (UPDATE tasks SET last_event_seq = last_event_seq + 1, version = version + 1 WHERE id = $1 RETURNING last_event_seq AS seq),
-       e AS (INSERT INTO task_events (task_id, seq, frame_json) SELECT $1, seq, $2 FROM s WHERE $3),
-       d AS (DELETE FROM task_events WHERE task_id = $1 AND seq <= (SELECT seq FROM s) - $4),
+       e AS (INSERT INTO task_events (task_id, seq, frame_json) SELECT $1, seq, $2 FROM s),
+       d AS (DELETE FROM task_events WHERE task_id = $1 AND seq <= (SELECT seq FROM s) - $3),
        o AS (
          INSERT INTO push_outbox (task_id, config_id, frame_json, attempts, due_at, created_at)
-         SELECT $1, config_id, $2, 0, 0, $5 FROM push_configs
+         SELECT $1, config_id, $2, 0, 0, $4 FROM push_configs
          WHERE task_id = $1 AND state <> 'disabled' AND EXISTS (SELECT 1 FROM s) ORDER BY ord
        )
-       SELECT seq FROM s`,
-      [taskId, toJson(frame), frame.artifactUpdate === undefined, this.eventLogSize, new Date().toISOString()],
+       SELECT seq, pg_notify($5, 'f ' || seq || ' ' || $1) FROM s`,
+      [taskId, json, this.settings.eventLogSize, new Date().toISOString(), this.settings.channel],
     );
     const seq = rows[0]?.seq;
     if (seq === undefined) throw new UnknownTaskError(taskId);
@@ -305,7 +323,11 @@ export class PostgresWrites {
   }
 
   async retryDelivery(deliveryId: number, dueAt: number): Promise<undefined> {
-    await this.sql.query('UPDATE push_outbox SET attempts = attempts + 1, due_at = $2 WHERE id = $1', [deliveryId, dueAt]);
+    // Unclaimed again: whichever replica looks when it is due makes the next attempt.
+    await this.sql.query(
+      'UPDATE push_outbox SET attempts = attempts + 1, due_at = $2, claimed_by = NULL, claim_until = NULL WHERE id = $1',
+      [deliveryId, dueAt],
+    );
     return undefined;
   }
 

@@ -52,7 +52,41 @@ export interface TaskStore
    * before this one starts.
    */
   readonly recoverEveryMs?: number;
+  /**
+   * Set by a store several hub replicas share: how each replica hears of the others' writes
+   * (new frames, tasks settled elsewhere, configuration changes).
+   */
+  readonly signals?: ReplicaSignals;
 }
+
+/**
+ * Signals between the replicas sharing a store. A frame's signal is sent by the store itself
+ * when the frame's transaction commits, so a replica that hears it can read the frame. Signals
+ * are hints: one may be missed (the listening connection dropped), so a replica that depends on
+ * them also polls, more often while `listening` is false, and takes a `resync` as "anything may
+ * have changed".
+ */
+export interface ReplicaSignals {
+  /** Starts listening; resolves once signals sent from now on reach `listener`. Once only. */
+  listen(listener: (signal: ReplicaSignal) => void): Promise<void>;
+  /** Sends a signal to every replica, this one included. */
+  send(signal: Exclude<ReplicaSignal, { kind: 'frame' | 'resync' }>): Promise<void>;
+  /** Whether signals are being heard now. */
+  readonly listening: boolean;
+  /** This replica's name in the signals it sends. */
+  readonly id: string;
+  close(): Promise<void>;
+}
+
+export type ReplicaSignal =
+  /** Frame `seq` of the task is committed to its event log. */
+  | { readonly kind: 'frame'; readonly taskId: string; readonly seq: number }
+  /** A replica settled the task (CancelTask): a replica still running it stops its executor. */
+  | { readonly kind: 'settled'; readonly taskId: string }
+  /** Instances or outbound connections changed through the control API of replica `from` (ReplicaSignals.id). */
+  | { readonly kind: 'config'; readonly from: string }
+  /** The listening connection came back after signals may have been missed. */
+  | { readonly kind: 'resync' };
 
 export type { Awaitable };
 
@@ -120,7 +154,9 @@ export interface TaskWrites {
    * Records a new status (with its message, if any, inside it) in the task's status history
    * and makes it the current one. History is not touched: append a message for that. The
    * status timestamp (RFC 3339) places the task in ListTasks; a status without one keeps the
-   * task where it was.
+   * task where it was. A store replicas share refuses a status for a task already terminal
+   * (StaleWriteError): one replica's cancel or settlement is not overwritten by another still
+   * running the task.
    */
   setStatus(taskId: string, status: TaskStatus): Awaitable<void>;
   /** Adds a message to the task's history. */
@@ -134,7 +170,8 @@ export interface TaskWrites {
   /**
    * Settles every task left SUBMITTED or WORKING by a crash: each gets the status `status`
    * returns for it (FAILED with an explanatory message), recorded like setStatus, all in one
-   * transaction. Returns the ids it settled, oldest task first.
+   * transaction. Returns the ids it settled, oldest task first. A store replicas share settles
+   * only the tasks no live replica holds: those whose execution lease lapsed.
    */
   settleUnfinished(status: (task: TaskInfo) => TaskStatus): Awaitable<string[]>;
 }
@@ -143,11 +180,14 @@ export interface TaskWrites {
 export interface EventLog {
   /**
    * Gives a stream frame the task's next sequence number (1, 2, 3… per task) and returns it.
-   * Artifact frames only take their number: a replay sends the assembled artifacts in its
-   * snapshot, never the chunks, so they are not kept. Every other frame is logged, and the
-   * log keeps those among the newest `eventLogSize` (default `EVENT_LOG_LIMIT`) sequence numbers. A store may also
-   * leave out the frames logged in the transaction that made their task terminal: no replay
-   * serves a terminal task (SubscribeToTask refuses it), so they would never be read.
+   * A store one process owns may keep artifact frames out of the log (they only take their
+   * number): a replay sends the assembled artifacts in its snapshot, never the chunks. Every
+   * other frame is logged, and the log keeps those among the newest `eventLogSize` (default
+   * `EVENT_LOG_LIMIT`) sequence numbers. Such a store may also leave out the frames logged in
+   * the transaction that made their task terminal: no replay serves a terminal task
+   * (SubscribeToTask refuses it), so they would never be read. A store replicas share (one
+   * with `signals`) logs every frame, since a replica following a task another one runs reads
+   * its frames, chunks and final status included, from the log.
    *
    * Every frame, whether logged or not, is also queued in the same transaction for delivery to
    * each config of the task that is not disabled (PushOutbox).

@@ -38,6 +38,11 @@ export interface ExecutionHost {
   readonly writes: WriteQueue;
   readonly now: () => string;
   readonly log?: LogFunction;
+  /**
+   * Replicas share the store: a new task is answered only once it is stored, since another
+   * replica may store the same message's task first (NewTaskStart.lost).
+   */
+  readonly shared?: boolean;
 }
 
 /**
@@ -55,6 +60,11 @@ export interface NewTaskStart {
   readonly push: SendPush | undefined;
   /** Answers the send: with the task once it is stored, or with the executor's direct reply. */
   readonly answer: (outcome: SendOutcome) => void;
+  /**
+   * The task could not be stored (with replicas, most often: another one stored the same message
+   * first). The run has stopped; the send is answered with what the store holds for the message.
+   */
+  readonly lost: (error: string) => void;
 }
 
 /**
@@ -110,6 +120,16 @@ export class Execution {
     this.#wakeUp();
   }
 
+  /**
+   * Another replica settled the task (a CancelTask it answered): its status is stored, so the
+   * run stops here and writes nothing more.
+   */
+  settledElsewhere(reason: Error): void {
+    if (this.#settled) return;
+    this.#settle();
+    this.stop(reason);
+  }
+
   #settle(): void {
     this.#settled = true;
     this.#wakeUp();
@@ -128,10 +148,28 @@ export class Execution {
     this.#start = undefined;
     const created = start.live.content();
     const push = start.push;
-    this.host.writes.enqueue(createTaskWrite(start.task, start.key, push?.opsFor(this.taskId, toWireTask(created))));
-    if (push !== undefined) this.host.writes.afterCommit(() => push.committed());
-    start.onTask?.(this.taskId, created);
-    start.answer({ kind: 'task', taskId: this.taskId });
+    const write = createTaskWrite(start.task, start.key, push?.opsFor(this.taskId, toWireTask(created)));
+    const stored = (): void => {
+      start.onTask?.(this.taskId, created);
+      start.answer({ kind: 'task', taskId: this.taskId });
+    };
+    if (this.host.shared !== true) {
+      this.host.writes.enqueue(write);
+      if (push !== undefined) this.host.writes.afterCommit(() => push.committed());
+      stored();
+      return;
+    }
+    this.host.writes.enqueue({
+      ...write,
+      onOutcome: (outcome) => {
+        if (outcome.ok) {
+          push?.committed();
+          return stored();
+        }
+        this.settledElsewhere(new Error('the task was not stored'));
+        start.lost(outcome.error);
+      },
+    });
   }
 
   /** Whether the task is not stored yet (nothing the executor did has needed it). */
@@ -290,6 +328,7 @@ export function createTaskWrite(task: NewTask, key: MessageKey, extra: readonly 
   return {
     taskId: id,
     final: false,
+    creates: true,
     ops: [
       { op: 'createTask', task },
       ...extra,

@@ -80,10 +80,23 @@ export interface RuntimeDeps {
   readonly tools?: ToolProvider;
   /** Told the tasks of every committed write batch (the push dispatcher listens: src/push/push-dispatcher.ts). */
   readonly onCommitted?: (taskIds: ReadonlySet<string>) => void;
+  /**
+   * Told of a task this runtime settled without running it (a CancelTask of a task another
+   * replica may be running), once that is committed: the hub tells the other replicas.
+   */
+  readonly onSettled?: (taskId: string) => void;
+  /**
+   * Replicas share the store: a task may be running on another one, and a new task is answered
+   * only once it is stored (ExecutionHost.shared).
+   */
+  readonly shared?: boolean;
 }
 
 const NO_MODES: readonly string[] = [];
 const NO_TASKS: readonly Task[] = [];
+
+/** How often a blocking send waiting on a task another replica runs reads it, should a signal be missed. */
+const REMOTE_POLL_MS = 1000;
 
 /** Resending the same message would only return the failed task: it is a duplicate of itself. */
 const RETRY_ADVICE = 'to retry, send the message again with a new messageId';
@@ -100,6 +113,12 @@ export class TaskRuntime {
   readonly #host: ExecutionHost;
   readonly #active = new Map<string, Execution>();
   /**
+   * Executions settled and committed this turn. On a shared store a send is answered only once
+   * the task's creation commits, often in the same batch as its end, so the caller asks
+   * settled() just after the execution left #active: kept one more turn, it answers from memory.
+   */
+  readonly #justSettled = new Map<string, Execution>();
+  /**
    * Sends not answered yet, or whose records are not committed yet, by (instance, tenant,
    * messageId, target): an identical send arriving meanwhile waits for the first one's outcome.
    */
@@ -109,8 +128,8 @@ export class TaskRuntime {
 
   constructor(deps: RuntimeDeps) {
     this.#deps = deps;
-    this.#writes = new WriteQueue(deps.store, deps.channels, deps.log, deps.onCommitted);
-    this.#host = { writes: this.#writes, now: deps.now, ...(deps.log ? { log: deps.log } : {}) };
+    this.#writes = new WriteQueue(deps.store, deps.channels, deps.log, deps.onCommitted, (taskId) => this.settledElsewhere(taskId));
+    this.#host = { writes: this.#writes, now: deps.now, shared: deps.shared === true, ...(deps.log ? { log: deps.log } : {}) };
   }
 
   get activeCount(): number {
@@ -162,7 +181,7 @@ export class TaskRuntime {
    * that the answer needs no read (undefined otherwise: read it with getTask).
    */
   async settled(taskId: string): Promise<TaskContent | undefined> {
-    const execution = this.#active.get(taskId);
+    const execution = this.#active.get(taskId) ?? this.#justSettled.get(taskId);
     if (execution !== undefined && !execution.settled) {
       // The final frame is published only once its batch is committed.
       await this.#deps.channels.nextFinal(taskId);
@@ -170,8 +189,29 @@ export class TaskRuntime {
       // Its final status may be applied but not yet committed: wait for the shared commit
       // rather than force one for this task alone (getTask would).
       await this.#writes.committed();
+    } else if (execution === undefined && this.#deps.shared === true) {
+      await this.#settledElsewhere(taskId);
     }
     return execution?.settled === true ? execution.live?.content() : undefined;
+  }
+
+  /** Resolves once a task another replica may be running is no longer SUBMITTED or WORKING. */
+  async #settledElsewhere(taskId: string): Promise<void> {
+    for (;;) {
+      const info = await this.#deps.store.getTaskInfo(taskId);
+      if (info === undefined || !isActiveState(info.state)) return;
+      // Woken by its next frame, announced by the replica that logged it, or by a poll when that is missed.
+      await new Promise<void>((resolve) => {
+        let unsubscribe = (): void => undefined;
+        const wake = (): void => {
+          clearTimeout(timer);
+          unsubscribe();
+          resolve();
+        };
+        const timer = setTimeout(wake, REMOTE_POLL_MS);
+        unsubscribe = this.#deps.channels.subscribe(taskId, wake, wake);
+      });
+    }
   }
 
   /**
@@ -179,7 +219,7 @@ export class TaskRuntime {
    * writes are committed; undefined otherwise (read it with getTask).
    */
   settledContent(taskId: string): TaskContent | undefined {
-    const execution = this.#active.get(taskId);
+    const execution = this.#active.get(taskId) ?? this.#justSettled.get(taskId);
     if (execution?.settled !== true || this.#writes.isQueued(taskId)) return undefined;
     return execution.live?.content();
   }
@@ -217,13 +257,37 @@ export class TaskRuntime {
     if (execution !== undefined && !execution.settled) {
       execution.apply('TASK_STATE_CANCELED', reason);
       execution.stop(new Error(reason));
-    } else {
-      const contextId = info.contextId;
-      this.#writes.enqueue(
-        statusWrite(taskId, contextId, status('TASK_STATE_CANCELED', this.#deps.now(), agentMessage(reason, taskId, contextId)), true),
-      );
+      return this.getTask(instanceId, taskId, { tenant });
     }
-    return this.getTask(instanceId, taskId, { tenant });
+    const contextId = info.contextId;
+    this.#writes.enqueue(
+      statusWrite(taskId, contextId, status('TASK_STATE_CANCELED', this.#deps.now(), agentMessage(reason, taskId, contextId)), true),
+    );
+    const task = await this.getTask(instanceId, taskId, { tenant });
+    // Another replica may be running it (SUBMITTED or WORKING here): it stops on hearing this.
+    if (isActiveState(info.state)) this.#deps.onSettled?.(taskId);
+    return task;
+  }
+
+  /**
+   * Another replica settled the task (a cancel it answered): an executor still running it here
+   * stops, and writes nothing more. Its streams here end with the stored final frame, which
+   * they read from the log.
+   */
+  settledElsewhere(taskId: string): void {
+    const execution = this.#active.get(taskId);
+    if (execution === undefined || execution.settled) return;
+    this.#deps.log?.('info', 'another replica settled a task this one was running: its executor stops', { taskId });
+    execution.settledElsewhere(new Error('the task was settled by another replica'));
+  }
+
+  /** After signals may have been missed: stops the runs here of tasks another replica settled meanwhile. */
+  async checkRunning(): Promise<void> {
+    for (const [taskId, execution] of [...this.#active]) {
+      if (execution.settled || this.#writes.isQueued(taskId)) continue;
+      const info = await this.#deps.store.getTaskInfo(taskId);
+      if (info !== undefined && isTerminalState(info.state)) this.settledElsewhere(taskId);
+    }
   }
 
   /**
@@ -325,7 +389,7 @@ export class TaskRuntime {
       return { kind: 'task', taskId };
     }
 
-    return new Promise<SendOutcome>((answer) => {
+    return new Promise<SendOutcome>((answer, fail) => {
       const start: NewTaskStart = {
         task,
         key,
@@ -333,6 +397,7 @@ export class TaskRuntime {
         onTask: hooks.onTask,
         push: hooks.push,
         answer,
+        lost: (error) => void this.#storedElsewhere(instance.id, key, hooks, error).then(answer, fail),
       };
       const execution = new Execution(this.#host, instance.id, tenant, taskId, contextId, 'TASK_STATE_SUBMITTED', start);
       const wire: Task = { id: taskId, contextId, status: submitted, history: [message] };
@@ -469,6 +534,18 @@ export class TaskRuntime {
     execution.done = session.inTurn(() => this.#run(instance, request, execution, session));
   }
 
+  /**
+   * The task a send started could not be stored. With replicas that is most often because
+   * another one stored the same message (same messageId and target) first: its task is this
+   * send's answer, as for a resend.
+   */
+  async #storedElsewhere(instanceId: string, key: MessageKey, hooks: SendHooks, error: string): Promise<SendOutcome> {
+    const earlier = await this.#deps.store.findIdempotent(instanceId, key);
+    if (earlier === undefined) throw new Error(`the task could not be stored: ${error}`);
+    if (earlier.kind === 'task') hooks.onTask?.(earlier.taskId);
+    return earlier;
+  }
+
   /** Up to `limit` tasks of the conversation created before `taskId`, oldest first (task ids are time-ordered). */
   async #contextTasks(instanceId: string, tenant: string, contextId: string, taskId: string, limit: number): Promise<readonly Task[]> {
     const wanted = Math.max(0, Math.min(100, Math.floor(limit)));
@@ -543,7 +620,13 @@ export class TaskRuntime {
       session.lastActiveAt = this.#deps.now();
       // Held until its last writes are committed, so that settled() answers from memory.
       if (this.#writes.isQueued(request.taskId)) await this.#writes.committed();
-      if (this.#active.get(request.taskId) === execution) this.#active.delete(request.taskId);
+      if (this.#active.get(request.taskId) === execution) {
+        this.#active.delete(request.taskId);
+        this.#justSettled.set(request.taskId, execution);
+        setImmediate(() => {
+          if (this.#justSettled.get(request.taskId) === execution) this.#justSettled.delete(request.taskId);
+        });
+      }
     }
   }
 

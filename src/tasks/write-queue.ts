@@ -12,6 +12,10 @@ export interface QueuedWrite {
   /** Published once the batch is committed, with the sequence number of the write's appendEvent. */
   readonly frame?: StreamResponse;
   readonly final: boolean;
+  /** The write creates its task: when it fails the task does not exist, and later writes of it are dropped. */
+  readonly creates?: boolean;
+  /** Told how the write ended, once its batch is committed (before its frame is published). */
+  readonly onOutcome?: (outcome: WriteOutcome) => void;
 }
 
 /**
@@ -38,6 +42,8 @@ export class WriteQueue {
   #inFlight: InFlightBatch | undefined;
   #scheduled = false;
   #closed = false;
+  /** Tasks whose creating write failed (another replica stored the same message first): nothing more is written for them. */
+  readonly #unborn = new Set<string>();
 
   constructor(
     private readonly store: BatchWrites,
@@ -48,10 +54,16 @@ export class WriteQueue {
      * transaction, so this is where the dispatcher learns there may be deliveries to make.
      */
     private readonly onCommitted?: (taskIds: ReadonlySet<string>) => void,
+    /**
+     * Told the task of a write whose guard found the task changed under it: with replicas
+     * sharing the store, another one settled it (a cancel), and this one's run must stop.
+     */
+    private readonly onStale?: (taskId: string) => void,
   ) {}
 
   enqueue(write: QueuedWrite): void {
     if (this.#closed) throw new Error('the task store is closed');
+    if (this.#unborn.has(write.taskId)) return;
     this.#queue.push(write);
     this.#queuedTasks.add(write.taskId);
     if (this.#scheduled) return;
@@ -131,6 +143,17 @@ export class WriteQueue {
   ): void {
     writes.forEach((write, index) => {
       const outcome = outcomes[index];
+      if (this.#unborn.has(write.taskId)) return;
+      write.onOutcome?.(outcome ?? failed('no outcome'));
+      if (write.creates === true && outcome?.ok !== true) {
+        this.#unborn.add(write.taskId);
+        return;
+      }
+      if (outcome?.ok === false && outcome.stale) {
+        this.log?.('info', 'a task update was refused: the task changed elsewhere', { taskId: write.taskId, error: outcome.error });
+        this.onStale?.(write.taskId);
+        return;
+      }
       if (outcome === undefined || !outcome.ok) {
         this.log?.('error', 'could not store a task update', {
           taskId: write.taskId,

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { storeLocation } from '../../src/hub.js';
-import { call, userMessage } from '../helpers/a2a-client.js';
+import { call, stream, userMessage, type SseEvent } from '../helpers/a2a-client.js';
+import { controlAction, createInbound, inboundRow } from '../helpers/control.js';
 import { PostgresTaskStore } from '../../src/store/postgres-store.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { until } from '../helpers/wait.js';
@@ -8,16 +9,17 @@ import { POSTGRES_AVAILABLE, sharedTestPostgres } from '../helpers/postgres.js';
 
 /**
  * Two hubs on one PostgreSQL database (store postgres, databaseUrl), as two replicas behind a load
- * balancer: what one stores, the other answers at once. (Live events, cancels and control-API
- * changes across replicas come with the rest of issue 20.)
+ * balancer: what one stores, the other answers at once; a stream on one follows a task the other
+ * runs, a cancel on one stops the other's executor, and control-API changes reach both.
  */
 const postgres = sharedTestPostgres();
 
 describe.skipIf(!POSTGRES_AVAILABLE)('two hubs on one PostgreSQL database', () => {
   let a: TestHub;
   let b: TestHub;
+  let databaseUrl: string;
   beforeAll(async () => {
-    const databaseUrl = (await postgres.databaseUrl()).replace('://a2ahub@', '://a2ahub:secret-pw@');
+    databaseUrl = (await postgres.databaseUrl()).replace('://a2ahub@', '://a2ahub:secret-pw@');
     // One after the other: the second finds the schema and the default instance the first made.
     a = await startTestHub({ store: 'postgres', databaseUrl });
     b = await startTestHub({ store: 'postgres', databaseUrl });
@@ -70,6 +72,125 @@ describe.skipIf(!POSTGRES_AVAILABLE)('two hubs on one PostgreSQL database', () =
     } finally {
       await survivor.dispose();
       await survivorStore.close();
+    }
+  });
+
+  /** The status texts of a stream's frames, in order: what a client must see once each, with no gap. */
+  function stepTexts(events: readonly SseEvent[]): string[] {
+    return events.flatMap((event) => {
+      const text = event.frame.statusUpdate?.status.message?.parts[0]?.text;
+      return text?.startsWith('step ') === true ? [text] : [];
+    });
+  }
+
+  /** Frame ids after the first (the snapshot's) follow on one by one: the stream has no gap and no duplicate. */
+  function expectContiguous(events: readonly SseEvent[]): void {
+    const ids = events.map((event) => Number(event.id));
+    const live = ids.slice(1, -1); // the final Task repeats its status frame's id
+    expect(live).toEqual(live.map((_, index) => ids[0]! + 1 + index));
+  }
+
+  it('streams from B, frame by frame, a task A runs: every status and artifact chunk in order, then the final Task', async () => {
+    const sent = await call(a.endpoint, 'SendMessage', {
+      message: userMessage('followed\n::slow 6', { metadata: { 'a2a-hub/test': { steps: 6, stepMs: 60, chunks: 4 } } }),
+      configuration: { returnImmediately: true },
+    });
+    const taskId = sent.task?.id ?? '';
+    expect(a.runtime.isRunning(taskId)).toBe(true);
+    const [onB, onA] = await Promise.all([
+      stream(b.endpoint, 'SubscribeToTask', { id: taskId }),
+      stream(a.endpoint, 'SubscribeToTask', { id: taskId }),
+    ]);
+    expect(b.runtime.isRunning(taskId)).toBe(false);
+    expectContiguous(onB.events);
+    const finalTask = onB.events.at(-1)?.frame.task;
+    expect(finalTask?.status.state).toBe('TASK_STATE_COMPLETED');
+    const chunks = onB.events.flatMap((event) => event.frame.artifactUpdate?.artifact.parts ?? []);
+    expect(chunks).toHaveLength(4);
+    expect(finalTask?.artifacts?.[0]?.parts).toEqual(chunks);
+    // B saw what A's own stream saw, from the point each started.
+    const from = Number(onB.events[0]?.id);
+    expect(onB.events.slice(1).map((event) => event.frame)).toEqual(
+      onA.events
+        .filter((event) => Number(event.id) > from && event.frame.task === undefined)
+        .map((event) => event.frame)
+        .concat(onA.events.at(-1)!.frame),
+    );
+  });
+
+  it('resumes on B with Last-Event-ID a stream cut on A: every step once, in order, to the end', async () => {
+    const steps = 8;
+    const message = userMessage(`resumed\n::slow ${steps}`, { metadata: { 'a2a-hub/test': { steps, stepMs: 60 } } });
+    const first = await stream(
+      a.endpoint,
+      'SendStreamingMessage',
+      { message },
+      { until: (event) => stepTexts([event]).length > 0 && event.id !== undefined && stepTexts([event])[0] === `step 2 of ${steps}` },
+    );
+    const taskId = first.events[0]?.frame.task?.id ?? '';
+    const lastId = first.events.at(-1)?.id ?? '';
+    const rest = await stream(b.endpoint, 'SubscribeToTask', { id: taskId }, { headers: { 'last-event-id': lastId } });
+    expect(rest.events.at(-1)?.frame.task?.status.state).toBe('TASK_STATE_COMPLETED');
+    const seen = [...stepTexts(first.events), ...stepTexts(rest.events)];
+    expect(seen).toEqual(Array.from({ length: steps }, (_, index) => `step ${index + 1} of ${steps}`));
+  });
+
+  it('cancels on B a task A runs: A stops its executor, and the task ends CANCELED once', async () => {
+    const sent = await call(a.endpoint, 'SendMessage', {
+      message: userMessage('long\n::slow 200', { metadata: { 'a2a-hub/test': { steps: 200, stepMs: 50 } } }),
+      configuration: { returnImmediately: true },
+    });
+    const taskId = sent.task?.id ?? '';
+    await until(async () => (await call(b.endpoint, 'GetTask', { id: taskId })).status.state === 'TASK_STATE_WORKING', 'the task works');
+    const watching = stream(a.endpoint, 'SubscribeToTask', { id: taskId });
+    await until(() => a.channels.subscriberCount(taskId) > 0, 'A streams the task');
+    const canceled = await call(b.endpoint, 'CancelTask', { id: taskId });
+    expect(canceled.status.state).toBe('TASK_STATE_CANCELED');
+    await until(() => !a.runtime.isRunning(taskId), 'A stopped the executor', 2000);
+    // A's stream of the task ends with B's cancel, read from the log.
+    const seenOnA = await watching;
+    expect(seenOnA.events.at(-1)?.frame.task?.status.state).toBe('TASK_STATE_CANCELED');
+    const after = await call(a.endpoint, 'GetTask', { id: taskId, historyLength: 100 });
+    expect(after.status.state).toBe('TASK_STATE_CANCELED');
+    const finals = (await a.store.eventsAfter(taskId, 0)).filter(
+      (event) => event.frame.statusUpdate?.status.state === 'TASK_STATE_CANCELED',
+    );
+    expect(finals).toHaveLength(1);
+    // Nothing A's executor did afterwards was stored.
+    const last = (await a.store.eventsAfter(taskId, 0)).at(-1);
+    expect(last?.frame.statusUpdate?.status.state).toBe('TASK_STATE_CANCELED');
+  });
+
+  it("applies on B, without a restart, instances created, changed and removed through A's control API", async () => {
+    const id = await createInbound(a.url, 'replicated');
+    const row = await inboundRow(a.url, id);
+    const path = row?.endpointPath ?? '';
+    const card = `${b.url}${row?.cardPath ?? ''}`;
+    await until(async () => (await fetch(card)).status === 200, 'B serves the new instance');
+    const sent = await call(`${b.url}${path}`, 'SendMessage', { message: userMessage('to the new one') });
+    expect(sent.task?.status.state).toBe('TASK_STATE_COMPLETED');
+    await controlAction(a.url, { action: 'inbound.disable', id });
+    await until(async () => (await fetch(card)).status !== 200, 'B stops serving it');
+    await controlAction(a.url, { action: 'inbound.remove', id });
+    await until(async () => (await inboundRow(b.url, id)) === undefined, 'B forgets it');
+  });
+
+  it('still follows a task another replica runs when it hears no signals: it polls the log', async () => {
+    const deafStore = await PostgresTaskStore.open({ url: databaseUrl });
+    const deaf = await startTestHub({ taskStore: deafStore });
+    try {
+      await deafStore.signals.close();
+      expect(deafStore.signals.listening).toBe(false);
+      const sent = await call(a.endpoint, 'SendMessage', {
+        message: userMessage('unheard\n::slow 4', { metadata: { 'a2a-hub/test': { steps: 4, stepMs: 100 } } }),
+        configuration: { returnImmediately: true },
+      });
+      const followed = await stream(deaf.endpoint, 'SubscribeToTask', { id: sent.task?.id ?? '' });
+      expectContiguous(followed.events);
+      expect(followed.events.at(-1)?.frame.task?.status.state).toBe('TASK_STATE_COMPLETED');
+    } finally {
+      await deaf.dispose();
+      await deafStore.close();
     }
   });
 

@@ -3,7 +3,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { migrationStatus, SCHEMA_VERSION } from '../../src/store/postgres-schema.js';
 import { PostgresTaskStore } from '../../src/store/postgres-store.js';
 import type { TaskStatus } from '../../generated/a2a/1.0/types.js';
-import { DuplicateKeyError, InvalidCursorError, type NewTask, type TaskStore } from '../../src/store/task-store.js';
+import { DuplicateKeyError, InvalidCursorError, type NewTask, type ReplicaSignal, type TaskStore } from '../../src/store/task-store.js';
+import { until } from '../helpers/wait.js';
 import { POSTGRES_AVAILABLE, sharedTestPostgres } from '../helpers/postgres.js';
 
 /**
@@ -146,5 +147,98 @@ describe.skipIf(!POSTGRES_AVAILABLE)('PostgresTaskStore', () => {
     const late = await open(url);
     await expect(late.setStatus('orphan', { state: 'TASK_STATE_COMPLETED' })).rejects.toThrow(/already TASK_STATE_FAILED/);
     expect((await survivor.getTaskInfo('orphan'))?.state).toBe('TASK_STATE_FAILED');
+  });
+
+  it('hands each push delivery to one replica at a time, in order, and to another once the holder’s claim lapses', async () => {
+    const url = await postgres.databaseUrl();
+    const a = await open(url);
+    const b = await PostgresTaskStore.open({ url, leaseMs: 200 });
+    opened.push(b);
+    await a.createTask(newTask('pushed', 1));
+    await a.putPushConfig({
+      taskId: 'pushed',
+      id: 'hook',
+      config: { id: 'hook', taskId: 'pushed', url: 'https://hooks.example.com/x' },
+      secrets: 'sealed',
+      createdAt: '2026-01-01T00:00:00.000Z',
+    });
+    const frame = (text: string) => ({
+      statusUpdate: {
+        taskId: 'pushed',
+        contextId: 'context',
+        status: { state: 'TASK_STATE_WORKING' as const, message: { messageId: text, role: 'ROLE_AGENT' as const, parts: [{ text }] } },
+      },
+    });
+    await a.appendEvent('pushed', frame('first'));
+    await a.appendEvent('pushed', frame('second'));
+    const now = Date.now();
+    // Both look at once: one of them gets the head, the other nothing of this webhook.
+    const [fromA, fromB] = await Promise.all([a.dueDeliveries(now, 10), b.dueDeliveries(now, 10)]);
+    expect([...fromA, ...fromB].map((delivery) => delivery.frame.statusUpdate?.status.message?.messageId)).toEqual(['first']);
+    const [holder, other] = fromA.length === 1 ? [a, b] : [b, a];
+    const head = [...fromA, ...fromB][0]!;
+    expect(await other.dueDeliveries(now, 10)).toEqual([]);
+    // The holder's own look still shows it (its dispatcher keeps it from starting twice).
+    expect((await holder.dueDeliveries(now, 10)).map((delivery) => delivery.id)).toEqual([head.id]);
+    expect(await other.nextDueAt()).toBeGreaterThan(now);
+    await holder.completeDelivery(head.id);
+    const next = await other.dueDeliveries(Date.now(), 10);
+    expect(next.map((delivery) => delivery.frame.statusUpdate?.status.message?.messageId)).toEqual(['second']);
+    await other.completeDelivery(next[0]!.id);
+    // b's claims last 200 ms: b dies holding one, and a takes it over once it lapses.
+    await a.appendEvent('pushed', frame('third'));
+    expect(await b.dueDeliveries(Date.now(), 10)).toHaveLength(1);
+    expect(await a.dueDeliveries(Date.now(), 10)).toEqual([]);
+    await until(async () => (await a.dueDeliveries(Date.now(), 10)).length === 1, 'the lapsed claim taken over');
+  });
+
+  describe('signals between replicas (LISTEN/NOTIFY)', () => {
+    /** Collects what `store` hears; `next(match)` waits for a signal that matches. */
+    async function listening(
+      store: PostgresTaskStore,
+    ): Promise<{ heard: ReplicaSignal[]; next(match: (signal: ReplicaSignal) => boolean): Promise<void> }> {
+      const heard: ReplicaSignal[] = [];
+      await store.signals.listen((signal) => heard.push(signal));
+      return { heard, next: (match) => until(() => heard.some(match), 'the signal') };
+    }
+
+    it('announces a frame to every replica once its transaction commits, and never one rolled back', async () => {
+      const url = await postgres.databaseUrl();
+      const [a, b] = await Promise.all([open(url), open(url)]);
+      const onB = await listening(b);
+      await a.createTask(newTask('told', 1));
+      const frame = { statusUpdate: { taskId: 'told', contextId: 'context', status: { state: 'TASK_STATE_WORKING' as const } } };
+      // A batch whose second write fails: the first commits on its own and is announced, the failed one is not.
+      const outcomes = await a.commit([[{ op: 'appendEvent', taskId: 'told', frame }], [{ op: 'appendEvent', taskId: 'missing', frame }]]);
+      expect(outcomes.map((outcome) => outcome.ok)).toEqual([true, false]);
+      await onB.next((signal) => signal.kind === 'frame' && signal.taskId === 'told');
+      await a.signals.send({ kind: 'config', from: a.signals.id });
+      await onB.next((signal) => signal.kind === 'config');
+      expect(onB.heard).toEqual([
+        { kind: 'frame', taskId: 'told', seq: 1 },
+        { kind: 'config', from: a.signals.id },
+      ]);
+      // Another schema of the same database is another hub: it hears none of this.
+      const other = await open(await postgres.databaseUrl());
+      const onOther = await listening(other);
+      await a.signals.send({ kind: 'settled', taskId: 'told' });
+      await onB.next((signal) => signal.kind === 'settled');
+      expect(onOther.heard).toEqual([]);
+    });
+
+    it('listens again after its connection drops, and says so (resync), so that what was missed is read', async () => {
+      const url = await postgres.databaseUrl();
+      const [a, b] = await Promise.all([open(url), open(url)]);
+      const onB = await listening(b);
+      expect(b.signals.listening).toBe(true);
+      await withClient(url, (client) =>
+        client.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE 'LISTEN %' AND pid <> pg_backend_pid()`),
+      );
+      await onB.next((signal) => signal.kind === 'resync');
+      expect(b.signals.listening).toBe(true);
+      await a.createTask(newTask('after', 1));
+      await a.appendEvent('after', { statusUpdate: { taskId: 'after', contextId: 'context', status: { state: 'TASK_STATE_WORKING' } } });
+      await onB.next((signal) => signal.kind === 'frame' && signal.taskId === 'after');
+    });
   });
 });

@@ -3,10 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import fc from 'fast-check';
+import pg from 'pg';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { isTerminalState } from '../../generated/a2a/1.0/task-states.js';
 import type { Artifact, Message, StreamResponse, TaskState, TaskStatus } from '../../generated/a2a/1.0/types.js';
 import { readQuery } from '../../src/store/listing.js';
 import { MemoryTaskStore } from '../../src/store/memory-store.js';
+import { PostgresTaskStore } from '../../src/store/postgres-store.js';
 import { countQuery, pageQuery, type SqlQuery } from '../../src/store/sqlite-listing.js';
 import { SqliteTaskStore } from '../../src/store/sqlite-store.js';
 import { SCHEMA_VERSION } from '../../src/store/sqlite-schema.js';
@@ -18,13 +21,18 @@ import {
   type NewTask,
   type TaskPage,
   type TaskQuery,
+  type TaskStore,
 } from '../../src/store/task-store.js';
+import { POSTGRES_AVAILABLE, sharedTestPostgres } from '../helpers/postgres.js';
 
 /**
- * The stores that answer synchronously. The contract allows promises (a store on a database
- * server answers later); these tests read the answers directly.
+ * The stores that answer synchronously, whose `transaction(work)` runs synchronous work: the
+ * tests of that (and of SQLite's files and queries) read their answers directly. The contract
+ * itself allows promises (a store on a database server answers later), so its tests await.
  */
-type TaskStore = MemoryTaskStore | SqliteTaskStore;
+type SyncTaskStore = MemoryTaskStore | SqliteTaskStore;
+
+const postgres = sharedTestPostgres();
 
 const scratch = mkdtempSync(join(tmpdir(), 'a2a-hub-store-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -35,14 +43,48 @@ function databasePath(): string {
 }
 
 type StoreOptions = { readonly eventLogSize?: number };
-const IMPLEMENTATIONS = [
-  { name: 'MemoryTaskStore', open: (options: StoreOptions = {}): TaskStore => new MemoryTaskStore(options) },
-  { name: 'SqliteTaskStore', open: (options: StoreOptions = {}): TaskStore => SqliteTaskStore.open(databasePath(), options) },
+const SYNC_IMPLEMENTATIONS = [
+  { name: 'MemoryTaskStore', open: (options: StoreOptions = {}): SyncTaskStore => new MemoryTaskStore(options) },
+  { name: 'SqliteTaskStore', open: (options: StoreOptions = {}): SyncTaskStore => SqliteTaskStore.open(databasePath(), options) },
   // As the hub opens it: exclusive locking, and idempotency lookups behind a key filter.
   {
     name: 'SqliteTaskStore (exclusive)',
-    open: (options: StoreOptions = {}): TaskStore => SqliteTaskStore.open(databasePath(), { exclusive: true, ...options }),
+    open: (options: StoreOptions = {}): SyncTaskStore => SqliteTaskStore.open(databasePath(), { exclusive: true, ...options }),
   },
+];
+/** Every store, each open on an empty database of its own (for PostgreSQL, a fresh schema of the shared test cluster). */
+/** The database of the PostgreSQL store opened last: what `crash` reaches into. */
+let postgresUrl = '';
+const IMPLEMENTATIONS: {
+  name: string;
+  open: (options?: StoreOptions) => TaskStore | Promise<TaskStore>;
+  /**
+   * What a crash of the process that ran the store's unfinished tasks leaves: nothing to do for a
+   * store one process owns; the running tasks' leases lapse for one replicas share.
+   */
+  crash?: () => Promise<void>;
+}[] = [
+  ...SYNC_IMPLEMENTATIONS,
+  ...(POSTGRES_AVAILABLE
+    ? [
+        {
+          name: 'PostgresTaskStore',
+          open: async (options: StoreOptions = {}): Promise<TaskStore> => {
+            postgresUrl = await postgres.databaseUrl();
+            return PostgresTaskStore.open({ url: postgresUrl, ...options });
+          },
+          crash: async (): Promise<void> => {
+            const client = new pg.Client({ connectionString: postgresUrl });
+            await client.connect();
+            try {
+              await client.query('UPDATE tasks SET lease_until = 1 WHERE lease_until IS NOT NULL');
+            } finally {
+              await client.end();
+            }
+          },
+        },
+      ]
+    : []),
 ];
 
 const INSTANCE = 'instance-a';
@@ -89,32 +131,37 @@ function frame(n: number): StreamResponse {
   };
 }
 
+/** An artifact chunk of task-1's artifact `a`, as a stream frame. */
+function chunk(text: string): StreamResponse {
+  return { artifactUpdate: { taskId: 'task-1', contextId: 'context-1', artifact: artifact('a', [text]), append: true } };
+}
+
 function ids(page: TaskPage): string[] {
   return page.tasks.map((task) => task.id);
 }
 
 /** Every page of a walk, following nextCursor to the end. */
-function walk(store: TaskStore, query: TaskQuery): TaskPage[] {
-  const pages = [store.listTasks(INSTANCE, query)];
+async function walk(store: TaskStore, query: TaskQuery): Promise<TaskPage[]> {
+  const pages = [await store.listTasks(INSTANCE, query)];
   for (let last = pages[0]; last !== undefined && last.nextCursor !== ''; last = pages.at(-1)) {
-    pages.push(store.listTasks(INSTANCE, { ...query, cursor: last.nextCursor }));
+    pages.push(await store.listTasks(INSTANCE, { ...query, cursor: last.nextCursor }));
   }
   return pages;
 }
 
-describe.each(IMPLEMENTATIONS)('$name', ({ open }) => {
+describe.each(IMPLEMENTATIONS)('$name', ({ open, crash = () => Promise.resolve() }) => {
   let store: TaskStore;
-  beforeEach(() => {
-    store = open();
+  beforeEach(async () => {
+    store = await open();
   });
-  afterEach(() => {
-    store.close();
+  afterEach(async () => {
+    await store.close();
   });
 
   describe('tasks', () => {
-    it('returns a created task as the wire shows it', () => {
-      store.createTask(newTask('task-1', { metadata: { origin: 'test', nested: { n: 1 } } }));
-      const task = store.getTask(INSTANCE, 'task-1');
+    it('returns a created task as the wire shows it', async () => {
+      await store.createTask(newTask('task-1', { metadata: { origin: 'test', nested: { n: 1 } } }));
+      const task = await store.getTask(INSTANCE, 'task-1');
       expect(task).toStrictEqual({
         id: 'task-1',
         contextId: 'context-1',
@@ -124,48 +171,48 @@ describe.each(IMPLEMENTATIONS)('$name', ({ open }) => {
       });
     });
 
-    it('hides a task from other instances and answers undefined for unknown ids', () => {
-      store.createTask(newTask('task-1'));
-      expect(store.getTask(OTHER_INSTANCE, 'task-1')).toBeUndefined();
-      expect(store.getTask(INSTANCE, 'no-such-task')).toBeUndefined();
-      expect(store.getTaskInfo('no-such-task')).toBeUndefined();
+    it('hides a task from other instances and answers undefined for unknown ids', async () => {
+      await store.createTask(newTask('task-1'));
+      expect(await store.getTask(OTHER_INSTANCE, 'task-1')).toBeUndefined();
+      expect(await store.getTask(INSTANCE, 'no-such-task')).toBeUndefined();
+      expect(await store.getTaskInfo('no-such-task')).toBeUndefined();
     });
 
-    it('hides a task from every other tenant and from no tenant; no tenant and the empty tenant are one', () => {
-      store.createTask(newTask('task-a', { tenant: 'tenant-a' }));
-      store.createTask(newTask('task-none', { tenant: '' }));
-      store.createTask(newTask('task-unset'));
-      expect(store.getTask(INSTANCE, 'task-a', { tenant: 'tenant-a' })?.id).toBe('task-a');
-      expect(store.getTask(INSTANCE, 'task-a', { tenant: 'tenant-b' })).toBeUndefined();
-      expect(store.getTask(INSTANCE, 'task-a')).toBeUndefined();
-      expect(store.getTask(INSTANCE, 'task-a', { tenant: '' })).toBeUndefined();
+    it('hides a task from every other tenant and from no tenant; no tenant and the empty tenant are one', async () => {
+      await store.createTask(newTask('task-a', { tenant: 'tenant-a' }));
+      await store.createTask(newTask('task-none', { tenant: '' }));
+      await store.createTask(newTask('task-unset'));
+      expect((await store.getTask(INSTANCE, 'task-a', { tenant: 'tenant-a' }))?.id).toBe('task-a');
+      expect(await store.getTask(INSTANCE, 'task-a', { tenant: 'tenant-b' })).toBeUndefined();
+      expect(await store.getTask(INSTANCE, 'task-a')).toBeUndefined();
+      expect(await store.getTask(INSTANCE, 'task-a', { tenant: '' })).toBeUndefined();
       // The tenant does not cross instances either.
-      expect(store.getTask(OTHER_INSTANCE, 'task-a', { tenant: 'tenant-a' })).toBeUndefined();
+      expect(await store.getTask(OTHER_INSTANCE, 'task-a', { tenant: 'tenant-a' })).toBeUndefined();
       for (const id of ['task-none', 'task-unset']) {
-        expect(store.getTask(INSTANCE, id)?.id).toBe(id);
-        expect(store.getTask(INSTANCE, id, { tenant: '' })?.id).toBe(id);
-        expect(store.getTask(INSTANCE, id, { tenant: 'tenant-a' })).toBeUndefined();
+        expect((await store.getTask(INSTANCE, id))?.id).toBe(id);
+        expect((await store.getTask(INSTANCE, id, { tenant: '' }))?.id).toBe(id);
+        expect(await store.getTask(INSTANCE, id, { tenant: 'tenant-a' })).toBeUndefined();
       }
-      expect(store.getTaskInfo('task-a')?.tenant).toBe('tenant-a');
-      expect(store.getTaskInfo('task-unset')?.tenant).toBe('');
+      expect((await store.getTaskInfo('task-a'))?.tenant).toBe('tenant-a');
+      expect((await store.getTaskInfo('task-unset'))?.tenant).toBe('');
     });
 
-    it('never emits empty metadata', () => {
-      store.createTask(newTask('task-1', { metadata: {} }));
-      store.createTask(newTask('task-2'));
-      expect(store.getTask(INSTANCE, 'task-1')).not.toHaveProperty('metadata');
-      expect(store.getTask(INSTANCE, 'task-2')).not.toHaveProperty('metadata');
+    it('never emits empty metadata', async () => {
+      await store.createTask(newTask('task-1', { metadata: {} }));
+      await store.createTask(newTask('task-2'));
+      expect(await store.getTask(INSTANCE, 'task-1')).not.toHaveProperty('metadata');
+      expect(await store.getTask(INSTANCE, 'task-2')).not.toHaveProperty('metadata');
     });
 
-    it('refuses a second task with the same id', () => {
-      store.createTask(newTask('task-1'));
-      expect(() => store.createTask(newTask('task-1', { contextId: 'other' }))).toThrow(DuplicateKeyError);
-      expect(store.getTask(INSTANCE, 'task-1')?.contextId).toBe('context-1');
+    it('refuses a second task with the same id', async () => {
+      await store.createTask(newTask('task-1'));
+      await expect(async () => store.createTask(newTask('task-1', { contextId: 'other' }))).rejects.toThrow(DuplicateKeyError);
+      expect((await store.getTask(INSTANCE, 'task-1'))?.contextId).toBe('context-1');
     });
 
-    it('keeps the bookkeeping in TaskInfo, with the status timestamp normalised', () => {
-      store.createTask(newTask('task-1', { status: { state: 'TASK_STATE_SUBMITTED', timestamp: '2025-01-01T02:00:00+02:00' } }));
-      expect(store.getTaskInfo('task-1')).toStrictEqual({
+    it('keeps the bookkeeping in TaskInfo, with the status timestamp normalised', async () => {
+      await store.createTask(newTask('task-1', { status: { state: 'TASK_STATE_SUBMITTED', timestamp: '2025-01-01T02:00:00+02:00' } }));
+      expect(await store.getTaskInfo('task-1')).toStrictEqual({
         id: 'task-1',
         instanceId: INSTANCE,
         tenant: '',
@@ -175,49 +222,57 @@ describe.each(IMPLEMENTATIONS)('$name', ({ open }) => {
         createdAt: at(0),
         updatedAt: '2025-01-01T00:00:00.000Z',
       });
-      store.setStatus('task-1', status('TASK_STATE_WORKING', 5));
-      expect(store.getTaskInfo('task-1')).toMatchObject({ state: 'TASK_STATE_WORKING', updatedAt: at(5) });
+      await store.setStatus('task-1', status('TASK_STATE_WORKING', 5));
+      expect(await store.getTaskInfo('task-1')).toMatchObject({ state: 'TASK_STATE_WORKING', updatedAt: at(5) });
     });
 
-    it('makes a new status current without touching the history', () => {
-      store.createTask(newTask('task-1'));
+    it('makes a new status current without touching the history', async () => {
+      await store.createTask(newTask('task-1'));
       const done: TaskStatus = { state: 'TASK_STATE_COMPLETED', timestamp: at(9), message: message('done', 'ROLE_AGENT') };
-      store.setStatus('task-1', status('TASK_STATE_WORKING', 3));
-      store.setStatus('task-1', done);
-      const task = store.getTask(INSTANCE, 'task-1');
+      await store.setStatus('task-1', status('TASK_STATE_WORKING', 3));
+      await store.setStatus('task-1', done);
+      const task = await store.getTask(INSTANCE, 'task-1');
       expect(task?.status).toStrictEqual(done);
       expect(task?.history).toStrictEqual([message('task-1-m1')]);
     });
 
-    it('keeps the place of a task whose new status has no timestamp', () => {
-      store.createTask(newTask('task-1', { status: status('TASK_STATE_SUBMITTED', 4), createdAt: at(1) }));
-      store.setStatus('task-1', { state: 'TASK_STATE_WORKING' });
-      expect(store.getTaskInfo('task-1')).toMatchObject({ state: 'TASK_STATE_WORKING', updatedAt: at(4) });
-      store.createTask(newTask('task-2', { status: { state: 'TASK_STATE_SUBMITTED' }, createdAt: at(2) }));
-      expect(store.getTaskInfo('task-2')?.updatedAt).toBe(at(2));
+    it('keeps the place of a task whose new status has no timestamp', async () => {
+      await store.createTask(newTask('task-1', { status: status('TASK_STATE_SUBMITTED', 4), createdAt: at(1) }));
+      await store.setStatus('task-1', { state: 'TASK_STATE_WORKING' });
+      expect(await store.getTaskInfo('task-1')).toMatchObject({ state: 'TASK_STATE_WORKING', updatedAt: at(4) });
+      await store.createTask(newTask('task-2', { status: { state: 'TASK_STATE_SUBMITTED' }, createdAt: at(2) }));
+      expect((await store.getTaskInfo('task-2'))?.updatedAt).toBe(at(2));
     });
 
-    it('refuses timestamps that are not RFC 3339, changing nothing', () => {
-      store.createTask(newTask('task-1'));
-      expect(() => store.createTask(newTask('task-2', { createdAt: 'yesterday' }))).toThrow(RangeError);
-      expect(() => store.setStatus('task-1', { state: 'TASK_STATE_WORKING', timestamp: '2025-02-30T00:00:00Z' })).toThrow(RangeError);
-      expect(() => store.setStatus('task-1', { state: 'TASK_STATE_WORKING', timestamp: '2025-01-01T00:00:00' })).toThrow(RangeError);
-      expect(() => store.setStatus('task-1', { state: 'TASK_STATE_WORKING', timestamp: '2025-01-01T24:00:00Z' })).toThrow(RangeError);
-      expect(() => store.setStatus('task-1', { state: 'TASK_STATE_WORKING', timestamp: '2025-01-01T00:00:00+24:00' })).toThrow(RangeError);
-      expect(store.getTaskInfo('task-2')).toBeUndefined();
-      expect(store.getTaskInfo('task-1')?.state).toBe('TASK_STATE_SUBMITTED');
+    it('refuses timestamps that are not RFC 3339, changing nothing', async () => {
+      await store.createTask(newTask('task-1'));
+      await expect(async () => store.createTask(newTask('task-2', { createdAt: 'yesterday' }))).rejects.toThrow(RangeError);
+      await expect(async () =>
+        store.setStatus('task-1', { state: 'TASK_STATE_WORKING', timestamp: '2025-02-30T00:00:00Z' }),
+      ).rejects.toThrow(RangeError);
+      await expect(async () =>
+        store.setStatus('task-1', { state: 'TASK_STATE_WORKING', timestamp: '2025-01-01T00:00:00' }),
+      ).rejects.toThrow(RangeError);
+      await expect(async () =>
+        store.setStatus('task-1', { state: 'TASK_STATE_WORKING', timestamp: '2025-01-01T24:00:00Z' }),
+      ).rejects.toThrow(RangeError);
+      await expect(async () =>
+        store.setStatus('task-1', { state: 'TASK_STATE_WORKING', timestamp: '2025-01-01T00:00:00+24:00' }),
+      ).rejects.toThrow(RangeError);
+      expect(await store.getTaskInfo('task-2')).toBeUndefined();
+      expect((await store.getTaskInfo('task-1'))?.state).toBe('TASK_STATE_SUBMITTED');
     });
 
-    it('throws UnknownTaskError for writes to a task it does not hold, and reads return nothing', () => {
-      expect(() => store.setStatus('ghost', status('TASK_STATE_WORKING', 1))).toThrow(UnknownTaskError);
-      expect(() => store.appendMessage('ghost', message('m'))).toThrow(UnknownTaskError);
-      expect(() => store.putArtifact('ghost', artifact('a', ['x']), false)).toThrow(UnknownTaskError);
-      expect(() => store.appendEvent('ghost', frame(1))).toThrow(UnknownTaskError);
-      expect(store.eventsAfter('ghost', 0)).toEqual([]);
-      expect(store.lastEventSeq('ghost')).toBe(0);
+    it('throws UnknownTaskError for writes to a task it does not hold, and reads return nothing', async () => {
+      await expect(async () => store.setStatus('ghost', status('TASK_STATE_WORKING', 1))).rejects.toThrow(UnknownTaskError);
+      await expect(async () => store.appendMessage('ghost', message('m'))).rejects.toThrow(UnknownTaskError);
+      await expect(async () => store.putArtifact('ghost', artifact('a', ['x']), false)).rejects.toThrow(UnknownTaskError);
+      await expect(async () => store.appendEvent('ghost', frame(1))).rejects.toThrow(UnknownTaskError);
+      expect(await store.eventsAfter('ghost', 0)).toEqual([]);
+      expect(await store.lastEventSeq('ghost')).toBe(0);
     });
 
-    it('round-trips every JSON value exactly', () => {
+    it('round-trips every JSON value exactly', async () => {
       const rich: Message = {
         messageId: 'rich',
         role: 'ROLE_USER',
@@ -233,10 +288,10 @@ describe.each(IMPLEMENTATIONS)('$name', ({ open }) => {
       };
       const richStatus: TaskStatus = { state: 'TASK_STATE_INPUT_REQUIRED', timestamp: '2025-01-01T00:00:00.123456Z', message: rich };
       const richArtifact = artifact('art', ['a'], { name: 'n', description: 'd', metadata: { x: { y: [1] } }, extensions: ['e'] });
-      store.createTask(newTask('task-1', { message: rich, status: richStatus, metadata: { deep: { list: [{}] } } }));
-      store.putArtifact('task-1', richArtifact, false);
-      store.appendEvent('task-1', { task: { id: 'task-1', status: richStatus, history: [rich] } });
-      expect(store.getTask(INSTANCE, 'task-1')).toStrictEqual({
+      await store.createTask(newTask('task-1', { message: rich, status: richStatus, metadata: { deep: { list: [{}] } } }));
+      await store.putArtifact('task-1', richArtifact, false);
+      await store.appendEvent('task-1', { task: { id: 'task-1', status: richStatus, history: [rich] } });
+      expect(await store.getTask(INSTANCE, 'task-1')).toStrictEqual({
         id: 'task-1',
         contextId: 'context-1',
         status: richStatus,
@@ -244,183 +299,192 @@ describe.each(IMPLEMENTATIONS)('$name', ({ open }) => {
         history: [rich],
         metadata: { deep: { list: [{}] } },
       });
-      expect(store.eventsAfter('task-1', 0)).toStrictEqual([
+      expect(await store.eventsAfter('task-1', 0)).toStrictEqual([
         { seq: 1, frame: { task: { id: 'task-1', status: richStatus, history: [rich] } } },
       ]);
     });
 
-    it('hands out copies: changing what went in or came out changes nothing stored', () => {
+    it('hands out copies: changing what went in or came out changes nothing stored', async () => {
       const first = message('task-1-m1');
-      store.createTask(newTask('task-1', { message: first }));
+      await store.createTask(newTask('task-1', { message: first }));
       first.parts.push({ text: 'added by the caller later' });
-      const task = store.getTask(INSTANCE, 'task-1');
+      const task = await store.getTask(INSTANCE, 'task-1');
       task?.history?.[0]?.parts.push({ text: 'added to the copy' });
-      expect(store.getTask(INSTANCE, 'task-1')?.history).toStrictEqual([message('task-1-m1')]);
+      expect((await store.getTask(INSTANCE, 'task-1'))?.history).toStrictEqual([message('task-1-m1')]);
     });
   });
 
   describe('history and views', () => {
-    beforeEach(() => {
-      store.createTask(newTask('task-1'));
-      for (const n of [2, 3, 4]) store.appendMessage('task-1', message(`task-1-m${n}`, n % 2 === 0 ? 'ROLE_AGENT' : 'ROLE_USER'));
+    beforeEach(async () => {
+      await store.createTask(newTask('task-1'));
+      for (const n of [2, 3, 4]) await store.appendMessage('task-1', message(`task-1-m${n}`, n % 2 === 0 ? 'ROLE_AGENT' : 'ROLE_USER'));
     });
 
-    const history = (length?: number): string[] | undefined =>
-      store.getTask(INSTANCE, 'task-1', length === undefined ? {} : { historyLength: length })?.history?.map((m) => m.messageId);
+    const history = async (length?: number): Promise<string[] | undefined> =>
+      (await store.getTask(INSTANCE, 'task-1', length === undefined ? {} : { historyLength: length }))?.history?.map((m) => m.messageId);
 
-    it('keeps messages in the order they were added and returns them all by default', () => {
-      expect(history()).toEqual(['task-1-m1', 'task-1-m2', 'task-1-m3', 'task-1-m4']);
+    it('keeps messages in the order they were added and returns them all by default', async () => {
+      expect(await history()).toEqual(['task-1-m1', 'task-1-m2', 'task-1-m3', 'task-1-m4']);
     });
 
-    it('returns the N most recent messages for historyLength N', () => {
-      expect(history(2)).toEqual(['task-1-m3', 'task-1-m4']);
-      expect(history(1)).toEqual(['task-1-m4']);
-      expect(history(10)).toEqual(['task-1-m1', 'task-1-m2', 'task-1-m3', 'task-1-m4']);
+    it('returns the N most recent messages for historyLength N', async () => {
+      expect(await history(2)).toEqual(['task-1-m3', 'task-1-m4']);
+      expect(await history(1)).toEqual(['task-1-m4']);
+      expect(await history(10)).toEqual(['task-1-m1', 'task-1-m2', 'task-1-m3', 'task-1-m4']);
     });
 
-    it('omits the history member for historyLength 0', () => {
-      expect(store.getTask(INSTANCE, 'task-1', { historyLength: 0 })).not.toHaveProperty('history');
+    it('omits the history member for historyLength 0', async () => {
+      expect(await store.getTask(INSTANCE, 'task-1', { historyLength: 0 })).not.toHaveProperty('history');
     });
 
-    it('omits artifacts when excluded or when there are none', () => {
-      expect(store.getTask(INSTANCE, 'task-1')).not.toHaveProperty('artifacts');
-      store.putArtifact('task-1', artifact('a', ['x']), false);
-      expect(store.getTask(INSTANCE, 'task-1')?.artifacts).toHaveLength(1);
-      expect(store.getTask(INSTANCE, 'task-1', { includeArtifacts: true })?.artifacts).toHaveLength(1);
-      expect(store.getTask(INSTANCE, 'task-1', { includeArtifacts: false })).not.toHaveProperty('artifacts');
+    it('omits artifacts when excluded or when there are none', async () => {
+      expect(await store.getTask(INSTANCE, 'task-1')).not.toHaveProperty('artifacts');
+      await store.putArtifact('task-1', artifact('a', ['x']), false);
+      expect((await store.getTask(INSTANCE, 'task-1'))?.artifacts).toHaveLength(1);
+      expect((await store.getTask(INSTANCE, 'task-1', { includeArtifacts: true }))?.artifacts).toHaveLength(1);
+      expect(await store.getTask(INSTANCE, 'task-1', { includeArtifacts: false })).not.toHaveProperty('artifacts');
     });
   });
 
   describe('artifacts', () => {
-    beforeEach(() => {
-      store.createTask(newTask('task-1'));
+    beforeEach(async () => {
+      await store.createTask(newTask('task-1'));
     });
-    const artifacts = (): Artifact[] | undefined => store.getTask(INSTANCE, 'task-1')?.artifacts;
+    const artifacts = async (): Promise<Artifact[] | undefined> => (await store.getTask(INSTANCE, 'task-1'))?.artifacts;
 
-    it('appends parts after those stored and updates only the header members a chunk gives', () => {
-      store.putArtifact('task-1', artifact('a', ['1', '2'], { name: 'first', description: 'kept', metadata: { v: 1 } }), false);
-      store.putArtifact('task-1', artifact('a', ['3']), true);
-      store.putArtifact('task-1', artifact('a', ['4', '5'], { name: 'renamed', metadata: { v: 2 }, extensions: ['x'] }), true);
-      expect(artifacts()).toStrictEqual([
+    it('appends parts after those stored and updates only the header members a chunk gives', async () => {
+      await store.putArtifact('task-1', artifact('a', ['1', '2'], { name: 'first', description: 'kept', metadata: { v: 1 } }), false);
+      await store.putArtifact('task-1', artifact('a', ['3']), true);
+      await store.putArtifact('task-1', artifact('a', ['4', '5'], { name: 'renamed', metadata: { v: 2 }, extensions: ['x'] }), true);
+      expect(await artifacts()).toStrictEqual([
         artifact('a', ['1', '2', '3', '4', '5'], { name: 'renamed', description: 'kept', metadata: { v: 2 }, extensions: ['x'] }),
       ]);
     });
 
-    it('replaces an artifact stored without append, keeping its place', () => {
-      store.putArtifact('task-1', artifact('a', ['1', '2'], { name: 'old', description: 'old' }), false);
-      store.putArtifact('task-1', artifact('b', ['b1']), false);
-      store.putArtifact('task-1', artifact('a', ['new'], { name: 'new' }), false);
-      expect(artifacts()).toStrictEqual([artifact('a', ['new'], { name: 'new' }), artifact('b', ['b1'])]);
+    it('replaces an artifact stored without append, keeping its place', async () => {
+      await store.putArtifact('task-1', artifact('a', ['1', '2'], { name: 'old', description: 'old' }), false);
+      await store.putArtifact('task-1', artifact('b', ['b1']), false);
+      await store.putArtifact('task-1', artifact('a', ['new'], { name: 'new' }), false);
+      expect(await artifacts()).toStrictEqual([artifact('a', ['new'], { name: 'new' }), artifact('b', ['b1'])]);
     });
 
-    it('keeps artifacts in the order they were first created', () => {
-      for (const id of ['c', 'a', 'b']) store.putArtifact('task-1', artifact(id, [id]), false);
-      store.putArtifact('task-1', artifact('a', ['a2']), true);
-      expect(artifacts()?.map((a) => a.artifactId)).toEqual(['c', 'a', 'b']);
+    it('keeps artifacts in the order they were first created', async () => {
+      for (const id of ['c', 'a', 'b']) await store.putArtifact('task-1', artifact(id, [id]), false);
+      await store.putArtifact('task-1', artifact('a', ['a2']), true);
+      expect((await artifacts())?.map((a) => a.artifactId)).toEqual(['c', 'a', 'b']);
     });
 
-    it('takes an append to an artifact it does not hold as the first chunk', () => {
-      store.putArtifact('task-1', artifact('a', ['1'], { name: 'n' }), true);
-      expect(artifacts()).toStrictEqual([artifact('a', ['1'], { name: 'n' })]);
+    it('takes an append to an artifact it does not hold as the first chunk', async () => {
+      await store.putArtifact('task-1', artifact('a', ['1'], { name: 'n' }), true);
+      expect(await artifacts()).toStrictEqual([artifact('a', ['1'], { name: 'n' })]);
     });
 
-    it('stores chunks alike whatever lastChunk said: the store sees only append', () => {
+    it('stores chunks alike whatever lastChunk said: the store sees only append', async () => {
       const events = [
         { append: false, lastChunk: false, parts: ['1'] },
         { append: true, lastChunk: true, parts: ['2'] },
         { append: true, lastChunk: false, parts: ['3'] },
         { append: true, lastChunk: true, parts: ['4'] },
       ];
-      for (const event of events) store.putArtifact('task-1', artifact('a', event.parts), event.append);
-      expect(artifacts()).toStrictEqual([artifact('a', ['1', '2', '3', '4'])]);
+      for (const event of events) await store.putArtifact('task-1', artifact('a', event.parts), event.append);
+      expect(await artifacts()).toStrictEqual([artifact('a', ['1', '2', '3', '4'])]);
     });
   });
 
   describe('event log', () => {
-    beforeEach(() => {
-      store.createTask(newTask('task-1'));
-      store.createTask(newTask('task-2'));
+    beforeEach(async () => {
+      await store.createTask(newTask('task-1'));
+      await store.createTask(newTask('task-2'));
     });
 
-    it('numbers frames 1, 2, 3… per task and replays those after a sequence number', () => {
-      expect(store.lastEventSeq('task-1')).toBe(0);
-      expect([1, 2, 3].map((n) => store.appendEvent('task-1', frame(n)))).toEqual([1, 2, 3]);
-      expect(store.appendEvent('task-2', frame(9))).toBe(1);
-      expect(store.lastEventSeq('task-1')).toBe(3);
-      expect(store.eventsAfter('task-1', 1)).toStrictEqual([
+    it('numbers frames 1, 2, 3… per task and replays those after a sequence number', async () => {
+      expect(await store.lastEventSeq('task-1')).toBe(0);
+      const seqs: number[] = [];
+      for (const n of [1, 2, 3]) seqs.push(await store.appendEvent('task-1', frame(n)));
+      expect(seqs).toEqual([1, 2, 3]);
+      expect(await store.appendEvent('task-2', frame(9))).toBe(1);
+      expect(await store.lastEventSeq('task-1')).toBe(3);
+      expect(await store.eventsAfter('task-1', 1)).toStrictEqual([
         { seq: 2, frame: frame(2) },
         { seq: 3, frame: frame(3) },
       ]);
-      expect(store.eventsAfter('task-1', 3)).toEqual([]);
+      expect(await store.eventsAfter('task-1', 3)).toEqual([]);
     });
 
-    it('keeps the newest eventLogSize frames when opened with one', () => {
-      const small = open({ eventLogSize: 3 });
+    it('keeps the newest eventLogSize frames when opened with one', async () => {
+      const small = await open({ eventLogSize: 3 });
       try {
-        small.createTask(newTask('task-1'));
-        for (let n = 1; n <= 10; n++) small.appendEvent('task-1', frame(n));
-        expect(small.eventsAfter('task-1', 0).map((event) => event.seq)).toEqual([8, 9, 10]);
-        expect(small.lastEventSeq('task-1')).toBe(10);
+        await small.createTask(newTask('task-1'));
+        for (let n = 1; n <= 10; n++) await small.appendEvent('task-1', frame(n));
+        expect((await small.eventsAfter('task-1', 0)).map((event) => event.seq)).toEqual([8, 9, 10]);
+        expect(await small.lastEventSeq('task-1')).toBe(10);
       } finally {
-        small.close();
+        await small.close();
       }
     });
 
-    it(`keeps the newest ${EVENT_LOG_LIMIT} frames and keeps counting past the pruned ones`, () => {
-      for (let n = 1; n <= 250; n++) expect(store.appendEvent('task-1', frame(n))).toBe(n);
-      const kept = store.eventsAfter('task-1', 0);
+    it(`keeps the newest ${EVENT_LOG_LIMIT} frames and keeps counting past the pruned ones`, async () => {
+      for (let n = 1; n <= 250; n++) expect(await store.appendEvent('task-1', frame(n))).toBe(n);
+      const kept = await store.eventsAfter('task-1', 0);
       expect(kept).toHaveLength(EVENT_LOG_LIMIT);
       expect(kept[0]).toStrictEqual({ seq: 51, frame: frame(51) });
       expect(kept.at(-1)?.seq).toBe(250);
-      expect(store.eventsAfter('task-1', 240).map((event) => event.seq)).toEqual([241, 242, 243, 244, 245, 246, 247, 248, 249, 250]);
-      expect(store.lastEventSeq('task-1')).toBe(250);
-      expect(store.appendEvent('task-1', frame(251))).toBe(251);
-      expect(store.eventsAfter('task-1', 0)[0]?.seq).toBe(52);
-      expect(store.lastEventSeq('task-2')).toBe(0);
+      expect((await store.eventsAfter('task-1', 240)).map((event) => event.seq)).toEqual([
+        241, 242, 243, 244, 245, 246, 247, 248, 249, 250,
+      ]);
+      expect(await store.lastEventSeq('task-1')).toBe(250);
+      expect(await store.appendEvent('task-1', frame(251))).toBe(251);
+      expect((await store.eventsAfter('task-1', 0))[0]?.seq).toBe(52);
+      expect(await store.lastEventSeq('task-2')).toBe(0);
     });
 
-    it('numbers artifact frames without logging them: a replay sends artifacts in its snapshot', () => {
-      const chunk = (text: string): StreamResponse => ({
-        artifactUpdate: { taskId: 'task-1', contextId: 'context-1', artifact: artifact('a', [text]), append: true },
-      });
-      expect(store.appendEvent('task-1', frame(1))).toBe(1);
+    it('numbers artifact frames, and logs them only when replicas share the store: a replay sends artifacts in its snapshot', async () => {
+      // A replica following a task another one runs reads its chunks from the log.
+      const shared = store.signals !== undefined;
+      expect(await store.appendEvent('task-1', frame(1))).toBe(1);
       expect(
-        store.transaction(() => [
-          store.appendEvent('task-1', chunk('x')),
-          store.appendEvent('task-1', chunk('y')),
-          store.lastEventSeq('task-1'),
+        await store.commit([
+          [
+            { op: 'appendEvent', taskId: 'task-1', frame: chunk('x') },
+            { op: 'appendEvent', taskId: 'task-1', frame: chunk('y') },
+          ],
         ]),
-      ).toEqual([2, 3, 3]);
-      expect(store.appendEvent('task-1', frame(4))).toBe(4);
-      expect(store.lastEventSeq('task-1')).toBe(4);
-      expect(store.eventsAfter('task-1', 0).map((event) => event.seq)).toEqual([1, 4]);
-      expect(store.appendEvent('task-1', chunk('z'))).toBe(5);
-      expect(store.lastEventSeq('task-1')).toBe(5);
+      ).toEqual([{ ok: true, seq: 3 }]);
+      expect(await store.lastEventSeq('task-1')).toBe(3);
+      expect(await store.appendEvent('task-1', frame(4))).toBe(4);
+      expect(await store.lastEventSeq('task-1')).toBe(4);
+      expect((await store.eventsAfter('task-1', 0)).map((event) => event.seq)).toEqual(shared ? [1, 2, 3, 4] : [1, 4]);
+      expect(await store.appendEvent('task-1', chunk('z'))).toBe(5);
+      expect(await store.lastEventSeq('task-1')).toBe(5);
+      expect((await store.eventsAfter('task-1', 0)).map((event) => event.seq)).toEqual(shared ? [1, 2, 3, 4, 5] : [1, 4]);
+      if (shared) expect((await store.eventsAfter('task-1', 4))[0]?.frame).toStrictEqual(chunk('z'));
     });
   });
 
   describe('idempotency', () => {
-    it('records the task or the direct reply a message got, per instance', () => {
-      expect(store.findIdempotent(INSTANCE, { messageId: 'm1' })).toBeUndefined();
-      store.recordIdempotent(INSTANCE, { messageId: 'm1' }, { kind: 'task', taskId: 'task-1' });
-      store.recordIdempotent(INSTANCE, { messageId: 'm2' }, { kind: 'message', message: message('reply', 'ROLE_AGENT') });
-      expect(store.findIdempotent(INSTANCE, { messageId: 'm1' })).toStrictEqual({ kind: 'task', taskId: 'task-1' });
-      expect(store.findIdempotent(INSTANCE, { messageId: 'm2' })).toStrictEqual({
+    it('records the task or the direct reply a message got, per instance', async () => {
+      expect(await store.findIdempotent(INSTANCE, { messageId: 'm1' })).toBeUndefined();
+      await store.recordIdempotent(INSTANCE, { messageId: 'm1' }, { kind: 'task', taskId: 'task-1' });
+      await store.recordIdempotent(INSTANCE, { messageId: 'm2' }, { kind: 'message', message: message('reply', 'ROLE_AGENT') });
+      expect(await store.findIdempotent(INSTANCE, { messageId: 'm1' })).toStrictEqual({ kind: 'task', taskId: 'task-1' });
+      expect(await store.findIdempotent(INSTANCE, { messageId: 'm2' })).toStrictEqual({
         kind: 'message',
         message: message('reply', 'ROLE_AGENT'),
       });
-      expect(store.findIdempotent(OTHER_INSTANCE, { messageId: 'm1' })).toBeUndefined();
+      expect(await store.findIdempotent(OTHER_INSTANCE, { messageId: 'm1' })).toBeUndefined();
     });
 
-    it('refuses to record a key twice, keeping the first result', () => {
-      store.recordIdempotent(INSTANCE, { messageId: 'm1' }, { kind: 'task', taskId: 'task-1' });
-      expect(() => store.recordIdempotent(INSTANCE, { messageId: 'm1' }, { kind: 'task', taskId: 'task-2' })).toThrow(DuplicateKeyError);
-      expect(store.findIdempotent(INSTANCE, { messageId: 'm1' })).toStrictEqual({ kind: 'task', taskId: 'task-1' });
-      store.recordIdempotent(OTHER_INSTANCE, { messageId: 'm1' }, { kind: 'task', taskId: 'task-9' });
-      expect(store.findIdempotent(OTHER_INSTANCE, { messageId: 'm1' })).toStrictEqual({ kind: 'task', taskId: 'task-9' });
+    it('refuses to record a key twice, keeping the first result', async () => {
+      await store.recordIdempotent(INSTANCE, { messageId: 'm1' }, { kind: 'task', taskId: 'task-1' });
+      await expect(async () => store.recordIdempotent(INSTANCE, { messageId: 'm1' }, { kind: 'task', taskId: 'task-2' })).rejects.toThrow(
+        DuplicateKeyError,
+      );
+      expect(await store.findIdempotent(INSTANCE, { messageId: 'm1' })).toStrictEqual({ kind: 'task', taskId: 'task-1' });
+      await store.recordIdempotent(OTHER_INSTANCE, { messageId: 'm1' }, { kind: 'task', taskId: 'task-9' });
+      expect(await store.findIdempotent(OTHER_INSTANCE, { messageId: 'm1' })).toStrictEqual({ kind: 'task', taskId: 'task-9' });
     });
 
-    it('keys a message by its messageId and the target it names as sent: a reused id with another target is another key', () => {
+    it('keys a message by its messageId and the target it names as sent: a reused id with another target is another key', async () => {
       const targets = [
         { messageId: 'm1' },
         { messageId: 'm1', taskId: 'task-a' },
@@ -434,141 +498,448 @@ describe.each(IMPLEMENTATIONS)('$name', ({ open }) => {
         { messageId: 'm1', taskId: '","' },
         { messageId: 'm1', taskId: '', contextId: ',' },
       ];
-      targets.forEach((key, n) => {
-        expect(store.findIdempotent(INSTANCE, key), JSON.stringify(key)).toBeUndefined();
-        store.recordIdempotent(INSTANCE, key, { kind: 'task', taskId: `task-${n}` });
-      });
-      targets.forEach((key, n) =>
-        expect(store.findIdempotent(INSTANCE, key), JSON.stringify(key)).toStrictEqual({ kind: 'task', taskId: `task-${n}` }),
-      );
+      for (const [n, key] of targets.entries()) {
+        expect(await store.findIdempotent(INSTANCE, key), JSON.stringify(key)).toBeUndefined();
+        await store.recordIdempotent(INSTANCE, key, { kind: 'task', taskId: `task-${n}` });
+      }
+      for (const [n, key] of targets.entries()) {
+        expect(await store.findIdempotent(INSTANCE, key), JSON.stringify(key)).toStrictEqual({ kind: 'task', taskId: `task-${n}` });
+      }
       // A member set to undefined is an absent one, as JSON has it.
-      expect(store.findIdempotent(INSTANCE, { messageId: 'm1', taskId: undefined, contextId: undefined })).toStrictEqual({
+      expect(await store.findIdempotent(INSTANCE, { messageId: 'm1', taskId: undefined, contextId: undefined })).toStrictEqual({
         kind: 'task',
         taskId: 'task-0',
       });
-      expect(() => store.recordIdempotent(INSTANCE, { messageId: 'm1', taskId: 'task-a' }, { kind: 'task', taskId: 'task-x' })).toThrow(
-        DuplicateKeyError,
-      );
-      expect(store.findIdempotent(INSTANCE, { messageId: 'm1', taskId: 'task-b' })).toBeUndefined();
-      expect(store.findIdempotent(INSTANCE, { messageId: 'm2', taskId: 'task-a' })).toBeUndefined();
+      await expect(async () =>
+        store.recordIdempotent(INSTANCE, { messageId: 'm1', taskId: 'task-a' }, { kind: 'task', taskId: 'task-x' }),
+      ).rejects.toThrow(DuplicateKeyError);
+      expect(await store.findIdempotent(INSTANCE, { messageId: 'm1', taskId: 'task-b' })).toBeUndefined();
+      expect(await store.findIdempotent(INSTANCE, { messageId: 'm2', taskId: 'task-a' })).toBeUndefined();
     });
 
-    it('keys a message by its tenant too: the same message under another tenant, or none, is another key', () => {
+    it('keys a message by its tenant too: the same message under another tenant, or none, is another key', async () => {
       const tenants = [undefined, 'tenant-a', 'tenant-b'];
-      tenants.forEach((tenant, n) => {
-        expect(store.findIdempotent(INSTANCE, { messageId: 'm1', tenant }), String(tenant)).toBeUndefined();
-        store.recordIdempotent(INSTANCE, { messageId: 'm1', tenant }, { kind: 'task', taskId: `task-${n}` });
-      });
-      tenants.forEach((tenant, n) =>
-        expect(store.findIdempotent(INSTANCE, { messageId: 'm1', tenant })).toStrictEqual({ kind: 'task', taskId: `task-${n}` }),
-      );
-      expect(store.findIdempotent(INSTANCE, { messageId: 'm1', tenant: '' })).toStrictEqual({ kind: 'task', taskId: 'task-0' });
-      expect(() => store.recordIdempotent(INSTANCE, { messageId: 'm1', tenant: '' }, { kind: 'task', taskId: 'task-x' })).toThrow(
-        DuplicateKeyError,
-      );
-      expect(store.findIdempotent(OTHER_INSTANCE, { messageId: 'm1', tenant: 'tenant-a' })).toBeUndefined();
+      for (const [n, tenant] of tenants.entries()) {
+        expect(await store.findIdempotent(INSTANCE, { messageId: 'm1', tenant }), String(tenant)).toBeUndefined();
+        await store.recordIdempotent(INSTANCE, { messageId: 'm1', tenant }, { kind: 'task', taskId: `task-${n}` });
+      }
+      for (const [n, tenant] of tenants.entries()) {
+        expect(await store.findIdempotent(INSTANCE, { messageId: 'm1', tenant })).toStrictEqual({ kind: 'task', taskId: `task-${n}` });
+      }
+      expect(await store.findIdempotent(INSTANCE, { messageId: 'm1', tenant: '' })).toStrictEqual({ kind: 'task', taskId: 'task-0' });
+      await expect(async () =>
+        store.recordIdempotent(INSTANCE, { messageId: 'm1', tenant: '' }, { kind: 'task', taskId: 'task-x' }),
+      ).rejects.toThrow(DuplicateKeyError);
+      expect(await store.findIdempotent(OTHER_INSTANCE, { messageId: 'm1', tenant: 'tenant-a' })).toBeUndefined();
     });
   });
 
   describe('contexts', () => {
-    it('creates a binding on first use and moves only lastActiveAt afterwards', () => {
-      expect(store.getContext(INSTANCE, 'context-1')).toBeUndefined();
-      store.touchContext(INSTANCE, 'context-1', at(1));
-      expect(store.getContext(INSTANCE, 'context-1')).toStrictEqual({
+    it('creates a binding on first use and moves only lastActiveAt afterwards', async () => {
+      expect(await store.getContext(INSTANCE, 'context-1')).toBeUndefined();
+      await store.touchContext(INSTANCE, 'context-1', at(1));
+      expect(await store.getContext(INSTANCE, 'context-1')).toStrictEqual({
         instanceId: INSTANCE,
         tenant: '',
         contextId: 'context-1',
         createdAt: at(1),
         lastActiveAt: at(1),
       });
-      store.touchContext(INSTANCE, 'context-1', at(7));
-      expect(store.getContext(INSTANCE, 'context-1')).toStrictEqual({
+      await store.touchContext(INSTANCE, 'context-1', at(7));
+      expect(await store.getContext(INSTANCE, 'context-1')).toStrictEqual({
         instanceId: INSTANCE,
         tenant: '',
         contextId: 'context-1',
         createdAt: at(1),
         lastActiveAt: at(7),
       });
-      expect(store.getContext(OTHER_INSTANCE, 'context-1')).toBeUndefined();
+      expect(await store.getContext(OTHER_INSTANCE, 'context-1')).toBeUndefined();
     });
 
-    it('binds a contextId per tenant: under another tenant it is another conversation', () => {
-      store.touchContext(INSTANCE, 'context-1', at(1), 'tenant-a');
-      expect(store.getContext(INSTANCE, 'context-1', 'tenant-a')).toStrictEqual({
+    it('binds a contextId per tenant: under another tenant it is another conversation', async () => {
+      await store.touchContext(INSTANCE, 'context-1', at(1), 'tenant-a');
+      expect(await store.getContext(INSTANCE, 'context-1', 'tenant-a')).toStrictEqual({
         instanceId: INSTANCE,
         tenant: 'tenant-a',
         contextId: 'context-1',
         createdAt: at(1),
         lastActiveAt: at(1),
       });
-      expect(store.getContext(INSTANCE, 'context-1')).toBeUndefined();
-      expect(store.getContext(INSTANCE, 'context-1', 'tenant-b')).toBeUndefined();
-      store.touchContext(INSTANCE, 'context-1', at(3));
-      expect(store.getContext(INSTANCE, 'context-1', '')?.createdAt).toBe(at(3));
-      expect(store.getContext(INSTANCE, 'context-1', 'tenant-a')?.lastActiveAt).toBe(at(1));
+      expect(await store.getContext(INSTANCE, 'context-1')).toBeUndefined();
+      expect(await store.getContext(INSTANCE, 'context-1', 'tenant-b')).toBeUndefined();
+      await store.touchContext(INSTANCE, 'context-1', at(3));
+      expect((await store.getContext(INSTANCE, 'context-1', ''))?.createdAt).toBe(at(3));
+      expect((await store.getContext(INSTANCE, 'context-1', 'tenant-a'))?.lastActiveAt).toBe(at(1));
     });
   });
 
   describe('instances and meta', () => {
-    it('saves instances by id, replacing on save and forgetting on delete', () => {
-      expect(store.loadInstances()).toEqual([]);
-      store.saveInstance({ id: 'b', config: { skills: ['echo'], nested: { n: 1 } } });
-      store.saveInstance({ id: 'a', config: {} });
-      store.saveInstance({ id: 'b', config: { skills: [] } });
-      expect(store.loadInstances()).toStrictEqual([
+    it('saves instances by id, replacing on save and forgetting on delete', async () => {
+      expect(await store.loadInstances()).toEqual([]);
+      await store.saveInstance({ id: 'b', config: { skills: ['echo'], nested: { n: 1 } } });
+      await store.saveInstance({ id: 'a', config: {} });
+      await store.saveInstance({ id: 'b', config: { skills: [] } });
+      expect(await store.loadInstances()).toStrictEqual([
         { id: 'a', config: {} },
         { id: 'b', config: { skills: [] } },
       ]);
-      store.deleteInstance('a');
-      store.deleteInstance('never-saved');
-      expect(store.loadInstances()).toStrictEqual([{ id: 'b', config: { skills: [] } }]);
+      await store.deleteInstance('a');
+      await store.deleteInstance('never-saved');
+      expect(await store.loadInstances()).toStrictEqual([{ id: 'b', config: { skills: [] } }]);
     });
 
-    it('keeps a small key/value area, whose keys can be deleted', () => {
-      expect(store.getMeta('setup')).toBeUndefined();
-      store.setMeta('setup', 'done');
-      store.setMeta('setup', 'again');
-      expect(store.getMeta('setup')).toBe('again');
-      store.deleteMeta('setup');
-      store.deleteMeta('never-set');
-      expect(store.getMeta('setup')).toBeUndefined();
+    it('keeps a small key/value area, whose keys can be deleted', async () => {
+      expect(await store.getMeta('setup')).toBeUndefined();
+      await store.setMeta('setup', 'done');
+      await store.setMeta('setup', 'again');
+      expect(await store.getMeta('setup')).toBe('again');
+      await store.deleteMeta('setup');
+      await store.deleteMeta('never-set');
+      expect(await store.getMeta('setup')).toBeUndefined();
     });
   });
 
   describe('settleUnfinished', () => {
-    it('gives every SUBMITTED or WORKING task the status the callback returns, and nothing else', () => {
+    it('gives every SUBMITTED or WORKING task the status the callback returns, and nothing else', async () => {
       const states: TaskState[] = ['TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING', 'TASK_STATE_INPUT_REQUIRED', 'TASK_STATE_COMPLETED'];
-      states.forEach((state, n) => store.createTask(newTask(`task-${n}`, { status: status(state, n) })));
+      for (const [n, state] of states.entries()) await store.createTask(newTask(`task-${n}`, { status: status(state, n) }));
+      await crash();
       const seen: string[] = [];
-      const settled = store.settleUnfinished((info) => {
+      const settled = await store.settleUnfinished((info) => {
         seen.push(`${info.id}:${info.state}`);
         return { state: 'TASK_STATE_FAILED', timestamp: at(100), message: message(`restart-${info.id}`, 'ROLE_AGENT') };
       });
       expect(settled).toEqual(['task-0', 'task-1']);
       expect(seen).toEqual(['task-0:TASK_STATE_SUBMITTED', 'task-1:TASK_STATE_WORKING']);
-      expect(store.getTask(INSTANCE, 'task-1')?.status).toStrictEqual({
+      expect((await store.getTask(INSTANCE, 'task-1'))?.status).toStrictEqual({
         state: 'TASK_STATE_FAILED',
         timestamp: at(100),
         message: message('restart-task-1', 'ROLE_AGENT'),
       });
-      expect(states.map((_, n) => store.getTaskInfo(`task-${n}`)?.state)).toEqual([
-        'TASK_STATE_FAILED',
-        'TASK_STATE_FAILED',
-        'TASK_STATE_INPUT_REQUIRED',
-        'TASK_STATE_COMPLETED',
-      ]);
-      expect(store.settleUnfinished(() => status('TASK_STATE_FAILED', 200))).toEqual([]);
+      const after: (TaskState | undefined)[] = [];
+      for (const n of states.keys()) after.push((await store.getTaskInfo(`task-${n}`))?.state);
+      expect(after).toEqual(['TASK_STATE_FAILED', 'TASK_STATE_FAILED', 'TASK_STATE_INPUT_REQUIRED', 'TASK_STATE_COMPLETED']);
+      expect(await store.settleUnfinished(() => status('TASK_STATE_FAILED', 200))).toEqual([]);
     });
 
-    it('records the settled status in the status history, like setStatus', () => {
-      store.createTask(newTask('task-1', { status: status('TASK_STATE_WORKING', 2) }));
-      store.createTask(newTask('task-2', { status: status('TASK_STATE_WORKING', 1) }));
-      const first = store.listTasks(INSTANCE, { state: 'TASK_STATE_WORKING', pageSize: 1 });
-      store.settleUnfinished(() => status('TASK_STATE_FAILED', 50));
+    it('records the settled status in the status history, like setStatus', async () => {
+      await store.createTask(newTask('task-1', { status: status('TASK_STATE_WORKING', 2) }));
+      await store.createTask(newTask('task-2', { status: status('TASK_STATE_WORKING', 1) }));
+      await crash();
+      const first = await store.listTasks(INSTANCE, { state: 'TASK_STATE_WORKING', pageSize: 1 });
+      await store.settleUnfinished(() => status('TASK_STATE_FAILED', 50));
       // A walk begun before the restart still sees task-2 as WORKING: the history kept both statuses.
-      const second = store.listTasks(INSTANCE, { state: 'TASK_STATE_WORKING', pageSize: 1, cursor: first.nextCursor });
+      const second = await store.listTasks(INSTANCE, { state: 'TASK_STATE_WORKING', pageSize: 1, cursor: first.nextCursor });
       expect([...ids(first), ...ids(second)]).toEqual(['task-1', 'task-2']);
       expect(second.tasks[0]?.status.state).toBe('TASK_STATE_FAILED');
+    });
+  });
+
+  describe('listTasks', () => {
+    /** Creates tasks whose status timestamps are the given seconds, ids task-00, task-01… */
+    async function seed(seconds: number[], overrides: (n: number) => Partial<NewTask> = () => ({})): Promise<void> {
+      for (const [n, second] of seconds.entries()) {
+        const id = `task-${String(n).padStart(2, '0')}`;
+        await store.createTask(newTask(id, { status: status('TASK_STATE_SUBMITTED', second), ...overrides(n) }));
+      }
+    }
+
+    it('lists only the tasks of the instance asked about', async () => {
+      await seed([1, 2, 3], (n) => (n === 1 ? { instanceId: OTHER_INSTANCE } : {}));
+      const page = await store.listTasks(INSTANCE, { pageSize: 10 });
+      expect(ids(page)).toEqual(['task-02', 'task-00']);
+      expect(page.totalSize).toBe(2);
+      expect(ids(await store.listTasks(OTHER_INSTANCE, { pageSize: 10 }))).toEqual(['task-01']);
+      expect(await store.listTasks('nobody', { pageSize: 10 })).toStrictEqual({ tasks: [], totalSize: 0, nextCursor: '' });
+    });
+
+    it('lists only the tasks of the tenant asked about, and under no tenant only those of none', async () => {
+      await seed([1, 2, 3, 4], (n) => ({ tenant: ['tenant-a', '', 'tenant-b', 'tenant-a'][n] ?? '' }));
+      const inA = await store.listTasks(INSTANCE, { pageSize: 10, tenant: 'tenant-a' });
+      expect(ids(inA)).toEqual(['task-03', 'task-00']);
+      expect(inA.totalSize).toBe(2);
+      expect(ids(await store.listTasks(INSTANCE, { pageSize: 10, tenant: 'tenant-b' }))).toEqual(['task-02']);
+      expect(ids(await store.listTasks(INSTANCE, { pageSize: 10 }))).toEqual(['task-01']);
+      expect(ids(await store.listTasks(INSTANCE, { pageSize: 10, tenant: '' }))).toEqual(['task-01']);
+      expect(ids(await store.listTasks(INSTANCE, { pageSize: 10, tenant: 'tenant-a', contextId: 'context-1' }))).toEqual([
+        'task-03',
+        'task-00',
+      ]);
+      expect((await store.listTasks(OTHER_INSTANCE, { pageSize: 10, tenant: 'tenant-a' })).totalSize).toBe(0);
+      // A walk pages through its tenant's tasks only.
+      expect((await walk(store, { pageSize: 1, tenant: 'tenant-a' })).flatMap(ids)).toEqual(['task-03', 'task-00']);
+    });
+
+    it('orders by status timestamp, newest first, ties by task id descending', async () => {
+      await seed([5, 9, 5, 1, 9]);
+      expect(ids(await store.listTasks(INSTANCE, { pageSize: 10 }))).toEqual(['task-04', 'task-01', 'task-02', 'task-00', 'task-03']);
+    });
+
+    it('orders by the current status: a status change moves the task', async () => {
+      await seed([5, 6, 7]);
+      await store.setStatus('task-00', status('TASK_STATE_WORKING', 8));
+      expect(ids(await store.listTasks(INSTANCE, { pageSize: 10 }))).toEqual(['task-00', 'task-02', 'task-01']);
+    });
+
+    it('filters by contextId, state and status timestamp, and counts the matches in totalSize', async () => {
+      const states: TaskState[] = ['TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING', 'TASK_STATE_COMPLETED'];
+      await seed([0, 1, 2, 3, 4, 5], (n) => ({
+        contextId: `context-${n % 2}`,
+        status: status(states[n % 3] ?? 'TASK_STATE_SUBMITTED', n),
+      }));
+      const list = async (query: Omit<TaskQuery, 'pageSize'>): Promise<[string[], number]> => {
+        const page = await store.listTasks(INSTANCE, { ...query, pageSize: 10 });
+        return [ids(page), page.totalSize];
+      };
+      expect(await list({ contextId: 'context-1' })).toEqual([['task-05', 'task-03', 'task-01'], 3]);
+      expect(await list({ state: 'TASK_STATE_WORKING' })).toEqual([['task-04', 'task-01'], 2]);
+      expect(await list({ statusTimestampAfter: at(3) })).toEqual([['task-05', 'task-04', 'task-03'], 3]);
+      expect(await list({ contextId: 'context-0', state: 'TASK_STATE_COMPLETED' })).toEqual([['task-02'], 1]);
+      expect(await list({ contextId: 'context-0', state: 'TASK_STATE_COMPLETED', statusTimestampAfter: at(3) })).toEqual([[], 0]);
+      expect(await list({ contextId: 'no-such-context' })).toEqual([[], 0]);
+    });
+
+    it('compares statusTimestampAfter as an instant: offsets count, and finer than a millisecond rounds up', async () => {
+      await seed([10, 11]);
+      expect(ids(await store.listTasks(INSTANCE, { statusTimestampAfter: '2025-01-01T02:00:11+02:00', pageSize: 10 }))).toEqual([
+        'task-01',
+      ]);
+      expect(ids(await store.listTasks(INSTANCE, { statusTimestampAfter: '2025-01-01T00:00:10.000Z', pageSize: 10 }))).toEqual([
+        'task-01',
+        'task-00',
+      ]);
+      expect(ids(await store.listTasks(INSTANCE, { statusTimestampAfter: '2025-01-01T00:00:10.0000001Z', pageSize: 10 }))).toEqual([
+        'task-01',
+      ]);
+      expect(ids(await store.listTasks(INSTANCE, { statusTimestampAfter: '2025-01-01T00:00:10.000000Z', pageSize: 10 }))).toEqual([
+        'task-01',
+        'task-00',
+      ]);
+      await expect(async () => store.listTasks(INSTANCE, { statusTimestampAfter: 'not a time', pageSize: 10 })).rejects.toThrow(RangeError);
+    });
+
+    it('pages by pageSize and ends with an empty nextCursor', async () => {
+      await seed([1, 2, 3, 4, 5]);
+      const pages = await walk(store, { pageSize: 2 });
+      expect(pages.map(ids)).toEqual([['task-04', 'task-03'], ['task-02', 'task-01'], ['task-00']]);
+      expect(pages.map((page) => page.totalSize)).toEqual([5, 5, 5]);
+      expect(pages.map((page) => page.nextCursor === '')).toEqual([false, false, true]);
+    });
+
+    it('ends on an exactly full page when nothing follows, and takes a changed pageSize mid-walk', async () => {
+      await seed([1, 2, 3, 4]);
+      const pages = await walk(store, { pageSize: 2 });
+      expect(pages.map(ids)).toEqual([
+        ['task-03', 'task-02'],
+        ['task-01', 'task-00'],
+      ]);
+      expect(pages[1]?.nextCursor).toBe('');
+      const first = await store.listTasks(INSTANCE, { pageSize: 1 });
+      expect(ids(await store.listTasks(INSTANCE, { pageSize: 3, cursor: first.nextCursor }))).toEqual(['task-02', 'task-01', 'task-00']);
+      expect((await store.listTasks(INSTANCE, { pageSize: 4, cursor: '' })).nextCursor).toBe('');
+    });
+
+    it('applies the view to every task of the page', async () => {
+      await seed([1, 2]);
+      await store.appendMessage('task-00', message('second'));
+      await store.putArtifact('task-00', artifact('a', ['x']), false);
+      const [withAll, latest] = (await store.listTasks(INSTANCE, { pageSize: 10 })).tasks.reverse();
+      expect(withAll?.history?.map((m) => m.messageId)).toEqual(['task-00-m1', 'second']);
+      expect(withAll?.artifacts).toHaveLength(1);
+      expect(latest).not.toHaveProperty('artifacts');
+      const trimmed = (await store.listTasks(INSTANCE, { pageSize: 10, historyLength: 1, includeArtifacts: false })).tasks;
+      expect(trimmed.map((task) => task.history?.map((m) => m.messageId))).toEqual([['task-01-m1'], ['second']]);
+      expect(trimmed.some((task) => 'artifacts' in task)).toBe(false);
+      expect((await store.listTasks(INSTANCE, { pageSize: 10, historyLength: 0 })).tasks.some((task) => 'history' in task)).toBe(false);
+    });
+
+    it('walks the tasks as they were at its first page, returning their current data', async () => {
+      await seed([10, 20, 30, 40]);
+      const first = await store.listTasks(INSTANCE, { pageSize: 2, state: 'TASK_STATE_SUBMITTED' });
+      expect(ids(first)).toEqual(['task-03', 'task-02']);
+      // task-00 jumps ahead of the cursor and leaves the filter; task-01 falls behind… and new tasks arrive.
+      await store.setStatus('task-00', status('TASK_STATE_WORKING', 99));
+      await store.setStatus('task-03', status('TASK_STATE_COMPLETED', 5));
+      await store.createTask(newTask('task-new', { status: status('TASK_STATE_SUBMITTED', 15) }));
+      const second = await store.listTasks(INSTANCE, { pageSize: 2, state: 'TASK_STATE_SUBMITTED', cursor: first.nextCursor });
+      expect(ids(second)).toEqual(['task-01', 'task-00']);
+      expect(second.totalSize).toBe(4);
+      expect(second.nextCursor).toBe('');
+      expect(second.tasks[1]?.status).toStrictEqual(status('TASK_STATE_WORKING', 99));
+      // A new walk sees the present.
+      expect(ids(await store.listTasks(INSTANCE, { pageSize: 10, state: 'TASK_STATE_SUBMITTED' }))).toEqual([
+        'task-02',
+        'task-01',
+        'task-new',
+      ]);
+    });
+
+    it('refuses cursors it did not issue, or issued for other filters or another instance', async () => {
+      await seed([1, 2, 3]);
+      const { nextCursor } = await store.listTasks(INSTANCE, { pageSize: 1, contextId: 'context-1' });
+      expect(ids(await store.listTasks(INSTANCE, { pageSize: 1, contextId: 'context-1', cursor: nextCursor }))).toEqual(['task-01']);
+      const forged = Buffer.from(JSON.stringify({ v: 2, asOf: 1, ts: 0, id: 'x', total: 1, f: 'x' })).toString('base64url');
+      const refused: [string, Omit<TaskQuery, 'pageSize' | 'cursor'>][] = [
+        ['not a cursor!', { contextId: 'context-1' }],
+        [Buffer.from('{"truncated').toString('base64url'), { contextId: 'context-1' }],
+        [Buffer.from('[1,2]').toString('base64url'), { contextId: 'context-1' }],
+        [forged, { contextId: 'context-1' }],
+        [nextCursor, {}],
+        [nextCursor, { contextId: 'context-2' }],
+        [nextCursor, { contextId: 'context-1', state: 'TASK_STATE_WORKING' }],
+        [nextCursor, { contextId: 'context-1', statusTimestampAfter: at(0) }],
+      ];
+      for (const [cursor, filters] of refused) {
+        await expect(async () => store.listTasks(INSTANCE, { ...filters, pageSize: 1, cursor }), cursor).rejects.toThrow(
+          InvalidCursorError,
+        );
+      }
+      await expect(async () =>
+        store.listTasks(OTHER_INSTANCE, { pageSize: 1, contextId: 'context-1', cursor: nextCursor }),
+      ).rejects.toThrow(InvalidCursorError);
+      // A cursor is valid only under the tenant it was issued for, and one of no tenant under no other.
+      await expect(async () =>
+        store.listTasks(INSTANCE, { pageSize: 1, contextId: 'context-1', tenant: 'tenant-a', cursor: nextCursor }),
+      ).rejects.toThrow(InvalidCursorError);
+      expect(ids(await store.listTasks(INSTANCE, { pageSize: 1, contextId: 'context-1', tenant: '', cursor: nextCursor }))).toEqual([
+        'task-01',
+      ]);
+    });
+
+    it('visits every task that matched at the first page exactly once, whatever happens between pages', async () => {
+      const STATES: TaskState[] = ['TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING', 'TASK_STATE_COMPLETED'];
+      // Few distinct seconds, contexts and tenants, so that ties and filter churn are common.
+      const spec = fc.record({
+        tenant: fc.constantFrom('', 'ta'),
+        context: fc.constantFrom('c0', 'c1'),
+        state: fc.constantFrom(...STATES),
+        second: fc.integer({ min: 0, max: 6 }),
+      });
+      const operation = fc.oneof(
+        fc.record({ kind: fc.constant('create' as const), task: spec }),
+        fc.record({
+          kind: fc.constant('change' as const),
+          pick: fc.nat(),
+          state: fc.constantFrom(...STATES),
+          second: fc.integer({ min: 0, max: 6 }),
+        }),
+        fc.record({ kind: fc.constant('page' as const) }),
+      );
+      const filters = fc.record(
+        {
+          tenant: fc.constantFrom('', 'ta'),
+          contextId: fc.constantFrom('c0', 'c1'),
+          state: fc.constantFrom(...STATES),
+          statusTimestampAfter: fc.integer({ min: 0, max: 6 }).map(at),
+        },
+        { requiredKeys: [] },
+      );
+      type Spec = { tenant: string; context: string; state: TaskState; second: number };
+
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(spec, { maxLength: 14 }),
+          filters,
+          fc.integer({ min: 1, max: 4 }),
+          fc.array(operation, { maxLength: 30 }),
+          async (initial, filter, pageSize, operations) => {
+            const walker = await open();
+            try {
+              const model = new Map<string, Spec>();
+              const create = async (task: Spec): Promise<void> => {
+                const id = `t${model.size}`;
+                await walker.createTask(
+                  newTask(id, { tenant: task.tenant, contextId: task.context, status: status(task.state, task.second) }),
+                );
+                model.set(id, task);
+              };
+              for (const task of initial) await create(task);
+              const then = new Map(model);
+              const matching = [...then]
+                .filter(([, task]) => (filter.tenant ?? '') === task.tenant)
+                .filter(([, task]) => (filter.contextId ?? task.context) === task.context && (filter.state ?? task.state) === task.state)
+                .filter(([, task]) => filter.statusTimestampAfter === undefined || at(task.second) >= filter.statusTimestampAfter)
+                .map(([id]) => id);
+
+              const seen: string[] = [];
+              let page = await walker.listTasks(INSTANCE, { ...filter, pageSize });
+              const total = page.totalSize;
+              const take = (taken: TaskPage): void => {
+                expect(taken.totalSize).toBe(total);
+                expect(taken.tasks.length).toBeLessThanOrEqual(pageSize);
+                for (const task of taken.tasks) {
+                  const now = model.get(task.id);
+                  expect(task.status).toStrictEqual(now && status(now.state, now.second));
+                  seen.push(task.id);
+                }
+              };
+              const next = async (): Promise<void> => {
+                page = await walker.listTasks(INSTANCE, { ...filter, pageSize, cursor: page.nextCursor });
+                take(page);
+              };
+              take(page);
+              for (const op of operations) {
+                if (op.kind === 'create') await create(op.task);
+                if (op.kind === 'change' && model.size > 0) {
+                  const id = `t${op.pick % model.size}`;
+                  const before = model.get(id);
+                  // A terminal status is final (a store replicas share refuses to change it).
+                  if (before !== undefined && !isTerminalState(before.state)) {
+                    await walker.setStatus(id, status(op.state, op.second));
+                    model.set(id, { ...before, state: op.state, second: op.second });
+                  }
+                }
+                if (op.kind === 'page' && page.nextCursor !== '') await next();
+              }
+              while (page.nextCursor !== '') await next();
+
+              expect(new Set(seen).size).toBe(seen.length);
+              expect([...seen].sort()).toEqual([...matching].sort());
+              expect(total).toBe(matching.length);
+              // In list order as of the first page: timestamps descending, ties by id descending.
+              const order = seen.map((id) => `${at(then.get(id)?.second ?? -1)} ${id}`);
+              expect(order).toEqual([...order].sort().reverse());
+            } finally {
+              await walker.close();
+            }
+          },
+        ),
+        { numRuns: 150 },
+      );
+    });
+  });
+});
+
+/** What only the synchronous stores have: `transaction(work)`, whose work runs synchronous store calls. */
+describe.each(SYNC_IMPLEMENTATIONS)('$name', ({ open }) => {
+  let store: SyncTaskStore;
+  beforeEach(() => {
+    store = open();
+  });
+  afterEach(() => {
+    store.close();
+  });
+
+  describe('event log', () => {
+    beforeEach(() => {
+      store.createTask(newTask('task-1'));
+      store.createTask(newTask('task-2'));
+    });
+
+    it('numbers artifact frames without logging them: a replay sends artifacts in its snapshot', () => {
+      expect(store.appendEvent('task-1', frame(1))).toBe(1);
+      expect(
+        store.transaction(() => [
+          store.appendEvent('task-1', chunk('x')),
+          store.appendEvent('task-1', chunk('y')),
+          store.lastEventSeq('task-1'),
+        ]),
+      ).toEqual([2, 3, 3]);
+      expect(store.appendEvent('task-1', frame(4))).toBe(4);
+      expect(store.lastEventSeq('task-1')).toBe(4);
+      expect(store.eventsAfter('task-1', 0).map((event) => event.seq)).toEqual([1, 4]);
+      expect(store.appendEvent('task-1', chunk('z'))).toBe(5);
+      expect(store.lastEventSeq('task-1')).toBe(5);
     });
   });
 
@@ -643,257 +1014,6 @@ describe.each(IMPLEMENTATIONS)('$name', ({ open }) => {
       expect(store.getMeta('k')).toBeUndefined();
     });
   });
-
-  describe('listTasks', () => {
-    /** Creates tasks whose status timestamps are the given seconds, ids task-00, task-01… */
-    function seed(seconds: number[], overrides: (n: number) => Partial<NewTask> = () => ({})): void {
-      seconds.forEach((second, n) => {
-        const id = `task-${String(n).padStart(2, '0')}`;
-        store.createTask(newTask(id, { status: status('TASK_STATE_SUBMITTED', second), ...overrides(n) }));
-      });
-    }
-
-    it('lists only the tasks of the instance asked about', () => {
-      seed([1, 2, 3], (n) => (n === 1 ? { instanceId: OTHER_INSTANCE } : {}));
-      const page = store.listTasks(INSTANCE, { pageSize: 10 });
-      expect(ids(page)).toEqual(['task-02', 'task-00']);
-      expect(page.totalSize).toBe(2);
-      expect(ids(store.listTasks(OTHER_INSTANCE, { pageSize: 10 }))).toEqual(['task-01']);
-      expect(store.listTasks('nobody', { pageSize: 10 })).toStrictEqual({ tasks: [], totalSize: 0, nextCursor: '' });
-    });
-
-    it('lists only the tasks of the tenant asked about, and under no tenant only those of none', () => {
-      seed([1, 2, 3, 4], (n) => ({ tenant: ['tenant-a', '', 'tenant-b', 'tenant-a'][n] ?? '' }));
-      const inA = store.listTasks(INSTANCE, { pageSize: 10, tenant: 'tenant-a' });
-      expect(ids(inA)).toEqual(['task-03', 'task-00']);
-      expect(inA.totalSize).toBe(2);
-      expect(ids(store.listTasks(INSTANCE, { pageSize: 10, tenant: 'tenant-b' }))).toEqual(['task-02']);
-      expect(ids(store.listTasks(INSTANCE, { pageSize: 10 }))).toEqual(['task-01']);
-      expect(ids(store.listTasks(INSTANCE, { pageSize: 10, tenant: '' }))).toEqual(['task-01']);
-      expect(ids(store.listTasks(INSTANCE, { pageSize: 10, tenant: 'tenant-a', contextId: 'context-1' }))).toEqual(['task-03', 'task-00']);
-      expect(store.listTasks(OTHER_INSTANCE, { pageSize: 10, tenant: 'tenant-a' }).totalSize).toBe(0);
-      // A walk pages through its tenant's tasks only.
-      expect(walk(store, { pageSize: 1, tenant: 'tenant-a' }).flatMap(ids)).toEqual(['task-03', 'task-00']);
-    });
-
-    it('orders by status timestamp, newest first, ties by task id descending', () => {
-      seed([5, 9, 5, 1, 9]);
-      expect(ids(store.listTasks(INSTANCE, { pageSize: 10 }))).toEqual(['task-04', 'task-01', 'task-02', 'task-00', 'task-03']);
-    });
-
-    it('orders by the current status: a status change moves the task', () => {
-      seed([5, 6, 7]);
-      store.setStatus('task-00', status('TASK_STATE_WORKING', 8));
-      expect(ids(store.listTasks(INSTANCE, { pageSize: 10 }))).toEqual(['task-00', 'task-02', 'task-01']);
-    });
-
-    it('filters by contextId, state and status timestamp, and counts the matches in totalSize', () => {
-      const states: TaskState[] = ['TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING', 'TASK_STATE_COMPLETED'];
-      seed([0, 1, 2, 3, 4, 5], (n) => ({ contextId: `context-${n % 2}`, status: status(states[n % 3] ?? 'TASK_STATE_SUBMITTED', n) }));
-      const list = (query: Omit<TaskQuery, 'pageSize'>): [string[], number] => {
-        const page = store.listTasks(INSTANCE, { ...query, pageSize: 10 });
-        return [ids(page), page.totalSize];
-      };
-      expect(list({ contextId: 'context-1' })).toEqual([['task-05', 'task-03', 'task-01'], 3]);
-      expect(list({ state: 'TASK_STATE_WORKING' })).toEqual([['task-04', 'task-01'], 2]);
-      expect(list({ statusTimestampAfter: at(3) })).toEqual([['task-05', 'task-04', 'task-03'], 3]);
-      expect(list({ contextId: 'context-0', state: 'TASK_STATE_COMPLETED' })).toEqual([['task-02'], 1]);
-      expect(list({ contextId: 'context-0', state: 'TASK_STATE_COMPLETED', statusTimestampAfter: at(3) })).toEqual([[], 0]);
-      expect(list({ contextId: 'no-such-context' })).toEqual([[], 0]);
-    });
-
-    it('compares statusTimestampAfter as an instant: offsets count, and finer than a millisecond rounds up', () => {
-      seed([10, 11]);
-      expect(ids(store.listTasks(INSTANCE, { statusTimestampAfter: '2025-01-01T02:00:11+02:00', pageSize: 10 }))).toEqual(['task-01']);
-      expect(ids(store.listTasks(INSTANCE, { statusTimestampAfter: '2025-01-01T00:00:10.000Z', pageSize: 10 }))).toEqual([
-        'task-01',
-        'task-00',
-      ]);
-      expect(ids(store.listTasks(INSTANCE, { statusTimestampAfter: '2025-01-01T00:00:10.0000001Z', pageSize: 10 }))).toEqual(['task-01']);
-      expect(ids(store.listTasks(INSTANCE, { statusTimestampAfter: '2025-01-01T00:00:10.000000Z', pageSize: 10 }))).toEqual([
-        'task-01',
-        'task-00',
-      ]);
-      expect(() => store.listTasks(INSTANCE, { statusTimestampAfter: 'not a time', pageSize: 10 })).toThrow(RangeError);
-    });
-
-    it('pages by pageSize and ends with an empty nextCursor', () => {
-      seed([1, 2, 3, 4, 5]);
-      const pages = walk(store, { pageSize: 2 });
-      expect(pages.map(ids)).toEqual([['task-04', 'task-03'], ['task-02', 'task-01'], ['task-00']]);
-      expect(pages.map((page) => page.totalSize)).toEqual([5, 5, 5]);
-      expect(pages.map((page) => page.nextCursor === '')).toEqual([false, false, true]);
-    });
-
-    it('ends on an exactly full page when nothing follows, and takes a changed pageSize mid-walk', () => {
-      seed([1, 2, 3, 4]);
-      const pages = walk(store, { pageSize: 2 });
-      expect(pages.map(ids)).toEqual([
-        ['task-03', 'task-02'],
-        ['task-01', 'task-00'],
-      ]);
-      expect(pages[1]?.nextCursor).toBe('');
-      const first = store.listTasks(INSTANCE, { pageSize: 1 });
-      expect(ids(store.listTasks(INSTANCE, { pageSize: 3, cursor: first.nextCursor }))).toEqual(['task-02', 'task-01', 'task-00']);
-      expect(store.listTasks(INSTANCE, { pageSize: 4, cursor: '' }).nextCursor).toBe('');
-    });
-
-    it('applies the view to every task of the page', () => {
-      seed([1, 2]);
-      store.appendMessage('task-00', message('second'));
-      store.putArtifact('task-00', artifact('a', ['x']), false);
-      const [withAll, latest] = store.listTasks(INSTANCE, { pageSize: 10 }).tasks.reverse();
-      expect(withAll?.history?.map((m) => m.messageId)).toEqual(['task-00-m1', 'second']);
-      expect(withAll?.artifacts).toHaveLength(1);
-      expect(latest).not.toHaveProperty('artifacts');
-      const trimmed = store.listTasks(INSTANCE, { pageSize: 10, historyLength: 1, includeArtifacts: false }).tasks;
-      expect(trimmed.map((task) => task.history?.map((m) => m.messageId))).toEqual([['task-01-m1'], ['second']]);
-      expect(trimmed.some((task) => 'artifacts' in task)).toBe(false);
-      expect(store.listTasks(INSTANCE, { pageSize: 10, historyLength: 0 }).tasks.some((task) => 'history' in task)).toBe(false);
-    });
-
-    it('walks the tasks as they were at its first page, returning their current data', () => {
-      seed([10, 20, 30, 40]);
-      const first = store.listTasks(INSTANCE, { pageSize: 2, state: 'TASK_STATE_SUBMITTED' });
-      expect(ids(first)).toEqual(['task-03', 'task-02']);
-      // task-00 jumps ahead of the cursor and leaves the filter; task-01 falls behind… and new tasks arrive.
-      store.setStatus('task-00', status('TASK_STATE_WORKING', 99));
-      store.setStatus('task-03', status('TASK_STATE_COMPLETED', 5));
-      store.createTask(newTask('task-new', { status: status('TASK_STATE_SUBMITTED', 15) }));
-      const second = store.listTasks(INSTANCE, { pageSize: 2, state: 'TASK_STATE_SUBMITTED', cursor: first.nextCursor });
-      expect(ids(second)).toEqual(['task-01', 'task-00']);
-      expect(second.totalSize).toBe(4);
-      expect(second.nextCursor).toBe('');
-      expect(second.tasks[1]?.status).toStrictEqual(status('TASK_STATE_WORKING', 99));
-      // A new walk sees the present.
-      expect(ids(store.listTasks(INSTANCE, { pageSize: 10, state: 'TASK_STATE_SUBMITTED' }))).toEqual(['task-02', 'task-01', 'task-new']);
-    });
-
-    it('refuses cursors it did not issue, or issued for other filters or another instance', () => {
-      seed([1, 2, 3]);
-      const { nextCursor } = store.listTasks(INSTANCE, { pageSize: 1, contextId: 'context-1' });
-      expect(ids(store.listTasks(INSTANCE, { pageSize: 1, contextId: 'context-1', cursor: nextCursor }))).toEqual(['task-01']);
-      const forged = Buffer.from(JSON.stringify({ v: 2, asOf: 1, ts: 0, id: 'x', total: 1, f: 'x' })).toString('base64url');
-      const refused: [string, Omit<TaskQuery, 'pageSize' | 'cursor'>][] = [
-        ['not a cursor!', { contextId: 'context-1' }],
-        [Buffer.from('{"truncated').toString('base64url'), { contextId: 'context-1' }],
-        [Buffer.from('[1,2]').toString('base64url'), { contextId: 'context-1' }],
-        [forged, { contextId: 'context-1' }],
-        [nextCursor, {}],
-        [nextCursor, { contextId: 'context-2' }],
-        [nextCursor, { contextId: 'context-1', state: 'TASK_STATE_WORKING' }],
-        [nextCursor, { contextId: 'context-1', statusTimestampAfter: at(0) }],
-      ];
-      for (const [cursor, filters] of refused) {
-        expect(() => store.listTasks(INSTANCE, { ...filters, pageSize: 1, cursor }), cursor).toThrow(InvalidCursorError);
-      }
-      expect(() => store.listTasks(OTHER_INSTANCE, { pageSize: 1, contextId: 'context-1', cursor: nextCursor })).toThrow(
-        InvalidCursorError,
-      );
-      // A cursor is valid only under the tenant it was issued for, and one of no tenant under no other.
-      expect(() => store.listTasks(INSTANCE, { pageSize: 1, contextId: 'context-1', tenant: 'tenant-a', cursor: nextCursor })).toThrow(
-        InvalidCursorError,
-      );
-      expect(ids(store.listTasks(INSTANCE, { pageSize: 1, contextId: 'context-1', tenant: '', cursor: nextCursor }))).toEqual(['task-01']);
-    });
-
-    it('visits every task that matched at the first page exactly once, whatever happens between pages', () => {
-      const STATES: TaskState[] = ['TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING', 'TASK_STATE_COMPLETED'];
-      // Few distinct seconds, contexts and tenants, so that ties and filter churn are common.
-      const spec = fc.record({
-        tenant: fc.constantFrom('', 'ta'),
-        context: fc.constantFrom('c0', 'c1'),
-        state: fc.constantFrom(...STATES),
-        second: fc.integer({ min: 0, max: 6 }),
-      });
-      const operation = fc.oneof(
-        fc.record({ kind: fc.constant('create' as const), task: spec }),
-        fc.record({
-          kind: fc.constant('change' as const),
-          pick: fc.nat(),
-          state: fc.constantFrom(...STATES),
-          second: fc.integer({ min: 0, max: 6 }),
-        }),
-        fc.record({ kind: fc.constant('page' as const) }),
-      );
-      const filters = fc.record(
-        {
-          tenant: fc.constantFrom('', 'ta'),
-          contextId: fc.constantFrom('c0', 'c1'),
-          state: fc.constantFrom(...STATES),
-          statusTimestampAfter: fc.integer({ min: 0, max: 6 }).map(at),
-        },
-        { requiredKeys: [] },
-      );
-      type Spec = { tenant: string; context: string; state: TaskState; second: number };
-
-      fc.assert(
-        fc.property(
-          fc.array(spec, { maxLength: 14 }),
-          filters,
-          fc.integer({ min: 1, max: 4 }),
-          fc.array(operation, { maxLength: 30 }),
-          (initial, filter, pageSize, operations) => {
-            const walker = open();
-            try {
-              const model = new Map<string, Spec>();
-              const create = (task: Spec): void => {
-                const id = `t${model.size}`;
-                walker.createTask(newTask(id, { tenant: task.tenant, contextId: task.context, status: status(task.state, task.second) }));
-                model.set(id, task);
-              };
-              initial.forEach(create);
-              const then = new Map(model);
-              const matching = [...then]
-                .filter(([, task]) => (filter.tenant ?? '') === task.tenant)
-                .filter(([, task]) => (filter.contextId ?? task.context) === task.context && (filter.state ?? task.state) === task.state)
-                .filter(([, task]) => filter.statusTimestampAfter === undefined || at(task.second) >= filter.statusTimestampAfter)
-                .map(([id]) => id);
-
-              const seen: string[] = [];
-              let page = walker.listTasks(INSTANCE, { ...filter, pageSize });
-              const total = page.totalSize;
-              const take = (taken: TaskPage): void => {
-                expect(taken.totalSize).toBe(total);
-                expect(taken.tasks.length).toBeLessThanOrEqual(pageSize);
-                for (const task of taken.tasks) {
-                  const now = model.get(task.id);
-                  expect(task.status).toStrictEqual(now && status(now.state, now.second));
-                  seen.push(task.id);
-                }
-              };
-              const next = (): void => {
-                page = walker.listTasks(INSTANCE, { ...filter, pageSize, cursor: page.nextCursor });
-                take(page);
-              };
-              take(page);
-              for (const op of operations) {
-                if (op.kind === 'create') create(op.task);
-                if (op.kind === 'change' && model.size > 0) {
-                  const id = `t${op.pick % model.size}`;
-                  const before = model.get(id);
-                  walker.setStatus(id, status(op.state, op.second));
-                  if (before !== undefined) model.set(id, { ...before, state: op.state, second: op.second });
-                }
-                if (op.kind === 'page' && page.nextCursor !== '') next();
-              }
-              while (page.nextCursor !== '') next();
-
-              expect(new Set(seen).size).toBe(seen.length);
-              expect([...seen].sort()).toEqual([...matching].sort());
-              expect(total).toBe(matching.length);
-              // In list order as of the first page: timestamps descending, ties by id descending.
-              const order = seen.map((id) => `${at(then.get(id)?.second ?? -1)} ${id}`);
-              expect(order).toEqual([...order].sort().reverse());
-            } finally {
-              walker.close();
-            }
-          },
-        ),
-        { numRuns: 150 },
-      );
-    });
-  });
 });
 
 describe('SqliteTaskStore on disk', () => {
@@ -915,7 +1035,7 @@ describe('SqliteTaskStore on disk', () => {
     first.touchContext(INSTANCE, 'context-1', at(3), 'tenant-a');
     first.saveInstance({ id: INSTANCE, config: { skills: ['echo'] } });
     first.setMeta('setup', 'done');
-    const snapshot = (store: TaskStore) => ({
+    const snapshot = (store: SyncTaskStore) => ({
       task: store.getTask(INSTANCE, 'task-1'),
       info: store.getTaskInfo('task-2'),
       list: store.listTasks(INSTANCE, { pageSize: 10 }),
@@ -1118,7 +1238,7 @@ describe('SqliteTaskStore on disk', () => {
     }
   });
 
-  it('pages through 20,000 tasks with index searches only', () => {
+  it('pages through 20,000 tasks with index searches only', async () => {
     const path = databasePath();
     const store = SqliteTaskStore.open(path);
     const states: TaskState[] = ['TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING', 'TASK_STATE_COMPLETED'];
@@ -1133,7 +1253,7 @@ describe('SqliteTaskStore on disk', () => {
     });
     const raw = new Database(path, { readonly: true });
     try {
-      const pages = walk(store, { pageSize: 100, historyLength: 0 });
+      const pages = await walk(store, { pageSize: 100, historyLength: 0 });
       expect(pages).toHaveLength(200);
       expect(pages.at(-1)?.nextCursor).toBe('');
       expect(new Set(pages.flatMap(ids)).size).toBe(20_000);

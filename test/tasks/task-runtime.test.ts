@@ -34,7 +34,14 @@ afterEach(async () => {
 async function setUp(open: () => Promise<TaskStore> | TaskStore, executor: AgentExecutor) {
   const store = await open();
   const sessions = new SessionRegistry(60_000, monotonicClock());
-  const runtime = new TaskRuntime({ store, channels: new TaskChannels(), sessions, now: monotonicClock() });
+  // A store with replica signals is shared, and the hub runs the runtime in its shared mode there.
+  const runtime = new TaskRuntime({
+    store,
+    channels: new TaskChannels(),
+    sessions,
+    now: monotonicClock(),
+    shared: store.signals !== undefined,
+  });
   cleanups.push(async () => {
     sessions.close();
     await runtime.close();
