@@ -31,6 +31,8 @@ export class ReplicaLink {
   #poll: NodeJS.Timeout | undefined;
   #reloading: Promise<void> = Promise.resolve();
   #closed = false;
+  #checking = false;
+  #checkFailed = false;
 
   private constructor(private readonly parts: ReplicaParts) {}
 
@@ -76,7 +78,7 @@ export class ReplicaLink {
       case 'resync':
         this.parts.log('info', 'listening to the other replicas again: catching up on what was missed', {});
         channels.announceAll();
-        runtime.checkRunning().catch((error: unknown) => this.parts.log('warn', 'could not check running tasks', { error: String(error) }));
+        void this.#checkRunning();
         this.#reload();
         return;
     }
@@ -98,11 +100,30 @@ export class ReplicaLink {
 
   #schedulePoll(): void {
     if (this.#closed) return;
-    const delay = this.parts.signals.listening ? POLL_WHILE_LISTENING_MS : POLL_WHILE_DEAF_MS;
-    this.#poll = setTimeout(() => {
-      this.parts.channels.announceAll();
-      this.#schedulePoll();
-    }, delay);
+    this.#poll = setTimeout(
+      () => {
+        this.parts.channels.announceAll();
+        // Deaf, it would not hear a cancel another replica wrote: it looks for its tasks' ends itself.
+        if (!this.parts.signals.listening) void this.#checkRunning();
+        this.#schedulePoll();
+      },
+      this.parts.signals.listening ? POLL_WHILE_LISTENING_MS : POLL_WHILE_DEAF_MS,
+    );
     this.#poll.unref();
+  }
+
+  /** One check at a time; a database that does not answer is logged once until it does again. */
+  async #checkRunning(): Promise<void> {
+    if (this.#checking) return;
+    this.#checking = true;
+    try {
+      await this.parts.runtime.checkRunning();
+      this.#checkFailed = false;
+    } catch (error) {
+      if (!this.#checkFailed) this.parts.log('warn', 'could not check running tasks', { error: String(error) });
+      this.#checkFailed = true;
+    } finally {
+      this.#checking = false;
+    }
   }
 }

@@ -28,6 +28,7 @@ import { createLogger, logFunction } from './logging.js';
 import { OutboundRegistry } from './outbound/outbound-registry.js';
 import { ToolRegistry } from './outbound/tool-registry.js';
 import { PushConfigService } from './push/push-configs.js';
+import { resolvePushSettings } from './push/push-settings.js';
 import { A2AHandler } from './server/a2a-handler.js';
 import { MemoryTaskStore } from './store/memory-store.js';
 import { folderError, StoreOpenError } from './store/open-errors.js';
@@ -190,6 +191,13 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
   }
   if (store.signals !== undefined) {
     const signals = store.signals;
+    // A delivery is claimed for one lease: an attempt that outlasts it may be started again by another replica.
+    const pushTimeoutMs = resolvePushSettings(config.push).timeoutMs;
+    if (pushTimeoutMs >= config.databaseLeaseMs)
+      log('warn', 'push.timeoutMs is not below databaseLeaseMs: a slow webhook may get a delivery twice, from two replicas', {
+        pushTimeoutMs,
+        databaseLeaseMs: config.databaseLeaseMs,
+      });
     replicas = await withStoreClosedOnError(store, options.taskStore === undefined, () =>
       ReplicaLink.join({ signals, channels, runtime, inbounds, outbounds, log }),
     );

@@ -9,6 +9,7 @@ import { messageTarget } from './message-target.js';
 import { migrate } from './postgres-schema.js';
 import { pagePositions, taskCount } from './postgres-listing.js';
 import { channelOf, PostgresSignals } from './postgres-signals.js';
+import { preparedSql } from './postgres-prepared.js';
 import { PostgresWrites, type Lease, type Sql, type WriteSettings } from './postgres-writes.js';
 import { attemptOf, deliveryOf, PUSH_HEADS, recordOf, type AttemptRow, type ConfigRow, type DeliveryRow } from './push-rows.js';
 import {
@@ -85,9 +86,16 @@ export class PostgresTaskStore implements TaskStore {
   readonly #heartbeat: NodeJS.Timeout;
   /** LISTEN/NOTIFY between the replicas on this schema; every frame's commit is announced on its channel. */
   readonly signals: PostgresSignals;
+  /**
+   * Write batches committing at once, each on its own connection: a batch's statements go one
+   * round trip at a time, so one connection would cap the tasks stored per second. Two
+   * connections stay for reads.
+   */
+  readonly commitConcurrency: number;
 
   private constructor(pool: pg.Pool, url: string, channel: string, eventLogSize: number, leaseMs: number) {
     this.#pool = pool;
+    this.commitConcurrency = Math.max(1, pool.options.max - 2);
     this.#lease = { owner: randomUUID(), ms: leaseMs };
     this.#settings = { eventLogSize, lease: this.#lease, channel };
     this.signals = new PostgresSignals(url, channel, pool);
@@ -117,6 +125,8 @@ export class PostgresTaskStore implements TaskStore {
     const pool = new pg.Pool({
       connectionString: options.url,
       max: options.poolSize ?? 10,
+      // Statements are sent without waiting for the answers of those before them (postgres-writes.ts).
+      pipeline: true,
       types: storeTypes(),
       // A database that stops answering fails requests and readiness in bounded time, never hangs them.
       connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
@@ -143,7 +153,7 @@ export class PostgresTaskStore implements TaskStore {
 
   async commit(batch: readonly (readonly StoreOp[])[]): Promise<WriteOutcome[]> {
     try {
-      const seqs = await this.#transaction((writes) => sequential(batch, (ops) => writes.apply(ops)));
+      const seqs = await this.#transaction((writes) => writes.applyAll(batch));
       return seqs.map((seq) => (seq === undefined ? { ok: true } : { ok: true, seq }));
     } catch (error) {
       if (batch.length === 1) return [failure(error)];
@@ -530,8 +540,11 @@ export class PostgresTaskStore implements TaskStore {
   async #transaction<T>(work: (writes: PostgresWrites, sql: Sql) => Promise<T>): Promise<T> {
     const client = await this.#pool.connect();
     try {
-      await client.query('BEGIN');
-      const result = await work(new PostgresWrites(client, this.#settings), client);
+      // Pipelined: the writes are sent behind BEGIN without waiting for its answer.
+      const begun = client.query('BEGIN');
+      begun.catch(() => undefined);
+      const result = await work(new PostgresWrites(preparedSql(client), this.#settings), client);
+      await begun;
       await client.query('COMMIT');
       return result;
     } catch (error) {

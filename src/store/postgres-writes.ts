@@ -18,6 +18,15 @@ import { ACTIVE_STATES, TERMINAL_STATES } from '../../generated/a2a/1.0/task-sta
 
 const ACTIVE: ReadonlySet<string> = new Set(ACTIVE_STATES);
 
+/** The order context rows are locked in, the same in every replica (code units, not a locale). */
+function byContext(a: { instanceId: string; tenant: string; contextId: string }, b: typeof a): number {
+  const order = (x: string, y: string): number => (x < y ? -1 : x > y ? 1 : 0);
+  return order(a.instanceId, b.instanceId) || order(a.tenant, b.tenant) || order(a.contextId, b.contextId);
+}
+
+/** Ops that send a statement built from an earlier statement's answer: the ops after them wait. */
+const DEPENDENT_OPS: ReadonlySet<StoreOp['op']> = new Set(['putArtifact', 'setPushHealth', 'recordAttempt']);
+
 /** What the writes run their SQL on: a client inside an open transaction. */
 export interface Sql {
   query<R extends object = Record<string, unknown>>(
@@ -58,12 +67,58 @@ export class PostgresWrites {
 
   /** Applies the ops in order; returns the sequence number of the last appendEvent, if any. */
   async apply(ops: readonly StoreOp[]): Promise<number | undefined> {
-    let seq: number | undefined;
-    for (const op of ops) {
-      const result = await this.#one(op);
-      if (op.op === 'appendEvent') seq = result;
-    }
+    const [seq] = await this.applyAll([ops]);
     return seq;
+  }
+
+  /**
+   * Applies a batch's writes in order, each write's ops in order; for each write, the sequence
+   * number of its last appendEvent. The statements are sent without waiting for each other's
+   * answers (the connection pipelines them, and the server runs them in the order sent), so a
+   * batch costs a few round trips, not one per statement. Only an op whose later statement
+   * depends on an earlier one's answer is waited for before the next op is sent. An op that
+   * fails fails the batch: the caller rolls the transaction back, so what was sent after it is
+   * undone with it.
+   */
+  async applyAll(batch: readonly (readonly StoreOp[])[]): Promise<(number | undefined)[]> {
+    const sent: Promise<number | undefined>[] = [];
+    const send = (op: StoreOp): Promise<number | undefined> => {
+      const result = this.#one(op);
+      // Handled at once: its failure is read below, after the statements sent behind it.
+      result.catch(() => undefined);
+      sent.push(result);
+      return result;
+    };
+    const seqs: (Promise<number | undefined> | undefined)[] = [];
+    // Batches of one replica commit at once, and contexts are shared between tasks: each batch
+    // takes its context rows' locks last and in one order, so that two batches never deadlock.
+    const contexts: Extract<StoreOp, { op: 'touchContext' }>[] = [];
+    let failed = false;
+    for (const ops of batch) {
+      let seq: Promise<number | undefined> | undefined;
+      for (const op of ops) {
+        if (op.op === 'touchContext') {
+          contexts.push(op);
+          continue;
+        }
+        const result = send(op);
+        if (op.op === 'appendEvent') seq = result;
+        if (DEPENDENT_OPS.has(op.op))
+          failed = await result.then(
+            () => false,
+            () => true,
+          );
+        if (failed) break;
+      }
+      seqs.push(seq);
+      if (failed) break;
+    }
+    if (!failed) for (const op of contexts.sort(byContext)) void send(op);
+    // Every answer is awaited, so that none is left unhandled, and the first failure is the one reported.
+    const outcomes = await Promise.allSettled(sent);
+    const failure = outcomes.find((outcome) => outcome.status === 'rejected');
+    if (failure !== undefined) throw failure.reason;
+    return Promise.all(seqs.map((seq) => seq ?? Promise.resolve(undefined)));
   }
 
   async #one(op: StoreOp): Promise<number | undefined> {

@@ -98,6 +98,12 @@ export interface BatchWrites {
    * finds the data changed) does not take the others with it. One outcome per write.
    */
   commit(batch: readonly (readonly StoreOp[])[]): Awaitable<WriteOutcome[]>;
+  /**
+   * How many commits that answer later may run at once (1 when absent). A store on a server
+   * commits each batch over its own connection, so batches of different tasks need not wait
+   * for each other's round trips; the write queue never puts one task in two of them.
+   */
+  readonly commitConcurrency?: number;
 }
 
 /** A store whose transactions run synchronous work (SQLite, memory): what `applyBatch` builds on. */

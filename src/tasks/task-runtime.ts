@@ -302,7 +302,7 @@ export class TaskRuntime {
       status(
         'TASK_STATE_FAILED',
         now(),
-        agentMessage(`the hub restarted while this task was running; ${RETRY_ADVICE}`, task.id, task.contextId),
+        agentMessage(`the hub process running this task stopped before the task ended; ${RETRY_ADVICE}`, task.id, task.contextId),
       ),
     );
     for (const taskId of settled) {

@@ -28,18 +28,23 @@ export interface QueuedWrite {
  * keeps the batch whole.
  *
  * A store that commits synchronously (SQLite) is committed and published within `flush`. With
- * one that answers later (PostgreSQL) one batch is in flight at a time, so batches commit, and
- * their frames are published, in the order they were queued; writes queued meanwhile form the
- * next batch.
+ * one that answers later (PostgreSQL), up to `store.commitConcurrency` batches are in flight at
+ * once, each over its own connection: a batch takes the queued writes of tasks no batch in
+ * flight holds, and a task's later writes wait for its batch, so each task's writes commit,
+ * and its frames are published, in the order they were queued.
  */
 export class WriteQueue {
-  #queue: QueuedWrite[] = [];
-  /** Tasks with writes in the queue, so that a reader of one task need not commit everyone's. */
-  #queuedTasks = new Set<string>();
-  /** Called once the queue's writes are committed. */
-  #afterCommit: (() => void)[] = [];
-  /** The batch a store that answers later is committing now. */
-  #inFlight: InFlightBatch | undefined;
+  #queue: Pending[] = [];
+  /** Every write not committed yet, in the order queued: what `afterCommit` waits for. */
+  #uncommitted: Pending[] = [];
+  /** The newest uncommitted write of each task, so that a reader of one task need not wait for everyone's. */
+  readonly #newest = new Map<string, Pending>();
+  /** Callbacks waiting for every write queued before them, each with the number of the last such write. */
+  #afterCommit: { readonly upTo: number; readonly callback: () => void }[] = [];
+  #queued = 0;
+  /** Tasks in the batches a store that answers later is committing now. */
+  readonly #inFlight = new Set<string>();
+  #batchesInFlight = 0;
   #scheduled = false;
   #closed = false;
   /** Tasks whose creating write failed (another replica stored the same message first): nothing more is written for them. */
@@ -64,24 +69,28 @@ export class WriteQueue {
   enqueue(write: QueuedWrite): void {
     if (this.#closed) throw new Error('the task store is closed');
     if (this.#unborn.has(write.taskId)) return;
-    this.#queue.push(write);
-    this.#queuedTasks.add(write.taskId);
-    if (this.#scheduled) return;
-    this.#scheduled = true;
-    // Flushing on the next turn of the event loop, not the next microtask, lets the writes of
-    // every request handled in this turn share one commit.
-    setImmediate(() => void this.flush());
+    const pending: Pending = { write, n: (this.#queued += 1), done: false, waiters: undefined };
+    this.#queue.push(pending);
+    this.#uncommitted.push(pending);
+    this.#newest.set(write.taskId, pending);
+    this.#schedule();
   }
 
   /** Commits the queue now if it holds a write of this task; resolves once the task's writes are committed. */
   flushFor(taskId: string): Awaitable<void> {
-    if (this.#queuedTasks.has(taskId)) return this.flush();
-    if (this.#inFlight?.tasks.has(taskId) === true) return this.#inFlight.done;
+    const newest = this.#newest.get(taskId);
+    if (newest === undefined) return;
+    if (!this.#inFlight.has(taskId)) {
+      const flushed = this.flush();
+      if (newest.done) return;
+      if (flushed !== undefined && !this.#inFlight.has(taskId)) return flushed.then(() => this.flushFor(taskId));
+    }
+    return new Promise((resolve) => (newest.waiters ??= []).push(resolve));
   }
 
   /** Whether a write of this task waits for a commit. */
   isQueued(taskId: string): boolean {
-    return this.#queuedTasks.has(taskId) || this.#inFlight?.tasks.has(taskId) === true;
+    return this.#newest.has(taskId);
   }
 
   /** Resolves once everything queued so far is committed (at once if nothing is queued). */
@@ -91,89 +100,180 @@ export class WriteQueue {
 
   /** Calls back once everything queued so far is committed (at once if nothing is queued). */
   afterCommit(callback: () => void): void {
-    if (this.#queue.length > 0) this.#afterCommit.push(callback);
-    else if (this.#inFlight !== undefined) this.#inFlight.callbacks.push(callback);
-    else callback();
+    if (this.#uncommitted.length === 0) callback();
+    else this.#afterCommit.push({ upTo: this.#queued, callback });
   }
 
-  /** Commits what is queued; resolves once it is committed (at once when the store commits synchronously). */
+  /**
+   * Commits what is queued, as far as batches may start now; resolves once that batch is
+   * committed (at once when the store commits synchronously).
+   */
   flush(): Awaitable<void> {
     this.#scheduled = false;
-    if (this.#inFlight !== undefined) return this.#inFlight.done.then(() => this.flush());
     if (this.#queue.length === 0 || this.#closed) return;
-    const writes = this.#queue;
-    const tasks = this.#queuedTasks;
-    const callbacks = this.#afterCommit;
-    this.#queue = [];
-    this.#queuedTasks = new Set();
-    this.#afterCommit = [];
+    const free = Math.max(1, this.store.commitConcurrency ?? 1) - this.#batchesInFlight;
+    if (free <= 0) return;
+    // Writes of tasks in flight wait for their batch: each task's writes stay in order.
+    const ready: Pending[] = [];
+    const held: Pending[] = [];
+    for (const pending of this.#queue) {
+      if (this.#unborn.has(pending.write.taskId)) this.#settle(pending);
+      else (this.#inFlight.has(pending.write.taskId) ? held : ready).push(pending);
+    }
+    this.#queue = held;
+    this.#release();
+    if (ready.length === 0) return;
+    const batches = free === 1 ? [ready] : spread(ready, free);
+    if (batches.length === 1) return this.#commit(ready);
+    // Every batch's tasks count as in flight before any commit starts, so that nothing a commit
+    // sets off (a subscriber's flushFor) can take one of them into another batch.
+    for (const pending of ready) this.#inFlight.add(pending.write.taskId);
+    return Promise.all(batches.map(async (batch) => this.#commit(batch))).then(() => undefined);
+  }
+
+  #commit(batch: readonly Pending[]): Awaitable<void> {
+    const tasks = new Set(batch.map((pending) => pending.write.taskId));
     let outcomes: Awaitable<WriteOutcome[]>;
     try {
-      outcomes = this.store.commit(writes.map((write) => write.ops));
+      outcomes = this.store.commit(batch.map((pending) => pending.write.ops));
     } catch (error) {
-      outcomes = writes.map(() => failed(error));
+      outcomes = batch.map(() => failed(error));
     }
-    if (!(outcomes instanceof Promise)) return this.#committed(writes, tasks, callbacks, outcomes);
-    const inFlight: InFlightBatch = {
-      tasks,
-      callbacks,
-      done: outcomes
-        .catch((error: unknown) => writes.map(() => failed(error)))
-        .then((settled) => {
-          this.#inFlight = undefined;
-          this.#committed(writes, tasks, inFlight.callbacks, settled);
-        }),
-    };
-    this.#inFlight = inFlight;
-    return inFlight.done;
+    if (!(outcomes instanceof Promise)) {
+      for (const taskId of tasks) this.#inFlight.delete(taskId);
+      return this.#committed(batch, tasks, outcomes);
+    }
+    this.#batchesInFlight += 1;
+    for (const taskId of tasks) this.#inFlight.add(taskId);
+    return outcomes
+      .catch((error: unknown) => batch.map(() => failed(error)))
+      .then((settled) => {
+        this.#batchesInFlight -= 1;
+        for (const taskId of tasks) this.#inFlight.delete(taskId);
+        try {
+          this.#committed(batch, tasks, settled);
+        } finally {
+          // Writes held for these tasks, or for a free connection, may go now.
+          this.#schedule();
+        }
+      });
   }
 
   /** Commits what is queued and refuses further writes: call before the store closes. */
   async close(): Promise<void> {
-    await this.flush();
+    // What the last commits set off (a subscriber's write) is committed too.
+    while (this.#uncommitted.length > 0) {
+      await this.flush();
+      await this.committed();
+    }
     this.#closed = true;
   }
 
-  /** Publishes the frames of the writes that were stored, logs the others, and calls back. */
-  #committed(
-    writes: readonly QueuedWrite[],
-    tasks: ReadonlySet<string>,
-    callbacks: readonly (() => void)[],
-    outcomes: readonly WriteOutcome[],
-  ): void {
-    writes.forEach((write, index) => {
-      const outcome = outcomes[index];
-      if (this.#unborn.has(write.taskId)) return;
-      write.onOutcome?.(outcome ?? failed('no outcome'));
-      if (write.creates === true && outcome?.ok !== true) {
-        this.#unborn.add(write.taskId);
-        return;
+  #schedule(): void {
+    if (this.#scheduled || this.#queue.length === 0) return;
+    this.#scheduled = true;
+    // Flushing on the next turn of the event loop, not the next microtask, lets the writes of
+    // every request handled in this turn share one commit.
+    setImmediate(() => {
+      try {
+        const flushed = this.flush();
+        flushed?.catch((error: unknown) => this.#failed(error));
+      } catch (error) {
+        this.#failed(error);
       }
-      if (outcome?.ok === false && outcome.stale) {
-        this.log?.('info', 'a task update was refused: the task changed elsewhere', { taskId: write.taskId, error: outcome.error });
-        this.onStale?.(write.taskId);
-        return;
-      }
-      if (outcome === undefined || !outcome.ok) {
-        this.log?.('error', 'could not store a task update', {
-          taskId: write.taskId,
-          error: outcome?.ok === false ? outcome.error : 'no outcome',
-        });
-        return;
-      }
-      if (write.frame !== undefined && outcome.seq !== undefined)
-        this.channels.publish(write.taskId, { seq: outcome.seq, frame: write.frame, final: write.final });
     });
-    this.onCommitted?.(tasks);
-    for (const callback of callbacks) callback();
+  }
+
+  /** A commit's aftermath threw (a subscriber, a callback): logged, never an unhandled rejection that ends the process. */
+  #failed(error: unknown): void {
+    this.log?.('error', 'a write batch was committed, but what follows it failed', { error: String(error) });
+  }
+
+  /** Publishes the frames of the writes that were stored, logs the others, and calls back. */
+  #committed(batch: readonly Pending[], tasks: ReadonlySet<string>, outcomes: readonly WriteOutcome[]): void {
+    // Done before any frame is published: a stream that reads its task on the final frame
+    // must find the task's writes committed (isQueued false), not wait for a commit that happened.
+    for (const pending of batch) this.#settle(pending);
+    try {
+      batch.forEach((pending, index) => this.#outcome(pending.write, outcomes[index] ?? failed('no outcome')));
+      this.onCommitted?.(tasks);
+    } finally {
+      this.#release();
+    }
+  }
+
+  #outcome(write: QueuedWrite, outcome: WriteOutcome): void {
+    if (this.#unborn.has(write.taskId)) return;
+    write.onOutcome?.(outcome);
+    if (write.creates === true && !outcome.ok) {
+      this.#unborn.add(write.taskId);
+      return;
+    }
+    if (!outcome.ok && outcome.stale) {
+      this.log?.('info', 'a task update was refused: the task changed elsewhere', { taskId: write.taskId, error: outcome.error });
+      this.onStale?.(write.taskId);
+      return;
+    }
+    if (!outcome.ok) {
+      this.log?.('error', 'could not store a task update', { taskId: write.taskId, error: outcome.error });
+      return;
+    }
+    if (write.frame !== undefined && outcome.seq !== undefined)
+      this.channels.publish(write.taskId, { seq: outcome.seq, frame: write.frame, final: write.final });
+  }
+
+  /** Marks a write as done with, waking the readers waiting for it. */
+  #settle(pending: Pending): void {
+    pending.done = true;
+    const { taskId } = pending.write;
+    if (this.#newest.get(taskId) === pending) this.#newest.delete(taskId);
+    for (const waiter of pending.waiters ?? []) waiter();
+  }
+
+  /** Calls back those waiting for writes that are now all committed, oldest first. */
+  #release(): void {
+    let first = 0;
+    while (first < this.#uncommitted.length && this.#uncommitted[first]?.done === true) first += 1;
+    if (first > 0) this.#uncommitted = this.#uncommitted.slice(first);
+    const committedUpTo = (this.#uncommitted[0]?.n ?? this.#queued + 1) - 1;
+    let ready = 0;
+    while (ready < this.#afterCommit.length && (this.#afterCommit[ready]?.upTo ?? Infinity) <= committedUpTo) ready += 1;
+    if (ready === 0) return;
+    const callbacks = this.#afterCommit.slice(0, ready);
+    this.#afterCommit = this.#afterCommit.slice(ready);
+    for (const { callback } of callbacks) callback();
   }
 }
 
-interface InFlightBatch {
-  readonly tasks: ReadonlySet<string>;
-  /** Called once this batch is committed: those registered while it was in flight with nothing queued. */
-  readonly callbacks: (() => void)[];
-  readonly done: Promise<void>;
+/** A queued write and where it stands. */
+interface Pending {
+  readonly write: QueuedWrite;
+  /** Its place in the order writes were queued, from 1. */
+  readonly n: number;
+  done: boolean;
+  /** Readers of its task waiting for it (flushFor), made on first need. */
+  waiters: (() => void)[] | undefined;
+}
+
+/**
+ * The writes split by task into at most `most` batches of about equal size, each task's writes
+ * in one batch and in order: the connections share the round trips.
+ */
+function spread(writes: readonly Pending[], most: number): Pending[][] {
+  const byTask = new Map<string, Pending[]>();
+  for (const pending of writes) {
+    const own = byTask.get(pending.write.taskId);
+    if (own === undefined) byTask.set(pending.write.taskId, [pending]);
+    else own.push(pending);
+  }
+  const count = Math.min(most, byTask.size);
+  const batches: Pending[][] = Array.from({ length: count }, () => []);
+  let next = 0;
+  for (const own of byTask.values()) {
+    batches[next % count]?.push(...own);
+    next += 1;
+  }
+  return batches;
 }
 
 function failed(error: unknown): WriteOutcome {

@@ -1,8 +1,7 @@
-import pg from 'pg';
 import { afterAll } from 'vitest';
-import { postgresBinDir, POSTGRES_REQUIRED, startTestPostgres, type TestPostgres } from './postgres-cluster.js';
+import { postgresBinDir, POSTGRES_REQUIRED, startTestPostgres, withClient, type TestPostgres } from './postgres-cluster.js';
 
-export { postgresBinDir, POSTGRES_REQUIRED, startTestPostgres, type TestPostgres } from './postgres-cluster.js';
+export { postgresBinDir, POSTGRES_REQUIRED, startTestPostgres, withClient, type TestPostgres } from './postgres-cluster.js';
 
 /** Whether the PostgreSQL cases run here: the server is installed, or CI requires it (and then a missing one fails). */
 export const POSTGRES_AVAILABLE = postgresBinDir() !== undefined || POSTGRES_REQUIRED;
@@ -28,13 +27,7 @@ export function sharedTestPostgres(): { databaseUrl(): Promise<string> } {
       }
       const { url } = await cluster;
       const schema = `test_${process.pid}_${(schemas += 1)}`;
-      const client = new pg.Client({ connectionString: url });
-      await client.connect();
-      try {
-        await client.query(`CREATE SCHEMA ${schema}`);
-      } finally {
-        await client.end();
-      }
+      await withClient(url, (client) => client.query(`CREATE SCHEMA ${schema}`));
       return `${url}?options=${encodeURIComponent(`-c search_path=${schema}`)}`;
     },
   };

@@ -194,6 +194,29 @@ describe.skipIf(!POSTGRES_AVAILABLE)('two hubs on one PostgreSQL database', () =
     }
   });
 
+  it('stops a task it runs when another replica cancels it, even hearing no signals and with the executor silent', async () => {
+    const deafStore = await PostgresTaskStore.open({ url: databaseUrl });
+    const deaf = await startTestHub({ taskStore: deafStore });
+    try {
+      await deafStore.signals.close();
+      // One step of 20 s: the executor writes nothing a refused write could stop it by.
+      const sent = await call(deaf.endpoint, 'SendMessage', {
+        message: userMessage('quiet', { metadata: { 'a2a-hub/test': { steps: 1, stepMs: 20_000 } } }),
+        configuration: { returnImmediately: true },
+      });
+      const taskId = sent.task?.id ?? '';
+      await until(() => deaf.runtime.isRunning(taskId), 'the deaf replica runs the task');
+      const canceled = await call(b.endpoint, 'CancelTask', { id: taskId });
+      expect(canceled.status.state).toBe('TASK_STATE_CANCELED');
+      // Within a poll while listening (2 s), then one while deaf (250 ms).
+      await until(() => !deaf.runtime.isRunning(taskId), 'the deaf replica stopped the executor', 3000);
+      expect((await call(deaf.endpoint, 'GetTask', { id: taskId })).status.state).toBe('TASK_STATE_CANCELED');
+    } finally {
+      await deaf.dispose();
+      await deafStore.close();
+    }
+  });
+
   it('names its store in the banner as PostgreSQL without the password', () => {
     expect(a.config.store).toBe('postgres');
     const shown = storeLocation(a.config);

@@ -118,7 +118,7 @@ describe.skipIf(!POSTGRES_AVAILABLE)('three hub processes on one PostgreSQL data
     expect(Math.min(...ids)).toBe(Number(lastId) + 1);
     const settled = rest.events.at(-1)?.frame.task;
     expect(settled?.status.state).toBe('TASK_STATE_FAILED');
-    expect(settled?.status.message?.parts[0]?.text).toMatch(/while this task was running/);
+    expect(settled?.status.message?.parts[0]?.text).toMatch(/process running this task stopped before the task ended/);
     expect((await call(endpoint(c), 'GetTask', { id: taskId })).status.state).toBe('TASK_STATE_FAILED');
   });
 

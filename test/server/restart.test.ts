@@ -209,7 +209,9 @@ describe('crash and shutdown, with the real a2a-hub process', () => {
       expect(await call(url, 'GetTask', { id: done.task?.id ?? '' })).toEqual(done.task);
       const failed = await call(url, 'GetTask', { id: running.task?.id ?? '' });
       expect(failed.status.state).toBe('TASK_STATE_FAILED');
-      expect(failed.status.message?.parts[0]?.text).toMatch(/restarted while this task was running; .* with a new messageId/);
+      expect(failed.status.message?.parts[0]?.text).toMatch(
+        /process running this task stopped before the task ended; .* with a new messageId/,
+      );
       // The advice holds: the same messageId gives the failed task back, a new one runs again.
       expect((await call(url, 'SendMessage', { message: neverFinishes })).task).toEqual(failed);
       const retried = await call(url, 'SendMessage', {

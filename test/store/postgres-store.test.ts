@@ -1,11 +1,10 @@
-import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { migrationStatus, SCHEMA_VERSION } from '../../src/store/postgres-schema.js';
 import { PostgresTaskStore } from '../../src/store/postgres-store.js';
 import type { TaskStatus } from '../../generated/a2a/1.0/types.js';
 import { DuplicateKeyError, InvalidCursorError, type NewTask, type ReplicaSignal, type TaskStore } from '../../src/store/task-store.js';
 import { until } from '../helpers/wait.js';
-import { POSTGRES_AVAILABLE, sharedTestPostgres } from '../helpers/postgres.js';
+import { POSTGRES_AVAILABLE, sharedTestPostgres, withClient } from '../helpers/postgres.js';
 
 /**
  * What the PostgreSQL store does beyond the shared contract tests (push-store.contract, the task
@@ -37,16 +36,6 @@ function newTask(id: string, second: number, overrides: Partial<NewTask> = {}): 
     createdAt: at,
     ...overrides,
   };
-}
-
-async function withClient<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
 }
 
 describe.skipIf(!POSTGRES_AVAILABLE)('PostgresTaskStore', () => {

@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import fc from 'fast-check';
-import pg from 'pg';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isTerminalState } from '../../generated/a2a/1.0/task-states.js';
 import type { Artifact, Message, StreamResponse, TaskState, TaskStatus } from '../../generated/a2a/1.0/types.js';
@@ -23,7 +22,7 @@ import {
   type TaskQuery,
   type TaskStore,
 } from '../../src/store/task-store.js';
-import { POSTGRES_AVAILABLE, sharedTestPostgres } from '../helpers/postgres.js';
+import { POSTGRES_AVAILABLE, sharedTestPostgres, withClient } from '../helpers/postgres.js';
 
 /**
  * The stores that answer synchronously, whose `transaction(work)` runs synchronous work: the
@@ -74,13 +73,7 @@ const IMPLEMENTATIONS: {
             return PostgresTaskStore.open({ url: postgresUrl, ...options });
           },
           crash: async (): Promise<void> => {
-            const client = new pg.Client({ connectionString: postgresUrl });
-            await client.connect();
-            try {
-              await client.query('UPDATE tasks SET lease_until = 1 WHERE lease_until IS NOT NULL');
-            } finally {
-              await client.end();
-            }
+            await withClient(postgresUrl, (client) => client.query('UPDATE tasks SET lease_until = 1 WHERE lease_until IS NOT NULL'));
           },
         },
       ]
@@ -458,6 +451,39 @@ describe.each(IMPLEMENTATIONS)('$name', ({ open, crash = () => Promise.resolve()
       expect(await store.lastEventSeq('task-1')).toBe(5);
       expect((await store.eventsAfter('task-1', 0)).map((event) => event.seq)).toEqual(shared ? [1, 2, 3, 4, 5] : [1, 4]);
       if (shared) expect((await store.eventsAfter('task-1', 4))[0]?.frame).toStrictEqual(chunk('z'));
+    });
+  });
+
+  describe('batches', () => {
+    it('keeps the writes of a batch around one that fails, and nothing of the one that failed', async () => {
+      await store.createTask(newTask('task-1'));
+      const outcomes = await store.commit([
+        [
+          { op: 'setStatus', taskId: 'task-1', status: status('TASK_STATE_WORKING', 1) },
+          { op: 'appendEvent', taskId: 'task-1', frame: frame(1) },
+        ],
+        // Fails after a statement that succeeded: the event of the unknown task is not kept either.
+        [
+          { op: 'appendEvent', taskId: 'task-1', frame: frame(2) },
+          { op: 'setStatus', taskId: 'ghost', status: status('TASK_STATE_WORKING', 2) },
+        ],
+        // An op whose statements wait for each other, failing, between two that succeed.
+        [{ op: 'putArtifact', taskId: 'ghost', artifact: artifact('a', ['lost']), append: false }],
+        [
+          { op: 'putArtifact', taskId: 'task-1', artifact: artifact('a', ['kept']), append: false },
+          { op: 'appendMessage', taskId: 'task-1', message: message('task-1-m2') },
+          { op: 'appendEvent', taskId: 'task-1', frame: frame(3) },
+        ],
+      ]);
+      expect(outcomes.map((outcome) => outcome.ok)).toEqual([true, false, false, true]);
+      expect(outcomes[0]).toStrictEqual({ ok: true, seq: 1 });
+      expect(outcomes[3]).toStrictEqual({ ok: true, seq: 2 });
+      const task = await store.getTask(INSTANCE, 'task-1');
+      expect(task?.status.state).toBe('TASK_STATE_WORKING');
+      expect(task?.artifacts?.map((one) => one.parts)).toStrictEqual([[{ text: 'kept' }]]);
+      expect(task?.history?.map((one) => one.messageId)).toEqual(['task-1-m1', 'task-1-m2']);
+      expect((await store.eventsAfter('task-1', 0)).map((event) => event.frame)).toStrictEqual([frame(1), frame(3)]);
+      expect(await store.getTaskInfo('ghost')).toBeUndefined();
     });
   });
 

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { StreamResponse } from '../../generated/a2a/1.0/types.js';
+import type { StreamResponse, TaskState } from '../../generated/a2a/1.0/types.js';
+import type { StoreOp, WriteOutcome } from '../../src/store/store-ops.js';
 import { SqliteTaskStore } from '../../src/store/sqlite-store.js';
 import { TaskChannels } from '../../src/tasks/task-channels.js';
-import { WriteQueue } from '../../src/tasks/write-queue.js';
+import { WriteQueue, type QueuedWrite } from '../../src/tasks/write-queue.js';
 import { deferredStore } from '../helpers/deferred-store.js';
 
 const createdAt = '2026-01-01T00:00:00.000Z';
@@ -15,39 +16,51 @@ function setUp(later = false) {
   const queue = new WriteQueue(later ? deferredStore(store) : store, channels, (_level, message, details) =>
     logged.push({ message, ...(details ? { details } : {}) }),
   );
-  const create = (id: string) =>
-    queue.enqueue({
-      taskId: id,
-      final: false,
-      ops: [
-        {
-          op: 'createTask',
-          task: {
-            id,
-            instanceId: 'i',
-            contextId: 'c',
-            skill: 'chat',
-            createdAt,
-            status: { state: 'TASK_STATE_SUBMITTED', timestamp: createdAt },
-            message: { messageId: `m-${id}`, role: 'ROLE_USER', parts: [{ text: 'hi' }] },
-          },
-        },
-      ],
-    });
-  const frame = (id: string): StreamResponse => ({
-    statusUpdate: { taskId: id, contextId: 'c', status: { state: 'TASK_STATE_COMPLETED', timestamp: createdAt } },
-  });
-  const complete = (id: string) =>
-    queue.enqueue({
-      taskId: id,
-      frame: frame(id),
-      final: true,
-      ops: [
-        { op: 'setStatus', taskId: id, status: { state: 'TASK_STATE_COMPLETED', timestamp: createdAt } },
-        { op: 'appendEvent', taskId: id, frame: frame(id) },
-      ],
-    });
+  const create = (id: string) => queue.enqueue(createWrite(id));
+  const complete = (id: string) => queue.enqueue(statusWrite(id, 'TASK_STATE_COMPLETED', true));
   return { store, channels, queue, logged, create, complete };
+}
+
+/** The task a store op writes. */
+function taskOf(op: StoreOp): string {
+  if (op.op === 'createTask') return op.task.id;
+  if ('taskId' in op) return op.taskId;
+  throw new Error(`no task in ${op.op}`);
+}
+
+function createWrite(id: string): QueuedWrite {
+  return {
+    taskId: id,
+    final: false,
+    creates: true,
+    ops: [
+      {
+        op: 'createTask',
+        task: {
+          id,
+          instanceId: 'i',
+          contextId: 'c',
+          skill: 'chat',
+          createdAt,
+          status: { state: 'TASK_STATE_SUBMITTED', timestamp: createdAt },
+          message: { messageId: `m-${id}`, role: 'ROLE_USER', parts: [{ text: 'hi' }] },
+        },
+      },
+    ],
+  };
+}
+
+function statusWrite(id: string, state: TaskState, final: boolean): QueuedWrite {
+  const frame: StreamResponse = { statusUpdate: { taskId: id, contextId: 'c', status: { state, timestamp: createdAt } } };
+  return {
+    taskId: id,
+    frame,
+    final,
+    ops: [
+      { op: 'setStatus', taskId: id, status: { state, timestamp: createdAt } },
+      { op: 'appendEvent', taskId: id, frame },
+    ],
+  };
 }
 
 describe('WriteQueue', () => {
@@ -160,6 +173,52 @@ describe('WriteQueue', () => {
       await queue.committed();
       expect(calls).toEqual(['published', 'after']);
       store.close();
+    });
+
+    it('commits up to commitConcurrency batches at once, never one task in two of them, each task in queue order', async () => {
+      const sqlite = SqliteTaskStore.open(':memory:');
+      const channels = new TaskChannels();
+      const inFlight = new Set<string>();
+      let open = 0;
+      let most = 0;
+      const overlaps: string[] = [];
+      const store = {
+        commitConcurrency: 3,
+        commit(batch: readonly (readonly StoreOp[])[]): Promise<WriteOutcome[]> {
+          const tasks = new Set(batch.flatMap((ops) => ops.map(taskOf)));
+          for (const task of tasks) if (inFlight.has(task)) overlaps.push(task);
+          for (const task of tasks) inFlight.add(task);
+          open += 1;
+          most = Math.max(most, open);
+          const outcomes = sqlite.commit(batch);
+          // Batches answer out of order, as connections do.
+          return new Promise((resolve) =>
+            setTimeout(() => {
+              for (const task of tasks) inFlight.delete(task);
+              open -= 1;
+              resolve(outcomes);
+            }, Math.random() * 5),
+          );
+        },
+      };
+      const queue = new WriteQueue(store, channels);
+      const ids = Array.from({ length: 12 }, (_, n) => `t${n}`);
+      const published: string[] = [];
+      for (const id of ids) channels.subscribe(id, (event) => published.push(`${id}:${event.seq}`));
+      for (const id of ids) queue.enqueue(createWrite(id));
+      await new Promise((resolve) => setImmediate(resolve));
+      // Queued while their tasks' batches are in flight: they wait for them.
+      for (const id of ids) queue.enqueue(statusWrite(id, 'TASK_STATE_WORKING', false));
+      for (const id of ids) queue.enqueue(statusWrite(id, 'TASK_STATE_COMPLETED', true));
+      await queue.committed();
+      expect(overlaps).toEqual([]);
+      expect(most).toBe(3);
+      for (const id of ids) {
+        expect(sqlite.getTaskInfo(id)?.state).toBe('TASK_STATE_COMPLETED');
+        expect(published.filter((entry) => entry.startsWith(`${id}:`))).toEqual([`${id}:1`, `${id}:2`]);
+      }
+      expect([...ids].some((id) => queue.isQueued(id))).toBe(false);
+      sqlite.close();
     });
 
     it('close commits what is in flight and what is queued before it resolves', async () => {
