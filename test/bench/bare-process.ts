@@ -1,6 +1,5 @@
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { cpuNow, memoryNow, serveIpc, type BareOps } from './ipc.js';
+import { cpuNow, memoryNow, serveHttpChild, type BareOps } from './ipc.js';
 
 /**
  * The reference: a bare node:http JSON-RPC responder, in its own process like the hub (it
@@ -43,33 +42,11 @@ const server = createServer((request, response) => {
 });
 server.keepAliveTimeout = 5000;
 
-await new Promise<void>((resolve, reject) => {
-  server.once('error', reject);
-  server.listen(0, '127.0.0.1', () => resolve());
-});
-const { port } = server.address() as AddressInfo;
-
-function close(): Promise<null> {
-  return new Promise((resolve) => {
-    server.close(() => resolve(null));
-    server.closeAllConnections();
-  });
-}
-
-serveIpc<BareOps>(
-  `http://127.0.0.1:${port}`,
-  {
-    cpu: () => cpuNow(),
-    configure(next) {
-      bodies = next;
-      return null;
-    },
-    memory: () => memoryNow(),
-    async close() {
-      await close();
-      setTimeout(() => process.exit(0), 50);
-      return null;
-    },
+await serveHttpChild<BareOps>(server, {
+  cpu: () => cpuNow(),
+  configure(next) {
+    bodies = next;
+    return null;
   },
-  () => void close().finally(() => process.exit(0)),
-);
+  memory: () => memoryNow(),
+});

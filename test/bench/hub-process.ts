@@ -10,12 +10,14 @@ import { cpuNow, memoryNow, serveIpc, type FillReport, type HubOps, type PushRep
 /**
  * The hub under test, in its own process: production defaults (SQLite in WAL mode with
  * synchronous=NORMAL, selfCheck on, body limit, SSE heartbeats…) except that rate limiting is
- * off and the logger is silent. argv: <dataDir> [selfCheck: on|off] [push]. With `push`,
- * webhooks may go to plain-HTTP loopback receivers (the bench's own). The parent owns the
- * data dir and deletes it.
+ * off and the logger is silent. argv: <dataDir> [selfCheck: on|off] [push] [postgres=<url>].
+ * With `push`, webhooks may go to plain-HTTP loopback receivers (the bench's own); with
+ * `postgres=<url>` the hub is a replica on that database instead of SQLite in the data dir.
+ * The parent owns the data dir (and the database) and deletes it.
  */
-const [dataDir, selfCheckArg, pushArg] = process.argv.slice(2);
-if (dataDir === undefined) throw new Error('usage: hub-process.ts <dataDir> [on|off] [push]');
+const [dataDir, selfCheckArg, ...flags] = process.argv.slice(2);
+if (dataDir === undefined) throw new Error('usage: hub-process.ts <dataDir> [on|off] [push] [postgres=<url>]');
+const databaseUrl = flags.find((flag) => flag.startsWith('postgres='))?.slice('postgres='.length);
 
 const hub = await startHub({
   host: '127.0.0.1',
@@ -24,7 +26,8 @@ const hub = await startHub({
   rateLimit: false,
   logger: pino({ level: 'silent' }),
   ...(selfCheckArg === 'off' ? { selfCheck: false } : {}),
-  ...(pushArg === 'push' ? { push: { destinations: { allowLoopback: true, allowedSchemes: ['http'] } } } : {}),
+  ...(databaseUrl === undefined ? {} : { store: 'postgres' as const, databaseUrl }),
+  ...(flags.includes('push') ? { push: { destinations: { allowLoopback: true, allowedSchemes: ['http'] } } } : {}),
 });
 const agent = required(hub.inbounds.defaultAgent(), 'the hub has no default agent');
 

@@ -1,4 +1,6 @@
 import { fork, type ChildProcess } from 'node:child_process';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { REPO_ROOT } from '../../codegen/paths.js';
 
@@ -100,6 +102,13 @@ export interface BareOps {
   close: { args: undefined; result: null };
 }
 
+/** What the round-robin proxy in front of replicas serves. */
+export interface ProxyOps {
+  cpu: { args: undefined; result: CpuMemory };
+  memory: { args: undefined; result: MemoryReport };
+  close: { args: undefined; result: null };
+}
+
 // ---------------------------------------------------------------- child side
 
 /** Called by a child once it listens: answers requests from the parent and exits when the parent goes away. */
@@ -128,6 +137,41 @@ export function serveIpc<O extends Ops<O>>(url: string, handlers: Handlers<O>, o
   });
   process.once('disconnect', onParentGone);
   send({ ready: true, url } satisfies ReadyMessage);
+}
+
+/**
+ * A child that is one node:http server: listens on 127.0.0.1 port 0, serves `handlers` and
+ * close (the server, then the process) to the parent, and closes when the parent goes away.
+ */
+export async function serveHttpChild<O extends Ops<O>>(
+  server: Server,
+  handlers: Omit<Handlers<O>, 'close'>,
+  beforeClose: () => void = () => undefined,
+): Promise<void> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  const close = (): Promise<null> => {
+    beforeClose();
+    return new Promise((resolve) => {
+      server.close(() => resolve(null));
+      server.closeAllConnections();
+    });
+  };
+  serveIpc<O>(
+    `http://127.0.0.1:${port}`,
+    {
+      ...handlers,
+      async close() {
+        await close();
+        setTimeout(() => process.exit(0), 50);
+        return null;
+      },
+    } as Handlers<O>,
+    () => void close().finally(() => process.exit(0)),
+  );
 }
 
 export function cpuNow(): CpuMemory {

@@ -4,7 +4,18 @@ import type { AddressInfo } from 'node:net';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ChildServer, type BareOps, type HubOps, type MemoryReport, type PushReport, type StoreCounts } from './ipc.js';
-import { runLoad, type LoadResult, type LoadSpec } from './load.js';
+import {
+  bareTarget,
+  combine,
+  cpuPerRequest,
+  hubTarget,
+  measure,
+  problemsOf,
+  type Scenario,
+  type ScenarioName,
+  type SideResult,
+} from './measure.js';
+import { measureReplicas, printReplicas, REPLICA_SIDES } from './replicas.js';
 import { fixed, median, mib, table } from './report.js';
 import {
   COMPLETED_MARKER,
@@ -33,8 +44,8 @@ import {
  * Environment: BENCH_DURATION (s per measured run, default 5), BENCH_CONNECTIONS (50),
  * BENCH_WARMUP (s, 1), BENCH_TASKS (20000), BENCH_SELF_CHECK (on|off, default on as in
  * production), BENCH_CPU_PROF (a directory: profile the load-test hub with --cpu-prof),
- * BENCH_SCENARIOS (comma list of card, send, stream, rest-send, rest-stream, memory, push;
- * default all), BENCH_PUSH_TASKS (2000 webhook deliveries for push), BENCH_ROUNDS (3):
+ * BENCH_SCENARIOS (comma list of card, send, stream, rest-send, rest-stream, memory, push,
+ * replicas; default all), BENCH_PUSH_TASKS (2000 webhook deliveries for push), BENCH_ROUNDS (3):
  * each scenario runs this many rounds of one bare and one hub run back to back, in
  * alternating order, and the ratio is the median of the rounds' ratios.
  */
@@ -52,13 +63,14 @@ interface Settings {
   readonly pushTasks: number;
   /**
    * Scenarios to run, in the order of `scenarios()`; `memory` is the 20k-task fill and ListTasks
-   * walk; `push` is webhook throughput and blocking SendMessage with and without registered configs.
+   * walk; `push` is webhook throughput and blocking SendMessage with and without registered
+   * configs; `replicas` is SendMessage and SendStreamingMessage on PostgreSQL, 1 and 2 replicas, beside SQLite.
    */
   readonly only: ReadonlySet<Part>;
 }
 
-const ALL_PARTS = ['card', 'send', 'stream', 'rest-send', 'rest-stream', 'memory', 'push'] as const;
-type Part = ScenarioName | 'memory' | 'push';
+const ALL_PARTS = ['card', 'send', 'stream', 'rest-send', 'rest-stream', 'memory', 'push', 'replicas'] as const;
+type Part = ScenarioName | 'memory' | 'push' | 'replicas';
 
 function readParts(): ReadonlySet<Part> {
   const raw = process.env['BENCH_SCENARIOS'];
@@ -93,29 +105,6 @@ function readSettings(): Settings {
     pushTasks: envInt('BENCH_PUSH_TASKS', 2000, 10, 100_000),
     only: readParts(),
   };
-}
-
-type ScenarioName = 'card' | 'send' | 'stream' | 'rest-send' | 'rest-stream';
-
-interface Scenario {
-  readonly name: ScenarioName;
-  readonly title: string;
-  /** Builds the autocannon spec against `url`; `tag` makes every messageId of the run unique. */
-  readonly spec: (url: string, tag: string) => LoadSpec;
-  /** Whether each request must leave a COMPLETED task in the store. */
-  readonly createsTasks: boolean;
-}
-
-interface SideResult {
-  readonly load: LoadResult;
-  /** Server process CPU (user + system) during the measured run, µs. */
-  readonly serverCpuMicros: number;
-  /** Load generator (this process) CPU during the measured run, µs. */
-  readonly loadgenCpuMicros: number;
-  /** CPU used on the machine by everything else during the measured run, µs (other tests, the OS). */
-  readonly otherCpuMicros: number;
-  readonly before?: StoreCounts;
-  readonly after?: StoreCounts & { settled: boolean };
 }
 
 const FILL_CONCURRENCY = 100;
@@ -197,49 +186,6 @@ function scenarios(settings: Settings): Scenario[] {
   return all.filter((scenario) => settings.only.has(scenario.name));
 }
 
-/** Busy CPU time of the whole machine so far, µs (all CPUs, from os.cpus()). */
-function machineBusyMicros(): number {
-  return cpus().reduce((sum, cpu) => sum + (cpu.times.user + cpu.times.nice + cpu.times.sys + cpu.times.irq) * 1000, 0);
-}
-
-function cpuOfThisProcess(): number {
-  const usage = process.cpuUsage();
-  return usage.user + usage.system;
-}
-
-/** A server under test: its URL, its CPU counter, and for the hub its store. */
-interface Target {
-  readonly url: string;
-  readonly cpuMicros: () => Promise<number>;
-  readonly hub?: ChildServer<HubOps>;
-}
-
-function hubTarget(hub: ChildServer<HubOps>): Target {
-  return { url: hub.url, cpuMicros: async () => (await hub.call('cpu', undefined)).cpuMicros, hub };
-}
-
-function bareTarget(bare: ChildServer<BareOps>): Target {
-  return { url: bare.url, cpuMicros: async () => (await bare.call('cpu', undefined)).cpuMicros };
-}
-
-async function measure(target: Target, scenario: Scenario, settings: Settings, tag: string): Promise<SideResult> {
-  const { hub } = target;
-  if (settings.warmupSeconds > 0) {
-    await runLoad({ ...scenario.spec(target.url, `${tag}-warmup`), durationSeconds: settings.warmupSeconds });
-  }
-  const before = hub ? await hub.call('settle', { timeoutMs: 10_000 }) : undefined;
-  const serverCpu0 = await target.cpuMicros();
-  const machine0 = machineBusyMicros();
-  const loadgenCpu0 = cpuOfThisProcess();
-  const load = await runLoad(scenario.spec(target.url, tag));
-  const loadgenCpuMicros = cpuOfThisProcess() - loadgenCpu0;
-  const machineMicros = machineBusyMicros() - machine0;
-  const serverCpuMicros = (await target.cpuMicros()) - serverCpu0;
-  const otherCpuMicros = Math.max(0, machineMicros - loadgenCpuMicros - serverCpuMicros);
-  const after = hub ? await hub.call('settle', { timeoutMs: 10_000 }) : undefined;
-  return { load, serverCpuMicros, loadgenCpuMicros, otherCpuMicros, ...(before ? { before } : {}), ...(after ? { after } : {}) };
-}
-
 interface Round {
   readonly hub: SideResult;
   readonly bare: SideResult;
@@ -252,37 +198,6 @@ interface ScenarioResult {
   readonly bare: SideResult;
 }
 
-/** The rounds of one side as one run: counts and CPU summed, req/s over the total time, p50 the median, p99 the worst. */
-function combine(sides: readonly SideResult[]): SideResult {
-  const sum = (pick: (side: SideResult) => number): number => sides.reduce((total, side) => total + pick(side), 0);
-  const loads = sides.map((side) => side.load);
-  const load: LoadResult = {
-    reqPerSec:
-      sum((side) => side.load.completed) /
-      Math.max(
-        1e-9,
-        sum((side) => side.load.durationSeconds),
-      ),
-    p50: median(loads.map((one) => one.p50)),
-    p99: Math.max(...loads.map((one) => one.p99)),
-    p99Steady: Math.max(...loads.map((one) => one.p99Steady)),
-    completed: sum((side) => side.load.completed),
-    sent: sum((side) => side.load.sent),
-    ok2xx: sum((side) => side.load.ok2xx),
-    non2xx: sum((side) => side.load.non2xx),
-    errors: sum((side) => side.load.errors),
-    timeouts: sum((side) => side.load.timeouts),
-    mismatches: sum((side) => side.load.mismatches),
-    durationSeconds: sum((side) => side.load.durationSeconds),
-  };
-  return {
-    load,
-    serverCpuMicros: sum((side) => side.serverCpuMicros),
-    loadgenCpuMicros: sum((side) => side.loadgenCpuMicros),
-    otherCpuMicros: sum((side) => side.otherCpuMicros),
-  };
-}
-
 /** The median of the rounds' ratios: each round compares two runs seconds apart. */
 function roundRatios(result: ScenarioResult): { ratio: number; cpuRatio: number; each: number[] } {
   const each = result.rounds.map((round) => round.hub.load.reqPerSec / round.bare.load.reqPerSec);
@@ -290,42 +205,16 @@ function roundRatios(result: ScenarioResult): { ratio: number; cpuRatio: number;
   return { ratio: median(each), cpuRatio: median(cpu), each };
 }
 
-/** Everything that makes a load run invalid as a measurement. */
-function problemsOf(scenario: Scenario, side: string, result: SideResult): string[] {
-  const { load } = result;
-  const problems: string[] = [];
-  const where = `${scenario.title} / ${side}`;
-  if (load.completed === 0) problems.push(`${where}: no request completed`);
-  if (load.non2xx > 0) problems.push(`${where}: ${load.non2xx} non-2xx responses`);
-  if (load.errors > 0 || load.timeouts > 0) problems.push(`${where}: ${load.errors} errors, ${load.timeouts} timeouts`);
-  if (load.mismatches > 0) problems.push(`${where}: ${load.mismatches} response bodies were not the expected answer`);
-  if (result.before && result.after) {
-    const created = result.after.tasks - result.before.tasks;
-    const completed = result.after.completed - result.before.completed;
-    if (!result.after.settled)
-      problems.push(
-        `${where}: the hub was not quiet 10 s after the run (${result.after.active} executors, ${result.after.requests} requests)`,
-      );
-    if (scenario.createsTasks) {
-      // Requests in flight when autocannon stops may or may not have reached the hub.
-      if (created < load.ok2xx || created > load.sent)
-        problems.push(`${where}: ${created} tasks stored for ${load.ok2xx} answered and ${load.sent} sent requests`);
-      if (completed !== created) problems.push(`${where}: only ${completed} of ${created} stored tasks are COMPLETED`);
-    } else if (created !== 0) {
-      problems.push(`${where}: ${created} tasks appeared during a run that creates none`);
-    }
-  }
-  return problems;
-}
-
 async function main(): Promise<number> {
   const settings = readSettings();
   const base = mkdtempSync(join(tmpdir(), 'a2a-hub-bench-'));
-  const children: (ChildServer<HubOps> | ChildServer<BareOps>)[] = [];
+  const children: { stop(): Promise<void>; kill(): void }[] = [];
   const plan = scenarios(settings);
   const pushRuns = settings.only.has('push') ? 1 : 0;
+  // Two scenarios on three setups: three runs' worth of pairs.
+  const replicaRuns = settings.only.has('replicas') ? REPLICA_SIDES.length : 0;
   const budgetMs =
-    (plan.length + pushRuns) * settings.rounds * 2 * (settings.warmupSeconds + settings.durationSeconds + 25) * 1000 +
+    (plan.length + pushRuns + replicaRuns) * settings.rounds * 2 * (settings.warmupSeconds + settings.durationSeconds + 25) * 1000 +
     FILL_TIMEOUT_MS +
     pushRuns * PUSH_TIMEOUT_MS +
     180_000;
@@ -387,7 +276,7 @@ async function main(): Promise<number> {
         for (const side of sides) {
           process.stdout.write(` ${side}…`);
           const target = side === 'hub' ? hubTarget(hub) : bareTarget(bare);
-          const result = await measure(target, scenario, settings, `${runTag}-${scenario.name}-${side}-${round}`);
+          const result = await measure(target, scenario, settings.warmupSeconds, `${runTag}-${scenario.name}-${side}-${round}`);
           problems.push(...problemsOf(scenario, `${side}, round ${round}`, result));
           measured[side] = result;
         }
@@ -445,11 +334,28 @@ async function main(): Promise<number> {
     }
 
     const pushReport = settings.only.has('push') ? await measurePush(base, settings, children, problems) : undefined;
+    const replicaReport = settings.only.has('replicas')
+      ? await measureReplicas(
+          base,
+          {
+            rounds: settings.rounds,
+            warmupSeconds: settings.warmupSeconds,
+            selfCheck: settings.selfCheck,
+            startTimeoutMs: START_TIMEOUT_MS,
+          },
+          scenarios({ ...settings, only: new Set(['send', 'stream']) }),
+          children,
+          problems,
+        )
+      : undefined;
 
-    printResults(plan, results, settings);
-    printDurability(plan, results);
+    if (plan.length > 0) {
+      printResults(plan, results, settings);
+      printDurability(plan, results);
+    }
     if (memoryReport) printMemory(memoryReport);
     if (pushReport) printPush(pushReport, settings);
+    if (replicaReport) printReplicas(replicaReport, settings.connections);
     const load1 = loadavg();
     console.log(`\nload average at the end: ${load1.map((v) => v.toFixed(2)).join(' ')} (${availableParallelism()} CPUs)`);
   } finally {
@@ -549,7 +455,7 @@ interface PushMeasurement {
 async function measurePush(
   base: string,
   settings: Settings,
-  children: (ChildServer<HubOps> | ChildServer<BareOps>)[],
+  children: { stop(): Promise<void>; kill(): void }[],
   problems: string[],
 ): Promise<PushMeasurement> {
   const receiver = createServer((request, response) => {
@@ -590,7 +496,7 @@ async function measurePush(
       for (const side of sides) {
         process.stdout.write(` ${side}…`);
         const target = hubTarget(side === 'with' ? withConfigs : without);
-        const result = await measure(target, send, settings, `push-${side}-${round}-${Date.now().toString(36)}`);
+        const result = await measure(target, send, settings.warmupSeconds, `push-${side}-${round}-${Date.now().toString(36)}`);
         problems.push(...problemsOf(send, `${side} push configs, round ${round}`, result));
         measured[side] = result;
       }
@@ -633,10 +539,6 @@ function printPush(report: PushMeasurement, settings: Settings): void {
 
 function sideColumns(side: SideResult): string[] {
   return [fixed(side.load.reqPerSec, 0), fixed(side.load.p50, 2), fixed(side.load.p99, 2), fixed(cpuPerRequest(side), 0)];
-}
-
-function cpuPerRequest(side: SideResult): number {
-  return side.serverCpuMicros / Math.max(1, side.load.completed);
 }
 
 function printDurability(plan: readonly Scenario[], results: ReadonlyMap<ScenarioName, ScenarioResult>): void {
