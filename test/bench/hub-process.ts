@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pino } from 'pino';
 import type { SendMessageRequest, Task, TaskState } from '../../generated/a2a/1.0/types.js';
@@ -35,6 +36,10 @@ function required<T>(value: T | undefined, problem: string): T {
   if (value === undefined) throw new Error(problem);
   return value;
 }
+
+// Where a tail comes from: a stalled loop delays every request waiting on it.
+const delay = monitorEventLoopDelay({ resolution: 1 });
+delay.enable();
 
 /** HTTP requests the hub has started and not finished answering. */
 let inFlight = 0;
@@ -119,6 +124,11 @@ serveIpc<HubOps>(
   hub.url,
   {
     cpu: () => cpuNow(),
+    loopDelay() {
+      const reading = { p50: delay.percentile(50) / 1e6, p99: delay.percentile(99) / 1e6, max: delay.max / 1e6 };
+      delay.reset();
+      return reading;
+    },
     counts: () => counts(),
     async settle({ timeoutMs }) {
       // Quiet means: no executor running, no request being answered, and the task count

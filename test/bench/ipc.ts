@@ -68,9 +68,18 @@ export interface FillReport {
   readonly timedOut: boolean;
 }
 
+/** The hub's event-loop delay since the last reading, ms (node:perf_hooks monitorEventLoopDelay, 1 ms resolution). */
+export interface LoopDelay {
+  readonly p50: number;
+  readonly p99: number;
+  readonly max: number;
+}
+
 /** What the hub child serves. */
 export interface HubOps {
   cpu: { args: undefined; result: CpuMemory };
+  /** The event-loop delay since the last call, which starts a new reading. */
+  loopDelay: { args: undefined; result: LoopDelay };
   counts: { args: undefined; result: StoreCounts };
   /** Waits (bounded) until the hub is quiet: nothing running, nothing being answered, the task count stable. */
   settle: { args: { timeoutMs: number }; result: StoreCounts & { settled: boolean } };

@@ -1,16 +1,44 @@
 import autocannon from 'autocannon';
 
-/** One autocannon run: the same settings are used for the hub and for the bare reference. */
+/** What drives the load: wrk (test/bench/wrk.ts) or autocannon (below). */
+export interface LoadGenerator {
+  readonly name: 'wrk' | 'autocannon';
+  /** For the bench's header. */
+  readonly describe: string;
+  run(spec: LoadSpec): Promise<LoadResult>;
+}
+
+export const AUTOCANNON: LoadGenerator = {
+  name: 'autocannon',
+  describe: 'autocannon 9, in the bench process',
+  run: (spec) => runAutocannon(spec),
+};
+
+/** One load run: the same settings are used for the hub and for the bare reference. */
 export interface LoadSpec {
   readonly url: string;
   readonly method: 'GET' | 'POST';
   readonly headers?: Record<string, string>;
-  /** Builds the body of the n-th request (n counts from 0 within the run). */
-  readonly body?: (n: number) => string;
+  /** The body of every request, numbered so that each is unique. */
+  readonly body?: NumberedBody;
   readonly connections: number;
   readonly durationSeconds: number;
-  /** Every response body must pass, or it is counted as a mismatch. */
-  readonly verify: (body: string) => boolean;
+  /** What every response body must hold, or it is counted as a mismatch. */
+  readonly verify: { readonly marker: string; readonly ending?: string };
+}
+
+/** A request body with a number between its two halves (one per request; wrk adds its thread's too). */
+export interface NumberedBody {
+  readonly prefix: string;
+  readonly suffix: string;
+}
+
+export function bodyOf(body: NumberedBody, n: number | string): string {
+  return `${body.prefix}${n}${body.suffix}`;
+}
+
+function passes(verify: LoadSpec['verify'], body: string): boolean {
+  return body.includes(verify.marker) && (verify.ending === undefined || body.endsWith(verify.ending));
 }
 
 export interface LoadResult {
@@ -19,6 +47,7 @@ export interface LoadResult {
   /** Latency percentiles in ms, from autocannon's per-response time (request written until response complete). */
   readonly p50: number;
   readonly p99: number;
+  readonly p999: number;
   /**
    * p99 without the first response of each connection. autocannon opens all connections at
    * once; a server whose event loop is saturated accepts about one new connection per loop
@@ -33,13 +62,15 @@ export interface LoadResult {
   readonly timeouts: number;
   readonly mismatches: number;
   readonly durationSeconds: number;
+  /** The load generator's CPU during the run, µs, when it runs in a process of its own (wrk). */
+  readonly loadgenCpuMicros?: number;
 }
 
 /**
  * Runs autocannon and collects latencies itself from the per-response event: autocannon's
  * own histogram has 1 ms resolution, too coarse for a sub-millisecond reference.
  */
-export function runLoad(spec: LoadSpec): Promise<LoadResult> {
+function runAutocannon(spec: LoadSpec): Promise<LoadResult> {
   const latencies: number[] = [];
   const steady: number[] = [];
   const answered = new WeakSet<object>();
@@ -54,10 +85,10 @@ export function runLoad(spec: LoadSpec): Promise<LoadResult> {
         connections: spec.connections,
         duration: spec.durationSeconds,
         timeout: 10,
-        verifyBody: (body) => typeof body === 'string' && spec.verify(body),
+        verifyBody: (body) => typeof body === 'string' && passes(spec.verify, body),
         ...(build === undefined
           ? {}
-          : { requests: [{ setupRequest: (request: autocannon.Request) => ({ ...request, body: build(n++) }) }] }),
+          : { requests: [{ setupRequest: (request: autocannon.Request) => ({ ...request, body: bodyOf(build, n++) }) }] }),
       },
       (error: unknown, result: autocannon.Result) => {
         if (error) {
@@ -69,6 +100,7 @@ export function runLoad(spec: LoadSpec): Promise<LoadResult> {
           reqPerSec: result.requests.average,
           p50: percentile(sorted, 50),
           p99: percentile(sorted, 99),
+          p999: percentile(sorted, 99.9),
           p99Steady: percentile(Float64Array.from(steady).sort(), 99),
           completed: result.requests.total,
           sent: result.requests.sent,

@@ -1,6 +1,6 @@
 import { cpus } from 'node:os';
-import type { ChildServer, BareOps, HubOps, ProxyOps, StoreCounts } from './ipc.js';
-import { runLoad, type LoadResult, type LoadSpec } from './load.js';
+import type { ChildServer, BareOps, HubOps, LoopDelay, ProxyOps, StoreCounts } from './ipc.js';
+import type { LoadGenerator, LoadResult, LoadSpec } from './load.js';
 import { median } from './report.js';
 
 /** One measured load run against one target, and what makes such a run valid: shared by every part of the bench. */
@@ -24,6 +24,8 @@ export interface SideResult {
   readonly loadgenCpuMicros: number;
   /** CPU used on the machine by everything else during the measured run, µs (other tests, the OS). */
   readonly otherCpuMicros: number;
+  /** The server's event-loop delay during the measured run (hubs only). */
+  readonly loopDelay?: LoopDelay;
   readonly before?: StoreCounts;
   readonly after?: StoreCounts & { settled: boolean };
 }
@@ -43,6 +45,8 @@ export interface Target {
   readonly url: string;
   readonly cpuMicros: () => Promise<number>;
   readonly settle?: () => Promise<StoreCounts & { settled: boolean }>;
+  /** The hub's event-loop delay since the last call (each call starts a new reading). */
+  readonly loopDelay?: () => Promise<LoopDelay>;
 }
 
 const SETTLE_TIMEOUT_MS = 10_000;
@@ -52,6 +56,7 @@ export function hubTarget(hub: ChildServer<HubOps>): Target {
     url: hub.url,
     cpuMicros: async () => (await hub.call('cpu', undefined)).cpuMicros,
     settle: () => hub.call('settle', { timeoutMs: SETTLE_TIMEOUT_MS }),
+    loopDelay: () => hub.call('loopDelay', undefined),
   };
 }
 
@@ -84,21 +89,38 @@ export function replicasTarget(proxy: ChildServer<ProxyOps>, replicas: readonly 
   };
 }
 
-export async function measure(target: Target, scenario: Scenario, warmupSeconds: number, tag: string): Promise<SideResult> {
+export async function measure(
+  load: LoadGenerator,
+  target: Target,
+  scenario: Scenario,
+  warmupSeconds: number,
+  tag: string,
+): Promise<SideResult> {
   if (warmupSeconds > 0) {
-    await runLoad({ ...scenario.spec(target.url, `${tag}-warmup`), durationSeconds: warmupSeconds });
+    await load.run({ ...scenario.spec(target.url, `${tag}-warmup`), durationSeconds: warmupSeconds });
   }
   const before = await target.settle?.();
+  await target.loopDelay?.();
   const serverCpu0 = await target.cpuMicros();
   const machine0 = machineBusyMicros();
   const loadgenCpu0 = cpuOfThisProcess();
-  const load = await runLoad(scenario.spec(target.url, tag));
-  const loadgenCpuMicros = cpuOfThisProcess() - loadgenCpu0;
+  const result = await load.run(scenario.spec(target.url, tag));
+  // wrk runs in a process of its own and says what it used; autocannon runs in this one.
+  const loadgenCpuMicros = result.loadgenCpuMicros ?? cpuOfThisProcess() - loadgenCpu0;
   const machineMicros = machineBusyMicros() - machine0;
   const serverCpuMicros = (await target.cpuMicros()) - serverCpu0;
+  const loopDelay = await target.loopDelay?.();
   const otherCpuMicros = Math.max(0, machineMicros - loadgenCpuMicros - serverCpuMicros);
   const after = await target.settle?.();
-  return { load, serverCpuMicros, loadgenCpuMicros, otherCpuMicros, ...(before ? { before } : {}), ...(after ? { after } : {}) };
+  return {
+    load: result,
+    serverCpuMicros,
+    loadgenCpuMicros,
+    otherCpuMicros,
+    ...(loopDelay ? { loopDelay } : {}),
+    ...(before ? { before } : {}),
+    ...(after ? { after } : {}),
+  };
 }
 
 /** The rounds of one side as one run: counts and CPU summed, req/s over the total time, p50 the median, p99 the worst. */
@@ -114,6 +136,7 @@ export function combine(sides: readonly SideResult[]): SideResult {
       ),
     p50: median(loads.map((one) => one.p50)),
     p99: Math.max(...loads.map((one) => one.p99)),
+    p999: Math.max(...loads.map((one) => one.p999)),
     p99Steady: Math.max(...loads.map((one) => one.p99Steady)),
     completed: sum((side) => side.load.completed),
     sent: sum((side) => side.load.sent),
@@ -124,11 +147,21 @@ export function combine(sides: readonly SideResult[]): SideResult {
     mismatches: sum((side) => side.load.mismatches),
     durationSeconds: sum((side) => side.load.durationSeconds),
   };
+  const delays = sides.flatMap((side) => side.loopDelay ?? []);
   return {
     load,
     serverCpuMicros: sum((side) => side.serverCpuMicros),
     loadgenCpuMicros: sum((side) => side.loadgenCpuMicros),
     otherCpuMicros: sum((side) => side.otherCpuMicros),
+    ...(delays.length === 0
+      ? {}
+      : {
+          loopDelay: {
+            p50: median(delays.map((one) => one.p50)),
+            p99: Math.max(...delays.map((one) => one.p99)),
+            max: Math.max(...delays.map((one) => one.max)),
+          },
+        }),
   };
 }
 

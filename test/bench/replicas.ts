@@ -3,6 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { postgresBinDir, startTestPostgres, withClient, type TestPostgres } from '../helpers/postgres-cluster.js';
 import { ChildServer, type HubOps, type ProxyOps } from './ipc.js';
+import type { LoadGenerator } from './load.js';
 import {
   combine,
   cpuPerRequest,
@@ -32,6 +33,7 @@ export interface ReplicaSettings {
   readonly warmupSeconds: number;
   readonly selfCheck: boolean;
   readonly startTimeoutMs: number;
+  readonly load: LoadGenerator;
 }
 
 export interface ReplicaReport {
@@ -95,7 +97,7 @@ export async function measureReplicas(
         for (const side of order) {
           process.stdout.write(` ${side.split(',')[0]?.toLowerCase() ?? side}…`);
           const tag = `replicas-${scenario.name}-${round}-${Date.now().toString(36)}`;
-          const result = await measure(targets[side], scenario, settings.warmupSeconds, tag);
+          const result = await measure(settings.load, targets[side], scenario, settings.warmupSeconds, tag);
           problems.push(...problemsOf(scenario, `${side}, round ${round + 1}`, result));
           measured[side] = result;
         }

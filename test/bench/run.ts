@@ -15,7 +15,9 @@ import {
   type ScenarioName,
   type SideResult,
 } from './measure.js';
+import { AUTOCANNON, type LoadGenerator } from './load.js';
 import { measureReplicas, printReplicas, REPLICA_SIDES } from './replicas.js';
+import { findWrk, wrkGenerator } from './wrk.js';
 import { fixed, median, mib, table } from './report.js';
 import {
   COMPLETED_MARKER,
@@ -33,21 +35,23 @@ import {
 } from './samples.js';
 
 /**
- * `npm run bench`: autocannon against the hub and, in the same run and with the same
- * settings, against a bare node:http JSON-RPC responder; prints req/s and p50/p99 per
+ * `npm run bench`: wrk against the hub and, in the same run and with the same settings,
+ * against a bare node:http JSON-RPC responder; prints req/s and p50/p99/p99.9 per
  * scenario with the ratio to the bare responder, then the RSS of a hub holding 20k tasks
  * and ListTasks page latencies over them. Speed is measured and printed, never asserted:
  * the exit code is 1 only when the measurement itself is invalid (errors, wrong answers,
  * tasks that were not stored). All traffic goes to 127.0.0.1; every loop is bounded in
  * count and time, and a watchdog ends the run if anything hangs.
  *
- * Environment: BENCH_DURATION (s per measured run, default 5), BENCH_CONNECTIONS (50),
+ * Environment: BENCH_DURATION (s per measured run, default 5), BENCH_CONNECTIONS (32),
  * BENCH_WARMUP (s, 1), BENCH_TASKS (20000), BENCH_SELF_CHECK (on|off, default on as in
  * production), BENCH_CPU_PROF (a directory: profile the load-test hub with --cpu-prof),
  * BENCH_SCENARIOS (comma list of card, send, stream, rest-send, rest-stream, memory, push,
  * replicas; default all), BENCH_PUSH_TASKS (2000 webhook deliveries for push), BENCH_ROUNDS (3):
  * each scenario runs this many rounds of one bare and one hub run back to back, in
- * alternating order, and the ratio is the median of the rounds' ratios.
+ * alternating order, and the ratio is the median of the rounds' ratios. BENCH_LOAD (wrk |
+ * autocannon, default wrk, installed from Debian when missing and possible): autocannon runs in
+ * this process and becomes the limit on the bare side.
  */
 
 interface Settings {
@@ -67,6 +71,8 @@ interface Settings {
    * configs; `replicas` is SendMessage and SendStreamingMessage on PostgreSQL, 1 and 2 replicas, beside SQLite.
    */
   readonly only: ReadonlySet<Part>;
+  /** What drives the load (BENCH_LOAD): wrk when it is installed or can be, else autocannon. */
+  readonly load: LoadGenerator;
 }
 
 const ALL_PARTS = ['card', 'send', 'stream', 'rest-send', 'rest-stream', 'memory', 'push', 'replicas'] as const;
@@ -96,7 +102,7 @@ function readSettings(): Settings {
   if (!['on', 'off'].includes(selfCheck)) throw new Error(`BENCH_SELF_CHECK must be on or off, got ${JSON.stringify(selfCheck)}`);
   return {
     durationSeconds: envInt('BENCH_DURATION', 5, 1, 120),
-    connections: envInt('BENCH_CONNECTIONS', 50, 1, 1000),
+    connections: envInt('BENCH_CONNECTIONS', 32, 1, 1000),
     warmupSeconds: envInt('BENCH_WARMUP', 1, 0, 30),
     tasks: envInt('BENCH_TASKS', 20_000, 100, 200_000),
     selfCheck: selfCheck === 'on',
@@ -104,7 +110,20 @@ function readSettings(): Settings {
     rounds: envInt('BENCH_ROUNDS', 3, 1, 20),
     pushTasks: envInt('BENCH_PUSH_TASKS', 2000, 10, 100_000),
     only: readParts(),
+    load: readLoadGenerator(),
   };
+}
+
+function readLoadGenerator(): LoadGenerator {
+  const wanted = process.env['BENCH_LOAD'] ?? 'wrk';
+  if (wanted === 'autocannon') return AUTOCANNON;
+  if (wanted !== 'wrk') throw new Error(`BENCH_LOAD must be wrk or autocannon, got ${JSON.stringify(wanted)}`);
+  const wrk = findWrk((line) => console.log(line));
+  if (wrk !== undefined) return wrkGenerator(wrk);
+  console.log(
+    'wrk is not installed and cannot be installed here: autocannon drives the load instead (it becomes the limit on the bare side)',
+  );
+  return AUTOCANNON;
 }
 
 const FILL_CONCURRENCY = 100;
@@ -125,7 +144,7 @@ function scenarios(settings: Settings): Scenario[] {
         url: `${url}/.well-known/agent-card.json`,
         method: 'GET',
         headers: CARD_HEADERS,
-        verify: (body) => body.startsWith('{"') && body.includes('"skills"'),
+        verify: { marker: '"skills"' },
       }),
     },
     {
@@ -138,7 +157,7 @@ function scenarios(settings: Settings): Scenario[] {
         method: 'POST',
         headers: RPC_HEADERS,
         body: sendBody('SendMessage', tag),
-        verify: (body) => body.includes(COMPLETED_MARKER),
+        verify: { marker: COMPLETED_MARKER },
       }),
     },
     {
@@ -151,7 +170,7 @@ function scenarios(settings: Settings): Scenario[] {
         method: 'POST',
         headers: SSE_HEADERS,
         body: sendBody('SendStreamingMessage', tag),
-        verify: (body) => body.includes(COMPLETED_MARKER) && body.endsWith('\n\n'),
+        verify: { marker: COMPLETED_MARKER, ending: '\n\n' },
       }),
     },
     // The same two sends over HTTP+JSON, so the bindings can be compared: the bare reference
@@ -166,7 +185,7 @@ function scenarios(settings: Settings): Scenario[] {
         method: 'POST',
         headers: RPC_HEADERS,
         body: restSendBody(tag),
-        verify: (body) => body.includes(COMPLETED_MARKER),
+        verify: { marker: COMPLETED_MARKER },
       }),
     },
     {
@@ -179,7 +198,7 @@ function scenarios(settings: Settings): Scenario[] {
         method: 'POST',
         headers: SSE_HEADERS,
         body: restSendBody(tag),
-        verify: (body) => body.includes(COMPLETED_MARKER) && body.endsWith('\n\n'),
+        verify: { marker: COMPLETED_MARKER, ending: '\n\n' },
       }),
     },
   ];
@@ -238,7 +257,7 @@ async function main(): Promise<number> {
       `  machine: ${availableParallelism()} CPUs (${cpus()[0]?.model.trim() ?? 'unknown'}), node ${process.version}, load average ${load0.map((v) => v.toFixed(2)).join(' ')}`,
     );
     console.log(
-      `  autocannon: ${settings.connections} connections, ${settings.durationSeconds} s measured after ${settings.warmupSeconds} s warm-up, per scenario and side; target 127.0.0.1`,
+      `  load: ${settings.load.describe}, ${settings.connections} connections, ${settings.durationSeconds} s measured after ${settings.warmupSeconds} s warm-up, per scenario and side; target 127.0.0.1`,
     );
     console.log(
       `  hub: production defaults (SQLite WAL, synchronous=NORMAL, selfCheck ${settings.selfCheck ? 'on' : 'off'}), rate limit off, silent logger; own process`,
@@ -276,7 +295,13 @@ async function main(): Promise<number> {
         for (const side of sides) {
           process.stdout.write(` ${side}…`);
           const target = side === 'hub' ? hubTarget(hub) : bareTarget(bare);
-          const result = await measure(target, scenario, settings.warmupSeconds, `${runTag}-${scenario.name}-${side}-${round}`);
+          const result = await measure(
+            settings.load,
+            target,
+            scenario,
+            settings.warmupSeconds,
+            `${runTag}-${scenario.name}-${side}-${round}`,
+          );
           problems.push(...problemsOf(scenario, `${side}, round ${round}`, result));
           measured[side] = result;
         }
@@ -342,6 +367,7 @@ async function main(): Promise<number> {
             warmupSeconds: settings.warmupSeconds,
             selfCheck: settings.selfCheck,
             startTimeoutMs: START_TIMEOUT_MS,
+            load: settings.load,
           },
           scenarios({ ...settings, only: new Set(['send', 'stream']) }),
           children,
@@ -352,6 +378,7 @@ async function main(): Promise<number> {
     if (plan.length > 0) {
       printResults(plan, results, settings);
       printDurability(plan, results);
+      printMarkdown(plan, results, settings);
     }
     if (memoryReport) printMemory(memoryReport);
     if (pushReport) printPush(pushReport, settings);
@@ -390,9 +417,11 @@ function printResults(plan: readonly Scenario[], results: ReadonlyMap<ScenarioNa
       fixed(hub.load.reqPerSec, 0),
       fixed(hub.load.p50, 2),
       fixed(hub.load.p99, 2),
+      fixed(hub.load.p999, 2),
       fixed(bare.load.reqPerSec, 0),
       fixed(bare.load.p50, 2),
       fixed(bare.load.p99, 2),
+      fixed(bare.load.p999, 2),
       fixed(roundRatios(result).ratio, 2),
       fixed(roundRatios(result).cpuRatio, 3),
       roundRatios(result)
@@ -407,7 +436,10 @@ function printResults(plan: readonly Scenario[], results: ReadonlyMap<ScenarioNa
       details.push([
         `${scenario.title} / ${side}`,
         String(sideResult.load.completed),
-        fixed(sideResult.load.p99Steady, 2),
+        settings.load.name === 'autocannon' ? fixed(sideResult.load.p99Steady, 2) : '—',
+        sideResult.loopDelay === undefined
+          ? '—'
+          : `${fixed(sideResult.loopDelay.p50, 1)} / ${fixed(sideResult.loopDelay.p99, 1)} / ${fixed(sideResult.loopDelay.max, 0)}`,
         fixed(cpuPerRequest(sideResult), 0),
         `${fixed((sideResult.serverCpuMicros / 1e6 / seconds) * 100, 0)}%`,
         `${fixed((sideResult.loadgenCpuMicros / 1e6 / seconds) * 100, 0)}%`,
@@ -416,28 +448,117 @@ function printResults(plan: readonly Scenario[], results: ReadonlyMap<ScenarioNa
     }
   }
   console.log(
-    table(['scenario', 'req/s', 'p50 ms', 'p99 ms', 'bare req/s', 'bare p50', 'bare p99', 'ratio', 'CPU ratio', 'ratio per round'], rows),
+    table(
+      [
+        'scenario',
+        'req/s',
+        'p50 ms',
+        'p99 ms',
+        'p99.9 ms',
+        'bare req/s',
+        'bare p50',
+        'bare p99',
+        'bare p99.9',
+        'ratio',
+        'CPU ratio',
+        'ratio per round',
+      ],
+      rows,
+    ),
   );
   console.log(
     '(req/s and latencies over all rounds; ratio = hub req/s ÷ bare req/s of the same round, median over rounds; CPU ratio = bare server CPU per request ÷ hub server CPU per request, the ratio with equal CPU for both, median over rounds)',
   );
-  const send = results.get('send');
-  if (send) {
-    const { ratio, cpuRatio } = roundRatios(send);
-    console.log(
-      `\ntarget: blocking SendMessage at least 0.25 of the bare responder: ${ratio >= 0.25 ? 'met' : 'MISSED'} (measured ${fixed(ratio, 2)}, CPU ratio ${fixed(cpuRatio, 3)}; informational, not asserted)`,
-    );
-  }
+  printTargets(results);
+  printGeneratorLimit(plan, results, settings);
   console.log('\nwhere the CPU went (user + system CPU during the measured run; 100% = one core)\n');
   console.log(
     table(
-      ['run', 'responses', 'p99 ms w/o 1st per conn.', 'server CPU µs/req', 'server CPU', 'load generator CPU', 'other processes CPU'],
+      [
+        'run',
+        'responses',
+        'p99 ms w/o 1st per conn. (autocannon)',
+        'event-loop delay p50 / p99 / max ms',
+        'server CPU µs/req',
+        'server CPU',
+        'load generator CPU',
+        'other processes CPU',
+      ],
       details,
     ),
   );
   console.log(
     `(${availableParallelism()} CPUs = ${availableParallelism() * 100}%; "other processes" above ~20% means the machine was busy and the req/s columns are low, by ±30% or more)`,
   );
+}
+
+/** Issue 21's targets, judged on this run: informational, never asserted. */
+function printTargets(results: ReadonlyMap<ScenarioName, ScenarioResult>): void {
+  const lines: string[] = [];
+  const judge = (text: string, met: boolean, measured: string): void =>
+    void lines.push(`  ${met ? 'met   ' : 'MISSED'}  ${text} (measured ${measured})`);
+  const ratioOf = (name: ScenarioName): number | undefined => {
+    const result = results.get(name);
+    return result === undefined ? undefined : roundRatios(result).ratio;
+  };
+  const p99Of = (name: ScenarioName): number => results.get(name)?.hub.load.p99 ?? Number.NaN;
+  const card = ratioOf('card');
+  if (card !== undefined) judge('agent card at least 0.45 of bare', card >= 0.45, fixed(card, 2));
+  const send = ratioOf('send');
+  if (send !== undefined) {
+    judge('blocking SendMessage at least 0.30 of bare', send >= 0.3, fixed(send, 2));
+    judge('blocking SendMessage p99 under 10 ms', p99Of('send') < 10, `${fixed(p99Of('send'), 2)} ms, worst round`);
+  }
+  const stream = ratioOf('stream');
+  if (stream !== undefined) {
+    judge('SendStreamingMessage at least 0.25 of bare', stream >= 0.25, fixed(stream, 2));
+    judge('SendStreamingMessage p99 under 15 ms', p99Of('stream') < 15, `${fixed(p99Of('stream'), 2)} ms, worst round`);
+  }
+  for (const [rest, rpc] of [
+    ['rest-send', 'send'],
+    ['rest-stream', 'stream'],
+  ] as const) {
+    const restResult = results.get(rest);
+    const rpcResult = results.get(rpc);
+    if (restResult === undefined || rpcResult === undefined) continue;
+    const share = restResult.hub.load.reqPerSec / rpcResult.hub.load.reqPerSec;
+    judge(`${rest} within 10 % of JSON-RPC`, share >= 0.9, `${fixed(share, 2)} of ${rpc}`);
+  }
+  if (lines.length === 0) return;
+  console.log('\ntargets (issue 21; informational, not asserted):');
+  for (const line of lines) console.log(line);
+}
+
+/** Whether the bare side measured its server or the load generator: the one near a whole core is the limit. */
+function printGeneratorLimit(plan: readonly Scenario[], results: ReadonlyMap<ScenarioName, ScenarioResult>, settings: Settings): void {
+  const parts: string[] = [];
+  for (const scenario of plan) {
+    const bare = results.get(scenario.name)?.bare;
+    if (bare === undefined) continue;
+    const seconds = bare.load.durationSeconds;
+    const server = bare.serverCpuMicros / 1e6 / seconds;
+    const generator = bare.loadgenCpuMicros / 1e6 / seconds;
+    const limit =
+      server >= 0.9 && generator < 0.9 ? 'the server' : generator >= 0.9 ? `${settings.load.name} (the load generator)` : 'neither';
+    parts.push(`${scenario.name}: server ${fixed(server * 100, 0)}%, ${settings.load.name} ${fixed(generator * 100, 0)}% → ${limit}`);
+  }
+  if (parts.length > 0) console.log(`\nwhat limited the bare reference (CPU of one core): ${parts.join('; ')}`);
+}
+
+/** The table docs/performance.md carries, in Markdown, from this run. */
+function printMarkdown(plan: readonly Scenario[], results: ReadonlyMap<ScenarioName, ScenarioResult>, settings: Settings): void {
+  const cell = (side: SideResult): string =>
+    `${fixed(side.load.reqPerSec / 1000, 2)}k req/s, p99 ${fixed(side.load.p99, 1)} ms, p99.9 ${fixed(side.load.p999, 1)} ms`;
+  const rows = [
+    `| scenario (${settings.load.name}, ${settings.connections} connections, ${settings.rounds} × ${settings.durationSeconds} s) | bare node:http | a2a-hub | hub / bare (median of rounds) |`,
+    '|---|---|---|---:|',
+  ];
+  for (const scenario of plan) {
+    const result = results.get(scenario.name);
+    if (result === undefined) continue;
+    rows.push(`| ${scenario.title} | ${cell(result.bare)} | ${cell(result.hub)} | ${fixed(roundRatios(result).ratio, 2)} |`);
+  }
+  console.log(`\nfor docs/performance.md:\n\n${rows.join('\n')}`);
 }
 
 interface PushMeasurement {
@@ -496,7 +617,13 @@ async function measurePush(
       for (const side of sides) {
         process.stdout.write(` ${side}…`);
         const target = hubTarget(side === 'with' ? withConfigs : without);
-        const result = await measure(target, send, settings.warmupSeconds, `push-${side}-${round}-${Date.now().toString(36)}`);
+        const result = await measure(
+          settings.load,
+          target,
+          send,
+          settings.warmupSeconds,
+          `push-${side}-${round}-${Date.now().toString(36)}`,
+        );
         problems.push(...problemsOf(send, `${side} push configs, round ${round}`, result));
         measured[side] = result;
       }

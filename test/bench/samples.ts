@@ -1,5 +1,6 @@
 import type { StreamResponse, Task } from '../../generated/a2a/1.0/types.js';
 import { fillRoute, routeOf } from '../../src/protocol/rest-routes.js';
+import { bodyOf, type NumberedBody } from './load.js';
 
 /**
  * The requests the benchmark sends, and one checked sample of each against the hub before
@@ -19,17 +20,17 @@ const EXPECTED_REPLY = `echo: ${MESSAGE_TEXT}`;
  * A JSON-RPC send with a messageId unique to this run and request: the hub dedupes by
  * messageId, so a repeated id would be answered from the store without running anything.
  */
-export function sendBody(method: 'SendMessage' | 'SendStreamingMessage', runTag: string): (n: number) => string {
+export function sendBody(method: 'SendMessage' | 'SendStreamingMessage', runTag: string): NumberedBody {
   const request = restSendBody(runTag);
-  const head = `{"jsonrpc":"2.0","id":1,"method":"${method}","params":`;
-  return (n) => `${head}${request(n)}}`;
+  return { prefix: `{"jsonrpc":"2.0","id":1,"method":"${method}","params":${request.prefix}`, suffix: `${request.suffix}}` };
 }
 
 /** The same SendMessageRequest as an HTTP+JSON body (the bare request message, no envelope). */
-export function restSendBody(runTag: string): (n: number) => string {
-  const head = `{"message":{"messageId":"${runTag}-`;
-  const tail = `","role":"ROLE_USER","parts":[{"text":"${MESSAGE_TEXT}"}]}}`;
-  return (n) => `${head}${n}${tail}`;
+export function restSendBody(runTag: string): NumberedBody {
+  return {
+    prefix: `{"message":{"messageId":"${runTag}-`,
+    suffix: `","role":"ROLE_USER","parts":[{"text":"${MESSAGE_TEXT}"}]}}`,
+  };
 }
 
 /** The default instance's HTTP+JSON send routes, from the route table. */
@@ -59,7 +60,7 @@ export async function sampleHub(hubUrl: string, runTag: string): Promise<Samples
   const rpcResponse = await fetch(`${hubUrl}/a2a/default`, {
     method: 'POST',
     headers: RPC_HEADERS,
-    body: sendBody('SendMessage', `${runTag}-sample`)(0),
+    body: bodyOf(sendBody('SendMessage', `${runTag}-sample`), 0),
     signal: AbortSignal.timeout(FETCH_TIMEOUT_MS),
   });
   const rpc = await rpcResponse.text();
@@ -79,7 +80,7 @@ export async function sampleHub(hubUrl: string, runTag: string): Promise<Samples
   const sseResponse = await fetch(`${hubUrl}/a2a/default`, {
     method: 'POST',
     headers: SSE_HEADERS,
-    body: sendBody('SendStreamingMessage', `${runTag}-sample-stream`)(0),
+    body: bodyOf(sendBody('SendStreamingMessage', `${runTag}-sample-stream`), 0),
     signal: AbortSignal.timeout(FETCH_TIMEOUT_MS),
   });
   const sse = await sseResponse.text();
@@ -113,7 +114,7 @@ export async function sampleBare(bareUrl: string, samples: Samples): Promise<voi
     await fetch(`${bareUrl}/a2a/default`, {
       method: 'POST',
       headers: RPC_HEADERS,
-      body: sendBody('SendMessage', 'bare')(0),
+      body: bodyOf(sendBody('SendMessage', 'bare'), 0),
       signal: AbortSignal.timeout(FETCH_TIMEOUT_MS),
     })
   ).text();
@@ -121,7 +122,7 @@ export async function sampleBare(bareUrl: string, samples: Samples): Promise<voi
     await fetch(`${bareUrl}/a2a/default`, {
       method: 'POST',
       headers: SSE_HEADERS,
-      body: sendBody('SendStreamingMessage', 'bare')(0),
+      body: bodyOf(sendBody('SendStreamingMessage', 'bare'), 0),
       signal: AbortSignal.timeout(FETCH_TIMEOUT_MS),
     })
   ).text();
