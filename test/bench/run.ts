@@ -46,6 +46,7 @@ import {
  * Environment: BENCH_DURATION (s per measured run, default 5), BENCH_CONNECTIONS (32),
  * BENCH_WARMUP (s, 1), BENCH_TASKS (20000), BENCH_SELF_CHECK (on|off, default on as in
  * production), BENCH_CPU_PROF (a directory: profile the load-test hub with --cpu-prof),
+ * BENCH_HUB_NODE_FLAGS (node flags for the load-test hub, e.g. --max-semi-space-size=64),
  * BENCH_SCENARIOS (comma list of card, send, stream, rest-send, rest-stream, memory, push,
  * replicas; default all), BENCH_PUSH_TASKS (2000 webhook deliveries for push), BENCH_ROUNDS (3):
  * each scenario runs this many rounds of one bare and one hub run back to back, in
@@ -61,6 +62,8 @@ interface Settings {
   readonly tasks: number;
   readonly selfCheck: boolean;
   readonly cpuProfDir: string | undefined;
+  /** Node flags for the load-test hub (BENCH_HUB_NODE_FLAGS, space-separated): GC and other experiments. */
+  readonly hubNodeFlags: readonly string[];
   /** Rounds per scenario, each a bare and a hub run side by side (alternating which goes first). */
   readonly rounds: number;
   /** Webhook deliveries measured by the push part (BENCH_PUSH_TASKS). */
@@ -107,6 +110,7 @@ function readSettings(): Settings {
     tasks: envInt('BENCH_TASKS', 20_000, 100, 200_000),
     selfCheck: selfCheck === 'on',
     cpuProfDir: process.env['BENCH_CPU_PROF'] || undefined,
+    hubNodeFlags: (process.env['BENCH_HUB_NODE_FLAGS'] ?? '').split(' ').filter((flag) => flag !== ''),
     rounds: envInt('BENCH_ROUNDS', 3, 1, 20),
     pushTasks: envInt('BENCH_PUSH_TASKS', 2000, 10, 100_000),
     only: readParts(),
@@ -269,7 +273,7 @@ async function main(): Promise<number> {
       module: './hub-process.ts',
       args: [join(base, 'load'), settings.selfCheck ? 'on' : 'off'],
       startTimeoutMs: START_TIMEOUT_MS,
-      ...(settings.cpuProfDir ? { nodeFlags: ['--cpu-prof', `--cpu-prof-dir=${settings.cpuProfDir}`] } : {}),
+      nodeFlags: [...settings.hubNodeFlags, ...(settings.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${settings.cpuProfDir}`] : [])],
     });
     children.push(hub);
     const bare = await ChildServer.start<BareOps>('bare', { module: './bare-process.ts', startTimeoutMs: START_TIMEOUT_MS });
