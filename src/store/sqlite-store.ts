@@ -120,10 +120,12 @@ export class SqliteTaskStore extends StoredSettings implements TaskStore {
       db.pragma('journal_mode = WAL');
       // With WAL, NORMAL loses at most the last commits on power loss, never consistency.
       db.pragma('synchronous = NORMAL');
-      // NORMAL syncs only at checkpoints, and a sync is what a commit costs here (measured:
-      // createTask 430 µs with the default 1000-page checkpoints, 230 µs with rarer ones).
-      // Checkpointing every ~32 MiB of WAL makes syncs rare; the size limit trims the file after.
-      db.pragma('wal_autocheckpoint = 8000');
+      // NORMAL syncs only at checkpoints, which run inside the commit that crosses the limit, on
+      // the event loop: every request waits for them. At 32 MiB (8000 pages) one stalled the loop
+      // for up to 60 ms and made the p99 of blocking sends 34-57 ms; at 4 MiB (SQLite's default
+      // 1000 pages) the worst stall is about 20 ms, p99 13-16 ms, and group commit keeps the more
+      // frequent syncs from costing throughput (docs/performance.md, issue 21).
+      db.pragma('wal_autocheckpoint = 1000');
       db.pragma(`journal_size_limit = ${64 * 1024 * 1024}`);
       // The default 2 MiB page cache holds only the newest tasks' pages; beyond it every
       // B-tree step of an insert is a read from the OS. 64 MiB is a cap, not an allocation.
