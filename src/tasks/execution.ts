@@ -76,6 +76,8 @@ export class Execution {
   readonly controller = new AbortController();
   /** Terminal or interrupted: later events are ignored. */
   #settled = false;
+  /** Settled by another replica, or never stored: the store, not `live`, has the task's end. */
+  #elsewhere = false;
   #stopped: Promise<void> | undefined;
   #wake: (() => void) | undefined;
   done!: Promise<void>;
@@ -104,6 +106,14 @@ export class Execution {
   }
 
   /**
+   * The task as this execution left it, once settled here; undefined while it runs, and when
+   * another replica settled it (a cancel): then memory does not hold the end, the store does.
+   */
+  get settledContent(): TaskContent | undefined {
+    return this.#settled && !this.#elsewhere ? this.live?.content() : undefined;
+  }
+
+  /**
    * Resolves once the run is settled (by its executor or from outside: a cancel, the timeout) or
    * stopped: what a run waits for besides its executor, so that an executor that never returns
    * cannot hold it. One promise per run, made on first ask; no listener on the signal, which costs
@@ -126,6 +136,7 @@ export class Execution {
    */
   settledElsewhere(reason: Error): void {
     if (this.#settled) return;
+    this.#elsewhere = true;
     this.#settle();
     this.stop(reason);
   }

@@ -192,7 +192,7 @@ export class TaskRuntime {
     } else if (execution === undefined && this.#deps.shared === true) {
       await this.#settledElsewhere(taskId);
     }
-    return execution?.settled === true ? execution.live?.content() : undefined;
+    return execution?.settledContent;
   }
 
   /** Resolves once a task another replica may be running is no longer SUBMITTED or WORKING. */
@@ -220,8 +220,8 @@ export class TaskRuntime {
    */
   settledContent(taskId: string): TaskContent | undefined {
     const execution = this.#active.get(taskId) ?? this.#justSettled.get(taskId);
-    if (execution?.settled !== true || this.#writes.isQueued(taskId)) return undefined;
-    return execution.live?.content();
+    if (this.#writes.isQueued(taskId)) return undefined;
+    return execution?.settledContent;
   }
 
   /** The task of this instance under `read.tenant` (none by default); TaskNotFoundError for any other, as for an unknown id. */

@@ -69,6 +69,22 @@ describe.each(stores)('TaskRuntime on $name', ({ open }) => {
     expect(runtime.activeCount).toBe(0);
   });
 
+  it('answers nothing from memory for a task another replica settled: the end is in the store, not in its run', async () => {
+    const { runtime, send } = await setUp(open, {
+      async execute(_request, events, signal) {
+        events.working('on it');
+        await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+      },
+    });
+    const outcome = await send('hello');
+    if (outcome.kind !== 'task') throw new Error('expected a task');
+    while (!runtime.isRunning(outcome.taskId)) await new Promise((resolve) => setImmediate(resolve));
+    runtime.settledElsewhere(outcome.taskId);
+    expect(runtime.isRunning(outcome.taskId)).toBe(false);
+    expect(runtime.settledContent(outcome.taskId)).toBeUndefined();
+    expect(await runtime.settled(outcome.taskId)).toBeUndefined();
+  });
+
   it('fails a task whose executor throws, with the error as the status message, and ignores events after the end', async () => {
     const late: string[] = [];
     const { runtime, send } = await setUp(open, {
