@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { storeLocation } from '../../src/hub.js';
 import { call, stream, userMessage, type SseEvent } from '../helpers/a2a-client.js';
-import { controlAction, createInbound, inboundRow } from '../helpers/control.js';
+import { controlAction, controlSnapshot, createInbound, inboundRow } from '../helpers/control.js';
 import { PostgresTaskStore } from '../../src/store/postgres-store.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { until } from '../helpers/wait.js';
@@ -13,6 +13,21 @@ import { POSTGRES_AVAILABLE, sharedTestPostgres } from '../helpers/postgres.js';
  * runs, a cancel on one stops the other's executor, and control-API changes reach both.
  */
 const postgres = sharedTestPostgres();
+
+/** A SendMessage over plain HTTP, with a bearer token when given: its status is what matters. */
+async function rawSend(endpoint: string, message: unknown, token?: string): Promise<Response> {
+  const response = await fetch(endpoint, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      'a2a-version': '1.0',
+      ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'SendMessage', params: { message } }),
+  });
+  await response.text();
+  return response;
+}
 
 describe.skipIf(!POSTGRES_AVAILABLE)('two hubs on one PostgreSQL database', () => {
   let a: TestHub;
@@ -169,10 +184,41 @@ describe.skipIf(!POSTGRES_AVAILABLE)('two hubs on one PostgreSQL database', () =
     await until(async () => (await fetch(card)).status === 200, 'B serves the new instance');
     const sent = await call(`${b.url}${path}`, 'SendMessage', { message: userMessage('to the new one') });
     expect(sent.task?.status.state).toBe('TASK_STATE_COMPLETED');
+    await controlAction(a.url, { action: 'inbound.update', id, description: 'changed on A' });
+    await until(
+      async () => ((await (await fetch(card)).json()) as { description?: string }).description === 'changed on A',
+      'B publishes the new description',
+    );
+    await controlAction(a.url, { action: 'inbound.setAuth', id, token: 'replica-secret' });
+    const guarded = userMessage('needs the token');
+    await until(async () => (await rawSend(`${b.url}${path}`, guarded)).status === 401, 'B asks for the token');
+    expect((await rawSend(`${b.url}${path}`, guarded, 'replica-secret')).status).toBe(200);
     await controlAction(a.url, { action: 'inbound.disable', id });
     await until(async () => (await fetch(card)).status !== 200, 'B stops serving it');
+    await controlAction(a.url, { action: 'inbound.enable', id });
+    await until(async () => (await fetch(card)).status === 200, 'B serves it again');
     await controlAction(a.url, { action: 'inbound.remove', id });
     await until(async () => (await inboundRow(b.url, id)) === undefined, 'B forgets it');
+  });
+
+  it("applies on B, without a restart, outbound connections created, changed and removed through A's control API", async () => {
+    const remote = await startTestHub();
+    try {
+      const created = await controlAction(a.url, {
+        action: 'outbound.create',
+        name: 'shared-remote',
+        agentCardUrl: `${remote.url}/a2a/default/agent-card.json`,
+      });
+      const id = created.id ?? '';
+      const rowOnB = async () => (await controlSnapshot(b.url)).outbounds.find((row) => row.id === id);
+      await until(async () => (await rowOnB())?.state === 'connected', 'B connects the new outbound');
+      await controlAction(a.url, { action: 'outbound.disable', id });
+      await until(async () => (await rowOnB())?.state === 'disabled', 'B disables it');
+      await controlAction(a.url, { action: 'outbound.remove', id });
+      await until(async () => (await rowOnB()) === undefined, 'B forgets it');
+    } finally {
+      await remote.dispose();
+    }
   });
 
   it('still follows a task another replica runs when it hears no signals: it polls the log', async () => {
