@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { DEFAULTS as SCHEMA_DEFAULTS } from '../generated/hub/defaults.js';
-import type { HubConfig } from '../generated/hub/types.js';
+import type { HubConfig, StoreKind } from '../generated/hub/types.js';
 import { validateHubConfig } from '../generated/hub/validators.js';
 import { DestinationPolicyError, pushDestinationPolicy, resolveUrlPolicy } from './net/destination-policy.js';
 import { toFieldViolations, violationPhrases } from './protocol/violations.js';
@@ -9,15 +9,18 @@ import document from '../generated/hub/schema.json' with { type: 'json' };
 
 /** The configuration with every default filled in; `outbound` and `push` fill their own defaults (src/outbound/outbound-registry.ts, src/push/push-settings.ts). */
 export type ResolvedHubConfig = Required<
-  Omit<HubConfig, 'publicUrl' | 'databaseUrl' | 'provider' | 'outbound' | 'push' | DeprecatedMember>
+  Omit<HubConfig, 'store' | 'publicUrl' | 'databaseUrl' | 'provider' | 'outbound' | 'push' | DeprecatedMember>
 > &
-  Pick<HubConfig, 'publicUrl' | 'databaseUrl' | 'provider' | 'outbound' | 'push'>;
+  Pick<HubConfig, 'publicUrl' | 'databaseUrl' | 'provider' | 'outbound' | 'push'> & { store: StoreKind };
 
 /** Members still read for old configs, each turned into its replacement by `current`. */
 type DeprecatedMember = 'strictVersion';
 
+/** A layer in the one form the hub reads: `store` as its kind alone, its database in `databaseUrl`. */
+type CurrentLayer = Omit<HubConfig, DeprecatedMember | 'store'> & { store?: StoreKind };
+
 /** Every default of spec/hub/config.schema.json, the one place they are written. */
-export const DEFAULTS: ResolvedHubConfig = { ...SCHEMA_DEFAULTS.HubConfig };
+export const DEFAULTS: ResolvedHubConfig = { ...SCHEMA_DEFAULTS.HubConfig, store: SCHEMA_DEFAULTS.HubConfig.store as StoreKind };
 
 /** Environment variables and the member each sets; values are parsed as the member's schema type. */
 const ENV: Record<string, keyof HubConfig> = {
@@ -63,19 +66,24 @@ export function resolveConfig(layers: {
   /** Told once per deprecated member a layer uses, with what to write instead. */
   onDeprecated?: (message: string) => void;
 }): ResolvedHubConfig {
-  const current = (layer: HubConfig, written: string): Omit<HubConfig, DeprecatedMember> => currentOf(layer, written, layers.onDeprecated);
+  const current = (layer: HubConfig, where: string, written: string): CurrentLayer =>
+    storeOf(currentOf(layer, written, layers.onDeprecated), where);
   const fromFile =
     layers.file === undefined
       ? {}
-      : current(checked(readConfigFile(layers.file), `config file ${layers.file}`), `strictVersion in ${layers.file}`);
+      : current(
+          checked(readConfigFile(layers.file), `config file ${layers.file}`),
+          `config file ${layers.file}`,
+          `strictVersion in ${layers.file}`,
+        );
   const envSettings = Object.entries(ENV).flatMap(([name, member]) => {
     const text = layers.env?.[name];
     // An empty variable is how shells and compose files leave one unset.
     return text === undefined || text === '' ? [] : [{ member, name, text }];
   });
-  const fromEnv = current(checkedText(envSettings, 'environment'), 'A2A_HUB_STRICT_VERSION');
-  const fromArgs = current(checkedText(layers.args ?? [], 'command line'), 'strictVersion');
-  const fromFlags = current(checked(layers.flags ?? {}, 'command line'), 'strictVersion');
+  const fromEnv = current(checkedText(envSettings, 'environment'), 'environment', 'A2A_HUB_STRICT_VERSION');
+  const fromArgs = current(checkedText(layers.args ?? [], 'command line'), 'command line', 'strictVersion');
+  const fromFlags = current(checked(layers.flags ?? {}, 'command line'), 'command line', 'strictVersion');
   const layered = [fromFile, fromEnv, fromArgs, fromFlags];
   const merged = { ...DEFAULTS, ...fromFile, ...fromEnv, ...fromArgs, ...fromFlags };
   // A database URL alone says where the tasks go; a store named anywhere says it instead.
@@ -89,6 +97,25 @@ export function resolveConfig(layers: {
       'invalid configuration: store postgres needs databaseUrl (A2A_HUB_DATABASE_URL), e.g. postgres://a2ahub@127.0.0.1:5432/a2ahub',
     );
   return { ...merged, store, dataDir: resolve(merged.dataDir) };
+}
+
+/**
+ * `store: {kind, url}` (the form replicas' configs often take) as `store: kind` and
+ * `databaseUrl: url`, so the rest of the hub reads one form; a url beside another kind, or
+ * beside a different databaseUrl, is refused rather than one of them silently winning.
+ */
+function storeOf(layer: Omit<HubConfig, DeprecatedMember>, where: string): CurrentLayer {
+  const { store, ...rest } = layer;
+  if (store === undefined || typeof store === 'string') return { ...rest, ...(store === undefined ? {} : { store }) };
+  if (store.url === undefined) return { ...rest, store: store.kind };
+  const refuse = (problem: string): never => {
+    throw new ConfigError(`invalid configuration (${where}): ${problem}`);
+  };
+  if (store.kind !== 'postgres')
+    refuse(`store.url names a PostgreSQL database, but store.kind is "${store.kind}": set kind "postgres" or drop url`);
+  if (rest.databaseUrl !== undefined && rest.databaseUrl !== store.url)
+    refuse('store.url and databaseUrl name different databases: give the database once');
+  return { ...rest, store: store.kind, databaseUrl: store.url };
 }
 
 /**

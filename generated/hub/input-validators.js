@@ -5,14 +5,16 @@
 import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 export const validateHubConfig = validate21;
-const schema32 = {"title":"HubConfig","description":"Settings of one a2a-hub process. Every member is optional; the defaults are documented on each.","type":"object","properties":{"host":{"description":"Address to listen on.","type":"string","minLength":1,"default":"127.0.0.1"},"port":{"description":"TCP port; 0 picks a free one.","type":"integer","minimum":0,"maximum":65535,"default":3080},"dataDir":{"description":"Folder for the SQLite database (created when missing).","type":"string","minLength":1,"default":".a2a-hub"},"store":{"description":"Where tasks live: sqlite (durable, in dataDir), memory (lost on exit; for tests), or postgres (a PostgreSQL database several replicas share; needs databaseUrl). Setting databaseUrl alone chooses postgres.","type":"string","enum":["sqlite","memory","postgres"],"default":"sqlite"},"databaseUrl":{"description":"The PostgreSQL database of store postgres, as postgres://user:password@host:port/database (node-postgres reads it; sslmode and the other libpq parameters go in its query). It may hold a password: it is never logged or shown.","type":"string","pattern":"^postgres(ql)?://","minLength":1},"databasePoolSize":{"description":"Connections to PostgreSQL this process keeps open at most (store postgres).","type":"integer","minimum":1,"maximum":100,"default":10},"databaseLeaseMs":{"description":"How long a running task's execution lease holds unrenewed (store postgres): a replica renews its tasks' leases three times per lease, and the tasks of a replica that died are settled by a survivor within about two leases; a push delivery a replica claimed is attempted by another once the claim, as long, lapses.","type":"integer","minimum":300,"maximum":3600000,"default":30000},"publicUrl":{"description":"Base URL to put in agent cards instead of the one each request used, e.g. https://agents.example.com.","type":"string","format":"uri"},"trustProxy":{"description":"Derive card URLs from X-Forwarded-Proto and X-Forwarded-Host. Only behind a proxy you control.","type":"boolean","default":false},"absentVersion":{"description":"The A2A version of a request without A2A-Version. \"0.3\" is spec §3.6.2: JSON-RPC serves it in 0.3 (a 1.0-shaped request under a 1.0 method name is still served as 1.0, docs/spec-policy.md 5.1), HTTP+JSON (1.0 only) refuses it with VersionNotSupported. \"1.0\" serves it as 1.0 for clients that omit the header, unless its method is a 0.3 name (message/send).","type":"string","enum":["0.3","1.0"],"default":"0.3"},"strictVersion":{"description":"Deprecated: use absentVersion. Read for configs written before 0.3 was served: true is absentVersion \"0.3\" (a request without A2A-Version is not 1.0), false is \"1.0\"; an absentVersion in the same layer wins.","type":"boolean","deprecated":true},"bodyLimitBytes":{"description":"Largest request body accepted; raw file parts are base64, so allow for that.","type":"integer","minimum":1024,"default":10485760},"rateLimit":{"description":"Per-source-address rate limit of the A2A endpoints, or false to turn it off.","anyOf":[{"$ref":"#/$defs/RateLimitConfig"},{"const":false}],"default":{"perSecond":200,"burst":400}},"cardMaxAgeSeconds":{"description":"Cache-Control max-age of agent cards.","type":"integer","minimum":0,"default":300},"wellKnownInstance":{"description":"Id of the inbound instance whose card /.well-known/agent-card.json serves, or false for none. While that instance does not exist, is disabled or is unavailable, the well-known location answers 404.","anyOf":[{"type":"string","minLength":1},{"const":false}],"default":"default"},"shutdownGraceMs":{"description":"How long running tasks may finish after SIGINT/SIGTERM before they are failed.","type":"integer","minimum":0,"default":10000},"shutdownDrainMs":{"description":"At SIGINT/SIGTERM, how long the hub keeps serving with /readyz answering 503 before it stops accepting connections, so that a load balancer that only probes takes it out of rotation first. 0: stop accepting at once (one process, no load balancer).","type":"integer","minimum":0,"maximum":600000,"default":0},"sessionIdleMs":{"description":"A conversation's live session is released after this long without activity.","type":"integer","minimum":1000,"default":1800000},"maxSessions":{"description":"Most live sessions kept at once; past it, the least recently active idle session is released first (its tasks and context stay stored).","type":"integer","minimum":1,"default":10000},"sseHeartbeatMs":{"description":"Interval of the SSE keep-alive comments on open streams.","type":"integer","minimum":10,"default":15000},"eventLogSize":{"description":"Stream frames kept per task for Last-Event-ID replay (the newest ones; older ones are pruned).","type":"integer","minimum":1,"default":200},"streamFinalTask":{"description":"End every task stream (SendStreamingMessage, SubscribeToTask) with the full Task after its terminal status update; false ends it at that update.","type":"boolean","default":true},"selfCheck":{"description":"Validate every response against the generated schemas before sending and log any that fails.","type":"boolean","default":true},"logLevel":{"description":"pino log level.","type":"string","enum":["fatal","error","warn","info","debug","trace","silent"],"default":"info"},"provider":{"description":"The AgentProvider put on every card.","$ref":"#/$defs/ProviderConfig"},"outbound":{"description":"How the hub reaches remote agents through outbound connections; members left out take the defaults of OutboundSettings.","$ref":"#/$defs/OutboundSettings"},"push":{"description":"How the hub stores push-notification configs and delivers webhooks (docs/push.md); members left out take the defaults of PushSettings.","$ref":"#/$defs/PushSettings"}}};
-const schema33 = {"title":"RateLimitConfig","description":"A token bucket per source address.","type":"object","properties":{"perSecond":{"description":"Sustained requests per second.","type":"number","exclusiveMinimum":0},"burst":{"description":"Requests allowed at once above the sustained rate.","type":"integer","minimum":1}},"required":["perSecond","burst"]};
-const schema34 = {"title":"ProviderConfig","description":"The organization that runs the hub, as AgentProvider.","type":"object","properties":{"organization":{"description":"Organization name.","type":"string","minLength":1},"url":{"description":"Its website.","type":"string","format":"uri"}},"required":["organization","url"]};
+const schema32 = {"title":"HubConfig","description":"Settings of one a2a-hub process. Every member is optional; the defaults are documented on each.","type":"object","properties":{"host":{"description":"Address to listen on.","type":"string","minLength":1,"default":"127.0.0.1"},"port":{"description":"TCP port; 0 picks a free one.","type":"integer","minimum":0,"maximum":65535,"default":3080},"dataDir":{"description":"Folder for the SQLite database (created when missing).","type":"string","minLength":1,"default":".a2a-hub"},"store":{"description":"Where tasks live: sqlite (durable, in dataDir), memory (lost on exit; for tests), or postgres (a PostgreSQL database several replicas share; needs databaseUrl). Either the kind alone, or an object {\"kind\": \"postgres\", \"url\": \"postgres://…\"} naming the database with it. Setting databaseUrl alone chooses postgres.","anyOf":[{"$ref":"#/$defs/StoreKind"},{"$ref":"#/$defs/StoreSelection"}],"default":"sqlite"},"databaseUrl":{"description":"The PostgreSQL database of store postgres, as postgres://user:password@host:port/database (node-postgres reads it; sslmode and the other libpq parameters go in its query). It may hold a password: it is never logged or shown.","type":"string","pattern":"^postgres(ql)?://","minLength":1},"databasePoolSize":{"description":"Connections to PostgreSQL this process keeps open at most (store postgres).","type":"integer","minimum":1,"maximum":100,"default":10},"databaseLeaseMs":{"description":"How long a running task's execution lease holds unrenewed (store postgres): a replica renews its tasks' leases three times per lease, and the tasks of a replica that died are settled by a survivor within about two leases; a push delivery a replica claimed is attempted by another once the claim, as long, lapses.","type":"integer","minimum":300,"maximum":3600000,"default":30000},"publicUrl":{"description":"Base URL to put in agent cards instead of the one each request used, e.g. https://agents.example.com.","type":"string","format":"uri"},"trustProxy":{"description":"Derive card URLs from X-Forwarded-Proto and X-Forwarded-Host. Only behind a proxy you control.","type":"boolean","default":false},"absentVersion":{"description":"The A2A version of a request without A2A-Version. \"0.3\" is spec §3.6.2: JSON-RPC serves it in 0.3 (a 1.0-shaped request under a 1.0 method name is still served as 1.0, docs/spec-policy.md 5.1), HTTP+JSON (1.0 only) refuses it with VersionNotSupported. \"1.0\" serves it as 1.0 for clients that omit the header, unless its method is a 0.3 name (message/send).","type":"string","enum":["0.3","1.0"],"default":"0.3"},"strictVersion":{"description":"Deprecated: use absentVersion. Read for configs written before 0.3 was served: true is absentVersion \"0.3\" (a request without A2A-Version is not 1.0), false is \"1.0\"; an absentVersion in the same layer wins.","type":"boolean","deprecated":true},"bodyLimitBytes":{"description":"Largest request body accepted; raw file parts are base64, so allow for that.","type":"integer","minimum":1024,"default":10485760},"rateLimit":{"description":"Per-source-address rate limit of the A2A endpoints, or false to turn it off.","anyOf":[{"$ref":"#/$defs/RateLimitConfig"},{"const":false}],"default":{"perSecond":200,"burst":400}},"cardMaxAgeSeconds":{"description":"Cache-Control max-age of agent cards.","type":"integer","minimum":0,"default":300},"wellKnownInstance":{"description":"Id of the inbound instance whose card /.well-known/agent-card.json serves, or false for none. While that instance does not exist, is disabled or is unavailable, the well-known location answers 404.","anyOf":[{"type":"string","minLength":1},{"const":false}],"default":"default"},"shutdownGraceMs":{"description":"How long running tasks may finish after SIGINT/SIGTERM before they are failed.","type":"integer","minimum":0,"default":10000},"shutdownDrainMs":{"description":"At SIGINT/SIGTERM, how long the hub keeps serving with /readyz answering 503 before it stops accepting connections, so that a load balancer that only probes takes it out of rotation first. 0: stop accepting at once (one process, no load balancer).","type":"integer","minimum":0,"maximum":600000,"default":0},"sessionIdleMs":{"description":"A conversation's live session is released after this long without activity.","type":"integer","minimum":1000,"default":1800000},"maxSessions":{"description":"Most live sessions kept at once; past it, the least recently active idle session is released first (its tasks and context stay stored).","type":"integer","minimum":1,"default":10000},"sseHeartbeatMs":{"description":"Interval of the SSE keep-alive comments on open streams.","type":"integer","minimum":10,"default":15000},"eventLogSize":{"description":"Stream frames kept per task for Last-Event-ID replay (the newest ones; older ones are pruned).","type":"integer","minimum":1,"default":200},"streamFinalTask":{"description":"End every task stream (SendStreamingMessage, SubscribeToTask) with the full Task after its terminal status update; false ends it at that update.","type":"boolean","default":true},"selfCheck":{"description":"Validate every response against the generated schemas before sending and log any that fails.","type":"boolean","default":true},"logLevel":{"description":"pino log level.","type":"string","enum":["fatal","error","warn","info","debug","trace","silent"],"default":"info"},"provider":{"description":"The AgentProvider put on every card.","$ref":"#/$defs/ProviderConfig"},"outbound":{"description":"How the hub reaches remote agents through outbound connections; members left out take the defaults of OutboundSettings.","$ref":"#/$defs/OutboundSettings"},"push":{"description":"How the hub stores push-notification configs and delivers webhooks (docs/push.md); members left out take the defaults of PushSettings.","$ref":"#/$defs/PushSettings"}}};
+const schema33 = {"title":"StoreKind","description":"sqlite, memory or postgres.","type":"string","enum":["sqlite","memory","postgres"]};
+const schema34 = {"title":"StoreSelection","description":"A store kind with its database: {\"kind\": \"postgres\", \"url\": \"postgres://user:password@host:port/database\"}. url is the same setting as databaseUrl, only for kind postgres, and must agree with a databaseUrl given beside it.","type":"object","properties":{"kind":{"description":"sqlite, memory or postgres (StoreKind; written out here so validators check the object in one piece and name the member at fault).","type":"string","enum":["sqlite","memory","postgres"]},"url":{"description":"The PostgreSQL database (kind postgres), as databaseUrl.","type":"string","pattern":"^postgres(ql)?://","minLength":1}},"required":["kind"]};
+const schema35 = {"title":"RateLimitConfig","description":"A token bucket per source address.","type":"object","properties":{"perSecond":{"description":"Sustained requests per second.","type":"number","exclusiveMinimum":0},"burst":{"description":"Requests allowed at once above the sustained rate.","type":"integer","minimum":1}},"required":["perSecond","burst"]};
+const schema36 = {"title":"ProviderConfig","description":"The organization that runs the hub, as AgentProvider.","type":"object","properties":{"organization":{"description":"Organization name.","type":"string","minLength":1},"url":{"description":"Its website.","type":"string","format":"uri"}},"required":["organization","url"]};
 const func1 = require("ajv/dist/runtime/ucs2length").default;
 const pattern4 = new RegExp("^postgres(ql)?://", "u");
 const formats0 = require("ajv-formats/dist/formats").fullFormats.uri;
-const schema35 = {"title":"OutboundSettings","description":"Settings of the outbound connections (docs/outbound.md).","type":"object","properties":{"urlPolicy":{"description":"Which URLs the hub may fetch cards from and call; applies to every client the hub creates (outbound.create, outbound.discover, reconnects, tool calls).","$ref":"#/$defs/UrlPolicySettings"},"reconnectMinMs":{"description":"First delay before a connection in state error is retried; each failed retry doubles it.","type":"integer","minimum":10,"default":1000},"reconnectMaxMs":{"description":"Longest delay between retries.","type":"integer","minimum":10,"default":60000}}};
-const schema36 = {"title":"UrlPolicySettings","description":"The destination policy (src/net/destination-policy.ts) of the A2A client and of outbound connections: members given replace the defaults, members left out keep them.","type":"object","properties":{"allowedSchemes":{"description":"URL schemes that may be used.","type":"array","items":{"type":"string","minLength":1},"uniqueItems":true,"default":["http","https"]},"allowedHosts":{"description":"When set, the only hosts that may be contacted: exact names or IP addresses, and *.example.com wildcards (subdomains only). Unset: any host.","type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"allowedCidrs":{"description":"Address ranges (e.g. 10.20.0.0/16, fd00::/8, or one address) that may be contacted even though they are private, loopback or link-local.","type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"allowPrivate":{"description":"Whether private and reserved addresses (10/8, 172.16/12, 192.168/16, 100.64/10, fc00::/7, …) may be contacted.","type":"boolean","default":false},"allowLinkLocal":{"description":"Whether link-local addresses (169.254/16, where cloud metadata services live, and fe80::/10) may be contacted.","type":"boolean","default":false},"allowLoopback":{"description":"Whether loopback addresses (127/8, ::1, localhost, and 0.0.0.0 and ::, which reach this machine) may be contacted.","type":"boolean","default":true}}};
+const schema37 = {"title":"OutboundSettings","description":"Settings of the outbound connections (docs/outbound.md).","type":"object","properties":{"urlPolicy":{"description":"Which URLs the hub may fetch cards from and call; applies to every client the hub creates (outbound.create, outbound.discover, reconnects, tool calls).","$ref":"#/$defs/UrlPolicySettings"},"reconnectMinMs":{"description":"First delay before a connection in state error is retried; each failed retry doubles it.","type":"integer","minimum":10,"default":1000},"reconnectMaxMs":{"description":"Longest delay between retries.","type":"integer","minimum":10,"default":60000}}};
+const schema38 = {"title":"UrlPolicySettings","description":"The destination policy (src/net/destination-policy.ts) of the A2A client and of outbound connections: members given replace the defaults, members left out keep them.","type":"object","properties":{"allowedSchemes":{"description":"URL schemes that may be used.","type":"array","items":{"type":"string","minLength":1},"uniqueItems":true,"default":["http","https"]},"allowedHosts":{"description":"When set, the only hosts that may be contacted: exact names or IP addresses, and *.example.com wildcards (subdomains only). Unset: any host.","type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"allowedCidrs":{"description":"Address ranges (e.g. 10.20.0.0/16, fd00::/8, or one address) that may be contacted even though they are private, loopback or link-local.","type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"allowPrivate":{"description":"Whether private and reserved addresses (10/8, 172.16/12, 192.168/16, 100.64/10, fc00::/7, …) may be contacted.","type":"boolean","default":false},"allowLinkLocal":{"description":"Whether link-local addresses (169.254/16, where cloud metadata services live, and fe80::/10) may be contacted.","type":"boolean","default":false},"allowLoopback":{"description":"Whether loopback addresses (127/8, ::1, localhost, and 0.0.0.0 and ::, which reach this machine) may be contacted.","type":"boolean","default":true}}};
 
 function validate22(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -337,10 +339,10 @@ return errors === 0;
 }
 validate22.evaluated = {"props":{"urlPolicy":true,"reconnectMinMs":true,"reconnectMaxMs":true},"dynamicProps":false,"dynamicItems":false};
 
-const schema37 = {"title":"PushSettings","description":"Push notifications (spec §4.3, §13.2): config limits, the secret key, delivery timing and the webhook destination policy.","type":"object","properties":{"maxConfigsPerTask":{"description":"Most push configs one task may have; one more is refused with InvalidParams (-32602) naming taskId.","type":"integer","minimum":1,"maximum":1000,"default":10},"secretKeyEnv":{"description":"Environment variable holding the key that encrypts push tokens, credentials and signing secrets at rest (AES-256-GCM): 32 bytes as 64 hex digits or base64. Unset: they are stored in clear in the hub's own database file.","type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]*$"},"timeoutMs":{"description":"Time limit of one webhook attempt, from connect to the end of the answer.","type":"integer","minimum":100,"maximum":300000,"default":10000},"concurrency":{"description":"Most webhook requests in flight at once across every task and config (each config has at most one).","type":"integer","minimum":1,"maximum":1024,"default":16},"retryMinMs":{"description":"First retry delay after a failed attempt that may succeed later (connection error, timeout, 408, 429, 5xx); each further failure doubles it, with jitter.","type":"integer","minimum":10,"default":1000},"retryMaxMs":{"description":"Longest delay between retries, and between probes of a failing config.","type":"integer","minimum":10,"default":300000},"failingAfter":{"description":"Consecutive failed attempts after which a config is marked failing: its deliveries wait, and one probe is sent every retryMaxMs until an attempt succeeds (or the config is created again).","type":"integer","minimum":1,"default":8},"attemptsKept":{"description":"Delivery attempts remembered per config for the control API.","type":"integer","minimum":0,"maximum":1000,"default":20},"destinations":{"description":"Which webhook URLs may be registered and called. Checked when a config is created and again at every connection, address by address.","$ref":"#/$defs/PushDestinationSettings"}}};
-const schema38 = {"title":"PushDestinationSettings","description":"The destination policy (src/net/destination-policy.ts) of push webhooks. Stricter defaults than the client's UrlPolicySettings: https only, and no loopback, private or link-local address.","type":"object","properties":{"allowedSchemes":{"description":"URL schemes a webhook may use; add \"http\" for plain-HTTP receivers (development).","type":"array","items":{"type":"string","pattern":"^https?$"},"minItems":1,"uniqueItems":true,"default":["https"]},"allowedHosts":{"description":"When set, the only hosts webhooks may go to: exact names or IP addresses, and *.example.com wildcards (subdomains only). Unset: any host.","type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"allowedCidrs":{"description":"Address ranges (e.g. 10.20.0.0/16, fd00::/8) a webhook may reach even though they are private, loopback or link-local.","type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"allowPrivate":{"description":"Whether private and reserved addresses (RFC 1918, RFC 4193, CGNAT, benchmarking, multicast, …) may be reached.","type":"boolean","default":false},"allowLinkLocal":{"description":"Whether link-local addresses (169.254/16, where cloud metadata lives, and fe80::/10) may be reached.","type":"boolean","default":false},"allowLoopback":{"description":"Whether loopback addresses (127/8, ::1, localhost, and 0.0.0.0 and ::, which reach this machine) may be reached.","type":"boolean","default":false}}};
-const pattern5 = new RegExp("^[A-Za-z_][A-Za-z0-9_]*$", "u");
-const pattern6 = new RegExp("^https?$", "u");
+const schema39 = {"title":"PushSettings","description":"Push notifications (spec §4.3, §13.2): config limits, the secret key, delivery timing and the webhook destination policy.","type":"object","properties":{"maxConfigsPerTask":{"description":"Most push configs one task may have; one more is refused with InvalidParams (-32602) naming taskId.","type":"integer","minimum":1,"maximum":1000,"default":10},"secretKeyEnv":{"description":"Environment variable holding the key that encrypts push tokens, credentials and signing secrets at rest (AES-256-GCM): 32 bytes as 64 hex digits or base64. Unset: they are stored in clear in the hub's own database file.","type":"string","pattern":"^[A-Za-z_][A-Za-z0-9_]*$"},"timeoutMs":{"description":"Time limit of one webhook attempt, from connect to the end of the answer.","type":"integer","minimum":100,"maximum":300000,"default":10000},"concurrency":{"description":"Most webhook requests in flight at once across every task and config (each config has at most one).","type":"integer","minimum":1,"maximum":1024,"default":16},"retryMinMs":{"description":"First retry delay after a failed attempt that may succeed later (connection error, timeout, 408, 429, 5xx); each further failure doubles it, with jitter.","type":"integer","minimum":10,"default":1000},"retryMaxMs":{"description":"Longest delay between retries, and between probes of a failing config.","type":"integer","minimum":10,"default":300000},"failingAfter":{"description":"Consecutive failed attempts after which a config is marked failing: its deliveries wait, and one probe is sent every retryMaxMs until an attempt succeeds (or the config is created again).","type":"integer","minimum":1,"default":8},"attemptsKept":{"description":"Delivery attempts remembered per config for the control API.","type":"integer","minimum":0,"maximum":1000,"default":20},"destinations":{"description":"Which webhook URLs may be registered and called. Checked when a config is created and again at every connection, address by address.","$ref":"#/$defs/PushDestinationSettings"}}};
+const schema40 = {"title":"PushDestinationSettings","description":"The destination policy (src/net/destination-policy.ts) of push webhooks. Stricter defaults than the client's UrlPolicySettings: https only, and no loopback, private or link-local address.","type":"object","properties":{"allowedSchemes":{"description":"URL schemes a webhook may use; add \"http\" for plain-HTTP receivers (development).","type":"array","items":{"type":"string","pattern":"^https?$"},"minItems":1,"uniqueItems":true,"default":["https"]},"allowedHosts":{"description":"When set, the only hosts webhooks may go to: exact names or IP addresses, and *.example.com wildcards (subdomains only). Unset: any host.","type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"allowedCidrs":{"description":"Address ranges (e.g. 10.20.0.0/16, fd00::/8) a webhook may reach even though they are private, loopback or link-local.","type":"array","items":{"type":"string","minLength":1},"uniqueItems":true},"allowPrivate":{"description":"Whether private and reserved addresses (RFC 1918, RFC 4193, CGNAT, benchmarking, multicast, …) may be reached.","type":"boolean","default":false},"allowLinkLocal":{"description":"Whether link-local addresses (169.254/16, where cloud metadata lives, and fe80::/10) may be reached.","type":"boolean","default":false},"allowLoopback":{"description":"Whether loopback addresses (127/8, ::1, localhost, and 0.0.0.0 and ::, which reach this machine) may be reached.","type":"boolean","default":false}}};
+const pattern6 = new RegExp("^[A-Za-z_][A-Za-z0-9_]*$", "u");
+const pattern7 = new RegExp("^https?$", "u");
 
 function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -391,7 +393,7 @@ errors++;
 if(data.secretKeyEnv !== undefined){
 let data1 = data.secretKeyEnv;
 if(typeof data1 === "string"){
-if(!pattern5.test(data1)){
+if(!pattern6.test(data1)){
 const err3 = {instancePath:instancePath+"/secretKeyEnv",schemaPath:"#/properties/secretKeyEnv/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z_][A-Za-z0-9_]*$"},message:"must match pattern \""+"^[A-Za-z_][A-Za-z0-9_]*$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
@@ -613,7 +615,7 @@ const len0 = data9.length;
 for(let i0=0; i0<len0; i0++){
 let data10 = data9[i0];
 if(typeof data10 === "string"){
-if(!pattern6.test(data10)){
+if(!pattern7.test(data10)){
 const err21 = {instancePath:instancePath+"/destinations/allowedSchemes/" + i0,schemaPath:"#/$defs/PushDestinationSettings/properties/allowedSchemes/items/pattern",keyword:"pattern",params:{pattern: "^https?$"},message:"must match pattern \""+"^https?$"+"\""};
 if(vErrors === null){
 vErrors = [err21];
@@ -964,8 +966,11 @@ errors++;
 }
 if(data.store !== undefined){
 let data3 = data.store;
+const _errs8 = errors;
+let valid1 = false;
+const _errs9 = errors;
 if(typeof data3 !== "string"){
-const err7 = {instancePath:instancePath+"/store",schemaPath:"#/properties/store/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err7 = {instancePath:instancePath+"/store",schemaPath:"#/$defs/StoreKind/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -975,7 +980,7 @@ vErrors.push(err7);
 errors++;
 }
 if(!(((data3 === "sqlite") || (data3 === "memory")) || (data3 === "postgres"))){
-const err8 = {instancePath:instancePath+"/store",schemaPath:"#/properties/store/enum",keyword:"enum",params:{allowedValues: schema32.properties.store.enum},message:"must be equal to one of the allowed values"};
+const err8 = {instancePath:instancePath+"/store",schemaPath:"#/$defs/StoreKind/enum",keyword:"enum",params:{allowedValues: schema33.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -984,12 +989,12 @@ vErrors.push(err8);
 }
 errors++;
 }
-}
-if(data.databaseUrl !== undefined){
-let data4 = data.databaseUrl;
-if(typeof data4 === "string"){
-if(func1(data4) < 1){
-const err9 = {instancePath:instancePath+"/databaseUrl",schemaPath:"#/properties/databaseUrl/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+var _valid0 = _errs9 === errors;
+valid1 = valid1 || _valid0;
+const _errs12 = errors;
+if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
+if(data3.kind === undefined){
+const err9 = {instancePath:instancePath+"/store",schemaPath:"#/$defs/StoreSelection/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -998,8 +1003,10 @@ vErrors.push(err9);
 }
 errors++;
 }
-if(!pattern4.test(data4)){
-const err10 = {instancePath:instancePath+"/databaseUrl",schemaPath:"#/properties/databaseUrl/pattern",keyword:"pattern",params:{pattern: "^postgres(ql)?://"},message:"must match pattern \""+"^postgres(ql)?://"+"\""};
+if(data3.kind !== undefined){
+let data4 = data3.kind;
+if(typeof data4 !== "string"){
+const err10 = {instancePath:instancePath+"/store/kind",schemaPath:"#/$defs/StoreSelection/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -1008,9 +1015,8 @@ vErrors.push(err10);
 }
 errors++;
 }
-}
-else {
-const err11 = {instancePath:instancePath+"/databaseUrl",schemaPath:"#/properties/databaseUrl/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(!(((data4 === "sqlite") || (data4 === "memory")) || (data4 === "postgres"))){
+const err11 = {instancePath:instancePath+"/store/kind",schemaPath:"#/$defs/StoreSelection/properties/kind/enum",keyword:"enum",params:{allowedValues: schema34.properties.kind.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -1020,10 +1026,11 @@ vErrors.push(err11);
 errors++;
 }
 }
-if(data.databasePoolSize !== undefined){
-let data5 = data.databasePoolSize;
-if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
-const err12 = {instancePath:instancePath+"/databasePoolSize",schemaPath:"#/properties/databasePoolSize/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data3.url !== undefined){
+let data5 = data3.url;
+if(typeof data5 === "string"){
+if(func1(data5) < 1){
+const err12 = {instancePath:instancePath+"/store/url",schemaPath:"#/$defs/StoreSelection/properties/url/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -1032,9 +1039,8 @@ vErrors.push(err12);
 }
 errors++;
 }
-if((typeof data5 == "number") && (isFinite(data5))){
-if(data5 > 100 || isNaN(data5)){
-const err13 = {instancePath:instancePath+"/databasePoolSize",schemaPath:"#/properties/databasePoolSize/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"};
+if(!pattern4.test(data5)){
+const err13 = {instancePath:instancePath+"/store/url",schemaPath:"#/$defs/StoreSelection/properties/url/pattern",keyword:"pattern",params:{pattern: "^postgres(ql)?://"},message:"must match pattern \""+"^postgres(ql)?://"+"\""};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -1043,8 +1049,9 @@ vErrors.push(err13);
 }
 errors++;
 }
-if(data5 < 1 || isNaN(data5)){
-const err14 = {instancePath:instancePath+"/databasePoolSize",schemaPath:"#/properties/databasePoolSize/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+else {
+const err14 = {instancePath:instancePath+"/store/url",schemaPath:"#/$defs/StoreSelection/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -1055,10 +1062,8 @@ errors++;
 }
 }
 }
-if(data.databaseLeaseMs !== undefined){
-let data6 = data.databaseLeaseMs;
-if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
-const err15 = {instancePath:instancePath+"/databaseLeaseMs",schemaPath:"#/properties/databaseLeaseMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+else {
+const err15 = {instancePath:instancePath+"/store",schemaPath:"#/$defs/StoreSelection/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -1067,9 +1072,15 @@ vErrors.push(err15);
 }
 errors++;
 }
-if((typeof data6 == "number") && (isFinite(data6))){
-if(data6 > 3600000 || isNaN(data6)){
-const err16 = {instancePath:instancePath+"/databaseLeaseMs",schemaPath:"#/properties/databaseLeaseMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3600000},message:"must be <= 3600000"};
+var _valid0 = _errs12 === errors;
+valid1 = valid1 || _valid0;
+if(_valid0){
+var props0 = {};
+props0.kind = true;
+props0.url = true;
+}
+if(!valid1){
+const err16 = {instancePath:instancePath+"/store",schemaPath:"#/properties/store/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -1078,8 +1089,23 @@ vErrors.push(err16);
 }
 errors++;
 }
-if(data6 < 300 || isNaN(data6)){
-const err17 = {instancePath:instancePath+"/databaseLeaseMs",schemaPath:"#/properties/databaseLeaseMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 300},message:"must be >= 300"};
+else {
+errors = _errs8;
+if(vErrors !== null){
+if(_errs8){
+vErrors.length = _errs8;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data.databaseUrl !== undefined){
+let data6 = data.databaseUrl;
+if(typeof data6 === "string"){
+if(func1(data6) < 1){
+const err17 = {instancePath:instancePath+"/databaseUrl",schemaPath:"#/properties/databaseUrl/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -1088,13 +1114,8 @@ vErrors.push(err17);
 }
 errors++;
 }
-}
-}
-if(data.publicUrl !== undefined){
-let data7 = data.publicUrl;
-if(typeof data7 === "string"){
-if(!(formats0(data7))){
-const err18 = {instancePath:instancePath+"/publicUrl",schemaPath:"#/properties/publicUrl/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
+if(!pattern4.test(data6)){
+const err18 = {instancePath:instancePath+"/databaseUrl",schemaPath:"#/properties/databaseUrl/pattern",keyword:"pattern",params:{pattern: "^postgres(ql)?://"},message:"must match pattern \""+"^postgres(ql)?://"+"\""};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -1105,7 +1126,7 @@ errors++;
 }
 }
 else {
-const err19 = {instancePath:instancePath+"/publicUrl",schemaPath:"#/properties/publicUrl/type",keyword:"type",params:{type: "string"},message:"must be string"};
+const err19 = {instancePath:instancePath+"/databaseUrl",schemaPath:"#/properties/databaseUrl/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -1115,9 +1136,10 @@ vErrors.push(err19);
 errors++;
 }
 }
-if(data.trustProxy !== undefined){
-if(typeof data.trustProxy !== "boolean"){
-const err20 = {instancePath:instancePath+"/trustProxy",schemaPath:"#/properties/trustProxy/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data.databasePoolSize !== undefined){
+let data7 = data.databasePoolSize;
+if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
+const err20 = {instancePath:instancePath+"/databasePoolSize",schemaPath:"#/properties/databasePoolSize/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -1126,11 +1148,9 @@ vErrors.push(err20);
 }
 errors++;
 }
-}
-if(data.absentVersion !== undefined){
-let data9 = data.absentVersion;
-if(typeof data9 !== "string"){
-const err21 = {instancePath:instancePath+"/absentVersion",schemaPath:"#/properties/absentVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if((typeof data7 == "number") && (isFinite(data7))){
+if(data7 > 100 || isNaN(data7)){
+const err21 = {instancePath:instancePath+"/databasePoolSize",schemaPath:"#/properties/databasePoolSize/maximum",keyword:"maximum",params:{comparison: "<=", limit: 100},message:"must be <= 100"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -1139,8 +1159,8 @@ vErrors.push(err21);
 }
 errors++;
 }
-if(!((data9 === "0.3") || (data9 === "1.0"))){
-const err22 = {instancePath:instancePath+"/absentVersion",schemaPath:"#/properties/absentVersion/enum",keyword:"enum",params:{allowedValues: schema32.properties.absentVersion.enum},message:"must be equal to one of the allowed values"};
+if(data7 < 1 || isNaN(data7)){
+const err22 = {instancePath:instancePath+"/databasePoolSize",schemaPath:"#/properties/databasePoolSize/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -1150,9 +1170,11 @@ vErrors.push(err22);
 errors++;
 }
 }
-if(data.strictVersion !== undefined){
-if(typeof data.strictVersion !== "boolean"){
-const err23 = {instancePath:instancePath+"/strictVersion",schemaPath:"#/properties/strictVersion/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+}
+if(data.databaseLeaseMs !== undefined){
+let data8 = data.databaseLeaseMs;
+if(!(((typeof data8 == "number") && (!(data8 % 1) && !isNaN(data8))) && (isFinite(data8)))){
+const err23 = {instancePath:instancePath+"/databaseLeaseMs",schemaPath:"#/properties/databaseLeaseMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -1161,11 +1183,9 @@ vErrors.push(err23);
 }
 errors++;
 }
-}
-if(data.bodyLimitBytes !== undefined){
-let data11 = data.bodyLimitBytes;
-if(!(((typeof data11 == "number") && (!(data11 % 1) && !isNaN(data11))) && (isFinite(data11)))){
-const err24 = {instancePath:instancePath+"/bodyLimitBytes",schemaPath:"#/properties/bodyLimitBytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if((typeof data8 == "number") && (isFinite(data8))){
+if(data8 > 3600000 || isNaN(data8)){
+const err24 = {instancePath:instancePath+"/databaseLeaseMs",schemaPath:"#/properties/databaseLeaseMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 3600000},message:"must be <= 3600000"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -1174,9 +1194,8 @@ vErrors.push(err24);
 }
 errors++;
 }
-if((typeof data11 == "number") && (isFinite(data11))){
-if(data11 < 1024 || isNaN(data11)){
-const err25 = {instancePath:instancePath+"/bodyLimitBytes",schemaPath:"#/properties/bodyLimitBytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"};
+if(data8 < 300 || isNaN(data8)){
+const err25 = {instancePath:instancePath+"/databaseLeaseMs",schemaPath:"#/properties/databaseLeaseMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 300},message:"must be >= 300"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -1187,14 +1206,11 @@ errors++;
 }
 }
 }
-if(data.rateLimit !== undefined){
-let data12 = data.rateLimit;
-const _errs26 = errors;
-let valid1 = false;
-const _errs27 = errors;
-if(data12 && typeof data12 == "object" && !Array.isArray(data12)){
-if(data12.perSecond === undefined){
-const err26 = {instancePath:instancePath+"/rateLimit",schemaPath:"#/$defs/RateLimitConfig/required",keyword:"required",params:{missingProperty: "perSecond"},message:"must have required property '"+"perSecond"+"'"};
+if(data.publicUrl !== undefined){
+let data9 = data.publicUrl;
+if(typeof data9 === "string"){
+if(!(formats0(data9))){
+const err26 = {instancePath:instancePath+"/publicUrl",schemaPath:"#/properties/publicUrl/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -1203,8 +1219,9 @@ vErrors.push(err26);
 }
 errors++;
 }
-if(data12.burst === undefined){
-const err27 = {instancePath:instancePath+"/rateLimit",schemaPath:"#/$defs/RateLimitConfig/required",keyword:"required",params:{missingProperty: "burst"},message:"must have required property '"+"burst"+"'"};
+}
+else {
+const err27 = {instancePath:instancePath+"/publicUrl",schemaPath:"#/properties/publicUrl/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -1213,11 +1230,10 @@ vErrors.push(err27);
 }
 errors++;
 }
-if(data12.perSecond !== undefined){
-let data13 = data12.perSecond;
-if((typeof data13 == "number") && (isFinite(data13))){
-if(data13 <= 0 || isNaN(data13)){
-const err28 = {instancePath:instancePath+"/rateLimit/perSecond",schemaPath:"#/$defs/RateLimitConfig/properties/perSecond/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
+}
+if(data.trustProxy !== undefined){
+if(typeof data.trustProxy !== "boolean"){
+const err28 = {instancePath:instancePath+"/trustProxy",schemaPath:"#/properties/trustProxy/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -1227,8 +1243,10 @@ vErrors.push(err28);
 errors++;
 }
 }
-else {
-const err29 = {instancePath:instancePath+"/rateLimit/perSecond",schemaPath:"#/$defs/RateLimitConfig/properties/perSecond/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data.absentVersion !== undefined){
+let data11 = data.absentVersion;
+if(typeof data11 !== "string"){
+const err29 = {instancePath:instancePath+"/absentVersion",schemaPath:"#/properties/absentVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -1237,11 +1255,8 @@ vErrors.push(err29);
 }
 errors++;
 }
-}
-if(data12.burst !== undefined){
-let data14 = data12.burst;
-if(!(((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14))) && (isFinite(data14)))){
-const err30 = {instancePath:instancePath+"/rateLimit/burst",schemaPath:"#/$defs/RateLimitConfig/properties/burst/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(!((data11 === "0.3") || (data11 === "1.0"))){
+const err30 = {instancePath:instancePath+"/absentVersion",schemaPath:"#/properties/absentVersion/enum",keyword:"enum",params:{allowedValues: schema32.properties.absentVersion.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -1250,9 +1265,10 @@ vErrors.push(err30);
 }
 errors++;
 }
-if((typeof data14 == "number") && (isFinite(data14))){
-if(data14 < 1 || isNaN(data14)){
-const err31 = {instancePath:instancePath+"/rateLimit/burst",schemaPath:"#/$defs/RateLimitConfig/properties/burst/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+if(data.strictVersion !== undefined){
+if(typeof data.strictVersion !== "boolean"){
+const err31 = {instancePath:instancePath+"/strictVersion",schemaPath:"#/properties/strictVersion/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -1262,10 +1278,10 @@ vErrors.push(err31);
 errors++;
 }
 }
-}
-}
-else {
-const err32 = {instancePath:instancePath+"/rateLimit",schemaPath:"#/$defs/RateLimitConfig/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.bodyLimitBytes !== undefined){
+let data13 = data.bodyLimitBytes;
+if(!(((typeof data13 == "number") && (!(data13 % 1) && !isNaN(data13))) && (isFinite(data13)))){
+const err32 = {instancePath:instancePath+"/bodyLimitBytes",schemaPath:"#/properties/bodyLimitBytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -1274,16 +1290,9 @@ vErrors.push(err32);
 }
 errors++;
 }
-var _valid0 = _errs27 === errors;
-valid1 = valid1 || _valid0;
-if(_valid0){
-var props0 = {};
-props0.perSecond = true;
-props0.burst = true;
-}
-const _errs34 = errors;
-if(false !== data12){
-const err33 = {instancePath:instancePath+"/rateLimit",schemaPath:"#/properties/rateLimit/anyOf/1/const",keyword:"const",params:{allowedValue: false},message:"must be equal to constant"};
+if((typeof data13 == "number") && (isFinite(data13))){
+if(data13 < 1024 || isNaN(data13)){
+const err33 = {instancePath:instancePath+"/bodyLimitBytes",schemaPath:"#/properties/bodyLimitBytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -1292,10 +1301,16 @@ vErrors.push(err33);
 }
 errors++;
 }
-var _valid0 = _errs34 === errors;
-valid1 = valid1 || _valid0;
-if(!valid1){
-const err34 = {instancePath:instancePath+"/rateLimit",schemaPath:"#/properties/rateLimit/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+}
+}
+if(data.rateLimit !== undefined){
+let data14 = data.rateLimit;
+const _errs36 = errors;
+let valid5 = false;
+const _errs37 = errors;
+if(data14 && typeof data14 == "object" && !Array.isArray(data14)){
+if(data14.perSecond === undefined){
+const err34 = {instancePath:instancePath+"/rateLimit",schemaPath:"#/$defs/RateLimitConfig/required",keyword:"required",params:{missingProperty: "perSecond"},message:"must have required property '"+"perSecond"+"'"};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -1304,22 +1319,8 @@ vErrors.push(err34);
 }
 errors++;
 }
-else {
-errors = _errs26;
-if(vErrors !== null){
-if(_errs26){
-vErrors.length = _errs26;
-}
-else {
-vErrors = null;
-}
-}
-}
-}
-if(data.cardMaxAgeSeconds !== undefined){
-let data15 = data.cardMaxAgeSeconds;
-if(!(((typeof data15 == "number") && (!(data15 % 1) && !isNaN(data15))) && (isFinite(data15)))){
-const err35 = {instancePath:instancePath+"/cardMaxAgeSeconds",schemaPath:"#/properties/cardMaxAgeSeconds/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data14.burst === undefined){
+const err35 = {instancePath:instancePath+"/rateLimit",schemaPath:"#/$defs/RateLimitConfig/required",keyword:"required",params:{missingProperty: "burst"},message:"must have required property '"+"burst"+"'"};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -1328,9 +1329,11 @@ vErrors.push(err35);
 }
 errors++;
 }
+if(data14.perSecond !== undefined){
+let data15 = data14.perSecond;
 if((typeof data15 == "number") && (isFinite(data15))){
-if(data15 < 0 || isNaN(data15)){
-const err36 = {instancePath:instancePath+"/cardMaxAgeSeconds",schemaPath:"#/properties/cardMaxAgeSeconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(data15 <= 0 || isNaN(data15)){
+const err36 = {instancePath:instancePath+"/rateLimit/perSecond",schemaPath:"#/$defs/RateLimitConfig/properties/perSecond/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -1340,15 +1343,8 @@ vErrors.push(err36);
 errors++;
 }
 }
-}
-if(data.wellKnownInstance !== undefined){
-let data16 = data.wellKnownInstance;
-const _errs38 = errors;
-let valid4 = false;
-const _errs39 = errors;
-if(typeof data16 === "string"){
-if(func1(data16) < 1){
-const err37 = {instancePath:instancePath+"/wellKnownInstance",schemaPath:"#/properties/wellKnownInstance/anyOf/0/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+else {
+const err37 = {instancePath:instancePath+"/rateLimit/perSecond",schemaPath:"#/$defs/RateLimitConfig/properties/perSecond/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -1358,8 +1354,10 @@ vErrors.push(err37);
 errors++;
 }
 }
-else {
-const err38 = {instancePath:instancePath+"/wellKnownInstance",schemaPath:"#/properties/wellKnownInstance/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data14.burst !== undefined){
+let data16 = data14.burst;
+if(!(((typeof data16 == "number") && (!(data16 % 1) && !isNaN(data16))) && (isFinite(data16)))){
+const err38 = {instancePath:instancePath+"/rateLimit/burst",schemaPath:"#/$defs/RateLimitConfig/properties/burst/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -1368,11 +1366,9 @@ vErrors.push(err38);
 }
 errors++;
 }
-var _valid1 = _errs39 === errors;
-valid4 = valid4 || _valid1;
-const _errs41 = errors;
-if(false !== data16){
-const err39 = {instancePath:instancePath+"/wellKnownInstance",schemaPath:"#/properties/wellKnownInstance/anyOf/1/const",keyword:"const",params:{allowedValue: false},message:"must be equal to constant"};
+if((typeof data16 == "number") && (isFinite(data16))){
+if(data16 < 1 || isNaN(data16)){
+const err39 = {instancePath:instancePath+"/rateLimit/burst",schemaPath:"#/$defs/RateLimitConfig/properties/burst/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -1381,10 +1377,11 @@ vErrors.push(err39);
 }
 errors++;
 }
-var _valid1 = _errs41 === errors;
-valid4 = valid4 || _valid1;
-if(!valid4){
-const err40 = {instancePath:instancePath+"/wellKnownInstance",schemaPath:"#/properties/wellKnownInstance/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+}
+}
+}
+else {
+const err40 = {instancePath:instancePath+"/rateLimit",schemaPath:"#/$defs/RateLimitConfig/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -1393,22 +1390,16 @@ vErrors.push(err40);
 }
 errors++;
 }
-else {
-errors = _errs38;
-if(vErrors !== null){
-if(_errs38){
-vErrors.length = _errs38;
+var _valid1 = _errs37 === errors;
+valid5 = valid5 || _valid1;
+if(_valid1){
+var props1 = {};
+props1.perSecond = true;
+props1.burst = true;
 }
-else {
-vErrors = null;
-}
-}
-}
-}
-if(data.shutdownGraceMs !== undefined){
-let data17 = data.shutdownGraceMs;
-if(!(((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17))) && (isFinite(data17)))){
-const err41 = {instancePath:instancePath+"/shutdownGraceMs",schemaPath:"#/properties/shutdownGraceMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const _errs44 = errors;
+if(false !== data14){
+const err41 = {instancePath:instancePath+"/rateLimit",schemaPath:"#/properties/rateLimit/anyOf/1/const",keyword:"const",params:{allowedValue: false},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -1417,9 +1408,10 @@ vErrors.push(err41);
 }
 errors++;
 }
-if((typeof data17 == "number") && (isFinite(data17))){
-if(data17 < 0 || isNaN(data17)){
-const err42 = {instancePath:instancePath+"/shutdownGraceMs",schemaPath:"#/properties/shutdownGraceMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+var _valid1 = _errs44 === errors;
+valid5 = valid5 || _valid1;
+if(!valid5){
+const err42 = {instancePath:instancePath+"/rateLimit",schemaPath:"#/properties/rateLimit/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -1428,12 +1420,22 @@ vErrors.push(err42);
 }
 errors++;
 }
+else {
+errors = _errs36;
+if(vErrors !== null){
+if(_errs36){
+vErrors.length = _errs36;
+}
+else {
+vErrors = null;
 }
 }
-if(data.shutdownDrainMs !== undefined){
-let data18 = data.shutdownDrainMs;
-if(!(((typeof data18 == "number") && (!(data18 % 1) && !isNaN(data18))) && (isFinite(data18)))){
-const err43 = {instancePath:instancePath+"/shutdownDrainMs",schemaPath:"#/properties/shutdownDrainMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+}
+}
+if(data.cardMaxAgeSeconds !== undefined){
+let data17 = data.cardMaxAgeSeconds;
+if(!(((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17))) && (isFinite(data17)))){
+const err43 = {instancePath:instancePath+"/cardMaxAgeSeconds",schemaPath:"#/properties/cardMaxAgeSeconds/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -1442,9 +1444,9 @@ vErrors.push(err43);
 }
 errors++;
 }
-if((typeof data18 == "number") && (isFinite(data18))){
-if(data18 > 600000 || isNaN(data18)){
-const err44 = {instancePath:instancePath+"/shutdownDrainMs",schemaPath:"#/properties/shutdownDrainMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000"};
+if((typeof data17 == "number") && (isFinite(data17))){
+if(data17 < 0 || isNaN(data17)){
+const err44 = {instancePath:instancePath+"/cardMaxAgeSeconds",schemaPath:"#/properties/cardMaxAgeSeconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -1453,8 +1455,16 @@ vErrors.push(err44);
 }
 errors++;
 }
-if(data18 < 0 || isNaN(data18)){
-const err45 = {instancePath:instancePath+"/shutdownDrainMs",schemaPath:"#/properties/shutdownDrainMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+}
+if(data.wellKnownInstance !== undefined){
+let data18 = data.wellKnownInstance;
+const _errs48 = errors;
+let valid8 = false;
+const _errs49 = errors;
+if(typeof data18 === "string"){
+if(func1(data18) < 1){
+const err45 = {instancePath:instancePath+"/wellKnownInstance",schemaPath:"#/properties/wellKnownInstance/anyOf/0/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -1464,11 +1474,8 @@ vErrors.push(err45);
 errors++;
 }
 }
-}
-if(data.sessionIdleMs !== undefined){
-let data19 = data.sessionIdleMs;
-if(!(((typeof data19 == "number") && (!(data19 % 1) && !isNaN(data19))) && (isFinite(data19)))){
-const err46 = {instancePath:instancePath+"/sessionIdleMs",schemaPath:"#/properties/sessionIdleMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+else {
+const err46 = {instancePath:instancePath+"/wellKnownInstance",schemaPath:"#/properties/wellKnownInstance/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -1477,9 +1484,11 @@ vErrors.push(err46);
 }
 errors++;
 }
-if((typeof data19 == "number") && (isFinite(data19))){
-if(data19 < 1000 || isNaN(data19)){
-const err47 = {instancePath:instancePath+"/sessionIdleMs",schemaPath:"#/properties/sessionIdleMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1000},message:"must be >= 1000"};
+var _valid2 = _errs49 === errors;
+valid8 = valid8 || _valid2;
+const _errs51 = errors;
+if(false !== data18){
+const err47 = {instancePath:instancePath+"/wellKnownInstance",schemaPath:"#/properties/wellKnownInstance/anyOf/1/const",keyword:"const",params:{allowedValue: false},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -1488,12 +1497,10 @@ vErrors.push(err47);
 }
 errors++;
 }
-}
-}
-if(data.maxSessions !== undefined){
-let data20 = data.maxSessions;
-if(!(((typeof data20 == "number") && (!(data20 % 1) && !isNaN(data20))) && (isFinite(data20)))){
-const err48 = {instancePath:instancePath+"/maxSessions",schemaPath:"#/properties/maxSessions/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+var _valid2 = _errs51 === errors;
+valid8 = valid8 || _valid2;
+if(!valid8){
+const err48 = {instancePath:instancePath+"/wellKnownInstance",schemaPath:"#/properties/wellKnownInstance/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -1502,9 +1509,22 @@ vErrors.push(err48);
 }
 errors++;
 }
-if((typeof data20 == "number") && (isFinite(data20))){
-if(data20 < 1 || isNaN(data20)){
-const err49 = {instancePath:instancePath+"/maxSessions",schemaPath:"#/properties/maxSessions/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+else {
+errors = _errs48;
+if(vErrors !== null){
+if(_errs48){
+vErrors.length = _errs48;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data.shutdownGraceMs !== undefined){
+let data19 = data.shutdownGraceMs;
+if(!(((typeof data19 == "number") && (!(data19 % 1) && !isNaN(data19))) && (isFinite(data19)))){
+const err49 = {instancePath:instancePath+"/shutdownGraceMs",schemaPath:"#/properties/shutdownGraceMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -1513,12 +1533,9 @@ vErrors.push(err49);
 }
 errors++;
 }
-}
-}
-if(data.sseHeartbeatMs !== undefined){
-let data21 = data.sseHeartbeatMs;
-if(!(((typeof data21 == "number") && (!(data21 % 1) && !isNaN(data21))) && (isFinite(data21)))){
-const err50 = {instancePath:instancePath+"/sseHeartbeatMs",schemaPath:"#/properties/sseHeartbeatMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if((typeof data19 == "number") && (isFinite(data19))){
+if(data19 < 0 || isNaN(data19)){
+const err50 = {instancePath:instancePath+"/shutdownGraceMs",schemaPath:"#/properties/shutdownGraceMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -1527,9 +1544,12 @@ vErrors.push(err50);
 }
 errors++;
 }
-if((typeof data21 == "number") && (isFinite(data21))){
-if(data21 < 10 || isNaN(data21)){
-const err51 = {instancePath:instancePath+"/sseHeartbeatMs",schemaPath:"#/properties/sseHeartbeatMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 10},message:"must be >= 10"};
+}
+}
+if(data.shutdownDrainMs !== undefined){
+let data20 = data.shutdownDrainMs;
+if(!(((typeof data20 == "number") && (!(data20 % 1) && !isNaN(data20))) && (isFinite(data20)))){
+const err51 = {instancePath:instancePath+"/shutdownDrainMs",schemaPath:"#/properties/shutdownDrainMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -1538,12 +1558,9 @@ vErrors.push(err51);
 }
 errors++;
 }
-}
-}
-if(data.eventLogSize !== undefined){
-let data22 = data.eventLogSize;
-if(!(((typeof data22 == "number") && (!(data22 % 1) && !isNaN(data22))) && (isFinite(data22)))){
-const err52 = {instancePath:instancePath+"/eventLogSize",schemaPath:"#/properties/eventLogSize/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if((typeof data20 == "number") && (isFinite(data20))){
+if(data20 > 600000 || isNaN(data20)){
+const err52 = {instancePath:instancePath+"/shutdownDrainMs",schemaPath:"#/properties/shutdownDrainMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000"};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -1552,9 +1569,8 @@ vErrors.push(err52);
 }
 errors++;
 }
-if((typeof data22 == "number") && (isFinite(data22))){
-if(data22 < 1 || isNaN(data22)){
-const err53 = {instancePath:instancePath+"/eventLogSize",schemaPath:"#/properties/eventLogSize/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(data20 < 0 || isNaN(data20)){
+const err53 = {instancePath:instancePath+"/shutdownDrainMs",schemaPath:"#/properties/shutdownDrainMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -1565,9 +1581,10 @@ errors++;
 }
 }
 }
-if(data.streamFinalTask !== undefined){
-if(typeof data.streamFinalTask !== "boolean"){
-const err54 = {instancePath:instancePath+"/streamFinalTask",schemaPath:"#/properties/streamFinalTask/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data.sessionIdleMs !== undefined){
+let data21 = data.sessionIdleMs;
+if(!(((typeof data21 == "number") && (!(data21 % 1) && !isNaN(data21))) && (isFinite(data21)))){
+const err54 = {instancePath:instancePath+"/sessionIdleMs",schemaPath:"#/properties/sessionIdleMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -1576,10 +1593,9 @@ vErrors.push(err54);
 }
 errors++;
 }
-}
-if(data.selfCheck !== undefined){
-if(typeof data.selfCheck !== "boolean"){
-const err55 = {instancePath:instancePath+"/selfCheck",schemaPath:"#/properties/selfCheck/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if((typeof data21 == "number") && (isFinite(data21))){
+if(data21 < 1000 || isNaN(data21)){
+const err55 = {instancePath:instancePath+"/sessionIdleMs",schemaPath:"#/properties/sessionIdleMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1000},message:"must be >= 1000"};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -1589,10 +1605,11 @@ vErrors.push(err55);
 errors++;
 }
 }
-if(data.logLevel !== undefined){
-let data25 = data.logLevel;
-if(typeof data25 !== "string"){
-const err56 = {instancePath:instancePath+"/logLevel",schemaPath:"#/properties/logLevel/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+if(data.maxSessions !== undefined){
+let data22 = data.maxSessions;
+if(!(((typeof data22 == "number") && (!(data22 % 1) && !isNaN(data22))) && (isFinite(data22)))){
+const err56 = {instancePath:instancePath+"/maxSessions",schemaPath:"#/properties/maxSessions/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -1601,8 +1618,9 @@ vErrors.push(err56);
 }
 errors++;
 }
-if(!(((((((data25 === "fatal") || (data25 === "error")) || (data25 === "warn")) || (data25 === "info")) || (data25 === "debug")) || (data25 === "trace")) || (data25 === "silent"))){
-const err57 = {instancePath:instancePath+"/logLevel",schemaPath:"#/properties/logLevel/enum",keyword:"enum",params:{allowedValues: schema32.properties.logLevel.enum},message:"must be equal to one of the allowed values"};
+if((typeof data22 == "number") && (isFinite(data22))){
+if(data22 < 1 || isNaN(data22)){
+const err57 = {instancePath:instancePath+"/maxSessions",schemaPath:"#/properties/maxSessions/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -1612,11 +1630,11 @@ vErrors.push(err57);
 errors++;
 }
 }
-if(data.provider !== undefined){
-let data26 = data.provider;
-if(data26 && typeof data26 == "object" && !Array.isArray(data26)){
-if(data26.organization === undefined){
-const err58 = {instancePath:instancePath+"/provider",schemaPath:"#/$defs/ProviderConfig/required",keyword:"required",params:{missingProperty: "organization"},message:"must have required property '"+"organization"+"'"};
+}
+if(data.sseHeartbeatMs !== undefined){
+let data23 = data.sseHeartbeatMs;
+if(!(((typeof data23 == "number") && (!(data23 % 1) && !isNaN(data23))) && (isFinite(data23)))){
+const err58 = {instancePath:instancePath+"/sseHeartbeatMs",schemaPath:"#/properties/sseHeartbeatMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -1625,8 +1643,9 @@ vErrors.push(err58);
 }
 errors++;
 }
-if(data26.url === undefined){
-const err59 = {instancePath:instancePath+"/provider",schemaPath:"#/$defs/ProviderConfig/required",keyword:"required",params:{missingProperty: "url"},message:"must have required property '"+"url"+"'"};
+if((typeof data23 == "number") && (isFinite(data23))){
+if(data23 < 10 || isNaN(data23)){
+const err59 = {instancePath:instancePath+"/sseHeartbeatMs",schemaPath:"#/properties/sseHeartbeatMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 10},message:"must be >= 10"};
 if(vErrors === null){
 vErrors = [err59];
 }
@@ -1635,11 +1654,12 @@ vErrors.push(err59);
 }
 errors++;
 }
-if(data26.organization !== undefined){
-let data27 = data26.organization;
-if(typeof data27 === "string"){
-if(func1(data27) < 1){
-const err60 = {instancePath:instancePath+"/provider/organization",schemaPath:"#/$defs/ProviderConfig/properties/organization/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+}
+if(data.eventLogSize !== undefined){
+let data24 = data.eventLogSize;
+if(!(((typeof data24 == "number") && (!(data24 % 1) && !isNaN(data24))) && (isFinite(data24)))){
+const err60 = {instancePath:instancePath+"/eventLogSize",schemaPath:"#/properties/eventLogSize/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -1648,9 +1668,9 @@ vErrors.push(err60);
 }
 errors++;
 }
-}
-else {
-const err61 = {instancePath:instancePath+"/provider/organization",schemaPath:"#/$defs/ProviderConfig/properties/organization/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if((typeof data24 == "number") && (isFinite(data24))){
+if(data24 < 1 || isNaN(data24)){
+const err61 = {instancePath:instancePath+"/eventLogSize",schemaPath:"#/properties/eventLogSize/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err61];
 }
@@ -1660,11 +1680,10 @@ vErrors.push(err61);
 errors++;
 }
 }
-if(data26.url !== undefined){
-let data28 = data26.url;
-if(typeof data28 === "string"){
-if(!(formats0(data28))){
-const err62 = {instancePath:instancePath+"/provider/url",schemaPath:"#/$defs/ProviderConfig/properties/url/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
+}
+if(data.streamFinalTask !== undefined){
+if(typeof data.streamFinalTask !== "boolean"){
+const err62 = {instancePath:instancePath+"/streamFinalTask",schemaPath:"#/properties/streamFinalTask/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -1674,8 +1693,9 @@ vErrors.push(err62);
 errors++;
 }
 }
-else {
-const err63 = {instancePath:instancePath+"/provider/url",schemaPath:"#/$defs/ProviderConfig/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.selfCheck !== undefined){
+if(typeof data.selfCheck !== "boolean"){
+const err63 = {instancePath:instancePath+"/selfCheck",schemaPath:"#/properties/selfCheck/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -1685,14 +1705,110 @@ vErrors.push(err63);
 errors++;
 }
 }
-}
-else {
-const err64 = {instancePath:instancePath+"/provider",schemaPath:"#/$defs/ProviderConfig/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.logLevel !== undefined){
+let data27 = data.logLevel;
+if(typeof data27 !== "string"){
+const err64 = {instancePath:instancePath+"/logLevel",schemaPath:"#/properties/logLevel/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err64];
 }
 else {
 vErrors.push(err64);
+}
+errors++;
+}
+if(!(((((((data27 === "fatal") || (data27 === "error")) || (data27 === "warn")) || (data27 === "info")) || (data27 === "debug")) || (data27 === "trace")) || (data27 === "silent"))){
+const err65 = {instancePath:instancePath+"/logLevel",schemaPath:"#/properties/logLevel/enum",keyword:"enum",params:{allowedValues: schema32.properties.logLevel.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err65];
+}
+else {
+vErrors.push(err65);
+}
+errors++;
+}
+}
+if(data.provider !== undefined){
+let data28 = data.provider;
+if(data28 && typeof data28 == "object" && !Array.isArray(data28)){
+if(data28.organization === undefined){
+const err66 = {instancePath:instancePath+"/provider",schemaPath:"#/$defs/ProviderConfig/required",keyword:"required",params:{missingProperty: "organization"},message:"must have required property '"+"organization"+"'"};
+if(vErrors === null){
+vErrors = [err66];
+}
+else {
+vErrors.push(err66);
+}
+errors++;
+}
+if(data28.url === undefined){
+const err67 = {instancePath:instancePath+"/provider",schemaPath:"#/$defs/ProviderConfig/required",keyword:"required",params:{missingProperty: "url"},message:"must have required property '"+"url"+"'"};
+if(vErrors === null){
+vErrors = [err67];
+}
+else {
+vErrors.push(err67);
+}
+errors++;
+}
+if(data28.organization !== undefined){
+let data29 = data28.organization;
+if(typeof data29 === "string"){
+if(func1(data29) < 1){
+const err68 = {instancePath:instancePath+"/provider/organization",schemaPath:"#/$defs/ProviderConfig/properties/organization/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err68];
+}
+else {
+vErrors.push(err68);
+}
+errors++;
+}
+}
+else {
+const err69 = {instancePath:instancePath+"/provider/organization",schemaPath:"#/$defs/ProviderConfig/properties/organization/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err69];
+}
+else {
+vErrors.push(err69);
+}
+errors++;
+}
+}
+if(data28.url !== undefined){
+let data30 = data28.url;
+if(typeof data30 === "string"){
+if(!(formats0(data30))){
+const err70 = {instancePath:instancePath+"/provider/url",schemaPath:"#/$defs/ProviderConfig/properties/url/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
+if(vErrors === null){
+vErrors = [err70];
+}
+else {
+vErrors.push(err70);
+}
+errors++;
+}
+}
+else {
+const err71 = {instancePath:instancePath+"/provider/url",schemaPath:"#/$defs/ProviderConfig/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err71];
+}
+else {
+vErrors.push(err71);
+}
+errors++;
+}
+}
+}
+else {
+const err72 = {instancePath:instancePath+"/provider",schemaPath:"#/$defs/ProviderConfig/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err72];
+}
+else {
+vErrors.push(err72);
 }
 errors++;
 }
@@ -1711,12 +1827,12 @@ errors = vErrors.length;
 }
 }
 else {
-const err65 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err73 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
-vErrors = [err65];
+vErrors = [err73];
 }
 else {
-vErrors.push(err65);
+vErrors.push(err73);
 }
 errors++;
 }
@@ -2559,7 +2675,7 @@ errors++;
 if(data.secretKeyEnv !== undefined){
 let data1 = data.secretKeyEnv;
 if(typeof data1 === "string"){
-if(!pattern5.test(data1)){
+if(!pattern6.test(data1)){
 const err3 = {instancePath:instancePath+"/secretKeyEnv",schemaPath:"#/properties/secretKeyEnv/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z_][A-Za-z0-9_]*$"},message:"must match pattern \""+"^[A-Za-z_][A-Za-z0-9_]*$"+"\""};
 if(vErrors === null){
 vErrors = [err3];
@@ -2781,7 +2897,7 @@ const len0 = data9.length;
 for(let i0=0; i0<len0; i0++){
 let data10 = data9[i0];
 if(typeof data10 === "string"){
-if(!pattern6.test(data10)){
+if(!pattern7.test(data10)){
 const err21 = {instancePath:instancePath+"/destinations/allowedSchemes/" + i0,schemaPath:"#/$defs/PushDestinationSettings/properties/allowedSchemes/items/pattern",keyword:"pattern",params:{pattern: "^https?$"},message:"must match pattern \""+"^https?$"+"\""};
 if(vErrors === null){
 vErrors = [err21];
@@ -3063,7 +3179,7 @@ const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
 let data1 = data0[i0];
 if(typeof data1 === "string"){
-if(!pattern6.test(data1)){
+if(!pattern7.test(data1)){
 const err1 = {instancePath:instancePath+"/allowedSchemes/" + i0,schemaPath:"#/properties/allowedSchemes/items/pattern",keyword:"pattern",params:{pattern: "^https?$"},message:"must match pattern \""+"^https?$"+"\""};
 if(vErrors === null){
 vErrors = [err1];
@@ -3303,13 +3419,147 @@ return errors === 0;
 }
 validate31.evaluated = {"props":{"allowedSchemes":true,"allowedHosts":true,"allowedCidrs":true,"allowPrivate":true,"allowLinkLocal":true,"allowLoopback":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateGatewaySendConfiguration = validate32;
-const schema47 = {"title":"GatewaySendConfiguration","description":"The members seed 004 adds to a send's configuration (params.configuration), read beside the A2A ones.","type":"object","properties":{"skills":{"description":"Limits the task to these skills: the first of them the agent advertises runs it (metadata.skill, when given, must be one of them); none advertised rejects the task, naming the advertised skills.","type":"array","minItems":1,"items":{"type":"string","minLength":1}}}};
+export const validateStoreKind = validate32;
 
 function validate32(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate32.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(typeof data !== "string"){
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(!(((data === "sqlite") || (data === "memory")) || (data === "postgres"))){
+const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema33.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+validate32.errors = vErrors;
+return errors === 0;
+}
+validate32.evaluated = {"dynamicProps":false,"dynamicItems":false};
+
+export const validateStoreSelection = validate33;
+
+function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate33.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.kind === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.kind !== undefined){
+let data0 = data.kind;
+if(typeof data0 !== "string"){
+const err1 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(!(((data0 === "sqlite") || (data0 === "memory")) || (data0 === "postgres"))){
+const err2 = {instancePath:instancePath+"/kind",schemaPath:"#/properties/kind/enum",keyword:"enum",params:{allowedValues: schema34.properties.kind.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.url !== undefined){
+let data1 = data.url;
+if(typeof data1 === "string"){
+if(func1(data1) < 1){
+const err3 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if(!pattern4.test(data1)){
+const err4 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/pattern",keyword:"pattern",params:{pattern: "^postgres(ql)?://"},message:"must match pattern \""+"^postgres(ql)?://"+"\""};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+else {
+const err5 = {instancePath:instancePath+"/url",schemaPath:"#/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+}
+else {
+const err6 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+validate33.errors = vErrors;
+return errors === 0;
+}
+validate33.evaluated = {"props":{"kind":true,"url":true},"dynamicProps":false,"dynamicItems":false};
+
+export const validateGatewaySendConfiguration = validate34;
+const schema51 = {"title":"GatewaySendConfiguration","description":"The members seed 004 adds to a send's configuration (params.configuration), read beside the A2A ones.","type":"object","properties":{"skills":{"description":"Limits the task to these skills: the first of them the agent advertises runs it (metadata.skill, when given, must be one of them); none advertised rejects the task, naming the advertised skills.","type":"array","minItems":1,"items":{"type":"string","minLength":1}}}};
+
+function validate34(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate34.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3379,18 +3629,18 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate32.errors = vErrors;
+validate34.errors = vErrors;
 return errors === 0;
 }
-validate32.evaluated = {"props":{"skills":true},"dynamicProps":false,"dynamicItems":false};
+validate34.evaluated = {"props":{"skills":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateGatewayListTasksParams = validate33;
-const schema48 = {"title":"GatewayListTasksParams","description":"tasks/list (ListTasks in a 0.3 request): one page of the caller's tasks of this agent by offset, newest status first, as seed 004 documents it.","type":"object","properties":{"limit":{"description":"The most tasks to return.","type":"integer","minimum":1,"maximum":100,"default":20},"offset":{"description":"How many of the matching tasks to skip, newest first.","type":"integer","minimum":0,"maximum":10000,"default":0},"contextId":{"description":"Only the tasks of this context.","type":"string","minLength":1},"state":{"description":"Only the tasks in this state, named as the request's version names states (\"working\" in 0.3).","type":"string","minLength":1},"historyLength":{"description":"The most recent messages of each task's history to include; 0 leaves the history out. Default: all.","type":"integer","minimum":0},"metadata":{"description":"Request metadata, as 0.3 requests carry it; not used.","type":"object"}}};
+export const validateGatewayListTasksParams = validate35;
+const schema52 = {"title":"GatewayListTasksParams","description":"tasks/list (ListTasks in a 0.3 request): one page of the caller's tasks of this agent by offset, newest status first, as seed 004 documents it.","type":"object","properties":{"limit":{"description":"The most tasks to return.","type":"integer","minimum":1,"maximum":100,"default":20},"offset":{"description":"How many of the matching tasks to skip, newest first.","type":"integer","minimum":0,"maximum":10000,"default":0},"contextId":{"description":"Only the tasks of this context.","type":"string","minLength":1},"state":{"description":"Only the tasks in this state, named as the request's version names states (\"working\" in 0.3).","type":"string","minLength":1},"historyLength":{"description":"The most recent messages of each task's history to include; 0 leaves the history out. Default: all.","type":"integer","minimum":0},"metadata":{"description":"Request metadata, as 0.3 requests carry it; not used.","type":"object"}}};
 
-function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate35(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate33.evaluated;
+const evaluated0 = validate35.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3567,18 +3817,18 @@ vErrors.push(err13);
 }
 errors++;
 }
-validate33.errors = vErrors;
+validate35.errors = vErrors;
 return errors === 0;
 }
-validate33.evaluated = {"props":{"limit":true,"offset":true,"contextId":true,"state":true,"historyLength":true,"metadata":true},"dynamicProps":false,"dynamicItems":false};
+validate35.evaluated = {"props":{"limit":true,"offset":true,"contextId":true,"state":true,"historyLength":true,"metadata":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateGatewayListTasksResult = validate34;
-const schema49 = {"title":"GatewayListTasksResult","description":"The result of tasks/list: the page and where it lies among the matching tasks.","type":"object","properties":{"tasks":{"description":"The tasks of the page, each a Task of the request's version.","type":"array","items":{"type":"object"}},"total":{"description":"How many tasks match, over every page.","type":"integer","minimum":0},"limit":{"description":"The limit the page was made with.","type":"integer","minimum":1},"offset":{"description":"The offset of the page's first task.","type":"integer","minimum":0}},"required":["tasks","total","limit","offset"]};
+export const validateGatewayListTasksResult = validate36;
+const schema53 = {"title":"GatewayListTasksResult","description":"The result of tasks/list: the page and where it lies among the matching tasks.","type":"object","properties":{"tasks":{"description":"The tasks of the page, each a Task of the request's version.","type":"array","items":{"type":"object"}},"total":{"description":"How many tasks match, over every page.","type":"integer","minimum":0},"limit":{"description":"The limit the page was made with.","type":"integer","minimum":1},"offset":{"description":"The offset of the page's first task.","type":"integer","minimum":0}},"required":["tasks","total","limit","offset"]};
 
-function validate34(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate36(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate34.evaluated;
+const evaluated0 = validate36.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3741,18 +3991,18 @@ vErrors.push(err12);
 }
 errors++;
 }
-validate34.errors = vErrors;
+validate36.errors = vErrors;
 return errors === 0;
 }
-validate34.evaluated = {"props":{"tasks":true,"total":true,"limit":true,"offset":true},"dynamicProps":false,"dynamicItems":false};
+validate36.evaluated = {"props":{"tasks":true,"total":true,"limit":true,"offset":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateGatewayArtifact = validate35;
-const schema50 = {"title":"GatewayArtifact","description":"An artifact a worker hands in: an Artifact of the request's version, whose artifactId may be left out (the hub assigns one), as seed 004's example does.","type":"object","properties":{"artifactId":{"description":"Defaults to a fresh id.","type":"string","minLength":1},"name":{"description":"A name for the artifact.","type":"string"},"description":{"description":"What the artifact is.","type":"string"},"parts":{"description":"Its parts, each a Part of the request's version.","type":"array","minItems":1,"items":{"type":"object"}},"metadata":{"description":"Free metadata.","type":"object"},"extensions":{"description":"URIs of extensions the artifact uses.","type":"array","items":{"type":"string"}}},"required":["parts"]};
+export const validateGatewayArtifact = validate37;
+const schema54 = {"title":"GatewayArtifact","description":"An artifact a worker hands in: an Artifact of the request's version, whose artifactId may be left out (the hub assigns one), as seed 004's example does.","type":"object","properties":{"artifactId":{"description":"Defaults to a fresh id.","type":"string","minLength":1},"name":{"description":"A name for the artifact.","type":"string"},"description":{"description":"What the artifact is.","type":"string"},"parts":{"description":"Its parts, each a Part of the request's version.","type":"array","minItems":1,"items":{"type":"object"}},"metadata":{"description":"Free metadata.","type":"object"},"extensions":{"description":"URIs of extensions the artifact uses.","type":"array","items":{"type":"string"}}},"required":["parts"]};
 
-function validate35(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate37(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate35.evaluated;
+const evaluated0 = validate37.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3910,18 +4160,18 @@ vErrors.push(err11);
 }
 errors++;
 }
-validate35.errors = vErrors;
+validate37.errors = vErrors;
 return errors === 0;
 }
-validate35.evaluated = {"props":{"artifactId":true,"name":true,"description":true,"parts":true,"metadata":true,"extensions":true},"dynamicProps":false,"dynamicItems":false};
+validate37.evaluated = {"props":{"artifactId":true,"name":true,"description":true,"parts":true,"metadata":true,"extensions":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateGatewayStatusMessage = validate36;
-const schema51 = {"title":"GatewayStatusMessage","description":"A status message from a worker: plain text (seed 004's form), which becomes an agent message with one text part, or a Message of the request's version.","oneOf":[{"type":"string","minLength":1},{"type":"object"}]};
+export const validateGatewayStatusMessage = validate38;
+const schema55 = {"title":"GatewayStatusMessage","description":"A status message from a worker: plain text (seed 004's form), which becomes an agent message with one text part, or a Message of the request's version.","oneOf":[{"type":"string","minLength":1},{"type":"object"}]};
 
-function validate36(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate38(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate36.evaluated;
+const evaluated0 = validate38.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4002,19 +4252,19 @@ vErrors = null;
 }
 }
 }
-validate36.errors = vErrors;
+validate38.errors = vErrors;
 return errors === 0;
 }
-validate36.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate38.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-export const validateCompleteTaskParams = validate37;
-const schema52 = {"title":"CompleteTaskParams","description":"tasks/complete (CompleteTask): the worker holding a task completes it with its artifacts.","type":"object","properties":{"id":{"description":"The task to complete.","type":"string","minLength":1},"assignmentId":{"$ref":"#/$defs/AssignmentId"},"artifacts":{"description":"The artifacts of the result, in order.","type":"array","items":{"$ref":"#/$defs/GatewayArtifact"}},"message":{"$ref":"#/$defs/GatewayStatusMessage","description":"The status message of the completed task."},"metadata":{"description":"Request metadata; not used.","type":"object"}},"required":["id"]};
-const schema53 = {"title":"AssignmentId","description":"The assignmentId of the `assigned` event the report answers. Optional (seed 004's examples have none); with it, a report from a worker whose feed closed, after the task went to another, is refused (-32001), and the worker is not sent a `released` event for its own report.","type":"string","minLength":1};
+export const validateCompleteTaskParams = validate39;
+const schema56 = {"title":"CompleteTaskParams","description":"tasks/complete (CompleteTask): the worker holding a task completes it with its artifacts.","type":"object","properties":{"id":{"description":"The task to complete.","type":"string","minLength":1},"assignmentId":{"$ref":"#/$defs/AssignmentId"},"artifacts":{"description":"The artifacts of the result, in order.","type":"array","items":{"$ref":"#/$defs/GatewayArtifact"}},"message":{"$ref":"#/$defs/GatewayStatusMessage","description":"The status message of the completed task."},"metadata":{"description":"Request metadata; not used.","type":"object"}},"required":["id"]};
+const schema57 = {"title":"AssignmentId","description":"The assignmentId of the `assigned` event the report answers. Optional (seed 004's examples have none); with it, a report from a worker whose feed closed, after the task went to another, is refused (-32001), and the worker is not sent a `released` event for its own report.","type":"string","minLength":1};
 
-function validate37(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate39(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate37.evaluated;
+const evaluated0 = validate39.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4353,272 +4603,14 @@ vErrors.push(err23);
 }
 errors++;
 }
-validate37.errors = vErrors;
-return errors === 0;
-}
-validate37.evaluated = {"props":{"id":true,"assignmentId":true,"artifacts":true,"message":true,"metadata":true},"dynamicProps":false,"dynamicItems":false};
-
-export const validateUpdateStatusParams = validate38;
-const schema56 = {"title":"UpdateStatusParams","description":"tasks/updateStatus (UpdateStatus): the worker holding a task reports progress, or moves it to a state other than completed and canceled.","type":"object","properties":{"id":{"description":"The task.","type":"string","minLength":1},"assignmentId":{"$ref":"#/$defs/AssignmentId"},"status":{"$ref":"#/$defs/GatewayStatus"},"metadata":{"description":"Request metadata; not used.","type":"object"}},"required":["id","status"]};
-const schema58 = {"title":"GatewayStatus","description":"The status a worker posts.","type":"object","properties":{"state":{"description":"The state, named as the request's version names states: one of gateway-methods.json workerStates (\"working\" in 0.3, TASK_STATE_WORKING in 1.0).","type":"string","minLength":1},"message":{"$ref":"#/$defs/GatewayStatusMessage"}},"required":["state"]};
-
-function validate39(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate39.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.state === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "state"},message:"must have required property '"+"state"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-if(data.state !== undefined){
-let data0 = data.state;
-if(typeof data0 === "string"){
-if(func1(data0) < 1){
-const err1 = {instancePath:instancePath+"/state",schemaPath:"#/properties/state/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-else {
-const err2 = {instancePath:instancePath+"/state",schemaPath:"#/properties/state/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-}
-if(data.message !== undefined){
-let data1 = data.message;
-const _errs5 = errors;
-let valid2 = false;
-let passing0 = null;
-const _errs6 = errors;
-if(typeof data1 === "string"){
-if(func1(data1) < 1){
-const err3 = {instancePath:instancePath+"/message",schemaPath:"#/$defs/GatewayStatusMessage/oneOf/0/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-else {
-const err4 = {instancePath:instancePath+"/message",schemaPath:"#/$defs/GatewayStatusMessage/oneOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-var _valid0 = _errs6 === errors;
-if(_valid0){
-valid2 = true;
-passing0 = 0;
-}
-const _errs8 = errors;
-if(!(data1 && typeof data1 == "object" && !Array.isArray(data1))){
-const err5 = {instancePath:instancePath+"/message",schemaPath:"#/$defs/GatewayStatusMessage/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-var _valid0 = _errs8 === errors;
-if(_valid0 && valid2){
-valid2 = false;
-passing0 = [passing0, 1];
-}
-else {
-if(_valid0){
-valid2 = true;
-passing0 = 1;
-}
-}
-if(!valid2){
-const err6 = {instancePath:instancePath+"/message",schemaPath:"#/$defs/GatewayStatusMessage/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-else {
-errors = _errs5;
-if(vErrors !== null){
-if(_errs5){
-vErrors.length = _errs5;
-}
-else {
-vErrors = null;
-}
-}
-}
-}
-}
-else {
-const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
 validate39.errors = vErrors;
 return errors === 0;
 }
-validate39.evaluated = {"props":{"state":true,"message":true},"dynamicProps":false,"dynamicItems":false};
+validate39.evaluated = {"props":{"id":true,"assignmentId":true,"artifacts":true,"message":true,"metadata":true},"dynamicProps":false,"dynamicItems":false};
 
-
-function validate38(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate38.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.id === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-if(data.status === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "status"},message:"must have required property '"+"status"+"'"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-if(data.id !== undefined){
-let data0 = data.id;
-if(typeof data0 === "string"){
-if(func1(data0) < 1){
-const err2 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-}
-else {
-const err3 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-if(data.assignmentId !== undefined){
-let data1 = data.assignmentId;
-if(typeof data1 === "string"){
-if(func1(data1) < 1){
-const err4 = {instancePath:instancePath+"/assignmentId",schemaPath:"#/$defs/AssignmentId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-}
-else {
-const err5 = {instancePath:instancePath+"/assignmentId",schemaPath:"#/$defs/AssignmentId/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-}
-if(data.status !== undefined){
-if(!(validate39(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate39.errors : vErrors.concat(validate39.errors);
-errors = vErrors.length;
-}
-}
-if(data.metadata !== undefined){
-let data3 = data.metadata;
-if(!(data3 && typeof data3 == "object" && !Array.isArray(data3))){
-const err6 = {instancePath:instancePath+"/metadata",schemaPath:"#/properties/metadata/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-}
-}
-else {
-const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-validate38.errors = vErrors;
-return errors === 0;
-}
-validate38.evaluated = {"props":{"id":true,"assignmentId":true,"status":true,"metadata":true},"dynamicProps":false,"dynamicItems":false};
-
-export const validateGatewayStatus = validate41;
+export const validateUpdateStatusParams = validate40;
+const schema60 = {"title":"UpdateStatusParams","description":"tasks/updateStatus (UpdateStatus): the worker holding a task reports progress, or moves it to a state other than completed and canceled.","type":"object","properties":{"id":{"description":"The task.","type":"string","minLength":1},"assignmentId":{"$ref":"#/$defs/AssignmentId"},"status":{"$ref":"#/$defs/GatewayStatus"},"metadata":{"description":"Request metadata; not used.","type":"object"}},"required":["id","status"]};
+const schema62 = {"title":"GatewayStatus","description":"The status a worker posts.","type":"object","properties":{"state":{"description":"The state, named as the request's version names states: one of gateway-methods.json workerStates (\"working\" in 0.3, TASK_STATE_WORKING in 1.0).","type":"string","minLength":1},"message":{"$ref":"#/$defs/GatewayStatusMessage"}},"required":["state"]};
 
 function validate41(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -4759,13 +4751,271 @@ return errors === 0;
 }
 validate41.evaluated = {"props":{"state":true,"message":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateWorkerAssignment = validate42;
-const schema62 = {"title":"WorkerAssignment","description":"An `assigned` event of the worker feed: a task for the worker to do, started or resumed by this message.","type":"object","properties":{"assignmentId":{"description":"This giving-out of the task: a report that names it is refused once the task has gone to another worker, and its holder is not told of its own report.","type":"string","minLength":1},"taskId":{"description":"The task.","type":"string","minLength":1},"contextId":{"description":"Its conversation.","type":"string","minLength":1},"tenant":{"description":"The tenant it belongs to; empty for none.","type":"string"},"skill":{"description":"The skill it runs.","type":"string","minLength":1},"resumed":{"description":"True when the message continues a task that waited for input or authentication.","type":"boolean"},"text":{"description":"The text parts of the message, one per line.","type":"string"},"message":{"description":"The message, an A2A 1.0 Message.","type":"object"}},"required":["assignmentId","taskId","contextId","tenant","skill","resumed","text","message"]};
 
-function validate42(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate40(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate42.evaluated;
+const evaluated0 = validate40.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.id === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.status === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "status"},message:"must have required property '"+"status"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.id !== undefined){
+let data0 = data.id;
+if(typeof data0 === "string"){
+if(func1(data0) < 1){
+const err2 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+else {
+const err3 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.assignmentId !== undefined){
+let data1 = data.assignmentId;
+if(typeof data1 === "string"){
+if(func1(data1) < 1){
+const err4 = {instancePath:instancePath+"/assignmentId",schemaPath:"#/$defs/AssignmentId/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+else {
+const err5 = {instancePath:instancePath+"/assignmentId",schemaPath:"#/$defs/AssignmentId/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data.status !== undefined){
+if(!(validate41(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate41.errors : vErrors.concat(validate41.errors);
+errors = vErrors.length;
+}
+}
+if(data.metadata !== undefined){
+let data3 = data.metadata;
+if(!(data3 && typeof data3 == "object" && !Array.isArray(data3))){
+const err6 = {instancePath:instancePath+"/metadata",schemaPath:"#/properties/metadata/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+}
+else {
+const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+validate40.errors = vErrors;
+return errors === 0;
+}
+validate40.evaluated = {"props":{"id":true,"assignmentId":true,"status":true,"metadata":true},"dynamicProps":false,"dynamicItems":false};
+
+export const validateGatewayStatus = validate43;
+
+function validate43(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate43.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.state === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "state"},message:"must have required property '"+"state"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.state !== undefined){
+let data0 = data.state;
+if(typeof data0 === "string"){
+if(func1(data0) < 1){
+const err1 = {instancePath:instancePath+"/state",schemaPath:"#/properties/state/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+else {
+const err2 = {instancePath:instancePath+"/state",schemaPath:"#/properties/state/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.message !== undefined){
+let data1 = data.message;
+const _errs5 = errors;
+let valid2 = false;
+let passing0 = null;
+const _errs6 = errors;
+if(typeof data1 === "string"){
+if(func1(data1) < 1){
+const err3 = {instancePath:instancePath+"/message",schemaPath:"#/$defs/GatewayStatusMessage/oneOf/0/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+else {
+const err4 = {instancePath:instancePath+"/message",schemaPath:"#/$defs/GatewayStatusMessage/oneOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+var _valid0 = _errs6 === errors;
+if(_valid0){
+valid2 = true;
+passing0 = 0;
+}
+const _errs8 = errors;
+if(!(data1 && typeof data1 == "object" && !Array.isArray(data1))){
+const err5 = {instancePath:instancePath+"/message",schemaPath:"#/$defs/GatewayStatusMessage/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+var _valid0 = _errs8 === errors;
+if(_valid0 && valid2){
+valid2 = false;
+passing0 = [passing0, 1];
+}
+else {
+if(_valid0){
+valid2 = true;
+passing0 = 1;
+}
+}
+if(!valid2){
+const err6 = {instancePath:instancePath+"/message",schemaPath:"#/$defs/GatewayStatusMessage/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+else {
+errors = _errs5;
+if(vErrors !== null){
+if(_errs5){
+vErrors.length = _errs5;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+}
+else {
+const err7 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+validate43.errors = vErrors;
+return errors === 0;
+}
+validate43.evaluated = {"props":{"state":true,"message":true},"dynamicProps":false,"dynamicItems":false};
+
+export const validateWorkerAssignment = validate44;
+const schema66 = {"title":"WorkerAssignment","description":"An `assigned` event of the worker feed: a task for the worker to do, started or resumed by this message.","type":"object","properties":{"assignmentId":{"description":"This giving-out of the task: a report that names it is refused once the task has gone to another worker, and its holder is not told of its own report.","type":"string","minLength":1},"taskId":{"description":"The task.","type":"string","minLength":1},"contextId":{"description":"Its conversation.","type":"string","minLength":1},"tenant":{"description":"The tenant it belongs to; empty for none.","type":"string"},"skill":{"description":"The skill it runs.","type":"string","minLength":1},"resumed":{"description":"True when the message continues a task that waited for input or authentication.","type":"boolean"},"text":{"description":"The text parts of the message, one per line.","type":"string"},"message":{"description":"The message, an A2A 1.0 Message.","type":"object"}},"required":["assignmentId","taskId","contextId","tenant","skill","resumed","text","message"]};
+
+function validate44(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate44.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5013,17 +5263,17 @@ vErrors.push(err20);
 }
 errors++;
 }
-validate42.errors = vErrors;
+validate44.errors = vErrors;
 return errors === 0;
 }
-validate42.evaluated = {"props":{"assignmentId":true,"taskId":true,"contextId":true,"tenant":true,"skill":true,"resumed":true,"text":true,"message":true},"dynamicProps":false,"dynamicItems":false};
+validate44.evaluated = {"props":{"assignmentId":true,"taskId":true,"contextId":true,"tenant":true,"skill":true,"resumed":true,"text":true,"message":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateAssignmentId = validate43;
+export const validateAssignmentId = validate45;
 
-function validate43(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate45(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate43.evaluated;
+const evaluated0 = validate45.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5052,18 +5302,18 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate43.errors = vErrors;
+validate45.errors = vErrors;
 return errors === 0;
 }
-validate43.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate45.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-export const validateWorkerRelease = validate44;
-const schema64 = {"title":"WorkerRelease","description":"A `released` event of the worker feed: the task is no longer this worker's (the client canceled it, the hub is shutting down, or a report that named no assignment of this worker ended or interrupted it).","type":"object","properties":{"taskId":{"description":"The task.","type":"string","minLength":1},"reason":{"description":"Why.","type":"string","minLength":1}},"required":["taskId","reason"]};
+export const validateWorkerRelease = validate46;
+const schema68 = {"title":"WorkerRelease","description":"A `released` event of the worker feed: the task is no longer this worker's (the client canceled it, the hub is shutting down, or a report that named no assignment of this worker ended or interrupted it).","type":"object","properties":{"taskId":{"description":"The task.","type":"string","minLength":1},"reason":{"description":"Why.","type":"string","minLength":1}},"required":["taskId","reason"]};
 
-function validate44(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate46(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate44.evaluated;
+const evaluated0 = validate46.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5152,10 +5402,10 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate44.errors = vErrors;
+validate46.errors = vErrors;
 return errors === 0;
 }
-validate44.evaluated = {"props":{"taskId":true,"reason":true},"dynamicProps":false,"dynamicItems":false};
+validate46.evaluated = {"props":{"taskId":true,"reason":true},"dynamicProps":false,"dynamicItems":false};
 
 
 /** Every validator by the name of its def. */
@@ -5167,6 +5417,8 @@ export const validators = {
   ProviderConfig: validateProviderConfig,
   PushSettings: validatePushSettings,
   PushDestinationSettings: validatePushDestinationSettings,
+  StoreKind: validateStoreKind,
+  StoreSelection: validateStoreSelection,
   GatewaySendConfiguration: validateGatewaySendConfiguration,
   GatewayListTasksParams: validateGatewayListTasksParams,
   GatewayListTasksResult: validateGatewayListTasksResult,

@@ -17,6 +17,8 @@ export declare const validateUrlPolicySettings: Validator<T.UrlPolicySettings>;
 export declare const validateProviderConfig: Validator<T.ProviderConfig>;
 export declare const validatePushSettings: Validator<T.PushSettings>;
 export declare const validatePushDestinationSettings: Validator<T.PushDestinationSettings>;
+export declare const validateStoreKind: Validator<T.StoreKind>;
+export declare const validateStoreSelection: Validator<T.StoreSelection>;
 export declare const validateGatewaySendConfiguration: Validator<T.GatewaySendConfiguration>;
 export declare const validateGatewayListTasksParams: Validator<T.GatewayListTasksParams>;
 export declare const validateGatewayListTasksResult: Validator<T.GatewayListTasksResult>;
@@ -38,6 +40,8 @@ export declare const validators: {
   readonly ProviderConfig: Validator<T.ProviderConfig>;
   readonly PushSettings: Validator<T.PushSettings>;
   readonly PushDestinationSettings: Validator<T.PushDestinationSettings>;
+  readonly StoreKind: Validator<T.StoreKind>;
+  readonly StoreSelection: Validator<T.StoreSelection>;
   readonly GatewaySendConfiguration: Validator<T.GatewaySendConfiguration>;
   readonly GatewayListTasksParams: Validator<T.GatewayListTasksParams>;
   readonly GatewayListTasksResult: Validator<T.GatewayListTasksResult>;

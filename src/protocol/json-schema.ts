@@ -120,6 +120,12 @@ function narrowUnion(document: SchemaDocument, schema: JsonSchema, value: unknow
   if (branches.length === 0 || typeof value !== 'object' || value === null) return schema;
   const matching = branches
     .map((branch) => resolveRef(document, branch))
+    // A branch typed as something other than an object (a kind written as a string beside its
+    // object form) cannot be the one an object value meant.
+    .filter(
+      (branch) =>
+        branch['type'] === undefined || branch['type'] === 'object' || (Array.isArray(branch['type']) && branch['type'].includes('object')),
+    )
     .filter((branch) =>
       Object.entries(properties(branch)).every(([name, property]) => {
         return !('const' in property) || (value as Record<string, unknown>)[name] === property['const'];

@@ -152,6 +152,33 @@ describe('messages of the config file', () => {
     expect(() => resolveConfig({ env: { A2A_HUB_DATABASE_URL: 'mysql://x' } })).toThrow(/A2A_HUB_DATABASE_URL/);
   });
 
+  it('reads store {kind, url} as the kind and its database, and refuses a url that contradicts the rest', () => {
+    const url = 'postgres://a2ahub:pw@127.0.0.1:5432/hub';
+    expect(resolveConfig({ file: file({ store: { kind: 'postgres', url } }) })).toMatchObject({ store: 'postgres', databaseUrl: url });
+    // The kind alone in object form is the kind; the URL may come from another layer.
+    expect(resolveConfig({ file: file({ store: { kind: 'postgres' } }), env: { A2A_HUB_DATABASE_URL: url } })).toMatchObject({
+      store: 'postgres',
+      databaseUrl: url,
+    });
+    expect(resolveConfig({ file: file({ store: { kind: 'memory' } }), env: { A2A_HUB_DATABASE_URL: url } }).store).toBe('memory');
+    // A later layer's plain kind overrides the file's object, as any member does.
+    expect(resolveConfig({ file: file({ store: { kind: 'postgres', url } }), env: { A2A_HUB_STORE: 'sqlite' } }).store).toBe('sqlite');
+    expect(resolveConfig({ file: file({ store: { kind: 'postgres', url }, databaseUrl: url }) }).databaseUrl).toBe(url);
+
+    const sqliteWithUrl = problem({ file: file({ store: { kind: 'sqlite', url } }) });
+    expect(sqliteWithUrl).toMatch(/store\.url names a PostgreSQL database, but store\.kind is "sqlite"/);
+    const twoDatabases = problem({ file: file({ store: { kind: 'postgres', url }, databaseUrl: `${url}2` }) });
+    expect(twoDatabases).toMatch(/store\.url and databaseUrl name different databases/);
+    for (const message of [sqliteWithUrl, twoDatabases]) expect(message).not.toContain('pw');
+    // Each mistake in the object is named by its member, not as "matches no branch".
+    expect(problem({ file: file({ store: { kind: 'postgres', url: 'mysql://x' } }) })).toMatch(/: store\.url must match \^postgres/);
+    expect(problem({ file: file({ store: { kind: 'postgres', uri: url } }) })).toMatch(
+      /: store\.uri is not a member of this object; known members: kind, url$/,
+    );
+    expect(problem({ file: file({ store: { url } }) })).toMatch(/: store\.kind is required$/);
+    expect(problem({ file: file({ store: 5 }) })).toMatch(/: store must be StoreKind or StoreSelection, got 5$/);
+  });
+
   it('lists the allowed values of an enum without an A2A 0.3 hint', () => {
     const message = problem({ file: file({ logLevel: 'verbose', store: 'mem' }) });
     expect(message).toContain('logLevel must be one of "fatal", "error", "warn", "info", "debug", "trace", "silent", got "verbose"');

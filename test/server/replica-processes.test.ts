@@ -31,12 +31,16 @@ describe.skipIf(!POSTGRES_AVAILABLE)('three hub processes on one PostgreSQL data
 
   beforeAll(async () => {
     databaseUrl = await postgres.databaseUrl();
+    const settings = { databaseLeaseMs: LEASE_MS, shutdownDrainMs: 0, rateLimit: false };
     const config = join(folder, 'hub.json');
-    writeFileSync(config, JSON.stringify({ databaseLeaseMs: LEASE_MS, shutdownDrainMs: 0, rateLimit: false }));
-    const start = (name: string): Promise<ChildHub> => spawnHub(join(folder, name), ['--database-url', databaseUrl, '--config', config]);
+    writeFileSync(config, JSON.stringify(settings));
+    // B and C name their database the way a replica's config file often does, in one member.
+    const storeConfig = join(folder, 'hub-store.json');
+    writeFileSync(storeConfig, JSON.stringify({ ...settings, store: { kind: 'postgres', url: databaseUrl } }));
+    const start = (name: string, args: string[]): Promise<ChildHub> => spawnHub(join(folder, name), args);
     // The first creates the schema and the default instance; the other two find them.
-    a = await start('a');
-    [b, c] = await Promise.all([start('b'), start('c')]);
+    a = await start('a', ['--database-url', databaseUrl, '--config', config]);
+    [b, c] = await Promise.all([start('b', ['--config', storeConfig]), start('c', ['--config', storeConfig])]);
     replicas = [a, b, c];
   });
   afterAll(async () => {
