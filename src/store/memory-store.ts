@@ -34,6 +34,7 @@ import {
   type TaskRead,
   type TaskSnapshot,
   type TaskStore,
+  statusChangedError,
   tenantOf,
 } from './task-store.js';
 import { applyBatch, type StoreOp, type WriteOutcome } from './store-ops.js';
@@ -229,6 +230,10 @@ export class MemoryTaskStore extends StoredSettings implements TaskStore {
 
   appendMessage(taskId: string, message: Message): void {
     this.require(taskId).history.push(cloneJson(message));
+  }
+
+  expectStatus(taskId: string, version: number): void {
+    if (current(this.require(taskId)).version !== version) throw statusChangedError(taskId);
   }
 
   putArtifact(taskId: string, artifact: Artifact, append: boolean): void {
@@ -490,5 +495,6 @@ function infoOf(task: StoredTask): TaskInfo {
     state: task.status.state,
     createdAt: task.createdAt,
     updatedAt: millisToTimestamp(current(task).ts),
+    statusVersion: current(task).version,
   };
 }

@@ -572,7 +572,7 @@ export class PostgresTaskStore implements TaskStore {
   }
 }
 
-const INFO_COLUMNS = 'id, instance_id, tenant, context_id, skill, created_at, state, status_ts';
+const INFO_COLUMNS = 'id, instance_id, tenant, context_id, skill, created_at, state, status_ts, status_version';
 
 function failure(error: unknown): WriteOutcome {
   return { ok: false, error: String(error), stale: error instanceof StaleWriteError };

@@ -7,6 +7,7 @@ import type { StoreOp } from './store-ops.js';
 import {
   DuplicateKeyError,
   StaleWriteError,
+  statusChangedError,
   tenantOf,
   UnknownTaskError,
   type IdempotentResult,
@@ -153,6 +154,8 @@ export class PostgresWrites {
         return this.recordAttempt(op.attempt, op.keep);
       case 'expectPushConfig':
         return this.expectPushConfig(op.taskId, op.configId, op.secrets);
+      case 'expectStatus':
+        return this.expectStatus(op.taskId, op.version);
     }
   }
 
@@ -418,6 +421,17 @@ export class PostgresWrites {
       [taskId, configId],
     );
     if (rows[0]?.secrets !== secrets) throw new StaleWriteError(`push config ${configId} of task ${taskId} changed since it was read`);
+    return undefined;
+  }
+
+  /** Takes the task's row lock, so the status it checks stays the current one until the transaction ends. */
+  async expectStatus(taskId: string, version: number): Promise<undefined> {
+    const { rows } = await this.sql.query<{ status_version: number }>('SELECT status_version FROM tasks WHERE id = $1 FOR UPDATE', [
+      taskId,
+    ]);
+    const row = rows[0];
+    if (row === undefined) throw new UnknownTaskError(taskId);
+    if (row.status_version !== version) throw statusChangedError(taskId);
     return undefined;
   }
 }

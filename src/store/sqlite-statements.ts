@@ -48,6 +48,7 @@ export interface Statements {
   supersede: Statement<[number, number]>;
   keyOf: Statement<[string], number>;
   statusTs: Statement<[number], number>;
+  statusVersion: Statement<[number], number>;
   updateStatus: Statement<[TaskState, string, number, number, number]>;
   unfinished: Statement<TaskState[], TaskRow>;
   insertMessageAt: Statement<[number, number, string]>;
@@ -94,6 +95,7 @@ export function prepareStatements(db: Database.Database): Statements {
     ),
     keyOf: db.prepare<[string], number>('SELECT key FROM tasks WHERE id = ?').pluck(),
     statusTs: db.prepare<[number], number>('SELECT status_ts FROM tasks WHERE key = ?').pluck(),
+    statusVersion: db.prepare<[number], number>('SELECT status_version FROM tasks WHERE key = ?').pluck(),
     updateStatus: db.prepare<[TaskState, string, number, number, number]>(
       'UPDATE tasks SET state = ?, status_json = ?, status_ts = ?, status_version = ? WHERE key = ?',
     ),

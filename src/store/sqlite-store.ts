@@ -41,6 +41,7 @@ import {
   type TaskRead,
   type TaskSnapshot,
   type TaskStore,
+  statusChangedError,
   tenantOf,
 } from './task-store.js';
 import { historyLimit, toWireTask, wantsArtifacts } from './task-view.js';
@@ -248,6 +249,10 @@ export class SqliteTaskStore extends StoredSettings implements TaskStore {
 
   appendMessage(taskId: string, message: Message): void {
     this.#writes.appendMessage(taskId, message);
+  }
+
+  expectStatus(taskId: string, version: number): void {
+    if (this.#writes.statusVersion(taskId) !== version) throw statusChangedError(taskId);
   }
 
   putArtifact(taskId: string, artifact: Artifact, append: boolean): void {

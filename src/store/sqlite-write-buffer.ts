@@ -193,6 +193,15 @@ export class WriteBuffer {
     this.sql.updateStatus.run(status.state, json, ts, version, key);
   }
 
+  /**
+   * The version of the task's current status, or undefined when the open transaction set or
+   * created it (it gets its version when the transaction ends, newer than any read before).
+   */
+  statusVersion(taskId: string): number | undefined {
+    if (this.#statuses.has(taskId) || this.#tasks.has(taskId)) return undefined;
+    return this.sql.statusVersion.get(this.#keyOf(taskId));
+  }
+
   /** The newest status version handed out (status_clock, or the open transaction's count). */
   watermark(): number {
     return this.#lastVersion ?? this.sql.clock.get() ?? 0;

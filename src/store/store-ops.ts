@@ -25,7 +25,14 @@ export type StoreOp =
    * A guard: the write fails with StaleWriteError unless the config is stored with exactly these
    * secrets, i.e. it is the config the write was computed from (not deleted, not re-created).
    */
-  | { readonly op: 'expectPushConfig'; readonly taskId: string; readonly configId: string; readonly secrets: string };
+  | { readonly op: 'expectPushConfig'; readonly taskId: string; readonly configId: string; readonly secrets: string }
+  /**
+   * A guard: the write fails with StaleWriteError unless the task's current status is still the
+   * one of `version` (TaskInfo.statusVersion), i.e. no status was written since the read the
+   * write was computed from. Replicas sharing a store take a task from a status this way (a
+   * message answering INPUT_REQUIRED): of two that read the same status, one wins.
+   */
+  | { readonly op: 'expectStatus'; readonly taskId: string; readonly version: number };
 
 /**
  * A store that applies ops with synchronous calls inside a synchronous transaction (SQLite,
@@ -48,6 +55,8 @@ export interface SyncOpTarget extends Transactional {
   completeDelivery(deliveryId: number): void;
   retryDelivery(deliveryId: number, dueAt: number): void;
   recordAttempt(attempt: PushAttempt, keep: number): void;
+  /** Throws StaleWriteError unless the task's current status has this version (StoreOp `expectStatus`). */
+  expectStatus(taskId: string, version: number): void;
 }
 
 /** Applies the ops in order and returns the event-log sequence number of the last appendEvent, if any. */
@@ -100,6 +109,9 @@ export function applyOps(store: SyncOpTarget, ops: readonly StoreOp[]): number |
       case 'expectPushConfig':
         if (store.getPushConfig(op.taskId, op.configId)?.secrets !== op.secrets)
           throw new StaleWriteError(`push config ${op.configId} of task ${op.taskId} changed since it was read`);
+        break;
+      case 'expectStatus':
+        store.expectStatus(op.taskId, op.version);
         break;
     }
   }

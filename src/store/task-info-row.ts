@@ -12,6 +12,7 @@ export interface TaskInfoRow {
   readonly created_at: string;
   readonly state: TaskState;
   readonly status_ts: number;
+  readonly status_version: number;
 }
 
 export function infoOf(row: TaskInfoRow): TaskInfo {
@@ -24,5 +25,6 @@ export function infoOf(row: TaskInfoRow): TaskInfo {
     state: row.state,
     createdAt: row.created_at,
     updatedAt: millisToTimestamp(row.status_ts),
+    statusVersion: row.status_version,
   };
 }

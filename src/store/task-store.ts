@@ -294,6 +294,12 @@ export interface TaskInfo {
    * creation time while no status carried a timestamp).
    */
   readonly updatedAt: string;
+  /**
+   * The version of the current status: every status write gives the task a new, larger one. A
+   * write computed from this read can require it unchanged (StoreOp `expectStatus`), so that
+   * what another replica did to the task meanwhile is never written over.
+   */
+  readonly statusVersion: number;
 }
 
 export interface TaskView {
@@ -408,6 +414,11 @@ export class StaleWriteError extends Error {
     super(message);
     this.name = 'StaleWriteError';
   }
+}
+
+/** The refusal of an `expectStatus` guard: one message for every store. */
+export function statusChangedError(taskId: string): StaleWriteError {
+  return new StaleWriteError(`task ${taskId} has a newer status than the one this write was computed from`);
 }
 
 /** Thrown when a write would overwrite a record that must be written once (task id, idempotency key). */

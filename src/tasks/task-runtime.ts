@@ -3,6 +3,7 @@ import type { Message, SendMessageRequest, Task, TaskState } from '../../generat
 import { promptText, type AgentExecutor, type ExecutionRequest } from '../executors/executor.js';
 import { a2aError, type A2AError } from '../protocol/a2a-error.js';
 import { messageTarget } from '../store/message-target.js';
+import type { WriteOutcome } from '../store/store-ops.js';
 import {
   tenantOf,
   type BatchWrites,
@@ -424,6 +425,19 @@ export class TaskRuntime {
         ],
       });
     }
+    this.#refuseUnlessWaiting(info, this.#resuming.has(taskId));
+    // Claimed until the run is launched, so that a second message read the task meanwhile is refused.
+    this.#resuming.add(taskId);
+    try {
+      return await this.#continue(instance, request, key, hooks, info);
+    } finally {
+      this.#resuming.delete(taskId);
+    }
+  }
+
+  /** A message continues a task only while the task waits for one (INPUT_REQUIRED, AUTH_REQUIRED) and no run of it is starting here (`starting`). */
+  #refuseUnlessWaiting(info: TaskInfo, starting: boolean): void {
+    const taskId = info.id;
     if (isTerminalState(info.state)) {
       throw a2aError(
         'UnsupportedOperationError',
@@ -433,7 +447,7 @@ export class TaskRuntime {
         },
       );
     }
-    if (isActiveState(info.state) || this.isRunning(taskId) || this.#resuming.has(taskId)) {
+    if (isActiveState(info.state) || this.isRunning(taskId) || starting) {
       throw a2aError(
         'UnsupportedOperationError',
         `task ${taskId} is still running; wait until it asks for input before sending another message`,
@@ -442,13 +456,26 @@ export class TaskRuntime {
         },
       );
     }
-    // Claimed until the run is launched, so that a second message read the task meanwhile is refused.
-    this.#resuming.add(taskId);
-    try {
-      return await this.#continue(instance, request, key, hooks, info);
-    } finally {
-      this.#resuming.delete(taskId);
+  }
+
+  /**
+   * A continuation whose write was refused: the task changed since it was read (another
+   * replica took it first, or canceled it), or the write failed. Nothing of it was stored, so
+   * the client may send the message again; it is told the task's state as it is now.
+   */
+  async #refuseTaken(instanceId: string, tenant: string, taskId: string, outcome: WriteOutcome & { ok: false }): Promise<never> {
+    if (outcome.stale) {
+      const now = await this.#infoOf(instanceId, tenant, taskId);
+      this.#refuseUnlessWaiting(now, false);
+      throw a2aError(
+        'UnsupportedOperationError',
+        `task ${taskId} took another message first; send yours again to answer its new question`,
+        {
+          metadata: { taskId, state: now.state },
+        },
+      );
     }
+    throw new Error(`could not store the message continuing task ${taskId}: ${outcome.error}`);
   }
 
   async #continue(
@@ -467,22 +494,30 @@ export class TaskRuntime {
     await hooks.push?.requireRoom(taskId);
     // Registered before the message is added, so its snapshot is the task the message continues.
     const pushOps = hooks.push === undefined ? [] : hooks.push.opsFor(taskId, await this.getTask(instance.id, taskId, { tenant }));
+    // The question is answered: the task works again from here. Left in INPUT_REQUIRED until
+    // the executor's first event, a stream's first frame would repeat the question, and a
+    // client may close a stream at an interrupted state (spec §11.7) before it has begun.
+    const working = statusWrite(taskId, info.contextId, status('TASK_STATE_WORKING', now()), false);
+    let taken: WriteOutcome | undefined;
     this.#writes.enqueue({
-      taskId,
-      final: false,
+      ...working,
       ops: [
+        // The message answers the status that was read. Written in one transaction with the
+        // status it moves the task to, so of two messages that read the same status (sent to two
+        // replicas at once), or one that read it before a cancel, only one is applied.
+        { op: 'expectStatus', taskId, version: info.statusVersion },
         ...pushOps,
         { op: 'appendMessage', taskId, message },
         { op: 'recordIdempotent', instanceId: instance.id, key, result: { kind: 'task', taskId } },
         { op: 'touchContext', instanceId: instance.id, tenant, contextId: info.contextId, at: now() },
+        ...working.ops,
       ],
+      onOutcome: (outcome) => (taken = outcome),
     });
     if (hooks.push !== undefined) this.#writes.afterCommit(() => hooks.push?.committed());
+    await this.#writes.flushFor(taskId);
+    if (taken?.ok === false) await this.#refuseTaken(instance.id, tenant, taskId, taken);
     const task = await this.getTask(instance.id, taskId, { tenant });
-    // The question is answered: the task works again from here. Left in INPUT_REQUIRED until
-    // the executor's first event, a stream's first frame would repeat the question, and a
-    // client may close a stream at an interrupted state (spec §11.7) before it has begun.
-    this.#writes.enqueue(statusWrite(taskId, info.contextId, status('TASK_STATE_WORKING', now()), false));
     this.#launch(instance, new Execution(this.#host, instance.id, tenant, taskId, info.contextId, 'TASK_STATE_WORKING'), {
       skill,
       message,

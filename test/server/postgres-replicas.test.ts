@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { storeLocation } from '../../src/hub.js';
-import { call, stream, userMessage, type SseEvent } from '../helpers/a2a-client.js';
+import { call, rpc, stream, userMessage, type SseEvent } from '../helpers/a2a-client.js';
+import { inputRequiredTask } from '../helpers/tasks.js';
 import { controlAction, controlSnapshot, createInbound, inboundRow } from '../helpers/control.js';
 import { PostgresTaskStore } from '../../src/store/postgres-store.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
@@ -174,6 +175,36 @@ describe.skipIf(!POSTGRES_AVAILABLE)('two hubs on one PostgreSQL database', () =
     // Nothing A's executor did afterwards was stored.
     const last = (await a.store.eventsAfter(taskId, 0)).at(-1);
     expect(last?.frame.statusUpdate?.status.state).toBe('TASK_STATE_CANCELED');
+  });
+
+  it('takes one of two answers sent to A and B at once to a task waiting for input, refusing the other whole', async () => {
+    // Several tasks at once, so that some pairs read the waiting status before either commits:
+    // then only the status-version guard tells them apart.
+    const waiting = await Promise.all(Array.from({ length: 8 }, async () => inputRequiredTask(a.endpoint)));
+    const rounds = await Promise.all(
+      waiting.map(async (task) => {
+        const answer = (text: string) => userMessage(text, { taskId: task.id, contextId: task.contextId });
+        const answers = await Promise.all([
+          rpc(a.endpoint, 'SendMessage', { message: answer('from A') }),
+          rpc(b.endpoint, 'SendMessage', { message: answer('from B') }),
+        ]);
+        return { task, answers };
+      }),
+    );
+    for (const { task, answers } of rounds) {
+      const taken = answers.filter((answer) => answer.body.error === undefined);
+      const refused = answers.filter((answer) => answer.body.error !== undefined);
+      expect(taken).toHaveLength(1);
+      expect(refused.map((answer) => answer.body.error?.code)).toEqual([-32004]);
+      expect(refused[0]?.body.error?.message).toMatch(
+        new RegExp(`task ${task.id} (is still running|is completed|took another message first)`),
+      );
+      const stored = await call(b.endpoint, 'GetTask', { id: task.id, historyLength: 100 });
+      const userTurns = (stored.history ?? []).filter((message) => message.role === 'ROLE_USER').map((message) => message.parts[0]?.text);
+      // The first question's message, then exactly one answer: the one that was taken.
+      expect(userTurns).toHaveLength(2);
+      expect(['from A', 'from B']).toContain(userTurns[1]);
+    }
   });
 
   it("applies on B, without a restart, instances created, changed and removed through A's control API", async () => {

@@ -11,6 +11,7 @@ import { MemoryTaskStore } from '../../src/store/memory-store.js';
 import { PostgresTaskStore } from '../../src/store/postgres-store.js';
 import { countQuery, pageQuery, type SqlQuery } from '../../src/store/sqlite-listing.js';
 import { SqliteTaskStore } from '../../src/store/sqlite-store.js';
+import type { StoreOp } from '../../src/store/store-ops.js';
 import { SCHEMA_VERSION } from '../../src/store/sqlite-schema.js';
 import {
   DuplicateKeyError,
@@ -214,9 +215,13 @@ describe.each(IMPLEMENTATIONS)('$name', ({ open, crash = () => Promise.resolve()
         state: 'TASK_STATE_SUBMITTED',
         createdAt: at(0),
         updatedAt: '2025-01-01T00:00:00.000Z',
+        statusVersion: expect.any(Number) as number,
       });
+      const before = (await store.getTaskInfo('task-1'))?.statusVersion ?? Infinity;
       await store.setStatus('task-1', status('TASK_STATE_WORKING', 5));
-      expect(await store.getTaskInfo('task-1')).toMatchObject({ state: 'TASK_STATE_WORKING', updatedAt: at(5) });
+      const after = await store.getTaskInfo('task-1');
+      expect(after).toMatchObject({ state: 'TASK_STATE_WORKING', updatedAt: at(5) });
+      expect(after?.statusVersion).toBeGreaterThan(before);
     });
 
     it('makes a new status current without touching the history', async () => {
@@ -484,6 +489,36 @@ describe.each(IMPLEMENTATIONS)('$name', ({ open, crash = () => Promise.resolve()
       expect(task?.history?.map((one) => one.messageId)).toEqual(['task-1-m1', 'task-1-m2']);
       expect((await store.eventsAfter('task-1', 0)).map((event) => event.frame)).toStrictEqual([frame(1), frame(3)]);
       expect(await store.getTaskInfo('ghost')).toBeUndefined();
+    });
+
+    it('applies a write guarded by a status version only while that status is current, and none of one computed from an older status', async () => {
+      await store.createTask(newTask('task-1'));
+      const versionOf = async (): Promise<number> => (await store.getTaskInfo('task-1'))?.statusVersion ?? -1;
+      const take = (version: number, id: string, state: TaskState): StoreOp[] => [
+        { op: 'expectStatus', taskId: 'task-1', version },
+        { op: 'appendMessage', taskId: 'task-1', message: message(id) },
+        { op: 'setStatus', taskId: 'task-1', status: status(state, 1) },
+      ];
+      const submitted = await versionOf();
+      expect(await store.commit([take(submitted, 'first', 'TASK_STATE_WORKING')])).toStrictEqual([{ ok: true }]);
+      // A second writer that read the same status loses, and nothing of its write is kept.
+      const [late] = await store.commit([take(submitted, 'late', 'TASK_STATE_WORKING')]);
+      expect(late).toMatchObject({ ok: false, stale: true, error: expect.stringContaining('task-1') as string });
+      // Back in a state it was in before is still a newer status: the guard is a version, not a state.
+      await store.setStatus('task-1', status('TASK_STATE_INPUT_REQUIRED', 2));
+      const asked = await versionOf();
+      await store.setStatus('task-1', status('TASK_STATE_WORKING', 3));
+      await store.setStatus('task-1', status('TASK_STATE_INPUT_REQUIRED', 4));
+      expect((await store.commit([take(asked, 'answer-to-the-old-question', 'TASK_STATE_WORKING')]))[0]).toMatchObject({ stale: true });
+      // Of two guarded writes in one batch, the second sees the status the first set.
+      const current = await versionOf();
+      const outcomes = await store.commit([take(current, 'answer', 'TASK_STATE_WORKING'), take(current, 'twin', 'TASK_STATE_WORKING')]);
+      expect(outcomes.map((outcome) => outcome.ok)).toEqual([true, false]);
+      expect((await store.getTask(INSTANCE, 'task-1'))?.history?.map((one) => one.messageId)).toEqual(['task-1-m1', 'first', 'answer']);
+      expect((await store.commit([[{ op: 'expectStatus', taskId: 'ghost', version: current }]]))[0]).toMatchObject({
+        ok: false,
+        stale: false,
+      });
     });
   });
 
