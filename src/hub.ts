@@ -18,6 +18,7 @@ import { WORKER_PRESET, workerPreset } from './executors/worker.js';
 import { answerClientError } from './http/client-error.js';
 import { createHubPush, type HubPush } from './hub-push.js';
 import { createHttpApp } from './http/app.js';
+import { cardFastPath } from './http/card-fast-path.js';
 import type { EndpointObserver, RequestObservation } from './http/endpoint-observer.js';
 import { RateLimiter } from './http/rate-limit.js';
 import { StreamTracker } from './http/stream-tracker.js';
@@ -269,7 +270,16 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
     log,
   });
   const handle = app.callback();
-  const server = createServer((request, response) => void handle(request, response));
+  const card = cardFastPath({
+    directory: inbounds,
+    cardMaxAgeSeconds: config.cardMaxAgeSeconds,
+    version: { absent: config.absentVersion },
+    trustProxy: config.trustProxy,
+    ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}),
+  });
+  const server = createServer((request, response) => {
+    if (!card(request, response)) void handle(request, response);
+  });
   server.keepAliveTimeout = 5000;
   server.on('clientError', answerClientError);
   try {

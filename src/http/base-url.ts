@@ -1,4 +1,11 @@
-import type { Context } from 'koa';
+import type { Socket } from 'node:net';
+
+/** What a base URL is read from: Koa's context, or node's request on the card fast path (card-fast-path.ts). */
+export interface RequestOrigin {
+  /** A request header, '' when absent. */
+  get(name: string): string;
+  readonly socket: Pick<Socket, 'localAddress' | 'localPort'> & { readonly encrypted?: boolean };
+}
 
 export interface BaseUrlOptions {
   /** Honour X-Forwarded-Proto and X-Forwarded-Host (only behind a proxy you control). */
@@ -8,11 +15,12 @@ export interface BaseUrlOptions {
 }
 
 /** Scheme, host and port the client used to reach us: the base of the URLs in agent cards. */
-export function baseUrlOf(ctx: Context, options: BaseUrlOptions): string {
+export function baseUrlOf(ctx: RequestOrigin, options: BaseUrlOptions): string {
   if (options.publicUrl) return options.publicUrl.replace(/\/+$/, '');
   const forwardedProto = options.trustProxy ? first(ctx.get('x-forwarded-proto')) : '';
   const forwardedHost = options.trustProxy ? first(ctx.get('x-forwarded-host')) : '';
-  const proto = /^https?$/i.test(forwardedProto) ? forwardedProto.toLowerCase() : ctx.protocol;
+  // A forwarded scheme other than http or https is ignored, as an untrusted one is.
+  const proto = /^https?$/i.test(forwardedProto) ? forwardedProto.toLowerCase() : ctx.socket.encrypted === true ? 'https' : 'http';
   const host = forwardedHost !== '' && isHost(forwardedHost) ? forwardedHost : ctx.get('host');
   const fallback = `${ctx.socket.localAddress?.includes(':') ? `[${ctx.socket.localAddress}]` : (ctx.socket.localAddress ?? '127.0.0.1')}:${ctx.socket.localPort ?? ''}`;
   return `${proto}://${isHost(host) ? host : fallback}`;

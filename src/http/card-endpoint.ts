@@ -26,30 +26,62 @@ export interface CardEndpointOptions extends BaseUrlOptions {
  * interface (one serving named tenants only) always gets the 1.0 card.
  */
 export function serveCard(ctx: Context, agent: InboundAgent, options: CardEndpointOptions): void {
-  const form = cardFormOf(ctx, options.version);
-  const { body, etag } = renderedCard(agent, baseUrlOf(ctx, options), form);
-  ctx.set('ETag', etag);
-  ctx.set('Cache-Control', `public, max-age=${options.maxAgeSeconds}`);
-  ctx.set('Vary', `Host, ${HEADERS.version}`);
-  if (
-    ctx
-      .get('if-none-match')
-      .split(',')
-      .some((tag) => tag.trim() === etag)
-  ) {
-    ctx.status = 304;
-    return;
-  }
-  ctx.status = 200;
-  ctx.type = MEDIA_TYPES.json;
-  ctx.body = body;
+  const query = ctx.querystring === '' ? undefined : ctx.query[VERSION_QUERY_PARAMETER];
+  const answer = cardAnswer(
+    {
+      version: ctx.get(HEADERS.version) || (Array.isArray(query) ? query[0] : query) || '',
+      ifNoneMatch: ctx.get('if-none-match'),
+      baseUrl: baseUrlOf(ctx, options),
+    },
+    agent,
+    options,
+  );
+  ctx.status = answer.status;
+  ctx.set(answer.headers);
+  if (answer.body !== undefined) ctx.body = answer.body;
 }
+
+/** A card request, read from whatever carries it: Koa's context, or node's request on the fast path (card-fast-path.ts). */
+export interface CardAsk {
+  /** The A2A-Version header, else the version query parameter, else ''. */
+  readonly version: string;
+  /** The If-None-Match header, '' when absent. */
+  readonly ifNoneMatch: string;
+  readonly baseUrl: string;
+}
+
+export interface CardAnswer {
+  readonly status: 200 | 304;
+  readonly headers: Readonly<Record<string, string>>;
+  /** The card, for a 200. */
+  readonly body?: string;
+}
+
+/** What a card request is answered, whichever way it arrived. */
+export function cardAnswer(ask: CardAsk, agent: InboundAgent, options: CardEndpointOptions): CardAnswer {
+  const card = renderedCard(agent, ask.baseUrl, cardFormOf(ask.version.trim(), options.version));
+  // Built once per rendered card: a card request is answered without building anything.
+  if (card.answers?.maxAgeSeconds !== options.maxAgeSeconds) card.answers = answersOf(card, options.maxAgeSeconds);
+  const { etag } = card;
+  if (ask.ifNoneMatch !== '' && ask.ifNoneMatch.split(',').some((tag) => tag.trim() === etag)) return card.answers.notModified;
+  return card.answers.ok;
+}
+
+function answersOf({ body, etag }: RenderedCard, maxAgeSeconds: number): NonNullable<RenderedCard['answers']> {
+  const caching = { ETag: etag, 'Cache-Control': `public, max-age=${maxAgeSeconds}`, Vary: VARY };
+  return {
+    maxAgeSeconds,
+    ok: { status: 200, headers: { ...caching, 'Content-Type': JSON_UTF8, 'Content-Length': String(Buffer.byteLength(body)) }, body },
+    notModified: { status: 304, headers: caching },
+  };
+}
+
+const VARY = `Host, ${HEADERS.version}`;
+const JSON_UTF8 = `${MEDIA_TYPES.json}; charset=utf-8`;
 
 type CardForm = typeof VERSION_03 | 'current';
 
-function cardFormOf(ctx: Context, policy: VersionPolicy): CardForm {
-  const query = ctx.querystring === '' ? undefined : ctx.query[VERSION_QUERY_PARAMETER];
-  const requested = (ctx.get(HEADERS.version) || (Array.isArray(query) ? query[0] : query) || '').trim();
+function cardFormOf(requested: string, policy: VersionPolicy): CardForm {
   if (requested === '') return policy.absent === VERSION_03 ? VERSION_03 : 'current';
   return is03(requested) ? VERSION_03 : 'current';
 }
@@ -61,6 +93,8 @@ function cardIn(form: CardForm, card: AgentCard): unknown {
 interface RenderedCard {
   readonly body: string;
   readonly etag: string;
+  /** Its answers for the max-age they were built with. */
+  answers?: { readonly maxAgeSeconds: number; readonly ok: CardAnswer; readonly notModified: CardAnswer };
 }
 
 /** Base URLs remembered per agent; Host comes from the client, so the cache must not grow with it. */
@@ -82,7 +116,7 @@ function renderedCard(agent: InboundAgent, baseUrl: string, form: CardForm): Ren
   const cached = byBase.get(key);
   if (cached !== undefined) return cached;
   const body = JSON.stringify(cardIn(form, agent.card(baseUrl)));
-  const card = { body, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"` };
+  const card: RenderedCard = { body, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"` };
   if (byBase.size >= 2 * BASE_URLS_PER_AGENT) byBase.delete(byBase.keys().next().value as string);
   byBase.set(key, card);
   return card;

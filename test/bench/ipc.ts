@@ -111,8 +111,8 @@ export interface BareOps {
   close: { args: undefined; result: null };
 }
 
-/** What the round-robin proxy in front of replicas serves. */
-export interface ProxyOps {
+/** What a child that is only a server under load serves: the round-robin proxy in front of replicas, the @a2a-js/sdk reference. */
+export interface ServerOps {
   cpu: { args: undefined; result: CpuMemory };
   memory: { args: undefined; result: MemoryReport };
   close: { args: undefined; result: null };

@@ -1,5 +1,5 @@
 import { cpus } from 'node:os';
-import type { ChildServer, BareOps, HubOps, LoopDelay, ProxyOps, StoreCounts } from './ipc.js';
+import type { ChildServer, BareOps, HubOps, LoopDelay, ServerOps, StoreCounts } from './ipc.js';
 import type { LoadGenerator, LoadResult, LoadSpec } from './load.js';
 import { median } from './report.js';
 
@@ -10,8 +10,10 @@ export type ScenarioName = 'card' | 'send' | 'stream' | 'rest-send' | 'rest-stre
 export interface Scenario {
   readonly name: ScenarioName;
   readonly title: string;
-  /** Builds the autocannon spec against `url`; `tag` makes every messageId of the run unique. */
-  readonly spec: (url: string, tag: string) => LoadSpec;
+  /** Builds the load spec against `url`, whose JSON-RPC endpoint is at `rpcPath`; `tag` makes every messageId of the run unique. */
+  readonly spec: (url: string, tag: string, rpcPath: string) => LoadSpec;
+  /** Whether the @a2a-js/sdk reference runs it too (it serves no HTTP+JSON routes at the hub's paths). */
+  readonly sdk: boolean;
   /** Whether each request must leave a COMPLETED task in the store. */
   readonly createsTasks: boolean;
 }
@@ -40,9 +42,14 @@ function cpuOfThisProcess(): number {
   return usage.user + usage.system;
 }
 
+/** Where the hub (and the bare reference, which answers any path) serve JSON-RPC: the default instance. */
+export const HUB_RPC_PATH = '/a2a/default';
+
 /** A server under test: its URL, its CPU counter (every process it is made of), and for hubs their store's counts once quiet. */
 export interface Target {
   readonly url: string;
+  /** Its JSON-RPC endpoint below `url` (HUB_RPC_PATH unless said). */
+  readonly rpcPath?: string;
   readonly cpuMicros: () => Promise<number>;
   readonly settle?: () => Promise<StoreCounts & { settled: boolean }>;
   /** The hub's event-loop delay since the last call (each call starts a new reading). */
@@ -64,11 +71,16 @@ export function bareTarget(bare: ChildServer<BareOps>): Target {
   return { url: bare.url, cpuMicros: async () => (await bare.call('cpu', undefined)).cpuMicros };
 }
 
+/** The @a2a-js/sdk reference (sdk-process.ts), whose JSON-RPC middleware is mounted at `rpcPath`. */
+export function sdkTarget(sdk: ChildServer<ServerOps>, rpcPath: string): Target {
+  return { url: sdk.url, rpcPath, cpuMicros: async () => (await sdk.call('cpu', undefined)).cpuMicros };
+}
+
 /**
  * Replicas on one database behind a proxy: the CPU of all of them, and quiet when each is. The
  * task counts are the database's, the same from any replica; executors and requests add up.
  */
-export function replicasTarget(proxy: ChildServer<ProxyOps>, replicas: readonly ChildServer<HubOps>[]): Target {
+export function replicasTarget(proxy: ChildServer<ServerOps>, replicas: readonly ChildServer<HubOps>[]): Target {
   const cpu = async (child: { call(op: 'cpu', args: undefined): Promise<{ cpuMicros: number }> }): Promise<number> =>
     (await child.call('cpu', undefined)).cpuMicros;
   return {
@@ -97,14 +109,14 @@ export async function measure(
   tag: string,
 ): Promise<SideResult> {
   if (warmupSeconds > 0) {
-    await load.run({ ...scenario.spec(target.url, `${tag}-warmup`), durationSeconds: warmupSeconds });
+    await load.run({ ...scenario.spec(target.url, `${tag}-warmup`, target.rpcPath ?? HUB_RPC_PATH), durationSeconds: warmupSeconds });
   }
   const before = await target.settle?.();
   await target.loopDelay?.();
   const serverCpu0 = await target.cpuMicros();
   const machine0 = machineBusyMicros();
   const loadgenCpu0 = cpuOfThisProcess();
-  const result = await load.run(scenario.spec(target.url, tag));
+  const result = await load.run(scenario.spec(target.url, tag, target.rpcPath ?? HUB_RPC_PATH));
   // wrk runs in a process of its own and says what it used; autocannon runs in this one.
   const loadgenCpuMicros = result.loadgenCpuMicros ?? cpuOfThisProcess() - loadgenCpu0;
   const machineMicros = machineBusyMicros() - machine0;

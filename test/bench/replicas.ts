@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { postgresBinDir, startTestPostgres, withClient, type TestPostgres } from '../helpers/postgres-cluster.js';
-import { ChildServer, type HubOps, type ProxyOps } from './ipc.js';
+import { ChildServer, type HubOps, type ServerOps } from './ipc.js';
 import type { LoadGenerator } from './load.js';
 import {
   combine,
@@ -74,7 +74,7 @@ export async function measureReplicas(
     const sqlite = await start('replica bench sqlite', []);
     const alone = await start('replica bench postgres', [`postgres=${single}`]);
     const replicas = [await start('replica bench a', [`postgres=${pair}`]), await start('replica bench b', [`postgres=${pair}`])];
-    const proxy = await ChildServer.start<ProxyOps>('round-robin', {
+    const proxy = await ChildServer.start<ServerOps>('round-robin', {
       module: './round-robin.ts',
       args: replicas.map((replica) => replica.url),
       startTimeoutMs: settings.startTimeoutMs,

@@ -1,5 +1,5 @@
 import { Agent, createServer, request as forward } from 'node:http';
-import { cpuNow, memoryNow, serveHttpChild, type ProxyOps } from './ipc.js';
+import { cpuNow, memoryNow, serveHttpChild, type ServerOps } from './ipc.js';
 
 /**
  * The bench's load balancer for replicas: a round-robin HTTP proxy in its own process, no
@@ -28,4 +28,4 @@ const server = createServer((request, response) => {
 });
 server.keepAliveTimeout = 5000;
 
-await serveHttpChild<ProxyOps>(server, { cpu: () => cpuNow(), memory: () => memoryNow() }, () => agent.destroy());
+await serveHttpChild<ServerOps>(server, { cpu: () => cpuNow(), memory: () => memoryNow() }, () => agent.destroy());

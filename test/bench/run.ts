@@ -1,9 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ChildServer, type BareOps, type HubOps, type MemoryReport, type PushReport, type StoreCounts } from './ipc.js';
+import { SDK_AGENT_JSONRPC_PATH } from '../interop/sdk-agent.js';
+import { ChildServer, type BareOps, type HubOps, type MemoryReport, type PushReport, type ServerOps, type StoreCounts } from './ipc.js';
 import {
   bareTarget,
   combine,
@@ -11,6 +12,7 @@ import {
   hubTarget,
   measure,
   problemsOf,
+  sdkTarget,
   type Scenario,
   type ScenarioName,
   type SideResult,
@@ -52,7 +54,9 @@ import {
  * each scenario runs this many rounds of one bare and one hub run back to back, in
  * alternating order, and the ratio is the median of the rounds' ratios. BENCH_LOAD (wrk |
  * autocannon, default wrk, installed from Debian when missing and possible): autocannon runs in
- * this process and becomes the limit on the bare side.
+ * this process and becomes the limit on the bare side. BENCH_SDK (on|off, default on): the
+ * official @a2a-js/sdk server as a second reference for card, send and stream, measured in the
+ * same rounds (sdk-process.ts).
  */
 
 interface Settings {
@@ -76,6 +80,8 @@ interface Settings {
   readonly only: ReadonlySet<Part>;
   /** What drives the load (BENCH_LOAD): wrk when it is installed or can be, else autocannon. */
   readonly load: LoadGenerator;
+  /** Whether the @a2a-js/sdk server runs the scenarios it serves beside the hub (BENCH_SDK). */
+  readonly sdk: boolean;
 }
 
 const ALL_PARTS = ['card', 'send', 'stream', 'rest-send', 'rest-stream', 'memory', 'push', 'replicas'] as const;
@@ -103,6 +109,8 @@ function envInt(name: string, fallback: number, min: number, max: number): numbe
 function readSettings(): Settings {
   const selfCheck = process.env['BENCH_SELF_CHECK'] ?? 'on';
   if (!['on', 'off'].includes(selfCheck)) throw new Error(`BENCH_SELF_CHECK must be on or off, got ${JSON.stringify(selfCheck)}`);
+  const sdk = process.env['BENCH_SDK'] || 'on';
+  if (!['on', 'off'].includes(sdk)) throw new Error(`BENCH_SDK must be on or off, got ${JSON.stringify(sdk)}`);
   return {
     durationSeconds: envInt('BENCH_DURATION', 5, 1, 120),
     connections: envInt('BENCH_CONNECTIONS', 32, 1, 1000),
@@ -115,6 +123,7 @@ function readSettings(): Settings {
     pushTasks: envInt('BENCH_PUSH_TASKS', 2000, 10, 100_000),
     only: readParts(),
     load: readLoadGenerator(),
+    sdk: sdk === 'on',
   };
 }
 
@@ -143,6 +152,7 @@ function scenarios(settings: Settings): Scenario[] {
       name: 'card',
       title: 'agent card (GET)',
       createsTasks: false,
+      sdk: true,
       spec: (url) => ({
         ...common,
         url: `${url}/.well-known/agent-card.json`,
@@ -155,9 +165,10 @@ function scenarios(settings: Settings): Scenario[] {
       name: 'send',
       title: 'SendMessage (blocking, echo)',
       createsTasks: true,
-      spec: (url, tag) => ({
+      sdk: true,
+      spec: (url, tag, rpcPath) => ({
         ...common,
-        url: `${url}/a2a/default`,
+        url: `${url}${rpcPath}`,
         method: 'POST',
         headers: RPC_HEADERS,
         body: sendBody('SendMessage', tag),
@@ -168,9 +179,10 @@ function scenarios(settings: Settings): Scenario[] {
       name: 'stream',
       title: 'SendStreamingMessage (echo)',
       createsTasks: true,
-      spec: (url, tag) => ({
+      sdk: true,
+      spec: (url, tag, rpcPath) => ({
         ...common,
-        url: `${url}/a2a/default`,
+        url: `${url}${rpcPath}`,
         method: 'POST',
         headers: SSE_HEADERS,
         body: sendBody('SendStreamingMessage', tag),
@@ -183,6 +195,7 @@ function scenarios(settings: Settings): Scenario[] {
       name: 'rest-send',
       title: 'SendMessage over HTTP+JSON (blocking, echo)',
       createsTasks: true,
+      sdk: false,
       spec: (url, tag) => ({
         ...common,
         url: `${url}${REST_SEND_PATH}`,
@@ -196,6 +209,7 @@ function scenarios(settings: Settings): Scenario[] {
       name: 'rest-stream',
       title: 'SendStreamingMessage over HTTP+JSON (echo)',
       createsTasks: true,
+      sdk: false,
       spec: (url, tag) => ({
         ...common,
         url: `${url}${REST_STREAM_PATH}`,
@@ -209,9 +223,13 @@ function scenarios(settings: Settings): Scenario[] {
   return all.filter((scenario) => settings.only.has(scenario.name));
 }
 
+type Side = 'bare' | 'hub' | 'sdk';
+
 interface Round {
   readonly hub: SideResult;
   readonly bare: SideResult;
+  /** The @a2a-js/sdk reference, for the scenarios it runs. */
+  readonly sdk?: SideResult;
 }
 
 interface ScenarioResult {
@@ -219,13 +237,26 @@ interface ScenarioResult {
   /** All rounds of each side taken together. */
   readonly hub: SideResult;
   readonly bare: SideResult;
+  readonly sdk?: SideResult;
 }
 
-/** The median of the rounds' ratios: each round compares two runs seconds apart. */
-function roundRatios(result: ScenarioResult): { ratio: number; cpuRatio: number; each: number[] } {
+/** The median of the rounds' ratios: each round compares runs seconds apart. */
+function roundRatios(result: ScenarioResult): { ratio: number; cpuRatio: number; each: number[]; sdkRatio?: number } {
   const each = result.rounds.map((round) => round.hub.load.reqPerSec / round.bare.load.reqPerSec);
   const cpu = result.rounds.map((round) => cpuPerRequest(round.bare) / cpuPerRequest(round.hub));
-  return { ratio: median(each), cpuRatio: median(cpu), each };
+  const bySdk = result.rounds.flatMap((round) => (round.sdk === undefined ? [] : [round.hub.load.reqPerSec / round.sdk.load.reqPerSec]));
+  return { ratio: median(each), cpuRatio: median(cpu), each, ...(bySdk.length === 0 ? {} : { sdkRatio: median(bySdk) }) };
+}
+
+/**
+ * The order of a round's runs: the machine's speed drifts over seconds, so the hub runs in the
+ * middle, next to each reference, and the references take turns going first.
+ */
+function roundOrder(round: number, withSdk: boolean): readonly Side[] {
+  const first: Side = round % 2 === 1 ? 'bare' : 'sdk';
+  const last: Side = first === 'bare' ? 'sdk' : 'bare';
+  if (withSdk) return [first, 'hub', last];
+  return round % 2 === 1 ? ['bare', 'hub'] : ['hub', 'bare'];
 }
 
 async function main(): Promise<number> {
@@ -267,6 +298,10 @@ async function main(): Promise<number> {
       `  hub: production defaults (SQLite WAL, synchronous=NORMAL, selfCheck ${settings.selfCheck ? 'on' : 'off'}), rate limit off, silent logger; own process`,
     );
     console.log('  bare: node:http, reads and JSON.parses the body, answers the bytes the hub gave to a sample request; own process');
+    if (settings.sdk)
+      console.log(
+        `  a2a-js: the official @a2a-js/sdk ${sdkVersion()} server (DefaultRequestHandler, InMemoryTaskStore, Express JSON-RPC middleware), echo agent; own process`,
+      );
     console.log('  server and load generator share the same CPUs.\n');
 
     const hub = await ChildServer.start<HubOps>('hub', {
@@ -278,27 +313,38 @@ async function main(): Promise<number> {
     children.push(hub);
     const bare = await ChildServer.start<BareOps>('bare', { module: './bare-process.ts', startTimeoutMs: START_TIMEOUT_MS });
     children.push(bare);
+    const sdk =
+      settings.sdk && plan.some((scenario) => scenario.sdk)
+        ? await ChildServer.start<ServerOps>('@a2a-js/sdk', { module: './sdk-process.ts', startTimeoutMs: START_TIMEOUT_MS })
+        : undefined;
+    if (sdk) children.push(sdk);
 
     const runTag = `bench-${Date.now().toString(36)}-${process.pid}`;
     const samples: Samples = await sampleHub(hub.url, runTag);
     await bare.call('configure', { card: samples.card, rpc: samples.rpc, sse: samples.sse });
     await sampleBare(bare.url, samples);
     console.log(
-      `checked samples: card ${samples.card.length} B; SendMessage → COMPLETED task, ${samples.rpc.length} B; SendStreamingMessage → ${samples.sseFrames} SSE frames, ${samples.sse.length} B\n`,
+      `checked samples: card ${samples.card.length} B; SendMessage → COMPLETED task, ${samples.rpc.length} B; SendStreamingMessage → ${samples.sseFrames} SSE frames, ${samples.sse.length} B`,
     );
+    if (sdk) {
+      const sdkSamples = await sampleHub(sdk.url, `${runTag}-sdk`, { rpcPath: SDK_AGENT_JSONRPC_PATH, finalTask: false });
+      console.log(
+        `@a2a-js/sdk samples: card ${sdkSamples.card.length} B; SendMessage → COMPLETED task, ${sdkSamples.rpc.length} B; SendStreamingMessage → ${sdkSamples.sseFrames} SSE frames, ${sdkSamples.sse.length} B`,
+      );
+    }
+    console.log('');
 
     const results = new Map<ScenarioName, ScenarioResult>();
     for (const scenario of plan) {
       process.stdout.write(`running ${scenario.title}:`);
       const rounds: Round[] = [];
+      const withSdk = sdk !== undefined && scenario.sdk;
       for (let round = 1; round <= settings.rounds; round += 1) {
-        // The machine's speed drifts over seconds, so the two sides of a round run back to back
-        // and take turns going first.
-        const sides = round % 2 === 1 ? (['bare', 'hub'] as const) : (['hub', 'bare'] as const);
-        const measured: Partial<Record<'hub' | 'bare', SideResult>> = {};
-        for (const side of sides) {
+        const measured: Partial<Record<Side, SideResult>> = {};
+        for (const side of roundOrder(round, withSdk)) {
           process.stdout.write(` ${side}…`);
-          const target = side === 'hub' ? hubTarget(hub) : bareTarget(bare);
+          const target =
+            side === 'hub' ? hubTarget(hub) : side === 'sdk' && sdk ? sdkTarget(sdk, SDK_AGENT_JSONRPC_PATH) : bareTarget(bare);
           const result = await measure(
             settings.load,
             target,
@@ -309,13 +355,16 @@ async function main(): Promise<number> {
           problems.push(...problemsOf(scenario, `${side}, round ${round}`, result));
           measured[side] = result;
         }
-        if (measured.hub && measured.bare) rounds.push({ hub: measured.hub, bare: measured.bare });
+        if (measured.hub && measured.bare)
+          rounds.push({ hub: measured.hub, bare: measured.bare, ...(measured.sdk ? { sdk: measured.sdk } : {}) });
       }
       console.log(' done');
+      const sdkRuns = rounds.flatMap((round) => round.sdk ?? []);
       results.set(scenario.name, {
         rounds,
         hub: combine(rounds.map((round) => round.hub)),
         bare: combine(rounds.map((round) => round.bare)),
+        ...(sdkRuns.length === 0 ? {} : { sdk: combine(sdkRuns) }),
       });
     }
     const loadHubMemory = await hub.call('memory', undefined);
@@ -323,6 +372,7 @@ async function main(): Promise<number> {
     const bareMemory = await bare.call('memory', undefined);
     await hub.stop();
     await bare.stop();
+    await sdk?.stop();
 
     let memoryReport: Parameters<typeof printMemory>[0] | undefined;
     if (settings.only.has('memory')) {
@@ -415,7 +465,8 @@ function printResults(plan: readonly Scenario[], results: ReadonlyMap<ScenarioNa
   for (const scenario of plan) {
     const result = results.get(scenario.name);
     if (result === undefined) continue;
-    const { hub, bare } = result;
+    const { hub, bare, sdk } = result;
+    const ratios = roundRatios(result);
     rows.push([
       scenario.title,
       fixed(hub.load.reqPerSec, 0),
@@ -426,16 +477,19 @@ function printResults(plan: readonly Scenario[], results: ReadonlyMap<ScenarioNa
       fixed(bare.load.p50, 2),
       fixed(bare.load.p99, 2),
       fixed(bare.load.p999, 2),
-      fixed(roundRatios(result).ratio, 2),
-      fixed(roundRatios(result).cpuRatio, 3),
-      roundRatios(result)
-        .each.map((ratio) => fixed(ratio, 2))
-        .join(' '),
+      fixed(ratios.ratio, 2),
+      fixed(ratios.cpuRatio, 3),
+      ratios.each.map((ratio) => fixed(ratio, 2)).join(' '),
+      sdk === undefined ? '—' : fixed(sdk.load.reqPerSec, 0),
+      sdk === undefined ? '—' : fixed(sdk.load.p99, 2),
+      ratios.sdkRatio === undefined ? '—' : `${fixed(ratios.sdkRatio, 2)}×`,
     ]);
-    for (const [side, sideResult] of [
+    const sides: [string, SideResult][] = [
       ['hub', hub],
       ['bare', bare],
-    ] as const) {
+      ...(sdk === undefined ? [] : [['@a2a-js/sdk', sdk] as [string, SideResult]]),
+    ];
+    for (const [side, sideResult] of sides) {
       const seconds = sideResult.load.durationSeconds;
       details.push([
         `${scenario.title} / ${side}`,
@@ -466,12 +520,15 @@ function printResults(plan: readonly Scenario[], results: ReadonlyMap<ScenarioNa
         'ratio',
         'CPU ratio',
         'ratio per round',
+        'a2a-js req/s',
+        'a2a-js p99',
+        'hub ÷ a2a-js',
       ],
       rows,
     ),
   );
   console.log(
-    '(req/s and latencies over all rounds; ratio = hub req/s ÷ bare req/s of the same round, median over rounds; CPU ratio = bare server CPU per request ÷ hub server CPU per request, the ratio with equal CPU for both, median over rounds)',
+    '(req/s and latencies over all rounds; ratio = hub req/s ÷ bare req/s of the same round, median over rounds; CPU ratio = bare server CPU per request ÷ hub server CPU per request, the ratio with equal CPU for both, median over rounds; a2a-js = the official @a2a-js/sdk server, tasks in memory, hub ÷ a2a-js the median over rounds)',
   );
   printTargets(results);
   printGeneratorLimit(plan, results, settings);
@@ -551,18 +608,33 @@ function printGeneratorLimit(plan: readonly Scenario[], results: ReadonlyMap<Sce
 
 /** The table docs/performance.md carries, in Markdown, from this run. */
 function printMarkdown(plan: readonly Scenario[], results: ReadonlyMap<ScenarioName, ScenarioResult>, settings: Settings): void {
-  const cell = (side: SideResult): string =>
-    `${fixed(side.load.reqPerSec / 1000, 2)}k req/s, p99 ${fixed(side.load.p99, 1)} ms, p99.9 ${fixed(side.load.p999, 1)} ms`;
+  const cell = (side: SideResult | undefined): string =>
+    side === undefined
+      ? '—'
+      : `${fixed(side.load.reqPerSec / 1000, 2)}k req/s, p99 ${fixed(side.load.p99, 1)} ms, p99.9 ${fixed(side.load.p999, 1)} ms`;
   const rows = [
-    `| scenario (${settings.load.name}, ${settings.connections} connections, ${settings.rounds} × ${settings.durationSeconds} s) | bare node:http | a2a-hub | hub / bare (median of rounds) |`,
-    '|---|---|---|---:|',
+    `| scenario (${settings.load.name}, ${settings.connections} connections, ${settings.rounds} × ${settings.durationSeconds} s) | bare node:http | @a2a-js/sdk ${sdkVersion()} | a2a-hub | hub / bare | hub / a2a-js |`,
+    '|---|---|---|---|---:|---:|',
   ];
   for (const scenario of plan) {
     const result = results.get(scenario.name);
     if (result === undefined) continue;
-    rows.push(`| ${scenario.title} | ${cell(result.bare)} | ${cell(result.hub)} | ${fixed(roundRatios(result).ratio, 2)} |`);
+    const { ratio, sdkRatio } = roundRatios(result);
+    rows.push(
+      `| ${scenario.title} | ${cell(result.bare)} | ${cell(result.sdk)} | ${cell(result.hub)} | ${fixed(ratio, 2)} | ${sdkRatio === undefined ? '—' : `${fixed(sdkRatio, 2)}×`} |`,
+    );
   }
   console.log(`\nfor docs/performance.md:\n\n${rows.join('\n')}`);
+}
+
+/** The @a2a-js/sdk version installed, as its package says. */
+function sdkVersion(): string {
+  try {
+    const path = new URL('../../node_modules/@a2a-js/sdk/package.json', import.meta.url);
+    return (JSON.parse(readFileSync(path, 'utf8')) as { version?: string }).version ?? '?';
+  } catch {
+    return '?';
+  }
 }
 
 interface PushMeasurement {
@@ -734,6 +806,11 @@ function printMemory(report: {
       ],
       (column) => column > 0,
     ),
+  );
+  // Issue 21's memory target, scaled to 20k tasks when BENCH_TASKS differs.
+  const growth = ((fullMemory.rssBytes - emptyMemory.rssBytes) * 20_000) / Math.max(1, fill.inserted);
+  console.log(
+    `\ntarget (issue 21; informational): RSS growth at most 20 MB per 20k stored tasks: ${growth <= 20 * 1024 * 1024 ? 'met' : 'MISSED'} (measured ${mib(growth)} per 20k, ${gc})`,
   );
   console.log(`\nfill rate through hub.runtime.send (no HTTP, no load generator): ${fixed(fill.inserted / fill.seconds, 0)} tasks/s`);
   const first = walks.map((walk) => walk[0] ?? Number.NaN);

@@ -46,8 +46,19 @@ export interface Samples {
   readonly sseFrames: number;
 }
 
-/** Fetches one card, one blocking SendMessage and one SendStreamingMessage from the hub and checks each. */
-export async function sampleHub(hubUrl: string, runTag: string): Promise<Samples> {
+/** Where an agent under test serves JSON-RPC, and whether its streams end with a Task frame (the hub's do, §3.1.2's MAY). */
+export interface SampleTarget {
+  readonly rpcPath: string;
+  readonly finalTask: boolean;
+}
+
+const HUB_SAMPLE: SampleTarget = { rpcPath: '/a2a/default', finalTask: true };
+
+/**
+ * Fetches one card, one blocking SendMessage and one SendStreamingMessage from the hub (or the
+ * @a2a-js/sdk reference, at its path) and checks each.
+ */
+export async function sampleHub(hubUrl: string, runTag: string, target: SampleTarget = HUB_SAMPLE): Promise<Samples> {
   const cardResponse = await fetch(`${hubUrl}/.well-known/agent-card.json`, {
     headers: CARD_HEADERS,
     signal: AbortSignal.timeout(FETCH_TIMEOUT_MS),
@@ -57,7 +68,7 @@ export async function sampleHub(hubUrl: string, runTag: string): Promise<Samples
   if (cardResponse.status !== 200 || typeof parsedCard.name !== 'string')
     throw new Error(`sample card: unexpected ${cardResponse.status} ${card.slice(0, 200)}`);
 
-  const rpcResponse = await fetch(`${hubUrl}/a2a/default`, {
+  const rpcResponse = await fetch(`${hubUrl}${target.rpcPath}`, {
     method: 'POST',
     headers: RPC_HEADERS,
     body: bodyOf(sendBody('SendMessage', `${runTag}-sample`), 0),
@@ -77,7 +88,7 @@ export async function sampleHub(hubUrl: string, runTag: string): Promise<Samples
     );
   }
 
-  const sseResponse = await fetch(`${hubUrl}/a2a/default`, {
+  const sseResponse = await fetch(`${hubUrl}${target.rpcPath}`, {
     method: 'POST',
     headers: SSE_HEADERS,
     body: bodyOf(sendBody('SendStreamingMessage', `${runTag}-sample-stream`), 0),
@@ -85,15 +96,16 @@ export async function sampleHub(hubUrl: string, runTag: string): Promise<Samples
   });
   const sse = await sseResponse.text();
   const frames = sseFrames(sse);
-  const last = frames.at(-1);
+  const completed = frames.at(target.finalTask ? -2 : -1);
   if (
     sseResponse.status !== 200 ||
     !sseResponse.headers.get('content-type')?.startsWith('text/event-stream') ||
     frames[0]?.task === undefined ||
-    frames.at(-2)?.statusUpdate?.status.state !== 'TASK_STATE_COMPLETED' ||
-    last?.task?.status.state !== 'TASK_STATE_COMPLETED'
+    completed?.statusUpdate?.status.state !== 'TASK_STATE_COMPLETED' ||
+    (target.finalTask && frames.at(-1)?.task?.status.state !== 'TASK_STATE_COMPLETED')
   ) {
-    throw new Error(`sample SendStreamingMessage: expected Task … COMPLETED, Task frames, got ${sseResponse.status} ${sse.slice(0, 300)}`);
+    const expected = target.finalTask ? 'Task … COMPLETED, Task' : 'Task … COMPLETED';
+    throw new Error(`sample SendStreamingMessage: expected ${expected} frames, got ${sseResponse.status} ${sse.slice(0, 300)}`);
   }
   return { card, rpc, sse, sseFrames: frames.length };
 }

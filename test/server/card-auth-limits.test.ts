@@ -166,6 +166,34 @@ describe('agent cards', () => {
     expect(interfaceUrl(direct)).toBe('http://agents.example.test:8443/a2a/default');
   });
 
+  it('answers a card alike on the fast path before Koa (plain GET, HEAD) and through Koa (a trailing slash, a query)', async () => {
+    const headersOf = (response: RawResponse) =>
+      ['etag', 'cache-control', 'vary', 'content-type', 'content-length'].map((name) => [name, response.headers.get(name)]);
+    for (const server of [hub, proxied, published]) {
+      for (const path of ['/.well-known/agent-card.json', '/a2a/default/agent-card.json']) {
+        const etag = (await nodeRequest(`${server.url}${path}`)).headers.get('etag') ?? '';
+        for (const headers of <Record<string, string>[]>[
+          { Host: 'agents.example.test:8443', 'X-Forwarded-Proto': 'https', 'X-Forwarded-Host': 'proxy.example.test' },
+          { 'A2A-Version': '0.3' },
+          { 'If-None-Match': etag },
+        ]) {
+          for (const method of ['GET', 'HEAD']) {
+            // nodeRequest adds A2A-Version 1.0 unless the request names a version.
+            const fast = await rawNodeRequest(`${server.url}${path}`, as10(path, { method, headers }));
+            for (const throughKoa of [`${server.url}${path}/`, `${server.url}${path}?via=koa`]) {
+              const koa = await rawNodeRequest(throughKoa, as10(path, { method, headers }));
+              expect({ status: koa.status, text: koa.text, headers: headersOf(koa) }).toEqual({
+                status: fast.status,
+                text: fast.text,
+                headers: headersOf(fast),
+              });
+            }
+          }
+        }
+      }
+    }
+  });
+
   it('publicUrl overrides Host and X-Forwarded-*', async () => {
     for (const path of ['/.well-known/agent-card.json', '/a2a/default/agent-card.json']) {
       const response = await nodeRequest(`${published.url}${path}`, {
