@@ -20,6 +20,7 @@ import {
 import { AUTOCANNON, type LoadGenerator } from './load.js';
 import { measureReplicas, printReplicas, REPLICA_SIDES } from './replicas.js';
 import { findWrk, wrkGenerator } from './wrk.js';
+import { printProfile, profilesIn, summarize } from './profile.js';
 import { fixed, median, mib, table } from './report.js';
 import {
   COMPLETED_MARKER,
@@ -47,7 +48,8 @@ import {
  *
  * Environment: BENCH_DURATION (s per measured run, default 5), BENCH_CONNECTIONS (32),
  * BENCH_WARMUP (s, 1), BENCH_TASKS (20000), BENCH_SELF_CHECK (on|off, default on as in
- * production), BENCH_CPU_PROF (a directory: profile the load-test hub with --cpu-prof),
+ * production), BENCH_CPU_PROF (a directory: profile the load-test hub with --cpu-prof and print
+ * where its main thread spent its busiest window; one scenario at a time gives a clear picture),
  * BENCH_HUB_NODE_FLAGS (node flags for the load-test hub, e.g. --max-semi-space-size=64),
  * BENCH_SCENARIOS (comma list of card, send, stream, rest-send, rest-stream, memory, push,
  * replicas; default all), BENCH_PUSH_TASKS (2000 webhook deliveries for push), BENCH_ROUNDS (3):
@@ -304,11 +306,13 @@ async function main(): Promise<number> {
       );
     console.log('  server and load generator share the same CPUs.\n');
 
+    // A folder per run, so the summary reads this run's profiles only.
+    const profileDir = settings.cpuProfDir === undefined ? undefined : join(settings.cpuProfDir, `hub-${Date.now().toString(36)}`);
     const hub = await ChildServer.start<HubOps>('hub', {
       module: './hub-process.ts',
       args: [join(base, 'load'), settings.selfCheck ? 'on' : 'off'],
       startTimeoutMs: START_TIMEOUT_MS,
-      nodeFlags: [...settings.hubNodeFlags, ...(settings.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${settings.cpuProfDir}`] : [])],
+      nodeFlags: [...settings.hubNodeFlags, ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [])],
     });
     children.push(hub);
     const bare = await ChildServer.start<BareOps>('bare', { module: './bare-process.ts', startTimeoutMs: START_TIMEOUT_MS });
@@ -373,6 +377,8 @@ async function main(): Promise<number> {
     await hub.stop();
     await bare.stop();
     await sdk?.stop();
+    // The main thread's profile is the largest; a worker's (tsx's loader) is nearly empty.
+    const mainProfile = profileDir === undefined ? undefined : profilesIn(profileDir)[0];
 
     let memoryReport: Parameters<typeof printMemory>[0] | undefined;
     if (settings.only.has('memory')) {
@@ -434,6 +440,11 @@ async function main(): Promise<number> {
       printDurability(plan, results);
       printMarkdown(plan, results, settings);
     }
+    if (mainProfile !== undefined)
+      printProfile(
+        summarize(mainProfile, settings.durationSeconds),
+        `load-test hub's main thread (${plan.map((one) => one.name).join(', ')})`,
+      );
     if (memoryReport) printMemory(memoryReport);
     if (pushReport) printPush(pushReport, settings);
     if (replicaReport) printReplicas(replicaReport, settings.connections);
