@@ -403,19 +403,48 @@ async function main(): Promise<number> {
       if (fillCounts.tasks !== fill.inserted || fillCounts.completed !== fill.inserted)
         problems.push(`fill: ${fillCounts.tasks} stored, ${fillCounts.completed} COMPLETED, for ${fill.inserted} sent`);
       const fullMemory = await fillHub.call('memory', undefined);
-      const maxPages = Math.ceil(fill.inserted / 100) + 2;
+      // As many again: what the first fill adds includes the process warming up (compiled code,
+      // SQLite's page cache, the allocator's arenas, sessions up to maxSessions); the second
+      // shows what stored tasks themselves cost.
+      process.stdout.write(`storing ${settings.tasks} more… `);
+      const refill = await fillHub.call(
+        'fill',
+        { count: settings.tasks, concurrency: FILL_CONCURRENCY, timeoutMs: FILL_TIMEOUT_MS },
+        FILL_TIMEOUT_MS + 30_000,
+      );
+      const refillCounts = await fillHub.call('settle', { timeoutMs: 10_000 });
+      console.log(`${refill.inserted} in ${fixed(refill.seconds, 1)} s`);
+      if (refill.timedOut)
+        problems.push(`second fill: only ${refill.inserted} of ${settings.tasks} tasks within ${FILL_TIMEOUT_MS / 1000} s`);
+      if (refillCounts.tasks !== fill.inserted + refill.inserted)
+        problems.push(`second fill: ${refillCounts.tasks} stored for ${fill.inserted + refill.inserted} sent`);
+      const fullerMemory = await fillHub.call('memory', undefined);
+      const maxPages = Math.ceil((fill.inserted + refill.inserted) / 100) + 2;
       const walks: number[][] = [];
       for (let walk = 0; walk < LIST_WALKS; walk += 1) {
         const result = await walkListTasks(fillHub.url, maxPages);
-        if (result.tasks !== fill.inserted || result.totalSize !== fill.inserted)
+        const stored = fill.inserted + refill.inserted;
+        if (result.tasks !== stored || result.totalSize !== stored)
           problems.push(
-            `ListTasks walk ${walk + 1}: ${result.tasks} tasks over the pages, totalSize ${result.totalSize}, expected ${fill.inserted}`,
+            `ListTasks walk ${walk + 1}: ${result.tasks} tasks over the pages, totalSize ${result.totalSize}, expected ${stored}`,
           );
         walks.push(result.pageMs);
       }
       const afterWalkMemory = await fillHub.call('memory', undefined);
       await fillHub.stop();
-      memoryReport = { bareMemory, loadHubMemory, loadHubCounts, fillCounts, emptyMemory, fullMemory, afterWalkMemory, fill, walks };
+      memoryReport = {
+        bareMemory,
+        loadHubMemory,
+        loadHubCounts,
+        fillCounts,
+        emptyMemory,
+        fullMemory,
+        fullerMemory,
+        afterWalkMemory,
+        fill,
+        refill,
+        walks,
+      };
     }
 
     const pushReport = settings.only.has('push') ? await measurePush(base, settings, children, problems) : undefined;
@@ -791,11 +820,13 @@ function printMemory(report: {
   fillCounts: StoreCounts;
   emptyMemory: MemoryReport;
   fullMemory: MemoryReport;
+  fullerMemory: MemoryReport;
   afterWalkMemory: MemoryReport;
   fill: { inserted: number; seconds: number };
+  refill: { inserted: number };
   walks: readonly (readonly number[])[];
 }): void {
-  const { emptyMemory, fullMemory, afterWalkMemory, loadHubMemory, fill, walks } = report;
+  const { emptyMemory, fullMemory, fullerMemory, afterWalkMemory, loadHubMemory, fill, refill, walks } = report;
   const gc = fullMemory.gcForced ? 'after global.gc()' : 'WITHOUT gc (run node with --expose-gc)';
   console.log(`\nmemory (${gc})\n`);
   const row = (label: string, memory: MemoryReport): string[] => [
@@ -811,6 +842,7 @@ function printMemory(report: {
       [
         row('fresh hub, empty store', emptyMemory),
         row(`same hub, ${fill.inserted} tasks stored (${report.fillCounts.sessions} live sessions)`, fullMemory),
+        row(`same hub, ${fill.inserted + refill.inserted} tasks stored`, fullerMemory),
         row(`same hub, after ${walks.length} ListTasks walks`, afterWalkMemory),
         row(`load-test hub after its runs (${report.loadHubCounts.tasks} tasks, ${report.loadHubCounts.sessions} sessions)`, loadHubMemory),
         row('bare reference after its runs (node + tsx floor)', report.bareMemory),
@@ -818,10 +850,13 @@ function printMemory(report: {
       (column) => column > 0,
     ),
   );
-  // Issue 21's memory target, scaled to 20k tasks when BENCH_TASKS differs.
-  const growth = ((fullMemory.rssBytes - emptyMemory.rssBytes) * 20_000) / Math.max(1, fill.inserted);
+  // Issue 21's memory target, scaled to 20k tasks when BENCH_TASKS differs: judged on the
+  // second fill, since the first also pays for the process warming up.
+  const per20k = (bytes: number, tasks: number): number => (bytes * 20_000) / Math.max(1, tasks);
+  const warming = per20k(fullMemory.rssBytes - emptyMemory.rssBytes, fill.inserted);
+  const steady = per20k(fullerMemory.rssBytes - fullMemory.rssBytes, refill.inserted);
   console.log(
-    `\ntarget (issue 21; informational): RSS growth at most 20 MB per 20k stored tasks: ${growth <= 20 * 1024 * 1024 ? 'met' : 'MISSED'} (measured ${mib(growth)} per 20k, ${gc})`,
+    `\ntarget (issue 21; informational): RSS growth at most 20 MB per 20k stored tasks: ${steady <= 20 * 1024 * 1024 ? 'met' : 'MISSED'} (${mib(steady)} per 20k over the second fill; the first, warm-up included, ${mib(warming)}; ${gc})`,
   );
   console.log(`\nfill rate through hub.runtime.send (no HTTP, no load generator): ${fixed(fill.inserted / fill.seconds, 0)} tasks/s`);
   const first = walks.map((walk) => walk[0] ?? Number.NaN);
