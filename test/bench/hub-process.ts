@@ -125,7 +125,8 @@ serveIpc<HubOps>(
   {
     cpu: () => cpuNow(),
     loopDelay() {
-      const reading = { p50: delay.percentile(50) / 1e6, p99: delay.percentile(99) / 1e6, max: delay.max / 1e6 };
+      const at = (percentile: number): number => delay.percentile(percentile) / 1e6;
+      const reading = { p50: at(50), p90: at(90), p99: at(99), p999: at(99.9), max: delay.max / 1e6 };
       delay.reset();
       return reading;
     },

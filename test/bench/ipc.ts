@@ -71,7 +71,9 @@ export interface FillReport {
 /** The hub's event-loop delay since the last reading, ms (node:perf_hooks monitorEventLoopDelay, 1 ms resolution). */
 export interface LoopDelay {
   readonly p50: number;
+  readonly p90: number;
   readonly p99: number;
+  readonly p999: number;
   readonly max: number;
 }
 

@@ -170,7 +170,10 @@ export function combine(sides: readonly SideResult[]): SideResult {
       : {
           loopDelay: {
             p50: median(delays.map((one) => one.p50)),
+            // The worst round's: the tail is what these columns are for.
+            p90: Math.max(...delays.map((one) => one.p90)),
             p99: Math.max(...delays.map((one) => one.p99)),
+            p999: Math.max(...delays.map((one) => one.p999)),
             max: Math.max(...delays.map((one) => one.max)),
           },
         }),

@@ -537,7 +537,10 @@ function printResults(plan: readonly Scenario[], results: ReadonlyMap<ScenarioNa
         settings.load.name === 'autocannon' ? fixed(sideResult.load.p99Steady, 2) : '—',
         sideResult.loopDelay === undefined
           ? '—'
-          : `${fixed(sideResult.loopDelay.p50, 1)} / ${fixed(sideResult.loopDelay.p99, 1)} / ${fixed(sideResult.loopDelay.max, 0)}`,
+          : [sideResult.loopDelay.p50, sideResult.loopDelay.p90, sideResult.loopDelay.p99, sideResult.loopDelay.p999]
+              .map((value) => fixed(value, 1))
+              .concat(fixed(sideResult.loopDelay.max, 0))
+              .join(' / '),
         fixed(cpuPerRequest(sideResult), 0),
         `${fixed((sideResult.serverCpuMicros / 1e6 / seconds) * 100, 0)}%`,
         `${fixed((sideResult.loadgenCpuMicros / 1e6 / seconds) * 100, 0)}%`,
@@ -579,7 +582,7 @@ function printResults(plan: readonly Scenario[], results: ReadonlyMap<ScenarioNa
         'run',
         'responses',
         'p99 ms w/o 1st per conn. (autocannon)',
-        'event-loop delay p50 / p99 / max ms',
+        'event-loop delay p50 / p90 / p99 / p99.9 / max ms',
         'server CPU µs/req',
         'server CPU',
         'load generator CPU',
