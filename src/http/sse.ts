@@ -11,7 +11,8 @@ export interface SseStream {
 }
 
 /**
- * Turns a Koa response into a Server-Sent Events stream. Headers go out at once, heartbeats
+ * Turns a Koa response into a Server-Sent Events stream. Headers go out with the first
+ * frames, at the latest when the current turn of the event loop ends; heartbeats
  * keep proxies from timing out, writes wait for `drain` so a slow reader does not buffer the
  * whole stream in memory, and a client disconnect is reported without cancelling anything.
  *
