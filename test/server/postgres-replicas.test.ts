@@ -180,7 +180,7 @@ describe.skipIf(!POSTGRES_AVAILABLE)('two hubs on one PostgreSQL database', () =
   it('takes one of two answers sent to A and B at once to a task waiting for input, refusing the other whole', async () => {
     // Several tasks at once, so that some pairs read the waiting status before either commits:
     // then only the status-version guard tells them apart.
-    const waiting = await Promise.all(Array.from({ length: 8 }, async () => inputRequiredTask(a.endpoint)));
+    const waiting = await Promise.all(Array.from({ length: 20 }, async () => inputRequiredTask(a.endpoint)));
     const rounds = await Promise.all(
       waiting.map(async (task) => {
         const answer = (text: string) => userMessage(text, { taskId: task.id, contextId: task.contextId });
