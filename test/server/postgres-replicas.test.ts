@@ -1,7 +1,11 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { StreamResponse } from '../../generated/a2a/1.0/types.js';
 import { storeLocation } from '../../src/hub.js';
 import { call, rpc, stream, userMessage, type SseEvent } from '../helpers/a2a-client.js';
 import { inputRequiredTask } from '../helpers/tasks.js';
+import { seedPushConfig } from '../helpers/push-fixtures.js';
 import { controlAction, controlSnapshot, createInbound, inboundRow } from '../helpers/control.js';
 import { PostgresTaskStore } from '../../src/store/postgres-store.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
@@ -88,6 +92,70 @@ describe.skipIf(!POSTGRES_AVAILABLE)('two hubs on one PostgreSQL database', () =
     } finally {
       await survivor.dispose();
       await survivorStore.close();
+    }
+  });
+
+  it('delivers, from a live replica and in order, the webhooks a replica that died left in the outbox, the one it held included', async () => {
+    const received: StreamResponse[] = [];
+    const receiver = createServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        received.push(JSON.parse(Buffer.concat(chunks).toString('utf8')) as StreamResponse);
+        response.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const hook = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+    const databaseUrl = await postgres.databaseUrl();
+    const survivorStore = await PostgresTaskStore.open({ url: databaseUrl, leaseMs: 300 });
+    const survivor = await startTestHub({
+      taskStore: survivorStore,
+      push: { destinations: { allowLoopback: true, allowedSchemes: ['http', 'https'] } },
+    });
+    try {
+      // A replica that ran a task with a webhook, logged three frames, began delivering the
+      // first (its claim is taken) and died: nothing was delivered, nothing will be renewed.
+      const dead = await PostgresTaskStore.open({ url: databaseUrl, leaseMs: 300 });
+      const at = new Date().toISOString();
+      await dead.createTask({
+        id: 'pushed',
+        instanceId: 'default',
+        contextId: 'c',
+        skill: 'echo',
+        status: { state: 'TASK_STATE_WORKING', timestamp: at },
+        message: userMessage('left running'),
+        createdAt: at,
+      });
+      await seedPushConfig(dead, 'pushed', 'hook', { url: hook, scheme: null });
+      for (const text of ['first', 'second', 'third'])
+        await dead.appendEvent('pushed', {
+          statusUpdate: {
+            taskId: 'pushed',
+            contextId: 'c',
+            status: { state: 'TASK_STATE_WORKING', message: { messageId: text, role: 'ROLE_AGENT', parts: [{ text }] } },
+          },
+        });
+      expect((await dead.dueDeliveries(Date.now(), 10)).map((delivery) => delivery.frame.statusUpdate?.status.message?.messageId)).toEqual([
+        'first',
+      ]);
+      await dead.close();
+      // The survivor settles the task FAILED once the lease lapses, which is a frame too: it
+      // goes out after the three, once the dead replica's claim on the first has lapsed.
+      await until(() => received.length >= 4, 'four webhooks delivered', 10_000);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(received.map((frame) => frame.statusUpdate?.status.message?.messageId ?? frame.statusUpdate?.status.state)).toEqual([
+        'first',
+        'second',
+        'third',
+        expect.any(String),
+      ]);
+      expect(received[3]?.statusUpdate?.status.state).toBe('TASK_STATE_FAILED');
+      expect(await survivorStore.pendingDeliveries('pushed')).toBe(0);
+    } finally {
+      await survivor.dispose();
+      await survivorStore.close();
+      await new Promise<void>((resolve) => receiver.close(() => resolve()));
     }
   });
 
