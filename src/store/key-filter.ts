@@ -24,7 +24,15 @@ export class KeyFilter {
   }
 
   add(key: string): void {
-    const [first, second] = hashes(key);
+    this.addHashed(hashes(key));
+  }
+
+  mightContain(key: string): boolean {
+    return this.mightContainHashed(hashes(key));
+  }
+
+  /** add, for a key whose hashes were computed once for several filters. */
+  addHashed([first, second]: KeyHashes): void {
     for (let probe = 0; probe < PROBES; probe += 1) {
       const bit = ((first + probe * second) >>> 0) & this.#mask;
       this.#bits[bit >>> 5] = (this.#bits[bit >>> 5] ?? 0) | (1 << (bit & 31));
@@ -32,8 +40,7 @@ export class KeyFilter {
     this.#size += 1;
   }
 
-  mightContain(key: string): boolean {
-    const [first, second] = hashes(key);
+  mightContainHashed([first, second]: KeyHashes): boolean {
     for (let probe = 0; probe < PROBES; probe += 1) {
       const bit = ((first + probe * second) >>> 0) & this.#mask;
       if (((this.#bits[bit >>> 5] ?? 0) & (1 << (bit & 31))) === 0) return false;
@@ -42,10 +49,51 @@ export class KeyFilter {
   }
 }
 
+/**
+ * Key filters that grow without being rebuilt: when the newest is full, a new one twice its
+ * capacity takes the new keys, and a key is asked of all of them. Rebuilding one larger filter
+ * meant reading every stored key again, in one synchronous pass: at 200,000 keys that held the
+ * event loop for about 250 ms (docs/performance.md). The price is a false-positive rate of
+ * about 1 % per filter, and the filters are few: n keys need about log2(n / first capacity) + 1.
+ */
+export class GrowingKeyFilter {
+  readonly #filters: KeyFilter[];
+
+  constructor(firstCapacity: number) {
+    this.#filters = [new KeyFilter(firstCapacity)];
+  }
+
+  /** Keys added so far, over all filters. */
+  get size(): number {
+    return this.#filters.reduce((sum, filter) => sum + filter.size, 0);
+  }
+
+  /** How many filters it holds (each one added when the one before was full). */
+  get filters(): number {
+    return this.#filters.length;
+  }
+
+  add(key: string): void {
+    let newest = this.#filters[this.#filters.length - 1] as KeyFilter;
+    if (newest.size >= newest.capacity) {
+      newest = new KeyFilter(2 * newest.capacity);
+      this.#filters.push(newest);
+    }
+    newest.addHashed(hashes(key));
+  }
+
+  mightContain(key: string): boolean {
+    const keyHashes = hashes(key);
+    return this.#filters.some((filter) => filter.mightContainHashed(keyHashes));
+  }
+}
+
 const PROBES = 7;
 
+type KeyHashes = readonly [number, number];
+
 /** Two 32-bit FNV-1a hashes with different offsets, combined by double hashing (Kirsch–Mitzenmacher). */
-function hashes(key: string): [number, number] {
+function hashes(key: string): KeyHashes {
   let first = 0x811c9dc5;
   let second = 0x01000193 ^ 0x5bd1e995;
   for (let index = 0; index < key.length; index += 1) {

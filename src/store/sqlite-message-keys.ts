@@ -1,4 +1,4 @@
-import { KeyFilter } from './key-filter.js';
+import { GrowingKeyFilter } from './key-filter.js';
 import type { Statements } from './sqlite-statements.js';
 
 /** The smallest idempotency filter: room for 200,000 keys in 256 KiB. */
@@ -11,10 +11,13 @@ const MESSAGE_KEYS_CAPACITY = 200_000;
  * target, and a messageId reused for another target only costs the search it would anyway.
  */
 export class MessageKeys {
-  #filter: KeyFilter;
+  readonly #filter: GrowingKeyFilter;
 
-  constructor(private readonly sql: Statements) {
-    this.#filter = this.#load(0);
+  constructor(sql: Statements) {
+    // Every stored key, read once at open, with room for as many again before the filter grows.
+    const stored = sql.idempotentCount.get() ?? 0;
+    this.#filter = new GrowingKeyFilter(Math.max(MESSAGE_KEYS_CAPACITY, 2 * stored));
+    for (const row of sql.idempotentKeys.iterate()) this.#filter.add(messageKey(row.instance_id, row.message_id));
   }
 
   /** False only for a key never stored. */
@@ -22,20 +25,12 @@ export class MessageKeys {
     return this.#filter.mightContain(messageKey(instanceId, messageId));
   }
 
-  /** Call once the key's row is written. */
+  /**
+   * Call once the key's row is written. A key of a transaction that rolls back stays in the
+   * filter: a false positive, harmless.
+   */
   add(instanceId: string, messageId: string): void {
-    // A key of a transaction that rolls back stays in the filter: a false positive, harmless.
     this.#filter.add(messageKey(instanceId, messageId));
-    // Past its capacity the filter errs more often: rebuilt twice as large (this key included).
-    if (this.#filter.size > this.#filter.capacity) this.#filter = this.#load(2 * this.#filter.capacity);
-  }
-
-  /** A filter of every stored key, with room for at least `atLeast` of them. */
-  #load(atLeast: number): KeyFilter {
-    const stored = this.sql.idempotentCount.get() ?? 0;
-    const filter = new KeyFilter(Math.max(MESSAGE_KEYS_CAPACITY, 2 * stored, atLeast));
-    for (const row of this.sql.idempotentKeys.iterate()) filter.add(messageKey(row.instance_id, row.message_id));
-    return filter;
   }
 }
 
