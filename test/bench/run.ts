@@ -179,8 +179,8 @@ function scenarios(settings: Settings): Scenario[] {
     },
     // Each send over HTTP+JSON right after the same send over JSON-RPC, so that the bindings are
     // compared back to back (with the streaming run between them, HTTP+JSON's send measured
-    // 0.88-0.90 of JSON-RPC's in three runs; adjacent, 1.02). The bare
-    // reference answers them with the JSON-RPC bytes, a few bytes more than the hub's results.
+    // 0.88-0.90 of JSON-RPC's in three runs; adjacent, 1.02). The bare reference answers them
+    // with the JSON-RPC bytes, a few bytes more than the hub's results.
     {
       name: 'rest-send',
       title: 'SendMessage over HTTP+JSON (blocking, echo)',
