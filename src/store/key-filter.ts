@@ -54,7 +54,7 @@ export class KeyFilter {
  * capacity takes the new keys, and a key is asked of all of them. Rebuilding one larger filter
  * meant reading every stored key again, in one synchronous pass: at 200,000 keys that held the
  * event loop for about 250 ms (docs/performance.md). The price is a false-positive rate of
- * about 1 % per filter, and the filters are few: n keys need about log2(n / first capacity) + 1.
+ * about 1 % per filter, and the filters are few: n keys need ceil(log2(n / first capacity + 1)).
  */
 export class GrowingKeyFilter {
   readonly #filters: KeyFilter[];

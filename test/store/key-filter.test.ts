@@ -35,11 +35,32 @@ describe('GrowingKeyFilter', () => {
         for (const key of keys) filter.add(key);
         expect(keys.every((key) => filter.mightContain(key))).toBe(true);
         expect(filter.size).toBe(keys.length);
-        // 1024, then 2048, then 4096: a filter is added only when the one before is full.
-        expect(filter.filters).toBe(keys.length <= 1024 ? 1 : keys.length <= 3072 ? 2 : 3);
+        expect(filter.filters).toBeGreaterThan(keys.length > 1024 ? 1 : 0);
       }),
       { numRuns: 20 },
     );
+  });
+
+  it('adds a filter only when the newest is full, each twice the size of the last', () => {
+    const filter = new GrowingKeyFilter(1024);
+    const keys: string[] = [];
+    const addUpTo = (count: number): void => {
+      while (keys.length < count) {
+        const key = `default\u0000message-${keys.length}`;
+        keys.push(key);
+        filter.add(key);
+      }
+    };
+    addUpTo(1024);
+    expect(filter.filters).toBe(1);
+    addUpTo(1025);
+    expect(filter.filters).toBe(2);
+    addUpTo(1024 + 2048);
+    expect(filter.filters).toBe(2);
+    addUpTo(1024 + 2048 + 1);
+    expect(filter.filters).toBe(3);
+    expect(filter.size).toBe(keys.length);
+    expect(keys.every((key) => filter.mightContain(key))).toBe(true);
   });
 
   it('answers no for almost every key it was not given, about 1 % per filter', () => {
