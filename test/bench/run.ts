@@ -20,6 +20,7 @@ import {
 import { AUTOCANNON, type LoadGenerator } from './load.js';
 import { measureReplicas, printReplicas, REPLICA_SIDES } from './replicas.js';
 import { findWrk, wrkGenerator } from './wrk.js';
+import { bareLimit, roundOrder, roundRatios, targetVerdicts, type Round, type ScenarioResult, type Side } from './judgement.js';
 import { printProfile, profilesIn, summarize } from './profile.js';
 import { fixed, median, mib, table } from './report.js';
 import {
@@ -225,42 +226,6 @@ function scenarios(settings: Settings): Scenario[] {
     },
   ];
   return all.filter((scenario) => settings.only.has(scenario.name));
-}
-
-type Side = 'bare' | 'hub' | 'sdk';
-
-interface Round {
-  readonly hub: SideResult;
-  readonly bare: SideResult;
-  /** The @a2a-js/sdk reference, for the scenarios it runs. */
-  readonly sdk?: SideResult;
-}
-
-interface ScenarioResult {
-  readonly rounds: readonly Round[];
-  /** All rounds of each side taken together. */
-  readonly hub: SideResult;
-  readonly bare: SideResult;
-  readonly sdk?: SideResult;
-}
-
-/** The median of the rounds' ratios: each round compares runs seconds apart. */
-function roundRatios(result: ScenarioResult): { ratio: number; cpuRatio: number; each: number[]; sdkRatio?: number } {
-  const each = result.rounds.map((round) => round.hub.load.reqPerSec / round.bare.load.reqPerSec);
-  const cpu = result.rounds.map((round) => cpuPerRequest(round.bare) / cpuPerRequest(round.hub));
-  const bySdk = result.rounds.flatMap((round) => (round.sdk === undefined ? [] : [round.hub.load.reqPerSec / round.sdk.load.reqPerSec]));
-  return { ratio: median(each), cpuRatio: median(cpu), each, ...(bySdk.length === 0 ? {} : { sdkRatio: median(bySdk) }) };
-}
-
-/**
- * The order of a round's runs: the machine's speed drifts over seconds, so the hub runs in the
- * middle, next to each reference, and the references take turns going first.
- */
-function roundOrder(round: number, withSdk: boolean): readonly Side[] {
-  const first: Side = round % 2 === 1 ? 'bare' : 'sdk';
-  const last: Side = first === 'bare' ? 'sdk' : 'bare';
-  if (withSdk) return [first, 'hub', last];
-  return round % 2 === 1 ? ['bare', 'hub'] : ['hub', 'bare'];
 }
 
 async function main(): Promise<number> {
@@ -600,39 +565,10 @@ function printResults(plan: readonly Scenario[], results: ReadonlyMap<ScenarioNa
 
 /** Issue 21's targets, judged on this run: informational, never asserted. */
 function printTargets(results: ReadonlyMap<ScenarioName, ScenarioResult>): void {
-  const lines: string[] = [];
-  const judge = (text: string, met: boolean, measured: string): void =>
-    void lines.push(`  ${met ? 'met   ' : 'MISSED'}  ${text} (measured ${measured})`);
-  const ratioOf = (name: ScenarioName): number | undefined => {
-    const result = results.get(name);
-    return result === undefined ? undefined : roundRatios(result).ratio;
-  };
-  const p99Of = (name: ScenarioName): number => results.get(name)?.hub.load.p99 ?? Number.NaN;
-  const card = ratioOf('card');
-  if (card !== undefined) judge('agent card at least 0.45 of bare', card >= 0.45, fixed(card, 2));
-  const send = ratioOf('send');
-  if (send !== undefined) {
-    judge('blocking SendMessage at least 0.30 of bare', send >= 0.3, fixed(send, 2));
-    judge('blocking SendMessage p99 under 10 ms', p99Of('send') < 10, `${fixed(p99Of('send'), 2)} ms, worst round`);
-  }
-  const stream = ratioOf('stream');
-  if (stream !== undefined) {
-    judge('SendStreamingMessage at least 0.25 of bare', stream >= 0.25, fixed(stream, 2));
-    judge('SendStreamingMessage p99 under 15 ms', p99Of('stream') < 15, `${fixed(p99Of('stream'), 2)} ms, worst round`);
-  }
-  for (const [rest, rpc] of [
-    ['rest-send', 'send'],
-    ['rest-stream', 'stream'],
-  ] as const) {
-    const restResult = results.get(rest);
-    const rpcResult = results.get(rpc);
-    if (restResult === undefined || rpcResult === undefined) continue;
-    const share = restResult.hub.load.reqPerSec / rpcResult.hub.load.reqPerSec;
-    judge(`${rest} within 10 % of JSON-RPC`, share >= 0.9, `${fixed(share, 2)} of ${rpc}`);
-  }
-  if (lines.length === 0) return;
+  const verdicts = targetVerdicts(results);
+  if (verdicts.length === 0) return;
   console.log('\ntargets (issue 21; informational, not asserted):');
-  for (const line of lines) console.log(line);
+  for (const { target, met, measured } of verdicts) console.log(`  ${met ? 'met   ' : 'MISSED'}  ${target} (measured ${measured})`);
 }
 
 /** Whether the bare side measured its server or the load generator: the one near a whole core is the limit. */
@@ -641,12 +577,9 @@ function printGeneratorLimit(plan: readonly Scenario[], results: ReadonlyMap<Sce
   for (const scenario of plan) {
     const bare = results.get(scenario.name)?.bare;
     if (bare === undefined) continue;
-    const seconds = bare.load.durationSeconds;
-    const server = bare.serverCpuMicros / 1e6 / seconds;
-    const generator = bare.loadgenCpuMicros / 1e6 / seconds;
-    const limit =
-      server >= 0.9 && generator < 0.9 ? 'the server' : generator >= 0.9 ? `${settings.load.name} (the load generator)` : 'neither';
-    parts.push(`${scenario.name}: server ${fixed(server * 100, 0)}%, ${settings.load.name} ${fixed(generator * 100, 0)}% → ${limit}`);
+    const { server, generator, limit } = bareLimit(bare);
+    const named = limit === 'server' ? 'the server' : limit === 'generator' ? `${settings.load.name} (the load generator)` : 'neither';
+    parts.push(`${scenario.name}: server ${fixed(server * 100, 0)}%, ${settings.load.name} ${fixed(generator * 100, 0)}% → ${named}`);
   }
   if (parts.length > 0) console.log(`\nwhat limited the bare reference (CPU of one core): ${parts.join('; ')}`);
 }

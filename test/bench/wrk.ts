@@ -76,35 +76,46 @@ function runWrk(wrk: string, spec: LoadSpec): Promise<LoadResult> {
       ['-c', script, 'sh', ...args],
       { encoding: 'utf8', timeout: (spec.durationSeconds + 30) * 1000, maxBuffer: 1 << 20 },
       (error, stdout, stderr) => {
-        const line = stdout.split('\n').find((one) => one.startsWith('WRK_RESULT '));
-        if (error !== null || line === undefined) {
+        const result = error === null ? parseWrkOutput(stdout, ticks) : undefined;
+        if (result === undefined) {
           reject(new Error(`wrk failed (${error?.message ?? 'no result line'}): ${stderr || stdout}`.slice(0, 2000)));
           return;
         }
-        const result = JSON.parse(line.slice('WRK_RESULT '.length)) as WrkResult;
-        const stat = stdout.trimEnd().split('\n').at(-1) ?? '';
-        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-        const loadgenCpuMicros = ((Number(fields[13]) + Number(fields[14])) / ticks) * 1e6;
-        const durationSeconds = result.durationUs / 1e6;
-        const ok2xx = result.requests - result.status;
-        resolve({
-          reqPerSec: result.requests / durationSeconds,
-          p50: result.p50 / 1000,
-          p99: result.p99 / 1000,
-          p999: result.p999 / 1000,
-          // wrk keeps no record per connection to leave first requests out by.
-          p99Steady: result.p99 / 1000,
-          completed: result.requests,
-          sent: result.sent,
-          ok2xx,
-          non2xx: result.status,
-          errors: result.connect + result.read + result.write,
-          timeouts: result.timeout,
-          mismatches: result.mismatches,
-          durationSeconds,
-          loadgenCpuMicros,
-        });
+        resolve(result);
       },
     );
   });
+}
+
+/**
+ * What one wrk run printed: the WRK_RESULT line of test/bench/wrk.lua (counts, errors, latency
+ * percentiles in µs) and, last, its parent shell's /proc stat line, whose cutime and cstime
+ * (fields 16 and 17, in clock ticks) are wrk's CPU. Undefined without a result line.
+ */
+export function parseWrkOutput(stdout: string, ticks: number): LoadResult | undefined {
+  const line = stdout.split('\n').find((one) => one.startsWith('WRK_RESULT '));
+  if (line === undefined) return undefined;
+  const result = JSON.parse(line.slice('WRK_RESULT '.length)) as WrkResult;
+  const stat = stdout.trimEnd().split('\n').at(-1) ?? '';
+  // After the command name in parentheses, which may hold spaces: field 3 on.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const loadgenCpuMicros = ((Number(fields[13]) + Number(fields[14])) / ticks) * 1e6;
+  const durationSeconds = result.durationUs / 1e6;
+  return {
+    reqPerSec: result.requests / durationSeconds,
+    p50: result.p50 / 1000,
+    p99: result.p99 / 1000,
+    p999: result.p999 / 1000,
+    // wrk keeps no record per connection to leave first requests out by.
+    p99Steady: result.p99 / 1000,
+    completed: result.requests,
+    sent: result.sent,
+    ok2xx: result.requests - result.status,
+    non2xx: result.status,
+    errors: result.connect + result.read + result.write,
+    timeouts: result.timeout,
+    mismatches: result.mismatches,
+    durationSeconds,
+    loadgenCpuMicros,
+  };
 }
