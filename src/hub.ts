@@ -34,6 +34,7 @@ import { A2AHandler } from './server/a2a-handler.js';
 import { MemoryTaskStore } from './store/memory-store.js';
 import { folderError, StoreOpenError } from './store/open-errors.js';
 import { SqliteTaskStore } from './store/sqlite-store.js';
+import { StorageHealth } from './store/storage-health.js';
 import { PostgresTaskStore } from './store/postgres-store.js';
 import { shownUrl } from './support/shown-url.js';
 import type { TaskStore } from './store/task-store.js';
@@ -82,6 +83,8 @@ export interface HubParts {
   readonly streams: StreamTracker;
   /** Webhook delivery (docs/push.md): `push.dispatcher.retryNow(taskId, configId)` after registering a config outside the push methods. */
   readonly push: HubPush;
+  /** Whether the task store takes writes now (readiness, metrics). */
+  readonly storage: StorageHealth;
   readonly log: LogFunction;
 }
 
@@ -121,7 +124,13 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
   const tools = new ToolRegistry(outbounds);
   const rateLimiter = config.rateLimit === false ? undefined : new RateLimiter(config.rateLimit);
   const streams = new StreamTracker();
+  const storage = new StorageHealth({
+    location: options.taskStore === undefined ? storeLocation(config) : 'the task store given to startHub',
+    probe: () => store.probeWrite(),
+    log,
+  });
   const metrics = new HubMetrics({
+    storage,
     tasksByState: () => store.countByState(),
     openStreams: () => streams.count,
     sessions: () => sessions.list().length,
@@ -149,6 +158,7 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
     tools,
     onCommitted: (tasks) => push.dispatcher.committed(tasks),
     onSettled: (taskId) => replicas?.settled(taskId),
+    onOutcomes: (outcomes) => storage.record(outcomes),
     shared: store.signals !== undefined,
   });
   // The relay preset reads an instance's relayTo when a message arrives, from the registry
@@ -221,6 +231,7 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
     rateLimiter,
     streams,
     push,
+    storage,
     log,
   };
   const peers = new PeerTracker(now);
@@ -252,7 +263,7 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
   // Set by close(): a probe on a connection still open during the grace period hears the hub is going.
   let shuttingDown = false;
   const app = createHttpApp({
-    readiness: async () => (shuttingDown ? 'the hub is shutting down' : await storeProblem(store)),
+    readiness: async () => (shuttingDown ? 'the hub is shutting down' : ((await storeProblem(store)) ?? (await storage.problem()))),
     directory: inbounds,
     handler,
     bodyLimitBytes: config.bodyLimitBytes,

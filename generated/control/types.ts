@@ -1430,6 +1430,34 @@ export interface Metrics {
    * Requests rejected by the rate limiter.
    */
   rateLimitRejections: number;
+  /**
+   * Whether the task store takes writes now, and the writes a storage fault (a full disk, a database out of reach) failed since start, by cause.
+   */
+  storage?: {
+    /**
+     * false while writes fail (the hub is not ready then).
+     */
+    writable: boolean;
+    /**
+     * What writes fail with now; absent while they succeed.
+     */
+    failing?: {
+      /**
+       * full: out of space; unavailable: the database does not answer or failed.
+       */
+      kind: "full" | "unavailable";
+      /**
+       * The driver's code: SQLITE_FULL, 57P01, ECONNREFUSED, …
+       */
+      code: string;
+    };
+    /**
+     * Writes failed by a storage fault since start, by cause (kind:code).
+     */
+    writeFailures: {
+      [k: string]: number | undefined;
+    };
+  };
   [k: string]: unknown | undefined;
 }
 /**

@@ -20712,7 +20712,7 @@ return errors === 0;
 validate165.evaluated = {"items":true,"dynamicProps":false,"dynamicItems":false};
 
 export const validateMetrics = validate166;
-const schema275 = {"title":"Metrics","description":"GET /a2a/api/metrics?format=json: process-local counters and gauges since start. Open-ended: the members below are always present, and more may be added.","type":"object","properties":{"requests":{"description":"A2A requests counted by JSON-RPC method name, then by outcome (e.g. ok, or an error name).","type":"object","additionalProperties":{"type":"object","additionalProperties":{"type":"integer","minimum":0}}},"tasksByState":{"description":"Number of stored tasks in each state; absent states count 0.","type":"object","propertyNames":{"$ref":"#/$defs/TaskState"},"additionalProperties":{"type":"integer","minimum":0}},"openStreams":{"description":"SSE streams currently open.","type":"integer","minimum":0},"sessions":{"description":"Live sessions.","type":"integer","minimum":0},"rateLimitRejections":{"description":"Requests rejected by the rate limiter.","type":"integer","minimum":0}},"required":["requests","tasksByState","openStreams","sessions","rateLimitRejections"],"additionalProperties":true};
+const schema275 = {"title":"Metrics","description":"GET /a2a/api/metrics?format=json: process-local counters and gauges since start. Open-ended: the members below are always present, and more may be added.","type":"object","properties":{"requests":{"description":"A2A requests counted by JSON-RPC method name, then by outcome (e.g. ok, or an error name).","type":"object","additionalProperties":{"type":"object","additionalProperties":{"type":"integer","minimum":0}}},"tasksByState":{"description":"Number of stored tasks in each state; absent states count 0.","type":"object","propertyNames":{"$ref":"#/$defs/TaskState"},"additionalProperties":{"type":"integer","minimum":0}},"openStreams":{"description":"SSE streams currently open.","type":"integer","minimum":0},"sessions":{"description":"Live sessions.","type":"integer","minimum":0},"rateLimitRejections":{"description":"Requests rejected by the rate limiter.","type":"integer","minimum":0},"storage":{"description":"Whether the task store takes writes now, and the writes a storage fault (a full disk, a database out of reach) failed since start, by cause.","type":"object","properties":{"writable":{"description":"false while writes fail (the hub is not ready then).","type":"boolean"},"failing":{"description":"What writes fail with now; absent while they succeed.","type":"object","properties":{"kind":{"description":"full: out of space; unavailable: the database does not answer or failed.","enum":["full","unavailable"]},"code":{"description":"The driver's code: SQLITE_FULL, 57P01, ECONNREFUSED, …","type":"string"}},"required":["kind","code"],"additionalProperties":false},"writeFailures":{"description":"Writes failed by a storage fault since start, by cause (kind:code).","type":"object","additionalProperties":{"type":"integer","minimum":0}}},"required":["writable","writeFailures"],"additionalProperties":false}},"required":["requests","tasksByState","openStreams","sessions","rateLimitRejections"],"additionalProperties":true};
 
 function validate166(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -20979,14 +20979,185 @@ errors++;
 }
 }
 }
-}
-else {
-const err21 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.storage !== undefined){
+let data8 = data.storage;
+if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
+if(data8.writable === undefined){
+const err21 = {instancePath:instancePath+"/storage",schemaPath:"#/properties/storage/required",keyword:"required",params:{missingProperty: "writable"},message:"must have required property '"+"writable"+"'"};
 if(vErrors === null){
 vErrors = [err21];
 }
 else {
 vErrors.push(err21);
+}
+errors++;
+}
+if(data8.writeFailures === undefined){
+const err22 = {instancePath:instancePath+"/storage",schemaPath:"#/properties/storage/required",keyword:"required",params:{missingProperty: "writeFailures"},message:"must have required property '"+"writeFailures"+"'"};
+if(vErrors === null){
+vErrors = [err22];
+}
+else {
+vErrors.push(err22);
+}
+errors++;
+}
+for(const key4 in data8){
+if(!(((key4 === "writable") || (key4 === "failing")) || (key4 === "writeFailures"))){
+const err23 = {instancePath:instancePath+"/storage",schemaPath:"#/properties/storage/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err23];
+}
+else {
+vErrors.push(err23);
+}
+errors++;
+}
+}
+if(data8.writable !== undefined){
+if(typeof data8.writable !== "boolean"){
+const err24 = {instancePath:instancePath+"/storage/writable",schemaPath:"#/properties/storage/properties/writable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+}
+if(data8.failing !== undefined){
+let data10 = data8.failing;
+if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
+if(data10.kind === undefined){
+const err25 = {instancePath:instancePath+"/storage/failing",schemaPath:"#/properties/storage/properties/failing/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+if(data10.code === undefined){
+const err26 = {instancePath:instancePath+"/storage/failing",schemaPath:"#/properties/storage/properties/failing/required",keyword:"required",params:{missingProperty: "code"},message:"must have required property '"+"code"+"'"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+for(const key5 in data10){
+if(!((key5 === "kind") || (key5 === "code"))){
+const err27 = {instancePath:instancePath+"/storage/failing",schemaPath:"#/properties/storage/properties/failing/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key5},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+}
+if(data10.kind !== undefined){
+let data11 = data10.kind;
+if(!((data11 === "full") || (data11 === "unavailable"))){
+const err28 = {instancePath:instancePath+"/storage/failing/kind",schemaPath:"#/properties/storage/properties/failing/properties/kind/enum",keyword:"enum",params:{allowedValues: schema275.properties.storage.properties.failing.properties.kind.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+}
+if(data10.code !== undefined){
+if(typeof data10.code !== "string"){
+const err29 = {instancePath:instancePath+"/storage/failing/code",schemaPath:"#/properties/storage/properties/failing/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+}
+}
+else {
+const err30 = {instancePath:instancePath+"/storage/failing",schemaPath:"#/properties/storage/properties/failing/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+}
+if(data8.writeFailures !== undefined){
+let data13 = data8.writeFailures;
+if(data13 && typeof data13 == "object" && !Array.isArray(data13)){
+for(const key6 in data13){
+let data14 = data13[key6];
+if(!(((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14))) && (isFinite(data14)))){
+const err31 = {instancePath:instancePath+"/storage/writeFailures/" + key6.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/storage/properties/writeFailures/additionalProperties/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+if((typeof data14 == "number") && (isFinite(data14))){
+if(data14 < 0 || isNaN(data14)){
+const err32 = {instancePath:instancePath+"/storage/writeFailures/" + key6.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/storage/properties/writeFailures/additionalProperties/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err33 = {instancePath:instancePath+"/storage/writeFailures",schemaPath:"#/properties/storage/properties/writeFailures/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+}
+}
+}
+else {
+const err34 = {instancePath:instancePath+"/storage",schemaPath:"#/properties/storage/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+}
+}
+else {
+const err35 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
 }
 errors++;
 }

@@ -1,6 +1,19 @@
+import { METHOD_NAMES as METHOD_NAMES_03 } from '../../generated/a2a/0.3/methods.js';
+import { METHOD_NAMES } from '../../generated/a2a/1.0/methods.js';
 import type { TaskState } from '../../generated/a2a/1.0/types.js';
 import type { Metrics } from '../../generated/control/types.js';
+import { GATEWAY_METHOD_BY_NAME } from '../../generated/hub/gateway-methods.js';
+import type { StorageHealth } from '../store/storage-health.js';
 import type { Awaitable } from '../support/awaitable.js';
+
+/**
+ * The method labels a series may have: the registries' method names (1.0, 0.3, seed 004's
+ * gateway), and `-` for a request refused before its method was read. Anything else a client
+ * sends is counted under `unknown`: a label per name a client makes up would grow the series,
+ * and the process's memory, without bound.
+ */
+const METHOD_LABELS: ReadonlySet<string> = new Set(['-', ...METHOD_NAMES, ...METHOD_NAMES_03, ...GATEWAY_METHOD_BY_NAME.keys()]);
+const UNKNOWN_METHOD = 'unknown';
 
 /** Latency bucket bounds in seconds, Prometheus style. */
 const BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -18,6 +31,8 @@ export interface GaugeSources {
   readonly rateLimitRejections: () => number;
   /** Webhook deliveries waiting in the push outbox (read when scraped). */
   readonly pushPending?: () => Awaitable<number>;
+  /** Whether the task store takes writes, and the writes storage faults failed. */
+  readonly storage?: Pick<StorageHealth, 'failing' | 'failuresByCause'>;
 }
 
 /** Request counters and latency histograms of the A2A endpoints, plus gauges read on demand. */
@@ -30,7 +45,9 @@ export class HubMetrics {
 
   constructor(private readonly gauges: GaugeSources) {}
 
-  record(method: string, outcome: string, seconds: number): void {
+  /** One request; `method` as the request named it (one that is not a registered method counts as `unknown`). */
+  record(requested: string, outcome: string, seconds: number): void {
+    const method = METHOD_LABELS.has(requested) ? requested : UNKNOWN_METHOD;
     const outcomes = this.#requests.get(method) ?? new Map<string, number>();
     outcomes.set(outcome, (outcomes.get(outcome) ?? 0) + 1);
     this.#requests.set(method, outcomes);
@@ -59,6 +76,7 @@ export class HubMetrics {
         pending: pushPending,
         latencySeconds: histogramJson(this.#pushLatency),
       },
+      ...(this.gauges.storage === undefined ? {} : { storage: storageJson(this.gauges.storage) }),
     };
   }
 
@@ -89,8 +107,37 @@ export class HubMetrics {
     lines.push(...histogramLines('a2a_hub_push_attempt_duration_seconds', '', this.#pushLatency));
     family('a2a_hub_push_pending', 'gauge', 'Webhook deliveries waiting in the push outbox.');
     lines.push(`a2a_hub_push_pending ${pushPending}`);
+    const storage = this.gauges.storage;
+    if (storage !== undefined) {
+      family('a2a_hub_store_writable', 'gauge', '1 while the task store takes writes, 0 while a storage fault fails them.');
+      lines.push(`a2a_hub_store_writable ${storage.failing === undefined ? 1 : 0}`);
+      family(
+        'a2a_hub_store_write_failures_total',
+        'counter',
+        'Writes a storage fault (full, unavailable) failed, by kind and driver code.',
+      );
+      for (const [cause, count] of storage.failuresByCause) {
+        const [kind, code] = splitCause(cause);
+        lines.push(`a2a_hub_store_write_failures_total{kind="${label(kind)}",code="${label(code)}"} ${count}`);
+      }
+    }
     return `${lines.join('\n')}\n`;
   }
+}
+
+function storageJson(storage: NonNullable<GaugeSources['storage']>): NonNullable<Metrics['storage']> {
+  const failing = storage.failing;
+  return {
+    writable: failing === undefined,
+    ...(failing === undefined ? {} : { failing: { kind: failing.kind, code: failing.code } }),
+    writeFailures: Object.fromEntries(storage.failuresByCause),
+  };
+}
+
+/** `full:SQLITE_FULL` → ['full', 'SQLITE_FULL']. */
+function splitCause(cause: string): [string, string] {
+  const colon = cause.indexOf(':');
+  return [cause.slice(0, colon), cause.slice(colon + 1)];
 }
 
 function emptyHistogram(): Histogram {

@@ -104,9 +104,15 @@ function lastEventIdOf(header: string): number | undefined {
   return Number.isSafeInteger(id) ? id : undefined;
 }
 
-/** A2A errors go out as they are; anything else is ours, logged, and reported without details. */
-export function toWireError(error: unknown, binding: string, options: A2AEndpointOptions): A2AError {
-  if (isA2AError(error)) return error;
+/**
+ * A2A errors go out as they are, with the Retry-After they ask for; anything else is ours,
+ * logged, and reported without details.
+ */
+export function toWireError(ctx: Context, error: unknown, binding: string, options: A2AEndpointOptions): A2AError {
+  if (isA2AError(error)) {
+    if (error.retryAfterSeconds !== undefined) ctx.set('Retry-After', String(error.retryAfterSeconds));
+    return error;
+  }
   options.log('error', `unexpected error while handling a ${binding} request`, {
     error: error instanceof Error ? error.stack : String(error),
   });

@@ -278,7 +278,7 @@ interface Failed {
 }
 
 function respondWithFailure(ctx: Context, error: unknown, failed: Failed, options: A2AEndpointOptions): void {
-  const wireError = toWireError(error, 'JSON-RPC', options);
+  const wireError = toWireError(ctx, error, 'JSON-RPC', options);
   const status = wireError.definition.category === 'hub' ? wireError.definition.httpStatus : 200;
   // JSON-RPC never answers a notification, not even with an error; transport failures
   // (401, 413, 415, 429) and hub errors (503) are HTTP's business and still get their status.

@@ -81,7 +81,7 @@ export async function serveRest(ctx: Context, target: RestTarget, options: A2AEn
     respond(ctx, 200, result.result);
     observation?.done(method.name, 'ok');
   } catch (error) {
-    const wireError = toWireError(error, 'HTTP+JSON', options);
+    const wireError = toWireError(ctx, error, 'HTTP+JSON', options);
     observation?.done(method.name, outcomeOf(wireError));
     // The header says the form of the body, which negotiation may have set otherwise before it failed.
     if (version === VERSION_03) {

@@ -22,7 +22,7 @@ export interface SseRendering {
  * it, so `id:` lines, the cut-off and the end of a stream are the same on each.
  */
 export function pipeFramesToSse(frames: FrameQueue, sse: SseStream, rendering: SseRendering): void {
-  const backlog: { data: string; id: number }[] = [];
+  const backlog: { data: string; id: number | undefined; error?: true }[] = [];
   let ended = false;
   let pumping = false;
   let taskId: string | undefined;
@@ -34,11 +34,21 @@ export function pipeFramesToSse(frames: FrameQueue, sse: SseStream, rendering: S
     while (backlog.length > 0 && !sse.closed) {
       const next = backlog.shift();
       if (next === undefined) continue;
-      lastWrittenId = next.id;
-      await sse.send(next.data, next.id);
+      if (next.error === true) await sse.send(next.data, next.id, rendering.errorEvent);
+      else {
+        lastWrittenId = next.id;
+        await sse.send(next.data, next.id);
+      }
     }
     pumping = false;
     if (ended) sse.end();
+  };
+  const fail = (error: A2AError): void => {
+    // After the frames the client has not read yet, then the stream ends; like the cut-off, the
+    // event repeats the id of the frame before it, from which the client resumes.
+    backlog.push({ data: rendering.error(error), id: backlog.at(-1)?.id ?? lastWrittenId, error: true });
+    ended = true;
+    void pump();
   };
   const cutOff = (): void => {
     backlog.length = 0;
@@ -62,6 +72,9 @@ export function pipeFramesToSse(frames: FrameQueue, sse: SseStream, rendering: S
     end() {
       ended = true;
       void pump();
+    },
+    fail(error) {
+      if (!sse.closed) fail(error);
     },
   });
   sse.onClose(detach);

@@ -29,7 +29,7 @@ export function serveWorkerFeed(ctx: Context, agent: InboundAgent & { readonly w
       );
     }
   } catch (error) {
-    respondWithError(ctx, toWireError(error, 'worker feed', options));
+    respondWithError(ctx, toWireError(ctx, error, 'worker feed', options));
     return;
   }
   const sse = openSse(ctx, options.sseHeartbeatMs);

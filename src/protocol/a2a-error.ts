@@ -9,6 +9,8 @@ export interface A2AErrorOptions {
   readonly metadata?: Readonly<Record<string, string>>;
   /** Field violations, sent as a google.rpc.BadRequest detail. */
   readonly violations?: readonly FieldViolation[];
+  /** Seconds the client should wait before sending the request again: HTTP's Retry-After, on every binding. */
+  readonly retryAfterSeconds?: number;
   readonly cause?: unknown;
 }
 
@@ -30,6 +32,7 @@ export class A2AError extends Error {
   readonly definition: ErrorDefinition;
   readonly metadata: Readonly<Record<string, string>>;
   readonly violations: readonly FieldViolation[];
+  readonly retryAfterSeconds: number | undefined;
 
   constructor(definition: ErrorDefinition, message?: string, options: A2AErrorOptions = {}) {
     super(message ?? definition.message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -37,6 +40,7 @@ export class A2AError extends Error {
     this.definition = definition;
     this.metadata = options.metadata ?? {};
     this.violations = options.violations ?? [];
+    this.retryAfterSeconds = options.retryAfterSeconds;
   }
 
   /**
@@ -48,6 +52,7 @@ export class A2AError extends Error {
     return new A2AError(this.definition, this.message, {
       metadata: this.metadata,
       violations: this.violations.map((violation) => ({ ...violation, field: underPrefix(prefix, violation.field) })),
+      ...(this.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: this.retryAfterSeconds }),
       cause: this,
     });
   }

@@ -11,6 +11,7 @@ import { InvalidCursorError, tenantOf, type EventLog, type TaskReads } from '../
 import { toWireTask } from '../store/task-view.js';
 import type { LogFunction } from '../support/log.js';
 import type { TaskChannels } from '../tasks/task-channels.js';
+import { asStorageError } from '../tasks/storage-errors.js';
 import type { SendPush, TaskRuntime } from '../tasks/task-runtime.js';
 import { FrameQueue } from './frame-queue.js';
 import { TaskFollower, type FollowDeps, type FollowTarget } from './task-follower.js';
@@ -130,7 +131,12 @@ export class A2AHandler {
     this.#requireCapability(method, context.agent);
     // TypeScript cannot correlate the method with its entry's parameter type; the table is typed per method.
     const handle = this.#methods[method] as MethodHandler<M>;
-    return handle(params, { ...context, tenant });
+    try {
+      return await handle(params, { ...context, tenant });
+    } catch (error) {
+      // A store that cannot be read or written now is the storage's failure, not the request's: said so, and retryable.
+      throw asStorageError(error, `${method} could not be served`);
+    }
   }
 
   #requireCapability(method: MethodName, agent: HostedAgent): void {

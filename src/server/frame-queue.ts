@@ -1,10 +1,13 @@
 import type { StreamResponse } from '../../generated/a2a/1.0/types.js';
+import type { A2AError } from '../protocol/a2a-error.js';
 
 /** Where a transport writes stream frames (SSE today; other bindings later). */
 export interface FrameSink {
   /** `eventId` is the frame's sequence number in the task's event log (SSE `id:`). */
   send(frame: StreamResponse, eventId: number): void;
   end(): void;
+  /** Ends the stream with `error`, after the frames sent before it. */
+  fail(error: A2AError): void;
 }
 
 /**
@@ -17,6 +20,8 @@ export class FrameQueue {
   #buffer: { frame: StreamResponse; eventId: number }[] = [];
   #sink: FrameSink | undefined;
   #ended = false;
+  /** Why the stream ended early, until a sink attaches to be told. */
+  #failure: A2AError | undefined;
   #onDetach: (() => void)[] = [];
 
   push(frame: StreamResponse, eventId: number): void {
@@ -29,6 +34,15 @@ export class FrameQueue {
     if (this.#ended) return;
     this.#ended = true;
     this.#sink?.end();
+    this.#release();
+  }
+
+  /** Ends the stream with `error` (the task's progress could not be stored): the client learns why it ended. */
+  fail(error: A2AError): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    if (this.#sink === undefined) this.#failure = error;
+    else this.#sink.fail(error);
     this.#release();
   }
 
@@ -48,7 +62,8 @@ export class FrameQueue {
     for (const { frame, eventId } of this.#buffer) sink.send(frame, eventId);
     this.#buffer = [];
     if (this.#ended) {
-      sink.end();
+      if (this.#failure === undefined) sink.end();
+      else sink.fail(this.#failure);
       this.#release();
     }
     return () => {

@@ -1,3 +1,4 @@
+import { asStorageError } from '../tasks/storage-errors.js';
 import type { Artifact, Message, Task, TaskState } from '../../generated/a2a/1.0/types.js';
 import type { GatewayMethodName } from '../../generated/hub/gateway-methods.js';
 import { a2aError } from '../protocol/a2a-error.js';
@@ -55,6 +56,14 @@ export class GatewayHandler {
   ) {}
 
   async call(call: GatewayCall, context: CallContext): Promise<GatewayAnswer> {
+    try {
+      return await this.#call(call, context);
+    } catch (error) {
+      throw asStorageError(error, `${call.method} could not be served`);
+    }
+  }
+
+  async #call(call: GatewayCall, context: CallContext): Promise<GatewayAnswer> {
     switch (call.method) {
       case 'tasks/list':
         return { method: 'tasks/list', page: await this.#list(call.params, context) };

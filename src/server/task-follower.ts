@@ -5,6 +5,7 @@ import { toWireTask } from '../store/task-view.js';
 import type { LogFunction } from '../support/log.js';
 import { endsStreams, type TaskChannels, type TaskFrame } from '../tasks/task-channels.js';
 import type { TaskRuntime } from '../tasks/task-runtime.js';
+import { a2aError, isA2AError, type A2AError } from '../protocol/a2a-error.js';
 import type { FrameQueue } from './frame-queue.js';
 
 /** Whose task a stream follows, and how: what TaskFollower needs from the call and the handler. */
@@ -66,6 +67,8 @@ export class TaskFollower {
   #again = false;
   /** Frames were announced before the snapshot was in hand: the log is read once it is. */
   #announced = false;
+  /** The run failed to store its progress before the snapshot was in hand: the stream ends with it once it is. */
+  #failure: A2AError | undefined;
 
   constructor(
     private readonly deps: FollowDeps,
@@ -76,6 +79,7 @@ export class TaskFollower {
       target.taskId,
       (frame) => this.#receive(frame),
       deps.shared === true ? (seq) => this.#logged(seq) : undefined,
+      (error) => this.#failed(error),
     );
     frames.onDetach(() => {
       this.#done = true;
@@ -106,7 +110,20 @@ export class TaskFollower {
     const held = this.#held;
     this.#held = [];
     for (const frame of held) this.#receive(frame);
-    if (this.#announced) void this.#readLog();
+    if (this.#failure !== undefined) this.#failed(this.#failure);
+    else if (this.#announced) void this.#readLog();
+  }
+
+  /** The task's run could not store its progress: the stream ends, saying so, after what was stored. */
+  #failed(error: Error): void {
+    const failure = isA2AError(error) ? error : a2aError('InternalError', 'the task failed in the hub; it has been logged');
+    if (!this.#started) {
+      this.#failure = failure;
+      return;
+    }
+    if (this.#done) return;
+    this.#done = true;
+    this.frames.fail(failure);
   }
 
   /**

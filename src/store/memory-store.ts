@@ -428,6 +428,10 @@ export class MemoryTaskStore extends StoredSettings implements TaskStore {
     // Memory answers as long as the process does.
   }
 
+  probeWrite(): void {
+    // Memory takes writes as long as the process does.
+  }
+
   close(): void {
     this.state = emptyState();
   }

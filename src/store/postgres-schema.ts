@@ -1,3 +1,6 @@
+import type pg from 'pg';
+import { inTransaction } from './postgres-connection.js';
+
 /**
  * The PostgreSQL schema, as a list of migrations: entry N-1 takes a database from schema
  * version N-1 to N, recorded in a2a_hub_migrations. Append new entries; never edit one that
@@ -173,10 +176,6 @@ interface Queryable {
   query<R extends object = Record<string, unknown>>(text: string, values?: readonly unknown[]): Promise<{ rows: R[] }>;
 }
 
-interface Connecting {
-  connect(): Promise<Queryable & { release(): void }>;
-}
-
 const LEDGER = `CREATE TABLE IF NOT EXISTS a2a_hub_migrations (
   version    INTEGER PRIMARY KEY,
   name       TEXT NOT NULL,
@@ -207,10 +206,8 @@ export async function migrationStatus(db: Queryable): Promise<MigrationStatus> {
  * advisory lock, so replicas that start together migrate once. Refuses a database migrated by a
  * newer a2a-hub. Returns the versions it applied.
  */
-export async function migrate(pool: Connecting): Promise<number[]> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
+export async function migrate(pool: pg.Pool): Promise<number[]> {
+  return inTransaction(pool, 'BEGIN', async (client) => {
     await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
     await client.query(LEDGER);
     const status = await migrationStatus(client);
@@ -225,12 +222,6 @@ export async function migrate(pool: Connecting): Promise<number[]> {
       await client.query(migration.sql);
       await client.query('INSERT INTO a2a_hub_migrations (version, name) VALUES ($1, $2)', [version, migration.name]);
     }
-    await client.query('COMMIT');
     return status.pending.map((migration) => migration.version);
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
+  });
 }

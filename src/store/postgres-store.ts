@@ -9,6 +9,7 @@ import { messageTarget } from './message-target.js';
 import { migrate } from './postgres-schema.js';
 import { pagePositions, taskCount } from './postgres-listing.js';
 import { channelOf, PostgresSignals } from './postgres-signals.js';
+import { inTransaction } from './postgres-connection.js';
 import { preparedSql } from './postgres-prepared.js';
 import { PostgresWrites, type Lease, type Sql, type WriteSettings } from './postgres-writes.js';
 import { attemptOf, deliveryOf, PUSH_HEADS, recordOf, type AttemptRow, type ConfigRow, type DeliveryRow } from './push-rows.js';
@@ -21,10 +22,10 @@ import {
   type StoredPushConfig,
   type UnhealthyCounts,
 } from './push-store.js';
-import type { StoreOp, WriteOutcome } from './store-ops.js';
+import { failedWrite, type StoreOp, type WriteOutcome } from './store-ops.js';
+import { storageFaultOf } from './storage-fault.js';
 import {
   EVENT_LOG_LIMIT,
-  StaleWriteError,
   tenantOf,
   type ContextBinding,
   type IdempotentResult,
@@ -156,7 +157,8 @@ export class PostgresTaskStore implements TaskStore {
       const seqs = await this.#transaction((writes) => writes.applyAll(batch));
       return seqs.map((seq) => (seq === undefined ? { ok: true } : { ok: true, seq }));
     } catch (error) {
-      if (batch.length === 1) return [failure(error)];
+      // The storage failed, not a write: each write alone would only fail again, one at a time.
+      if (batch.length === 1 || storageFaultOf(error) !== undefined) return batch.map(() => failedWrite(error));
     }
     // One bad write must not take the others with it.
     return sequential(batch, async (ops) => {
@@ -164,7 +166,7 @@ export class PostgresTaskStore implements TaskStore {
         const seq = await this.#transaction((writes) => writes.apply(ops));
         return seq === undefined ? { ok: true } : { ok: true, seq };
       } catch (error) {
-        return failure(error);
+        return failedWrite(error);
       }
     });
   }
@@ -510,6 +512,13 @@ export class PostgresTaskStore implements TaskStore {
     await this.#pool.query('SELECT 1');
   }
 
+  async probeWrite(): Promise<void> {
+    // A committed write (a WAL record), of a key nothing reads.
+    await this.#pool.query(
+      "INSERT INTO meta (key, value) VALUES ('a2a-hub:write-probe', now()::text) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+    );
+  }
+
   /** Ends the pool once; closing again is not an error. */
   close(): Promise<void> {
     clearInterval(this.#heartbeat);
@@ -538,45 +547,17 @@ export class PostgresTaskStore implements TaskStore {
 
   /** Runs `work` in one transaction on one connection: committed when it resolves, rolled back when it throws. */
   async #transaction<T>(work: (writes: PostgresWrites, sql: Sql) => Promise<T>): Promise<T> {
-    const client = await this.#pool.connect();
-    try {
-      // Pipelined: the writes are sent behind BEGIN without waiting for its answer.
-      const begun = client.query('BEGIN');
-      begun.catch(() => undefined);
-      const result = await work(new PostgresWrites(preparedSql(client), this.#settings), client);
-      await begun;
-      await client.query('COMMIT');
-      return result;
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
+    // Pipelined: the writes are sent behind BEGIN without waiting for its answer.
+    return inTransaction(this.#pool, 'BEGIN', (client) => work(new PostgresWrites(preparedSql(client), this.#settings), client), true);
   }
 
   /** Reads that must agree with each other, in one REPEATABLE READ snapshot. */
   async #readOnly<T>(work: (sql: Sql) => Promise<T>): Promise<T> {
-    const client = await this.#pool.connect();
-    try {
-      await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-      const result = await work(client);
-      await client.query('COMMIT');
-      return result;
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
+    return inTransaction(this.#pool, 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', work);
   }
 }
 
 const INFO_COLUMNS = 'id, instance_id, tenant, context_id, skill, created_at, state, status_ts, status_version';
-
-function failure(error: unknown): WriteOutcome {
-  return { ok: false, error: String(error), stale: error instanceof StaleWriteError };
-}
 
 /** Maps in order, one at a time: the writes of a transaction share its one connection. */
 async function sequential<T, R>(items: readonly T[], map: (item: T) => Promise<R>): Promise<R[]> {

@@ -47,6 +47,9 @@ import {
 import { historyLimit, toWireTask, wantsArtifacts } from './task-view.js';
 import { infoOf } from './task-info-row.js';
 
+/** The meta key of the readiness check's probe write, never left behind. */
+const PROBE_KEY = 'a2a-hub:write-probe';
+
 /**
  * The TaskStore on SQLite (better-sqlite3). Every write touches only the rows it concerns: a
  * status is the task's current-status columns plus one history row for the status it
@@ -411,6 +414,15 @@ export class SqliteTaskStore extends StoredSettings implements TaskStore {
   ping(): void {
     // A read of the schema's own table: cheap, and it fails once the file or the connection is gone.
     this.db.prepare('SELECT 1 FROM sqlite_master LIMIT 1').get();
+  }
+
+  probeWrite(): void {
+    // A write that needs new pages, as a task does (an update in place may fit where a task no
+    // longer would), rolled back on the way out: nothing of it stays.
+    this.transaction(() => {
+      this.db.prepare('INSERT INTO meta (key, value) VALUES (?, hex(randomblob(8192)))').run(PROBE_KEY);
+      this.db.prepare('DELETE FROM meta WHERE key = ?').run(PROBE_KEY);
+    });
   }
 
   close(): void {

@@ -1,5 +1,6 @@
 import type { Artifact, Message, StreamResponse, TaskStatus } from '../../generated/a2a/1.0/types.js';
 import type { PushAttempt, PushConfigRecord, PushHealth, StoredPushConfig } from './push-store.js';
+import { storageFaultOf, type StorageFault } from './storage-fault.js';
 import { StaleWriteError, type IdempotentResult, type MessageKey, type NewTask, type Transactional } from './task-store.js';
 
 /**
@@ -120,10 +121,23 @@ export function applyOps(store: SyncOpTarget, ops: readonly StoreOp[]): number |
 
 /**
  * What became of one write of a batch: the sequence number its frame got, or why it failed
- * (`stale` when a guard found the data changed since the write was computed).
+ * (`stale` when a guard found the data changed since the write was computed; `fault` when the
+ * storage itself failed, a full disk or a database out of reach, rather than the write).
  */
-export type WriteOutcome =
-  { readonly ok: true; readonly seq?: number } | { readonly ok: false; readonly error: string; readonly stale: boolean };
+export type WriteOutcome = { readonly ok: true; readonly seq?: number } | FailedWrite;
+
+export interface FailedWrite {
+  readonly ok: false;
+  readonly error: string;
+  readonly stale: boolean;
+  readonly fault?: StorageFault;
+}
+
+/** The outcome of a write that threw `error`. */
+export function failedWrite(error: unknown): FailedWrite {
+  const fault = storageFaultOf(error);
+  return { ok: false, error: String(error), stale: error instanceof StaleWriteError, ...(fault === undefined ? {} : { fault }) };
+}
 
 /**
  * Applies a batch of writes in one transaction. If the batch fails, each write is applied in a
@@ -134,12 +148,16 @@ export function applyBatch(store: SyncOpTarget, batch: readonly (readonly StoreO
     return store.transaction(() => batch.map((ops) => succeeded(applyOps(store, ops))));
   } catch (error) {
     // A batch of one write has failed on its own already.
-    if (batch.length === 1) return [{ ok: false, error: String(error), stale: error instanceof StaleWriteError }];
+    if (batch.length === 1) return [failedWrite(error)];
+    // So has every write of a batch the storage itself refused: trying each alone would only
+    // repeat the failure once per write, on the event loop.
+    const fault = storageFaultOf(error);
+    if (fault !== undefined) return batch.map(() => failedWrite(error));
     return batch.map((ops): WriteOutcome => {
       try {
         return succeeded(store.transaction(() => applyOps(store, ops)));
       } catch (error) {
-        return { ok: false, error: String(error), stale: error instanceof StaleWriteError };
+        return failedWrite(error);
       }
     });
   }

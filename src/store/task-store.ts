@@ -45,6 +45,12 @@ export interface TaskStore
    * read): what the readiness endpoint asks before it says the hub should get traffic.
    */
   ping(): Awaitable<void>;
+  /**
+   * A small write that needs what task writes need (space, a database that commits), leaving
+   * nothing behind; throws as a task write would. What the readiness check tries while writes
+   * fail, to learn when they work again (storage-health.ts).
+   */
+  probeWrite(): Awaitable<void>;
   close(): Awaitable<void>;
   /**
    * Set by a store several hub replicas share: how often the hub settles the unfinished tasks

@@ -3,7 +3,8 @@ import { canTransition, isInterruptedState, isTerminalState } from '../../genera
 import type { Message, Task, TaskState, TaskStatus } from '../../generated/a2a/1.0/types.js';
 import type { ArtifactChunk, Content, ExecutionEvents, ExecutorTools } from '../executors/executor.js';
 import { tenantOf, type MessageKey, type NewTask } from '../store/task-store.js';
-import type { StoreOp } from '../store/store-ops.js';
+import type { A2AError } from '../protocol/a2a-error.js';
+import type { FailedWrite, StoreOp } from '../store/store-ops.js';
 import { toWireTask, type TaskContent } from '../store/task-view.js';
 import type { LogFunction } from '../support/log.js';
 import { agentMessage, artifactFrame, artifactOf, status, statusFrame } from './frames.js';
@@ -38,11 +39,6 @@ export interface ExecutionHost {
   readonly writes: WriteQueue;
   readonly now: () => string;
   readonly log?: LogFunction;
-  /**
-   * Replicas share the store: a new task is answered only once it is stored, since another
-   * replica may store the same message's task first (NewTaskStart.lost).
-   */
-  readonly shared?: boolean;
 }
 
 /**
@@ -58,13 +54,14 @@ export interface NewTaskStart {
   readonly onTask: ((taskId: string, created?: TaskContent) => void) | undefined;
   /** The send's inline push config, registered with the task. */
   readonly push: SendPush | undefined;
-  /** Answers the send: with the task once it is stored, or with the executor's direct reply. */
+  /** Answers the send: with the task once it is stored, or with the executor's direct reply once its record is. */
   readonly answer: (outcome: SendOutcome) => void;
   /**
-   * The task could not be stored (with replicas, most often: another one stored the same message
-   * first). The run has stopped; the send is answered with what the store holds for the message.
+   * The task (or the direct reply's record) could not be stored: with replicas, another one may
+   * have stored the same message first; else the storage failed. The run has stopped; the send
+   * is answered with what the store holds for the message, or with why nothing was stored.
    */
-  readonly lost: (error: string) => void;
+  readonly lost: (outcome: FailedWrite) => void;
 }
 
 /**
@@ -85,6 +82,8 @@ export class Execution {
   readonly live: LiveTask | undefined;
   /** A new task not stored yet: the executor may still answer with a direct Message. */
   #start: NewTaskStart | undefined;
+  /** Why the run's progress could not be stored, once a write of it failed. */
+  #failure: A2AError | undefined;
 
   constructor(
     private readonly host: ExecutionHost,
@@ -130,6 +129,23 @@ export class Execution {
     this.#wakeUp();
   }
 
+  /** Why the run's progress could not be stored, once a write of it failed (storeFailed). */
+  get failure(): A2AError | undefined {
+    return this.#failure;
+  }
+
+  /**
+   * A write of the run failed, and the task's writes queued after it were dropped: the store
+   * holds the task as it was before that write. The run stops and writes nothing more; what
+   * waits on it is told `error` (TaskRuntime repairs the stored task).
+   */
+  storeFailed(error: A2AError): void {
+    this.#failure ??= error;
+    this.#elsewhere = true;
+    if (!this.#settled) this.#settle();
+    this.stop(error);
+  }
+
   /**
    * Another replica settled the task (a CancelTask it answered): its status is stored, so the
    * run stops here and writes nothing more.
@@ -152,7 +168,11 @@ export class Execution {
     wake?.();
   }
 
-  /** Stores the new task on the executor's first event other than a direct reply. */
+  /**
+   * Stores the new task on the executor's first event other than a direct reply. The send is
+   * answered with it once the write is committed, never before: an answer never names a task
+   * the store does not hold.
+   */
   ensureStored(): void {
     const start = this.#start;
     if (start === undefined) return;
@@ -160,25 +180,17 @@ export class Execution {
     const created = start.live.content();
     const push = start.push;
     const write = createTaskWrite(start.task, start.key, push?.opsFor(this.taskId, toWireTask(created)));
-    const stored = (): void => {
-      start.onTask?.(this.taskId, created);
-      start.answer({ kind: 'task', taskId: this.taskId });
-    };
-    if (this.host.shared !== true) {
-      this.host.writes.enqueue(write);
-      if (push !== undefined) this.host.writes.afterCommit(() => push.committed());
-      stored();
-      return;
-    }
     this.host.writes.enqueue({
       ...write,
       onOutcome: (outcome) => {
-        if (outcome.ok) {
-          push?.committed();
-          return stored();
+        if (!outcome.ok) {
+          this.settledElsewhere(new Error('the task was not stored'));
+          start.lost(outcome);
+          return;
         }
-        this.settledElsewhere(new Error('the task was not stored'));
-        start.lost(outcome.error);
+        push?.committed();
+        start.onTask?.(this.taskId, created);
+        start.answer({ kind: 'task', taskId: this.taskId });
       },
     });
   }
@@ -240,7 +252,8 @@ export class Execution {
     this.#settle();
     const reply = agentMessage(content, undefined, this.contextId);
     const { instanceId, message } = start.task;
-    // Keyed by the message, as no task exists; the runtime answers resends until it is committed.
+    // Keyed by the message, as no task exists; the runtime answers resends until it is committed,
+    // and the reply itself once it is: a resend after the answer finds the record.
     this.host.writes.enqueue({
       taskId: `reply:${message.messageId}`,
       final: false,
@@ -248,8 +261,8 @@ export class Execution {
         { op: 'recordIdempotent', instanceId, key: start.key, result: { kind: 'message', message: reply } },
         { op: 'touchContext', instanceId, tenant: tenantOf(start.task), contextId: this.contextId, at: this.host.now() },
       ],
+      onOutcome: (outcome) => (outcome.ok ? start.answer({ kind: 'message', message: reply }) : start.lost(outcome)),
     });
-    start.answer({ kind: 'message', message: reply });
   }
 }
 

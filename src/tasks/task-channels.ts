@@ -15,10 +15,16 @@ export type FrameListener = (frame: TaskFrame) => void;
  * maybe some, after signals may have been missed. The frames are read from the log.
  */
 export type LoggedListener = (seq: number | undefined) => void;
+/**
+ * Told that the task's progress could not be stored (the task store failed a write): no more
+ * frames will come from this run, and what the listener waits for will not happen.
+ */
+export type FailedListener = (error: Error) => void;
 
 interface Subscriber {
   readonly frame: FrameListener;
   readonly logged: LoggedListener | undefined;
+  readonly failed: FailedListener | undefined;
 }
 
 /**
@@ -33,13 +39,13 @@ interface Subscriber {
 export class TaskChannels {
   readonly #subscribers = new Map<string, Set<Subscriber>>();
 
-  subscribe(taskId: string, listener: FrameListener, logged?: LoggedListener): () => void {
+  subscribe(taskId: string, listener: FrameListener, logged?: LoggedListener, failed?: FailedListener): () => void {
     let subscribers = this.#subscribers.get(taskId);
     if (subscribers === undefined) {
       subscribers = new Set();
       this.#subscribers.set(taskId, subscribers);
     }
-    const subscriber: Subscriber = { frame: listener, logged };
+    const subscriber: Subscriber = { frame: listener, logged, failed };
     subscribers.add(subscriber);
     return () => {
       subscribers.delete(subscriber);
@@ -61,19 +67,34 @@ export class TaskChannels {
     for (const subscriber of [...subscribers]) subscriber.logged?.(seq);
   }
 
+  /** The task's run could not store its progress: `error` says why, to everyone waiting on it. */
+  fail(taskId: string, error: Error): void {
+    const subscribers = this.#subscribers.get(taskId);
+    if (subscribers === undefined) return;
+    for (const subscriber of [...subscribers]) subscriber.failed?.(error);
+  }
+
   /** Frames of any task may have been logged unannounced: every subscriber that reads the log looks. */
   announceAll(): void {
     for (const subscribers of [...this.#subscribers.values()]) for (const subscriber of [...subscribers]) subscriber.logged?.(undefined);
   }
 
-  /** Resolves with the first final frame published for the task after this call. */
+  /** Resolves with the first final frame published for the task after this call; rejects when the task's run fails to store it. */
   nextFinal(taskId: string): Promise<TaskFrame> {
-    return new Promise((resolve) => {
-      const unsubscribe = this.subscribe(taskId, (frame) => {
-        if (!frame.final) return;
-        unsubscribe();
-        resolve(frame);
-      });
+    return new Promise((resolve, reject) => {
+      const unsubscribe = this.subscribe(
+        taskId,
+        (frame) => {
+          if (!frame.final) return;
+          unsubscribe();
+          resolve(frame);
+        },
+        undefined,
+        (error) => {
+          unsubscribe();
+          reject(error);
+        },
+      );
     });
   }
 

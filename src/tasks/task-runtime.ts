@@ -3,7 +3,7 @@ import type { Message, SendMessageRequest, Task, TaskState } from '../../generat
 import { promptText, type AgentExecutor, type ExecutionRequest } from '../executors/executor.js';
 import { a2aError, type A2AError } from '../protocol/a2a-error.js';
 import { messageTarget } from '../store/message-target.js';
-import type { WriteOutcome } from '../store/store-ops.js';
+import type { FailedWrite, WriteOutcome } from '../store/store-ops.js';
 import {
   tenantOf,
   type BatchWrites,
@@ -35,7 +35,8 @@ import { LiveTask } from './live-task.js';
 import type { Session, SessionRegistry } from './sessions.js';
 import type { TaskChannels } from './task-channels.js';
 import type { ToolProvider } from './tool-provider.js';
-import { WriteQueue } from './write-queue.js';
+import { writeFailedError } from './storage-errors.js';
+import { WriteQueue, type QueuedWrite } from './write-queue.js';
 
 /** What the runtime needs to know about the instance a message was sent to. */
 export interface RuntimeInstance {
@@ -86,11 +87,10 @@ export interface RuntimeDeps {
    * replica may be running), once that is committed: the hub tells the other replicas.
    */
   readonly onSettled?: (taskId: string) => void;
-  /**
-   * Replicas share the store: a task may be running on another one, and a new task is answered
-   * only once it is stored (ExecutionHost.shared).
-   */
+  /** Replicas share the store: a task may be running on another one. */
   readonly shared?: boolean;
+  /** Told the outcomes of every commit (the storage's health: src/store/storage-health.ts). */
+  readonly onOutcomes?: (outcomes: readonly WriteOutcome[]) => void;
 }
 
 const NO_MODES: readonly string[] = [];
@@ -101,6 +101,9 @@ const REMOTE_POLL_MS = 1000;
 
 /** Resending the same message would only return the failed task: it is a duplicate of itself. */
 const RETRY_ADVICE = 'to retry, send the message again with a new messageId';
+
+/** How often the runtime tries again to settle, as FAILED, the tasks whose progress it could not store. */
+const REPAIR_EVERY_MS = 2000;
 
 /**
  * The task lifecycle, independent of any transport: starts executors, turns their events
@@ -126,11 +129,24 @@ export class TaskRuntime {
   readonly #pending = new Map<string, Promise<SendOutcome>>();
   /** Tasks a message is continuing right now, between reading the task and launching its run. */
   readonly #resuming = new Set<string>();
+  /**
+   * Tasks whose run could not store its progress (the storage failed a write): the store holds
+   * them as they were before, SUBMITTED or WORKING with no run behind them. They are settled as
+   * FAILED once writes work again, tried every REPAIR_EVERY_MS; bounded by the runs there were.
+   */
+  readonly #repairs = new Map<string, string>();
+  #repairTimer: NodeJS.Timeout | undefined;
+  #closed = false;
 
   constructor(deps: RuntimeDeps) {
     this.#deps = deps;
-    this.#writes = new WriteQueue(deps.store, deps.channels, deps.log, deps.onCommitted, (taskId) => this.settledElsewhere(taskId));
-    this.#host = { writes: this.#writes, now: deps.now, shared: deps.shared === true, ...(deps.log ? { log: deps.log } : {}) };
+    this.#writes = new WriteQueue(deps.store, deps.channels, deps.log, {
+      ...(deps.onCommitted ? { committed: deps.onCommitted } : {}),
+      ...(deps.onOutcomes ? { outcomes: deps.onOutcomes } : {}),
+      stale: (taskId) => this.settledElsewhere(taskId),
+      failed: (write, outcome) => this.#writeFailed(write, outcome),
+    });
+    this.#host = { writes: this.#writes, now: deps.now, ...(deps.log ? { log: deps.log } : {}) };
   }
 
   get activeCount(): number {
@@ -184,7 +200,8 @@ export class TaskRuntime {
   async settled(taskId: string): Promise<TaskContent | undefined> {
     const execution = this.#active.get(taskId) ?? this.#justSettled.get(taskId);
     if (execution !== undefined && !execution.settled) {
-      // The final frame is published only once its batch is committed.
+      // The final frame is published only once its batch is committed; a write of the run that
+      // fails rejects this with why.
       await this.#deps.channels.nextFinal(taskId);
     } else if (this.#writes.isQueued(taskId)) {
       // Its final status may be applied but not yet committed: wait for the shared commit
@@ -193,6 +210,8 @@ export class TaskRuntime {
     } else if (execution === undefined && this.#deps.shared === true) {
       await this.#settledElsewhere(taskId);
     }
+    // The end the run reached in memory was not stored: answering with it would name a state the store does not hold.
+    if (execution?.failure !== undefined) throw execution.failure;
     return execution?.settledContent;
   }
 
@@ -258,12 +277,20 @@ export class TaskRuntime {
     if (execution !== undefined && !execution.settled) {
       execution.apply('TASK_STATE_CANCELED', reason);
       execution.stop(new Error(reason));
+      await this.#writes.flushFor(taskId);
+      // The cancel was not stored: the task is not canceled, whatever the run thinks.
+      if (execution.failure !== undefined) throw execution.failure;
       return this.getTask(instanceId, taskId, { tenant });
     }
     const contextId = info.contextId;
-    this.#writes.enqueue(
-      statusWrite(taskId, contextId, status('TASK_STATE_CANCELED', this.#deps.now(), agentMessage(reason, taskId, contextId)), true),
-    );
+    let canceled: WriteOutcome | undefined;
+    this.#writes.enqueue({
+      ...statusWrite(taskId, contextId, status('TASK_STATE_CANCELED', this.#deps.now(), agentMessage(reason, taskId, contextId)), true),
+      onOutcome: (outcome) => (canceled = outcome),
+    });
+    await this.#writes.flushFor(taskId);
+    // Stale: another replica settled it meanwhile, and the task as read says how.
+    if (canceled?.ok === false && !canceled.stale) throw writeFailedError(canceled, `task ${taskId} could not be canceled`, { taskId });
     const task = await this.getTask(instanceId, taskId, { tenant });
     // Another replica may be running it (SUBMITTED or WORKING here): it stops on hearing this.
     if (isActiveState(info.state)) this.#deps.onSettled?.(taskId);
@@ -322,7 +349,77 @@ export class TaskRuntime {
 
   /** Commits every queued write and accepts no more; the store may close after this. */
   close(): Promise<void> {
+    this.#closed = true;
+    clearTimeout(this.#repairTimer);
     return this.#writes.close();
+  }
+
+  /** How many tasks wait to be settled as FAILED because their progress could not be stored. */
+  get unrepairedCount(): number {
+    return this.#repairs.size;
+  }
+
+  /**
+   * A write failed that no caller awaits (those with an onOutcome are answered there): a run's
+   * status or artifact. The run stops, whoever waits on it (a blocking send, a stream) is told
+   * why, and the task, left in the store as it was, is settled as FAILED once writes work again.
+   */
+  #writeFailed(write: QueuedWrite, outcome: FailedWrite): void {
+    const { taskId } = write;
+    if (write.creates === true || this.#repairs.has(taskId)) return;
+    const execution = this.#active.get(taskId);
+    if (execution === undefined) return;
+    const error = writeFailedError(outcome, `the progress of task ${taskId} could not be stored`, { taskId });
+    execution.storeFailed(error);
+    this.#deps.channels.fail(taskId, error);
+    this.#repairs.set(taskId, execution.contextId);
+    this.#scheduleRepairs();
+  }
+
+  #scheduleRepairs(): void {
+    if (this.#repairTimer !== undefined || this.#closed || this.#repairs.size === 0) return;
+    this.#repairTimer = setTimeout(() => {
+      this.#repairTimer = undefined;
+      for (const [taskId, contextId] of [...this.#repairs]) void this.#repair(taskId, contextId);
+    }, REPAIR_EVERY_MS);
+    this.#repairTimer.unref();
+  }
+
+  /**
+   * Settles a task whose run could not store its progress as FAILED, if it is still SUBMITTED or
+   * WORKING as the run left it (guarded by its status version: a cancel that came meanwhile wins).
+   */
+  async #repair(taskId: string, contextId: string): Promise<void> {
+    try {
+      const info = await this.#deps.store.getTaskInfo(taskId);
+      if (info === undefined || !isActiveState(info.state) || this.isRunning(taskId)) {
+        this.#repairs.delete(taskId);
+        return;
+      }
+      const failed = statusWrite(
+        taskId,
+        contextId,
+        status(
+          'TASK_STATE_FAILED',
+          this.#deps.now(),
+          agentMessage(`the hub could not store this task's progress, so it was stopped; ${RETRY_ADVICE}`, taskId, contextId),
+        ),
+        true,
+      );
+      if (this.#closed) return;
+      this.#writes.enqueue({
+        ...failed,
+        ops: [{ op: 'expectStatus', taskId, version: info.statusVersion }, ...failed.ops],
+        onOutcome: (outcome) => {
+          if (outcome.ok || outcome.stale) this.#repairs.delete(taskId);
+          if (outcome.ok) this.#deps.log?.('warn', 'settled as FAILED a task whose progress could not be stored', { taskId });
+          else this.#scheduleRepairs();
+        },
+      });
+    } catch {
+      // The store still fails reads: the next round tries again.
+      this.#scheduleRepairs();
+    }
   }
 
   /** Waits up to graceMs for running tasks, then fails the rest so none is left WORKING. */
@@ -372,9 +469,18 @@ export class TaskRuntime {
 
     if (!instance.skills.includes(skill)) {
       const created: TaskContent = { id: taskId, contextId, status: submitted, metadata, history: [message], artifacts: [] };
-      this.#writes.enqueue(createTaskWrite(task, key, hooks.push?.opsFor(taskId, toWireTask(created))));
-      if (hooks.push !== undefined) this.#writes.afterCommit(() => hooks.push?.committed());
-      hooks.onTask?.(taskId, created);
+      // Answered once stored, as every new task is.
+      const stored = new Promise<SendOutcome>((answer, fail) =>
+        this.#writes.enqueue({
+          ...createTaskWrite(task, key, hooks.push?.opsFor(taskId, toWireTask(created))),
+          onOutcome: (outcome) => {
+            if (!outcome.ok) return void this.#storedElsewhere(instance.id, key, hooks, outcome).then(answer, fail);
+            hooks.push?.committed();
+            hooks.onTask?.(taskId, created);
+            answer({ kind: 'task', taskId });
+          },
+        }),
+      );
       this.#writes.enqueue(
         statusWrite(
           taskId,
@@ -387,7 +493,7 @@ export class TaskRuntime {
           true,
         ),
       );
-      return { kind: 'task', taskId };
+      return stored;
     }
 
     return new Promise<SendOutcome>((answer, fail) => {
@@ -398,7 +504,7 @@ export class TaskRuntime {
         onTask: hooks.onTask,
         push: hooks.push,
         answer,
-        lost: (error) => void this.#storedElsewhere(instance.id, key, hooks, error).then(answer, fail),
+        lost: (outcome) => void this.#storedElsewhere(instance.id, key, hooks, outcome).then(answer, fail),
       };
       const execution = new Execution(this.#host, instance.id, tenant, taskId, contextId, 'TASK_STATE_SUBMITTED', start);
       const wire: Task = { id: taskId, contextId, status: submitted, history: [message] };
@@ -475,7 +581,7 @@ export class TaskRuntime {
         },
       );
     }
-    throw new Error(`could not store the message continuing task ${taskId}: ${outcome.error}`);
+    throw writeFailedError(outcome, `the message continuing task ${taskId} could not be stored`, { taskId });
   }
 
   async #continue(
@@ -570,13 +676,16 @@ export class TaskRuntime {
   }
 
   /**
-   * The task a send started could not be stored. With replicas that is most often because
-   * another one stored the same message (same messageId and target) first: its task is this
-   * send's answer, as for a resend.
+   * The task a send started (or its direct reply's record) could not be stored. With replicas
+   * that is most often because another one stored the same message (same messageId and target)
+   * first: its task is this send's answer, as for a resend. When the storage failed, nothing
+   * was stored, and the send fails saying so.
    */
-  async #storedElsewhere(instanceId: string, key: MessageKey, hooks: SendHooks, error: string): Promise<SendOutcome> {
+  async #storedElsewhere(instanceId: string, key: MessageKey, hooks: SendHooks, outcome: FailedWrite): Promise<SendOutcome> {
+    const what = `the task for message ${key.messageId} could not be stored`;
+    if (outcome.fault !== undefined) throw writeFailedError(outcome, what, { messageId: key.messageId });
     const earlier = await this.#deps.store.findIdempotent(instanceId, key);
-    if (earlier === undefined) throw new Error(`the task could not be stored: ${error}`);
+    if (earlier === undefined) throw writeFailedError(outcome, what, { messageId: key.messageId });
     if (earlier.kind === 'task') hooks.onTask?.(earlier.taskId);
     return earlier;
   }

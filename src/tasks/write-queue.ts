@@ -1,5 +1,5 @@
 import type { StreamResponse } from '../../generated/a2a/1.0/types.js';
-import type { StoreOp, WriteOutcome } from '../store/store-ops.js';
+import { failedWrite, type FailedWrite, type StoreOp, type WriteOutcome } from '../store/store-ops.js';
 import type { BatchWrites } from '../store/task-store.js';
 import type { Awaitable } from '../support/awaitable.js';
 import type { LogFunction } from '../support/log.js';
@@ -12,10 +12,32 @@ export interface QueuedWrite {
   /** Published once the batch is committed, with the sequence number of the write's appendEvent. */
   readonly frame?: StreamResponse;
   readonly final: boolean;
-  /** The write creates its task: when it fails the task does not exist, and later writes of it are dropped. */
+  /** The write creates its task: when it fails the task does not exist (and nothing is to be repaired). */
   readonly creates?: boolean;
   /** Told how the write ended, once its batch is committed (before its frame is published). */
   readonly onOutcome?: (outcome: WriteOutcome) => void;
+}
+
+/** What the queue tells its owner beyond each write's own onOutcome. */
+export interface WriteQueueEvents {
+  /**
+   * Told the tasks of every committed batch. The push outbox is filled in the batch's
+   * transaction, so this is where the dispatcher learns there may be deliveries to make.
+   */
+  readonly committed?: (taskIds: ReadonlySet<string>) => void;
+  /**
+   * Told the task of a write whose guard found the task changed under it: with replicas
+   * sharing the store, another one settled it (a cancel), and this one's run must stop.
+   */
+  readonly stale?: (taskId: string) => void;
+  /**
+   * Told a write that failed for another reason (the storage failed, or the write was bad).
+   * Nothing of it was stored, and the task's writes queued after it were dropped, each told
+   * the same outcome: a task's stored writes never have a hole in them.
+   */
+  readonly failed?: (write: QueuedWrite, outcome: FailedWrite) => void;
+  /** Told the outcomes of every commit, for the storage's health (storage-health.ts). */
+  readonly outcomes?: (outcomes: readonly WriteOutcome[]) => void;
 }
 
 /**
@@ -47,28 +69,16 @@ export class WriteQueue {
   #batchesInFlight = 0;
   #scheduled = false;
   #closed = false;
-  /** Tasks whose creating write failed (another replica stored the same message first): nothing more is written for them. */
-  readonly #unborn = new Set<string>();
 
   constructor(
     private readonly store: BatchWrites,
     private readonly channels: TaskChannels,
     private readonly log?: LogFunction,
-    /**
-     * Told the tasks of every committed batch. The push outbox is filled in the batch's
-     * transaction, so this is where the dispatcher learns there may be deliveries to make.
-     */
-    private readonly onCommitted?: (taskIds: ReadonlySet<string>) => void,
-    /**
-     * Told the task of a write whose guard found the task changed under it: with replicas
-     * sharing the store, another one settled it (a cancel), and this one's run must stop.
-     */
-    private readonly onStale?: (taskId: string) => void,
+    private readonly events: WriteQueueEvents = {},
   ) {}
 
   enqueue(write: QueuedWrite): void {
     if (this.#closed) throw new Error('the task store is closed');
-    if (this.#unborn.has(write.taskId)) return;
     const pending: Pending = { write, n: (this.#queued += 1), done: false, waiters: undefined };
     this.#queue.push(pending);
     this.#uncommitted.push(pending);
@@ -116,10 +126,7 @@ export class WriteQueue {
     // Writes of tasks in flight wait for their batch: each task's writes stay in order.
     const ready: Pending[] = [];
     const held: Pending[] = [];
-    for (const pending of this.#queue) {
-      if (this.#unborn.has(pending.write.taskId)) this.#settle(pending);
-      else (this.#inFlight.has(pending.write.taskId) ? held : ready).push(pending);
-    }
+    for (const pending of this.#queue) (this.#inFlight.has(pending.write.taskId) ? held : ready).push(pending);
     this.#queue = held;
     this.#release();
     if (ready.length === 0) return;
@@ -137,7 +144,7 @@ export class WriteQueue {
     try {
       outcomes = this.store.commit(batch.map((pending) => pending.write.ops));
     } catch (error) {
-      outcomes = batch.map(() => failed(error));
+      outcomes = batch.map(() => failedWrite(error));
     }
     if (!(outcomes instanceof Promise)) {
       for (const taskId of tasks) this.#inFlight.delete(taskId);
@@ -146,7 +153,7 @@ export class WriteQueue {
     this.#batchesInFlight += 1;
     for (const taskId of tasks) this.#inFlight.add(taskId);
     return outcomes
-      .catch((error: unknown) => batch.map(() => failed(error)))
+      .catch((error: unknown) => batch.map(() => failedWrite(error)))
       .then((settled) => {
         this.#batchesInFlight -= 1;
         for (const taskId of tasks) this.#inFlight.delete(taskId);
@@ -189,37 +196,70 @@ export class WriteQueue {
     this.log?.('error', 'a write batch was committed, but what follows it failed', { error: String(error) });
   }
 
-  /** Publishes the frames of the writes that were stored, logs the others, and calls back. */
+  /** Publishes the frames of the writes that were stored, tells of the others, and calls back. */
   #committed(batch: readonly Pending[], tasks: ReadonlySet<string>, outcomes: readonly WriteOutcome[]): void {
     // Done before any frame is published: a stream that reads its task on the final frame
     // must find the task's writes committed (isQueued false), not wait for a commit that happened.
     for (const pending of batch) this.#settle(pending);
+    const settled = batch.map((pending, index) => outcomes[index] ?? failedWrite('no outcome'));
+    // A task whose write failed gets none of its later writes stored: in this batch they are
+    // told the first failure, and the writes of it still queued are dropped the same way, before
+    // anything is told (what a listener queues in answer is a new write, and goes through).
+    const broken = new Map<string, FailedWrite>();
+    /** Each broken task's first failed write, by its place in the batch. */
+    const firstFailure = new Map<string, number>();
+    settled.forEach((outcome, index) => {
+      const taskId = batch[index]?.write.taskId;
+      if (outcome.ok || outcome.stale || taskId === undefined || broken.has(taskId)) return;
+      broken.set(taskId, outcome);
+      firstFailure.set(taskId, index);
+    });
+    const dropped = broken.size === 0 ? [] : this.#drop(broken);
     try {
-      batch.forEach((pending, index) => this.#outcome(pending.write, outcomes[index] ?? failed('no outcome')));
-      this.onCommitted?.(tasks);
+      this.events.outcomes?.(settled);
+      batch.forEach(({ write }, index) => {
+        const after = index > (firstFailure.get(write.taskId) ?? Infinity);
+        const outcome = after ? broken.get(write.taskId) : settled[index];
+        this.#outcome(write, outcome ?? failedWrite('no outcome'), after);
+      });
+      for (const { write, outcome } of dropped) this.#outcome(write, outcome, true);
+      this.events.committed?.(tasks);
     } finally {
       this.#release();
     }
   }
 
-  #outcome(write: QueuedWrite, outcome: WriteOutcome): void {
-    if (this.#unborn.has(write.taskId)) return;
+  /** Takes the queued writes of these tasks out of the queue, settled: they are not to be stored. */
+  #drop(broken: ReadonlyMap<string, FailedWrite>): { write: QueuedWrite; outcome: FailedWrite }[] {
+    const dropped: { write: QueuedWrite; outcome: FailedWrite }[] = [];
+    this.#queue = this.#queue.filter((pending) => {
+      const outcome = broken.get(pending.write.taskId);
+      if (outcome === undefined) return true;
+      this.#settle(pending);
+      dropped.push({ write: pending.write, outcome });
+      return false;
+    });
+    return dropped;
+  }
+
+  /** `dropped`: the write was not tried, since an earlier write of its task failed. */
+  #outcome(write: QueuedWrite, outcome: WriteOutcome, dropped: boolean): void {
     write.onOutcome?.(outcome);
-    if (write.creates === true && !outcome.ok) {
-      this.#unborn.add(write.taskId);
+    if (outcome.ok) {
+      if (write.frame !== undefined && outcome.seq !== undefined)
+        this.channels.publish(write.taskId, { seq: outcome.seq, frame: write.frame, final: write.final });
       return;
     }
-    if (!outcome.ok && outcome.stale) {
+    if (outcome.stale) {
       this.log?.('info', 'a task update was refused: the task changed elsewhere', { taskId: write.taskId, error: outcome.error });
-      this.onStale?.(write.taskId);
+      this.events.stale?.(write.taskId);
       return;
     }
-    if (!outcome.ok) {
-      this.log?.('error', 'could not store a task update', { taskId: write.taskId, error: outcome.error });
-      return;
-    }
-    if (write.frame !== undefined && outcome.seq !== undefined)
-      this.channels.publish(write.taskId, { seq: outcome.seq, frame: write.frame, final: write.final });
+    if (dropped) return;
+    // A storage fault is logged once per cause by the storage's health; anything else is a bug worth a line each.
+    if (outcome.fault === undefined)
+      this.log?.('error', 'could not store a task update', { taskId: write.taskId, error: outcome.error, creates: write.creates === true });
+    this.events.failed?.(write, outcome);
   }
 
   /** Marks a write as done with, waking the readers waiting for it. */
@@ -274,8 +314,4 @@ function spread(writes: readonly Pending[], most: number): Pending[][] {
     next += 1;
   }
   return batches;
-}
-
-function failed(error: unknown): WriteOutcome {
-  return { ok: false, error: String(error), stale: false };
 }

@@ -498,7 +498,10 @@ describe('GET /a2a/api/metrics', () => {
       a2a_hub_push_attempts_total: 'counter',
       a2a_hub_push_attempt_duration_seconds: 'histogram',
       a2a_hub_push_pending: 'gauge',
+      a2a_hub_store_writable: 'gauge',
+      a2a_hub_store_write_failures_total: 'counter',
     });
+    expect(lines).toContain('a2a_hub_store_writable 1');
     expect(lines).toContain('a2a_hub_requests_total{method="SendMessage",outcome="ok"} 4');
     expect(lines).toContain(`a2a_hub_requests_total{method="GetTask",outcome="${ERRORS.TaskNotFoundError.code}"} 1`);
     expect(lines).toContain('a2a_hub_requests_total{method="SendStreamingMessage",outcome="ok"} 1');

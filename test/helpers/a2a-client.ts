@@ -77,6 +77,8 @@ export interface StreamResult {
   readonly status: number;
   readonly headers: Headers;
   readonly events: SseEvent[];
+  /** Error events (a stream the hub ended early), each checked as a JSON-RPC error response. */
+  readonly errors: { readonly id: string | undefined; readonly error: JSONRPCError }[];
   /** Comment lines (heartbeats) seen. */
   readonly comments: number;
 }
@@ -101,9 +103,16 @@ export async function stream(
     throw new Error(`expected an event stream, got ${response.status} ${await response.text()}`);
   }
   const events: SseEvent[] = [];
+  const errors: StreamResult['errors'] = [];
   const comments = await readEventStream(response, controller, {
     onEvent(message) {
-      const envelope = JSON.parse(message.data) as { jsonrpc: string; id: unknown; result: StreamResponse };
+      const envelope = JSON.parse(message.data) as { jsonrpc: string; id: unknown; result: StreamResponse; error?: JSONRPCError };
+      if (envelope.error !== undefined) {
+        expect(checkValue(A2A_1_0, 'JSONRPCErrorResponse', envelope, { flavour: 'exact' })).toMatchObject({ ok: true });
+        expect(envelope.error.data?.[0]).toMatchObject({ '@type': 'type.googleapis.com/google.rpc.ErrorInfo' });
+        errors.push({ id: message.id, error: envelope.error });
+        return false;
+      }
       expect(checkValue(A2A_1_0, 'JSONRPCSuccessResponse', envelope, { flavour: 'exact' })).toMatchObject({ ok: true });
       expect(envelope.id).toBe(id);
       const event = { id: message.id, frame: expectStreamResponse(envelope.result) };
@@ -112,7 +121,7 @@ export async function stream(
     },
     ...(options.onComment === undefined ? {} : { onComment: options.onComment }),
   });
-  return { status: response.status, headers: response.headers, events, comments };
+  return { status: response.status, headers: response.headers, events, errors, comments };
 }
 
 /** Checks one stream frame against the exact StreamResponse schema; returns it. */

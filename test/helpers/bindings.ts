@@ -45,7 +45,10 @@ export interface BindingAnswer {
 export interface BindingDriver {
   readonly name: BindingName;
   call(request: BindingRequest): Promise<BindingAnswer>;
+  /** The frames of a stream that must end without an error event. */
   stream(request: BindingRequest): Promise<StreamResponse[]>;
+  /** The frames of a stream, and the error event that ended it early, if one did. */
+  streamEnding(request: BindingRequest): Promise<{ frames: StreamResponse[]; error?: WireError }>;
   /**
    * Where this binding names a field given from the request message's root: JSON-RPC under
    * `params.`, HTTP+JSON (whose body or path is the request message) at the root.
@@ -95,7 +98,17 @@ export const JSON_RPC: BindingDriver = {
   },
   async stream({ url, method, params, headers = {}, tenant }) {
     const result = await stream(url, method as 'SendStreamingMessage', withTenant(params, tenant), { headers });
+    expect(result.errors).toEqual([]);
     return result.events.map((event) => event.frame);
+  },
+  async streamEnding({ url, method, params, headers = {}, tenant }) {
+    const result = await stream(url, method as 'SendStreamingMessage', withTenant(params, tenant), { headers });
+    expect(result.errors.length).toBeLessThanOrEqual(1);
+    const last = result.errors[0]?.error;
+    return {
+      frames: result.events.map((event) => event.frame),
+      ...(last === undefined ? {} : { error: wireErrorOf(last.message, last.data) }),
+    };
   },
   urlOf: (urls) => urls.jsonRpcUrl,
   wireField: (field) => `params.${field}`,
@@ -130,6 +143,15 @@ export const HTTP_JSON: BindingDriver = {
     const result = await restStream(url, method as 'SendStreamingMessage', params, { headers, ...restTenant(tenant) });
     expect(result.errors).toEqual([]);
     return result.events.map((event) => event.frame);
+  },
+  async streamEnding({ url, method, params, headers = {}, tenant }) {
+    const result = await restStream(url, method as 'SendStreamingMessage', params, { headers, ...restTenant(tenant) });
+    expect(result.errors.length).toBeLessThanOrEqual(1);
+    const last = result.errors[0]?.error;
+    return {
+      frames: result.events.map((event) => event.frame),
+      ...(last === undefined ? {} : { error: wireErrorOf(last.message, last.details) }),
+    };
   },
   urlOf: (urls) => urls.restUrl,
   wireField: (field) => field,

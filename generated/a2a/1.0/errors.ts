@@ -22,6 +22,8 @@ export type ErrorName =
   | "UnauthenticatedError"
   | "RateLimitedError"
   | "AgentUnavailableError"
+  | "StorageFullError"
+  | "StorageUnavailableError"
   | "StreamOverrunError"
   | "PayloadTooLargeError"
   | "HeadersTooLargeError"
@@ -266,6 +268,28 @@ export const ERRORS = {
     "httpStatus": 503,
     "grpcStatus": "UNAVAILABLE",
     "message": "Agent unavailable"
+  },
+  /** Insufficient storage (a2a-hub transport error). a2a-hub's own error, an InternalError (-32603) that says why: the task store refused a write for lack of space (SQLite SQLITE_FULL, a full disk, PostgreSQL disk_full), so what the request would have created or changed was not stored, and nothing of it is answered as done. The request may be sent again once the operator has freed space; /readyz answers 503 meanwhile (docs/deployment.md, Storage faults). */
+  StorageFullError: {
+    "name": "StorageFullError",
+    "category": "hub",
+    "code": -32603,
+    "reason": "STORAGE_FULL",
+    "domain": "a2a-hub.dev",
+    "httpStatus": 507,
+    "grpcStatus": "RESOURCE_EXHAUSTED",
+    "message": "Insufficient storage"
+  },
+  /** Task store unavailable (a2a-hub transport error). a2a-hub's own error, an InternalError (-32603) that says why: the task store could not be reached or failed the request (a PostgreSQL restart or a terminated connection, an I/O error), so the request's reads or writes did not happen and nothing of it is answered as done. Retryable: the answer carries Retry-After, and the request may be sent again (with the same messageId, a send is not repeated). */
+  StorageUnavailableError: {
+    "name": "StorageUnavailableError",
+    "category": "hub",
+    "code": -32603,
+    "reason": "STORAGE_UNAVAILABLE",
+    "domain": "a2a-hub.dev",
+    "httpStatus": 503,
+    "grpcStatus": "UNAVAILABLE",
+    "message": "Task store unavailable"
   },
   /** Stream read too slowly (a2a-hub transport error). a2a-hub's own error, only ever the last event of a stream: the client read it so slowly that more frames waited than the hub keeps for one reader, so the stream ends there. The task goes on; the client resumes with SubscribeToTask and the event's Last-Event-ID (docs/spec-policy.md §5.11). The HTTP and gRPC statuses are those of an exhausted resource; the stream itself has already answered 200. */
   StreamOverrunError: {
