@@ -12,12 +12,20 @@ export async function withPooledClient<T>(
   pool: pg.Pool,
   work: (client: pg.PoolClient, broken: (error: unknown) => void) => Promise<T>,
 ): Promise<T> {
-  const client = await pool.connect();
   let failure: Error | undefined;
   const broken = (error: unknown): void => {
     failure ??= error instanceof Error ? error : new Error(String(error));
   };
-  client.on('error', broken);
+  // The callback form, so that the listener is on before anything else runs: the server ending a
+  // connection right after accepting it sends its error in the same read as the readiness to
+  // query, before a promise's continuation could attach a listener.
+  const client = await new Promise<pg.PoolClient>((resolve, reject) =>
+    pool.connect((error, connected) => {
+      if (connected === undefined) return reject(error instanceof Error ? error : new Error('the pool gave no connection'));
+      connected.on('error', broken);
+      resolve(connected);
+    }),
+  );
   try {
     return await work(client, broken);
   } finally {

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -16,6 +16,11 @@ export interface TestPostgres {
   /** postgres://a2ahub@127.0.0.1:<port>/postgres */
   readonly url: string;
   readonly port: number;
+  /**
+   * Stops the server as an operator's `pg_ctl restart -m fast` does (every session is ended,
+   * 57P01) and starts it again on the same port; resolves once it accepts connections.
+   */
+  restart(): Promise<void>;
   stop(): void;
 }
 
@@ -69,6 +74,35 @@ export async function startTestPostgres(options: ClusterOptions = {}): Promise<T
   return {
     url: `postgres://a2ahub@127.0.0.1:${port}/postgres`,
     port,
+    async restart() {
+      // Asynchronous, so the hub under test keeps serving (and failing) while the server is down.
+      const [file, argv] = asRoot
+        ? [
+            'runuser',
+            [
+              '-u',
+              'postgres',
+              '--',
+              join(bin, 'pg_ctl'),
+              '-D',
+              dataDir,
+              '-l',
+              join(folder, 'server.log'),
+              '-m',
+              'fast',
+              '-w',
+              '-t',
+              '60',
+              'restart',
+            ],
+          ]
+        : [join(bin, 'pg_ctl'), ['-D', dataDir, '-l', join(folder, 'server.log'), '-m', 'fast', '-w', '-t', '60', 'restart']];
+      await new Promise<void>((resolve, reject) =>
+        execFile(file, argv, { timeout: 90_000 }, (error, _stdout, stderr) =>
+          error === null ? resolve() : reject(new Error(`pg_ctl restart failed: ${stderr || String(error)}`)),
+        ),
+      );
+    },
     stop() {
       if (stopped) return;
       stopped = true;
