@@ -99,7 +99,7 @@ export async function startTestPostgres(options: ClusterOptions = {}): Promise<T
         : [join(bin, 'pg_ctl'), ['-D', dataDir, '-l', join(folder, 'server.log'), '-m', 'fast', '-w', '-t', '60', 'restart']];
       await new Promise<void>((resolve, reject) =>
         execFile(file, argv, { timeout: 90_000 }, (error, _stdout, stderr) =>
-          error === null ? resolve() : reject(new Error(`pg_ctl restart failed: ${stderr || String(error)}`)),
+          error === null ? resolve() : reject(new Error(`pg_ctl restart failed: ${String(stderr) || error.message}`)),
         ),
       );
     },

@@ -22,7 +22,7 @@ import { waitFor } from '../helpers/wait.js';
 describe.skipIf(!POSTGRES_AVAILABLE)('replicas on a PostgreSQL whose backends are terminated and which restarts', () => {
   const folder = mkdtempSync(join(tmpdir(), 'a2a-hub-pg-faults-'));
   let cluster: TestPostgres;
-  let replicas: ChildHub[] = [];
+  const replicas: ChildHub[] = [];
 
   beforeAll(async () => {
     cluster = await startTestPostgres();
@@ -127,7 +127,7 @@ describe.skipIf(!POSTGRES_AVAILABLE)('replicas on a PostgreSQL whose backends ar
     const missing: string[] = [];
     for (const [index, { taskId, state }] of answered.entries()) {
       const read = await rpc(endpoint(index), 'GetTask', { id: taskId });
-      const task = read.body.result as Task | undefined;
+      const task = read.body.result;
       if (task === undefined) missing.push(taskId);
       else if (state === 'TASK_STATE_COMPLETED') expect(task.status.state).toBe(state);
     }
