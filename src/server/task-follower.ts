@@ -1,6 +1,6 @@
 import { isInterruptedState, isTerminalState } from '../../generated/a2a/1.0/task-states.js';
 import type { Task } from '../../generated/a2a/1.0/types.js';
-import type { EventLog, LoggedEvent, TaskRead, TaskSnapshot } from '../store/task-store.js';
+import type { EventLog, TaskRead, TaskSnapshot } from '../store/task-store.js';
 import { toWireTask } from '../store/task-view.js';
 import type { LogFunction } from '../support/log.js';
 import { endsStreams, type TaskChannels, type TaskFrame } from '../tasks/task-channels.js';
@@ -91,12 +91,22 @@ export class TaskFollower {
     return { tenant: this.target.tenant, ...this.target.view };
   }
 
-  /** Starts from a snapshot already in hand: a task this very request created, which has logged no frame yet. */
-  start(snapshot: TaskSnapshot, replay: readonly LoggedEvent[] = []): void {
+  /**
+   * Starts from a snapshot (and, resuming, the replay read with it), or one already in hand: a
+   * task this very request created, which has logged no frame yet.
+   *
+   * Ids only go up on a stream. A resumed one (Last-Event-ID n) sends its snapshot as id n,
+   * then the status frames after n up to the snapshot's, then live frames: a client cut off
+   * anywhere resumes from the last id it saw and misses nothing. (An id beyond the task's newest
+   * frame resumes from that frame.)
+   */
+  start(snapshot: TaskSnapshot): void {
     const { task, seq } = snapshot;
-    this.frames.push({ task }, seq);
-    if (this.target.lastEventId !== undefined) {
-      for (const event of replay) if (event.seq <= seq && event.frame.statusUpdate !== undefined) this.frames.push(event.frame, event.seq);
+    const resumed = this.target.lastEventId;
+    this.frames.push({ task }, resumed === undefined ? seq : Math.min(resumed, seq));
+    for (const event of snapshot.replay ?? []) {
+      if (resumed !== undefined && event.seq > resumed && event.seq <= seq && event.frame.statusUpdate !== undefined)
+        this.frames.push(event.frame, event.seq);
     }
     this.#started = true;
     this.#last = seq;
@@ -131,12 +141,14 @@ export class TaskFollower {
    * task as read. Ends the stream when it throws (TaskNotFoundError, a refusal, a store error).
    */
   async startFromStore(check?: (task: Task) => void): Promise<void> {
-    const { runtime, events } = this.deps;
+    const { runtime } = this.deps;
     const { instanceId, taskId, lastEventId } = this.target;
     try {
-      const snapshot = await runtime.snapshotTask(instanceId, taskId, this.read);
+      // The replay is read with the snapshot, in one moment: a frame logged between two reads
+      // would be in one and not the other.
+      const snapshot = await runtime.snapshotTask(instanceId, taskId, this.read, lastEventId);
       check?.(snapshot.task);
-      this.start(snapshot, lastEventId === undefined ? [] : await events.eventsAfter(taskId, lastEventId));
+      this.start(snapshot);
     } catch (error) {
       this.frames.end();
       throw error;

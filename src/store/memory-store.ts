@@ -146,10 +146,13 @@ export class MemoryTaskStore extends StoredSettings implements TaskStore {
     return applyBatch(this, batch);
   }
 
-  snapshotTask(instanceId: string, taskId: string, read: TaskRead = {}): TaskSnapshot | undefined {
-    // Synchronous: no commit can come between the two reads.
+  snapshotTask(instanceId: string, taskId: string, read: TaskRead = {}, replayAfter?: number): TaskSnapshot | undefined {
+    // Synchronous: no commit can come between the reads.
     const task = this.getTask(instanceId, taskId, read);
-    return task === undefined ? undefined : { task, seq: this.lastEventSeq(taskId) };
+    if (task === undefined) return undefined;
+    const seq = this.lastEventSeq(taskId);
+    if (replayAfter === undefined) return { task, seq };
+    return { task, seq, replay: this.eventsAfter(taskId, replayAfter).filter((event) => event.seq <= seq) };
   }
 
   transaction<T>(work: () => T): T {

@@ -231,8 +231,12 @@ export class PostgresTaskStore implements TaskStore {
     return (await this.snapshotTask(instanceId, taskId, read))?.task;
   }
 
-  /** One statement: the row, the history the view wants, the artifacts with their chunks, and the last frame's number. */
-  async snapshotTask(instanceId: string, taskId: string, read: TaskRead = {}): Promise<TaskSnapshot | undefined> {
+  /**
+   * One statement, so one snapshot of the database: the row, the history the view wants, the
+   * artifacts with their chunks, the last frame's number, and with `replayAfter` the logged
+   * frames after it up to that number.
+   */
+  async snapshotTask(instanceId: string, taskId: string, read: TaskRead = {}, replayAfter?: number): Promise<TaskSnapshot | undefined> {
     const limit = historyLimit(read);
     const { rows } = await this.#pool.query<{
       context_id: string;
@@ -241,15 +245,18 @@ export class PostgresTaskStore implements TaskStore {
       last_event_seq: number;
       messages: string[] | null;
       artifacts: [string, string[]][] | null;
+      replay: [number, string][] | null;
     }>(
       `SELECT t.context_id, t.status_json, t.metadata_json, t.last_event_seq,
          (SELECT array_agg(m.message_json ORDER BY m.seq) FROM (
             SELECT message_json, seq FROM task_messages WHERE task_id = t.id ORDER BY seq DESC LIMIT $4) m) AS messages,
          CASE WHEN $5 THEN (SELECT json_agg(json_build_array(a.meta_json,
               (SELECT array_agg(c.parts_json ORDER BY c.seq) FROM artifact_chunks c WHERE c.task_id = a.task_id AND c.artifact_id = a.artifact_id))
-            ORDER BY a.ord) FROM task_artifacts a WHERE a.task_id = t.id) END AS artifacts
+            ORDER BY a.ord) FROM task_artifacts a WHERE a.task_id = t.id) END AS artifacts,
+         CASE WHEN $6::bigint IS NOT NULL THEN (SELECT json_agg(json_build_array(e.seq, e.frame_json) ORDER BY e.seq)
+              FROM task_events e WHERE e.task_id = t.id AND e.seq > $6 AND e.seq <= t.last_event_seq) END AS replay
        FROM tasks t WHERE t.id = $1 AND t.instance_id = $2 AND t.tenant = $3`,
-      [taskId, instanceId, tenantOf(read), limit ?? null, wantsArtifacts(read)],
+      [taskId, instanceId, tenantOf(read), limit ?? null, wantsArtifacts(read), replayAfter ?? null],
     );
     const row = rows[0];
     if (row === undefined) return undefined;
@@ -270,7 +277,9 @@ export class PostgresTaskStore implements TaskStore {
       },
       read,
     );
-    return { task, seq: row.last_event_seq };
+    if (replayAfter === undefined) return { task, seq: row.last_event_seq };
+    const replay = (row.replay ?? []).map(([seq, json]) => ({ seq: Number(seq), frame: fromJson<StreamResponse>(json) }));
+    return { task, seq: row.last_event_seq, replay };
   }
 
   async getTaskInfo(taskId: string): Promise<TaskInfo | undefined> {

@@ -133,8 +133,10 @@ export interface TaskReads {
   /**
    * The task as getTask reads it together with the sequence number of its newest frame, both as
    * of one moment: what a stream starts from, so that it neither misses nor repeats a frame.
+   * With `replayAfter`, also the logged frames numbered after it up to that newest one, read
+   * in the same moment (a resuming stream's replay: nothing between the two is lost or repeated).
    */
-  snapshotTask(instanceId: string, taskId: string, read?: TaskRead): Awaitable<TaskSnapshot | undefined>;
+  snapshotTask(instanceId: string, taskId: string, read?: TaskRead, replayAfter?: number): Awaitable<TaskSnapshot | undefined>;
   /** Bookkeeping the protocol does not show: owner, skill, timestamps. */
   getTaskInfo(taskId: string): Awaitable<TaskInfo | undefined>;
   /**
@@ -357,6 +359,8 @@ export interface TaskSnapshot {
   readonly task: Task;
   /** The task's newest frame when it was read: frames numbered after it are news to the reader. */
   readonly seq: number;
+  /** With snapshotTask's `replayAfter`: the logged frames after it, up to `seq`, in order. */
+  readonly replay?: readonly LoggedEvent[];
 }
 
 export interface LoggedEvent {

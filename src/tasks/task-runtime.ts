@@ -256,9 +256,9 @@ export class TaskRuntime {
    * The task with the sequence number of its newest frame, read together (TaskReads.snapshotTask);
    * TaskNotFoundError as getTask.
    */
-  async snapshotTask(instanceId: string, taskId: string, read?: TaskRead): Promise<TaskSnapshot> {
+  async snapshotTask(instanceId: string, taskId: string, read?: TaskRead, replayAfter?: number): Promise<TaskSnapshot> {
     await this.#writes.flushFor(taskId);
-    const snapshot = await this.#deps.store.snapshotTask(instanceId, taskId, read);
+    const snapshot = await this.#deps.store.snapshotTask(instanceId, taskId, read, replayAfter);
     if (snapshot === undefined) throw taskNotFound(taskId);
     return snapshot;
   }

@@ -203,12 +203,15 @@ describe.each(STORES)('on $name', ({ taskStore }) => {
       const resumed = await stream(hub.endpoint, 'SubscribeToTask', { id: taskId }, { headers: { 'last-event-id': String(lastSeen) } });
       const [snapshot, ...frames] = resumed.events;
       expect(snapshot?.frame.task?.id).toBe(taskId);
-      const snapshotId = Number(snapshot?.id);
-      const replayed = frames.filter((event) => Number(event.id) <= snapshotId);
+      // The snapshot carries the id the client resumed from, so a client cut off again right
+      // after it resumes from the same place; every frame after it is later, one by one.
+      expect(Number(snapshot?.id)).toBe(lastSeen);
+      const ids = frames.slice(0, -1).map((event) => Number(event.id)); // the closing Task repeats its status frame's id
+      expect(ids).toEqual(ids.map((_, index) => lastSeen + 1 + index));
+      // What happened while the client was away is replayed as status frames (the artifacts are in the snapshot).
+      const replayed = frames.filter((event) => Number(event.id) <= Number(first.events.at(-1)?.id) + 3);
       expect(replayed.length).toBeGreaterThan(0);
-      expect(replayed.every((event) => event.frame.statusUpdate !== undefined && Number(event.id) > lastSeen)).toBe(true);
-      const ids = frames.map((event) => Number(event.id));
-      expect([...ids].sort((a, b) => a - b)).toEqual(ids);
+      expect(replayed.every((event) => event.frame.statusUpdate !== undefined)).toBe(true);
       expect(states(resumed.events).slice(-2)).toEqual(['TASK_STATE_COMPLETED', 'task:TASK_STATE_COMPLETED']);
     });
 
