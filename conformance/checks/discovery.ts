@@ -17,6 +17,7 @@ import { expectRefusedStream } from './support/streams.js';
 import { probeTask, taskRefOf, unknownTaskId } from './support/tasks.js';
 import { stateLabel } from './support/states.js';
 import { skipAll } from './support/verdicts.js';
+import { trimTrailing } from '../../src/support/trim.js';
 
 const PLACEHOLDER_SKILL = { id: 'placeholder', name: 'placeholder', description: 'placeholder', tags: ['placeholder'] };
 
@@ -192,13 +193,13 @@ export const discoveryChecks: readonly Check[] = [
 
       // HTTP+JSON routes answering where the card declares none.
       const restDeclared = new Set(
-        interfaces.filter((entry) => entry.protocolBinding === 'HTTP+JSON').map((entry) => String(entry.url).replace(/\/+$/, '')),
+        interfaces.filter((entry) => entry.protocolBinding === 'HTTP+JSON').map((entry) => trimTrailing(String(entry.url), '/')),
       );
       const bases = new Set<string>();
       for (const entry of interfaces) {
         try {
           const url = new URL(entry.url);
-          bases.add(url.href.replace(/\/+$/, ''));
+          bases.add(trimTrailing(url.href, '/'));
           bases.add(url.origin);
         } catch {
           // a relative or gRPC url: CARD-011 reports it

@@ -14,6 +14,7 @@ import { SLOW_WORK } from './support/directives.js';
 import { checkAgainstAgent, PropertyViolation } from './support/property-runs.js';
 import { examine } from './support/streams.js';
 import { slowTask, unknownTaskId } from './support/tasks.js';
+import { trimTrailing } from '../../src/support/trim.js';
 
 /*
  * What only the HTTP+JSON binding has (spec §11): its routes and verbs, media types, the
@@ -77,7 +78,7 @@ async function checkRoutes(context: CheckContext): Promise<void> {
 
   const unknown = await rest.raw(undefined, {
     method: 'GET',
-    url: `${rest.endpoint.replace(/\/+$/, '')}/conform-no-such-route`,
+    url: `${trimTrailing(rest.endpoint, '/')}/conform-no-such-route`,
     headers: { accept: MEDIA_TYPES.json },
   });
   if (unknown.status === ERRORS.NotFoundError.httpStatus) context.pass('REST-ENV-001', 'a path outside the routes gets 404');

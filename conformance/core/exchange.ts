@@ -26,7 +26,7 @@ export function curlOf(exchange: Pick<Exchange, 'request'>): string {
   if (method !== 'GET') parts.push('-X', method);
   parts.push(shellQuote(url));
   for (const [name, value] of Object.entries(headers)) {
-    const shown = /^authorization$/i.test(name) ? value.replace(/^(\S+\s+).+$/, '$1<token>') : value;
+    const shown = /^authorization$/i.test(name) ? maskedCredentials(value) : value;
     parts.push('-H', shellQuote(`${name}: ${shown}`));
   }
   if (body !== undefined) parts.push('--data-raw', shellQuote(body));
@@ -46,3 +46,9 @@ export function headersOf(headers: Headers): Record<string, string> {
 /** The A2A service-parameter headers as the suite sends them: lowercase, so that a check's own spelling of one replaces the default instead of joining it. */
 export const VERSION_HEADER = HEADERS.version.toLowerCase();
 export const EXTENSIONS_HEADER = HEADERS.extensions.toLowerCase();
+
+/** `Bearer abc…` → `Bearer <token>`: the scheme kept, the credentials never shown. */
+function maskedCredentials(value: string): string {
+  const space = value.search(/\s/);
+  return space === -1 ? value : `${value.slice(0, space)} <token>`;
+}

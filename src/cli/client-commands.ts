@@ -369,10 +369,7 @@ function failure(command: string, error: unknown, flags: CardFlags): number {
   if (error instanceof UrlPolicyError) {
     const flag = FLAG_BY_RULE[error.rule];
     // On the command line the way to allow it is a flag, not a library option.
-    const message =
-      flag === undefined
-        ? error.message
-        : error.message.replace(/set urlPolicy\.\w+: true, or .* to allow it$/, `pass ${flag} to allow it`);
+    const message = flag === undefined ? error.message : withFlagAdvice(error.message, flag);
     process.stderr.write(`a2a-hub ${command}: ${message}\n`);
     return 2;
   }
@@ -391,4 +388,10 @@ function failure(command: string, error: unknown, flags: CardFlags): number {
     return 1;
   }
   throw error;
+}
+
+/** "… set urlPolicy.allowPrivate: true, or … to allow it" as the command line says it: "… pass --allow-private to allow it". */
+function withFlagAdvice(message: string, flag: string): string {
+  const start = message.lastIndexOf('set urlPolicy.');
+  return start === -1 || !message.endsWith(' to allow it') ? message : `${message.slice(0, start)}pass ${flag} to allow it`;
 }

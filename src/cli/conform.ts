@@ -123,9 +123,10 @@ async function conform(url: string, flags: ConformFlags): Promise<number> {
   const headers: Record<string, string> = {};
   if (flags.token) headers['authorization'] = `Bearer ${flags.token}`;
   for (const header of flags.header ?? []) {
-    const match = /^([^:\s]+):\s*(.*)$/.exec(header);
-    if (!match?.[1]) return usage(`--header takes 'Name: value', got ${JSON.stringify(header)}`);
-    headers[match[1].toLowerCase()] = match[2] ?? '';
+    const colon = header.indexOf(':');
+    const name = colon === -1 ? '' : header.slice(0, colon);
+    if (name === '' || /\s/.test(name)) return usage(`--header takes 'Name: value', got ${JSON.stringify(header)}`);
+    headers[name.toLowerCase()] = header.slice(colon + 1).trimStart();
   }
   let baseline: Map<string, string> | undefined;
   try {

@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { beforeFirst } from '../support/trim.js';
 
 /**
  * Whether a socket's remote address is this machine: 127.0.0.0/8, ::1, or an IPv4-mapped
@@ -7,7 +8,7 @@ import { isIP } from 'node:net';
  */
 export function isLoopbackAddress(address: string | undefined): boolean {
   if (address === undefined) return false;
-  const bare = address.replace(/%.*$/, '');
+  const bare = beforeFirst(address, '%');
   if (isIP(bare) === 4) return bare.startsWith('127.');
   if (isIP(bare) !== 6) return false;
   const lower = bare.toLowerCase();

@@ -11,6 +11,7 @@ import { unavailableError, type A2AEndpointOptions } from './a2a-edge.js';
 import { serveJsonRpc, serveUnavailable } from './jsonrpc-endpoint.js';
 import { serveRest } from './rest-endpoint.js';
 import { serveWorkerFeed, WORKER_FEED_SUFFIX } from './worker-feed.js';
+import { trimTrailing } from '../support/trim.js';
 
 export interface HttpAppOptions extends A2AEndpointOptions {
   readonly directory: AgentDirectory;
@@ -50,7 +51,7 @@ export function createHttpApp(options: HttpAppOptions): Koa {
 
   // Agent endpoints are resolved by path from the directory.
   app.use(async (ctx, next) => {
-    const path = ctx.path.length > 1 ? ctx.path.replace(/\/+$/, '') : ctx.path;
+    const path = ctx.path.length > 1 ? trimTrailing(ctx.path, '/') : ctx.path;
     // First: the card every client fetches before anything else is the hub's most frequent
     // request, and a router around it cost a quarter of its time (docs/performance.md).
     if (path === WELL_KNOWN_AGENT_CARD_PATH) return serveWellKnownCard(ctx, options);

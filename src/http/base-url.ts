@@ -1,4 +1,5 @@
 import type { Socket } from 'node:net';
+import { trimTrailing } from '../support/trim.js';
 
 /** What a base URL is read from: Koa's context, or node's request on the card fast path (card-fast-path.ts). */
 export interface RequestOrigin {
@@ -16,7 +17,7 @@ export interface BaseUrlOptions {
 
 /** Scheme, host and port the client used to reach us: the base of the URLs in agent cards. */
 export function baseUrlOf(ctx: RequestOrigin, options: BaseUrlOptions): string {
-  if (options.publicUrl) return options.publicUrl.replace(/\/+$/, '');
+  if (options.publicUrl) return trimTrailing(options.publicUrl, '/');
   const forwardedProto = options.trustProxy ? first(ctx.get('x-forwarded-proto')) : '';
   const forwardedHost = options.trustProxy ? first(ctx.get('x-forwarded-host')) : '';
   // A forwarded scheme other than http or https is ignored, as an untrusted one is.

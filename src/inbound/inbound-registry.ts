@@ -12,6 +12,7 @@ import { tokenDigest } from '../support/token-digest.js';
 import { buildAgentCard, capabilitiesOf } from './agent-card.js';
 import { clashWith, isReserved, ownPathProblem, pathsOf, samePaths } from './instance-paths.js';
 import { inboundConfigOf, readStoredInbound, type InboundConfig } from './stored-inbound.js';
+import { trimLeading, trimTrailing } from '../support/trim.js';
 
 export type { InboundConfig } from './stored-inbound.js';
 
@@ -625,10 +626,6 @@ function definedMembers<T extends object, K extends keyof T>(source: T, members:
 
 /** `Reports Agent!` → `reports-agent`: the readable half of a generated instance id. */
 function slug(name: string): string {
-  const text = name
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, 40);
+  const text = trimLeading(trimTrailing(name.toLowerCase().replace(/[^a-z0-9]+/g, '-'), '-'), '-').slice(0, 40);
   return text === '' ? 'agent' : text;
 }

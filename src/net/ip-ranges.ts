@@ -1,4 +1,5 @@
 import { isIPv4, isIPv6 } from 'node:net';
+import { beforeFirst } from '../support/trim.js';
 
 /**
  * Classifies IP addresses into the groups the URL policy allows or refuses. Own CIDR
@@ -183,7 +184,7 @@ export function ipv4Bytes(address: string): Uint8Array | undefined {
 
 /** The 16 bytes of an IPv6 address, including the `::` and trailing dotted-quad forms. */
 export function ipv6Bytes(address: string): Uint8Array | undefined {
-  const text = address.replace(/%.*$/, '');
+  const text = beforeFirst(address, '%');
   if (!isIPv6(text)) return undefined;
   let hex = text;
   const tail = text.slice(text.lastIndexOf(':') + 1);

@@ -1,5 +1,6 @@
 import { WELL_KNOWN_AGENT_CARD_PATH } from '../../generated/a2a/1.0/protocol.js';
 import { isRecord } from '../support/records.js';
+import { trimTrailing } from '../support/trim.js';
 
 /**
  * Which agent card belongs to a URL a person gives (a CLI argument, an outbound connection's
@@ -104,7 +105,7 @@ export function isOrigin(url: URL): boolean {
 }
 
 function withoutTrailingSlash(path: string): string {
-  return path.length > 1 ? path.replace(/\/+$/, '') : path;
+  return path.length > 1 ? trimTrailing(path, '/') : path;
 }
 
 /** URLs as the same endpoint: normalised by the URL parser, without a trailing slash or fragment. */

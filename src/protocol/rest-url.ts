@@ -1,4 +1,5 @@
 import { fillRoute, routeOf, type RestRoute } from './rest-routes.js';
+import { trimTrailing } from '../support/trim.js';
 
 /**
  * URLs below an interface URL, for the HTTP+JSON binding and the probes of either binding. An
@@ -12,10 +13,10 @@ export function urlBelow(interfaceUrl: string, path: string, query = ''): string
   try {
     url = new URL(interfaceUrl);
   } catch {
-    const joined = `${interfaceUrl.replace(/\/+$/, '')}${path}`;
+    const joined = `${trimTrailing(interfaceUrl, '/')}${path}`;
     return query === '' ? joined : `${joined}${joined.includes('?') ? '&' : '?'}${query}`;
   }
-  url.pathname = `${url.pathname.replace(/\/+$/, '')}${path}`;
+  url.pathname = `${trimTrailing(url.pathname, '/')}${path}`;
   if (query !== '') url.search = url.search === '' ? query : `${url.search.slice(1)}&${query}`;
   url.hash = '';
   return url.href;

@@ -19,6 +19,7 @@ import type { RpcExchange } from '../../core/transport.js';
 import { directiveMessage } from './directives.js';
 import { isTaskState, stateLabel } from './states.js';
 import { passOnce } from './verdicts.js';
+import { trimTrailing } from '../../../src/support/trim.js';
 
 /*
  * Making and reading tasks: SendMessage, GetTask and ListTasks with their answers validated
@@ -46,7 +47,7 @@ function inspectParts(context: CheckContext, parts: unknown, where: { exchange: 
   for (const [index, part] of (parts as unknown[]).entries()) {
     if (!isRecord(part) || part['raw'] === undefined) continue;
     const raw = part['raw'];
-    if (typeof raw === 'string' && BASE64.test(raw) && raw.replace(/=+$/, '').length % 4 !== 1)
+    if (typeof raw === 'string' && BASE64.test(raw) && trimTrailing(raw, '=').length % 4 !== 1)
       passOnce(context, 'DATA-003', 'raw parts the agent sent are base64', 'DATA-003:raw');
     else
       context.fail('DATA-003', {

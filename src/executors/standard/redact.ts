@@ -9,5 +9,10 @@ export function redactSecret(text: string, key: string | undefined): string {
   return clean;
 }
 
-/** sk-…, sk-proj-…, key-…, Bearer … and long opaque runs that include masking stars. */
-const KEY_SHAPED = /\b(?:sk|rk|pk|key)-[A-Za-z0-9*_-]{6,}|Bearer\s+[A-Za-z0-9._~+/*=-]{6,}|[A-Za-z0-9_-]{4,}\*{3,}[A-Za-z0-9_-]*/g;
+/**
+ * sk-…, sk-proj-…, key-…, Bearer … and long opaque runs that include masking stars. The last
+ * branch starts only where a run starts (the lookbehind): tried at every position of a long run
+ * of letters, it backtracked over the rest of the run each time, quadratic in what a remote sent.
+ */
+const KEY_SHAPED =
+  /\b(?:sk|rk|pk|key)-[A-Za-z0-9*_-]{6,}|Bearer\s+[A-Za-z0-9._~+/*=-]{6,}|(?<![A-Za-z0-9_-])[A-Za-z0-9_-]{4,}\*{3,}[A-Za-z0-9_-]*/g;

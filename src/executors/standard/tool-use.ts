@@ -37,12 +37,27 @@ export function askUserQuestion(call: ModelToolCall): string {
 /** Whether an allowlist lets a tool through: absent allows all; `*` in an entry stands for any run of characters. */
 export function toolAllowed(name: string, allowlist: readonly string[] | undefined): boolean {
   if (allowlist === undefined) return true;
-  return allowlist.some((entry) => (entry.includes('*') ? patternOf(entry).test(name) : entry === name));
+  return allowlist.some((entry) => (entry.includes('*') ? wildcardMatches(entry, name) : entry === name));
 }
 
-function patternOf(entry: string): RegExp {
-  const escaped = entry.split('*').map((piece) => piece.replace(/[.+?^${}()|[\]\\]/g, '\\$&'));
-  return new RegExp(`^${escaped.join('.*')}$`);
+/**
+ * Whether `name` is `entry` with each `*` standing for any run of characters. Each piece between
+ * stars is found at its leftmost place after the one before, which is all a star needs: linear
+ * in the name, where a regular expression with a `.*` per star backtracks to a power of it.
+ */
+function wildcardMatches(entry: string, name: string): boolean {
+  const pieces = entry.split('*');
+  const first = pieces[0] ?? '';
+  const last = pieces[pieces.length - 1] ?? '';
+  if (name.length < first.length + last.length || !name.startsWith(first) || !name.endsWith(last)) return false;
+  const end = name.length - last.length;
+  let at = first.length;
+  for (const piece of pieces.slice(1, -1)) {
+    const found = name.indexOf(piece, at);
+    if (found === -1 || found + piece.length > end) return false;
+    at = found + piece.length;
+  }
+  return true;
 }
 
 /** A tool call's outcome: what the stream's tool-call artifact shows, and what the model is told. */

@@ -82,7 +82,7 @@ function checkJsonSyntax(text: string, name: string): void {
     if (position === undefined) throw new AgentsFileError([`${name}: not valid JSON: ${message}`]);
     const before = text.slice(0, Number(position)).split('\n');
     const where = `${before.length}:${(before[before.length - 1]?.length ?? 0) + 1}`;
-    throw new AgentsFileError([`${name}:${where}: not valid JSON: ${message.replace(/\s*\(line \d+ column \d+\)/, '')}`]);
+    throw new AgentsFileError([`${name}:${where}: not valid JSON: ${message.replace(/\(line \d+ column \d+\)/, '').trimEnd()}`]);
   }
 }
 
