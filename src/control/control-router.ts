@@ -240,4 +240,10 @@ async function readBody(
   }
 }
 
-const BODY_STATUS: Readonly<Record<BodyProblem, number>> = { 'media-type': 415, 'too-large': 413, unreadable: 400, 'not-json': 400 };
+const BODY_STATUS: Readonly<Record<BodyProblem, number>> = {
+  'media-type': 415,
+  'too-large': 413,
+  unreadable: 400,
+  'not-json': 400,
+  'too-deep': 400,
+};

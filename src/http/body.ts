@@ -1,22 +1,41 @@
 import type { Context } from 'koa';
 import getRawBody from 'raw-body';
 import { MEDIA_TYPES } from '../../generated/a2a/1.0/protocol.js';
+import type { FieldViolationReason } from '../../generated/hub/field-violations.js';
 import { a2aError } from '../protocol/a2a-error.js';
+import { fieldPath } from '../protocol/violations.js';
+import { deeperThan } from '../support/json-depth.js';
 
 /** Why a request body could not be read as JSON; each caller answers it in its own API's terms. */
-export type BodyProblem = 'media-type' | 'too-large' | 'unreadable' | 'not-json';
+export type BodyProblem = 'media-type' | 'too-large' | 'unreadable' | 'not-json' | 'too-deep';
 
 export class BodyError extends Error {
   constructor(
     readonly problem: BodyProblem,
     message: string,
     readonly limitBytes: number,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; field?: string },
   ) {
-    super(message, options);
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'BodyError';
+    this.field = options?.field;
   }
+
+  /** With `too-deep`: where the body nests too deep, as a field path from its root. */
+  readonly field: string | undefined;
 }
+
+/**
+ * How deep a request body's JSON may nest (the body itself is level 1): protobuf's default
+ * recursion limit, so whatever a JSON binding accepts, the gRPC binding and every peer's
+ * protobuf parser accept too. Deeper bodies are refused before anything walks them: thousands
+ * of levels overflowed the stack of the serialiser that wrote the answer.
+ */
+export const MAX_JSON_DEPTH = 100;
+
+/** How many segments of a too-deep body's path the refusal shows, and how much of each. */
+const SHOWN_SEGMENTS = 8;
+const SHOWN_SEGMENT_LENGTH = 40;
 
 /** The media types a JSON body may be sent as. */
 const JSON_MEDIA_TYPES: readonly string[] = [MEDIA_TYPES.json, MEDIA_TYPES.a2aJson];
@@ -33,6 +52,7 @@ export async function readJsonBody(
   limitBytes: number,
   accepted: readonly string[] = JSON_MEDIA_TYPES,
   emptyIsNone = false,
+  messageAt?: string,
 ): Promise<unknown> {
   const type = (ctx.get('content-type').split(';')[0] ?? '').trim().toLowerCase();
   if (type !== '' && !accepted.includes(type)) {
@@ -49,25 +69,56 @@ export async function readJsonBody(
   }
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   if (emptyIsNone && text === '') return undefined;
+  let parsed: unknown;
   try {
-    return JSON.parse(text) as unknown;
+    parsed = JSON.parse(text) as unknown;
   } catch (error) {
     // The parser's message quotes the body; give only the position.
     const position = /position (\d+)/.exec((error as Error).message)?.[1];
     throw new BodyError('not-json', `the body is not valid JSON${position === undefined ? '' : ` (at character ${position})`}`, limitBytes);
   }
+  // The request message (an envelope's `params`) may nest MAX_JSON_DEPTH levels, whatever holds it.
+  const around = messageAt === undefined ? 0 : 1;
+  const deep = deeperThan(parsed, MAX_JSON_DEPTH + around);
+  if (deep !== undefined) {
+    const field = shownPath(deep, deep[0] === messageAt ? around : 0);
+    throw new BodyError('too-deep', `the request nests more than ${MAX_JSON_DEPTH} levels deep, at ${field}`, limitBytes, { field });
+  }
+  return parsed;
+}
+
+/**
+ * A too-deep path as a field, shortened: the segments that hold the request message (`skip`),
+ * then its own first ones, each cut to a readable length.
+ */
+function shownPath(path: readonly (string | number)[], skip: number): string {
+  const pointer = path
+    .slice(0, skip + SHOWN_SEGMENTS)
+    .map((segment) => {
+      const text = String(segment);
+      const shown = text.length > SHOWN_SEGMENT_LENGTH ? `${text.slice(0, SHOWN_SEGMENT_LENGTH)}…` : text;
+      return `/${shown.replaceAll('~', '~0').replaceAll('/', '~1')}`;
+    })
+    .join('');
+  return `${fieldPath(pointer)}${path.length > skip + SHOWN_SEGMENTS ? '…' : ''}`;
 }
 
 /**
  * readJsonBody for the A2A bindings: a body that cannot be read is the registry's error for it.
+ * `messageAt` names the member that holds the request message (JSON-RPC's `params`), which may
+ * nest as deep as a bare one (HTTP+JSON's body).
  * With `optional` (HTTP+JSON, where GET and DELETE carry none and a POST may omit an empty
  * request), a request without a body, or with an empty one, is undefined and needs no
  * Content-Type.
  */
-export async function readA2ABody(ctx: Context, limitBytes: number, options: { optional?: boolean } = {}): Promise<unknown> {
+export async function readA2ABody(
+  ctx: Context,
+  limitBytes: number,
+  options: { readonly optional?: boolean; readonly messageAt?: string } = {},
+): Promise<unknown> {
   if (options.optional === true && !hasBody(ctx)) return undefined;
   try {
-    return await readJsonBody(ctx, limitBytes, JSON_MEDIA_TYPES, options.optional === true);
+    return await readJsonBody(ctx, limitBytes, JSON_MEDIA_TYPES, options.optional === true, options.messageAt);
   } catch (error) {
     if (!(error instanceof BodyError)) throw error;
     switch (error.problem) {
@@ -78,6 +129,16 @@ export async function readA2ABody(ctx: Context, limitBytes: number, options: { o
       case 'unreadable':
       case 'not-json':
         throw a2aError('JSONParseError', error.message, { cause: error.cause });
+      case 'too-deep':
+        throw a2aError('InvalidParamsError', error.message, {
+          violations: [
+            {
+              field: error.field ?? '',
+              description: `nests more than ${MAX_JSON_DEPTH} levels deep (a request may nest ${MAX_JSON_DEPTH} at most)`,
+              reason: 'TOO_DEEP' satisfies FieldViolationReason,
+            },
+          ],
+        });
     }
   }
 }

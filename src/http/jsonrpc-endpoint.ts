@@ -59,7 +59,7 @@ export async function serveJsonRpc(ctx: Context, agent: InboundAgent, options: A
   const observation = options.observer?.request(ctx.socket, agent.id);
   try {
     admit(ctx, agent, options);
-    const envelope = parseEnvelope(await readA2ABody(ctx, options.bodyLimitBytes));
+    const envelope = parseEnvelope(await readA2ABody(ctx, options.bodyLimitBytes, { messageAt: PARAMS_MEMBER }));
     id = envelope.id;
     if (!envelope.ok) throw envelope.error;
     notification = envelope.value.notification;

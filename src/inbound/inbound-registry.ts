@@ -365,9 +365,11 @@ export class InboundRegistry implements AgentDirectory {
   byRestPath(path: string): RestTarget | undefined {
     // The hub's own paths are never an instance's routes, even under a stored REST base above them.
     if (isReserved(path)) return undefined;
-    const { byRestPath, unavailableByRestPath } = this.#routes();
-    // Longest base first: walk up the path one segment at a time.
-    for (let cut = path.lastIndexOf('/'); cut > 0; cut = path.lastIndexOf('/', cut - 1)) {
+    const { byRestPath, unavailableByRestPath, longestRestBase } = this.#routes();
+    // Longest base first: walk up the path one segment at a time, from the longest prefix that
+    // could be a base (from the path's end, a path of thousands of slashes cost a slice per slash:
+    // quadratic in what a client sent).
+    for (let cut = path.lastIndexOf('/', longestRestBase); cut > 0; cut = path.lastIndexOf('/', cut - 1)) {
       const base = path.slice(0, cut);
       const agent = byRestPath.get(base);
       if (agent !== undefined) return { agent, subpath: path.slice(cut) };
@@ -506,11 +508,13 @@ export class InboundRegistry implements AgentDirectory {
         tables.unavailableByPath.set(paths.endpointPath, entry);
         tables.unavailableByPath.set(paths.jsonRpcPath, entry);
         tables.unavailableByRestPath.set(paths.restPath, entry);
+        tables.longestRestBase = Math.max(tables.longestRestBase, paths.restPath.length);
       } else if (config.enabled) {
         const agent = this.#agentOf(config);
         tables.byEndpointPath.set(paths.endpointPath, agent);
         tables.byJsonRpcPath.set(paths.jsonRpcPath, agent);
         tables.byRestPath.set(paths.restPath, agent);
+        tables.longestRestBase = Math.max(tables.longestRestBase, paths.restPath.length);
       }
     }
     this.#tables = tables;
@@ -595,6 +599,8 @@ interface RoutingTables {
   /** Enabled instances that cannot run, by their endpoint and JSON-RPC paths. */
   readonly unavailableByPath: Map<string, UnavailableAgent>;
   readonly unavailableByRestPath: Map<string, UnavailableAgent>;
+  /** The longest REST base of either REST table: no longer prefix of a path can name one. */
+  longestRestBase: number;
 }
 
 function emptyTables(): RoutingTables {
@@ -604,6 +610,7 @@ function emptyTables(): RoutingTables {
     byRestPath: new Map(),
     unavailableByPath: new Map(),
     unavailableByRestPath: new Map(),
+    longestRestBase: 0,
   };
 }
 

@@ -14,6 +14,7 @@ import type { TaskChannels } from '../tasks/task-channels.js';
 import { asStorageError } from '../tasks/storage-errors.js';
 import type { SendPush, TaskRuntime } from '../tasks/task-runtime.js';
 import { FrameQueue } from './frame-queue.js';
+import { requireStorable } from './storable-strings.js';
 import { TaskFollower, type FollowDeps, type FollowTarget } from './task-follower.js';
 import { GatewayHandler } from './gateway-handler.js';
 import type { HostedAgent } from './hosted-agent.js';
@@ -126,6 +127,7 @@ export class A2AHandler {
   }
 
   async call<M extends MethodName>(method: M, params: MethodTypes[M]['params'], context: CallContext): Promise<CallResult> {
+    requireStorable(params);
     const tenant = tenantOf(params);
     requireServedTenant(context.agent, tenant);
     this.#requireCapability(method, context.agent);

@@ -1,4 +1,5 @@
 import { asStorageError } from '../tasks/storage-errors.js';
+import { requireStorable } from './storable-strings.js';
 import type { Artifact, Message, Task, TaskState } from '../../generated/a2a/1.0/types.js';
 import type { GatewayMethodName } from '../../generated/hub/gateway-methods.js';
 import { a2aError } from '../protocol/a2a-error.js';
@@ -56,6 +57,7 @@ export class GatewayHandler {
   ) {}
 
   async call(call: GatewayCall, context: CallContext): Promise<GatewayAnswer> {
+    requireStorable(call.params);
     try {
       return await this.#call(call, context);
     } catch (error) {

@@ -1,13 +1,15 @@
 import { echoExecutor } from '../../src/executors/echo.js';
 import { PresetRegistry } from '../../src/executors/presets.js';
+import type { HubOptions } from '../../src/hub.js';
 import type { InboundConfig } from '../../src/inbound/inbound-registry.js';
 import { startTestHub } from './hub.js';
 
 /**
  * Stores instances on a preset (`shout`) that only the hub started here registers, then closes
- * that hub: the next hub on `dataDir` finds instances whose preset it does not have.
+ * that hub: the next hub on `dataDir` (or on the store the options name) finds instances whose
+ * preset it does not have.
  */
-export async function storeOnMissingPreset(dataDir: string, names: readonly string[]): Promise<InboundConfig[]> {
+export async function storeOnMissingPreset(where: string | HubOptions, names: readonly string[]): Promise<InboundConfig[]> {
   const presets = new PresetRegistry();
   presets.register({
     id: 'shout',
@@ -19,7 +21,7 @@ export async function storeOnMissingPreset(dataDir: string, names: readonly stri
     outputModes: ['text/plain'],
     extensions: [],
   });
-  const hub = await startTestHub({ dataDir, presets });
+  const hub = await startTestHub({ ...(typeof where === 'string' ? { dataDir: where } : where), presets });
   try {
     const created = [];
     for (const name of names) created.push(await hub.inbounds.create({ name, description: 'shouts', version: '1.0.0', preset: 'shout' }));

@@ -321,4 +321,68 @@ export const BINDING_CASES: readonly BindingCase[] = [
     params: () => ({}),
     want: { error: { 'JSON-RPC': 'MethodNotFoundError', 'HTTP+JSON': 'NotFoundError' } },
   },
+
+  // Input that would stall, crash or fail the hub on one store only (issue 42).
+  {
+    name: 'SendMessage with metadata nested 1,000 deep',
+    method: 'SendMessage',
+    params: () => message('deep', { metadata: { deep: nested(1000) } }),
+    want: { error: 'InvalidParamsError', fields: ['message.metadata.deep[0][0][0][0][0]…'] },
+  },
+  {
+    name: 'SendMessage with a data part nested 1,000 deep',
+    method: 'SendMessage',
+    params: () => ({ message: { ...userMessage('deep'), parts: [{ data: nested(1000) }] } }),
+    want: { error: 'InvalidParamsError', fields: ['message.parts[0].data[0][0][0][0]…'] },
+  },
+  {
+    // The request message is level 1, message 2, metadata 3, the outermost array 4: 97 arrays make the 100 levels allowed.
+    name: 'SendMessage with metadata as deep as a request may nest',
+    method: 'SendMessage',
+    params: () => message('deep', { metadata: { deep: nested(97) } }),
+    want: { state: 'TASK_STATE_COMPLETED' },
+  },
+  {
+    name: 'SendMessage with metadata one level deeper than a request may nest',
+    method: 'SendMessage',
+    params: () => message('deep', { metadata: { deep: nested(98) } }),
+    want: { error: 'InvalidParamsError', fields: ['message.metadata.deep[0][0][0][0][0]…'] },
+  },
+  {
+    name: 'SendMessage with U+0000 in its messageId',
+    method: 'SendMessage',
+    params: () => ({ message: { ...userMessage('nul'), messageId: 'm\u0000x' } }),
+    want: { error: 'InvalidParamsError', fields: ['message.messageId'] },
+  },
+  {
+    name: 'SendMessage with U+0000 in its contextId',
+    method: 'SendMessage',
+    params: () => message('nul', { contextId: 'c\u0000x' }),
+    want: { error: 'InvalidParamsError', fields: ['message.contextId'] },
+  },
+  {
+    name: 'SendMessage naming a skill with U+0000',
+    method: 'SendMessage',
+    params: () => message('nul', { metadata: { skill: 'echo\u0000' } }),
+    want: { error: 'InvalidParamsError', fields: ['message.metadata.skill'] },
+  },
+  {
+    name: 'GetTask of an id with U+0000',
+    method: 'GetTask',
+    params: () => ({ id: 'a\u0000b' }),
+    want: { error: 'InvalidParamsError', fields: ['id'] },
+  },
+  {
+    name: 'SendMessage with U+0000 in its text and metadata, which are stored as they are',
+    method: 'SendMessage',
+    params: () => message('before\u0000after', { metadata: { note: 'a\u0000b' } }),
+    want: { state: 'TASK_STATE_COMPLETED' },
+  },
 ];
+
+/** An array holding an array … `levels` deep: `nested(2)` is `[[]]`. */
+function nested(levels: number): unknown[] {
+  let value: unknown[] = [];
+  for (let level = 1; level < levels; level += 1) value = [value];
+  return value;
+}

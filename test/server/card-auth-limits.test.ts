@@ -607,4 +607,24 @@ describe('requests Node cannot parse', () => {
   it('bytes that are not HTTP/1.1 are 400 InvalidRequest with a Status body', async () => {
     expectRestError(await rawExchange('NOT HTTP AT ALL\r\n\r\n'), 'InvalidRequestError');
   });
+
+  it.each([
+    ['headers over the limit', `HEAD /a2a/default/tasks HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(maxHeaderSize + 100)}\r\n\r\n`, 431],
+    ['a header Node cannot parse', 'HEAD /a2a/default/tasks HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n', 400],
+    ['a bad HEAD pipelined after a good GET', 'GET /livez HTTP/1.1\r\nHost: x\r\n\r\nHEAD /livez HTTP/1.1\r\nBad Header\r\n\r\n', 400],
+  ])('a HEAD Node cannot parse (%s) is answered %s with no body', async (_case, bytes, status) => {
+    const answer = await rawExchange(bytes);
+    // The pipelined GET is answered first; the HEAD's answer is the last one on the connection.
+    const last = answer.text.includes('HTTP/1.1') ? answer.text.slice(answer.text.lastIndexOf('HTTP/1.1')) : undefined;
+    if (last === undefined) {
+      expect(answer.status).toBe(status);
+      expect(answer.headers.get('content-length')).toBe('0');
+      expect(answer.text).toBe('');
+    } else {
+      const [head = '', body = ''] = last.split('\r\n\r\n');
+      expect(head).toMatch(new RegExp(`^HTTP/1\\.1 ${status} `));
+      expect(head).toMatch(/\r\nContent-Length: 0(\r\n|$)/);
+      expect(body).toBe('');
+    }
+  });
 });
