@@ -7,11 +7,14 @@ import { DestinationPolicyError, pushDestinationPolicy, resolveUrlPolicy } from 
 import { toFieldViolations, violationPhrases } from './protocol/violations.js';
 import document from '../generated/hub/schema.json' with { type: 'json' };
 
-/** The configuration with every default filled in; `outbound` and `push` fill their own defaults (src/outbound/outbound-registry.ts, src/push/push-settings.ts). */
+/**
+ * The configuration with every default filled in; `outbound`, `push` and `connections` fill their
+ * own defaults (src/outbound/outbound-registry.ts, src/push/push-settings.ts, src/http/connection-gate.ts).
+ */
 export type ResolvedHubConfig = Required<
-  Omit<HubConfig, 'store' | 'publicUrl' | 'databaseUrl' | 'provider' | 'outbound' | 'push' | DeprecatedMember>
+  Omit<HubConfig, 'store' | 'publicUrl' | 'databaseUrl' | 'provider' | 'outbound' | 'push' | 'connections' | DeprecatedMember>
 > &
-  Pick<HubConfig, 'publicUrl' | 'databaseUrl' | 'provider' | 'outbound' | 'push'> & { store: StoreKind };
+  Pick<HubConfig, 'publicUrl' | 'databaseUrl' | 'provider' | 'outbound' | 'push' | 'connections'> & { store: StoreKind };
 
 /** Members still read for old configs, each turned into its replacement by `current`. */
 type DeprecatedMember = 'strictVersion';

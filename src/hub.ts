@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import type Router from '@koa/router';
 import type { Logger } from 'pino';
-import { DEFAULTS, type ResolvedHubConfig } from './config.js';
+import { ConfigError, DEFAULTS, type ResolvedHubConfig } from './config.js';
 import { createControlRouter } from './control/control-router.js';
 import { notFoundHandler } from './control/landing.js';
 import { HubMetrics } from './control/metrics.js';
@@ -19,6 +19,7 @@ import { answerClientError } from './http/client-error.js';
 import { createHubPush, type HubPush } from './hub-push.js';
 import { createHttpApp } from './http/app.js';
 import { cardFastPath } from './http/card-fast-path.js';
+import { ConnectionGate, connectionLimitsProblem, resolveConnectionLimits, timeoutOptions } from './http/connection-gate.js';
 import type { EndpointObserver, RequestObservation } from './http/endpoint-observer.js';
 import { RateLimiter } from './http/rate-limit.js';
 import { StreamTracker } from './http/stream-tracker.js';
@@ -102,6 +103,10 @@ export interface Hub extends HubParts {
  */
 export async function startHub(options: HubOptions = {}): Promise<Hub> {
   const config: ResolvedHubConfig = { ...DEFAULTS, ...options };
+  const connectionLimits = resolveConnectionLimits(config.connections, config.trustProxy);
+  const limitsProblem = connectionLimitsProblem(connectionLimits);
+  if (limitsProblem !== undefined) throw new ConfigError(`invalid configuration: ${limitsProblem}`);
+  const gate = new ConnectionGate(connectionLimits);
   const logger = options.logger ?? createLogger(config.logLevel);
   const log = logFunction(logger);
   const now = monotonicClock();
@@ -131,6 +136,7 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
   });
   const metrics = new HubMetrics({
     storage,
+    connections: gate,
     tasksByState: () => store.countByState(),
     openStreams: () => streams.count,
     sessions: () => sessions.list().length,
@@ -239,6 +245,7 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
     deps: { ...parts, peers, retryPush: (taskId, configId) => push.dispatcher.retryNow(taskId, configId) },
     metrics,
     bodyLimitBytes: Math.min(config.bodyLimitBytes, 1024 * 1024),
+    bodyIdleTimeoutMs: connectionLimits.bodyIdleTimeoutMs,
     trustProxy: config.trustProxy,
     ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}),
     selfCheck: config.selfCheck,
@@ -267,6 +274,7 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
     directory: inbounds,
     handler,
     bodyLimitBytes: config.bodyLimitBytes,
+    bodyIdleTimeoutMs: connectionLimits.bodyIdleTimeoutMs,
     version: { absent: config.absentVersion },
     ...(rateLimiter ? { rateLimiter } : {}),
     selfCheck: config.selfCheck,
@@ -288,9 +296,12 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
     trustProxy: config.trustProxy,
     ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}),
   });
-  const server = createServer((request, response) => {
+  const server = createServer(timeoutOptions(connectionLimits), (request, response) => {
+    // A refused connection was answered when it opened; what Node still parses on it is dropped.
+    if (gate.refused(request.socket)) return void request.socket.destroy();
     if (!card(request, response)) void handle(request, response);
   });
+  gate.attach(server);
   server.keepAliveTimeout = 5000;
   server.on('clientError', answerClientError);
   try {

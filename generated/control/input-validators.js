@@ -19726,7 +19726,7 @@ return errors === 0;
 validate165.evaluated = {"items":true,"dynamicProps":false,"dynamicItems":false};
 
 export const validateMetrics = validate166;
-const schema275 = {"title":"Metrics","description":"GET /a2a/api/metrics?format=json: process-local counters and gauges since start. Open-ended: the members below are always present, and more may be added.","type":"object","properties":{"requests":{"description":"A2A requests counted by JSON-RPC method name, then by outcome (e.g. ok, or an error name).","type":"object","additionalProperties":{"type":"object","additionalProperties":{"type":"integer","minimum":0}}},"tasksByState":{"description":"Number of stored tasks in each state; absent states count 0.","type":"object","propertyNames":{"$ref":"#/$defs/TaskState"},"additionalProperties":{"type":"integer","minimum":0}},"openStreams":{"description":"SSE streams currently open.","type":"integer","minimum":0},"sessions":{"description":"Live sessions.","type":"integer","minimum":0},"rateLimitRejections":{"description":"Requests rejected by the rate limiter.","type":"integer","minimum":0},"storage":{"description":"Whether the task store takes writes now, and the writes a storage fault (a full disk, a database out of reach) failed since start, by cause.","type":"object","properties":{"writable":{"description":"false while writes fail (the hub is not ready then).","type":"boolean"},"failing":{"description":"What writes fail with now; absent while they succeed.","type":"object","properties":{"kind":{"description":"full: out of space; unavailable: the database does not answer or failed.","enum":["full","unavailable"]},"code":{"description":"The driver's code: SQLITE_FULL, 57P01, ECONNREFUSED, …","type":"string"}},"required":["kind","code"]},"writeFailures":{"description":"Writes failed by a storage fault since start, by cause (kind:code).","type":"object","additionalProperties":{"type":"integer","minimum":0}}},"required":["writable","writeFailures"]}},"required":["requests","tasksByState","openStreams","sessions","rateLimitRejections"],"additionalProperties":true};
+const schema275 = {"title":"Metrics","description":"GET /a2a/api/metrics?format=json: process-local counters and gauges since start. Open-ended: the members below are always present, and more may be added.","type":"object","properties":{"requests":{"description":"A2A requests counted by JSON-RPC method name, then by outcome (e.g. ok, or an error name).","type":"object","additionalProperties":{"type":"object","additionalProperties":{"type":"integer","minimum":0}}},"tasksByState":{"description":"Number of stored tasks in each state; absent states count 0.","type":"object","propertyNames":{"$ref":"#/$defs/TaskState"},"additionalProperties":{"type":"integer","minimum":0}},"openStreams":{"description":"SSE streams currently open.","type":"integer","minimum":0},"sessions":{"description":"Live sessions.","type":"integer","minimum":0},"rateLimitRejections":{"description":"Requests rejected by the rate limiter.","type":"integer","minimum":0},"connections":{"description":"The hub's HTTP connections: open now, and refused over connections.max or connections.perSource since start.","type":"object","properties":{"open":{"type":"integer","minimum":0},"refused":{"type":"integer","minimum":0}},"required":["open","refused"]},"storage":{"description":"Whether the task store takes writes now, and the writes a storage fault (a full disk, a database out of reach) failed since start, by cause.","type":"object","properties":{"writable":{"description":"false while writes fail (the hub is not ready then).","type":"boolean"},"failing":{"description":"What writes fail with now; absent while they succeed.","type":"object","properties":{"kind":{"description":"full: out of space; unavailable: the database does not answer or failed.","enum":["full","unavailable"]},"code":{"description":"The driver's code: SQLITE_FULL, 57P01, ECONNREFUSED, …","type":"string"}},"required":["kind","code"]},"writeFailures":{"description":"Writes failed by a storage fault since start, by cause (kind:code).","type":"object","additionalProperties":{"type":"integer","minimum":0}}},"required":["writable","writeFailures"]}},"required":["requests","tasksByState","openStreams","sessions","rateLimitRejections"],"additionalProperties":true};
 
 function validate166(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -19993,11 +19993,11 @@ errors++;
 }
 }
 }
-if(data.storage !== undefined){
-let data8 = data.storage;
+if(data.connections !== undefined){
+let data8 = data.connections;
 if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
-if(data8.writable === undefined){
-const err21 = {instancePath:instancePath+"/storage",schemaPath:"#/properties/storage/required",keyword:"required",params:{missingProperty: "writable"},message:"must have required property '"+"writable"+"'"};
+if(data8.open === undefined){
+const err21 = {instancePath:instancePath+"/connections",schemaPath:"#/properties/connections/required",keyword:"required",params:{missingProperty: "open"},message:"must have required property '"+"open"+"'"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -20006,8 +20006,8 @@ vErrors.push(err21);
 }
 errors++;
 }
-if(data8.writeFailures === undefined){
-const err22 = {instancePath:instancePath+"/storage",schemaPath:"#/properties/storage/required",keyword:"required",params:{missingProperty: "writeFailures"},message:"must have required property '"+"writeFailures"+"'"};
+if(data8.refused === undefined){
+const err22 = {instancePath:instancePath+"/connections",schemaPath:"#/properties/connections/required",keyword:"required",params:{missingProperty: "refused"},message:"must have required property '"+"refused"+"'"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -20016,9 +20016,10 @@ vErrors.push(err22);
 }
 errors++;
 }
-if(data8.writable !== undefined){
-if(typeof data8.writable !== "boolean"){
-const err23 = {instancePath:instancePath+"/storage/writable",schemaPath:"#/properties/storage/properties/writable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data8.open !== undefined){
+let data9 = data8.open;
+if(!(((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9))) && (isFinite(data9)))){
+const err23 = {instancePath:instancePath+"/connections/open",schemaPath:"#/properties/connections/properties/open/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -20027,12 +20028,9 @@ vErrors.push(err23);
 }
 errors++;
 }
-}
-if(data8.failing !== undefined){
-let data10 = data8.failing;
-if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
-if(data10.kind === undefined){
-const err24 = {instancePath:instancePath+"/storage/failing",schemaPath:"#/properties/storage/properties/failing/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
+if((typeof data9 == "number") && (isFinite(data9))){
+if(data9 < 0 || isNaN(data9)){
+const err24 = {instancePath:instancePath+"/connections/open",schemaPath:"#/properties/connections/properties/open/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err24];
 }
@@ -20041,8 +20039,12 @@ vErrors.push(err24);
 }
 errors++;
 }
-if(data10.code === undefined){
-const err25 = {instancePath:instancePath+"/storage/failing",schemaPath:"#/properties/storage/properties/failing/required",keyword:"required",params:{missingProperty: "code"},message:"must have required property '"+"code"+"'"};
+}
+}
+if(data8.refused !== undefined){
+let data10 = data8.refused;
+if(!(((typeof data10 == "number") && (!(data10 % 1) && !isNaN(data10))) && (isFinite(data10)))){
+const err25 = {instancePath:instancePath+"/connections/refused",schemaPath:"#/properties/connections/properties/refused/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err25];
 }
@@ -20051,10 +20053,9 @@ vErrors.push(err25);
 }
 errors++;
 }
-if(data10.kind !== undefined){
-let data11 = data10.kind;
-if(!((data11 === "full") || (data11 === "unavailable"))){
-const err26 = {instancePath:instancePath+"/storage/failing/kind",schemaPath:"#/properties/storage/properties/failing/properties/kind/enum",keyword:"enum",params:{allowedValues: schema275.properties.storage.properties.failing.properties.kind.enum},message:"must be equal to one of the allowed values"};
+if((typeof data10 == "number") && (isFinite(data10))){
+if(data10 < 0 || isNaN(data10)){
+const err26 = {instancePath:instancePath+"/connections/refused",schemaPath:"#/properties/connections/properties/refused/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err26];
 }
@@ -20064,9 +20065,10 @@ vErrors.push(err26);
 errors++;
 }
 }
-if(data10.code !== undefined){
-if(typeof data10.code !== "string"){
-const err27 = {instancePath:instancePath+"/storage/failing/code",schemaPath:"#/properties/storage/properties/failing/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+}
+else {
+const err27 = {instancePath:instancePath+"/connections",schemaPath:"#/properties/connections/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -20076,9 +20078,11 @@ vErrors.push(err27);
 errors++;
 }
 }
-}
-else {
-const err28 = {instancePath:instancePath+"/storage/failing",schemaPath:"#/properties/storage/properties/failing/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.storage !== undefined){
+let data11 = data.storage;
+if(data11 && typeof data11 == "object" && !Array.isArray(data11)){
+if(data11.writable === undefined){
+const err28 = {instancePath:instancePath+"/storage",schemaPath:"#/properties/storage/required",keyword:"required",params:{missingProperty: "writable"},message:"must have required property '"+"writable"+"'"};
 if(vErrors === null){
 vErrors = [err28];
 }
@@ -20087,14 +20091,8 @@ vErrors.push(err28);
 }
 errors++;
 }
-}
-if(data8.writeFailures !== undefined){
-let data13 = data8.writeFailures;
-if(data13 && typeof data13 == "object" && !Array.isArray(data13)){
-for(const key4 in data13){
-let data14 = data13[key4];
-if(!(((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14))) && (isFinite(data14)))){
-const err29 = {instancePath:instancePath+"/storage/writeFailures/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/storage/properties/writeFailures/additionalProperties/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data11.writeFailures === undefined){
+const err29 = {instancePath:instancePath+"/storage",schemaPath:"#/properties/storage/required",keyword:"required",params:{missingProperty: "writeFailures"},message:"must have required property '"+"writeFailures"+"'"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -20103,9 +20101,9 @@ vErrors.push(err29);
 }
 errors++;
 }
-if((typeof data14 == "number") && (isFinite(data14))){
-if(data14 < 0 || isNaN(data14)){
-const err30 = {instancePath:instancePath+"/storage/writeFailures/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/storage/properties/writeFailures/additionalProperties/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(data11.writable !== undefined){
+if(typeof data11.writable !== "boolean"){
+const err30 = {instancePath:instancePath+"/storage/writable",schemaPath:"#/properties/storage/properties/writable/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -20115,10 +20113,11 @@ vErrors.push(err30);
 errors++;
 }
 }
-}
-}
-else {
-const err31 = {instancePath:instancePath+"/storage/writeFailures",schemaPath:"#/properties/storage/properties/writeFailures/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data11.failing !== undefined){
+let data13 = data11.failing;
+if(data13 && typeof data13 == "object" && !Array.isArray(data13)){
+if(data13.kind === undefined){
+const err31 = {instancePath:instancePath+"/storage/failing",schemaPath:"#/properties/storage/properties/failing/required",keyword:"required",params:{missingProperty: "kind"},message:"must have required property '"+"kind"+"'"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -20127,10 +20126,8 @@ vErrors.push(err31);
 }
 errors++;
 }
-}
-}
-else {
-const err32 = {instancePath:instancePath+"/storage",schemaPath:"#/properties/storage/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data13.code === undefined){
+const err32 = {instancePath:instancePath+"/storage/failing",schemaPath:"#/properties/storage/properties/failing/required",keyword:"required",params:{missingProperty: "code"},message:"must have required property '"+"code"+"'"};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -20139,15 +20136,103 @@ vErrors.push(err32);
 }
 errors++;
 }
-}
-}
-else {
-const err33 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data13.kind !== undefined){
+let data14 = data13.kind;
+if(!((data14 === "full") || (data14 === "unavailable"))){
+const err33 = {instancePath:instancePath+"/storage/failing/kind",schemaPath:"#/properties/storage/properties/failing/properties/kind/enum",keyword:"enum",params:{allowedValues: schema275.properties.storage.properties.failing.properties.kind.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err33];
 }
 else {
 vErrors.push(err33);
+}
+errors++;
+}
+}
+if(data13.code !== undefined){
+if(typeof data13.code !== "string"){
+const err34 = {instancePath:instancePath+"/storage/failing/code",schemaPath:"#/properties/storage/properties/failing/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+}
+}
+else {
+const err35 = {instancePath:instancePath+"/storage/failing",schemaPath:"#/properties/storage/properties/failing/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+}
+}
+if(data11.writeFailures !== undefined){
+let data16 = data11.writeFailures;
+if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
+for(const key4 in data16){
+let data17 = data16[key4];
+if(!(((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17))) && (isFinite(data17)))){
+const err36 = {instancePath:instancePath+"/storage/writeFailures/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/storage/properties/writeFailures/additionalProperties/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
+}
+errors++;
+}
+if((typeof data17 == "number") && (isFinite(data17))){
+if(data17 < 0 || isNaN(data17)){
+const err37 = {instancePath:instancePath+"/storage/writeFailures/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/storage/properties/writeFailures/additionalProperties/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err37];
+}
+else {
+vErrors.push(err37);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err38 = {instancePath:instancePath+"/storage/writeFailures",schemaPath:"#/properties/storage/properties/writeFailures/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err38];
+}
+else {
+vErrors.push(err38);
+}
+errors++;
+}
+}
+}
+else {
+const err39 = {instancePath:instancePath+"/storage",schemaPath:"#/properties/storage/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err39];
+}
+else {
+vErrors.push(err39);
+}
+errors++;
+}
+}
+}
+else {
+const err40 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err40];
+}
+else {
+vErrors.push(err40);
 }
 errors++;
 }

@@ -1431,6 +1431,13 @@ export interface Metrics {
    */
   rateLimitRejections: number;
   /**
+   * The hub's HTTP connections: open now, and refused over connections.max or connections.perSource since start.
+   */
+  connections?: {
+    open: number;
+    refused: number;
+  };
+  /**
    * Whether the task store takes writes now, and the writes a storage fault (a full disk, a database out of reach) failed since start, by cause.
    */
   storage?: {

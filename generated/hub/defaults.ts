@@ -11,6 +11,7 @@ export interface Defaults {
   readonly HubConfig: Frozen<Required<Pick<T.HubConfig, "host" | "port" | "dataDir" | "store" | "databasePoolSize" | "databaseLeaseMs" | "trustProxy" | "absentVersion" | "bodyLimitBytes" | "rateLimit" | "cardMaxAgeSeconds" | "wellKnownInstance" | "shutdownGraceMs" | "shutdownDrainMs" | "sessionIdleMs" | "maxSessions" | "sseHeartbeatMs" | "eventLogSize" | "streamFinalTask" | "selfCheck" | "logLevel">>>;
   readonly OutboundSettings: Frozen<Required<Pick<T.OutboundSettings, "reconnectMinMs" | "reconnectMaxMs">>>;
   readonly UrlPolicySettings: Frozen<Required<Pick<T.UrlPolicySettings, "allowedSchemes" | "allowPrivate" | "allowLinkLocal" | "allowLoopback">>>;
+  readonly ConnectionSettings: Frozen<Required<Pick<T.ConnectionSettings, "max" | "perSource" | "headersTimeoutMs" | "requestTimeoutMs" | "bodyIdleTimeoutMs">>>;
   readonly PushSettings: Frozen<Required<Pick<T.PushSettings, "maxConfigsPerTask" | "timeoutMs" | "concurrency" | "retryMinMs" | "retryMaxMs" | "failingAfter" | "attemptsKept">>>;
   readonly PushDestinationSettings: Frozen<Required<Pick<T.PushDestinationSettings, "allowedSchemes" | "allowPrivate" | "allowLinkLocal" | "allowLoopback">>>;
   readonly GatewayListTasksParams: Frozen<Required<Pick<T.GatewayListTasksParams, "limit" | "offset">>>;
@@ -53,6 +54,13 @@ export const DEFAULTS: Defaults = Object.freeze({
     "allowPrivate": false,
     "allowLinkLocal": false,
     "allowLoopback": true,
+  }),
+  ConnectionSettings: Object.freeze({
+    "max": 10000,
+    "perSource": 256,
+    "headersTimeoutMs": 15000,
+    "requestTimeoutMs": 60000,
+    "bodyIdleTimeoutMs": 10000,
   }),
   PushSettings: Object.freeze({
     "maxConfigsPerTask": 10,

@@ -5,11 +5,12 @@
 import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 export const validateHubConfig = validate21;
-const schema32 = {"title":"HubConfig","description":"Settings of one a2a-hub process. Every member is optional; the defaults are documented on each.","type":"object","properties":{"host":{"description":"Address to listen on.","type":"string","minLength":1,"default":"127.0.0.1"},"port":{"description":"TCP port; 0 picks a free one.","type":"integer","minimum":0,"maximum":65535,"default":3080},"dataDir":{"description":"Folder for the SQLite database (created when missing).","type":"string","minLength":1,"default":".a2a-hub"},"store":{"description":"Where tasks live: sqlite (durable, in dataDir), memory (lost on exit; for tests), or postgres (a PostgreSQL database several replicas share; needs databaseUrl). Either the kind alone, or an object {\"kind\": \"postgres\", \"url\": \"postgres://…\"} naming the database with it. Setting databaseUrl alone chooses postgres.","anyOf":[{"$ref":"#/$defs/StoreKind"},{"$ref":"#/$defs/StoreSelection"}],"default":"sqlite"},"databaseUrl":{"description":"The PostgreSQL database of store postgres, as postgres://user:password@host:port/database (node-postgres reads it; sslmode and the other libpq parameters go in its query). It may hold a password: it is never logged or shown.","type":"string","pattern":"^postgres(ql)?://","minLength":1},"databasePoolSize":{"description":"Connections to PostgreSQL this process keeps open at most (store postgres).","type":"integer","minimum":1,"maximum":100,"default":10},"databaseLeaseMs":{"description":"How long a running task's execution lease holds unrenewed (store postgres): a replica renews its tasks' leases three times per lease, and the tasks of a replica that died are settled by a survivor within about two leases; a push delivery a replica claimed is attempted by another once the claim, as long, lapses.","type":"integer","minimum":300,"maximum":3600000,"default":30000},"publicUrl":{"description":"Base URL to put in agent cards instead of the one each request used, e.g. https://agents.example.com.","type":"string","format":"uri"},"trustProxy":{"description":"Derive card URLs from X-Forwarded-Proto and X-Forwarded-Host. Only behind a proxy you control.","type":"boolean","default":false},"absentVersion":{"description":"The A2A version of a request without A2A-Version. \"0.3\" is spec §3.6.2: JSON-RPC serves it in 0.3 (a 1.0-shaped request under a 1.0 method name is still served as 1.0, docs/spec-policy.md 5.1), HTTP+JSON (1.0 only) refuses it with VersionNotSupported. \"1.0\" serves it as 1.0 for clients that omit the header, unless its method is a 0.3 name (message/send).","type":"string","enum":["0.3","1.0"],"default":"0.3"},"strictVersion":{"description":"Deprecated: use absentVersion. Read for configs written before 0.3 was served: true is absentVersion \"0.3\" (a request without A2A-Version is not 1.0), false is \"1.0\"; an absentVersion in the same layer wins.","type":"boolean","deprecated":true},"bodyLimitBytes":{"description":"Largest request body accepted; raw file parts are base64, so allow for that.","type":"integer","minimum":1024,"default":10485760},"rateLimit":{"description":"Per-source-address rate limit of the A2A endpoints, or false to turn it off.","anyOf":[{"$ref":"#/$defs/RateLimitConfig"},{"const":false}],"default":{"perSecond":200,"burst":400}},"cardMaxAgeSeconds":{"description":"Cache-Control max-age of agent cards.","type":"integer","minimum":0,"default":300},"wellKnownInstance":{"description":"Id of the inbound instance whose card /.well-known/agent-card.json serves, or false for none. While that instance does not exist, is disabled or is unavailable, the well-known location answers 404.","anyOf":[{"type":"string","minLength":1},{"const":false}],"default":"default"},"shutdownGraceMs":{"description":"How long running tasks may finish after SIGINT/SIGTERM before they are failed.","type":"integer","minimum":0,"default":10000},"shutdownDrainMs":{"description":"At SIGINT/SIGTERM, how long the hub keeps serving with /readyz answering 503 before it stops accepting connections, so that a load balancer that only probes takes it out of rotation first. 0: stop accepting at once (one process, no load balancer).","type":"integer","minimum":0,"maximum":600000,"default":0},"sessionIdleMs":{"description":"A conversation's live session is released after this long without activity.","type":"integer","minimum":1000,"default":1800000},"maxSessions":{"description":"Most live sessions kept at once; past it, the least recently active idle session is released first (its tasks and context stay stored).","type":"integer","minimum":1,"default":10000},"sseHeartbeatMs":{"description":"Interval of the SSE keep-alive comments on open streams.","type":"integer","minimum":10,"default":15000},"eventLogSize":{"description":"Stream frames kept per task for Last-Event-ID replay (the newest ones; older ones are pruned).","type":"integer","minimum":1,"default":200},"streamFinalTask":{"description":"End every task stream (SendStreamingMessage, SubscribeToTask) with the full Task after its terminal status update; false ends it at that update.","type":"boolean","default":true},"selfCheck":{"description":"Validate every response against the generated schemas before sending and log any that fails.","type":"boolean","default":true},"logLevel":{"description":"pino log level.","type":"string","enum":["fatal","error","warn","info","debug","trace","silent"],"default":"info"},"provider":{"description":"The AgentProvider put on every card.","$ref":"#/$defs/ProviderConfig"},"outbound":{"description":"How the hub reaches remote agents through outbound connections; members left out take the defaults of OutboundSettings.","$ref":"#/$defs/OutboundSettings"},"push":{"description":"How the hub stores push-notification configs and delivers webhooks (docs/push.md); members left out take the defaults of PushSettings.","$ref":"#/$defs/PushSettings"}}};
+const schema32 = {"title":"HubConfig","description":"Settings of one a2a-hub process. Every member is optional; the defaults are documented on each.","type":"object","properties":{"host":{"description":"Address to listen on.","type":"string","minLength":1,"default":"127.0.0.1"},"port":{"description":"TCP port; 0 picks a free one.","type":"integer","minimum":0,"maximum":65535,"default":3080},"dataDir":{"description":"Folder for the SQLite database (created when missing).","type":"string","minLength":1,"default":".a2a-hub"},"store":{"description":"Where tasks live: sqlite (durable, in dataDir), memory (lost on exit; for tests), or postgres (a PostgreSQL database several replicas share; needs databaseUrl). Either the kind alone, or an object {\"kind\": \"postgres\", \"url\": \"postgres://…\"} naming the database with it. Setting databaseUrl alone chooses postgres.","anyOf":[{"$ref":"#/$defs/StoreKind"},{"$ref":"#/$defs/StoreSelection"}],"default":"sqlite"},"databaseUrl":{"description":"The PostgreSQL database of store postgres, as postgres://user:password@host:port/database (node-postgres reads it; sslmode and the other libpq parameters go in its query). It may hold a password: it is never logged or shown.","type":"string","pattern":"^postgres(ql)?://","minLength":1},"databasePoolSize":{"description":"Connections to PostgreSQL this process keeps open at most (store postgres).","type":"integer","minimum":1,"maximum":100,"default":10},"databaseLeaseMs":{"description":"How long a running task's execution lease holds unrenewed (store postgres): a replica renews its tasks' leases three times per lease, and the tasks of a replica that died are settled by a survivor within about two leases; a push delivery a replica claimed is attempted by another once the claim, as long, lapses.","type":"integer","minimum":300,"maximum":3600000,"default":30000},"publicUrl":{"description":"Base URL to put in agent cards instead of the one each request used, e.g. https://agents.example.com.","type":"string","format":"uri"},"trustProxy":{"description":"Derive card URLs from X-Forwarded-Proto and X-Forwarded-Host. Only behind a proxy you control.","type":"boolean","default":false},"absentVersion":{"description":"The A2A version of a request without A2A-Version. \"0.3\" is spec §3.6.2: JSON-RPC serves it in 0.3 (a 1.0-shaped request under a 1.0 method name is still served as 1.0, docs/spec-policy.md 5.1), HTTP+JSON (1.0 only) refuses it with VersionNotSupported. \"1.0\" serves it as 1.0 for clients that omit the header, unless its method is a 0.3 name (message/send).","type":"string","enum":["0.3","1.0"],"default":"0.3"},"strictVersion":{"description":"Deprecated: use absentVersion. Read for configs written before 0.3 was served: true is absentVersion \"0.3\" (a request without A2A-Version is not 1.0), false is \"1.0\"; an absentVersion in the same layer wins.","type":"boolean","deprecated":true},"bodyLimitBytes":{"description":"Largest request body accepted; raw file parts are base64, so allow for that.","type":"integer","minimum":1024,"default":10485760},"rateLimit":{"description":"Per-source-address rate limit of the A2A endpoints, or false to turn it off.","anyOf":[{"$ref":"#/$defs/RateLimitConfig"},{"const":false}],"default":{"perSecond":200,"burst":400}},"cardMaxAgeSeconds":{"description":"Cache-Control max-age of agent cards.","type":"integer","minimum":0,"default":300},"wellKnownInstance":{"description":"Id of the inbound instance whose card /.well-known/agent-card.json serves, or false for none. While that instance does not exist, is disabled or is unavailable, the well-known location answers 404.","anyOf":[{"type":"string","minLength":1},{"const":false}],"default":"default"},"shutdownGraceMs":{"description":"How long running tasks may finish after SIGINT/SIGTERM before they are failed.","type":"integer","minimum":0,"default":10000},"shutdownDrainMs":{"description":"At SIGINT/SIGTERM, how long the hub keeps serving with /readyz answering 503 before it stops accepting connections, so that a load balancer that only probes takes it out of rotation first. 0: stop accepting at once (one process, no load balancer).","type":"integer","minimum":0,"maximum":600000,"default":0},"sessionIdleMs":{"description":"A conversation's live session is released after this long without activity.","type":"integer","minimum":1000,"default":1800000},"maxSessions":{"description":"Most live sessions kept at once; past it, the least recently active idle session is released first (its tasks and context stay stored).","type":"integer","minimum":1,"default":10000},"sseHeartbeatMs":{"description":"Interval of the SSE keep-alive comments on open streams.","type":"integer","minimum":10,"default":15000},"eventLogSize":{"description":"Stream frames kept per task for Last-Event-ID replay (the newest ones; older ones are pruned).","type":"integer","minimum":1,"default":200},"streamFinalTask":{"description":"End every task stream (SendStreamingMessage, SubscribeToTask) with the full Task after its terminal status update; false ends it at that update.","type":"boolean","default":true},"selfCheck":{"description":"Validate every response against the generated schemas before sending and log any that fails.","type":"boolean","default":true},"logLevel":{"description":"pino log level.","type":"string","enum":["fatal","error","warn","info","debug","trace","silent"],"default":"info"},"provider":{"description":"The AgentProvider put on every card.","$ref":"#/$defs/ProviderConfig"},"outbound":{"description":"How the hub reaches remote agents through outbound connections; members left out take the defaults of OutboundSettings.","$ref":"#/$defs/OutboundSettings"},"push":{"description":"How the hub stores push-notification configs and delivers webhooks (docs/push.md); members left out take the defaults of PushSettings.","$ref":"#/$defs/PushSettings"},"connections":{"description":"Limits on the hub's HTTP connections and how long a request may take to arrive (docs/server.md, Connection limits); members left out take the defaults of ConnectionSettings.","$ref":"#/$defs/ConnectionSettings"}}};
 const schema33 = {"title":"StoreKind","description":"sqlite, memory or postgres.","type":"string","enum":["sqlite","memory","postgres"]};
 const schema34 = {"title":"StoreSelection","description":"A store kind with its database: {\"kind\": \"postgres\", \"url\": \"postgres://user:password@host:port/database\"}. url is the same setting as databaseUrl, only for kind postgres, and must agree with a databaseUrl given beside it.","type":"object","properties":{"kind":{"description":"sqlite, memory or postgres (StoreKind; written out here so validators check the object in one piece and name the member at fault).","type":"string","enum":["sqlite","memory","postgres"]},"url":{"description":"The PostgreSQL database (kind postgres), as databaseUrl.","type":"string","pattern":"^postgres(ql)?://","minLength":1}},"required":["kind"]};
 const schema35 = {"title":"RateLimitConfig","description":"A token bucket per source address.","type":"object","properties":{"perSecond":{"description":"Sustained requests per second.","type":"number","exclusiveMinimum":0},"burst":{"description":"Requests allowed at once above the sustained rate.","type":"integer","minimum":1}},"required":["perSecond","burst"]};
 const schema36 = {"title":"ProviderConfig","description":"The organization that runs the hub, as AgentProvider.","type":"object","properties":{"organization":{"description":"Organization name.","type":"string","minLength":1},"url":{"description":"Its website.","type":"string","format":"uri"}},"required":["organization","url"]};
+const schema41 = {"title":"ConnectionSettings","description":"Limits on the HTTP connections of the hub's one port (A2A endpoints, cards, health, control API). A connection over a limit is answered at once (OverloadedError, or RateLimitedError for a source over its share) and closed; a request that does not arrive in time is answered RequestTimeoutError and its connection closed.","type":"object","properties":{"max":{"description":"Connections open at once, from everyone; 0: no limit.","type":"integer","minimum":0,"default":10000},"perSource":{"description":"Connections open at once from one source address (the socket's: behind a proxy, every connection is the proxy's); 0: no limit. Left out, 256, or no limit with trustProxy.","type":"integer","minimum":0,"default":256},"headersTimeoutMs":{"description":"How long a request's line and headers may take to arrive, from the connection's start or the previous answer; an idle connection that sends nothing is closed after it. 0: no limit.","type":"integer","minimum":0,"default":15000},"requestTimeoutMs":{"description":"How long a whole request (head and body) may take to arrive; not the answer, so long blocking sends and streams are not cut. 0: no limit; else at least headersTimeoutMs.","type":"integer","minimum":0,"default":60000},"bodyIdleTimeoutMs":{"description":"How long a request body may go without a byte arriving before the request is answered RequestTimeoutError. 0: no limit.","type":"integer","minimum":0,"default":10000}}};
 const func1 = require("ajv/dist/runtime/ucs2length").default;
 const pattern4 = new RegExp("^postgres(ql)?://", "u");
 const formats0 = require("ajv-formats/dist/formats").fullFormats.uri;
@@ -1825,9 +1826,13 @@ vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.error
 errors = vErrors.length;
 }
 }
-}
-else {
-const err73 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.connections !== undefined){
+let data33 = data.connections;
+if(data33 && typeof data33 == "object" && !Array.isArray(data33)){
+if(data33.max !== undefined){
+let data34 = data33.max;
+if(!(((typeof data34 == "number") && (!(data34 % 1) && !isNaN(data34))) && (isFinite(data34)))){
+const err73 = {instancePath:instancePath+"/connections/max",schemaPath:"#/$defs/ConnectionSettings/properties/max/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err73];
 }
@@ -1836,10 +1841,146 @@ vErrors.push(err73);
 }
 errors++;
 }
+if((typeof data34 == "number") && (isFinite(data34))){
+if(data34 < 0 || isNaN(data34)){
+const err74 = {instancePath:instancePath+"/connections/max",schemaPath:"#/$defs/ConnectionSettings/properties/max/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err74];
+}
+else {
+vErrors.push(err74);
+}
+errors++;
+}
+}
+}
+if(data33.perSource !== undefined){
+let data35 = data33.perSource;
+if(!(((typeof data35 == "number") && (!(data35 % 1) && !isNaN(data35))) && (isFinite(data35)))){
+const err75 = {instancePath:instancePath+"/connections/perSource",schemaPath:"#/$defs/ConnectionSettings/properties/perSource/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err75];
+}
+else {
+vErrors.push(err75);
+}
+errors++;
+}
+if((typeof data35 == "number") && (isFinite(data35))){
+if(data35 < 0 || isNaN(data35)){
+const err76 = {instancePath:instancePath+"/connections/perSource",schemaPath:"#/$defs/ConnectionSettings/properties/perSource/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err76];
+}
+else {
+vErrors.push(err76);
+}
+errors++;
+}
+}
+}
+if(data33.headersTimeoutMs !== undefined){
+let data36 = data33.headersTimeoutMs;
+if(!(((typeof data36 == "number") && (!(data36 % 1) && !isNaN(data36))) && (isFinite(data36)))){
+const err77 = {instancePath:instancePath+"/connections/headersTimeoutMs",schemaPath:"#/$defs/ConnectionSettings/properties/headersTimeoutMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err77];
+}
+else {
+vErrors.push(err77);
+}
+errors++;
+}
+if((typeof data36 == "number") && (isFinite(data36))){
+if(data36 < 0 || isNaN(data36)){
+const err78 = {instancePath:instancePath+"/connections/headersTimeoutMs",schemaPath:"#/$defs/ConnectionSettings/properties/headersTimeoutMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err78];
+}
+else {
+vErrors.push(err78);
+}
+errors++;
+}
+}
+}
+if(data33.requestTimeoutMs !== undefined){
+let data37 = data33.requestTimeoutMs;
+if(!(((typeof data37 == "number") && (!(data37 % 1) && !isNaN(data37))) && (isFinite(data37)))){
+const err79 = {instancePath:instancePath+"/connections/requestTimeoutMs",schemaPath:"#/$defs/ConnectionSettings/properties/requestTimeoutMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err79];
+}
+else {
+vErrors.push(err79);
+}
+errors++;
+}
+if((typeof data37 == "number") && (isFinite(data37))){
+if(data37 < 0 || isNaN(data37)){
+const err80 = {instancePath:instancePath+"/connections/requestTimeoutMs",schemaPath:"#/$defs/ConnectionSettings/properties/requestTimeoutMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err80];
+}
+else {
+vErrors.push(err80);
+}
+errors++;
+}
+}
+}
+if(data33.bodyIdleTimeoutMs !== undefined){
+let data38 = data33.bodyIdleTimeoutMs;
+if(!(((typeof data38 == "number") && (!(data38 % 1) && !isNaN(data38))) && (isFinite(data38)))){
+const err81 = {instancePath:instancePath+"/connections/bodyIdleTimeoutMs",schemaPath:"#/$defs/ConnectionSettings/properties/bodyIdleTimeoutMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err81];
+}
+else {
+vErrors.push(err81);
+}
+errors++;
+}
+if((typeof data38 == "number") && (isFinite(data38))){
+if(data38 < 0 || isNaN(data38)){
+const err82 = {instancePath:instancePath+"/connections/bodyIdleTimeoutMs",schemaPath:"#/$defs/ConnectionSettings/properties/bodyIdleTimeoutMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err82];
+}
+else {
+vErrors.push(err82);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err83 = {instancePath:instancePath+"/connections",schemaPath:"#/$defs/ConnectionSettings/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err83];
+}
+else {
+vErrors.push(err83);
+}
+errors++;
+}
+}
+}
+else {
+const err84 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err84];
+}
+else {
+vErrors.push(err84);
+}
+errors++;
+}
 validate21.errors = vErrors;
 return errors === 0;
 }
-validate21.evaluated = {"props":{"host":true,"port":true,"dataDir":true,"store":true,"databaseUrl":true,"databasePoolSize":true,"databaseLeaseMs":true,"publicUrl":true,"trustProxy":true,"absentVersion":true,"strictVersion":true,"bodyLimitBytes":true,"rateLimit":true,"cardMaxAgeSeconds":true,"wellKnownInstance":true,"shutdownGraceMs":true,"shutdownDrainMs":true,"sessionIdleMs":true,"maxSessions":true,"sseHeartbeatMs":true,"eventLogSize":true,"streamFinalTask":true,"selfCheck":true,"logLevel":true,"provider":true,"outbound":true,"push":true},"dynamicProps":false,"dynamicItems":false};
+validate21.evaluated = {"props":{"host":true,"port":true,"dataDir":true,"store":true,"databaseUrl":true,"databasePoolSize":true,"databaseLeaseMs":true,"publicUrl":true,"trustProxy":true,"absentVersion":true,"strictVersion":true,"bodyLimitBytes":true,"rateLimit":true,"cardMaxAgeSeconds":true,"wellKnownInstance":true,"shutdownGraceMs":true,"shutdownDrainMs":true,"sessionIdleMs":true,"maxSessions":true,"sseHeartbeatMs":true,"eventLogSize":true,"streamFinalTask":true,"selfCheck":true,"logLevel":true,"provider":true,"outbound":true,"push":true,"connections":true},"dynamicProps":false,"dynamicItems":false};
 
 export const validateRateLimitConfig = validate26;
 
@@ -2624,12 +2765,166 @@ return errors === 0;
 }
 validate29.evaluated = {"props":{"organization":true,"url":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validatePushSettings = validate30;
+export const validateConnectionSettings = validate30;
 
 function validate30(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate30.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.max !== undefined){
+let data0 = data.max;
+if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
+const err0 = {instancePath:instancePath+"/max",schemaPath:"#/properties/max/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if((typeof data0 == "number") && (isFinite(data0))){
+if(data0 < 0 || isNaN(data0)){
+const err1 = {instancePath:instancePath+"/max",schemaPath:"#/properties/max/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+}
+if(data.perSource !== undefined){
+let data1 = data.perSource;
+if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
+const err2 = {instancePath:instancePath+"/perSource",schemaPath:"#/properties/perSource/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if((typeof data1 == "number") && (isFinite(data1))){
+if(data1 < 0 || isNaN(data1)){
+const err3 = {instancePath:instancePath+"/perSource",schemaPath:"#/properties/perSource/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+if(data.headersTimeoutMs !== undefined){
+let data2 = data.headersTimeoutMs;
+if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
+const err4 = {instancePath:instancePath+"/headersTimeoutMs",schemaPath:"#/properties/headersTimeoutMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+if((typeof data2 == "number") && (isFinite(data2))){
+if(data2 < 0 || isNaN(data2)){
+const err5 = {instancePath:instancePath+"/headersTimeoutMs",schemaPath:"#/properties/headersTimeoutMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+}
+if(data.requestTimeoutMs !== undefined){
+let data3 = data.requestTimeoutMs;
+if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
+const err6 = {instancePath:instancePath+"/requestTimeoutMs",schemaPath:"#/properties/requestTimeoutMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if((typeof data3 == "number") && (isFinite(data3))){
+if(data3 < 0 || isNaN(data3)){
+const err7 = {instancePath:instancePath+"/requestTimeoutMs",schemaPath:"#/properties/requestTimeoutMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+}
+if(data.bodyIdleTimeoutMs !== undefined){
+let data4 = data.bodyIdleTimeoutMs;
+if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
+const err8 = {instancePath:instancePath+"/bodyIdleTimeoutMs",schemaPath:"#/properties/bodyIdleTimeoutMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if((typeof data4 == "number") && (isFinite(data4))){
+if(data4 < 0 || isNaN(data4)){
+const err9 = {instancePath:instancePath+"/bodyIdleTimeoutMs",schemaPath:"#/properties/bodyIdleTimeoutMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err10 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+validate30.errors = vErrors;
+return errors === 0;
+}
+validate30.evaluated = {"props":{"max":true,"perSource":true,"headersTimeoutMs":true,"requestTimeoutMs":true,"bodyIdleTimeoutMs":true},"dynamicProps":false,"dynamicItems":false};
+
+export const validatePushSettings = validate31;
+
+function validate31(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate31.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3144,17 +3439,17 @@ vErrors.push(err37);
 }
 errors++;
 }
-validate30.errors = vErrors;
+validate31.errors = vErrors;
 return errors === 0;
 }
-validate30.evaluated = {"props":{"maxConfigsPerTask":true,"secretKeyEnv":true,"timeoutMs":true,"concurrency":true,"retryMinMs":true,"retryMaxMs":true,"failingAfter":true,"attemptsKept":true,"destinations":true},"dynamicProps":false,"dynamicItems":false};
+validate31.evaluated = {"props":{"maxConfigsPerTask":true,"secretKeyEnv":true,"timeoutMs":true,"concurrency":true,"retryMinMs":true,"retryMaxMs":true,"failingAfter":true,"attemptsKept":true,"destinations":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validatePushDestinationSettings = validate31;
+export const validatePushDestinationSettings = validate32;
 
-function validate31(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate32(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate31.evaluated;
+const evaluated0 = validate32.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3414,17 +3709,17 @@ vErrors.push(err16);
 }
 errors++;
 }
-validate31.errors = vErrors;
+validate32.errors = vErrors;
 return errors === 0;
 }
-validate31.evaluated = {"props":{"allowedSchemes":true,"allowedHosts":true,"allowedCidrs":true,"allowPrivate":true,"allowLinkLocal":true,"allowLoopback":true},"dynamicProps":false,"dynamicItems":false};
+validate32.evaluated = {"props":{"allowedSchemes":true,"allowedHosts":true,"allowedCidrs":true,"allowPrivate":true,"allowLinkLocal":true,"allowLoopback":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateStoreKind = validate32;
+export const validateStoreKind = validate33;
 
-function validate32(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate32.evaluated;
+const evaluated0 = validate33.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3451,17 +3746,17 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate32.errors = vErrors;
+validate33.errors = vErrors;
 return errors === 0;
 }
-validate32.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate33.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-export const validateStoreSelection = validate33;
+export const validateStoreSelection = validate34;
 
-function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate34(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate33.evaluated;
+const evaluated0 = validate34.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3548,18 +3843,18 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate33.errors = vErrors;
+validate34.errors = vErrors;
 return errors === 0;
 }
-validate33.evaluated = {"props":{"kind":true,"url":true},"dynamicProps":false,"dynamicItems":false};
+validate34.evaluated = {"props":{"kind":true,"url":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateGatewaySendConfiguration = validate34;
-const schema51 = {"title":"GatewaySendConfiguration","description":"The members seed 004 adds to a send's configuration (params.configuration), read beside the A2A ones.","type":"object","properties":{"skills":{"description":"Limits the task to these skills: the first of them the agent advertises runs it (metadata.skill, when given, must be one of them); none advertised rejects the task, naming the advertised skills.","type":"array","minItems":1,"items":{"type":"string","minLength":1}}}};
+export const validateGatewaySendConfiguration = validate35;
+const schema53 = {"title":"GatewaySendConfiguration","description":"The members seed 004 adds to a send's configuration (params.configuration), read beside the A2A ones.","type":"object","properties":{"skills":{"description":"Limits the task to these skills: the first of them the agent advertises runs it (metadata.skill, when given, must be one of them); none advertised rejects the task, naming the advertised skills.","type":"array","minItems":1,"items":{"type":"string","minLength":1}}}};
 
-function validate34(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate35(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate34.evaluated;
+const evaluated0 = validate35.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3629,18 +3924,18 @@ vErrors.push(err4);
 }
 errors++;
 }
-validate34.errors = vErrors;
+validate35.errors = vErrors;
 return errors === 0;
 }
-validate34.evaluated = {"props":{"skills":true},"dynamicProps":false,"dynamicItems":false};
+validate35.evaluated = {"props":{"skills":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateGatewayListTasksParams = validate35;
-const schema52 = {"title":"GatewayListTasksParams","description":"tasks/list (ListTasks in a 0.3 request): one page of the caller's tasks of this agent by offset, newest status first, as seed 004 documents it.","type":"object","properties":{"limit":{"description":"The most tasks to return.","type":"integer","minimum":1,"maximum":100,"default":20},"offset":{"description":"How many of the matching tasks to skip, newest first.","type":"integer","minimum":0,"maximum":10000,"default":0},"contextId":{"description":"Only the tasks of this context.","type":"string","minLength":1},"state":{"description":"Only the tasks in this state, named as the request's version names states (\"working\" in 0.3).","type":"string","minLength":1},"historyLength":{"description":"The most recent messages of each task's history to include; 0 leaves the history out. Default: all.","type":"integer","minimum":0},"metadata":{"description":"Request metadata, as 0.3 requests carry it; not used.","type":"object"}}};
+export const validateGatewayListTasksParams = validate36;
+const schema54 = {"title":"GatewayListTasksParams","description":"tasks/list (ListTasks in a 0.3 request): one page of the caller's tasks of this agent by offset, newest status first, as seed 004 documents it.","type":"object","properties":{"limit":{"description":"The most tasks to return.","type":"integer","minimum":1,"maximum":100,"default":20},"offset":{"description":"How many of the matching tasks to skip, newest first.","type":"integer","minimum":0,"maximum":10000,"default":0},"contextId":{"description":"Only the tasks of this context.","type":"string","minLength":1},"state":{"description":"Only the tasks in this state, named as the request's version names states (\"working\" in 0.3).","type":"string","minLength":1},"historyLength":{"description":"The most recent messages of each task's history to include; 0 leaves the history out. Default: all.","type":"integer","minimum":0},"metadata":{"description":"Request metadata, as 0.3 requests carry it; not used.","type":"object"}}};
 
-function validate35(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate36(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate35.evaluated;
+const evaluated0 = validate36.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3817,18 +4112,18 @@ vErrors.push(err13);
 }
 errors++;
 }
-validate35.errors = vErrors;
+validate36.errors = vErrors;
 return errors === 0;
 }
-validate35.evaluated = {"props":{"limit":true,"offset":true,"contextId":true,"state":true,"historyLength":true,"metadata":true},"dynamicProps":false,"dynamicItems":false};
+validate36.evaluated = {"props":{"limit":true,"offset":true,"contextId":true,"state":true,"historyLength":true,"metadata":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateGatewayListTasksResult = validate36;
-const schema53 = {"title":"GatewayListTasksResult","description":"The result of tasks/list: the page and where it lies among the matching tasks.","type":"object","properties":{"tasks":{"description":"The tasks of the page, each a Task of the request's version.","type":"array","items":{"type":"object"}},"total":{"description":"How many tasks match, over every page.","type":"integer","minimum":0},"limit":{"description":"The limit the page was made with.","type":"integer","minimum":1},"offset":{"description":"The offset of the page's first task.","type":"integer","minimum":0}},"required":["tasks","total","limit","offset"]};
+export const validateGatewayListTasksResult = validate37;
+const schema55 = {"title":"GatewayListTasksResult","description":"The result of tasks/list: the page and where it lies among the matching tasks.","type":"object","properties":{"tasks":{"description":"The tasks of the page, each a Task of the request's version.","type":"array","items":{"type":"object"}},"total":{"description":"How many tasks match, over every page.","type":"integer","minimum":0},"limit":{"description":"The limit the page was made with.","type":"integer","minimum":1},"offset":{"description":"The offset of the page's first task.","type":"integer","minimum":0}},"required":["tasks","total","limit","offset"]};
 
-function validate36(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate37(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate36.evaluated;
+const evaluated0 = validate37.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -3991,18 +4286,18 @@ vErrors.push(err12);
 }
 errors++;
 }
-validate36.errors = vErrors;
+validate37.errors = vErrors;
 return errors === 0;
 }
-validate36.evaluated = {"props":{"tasks":true,"total":true,"limit":true,"offset":true},"dynamicProps":false,"dynamicItems":false};
+validate37.evaluated = {"props":{"tasks":true,"total":true,"limit":true,"offset":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateGatewayArtifact = validate37;
-const schema54 = {"title":"GatewayArtifact","description":"An artifact a worker hands in: an Artifact of the request's version, whose artifactId may be left out (the hub assigns one), as seed 004's example does.","type":"object","properties":{"artifactId":{"description":"Defaults to a fresh id.","type":"string","minLength":1},"name":{"description":"A name for the artifact.","type":"string"},"description":{"description":"What the artifact is.","type":"string"},"parts":{"description":"Its parts, each a Part of the request's version.","type":"array","minItems":1,"items":{"type":"object"}},"metadata":{"description":"Free metadata.","type":"object"},"extensions":{"description":"URIs of extensions the artifact uses.","type":"array","items":{"type":"string"}}},"required":["parts"]};
+export const validateGatewayArtifact = validate38;
+const schema56 = {"title":"GatewayArtifact","description":"An artifact a worker hands in: an Artifact of the request's version, whose artifactId may be left out (the hub assigns one), as seed 004's example does.","type":"object","properties":{"artifactId":{"description":"Defaults to a fresh id.","type":"string","minLength":1},"name":{"description":"A name for the artifact.","type":"string"},"description":{"description":"What the artifact is.","type":"string"},"parts":{"description":"Its parts, each a Part of the request's version.","type":"array","minItems":1,"items":{"type":"object"}},"metadata":{"description":"Free metadata.","type":"object"},"extensions":{"description":"URIs of extensions the artifact uses.","type":"array","items":{"type":"string"}}},"required":["parts"]};
 
-function validate37(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate38(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate37.evaluated;
+const evaluated0 = validate38.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4160,18 +4455,18 @@ vErrors.push(err11);
 }
 errors++;
 }
-validate37.errors = vErrors;
+validate38.errors = vErrors;
 return errors === 0;
 }
-validate37.evaluated = {"props":{"artifactId":true,"name":true,"description":true,"parts":true,"metadata":true,"extensions":true},"dynamicProps":false,"dynamicItems":false};
+validate38.evaluated = {"props":{"artifactId":true,"name":true,"description":true,"parts":true,"metadata":true,"extensions":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateGatewayStatusMessage = validate38;
-const schema55 = {"title":"GatewayStatusMessage","description":"A status message from a worker: plain text (seed 004's form), which becomes an agent message with one text part, or a Message of the request's version.","oneOf":[{"type":"string","minLength":1},{"type":"object"}]};
+export const validateGatewayStatusMessage = validate39;
+const schema57 = {"title":"GatewayStatusMessage","description":"A status message from a worker: plain text (seed 004's form), which becomes an agent message with one text part, or a Message of the request's version.","oneOf":[{"type":"string","minLength":1},{"type":"object"}]};
 
-function validate38(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate39(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate38.evaluated;
+const evaluated0 = validate39.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4252,19 +4547,19 @@ vErrors = null;
 }
 }
 }
-validate38.errors = vErrors;
+validate39.errors = vErrors;
 return errors === 0;
 }
-validate38.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate39.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-export const validateCompleteTaskParams = validate39;
-const schema56 = {"title":"CompleteTaskParams","description":"tasks/complete (CompleteTask): the worker holding a task completes it with its artifacts.","type":"object","properties":{"id":{"description":"The task to complete.","type":"string","minLength":1},"assignmentId":{"$ref":"#/$defs/AssignmentId"},"artifacts":{"description":"The artifacts of the result, in order.","type":"array","items":{"$ref":"#/$defs/GatewayArtifact"}},"message":{"$ref":"#/$defs/GatewayStatusMessage","description":"The status message of the completed task."},"metadata":{"description":"Request metadata; not used.","type":"object"}},"required":["id"]};
-const schema57 = {"title":"AssignmentId","description":"The assignmentId of the `assigned` event the report answers. Optional (seed 004's examples have none); with it, a report from a worker whose feed closed, after the task went to another, is refused (-32001), and the worker is not sent a `released` event for its own report.","type":"string","minLength":1};
+export const validateCompleteTaskParams = validate40;
+const schema58 = {"title":"CompleteTaskParams","description":"tasks/complete (CompleteTask): the worker holding a task completes it with its artifacts.","type":"object","properties":{"id":{"description":"The task to complete.","type":"string","minLength":1},"assignmentId":{"$ref":"#/$defs/AssignmentId"},"artifacts":{"description":"The artifacts of the result, in order.","type":"array","items":{"$ref":"#/$defs/GatewayArtifact"}},"message":{"$ref":"#/$defs/GatewayStatusMessage","description":"The status message of the completed task."},"metadata":{"description":"Request metadata; not used.","type":"object"}},"required":["id"]};
+const schema59 = {"title":"AssignmentId","description":"The assignmentId of the `assigned` event the report answers. Optional (seed 004's examples have none); with it, a report from a worker whose feed closed, after the task went to another, is refused (-32001), and the worker is not sent a `released` event for its own report.","type":"string","minLength":1};
 
-function validate39(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate40(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate39.evaluated;
+const evaluated0 = validate40.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4603,19 +4898,19 @@ vErrors.push(err23);
 }
 errors++;
 }
-validate39.errors = vErrors;
+validate40.errors = vErrors;
 return errors === 0;
 }
-validate39.evaluated = {"props":{"id":true,"assignmentId":true,"artifacts":true,"message":true,"metadata":true},"dynamicProps":false,"dynamicItems":false};
+validate40.evaluated = {"props":{"id":true,"assignmentId":true,"artifacts":true,"message":true,"metadata":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateUpdateStatusParams = validate40;
-const schema60 = {"title":"UpdateStatusParams","description":"tasks/updateStatus (UpdateStatus): the worker holding a task reports progress, or moves it to a state other than completed and canceled.","type":"object","properties":{"id":{"description":"The task.","type":"string","minLength":1},"assignmentId":{"$ref":"#/$defs/AssignmentId"},"status":{"$ref":"#/$defs/GatewayStatus"},"metadata":{"description":"Request metadata; not used.","type":"object"}},"required":["id","status"]};
-const schema62 = {"title":"GatewayStatus","description":"The status a worker posts.","type":"object","properties":{"state":{"description":"The state, named as the request's version names states: one of gateway-methods.json workerStates (\"working\" in 0.3, TASK_STATE_WORKING in 1.0).","type":"string","minLength":1},"message":{"$ref":"#/$defs/GatewayStatusMessage"}},"required":["state"]};
+export const validateUpdateStatusParams = validate41;
+const schema62 = {"title":"UpdateStatusParams","description":"tasks/updateStatus (UpdateStatus): the worker holding a task reports progress, or moves it to a state other than completed and canceled.","type":"object","properties":{"id":{"description":"The task.","type":"string","minLength":1},"assignmentId":{"$ref":"#/$defs/AssignmentId"},"status":{"$ref":"#/$defs/GatewayStatus"},"metadata":{"description":"Request metadata; not used.","type":"object"}},"required":["id","status"]};
+const schema64 = {"title":"GatewayStatus","description":"The status a worker posts.","type":"object","properties":{"state":{"description":"The state, named as the request's version names states: one of gateway-methods.json workerStates (\"working\" in 0.3, TASK_STATE_WORKING in 1.0).","type":"string","minLength":1},"message":{"$ref":"#/$defs/GatewayStatusMessage"}},"required":["state"]};
 
-function validate41(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate42(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate41.evaluated;
+const evaluated0 = validate42.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4746,16 +5041,16 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate41.errors = vErrors;
+validate42.errors = vErrors;
 return errors === 0;
 }
-validate41.evaluated = {"props":{"state":true,"message":true},"dynamicProps":false,"dynamicItems":false};
+validate42.evaluated = {"props":{"state":true,"message":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate40(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate41(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate40.evaluated;
+const evaluated0 = validate41.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -4834,8 +5129,8 @@ errors++;
 }
 }
 if(data.status !== undefined){
-if(!(validate41(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate41.errors : vErrors.concat(validate41.errors);
+if(!(validate42(data.status, {instancePath:instancePath+"/status",parentData:data,parentDataProperty:"status",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate42.errors : vErrors.concat(validate42.errors);
 errors = vErrors.length;
 }
 }
@@ -4863,17 +5158,17 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate40.errors = vErrors;
+validate41.errors = vErrors;
 return errors === 0;
 }
-validate40.evaluated = {"props":{"id":true,"assignmentId":true,"status":true,"metadata":true},"dynamicProps":false,"dynamicItems":false};
+validate41.evaluated = {"props":{"id":true,"assignmentId":true,"status":true,"metadata":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateGatewayStatus = validate43;
+export const validateGatewayStatus = validate44;
 
-function validate43(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate44(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate43.evaluated;
+const evaluated0 = validate44.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5004,18 +5299,18 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate43.errors = vErrors;
+validate44.errors = vErrors;
 return errors === 0;
 }
-validate43.evaluated = {"props":{"state":true,"message":true},"dynamicProps":false,"dynamicItems":false};
+validate44.evaluated = {"props":{"state":true,"message":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateWorkerAssignment = validate44;
-const schema66 = {"title":"WorkerAssignment","description":"An `assigned` event of the worker feed: a task for the worker to do, started or resumed by this message.","type":"object","properties":{"assignmentId":{"description":"This giving-out of the task: a report that names it is refused once the task has gone to another worker, and its holder is not told of its own report.","type":"string","minLength":1},"taskId":{"description":"The task.","type":"string","minLength":1},"contextId":{"description":"Its conversation.","type":"string","minLength":1},"tenant":{"description":"The tenant it belongs to; empty for none.","type":"string"},"skill":{"description":"The skill it runs.","type":"string","minLength":1},"resumed":{"description":"True when the message continues a task that waited for input or authentication.","type":"boolean"},"text":{"description":"The text parts of the message, one per line.","type":"string"},"message":{"description":"The message, an A2A 1.0 Message.","type":"object"}},"required":["assignmentId","taskId","contextId","tenant","skill","resumed","text","message"]};
+export const validateWorkerAssignment = validate45;
+const schema68 = {"title":"WorkerAssignment","description":"An `assigned` event of the worker feed: a task for the worker to do, started or resumed by this message.","type":"object","properties":{"assignmentId":{"description":"This giving-out of the task: a report that names it is refused once the task has gone to another worker, and its holder is not told of its own report.","type":"string","minLength":1},"taskId":{"description":"The task.","type":"string","minLength":1},"contextId":{"description":"Its conversation.","type":"string","minLength":1},"tenant":{"description":"The tenant it belongs to; empty for none.","type":"string"},"skill":{"description":"The skill it runs.","type":"string","minLength":1},"resumed":{"description":"True when the message continues a task that waited for input or authentication.","type":"boolean"},"text":{"description":"The text parts of the message, one per line.","type":"string"},"message":{"description":"The message, an A2A 1.0 Message.","type":"object"}},"required":["assignmentId","taskId","contextId","tenant","skill","resumed","text","message"]};
 
-function validate44(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate45(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate44.evaluated;
+const evaluated0 = validate45.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5263,17 +5558,17 @@ vErrors.push(err20);
 }
 errors++;
 }
-validate44.errors = vErrors;
+validate45.errors = vErrors;
 return errors === 0;
 }
-validate44.evaluated = {"props":{"assignmentId":true,"taskId":true,"contextId":true,"tenant":true,"skill":true,"resumed":true,"text":true,"message":true},"dynamicProps":false,"dynamicItems":false};
+validate45.evaluated = {"props":{"assignmentId":true,"taskId":true,"contextId":true,"tenant":true,"skill":true,"resumed":true,"text":true,"message":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateAssignmentId = validate45;
+export const validateAssignmentId = validate46;
 
-function validate45(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate46(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate45.evaluated;
+const evaluated0 = validate46.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5302,18 +5597,18 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate45.errors = vErrors;
+validate46.errors = vErrors;
 return errors === 0;
 }
-validate45.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate46.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-export const validateWorkerRelease = validate46;
-const schema68 = {"title":"WorkerRelease","description":"A `released` event of the worker feed: the task is no longer this worker's (the client canceled it, the hub is shutting down, or a report that named no assignment of this worker ended or interrupted it).","type":"object","properties":{"taskId":{"description":"The task.","type":"string","minLength":1},"reason":{"description":"Why.","type":"string","minLength":1}},"required":["taskId","reason"]};
+export const validateWorkerRelease = validate47;
+const schema70 = {"title":"WorkerRelease","description":"A `released` event of the worker feed: the task is no longer this worker's (the client canceled it, the hub is shutting down, or a report that named no assignment of this worker ended or interrupted it).","type":"object","properties":{"taskId":{"description":"The task.","type":"string","minLength":1},"reason":{"description":"Why.","type":"string","minLength":1}},"required":["taskId","reason"]};
 
-function validate46(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate47(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate46.evaluated;
+const evaluated0 = validate47.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5402,10 +5697,10 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate46.errors = vErrors;
+validate47.errors = vErrors;
 return errors === 0;
 }
-validate46.evaluated = {"props":{"taskId":true,"reason":true},"dynamicProps":false,"dynamicItems":false};
+validate47.evaluated = {"props":{"taskId":true,"reason":true},"dynamicProps":false,"dynamicItems":false};
 
 
 /** Every validator by the name of its def. */
@@ -5415,6 +5710,7 @@ export const validators = {
   OutboundSettings: validateOutboundSettings,
   UrlPolicySettings: validateUrlPolicySettings,
   ProviderConfig: validateProviderConfig,
+  ConnectionSettings: validateConnectionSettings,
   PushSettings: validatePushSettings,
   PushDestinationSettings: validatePushDestinationSettings,
   StoreKind: validateStoreKind,

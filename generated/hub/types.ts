@@ -117,6 +117,7 @@ export interface HubConfig {
   provider?: ProviderConfig;
   outbound?: OutboundSettings;
   push?: PushSettings;
+  connections?: ConnectionSettings;
 }
 /**
  * A store kind with its database: {"kind": "postgres", "url": "postgres://user:password@host:port/database"}. url is the same setting as databaseUrl, only for kind postgres, and must agree with a databaseUrl given beside it.
@@ -268,6 +269,31 @@ export interface PushDestinationSettings {
    * Whether loopback addresses (127/8, ::1, localhost, and 0.0.0.0 and ::, which reach this machine) may be reached.
    */
   allowLoopback?: boolean;
+}
+/**
+ * Limits on the HTTP connections of the hub's one port (A2A endpoints, cards, health, control API). A connection over a limit is answered at once (OverloadedError, or RateLimitedError for a source over its share) and closed; a request that does not arrive in time is answered RequestTimeoutError and its connection closed.
+ */
+export interface ConnectionSettings {
+  /**
+   * Connections open at once, from everyone; 0: no limit.
+   */
+  max?: number;
+  /**
+   * Connections open at once from one source address (the socket's: behind a proxy, every connection is the proxy's); 0: no limit. Left out, 256, or no limit with trustProxy.
+   */
+  perSource?: number;
+  /**
+   * How long a request's line and headers may take to arrive, from the connection's start or the previous answer; an idle connection that sends nothing is closed after it. 0: no limit.
+   */
+  headersTimeoutMs?: number;
+  /**
+   * How long a whole request (head and body) may take to arrive; not the answer, so long blocking sends and streams are not cut. 0: no limit; else at least headersTimeoutMs.
+   */
+  requestTimeoutMs?: number;
+  /**
+   * How long a request body may go without a byte arriving before the request is answered RequestTimeoutError. 0: no limit.
+   */
+  bodyIdleTimeoutMs?: number;
 }
 /**
  * The members seed 004 adds to a send's configuration (params.configuration), read beside the A2A ones.

@@ -15,6 +15,7 @@ export declare const validateRateLimitConfig: Validator<T.RateLimitConfig>;
 export declare const validateOutboundSettings: Validator<T.OutboundSettings>;
 export declare const validateUrlPolicySettings: Validator<T.UrlPolicySettings>;
 export declare const validateProviderConfig: Validator<T.ProviderConfig>;
+export declare const validateConnectionSettings: Validator<T.ConnectionSettings>;
 export declare const validatePushSettings: Validator<T.PushSettings>;
 export declare const validatePushDestinationSettings: Validator<T.PushDestinationSettings>;
 export declare const validateStoreKind: Validator<T.StoreKind>;
@@ -38,6 +39,7 @@ export declare const validators: {
   readonly OutboundSettings: Validator<T.OutboundSettings>;
   readonly UrlPolicySettings: Validator<T.UrlPolicySettings>;
   readonly ProviderConfig: Validator<T.ProviderConfig>;
+  readonly ConnectionSettings: Validator<T.ConnectionSettings>;
   readonly PushSettings: Validator<T.PushSettings>;
   readonly PushDestinationSettings: Validator<T.PushDestinationSettings>;
   readonly StoreKind: Validator<T.StoreKind>;

@@ -35,6 +35,8 @@ export interface ControlRouterOptions extends BaseUrlOptions, ReplyOptions {
   readonly deps: ControlDeps;
   readonly metrics: HubMetrics;
   readonly bodyLimitBytes: number;
+  /** How long an action's body may stall without a byte; 0: no limit. */
+  readonly bodyIdleTimeoutMs?: number;
 }
 
 /** The methods each path of the API serves, from spec/control/api.json, for 405 answers and their Allow header. */
@@ -85,7 +87,7 @@ export function createControlRouter(options: ControlRouterOptions): Router {
 
   router.post(CONTROL_BASE, async (ctx) => {
     const endpoint = 'POST /a2a/api';
-    const body = await readBody(ctx, options.bodyLimitBytes);
+    const body = await readBody(ctx, options.bodyLimitBytes, options.bodyIdleTimeoutMs ?? 0);
     if (!body.ok) return replies.fail(ctx, endpoint, body.status, { ok: false, message: body.message });
     const checked = checkValue(CONTROL, 'ControlAction', body.value, { flavour: 'exact' });
     if (!checked.ok) {
@@ -230,10 +232,11 @@ export function createControlRouter(options: ControlRouterOptions): Router {
 async function readBody(
   ctx: Context,
   limit: number,
+  idleMs: number,
 ): Promise<{ ok: true; value: unknown } | { ok: false; status: number; message: string }> {
   try {
     // The control API is not A2A: plain JSON only.
-    return { ok: true, value: await readJsonBody(ctx, limit, [MEDIA_TYPES.json]) };
+    return { ok: true, value: await readJsonBody(ctx, limit, { accepted: [MEDIA_TYPES.json], idleMs }) };
   } catch (error) {
     if (!(error instanceof BodyError)) throw error;
     return { ok: false, status: BODY_STATUS[error.problem], message: error.message };
@@ -246,4 +249,5 @@ const BODY_STATUS: Readonly<Record<BodyProblem, number>> = {
   unreadable: 400,
   'not-json': 400,
   'too-deep': 400,
+  idle: 408,
 };

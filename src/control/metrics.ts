@@ -33,6 +33,8 @@ export interface GaugeSources {
   readonly pushPending?: () => Awaitable<number>;
   /** Whether the task store takes writes, and the writes storage faults failed. */
   readonly storage?: Pick<StorageHealth, 'failing' | 'failuresByCause'>;
+  /** The HTTP connections open now, and those refused over a limit since start (connection-gate.ts). */
+  readonly connections?: { readonly open: number; readonly refusedCount: number };
 }
 
 /** Request counters and latency histograms of the A2A endpoints, plus gauges read on demand. */
@@ -77,6 +79,9 @@ export class HubMetrics {
         latencySeconds: histogramJson(this.#pushLatency),
       },
       ...(this.gauges.storage === undefined ? {} : { storage: storageJson(this.gauges.storage) }),
+      ...(this.gauges.connections === undefined
+        ? {}
+        : { connections: { open: this.gauges.connections.open, refused: this.gauges.connections.refusedCount } }),
     };
   }
 
@@ -107,6 +112,13 @@ export class HubMetrics {
     lines.push(...histogramLines('a2a_hub_push_attempt_duration_seconds', '', this.#pushLatency));
     family('a2a_hub_push_pending', 'gauge', 'Webhook deliveries waiting in the push outbox.');
     lines.push(`a2a_hub_push_pending ${pushPending}`);
+    const connections = this.gauges.connections;
+    if (connections !== undefined) {
+      family('a2a_hub_connections_open', 'gauge', 'HTTP connections open now.');
+      lines.push(`a2a_hub_connections_open ${connections.open}`);
+      family('a2a_hub_connections_refused_total', 'counter', 'Connections refused over connections.max or connections.perSource.');
+      lines.push(`a2a_hub_connections_refused_total ${connections.refusedCount}`);
+    }
     const storage = this.gauges.storage;
     if (storage !== undefined) {
       family('a2a_hub_store_writable', 'gauge', '1 while the task store takes writes, 0 while a storage fault fails them.');

@@ -27,6 +27,8 @@ import type { StreamTracker } from './stream-tracker.js';
 export interface A2AEndpointOptions extends BaseUrlOptions {
   readonly handler: A2AHandler;
   readonly bodyLimitBytes: number;
+  /** How long a request body may stall without a byte (connections.bodyIdleTimeoutMs); 0: no limit. */
+  readonly bodyIdleTimeoutMs?: number;
   readonly version: VersionPolicy;
   readonly rateLimiter?: RateLimiter;
   readonly streams: StreamTracker;

@@ -7,7 +7,7 @@ import { fieldPath } from '../protocol/violations.js';
 import { deeperThan } from '../support/json-depth.js';
 
 /** Why a request body could not be read as JSON; each caller answers it in its own API's terms. */
-export type BodyProblem = 'media-type' | 'too-large' | 'unreadable' | 'not-json' | 'too-deep';
+export type BodyProblem = 'media-type' | 'too-large' | 'unreadable' | 'not-json' | 'too-deep' | 'idle';
 
 export class BodyError extends Error {
   constructor(
@@ -47,13 +47,19 @@ const JSON_MEDIA_TYPES: readonly string[] = [MEDIA_TYPES.json, MEDIA_TYPES.a2aJs
  * other type than `accepted` is refused (curl -d without -H sends form encoding). A byte order
  * mark is tolerated, as RFC 8259 §8.1 allows. No message quotes the body: it may hold a token.
  */
-export async function readJsonBody(
-  ctx: Context,
-  limitBytes: number,
-  accepted: readonly string[] = JSON_MEDIA_TYPES,
-  emptyIsNone = false,
-  messageAt?: string,
-): Promise<unknown> {
+export interface BodyOptions {
+  /** The media types accepted (default: application/json and application/a2a+json). */
+  readonly accepted?: readonly string[];
+  /** An empty body is undefined rather than a parse error. */
+  readonly emptyIsNone?: boolean;
+  /** The member that holds the request message (JSON-RPC's `params`), which may nest as deep as a bare one. */
+  readonly messageAt?: string;
+  /** How long the body may go without a byte before it is refused (`idle`); 0 or absent: no limit. */
+  readonly idleMs?: number;
+}
+
+export async function readJsonBody(ctx: Context, limitBytes: number, options: BodyOptions = {}): Promise<unknown> {
+  const { accepted = JSON_MEDIA_TYPES, emptyIsNone = false, messageAt, idleMs = 0 } = options;
   const type = (ctx.get('content-type').split(';')[0] ?? '').trim().toLowerCase();
   if (type !== '' && !accepted.includes(type)) {
     throw new BodyError('media-type', `Content-Type must be ${accepted.join(' or ')}, got ${JSON.stringify(type)}`, limitBytes);
@@ -61,8 +67,10 @@ export async function readJsonBody(
   let text: string;
   try {
     // As bytes, decoded here: raw-body's own decoding goes through iconv-lite, for UTF-8 too.
-    text = (await getRawBody(ctx.req, { limit: limitBytes, length: ctx.get('content-length') || undefined })).toString('utf8');
+    const reading = getRawBody(ctx.req, { limit: limitBytes, length: ctx.get('content-length') || undefined });
+    text = (await (idleMs > 0 ? withIdleLimit(ctx, reading, idleMs) : reading)).toString('utf8');
   } catch (error) {
+    if (error instanceof BodyError) throw error;
     if ((error as { type?: string }).type === 'entity.too.large')
       throw new BodyError('too-large', `the body exceeds the limit of ${limitBytes} bytes`, limitBytes);
     throw new BodyError('unreadable', 'the body could not be read', limitBytes, { cause: error });
@@ -85,6 +93,39 @@ export async function readJsonBody(
     throw new BodyError('too-deep', `the request nests more than ${MAX_JSON_DEPTH} levels deep, at ${field}`, limitBytes, { field });
   }
   return parsed;
+}
+
+/**
+ * `reading`, unless the body goes `idleMs` without a byte: then BodyError `idle`, and the
+ * connection is closed once the refusal has been answered (what is left of the body is never read).
+ */
+function withIdleLimit(ctx: Context, reading: Promise<Buffer>, idleMs: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    let timer: NodeJS.Timeout | undefined;
+    const arm = (): void => {
+      clearTimeout(timer);
+      timer = setTimeout(() => {
+        ctx.req.off('data', arm);
+        ctx.set('Connection', 'close');
+        reject(new BodyError('idle', `the body stalled: no byte of it arrived for ${idleMs} ms`, 0));
+      }, idleMs);
+      timer.unref();
+    };
+    arm();
+    ctx.req.on('data', arm);
+    reading.then(
+      (body) => {
+        clearTimeout(timer);
+        ctx.req.off('data', arm);
+        resolve(body);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        ctx.req.off('data', arm);
+        reject(error instanceof Error ? error : new Error(String(error)));
+      },
+    );
+  });
 }
 
 /**
@@ -114,11 +155,15 @@ function shownPath(path: readonly (string | number)[], skip: number): string {
 export async function readA2ABody(
   ctx: Context,
   limitBytes: number,
-  options: { readonly optional?: boolean; readonly messageAt?: string } = {},
+  options: { readonly optional?: boolean; readonly messageAt?: string; readonly idleMs?: number } = {},
 ): Promise<unknown> {
   if (options.optional === true && !hasBody(ctx)) return undefined;
   try {
-    return await readJsonBody(ctx, limitBytes, JSON_MEDIA_TYPES, options.optional === true, options.messageAt);
+    return await readJsonBody(ctx, limitBytes, {
+      emptyIsNone: options.optional === true,
+      ...(options.messageAt === undefined ? {} : { messageAt: options.messageAt }),
+      ...(options.idleMs === undefined ? {} : { idleMs: options.idleMs }),
+    });
   } catch (error) {
     if (!(error instanceof BodyError)) throw error;
     switch (error.problem) {
@@ -129,6 +174,8 @@ export async function readA2ABody(
       case 'unreadable':
       case 'not-json':
         throw a2aError('JSONParseError', error.message, { cause: error.cause });
+      case 'idle':
+        throw a2aError('RequestTimeoutError', error.message);
       case 'too-deep':
         throw a2aError('InvalidParamsError', error.message, {
           violations: [

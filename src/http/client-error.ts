@@ -17,8 +17,7 @@ export function answerClientError(error: Error & { code?: string; rawPacket?: un
   }
   const wire = wireErrorOf(error.code);
   if (wire === undefined) {
-    const status = error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
-    socket.end(`HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\n\r\n`);
+    socket.end(`HTTP/1.1 400 ${STATUS_CODES[400]}\r\nConnection: close\r\n\r\n`);
     return;
   }
   const status = wire.definition.httpStatus;
@@ -64,5 +63,8 @@ function wireErrorOf(code: string | undefined): A2AError | undefined {
     );
   }
   if (code?.startsWith('HPE_') === true) return a2aError('InvalidRequestError', `the request is not valid HTTP/1.1 (${code})`);
+  // The head or the whole request did not arrive in time (connections.headersTimeoutMs,
+  // requestTimeoutMs). Node gives no packet with it: the answer carries no body (see methodOf).
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return a2aError('RequestTimeoutError', 'the request did not arrive in time');
   return undefined;
 }

@@ -59,7 +59,9 @@ export async function serveJsonRpc(ctx: Context, agent: InboundAgent, options: A
   const observation = options.observer?.request(ctx.socket, agent.id);
   try {
     admit(ctx, agent, options);
-    const envelope = parseEnvelope(await readA2ABody(ctx, options.bodyLimitBytes, { messageAt: PARAMS_MEMBER }));
+    const envelope = parseEnvelope(
+      await readA2ABody(ctx, options.bodyLimitBytes, { messageAt: PARAMS_MEMBER, idleMs: options.bodyIdleTimeoutMs ?? 0 }),
+    );
     id = envelope.id;
     if (!envelope.ok) throw envelope.error;
     notification = envelope.value.notification;

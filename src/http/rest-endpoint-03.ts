@@ -31,7 +31,9 @@ export async function serveRest03(
   const method = match.route.method;
   request.method.name = method;
   const readsBody = match.route.verb !== 'GET' && match.route.verb !== 'DELETE';
-  const body = readsBody ? await readA2ABody(ctx, options.bodyLimitBytes, { optional: true }) : undefined;
+  const body = readsBody
+    ? await readA2ABody(ctx, options.bodyLimitBytes, { optional: true, idleMs: options.bodyIdleTimeoutMs ?? 0 })
+    : undefined;
   const resolved = resolveRest03Call(match, new URLSearchParams(ctx.querystring), body);
   if (!resolved.ok) throw resolved.error;
   const result = await run03Call(options.handler, resolved.value, callContextOf(ctx, agent, options), '');

@@ -68,7 +68,9 @@ export async function serveRest(ctx: Context, target: RestTarget, options: A2AEn
     // GET and DELETE carry no content (RFC 9110 §9.3.1, §9.3.5): a body a client sends anyway is
     // not read, so it can neither change the request nor fail it on its media type.
     const readsBody = match.route.verb !== 'GET' && match.route.verb !== 'DELETE';
-    const body = readsBody ? await readA2ABody(ctx, options.bodyLimitBytes, { optional: true }) : undefined;
+    const body = readsBody
+      ? await readA2ABody(ctx, options.bodyLimitBytes, { optional: true, idleMs: options.bodyIdleTimeoutMs ?? 0 })
+      : undefined;
     const resolved = resolveRestCall(match.route, match.pathParams, new URLSearchParams(ctx.querystring), body);
     if (!resolved.ok) throw resolved.error;
     const result = await options.handler.call(resolved.method, resolved.params as never, callContextOf(ctx, agent, options));

@@ -498,6 +498,8 @@ describe('GET /a2a/api/metrics', () => {
       a2a_hub_push_attempts_total: 'counter',
       a2a_hub_push_attempt_duration_seconds: 'histogram',
       a2a_hub_push_pending: 'gauge',
+      a2a_hub_connections_open: 'gauge',
+      a2a_hub_connections_refused_total: 'counter',
       a2a_hub_store_writable: 'gauge',
       a2a_hub_store_write_failures_total: 'counter',
     });

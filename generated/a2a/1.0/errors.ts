@@ -25,6 +25,8 @@ export type ErrorName =
   | "StorageFullError"
   | "StorageUnavailableError"
   | "StreamOverrunError"
+  | "OverloadedError"
+  | "RequestTimeoutError"
   | "PayloadTooLargeError"
   | "HeadersTooLargeError"
   | "UnsupportedMediaTypeError"
@@ -301,6 +303,28 @@ export const ERRORS = {
     "httpStatus": 429,
     "grpcStatus": "RESOURCE_EXHAUSTED",
     "message": "Stream read too slowly"
+  },
+  /** Too many connections (a2a-hub transport error). a2a-hub's own error: the hub holds as many connections as it is configured to (connections.max), so a new one is answered this at once and closed; it carries Retry-After. A source over its own share (connections.perSource) gets RateLimitedError instead. */
+  OverloadedError: {
+    "name": "OverloadedError",
+    "category": "hub",
+    "code": -32000,
+    "reason": "OVERLOADED",
+    "domain": "a2a-hub.dev",
+    "httpStatus": 503,
+    "grpcStatus": "UNAVAILABLE",
+    "message": "Too many connections"
+  },
+  /** Request timeout (a2a-hub transport error). a2a-hub's own error: the request did not arrive in time: its head took longer than connections.headersTimeoutMs, the whole request longer than connections.requestTimeoutMs, or its body stalled for connections.bodyIdleTimeoutMs. Nothing of it was handled, and the connection is closed. */
+  RequestTimeoutError: {
+    "name": "RequestTimeoutError",
+    "category": "hub",
+    "code": -32600,
+    "reason": "REQUEST_TIMEOUT",
+    "domain": "a2a-hub.dev",
+    "httpStatus": 408,
+    "grpcStatus": "DEADLINE_EXCEEDED",
+    "message": "Request timeout"
   },
   /** Payload too large (a2a-hub transport error). a2a-hub's own error: the request body exceeds the configured size limit and was not parsed. */
   PayloadTooLargeError: {
