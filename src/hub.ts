@@ -281,6 +281,7 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
     streams,
     sseHeartbeatMs: config.sseHeartbeatMs,
     trustProxy: config.trustProxy,
+    proxyHops: config.proxyHops,
     ...(config.publicUrl ? { publicUrl: config.publicUrl } : {}),
     cardMaxAgeSeconds: config.cardMaxAgeSeconds,
     routers: [control, ...(options.routers?.(parts) ?? [])],

@@ -8,7 +8,7 @@ export type Frozen<V> = V extends readonly (infer I)[] ? readonly Frozen<I>[] : 
 
 /** Per def, the value of each member that has a `default` in the schema. */
 export interface Defaults {
-  readonly HubConfig: Frozen<Required<Pick<T.HubConfig, "host" | "port" | "dataDir" | "store" | "databasePoolSize" | "databaseLeaseMs" | "trustProxy" | "absentVersion" | "bodyLimitBytes" | "rateLimit" | "cardMaxAgeSeconds" | "wellKnownInstance" | "shutdownGraceMs" | "shutdownDrainMs" | "sessionIdleMs" | "maxSessions" | "sseHeartbeatMs" | "eventLogSize" | "streamFinalTask" | "selfCheck" | "logLevel">>>;
+  readonly HubConfig: Frozen<Required<Pick<T.HubConfig, "host" | "port" | "dataDir" | "store" | "databasePoolSize" | "databaseLeaseMs" | "trustProxy" | "proxyHops" | "absentVersion" | "bodyLimitBytes" | "rateLimit" | "cardMaxAgeSeconds" | "wellKnownInstance" | "shutdownGraceMs" | "shutdownDrainMs" | "sessionIdleMs" | "maxSessions" | "sseHeartbeatMs" | "eventLogSize" | "streamFinalTask" | "selfCheck" | "logLevel">>>;
   readonly OutboundSettings: Frozen<Required<Pick<T.OutboundSettings, "reconnectMinMs" | "reconnectMaxMs">>>;
   readonly UrlPolicySettings: Frozen<Required<Pick<T.UrlPolicySettings, "allowedSchemes" | "allowPrivate" | "allowLinkLocal" | "allowLoopback">>>;
   readonly ConnectionSettings: Frozen<Required<Pick<T.ConnectionSettings, "max" | "perSource" | "headersTimeoutMs" | "requestTimeoutMs" | "bodyIdleTimeoutMs">>>;
@@ -27,6 +27,7 @@ export const DEFAULTS: Defaults = Object.freeze({
     "databasePoolSize": 10,
     "databaseLeaseMs": 30000,
     "trustProxy": false,
+    "proxyHops": 1,
     "absentVersion": "0.3",
     "bodyLimitBytes": 10485760,
     "rateLimit": Object.freeze({

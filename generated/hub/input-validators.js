@@ -5,7 +5,7 @@
 import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 export const validateHubConfig = validate21;
-const schema32 = {"title":"HubConfig","description":"Settings of one a2a-hub process. Every member is optional; the defaults are documented on each.","type":"object","properties":{"host":{"description":"Address to listen on.","type":"string","minLength":1,"default":"127.0.0.1"},"port":{"description":"TCP port; 0 picks a free one.","type":"integer","minimum":0,"maximum":65535,"default":3080},"dataDir":{"description":"Folder for the SQLite database (created when missing).","type":"string","minLength":1,"default":".a2a-hub"},"store":{"description":"Where tasks live: sqlite (durable, in dataDir), memory (lost on exit; for tests), or postgres (a PostgreSQL database several replicas share; needs databaseUrl). Either the kind alone, or an object {\"kind\": \"postgres\", \"url\": \"postgres://…\"} naming the database with it. Setting databaseUrl alone chooses postgres.","anyOf":[{"$ref":"#/$defs/StoreKind"},{"$ref":"#/$defs/StoreSelection"}],"default":"sqlite"},"databaseUrl":{"description":"The PostgreSQL database of store postgres, as postgres://user:password@host:port/database (node-postgres reads it; sslmode and the other libpq parameters go in its query). It may hold a password: it is never logged or shown.","type":"string","pattern":"^postgres(ql)?://","minLength":1},"databasePoolSize":{"description":"Connections to PostgreSQL this process keeps open at most (store postgres).","type":"integer","minimum":1,"maximum":100,"default":10},"databaseLeaseMs":{"description":"How long a running task's execution lease holds unrenewed (store postgres): a replica renews its tasks' leases three times per lease, and the tasks of a replica that died are settled by a survivor within about two leases; a push delivery a replica claimed is attempted by another once the claim, as long, lapses.","type":"integer","minimum":300,"maximum":3600000,"default":30000},"publicUrl":{"description":"Base URL to put in agent cards instead of the one each request used, e.g. https://agents.example.com.","type":"string","format":"uri"},"trustProxy":{"description":"Derive card URLs from X-Forwarded-Proto and X-Forwarded-Host. Only behind a proxy you control.","type":"boolean","default":false},"absentVersion":{"description":"The A2A version of a request without A2A-Version. \"0.3\" is spec §3.6.2: JSON-RPC serves it in 0.3 (a 1.0-shaped request under a 1.0 method name is still served as 1.0, docs/spec-policy.md 5.1), HTTP+JSON (1.0 only) refuses it with VersionNotSupported. \"1.0\" serves it as 1.0 for clients that omit the header, unless its method is a 0.3 name (message/send).","type":"string","enum":["0.3","1.0"],"default":"0.3"},"strictVersion":{"description":"Deprecated: use absentVersion. Read for configs written before 0.3 was served: true is absentVersion \"0.3\" (a request without A2A-Version is not 1.0), false is \"1.0\"; an absentVersion in the same layer wins.","type":"boolean","deprecated":true},"bodyLimitBytes":{"description":"Largest request body accepted; raw file parts are base64, so allow for that.","type":"integer","minimum":1024,"default":10485760},"rateLimit":{"description":"Per-source-address rate limit of the A2A endpoints, or false to turn it off.","anyOf":[{"$ref":"#/$defs/RateLimitConfig"},{"const":false}],"default":{"perSecond":200,"burst":400}},"cardMaxAgeSeconds":{"description":"Cache-Control max-age of agent cards.","type":"integer","minimum":0,"default":300},"wellKnownInstance":{"description":"Id of the inbound instance whose card /.well-known/agent-card.json serves, or false for none. While that instance does not exist, is disabled or is unavailable, the well-known location answers 404.","anyOf":[{"type":"string","minLength":1},{"const":false}],"default":"default"},"shutdownGraceMs":{"description":"How long running tasks may finish after SIGINT/SIGTERM before they are failed.","type":"integer","minimum":0,"default":10000},"shutdownDrainMs":{"description":"At SIGINT/SIGTERM, how long the hub keeps serving with /readyz answering 503 before it stops accepting connections, so that a load balancer that only probes takes it out of rotation first. 0: stop accepting at once (one process, no load balancer).","type":"integer","minimum":0,"maximum":600000,"default":0},"sessionIdleMs":{"description":"A conversation's live session is released after this long without activity.","type":"integer","minimum":1000,"default":1800000},"maxSessions":{"description":"Most live sessions kept at once; past it, the least recently active idle session is released first (its tasks and context stay stored).","type":"integer","minimum":1,"default":10000},"sseHeartbeatMs":{"description":"Interval of the SSE keep-alive comments on open streams.","type":"integer","minimum":10,"default":15000},"eventLogSize":{"description":"Stream frames kept per task for Last-Event-ID replay (the newest ones; older ones are pruned).","type":"integer","minimum":1,"default":200},"streamFinalTask":{"description":"End every task stream (SendStreamingMessage, SubscribeToTask) with the full Task after its terminal status update; false ends it at that update.","type":"boolean","default":true},"selfCheck":{"description":"Validate every response against the generated schemas before sending and log any that fails.","type":"boolean","default":true},"logLevel":{"description":"pino log level.","type":"string","enum":["fatal","error","warn","info","debug","trace","silent"],"default":"info"},"provider":{"description":"The AgentProvider put on every card.","$ref":"#/$defs/ProviderConfig"},"outbound":{"description":"How the hub reaches remote agents through outbound connections; members left out take the defaults of OutboundSettings.","$ref":"#/$defs/OutboundSettings"},"push":{"description":"How the hub stores push-notification configs and delivers webhooks (docs/push.md); members left out take the defaults of PushSettings.","$ref":"#/$defs/PushSettings"},"connections":{"description":"Limits on the hub's HTTP connections and how long a request may take to arrive (docs/server.md, Connection limits); members left out take the defaults of ConnectionSettings.","$ref":"#/$defs/ConnectionSettings"}}};
+const schema32 = {"title":"HubConfig","description":"Settings of one a2a-hub process. Every member is optional; the defaults are documented on each.","type":"object","properties":{"host":{"description":"Address to listen on.","type":"string","minLength":1,"default":"127.0.0.1"},"port":{"description":"TCP port; 0 picks a free one.","type":"integer","minimum":0,"maximum":65535,"default":3080},"dataDir":{"description":"Folder for the SQLite database (created when missing).","type":"string","minLength":1,"default":".a2a-hub"},"store":{"description":"Where tasks live: sqlite (durable, in dataDir), memory (lost on exit; for tests), or postgres (a PostgreSQL database several replicas share; needs databaseUrl). Either the kind alone, or an object {\"kind\": \"postgres\", \"url\": \"postgres://…\"} naming the database with it. Setting databaseUrl alone chooses postgres.","anyOf":[{"$ref":"#/$defs/StoreKind"},{"$ref":"#/$defs/StoreSelection"}],"default":"sqlite"},"databaseUrl":{"description":"The PostgreSQL database of store postgres, as postgres://user:password@host:port/database (node-postgres reads it; sslmode and the other libpq parameters go in its query). It may hold a password: it is never logged or shown.","type":"string","pattern":"^postgres(ql)?://","minLength":1},"databasePoolSize":{"description":"Connections to PostgreSQL this process keeps open at most (store postgres).","type":"integer","minimum":1,"maximum":100,"default":10},"databaseLeaseMs":{"description":"How long a running task's execution lease holds unrenewed (store postgres): a replica renews its tasks' leases three times per lease, and the tasks of a replica that died are settled by a survivor within about two leases; a push delivery a replica claimed is attempted by another once the claim, as long, lapses.","type":"integer","minimum":300,"maximum":3600000,"default":30000},"publicUrl":{"description":"Base URL to put in agent cards instead of the one each request used, e.g. https://agents.example.com.","type":"string","format":"uri"},"trustProxy":{"description":"Behind a proxy you control: derive card URLs from X-Forwarded-Proto and X-Forwarded-Host, and rate-limit by the client address X-Forwarded-For gives (see proxyHops). Such cards are never cached as public.","type":"boolean","default":false},"proxyHops":{"description":"With trustProxy: how many proxies of yours stand in front of the hub, each appending the address it saw to X-Forwarded-For. The client address is the one the outermost of them saw (the proxyHops-th from the right); anything a client put further left is ignored.","type":"integer","minimum":1,"maximum":10,"default":1},"absentVersion":{"description":"The A2A version of a request without A2A-Version. \"0.3\" is spec §3.6.2: JSON-RPC serves it in 0.3 (a 1.0-shaped request under a 1.0 method name is still served as 1.0, docs/spec-policy.md 5.1), HTTP+JSON (1.0 only) refuses it with VersionNotSupported. \"1.0\" serves it as 1.0 for clients that omit the header, unless its method is a 0.3 name (message/send).","type":"string","enum":["0.3","1.0"],"default":"0.3"},"strictVersion":{"description":"Deprecated: use absentVersion. Read for configs written before 0.3 was served: true is absentVersion \"0.3\" (a request without A2A-Version is not 1.0), false is \"1.0\"; an absentVersion in the same layer wins.","type":"boolean","deprecated":true},"bodyLimitBytes":{"description":"Largest request body accepted; raw file parts are base64, so allow for that.","type":"integer","minimum":1024,"default":10485760},"rateLimit":{"description":"Per-source-address rate limit of the A2A endpoints, or false to turn it off.","anyOf":[{"$ref":"#/$defs/RateLimitConfig"},{"const":false}],"default":{"perSecond":200,"burst":400}},"cardMaxAgeSeconds":{"description":"Cache-Control max-age of agent cards.","type":"integer","minimum":0,"default":300},"wellKnownInstance":{"description":"Id of the inbound instance whose card /.well-known/agent-card.json serves, or false for none. While that instance does not exist, is disabled or is unavailable, the well-known location answers 404.","anyOf":[{"type":"string","minLength":1},{"const":false}],"default":"default"},"shutdownGraceMs":{"description":"How long running tasks may finish after SIGINT/SIGTERM before they are failed.","type":"integer","minimum":0,"default":10000},"shutdownDrainMs":{"description":"At SIGINT/SIGTERM, how long the hub keeps serving with /readyz answering 503 before it stops accepting connections, so that a load balancer that only probes takes it out of rotation first. 0: stop accepting at once (one process, no load balancer).","type":"integer","minimum":0,"maximum":600000,"default":0},"sessionIdleMs":{"description":"A conversation's live session is released after this long without activity.","type":"integer","minimum":1000,"default":1800000},"maxSessions":{"description":"Most live sessions kept at once; past it, the least recently active idle session is released first (its tasks and context stay stored).","type":"integer","minimum":1,"default":10000},"sseHeartbeatMs":{"description":"Interval of the SSE keep-alive comments on open streams.","type":"integer","minimum":10,"default":15000},"eventLogSize":{"description":"Stream frames kept per task for Last-Event-ID replay (the newest ones; older ones are pruned).","type":"integer","minimum":1,"default":200},"streamFinalTask":{"description":"End every task stream (SendStreamingMessage, SubscribeToTask) with the full Task after its terminal status update; false ends it at that update.","type":"boolean","default":true},"selfCheck":{"description":"Validate every response against the generated schemas before sending and log any that fails.","type":"boolean","default":true},"logLevel":{"description":"pino log level.","type":"string","enum":["fatal","error","warn","info","debug","trace","silent"],"default":"info"},"provider":{"description":"The AgentProvider put on every card.","$ref":"#/$defs/ProviderConfig"},"outbound":{"description":"How the hub reaches remote agents through outbound connections; members left out take the defaults of OutboundSettings.","$ref":"#/$defs/OutboundSettings"},"push":{"description":"How the hub stores push-notification configs and delivers webhooks (docs/push.md); members left out take the defaults of PushSettings.","$ref":"#/$defs/PushSettings"},"connections":{"description":"Limits on the hub's HTTP connections and how long a request may take to arrive (docs/server.md, Connection limits); members left out take the defaults of ConnectionSettings.","$ref":"#/$defs/ConnectionSettings"}}};
 const schema33 = {"title":"StoreKind","description":"sqlite, memory or postgres.","type":"string","enum":["sqlite","memory","postgres"]};
 const schema34 = {"title":"StoreSelection","description":"A store kind with its database: {\"kind\": \"postgres\", \"url\": \"postgres://user:password@host:port/database\"}. url is the same setting as databaseUrl, only for kind postgres, and must agree with a databaseUrl given beside it.","type":"object","properties":{"kind":{"description":"sqlite, memory or postgres (StoreKind; written out here so validators check the object in one piece and name the member at fault).","type":"string","enum":["sqlite","memory","postgres"]},"url":{"description":"The PostgreSQL database (kind postgres), as databaseUrl.","type":"string","pattern":"^postgres(ql)?://","minLength":1}},"required":["kind"]};
 const schema35 = {"title":"RateLimitConfig","description":"A token bucket per source address.","type":"object","properties":{"perSecond":{"description":"Sustained requests per second.","type":"number","exclusiveMinimum":0},"burst":{"description":"Requests allowed at once above the sustained rate.","type":"integer","minimum":1}},"required":["perSecond","burst"]};
@@ -1244,10 +1244,10 @@ vErrors.push(err28);
 errors++;
 }
 }
-if(data.absentVersion !== undefined){
-let data11 = data.absentVersion;
-if(typeof data11 !== "string"){
-const err29 = {instancePath:instancePath+"/absentVersion",schemaPath:"#/properties/absentVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.proxyHops !== undefined){
+let data11 = data.proxyHops;
+if(!(((typeof data11 == "number") && (!(data11 % 1) && !isNaN(data11))) && (isFinite(data11)))){
+const err29 = {instancePath:instancePath+"/proxyHops",schemaPath:"#/properties/proxyHops/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -1256,8 +1256,9 @@ vErrors.push(err29);
 }
 errors++;
 }
-if(!((data11 === "0.3") || (data11 === "1.0"))){
-const err30 = {instancePath:instancePath+"/absentVersion",schemaPath:"#/properties/absentVersion/enum",keyword:"enum",params:{allowedValues: schema32.properties.absentVersion.enum},message:"must be equal to one of the allowed values"};
+if((typeof data11 == "number") && (isFinite(data11))){
+if(data11 > 10 || isNaN(data11)){
+const err30 = {instancePath:instancePath+"/proxyHops",schemaPath:"#/properties/proxyHops/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10},message:"must be <= 10"};
 if(vErrors === null){
 vErrors = [err30];
 }
@@ -1266,10 +1267,8 @@ vErrors.push(err30);
 }
 errors++;
 }
-}
-if(data.strictVersion !== undefined){
-if(typeof data.strictVersion !== "boolean"){
-const err31 = {instancePath:instancePath+"/strictVersion",schemaPath:"#/properties/strictVersion/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data11 < 1 || isNaN(data11)){
+const err31 = {instancePath:instancePath+"/proxyHops",schemaPath:"#/properties/proxyHops/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -1279,10 +1278,11 @@ vErrors.push(err31);
 errors++;
 }
 }
-if(data.bodyLimitBytes !== undefined){
-let data13 = data.bodyLimitBytes;
-if(!(((typeof data13 == "number") && (!(data13 % 1) && !isNaN(data13))) && (isFinite(data13)))){
-const err32 = {instancePath:instancePath+"/bodyLimitBytes",schemaPath:"#/properties/bodyLimitBytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+}
+if(data.absentVersion !== undefined){
+let data12 = data.absentVersion;
+if(typeof data12 !== "string"){
+const err32 = {instancePath:instancePath+"/absentVersion",schemaPath:"#/properties/absentVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -1291,9 +1291,8 @@ vErrors.push(err32);
 }
 errors++;
 }
-if((typeof data13 == "number") && (isFinite(data13))){
-if(data13 < 1024 || isNaN(data13)){
-const err33 = {instancePath:instancePath+"/bodyLimitBytes",schemaPath:"#/properties/bodyLimitBytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"};
+if(!((data12 === "0.3") || (data12 === "1.0"))){
+const err33 = {instancePath:instancePath+"/absentVersion",schemaPath:"#/properties/absentVersion/enum",keyword:"enum",params:{allowedValues: schema32.properties.absentVersion.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -1303,15 +1302,9 @@ vErrors.push(err33);
 errors++;
 }
 }
-}
-if(data.rateLimit !== undefined){
-let data14 = data.rateLimit;
-const _errs36 = errors;
-let valid5 = false;
-const _errs37 = errors;
-if(data14 && typeof data14 == "object" && !Array.isArray(data14)){
-if(data14.perSecond === undefined){
-const err34 = {instancePath:instancePath+"/rateLimit",schemaPath:"#/$defs/RateLimitConfig/required",keyword:"required",params:{missingProperty: "perSecond"},message:"must have required property '"+"perSecond"+"'"};
+if(data.strictVersion !== undefined){
+if(typeof data.strictVersion !== "boolean"){
+const err34 = {instancePath:instancePath+"/strictVersion",schemaPath:"#/properties/strictVersion/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -1320,8 +1313,11 @@ vErrors.push(err34);
 }
 errors++;
 }
-if(data14.burst === undefined){
-const err35 = {instancePath:instancePath+"/rateLimit",schemaPath:"#/$defs/RateLimitConfig/required",keyword:"required",params:{missingProperty: "burst"},message:"must have required property '"+"burst"+"'"};
+}
+if(data.bodyLimitBytes !== undefined){
+let data14 = data.bodyLimitBytes;
+if(!(((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14))) && (isFinite(data14)))){
+const err35 = {instancePath:instancePath+"/bodyLimitBytes",schemaPath:"#/properties/bodyLimitBytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -1330,11 +1326,9 @@ vErrors.push(err35);
 }
 errors++;
 }
-if(data14.perSecond !== undefined){
-let data15 = data14.perSecond;
-if((typeof data15 == "number") && (isFinite(data15))){
-if(data15 <= 0 || isNaN(data15)){
-const err36 = {instancePath:instancePath+"/rateLimit/perSecond",schemaPath:"#/$defs/RateLimitConfig/properties/perSecond/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
+if((typeof data14 == "number") && (isFinite(data14))){
+if(data14 < 1024 || isNaN(data14)){
+const err36 = {instancePath:instancePath+"/bodyLimitBytes",schemaPath:"#/properties/bodyLimitBytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -1344,8 +1338,15 @@ vErrors.push(err36);
 errors++;
 }
 }
-else {
-const err37 = {instancePath:instancePath+"/rateLimit/perSecond",schemaPath:"#/$defs/RateLimitConfig/properties/perSecond/type",keyword:"type",params:{type: "number"},message:"must be number"};
+}
+if(data.rateLimit !== undefined){
+let data15 = data.rateLimit;
+const _errs38 = errors;
+let valid5 = false;
+const _errs39 = errors;
+if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
+if(data15.perSecond === undefined){
+const err37 = {instancePath:instancePath+"/rateLimit",schemaPath:"#/$defs/RateLimitConfig/required",keyword:"required",params:{missingProperty: "perSecond"},message:"must have required property '"+"perSecond"+"'"};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -1354,11 +1355,8 @@ vErrors.push(err37);
 }
 errors++;
 }
-}
-if(data14.burst !== undefined){
-let data16 = data14.burst;
-if(!(((typeof data16 == "number") && (!(data16 % 1) && !isNaN(data16))) && (isFinite(data16)))){
-const err38 = {instancePath:instancePath+"/rateLimit/burst",schemaPath:"#/$defs/RateLimitConfig/properties/burst/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data15.burst === undefined){
+const err38 = {instancePath:instancePath+"/rateLimit",schemaPath:"#/$defs/RateLimitConfig/required",keyword:"required",params:{missingProperty: "burst"},message:"must have required property '"+"burst"+"'"};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -1367,9 +1365,11 @@ vErrors.push(err38);
 }
 errors++;
 }
+if(data15.perSecond !== undefined){
+let data16 = data15.perSecond;
 if((typeof data16 == "number") && (isFinite(data16))){
-if(data16 < 1 || isNaN(data16)){
-const err39 = {instancePath:instancePath+"/rateLimit/burst",schemaPath:"#/$defs/RateLimitConfig/properties/burst/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(data16 <= 0 || isNaN(data16)){
+const err39 = {instancePath:instancePath+"/rateLimit/perSecond",schemaPath:"#/$defs/RateLimitConfig/properties/perSecond/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -1379,10 +1379,8 @@ vErrors.push(err39);
 errors++;
 }
 }
-}
-}
 else {
-const err40 = {instancePath:instancePath+"/rateLimit",schemaPath:"#/$defs/RateLimitConfig/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err40 = {instancePath:instancePath+"/rateLimit/perSecond",schemaPath:"#/$defs/RateLimitConfig/properties/perSecond/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -1391,16 +1389,11 @@ vErrors.push(err40);
 }
 errors++;
 }
-var _valid1 = _errs37 === errors;
-valid5 = valid5 || _valid1;
-if(_valid1){
-var props1 = {};
-props1.perSecond = true;
-props1.burst = true;
 }
-const _errs44 = errors;
-if(false !== data14){
-const err41 = {instancePath:instancePath+"/rateLimit",schemaPath:"#/properties/rateLimit/anyOf/1/const",keyword:"const",params:{allowedValue: false},message:"must be equal to constant"};
+if(data15.burst !== undefined){
+let data17 = data15.burst;
+if(!(((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17))) && (isFinite(data17)))){
+const err41 = {instancePath:instancePath+"/rateLimit/burst",schemaPath:"#/$defs/RateLimitConfig/properties/burst/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -1409,10 +1402,9 @@ vErrors.push(err41);
 }
 errors++;
 }
-var _valid1 = _errs44 === errors;
-valid5 = valid5 || _valid1;
-if(!valid5){
-const err42 = {instancePath:instancePath+"/rateLimit",schemaPath:"#/properties/rateLimit/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if((typeof data17 == "number") && (isFinite(data17))){
+if(data17 < 1 || isNaN(data17)){
+const err42 = {instancePath:instancePath+"/rateLimit/burst",schemaPath:"#/$defs/RateLimitConfig/properties/burst/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -1421,22 +1413,11 @@ vErrors.push(err42);
 }
 errors++;
 }
-else {
-errors = _errs36;
-if(vErrors !== null){
-if(_errs36){
-vErrors.length = _errs36;
+}
+}
 }
 else {
-vErrors = null;
-}
-}
-}
-}
-if(data.cardMaxAgeSeconds !== undefined){
-let data17 = data.cardMaxAgeSeconds;
-if(!(((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17))) && (isFinite(data17)))){
-const err43 = {instancePath:instancePath+"/cardMaxAgeSeconds",schemaPath:"#/properties/cardMaxAgeSeconds/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err43 = {instancePath:instancePath+"/rateLimit",schemaPath:"#/$defs/RateLimitConfig/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -1445,9 +1426,16 @@ vErrors.push(err43);
 }
 errors++;
 }
-if((typeof data17 == "number") && (isFinite(data17))){
-if(data17 < 0 || isNaN(data17)){
-const err44 = {instancePath:instancePath+"/cardMaxAgeSeconds",schemaPath:"#/properties/cardMaxAgeSeconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+var _valid1 = _errs39 === errors;
+valid5 = valid5 || _valid1;
+if(_valid1){
+var props1 = {};
+props1.perSecond = true;
+props1.burst = true;
+}
+const _errs46 = errors;
+if(false !== data15){
+const err44 = {instancePath:instancePath+"/rateLimit",schemaPath:"#/properties/rateLimit/anyOf/1/const",keyword:"const",params:{allowedValue: false},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -1456,16 +1444,10 @@ vErrors.push(err44);
 }
 errors++;
 }
-}
-}
-if(data.wellKnownInstance !== undefined){
-let data18 = data.wellKnownInstance;
-const _errs48 = errors;
-let valid8 = false;
-const _errs49 = errors;
-if(typeof data18 === "string"){
-if(func1(data18) < 1){
-const err45 = {instancePath:instancePath+"/wellKnownInstance",schemaPath:"#/properties/wellKnownInstance/anyOf/0/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+var _valid1 = _errs46 === errors;
+valid5 = valid5 || _valid1;
+if(!valid5){
+const err45 = {instancePath:instancePath+"/rateLimit",schemaPath:"#/properties/rateLimit/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -1474,9 +1456,22 @@ vErrors.push(err45);
 }
 errors++;
 }
+else {
+errors = _errs38;
+if(vErrors !== null){
+if(_errs38){
+vErrors.length = _errs38;
 }
 else {
-const err46 = {instancePath:instancePath+"/wellKnownInstance",schemaPath:"#/properties/wellKnownInstance/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+vErrors = null;
+}
+}
+}
+}
+if(data.cardMaxAgeSeconds !== undefined){
+let data18 = data.cardMaxAgeSeconds;
+if(!(((typeof data18 == "number") && (!(data18 % 1) && !isNaN(data18))) && (isFinite(data18)))){
+const err46 = {instancePath:instancePath+"/cardMaxAgeSeconds",schemaPath:"#/properties/cardMaxAgeSeconds/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -1485,11 +1480,9 @@ vErrors.push(err46);
 }
 errors++;
 }
-var _valid2 = _errs49 === errors;
-valid8 = valid8 || _valid2;
-const _errs51 = errors;
-if(false !== data18){
-const err47 = {instancePath:instancePath+"/wellKnownInstance",schemaPath:"#/properties/wellKnownInstance/anyOf/1/const",keyword:"const",params:{allowedValue: false},message:"must be equal to constant"};
+if((typeof data18 == "number") && (isFinite(data18))){
+if(data18 < 0 || isNaN(data18)){
+const err47 = {instancePath:instancePath+"/cardMaxAgeSeconds",schemaPath:"#/properties/cardMaxAgeSeconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -1498,10 +1491,16 @@ vErrors.push(err47);
 }
 errors++;
 }
-var _valid2 = _errs51 === errors;
-valid8 = valid8 || _valid2;
-if(!valid8){
-const err48 = {instancePath:instancePath+"/wellKnownInstance",schemaPath:"#/properties/wellKnownInstance/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+}
+}
+if(data.wellKnownInstance !== undefined){
+let data19 = data.wellKnownInstance;
+const _errs50 = errors;
+let valid8 = false;
+const _errs51 = errors;
+if(typeof data19 === "string"){
+if(func1(data19) < 1){
+const err48 = {instancePath:instancePath+"/wellKnownInstance",schemaPath:"#/properties/wellKnownInstance/anyOf/0/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -1510,22 +1509,9 @@ vErrors.push(err48);
 }
 errors++;
 }
-else {
-errors = _errs48;
-if(vErrors !== null){
-if(_errs48){
-vErrors.length = _errs48;
 }
 else {
-vErrors = null;
-}
-}
-}
-}
-if(data.shutdownGraceMs !== undefined){
-let data19 = data.shutdownGraceMs;
-if(!(((typeof data19 == "number") && (!(data19 % 1) && !isNaN(data19))) && (isFinite(data19)))){
-const err49 = {instancePath:instancePath+"/shutdownGraceMs",schemaPath:"#/properties/shutdownGraceMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err49 = {instancePath:instancePath+"/wellKnownInstance",schemaPath:"#/properties/wellKnownInstance/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -1534,9 +1520,11 @@ vErrors.push(err49);
 }
 errors++;
 }
-if((typeof data19 == "number") && (isFinite(data19))){
-if(data19 < 0 || isNaN(data19)){
-const err50 = {instancePath:instancePath+"/shutdownGraceMs",schemaPath:"#/properties/shutdownGraceMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+var _valid2 = _errs51 === errors;
+valid8 = valid8 || _valid2;
+const _errs53 = errors;
+if(false !== data19){
+const err50 = {instancePath:instancePath+"/wellKnownInstance",schemaPath:"#/properties/wellKnownInstance/anyOf/1/const",keyword:"const",params:{allowedValue: false},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -1545,12 +1533,10 @@ vErrors.push(err50);
 }
 errors++;
 }
-}
-}
-if(data.shutdownDrainMs !== undefined){
-let data20 = data.shutdownDrainMs;
-if(!(((typeof data20 == "number") && (!(data20 % 1) && !isNaN(data20))) && (isFinite(data20)))){
-const err51 = {instancePath:instancePath+"/shutdownDrainMs",schemaPath:"#/properties/shutdownDrainMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+var _valid2 = _errs53 === errors;
+valid8 = valid8 || _valid2;
+if(!valid8){
+const err51 = {instancePath:instancePath+"/wellKnownInstance",schemaPath:"#/properties/wellKnownInstance/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -1559,9 +1545,22 @@ vErrors.push(err51);
 }
 errors++;
 }
-if((typeof data20 == "number") && (isFinite(data20))){
-if(data20 > 600000 || isNaN(data20)){
-const err52 = {instancePath:instancePath+"/shutdownDrainMs",schemaPath:"#/properties/shutdownDrainMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000"};
+else {
+errors = _errs50;
+if(vErrors !== null){
+if(_errs50){
+vErrors.length = _errs50;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data.shutdownGraceMs !== undefined){
+let data20 = data.shutdownGraceMs;
+if(!(((typeof data20 == "number") && (!(data20 % 1) && !isNaN(data20))) && (isFinite(data20)))){
+const err52 = {instancePath:instancePath+"/shutdownGraceMs",schemaPath:"#/properties/shutdownGraceMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -1570,8 +1569,9 @@ vErrors.push(err52);
 }
 errors++;
 }
+if((typeof data20 == "number") && (isFinite(data20))){
 if(data20 < 0 || isNaN(data20)){
-const err53 = {instancePath:instancePath+"/shutdownDrainMs",schemaPath:"#/properties/shutdownDrainMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+const err53 = {instancePath:instancePath+"/shutdownGraceMs",schemaPath:"#/properties/shutdownGraceMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -1582,10 +1582,10 @@ errors++;
 }
 }
 }
-if(data.sessionIdleMs !== undefined){
-let data21 = data.sessionIdleMs;
+if(data.shutdownDrainMs !== undefined){
+let data21 = data.shutdownDrainMs;
 if(!(((typeof data21 == "number") && (!(data21 % 1) && !isNaN(data21))) && (isFinite(data21)))){
-const err54 = {instancePath:instancePath+"/sessionIdleMs",schemaPath:"#/properties/sessionIdleMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err54 = {instancePath:instancePath+"/shutdownDrainMs",schemaPath:"#/properties/shutdownDrainMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -1595,8 +1595,8 @@ vErrors.push(err54);
 errors++;
 }
 if((typeof data21 == "number") && (isFinite(data21))){
-if(data21 < 1000 || isNaN(data21)){
-const err55 = {instancePath:instancePath+"/sessionIdleMs",schemaPath:"#/properties/sessionIdleMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1000},message:"must be >= 1000"};
+if(data21 > 600000 || isNaN(data21)){
+const err55 = {instancePath:instancePath+"/shutdownDrainMs",schemaPath:"#/properties/shutdownDrainMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000"};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -1605,12 +1605,8 @@ vErrors.push(err55);
 }
 errors++;
 }
-}
-}
-if(data.maxSessions !== undefined){
-let data22 = data.maxSessions;
-if(!(((typeof data22 == "number") && (!(data22 % 1) && !isNaN(data22))) && (isFinite(data22)))){
-const err56 = {instancePath:instancePath+"/maxSessions",schemaPath:"#/properties/maxSessions/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data21 < 0 || isNaN(data21)){
+const err56 = {instancePath:instancePath+"/shutdownDrainMs",schemaPath:"#/properties/shutdownDrainMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -1619,9 +1615,12 @@ vErrors.push(err56);
 }
 errors++;
 }
-if((typeof data22 == "number") && (isFinite(data22))){
-if(data22 < 1 || isNaN(data22)){
-const err57 = {instancePath:instancePath+"/maxSessions",schemaPath:"#/properties/maxSessions/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+}
+if(data.sessionIdleMs !== undefined){
+let data22 = data.sessionIdleMs;
+if(!(((typeof data22 == "number") && (!(data22 % 1) && !isNaN(data22))) && (isFinite(data22)))){
+const err57 = {instancePath:instancePath+"/sessionIdleMs",schemaPath:"#/properties/sessionIdleMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -1630,12 +1629,9 @@ vErrors.push(err57);
 }
 errors++;
 }
-}
-}
-if(data.sseHeartbeatMs !== undefined){
-let data23 = data.sseHeartbeatMs;
-if(!(((typeof data23 == "number") && (!(data23 % 1) && !isNaN(data23))) && (isFinite(data23)))){
-const err58 = {instancePath:instancePath+"/sseHeartbeatMs",schemaPath:"#/properties/sseHeartbeatMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if((typeof data22 == "number") && (isFinite(data22))){
+if(data22 < 1000 || isNaN(data22)){
+const err58 = {instancePath:instancePath+"/sessionIdleMs",schemaPath:"#/properties/sessionIdleMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1000},message:"must be >= 1000"};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -1644,9 +1640,12 @@ vErrors.push(err58);
 }
 errors++;
 }
-if((typeof data23 == "number") && (isFinite(data23))){
-if(data23 < 10 || isNaN(data23)){
-const err59 = {instancePath:instancePath+"/sseHeartbeatMs",schemaPath:"#/properties/sseHeartbeatMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 10},message:"must be >= 10"};
+}
+}
+if(data.maxSessions !== undefined){
+let data23 = data.maxSessions;
+if(!(((typeof data23 == "number") && (!(data23 % 1) && !isNaN(data23))) && (isFinite(data23)))){
+const err59 = {instancePath:instancePath+"/maxSessions",schemaPath:"#/properties/maxSessions/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err59];
 }
@@ -1655,12 +1654,9 @@ vErrors.push(err59);
 }
 errors++;
 }
-}
-}
-if(data.eventLogSize !== undefined){
-let data24 = data.eventLogSize;
-if(!(((typeof data24 == "number") && (!(data24 % 1) && !isNaN(data24))) && (isFinite(data24)))){
-const err60 = {instancePath:instancePath+"/eventLogSize",schemaPath:"#/properties/eventLogSize/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if((typeof data23 == "number") && (isFinite(data23))){
+if(data23 < 1 || isNaN(data23)){
+const err60 = {instancePath:instancePath+"/maxSessions",schemaPath:"#/properties/maxSessions/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -1669,9 +1665,12 @@ vErrors.push(err60);
 }
 errors++;
 }
-if((typeof data24 == "number") && (isFinite(data24))){
-if(data24 < 1 || isNaN(data24)){
-const err61 = {instancePath:instancePath+"/eventLogSize",schemaPath:"#/properties/eventLogSize/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+}
+if(data.sseHeartbeatMs !== undefined){
+let data24 = data.sseHeartbeatMs;
+if(!(((typeof data24 == "number") && (!(data24 % 1) && !isNaN(data24))) && (isFinite(data24)))){
+const err61 = {instancePath:instancePath+"/sseHeartbeatMs",schemaPath:"#/properties/sseHeartbeatMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err61];
 }
@@ -1680,11 +1679,9 @@ vErrors.push(err61);
 }
 errors++;
 }
-}
-}
-if(data.streamFinalTask !== undefined){
-if(typeof data.streamFinalTask !== "boolean"){
-const err62 = {instancePath:instancePath+"/streamFinalTask",schemaPath:"#/properties/streamFinalTask/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if((typeof data24 == "number") && (isFinite(data24))){
+if(data24 < 10 || isNaN(data24)){
+const err62 = {instancePath:instancePath+"/sseHeartbeatMs",schemaPath:"#/properties/sseHeartbeatMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 10},message:"must be >= 10"};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -1694,9 +1691,11 @@ vErrors.push(err62);
 errors++;
 }
 }
-if(data.selfCheck !== undefined){
-if(typeof data.selfCheck !== "boolean"){
-const err63 = {instancePath:instancePath+"/selfCheck",schemaPath:"#/properties/selfCheck/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+}
+if(data.eventLogSize !== undefined){
+let data25 = data.eventLogSize;
+if(!(((typeof data25 == "number") && (!(data25 % 1) && !isNaN(data25))) && (isFinite(data25)))){
+const err63 = {instancePath:instancePath+"/eventLogSize",schemaPath:"#/properties/eventLogSize/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -1705,11 +1704,9 @@ vErrors.push(err63);
 }
 errors++;
 }
-}
-if(data.logLevel !== undefined){
-let data27 = data.logLevel;
-if(typeof data27 !== "string"){
-const err64 = {instancePath:instancePath+"/logLevel",schemaPath:"#/properties/logLevel/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if((typeof data25 == "number") && (isFinite(data25))){
+if(data25 < 1 || isNaN(data25)){
+const err64 = {instancePath:instancePath+"/eventLogSize",schemaPath:"#/properties/eventLogSize/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err64];
 }
@@ -1718,8 +1715,11 @@ vErrors.push(err64);
 }
 errors++;
 }
-if(!(((((((data27 === "fatal") || (data27 === "error")) || (data27 === "warn")) || (data27 === "info")) || (data27 === "debug")) || (data27 === "trace")) || (data27 === "silent"))){
-const err65 = {instancePath:instancePath+"/logLevel",schemaPath:"#/properties/logLevel/enum",keyword:"enum",params:{allowedValues: schema32.properties.logLevel.enum},message:"must be equal to one of the allowed values"};
+}
+}
+if(data.streamFinalTask !== undefined){
+if(typeof data.streamFinalTask !== "boolean"){
+const err65 = {instancePath:instancePath+"/streamFinalTask",schemaPath:"#/properties/streamFinalTask/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err65];
 }
@@ -1729,11 +1729,9 @@ vErrors.push(err65);
 errors++;
 }
 }
-if(data.provider !== undefined){
-let data28 = data.provider;
-if(data28 && typeof data28 == "object" && !Array.isArray(data28)){
-if(data28.organization === undefined){
-const err66 = {instancePath:instancePath+"/provider",schemaPath:"#/$defs/ProviderConfig/required",keyword:"required",params:{missingProperty: "organization"},message:"must have required property '"+"organization"+"'"};
+if(data.selfCheck !== undefined){
+if(typeof data.selfCheck !== "boolean"){
+const err66 = {instancePath:instancePath+"/selfCheck",schemaPath:"#/properties/selfCheck/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err66];
 }
@@ -1742,8 +1740,11 @@ vErrors.push(err66);
 }
 errors++;
 }
-if(data28.url === undefined){
-const err67 = {instancePath:instancePath+"/provider",schemaPath:"#/$defs/ProviderConfig/required",keyword:"required",params:{missingProperty: "url"},message:"must have required property '"+"url"+"'"};
+}
+if(data.logLevel !== undefined){
+let data28 = data.logLevel;
+if(typeof data28 !== "string"){
+const err67 = {instancePath:instancePath+"/logLevel",schemaPath:"#/properties/logLevel/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err67];
 }
@@ -1752,11 +1753,8 @@ vErrors.push(err67);
 }
 errors++;
 }
-if(data28.organization !== undefined){
-let data29 = data28.organization;
-if(typeof data29 === "string"){
-if(func1(data29) < 1){
-const err68 = {instancePath:instancePath+"/provider/organization",schemaPath:"#/$defs/ProviderConfig/properties/organization/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(!(((((((data28 === "fatal") || (data28 === "error")) || (data28 === "warn")) || (data28 === "info")) || (data28 === "debug")) || (data28 === "trace")) || (data28 === "silent"))){
+const err68 = {instancePath:instancePath+"/logLevel",schemaPath:"#/properties/logLevel/enum",keyword:"enum",params:{allowedValues: schema32.properties.logLevel.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err68];
 }
@@ -1766,8 +1764,11 @@ vErrors.push(err68);
 errors++;
 }
 }
-else {
-const err69 = {instancePath:instancePath+"/provider/organization",schemaPath:"#/$defs/ProviderConfig/properties/organization/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.provider !== undefined){
+let data29 = data.provider;
+if(data29 && typeof data29 == "object" && !Array.isArray(data29)){
+if(data29.organization === undefined){
+const err69 = {instancePath:instancePath+"/provider",schemaPath:"#/$defs/ProviderConfig/required",keyword:"required",params:{missingProperty: "organization"},message:"must have required property '"+"organization"+"'"};
 if(vErrors === null){
 vErrors = [err69];
 }
@@ -1776,12 +1777,8 @@ vErrors.push(err69);
 }
 errors++;
 }
-}
-if(data28.url !== undefined){
-let data30 = data28.url;
-if(typeof data30 === "string"){
-if(!(formats0(data30))){
-const err70 = {instancePath:instancePath+"/provider/url",schemaPath:"#/$defs/ProviderConfig/properties/url/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
+if(data29.url === undefined){
+const err70 = {instancePath:instancePath+"/provider",schemaPath:"#/$defs/ProviderConfig/required",keyword:"required",params:{missingProperty: "url"},message:"must have required property '"+"url"+"'"};
 if(vErrors === null){
 vErrors = [err70];
 }
@@ -1790,9 +1787,11 @@ vErrors.push(err70);
 }
 errors++;
 }
-}
-else {
-const err71 = {instancePath:instancePath+"/provider/url",schemaPath:"#/$defs/ProviderConfig/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data29.organization !== undefined){
+let data30 = data29.organization;
+if(typeof data30 === "string"){
+if(func1(data30) < 1){
+const err71 = {instancePath:instancePath+"/provider/organization",schemaPath:"#/$defs/ProviderConfig/properties/organization/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err71];
 }
@@ -1802,14 +1801,50 @@ vErrors.push(err71);
 errors++;
 }
 }
-}
 else {
-const err72 = {instancePath:instancePath+"/provider",schemaPath:"#/$defs/ProviderConfig/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err72 = {instancePath:instancePath+"/provider/organization",schemaPath:"#/$defs/ProviderConfig/properties/organization/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err72];
 }
 else {
 vErrors.push(err72);
+}
+errors++;
+}
+}
+if(data29.url !== undefined){
+let data31 = data29.url;
+if(typeof data31 === "string"){
+if(!(formats0(data31))){
+const err73 = {instancePath:instancePath+"/provider/url",schemaPath:"#/$defs/ProviderConfig/properties/url/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
+if(vErrors === null){
+vErrors = [err73];
+}
+else {
+vErrors.push(err73);
+}
+errors++;
+}
+}
+else {
+const err74 = {instancePath:instancePath+"/provider/url",schemaPath:"#/$defs/ProviderConfig/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err74];
+}
+else {
+vErrors.push(err74);
+}
+errors++;
+}
+}
+}
+else {
+const err75 = {instancePath:instancePath+"/provider",schemaPath:"#/$defs/ProviderConfig/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err75];
+}
+else {
+vErrors.push(err75);
 }
 errors++;
 }
@@ -1827,48 +1862,12 @@ errors = vErrors.length;
 }
 }
 if(data.connections !== undefined){
-let data33 = data.connections;
-if(data33 && typeof data33 == "object" && !Array.isArray(data33)){
-if(data33.max !== undefined){
-let data34 = data33.max;
-if(!(((typeof data34 == "number") && (!(data34 % 1) && !isNaN(data34))) && (isFinite(data34)))){
-const err73 = {instancePath:instancePath+"/connections/max",schemaPath:"#/$defs/ConnectionSettings/properties/max/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err73];
-}
-else {
-vErrors.push(err73);
-}
-errors++;
-}
-if((typeof data34 == "number") && (isFinite(data34))){
-if(data34 < 0 || isNaN(data34)){
-const err74 = {instancePath:instancePath+"/connections/max",schemaPath:"#/$defs/ConnectionSettings/properties/max/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err74];
-}
-else {
-vErrors.push(err74);
-}
-errors++;
-}
-}
-}
-if(data33.perSource !== undefined){
-let data35 = data33.perSource;
+let data34 = data.connections;
+if(data34 && typeof data34 == "object" && !Array.isArray(data34)){
+if(data34.max !== undefined){
+let data35 = data34.max;
 if(!(((typeof data35 == "number") && (!(data35 % 1) && !isNaN(data35))) && (isFinite(data35)))){
-const err75 = {instancePath:instancePath+"/connections/perSource",schemaPath:"#/$defs/ConnectionSettings/properties/perSource/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err75];
-}
-else {
-vErrors.push(err75);
-}
-errors++;
-}
-if((typeof data35 == "number") && (isFinite(data35))){
-if(data35 < 0 || isNaN(data35)){
-const err76 = {instancePath:instancePath+"/connections/perSource",schemaPath:"#/$defs/ConnectionSettings/properties/perSource/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+const err76 = {instancePath:instancePath+"/connections/max",schemaPath:"#/$defs/ConnectionSettings/properties/max/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err76];
 }
@@ -1877,12 +1876,9 @@ vErrors.push(err76);
 }
 errors++;
 }
-}
-}
-if(data33.headersTimeoutMs !== undefined){
-let data36 = data33.headersTimeoutMs;
-if(!(((typeof data36 == "number") && (!(data36 % 1) && !isNaN(data36))) && (isFinite(data36)))){
-const err77 = {instancePath:instancePath+"/connections/headersTimeoutMs",schemaPath:"#/$defs/ConnectionSettings/properties/headersTimeoutMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if((typeof data35 == "number") && (isFinite(data35))){
+if(data35 < 0 || isNaN(data35)){
+const err77 = {instancePath:instancePath+"/connections/max",schemaPath:"#/$defs/ConnectionSettings/properties/max/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err77];
 }
@@ -1891,9 +1887,12 @@ vErrors.push(err77);
 }
 errors++;
 }
-if((typeof data36 == "number") && (isFinite(data36))){
-if(data36 < 0 || isNaN(data36)){
-const err78 = {instancePath:instancePath+"/connections/headersTimeoutMs",schemaPath:"#/$defs/ConnectionSettings/properties/headersTimeoutMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+}
+if(data34.perSource !== undefined){
+let data36 = data34.perSource;
+if(!(((typeof data36 == "number") && (!(data36 % 1) && !isNaN(data36))) && (isFinite(data36)))){
+const err78 = {instancePath:instancePath+"/connections/perSource",schemaPath:"#/$defs/ConnectionSettings/properties/perSource/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err78];
 }
@@ -1902,12 +1901,9 @@ vErrors.push(err78);
 }
 errors++;
 }
-}
-}
-if(data33.requestTimeoutMs !== undefined){
-let data37 = data33.requestTimeoutMs;
-if(!(((typeof data37 == "number") && (!(data37 % 1) && !isNaN(data37))) && (isFinite(data37)))){
-const err79 = {instancePath:instancePath+"/connections/requestTimeoutMs",schemaPath:"#/$defs/ConnectionSettings/properties/requestTimeoutMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if((typeof data36 == "number") && (isFinite(data36))){
+if(data36 < 0 || isNaN(data36)){
+const err79 = {instancePath:instancePath+"/connections/perSource",schemaPath:"#/$defs/ConnectionSettings/properties/perSource/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err79];
 }
@@ -1916,9 +1912,12 @@ vErrors.push(err79);
 }
 errors++;
 }
-if((typeof data37 == "number") && (isFinite(data37))){
-if(data37 < 0 || isNaN(data37)){
-const err80 = {instancePath:instancePath+"/connections/requestTimeoutMs",schemaPath:"#/$defs/ConnectionSettings/properties/requestTimeoutMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+}
+if(data34.headersTimeoutMs !== undefined){
+let data37 = data34.headersTimeoutMs;
+if(!(((typeof data37 == "number") && (!(data37 % 1) && !isNaN(data37))) && (isFinite(data37)))){
+const err80 = {instancePath:instancePath+"/connections/headersTimeoutMs",schemaPath:"#/$defs/ConnectionSettings/properties/headersTimeoutMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err80];
 }
@@ -1927,12 +1926,9 @@ vErrors.push(err80);
 }
 errors++;
 }
-}
-}
-if(data33.bodyIdleTimeoutMs !== undefined){
-let data38 = data33.bodyIdleTimeoutMs;
-if(!(((typeof data38 == "number") && (!(data38 % 1) && !isNaN(data38))) && (isFinite(data38)))){
-const err81 = {instancePath:instancePath+"/connections/bodyIdleTimeoutMs",schemaPath:"#/$defs/ConnectionSettings/properties/bodyIdleTimeoutMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if((typeof data37 == "number") && (isFinite(data37))){
+if(data37 < 0 || isNaN(data37)){
+const err81 = {instancePath:instancePath+"/connections/headersTimeoutMs",schemaPath:"#/$defs/ConnectionSettings/properties/headersTimeoutMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err81];
 }
@@ -1941,9 +1937,12 @@ vErrors.push(err81);
 }
 errors++;
 }
-if((typeof data38 == "number") && (isFinite(data38))){
-if(data38 < 0 || isNaN(data38)){
-const err82 = {instancePath:instancePath+"/connections/bodyIdleTimeoutMs",schemaPath:"#/$defs/ConnectionSettings/properties/bodyIdleTimeoutMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+}
+if(data34.requestTimeoutMs !== undefined){
+let data38 = data34.requestTimeoutMs;
+if(!(((typeof data38 == "number") && (!(data38 % 1) && !isNaN(data38))) && (isFinite(data38)))){
+const err82 = {instancePath:instancePath+"/connections/requestTimeoutMs",schemaPath:"#/$defs/ConnectionSettings/properties/requestTimeoutMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err82];
 }
@@ -1952,11 +1951,9 @@ vErrors.push(err82);
 }
 errors++;
 }
-}
-}
-}
-else {
-const err83 = {instancePath:instancePath+"/connections",schemaPath:"#/$defs/ConnectionSettings/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if((typeof data38 == "number") && (isFinite(data38))){
+if(data38 < 0 || isNaN(data38)){
+const err83 = {instancePath:instancePath+"/connections/requestTimeoutMs",schemaPath:"#/$defs/ConnectionSettings/properties/requestTimeoutMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err83];
 }
@@ -1967,8 +1964,10 @@ errors++;
 }
 }
 }
-else {
-const err84 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data34.bodyIdleTimeoutMs !== undefined){
+let data39 = data34.bodyIdleTimeoutMs;
+if(!(((typeof data39 == "number") && (!(data39 % 1) && !isNaN(data39))) && (isFinite(data39)))){
+const err84 = {instancePath:instancePath+"/connections/bodyIdleTimeoutMs",schemaPath:"#/$defs/ConnectionSettings/properties/bodyIdleTimeoutMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err84];
 }
@@ -1977,10 +1976,46 @@ vErrors.push(err84);
 }
 errors++;
 }
+if((typeof data39 == "number") && (isFinite(data39))){
+if(data39 < 0 || isNaN(data39)){
+const err85 = {instancePath:instancePath+"/connections/bodyIdleTimeoutMs",schemaPath:"#/$defs/ConnectionSettings/properties/bodyIdleTimeoutMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err85];
+}
+else {
+vErrors.push(err85);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err86 = {instancePath:instancePath+"/connections",schemaPath:"#/$defs/ConnectionSettings/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err86];
+}
+else {
+vErrors.push(err86);
+}
+errors++;
+}
+}
+}
+else {
+const err87 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err87];
+}
+else {
+vErrors.push(err87);
+}
+errors++;
+}
 validate21.errors = vErrors;
 return errors === 0;
 }
-validate21.evaluated = {"props":{"host":true,"port":true,"dataDir":true,"store":true,"databaseUrl":true,"databasePoolSize":true,"databaseLeaseMs":true,"publicUrl":true,"trustProxy":true,"absentVersion":true,"strictVersion":true,"bodyLimitBytes":true,"rateLimit":true,"cardMaxAgeSeconds":true,"wellKnownInstance":true,"shutdownGraceMs":true,"shutdownDrainMs":true,"sessionIdleMs":true,"maxSessions":true,"sseHeartbeatMs":true,"eventLogSize":true,"streamFinalTask":true,"selfCheck":true,"logLevel":true,"provider":true,"outbound":true,"push":true,"connections":true},"dynamicProps":false,"dynamicItems":false};
+validate21.evaluated = {"props":{"host":true,"port":true,"dataDir":true,"store":true,"databaseUrl":true,"databasePoolSize":true,"databaseLeaseMs":true,"publicUrl":true,"trustProxy":true,"proxyHops":true,"absentVersion":true,"strictVersion":true,"bodyLimitBytes":true,"rateLimit":true,"cardMaxAgeSeconds":true,"wellKnownInstance":true,"shutdownGraceMs":true,"shutdownDrainMs":true,"sessionIdleMs":true,"maxSessions":true,"sseHeartbeatMs":true,"eventLogSize":true,"streamFinalTask":true,"selfCheck":true,"logLevel":true,"provider":true,"outbound":true,"push":true,"connections":true},"dynamicProps":false,"dynamicItems":false};
 
 export const validateRateLimitConfig = validate26;
 

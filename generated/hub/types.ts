@@ -50,9 +50,13 @@ export interface HubConfig {
    */
   publicUrl?: string;
   /**
-   * Derive card URLs from X-Forwarded-Proto and X-Forwarded-Host. Only behind a proxy you control.
+   * Behind a proxy you control: derive card URLs from X-Forwarded-Proto and X-Forwarded-Host, and rate-limit by the client address X-Forwarded-For gives (see proxyHops). Such cards are never cached as public.
    */
   trustProxy?: boolean;
+  /**
+   * With trustProxy: how many proxies of yours stand in front of the hub, each appending the address it saw to X-Forwarded-For. The client address is the one the outermost of them saw (the proxyHops-th from the right); anything a client put further left is ignored.
+   */
+  proxyHops?: number;
   /**
    * The A2A version of a request without A2A-Version. "0.3" is spec §3.6.2: JSON-RPC serves it in 0.3 (a 1.0-shaped request under a 1.0 method name is still served as 1.0, docs/spec-policy.md 5.1), HTTP+JSON (1.0 only) refuses it with VersionNotSupported. "1.0" serves it as 1.0 for clients that omit the header, unless its method is a 0.3 name (message/send).
    */

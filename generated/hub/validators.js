@@ -5,7 +5,7 @@
 import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 export const validateHubConfig = validate21;
-const schema32 = {"title":"HubConfig","description":"Settings of one a2a-hub process. Every member is optional; the defaults are documented on each.","type":"object","properties":{"host":{"description":"Address to listen on.","type":"string","minLength":1,"default":"127.0.0.1"},"port":{"description":"TCP port; 0 picks a free one.","type":"integer","minimum":0,"maximum":65535,"default":3080},"dataDir":{"description":"Folder for the SQLite database (created when missing).","type":"string","minLength":1,"default":".a2a-hub"},"store":{"description":"Where tasks live: sqlite (durable, in dataDir), memory (lost on exit; for tests), or postgres (a PostgreSQL database several replicas share; needs databaseUrl). Either the kind alone, or an object {\"kind\": \"postgres\", \"url\": \"postgres://…\"} naming the database with it. Setting databaseUrl alone chooses postgres.","anyOf":[{"$ref":"#/$defs/StoreKind"},{"$ref":"#/$defs/StoreSelection"}],"default":"sqlite"},"databaseUrl":{"description":"The PostgreSQL database of store postgres, as postgres://user:password@host:port/database (node-postgres reads it; sslmode and the other libpq parameters go in its query). It may hold a password: it is never logged or shown.","type":"string","pattern":"^postgres(ql)?://","minLength":1},"databasePoolSize":{"description":"Connections to PostgreSQL this process keeps open at most (store postgres).","type":"integer","minimum":1,"maximum":100,"default":10},"databaseLeaseMs":{"description":"How long a running task's execution lease holds unrenewed (store postgres): a replica renews its tasks' leases three times per lease, and the tasks of a replica that died are settled by a survivor within about two leases; a push delivery a replica claimed is attempted by another once the claim, as long, lapses.","type":"integer","minimum":300,"maximum":3600000,"default":30000},"publicUrl":{"description":"Base URL to put in agent cards instead of the one each request used, e.g. https://agents.example.com.","type":"string","format":"uri"},"trustProxy":{"description":"Derive card URLs from X-Forwarded-Proto and X-Forwarded-Host. Only behind a proxy you control.","type":"boolean","default":false},"absentVersion":{"description":"The A2A version of a request without A2A-Version. \"0.3\" is spec §3.6.2: JSON-RPC serves it in 0.3 (a 1.0-shaped request under a 1.0 method name is still served as 1.0, docs/spec-policy.md 5.1), HTTP+JSON (1.0 only) refuses it with VersionNotSupported. \"1.0\" serves it as 1.0 for clients that omit the header, unless its method is a 0.3 name (message/send).","type":"string","enum":["0.3","1.0"],"default":"0.3"},"strictVersion":{"description":"Deprecated: use absentVersion. Read for configs written before 0.3 was served: true is absentVersion \"0.3\" (a request without A2A-Version is not 1.0), false is \"1.0\"; an absentVersion in the same layer wins.","type":"boolean","deprecated":true},"bodyLimitBytes":{"description":"Largest request body accepted; raw file parts are base64, so allow for that.","type":"integer","minimum":1024,"default":10485760},"rateLimit":{"description":"Per-source-address rate limit of the A2A endpoints, or false to turn it off.","anyOf":[{"$ref":"#/$defs/RateLimitConfig"},{"const":false}],"default":{"perSecond":200,"burst":400}},"cardMaxAgeSeconds":{"description":"Cache-Control max-age of agent cards.","type":"integer","minimum":0,"default":300},"wellKnownInstance":{"description":"Id of the inbound instance whose card /.well-known/agent-card.json serves, or false for none. While that instance does not exist, is disabled or is unavailable, the well-known location answers 404.","anyOf":[{"type":"string","minLength":1},{"const":false}],"default":"default"},"shutdownGraceMs":{"description":"How long running tasks may finish after SIGINT/SIGTERM before they are failed.","type":"integer","minimum":0,"default":10000},"shutdownDrainMs":{"description":"At SIGINT/SIGTERM, how long the hub keeps serving with /readyz answering 503 before it stops accepting connections, so that a load balancer that only probes takes it out of rotation first. 0: stop accepting at once (one process, no load balancer).","type":"integer","minimum":0,"maximum":600000,"default":0},"sessionIdleMs":{"description":"A conversation's live session is released after this long without activity.","type":"integer","minimum":1000,"default":1800000},"maxSessions":{"description":"Most live sessions kept at once; past it, the least recently active idle session is released first (its tasks and context stay stored).","type":"integer","minimum":1,"default":10000},"sseHeartbeatMs":{"description":"Interval of the SSE keep-alive comments on open streams.","type":"integer","minimum":10,"default":15000},"eventLogSize":{"description":"Stream frames kept per task for Last-Event-ID replay (the newest ones; older ones are pruned).","type":"integer","minimum":1,"default":200},"streamFinalTask":{"description":"End every task stream (SendStreamingMessage, SubscribeToTask) with the full Task after its terminal status update; false ends it at that update.","type":"boolean","default":true},"selfCheck":{"description":"Validate every response against the generated schemas before sending and log any that fails.","type":"boolean","default":true},"logLevel":{"description":"pino log level.","type":"string","enum":["fatal","error","warn","info","debug","trace","silent"],"default":"info"},"provider":{"description":"The AgentProvider put on every card.","$ref":"#/$defs/ProviderConfig"},"outbound":{"description":"How the hub reaches remote agents through outbound connections; members left out take the defaults of OutboundSettings.","$ref":"#/$defs/OutboundSettings"},"push":{"description":"How the hub stores push-notification configs and delivers webhooks (docs/push.md); members left out take the defaults of PushSettings.","$ref":"#/$defs/PushSettings"},"connections":{"description":"Limits on the hub's HTTP connections and how long a request may take to arrive (docs/server.md, Connection limits); members left out take the defaults of ConnectionSettings.","$ref":"#/$defs/ConnectionSettings"}},"additionalProperties":false};
+const schema32 = {"title":"HubConfig","description":"Settings of one a2a-hub process. Every member is optional; the defaults are documented on each.","type":"object","properties":{"host":{"description":"Address to listen on.","type":"string","minLength":1,"default":"127.0.0.1"},"port":{"description":"TCP port; 0 picks a free one.","type":"integer","minimum":0,"maximum":65535,"default":3080},"dataDir":{"description":"Folder for the SQLite database (created when missing).","type":"string","minLength":1,"default":".a2a-hub"},"store":{"description":"Where tasks live: sqlite (durable, in dataDir), memory (lost on exit; for tests), or postgres (a PostgreSQL database several replicas share; needs databaseUrl). Either the kind alone, or an object {\"kind\": \"postgres\", \"url\": \"postgres://…\"} naming the database with it. Setting databaseUrl alone chooses postgres.","anyOf":[{"$ref":"#/$defs/StoreKind"},{"$ref":"#/$defs/StoreSelection"}],"default":"sqlite"},"databaseUrl":{"description":"The PostgreSQL database of store postgres, as postgres://user:password@host:port/database (node-postgres reads it; sslmode and the other libpq parameters go in its query). It may hold a password: it is never logged or shown.","type":"string","pattern":"^postgres(ql)?://","minLength":1},"databasePoolSize":{"description":"Connections to PostgreSQL this process keeps open at most (store postgres).","type":"integer","minimum":1,"maximum":100,"default":10},"databaseLeaseMs":{"description":"How long a running task's execution lease holds unrenewed (store postgres): a replica renews its tasks' leases three times per lease, and the tasks of a replica that died are settled by a survivor within about two leases; a push delivery a replica claimed is attempted by another once the claim, as long, lapses.","type":"integer","minimum":300,"maximum":3600000,"default":30000},"publicUrl":{"description":"Base URL to put in agent cards instead of the one each request used, e.g. https://agents.example.com.","type":"string","format":"uri"},"trustProxy":{"description":"Behind a proxy you control: derive card URLs from X-Forwarded-Proto and X-Forwarded-Host, and rate-limit by the client address X-Forwarded-For gives (see proxyHops). Such cards are never cached as public.","type":"boolean","default":false},"proxyHops":{"description":"With trustProxy: how many proxies of yours stand in front of the hub, each appending the address it saw to X-Forwarded-For. The client address is the one the outermost of them saw (the proxyHops-th from the right); anything a client put further left is ignored.","type":"integer","minimum":1,"maximum":10,"default":1},"absentVersion":{"description":"The A2A version of a request without A2A-Version. \"0.3\" is spec §3.6.2: JSON-RPC serves it in 0.3 (a 1.0-shaped request under a 1.0 method name is still served as 1.0, docs/spec-policy.md 5.1), HTTP+JSON (1.0 only) refuses it with VersionNotSupported. \"1.0\" serves it as 1.0 for clients that omit the header, unless its method is a 0.3 name (message/send).","type":"string","enum":["0.3","1.0"],"default":"0.3"},"strictVersion":{"description":"Deprecated: use absentVersion. Read for configs written before 0.3 was served: true is absentVersion \"0.3\" (a request without A2A-Version is not 1.0), false is \"1.0\"; an absentVersion in the same layer wins.","type":"boolean","deprecated":true},"bodyLimitBytes":{"description":"Largest request body accepted; raw file parts are base64, so allow for that.","type":"integer","minimum":1024,"default":10485760},"rateLimit":{"description":"Per-source-address rate limit of the A2A endpoints, or false to turn it off.","anyOf":[{"$ref":"#/$defs/RateLimitConfig"},{"const":false}],"default":{"perSecond":200,"burst":400}},"cardMaxAgeSeconds":{"description":"Cache-Control max-age of agent cards.","type":"integer","minimum":0,"default":300},"wellKnownInstance":{"description":"Id of the inbound instance whose card /.well-known/agent-card.json serves, or false for none. While that instance does not exist, is disabled or is unavailable, the well-known location answers 404.","anyOf":[{"type":"string","minLength":1},{"const":false}],"default":"default"},"shutdownGraceMs":{"description":"How long running tasks may finish after SIGINT/SIGTERM before they are failed.","type":"integer","minimum":0,"default":10000},"shutdownDrainMs":{"description":"At SIGINT/SIGTERM, how long the hub keeps serving with /readyz answering 503 before it stops accepting connections, so that a load balancer that only probes takes it out of rotation first. 0: stop accepting at once (one process, no load balancer).","type":"integer","minimum":0,"maximum":600000,"default":0},"sessionIdleMs":{"description":"A conversation's live session is released after this long without activity.","type":"integer","minimum":1000,"default":1800000},"maxSessions":{"description":"Most live sessions kept at once; past it, the least recently active idle session is released first (its tasks and context stay stored).","type":"integer","minimum":1,"default":10000},"sseHeartbeatMs":{"description":"Interval of the SSE keep-alive comments on open streams.","type":"integer","minimum":10,"default":15000},"eventLogSize":{"description":"Stream frames kept per task for Last-Event-ID replay (the newest ones; older ones are pruned).","type":"integer","minimum":1,"default":200},"streamFinalTask":{"description":"End every task stream (SendStreamingMessage, SubscribeToTask) with the full Task after its terminal status update; false ends it at that update.","type":"boolean","default":true},"selfCheck":{"description":"Validate every response against the generated schemas before sending and log any that fails.","type":"boolean","default":true},"logLevel":{"description":"pino log level.","type":"string","enum":["fatal","error","warn","info","debug","trace","silent"],"default":"info"},"provider":{"description":"The AgentProvider put on every card.","$ref":"#/$defs/ProviderConfig"},"outbound":{"description":"How the hub reaches remote agents through outbound connections; members left out take the defaults of OutboundSettings.","$ref":"#/$defs/OutboundSettings"},"push":{"description":"How the hub stores push-notification configs and delivers webhooks (docs/push.md); members left out take the defaults of PushSettings.","$ref":"#/$defs/PushSettings"},"connections":{"description":"Limits on the hub's HTTP connections and how long a request may take to arrive (docs/server.md, Connection limits); members left out take the defaults of ConnectionSettings.","$ref":"#/$defs/ConnectionSettings"}},"additionalProperties":false};
 const schema33 = {"title":"StoreKind","description":"sqlite, memory or postgres.","type":"string","enum":["sqlite","memory","postgres"]};
 const schema34 = {"title":"StoreSelection","description":"A store kind with its database: {\"kind\": \"postgres\", \"url\": \"postgres://user:password@host:port/database\"}. url is the same setting as databaseUrl, only for kind postgres, and must agree with a databaseUrl given beside it.","type":"object","properties":{"kind":{"description":"sqlite, memory or postgres (StoreKind; written out here so validators check the object in one piece and name the member at fault).","type":"string","enum":["sqlite","memory","postgres"]},"url":{"description":"The PostgreSQL database (kind postgres), as databaseUrl.","type":"string","pattern":"^postgres(ql)?://","minLength":1}},"required":["kind"],"additionalProperties":false};
 const schema35 = {"title":"RateLimitConfig","description":"A token bucket per source address.","type":"object","properties":{"perSecond":{"description":"Sustained requests per second.","type":"number","exclusiveMinimum":0},"burst":{"description":"Requests allowed at once above the sustained rate.","type":"integer","minimum":1}},"required":["perSecond","burst"],"additionalProperties":false};
@@ -1312,10 +1312,10 @@ vErrors.push(err30);
 errors++;
 }
 }
-if(data.absentVersion !== undefined){
-let data11 = data.absentVersion;
-if(typeof data11 !== "string"){
-const err31 = {instancePath:instancePath+"/absentVersion",schemaPath:"#/properties/absentVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.proxyHops !== undefined){
+let data11 = data.proxyHops;
+if(!(((typeof data11 == "number") && (!(data11 % 1) && !isNaN(data11))) && (isFinite(data11)))){
+const err31 = {instancePath:instancePath+"/proxyHops",schemaPath:"#/properties/proxyHops/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err31];
 }
@@ -1324,8 +1324,9 @@ vErrors.push(err31);
 }
 errors++;
 }
-if(!((data11 === "0.3") || (data11 === "1.0"))){
-const err32 = {instancePath:instancePath+"/absentVersion",schemaPath:"#/properties/absentVersion/enum",keyword:"enum",params:{allowedValues: schema32.properties.absentVersion.enum},message:"must be equal to one of the allowed values"};
+if((typeof data11 == "number") && (isFinite(data11))){
+if(data11 > 10 || isNaN(data11)){
+const err32 = {instancePath:instancePath+"/proxyHops",schemaPath:"#/properties/proxyHops/maximum",keyword:"maximum",params:{comparison: "<=", limit: 10},message:"must be <= 10"};
 if(vErrors === null){
 vErrors = [err32];
 }
@@ -1334,10 +1335,8 @@ vErrors.push(err32);
 }
 errors++;
 }
-}
-if(data.strictVersion !== undefined){
-if(typeof data.strictVersion !== "boolean"){
-const err33 = {instancePath:instancePath+"/strictVersion",schemaPath:"#/properties/strictVersion/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data11 < 1 || isNaN(data11)){
+const err33 = {instancePath:instancePath+"/proxyHops",schemaPath:"#/properties/proxyHops/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -1347,10 +1346,11 @@ vErrors.push(err33);
 errors++;
 }
 }
-if(data.bodyLimitBytes !== undefined){
-let data13 = data.bodyLimitBytes;
-if(!(((typeof data13 == "number") && (!(data13 % 1) && !isNaN(data13))) && (isFinite(data13)))){
-const err34 = {instancePath:instancePath+"/bodyLimitBytes",schemaPath:"#/properties/bodyLimitBytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+}
+if(data.absentVersion !== undefined){
+let data12 = data.absentVersion;
+if(typeof data12 !== "string"){
+const err34 = {instancePath:instancePath+"/absentVersion",schemaPath:"#/properties/absentVersion/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err34];
 }
@@ -1359,9 +1359,8 @@ vErrors.push(err34);
 }
 errors++;
 }
-if((typeof data13 == "number") && (isFinite(data13))){
-if(data13 < 1024 || isNaN(data13)){
-const err35 = {instancePath:instancePath+"/bodyLimitBytes",schemaPath:"#/properties/bodyLimitBytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"};
+if(!((data12 === "0.3") || (data12 === "1.0"))){
+const err35 = {instancePath:instancePath+"/absentVersion",schemaPath:"#/properties/absentVersion/enum",keyword:"enum",params:{allowedValues: schema32.properties.absentVersion.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err35];
 }
@@ -1371,15 +1370,9 @@ vErrors.push(err35);
 errors++;
 }
 }
-}
-if(data.rateLimit !== undefined){
-let data14 = data.rateLimit;
-const _errs38 = errors;
-let valid5 = false;
-const _errs39 = errors;
-if(data14 && typeof data14 == "object" && !Array.isArray(data14)){
-if(data14.perSecond === undefined){
-const err36 = {instancePath:instancePath+"/rateLimit",schemaPath:"#/$defs/RateLimitConfig/required",keyword:"required",params:{missingProperty: "perSecond"},message:"must have required property '"+"perSecond"+"'"};
+if(data.strictVersion !== undefined){
+if(typeof data.strictVersion !== "boolean"){
+const err36 = {instancePath:instancePath+"/strictVersion",schemaPath:"#/properties/strictVersion/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err36];
 }
@@ -1388,8 +1381,11 @@ vErrors.push(err36);
 }
 errors++;
 }
-if(data14.burst === undefined){
-const err37 = {instancePath:instancePath+"/rateLimit",schemaPath:"#/$defs/RateLimitConfig/required",keyword:"required",params:{missingProperty: "burst"},message:"must have required property '"+"burst"+"'"};
+}
+if(data.bodyLimitBytes !== undefined){
+let data14 = data.bodyLimitBytes;
+if(!(((typeof data14 == "number") && (!(data14 % 1) && !isNaN(data14))) && (isFinite(data14)))){
+const err37 = {instancePath:instancePath+"/bodyLimitBytes",schemaPath:"#/properties/bodyLimitBytes/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err37];
 }
@@ -1398,9 +1394,9 @@ vErrors.push(err37);
 }
 errors++;
 }
-for(const key2 in data14){
-if(!((key2 === "perSecond") || (key2 === "burst"))){
-const err38 = {instancePath:instancePath+"/rateLimit",schemaPath:"#/$defs/RateLimitConfig/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
+if((typeof data14 == "number") && (isFinite(data14))){
+if(data14 < 1024 || isNaN(data14)){
+const err38 = {instancePath:instancePath+"/bodyLimitBytes",schemaPath:"#/properties/bodyLimitBytes/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1024},message:"must be >= 1024"};
 if(vErrors === null){
 vErrors = [err38];
 }
@@ -1410,11 +1406,15 @@ vErrors.push(err38);
 errors++;
 }
 }
-if(data14.perSecond !== undefined){
-let data15 = data14.perSecond;
-if((typeof data15 == "number") && (isFinite(data15))){
-if(data15 <= 0 || isNaN(data15)){
-const err39 = {instancePath:instancePath+"/rateLimit/perSecond",schemaPath:"#/$defs/RateLimitConfig/properties/perSecond/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
+}
+if(data.rateLimit !== undefined){
+let data15 = data.rateLimit;
+const _errs40 = errors;
+let valid5 = false;
+const _errs41 = errors;
+if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
+if(data15.perSecond === undefined){
+const err39 = {instancePath:instancePath+"/rateLimit",schemaPath:"#/$defs/RateLimitConfig/required",keyword:"required",params:{missingProperty: "perSecond"},message:"must have required property '"+"perSecond"+"'"};
 if(vErrors === null){
 vErrors = [err39];
 }
@@ -1423,9 +1423,8 @@ vErrors.push(err39);
 }
 errors++;
 }
-}
-else {
-const err40 = {instancePath:instancePath+"/rateLimit/perSecond",schemaPath:"#/$defs/RateLimitConfig/properties/perSecond/type",keyword:"type",params:{type: "number"},message:"must be number"};
+if(data15.burst === undefined){
+const err40 = {instancePath:instancePath+"/rateLimit",schemaPath:"#/$defs/RateLimitConfig/required",keyword:"required",params:{missingProperty: "burst"},message:"must have required property '"+"burst"+"'"};
 if(vErrors === null){
 vErrors = [err40];
 }
@@ -1434,11 +1433,9 @@ vErrors.push(err40);
 }
 errors++;
 }
-}
-if(data14.burst !== undefined){
-let data16 = data14.burst;
-if(!(((typeof data16 == "number") && (!(data16 % 1) && !isNaN(data16))) && (isFinite(data16)))){
-const err41 = {instancePath:instancePath+"/rateLimit/burst",schemaPath:"#/$defs/RateLimitConfig/properties/burst/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+for(const key2 in data15){
+if(!((key2 === "perSecond") || (key2 === "burst"))){
+const err41 = {instancePath:instancePath+"/rateLimit",schemaPath:"#/$defs/RateLimitConfig/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err41];
 }
@@ -1447,9 +1444,12 @@ vErrors.push(err41);
 }
 errors++;
 }
+}
+if(data15.perSecond !== undefined){
+let data16 = data15.perSecond;
 if((typeof data16 == "number") && (isFinite(data16))){
-if(data16 < 1 || isNaN(data16)){
-const err42 = {instancePath:instancePath+"/rateLimit/burst",schemaPath:"#/$defs/RateLimitConfig/properties/burst/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(data16 <= 0 || isNaN(data16)){
+const err42 = {instancePath:instancePath+"/rateLimit/perSecond",schemaPath:"#/$defs/RateLimitConfig/properties/perSecond/exclusiveMinimum",keyword:"exclusiveMinimum",params:{comparison: ">", limit: 0},message:"must be > 0"};
 if(vErrors === null){
 vErrors = [err42];
 }
@@ -1459,10 +1459,8 @@ vErrors.push(err42);
 errors++;
 }
 }
-}
-}
 else {
-const err43 = {instancePath:instancePath+"/rateLimit",schemaPath:"#/$defs/RateLimitConfig/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err43 = {instancePath:instancePath+"/rateLimit/perSecond",schemaPath:"#/$defs/RateLimitConfig/properties/perSecond/type",keyword:"type",params:{type: "number"},message:"must be number"};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -1471,11 +1469,11 @@ vErrors.push(err43);
 }
 errors++;
 }
-var _valid1 = _errs39 === errors;
-valid5 = valid5 || _valid1;
-const _errs47 = errors;
-if(false !== data14){
-const err44 = {instancePath:instancePath+"/rateLimit",schemaPath:"#/properties/rateLimit/anyOf/1/const",keyword:"const",params:{allowedValue: false},message:"must be equal to constant"};
+}
+if(data15.burst !== undefined){
+let data17 = data15.burst;
+if(!(((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17))) && (isFinite(data17)))){
+const err44 = {instancePath:instancePath+"/rateLimit/burst",schemaPath:"#/$defs/RateLimitConfig/properties/burst/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -1484,10 +1482,9 @@ vErrors.push(err44);
 }
 errors++;
 }
-var _valid1 = _errs47 === errors;
-valid5 = valid5 || _valid1;
-if(!valid5){
-const err45 = {instancePath:instancePath+"/rateLimit",schemaPath:"#/properties/rateLimit/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+if((typeof data17 == "number") && (isFinite(data17))){
+if(data17 < 1 || isNaN(data17)){
+const err45 = {instancePath:instancePath+"/rateLimit/burst",schemaPath:"#/$defs/RateLimitConfig/properties/burst/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -1496,22 +1493,11 @@ vErrors.push(err45);
 }
 errors++;
 }
-else {
-errors = _errs38;
-if(vErrors !== null){
-if(_errs38){
-vErrors.length = _errs38;
+}
+}
 }
 else {
-vErrors = null;
-}
-}
-}
-}
-if(data.cardMaxAgeSeconds !== undefined){
-let data17 = data.cardMaxAgeSeconds;
-if(!(((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17))) && (isFinite(data17)))){
-const err46 = {instancePath:instancePath+"/cardMaxAgeSeconds",schemaPath:"#/properties/cardMaxAgeSeconds/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err46 = {instancePath:instancePath+"/rateLimit",schemaPath:"#/$defs/RateLimitConfig/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -1520,9 +1506,11 @@ vErrors.push(err46);
 }
 errors++;
 }
-if((typeof data17 == "number") && (isFinite(data17))){
-if(data17 < 0 || isNaN(data17)){
-const err47 = {instancePath:instancePath+"/cardMaxAgeSeconds",schemaPath:"#/properties/cardMaxAgeSeconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+var _valid1 = _errs41 === errors;
+valid5 = valid5 || _valid1;
+const _errs49 = errors;
+if(false !== data15){
+const err47 = {instancePath:instancePath+"/rateLimit",schemaPath:"#/properties/rateLimit/anyOf/1/const",keyword:"const",params:{allowedValue: false},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -1531,16 +1519,10 @@ vErrors.push(err47);
 }
 errors++;
 }
-}
-}
-if(data.wellKnownInstance !== undefined){
-let data18 = data.wellKnownInstance;
-const _errs51 = errors;
-let valid8 = false;
-const _errs52 = errors;
-if(typeof data18 === "string"){
-if(func2(data18) < 1){
-const err48 = {instancePath:instancePath+"/wellKnownInstance",schemaPath:"#/properties/wellKnownInstance/anyOf/0/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+var _valid1 = _errs49 === errors;
+valid5 = valid5 || _valid1;
+if(!valid5){
+const err48 = {instancePath:instancePath+"/rateLimit",schemaPath:"#/properties/rateLimit/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -1549,9 +1531,22 @@ vErrors.push(err48);
 }
 errors++;
 }
+else {
+errors = _errs40;
+if(vErrors !== null){
+if(_errs40){
+vErrors.length = _errs40;
 }
 else {
-const err49 = {instancePath:instancePath+"/wellKnownInstance",schemaPath:"#/properties/wellKnownInstance/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+vErrors = null;
+}
+}
+}
+}
+if(data.cardMaxAgeSeconds !== undefined){
+let data18 = data.cardMaxAgeSeconds;
+if(!(((typeof data18 == "number") && (!(data18 % 1) && !isNaN(data18))) && (isFinite(data18)))){
+const err49 = {instancePath:instancePath+"/cardMaxAgeSeconds",schemaPath:"#/properties/cardMaxAgeSeconds/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -1560,11 +1555,9 @@ vErrors.push(err49);
 }
 errors++;
 }
-var _valid2 = _errs52 === errors;
-valid8 = valid8 || _valid2;
-const _errs54 = errors;
-if(false !== data18){
-const err50 = {instancePath:instancePath+"/wellKnownInstance",schemaPath:"#/properties/wellKnownInstance/anyOf/1/const",keyword:"const",params:{allowedValue: false},message:"must be equal to constant"};
+if((typeof data18 == "number") && (isFinite(data18))){
+if(data18 < 0 || isNaN(data18)){
+const err50 = {instancePath:instancePath+"/cardMaxAgeSeconds",schemaPath:"#/properties/cardMaxAgeSeconds/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -1573,10 +1566,16 @@ vErrors.push(err50);
 }
 errors++;
 }
-var _valid2 = _errs54 === errors;
-valid8 = valid8 || _valid2;
-if(!valid8){
-const err51 = {instancePath:instancePath+"/wellKnownInstance",schemaPath:"#/properties/wellKnownInstance/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
+}
+}
+if(data.wellKnownInstance !== undefined){
+let data19 = data.wellKnownInstance;
+const _errs53 = errors;
+let valid8 = false;
+const _errs54 = errors;
+if(typeof data19 === "string"){
+if(func2(data19) < 1){
+const err51 = {instancePath:instancePath+"/wellKnownInstance",schemaPath:"#/properties/wellKnownInstance/anyOf/0/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -1585,22 +1584,9 @@ vErrors.push(err51);
 }
 errors++;
 }
-else {
-errors = _errs51;
-if(vErrors !== null){
-if(_errs51){
-vErrors.length = _errs51;
 }
 else {
-vErrors = null;
-}
-}
-}
-}
-if(data.shutdownGraceMs !== undefined){
-let data19 = data.shutdownGraceMs;
-if(!(((typeof data19 == "number") && (!(data19 % 1) && !isNaN(data19))) && (isFinite(data19)))){
-const err52 = {instancePath:instancePath+"/shutdownGraceMs",schemaPath:"#/properties/shutdownGraceMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err52 = {instancePath:instancePath+"/wellKnownInstance",schemaPath:"#/properties/wellKnownInstance/anyOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -1609,9 +1595,11 @@ vErrors.push(err52);
 }
 errors++;
 }
-if((typeof data19 == "number") && (isFinite(data19))){
-if(data19 < 0 || isNaN(data19)){
-const err53 = {instancePath:instancePath+"/shutdownGraceMs",schemaPath:"#/properties/shutdownGraceMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+var _valid2 = _errs54 === errors;
+valid8 = valid8 || _valid2;
+const _errs56 = errors;
+if(false !== data19){
+const err53 = {instancePath:instancePath+"/wellKnownInstance",schemaPath:"#/properties/wellKnownInstance/anyOf/1/const",keyword:"const",params:{allowedValue: false},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -1620,12 +1608,10 @@ vErrors.push(err53);
 }
 errors++;
 }
-}
-}
-if(data.shutdownDrainMs !== undefined){
-let data20 = data.shutdownDrainMs;
-if(!(((typeof data20 == "number") && (!(data20 % 1) && !isNaN(data20))) && (isFinite(data20)))){
-const err54 = {instancePath:instancePath+"/shutdownDrainMs",schemaPath:"#/properties/shutdownDrainMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+var _valid2 = _errs56 === errors;
+valid8 = valid8 || _valid2;
+if(!valid8){
+const err54 = {instancePath:instancePath+"/wellKnownInstance",schemaPath:"#/properties/wellKnownInstance/anyOf",keyword:"anyOf",params:{},message:"must match a schema in anyOf"};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -1634,9 +1620,22 @@ vErrors.push(err54);
 }
 errors++;
 }
-if((typeof data20 == "number") && (isFinite(data20))){
-if(data20 > 600000 || isNaN(data20)){
-const err55 = {instancePath:instancePath+"/shutdownDrainMs",schemaPath:"#/properties/shutdownDrainMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000"};
+else {
+errors = _errs53;
+if(vErrors !== null){
+if(_errs53){
+vErrors.length = _errs53;
+}
+else {
+vErrors = null;
+}
+}
+}
+}
+if(data.shutdownGraceMs !== undefined){
+let data20 = data.shutdownGraceMs;
+if(!(((typeof data20 == "number") && (!(data20 % 1) && !isNaN(data20))) && (isFinite(data20)))){
+const err55 = {instancePath:instancePath+"/shutdownGraceMs",schemaPath:"#/properties/shutdownGraceMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -1645,8 +1644,9 @@ vErrors.push(err55);
 }
 errors++;
 }
+if((typeof data20 == "number") && (isFinite(data20))){
 if(data20 < 0 || isNaN(data20)){
-const err56 = {instancePath:instancePath+"/shutdownDrainMs",schemaPath:"#/properties/shutdownDrainMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+const err56 = {instancePath:instancePath+"/shutdownGraceMs",schemaPath:"#/properties/shutdownGraceMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -1657,10 +1657,10 @@ errors++;
 }
 }
 }
-if(data.sessionIdleMs !== undefined){
-let data21 = data.sessionIdleMs;
+if(data.shutdownDrainMs !== undefined){
+let data21 = data.shutdownDrainMs;
 if(!(((typeof data21 == "number") && (!(data21 % 1) && !isNaN(data21))) && (isFinite(data21)))){
-const err57 = {instancePath:instancePath+"/sessionIdleMs",schemaPath:"#/properties/sessionIdleMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err57 = {instancePath:instancePath+"/shutdownDrainMs",schemaPath:"#/properties/shutdownDrainMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -1670,8 +1670,8 @@ vErrors.push(err57);
 errors++;
 }
 if((typeof data21 == "number") && (isFinite(data21))){
-if(data21 < 1000 || isNaN(data21)){
-const err58 = {instancePath:instancePath+"/sessionIdleMs",schemaPath:"#/properties/sessionIdleMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1000},message:"must be >= 1000"};
+if(data21 > 600000 || isNaN(data21)){
+const err58 = {instancePath:instancePath+"/shutdownDrainMs",schemaPath:"#/properties/shutdownDrainMs/maximum",keyword:"maximum",params:{comparison: "<=", limit: 600000},message:"must be <= 600000"};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -1680,12 +1680,8 @@ vErrors.push(err58);
 }
 errors++;
 }
-}
-}
-if(data.maxSessions !== undefined){
-let data22 = data.maxSessions;
-if(!(((typeof data22 == "number") && (!(data22 % 1) && !isNaN(data22))) && (isFinite(data22)))){
-const err59 = {instancePath:instancePath+"/maxSessions",schemaPath:"#/properties/maxSessions/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data21 < 0 || isNaN(data21)){
+const err59 = {instancePath:instancePath+"/shutdownDrainMs",schemaPath:"#/properties/shutdownDrainMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err59];
 }
@@ -1694,9 +1690,12 @@ vErrors.push(err59);
 }
 errors++;
 }
-if((typeof data22 == "number") && (isFinite(data22))){
-if(data22 < 1 || isNaN(data22)){
-const err60 = {instancePath:instancePath+"/maxSessions",schemaPath:"#/properties/maxSessions/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+}
+if(data.sessionIdleMs !== undefined){
+let data22 = data.sessionIdleMs;
+if(!(((typeof data22 == "number") && (!(data22 % 1) && !isNaN(data22))) && (isFinite(data22)))){
+const err60 = {instancePath:instancePath+"/sessionIdleMs",schemaPath:"#/properties/sessionIdleMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -1705,12 +1704,9 @@ vErrors.push(err60);
 }
 errors++;
 }
-}
-}
-if(data.sseHeartbeatMs !== undefined){
-let data23 = data.sseHeartbeatMs;
-if(!(((typeof data23 == "number") && (!(data23 % 1) && !isNaN(data23))) && (isFinite(data23)))){
-const err61 = {instancePath:instancePath+"/sseHeartbeatMs",schemaPath:"#/properties/sseHeartbeatMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if((typeof data22 == "number") && (isFinite(data22))){
+if(data22 < 1000 || isNaN(data22)){
+const err61 = {instancePath:instancePath+"/sessionIdleMs",schemaPath:"#/properties/sessionIdleMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1000},message:"must be >= 1000"};
 if(vErrors === null){
 vErrors = [err61];
 }
@@ -1719,9 +1715,12 @@ vErrors.push(err61);
 }
 errors++;
 }
-if((typeof data23 == "number") && (isFinite(data23))){
-if(data23 < 10 || isNaN(data23)){
-const err62 = {instancePath:instancePath+"/sseHeartbeatMs",schemaPath:"#/properties/sseHeartbeatMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 10},message:"must be >= 10"};
+}
+}
+if(data.maxSessions !== undefined){
+let data23 = data.maxSessions;
+if(!(((typeof data23 == "number") && (!(data23 % 1) && !isNaN(data23))) && (isFinite(data23)))){
+const err62 = {instancePath:instancePath+"/maxSessions",schemaPath:"#/properties/maxSessions/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err62];
 }
@@ -1730,12 +1729,9 @@ vErrors.push(err62);
 }
 errors++;
 }
-}
-}
-if(data.eventLogSize !== undefined){
-let data24 = data.eventLogSize;
-if(!(((typeof data24 == "number") && (!(data24 % 1) && !isNaN(data24))) && (isFinite(data24)))){
-const err63 = {instancePath:instancePath+"/eventLogSize",schemaPath:"#/properties/eventLogSize/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if((typeof data23 == "number") && (isFinite(data23))){
+if(data23 < 1 || isNaN(data23)){
+const err63 = {instancePath:instancePath+"/maxSessions",schemaPath:"#/properties/maxSessions/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err63];
 }
@@ -1744,9 +1740,12 @@ vErrors.push(err63);
 }
 errors++;
 }
-if((typeof data24 == "number") && (isFinite(data24))){
-if(data24 < 1 || isNaN(data24)){
-const err64 = {instancePath:instancePath+"/eventLogSize",schemaPath:"#/properties/eventLogSize/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+}
+}
+if(data.sseHeartbeatMs !== undefined){
+let data24 = data.sseHeartbeatMs;
+if(!(((typeof data24 == "number") && (!(data24 % 1) && !isNaN(data24))) && (isFinite(data24)))){
+const err64 = {instancePath:instancePath+"/sseHeartbeatMs",schemaPath:"#/properties/sseHeartbeatMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err64];
 }
@@ -1755,11 +1754,9 @@ vErrors.push(err64);
 }
 errors++;
 }
-}
-}
-if(data.streamFinalTask !== undefined){
-if(typeof data.streamFinalTask !== "boolean"){
-const err65 = {instancePath:instancePath+"/streamFinalTask",schemaPath:"#/properties/streamFinalTask/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if((typeof data24 == "number") && (isFinite(data24))){
+if(data24 < 10 || isNaN(data24)){
+const err65 = {instancePath:instancePath+"/sseHeartbeatMs",schemaPath:"#/properties/sseHeartbeatMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 10},message:"must be >= 10"};
 if(vErrors === null){
 vErrors = [err65];
 }
@@ -1769,9 +1766,11 @@ vErrors.push(err65);
 errors++;
 }
 }
-if(data.selfCheck !== undefined){
-if(typeof data.selfCheck !== "boolean"){
-const err66 = {instancePath:instancePath+"/selfCheck",schemaPath:"#/properties/selfCheck/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+}
+if(data.eventLogSize !== undefined){
+let data25 = data.eventLogSize;
+if(!(((typeof data25 == "number") && (!(data25 % 1) && !isNaN(data25))) && (isFinite(data25)))){
+const err66 = {instancePath:instancePath+"/eventLogSize",schemaPath:"#/properties/eventLogSize/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err66];
 }
@@ -1780,11 +1779,9 @@ vErrors.push(err66);
 }
 errors++;
 }
-}
-if(data.logLevel !== undefined){
-let data27 = data.logLevel;
-if(typeof data27 !== "string"){
-const err67 = {instancePath:instancePath+"/logLevel",schemaPath:"#/properties/logLevel/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if((typeof data25 == "number") && (isFinite(data25))){
+if(data25 < 1 || isNaN(data25)){
+const err67 = {instancePath:instancePath+"/eventLogSize",schemaPath:"#/properties/eventLogSize/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err67];
 }
@@ -1793,8 +1790,11 @@ vErrors.push(err67);
 }
 errors++;
 }
-if(!(((((((data27 === "fatal") || (data27 === "error")) || (data27 === "warn")) || (data27 === "info")) || (data27 === "debug")) || (data27 === "trace")) || (data27 === "silent"))){
-const err68 = {instancePath:instancePath+"/logLevel",schemaPath:"#/properties/logLevel/enum",keyword:"enum",params:{allowedValues: schema32.properties.logLevel.enum},message:"must be equal to one of the allowed values"};
+}
+}
+if(data.streamFinalTask !== undefined){
+if(typeof data.streamFinalTask !== "boolean"){
+const err68 = {instancePath:instancePath+"/streamFinalTask",schemaPath:"#/properties/streamFinalTask/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err68];
 }
@@ -1804,11 +1804,9 @@ vErrors.push(err68);
 errors++;
 }
 }
-if(data.provider !== undefined){
-let data28 = data.provider;
-if(data28 && typeof data28 == "object" && !Array.isArray(data28)){
-if(data28.organization === undefined){
-const err69 = {instancePath:instancePath+"/provider",schemaPath:"#/$defs/ProviderConfig/required",keyword:"required",params:{missingProperty: "organization"},message:"must have required property '"+"organization"+"'"};
+if(data.selfCheck !== undefined){
+if(typeof data.selfCheck !== "boolean"){
+const err69 = {instancePath:instancePath+"/selfCheck",schemaPath:"#/properties/selfCheck/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
 if(vErrors === null){
 vErrors = [err69];
 }
@@ -1817,8 +1815,11 @@ vErrors.push(err69);
 }
 errors++;
 }
-if(data28.url === undefined){
-const err70 = {instancePath:instancePath+"/provider",schemaPath:"#/$defs/ProviderConfig/required",keyword:"required",params:{missingProperty: "url"},message:"must have required property '"+"url"+"'"};
+}
+if(data.logLevel !== undefined){
+let data28 = data.logLevel;
+if(typeof data28 !== "string"){
+const err70 = {instancePath:instancePath+"/logLevel",schemaPath:"#/properties/logLevel/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err70];
 }
@@ -1827,9 +1828,8 @@ vErrors.push(err70);
 }
 errors++;
 }
-for(const key3 in data28){
-if(!((key3 === "organization") || (key3 === "url"))){
-const err71 = {instancePath:instancePath+"/provider",schemaPath:"#/$defs/ProviderConfig/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"};
+if(!(((((((data28 === "fatal") || (data28 === "error")) || (data28 === "warn")) || (data28 === "info")) || (data28 === "debug")) || (data28 === "trace")) || (data28 === "silent"))){
+const err71 = {instancePath:instancePath+"/logLevel",schemaPath:"#/properties/logLevel/enum",keyword:"enum",params:{allowedValues: schema32.properties.logLevel.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err71];
 }
@@ -1839,11 +1839,11 @@ vErrors.push(err71);
 errors++;
 }
 }
-if(data28.organization !== undefined){
-let data29 = data28.organization;
-if(typeof data29 === "string"){
-if(func2(data29) < 1){
-const err72 = {instancePath:instancePath+"/provider/organization",schemaPath:"#/$defs/ProviderConfig/properties/organization/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(data.provider !== undefined){
+let data29 = data.provider;
+if(data29 && typeof data29 == "object" && !Array.isArray(data29)){
+if(data29.organization === undefined){
+const err72 = {instancePath:instancePath+"/provider",schemaPath:"#/$defs/ProviderConfig/required",keyword:"required",params:{missingProperty: "organization"},message:"must have required property '"+"organization"+"'"};
 if(vErrors === null){
 vErrors = [err72];
 }
@@ -1852,9 +1852,8 @@ vErrors.push(err72);
 }
 errors++;
 }
-}
-else {
-const err73 = {instancePath:instancePath+"/provider/organization",schemaPath:"#/$defs/ProviderConfig/properties/organization/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data29.url === undefined){
+const err73 = {instancePath:instancePath+"/provider",schemaPath:"#/$defs/ProviderConfig/required",keyword:"required",params:{missingProperty: "url"},message:"must have required property '"+"url"+"'"};
 if(vErrors === null){
 vErrors = [err73];
 }
@@ -1863,12 +1862,9 @@ vErrors.push(err73);
 }
 errors++;
 }
-}
-if(data28.url !== undefined){
-let data30 = data28.url;
-if(typeof data30 === "string"){
-if(!(formats0(data30))){
-const err74 = {instancePath:instancePath+"/provider/url",schemaPath:"#/$defs/ProviderConfig/properties/url/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
+for(const key3 in data29){
+if(!((key3 === "organization") || (key3 === "url"))){
+const err74 = {instancePath:instancePath+"/provider",schemaPath:"#/$defs/ProviderConfig/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key3},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err74];
 }
@@ -1878,8 +1874,11 @@ vErrors.push(err74);
 errors++;
 }
 }
-else {
-const err75 = {instancePath:instancePath+"/provider/url",schemaPath:"#/$defs/ProviderConfig/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data29.organization !== undefined){
+let data30 = data29.organization;
+if(typeof data30 === "string"){
+if(func2(data30) < 1){
+const err75 = {instancePath:instancePath+"/provider/organization",schemaPath:"#/$defs/ProviderConfig/properties/organization/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err75];
 }
@@ -1889,14 +1888,50 @@ vErrors.push(err75);
 errors++;
 }
 }
-}
 else {
-const err76 = {instancePath:instancePath+"/provider",schemaPath:"#/$defs/ProviderConfig/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err76 = {instancePath:instancePath+"/provider/organization",schemaPath:"#/$defs/ProviderConfig/properties/organization/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err76];
 }
 else {
 vErrors.push(err76);
+}
+errors++;
+}
+}
+if(data29.url !== undefined){
+let data31 = data29.url;
+if(typeof data31 === "string"){
+if(!(formats0(data31))){
+const err77 = {instancePath:instancePath+"/provider/url",schemaPath:"#/$defs/ProviderConfig/properties/url/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""};
+if(vErrors === null){
+vErrors = [err77];
+}
+else {
+vErrors.push(err77);
+}
+errors++;
+}
+}
+else {
+const err78 = {instancePath:instancePath+"/provider/url",schemaPath:"#/$defs/ProviderConfig/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err78];
+}
+else {
+vErrors.push(err78);
+}
+errors++;
+}
+}
+}
+else {
+const err79 = {instancePath:instancePath+"/provider",schemaPath:"#/$defs/ProviderConfig/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err79];
+}
+else {
+vErrors.push(err79);
 }
 errors++;
 }
@@ -1914,49 +1949,11 @@ errors = vErrors.length;
 }
 }
 if(data.connections !== undefined){
-let data33 = data.connections;
-if(data33 && typeof data33 == "object" && !Array.isArray(data33)){
-for(const key4 in data33){
+let data34 = data.connections;
+if(data34 && typeof data34 == "object" && !Array.isArray(data34)){
+for(const key4 in data34){
 if(!(((((key4 === "max") || (key4 === "perSource")) || (key4 === "headersTimeoutMs")) || (key4 === "requestTimeoutMs")) || (key4 === "bodyIdleTimeoutMs"))){
-const err77 = {instancePath:instancePath+"/connections",schemaPath:"#/$defs/ConnectionSettings/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"};
-if(vErrors === null){
-vErrors = [err77];
-}
-else {
-vErrors.push(err77);
-}
-errors++;
-}
-}
-if(data33.max !== undefined){
-let data34 = data33.max;
-if(!(((typeof data34 == "number") && (!(data34 % 1) && !isNaN(data34))) && (isFinite(data34)))){
-const err78 = {instancePath:instancePath+"/connections/max",schemaPath:"#/$defs/ConnectionSettings/properties/max/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
-if(vErrors === null){
-vErrors = [err78];
-}
-else {
-vErrors.push(err78);
-}
-errors++;
-}
-if((typeof data34 == "number") && (isFinite(data34))){
-if(data34 < 0 || isNaN(data34)){
-const err79 = {instancePath:instancePath+"/connections/max",schemaPath:"#/$defs/ConnectionSettings/properties/max/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
-if(vErrors === null){
-vErrors = [err79];
-}
-else {
-vErrors.push(err79);
-}
-errors++;
-}
-}
-}
-if(data33.perSource !== undefined){
-let data35 = data33.perSource;
-if(!(((typeof data35 == "number") && (!(data35 % 1) && !isNaN(data35))) && (isFinite(data35)))){
-const err80 = {instancePath:instancePath+"/connections/perSource",schemaPath:"#/$defs/ConnectionSettings/properties/perSource/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err80 = {instancePath:instancePath+"/connections",schemaPath:"#/$defs/ConnectionSettings/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key4},message:"must NOT have additional properties"};
 if(vErrors === null){
 vErrors = [err80];
 }
@@ -1965,9 +1962,11 @@ vErrors.push(err80);
 }
 errors++;
 }
-if((typeof data35 == "number") && (isFinite(data35))){
-if(data35 < 0 || isNaN(data35)){
-const err81 = {instancePath:instancePath+"/connections/perSource",schemaPath:"#/$defs/ConnectionSettings/properties/perSource/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+if(data34.max !== undefined){
+let data35 = data34.max;
+if(!(((typeof data35 == "number") && (!(data35 % 1) && !isNaN(data35))) && (isFinite(data35)))){
+const err81 = {instancePath:instancePath+"/connections/max",schemaPath:"#/$defs/ConnectionSettings/properties/max/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err81];
 }
@@ -1976,12 +1975,9 @@ vErrors.push(err81);
 }
 errors++;
 }
-}
-}
-if(data33.headersTimeoutMs !== undefined){
-let data36 = data33.headersTimeoutMs;
-if(!(((typeof data36 == "number") && (!(data36 % 1) && !isNaN(data36))) && (isFinite(data36)))){
-const err82 = {instancePath:instancePath+"/connections/headersTimeoutMs",schemaPath:"#/$defs/ConnectionSettings/properties/headersTimeoutMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if((typeof data35 == "number") && (isFinite(data35))){
+if(data35 < 0 || isNaN(data35)){
+const err82 = {instancePath:instancePath+"/connections/max",schemaPath:"#/$defs/ConnectionSettings/properties/max/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err82];
 }
@@ -1990,9 +1986,12 @@ vErrors.push(err82);
 }
 errors++;
 }
-if((typeof data36 == "number") && (isFinite(data36))){
-if(data36 < 0 || isNaN(data36)){
-const err83 = {instancePath:instancePath+"/connections/headersTimeoutMs",schemaPath:"#/$defs/ConnectionSettings/properties/headersTimeoutMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+}
+if(data34.perSource !== undefined){
+let data36 = data34.perSource;
+if(!(((typeof data36 == "number") && (!(data36 % 1) && !isNaN(data36))) && (isFinite(data36)))){
+const err83 = {instancePath:instancePath+"/connections/perSource",schemaPath:"#/$defs/ConnectionSettings/properties/perSource/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err83];
 }
@@ -2001,12 +2000,9 @@ vErrors.push(err83);
 }
 errors++;
 }
-}
-}
-if(data33.requestTimeoutMs !== undefined){
-let data37 = data33.requestTimeoutMs;
-if(!(((typeof data37 == "number") && (!(data37 % 1) && !isNaN(data37))) && (isFinite(data37)))){
-const err84 = {instancePath:instancePath+"/connections/requestTimeoutMs",schemaPath:"#/$defs/ConnectionSettings/properties/requestTimeoutMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if((typeof data36 == "number") && (isFinite(data36))){
+if(data36 < 0 || isNaN(data36)){
+const err84 = {instancePath:instancePath+"/connections/perSource",schemaPath:"#/$defs/ConnectionSettings/properties/perSource/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err84];
 }
@@ -2015,9 +2011,12 @@ vErrors.push(err84);
 }
 errors++;
 }
-if((typeof data37 == "number") && (isFinite(data37))){
-if(data37 < 0 || isNaN(data37)){
-const err85 = {instancePath:instancePath+"/connections/requestTimeoutMs",schemaPath:"#/$defs/ConnectionSettings/properties/requestTimeoutMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+}
+if(data34.headersTimeoutMs !== undefined){
+let data37 = data34.headersTimeoutMs;
+if(!(((typeof data37 == "number") && (!(data37 % 1) && !isNaN(data37))) && (isFinite(data37)))){
+const err85 = {instancePath:instancePath+"/connections/headersTimeoutMs",schemaPath:"#/$defs/ConnectionSettings/properties/headersTimeoutMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err85];
 }
@@ -2026,12 +2025,9 @@ vErrors.push(err85);
 }
 errors++;
 }
-}
-}
-if(data33.bodyIdleTimeoutMs !== undefined){
-let data38 = data33.bodyIdleTimeoutMs;
-if(!(((typeof data38 == "number") && (!(data38 % 1) && !isNaN(data38))) && (isFinite(data38)))){
-const err86 = {instancePath:instancePath+"/connections/bodyIdleTimeoutMs",schemaPath:"#/$defs/ConnectionSettings/properties/bodyIdleTimeoutMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if((typeof data37 == "number") && (isFinite(data37))){
+if(data37 < 0 || isNaN(data37)){
+const err86 = {instancePath:instancePath+"/connections/headersTimeoutMs",schemaPath:"#/$defs/ConnectionSettings/properties/headersTimeoutMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err86];
 }
@@ -2040,9 +2036,12 @@ vErrors.push(err86);
 }
 errors++;
 }
-if((typeof data38 == "number") && (isFinite(data38))){
-if(data38 < 0 || isNaN(data38)){
-const err87 = {instancePath:instancePath+"/connections/bodyIdleTimeoutMs",schemaPath:"#/$defs/ConnectionSettings/properties/bodyIdleTimeoutMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+}
+if(data34.requestTimeoutMs !== undefined){
+let data38 = data34.requestTimeoutMs;
+if(!(((typeof data38 == "number") && (!(data38 % 1) && !isNaN(data38))) && (isFinite(data38)))){
+const err87 = {instancePath:instancePath+"/connections/requestTimeoutMs",schemaPath:"#/$defs/ConnectionSettings/properties/requestTimeoutMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err87];
 }
@@ -2051,11 +2050,9 @@ vErrors.push(err87);
 }
 errors++;
 }
-}
-}
-}
-else {
-const err88 = {instancePath:instancePath+"/connections",schemaPath:"#/$defs/ConnectionSettings/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if((typeof data38 == "number") && (isFinite(data38))){
+if(data38 < 0 || isNaN(data38)){
+const err88 = {instancePath:instancePath+"/connections/requestTimeoutMs",schemaPath:"#/$defs/ConnectionSettings/properties/requestTimeoutMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err88];
 }
@@ -2066,13 +2063,51 @@ errors++;
 }
 }
 }
-else {
-const err89 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data34.bodyIdleTimeoutMs !== undefined){
+let data39 = data34.bodyIdleTimeoutMs;
+if(!(((typeof data39 == "number") && (!(data39 % 1) && !isNaN(data39))) && (isFinite(data39)))){
+const err89 = {instancePath:instancePath+"/connections/bodyIdleTimeoutMs",schemaPath:"#/$defs/ConnectionSettings/properties/bodyIdleTimeoutMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err89];
 }
 else {
 vErrors.push(err89);
+}
+errors++;
+}
+if((typeof data39 == "number") && (isFinite(data39))){
+if(data39 < 0 || isNaN(data39)){
+const err90 = {instancePath:instancePath+"/connections/bodyIdleTimeoutMs",schemaPath:"#/$defs/ConnectionSettings/properties/bodyIdleTimeoutMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err90];
+}
+else {
+vErrors.push(err90);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err91 = {instancePath:instancePath+"/connections",schemaPath:"#/$defs/ConnectionSettings/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err91];
+}
+else {
+vErrors.push(err91);
+}
+errors++;
+}
+}
+}
+else {
+const err92 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err92];
+}
+else {
+vErrors.push(err92);
 }
 errors++;
 }

@@ -10,6 +10,7 @@ import type { A2AHandler, CallContext, CallResult } from '../server/a2a-handler.
 import type { FrameQueue } from '../server/frame-queue.js';
 import type { InboundAgent, UnavailableAgent } from '../server/hosted-agent.js';
 import type { LogFunction } from '../support/log.js';
+import { sourceKey } from '../support/source-address.js';
 import { baseUrlOf, type BaseUrlOptions } from './base-url.js';
 import { bearerMatches } from './bearer.js';
 import type { EndpointObserver, RequestObservation } from './endpoint-observer.js';
@@ -39,9 +40,13 @@ export interface A2AEndpointOptions extends BaseUrlOptions {
   readonly log: LogFunction;
 }
 
-/** Rate limit first, so token guessing is throttled too; then the bearer token. Throws the refusal. */
+/**
+ * Rate limit first, so token guessing is throttled too; then the bearer token. Throws the refusal.
+ * Behind a trusted proxy the client is the address X-Forwarded-For gives (Koa's ctx.ip, which
+ * reads only the last proxyHops entries), not the proxy's socket, which every client shares.
+ */
 export function admit(ctx: Context, agent: { readonly id: string; readonly tokenDigest?: string }, options: A2AEndpointOptions): void {
-  const wait = options.rateLimiter?.take(ctx.socket.remoteAddress ?? 'unknown') ?? 0;
+  const wait = options.rateLimiter?.take(sourceKey(options.trustProxy ? ctx.ip : ctx.socket.remoteAddress)) ?? 0;
   if (wait > 0) {
     ctx.set('Retry-After', String(wait));
     throw a2aError('RateLimitedError', `too many requests from this address; retry in ${wait} s`);

@@ -14,6 +14,8 @@ import { serveWorkerFeed, WORKER_FEED_SUFFIX } from './worker-feed.js';
 import { trimTrailing } from '../support/trim.js';
 
 export interface HttpAppOptions extends A2AEndpointOptions {
+  /** With trustProxy: how many of our proxies append to X-Forwarded-For (config proxyHops). */
+  readonly proxyHops?: number;
   readonly directory: AgentDirectory;
   readonly cardMaxAgeSeconds: number;
   /** Extra routes (the control API) mounted before the agent endpoints. */
@@ -33,6 +35,8 @@ export interface HttpAppOptions extends A2AEndpointOptions {
 export function createHttpApp(options: HttpAppOptions): Koa {
   const app = new Koa();
   app.proxy = options.trustProxy;
+  // Only the entries our own proxies appended: what a client wrote further left is its word, not theirs.
+  app.maxIpsCount = options.proxyHops ?? 1;
   app.silent = true;
   app.on('error', (error: Error & { code?: string; expose?: boolean }) => {
     // A client that disconnects mid-stream is routine, and exposed 4xx errors were answered.

@@ -17,14 +17,24 @@ export interface BaseUrlOptions {
 
 /** Scheme, host and port the client used to reach us: the base of the URLs in agent cards. */
 export function baseUrlOf(ctx: RequestOrigin, options: BaseUrlOptions): string {
-  if (options.publicUrl) return trimTrailing(options.publicUrl, '/');
+  return originOf(ctx, options).baseUrl;
+}
+
+/**
+ * The base URL, and whether forwarded headers shaped it: a card built from them must not be
+ * cached as public, since a shared cache keys by the URL asked, not by those headers.
+ */
+export function originOf(ctx: RequestOrigin, options: BaseUrlOptions): { readonly baseUrl: string; readonly forwarded: boolean } {
+  if (options.publicUrl) return { baseUrl: trimTrailing(options.publicUrl, '/'), forwarded: false };
   const forwardedProto = options.trustProxy ? first(ctx.get('x-forwarded-proto')) : '';
   const forwardedHost = options.trustProxy ? first(ctx.get('x-forwarded-host')) : '';
   // A forwarded scheme other than http or https is ignored, as an untrusted one is.
-  const proto = /^https?$/i.test(forwardedProto) ? forwardedProto.toLowerCase() : ctx.socket.encrypted === true ? 'https' : 'http';
-  const host = forwardedHost !== '' && isHost(forwardedHost) ? forwardedHost : ctx.get('host');
+  const protoForwarded = /^https?$/i.test(forwardedProto);
+  const hostForwarded = forwardedHost !== '' && isHost(forwardedHost);
+  const proto = protoForwarded ? forwardedProto.toLowerCase() : ctx.socket.encrypted === true ? 'https' : 'http';
+  const host = hostForwarded ? forwardedHost : ctx.get('host');
   const fallback = `${ctx.socket.localAddress?.includes(':') ? `[${ctx.socket.localAddress}]` : (ctx.socket.localAddress ?? '127.0.0.1')}:${ctx.socket.localPort ?? ''}`;
-  return `${proto}://${isHost(host) ? host : fallback}`;
+  return { baseUrl: `${proto}://${isHost(host) ? host : fallback}`, forwarded: protoForwarded || hostForwarded };
 }
 
 function first(header: string): string {

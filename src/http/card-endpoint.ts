@@ -6,7 +6,7 @@ import type { AgentCard } from '../../generated/a2a/1.0/types.js';
 import { dualStackCard, servesVersion03 } from '../protocol/v03/agent-cards.js';
 import type { VersionPolicy } from '../protocol/versions.js';
 import type { InboundAgent } from '../server/hosted-agent.js';
-import { baseUrlOf, type BaseUrlOptions } from './base-url.js';
+import { originOf, type BaseUrlOptions } from './base-url.js';
 
 export interface CardEndpointOptions extends BaseUrlOptions {
   readonly maxAgeSeconds: number;
@@ -27,11 +27,13 @@ export interface CardEndpointOptions extends BaseUrlOptions {
  */
 export function serveCard(ctx: Context, agent: InboundAgent, options: CardEndpointOptions): void {
   const query = ctx.querystring === '' ? undefined : ctx.query[VERSION_QUERY_PARAMETER];
+  const origin = originOf(ctx, options);
   const answer = cardAnswer(
     {
       version: ctx.get(HEADERS.version) || (Array.isArray(query) ? query[0] : query) || '',
       ifNoneMatch: ctx.get('if-none-match'),
-      baseUrl: baseUrlOf(ctx, options),
+      baseUrl: origin.baseUrl,
+      forwarded: origin.forwarded,
     },
     agent,
     options,
@@ -48,6 +50,8 @@ export interface CardAsk {
   /** The If-None-Match header, '' when absent. */
   readonly ifNoneMatch: string;
   readonly baseUrl: string;
+  /** Forwarded headers (trustProxy) shaped the base URL: the answer is private to the client that asked. */
+  readonly forwarded: boolean;
 }
 
 export interface CardAnswer {
@@ -63,17 +67,31 @@ export function cardAnswer(ask: CardAsk, agent: InboundAgent, options: CardEndpo
   // Built once per rendered card: a card request is answered without building anything.
   if (card.answers?.maxAgeSeconds !== options.maxAgeSeconds) card.answers = answersOf(card, options.maxAgeSeconds);
   const { etag } = card;
-  if (ask.ifNoneMatch !== '' && ask.ifNoneMatch.split(',').some((tag) => tag.trim() === etag)) return card.answers.notModified;
-  return card.answers.ok;
+  const answers = ask.forwarded ? card.answers.forwarded : card.answers.direct;
+  if (ask.ifNoneMatch !== '' && ask.ifNoneMatch.split(',').some((tag) => tag.trim() === etag)) return answers.notModified;
+  return answers.ok;
 }
 
 function answersOf({ body, etag }: RenderedCard, maxAgeSeconds: number): NonNullable<RenderedCard['answers']> {
-  const caching = { ETag: etag, 'Cache-Control': `public, max-age=${maxAgeSeconds}`, Vary: VARY };
+  const answers = (cacheControl: string, vary: string): CardAnswers => {
+    const caching = { ETag: etag, 'Cache-Control': cacheControl, Vary: vary };
+    return {
+      ok: { status: 200, headers: { ...caching, 'Content-Type': JSON_UTF8, 'Content-Length': String(Buffer.byteLength(body)) }, body },
+      notModified: { status: 304, headers: caching },
+    };
+  };
   return {
     maxAgeSeconds,
-    ok: { status: 200, headers: { ...caching, 'Content-Type': JSON_UTF8, 'Content-Length': String(Buffer.byteLength(body)) }, body },
-    notModified: { status: 304, headers: caching },
+    direct: answers(`public, max-age=${maxAgeSeconds}`, VARY),
+    // A shared cache would serve this card, which points where the forwarded headers said, to
+    // anyone asking the same URL: only the client (its own cache) may keep it.
+    forwarded: answers(`private, max-age=${maxAgeSeconds}`, `${VARY}, X-Forwarded-Host, X-Forwarded-Proto`),
   };
+}
+
+interface CardAnswers {
+  readonly ok: CardAnswer;
+  readonly notModified: CardAnswer;
 }
 
 const VARY = `Host, ${HEADERS.version}`;
@@ -93,8 +111,8 @@ function cardIn(form: CardForm, card: AgentCard): unknown {
 interface RenderedCard {
   readonly body: string;
   readonly etag: string;
-  /** Its answers for the max-age they were built with. */
-  answers?: { readonly maxAgeSeconds: number; readonly ok: CardAnswer; readonly notModified: CardAnswer };
+  /** Its answers for the max-age they were built with: to a direct request, and to one forwarded headers shaped. */
+  answers?: { readonly maxAgeSeconds: number; readonly direct: CardAnswers; readonly forwarded: CardAnswers };
 }
 
 /** Base URLs remembered per agent; Host comes from the client, so the cache must not grow with it. */

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { HEADERS, WELL_KNOWN_AGENT_CARD_PATH } from '../../generated/a2a/1.0/protocol.js';
 import { CARD_PATH_SUFFIX } from '../protocol/card-location.js';
 import type { AgentDirectory } from '../server/hosted-agent.js';
-import { baseUrlOf, type RequestOrigin } from './base-url.js';
+import { originOf, type RequestOrigin } from './base-url.js';
 import { cardAnswer, type CardAnswer, type CardEndpointOptions } from './card-endpoint.js';
 
 export interface CardFastPathOptions extends Omit<CardEndpointOptions, 'maxAgeSeconds'> {
@@ -34,11 +34,13 @@ export function cardFastPath(options: CardFastPathOptions): (request: IncomingMe
     const origin: RequestOrigin = { get: (name) => headerOf(request, name), socket: request.socket };
     let answer: CardAnswer;
     try {
+      const { baseUrl, forwarded } = originOf(origin, options);
       answer = cardAnswer(
         {
           version: headerOf(request, HEADERS.version),
           ifNoneMatch: headerOf(request, 'if-none-match'),
-          baseUrl: baseUrlOf(origin, options),
+          baseUrl,
+          forwarded,
         },
         agent,
         endpoint,

@@ -4,6 +4,7 @@ import { MEDIA_TYPES } from '../../generated/a2a/1.0/protocol.js';
 import { DEFAULTS } from '../../generated/hub/defaults.js';
 import type { ConnectionSettings } from '../../generated/hub/types.js';
 import { a2aError, type A2AError } from '../protocol/a2a-error.js';
+import { sourceKey } from '../support/source-address.js';
 
 export type ConnectionLimits = Required<ConnectionSettings>;
 
@@ -70,7 +71,7 @@ export class ConnectionGate {
   }
 
   #admit(socket: Socket): void {
-    const source = socket.remoteAddress ?? 'unknown';
+    const source = sourceKey(socket.remoteAddress);
     const fromSource = this.#bySource.get(source) ?? 0;
     const { max, perSource } = this.#limits;
     if (max !== 0 && this.#open >= max) return this.#refuse(socket, overloaded(max));

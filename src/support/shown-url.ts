@@ -13,3 +13,40 @@ export function shownUrl(url: string): string {
     return 'a URL that cannot be parsed';
   }
 }
+
+/** Words that make a query parameter's name a credential's: `api-key`, `access_token`, `sig`, `client_secret`. */
+const CREDENTIAL_WORDS: ReadonlySet<string> = new Set([
+  'key',
+  'apikey',
+  'token',
+  'secret',
+  'password',
+  'passwd',
+  'pwd',
+  'sig',
+  'signature',
+  'credential',
+  'credentials',
+  'auth',
+  'authorization',
+]);
+
+/**
+ * The query parameters of `url` that look like credentials (a name with one of the words above
+ * between its `-`, `_` or `.`), with their values; none for a URL that cannot be parsed.
+ * `https://x/v1?api-version=1&api-key=k` → `[['api-key', 'k']]`.
+ */
+export function credentialParameters(url: string): [name: string, value: string][] {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return [];
+  }
+  return [...parsed.searchParams.entries()].filter(([name]) =>
+    name
+      .toLowerCase()
+      .split(/[-_.]/)
+      .some((word) => CREDENTIAL_WORDS.has(word)),
+  );
+}

@@ -473,6 +473,39 @@ describe('the standard preset: failures say what happened, never the key', () =>
     }
   });
 
+  it('a model URL with a credential in its query is refused when saved, without repeating it; other query members are kept', async () => {
+    const refused = await fails(hub.url, {
+      action: 'inbound.create',
+      name: 'keyed',
+      description: 'd',
+      version: '1',
+      preset: 'standard',
+      model: { baseURL: `${model.baseURL}?api-version=1&api-key=QUERY-SECRET-1`, model: 'test-model' },
+    });
+    expect(refused.text).toMatch(/model\.baseURL carries a credential in its query \(api-key\).*model\.apiKeyEnv/);
+    expect(refused.text).not.toContain('QUERY-SECRET-1');
+    const versioned = await createStandard('versioned', { model: { baseURL: `${model.baseURL}?api-version=1` } });
+    expect(versioned).toMatch(/\/a2a\//);
+  });
+
+  it('a model URL stored with a credential in its query (before they were refused) never shows it in a failure', async () => {
+    const { ChatModel, ModelError } = await import('../../src/executors/standard/chat-model.js');
+    const down = new ChatModel(
+      { baseURL: `http://127.0.0.1:${await closedPort()}/v1?api-version=1&access_token=QUERY-SECRET-2`, model: 'm', maxRetries: 0 },
+      { env: {} },
+    );
+    const failure = await down
+      .complete({ messages: [{ role: 'user', content: 'hi' }] }, () => undefined, new AbortController().signal)
+      .then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+    expect(failure).toBeInstanceOf(ModelError);
+    expect(String(failure)).toMatch(/could not be reached/);
+    expect(String(failure)).not.toContain('QUERY-SECRET-2');
+    expect(String(failure)).not.toContain('access_token');
+  });
+
   it('an instance of the standard preset needs a model', async () => {
     const refused = await fails(hub.url, { action: 'inbound.create', name: 'nomodel', description: 'd', version: '1', preset: 'standard' });
     expect(refused.text).toMatch(/standard preset needs model/);

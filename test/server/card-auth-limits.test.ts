@@ -194,6 +194,22 @@ describe('agent cards', () => {
     }
   });
 
+  it('a card forwarded headers shaped is private to its client and varies on them; any other card is public', async () => {
+    const forwarded = { Host: 'agents.example.test:8443', 'X-Forwarded-Host': 'proxy.example.test' };
+    for (const path of ['/.well-known/agent-card.json', '/a2a/default/agent-card.json', '/a2a/default/agent-card.json?via=koa']) {
+      const shaped = await nodeRequest(`${proxied.url}${path}`, { headers: forwarded });
+      expect(shaped.headers.get('cache-control')).toBe('private, max-age=300');
+      expect(shaped.headers.get('vary')).toMatch(/X-Forwarded-Host, X-Forwarded-Proto/);
+      const direct = await nodeRequest(`${proxied.url}${path}`, { headers: { Host: 'agents.example.test:8443' } });
+      expect(direct.headers.get('cache-control')).toBe('public, max-age=300');
+      // Without trustProxy the headers shape nothing: the card is the one everybody gets.
+      const ignored = await nodeRequest(`${hub.url}${path}`, { headers: forwarded });
+      expect(ignored.headers.get('cache-control')).toBe('public, max-age=300');
+      const fixed = await nodeRequest(`${published.url}${path}`, { headers: forwarded });
+      expect(fixed.headers.get('cache-control')).toBe('public, max-age=300');
+    }
+  });
+
   it('publicUrl overrides Host and X-Forwarded-*', async () => {
     for (const path of ['/.well-known/agent-card.json', '/a2a/default/agent-card.json']) {
       const response = await nodeRequest(`${published.url}${path}`, {
@@ -467,6 +483,38 @@ describe('rate limiting', () => {
     expect(hub.rateLimiter?.rejections).toBeGreaterThanOrEqual(1);
   });
 
+  it('behind a trusted proxy, each client has its own bucket, and what a client writes into X-Forwarded-For does not make it another', async () => {
+    const proxied = await startTestHub({ trustProxy: true, rateLimit: { perSecond: 0.001, burst: 2 } });
+    const direct = await startTestHub({ rateLimit: { perSecond: 0.001, burst: 2 } });
+    try {
+      const from = (url: string, forwardedFor: string) => post(url, LIST_TASKS, { ...JSON_HEADERS, 'X-Forwarded-For': forwardedFor });
+      expect((await from(proxied.endpoint, '198.51.100.7')).status).toBe(200);
+      // The client's own entry, left of what the proxy appended, is not who it is.
+      expect((await from(proxied.endpoint, '203.0.113.1, 198.51.100.7')).status).toBe(200);
+      expectJsonRpcError(await from(proxied.endpoint, '203.0.113.2, 198.51.100.7'), 'RateLimitedError', { httpStatus: 429, id: null });
+      // Another client behind the same proxy (the same socket address) has a bucket of its own.
+      expect((await from(proxied.endpoint, '198.51.100.8')).status).toBe(200);
+      // Without trustProxy the header is anybody's to write: every request is the socket's.
+      expect((await from(direct.endpoint, '198.51.100.7')).status).toBe(200);
+      expect((await from(direct.endpoint, '198.51.100.8')).status).toBe(200);
+      expectJsonRpcError(await from(direct.endpoint, '198.51.100.9'), 'RateLimitedError', { httpStatus: 429, id: null });
+    } finally {
+      await Promise.all([proxied.dispose(), direct.dispose()]);
+    }
+  });
+
+  it('with proxyHops 2, the client is the address the outer of two proxies saw', async () => {
+    const proxied = await startTestHub({ trustProxy: true, proxyHops: 2, rateLimit: { perSecond: 0.001, burst: 1 } });
+    try {
+      const from = (forwardedFor: string) => post(proxied.endpoint, LIST_TASKS, { ...JSON_HEADERS, 'X-Forwarded-For': forwardedFor });
+      expect((await from('198.51.100.7, 10.0.0.2')).status).toBe(200);
+      expectJsonRpcError(await from('192.0.2.1, 198.51.100.7, 10.0.0.3'), 'RateLimitedError', { httpStatus: 429, id: null });
+      expect((await from('198.51.100.8, 10.0.0.2')).status).toBe(200);
+    } finally {
+      await proxied.dispose();
+    }
+  });
+
   it('the card is not rate limited', async () => {
     // A hub of its own whose one-request bucket hardly refills, drained here: the test holds
     // whichever tests run before it, or none.
@@ -530,6 +578,14 @@ describe('RateLimiter', () => {
     expect(rate.take('10.0.0.1')).toBe(0);
     expect(rate.take('10.0.0.1')).toBe(1);
     expect(rate.take('10.0.0.2')).toBe(0);
+  });
+
+  it('never holds more buckets than its cap, however many sources are busy at once', () => {
+    const { limiter: rate } = limiter({ perSecond: 1, burst: 1 });
+    for (let index = 0; index < 100_050; index += 1) rate.take(`source-${index}`);
+    expect(rate.size).toBeLessThanOrEqual(100_000);
+    // The newest sources are kept: a busy one is not forgotten for a flood of others that came before it.
+    expect(rate.take('source-100049')).toBe(1);
   });
 
   it('rejected requests do not use up tokens', () => {

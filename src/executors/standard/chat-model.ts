@@ -1,3 +1,4 @@
+import { credentialParameters, shownUrl } from '../../support/shown-url.js';
 import { randomUUID } from 'node:crypto';
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import type { ChatCompletionFunctionTool, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
@@ -110,7 +111,7 @@ export class ChatModel {
     if (signal.aborted) throw signal.reason;
     if (deadline.aborted) throw this.#explain(undefined, true, timeoutMs, key);
     if (finishReason === null && text === '' && calls.size === 0)
-      throw new ModelError(`the model endpoint ${options.baseURL} ended its answer without saying anything`);
+      throw new ModelError(`the model endpoint ${shownUrl(options.baseURL)} ended its answer without saying anything`);
     const toolCalls = [...calls.entries()]
       .sort(([a], [b]) => a - b)
       // A call id must be unique in the conversation (it names the tool-call artifact and its result).
@@ -160,14 +161,17 @@ export class ChatModel {
 
   /** What went wrong, for a status message: the endpoint, the HTTP status or the network cause, no key. */
   #explain(error: unknown, timedOut: boolean, timeoutMs: number, key: string | undefined): Error {
-    const endpoint = `the model endpoint ${this.#options.baseURL}`;
-    const clean = (text: string): string => redactSecret(text, key);
+    // Shown without its query: a stored config from before credentials were refused there may hold one.
+    const endpoint = `the model endpoint ${shownUrl(this.#options.baseURL)}`;
+    const inUrl = credentialParameters(this.#options.baseURL).map(([, value]) => value);
+    const clean = (text: string): string => inUrl.reduce((cleaned, value) => redactSecret(cleaned, value), redactSecret(text, key));
     if (error instanceof ModelError) return error;
     if (timedOut || error instanceof APIConnectionTimeoutError) {
       return new ModelError(`${endpoint} did not finish answering within ${timeoutMs} ms (model.timeoutMs)`);
     }
     const refused = findUrlPolicyError(error);
-    if (refused !== undefined) return new ModelError(`${endpoint} is refused by the outbound destination policy: ${refused.message}`);
+    if (refused !== undefined)
+      return new ModelError(`${endpoint} is refused by the outbound destination policy: ${clean(refused.message)}`);
     if (error instanceof APIError && error.status !== undefined) {
       const said = clean(messageOf(error));
       const hint =

@@ -1,3 +1,4 @@
+import { credentialParameters } from '../../support/shown-url.js';
 import type { ModelOptions } from '../../../generated/control/types.js';
 import { checkUrl, UrlPolicyError, type UrlPolicy } from '../../net/destination-policy.js';
 import { canonicalJson } from '../../support/canonical-json.js';
@@ -65,6 +66,10 @@ export function standardPreset(deps: StandardPresetDeps): Preset {
 function modelProblem(model: ModelOptions | undefined, policy: UrlPolicy | undefined): string | undefined {
   if (model === undefined)
     return 'the standard preset needs model: {"baseURL": "…/v1", "model": "…"}, and apiKeyEnv when the endpoint wants a key';
+  // A key in the URL would be shown wherever the endpoint is: in status messages every caller reads, and in logs.
+  const credentials = credentialParameters(model.baseURL).map(([name]) => name);
+  if (credentials.length > 0)
+    return `model.baseURL carries a credential in its query (${credentials.join(', ')}): put the key in an environment variable and name it in model.apiKeyEnv`;
   try {
     checkUrl(model.baseURL, { ...policy, configuredAt: 'outbound.urlPolicy' });
   } catch (error) {
