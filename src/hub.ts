@@ -36,6 +36,8 @@ import { MemoryTaskStore } from './store/memory-store.js';
 import { folderError, StoreOpenError } from './store/open-errors.js';
 import { SqliteTaskStore } from './store/sqlite-store.js';
 import { StorageHealth } from './store/storage-health.js';
+import { prunes } from './store/retention.js';
+import { RetentionSweeper } from './tasks/retention-sweeper.js';
 import { PostgresTaskStore } from './store/postgres-store.js';
 import { shownUrl } from './support/shown-url.js';
 import type { TaskStore } from './store/task-store.js';
@@ -86,6 +88,8 @@ export interface HubParts {
   readonly push: HubPush;
   /** Whether the task store takes writes now (readiness, metrics). */
   readonly storage: StorageHealth;
+  /** Deletes the terminal tasks instances' retentions no longer keep (docs/server.md, Retention). */
+  readonly retention: RetentionSweeper;
   readonly log: LogFunction;
 }
 
@@ -219,6 +223,13 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
       ReplicaLink.join({ signals, channels, runtime, inbounds, outbounds, log }),
     );
   }
+  const retention = new RetentionSweeper({
+    store,
+    everyMs: config.retentionSweepMs,
+    rules: () =>
+      inbounds.list().flatMap((instance) => (prunes(instance.retention) ? [{ instanceId: instance.id, rule: instance.retention }] : [])),
+    log,
+  });
   const wellKnown = inbounds.wellKnownInstance;
   if (wellKnown !== undefined && inbounds.get(wellKnown) === undefined)
     log('warn', `wellKnownInstance names "${wellKnown}", which is no inbound instance: /.well-known/agent-card.json answers 404`, {
@@ -238,6 +249,7 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
     streams,
     push,
     storage,
+    retention,
     log,
   };
   const peers = new PeerTracker(now);
@@ -326,6 +338,7 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
   // Only now: a connection may point at one of this hub's own instances.
   outbounds.start();
   push.dispatcher.start();
+  retention.start();
   // Once serving. A store replicas share: a replica may die at any time, and its tasks' leases
   // lapse; settle them here too. Its push deliveries wait in the outbox, which this replica's
   // dispatcher is not told of: look at it too.
@@ -369,6 +382,7 @@ export async function startHub(options: HubOptions = {}): Promise<Hub> {
         // so attempts in flight can record how they ended.
         await push.dispatcher.close();
         clearInterval(recovery);
+        await retention.close();
         replicas?.close();
         await store.close();
       })();
@@ -412,6 +426,11 @@ async function withStoreClosedOnError<T>(store: TaskStore, ownStore: boolean, st
     if (ownStore) await store.close();
     throw error;
   }
+}
+
+/** The store the configuration names, opened as a hub opens it (for `a2a-hub db prune`). */
+export function openTaskStore(config: ResolvedHubConfig): Promise<TaskStore> {
+  return openStore(config);
 }
 
 async function openStore(config: ResolvedHubConfig): Promise<TaskStore> {

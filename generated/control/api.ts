@@ -323,6 +323,7 @@ export interface ControlActionTypes {
   'session.close': T.SessionCloseAction;
   'push.retry': T.PushRetryAction;
   'push.delete': T.PushDeleteAction;
+  'task.prune': T.TaskPruneAction;
 }
 
 export type ControlActionName = keyof ControlActionTypes;
@@ -483,6 +484,13 @@ export const CONTROL_ACTIONS: { readonly [A in ControlActionName]: ControlAction
     effect: "Deletes the config with its pending deliveries and remembered attempts. Idempotent: a config that is already gone succeeds and says so. Fails on an unknown task.",
     returns: "taskId, and id: the config id",
     validate: exact.validatePushDeleteAction,
+  },
+  'task.prune': {
+    action: 'task.prune',
+    schema: "TaskPruneAction",
+    effect: "Runs the retention sweep now: deletes the terminal tasks the instance's retention (or every instance's) no longer keeps, with everything that belongs to them, in batches, and says how many. Fails on an unknown id, or an instance without a retention.",
+    returns: "pruned: the number of tasks deleted",
+    validate: exact.validateTaskPruneAction,
   },
 };
 

@@ -25,6 +25,7 @@ export declare const validateToolAllowlist: Validator<T.ToolAllowlist>;
 export declare const validateInstructions: Validator<T.Instructions>;
 export declare const validateMaxToolRounds: Validator<T.MaxToolRounds>;
 export declare const validateExecutionTimeoutMs: Validator<T.ExecutionTimeoutMs>;
+export declare const validateRetention: Validator<T.Retention>;
 export declare const validateSessionOrder: Validator<T.SessionOrder>;
 export declare const validateSkillList: Validator<T.SkillList>;
 export declare const validateInboundCreateAction: Validator<T.InboundCreateAction>;
@@ -48,6 +49,7 @@ export declare const validateSessionCancelAction: Validator<T.SessionCancelActio
 export declare const validateSessionCloseAction: Validator<T.SessionCloseAction>;
 export declare const validatePushRetryAction: Validator<T.PushRetryAction>;
 export declare const validatePushDeleteAction: Validator<T.PushDeleteAction>;
+export declare const validateTaskPruneAction: Validator<T.TaskPruneAction>;
 export declare const validateAgentsFile: Validator<T.AgentsFile>;
 export declare const validateAgentId: Validator<T.AgentId>;
 export declare const validateAgentDeclaration: Validator<T.AgentDeclaration>;
@@ -74,6 +76,7 @@ export declare const validateAgentCardJson: Validator<T.AgentCardJson>;
 export declare const validateTaskJson: Validator<T.TaskJson>;
 export declare const validateSessionView: Validator<T.SessionView>;
 export declare const validateSnapshot: Validator<T.Snapshot>;
+export declare const validateRetentionSummary: Validator<T.RetentionSummary>;
 export declare const validateTaskState: Validator<T.TaskState>;
 export declare const validateDateTime: Validator<T.DateTime>;
 export declare const validateSkillSummary: Validator<T.SkillSummary>;
@@ -112,6 +115,7 @@ export declare const validators: {
   readonly Instructions: Validator<T.Instructions>;
   readonly MaxToolRounds: Validator<T.MaxToolRounds>;
   readonly ExecutionTimeoutMs: Validator<T.ExecutionTimeoutMs>;
+  readonly Retention: Validator<T.Retention>;
   readonly SessionOrder: Validator<T.SessionOrder>;
   readonly SkillList: Validator<T.SkillList>;
   readonly InboundCreateAction: Validator<T.InboundCreateAction>;
@@ -135,6 +139,7 @@ export declare const validators: {
   readonly SessionCloseAction: Validator<T.SessionCloseAction>;
   readonly PushRetryAction: Validator<T.PushRetryAction>;
   readonly PushDeleteAction: Validator<T.PushDeleteAction>;
+  readonly TaskPruneAction: Validator<T.TaskPruneAction>;
   readonly AgentsFile: Validator<T.AgentsFile>;
   readonly AgentId: Validator<T.AgentId>;
   readonly AgentDeclaration: Validator<T.AgentDeclaration>;
@@ -161,6 +166,7 @@ export declare const validators: {
   readonly TaskJson: Validator<T.TaskJson>;
   readonly SessionView: Validator<T.SessionView>;
   readonly Snapshot: Validator<T.Snapshot>;
+  readonly RetentionSummary: Validator<T.RetentionSummary>;
   readonly TaskState: Validator<T.TaskState>;
   readonly DateTime: Validator<T.DateTime>;
   readonly SkillSummary: Validator<T.SkillSummary>;

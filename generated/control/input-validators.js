@@ -5,25 +5,26 @@
 import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 export const validateControlAction = validate21;
-const schema32 = {"title":"ControlAction","description":"Any control action: the union of the 21 action bodies, selected by the `action` tag (ajv `discriminator` option). An unknown or missing tag is rejected with 400 and one violation naming the known actions.","type":"object","discriminator":{"propertyName":"action"},"properties":{"action":{"description":"The action name; each value selects exactly one branch below.","type":"string"}},"required":["action"],"oneOf":[{"$ref":"#/$defs/InboundCreateAction"},{"$ref":"#/$defs/InboundUpdateAction"},{"$ref":"#/$defs/InboundRemoveAction"},{"$ref":"#/$defs/InboundEnableAction"},{"$ref":"#/$defs/InboundDisableAction"},{"$ref":"#/$defs/InboundSetAuthAction"},{"$ref":"#/$defs/InboundSendTestAction"},{"$ref":"#/$defs/InboundCloseAction"},{"$ref":"#/$defs/OutboundCreateAction"},{"$ref":"#/$defs/OutboundUpdateAction"},{"$ref":"#/$defs/OutboundRemoveAction"},{"$ref":"#/$defs/OutboundEnableAction"},{"$ref":"#/$defs/OutboundDisableAction"},{"$ref":"#/$defs/OutboundRefreshAction"},{"$ref":"#/$defs/OutboundSetAuthAction"},{"$ref":"#/$defs/OutboundDiscoverAction"},{"$ref":"#/$defs/TaskCancelAction"},{"$ref":"#/$defs/SessionCancelAction"},{"$ref":"#/$defs/SessionCloseAction"},{"$ref":"#/$defs/PushRetryAction"},{"$ref":"#/$defs/PushDeleteAction"}]};
-const schema67 = {"title":"InboundRemoveAction","description":"inbound.remove: unregisters and deletes an inbound instance.","type":"object","properties":{"action":{"description":"The action tag.","const":"inbound.remove"},"id":{"description":"Inbound instance id.","type":"string","minLength":1}},"required":["action","id"]};
-const schema68 = {"title":"InboundEnableAction","description":"inbound.enable: registers the instance's endpoint and card routes.","type":"object","properties":{"action":{"description":"The action tag.","const":"inbound.enable"},"id":{"description":"Inbound instance id.","type":"string","minLength":1}},"required":["action","id"]};
-const schema69 = {"title":"InboundDisableAction","description":"inbound.disable: unregisters the instance's endpoint and card routes; the instance is kept.","type":"object","properties":{"action":{"description":"The action tag.","const":"inbound.disable"},"id":{"description":"Inbound instance id.","type":"string","minLength":1}},"required":["action","id"]};
-const schema70 = {"title":"InboundSetAuthAction","description":"inbound.setAuth: sets or clears the bearer token the instance's endpoint requires.","type":"object","properties":{"action":{"description":"The action tag.","const":"inbound.setAuth"},"id":{"description":"Inbound instance id.","type":"string","minLength":1},"token":{"description":"The new bearer token; omitted or empty clears it (no Authorization header required). Never echoed back.","type":"string"}},"required":["action","id"]};
-const schema71 = {"title":"InboundSendTestAction","description":"inbound.sendTest: sends a test message to the instance's own executor and waits for the task to settle. Success carries taskId and the final state.","type":"object","properties":{"action":{"description":"The action tag.","const":"inbound.sendTest"},"id":{"description":"Inbound instance id.","type":"string","minLength":1},"text":{"description":"Text of the test message.","type":"string","minLength":1},"contextId":{"description":"Context to continue; omitted starts a new one.","type":"string"},"skill":{"description":"Advertised skill id to select (message metadata.skill); default chat.","type":"string"}},"required":["action","id","text"]};
-const schema72 = {"title":"InboundCloseAction","description":"inbound.close: closes the connection and open streams of one connected peer (snapshot peers[].id). Its tasks keep running.","type":"object","properties":{"action":{"description":"The action tag.","const":"inbound.close"},"id":{"description":"Peer id.","type":"string","minLength":1}},"required":["action","id"]};
-const schema73 = {"title":"OutboundRemoveAction","description":"outbound.remove: disconnects and deletes an outbound connection and its tools.","type":"object","properties":{"action":{"description":"The action tag.","const":"outbound.remove"},"id":{"description":"Outbound connection id.","type":"string","minLength":1}},"required":["action","id"]};
-const schema74 = {"title":"OutboundEnableAction","description":"outbound.enable: enables the connection and connects (fetches the card, registers the tools).","type":"object","properties":{"action":{"description":"The action tag.","const":"outbound.enable"},"id":{"description":"Outbound connection id.","type":"string","minLength":1}},"required":["action","id"]};
-const schema75 = {"title":"OutboundDisableAction","description":"outbound.disable: disconnects and unregisters the connection's tools; the connection is kept (state disabled).","type":"object","properties":{"action":{"description":"The action tag.","const":"outbound.disable"},"id":{"description":"Outbound connection id.","type":"string","minLength":1}},"required":["action","id"]};
-const schema76 = {"title":"OutboundRefreshAction","description":"outbound.refresh: re-fetches the remote card and rebuilds the connection's tools.","type":"object","properties":{"action":{"description":"The action tag.","const":"outbound.refresh"},"id":{"description":"Outbound connection id.","type":"string","minLength":1}},"required":["action","id"]};
-const schema77 = {"title":"OutboundSetAuthAction","description":"outbound.setAuth: sets or clears the bearer token sent to the remote agent.","type":"object","properties":{"action":{"description":"The action tag.","const":"outbound.setAuth"},"id":{"description":"Outbound connection id.","type":"string","minLength":1},"token":{"description":"The new bearer token; omitted or empty clears it. Never echoed back.","type":"string"}},"required":["action","id"]};
-const schema78 = {"title":"OutboundDiscoverAction","description":"outbound.discover: fetches and checks a remote AgentCard without creating a connection. Success carries a DiscoverPreview.","type":"object","properties":{"action":{"description":"The action tag.","const":"outbound.discover"},"agentCardUrl":{"description":"URL of the remote AgentCard.","type":"string","minLength":1,"format":"uri"},"token":{"description":"Bearer token sent with the card request (for an extended or protected card). Not stored.","type":"string"}},"required":["action","agentCardUrl"]};
-const schema79 = {"title":"TaskCancelAction","description":"task.cancel: aborts a task and marks it TASK_STATE_CANCELED.","type":"object","properties":{"action":{"description":"The action tag.","const":"task.cancel"},"id":{"description":"Task id.","type":"string","minLength":1}},"required":["action","id"]};
-const schema80 = {"title":"SessionCancelAction","description":"session.cancel: cancels the active tasks of a context; the session stays open.","type":"object","properties":{"action":{"description":"The action tag.","const":"session.cancel"},"id":{"description":"Context id.","type":"string","minLength":1},"serverId":{"description":"Inbound instance id scoping the cancel; omitted means every instance the context is bound to.","type":"string"}},"required":["action","id"]};
-const schema81 = {"title":"SessionCloseAction","description":"session.close: cancels the context's active tasks and releases its live session handle. A later message with the same contextId starts a new live session.","type":"object","properties":{"action":{"description":"The action tag.","const":"session.close"},"id":{"description":"Context id.","type":"string","minLength":1},"serverId":{"description":"Inbound instance id scoping the close; omitted means every instance the context is bound to.","type":"string"}},"required":["action","id"]};
-const schema82 = {"title":"PushRetryAction","description":"push.retry: makes a task's push config healthy again (state active, no consecutive failures) and makes its pending deliveries due now, then wakes the dispatcher. Also re-enables a config a receiver disabled with 410 Gone; deliveries dropped then are not restored.","type":"object","properties":{"action":{"description":"The action tag.","const":"push.retry"},"taskId":{"description":"Id of the task the config belongs to.","type":"string","minLength":1},"configId":{"description":"Id of the push config (TaskPushNotificationConfig.id).","type":"string","minLength":1}},"required":["action","taskId","configId"]};
-const schema83 = {"title":"PushDeleteAction","description":"push.delete: deletes a task's push config with its pending deliveries and remembered attempts, as DeleteTaskPushNotificationConfig does. Idempotent: a config that is already gone is not an error.","type":"object","properties":{"action":{"description":"The action tag.","const":"push.delete"},"taskId":{"description":"Id of the task the config belongs to.","type":"string","minLength":1},"configId":{"description":"Id of the push config (TaskPushNotificationConfig.id).","type":"string","minLength":1}},"required":["action","taskId","configId"]};
-const schema33 = {"title":"InboundCreateAction","description":"inbound.create: creates an inbound A2A server instance and, unless `enabled` is false, registers its routes. Success carries the new id, <slug-of-name>-<8 hex>.","type":"object","properties":{"action":{"description":"The action tag.","const":"inbound.create"},"name":{"description":"Agent name, published in the AgentCard.","type":"string","minLength":1},"description":{"description":"Agent description, published in the AgentCard.","type":"string","minLength":1},"version":{"description":"Agent version, published in the AgentCard.","type":"string","minLength":1},"endpointPath":{"$ref":"#/$defs/EndpointPath","description":"The instance's base path, its card at <endpointPath>/agent-card.json; default /a2a/<id>."},"jsonRpcPath":{"$ref":"#/$defs/EndpointPath","description":"Where the JSON-RPC binding is POSTed; default: endpointPath (and it follows endpointPath when that moves)."},"restPath":{"$ref":"#/$defs/EndpointPath","description":"The base the HTTP+JSON routes sit below (<restPath>/message:send, <restPath>/<tenant>/tasks); default: endpointPath (and it follows endpointPath when that moves)."},"tenants":{"$ref":"#/$defs/TenantNames","description":"The only tenants the instance accepts; absent or empty: any tenant."},"preset":{"description":"Agent preset id (GET /a2a/api/presets); default: the preset marked isDefault.","type":"string"},"authTokenEnv":{"description":"Name of an environment variable holding the bearer token the endpoint requires. The token itself is never stored in or shown by the control API.","type":"string","minLength":1},"relayTo":{"description":"Id of the outbound connection the relay preset forwards every message to; required with preset relay.","type":"string"},"skills":{"$ref":"#/$defs/SkillList","description":"Skills to advertise instead of the preset's."},"model":{"$ref":"#/$defs/ModelOptions","description":"The model endpoint; required with preset standard."},"instructions":{"$ref":"#/$defs/Instructions","description":"The system prompt of preset standard."},"tools":{"$ref":"#/$defs/ToolAllowlist","description":"The outbound tools preset standard's model may call; absent: every enabled tool."},"maxToolRounds":{"$ref":"#/$defs/MaxToolRounds","description":"Tool-call rounds per turn for preset standard.","default":8},"executionTimeoutMs":{"$ref":"#/$defs/ExecutionTimeoutMs","description":"How long a run of the executor may take.","default":600000},"sessionOrder":{"$ref":"#/$defs/SessionOrder","description":"fifo or concurrent; absent: the preset's default."},"pushNotifications":{"description":"Whether the instance serves push notifications (its card's capabilities.pushNotifications): the four push-config methods and the inline configuration.taskPushNotificationConfig. Off, they answer PushNotificationNotSupportedError.","type":"boolean","default":true},"enabled":{"description":"Whether the instance starts serving at once.","type":"boolean","default":true}},"required":["action","name","description","version"]};
+const schema32 = {"title":"ControlAction","description":"Any control action: the union of the 22 action bodies, selected by the `action` tag (ajv `discriminator` option). An unknown or missing tag is rejected with 400 and one violation naming the known actions.","type":"object","discriminator":{"propertyName":"action"},"properties":{"action":{"description":"The action name; each value selects exactly one branch below.","type":"string"}},"required":["action"],"oneOf":[{"$ref":"#/$defs/InboundCreateAction"},{"$ref":"#/$defs/InboundUpdateAction"},{"$ref":"#/$defs/InboundRemoveAction"},{"$ref":"#/$defs/InboundEnableAction"},{"$ref":"#/$defs/InboundDisableAction"},{"$ref":"#/$defs/InboundSetAuthAction"},{"$ref":"#/$defs/InboundSendTestAction"},{"$ref":"#/$defs/InboundCloseAction"},{"$ref":"#/$defs/OutboundCreateAction"},{"$ref":"#/$defs/OutboundUpdateAction"},{"$ref":"#/$defs/OutboundRemoveAction"},{"$ref":"#/$defs/OutboundEnableAction"},{"$ref":"#/$defs/OutboundDisableAction"},{"$ref":"#/$defs/OutboundRefreshAction"},{"$ref":"#/$defs/OutboundSetAuthAction"},{"$ref":"#/$defs/OutboundDiscoverAction"},{"$ref":"#/$defs/TaskCancelAction"},{"$ref":"#/$defs/SessionCancelAction"},{"$ref":"#/$defs/SessionCloseAction"},{"$ref":"#/$defs/PushRetryAction"},{"$ref":"#/$defs/PushDeleteAction"},{"$ref":"#/$defs/TaskPruneAction"}]};
+const schema69 = {"title":"InboundRemoveAction","description":"inbound.remove: unregisters and deletes an inbound instance.","type":"object","properties":{"action":{"description":"The action tag.","const":"inbound.remove"},"id":{"description":"Inbound instance id.","type":"string","minLength":1}},"required":["action","id"]};
+const schema70 = {"title":"InboundEnableAction","description":"inbound.enable: registers the instance's endpoint and card routes.","type":"object","properties":{"action":{"description":"The action tag.","const":"inbound.enable"},"id":{"description":"Inbound instance id.","type":"string","minLength":1}},"required":["action","id"]};
+const schema71 = {"title":"InboundDisableAction","description":"inbound.disable: unregisters the instance's endpoint and card routes; the instance is kept.","type":"object","properties":{"action":{"description":"The action tag.","const":"inbound.disable"},"id":{"description":"Inbound instance id.","type":"string","minLength":1}},"required":["action","id"]};
+const schema72 = {"title":"InboundSetAuthAction","description":"inbound.setAuth: sets or clears the bearer token the instance's endpoint requires.","type":"object","properties":{"action":{"description":"The action tag.","const":"inbound.setAuth"},"id":{"description":"Inbound instance id.","type":"string","minLength":1},"token":{"description":"The new bearer token; omitted or empty clears it (no Authorization header required). Never echoed back.","type":"string"}},"required":["action","id"]};
+const schema73 = {"title":"InboundSendTestAction","description":"inbound.sendTest: sends a test message to the instance's own executor and waits for the task to settle. Success carries taskId and the final state.","type":"object","properties":{"action":{"description":"The action tag.","const":"inbound.sendTest"},"id":{"description":"Inbound instance id.","type":"string","minLength":1},"text":{"description":"Text of the test message.","type":"string","minLength":1},"contextId":{"description":"Context to continue; omitted starts a new one.","type":"string"},"skill":{"description":"Advertised skill id to select (message metadata.skill); default chat.","type":"string"}},"required":["action","id","text"]};
+const schema74 = {"title":"InboundCloseAction","description":"inbound.close: closes the connection and open streams of one connected peer (snapshot peers[].id). Its tasks keep running.","type":"object","properties":{"action":{"description":"The action tag.","const":"inbound.close"},"id":{"description":"Peer id.","type":"string","minLength":1}},"required":["action","id"]};
+const schema75 = {"title":"OutboundRemoveAction","description":"outbound.remove: disconnects and deletes an outbound connection and its tools.","type":"object","properties":{"action":{"description":"The action tag.","const":"outbound.remove"},"id":{"description":"Outbound connection id.","type":"string","minLength":1}},"required":["action","id"]};
+const schema76 = {"title":"OutboundEnableAction","description":"outbound.enable: enables the connection and connects (fetches the card, registers the tools).","type":"object","properties":{"action":{"description":"The action tag.","const":"outbound.enable"},"id":{"description":"Outbound connection id.","type":"string","minLength":1}},"required":["action","id"]};
+const schema77 = {"title":"OutboundDisableAction","description":"outbound.disable: disconnects and unregisters the connection's tools; the connection is kept (state disabled).","type":"object","properties":{"action":{"description":"The action tag.","const":"outbound.disable"},"id":{"description":"Outbound connection id.","type":"string","minLength":1}},"required":["action","id"]};
+const schema78 = {"title":"OutboundRefreshAction","description":"outbound.refresh: re-fetches the remote card and rebuilds the connection's tools.","type":"object","properties":{"action":{"description":"The action tag.","const":"outbound.refresh"},"id":{"description":"Outbound connection id.","type":"string","minLength":1}},"required":["action","id"]};
+const schema79 = {"title":"OutboundSetAuthAction","description":"outbound.setAuth: sets or clears the bearer token sent to the remote agent.","type":"object","properties":{"action":{"description":"The action tag.","const":"outbound.setAuth"},"id":{"description":"Outbound connection id.","type":"string","minLength":1},"token":{"description":"The new bearer token; omitted or empty clears it. Never echoed back.","type":"string"}},"required":["action","id"]};
+const schema80 = {"title":"OutboundDiscoverAction","description":"outbound.discover: fetches and checks a remote AgentCard without creating a connection. Success carries a DiscoverPreview.","type":"object","properties":{"action":{"description":"The action tag.","const":"outbound.discover"},"agentCardUrl":{"description":"URL of the remote AgentCard.","type":"string","minLength":1,"format":"uri"},"token":{"description":"Bearer token sent with the card request (for an extended or protected card). Not stored.","type":"string"}},"required":["action","agentCardUrl"]};
+const schema81 = {"title":"TaskCancelAction","description":"task.cancel: aborts a task and marks it TASK_STATE_CANCELED.","type":"object","properties":{"action":{"description":"The action tag.","const":"task.cancel"},"id":{"description":"Task id.","type":"string","minLength":1}},"required":["action","id"]};
+const schema82 = {"title":"SessionCancelAction","description":"session.cancel: cancels the active tasks of a context; the session stays open.","type":"object","properties":{"action":{"description":"The action tag.","const":"session.cancel"},"id":{"description":"Context id.","type":"string","minLength":1},"serverId":{"description":"Inbound instance id scoping the cancel; omitted means every instance the context is bound to.","type":"string"}},"required":["action","id"]};
+const schema83 = {"title":"SessionCloseAction","description":"session.close: cancels the context's active tasks and releases its live session handle. A later message with the same contextId starts a new live session.","type":"object","properties":{"action":{"description":"The action tag.","const":"session.close"},"id":{"description":"Context id.","type":"string","minLength":1},"serverId":{"description":"Inbound instance id scoping the close; omitted means every instance the context is bound to.","type":"string"}},"required":["action","id"]};
+const schema84 = {"title":"PushRetryAction","description":"push.retry: makes a task's push config healthy again (state active, no consecutive failures) and makes its pending deliveries due now, then wakes the dispatcher. Also re-enables a config a receiver disabled with 410 Gone; deliveries dropped then are not restored.","type":"object","properties":{"action":{"description":"The action tag.","const":"push.retry"},"taskId":{"description":"Id of the task the config belongs to.","type":"string","minLength":1},"configId":{"description":"Id of the push config (TaskPushNotificationConfig.id).","type":"string","minLength":1}},"required":["action","taskId","configId"]};
+const schema85 = {"title":"PushDeleteAction","description":"push.delete: deletes a task's push config with its pending deliveries and remembered attempts, as DeleteTaskPushNotificationConfig does. Idempotent: a config that is already gone is not an error.","type":"object","properties":{"action":{"description":"The action tag.","const":"push.delete"},"taskId":{"description":"Id of the task the config belongs to.","type":"string","minLength":1},"configId":{"description":"Id of the push config (TaskPushNotificationConfig.id).","type":"string","minLength":1}},"required":["action","taskId","configId"]};
+const schema86 = {"title":"TaskPruneAction","description":"task.prune: runs the retention sweep now, for one instance or every instance that has a retention (the sweeper also runs by itself every minute), and says how many tasks it deleted. With replicas sharing PostgreSQL, a replica whose sweep is running elsewhere deletes nothing and says so.","type":"object","properties":{"action":{"description":"The action tag.","const":"task.prune"},"id":{"description":"The instance whose terminal tasks to prune by its retention; absent: every instance with one.","type":"string","minLength":1}},"required":["action"]};
+const schema33 = {"title":"InboundCreateAction","description":"inbound.create: creates an inbound A2A server instance and, unless `enabled` is false, registers its routes. Success carries the new id, <slug-of-name>-<8 hex>.","type":"object","properties":{"action":{"description":"The action tag.","const":"inbound.create"},"name":{"description":"Agent name, published in the AgentCard.","type":"string","minLength":1},"description":{"description":"Agent description, published in the AgentCard.","type":"string","minLength":1},"version":{"description":"Agent version, published in the AgentCard.","type":"string","minLength":1},"endpointPath":{"$ref":"#/$defs/EndpointPath","description":"The instance's base path, its card at <endpointPath>/agent-card.json; default /a2a/<id>."},"jsonRpcPath":{"$ref":"#/$defs/EndpointPath","description":"Where the JSON-RPC binding is POSTed; default: endpointPath (and it follows endpointPath when that moves)."},"restPath":{"$ref":"#/$defs/EndpointPath","description":"The base the HTTP+JSON routes sit below (<restPath>/message:send, <restPath>/<tenant>/tasks); default: endpointPath (and it follows endpointPath when that moves)."},"tenants":{"$ref":"#/$defs/TenantNames","description":"The only tenants the instance accepts; absent or empty: any tenant."},"preset":{"description":"Agent preset id (GET /a2a/api/presets); default: the preset marked isDefault.","type":"string"},"authTokenEnv":{"description":"Name of an environment variable holding the bearer token the endpoint requires. The token itself is never stored in or shown by the control API.","type":"string","minLength":1},"relayTo":{"description":"Id of the outbound connection the relay preset forwards every message to; required with preset relay.","type":"string"},"skills":{"$ref":"#/$defs/SkillList","description":"Skills to advertise instead of the preset's."},"model":{"$ref":"#/$defs/ModelOptions","description":"The model endpoint; required with preset standard."},"instructions":{"$ref":"#/$defs/Instructions","description":"The system prompt of preset standard."},"tools":{"$ref":"#/$defs/ToolAllowlist","description":"The outbound tools preset standard's model may call; absent: every enabled tool."},"maxToolRounds":{"$ref":"#/$defs/MaxToolRounds","description":"Tool-call rounds per turn for preset standard.","default":8},"executionTimeoutMs":{"$ref":"#/$defs/ExecutionTimeoutMs","description":"How long a run of the executor may take.","default":600000},"sessionOrder":{"$ref":"#/$defs/SessionOrder","description":"fifo or concurrent; absent: the preset's default."},"pushNotifications":{"description":"Whether the instance serves push notifications (its card's capabilities.pushNotifications): the four push-config methods and the inline configuration.taskPushNotificationConfig. Off, they answer PushNotificationNotSupportedError.","type":"boolean","default":true},"retention":{"$ref":"#/$defs/Retention","description":"How long its terminal tasks are kept; absent or empty: all of them."},"enabled":{"description":"Whether the instance starts serving at once.","type":"boolean","default":true}},"required":["action","name","description","version"]};
 const schema34 = {"title":"EndpointPath","description":"Absolute URL path of an inbound instance: its endpointPath (its card is at <endpointPath>/agent-card.json), its jsonRpcPath or its restPath. One or more non-empty segments of unreserved characters, no trailing slash, no `.` or `..` segment, and never /a2a/api or below it (the control API). The clash rules between instances are checked at run time (409, docs/control-api.md).","type":"string","minLength":2,"pattern":"^(?!/a2a/api(?:/|$))(?!.*/\\.\\.?(?:/|$))/(?:[A-Za-z0-9._~-]+/)*[A-Za-z0-9._~-]+$","x-pattern-description":"an absolute path such as /a2a/my-agent: one or more segments of letters, digits, -, _, . and ~ after a /, no trailing /, no . or .. segment, and not /a2a/api or below it"};
 const schema39 = {"title":"SkillList","description":"Skills the instance's card advertises instead of its preset's: A2A 1.0 AgentSkill objects (id, name, description, tags, examples, …), each checked against spec/a2a/1.0 when saved. The first is the default skill unless one has the id chat.","type":"array","items":{"type":"object","additionalProperties":true},"minItems":1};
 const schema42 = {"title":"Instructions","description":"The system prompt of a `standard` instance's model (seed 002's SCENARIO instructions).","type":"string","maxLength":100000};
@@ -31,6 +32,7 @@ const schema43 = {"title":"ToolAllowlist","description":"The outbound tools (a2a
 const schema44 = {"title":"MaxToolRounds","description":"How many rounds of tool calls a `standard` instance's model may make in one turn; after the last, the model is asked once more without tools and must answer.","type":"integer","minimum":0,"maximum":64};
 const schema45 = {"title":"ExecutionTimeoutMs","description":"How long one run of the instance's executor on a task may take, in milliseconds (seed 004's task timeout); a task still running then is canceled and ends FAILED with a status message that says so. 0: no limit. Time a task waits in its session's queue does not count.","type":"integer","minimum":0,"maximum":604800000};
 const schema46 = {"title":"SessionOrder","description":"How messages of one session (instance, tenant and contextId) are processed: fifo runs one task at a time in arrival order, a later one waiting as SUBMITTED until the one before it is settled (completed, failed, canceled, rejected, or waiting for input); concurrent runs them side by side. Absent: the preset's default (fifo for standard, concurrent for echo, relay and worker).","type":"string","enum":["fifo","concurrent"]};
+const schema47 = {"title":"Retention","description":"How long an instance keeps its terminal tasks (completed, failed, canceled, rejected): those whose status is older than maxAgeMs, and those beyond the newest maxTasks, are deleted with everything that belongs to them (messages, artifacts, event log, push configs and attempts, the idempotency records of their messages) by a sweeper in small batches. A task with webhook deliveries still pending is kept until they are done. Tasks that are running or waiting for input are never deleted. Empty: keep everything (the default).","type":"object","properties":{"maxAgeMs":{"description":"Delete a terminal task once its status is older than this (at least a minute; recommended: 2592000000, 30 days).","type":"integer","minimum":60000},"maxTasks":{"description":"Keep at most this many terminal tasks, the newest by status time (recommended: 100000).","type":"integer","minimum":1}}};
 const func1 = require("ajv/dist/runtime/ucs2length").default;
 const pattern4 = new RegExp("^(?!/a2a/api(?:/|$))(?!.*/\\.\\.?(?:/|$))/(?:[A-Za-z0-9._~-]+/)*[A-Za-z0-9._~-]+$", "u");
 const schema37 = {"title":"TenantNames","description":"The tenants an inbound instance accepts, each once. Absent: any tenant, and requests without one.","type":"array","items":{"$ref":"#/$defs/TenantName"},"uniqueItems":true};
@@ -940,9 +942,13 @@ vErrors.push(err42);
 errors++;
 }
 }
-if(data.enabled !== undefined){
-if(typeof data.enabled !== "boolean"){
-const err43 = {instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data.retention !== undefined){
+let data21 = data.retention;
+if(data21 && typeof data21 == "object" && !Array.isArray(data21)){
+if(data21.maxAgeMs !== undefined){
+let data22 = data21.maxAgeMs;
+if(!(((typeof data22 == "number") && (!(data22 % 1) && !isNaN(data22))) && (isFinite(data22)))){
+const err43 = {instancePath:instancePath+"/retention/maxAgeMs",schemaPath:"#/$defs/Retention/properties/maxAgeMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -951,10 +957,9 @@ vErrors.push(err43);
 }
 errors++;
 }
-}
-}
-else {
-const err44 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if((typeof data22 == "number") && (isFinite(data22))){
+if(data22 < 60000 || isNaN(data22)){
+const err44 = {instancePath:instancePath+"/retention/maxAgeMs",schemaPath:"#/$defs/Retention/properties/maxAgeMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 60000},message:"must be >= 60000"};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -963,12 +968,74 @@ vErrors.push(err44);
 }
 errors++;
 }
+}
+}
+if(data21.maxTasks !== undefined){
+let data23 = data21.maxTasks;
+if(!(((typeof data23 == "number") && (!(data23 % 1) && !isNaN(data23))) && (isFinite(data23)))){
+const err45 = {instancePath:instancePath+"/retention/maxTasks",schemaPath:"#/$defs/Retention/properties/maxTasks/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err45];
+}
+else {
+vErrors.push(err45);
+}
+errors++;
+}
+if((typeof data23 == "number") && (isFinite(data23))){
+if(data23 < 1 || isNaN(data23)){
+const err46 = {instancePath:instancePath+"/retention/maxTasks",schemaPath:"#/$defs/Retention/properties/maxTasks/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err46];
+}
+else {
+vErrors.push(err46);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err47 = {instancePath:instancePath+"/retention",schemaPath:"#/$defs/Retention/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err47];
+}
+else {
+vErrors.push(err47);
+}
+errors++;
+}
+}
+if(data.enabled !== undefined){
+if(typeof data.enabled !== "boolean"){
+const err48 = {instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err48];
+}
+else {
+vErrors.push(err48);
+}
+errors++;
+}
+}
+}
+else {
+const err49 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err49];
+}
+else {
+vErrors.push(err49);
+}
+errors++;
+}
 validate22.errors = vErrors;
 return errors === 0;
 }
-validate22.evaluated = {"props":{"action":true,"name":true,"description":true,"version":true,"endpointPath":true,"jsonRpcPath":true,"restPath":true,"tenants":true,"preset":true,"authTokenEnv":true,"relayTo":true,"skills":true,"model":true,"instructions":true,"tools":true,"maxToolRounds":true,"executionTimeoutMs":true,"sessionOrder":true,"pushNotifications":true,"enabled":true},"dynamicProps":false,"dynamicItems":false};
+validate22.evaluated = {"props":{"action":true,"name":true,"description":true,"version":true,"endpointPath":true,"jsonRpcPath":true,"restPath":true,"tenants":true,"preset":true,"authTokenEnv":true,"relayTo":true,"skills":true,"model":true,"instructions":true,"tools":true,"maxToolRounds":true,"executionTimeoutMs":true,"sessionOrder":true,"pushNotifications":true,"retention":true,"enabled":true},"dynamicProps":false,"dynamicItems":false};
 
-const schema47 = {"title":"InboundUpdateAction","description":"inbound.update: changes the given members of an inbound instance; absent members are kept. A changed endpointPath, jsonRpcPath or restPath moves the routes at once.","type":"object","properties":{"action":{"description":"The action tag.","const":"inbound.update"},"id":{"description":"Inbound instance id.","type":"string","minLength":1},"name":{"description":"New agent name.","type":"string","minLength":1},"description":{"description":"New agent description.","type":"string","minLength":1},"version":{"description":"New agent version.","type":"string","minLength":1},"endpointPath":{"$ref":"#/$defs/EndpointPath","description":"New endpoint path."},"jsonRpcPath":{"description":"New JSON-RPC path; the empty string goes back to the default, endpointPath.","anyOf":[{"$ref":"#/$defs/EndpointPath"},{"const":""}]},"restPath":{"description":"New REST base; the empty string goes back to the default, endpointPath.","anyOf":[{"$ref":"#/$defs/EndpointPath"},{"const":""}]},"tenants":{"$ref":"#/$defs/TenantNames","description":"The new list of accepted tenants; an empty list accepts any tenant again."},"preset":{"description":"New agent preset id.","type":"string"},"authTokenEnv":{"description":"New name of the environment variable holding the bearer token; the empty string stops reading the token from the environment.","type":"string"},"relayTo":{"description":"New outbound connection id for the relay preset; the empty string clears it.","type":"string"},"skills":{"description":"New skills to advertise; an empty list goes back to the preset's.","anyOf":[{"$ref":"#/$defs/SkillList"},{"type":"array","maxItems":0}]},"model":{"$ref":"#/$defs/ModelOptions","description":"New model endpoint (replaces the whole object)."},"instructions":{"$ref":"#/$defs/Instructions","description":"New system prompt; the empty string clears it."},"tools":{"$ref":"#/$defs/ToolAllowlist","description":"New tool allowlist (an empty list allows no tool)."},"maxToolRounds":{"$ref":"#/$defs/MaxToolRounds","description":"New tool-call rounds per turn."},"executionTimeoutMs":{"$ref":"#/$defs/ExecutionTimeoutMs","description":"New execution timeout; 0: none."},"sessionOrder":{"description":"New session order; the empty string goes back to the preset's default.","anyOf":[{"$ref":"#/$defs/SessionOrder"},{"const":""}]},"pushNotifications":{"description":"Turns push notifications on or off for the instance (its card's capabilities.pushNotifications); configs already stored are kept.","type":"boolean"}},"required":["action","id"]};
+const schema48 = {"title":"InboundUpdateAction","description":"inbound.update: changes the given members of an inbound instance; absent members are kept. A changed endpointPath, jsonRpcPath or restPath moves the routes at once.","type":"object","properties":{"action":{"description":"The action tag.","const":"inbound.update"},"id":{"description":"Inbound instance id.","type":"string","minLength":1},"name":{"description":"New agent name.","type":"string","minLength":1},"description":{"description":"New agent description.","type":"string","minLength":1},"version":{"description":"New agent version.","type":"string","minLength":1},"endpointPath":{"$ref":"#/$defs/EndpointPath","description":"New endpoint path."},"jsonRpcPath":{"description":"New JSON-RPC path; the empty string goes back to the default, endpointPath.","anyOf":[{"$ref":"#/$defs/EndpointPath"},{"const":""}]},"restPath":{"description":"New REST base; the empty string goes back to the default, endpointPath.","anyOf":[{"$ref":"#/$defs/EndpointPath"},{"const":""}]},"tenants":{"$ref":"#/$defs/TenantNames","description":"The new list of accepted tenants; an empty list accepts any tenant again."},"preset":{"description":"New agent preset id.","type":"string"},"authTokenEnv":{"description":"New name of the environment variable holding the bearer token; the empty string stops reading the token from the environment.","type":"string"},"relayTo":{"description":"New outbound connection id for the relay preset; the empty string clears it.","type":"string"},"skills":{"description":"New skills to advertise; an empty list goes back to the preset's.","anyOf":[{"$ref":"#/$defs/SkillList"},{"type":"array","maxItems":0}]},"model":{"$ref":"#/$defs/ModelOptions","description":"New model endpoint (replaces the whole object)."},"instructions":{"$ref":"#/$defs/Instructions","description":"New system prompt; the empty string clears it."},"tools":{"$ref":"#/$defs/ToolAllowlist","description":"New tool allowlist (an empty list allows no tool)."},"maxToolRounds":{"$ref":"#/$defs/MaxToolRounds","description":"New tool-call rounds per turn."},"executionTimeoutMs":{"$ref":"#/$defs/ExecutionTimeoutMs","description":"New execution timeout; 0: none."},"sessionOrder":{"description":"New session order; the empty string goes back to the preset's default.","anyOf":[{"$ref":"#/$defs/SessionOrder"},{"const":""}]},"pushNotifications":{"description":"Turns push notifications on or off for the instance (its card's capabilities.pushNotifications); configs already stored are kept.","type":"boolean"},"retention":{"$ref":"#/$defs/Retention","description":"New retention (replaces the whole object); an empty object keeps every task again."}},"required":["action","id"]};
 
 function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -1680,9 +1747,13 @@ vErrors.push(err50);
 errors++;
 }
 }
-}
-else {
-const err51 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.retention !== undefined){
+let data22 = data.retention;
+if(data22 && typeof data22 == "object" && !Array.isArray(data22)){
+if(data22.maxAgeMs !== undefined){
+let data23 = data22.maxAgeMs;
+if(!(((typeof data23 == "number") && (!(data23 % 1) && !isNaN(data23))) && (isFinite(data23)))){
+const err51 = {instancePath:instancePath+"/retention/maxAgeMs",schemaPath:"#/$defs/Retention/properties/maxAgeMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -1691,17 +1762,78 @@ vErrors.push(err51);
 }
 errors++;
 }
+if((typeof data23 == "number") && (isFinite(data23))){
+if(data23 < 60000 || isNaN(data23)){
+const err52 = {instancePath:instancePath+"/retention/maxAgeMs",schemaPath:"#/$defs/Retention/properties/maxAgeMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 60000},message:"must be >= 60000"};
+if(vErrors === null){
+vErrors = [err52];
+}
+else {
+vErrors.push(err52);
+}
+errors++;
+}
+}
+}
+if(data22.maxTasks !== undefined){
+let data24 = data22.maxTasks;
+if(!(((typeof data24 == "number") && (!(data24 % 1) && !isNaN(data24))) && (isFinite(data24)))){
+const err53 = {instancePath:instancePath+"/retention/maxTasks",schemaPath:"#/$defs/Retention/properties/maxTasks/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err53];
+}
+else {
+vErrors.push(err53);
+}
+errors++;
+}
+if((typeof data24 == "number") && (isFinite(data24))){
+if(data24 < 1 || isNaN(data24)){
+const err54 = {instancePath:instancePath+"/retention/maxTasks",schemaPath:"#/$defs/Retention/properties/maxTasks/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err54];
+}
+else {
+vErrors.push(err54);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err55 = {instancePath:instancePath+"/retention",schemaPath:"#/$defs/Retention/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err55];
+}
+else {
+vErrors.push(err55);
+}
+errors++;
+}
+}
+}
+else {
+const err56 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err56];
+}
+else {
+vErrors.push(err56);
+}
+errors++;
+}
 validate27.errors = vErrors;
 return errors === 0;
 }
-validate27.evaluated = {"props":{"action":true,"id":true,"name":true,"description":true,"version":true,"endpointPath":true,"jsonRpcPath":true,"restPath":true,"tenants":true,"preset":true,"authTokenEnv":true,"relayTo":true,"skills":true,"model":true,"instructions":true,"tools":true,"maxToolRounds":true,"executionTimeoutMs":true,"sessionOrder":true,"pushNotifications":true},"dynamicProps":false,"dynamicItems":false};
+validate27.evaluated = {"props":{"action":true,"id":true,"name":true,"description":true,"version":true,"endpointPath":true,"jsonRpcPath":true,"restPath":true,"tenants":true,"preset":true,"authTokenEnv":true,"relayTo":true,"skills":true,"model":true,"instructions":true,"tools":true,"maxToolRounds":true,"executionTimeoutMs":true,"sessionOrder":true,"pushNotifications":true,"retention":true},"dynamicProps":false,"dynamicItems":false};
 
-const schema57 = {"title":"OutboundCreateAction","description":"outbound.create: creates a connection to a remote A2A agent and, unless `enabled` is false, fetches its card and exposes its skills as tools. Success carries the new id.","type":"object","properties":{"action":{"description":"The action tag.","const":"outbound.create"},"name":{"description":"Connection name, used in tool names a2a__<name>__<skill>.","type":"string","minLength":1},"agentCardUrl":{"description":"URL of the remote AgentCard.","type":"string","minLength":1,"format":"uri"},"bearerTokenEnv":{"description":"Name of an environment variable holding the bearer token sent to the remote.","type":"string"},"preset":{"description":"Agent preset id recorded for a future local hand-off session.","type":"string"},"enabled":{"description":"Whether to connect at once.","type":"boolean","default":true},"timeoutMs":{"$ref":"#/$defs/TimeoutMs","description":"Per-call timeout.","default":60000},"pollIntervalMs":{"$ref":"#/$defs/PollIntervalMs","description":"Poll interval for a remote that does not stream.","default":1000},"disabledSkills":{"description":"Remote skill ids not exposed as tools.","type":"array","items":{"type":"string"},"uniqueItems":true},"skillOverrides":{"$ref":"#/$defs/SkillOverrides","description":"Per-skill overrides of the exposed tools."},"binding":{"$ref":"#/$defs/OutboundBinding","description":"The binding to speak to the remote; absent: the first interface of its card the client speaks."}},"required":["action","name","agentCardUrl"]};
-const schema58 = {"title":"TimeoutMs","description":"Per-call timeout of an outbound connection in milliseconds, from 100 ms to 10 minutes.","type":"integer","minimum":100,"maximum":600000};
-const schema59 = {"title":"PollIntervalMs","description":"How often a task of a remote agent that does not stream is polled with GetTask, in milliseconds, from 10 ms to 10 minutes (seed 003 poll_interval_ms). The first polls come sooner, from 100 ms doubling while the task is unchanged, never further apart than this.","type":"integer","minimum":10,"maximum":600000};
-const schema62 = {"title":"OutboundBinding","description":"A protocol binding the hub's client speaks: the remote's card must list an interface of it (of A2A 1.0 or 0.3), or the connect fails naming the bindings the card offers.","type":"string","enum":["JSONRPC","HTTP+JSON"]};
-const schema60 = {"title":"SkillOverrides","description":"Map from a remote skill id to its local override.","type":"object","additionalProperties":{"$ref":"#/$defs/SkillOverride"}};
-const schema61 = {"title":"SkillOverride","description":"Local override of one remote skill as it is exposed as a model tool.","type":"object","properties":{"description":{"description":"Replaces the remote skill's description in the tool definition.","type":"string"}},"required":["description"]};
+const schema59 = {"title":"OutboundCreateAction","description":"outbound.create: creates a connection to a remote A2A agent and, unless `enabled` is false, fetches its card and exposes its skills as tools. Success carries the new id.","type":"object","properties":{"action":{"description":"The action tag.","const":"outbound.create"},"name":{"description":"Connection name, used in tool names a2a__<name>__<skill>.","type":"string","minLength":1},"agentCardUrl":{"description":"URL of the remote AgentCard.","type":"string","minLength":1,"format":"uri"},"bearerTokenEnv":{"description":"Name of an environment variable holding the bearer token sent to the remote.","type":"string"},"preset":{"description":"Agent preset id recorded for a future local hand-off session.","type":"string"},"enabled":{"description":"Whether to connect at once.","type":"boolean","default":true},"timeoutMs":{"$ref":"#/$defs/TimeoutMs","description":"Per-call timeout.","default":60000},"pollIntervalMs":{"$ref":"#/$defs/PollIntervalMs","description":"Poll interval for a remote that does not stream.","default":1000},"disabledSkills":{"description":"Remote skill ids not exposed as tools.","type":"array","items":{"type":"string"},"uniqueItems":true},"skillOverrides":{"$ref":"#/$defs/SkillOverrides","description":"Per-skill overrides of the exposed tools."},"binding":{"$ref":"#/$defs/OutboundBinding","description":"The binding to speak to the remote; absent: the first interface of its card the client speaks."}},"required":["action","name","agentCardUrl"]};
+const schema60 = {"title":"TimeoutMs","description":"Per-call timeout of an outbound connection in milliseconds, from 100 ms to 10 minutes.","type":"integer","minimum":100,"maximum":600000};
+const schema61 = {"title":"PollIntervalMs","description":"How often a task of a remote agent that does not stream is polled with GetTask, in milliseconds, from 10 ms to 10 minutes (seed 003 poll_interval_ms). The first polls come sooner, from 100 ms doubling while the task is unchanged, never further apart than this.","type":"integer","minimum":10,"maximum":600000};
+const schema64 = {"title":"OutboundBinding","description":"A protocol binding the hub's client speaks: the remote's card must list an interface of it (of A2A 1.0 or 0.3), or the connect fails naming the bindings the card offers.","type":"string","enum":["JSONRPC","HTTP+JSON"]};
+const schema62 = {"title":"SkillOverrides","description":"Map from a remote skill id to its local override.","type":"object","additionalProperties":{"$ref":"#/$defs/SkillOverride"}};
+const schema63 = {"title":"SkillOverride","description":"Local override of one remote skill as it is exposed as a model tool.","type":"object","properties":{"description":{"description":"Replaces the remote skill's description in the tool definition.","type":"string"}},"required":["description"]};
 
 function validate31(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -2058,7 +2190,7 @@ vErrors.push(err21);
 errors++;
 }
 if(!((data11 === "JSONRPC") || (data11 === "HTTP+JSON"))){
-const err22 = {instancePath:instancePath+"/binding",schemaPath:"#/$defs/OutboundBinding/enum",keyword:"enum",params:{allowedValues: schema62.enum},message:"must be equal to one of the allowed values"};
+const err22 = {instancePath:instancePath+"/binding",schemaPath:"#/$defs/OutboundBinding/enum",keyword:"enum",params:{allowedValues: schema64.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -2084,7 +2216,7 @@ return errors === 0;
 }
 validate30.evaluated = {"props":{"action":true,"name":true,"agentCardUrl":true,"bearerTokenEnv":true,"preset":true,"enabled":true,"timeoutMs":true,"pollIntervalMs":true,"disabledSkills":true,"skillOverrides":true,"binding":true},"dynamicProps":false,"dynamicItems":false};
 
-const schema63 = {"title":"OutboundUpdateAction","description":"outbound.update: changes the given members of an outbound connection; absent members are kept.","type":"object","properties":{"action":{"description":"The action tag.","const":"outbound.update"},"id":{"description":"Outbound connection id.","type":"string","minLength":1},"name":{"description":"New connection name.","type":"string","minLength":1},"preset":{"description":"New agent preset id.","type":"string"},"timeoutMs":{"$ref":"#/$defs/TimeoutMs","description":"New per-call timeout."},"pollIntervalMs":{"$ref":"#/$defs/PollIntervalMs","description":"New poll interval for a remote that does not stream."},"disabledSkills":{"description":"Replaces the list of remote skill ids not exposed as tools.","type":"array","items":{"type":"string"},"uniqueItems":true},"skillOverrides":{"$ref":"#/$defs/SkillOverrides","description":"Replaces the per-skill overrides."},"binding":{"description":"New binding to speak to the remote (it reconnects); the empty string goes back to the card's first.","anyOf":[{"$ref":"#/$defs/OutboundBinding"},{"const":""}]}},"required":["action","id"]};
+const schema65 = {"title":"OutboundUpdateAction","description":"outbound.update: changes the given members of an outbound connection; absent members are kept.","type":"object","properties":{"action":{"description":"The action tag.","const":"outbound.update"},"id":{"description":"Outbound connection id.","type":"string","minLength":1},"name":{"description":"New connection name.","type":"string","minLength":1},"preset":{"description":"New agent preset id.","type":"string"},"timeoutMs":{"$ref":"#/$defs/TimeoutMs","description":"New per-call timeout."},"pollIntervalMs":{"$ref":"#/$defs/PollIntervalMs","description":"New poll interval for a remote that does not stream."},"disabledSkills":{"description":"Replaces the list of remote skill ids not exposed as tools.","type":"array","items":{"type":"string"},"uniqueItems":true},"skillOverrides":{"$ref":"#/$defs/SkillOverrides","description":"Replaces the per-skill overrides."},"binding":{"description":"New binding to speak to the remote (it reconnects); the empty string goes back to the card's first.","anyOf":[{"$ref":"#/$defs/OutboundBinding"},{"const":""}]}},"required":["action","id"]};
 
 function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -2335,7 +2467,7 @@ vErrors.push(err17);
 errors++;
 }
 if(!((data9 === "JSONRPC") || (data9 === "HTTP+JSON"))){
-const err18 = {instancePath:instancePath+"/binding",schemaPath:"#/$defs/OutboundBinding/enum",keyword:"enum",params:{allowedValues: schema62.enum},message:"must be equal to one of the allowed values"};
+const err18 = {instancePath:instancePath+"/binding",schemaPath:"#/$defs/OutboundBinding/enum",keyword:"enum",params:{allowedValues: schema64.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -2458,6 +2590,7 @@ props0.maxToolRounds = true;
 props0.executionTimeoutMs = true;
 props0.sessionOrder = true;
 props0.pushNotifications = true;
+props0.retention = true;
 props0.enabled = true;
 }
 else if(tag0 === "inbound.update"){
@@ -2487,6 +2620,7 @@ props0.maxToolRounds = true;
 props0.executionTimeoutMs = true;
 props0.sessionOrder = true;
 props0.pushNotifications = true;
+props0.retention = true;
 }
 }
 else if(tag0 === "inbound.remove"){
@@ -4028,8 +4162,10 @@ props0.taskId = true;
 props0.configId = true;
 }
 }
-else {
-const err121 = {instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "action", tagValue: tag0},message:"value of tag \"action\" must be in oneOf"};
+else if(tag0 === "task.prune"){
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.action === undefined){
+const err121 = {instancePath,schemaPath:"#/$defs/TaskPruneAction/required",keyword:"required",params:{missingProperty: "action"},message:"must have required property '"+"action"+"'"};
 if(vErrors === null){
 vErrors = [err121];
 }
@@ -4038,9 +4174,9 @@ vErrors.push(err121);
 }
 errors++;
 }
-}
-else {
-const err122 = {instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "tag", tag: "action", tagValue: tag0},message:"tag \"action\" must be string"};
+if(data.action !== undefined){
+if("task.prune" !== data.action){
+const err122 = {instancePath:instancePath+"/action",schemaPath:"#/$defs/TaskPruneAction/properties/action/const",keyword:"const",params:{allowedValue: "task.prune"},message:"must be equal to constant"};
 if(vErrors === null){
 vErrors = [err122];
 }
@@ -4050,13 +4186,77 @@ vErrors.push(err122);
 errors++;
 }
 }
-else {
-const err123 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.id !== undefined){
+let data46 = data.id;
+if(typeof data46 === "string"){
+if(func1(data46) < 1){
+const err123 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/TaskPruneAction/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err123];
 }
 else {
 vErrors.push(err123);
+}
+errors++;
+}
+}
+else {
+const err124 = {instancePath:instancePath+"/id",schemaPath:"#/$defs/TaskPruneAction/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err124];
+}
+else {
+vErrors.push(err124);
+}
+errors++;
+}
+}
+}
+else {
+const err125 = {instancePath,schemaPath:"#/$defs/TaskPruneAction/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err125];
+}
+else {
+vErrors.push(err125);
+}
+errors++;
+}
+if(props0 !== true){
+props0 = props0 || {};
+props0.action = true;
+props0.id = true;
+}
+}
+else {
+const err126 = {instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "mapping", tag: "action", tagValue: tag0},message:"value of tag \"action\" must be in oneOf"};
+if(vErrors === null){
+vErrors = [err126];
+}
+else {
+vErrors.push(err126);
+}
+errors++;
+}
+}
+else {
+const err127 = {instancePath,schemaPath:"#/discriminator",keyword:"discriminator",params:{error: "tag", tag: "action", tagValue: tag0},message:"tag \"action\" must be string"};
+if(vErrors === null){
+vErrors = [err127];
+}
+else {
+vErrors.push(err127);
+}
+errors++;
+}
+}
+else {
+const err128 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err128];
+}
+else {
+vErrors.push(err128);
 }
 errors++;
 }
@@ -4350,7 +4550,7 @@ vErrors.push(err0);
 errors++;
 }
 if(!((data === "JSONRPC") || (data === "HTTP+JSON"))){
-const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema62.enum},message:"must be equal to one of the allowed values"};
+const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema64.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -5020,12 +5220,91 @@ return errors === 0;
 }
 validate52.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-export const validateSessionOrder = validate53;
+export const validateRetention = validate53;
 
 function validate53(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate53.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.maxAgeMs !== undefined){
+let data0 = data.maxAgeMs;
+if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
+const err0 = {instancePath:instancePath+"/maxAgeMs",schemaPath:"#/properties/maxAgeMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if((typeof data0 == "number") && (isFinite(data0))){
+if(data0 < 60000 || isNaN(data0)){
+const err1 = {instancePath:instancePath+"/maxAgeMs",schemaPath:"#/properties/maxAgeMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 60000},message:"must be >= 60000"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+}
+if(data.maxTasks !== undefined){
+let data1 = data.maxTasks;
+if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
+const err2 = {instancePath:instancePath+"/maxTasks",schemaPath:"#/properties/maxTasks/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if((typeof data1 == "number") && (isFinite(data1))){
+if(data1 < 1 || isNaN(data1)){
+const err3 = {instancePath:instancePath+"/maxTasks",schemaPath:"#/properties/maxTasks/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+validate53.errors = vErrors;
+return errors === 0;
+}
+validate53.evaluated = {"props":{"maxAgeMs":true,"maxTasks":true},"dynamicProps":false,"dynamicItems":false};
+
+export const validateSessionOrder = validate54;
+
+function validate54(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate54.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5052,17 +5331,17 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate53.errors = vErrors;
+validate54.errors = vErrors;
 return errors === 0;
 }
-validate53.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate54.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-export const validateSkillList = validate54;
+export const validateSkillList = validate55;
 
-function validate54(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate55(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate54.evaluated;
+const evaluated0 = validate55.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5107,17 +5386,17 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate54.errors = vErrors;
+validate55.errors = vErrors;
 return errors === 0;
 }
-validate54.evaluated = {"items":true,"dynamicProps":false,"dynamicItems":false};
+validate55.evaluated = {"items":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateInboundCreateAction = validate55;
+export const validateInboundCreateAction = validate56;
 
-function validate55(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate56(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate55.evaluated;
+const evaluated0 = validate56.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -5664,9 +5943,13 @@ vErrors.push(err42);
 errors++;
 }
 }
-if(data.enabled !== undefined){
-if(typeof data.enabled !== "boolean"){
-const err43 = {instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data.retention !== undefined){
+let data21 = data.retention;
+if(data21 && typeof data21 == "object" && !Array.isArray(data21)){
+if(data21.maxAgeMs !== undefined){
+let data22 = data21.maxAgeMs;
+if(!(((typeof data22 == "number") && (!(data22 % 1) && !isNaN(data22))) && (isFinite(data22)))){
+const err43 = {instancePath:instancePath+"/retention/maxAgeMs",schemaPath:"#/$defs/Retention/properties/maxAgeMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err43];
 }
@@ -5675,10 +5958,9 @@ vErrors.push(err43);
 }
 errors++;
 }
-}
-}
-else {
-const err44 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if((typeof data22 == "number") && (isFinite(data22))){
+if(data22 < 60000 || isNaN(data22)){
+const err44 = {instancePath:instancePath+"/retention/maxAgeMs",schemaPath:"#/$defs/Retention/properties/maxAgeMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 60000},message:"must be >= 60000"};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -5687,17 +5969,79 @@ vErrors.push(err44);
 }
 errors++;
 }
-validate55.errors = vErrors;
+}
+}
+if(data21.maxTasks !== undefined){
+let data23 = data21.maxTasks;
+if(!(((typeof data23 == "number") && (!(data23 % 1) && !isNaN(data23))) && (isFinite(data23)))){
+const err45 = {instancePath:instancePath+"/retention/maxTasks",schemaPath:"#/$defs/Retention/properties/maxTasks/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err45];
+}
+else {
+vErrors.push(err45);
+}
+errors++;
+}
+if((typeof data23 == "number") && (isFinite(data23))){
+if(data23 < 1 || isNaN(data23)){
+const err46 = {instancePath:instancePath+"/retention/maxTasks",schemaPath:"#/$defs/Retention/properties/maxTasks/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err46];
+}
+else {
+vErrors.push(err46);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err47 = {instancePath:instancePath+"/retention",schemaPath:"#/$defs/Retention/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err47];
+}
+else {
+vErrors.push(err47);
+}
+errors++;
+}
+}
+if(data.enabled !== undefined){
+if(typeof data.enabled !== "boolean"){
+const err48 = {instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err48];
+}
+else {
+vErrors.push(err48);
+}
+errors++;
+}
+}
+}
+else {
+const err49 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err49];
+}
+else {
+vErrors.push(err49);
+}
+errors++;
+}
+validate56.errors = vErrors;
 return errors === 0;
 }
-validate55.evaluated = {"props":{"action":true,"name":true,"description":true,"version":true,"endpointPath":true,"jsonRpcPath":true,"restPath":true,"tenants":true,"preset":true,"authTokenEnv":true,"relayTo":true,"skills":true,"model":true,"instructions":true,"tools":true,"maxToolRounds":true,"executionTimeoutMs":true,"sessionOrder":true,"pushNotifications":true,"enabled":true},"dynamicProps":false,"dynamicItems":false};
+validate56.evaluated = {"props":{"action":true,"name":true,"description":true,"version":true,"endpointPath":true,"jsonRpcPath":true,"restPath":true,"tenants":true,"preset":true,"authTokenEnv":true,"relayTo":true,"skills":true,"model":true,"instructions":true,"tools":true,"maxToolRounds":true,"executionTimeoutMs":true,"sessionOrder":true,"pushNotifications":true,"retention":true,"enabled":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateInboundUpdateAction = validate58;
+export const validateInboundUpdateAction = validate59;
 
-function validate58(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate59(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate58.evaluated;
+const evaluated0 = validate59.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6404,9 +6748,13 @@ vErrors.push(err50);
 errors++;
 }
 }
-}
-else {
-const err51 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.retention !== undefined){
+let data22 = data.retention;
+if(data22 && typeof data22 == "object" && !Array.isArray(data22)){
+if(data22.maxAgeMs !== undefined){
+let data23 = data22.maxAgeMs;
+if(!(((typeof data23 == "number") && (!(data23 % 1) && !isNaN(data23))) && (isFinite(data23)))){
+const err51 = {instancePath:instancePath+"/retention/maxAgeMs",schemaPath:"#/$defs/Retention/properties/maxAgeMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -6415,17 +6763,78 @@ vErrors.push(err51);
 }
 errors++;
 }
-validate58.errors = vErrors;
+if((typeof data23 == "number") && (isFinite(data23))){
+if(data23 < 60000 || isNaN(data23)){
+const err52 = {instancePath:instancePath+"/retention/maxAgeMs",schemaPath:"#/$defs/Retention/properties/maxAgeMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 60000},message:"must be >= 60000"};
+if(vErrors === null){
+vErrors = [err52];
+}
+else {
+vErrors.push(err52);
+}
+errors++;
+}
+}
+}
+if(data22.maxTasks !== undefined){
+let data24 = data22.maxTasks;
+if(!(((typeof data24 == "number") && (!(data24 % 1) && !isNaN(data24))) && (isFinite(data24)))){
+const err53 = {instancePath:instancePath+"/retention/maxTasks",schemaPath:"#/$defs/Retention/properties/maxTasks/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err53];
+}
+else {
+vErrors.push(err53);
+}
+errors++;
+}
+if((typeof data24 == "number") && (isFinite(data24))){
+if(data24 < 1 || isNaN(data24)){
+const err54 = {instancePath:instancePath+"/retention/maxTasks",schemaPath:"#/$defs/Retention/properties/maxTasks/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err54];
+}
+else {
+vErrors.push(err54);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err55 = {instancePath:instancePath+"/retention",schemaPath:"#/$defs/Retention/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err55];
+}
+else {
+vErrors.push(err55);
+}
+errors++;
+}
+}
+}
+else {
+const err56 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err56];
+}
+else {
+vErrors.push(err56);
+}
+errors++;
+}
+validate59.errors = vErrors;
 return errors === 0;
 }
-validate58.evaluated = {"props":{"action":true,"id":true,"name":true,"description":true,"version":true,"endpointPath":true,"jsonRpcPath":true,"restPath":true,"tenants":true,"preset":true,"authTokenEnv":true,"relayTo":true,"skills":true,"model":true,"instructions":true,"tools":true,"maxToolRounds":true,"executionTimeoutMs":true,"sessionOrder":true,"pushNotifications":true},"dynamicProps":false,"dynamicItems":false};
+validate59.evaluated = {"props":{"action":true,"id":true,"name":true,"description":true,"version":true,"endpointPath":true,"jsonRpcPath":true,"restPath":true,"tenants":true,"preset":true,"authTokenEnv":true,"relayTo":true,"skills":true,"model":true,"instructions":true,"tools":true,"maxToolRounds":true,"executionTimeoutMs":true,"sessionOrder":true,"pushNotifications":true,"retention":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateInboundRemoveAction = validate61;
+export const validateInboundRemoveAction = validate62;
 
-function validate61(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate62(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate61.evaluated;
+const evaluated0 = validate62.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6501,17 +6910,17 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate61.errors = vErrors;
+validate62.errors = vErrors;
 return errors === 0;
 }
-validate61.evaluated = {"props":{"action":true,"id":true},"dynamicProps":false,"dynamicItems":false};
+validate62.evaluated = {"props":{"action":true,"id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateInboundEnableAction = validate62;
+export const validateInboundEnableAction = validate63;
 
-function validate62(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate63(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate62.evaluated;
+const evaluated0 = validate63.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6587,17 +6996,17 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate62.errors = vErrors;
+validate63.errors = vErrors;
 return errors === 0;
 }
-validate62.evaluated = {"props":{"action":true,"id":true},"dynamicProps":false,"dynamicItems":false};
+validate63.evaluated = {"props":{"action":true,"id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateInboundDisableAction = validate63;
+export const validateInboundDisableAction = validate64;
 
-function validate63(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate64(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate63.evaluated;
+const evaluated0 = validate64.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6673,17 +7082,17 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate63.errors = vErrors;
+validate64.errors = vErrors;
 return errors === 0;
 }
-validate63.evaluated = {"props":{"action":true,"id":true},"dynamicProps":false,"dynamicItems":false};
+validate64.evaluated = {"props":{"action":true,"id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateInboundSetAuthAction = validate64;
+export const validateInboundSetAuthAction = validate65;
 
-function validate64(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate65(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate64.evaluated;
+const evaluated0 = validate65.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6771,17 +7180,17 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate64.errors = vErrors;
+validate65.errors = vErrors;
 return errors === 0;
 }
-validate64.evaluated = {"props":{"action":true,"id":true,"token":true},"dynamicProps":false,"dynamicItems":false};
+validate65.evaluated = {"props":{"action":true,"id":true,"token":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateInboundSendTestAction = validate65;
+export const validateInboundSendTestAction = validate66;
 
-function validate65(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate66(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate65.evaluated;
+const evaluated0 = validate66.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -6916,17 +7325,17 @@ vErrors.push(err10);
 }
 errors++;
 }
-validate65.errors = vErrors;
+validate66.errors = vErrors;
 return errors === 0;
 }
-validate65.evaluated = {"props":{"action":true,"id":true,"text":true,"contextId":true,"skill":true},"dynamicProps":false,"dynamicItems":false};
+validate66.evaluated = {"props":{"action":true,"id":true,"text":true,"contextId":true,"skill":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateInboundCloseAction = validate66;
+export const validateInboundCloseAction = validate67;
 
-function validate66(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate67(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate66.evaluated;
+const evaluated0 = validate67.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7002,17 +7411,17 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate66.errors = vErrors;
+validate67.errors = vErrors;
 return errors === 0;
 }
-validate66.evaluated = {"props":{"action":true,"id":true},"dynamicProps":false,"dynamicItems":false};
+validate67.evaluated = {"props":{"action":true,"id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateOutboundCreateAction = validate67;
+export const validateOutboundCreateAction = validate68;
 
-function validate67(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate68(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate67.evaluated;
+const evaluated0 = validate68.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7299,7 +7708,7 @@ vErrors.push(err21);
 errors++;
 }
 if(!((data11 === "JSONRPC") || (data11 === "HTTP+JSON"))){
-const err22 = {instancePath:instancePath+"/binding",schemaPath:"#/$defs/OutboundBinding/enum",keyword:"enum",params:{allowedValues: schema62.enum},message:"must be equal to one of the allowed values"};
+const err22 = {instancePath:instancePath+"/binding",schemaPath:"#/$defs/OutboundBinding/enum",keyword:"enum",params:{allowedValues: schema64.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -7320,17 +7729,17 @@ vErrors.push(err23);
 }
 errors++;
 }
-validate67.errors = vErrors;
+validate68.errors = vErrors;
 return errors === 0;
 }
-validate67.evaluated = {"props":{"action":true,"name":true,"agentCardUrl":true,"bearerTokenEnv":true,"preset":true,"enabled":true,"timeoutMs":true,"pollIntervalMs":true,"disabledSkills":true,"skillOverrides":true,"binding":true},"dynamicProps":false,"dynamicItems":false};
+validate68.evaluated = {"props":{"action":true,"name":true,"agentCardUrl":true,"bearerTokenEnv":true,"preset":true,"enabled":true,"timeoutMs":true,"pollIntervalMs":true,"disabledSkills":true,"skillOverrides":true,"binding":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateOutboundUpdateAction = validate69;
+export const validateOutboundUpdateAction = validate70;
 
-function validate69(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate70(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate69.evaluated;
+const evaluated0 = validate70.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7576,7 +7985,7 @@ vErrors.push(err17);
 errors++;
 }
 if(!((data9 === "JSONRPC") || (data9 === "HTTP+JSON"))){
-const err18 = {instancePath:instancePath+"/binding",schemaPath:"#/$defs/OutboundBinding/enum",keyword:"enum",params:{allowedValues: schema62.enum},message:"must be equal to one of the allowed values"};
+const err18 = {instancePath:instancePath+"/binding",schemaPath:"#/$defs/OutboundBinding/enum",keyword:"enum",params:{allowedValues: schema64.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -7633,17 +8042,17 @@ vErrors.push(err21);
 }
 errors++;
 }
-validate69.errors = vErrors;
+validate70.errors = vErrors;
 return errors === 0;
 }
-validate69.evaluated = {"props":{"action":true,"id":true,"name":true,"preset":true,"timeoutMs":true,"pollIntervalMs":true,"disabledSkills":true,"skillOverrides":true,"binding":true},"dynamicProps":false,"dynamicItems":false};
+validate70.evaluated = {"props":{"action":true,"id":true,"name":true,"preset":true,"timeoutMs":true,"pollIntervalMs":true,"disabledSkills":true,"skillOverrides":true,"binding":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateOutboundRemoveAction = validate71;
+export const validateOutboundRemoveAction = validate72;
 
-function validate71(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate72(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate71.evaluated;
+const evaluated0 = validate72.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7719,17 +8128,17 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate71.errors = vErrors;
+validate72.errors = vErrors;
 return errors === 0;
 }
-validate71.evaluated = {"props":{"action":true,"id":true},"dynamicProps":false,"dynamicItems":false};
+validate72.evaluated = {"props":{"action":true,"id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateOutboundEnableAction = validate72;
+export const validateOutboundEnableAction = validate73;
 
-function validate72(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate73(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate72.evaluated;
+const evaluated0 = validate73.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7805,17 +8214,17 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate72.errors = vErrors;
+validate73.errors = vErrors;
 return errors === 0;
 }
-validate72.evaluated = {"props":{"action":true,"id":true},"dynamicProps":false,"dynamicItems":false};
+validate73.evaluated = {"props":{"action":true,"id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateOutboundDisableAction = validate73;
+export const validateOutboundDisableAction = validate74;
 
-function validate73(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate74(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate73.evaluated;
+const evaluated0 = validate74.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7891,17 +8300,17 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate73.errors = vErrors;
+validate74.errors = vErrors;
 return errors === 0;
 }
-validate73.evaluated = {"props":{"action":true,"id":true},"dynamicProps":false,"dynamicItems":false};
+validate74.evaluated = {"props":{"action":true,"id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateOutboundRefreshAction = validate74;
+export const validateOutboundRefreshAction = validate75;
 
-function validate74(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate75(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate74.evaluated;
+const evaluated0 = validate75.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -7977,17 +8386,17 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate74.errors = vErrors;
+validate75.errors = vErrors;
 return errors === 0;
 }
-validate74.evaluated = {"props":{"action":true,"id":true},"dynamicProps":false,"dynamicItems":false};
+validate75.evaluated = {"props":{"action":true,"id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateOutboundSetAuthAction = validate75;
+export const validateOutboundSetAuthAction = validate76;
 
-function validate75(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate76(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate75.evaluated;
+const evaluated0 = validate76.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8075,17 +8484,17 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate75.errors = vErrors;
+validate76.errors = vErrors;
 return errors === 0;
 }
-validate75.evaluated = {"props":{"action":true,"id":true,"token":true},"dynamicProps":false,"dynamicItems":false};
+validate76.evaluated = {"props":{"action":true,"id":true,"token":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateOutboundDiscoverAction = validate76;
+export const validateOutboundDiscoverAction = validate77;
 
-function validate76(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate77(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate76.evaluated;
+const evaluated0 = validate77.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8183,17 +8592,17 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate76.errors = vErrors;
+validate77.errors = vErrors;
 return errors === 0;
 }
-validate76.evaluated = {"props":{"action":true,"agentCardUrl":true,"token":true},"dynamicProps":false,"dynamicItems":false};
+validate77.evaluated = {"props":{"action":true,"agentCardUrl":true,"token":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateTaskCancelAction = validate77;
+export const validateTaskCancelAction = validate78;
 
-function validate77(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate78(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate77.evaluated;
+const evaluated0 = validate78.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8269,17 +8678,17 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate77.errors = vErrors;
+validate78.errors = vErrors;
 return errors === 0;
 }
-validate77.evaluated = {"props":{"action":true,"id":true},"dynamicProps":false,"dynamicItems":false};
+validate78.evaluated = {"props":{"action":true,"id":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateSessionCancelAction = validate78;
+export const validateSessionCancelAction = validate79;
 
-function validate78(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate79(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate78.evaluated;
+const evaluated0 = validate79.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8367,17 +8776,17 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate78.errors = vErrors;
+validate79.errors = vErrors;
 return errors === 0;
 }
-validate78.evaluated = {"props":{"action":true,"id":true,"serverId":true},"dynamicProps":false,"dynamicItems":false};
+validate79.evaluated = {"props":{"action":true,"id":true,"serverId":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateSessionCloseAction = validate79;
+export const validateSessionCloseAction = validate80;
 
-function validate79(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate80(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate79.evaluated;
+const evaluated0 = validate80.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8465,17 +8874,17 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate79.errors = vErrors;
+validate80.errors = vErrors;
 return errors === 0;
 }
-validate79.evaluated = {"props":{"action":true,"id":true,"serverId":true},"dynamicProps":false,"dynamicItems":false};
+validate80.evaluated = {"props":{"action":true,"id":true,"serverId":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validatePushRetryAction = validate80;
+export const validatePushRetryAction = validate81;
 
-function validate80(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate81(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate80.evaluated;
+const evaluated0 = validate81.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8586,17 +8995,17 @@ vErrors.push(err8);
 }
 errors++;
 }
-validate80.errors = vErrors;
+validate81.errors = vErrors;
 return errors === 0;
 }
-validate80.evaluated = {"props":{"action":true,"taskId":true,"configId":true},"dynamicProps":false,"dynamicItems":false};
+validate81.evaluated = {"props":{"action":true,"taskId":true,"configId":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validatePushDeleteAction = validate81;
+export const validatePushDeleteAction = validate82;
 
-function validate81(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate82(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate81.evaluated;
+const evaluated0 = validate82.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -8707,21 +9116,97 @@ vErrors.push(err8);
 }
 errors++;
 }
-validate81.errors = vErrors;
+validate82.errors = vErrors;
 return errors === 0;
 }
-validate81.evaluated = {"props":{"action":true,"taskId":true,"configId":true},"dynamicProps":false,"dynamicItems":false};
+validate82.evaluated = {"props":{"action":true,"taskId":true,"configId":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateAgentsFile = validate82;
-const schema148 = {"title":"AgentsFile","description":"An agents file: the instances it declares, each by a stable id. Declared instances are created or brought in line with their declaration; stored instances the file does not declare are left alone (or disabled, with --agents-exclusive).","type":"object","properties":{"version":{"description":"The version of this format; 1, the only one so far.","const":1},"agents":{"description":"The declared instances, each id once; an empty list declares none.","type":"array","items":{"$ref":"#/$defs/AgentDeclaration"}}},"required":["agents"]};
-const schema149 = {"title":"AgentDeclaration","description":"One declared instance: the members of inbound.create, with its id. The declaration is the whole truth about the instance: a member left out takes its default, so deleting a line (instructions, a restPath) clears what it set.","type":"object","properties":{"id":{"$ref":"#/$defs/AgentId","description":"The instance's id; required in an agents file, and `agent` when a one-agent file (serve --agent) leaves it out."},"name":{"description":"Agent name, published in the AgentCard.","type":"string","minLength":1},"description":{"description":"Agent description, published in the AgentCard.","type":"string","minLength":1},"version":{"description":"Agent version, published in the AgentCard; quote it in YAML (\"1.0\"), where 1.0 alone is a number.","type":"string","minLength":1},"endpointPath":{"$ref":"#/$defs/EndpointPath","description":"The instance's base path, its card at <endpointPath>/agent-card.json; default /a2a/<id>."},"jsonRpcPath":{"$ref":"#/$defs/EndpointPath","description":"Where the JSON-RPC binding is POSTed; default: endpointPath."},"restPath":{"$ref":"#/$defs/EndpointPath","description":"The base the HTTP+JSON routes sit below; default: endpointPath."},"tenants":{"$ref":"#/$defs/TenantNames","description":"The only tenants the instance accepts; absent or empty: any tenant."},"preset":{"description":"Agent preset id (GET /a2a/api/presets: echo, relay, worker, standard, …); default: the preset marked isDefault, echo.","type":"string","minLength":1},"authTokenEnv":{"$ref":"#/$defs/EnvName","description":"Name of the environment variable holding the bearer token the endpoint requires; absent: no token is required. The token itself never appears in the file."},"relayTo":{"description":"Id of the outbound connection the relay preset forwards every message to; required with preset relay.","type":"string","minLength":1},"skills":{"$ref":"#/$defs/SkillList","description":"Skills to advertise instead of the preset's, each an A2A 1.0 AgentSkill."},"model":{"$ref":"#/$defs/ModelOptions","description":"The model endpoint; required with preset standard."},"instructions":{"$ref":"#/$defs/Instructions","description":"The system prompt of preset standard."},"tools":{"$ref":"#/$defs/ToolAllowlist","description":"The outbound tools preset standard's model may call; absent: every enabled tool."},"maxToolRounds":{"$ref":"#/$defs/MaxToolRounds","description":"Tool-call rounds per turn for preset standard; default: inbound.create's."},"executionTimeoutMs":{"$ref":"#/$defs/ExecutionTimeoutMs","description":"How long a run of the executor may take; 0: no limit; default: inbound.create's."},"sessionOrder":{"$ref":"#/$defs/SessionOrder","description":"fifo or concurrent; absent: the preset's default."},"pushNotifications":{"description":"Whether the instance serves push notifications (its card's capabilities.pushNotifications); default: inbound.create's, true.","type":"boolean"},"enabled":{"description":"Whether the instance serves; false keeps it stored with its routes unregistered; default: inbound.create's, true.","type":"boolean"}},"required":["id","name","description","version"]};
-const schema150 = {"title":"AgentId","description":"The id of a declared instance: the key the file is reconciled on (a stored instance with this id is updated, otherwise one is created with it), and the last segment of its default endpointPath /a2a/<id>. The ids inbound.create gives (<slug-of-name>-<8 hex>) have this shape too, so a file can take over an instance created through the control API.","type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$","x-pattern-description":"an id such as reports or data-agent: 1 to 64 letters, digits, - and _, starting with a letter or digit"};
-const pattern25 = new RegExp("^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$", "u");
+export const validateTaskPruneAction = validate83;
 
 function validate83(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate83.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.action === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "action"},message:"must have required property '"+"action"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.action !== undefined){
+if("task.prune" !== data.action){
+const err1 = {instancePath:instancePath+"/action",schemaPath:"#/properties/action/const",keyword:"const",params:{allowedValue: "task.prune"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+if(data.id !== undefined){
+let data1 = data.id;
+if(typeof data1 === "string"){
+if(func1(data1) < 1){
+const err2 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+else {
+const err3 = {instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+else {
+const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+validate83.errors = vErrors;
+return errors === 0;
+}
+validate83.evaluated = {"props":{"action":true,"id":true},"dynamicProps":false,"dynamicItems":false};
+
+export const validateAgentsFile = validate84;
+const schema155 = {"title":"AgentsFile","description":"An agents file: the instances it declares, each by a stable id. Declared instances are created or brought in line with their declaration; stored instances the file does not declare are left alone (or disabled, with --agents-exclusive).","type":"object","properties":{"version":{"description":"The version of this format; 1, the only one so far.","const":1},"agents":{"description":"The declared instances, each id once; an empty list declares none.","type":"array","items":{"$ref":"#/$defs/AgentDeclaration"}}},"required":["agents"]};
+const schema156 = {"title":"AgentDeclaration","description":"One declared instance: the members of inbound.create, with its id. The declaration is the whole truth about the instance: a member left out takes its default, so deleting a line (instructions, a restPath) clears what it set.","type":"object","properties":{"id":{"$ref":"#/$defs/AgentId","description":"The instance's id; required in an agents file, and `agent` when a one-agent file (serve --agent) leaves it out."},"name":{"description":"Agent name, published in the AgentCard.","type":"string","minLength":1},"description":{"description":"Agent description, published in the AgentCard.","type":"string","minLength":1},"version":{"description":"Agent version, published in the AgentCard; quote it in YAML (\"1.0\"), where 1.0 alone is a number.","type":"string","minLength":1},"endpointPath":{"$ref":"#/$defs/EndpointPath","description":"The instance's base path, its card at <endpointPath>/agent-card.json; default /a2a/<id>."},"jsonRpcPath":{"$ref":"#/$defs/EndpointPath","description":"Where the JSON-RPC binding is POSTed; default: endpointPath."},"restPath":{"$ref":"#/$defs/EndpointPath","description":"The base the HTTP+JSON routes sit below; default: endpointPath."},"tenants":{"$ref":"#/$defs/TenantNames","description":"The only tenants the instance accepts; absent or empty: any tenant."},"preset":{"description":"Agent preset id (GET /a2a/api/presets: echo, relay, worker, standard, …); default: the preset marked isDefault, echo.","type":"string","minLength":1},"authTokenEnv":{"$ref":"#/$defs/EnvName","description":"Name of the environment variable holding the bearer token the endpoint requires; absent: no token is required. The token itself never appears in the file."},"relayTo":{"description":"Id of the outbound connection the relay preset forwards every message to; required with preset relay.","type":"string","minLength":1},"skills":{"$ref":"#/$defs/SkillList","description":"Skills to advertise instead of the preset's, each an A2A 1.0 AgentSkill."},"model":{"$ref":"#/$defs/ModelOptions","description":"The model endpoint; required with preset standard."},"instructions":{"$ref":"#/$defs/Instructions","description":"The system prompt of preset standard."},"tools":{"$ref":"#/$defs/ToolAllowlist","description":"The outbound tools preset standard's model may call; absent: every enabled tool."},"maxToolRounds":{"$ref":"#/$defs/MaxToolRounds","description":"Tool-call rounds per turn for preset standard; default: inbound.create's."},"executionTimeoutMs":{"$ref":"#/$defs/ExecutionTimeoutMs","description":"How long a run of the executor may take; 0: no limit; default: inbound.create's."},"sessionOrder":{"$ref":"#/$defs/SessionOrder","description":"fifo or concurrent; absent: the preset's default."},"pushNotifications":{"description":"Whether the instance serves push notifications (its card's capabilities.pushNotifications); default: inbound.create's, true.","type":"boolean"},"retention":{"$ref":"#/$defs/Retention","description":"How long its terminal tasks are kept (maxAgeMs, maxTasks); absent: all of them."},"enabled":{"description":"Whether the instance serves; false keeps it stored with its routes unregistered; default: inbound.create's, true.","type":"boolean"}},"required":["id","name","description","version"]};
+const schema157 = {"title":"AgentId","description":"The id of a declared instance: the key the file is reconciled on (a stored instance with this id is updated, otherwise one is created with it), and the last segment of its default endpointPath /a2a/<id>. The ids inbound.create gives (<slug-of-name>-<8 hex>) have this shape too, so a file can take over an instance created through the control API.","type":"string","pattern":"^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$","x-pattern-description":"an id such as reports or data-agent: 1 to 64 letters, digits, - and _, starting with a letter or digit"};
+const pattern25 = new RegExp("^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$", "u");
+
+function validate85(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate85.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9307,9 +9792,13 @@ vErrors.push(err45);
 errors++;
 }
 }
-if(data.enabled !== undefined){
-if(typeof data.enabled !== "boolean"){
-const err46 = {instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data.retention !== undefined){
+let data21 = data.retention;
+if(data21 && typeof data21 == "object" && !Array.isArray(data21)){
+if(data21.maxAgeMs !== undefined){
+let data22 = data21.maxAgeMs;
+if(!(((typeof data22 == "number") && (!(data22 % 1) && !isNaN(data22))) && (isFinite(data22)))){
+const err46 = {instancePath:instancePath+"/retention/maxAgeMs",schemaPath:"#/$defs/Retention/properties/maxAgeMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -9318,10 +9807,9 @@ vErrors.push(err46);
 }
 errors++;
 }
-}
-}
-else {
-const err47 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if((typeof data22 == "number") && (isFinite(data22))){
+if(data22 < 60000 || isNaN(data22)){
+const err47 = {instancePath:instancePath+"/retention/maxAgeMs",schemaPath:"#/$defs/Retention/properties/maxAgeMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 60000},message:"must be >= 60000"};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -9330,16 +9818,78 @@ vErrors.push(err47);
 }
 errors++;
 }
-validate83.errors = vErrors;
+}
+}
+if(data21.maxTasks !== undefined){
+let data23 = data21.maxTasks;
+if(!(((typeof data23 == "number") && (!(data23 % 1) && !isNaN(data23))) && (isFinite(data23)))){
+const err48 = {instancePath:instancePath+"/retention/maxTasks",schemaPath:"#/$defs/Retention/properties/maxTasks/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err48];
+}
+else {
+vErrors.push(err48);
+}
+errors++;
+}
+if((typeof data23 == "number") && (isFinite(data23))){
+if(data23 < 1 || isNaN(data23)){
+const err49 = {instancePath:instancePath+"/retention/maxTasks",schemaPath:"#/$defs/Retention/properties/maxTasks/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err49];
+}
+else {
+vErrors.push(err49);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err50 = {instancePath:instancePath+"/retention",schemaPath:"#/$defs/Retention/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err50];
+}
+else {
+vErrors.push(err50);
+}
+errors++;
+}
+}
+if(data.enabled !== undefined){
+if(typeof data.enabled !== "boolean"){
+const err51 = {instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err51];
+}
+else {
+vErrors.push(err51);
+}
+errors++;
+}
+}
+}
+else {
+const err52 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err52];
+}
+else {
+vErrors.push(err52);
+}
+errors++;
+}
+validate85.errors = vErrors;
 return errors === 0;
 }
-validate83.evaluated = {"props":{"id":true,"name":true,"description":true,"version":true,"endpointPath":true,"jsonRpcPath":true,"restPath":true,"tenants":true,"preset":true,"authTokenEnv":true,"relayTo":true,"skills":true,"model":true,"instructions":true,"tools":true,"maxToolRounds":true,"executionTimeoutMs":true,"sessionOrder":true,"pushNotifications":true,"enabled":true},"dynamicProps":false,"dynamicItems":false};
+validate85.evaluated = {"props":{"id":true,"name":true,"description":true,"version":true,"endpointPath":true,"jsonRpcPath":true,"restPath":true,"tenants":true,"preset":true,"authTokenEnv":true,"relayTo":true,"skills":true,"model":true,"instructions":true,"tools":true,"maxToolRounds":true,"executionTimeoutMs":true,"sessionOrder":true,"pushNotifications":true,"retention":true,"enabled":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate82(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate84(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate82.evaluated;
+const evaluated0 = validate84.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9374,8 +9924,8 @@ let data1 = data.agents;
 if(Array.isArray(data1)){
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate83(data1[i0], {instancePath:instancePath+"/agents/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate83.errors : vErrors.concat(validate83.errors);
+if(!(validate85(data1[i0], {instancePath:instancePath+"/agents/" + i0,parentData:data1,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate85.errors : vErrors.concat(validate85.errors);
 errors = vErrors.length;
 }
 }
@@ -9402,17 +9952,17 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate82.errors = vErrors;
+validate84.errors = vErrors;
 return errors === 0;
 }
-validate82.evaluated = {"props":{"version":true,"agents":true},"dynamicProps":false,"dynamicItems":false};
+validate84.evaluated = {"props":{"version":true,"agents":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateAgentId = validate87;
+export const validateAgentId = validate89;
 
-function validate87(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate89(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate87.evaluated;
+const evaluated0 = validate89.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -9441,17 +9991,17 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate87.errors = vErrors;
+validate89.errors = vErrors;
 return errors === 0;
 }
-validate87.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate89.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-export const validateAgentDeclaration = validate88;
+export const validateAgentDeclaration = validate90;
 
-function validate88(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate90(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate88.evaluated;
+const evaluated0 = validate90.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10037,9 +10587,13 @@ vErrors.push(err45);
 errors++;
 }
 }
-if(data.enabled !== undefined){
-if(typeof data.enabled !== "boolean"){
-const err46 = {instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(data.retention !== undefined){
+let data21 = data.retention;
+if(data21 && typeof data21 == "object" && !Array.isArray(data21)){
+if(data21.maxAgeMs !== undefined){
+let data22 = data21.maxAgeMs;
+if(!(((typeof data22 == "number") && (!(data22 % 1) && !isNaN(data22))) && (isFinite(data22)))){
+const err46 = {instancePath:instancePath+"/retention/maxAgeMs",schemaPath:"#/$defs/Retention/properties/maxAgeMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -10048,10 +10602,9 @@ vErrors.push(err46);
 }
 errors++;
 }
-}
-}
-else {
-const err47 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if((typeof data22 == "number") && (isFinite(data22))){
+if(data22 < 60000 || isNaN(data22)){
+const err47 = {instancePath:instancePath+"/retention/maxAgeMs",schemaPath:"#/$defs/Retention/properties/maxAgeMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 60000},message:"must be >= 60000"};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -10060,21 +10613,83 @@ vErrors.push(err47);
 }
 errors++;
 }
-validate88.errors = vErrors;
+}
+}
+if(data21.maxTasks !== undefined){
+let data23 = data21.maxTasks;
+if(!(((typeof data23 == "number") && (!(data23 % 1) && !isNaN(data23))) && (isFinite(data23)))){
+const err48 = {instancePath:instancePath+"/retention/maxTasks",schemaPath:"#/$defs/Retention/properties/maxTasks/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err48];
+}
+else {
+vErrors.push(err48);
+}
+errors++;
+}
+if((typeof data23 == "number") && (isFinite(data23))){
+if(data23 < 1 || isNaN(data23)){
+const err49 = {instancePath:instancePath+"/retention/maxTasks",schemaPath:"#/$defs/Retention/properties/maxTasks/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err49];
+}
+else {
+vErrors.push(err49);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err50 = {instancePath:instancePath+"/retention",schemaPath:"#/$defs/Retention/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err50];
+}
+else {
+vErrors.push(err50);
+}
+errors++;
+}
+}
+if(data.enabled !== undefined){
+if(typeof data.enabled !== "boolean"){
+const err51 = {instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"};
+if(vErrors === null){
+vErrors = [err51];
+}
+else {
+vErrors.push(err51);
+}
+errors++;
+}
+}
+}
+else {
+const err52 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err52];
+}
+else {
+vErrors.push(err52);
+}
+errors++;
+}
+validate90.errors = vErrors;
 return errors === 0;
 }
-validate88.evaluated = {"props":{"id":true,"name":true,"description":true,"version":true,"endpointPath":true,"jsonRpcPath":true,"restPath":true,"tenants":true,"preset":true,"authTokenEnv":true,"relayTo":true,"skills":true,"model":true,"instructions":true,"tools":true,"maxToolRounds":true,"executionTimeoutMs":true,"sessionOrder":true,"pushNotifications":true,"enabled":true},"dynamicProps":false,"dynamicItems":false};
+validate90.evaluated = {"props":{"id":true,"name":true,"description":true,"version":true,"endpointPath":true,"jsonRpcPath":true,"restPath":true,"tenants":true,"preset":true,"authTokenEnv":true,"relayTo":true,"skills":true,"model":true,"instructions":true,"tools":true,"maxToolRounds":true,"executionTimeoutMs":true,"sessionOrder":true,"pushNotifications":true,"retention":true,"enabled":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateDataAgentConfig = validate91;
-const schema174 = {"title":"DataAgentConfig","description":"Seed 002's agent YAML (DataAgent's serve-a2a --config), as `a2a-hub serve --agent FILE` reads it: AGENT_CONFIG names the agent, MODEL its model, SCENARIO.chat its instructions; it runs on preset standard. Other sections are DataAgent's and are ignored.","type":"object","properties":{"AGENT_CONFIG":{"$ref":"#/$defs/DataAgentIdentity","description":"The agent's name, version and description (the card's)."},"MODEL":{"description":"The models by a key of the file's choosing (deepseek, gpt, …); the entry whose model_type is chat is used, else the only one.","type":"object","additionalProperties":{"$ref":"#/$defs/DataAgentModel"}},"SCENARIO":{"description":"The agent's scenarios; only chat is read.","type":"object","properties":{"chat":{"description":"The chat scenario.","type":"object","properties":{"instructions":{"$ref":"#/$defs/Instructions","description":"The system prompt."}},"additionalProperties":true}},"additionalProperties":true}},"required":["AGENT_CONFIG","MODEL"],"additionalProperties":true};
-const schema175 = {"title":"DataAgentIdentity","description":"Seed 002's AGENT_CONFIG section. backend and type choose DataAgent's own runtime; a2a-hub notes and ignores them.","type":"object","properties":{"name":{"description":"Agent name, published in the AgentCard.","type":"string","minLength":1},"version":{"description":"Agent version, published in the AgentCard; quote it (\"1.0.0\").","type":"string","minLength":1},"description":{"description":"Agent description, published in the AgentCard.","type":"string","minLength":1},"backend":{"description":"DataAgent's runtime (langgraph); ignored.","type":"string"},"type":{"description":"DataAgent's agent type (react); ignored.","type":"string"}},"required":["name","version","description"],"additionalProperties":true};
-const schema176 = {"title":"DataAgentModel","description":"One entry of seed 002's MODEL section. provider deepseek, openai and ollama have a known OpenAI-compatible endpoint (docs/server.md); any other needs params.base_url.","type":"object","properties":{"model_type":{"description":"What the model is for; chat is the one used.","type":"string"},"provider":{"description":"Who serves the model: deepseek, openai, ollama, or another with params.base_url.","type":"string","minLength":1},"params":{"$ref":"#/$defs/DataAgentModelParams","description":"The model's parameters."}},"required":["provider","params"],"additionalProperties":true};
-const schema177 = {"title":"DataAgentModelParams","description":"The params of a seed 002 MODEL entry, as ModelOptions reads them. An api_key is never read: the key comes from the environment variable api_key_env (or the provider's usual one).","type":"object","properties":{"model":{"description":"The model name the endpoint knows (deepseek-chat).","type":"string","minLength":1},"base_url":{"description":"The OpenAI-compatible API base; default: the provider's.","type":"string","minLength":1},"api_key_env":{"$ref":"#/$defs/EnvName","description":"The environment variable holding the API key; default: the provider's usual one (DEEPSEEK_API_KEY, OPENAI_API_KEY)."},"temperature":{"description":"Sampling temperature.","type":"number"},"max_tokens":{"description":"Most tokens per call.","type":"integer"}},"required":["model"],"additionalProperties":true};
+export const validateDataAgentConfig = validate93;
+const schema183 = {"title":"DataAgentConfig","description":"Seed 002's agent YAML (DataAgent's serve-a2a --config), as `a2a-hub serve --agent FILE` reads it: AGENT_CONFIG names the agent, MODEL its model, SCENARIO.chat its instructions; it runs on preset standard. Other sections are DataAgent's and are ignored.","type":"object","properties":{"AGENT_CONFIG":{"$ref":"#/$defs/DataAgentIdentity","description":"The agent's name, version and description (the card's)."},"MODEL":{"description":"The models by a key of the file's choosing (deepseek, gpt, …); the entry whose model_type is chat is used, else the only one.","type":"object","additionalProperties":{"$ref":"#/$defs/DataAgentModel"}},"SCENARIO":{"description":"The agent's scenarios; only chat is read.","type":"object","properties":{"chat":{"description":"The chat scenario.","type":"object","properties":{"instructions":{"$ref":"#/$defs/Instructions","description":"The system prompt."}},"additionalProperties":true}},"additionalProperties":true}},"required":["AGENT_CONFIG","MODEL"],"additionalProperties":true};
+const schema184 = {"title":"DataAgentIdentity","description":"Seed 002's AGENT_CONFIG section. backend and type choose DataAgent's own runtime; a2a-hub notes and ignores them.","type":"object","properties":{"name":{"description":"Agent name, published in the AgentCard.","type":"string","minLength":1},"version":{"description":"Agent version, published in the AgentCard; quote it (\"1.0.0\").","type":"string","minLength":1},"description":{"description":"Agent description, published in the AgentCard.","type":"string","minLength":1},"backend":{"description":"DataAgent's runtime (langgraph); ignored.","type":"string"},"type":{"description":"DataAgent's agent type (react); ignored.","type":"string"}},"required":["name","version","description"],"additionalProperties":true};
+const schema185 = {"title":"DataAgentModel","description":"One entry of seed 002's MODEL section. provider deepseek, openai and ollama have a known OpenAI-compatible endpoint (docs/server.md); any other needs params.base_url.","type":"object","properties":{"model_type":{"description":"What the model is for; chat is the one used.","type":"string"},"provider":{"description":"Who serves the model: deepseek, openai, ollama, or another with params.base_url.","type":"string","minLength":1},"params":{"$ref":"#/$defs/DataAgentModelParams","description":"The model's parameters."}},"required":["provider","params"],"additionalProperties":true};
+const schema186 = {"title":"DataAgentModelParams","description":"The params of a seed 002 MODEL entry, as ModelOptions reads them. An api_key is never read: the key comes from the environment variable api_key_env (or the provider's usual one).","type":"object","properties":{"model":{"description":"The model name the endpoint knows (deepseek-chat).","type":"string","minLength":1},"base_url":{"description":"The OpenAI-compatible API base; default: the provider's.","type":"string","minLength":1},"api_key_env":{"$ref":"#/$defs/EnvName","description":"The environment variable holding the API key; default: the provider's usual one (DEEPSEEK_API_KEY, OPENAI_API_KEY)."},"temperature":{"description":"Sampling temperature.","type":"number"},"max_tokens":{"description":"Most tokens per call.","type":"integer"}},"required":["model"],"additionalProperties":true};
 
-function validate93(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate95(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate93.evaluated;
+const evaluated0 = validate95.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10204,16 +10819,16 @@ vErrors.push(err9);
 }
 errors++;
 }
-validate93.errors = vErrors;
+validate95.errors = vErrors;
 return errors === 0;
 }
-validate93.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate95.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate92(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate94(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate92.evaluated;
+const evaluated0 = validate94.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10279,8 +10894,8 @@ errors++;
 }
 }
 if(data.params !== undefined){
-if(!(validate93(data.params, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate93.errors : vErrors.concat(validate93.errors);
+if(!(validate95(data.params, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate95.errors : vErrors.concat(validate95.errors);
 errors = vErrors.length;
 }
 }
@@ -10295,16 +10910,16 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate92.errors = vErrors;
+validate94.errors = vErrors;
 return errors === 0;
 }
-validate92.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate94.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
 
-function validate91(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate93(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate91.evaluated;
+const evaluated0 = validate93.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10480,8 +11095,8 @@ if(data.MODEL !== undefined){
 let data6 = data.MODEL;
 if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
 for(const key0 in data6){
-if(!(validate92(data6[key0], {instancePath:instancePath+"/MODEL/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data6,parentDataProperty:key0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate92.errors : vErrors.concat(validate92.errors);
+if(!(validate94(data6[key0], {instancePath:instancePath+"/MODEL/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"),parentData:data6,parentDataProperty:key0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate94.errors : vErrors.concat(validate94.errors);
 errors = vErrors.length;
 }
 }
@@ -10563,17 +11178,17 @@ vErrors.push(err19);
 }
 errors++;
 }
-validate91.errors = vErrors;
+validate93.errors = vErrors;
 return errors === 0;
 }
-validate91.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate93.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateDataAgentIdentity = validate96;
+export const validateDataAgentIdentity = validate98;
 
-function validate96(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate98(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate96.evaluated;
+const evaluated0 = validate98.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10721,17 +11336,17 @@ vErrors.push(err11);
 }
 errors++;
 }
-validate96.errors = vErrors;
+validate98.errors = vErrors;
 return errors === 0;
 }
-validate96.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate98.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateDataAgentModel = validate97;
+export const validateDataAgentModel = validate99;
 
-function validate97(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate99(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate97.evaluated;
+const evaluated0 = validate99.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10797,8 +11412,8 @@ errors++;
 }
 }
 if(data.params !== undefined){
-if(!(validate93(data.params, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate93.errors : vErrors.concat(validate93.errors);
+if(!(validate95(data.params, {instancePath:instancePath+"/params",parentData:data,parentDataProperty:"params",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate95.errors : vErrors.concat(validate95.errors);
 errors = vErrors.length;
 }
 }
@@ -10813,17 +11428,17 @@ vErrors.push(err5);
 }
 errors++;
 }
-validate97.errors = vErrors;
+validate99.errors = vErrors;
 return errors === 0;
 }
-validate97.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate99.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateDataAgentModelParams = validate99;
+export const validateDataAgentModelParams = validate101;
 
-function validate99(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate101(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate99.evaluated;
+const evaluated0 = validate101.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -10953,21 +11568,21 @@ vErrors.push(err9);
 }
 errors++;
 }
-validate99.errors = vErrors;
+validate101.errors = vErrors;
 return errors === 0;
 }
-validate99.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate101.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateActionSuccess = validate100;
-const schema184 = {"title":"ActionSuccess","description":"200 answer to a control action. inbound.create and outbound.create carry `id`; outbound.discover carries `preview`; inbound.sendTest carries `taskId`, `state` and `contextId`.","type":"object","properties":{"ok":{"description":"Always true.","const":true},"message":{"description":"Human-readable outcome, e.g. inbound server \"b-server\" created.","type":"string"},"id":{"description":"Id of the created inbound instance (<slug-of-name>-<8 hex>) or outbound connection.","type":"string","minLength":1},"preview":{"$ref":"#/$defs/DiscoverPreview","description":"The remote card as outbound.discover read it."},"taskId":{"description":"Id of the task inbound.sendTest ran.","type":"string","minLength":1},"state":{"$ref":"#/$defs/TaskState","description":"State the inbound.sendTest task settled in."},"contextId":{"description":"Context id of the inbound.sendTest task (the given one or a new one).","type":"string","minLength":1}},"required":["ok","message"]};
-const schema187 = {"title":"TaskState","description":"A2A 1.0 task state names (lf.a2a.v1.TaskState without TASK_STATE_UNSPECIFIED), repeated here so that this family stands alone.","type":"string","enum":["TASK_STATE_SUBMITTED","TASK_STATE_WORKING","TASK_STATE_COMPLETED","TASK_STATE_FAILED","TASK_STATE_CANCELED","TASK_STATE_INPUT_REQUIRED","TASK_STATE_REJECTED","TASK_STATE_AUTH_REQUIRED"]};
-const schema185 = {"title":"DiscoverPreview","description":"What outbound.discover read from a remote AgentCard, without creating a connection.","type":"object","properties":{"name":{"description":"AgentCard.name.","type":"string"},"version":{"description":"AgentCard.version.","type":"string"},"description":{"description":"AgentCard.description.","type":"string"},"endpoint":{"description":"URL of the interface the hub would call (the preferred supportedInterfaces[].url).","type":"string","format":"uri"},"protocolVersion":{"description":"A2A protocol version of that interface, e.g. 1.0.","type":"string"},"skills":{"description":"Skills the card advertises.","type":"array","items":{"$ref":"#/$defs/SkillSummary"}}},"required":["name","version","description","endpoint","skills"]};
-const schema186 = {"title":"SkillSummary","description":"A skill as the control API lists it: the id, name, description and tags of an A2A AgentSkill.","type":"object","properties":{"id":{"description":"Skill id (message metadata.skill selects it).","type":"string","minLength":1},"name":{"description":"Human-readable skill name.","type":"string"},"description":{"description":"What the skill does.","type":"string"},"tags":{"description":"Keywords of the skill.","type":"array","items":{"type":"string"}}},"required":["id","name","description"]};
+export const validateActionSuccess = validate102;
+const schema193 = {"title":"ActionSuccess","description":"200 answer to a control action. inbound.create and outbound.create carry `id`; outbound.discover carries `preview`; inbound.sendTest carries `taskId`, `state` and `contextId`; task.prune carries `pruned`.","type":"object","properties":{"ok":{"description":"Always true.","const":true},"message":{"description":"Human-readable outcome, e.g. inbound server \"b-server\" created.","type":"string"},"id":{"description":"Id of the created inbound instance (<slug-of-name>-<8 hex>) or outbound connection.","type":"string","minLength":1},"preview":{"$ref":"#/$defs/DiscoverPreview","description":"The remote card as outbound.discover read it."},"taskId":{"description":"Id of the task inbound.sendTest ran.","type":"string","minLength":1},"state":{"$ref":"#/$defs/TaskState","description":"State the inbound.sendTest task settled in."},"contextId":{"description":"Context id of the inbound.sendTest task (the given one or a new one).","type":"string","minLength":1},"pruned":{"description":"Tasks task.prune deleted.","type":"integer","minimum":0}},"required":["ok","message"]};
+const schema196 = {"title":"TaskState","description":"A2A 1.0 task state names (lf.a2a.v1.TaskState without TASK_STATE_UNSPECIFIED), repeated here so that this family stands alone.","type":"string","enum":["TASK_STATE_SUBMITTED","TASK_STATE_WORKING","TASK_STATE_COMPLETED","TASK_STATE_FAILED","TASK_STATE_CANCELED","TASK_STATE_INPUT_REQUIRED","TASK_STATE_REJECTED","TASK_STATE_AUTH_REQUIRED"]};
+const schema194 = {"title":"DiscoverPreview","description":"What outbound.discover read from a remote AgentCard, without creating a connection.","type":"object","properties":{"name":{"description":"AgentCard.name.","type":"string"},"version":{"description":"AgentCard.version.","type":"string"},"description":{"description":"AgentCard.description.","type":"string"},"endpoint":{"description":"URL of the interface the hub would call (the preferred supportedInterfaces[].url).","type":"string","format":"uri"},"protocolVersion":{"description":"A2A protocol version of that interface, e.g. 1.0.","type":"string"},"skills":{"description":"Skills the card advertises.","type":"array","items":{"$ref":"#/$defs/SkillSummary"}}},"required":["name","version","description","endpoint","skills"]};
+const schema195 = {"title":"SkillSummary","description":"A skill as the control API lists it: the id, name, description and tags of an A2A AgentSkill.","type":"object","properties":{"id":{"description":"Skill id (message metadata.skill selects it).","type":"string","minLength":1},"name":{"description":"Human-readable skill name.","type":"string"},"description":{"description":"What the skill does.","type":"string"},"tags":{"description":"Keywords of the skill.","type":"array","items":{"type":"string"}}},"required":["id","name","description"]};
 
-function validate101(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate103(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate101.evaluated;
+const evaluated0 = validate103.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11247,16 +11862,16 @@ vErrors.push(err22);
 }
 errors++;
 }
-validate101.errors = vErrors;
+validate103.errors = vErrors;
 return errors === 0;
 }
-validate101.evaluated = {"props":{"name":true,"version":true,"description":true,"endpoint":true,"protocolVersion":true,"skills":true},"dynamicProps":false,"dynamicItems":false};
+validate103.evaluated = {"props":{"name":true,"version":true,"description":true,"endpoint":true,"protocolVersion":true,"skills":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate100(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate102(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate100.evaluated;
+const evaluated0 = validate102.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -11334,8 +11949,8 @@ errors++;
 }
 }
 if(data.preview !== undefined){
-if(!(validate101(data.preview, {instancePath:instancePath+"/preview",parentData:data,parentDataProperty:"preview",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate101.errors : vErrors.concat(validate101.errors);
+if(!(validate103(data.preview, {instancePath:instancePath+"/preview",parentData:data,parentDataProperty:"preview",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate103.errors : vErrors.concat(validate103.errors);
 errors = vErrors.length;
 }
 }
@@ -11377,7 +11992,7 @@ vErrors.push(err8);
 errors++;
 }
 if(!((((((((data5 === "TASK_STATE_SUBMITTED") || (data5 === "TASK_STATE_WORKING")) || (data5 === "TASK_STATE_COMPLETED")) || (data5 === "TASK_STATE_FAILED")) || (data5 === "TASK_STATE_CANCELED")) || (data5 === "TASK_STATE_INPUT_REQUIRED")) || (data5 === "TASK_STATE_REJECTED")) || (data5 === "TASK_STATE_AUTH_REQUIRED"))){
-const err9 = {instancePath:instancePath+"/state",schemaPath:"#/$defs/TaskState/enum",keyword:"enum",params:{allowedValues: schema187.enum},message:"must be equal to one of the allowed values"};
+const err9 = {instancePath:instancePath+"/state",schemaPath:"#/$defs/TaskState/enum",keyword:"enum",params:{allowedValues: schema196.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -11412,9 +12027,10 @@ vErrors.push(err11);
 errors++;
 }
 }
-}
-else {
-const err12 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data.pruned !== undefined){
+let data7 = data.pruned;
+if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
+const err12 = {instancePath:instancePath+"/pruned",schemaPath:"#/properties/pruned/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -11423,246 +12039,38 @@ vErrors.push(err12);
 }
 errors++;
 }
-validate100.errors = vErrors;
+if((typeof data7 == "number") && (isFinite(data7))){
+if(data7 < 0 || isNaN(data7)){
+const err13 = {instancePath:instancePath+"/pruned",schemaPath:"#/properties/pruned/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err13];
+}
+else {
+vErrors.push(err13);
+}
+errors++;
+}
+}
+}
+}
+else {
+const err14 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err14];
+}
+else {
+vErrors.push(err14);
+}
+errors++;
+}
+validate102.errors = vErrors;
 return errors === 0;
 }
-validate100.evaluated = {"props":{"ok":true,"message":true,"id":true,"preview":true,"taskId":true,"state":true,"contextId":true},"dynamicProps":false,"dynamicItems":false};
+validate102.evaluated = {"props":{"ok":true,"message":true,"id":true,"preview":true,"taskId":true,"state":true,"contextId":true,"pruned":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateActionFailure = validate103;
-const schema188 = {"title":"ActionFailure","description":"Body of a failed POST /a2a/api: 400 when the body is not JSON or not a valid action (with violations), 409 when a valid action failed (unknown id, failed connect, ...), 403 and 413 as in the status table.","type":"object","properties":{"ok":{"description":"Always false.","const":false},"message":{"description":"Human-readable reason.","type":"string"},"violations":{"description":"One entry per schema violation when the body does not validate against ControlAction.","type":"array","items":{"$ref":"#/$defs/Violation"},"minItems":1}},"required":["ok","message"]};
-const schema189 = {"title":"Violation","description":"One reason a control action body was rejected.","type":"object","properties":{"field":{"description":"Path of the offending member in the request body as google.rpc.BadRequest writes it (e.g. timeoutMs, skillOverrides.chat.description); the empty string for the body itself.","type":"string"},"description":{"description":"What is wrong with it.","type":"string"}},"required":["field","description"]};
-
-function validate103(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate103.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.ok === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "ok"},message:"must have required property '"+"ok"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-if(data.message === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-if(data.ok !== undefined){
-if(false !== data.ok){
-const err2 = {instancePath:instancePath+"/ok",schemaPath:"#/properties/ok/const",keyword:"const",params:{allowedValue: false},message:"must be equal to constant"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-}
-if(data.message !== undefined){
-if(typeof data.message !== "string"){
-const err3 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-if(data.violations !== undefined){
-let data2 = data.violations;
-if(Array.isArray(data2)){
-if(data2.length < 1){
-const err4 = {instancePath:instancePath+"/violations",schemaPath:"#/properties/violations/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-const len0 = data2.length;
-for(let i0=0; i0<len0; i0++){
-let data3 = data2[i0];
-if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
-if(data3.field === undefined){
-const err5 = {instancePath:instancePath+"/violations/" + i0,schemaPath:"#/$defs/Violation/required",keyword:"required",params:{missingProperty: "field"},message:"must have required property '"+"field"+"'"};
-if(vErrors === null){
-vErrors = [err5];
-}
-else {
-vErrors.push(err5);
-}
-errors++;
-}
-if(data3.description === undefined){
-const err6 = {instancePath:instancePath+"/violations/" + i0,schemaPath:"#/$defs/Violation/required",keyword:"required",params:{missingProperty: "description"},message:"must have required property '"+"description"+"'"};
-if(vErrors === null){
-vErrors = [err6];
-}
-else {
-vErrors.push(err6);
-}
-errors++;
-}
-if(data3.field !== undefined){
-if(typeof data3.field !== "string"){
-const err7 = {instancePath:instancePath+"/violations/" + i0+"/field",schemaPath:"#/$defs/Violation/properties/field/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err7];
-}
-else {
-vErrors.push(err7);
-}
-errors++;
-}
-}
-if(data3.description !== undefined){
-if(typeof data3.description !== "string"){
-const err8 = {instancePath:instancePath+"/violations/" + i0+"/description",schemaPath:"#/$defs/Violation/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err8];
-}
-else {
-vErrors.push(err8);
-}
-errors++;
-}
-}
-}
-else {
-const err9 = {instancePath:instancePath+"/violations/" + i0,schemaPath:"#/$defs/Violation/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err9];
-}
-else {
-vErrors.push(err9);
-}
-errors++;
-}
-}
-}
-else {
-const err10 = {instancePath:instancePath+"/violations",schemaPath:"#/properties/violations/type",keyword:"type",params:{type: "array"},message:"must be array"};
-if(vErrors === null){
-vErrors = [err10];
-}
-else {
-vErrors.push(err10);
-}
-errors++;
-}
-}
-}
-else {
-const err11 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err11];
-}
-else {
-vErrors.push(err11);
-}
-errors++;
-}
-validate103.errors = vErrors;
-return errors === 0;
-}
-validate103.evaluated = {"props":{"ok":true,"message":true,"violations":true},"dynamicProps":false,"dynamicItems":false};
-
-export const validateViolation = validate104;
-
-function validate104(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate104.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-if(data.field === undefined){
-const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "field"},message:"must have required property '"+"field"+"'"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-if(data.description === undefined){
-const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "description"},message:"must have required property '"+"description"+"'"};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-if(data.field !== undefined){
-if(typeof data.field !== "string"){
-const err2 = {instancePath:instancePath+"/field",schemaPath:"#/properties/field/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-}
-if(data.description !== undefined){
-if(typeof data.description !== "string"){
-const err3 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-}
-}
-}
-else {
-const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err4];
-}
-else {
-vErrors.push(err4);
-}
-errors++;
-}
-validate104.errors = vErrors;
-return errors === 0;
-}
-validate104.evaluated = {"props":{"field":true,"description":true},"dynamicProps":false,"dynamicItems":false};
-
-export const validateReadError = validate105;
-const schema191 = {"title":"ReadError","description":"Body of every other non-200 answer (400 bad query parameter, 403 not loopback, 404 unknown path or id, 405 method not allowed, 413 body too large).","type":"object","properties":{"ok":{"description":"Always false.","const":false},"message":{"description":"Human-readable reason.","type":"string"},"violations":{"description":"For a bad query: every parameter that is wrong and why.","type":"array","minItems":1,"items":{"$ref":"#/$defs/Violation"}}},"required":["ok","message"]};
+export const validateActionFailure = validate105;
+const schema197 = {"title":"ActionFailure","description":"Body of a failed POST /a2a/api: 400 when the body is not JSON or not a valid action (with violations), 409 when a valid action failed (unknown id, failed connect, ...), 403 and 413 as in the status table.","type":"object","properties":{"ok":{"description":"Always false.","const":false},"message":{"description":"Human-readable reason.","type":"string"},"violations":{"description":"One entry per schema violation when the body does not validate against ControlAction.","type":"array","items":{"$ref":"#/$defs/Violation"},"minItems":1}},"required":["ok","message"]};
+const schema198 = {"title":"Violation","description":"One reason a control action body was rejected.","type":"object","properties":{"field":{"description":"Path of the offending member in the request body as google.rpc.BadRequest writes it (e.g. timeoutMs, skillOverrides.chat.description); the empty string for the body itself.","type":"string"},"description":{"description":"What is wrong with it.","type":"string"}},"required":["field","description"]};
 
 function validate105(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -11820,12 +12228,244 @@ return errors === 0;
 }
 validate105.evaluated = {"props":{"ok":true,"message":true,"violations":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateDiscoverPreview = validate106;
+export const validateViolation = validate106;
 
 function validate106(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate106.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.field === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "field"},message:"must have required property '"+"field"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.description === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "description"},message:"must have required property '"+"description"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.field !== undefined){
+if(typeof data.field !== "string"){
+const err2 = {instancePath:instancePath+"/field",schemaPath:"#/properties/field/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.description !== undefined){
+if(typeof data.description !== "string"){
+const err3 = {instancePath:instancePath+"/description",schemaPath:"#/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+else {
+const err4 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+validate106.errors = vErrors;
+return errors === 0;
+}
+validate106.evaluated = {"props":{"field":true,"description":true},"dynamicProps":false,"dynamicItems":false};
+
+export const validateReadError = validate107;
+const schema200 = {"title":"ReadError","description":"Body of every other non-200 answer (400 bad query parameter, 403 not loopback, 404 unknown path or id, 405 method not allowed, 413 body too large).","type":"object","properties":{"ok":{"description":"Always false.","const":false},"message":{"description":"Human-readable reason.","type":"string"},"violations":{"description":"For a bad query: every parameter that is wrong and why.","type":"array","minItems":1,"items":{"$ref":"#/$defs/Violation"}}},"required":["ok","message"]};
+
+function validate107(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate107.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.ok === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "ok"},message:"must have required property '"+"ok"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.message === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "message"},message:"must have required property '"+"message"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.ok !== undefined){
+if(false !== data.ok){
+const err2 = {instancePath:instancePath+"/ok",schemaPath:"#/properties/ok/const",keyword:"const",params:{allowedValue: false},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+if(data.message !== undefined){
+if(typeof data.message !== "string"){
+const err3 = {instancePath:instancePath+"/message",schemaPath:"#/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+if(data.violations !== undefined){
+let data2 = data.violations;
+if(Array.isArray(data2)){
+if(data2.length < 1){
+const err4 = {instancePath:instancePath+"/violations",schemaPath:"#/properties/violations/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+const len0 = data2.length;
+for(let i0=0; i0<len0; i0++){
+let data3 = data2[i0];
+if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
+if(data3.field === undefined){
+const err5 = {instancePath:instancePath+"/violations/" + i0,schemaPath:"#/$defs/Violation/required",keyword:"required",params:{missingProperty: "field"},message:"must have required property '"+"field"+"'"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+if(data3.description === undefined){
+const err6 = {instancePath:instancePath+"/violations/" + i0,schemaPath:"#/$defs/Violation/required",keyword:"required",params:{missingProperty: "description"},message:"must have required property '"+"description"+"'"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if(data3.field !== undefined){
+if(typeof data3.field !== "string"){
+const err7 = {instancePath:instancePath+"/violations/" + i0+"/field",schemaPath:"#/$defs/Violation/properties/field/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+if(data3.description !== undefined){
+if(typeof data3.description !== "string"){
+const err8 = {instancePath:instancePath+"/violations/" + i0+"/description",schemaPath:"#/$defs/Violation/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+}
+}
+else {
+const err9 = {instancePath:instancePath+"/violations/" + i0,schemaPath:"#/$defs/Violation/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+}
+else {
+const err10 = {instancePath:instancePath+"/violations",schemaPath:"#/properties/violations/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+}
+else {
+const err11 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+validate107.errors = vErrors;
+return errors === 0;
+}
+validate107.evaluated = {"props":{"ok":true,"message":true,"violations":true},"dynamicProps":false,"dynamicItems":false};
+
+export const validateDiscoverPreview = validate108;
+
+function validate108(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate108.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12105,19 +12745,19 @@ vErrors.push(err22);
 }
 errors++;
 }
-validate106.errors = vErrors;
+validate108.errors = vErrors;
 return errors === 0;
 }
-validate106.evaluated = {"props":{"name":true,"version":true,"description":true,"endpoint":true,"protocolVersion":true,"skills":true},"dynamicProps":false,"dynamicItems":false};
+validate108.evaluated = {"props":{"name":true,"version":true,"description":true,"endpoint":true,"protocolVersion":true,"skills":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateToolName = validate107;
-const schema195 = {"title":"ToolName","description":"Name of a model tool: a2a__<connection-name>__<skill-id> with every character outside [A-Za-z0-9_-] replaced by _, at most 64 characters, with a short stable hash appended when two tools would otherwise share a name.","type":"string","pattern":"^[A-Za-z0-9_-]{1,64}$"};
+export const validateToolName = validate109;
+const schema204 = {"title":"ToolName","description":"Name of a model tool: a2a__<connection-name>__<skill-id> with every character outside [A-Za-z0-9_-] replaced by _, at most 64 characters, with a short stable hash appended when two tools would otherwise share a name.","type":"string","pattern":"^[A-Za-z0-9_-]{1,64}$"};
 const pattern38 = new RegExp("^[A-Za-z0-9_-]{1,64}$", "u");
 
-function validate107(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate109(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate107.evaluated;
+const evaluated0 = validate109.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12146,18 +12786,18 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate107.errors = vErrors;
+validate109.errors = vErrors;
 return errors === 0;
 }
-validate107.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate109.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-export const validateToolInputSchema = validate108;
-const schema196 = {"title":"ToolInputSchema","description":"The JSON Schema of a tool's arguments, in the subset function-calling LLM APIs accept: an object with a required string `prompt` and an optional string `taskId` (continues a remote task that asked for input or authentication), and nothing else.","type":"object","additionalProperties":true};
+export const validateToolInputSchema = validate110;
+const schema205 = {"title":"ToolInputSchema","description":"The JSON Schema of a tool's arguments, in the subset function-calling LLM APIs accept: an object with a required string `prompt` and an optional string `taskId` (continues a remote task that asked for input or authentication), and nothing else.","type":"object","additionalProperties":true};
 
-function validate108(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate110(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate108.evaluated;
+const evaluated0 = validate110.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12176,18 +12816,18 @@ vErrors.push(err0);
 }
 errors++;
 }
-validate108.errors = vErrors;
+validate110.errors = vErrors;
 return errors === 0;
 }
-validate108.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate110.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateToolDefinitionJson = validate109;
-const schema197 = {"title":"ToolDefinitionJson","description":"One model tool as a2a-hub describes it (GET /a2a/api/tools in the default format hub): one enabled skill of a connected outbound connection.","type":"object","properties":{"name":{"$ref":"#/$defs/ToolName","description":"The tool name."},"description":{"description":"The remote skill's description, or the description its skillOverrides entry gives.","type":"string"},"inputSchema":{"$ref":"#/$defs/ToolInputSchema","description":"JSON Schema of the arguments."},"connectionId":{"description":"Id of the outbound connection the tool calls.","type":"string","minLength":1},"connectionName":{"description":"Name of that connection.","type":"string"},"skillId":{"description":"Id of the remote skill, sent as message metadata.skill.","type":"string","minLength":1}},"required":["name","description","inputSchema","connectionId","connectionName","skillId"]};
+export const validateToolDefinitionJson = validate111;
+const schema206 = {"title":"ToolDefinitionJson","description":"One model tool as a2a-hub describes it (GET /a2a/api/tools in the default format hub): one enabled skill of a connected outbound connection.","type":"object","properties":{"name":{"$ref":"#/$defs/ToolName","description":"The tool name."},"description":{"description":"The remote skill's description, or the description its skillOverrides entry gives.","type":"string"},"inputSchema":{"$ref":"#/$defs/ToolInputSchema","description":"JSON Schema of the arguments."},"connectionId":{"description":"Id of the outbound connection the tool calls.","type":"string","minLength":1},"connectionName":{"description":"Name of that connection.","type":"string"},"skillId":{"description":"Id of the remote skill, sent as message metadata.skill.","type":"string","minLength":1}},"required":["name","description","inputSchema","connectionId","connectionName","skillId"]};
 
-function validate109(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate111(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate109.evaluated;
+const evaluated0 = validate111.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12380,18 +13020,18 @@ vErrors.push(err15);
 }
 errors++;
 }
-validate109.errors = vErrors;
+validate111.errors = vErrors;
 return errors === 0;
 }
-validate109.evaluated = {"props":{"name":true,"description":true,"inputSchema":true,"connectionId":true,"connectionName":true,"skillId":true},"dynamicProps":false,"dynamicItems":false};
+validate111.evaluated = {"props":{"name":true,"description":true,"inputSchema":true,"connectionId":true,"connectionName":true,"skillId":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateHubToolList = validate110;
-const schema200 = {"title":"HubToolList","description":"GET /a2a/api/tools (format hub, the default): every tool with its connection and skill.","type":"object","properties":{"tools":{"description":"The tools, ordered by name.","type":"array","items":{"$ref":"#/$defs/ToolDefinitionJson"}}},"required":["tools"]};
+export const validateHubToolList = validate112;
+const schema209 = {"title":"HubToolList","description":"GET /a2a/api/tools (format hub, the default): every tool with its connection and skill.","type":"object","properties":{"tools":{"description":"The tools, ordered by name.","type":"array","items":{"$ref":"#/$defs/ToolDefinitionJson"}}},"required":["tools"]};
 
-function validate110(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate112(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate110.evaluated;
+const evaluated0 = validate112.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12414,8 +13054,8 @@ let data0 = data.tools;
 if(Array.isArray(data0)){
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate109(data0[i0], {instancePath:instancePath+"/tools/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate109.errors : vErrors.concat(validate109.errors);
+if(!(validate111(data0[i0], {instancePath:instancePath+"/tools/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate111.errors : vErrors.concat(validate111.errors);
 errors = vErrors.length;
 }
 }
@@ -12442,18 +13082,18 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate110.errors = vErrors;
+validate112.errors = vErrors;
 return errors === 0;
 }
-validate110.evaluated = {"props":{"tools":true},"dynamicProps":false,"dynamicItems":false};
+validate112.evaluated = {"props":{"tools":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateOpenAiFunction = validate112;
-const schema201 = {"title":"OpenAiFunction","description":"The `function` member of an OpenAI-style tool (Chat Completions `tools[].function`).","type":"object","properties":{"name":{"$ref":"#/$defs/ToolName","description":"The tool name."},"description":{"description":"What the tool does.","type":"string"},"parameters":{"$ref":"#/$defs/ToolInputSchema","description":"JSON Schema of the arguments."}},"required":["name","description","parameters"]};
+export const validateOpenAiFunction = validate114;
+const schema210 = {"title":"OpenAiFunction","description":"The `function` member of an OpenAI-style tool (Chat Completions `tools[].function`).","type":"object","properties":{"name":{"$ref":"#/$defs/ToolName","description":"The tool name."},"description":{"description":"What the tool does.","type":"string"},"parameters":{"$ref":"#/$defs/ToolInputSchema","description":"JSON Schema of the arguments."}},"required":["name","description","parameters"]};
 
-function validate112(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate114(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate112.evaluated;
+const evaluated0 = validate114.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12554,18 +13194,18 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate112.errors = vErrors;
+validate114.errors = vErrors;
 return errors === 0;
 }
-validate112.evaluated = {"props":{"name":true,"description":true,"parameters":true},"dynamicProps":false,"dynamicItems":false};
+validate114.evaluated = {"props":{"name":true,"description":true,"parameters":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateOpenAiTool = validate113;
-const schema204 = {"title":"OpenAiTool","description":"A tool in the shape of an entry of the OpenAI Chat Completions `tools` array.","type":"object","properties":{"type":{"description":"Always function.","const":"function"},"function":{"$ref":"#/$defs/OpenAiFunction","description":"The function."}},"required":["type","function"]};
+export const validateOpenAiTool = validate115;
+const schema213 = {"title":"OpenAiTool","description":"A tool in the shape of an entry of the OpenAI Chat Completions `tools` array.","type":"object","properties":{"type":{"description":"Always function.","const":"function"},"function":{"$ref":"#/$defs/OpenAiFunction","description":"The function."}},"required":["type","function"]};
 
-function validate113(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate115(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate113.evaluated;
+const evaluated0 = validate115.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12606,8 +13246,8 @@ errors++;
 }
 }
 if(data.function !== undefined){
-if(!(validate112(data.function, {instancePath:instancePath+"/function",parentData:data,parentDataProperty:"function",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate112.errors : vErrors.concat(validate112.errors);
+if(!(validate114(data.function, {instancePath:instancePath+"/function",parentData:data,parentDataProperty:"function",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate114.errors : vErrors.concat(validate114.errors);
 errors = vErrors.length;
 }
 }
@@ -12622,18 +13262,18 @@ vErrors.push(err3);
 }
 errors++;
 }
-validate113.errors = vErrors;
+validate115.errors = vErrors;
 return errors === 0;
 }
-validate113.evaluated = {"props":{"type":true,"function":true},"dynamicProps":false,"dynamicItems":false};
+validate115.evaluated = {"props":{"type":true,"function":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateOpenAiToolList = validate115;
-const schema205 = {"title":"OpenAiToolList","description":"GET /a2a/api/tools?format=openai: `tools` can be passed as it is as the `tools` parameter of an OpenAI-style chat completion.","type":"object","properties":{"tools":{"description":"The tools, ordered by name.","type":"array","items":{"$ref":"#/$defs/OpenAiTool"}}},"required":["tools"]};
+export const validateOpenAiToolList = validate117;
+const schema214 = {"title":"OpenAiToolList","description":"GET /a2a/api/tools?format=openai: `tools` can be passed as it is as the `tools` parameter of an OpenAI-style chat completion.","type":"object","properties":{"tools":{"description":"The tools, ordered by name.","type":"array","items":{"$ref":"#/$defs/OpenAiTool"}}},"required":["tools"]};
 
-function validate115(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate117(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate115.evaluated;
+const evaluated0 = validate117.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12656,8 +13296,8 @@ let data0 = data.tools;
 if(Array.isArray(data0)){
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate113(data0[i0], {instancePath:instancePath+"/tools/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate113.errors : vErrors.concat(validate113.errors);
+if(!(validate115(data0[i0], {instancePath:instancePath+"/tools/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate115.errors : vErrors.concat(validate115.errors);
 errors = vErrors.length;
 }
 }
@@ -12684,18 +13324,18 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate115.errors = vErrors;
+validate117.errors = vErrors;
 return errors === 0;
 }
-validate115.evaluated = {"props":{"tools":true},"dynamicProps":false,"dynamicItems":false};
+validate117.evaluated = {"props":{"tools":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateAnthropicTool = validate117;
-const schema206 = {"title":"AnthropicTool","description":"A tool in the shape of an entry of the Anthropic Messages API `tools` array.","type":"object","properties":{"name":{"$ref":"#/$defs/ToolName","description":"The tool name."},"description":{"description":"What the tool does.","type":"string"},"input_schema":{"$ref":"#/$defs/ToolInputSchema","description":"JSON Schema of the arguments."}},"required":["name","description","input_schema"]};
+export const validateAnthropicTool = validate119;
+const schema215 = {"title":"AnthropicTool","description":"A tool in the shape of an entry of the Anthropic Messages API `tools` array.","type":"object","properties":{"name":{"$ref":"#/$defs/ToolName","description":"The tool name."},"description":{"description":"What the tool does.","type":"string"},"input_schema":{"$ref":"#/$defs/ToolInputSchema","description":"JSON Schema of the arguments."}},"required":["name","description","input_schema"]};
 
-function validate117(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate119(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate117.evaluated;
+const evaluated0 = validate119.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12796,18 +13436,18 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate117.errors = vErrors;
+validate119.errors = vErrors;
 return errors === 0;
 }
-validate117.evaluated = {"props":{"name":true,"description":true,"input_schema":true},"dynamicProps":false,"dynamicItems":false};
+validate119.evaluated = {"props":{"name":true,"description":true,"input_schema":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateAnthropicToolList = validate118;
-const schema209 = {"title":"AnthropicToolList","description":"GET /a2a/api/tools?format=anthropic: `tools` can be passed as it is as the `tools` parameter of an Anthropic Messages request.","type":"object","properties":{"tools":{"description":"The tools, ordered by name.","type":"array","items":{"$ref":"#/$defs/AnthropicTool"}}},"required":["tools"]};
+export const validateAnthropicToolList = validate120;
+const schema218 = {"title":"AnthropicToolList","description":"GET /a2a/api/tools?format=anthropic: `tools` can be passed as it is as the `tools` parameter of an Anthropic Messages request.","type":"object","properties":{"tools":{"description":"The tools, ordered by name.","type":"array","items":{"$ref":"#/$defs/AnthropicTool"}}},"required":["tools"]};
 
-function validate118(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate120(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate118.evaluated;
+const evaluated0 = validate120.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12830,8 +13470,8 @@ let data0 = data.tools;
 if(Array.isArray(data0)){
 const len0 = data0.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate117(data0[i0], {instancePath:instancePath+"/tools/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate117.errors : vErrors.concat(validate117.errors);
+if(!(validate119(data0[i0], {instancePath:instancePath+"/tools/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate119.errors : vErrors.concat(validate119.errors);
 errors = vErrors.length;
 }
 }
@@ -12858,18 +13498,18 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate118.errors = vErrors;
+validate120.errors = vErrors;
 return errors === 0;
 }
-validate118.evaluated = {"props":{"tools":true},"dynamicProps":false,"dynamicItems":false};
+validate120.evaluated = {"props":{"tools":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateToolList = validate120;
-const schema210 = {"title":"ToolList","description":"GET /a2a/api/tools: the model tools of the connected outbound connections, in the format the `format` query parameter names. Every format answers {tools: [...]}.","anyOf":[{"$ref":"#/$defs/HubToolList"},{"$ref":"#/$defs/OpenAiToolList"},{"$ref":"#/$defs/AnthropicToolList"}]};
+export const validateToolList = validate122;
+const schema219 = {"title":"ToolList","description":"GET /a2a/api/tools: the model tools of the connected outbound connections, in the format the `format` query parameter names. Every format answers {tools: [...]}.","anyOf":[{"$ref":"#/$defs/HubToolList"},{"$ref":"#/$defs/OpenAiToolList"},{"$ref":"#/$defs/AnthropicToolList"}]};
 
-function validate120(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate122(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate120.evaluated;
+const evaluated0 = validate122.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -12879,8 +13519,8 @@ evaluated0.items = undefined;
 const _errs0 = errors;
 let valid0 = false;
 const _errs1 = errors;
-if(!(validate110(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate110.errors : vErrors.concat(validate110.errors);
+if(!(validate112(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate112.errors : vErrors.concat(validate112.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs1 === errors;
@@ -12890,8 +13530,8 @@ var props0 = {};
 props0.tools = true;
 }
 const _errs2 = errors;
-if(!(validate115(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate115.errors : vErrors.concat(validate115.errors);
+if(!(validate117(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate117.errors : vErrors.concat(validate117.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs2 === errors;
@@ -12903,8 +13543,8 @@ props0.tools = true;
 }
 }
 const _errs3 = errors;
-if(!(validate118(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate118.errors : vErrors.concat(validate118.errors);
+if(!(validate120(data, {instancePath,parentData,parentDataProperty,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate120.errors : vErrors.concat(validate120.errors);
 errors = vErrors.length;
 }
 var _valid0 = _errs3 === errors;
@@ -12936,74 +13576,14 @@ vErrors = null;
 }
 }
 }
-validate120.errors = vErrors;
+validate122.errors = vErrors;
 evaluated0.props = props0;
 return errors === 0;
 }
-validate120.evaluated = {"dynamicProps":true,"dynamicItems":false};
+validate122.evaluated = {"dynamicProps":true,"dynamicItems":false};
 
-export const validateAgentCardJson = validate124;
-const schema211 = {"title":"AgentCardJson","description":"GET /a2a/api/card?id=: the A2A 1.0 AgentCard the inbound instance publishes (AgentCard in spec/a2a/1.0); left open here so that this family stands alone.","type":"object","additionalProperties":true};
-
-function validate124(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate124.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-}
-else {
-const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-validate124.errors = vErrors;
-return errors === 0;
-}
-validate124.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const validateTaskJson = validate125;
-const schema212 = {"title":"TaskJson","description":"GET /a2a/api/task?id=: the full A2A 1.0 Task (Task in spec/a2a/1.0) with the serverId of its instance and, for a task created under a tenant, its tenant; left open here so that this family stands alone.","type":"object","additionalProperties":true};
-
-function validate125(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
-let vErrors = null;
-let errors = 0;
-const evaluated0 = validate125.evaluated;
-if(evaluated0.dynamicProps){
-evaluated0.props = undefined;
-}
-if(evaluated0.dynamicItems){
-evaluated0.items = undefined;
-}
-if(data && typeof data == "object" && !Array.isArray(data)){
-}
-else {
-const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-validate125.errors = vErrors;
-return errors === 0;
-}
-validate125.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
-
-export const validateSessionView = validate126;
-const schema213 = {"title":"SessionView","description":"GET /a2a/api/session?contextId=&serverId=: the detail of one live session. Its shape is not fixed yet; it is expected to carry at least the SessionRow members.","type":"object","additionalProperties":true};
+export const validateAgentCardJson = validate126;
+const schema220 = {"title":"AgentCardJson","description":"GET /a2a/api/card?id=: the A2A 1.0 AgentCard the inbound instance publishes (AgentCard in spec/a2a/1.0); left open here so that this family stands alone.","type":"object","additionalProperties":true};
 
 function validate126(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -13032,16 +13612,77 @@ return errors === 0;
 }
 validate126.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateSnapshot = validate127;
-const schema214 = {"title":"Snapshot","description":"The whole hub state as the panel shows it. `tasks` is one page selected by the task* query parameters of GET /a2a/api; `taskPage` describes that page.","type":"object","properties":{"inbounds":{"description":"Every inbound instance, enabled or not.","type":"array","items":{"$ref":"#/$defs/InboundRow"}},"outbounds":{"description":"Every outbound connection.","type":"array","items":{"$ref":"#/$defs/OutboundRow"}},"tasks":{"description":"One page of tasks, most recently updated first.","type":"array","items":{"$ref":"#/$defs/TaskRow"}},"peers":{"description":"Clients currently connected to an inbound endpoint.","type":"array","items":{"$ref":"#/$defs/PeerRow"}},"sessions":{"description":"Live sessions, one per (contextId, serverId).","type":"array","items":{"$ref":"#/$defs/SessionRow"}},"taskPage":{"$ref":"#/$defs/TaskPage","description":"The limit, offset and filtered total of the task page."},"push":{"$ref":"#/$defs/PushSummary","description":"Push notifications across every task: pending deliveries and the configs that are not healthy."}},"required":["inbounds","outbounds","tasks","peers","sessions","taskPage","push"]};
-const schema232 = {"title":"TaskPage","description":"The page of tasks a snapshot carries: the effective taskLimit and taskOffset, and how many tasks match the filters in all.","type":"object","properties":{"limit":{"description":"Page size used (taskLimit).","type":"integer","minimum":1,"maximum":500},"offset":{"description":"Number of matching tasks skipped (taskOffset).","type":"integer","minimum":0},"total":{"description":"Number of tasks matching taskState, taskContextId and taskServerId.","type":"integer","minimum":0}},"required":["limit","offset","total"]};
-const schema215 = {"title":"InboundRow","description":"One inbound A2A server instance. The bearer token is never shown: `authEnabled` says whether one is set and `authTokenEnv` names its environment variable when it comes from one.","type":"object","properties":{"id":{"description":"Instance id, <slug-of-name>-<8 hex>.","type":"string","minLength":1},"name":{"description":"Agent name (AgentCard.name).","type":"string"},"description":{"description":"Agent description (AgentCard.description).","type":"string"},"version":{"description":"Agent version (AgentCard.version).","type":"string"},"endpointPath":{"$ref":"#/$defs/EndpointPath","description":"The instance's base path, its card below it; default /a2a/<id>."},"jsonRpcPath":{"$ref":"#/$defs/EndpointPath","description":"Where its JSON-RPC binding is POSTed: the configured jsonRpcPath, else endpointPath."},"restPath":{"$ref":"#/$defs/EndpointPath","description":"The base its HTTP+JSON routes sit below: the configured restPath, else endpointPath."},"tenants":{"$ref":"#/$defs/TenantNames","description":"The only tenants it accepts; absent when it accepts any."},"preset":{"description":"Agent preset id.","type":"string"},"cardPath":{"description":"Path of the AgentCard: <endpointPath>/agent-card.json.","type":"string","pattern":"^/(?:[A-Za-z0-9._~-]+/)+agent-card\\.json$"},"cardUrl":{"description":"Absolute URL of the instance's AgentCard: <base URL><endpointPath>/agent-card.json, what a2a-hub send, card and conform and outbound.create take.","type":"string","format":"uri"},"endpointUrl":{"description":"Absolute URL of the instance's base: <base URL><endpointPath>, which a2a-hub send, card and conform also take (they find the card below it). It is the JSON-RPC URL too unless jsonRpcPath is set.","type":"string","format":"uri"},"jsonRpcUrl":{"description":"Absolute URL of the JSON-RPC interface, as the AgentCard advertises it (supportedInterfaces[].url of JSONRPC): <base URL><jsonRpcPath>.","type":"string","format":"uri"},"restUrl":{"description":"Absolute URL of the HTTP+JSON interface, as the AgentCard advertises it (supportedInterfaces[].url of HTTP+JSON): <base URL><restPath>; the routes are below it (<restUrl>/message:send).","type":"string","format":"uri"},"enabled":{"description":"Whether the routes are registered.","type":"boolean"},"authEnabled":{"description":"Whether the endpoint requires a bearer token.","type":"boolean"},"authTokenEnv":{"description":"Name of the environment variable the token is read from; absent when the token was set with inbound.setAuth or there is none.","type":"string"},"relayTo":{"description":"Id of the outbound connection a relay instance forwards to.","type":"string"},"skills":{"description":"Skills the AgentCard advertises.","type":"array","items":{"$ref":"#/$defs/SkillSummary"}},"status":{"description":"available: the hub can run it; unavailable: its stored configuration cannot run in this hub (see `unavailableReason`), so its endpoint and card answer AgentUnavailableError while it is enabled. inbound.update fixes it, inbound.remove deletes it.","type":"string","enum":["available","unavailable"]},"unavailableReason":{"description":"Why the instance is unavailable; present exactly when `status` is unavailable.","type":"string"}},"required":["id","name","description","version","endpointPath","preset","jsonRpcPath","restPath","cardPath","cardUrl","endpointUrl","jsonRpcUrl","restUrl","enabled","authEnabled","skills","status"]};
-const pattern45 = new RegExp("^/(?:[A-Za-z0-9._~-]+/)+agent-card\\.json$", "u");
+export const validateTaskJson = validate127;
+const schema221 = {"title":"TaskJson","description":"GET /a2a/api/task?id=: the full A2A 1.0 Task (Task in spec/a2a/1.0) with the serverId of its instance and, for a task created under a tenant, its tenant; left open here so that this family stands alone.","type":"object","additionalProperties":true};
+
+function validate127(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate127.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+}
+else {
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+validate127.errors = vErrors;
+return errors === 0;
+}
+validate127.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateSessionView = validate128;
+const schema222 = {"title":"SessionView","description":"GET /a2a/api/session?contextId=&serverId=: the detail of one live session. Its shape is not fixed yet; it is expected to carry at least the SessionRow members.","type":"object","additionalProperties":true};
 
 function validate128(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
 const evaluated0 = validate128.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+}
+else {
+const err0 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+validate128.errors = vErrors;
+return errors === 0;
+}
+validate128.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+
+export const validateSnapshot = validate129;
+const schema223 = {"title":"Snapshot","description":"The whole hub state as the panel shows it. `tasks` is one page selected by the task* query parameters of GET /a2a/api; `taskPage` describes that page.","type":"object","properties":{"inbounds":{"description":"Every inbound instance, enabled or not.","type":"array","items":{"$ref":"#/$defs/InboundRow"}},"outbounds":{"description":"Every outbound connection.","type":"array","items":{"$ref":"#/$defs/OutboundRow"}},"tasks":{"description":"One page of tasks, most recently updated first.","type":"array","items":{"$ref":"#/$defs/TaskRow"}},"peers":{"description":"Clients currently connected to an inbound endpoint.","type":"array","items":{"$ref":"#/$defs/PeerRow"}},"sessions":{"description":"Live sessions, one per (contextId, serverId).","type":"array","items":{"$ref":"#/$defs/SessionRow"}},"taskPage":{"$ref":"#/$defs/TaskPage","description":"The limit, offset and filtered total of the task page."},"push":{"$ref":"#/$defs/PushSummary","description":"Push notifications across every task: pending deliveries and the configs that are not healthy."},"retention":{"$ref":"#/$defs/RetentionSummary","description":"The retention sweeper: when it last ran and what it deleted."}},"required":["inbounds","outbounds","tasks","peers","sessions","taskPage","push","retention"]};
+const schema242 = {"title":"TaskPage","description":"The page of tasks a snapshot carries: the effective taskLimit and taskOffset, and how many tasks match the filters in all.","type":"object","properties":{"limit":{"description":"Page size used (taskLimit).","type":"integer","minimum":1,"maximum":500},"offset":{"description":"Number of matching tasks skipped (taskOffset).","type":"integer","minimum":0},"total":{"description":"Number of tasks matching taskState, taskContextId and taskServerId.","type":"integer","minimum":0}},"required":["limit","offset","total"]};
+const schema249 = {"title":"RetentionSummary","description":"The retention sweeper of this hub (instances' retention: docs/server.md, Retention).","type":"object","properties":{"sweepEveryMs":{"description":"How often the sweeper runs by itself.","type":"integer","minimum":1},"lastRunAt":{"description":"When its last sweep ended (ISO 8601); absent: none yet.","type":"string"},"lastPruned":{"description":"Tasks the last sweep deleted.","type":"integer","minimum":0},"prunedTotal":{"description":"Tasks deleted since this hub started.","type":"integer","minimum":0},"lastError":{"description":"Why the last sweep stopped early; absent when it finished.","type":"string"}},"required":["sweepEveryMs","lastPruned","prunedTotal"]};
+const schema224 = {"title":"InboundRow","description":"One inbound A2A server instance. The bearer token is never shown: `authEnabled` says whether one is set and `authTokenEnv` names its environment variable when it comes from one.","type":"object","properties":{"id":{"description":"Instance id, <slug-of-name>-<8 hex>.","type":"string","minLength":1},"name":{"description":"Agent name (AgentCard.name).","type":"string"},"description":{"description":"Agent description (AgentCard.description).","type":"string"},"version":{"description":"Agent version (AgentCard.version).","type":"string"},"endpointPath":{"$ref":"#/$defs/EndpointPath","description":"The instance's base path, its card below it; default /a2a/<id>."},"jsonRpcPath":{"$ref":"#/$defs/EndpointPath","description":"Where its JSON-RPC binding is POSTed: the configured jsonRpcPath, else endpointPath."},"restPath":{"$ref":"#/$defs/EndpointPath","description":"The base its HTTP+JSON routes sit below: the configured restPath, else endpointPath."},"tenants":{"$ref":"#/$defs/TenantNames","description":"The only tenants it accepts; absent when it accepts any."},"preset":{"description":"Agent preset id.","type":"string"},"cardPath":{"description":"Path of the AgentCard: <endpointPath>/agent-card.json.","type":"string","pattern":"^/(?:[A-Za-z0-9._~-]+/)+agent-card\\.json$"},"cardUrl":{"description":"Absolute URL of the instance's AgentCard: <base URL><endpointPath>/agent-card.json, what a2a-hub send, card and conform and outbound.create take.","type":"string","format":"uri"},"endpointUrl":{"description":"Absolute URL of the instance's base: <base URL><endpointPath>, which a2a-hub send, card and conform also take (they find the card below it). It is the JSON-RPC URL too unless jsonRpcPath is set.","type":"string","format":"uri"},"jsonRpcUrl":{"description":"Absolute URL of the JSON-RPC interface, as the AgentCard advertises it (supportedInterfaces[].url of JSONRPC): <base URL><jsonRpcPath>.","type":"string","format":"uri"},"restUrl":{"description":"Absolute URL of the HTTP+JSON interface, as the AgentCard advertises it (supportedInterfaces[].url of HTTP+JSON): <base URL><restPath>; the routes are below it (<restUrl>/message:send).","type":"string","format":"uri"},"enabled":{"description":"Whether the routes are registered.","type":"boolean"},"authEnabled":{"description":"Whether the endpoint requires a bearer token.","type":"boolean"},"retention":{"$ref":"#/$defs/Retention","description":"How long its terminal tasks are kept; absent: all of them."},"authTokenEnv":{"description":"Name of the environment variable the token is read from; absent when the token was set with inbound.setAuth or there is none.","type":"string"},"relayTo":{"description":"Id of the outbound connection a relay instance forwards to.","type":"string"},"skills":{"description":"Skills the AgentCard advertises.","type":"array","items":{"$ref":"#/$defs/SkillSummary"}},"status":{"description":"available: the hub can run it; unavailable: its stored configuration cannot run in this hub (see `unavailableReason`), so its endpoint and card answer AgentUnavailableError while it is enabled. inbound.update fixes it, inbound.remove deletes it.","type":"string","enum":["available","unavailable"]},"unavailableReason":{"description":"Why the instance is unavailable; present exactly when `status` is unavailable.","type":"string"}},"required":["id","name","description","version","endpointPath","preset","jsonRpcPath","restPath","cardPath","cardUrl","endpointUrl","jsonRpcUrl","restUrl","enabled","authEnabled","skills","status"]};
+const pattern45 = new RegExp("^/(?:[A-Za-z0-9._~-]+/)+agent-card\\.json$", "u");
+
+function validate130(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate130.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -13552,9 +14193,13 @@ vErrors.push(err43);
 errors++;
 }
 }
-if(data.authTokenEnv !== undefined){
-if(typeof data.authTokenEnv !== "string"){
-const err44 = {instancePath:instancePath+"/authTokenEnv",schemaPath:"#/properties/authTokenEnv/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.retention !== undefined){
+let data16 = data.retention;
+if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
+if(data16.maxAgeMs !== undefined){
+let data17 = data16.maxAgeMs;
+if(!(((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17))) && (isFinite(data17)))){
+const err44 = {instancePath:instancePath+"/retention/maxAgeMs",schemaPath:"#/$defs/Retention/properties/maxAgeMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -13563,10 +14208,9 @@ vErrors.push(err44);
 }
 errors++;
 }
-}
-if(data.relayTo !== undefined){
-if(typeof data.relayTo !== "string"){
-const err45 = {instancePath:instancePath+"/relayTo",schemaPath:"#/properties/relayTo/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if((typeof data17 == "number") && (isFinite(data17))){
+if(data17 < 60000 || isNaN(data17)){
+const err45 = {instancePath:instancePath+"/retention/maxAgeMs",schemaPath:"#/$defs/Retention/properties/maxAgeMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 60000},message:"must be >= 60000"};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -13576,15 +14220,11 @@ vErrors.push(err45);
 errors++;
 }
 }
-if(data.skills !== undefined){
-let data18 = data.skills;
-if(Array.isArray(data18)){
-const len0 = data18.length;
-for(let i0=0; i0<len0; i0++){
-let data19 = data18[i0];
-if(data19 && typeof data19 == "object" && !Array.isArray(data19)){
-if(data19.id === undefined){
-const err46 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
+}
+if(data16.maxTasks !== undefined){
+let data18 = data16.maxTasks;
+if(!(((typeof data18 == "number") && (!(data18 % 1) && !isNaN(data18))) && (isFinite(data18)))){
+const err46 = {instancePath:instancePath+"/retention/maxTasks",schemaPath:"#/$defs/Retention/properties/maxTasks/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -13593,8 +14233,9 @@ vErrors.push(err46);
 }
 errors++;
 }
-if(data19.name === undefined){
-const err47 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+if((typeof data18 == "number") && (isFinite(data18))){
+if(data18 < 1 || isNaN(data18)){
+const err47 = {instancePath:instancePath+"/retention/maxTasks",schemaPath:"#/$defs/Retention/properties/maxTasks/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -13603,8 +14244,11 @@ vErrors.push(err47);
 }
 errors++;
 }
-if(data19.description === undefined){
-const err48 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/required",keyword:"required",params:{missingProperty: "description"},message:"must have required property '"+"description"+"'"};
+}
+}
+}
+else {
+const err48 = {instancePath:instancePath+"/retention",schemaPath:"#/$defs/Retention/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -13613,11 +14257,10 @@ vErrors.push(err48);
 }
 errors++;
 }
-if(data19.id !== undefined){
-let data20 = data19.id;
-if(typeof data20 === "string"){
-if(func1(data20) < 1){
-const err49 = {instancePath:instancePath+"/skills/" + i0+"/id",schemaPath:"#/$defs/SkillSummary/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+if(data.authTokenEnv !== undefined){
+if(typeof data.authTokenEnv !== "string"){
+const err49 = {instancePath:instancePath+"/authTokenEnv",schemaPath:"#/properties/authTokenEnv/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -13627,8 +14270,9 @@ vErrors.push(err49);
 errors++;
 }
 }
-else {
-const err50 = {instancePath:instancePath+"/skills/" + i0+"/id",schemaPath:"#/$defs/SkillSummary/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.relayTo !== undefined){
+if(typeof data.relayTo !== "string"){
+const err50 = {instancePath:instancePath+"/relayTo",schemaPath:"#/properties/relayTo/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -13638,9 +14282,15 @@ vErrors.push(err50);
 errors++;
 }
 }
-if(data19.name !== undefined){
-if(typeof data19.name !== "string"){
-const err51 = {instancePath:instancePath+"/skills/" + i0+"/name",schemaPath:"#/$defs/SkillSummary/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.skills !== undefined){
+let data21 = data.skills;
+if(Array.isArray(data21)){
+const len0 = data21.length;
+for(let i0=0; i0<len0; i0++){
+let data22 = data21[i0];
+if(data22 && typeof data22 == "object" && !Array.isArray(data22)){
+if(data22.id === undefined){
+const err51 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -13649,10 +14299,8 @@ vErrors.push(err51);
 }
 errors++;
 }
-}
-if(data19.description !== undefined){
-if(typeof data19.description !== "string"){
-const err52 = {instancePath:instancePath+"/skills/" + i0+"/description",schemaPath:"#/$defs/SkillSummary/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data22.name === undefined){
+const err52 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -13661,14 +14309,8 @@ vErrors.push(err52);
 }
 errors++;
 }
-}
-if(data19.tags !== undefined){
-let data23 = data19.tags;
-if(Array.isArray(data23)){
-const len1 = data23.length;
-for(let i1=0; i1<len1; i1++){
-if(typeof data23[i1] !== "string"){
-const err53 = {instancePath:instancePath+"/skills/" + i0+"/tags/" + i1,schemaPath:"#/$defs/SkillSummary/properties/tags/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data22.description === undefined){
+const err53 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/required",keyword:"required",params:{missingProperty: "description"},message:"must have required property '"+"description"+"'"};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -13677,10 +14319,11 @@ vErrors.push(err53);
 }
 errors++;
 }
-}
-}
-else {
-const err54 = {instancePath:instancePath+"/skills/" + i0+"/tags",schemaPath:"#/$defs/SkillSummary/properties/tags/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data22.id !== undefined){
+let data23 = data22.id;
+if(typeof data23 === "string"){
+if(func1(data23) < 1){
+const err54 = {instancePath:instancePath+"/skills/" + i0+"/id",schemaPath:"#/$defs/SkillSummary/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -13690,9 +14333,8 @@ vErrors.push(err54);
 errors++;
 }
 }
-}
 else {
-const err55 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err55 = {instancePath:instancePath+"/skills/" + i0+"/id",schemaPath:"#/$defs/SkillSummary/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -13702,9 +14344,9 @@ vErrors.push(err55);
 errors++;
 }
 }
-}
-else {
-const err56 = {instancePath:instancePath+"/skills",schemaPath:"#/properties/skills/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data22.name !== undefined){
+if(typeof data22.name !== "string"){
+const err56 = {instancePath:instancePath+"/skills/" + i0+"/name",schemaPath:"#/$defs/SkillSummary/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -13714,10 +14356,9 @@ vErrors.push(err56);
 errors++;
 }
 }
-if(data.status !== undefined){
-let data25 = data.status;
-if(typeof data25 !== "string"){
-const err57 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data22.description !== undefined){
+if(typeof data22.description !== "string"){
+const err57 = {instancePath:instancePath+"/skills/" + i0+"/description",schemaPath:"#/$defs/SkillSummary/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -13726,8 +14367,14 @@ vErrors.push(err57);
 }
 errors++;
 }
-if(!((data25 === "available") || (data25 === "unavailable"))){
-const err58 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema215.properties.status.enum},message:"must be equal to one of the allowed values"};
+}
+if(data22.tags !== undefined){
+let data26 = data22.tags;
+if(Array.isArray(data26)){
+const len1 = data26.length;
+for(let i1=0; i1<len1; i1++){
+if(typeof data26[i1] !== "string"){
+const err58 = {instancePath:instancePath+"/skills/" + i0+"/tags/" + i1,schemaPath:"#/$defs/SkillSummary/properties/tags/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -13737,9 +14384,9 @@ vErrors.push(err58);
 errors++;
 }
 }
-if(data.unavailableReason !== undefined){
-if(typeof data.unavailableReason !== "string"){
-const err59 = {instancePath:instancePath+"/unavailableReason",schemaPath:"#/properties/unavailableReason/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err59 = {instancePath:instancePath+"/skills/" + i0+"/tags",schemaPath:"#/$defs/SkillSummary/properties/tags/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err59];
 }
@@ -13751,7 +14398,7 @@ errors++;
 }
 }
 else {
-const err60 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err60 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -13760,17 +14407,76 @@ vErrors.push(err60);
 }
 errors++;
 }
-validate128.errors = vErrors;
+}
+}
+else {
+const err61 = {instancePath:instancePath+"/skills",schemaPath:"#/properties/skills/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err61];
+}
+else {
+vErrors.push(err61);
+}
+errors++;
+}
+}
+if(data.status !== undefined){
+let data28 = data.status;
+if(typeof data28 !== "string"){
+const err62 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err62];
+}
+else {
+vErrors.push(err62);
+}
+errors++;
+}
+if(!((data28 === "available") || (data28 === "unavailable"))){
+const err63 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema224.properties.status.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err63];
+}
+else {
+vErrors.push(err63);
+}
+errors++;
+}
+}
+if(data.unavailableReason !== undefined){
+if(typeof data.unavailableReason !== "string"){
+const err64 = {instancePath:instancePath+"/unavailableReason",schemaPath:"#/properties/unavailableReason/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err64];
+}
+else {
+vErrors.push(err64);
+}
+errors++;
+}
+}
+}
+else {
+const err65 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err65];
+}
+else {
+vErrors.push(err65);
+}
+errors++;
+}
+validate130.errors = vErrors;
 return errors === 0;
 }
-validate128.evaluated = {"props":{"id":true,"name":true,"description":true,"version":true,"endpointPath":true,"jsonRpcPath":true,"restPath":true,"tenants":true,"preset":true,"cardPath":true,"cardUrl":true,"endpointUrl":true,"jsonRpcUrl":true,"restUrl":true,"enabled":true,"authEnabled":true,"authTokenEnv":true,"relayTo":true,"skills":true,"status":true,"unavailableReason":true},"dynamicProps":false,"dynamicItems":false};
+validate130.evaluated = {"props":{"id":true,"name":true,"description":true,"version":true,"endpointPath":true,"jsonRpcPath":true,"restPath":true,"tenants":true,"preset":true,"cardPath":true,"cardUrl":true,"endpointUrl":true,"jsonRpcUrl":true,"restUrl":true,"enabled":true,"authEnabled":true,"retention":true,"authTokenEnv":true,"relayTo":true,"skills":true,"status":true,"unavailableReason":true},"dynamicProps":false,"dynamicItems":false};
 
-const schema220 = {"title":"OutboundRow","description":"One outbound connection to a remote A2A agent. `error` is present exactly when `state` is error.","type":"object","properties":{"id":{"description":"Connection id (e.g. out-2c6d9dbd-cf6).","type":"string","minLength":1},"name":{"description":"Connection name, used in tool names a2a__<name>__<skill>.","type":"string"},"agentCardUrl":{"description":"URL of the remote AgentCard.","type":"string","format":"uri"},"enabled":{"description":"Whether the connection is enabled.","type":"boolean"},"timeoutMs":{"$ref":"#/$defs/TimeoutMs","description":"Per-call timeout."},"pollIntervalMs":{"$ref":"#/$defs/PollIntervalMs","description":"Poll interval for a remote that does not stream."},"state":{"description":"connecting: fetching the card; connected: tools registered; error: the last connect or refresh failed (see `error`); disabled: not enabled.","type":"string","enum":["connecting","connected","error","disabled"]},"error":{"description":"Why the last connect or refresh failed.","type":"string"},"skillCount":{"description":"Number of skills the remote card advertises.","type":"integer","minimum":0},"toolCount":{"description":"Number of model tools registered (skills minus disabled ones).","type":"integer","minimum":0},"preset":{"description":"Agent preset id recorded for a future local hand-off session.","type":"string"},"bearerTokenEnv":{"description":"Name of the environment variable the bearer token is read from, when one is used.","type":"string"},"authEnabled":{"description":"Whether a bearer token is sent to the remote.","type":"boolean"},"disabledSkills":{"description":"Remote skill ids not exposed as tools.","type":"array","items":{"type":"string"}},"skillOverrides":{"$ref":"#/$defs/SkillOverrides","description":"Per-skill overrides of the exposed tools."}},"required":["id","name","agentCardUrl","enabled","timeoutMs","pollIntervalMs","state","skillCount","toolCount","authEnabled"],"if":{"properties":{"state":{"const":"error"}},"required":["state"]},"then":{"required":["error"]},"else":{"not":{"required":["error"]}}};
+const schema230 = {"title":"OutboundRow","description":"One outbound connection to a remote A2A agent. `error` is present exactly when `state` is error.","type":"object","properties":{"id":{"description":"Connection id (e.g. out-2c6d9dbd-cf6).","type":"string","minLength":1},"name":{"description":"Connection name, used in tool names a2a__<name>__<skill>.","type":"string"},"agentCardUrl":{"description":"URL of the remote AgentCard.","type":"string","format":"uri"},"enabled":{"description":"Whether the connection is enabled.","type":"boolean"},"timeoutMs":{"$ref":"#/$defs/TimeoutMs","description":"Per-call timeout."},"pollIntervalMs":{"$ref":"#/$defs/PollIntervalMs","description":"Poll interval for a remote that does not stream."},"state":{"description":"connecting: fetching the card; connected: tools registered; error: the last connect or refresh failed (see `error`); disabled: not enabled.","type":"string","enum":["connecting","connected","error","disabled"]},"error":{"description":"Why the last connect or refresh failed.","type":"string"},"skillCount":{"description":"Number of skills the remote card advertises.","type":"integer","minimum":0},"toolCount":{"description":"Number of model tools registered (skills minus disabled ones).","type":"integer","minimum":0},"preset":{"description":"Agent preset id recorded for a future local hand-off session.","type":"string"},"bearerTokenEnv":{"description":"Name of the environment variable the bearer token is read from, when one is used.","type":"string"},"authEnabled":{"description":"Whether a bearer token is sent to the remote.","type":"boolean"},"disabledSkills":{"description":"Remote skill ids not exposed as tools.","type":"array","items":{"type":"string"}},"skillOverrides":{"$ref":"#/$defs/SkillOverrides","description":"Per-skill overrides of the exposed tools."}},"required":["id","name","agentCardUrl","enabled","timeoutMs","pollIntervalMs","state","skillCount","toolCount","authEnabled"],"if":{"properties":{"state":{"const":"error"}},"required":["state"]},"then":{"required":["error"]},"else":{"not":{"required":["error"]}}};
 
-function validate131(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate133(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate131.evaluated;
+const evaluated0 = validate133.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -14147,7 +14853,7 @@ vErrors.push(err28);
 errors++;
 }
 if(!((((data7 === "connecting") || (data7 === "connected")) || (data7 === "error")) || (data7 === "disabled"))){
-const err29 = {instancePath:instancePath+"/state",schemaPath:"#/properties/state/enum",keyword:"enum",params:{allowedValues: schema220.properties.state.enum},message:"must be equal to one of the allowed values"};
+const err29 = {instancePath:instancePath+"/state",schemaPath:"#/properties/state/enum",keyword:"enum",params:{allowedValues: schema230.properties.state.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -14300,20 +15006,20 @@ vErrors.push(err40);
 }
 errors++;
 }
-validate131.errors = vErrors;
+validate133.errors = vErrors;
 return errors === 0;
 }
-validate131.evaluated = {"props":{"id":true,"name":true,"agentCardUrl":true,"enabled":true,"timeoutMs":true,"pollIntervalMs":true,"state":true,"error":true,"skillCount":true,"toolCount":true,"preset":true,"bearerTokenEnv":true,"authEnabled":true,"disabledSkills":true,"skillOverrides":true},"dynamicProps":false,"dynamicItems":false};
+validate133.evaluated = {"props":{"id":true,"name":true,"agentCardUrl":true,"enabled":true,"timeoutMs":true,"pollIntervalMs":true,"state":true,"error":true,"skillCount":true,"toolCount":true,"preset":true,"bearerTokenEnv":true,"authEnabled":true,"disabledSkills":true,"skillOverrides":true},"dynamicProps":false,"dynamicItems":false};
 
-const schema223 = {"title":"TaskRow","description":"One task as the panel lists it; GET /a2a/api/task?id= returns the full A2A Task.","type":"object","properties":{"id":{"description":"Task id.","type":"string","minLength":1},"contextId":{"description":"Context (conversation) id.","type":"string","minLength":1},"serverId":{"description":"Id of the inbound instance that owns the task.","type":"string","minLength":1},"tenant":{"description":"The tenant the task was created under (A2A `tenant`); absent for none.","type":"string","minLength":1},"state":{"$ref":"#/$defs/TaskState","description":"Current task state."},"createdAt":{"$ref":"#/$defs/DateTime","description":"When the task was created."},"updatedAt":{"$ref":"#/$defs/DateTime","description":"When the task status last changed."},"skill":{"description":"Skill id the task runs.","type":"string"},"summary":{"description":"Short text describing the task (e.g. the start of its input).","type":"string"}},"required":["id","contextId","serverId","state","createdAt","updatedAt"]};
-const schema225 = {"title":"DateTime","description":"An RFC 3339 date-time in UTC with the `Z` suffix; the hub writes milliseconds.","type":"string","format":"date-time","pattern":"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"};
+const schema233 = {"title":"TaskRow","description":"One task as the panel lists it; GET /a2a/api/task?id= returns the full A2A Task.","type":"object","properties":{"id":{"description":"Task id.","type":"string","minLength":1},"contextId":{"description":"Context (conversation) id.","type":"string","minLength":1},"serverId":{"description":"Id of the inbound instance that owns the task.","type":"string","minLength":1},"tenant":{"description":"The tenant the task was created under (A2A `tenant`); absent for none.","type":"string","minLength":1},"state":{"$ref":"#/$defs/TaskState","description":"Current task state."},"createdAt":{"$ref":"#/$defs/DateTime","description":"When the task was created."},"updatedAt":{"$ref":"#/$defs/DateTime","description":"When the task status last changed."},"skill":{"description":"Skill id the task runs.","type":"string"},"summary":{"description":"Short text describing the task (e.g. the start of its input).","type":"string"}},"required":["id","contextId","serverId","state","createdAt","updatedAt"]};
+const schema235 = {"title":"DateTime","description":"An RFC 3339 date-time in UTC with the `Z` suffix; the hub writes milliseconds.","type":"string","format":"date-time","pattern":"^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$"};
 const formats26 = require("ajv-formats/dist/formats").fullFormats["date-time"];
 const pattern46 = new RegExp("^[0-9]{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])T(?:[01][0-9]|2[0-3]):[0-5][0-9]:(?:[0-5][0-9]|60)(?:\\.[0-9]{1,9})?Z$", "u");
 
-function validate134(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate136(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate134.evaluated;
+const evaluated0 = validate136.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -14494,7 +15200,7 @@ vErrors.push(err14);
 errors++;
 }
 if(!((((((((data4 === "TASK_STATE_SUBMITTED") || (data4 === "TASK_STATE_WORKING")) || (data4 === "TASK_STATE_COMPLETED")) || (data4 === "TASK_STATE_FAILED")) || (data4 === "TASK_STATE_CANCELED")) || (data4 === "TASK_STATE_INPUT_REQUIRED")) || (data4 === "TASK_STATE_REJECTED")) || (data4 === "TASK_STATE_AUTH_REQUIRED"))){
-const err15 = {instancePath:instancePath+"/state",schemaPath:"#/$defs/TaskState/enum",keyword:"enum",params:{allowedValues: schema187.enum},message:"must be equal to one of the allowed values"};
+const err15 = {instancePath:instancePath+"/state",schemaPath:"#/$defs/TaskState/enum",keyword:"enum",params:{allowedValues: schema196.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -14609,17 +15315,17 @@ vErrors.push(err24);
 }
 errors++;
 }
-validate134.errors = vErrors;
+validate136.errors = vErrors;
 return errors === 0;
 }
-validate134.evaluated = {"props":{"id":true,"contextId":true,"serverId":true,"tenant":true,"state":true,"createdAt":true,"updatedAt":true,"skill":true,"summary":true},"dynamicProps":false,"dynamicItems":false};
+validate136.evaluated = {"props":{"id":true,"contextId":true,"serverId":true,"tenant":true,"state":true,"createdAt":true,"updatedAt":true,"skill":true,"summary":true},"dynamicProps":false,"dynamicItems":false};
 
-const schema227 = {"title":"PeerRow","description":"A client connected to an inbound endpoint; inbound.close closes it.","type":"object","properties":{"id":{"description":"Peer id.","type":"string","minLength":1},"address":{"description":"Remote address of the peer (IP, optionally with port).","type":"string"},"serverId":{"description":"Id of the inbound instance it is connected to.","type":"string","minLength":1},"openStreams":{"description":"Number of SSE streams it has open.","type":"integer","minimum":0},"since":{"$ref":"#/$defs/DateTime","description":"When the peer connected."}},"required":["id","address","serverId","openStreams","since"]};
+const schema237 = {"title":"PeerRow","description":"A client connected to an inbound endpoint; inbound.close closes it.","type":"object","properties":{"id":{"description":"Peer id.","type":"string","minLength":1},"address":{"description":"Remote address of the peer (IP, optionally with port).","type":"string"},"serverId":{"description":"Id of the inbound instance it is connected to.","type":"string","minLength":1},"openStreams":{"description":"Number of SSE streams it has open.","type":"integer","minimum":0},"since":{"$ref":"#/$defs/DateTime","description":"When the peer connected."}},"required":["id","address","serverId","openStreams","since"]};
 
-function validate136(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate138(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate136.evaluated;
+const evaluated0 = validate138.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -14810,17 +15516,17 @@ vErrors.push(err15);
 }
 errors++;
 }
-validate136.errors = vErrors;
+validate138.errors = vErrors;
 return errors === 0;
 }
-validate136.evaluated = {"props":{"id":true,"address":true,"serverId":true,"openStreams":true,"since":true},"dynamicProps":false,"dynamicItems":false};
+validate138.evaluated = {"props":{"id":true,"address":true,"serverId":true,"openStreams":true,"since":true},"dynamicProps":false,"dynamicItems":false};
 
-const schema229 = {"title":"SessionRow","description":"A live session: the executor state bound to one context on one inbound instance.","type":"object","properties":{"contextId":{"description":"Context id.","type":"string","minLength":1},"serverId":{"description":"Id of the inbound instance.","type":"string","minLength":1},"tenant":{"description":"The tenant of the conversation; absent for none (one contextId under two tenants is two sessions).","type":"string","minLength":1},"activeTasks":{"description":"Number of non-terminal tasks in the session.","type":"integer","minimum":0},"taskCount":{"description":"Number of tasks the session has run.","type":"integer","minimum":0},"createdAt":{"$ref":"#/$defs/DateTime","description":"When the session started."},"lastActiveAt":{"$ref":"#/$defs/DateTime","description":"When the session last received a message or task update."}},"required":["contextId","serverId","activeTasks","taskCount","createdAt","lastActiveAt"]};
+const schema239 = {"title":"SessionRow","description":"A live session: the executor state bound to one context on one inbound instance.","type":"object","properties":{"contextId":{"description":"Context id.","type":"string","minLength":1},"serverId":{"description":"Id of the inbound instance.","type":"string","minLength":1},"tenant":{"description":"The tenant of the conversation; absent for none (one contextId under two tenants is two sessions).","type":"string","minLength":1},"activeTasks":{"description":"Number of non-terminal tasks in the session.","type":"integer","minimum":0},"taskCount":{"description":"Number of tasks the session has run.","type":"integer","minimum":0},"createdAt":{"$ref":"#/$defs/DateTime","description":"When the session started."},"lastActiveAt":{"$ref":"#/$defs/DateTime","description":"When the session last received a message or task update."}},"required":["contextId","serverId","activeTasks","taskCount","createdAt","lastActiveAt"]};
 
-function validate138(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate140(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate138.evaluated;
+const evaluated0 = validate140.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -15094,19 +15800,19 @@ vErrors.push(err22);
 }
 errors++;
 }
-validate138.errors = vErrors;
+validate140.errors = vErrors;
 return errors === 0;
 }
-validate138.evaluated = {"props":{"contextId":true,"serverId":true,"tenant":true,"activeTasks":true,"taskCount":true,"createdAt":true,"lastActiveAt":true},"dynamicProps":false,"dynamicItems":false};
+validate140.evaluated = {"props":{"contextId":true,"serverId":true,"tenant":true,"activeTasks":true,"taskCount":true,"createdAt":true,"lastActiveAt":true},"dynamicProps":false,"dynamicItems":false};
 
-const schema233 = {"title":"PushSummary","description":"The push part of the snapshot: how many deliveries wait, and the configs that are failing or disabled (redacted like every PushConfigRow). GET /a2a/api/push?taskId= shows one task's configs and attempts.","type":"object","properties":{"pendingDeliveries":{"description":"Deliveries queued over every task and config.","type":"integer","minimum":0},"failingConfigs":{"description":"Configs in state failing.","type":"integer","minimum":0},"disabledConfigs":{"description":"Configs in state disabled.","type":"integer","minimum":0},"unhealthy":{"description":"The failing and disabled configs, oldest first, at most 100 (the two counts are complete).","type":"array","maxItems":100,"items":{"$ref":"#/$defs/PushConfigRow"}}},"required":["pendingDeliveries","failingConfigs","disabledConfigs","unhealthy"]};
-const schema234 = {"title":"PushConfigRow","description":"One push config of a task with its delivery health. Redacted: the config's token, its authentication.credentials and the hub's signing secret are never shown, by any read of the control API; only the authentication scheme is.","type":"object","properties":{"taskId":{"description":"Id of the task the config belongs to.","type":"string","minLength":1},"configId":{"description":"The config id (TaskPushNotificationConfig.id).","type":"string","minLength":1},"url":{"description":"The webhook URL deliveries are POSTed to.","type":"string"},"authenticationScheme":{"description":"The scheme of the Authorization header sent with each delivery (authentication.scheme, e.g. Bearer); absent when the config has no authentication. Its credentials are never shown.","type":"string"},"createdAt":{"$ref":"#/$defs/DateTime","description":"When the config was created (or last re-created with the same id)."},"state":{"$ref":"#/$defs/PushConfigState","description":"Delivery health."},"consecutiveFailures":{"description":"Failed attempts since the last success.","type":"integer","minimum":0},"lastError":{"description":"What the last failed attempt met (e.g. HTTP 503, a timeout, a refused destination); never a secret.","type":"string"},"lastAttemptAt":{"$ref":"#/$defs/DateTime","description":"When a delivery was last attempted."},"lastSuccessAt":{"$ref":"#/$defs/DateTime","description":"When a delivery last succeeded."},"pendingDeliveries":{"description":"Deliveries queued for this config and not yet accepted by the receiver.","type":"integer","minimum":0}},"required":["taskId","configId","url","createdAt","state","consecutiveFailures","pendingDeliveries"]};
-const schema236 = {"title":"PushConfigState","description":"Delivery health of a push config. active: delivered as events come; failing: after PushSettings.failingAfter consecutive failed attempts, one probe at a time until an attempt succeeds (push.retry makes it active at once); disabled: the receiver answered 410 Gone, nothing more is queued or delivered (push.retry re-enables it).","type":"string","enum":["active","failing","disabled"]};
+const schema243 = {"title":"PushSummary","description":"The push part of the snapshot: how many deliveries wait, and the configs that are failing or disabled (redacted like every PushConfigRow). GET /a2a/api/push?taskId= shows one task's configs and attempts.","type":"object","properties":{"pendingDeliveries":{"description":"Deliveries queued over every task and config.","type":"integer","minimum":0},"failingConfigs":{"description":"Configs in state failing.","type":"integer","minimum":0},"disabledConfigs":{"description":"Configs in state disabled.","type":"integer","minimum":0},"unhealthy":{"description":"The failing and disabled configs, oldest first, at most 100 (the two counts are complete).","type":"array","maxItems":100,"items":{"$ref":"#/$defs/PushConfigRow"}}},"required":["pendingDeliveries","failingConfigs","disabledConfigs","unhealthy"]};
+const schema244 = {"title":"PushConfigRow","description":"One push config of a task with its delivery health. Redacted: the config's token, its authentication.credentials and the hub's signing secret are never shown, by any read of the control API; only the authentication scheme is.","type":"object","properties":{"taskId":{"description":"Id of the task the config belongs to.","type":"string","minLength":1},"configId":{"description":"The config id (TaskPushNotificationConfig.id).","type":"string","minLength":1},"url":{"description":"The webhook URL deliveries are POSTed to.","type":"string"},"authenticationScheme":{"description":"The scheme of the Authorization header sent with each delivery (authentication.scheme, e.g. Bearer); absent when the config has no authentication. Its credentials are never shown.","type":"string"},"createdAt":{"$ref":"#/$defs/DateTime","description":"When the config was created (or last re-created with the same id)."},"state":{"$ref":"#/$defs/PushConfigState","description":"Delivery health."},"consecutiveFailures":{"description":"Failed attempts since the last success.","type":"integer","minimum":0},"lastError":{"description":"What the last failed attempt met (e.g. HTTP 503, a timeout, a refused destination); never a secret.","type":"string"},"lastAttemptAt":{"$ref":"#/$defs/DateTime","description":"When a delivery was last attempted."},"lastSuccessAt":{"$ref":"#/$defs/DateTime","description":"When a delivery last succeeded."},"pendingDeliveries":{"description":"Deliveries queued for this config and not yet accepted by the receiver.","type":"integer","minimum":0}},"required":["taskId","configId","url","createdAt","state","consecutiveFailures","pendingDeliveries"]};
+const schema246 = {"title":"PushConfigState","description":"Delivery health of a push config. active: delivered as events come; failing: after PushSettings.failingAfter consecutive failed attempts, one probe at a time until an attempt succeeds (push.retry makes it active at once); disabled: the receiver answered 410 Gone, nothing more is queued or delivered (push.retry re-enables it).","type":"string","enum":["active","failing","disabled"]};
 
-function validate141(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate143(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate141.evaluated;
+const evaluated0 = validate143.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -15306,7 +16012,7 @@ vErrors.push(err16);
 errors++;
 }
 if(!(((data5 === "active") || (data5 === "failing")) || (data5 === "disabled"))){
-const err17 = {instancePath:instancePath+"/state",schemaPath:"#/$defs/PushConfigState/enum",keyword:"enum",params:{allowedValues: schema236.enum},message:"must be equal to one of the allowed values"};
+const err17 = {instancePath:instancePath+"/state",schemaPath:"#/$defs/PushConfigState/enum",keyword:"enum",params:{allowedValues: schema246.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -15459,16 +16165,16 @@ vErrors.push(err29);
 }
 errors++;
 }
-validate141.errors = vErrors;
+validate143.errors = vErrors;
 return errors === 0;
 }
-validate141.evaluated = {"props":{"taskId":true,"configId":true,"url":true,"authenticationScheme":true,"createdAt":true,"state":true,"consecutiveFailures":true,"lastError":true,"lastAttemptAt":true,"lastSuccessAt":true,"pendingDeliveries":true},"dynamicProps":false,"dynamicItems":false};
+validate143.evaluated = {"props":{"taskId":true,"configId":true,"url":true,"authenticationScheme":true,"createdAt":true,"state":true,"consecutiveFailures":true,"lastError":true,"lastAttemptAt":true,"lastSuccessAt":true,"pendingDeliveries":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate140(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate142(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate140.evaluated;
+const evaluated0 = validate142.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -15606,8 +16312,8 @@ errors++;
 }
 const len0 = data3.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate141(data3[i0], {instancePath:instancePath+"/unhealthy/" + i0,parentData:data3,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate141.errors : vErrors.concat(validate141.errors);
+if(!(validate143(data3[i0], {instancePath:instancePath+"/unhealthy/" + i0,parentData:data3,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate143.errors : vErrors.concat(validate143.errors);
 errors = vErrors.length;
 }
 }
@@ -15634,16 +16340,16 @@ vErrors.push(err12);
 }
 errors++;
 }
-validate140.errors = vErrors;
+validate142.errors = vErrors;
 return errors === 0;
 }
-validate140.evaluated = {"props":{"pendingDeliveries":true,"failingConfigs":true,"disabledConfigs":true,"unhealthy":true},"dynamicProps":false,"dynamicItems":false};
+validate142.evaluated = {"props":{"pendingDeliveries":true,"failingConfigs":true,"disabledConfigs":true,"unhealthy":true},"dynamicProps":false,"dynamicItems":false};
 
 
-function validate127(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate129(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate127.evaluated;
+const evaluated0 = validate129.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -15721,19 +16427,8 @@ vErrors.push(err6);
 }
 errors++;
 }
-if(data.inbounds !== undefined){
-let data0 = data.inbounds;
-if(Array.isArray(data0)){
-const len0 = data0.length;
-for(let i0=0; i0<len0; i0++){
-if(!(validate128(data0[i0], {instancePath:instancePath+"/inbounds/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate128.errors : vErrors.concat(validate128.errors);
-errors = vErrors.length;
-}
-}
-}
-else {
-const err7 = {instancePath:instancePath+"/inbounds",schemaPath:"#/properties/inbounds/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data.retention === undefined){
+const err7 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "retention"},message:"must have required property '"+"retention"+"'"};
 if(vErrors === null){
 vErrors = [err7];
 }
@@ -15742,20 +16437,19 @@ vErrors.push(err7);
 }
 errors++;
 }
-}
-if(data.outbounds !== undefined){
-let data2 = data.outbounds;
-if(Array.isArray(data2)){
-const len1 = data2.length;
-for(let i1=0; i1<len1; i1++){
-if(!(validate131(data2[i1], {instancePath:instancePath+"/outbounds/" + i1,parentData:data2,parentDataProperty:i1,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate131.errors : vErrors.concat(validate131.errors);
+if(data.inbounds !== undefined){
+let data0 = data.inbounds;
+if(Array.isArray(data0)){
+const len0 = data0.length;
+for(let i0=0; i0<len0; i0++){
+if(!(validate130(data0[i0], {instancePath:instancePath+"/inbounds/" + i0,parentData:data0,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate130.errors : vErrors.concat(validate130.errors);
 errors = vErrors.length;
 }
 }
 }
 else {
-const err8 = {instancePath:instancePath+"/outbounds",schemaPath:"#/properties/outbounds/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err8 = {instancePath:instancePath+"/inbounds",schemaPath:"#/properties/inbounds/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err8];
 }
@@ -15765,19 +16459,19 @@ vErrors.push(err8);
 errors++;
 }
 }
-if(data.tasks !== undefined){
-let data4 = data.tasks;
-if(Array.isArray(data4)){
-const len2 = data4.length;
-for(let i2=0; i2<len2; i2++){
-if(!(validate134(data4[i2], {instancePath:instancePath+"/tasks/" + i2,parentData:data4,parentDataProperty:i2,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate134.errors : vErrors.concat(validate134.errors);
+if(data.outbounds !== undefined){
+let data2 = data.outbounds;
+if(Array.isArray(data2)){
+const len1 = data2.length;
+for(let i1=0; i1<len1; i1++){
+if(!(validate133(data2[i1], {instancePath:instancePath+"/outbounds/" + i1,parentData:data2,parentDataProperty:i1,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate133.errors : vErrors.concat(validate133.errors);
 errors = vErrors.length;
 }
 }
 }
 else {
-const err9 = {instancePath:instancePath+"/tasks",schemaPath:"#/properties/tasks/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err9 = {instancePath:instancePath+"/outbounds",schemaPath:"#/properties/outbounds/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err9];
 }
@@ -15787,19 +16481,19 @@ vErrors.push(err9);
 errors++;
 }
 }
-if(data.peers !== undefined){
-let data6 = data.peers;
-if(Array.isArray(data6)){
-const len3 = data6.length;
-for(let i3=0; i3<len3; i3++){
-if(!(validate136(data6[i3], {instancePath:instancePath+"/peers/" + i3,parentData:data6,parentDataProperty:i3,rootData,dynamicAnchors}))){
+if(data.tasks !== undefined){
+let data4 = data.tasks;
+if(Array.isArray(data4)){
+const len2 = data4.length;
+for(let i2=0; i2<len2; i2++){
+if(!(validate136(data4[i2], {instancePath:instancePath+"/tasks/" + i2,parentData:data4,parentDataProperty:i2,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate136.errors : vErrors.concat(validate136.errors);
 errors = vErrors.length;
 }
 }
 }
 else {
-const err10 = {instancePath:instancePath+"/peers",schemaPath:"#/properties/peers/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err10 = {instancePath:instancePath+"/tasks",schemaPath:"#/properties/tasks/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -15809,19 +16503,19 @@ vErrors.push(err10);
 errors++;
 }
 }
-if(data.sessions !== undefined){
-let data8 = data.sessions;
-if(Array.isArray(data8)){
-const len4 = data8.length;
-for(let i4=0; i4<len4; i4++){
-if(!(validate138(data8[i4], {instancePath:instancePath+"/sessions/" + i4,parentData:data8,parentDataProperty:i4,rootData,dynamicAnchors}))){
+if(data.peers !== undefined){
+let data6 = data.peers;
+if(Array.isArray(data6)){
+const len3 = data6.length;
+for(let i3=0; i3<len3; i3++){
+if(!(validate138(data6[i3], {instancePath:instancePath+"/peers/" + i3,parentData:data6,parentDataProperty:i3,rootData,dynamicAnchors}))){
 vErrors = vErrors === null ? validate138.errors : vErrors.concat(validate138.errors);
 errors = vErrors.length;
 }
 }
 }
 else {
-const err11 = {instancePath:instancePath+"/sessions",schemaPath:"#/properties/sessions/type",keyword:"type",params:{type: "array"},message:"must be array"};
+const err11 = {instancePath:instancePath+"/peers",schemaPath:"#/properties/peers/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err11];
 }
@@ -15831,11 +16525,19 @@ vErrors.push(err11);
 errors++;
 }
 }
-if(data.taskPage !== undefined){
-let data10 = data.taskPage;
-if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
-if(data10.limit === undefined){
-const err12 = {instancePath:instancePath+"/taskPage",schemaPath:"#/$defs/TaskPage/required",keyword:"required",params:{missingProperty: "limit"},message:"must have required property '"+"limit"+"'"};
+if(data.sessions !== undefined){
+let data8 = data.sessions;
+if(Array.isArray(data8)){
+const len4 = data8.length;
+for(let i4=0; i4<len4; i4++){
+if(!(validate140(data8[i4], {instancePath:instancePath+"/sessions/" + i4,parentData:data8,parentDataProperty:i4,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate140.errors : vErrors.concat(validate140.errors);
+errors = vErrors.length;
+}
+}
+}
+else {
+const err12 = {instancePath:instancePath+"/sessions",schemaPath:"#/properties/sessions/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err12];
 }
@@ -15844,8 +16546,12 @@ vErrors.push(err12);
 }
 errors++;
 }
-if(data10.offset === undefined){
-const err13 = {instancePath:instancePath+"/taskPage",schemaPath:"#/$defs/TaskPage/required",keyword:"required",params:{missingProperty: "offset"},message:"must have required property '"+"offset"+"'"};
+}
+if(data.taskPage !== undefined){
+let data10 = data.taskPage;
+if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
+if(data10.limit === undefined){
+const err13 = {instancePath:instancePath+"/taskPage",schemaPath:"#/$defs/TaskPage/required",keyword:"required",params:{missingProperty: "limit"},message:"must have required property '"+"limit"+"'"};
 if(vErrors === null){
 vErrors = [err13];
 }
@@ -15854,8 +16560,8 @@ vErrors.push(err13);
 }
 errors++;
 }
-if(data10.total === undefined){
-const err14 = {instancePath:instancePath+"/taskPage",schemaPath:"#/$defs/TaskPage/required",keyword:"required",params:{missingProperty: "total"},message:"must have required property '"+"total"+"'"};
+if(data10.offset === undefined){
+const err14 = {instancePath:instancePath+"/taskPage",schemaPath:"#/$defs/TaskPage/required",keyword:"required",params:{missingProperty: "offset"},message:"must have required property '"+"offset"+"'"};
 if(vErrors === null){
 vErrors = [err14];
 }
@@ -15864,10 +16570,8 @@ vErrors.push(err14);
 }
 errors++;
 }
-if(data10.limit !== undefined){
-let data11 = data10.limit;
-if(!(((typeof data11 == "number") && (!(data11 % 1) && !isNaN(data11))) && (isFinite(data11)))){
-const err15 = {instancePath:instancePath+"/taskPage/limit",schemaPath:"#/$defs/TaskPage/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data10.total === undefined){
+const err15 = {instancePath:instancePath+"/taskPage",schemaPath:"#/$defs/TaskPage/required",keyword:"required",params:{missingProperty: "total"},message:"must have required property '"+"total"+"'"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -15876,9 +16580,10 @@ vErrors.push(err15);
 }
 errors++;
 }
-if((typeof data11 == "number") && (isFinite(data11))){
-if(data11 > 500 || isNaN(data11)){
-const err16 = {instancePath:instancePath+"/taskPage/limit",schemaPath:"#/$defs/TaskPage/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 500},message:"must be <= 500"};
+if(data10.limit !== undefined){
+let data11 = data10.limit;
+if(!(((typeof data11 == "number") && (!(data11 % 1) && !isNaN(data11))) && (isFinite(data11)))){
+const err16 = {instancePath:instancePath+"/taskPage/limit",schemaPath:"#/$defs/TaskPage/properties/limit/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -15887,8 +16592,9 @@ vErrors.push(err16);
 }
 errors++;
 }
-if(data11 < 1 || isNaN(data11)){
-const err17 = {instancePath:instancePath+"/taskPage/limit",schemaPath:"#/$defs/TaskPage/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if((typeof data11 == "number") && (isFinite(data11))){
+if(data11 > 500 || isNaN(data11)){
+const err17 = {instancePath:instancePath+"/taskPage/limit",schemaPath:"#/$defs/TaskPage/properties/limit/maximum",keyword:"maximum",params:{comparison: "<=", limit: 500},message:"must be <= 500"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -15897,12 +16603,8 @@ vErrors.push(err17);
 }
 errors++;
 }
-}
-}
-if(data10.offset !== undefined){
-let data12 = data10.offset;
-if(!(((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12))) && (isFinite(data12)))){
-const err18 = {instancePath:instancePath+"/taskPage/offset",schemaPath:"#/$defs/TaskPage/properties/offset/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data11 < 1 || isNaN(data11)){
+const err18 = {instancePath:instancePath+"/taskPage/limit",schemaPath:"#/$defs/TaskPage/properties/limit/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err18];
 }
@@ -15911,9 +16613,12 @@ vErrors.push(err18);
 }
 errors++;
 }
-if((typeof data12 == "number") && (isFinite(data12))){
-if(data12 < 0 || isNaN(data12)){
-const err19 = {instancePath:instancePath+"/taskPage/offset",schemaPath:"#/$defs/TaskPage/properties/offset/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+}
+if(data10.offset !== undefined){
+let data12 = data10.offset;
+if(!(((typeof data12 == "number") && (!(data12 % 1) && !isNaN(data12))) && (isFinite(data12)))){
+const err19 = {instancePath:instancePath+"/taskPage/offset",schemaPath:"#/$defs/TaskPage/properties/offset/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err19];
 }
@@ -15922,12 +16627,9 @@ vErrors.push(err19);
 }
 errors++;
 }
-}
-}
-if(data10.total !== undefined){
-let data13 = data10.total;
-if(!(((typeof data13 == "number") && (!(data13 % 1) && !isNaN(data13))) && (isFinite(data13)))){
-const err20 = {instancePath:instancePath+"/taskPage/total",schemaPath:"#/$defs/TaskPage/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if((typeof data12 == "number") && (isFinite(data12))){
+if(data12 < 0 || isNaN(data12)){
+const err20 = {instancePath:instancePath+"/taskPage/offset",schemaPath:"#/$defs/TaskPage/properties/offset/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err20];
 }
@@ -15936,9 +16638,12 @@ vErrors.push(err20);
 }
 errors++;
 }
-if((typeof data13 == "number") && (isFinite(data13))){
-if(data13 < 0 || isNaN(data13)){
-const err21 = {instancePath:instancePath+"/taskPage/total",schemaPath:"#/$defs/TaskPage/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+}
+}
+if(data10.total !== undefined){
+let data13 = data10.total;
+if(!(((typeof data13 == "number") && (!(data13 % 1) && !isNaN(data13))) && (isFinite(data13)))){
+const err21 = {instancePath:instancePath+"/taskPage/total",schemaPath:"#/$defs/TaskPage/properties/total/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err21];
 }
@@ -15947,11 +16652,9 @@ vErrors.push(err21);
 }
 errors++;
 }
-}
-}
-}
-else {
-const err22 = {instancePath:instancePath+"/taskPage",schemaPath:"#/$defs/TaskPage/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if((typeof data13 == "number") && (isFinite(data13))){
+if(data13 < 0 || isNaN(data13)){
+const err22 = {instancePath:instancePath+"/taskPage/total",schemaPath:"#/$defs/TaskPage/properties/total/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err22];
 }
@@ -15961,15 +16664,10 @@ vErrors.push(err22);
 errors++;
 }
 }
-if(data.push !== undefined){
-if(!(validate140(data.push, {instancePath:instancePath+"/push",parentData:data,parentDataProperty:"push",rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate140.errors : vErrors.concat(validate140.errors);
-errors = vErrors.length;
-}
 }
 }
 else {
-const err23 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err23 = {instancePath:instancePath+"/taskPage",schemaPath:"#/$defs/TaskPage/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err23];
 }
@@ -15978,17 +16676,337 @@ vErrors.push(err23);
 }
 errors++;
 }
-validate127.errors = vErrors;
+}
+if(data.push !== undefined){
+if(!(validate142(data.push, {instancePath:instancePath+"/push",parentData:data,parentDataProperty:"push",rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate142.errors : vErrors.concat(validate142.errors);
+errors = vErrors.length;
+}
+}
+if(data.retention !== undefined){
+let data15 = data.retention;
+if(data15 && typeof data15 == "object" && !Array.isArray(data15)){
+if(data15.sweepEveryMs === undefined){
+const err24 = {instancePath:instancePath+"/retention",schemaPath:"#/$defs/RetentionSummary/required",keyword:"required",params:{missingProperty: "sweepEveryMs"},message:"must have required property '"+"sweepEveryMs"+"'"};
+if(vErrors === null){
+vErrors = [err24];
+}
+else {
+vErrors.push(err24);
+}
+errors++;
+}
+if(data15.lastPruned === undefined){
+const err25 = {instancePath:instancePath+"/retention",schemaPath:"#/$defs/RetentionSummary/required",keyword:"required",params:{missingProperty: "lastPruned"},message:"must have required property '"+"lastPruned"+"'"};
+if(vErrors === null){
+vErrors = [err25];
+}
+else {
+vErrors.push(err25);
+}
+errors++;
+}
+if(data15.prunedTotal === undefined){
+const err26 = {instancePath:instancePath+"/retention",schemaPath:"#/$defs/RetentionSummary/required",keyword:"required",params:{missingProperty: "prunedTotal"},message:"must have required property '"+"prunedTotal"+"'"};
+if(vErrors === null){
+vErrors = [err26];
+}
+else {
+vErrors.push(err26);
+}
+errors++;
+}
+if(data15.sweepEveryMs !== undefined){
+let data16 = data15.sweepEveryMs;
+if(!(((typeof data16 == "number") && (!(data16 % 1) && !isNaN(data16))) && (isFinite(data16)))){
+const err27 = {instancePath:instancePath+"/retention/sweepEveryMs",schemaPath:"#/$defs/RetentionSummary/properties/sweepEveryMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err27];
+}
+else {
+vErrors.push(err27);
+}
+errors++;
+}
+if((typeof data16 == "number") && (isFinite(data16))){
+if(data16 < 1 || isNaN(data16)){
+const err28 = {instancePath:instancePath+"/retention/sweepEveryMs",schemaPath:"#/$defs/RetentionSummary/properties/sweepEveryMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err28];
+}
+else {
+vErrors.push(err28);
+}
+errors++;
+}
+}
+}
+if(data15.lastRunAt !== undefined){
+if(typeof data15.lastRunAt !== "string"){
+const err29 = {instancePath:instancePath+"/retention/lastRunAt",schemaPath:"#/$defs/RetentionSummary/properties/lastRunAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err29];
+}
+else {
+vErrors.push(err29);
+}
+errors++;
+}
+}
+if(data15.lastPruned !== undefined){
+let data18 = data15.lastPruned;
+if(!(((typeof data18 == "number") && (!(data18 % 1) && !isNaN(data18))) && (isFinite(data18)))){
+const err30 = {instancePath:instancePath+"/retention/lastPruned",schemaPath:"#/$defs/RetentionSummary/properties/lastPruned/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err30];
+}
+else {
+vErrors.push(err30);
+}
+errors++;
+}
+if((typeof data18 == "number") && (isFinite(data18))){
+if(data18 < 0 || isNaN(data18)){
+const err31 = {instancePath:instancePath+"/retention/lastPruned",schemaPath:"#/$defs/RetentionSummary/properties/lastPruned/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err31];
+}
+else {
+vErrors.push(err31);
+}
+errors++;
+}
+}
+}
+if(data15.prunedTotal !== undefined){
+let data19 = data15.prunedTotal;
+if(!(((typeof data19 == "number") && (!(data19 % 1) && !isNaN(data19))) && (isFinite(data19)))){
+const err32 = {instancePath:instancePath+"/retention/prunedTotal",schemaPath:"#/$defs/RetentionSummary/properties/prunedTotal/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err32];
+}
+else {
+vErrors.push(err32);
+}
+errors++;
+}
+if((typeof data19 == "number") && (isFinite(data19))){
+if(data19 < 0 || isNaN(data19)){
+const err33 = {instancePath:instancePath+"/retention/prunedTotal",schemaPath:"#/$defs/RetentionSummary/properties/prunedTotal/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err33];
+}
+else {
+vErrors.push(err33);
+}
+errors++;
+}
+}
+}
+if(data15.lastError !== undefined){
+if(typeof data15.lastError !== "string"){
+const err34 = {instancePath:instancePath+"/retention/lastError",schemaPath:"#/$defs/RetentionSummary/properties/lastError/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err34];
+}
+else {
+vErrors.push(err34);
+}
+errors++;
+}
+}
+}
+else {
+const err35 = {instancePath:instancePath+"/retention",schemaPath:"#/$defs/RetentionSummary/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err35];
+}
+else {
+vErrors.push(err35);
+}
+errors++;
+}
+}
+}
+else {
+const err36 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err36];
+}
+else {
+vErrors.push(err36);
+}
+errors++;
+}
+validate129.errors = vErrors;
 return errors === 0;
 }
-validate127.evaluated = {"props":{"inbounds":true,"outbounds":true,"tasks":true,"peers":true,"sessions":true,"taskPage":true,"push":true},"dynamicProps":false,"dynamicItems":false};
+validate129.evaluated = {"props":{"inbounds":true,"outbounds":true,"tasks":true,"peers":true,"sessions":true,"taskPage":true,"push":true,"retention":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateTaskState = validate144;
+export const validateRetentionSummary = validate146;
 
-function validate144(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate146(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate144.evaluated;
+const evaluated0 = validate146.evaluated;
+if(evaluated0.dynamicProps){
+evaluated0.props = undefined;
+}
+if(evaluated0.dynamicItems){
+evaluated0.items = undefined;
+}
+if(data && typeof data == "object" && !Array.isArray(data)){
+if(data.sweepEveryMs === undefined){
+const err0 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "sweepEveryMs"},message:"must have required property '"+"sweepEveryMs"+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+if(data.lastPruned === undefined){
+const err1 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "lastPruned"},message:"must have required property '"+"lastPruned"+"'"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+if(data.prunedTotal === undefined){
+const err2 = {instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: "prunedTotal"},message:"must have required property '"+"prunedTotal"+"'"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if(data.sweepEveryMs !== undefined){
+let data0 = data.sweepEveryMs;
+if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
+const err3 = {instancePath:instancePath+"/sweepEveryMs",schemaPath:"#/properties/sweepEveryMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+if((typeof data0 == "number") && (isFinite(data0))){
+if(data0 < 1 || isNaN(data0)){
+const err4 = {instancePath:instancePath+"/sweepEveryMs",schemaPath:"#/properties/sweepEveryMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+}
+if(data.lastRunAt !== undefined){
+if(typeof data.lastRunAt !== "string"){
+const err5 = {instancePath:instancePath+"/lastRunAt",schemaPath:"#/properties/lastRunAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+if(data.lastPruned !== undefined){
+let data2 = data.lastPruned;
+if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
+const err6 = {instancePath:instancePath+"/lastPruned",schemaPath:"#/properties/lastPruned/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+if((typeof data2 == "number") && (isFinite(data2))){
+if(data2 < 0 || isNaN(data2)){
+const err7 = {instancePath:instancePath+"/lastPruned",schemaPath:"#/properties/lastPruned/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+}
+}
+if(data.prunedTotal !== undefined){
+let data3 = data.prunedTotal;
+if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
+const err8 = {instancePath:instancePath+"/prunedTotal",schemaPath:"#/properties/prunedTotal/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+if((typeof data3 == "number") && (isFinite(data3))){
+if(data3 < 0 || isNaN(data3)){
+const err9 = {instancePath:instancePath+"/prunedTotal",schemaPath:"#/properties/prunedTotal/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+}
+if(data.lastError !== undefined){
+if(typeof data.lastError !== "string"){
+const err10 = {instancePath:instancePath+"/lastError",schemaPath:"#/properties/lastError/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+}
+}
+}
+else {
+const err11 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err11];
+}
+else {
+vErrors.push(err11);
+}
+errors++;
+}
+validate146.errors = vErrors;
+return errors === 0;
+}
+validate146.evaluated = {"props":{"sweepEveryMs":true,"lastRunAt":true,"lastPruned":true,"prunedTotal":true,"lastError":true},"dynamicProps":false,"dynamicItems":false};
+
+export const validateTaskState = validate147;
+
+function validate147(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+let vErrors = null;
+let errors = 0;
+const evaluated0 = validate147.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -16006,7 +17024,7 @@ vErrors.push(err0);
 errors++;
 }
 if(!((((((((data === "TASK_STATE_SUBMITTED") || (data === "TASK_STATE_WORKING")) || (data === "TASK_STATE_COMPLETED")) || (data === "TASK_STATE_FAILED")) || (data === "TASK_STATE_CANCELED")) || (data === "TASK_STATE_INPUT_REQUIRED")) || (data === "TASK_STATE_REJECTED")) || (data === "TASK_STATE_AUTH_REQUIRED"))){
-const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema187.enum},message:"must be equal to one of the allowed values"};
+const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema196.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -16015,17 +17033,17 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate144.errors = vErrors;
+validate147.errors = vErrors;
 return errors === 0;
 }
-validate144.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate147.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-export const validateDateTime = validate145;
+export const validateDateTime = validate148;
 
-function validate145(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate148(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate145.evaluated;
+const evaluated0 = validate148.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -16064,17 +17082,17 @@ vErrors.push(err2);
 }
 errors++;
 }
-validate145.errors = vErrors;
+validate148.errors = vErrors;
 return errors === 0;
 }
-validate145.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate148.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-export const validateSkillSummary = validate146;
+export const validateSkillSummary = validate149;
 
-function validate146(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate149(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate146.evaluated;
+const evaluated0 = validate149.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -16200,17 +17218,17 @@ vErrors.push(err9);
 }
 errors++;
 }
-validate146.errors = vErrors;
+validate149.errors = vErrors;
 return errors === 0;
 }
-validate146.evaluated = {"props":{"id":true,"name":true,"description":true,"tags":true},"dynamicProps":false,"dynamicItems":false};
+validate149.evaluated = {"props":{"id":true,"name":true,"description":true,"tags":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateInboundRow = validate147;
+export const validateInboundRow = validate150;
 
-function validate147(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate150(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate147.evaluated;
+const evaluated0 = validate150.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -16721,9 +17739,13 @@ vErrors.push(err43);
 errors++;
 }
 }
-if(data.authTokenEnv !== undefined){
-if(typeof data.authTokenEnv !== "string"){
-const err44 = {instancePath:instancePath+"/authTokenEnv",schemaPath:"#/properties/authTokenEnv/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.retention !== undefined){
+let data16 = data.retention;
+if(data16 && typeof data16 == "object" && !Array.isArray(data16)){
+if(data16.maxAgeMs !== undefined){
+let data17 = data16.maxAgeMs;
+if(!(((typeof data17 == "number") && (!(data17 % 1) && !isNaN(data17))) && (isFinite(data17)))){
+const err44 = {instancePath:instancePath+"/retention/maxAgeMs",schemaPath:"#/$defs/Retention/properties/maxAgeMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err44];
 }
@@ -16732,10 +17754,9 @@ vErrors.push(err44);
 }
 errors++;
 }
-}
-if(data.relayTo !== undefined){
-if(typeof data.relayTo !== "string"){
-const err45 = {instancePath:instancePath+"/relayTo",schemaPath:"#/properties/relayTo/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if((typeof data17 == "number") && (isFinite(data17))){
+if(data17 < 60000 || isNaN(data17)){
+const err45 = {instancePath:instancePath+"/retention/maxAgeMs",schemaPath:"#/$defs/Retention/properties/maxAgeMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 60000},message:"must be >= 60000"};
 if(vErrors === null){
 vErrors = [err45];
 }
@@ -16745,15 +17766,11 @@ vErrors.push(err45);
 errors++;
 }
 }
-if(data.skills !== undefined){
-let data18 = data.skills;
-if(Array.isArray(data18)){
-const len0 = data18.length;
-for(let i0=0; i0<len0; i0++){
-let data19 = data18[i0];
-if(data19 && typeof data19 == "object" && !Array.isArray(data19)){
-if(data19.id === undefined){
-const err46 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
+}
+if(data16.maxTasks !== undefined){
+let data18 = data16.maxTasks;
+if(!(((typeof data18 == "number") && (!(data18 % 1) && !isNaN(data18))) && (isFinite(data18)))){
+const err46 = {instancePath:instancePath+"/retention/maxTasks",schemaPath:"#/$defs/Retention/properties/maxTasks/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err46];
 }
@@ -16762,8 +17779,9 @@ vErrors.push(err46);
 }
 errors++;
 }
-if(data19.name === undefined){
-const err47 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
+if((typeof data18 == "number") && (isFinite(data18))){
+if(data18 < 1 || isNaN(data18)){
+const err47 = {instancePath:instancePath+"/retention/maxTasks",schemaPath:"#/$defs/Retention/properties/maxTasks/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err47];
 }
@@ -16772,8 +17790,11 @@ vErrors.push(err47);
 }
 errors++;
 }
-if(data19.description === undefined){
-const err48 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/required",keyword:"required",params:{missingProperty: "description"},message:"must have required property '"+"description"+"'"};
+}
+}
+}
+else {
+const err48 = {instancePath:instancePath+"/retention",schemaPath:"#/$defs/Retention/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err48];
 }
@@ -16782,11 +17803,10 @@ vErrors.push(err48);
 }
 errors++;
 }
-if(data19.id !== undefined){
-let data20 = data19.id;
-if(typeof data20 === "string"){
-if(func1(data20) < 1){
-const err49 = {instancePath:instancePath+"/skills/" + i0+"/id",schemaPath:"#/$defs/SkillSummary/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
+}
+if(data.authTokenEnv !== undefined){
+if(typeof data.authTokenEnv !== "string"){
+const err49 = {instancePath:instancePath+"/authTokenEnv",schemaPath:"#/properties/authTokenEnv/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err49];
 }
@@ -16796,8 +17816,9 @@ vErrors.push(err49);
 errors++;
 }
 }
-else {
-const err50 = {instancePath:instancePath+"/skills/" + i0+"/id",schemaPath:"#/$defs/SkillSummary/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.relayTo !== undefined){
+if(typeof data.relayTo !== "string"){
+const err50 = {instancePath:instancePath+"/relayTo",schemaPath:"#/properties/relayTo/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err50];
 }
@@ -16807,9 +17828,15 @@ vErrors.push(err50);
 errors++;
 }
 }
-if(data19.name !== undefined){
-if(typeof data19.name !== "string"){
-const err51 = {instancePath:instancePath+"/skills/" + i0+"/name",schemaPath:"#/$defs/SkillSummary/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data.skills !== undefined){
+let data21 = data.skills;
+if(Array.isArray(data21)){
+const len0 = data21.length;
+for(let i0=0; i0<len0; i0++){
+let data22 = data21[i0];
+if(data22 && typeof data22 == "object" && !Array.isArray(data22)){
+if(data22.id === undefined){
+const err51 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/required",keyword:"required",params:{missingProperty: "id"},message:"must have required property '"+"id"+"'"};
 if(vErrors === null){
 vErrors = [err51];
 }
@@ -16818,10 +17845,8 @@ vErrors.push(err51);
 }
 errors++;
 }
-}
-if(data19.description !== undefined){
-if(typeof data19.description !== "string"){
-const err52 = {instancePath:instancePath+"/skills/" + i0+"/description",schemaPath:"#/$defs/SkillSummary/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data22.name === undefined){
+const err52 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/required",keyword:"required",params:{missingProperty: "name"},message:"must have required property '"+"name"+"'"};
 if(vErrors === null){
 vErrors = [err52];
 }
@@ -16830,14 +17855,8 @@ vErrors.push(err52);
 }
 errors++;
 }
-}
-if(data19.tags !== undefined){
-let data23 = data19.tags;
-if(Array.isArray(data23)){
-const len1 = data23.length;
-for(let i1=0; i1<len1; i1++){
-if(typeof data23[i1] !== "string"){
-const err53 = {instancePath:instancePath+"/skills/" + i0+"/tags/" + i1,schemaPath:"#/$defs/SkillSummary/properties/tags/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data22.description === undefined){
+const err53 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/required",keyword:"required",params:{missingProperty: "description"},message:"must have required property '"+"description"+"'"};
 if(vErrors === null){
 vErrors = [err53];
 }
@@ -16846,10 +17865,11 @@ vErrors.push(err53);
 }
 errors++;
 }
-}
-}
-else {
-const err54 = {instancePath:instancePath+"/skills/" + i0+"/tags",schemaPath:"#/$defs/SkillSummary/properties/tags/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data22.id !== undefined){
+let data23 = data22.id;
+if(typeof data23 === "string"){
+if(func1(data23) < 1){
+const err54 = {instancePath:instancePath+"/skills/" + i0+"/id",schemaPath:"#/$defs/SkillSummary/properties/id/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"};
 if(vErrors === null){
 vErrors = [err54];
 }
@@ -16859,9 +17879,8 @@ vErrors.push(err54);
 errors++;
 }
 }
-}
 else {
-const err55 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err55 = {instancePath:instancePath+"/skills/" + i0+"/id",schemaPath:"#/$defs/SkillSummary/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -16871,9 +17890,9 @@ vErrors.push(err55);
 errors++;
 }
 }
-}
-else {
-const err56 = {instancePath:instancePath+"/skills",schemaPath:"#/properties/skills/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(data22.name !== undefined){
+if(typeof data22.name !== "string"){
+const err56 = {instancePath:instancePath+"/skills/" + i0+"/name",schemaPath:"#/$defs/SkillSummary/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -16883,10 +17902,9 @@ vErrors.push(err56);
 errors++;
 }
 }
-if(data.status !== undefined){
-let data25 = data.status;
-if(typeof data25 !== "string"){
-const err57 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(data22.description !== undefined){
+if(typeof data22.description !== "string"){
+const err57 = {instancePath:instancePath+"/skills/" + i0+"/description",schemaPath:"#/$defs/SkillSummary/properties/description/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -16895,8 +17913,14 @@ vErrors.push(err57);
 }
 errors++;
 }
-if(!((data25 === "available") || (data25 === "unavailable"))){
-const err58 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema215.properties.status.enum},message:"must be equal to one of the allowed values"};
+}
+if(data22.tags !== undefined){
+let data26 = data22.tags;
+if(Array.isArray(data26)){
+const len1 = data26.length;
+for(let i1=0; i1<len1; i1++){
+if(typeof data26[i1] !== "string"){
+const err58 = {instancePath:instancePath+"/skills/" + i0+"/tags/" + i1,schemaPath:"#/$defs/SkillSummary/properties/tags/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -16906,9 +17930,9 @@ vErrors.push(err58);
 errors++;
 }
 }
-if(data.unavailableReason !== undefined){
-if(typeof data.unavailableReason !== "string"){
-const err59 = {instancePath:instancePath+"/unavailableReason",schemaPath:"#/properties/unavailableReason/type",keyword:"type",params:{type: "string"},message:"must be string"};
+}
+else {
+const err59 = {instancePath:instancePath+"/skills/" + i0+"/tags",schemaPath:"#/$defs/SkillSummary/properties/tags/type",keyword:"type",params:{type: "array"},message:"must be array"};
 if(vErrors === null){
 vErrors = [err59];
 }
@@ -16920,7 +17944,7 @@ errors++;
 }
 }
 else {
-const err60 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err60 = {instancePath:instancePath+"/skills/" + i0,schemaPath:"#/$defs/SkillSummary/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err60];
 }
@@ -16929,17 +17953,76 @@ vErrors.push(err60);
 }
 errors++;
 }
-validate147.errors = vErrors;
+}
+}
+else {
+const err61 = {instancePath:instancePath+"/skills",schemaPath:"#/properties/skills/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err61];
+}
+else {
+vErrors.push(err61);
+}
+errors++;
+}
+}
+if(data.status !== undefined){
+let data28 = data.status;
+if(typeof data28 !== "string"){
+const err62 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err62];
+}
+else {
+vErrors.push(err62);
+}
+errors++;
+}
+if(!((data28 === "available") || (data28 === "unavailable"))){
+const err63 = {instancePath:instancePath+"/status",schemaPath:"#/properties/status/enum",keyword:"enum",params:{allowedValues: schema224.properties.status.enum},message:"must be equal to one of the allowed values"};
+if(vErrors === null){
+vErrors = [err63];
+}
+else {
+vErrors.push(err63);
+}
+errors++;
+}
+}
+if(data.unavailableReason !== undefined){
+if(typeof data.unavailableReason !== "string"){
+const err64 = {instancePath:instancePath+"/unavailableReason",schemaPath:"#/properties/unavailableReason/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err64];
+}
+else {
+vErrors.push(err64);
+}
+errors++;
+}
+}
+}
+else {
+const err65 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err65];
+}
+else {
+vErrors.push(err65);
+}
+errors++;
+}
+validate150.errors = vErrors;
 return errors === 0;
 }
-validate147.evaluated = {"props":{"id":true,"name":true,"description":true,"version":true,"endpointPath":true,"jsonRpcPath":true,"restPath":true,"tenants":true,"preset":true,"cardPath":true,"cardUrl":true,"endpointUrl":true,"jsonRpcUrl":true,"restUrl":true,"enabled":true,"authEnabled":true,"authTokenEnv":true,"relayTo":true,"skills":true,"status":true,"unavailableReason":true},"dynamicProps":false,"dynamicItems":false};
+validate150.evaluated = {"props":{"id":true,"name":true,"description":true,"version":true,"endpointPath":true,"jsonRpcPath":true,"restPath":true,"tenants":true,"preset":true,"cardPath":true,"cardUrl":true,"endpointUrl":true,"jsonRpcUrl":true,"restUrl":true,"enabled":true,"authEnabled":true,"retention":true,"authTokenEnv":true,"relayTo":true,"skills":true,"status":true,"unavailableReason":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateOutboundRow = validate149;
+export const validateOutboundRow = validate152;
 
-function validate149(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate152(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate149.evaluated;
+const evaluated0 = validate152.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -17316,7 +18399,7 @@ vErrors.push(err28);
 errors++;
 }
 if(!((((data7 === "connecting") || (data7 === "connected")) || (data7 === "error")) || (data7 === "disabled"))){
-const err29 = {instancePath:instancePath+"/state",schemaPath:"#/properties/state/enum",keyword:"enum",params:{allowedValues: schema220.properties.state.enum},message:"must be equal to one of the allowed values"};
+const err29 = {instancePath:instancePath+"/state",schemaPath:"#/properties/state/enum",keyword:"enum",params:{allowedValues: schema230.properties.state.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err29];
 }
@@ -17469,17 +18552,17 @@ vErrors.push(err40);
 }
 errors++;
 }
-validate149.errors = vErrors;
+validate152.errors = vErrors;
 return errors === 0;
 }
-validate149.evaluated = {"props":{"id":true,"name":true,"agentCardUrl":true,"enabled":true,"timeoutMs":true,"pollIntervalMs":true,"state":true,"error":true,"skillCount":true,"toolCount":true,"preset":true,"bearerTokenEnv":true,"authEnabled":true,"disabledSkills":true,"skillOverrides":true},"dynamicProps":false,"dynamicItems":false};
+validate152.evaluated = {"props":{"id":true,"name":true,"agentCardUrl":true,"enabled":true,"timeoutMs":true,"pollIntervalMs":true,"state":true,"error":true,"skillCount":true,"toolCount":true,"preset":true,"bearerTokenEnv":true,"authEnabled":true,"disabledSkills":true,"skillOverrides":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateTaskRow = validate151;
+export const validateTaskRow = validate154;
 
-function validate151(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate154(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate151.evaluated;
+const evaluated0 = validate154.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -17660,7 +18743,7 @@ vErrors.push(err14);
 errors++;
 }
 if(!((((((((data4 === "TASK_STATE_SUBMITTED") || (data4 === "TASK_STATE_WORKING")) || (data4 === "TASK_STATE_COMPLETED")) || (data4 === "TASK_STATE_FAILED")) || (data4 === "TASK_STATE_CANCELED")) || (data4 === "TASK_STATE_INPUT_REQUIRED")) || (data4 === "TASK_STATE_REJECTED")) || (data4 === "TASK_STATE_AUTH_REQUIRED"))){
-const err15 = {instancePath:instancePath+"/state",schemaPath:"#/$defs/TaskState/enum",keyword:"enum",params:{allowedValues: schema187.enum},message:"must be equal to one of the allowed values"};
+const err15 = {instancePath:instancePath+"/state",schemaPath:"#/$defs/TaskState/enum",keyword:"enum",params:{allowedValues: schema196.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err15];
 }
@@ -17775,17 +18858,17 @@ vErrors.push(err24);
 }
 errors++;
 }
-validate151.errors = vErrors;
+validate154.errors = vErrors;
 return errors === 0;
 }
-validate151.evaluated = {"props":{"id":true,"contextId":true,"serverId":true,"tenant":true,"state":true,"createdAt":true,"updatedAt":true,"skill":true,"summary":true},"dynamicProps":false,"dynamicItems":false};
+validate154.evaluated = {"props":{"id":true,"contextId":true,"serverId":true,"tenant":true,"state":true,"createdAt":true,"updatedAt":true,"skill":true,"summary":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateTaskPage = validate152;
+export const validateTaskPage = validate155;
 
-function validate152(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate155(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate152.evaluated;
+const evaluated0 = validate155.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -17919,17 +19002,17 @@ vErrors.push(err10);
 }
 errors++;
 }
-validate152.errors = vErrors;
+validate155.errors = vErrors;
 return errors === 0;
 }
-validate152.evaluated = {"props":{"limit":true,"offset":true,"total":true},"dynamicProps":false,"dynamicItems":false};
+validate155.evaluated = {"props":{"limit":true,"offset":true,"total":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validatePeerRow = validate153;
+export const validatePeerRow = validate156;
 
-function validate153(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate156(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate153.evaluated;
+const evaluated0 = validate156.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -18120,17 +19203,17 @@ vErrors.push(err15);
 }
 errors++;
 }
-validate153.errors = vErrors;
+validate156.errors = vErrors;
 return errors === 0;
 }
-validate153.evaluated = {"props":{"id":true,"address":true,"serverId":true,"openStreams":true,"since":true},"dynamicProps":false,"dynamicItems":false};
+validate156.evaluated = {"props":{"id":true,"address":true,"serverId":true,"openStreams":true,"since":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateSessionRow = validate154;
+export const validateSessionRow = validate157;
 
-function validate154(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate157(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate154.evaluated;
+const evaluated0 = validate157.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -18404,17 +19487,17 @@ vErrors.push(err22);
 }
 errors++;
 }
-validate154.errors = vErrors;
+validate157.errors = vErrors;
 return errors === 0;
 }
-validate154.evaluated = {"props":{"contextId":true,"serverId":true,"tenant":true,"activeTasks":true,"taskCount":true,"createdAt":true,"lastActiveAt":true},"dynamicProps":false,"dynamicItems":false};
+validate157.evaluated = {"props":{"contextId":true,"serverId":true,"tenant":true,"activeTasks":true,"taskCount":true,"createdAt":true,"lastActiveAt":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validatePushConfigState = validate155;
+export const validatePushConfigState = validate158;
 
-function validate155(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate158(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate155.evaluated;
+const evaluated0 = validate158.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -18432,7 +19515,7 @@ vErrors.push(err0);
 errors++;
 }
 if(!(((data === "active") || (data === "failing")) || (data === "disabled"))){
-const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema236.enum},message:"must be equal to one of the allowed values"};
+const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema246.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -18441,17 +19524,17 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate155.errors = vErrors;
+validate158.errors = vErrors;
 return errors === 0;
 }
-validate155.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate158.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-export const validatePushConfigRow = validate156;
+export const validatePushConfigRow = validate159;
 
-function validate156(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate159(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate156.evaluated;
+const evaluated0 = validate159.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -18651,7 +19734,7 @@ vErrors.push(err16);
 errors++;
 }
 if(!(((data5 === "active") || (data5 === "failing")) || (data5 === "disabled"))){
-const err17 = {instancePath:instancePath+"/state",schemaPath:"#/$defs/PushConfigState/enum",keyword:"enum",params:{allowedValues: schema236.enum},message:"must be equal to one of the allowed values"};
+const err17 = {instancePath:instancePath+"/state",schemaPath:"#/$defs/PushConfigState/enum",keyword:"enum",params:{allowedValues: schema246.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err17];
 }
@@ -18804,18 +19887,18 @@ vErrors.push(err29);
 }
 errors++;
 }
-validate156.errors = vErrors;
+validate159.errors = vErrors;
 return errors === 0;
 }
-validate156.evaluated = {"props":{"taskId":true,"configId":true,"url":true,"authenticationScheme":true,"createdAt":true,"state":true,"consecutiveFailures":true,"lastError":true,"lastAttemptAt":true,"lastSuccessAt":true,"pendingDeliveries":true},"dynamicProps":false,"dynamicItems":false};
+validate159.evaluated = {"props":{"taskId":true,"configId":true,"url":true,"authenticationScheme":true,"createdAt":true,"state":true,"consecutiveFailures":true,"lastError":true,"lastAttemptAt":true,"lastSuccessAt":true,"pendingDeliveries":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validatePushOutcome = validate157;
-const schema266 = {"title":"PushOutcome","description":"How one delivery attempt ended. delivered: the receiver answered 2xx; retry: it may succeed later (connection error, timeout, 408, 429, 5xx) and is tried again; failed: it will not (another 4xx, a 3xx), the delivery is dropped; disabled: 410 Gone, the config is disabled; refused: the destination policy refused the address.","type":"string","enum":["delivered","retry","failed","disabled","refused"]};
+export const validatePushOutcome = validate160;
+const schema279 = {"title":"PushOutcome","description":"How one delivery attempt ended. delivered: the receiver answered 2xx; retry: it may succeed later (connection error, timeout, 408, 429, 5xx) and is tried again; failed: it will not (another 4xx, a 3xx), the delivery is dropped; disabled: 410 Gone, the config is disabled; refused: the destination policy refused the address.","type":"string","enum":["delivered","retry","failed","disabled","refused"]};
 
-function validate157(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate160(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate157.evaluated;
+const evaluated0 = validate160.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -18833,7 +19916,7 @@ vErrors.push(err0);
 errors++;
 }
 if(!(((((data === "delivered") || (data === "retry")) || (data === "failed")) || (data === "disabled")) || (data === "refused"))){
-const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema266.enum},message:"must be equal to one of the allowed values"};
+const err1 = {instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema279.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err1];
 }
@@ -18842,18 +19925,18 @@ vErrors.push(err1);
 }
 errors++;
 }
-validate157.errors = vErrors;
+validate160.errors = vErrors;
 return errors === 0;
 }
-validate157.evaluated = {"dynamicProps":false,"dynamicItems":false};
+validate160.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
-export const validatePushAttemptRow = validate158;
-const schema267 = {"title":"PushAttemptRow","description":"One remembered delivery attempt (PushSettings.attemptsKept are kept per config). Never carries a secret.","type":"object","properties":{"configId":{"description":"The config the attempt delivered to.","type":"string","minLength":1},"deliveryId":{"description":"The delivery attempted: every attempt of one delivery has the same id (and the same webhook-id header).","type":"integer","minimum":0},"at":{"$ref":"#/$defs/DateTime","description":"When the attempt started."},"attempt":{"description":"1 for the first attempt of this delivery, 2 for its first retry, and so on.","type":"integer","minimum":1},"outcome":{"$ref":"#/$defs/PushOutcome","description":"How it ended."},"status":{"description":"The HTTP status the receiver answered, when it answered.","type":"integer","minimum":100,"maximum":999},"latencyMs":{"description":"From the start of the attempt to the end of the answer (or the failure).","type":"number","minimum":0},"error":{"description":"What went wrong, when something did; never a secret.","type":"string"}},"required":["configId","deliveryId","at","attempt","outcome","latencyMs"]};
+export const validatePushAttemptRow = validate161;
+const schema280 = {"title":"PushAttemptRow","description":"One remembered delivery attempt (PushSettings.attemptsKept are kept per config). Never carries a secret.","type":"object","properties":{"configId":{"description":"The config the attempt delivered to.","type":"string","minLength":1},"deliveryId":{"description":"The delivery attempted: every attempt of one delivery has the same id (and the same webhook-id header).","type":"integer","minimum":0},"at":{"$ref":"#/$defs/DateTime","description":"When the attempt started."},"attempt":{"description":"1 for the first attempt of this delivery, 2 for its first retry, and so on.","type":"integer","minimum":1},"outcome":{"$ref":"#/$defs/PushOutcome","description":"How it ended."},"status":{"description":"The HTTP status the receiver answered, when it answered.","type":"integer","minimum":100,"maximum":999},"latencyMs":{"description":"From the start of the attempt to the end of the answer (or the failure).","type":"number","minimum":0},"error":{"description":"What went wrong, when something did; never a secret.","type":"string"}},"required":["configId","deliveryId","at","attempt","outcome","latencyMs"]};
 
-function validate158(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate161(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate158.evaluated;
+const evaluated0 = validate161.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -19044,7 +20127,7 @@ vErrors.push(err15);
 errors++;
 }
 if(!(((((data4 === "delivered") || (data4 === "retry")) || (data4 === "failed")) || (data4 === "disabled")) || (data4 === "refused"))){
-const err16 = {instancePath:instancePath+"/outcome",schemaPath:"#/$defs/PushOutcome/enum",keyword:"enum",params:{allowedValues: schema266.enum},message:"must be equal to one of the allowed values"};
+const err16 = {instancePath:instancePath+"/outcome",schemaPath:"#/$defs/PushOutcome/enum",keyword:"enum",params:{allowedValues: schema279.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err16];
 }
@@ -19137,18 +20220,18 @@ vErrors.push(err23);
 }
 errors++;
 }
-validate158.errors = vErrors;
+validate161.errors = vErrors;
 return errors === 0;
 }
-validate158.evaluated = {"props":{"configId":true,"deliveryId":true,"at":true,"attempt":true,"outcome":true,"status":true,"latencyMs":true,"error":true},"dynamicProps":false,"dynamicItems":false};
+validate161.evaluated = {"props":{"configId":true,"deliveryId":true,"at":true,"attempt":true,"outcome":true,"status":true,"latencyMs":true,"error":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateTaskPushView = validate159;
-const schema270 = {"title":"TaskPushView","description":"GET /a2a/api/push?taskId=: a task's push configs (redacted: no token, no credentials, no signing secret) with their health and pending deliveries, and its recent delivery attempts.","type":"object","properties":{"taskId":{"description":"The task id.","type":"string","minLength":1},"serverId":{"description":"Id of the inbound instance that owns the task.","type":"string","minLength":1},"tenant":{"description":"The tenant the task was created under; absent for none.","type":"string","minLength":1},"configs":{"description":"The task's configs, in the order they were first created.","type":"array","items":{"$ref":"#/$defs/PushConfigRow"}},"attempts":{"description":"The newest attempts over all its configs, newest first, at most attemptLimit.","type":"array","items":{"$ref":"#/$defs/PushAttemptRow"}}},"required":["taskId","serverId","configs","attempts"]};
+export const validateTaskPushView = validate162;
+const schema283 = {"title":"TaskPushView","description":"GET /a2a/api/push?taskId=: a task's push configs (redacted: no token, no credentials, no signing secret) with their health and pending deliveries, and its recent delivery attempts.","type":"object","properties":{"taskId":{"description":"The task id.","type":"string","minLength":1},"serverId":{"description":"Id of the inbound instance that owns the task.","type":"string","minLength":1},"tenant":{"description":"The tenant the task was created under; absent for none.","type":"string","minLength":1},"configs":{"description":"The task's configs, in the order they were first created.","type":"array","items":{"$ref":"#/$defs/PushConfigRow"}},"attempts":{"description":"The newest attempts over all its configs, newest first, at most attemptLimit.","type":"array","items":{"$ref":"#/$defs/PushAttemptRow"}}},"required":["taskId","serverId","configs","attempts"]};
 
-function validate159(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate162(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate159.evaluated;
+const evaluated0 = validate162.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -19276,8 +20359,8 @@ let data3 = data.configs;
 if(Array.isArray(data3)){
 const len0 = data3.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate141(data3[i0], {instancePath:instancePath+"/configs/" + i0,parentData:data3,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate141.errors : vErrors.concat(validate141.errors);
+if(!(validate143(data3[i0], {instancePath:instancePath+"/configs/" + i0,parentData:data3,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate143.errors : vErrors.concat(validate143.errors);
 errors = vErrors.length;
 }
 }
@@ -19298,8 +20381,8 @@ let data5 = data.attempts;
 if(Array.isArray(data5)){
 const len1 = data5.length;
 for(let i1=0; i1<len1; i1++){
-if(!(validate158(data5[i1], {instancePath:instancePath+"/attempts/" + i1,parentData:data5,parentDataProperty:i1,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate158.errors : vErrors.concat(validate158.errors);
+if(!(validate161(data5[i1], {instancePath:instancePath+"/attempts/" + i1,parentData:data5,parentDataProperty:i1,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate161.errors : vErrors.concat(validate161.errors);
 errors = vErrors.length;
 }
 }
@@ -19326,17 +20409,17 @@ vErrors.push(err12);
 }
 errors++;
 }
-validate159.errors = vErrors;
+validate162.errors = vErrors;
 return errors === 0;
 }
-validate159.evaluated = {"props":{"taskId":true,"serverId":true,"tenant":true,"configs":true,"attempts":true},"dynamicProps":false,"dynamicItems":false};
+validate162.evaluated = {"props":{"taskId":true,"serverId":true,"tenant":true,"configs":true,"attempts":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validatePushSummary = validate162;
+export const validatePushSummary = validate165;
 
-function validate162(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate165(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate162.evaluated;
+const evaluated0 = validate165.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -19474,8 +20557,8 @@ errors++;
 }
 const len0 = data3.length;
 for(let i0=0; i0<len0; i0++){
-if(!(validate141(data3[i0], {instancePath:instancePath+"/unhealthy/" + i0,parentData:data3,parentDataProperty:i0,rootData,dynamicAnchors}))){
-vErrors = vErrors === null ? validate141.errors : vErrors.concat(validate141.errors);
+if(!(validate143(data3[i0], {instancePath:instancePath+"/unhealthy/" + i0,parentData:data3,parentDataProperty:i0,rootData,dynamicAnchors}))){
+vErrors = vErrors === null ? validate143.errors : vErrors.concat(validate143.errors);
 errors = vErrors.length;
 }
 }
@@ -19502,18 +20585,18 @@ vErrors.push(err12);
 }
 errors++;
 }
-validate162.errors = vErrors;
+validate165.errors = vErrors;
 return errors === 0;
 }
-validate162.evaluated = {"props":{"pendingDeliveries":true,"failingConfigs":true,"disabledConfigs":true,"unhealthy":true},"dynamicProps":false,"dynamicItems":false};
+validate165.evaluated = {"props":{"pendingDeliveries":true,"failingConfigs":true,"disabledConfigs":true,"unhealthy":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validatePreset = validate164;
-const schema272 = {"title":"Preset","description":"An agent preset an inbound instance or outbound connection can name.","type":"object","properties":{"id":{"description":"Preset id.","type":"string","minLength":1},"name":{"description":"Display name.","type":"string"},"description":{"description":"What the preset configures.","type":"string"},"isDefault":{"description":"True for the preset used when an action names none; at most one preset has it.","type":"boolean"}},"required":["id"]};
+export const validatePreset = validate167;
+const schema285 = {"title":"Preset","description":"An agent preset an inbound instance or outbound connection can name.","type":"object","properties":{"id":{"description":"Preset id.","type":"string","minLength":1},"name":{"description":"Display name.","type":"string"},"description":{"description":"What the preset configures.","type":"string"},"isDefault":{"description":"True for the preset used when an action names none; at most one preset has it.","type":"boolean"}},"required":["id"]};
 
-function validate164(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate167(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate164.evaluated;
+const evaluated0 = validate167.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -19603,18 +20686,18 @@ vErrors.push(err6);
 }
 errors++;
 }
-validate164.errors = vErrors;
+validate167.errors = vErrors;
 return errors === 0;
 }
-validate164.evaluated = {"props":{"id":true,"name":true,"description":true,"isDefault":true},"dynamicProps":false,"dynamicItems":false};
+validate167.evaluated = {"props":{"id":true,"name":true,"description":true,"isDefault":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validatePresetList = validate165;
-const schema273 = {"title":"PresetList","description":"The agent-preset roster of GET /a2a/api/presets.","type":"array","items":{"$ref":"#/$defs/Preset"}};
+export const validatePresetList = validate168;
+const schema286 = {"title":"PresetList","description":"The agent-preset roster of GET /a2a/api/presets.","type":"array","items":{"$ref":"#/$defs/Preset"}};
 
-function validate165(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate168(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate165.evaluated;
+const evaluated0 = validate168.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -19720,18 +20803,18 @@ vErrors.push(err7);
 }
 errors++;
 }
-validate165.errors = vErrors;
+validate168.errors = vErrors;
 return errors === 0;
 }
-validate165.evaluated = {"items":true,"dynamicProps":false,"dynamicItems":false};
+validate168.evaluated = {"items":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateMetrics = validate166;
-const schema275 = {"title":"Metrics","description":"GET /a2a/api/metrics?format=json: process-local counters and gauges since start. Open-ended: the members below are always present, and more may be added.","type":"object","properties":{"requests":{"description":"A2A requests counted by JSON-RPC method name, then by outcome (e.g. ok, or an error name).","type":"object","additionalProperties":{"type":"object","additionalProperties":{"type":"integer","minimum":0}}},"tasksByState":{"description":"Number of stored tasks in each state; absent states count 0.","type":"object","propertyNames":{"$ref":"#/$defs/TaskState"},"additionalProperties":{"type":"integer","minimum":0}},"openStreams":{"description":"SSE streams currently open.","type":"integer","minimum":0},"sessions":{"description":"Live sessions.","type":"integer","minimum":0},"rateLimitRejections":{"description":"Requests rejected by the rate limiter.","type":"integer","minimum":0},"connections":{"description":"The hub's HTTP connections: open now, and refused over connections.max or connections.perSource since start.","type":"object","properties":{"open":{"type":"integer","minimum":0},"refused":{"type":"integer","minimum":0}},"required":["open","refused"]},"storage":{"description":"Whether the task store takes writes now, and the writes a storage fault (a full disk, a database out of reach) failed since start, by cause.","type":"object","properties":{"writable":{"description":"false while writes fail (the hub is not ready then).","type":"boolean"},"failing":{"description":"What writes fail with now; absent while they succeed.","type":"object","properties":{"kind":{"description":"full: out of space; unavailable: the database does not answer or failed.","enum":["full","unavailable"]},"code":{"description":"The driver's code: SQLITE_FULL, 57P01, ECONNREFUSED, …","type":"string"}},"required":["kind","code"]},"writeFailures":{"description":"Writes failed by a storage fault since start, by cause (kind:code).","type":"object","additionalProperties":{"type":"integer","minimum":0}}},"required":["writable","writeFailures"]}},"required":["requests","tasksByState","openStreams","sessions","rateLimitRejections"],"additionalProperties":true};
+export const validateMetrics = validate169;
+const schema288 = {"title":"Metrics","description":"GET /a2a/api/metrics?format=json: process-local counters and gauges since start. Open-ended: the members below are always present, and more may be added.","type":"object","properties":{"requests":{"description":"A2A requests counted by JSON-RPC method name, then by outcome (e.g. ok, or an error name).","type":"object","additionalProperties":{"type":"object","additionalProperties":{"type":"integer","minimum":0}}},"tasksByState":{"description":"Number of stored tasks in each state; absent states count 0.","type":"object","propertyNames":{"$ref":"#/$defs/TaskState"},"additionalProperties":{"type":"integer","minimum":0}},"openStreams":{"description":"SSE streams currently open.","type":"integer","minimum":0},"sessions":{"description":"Live sessions.","type":"integer","minimum":0},"rateLimitRejections":{"description":"Requests rejected by the rate limiter.","type":"integer","minimum":0},"connections":{"description":"The hub's HTTP connections: open now, and refused over connections.max or connections.perSource since start.","type":"object","properties":{"open":{"type":"integer","minimum":0},"refused":{"type":"integer","minimum":0}},"required":["open","refused"]},"storage":{"description":"Whether the task store takes writes now, and the writes a storage fault (a full disk, a database out of reach) failed since start, by cause.","type":"object","properties":{"writable":{"description":"false while writes fail (the hub is not ready then).","type":"boolean"},"failing":{"description":"What writes fail with now; absent while they succeed.","type":"object","properties":{"kind":{"description":"full: out of space; unavailable: the database does not answer or failed.","enum":["full","unavailable"]},"code":{"description":"The driver's code: SQLITE_FULL, 57P01, ECONNREFUSED, …","type":"string"}},"required":["kind","code"]},"writeFailures":{"description":"Writes failed by a storage fault since start, by cause (kind:code).","type":"object","additionalProperties":{"type":"integer","minimum":0}}},"required":["writable","writeFailures"]}},"required":["requests","tasksByState","openStreams","sessions","rateLimitRejections"],"additionalProperties":true};
 
-function validate166(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate169(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate166.evaluated;
+const evaluated0 = validate169.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -19860,7 +20943,7 @@ vErrors.push(err9);
 errors++;
 }
 if(!((((((((key2 === "TASK_STATE_SUBMITTED") || (key2 === "TASK_STATE_WORKING")) || (key2 === "TASK_STATE_COMPLETED")) || (key2 === "TASK_STATE_FAILED")) || (key2 === "TASK_STATE_CANCELED")) || (key2 === "TASK_STATE_INPUT_REQUIRED")) || (key2 === "TASK_STATE_REJECTED")) || (key2 === "TASK_STATE_AUTH_REQUIRED"))){
-const err10 = {instancePath:instancePath+"/tasksByState",schemaPath:"#/$defs/TaskState/enum",keyword:"enum",params:{allowedValues: schema187.enum},message:"must be equal to one of the allowed values",propertyName:key2};
+const err10 = {instancePath:instancePath+"/tasksByState",schemaPath:"#/$defs/TaskState/enum",keyword:"enum",params:{allowedValues: schema196.enum},message:"must be equal to one of the allowed values",propertyName:key2};
 if(vErrors === null){
 vErrors = [err10];
 }
@@ -20139,7 +21222,7 @@ errors++;
 if(data13.kind !== undefined){
 let data14 = data13.kind;
 if(!((data14 === "full") || (data14 === "unavailable"))){
-const err33 = {instancePath:instancePath+"/storage/failing/kind",schemaPath:"#/properties/storage/properties/failing/properties/kind/enum",keyword:"enum",params:{allowedValues: schema275.properties.storage.properties.failing.properties.kind.enum},message:"must be equal to one of the allowed values"};
+const err33 = {instancePath:instancePath+"/storage/failing/kind",schemaPath:"#/properties/storage/properties/failing/properties/kind/enum",keyword:"enum",params:{allowedValues: schema288.properties.storage.properties.failing.properties.kind.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err33];
 }
@@ -20236,19 +21319,19 @@ vErrors.push(err40);
 }
 errors++;
 }
-validate166.errors = vErrors;
+validate169.errors = vErrors;
 return errors === 0;
 }
-validate166.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
+validate169.evaluated = {"props":true,"dynamicProps":false,"dynamicItems":false};
 
-export const validateStoredInbound = validate167;
-const schema277 = {"title":"StoredInbound","description":"An inbound instance's configuration as persisted. It holds a token's digest, never the token.","type":"object","properties":{"id":{"description":"Instance id.","type":"string","minLength":1},"name":{"description":"Display name, also the card's name.","type":"string"},"description":{"description":"The card's description.","type":"string"},"version":{"description":"The card's version.","type":"string"},"endpointPath":{"$ref":"#/$defs/EndpointPath","description":"The instance's base path: its card is below it."},"jsonRpcPath":{"$ref":"#/$defs/EndpointPath","description":"Where JSON-RPC is POSTed when not at endpointPath; rows written before it existed lack it."},"restPath":{"$ref":"#/$defs/EndpointPath","description":"The REST base when not endpointPath; rows written before it existed lack it."},"tenants":{"description":"The only tenants the instance accepts; absent: any.","type":"array","items":{"$ref":"#/$defs/TenantName"},"minItems":1,"uniqueItems":true},"preset":{"description":"Agent preset id.","type":"string","minLength":1},"enabled":{"description":"Whether its routes are registered.","type":"boolean"},"authTokenEnv":{"description":"Name of the environment variable holding the bearer token.","type":"string","minLength":1},"tokenDigest":{"description":"SHA-256 (hex) of a token set at run time; takes precedence over authTokenEnv.","type":"string","pattern":"^[0-9a-f]{64}$"},"skills":{"description":"Skills to advertise instead of the preset's: A2A 1.0 AgentSkill objects, each checked against spec/a2a/1.0 when the row is loaded.","type":"array","items":{"type":"object","additionalProperties":true}},"relayTo":{"description":"The outbound connection id the relay preset forwards to.","type":"string","minLength":1},"model":{"$ref":"#/$defs/ModelOptions","description":"The model endpoint of preset standard."},"instructions":{"$ref":"#/$defs/Instructions","description":"The system prompt of preset standard."},"tools":{"$ref":"#/$defs/ToolAllowlist","description":"The outbound tools preset standard's model may call; absent: every enabled tool."},"maxToolRounds":{"$ref":"#/$defs/MaxToolRounds","description":"Tool-call rounds per turn; absent: the default."},"executionTimeoutMs":{"$ref":"#/$defs/ExecutionTimeoutMs","description":"How long a run of the executor may take; absent: the default."},"sessionOrder":{"$ref":"#/$defs/SessionOrder","description":"fifo or concurrent; absent: the preset's default."},"pushNotifications":{"description":"false when the instance does not serve push notifications; absent (rows written before it existed, too): it does.","type":"boolean"},"createdAt":{"description":"When the instance was created (RFC 3339).","type":"string","format":"date-time"},"updatedAt":{"description":"When it last changed (RFC 3339).","type":"string","format":"date-time"}},"required":["id","name","description","version","endpointPath","preset","enabled","createdAt","updatedAt"]};
+export const validateStoredInbound = validate170;
+const schema290 = {"title":"StoredInbound","description":"An inbound instance's configuration as persisted. It holds a token's digest, never the token.","type":"object","properties":{"id":{"description":"Instance id.","type":"string","minLength":1},"name":{"description":"Display name, also the card's name.","type":"string"},"description":{"description":"The card's description.","type":"string"},"version":{"description":"The card's version.","type":"string"},"endpointPath":{"$ref":"#/$defs/EndpointPath","description":"The instance's base path: its card is below it."},"jsonRpcPath":{"$ref":"#/$defs/EndpointPath","description":"Where JSON-RPC is POSTed when not at endpointPath; rows written before it existed lack it."},"restPath":{"$ref":"#/$defs/EndpointPath","description":"The REST base when not endpointPath; rows written before it existed lack it."},"tenants":{"description":"The only tenants the instance accepts; absent: any.","type":"array","items":{"$ref":"#/$defs/TenantName"},"minItems":1,"uniqueItems":true},"preset":{"description":"Agent preset id.","type":"string","minLength":1},"enabled":{"description":"Whether its routes are registered.","type":"boolean"},"authTokenEnv":{"description":"Name of the environment variable holding the bearer token.","type":"string","minLength":1},"tokenDigest":{"description":"SHA-256 (hex) of a token set at run time; takes precedence over authTokenEnv.","type":"string","pattern":"^[0-9a-f]{64}$"},"skills":{"description":"Skills to advertise instead of the preset's: A2A 1.0 AgentSkill objects, each checked against spec/a2a/1.0 when the row is loaded.","type":"array","items":{"type":"object","additionalProperties":true}},"relayTo":{"description":"The outbound connection id the relay preset forwards to.","type":"string","minLength":1},"model":{"$ref":"#/$defs/ModelOptions","description":"The model endpoint of preset standard."},"instructions":{"$ref":"#/$defs/Instructions","description":"The system prompt of preset standard."},"tools":{"$ref":"#/$defs/ToolAllowlist","description":"The outbound tools preset standard's model may call; absent: every enabled tool."},"maxToolRounds":{"$ref":"#/$defs/MaxToolRounds","description":"Tool-call rounds per turn; absent: the default."},"executionTimeoutMs":{"$ref":"#/$defs/ExecutionTimeoutMs","description":"How long a run of the executor may take; absent: the default."},"sessionOrder":{"$ref":"#/$defs/SessionOrder","description":"fifo or concurrent; absent: the preset's default."},"pushNotifications":{"description":"false when the instance does not serve push notifications; absent (rows written before it existed, too): it does.","type":"boolean"},"retention":{"$ref":"#/$defs/Retention","description":"How long its terminal tasks are kept; absent: all of them."},"createdAt":{"description":"When the instance was created (RFC 3339).","type":"string","format":"date-time"},"updatedAt":{"description":"When it last changed (RFC 3339).","type":"string","format":"date-time"}},"required":["id","name","description","version","endpointPath","preset","enabled","createdAt","updatedAt"]};
 const pattern72 = new RegExp("^[0-9a-f]{64}$", "u");
 
-function validate167(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate170(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate167.evaluated;
+const evaluated0 = validate170.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -20937,11 +22020,13 @@ vErrors.push(err54);
 errors++;
 }
 }
-if(data.createdAt !== undefined){
-let data24 = data.createdAt;
-if(typeof data24 === "string"){
-if(!(formats26.validate(data24))){
-const err55 = {instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(data.retention !== undefined){
+let data24 = data.retention;
+if(data24 && typeof data24 == "object" && !Array.isArray(data24)){
+if(data24.maxAgeMs !== undefined){
+let data25 = data24.maxAgeMs;
+if(!(((typeof data25 == "number") && (!(data25 % 1) && !isNaN(data25))) && (isFinite(data25)))){
+const err55 = {instancePath:instancePath+"/retention/maxAgeMs",schemaPath:"#/$defs/Retention/properties/maxAgeMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err55];
 }
@@ -20950,9 +22035,9 @@ vErrors.push(err55);
 }
 errors++;
 }
-}
-else {
-const err56 = {instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if((typeof data25 == "number") && (isFinite(data25))){
+if(data25 < 60000 || isNaN(data25)){
+const err56 = {instancePath:instancePath+"/retention/maxAgeMs",schemaPath:"#/$defs/Retention/properties/maxAgeMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 60000},message:"must be >= 60000"};
 if(vErrors === null){
 vErrors = [err56];
 }
@@ -20962,11 +22047,11 @@ vErrors.push(err56);
 errors++;
 }
 }
-if(data.updatedAt !== undefined){
-let data25 = data.updatedAt;
-if(typeof data25 === "string"){
-if(!(formats26.validate(data25))){
-const err57 = {instancePath:instancePath+"/updatedAt",schemaPath:"#/properties/updatedAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+}
+if(data24.maxTasks !== undefined){
+let data26 = data24.maxTasks;
+if(!(((typeof data26 == "number") && (!(data26 % 1) && !isNaN(data26))) && (isFinite(data26)))){
+const err57 = {instancePath:instancePath+"/retention/maxTasks",schemaPath:"#/$defs/Retention/properties/maxTasks/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err57];
 }
@@ -20975,9 +22060,9 @@ vErrors.push(err57);
 }
 errors++;
 }
-}
-else {
-const err58 = {instancePath:instancePath+"/updatedAt",schemaPath:"#/properties/updatedAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if((typeof data26 == "number") && (isFinite(data26))){
+if(data26 < 1 || isNaN(data26)){
+const err58 = {instancePath:instancePath+"/retention/maxTasks",schemaPath:"#/$defs/Retention/properties/maxTasks/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1},message:"must be >= 1"};
 if(vErrors === null){
 vErrors = [err58];
 }
@@ -20988,8 +22073,9 @@ errors++;
 }
 }
 }
+}
 else {
-const err59 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+const err59 = {instancePath:instancePath+"/retention",schemaPath:"#/$defs/Retention/type",keyword:"type",params:{type: "object"},message:"must be object"};
 if(vErrors === null){
 vErrors = [err59];
 }
@@ -20998,18 +22084,80 @@ vErrors.push(err59);
 }
 errors++;
 }
-validate167.errors = vErrors;
+}
+if(data.createdAt !== undefined){
+let data27 = data.createdAt;
+if(typeof data27 === "string"){
+if(!(formats26.validate(data27))){
+const err60 = {instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err60];
+}
+else {
+vErrors.push(err60);
+}
+errors++;
+}
+}
+else {
+const err61 = {instancePath:instancePath+"/createdAt",schemaPath:"#/properties/createdAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err61];
+}
+else {
+vErrors.push(err61);
+}
+errors++;
+}
+}
+if(data.updatedAt !== undefined){
+let data28 = data.updatedAt;
+if(typeof data28 === "string"){
+if(!(formats26.validate(data28))){
+const err62 = {instancePath:instancePath+"/updatedAt",schemaPath:"#/properties/updatedAt/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""};
+if(vErrors === null){
+vErrors = [err62];
+}
+else {
+vErrors.push(err62);
+}
+errors++;
+}
+}
+else {
+const err63 = {instancePath:instancePath+"/updatedAt",schemaPath:"#/properties/updatedAt/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err63];
+}
+else {
+vErrors.push(err63);
+}
+errors++;
+}
+}
+}
+else {
+const err64 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err64];
+}
+else {
+vErrors.push(err64);
+}
+errors++;
+}
+validate170.errors = vErrors;
 return errors === 0;
 }
-validate167.evaluated = {"props":{"id":true,"name":true,"description":true,"version":true,"endpointPath":true,"jsonRpcPath":true,"restPath":true,"tenants":true,"preset":true,"enabled":true,"authTokenEnv":true,"tokenDigest":true,"skills":true,"relayTo":true,"model":true,"instructions":true,"tools":true,"maxToolRounds":true,"executionTimeoutMs":true,"sessionOrder":true,"pushNotifications":true,"createdAt":true,"updatedAt":true},"dynamicProps":false,"dynamicItems":false};
+validate170.evaluated = {"props":{"id":true,"name":true,"description":true,"version":true,"endpointPath":true,"jsonRpcPath":true,"restPath":true,"tenants":true,"preset":true,"enabled":true,"authTokenEnv":true,"tokenDigest":true,"skills":true,"relayTo":true,"model":true,"instructions":true,"tools":true,"maxToolRounds":true,"executionTimeoutMs":true,"sessionOrder":true,"pushNotifications":true,"retention":true,"createdAt":true,"updatedAt":true},"dynamicProps":false,"dynamicItems":false};
 
-export const validateStoredOutbound = validate169;
-const schema287 = {"title":"StoredOutbound","description":"An outbound connection's configuration as persisted. A token set with outbound.setAuth must be sent to the remote, so unlike an inbound token it is stored in clear; it is never shown, logged or echoed. Rows written by earlier versions may lack timeoutMs, pollIntervalMs, disabledSkills and skillOverrides, which then take their defaults.","type":"object","properties":{"id":{"description":"Connection id, out-<8 hex>-<3 hex>.","type":"string","minLength":1},"name":{"description":"Display name, part of the tool names.","type":"string","minLength":1},"agentCardUrl":{"description":"The remote's card URL or base URL.","type":"string","minLength":1},"bearerTokenEnv":{"description":"Name of the environment variable holding the bearer token.","type":"string","minLength":1},"token":{"description":"A token set with outbound.setAuth; takes precedence over bearerTokenEnv.","type":"string","minLength":1},"preset":{"description":"Recorded for a future local hand-off session.","type":"string"},"enabled":{"description":"Whether it connects.","type":"boolean"},"timeoutMs":{"$ref":"#/$defs/TimeoutMs","description":"Per-call timeout."},"pollIntervalMs":{"$ref":"#/$defs/PollIntervalMs","description":"Poll interval for a remote that does not stream."},"disabledSkills":{"description":"Remote skill ids exposed as no tool.","type":"array","items":{"type":"string"}},"skillOverrides":{"$ref":"#/$defs/SkillOverrides","description":"Per-skill overrides of the exposed tools."},"binding":{"$ref":"#/$defs/OutboundBinding","description":"The binding spoken to the remote; absent: the card's first the client speaks."},"createdAt":{"description":"When the connection was created (RFC 3339).","type":"string","format":"date-time"},"updatedAt":{"description":"When it last changed (RFC 3339).","type":"string","format":"date-time"}},"required":["id","name","agentCardUrl","enabled","createdAt","updatedAt"]};
+export const validateStoredOutbound = validate172;
+const schema301 = {"title":"StoredOutbound","description":"An outbound connection's configuration as persisted. A token set with outbound.setAuth must be sent to the remote, so unlike an inbound token it is stored in clear; it is never shown, logged or echoed. Rows written by earlier versions may lack timeoutMs, pollIntervalMs, disabledSkills and skillOverrides, which then take their defaults.","type":"object","properties":{"id":{"description":"Connection id, out-<8 hex>-<3 hex>.","type":"string","minLength":1},"name":{"description":"Display name, part of the tool names.","type":"string","minLength":1},"agentCardUrl":{"description":"The remote's card URL or base URL.","type":"string","minLength":1},"bearerTokenEnv":{"description":"Name of the environment variable holding the bearer token.","type":"string","minLength":1},"token":{"description":"A token set with outbound.setAuth; takes precedence over bearerTokenEnv.","type":"string","minLength":1},"preset":{"description":"Recorded for a future local hand-off session.","type":"string"},"enabled":{"description":"Whether it connects.","type":"boolean"},"timeoutMs":{"$ref":"#/$defs/TimeoutMs","description":"Per-call timeout."},"pollIntervalMs":{"$ref":"#/$defs/PollIntervalMs","description":"Poll interval for a remote that does not stream."},"disabledSkills":{"description":"Remote skill ids exposed as no tool.","type":"array","items":{"type":"string"}},"skillOverrides":{"$ref":"#/$defs/SkillOverrides","description":"Per-skill overrides of the exposed tools."},"binding":{"$ref":"#/$defs/OutboundBinding","description":"The binding spoken to the remote; absent: the card's first the client speaks."},"createdAt":{"description":"When the connection was created (RFC 3339).","type":"string","format":"date-time"},"updatedAt":{"description":"When it last changed (RFC 3339).","type":"string","format":"date-time"}},"required":["id","name","agentCardUrl","enabled","createdAt","updatedAt"]};
 
-function validate169(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
+function validate172(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
 let errors = 0;
-const evaluated0 = validate169.evaluated;
+const evaluated0 = validate172.evaluated;
 if(evaluated0.dynamicProps){
 evaluated0.props = undefined;
 }
@@ -21343,7 +22491,7 @@ vErrors.push(err26);
 errors++;
 }
 if(!((data12 === "JSONRPC") || (data12 === "HTTP+JSON"))){
-const err27 = {instancePath:instancePath+"/binding",schemaPath:"#/$defs/OutboundBinding/enum",keyword:"enum",params:{allowedValues: schema62.enum},message:"must be equal to one of the allowed values"};
+const err27 = {instancePath:instancePath+"/binding",schemaPath:"#/$defs/OutboundBinding/enum",keyword:"enum",params:{allowedValues: schema64.enum},message:"must be equal to one of the allowed values"};
 if(vErrors === null){
 vErrors = [err27];
 }
@@ -21414,10 +22562,10 @@ vErrors.push(err32);
 }
 errors++;
 }
-validate169.errors = vErrors;
+validate172.errors = vErrors;
 return errors === 0;
 }
-validate169.evaluated = {"props":{"id":true,"name":true,"agentCardUrl":true,"bearerTokenEnv":true,"token":true,"preset":true,"enabled":true,"timeoutMs":true,"pollIntervalMs":true,"disabledSkills":true,"skillOverrides":true,"binding":true,"createdAt":true,"updatedAt":true},"dynamicProps":false,"dynamicItems":false};
+validate172.evaluated = {"props":{"id":true,"name":true,"agentCardUrl":true,"bearerTokenEnv":true,"token":true,"preset":true,"enabled":true,"timeoutMs":true,"pollIntervalMs":true,"disabledSkills":true,"skillOverrides":true,"binding":true,"createdAt":true,"updatedAt":true},"dynamicProps":false,"dynamicItems":false};
 
 
 /** Every validator by the name of its def. */
@@ -21437,6 +22585,7 @@ export const validators = {
   Instructions: validateInstructions,
   MaxToolRounds: validateMaxToolRounds,
   ExecutionTimeoutMs: validateExecutionTimeoutMs,
+  Retention: validateRetention,
   SessionOrder: validateSessionOrder,
   SkillList: validateSkillList,
   InboundCreateAction: validateInboundCreateAction,
@@ -21460,6 +22609,7 @@ export const validators = {
   SessionCloseAction: validateSessionCloseAction,
   PushRetryAction: validatePushRetryAction,
   PushDeleteAction: validatePushDeleteAction,
+  TaskPruneAction: validateTaskPruneAction,
   AgentsFile: validateAgentsFile,
   AgentId: validateAgentId,
   AgentDeclaration: validateAgentDeclaration,
@@ -21486,6 +22636,7 @@ export const validators = {
   TaskJson: validateTaskJson,
   SessionView: validateSessionView,
   Snapshot: validateSnapshot,
+  RetentionSummary: validateRetentionSummary,
   TaskState: validateTaskState,
   DateTime: validateDateTime,
   SkillSummary: validateSkillSummary,

@@ -8,7 +8,7 @@ export type Frozen<V> = V extends readonly (infer I)[] ? readonly Frozen<I>[] : 
 
 /** Per def, the value of each member that has a `default` in the schema. */
 export interface Defaults {
-  readonly HubConfig: Frozen<Required<Pick<T.HubConfig, "host" | "port" | "dataDir" | "store" | "databasePoolSize" | "databaseLeaseMs" | "trustProxy" | "proxyHops" | "absentVersion" | "bodyLimitBytes" | "rateLimit" | "cardMaxAgeSeconds" | "wellKnownInstance" | "shutdownGraceMs" | "shutdownDrainMs" | "sessionIdleMs" | "maxSessions" | "sseHeartbeatMs" | "eventLogSize" | "streamFinalTask" | "selfCheck" | "logLevel">>>;
+  readonly HubConfig: Frozen<Required<Pick<T.HubConfig, "host" | "port" | "dataDir" | "store" | "databasePoolSize" | "databaseLeaseMs" | "trustProxy" | "proxyHops" | "absentVersion" | "bodyLimitBytes" | "rateLimit" | "cardMaxAgeSeconds" | "wellKnownInstance" | "shutdownGraceMs" | "shutdownDrainMs" | "sessionIdleMs" | "maxSessions" | "sseHeartbeatMs" | "eventLogSize" | "streamFinalTask" | "selfCheck" | "logLevel" | "retentionSweepMs">>>;
   readonly OutboundSettings: Frozen<Required<Pick<T.OutboundSettings, "reconnectMinMs" | "reconnectMaxMs">>>;
   readonly UrlPolicySettings: Frozen<Required<Pick<T.UrlPolicySettings, "allowedSchemes" | "allowPrivate" | "allowLinkLocal" | "allowLoopback">>>;
   readonly ConnectionSettings: Frozen<Required<Pick<T.ConnectionSettings, "max" | "perSource" | "headersTimeoutMs" | "requestTimeoutMs" | "bodyIdleTimeoutMs">>>;
@@ -45,6 +45,7 @@ export const DEFAULTS: Defaults = Object.freeze({
     "streamFinalTask": true,
     "selfCheck": true,
     "logLevel": "info",
+    "retentionSweepMs": 60000,
   }),
   OutboundSettings: Object.freeze({
     "reconnectMinMs": 1000,

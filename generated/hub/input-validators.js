@@ -5,7 +5,7 @@
 import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
 export const validateHubConfig = validate21;
-const schema32 = {"title":"HubConfig","description":"Settings of one a2a-hub process. Every member is optional; the defaults are documented on each.","type":"object","properties":{"host":{"description":"Address to listen on.","type":"string","minLength":1,"default":"127.0.0.1"},"port":{"description":"TCP port; 0 picks a free one.","type":"integer","minimum":0,"maximum":65535,"default":3080},"dataDir":{"description":"Folder for the SQLite database (created when missing).","type":"string","minLength":1,"default":".a2a-hub"},"store":{"description":"Where tasks live: sqlite (durable, in dataDir), memory (lost on exit; for tests), or postgres (a PostgreSQL database several replicas share; needs databaseUrl). Either the kind alone, or an object {\"kind\": \"postgres\", \"url\": \"postgres://…\"} naming the database with it. Setting databaseUrl alone chooses postgres.","anyOf":[{"$ref":"#/$defs/StoreKind"},{"$ref":"#/$defs/StoreSelection"}],"default":"sqlite"},"databaseUrl":{"description":"The PostgreSQL database of store postgres, as postgres://user:password@host:port/database (node-postgres reads it; sslmode and the other libpq parameters go in its query). It may hold a password: it is never logged or shown.","type":"string","pattern":"^postgres(ql)?://","minLength":1},"databasePoolSize":{"description":"Connections to PostgreSQL this process keeps open at most (store postgres).","type":"integer","minimum":1,"maximum":100,"default":10},"databaseLeaseMs":{"description":"How long a running task's execution lease holds unrenewed (store postgres): a replica renews its tasks' leases three times per lease, and the tasks of a replica that died are settled by a survivor within about two leases; a push delivery a replica claimed is attempted by another once the claim, as long, lapses.","type":"integer","minimum":300,"maximum":3600000,"default":30000},"publicUrl":{"description":"Base URL to put in agent cards instead of the one each request used, e.g. https://agents.example.com.","type":"string","format":"uri"},"trustProxy":{"description":"Behind a proxy you control: derive card URLs from X-Forwarded-Proto and X-Forwarded-Host, and rate-limit by the client address X-Forwarded-For gives (see proxyHops). Such cards are never cached as public.","type":"boolean","default":false},"proxyHops":{"description":"With trustProxy: how many proxies of yours stand in front of the hub, each appending the address it saw to X-Forwarded-For. The client address is the one the outermost of them saw (the proxyHops-th from the right); anything a client put further left is ignored.","type":"integer","minimum":1,"maximum":10,"default":1},"absentVersion":{"description":"The A2A version of a request without A2A-Version. \"0.3\" is spec §3.6.2: JSON-RPC serves it in 0.3 (a 1.0-shaped request under a 1.0 method name is still served as 1.0, docs/spec-policy.md 5.1), HTTP+JSON (1.0 only) refuses it with VersionNotSupported. \"1.0\" serves it as 1.0 for clients that omit the header, unless its method is a 0.3 name (message/send).","type":"string","enum":["0.3","1.0"],"default":"0.3"},"strictVersion":{"description":"Deprecated: use absentVersion. Read for configs written before 0.3 was served: true is absentVersion \"0.3\" (a request without A2A-Version is not 1.0), false is \"1.0\"; an absentVersion in the same layer wins.","type":"boolean","deprecated":true},"bodyLimitBytes":{"description":"Largest request body accepted; raw file parts are base64, so allow for that.","type":"integer","minimum":1024,"default":10485760},"rateLimit":{"description":"Per-source-address rate limit of the A2A endpoints, or false to turn it off.","anyOf":[{"$ref":"#/$defs/RateLimitConfig"},{"const":false}],"default":{"perSecond":200,"burst":400}},"cardMaxAgeSeconds":{"description":"Cache-Control max-age of agent cards.","type":"integer","minimum":0,"default":300},"wellKnownInstance":{"description":"Id of the inbound instance whose card /.well-known/agent-card.json serves, or false for none. While that instance does not exist, is disabled or is unavailable, the well-known location answers 404.","anyOf":[{"type":"string","minLength":1},{"const":false}],"default":"default"},"shutdownGraceMs":{"description":"How long running tasks may finish after SIGINT/SIGTERM before they are failed.","type":"integer","minimum":0,"default":10000},"shutdownDrainMs":{"description":"At SIGINT/SIGTERM, how long the hub keeps serving with /readyz answering 503 before it stops accepting connections, so that a load balancer that only probes takes it out of rotation first. 0: stop accepting at once (one process, no load balancer).","type":"integer","minimum":0,"maximum":600000,"default":0},"sessionIdleMs":{"description":"A conversation's live session is released after this long without activity.","type":"integer","minimum":1000,"default":1800000},"maxSessions":{"description":"Most live sessions kept at once; past it, the least recently active idle session is released first (its tasks and context stay stored).","type":"integer","minimum":1,"default":10000},"sseHeartbeatMs":{"description":"Interval of the SSE keep-alive comments on open streams.","type":"integer","minimum":10,"default":15000},"eventLogSize":{"description":"Stream frames kept per task for Last-Event-ID replay (the newest ones; older ones are pruned).","type":"integer","minimum":1,"default":200},"streamFinalTask":{"description":"End every task stream (SendStreamingMessage, SubscribeToTask) with the full Task after its terminal status update; false ends it at that update.","type":"boolean","default":true},"selfCheck":{"description":"Validate every response against the generated schemas before sending and log any that fails.","type":"boolean","default":true},"logLevel":{"description":"pino log level.","type":"string","enum":["fatal","error","warn","info","debug","trace","silent"],"default":"info"},"provider":{"description":"The AgentProvider put on every card.","$ref":"#/$defs/ProviderConfig"},"outbound":{"description":"How the hub reaches remote agents through outbound connections; members left out take the defaults of OutboundSettings.","$ref":"#/$defs/OutboundSettings"},"push":{"description":"How the hub stores push-notification configs and delivers webhooks (docs/push.md); members left out take the defaults of PushSettings.","$ref":"#/$defs/PushSettings"},"connections":{"description":"Limits on the hub's HTTP connections and how long a request may take to arrive (docs/server.md, Connection limits); members left out take the defaults of ConnectionSettings.","$ref":"#/$defs/ConnectionSettings"}}};
+const schema32 = {"title":"HubConfig","description":"Settings of one a2a-hub process. Every member is optional; the defaults are documented on each.","type":"object","properties":{"host":{"description":"Address to listen on.","type":"string","minLength":1,"default":"127.0.0.1"},"port":{"description":"TCP port; 0 picks a free one.","type":"integer","minimum":0,"maximum":65535,"default":3080},"dataDir":{"description":"Folder for the SQLite database (created when missing).","type":"string","minLength":1,"default":".a2a-hub"},"store":{"description":"Where tasks live: sqlite (durable, in dataDir), memory (lost on exit; for tests), or postgres (a PostgreSQL database several replicas share; needs databaseUrl). Either the kind alone, or an object {\"kind\": \"postgres\", \"url\": \"postgres://…\"} naming the database with it. Setting databaseUrl alone chooses postgres.","anyOf":[{"$ref":"#/$defs/StoreKind"},{"$ref":"#/$defs/StoreSelection"}],"default":"sqlite"},"databaseUrl":{"description":"The PostgreSQL database of store postgres, as postgres://user:password@host:port/database (node-postgres reads it; sslmode and the other libpq parameters go in its query). It may hold a password: it is never logged or shown.","type":"string","pattern":"^postgres(ql)?://","minLength":1},"databasePoolSize":{"description":"Connections to PostgreSQL this process keeps open at most (store postgres).","type":"integer","minimum":1,"maximum":100,"default":10},"databaseLeaseMs":{"description":"How long a running task's execution lease holds unrenewed (store postgres): a replica renews its tasks' leases three times per lease, and the tasks of a replica that died are settled by a survivor within about two leases; a push delivery a replica claimed is attempted by another once the claim, as long, lapses.","type":"integer","minimum":300,"maximum":3600000,"default":30000},"publicUrl":{"description":"Base URL to put in agent cards instead of the one each request used, e.g. https://agents.example.com.","type":"string","format":"uri"},"trustProxy":{"description":"Behind a proxy you control: derive card URLs from X-Forwarded-Proto and X-Forwarded-Host, and rate-limit by the client address X-Forwarded-For gives (see proxyHops). Such cards are never cached as public.","type":"boolean","default":false},"proxyHops":{"description":"With trustProxy: how many proxies of yours stand in front of the hub, each appending the address it saw to X-Forwarded-For. The client address is the one the outermost of them saw (the proxyHops-th from the right); anything a client put further left is ignored.","type":"integer","minimum":1,"maximum":10,"default":1},"absentVersion":{"description":"The A2A version of a request without A2A-Version. \"0.3\" is spec §3.6.2: JSON-RPC serves it in 0.3 (a 1.0-shaped request under a 1.0 method name is still served as 1.0, docs/spec-policy.md 5.1), HTTP+JSON (1.0 only) refuses it with VersionNotSupported. \"1.0\" serves it as 1.0 for clients that omit the header, unless its method is a 0.3 name (message/send).","type":"string","enum":["0.3","1.0"],"default":"0.3"},"strictVersion":{"description":"Deprecated: use absentVersion. Read for configs written before 0.3 was served: true is absentVersion \"0.3\" (a request without A2A-Version is not 1.0), false is \"1.0\"; an absentVersion in the same layer wins.","type":"boolean","deprecated":true},"bodyLimitBytes":{"description":"Largest request body accepted; raw file parts are base64, so allow for that.","type":"integer","minimum":1024,"default":10485760},"rateLimit":{"description":"Per-source-address rate limit of the A2A endpoints, or false to turn it off.","anyOf":[{"$ref":"#/$defs/RateLimitConfig"},{"const":false}],"default":{"perSecond":200,"burst":400}},"cardMaxAgeSeconds":{"description":"Cache-Control max-age of agent cards.","type":"integer","minimum":0,"default":300},"wellKnownInstance":{"description":"Id of the inbound instance whose card /.well-known/agent-card.json serves, or false for none. While that instance does not exist, is disabled or is unavailable, the well-known location answers 404.","anyOf":[{"type":"string","minLength":1},{"const":false}],"default":"default"},"shutdownGraceMs":{"description":"How long running tasks may finish after SIGINT/SIGTERM before they are failed.","type":"integer","minimum":0,"default":10000},"shutdownDrainMs":{"description":"At SIGINT/SIGTERM, how long the hub keeps serving with /readyz answering 503 before it stops accepting connections, so that a load balancer that only probes takes it out of rotation first. 0: stop accepting at once (one process, no load balancer).","type":"integer","minimum":0,"maximum":600000,"default":0},"sessionIdleMs":{"description":"A conversation's live session is released after this long without activity.","type":"integer","minimum":1000,"default":1800000},"maxSessions":{"description":"Most live sessions kept at once; past it, the least recently active idle session is released first (its tasks and context stay stored).","type":"integer","minimum":1,"default":10000},"sseHeartbeatMs":{"description":"Interval of the SSE keep-alive comments on open streams.","type":"integer","minimum":10,"default":15000},"eventLogSize":{"description":"Stream frames kept per task for Last-Event-ID replay (the newest ones; older ones are pruned).","type":"integer","minimum":1,"default":200},"streamFinalTask":{"description":"End every task stream (SendStreamingMessage, SubscribeToTask) with the full Task after its terminal status update; false ends it at that update.","type":"boolean","default":true},"selfCheck":{"description":"Validate every response against the generated schemas before sending and log any that fails.","type":"boolean","default":true},"logLevel":{"description":"pino log level.","type":"string","enum":["fatal","error","warn","info","debug","trace","silent"],"default":"info"},"provider":{"description":"The AgentProvider put on every card.","$ref":"#/$defs/ProviderConfig"},"outbound":{"description":"How the hub reaches remote agents through outbound connections; members left out take the defaults of OutboundSettings.","$ref":"#/$defs/OutboundSettings"},"push":{"description":"How the hub stores push-notification configs and delivers webhooks (docs/push.md); members left out take the defaults of PushSettings.","$ref":"#/$defs/PushSettings"},"retentionSweepMs":{"description":"How often the hub deletes, by each instance's retention, the terminal tasks it no longer keeps (docs/server.md, Retention). Replicas sharing PostgreSQL take turns, one batch at a time.","type":"integer","minimum":1000,"default":60000},"connections":{"description":"Limits on the hub's HTTP connections and how long a request may take to arrive (docs/server.md, Connection limits); members left out take the defaults of ConnectionSettings.","$ref":"#/$defs/ConnectionSettings"}}};
 const schema33 = {"title":"StoreKind","description":"sqlite, memory or postgres.","type":"string","enum":["sqlite","memory","postgres"]};
 const schema34 = {"title":"StoreSelection","description":"A store kind with its database: {\"kind\": \"postgres\", \"url\": \"postgres://user:password@host:port/database\"}. url is the same setting as databaseUrl, only for kind postgres, and must agree with a databaseUrl given beside it.","type":"object","properties":{"kind":{"description":"sqlite, memory or postgres (StoreKind; written out here so validators check the object in one piece and name the member at fault).","type":"string","enum":["sqlite","memory","postgres"]},"url":{"description":"The PostgreSQL database (kind postgres), as databaseUrl.","type":"string","pattern":"^postgres(ql)?://","minLength":1}},"required":["kind"]};
 const schema35 = {"title":"RateLimitConfig","description":"A token bucket per source address.","type":"object","properties":{"perSecond":{"description":"Sustained requests per second.","type":"number","exclusiveMinimum":0},"burst":{"description":"Requests allowed at once above the sustained rate.","type":"integer","minimum":1}},"required":["perSecond","burst"]};
@@ -1861,13 +1861,10 @@ vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.error
 errors = vErrors.length;
 }
 }
-if(data.connections !== undefined){
-let data34 = data.connections;
-if(data34 && typeof data34 == "object" && !Array.isArray(data34)){
-if(data34.max !== undefined){
-let data35 = data34.max;
-if(!(((typeof data35 == "number") && (!(data35 % 1) && !isNaN(data35))) && (isFinite(data35)))){
-const err76 = {instancePath:instancePath+"/connections/max",schemaPath:"#/$defs/ConnectionSettings/properties/max/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+if(data.retentionSweepMs !== undefined){
+let data34 = data.retentionSweepMs;
+if(!(((typeof data34 == "number") && (!(data34 % 1) && !isNaN(data34))) && (isFinite(data34)))){
+const err76 = {instancePath:instancePath+"/retentionSweepMs",schemaPath:"#/properties/retentionSweepMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err76];
 }
@@ -1876,9 +1873,9 @@ vErrors.push(err76);
 }
 errors++;
 }
-if((typeof data35 == "number") && (isFinite(data35))){
-if(data35 < 0 || isNaN(data35)){
-const err77 = {instancePath:instancePath+"/connections/max",schemaPath:"#/$defs/ConnectionSettings/properties/max/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+if((typeof data34 == "number") && (isFinite(data34))){
+if(data34 < 1000 || isNaN(data34)){
+const err77 = {instancePath:instancePath+"/retentionSweepMs",schemaPath:"#/properties/retentionSweepMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 1000},message:"must be >= 1000"};
 if(vErrors === null){
 vErrors = [err77];
 }
@@ -1889,10 +1886,13 @@ errors++;
 }
 }
 }
-if(data34.perSource !== undefined){
-let data36 = data34.perSource;
+if(data.connections !== undefined){
+let data35 = data.connections;
+if(data35 && typeof data35 == "object" && !Array.isArray(data35)){
+if(data35.max !== undefined){
+let data36 = data35.max;
 if(!(((typeof data36 == "number") && (!(data36 % 1) && !isNaN(data36))) && (isFinite(data36)))){
-const err78 = {instancePath:instancePath+"/connections/perSource",schemaPath:"#/$defs/ConnectionSettings/properties/perSource/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err78 = {instancePath:instancePath+"/connections/max",schemaPath:"#/$defs/ConnectionSettings/properties/max/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err78];
 }
@@ -1903,7 +1903,7 @@ errors++;
 }
 if((typeof data36 == "number") && (isFinite(data36))){
 if(data36 < 0 || isNaN(data36)){
-const err79 = {instancePath:instancePath+"/connections/perSource",schemaPath:"#/$defs/ConnectionSettings/properties/perSource/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+const err79 = {instancePath:instancePath+"/connections/max",schemaPath:"#/$defs/ConnectionSettings/properties/max/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err79];
 }
@@ -1914,10 +1914,10 @@ errors++;
 }
 }
 }
-if(data34.headersTimeoutMs !== undefined){
-let data37 = data34.headersTimeoutMs;
+if(data35.perSource !== undefined){
+let data37 = data35.perSource;
 if(!(((typeof data37 == "number") && (!(data37 % 1) && !isNaN(data37))) && (isFinite(data37)))){
-const err80 = {instancePath:instancePath+"/connections/headersTimeoutMs",schemaPath:"#/$defs/ConnectionSettings/properties/headersTimeoutMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err80 = {instancePath:instancePath+"/connections/perSource",schemaPath:"#/$defs/ConnectionSettings/properties/perSource/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err80];
 }
@@ -1928,7 +1928,7 @@ errors++;
 }
 if((typeof data37 == "number") && (isFinite(data37))){
 if(data37 < 0 || isNaN(data37)){
-const err81 = {instancePath:instancePath+"/connections/headersTimeoutMs",schemaPath:"#/$defs/ConnectionSettings/properties/headersTimeoutMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+const err81 = {instancePath:instancePath+"/connections/perSource",schemaPath:"#/$defs/ConnectionSettings/properties/perSource/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err81];
 }
@@ -1939,10 +1939,10 @@ errors++;
 }
 }
 }
-if(data34.requestTimeoutMs !== undefined){
-let data38 = data34.requestTimeoutMs;
+if(data35.headersTimeoutMs !== undefined){
+let data38 = data35.headersTimeoutMs;
 if(!(((typeof data38 == "number") && (!(data38 % 1) && !isNaN(data38))) && (isFinite(data38)))){
-const err82 = {instancePath:instancePath+"/connections/requestTimeoutMs",schemaPath:"#/$defs/ConnectionSettings/properties/requestTimeoutMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err82 = {instancePath:instancePath+"/connections/headersTimeoutMs",schemaPath:"#/$defs/ConnectionSettings/properties/headersTimeoutMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err82];
 }
@@ -1953,7 +1953,7 @@ errors++;
 }
 if((typeof data38 == "number") && (isFinite(data38))){
 if(data38 < 0 || isNaN(data38)){
-const err83 = {instancePath:instancePath+"/connections/requestTimeoutMs",schemaPath:"#/$defs/ConnectionSettings/properties/requestTimeoutMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+const err83 = {instancePath:instancePath+"/connections/headersTimeoutMs",schemaPath:"#/$defs/ConnectionSettings/properties/headersTimeoutMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err83];
 }
@@ -1964,10 +1964,10 @@ errors++;
 }
 }
 }
-if(data34.bodyIdleTimeoutMs !== undefined){
-let data39 = data34.bodyIdleTimeoutMs;
+if(data35.requestTimeoutMs !== undefined){
+let data39 = data35.requestTimeoutMs;
 if(!(((typeof data39 == "number") && (!(data39 % 1) && !isNaN(data39))) && (isFinite(data39)))){
-const err84 = {instancePath:instancePath+"/connections/bodyIdleTimeoutMs",schemaPath:"#/$defs/ConnectionSettings/properties/bodyIdleTimeoutMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
+const err84 = {instancePath:instancePath+"/connections/requestTimeoutMs",schemaPath:"#/$defs/ConnectionSettings/properties/requestTimeoutMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err84];
 }
@@ -1978,7 +1978,7 @@ errors++;
 }
 if((typeof data39 == "number") && (isFinite(data39))){
 if(data39 < 0 || isNaN(data39)){
-const err85 = {instancePath:instancePath+"/connections/bodyIdleTimeoutMs",schemaPath:"#/$defs/ConnectionSettings/properties/bodyIdleTimeoutMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
+const err85 = {instancePath:instancePath+"/connections/requestTimeoutMs",schemaPath:"#/$defs/ConnectionSettings/properties/requestTimeoutMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err85];
 }
@@ -1989,9 +1989,10 @@ errors++;
 }
 }
 }
-}
-else {
-const err86 = {instancePath:instancePath+"/connections",schemaPath:"#/$defs/ConnectionSettings/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(data35.bodyIdleTimeoutMs !== undefined){
+let data40 = data35.bodyIdleTimeoutMs;
+if(!(((typeof data40 == "number") && (!(data40 % 1) && !isNaN(data40))) && (isFinite(data40)))){
+const err86 = {instancePath:instancePath+"/connections/bodyIdleTimeoutMs",schemaPath:"#/$defs/ConnectionSettings/properties/bodyIdleTimeoutMs/type",keyword:"type",params:{type: "integer"},message:"must be integer"};
 if(vErrors === null){
 vErrors = [err86];
 }
@@ -2000,10 +2001,9 @@ vErrors.push(err86);
 }
 errors++;
 }
-}
-}
-else {
-const err87 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if((typeof data40 == "number") && (isFinite(data40))){
+if(data40 < 0 || isNaN(data40)){
+const err87 = {instancePath:instancePath+"/connections/bodyIdleTimeoutMs",schemaPath:"#/$defs/ConnectionSettings/properties/bodyIdleTimeoutMs/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"};
 if(vErrors === null){
 vErrors = [err87];
 }
@@ -2012,10 +2012,35 @@ vErrors.push(err87);
 }
 errors++;
 }
+}
+}
+}
+else {
+const err88 = {instancePath:instancePath+"/connections",schemaPath:"#/$defs/ConnectionSettings/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err88];
+}
+else {
+vErrors.push(err88);
+}
+errors++;
+}
+}
+}
+else {
+const err89 = {instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err89];
+}
+else {
+vErrors.push(err89);
+}
+errors++;
+}
 validate21.errors = vErrors;
 return errors === 0;
 }
-validate21.evaluated = {"props":{"host":true,"port":true,"dataDir":true,"store":true,"databaseUrl":true,"databasePoolSize":true,"databaseLeaseMs":true,"publicUrl":true,"trustProxy":true,"proxyHops":true,"absentVersion":true,"strictVersion":true,"bodyLimitBytes":true,"rateLimit":true,"cardMaxAgeSeconds":true,"wellKnownInstance":true,"shutdownGraceMs":true,"shutdownDrainMs":true,"sessionIdleMs":true,"maxSessions":true,"sseHeartbeatMs":true,"eventLogSize":true,"streamFinalTask":true,"selfCheck":true,"logLevel":true,"provider":true,"outbound":true,"push":true,"connections":true},"dynamicProps":false,"dynamicItems":false};
+validate21.evaluated = {"props":{"host":true,"port":true,"dataDir":true,"store":true,"databaseUrl":true,"databasePoolSize":true,"databaseLeaseMs":true,"publicUrl":true,"trustProxy":true,"proxyHops":true,"absentVersion":true,"strictVersion":true,"bodyLimitBytes":true,"rateLimit":true,"cardMaxAgeSeconds":true,"wellKnownInstance":true,"shutdownGraceMs":true,"shutdownDrainMs":true,"sessionIdleMs":true,"maxSessions":true,"sseHeartbeatMs":true,"eventLogSize":true,"streamFinalTask":true,"selfCheck":true,"logLevel":true,"provider":true,"outbound":true,"push":true,"retentionSweepMs":true,"connections":true},"dynamicProps":false,"dynamicItems":false};
 
 export const validateRateLimitConfig = validate26;
 

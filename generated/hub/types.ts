@@ -121,6 +121,10 @@ export interface HubConfig {
   provider?: ProviderConfig;
   outbound?: OutboundSettings;
   push?: PushSettings;
+  /**
+   * How often the hub deletes, by each instance's retention, the terminal tasks it no longer keeps (docs/server.md, Retention). Replicas sharing PostgreSQL take turns, one batch at a time.
+   */
+  retentionSweepMs?: number;
   connections?: ConnectionSettings;
 }
 /**

@@ -1,3 +1,4 @@
+import { prunes } from '../store/retention.js';
 import { randomUUID } from 'node:crypto';
 import { WELL_KNOWN_AGENT_CARD_PATH } from '../../generated/a2a/1.0/protocol.js';
 import { isTerminalState } from '../../generated/a2a/1.0/task-states.js';
@@ -150,6 +151,19 @@ export const ACTION_HANDLERS: { readonly [A in ControlActionName]: Handler<A> } 
       if (isA2AError(error)) throw new OperationError(error.message);
       throw error;
     }
+  },
+  'task.prune': async (action, { inbounds, retention }) => {
+    if (action.id !== undefined) {
+      const config = inbounds.get(action.id);
+      if (config === undefined) throw new OperationError(`no inbound server has id "${action.id}"`);
+      if (!prunes(config.retention))
+        throw new OperationError(
+          `inbound server "${config.name}" keeps every task: give it a retention (inbound.update with retention) first`,
+        );
+    }
+    const pruned = await retention.sweep(action.id);
+    const scope = action.id === undefined ? 'by every retention' : `of inbound server "${inbounds.get(action.id)?.name ?? action.id}"`;
+    return done(`${pruned} terminal task${pruned === 1 ? '' : 's'} pruned ${scope}`, { pruned });
   },
   'session.cancel': async (action, deps) => {
     const canceled = await cancelContext(deps, action.id, action.serverId);

@@ -4,6 +4,7 @@ import type { OutboundRegistry } from '../outbound/outbound-registry.js';
 import type { ToolRegistry } from '../outbound/tool-registry.js';
 import type { PushConfigs, PushOutbox } from '../store/push-store.js';
 import type { ContextBindings, TaskReads } from '../store/task-store.js';
+import type { RetentionSweeper } from '../tasks/retention-sweeper.js';
 import type { SessionRegistry } from '../tasks/sessions.js';
 import type { TaskRuntime } from '../tasks/task-runtime.js';
 import type { PeerTracker } from './peers.js';
@@ -24,6 +25,8 @@ export interface ControlDeps {
   readonly peers: PeerTracker;
   /** push.retry: the config is active again with its pending deliveries due now, and the dispatcher wakes (PushDispatcher.retryNow). */
   readonly retryPush: (taskId: string, configId: string) => Promise<void>;
+  /** task.prune and the snapshot's retention summary. */
+  readonly retention: Pick<RetentionSweeper, 'sweep' | 'summary'>;
 }
 
 /**

@@ -62,6 +62,7 @@ export async function buildSnapshot(deps: ControlDeps, query: TaskPageQuery, bas
     })),
     taskPage: { limit: query.taskLimit, offset: query.taskOffset, total: page.total },
     push,
+    retention: deps.retention.summary(),
   };
 }
 
@@ -92,6 +93,7 @@ export function inboundRow(deps: ControlDeps, id: string, baseUrl: string): Inbo
     enabled: config.enabled,
     authEnabled: auth.enabled,
     ...(auth.authTokenEnv === undefined ? {} : { authTokenEnv: auth.authTokenEnv }),
+    ...(config.retention === undefined ? {} : { retention: { ...config.retention } }),
     ...(config.relayTo === undefined ? {} : { relayTo: config.relayTo }),
     skills: skills.map((skill) => ({ id: skill.id, name: skill.name, description: skill.description, tags: [...skill.tags] })),
     ...(unavailableReason === undefined ? { status: 'available' as const } : { status: 'unavailable' as const, unavailableReason }),

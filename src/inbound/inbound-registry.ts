@@ -1,3 +1,4 @@
+import { prunes, type RetentionRule } from '../store/retention.js';
 import { randomBytes } from 'node:crypto';
 import type { AgentProvider } from '../../generated/a2a/1.0/types.js';
 import type { ModelOptions, SessionOrder } from '../../generated/control/types.js';
@@ -47,6 +48,8 @@ export interface InboundInput {
   readonly executionTimeoutMs?: number;
   /** fifo or concurrent; absent: the preset's default. */
   readonly sessionOrder?: SessionOrder;
+  /** How long its terminal tasks are kept; absent (or empty): all of them. */
+  readonly retention?: RetentionRule;
 }
 
 /**
@@ -67,6 +70,7 @@ export type InboundPatch = Partial<
     | 'authTokenEnv'
     | 'relayTo'
     | 'pushNotifications'
+    | 'retention'
     | 'instructions'
     | 'maxToolRounds'
     | 'executionTimeoutMs'
@@ -115,6 +119,7 @@ const PRESET_FREE_MEMBERS: ReadonlySet<string> = new Set([
   'pushNotifications',
   'executionTimeoutMs',
   'sessionOrder',
+  'retention',
 ]);
 
 /** The members an empty value clears instead of setting. */
@@ -330,6 +335,7 @@ export class InboundRegistry implements AgentDirectory {
       ...(input.relayTo === undefined || input.relayTo === '' ? {} : { relayTo: input.relayTo }),
       // Stored only when off, so rows written before the member existed read as they always served.
       ...(input.pushNotifications === false ? { pushNotifications: false } : {}),
+      ...(prunes(input.retention) ? { retention: { ...input.retention } } : {}),
       ...(definedMembers(input, PRESET_OPTIONS) as Partial<InboundConfig>),
       createdAt: now,
       updatedAt: now,
@@ -344,7 +350,9 @@ export class InboundRegistry implements AgentDirectory {
     for (const [member, value] of defined) {
       const clears =
         value === null ||
-        ((CLEARED_BY_EMPTY as readonly string[]).includes(member) && (value === '' || (Array.isArray(value) && value.length === 0)));
+        ((CLEARED_BY_EMPTY as readonly string[]).includes(member) && (value === '' || (Array.isArray(value) && value.length === 0))) ||
+        // An empty retention keeps every task, as none does.
+        (member === 'retention' && !prunes(value as RetentionRule));
       if (clears) delete next[member];
       else next[member] = value;
     }

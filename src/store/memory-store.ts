@@ -1,4 +1,4 @@
-import { ACTIVE_STATES } from '../../generated/a2a/1.0/task-states.js';
+import { ACTIVE_STATES, isTerminalState } from '../../generated/a2a/1.0/task-states.js';
 import type { Artifact, Message, StreamResponse, Task, TaskState, TaskStatus } from '../../generated/a2a/1.0/types.js';
 import { applyChunk, withParts, type AssembledArtifact } from './artifact-chunks.js';
 import type { ListPosition } from './cursor.js';
@@ -37,6 +37,7 @@ import {
   statusChangedError,
   tenantOf,
 } from './task-store.js';
+import type { RetentionRule } from './retention.js';
 import { applyBatch, type StoreOp, type WriteOutcome } from './store-ops.js';
 import { toWireTask } from './task-view.js';
 import { millisToTimestamp, statusMillis, timestampMillis } from './timestamps.js';
@@ -429,6 +430,32 @@ export class MemoryTaskStore extends StoredSettings implements TaskStore {
 
   ping(): void {
     // Memory answers as long as the process does.
+  }
+
+  pruneTasks(instanceId: string, rule: RetentionRule, nowMs: number, limit: number): string[] {
+    const pending = new Set([...this.state.outbox.values()].map((delivery) => delivery.taskId));
+    const settled = [...this.state.tasks.values()]
+      .filter((task) => task.instanceId === instanceId && isTerminalState(task.status.state))
+      .sort((a, b) => current(a).ts - current(b).ts || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    const victims = new Set<string>();
+    if (rule.maxAgeMs !== undefined)
+      for (const task of settled) if (current(task).ts < nowMs - rule.maxAgeMs && !pending.has(task.id)) victims.add(task.id);
+    if (rule.maxTasks !== undefined)
+      for (const task of settled.slice(0, Math.max(0, settled.length - rule.maxTasks))) if (!pending.has(task.id)) victims.add(task.id);
+    const pruned = settled
+      .filter((task) => victims.has(task.id))
+      .slice(0, limit)
+      .map((task) => task.id);
+    for (const taskId of pruned) {
+      for (const configId of this.state.pushConfigs.get(taskId)?.keys() ?? [])
+        this.state.attempts.delete(deliveryPairKey(taskId, configId));
+      this.state.pushConfigs.delete(taskId);
+      this.state.tasks.delete(taskId);
+      for (const [key, result] of this.state.idempotency)
+        if (result.kind === 'task' && result.taskId === taskId) this.state.idempotency.delete(key);
+    }
+    if (pruned.length > 0) this.state.version += 1;
+    return pruned;
   }
 
   probeWrite(): void {

@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { inTransaction } from './postgres-connection.js';
+import { TERMINAL_STATES_SQL } from './retention.js';
 
 /**
  * The PostgreSQL schema, as a list of migrations: entry N-1 takes a database from schema
@@ -153,6 +154,14 @@ export const MIGRATIONS: readonly { readonly name: string; readonly sql: string 
     name: 'push delivery claims: one replica attempts each delivery',
     sql: `
     ALTER TABLE push_outbox ADD COLUMN claimed_by TEXT, ADD COLUMN claim_until BIGINT;
+    `,
+  },
+  {
+    name: 'retention: a task found with all that names it, and terminal tasks walked oldest first',
+    sql: `
+    CREATE INDEX task_status_by_task ON task_status (task_id);
+    CREATE INDEX idempotency_by_task ON idempotency (task_id) WHERE task_id IS NOT NULL;
+    CREATE INDEX tasks_settled ON tasks (instance_id, status_ts, id) WHERE state IN (${TERMINAL_STATES_SQL});
     `,
   },
 ];

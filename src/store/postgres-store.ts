@@ -10,6 +10,7 @@ import { migrate } from './postgres-schema.js';
 import { pagePositions, taskCount } from './postgres-listing.js';
 import { channelOf, PostgresSignals } from './postgres-signals.js';
 import { inTransaction } from './postgres-connection.js';
+import { TERMINAL_STATES_SQL, type RetentionRule } from './retention.js';
 import { preparedSql } from './postgres-prepared.js';
 import { PostgresWrites, type Lease, type Sql, type WriteSettings } from './postgres-writes.js';
 import { attemptOf, deliveryOf, PUSH_HEADS, recordOf, type AttemptRow, type ConfigRow, type DeliveryRow } from './push-rows.js';
@@ -521,6 +522,54 @@ export class PostgresTaskStore implements TaskStore {
     await this.#pool.query('SELECT 1');
   }
 
+  /**
+   * One batch in one transaction, under a transaction-scoped advisory lock that replicas only
+   * try: of two sweeping at once, one deletes and the other is told the store is held (undefined).
+   */
+  async pruneTasks(instanceId: string, rule: RetentionRule, nowMs: number, limit: number): Promise<readonly string[] | undefined> {
+    return inTransaction(this.#pool, 'BEGIN', async (sql) => {
+      const { rows: held } = await sql.query<{ locked: boolean }>('SELECT pg_try_advisory_xact_lock($1) AS locked', [RETENTION_LOCK]);
+      if (held[0]?.locked !== true) return undefined;
+      const settled = `instance_id = $1 AND state IN (${TERMINAL_STATES_SQL})`;
+      const nothingPending = 'NOT EXISTS (SELECT 1 FROM push_outbox o WHERE o.task_id = t.id)';
+      const victims = new Set<string>();
+      if (rule.maxAgeMs !== undefined) {
+        const { rows } = await sql.query<{ id: string }>(
+          `SELECT id FROM tasks t WHERE ${settled} AND status_ts < $2 AND ${nothingPending} ORDER BY status_ts, id LIMIT $3`,
+          [instanceId, nowMs - rule.maxAgeMs, limit],
+        );
+        for (const row of rows) victims.add(row.id);
+      }
+      if (rule.maxTasks !== undefined && victims.size < limit) {
+        const { rows: counted } = await sql.query<{ n: number }>(`SELECT count(*)::int AS n FROM tasks WHERE ${settled}`, [instanceId]);
+        const excess = (counted[0]?.n ?? 0) - rule.maxTasks;
+        if (excess > 0) {
+          const { rows } = await sql.query<{ id: string }>(
+            `SELECT id FROM (SELECT id FROM tasks WHERE ${settled} ORDER BY status_ts, id LIMIT $2) t WHERE ${nothingPending} LIMIT $3`,
+            [instanceId, excess, limit - victims.size],
+          );
+          for (const row of rows) victims.add(row.id);
+        }
+      }
+      const ids = [...victims].slice(0, limit);
+      if (ids.length === 0) return ids;
+      // Children before their parents: the foreign keys are enforced.
+      for (const table of [
+        'push_attempts',
+        'push_configs',
+        'idempotency',
+        'task_messages',
+        'task_events',
+        'artifact_chunks',
+        'task_artifacts',
+        'task_status',
+      ])
+        await sql.query(`DELETE FROM ${table} WHERE task_id = ANY($1)`, [ids]);
+      await sql.query('DELETE FROM tasks WHERE id = ANY($1)', [ids]);
+      return ids;
+    });
+  }
+
   async probeWrite(): Promise<void> {
     // A committed write (a WAL record), of a key nothing reads.
     await this.#pool.query(
@@ -565,6 +614,9 @@ export class PostgresTaskStore implements TaskStore {
     return inTransaction(this.#pool, 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY', work);
   }
 }
+
+/** The advisory lock one retention batch holds at a time across the replicas ('a2ar' in ASCII). */
+const RETENTION_LOCK = 0x61326172;
 
 const INFO_COLUMNS = 'id, instance_id, tenant, context_id, skill, created_at, state, status_ts, status_version';
 

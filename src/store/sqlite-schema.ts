@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { TERMINAL_STATES_SQL } from './retention.js';
 
 /**
  * The SQLite schema, as a list of migrations: entry N-1 takes a database from schema
@@ -393,6 +394,13 @@ export const MIGRATIONS: readonly string[] = [
     error       TEXT
   );
   CREATE INDEX push_attempts_by_pair ON push_attempts (task_id, config_id, seq);
+  `,
+  // Retention (issue 42): a task is deleted with its status history and the idempotency records
+  // that name it, found by index; and the terminal tasks of an instance are walked oldest first.
+  `
+  CREATE INDEX task_status_by_task ON task_status (task_key);
+  CREATE INDEX idempotency_by_task ON idempotency (task_id) WHERE task_id IS NOT NULL;
+  CREATE INDEX tasks_settled ON tasks (instance_id, status_ts, id) WHERE state IN (${TERMINAL_STATES_SQL});
   `,
 ];
 

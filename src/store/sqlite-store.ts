@@ -13,6 +13,8 @@ import { messageTarget } from './message-target.js';
 import { MessageKeys } from './sqlite-message-keys.js';
 import type { PushAttempt, PushConfigRecord, PushDelivery, PushHealth, StoredPushConfig, UnhealthyCounts } from './push-store.js';
 import { SqlitePushTables } from './sqlite-push.js';
+import { SqliteRetention } from './sqlite-retention.js';
+import type { RetentionRule } from './retention.js';
 import { migrate } from './sqlite-schema.js';
 import {
   isConstraintError,
@@ -65,6 +67,7 @@ export class SqliteTaskStore extends StoredSettings implements TaskStore {
   private readonly listing: StatementCache;
   readonly #writes: WriteBuffer;
   readonly #push: SqlitePushTables;
+  readonly #retention: SqliteRetention;
   /** Only with exclusive locking (see MessageKeys). */
   readonly #messageKeys: MessageKeys | undefined;
   protected readonly instanceTable: ConfigTable;
@@ -81,6 +84,7 @@ export class SqliteTaskStore extends StoredSettings implements TaskStore {
     this.listing = new StatementCache(db);
     this.#writes = new WriteBuffer(this.sql, eventLogSize);
     this.#push = new SqlitePushTables(db);
+    this.#retention = new SqliteRetention(db);
     this.#messageKeys = exclusive ? new MessageKeys(this.sql) : undefined;
     this.instanceTable = prepareConfigTable(db, 'instances');
     this.outboundTable = prepareConfigTable(db, 'outbounds');
@@ -417,6 +421,17 @@ export class SqliteTaskStore extends StoredSettings implements TaskStore {
   ping(): void {
     // A read of the schema's own table: cheap, and it fails once the file or the connection is gone.
     this.db.prepare('SELECT 1 FROM sqlite_master LIMIT 1').get();
+  }
+
+  pruneTasks(instanceId: string, rule: RetentionRule, nowMs: number, limit: number): string[] {
+    return this.transaction(() => {
+      const victims = this.#retention.victims(instanceId, rule, nowMs, limit);
+      for (const victim of victims) {
+        this.#retention.delete(victim);
+        this.#writes.forgetTask(victim.id);
+      }
+      return victims.map((victim) => victim.id);
+    });
   }
 
   probeWrite(): void {

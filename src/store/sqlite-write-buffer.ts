@@ -226,6 +226,11 @@ export class WriteBuffer {
     return key;
   }
 
+  /** A task deleted (retention): its key is not to be found again. */
+  forgetTask(taskId: string): void {
+    this.#keys.forget(taskId);
+  }
+
   /** A read inside the transaction must see its writes. */
   flush(): void {
     if (

@@ -3,6 +3,7 @@ import type { Artifact, Message, StreamResponse, Task, TaskState, TaskStatus } f
 import type { PushConfigs, PushOutbox } from './push-store.js';
 import type { Awaitable } from '../support/awaitable.js';
 import type { StoreOp, WriteOutcome } from './store-ops.js';
+import type { TaskRetention } from './retention.js';
 
 /**
  * Durable state of the hub: tasks with their status history, messages and artifacts, the
@@ -39,7 +40,8 @@ export interface TaskStore
     PushOutbox,
     InstanceConfigs,
     OutboundConfigs,
-    MetaStore {
+    MetaStore,
+    TaskRetention {
   /**
    * Throws when the store cannot answer a read now (a closed database, a file it can no longer
    * read): what the readiness endpoint asks before it says the hub should get traffic.

@@ -218,9 +218,10 @@ const create = (name: string, extra: Record<string, unknown> = {}): Promise<stri
 // ---------------------------------------------------------------------------------------------
 
 describe('GET /a2a/api: the snapshot', () => {
-  it('answers { inbounds, outbounds, tasks, peers, sessions, taskPage, push } and lists the default instance without a token', async () => {
+  it('answers { inbounds, outbounds, tasks, peers, sessions, taskPage, push, retention } and lists the default instance without a token', async () => {
     const body = await snapshot(base);
-    expect(Object.keys(body).sort()).toEqual(['inbounds', 'outbounds', 'peers', 'push', 'sessions', 'taskPage', 'tasks']);
+    expect(Object.keys(body).sort()).toEqual(['inbounds', 'outbounds', 'peers', 'push', 'retention', 'sessions', 'taskPage', 'tasks']);
+    expect(body.retention).toEqual({ sweepEveryMs: 60_000, lastPruned: 0, prunedTotal: 0 });
     expect(body.outbounds).toEqual([]);
     expect(body.taskPage).toMatchObject({ limit: 50, offset: 0 });
     const row = body.inbounds.find((inbound) => inbound.id === 'default');

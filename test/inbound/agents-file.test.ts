@@ -117,7 +117,7 @@ describe('reading an agents file', () => {
     expect(problemsOf(() => declared(text))).toEqual([
       'agents.yaml:5: agents[0].version must be a string, got a number: write it in quotes, version: "1.0"',
       'agents.yaml:6: agents[1].name is required',
-      'agents.yaml:9: agents[1].colour is not a member of this object; known members: id, name, description, version, endpointPath, jsonRpcPath, restPath, tenants, preset, authTokenEnv, relayTo, skills, model, instructions, tools, maxToolRounds, executionTimeoutMs, sessionOrder, pushNotifications, enabled',
+      'agents.yaml:9: agents[1].colour is not a member of this object; known members: id, name, description, version, endpointPath, jsonRpcPath, restPath, tenants, preset, authTokenEnv, relayTo, skills, model, instructions, tools, maxToolRounds, executionTimeoutMs, sessionOrder, pushNotifications, retention, enabled',
       'agents.yaml:15: agents[2].model.baseURL must be an http or https URL such as http://127.0.0.1:11434/v1, with no user:password@ in it, got "ftp://models.example"',
     ]);
   });
@@ -315,7 +315,7 @@ describe('reconciling the stored instances with the declared agents', () => {
       registry,
       presets,
       declared(
-        `${base}    restPath: /a2a/a/rest\n    instructions: be brief\n    tools: []\n    maxToolRounds: 2\n    pushNotifications: false\n    model: {baseURL: "http://127.0.0.1:1/v1", model: m}\n`,
+        `${base}    restPath: /a2a/a/rest\n    instructions: be brief\n    tools: []\n    maxToolRounds: 2\n    pushNotifications: false\n    retention: {maxTasks: 5}\n    model: {baseURL: "http://127.0.0.1:1/v1", model: m}\n`,
       ),
     );
     expect(registry.get('a')).toMatchObject({
@@ -324,13 +324,15 @@ describe('reconciling the stored instances with the declared agents', () => {
       tools: [],
       maxToolRounds: 2,
       pushNotifications: false,
+      retention: { maxTasks: 5 },
     });
     const summary = await reconcileAgents(registry, presets, declared(base));
     expect(summary.updated).toEqual([
-      { id: 'a', members: ['restPath', 'model', 'instructions', 'tools', 'maxToolRounds', 'pushNotifications'] },
+      { id: 'a', members: ['restPath', 'model', 'instructions', 'tools', 'maxToolRounds', 'pushNotifications', 'retention'] },
     ]);
     const after = registry.get('a');
-    for (const member of ['restPath', 'model', 'instructions', 'tools'] as const) expect(after?.[member], member).toBeUndefined();
+    for (const member of ['restPath', 'model', 'instructions', 'tools', 'retention'] as const)
+      expect(after?.[member], member).toBeUndefined();
     expect(after?.maxToolRounds ?? 8).toBe(8);
     expect(after?.pushNotifications ?? true).toBe(true);
     expect((await reconcileAgents(registry, presets, declared(base))).unchanged).toEqual(['a']);

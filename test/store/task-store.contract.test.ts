@@ -660,6 +660,93 @@ describe.each(IMPLEMENTATIONS)('$name', ({ open, crash = () => Promise.resolve()
     });
   });
 
+  describe('retention (pruneTasks)', () => {
+    /** A task of `instance` settled in `state` at `seconds`, with a message, an artifact, logged frames, a push config, an attempt and its idempotency record. */
+    async function settledTask(id: string, seconds: number, state: TaskState = 'TASK_STATE_COMPLETED', instance = INSTANCE): Promise<void> {
+      await store.createTask(newTask(id, { instanceId: instance }));
+      await store.recordIdempotent(instance, { messageId: `${id}-m1` }, { kind: 'task', taskId: id });
+      await store.setStatus(id, status('TASK_STATE_WORKING', seconds - 1));
+      await store.appendEvent(id, frame(1));
+      await store.putArtifact(id, artifact('a', ['x']), false);
+      await store.putArtifact(id, artifact('a', ['y']), true);
+      await store.appendMessage(id, message(`${id}-m2`));
+      await store.putPushConfig({
+        taskId: id,
+        id: 'hook',
+        config: { id: 'hook', taskId: id, url: 'https://hooks.example.test/h' },
+        secrets: 's',
+        createdAt: at(0),
+      });
+      await store.recordAttempt(
+        { taskId: id, configId: 'hook', deliveryId: 1, at: at(seconds), attempt: 1, outcome: 'delivered', status: 200, latencyMs: 1 },
+        10,
+      );
+      await store.setStatus(id, status(state, seconds));
+    }
+
+    async function exists(id: string, instance = INSTANCE): Promise<boolean> {
+      return (await store.getTask(instance, id)) !== undefined;
+    }
+
+    it('deletes the terminal tasks older than maxAgeMs with all that belongs to them, oldest first, and keeps the rest', async () => {
+      await settledTask('old-1', 10);
+      await settledTask('old-2', 20, 'TASK_STATE_FAILED');
+      await settledTask('new', 100, 'TASK_STATE_CANCELED');
+      await store.createTask(newTask('running', { status: status('TASK_STATE_WORKING', 1) }));
+      await store.createTask(newTask('waiting', { status: status('TASK_STATE_INPUT_REQUIRED', 1) }));
+      const pruned = await store.pruneTasks(INSTANCE, { maxAgeMs: 50_000 }, EPOCH + 90_000, 10);
+      expect(pruned).toEqual(['old-1', 'old-2']);
+      expect(await Promise.all(['old-1', 'old-2', 'new', 'running', 'waiting'].map((id) => exists(id)))).toEqual([
+        false,
+        false,
+        true,
+        true,
+        true,
+      ]);
+      // Nothing of a pruned task is left to find.
+      expect(await store.getTaskInfo('old-1')).toBeUndefined();
+      expect(await store.eventsAfter('old-1', 0)).toEqual([]);
+      expect(await store.listPushConfigs('old-1')).toEqual([]);
+      expect(await store.listAttempts('old-1', 'hook', 10)).toEqual([]);
+      expect(await store.findIdempotent(INSTANCE, { messageId: 'old-1-m1' })).toBeUndefined();
+      const listed = await store.listTasks(INSTANCE, { pageSize: 10 });
+      expect(ids(listed).sort()).toEqual(['new', 'running', 'waiting']);
+      expect(listed.totalSize).toBe(3);
+      // The kept task is whole.
+      expect((await store.getTask(INSTANCE, 'new'))?.artifacts?.[0]?.parts).toEqual([{ text: 'x' }, { text: 'y' }]);
+    });
+
+    it('keeps only the newest maxTasks terminal tasks, deleting in batches of at most `limit`', async () => {
+      for (let n = 1; n <= 5; n += 1) await settledTask(`t${n}`, n * 10);
+      expect(await store.pruneTasks(INSTANCE, { maxTasks: 2 }, EPOCH + 1_000_000, 2)).toEqual(['t1', 't2']);
+      expect(await store.pruneTasks(INSTANCE, { maxTasks: 2 }, EPOCH + 1_000_000, 2)).toEqual(['t3']);
+      expect(await store.pruneTasks(INSTANCE, { maxTasks: 2 }, EPOCH + 1_000_000, 2)).toEqual([]);
+      expect(await Promise.all(['t4', 't5'].map((id) => exists(id)))).toEqual([true, true]);
+    });
+
+    it('touches no other instance, and keeps a task whose webhook deliveries are pending until they are done', async () => {
+      await settledTask('mine', 10);
+      await settledTask('theirs', 10, 'TASK_STATE_COMPLETED', OTHER_INSTANCE);
+      await settledTask('pending', 5);
+      await store.enqueueDelivery('pending', 'hook', frame(2));
+      expect(await store.pruneTasks(INSTANCE, { maxAgeMs: 60_000 }, EPOCH + 1_000_000, 10)).toEqual(['mine']);
+      expect(await exists('theirs', OTHER_INSTANCE)).toBe(true);
+      expect(await exists('pending')).toBe(true);
+      for (const delivery of await store.dueDeliveries(Number.MAX_SAFE_INTEGER, 10)) await store.completeDelivery(delivery.id);
+      expect(await store.pruneTasks(INSTANCE, { maxAgeMs: 60_000 }, EPOCH + 1_000_000, 10)).toEqual(['pending']);
+    });
+
+    it('a pruned task id is unknown to writes, and a new task may take its place', async () => {
+      await settledTask('gone', 10);
+      await store.pruneTasks(INSTANCE, { maxTasks: 1 }, EPOCH, 10);
+      await settledTask('other', 20);
+      expect(await store.pruneTasks(INSTANCE, { maxTasks: 1 }, EPOCH, 10)).toEqual(['gone']);
+      await expect(async () => store.setStatus('gone', status('TASK_STATE_WORKING', 30))).rejects.toThrow(UnknownTaskError);
+      await store.createTask(newTask('gone'));
+      expect(await store.getTask(INSTANCE, 'gone')).toMatchObject({ id: 'gone', status: { state: 'TASK_STATE_SUBMITTED' } });
+    });
+  });
+
   describe('settleUnfinished', () => {
     it('gives every SUBMITTED or WORKING task the status the callback returns, and nothing else', async () => {
       const states: TaskState[] = ['TASK_STATE_SUBMITTED', 'TASK_STATE_WORKING', 'TASK_STATE_INPUT_REQUIRED', 'TASK_STATE_COMPLETED'];

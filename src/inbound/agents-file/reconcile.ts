@@ -1,3 +1,4 @@
+import { prunes } from '../../store/retention.js';
 import { DEFAULTS } from '../../../generated/control/defaults.js';
 import type { AgentDeclaration } from '../../../generated/control/types.js';
 import { DEFAULT_PRESET, PresetRegistry } from '../../executors/presets.js';
@@ -108,6 +109,7 @@ const SETTLED = [
   'executionTimeoutMs',
   'sessionOrder',
   'pushNotifications',
+  'retention',
   'enabled',
 ] as const;
 
@@ -156,6 +158,7 @@ function settled(from: Omit<Partial<AgentDeclaration>, 'skills'> & { readonly sk
     executionTimeoutMs: from.executionTimeoutMs ?? defaults.executionTimeoutMs,
     sessionOrder: from.sessionOrder,
     pushNotifications: from.pushNotifications ?? defaults.pushNotifications,
+    retention: prunes(from.retention) ? from.retention : undefined,
     enabled: from.enabled ?? defaults.enabled,
   };
 }
@@ -186,6 +189,7 @@ const CLEARED: Partial<Record<keyof InboundPatch, unknown>> = {
   skills: [],
   model: null,
   tools: null,
+  retention: {},
 };
 
 async function update(inbounds: InboundRegistry, current: InboundConfig, agent: DeclaredAgent, members: readonly string[]): Promise<void> {
