@@ -2485,7 +2485,7 @@ export const REQUIREMENTS: readonly Requirement[] = [
     "id": "HUB-003",
     "section": "2.4.2",
     "level": "MAY",
-    "text": "SubscribeToTask on a working task with a Last-Event-ID header taken from an earlier stream of that task first sends the current task snapshot, then only statusUpdate frames later than that id, replaying no artifactUpdate.",
+    "text": "SubscribeToTask on a working task with a Last-Event-ID header taken from an earlier stream of that task first sends the current task snapshot, then only statusUpdate frames later than that id, replaying no artifactUpdate, then live frames; the ids go up from event to event, the snapshot's included, so a client cut off anywhere resumes without missing a frame.",
     "bindings": [
       "JSONRPC",
       "HTTP+JSON"
