@@ -147,6 +147,7 @@ describe('the control API registry', () => {
         'session.close',
         'push.retry',
         'push.delete',
+        'task.prune',
       ].sort(),
     );
     expect(isControlActionName('inbound.explode')).toBe(false);

@@ -75,7 +75,7 @@ describe('field violations from validator errors', () => {
     expect(rest).toEqual([]);
     expect(only?.field).toBe('action');
     expect(only?.description).toMatch(
-      /^must be one of "inbound\.create", .*"session\.close", "push\.retry", "push\.delete", got "inbound\.explode"$/,
+      /^must be one of "inbound\.create", .*"session\.close", "push\.retry", "push\.delete", "task\.prune", got "inbound\.explode"$/,
     );
   });
 
