@@ -4,7 +4,7 @@ import { MEDIA_TYPES } from '../../generated/a2a/1.0/protocol.js';
 import type { FieldViolationReason } from '../../generated/hub/field-violations.js';
 import { a2aError } from '../protocol/a2a-error.js';
 import { fieldPath } from '../protocol/violations.js';
-import { deeperThan } from '../support/json-depth.js';
+import { jsonTextDeeperThan, type TooDeep } from '../support/json-depth.js';
 
 /** Why a request body could not be read as JSON; each caller answers it in its own API's terms. */
 export type BodyProblem = 'media-type' | 'too-large' | 'unreadable' | 'not-json' | 'too-deep' | 'idle';
@@ -77,22 +77,21 @@ export async function readJsonBody(ctx: Context, limitBytes: number, options: Bo
   }
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   if (emptyIsNone && text === '') return undefined;
-  let parsed: unknown;
+  // Before JSON.parse: a body nested millions deep costs it seconds and hundreds of megabytes.
+  // The request message (an envelope's `params`) may nest MAX_JSON_DEPTH levels, whatever holds it.
+  const around = messageAt === undefined ? 0 : 1;
+  const deep = jsonTextDeeperThan(text, MAX_JSON_DEPTH + around, around + SHOWN_SEGMENTS);
+  if (deep !== undefined) {
+    const field = shownPath(deep, deep.path[0] === messageAt ? around : 0);
+    throw new BodyError('too-deep', `the request nests more than ${MAX_JSON_DEPTH} levels deep, at ${field}`, limitBytes, { field });
+  }
   try {
-    parsed = JSON.parse(text) as unknown;
+    return JSON.parse(text) as unknown;
   } catch (error) {
     // The parser's message quotes the body; give only the position.
     const position = /position (\d+)/.exec((error as Error).message)?.[1];
     throw new BodyError('not-json', `the body is not valid JSON${position === undefined ? '' : ` (at character ${position})`}`, limitBytes);
   }
-  // The request message (an envelope's `params`) may nest MAX_JSON_DEPTH levels, whatever holds it.
-  const around = messageAt === undefined ? 0 : 1;
-  const deep = deeperThan(parsed, MAX_JSON_DEPTH + around);
-  if (deep !== undefined) {
-    const field = shownPath(deep, deep[0] === messageAt ? around : 0);
-    throw new BodyError('too-deep', `the request nests more than ${MAX_JSON_DEPTH} levels deep, at ${field}`, limitBytes, { field });
-  }
-  return parsed;
 }
 
 /**
@@ -132,8 +131,8 @@ function withIdleLimit(ctx: Context, reading: Promise<Buffer>, idleMs: number): 
  * A too-deep path as a field, shortened: the segments that hold the request message (`skip`),
  * then its own first ones, each cut to a readable length.
  */
-function shownPath(path: readonly (string | number)[], skip: number): string {
-  const pointer = path
+function shownPath(deep: TooDeep, skip: number): string {
+  const pointer = deep.path
     .slice(0, skip + SHOWN_SEGMENTS)
     .map((segment) => {
       const text = String(segment);
@@ -141,7 +140,7 @@ function shownPath(path: readonly (string | number)[], skip: number): string {
       return `/${shown.replaceAll('~', '~0').replaceAll('/', '~1')}`;
     })
     .join('');
-  return `${fieldPath(pointer)}${path.length > skip + SHOWN_SEGMENTS ? '…' : ''}`;
+  return `${fieldPath(pointer)}${deep.more || deep.path.length > skip + SHOWN_SEGMENTS ? '…' : ''}`;
 }
 
 /**

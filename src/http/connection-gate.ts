@@ -44,11 +44,16 @@ export class ConnectionGate {
   readonly #limits: ConnectionLimits;
   readonly #bySource = new Map<string, number>();
   readonly #refused = new WeakSet<Socket>();
+  /** The two refusals, built once: a flood of connections costs a write each, not an error each. */
+  readonly #overloaded: string;
+  readonly #overShare: string;
   #open = 0;
   #refusedCount = 0;
 
   constructor(limits: ConnectionLimits) {
     this.#limits = limits;
+    this.#overloaded = refusal(overloaded(limits.max));
+    this.#overShare = refusal(overShare(limits.perSource));
   }
 
   /** Gates every connection of `server`, before Node's own listener reads it. */
@@ -74,8 +79,8 @@ export class ConnectionGate {
     const source = sourceKey(socket.remoteAddress);
     const fromSource = this.#bySource.get(source) ?? 0;
     const { max, perSource } = this.#limits;
-    if (max !== 0 && this.#open >= max) return this.#refuse(socket, overloaded(max));
-    if (perSource !== 0 && fromSource >= perSource) return this.#refuse(socket, overShare(perSource));
+    if (max !== 0 && this.#open >= max) return this.#refuse(socket, this.#overloaded);
+    if (perSource !== 0 && fromSource >= perSource) return this.#refuse(socket, this.#overShare);
     this.#open += 1;
     this.#bySource.set(source, fromSource + 1);
     socket.once('close', () => {
@@ -87,18 +92,21 @@ export class ConnectionGate {
     });
   }
 
-  #refuse(socket: Socket, error: A2AError): void {
+  #refuse(socket: Socket, answer: string): void {
     this.#refusedCount += 1;
     this.#refused.add(socket);
-    const status = error.definition.httpStatus;
-    const body = JSON.stringify(error.toRestErrorResponse());
     // Answered before any request is read (RFC 9112 lets a server answer early and close): the
     // client reads why, and nothing of this connection reaches the hub.
-    socket.end(
-      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: ${MEDIA_TYPES.a2aJson}\r\nRetry-After: 1\r\nConnection: close\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
-    );
+    socket.end(answer);
     socket.setTimeout(REFUSED_LINGER_MS, () => socket.destroy());
   }
+}
+
+/** The whole HTTP answer that refuses a connection with `error`. */
+function refusal(error: A2AError): string {
+  const status = error.definition.httpStatus;
+  const body = JSON.stringify(error.toRestErrorResponse());
+  return `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: ${MEDIA_TYPES.a2aJson}\r\nRetry-After: 1\r\nConnection: close\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
 }
 
 function overloaded(max: number): A2AError {
