@@ -41,6 +41,32 @@ export interface TooDeep {
  * first `named` steps of the path are read out (`more` says there are others).
  */
 export function jsonTextDeeperThan(text: string, limit: number, named = 16): TooDeep | undefined {
+  // Most texts are shallow: they are measured without building anything, and only one that is
+  // too deep is read again for the path.
+  return nestsDeeperThan(text, limit) ? pathToDepth(text, limit, named) : undefined;
+}
+
+/** Whether a bracket outside the strings of the text opens a level past `limit`. */
+function nestsDeeperThan(text: string, limit: number): boolean {
+  let depth = 0;
+  let index = 0;
+  while (index < text.length) {
+    const code = text.charCodeAt(index);
+    if (code === QUOTE) {
+      index = stringEnd(text, index) + 1;
+      continue;
+    }
+    if (code === OPEN_ARRAY || code === OPEN_OBJECT) {
+      depth += 1;
+      if (depth > limit) return true;
+    } else if (code === CLOSE_ARRAY || code === CLOSE_OBJECT) depth -= 1;
+    index += 1;
+  }
+  return false;
+}
+
+/** The path to the first level past `limit` of a text known to have one. */
+function pathToDepth(text: string, limit: number, named: number): TooDeep | undefined {
   const levels: Level[] = [];
   let index = 0;
   while (index < text.length) {
