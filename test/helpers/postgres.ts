@@ -1,4 +1,5 @@
 import { afterAll } from 'vitest';
+import type { HubOptions } from '../../src/hub.js';
 import { postgresBinDir, POSTGRES_REQUIRED, startTestPostgres, withClient, type TestPostgres } from './postgres-cluster.js';
 
 export { postgresBinDir, POSTGRES_REQUIRED, startTestPostgres, withClient, type TestPostgres } from './postgres-cluster.js';
@@ -31,4 +32,26 @@ export function sharedTestPostgres(): { databaseUrl(): Promise<string> } {
       return `${url}?options=${encodeURIComponent(`-c search_path=${schema}`)}`;
     },
   };
+}
+
+/** A store a hub-level case table runs on, with the hub options that choose it. */
+export interface HubStore {
+  readonly name: string;
+  /** False for PostgreSQL where it is not installed (CI requires it: then it fails instead). */
+  readonly available: boolean;
+  /** `dataDir`: the SQLite data dir (ignored by PostgreSQL's). */
+  options(dataDir?: string): Promise<HubOptions>;
+}
+
+/** SQLite and PostgreSQL (a fresh schema of the file's shared cluster per hub), for `describe.each`. */
+export function hubStores(postgres: { databaseUrl(): Promise<string> }): readonly HubStore[] {
+  const dir = (dataDir: string | undefined): HubOptions => (dataDir === undefined ? {} : { dataDir });
+  return [
+    { name: 'SQLite', available: true, options: (dataDir) => Promise.resolve(dir(dataDir)) },
+    {
+      name: 'PostgreSQL',
+      available: POSTGRES_AVAILABLE,
+      options: async (dataDir) => ({ ...dir(dataDir), store: 'postgres', databaseUrl: await postgres.databaseUrl() }),
+    },
+  ];
 }

@@ -9,8 +9,7 @@ import { userMessage } from '../helpers/a2a-client.js';
 import { BINDING_DRIVERS, type BindingDriver, type BindingRequest } from '../helpers/bindings.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { storeOnMissingPreset } from '../helpers/missing-preset.js';
-import { POSTGRES_AVAILABLE, sharedTestPostgres } from '../helpers/postgres.js';
-import type { HubOptions } from '../../src/hub.js';
+import { hubStores, sharedTestPostgres } from '../helpers/postgres.js';
 import { BINDING_CASES, CASE_BODY_LIMIT, type BindingCase, type GivenTask } from './bindings.case.js';
 
 /**
@@ -33,18 +32,7 @@ const TOKEN = 'case-table-token';
 const postgres = sharedTestPostgres();
 
 /** The stores the table runs on: every row must be answered alike on each. */
-const STORES: readonly {
-  readonly name: string;
-  readonly available: boolean;
-  readonly options: (dataDir: string) => Promise<HubOptions>;
-}[] = [
-  { name: 'SQLite', available: true, options: (dataDir) => Promise.resolve({ dataDir }) },
-  {
-    name: 'PostgreSQL',
-    available: POSTGRES_AVAILABLE,
-    options: async (dataDir) => ({ dataDir, store: 'postgres', databaseUrl: await postgres.databaseUrl() }),
-  },
-];
+const STORES = hubStores(postgres);
 
 describe.each(STORES.map((store) => [store.name, store] as const))('the case table on %s', (_store, store) => {
   let hub: TestHub;

@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERRORS } from '../../generated/a2a/1.0/errors.js';
-import type { HubOptions } from '../../src/hub.js';
 import { errorInfoOf } from '../helpers/errors.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
-import { POSTGRES_AVAILABLE, sharedTestPostgres } from '../helpers/postgres.js';
+import { hubStores, sharedTestPostgres } from '../helpers/postgres.js';
 import { send } from '../helpers/raw-http.js';
 
 /**
@@ -14,14 +13,7 @@ import { send } from '../helpers/raw-http.js';
  */
 const postgres = sharedTestPostgres();
 
-const STORES: readonly { readonly name: string; readonly available: boolean; readonly options: () => Promise<HubOptions> }[] = [
-  { name: 'SQLite', available: true, options: () => Promise.resolve({}) },
-  {
-    name: 'PostgreSQL',
-    available: POSTGRES_AVAILABLE,
-    options: async () => ({ store: 'postgres', databaseUrl: await postgres.databaseUrl() }),
-  },
-];
+const STORES = hubStores(postgres);
 
 /** `levels` arrays, one in the other, as JSON text. */
 const deep = (levels: number): string => `${'['.repeat(levels)}${']'.repeat(levels)}`;

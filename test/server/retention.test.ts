@@ -4,12 +4,11 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Task } from '../../generated/a2a/1.0/types.js';
 import { testDirectiveMetadata } from '../../generated/hub/test-directives.js';
-import type { HubOptions } from '../../src/hub.js';
 import { call, stream, userMessage, type SseEvent } from '../helpers/a2a-client.js';
 import { BINDING_DRIVERS } from '../helpers/bindings.js';
 import { controlAction, controlSnapshot, createInbound, inboundRow } from '../helpers/control.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
-import { POSTGRES_AVAILABLE, sharedTestPostgres } from '../helpers/postgres.js';
+import { hubStores, POSTGRES_AVAILABLE, sharedTestPostgres } from '../helpers/postgres.js';
 import { runCli } from '../helpers/run.js';
 import { waitFor } from '../helpers/wait.js';
 
@@ -21,14 +20,7 @@ import { waitFor } from '../helpers/wait.js';
  */
 const postgres = sharedTestPostgres();
 
-const STORES: readonly { readonly name: string; readonly available: boolean; readonly options: () => Promise<HubOptions> }[] = [
-  { name: 'SQLite', available: true, options: () => Promise.resolve({}) },
-  {
-    name: 'PostgreSQL',
-    available: POSTGRES_AVAILABLE,
-    options: async () => ({ store: 'postgres', databaseUrl: await postgres.databaseUrl() }),
-  },
-];
+const STORES = hubStores(postgres);
 
 const slow = (steps: number) => ({ metadata: testDirectiveMetadata({ steps, stepMs: 100 }) });
 
