@@ -5,7 +5,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Task } from '../../generated/a2a/1.0/types.js';
 import { testDirectiveMetadata } from '../../generated/hub/test-directives.js';
-import { rpc, userMessage } from '../helpers/a2a-client.js';
+import { rpc, stream, userMessage } from '../helpers/a2a-client.js';
 import { spawnHub, type ChildHub } from '../helpers/child-hub.js';
 import { errorInfoOf } from '../helpers/errors.js';
 import { POSTGRES_AVAILABLE, startTestPostgres, type TestPostgres } from '../helpers/postgres.js';
@@ -132,6 +132,17 @@ describe.skipIf(!POSTGRES_AVAILABLE)('replicas on a PostgreSQL whose backends ar
       else if (state === 'TASK_STATE_COMPLETED') expect(task.status.state).toBe(state);
     }
     expect(missing, `of ${answered.length} answered tasks`).toEqual([]);
+
+    // Each replica listens again: a task run by A streams to a subscriber on B to its end.
+    const started = await rpc(`${replicas[0]!.url}/a2a/default`, 'SendMessage', {
+      message: userMessage('after the restart', { metadata: testDirectiveMetadata({ steps: 4, stepMs: 150 }) }),
+      configuration: { returnImmediately: true },
+    });
+    const runningTask = (started.body.result as { task: Task }).task;
+    const followed = await stream(`${replicas[1]!.url}/a2a/default`, 'SubscribeToTask', { id: runningTask.id });
+    expect(followed.errors).toEqual([]);
+    const states = followed.events.map(({ frame }) => frame.statusUpdate?.status.state ?? frame.task?.status.state);
+    expect(states.at(-1)).toBe('TASK_STATE_COMPLETED');
 
     function hub0Output(): string {
       return replicas.map((hub) => hub.output()).join('\n');
