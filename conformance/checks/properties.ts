@@ -154,12 +154,14 @@ function mutatedMethodsFor(
   transport: Transport,
 ): { method: (typeof MUTATED_METHODS)[number][0]; def: string; keep: (mutated: Mutated) => boolean }[] {
   return MUTATED_METHODS.flatMap(([method, def]) => {
-    if (transport.binding !== 'HTTP+JSON') return [{ method, def, keep: () => true }];
+    // A value the binding cannot carry (an id `.` in a URL path) is never drawn: sent, it would reach another route.
+    const sendable = (mutated: Mutated): boolean => transport.unsendable(method, mutated.value) === undefined;
+    if (transport.binding !== 'HTTP+JSON') return [{ method, def, keep: sendable }];
     const route = routeOf(method, false);
     if (!route.body) return [];
     const keep = (mutated: Mutated): boolean => {
       const top = splitPointer(mutated.mutation.pointer)[0];
-      return top !== undefined && !route.pathFields.includes(top) && top !== 'tenant';
+      return top !== undefined && !route.pathFields.includes(top) && top !== 'tenant' && sendable(mutated);
     };
     return [{ method, def, keep }];
   });

@@ -105,3 +105,25 @@ export function short(value: unknown, max = 300): string {
   const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
   return text.length > max ? `${text.slice(0, max)}…` : text;
 }
+
+/** The A2A errors (category a2a) whose HTTP status is 404: the answer an agent owes a request for what it does not have. */
+const NOT_FOUND_ANSWERS = (Object.keys(ERRORS) as ErrorName[]).filter(
+  (name) => ERRORS[name].category !== 'hub' && ERRORS[name].httpStatus === 404,
+);
+
+/**
+ * Whether an HTTP answer refuses the request rather than answering it: a 401 or 403, or a 404
+ * that is not one of the A2A errors a request for a missing task or method is owed (its JSON
+ * body naming TaskNotFoundError or MethodNotFoundError by ErrorInfo reason on HTTP+JSON, or by
+ * code on JSON-RPC and 0.3's HTTP+JSON). The runner warns when most requests are refused: a
+ * suite probing unknown tasks must not take the agent's correct answers for a wrong URL.
+ */
+export function refused(status: number, body: unknown): boolean {
+  if (status === 401 || status === 403) return true;
+  if (status !== 404) return false;
+  const error = isRecord(body) ? (isRecord(body['error']) ? body['error'] : body) : undefined;
+  if (error === undefined) return true;
+  const named = errorByReason(reasonOf(error));
+  const code = error['code'];
+  return !NOT_FOUND_ANSWERS.some((name) => name === named || (named === undefined && code === ERRORS[name].code));
+}

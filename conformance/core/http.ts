@@ -1,6 +1,8 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { createParser } from 'eventsource-parser';
 import { MEDIA_TYPES } from '../../generated/a2a/1.0/protocol.js';
 import { describeError } from '../../src/support/describe-error.js';
+import { refused } from './answers.js';
 import { headersOf, type Exchange } from './exchange.js';
 import type { SseEvent, StreamExchange } from './transport.js';
 
@@ -17,10 +19,52 @@ export interface HttpRequest {
   readonly body?: string;
 }
 
-/** Requests sent so far, and how many were answered 401 or 404 (Transport.stats). */
+/** Requests sent so far, how many were refused (see `refused`), and how many the agent rate-limited (Transport.stats). */
 export interface HttpStats {
   requests: number;
   denied: number;
+  /** Answers 429 the suite waited out (Retry-After) and sent again. */
+  rateLimited: number;
+}
+
+/** A fresh HttpStats. */
+export function newStats(): HttpStats {
+  return { requests: 0, denied: 0, rateLimited: 0 };
+}
+
+/**
+ * A 429 is an agent's right, not a failure: the suite waits as long as its Retry-After says
+ * (1 s when it says nothing), up to this long, and sends the request again, this many times at
+ * most, within the request's own timeout.
+ */
+const MAX_RETRY_AFTER_MS = 10_000;
+const RATE_LIMIT_RETRIES = 5;
+
+/** Retry-After in milliseconds (delta-seconds or an HTTP date), 1 s when absent, undefined when unreadable or longer than the suite waits. */
+export function retryAfterMs(header: string | null, now = Date.now()): number | undefined {
+  if (header === null || header.trim() === '') return 1000;
+  const text = header.trim();
+  const ms = /^\d+$/.test(text) ? Number(text) * 1000 : Date.parse(text) - now;
+  if (!Number.isFinite(ms)) return undefined;
+  return ms > MAX_RETRY_AFTER_MS ? undefined : Math.max(0, ms);
+}
+
+/** `fetch`, with each 429 waited out and sent again (see MAX_RETRY_AFTER_MS); the answer that is not 429, or the last. */
+async function fetchPaced(request: HttpRequest, signal: AbortSignal, stats: HttpStats): Promise<Response> {
+  for (let attempt = 0; ; attempt += 1) {
+    const response = await fetch(request.url, {
+      method: request.method,
+      headers: request.headers,
+      ...(request.body === undefined ? {} : { body: request.body }),
+      signal,
+    });
+    if (response.status !== 429 || attempt >= RATE_LIMIT_RETRIES) return response;
+    const wait = retryAfterMs(response.headers.get('retry-after'));
+    if (wait === undefined) return response;
+    await response.arrayBuffer().catch(() => undefined);
+    stats.rateLimited += 1;
+    await sleep(wait, undefined, { signal });
+  }
 }
 
 /** The StreamResponse or error a binding reads from one SSE event. */
@@ -30,14 +74,9 @@ export async function send(request: HttpRequest, timeoutMs: number, stats: HttpS
   const started = Date.now();
   stats.requests += 1;
   try {
-    const response = await fetch(request.url, {
-      method: request.method,
-      headers: request.headers,
-      ...(request.body === undefined ? {} : { body: request.body }),
-      signal: AbortSignal.timeout(timeoutMs),
-    });
+    const response = await fetchPaced(request, AbortSignal.timeout(timeoutMs), stats);
     const bodyText = await response.text();
-    count(stats, response.status);
+    count(stats, response.status, bodyText);
     return {
       request,
       status: response.status,
@@ -87,12 +126,7 @@ export async function readStream(request: HttpRequest, options: SseOptions, stat
   let comments = 0;
   let response: Response;
   try {
-    response = await fetch(request.url, {
-      method: request.method,
-      headers: request.headers,
-      ...(request.body === undefined ? {} : { body: request.body }),
-      signal: controller.signal,
-    });
+    response = await fetchPaced(request, controller.signal, stats);
   } catch (error) {
     clearTimeout(timer);
     return {
@@ -107,11 +141,11 @@ export async function readStream(request: HttpRequest, options: SseOptions, stat
       durationMs: Date.now() - started,
     };
   }
-  count(stats, response.status);
   const responseHeaders = headersOf(response.headers);
   if (!(responseHeaders['content-type'] ?? '').startsWith(options.eventStreamType)) {
     clearTimeout(timer);
     const text = await response.text().catch(() => '');
+    count(stats, response.status, text);
     return {
       request,
       status: response.status,
@@ -198,8 +232,8 @@ export function withQuery(url: string, query: string | undefined): string {
   return `${url}${url.includes('?') ? '&' : '?'}${query}`;
 }
 
-function count(stats: HttpStats, status: number): void {
-  if (status === 401 || status === 404) stats.denied += 1;
+function count(stats: HttpStats, status: number, bodyText: string): void {
+  if (refused(status, parseJson(bodyText).json)) stats.denied += 1;
 }
 
 function describe(error: unknown): string {

@@ -4,7 +4,7 @@ import { MEDIA_TYPES, PROTOCOL_VERSION } from '../../generated/a2a/1.0/protocol.
 import type { StreamResponse } from '../../generated/a2a/1.0/types.js';
 import { interfaceTenant, withInterfaceTenant } from '../../src/protocol/interface-tenant.js';
 import { VERSION_HEADER, type Exchange } from './exchange.js';
-import { readStream, send, sseOptions, withQuery, type HttpStats } from './http.js';
+import { newStats, readStream, send, sseOptions, withQuery, type HttpStats } from './http.js';
 import type {
   CallOptions,
   ParamsOf,
@@ -35,7 +35,7 @@ export class JsonRpcTransport implements Transport {
   readonly binding = 'JSONRPC' as const;
   readonly endpoint: string;
   readonly protocolVersion: ProtocolVersion;
-  readonly stats: HttpStats = { requests: 0, denied: 0 };
+  readonly stats: HttpStats = newStats();
   #nextId = 1;
 
   constructor(private readonly options: JsonRpcTransportOptions) {
@@ -84,6 +84,11 @@ export class JsonRpcTransport implements Transport {
       };
     };
     return readStream(request, sseOptions(options, this.options.timeoutMs, interpret), this.stats);
+  }
+
+  /** JSON-RPC carries every value in its body. */
+  unsendable(): string | undefined {
+    return undefined;
   }
 
   raw(body: string | undefined, options: RawOptions = {}): Promise<Exchange> {

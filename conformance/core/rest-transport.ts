@@ -3,12 +3,12 @@ import { MEDIA_TYPES, PROTOCOL_VERSION } from '../../generated/a2a/1.0/protocol.
 import type { StreamResponse } from '../../generated/a2a/1.0/types.js';
 import { writeQuery } from '../../src/protocol/rest-query.js';
 import { interfaceTenant, namesTenant, withInterfaceTenant } from '../../src/protocol/interface-tenant.js';
-import { fillRoute, matchRestRoute, routeOf, type RestRoute } from '../../src/protocol/rest-routes.js';
+import { fillRoute, matchRestRoute, pathSegmentProblem, routeOf, type RestRoute } from '../../src/protocol/rest-routes.js';
 import { urlBelow } from '../../src/protocol/rest-url.js';
 import { isRecord } from '../../src/support/records.js';
 import { rpcErrorOfStatus } from './answers.js';
 import { VERSION_HEADER, type Exchange } from './exchange.js';
-import { readStream, send, sseOptions, type EventReading, type HttpRequest, type HttpStats } from './http.js';
+import { newStats, readStream, send, sseOptions, type EventReading, type HttpRequest, type HttpStats } from './http.js';
 import type {
   CallOptions,
   ParamsOf,
@@ -45,7 +45,7 @@ export class RestTransport implements Transport {
   /** HTTP+JSON in 1.x; 0.3's /v1 routes are rest03-transport.ts's. */
   readonly protocolVersion = PROTOCOL_VERSION;
   readonly endpoint: string;
-  readonly stats: HttpStats = { requests: 0, denied: 0 };
+  readonly stats: HttpStats = newStats();
 
   constructor(private readonly options: RestTransportOptions) {
     this.endpoint = options.endpoint;
@@ -173,6 +173,24 @@ export class RestTransport implements Transport {
     };
   }
 
+  /** A path field (or the tenant) that is a string no path segment can carry: `.` or `..`. */
+  unsendable(method: string, params: unknown): string | undefined {
+    if (!Object.hasOwn(METHODS, method) || !isRecord(params)) return undefined;
+    const tenant = this.#tenantOf(params);
+    for (const field of routeOf(method as MethodName, tenant !== undefined).pathFields) {
+      const value = field === 'tenant' ? tenant : params[field];
+      if (typeof value !== 'string' || value === '') continue;
+      const problem = pathSegmentProblem(value);
+      if (problem !== undefined) return `HTTP+JSON carries ${field} in the URL path, and it ${problem}`;
+    }
+    return undefined;
+  }
+
+  /**
+   * The path of `method`'s route for `params`; throws for a value `unsendable` names, which no
+   * URL can carry: a check must not send it, and the runner reports the check's error rather
+   * than an agent's failure.
+   */
   pathOf(method: MethodName, params: Readonly<Record<string, unknown>>): string {
     const tenant = this.#tenantOf(params);
     const route = routeOf(method, tenant !== undefined);
@@ -181,7 +199,10 @@ export class RestTransport implements Transport {
       const value = field === 'tenant' ? tenant : params[field];
       values[field] = typeof value === 'string' && value !== '' ? value : value === undefined || value === '' ? '-' : JSON.stringify(value);
     }
-    return fillRoute(route, values) as string;
+    const path = fillRoute(route, values);
+    if (path === undefined)
+      throw new Error(`${method} cannot be sent: ${this.unsendable(method, params) ?? 'its path fields fit no route'}`);
+    return path;
   }
 
   /** The tenant segment: the request's own or the interface's; one that is not a string is sent as its JSON text. */

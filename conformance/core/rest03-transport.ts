@@ -1,7 +1,7 @@
 import { METHODS as METHODS_03, type MethodName as Method03 } from '../../generated/a2a/0.3/methods.js';
 import { MEDIA_TYPES, PROTOCOL_VERSION as VERSION_03 } from '../../generated/a2a/0.3/protocol.js';
 import type { MethodName } from '../../generated/a2a/1.0/methods.js';
-import { fillCaptures, type RestRoute } from '../../src/protocol/rest-routes.js';
+import { fillCaptures, pathSegmentProblem, type RestRoute } from '../../src/protocol/rest-routes.js';
 import { urlBelow } from '../../src/protocol/rest-url.js';
 import { UntranslatableError } from '../../src/protocol/untranslatable.js';
 import { errorObject03 } from '../../src/protocol/v03/errors.js';
@@ -10,7 +10,7 @@ import { clientRoute03 } from '../../src/protocol/v03/rest-routes.js';
 import { isRecord } from '../../src/support/records.js';
 import { rpcErrorOfStatus } from './answers.js';
 import type { Exchange } from './exchange.js';
-import { readStream, send, sseOptions, type EventReading, type HttpRequest, type HttpStats } from './http.js';
+import { newStats, readStream, send, sseOptions, type EventReading, type HttpRequest, type HttpStats } from './http.js';
 import type {
   CallOptions,
   ParamsOf,
@@ -45,7 +45,7 @@ export class Rest03Transport implements Transport {
   /** 0.3 has no tenants. */
   readonly tenant = undefined;
   readonly endpoint: string;
-  readonly stats: HttpStats = { requests: 0, denied: 0 };
+  readonly stats: HttpStats = newStats();
 
   constructor(private readonly options: Rest03TransportOptions) {
     this.endpoint = options.endpoint;
@@ -76,6 +76,20 @@ export class Rest03Transport implements Transport {
       sseOptions(options, this.options.timeoutMs, interpretEvent03),
       this.stats,
     );
+  }
+
+  /** An id the route carries in its path that is `.` or `..` (other values it cannot carry are sent as garbage, with `-` for the id). */
+  unsendable(method: string, params: unknown): string | undefined {
+    if (!Object.hasOwn(METHODS_03, method) || !isRecord(params)) return undefined;
+    try {
+      rest03Request(method as Method03, params);
+      return undefined;
+    } catch (error) {
+      if (!(error instanceof UntranslatableError)) return undefined;
+      const value = params[error.path];
+      const problem = typeof value === 'string' && value !== '' ? pathSegmentProblem(value) : undefined;
+      return problem === undefined ? undefined : `0.3's HTTP+JSON carries ${error.path} in the URL path, and it ${problem}`;
+    }
   }
 
   raw(body: string | undefined, options: RawOptions = {}): Promise<Exchange> {
@@ -124,13 +138,16 @@ export class Rest03Transport implements Transport {
   }
 }
 
-/** The request of a 0.3 call, or undefined when its params cannot be carried on the route. */
+/**
+ * The request of a 0.3 call, or undefined when its params cannot be carried on the route: not
+ * translatable, or garbage the translation cannot even read (params of the wrong shape, which
+ * the checks send on purpose).
+ */
 function sendable(method: Method03, params: unknown): ReturnType<typeof rest03Request> | undefined {
   try {
     return rest03Request(method, params);
-  } catch (error) {
-    if (error instanceof UntranslatableError) return undefined;
-    throw error;
+  } catch {
+    return undefined;
   }
 }
 

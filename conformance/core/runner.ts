@@ -196,16 +196,24 @@ export async function runSuite(
     ),
   );
   const stats = transports.reduce(
-    (sum, transport) => ({ requests: sum.requests + transport.stats.requests, denied: sum.denied + transport.stats.denied }),
-    { requests: 0, denied: 0 },
+    (sum, transport) => ({
+      requests: sum.requests + transport.stats.requests,
+      denied: sum.denied + transport.stats.denied,
+      rateLimited: sum.rateLimited + transport.stats.rateLimited,
+    }),
+    { requests: 0, denied: 0, rateLimited: 0 },
   );
   const summary = summarise(results, stats, options);
   const warnings: string[] = [];
   if (stats.requests > 10 && stats.denied / stats.requests > 0.5) {
     warnings.push(
-      `${stats.denied} of ${stats.requests} requests were answered 401 or 404: this run proves little (wrong URL or missing --token?)`,
+      `${stats.denied} of ${stats.requests} requests were refused (401, 403, or a 404 that is no A2A error): this run proves little (wrong URL or missing --token?)`,
     );
   }
+  if (stats.rateLimited > 0)
+    warnings.push(
+      `the agent answered 429 (rate limited) ${stats.rateLimited} times: the suite waited as its Retry-After said and sent those requests again`,
+    );
   const first = transports[0] as Transport;
   if (target.assumedCard)
     warnings.push('no agent card was found: a minimal card without capabilities was assumed, so capability-dependent checks were skipped');

@@ -112,8 +112,15 @@ export interface Transport {
   stream<M extends StreamingMethodName>(method: M, params: ParamsOf<M>, options?: StreamOptions): Promise<StreamExchange>;
   callRaw(method: string, params: unknown, options?: CallOptions): Promise<RpcExchange>;
   streamRaw(method: string, params: unknown, options?: StreamOptions): Promise<StreamExchange>;
+  /**
+   * Why this binding cannot carry `params` of `method` as they are, or undefined when it can:
+   * HTTP+JSON carries ids and the tenant in path segments, where `.` and `..` resolve away
+   * (RFC 3986 §5.2.4) however they are encoded. Checks that draw values exclude those (with
+   * this reason) rather than send them elsewhere and blame the agent.
+   */
+  unsendable(method: string, params: unknown): string | undefined;
   /** Sends an arbitrary body to the endpoint (malformed JSON, wrong content types…). */
   raw(body: string | undefined, options?: RawOptions): Promise<Exchange>;
-  /** Requests sent so far, and how many were answered 401 or 404. */
-  readonly stats: { requests: number; denied: number };
+  /** Requests sent so far, how many were refused (401, 403, or a 404 that is no A2A answer), and how many 429s were waited out. */
+  readonly stats: { requests: number; denied: number; rateLimited: number };
 }

@@ -82,7 +82,7 @@ export function summaryLine(report: ConformanceReport): string {
   const baselined = report.results.filter((result) => result.verdict === 'FAIL' && result.baselined !== undefined).length;
   const must = `MUST failures: ${summary.mustFailures}${baselined > 0 ? ` (+${baselined} baselined)` : ''}`;
   const counts = VERDICTS.map((verdict) => `${summary[verdict]} ${verdict}`).join(', ');
-  const denied = summary.deniedRequests > 0 ? ` (${summary.deniedRequests} answered 401/404)` : '';
+  const denied = summary.deniedRequests > 0 ? ` (${summary.deniedRequests} refused)` : '';
   return `${must} · ${counts} · ${summary.requests} request${summary.requests === 1 ? '' : 's'}${denied} in ${formatDuration(report.durationMs)}`;
 }
 

@@ -178,7 +178,7 @@ export function renderHtml(report: ConformanceReport): string {
     ),
     kv(
       'Run',
-      `${h(report.startedAt)} · ${h(formatDuration(report.durationMs))} · ${summary.requests} requests${summary.deniedRequests > 0 ? ` (${summary.deniedRequests} answered 401/404)` : ''}`,
+      `${h(report.startedAt)} · ${h(formatDuration(report.durationMs))} · ${summary.requests} requests${summary.deniedRequests > 0 ? ` (${summary.deniedRequests} refused)` : ''}`,
     ),
     kv('Tool', `${h(report.tool.name)} ${h(report.tool.version)}`),
   ].join('\n');

@@ -189,7 +189,7 @@ export interface Summary {
    */
   requests: number;
   /**
-   * Requests answered 401 or 404.
+   * Requests refused: answered 401, 403, or 404 without the A2A error (TaskNotFoundError, MethodNotFoundError) such a request may be owed.
    */
   deniedRequests: number;
   /**

@@ -69,7 +69,8 @@ export async function main(argv: string[]): Promise<number> {
     await program.parseAsync(argv);
     return exitCode;
   } catch (error) {
-    if (error instanceof CommanderError) return error.exitCode;
+    // Help and --version exit 0; every other commander error is a usage error: 2, never 1, which is a MUST failure's code for conform.
+    if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 2;
     if (error instanceof ConfigError) {
       console.error(error.message);
       return 2;

@@ -230,7 +230,7 @@ describe('areas and shared helpers', () => {
     };
     expect(summaryLine(clean)).toBe('MUST failures: 0 · 95 PASS, 0 FAIL, 3 WARN, 21 SKIP, 0 ERROR · 412 requests in 8.1 s');
     expect(summaryLine(report)).toBe(
-      'MUST failures: 1 (+1 baselined) · 2 PASS, 2 FAIL, 1 WARN, 2 SKIP, 1 ERROR · 412 requests (3 answered 401/404) in 8.1 s',
+      'MUST failures: 1 (+1 baselined) · 2 PASS, 2 FAIL, 1 WARN, 2 SKIP, 1 ERROR · 412 requests (3 refused) in 8.1 s',
     );
   });
 });
