@@ -20,7 +20,7 @@ export interface CardEndpointOptions extends BaseUrlOptions {
  *
  * Its form follows the A2A-Version of the request, as the dual-stack SDKs do it
  * (docs/spec-policy.md 5.1): a 0.3 caller (by header, or by sending none, spec §3.6.2) gets the
- * 0.3 card with the 1.0 `supportedInterfaces` beside its members, so that a client of either
+ * 0.3 card and the 1.0 card in one document (dualStackCard), so that a client of either
  * generation that names no version reads the members it knows; `A2A-Version: 1.0` (or any
  * other value: a card is never refused) gets the plain 1.0 card. An instance without a 0.3
  * interface (one serving named tenants only) always gets the 1.0 card.

@@ -202,6 +202,22 @@ describe.each(ROWS)('@a2a-js/sdk 0.3 Client over $binding against the hub', (row
 });
 
 describe('@a2a-js/sdk 0.3 card resolution', () => {
+  it('reads the security schemes of a card with a bearer token in their 0.3 shape, beside the 1.0 one', async () => {
+    await hub.inbounds.setAuth('default', 'sdk03-card-token');
+    try {
+      const card = await (await A2AClient.fromCardUrl(`${hub.url}/.well-known/agent-card.json`)).getAgentCard();
+      const schemes = Object.values(card.securitySchemes ?? {});
+      expect(schemes.map((scheme) => scheme.type)).toEqual(['http']);
+      expect(JSON.stringify(schemes[0])).toMatch(/"scheme":"[Bb]earer"/);
+      expect(card.security?.length).toBeGreaterThan(0);
+      expect(card.supportsAuthenticatedExtendedCard).toBe(true);
+      const as03 = checkValue(A2A_0_3, 'AgentCard', card);
+      expect(as03.ok ? [] : as03.violations).toEqual([]);
+    } finally {
+      await hub.inbounds.setAuth('default', undefined);
+    }
+  });
+
   it('the legacy A2AClient reads the card without A2A-Version and takes the JSON-RPC endpoint; the Client factory its preferred one', async () => {
     const wire = createWireLog();
     const legacy = await A2AClient.fromCardUrl(`${hub.url}/.well-known/agent-card.json`, { fetchImpl: wire.fetch });

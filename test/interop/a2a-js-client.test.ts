@@ -1,4 +1,4 @@
-import { Role, TaskState, type AgentCard } from '@a2a-js/sdk';
+import { AgentCard as SdkAgentCard, Role, TaskState, type AgentCard } from '@a2a-js/sdk';
 import { ClientFactory, ClientFactoryOptions, DefaultAgentCardResolver, JsonRpcTransportFactory, type Client } from '@a2a-js/sdk/client';
 import {
   A2A_ERROR_CODE,
@@ -53,6 +53,51 @@ afterAll(async () => {
 });
 
 showWireOnFailure(() => wire);
+
+describe('@a2a-js/sdk client reading the card without A2A-Version (as the official TCK reads it)', () => {
+  it('finds the extended card and the bearer scheme of the 1.0 card in the card a header-less fetch gets', async () => {
+    const headerless = createWireLog();
+    const withoutVersion: typeof fetch = (input, init) => {
+      const headers = new Headers(init?.headers);
+      headers.delete('a2a-version');
+      return headerless.fetch(input, { ...init, headers });
+    };
+    await hub.inbounds.setAuth('default', 'sdk-headerless-token');
+    try {
+      const resolved = await new DefaultAgentCardResolver({ fetchImpl: withoutVersion }).resolve(hub.url);
+      expect(headerless.exchanges[0]?.requestHeaders['a2a-version']).toBeUndefined();
+      expect(resolved.capabilities?.extendedAgentCard).toBe(true);
+      // The resolver hands the JSON over as it came; the SDK's own ProtoJSON codec reads it as its AgentCard.
+      const card = SdkAgentCard.fromJSON(resolved);
+      expect(card.capabilities?.extendedAgentCard).toBe(true);
+      const schemes = Object.values(card.securitySchemes);
+      expect(schemes.map((scheme) => scheme.scheme?.$case)).toEqual(['httpAuthSecurityScheme']);
+      expect(JSON.stringify(schemes[0])).toMatch(/"scheme":"[Bb]earer"/);
+      expect(card.securityRequirements?.length).toBeGreaterThan(0);
+      // The client built from that card asks for the extended card with the token, as the capability says it may.
+      const authed = await new ClientFactory(
+        ClientFactoryOptions.createFrom(ClientFactoryOptions.default, {
+          transports: [new JsonRpcTransportFactory({ fetchImpl: withBearer(headerless.fetch, 'sdk-headerless-token') })],
+          cardResolver: new DefaultAgentCardResolver({ fetchImpl: withoutVersion }),
+        }),
+      ).createFromUrl(hub.url);
+      headerless.clear();
+      expect((await authed.getAgentCard()).name).toBe('a2a-hub echo');
+      expect(headerless.rpcRequests().map((request) => request.method)).toEqual(['GetExtendedAgentCard']);
+    } finally {
+      await hub.inbounds.setAuth('default', undefined);
+    }
+  });
+});
+
+/** `inner` with an Authorization header on every request. */
+function withBearer(inner: typeof fetch, token: string): typeof fetch {
+  return (input, init) => {
+    const headers = new Headers(init?.headers);
+    headers.set('authorization', `Bearer ${token}`);
+    return inner(input, { ...init, headers });
+  };
+}
 
 describe('@a2a-js/sdk client against the hub (JSON-RPC, A2A 1.0)', () => {
   it('resolves the agent card and picks our JSON-RPC interface', async () => {

@@ -1,15 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AgentCard as V03AgentCard } from '../../generated/a2a/0.3/types.js';
 import type { AgentCard } from '../../generated/a2a/1.0/types.js';
 import { A2A_0_3, A2A_1_0 } from '../../src/protocol/a2a-schema.js';
+import { projectToSchema } from '../../src/protocol/project.js';
+import { agentCardTo03 } from '../../src/protocol/v03/agent-cards.js';
 import { checkValue } from '../../src/protocol/validation.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { send, type RawResponse } from '../helpers/raw-http.js';
 
 /**
  * The card's form follows the request's A2A-Version (docs/spec-policy.md 5.1): without one, or
- * with 0.3, the 0.3 card with the 1.0 `supportedInterfaces` beside its members; with 1.0 (or
- * anything else) the plain 1.0 card. Both SDK generations' resolvers read it in
- * test/interop/a2a-js-03-client.test.ts.
+ * with 0.3, both forms in one document, each complete; with 1.0 (or anything else) the plain
+ * 1.0 card. Both SDK generations' resolvers read it in test/interop/a2a-js-03-client.test.ts and
+ * test/interop/a2a-js-client.test.ts.
  */
 
 let hub: TestHub;
@@ -25,18 +28,23 @@ afterAll(async () => {
 
 type DualCard = Record<string, unknown> & { supportedInterfaces: AgentCard['supportedInterfaces'] };
 
-/** Holds a dual-stack card to both schemas: the 0.3 card exactly, and each interface as a 1.0 AgentInterface. */
-function dualCardOf(response: RawResponse): DualCard {
+/**
+ * Holds a dual-stack card to both generations as their readers see it, ignoring the members
+ * their schema does not declare (spec §5.7): what a 1.0 reader keeps is a valid 1.0 card, what
+ * a 0.3 reader keeps a valid 0.3 card. Returns the card and both readings.
+ */
+function dualCardOf(response: RawResponse): { card: DualCard; as10: AgentCard; as03: V03AgentCard } {
   expect(response.status).toBe(200);
   const card = JSON.parse(response.text) as DualCard;
-  const { supportedInterfaces, ...card03 } = card;
-  const as03 = checkValue(A2A_0_3, 'AgentCard', card03, { flavour: 'exact' });
-  expect(as03.ok ? [] : as03.violations, '0.3 AgentCard').toEqual([]);
-  for (const entry of supportedInterfaces) {
-    const as10 = checkValue(A2A_1_0, 'AgentInterface', entry, { flavour: 'exact' });
-    expect(as10.ok ? [] : as10.violations, '1.0 AgentInterface').toEqual([]);
-  }
-  return card;
+  const read = <T>(family: typeof A2A_1_0 | typeof A2A_0_3, label: string): T => {
+    const tolerant = checkValue(family as typeof A2A_1_0, 'AgentCard', card);
+    expect(tolerant.ok ? [] : tolerant.violations, `${label} AgentCard, unknown members ignored`).toEqual([]);
+    const kept = projectToSchema(family.document, 'AgentCard', card);
+    const exact = checkValue(family as typeof A2A_1_0, 'AgentCard', kept, { flavour: 'exact' });
+    expect(exact.ok ? [] : exact.violations, `${label} AgentCard`).toEqual([]);
+    return kept as T;
+  };
+  return { card, as10: read<AgentCard>(A2A_1_0, '1.0'), as03: read<V03AgentCard>(A2A_0_3, '0.3') };
 }
 
 function plainCardOf(response: RawResponse): AgentCard {
@@ -48,9 +56,13 @@ function plainCardOf(response: RawResponse): AgentCard {
 }
 
 describe('the card a caller of either generation gets', () => {
-  it('without A2A-Version: the 0.3 card, its main url the JSON-RPC endpoint, with the 1.0 interfaces beside it', async () => {
-    const card = dualCardOf(await send(`${hub.url}/.well-known/agent-card.json`));
+  it('without A2A-Version: the whole 1.0 card and the whole 0.3 card in one, its 0.3 url the JSON-RPC endpoint', async () => {
+    const { card, as10, as03 } = dualCardOf(await send(`${hub.url}/.well-known/agent-card.json`));
     const plain = plainCardOf(await send(`${hub.url}/.well-known/agent-card.json`, { headers: { 'a2a-version': '1.0' } }));
+    // A 1.0 reader of the card without the header reads the 1.0 card, extendedAgentCard included (the TCK's CORE-CAP-003).
+    expect(as10).toEqual(plain);
+    expect(as10.capabilities.extendedAgentCard).toBe(true);
+    expect(as03).toEqual(agentCardTo03(plain));
     expect(card).toMatchObject({
       protocolVersion: '0.3.0',
       url: hub.endpoint,
@@ -75,6 +87,7 @@ describe('the card a caller of either generation gets', () => {
   it('A2A-Version 0.3 (header or query, any patch) gets the same bytes; 1.0 and versions it does not know get the 1.0 card', async () => {
     const url = `${hub.endpoint}/agent-card.json`;
     const absent = await send(url);
+    dualCardOf(absent);
     for (const response of [
       await send(url, { headers: { 'a2a-version': '0.3' } }),
       await send(url, { headers: { 'A2A-Version': '0.3.0' } }),
@@ -105,6 +118,23 @@ describe('the card a caller of either generation gets', () => {
     const card = plainCardOf(await send(`${lenient.url}/.well-known/agent-card.json`));
     expect(card).not.toHaveProperty('protocolVersion');
     dualCardOf(await send(`${lenient.url}/.well-known/agent-card.json`, { headers: { 'a2a-version': '0.3' } }));
+  });
+
+  it('with a bearer token: each security scheme in both shapes, the requirements under both names', async () => {
+    await hub.inbounds.setAuth('default', 'dual-stack-card-token');
+    try {
+      const { card, as10, as03 } = dualCardOf(await send(`${hub.url}/.well-known/agent-card.json`));
+      const plain = plainCardOf(await send(`${hub.url}/.well-known/agent-card.json`, { headers: { 'a2a-version': '1.0' } }));
+      expect(plain.securitySchemes).toBeDefined();
+      expect(as10).toEqual(plain);
+      expect(as03).toEqual(agentCardTo03(plain));
+      const [name, scheme] = Object.entries(plain.securitySchemes ?? {})[0] ?? [];
+      expect(card['securitySchemes']).toEqual({ [name ?? '']: { ...as03.securitySchemes?.[name ?? ''], ...scheme } });
+      expect(card).toMatchObject({ securityRequirements: plain.securityRequirements, security: as03.security });
+      expect(JSON.stringify(card)).not.toContain('dual-stack-card-token');
+    } finally {
+      await hub.inbounds.setAuth('default', undefined);
+    }
   });
 
   it('an instance that serves named tenants only has no 0.3 interface, so every caller gets its 1.0 card', async () => {

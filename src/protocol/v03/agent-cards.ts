@@ -61,14 +61,33 @@ export function servesVersion03(card: V10.AgentCard): boolean {
   return card.supportedInterfaces.some((entry) => is03(entry.protocolVersion));
 }
 
+/** The card a caller that names no version (or 0.3) gets: every member of both forms. */
+export type DualStackCard = V03.AgentCard & V10.AgentCard;
+
 /**
- * The card a dual-stack agent gives a caller that names no version or 0.3: the 0.3 card, with
- * the 1.0 `supportedInterfaces` beside its members, so that a 0.3 client reads its `url` and a
- * 1.0 client its interfaces (the form of the @a2a-js/sdk 1.x compatibility layer;
- * docs/spec-policy.md 5.1).
+ * The card a dual-stack agent gives a caller that names no version or 0.3: the whole 1.0 card
+ * and the whole 0.3 card in one document, so that a reader of either generation that ignores
+ * members it does not know (as both must, spec §5.7) reads exactly its own card: a 1.0 client
+ * (the official TCK reads the card without a header) finds `supportedInterfaces`,
+ * `capabilities.extendedAgentCard` and `securityRequirements`; a 0.3 client its `url`,
+ * `supportsAuthenticatedExtendedCard` and `security`. The two forms name members apart
+ * everywhere but inside a security scheme, where 1.0 wraps the scheme in a oneof member
+ * (`httpAuthSecurityScheme`) and 0.3 tags it (`type: "http"`) beside its fields: each scheme
+ * carries both, which no member of one form contradicts (docs/spec-policy.md 5.1).
  */
-export function dualStackCard(card: V10.AgentCard): V03.AgentCard & Pick<V10.AgentCard, 'supportedInterfaces'> {
-  return { ...agentCardTo03(card), supportedInterfaces: card.supportedInterfaces };
+export function dualStackCard(card: V10.AgentCard): DualStackCard {
+  const card03 = agentCardTo03(card);
+  const securitySchemes =
+    card.securitySchemes === undefined || card03.securitySchemes === undefined
+      ? undefined
+      : mapValues(card.securitySchemes, (scheme, name) => ({ ...card03.securitySchemes?.[name], ...scheme }));
+  return withoutUndefined({
+    ...card03,
+    ...card,
+    capabilities: { ...card03.capabilities, ...card.capabilities },
+    skills: card.skills.map((skill, index) => ({ ...card03.skills[index], ...skill })),
+    securitySchemes,
+  }) as DualStackCard;
 }
 
 export function agentCardFrom03(card: V03.AgentCard): V10.AgentCard {
