@@ -27,8 +27,32 @@ import { advertisedProfile, PROFILES, type Profile, type ProfileId } from './cor
 import { exitCodeOf, runSuite, type Level, type RunOptions } from './core/runner.js';
 import { JsonRpcTransport } from './core/jsonrpc-transport.js';
 import { curlOf } from './core/exchange.js';
+import { setOwn } from '../src/support/own-property.js';
 import { packageVersion } from '../src/support/package-version.js';
 import { resolveTarget, TargetError, type Target, type Untestable } from './core/target.js';
+
+// The library's surface (`a2a-hub/conformance`, docs/conformance.md "The suite as a library"): the
+// run and its options, the report and its writers (those of `a2a-hub conform`), baselines, and the
+// error of a run that cannot start.
+export {
+  BaselineError,
+  baselineFromReport,
+  loadBaseline,
+  parseBaseline,
+  renderConsole,
+  renderHtml,
+  renderJson,
+  renderJUnit,
+  summaryLine,
+  type BaselineOptions,
+  type ConsoleOptions,
+} from './report/index.js';
+export { TargetError } from './core/target.js';
+export type { BindingSelection, ProtocolSelection } from './core/bindings.js';
+export type { Check } from './core/check.js';
+export type { ProfileId } from './core/profiles.js';
+export type { Level } from './core/runner.js';
+export type { ConformanceReport, Finding, RequirementResult, Verdict } from '../generated/conformance/types.js';
 
 /** Every check of the suite, in report order. */
 export const ALL_CHECKS: readonly Check[] = [
@@ -58,6 +82,9 @@ export const ALL_CHECKS: readonly Check[] = [
 const DEFAULT_TIMEOUT_MS = 10_000;
 
 export interface ConformOptions {
+  /** Sent as `Authorization: Bearer <token>` with every request (`--token`); an empty token sends nothing. */
+  readonly token?: string | undefined;
+  /** Extra headers sent with every request (`--header`); an `Authorization` here wins over `token`. */
   readonly headers?: Readonly<Record<string, string>>;
   /** The bindings to test (`--binding`): by default every one the card declares that the suite speaks. */
   readonly binding?: BindingSelection;
@@ -82,10 +109,27 @@ export interface ConformOptions {
   readonly webhookTimeoutMs?: number;
 }
 
-/** Resolves the target, runs the suite and computes the exit code (0: no MUST failed, 1: one did). */
+/**
+ * The headers the suite sends with every request: `token` as `Authorization: Bearer <token>`,
+ * then `headers`, whose names are lowercased (HTTP compares them case-insensitively, so an
+ * `Authorization` given there replaces the token's instead of travelling beside it).
+ */
+export function conformHeaders(options: Pick<ConformOptions, 'token' | 'headers'>): Record<string, string> {
+  const headers: Record<string, string> = {};
+  if (options.token !== undefined && options.token !== '') headers['authorization'] = `Bearer ${options.token}`;
+  for (const [name, value] of Object.entries(options.headers ?? {})) setOwn(headers, name.toLowerCase(), value);
+  return headers;
+}
+
+/**
+ * Resolves the target, runs the suite and computes the exit code (0: no MUST failed, 1: one did;
+ * with a baseline: the failures are not exactly the listed ones). Throws TargetError where the
+ * CLI exits 2: only another agent's card, credentials missing or refused (`unauthenticated`), an
+ * agent that says it cannot serve, a binding asked for that the card does not declare.
+ */
 export async function runConformance(url: string, options: ConformOptions = {}): Promise<{ report: ConformanceReport; exitCode: number }> {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const headers = options.headers ?? {};
+  const headers = conformHeaders(options);
   let target: Target;
   try {
     target = await resolveTarget(url, { headers, timeoutMs });
@@ -140,12 +184,7 @@ async function runUntestable(
     assumedCard: card === undefined,
   };
   // The card checks fetch what they need by URL; the transport only carries their exchanges.
-  const transport = new JsonRpcTransport({
-    endpoint: url,
-    timeoutMs,
-    protocolVersion,
-    ...(options.headers ? { headers: options.headers } : {}),
-  });
+  const transport = new JsonRpcTransport({ endpoint: url, timeoutMs, protocolVersion, headers: conformHeaders(options) });
   const checks =
     card === undefined ? [] : (options.checks ?? ALL_CHECKS).filter((check) => check.once && check.id !== 'bindings-equivalent');
   const report = await runSuite(target, [transport], checks, {

@@ -9,7 +9,7 @@ import { renderConsole } from '../../conformance/report/console.js';
 import { renderHtml } from '../../conformance/report/html.js';
 import { renderJson } from '../../conformance/report/json.js';
 import { renderJUnit } from '../../conformance/report/junit.js';
-import { runConformance, type ConformOptions } from '../../conformance/suite.js';
+import { conformHeaders, runConformance, type ConformOptions } from '../../conformance/suite.js';
 
 interface ConformFlags {
   token?: string;
@@ -121,7 +121,6 @@ async function conform(url: string, flags: ConformFlags): Promise<number> {
   if (profile !== undefined && !isProfileId(profile))
     return usage(`--profile takes ${Object.keys(PROFILES).join(', ')}, got ${JSON.stringify(profile)}`);
   const headers: Record<string, string> = {};
-  if (flags.token) headers['authorization'] = `Bearer ${flags.token}`;
   for (const header of flags.header ?? []) {
     const colon = header.indexOf(':');
     const name = colon === -1 ? '' : header.slice(0, colon);
@@ -136,6 +135,7 @@ async function conform(url: string, flags: ConformFlags): Promise<number> {
   }
   const tty = process.stdout.isTTY === true;
   const options: ConformOptions = {
+    token: flags.token,
     headers,
     binding,
     protocol,
@@ -167,7 +167,7 @@ async function conform(url: string, flags: ConformFlags): Promise<number> {
   } catch (error) {
     if (error instanceof TargetError && error.unauthenticated) {
       return usage(
-        `${error.message}; ${headers['authorization'] === undefined ? 'pass --token <token>' : 'check the token given with --token or --header'}`,
+        `${error.message}; ${conformHeaders(options)['authorization'] === undefined ? 'pass --token <token>' : 'check the token given with --token or --header'}`,
       );
     }
     if (error instanceof TargetError) return usage(error.message);

@@ -63,7 +63,9 @@ export type { CreatedPushConfig, InlinePushConfig, PushSendOptions } from './pus
 export type { StreamEvent } from './task-stream.js';
 export { WEBHOOK_SECRET_HEADER } from '../protocol/push-headers.js';
 export { A2ATransportError } from './transport-error.js';
-export { DEFAULT_URL_POLICY, UrlPolicyError, type UrlPolicy } from '../net/destination-policy.js';
+export { DEFAULT_URL_POLICY, DestinationPolicyError, UrlPolicyError, type UrlPolicy } from '../net/destination-policy.js';
+export { A2AError, isA2AError, type ErrorName } from '../protocol/a2a-error.js';
+export { runRemoteTurn, type RemoteTurnOptions, type RemoteTurnResult } from './remote-run.js';
 
 export interface ConnectOptions extends RequestOptions, InterfaceChoice {
   /** Re-subscribe (SubscribeToTask + Last-Event-ID) when a stream drops before a final state. Default `{ attempts: 3 }`. */

@@ -10,7 +10,7 @@ import type { TransportOptions } from './http-transport.js';
 
 export interface RequestOptions extends TransportOptions {
   /** Sent as `Authorization: Bearer <token>` on every request (card fetch included). */
-  readonly token?: string;
+  readonly token?: string | undefined;
   /** Extra headers sent on every request. */
   readonly headers?: Readonly<Record<string, string>>;
   /** Per-call timeout in ms (for streams: until the response headers arrive). Default 30000. */

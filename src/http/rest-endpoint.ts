@@ -53,7 +53,7 @@ export async function serveRest(ctx: Context, target: RestTarget, options: A2AEn
     if (!('agent' in target)) throw unavailableError(target.unavailable);
     const agent = target.agent;
     // The version decides which route table applies: 0.3's routes sit below /v1, where 1.0
-    // would read `v1` as a tenant. A request without A2A-Version on one of them is 0.3's.
+    // would read `v1` as a tenant. A request without A2A-Version is 0.3's there, 1.0's on a 1.0 route.
     const negotiated = negotiateServiceParameters(ctx, agent, options, {
       served: versionsServedBy(agent),
       implied: () => versionOfPath(ctx.method, target.subpath),
@@ -105,14 +105,15 @@ function requested03(ctx: Context, subpath: string): boolean {
 }
 
 /**
- * The version a request without A2A-Version means by its path: 0.3 on 0.3's routes; on 1.0's,
- * whatever the hub reads an absent header as (0.3 by default, spec §3.6.2, so a 1.0 client that
- * forgot the header is told to send it). A path of neither table is 0.3's below `/v1` and 1.0's
- * elsewhere, so its 404 reads as its client writes.
+ * The version a request without A2A-Version means by its path: 0.3 on 0.3's routes (all below
+ * `/v1`), 1.0 on 1.0's, which 0.3 does not have, so that a header-less request there can only
+ * mean 1.0 (docs/spec-policy.md 5.1: as JSON-RPC reads a header-less request in the version its
+ * method fits). A path of neither table is 0.3's below `/v1` and 1.0's elsewhere, so its 404
+ * reads as its client writes.
  */
-function versionOfPath(verb: string, subpath: string): ServedVersion | undefined {
+function versionOfPath(verb: string, subpath: string): ServedVersion {
   if (isRest03Path(subpath)) return VERSION_03;
-  if (matchRestRoute(verb, subpath).kind !== 'none') return undefined;
+  if (matchRestRoute(verb, subpath).kind !== 'none') return PROTOCOL_VERSION;
   return isBelowV1(subpath) ? VERSION_03 : PROTOCOL_VERSION;
 }
 

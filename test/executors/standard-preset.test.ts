@@ -92,10 +92,10 @@ describe('the standard preset: one turn', () => {
       { role: 'user', content: 'hi there' },
     ]);
     expect(sent?.body.tools?.map((tool) => tool.function.name)).toEqual([
-      'ask_user',
       'a2a__remote__chat',
       'a2a__remoterest__chat',
       'a2a__rest__chat',
+      'ask_user',
     ]);
   });
 
@@ -235,7 +235,7 @@ describe('the standard preset: tools', () => {
     model.push({ toolCalls: [{ id: 'call_x', name: 'a2a__remote__chat', arguments: '{"prompt":"sneak"}' }] }, { text: ['ok'] });
     const start = model.requests.length;
     const { task } = await call(limited, 'SendMessage', { message: userMessage('go') });
-    expect(model.requests[start]?.body.tools?.map((tool) => tool.function.name)).toEqual(['ask_user', 'a2a__rest__chat']);
+    expect(model.requests[start]?.body.tools?.map((tool) => tool.function.name)).toEqual(['a2a__rest__chat', 'ask_user']);
     expect(model.requests[start + 1]?.body.messages.at(-1)).toEqual({
       role: 'tool',
       tool_call_id: 'call_x',
@@ -295,6 +295,210 @@ describe('the standard preset: ask_user', () => {
       { role: 'tool', tool_call_id: 'ask_1', content: 'Paris' },
     ]);
     expect(answerOf(second.task)?.parts).toEqual([{ text: 'Sunny in Paris.' }]);
+  });
+});
+
+describe('the standard preset: tool arguments are checked against the schema of the tool', () => {
+  it('offers the outbound tools of the instance first and ask_user last', async () => {
+    const limited = await createStandard('ordered', { tools: ['a2a__remote__chat', 'a2a__rest__chat'] });
+    model.push({ text: ['ok'] });
+    const start = model.requests.length;
+    await call(limited, 'SendMessage', { message: userMessage('hi') });
+    expect(model.requests[start]?.body.tools?.map((tool) => tool.function.name)).toEqual([
+      'a2a__remote__chat',
+      'a2a__rest__chat',
+      'ask_user',
+    ]);
+  });
+
+  it('an ask_user without a question is not shown: the model is told what is missing, and the user sees only the proper question', async () => {
+    model.push(
+      { toolCalls: [{ id: 'bad_1', name: 'ask_user', arguments: '{}' }] },
+      { toolCalls: [{ id: 'bad_2', name: 'ask_user', arguments: '{"q":"x"}' }] },
+      { text: ['One thing first. '], toolCalls: [{ id: 'good', name: 'ask_user', arguments: '{"question":"Which city?"}' }] },
+    );
+    const start = model.requests.length;
+    const { task } = await call(chat(), 'SendMessage', { message: userMessage('weather please') });
+    expect(task?.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+    expect(task?.status.message?.parts).toEqual([{ text: 'Which city?' }]);
+    expect(model.requests.length).toBe(start + 3);
+    expect(model.requests[start + 1]?.body.messages.at(-1)).toEqual({
+      role: 'tool',
+      tool_call_id: 'bad_1',
+      content: 'error: invalid arguments for ask_user: question is required. Call ask_user again with arguments that match its parameters.',
+    });
+    const second = String(model.requests[start + 2]?.body.messages.at(-1)?.content);
+    expect(second).toMatch(/^error: invalid arguments for ask_user: .*question is required/);
+    expect(second).toMatch(/q is not a member of this object; known members: question/);
+    // Nothing of the invalid calls reaches the user: no artifact, no message.
+    expect(task?.artifacts?.some((artifact) => artifact.name === 'tool call ask_user') ?? false).toBe(false);
+    expect(JSON.stringify(task)).not.toContain('"q"');
+    // The answer goes on from a valid conversation: every call has its result.
+    model.push({ text: ['Sunny in Paris.'] });
+    const answered = await call(chat(), 'SendMessage', { message: userMessage('Paris', { taskId: task?.id }) });
+    expect(answered.task?.status.state).toBe('TASK_STATE_COMPLETED');
+    const toolResults = model.requests.at(-1)?.body.messages.filter((message) => message.role === 'tool');
+    expect(toolResults?.map((message) => message.tool_call_id)).toEqual(['bad_1', 'bad_2', 'good']);
+    expect(toolResults?.at(-1)?.content).toBe('Paris');
+  });
+
+  it('an outbound tool call with invalid arguments is not run; the model is told, and the artifact shows the error', async () => {
+    model.push({ toolCalls: [{ id: 'typo', name: 'a2a__remote__chat', arguments: '{"promt":"typo-marker"}' }] }, { text: ['sorry'] });
+    const start = model.requests.length;
+    const { task } = await call(chat(), 'SendMessage', { message: userMessage('ask the remote') });
+    expect(task?.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(String(model.requests[start + 1]?.body.messages.at(-1)?.content)).toMatch(
+      /^error: invalid arguments for a2a__remote__chat: prompt is required; promt is not a member of this object/,
+    );
+    const artifact = task?.artifacts?.find((candidate) => candidate.artifactId === 'tool-call-typo');
+    expect(artifact?.parts[1]?.data).toMatchObject({ type: 'tool_result', state: 'error', kind: 'bad-arguments' });
+    const remoteTasks = await call(`${remote.url}/a2a/default`, 'ListTasks', { pageSize: 100, historyLength: 1 });
+    expect(JSON.stringify(remoteTasks)).not.toContain('typo-marker');
+  });
+
+  it('two questions in one round: the first is asked, the second is told to wait, and the conversation stays valid', async () => {
+    model.push({
+      toolCalls: [
+        { id: 'q_one', name: 'ask_user', arguments: '{"question":"Which city?"}' },
+        { id: 'q_two', name: 'ask_user', arguments: '{"question":"Which day?"}' },
+      ],
+    });
+    const { task } = await call(chat(), 'SendMessage', { message: userMessage('plan a trip') });
+    expect(task?.status.message?.parts).toEqual([{ text: 'Which city?' }]);
+    model.push({ text: ['Rome it is.'] });
+    await call(chat(), 'SendMessage', { message: userMessage('Rome', { taskId: task?.id }) });
+    expect(model.requests.at(-1)?.body.messages.slice(-2)).toEqual([
+      { role: 'tool', tool_call_id: 'q_two', content: expect.stringMatching(/^error: only one question is asked at a time/) as unknown },
+      { role: 'tool', tool_call_id: 'q_one', content: 'Rome' },
+    ]);
+  });
+
+  it('a model that keeps writing invalid arguments fails the task after 3 in a row, not a loop', async () => {
+    model.push(
+      { toolCalls: [{ id: 'i1', name: 'a2a__remote__chat', arguments: '{"prompt":""}' }] },
+      { toolCalls: [{ id: 'i2', name: 'ask_user', arguments: '{"question":"   "}' }] },
+      { toolCalls: [{ id: 'i3', name: 'ask_user', arguments: 'Which city?' }] },
+    );
+    const start = model.requests.length;
+    const { task } = await call(chat(), 'SendMessage', { message: userMessage('go') });
+    expect(task?.status.state).toBe('TASK_STATE_FAILED');
+    expect(task?.status.message?.parts[0]?.text).toBe(
+      'the agent failed: the model made 3 tool calls in a row with invalid arguments and was stopped; the last: invalid arguments for ask_user: the arguments are not JSON',
+    );
+    expect(model.requests.length).toBe(start + 3);
+    expect(String(model.requests[start + 1]?.body.messages.at(-1)?.content)).toMatch(/prompt must not be empty/);
+    expect(String(model.requests[start + 2]?.body.messages.at(-1)?.content)).toMatch(/question must not be blank/);
+    // The failed turn left nothing half-made: the next turn's conversation holds no call without its result.
+    model.push({ text: ['fine'] });
+    const next = await call(chat(), 'SendMessage', { message: userMessage('next', { contextId: task?.contextId }) });
+    expect(next.task?.status.state).toBe('TASK_STATE_COMPLETED');
+    expect(model.requests.at(-1)?.body.messages.slice(1)).toEqual([
+      { role: 'user', content: 'go' },
+      { role: 'user', content: 'next' },
+    ]);
+  });
+});
+
+/** A 1×1 PNG. */
+const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
+const base64 = (text: string): string => Buffer.from(text).toString('base64');
+
+describe('the standard preset: file parts', () => {
+  it('gives the model images (raw bytes and a URL) as image parts of the user message, and a text file as text', async () => {
+    model.push({ text: ['A dot, a cat and a note.'] });
+    const start = model.requests.length;
+    const parts = [
+      { text: 'what are these?' },
+      { raw: PNG, mediaType: 'image/png', filename: 'dot.png' },
+      { url: 'https://images.example/cat.jpg', mediaType: 'image/jpeg', filename: 'cat.jpg' },
+      { raw: base64('remember the milk'), mediaType: 'text/plain', filename: 'notes.txt' },
+    ];
+    const { task } = await call(chat(), 'SendMessage', { message: userMessage('', { parts }) });
+    expect(task?.status.state).toBe('TASK_STATE_COMPLETED');
+    const given = [
+      { type: 'text', text: 'what are these?' },
+      { type: 'image_url', image_url: { url: `data:image/png;base64,${PNG}` } },
+      { type: 'image_url', image_url: { url: 'https://images.example/cat.jpg' } },
+      { type: 'text', text: '[file notes.txt (text/plain)]\nremember the milk\n[end of file notes.txt]' },
+    ];
+    expect(model.requests[start]?.body.messages.at(-1)).toEqual({ role: 'user', content: given });
+    expect(task?.artifacts?.some((artifact) => artifact.name === 'not given to the model') ?? false).toBe(false);
+
+    // A conversation rebuilt from the stored tasks gives the model the images again.
+    const contextId = task?.contextId ?? '';
+    await controlAction(hub.url, { action: 'session.close', id: contextId });
+    model.push({ text: ['Still a dot.'] });
+    await call(chat(), 'SendMessage', { message: userMessage('and now?', { contextId }) });
+    expect(model.requests.at(-1)?.body.messages.slice(1)).toEqual([
+      { role: 'user', content: given },
+      { role: 'assistant', content: 'A dot, a cat and a note.' },
+      { role: 'user', content: 'and now?' },
+    ]);
+  });
+
+  it('an oversized image, an unsupported binary and a URL of a non-image are not given; the model and the task say which and why', async () => {
+    // As a data: URL: a raw part this large fails the hub's request validation today (its base64 pattern overflows the regex stack past ~3 MiB).
+    const big = Buffer.alloc(5 * 1024 * 1024 + 1);
+    Buffer.from(PNG, 'base64').copy(big);
+    model.push({ text: ['I read only your text.'] });
+    const start = model.requests.length;
+    const parts = [
+      { text: 'look' },
+      { url: `data:image/png;base64,${big.toString('base64')}`, mediaType: 'image/png', filename: 'big.png' },
+      { raw: base64('%PDF-1.7 binary'), mediaType: 'application/pdf', filename: 'doc.pdf' },
+      { url: 'https://files.example/report.pdf', mediaType: 'application/pdf', filename: 'report.pdf' },
+    ];
+    const { task } = await call(chat(), 'SendMessage', { message: userMessage('', { parts }) });
+    expect(task?.status.state).toBe('TASK_STATE_COMPLETED');
+    const sent = model.requests[start]?.body.messages.at(-1);
+    expect(sent?.role).toBe('user');
+    // No image part: the content is text, with a note in the place of each part.
+    expect(sent?.content).toBe(
+      [
+        'look',
+        '[file big.png (image/png): not given to you: 5.1 MiB is over the 5 MiB limit for images]',
+        '[file doc.pdf (application/pdf): not given to you: application/pdf files are not given to the model; only images (PNG, JPEG, GIF, WebP) and text files are]',
+        '[file report.pdf (application/pdf): not given to you: the hub does not fetch files from URLs; only images are given to the model by URL]',
+      ].join('\n'),
+    );
+    const notice = task?.artifacts?.find((artifact) => artifact.name === 'not given to the model');
+    expect(notice?.parts[0]?.text).toBe(
+      [
+        'Parts of your message the model was not given in full:',
+        '- big.png (parts[1]), image/png: 5.1 MiB is over the 5 MiB limit for images',
+        '- doc.pdf (parts[2]), application/pdf: application/pdf files are not given to the model; only images (PNG, JPEG, GIF, WebP) and text files are',
+        '- report.pdf (parts[3]), application/pdf: the hub does not fetch files from URLs; only images are given to the model by URL',
+      ].join('\n'),
+    );
+    expect(notice?.parts[1]?.data).toMatchObject({
+      type: 'parts_not_given',
+      parts: [
+        { index: 1, filename: 'big.png', mediaType: 'image/png' },
+        { index: 2, filename: 'doc.pdf', mediaType: 'application/pdf' },
+        { index: 3, filename: 'report.pdf', mediaType: 'application/pdf' },
+      ],
+    });
+    // The answer is still the model's own artifact.
+    expect(answerOf(task)?.parts).toEqual([{ text: 'I read only your text.' }]);
+  });
+
+  it('an image in the answer to an ask_user question follows the tool result in a user message (only user content carries images)', async () => {
+    model.push({ toolCalls: [{ id: 'ask_img', name: 'ask_user', arguments: '{"question":"Which picture?"}' }] });
+    const first = await call(chat(), 'SendMessage', { message: userMessage('describe my picture') });
+    expect(first.task?.status.state).toBe('TASK_STATE_INPUT_REQUIRED');
+    model.push({ text: ['A dot.'] });
+    const parts = [{ text: 'this one' }, { raw: PNG, mediaType: 'image/png', filename: 'dot.png' }];
+    await call(chat(), 'SendMessage', { message: userMessage('', { parts, taskId: first.task?.id }) });
+    expect(model.requests.at(-1)?.body.messages.slice(-2)).toEqual([
+      { role: 'tool', tool_call_id: 'ask_img', content: 'this one\n[image dot.png: in the next message]' },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: '(the images of my answer)' },
+          { type: 'image_url', image_url: { url: `data:image/png;base64,${PNG}` } },
+        ],
+      },
+    ]);
   });
 });
 

@@ -9,7 +9,7 @@ import { spawnHub, spawnTsUntilUrl, type ChildHub } from '../helpers/child-hub.j
 import { startTestHub, type TestHub } from '../helpers/hub.js';
 import { REPO_ROOT } from '../helpers/paths.js';
 
-// The same executor as docs/server.md's snippet (which the last describe runs as written), with the whole protocol checked.
+// The same executor as docs/server.md's snippet (which the last describe runs on the sources), with the whole protocol checked.
 const shout: AgentExecutor = {
   execute(request, events) {
     events.artifact({ name: 'shout', parts: request.text.toUpperCase() });
@@ -77,17 +77,21 @@ describe('a custom executor', () => {
   });
 });
 
-describe('the snippet of docs/server.md "Plugging in your own agent", run as written', () => {
+describe('the snippet of docs/server.md "Plugging in your own agent", run on the sources', () => {
   const folder = mkdtempSync(join(tmpdir(), 'a2a-hub-snippet-'));
   afterAll(() => rmSync(folder, { recursive: true, force: true }));
 
-  /** The first ts block after the heading: what a reader copies. */
+  /**
+   * The first ts block after the heading: what a reader copies, which imports the package. Here
+   * it runs on the sources (test/package/pack.test.ts runs it from the package as written).
+   */
   function snippet(): string {
     const text = readFileSync(join(REPO_ROOT, 'docs', 'server.md'), 'utf8');
     const section = text.slice(text.indexOf('## Plugging in your own agent'));
     const block = /```ts\n([\s\S]*?)```/.exec(section)?.[1];
     expect(block, 'a ts block in "Plugging in your own agent"').toBeDefined();
-    return block ?? '';
+    expect(block).toContain("from 'a2a-hub';");
+    return (block ?? '').replace("from 'a2a-hub';", "from './src/index.js';");
   }
 
   async function stopped(child: ChildHub): Promise<void> {

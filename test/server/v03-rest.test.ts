@@ -250,7 +250,7 @@ describe('A2A 0.3 over HTTP+JSON', () => {
     expect(expectError(await rest('GET', '/v1/nowhere'), 'NotFoundError').message).toMatch(/\/v1\/message:send/);
   });
 
-  it('the two route tables meet: a 1.0 route named 0.3, or a 0.3 route named 1.0, is VersionNotSupported saying which', async () => {
+  it('the two route tables meet: a 1.0 route named 0.3, or a 0.3 route named 1.0, is VersionNotSupported saying which; a header-less 1.0 route is 1.0', async () => {
     const id = randomUUID();
     const on10Path = expectError(await rest('GET', `/tasks/${id}`, undefined, { 'a2a-version': '0.3' }), 'VersionNotSupportedError');
     expect(on10Path.message).toMatch(/A2A 1\.0 route.*below .*\/v1/);
@@ -265,11 +265,16 @@ describe('A2A 0.3 over HTTP+JSON', () => {
     const tenantV1Status = (tenantV1.body as { error: { status: string; message: string } }).error;
     expect(tenantV1Status.status).toBe('NOT_FOUND');
     expect(tenantV1Status.message).toContain(id);
-    // Without a version, a 1.0 route is refused the way a 1.0 client that forgot the header reads it.
+    // Without a version, a route only 1.0 has can only mean 1.0, and is served as 1.0 (docs/spec-policy.md 5.1).
     const bare = await rest('GET', `/tasks/${id}`);
-    expect(bare.body).toMatchObject({ error: { status: 'FAILED_PRECONDITION' } });
-    // The header says the form of the body: 1.0's, though the request was read as 0.3.
+    expect(bare.status).toBe(404);
+    expect(bare.body).toMatchObject({ error: { status: 'NOT_FOUND', details: [expect.objectContaining({ reason: 'TASK_NOT_FOUND' })] } });
     expect(bare.headers.get('a2a-version')).toBe('1.0');
+    const sent = await rest('POST', '/message:send', {
+      message: { messageId: randomUUID(), role: 'ROLE_USER', parts: [{ text: 'no header' }] },
+    });
+    expect(sent.status).toBe(200);
+    expect(sent.body).toMatchObject({ task: { status: { state: 'TASK_STATE_COMPLETED' } } });
     // The query parameter names a version as the header does.
     expectAnswer(await rest('GET', `/v1/card?A2A-Version=0.3`), 'AgentCard');
   });

@@ -1,7 +1,13 @@
-import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import type {
+  ChatCompletionContentPart,
+  ChatCompletionContentPartImage,
+  ChatCompletionMessageParam,
+  ChatCompletionUserMessageParam,
+} from 'openai/resources/chat/completions';
 import { isFailureState } from '../../../generated/a2a/1.0/task-states.js';
 import type { Artifact, Message, Part, Task } from '../../../generated/a2a/1.0/types.js';
 import type { ModelToolCall } from './chat-model.js';
+import { MAX_IMAGES_BYTES, modelInputOf, type ModelPiece, type NotGiven } from './file-parts.js';
 
 /** The artifact the standard preset writes each turn's answer into (one per turn, the name shared). */
 export const ANSWER_ARTIFACT = 'answer';
@@ -29,6 +35,8 @@ export class Conversation {
   readonly #messages: ChatCompletionMessageParam[] = [];
   /** ask_user questions by the task that asked, until the user answers on that task. */
   readonly #questions = new Map<string, Question>();
+  /** The images in the conversation: their size, and the note that stands in for one dropped to keep the conversation bounded. */
+  readonly #images = new WeakMap<ChatCompletionContentPartImage, { readonly bytes: number; readonly label: string }>();
 
   /** The conversation as the stored tasks of its context tell it, oldest first. */
   static rebuilt(tasks: readonly Task[]): Conversation {
@@ -53,23 +61,27 @@ export class Conversation {
    * The user's message on task `taskId`. When the model asked that task a question with ask_user
    * and still waits, it is the tool result; when the question was left open by another request
    * since, it is a user message that says which question it answers. Any other open question is
-   * closed first, since a chat may not go on past a tool call without its result.
+   * closed first, since a chat may not go on past a tool call without its result. Returns the
+   * parts the model was not given (or given only in part), for the user to be told.
    */
-  addUser(message: Message, taskId: string): void {
-    const content = promptOf(message.parts);
+  addUser(message: Message, taskId: string): readonly NotGiven[] {
+    const { pieces, notGiven } = modelInputOf(message.parts);
     const question = this.#questions.get(taskId);
     this.#questions.delete(taskId);
     if (question?.open === true) {
       this.#closeOpenQuestions();
-      this.#messages.push({ role: 'tool', tool_call_id: question.callId, content });
-      return;
+      // Only user messages may carry images: the answer's text is the tool result, its images follow in a user message.
+      const images = pieces.filter((piece) => piece.kind === 'image');
+      const text = pieces.map((piece) => (piece.kind === 'text' ? piece.text : `[image ${piece.label}: in the next message]`)).join('\n');
+      this.#messages.push({ role: 'tool', tool_call_id: question.callId, content: text });
+      if (images.length > 0) this.#pushUser([{ kind: 'text', text: '(the images of my answer)' }, ...images]);
+      this.#trim();
+      return notGiven;
     }
     this.#closeOpenQuestions();
-    this.#messages.push({
-      role: 'user',
-      content: question === undefined ? content : `(answering your question "${question.text}") ${content}`,
-    });
+    this.#pushUser(question === undefined ? pieces : answering(question.text, pieces));
     this.#trim();
+    return notGiven;
   }
 
   /** The model asked the user on task `taskId`; the turn ends, and the answer comes with the next message on that task. */
@@ -126,12 +138,12 @@ export class Conversation {
     for (const message of task.history ?? []) {
       if (message.messageId === stopAt) break;
       if (message.messageId === unsaid) continue;
-      const content = promptOf(message.parts);
       if (message.role !== 'ROLE_USER') {
+        const content = promptOf(message.parts);
         if (content !== '') this.#messages.push({ role: 'assistant', content });
         continue;
       }
-      if (content !== '') this.#messages.push({ role: 'user', content });
+      this.#pushUser(modelInputOf(message.parts).pieces);
       const own = answers.filter((artifact) => artifact.metadata?.[ANSWERS_KEY] === message.messageId);
       for (const artifact of own) placed.add(artifact);
       this.#pushAnswer(own);
@@ -147,6 +159,53 @@ export class Conversation {
     if (text !== '') this.#messages.push({ role: 'assistant', content: text });
   }
 
+  /**
+   * A user message of these pieces: a plain string when they are all text (what every endpoint
+   * takes), else content parts with each image in its place. Nothing is pushed for no content.
+   */
+  #pushUser(pieces: readonly ModelPiece[]): void {
+    if (pieces.every((piece) => piece.kind === 'text')) {
+      const text = pieces.map((piece) => piece.text).join('\n');
+      if (text !== '') this.#messages.push({ role: 'user', content: text });
+      return;
+    }
+    const content: ChatCompletionContentPart[] = [];
+    for (const piece of pieces) {
+      const last = content.at(-1);
+      if (piece.kind === 'text') {
+        if (last?.type === 'text') last.text += `\n${piece.text}`;
+        else content.push({ type: 'text', text: piece.text });
+        continue;
+      }
+      const image: ChatCompletionContentPartImage = { type: 'image_url', image_url: { url: piece.url } };
+      this.#images.set(image, { bytes: piece.bytes, label: piece.label });
+      content.push(image);
+    }
+    this.#messages.push({ role: 'user', content });
+    this.#boundImages();
+  }
+
+  /**
+   * Keeps the images of the newest messages, up to MAX_IMAGES_BYTES in all; an older one is
+   * replaced by a note. Every later model call carries every image kept, as does the session's
+   * memory. The newest message's images fit on their own (modelInputOf holds them to it).
+   */
+  #boundImages(): void {
+    let kept = 0;
+    for (let index = this.#messages.length - 1; index >= 0; index -= 1) {
+      const message = this.#messages[index];
+      if (message?.role !== 'user' || typeof message.content === 'string') continue;
+      const content: ChatCompletionUserMessageParam['content'] = message.content.map((part) => {
+        const image = part.type === 'image_url' ? this.#images.get(part) : undefined;
+        if (image === undefined) return part;
+        kept += image.bytes;
+        if (kept <= MAX_IMAGES_BYTES) return part;
+        return { type: 'text', text: `[image ${image.label}: shown to you earlier, no longer attached]` };
+      });
+      message.content = content;
+    }
+  }
+
   /** Drops the oldest turns beyond the cap, starting again at a user message so no tool result is orphaned. */
   #trim(): void {
     if (this.#messages.length <= MAX_MESSAGES) return;
@@ -156,9 +215,18 @@ export class Conversation {
   }
 }
 
+/** The pieces of an answer to a question that is no longer open: the first says which question it answers. */
+function answering(question: string, pieces: readonly ModelPiece[]): ModelPiece[] {
+  const prefix = `(answering your question "${question}")`;
+  const [first, ...rest] = pieces;
+  if (first?.kind === 'text') return [{ kind: 'text', text: `${prefix} ${first.text}` }, ...rest];
+  return [{ kind: 'text', text: prefix }, ...pieces];
+}
+
 /**
- * Parts as model text: text as it is, structured data as JSON, a file by its name and type (the
- * hub does not fetch URLs or decode files for the model).
+ * The agent's parts (its questions and answers) as model text: text as it is, structured data as
+ * JSON, a file by its name and type. An assistant message holds text only; the user's parts are
+ * modelInputOf's.
  */
 export function promptOf(parts: readonly Part[]): string {
   const pieces: string[] = [];

@@ -5,10 +5,14 @@ import type { AgentExecutor, ExecutionEvents, ExecutionRequest, ExecutorTools } 
 import type { PresetInstance } from '../presets.js';
 import { ModelError, type ChatModel, type ModelToolCall } from './chat-model.js';
 import { ANSWER_ARTIFACT, ANSWERS_KEY, Conversation } from './conversation.js';
-import { ASK_USER_TOOL, askUserQuestion, callTool, toolAllowed } from './tool-use.js';
+import type { NotGiven } from './file-parts.js';
+import { ASK_USER_TOOL, askUserQuestion, callTool, checkToolCall, MAX_INVALID_TOOL_CALLS, toolAllowed } from './tool-use.js';
 
 /** Where a session keeps its conversation. */
 const CONVERSATION_KEY = 'standard.conversation';
+
+/** The artifact that tells the user which parts of their message the model was not given, and why. */
+export const NOT_GIVEN_ARTIFACT = 'not given to the model';
 
 export interface StandardExecutorDeps {
   /** The instance's configuration as it is now (it can change between messages). */
@@ -33,9 +37,10 @@ export function standardExecutor(deps: StandardExecutorDeps): AgentExecutor {
         return;
       }
       const conversation = await conversationOf(request);
-      conversation.addUser(request.message, request.taskId);
+      const notGiven = conversation.addUser(request.message, request.taskId);
       const mark = conversation.length;
       events.working();
+      if (notGiven.length > 0) reportNotGiven(events, notGiven);
       let finished = false;
       try {
         await new Turn(request, events, signal, model, instance, conversation).run();
@@ -46,6 +51,27 @@ export function standardExecutor(deps: StandardExecutorDeps): AgentExecutor {
       }
     },
   };
+}
+
+/**
+ * Tells the user, before the model answers, which parts of their message it was not given and
+ * why: an artifact of its own, so that it stays on the task however the turn ends (an answer, a
+ * question, a failure), a text part for people and a data part for programs.
+ */
+function reportNotGiven(events: ExecutionEvents, notGiven: readonly NotGiven[]): void {
+  const lines = notGiven.map((part) => {
+    const name = part.filename === undefined ? `parts[${part.index}]` : `${part.filename} (parts[${part.index}])`;
+    return `- ${name}${part.mediaType === undefined ? '' : `, ${part.mediaType}`}: ${part.reason}`;
+  });
+  events.artifact({
+    artifactId: `not-given-${randomUUID()}`,
+    name: NOT_GIVEN_ARTIFACT,
+    parts: [
+      { text: `Parts of your message the model was not given in full:\n${lines.join('\n')}` },
+      { data: { type: 'parts_not_given', parts: notGiven.map((part) => ({ ...part })) } },
+    ],
+    lastChunk: true,
+  });
 }
 
 /** The session's conversation, or one rebuilt from the stored tasks of the context when the session is new. */
@@ -63,6 +89,8 @@ class Turn {
   readonly #answerId = `${ANSWER_ARTIFACT}-${randomUUID()}`;
   #answer = '';
   #chunks = 0;
+  /** Tool calls with invalid arguments since the last valid one, in this turn. */
+  #invalidInRow = 0;
 
   constructor(
     private readonly request: ExecutionRequest,
@@ -95,20 +123,72 @@ class Turn {
         this.events.complete();
         return;
       }
-      // Other calls first, so that every call has its result before the turn waits for the user.
-      const question = calls.find((call) => call.name === ASK_USER_TOOL.function.name);
-      for (const call of calls) {
-        if (call !== question) await this.#runTool(call);
-        if (this.signal.aborted) return;
-      }
+      const question = await this.#runCalls(calls, tools);
+      if (this.signal.aborted) return;
       if (question !== undefined) {
-        const text = askUserQuestion(question);
-        this.conversation.asked(this.request.taskId, question.id, text);
+        this.conversation.asked(this.request.taskId, question.id, question.text);
         this.#closeAnswer();
-        this.events.inputRequired(text);
+        this.events.inputRequired(question.text);
         return;
       }
     }
+  }
+
+  /**
+   * One round's calls, in the model's order, each checked against the parameters of the tool
+   * offered: an invalid call is not run, its result tells the model what is wrong. ask_user is
+   * held back, so that every other call has its result before the turn waits for the user; the
+   * first valid one is the round's question.
+   */
+  async #runCalls(
+    calls: readonly ModelToolCall[],
+    tools: readonly ChatCompletionFunctionTool[],
+  ): Promise<{ readonly id: string; readonly text: string } | undefined> {
+    const schemas = new Map(tools.map((tool) => [tool.function.name, tool.function.parameters]));
+    let question: { readonly id: string; readonly text: string } | undefined;
+    for (const call of calls) {
+      // A tool that was not offered has no schema here: callTool refuses it (the allowlist) or the registry does (unknown).
+      const checked = checkToolCall(call, schemas.get(call.name));
+      if (!checked.ok) {
+        this.#refuse(call, checked.problem);
+        continue;
+      }
+      this.#invalidInRow = 0;
+      if (call.name !== ASK_USER_TOOL.function.name) {
+        await this.#runTool(call);
+        if (this.signal.aborted) return undefined;
+      } else if (question === undefined) question = { id: call.id, text: askUserQuestion(checked.args) };
+      // A chat may not go on past a tool call without its result, and one question is asked at a time.
+      else this.conversation.addToolResult(call.id, 'error: only one question is asked at a time; ask this one after the user answers');
+    }
+    return question;
+  }
+
+  /**
+   * An invalid call: the model gets the problem as the call's result, to write the call again.
+   * An invalid ask_user leaves nothing the user sees (its only form for the user is its
+   * question); any other tool's call shows in its artifact, as a failed call does. Bounded:
+   * MAX_INVALID_TOOL_CALLS in a row fail the turn rather than let a model that cannot write the
+   * arguments go on trying.
+   */
+  #refuse(call: ModelToolCall, problem: string): void {
+    this.#invalidInRow += 1;
+    if (this.#invalidInRow >= MAX_INVALID_TOOL_CALLS)
+      throw new ModelError(
+        `the model made ${MAX_INVALID_TOOL_CALLS} tool calls in a row with invalid arguments and was stopped; the last: ${problem}`,
+      );
+    if (call.name !== ASK_USER_TOOL.function.name) {
+      this.events.artifact({
+        artifactId: `tool-call-${call.id}`,
+        name: `tool call ${call.name}`,
+        parts: [
+          { data: { type: 'tool_call', id: call.id, name: call.name, arguments: parsedArguments(call.arguments) } },
+          { data: { type: 'tool_result', id: call.id, name: call.name, state: 'error', kind: 'bad-arguments', error: problem } },
+        ],
+        lastChunk: true,
+      });
+    }
+    this.conversation.addToolResult(call.id, `error: ${problem}. Call ${call.name} again with arguments that match its parameters.`);
   }
 
   async #complete(tools: readonly ChatCompletionFunctionTool[], note: string | undefined) {
@@ -175,7 +255,11 @@ class Turn {
   }
 }
 
-/** The tools the model is offered: ask_user, and the outbound tools the instance's allowlist lets through. */
+/**
+ * The tools the model is offered: the outbound tools the instance's allowlist lets through, then
+ * ask_user. Last, because models lean towards what they are offered first, and the instance's
+ * own tools should be tried before the user is asked.
+ */
 function offeredTools(tools: ExecutorTools, allowlist: readonly string[] | undefined): ChatCompletionFunctionTool[] {
   const outbound = tools
     .list()
@@ -184,7 +268,7 @@ function offeredTools(tools: ExecutorTools, allowlist: readonly string[] | undef
       type: 'function',
       function: { name: tool.name, description: tool.description, parameters: tool.inputSchema as Record<string, unknown> },
     }));
-  return [ASK_USER_TOOL, ...outbound];
+  return [...outbound, ASK_USER_TOOL];
 }
 
 /** The arguments as JSON when they parse (the artifact shows structure), else the text the model wrote. */

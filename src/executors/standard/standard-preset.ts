@@ -51,7 +51,8 @@ export function standardPreset(deps: StandardPresetDeps): Preset {
         tags: ['chat', 'llm'],
       },
     ],
-    inputModes: ['text/plain', 'application/json'],
+    // The images the model is given, and anything else: a part the model cannot be given is named to it and to the user, not refused.
+    inputModes: ['text/plain', 'application/json', 'image/png', 'image/jpeg', 'image/gif', 'image/webp', '*/*'],
     outputModes: ['text/plain', 'application/json'],
     extensions: [],
     sessionOrder: 'fifo',

@@ -1,4 +1,8 @@
+import { Ajv2020, type AnySchema, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import type { ChatCompletionFunctionTool } from 'openai/resources/chat/completions';
+import type { JsonSchema } from '../../protocol/json-schema.js';
+import { toFieldViolations } from '../../protocol/violations.js';
+import { canonicalJson } from '../../support/canonical-json.js';
 import { ToolError } from '../../outbound/tool-error.js';
 import type { ExecutorTools } from '../executor.js';
 import type { ModelToolCall } from './chat-model.js';
@@ -16,22 +20,95 @@ export const ASK_USER_TOOL: ChatCompletionFunctionTool = {
       'Ask the user a question when you cannot go on without their answer (missing details, a choice, a confirmation). The turn ends; their reply comes back as this tool result.',
     parameters: {
       type: 'object',
-      properties: { question: { type: 'string', description: 'The question, as the user should read it.' } },
+      properties: { question: { type: 'string', minLength: 1, description: 'The question, as the user should read it.' } },
       required: ['question'],
       additionalProperties: false,
     },
   },
 };
 
-/** The question of an ask_user call; the raw arguments when the model did not write them as asked. */
-export function askUserQuestion(call: ModelToolCall): string {
-  try {
-    const parsed = JSON.parse(call.arguments) as { question?: unknown };
-    if (typeof parsed.question === 'string' && parsed.question.trim() !== '') return parsed.question;
-  } catch {
-    // Some models write the question as plain text.
+/** Invalid tool calls in a row after which a turn fails: the model heard what was wrong each time and did not correct it. */
+export const MAX_INVALID_TOOL_CALLS = 3;
+
+/**
+ * One ajv for the tools' parameter schemas. Not strict: a tool's schema is its own and may use
+ * keywords or a draft ajv does not check strictly. allErrors: the model hears of every problem
+ * at once, not one per retry.
+ */
+const ajv = new Ajv2020({ strict: false, allErrors: true, validateSchema: false });
+
+/** Compiled validators by the schema's canonical JSON; null for a schema ajv could not compile (the tool checks its own arguments then). */
+const validators = new Map<string, ValidateFunction | null>();
+
+function validatorOf(schema: object): ValidateFunction | null {
+  const key = canonicalJson(schema);
+  let validator = validators.get(key);
+  if (validator === undefined) {
+    try {
+      // A copy: ajv keeps what it compiled, and a caller's schema object may change later.
+      validator = ajv.compile(structuredClone(schema) as AnySchema);
+    } catch {
+      validator = null;
+    }
+    validators.set(key, validator);
   }
-  return call.arguments.trim() === '' ? 'The agent needs more input to go on.' : call.arguments;
+  return validator;
+}
+
+/** A tool call's arguments as a value, or what is wrong with them, said so the model can write them again. */
+export type CheckedCall = { readonly ok: true; readonly args: unknown } | { readonly ok: false; readonly problem: string };
+
+/**
+ * Checks a call's arguments against the parameters schema of the tool that was offered, before
+ * anything is run: an invalid call is never executed, and the model is told which member is
+ * wrong or missing. ask_user's question must also have something in it besides blanks, since it
+ * is shown to the user as it is.
+ */
+export function checkToolCall(call: ModelToolCall, schema: object | undefined): CheckedCall {
+  const invalid = (problems: readonly string[]): CheckedCall => ({
+    ok: false,
+    problem: `invalid arguments for ${call.name}: ${problems.join('; ')}`,
+  });
+  let args: unknown;
+  try {
+    // No arguments at all is how some servers send {}.
+    args = JSON.parse(call.arguments.trim() === '' ? '{}' : call.arguments) as unknown;
+  } catch {
+    return invalid(['the arguments are not JSON']);
+  }
+  const validator = schema === undefined ? null : validatorOf(schema);
+  if (validator !== null && schema !== undefined && !validator(args)) return invalid(problemsOf(validator.errors ?? [], schema, args));
+  if (call.name === ASK_USER_TOOL.function.name) {
+    const question = (args as { question?: unknown } | null)?.question;
+    if (typeof question !== 'string') return invalid(['question is required']);
+    if (question.trim() === '') return invalid(['question must not be blank']);
+  }
+  return { ok: true, args };
+}
+
+/** ajv's errors as short phrases (`question is required`), through the same explanation the hub gives callers of its API. */
+function problemsOf(errors: readonly ErrorObject[], schema: object, args: unknown): string[] {
+  try {
+    const violations = toFieldViolations(errors, {
+      document: { $defs: { arguments: schema as JsonSchema } },
+      def: 'arguments',
+      data: args,
+    });
+    if (violations.length > 0)
+      return violations.map((violation) =>
+        violation.field === '' ? `the arguments ${violation.description}` : `${violation.field} ${violation.description}`,
+      );
+  } catch {
+    // A schema the explanation cannot walk (a reference it does not know): ajv's own words below.
+  }
+  return errors.map(
+    (error) => `${error.instancePath === '' ? 'the arguments' : error.instancePath.slice(1)} ${error.message ?? 'are invalid'}`,
+  );
+}
+
+/** The question of an ask_user call whose arguments passed checkToolCall. */
+export function askUserQuestion(args: unknown): string {
+  return (args as { question: string }).question;
 }
 
 /** Whether an allowlist lets a tool through: absent allows all; `*` in an entry stands for any run of characters. */
