@@ -3441,8 +3441,8 @@ return errors === 0;
 validate49.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 export const validateBytes = validate50;
-const schema67 = {"title":"Bytes","description":"A proto bytes field: base64 (standard or URL-safe alphabet, padding optional) as ProtoJSON writes it.","type":"string","contentEncoding":"base64","pattern":"^(?:[A-Za-z0-9+/_-]{4})*(?:[A-Za-z0-9+/_-]{2}(?:==)?|[A-Za-z0-9+/_-]{3}=?)?$"};
-const pattern4 = new RegExp("^(?:[A-Za-z0-9+/_-]{4})*(?:[A-Za-z0-9+/_-]{2}(?:==)?|[A-Za-z0-9+/_-]{3}=?)?$", "u");
+const schema67 = {"title":"Bytes","description":"A proto bytes field: base64 (standard or URL-safe alphabet, padding optional) as ProtoJSON writes it. The pattern checks the alphabet and where padding stands, not the length (docs/spec-policy.md 2.7): a length rule needs a repeated group, which V8 runs on a stack that a few megabytes overflow.","type":"string","contentEncoding":"base64","pattern":"^[A-Za-z0-9+/_-]*(?:[A-Za-z0-9+/_-]{2}==|[A-Za-z0-9+/_-]{3}=)?$"};
+const pattern4 = new RegExp("^[A-Za-z0-9+/_-]*(?:[A-Za-z0-9+/_-]{2}==|[A-Za-z0-9+/_-]{3}=)?$", "u");
 
 function validate50(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -3456,7 +3456,7 @@ evaluated0.items = undefined;
 }
 if(typeof data === "string"){
 if(!pattern4.test(data)){
-const err0 = {instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^(?:[A-Za-z0-9+/_-]{4})*(?:[A-Za-z0-9+/_-]{2}(?:==)?|[A-Za-z0-9+/_-]{3}=?)?$"},message:"must match pattern \""+"^(?:[A-Za-z0-9+/_-]{4})*(?:[A-Za-z0-9+/_-]{2}(?:==)?|[A-Za-z0-9+/_-]{3}=?)?$"+"\""};
+const err0 = {instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9+/_-]*(?:[A-Za-z0-9+/_-]{2}==|[A-Za-z0-9+/_-]{3}=)?$"},message:"must match pattern \""+"^[A-Za-z0-9+/_-]*(?:[A-Za-z0-9+/_-]{2}==|[A-Za-z0-9+/_-]{3}=)?$"+"\""};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -3748,7 +3748,7 @@ if(data.raw !== undefined){
 let data1 = data.raw;
 if(typeof data1 === "string"){
 if(!pattern4.test(data1)){
-const err6 = {instancePath:instancePath+"/raw",schemaPath:"#/$defs/Bytes/pattern",keyword:"pattern",params:{pattern: "^(?:[A-Za-z0-9+/_-]{4})*(?:[A-Za-z0-9+/_-]{2}(?:==)?|[A-Za-z0-9+/_-]{3}=?)?$"},message:"must match pattern \""+"^(?:[A-Za-z0-9+/_-]{4})*(?:[A-Za-z0-9+/_-]{2}(?:==)?|[A-Za-z0-9+/_-]{3}=?)?$"+"\""};
+const err6 = {instancePath:instancePath+"/raw",schemaPath:"#/$defs/Bytes/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9+/_-]*(?:[A-Za-z0-9+/_-]{2}==|[A-Za-z0-9+/_-]{3}=)?$"},message:"must match pattern \""+"^[A-Za-z0-9+/_-]*(?:[A-Za-z0-9+/_-]{2}==|[A-Za-z0-9+/_-]{3}=)?$"+"\""};
 if(vErrors === null){
 vErrors = [err6];
 }
@@ -7528,7 +7528,7 @@ if(data.raw !== undefined){
 let data1 = data.raw;
 if(typeof data1 === "string"){
 if(!pattern4.test(data1)){
-const err6 = {instancePath:instancePath+"/raw",schemaPath:"#/$defs/Bytes/pattern",keyword:"pattern",params:{pattern: "^(?:[A-Za-z0-9+/_-]{4})*(?:[A-Za-z0-9+/_-]{2}(?:==)?|[A-Za-z0-9+/_-]{3}=?)?$"},message:"must match pattern \""+"^(?:[A-Za-z0-9+/_-]{4})*(?:[A-Za-z0-9+/_-]{2}(?:==)?|[A-Za-z0-9+/_-]{3}=?)?$"+"\""};
+const err6 = {instancePath:instancePath+"/raw",schemaPath:"#/$defs/Bytes/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9+/_-]*(?:[A-Za-z0-9+/_-]{2}==|[A-Za-z0-9+/_-]{3}=)?$"},message:"must match pattern \""+"^[A-Za-z0-9+/_-]*(?:[A-Za-z0-9+/_-]{2}==|[A-Za-z0-9+/_-]{3}=)?$"+"\""};
 if(vErrors === null){
 vErrors = [err6];
 }

@@ -91,7 +91,7 @@ export type OAuthFlows =
  */
 export type Int32 = number;
 /**
- * A proto bytes field: base64 (standard or URL-safe alphabet, padding optional) as ProtoJSON writes it.
+ * A proto bytes field: base64 (standard or URL-safe alphabet, padding optional) as ProtoJSON writes it. The pattern checks the alphabet and where padding stands, not the length (docs/spec-policy.md 2.7): a length rule needs a repeated group, which V8 runs on a stack that a few megabytes overflow.
  */
 export type Bytes = string;
 /**

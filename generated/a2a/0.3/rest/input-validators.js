@@ -2670,8 +2670,8 @@ return errors === 0;
 validate49.evaluated = {"dynamicProps":false,"dynamicItems":false};
 
 export const validateBytes = validate50;
-const schema66 = {"title":"Bytes","description":"A proto bytes field: base64 (standard or URL-safe alphabet, padding optional) as ProtoJSON writes it.","type":"string","contentEncoding":"base64","pattern":"^(?:[A-Za-z0-9+/_-]{4})*(?:[A-Za-z0-9+/_-]{2}(?:==)?|[A-Za-z0-9+/_-]{3}=?)?$"};
-const pattern4 = new RegExp("^(?:[A-Za-z0-9+/_-]{4})*(?:[A-Za-z0-9+/_-]{2}(?:==)?|[A-Za-z0-9+/_-]{3}=?)?$", "u");
+const schema66 = {"title":"Bytes","description":"A proto bytes field: base64 (standard or URL-safe alphabet, padding optional) as ProtoJSON writes it.","type":"string","contentEncoding":"base64","pattern":"^[A-Za-z0-9+/_-]*(?:[A-Za-z0-9+/_-]{2}==|[A-Za-z0-9+/_-]{3}=)?$"};
+const pattern4 = new RegExp("^[A-Za-z0-9+/_-]*(?:[A-Za-z0-9+/_-]{2}==|[A-Za-z0-9+/_-]{3}=)?$", "u");
 
 function validate50(data, {instancePath="", parentData, parentDataProperty, rootData=data, dynamicAnchors={}}={}){
 let vErrors = null;
@@ -2685,7 +2685,7 @@ evaluated0.items = undefined;
 }
 if(typeof data === "string"){
 if(!pattern4.test(data)){
-const err0 = {instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^(?:[A-Za-z0-9+/_-]{4})*(?:[A-Za-z0-9+/_-]{2}(?:==)?|[A-Za-z0-9+/_-]{3}=?)?$"},message:"must match pattern \""+"^(?:[A-Za-z0-9+/_-]{4})*(?:[A-Za-z0-9+/_-]{2}(?:==)?|[A-Za-z0-9+/_-]{3}=?)?$"+"\""};
+const err0 = {instancePath,schemaPath:"#/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9+/_-]*(?:[A-Za-z0-9+/_-]{2}==|[A-Za-z0-9+/_-]{3}=)?$"},message:"must match pattern \""+"^[A-Za-z0-9+/_-]*(?:[A-Za-z0-9+/_-]{2}==|[A-Za-z0-9+/_-]{3}=)?$"+"\""};
 if(vErrors === null){
 vErrors = [err0];
 }
@@ -2934,7 +2934,7 @@ if(data.fileWithBytes !== undefined){
 let data1 = data.fileWithBytes;
 if(typeof data1 === "string"){
 if(!pattern4.test(data1)){
-const err5 = {instancePath:instancePath+"/fileWithBytes",schemaPath:"#/$defs/Bytes/pattern",keyword:"pattern",params:{pattern: "^(?:[A-Za-z0-9+/_-]{4})*(?:[A-Za-z0-9+/_-]{2}(?:==)?|[A-Za-z0-9+/_-]{3}=?)?$"},message:"must match pattern \""+"^(?:[A-Za-z0-9+/_-]{4})*(?:[A-Za-z0-9+/_-]{2}(?:==)?|[A-Za-z0-9+/_-]{3}=?)?$"+"\""};
+const err5 = {instancePath:instancePath+"/fileWithBytes",schemaPath:"#/$defs/Bytes/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9+/_-]*(?:[A-Za-z0-9+/_-]{2}==|[A-Za-z0-9+/_-]{3}=)?$"},message:"must match pattern \""+"^[A-Za-z0-9+/_-]*(?:[A-Za-z0-9+/_-]{2}==|[A-Za-z0-9+/_-]{3}=)?$"+"\""};
 if(vErrors === null){
 vErrors = [err5];
 }
@@ -4409,7 +4409,7 @@ if(data.fileWithBytes !== undefined){
 let data1 = data.fileWithBytes;
 if(typeof data1 === "string"){
 if(!pattern4.test(data1)){
-const err5 = {instancePath:instancePath+"/fileWithBytes",schemaPath:"#/$defs/Bytes/pattern",keyword:"pattern",params:{pattern: "^(?:[A-Za-z0-9+/_-]{4})*(?:[A-Za-z0-9+/_-]{2}(?:==)?|[A-Za-z0-9+/_-]{3}=?)?$"},message:"must match pattern \""+"^(?:[A-Za-z0-9+/_-]{4})*(?:[A-Za-z0-9+/_-]{2}(?:==)?|[A-Za-z0-9+/_-]{3}=?)?$"+"\""};
+const err5 = {instancePath:instancePath+"/fileWithBytes",schemaPath:"#/$defs/Bytes/pattern",keyword:"pattern",params:{pattern: "^[A-Za-z0-9+/_-]*(?:[A-Za-z0-9+/_-]{2}==|[A-Za-z0-9+/_-]{3}=)?$"},message:"must match pattern \""+"^[A-Za-z0-9+/_-]*(?:[A-Za-z0-9+/_-]{2}==|[A-Za-z0-9+/_-]{3}=)?$"+"\""};
 if(vErrors === null){
 vErrors = [err5];
 }
