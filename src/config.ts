@@ -1,10 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { parse as parseYaml } from 'yaml';
 import { DEFAULTS as SCHEMA_DEFAULTS } from '../generated/hub/defaults.js';
 import type { HubConfig, StoreKind } from '../generated/hub/types.js';
 import { validateHubConfig } from '../generated/hub/validators.js';
 import { DestinationPolicyError, pushDestinationPolicy, resolveUrlPolicy } from './net/destination-policy.js';
 import { toFieldViolations, violationPhrases } from './protocol/violations.js';
+import { isRecord } from './support/records.js';
 import document from '../generated/hub/schema.json' with { type: 'json' };
 
 /**
@@ -143,13 +145,38 @@ function currentOf(
   return { absentVersion: translated, ...rest };
 }
 
+/**
+ * A config file: JSON, or YAML (`.yaml`/`.yml`, or any file that is not JSON: YAML reads JSON
+ * too, so the fallback changes nothing for a JSON file). A file that holds no hub setting but
+ * looks like an agent (seed 002's `serve-a2a --config agent.yaml`) is pointed to `--agent`.
+ */
 function readConfigFile(path: string): unknown {
+  let text: string;
   try {
-    return JSON.parse(readFileSync(path, 'utf8')) as unknown;
+    text = readFileSync(path, 'utf8');
   } catch (error) {
     throw new ConfigError(`cannot read config file ${path}: ${(error as Error).message}`);
   }
+  let value: unknown;
+  try {
+    value = /\.ya?ml$/i.test(path) ? parseYaml(text) : JSON.parse(text);
+  } catch (jsonError) {
+    try {
+      value = parseYaml(text);
+    } catch {
+      throw new ConfigError(`cannot read config file ${path}: it is neither JSON nor YAML (${(jsonError as Error).message})`);
+    }
+  }
+  if (isRecord(value) && Object.keys(value).length > 0 && !Object.keys(value).some((key) => Object.hasOwn(HUB_MEMBERS, key)))
+    throw new ConfigError(
+      `config file ${path} holds no hub setting (${Object.keys(value).slice(0, 5).join(', ')}): a hub config has members such as port, dataDir and store (docs/server.md#configuration). ` +
+        `If it declares an agent (seed 002's DataAgent YAML), serve it with --agent ${path}; a file of several agents goes to --agents.`,
+    );
+  return value;
 }
+
+/** The members a hub config file may hold. */
+const HUB_MEMBERS = document.$defs.HubConfig.properties as Record<string, unknown>;
 
 /** Parses each setting as its member's schema type, then checks the layer, naming each problem by the flag or variable. */
 function checkedText(settings: readonly TextSetting[], where: string): HubConfig {

@@ -25,9 +25,9 @@ export function addServeCommand(program: Command, setExitCode: (code: number) =>
     .command('serve')
     .description('start the hub (SQLite under the data dir, a default echo agent on first start unless agents are declared)')
     .option('--host <address>', 'address to listen on [env A2A_HUB_HOST] (default 127.0.0.1)')
-    .option('--port <port>', 'port; 0 picks a free one [env A2A_HUB_PORT] (default 3080)')
+    .option('-p, --port <port>', 'port; 0 picks a free one [env A2A_HUB_PORT] (default 3080)')
     .option('--data-dir <dir>', 'folder for the database [env A2A_HUB_DATA_DIR] (default .a2a-hub)')
-    .option('--config <file>', 'JSON config file, see docs/server.md [env A2A_HUB_CONFIG]')
+    .option('-c, --config <file>', 'JSON or YAML config file, see docs/server.md [env A2A_HUB_CONFIG]')
     .option('--database-url <url>', 'PostgreSQL instead of SQLite, for replicas: postgres://… [env A2A_HUB_DATABASE_URL]');
   addAgentsOptions(command).action(async (flags: ServeFlags) => {
     const warn = (message: string): void => void process.stderr.write(`warning: ${message}\n`);

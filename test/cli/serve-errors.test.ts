@@ -104,3 +104,31 @@ describe('a2a-hub serve names the data dir it cannot use and why', () => {
     expect(stderr).toContain(`cannot open the database ${join(data, 'a2a-hub.sqlite')}: it is not an SQLite database`);
   });
 });
+
+describe('config files as seed 002 writes the command line (serve -c FILE -p PORT)', () => {
+  it('reads a YAML config file, with -c and -p spelled as the seed spells them', () => {
+    const file = join(dir, 'hub.yaml');
+    writeFileSync(file, '# a hub config in YAML\nhost: ""\n');
+    // The YAML was read (its empty host is what is refused), and -p was read as --port.
+    expect(refusedServe(['-c', file]).stderr).toMatch(/invalid configuration \(config file .*hub\.yaml\): host must not be empty/);
+    expect(refusedServe(['-c', file.replace('hub.yaml', 'missing.yaml')]).stderr).toMatch(/cannot read config file .*missing\.yaml/);
+    expect(refusedServe(['-p', '70000']).stderr).toContain('--port must be <= 65535');
+  });
+
+  it('a file that is neither JSON nor YAML says so', () => {
+    const file = join(dir, 'broken.conf');
+    writeFileSync(file, '{"port": 3080,\n  : ]');
+    expect(refusedServe(['--config', file]).stderr).toMatch(/cannot read config file .*broken\.conf: it is neither JSON nor YAML/);
+  });
+
+  it("seed 002's agent.yaml given to --config is pointed to --agent", () => {
+    const file = join(dir, 'agent.yaml');
+    writeFileSync(
+      file,
+      'AGENT_CONFIG:\n  name: "My Agent"\n  version: "1.0.0"\n  description: "data analysis"\nMODEL:\n  deepseek:\n    provider: deepseek\n',
+    );
+    expect(refusedServe(['--config', file]).stderr).toContain(
+      `If it declares an agent (seed 002's DataAgent YAML), serve it with --agent ${file}`,
+    );
+  });
+});
