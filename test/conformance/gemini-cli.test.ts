@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { ConformanceReport } from '../../generated/conformance/types.js';
 import { validateConformanceReport } from '../../generated/conformance/validators.js';
 import { REPO_ROOT } from '../helpers/paths.js';
+import { skipNotice } from '../helpers/skip-notice.js';
 
 /**
  * `a2a-hub conform` against a 0.3 agent published on npm that nobody here wrote:
@@ -27,7 +28,7 @@ function canRun(): boolean {
       : undefined;
   if (missing === undefined) return true;
   if (process.env['A2A_HUB_REQUIRE_THIRD_PARTY'] === '1') throw new Error(`the gemini-cli conformance run needs it: ${missing}`);
-  console.warn(`skipped: a2a-hub conform against @google/gemini-cli-a2a-server (${missing})`);
+  skipNotice(`a2a-hub conform against @google/gemini-cli-a2a-server (${missing})`);
   return false;
 }
 

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONTROL } from '../../src/protocol/control-schema.js';
 import { checkValue } from '../../src/protocol/validation.js';
 import { startTestHub, type TestHub } from '../helpers/hub.js';
+import { skipNotice } from '../helpers/skip-notice.js';
 
 /**
  * A real non-loopback peer: a network namespace joined to the host by a veth pair on a
@@ -24,7 +25,7 @@ function skipReason(): string | undefined {
 }
 
 const reason = skipReason();
-if (reason !== undefined) console.warn(`skipped: the network-namespace test of the control API (${reason})`);
+if (reason !== undefined) skipNotice(`the network-namespace test of the control API (${reason})`);
 
 /** Runs `ip` synchronously during set-up and clean-up, where nothing else needs the event loop. */
 function ip(args: string[], options: { allowFailure?: boolean } = {}): string {

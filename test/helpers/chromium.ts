@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { skipNotice } from './skip-notice.js';
 
 /** The Chromium the panel tests drive headless; they are skipped, saying so, where it is absent. */
 export const CHROMIUM = '/usr/bin/chromium';
@@ -16,7 +17,7 @@ export const CHROMIUM_FLAGS = [
 
 export function chromiumAvailable(): boolean {
   if (existsSync(CHROMIUM)) return true;
-  console.warn(`skipped: the panel browser tests need Chromium at ${CHROMIUM} (apt-get install -y --no-install-recommends chromium)`);
+  skipNotice(`the panel browser tests need Chromium at ${CHROMIUM} (apt-get install -y --no-install-recommends chromium)`);
   return false;
 }
 

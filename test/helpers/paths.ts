@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO_ROOT } from '../../codegen/paths.js';
+import { skipNotice } from './skip-notice.js';
 
 export { REPO_ROOT };
 
@@ -23,6 +24,6 @@ export function sharedFileAvailable(path: string, what: string): boolean {
   if (existsSync(path)) return true;
   if (process.env['A2A_HUB_REQUIRE_SHARED'] === '1')
     throw new Error(`${what} needs ${path}, and A2A_HUB_REQUIRE_SHARED=1 forbids skipping it`);
-  console.warn(`skipped: ${what} (${path} is absent; ../shared is not beside this checkout)`);
+  skipNotice(`${what} (${path} is absent; ../shared is not beside this checkout)`);
   return false;
 }
