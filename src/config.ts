@@ -74,13 +74,7 @@ export function resolveConfig(layers: {
   const current = (layer: HubConfig, where: string, written: string): CurrentLayer =>
     storeOf(currentOf(layer, written, layers.onDeprecated), where);
   const fromFile =
-    layers.file === undefined
-      ? {}
-      : current(
-          checked(readConfigFile(layers.file), `config file ${layers.file}`),
-          `config file ${layers.file}`,
-          `strictVersion in ${layers.file}`,
-        );
+    layers.file === undefined ? {} : current(checkedFile(layers.file), `config file ${layers.file}`, `strictVersion in ${layers.file}`);
   const envSettings = Object.entries(ENV).flatMap(([name, member]) => {
     const text = layers.env?.[name];
     // An empty variable is how shells and compose files leave one unset.
@@ -147,8 +141,7 @@ function currentOf(
 
 /**
  * A config file: JSON, or YAML (`.yaml`/`.yml`, or any file that is not JSON: YAML reads JSON
- * too, so the fallback changes nothing for a JSON file). A file that holds no hub setting but
- * looks like an agent (seed 002's `serve-a2a --config agent.yaml`) is pointed to `--agent`.
+ * too, so the fallback changes nothing for a JSON file).
  */
 function readConfigFile(path: string): unknown {
   let text: string;
@@ -167,12 +160,22 @@ function readConfigFile(path: string): unknown {
       throw new ConfigError(`cannot read config file ${path}: it is neither JSON nor YAML (${(jsonError as Error).message})`);
     }
   }
-  if (isRecord(value) && Object.keys(value).length > 0 && !Object.keys(value).some((key) => Object.hasOwn(HUB_MEMBERS, key)))
-    throw new ConfigError(
-      `config file ${path} holds no hub setting (${Object.keys(value).slice(0, 5).join(', ')}): a hub config has members such as port, dataDir and store (docs/server.md#configuration). ` +
-        `If it declares an agent (seed 002's DataAgent YAML), serve it with --agent ${path}; a file of several agents goes to --agents.`,
-    );
   return value;
+}
+
+/** The config file checked; a file none of whose members is a hub setting is, besides, pointed to --agent. */
+function checkedFile(path: string): HubConfig {
+  const value = readConfigFile(path);
+  try {
+    return checked(value, `config file ${path}`);
+  } catch (error) {
+    const foreign = isRecord(value) && Object.keys(value).length > 0 && !Object.keys(value).some((key) => Object.hasOwn(HUB_MEMBERS, key));
+    if (!(error instanceof ConfigError) || !foreign) throw error;
+    throw new ConfigError(
+      `${error.message}. It holds no hub setting (a hub config has members such as port, dataDir and store, docs/server.md#configuration); ` +
+        `if it declares an agent (seed 002's DataAgent YAML), serve it with --agent ${path}, and a file of several agents with --agents.`,
+    );
+  }
 }
 
 /** The members a hub config file may hold. */

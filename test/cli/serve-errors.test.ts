@@ -128,7 +128,7 @@ describe('config files as seed 002 writes the command line (serve -c FILE -p POR
       'AGENT_CONFIG:\n  name: "My Agent"\n  version: "1.0.0"\n  description: "data analysis"\nMODEL:\n  deepseek:\n    provider: deepseek\n',
     );
     expect(refusedServe(['--config', file]).stderr).toContain(
-      `If it declares an agent (seed 002's DataAgent YAML), serve it with --agent ${file}`,
+      `if it declares an agent (seed 002's DataAgent YAML), serve it with --agent ${file}`,
     );
   });
 });
