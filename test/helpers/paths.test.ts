@@ -12,11 +12,11 @@ describe('sharedFileAvailable', () => {
 
   it('skips a test whose reference file is missing, outside CI', () => {
     delete process.env['A2A_HUB_REQUIRE_SHARED'];
-    // The notice is the behaviour under test: asserted here rather than printed into a green run.
-    const warn = vi.spyOn(console, 'warn').mockImplementation(() => undefined);
+    // The notice is the behaviour under test, on stdout (a documented skip is no stderr write): asserted here rather than printed into a green run.
+    const write = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
     expect(sharedFileAvailable('/nonexistent/a2a.proto', 'a test')).toBe(false);
-    expect(warn).toHaveBeenCalledExactlyOnceWith(
-      'skipped: a test (/nonexistent/a2a.proto is absent; ../shared is not beside this checkout)',
+    expect(write).toHaveBeenCalledExactlyOnceWith(
+      'skipped: a test (/nonexistent/a2a.proto is absent; ../shared is not beside this checkout)\n',
     );
   });
 
